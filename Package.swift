@@ -1,0 +1,76 @@
+// swift-tools-version: 6.0
+//
+// OneTap: a pure-Swift decision engine for China's carrier one-tap login.
+// No outside packages: the toolchain's Foundation, Dispatch and Swift Testing only.
+
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "OneTap",
+    platforms: [.macOS(.v15)],
+    products: [
+        // What an auth server or app imports.
+        .library(name: "OneTap", targets: ["OneTap"]),
+        // Mock providers, a fake clock, a recording event observer and the token-store conformance suite.
+        .library(name: "OneTapTesting", targets: ["OneTapTesting"]),
+        // The command-line tool.
+        .executable(name: "onetap", targets: ["OneTapTool"]),
+        // Speed, measured side by side with references: `swift run -c release OneTapBenchmarks`.
+        .executable(name: "OneTapBenchmarks", targets: ["OneTapBenchmarks"]),
+    ],
+    targets: [
+        // Build-time table compiler: embeds Data/*.csv into the OneTap module (no resource bundle at run time).
+        .executableTarget(
+            name: "OneTapTableGenerator",
+            path: "Sources/OneTapTableGenerator",
+            swiftSettings: strict
+        ),
+        .plugin(
+            name: "OneTapTablesPlugin",
+            capability: .buildTool(),
+            dependencies: ["OneTapTableGenerator"],
+            path: "Sources/OneTapTablesPlugin"
+        ),
+        .target(
+            name: "OneTap",
+            swiftSettings: strict,
+            plugins: ["OneTapTablesPlugin"]
+        ),
+        .target(
+            name: "OneTapTesting",
+            dependencies: ["OneTap"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "OneTapCLI",
+            dependencies: ["OneTap", "OneTapTesting"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "OneTapTool",
+            dependencies: ["OneTapCLI"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "OneTapBenchmarks",
+            dependencies: ["OneTap", "OneTapTesting", "OneTapCLI"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OneTapTests",
+            dependencies: ["OneTap", "OneTapTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OneTapCLITests",
+            dependencies: ["OneTapCLI", "OneTapTool"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

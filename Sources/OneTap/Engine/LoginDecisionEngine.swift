@@ -1,0 +1,145 @@
+/// The heart of OneTap: decides which login flow to try first and what comes after it, and what a
+/// flow's result code means for the login.
+///
+/// Everything here is pure: values in, values out, no I/O and no clock. An engine is an immutable
+/// `Sendable` value; share one across every request of a server. The built-in tables come from
+/// `Data/`; pass replacement tables to ``init(policy:plmnTable:segmentTable:ipv6Table:outcomeTable:)``.
+///
+/// ```swift
+/// let engine = LoginDecisionEngine()
+/// let plan = engine.plan(for: DeviceSnapshot(sim: .present, plmn: try PLMN("46000")))
+/// // plan.flows == [.mobile, .sms], plan.reason == .policy
+/// let decision = engine.next(after: .mobile, code: 200020, in: plan)
+/// // decision.step == .finish(.cancelled)
+/// ```
+public struct LoginDecisionEngine: Sendable {
+    /// Which flows to try in each situation.
+    public let policy: RoutingPolicy
+    /// PLMN → carrier.
+    public let plmnTable: PLMNTable
+    /// Number segment → carrier.
+    public let segmentTable: NumberSegmentTable
+    /// IPv6 prefix → carrier.
+    public let ipv6Table: IPv6PrefixTable
+    /// (flow, code) → action.
+    public let outcomeTable: OutcomeTable
+    /// How many times one flow may run in one login: a `retry` code re-runs it until this many attempts
+    /// were made, then counts as `fallback`. The default, 2, is one retry.
+    public let maxAttemptsPerFlow: Int
+
+    /// Creates an engine.
+    /// - Parameters:
+    ///   - policy: The routing policy; the built-in one by default.
+    ///   - plmnTable: The PLMN table; the built-in one by default.
+    ///   - segmentTable: The number-segment table; the built-in one by default.
+    ///   - ipv6Table: The IPv6 prefix table; the built-in one by default.
+    ///   - outcomeTable: The result-code table; the built-in one by default.
+    ///   - maxAttemptsPerFlow: Attempts of one flow per login, at least 1; 2 by default (one retry).
+    public init(
+        policy: RoutingPolicy = .builtIn,
+        plmnTable: PLMNTable = .builtIn,
+        segmentTable: NumberSegmentTable = .builtIn,
+        ipv6Table: IPv6PrefixTable = .builtIn,
+        outcomeTable: OutcomeTable = .builtIn,
+        maxAttemptsPerFlow: Int = 2
+    ) {
+        self.policy = policy
+        self.plmnTable = plmnTable
+        self.segmentTable = segmentTable
+        self.ipv6Table = ipv6Table
+        self.outcomeTable = outcomeTable
+        self.maxAttemptsPerFlow = max(1, maxAttemptsPerFlow)
+    }
+
+    /// Weighs the carrier evidence of a snapshot (PLMN, then IPv6 over cellular, then phone number).
+    /// - Parameter snapshot: What the device reported.
+    /// - Returns: The carrier and the evidence that named it.
+    /// - Complexity: O(1); no allocation.
+    public func evidence(for snapshot: DeviceSnapshot) -> CarrierEvidence {
+        CarrierEvidence(weighing: snapshot, plmnTable: plmnTable, ipv6Table: ipv6Table, segmentTable: segmentTable)
+    }
+
+    /// Decides which flows a device should try, in order.
+    ///
+    /// The device gates come first: no SIM, SIM not ready, no network, mobile data off, cellular access
+    /// restricted each go straight to the policy's row for them (SMS by default). Unreported fields do
+    /// not block: unreported mobile data counts as on, an unreported permission as allowed. Wi-Fi with
+    /// mobile data on is fine for one-tap. Then a virtual operator's number, then the carrier's row.
+    /// - Parameter snapshot: What the device reported.
+    /// - Returns: The plan, with its carrier, evidence, flows and reason.
+    /// - Complexity: O(1); no allocation.
+    public func plan(for snapshot: DeviceSnapshot) -> LoginPlan {
+        let evidence = self.evidence(for: snapshot)
+        let condition: RoutingPolicy.Condition
+        switch snapshot {
+        case _ where snapshot.sim == .absent: condition = .simAbsent
+        case _ where snapshot.sim == .notReady: condition = .simNotReady
+        case _ where snapshot.network == DeviceSnapshot.Network.none: condition = .noNetwork
+        case _ where snapshot.mobileData == false: condition = .mobileDataOff
+        case _ where snapshot.cellularAccess == .restricted: condition = .cellularRestricted
+        case _ where evidence.isVirtualOperator: condition = .virtualOperator
+        default: condition = .carrier(evidence.carrier)
+        }
+        let rule = policy.rule(for: condition)
+        return LoginPlan(
+            carrier: snapshot.sim == .absent ? .unknown : evidence.carrier,
+            evidence: snapshot.sim == .absent ? .none : evidence.source,
+            flows: rule.flows, reason: rule.reason, condition: condition)
+    }
+
+    /// What a result code means.
+    /// - Parameters:
+    ///   - flow: The flow that returned it.
+    ///   - code: The code.
+    /// - Returns: The outcome (action, meaning, source).
+    public func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
+        outcomeTable.outcome(for: flow, code: code)
+    }
+
+    /// Decides what happens after a flow returned a code.
+    ///
+    /// `success`, `cancelled` and `failed` end the login. `retry` runs the same flow again until
+    /// ``maxAttemptsPerFlow`` attempts were made, then counts as `fallback`. `fallback` and
+    /// `misconfigured` move to the plan's next flow (``Decision/alert`` is set for `misconfigured`);
+    /// `switch` goes to SMS. With no flow left the login fails.
+    /// - Parameters:
+    ///   - flow: The flow that returned the code.
+    ///   - code: The code.
+    ///   - plan: The plan being run.
+    ///   - attempt: Which attempt of `flow` this was, from 1.
+    /// - Returns: The decision, with the outcome that led to it.
+    public func next(after flow: LoginFlow, code: ResultCode, in plan: LoginPlan, attempt: Int = 1) -> Decision {
+        let outcome = outcomeTable.outcome(for: flow, code: code)
+        return decide(outcome, after: flow, in: plan.flows, attempt: attempt)
+    }
+
+    /// The decision for an outcome, when the caller already classified the code.
+    func decide(_ outcome: Outcome, after flow: LoginFlow, in flows: FlowSequence, attempt: Int) -> Decision {
+        func moveOn(_ note: Decision.Note) -> Decision {
+            let position = flows.firstIndex(of: flow)
+            let nextFlow: LoginFlow? =
+                if let position { position + 1 < flows.count ? flows[position + 1] : nil }
+                else { flow == .sms ? nil : flows.last }
+            guard let nextFlow else { return Decision(step: .finish(.failed), outcome: outcome, note: .planExhausted) }
+            return Decision(step: .attempt(nextFlow), outcome: outcome, note: note)
+        }
+        switch outcome.action {
+        case .success:
+            return Decision(step: .finish(.success), outcome: outcome, note: .asClassified)
+        case .cancelled:
+            return Decision(step: .finish(.cancelled), outcome: outcome, note: .asClassified)
+        case .failed:
+            return Decision(step: .finish(.failed), outcome: outcome, note: .asClassified)
+        case .retry:
+            if attempt < maxAttemptsPerFlow {
+                return Decision(step: .retry(flow), outcome: outcome, note: .asClassified)
+            }
+            return moveOn(.retriesExhausted)
+        case .fallback, .misconfigured:
+            return moveOn(.asClassified)
+        case .switch:
+            guard flow != .sms else { return Decision(step: .finish(.failed), outcome: outcome, note: .planExhausted) }
+            return Decision(step: .attempt(.sms), outcome: outcome, note: .asClassified)
+        }
+    }
+}

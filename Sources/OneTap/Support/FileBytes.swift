@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call on a file, with the operating system's reason.
+struct SystemCallError: Error, Sendable, CustomStringConvertible {
+    /// What was attempted, e.g. `"open"`.
+    let operation: String
+    /// The file concerned.
+    let path: String
+    /// `errno` after the call.
+    let code: Int32
+
+    /// The system's text for ``code``, e.g. `"No such file or directory"`.
+    var reason: String { String(cString: strerror(code)) }
+
+    var description: String { "\(operation) \(path): \(reason)" }
+
+    /// Captures `errno` for a call that just failed.
+    static func last(_ operation: String, _ path: String) -> SystemCallError {
+        SystemCallError(operation: operation, path: path, code: errno)
+    }
+}
+
+/// `read(2)`, named apart from the static methods below.
+func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+/// `write(2)`, named apart from the static methods below.
+func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
+
+/// Whole-file reads and durable whole-file writes over POSIX calls.
+enum FileBytes {
+    /// Reads a whole file.
+    /// - Parameters:
+    ///   - path: The file to read.
+    ///   - limit: The largest size accepted, in bytes.
+    /// - Returns: The file's bytes.
+    /// - Throws: ``SystemCallError`` when the file cannot be opened or read, or is larger than `limit`
+    ///   (reported as `EFBIG`).
+    static func read(path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .last("open", path) }
+        defer { close(fd) }
+        return try read(fd: fd, path: path, limit: limit)
+    }
+
+    /// Reads everything from an open descriptor, from its current offset.
+    static func read(fd: Int32, path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .last("read", path)
+            }
+            if count == 0 { return bytes }
+            guard bytes.count + count <= limit else {
+                throw SystemCallError(operation: "read", path: path, code: EFBIG)
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Writes all of `bytes` to an open descriptor.
+    static func write(fd: Int32, _ bytes: some Collection<UInt8>, path: String) throws(SystemCallError) {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let written = array.withUnsafeBytes { buffer in
+                posixWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .last("write", path)
+            }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,166 @@
+/// A CSV table read from text: the header and the data rows, each row with its line number.
+///
+/// The dialect is the one the `Data/` files use:
+/// - one record per line; `\n` or `\r\n` line ends; a UTF-8 byte-order mark at the start is skipped;
+/// - lines whose first non-blank character is `#` are comments, blank lines are skipped;
+/// - the first other line is the header; columns are found by name, so their order is free;
+/// - fields are separated by commas and trimmed of surrounding spaces and tabs; a field may be quoted
+///   with `"` to hold commas, with `""` standing for one quote inside it.
+struct CSVTable {
+    /// One data row.
+    struct Row {
+        /// The 1-based line the row is on.
+        let line: Int
+        /// The fields, in the order of the `columns` the table was read with.
+        let fields: [String]
+
+        subscript(_ index: Int) -> String { fields[index] }
+    }
+
+    /// The file name used in errors.
+    let file: String
+    /// The column names asked for, in the order of each row's fields.
+    let columns: [String]
+    /// The data rows in file order.
+    let rows: [Row]
+
+    /// Reads a table.
+    /// - Parameters:
+    ///   - text: The file's text.
+    ///   - file: The file name used in errors.
+    ///   - columns: The columns every row must have, in the order wanted in ``Row/fields``.
+    /// - Throws: ``TableError`` naming the file and line of the first problem found.
+    /// - Complexity: O(*n*) in the length of the text.
+    init(text: String, file: String, columns: [String]) throws(TableError) {
+        self.file = file
+        self.columns = columns
+        var header: [Int]? = nil  // header field index -> wanted column index
+        var headerWidth = 0
+        var rows: [Row] = []
+        var lineNumber = 0
+        var body = Substring(text)
+        if body.unicodeScalars.first == "\u{FEFF}" {
+            body = Substring(body.unicodeScalars.dropFirst())
+        }
+        for rawLine in body.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = rawLine
+            if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            let content = line.drop { $0 == " " || $0 == "\t" }
+            if content.isEmpty || content.first == "#" { continue }
+            if line.utf8.contains(0) {
+                throw TableError(file: file, line: lineNumber, kind: .invalidValue, message: "the line holds a NUL character")
+            }
+            let fields = try Self.split(line, file: file, line: lineNumber)
+            guard let mapping = header else {
+                header = try Self.mapHeader(fields, columns: columns, file: file, line: lineNumber)
+                headerWidth = fields.count
+                continue
+            }
+            guard fields.count == headerWidth else {
+                throw TableError(
+                    file: file, line: lineNumber, kind: .fieldCount,
+                    message: "expected \(headerWidth) fields as in the header (\(columns.joined(separator: ","))), found \(fields.count)")
+            }
+            var ordered = [String](repeating: "", count: columns.count)
+            for (index, target) in mapping.enumerated() { ordered[target] = fields[index] }
+            rows.append(Row(line: lineNumber, fields: ordered))
+        }
+        guard header != nil else {
+            throw TableError(
+                file: file, line: 0, kind: .missingHeader,
+                message: "no header row; expected the columns \(columns.joined(separator: ","))")
+        }
+        self.rows = rows
+    }
+
+    /// Maps the header's fields to the wanted columns.
+    private static func mapHeader(
+        _ fields: [String], columns: [String], file: String, line: Int
+    ) throws(TableError) -> [Int] {
+        var mapping: [Int] = []
+        var seen = Set<String>()
+        for name in fields {
+            guard let index = columns.firstIndex(of: name) else {
+                throw TableError(
+                    file: file, line: line, kind: .unknownColumn,
+                    message: "unknown column \(QuotedInput(name)) in the header; the columns are \(columns.joined(separator: ","))")
+            }
+            guard seen.insert(name).inserted else {
+                throw TableError(file: file, line: line, kind: .unknownColumn, message: "column '\(name)' appears twice in the header")
+            }
+            mapping.append(index)
+        }
+        if let missing = columns.first(where: { !seen.contains($0) }) {
+            throw TableError(
+                file: file, line: line, column: missing, kind: .missingColumn,
+                message: "the header lacks this column; expected \(columns.joined(separator: ","))")
+        }
+        return mapping
+    }
+
+    /// Splits one line into trimmed fields, honouring quotes.
+    private static func split(_ line: Substring, file: String, line number: Int) throws(TableError) -> [String] {
+        var fields: [String] = []
+        var field = ""
+        var quoted = false       // inside quotes
+        var wasQuoted = false    // the current field was quoted
+        var iterator = line.unicodeScalars.makeIterator()
+        var pending: Unicode.Scalar? = nil
+        func trimmed(_ text: String) -> String {
+            var scalars = Substring(text).unicodeScalars[...]
+            while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+            while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+            return String(String.UnicodeScalarView(scalars))
+        }
+        while let scalar = pending ?? iterator.next() {
+            pending = nil
+            if quoted {
+                if scalar == "\"" {
+                    if let next = iterator.next() {
+                        if next == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; pending = next }
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.unicodeScalars.append(scalar)
+                }
+                continue
+            }
+            switch scalar {
+            case ",":
+                fields.append(wasQuoted ? field : trimmed(field))
+                field = ""
+                wasQuoted = false
+            case "\"":
+                guard trimmed(field).isEmpty, !wasQuoted else {
+                    throw TableError(
+                        file: file, line: number, kind: .quoting,
+                        message: "a quote inside field \(fields.count + 1); quote the whole field and double inner quotes")
+                }
+                field = ""
+                quoted = true
+                wasQuoted = true
+            default:
+                if wasQuoted, scalar != " ", scalar != "\t" {
+                    throw TableError(
+                        file: file, line: number, kind: .quoting,
+                        message: "text after the closing quote of field \(fields.count + 1)")
+                }
+                if !wasQuoted { field.unicodeScalars.append(scalar) }
+            }
+        }
+        if quoted {
+            throw TableError(file: file, line: number, kind: .quoting, message: "field \(fields.count + 1) opens a quote that is not closed on this line")
+        }
+        fields.append(wasQuoted ? field : trimmed(field))
+        return fields
+    }
+}
+
+extension CSVTable.Row {
+    /// A table error at this row.
+    func error(_ file: String, column: String? = nil, _ kind: TableError.Kind, _ message: String) -> TableError {
+        TableError(file: file, line: line, column: column, kind: kind, message: message)
+    }
+}

@@ -1,0 +1,23 @@
+/// Reads table files from disk: the replacement `Data/` tables, and any other line-oriented table file
+/// (such as the CLI's decision tables) that wants the same errors.
+public enum TableFile {
+    /// Reads the text of a table file (at most 64 MiB).
+    /// - Parameter path: The file's path.
+    /// - Returns: The file's text.
+    /// - Throws: ``TableError`` of kind `unreadable` (with the system's reason) or `encoding` (with the
+    ///   first line that is not valid UTF-8).
+    public static func read(_ path: String) throws(TableError) -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: 64 << 20)
+        } catch {
+            throw TableError(file: path, line: 0, kind: .unreadable, message: "cannot read the file: \(error.reason)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                .firstIndex { String(validating: $0, as: UTF8.self) == nil }.map { $0 + 1 } ?? 0
+            throw TableError(file: path, line: line, kind: .encoding, message: "the file is not valid UTF-8 text")
+        }
+        return text
+    }
+}

@@ -1,0 +1,143 @@
+/// A mistake on the command line: an unknown command or option, a missing or malformed value.
+public struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public let message: String
+    /// The command whose help explains the right usage (`"carrier"`), or nil for the top level.
+    public let command: String?
+
+    /// Creates a usage error.
+    /// - Parameters:
+    ///   - message: What is wrong.
+    ///   - command: The command whose help applies.
+    public init(_ message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
+
+    /// `unknown option '--jsn' (see 'onetap carrier --help')`.
+    public var description: String {
+        "\(message) (see 'onetap\(command.map { " " + $0 } ?? "") --help')"
+    }
+}
+
+/// One option a command accepts.
+struct OptionSpec {
+    /// The long name without dashes: `json`, `plmn`.
+    let name: String
+    /// Whether it takes a value (`--plmn 46000` / `--plmn=46000`).
+    let takesValue: Bool
+    /// Whether it may be given more than once (its values accumulate).
+    let repeatable: Bool
+
+    static func flag(_ name: String) -> OptionSpec { OptionSpec(name: name, takesValue: false, repeatable: false) }
+    static func value(_ name: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, takesValue: true, repeatable: repeatable)
+    }
+}
+
+/// A command's arguments sorted into options and operands.
+struct ParsedArguments {
+    /// Values of value options, in the order given.
+    var values: [String: [String]] = [:]
+    /// Flags given.
+    var flags: Set<String> = []
+    /// Operands, in the order given (`-` included).
+    var operands: [String] = []
+    /// Whether `--help` or `-h` was given.
+    var help = false
+
+    /// The single value of an option, if given.
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Whether a flag was given.
+    func has(_ name: String) -> Bool { flags.contains(name) }
+
+    /// Sorts arguments: options and operands in any order; `--name value` and `--name=value`; `--` ends
+    /// the options; `-` is an operand (standard input); an argument that reads as a negative number
+    /// (`-8994014`) is an operand, not an option.
+    static func parse(_ arguments: ArraySlice<String>, options: [OptionSpec], command: String) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var index = arguments.startIndex
+        var optionsEnded = false
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-") || isNegativeNumber(argument) {
+                parsed.operands.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "-h" || argument == "--help" {
+                parsed.help = true
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                throw UsageError("unknown option \(quoted(argument)); options are spelled --name", command: command)
+            }
+            let body = argument.dropFirst(2)
+            let name: String
+            var inlineValue: String? = nil
+            if let equals = body.firstIndex(of: "=") {
+                name = String(body[..<equals])
+                inlineValue = String(body[body.index(after: equals)...])
+            } else {
+                name = String(body)
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                let known = options.map { "--" + $0.name }.joined(separator: ", ")
+                throw UsageError("unknown option \(quoted("--" + name)); this command takes \(known.isEmpty ? "no options" : known)", command: command)
+            }
+            if spec.takesValue {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.endIndex else {
+                        throw UsageError("option --\(name) needs a value", command: command)
+                    }
+                    value = arguments[index]
+                    index += 1
+                }
+                if !spec.repeatable, parsed.values[name] != nil {
+                    throw UsageError("option --\(name) is given twice", command: command)
+                }
+                parsed.values[name, default: []].append(value)
+            } else {
+                guard inlineValue == nil else {
+                    throw UsageError("option --\(name) takes no value", command: command)
+                }
+                parsed.flags.insert(name)
+            }
+        }
+        return parsed
+    }
+
+    /// `-8994014`, `-1`: a minus sign followed by a digit.
+    static func isNegativeNumber(_ argument: String) -> Bool {
+        let utf8 = argument.utf8
+        guard utf8.count >= 2, utf8.first == UInt8(ascii: "-") else { return false }
+        let second = utf8[utf8.index(after: utf8.startIndex)]
+        return second >= UInt8(ascii: "0") && second <= UInt8(ascii: "9")
+    }
+}
+
+/// An argument quoted for a message.
+func quoted(_ text: String) -> String {
+    "'\(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())'"
+}
+
+/// Reads an enumerated option value.
+func choice<Value: RawRepresentable & CaseIterable>(
+    _ parsed: ParsedArguments, _ name: String, command: String
+) throws(UsageError) -> Value? where Value.RawValue == String {
+    guard let text = parsed.value(name) else { return nil }
+    guard let value = Value(rawValue: text) else {
+        throw UsageError(
+            "option --\(name) must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", ")), not \(quoted(text))",
+            command: command)
+    }
+    return value
+}

@@ -1,0 +1,116 @@
+import Foundation
+import OneTap
+
+/// `onetap route`: the login plan for one snapshot, or for each NDJSON snapshot on standard input.
+enum RouteCommand {
+    static func run(_ options: RouteOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
+        let engine: LoginDecisionEngine
+        do {
+            engine = try TableLoader(options: options.tables).engine()
+        } catch {
+            io.writeError("onetap: error: \(error.message)")
+            return error.code
+        }
+        guard options.readsStandardInput else {
+            let snapshot: DeviceSnapshot
+            do {
+                snapshot = try options.snapshot.snapshot()
+            } catch {
+                io.writeError("onetap: error: \(error)")
+                return .dataError
+            }
+            write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
+            return .success
+        }
+        let decoder = JSONDecoder()
+        var total = 0
+        var bad = 0
+        let complete = LineReader(io: io).forEachLine { bytes, number, cut in
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) && !cut { return }  // blank line
+            total += 1
+            let problem: String
+            if cut {
+                problem = "line \(number) is too long to be a snapshot; it was skipped"
+            } else {
+                do {
+                    let snapshot = try decoder.decode(DeviceSnapshot.self, from: Data(buffer: bytes))
+                    write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
+                    return
+                } catch {
+                    problem = "line \(number): " + describe(error)
+                }
+            }
+            bad += 1
+            if options.json {
+                output.raw("{\"input\":")
+                output.jsonString(cut ? UnsafeBufferPointer(rebasing: bytes[0..<64]) : bytes)
+                output.raw(",\"error\":")
+                output.jsonString(problem)
+                output.raw("}\n")
+            } else {
+                output.flush()
+                io.writeError("onetap: error: \(problem)")
+            }
+        }
+        if !complete {
+            output.flush()
+            io.writeError("onetap: error: cannot read standard input")
+            return .noInput
+        }
+        if bad > 0 {
+            output.flush()
+            io.writeError("onetap: error: \(bad) of \(total) snapshots were malformed")
+            return .dataError
+        }
+        return .success
+    }
+
+    /// Prints a plan.
+    static func write(_ plan: LoginPlan, engine: LoginDecisionEngine, json: Bool, output: OutputBuffer) {
+        if json {
+            output.line(planJSON(plan).json)
+        } else {
+            let rule = engine.policy.rule(for: plan.condition)
+            output.line("""
+                carrier:  \(plan.carrier.rawValue) (\(plan.carrier.englishName), \(plan.carrier.chineseName)) from \(plan.evidence)
+                flows:    \(plan.flows)
+                reason:   \(plan.reason) (policy row \(plan.condition): \(rule.source))
+                """)
+        }
+    }
+
+    /// The JSON fields of a plan: carrier, evidence, flows, reason, condition.
+    static func planJSON(_ plan: LoginPlan) -> JSONObject {
+        var object = JSONObject()
+        object.add("carrier", plan.carrier.rawValue)
+        object.add("evidence", plan.evidence.rawValue)
+        object.add("flows", plan.flows.map(\.rawValue))
+        object.add("reason", plan.reason.rawValue)
+        object.add("condition", plan.condition.description)
+        return object
+    }
+
+    /// A one-line account of why a snapshot did not decode.
+    static func describe(_ error: any Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }
+            return keys.isEmpty ? "" : "key '\(keys.joined(separator: "."))': "
+        }
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return "not a JSON object: \(context.underlyingError.map { "\($0)" } ?? context.debugDescription)"
+            }
+            return path(context) + context.debugDescription
+        case DecodingError.typeMismatch(let type, let context):
+            return path(context) + "expected \(type == String.self ? "a string" : type == Bool.self ? "a boolean" : "\(type)")"
+                + (context.codingPath.isEmpty ? " (a snapshot is a JSON object)" : "")
+        case DecodingError.keyNotFound(let key, let context):
+            return "key '\(key.stringValue)' is missing: \(context.debugDescription)"
+        case DecodingError.valueNotFound(_, let context):
+            return path(context) + "is null"
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import OneTap
+
+/// A decision-table file: one case per line, inputs left of `=>`, expectations right of it.
+///
+/// ```
+/// # comment
+/// route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
+/// outcome tianyi -8994014 => action=fallback
+/// ```
+/// The inputs are written exactly as the `onetap route` / `onetap outcome` command lines, so a case can be
+/// pasted into a shell and back. Only the expectations given are checked. This is the format of the test
+/// suite's own tables and of `onetap check`.
+public struct DecisionTable: Sendable {
+    /// What a case runs.
+    public enum Input: Hashable, Sendable {
+        /// `route <snapshot options>`.
+        case route(SnapshotArguments)
+        /// `outcome <flow> <code>`.
+        case outcome(LoginFlow, ResultCode)
+    }
+
+    /// One case.
+    public struct Case: Hashable, Sendable {
+        /// The file it came from.
+        public let file: String
+        /// Its 1-based line.
+        public let line: Int
+        /// The line's text, trimmed.
+        public let text: String
+        /// What it runs.
+        public let input: Input
+        /// Expected values by key, in the order written.
+        public let expectations: [(key: String, value: String)]
+
+        public static func == (lhs: Case, rhs: Case) -> Bool {
+            lhs.file == rhs.file && lhs.line == rhs.line && lhs.text == rhs.text
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(file)
+            hasher.combine(line)
+        }
+    }
+
+    /// The keys each input kind may expect.
+    static let keys: [String: [String]] = [
+        "route": ["carrier", "flows", "reason", "evidence", "condition"],
+        "outcome": ["action", "default"],
+    ]
+
+    /// The cases, in file order.
+    public let cases: [Case]
+
+    /// Reads a decision table.
+    /// - Parameters:
+    ///   - text: The file's text.
+    ///   - file: The name used in errors.
+    /// - Throws: ``TableError`` naming the file and line of a malformed case.
+    public init(text: String, file: String) throws(TableError) {
+        var cases: [Case] = []
+        var number = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let line = rawLine.trimmingCharacters(in: " \t\r")
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            cases.append(try Self.parseCase(line, file: file, line: number))
+        }
+        self.cases = cases
+    }
+
+    /// Loads a decision-table file.
+    /// - Parameter path: The file's path.
+    /// - Throws: ``TableError`` when the file is unreadable (kind `unreadable`) or malformed.
+    public init(contentsOf path: String) throws(TableError) {
+        try self.init(text: TableFile.read(path), file: path)
+    }
+
+    private static func parseCase(_ text: String, file: String, line: Int) throws(TableError) -> Case {
+        func fail(_ message: String) -> TableError {
+            TableError(file: file, line: line, kind: .invalidValue, message: message)
+        }
+        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let arrow = tokens.firstIndex(of: "=>") else {
+            throw fail("a case is `<inputs> => <expectations>`; this line has no =>")
+        }
+        guard arrow > 0, let allowed = keys[tokens[0]] else {
+            throw fail("a case starts with route or outcome, not \(quoted(tokens.first ?? ""))")
+        }
+        let kind = tokens[0]
+        let arguments = tokens[1..<arrow]
+        var expectations: [(key: String, value: String)] = []
+        for token in tokens[(arrow + 1)...] {
+            guard let equals = token.firstIndex(of: "="), equals != token.startIndex else {
+                throw fail("expectation \(quoted(token)) is not key=value")
+            }
+            let key = String(token[..<equals])
+            guard allowed.contains(key) else {
+                throw fail("\(kind) cases expect \(allowed.joined(separator: ", ")), not \(quoted(key))")
+            }
+            guard !expectations.contains(where: { $0.key == key }) else { throw fail("\(key) is expected twice") }
+            expectations.append((key, String(token[token.index(after: equals)...])))
+        }
+        guard !expectations.isEmpty else { throw fail("a case must expect something after =>") }
+        let input: Input
+        do {
+            switch kind {
+            case "route":
+                let parsed = try ParsedArguments.parse(arguments, options: SnapshotArguments.specs, command: "route")
+                guard parsed.operands.isEmpty, !parsed.help else { throw UsageError("route cases take snapshot options only", command: "route") }
+                let snapshot = try SnapshotArguments(parsed, command: "route")
+                do {
+                    _ = try snapshot.snapshot()
+                } catch {
+                    throw fail(error.description)
+                }
+                input = .route(snapshot)
+            default:
+                let parsed = try ParsedArguments.parse(arguments, options: [], command: "outcome")
+                guard parsed.operands.count == 2, let flow = LoginFlow(rawValue: parsed.operands[0]) else {
+                    throw UsageError("outcome cases are `outcome <flow> <code>` with flow one of \(LoginFlow.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                do {
+                    input = .outcome(flow, try ResultCode(parsed.operands[1]))
+                } catch {
+                    throw fail(error.description)
+                }
+            }
+        } catch let error as UsageError {
+            throw fail(error.message)
+        } catch let error as TableError {
+            throw error
+        } catch {
+            throw fail("\(error)")
+        }
+        return Case(file: file, line: line, text: text, input: input, expectations: expectations)
+    }
+
+    /// Runs one case.
+    /// - Parameters:
+    ///   - testCase: The case.
+    ///   - engine: The engine to check.
+    /// - Returns: One message per expectation that did not hold (empty when the case passed).
+    public static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) -> [String] {
+        var actual: [String: String] = [:]
+        switch testCase.input {
+        case .route(let arguments):
+            guard let snapshot = try? arguments.snapshot() else { return ["the snapshot is malformed"] }
+            let plan = engine.plan(for: snapshot)
+            actual = [
+                "carrier": plan.carrier.rawValue, "flows": plan.flows.map(\.rawValue).joined(separator: ","),
+                "reason": plan.reason.rawValue, "evidence": plan.evidence.rawValue, "condition": plan.condition.description,
+            ]
+        case .outcome(let flow, let code):
+            let outcome = engine.outcome(for: flow, code: code)
+            actual = ["action": outcome.action.rawValue, "default": outcome.isDefault ? "true" : "false"]
+        }
+        return testCase.expectations.compactMap { key, value in
+            let got = actual[key] ?? ""
+            return got == value ? nil : "\(key): expected \(value), got \(got)"
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing characters from `set`.
+    func trimmingCharacters(in set: String) -> String {
+        let scalars = Set(set.unicodeScalars)
+        let view = String(self).unicodeScalars
+        guard let first = view.firstIndex(where: { !scalars.contains($0) }) else { return "" }
+        let last = view.lastIndex(where: { !scalars.contains($0) })!
+        return String(view[first...last])
+    }
+}

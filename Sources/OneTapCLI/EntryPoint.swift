@@ -1,0 +1,149 @@
+import OneTap
+
+/// The `onetap` command line: a pure ``parse(_:)`` from arguments to an ``Invocation``, and a ``run(_:io:)``
+/// that returns the exit code. `main.swift` only calls `exit(await OneTapCommandLine.main())`.
+public enum OneTapCommandLine {
+    /// Sorts the command line into what it asks for. Pure: reads no files and no tables.
+    /// - Parameter arguments: The arguments after the program name.
+    /// - Returns: The invocation.
+    /// - Throws: ``UsageError`` for an unknown command or option, a missing value, an invalid choice.
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        guard let commandIndex = commandPosition(arguments) else {
+            // Only options: --help, --version, or nothing.
+            if arguments.contains("--version") { return .version }
+            if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") { return .help(command: nil) }
+            throw UsageError("no command given; the commands are \(Help.commands.map(\.name).joined(separator: ", "))")
+        }
+        let command = arguments[commandIndex]
+        var rest = arguments
+        rest.remove(at: commandIndex)
+        if command == "help" {
+            guard let topic = rest.first else { return .help(command: nil) }
+            guard Help.text(for: topic) != nil else { throw UsageError("no help for unknown command \(quoted(topic))") }
+            return .help(command: topic)
+        }
+        if rest.contains("--version") { return .version }
+        switch command {
+        case "carrier", "number":
+            let parsed = try ParsedArguments.parse(rest[...], options: [.flag("json")] + TableOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            let options = try lookupOptions(parsed, command: command)
+            return command == "carrier" ? .carrier(options) : .number(options)
+        case "route":
+            let parsed = try ParsedArguments.parse(rest[...], options: [.flag("json")] + SnapshotArguments.specs + TableOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            let snapshot = try SnapshotArguments(parsed, command: command)
+            let stdin = parsed.operands == ["-"]
+            if !parsed.operands.isEmpty && !stdin {
+                throw UsageError("route takes options, or - to read NDJSON snapshots; unexpected \(quoted(parsed.operands[0]))", command: command)
+            }
+            if stdin && !snapshot.isEmpty {
+                throw UsageError("route - reads snapshots from standard input; snapshot options cannot be combined with it", command: command)
+            }
+            return .route(RouteOptions(snapshot: snapshot, readsStandardInput: stdin, json: parsed.has("json"), tables: TableOptions(parsed)))
+        case "outcome":
+            let parsed = try ParsedArguments.parse(rest[...], options: [.flag("json")] + TableOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            guard parsed.operands.count == 2 else {
+                throw UsageError("outcome takes a flow and a code, e.g. onetap outcome tianyi -8994014", command: command)
+            }
+            guard let flow = LoginFlow(rawValue: parsed.operands[0]) else {
+                throw UsageError(
+                    "unknown flow \(quoted(parsed.operands[0])); the flows are \(LoginFlow.allCases.map(\.rawValue).joined(separator: ", "))",
+                    command: command)
+            }
+            return .outcome(OutcomeOptions(flow: flow, code: parsed.operands[1], json: parsed.has("json"), tables: TableOptions(parsed)))
+        case "check":
+            let parsed = try ParsedArguments.parse(rest[...], options: TableOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            guard !parsed.operands.isEmpty else { throw UsageError("check needs at least one decision-table file", command: command) }
+            if parsed.operands.contains("-") { throw UsageError("check reads files, not standard input", command: command) }
+            return .check(CheckOptions(files: parsed.operands, tables: TableOptions(parsed)))
+        default:
+            throw UsageError("unknown command \(quoted(command)); the commands are \(Help.commands.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    /// Where the command name stands: the first argument that is not an option or an option's value
+    /// (options may come before the command: `onetap --json carrier 46000`).
+    private static func commandPosition(_ arguments: [String]) -> Int? {
+        let valued = Set((TableOptions.specs + SnapshotArguments.specs).filter(\.takesValue).map { "--" + $0.name })
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { return index + 1 < arguments.count ? index + 1 : nil }
+            if argument == "-" || !argument.hasPrefix("-") { return index }
+            index += valued.contains(argument) ? 2 : 1
+        }
+        return nil
+    }
+
+    private static func lookupOptions(_ parsed: ParsedArguments, command: String) throws(UsageError) -> LookupOptions {
+        let stdin = parsed.operands.contains("-")
+        if stdin && parsed.operands.count > 1 {
+            throw UsageError("- reads standard input and must be the only operand", command: command)
+        }
+        if parsed.operands.isEmpty {
+            throw UsageError("\(command) needs at least one value, or - to read standard input", command: command)
+        }
+        return LookupOptions(
+            inputs: stdin ? [] : parsed.operands, readsStandardInput: stdin, json: parsed.has("json"), tables: TableOptions(parsed))
+    }
+
+    /// Runs a command line.
+    /// - Parameters:
+    ///   - arguments: The arguments after the program name.
+    ///   - io: The standard streams.
+    /// - Returns: The exit code. Nothing escapes: every error becomes an `onetap: error:` line on
+    ///   standard error and its exit code.
+    public static func run(_ arguments: [String], io: any CommandIO) async -> ExitCode {
+        let invocation: Invocation
+        do {
+            invocation = try parse(arguments)
+        } catch {
+            io.writeError("onetap: error: \(error)")
+            return .usage
+        }
+        return await run(invocation, io: io)
+    }
+
+    /// Runs a parsed invocation.
+    /// - Parameters:
+    ///   - invocation: What to do.
+    ///   - io: The standard streams.
+    /// - Returns: The exit code.
+    public static func run(_ invocation: Invocation, io: any CommandIO) async -> ExitCode {
+        let output = OutputBuffer(io: io)
+        let code: ExitCode
+        switch invocation {
+        case .help(let command):
+            output.line(command.flatMap(Help.text(for:)) ?? Help.overview)
+            code = .success
+        case .version:
+            output.line(Help.version)
+            code = .success
+        case .carrier(let options):
+            code = LookupCommand.carrier(options, output: output, io: io)
+        case .number(let options):
+            code = LookupCommand.number(options, output: output, io: io)
+        case .route(let options):
+            code = RouteCommand.run(options, output: output, io: io)
+        case .outcome(let options):
+            code = OutcomeCommand.run(options, output: output, io: io)
+        case .check(let options):
+            code = await CheckCommand.run(options, output: output, io: io)
+        }
+        output.flush()
+        if output.failed {
+            io.writeError("onetap: error: cannot write to standard output")
+            return .ioError
+        }
+        return code
+    }
+
+    /// Runs the process's own command line on its standard streams.
+    /// - Returns: The exit status for `exit`.
+    public static func main() async -> Int32 {
+        await run(Array(CommandLine.arguments.dropFirst()), io: ProcessIO()).rawValue
+    }
+}

@@ -1,0 +1,120 @@
+/// The help texts of `onetap` and its commands.
+enum Help {
+    static let version = "onetap 0.1.0"
+
+    static let commands: [(name: String, summary: String)] = [
+        ("carrier", "which carrier a PLMN (MCC+MNC) belongs to"),
+        ("number", "which carrier first issued a mainland mobile number"),
+        ("route", "which login flows a device should try, in order, and why"),
+        ("outcome", "what a carrier result code means and what happens next"),
+        ("check", "run decision-table files against the engine"),
+    ]
+
+    static let overview = """
+        onetap: decide China carrier one-tap login (一键登录) from the command line.
+
+        USAGE: onetap <command> [options] [operands]
+
+        COMMANDS:
+        \(commands.map { "  " + $0.name.padding(9) + $0.summary }.joined(separator: "\n"))
+
+        OPTIONS (every command):
+          --json            print one JSON object per result per line (NDJSON)
+          --data DIR        use replacement tables from DIR (plmn.csv, number-segments.csv,
+                            ipv6-prefixes.csv, result-codes.csv, routing-policy.csv); a table
+                            missing from DIR stays built in
+          --policy FILE     use a replacement routing policy
+          -h, --help        show help (also: onetap <command> --help)
+          --version         print the version
+
+        Options and operands may come in any order; --name value and --name=value are the same;
+        -- ends the options; an operand that reads as a negative number (-8994014) is a value.
+        A single - operand reads one input per line from standard input.
+
+        EXIT STATUS: 0 ok; 1 a check failed; 64 usage error; 65 bad input data;
+                     66 input file unreadable; 74 output write error.
+        """
+
+    static func text(for command: String) -> String? {
+        switch command {
+        case "carrier": carrier
+        case "number": number
+        case "route": route
+        case "outcome": outcome
+        case "check": check
+        default: nil
+        }
+    }
+
+    static let carrier = """
+        USAGE: onetap carrier <PLMN>... [--json]
+               onetap carrier - [--json]        (one PLMN per line on standard input)
+
+        A PLMN is written 46000, 460001, 460-00 or "460 00". MCC 460 is mainland China; any other
+        valid MCC is `other` (Hong Kong 454, Macau 455, Taiwan 466, every other country); an
+        unassigned 460 MNC, the iOS placeholder 65535, -- and an empty value are `unknown`.
+
+        JSON fields: input, mcc, mnc, carrier, name (English). A malformed value prints
+        {"input":…,"error":…} and processing continues; the exit status is then 65.
+
+        EXAMPLE: onetap carrier 46000 460-11 45412 --json
+        """
+
+    static let number = """
+        USAGE: onetap number <phone>... [--json]
+               onetap number - [--json]         (one number per line on standard input)
+
+        Accepts 13800138000, "+86 138 0013 8000", 0086-138-0013-8000, "86 13800138000". The segment
+        (号段) names the carrier that first issued the number; since number portability (携号转网,
+        2019) the SIM's PLMN is the better evidence whenever it is known.
+
+        JSON fields: input, number, carrier, name, kind (standard, virtual, data, satellite; null
+        for an unallocated segment). A malformed value prints {"input":…,"error":…}; exit 65.
+        """
+
+    static let route = """
+        USAGE: onetap route [--plmn P | --mcc M --mnc N | --no-sim] [--sim absent|not-ready|present]
+                            [--mobile-data on|off] [--cellular-access allowed|restricted|unknown]
+                            [--network wifi|cellular|both|none] [--ip ADDRESS] [--phone NUMBER] [--json]
+               onetap route - [--json]          (one JSON DeviceSnapshot per line on standard input)
+
+        Prints the resolved carrier, the flows to try in order (always ending with sms) and the
+        reason. Unreported options never block one-tap. Carrier evidence: the PLMN, then an IPv6
+        --ip when --network is cellular, then the --phone segment.
+
+        JSON fields: carrier, evidence, flows, reason, condition.
+        Snapshot JSON: {"sim":"present","plmn":"46000","mobileData":true,"cellularAccess":"allowed",
+                        "network":"both","ip":"2409:8900::1","phone":"13800138000"}
+        """
+
+    static let outcome = """
+        USAGE: onetap outcome <flow> <code> [--json]
+
+        flow: mobile, tianyi, unicom or sms. code: the SDK's result code, e.g. 103000 or -8994014
+        (negative codes are typed as they are). Unknown codes get the flow's default action.
+
+        JSON fields: flow, code, action, meaning, meaningZH, source, default.
+        Actions: success, cancelled, fallback, retry, switch, failed, misconfigured.
+        """
+
+    static let check = """
+        USAGE: onetap check FILE... [--data DIR] [--policy FILE]
+
+        Runs decision-table files against the engine and prints each failing case with expected
+        and actual, then "N passed, M failed". Exit 1 if any case failed, 65 for a malformed
+        table (file and line named), 66 for an unreadable file.
+
+        One case per line; # starts a comment. Left of => the inputs, right of it the
+        expectations (only those given are checked):
+          route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
+          route --no-sim => flows=sms reason=no-sim
+          outcome tianyi -8994014 => action=fallback
+        """
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Where a command reads its input and writes its output: the process's standard streams, or memory in
+/// tests. A command runs on one task; an instance is not shared between tasks.
+public protocol CommandIO: AnyObject {
+    /// Writes bytes to standard output (buffered by the caller).
+    /// - Parameter bytes: The bytes.
+    /// - Returns: False when the write failed (a closed pipe, a full disk).
+    func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool
+
+    /// Writes one line to standard error.
+    /// - Parameter line: The line, without its line break.
+    func writeError(_ line: String)
+
+    /// Reads from standard input.
+    /// - Parameter buffer: Where to put the bytes.
+    /// - Returns: The count read, 0 at end of input, or -1 on a read error.
+    func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int
+}
+
+/// The process's own standard input, output and error.
+public final class ProcessIO: CommandIO {
+    /// Creates the process's IO. Ignores `SIGPIPE`, so a closed output pipe is a write error, not a kill.
+    public init() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    public func writeError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    public func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let count = read(0, buffer.baseAddress, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            return count
+        }
+    }
+}
+
+/// In-memory standard streams, for tests and for embedding the CLI.
+public final class CapturedIO: CommandIO {
+    /// What was written to standard output.
+    public private(set) var output: [UInt8] = []
+    /// The lines written to standard error.
+    public private(set) var errors: [String] = []
+    private var input: [UInt8]
+    private var inputOffset = 0
+
+    /// Creates captured streams.
+    /// - Parameter input: What standard input holds.
+    public init(input: [UInt8] = []) { self.input = input }
+
+    /// Standard output as text (invalid UTF-8 repaired).
+    public var outputText: String { String(decoding: output, as: UTF8.self) }
+
+    public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        output.append(contentsOf: bytes)
+        return true
+    }
+
+    public func writeError(_ line: String) { errors.append(line) }
+
+    public func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, input.count - inputOffset)
+        input.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + inputOffset, byteCount: count)
+        }
+        inputOffset += count
+        return count
+    }
+}
