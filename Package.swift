@@ -69,6 +69,7 @@ let package = Package(
         .testTarget(
             name: "OneTapCLITests",
             dependencies: ["OneTapCLI", "OneTapTool"],
+            exclude: ["DecisionTables"],
             swiftSettings: strict
         ),
     ],

@@ -59,7 +59,7 @@ public struct DecisionTable: Sendable {
     public init(text: String, file: String) throws(TableError) {
         var cases: [Case] = []
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             let line = rawLine.trimmingCharacters(in: " \t\r")
             if line.isEmpty || line.hasPrefix("#") { continue }

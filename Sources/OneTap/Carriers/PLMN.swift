@@ -198,6 +198,9 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
         if let error = firstBadCharacterError(.plmn, in: trimmed, allowed: { ("0"..."9").contains($0) || separators.contains($0) }) {
             return ParseError(.plmn, error.kind, input: text, reason: error.reason)
         }
+        if let first = trimmed.unicodeScalars.first, first == "-" || first == " " {
+            return ParseError(.plmn, .invalidCharacter, input: text, reason: "'-' at position 1 is not allowed (a PLMN has no sign)")
+        }
         let parts = trimmed.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "-" || $0 == " " })
         if parts.count > 2 {
             return ParseError(.plmn, .malformed, input: text, reason: "more than one separator; write 46000, 460-00 or 460 00")

@@ -42,7 +42,8 @@ struct CSVTable {
         if body.unicodeScalars.first == "\u{FEFF}" {
             body = Substring(body.unicodeScalars.dropFirst())
         }
-        for rawLine in body.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so split on both.
+        for rawLine in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             var line = rawLine
             if line.utf8.last == UInt8(ascii: "\r") { line = line.dropLast() }

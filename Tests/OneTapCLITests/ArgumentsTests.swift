@@ -1,0 +1,99 @@
+import OneTap
+@testable import OneTapCLI
+import Testing
+
+@Suite struct ArgumentsTests {
+    @Test(arguments: [
+        [] as [String], ["--help"], ["-h"], ["help"],
+    ])
+    func overviewHelp(arguments: [String]) throws {
+        #expect(try OneTapCommandLine.parse(arguments) == .help(command: nil))
+    }
+
+    @Test(arguments: ["carrier", "number", "route", "outcome", "check"])
+    func helpOnEveryLevel(command: String) throws {
+        #expect(try OneTapCommandLine.parse([command, "--help"]) == .help(command: command))
+        #expect(try OneTapCommandLine.parse(["help", command]) == .help(command: command))
+        #expect(try OneTapCommandLine.parse(["-h", command]) == .help(command: command))
+    }
+
+    @Test func version() throws {
+        #expect(try OneTapCommandLine.parse(["--version"]) == .version)
+        #expect(try OneTapCommandLine.parse(["carrier", "--version"]) == .version)
+    }
+
+    @Test func optionsAndOperandsInAnyOrder() throws {
+        let expected = Invocation.carrier(LookupOptions(inputs: ["46000", "46001"], readsStandardInput: false, json: true, tables: TableOptions()))
+        #expect(try OneTapCommandLine.parse(["carrier", "46000", "--json", "46001"]) == expected)
+        #expect(try OneTapCommandLine.parse(["--json", "carrier", "46000", "46001"]) == expected)
+        #expect(try OneTapCommandLine.parse(["carrier", "--json", "--", "46000", "46001"]) == expected)
+    }
+
+    @Test func spaceAndEqualsFormsAreTheSame() throws {
+        let spaced = try OneTapCommandLine.parse(["route", "--plmn", "46000", "--network", "wifi"])
+        let equals = try OneTapCommandLine.parse(["route", "--plmn=46000", "--network=wifi"])
+        #expect(spaced == equals)
+        #expect(try OneTapCommandLine.parse(["--data", "dir", "carrier", "46000"]) == OneTapCommandLine.parse(["carrier", "--data=dir", "46000"]))
+    }
+
+    @Test func negativeNumbersAreValues() throws {
+        #expect(try OneTapCommandLine.parse(["outcome", "tianyi", "-8994014"])
+            == .outcome(OutcomeOptions(flow: .tianyi, code: "-8994014", json: false, tables: TableOptions())))
+        #expect(try OneTapCommandLine.parse(["outcome", "--json", "tianyi", "-1"])
+            == .outcome(OutcomeOptions(flow: .tianyi, code: "-1", json: true, tables: TableOptions())))
+        #expect(try OneTapCommandLine.parse(["carrier", "-46000"])
+            == .carrier(LookupOptions(inputs: ["-46000"], readsStandardInput: false, json: false, tables: TableOptions())))
+    }
+
+    @Test func standardInputOperand() throws {
+        #expect(try OneTapCommandLine.parse(["number", "-", "--json"])
+            == .number(LookupOptions(inputs: [], readsStandardInput: true, json: true, tables: TableOptions())))
+    }
+
+    @Test(arguments: [
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["carrier"], "carrier needs at least one value"),
+        (["carrier", "--jsn", "46000"], "unknown option '--jsn'"),
+        (["carrier", "-x", "46000"], "unknown option '-x'"),
+        (["carrier", "-", "46000"], "- reads standard input and must be the only operand"),
+        (["carrier", "--json=yes", "46000"], "option --json takes no value"),
+        (["route", "--plmn"], "option --plmn needs a value"),
+        (["route", "--plmn", "46000", "--plmn", "46001"], "option --plmn is given twice"),
+        (["route", "--plmn", "46000", "--mcc", "460", "--mnc", "00"], "give --plmn or --mcc with --mnc, not both"),
+        (["route", "--mcc", "460"], "--mcc and --mnc come together"),
+        (["route", "--no-sim", "--plmn", "46000"], "--no-sim contradicts a PLMN"),
+        (["route", "--network", "5g"], "option --network must be one of wifi, cellular, both, none, not '5g'"),
+        (["route", "--mobile-data", "yes"], "option --mobile-data must be on or off, not 'yes'"),
+        (["route", "--cellular-access", "denied"], "option --cellular-access must be one of allowed, restricted, unknown"),
+        (["route", "-", "--plmn", "46000"], "snapshot options cannot be combined"),
+        (["route", "46000"], "unexpected '46000'"),
+        (["outcome", "tianyi"], "outcome takes a flow and a code"),
+        (["outcome", "telecom", "0"], "unknown flow 'telecom'"),
+        (["check"], "check needs at least one decision-table file"),
+        (["check", "-"], "check reads files, not standard input"),
+        (["help", "nothing"], "no help for unknown command 'nothing'"),
+        (["--json"], "no command given"),
+    ])
+    func usageErrors(arguments: [String], message: String) {
+        #expect {
+            try OneTapCommandLine.parse(arguments)
+        } throws: { error in
+            (error as! UsageError).description.contains(message)
+        }
+    }
+
+    @Test func usageErrorPointsAtHelp() {
+        #expect(UsageError("bad", command: "route").description == "bad (see 'onetap route --help')")
+        #expect(UsageError("bad").description == "bad (see 'onetap --help')")
+    }
+
+    @Test func snapshotArgumentsBuildTheSnapshot() throws {
+        guard case .route(let options) = try OneTapCommandLine.parse([
+            "route", "--mcc", "460", "--mnc", "11", "--mobile-data", "off", "--cellular-access", "restricted",
+            "--network", "cellular", "--ip", "240e:400::1", "--phone", "+86 189 0000 0000", "--sim", "present",
+        ]) else { Issue.record("not a route"); return }
+        #expect(try options.snapshot.snapshot() == DeviceSnapshot(
+            sim: .present, plmn: try PLMN("46011"), mobileData: false, cellularAccess: .restricted, network: .cellular,
+            clientIP: try IPAddress("240e:400::1"), phoneHint: try PhoneNumber("18900000000")))
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+/// Runs the built `onetap` binary and checks stdout, stderr and the exit status.
+@Suite struct EndToEndTests {
+    @Test func carrierJSON() throws {
+        let run = try Binary.run(["carrier", "46000", "460-11", "45412", "65535", "--json"])
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(run.lines == [
+            #"{"input":"46000","mcc":"460","mnc":"00","carrier":"mobile","name":"China Mobile"}"#,
+            #"{"input":"460-11","mcc":"460","mnc":"11","carrier":"telecom","name":"China Telecom"}"#,
+            #"{"input":"45412","mcc":"454","mnc":"12","carrier":"other","name":"Other"}"#,
+            #"{"input":"65535","mcc":null,"mnc":null,"carrier":"unknown","name":"Unknown"}"#,
+        ])
+    }
+
+    @Test func carrierText() throws {
+        let run = try Binary.run(["carrier", "46000"])
+        #expect(run.status == 0)
+        #expect(run.stdout == "46000: China Mobile (mobile, 中国移动); PLMN 460-00\n")
+    }
+
+    @Test func carrierBadOperandIsExit65WithOneErrorLine() throws {
+        let run = try Binary.run(["carrier", "4600a"])
+        #expect(run.status == 65)
+        #expect(run.stdout == "")
+        #expect(run.stderr == "onetap: error: invalid PLMN \"4600a\": 'a' at position 5 is not allowed\n")
+    }
+
+    @Test func carrierStdinKeepsGoingPastBadLines() throws {
+        let input = Array("46000\r\nabc\n\n46001\n４６０００\n460 11".utf8)
+        let run = try Binary.run(["carrier", "-", "--json"], stdin: input)
+        #expect(run.status == 65)
+        #expect(run.lines == [
+            #"{"input":"46000","mcc":"460","mnc":"00","carrier":"mobile","name":"China Mobile"}"#,
+            #"{"input":"abc","error":"invalid PLMN \"abc\": 'a' at position 1 is not allowed"}"#,
+            #"{"input":"","mcc":null,"mnc":null,"carrier":"unknown","name":"Unknown"}"#,
+            #"{"input":"46001","mcc":"460","mnc":"01","carrier":"unicom","name":"China Unicom"}"#,
+            #"{"input":"４６０００","error":"invalid PLMN \"４６０００\": U+FF14 '４' at position 1 is not an ASCII digit (only 0-9 count)"}"#,
+            #"{"input":"460 11","mcc":"460","mnc":"11","carrier":"telecom","name":"China Telecom"}"#,
+        ])
+        #expect(run.stderr == "onetap: error: 2 of 6 inputs were malformed\n")
+    }
+
+    @Test func invalidUTF8OnStdinBecomesAnErrorRecordInValidJSON() throws {
+        let run = try Binary.run(["carrier", "-", "--json"], stdin: [0x34, 0x36, 0xFF, 0x30, 0x30, 0x0A, 0x22, 0x5C, 0x01, 0x0A])
+        #expect(run.status == 65)
+        #expect(String(validating: run.stdoutBytes, as: UTF8.self) != nil)
+        #expect(run.lines.count == 2)
+        for line in run.lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["error"] is String)
+        }
+        #expect(run.lines[0].hasPrefix(#"{"input":"46\#u{FFFD}00","error":"#))
+        #expect(run.lines[1].hasPrefix(#"{"input":"\"\\\u0001","error":"#))
+    }
+
+    @Test func numberJSON() throws {
+        let run = try Binary.run(["number", "+86 138 0013 8000", "17031234567", "15412345678", "--json"])
+        #expect(run.status == 0)
+        #expect(run.lines == [
+            #"{"input":"+86 138 0013 8000","number":"13800138000","carrier":"mobile","name":"China Mobile","kind":"standard"}"#,
+            #"{"input":"17031234567","number":"17031234567","carrier":"mobile","name":"China Mobile","kind":"virtual"}"#,
+            #"{"input":"15412345678","number":"15412345678","carrier":"unknown","name":"Unknown","kind":null}"#,
+        ])
+    }
+
+    @Test func numberErrors() throws {
+        let run = try Binary.run(["number", "12345", "--json"])
+        #expect(run.status == 65)
+        #expect(run.lines == [#"{"input":"12345","error":"invalid phone number \"12345\": 5 digits after any country prefix; a mainland mobile number has 11"}"#])
+        #expect(run.stderr == "onetap: error: 1 of 1 inputs were malformed\n")
+    }
+
+    @Test func routeJSON() throws {
+        let run = try Binary.run(["route", "--plmn", "46000", "--network", "wifi", "--json"])
+        #expect(run.status == 0)
+        #expect(run.stdout == #"{"carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"# + "\n")
+        let noSIM = try Binary.run(["route", "--no-sim", "--json"])
+        #expect(noSIM.stdout == #"{"carrier":"unknown","evidence":"none","flows":["sms"],"reason":"no-sim","condition":"sim-absent"}"# + "\n")
+    }
+
+    @Test func routeStdinNDJSON() throws {
+        let input = Array("""
+            {"sim":"present","plmn":"46011","network":"both"}
+            {"network":"wifi","mobileData":"off","plmn":"46000"}
+            {"plmn":"4600a"}
+            not json
+            {"network":"cellular","ip":"240e:400::9"}
+
+            """.utf8)
+        let run = try Binary.run(["route", "-", "--json"], stdin: input)
+        #expect(run.status == 65)
+        #expect(run.lines.count == 5)
+        #expect(run.lines[0] == #"{"carrier":"telecom","evidence":"plmn","flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#)
+        #expect(run.lines[1] == #"{"carrier":"mobile","evidence":"plmn","flows":["sms"],"reason":"mobile-data-off","condition":"mobile-data-off"}"#)
+        #expect(run.lines[2] == #"{"input":"{\"plmn\":\"4600a\"}","error":"line 3: key 'plmn': invalid PLMN \"4600a\": 'a' at position 5 is not allowed"}"#)
+        #expect(run.lines[3].hasPrefix(#"{"input":"not json","error":"line 4: not a JSON object: "#))
+        #expect(run.lines[4] == #"{"carrier":"telecom","evidence":"ipv6","flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#)
+        #expect(run.stderr == "onetap: error: 2 of 5 snapshots were malformed\n")
+    }
+
+    @Test func routeBadValueIsExit65() throws {
+        let run = try Binary.run(["route", "--plmn", "46x00"])
+        #expect(run.status == 65)
+        #expect(run.stderr == "onetap: error: invalid PLMN \"46x00\": 'x' at position 3 is not allowed\n")
+    }
+
+    @Test func outcomeNegativeCode() throws {
+        let run = try Binary.run(["outcome", "tianyi", "-8994014", "--json"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix(#"{"flow":"tianyi","code":-8994014,"action":"fallback","meaning":"#))
+        #expect(run.stdout.hasSuffix(#","default":false}"# + "\n"))
+        let unknown = try Binary.run(["outcome", "tianyi", "424242", "--json"])
+        #expect(unknown.stdout.contains(#""action":"failed""#) && unknown.stdout.contains(#""default":true"#))
+        let bad = try Binary.run(["outcome", "mobile", "1.5"])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.hasPrefix("onetap: error: invalid result code \"1.5\""))
+    }
+
+    @Test(arguments: [
+        (["bogus"], "onetap: error: unknown command 'bogus'"),
+        (["carrier", "--nope", "46000"], "onetap: error: unknown option '--nope'"),
+        (["route", "--network", "lte"], "onetap: error: option --network must be one of"),
+    ])
+    func usageErrorsAreExit64WithOneLine(arguments: [String], prefix: String) throws {
+        let run = try Binary.run(arguments)
+        #expect(run.status == 64)
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix(prefix))
+        #expect(run.stderr.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try Binary.run(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: onetap <command>"))
+        let carrierHelp = try Binary.run(["carrier", "--help"])
+        #expect(carrierHelp.status == 0 && carrierHelp.stdout.hasPrefix("USAGE: onetap carrier"))
+        let version = try Binary.run(["--version"])
+        #expect(version.stdout == "onetap 0.1.0\n")
+    }
+
+    @Test func missingDataDirectoryIsExit66() throws {
+        let run = try Binary.run(["carrier", "46000", "--data", "/nonexistent/dir"])
+        #expect(run.status == 66)
+        #expect(run.stderr.hasPrefix("onetap: error: cannot read the --data directory '/nonexistent/dir'"))
+    }
+
+    @Test func malformedReplacementTableIsExit65NamingFileAndLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "mcc,mnc,carrier,note,source\n460,00,mobile,n,s\n460,01,unicorn,n,s\n".write(
+            to: directory.appendingPathComponent("plmn.csv"), atomically: true, encoding: .utf8)
+        let run = try Binary.run(["carrier", "46001", "--data", directory.path])
+        #expect(run.status == 65)
+        #expect(run.stderr == "onetap: error: \(directory.path)/plmn.csv:3: column 'carrier': unknown carrier \"unicorn\"; expected one of mobile, unicom, telecom, tietong, broadnet\n")
+    }
+
+    @Test func closedStdoutIsAnIOErrorNotACrash() throws {
+        // `onetap … | head -c 0`: the reader goes away; onetap must exit 74, not die of SIGPIPE.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let lines = (0..<200_000).map { _ in "46000" }.joined(separator: "\n")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-pipe-\(UUID().uuidString)")
+        try lines.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        process.arguments = ["-c", "('\(Binary.url.path)' carrier - --json < '\(file.path)'; echo \"status $?\" >&2) | head -c 10 > /dev/null"]
+        let error = Pipe()
+        process.standardError = error
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("onetap: error: cannot write to standard output"))
+        #expect(text.contains("status 74"))
+    }
+}
