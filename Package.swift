@@ -61,9 +61,15 @@ let package = Package(
             dependencies: ["OneTap", "OneTapTesting", "OneTapCLI"],
             swiftSettings: strict
         ),
+        // Helper processes for cross-process tests (two processes refreshing one file store).
+        .executableTarget(
+            name: "OneTapTestHelper",
+            dependencies: ["OneTap"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "OneTapTests",
-            dependencies: ["OneTap", "OneTapTesting"],
+            dependencies: ["OneTap", "OneTapTesting", "OneTapTestHelper"],
             swiftSettings: strict
         ),
         .testTarget(

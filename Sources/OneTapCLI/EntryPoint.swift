@@ -59,6 +59,10 @@ public enum OneTapCommandLine {
             guard !parsed.operands.isEmpty else { throw UsageError("check needs at least one decision-table file", command: command) }
             if parsed.operands.contains("-") { throw UsageError("check reads files, not standard input", command: command) }
             return .check(CheckOptions(files: parsed.operands, tables: TableOptions(parsed)))
+        case "token":
+            let parsed = try ParsedArguments.parse(rest[...], options: TokenOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .token(try TokenOptions(parsed))
         default:
             throw UsageError("unknown command \(quoted(command)); the commands are \(Help.commands.map(\.name).joined(separator: ", "))")
         }
@@ -67,7 +71,7 @@ public enum OneTapCommandLine {
     /// Where the command name stands: the first argument that is not an option or an option's value
     /// (options may come before the command: `onetap --json carrier 46000`).
     private static func commandPosition(_ arguments: [String]) -> Int? {
-        let valued = Set((TableOptions.specs + SnapshotArguments.specs).filter(\.takesValue).map { "--" + $0.name })
+        let valued = Set((TableOptions.specs + SnapshotArguments.specs + TokenOptions.specs).filter(\.takesValue).map { "--" + $0.name })
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -132,6 +136,8 @@ public enum OneTapCommandLine {
             code = OutcomeCommand.run(options, output: output, io: io)
         case .check(let options):
             code = await CheckCommand.run(options, output: output, io: io)
+        case .token(let options):
+            code = TokenCommand.run(options, output: output, io: io)
         }
         output.flush()
         if output.failed {

@@ -8,6 +8,7 @@ enum Help {
         ("route", "which login flows a device should try, in order, and why"),
         ("outcome", "what a carrier result code means and what happens next"),
         ("check", "run decision-table files against the engine"),
+        ("token", "when a carrier access token turns stale and expires"),
     ]
 
     static let overview = """
@@ -42,6 +43,7 @@ enum Help {
         case "route": route
         case "outcome": outcome
         case "check": check
+        case "token": token
         default: nil
         }
     }
@@ -109,6 +111,21 @@ enum Help {
           route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
           route --no-sim => flows=sms reason=no-sim
           outcome tianyi -8994014 => action=fallback
+        """
+
+    static let token = """
+        USAGE: onetap token --issued ISO8601 [--expires-in SECONDS | --lifetime DURATION]
+                            [--now ISO8601] [--json]
+
+        The state of a token received at --issued, by the default policy: fresh (use it), stale
+        (use it and refresh now: from min(24h, lifetime/2) of age, or min(7d, lifetime/4) before
+        expiry) or expired (60 s before expiry, for clock skew). --expires-in is the provider's
+        lifetime in seconds; --lifetime takes 30d, 12h, 90m or 45s; the default is 30 days.
+        --now defaults to the current time.
+
+        JSON fields: state, issuedAt, expiresAt, refreshFrom, remainingSeconds.
+
+        EXAMPLE: onetap token --issued 2026-11-01T00:00:00Z --now 2026-11-15T00:00:00Z --json
         """
 }
 

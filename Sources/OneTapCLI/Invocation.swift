@@ -162,4 +162,6 @@ public enum Invocation: Hashable, Sendable {
     case outcome(OutcomeOptions)
     /// `onetap check`.
     case check(CheckOptions)
+    /// `onetap token`.
+    case token(TokenOptions)
 }

@@ -1,0 +1,105 @@
+import Synchronization
+
+/// A call that did not finish within its time limit.
+public struct TimeoutError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The limit that passed.
+    public let limit: Duration
+
+    /// Creates a timeout error.
+    /// - Parameter limit: The limit that passed.
+    public init(limit: Duration) { self.limit = limit }
+
+    /// `timed out after 8.0 s`.
+    public var description: String { "timed out after \(limit.seconds) s" }
+}
+
+/// Runs an operation with a time limit on an injected clock.
+///
+/// Unlike a task group, this returns when the limit passes even if the operation ignores cancellation
+/// (a carrier SDK that never calls back): the operation is cancelled and left to finish on its own. When
+/// the calling task is cancelled, the operation is cancelled and `CancellationError` is thrown at once.
+enum Deadline {
+    /// Hands the first result to the waiting caller, whichever side produces it first.
+    private final class Once<T: Sendable>: Sendable {
+        private enum State {
+            case waiting
+            case installed(CheckedContinuation<T, any Error>)
+            case finished(Result<T, any Error>)
+            case done
+        }
+
+        private let state = Mutex<State>(.waiting)
+
+        func install(_ continuation: CheckedContinuation<T, any Error>) {
+            let early = state.withLock { state -> Result<T, any Error>? in
+                switch state {
+                case .waiting:
+                    state = .installed(continuation)
+                    return nil
+                case .finished(let result):
+                    state = .done
+                    return result
+                case .installed, .done:
+                    return nil
+                }
+            }
+            if let early { continuation.resume(with: early) }
+        }
+
+        func resume(_ result: Result<T, any Error>) {
+            let waiting = state.withLock { state -> CheckedContinuation<T, any Error>? in
+                switch state {
+                case .waiting:
+                    state = .finished(result)
+                    return nil
+                case .installed(let continuation):
+                    state = .done
+                    return continuation
+                case .finished, .done:
+                    return nil
+                }
+            }
+            waiting?.resume(with: result)
+        }
+    }
+
+    /// Runs `operation`, giving up after `limit`.
+    /// - Parameters:
+    ///   - limit: The time limit; `nil` waits as long as it takes (cancellation still ends it).
+    ///   - clock: The clock that measures it.
+    ///   - operation: The work.
+    /// - Returns: What the operation returned.
+    /// - Throws: ``TimeoutError`` when the limit passed, `CancellationError` when the caller was
+    ///   cancelled, or what the operation threw.
+    static func run<T: Sendable>(
+        limit: Duration?, clock: any WallClock, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let once = Once<T>()
+        let work = Task {
+            do {
+                once.resume(.success(try await operation()))
+            } catch {
+                once.resume(.failure(error))
+            }
+        }
+        let timer: Task<Void, Never>? = limit.map { limit in
+            Task {
+                do {
+                    try await clock.sleep(for: limit)
+                    once.resume(.failure(TimeoutError(limit: limit)))
+                } catch {
+                    // Cancelled: the work finished first.
+                }
+            }
+        }
+        defer {
+            work.cancel()
+            timer?.cancel()
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { once.install($0) }
+        } onCancel: {
+            once.resume(.failure(CancellationError()))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// A token store in this process's memory: the default. Thread-safe; every operation is atomic.
+public final class InMemoryTokenStore: TokenStore {
+    private struct State: Sendable {
+        var tokens: [AccountID: StoredToken] = [:]
+        var index = DueIndex()
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// How many accounts hold a token.
+    public var count: Int { state.withLock { $0.tokens.count } }
+
+    public func load(_ account: AccountID) async throws -> StoredToken? {
+        state.withLock { $0.tokens[account] }
+    }
+
+    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        try state.withLock { state throws(TokenStoreError) -> TokenVersion in
+            let current = state.tokens[token.account]
+            guard current?.version == expected else {
+                throw TokenStoreError(
+                    .conflict, account: token.account,
+                    message: "expected \(expected.map(\.description) ?? "no token"), found \(current.map(\.version.description) ?? "no token")")
+            }
+            let version = current?.version.next ?? TokenVersion(1)
+            state.tokens[token.account] = StoredToken(token: token, version: version)
+            state.index.set(token.account, dueAt: dueAt)
+            return version
+        }
+    }
+
+    @discardableResult
+    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+        try state.withLock { state throws(TokenStoreError) -> Bool in
+            guard let current = state.tokens[account] else {
+                if expected != nil {
+                    throw TokenStoreError(.conflict, account: account, message: "expected \(expected!), found no token")
+                }
+                return false
+            }
+            if let expected, expected != current.version {
+                throw TokenStoreError(.conflict, account: account, message: "expected \(expected), found \(current.version)")
+            }
+            state.tokens[account] = nil
+            state.index.remove(account)
+            return true
+        }
+    }
+
+    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+        state.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
+    }
+}

@@ -1,0 +1,79 @@
+/// Keeps one user's carrier access token usable: what a client app embeds. A view of a ``TokenVault``
+/// for one account, with the same guarantees (single flight, never an expired token, rotation in one
+/// write, logout wins).
+///
+/// ```swift
+/// let manager = TokenManager(account: "me", refresher: MyTianyiRefresher(),
+///                            store: try FileTokenStore(directory: path))
+/// try await manager.store(tokenFromLogin)
+/// // on every app open:
+/// let token = try await manager.appDidOpen()
+/// ```
+public actor TokenManager {
+    /// The account this manager serves.
+    public nonisolated let account: AccountID
+    /// The vault doing the work.
+    public nonisolated let vault: TokenVault
+
+    /// Creates a manager over an existing vault.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - vault: The vault.
+    public init(account: AccountID, vault: TokenVault) {
+        self.account = account
+        self.vault = vault
+    }
+
+    /// Creates a manager with its own vault.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - refresher: The carrier refresh call.
+    ///   - store: Where the token lives; in memory by default.
+    ///   - policy: When the token turns stale and expires.
+    ///   - clock: The time source.
+    ///   - backoff: The back-off after transient refresh failures.
+    ///   - observer: Receives ``TokenEvent``s.
+    public init(
+        account: AccountID, refresher: any TokenRefresher, store: any TokenStore = InMemoryTokenStore(),
+        policy: TokenPolicy = TokenPolicy(), clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(),
+        observer: (any TokenEventObserver)? = nil
+    ) {
+        self.init(
+            account: account,
+            vault: TokenVault(store: store, refresher: refresher, policy: policy, clock: clock, backoff: backoff, observer: observer))
+    }
+
+    /// Stores the token a login produced.
+    /// - Parameter token: The token (for this manager's account).
+    /// - Throws: ``TokenError`` of kind `store-failed`.
+    public func store(_ token: AccessToken) async throws {
+        try await vault.store(token)
+    }
+
+    /// Returns a usable token, refreshing it when due.
+    /// - Returns: A token that is not expired.
+    /// - Throws: As ``TokenVault/validToken(for:)``.
+    public func validToken() async throws -> AccessToken {
+        try await vault.validToken(for: account)
+    }
+
+    /// What the app calls when it opens: refreshes a token that turned stale.
+    /// - Returns: A usable token.
+    /// - Throws: As ``TokenVault/validToken(for:)``.
+    public func appDidOpen() async throws -> AccessToken {
+        try await vault.appDidOpen(for: account)
+    }
+
+    /// The stored token's state now, or nil when none is stored.
+    /// - Returns: fresh, stale, expired, or nil.
+    /// - Throws: ``TokenError`` of kind `store-failed`.
+    public func state() async throws -> TokenState? {
+        try await vault.state(for: account)
+    }
+
+    /// Logs out: removes the token; a refresh in flight brings nothing back.
+    /// - Throws: ``TokenError`` of kind `store-failed`.
+    public func logout() async throws {
+        try await vault.logout(account)
+    }
+}

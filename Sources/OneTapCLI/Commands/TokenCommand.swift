@@ -1,0 +1,136 @@
+import Foundation
+import OneTap
+
+/// `onetap token`: the state of a token issued at a given time, by the default token policy.
+public struct TokenOptions: Hashable, Sendable {
+    /// `--issued`, as given.
+    public var issued: String
+    /// `--expires-in`, as given.
+    public var expiresIn: String?
+    /// `--lifetime`, as given.
+    public var lifetime: String?
+    /// `--now`, as given (the current time when absent).
+    public var now: String?
+    /// Whether to print JSON.
+    public var json: Bool
+
+    static let specs: [OptionSpec] = [.value("issued"), .value("expires-in"), .value("lifetime"), .value("now"), .flag("json")]
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard let issued = parsed.value("issued") else {
+            throw UsageError("token needs --issued ISO8601, the time the token was received", command: "token")
+        }
+        if parsed.value("expires-in") != nil && parsed.value("lifetime") != nil {
+            throw UsageError("give --expires-in or --lifetime, not both", command: "token")
+        }
+        if let operand = parsed.operands.first {
+            throw UsageError("token takes options only; unexpected \(quoted(operand))", command: "token")
+        }
+        self.issued = issued
+        expiresIn = parsed.value("expires-in")
+        lifetime = parsed.value("lifetime")
+        now = parsed.value("now")
+        json = parsed.has("json")
+    }
+}
+
+enum TokenCommand {
+    static func run(_ options: TokenOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
+        let issued: Date
+        let now: Date
+        let lifetime: Double
+        do {
+            issued = try Timestamp.parse(options.issued)
+            now = try options.now.map(Timestamp.parse) ?? Date()
+            if let text = options.expiresIn {
+                lifetime = Double(try ExpiresIn(text).seconds)
+            } else if let text = options.lifetime {
+                lifetime = try DurationText.seconds(text)
+            } else {
+                lifetime = Double(TokenPolicy().defaultLifetime.components.seconds)
+            }
+        } catch {
+            io.writeError("onetap: error: \(error)")
+            return .dataError
+        }
+        let policy = TokenPolicy()
+        let token = AccessToken(
+            value: Secret(""), refreshToken: nil, flow: .tianyi, account: "cli", issuedAt: issued, expiresAt: issued.addingTimeInterval(lifetime))
+        let state = policy.state(of: token, at: now)
+        let remaining = Int64(token.expiresAt.timeIntervalSince(now).rounded(.towardZero))
+        if options.json {
+            var object = JSONObject()
+            object.add("state", state.rawValue)
+            object.add("issuedAt", Timestamp.format(token.issuedAt))
+            object.add("expiresAt", Timestamp.format(token.expiresAt))
+            object.add("refreshFrom", Timestamp.format(policy.refreshFrom(token)))
+            object.add("remainingSeconds", remaining)
+            output.line(object.json)
+        } else {
+            output.line("""
+                state:         \(state)
+                issued at:     \(Timestamp.format(token.issuedAt))
+                expires at:    \(Timestamp.format(token.expiresAt))
+                refresh from:  \(Timestamp.format(policy.refreshFrom(token)))
+                expired from:  \(Timestamp.format(policy.expiredFrom(token)))
+                remaining:     \(DurationText.describe(remaining)) (\(remaining) s)
+                """)
+        }
+        return .success
+    }
+}
+
+/// ISO 8601 timestamps between 1970 and 9999: `2026-11-30T18:48:26Z`, with fractional seconds or an
+/// offset (`+08:00`) as well.
+enum Timestamp {
+    static func parse(_ text: String) throws(ParseError) -> Date {
+        let trimmed = text.trimmingCharacters(in: " \t")
+        let styles: [Date.ISO8601FormatStyle] = [
+            .iso8601,
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true),
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false),
+            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day(),
+        ]
+        for style in styles {
+            if let date = try? Date(trimmed, strategy: style) {
+                let seconds = date.timeIntervalSince1970
+                guard seconds >= 0, seconds < 253_402_300_800 else {
+                    throw ParseError(.timestamp, .outOfRange, input: text, reason: "a timestamp here lies between 1970-01-01 and 9999-12-31")
+                }
+                return date
+            }
+        }
+        throw ParseError(.timestamp, .malformed, input: text, reason: "not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)")
+    }
+
+    static func format(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+/// Durations written `30d`, `12h`, `90m` or `45s`.
+enum DurationText {
+    static func seconds(_ text: String) throws(ParseError) -> Double {
+        let trimmed = text.trimmingCharacters(in: " \t")
+        guard let unit = trimmed.last, let scale = ["d": 86_400.0, "h": 3600, "m": 60, "s": 1][unit] else {
+            throw ParseError(.duration, .malformed, input: text, reason: "write a whole number and a unit: 30d, 12h, 90m or 45s")
+        }
+        let digits = trimmed.dropLast()
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw ParseError(.duration, .malformed, input: text, reason: "write a whole number and a unit: 30d, 12h, 90m or 45s")
+        }
+        guard digits.count <= 12, let value = Double(String(digits)), value >= 1, value * scale <= Double(ExpiresIn.maximum) else {
+            throw ParseError(.duration, .outOfRange, input: text, reason: "a token lifetime is 1 second to ten years")
+        }
+        return value * scale
+    }
+
+    static func describe(_ seconds: Int64) -> String {
+        let sign = seconds < 0 ? "-" : ""
+        var rest = seconds.magnitude
+        let days = rest / 86_400; rest %= 86_400
+        let hours = rest / 3600; rest %= 3600
+        let minutes = rest / 60
+        return "\(sign)\(days)d \(hours)h \(minutes)m \(rest % 60)s"
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import OneTap
+import Synchronization
+
+/// A ``TokenStore`` wrapper that fails on demand: on read, on write, on remove, or by reporting a stale
+/// version (a conflict) the next time, to test that a token is never lost and that callers get a clear
+/// error.
+public final class FaultyTokenStore: TokenStore {
+    /// Which operation to fail.
+    public enum Operation: Hashable, Sendable {
+        /// ``TokenStore/load(_:)``.
+        case load
+        /// ``TokenStore/save(_:replacing:dueAt:)``.
+        case save
+        /// ``TokenStore/remove(_:replacing:)``.
+        case remove
+    }
+
+    private let base: any TokenStore
+    private let failures = Mutex<[Operation: Int]>([:])
+    private let conflicts = Mutex(0)
+
+    /// Wraps a store.
+    /// - Parameter base: The store that does the real work.
+    public init(_ base: any TokenStore) { self.base = base }
+
+    /// Makes the next `count` calls of `operation` fail with an `io` error (disk full).
+    public func fail(_ operation: Operation, times count: Int = 1) {
+        failures.withLock { $0[operation, default: 0] += count }
+    }
+
+    /// Makes the next `count` saves report a conflict, as if another instance had written first.
+    public func conflict(times count: Int = 1) {
+        conflicts.withLock { $0 += count }
+    }
+
+    private func check(_ operation: Operation, _ account: AccountID) throws {
+        let fails = failures.withLock { failures -> Bool in
+            guard let left = failures[operation], left > 0 else { return false }
+            failures[operation] = left - 1
+            return true
+        }
+        if fails {
+            throw TokenStoreError(.io, account: account, message: "injected \(operation) failure: No space left on device")
+        }
+    }
+
+    public func load(_ account: AccountID) async throws -> StoredToken? {
+        try check(.load, account)
+        return try await base.load(account)
+    }
+
+    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        try check(.save, token.account)
+        let conflict = conflicts.withLock { count -> Bool in
+            guard count > 0 else { return false }
+            count -= 1
+            return true
+        }
+        if conflict { throw TokenStoreError(.conflict, account: token.account, message: "injected conflict") }
+        return try await base.save(token, replacing: expected, dueAt: dueAt)
+    }
+
+    @discardableResult
+    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+        try check(.remove, account)
+        return try await base.remove(account, replacing: expected)
+    }
+
+    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+        try await base.accounts(dueBefore: instant, limit: limit)
+    }
+
+    public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await base.withRefreshLock(for: account, body)
+    }
+}

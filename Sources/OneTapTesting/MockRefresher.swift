@@ -1,0 +1,116 @@
+import Foundation
+import OneTap
+import Synchronization
+
+/// A scriptable ``TokenRefresher``: each call takes the next step of its script; when the script runs
+/// out, calls succeed with new tokens `refreshed-1`, `refreshed-2`, …. It counts calls and can hold them
+/// at a gate, to line up concurrent callers.
+public final class MockRefresher: TokenRefresher {
+    /// What one call does.
+    public enum Step: Sendable {
+        /// Answer with this response.
+        case success(RefreshResponse)
+        /// Throw this error.
+        case failure(any Error)
+        /// Never answer (until cancelled).
+        case hang
+    }
+
+    private struct State {
+        var script: [Step]
+        var calls = 0
+        var seen: [AccessToken] = []
+        var held = false
+        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+        var callWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state: Mutex<State>
+    private let expiresIn: ExpiresIn?
+    private let rotates: Bool
+
+    /// Creates a mock.
+    /// - Parameters:
+    ///   - script: The steps, one per call, in order.
+    ///   - expiresIn: The lifetime the default answers give; nil for the policy default.
+    ///   - rotates: Whether default answers carry a new refresh token (`refresh-N`).
+    public init(_ script: [Step] = [], expiresIn: ExpiresIn? = nil, rotates: Bool = true) {
+        state = Mutex(State(script: script))
+        self.expiresIn = expiresIn
+        self.rotates = rotates
+    }
+
+    /// How many calls were made.
+    public var calls: Int { state.withLock { $0.calls } }
+
+    /// The tokens the calls were made with, in order.
+    public var tokensSeen: [AccessToken] { state.withLock { $0.seen } }
+
+    /// Holds every call at a gate until ``release()``.
+    public func hold() { state.withLock { $0.held = true } }
+
+    /// Lets held calls (and later ones) through.
+    public func release() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.held = false
+            defer { state.gateWaiters = [] }
+            return state.gateWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until at least `count` calls have started.
+    public func waitForCalls(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.calls >= count { return true }
+                state.callWatchers.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+        let (number, step, held, watchers) = state.withLock { state -> (Int, Step?, Bool, [CheckedContinuation<Void, Never>]) in
+            state.calls += 1
+            state.seen.append(token)
+            let step = state.script.isEmpty ? nil : state.script.removeFirst()
+            let ready = state.callWatchers.filter { $0.count <= state.calls }.map(\.continuation)
+            state.callWatchers.removeAll { $0.count <= state.calls }
+            return (state.calls, step, state.held, ready)
+        }
+        for watcher in watchers { watcher.resume() }
+        if held {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let stillHeld = state.withLock { state -> Bool in
+                    if state.held { state.gateWaiters.append(continuation) }
+                    return state.held
+                }
+                if !stillHeld { continuation.resume() }
+            }
+        }
+        switch step {
+        case .success(let response)?:
+            return response
+        case .failure(let error)?:
+            throw error
+        case .hang?:
+            try await Hang.forever()
+        case nil:
+            return RefreshResponse(
+                accessToken: Secret("refreshed-\(number)"), refreshToken: rotates ? Secret("refresh-\(number)") : nil, expiresIn: expiresIn)
+        }
+    }
+}
+
+/// Suspends until the task is cancelled: a carrier call that never answers.
+public enum Hang {
+    /// Waits until cancelled.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public static func forever() async throws -> Never {
+        while true {
+            try await Task.sleep(for: .seconds(3600))
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import OneTap
+import Synchronization
+
+/// Records every token event, for tests and for integrators' own tests.
+public final class RecordingTokenObserver: TokenEventObserver {
+    private let events = Mutex<[TokenEvent]>([])
+
+    /// Creates an empty recorder.
+    public init() {}
+
+    public func tokenEvent(_ event: TokenEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    /// Every event so far, in order.
+    public var recorded: [TokenEvent] { events.withLock { $0 } }
+
+    /// The names of the events so far, in order.
+    public var names: [String] { recorded.map(\.name) }
+
+    /// Forgets the events so far.
+    public func clear() { events.withLock { $0.removeAll() } }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import OneTap
+
+/// The properties every ``TokenStore`` must have, as a suite an adapter (Redis, PostgreSQL, DynamoDB…) runs
+/// against itself:
+///
+/// ```swift
+/// @Test func myStoreConforms() async throws {
+///     try await TokenStoreConformance.check { try await MyRedisStore(namespace: UUID().uuidString) }
+/// }
+/// ```
+public enum TokenStoreConformance {
+    /// The properties a store broke.
+    public struct Failure: Error, CustomStringConvertible {
+        /// One line per broken property.
+        public let problems: [String]
+        public var description: String { "the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n") }
+    }
+
+    /// Runs every check, each on a fresh, empty store.
+    /// - Parameter makeStore: Makes an empty store.
+    /// - Throws: ``Failure`` listing every property the store broke, or what `makeStore` throws.
+    public static func check(_ makeStore: () async throws -> any TokenStore) async throws {
+        var problems: [String] = []
+        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
+            if !condition { problems.append(message()) }
+        }
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        func token(_ account: AccountID, _ value: String, refresh: String? = "r", issued: Date = now, lifetime: Double = 30 * 86_400) -> AccessToken {
+            AccessToken(
+                value: Secret(value), refreshToken: refresh.map(Secret.init), flow: .tianyi, account: account, issuedAt: issued,
+                expiresAt: issued.addingTimeInterval(lifetime))
+        }
+        func isConflict(_ error: any Error) -> Bool { (error as? TokenStoreError)?.kind == .conflict }
+
+        // A missing account loads as nil, and removing it reports nothing removed.
+        do {
+            let store = try await makeStore()
+            expect(try await store.load("absent") == nil, "load of an account never written must be nil")
+            expect(try await store.remove("absent", replacing: nil) == false, "remove of an absent account must return false")
+            do {
+                _ = try await store.remove("absent", replacing: TokenVersion(1))
+                problems.append("remove expecting a version of an absent account must throw conflict")
+            } catch { expect(isConflict(error), "remove expecting a version of an absent account must throw conflict, threw \(error)") }
+        }
+
+        // Round trip: what is saved is what loads, to the millisecond, secrets included.
+        do {
+            let store = try await makeStore()
+            let original = token("a", "value-α", refresh: "refresh-β", issued: Date(timeIntervalSince1970: 1_796_083_200.123))
+            let version = try await store.save(original, replacing: nil, dueAt: now)
+            let loaded = try await store.load("a")
+            expect(loaded?.token == original, "a saved token must load unchanged, got \(String(describing: loaded))")
+            expect(loaded?.token.value.reveal() == "value-α" && loaded?.token.refreshToken?.reveal() == "refresh-β", "secrets must round-trip")
+            expect(loaded?.version == version, "load must return the version save returned")
+            let noRefresh = token("b", "v", refresh: nil)
+            _ = try await store.save(noRefresh, replacing: nil, dueAt: now)
+            expect(try await store.load("b")?.token.refreshToken == nil, "a token without a refresh token must load without one")
+        }
+
+        // Compare-and-swap.
+        do {
+            let store = try await makeStore()
+            let v1 = try await store.save(token("a", "1"), replacing: nil, dueAt: now)
+            do {
+                _ = try await store.save(token("a", "x"), replacing: nil, dueAt: now)
+                problems.append("save expecting no token must conflict when one is stored")
+            } catch { expect(isConflict(error), "save expecting no token over a stored one must throw conflict, threw \(error)") }
+            let v2 = try await store.save(token("a", "2"), replacing: v1, dueAt: now)
+            expect(v2 > v1, "each write must make a greater version (\(v1) then \(v2))")
+            do {
+                _ = try await store.save(token("a", "stale"), replacing: v1, dueAt: now)
+                problems.append("save with a stale version must conflict")
+            } catch { expect(isConflict(error), "save with a stale version must throw conflict, threw \(error)") }
+            expect(try await store.load("a")?.token.value.reveal() == "2", "a refused write must change nothing")
+            do {
+                _ = try await store.remove("a", replacing: v1)
+                problems.append("remove with a stale version must conflict")
+            } catch { expect(isConflict(error), "remove with a stale version must throw conflict, threw \(error)") }
+            expect(try await store.remove("a", replacing: v2), "remove with the current version must remove")
+            expect(try await store.load("a") == nil, "a removed token must not load")
+            let v3 = try await store.save(token("a", "3"), replacing: nil, dueAt: now)
+            expect(v3 != v2 || v3 > TokenVersion(0), "a token saved after a removal must get a version")
+        }
+
+        // Accounts are independent.
+        do {
+            let store = try await makeStore()
+            _ = try await store.save(token("a", "A"), replacing: nil, dueAt: now)
+            _ = try await store.save(token("b", "B"), replacing: nil, dueAt: now)
+            _ = try await store.remove("a", replacing: nil)
+            expect(try await store.load("b")?.token.value.reveal() == "B", "removing one account must not touch another")
+        }
+
+        // Concurrent writers from one version: exactly one wins.
+        do {
+            let store = try await makeStore()
+            let v1 = try await store.save(token("race", "0"), replacing: nil, dueAt: now)
+            let wins = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        (try? await store.save(token("race", "w\(index)"), replacing: v1, dueAt: now)) != nil
+                    }
+                }
+                var wins = 0
+                for await won in group where won { wins += 1 }
+                return wins
+            }
+            expect(wins == 1, "16 concurrent saves from one version must let exactly one win, \(wins) did")
+        }
+
+        // The due index.
+        do {
+            let store = try await makeStore()
+            for (index, account) in ["d1", "d2", "d3", "d4"].enumerated() {
+                _ = try await store.save(token(AccountID(account), account), replacing: nil, dueAt: now.addingTimeInterval(Double(index) * 3600))
+            }
+            let due = try await store.accounts(dueBefore: now.addingTimeInterval(2 * 3600), limit: 10)
+            expect(due == ["d1", "d2"], "accounts(dueBefore:) must list accounts due strictly before the instant, soonest first; got \(due)")
+            expect(try await store.accounts(dueBefore: now.addingTimeInterval(10 * 3600), limit: 3) == ["d1", "d2", "d3"], "accounts(dueBefore:) must honour the limit")
+            let v = try await store.load("d1")!.version
+            _ = try await store.save(token("d1", "later"), replacing: v, dueAt: now.addingTimeInterval(20 * 3600))
+            _ = try await store.remove("d2", replacing: nil)
+            let after = try await store.accounts(dueBefore: now.addingTimeInterval(10 * 3600), limit: 10)
+            expect(after == ["d3", "d4"], "a rewrite must move an account in the due index and a removal must drop it; got \(after)")
+            expect(try await store.accounts(dueBefore: now, limit: 0).isEmpty, "a zero limit must list nothing")
+        }
+
+        // The refresh lock runs its body and returns its value.
+        do {
+            let store = try await makeStore()
+            let value = try await store.withRefreshLock(for: "lock") { 42 }
+            expect(value == 42, "withRefreshLock must return the body's value")
+        }
+
+        if !problems.isEmpty { throw Failure(problems: problems) }
+    }
+}

@@ -1,0 +1,44 @@
+import Testing
+@testable import OneTap
+
+@Suite struct TianyiRefreshResponseTests {
+    @Test func success() throws {
+        let response = try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"AT-NEW","refreshToken":"RT-NEW","expiresIn":"2592000"}"#.utf8))
+        #expect(response.accessToken.reveal() == "AT-NEW")
+        #expect(response.refreshToken?.reveal() == "RT-NEW")
+        #expect(response.expiresIn?.seconds == 2_592_000)
+        #expect(!response.description.contains("AT-NEW") && !response.description.contains("RT-NEW"))
+    }
+
+    @Test func emptyRefreshTokenKeepsTheOld() throws {
+        let response = try TianyiRefreshResponse.decode(Array(#"{"result":"0","accessToken":"A","refreshToken":"","expiresIn":7200}"#.utf8))
+        #expect(response.refreshToken?.isEmpty == true)
+        #expect(response.expiresIn?.seconds == 7200)
+    }
+
+    @Test(arguments: [
+        (#"{"result":-1,"msg":"刷新token失败"}"#, TokenRefreshError.Kind.final),
+        (#"{"result":1}"#, .final),
+        (#"{"result":0}"#, .transient),
+        (#"{"result":0,"accessToken":""}"#, .transient),
+        (#"{"result":0,"accessToken":"A","expiresIn":"-5"}"#, .transient),
+        (#"{"result":0,"accessToken":"A","expiresIn":"99999999999"}"#, .transient),
+        (#"{"result":0,"accessToken":7}"#, .transient),
+        (#"<html>502 Bad Gateway</html>"#, .transient),
+        ("", .transient),
+        (#"{"accessToken":"A"}"#, .transient),
+    ])
+    func failuresAreClassified(body: String, kind: TokenRefreshError.Kind) {
+        #expect {
+            try TianyiRefreshResponse.decode(Array(body.utf8))
+        } throws: { error in
+            (error as! TokenRefreshError).kind == kind
+        }
+    }
+
+    @Test func classifyTreatsUnknownErrorsAsTransient() {
+        struct Network: Error {}
+        #expect(TokenRefreshError.classify(Network()).kind == .transient)
+        #expect(TokenRefreshError.classify(TokenRefreshError(.final, message: "x")).kind == .final)
+    }
+}
