@@ -17,6 +17,8 @@ public struct DecisionTable: Sendable {
         case route(SnapshotArguments)
         /// `outcome <flow> <code>`.
         case outcome(LoginFlow, ResultCode)
+        /// `simulate <simulate options>`.
+        case simulate(SimulateOptions)
     }
 
     /// One case.
@@ -46,6 +48,7 @@ public struct DecisionTable: Sendable {
     static let keys: [String: [String]] = [
         "route": ["carrier", "flows", "reason", "evidence", "condition"],
         "outcome": ["action", "default"],
+        "simulate": ["outcome", "flow", "steps", "alerts"],
     ]
 
     /// The cases, in file order.
@@ -84,7 +87,7 @@ public struct DecisionTable: Sendable {
             throw fail("a case is `<inputs> => <expectations>`; this line has no =>")
         }
         guard arrow > 0, let allowed = keys[tokens[0]] else {
-            throw fail("a case starts with route or outcome, not \(quoted(tokens.first ?? ""))")
+            throw fail("a case starts with route, outcome or simulate, not \(quoted(tokens.first ?? ""))")
         }
         let kind = tokens[0]
         let arguments = tokens[1..<arrow]
@@ -114,6 +117,17 @@ public struct DecisionTable: Sendable {
                     throw fail(error.description)
                 }
                 input = .route(snapshot)
+            case "simulate":
+                let parsed = try ParsedArguments.parse(arguments, options: SimulateOptions.specs, command: "simulate")
+                guard !parsed.help else { throw UsageError("simulate cases take simulate options only", command: "simulate") }
+                let options = try SimulateOptions(parsed)
+                do {
+                    _ = try options.snapshot.snapshot()
+                    for flow in LoginFlow.allCases { _ = try options.codes(flow) }
+                } catch {
+                    throw fail(error.description)
+                }
+                input = .simulate(options)
             default:
                 let parsed = try ParsedArguments.parse(arguments, options: [], command: "outcome")
                 guard parsed.operands.count == 2, let flow = LoginFlow(rawValue: parsed.operands[0]) else {
@@ -140,7 +154,7 @@ public struct DecisionTable: Sendable {
     ///   - testCase: The case.
     ///   - engine: The engine to check.
     /// - Returns: One message per expectation that did not hold (empty when the case passed).
-    public static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) -> [String] {
+    public static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) async -> [String] {
         var actual: [String: String] = [:]
         switch testCase.input {
         case .route(let arguments):
@@ -153,6 +167,13 @@ public struct DecisionTable: Sendable {
         case .outcome(let flow, let code):
             let outcome = engine.outcome(for: flow, code: code)
             actual = ["action": outcome.action.rawValue, "default": outcome.isDefault ? "true" : "false"]
+        case .simulate(let options):
+            guard let outcome = try? await SimulateCommand.simulate(options, engine: engine) else { return ["the case is malformed"] }
+            actual = [
+                "outcome": outcome.ending.rawValue, "flow": outcome.flow?.rawValue ?? "none",
+                "steps": outcome.trace.map { "\($0.flow):\($0.result.code):\($0.action)" }.joined(separator: ","),
+                "alerts": outcome.alerts.isEmpty ? "none" : outcome.alerts.map { "\($0.flow):\($0.code)" }.joined(separator: ","),
+            ]
         }
         return testCase.expectations.compactMap { key, value in
             let got = actual[key] ?? ""

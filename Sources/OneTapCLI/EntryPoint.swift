@@ -59,6 +59,10 @@ public enum OneTapCommandLine {
             guard !parsed.operands.isEmpty else { throw UsageError("check needs at least one decision-table file", command: command) }
             if parsed.operands.contains("-") { throw UsageError("check reads files, not standard input", command: command) }
             return .check(CheckOptions(files: parsed.operands, tables: TableOptions(parsed)))
+        case "simulate":
+            let parsed = try ParsedArguments.parse(rest[...], options: SimulateOptions.specs + TableOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .simulate(try SimulateOptions(parsed))
         case "token":
             let parsed = try ParsedArguments.parse(rest[...], options: TokenOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
@@ -71,7 +75,7 @@ public enum OneTapCommandLine {
     /// Where the command name stands: the first argument that is not an option or an option's value
     /// (options may come before the command: `onetap --json carrier 46000`).
     private static func commandPosition(_ arguments: [String]) -> Int? {
-        let valued = Set((TableOptions.specs + SnapshotArguments.specs + TokenOptions.specs).filter(\.takesValue).map { "--" + $0.name })
+        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs).filter(\.takesValue).map { "--" + $0.name })
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -138,6 +142,8 @@ public enum OneTapCommandLine {
             code = await CheckCommand.run(options, output: output, io: io)
         case .token(let options):
             code = TokenCommand.run(options, output: output, io: io)
+        case .simulate(let options):
+            code = await SimulateCommand.run(options, output: output, io: io)
         }
         output.flush()
         if output.failed {

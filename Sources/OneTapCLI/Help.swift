@@ -7,6 +7,7 @@ enum Help {
         ("number", "which carrier first issued a mainland mobile number"),
         ("route", "which login flows a device should try, in order, and why"),
         ("outcome", "what a carrier result code means and what happens next"),
+        ("simulate", "run the real login coordinator against mock providers"),
         ("check", "run decision-table files against the engine"),
         ("token", "when a carrier access token turns stale and expires"),
     ]
@@ -44,6 +45,7 @@ enum Help {
         case "outcome": outcome
         case "check": check
         case "token": token
+        case "simulate": simulate
         default: nil
         }
     }
@@ -111,6 +113,26 @@ enum Help {
           route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
           route --no-sim => flows=sms reason=no-sim
           outcome tianyi -8994014 => action=fallback
+          simulate --plmn 46000 --mobile 200023,103000 => outcome=success steps=mobile:200023:retry,mobile:103000:success
+        route expects carrier, flows, reason, evidence, condition; outcome expects action, default;
+        simulate expects outcome, flow, steps (flow:code:action,…) and alerts (flow:code,… or none).
+        """
+
+    static let simulate = """
+        USAGE: onetap simulate [snapshot options as in route] [--mobile CODE[,CODE…]] [--tianyi CODE…]
+                               [--unicom CODE…] [--sms ok|fail] [--hang FLOW] [--json]
+
+        Runs the real login coordinator against mock providers. Each --mobile / --tianyi / --unicom
+        scripts that provider's successive result codes (repeat the option or separate codes with
+        commas); a flow with no script succeeds. --hang FLOW makes every call of that flow hang until
+        its time limit (8 s for one-tap flows, 60 s for SMS here), which is a timeout: time is
+        virtual, so a hang costs no real time. --sms fail makes the SMS code fail to verify.
+
+        Prints each step (flow, code, action, meaning) and the outcome. JSON fields: outcome
+        (success, cancelled, failed), flow, carrier, plan, steps ([{flow, code, action}]; a timeout
+        is code "timeout"), alerts ([{flow, code, meaning}] for misconfigured codes).
+
+        EXAMPLE: onetap simulate --plmn 46000 --mobile 200023,103000 --json
         """
 
     static let token = """

@@ -164,4 +164,6 @@ public enum Invocation: Hashable, Sendable {
     case check(CheckOptions)
     /// `onetap token`.
     case token(TokenOptions)
+    /// `onetap simulate`.
+    case simulate(SimulateOptions)
 }

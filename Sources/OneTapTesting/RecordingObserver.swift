@@ -22,3 +22,21 @@ public final class RecordingTokenObserver: TokenEventObserver {
     /// Forgets the events so far.
     public func clear() { events.withLock { $0.removeAll() } }
 }
+
+/// Records every login event, for tests and for integrators' own tests.
+public final class RecordingLoginObserver: LoginEventObserver {
+    private let events = Mutex<[LoginEvent]>([])
+
+    /// Creates an empty recorder.
+    public init() {}
+
+    public func loginEvent(_ event: LoginEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    /// Every event so far, in order.
+    public var recorded: [LoginEvent] { events.withLock { $0 } }
+
+    /// The names of the events so far, in order.
+    public var names: [String] { recorded.map(\.name) }
+}

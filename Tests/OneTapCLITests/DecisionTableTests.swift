@@ -16,19 +16,22 @@ import Testing
     }
 
     @Test(arguments: files)
-    func everyCasePasses(file: String) throws {
+    func everyCasePasses(file: String) async throws {
         let table = try DecisionTable(contentsOf: file)
         #expect(!table.cases.isEmpty)
         let engine = LoginDecisionEngine()
         for testCase in table.cases {
-            let problems = DecisionTable.evaluate(testCase, engine: engine)
+            let problems = await DecisionTable.evaluate(testCase, engine: engine)
             #expect(problems.isEmpty, "\(testCase.file):\(testCase.line): \(testCase.text): \(problems)")
         }
     }
 
     @Test(arguments: [
         ("route --plmn 46000", 1, "this line has no =>"),
-        ("walk --plmn 46000 => flows=sms", 1, "a case starts with route or outcome"),
+        ("walk --plmn 46000 => flows=sms", 1, "a case starts with route, outcome or simulate"),
+        ("simulate --plmn 46000 --mobile 10x => outcome=success", 1, "invalid result code"),
+        ("simulate --hang telecom => outcome=success", 1, "option --hang takes a flow"),
+        ("simulate --plmn 46000 => action=success", 1, "simulate cases expect outcome, flow, steps, alerts"),
         ("route --plmn 46000 =>", 1, "a case must expect something"),
         ("route --plmn 46000 => flows", 1, "is not key=value"),
         ("route --plmn 46000 => action=success", 1, "route cases expect carrier, flows, reason, evidence, condition"),
@@ -47,11 +50,11 @@ import Testing
         }
     }
 
-    @Test func failingCasesAreReportedWithExpectedAndActual() throws {
+    @Test func failingCasesAreReportedWithExpectedAndActual() async throws {
         let table = try DecisionTable(text: "route --plmn 46000 => flows=tianyi,sms reason=policy\noutcome mobile 103000 => action=success\n", file: "t")
         let engine = LoginDecisionEngine()
-        #expect(DecisionTable.evaluate(table.cases[0], engine: engine) == ["flows: expected tianyi,sms, got mobile,sms"])
-        #expect(DecisionTable.evaluate(table.cases[1], engine: engine).isEmpty)
+        #expect(await DecisionTable.evaluate(table.cases[0], engine: engine) == ["flows: expected tianyi,sms, got mobile,sms"])
+        #expect(await DecisionTable.evaluate(table.cases[1], engine: engine).isEmpty)
     }
 
     @Test func checkCommandEndToEnd() throws {

@@ -176,3 +176,86 @@ import Testing
         #expect(text.contains("status 74"))
     }
 }
+
+/// `onetap simulate` and `onetap token`, end to end.
+@Suite struct SimulateAndTokenEndToEndTests {
+    @Test func simulateJSON() throws {
+        let run = try Binary.run(["simulate", "--plmn", "46000", "--mobile", "200023,103000", "--json"])
+        #expect(run.status == 0)
+        #expect(run.stdout == #"{"outcome":"success","flow":"mobile","carrier":"mobile","plan":["mobile","sms"],"steps":[{"flow":"mobile","code":"200023","action":"retry"},{"flow":"mobile","code":"103000","action":"success"}],"alerts":[]}"# + "\n")
+        #expect(run.stderr == "")
+    }
+
+    @Test func simulateHangIsATimeoutInVirtualTime() throws {
+        let started = Date()
+        let run = try Binary.run(["simulate", "--plmn=46011", "--hang=tianyi", "--json"])
+        #expect(Date().timeIntervalSince(started) < 5)   // the 8 s limit passes in virtual time
+        #expect(run.stdout.contains(#"{"flow":"tianyi","code":"timeout","action":"fallback"}"#))
+    }
+
+    @Test func simulateText() throws {
+        let run = try Binary.run(["simulate", "--plmn", "46000", "--mobile", "103101"])
+        #expect(run.status == 0)
+        #expect(run.stdout == """
+            plan:     mobile → sms (policy; carrier mobile from plmn)
+            step 1:   mobile 103101 → misconfigured: request signature wrong (appKey)
+            step 2:   sms 0 → success: SMS login succeeded
+            alert:    mobile 103101: request signature wrong (appKey)
+            outcome:  success via sms
+
+            """)
+    }
+
+    @Test(arguments: [
+        (["simulate", "--plmn", "46000", "--mobile", "abc"], Int32(65), "onetap: error: invalid result code \"abc\""),
+        (["simulate", "--hang", "wifi"], 64, "onetap: error: option --hang takes a flow"),
+        (["simulate", "--sms", "maybe"], 64, "onetap: error: option --sms must be ok or fail"),
+        (["simulate", "--plmn", "4600"], 65, "onetap: error: invalid PLMN \"4600\""),
+    ])
+    func simulateErrors(arguments: [String], status: Int32, prefix: String) throws {
+        let run = try Binary.run(arguments)
+        #expect(run.status == status)
+        #expect(run.stderr.hasPrefix(prefix))
+        #expect(run.stdout == "")
+    }
+
+    @Test func tokenJSON() throws {
+        let run = try Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--now", "2026-11-15T00:00:00Z", "--json"])
+        #expect(run.status == 0)
+        #expect(run.stdout == #"{"state":"stale","issuedAt":"2026-11-01T00:00:00.000Z","expiresAt":"2026-12-01T00:00:00.000Z","refreshFrom":"2026-11-02T00:00:00.000Z","remainingSeconds":1382400}"# + "\n")
+    }
+
+    @Test(arguments: [
+        (["--expires-in", "7200", "--now", "2026-11-01T00:59:59.999Z"], "fresh"),
+        (["--expires-in", "7200", "--now", "2026-11-01T01:00:00Z"], "stale"),
+        (["--expires-in", "7200", "--now", "2026-11-01T01:58:59.999Z"], "stale"),
+        (["--expires-in", "7200", "--now", "2026-11-01T01:59:00Z"], "expired"),
+        (["--lifetime", "30d", "--now", "2026-11-01T23:59:59Z"], "fresh"),
+        (["--lifetime", "30d", "--now", "2026-11-02T00:00:00Z"], "stale"),
+        (["--lifetime", "90m", "--now", "2026-11-01T00:45:00Z"], "stale"),
+        (["--lifetime", "12h", "--now", "2026-11-01T05:59:59Z"], "fresh"),
+        (["--lifetime", "45s", "--now", "2026-11-01T00:00:00Z"], "expired"),
+        (["--now", "2026-10-01T00:00:00Z"], "fresh"),
+    ])
+    func tokenStates(arguments: [String], state: String) throws {
+        let run = try Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--json"] + arguments)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("{\"state\":\"\(state)\""), "\(run.stdout)")
+    }
+
+    @Test(arguments: [
+        (["token"], Int32(64), "onetap: error: token needs --issued"),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "1d", "--expires-in", "5"], 64, "onetap: error: give --expires-in or --lifetime, not both"),
+        (["token", "--issued", "yesterday"], 65, "onetap: error: invalid timestamp \"yesterday\""),
+        (["token", "--issued", "1969-12-31T23:59:59Z"], 65, "onetap: error: invalid timestamp \"1969-12-31T23:59:59Z\": a timestamp here lies between 1970-01-01 and 9999-12-31"),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--expires-in", "-5"], 65, "onetap: error: invalid seconds \"-5\""),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--expires-in", "99999999999"], 65, "onetap: error: invalid seconds \"99999999999\""),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "3w"], 65, "onetap: error: invalid duration \"3w\""),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "0d"], 65, "onetap: error: invalid duration \"0d\""),
+    ])
+    func tokenErrors(arguments: [String], status: Int32, prefix: String) throws {
+        let run = try Binary.run(arguments)
+        #expect(run.status == status)
+        #expect(run.stderr.hasPrefix(prefix), "\(run.stderr)")
+    }
+}

@@ -115,31 +115,40 @@ public struct LoginDecisionEngine: Sendable {
 
     /// The decision for an outcome, when the caller already classified the code.
     func decide(_ outcome: Outcome, after flow: LoginFlow, in flows: FlowSequence, attempt: Int) -> Decision {
-        func moveOn(_ note: Decision.Note) -> Decision {
+        let (step, note) = step(for: outcome.action, after: flow, in: flows, attempt: attempt)
+        return Decision(step: step, outcome: outcome, note: note)
+    }
+
+    /// What an action leads to after a flow: the rules of ``next(after:code:in:attempt:)`` without a code,
+    /// for results that have none (a timeout, a provider fault, a skipped flow).
+    /// - Parameters:
+    ///   - action: The action.
+    ///   - flow: The flow that produced it.
+    ///   - flows: The plan's flows.
+    ///   - attempt: Which attempt of `flow` it was, from 1.
+    /// - Returns: The next step and why.
+    func step(for action: OutcomeAction, after flow: LoginFlow, in flows: FlowSequence, attempt: Int) -> (Decision.Step, Decision.Note) {
+        func moveOn(_ note: Decision.Note) -> (Decision.Step, Decision.Note) {
             let position = flows.firstIndex(of: flow)
             let nextFlow: LoginFlow? =
                 if let position { position + 1 < flows.count ? flows[position + 1] : nil }
                 else { flow == .sms ? nil : flows.last }
-            guard let nextFlow else { return Decision(step: .finish(.failed), outcome: outcome, note: .planExhausted) }
-            return Decision(step: .attempt(nextFlow), outcome: outcome, note: note)
+            guard let nextFlow else { return (.finish(.failed), .planExhausted) }
+            return (.attempt(nextFlow), note)
         }
-        switch outcome.action {
+        switch action {
         case .success:
-            return Decision(step: .finish(.success), outcome: outcome, note: .asClassified)
+            return (.finish(.success), .asClassified)
         case .cancelled:
-            return Decision(step: .finish(.cancelled), outcome: outcome, note: .asClassified)
+            return (.finish(.cancelled), .asClassified)
         case .failed:
-            return Decision(step: .finish(.failed), outcome: outcome, note: .asClassified)
+            return (.finish(.failed), .asClassified)
         case .retry:
-            if attempt < maxAttemptsPerFlow {
-                return Decision(step: .retry(flow), outcome: outcome, note: .asClassified)
-            }
-            return moveOn(.retriesExhausted)
+            return attempt < maxAttemptsPerFlow ? (.retry(flow), .asClassified) : moveOn(.retriesExhausted)
         case .fallback, .misconfigured:
             return moveOn(.asClassified)
         case .switch:
-            guard flow != .sms else { return Decision(step: .finish(.failed), outcome: outcome, note: .planExhausted) }
-            return Decision(step: .attempt(.sms), outcome: outcome, note: .asClassified)
+            return flow == .sms ? (.finish(.failed), .planExhausted) : (.attempt(.sms), .asClassified)
         }
     }
 }

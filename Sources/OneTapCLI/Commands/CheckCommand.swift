@@ -23,7 +23,7 @@ enum CheckCommand {
         var failed = 0
         for table in tables {
             for testCase in table.cases {
-                let problems = DecisionTable.evaluate(testCase, engine: engine)
+                let problems = await DecisionTable.evaluate(testCase, engine: engine)
                 if problems.isEmpty {
                     passed += 1
                 } else {

@@ -1,0 +1,168 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// Routes around a carrier channel that is failing, openly: a circuit breaker per (carrier, flow).
+///
+/// Each channel keeps a sliding window of its last attempts. When at least
+/// ``Configuration/minimumAttempts`` are in the window and the failure share reaches
+/// ``Configuration/failureThreshold``, the circuit opens: plans skip the flow (straight to the next one)
+/// until ``Configuration/coolDown`` has passed; then one probe attempt is let through. A successful probe
+/// closes the circuit; a failed one opens it for another cool-down. User cancellations and switches do
+/// not count. Thread-safe: share one across a server's requests. Deterministic under a fake clock.
+public final class ChannelHealth: Sendable {
+    /// The breaker's settings.
+    public struct Configuration: Hashable, Sendable {
+        /// How many recent attempts the window holds: 20.
+        public var window: Int
+        /// The fewest attempts before the circuit may open: 10.
+        public var minimumAttempts: Int
+        /// The failure share that opens the circuit: 0.5.
+        public var failureThreshold: Double
+        /// How long an open circuit stays open before a probe: 60 s.
+        public var coolDown: Duration
+
+        /// Creates settings.
+        /// - Parameters:
+        ///   - window: Attempts kept; at least 1.
+        ///   - minimumAttempts: Attempts needed before opening; at least 1.
+        ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1.
+        ///   - coolDown: How long the circuit stays open.
+        public init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
+            self.window = max(1, window)
+            self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
+            self.failureThreshold = min(1, max(0, failureThreshold))
+            self.coolDown = coolDown
+        }
+    }
+
+    /// A channel's state.
+    public enum State: Hashable, Sendable, CustomStringConvertible {
+        /// Attempts go through.
+        case closed
+        /// Attempts are skipped until the instant.
+        case open(until: Date)
+        /// The cool-down passed; one probe is (or may be) in flight.
+        case halfOpen
+
+        public var description: String {
+            switch self {
+            case .closed: "closed"
+            case .open(let until): "open until \(until)"
+            case .halfOpen: "half-open"
+            }
+        }
+    }
+
+    /// Whether to attempt a flow now.
+    public enum Admission: Hashable, Sendable {
+        /// Go ahead.
+        case allowed
+        /// Go ahead: this attempt is the probe of a half-open circuit.
+        case probe
+        /// Skip the flow.
+        case rejected
+    }
+
+    private struct Key: Hashable {
+        let carrier: Carrier
+        let flow: LoginFlow
+    }
+
+    private struct Channel {
+        var outcomes: [Bool] = []  // true = failure, oldest first
+        var openUntil: Date? = nil
+        var probeStartedAt: Date? = nil
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    private let clock: any WallClock
+    private let channels = Mutex<[Key: Channel]>([:])
+
+    /// Creates a tracker.
+    /// - Parameters:
+    ///   - configuration: The breaker's settings.
+    ///   - clock: The time source.
+    public init(configuration: Configuration = Configuration(), clock: any WallClock = SystemClock()) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// Asks whether a flow may be attempted for a carrier now. A half-open circuit admits one probe at a
+    /// time (a probe that never reports is replaced after a cool-down).
+    /// - Parameters:
+    ///   - flow: The flow.
+    ///   - carrier: The resolved carrier.
+    /// - Returns: allowed, probe or rejected.
+    public func admit(_ flow: LoginFlow, for carrier: Carrier) -> Admission {
+        let now = clock.now()
+        return channels.withLock { channels in
+            let key = Key(carrier: carrier, flow: flow)
+            guard var channel = channels[key], let until = channel.openUntil else { return .allowed }
+            guard now >= until else { return .rejected }
+            if let started = channel.probeStartedAt, now < started.addingTimeInterval(configuration.coolDown.seconds) {
+                return .rejected
+            }
+            channel.probeStartedAt = now
+            channels[key] = channel
+            return .probe
+        }
+    }
+
+    /// Records how an attempt ended.
+    /// - Parameters:
+    ///   - flow: The flow.
+    ///   - carrier: The resolved carrier.
+    ///   - action: The action its result led to. `cancelled` and `switch` are the user's choice and are
+    ///     not counted; `success` counts as a success; everything else as a failure.
+    public func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction) {
+        guard action != .cancelled, action != .switch else { return }
+        let failed = action != .success
+        let now = clock.now()
+        channels.withLock { channels in
+            let key = Key(carrier: carrier, flow: flow)
+            var channel = channels[key] ?? Channel()
+            if let until = channel.openUntil, now >= until || channel.probeStartedAt != nil {
+                // The probe's answer decides.
+                if failed {
+                    channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
+                } else {
+                    channel = Channel()
+                    channel.outcomes = [false]
+                }
+                channel.probeStartedAt = nil
+                channels[key] = channel
+                return
+            }
+            if channel.openUntil != nil {
+                return  // an attempt admitted before the circuit opened: already counted as open
+            }
+            channel.outcomes.append(failed)
+            if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
+            let failures = channel.outcomes.filter { $0 }.count
+            if channel.outcomes.count >= configuration.minimumAttempts,
+                Double(failures) / Double(channel.outcomes.count) >= configuration.failureThreshold
+            {
+                channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
+            }
+            channels[key] = channel
+        }
+    }
+
+    /// A channel's state now.
+    /// - Parameters:
+    ///   - flow: The flow.
+    ///   - carrier: The carrier.
+    /// - Returns: closed, open or half-open.
+    public func state(of flow: LoginFlow, for carrier: Carrier) -> State {
+        let now = clock.now()
+        return channels.withLock { channels in
+            guard let channel = channels[Key(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
+            return now < until ? .open(until: until) : .halfOpen
+        }
+    }
+}

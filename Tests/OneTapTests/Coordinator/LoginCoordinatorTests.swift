@@ -1,0 +1,189 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Scenarios: snapshot + scripted provider answers → expected trace and outcome.
+@Suite struct LoginCoordinatorTests {
+    struct Scenario: Sendable, CustomTestStringConvertible {
+        let name: String
+        var snapshot = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+        var mobile: [MockAnswer<MobileOneTapResult>] = []
+        var tianyi: [MockAnswer<TianyiOneTapResult>] = []
+        var smsSucceeds = true
+        var smsNumber: PhoneNumber? = try! PhoneNumber("13800138000")
+        var withTianyi = true
+        let ending: Decision.Ending
+        let flow: LoginFlow?
+        let steps: [String]
+        var alerts: [String] = []
+        var testDescription: String { name }
+    }
+
+    static func mobile(_ code: ResultCode, _ n: Int = 1) -> MockAnswer<MobileOneTapResult> { .value(MockMobileProvider.answer(code, n)) }
+    static func tianyi(_ code: ResultCode, _ n: Int = 1) -> MockAnswer<TianyiOneTapResult> { .value(MockTianyiProvider.answer(code, n)) }
+    static let telecom = DeviceSnapshot(sim: .present, plmn: try! PLMN("46011"))
+
+    static let scenarios: [Scenario] = [
+        Scenario(name: "China Mobile success", mobile: [mobile(103000)], ending: .success, flow: .mobile, steps: ["mobile:103000:success"]),
+        Scenario(name: "user closes the China Mobile page: no SMS", mobile: [mobile(200020)], ending: .cancelled, flow: .mobile, steps: ["mobile:200020:cancelled"]),
+        Scenario(name: "seed 002's 102121 cancel", mobile: [mobile(102121)], ending: .cancelled, flow: .mobile, steps: ["mobile:102121:cancelled"]),
+        Scenario(name: "no network falls back to SMS", mobile: [mobile(102101)], ending: .success, flow: .sms, steps: ["mobile:102101:fallback", "sms:0:success"]),
+        Scenario(name: "transient retried once then success", mobile: [mobile(200023), mobile(103000, 2)], ending: .success, flow: .mobile,
+                 steps: ["mobile:200023:retry", "mobile:103000:success"]),
+        Scenario(name: "transient twice then SMS", mobile: [mobile(200023), mobile(200023)], ending: .success, flow: .sms,
+                 steps: ["mobile:200023:retry", "mobile:200023:retry", "sms:0:success"]),
+        Scenario(name: "other login method switches to SMS", mobile: [mobile(200060)], ending: .success, flow: .sms, steps: ["mobile:200060:switch", "sms:0:success"]),
+        Scenario(name: "misconfigured falls back and alerts", mobile: [mobile(103101)], ending: .success, flow: .sms,
+                 steps: ["mobile:103101:misconfigured", "sms:0:success"], alerts: ["mobile:103101"]),
+        Scenario(name: "unknown China Mobile code goes to SMS (seed 002)", mobile: [mobile(424242)], ending: .success, flow: .sms,
+                 steps: ["mobile:424242:fallback", "sms:0:success"]),
+        Scenario(name: "success code without a token is a provider fault", mobile: [.value(MobileOneTapResult(resultCode: 103000, uniqueID: "u"))],
+                 ending: .success, flow: .sms, steps: ["mobile:103000:fallback", "sms:0:success"]),
+        Scenario(name: "success code without a uniqueid is a provider fault", mobile: [.value(MobileOneTapResult(resultCode: 103000, token: Secret("t")))],
+                 ending: .success, flow: .sms, steps: ["mobile:103000:fallback", "sms:0:success"]),
+        Scenario(name: "provider throws", mobile: [.error(CocoaLikeError())], ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
+        Scenario(name: "SMS fails after fallback", mobile: [mobile(102101)], smsSucceeds: false, ending: .failed, flow: .sms,
+                 steps: ["mobile:102101:fallback", "sms:1:failed"]),
+        Scenario(name: "user gives no number on the SMS page", mobile: [mobile(102101)], smsNumber: nil, ending: .cancelled, flow: .sms,
+                 steps: ["mobile:102101:fallback", "sms:no-phone-number:cancelled"]),
+        Scenario(name: "no SIM: SMS straight away", snapshot: DeviceSnapshot(sim: .absent), ending: .success, flow: .sms, steps: ["sms:0:success"]),
+        Scenario(name: "Tianyi success", snapshot: telecom, tianyi: [tianyi(0)], ending: .success, flow: .tianyi, steps: ["tianyi:0:success"]),
+        Scenario(name: "Tianyi -8994014 goes to SMS (seed 002)", snapshot: telecom, tianyi: [tianyi(-8994014)], ending: .success, flow: .sms,
+                 steps: ["tianyi:-8994014:fallback", "sms:0:success"]),
+        Scenario(name: "unknown Tianyi error is shown, no SMS (seed 002)", snapshot: telecom, tianyi: [tianyi(-424242)], ending: .failed, flow: .tianyi,
+                 steps: ["tianyi:-424242:failed"]),
+        Scenario(name: "Tianyi success without accessToken", snapshot: telecom, tianyi: [.value(TianyiOneTapResult(resultCode: 0))], ending: .success,
+                 flow: .sms, steps: ["tianyi:0:fallback", "sms:0:success"]),
+        Scenario(name: "no Tianyi provider: skipped to SMS", snapshot: telecom, withTianyi: false, ending: .success, flow: .sms,
+                 steps: ["tianyi:unavailable:fallback", "sms:0:success"]),
+    ]
+
+    struct CocoaLikeError: Error, CustomStringConvertible { var description: String { "SDK crashed" } }
+
+    static func summary(_ step: LoginStep) -> String { "\(step.flow):\(step.result.code):\(step.action)" }
+
+    @Test(arguments: scenarios)
+    func scenario(_ scenario: Scenario) async throws {
+        let sms = MockSMSProvider(number: scenario.smsNumber, verify: scenario.smsSucceeds ? [] : [.value(SMSVerification(resultCode: 1))])
+        let events = RecordingLoginObserver()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(
+                mobile: MockMobileProvider(scenario.mobile), tianyi: scenario.withTianyi ? MockTianyiProvider(scenario.tianyi) : nil, sms: sms),
+            observer: events)
+        let outcome = try await coordinator.login(scenario.snapshot)
+        #expect(outcome.ending == scenario.ending)
+        #expect(outcome.flow == scenario.flow)
+        #expect(outcome.trace.map(Self.summary) == scenario.steps)
+        #expect(outcome.alerts.map { "\($0.flow):\($0.code)" } == scenario.alerts)
+        #expect((outcome.credential != nil) == (scenario.ending == .success))
+        if scenario.ending == .cancelled && scenario.steps.first?.hasPrefix("mobile") == true && scenario.steps.count == 1 {
+            #expect(sms.codesSent == 0)   // nothing pushed on a user who backed out
+        }
+        #expect(events.names.first == "planned")
+        #expect(events.names.last == ["success": "succeeded", "cancelled": "cancelled", "failed": "failed"][scenario.ending.rawValue])
+        #expect(events.names.filter { $0 == "alert" }.count == scenario.alerts.count)
+    }
+
+    @Test func successCarriesTheCredentialAndTheExchangedLogin() async throws {
+        let exchange = MockTokenExchange(login: VerifiedLogin(phoneNumber: try PhoneNumber("13800138000"), account: "acc-1"))
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange))
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.credential?.token.reveal() == "mobile-token-1")
+        #expect(outcome.credential?.uniqueID == "uid-1")
+        #expect(outcome.verified?.account == "acc-1")
+        #expect(exchange.flowsExchanged == [.mobile])
+    }
+
+    @Test func failedExchangeFallsBack() async throws {
+        let exchange = MockTokenExchange([.error(CocoaLikeError())], login: VerifiedLogin(phoneNumber: try PhoneNumber("13800138000")))
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange))
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == ["mobile:exchange-failed:fallback", "sms:0:success"])
+        #expect(outcome.verified?.phoneNumber.digits == "13800138000")
+    }
+
+    @Test func hangBecomesATimeoutOnTheFakeClock() async throws {
+        let clock = FakeClock()
+        let events = RecordingLoginObserver()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: MockSMSProvider()), clock: clock, observer: events)
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(7999))
+        #expect(clock.sleeperCount == 1)   // not yet
+        clock.advance(by: .milliseconds(1))
+        let outcome = try await login.value
+        #expect(outcome.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
+        #expect(events.names.contains("timeout"))
+    }
+
+    @Test func configurableTimeouts() async throws {
+        let clock = FakeClock()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(tianyi: MockTianyiProvider([.delay(.seconds(4), MockTianyiProvider.answer(0, 1))], clock: clock), sms: MockSMSProvider()),
+            timeouts: FlowTimeouts(tianyi: .seconds(3)), clock: clock)
+        let login = Task { try await coordinator.login(Self.telecom) }
+        await clock.waitForSleepers(2)   // the provider's delay and the time limit
+        clock.advance(by: .seconds(3))
+        #expect(try await login.value.trace.map(Self.summary) == ["tianyi:timeout:fallback", "sms:0:success"])
+    }
+
+    @Test func cancellingTheCallerCancelsTheProviderCallPromptly() async throws {
+        let clock = FakeClock()
+        let sms = MockSMSProvider()
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: sms), clock: clock)
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(1)
+        login.cancel()
+        let outcome = try await login.value
+        #expect(outcome.ending == .cancelled)
+        #expect(outcome.flow == .mobile)
+        #expect(sms.codesSent == 0)
+        #expect(clock.elapsed == .zero)   // no time passed: it did not wait for the timeout
+    }
+
+    @Test func aSecondConcurrentLoginIsRejected() async throws {
+        let clock = FakeClock()
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: MockSMSProvider()), clock: clock)
+        let first = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(1)
+        await #expect(throws: LoginCoordinatorError.busy) {
+            try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        }
+        clock.advance(by: .seconds(8))
+        #expect(try await first.value.ending == .success)
+        // Free again once the first ended.
+        #expect(try await coordinator.login(DeviceSnapshot(sim: .absent)).ending == .success)
+    }
+
+    @Test func eventsAndDescriptionsNeverCarryTokens() async throws {
+        let events = RecordingLoginObserver()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(
+                mobile: MockMobileProvider([.value(MobileOneTapResult(resultCode: 103000, token: Secret("MOBILE-SECRET"), uniqueID: "u"))]),
+                sms: MockSMSProvider()),
+            observer: events)
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        var dumped = ""
+        dump(outcome, to: &dumped)
+        var texts = [outcome.description, "\(outcome.credential!)", dumped, String(reflecting: outcome)]
+        for event in events.recorded {
+            texts.append(event.description)
+            texts.append(String(decoding: try JSONEncoder().encode(event), as: UTF8.self))
+        }
+        for step in outcome.trace { texts.append(String(decoding: try JSONEncoder().encode(step), as: UTF8.self)) }
+        for text in texts { #expect(!text.contains("MOBILE-SECRET"), "leaked: \(text)") }
+        #expect(outcome.credential?.token.reveal() == "MOBILE-SECRET")
+    }
+
+    @Test func eventStreamDeliversEvents() async throws {
+        let (stream, observer) = LoginEventStream.make()
+        let coordinator = LoginCoordinator(providers: LoginProviders(sms: MockSMSProvider()), observer: observer)
+        _ = try await coordinator.login(DeviceSnapshot(sim: .absent))
+        observer.finish()
+        var names: [String] = []
+        for await event in stream { names.append(event.name) }
+        #expect(names == ["planned", "flow-started", "result", "succeeded"])
+    }
+}
