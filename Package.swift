@@ -56,10 +56,16 @@ let package = Package(
             dependencies: ["OneTapCLI"],
             swiftSettings: strict
         ),
+        // Counts every heap allocation of the benchmark process (malloc and friends, Linux/glibc).
+        .target(
+            name: "OneTapAllocationCounter",
+            path: "Sources/OneTapAllocationCounter"
+        ),
         .executableTarget(
             name: "OneTapBenchmarks",
-            dependencies: ["OneTap", "OneTapTesting", "OneTapCLI"],
-            swiftSettings: strict
+            dependencies: ["OneTap", "OneTapTesting", "OneTapAllocationCounter"],
+            swiftSettings: strict,
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
         // Helper processes for cross-process tests (two processes refreshing one file store).
         .executableTarget(

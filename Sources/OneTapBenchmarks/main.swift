@@ -1,1 +1,26 @@
-print("wip")
+// OneTapBenchmarks: every hot path measured side by side with a reference doing the same work the
+// obvious way, in one process. Run with `swift run -c release OneTapBenchmarks [--json] [--quick]
+// [--filter NAME] [--skip-cli] [--enforce]`.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func runBenchmarks() async -> Int32 {
+    let options = BenchmarkOptions(CommandLine.arguments.dropFirst())
+    if options.help {
+        print(BenchmarkOptions.usage)
+        return 0
+    }
+    var report = Report(json: options.json)
+    // Processes first, while this process is small (see CLIBenchmarks).
+    if !options.skipCLI {
+        CLIBenchmarks.run(options, &report)
+    }
+    await Suites.micro(options, &report)
+    await Suites.async(options, &report)
+    report.finish()
+    return report.failedTargets.isEmpty || !options.enforce ? 0 : 1
+}
+
+exit(await runBenchmarks())

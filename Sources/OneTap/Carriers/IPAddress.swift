@@ -15,8 +15,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
     ///   `non-ascii-digit`, `out-of-range`, `malformed`.
     /// - Complexity: O(*n*); no allocation unless it throws.
     public init(_ text: String) throws(ParseError) {
-        var copy = text
-        let parsed = copy.withUTF8 { IPAddress.parse($0) }
+        let parsed = text.withUTF8Bytes { IPAddress.parse($0) }
         guard let parsed else { throw IPAddress.diagnose(text) }
         self = parsed
     }

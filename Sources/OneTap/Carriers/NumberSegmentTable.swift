@@ -127,6 +127,16 @@ public struct NumberSegmentTable: Sendable {
         return index >= 0 ? carriers[index] : .unknown
     }
 
+    /// The carrier and kind of a number's segment in one walk, without copying the segment's text.
+    /// - Parameter number: A parsed number.
+    /// - Returns: The carrier and kind; `unknown` and nil for an unallocated segment.
+    /// - Complexity: O(1); no allocation.
+    @inline(__always)
+    public func match(_ number: PhoneNumber) -> (carrier: Carrier, kind: NumberSegment.Kind?) {
+        let index = longestMatch(number)
+        return index >= 0 ? (carriers[index], kinds[index]) : (.unknown, nil)
+    }
+
     /// The kind of a number's segment, or nil for an unallocated one.
     /// - Parameter number: A parsed number.
     /// - Returns: The segment's kind.

@@ -51,8 +51,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     ///   `invalid-character`, `non-ascii-digit`, `wrong-length`, `malformed` or `reserved`.
     /// - Complexity: O(*n*) in the length of `text`; no allocation unless it throws.
     public init(_ text: String) throws(ParseError) {
-        var copy = text
-        let parsed = copy.withUTF8 { PLMN.parse($0) }
+        let parsed = text.withUTF8Bytes { PLMN.parse($0) }
         guard let parsed else { throw PLMN.diagnose(text) }
         self = parsed
     }
@@ -73,10 +72,8 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     /// - Throws: ``ParseError`` naming the part at fault (subject `MCC` or `MNC`); `placeholder` when iOS
     ///   reported `65535` or `--`.
     public init(mcc: String, mnc: String) throws(ParseError) {
-        var mccCopy = mcc
-        var mncCopy = mnc
-        let mccValue = mccCopy.withUTF8 { PLMN.digits($0, lengths: 3...3) }
-        let mncValue = mncCopy.withUTF8 { PLMN.digits($0, lengths: 2...3) }
+        let mccValue = mcc.withUTF8Bytes { PLMN.digits($0, lengths: 3...3) }
+        let mncValue = mnc.withUTF8Bytes { PLMN.digits($0, lengths: 2...3) }
         guard let mccValue, mccValue.value >= 200, let mncValue else {
             throw PLMN.diagnose(mcc: mcc, mnc: mnc)
         }
@@ -138,34 +135,39 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     }
 
     /// The fast path: the accepted forms, or nil for anything else (then ``diagnose(_:)`` says why).
+    /// Wrapping arithmetic throughout: every value is bounded by the digit checks before it is used.
     @inline(__always)
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> PLMN? {
         var start = 0
         var end = bytes.count
-        while start < end, isSpace(bytes[start]) { start += 1 }
-        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-        let count = end - start
-        guard count >= 5, count <= 7 else { return nil }
-        let d0 = bytes[start] &- 48, d1 = bytes[start + 1] &- 48, d2 = bytes[start + 2] &- 48
-        guard d0 < 10, d1 < 10, d2 < 10, d0 >= 2 else { return nil }
-        let mcc = UInt16(d0) * 100 + UInt16(d1) * 10 + UInt16(d2)
-        var index = start + 3
-        let separator = bytes[index]
-        if separator == UInt8(ascii: "-") || separator == UInt8(ascii: " ") {
-            index += 1
+        guard end >= 5 else { return nil }
+        if isSpace(bytes[0]) || isSpace(bytes[end &- 1]) {
+            while start < end, isSpace(bytes[start]) { start &+= 1 }
+            while end > start, isSpace(bytes[end &- 1]) { end &-= 1 }
         }
-        let mncLength = end - index
+        let count = end &- start
+        guard count >= 5, count <= 7 else { return nil }
+        let d0 = bytes[start] &- 48, d1 = bytes[start &+ 1] &- 48, d2 = bytes[start &+ 2] &- 48
+        guard d0 < 10, d1 < 10, d2 < 10, d0 >= 2 else { return nil }
+        let mcc = UInt16(d0) &* 100 &+ UInt16(d1) &* 10 &+ UInt16(d2)
+        var index = start &+ 3
+        if count > 5 {
+            let separator = bytes[index]
+            if separator == UInt8(ascii: "-") || separator == UInt8(ascii: " ") { index &+= 1 }
+        }
+        let mncLength = end &- index
         guard mncLength == 2 || mncLength == 3 else { return nil }
-        var mnc: UInt16 = 0
-        while index < end {
-            let digit = bytes[index] &- 48
-            guard digit < 10 else { return nil }
-            mnc = mnc * 10 + UInt16(digit)
-            index += 1
+        let m0 = bytes[index] &- 48, m1 = bytes[index &+ 1] &- 48
+        guard m0 < 10, m1 < 10 else { return nil }
+        var mnc = UInt16(m0) &* 10 &+ UInt16(m1)
+        if mncLength == 3 {
+            let m2 = bytes[index &+ 2] &- 48
+            guard m2 < 10 else { return nil }
+            mnc = mnc &* 10 &+ UInt16(m2)
         }
         // iOS 16+ reports "65535" when it hides the carrier: a placeholder, not South Africa's 655-35.
-        if mcc == 655, mnc == 35, mncLength == 2, count == 5 { return nil }
-        return PLMN(unchecked: mcc, mnc, UInt8(mncLength))
+        if mcc == 655, mnc == 35, count == 5 { return nil }
+        return PLMN(unchecked: mcc, mnc, UInt8(truncatingIfNeeded: mncLength))
     }
 
     /// Reads a run of ASCII digits (after trimming whitespace) whose length is in `lengths`.

@@ -95,10 +95,11 @@ public struct PLMNTable: Sendable {
     /// - Throws: ``ParseError`` when the value is malformed (letters, wrong length, full-width digits…).
     /// - Complexity: O(*n*) in the length of `reported`; no allocation unless it throws.
     public func carrier(forReported reported: String) throws(ParseError) -> Carrier {
-        do {
-            return carrier(for: try PLMN(reported))
-        } catch where error.kind == .empty || error.kind == .placeholder {
-            return .unknown
+        if let plmn = reported.withUTF8Bytes({ PLMN.parse($0) }) {
+            return carrier(for: plmn)
         }
+        let error = PLMN.diagnose(reported)
+        if error.kind == .empty || error.kind == .placeholder { return .unknown }
+        throw error
     }
 }

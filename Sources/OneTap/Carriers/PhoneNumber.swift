@@ -26,8 +26,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     ///   `non-ascii-digit`, `foreign-number`, `wrong-length`, `not-mobile`, `malformed`.
     /// - Complexity: O(*n*) in the length of `text`; no allocation unless it throws.
     public init(_ text: String) throws(ParseError) {
-        var copy = text
-        let parsed = copy.withUTF8 { PhoneNumber.parse($0) }
+        let parsed = text.withUTF8Bytes { PhoneNumber.parse($0) }
         guard let parsed else { throw PhoneNumber.diagnose(text) }
         self.init(unchecked: parsed)
     }

@@ -80,11 +80,11 @@ public struct LoginDecisionEngine: Sendable {
         case _ where evidence.isVirtualOperator: condition = .virtualOperator
         default: condition = .carrier(evidence.carrier)
         }
-        let rule = policy.rule(for: condition)
+        let (flows, reason) = policy.decision(for: condition)
         return LoginPlan(
             carrier: snapshot.sim == .absent ? .unknown : evidence.carrier,
             evidence: snapshot.sim == .absent ? .none : evidence.source,
-            flows: rule.flows, reason: rule.reason, condition: condition)
+            flows: flows, reason: reason, condition: condition)
     }
 
     /// What a result code means.

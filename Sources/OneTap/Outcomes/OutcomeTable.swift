@@ -159,8 +159,7 @@ public struct OutcomeTable: Sendable {
     /// - Returns: The action.
     /// - Complexity: O(*n*) in the text's length; no allocation.
     public func action(for flow: LoginFlow, code: String) -> OutcomeAction {
-        var copy = code
-        guard let value = copy.withUTF8({ ResultCode.parse($0) }) else { return defaultActions[flow.index] }
+        guard let value = code.withUTF8Bytes({ ResultCode.parse($0) }) else { return defaultActions[flow.index] }
         return action(for: flow, code: ResultCode(value))
     }
 

@@ -19,8 +19,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
     ///   `non-ascii-digit`, `out-of-range` (beyond 64 bits), `malformed`.
     /// - Complexity: O(*n*); no allocation unless it throws.
     public init(_ text: String) throws(ParseError) {
-        var copy = text
-        let parsed = copy.withUTF8 { ResultCode.parse($0) }
+        let parsed = text.withUTF8Bytes { ResultCode.parse($0) }
         guard let parsed else { throw ResultCode.diagnose(text) }
         self.init(parsed)
     }

@@ -19,7 +19,8 @@ public struct CarrierEvidence: Hashable, Sendable, CustomStringConvertible {
     ///   - segmentTable: The number-segment table.
     /// - Complexity: O(1) in the snapshot; no allocation.
     public init(
-        weighing snapshot: DeviceSnapshot, plmnTable: PLMNTable, ipv6Table: IPv6PrefixTable, segmentTable: NumberSegmentTable
+        weighing snapshot: borrowing DeviceSnapshot, plmnTable: borrowing PLMNTable, ipv6Table: borrowing IPv6PrefixTable,
+        segmentTable: borrowing NumberSegmentTable
     ) {
         var carrier = Carrier.unknown
         var source = EvidenceSource.none
@@ -39,14 +40,14 @@ public struct CarrierEvidence: Hashable, Sendable, CustomStringConvertible {
         }
         var isVirtual = false
         if let hint = snapshot.phoneHint {
-            let named = segmentTable.carrier(for: hint)
+            let (named, kind) = segmentTable.match(hint)
             if source == .none, named != .unknown {
                 carrier = named
                 source = .phoneNumber
             }
             // A virtual operator's SIM reports its host network's PLMN: the number tells them apart, as
             // long as the number is on the carrier the stronger evidence named.
-            isVirtual = named == carrier && segmentTable.kind(for: hint) == .virtual
+            isVirtual = named == carrier && kind == .virtual
         }
         self.carrier = carrier
         self.source = source

@@ -86,6 +86,8 @@ public struct RoutingPolicy: Sendable {
 
     /// The rules, indexed by ``Condition/index``.
     public let rules: [Rule]
+    /// The flows and reason of each rule, apart from its text, for the allocation-free hot path.
+    private let decisions: [(flows: FlowSequence, reason: RoutingReason)]
 
     /// The policy built from `Data/routing-policy.csv`.
     public static let builtIn: RoutingPolicy = EmbeddedTable.load("routing-policy.csv", RoutingPolicy.init(csv:file:))
@@ -130,6 +132,7 @@ public struct RoutingPolicy: Sendable {
                 message: "no row for \(missing.map(\.description).joined(separator: ", ")); the policy needs a row for every condition")
         }
         self.rules = rules.map { $0! }
+        self.decisions = self.rules.map { ($0.flows, $0.reason) }
     }
 
     /// Loads a replacement policy file.
@@ -143,8 +146,13 @@ public struct RoutingPolicy: Sendable {
     /// - Parameter condition: The situation.
     /// - Returns: Its rule.
     /// - Complexity: O(1).
-    @inline(__always)
     public func rule(for condition: Condition) -> Rule {
         rules[condition.index]
+    }
+
+    /// The flows and reason for a condition, without touching the rule's text.
+    @inline(__always)
+    func decision(for condition: Condition) -> (flows: FlowSequence, reason: RoutingReason) {
+        decisions[condition.index]
     }
 }

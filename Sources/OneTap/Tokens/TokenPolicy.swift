@@ -31,11 +31,16 @@ public struct TokenPolicy: Hashable, Sendable {
     /// The lifetime of a token whose provider gave none: 30 days.
     public var defaultLifetime: Duration
     /// The longest a token stays fresh: 24 hours (or half its lifetime, if that is shorter).
-    public var maxFreshAge: Duration
+    public var maxFreshAge: Duration { didSet { freshAgeSeconds = maxFreshAge.seconds } }
     /// A token turns stale when this little time is left: 7 days (or a quarter of its lifetime).
-    public var staleWithin: Duration
+    public var staleWithin: Duration { didSet { staleWithinSeconds = staleWithin.seconds } }
     /// A token counts as expired this long before its expiry, for clock skew: 60 seconds.
-    public var skewMargin: Duration
+    public var skewMargin: Duration { didSet { skewSeconds = skewMargin.seconds } }
+
+    // The durations in seconds, kept beside them so that ``state(of:at:)`` does no Duration arithmetic.
+    private var freshAgeSeconds: Double
+    private var staleWithinSeconds: Double
+    private var skewSeconds: Double
 
     /// Creates a policy.
     /// - Parameters:
@@ -51,6 +56,9 @@ public struct TokenPolicy: Hashable, Sendable {
         self.maxFreshAge = maxFreshAge
         self.staleWithin = staleWithin
         self.skewMargin = skewMargin
+        freshAgeSeconds = maxFreshAge.seconds
+        staleWithinSeconds = staleWithin.seconds
+        skewSeconds = skewMargin.seconds
     }
 
     /// The instant a token turns stale.
@@ -58,8 +66,8 @@ public struct TokenPolicy: Hashable, Sendable {
     /// - Returns: min(issue + min(maxFreshAge, L/2), expiry − min(staleWithin, L/4)).
     public func refreshFrom(_ token: AccessToken) -> Date {
         let lifetime = max(0, token.lifetime)
-        let byAge = token.issuedAt.addingTimeInterval(min(maxFreshAge.seconds, lifetime / 2))
-        let byRemaining = token.expiresAt.addingTimeInterval(-min(staleWithin.seconds, lifetime / 4))
+        let byAge = token.issuedAt.addingTimeInterval(min(freshAgeSeconds, lifetime / 2))
+        let byRemaining = token.expiresAt.addingTimeInterval(-min(staleWithinSeconds, lifetime / 4))
         return min(byAge, byRemaining)
     }
 
@@ -67,7 +75,7 @@ public struct TokenPolicy: Hashable, Sendable {
     /// - Parameter token: The token.
     /// - Returns: The instant.
     public func expiredFrom(_ token: AccessToken) -> Date {
-        token.expiresAt.addingTimeInterval(-skewMargin.seconds)
+        token.expiresAt.addingTimeInterval(-skewSeconds)
     }
 
     /// The first instant a token needs attention (stale or expired), for a background refresher's index.

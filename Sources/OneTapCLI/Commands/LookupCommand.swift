@@ -84,9 +84,8 @@ enum LookupCommand {
                 report(error.description, input: bytes, line: line, options: options, output: output, io: io)
                 return
             }
-            let segment = table.segment(for: number)
-            let carrier = segment?.carrier ?? .unknown
             if options.json {
+                let (carrier, kind) = table.match(number)
                 output.raw("{\"input\":")
                 output.jsonString(bytes)
                 output.raw(",\"number\":\"")
@@ -97,9 +96,11 @@ enum LookupCommand {
                     value /= 10
                 }
                 output.commit(11)
-                let kindIndex = segment.map { NumberSegment.Kind.allCases.firstIndex(of: $0.kind)! } ?? kinds.count - 1
+                let kindIndex = kind.map(kindIndex) ?? kinds.count - 1
                 suffixes[carrierIndex(carrier) * kinds.count + kindIndex].withUnsafeBytes { output.append($0) }
             } else {
+                let segment = table.segment(for: number)
+                let carrier = segment?.carrier ?? .unknown
                 let input = String(decoding: bytes, as: UTF8.self)
                 let detail = segment.map { "segment \($0.prefix), \($0.kind)" } ?? "unallocated segment"
                 output.line("\(input): \(number) \(carrier.englishName) (\(carrier.rawValue), \(carrier.chineseName)); \(detail)")
@@ -109,7 +110,24 @@ enum LookupCommand {
     }
 
     private static func carrierIndex(_ carrier: Carrier) -> Int {
-        Carrier.allCases.firstIndex(of: carrier)!
+        switch carrier {
+        case .mobile: 0
+        case .unicom: 1
+        case .telecom: 2
+        case .tietong: 3
+        case .broadnet: 4
+        case .other: 5
+        case .unknown: 6
+        }
+    }
+
+    private static func kindIndex(_ kind: NumberSegment.Kind) -> Int {
+        switch kind {
+        case .standard: 0
+        case .virtual: 1
+        case .data: 2
+        case .satellite: 3
+        }
     }
 
     /// Writes `,"mcc":"460","mnc":"00"` without allocating.

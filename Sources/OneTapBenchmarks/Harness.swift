@@ -1,0 +1,203 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import OneTapAllocationCounter
+
+/// Counts heap allocations for real: `OneTapAllocationCounter` replaces malloc and friends with counting
+/// wrappers over glibc's own, exported from this executable, so every allocation in the process passes
+/// through it (the Swift runtime, the standard library, Foundation, OneTap).
+enum Allocations {
+    /// Allocation calls so far.
+    static var count: Int { Int(onetap_allocation_count()) }
+    /// Whether counting works in this build (Linux with glibc).
+    static var available: Bool { onetap_allocation_counting_available() != 0 }
+}
+
+/// Keeps a value alive so the optimizer cannot delete the work that made it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// Monotonic nanoseconds.
+@inline(__always)
+func nanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// The command line of the benchmark executable.
+struct BenchmarkOptions {
+    var json = false
+    var quick = false
+    var skipCLI = false
+    var enforce = false
+    var help = false
+    var filter: String? = nil
+    var onetap: String? = nil
+    var repetitions: Int? = nil
+
+    static let usage = """
+        USAGE: swift run -c release OneTapBenchmarks [--json] [--quick] [--filter TEXT] [--skip-cli]
+                                                     [--onetap PATH] [--enforce]
+          --json       one JSON object per benchmark, one per line
+          --quick      fewer repetitions (a smoke run)
+          --filter     only benchmarks whose name contains TEXT
+          --skip-cli   skip the process-level CLI benchmarks
+          --onetap     the onetap binary to measure (default: beside this executable)
+          --repetitions N   timed batches per benchmark (default 41; more for profiling)
+          --enforce    exit 1 when a target is missed
+        """
+
+    init(_ arguments: ArraySlice<String>) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--json": json = true
+            case "--quick": quick = true
+            case "--skip-cli": skipCLI = true
+            case "--enforce": enforce = true
+            case "--filter": filter = iterator.next()
+            case "--onetap": onetap = iterator.next()
+            case "--repetitions": repetitions = iterator.next().flatMap { Int($0) }
+            case "-h", "--help": help = true
+            default:
+                if argument.hasPrefix("--filter=") { filter = String(argument.dropFirst(9)) }
+                else if argument.hasPrefix("--onetap=") { onetap = String(argument.dropFirst(9)) }
+                else { help = true }
+            }
+        }
+    }
+
+    func wants(_ name: String) -> Bool { filter.map { name.contains($0) } ?? true }
+}
+
+/// One measured result.
+struct Measurement {
+    var name: String
+    var ops: Int
+    var medianNanoseconds: Double
+    var p90Nanoseconds: Double
+    var allocationsPerOp: Double?
+    var reference: String? = nil
+    var referenceMedian: Double? = nil
+    var referenceAllocations: Double? = nil
+    var target: String? = nil
+    var met: Bool? = nil
+    var extra: [(String, String)] = []
+
+    /// The reference's time over ours: how many times faster we are.
+    var ratio: Double? { referenceMedian.map { $0 / medianNanoseconds } }
+}
+
+/// Measures `body`, which runs `batch` operations per call. Warm-up first, then `repetitions` timed
+/// batches; the median and 90th percentile are per operation. Allocations are counted over one batch.
+func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Double, p90: Double, allocations: Double?) {
+    for _ in 0..<max(2, repetitions / 5) { body() }
+    var samples: [Double] = []
+    samples.reserveCapacity(repetitions)
+    for _ in 0..<repetitions {
+        let start = nanoseconds()
+        body()
+        samples.append(Double(nanoseconds() - start) / Double(batch))
+    }
+    samples.sort()
+    let before = Allocations.count
+    body()
+    let allocations = Double(Allocations.count - before) / Double(batch)
+    return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
+}
+
+/// The same for async bodies.
+func measureAsync(batch: Int, repetitions: Int, _ body: () async -> Void) async -> (median: Double, p90: Double, allocations: Double?) {
+    for _ in 0..<max(2, repetitions / 5) { await body() }
+    var samples: [Double] = []
+    for _ in 0..<repetitions {
+        let start = nanoseconds()
+        await body()
+        samples.append(Double(nanoseconds() - start) / Double(batch))
+    }
+    samples.sort()
+    let before = Allocations.count
+    await body()
+    let allocations = Double(Allocations.count - before) / Double(batch)
+    return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
+}
+
+/// Collects measurements and prints them as a table or as NDJSON.
+struct Report {
+    let json: Bool
+    var rows: [Measurement] = []
+    var failedTargets: [String] = []
+
+    init(json: Bool) {
+        self.json = json
+        if !json {
+            print("OneTap benchmarks — release build, one core; times are per operation (median, p90); ratio = reference / ours")
+            print("allocations: \(Allocations.available ? "every malloc, calloc, realloc and aligned allocation counted" : "not counted on this platform")")
+            print("")
+            print(pad("benchmark", 34) + pad("ops", 10) + lpad("median", 12) + lpad("p90", 12) + lpad("allocs/op", 11) + "   reference (median, allocs/op, ratio)   target")
+        }
+    }
+
+    mutating func add(_ row: Measurement) {
+        rows.append(row)
+        if row.met == false { failedTargets.append(row.name) }
+        if json {
+            var fields: [String] = [
+                "\"name\":\"\(row.name)\"", "\"ops\":\(row.ops)", "\"medianNs\":\(format(row.medianNanoseconds))", "\"p90Ns\":\(format(row.p90Nanoseconds))",
+                "\"allocationsPerOp\":\(row.allocationsPerOp.map { format($0) } ?? "null")",
+            ]
+            if let reference = row.reference {
+                fields.append("\"reference\":\"\(reference)\"")
+                fields.append("\"referenceMedianNs\":\(row.referenceMedian.map { format($0) } ?? "null")")
+                fields.append("\"referenceAllocationsPerOp\":\(row.referenceAllocations.map { format($0) } ?? "null")")
+                fields.append("\"ratio\":\(row.ratio.map { format($0) } ?? "null")")
+            }
+            if let target = row.target {
+                fields.append("\"target\":\"\(target)\"")
+                fields.append("\"met\":\(row.met.map { $0 ? "true" : "false" } ?? "null")")
+            }
+            for (key, value) in row.extra { fields.append("\"\(key)\":\(value)") }
+            print("{" + fields.joined(separator: ",") + "}")
+        } else {
+            var line = pad(row.name, 34) + pad(String(row.ops), 10) + lpad(time(row.medianNanoseconds), 12) + lpad(time(row.p90Nanoseconds), 12)
+                + lpad(row.allocationsPerOp.map { format($0) } ?? "n/a", 11)
+            if let reference = row.reference, let median = row.referenceMedian {
+                line += "   \(reference): \(time(median)), \(row.referenceAllocations.map { format($0) } ?? "n/a"), ×\(format(row.ratio ?? 0))"
+            }
+            if let target = row.target {
+                line += "   [\(row.met == true ? "ok" : row.met == false ? "MISSED" : "—")] \(target)"
+            }
+            for (key, value) in row.extra { line += "  \(key)=\(value)" }
+            print(line)
+        }
+    }
+
+    func finish() {
+        guard !json else { return }
+        print("")
+        print(failedTargets.isEmpty ? "all targets met" : "targets missed: \(failedTargets.joined(separator: ", "))")
+    }
+
+    private func time(_ nanoseconds: Double) -> String {
+        nanoseconds >= 1_000_000 ? format(nanoseconds / 1_000_000) + " ms" : nanoseconds >= 1000 ? format(nanoseconds / 1000) + " µs" : format(nanoseconds) + " ns"
+    }
+}
+
+func format(_ value: Double) -> String {
+    if value == 0 { return "0" }
+    let digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+    var scaled = value
+    for _ in 0..<digits { scaled *= 10 }
+    let rounded = Int64(scaled.rounded())
+    if digits == 0 { return String(rounded) }
+    var text = String(rounded.magnitude)
+    while text.count <= digits { text = "0" + text }
+    text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
+    return (rounded < 0 ? "-" : "") + text
+}
+
+func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count) }
+func lpad(_ text: String, _ width: Int) -> String { text.count >= width ? " " + text : String(repeating: " ", count: width - text.count) + text }

@@ -1,0 +1,300 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+import OneTapTesting
+import Synchronization
+
+/// The in-process benchmarks.
+enum Suites {
+    /// A small deterministic generator, so every run measures the same inputs.
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+    }
+
+    static func micro(_ options: BenchmarkOptions, _ report: inout Report) async {
+        let repetitions = options.repetitions ?? (options.quick ? 9 : 41)
+        let batch = 1024
+        var random = SplitMix(state: 42)
+        let plmnTable = PLMNTable.builtIn
+        let segmentTable = NumberSegmentTable.builtIn
+        let outcomeTable = OutcomeTable.builtIn
+        let engine = LoginDecisionEngine()
+
+        // PLMN inputs: mostly the Android form, some other accepted forms, some foreign and unknown.
+        let plmnForms = ["46000", "46001", "46011", "46000", "46002", "46007", "46003", "46001", "460-00", " 46011", "460 01", "45412", "460001", "46099", "46020", "46015"]
+        let plmnStrings = (0..<batch).map { _ in random.pick(plmnForms) }
+        let plmnParsed = plmnStrings.map { try! PLMN($0) }
+        let plmnSplit = plmnParsed.map { ($0.mcc, $0.mnc) }
+        let plmnCompact = plmnParsed.map(\.compact)
+        let seed = References.SeedChain(plmnTable)
+        let dictionary = References.plmnDictionary(plmnTable)
+
+        if options.wants("plmn.parsed") {
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for plmn in plmnParsed { sum &+= plmnTable.carrier(for: plmn) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            let reference = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (mcc, mnc) in plmnSplit { sum &+= seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            report.add(row("plmn.parsed→carrier", batch, ours, "seed chain (pre-split)", reference, target: "≤ 3 ns, 0 allocs", met: ours.median <= 3 && ours.allocations ?? 0 == 0))
+        }
+
+        if options.wants("plmn.string") {
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for text in plmnStrings { sum &+= (try? plmnTable.carrier(forReported: text)) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            let seedTime = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (mcc, mnc) in plmnSplit { sum &+= seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            let dictionaryTime = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for key in plmnCompact { sum &+= (dictionary[key] ?? .other) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            var row1 = row("plmn.string→carrier", batch, ours, "seed chain (pre-split)", seedTime,
+                           target: "≤ 20 ns, < seed, ≥ 2× dictionary, 0 allocs",
+                           met: ours.median <= 20 && ours.median < seedTime.median && dictionaryTime.median / ours.median >= 2 && ours.allocations ?? 0 == 0)
+            row1.extra = [("dictionaryMedianNs", format(dictionaryTime.median)), ("dictionaryRatio", format(dictionaryTime.median / ours.median))]
+            report.add(row1)
+        }
+
+        if options.wants("number") {
+            let numbers = (0..<batch).map { index -> String in
+                let segment = segmentTable.segments[Int(random.next() % UInt64(segmentTable.segments.count))].prefix
+                var digits = segment
+                while digits.count < 11 { digits += String(random.next() % 10) }
+                return index % 8 == 0 ? "+86 " + digits : digits
+            }
+            let scan = References.PrefixScan(segmentTable)
+            let plain = numbers.map { $0.hasPrefix("+86 ") ? String($0.dropFirst(4)) : $0 }
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for text in numbers {
+                    if let number = try? PhoneNumber(text) { sum &+= segmentTable.carrier(for: number) == .mobile ? 1 : 0 }
+                }
+                blackHole(sum)
+            }
+            let reference = measure(batch: batch, repetitions: max(5, repetitions / 4)) {
+                var sum = 0
+                for digits in plain { sum &+= scan.carrier(digits) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            report.add(row("number→carrier", batch, ours, "hasPrefix scan", reference, target: "≤ 30 ns, ≥ 20× scan, 0 allocs",
+                           met: ours.median <= 30 && reference.median / ours.median >= 20 && ours.allocations ?? 0 == 0))
+        }
+
+        if options.wants("plan") {
+            let snapshots: [DeviceSnapshot] = (0..<batch).map { _ in
+                var snapshot = DeviceSnapshot(sim: .present, plmn: random.pick(plmnParsed), mobileData: true, cellularAccess: .allowed, network: random.pick([.both, .cellular, .wifi, .both]))
+                switch random.next() % 16 {
+                case 0: snapshot.sim = .absent; snapshot.plmn = nil
+                case 1: snapshot.mobileData = false
+                case 2: snapshot.cellularAccess = .restricted
+                case 3: snapshot.plmn = nil; snapshot.network = .cellular; snapshot.clientIP = try! IPAddress("240e:400::1")
+                case 4: snapshot.phoneHint = try! PhoneNumber("17012345678")
+                case 5: snapshot.plmn = nil; snapshot.phoneHint = try! PhoneNumber("13800138000")
+                default: break
+                }
+                return snapshot
+            }
+            let raw = snapshots.map { snapshot in
+                References.RawSnapshot(
+                    sim: snapshot.sim?.rawValue, plmn: snapshot.plmn?.compact, mobileData: snapshot.mobileData.map { $0 ? "on" : "off" },
+                    access: snapshot.cellularAccess?.rawValue, network: snapshot.network?.rawValue)
+            }
+            let naive = References.NaivePlanner(RoutingPolicy.builtIn, plmnTable)
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for snapshot in snapshots { sum &+= engine.plan(for: snapshot).flows.count }
+                blackHole(sum)
+            }
+            let reference = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for snapshot in raw { sum &+= naive.plan(snapshot).1.count }
+                blackHole(sum)
+            }
+            report.add(row("plan(for:)", batch, ours, "strings + dictionaries", reference, target: "≤ 100 ns, 0 allocs",
+                           met: ours.median <= 100 && ours.allocations ?? 0 == 0))
+        }
+
+        if options.wants("classify") {
+            let listed = outcomeTable.entries.compactMap { entry in entry.code.map { (entry.flow, $0) } }
+            let pairs: [(LoginFlow, ResultCode)] = (0..<batch).map { index in
+                index % 10 == 0 ? (random.pick([.mobile, .tianyi]), ResultCode(Int64(random.next() % 1_000_000))) : random.pick(listed)
+            }
+            let texts = pairs.map { ($0.0, $0.1.description) }
+            let dictionaries = References.CodeDictionaries(outcomeTable)
+            let oursInt = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in pairs { sum &+= outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
+            let referenceInt = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in pairs { sum &+= dictionaries.action(flow, code.value) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
+            report.add(row("classify(int code)", batch, oursInt, "[Int64: Action] per flow", referenceInt, target: "≤ 15 ns, ≥ 2× dictionary, 0 allocs",
+                           met: oursInt.median <= 15 && referenceInt.median / oursInt.median >= 2 && oursInt.allocations ?? 0 == 0))
+            let oursText = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in texts { sum &+= outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
+            let referenceText = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in texts { sum &+= dictionaries.action(flow, code) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
+            report.add(row("classify(string code)", batch, oursText, "[String: Action] per flow", referenceText, target: "≤ 15 ns, ≥ 2× dictionary, 0 allocs",
+                           met: oursText.median <= 15 && referenceText.median / oursText.median >= 2 && oursText.allocations ?? 0 == 0))
+        }
+
+        if options.wants("token.state") {
+            let policy = TokenPolicy()
+            let now = Date(timeIntervalSince1970: 1_796_083_200)
+            let tokens = (0..<batch).map { index in
+                AccessToken(value: Secret("t"), refreshToken: nil, flow: .tianyi, account: "a", issuedAt: now.addingTimeInterval(-Double(index) * 3000), expiresAt: now.addingTimeInterval(2_592_000 - Double(index) * 3000))
+            }
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for token in tokens { sum &+= policy.state(of: token, at: now) == .stale ? 1 : 0 }
+                blackHole(sum)
+            }
+            let reference = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for token in tokens {
+                    // The obvious way: recompute ages with Date arithmetic and Calendar-free constants.
+                    let age = now.timeIntervalSince(token.issuedAt)
+                    let left = token.expiresAt.timeIntervalSince(now)
+                    let lifetime = token.expiresAt.timeIntervalSince(token.issuedAt)
+                    let stale = age >= min(86_400, lifetime / 2) || left <= min(604_800, lifetime / 4)
+                    sum &+= (left > 60 && stale) ? 1 : 0
+                }
+                blackHole(sum)
+            }
+            report.add(row("token.state", batch, ours, "inline Date arithmetic", reference, target: "0 allocs", met: ours.allocations ?? 0 == 0))
+        }
+    }
+
+    static func async(_ options: BenchmarkOptions, _ report: inout Report) async {
+        let repetitions = options.repetitions ?? (options.quick ? 5 : 21)
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        let clock = FakeClock(now: now)
+
+        if options.wants("token.fastPath") {
+            let fresh = AccessToken(value: Secret("t"), refreshToken: Secret("r"), flow: .tianyi, account: "me", issuedAt: now, expiresAt: now.addingTimeInterval(2_592_000))
+            let manager = TokenManager(account: "me", refresher: MockRefresher(), clock: clock)
+            try? await manager.store(fresh)
+            let naive = References.NaiveTokenManager(token: fresh, refresher: MockRefresher(), now: now)
+            let batch = 1000
+            let ours = await measureAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch { blackHole(try? await manager.validToken()) }
+            }
+            let reference = await measureAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch { blackHole(try? await naive.validToken()) }
+            }
+            report.add(row("token.validToken (fresh)", batch, ours, "one actor + dictionary", reference, target: "≤ 1 µs", met: ours.median <= 1000))
+        }
+
+        if options.wants("token.stampede") {
+            let callers = 10_000
+            let stale = AccessToken(value: Secret("t"), refreshToken: Secret("r"), flow: .tianyi, account: "me", issuedAt: now.addingTimeInterval(-2 * 86_400), expiresAt: now.addingTimeInterval(28 * 86_400))
+            let refresher = YieldingRefresher()
+            let manager = TokenManager(account: "me", refresher: refresher, clock: clock)
+            try? await manager.store(stale)
+            let start = nanoseconds()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<callers { group.addTask { blackHole(try? await manager.validToken()) } }
+            }
+            let ours = Double(nanoseconds() - start)
+            let naiveRefresher = YieldingRefresher()
+            let naive = References.NaiveTokenManager(token: stale, refresher: naiveRefresher, now: now)
+            let referenceStart = nanoseconds()
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<callers { group.addTask { blackHole(try? await naive.validToken()) } }
+            }
+            let reference = Double(nanoseconds() - referenceStart)
+            var result = Measurement(
+                name: "token.stampede (10k callers)", ops: callers, medianNanoseconds: ours / Double(callers), p90Nanoseconds: ours / Double(callers),
+                allocationsPerOp: nil, reference: "no single flight", referenceMedian: reference / Double(callers), referenceAllocations: nil,
+                target: "1 refresh call", met: refresher.calls == 1)
+            result.extra = [("refreshCalls", String(refresher.calls)), ("referenceRefreshCalls", String(naiveRefresher.calls)), ("totalMs", format(ours / 1e6))]
+            report.add(result)
+        }
+
+        if options.wants("coordinator") {
+            let batch = 200
+            let engine = LoginDecisionEngine()
+            let snapshot = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+            for (name, codes) in [("coordinator (mobile success)", [ResultCode(103000)]), ("coordinator (mobile fail → sms)", [ResultCode(102101)])] {
+                let ours = await measureAsync(batch: batch, repetitions: repetitions) {
+                    for _ in 0..<batch {
+                        let coordinator = LoginCoordinator(engine: engine, providers: LoginProviders(mobile: MockMobileProvider(codes: codes), sms: MockSMSProvider()))
+                        blackHole(try? await coordinator.login(snapshot))
+                    }
+                }
+                let reference = await measureAsync(batch: batch, repetitions: repetitions) {
+                    for _ in 0..<batch {
+                        // The obvious way: call the mocks in sequence and ask the engine, with no time limits,
+                        // events, trace or health.
+                        let mobile = MockMobileProvider(codes: codes)
+                        let sms = MockSMSProvider()
+                        let plan = engine.plan(for: snapshot)
+                        let answer = try? await mobile.login()
+                        let decision = engine.next(after: .mobile, code: answer?.resultCode ?? 0, in: plan)
+                        if case .attempt(.sms) = decision.step {
+                            _ = try? await sms.sendCode(to: try! PhoneNumber("13800138000"))
+                            blackHole(try? await sms.verifyCode(for: try! PhoneNumber("13800138000")))
+                        }
+                        blackHole(decision)
+                    }
+                }
+                report.add(row(name, batch, ours, "direct calls, no timeouts", reference, target: nil, met: nil))
+            }
+        }
+    }
+
+    static func row(
+        _ name: String, _ ops: Int, _ ours: (median: Double, p90: Double, allocations: Double?), _ referenceName: String,
+        _ reference: (median: Double, p90: Double, allocations: Double?), target: String?, met: Bool?
+    ) -> Measurement {
+        Measurement(
+            name: name, ops: ops, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: ours.allocations,
+            reference: referenceName, referenceMedian: reference.median, referenceAllocations: reference.allocations, target: target, met: met)
+    }
+}
+
+/// A refresher that really suspends (as a network call does), counting its calls.
+final class YieldingRefresher: TokenRefresher {
+    private let counter = Mutex(0)
+    var calls: Int { counter.withLock { $0 } }
+
+    func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+        let number = counter.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        for _ in 0..<10 { await Task.yield() }
+        return RefreshResponse(accessToken: Secret("refreshed-\(number)"))
+    }
+}
