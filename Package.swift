@@ -3,7 +3,14 @@
 // OneTap: a pure-Swift decision engine for China's carrier one-tap login.
 // No outside packages: the toolchain's Foundation, Dispatch and Swift Testing only.
 
+import Foundation
 import PackageDescription
+
+// `ONETAP_FUZZ=1 swift build --product OneTapFuzz --scratch-path .build/fuzz` (what .ci/fuzz runs) builds the
+// libFuzzer targets: the library code is instrumented for coverage with AddressSanitizer. SwiftPM's own
+// --sanitize=fuzzer would also instrument the build-tool plugin's generator, which then could not run.
+let fuzzing = ProcessInfo.processInfo.environment["ONETAP_FUZZ"] != nil
+let fuzz: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-DONETAP_FUZZ"])] : []
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -38,18 +45,18 @@ let package = Package(
         ),
         .target(
             name: "OneTap",
-            swiftSettings: strict,
+            swiftSettings: strict + fuzz,
             plugins: ["OneTapTablesPlugin"]
         ),
         .target(
             name: "OneTapTesting",
             dependencies: ["OneTap"],
-            swiftSettings: strict
+            swiftSettings: strict + fuzz
         ),
         .target(
             name: "OneTapCLI",
             dependencies: ["OneTap", "OneTapTesting"],
-            swiftSettings: strict
+            swiftSettings: strict + fuzz
         ),
         .executableTarget(
             name: "OneTapTool",
@@ -66,6 +73,14 @@ let package = Package(
             dependencies: ["OneTap", "OneTapTesting", "OneTapAllocationCounter"],
             swiftSettings: strict,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
+        ),
+        // libFuzzer targets for every parser (with ONETAP_FUZZ set, see above and .ci/fuzz), and a replay
+        // tool that runs the same invariants over files otherwise.
+        .executableTarget(
+            name: "OneTapFuzz",
+            dependencies: ["OneTap", "OneTapCLI"],
+            swiftSettings: strict + fuzz,
+            linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
         ),
         // Helper processes for cross-process tests (two processes refreshing one file store).
         .executableTarget(

@@ -5,7 +5,6 @@ import Foundation
 #endif
 import OneTap
 import OneTapTesting
-import Synchronization
 
 /// The in-process benchmarks.
 enum Suites {
@@ -286,7 +285,7 @@ enum Suites {
 
 /// A refresher that really suspends (as a network call does), counting its calls.
 final class YieldingRefresher: TokenRefresher {
-    private let counter = Mutex(0)
+    private let counter = LockedValue(0)
     var calls: Int { counter.withLock { $0 } }
 
     func refresh(_ token: AccessToken) async throws -> RefreshResponse {

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import OneTap
-import Synchronization
 
 /// A clock that moves only when told to: deterministic tests of timeouts, back-off, cool-downs and token
 /// ages.
@@ -28,7 +27,7 @@ public final class FakeClock: WallClock {
         var totalSleeps = 0
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// 2026-12-01T00:00:00Z, the default starting time.
     public static let epoch = Date(timeIntervalSince1970: 1_796_083_200)
@@ -36,7 +35,7 @@ public final class FakeClock: WallClock {
     /// Creates a clock.
     /// - Parameter now: The starting wall time.
     public init(now: Date = FakeClock.epoch) {
-        state = Mutex(State(wall: now))
+        state = LockedValue(State(wall: now))
     }
 
     /// The current wall time.

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import OneTap
-import Synchronization
 
 /// A ``TokenStore`` wrapper that fails on demand: on read, on write, on remove, or by reporting a stale
 /// version (a conflict) the next time, to test that a token is never lost and that callers get a clear
@@ -21,8 +20,8 @@ public final class FaultyTokenStore: TokenStore {
     }
 
     private let base: any TokenStore
-    private let failures = Mutex<[Operation: Int]>([:])
-    private let conflicts = Mutex(0)
+    private let failures = LockedValue<[Operation: Int]>([:])
+    private let conflicts = LockedValue(0)
 
     /// Wraps a store.
     /// - Parameter base: The store that does the real work.

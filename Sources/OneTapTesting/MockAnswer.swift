@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import OneTap
-import Synchronization
 
 /// What one call of a mock provider does.
 public enum MockAnswer<Value: Sendable>: Sendable {
@@ -26,13 +25,13 @@ final class MockScript<Value: Sendable>: Sendable {
         var calls = 0
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     private let otherwise: @Sendable (Int) -> Value
     private let clock: any WallClock
     private let onHang: (@Sendable () -> Void)?
 
     init(_ answers: [MockAnswer<Value>], clock: any WallClock, onHang: (@Sendable () -> Void)?, otherwise: @escaping @Sendable (Int) -> Value) {
-        state = Mutex(State(answers: answers))
+        state = LockedValue(State(answers: answers))
         self.otherwise = otherwise
         self.clock = clock
         self.onHang = onHang
@@ -176,7 +175,7 @@ public final class MockSMSProvider: SMSLoginProvider {
     private let numbers: MockScript<PhoneNumber?>
     private let sends: MockScript<ResultCode>
     private let verifies: MockScript<SMSVerification>
-    private let sentTo = Mutex<[PhoneNumber]>([])
+    private let sentTo = LockedValue<[PhoneNumber]>([])
 
     /// Creates a mock.
     /// - Parameters:
@@ -223,7 +222,7 @@ public final class MockSMSProvider: SMSLoginProvider {
 /// A scriptable token exchange: answers with the given login, or as scripted.
 public final class MockTokenExchange: TokenExchangeProvider {
     private let script: MockScript<VerifiedLogin>
-    private let seen = Mutex<[LoginFlow]>([])
+    private let seen = LockedValue<[LoginFlow]>([])
 
     /// Creates a mock.
     /// - Parameters:

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import OneTap
-import Synchronization
 
 /// A scriptable ``TokenRefresher``: each call takes the next step of its script; when the script runs
 /// out, calls succeed with new tokens `refreshed-1`, `refreshed-2`, …. It counts calls and can hold them
@@ -29,7 +28,7 @@ public final class MockRefresher: TokenRefresher {
         var callWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     private let expiresIn: ExpiresIn?
     private let rotates: Bool
 
@@ -39,7 +38,7 @@ public final class MockRefresher: TokenRefresher {
     ///   - expiresIn: The lifetime the default answers give; nil for the policy default.
     ///   - rotates: Whether default answers carry a new refresh token (`refresh-N`).
     public init(_ script: [Step] = [], expiresIn: ExpiresIn? = nil, rotates: Bool = true) {
-        state = Mutex(State(script: script))
+        state = LockedValue(State(script: script))
         self.expiresIn = expiresIn
         self.rotates = rotates
     }

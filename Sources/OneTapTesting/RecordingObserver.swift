@@ -4,11 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import OneTap
-import Synchronization
 
 /// Records every token event, for tests and for integrators' own tests.
 public final class RecordingTokenObserver: TokenEventObserver {
-    private let events = Mutex<[TokenEvent]>([])
+    private let events = LockedValue<[TokenEvent]>([])
 
     /// Creates an empty recorder.
     public init() {}
@@ -29,7 +28,7 @@ public final class RecordingTokenObserver: TokenEventObserver {
 
 /// Records every login event, for tests and for integrators' own tests.
 public final class RecordingLoginObserver: LoginEventObserver {
-    private let events = Mutex<[LoginEvent]>([])
+    private let events = LockedValue<[LoginEvent]>([])
 
     /// Creates an empty recorder.
     public init() {}

@@ -259,3 +259,89 @@ import Testing
         #expect(run.stderr.hasPrefix(prefix), "\(run.stderr)")
     }
 }
+
+/// Hostile input through the binary: exit codes and stderr lines asserted end to end.
+@Suite struct HostileEndToEndTests {
+    @Test func byteOrderMarkOnStandardInputIsSkipped() throws {
+        let run = try Binary.run(["carrier", "-", "--json"], stdin: [0xEF, 0xBB, 0xBF] + Array("46000\n46001\n".utf8))
+        #expect(run.status == 0)
+        #expect(run.lines.count == 2)
+        #expect(run.lines.first?.hasPrefix(#"{"input":"46000","mcc":"460""#) == true)
+        #expect(run.lines.last?.hasPrefix(#"{"input":"46001","mcc":"460""#) == true)
+    }
+
+    @Test func overlongLineIsReportedAndSkippedAndTheRestRuns() throws {
+        let long = [UInt8](repeating: 0x34, count: (4 << 20) + 10)
+        let run = try Binary.run(["carrier", "-", "--json"], stdin: Array("46000\n".utf8) + long + Array("\n46011\n".utf8))
+        #expect(run.status == 65)
+        #expect(run.lines.count == 3)
+        #expect(run.lines[0].hasPrefix(#"{"input":"46000""#))
+        #expect(run.lines[1] == #"{"input":""# + String(repeating: "4", count: 64) + #"","error":"line 2 is longer than 4194304 bytes; it was skipped"}"#)
+        #expect(run.lines[2].hasPrefix(#"{"input":"46011""#))
+        #expect(run.stderr == "onetap: error: 1 of 3 inputs were malformed\n")
+    }
+
+    @Test func oneMegabyteLineIsAnErrorRecordNamingIt() throws {
+        let run = try Binary.run(["number", "-", "--json"], stdin: [UInt8](repeating: 0x31, count: 1 << 20) + [0x0A])
+        #expect(run.status == 65)
+        #expect(run.lines.count == 1)
+        // The whole input is echoed (valid JSON); the message shortens it to 64 characters and its size.
+        let record = try JSONSerialization.jsonObject(with: Data(run.lines[0].utf8)) as? [String: String]
+        #expect(record?["input"] == String(repeating: "1", count: 1 << 20))
+        #expect(record?["error"] == "invalid phone number \"" + String(repeating: "1", count: 64)
+            + "…\" (1048576 bytes): 1048576 digits after any country prefix; a mainland mobile number has 11")
+    }
+
+    @Test func embeddedNULIsAnErrorRecord() throws {
+        let run = try Binary.run(["carrier", "-", "--json"], stdin: Array("460\u{0}00\n".utf8))
+        #expect(run.status == 65)
+        #expect(run.lines == [#"{"input":"460\u000000","error":"invalid PLMN \"460\\u{0}00\": NUL at position 4 is not allowed"}"#])
+    }
+
+    @Test(arguments: [
+        (["carrier", "４６０００"], Int32(65), "onetap: error: invalid PLMN \"４６０００\": U+FF14 '４' at position 1 is not an ASCII digit (only 0-9 count)\n"),
+        (["carrier", ""], 0, ""),
+        (["number", "+86 138 0013 800"], 65, "onetap: error: invalid phone number \"+86 138 0013 800\": 10 digits after any country prefix; a mainland mobile number has 11\n"),
+        (["outcome", "mobile", "+103000"], 65, "onetap: error: invalid result code \"+103000\": '+' at position 1 is not allowed (a code is an optional '-' and ASCII digits)\n"),
+        (["outcome", "mobile", "99999999999999999999"], 65, "onetap: error: invalid result code \"99999999999999999999\": does not fit in 64 bits\n"),
+        (["route", "--ip", "fe80::1%eth0"], 65, "onetap: error: invalid IP address \"fe80::1%eth0\": a zone id (%…) is not part of an address the server sees\n"),
+        (["route", "--phone", "１３８００１３８０００"], 65, "onetap: error: invalid phone number \"１３８００１３８０００\": U+FF11 '１' at position 1 is not an ASCII digit (only 0-9 count)\n"),
+        (["token", "--issued", "10000-01-01T00:00:00Z"], 65, "onetap: error: invalid timestamp \"10000-01-01T00:00:00Z\": a timestamp here lies between 1970-01-01 and 9999-12-31\n"),
+        (["token", "--issued", "2026-13-01T00:00:00Z"], 65, "onetap: error: invalid timestamp \"2026-13-01T00:00:00Z\": not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)\n"),
+        (["token", "--issued", "2026-11-01T00:00:00Z", "--expires-in", "1.5"], 65, "onetap: error: invalid seconds \"1.5\": a lifetime is a whole number of seconds in ASCII digits\n"),
+        (["route", "--mobile-data=", "--plmn", "46000"], 64, "onetap: error: option --mobile-data must be on or off, not '' (see 'onetap route --help')\n"),
+        (["carrier", "--json=", "46000"], 64, "onetap: error: option --json takes no value (see 'onetap carrier --help')\n"),
+    ])
+    func hostileOperands(arguments: [String], status: Int32, stderr: String) throws {
+        let run = try Binary.run(arguments)
+        #expect(run.status == status)
+        #expect(run.stderr == stderr)
+    }
+
+    @Test func routeStdinWithWrongTypesKeepsGoing() throws {
+        let input = Array(#"{"plmn":46000}"#.utf8) + [0x0A] + Array(#"{"sim":true}"#.utf8) + [0x0D, 0x0A] + Array(#"{"plmn":"46000"}"#.utf8) + [0x0A] + [0xFF, 0xFE, 0x0A]
+        let run = try Binary.run(["route", "-", "--json"], stdin: input)
+        #expect(run.status == 65)
+        #expect(run.lines.count == 4)
+        #expect(run.lines[0].contains(#""error":"line 1: key 'plmn': expected a string""#))
+        #expect(run.lines[1].contains(#""error":"line 2: key 'sim': expected a string""#))
+        #expect(run.lines[2] == #"{"carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"#)
+        #expect(run.lines[3].hasPrefix(#"{"input":"\#u{FFFD}\#u{FFFD}","error":"line 4: not a JSON object"#))
+        #expect(run.stderr == "onetap: error: 3 of 4 snapshots were malformed\n")
+    }
+}
+
+/// The CLI never prints a token: the mocks' tokens do not appear in any output.
+@Suite struct SecretsEndToEndTests {
+    @Test(arguments: [
+        ["simulate", "--plmn", "46000", "--json"], ["simulate", "--plmn", "46000"], ["simulate", "--plmn", "46011", "--json"],
+        ["simulate", "--plmn", "46011"], ["simulate", "--plmn", "46000", "--mobile", "102101", "--json"], ["simulate", "--plmn", "46001", "--tianyi", "0"],
+    ])
+    func simulateNeverPrintsTokens(arguments: [String]) throws {
+        let run = try Binary.run(arguments)
+        #expect(run.status == 0)
+        for secret in ["mobile-token", "tianyi-token", "tianyi-refresh", "sms-session", "uid-"] {
+            #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret), "\(secret) leaked")
+        }
+    }
+}

@@ -42,6 +42,14 @@ public struct IPv6PrefixTable: Sendable {
         /// `2409:8900::/24 → mobile (cellular)`.
         public var description: String { "\(cidr) → \(carrier) (\(pool))" }
 
+        /// Whether the prefix holds an address.
+        /// - Parameter address: The address; IPv4 addresses are never held.
+        /// - Returns: True when the address's first ``length`` bits are the prefix's.
+        public func contains(_ address: IPAddress) -> Bool {
+            guard case .v6(let high, let low) = address else { return false }
+            return contains(high: high, low: low)
+        }
+
         @inline(__always)
         func contains(high addressHigh: UInt64, low addressLow: UInt64) -> Bool {
             if length <= 64 {

@@ -92,7 +92,8 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     /// to the same PLMN.
     public var description: String { "\(mcc)-\(mnc)" }
 
-    /// `"46000"`: the Android form. It parses back to the same PLMN.
+    /// `"46000"`: the Android form. It parses back to the same PLMN, except for South Africa's 655-35,
+    /// whose compact form `65535` is the placeholder iOS reports; ``description`` always parses back.
     public var compact: String { mcc + mnc }
 
     public static func < (lhs: PLMN, rhs: PLMN) -> Bool {
@@ -112,12 +113,12 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
         }
     }
 
-    /// Encodes the compact form, `"46000"`.
+    /// Encodes the hyphenated form, `"460-00"`, which always decodes to the same PLMN.
     /// - Parameter encoder: The encoder.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(compact)
+        try container.encode(description)
     }
 
     // MARK: Parsing

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// Routes around a carrier channel that is failing, openly: a circuit breaker per (carrier, flow).
 ///
@@ -81,7 +80,7 @@ public final class ChannelHealth: Sendable {
     /// The settings.
     public let configuration: Configuration
     private let clock: any WallClock
-    private let channels = Mutex<[Key: Channel]>([:])
+    private let channels = LockedValue<[Key: Channel]>([:])
 
     /// Creates a tracker.
     /// - Parameters:

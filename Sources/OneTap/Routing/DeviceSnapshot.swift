@@ -141,7 +141,7 @@ public struct DeviceSnapshot: Hashable, Sendable, Codable {
         phoneHint = try parse(.phone, PhoneNumber.init)
     }
 
-    /// Encodes the JSON form described above (`plmn` in its compact form).
+    /// Encodes the JSON form described above (`plmn` hyphenated, `"460-00"`).
     /// - Parameter encoder: The encoder.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A call that did not finish within its time limit.
 public struct TimeoutError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -28,7 +27,7 @@ enum Deadline {
             case done
         }
 
-        private let state = Mutex<State>(.waiting)
+        private let state = LockedValue<State>(.waiting)
 
         func install(_ continuation: CheckedContinuation<T, any Error>) {
             let early = state.withLock { state -> Result<T, any Error>? in

@@ -10,7 +10,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// A token store on the local disk: the embedded default for one machine and for the CLI.
 ///
@@ -42,7 +41,7 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Called before each step of a write; throwing aborts the write there (tests only).
-    let faults: Mutex<(@Sendable (Step) throws(SystemCallError) -> Void)?> = Mutex(nil)
+    let faults: LockedValue<(@Sendable (Step) throws(SystemCallError) -> Void)?> = LockedValue(nil)
 
     private struct IndexState {
         var index = DueIndex()
@@ -51,7 +50,7 @@ public final class FileTokenStore: TokenStore {
         var foreignChange = false
     }
 
-    private let indexState = Mutex(IndexState())
+    private let indexState = LockedValue(IndexState())
 
     /// Opens (creating if needed) a store directory.
     /// - Parameters:
@@ -109,6 +108,34 @@ public final class FileTokenStore: TokenStore {
     /// - Returns: The path, or nil for an id that cannot name a file (empty or over 100 bytes).
     public func path(for account: AccountID) -> String? {
         Self.fileName(account).map { directory + "/" + $0 + ".token" }
+    }
+
+    // MARK: The record format
+
+    /// Reads a token file's bytes as a ``FileTokenStore`` does, with the same strict checks: for tools
+    /// that inspect token files, and for the fuzzer.
+    /// - Parameters:
+    ///   - bytes: The file's bytes.
+    ///   - account: The account the file should belong to.
+    /// - Returns: The stored token and the instant it falls due.
+    /// - Throws: ``TokenStoreError`` of kind `corrupt` saying what is wrong.
+    public static func decodeRecord(_ bytes: [UInt8], account: AccountID) throws(TokenStoreError) -> (stored: StoredToken, dueAt: Date) {
+        do {
+            let (stored, dueAt) = try TokenRecord.decode(bytes, account: account)
+            return (stored, dueAt)
+        } catch {
+            throw TokenStoreError(.corrupt, account: account, message: error.description)
+        }
+    }
+
+    /// The bytes a ``FileTokenStore`` writes for a token. They hold the token's secrets in clear text:
+    /// write them only where the token belongs.
+    /// - Parameters:
+    ///   - stored: The token and its version.
+    ///   - dueAt: When it falls due.
+    /// - Returns: The record's JSON bytes.
+    public static func encodeRecord(_ stored: StoredToken, dueAt: Date) -> [UInt8] {
+        TokenRecord(stored, dueAt: dueAt).encoded()
     }
 
     // MARK: Reading

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// A token store in this process's memory: the default. Thread-safe; every operation is atomic.
 public final class InMemoryTokenStore: TokenStore {
@@ -12,7 +11,7 @@ public final class InMemoryTokenStore: TokenStore {
         var index = DueIndex()
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Creates an empty store.
     public init() {}

@@ -9,8 +9,8 @@ import Darwin
 /// Splits standard input into lines in a fixed-size buffer, so memory stays bounded whatever the input.
 ///
 /// Lines end with `\n`; a `\r` before it is dropped (CRLF input). The last line may lack its `\n`. A
-/// line longer than ``maxLineLength`` is handed over cut to that length and flagged, and the rest of it
-/// is skipped.
+/// UTF-8 byte-order mark at the very start of the input is skipped. A line longer than ``maxLineLength``
+/// is handed over cut to that length and flagged, and the rest of it is skipped.
 final class LineReader {
     /// The longest line handed over whole.
     let maxLineLength: Int
@@ -44,7 +44,11 @@ final class LineReader {
         var number = 0
         var skipping = false  // inside the rest of an over-long line
         func emit(_ from: Int, _ to: Int, cut: Bool) {
+            var from = from
             var to = to
+            if number == 0, to - from >= 3, base[from] == 0xEF, base[from + 1] == 0xBB, base[from + 2] == 0xBF {
+                from += 3  // a byte-order mark before the first line
+            }
             if to > from, base[to - 1] == UInt8(ascii: "\r"), !cut { to -= 1 }
             number += 1
             body(UnsafeBufferPointer(start: base + from, count: to - from), number, cut)
@@ -56,6 +60,8 @@ final class LineReader {
                 let newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 if skipping {
                     skipping = false
+                } else if newline - start > maxLineLength {
+                    emit(start, start + maxLineLength, cut: true)
                 } else {
                     emit(start, newline, cut: false)
                 }

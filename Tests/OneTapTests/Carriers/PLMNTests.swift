@@ -130,10 +130,14 @@ import Testing
         }
     }
 
-    @Test func codableUsesTheCompactForm() throws {
-        let plmn = try PLMN("460-01")
+    @Test func codableUsesTheHyphenatedForm() throws {
+        let plmn = try PLMN("46001")
         let data = try JSONEncoder().encode([plmn])
-        #expect(String(decoding: data, as: UTF8.self) == #"["46001"]"#)
+        #expect(String(decoding: data, as: UTF8.self) == #"["460-01"]"#)
+        // South Africa's 655-35 survives the round trip although its compact form is the iOS placeholder.
+        let southAfrica = try PLMN(mcc: "655", mnc: "35")
+        #expect(try JSONDecoder().decode([PLMN].self, from: JSONEncoder().encode([southAfrica])) == [southAfrica])
+        #expect(throws: ParseError.self) { try PLMN(southAfrica.compact) }
         #expect(try JSONDecoder().decode([PLMN].self, from: data) == [plmn])
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([PLMN].self, from: Data(#"["46x"]"#.utf8)) }
     }

@@ -1,6 +1,5 @@
 import Foundation
 import OneTapTesting
-import Synchronization
 import Testing
 @testable import OneTap
 

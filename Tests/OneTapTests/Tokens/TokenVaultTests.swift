@@ -1,6 +1,5 @@
 import Foundation
 import OneTapTesting
-import Synchronization
 import Testing
 @testable import OneTap
 
@@ -265,6 +264,20 @@ import Testing
         #expect(try await store.load("u1")?.token.value.reveal() == "from-B")
         #expect(events.names.filter { $0 == "refreshed" }.count == 1)
         #expect(events.names.contains("refreshed-elsewhere"))
+    }
+
+    @Test func aStoreReportingAStaleVersionMakesTheVaultReReadNotRefreshAgain() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher()
+        let vault = vault(refresher, store: faulty)
+        try await vault.store(token(age: 2 * Self.day))
+        faulty.conflict()   // the next save reports that another writer got there first
+        let got = try await vault.validToken(for: "u1")
+        // The refresh's write was refused; the vault re-read and returned the stored, still usable token.
+        #expect(got.value.reveal() == "A0")
+        #expect(refresher.calls == 1)
+        #expect(events.names.last == "refreshed-elsewhere")
+        #expect(try await store.load("u1")?.token.value.reveal() == "A0")
     }
 
     @Test func hungRefresherTimesOutAsATransientFailure() async throws {

@@ -1,0 +1,286 @@
+// OneTapFuzz: libFuzzer targets for every parser, each asserting invariants (not only "did not crash").
+//
+//   Fuzzing (see .ci/fuzz):  ONETAP_FUZZ=1 swift build --product OneTapFuzz --scratch-path .build/fuzz
+//                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
+//   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
+//
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args.
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import OneTap
+import OneTapCLI
+
+/// One fuzz target: takes bytes, checks invariants through ``Invariant/check(_:_:)``.
+struct FuzzTarget: Sendable {
+    let name: String
+    let summary: String
+    let run: @Sendable ([UInt8]) -> Void
+}
+
+/// Reports a broken invariant: a crash under libFuzzer (so it is caught and minimised), a message and
+/// a failing exit status when replaying.
+enum Invariant {
+    nonisolated(unsafe) static var failures = 0
+    nonisolated(unsafe) static var current = ""
+
+    static func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+        guard !condition() else { return }
+        #if ONETAP_FUZZ
+        fatalError("invariant broken: \(message())")
+        #else
+        failures += 1
+        FileHandle.standardError.write(Data("invariant broken (\(current)): \(message())\n".utf8))
+        #endif
+    }
+}
+
+enum Targets {
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments]
+
+    static let knownKinds: Set<ParseError.Kind> = [
+        .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,
+    ]
+
+    /// Parses through the byte entry point and the string entry point and checks they agree.
+    static func bothWays<T: Equatable>(_ bytes: [UInt8], _ fromBytes: (UnsafeBufferPointer<UInt8>) throws(ParseError) -> T,
+                                       _ fromText: (String) throws(ParseError) -> T) -> (String, Result<T, ParseError>) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let viaText: Result<T, ParseError> = Result { () throws(ParseError) -> T in try fromText(text) }
+        if String(validating: bytes, as: UTF8.self) != nil {
+            let viaBytes: Result<T, ParseError> = bytes.withUnsafeBufferPointer { buffer in Result { () throws(ParseError) -> T in try fromBytes(buffer) } }
+            Invariant.check((try? viaBytes.get()) == (try? viaText.get()), "the byte and string parsers disagree on \(QuotedText(text))")
+        }
+        if case .failure(let error) = viaText {
+            Invariant.check(error.input == text, "the error does not name the input: \(error)")
+            Invariant.check(knownKinds.contains(error.kind), "unknown error kind \(error.kind)")
+            Invariant.check(!error.description.isEmpty && !error.reason.isEmpty, "an error without a reason")
+        }
+        return (text, viaText)
+    }
+
+    static let plmn = FuzzTarget(name: "plmn", summary: "PLMN parsing and carrier lookup") { bytes in
+        let table = PLMNTable.builtIn
+        let (text, result) = bothWays(bytes, { (b) throws(ParseError) in try PLMN(utf8: b) }, { (t) throws(ParseError) in try PLMN(t) })
+        switch result {
+        case .success(let plmn):
+            Invariant.check((try? PLMN(plmn.description)) == plmn, "parse → description → parse changed \(plmn)")
+            if plmn.compact != "65535" {  // South Africa's 655-35 written compactly is the iOS placeholder
+                Invariant.check((try? PLMN(plmn.compact)) == plmn, "parse → compact → parse changed \(plmn)")
+            }
+            Invariant.check((try? PLMN(mcc: plmn.mcc, mnc: plmn.mnc)) == plmn, "mcc/mnc round trip changed \(plmn)")
+            Invariant.check((try? table.carrier(forReported: text)) == table.carrier(for: plmn), "carrier(forReported:) disagrees for \(plmn)")
+            Invariant.check(plmn.isMainland || table.carrier(for: plmn) == .other, "a foreign PLMN that is not `other`")
+        case .failure(let error):
+            do throws(ParseError) {
+                let carrier = try table.carrier(forReported: text)
+                Invariant.check(carrier == .unknown && (error.kind == .empty || error.kind == .placeholder), "a refused PLMN resolved to \(carrier)")
+            } catch {
+                Invariant.check(error.kind != .empty && error.kind != .placeholder, "carrier(forReported:) threw for a placeholder")
+            }
+        }
+        // The MCC/MNC pair form never traps either.
+        let half = text.unicodeScalars.count / 2
+        _ = try? PLMN(mcc: String(text.unicodeScalars.prefix(half)), mnc: String(text.unicodeScalars.dropFirst(half)))
+    }
+
+    static let phone = FuzzTarget(name: "phone", summary: "phone-number parsing and segment lookup") { bytes in
+        let table = NumberSegmentTable.builtIn
+        let (_, result) = bothWays(bytes, { (b) throws(ParseError) in try PhoneNumber(utf8: b) }, { (t) throws(ParseError) in try PhoneNumber(t) })
+        guard case .success(let number) = result else { return }
+        Invariant.check(number.digits.count == 11 && number.digits.hasPrefix("1"), "not 11 digits starting with 1: \(number)")
+        Invariant.check((try? PhoneNumber(number.digits)) == number, "digits round trip changed \(number)")
+        Invariant.check((try? PhoneNumber("+86 " + number.digits)) == number, "+86 form changed \(number)")
+        let expected = table.segments.filter { number.digits.hasPrefix($0.prefix) }.max { $0.prefix.count < $1.prefix.count }
+        Invariant.check(table.segment(for: number) == expected, "the trie disagrees with the prefix scan for \(number)")
+        Invariant.check(table.match(number).carrier == (expected?.carrier ?? .unknown), "match(_:) disagrees for \(number)")
+    }
+
+    static let code = FuzzTarget(name: "code", summary: "result-code normalisation and classification") { bytes in
+        let table = OutcomeTable.builtIn
+        let text = String(decoding: bytes, as: UTF8.self)
+        let parsed = Result { () throws(ParseError) -> ResultCode in try ResultCode(text) }
+        for flow in LoginFlow.allCases {
+            let action = table.action(for: flow, code: text)
+            Invariant.check(OutcomeAction.allCases.contains(action), "no action")
+            switch parsed {
+            case .success(let code):
+                Invariant.check(action == table.action(for: flow, code: code), "string and integer classification disagree for \(code)")
+                Invariant.check(table.outcome(for: flow, code: code).action == action, "outcome(for:code:) disagrees for \(code)")
+            case .failure:
+                Invariant.check(action == table.defaultEntry(for: flow).action, "a non-code did not get the flow's default")
+            }
+        }
+        if case .success(let code) = parsed {
+            Invariant.check((try? ResultCode(code.description)) == code, "parse → description → parse changed \(code)")
+        }
+        if case .failure(let error) = parsed {
+            Invariant.check(error.input == text && knownKinds.contains(error.kind), "a bad result-code error: \(error)")
+        }
+    }
+
+    static let ip = FuzzTarget(name: "ip", summary: "IPv4/IPv6 address parsing and prefix lookup") { bytes in
+        let text = String(decoding: bytes, as: UTF8.self)
+        switch Result(catching: { () throws(ParseError) -> IPAddress in try IPAddress(text) }) {
+        case .success(let address):
+            let canonical = address.description
+            let again = try? IPAddress(canonical)
+            Invariant.check(again == address, "parse → format → parse changed \(QuotedText(text)) (\(canonical))")
+            Invariant.check(again?.description == canonical, "the canonical form is not stable: \(canonical)")
+            if let prefix = IPv6PrefixTable.builtIn.prefix(for: address) {
+                Invariant.check(prefix.contains(address), "a prefix that does not hold the address")
+            }
+        case .failure(let error):
+            Invariant.check(error.input == text && knownKinds.contains(error.kind), "a bad address error: \(error)")
+        }
+    }
+
+    static let snapshot = FuzzTarget(name: "snapshot", summary: "DeviceSnapshot JSON decoding and routing") { bytes in
+        guard let snapshot = try? JSONDecoder().decode(DeviceSnapshot.self, from: Data(bytes)) else { return }
+        let engine = LoginDecisionEngine()
+        let plan = engine.plan(for: snapshot)
+        Invariant.check(plan.flows.last == .sms, "a plan that does not end with SMS: \(plan)")
+        Invariant.check(Set(plan.flows).count == plan.flows.count, "a plan with a flow twice: \(plan)")
+        let encoded = try? JSONEncoder().encode(snapshot)
+        let decoded = encoded.flatMap { try? JSONDecoder().decode(DeviceSnapshot.self, from: $0) }
+        Invariant.check(decoded == snapshot, "encode → decode changed the snapshot")
+        Invariant.check(decoded.map(engine.plan(for:)) == plan, "the round-tripped snapshot routes differently")
+    }
+
+    /// The first byte picks the table; the rest is its text.
+    static let tables = FuzzTarget(name: "tables", summary: "every Data/ table loader and the decision-table parser") { bytes in
+        guard let selector = bytes.first else { return }
+        let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+        switch selector % 6 {
+        case 0:
+            guard let table = try? PLMNTable(csv: text, file: "fuzz.csv") else { return }
+            for entry in table.entries {
+                Invariant.check(entry.plmn.isMainland && entry.carrier != .other && entry.carrier != .unknown, "an accepted row outside the rules")
+                Invariant.check(table.carrier(for: entry.plmn) == entry.carrier, "an accepted row does not resolve")
+            }
+            Invariant.check(Set(table.entries.map(\.plmn)).count == table.entries.count, "duplicate PLMNs accepted")
+        case 1:
+            guard let table = try? NumberSegmentTable(csv: text, file: "fuzz.csv") else { return }
+            Invariant.check(Set(table.segments.map(\.prefix)).count == table.segments.count, "duplicate prefixes accepted")
+            for segment in table.segments {
+                Invariant.check((3...7).contains(segment.prefix.count) && segment.prefix.hasPrefix("1"), "a bad prefix accepted")
+                guard let number = try? PhoneNumber(segment.prefix + String(repeating: "0", count: 11 - segment.prefix.count)) else {
+                    Invariant.check(false, "an accepted prefix that makes no number")
+                    continue
+                }
+                let expected = table.segments.filter { number.digits.hasPrefix($0.prefix) }.max { $0.prefix.count < $1.prefix.count }
+                Invariant.check(table.segment(for: number) == expected, "longest prefix does not win")
+            }
+        case 2:
+            guard let table = try? IPv6PrefixTable(csv: text, file: "fuzz.csv") else { return }
+            for prefix in table.prefixes {
+                let match = table.prefix(for: .v6(high: prefix.high, low: prefix.low))
+                Invariant.check(match.map { $0.length >= prefix.length } ?? false, "a prefix does not match its own network")
+            }
+        case 3:
+            guard let table = try? OutcomeTable(csv: text, file: "fuzz.csv") else { return }
+            for flow in LoginFlow.allCases {
+                Invariant.check(table.entries.filter { $0.flow == flow && $0.code == nil }.count == 1, "a flow without exactly one default")
+            }
+            for entry in table.entries {
+                if let code = entry.code { Invariant.check(table.action(for: entry.flow, code: code) == entry.action, "a row does not classify") }
+            }
+        case 4:
+            guard let policy = try? RoutingPolicy(csv: text, file: "fuzz.csv") else { return }
+            Invariant.check(policy.rules.map(\.condition) == RoutingPolicy.Condition.all, "a policy without every condition")
+            for rule in policy.rules {
+                Invariant.check(rule.flows.last == .sms && Set(rule.flows).count == rule.flows.count, "a rule whose flows are not a plan")
+            }
+        default:
+            guard let table = try? DecisionTable(text: text, file: "fuzz.table") else { return }
+            for testCase in table.cases { Invariant.check(!testCase.expectations.isEmpty, "a case without expectations") }
+        }
+    }
+
+    static let tokenRecord = FuzzTarget(name: "token-record", summary: "the file store's token record decoder") { bytes in
+        let account: AccountID = "fuzz-account"
+        guard let (stored, dueAt) = try? FileTokenStore.decodeRecord(bytes, account: account) else { return }
+        Invariant.check(stored.token.account == account && !stored.token.value.isEmpty && stored.version.value >= 1, "an invalid record accepted")
+        for date in [stored.token.issuedAt, stored.token.expiresAt, dueAt] {
+            Invariant.check(date.timeIntervalSince1970 >= 0 && date.timeIntervalSince1970 < 253_402_300_800, "a date outside 1970…9999 accepted")
+        }
+        let again = try? FileTokenStore.decodeRecord(FileTokenStore.encodeRecord(stored, dueAt: dueAt), account: account)
+        Invariant.check(again?.stored == stored && again?.dueAt == dueAt, "decode → encode → decode changed the record")
+        Invariant.check(!stored.description.contains(stored.token.value.reveal()) || stored.token.value.reveal().count < 4, "a description shows the token")
+    }
+
+    /// NUL bytes separate the arguments.
+    static let cliArguments = FuzzTarget(name: "cli-args", summary: "the onetap argument parser") { bytes in
+        let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let first = Result { () throws(UsageError) -> Invocation in try OneTapCommandLine.parse(arguments) }
+        let second = Result { () throws(UsageError) -> Invocation in try OneTapCommandLine.parse(arguments) }
+        Invariant.check(first == second, "parsing the same arguments twice differs")
+        if case .failure(let error) = first {
+            Invariant.check(!error.message.isEmpty && error.description.contains("--help"), "a usage error that does not point at help")
+        }
+    }
+}
+
+/// Text quoted for messages, shortened.
+struct QuotedText: CustomStringConvertible {
+    let text: String
+    init(_ text: String) { self.text = text }
+    var description: String { "\"" + String(text.unicodeScalars.prefix(60).map { $0.isASCII && $0.value >= 0x20 ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()) + "\"" }
+}
+
+nonisolated(unsafe) var selectedTarget: FuzzTarget? = nil
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+/// libFuzzer's entry point: runs the target chosen by ONETAP_FUZZ_TARGET.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    selectedTarget?.run(bytes)
+    return 0
+}
+
+@main
+struct FuzzMain {
+    static func main() {
+        let usage = "usage: OneTapFuzz TARGET FILE-OR-DIRECTORY...  (targets: \(Targets.all.map(\.name).joined(separator: ", ")))"
+        #if ONETAP_FUZZ
+        guard let name = getenv("ONETAP_FUZZ_TARGET").map({ String(cString: $0) }), let target = Targets.all.first(where: { $0.name == name }) else {
+            FileHandle.standardError.write(Data("set ONETAP_FUZZ_TARGET to one of \(Targets.all.map(\.name).joined(separator: ", "))\n".utf8))
+            exit(64)
+        }
+        selectedTarget = target
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzOne))
+        #else
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let name = arguments.first, let target = Targets.all.first(where: { $0.name == name }), arguments.count > 1 else {
+            print(usage)
+            for target in Targets.all { print("  \(target.name): \(target.summary)") }
+            exit(arguments.isEmpty ? 0 : 64)
+        }
+        var count = 0
+        for path in arguments.dropFirst() {
+            var files = [path]
+            if let names = try? FileManager.default.contentsOfDirectory(atPath: path) { files = names.sorted().map { path + "/" + $0 } }
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    FileHandle.standardError.write(Data("cannot read \(file)\n".utf8))
+                    exit(66)
+                }
+                Invariant.current = file
+                target.run(Array(data))
+                count += 1
+            }
+        }
+        print("\(target.name): \(count) inputs, \(Invariant.failures) broken invariants")
+        exit(Invariant.failures == 0 ? 0 : 1)
+        #endif
+    }
+}

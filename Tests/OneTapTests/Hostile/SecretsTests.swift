@@ -1,0 +1,49 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Every public type that can hold a token, in every textual form: the token text appears nowhere.
+@Suite struct SecretsTests {
+    static let secret = "SECRET-TOKEN-42"
+
+    static func forms(_ value: Any) -> [String] {
+        var dumped = ""
+        dump(value, to: &dumped)
+        var forms = ["\(value)", String(reflecting: value), dumped]
+        if let value = value as? any CustomStringConvertible { forms.append(value.description) }
+        if let value = value as? any CustomDebugStringConvertible { forms.append(value.debugDescription) }
+        if let value = value as? any Encodable, let data = try? JSONEncoder().encode(value) { forms.append(String(decoding: data, as: UTF8.self)) }
+        return forms
+    }
+
+    @Test func noPublicTypeShowsItsSecret() async throws {
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        let secret = Secret(Self.secret)
+        let token = AccessToken(value: secret, refreshToken: secret, flow: .tianyi, account: "a", issuedAt: now, expiresAt: now.addingTimeInterval(60))
+        let credential = CarrierCredential(flow: .mobile, token: secret, refreshToken: secret, uniqueID: "u", maskedNumber: "138****8000")
+        let events = RecordingLoginObserver()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(
+                mobile: MockMobileProvider([.value(MobileOneTapResult(resultCode: 103000, token: secret, uniqueID: "u"))]), sms: MockSMSProvider()),
+            observer: events)
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        let tokenEvents = RecordingTokenObserver()
+        let vault = TokenVault(refresher: MockRefresher([.success(RefreshResponse(accessToken: secret, refreshToken: secret))]), clock: FakeClock(now: now.addingTimeInterval(86_400 * 2)), observer: tokenEvents)
+        try await vault.store(AccessToken(value: secret, refreshToken: secret, flow: .tianyi, account: "v", issuedAt: now, expiresAt: now.addingTimeInterval(30 * 86_400)))
+        _ = try await vault.validToken(for: "v")
+        let values: [Any] = [
+            secret, token, StoredToken(token: token, version: TokenVersion(1)), RefreshResponse(accessToken: secret, refreshToken: secret),
+            MobileOneTapResult(resultCode: 103000, token: secret, uniqueID: "u"), TianyiOneTapResult(resultCode: 0, accessToken: secret, refreshToken: secret),
+            UnicomOneTapResult(resultCode: 0, accessCode: secret), SMSVerification(resultCode: 0, session: secret), credential, outcome,
+            outcome.trace, outcome.credential as Any,
+        ] + events.recorded.map { $0 as Any } + tokenEvents.recorded.map { $0 as Any } + outcome.trace.map { $0 as Any }
+        for value in values {
+            for form in Self.forms(value) {
+                #expect(!form.contains(Self.secret), "\(type(of: value)) shows its secret: \(form)")
+            }
+        }
+        #expect(outcome.credential?.token.reveal() == Self.secret)   // only the explicit accessor returns it
+        #expect(tokenEvents.names == ["stored", "refreshed"])
+    }
+}
