@@ -34,10 +34,12 @@ public struct DecisionTable: Sendable {
         /// Expected values by key, in the order written.
         public let expectations: [(key: String, value: String)]
 
+        /// Cases are equal when they come from the same file, line and text.
         public static func == (lhs: Case, rhs: Case) -> Bool {
             lhs.file == rhs.file && lhs.line == rhs.line && lhs.text == rhs.text
         }
 
+        /// Hashes the file and line.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(file)
             hasher.combine(line)

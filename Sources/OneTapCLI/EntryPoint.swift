@@ -122,28 +122,34 @@ public enum OneTapCommandLine {
     /// - Returns: The exit code.
     public static func run(_ invocation: Invocation, io: any CommandIO) async -> ExitCode {
         let output = OutputBuffer(io: io)
-        let code: ExitCode
-        switch invocation {
-        case .help(let command):
-            output.line(command.flatMap(Help.text(for:)) ?? Help.overview)
-            code = .success
-        case .version:
-            output.line(Help.version)
-            code = .success
-        case .carrier(let options):
-            code = LookupCommand.carrier(options, output: output, io: io)
-        case .number(let options):
-            code = LookupCommand.number(options, output: output, io: io)
-        case .route(let options):
-            code = RouteCommand.run(options, output: output, io: io)
-        case .outcome(let options):
-            code = OutcomeCommand.run(options, output: output, io: io)
-        case .check(let options):
-            code = await CheckCommand.run(options, output: output, io: io)
-        case .token(let options):
-            code = TokenCommand.run(options, output: output, io: io)
-        case .simulate(let options):
-            code = await SimulateCommand.run(options, output: output, io: io)
+        var code: ExitCode
+        do throws(CommandFailure) {
+            switch invocation {
+            case .help(let command):
+                output.line(command.flatMap(Help.text(for:)) ?? Help.overview)
+                code = .success
+            case .version:
+                output.line(Help.version)
+                code = .success
+            case .carrier(let options):
+                code = try LookupCommand.carrier(options, output: output, io: io)
+            case .number(let options):
+                code = try LookupCommand.number(options, output: output, io: io)
+            case .route(let options):
+                code = try RouteCommand.run(options, output: output, io: io)
+            case .outcome(let options):
+                code = try OutcomeCommand.run(options, output: output)
+            case .check(let options):
+                code = try await CheckCommand.run(options, output: output)
+            case .token(let options):
+                code = try TokenCommand.run(options, output: output)
+            case .simulate(let options):
+                code = try await SimulateCommand.run(options, output: output)
+            }
+        } catch {
+            output.flush()
+            io.writeError("onetap: error: \(error.message)")
+            code = error.code
         }
         output.flush()
         if output.failed {

@@ -12,40 +12,35 @@ import OneTap
 struct TableLoader {
     let options: TableOptions
 
-    /// A failure to load, with the exit code it maps to.
-    struct Failure: Error {
-        let message: String
-        let code: ExitCode
-    }
 
-    private func path(_ name: String) throws(Failure) -> String? {
+    private func path(_ name: String) throws(CommandFailure) -> String? {
         guard let directory = options.dataDirectory else { return nil }
         var info = stat()
         guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw Failure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
+            throw CommandFailure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
         }
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         return access(path, F_OK) == 0 ? path : nil
     }
 
-    private func load<Table>(_ path: String?, builtIn: Table, _ read: (String) throws(TableError) -> Table) throws(Failure) -> Table {
+    private func load<Table>(_ path: String?, builtIn: Table, _ read: (String) throws(TableError) -> Table) throws(CommandFailure) -> Table {
         guard let path else { return builtIn }
         do {
             return try read(path)
         } catch {
-            throw Failure(message: error.description, code: error.kind == .unreadable ? .noInput : .dataError)
+            throw CommandFailure(error)
         }
     }
 
-    func plmn() throws(Failure) -> PLMNTable {
+    func plmn() throws(CommandFailure) -> PLMNTable {
         try load(path("plmn.csv"), builtIn: .builtIn, PLMNTable.init(contentsOf:))
     }
 
-    func segments() throws(Failure) -> NumberSegmentTable {
+    func segments() throws(CommandFailure) -> NumberSegmentTable {
         try load(path("number-segments.csv"), builtIn: .builtIn, NumberSegmentTable.init(contentsOf:))
     }
 
-    func engine() throws(Failure) -> LoginDecisionEngine {
+    func engine() throws(CommandFailure) -> LoginDecisionEngine {
         let policyPath: String?
         if let file = options.policyFile { policyPath = file } else { policyPath = try path("routing-policy.csv") }
         return LoginDecisionEngine(

@@ -48,11 +48,22 @@ public final class FaultyTokenStore: TokenStore {
         }
     }
 
+    /// Reads an account's token (``TokenStore/load(_:)``).
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    /// - Throws: ``TokenStoreError``.
     public func load(_ account: AccountID) async throws -> StoredToken? {
         try check(.load, account)
         return try await base.load(account)
     }
 
+    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expected: The version read, or nil when none should be stored.
+    ///   - dueAt: When the token needs attention.
+    /// - Returns: The new version.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try check(.save, token.account)
         let conflict = conflicts.withLock { count -> Bool in
@@ -64,16 +75,34 @@ public final class FaultyTokenStore: TokenStore {
         return try await base.save(token, replacing: expected, dueAt: dueAt)
     }
 
+    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - expected: The version read, or nil to remove whatever is stored.
+    /// - Returns: Whether a token was removed.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         try check(.remove, account)
         return try await base.remove(account, replacing: expected)
     }
 
+    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``).
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most accounts to return.
+    /// - Returns: The accounts.
+    /// - Throws: ``TokenStoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         try await base.accounts(dueBefore: instant, limit: limit)
     }
 
+    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         try await base.withRefreshLock(for: account, body)
     }

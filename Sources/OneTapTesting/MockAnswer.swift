@@ -95,6 +95,9 @@ public final class MockMobileProvider: MobileOneTapProvider {
     /// How many calls were made.
     public var calls: Int { script.calls }
 
+    /// Answers with the next step of the script.
+    /// - Returns: The scripted result.
+    /// - Throws: The scripted error.
     public func login() async throws -> MobileOneTapResult { try await script.next() }
 }
 
@@ -133,6 +136,9 @@ public final class MockTianyiProvider: TianyiOneTapProvider {
     /// How many calls were made.
     public var calls: Int { script.calls }
 
+    /// Answers with the next step of the script.
+    /// - Returns: The scripted result.
+    /// - Throws: The scripted error.
     public func login() async throws -> TianyiOneTapResult { try await script.next() }
 }
 
@@ -166,6 +172,9 @@ public final class MockUnicomProvider: UnicomOneTapProvider {
     /// How many calls were made.
     public var calls: Int { script.calls }
 
+    /// Answers with the next step of the script.
+    /// - Returns: The scripted result.
+    /// - Throws: The scripted error.
     public func login() async throws -> UnicomOneTapResult { try await script.next() }
 }
 
@@ -209,13 +218,24 @@ public final class MockSMSProvider: SMSLoginProvider {
     /// The numbers codes were sent to.
     public var numbersSentTo: [PhoneNumber] { sentTo.withLock { $0 } }
 
+    /// Answers with the number the mock was given.
+    /// - Returns: The number, or nil when the user backs out.
+    /// - Throws: Nothing unless scripted.
     public func requestPhoneNumber() async throws -> PhoneNumber? { try await numbers.next() }
 
+    /// Records the number and answers with the next send result.
+    /// - Parameter number: The number.
+    /// - Returns: The scripted code (0 by default).
+    /// - Throws: The scripted error.
     public func sendCode(to number: PhoneNumber) async throws -> ResultCode {
         sentTo.withLock { $0.append(number) }
         return try await sends.next()
     }
 
+    /// Answers with the next verification result.
+    /// - Parameter number: The number.
+    /// - Returns: The scripted result (verified by default).
+    /// - Throws: The scripted error.
     public func verifyCode(for number: PhoneNumber) async throws -> SMSVerification { try await verifies.next() }
 }
 
@@ -236,6 +256,10 @@ public final class MockTokenExchange: TokenExchangeProvider {
     /// The flows of the credentials exchanged, in order.
     public var flowsExchanged: [LoginFlow] { seen.withLock { $0 } }
 
+    /// Records the flow and answers with the next scripted login.
+    /// - Parameter credential: The credential.
+    /// - Returns: The scripted login.
+    /// - Throws: The scripted error.
     public func exchange(_ credential: CarrierCredential) async throws -> VerifiedLogin {
         seen.withLock { $0.append(credential.flow) }
         return try await script.next()

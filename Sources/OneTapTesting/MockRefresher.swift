@@ -74,6 +74,10 @@ public final class MockRefresher: TokenRefresher {
         }
     }
 
+    /// Answers with the next step of the script (``TokenRefresher/refresh(_:)``).
+    /// - Parameter token: The token to refresh.
+    /// - Returns: The scripted response.
+    /// - Throws: The scripted error.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         let (number, step, held, watchers) = state.withLock { state -> (Int, Step?, Bool, [CheckedContinuation<Void, Never>]) in
             state.calls += 1

@@ -12,6 +12,8 @@ public final class RecordingTokenObserver: TokenEventObserver {
     /// Creates an empty recorder.
     public init() {}
 
+    /// Receives one event.
+    /// - Parameter event: The event.
     public func tokenEvent(_ event: TokenEvent) {
         events.withLock { $0.append(event) }
     }
@@ -33,6 +35,8 @@ public final class RecordingLoginObserver: LoginEventObserver {
     /// Creates an empty recorder.
     public init() {}
 
+    /// Receives one event.
+    /// - Parameter event: The event.
     public func loginEvent(_ event: LoginEvent) {
         events.withLock { $0.append(event) }
     }

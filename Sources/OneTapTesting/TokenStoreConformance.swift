@@ -18,6 +18,7 @@ public enum TokenStoreConformance {
     public struct Failure: Error, CustomStringConvertible {
         /// One line per broken property.
         public let problems: [String]
+        /// A readable form, for messages and logs.
         public var description: String { "the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n") }
     }
 

@@ -96,6 +96,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     /// whose compact form `65535` is the placeholder iOS reports; ``description`` always parses back.
     public var compact: String { mcc + mnc }
 
+    /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: PLMN, rhs: PLMN) -> Bool {
         (lhs.mccCode, lhs.mncLength, lhs.mncCode) < (rhs.mccCode, rhs.mncLength, rhs.mncCode)
     }

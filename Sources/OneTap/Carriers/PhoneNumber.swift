@@ -60,6 +60,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
         return value / divisor
     }
 
+    /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: PhoneNumber, rhs: PhoneNumber) -> Bool { lhs.value < rhs.value }
 
     /// Decodes any accepted form.

@@ -47,6 +47,7 @@ public final class ChannelHealth: Sendable {
         /// The cool-down passed; one probe is (or may be) in flight.
         case halfOpen
 
+        /// A readable form, for messages and logs.
         public var description: String {
             switch self {
             case .closed: "closed"

@@ -43,6 +43,7 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 
+    /// A readable form, for messages and logs.
     public var description: String {
         switch self {
         case .planned(let plan): "planned \(plan)"
@@ -121,6 +122,8 @@ public struct LoginEventStream: LoginEventObserver {
         return (stream, LoginEventStream(continuation: continuation))
     }
 
+    /// Receives one event.
+    /// - Parameter event: The event.
     public func loginEvent(_ event: LoginEvent) {
         continuation.yield(event)
     }

@@ -30,5 +30,6 @@ public struct LoginCoordinatorError: Error, Hashable, Sendable, CustomStringConv
     /// second `login` is rejected rather than joined: its caller's device state may differ.
     public static let busy = LoginCoordinatorError(message: "a login is already running on this coordinator; one login at a time (China Mobile's SDK forbids concurrent calls)")
 
+    /// A readable form, for messages and logs.
     public var description: String { message }
 }

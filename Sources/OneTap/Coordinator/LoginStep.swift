@@ -33,6 +33,7 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible, Encodable 
             }
         }
 
+        /// A readable form, for messages and logs.
         public var description: String {
             switch self {
             case .code(let code): "\(code)"

@@ -27,6 +27,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
     /// The decimal text, e.g. `"-8994014"`. It parses back to the same code.
     public var description: String { String(value) }
 
+    /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: ResultCode, rhs: ResultCode) -> Bool { lhs.value < rhs.value }
 
     /// Decodes a JSON number or a string holding one.

@@ -52,7 +52,9 @@ public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, Codable,
         count += 1
     }
 
+    /// The first position, 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of flows.
     public var endIndex: Int { count }
 
     /// The flow at a position.

@@ -14,6 +14,7 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         /// - Parameter id: A stable, lowercase, hyphenated identifier.
         public init(_ id: String) { self.id = id }
 
+        /// A readable form, for messages and logs.
         public var description: String { id }
 
         /// The input is empty or only whitespace.
@@ -47,6 +48,7 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         /// - Parameter name: The name used in messages.
         public init(_ name: String) { self.name = name }
 
+        /// A readable form, for messages and logs.
         public var description: String { name }
 
         /// A PLMN (MCC and MNC together).

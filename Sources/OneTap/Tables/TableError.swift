@@ -12,6 +12,7 @@ public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
         /// - Parameter id: A stable, lowercase, hyphenated identifier.
         public init(_ id: String) { self.id = id }
 
+        /// A readable form, for messages and logs.
         public var description: String { id }
 
         /// The file could not be opened or read.

@@ -132,6 +132,7 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// A readable form, for messages and logs.
     public var description: String { "\(seconds)s" }
 
     /// Decodes a JSON number or a numeric string.

@@ -11,8 +11,10 @@ public struct AccountID: Hashable, Sendable, Comparable, Codable, CustomStringCo
     /// - Parameter value: The identifier.
     public init(stringLiteral value: String) { rawValue = value }
 
+    /// A readable form, for messages and logs.
     public var description: String { rawValue }
 
+    /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: AccountID, rhs: AccountID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// Decodes the identifier from a string.

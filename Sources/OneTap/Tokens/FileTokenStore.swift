@@ -188,6 +188,10 @@ public final class FileTokenStore: TokenStore {
             message: "\(path) is not a valid token record (\(reason)); moving it aside failed: \(SystemCallError.last("rename", path).reason)")
     }
 
+    /// Reads an account's token (``TokenStore/load(_:)``).
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    /// - Throws: ``TokenStoreError``.
     public func load(_ account: AccountID) async throws -> StoredToken? {
         try read(account)?.0
     }
@@ -219,6 +223,13 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
+    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expected: The version read, or nil when none should be stored.
+    ///   - dueAt: When the token needs attention.
+    /// - Returns: The new version.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         let account = token.account
         let path = try base(account) + ".token"
@@ -237,6 +248,12 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
+    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - expected: The version read, or nil to remove whatever is stored.
+    /// - Returns: Whether a token was removed.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         let path = try base(account) + ".token"
@@ -362,6 +379,12 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
+    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``).
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most accounts to return.
+    /// - Returns: The accounts.
+    /// - Throws: ``TokenStoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         let stamp = directoryStamp()
         let stale = indexState.withLock { state in
@@ -373,6 +396,12 @@ public final class FileTokenStore: TokenStore {
 
     // MARK: The refresh lock
 
+    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let path = try base(account) + ".refresh"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)

@@ -19,10 +19,21 @@ public final class InMemoryTokenStore: TokenStore {
     /// How many accounts hold a token.
     public var count: Int { state.withLock { $0.tokens.count } }
 
+    /// Reads an account's token (``TokenStore/load(_:)``).
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    /// - Throws: ``TokenStoreError``.
     public func load(_ account: AccountID) async throws -> StoredToken? {
         state.withLock { $0.tokens[account] }
     }
 
+    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expected: The version read, or nil when none should be stored.
+    ///   - dueAt: When the token needs attention.
+    /// - Returns: The new version.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try state.withLock { state throws(TokenStoreError) -> TokenVersion in
             let current = state.tokens[token.account]
@@ -38,6 +49,12 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
+    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - expected: The version read, or nil to remove whatever is stored.
+    /// - Returns: Whether a token was removed.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         try state.withLock { state throws(TokenStoreError) -> Bool in
@@ -56,6 +73,12 @@ public final class InMemoryTokenStore: TokenStore {
         }
     }
 
+    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``).
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most accounts to return.
+    /// - Returns: The accounts.
+    /// - Throws: ``TokenStoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         state.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
     }

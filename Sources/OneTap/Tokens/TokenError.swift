@@ -13,6 +13,7 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Creates a kind.
         /// - Parameter id: A stable identifier.
         public init(_ id: String) { self.id = id }
+        /// A readable form, for messages and logs.
         public var description: String { id }
 
         /// The store holds no token for the account: log in.
@@ -64,6 +65,7 @@ public struct TokenStoreError: Error, Hashable, Sendable, CustomStringConvertibl
         /// Creates a kind.
         /// - Parameter id: A stable identifier.
         public init(_ id: String) { self.id = id }
+        /// A readable form, for messages and logs.
         public var description: String { id }
 
         /// The stored version is not the one the write expected: someone else wrote first; re-read.

@@ -13,7 +13,9 @@ public struct TokenVersion: Hashable, Sendable, Comparable, Codable, CustomStrin
     /// - Parameter value: The number.
     public init(_ value: UInt64) { self.value = value }
 
+    /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: TokenVersion, rhs: TokenVersion) -> Bool { lhs.value < rhs.value }
+    /// A readable form, for messages and logs.
     public var description: String { "v\(value)" }
 
     /// The version after this one.
@@ -36,6 +38,7 @@ public struct StoredToken: Hashable, Sendable, CustomStringConvertible {
         self.version = version
     }
 
+    /// A readable form, for messages and logs.
     public var description: String { "\(token) \(version)" }
 }
 

@@ -2,21 +2,14 @@ import OneTap
 
 /// `onetap check FILE...`: runs decision tables against the engine.
 enum CheckCommand {
-    static func run(_ options: CheckOptions, output: OutputBuffer, io: any CommandIO) async -> ExitCode {
-        let engine: LoginDecisionEngine
-        do {
-            engine = try TableLoader(options: options.tables).engine()
-        } catch {
-            io.writeError("onetap: error: \(error.message)")
-            return error.code
-        }
+    static func run(_ options: CheckOptions, output: OutputBuffer) async throws(CommandFailure) -> ExitCode {
+        let engine = try TableLoader(options: options.tables).engine()
         var tables: [DecisionTable] = []
         for file in options.files {
             do {
                 tables.append(try DecisionTable(contentsOf: file))
             } catch {
-                io.writeError("onetap: error: \(error)")
-                return error.kind == .unreadable ? .noInput : .dataError
+                throw CommandFailure(error)
             }
         }
         var passed = 0

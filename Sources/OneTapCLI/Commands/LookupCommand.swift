@@ -12,14 +12,8 @@ enum LookupCommand {
         var bad = 0
     }
 
-    static func carrier(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
-        let table: PLMNTable
-        do {
-            table = try TableLoader(options: options.tables).plmn()
-        } catch {
-            io.writeError("onetap: error: \(error.message)")
-            return error.code
-        }
+    static func carrier(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let table = try TableLoader(options: options.tables).plmn()
         let suffixes = Carrier.allCases.map { carrier in
             Array(",\"carrier\":\"\(carrier.rawValue)\",\"name\":\"\(carrier.englishName)\"}\n".utf8)
         }
@@ -57,14 +51,8 @@ enum LookupCommand {
         return drive(options, output: output, io: io, one)
     }
 
-    static func number(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
-        let table: NumberSegmentTable
-        do {
-            table = try TableLoader(options: options.tables).segments()
-        } catch {
-            io.writeError("onetap: error: \(error.message)")
-            return error.code
-        }
+    static func number(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let table = try TableLoader(options: options.tables).segments()
         let kinds: [NumberSegment.Kind?] = NumberSegment.Kind.allCases + [nil]
         // The JSON after the number, per (carrier, kind), built once.
         var suffixes: [[UInt8]] = []

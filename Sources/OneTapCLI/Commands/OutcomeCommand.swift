@@ -2,20 +2,13 @@ import OneTap
 
 /// `onetap outcome <flow> <code>`: what a result code means and what happens next.
 enum OutcomeCommand {
-    static func run(_ options: OutcomeOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
-        let engine: LoginDecisionEngine
-        do {
-            engine = try TableLoader(options: options.tables).engine()
-        } catch {
-            io.writeError("onetap: error: \(error.message)")
-            return error.code
-        }
+    static func run(_ options: OutcomeOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
+        let engine = try TableLoader(options: options.tables).engine()
         let code: ResultCode
         do {
             code = try ResultCode(options.code)
         } catch {
-            io.writeError("onetap: error: \(error)")
-            return .dataError
+            throw CommandFailure(error)
         }
         let outcome = engine.outcome(for: options.flow, code: code)
         if options.json {

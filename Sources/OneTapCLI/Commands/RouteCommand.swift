@@ -3,21 +3,14 @@ import OneTap
 
 /// `onetap route`: the login plan for one snapshot, or for each NDJSON snapshot on standard input.
 enum RouteCommand {
-    static func run(_ options: RouteOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
-        let engine: LoginDecisionEngine
-        do {
-            engine = try TableLoader(options: options.tables).engine()
-        } catch {
-            io.writeError("onetap: error: \(error.message)")
-            return error.code
-        }
+    static func run(_ options: RouteOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let engine = try TableLoader(options: options.tables).engine()
         guard options.readsStandardInput else {
             let snapshot: DeviceSnapshot
             do {
                 snapshot = try options.snapshot.snapshot()
             } catch {
-                io.writeError("onetap: error: \(error)")
-                return .dataError
+                throw CommandFailure(error)
             }
             write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
             return .success

@@ -103,20 +103,13 @@ enum SimulateCommand {
         }
     }
 
-    static func run(_ options: SimulateOptions, output: OutputBuffer, io: any CommandIO) async -> ExitCode {
-        let engine: LoginDecisionEngine
-        do {
-            engine = try TableLoader(options: options.tables).engine()
-        } catch {
-            io.writeError("onetap: error: \(error.message)")
-            return error.code
-        }
+    static func run(_ options: SimulateOptions, output: OutputBuffer) async throws(CommandFailure) -> ExitCode {
+        let engine = try TableLoader(options: options.tables).engine()
         let outcome: LoginOutcome
         do {
             outcome = try await simulate(options, engine: engine)
         } catch {
-            io.writeError("onetap: error: \(error)")
-            return .dataError
+            throw CommandFailure(error)
         }
         if options.json {
             output.line(json(outcome).json)

@@ -35,7 +35,7 @@ public struct TokenOptions: Hashable, Sendable {
 }
 
 enum TokenCommand {
-    static func run(_ options: TokenOptions, output: OutputBuffer, io: any CommandIO) -> ExitCode {
+    static func run(_ options: TokenOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
         let issued: Date
         let now: Date
         let lifetime: Double
@@ -50,8 +50,7 @@ enum TokenCommand {
                 lifetime = Double(TokenPolicy().defaultLifetime.components.seconds)
             }
         } catch {
-            io.writeError("onetap: error: \(error)")
-            return .dataError
+            throw CommandFailure(error)
         }
         let policy = TokenPolicy()
         let token = AccessToken(

@@ -32,6 +32,9 @@ public final class ProcessIO: CommandIO {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Writes bytes to standard output.
+    /// - Parameter bytes: The bytes.
+    /// - Returns: False when the write failed.
     public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
@@ -45,10 +48,15 @@ public final class ProcessIO: CommandIO {
         return true
     }
 
+    /// Writes one line to standard error.
+    /// - Parameter line: The line, without its line break.
     public func writeError(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// Reads from standard input.
+    /// - Parameter buffer: Where to put the bytes.
+    /// - Returns: The count read, 0 at the end, -1 on an error.
     public func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = read(0, buffer.baseAddress, buffer.count)
@@ -74,13 +82,21 @@ public final class CapturedIO: CommandIO {
     /// Standard output as text (invalid UTF-8 repaired).
     public var outputText: String { String(decoding: output, as: UTF8.self) }
 
+    /// Writes bytes to standard output.
+    /// - Parameter bytes: The bytes.
+    /// - Returns: False when the write failed.
     public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
         output.append(contentsOf: bytes)
         return true
     }
 
+    /// Writes one line to standard error.
+    /// - Parameter line: The line, without its line break.
     public func writeError(_ line: String) { errors.append(line) }
 
+    /// Reads from standard input.
+    /// - Parameter buffer: Where to put the bytes.
+    /// - Returns: The count read, 0 at the end, -1 on an error.
     public func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = min(buffer.count, input.count - inputOffset)
         input.withUnsafeBytes { source in

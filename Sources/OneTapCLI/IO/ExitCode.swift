@@ -1,3 +1,5 @@
+import OneTap
+
 /// The exit codes of `onetap` (the BSD `sysexits` values where one fits).
 public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The process exit status.
@@ -20,5 +22,30 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// Writing the output failed (`EX_IOERR`).
     public static let ioError = ExitCode(rawValue: 74)
 
+    /// A readable form, for messages and logs.
     public var description: String { String(rawValue) }
+}
+
+/// Why a command stopped: the `onetap: error:` line to print and the exit code. Commands throw it; the
+/// entry point prints it, once, after the output written so far.
+struct CommandFailure: Error {
+    /// The message, without the `onetap: error:` prefix.
+    let message: String
+    /// The exit code.
+    let code: ExitCode
+
+    init(message: String, code: ExitCode) {
+        self.message = message
+        self.code = code
+    }
+
+    /// Bad input data (exit 65).
+    init(_ error: ParseError) {
+        self.init(message: error.description, code: .dataError)
+    }
+
+    /// A table that could not be read (66) or is malformed (65).
+    init(_ error: TableError) {
+        self.init(message: error.description, code: error.kind == .unreadable ? .noInput : .dataError)
+    }
 }
