@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import OneTap
 
 /// Loads the tables a command needs: each from `--data DIR` when the directory holds it, else built in.
@@ -13,14 +6,17 @@ struct TableLoader {
     let options: TableOptions
 
 
-    private func path(_ name: String) throws(CommandFailure) -> String? {
-        guard let directory = options.dataDirectory else { return nil }
-        var info = stat()
-        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+    private func checkedDirectory(_ directory: String) throws(CommandFailure) -> String {
+        guard TableFile.isDirectory(directory) else {
             throw CommandFailure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
         }
+        return directory
+    }
+
+    private func path(_ name: String) throws(CommandFailure) -> String? {
+        guard let directory = try options.dataDirectory.map({ directory throws(CommandFailure) in try checkedDirectory(directory) }) else { return nil }
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        return access(path, F_OK) == 0 ? path : nil
+        return TableFile.exists(path) ? path : nil
     }
 
     private func load<Table>(_ path: String?, builtIn: Table, _ read: (String) throws(TableError) -> Table) throws(CommandFailure) -> Table {
@@ -43,11 +39,14 @@ struct TableLoader {
     func engine() throws(CommandFailure) -> LoginDecisionEngine {
         let policyPath: String?
         if let file = options.policyFile { policyPath = file } else { policyPath = try path("routing-policy.csv") }
-        return LoginDecisionEngine(
-            policy: try load(policyPath, builtIn: .builtIn, RoutingPolicy.init(contentsOf:)),
-            plmnTable: try plmn(),
-            segmentTable: try segments(),
-            ipv6Table: try load(path("ipv6-prefixes.csv"), builtIn: .builtIn, IPv6PrefixTable.init(contentsOf:)),
-            outcomeTable: try load(path("result-codes.csv"), builtIn: .builtIn, OutcomeTable.init(contentsOf:)))
+        let policy = try load(policyPath, builtIn: .builtIn, RoutingPolicy.init(contentsOf:))
+        guard let directory = try options.dataDirectory.map({ directory throws(CommandFailure) in try checkedDirectory(directory) }) else {
+            return LoginDecisionEngine(policy: policy)
+        }
+        do {
+            return LoginDecisionEngine(policy: policy, tables: try DecisionTables(directory: directory))
+        } catch {
+            throw CommandFailure(error)
+        }
     }
 }

@@ -65,6 +65,16 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
         self = parsed
     }
 
+    /// Parses a PLMN from UTF-8 bytes without building an error: nil for anything ``init(utf8:)``
+    /// refuses (call that for the reason). The streaming fast path.
+    /// - Parameter bytes: The bytes of one value.
+    /// - Complexity: O(*n*); no allocation.
+    @inline(__always)
+    public init?(parsing bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = PLMN.parse(bytes) else { return nil }
+        self = parsed
+    }
+
     /// Parses a PLMN given as separate MCC and MNC strings (iOS `CTCarrier`).
     /// - Parameters:
     ///   - mcc: The mobile country code, 3 ASCII digits.

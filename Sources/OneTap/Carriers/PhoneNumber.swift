@@ -40,6 +40,16 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
         self.init(unchecked: parsed)
     }
 
+    /// Parses a number from UTF-8 bytes without building an error: nil for anything ``init(utf8:)``
+    /// refuses (call that for the reason). The streaming fast path.
+    /// - Parameter bytes: The bytes of one value.
+    /// - Complexity: O(*n*); no allocation.
+    @inline(__always)
+    public init?(parsing bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = PhoneNumber.parse(bytes) else { return nil }
+        self.init(unchecked: parsed)
+    }
+
     /// The 11 digits, e.g. `"13800138000"`.
     public var digits: String { String(value) }
 

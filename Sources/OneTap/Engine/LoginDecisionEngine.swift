@@ -3,7 +3,8 @@
 ///
 /// Everything here is pure: values in, values out, no I/O and no clock. An engine is an immutable
 /// `Sendable` value; share one across every request of a server. The built-in tables come from
-/// `Data/`; pass replacement tables to ``init(policy:plmnTable:segmentTable:ipv6Table:outcomeTable:)``.
+/// `Data/`; pass replacement ones to ``init(policy:tables:maxAttemptsPerFlow:)``, e.g.
+/// `LoginDecisionEngine(policy: try RoutingPolicy(contentsOf: path), tables: try DecisionTables(directory: dir))`.
 ///
 /// ```swift
 /// let engine = LoginDecisionEngine()
@@ -30,24 +31,14 @@ public struct LoginDecisionEngine: Sendable {
     /// Creates an engine.
     /// - Parameters:
     ///   - policy: The routing policy; the built-in one by default.
-    ///   - plmnTable: The PLMN table; the built-in one by default.
-    ///   - segmentTable: The number-segment table; the built-in one by default.
-    ///   - ipv6Table: The IPv6 prefix table; the built-in one by default.
-    ///   - outcomeTable: The result-code table; the built-in one by default.
+    ///   - tables: The PLMN, number-segment, IPv6 and result-code tables; the built-in ones by default.
     ///   - maxAttemptsPerFlow: Attempts of one flow per login, at least 1; 2 by default (one retry).
-    public init(
-        policy: RoutingPolicy = .builtIn,
-        plmnTable: PLMNTable = .builtIn,
-        segmentTable: NumberSegmentTable = .builtIn,
-        ipv6Table: IPv6PrefixTable = .builtIn,
-        outcomeTable: OutcomeTable = .builtIn,
-        maxAttemptsPerFlow: Int = 2
-    ) {
+    public init(policy: RoutingPolicy = .builtIn, tables: DecisionTables = .builtIn, maxAttemptsPerFlow: Int = 2) {
         self.policy = policy
-        self.plmnTable = plmnTable
-        self.segmentTable = segmentTable
-        self.ipv6Table = ipv6Table
-        self.outcomeTable = outcomeTable
+        self.plmnTable = tables.plmn
+        self.segmentTable = tables.segments
+        self.ipv6Table = tables.ipv6
+        self.outcomeTable = tables.outcomes
         self.maxAttemptsPerFlow = max(1, maxAttemptsPerFlow)
     }
 

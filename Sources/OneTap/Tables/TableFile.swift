@@ -1,6 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads table files from disk: the replacement `Data/` tables, and any other line-oriented table file
 /// (such as the CLI's decision tables) that wants the same errors.
 public enum TableFile {
+    /// Whether a file exists at a path (readable or not: reading it reports why not).
+    /// - Parameter path: The path.
+    /// - Returns: True when something is there.
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// Whether a path names a directory.
+    /// - Parameter path: The path.
+    /// - Returns: True for a directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Reads the text of a table file (at most 64 MiB).
     /// - Parameter path: The file's path.
     /// - Returns: The file's text.

@@ -4,100 +4,89 @@ import OneTap
 ///
 /// The standard-input path is the CLI's hot loop: bytes go from a fixed buffer through the byte-level
 /// parsers into a fixed output buffer, with no per-line allocation, so it streams at I/O speed in bounded
-/// memory whatever the input size.
+/// memory whatever the input size. Each command's state lives in one object, so the loop holds a single
+/// reference rather than retaining every captured table and buffer per line.
 enum LookupCommand {
-    /// Counts of a run, for the exit code and the closing error line.
-    private struct Tally {
-        var total = 0
-        var bad = 0
-    }
-
     static func carrier(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let table = try TableLoader(options: options.tables).plmn()
-        let suffixes = Carrier.allCases.map { carrier in
-            Array(",\"carrier\":\"\(carrier.rawValue)\",\"name\":\"\(carrier.englishName)\"}\n".utf8)
-        }
-        func one(_ bytes: UnsafeBufferPointer<UInt8>, _ tally: inout Tally, line: Int?) {
-            tally.total += 1
-            let plmn: PLMN?
-            let carrier: Carrier
-            do {
-                let parsed = try PLMN(utf8: bytes)
-                plmn = parsed
-                carrier = table.carrier(for: parsed)
-            } catch where error.kind == .empty || error.kind == .placeholder {
-                plmn = nil
-                carrier = .unknown
-            } catch {
-                tally.bad += 1
-                report(error.description, input: bytes, line: line, options: options, output: output, io: io)
-                return
-            }
-            if options.json {
-                output.raw("{\"input\":")
-                output.jsonString(bytes)
-                if let plmn {
-                    writePLMNFields(plmn, output)
-                } else {
-                    output.raw(",\"mcc\":null,\"mnc\":null")
-                }
-                suffixes[carrierIndex(carrier)].withUnsafeBytes { output.append($0) }
-            } else {
-                let input = String(decoding: bytes, as: UTF8.self)
-                let where_ = plmn.map { "PLMN \($0)" } ?? "no PLMN reported"
-                output.line("\(input): \(carrier.englishName) (\(carrier.rawValue), \(carrier.chineseName)); \(where_)")
-            }
-        }
-        return drive(options, output: output, io: io, one)
+        let lookup = CarrierLookup(table: try TableLoader(options: options.tables).plmn(), json: options.json, output: output, io: io)
+        return lookup.run(options)
     }
 
     static func number(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let table = try TableLoader(options: options.tables).segments()
-        let kinds: [NumberSegment.Kind?] = NumberSegment.Kind.allCases + [nil]
-        // The JSON after the number, per (carrier, kind), built once.
-        var suffixes: [[UInt8]] = []
-        for carrier in Carrier.allCases {
-            for kind in kinds {
-                let kindText = kind.map { "\"\($0.rawValue)\"" } ?? "null"
-                suffixes.append(Array("\",\"carrier\":\"\(carrier.rawValue)\",\"name\":\"\(carrier.englishName)\",\"kind\":\(kindText)}\n".utf8))
-            }
-        }
-        func one(_ bytes: UnsafeBufferPointer<UInt8>, _ tally: inout Tally, line: Int?) {
-            tally.total += 1
-            let number: PhoneNumber
-            do {
-                number = try PhoneNumber(utf8: bytes)
-            } catch {
-                tally.bad += 1
-                report(error.description, input: bytes, line: line, options: options, output: output, io: io)
-                return
-            }
-            if options.json {
-                let (carrier, kind) = table.match(number)
-                output.raw("{\"input\":")
-                output.jsonString(bytes)
-                output.raw(",\"number\":\"")
-                let target = output.reserve(11)
-                var value = number.value
-                for position in stride(from: 10, through: 0, by: -1) {
-                    target[position] = UInt8(truncatingIfNeeded: value % 10) &+ 48
-                    value /= 10
-                }
-                output.commit(11)
-                let kindIndex = kind.map(kindIndex) ?? kinds.count - 1
-                suffixes[carrierIndex(carrier) * kinds.count + kindIndex].withUnsafeBytes { output.append($0) }
-            } else {
-                let segment = table.segment(for: number)
-                let carrier = segment?.carrier ?? .unknown
-                let input = String(decoding: bytes, as: UTF8.self)
-                let detail = segment.map { "segment \($0.prefix), \($0.kind)" } ?? "unallocated segment"
-                output.line("\(input): \(number) \(carrier.englishName) (\(carrier.rawValue), \(carrier.chineseName)); \(detail)")
-            }
-        }
-        return drive(options, output: output, io: io, one)
+        let lookup = NumberLookup(table: try TableLoader(options: options.tables).segments(), json: options.json, output: output, io: io)
+        return lookup.run(options)
+    }
+}
+
+/// What the two lookups share: counting, error reporting, and driving operands or standard input.
+class Lookup {
+    let json: Bool
+    let output: OutputBuffer
+    let io: any CommandIO
+    /// Inputs seen and inputs refused.
+    var total = 0
+    var bad = 0
+
+    init(json: Bool, output: OutputBuffer, io: any CommandIO) {
+        self.json = json
+        self.output = output
+        self.io = io
     }
 
-    private static func carrierIndex(_ carrier: Carrier) -> Int {
+    /// Looks one input up and writes its record.
+    func one(_ bytes: UnsafeBufferPointer<UInt8>, line: Int?) {}
+
+    /// Reports one malformed input: an error record in JSON mode, an error line otherwise.
+    final func report(_ message: String, input: UnsafeBufferPointer<UInt8>, line: Int?) {
+        bad += 1
+        if json {
+            output.raw("{\"input\":")
+            output.jsonString(input)
+            output.raw(",\"error\":")
+            output.jsonString(message)
+            output.raw("}\n")
+        } else {
+            output.flush()  // keep stdout and stderr in order on a terminal
+            io.writeError("onetap: error: \(line.map { "line \($0): " } ?? "")\(message)")
+        }
+    }
+
+    /// Runs ``one(_:line:)`` over the operands or the lines of standard input, and picks the exit code.
+    final func run(_ options: LookupOptions) -> ExitCode {
+        if options.readsStandardInput {
+            let reader = LineReader(io: io)
+            let complete = reader.forEachLine { bytes, number, cut in
+                if cut {
+                    total += 1
+                    report(
+                        "line \(number) is longer than \(reader.maxLineLength) bytes; it was skipped",
+                        input: UnsafeBufferPointer(rebasing: bytes[0..<64]), line: number)
+                } else {
+                    one(bytes, line: number)
+                }
+            }
+            if !complete {
+                output.flush()
+                io.writeError("onetap: error: cannot read standard input")
+                return .noInput
+            }
+        } else {
+            for input in options.inputs {
+                var input = input
+                input.withUTF8 { one($0, line: nil) }
+            }
+        }
+        if bad > 0 {
+            output.flush()
+            if json || options.readsStandardInput {
+                io.writeError("onetap: error: \(bad) of \(total) inputs were malformed")
+            }
+            return .dataError
+        }
+        return .success
+    }
+
+    static func carrierIndex(_ carrier: Carrier) -> Int {
         switch carrier {
         case .mobile: 0
         case .unicom: 1
@@ -108,18 +97,59 @@ enum LookupCommand {
         case .unknown: 6
         }
     }
+}
 
-    private static func kindIndex(_ kind: NumberSegment.Kind) -> Int {
-        switch kind {
-        case .standard: 0
-        case .virtual: 1
-        case .data: 2
-        case .satellite: 3
+/// `onetap carrier`.
+final class CarrierLookup: Lookup {
+    private let table: PLMNTable
+    /// `,"carrier":"…","name":"…"}\n` per carrier.
+    private let suffixes: Fragments
+
+    init(table: PLMNTable, json: Bool, output: OutputBuffer, io: any CommandIO) {
+        self.table = table
+        suffixes = Fragments(Carrier.allCases.map { ",\"carrier\":\"\($0.rawValue)\",\"name\":\"\($0.englishName)\"}\n" })
+        super.init(json: json, output: output, io: io)
+    }
+
+    deinit { suffixes.deallocate() }
+
+    override func one(_ bytes: UnsafeBufferPointer<UInt8>, line: Int?) {
+        total += 1
+        let plmn: PLMN?
+        let carrier: Carrier
+        if let parsed = PLMN(parsing: bytes) {
+            plmn = parsed
+            carrier = table.carrier(for: parsed)
+        } else {
+            do {
+                plmn = try PLMN(utf8: bytes)
+                carrier = table.carrier(for: plmn!)
+            } catch where error.kind == .empty || error.kind == .placeholder {
+                plmn = nil
+                carrier = .unknown
+            } catch {
+                report(error.description, input: bytes, line: line)
+                return
+            }
+        }
+        if json {
+            output.raw("{\"input\":")
+            output.jsonString(bytes)
+            if let plmn {
+                writePLMNFields(plmn)
+            } else {
+                output.raw(",\"mcc\":null,\"mnc\":null")
+            }
+            output.append(suffixes[Self.carrierIndex(carrier)])
+        } else {
+            let input = String(decoding: bytes, as: UTF8.self)
+            let where_ = plmn.map { "PLMN \($0)" } ?? "no PLMN reported"
+            output.line("\(input): \(carrier.englishName) (\(carrier.rawValue), \(carrier.chineseName)); \(where_)")
         }
     }
 
     /// Writes `,"mcc":"460","mnc":"00"` without allocating.
-    private static func writePLMNFields(_ plmn: PLMN, _ output: OutputBuffer) {
+    private func writePLMNFields(_ plmn: PLMN) {
         let target = output.reserve(32)
         var count = 0
         func put(_ byte: UInt8) {
@@ -136,60 +166,96 @@ enum LookupCommand {
         put(UInt8(ascii: "\""))
         output.commit(count)
     }
+}
 
-    /// Reports one malformed input: an error record in JSON mode, an error line otherwise.
-    private static func report(
-        _ message: String, input: UnsafeBufferPointer<UInt8>, line: Int?, options: LookupOptions, output: OutputBuffer, io: any CommandIO
-    ) {
-        if options.json {
-            output.raw("{\"input\":")
-            output.jsonString(input)
-            output.raw(",\"error\":")
-            output.jsonString(message)
-            output.raw("}\n")
-        } else {
-            output.flush()  // keep stdout and stderr in order on a terminal
-            io.writeError("onetap: error: \(line.map { "line \($0): " } ?? "")\(message)")
+/// `onetap number`.
+final class NumberLookup: Lookup {
+    private let table: NumberSegmentTable
+    /// The JSON after the number, per (carrier, kind or none).
+    private let suffixes: Fragments
+    private static let kinds: [NumberSegment.Kind?] = NumberSegment.Kind.allCases + [nil]
+
+    init(table: NumberSegmentTable, json: Bool, output: OutputBuffer, io: any CommandIO) {
+        self.table = table
+        var texts: [String] = []
+        for carrier in Carrier.allCases {
+            for kind in Self.kinds {
+                let kindText = kind.map { "\"\($0.rawValue)\"" } ?? "null"
+                texts.append("\",\"carrier\":\"\(carrier.rawValue)\",\"name\":\"\(carrier.englishName)\",\"kind\":\(kindText)}\n")
+            }
+        }
+        suffixes = Fragments(texts)
+        super.init(json: json, output: output, io: io)
+    }
+
+    deinit { suffixes.deallocate() }
+
+    private static func kindIndex(_ kind: NumberSegment.Kind?) -> Int {
+        switch kind {
+        case .standard?: 0
+        case .virtual?: 1
+        case .data?: 2
+        case .satellite?: 3
+        case nil: 4
         }
     }
 
-    /// Runs `one` over the operands or the lines of standard input, and picks the exit code.
-    private static func drive(
-        _ options: LookupOptions, output: OutputBuffer, io: any CommandIO,
-        _ one: (UnsafeBufferPointer<UInt8>, inout Tally, Int?) -> Void
-    ) -> ExitCode {
-        var tally = Tally()
-        if options.readsStandardInput {
-            let reader = LineReader(io: io)
-            let complete = reader.forEachLine { bytes, number, cut in
-                if cut {
-                    tally.total += 1
-                    tally.bad += 1
-                    report(
-                        "line \(number) is longer than \(reader.maxLineLength) bytes; it was skipped", input: UnsafeBufferPointer(rebasing: bytes[0..<64]),
-                        line: number, options: options, output: output, io: io)
-                    return
-                }
-                one(bytes, &tally, number)
-            }
-            if !complete {
-                output.flush()
-                io.writeError("onetap: error: cannot read standard input")
-                return .noInput
-            }
+    override func one(_ bytes: UnsafeBufferPointer<UInt8>, line: Int?) {
+        total += 1
+        let number: PhoneNumber
+        if let parsed = PhoneNumber(parsing: bytes) {
+            number = parsed
         } else {
-            for input in options.inputs {
-                var input = input
-                input.withUTF8 { one($0, &tally, nil) }
+            do {
+                number = try PhoneNumber(utf8: bytes)
+            } catch {
+                report(error.description, input: bytes, line: line)
+                return
             }
         }
-        if tally.bad > 0 {
-            output.flush()
-            if options.json || options.readsStandardInput {
-                io.writeError("onetap: error: \(tally.bad) of \(tally.total) inputs were malformed")
+        if json {
+            let (carrier, kind) = table.match(number)
+            output.raw("{\"input\":")
+            output.jsonString(bytes)
+            output.raw(",\"number\":\"")
+            let target = output.reserve(11)
+            var value = number.value
+            for position in stride(from: 10, through: 0, by: -1) {
+                target[position] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+                value /= 10
             }
-            return .dataError
+            output.commit(11)
+            output.append(suffixes[Self.carrierIndex(carrier) * Self.kinds.count + Self.kindIndex(kind)])
+        } else {
+            let input = String(decoding: bytes, as: UTF8.self)
+            let segment = table.segment(for: number)
+            let carrier = segment?.carrier ?? .unknown
+            let detail = segment.map { "segment \($0.prefix), \($0.kind)" } ?? "unallocated segment"
+            output.line("\(input): \(number) \(carrier.englishName) (\(carrier.rawValue), \(carrier.chineseName)); \(detail)")
         }
-        return .success
+    }
+}
+
+/// Precomputed output fragments in one flat buffer, so the hot loop appends them without touching an
+/// array of arrays (whose element copies retain and release).
+struct Fragments {
+    private let storage: UnsafeMutableRawBufferPointer
+    private let offsets: [Int]
+
+    init(_ texts: [String]) {
+        let bytes = texts.flatMap { Array($0.utf8) }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+        self.storage = storage
+        var offsets = [0]
+        for text in texts { offsets.append(offsets.last! + text.utf8.count) }
+        self.offsets = offsets
+    }
+
+    func deallocate() { storage.deallocate() }
+
+    @inline(__always)
+    subscript(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: storage[offsets[index]..<offsets[index + 1]])
     }
 }

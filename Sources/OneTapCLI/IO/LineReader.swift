@@ -34,25 +34,32 @@ final class LineReader {
         buffer.deallocate()
     }
 
+    /// The bytes of a line from `from` to `to`, without a trailing `\r` unless the line was cut.
+    @inline(__always)
+    private static func line(_ base: UnsafeMutablePointer<UInt8>, _ from: Int, _ to: Int, cut: Bool) -> UnsafeBufferPointer<UInt8> {
+        var to = to
+        if to > from, base[to - 1] == UInt8(ascii: "\r"), !cut { to -= 1 }
+        return UnsafeBufferPointer(start: base + from, count: to - from)
+    }
+
     /// Reads every line.
     /// - Parameter body: Called with each line's bytes, its 1-based number, and whether it was cut.
     /// - Returns: False if reading failed part way.
     func forEachLine(_ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ cut: Bool) -> Void) -> Bool {
         let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let limit = maxLineLength
         var start = 0
         var end = 0
         var number = 0
         var skipping = false  // inside the rest of an over-long line
-        func emit(_ from: Int, _ to: Int, cut: Bool) {
-            var from = from
-            var to = to
-            if number == 0, to - from >= 3, base[from] == 0xEF, base[from + 1] == 0xBB, base[from + 2] == 0xBF {
-                from += 3  // a byte-order mark before the first line
-            }
-            if to > from, base[to - 1] == UInt8(ascii: "\r"), !cut { to -= 1 }
-            number += 1
-            body(UnsafeBufferPointer(start: base + from, count: to - from), number, cut)
+        // A byte-order mark at the very start is skipped: read until three bytes are in or the input ends.
+        while end < 3 {
+            let count = io.readInput(into: UnsafeMutableRawBufferPointer(start: base + end, count: chunk))
+            if count < 0 { return false }
+            if count == 0 { break }
+            end += count
         }
+        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { start = 3 }
         while true {
             // Hand over every complete line in the buffer.
             while start < end {
@@ -60,17 +67,18 @@ final class LineReader {
                 let newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 if skipping {
                     skipping = false
-                } else if newline - start > maxLineLength {
-                    emit(start, start + maxLineLength, cut: true)
                 } else {
-                    emit(start, newline, cut: false)
+                    number += 1
+                    let cut = newline - start > limit
+                    body(Self.line(base, start, cut ? start + limit : newline, cut: cut), number, cut)
                 }
                 start = newline + 1
             }
             if skipping {
                 start = end  // still inside the over-long line: drop what was read
-            } else if end - start >= maxLineLength {
-                emit(start, start + maxLineLength, cut: true)
+            } else if end - start >= limit {
+                number += 1
+                body(Self.line(base, start, start + limit, cut: true), number, true)
                 skipping = true
                 start = end
             }
@@ -84,7 +92,10 @@ final class LineReader {
             let count = io.readInput(into: UnsafeMutableRawBufferPointer(start: base + end, count: room))
             if count < 0 { return false }
             if count == 0 {
-                if end > start, !skipping { emit(start, end, cut: false) }
+                if end > start, !skipping {
+                    number += 1
+                    body(Self.line(base, start, end, cut: false), number, false)
+                }
                 return true
             }
             end += count

@@ -92,7 +92,7 @@ import Testing
     @Test func fallbackFromTheLastFlowFails() {
         let plan = LoginPlan(carrier: .mobile, evidence: .plmn, flows: [.sms], reason: .policy, condition: .carrier(.mobile))
         let outcomeTable = try! OutcomeTable(csv: "flow,code,action,meaning_zh,meaning_en,source\nmobile,*,fallback,a,b,s\ntianyi,*,failed,a,b,s\nunicom,*,fallback,a,b,s\nsms,*,fallback,a,b,s\nsms,7,switch,a,b,s\n", file: "x")
-        let custom = LoginDecisionEngine(outcomeTable: outcomeTable)
+        let custom = LoginDecisionEngine(tables: DecisionTables(outcomes: outcomeTable))
         #expect(custom.next(after: .sms, code: 1, in: plan).step == .finish(.failed))
         #expect(custom.next(after: .sms, code: 1, in: plan).note == .planExhausted)
         #expect(custom.next(after: .sms, code: 7, in: plan).step == .finish(.failed))
