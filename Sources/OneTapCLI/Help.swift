@@ -20,12 +20,13 @@ enum Help {
         COMMANDS:
         \(commands.map { "  " + $0.name.padding(9) + $0.summary }.joined(separator: "\n"))
 
-        OPTIONS (every command):
+        OPTIONS:
           --json            print one JSON object per result per line (NDJSON)
+                            (carrier, number, route, outcome, simulate, token)
           --data DIR        use replacement tables from DIR (plmn.csv, number-segments.csv,
                             ipv6-prefixes.csv, result-codes.csv, routing-policy.csv); a table
-                            missing from DIR stays built in
-          --policy FILE     use a replacement routing policy
+                            missing from DIR stays built in (every command but token)
+          --policy FILE     use a replacement routing policy (every command but token)
           -h, --help        show help (also: onetap <command> --help)
           --version         print the version
 

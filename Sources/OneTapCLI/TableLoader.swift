@@ -1,7 +1,8 @@
 import OneTap
 
 /// Loads the tables a command needs: each from `--data DIR` when the directory holds it, else built in.
-/// Only the tables asked for are read, so a command starts fast.
+/// `carrier` and `number` read only their own table, so they start fast; the commands that build an
+/// engine (`route`, `outcome`, `simulate`, `check`) read every table the directory holds.
 struct TableLoader {
     let options: TableOptions
 

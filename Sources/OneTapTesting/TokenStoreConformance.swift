@@ -85,7 +85,16 @@ public enum TokenStoreConformance {
             expect(try await store.remove("a", replacing: v2), "remove with the current version must remove")
             expect(try await store.load("a") == nil, "a removed token must not load")
             let v3 = try await store.save(token("a", "3"), replacing: nil, dueAt: now)
-            expect(v3 != v2 || v3 > TokenVersion(0), "a token saved after a removal must get a version")
+            expect(v3 != v1 && v3 != v2, "a token saved after a removal must get a version the account never had (got \(v3) again)")
+            do {
+                _ = try await store.save(token("a", "from before the logout"), replacing: v1, dueAt: now)
+                problems.append("a write based on a version from before a removal must conflict")
+            } catch { expect(isConflict(error), "a write based on a version from before a removal must throw conflict, threw \(error)") }
+            do {
+                _ = try await store.remove("a", replacing: v2)
+                problems.append("a removal based on a version from before a removal must conflict")
+            } catch { expect(isConflict(error), "a removal based on an old version must throw conflict, threw \(error)") }
+            expect(try await store.load("a")?.token.value.reveal() == "3", "the token stored after the removal must survive")
         }
 
         // Accounts are independent.

@@ -97,3 +97,40 @@ import Testing
             clientIP: try IPAddress("240e:400::1"), phoneHint: try PhoneNumber("18900000000")))
     }
 }
+
+/// The line reader's edges, in process with a small limit.
+@Suite struct LineReaderTests {
+    func lines(_ input: String, limit: Int, chunk: Int) -> [(String, Bool)] {
+        let io = CapturedIO(input: Array(input.utf8))
+        var seen: [(String, Bool)] = []
+        let ending = LineReader(io: io, maxLineLength: limit, chunk: chunk).forEachLine { bytes, _, cut in
+            seen.append((String(decoding: bytes, as: UTF8.self), cut))
+            return true
+        }
+        #expect(ending == .complete)
+        return seen
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 64])
+    func aLineOfExactlyTheLimitIsWholeWhateverTheReadSize(chunk: Int) {
+        let seen = lines("12345678\n123456789\nab\r\nlast", limit: 8, chunk: chunk)
+        #expect(seen.map(\.0) == ["12345678", "12345678", "ab", "last"])
+        #expect(seen.map(\.1) == [false, true, false, false])
+    }
+
+    @Test func byteOrderMarkAndEmptyInput() {
+        #expect(lines("\u{FEFF}a\nb", limit: 8, chunk: 2).map(\.0) == ["a", "b"])
+        #expect(lines("", limit: 8, chunk: 2).isEmpty)
+        #expect(lines("\u{FEFF}", limit: 8, chunk: 1).isEmpty)
+    }
+
+    @Test func stopsWhenAskedTo() {
+        let io = CapturedIO(input: Array("a\nb\nc\n".utf8))
+        var count = 0
+        let ending = LineReader(io: io, maxLineLength: 8, chunk: 4).forEachLine { _, _, _ in
+            count += 1
+            return count < 2
+        }
+        #expect(ending == .stopped && count == 2)
+    }
+}

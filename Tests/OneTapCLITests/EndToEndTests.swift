@@ -158,23 +158,23 @@ import Testing
         #expect(run.stderr == "onetap: error: \(directory.path)/plmn.csv:3: column 'carrier': unknown carrier \"unicorn\"; expected one of mobile, unicom, telecom, tietong, broadnet\n")
     }
 
-    @Test func closedStdoutIsAnIOErrorNotACrash() throws {
-        // `onetap … | head -c 0`: the reader goes away; onetap must exit 74, not die of SIGPIPE.
+    @Test func closedStdoutStopsAnEndlessStreamWithAnIOError() throws {
+        // `yes 46000 | onetap carrier - --json | head -c 10`: the reader goes away; onetap must stop reading
+        // at once and exit 74, not run forever or die of SIGPIPE.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let lines = (0..<200_000).map { _ in "46000" }.joined(separator: "\n")
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-pipe-\(UUID().uuidString)")
-        try lines.write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
-        process.arguments = ["-c", "('\(Binary.url.path)' carrier - --json < '\(file.path)'; echo \"status $?\" >&2) | head -c 10 > /dev/null"]
+        process.arguments = ["-c", "(yes 46000 | '\(Binary.url.path)' carrier - --json; echo \"status $?\" >&2) | head -c 10 > /dev/null"]
         let error = Pipe()
         process.standardError = error
+        let started = Date()
         try process.run()
         process.waitUntilExit()
         let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(Date().timeIntervalSince(started) < 20)
         #expect(text.contains("onetap: error: cannot write to standard output"))
         #expect(text.contains("status 74"))
     }
+
 }
 
 /// `onetap simulate` and `onetap token`, end to end.
@@ -309,6 +309,7 @@ import Testing
         (["token", "--issued", "10000-01-01T00:00:00Z"], 65, "onetap: error: invalid timestamp \"10000-01-01T00:00:00Z\": a timestamp here lies between 1970-01-01 and 9999-12-31\n"),
         (["token", "--issued", "2026-13-01T00:00:00Z"], 65, "onetap: error: invalid timestamp \"2026-13-01T00:00:00Z\": not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)\n"),
         (["token", "--issued", "2026-11-01T00:00:00Z", "--expires-in", "1.5"], 65, "onetap: error: invalid seconds \"1.5\": a lifetime is a whole number of seconds in ASCII digits\n"),
+        (["token", "--issued", "9999-12-31T00:00:00Z", "--lifetime", "3660d"], 65, "onetap: error: the token would expire after 9999-12-31; give an earlier --issued or a shorter lifetime\n"),
         (["route", "--mobile-data=", "--plmn", "46000"], 64, "onetap: error: option --mobile-data must be on or off, not '' (see 'onetap route --help')\n"),
         (["carrier", "--json=", "46000"], 64, "onetap: error: option --json takes no value (see 'onetap carrier --help')\n"),
     ])

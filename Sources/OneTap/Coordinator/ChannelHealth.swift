@@ -120,7 +120,14 @@ public final class ChannelHealth: Sendable {
     ///   - action: The action its result led to. `cancelled` and `switch` are the user's choice and are
     ///     not counted; `success` counts as a success; everything else as a failure.
     public func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction) {
-        guard action != .cancelled, action != .switch else { return }
+        guard action != .cancelled, action != .switch else {
+            // The user's choice says nothing about the channel; a probe it answered frees the slot.
+            channels.withLock { channels in
+                let key = Key(carrier: carrier, flow: flow)
+                if channels[key]?.probeStartedAt != nil { channels[key]?.probeStartedAt = nil }
+            }
+            return
+        }
         let failed = action != .success
         let now = clock.now()
         channels.withLock { channels in

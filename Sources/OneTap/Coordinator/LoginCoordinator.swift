@@ -84,7 +84,12 @@ public actor LoginCoordinator {
     private func run(_ plan: LoginPlan, phoneNumber: PhoneNumber?) async -> LoginOutcome {
         var trace: [LoginStep] = []
         var alerts: [LoginAlert] = []
-        var flow = plan.flows[0]
+        guard let first = plan.flows.first else {
+            // A hand-made plan without flows: nothing can run.
+            emit(.failed(flow: nil, meaning: "the plan has no flows"))
+            return LoginOutcome(ending: .failed, flow: nil, plan: plan, trace: [], alerts: [], credential: nil, verified: nil)
+        }
+        var flow = first
         var attempt = 1
         var number = phoneNumber
         func finish(_ ending: Decision.Ending, _ flow: LoginFlow?, _ credential: CarrierCredential? = nil, _ verified: VerifiedLogin? = nil) -> LoginOutcome {
@@ -138,7 +143,10 @@ public actor LoginCoordinator {
             switch outcome.result {
             case .code(let code):
                 let decision = engine.decide(engine.outcome(for: flow, code: code), after: flow, in: plan.flows, attempt: attempt)
-                (action, meaning, next) = (decision.outcome.action, decision.outcome.meaningEN, decision.step)
+                // A retry code after the retry was used up moves on: the trace shows what happened.
+                let effective: OutcomeAction = decision.note == .retriesExhausted ? .fallback : decision.outcome.action
+                let suffix = decision.note == .retriesExhausted ? " (retried already: fall back)" : ""
+                (action, meaning, next) = (effective, decision.outcome.meaningEN + suffix, decision.step)
                 if decision.alert { alert = LoginAlert(flow: flow, code: code, meaning: meaning) }
             case .noPhoneNumber:
                 (action, meaning, next) = (.cancelled, "the user gave no phone number for SMS login", .finish(.cancelled))
@@ -256,7 +264,8 @@ public actor LoginCoordinator {
             return Attempt(result: .code(code), credential: credential, verified: verified)
         } catch {
             if Task.isCancelled { throw Cancelled() }
-            return Attempt(result: .exchangeFailed(String("\(error)".prefix(200))))
+            let message = Secret.scrub("\(error)", of: [credential.token, credential.refreshToken])
+            return Attempt(result: .exchangeFailed(String(message.prefix(200))))
         }
     }
 

@@ -45,20 +45,24 @@ enum Deadline {
             if let early { continuation.resume(with: early) }
         }
 
-        func resume(_ result: Result<T, any Error>) {
-            let waiting = state.withLock { state -> CheckedContinuation<T, any Error>? in
+        /// Hands over a result if none was handed over yet.
+        /// - Returns: Whether this result is the one the caller gets.
+        @discardableResult
+        func resume(_ result: Result<T, any Error>) -> Bool {
+            let (waiting, taken) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Bool) in
                 switch state {
                 case .waiting:
                     state = .finished(result)
-                    return nil
+                    return (nil, true)
                 case .installed(let continuation):
                     state = .done
-                    return continuation
+                    return (continuation, true)
                 case .finished, .done:
-                    return nil
+                    return (nil, false)
                 }
             }
             waiting?.resume(with: result)
+            return taken
         }
     }
 
@@ -66,20 +70,25 @@ enum Deadline {
     /// - Parameters:
     ///   - limit: The time limit; `nil` waits as long as it takes (cancellation still ends it).
     ///   - clock: The clock that measures it.
+    ///   - late: Called with the operation's result when it finishes after the caller gave up on it (a
+    ///     refresh whose answer came too late may still have rotated a token).
     ///   - operation: The work.
     /// - Returns: What the operation returned.
     /// - Throws: ``TimeoutError`` when the limit passed, `CancellationError` when the caller was
     ///   cancelled, or what the operation threw.
     static func run<T: Sendable>(
-        limit: Duration?, clock: any WallClock, _ operation: @escaping @Sendable () async throws -> T
+        limit: Duration?, clock: any WallClock, late: (@Sendable (Result<T, any Error>) -> Void)? = nil,
+        _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let once = Once<T>()
         let work = Task {
+            let result: Result<T, any Error>
             do {
-                once.resume(.success(try await operation()))
+                result = .success(try await operation())
             } catch {
-                once.resume(.failure(error))
+                result = .failure(error)
             }
+            if !once.resume(result) { late?(result) }
         }
         let timer: Task<Void, Never>? = limit.map { limit in
             Task {

@@ -12,7 +12,7 @@ import Darwin
 /// It is a plain POSIX mutex on purpose: ThreadSanitizer understands it, so `swift test
 /// --sanitize=thread` checks the code that uses it (the futex-based `Synchronization.Mutex` is invisible
 /// to it and reports false races).
-package final class LockedValue<Value>: @unchecked Sendable {
+package final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

@@ -21,6 +21,17 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
 
     /// Always `<redacted>`.
     public var description: String { "<redacted>" }
+
+    /// Text with every occurrence of the given secrets replaced by `<redacted>`: for error messages that
+    /// come from code OneTap does not control (an integrator's refresher or exchange may quote a URL or
+    /// a request body that holds the token).
+    static func scrub(_ text: String, of secrets: [Secret?]) -> String {
+        var text = text
+        for case let secret? in secrets where !secret.value.isEmpty {
+            text = text.replacing(secret.value, with: "<redacted>")
+        }
+        return text
+    }
     /// Always `Secret(<redacted>)`.
     public var debugDescription: String { "Secret(<redacted>)" }
     /// A mirror with no children, so `dump` prints nothing of the value.

@@ -17,11 +17,14 @@ import Foundation
 /// - Writes are atomic: a temporary file in the same directory, `fsync`, `rename`, `fsync` of the
 ///   directory. A failure at any step (a full disk, a crash) leaves the previous token whole.
 /// - Files are created with mode 0600 in a directory created with mode 0700; a token file that other
-///   users can write, or that another user owns, is refused (`insecure`).
+///   users can read or write, or that another user owns, is refused (`insecure`).
 /// - A corrupt or foreign file is moved aside to `<name>.corrupt-<milliseconds>` and reported
 ///   (`corrupt`); it is never silently overwritten.
-/// - Compare-and-swap writes hold an advisory lock (`flock`) on `<name>.lock`; refreshes hold one on
-///   `<name>.refresh`, so two processes on one machine do not refresh the same account twice.
+/// - Compare-and-swap writes hold an advisory lock (`flock`) on `.locks/<name>.lock`; refreshes hold one
+///   on `.locks/<name>.refresh`, so two processes on one machine do not refresh the same account twice.
+///   Waiting for a lock polls; it never blocks a thread of Swift's cooperative pool.
+/// - Temporary files are written in `.tmp/` and renamed into place, so the directory itself changes only
+///   when a token file appears or goes: that is how the due index notices other processes' writes.
 /// - ``accounts(dueBefore:limit:)`` answers from an index built by one scan of the directory and kept
 ///   current by this instance's writes; writes by other processes are picked up by a rescan when the
 ///   directory changes.
@@ -78,7 +81,15 @@ public final class FileTokenStore: TokenStore {
                 .insecure, account: "",
                 message: "\(self.directory) can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory only you can write")
         }
+        for sub in [locks, temporaries] where mkdir(sub, 0o700) != 0 && errno != EEXIST {
+            throw TokenStoreError(.io, account: "", message: "cannot create \(sub): \(SystemCallError.last("mkdir", sub).reason)")
+        }
     }
+
+    /// Where the lock files live.
+    private var locks: String { directory + "/.locks" }
+    /// Where files are written before they are renamed into place.
+    private var temporaries: String { directory + "/.tmp" }
 
     // MARK: Paths
 
@@ -96,11 +107,15 @@ public final class FileTokenStore: TokenStore {
         return String(decoding: name, as: UTF8.self)
     }
 
-    private func base(_ account: AccountID) throws(TokenStoreError) -> String {
+    private func name(_ account: AccountID) throws(TokenStoreError) -> String {
         guard let name = Self.fileName(account) else {
             throw TokenStoreError(.io, account: account, message: "an account id for the file store is 1 to 100 bytes of UTF-8")
         }
-        return directory + "/" + name
+        return name
+    }
+
+    private func base(_ account: AccountID) throws(TokenStoreError) -> String {
+        try directory + "/" + name(account)
     }
 
     /// The path of an account's token file.
@@ -108,6 +123,16 @@ public final class FileTokenStore: TokenStore {
     /// - Returns: The path, or nil for an id that cannot name a file (empty or over 100 bytes).
     public func path(for account: AccountID) -> String? {
         Self.fileName(account).map { directory + "/" + $0 + ".token" }
+    }
+
+    /// The version for a write: greater than the current one, and otherwise the time in milliseconds
+    /// shifted left 16 bits with 16 random bits, so an account removed and written again (by any process)
+    /// does not get back a version it had before.
+    static func nextVersion(after current: TokenVersion?, now: Date) -> TokenVersion {
+        let milliseconds = UInt64(max(0, min(TokenRecord.milliseconds(now), 1 << 46)))
+        let fresh = TokenVersion(milliseconds << 16 | UInt64.random(in: 0...0xFFFF))
+        guard let current else { return fresh }
+        return max(current.next, fresh)
     }
 
     // MARK: The record format
@@ -155,10 +180,10 @@ public final class FileTokenStore: TokenStore {
             throw TokenStoreError(.io, account: account, message: "cannot stat \(path): \(SystemCallError.last("fstat", path).reason)")
         }
         guard info.st_mode & S_IFMT == S_IFREG else { throw moveAside(path, account: account, reason: "it is not a regular file") }
-        guard info.st_mode & 0o022 == 0, info.st_uid == geteuid() else {
+        guard info.st_mode & 0o077 == 0, info.st_uid == geteuid() else {
             throw TokenStoreError(
                 .insecure, account: account,
-                message: "\(path) can be written by other users or belongs to another user (mode \(String(info.st_mode & 0o777, radix: 8)), owner \(info.st_uid)); it was not read. Fix its mode (chmod 600) or remove it")
+                message: "\(path) can be read or written by other users or belongs to another user (mode \(String(info.st_mode & 0o777, radix: 8)), owner \(info.st_uid)); it was not read. Fix its mode (chmod 600) or remove it")
         }
         let bytes: [UInt8]
         do {
@@ -179,7 +204,9 @@ public final class FileTokenStore: TokenStore {
     /// Moves a bad file aside and returns the error that reports it.
     private func moveAside(_ path: String, account: AccountID, reason: String) -> TokenStoreError {
         let aside = "\(path).corrupt-\(TokenRecord.milliseconds(clock.now()))"
-        if rename(path, aside) == 0 {
+        var moved = false
+        noteDirectoryChange { moved = rename(path, aside) == 0 }
+        if moved {
             syncDirectory()
             return TokenStoreError(.corrupt, account: account, message: "\(path) is not a valid token record (\(reason)); moved aside to \(aside)")
         }
@@ -198,20 +225,47 @@ public final class FileTokenStore: TokenStore {
 
     // MARK: Writing
 
-    /// Holds the account's write lock while `body` runs.
-    private func withWriteLock<T>(_ account: AccountID, _ body: () throws(TokenStoreError) -> T) throws(TokenStoreError) -> T {
-        let path = try base(account) + ".lock"
+    /// Takes an exclusive `flock` on a lock file, polling on the clock so no thread blocks.
+    /// - Returns: The open descriptor (locked), or nil when `timeout` passed first.
+    private func lock(_ path: String, account: AccountID, timeout: Duration, poll: Duration) async throws -> Int32? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw TokenStoreError(.io, account: account, message: "cannot open \(path): \(SystemCallError.last("open", path).reason)")
         }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw TokenStoreError(.io, account: account, message: "cannot lock \(path): \(SystemCallError.last("flock", path).reason)")
+        var waited = Duration.zero
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let error = SystemCallError.last("flock", path)
+                close(fd)
+                throw TokenStoreError(.io, account: account, message: "cannot lock \(path): \(error.reason)")
             }
+            guard waited < timeout else {
+                close(fd)
+                return nil
+            }
+            do {
+                try await clock.sleep(for: poll)
+            } catch {
+                close(fd)
+                throw error
+            }
+            waited += poll
         }
-        defer { flock(fd, LOCK_UN) }
+        return fd
+    }
+
+    private func unlock(_ fd: Int32) {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Holds the account's write lock while `body` runs.
+    private func withWriteLock<T>(_ account: AccountID, _ body: () throws(TokenStoreError) -> T) async throws -> T {
+        let path = try locks + "/" + name(account) + ".lock"
+        guard let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(1)) else {
+            throw TokenStoreError(.io, account: account, message: "another process held \(path) for longer than \(lockTimeout.seconds) s")
+        }
+        defer { unlock(fd) }
         return try body()
     }
 
@@ -233,10 +287,10 @@ public final class FileTokenStore: TokenStore {
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         let account = token.account
         let path = try base(account) + ".token"
-        return try withWriteLock(account) { () throws(TokenStoreError) -> TokenVersion in
+        return try await withWriteLock(account) { () throws(TokenStoreError) -> TokenVersion in
             let current = try read(account)?.0
             try checkVersion(current, expected: expected, account: account)
-            let version = current?.version.next ?? TokenVersion(1)
+            let version = Self.nextVersion(after: current?.version, now: clock.now())
             let record = TokenRecord(StoredToken(token: token, version: version), dueAt: dueAt)
             do {
                 try writeAtomically(record.encoded(), to: path)
@@ -257,15 +311,20 @@ public final class FileTokenStore: TokenStore {
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         let path = try base(account) + ".token"
-        return try withWriteLock(account) { () throws(TokenStoreError) -> Bool in
+        return try await withWriteLock(account) { () throws(TokenStoreError) -> Bool in
             let current = try read(account)?.0
             if expected != nil || current == nil {
                 if current == nil && expected == nil { return false }
                 try checkVersion(current, expected: expected, account: account)
             }
+            var failure: SystemCallError? = nil
             noteDirectoryChange {
-                if unlink(path) == 0 { syncDirectory() }
+                if unlink(path) != 0, errno != ENOENT { failure = .last("unlink", path) }
             }
+            if let failure {
+                throw TokenStoreError(.io, account: account, message: "cannot remove \(path): \(failure.reason); the token is still stored")
+            }
+            syncDirectory()
             indexState.withLock { if $0.built { $0.index.remove(account) } }
             return true
         }
@@ -274,7 +333,7 @@ public final class FileTokenStore: TokenStore {
     /// Writes bytes to `path` atomically with mode 0600.
     private func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemCallError) {
         let fault = faults.withLock { $0 }
-        let temporary = "\(path).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let temporary = "\(temporaries)/\(path.split(separator: "/").last!).\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .last("open", temporary) }
         var closed = false
@@ -403,26 +462,11 @@ public final class FileTokenStore: TokenStore {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
-        let path = try base(account) + ".refresh"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            throw TokenStoreError(.io, account: account, message: "cannot open \(path): \(SystemCallError.last("open", path).reason)")
-        }
-        defer { close(fd) }
-        var waited = Duration.zero
-        var locked = false
-        while !locked {
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-                locked = true
-            } else if errno == EWOULDBLOCK || errno == EINTR {
-                if waited >= lockTimeout { break }  // go ahead unlocked; compare-and-swap keeps the store right
-                try await clock.sleep(for: .milliseconds(10))
-                waited += .milliseconds(10)
-            } else {
-                break
-            }
-        }
-        defer { if locked { flock(fd, LOCK_UN) } }
+        let path = try locks + "/" + name(account) + ".refresh"
+        // After the timeout the refresh goes ahead unlocked; compare-and-swap keeps the store right.
+        let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(10))
+        defer { if let fd { unlock(fd) } }
         return try await body()
     }
+
 }

@@ -9,6 +9,9 @@ public final class InMemoryTokenStore: TokenStore {
     private struct State: Sendable {
         var tokens: [AccountID: StoredToken] = [:]
         var index = DueIndex()
+        /// The last version handed out, store-wide: a version never repeats, even for an account that
+        /// was removed and written again, so a write based on a token read before a logout always conflicts.
+        var lastVersion = TokenVersion(0)
     }
 
     private let state = LockedValue(State())
@@ -42,7 +45,8 @@ public final class InMemoryTokenStore: TokenStore {
                     .conflict, account: token.account,
                     message: "expected \(expected.map(\.description) ?? "no token"), found \(current.map(\.version.description) ?? "no token")")
             }
-            let version = current?.version.next ?? TokenVersion(1)
+            let version = state.lastVersion.next
+            state.lastVersion = version
             state.tokens[token.account] = StoredToken(token: token, version: version)
             state.index.set(token.account, dueAt: dueAt)
             return version

@@ -18,8 +18,8 @@ public struct TokenVersion: Hashable, Sendable, Comparable, Codable, CustomStrin
     /// A readable form, for messages and logs.
     public var description: String { "v\(value)" }
 
-    /// The version after this one.
-    public var next: TokenVersion { TokenVersion(value &+ 1) }
+    /// The version after this one (the largest version stays the largest).
+    public var next: TokenVersion { TokenVersion(value < .max ? value + 1 : value) }
 }
 
 /// A token as a store holds it, with its version.
@@ -55,6 +55,9 @@ public protocol TokenStore: Sendable {
     func load(_ account: AccountID) async throws -> StoredToken?
 
     /// Writes a token if the stored version is still `expected` (compare-and-swap).
+    ///
+    /// A store never hands out a version an account had before, even after a removal: a write based on a
+    /// token read before a logout must conflict with a token stored after it.
     /// - Parameters:
     ///   - token: The token; its ``AccessToken/account`` is the key.
     ///   - expected: The version the caller read, or nil when it expects no token to be stored.

@@ -259,12 +259,20 @@ public actor TokenVault {
         do {
             let refresher = self.refresher
             let token = current.token
-            response = try await Deadline.run(limit: refreshTimeout, clock: clock) { try await refresher.refresh(token) }
+            response = try await Deadline.run(
+                limit: refreshTimeout, clock: clock,
+                late: { [self] result in
+                    // The carrier answered after the time limit: it may have rotated the refresh token,
+                    // so keep its answer if the store still holds the token it replaces.
+                    if case .success(let answer) = result { Task { await self.adoptLate(answer, replacing: current) } }
+                }) { try await refresher.refresh(token) }
             guard !response.accessToken.isEmpty else {
                 throw TokenRefreshError(.transient, message: "the refresh answer has an empty access token")
             }
         } catch {
-            return try await refreshFailed(account, current, TokenRefreshError.classify(error))
+            let classified = TokenRefreshError.classify(error)
+            let message = Secret.scrub(classified.message, of: [current.token.value, current.token.refreshToken])
+            return try await refreshFailed(account, current, TokenRefreshError(classified.kind, code: classified.code, message: message))
         }
         guard !flight.loggedOut else {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -284,12 +292,30 @@ public actor TokenVault {
             }
             throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
         } catch {
-            throw TokenError(
-                .storeFailed, account: account, message: "the refreshed token could not be stored (\(error)); the previous token is unchanged")
+            let message = Secret.scrub("\(error)", of: [fresh.value, fresh.refreshToken, current.token.value])
+            throw TokenError(.storeFailed, account: account, message: "the refreshed token could not be stored (\(message)); the previous token is unchanged")
         }
         failures[account] = nil
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
         return fresh
+    }
+
+    /// Stores a refresh answer that arrived after its time limit, if nothing replaced the token since.
+    private func adoptLate(_ response: RefreshResponse, replacing current: StoredToken) async {
+        guard !response.accessToken.isEmpty else { return }
+        let account = current.token.account
+        let now = clock.now()
+        let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
+        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        let fresh = current.token.rotated(
+            value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        do {
+            _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))
+        } catch {
+            return  // replaced, refreshed elsewhere or logged out meanwhile: the late answer is not needed
+        }
+        failures[account] = nil
+        emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
     }
 
     private func refreshFailed(_ account: AccountID, _ current: StoredToken, _ error: TokenRefreshError) async throws -> AccessToken {

@@ -55,7 +55,7 @@ class Lookup {
     final func run(_ options: LookupOptions) -> ExitCode {
         if options.readsStandardInput {
             let reader = LineReader(io: io)
-            let complete = reader.forEachLine { bytes, number, cut in
+            let ending = reader.forEachLine { bytes, number, cut in
                 if cut {
                     total += 1
                     report(
@@ -64,8 +64,12 @@ class Lookup {
                 } else {
                     one(bytes, line: number)
                 }
+                return !output.failed  // a closed output pipe: stop reading at once
             }
-            if !complete {
+            switch ending {
+            case .complete: break
+            case .stopped: return .ioError
+            case .readFailed:
                 output.flush()
                 io.writeError("onetap: error: cannot read standard input")
                 return .noInput

@@ -18,8 +18,8 @@ enum RouteCommand {
         let decoder = JSONDecoder()
         var total = 0
         var bad = 0
-        let complete = LineReader(io: io).forEachLine { bytes, number, cut in
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) && !cut { return }  // blank line
+        let ending = LineReader(io: io).forEachLine { bytes, number, cut in
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) && !cut { return true }  // blank line
             total += 1
             let problem: String
             if cut {
@@ -28,7 +28,7 @@ enum RouteCommand {
                 do {
                     let snapshot = try decoder.decode(DeviceSnapshot.self, from: Data(buffer: bytes))
                     write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
-                    return
+                    return !output.failed
                 } catch {
                     problem = "line \(number): " + describe(error)
                 }
@@ -44,8 +44,12 @@ enum RouteCommand {
                 output.flush()
                 io.writeError("onetap: error: \(problem)")
             }
+            return !output.failed  // a closed output pipe: stop reading at once
         }
-        if !complete {
+        switch ending {
+        case .complete: break
+        case .stopped: return .ioError
+        case .readFailed:
             output.flush()
             io.writeError("onetap: error: cannot read standard input")
             return .noInput

@@ -52,6 +52,9 @@ enum TokenCommand {
         } catch {
             throw CommandFailure(error)
         }
+        guard issued.addingTimeInterval(lifetime).timeIntervalSince1970 < 253_402_300_800 else {
+            throw CommandFailure(message: "the token would expire after 9999-12-31; give an earlier --issued or a shorter lifetime", code: .dataError)
+        }
         let policy = TokenPolicy()
         let token = AccessToken(
             value: Secret(""), refreshToken: nil, flow: .tianyi, account: "cli", issuedAt: issued, expiresAt: issued.addingTimeInterval(lifetime))

@@ -27,7 +27,7 @@ final class LineReader {
         self.io = io
         self.maxLineLength = maxLineLength
         self.chunk = chunk
-        buffer = .allocate(byteCount: maxLineLength + chunk, alignment: 16)
+        buffer = .allocate(byteCount: maxLineLength + 1 + chunk, alignment: 16)
     }
 
     deinit {
@@ -42,10 +42,21 @@ final class LineReader {
         return UnsafeBufferPointer(start: base + from, count: to - from)
     }
 
-    /// Reads every line.
-    /// - Parameter body: Called with each line's bytes, its 1-based number, and whether it was cut.
-    /// - Returns: False if reading failed part way.
-    func forEachLine(_ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ cut: Bool) -> Void) -> Bool {
+    /// How a read of every line ended.
+    enum Ending {
+        /// Every line was handed over.
+        case complete
+        /// `body` asked to stop (the output failed).
+        case stopped
+        /// Reading standard input failed.
+        case readFailed
+    }
+
+    /// Reads every line, until the input ends or `body` returns false.
+    /// - Parameter body: Called with each line's bytes, its 1-based number, and whether it was cut;
+    ///   returns whether to go on.
+    /// - Returns: How reading ended.
+    func forEachLine(_ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ cut: Bool) -> Bool) -> Ending {
         let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let limit = maxLineLength
         var start = 0
@@ -55,7 +66,7 @@ final class LineReader {
         // A byte-order mark at the very start is skipped: read until three bytes are in or the input ends.
         while end < 3 {
             let count = io.readInput(into: UnsafeMutableRawBufferPointer(start: base + end, count: chunk))
-            if count < 0 { return false }
+            if count < 0 { return .readFailed }
             if count == 0 { break }
             end += count
         }
@@ -70,15 +81,15 @@ final class LineReader {
                 } else {
                     number += 1
                     let cut = newline - start > limit
-                    body(Self.line(base, start, cut ? start + limit : newline, cut: cut), number, cut)
+                    if !body(Self.line(base, start, cut ? start + limit : newline, cut: cut), number, cut) { return .stopped }
                 }
                 start = newline + 1
             }
             if skipping {
                 start = end  // still inside the over-long line: drop what was read
-            } else if end - start >= limit {
+            } else if end - start > limit {
                 number += 1
-                body(Self.line(base, start, start + limit, cut: true), number, true)
+                if !body(Self.line(base, start, start + limit, cut: true), number, true) { return .stopped }
                 skipping = true
                 start = end
             }
@@ -90,13 +101,13 @@ final class LineReader {
             }
             let room = min(chunk, buffer.count - end)
             let count = io.readInput(into: UnsafeMutableRawBufferPointer(start: base + end, count: room))
-            if count < 0 { return false }
+            if count < 0 { return .readFailed }
             if count == 0 {
                 if end > start, !skipping {
                     number += 1
-                    body(Self.line(base, start, end, cut: false), number, false)
+                    _ = body(Self.line(base, start, end, cut: false), number, false)
                 }
-                return true
+                return .complete
             }
             end += count
         }

@@ -51,6 +51,15 @@ import Testing
         #expect(health.admit(.mobile, for: .mobile) == .probe)
     }
 
+    @Test func aProbeTheUserCancelledFreesTheProbeSlot() {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .fallback) }
+        clock.advance(by: .seconds(60))
+        #expect(health.admit(.mobile, for: .mobile) == .probe)
+        health.record(.mobile, for: .mobile, action: .cancelled)
+        #expect(health.admit(.mobile, for: .mobile) == .probe)   // the next attempt may probe at once
+    }
+
     @Test func cancellationsAndSwitchesDoNotCount() {
         let health = health()
         for _ in 0..<10 {

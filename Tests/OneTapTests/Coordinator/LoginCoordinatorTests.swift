@@ -32,7 +32,7 @@ import Testing
         Scenario(name: "transient retried once then success", mobile: [mobile(200023), mobile(103000, 2)], ending: .success, flow: .mobile,
                  steps: ["mobile:200023:retry", "mobile:103000:success"]),
         Scenario(name: "transient twice then SMS", mobile: [mobile(200023), mobile(200023)], ending: .success, flow: .sms,
-                 steps: ["mobile:200023:retry", "mobile:200023:retry", "sms:0:success"]),
+                 steps: ["mobile:200023:retry", "mobile:200023:fallback", "sms:0:success"]),
         Scenario(name: "other login method switches to SMS", mobile: [mobile(200060)], ending: .success, flow: .sms, steps: ["mobile:200060:switch", "sms:0:success"]),
         Scenario(name: "misconfigured falls back and alerts", mobile: [mobile(103101)], ending: .success, flow: .sms,
                  steps: ["mobile:103101:misconfigured", "sms:0:success"], alerts: ["mobile:103101"]),
@@ -175,6 +175,13 @@ import Testing
         for step in outcome.trace { texts.append(String(decoding: try JSONEncoder().encode(step), as: UTF8.self)) }
         for text in texts { #expect(!text.contains("MOBILE-SECRET"), "leaked: \(text)") }
         #expect(outcome.credential?.token.reveal() == "MOBILE-SECRET")
+    }
+
+    @Test func aPlanWithoutFlowsFailsWithoutTrapping() async throws {
+        let coordinator = LoginCoordinator(providers: LoginProviders(sms: MockSMSProvider()))
+        let empty = LoginPlan(carrier: .unknown, evidence: .none, flows: FlowSequence([])!, reason: .policy, condition: .carrier(.unknown))
+        let outcome = try await coordinator.login(plan: empty)
+        #expect(outcome.ending == .failed && outcome.trace.isEmpty && outcome.flow == nil)
     }
 
     @Test func eventStreamDeliversEvents() async throws {

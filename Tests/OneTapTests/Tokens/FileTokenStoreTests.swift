@@ -43,14 +43,17 @@ import Testing
             #expect(path.hasSuffix("/7531.token"))   // hex of "u1"
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasPrefix(#"{"accessToken":"A0","account":"u1","dueAtMs":"#))
-            // Nothing but the token, its lock file and no temporary files remain.
+            // Nothing but the token file in the directory; its lock in .locks; no temporary file left.
             let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-            #expect(names == ["7531.lock", "7531.token"])
+            #expect(names == [".locks", ".tmp", "7531.token"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.locks") == ["7531.lock"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+            #expect(try mode(directory + "/.locks") == 0o700 && mode(directory + "/.tmp") == 0o700)
         }
     }
 
-    @Test(arguments: [0o620, 0o602, 0o666, 0o660])
-    func refusesATokenFileOthersCanWrite(permissions: Int) async throws {
+    @Test(arguments: [0o620, 0o602, 0o666, 0o660, 0o640, 0o604, 0o644, 0o610])
+    func refusesATokenFileOthersCanReadOrWrite(permissions: Int) async throws {
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory)
             _ = try await store.save(token(), replacing: nil, dueAt: now)
@@ -136,8 +139,7 @@ import Testing
                 }
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
                 #expect(try await store.load("u1")?.token.value.reveal() == "OLD")
-                let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp-") }
-                #expect(leftovers.isEmpty)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
             }
             store.faults.withLock { $0 = nil }
             #expect(try await store.save(token(value: "NEW"), replacing: v1, dueAt: now) > v1)
@@ -154,6 +156,41 @@ import Testing
             #expect(try await one.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["b", "a"])
             _ = try await two.remove("a", replacing: nil)
             #expect(try await one.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["b"])
+        }
+    }
+
+    @Test func ownWritesDoNotMakeTheIndexRescan() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token("a"), replacing: nil, dueAt: now)
+            _ = try await store.save(token("b"), replacing: nil, dueAt: now.addingTimeInterval(10))
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(60), limit: 10) == ["a", "b"])
+            // Rewrite b's file in place (the directory does not change), making it due later.
+            let path = store.path(for: "b")!
+            let stored = try await store.load("b")!
+            try Data(FileTokenStore.encodeRecord(stored, dueAt: now.addingTimeInterval(3600))).write(to: URL(fileURLWithPath: path))
+            // The store's own writes (a new version of a, a new account c) keep the index current without a
+            // rescan, so the in-place change stays unseen: b is still listed as due soon.
+            let v = try await store.load("a")!.version
+            _ = try await store.save(token("a", value: "A1"), replacing: v, dueAt: now.addingTimeInterval(5))
+            _ = try await store.save(token("c"), replacing: nil, dueAt: now.addingTimeInterval(20))
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(60), limit: 10) == ["a", "b", "c"])
+            // Another process's write changes the directory: the next listing rescans and sees everything.
+            let other = try FileTokenStore(directory: directory)
+            _ = try await other.save(token("d"), replacing: nil, dueAt: now.addingTimeInterval(30))
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(60), limit: 10) == ["a", "c", "d"])
+        }
+    }
+
+    @Test func versionsNeverRepeatAfterARemoval() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let v1 = try await store.save(token(), replacing: nil, dueAt: now)
+            _ = try await store.remove("u1", replacing: v1)
+            let v2 = try await store.save(token(value: "new login"), replacing: nil, dueAt: now)
+            #expect(v2 != v1)
+            await #expect(throws: TokenStoreError.self) { _ = try await store.save(token(value: "stale"), replacing: v1, dueAt: now) }
+            #expect(try await store.load("u1")?.token.value.reveal() == "new login")
         }
     }
 

@@ -280,6 +280,64 @@ import Testing
         #expect(try await store.load("u1")?.token.value.reveal() == "A0")
     }
 
+    @Test func logoutAndNewLoginDuringARefreshThatFailsFinallyKeepTheNewLogin() async throws {
+        let refresher = MockRefresher([.failure(TokenRefreshError(.final, message: "revoked"))])
+        refresher.hold()
+        let vault = vault(refresher)
+        try await vault.store(token(age: 2 * Self.day))
+        let waiter = Task { try await vault.validToken(for: "u1") }
+        await refresher.waitForCalls(1)
+        try await vault.logout("u1")
+        try await vault.store(token(age: 0, value: "NEW-LOGIN"))
+        refresher.release()
+        await #expect { try await waiter.value } throws: { ($0 as? TokenError)?.kind == .loggedOut }
+        #expect(try await store.load("u1")?.token.value.reveal() == "NEW-LOGIN")
+    }
+
+    @Test func anotherInstancesLogoutAndNewLoginWinOverALateRefresh() async throws {
+        let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("OLD-SESSION-REFRESHED")))])
+        refresherA.hold()
+        let a = vault(refresherA)
+        let b = vault(MockRefresher())
+        try await a.store(token(age: 2 * Self.day))
+        let first = Task { try await a.validToken(for: "u1") }
+        await refresherA.waitForCalls(1)
+        try await b.logout("u1")
+        try await b.store(token(age: 0, value: "NEW-LOGIN"))
+        refresherA.release()
+        _ = try? await first.value
+        #expect(try await store.load("u1")?.token.value.reveal() == "NEW-LOGIN")
+    }
+
+    @Test func aRefreshAnswerAfterTheTimeLimitIsStillKept() async throws {
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("LATE"), refreshToken: Secret("ROTATED")))])
+        refresher.hold()
+        let vault = vault(refresher)
+        try await vault.store(token(age: 2 * Self.day))
+        let call = Task { try await vault.validToken(for: "u1") }
+        await refresher.waitForCalls(1)
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        #expect(try await call.value.value.reveal() == "A0")   // timed out: the usable token
+        refresher.release()
+        for _ in 0..<200 where (try? await store.load("u1"))?.token.value.reveal() != "LATE" { await Task.yield() }
+        let stored = try await store.load("u1")
+        #expect(stored?.token.value.reveal() == "LATE" && stored?.token.refreshToken?.reveal() == "ROTATED")
+        #expect(events.names.suffix(2) == ["refresh-failed", "refreshed"])
+    }
+
+    @Test func refresherErrorsNeverQuoteTheTokens() async throws {
+        struct Leaky: Error, CustomStringConvertible {
+            var description: String { "GET https://open.e.189.cn/api/oauth2/refreshToken.do?refreshToken=RT-SECRET-9&accessToken=AT-SECRET-9 failed" }
+        }
+        let refresher = MockRefresher([.failure(Leaky())])
+        let vault = vault(refresher)
+        try await vault.store(token(age: 2 * Self.day, refresh: "RT-SECRET-9", value: "AT-SECRET-9"))
+        _ = try await vault.validToken(for: "u1")
+        guard case .refreshFailed(_, let message, _, _) = events.recorded.last else { Issue.record("no refresh-failed"); return }
+        #expect(!message.contains("RT-SECRET-9") && !message.contains("AT-SECRET-9"))
+    }
+
     @Test func hungRefresherTimesOutAsATransientFailure() async throws {
         let refresher = MockRefresher([.hang])
         let vault = vault(refresher)
