@@ -278,10 +278,7 @@ public actor TokenVault {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
         }
         let now = clock.now()
-        let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
-        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
-        let fresh = current.token.rotated(
-            value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: now)
         do {
             _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))
         } catch let error as TokenStoreError where error.kind == .conflict {
@@ -300,15 +297,21 @@ public actor TokenVault {
         return fresh
     }
 
+    /// The token a refresh answer makes: the new access token, the new refresh token or else the old one
+    /// (rotation), and the answer's lifetime or else the policy's default, from `now`.
+    private func refreshed(_ token: AccessToken, with response: RefreshResponse, at now: Date) -> (AccessToken, rotatedRefresh: Secret?) {
+        let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
+        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        let fresh = token.rotated(value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        return (fresh, rotatedRefresh)
+    }
+
     /// Stores a refresh answer that arrived after its time limit, if nothing replaced the token since.
     private func adoptLate(_ response: RefreshResponse, replacing current: StoredToken) async {
         guard !response.accessToken.isEmpty else { return }
         let account = current.token.account
         let now = clock.now()
-        let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
-        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
-        let fresh = current.token.rotated(
-            value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: now)
         do {
             _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))
         } catch {

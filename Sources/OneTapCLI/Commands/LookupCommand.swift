@@ -66,14 +66,7 @@ class Lookup {
                 }
                 return !output.failed  // a closed output pipe: stop reading at once
             }
-            switch ending {
-            case .complete: break
-            case .stopped: return .ioError
-            case .readFailed:
-                output.flush()
-                io.writeError("onetap: error: cannot read standard input")
-                return .noInput
-            }
+            if let failure = ending.failure(output: output, io: io) { return failure }
         } else {
             for input in options.inputs {
                 var input = input

@@ -46,14 +46,7 @@ enum RouteCommand {
             }
             return !output.failed  // a closed output pipe: stop reading at once
         }
-        switch ending {
-        case .complete: break
-        case .stopped: return .ioError
-        case .readFailed:
-            output.flush()
-            io.writeError("onetap: error: cannot read standard input")
-            return .noInput
-        }
+        if let failure = ending.failure(output: output, io: io) { return failure }
         if bad > 0 {
             output.flush()
             io.writeError("onetap: error: \(bad) of \(total) snapshots were malformed")

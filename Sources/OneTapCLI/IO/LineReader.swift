@@ -50,6 +50,21 @@ final class LineReader {
         case stopped
         /// Reading standard input failed.
         case readFailed
+
+        /// The exit code this ending forces (after saying why on standard error), or nil when every line
+        /// was read and the command decides.
+        func failure(output: OutputBuffer, io: any CommandIO) -> ExitCode? {
+            switch self {
+            case .complete:
+                return nil
+            case .stopped:
+                return .ioError  // the entry point reports the failed output
+            case .readFailed:
+                output.flush()
+                io.writeError("onetap: error: cannot read standard input")
+                return .noInput
+            }
+        }
     }
 
     /// Reads every line, until the input ends or `body` returns false.
