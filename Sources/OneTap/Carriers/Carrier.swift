@@ -53,11 +53,6 @@ public enum Carrier: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
 
     /// Reads a mainland carrier id in a table field.
     static func mainland(_ field: String, row: CSVTable.Row, file: String, column: String) throws(TableError) -> Carrier {
-        guard let carrier = Carrier(rawValue: field), mainland.contains(carrier) else {
-            throw row.error(
-                file, column: column, .invalidValue,
-                "unknown carrier \(QuotedInput(field)); expected one of \(mainland.map(\.rawValue).joined(separator: ", "))")
-        }
-        return carrier
+        try row.choice(field, "carrier", from: mainland, file: file, column: column)
     }
 }

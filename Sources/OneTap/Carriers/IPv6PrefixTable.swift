@@ -102,11 +102,7 @@ public struct IPv6PrefixTable: Sendable {
                 throw row.error(file, column: "prefix", .invalidValue, "\(field) has host bits set beyond /\(length)")
             }
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
-            guard let pool = Pool(rawValue: row[2]) else {
-                throw row.error(
-                    file, column: "pool", .invalidValue,
-                    "unknown pool \(QuotedInput(row[2])); expected one of \(Pool.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let pool: Pool = try row.choice(row[2], "pool", from: Pool.allCases, file: file, column: "pool")
             let key = probe.cidr
             if let first = lines[key] {
                 throw row.error(file, column: "prefix", .duplicateKey, "prefix \(key) is already listed on line \(first)")

@@ -27,11 +27,6 @@ public enum LoginFlow: String, Sendable, Hashable, CaseIterable, Codable, Custom
 
     /// Reads a flow id in a table field.
     static func parse(_ field: String, row: CSVTable.Row, file: String, column: String) throws(TableError) -> LoginFlow {
-        guard let flow = LoginFlow(rawValue: field) else {
-            throw row.error(
-                file, column: column, .invalidValue,
-                "unknown flow \(QuotedInput(field)); expected one of \(allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return flow
+        try row.choice(field, "flow", from: allCases, file: file, column: column)
     }
 }

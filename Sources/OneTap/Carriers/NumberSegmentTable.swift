@@ -41,11 +41,7 @@ public struct NumberSegmentTable: Sendable {
                 throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(prefix)) is not 3 to 7 ASCII digits starting with 1")
             }
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
-            guard let kind = NumberSegment.Kind(rawValue: row[2]) else {
-                throw row.error(
-                    file, column: "kind", .invalidValue,
-                    "unknown kind \(QuotedInput(row[2])); expected one of \(NumberSegment.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let kind: NumberSegment.Kind = try row.choice(row[2], "kind", from: NumberSegment.Kind.allCases, file: file, column: "kind")
             if let first = lines[prefix] {
                 throw row.error(file, column: "prefix", .duplicateKey, "prefix \(prefix) is already listed on line \(first)")
             }

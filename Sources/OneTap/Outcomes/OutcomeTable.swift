@@ -67,11 +67,7 @@ public struct OutcomeTable: Sendable {
                     throw row.error(file, column: "code", .invalidValue, "write the code as \(code!.value), its normal form")
                 }
             }
-            guard let action = OutcomeAction(rawValue: row[2]) else {
-                throw row.error(
-                    file, column: "action", .invalidValue,
-                    "unknown action \(QuotedInput(row[2])); expected one of \(OutcomeAction.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let action: OutcomeAction = try row.choice(row[2], "action", from: OutcomeAction.allCases, file: file, column: "action")
             if row[3].isEmpty && row[4].isEmpty {
                 throw row.error(file, column: "meaning_en", .invalidValue, "a row needs a meaning (meaning_zh or meaning_en)")
             }

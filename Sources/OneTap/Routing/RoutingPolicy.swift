@@ -115,11 +115,7 @@ public struct RoutingPolicy: Sendable {
             if let problem = FlowSequence.validate(flows) {
                 throw row.error(file, column: "flows", .invalidValue, "\(QuotedInput(row[1])): \(problem)")
             }
-            guard let reason = RoutingReason(rawValue: row[2]) else {
-                throw row.error(
-                    file, column: "reason", .invalidValue,
-                    "unknown reason \(QuotedInput(row[2])); expected one of \(RoutingReason.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
+            let reason: RoutingReason = try row.choice(row[2], "reason", from: RoutingReason.allCases, file: file, column: "reason")
             if let first = rules[condition.index] {
                 throw row.error(file, column: "condition", .duplicateKey, "condition \(condition) is already listed on line \(first.line)")
             }

@@ -160,6 +160,26 @@ struct CSVTable {
 }
 
 extension CSVTable.Row {
+    /// Reads a field that names one of a fixed set of values by its id.
+    /// - Parameters:
+    ///   - field: The field's text.
+    ///   - name: What the value is, for the message (`"carrier"`).
+    ///   - allowed: The values the column accepts, in the order the message lists them.
+    ///   - file: The file name used in errors.
+    ///   - column: The column.
+    /// - Returns: The value.
+    /// - Throws: ``TableError`` of kind `invalid-value`: `unknown carrier "mobil"; expected one of …`.
+    func choice<Value: RawRepresentable & Equatable>(
+        _ field: String, _ name: String, from allowed: [Value], file: String, column: String
+    ) throws(TableError) -> Value where Value.RawValue == String {
+        guard let value = Value(rawValue: field), allowed.contains(value) else {
+            throw error(
+                file, column: column, .invalidValue,
+                "unknown \(name) \(QuotedInput(field)); expected one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
     /// A table error at this row.
     func error(_ file: String, column: String? = nil, _ kind: TableError.Kind, _ message: String) -> TableError {
         TableError(file: file, line: line, column: column, kind: kind, message: message)
