@@ -16,8 +16,7 @@ struct TableLoader {
 
     private func path(_ name: String) throws(CommandFailure) -> String? {
         guard let directory = try options.dataDirectory.map({ directory throws(CommandFailure) in try checkedDirectory(directory) }) else { return nil }
-        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        return TableFile.exists(path) ? path : nil
+        return TableFile.path(of: name, in: directory)
     }
 
     private func load<Table>(_ path: String?, builtIn: Table, _ read: (String) throws(TableError) -> Table) throws(CommandFailure) -> Table {

@@ -78,13 +78,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError``'s description.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
-        }
+        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
     }
 
     /// Encodes the canonical text form.

@@ -77,13 +77,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError``'s description.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
-        }
+        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
     }
 
     /// Encodes the 11 digits as a string.

@@ -41,10 +41,7 @@ public struct DecisionTables: Sendable {
         guard TableFile.isDirectory(directory) else {
             throw TableError(file: directory, line: 0, kind: .unreadable, message: "not a readable directory")
         }
-        func path(_ name: String) -> String? {
-            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            return TableFile.exists(path) ? path : nil
-        }
+        func path(_ name: String) -> String? { TableFile.path(of: name, in: directory) }
         self.init(
             plmn: try path("plmn.csv").map { path throws(TableError) in try PLMNTable(contentsOf: path) } ?? .builtIn,
             segments: try path("number-segments.csv").map { path throws(TableError) in try NumberSegmentTable(contentsOf: path) } ?? .builtIn,

@@ -99,6 +99,21 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension ParseError {
+    /// Decodes a value written as text with the parser that reads it, reporting a malformed text as
+    /// `DecodingError.dataCorrupted` carrying the ``ParseError``'s description (what `PLMN`,
+    /// `PhoneNumber` and `IPAddress` decode with).
+    static func decode<Value>(from decoder: any Decoder, _ parse: (String) throws(ParseError) -> Value) throws -> Value {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            return try parse(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+}
+
 /// An input quoted for a message: escaped like a JSON string and shortened to its first 64 characters.
 struct QuotedInput: CustomStringConvertible {
     let text: String

@@ -16,6 +16,16 @@ public enum TableFile {
         access(path, F_OK) == 0
     }
 
+    /// The path of a table file in a directory, if the directory holds one by that name.
+    /// - Parameters:
+    ///   - name: The file name, e.g. `plmn.csv`.
+    ///   - directory: The directory.
+    /// - Returns: The path, or nil when nothing is there.
+    public static func path(of name: String, in directory: String) -> String? {
+        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        return exists(path) ? path : nil
+    }
+
     /// Whether a path names a directory.
     /// - Parameter path: The path.
     /// - Returns: True for a directory.
