@@ -6,13 +6,13 @@ struct JSONObject {
     private mutating func key(_ name: String) {
         if !empty { text += "," }
         empty = false
-        text += JSONObject.quote(name) + ":"
+        text += JSONString.literal(name) + ":"
     }
 
     /// Adds a string member (`null` for nil).
     mutating func add(_ name: String, _ value: String?) {
         key(name)
-        text += value.map(JSONObject.quote) ?? "null"
+        text += value.map(JSONString.literal) ?? "null"
     }
 
     /// Adds an integer member.
@@ -30,7 +30,7 @@ struct JSONObject {
     /// Adds an array of strings.
     mutating func add(_ name: String, _ values: [String]) {
         key(name)
-        text += "[" + values.map(JSONObject.quote).joined(separator: ",") + "]"
+        text += "[" + values.map(JSONString.literal).joined(separator: ",") + "]"
     }
 
     /// Adds a member whose value is already JSON text.
@@ -41,23 +41,4 @@ struct JSONObject {
 
     /// The object's text.
     var json: String { text + "}" }
-
-    /// A JSON string literal for `value` (RFC 8259 escapes).
-    static func quote(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }
