@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 //
 // OneTap: a pure-Swift decision engine for China's carrier one-tap login.
 // No outside packages: the toolchain's Foundation, Dispatch and Swift Testing only.
@@ -12,18 +12,22 @@ import PackageDescription
 let fuzzing = ProcessInfo.processInfo.environment["ONETAP_FUZZ"] != nil
 let fuzz: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-DONETAP_FUZZ"])] : []
 
+// Warnings are errors in every build of this package (`swift run`, `swift test`, CI alike), so the README's
+// two commands share one build instead of rebuilding each other with different flags. SwiftPM does not
+// apply warning settings to a package built as someone else's dependency.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
     name: "OneTap",
     platforms: [.macOS(.v15)],
     products: [
-        // What an auth server or app imports.
+        // What an auth server or app imports: `import OneTap` (it re-exports OneTapCore).
         .library(name: "OneTap", targets: ["OneTap"]),
-        // Mock providers, a fake clock, a recording event observer and the token-store conformance suite.
+        // Test doubles and conformance suites; production binaries do not link it.
         .library(name: "OneTapTesting", targets: ["OneTapTesting"]),
         // The command-line tool.
         .executable(name: "onetap", targets: ["OneTapTool"]),
@@ -31,7 +35,7 @@ let package = Package(
         .executable(name: "OneTapBenchmarks", targets: ["OneTapBenchmarks"]),
     ],
     targets: [
-        // Build-time table compiler: embeds Data/*.csv into the OneTap module (no resource bundle at run time).
+        // Build-time table compiler: embeds Data/*.csv into OneTapCore (no resource bundle at run time).
         .executableTarget(
             name: "OneTapTableGenerator",
             path: "Sources/OneTapTableGenerator",
@@ -43,10 +47,19 @@ let package = Package(
             dependencies: ["OneTapTableGenerator"],
             path: "Sources/OneTapTablesPlugin"
         ),
+        // The pure decisions: values in, values out. No clock, no I/O, no actor, no global state; the
+        // compiler keeps it that way, since this module cannot see the layers above it.
         .target(
-            name: "OneTap",
+            name: "OneTapCore",
             swiftSettings: strict + fuzz,
             plugins: ["OneTapTablesPlugin"]
+        ),
+        // Time, I/O and concurrency over the decisions: token vault and stores, the login coordinator,
+        // events. Re-exports OneTapCore.
+        .target(
+            name: "OneTap",
+            dependencies: ["OneTapCore"],
+            swiftSettings: strict + fuzz
         ),
         .target(
             name: "OneTapTesting",
@@ -75,17 +88,22 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
         // libFuzzer targets for every parser (with ONETAP_FUZZ set, see above and .ci/fuzz), and a replay
-        // tool that runs the same invariants over files otherwise.
+        // tool that runs the same invariants over files otherwise (the tests replay the committed corpus).
         .executableTarget(
             name: "OneTapFuzz",
             dependencies: ["OneTap", "OneTapCLI"],
             swiftSettings: strict + fuzz,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
         ),
-        // Helper processes for cross-process tests (two processes refreshing one file store).
+        // Helper processes for cross-process tests (processes sharing one file store).
         .executableTarget(
             name: "OneTapTestHelper",
             dependencies: ["OneTap"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OneTapCoreTests",
+            dependencies: ["OneTapCore"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -95,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapCLITests",
-            dependencies: ["OneTapCLI", "OneTapTool"],
+            dependencies: ["OneTapCLI", "OneTapTool", "OneTapFuzz"],
             exclude: ["DecisionTables"],
             swiftSettings: strict
         ),

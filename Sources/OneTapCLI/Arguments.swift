@@ -1,21 +1,21 @@
 /// A mistake on the command line: an unknown command or option, a missing or malformed value.
-public struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong.
-    public let message: String
+    package let message: String
     /// The command whose help explains the right usage (`"carrier"`), or nil for the top level.
-    public let command: String?
+    package let command: String?
 
     /// Creates a usage error.
     /// - Parameters:
     ///   - message: What is wrong.
     ///   - command: The command whose help applies.
-    public init(_ message: String, command: String? = nil) {
+    package init(_ message: String, command: String? = nil) {
         self.message = message
         self.command = command
     }
 
     /// `unknown option '--jsn' (see 'onetap carrier --help')`.
-    public var description: String {
+    package var description: String {
         "\(message) (see 'onetap\(command.map { " " + $0 } ?? "") --help')"
     }
 }

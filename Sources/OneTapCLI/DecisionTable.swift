@@ -10,9 +10,9 @@ import OneTap
 /// The inputs are written exactly as the `onetap route` / `onetap outcome` command lines, so a case can be
 /// pasted into a shell and back. Only the expectations given are checked. This is the format of the test
 /// suite's own tables and of `onetap check`.
-public struct DecisionTable: Sendable {
+package struct DecisionTable: Sendable {
     /// What a case runs.
-    public enum Input: Hashable, Sendable {
+    package enum Input: Hashable, Sendable {
         /// `route <snapshot options>`.
         case route(SnapshotArguments)
         /// `outcome <flow> <code>`.
@@ -22,25 +22,25 @@ public struct DecisionTable: Sendable {
     }
 
     /// One case.
-    public struct Case: Hashable, Sendable {
+    package struct Case: Hashable, Sendable {
         /// The file it came from.
-        public let file: String
+        package let file: String
         /// Its 1-based line.
-        public let line: Int
+        package let line: Int
         /// The line's text, trimmed.
-        public let text: String
+        package let text: String
         /// What it runs.
-        public let input: Input
+        package let input: Input
         /// Expected values by key, in the order written.
-        public let expectations: [(key: String, value: String)]
+        package let expectations: [(key: String, value: String)]
 
         /// Cases are equal when they come from the same file, line and text.
-        public static func == (lhs: Case, rhs: Case) -> Bool {
+        package static func == (lhs: Case, rhs: Case) -> Bool {
             lhs.file == rhs.file && lhs.line == rhs.line && lhs.text == rhs.text
         }
 
         /// Hashes the file and line.
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(file)
             hasher.combine(line)
         }
@@ -54,14 +54,14 @@ public struct DecisionTable: Sendable {
     ]
 
     /// The cases, in file order.
-    public let cases: [Case]
+    package let cases: [Case]
 
     /// Reads a decision table.
     /// - Parameters:
     ///   - text: The file's text.
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` naming the file and line of a malformed case.
-    public init(text: String, file: String) throws(TableError) {
+    package init(text: String, file: String) throws(TableError) {
         var cases: [Case] = []
         var number = 0
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
@@ -76,7 +76,7 @@ public struct DecisionTable: Sendable {
     /// Loads a decision-table file.
     /// - Parameter path: The file's path.
     /// - Throws: ``TableError`` when the file is unreadable (kind `unreadable`) or malformed.
-    public init(contentsOf path: String) throws(TableError) {
+    package init(contentsOf path: String) throws(TableError) {
         try self.init(text: TableFile.read(path), file: path)
     }
 
@@ -156,7 +156,7 @@ public struct DecisionTable: Sendable {
     ///   - testCase: The case.
     ///   - engine: The engine to check.
     /// - Returns: One message per expectation that did not hold (empty when the case passed).
-    public static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) async -> [String] {
+    package static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) async -> [String] {
         var actual: [String: String] = [:]
         switch testCase.input {
         case .route(let arguments):

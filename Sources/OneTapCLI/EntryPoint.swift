@@ -2,12 +2,12 @@ import OneTap
 
 /// The `onetap` command line: a pure ``parse(_:)`` from arguments to an ``Invocation``, and a ``run(_:io:)``
 /// that returns the exit code. `main.swift` only calls `exit(await OneTapCommandLine.main())`.
-public enum OneTapCommandLine {
+package enum OneTapCommandLine {
     /// Sorts the command line into what it asks for. Pure: reads no files and no tables.
     /// - Parameter arguments: The arguments after the program name.
     /// - Returns: The invocation.
     /// - Throws: ``UsageError`` for an unknown command or option, a missing value, an invalid choice.
-    public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         guard let commandIndex = commandPosition(arguments) else {
             // Only options: --help, --version, or nothing.
             if arguments.contains("--version") { return .version }
@@ -104,7 +104,7 @@ public enum OneTapCommandLine {
     ///   - io: The standard streams.
     /// - Returns: The exit code. Nothing escapes: every error becomes an `onetap: error:` line on
     ///   standard error and its exit code.
-    public static func run(_ arguments: [String], io: any CommandIO) async -> ExitCode {
+    package static func run(_ arguments: [String], io: any CommandIO) async -> ExitCode {
         let invocation: Invocation
         do {
             invocation = try parse(arguments)
@@ -120,7 +120,7 @@ public enum OneTapCommandLine {
     ///   - invocation: What to do.
     ///   - io: The standard streams.
     /// - Returns: The exit code.
-    public static func run(_ invocation: Invocation, io: any CommandIO) async -> ExitCode {
+    package static func run(_ invocation: Invocation, io: any CommandIO) async -> ExitCode {
         let output = OutputBuffer(io: io)
         var code: ExitCode
         do throws(CommandFailure) {
@@ -161,7 +161,7 @@ public enum OneTapCommandLine {
 
     /// Runs the process's own command line on its standard streams.
     /// - Returns: The exit status for `exit`.
-    public static func main() async -> Int32 {
+    package static func main() async -> Int32 {
         await run(Array(CommandLine.arguments.dropFirst()), io: ProcessIO()).rawValue
     }
 }

@@ -1,12 +1,12 @@
 import OneTap
 
 /// Where the tables come from: the built-in ones, or replacement files.
-public struct TableOptions: Hashable, Sendable {
+package struct TableOptions: Hashable, Sendable {
     /// A directory holding replacement tables under their `Data/` names (`plmn.csv`, …); a table missing
     /// from it stays built in.
-    public var dataDirectory: String?
+    package var dataDirectory: String?
     /// A replacement routing-policy file (overrides one in ``dataDirectory``).
-    public var policyFile: String?
+    package var policyFile: String?
 
     static let specs: [OptionSpec] = [.value("data"), .value("policy")]
 
@@ -19,7 +19,7 @@ public struct TableOptions: Hashable, Sendable {
     /// - Parameters:
     ///   - dataDirectory: A directory of replacement tables.
     ///   - policyFile: A replacement routing policy.
-    public init(dataDirectory: String? = nil, policyFile: String? = nil) {
+    package init(dataDirectory: String? = nil, policyFile: String? = nil) {
         self.dataDirectory = dataDirectory
         self.policyFile = policyFile
     }
@@ -27,25 +27,25 @@ public struct TableOptions: Hashable, Sendable {
 
 /// The device-snapshot options shared by `route`, `simulate` and decision tables, as given (their values
 /// are checked when the command runs, so a malformed PLMN is bad data, exit 65, not a usage error).
-public struct SnapshotArguments: Hashable, Sendable {
+package struct SnapshotArguments: Hashable, Sendable {
     /// `--plmn`.
-    public var plmn: String?
+    package var plmn: String?
     /// `--mcc`.
-    public var mcc: String?
+    package var mcc: String?
     /// `--mnc`.
-    public var mnc: String?
+    package var mnc: String?
     /// `--sim`, or `absent` for `--no-sim`.
-    public var sim: DeviceSnapshot.SIMState?
+    package var sim: DeviceSnapshot.SIMState?
     /// `--mobile-data on|off`.
-    public var mobileData: Bool?
+    package var mobileData: Bool?
     /// `--cellular-access`.
-    public var cellularAccess: DeviceSnapshot.CellularAccess?
+    package var cellularAccess: DeviceSnapshot.CellularAccess?
     /// `--network`.
-    public var network: DeviceSnapshot.Network?
+    package var network: DeviceSnapshot.Network?
     /// `--ip`.
-    public var ip: String?
+    package var ip: String?
     /// `--phone`.
-    public var phone: String?
+    package var phone: String?
 
     static let specs: [OptionSpec] = [
         .value("plmn"), .value("mcc"), .value("mnc"), .flag("no-sim"), .value("sim"), .value("mobile-data"),
@@ -56,7 +56,7 @@ public struct SnapshotArguments: Hashable, Sendable {
     var isEmpty: Bool { self == SnapshotArguments() }
 
     /// Creates empty snapshot arguments.
-    public init() {}
+    package init() {}
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         plmn = parsed.value("plmn")
@@ -89,7 +89,7 @@ public struct SnapshotArguments: Hashable, Sendable {
     /// Builds the snapshot, checking the values.
     /// - Returns: The snapshot; a placeholder PLMN (`65535`, `--`) counts as not reported.
     /// - Throws: ``ParseError`` for a malformed PLMN, address or number.
-    public func snapshot() throws(ParseError) -> DeviceSnapshot {
+    package func snapshot() throws(ParseError) -> DeviceSnapshot {
         var snapshot = DeviceSnapshot(sim: sim, mobileData: mobileData, cellularAccess: cellularAccess, network: network)
         do {
             if let plmn { snapshot.plmn = try PLMN(plmn) } else if let mcc, let mnc { snapshot.plmn = try PLMN(mcc: mcc, mnc: mnc) }
@@ -103,51 +103,51 @@ public struct SnapshotArguments: Hashable, Sendable {
 }
 
 /// `onetap carrier` and `onetap number`: look values up, from operands or standard input.
-public struct LookupOptions: Hashable, Sendable {
+package struct LookupOptions: Hashable, Sendable {
     /// The values given as operands (empty when reading standard input).
-    public var inputs: [String]
+    package var inputs: [String]
     /// Whether `-` asked to read one value per line from standard input.
-    public var readsStandardInput: Bool
+    package var readsStandardInput: Bool
     /// Whether to print NDJSON.
-    public var json: Bool
+    package var json: Bool
     /// Replacement tables.
-    public var tables: TableOptions
+    package var tables: TableOptions
 }
 
 /// `onetap route`: plan a login for a snapshot given as options, or for NDJSON snapshots on standard input.
-public struct RouteOptions: Hashable, Sendable {
+package struct RouteOptions: Hashable, Sendable {
     /// The snapshot options.
-    public var snapshot: SnapshotArguments
+    package var snapshot: SnapshotArguments
     /// Whether `-` asked to read NDJSON snapshots from standard input.
-    public var readsStandardInput: Bool
+    package var readsStandardInput: Bool
     /// Whether to print JSON.
-    public var json: Bool
+    package var json: Bool
     /// Replacement tables.
-    public var tables: TableOptions
+    package var tables: TableOptions
 }
 
 /// `onetap outcome <flow> <code>`.
-public struct OutcomeOptions: Hashable, Sendable {
+package struct OutcomeOptions: Hashable, Sendable {
     /// The flow.
-    public var flow: LoginFlow
+    package var flow: LoginFlow
     /// The code as given.
-    public var code: String
+    package var code: String
     /// Whether to print JSON.
-    public var json: Bool
+    package var json: Bool
     /// Replacement tables.
-    public var tables: TableOptions
+    package var tables: TableOptions
 }
 
 /// `onetap check FILE...`.
-public struct CheckOptions: Hashable, Sendable {
+package struct CheckOptions: Hashable, Sendable {
     /// The decision-table files.
-    public var files: [String]
+    package var files: [String]
     /// Replacement tables to check against.
-    public var tables: TableOptions
+    package var tables: TableOptions
 }
 
 /// What the command line asks for.
-public enum Invocation: Hashable, Sendable {
+package enum Invocation: Hashable, Sendable {
     /// Print help: for a command, or the overview.
     case help(command: String?)
     /// Print the version.

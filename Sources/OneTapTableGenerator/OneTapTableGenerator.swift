@@ -32,7 +32,7 @@ struct OneTapTableGenerator {
 
             extension EmbeddedTable {
                 /// Every table in `Data/`, verbatim, in file-name order.
-                static let all: [EmbeddedTable] = [
+                package static let all: [EmbeddedTable] = [
 
             """
         for path in arguments.dropFirst() {

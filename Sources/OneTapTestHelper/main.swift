@@ -1,9 +1,17 @@
 // A helper process for OneTap's own tests: things a test can only check across processes.
 //
 //   OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS
-//     Opens a FileTokenStore, asks a TokenVault for the account's token with a refresher that appends a
-//     line to COUNTER-FILE and then waits HOLD-MS milliseconds, and prints the token's value.
-//     Two of these started at once on a stale token must refresh it once between them.
+//     Opens a FileTokenStore and runs a TokenVault over it whose refresher appends a line to COUNTER-FILE
+//     and then waits HOLD-MS milliseconds; asks for ACCOUNT's token, lets the vault finish its refreshes,
+//     and prints the stored token's value. Two of these started at once on a stale token must refresh
+//     it once between them.
+//
+//   OneTapTestHelper refresh-due STORE-DIR COUNTER-FILE
+//     Runs a TokenVault over the store, refreshing due accounts in the background, until no account is
+//     due; each refresh appends a line to COUNTER-FILE. Several at once must refresh each account once.
+//
+//   OneTapTestHelper write-loop STORE-DIR ACCOUNT
+//     Rewrites ACCOUNT's token as fast as it can, forever (the test kills it mid-write).
 
 import Foundation
 import OneTap
@@ -14,7 +22,7 @@ struct CountingRefresher: TokenRefresher {
 
     func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         let fd = open(counter, O_WRONLY | O_APPEND | O_CREAT, 0o600)
-        let line = "refresh by \(getpid())\n"
+        let line = "refresh \(token.account) by \(getpid())\n"
         _ = line.withCString { write(fd, $0, strlen($0)) }
         close(fd)
         try await Task.sleep(for: hold)
@@ -22,18 +30,60 @@ struct CountingRefresher: TokenRefresher {
     }
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 6, arguments[1] == "refresh", let hold = Int(arguments[5]) else {
-    FileHandle.standardError.write(Data("usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS\n".utf8))
-    exit(64)
+func fail(_ message: String, _ status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
 }
+
+/// Runs the vault, does `work`, shuts the vault down gracefully and waits for it.
+func whileRunning(_ vault: TokenVault, _ work: @Sendable () async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await vault.run() }
+        try await work()
+        await vault.shutdown()
+        try await group.waitForAll()
+    }
+}
+
+let arguments = CommandLine.arguments
 do {
-    let store = try FileTokenStore(directory: arguments[2])
-    let vault = TokenVault(store: store, refresher: CountingRefresher(counter: arguments[4], hold: .milliseconds(hold)))
-    let token = try await vault.validToken(for: AccountID(arguments[3]))
-    print(token.value.reveal())
+    switch arguments.dropFirst().first {
+    case "refresh" where arguments.count == 6:
+        guard let hold = Int(arguments[5]) else { fail("HOLD-MS must be a number", 64) }
+        let store = try FileTokenStore(directory: arguments[2])
+        let account = try AccountID(arguments[3])
+        let vault = TokenVault(
+            store: store, refresher: CountingRefresher(counter: arguments[4], hold: .milliseconds(hold)), events: DiscardingEventSink())
+        try await whileRunning(vault) { _ = try await vault.validToken(for: account) }
+        guard let stored = try await store.load(account) else { fail("the token is gone", 1) }
+        print(stored.token.value.reveal())
+    case "refresh-due" where arguments.count == 4:
+        let store = try FileTokenStore(directory: arguments[2])
+        let vault = TokenVault(
+            store: store, refresher: CountingRefresher(counter: arguments[3], hold: .milliseconds(1)),
+            background: .init(scanInterval: .milliseconds(20), concurrentRefreshes: 16), events: DiscardingEventSink())
+        try await whileRunning(vault) {
+            while try await !store.accounts(dueBefore: Date(), limit: 1).isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    case "write-loop" where arguments.count == 4:
+        let store = try FileTokenStore(directory: arguments[2])
+        let account = try AccountID(arguments[3])
+        var number = 0
+        while true {
+            number += 1
+            let current = try await store.load(account)
+            let now = Date()
+            let token = AccessToken(
+                value: Secret("value-\(number)-" + String(repeating: "x", count: 2000)), refreshToken: Secret("refresh-\(number)"),
+                flow: .tianyi, account: account, issuedAt: now, expiresAt: now.addingTimeInterval(30 * 86_400))
+            _ = try await store.save(token, replacing: current?.version, dueAt: now.addingTimeInterval(86_400))
+        }
+    default:
+        fail("usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT", 64)
+    }
     exit(0)
 } catch {
-    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-    exit(1)
+    fail("error: \(error)", 1)
 }

@@ -17,6 +17,8 @@ public final class FaultyTokenStore: TokenStore {
         case save
         /// ``TokenStore/remove(_:replacing:)``.
         case remove
+        /// ``TokenStore/accounts(dueBefore:limit:)``.
+        case accounts
     }
 
     private let base: any TokenStore
@@ -28,16 +30,20 @@ public final class FaultyTokenStore: TokenStore {
     public init(_ base: any TokenStore) { self.base = base }
 
     /// Makes the next `count` calls of `operation` fail with an `io` error (disk full).
+    /// - Parameters:
+    ///   - operation: Which call to fail.
+    ///   - count: How many calls in a row.
     public func fail(_ operation: Operation, times count: Int = 1) {
         failures.withLock { $0[operation, default: 0] += count }
     }
 
     /// Makes the next `count` saves report a conflict, as if another instance had written first.
+    /// - Parameter count: How many saves in a row.
     public func conflict(times count: Int = 1) {
         conflicts.withLock { $0 += count }
     }
 
-    private func check(_ operation: Operation, _ account: AccountID) throws {
+    private func check(_ operation: Operation, _ account: AccountID?) throws {
         let fails = failures.withLock { failures -> Bool in
             guard let left = failures[operation], left > 0 else { return false }
             failures[operation] = left - 1
@@ -94,7 +100,8 @@ public final class FaultyTokenStore: TokenStore {
     /// - Returns: The accounts.
     /// - Throws: ``TokenStoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
-        try await base.accounts(dueBefore: instant, limit: limit)
+        try check(.accounts, nil)
+        return try await base.accounts(dueBefore: instant, limit: limit)
     }
 
     /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``).

@@ -22,7 +22,7 @@ public actor LoginCoordinator {
     private let timeouts: FlowTimeouts
     private let health: ChannelHealth?
     private let clock: any WallClock
-    private let observer: (any LoginEventObserver)?
+    private let events: any EventSink
     private var running = false
 
     /// Creates a coordinator.
@@ -32,17 +32,17 @@ public actor LoginCoordinator {
     ///   - timeouts: Per-flow time limits; the vendors' defaults.
     ///   - health: A channel-health tracker to skip failing channels, shared across requests; none by default.
     ///   - clock: The time source.
-    ///   - observer: Receives ``LoginEvent``s.
+    ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
         engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = .vendorDefaults,
-        health: ChannelHealth? = nil, clock: any WallClock = SystemClock(), observer: (any LoginEventObserver)? = nil
+        health: ChannelHealth? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.engine = engine
         self.providers = providers
         self.timeouts = timeouts
         self.health = health
         self.clock = clock
-        self.observer = observer
+        self.events = events
     }
 
     /// Plans a login for a device and runs it.
@@ -270,6 +270,6 @@ public actor LoginCoordinator {
     }
 
     private func emit(_ event: LoginEvent) {
-        observer?.loginEvent(event)
+        events.receive(OneTapEvent(at: clock.now(), .login(event)))
     }
 }

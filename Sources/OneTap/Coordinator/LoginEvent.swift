@@ -102,34 +102,3 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 }
-
-/// Receives login events. Called from the coordinator: return quickly.
-public protocol LoginEventObserver: Sendable {
-    /// Receives one event.
-    /// - Parameter event: The event.
-    func loginEvent(_ event: LoginEvent)
-}
-
-/// Login events as an `AsyncStream`, for a server that logs and counts them on its own task.
-public struct LoginEventStream: LoginEventObserver {
-    private let continuation: AsyncStream<LoginEvent>.Continuation
-
-    /// Makes a stream and the observer that feeds it.
-    /// - Parameter limit: How many unread events to keep (the oldest are dropped beyond it).
-    /// - Returns: The stream to read and the observer to give the coordinator.
-    public static func make(bufferingNewest limit: Int = 1000) -> (stream: AsyncStream<LoginEvent>, observer: LoginEventStream) {
-        let (stream, continuation) = AsyncStream<LoginEvent>.makeStream(bufferingPolicy: .bufferingNewest(limit))
-        return (stream, LoginEventStream(continuation: continuation))
-    }
-
-    /// Receives one event.
-    /// - Parameter event: The event.
-    public func loginEvent(_ event: LoginEvent) {
-        continuation.yield(event)
-    }
-
-    /// Ends the stream.
-    public func finish() {
-        continuation.finish()
-    }
-}

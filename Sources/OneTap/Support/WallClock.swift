@@ -40,11 +40,3 @@ public struct SystemClock: WallClock {
         try await ContinuousClock().sleep(for: duration)
     }
 }
-
-extension Duration {
-    /// The duration in seconds as a `Double` (attosecond precision is not needed for time stamps).
-    var seconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) / 1e18
-    }
-}

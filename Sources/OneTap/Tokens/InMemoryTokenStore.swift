@@ -36,9 +36,10 @@ public final class InMemoryTokenStore: TokenStore {
     ///   - expected: The version read, or nil when none should be stored.
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
+    /// - Throws: ``TokenStoreError`` of kind `too-large` or `conflict`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-        try state.withLock { state throws(TokenStoreError) -> TokenVersion in
+        try TokenRecordLimit.check(token)
+        return try state.withLock { state throws(TokenStoreError) -> TokenVersion in
             let current = state.tokens[token.account]
             guard current?.version == expected else {
                 throw TokenStoreError(

@@ -4,17 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Why no usable token could be handed out. New kinds may be added; switch with a `default` case.
+/// Why no usable token could be handed out. New kinds may be added; match kinds with a `default` case.
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// A stable identifier.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"store-failed"`.
         public let id: String
-        /// Creates a kind.
-        /// - Parameter id: A stable identifier.
-        public init(_ id: String) { self.id = id }
-        /// A readable form, for messages and logs.
-        public var description: String { id }
+
+        private init(_ id: String) { self.id = id }
 
         /// The store holds no token for the account: log in.
         public static let notLoggedIn = Kind("not-logged-in")
@@ -28,24 +25,29 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let loggedOut = Kind("logged-out")
         /// The token store failed (read or write); the stored token is unchanged.
         public static let storeFailed = Kind("store-failed")
+        /// The token expired and must be refreshed, but the vault is not running (call ``TokenVault/run()``)
+        /// or is shutting down, so no refresh can happen now.
+        public static let notRunning = Kind("not-running")
+        /// ``TokenVault/run()`` was called on a vault that is running or has run: a vault runs once.
+        public static let alreadyRunning = Kind("already-running")
     }
 
     /// What went wrong.
     public let kind: Kind
-    /// The account.
-    public let account: AccountID
+    /// The account, or nil when the failure concerns no single account (listing the due accounts).
+    public let account: AccountID?
     /// A human-readable explanation (never a token).
     public let message: String
-    /// When a refresh will be tried again, for `backing-off`.
+    /// When a refresh will be tried again, for `backing-off` and `refresh-failed`.
     public let retryAt: Date?
 
     /// Creates a token error.
     /// - Parameters:
     ///   - kind: What went wrong.
-    ///   - account: The account.
+    ///   - account: The account, if the failure concerns one.
     ///   - message: An explanation.
     ///   - retryAt: When refreshing resumes, if backing off.
-    public init(_ kind: Kind, account: AccountID, message: String, retryAt: Date? = nil) {
+    package init(_ kind: Kind, account: AccountID?, message: String, retryAt: Date? = nil) {
         self.kind = kind
         self.account = account
         self.message = message
@@ -53,49 +55,7 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `relogin-required for account 42: the carrier refused the refresh token`.
-    public var description: String { "\(kind) for account \(account): \(message)" }
-}
-
-/// What a token store reports. New kinds may be added; switch with a `default` case.
-public struct TokenStoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        /// A stable identifier.
-        public let id: String
-        /// Creates a kind.
-        /// - Parameter id: A stable identifier.
-        public init(_ id: String) { self.id = id }
-        /// A readable form, for messages and logs.
-        public var description: String { id }
-
-        /// The stored version is not the one the write expected: someone else wrote first; re-read.
-        public static let conflict = Kind("conflict")
-        /// A stored record is corrupt or not a OneTap token record; it was moved aside.
-        public static let corrupt = Kind("corrupt")
-        /// A token file can be written by other users; it is not read.
-        public static let insecure = Kind("insecure")
-        /// A read or write failed (permissions, disk full, I/O error); nothing was changed.
-        public static let io = Kind("io")
+    public var description: String {
+        "\(kind)\(account.map { " for account \($0)" } ?? ""): \(message)"
     }
-
-    /// What went wrong.
-    public let kind: Kind
-    /// The account.
-    public let account: AccountID
-    /// An explanation, naming the file for file stores.
-    public let message: String
-
-    /// Creates a store error.
-    /// - Parameters:
-    ///   - kind: What went wrong.
-    ///   - account: The account.
-    ///   - message: An explanation.
-    public init(_ kind: Kind, account: AccountID, message: String) {
-        self.kind = kind
-        self.account = account
-        self.message = message
-    }
-
-    /// `conflict for account 42: …`.
-    public var description: String { "\(kind) for account \(account): \(message)" }
 }

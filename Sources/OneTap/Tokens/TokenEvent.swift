@@ -19,13 +19,20 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
     case loggedOut(account: AccountID)
     /// Another instance refreshed first; its token was used instead of refreshing again.
     case refreshedElsewhere(account: AccountID)
+    /// The background refresher could not list the due accounts; it tries again at its next scan.
+    case dueScanFailed(message: String)
+    /// A refresh call gave no answer for this long (its time limit and the late-answer limit) and was
+    /// cancelled: the carrier's refresh API hangs.
+    case refreshAbandoned(account: AccountID, after: Duration)
 
-    /// The account the event is about.
-    public var account: AccountID {
+    /// The account the event is about, or nil for an event about the vault as a whole.
+    public var account: AccountID? {
         switch self {
         case .refreshed(let account, _, _, _), .refreshFailed(let account, _, _, _), .reloginRequired(let account, _),
-            .stored(let account, _, _), .loggedOut(let account), .refreshedElsewhere(let account):
+            .stored(let account, _, _), .loggedOut(let account), .refreshedElsewhere(let account), .refreshAbandoned(let account, _):
             account
+        case .dueScanFailed:
+            nil
         }
     }
 
@@ -39,6 +46,8 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         case .stored: "stored"
         case .loggedOut: "logged-out"
         case .refreshedElsewhere: "refreshed-elsewhere"
+        case .dueScanFailed: "due-scan-failed"
+        case .refreshAbandoned: "refresh-abandoned"
         }
     }
 
@@ -53,10 +62,12 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         case .stored(let account, let flow, let expiresAt): "stored account \(account) (\(flow)) until \(expiresAt)"
         case .loggedOut(let account): "logged-out account \(account)"
         case .refreshedElsewhere(let account): "refreshed-elsewhere account \(account)"
+        case .dueScanFailed(let message): "due-scan-failed: \(message)"
+        case .refreshAbandoned(let account, let after): "refresh-abandoned account \(account) after \(after.seconds) s"
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case event, account, flow, expiresAt, rotatedRefreshToken, message, attempt, retryAt }
+    private enum CodingKeys: String, CodingKey { case event, account, flow, expiresAt, rotatedRefreshToken, message, attempt, retryAt, seconds }
 
     /// Encodes `{"event": name, "account": …, …}` with times in ISO 8601.
     /// - Parameter encoder: The encoder.
@@ -64,7 +75,7 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .event)
-        try container.encode(account, forKey: .account)
+        try container.encodeIfPresent(account, forKey: .account)
         switch self {
         case .refreshed(_, let flow, let expiresAt, let rotated):
             try container.encode(flow, forKey: .flow)
@@ -79,22 +90,12 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         case .stored(_, let flow, let expiresAt):
             try container.encode(flow, forKey: .flow)
             try container.encode(expiresAt.iso8601, forKey: .expiresAt)
+        case .dueScanFailed(let message):
+            try container.encode(message, forKey: .message)
+        case .refreshAbandoned(_, let after):
+            try container.encode(after.seconds, forKey: .seconds)
         case .loggedOut, .refreshedElsewhere:
             break
         }
-    }
-}
-
-/// Receives token events. Called on the vault's executor: return quickly.
-public protocol TokenEventObserver: Sendable {
-    /// Receives one event.
-    /// - Parameter event: The event.
-    func tokenEvent(_ event: TokenEvent)
-}
-
-extension Date {
-    /// `2026-11-30T18:48:26.123Z`.
-    var iso8601: String {
-        formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }

@@ -1,19 +1,22 @@
 /// Keeps one user's carrier access token usable: what a client app embeds. A view of a ``TokenVault``
 /// for one account, with the same guarantees (single flight, never an expired token, rotation in one
-/// write, logout wins).
+/// write, logout wins). It holds no state of its own, so it is a value: copies share the vault.
+///
+/// Run the vault for as long as the app lives, so stale tokens are refreshed in the background:
 ///
 /// ```swift
 /// let manager = TokenManager(account: "me", refresher: MyTianyiRefresher(),
 ///                            store: try FileTokenStore(directory: path))
+/// Task { try await manager.run() }          // e.g. in the app's root `.task { }`
 /// try await manager.store(tokenFromLogin)
 /// // on every app open:
 /// let token = try await manager.appDidOpen()
 /// ```
-public actor TokenManager {
+public struct TokenManager: Sendable {
     /// The account this manager serves.
-    public nonisolated let account: AccountID
+    public let account: AccountID
     /// The vault doing the work.
-    public nonisolated let vault: TokenVault
+    public let vault: TokenVault
 
     /// Creates a manager over an existing vault.
     /// - Parameters:
@@ -32,15 +35,21 @@ public actor TokenManager {
     ///   - policy: When the token turns stale and expires.
     ///   - clock: The time source.
     ///   - backoff: The back-off after transient refresh failures.
-    ///   - observer: Receives ``TokenEvent``s.
+    ///   - events: Receives ``TokenEvent``s; standard error by default.
     public init(
         account: AccountID, refresher: any TokenRefresher, store: any TokenStore = InMemoryTokenStore(),
         policy: TokenPolicy = TokenPolicy(), clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(),
-        observer: (any TokenEventObserver)? = nil
+        events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.init(
             account: account,
-            vault: TokenVault(store: store, refresher: refresher, policy: policy, clock: clock, backoff: backoff, observer: observer))
+            vault: TokenVault(store: store, refresher: refresher, policy: policy, clock: clock, backoff: backoff, events: events))
+    }
+
+    /// Runs the vault's refreshes until the task is cancelled (``TokenVault/run()``).
+    /// - Throws: ``TokenError`` of kind `already-running` when the vault is running or has run.
+    public func run() async throws {
+        try await vault.run()
     }
 
     /// Stores the token a login produced.
@@ -50,14 +59,15 @@ public actor TokenManager {
         try await vault.store(token)
     }
 
-    /// Returns a usable token, refreshing it when due.
+    /// Returns a usable token: a stale one at once (refreshed in the background), an expired one after
+    /// its refresh.
     /// - Returns: A token that is not expired.
     /// - Throws: As ``TokenVault/validToken(for:)``.
     public func validToken() async throws -> AccessToken {
         try await vault.validToken(for: account)
     }
 
-    /// What the app calls when it opens: refreshes a token that turned stale.
+    /// What the app calls when it opens (``TokenVault/appDidOpen(for:)``).
     /// - Returns: A usable token.
     /// - Throws: As ``TokenVault/validToken(for:)``.
     public func appDidOpen() async throws -> AccessToken {

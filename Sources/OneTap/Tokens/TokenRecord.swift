@@ -10,10 +10,11 @@ import Foundation
 /// {"format":"onetap-token/1","account":"42","version":3,"flow":"tianyi","accessToken":"…",
 ///  "refreshToken":"…","issuedAtMs":1764528506123,"expiresAtMs":1767120506123,"dueAtMs":1764614906123}
 /// ```
-/// Times are milliseconds since 1970 (the precision ``AccessToken`` keeps). The decoder is strict: a
+/// Times are milliseconds since 1970 (the precision ``AccessToken`` keeps). A record is at most
+/// ``TokenRecordLimit/bytes`` long, in every store. The decoder is strict: a
 /// record with another format, another account, unknown keys, or values out of range is refused, so a
 /// foreign or damaged file is never mistaken for a token.
-struct TokenRecord: Codable, Hashable {
+struct TokenRecord: Decodable, Hashable {
     static let format = "onetap-token/1"
     /// The latest instant a record may hold: 9999-12-31T23:59:59.999Z.
     static let maxMilliseconds: Int64 = 253_402_300_799_999
@@ -32,18 +33,6 @@ struct TokenRecord: Codable, Hashable {
         case format, account, version, flow, accessToken, refreshToken, issuedAtMs, expiresAtMs, dueAtMs
     }
 
-    init(_ stored: StoredToken, dueAt: Date) {
-        format = Self.format
-        account = stored.token.account.rawValue
-        version = stored.version.value
-        flow = stored.token.flow.rawValue
-        accessToken = stored.token.value.reveal()
-        refreshToken = stored.token.refreshToken?.reveal()
-        issuedAtMs = Self.milliseconds(stored.token.issuedAt)
-        expiresAtMs = Self.milliseconds(stored.token.expiresAt)
-        dueAtMs = Self.milliseconds(dueAt)
-    }
-
     static func milliseconds(_ date: Date) -> Int64 {
         let value = (date.timeIntervalSince1970 * 1000).rounded()
         return value.isFinite ? Int64(max(min(value, 9.2e18), -9.2e18)) : 0
@@ -53,12 +42,21 @@ struct TokenRecord: Codable, Hashable {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
-    /// The record's JSON bytes, keys sorted.
-    func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Encoding plain strings and integers cannot fail.
-        return Array((try? encoder.encode(self)) ?? Data())
+    /// The record's JSON bytes, keys sorted: written by hand from strings and integers, so it cannot fail
+    /// and never yields an empty file.
+    /// - Complexity: O(*n*) in the size of the token.
+    static func encode(_ stored: StoredToken, dueAt: Date) -> [UInt8] {
+        let token = stored.token
+        var out = "{\"accessToken\":" + JSONString.literal(token.value.reveal())
+        out += ",\"account\":" + JSONString.literal(token.account.rawValue)
+        out += ",\"dueAtMs\":\(milliseconds(dueAt))"
+        out += ",\"expiresAtMs\":\(milliseconds(token.expiresAt))"
+        out += ",\"flow\":\"\(token.flow.rawValue)\""
+        out += ",\"format\":\"\(format)\""
+        out += ",\"issuedAtMs\":\(milliseconds(token.issuedAt))"
+        if let refresh = token.refreshToken { out += ",\"refreshToken\":" + JSONString.literal(refresh.reveal()) }
+        out += ",\"version\":\(stored.version.value)}"
+        return Array(out.utf8)
     }
 
     /// Why a record was refused.
@@ -127,5 +125,33 @@ enum JSONSerializationFree {
             }
         }
         return try JSONDecoder().decode(Keys.self, from: Data(bytes)).keys
+    }
+}
+
+/// The largest token a store keeps: its record (the file store's JSON, the same fields every store
+/// holds) is at most 64 KiB. Every store refuses a larger token at save with ``TokenStoreError/Kind/tooLarge``,
+/// so a token that was stored can always be read back; `TokenStoreConformance` checks it.
+public enum TokenRecordLimit {
+    /// The most bytes a token's record may have: 65,536.
+    public static let bytes = 64 << 10
+
+    /// The size of a token's record, in bytes.
+    /// - Parameter token: The token.
+    /// - Returns: The bytes its record takes.
+    /// - Complexity: O(*n*) in the token's size.
+    public static func size(of token: AccessToken) -> Int {
+        TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: TokenRecord.date(TokenRecord.maxMilliseconds)).count
+    }
+
+    /// Refuses a token whose record would be too large.
+    /// - Parameter token: The token about to be saved.
+    /// - Throws: ``TokenStoreError`` of kind `too-large`, naming the account and the sizes (never the token).
+    public static func check(_ token: AccessToken) throws(TokenStoreError) {
+        let size = size(of: token)
+        guard size <= bytes else {
+            throw TokenStoreError(
+                .tooLarge, account: token.account,
+                message: "the token's record would be \(size) bytes; a store keeps at most \(bytes) (the token was not stored)")
+        }
     }
 }

@@ -63,8 +63,10 @@ public protocol TokenStore: Sendable {
     ///   - expected: The version the caller read, or nil when it expects no token to be stored.
     ///   - dueAt: When the token needs attention (``TokenPolicy/dueAt(_:)``), for ``accounts(dueBefore:limit:)``.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` when the stored version differs (nothing is
-    ///   written), or `io` when the write failed (the previous token stays whole).
+    /// - Throws: ``TokenStoreError`` of kind `too-large` when the token's record would exceed
+    ///   ``TokenRecordLimit/bytes`` (check with ``TokenRecordLimit/check(_:)`` before anything else),
+    ///   `conflict` when the stored version differs (nothing is written), or `io` when the write failed
+    ///   (the previous token stays whole).
     func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion
 
     /// Removes an account's token.

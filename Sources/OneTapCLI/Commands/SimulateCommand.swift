@@ -2,19 +2,19 @@ import OneTap
 import OneTapTesting
 
 /// `onetap simulate`: the real coordinator against mock providers, on virtual time.
-public struct SimulateOptions: Hashable, Sendable {
+package struct SimulateOptions: Hashable, Sendable {
     /// The snapshot options.
-    public var snapshot: SnapshotArguments
+    package var snapshot: SnapshotArguments
     /// Scripted codes per one-tap flow, in call order, as given.
-    public var scripts: [LoginFlow: [String]]
+    package var scripts: [LoginFlow: [String]]
     /// Whether the SMS code verifies.
-    public var smsSucceeds: Bool
+    package var smsSucceeds: Bool
     /// Flows whose every call hangs.
-    public var hangs: Set<LoginFlow>
+    package var hangs: Set<LoginFlow>
     /// Whether to print JSON.
-    public var json: Bool
+    package var json: Bool
     /// Replacement tables.
-    public var tables: TableOptions
+    package var tables: TableOptions
 
     static let specs: [OptionSpec] =
         SnapshotArguments.specs + [
@@ -83,7 +83,7 @@ enum SimulateCommand {
                 send: options.hangs.contains(.sms) ? [.hang] : [],
                 verify: options.smsSucceeds ? [] : [.value(SMSVerification(resultCode: 1))],
                 clock: clock, onHang: { hung.yield(.sms) }))
-        let coordinator = LoginCoordinator(engine: engine, providers: providers, timeouts: timeouts, clock: clock)
+        let coordinator = LoginCoordinator(engine: engine, providers: providers, timeouts: timeouts, clock: clock, events: DiscardingEventSink())
         // A hung call is waiting on its time limit: move virtual time past it.
         let driver = Task {
             for await flow in hangs {

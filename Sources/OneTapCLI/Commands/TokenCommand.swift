@@ -2,17 +2,17 @@ import Foundation
 import OneTap
 
 /// `onetap token`: the state of a token issued at a given time, by the default token policy.
-public struct TokenOptions: Hashable, Sendable {
+package struct TokenOptions: Hashable, Sendable {
     /// `--issued`, as given.
-    public var issued: String
+    package var issued: String
     /// `--expires-in`, as given.
-    public var expiresIn: String?
+    package var expiresIn: String?
     /// `--lifetime`, as given.
-    public var lifetime: String?
+    package var lifetime: String?
     /// `--now`, as given (the current time when absent).
-    public var now: String?
+    package var now: String?
     /// Whether to print JSON.
-    public var json: Bool
+    package var json: Bool
 
     static let specs: [OptionSpec] = [.value("issued"), .value("expires-in"), .value("lifetime"), .value("now"), .flag("json")]
 

@@ -9,7 +9,7 @@ import Foundation
 
 /// Where a command reads its input and writes its output: the process's standard streams, or memory in
 /// tests. A command runs on one task; an instance is not shared between tasks.
-public protocol CommandIO: AnyObject {
+package protocol CommandIO: AnyObject {
     /// Writes bytes to standard output (buffered by the caller).
     /// - Parameter bytes: The bytes.
     /// - Returns: False when the write failed (a closed pipe, a full disk).
@@ -26,16 +26,16 @@ public protocol CommandIO: AnyObject {
 }
 
 /// The process's own standard input, output and error.
-public final class ProcessIO: CommandIO {
+package final class ProcessIO: CommandIO {
     /// Creates the process's IO. Ignores `SIGPIPE`, so a closed output pipe is a write error, not a kill.
-    public init() {
+    package init() {
         signal(SIGPIPE, SIG_IGN)
     }
 
     /// Writes bytes to standard output.
     /// - Parameter bytes: The bytes.
     /// - Returns: False when the write failed.
-    public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
@@ -50,14 +50,14 @@ public final class ProcessIO: CommandIO {
 
     /// Writes one line to standard error.
     /// - Parameter line: The line, without its line break.
-    public func writeError(_ line: String) {
+    package func writeError(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     /// Reads from standard input.
     /// - Parameter buffer: Where to put the bytes.
     /// - Returns: The count read, 0 at the end, -1 on an error.
-    public func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = read(0, buffer.baseAddress, buffer.count)
             if count < 0, errno == EINTR { continue }
@@ -67,37 +67,37 @@ public final class ProcessIO: CommandIO {
 }
 
 /// In-memory standard streams, for tests and for embedding the CLI.
-public final class CapturedIO: CommandIO {
+package final class CapturedIO: CommandIO {
     /// What was written to standard output.
-    public private(set) var output: [UInt8] = []
+    package private(set) var output: [UInt8] = []
     /// The lines written to standard error.
-    public private(set) var errors: [String] = []
+    package private(set) var errors: [String] = []
     private var input: [UInt8]
     private var inputOffset = 0
 
     /// Creates captured streams.
     /// - Parameter input: What standard input holds.
-    public init(input: [UInt8] = []) { self.input = input }
+    package init(input: [UInt8] = []) { self.input = input }
 
     /// Standard output as text (invalid UTF-8 repaired).
-    public var outputText: String { String(decoding: output, as: UTF8.self) }
+    package var outputText: String { String(decoding: output, as: UTF8.self) }
 
     /// Writes bytes to standard output.
     /// - Parameter bytes: The bytes.
     /// - Returns: False when the write failed.
-    public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
         output.append(contentsOf: bytes)
         return true
     }
 
     /// Writes one line to standard error.
     /// - Parameter line: The line, without its line break.
-    public func writeError(_ line: String) { errors.append(line) }
+    package func writeError(_ line: String) { errors.append(line) }
 
     /// Reads from standard input.
     /// - Parameter buffer: Where to put the bytes.
     /// - Returns: The count read, 0 at the end, -1 on an error.
-    public func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         let count = min(buffer.count, input.count - inputOffset)
         input.withUnsafeBytes { source in
             buffer.baseAddress!.copyMemory(from: source.baseAddress! + inputOffset, byteCount: count)

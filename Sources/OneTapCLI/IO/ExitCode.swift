@@ -1,29 +1,29 @@
 import OneTap
 
 /// The exit codes of `onetap` (the BSD `sysexits` values where one fits).
-public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The process exit status.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Creates an exit code.
     /// - Parameter rawValue: The process exit status.
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// Everything worked.
-    public static let success = ExitCode(rawValue: 0)
+    package static let success = ExitCode(rawValue: 0)
     /// A check ran and failed (`onetap check` found failing cases).
-    public static let checkFailed = ExitCode(rawValue: 1)
+    package static let checkFailed = ExitCode(rawValue: 1)
     /// The command line is wrong (`EX_USAGE`).
-    public static let usage = ExitCode(rawValue: 64)
+    package static let usage = ExitCode(rawValue: 64)
     /// Input data is malformed (`EX_DATAERR`).
-    public static let dataError = ExitCode(rawValue: 65)
+    package static let dataError = ExitCode(rawValue: 65)
     /// An input file cannot be opened or read (`EX_NOINPUT`).
-    public static let noInput = ExitCode(rawValue: 66)
+    package static let noInput = ExitCode(rawValue: 66)
     /// Writing the output failed (`EX_IOERR`).
-    public static let ioError = ExitCode(rawValue: 74)
+    package static let ioError = ExitCode(rawValue: 74)
 
     /// A readable form, for messages and logs.
-    public var description: String { String(rawValue) }
+    package var description: String { String(rawValue) }
 }
 
 /// Why a command stopped: the `onetap: error:` line to print and the exit code. Commands throw it; the

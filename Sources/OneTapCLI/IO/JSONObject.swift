@@ -1,3 +1,5 @@
+import OneTap
+
 /// A JSON object written in the order its members are added, for the CLI's one-line records.
 struct JSONObject {
     private(set) var text = "{"

@@ -1,3 +1,5 @@
+import OneTap
+
 /// JSON text written straight into an ``OutputBuffer``: no intermediate strings, no encoder objects.
 /// Strings are escaped per RFC 8259; invalid UTF-8 in input bytes becomes U+FFFD, so every line written
 /// is valid JSON in valid UTF-8.

@@ -66,11 +66,11 @@ import Testing
     @Test(arguments: scenarios)
     func scenario(_ scenario: Scenario) async throws {
         let sms = MockSMSProvider(number: scenario.smsNumber, verify: scenario.smsSucceeds ? [] : [.value(SMSVerification(resultCode: 1))])
-        let events = RecordingLoginObserver()
+        let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
                 mobile: MockMobileProvider(scenario.mobile), tianyi: scenario.withTianyi ? MockTianyiProvider(scenario.tianyi) : nil, sms: sms),
-            observer: events)
+            events: events)
         let outcome = try await coordinator.login(scenario.snapshot)
         #expect(outcome.ending == scenario.ending)
         #expect(outcome.flow == scenario.flow)
@@ -105,9 +105,9 @@ import Testing
 
     @Test func hangBecomesATimeoutOnTheFakeClock() async throws {
         let clock = FakeClock()
-        let events = RecordingLoginObserver()
+        let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: MockSMSProvider()), clock: clock, observer: events)
+            providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: MockSMSProvider()), clock: clock, events: events)
         let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(7999))
@@ -158,12 +158,12 @@ import Testing
     }
 
     @Test func eventsAndDescriptionsNeverCarryTokens() async throws {
-        let events = RecordingLoginObserver()
+        let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
                 mobile: MockMobileProvider([.value(MobileOneTapResult(resultCode: 103000, token: Secret("MOBILE-SECRET"), uniqueID: "u"))]),
                 sms: MockSMSProvider()),
-            observer: events)
+            events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         var dumped = ""
         dump(outcome, to: &dumped)
@@ -177,18 +177,11 @@ import Testing
         #expect(outcome.credential?.token.reveal() == "MOBILE-SECRET")
     }
 
-    @Test func aPlanWithoutFlowsFailsWithoutTrapping() async throws {
-        let coordinator = LoginCoordinator(providers: LoginProviders(sms: MockSMSProvider()))
-        let empty = LoginPlan(carrier: .unknown, evidence: .none, flows: FlowSequence([])!, reason: .policy, condition: .carrier(.unknown))
-        let outcome = try await coordinator.login(plan: empty)
-        #expect(outcome.ending == .failed && outcome.trace.isEmpty && outcome.flow == nil)
-    }
-
     @Test func eventStreamDeliversEvents() async throws {
-        let (stream, observer) = LoginEventStream.make()
-        let coordinator = LoginCoordinator(providers: LoginProviders(sms: MockSMSProvider()), observer: observer)
+        let (stream, sink) = EventStream.make()
+        let coordinator = LoginCoordinator(providers: LoginProviders(sms: MockSMSProvider()), events: sink)
         _ = try await coordinator.login(DeviceSnapshot(sim: .absent))
-        observer.finish()
+        sink.finish()
         var names: [String] = []
         for await event in stream { names.append(event.name) }
         #expect(names == ["planned", "flow-started", "result", "succeeded"])

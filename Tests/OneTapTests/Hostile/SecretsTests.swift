@@ -13,7 +13,13 @@ import Testing
         var forms = ["\(value)", String(reflecting: value), dumped]
         if let value = value as? any CustomStringConvertible { forms.append(value.description) }
         if let value = value as? any CustomDebugStringConvertible { forms.append(value.debugDescription) }
-        if let value = value as? any Encodable, let data = try? JSONEncoder().encode(value) { forms.append(String(decoding: data, as: UTF8.self)) }
+        if let value = value as? any Encodable {
+            do {
+                forms.append(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+            } catch {
+                Issue.record("\(type(of: value)) does not encode: \(error)")
+            }
+        }
         return forms
     }
 
@@ -22,16 +28,23 @@ import Testing
         let secret = Secret(Self.secret)
         let token = AccessToken(value: secret, refreshToken: secret, flow: .tianyi, account: "a", issuedAt: now, expiresAt: now.addingTimeInterval(60))
         let credential = CarrierCredential(flow: .mobile, token: secret, refreshToken: secret, uniqueID: "u", maskedNumber: "138****8000")
-        let events = RecordingLoginObserver()
+        let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
                 mobile: MockMobileProvider([.value(MobileOneTapResult(resultCode: 103000, token: secret, uniqueID: "u"))]), sms: MockSMSProvider()),
-            observer: events)
+            events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
-        let tokenEvents = RecordingTokenObserver()
-        let vault = TokenVault(refresher: MockRefresher([.success(RefreshResponse(accessToken: secret, refreshToken: secret))]), clock: FakeClock(now: now.addingTimeInterval(86_400 * 2)), observer: tokenEvents)
-        try await vault.store(AccessToken(value: secret, refreshToken: secret, flow: .tianyi, account: "v", issuedAt: now, expiresAt: now.addingTimeInterval(30 * 86_400)))
-        _ = try await vault.validToken(for: "v")
+        let tokenEvents = RecordingEventSink()
+        let vault = TokenVault(
+            refresher: MockRefresher([.success(RefreshResponse(accessToken: secret, refreshToken: secret))]),
+            clock: FakeClock(now: now.addingTimeInterval(86_400 * 31)), events: tokenEvents)
+        try await vault.store(AccessToken(value: secret, refreshToken: secret, flow: .tianyi, account: "v", issuedAt: now, expiresAt: now.addingTimeInterval(31 * 86_400)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await vault.run() }
+            _ = try await vault.validToken(for: "v")   // expired: waits for the refresh
+            await vault.shutdown()
+            try await group.waitForAll()
+        }
         let values: [Any] = [
             secret, token, StoredToken(token: token, version: TokenVersion(1)), RefreshResponse(accessToken: secret, refreshToken: secret),
             MobileOneTapResult(resultCode: 103000, token: secret, uniqueID: "u"), TianyiOneTapResult(resultCode: 0, accessToken: secret, refreshToken: secret),

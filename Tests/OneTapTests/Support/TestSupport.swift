@@ -19,3 +19,21 @@ enum Package {
         return url
     }
 }
+
+/// The build's products directory, where the test bundle's sibling executables are (`onetap`,
+/// `OneTapTestHelper`): found through `Bundle`, on macOS and Linux alike.
+enum Products {
+    static let directory: URL = {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent()
+        #else
+        return Bundle.main.bundleURL
+        #endif
+    }()
+
+    /// An executable product of the package.
+    static func executable(_ name: String) -> URL { directory.appendingPathComponent(name) }
+}

@@ -38,7 +38,7 @@ import Testing
             let store = try FileTokenStore(directory: directory)
             _ = try await store.save(token(), replacing: nil, dueAt: now)
             #expect(try mode(directory) == 0o700)
-            let path = try #require(store.path(for: "u1"))
+            let path = store.path(for: "u1")
             #expect(try mode(path) == 0o600)
             #expect(path.hasSuffix("/7531.token"))   // hex of "u1"
             let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -57,7 +57,7 @@ import Testing
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory)
             _ = try await store.save(token(), replacing: nil, dueAt: now)
-            let path = store.path(for: "u1")!
+            let path = store.path(for: "u1")
             try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: path)
             await #expect {
                 try await store.load("u1")
@@ -96,7 +96,7 @@ import Testing
     func corruptOrForeignFilesAreMovedAsideAndReported(content: String, reason: String) async throws {
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory)
-            let path = store.path(for: "u1")!
+            let path = store.path(for: "u1")
             _ = FileManager.default.createFile(atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600])
             await #expect {
                 try await store.load("u1")
@@ -117,7 +117,7 @@ import Testing
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory)
             let v1 = try await store.save(token(value: "OLD"), replacing: nil, dueAt: now)
-            let path = store.path(for: "u1")!
+            let path = store.path(for: "u1")
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             for step in ["half", "rename"] {
                 store.faults.withLock { fault in
@@ -159,29 +159,6 @@ import Testing
         }
     }
 
-    @Test func ownWritesDoNotMakeTheIndexRescan() async throws {
-        try await withDirectory { directory in
-            let store = try FileTokenStore(directory: directory)
-            _ = try await store.save(token("a"), replacing: nil, dueAt: now)
-            _ = try await store.save(token("b"), replacing: nil, dueAt: now.addingTimeInterval(10))
-            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(60), limit: 10) == ["a", "b"])
-            // Rewrite b's file in place (the directory does not change), making it due later.
-            let path = store.path(for: "b")!
-            let stored = try await store.load("b")!
-            try Data(FileTokenStore.encodeRecord(stored, dueAt: now.addingTimeInterval(3600))).write(to: URL(fileURLWithPath: path))
-            // The store's own writes (a new version of a, a new account c) keep the index current without a
-            // rescan, so the in-place change stays unseen: b is still listed as due soon.
-            let v = try await store.load("a")!.version
-            _ = try await store.save(token("a", value: "A1"), replacing: v, dueAt: now.addingTimeInterval(5))
-            _ = try await store.save(token("c"), replacing: nil, dueAt: now.addingTimeInterval(20))
-            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(60), limit: 10) == ["a", "b", "c"])
-            // Another process's write changes the directory: the next listing rescans and sees everything.
-            let other = try FileTokenStore(directory: directory)
-            _ = try await other.save(token("d"), replacing: nil, dueAt: now.addingTimeInterval(30))
-            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(60), limit: 10) == ["a", "c", "d"])
-        }
-    }
-
     @Test func versionsNeverRepeatAfterARemoval() async throws {
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory)
@@ -194,30 +171,323 @@ import Testing
         }
     }
 
-    @Test func accountIdsOfAnyTextMapToSafeNames() async throws {
+    // MARK: Opening
+
+    @Test func openingRefusesPathsThatAreNotDirectories() async throws {
         try await withDirectory { directory in
-            let store = try FileTokenStore(directory: directory)
-            for account: AccountID in ["../../etc/passwd", "用户", "a/b", " spaced ", "\u{0}nul"] {
-                _ = try await store.save(token(account), replacing: nil, dueAt: now)
-                #expect(try await store.load(account)?.token.account == account)
-                #expect(FileTokenStore.account(fromFileName: FileTokenStore.fileName(account)!) == account)
+            _ = FileManager.default.createFile(atPath: directory, contents: Data("x".utf8))
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .io && error.account == nil && error.message.contains("is a file, not a directory")
             }
-            await #expect(throws: TokenStoreError.self) { _ = try await store.save(token(""), replacing: nil, dueAt: now) }
-            let long = AccountID(String(repeating: "x", count: 101))
-            await #expect(throws: TokenStoreError.self) { _ = try await store.save(token(long), replacing: nil, dueAt: now) }
+        }
+        for sub in [".tmp", ".locks"] {
+            try await withDirectory { directory in
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                _ = FileManager.default.createFile(atPath: directory + "/" + sub, contents: Data())
+                #expect {
+                    try FileTokenStore(directory: directory)
+                } throws: { error in
+                    let error = error as! TokenStoreError
+                    return error.kind == .io && error.message == "\(directory)/\(sub) is a file, not a directory; remove it so the store can create its directory"
+                }
+            }
+        }
+        try await withDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createSymbolicLink(atPath: directory + "/.locks", withDestinationPath: "/tmp")
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                (error as! TokenStoreError).message.contains(".locks is a symbolic link, not a directory")
+            }
+        }
+        try await withDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/.tmp", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o770])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                (error as! TokenStoreError).kind == .insecure
+            }
         }
     }
+
+    // MARK: Bad files
+
+    @Test func aSymbolicLinkAFIFOAndADirectoryAreMovedAsideNotFollowed() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let secret = directory + "/../elsewhere"
+            try "not yours".write(toFile: secret, atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: store.path(for: "link"), withDestinationPath: secret)
+            #expect(mkfifo(store.path(for: "fifo"), 0o600) == 0)
+            try FileManager.default.createDirectory(atPath: store.path(for: "dir"), withIntermediateDirectories: false)
+            for (account, reason) in [("link", "it is a symbolic link"), ("fifo", "it is not a regular file"), ("dir", "it is not a regular file")] {
+                await #expect {
+                    try await store.load(AccountID(account))
+                } throws: { error in
+                    let error = error as! TokenStoreError
+                    return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("moved aside")
+                }
+                #expect(try await store.load(AccountID(account)) == nil)
+            }
+            #expect(try String(contentsOfFile: secret, encoding: .utf8) == "not yours")   // never followed, never touched
+        }
+    }
+
+    @Test func aFileOverTheRecordLimitIsMovedAside() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = FileManager.default.createFile(
+                atPath: store.path(for: "big"), contents: Data(repeating: 0x20, count: TokenRecordLimit.bytes + 1), attributes: [.posixPermissions: 0o600])
+            await #expect {
+                try await store.load("big")
+            } throws: { error in
+                (error as! TokenStoreError).message.contains("larger than any token record (64 KiB)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root (CI runs as root)"))
+    func aFileOwnedByAnotherUserIsRefused() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            #expect(chown(store.path(for: "u1"), 65534, 65534) == 0)
+            await #expect {
+                try await store.load("u1")
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .insecure && error.message.contains("owner 65534")
+            }
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "u1")))
+        }
+    }
+
+    /// Listing never moves a file: a bad file is skipped by the index, and set aside only when its account
+    /// is read or by `repair()`.
+    @Test func listingSkipsBadFilesAndMovesNothingRepairDoes() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token("good"), replacing: nil, dueAt: now)
+            _ = FileManager.default.createFile(atPath: store.path(for: "bad"), contents: Data("garbage".utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: directory + "/not-hex.token", contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+            let fresh = try FileTokenStore(directory: directory)
+            #expect(try await fresh.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["good"])
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "bad")))
+            let moved = try await fresh.repair()
+            #expect(moved.count == 1 && moved[0].hasPrefix(store.path(for: "bad") + ".corrupt-"))
+            #expect(!FileManager.default.fileExists(atPath: store.path(for: "bad")))
+            #expect(FileManager.default.fileExists(atPath: directory + "/not-hex.token"))   // not a name this store writes
+            #expect(try await fresh.load("good") != nil)
+        }
+    }
+
+    // MARK: Writes
+
+    @Test func aTokenOverTheRecordLimitIsRefusedAtSaveAndNothingIsWritten() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let v1 = try await store.save(token(value: "KEEP"), replacing: nil, dueAt: now)
+            await #expect {
+                _ = try await store.save(token(value: String(repeating: "x", count: TokenRecordLimit.bytes)), replacing: v1, dueAt: now)
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .tooLarge && error.account == "u1" && !error.message.contains("xxxx")
+            }
+            #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+        }
+    }
+
+    /// A failed directory sync after the rename does not report the write as failed: the token is in place.
+    @Test func aDirectorySyncFaultAfterTheRenameKeepsTheWrite() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    if case .beforeDirectorySync = step { throw SystemCallError(operation: "fsync", path: directory, code: EIO) }
+                }
+            }
+            let version = try await store.save(token(value: "NEW"), replacing: nil, dueAt: now)
+            #expect(try await store.load("u1")?.version == version)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+        }
+    }
+
+    @Test func anUnlinkFailureIsReportedAndTheTokenStays() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let version = try await store.save(token(), replacing: nil, dueAt: now)
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    if case .beforeUnlink = step { throw SystemCallError(operation: "unlink", path: directory, code: EBUSY) }
+                }
+            }
+            await #expect {
+                try await store.remove("u1", replacing: version)
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .io && error.message.contains("the token is still stored")
+            }
+            store.faults.withLock { $0 = nil }
+            #expect(try await store.load("u1")?.version == version)
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["u1"])
+        }
+    }
+
+    /// Every blocking call runs on the store's own dispatch queue, not on Swift's cooperative pool.
+    @Test func blockingCallsRunOnTheStoresOwnThreads() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let labels = LockedValue<Set<String>>([])
+            store.faults.withLock { fault in
+                fault = { _ throws(SystemCallError) in
+                    labels.withLock { _ = $0.insert(BlockingIO.currentLabel ?? "not a OneTap I/O thread") }
+                }
+            }
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            #expect(labels.withLock { $0 } == ["onetap.file-token-store"])
+        }
+    }
+
+    @Test func aWriteLockHeldByAnotherProcessTimesOutWithNothingChanged() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
+            let v1 = try await store.save(token(value: "KEEP"), replacing: nil, dueAt: now)
+            let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".lock", O_RDWR)
+            #expect(flock(lock, LOCK_EX) == 0)   // another open file: as another process holds it
+            defer { close(lock) }
+            await #expect {
+                _ = try await store.save(token(value: "NEW"), replacing: v1, dueAt: now)
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .lockTimeout && error.message.contains("nothing was changed")
+            }
+            #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
+        }
+    }
+
+    @Test func aRefreshLockHeldTooLongIsGoneAheadWithout() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
+            let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".refresh", O_RDWR | O_CREAT, 0o600)
+            #expect(flock(lock, LOCK_EX) == 0)
+            defer { close(lock) }
+            #expect(try await store.withRefreshLock(for: "u1") { 7 } == 7)
+        }
+    }
+
+    // MARK: Account names
+
+    /// Ids are compared by their bytes, so every store keeps these apart: composed and decomposed `café`
+    /// are two accounts here as in memory (and in PostgreSQL).
+    @Test func accountIdsAreKeptApartByTheirBytesAndMapToSafeNames() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let composed = AccountID("caf\u{E9}")
+            let decomposed = AccountID("cafe\u{301}")
+            #expect(composed != decomposed)
+            _ = try await store.save(token(composed, value: "composed"), replacing: nil, dueAt: now)
+            _ = try await store.save(token(decomposed, value: "decomposed"), replacing: nil, dueAt: now)
+            #expect(try await store.load(composed)?.token.value.reveal() == "composed")
+            #expect(try await store.load(decomposed)?.token.value.reveal() == "decomposed")
+            for text in ["../../etc/passwd", "用户", "a/b", " spaced ", String(repeating: "长", count: 33)] {
+                let account = try AccountID(text)
+                _ = try await store.save(token(account), replacing: nil, dueAt: now)
+                #expect(try await store.load(account)?.token.account == account)
+                #expect(FileTokenStore.account(fromFileName: FileTokenStore.fileName(account)) == account)
+                #expect(!FileTokenStore.fileName(account).contains("/"))
+            }
+        }
+    }
+
+    // MARK: The due index
+
+    /// Another process's write makes the next listing re-read only the files that changed.
+    @Test func aForeignWriteReReadsOnlyTheChangedFile() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            for index in 0..<50 { _ = try await store.save(token(AccountID("a\(index)")), replacing: nil, dueAt: now.addingTimeInterval(Double(index))) }
+            let reader = try FileTokenStore(directory: directory)
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["a0", "a1"])
+            #expect(reader.indexReads == 50)
+            let version = try await store.load("a30")!.version
+            _ = try await store.save(token("a30", value: "moved"), replacing: version, dueAt: now.addingTimeInterval(-5))
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["a30", "a0", "a1"])
+            #expect(reader.indexReads == 51)
+            _ = try await store.remove("a0", replacing: nil)
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["a30", "a1"])
+            #expect(reader.indexReads == 51)   // a removal needs no read
+            // The reader's own writes keep its index current without reading anything.
+            _ = try await reader.save(token("own"), replacing: nil, dueAt: now.addingTimeInterval(-10))
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["own", "a30", "a1"])
+            #expect(reader.indexReads == 51)
+        }
+    }
+
+    // MARK: Temporary files and crashes
+
+    @Test func temporaryFilesOfDeadWritersAreRemovedWhenTheStoreOpens() async throws {
+        try await withDirectory { directory in
+            _ = try FileTokenStore(directory: directory)
+            let dead = directory + "/.tmp/7531.token.999999-1f"          // no process 999999
+            let unnamed = directory + "/.tmp/leftover"                   // no writer named: its lock decides
+            for path in [dead, unnamed] { _ = FileManager.default.createFile(atPath: path, contents: Data("A0-secret".utf8)) }
+            let live = directory + "/.tmp/7531.token.1-2a"                // pid 1 runs: a live writer's file
+            _ = FileManager.default.createFile(atPath: live, contents: Data())
+            _ = try FileTokenStore(directory: directory)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp")
+            #expect(left == ["7531.token.1-2a"])
+        }
+    }
+
+    /// A writer killed at random moments: every account stays readable, no record is torn, versions
+    /// never go back, and the next open leaves no temporary file behind.
+    @Test func killedWritersNeverTearARecordOrLeaveTemporaryFiles() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            var last = TokenVersion(0)
+            for round in 0..<25 {
+                let process = Process()
+                process.executableURL = Products.executable("OneTapTestHelper")
+                process.arguments = ["write-loop", directory, "crash"]
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                try await Task.sleep(for: .milliseconds(20 + (round * 7) % 40))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let reopened = try FileTokenStore(directory: directory)
+                let stored = try await reopened.load("crash")
+                if let stored {
+                    #expect(stored.version >= last, "round \(round): version went back")
+                    #expect(stored.token.value.reveal().hasPrefix("value-"))
+                    last = stored.version
+                }
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty, "round \(round)")
+            }
+            #expect(try await store.load("crash") != nil)
+        }
+    }
+
+    // MARK: With the vault, across processes
 
     @Test func vaultOverTheFileStoreRefreshes() async throws {
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory)
             let clock = FakeClock(now: now)
-            let refresher = MockRefresher()
-            let vault = TokenVault(store: store, refresher: refresher, clock: clock)
-            try await vault.store(token(age: 2 * 86_400))
-            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
-            let reopened = try FileTokenStore(directory: directory)
-            #expect(try await reopened.load("u1")?.token.value.reveal() == "refreshed-1")
+            let vault = TokenVault(store: store, refresher: MockRefresher(), clock: clock, events: DiscardingEventSink())
+            try await vault.store(token(age: 31 * 86_400))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await vault.run() }
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+                await vault.shutdown()
+                try await group.waitForAll()
+            }
+            #expect(try await FileTokenStore(directory: directory).load("u1")?.token.value.reveal() == "refreshed-1")
         }
     }
 
@@ -230,12 +500,12 @@ import Testing
                 AccessToken(value: Secret("OLD"), refreshToken: Secret("R"), flow: .tianyi, account: "shared", issuedAt: issued,
                             expiresAt: issued.addingTimeInterval(30 * 86_400)),
                 replacing: nil, dueAt: issued)
-            let counter = directory + "/../refresh-count"
-            let helper = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("OneTapTestHelper")
+            let counter = directory + "-refresh-count"
+            defer { try? FileManager.default.removeItem(atPath: counter) }
             var processes: [(Process, Pipe)] = []
             for _ in 0..<2 {
                 let process = Process()
-                process.executableURL = helper
+                process.executableURL = Products.executable("OneTapTestHelper")
                 process.arguments = ["refresh", directory, "shared", counter, "300"]
                 let output = Pipe()
                 process.standardOutput = output
@@ -252,6 +522,37 @@ import Testing
             let calls = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
             #expect(calls.count == 1, "\(calls)")
             #expect(Set(values).count == 1 && values[0].hasPrefix("refreshed-by-"))
+        }
+    }
+
+    /// Four processes refreshing 200 due accounts in the background: 200 refreshes in all.
+    @Test func fourProcessesRefreshEachDueAccountOnce() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let issued = Date().addingTimeInterval(-2 * 86_400)
+            for index in 0..<200 {
+                _ = try await store.save(
+                    AccessToken(value: Secret("OLD"), refreshToken: Secret("R"), flow: .tianyi, account: try AccountID("acct-\(index)"),
+                                issuedAt: issued, expiresAt: issued.addingTimeInterval(30 * 86_400)),
+                    replacing: nil, dueAt: issued)
+            }
+            let counter = directory + "-refresh-count"
+            defer { try? FileManager.default.removeItem(atPath: counter) }
+            let processes = try (0..<4).map { _ in
+                let process = Process()
+                process.executableURL = Products.executable("OneTapTestHelper")
+                process.arguments = ["refresh-due", directory, counter]
+                try process.run()
+                return process
+            }
+            for process in processes {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+            }
+            let lines = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 200)
+            #expect(Set(lines.map { $0.split(separator: " ")[1] }).count == 200)
+            #expect(try await store.accounts(dueBefore: Date(), limit: 1).isEmpty)
         }
     }
 }

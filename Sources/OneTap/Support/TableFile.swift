@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads table files from disk: the replacement `Data/` tables, and any other line-oriented table file
+/// (such as the CLI's decision tables) that wants the same errors.
+package enum TableFile {
+    /// The path of a table file in a directory, if the directory holds one by that name.
+    /// - Parameters:
+    ///   - name: The file name, e.g. `plmn.csv`.
+    ///   - directory: The directory.
+    /// - Returns: The path, or nil when nothing is there (readable or not: reading it reports why not).
+    package static func path(of name: String, in directory: String) -> String? {
+        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        return access(path, F_OK) == 0 ? path : nil
+    }
+
+    /// Whether a path names a directory.
+    /// - Parameter path: The path.
+    /// - Returns: True for a directory.
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Reads the text of a table file (at most 64 MiB).
+    /// - Parameter path: The file's path.
+    /// - Returns: The file's text.
+    /// - Throws: ``TableError`` of kind `unreadable` (with the system's reason) or `encoding` (with the
+    ///   first line that is not valid UTF-8).
+    package static func read(_ path: String) throws(TableError) -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(path: path, limit: 64 << 20)
+        } catch {
+            throw TableError(file: path, line: 0, kind: .unreadable, message: "cannot read the file: \(error.reason)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                .firstIndex { String(validating: $0, as: UTF8.self) == nil }.map { $0 + 1 } ?? 0
+            throw TableError(file: path, line: line, kind: .encoding, message: "the file is not valid UTF-8 text")
+        }
+        return text
+    }
+}
+
+extension DataTable {
+    /// Loads a replacement table file, in the format of its `Data/` file.
+    /// - Parameter path: The file's path.
+    /// - Throws: ``TableError`` when the file is unreadable (`unreadable`), not UTF-8 (`encoding`) or
+    ///   malformed (naming the line and column).
+    public init(contentsOf path: String) throws(TableError) {
+        try self.init(csv: TableFile.read(path), file: path)
+    }
+
+    /// Loads the replacement for this table from a directory, when it holds one under the table's
+    /// `Data/` name.
+    /// - Parameter directory: The directory.
+    /// - Returns: The table, or nil when the directory holds no such file.
+    /// - Throws: ``TableError`` when the file is unreadable or malformed.
+    package static func replacement(in directory: String) throws(TableError) -> Self? {
+        guard let path = TableFile.path(of: fileName, in: directory) else { return nil }
+        return try Self(contentsOf: path)
+    }
+}
+
+extension DecisionTables {
+    /// Loads the tables a directory holds under their `Data/` names (`plmn.csv`, `number-segments.csv`,
+    /// `ipv6-prefixes.csv`, `result-codes.csv`); a table the directory lacks stays built in. New codes
+    /// can ship this way without a release.
+    /// - Parameter directory: The directory.
+    /// - Throws: ``TableError`` naming the file and line of a malformed table, or `unreadable` for a file
+    ///   that exists but cannot be read, or a directory that does not exist.
+    public init(directory: String) throws(TableError) {
+        guard TableFile.isDirectory(directory) else {
+            throw TableError(file: directory, line: 0, kind: .unreadable, message: "not a readable directory")
+        }
+        self.init(
+            plmn: try PLMNTable.replacement(in: directory) ?? .builtIn,
+            segments: try NumberSegmentTable.replacement(in: directory) ?? .builtIn,
+            ipv6: try IPv6PrefixTable.replacement(in: directory) ?? .builtIn,
+            outcomes: try OutcomeTable.replacement(in: directory) ?? .builtIn)
+    }
+}

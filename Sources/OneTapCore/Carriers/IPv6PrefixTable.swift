@@ -1,0 +1,151 @@
+/// Which mainland carrier an IPv6 address belongs to: `Data/ipv6-prefixes.csv`.
+///
+/// iOS 16.4+ hides the SIM's MCC/MNC from apps; when a request travelled over cellular alone, the
+/// client's IPv6 address comes from its carrier's mobile pool and names the carrier. The longest
+/// matching prefix wins. Rows in a `non-cellular` pool (home broadband, legacy blocks) are not evidence
+/// of a SIM's carrier.
+public struct IPv6PrefixTable: DataTable {
+    /// `ipv6-prefixes.csv`, the table's file in `Data/`.
+    public static let fileName = "ipv6-prefixes.csv"
+
+    /// What part of a carrier's address space a prefix is.
+    public enum Pool: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+        /// A carrier's whole allocation: cellular, broadband and data centres mixed.
+        case allocation
+        /// The carrier's 4G/5G cellular pool.
+        case cellular
+        /// Home broadband or legacy blocks: an address here is not a SIM's.
+        case nonCellular = "non-cellular"
+
+        /// The id, e.g. `"cellular"`.
+        public var description: String { rawValue }
+    }
+
+    /// One row of the table.
+    public struct Prefix: Hashable, Sendable, CustomStringConvertible {
+        /// The network's first 64 bits (host bits zero).
+        public let high: UInt64
+        /// The network's last 64 bits (host bits zero).
+        public let low: UInt64
+        /// The prefix length, 1 ... 128.
+        public let length: Int
+        /// The carrier the block belongs to.
+        public let carrier: Carrier
+        /// What part of the carrier's space it is.
+        public let pool: Pool
+        /// A short note.
+        public let note: String
+        /// Where the fact comes from.
+        public let source: String
+        /// The row's line in its file.
+        public let line: Int
+
+        /// The CIDR text, e.g. `"2409:8900::/24"`.
+        public var cidr: String { "\(IPAddress.v6(high: high, low: low))/\(length)" }
+        /// `2409:8900::/24 → mobile (cellular)`.
+        public var description: String { "\(cidr) → \(carrier) (\(pool))" }
+
+        /// Whether the prefix holds an address.
+        /// - Parameter address: The address; IPv4 addresses are never held.
+        /// - Returns: True when the address's first ``length`` bits are the prefix's.
+        public func contains(_ address: IPAddress) -> Bool {
+            guard case .v6(let high, let low) = address else { return false }
+            return contains(high: high, low: low)
+        }
+
+        @inline(__always)
+        func contains(high addressHigh: UInt64, low addressLow: UInt64) -> Bool {
+            if length <= 64 {
+                let mask: UInt64 = length == 0 ? 0 : ~0 << (64 - UInt64(length))
+                return addressHigh & mask == high
+            }
+            let mask: UInt64 = length == 128 ? ~0 : ~0 << (128 - UInt64(length))
+            return addressHigh == high && addressLow & mask == low
+        }
+    }
+
+    /// The columns of the file.
+    static let columns = ["prefix", "carrier", "pool", "note", "source"]
+
+    /// Every row, in file order.
+    public let prefixes: [Prefix]
+    /// The rows, longest prefix first, for matching.
+    private let byLength: [Prefix]
+
+    /// The table built from `Data/ipv6-prefixes.csv`.
+    public static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
+
+    /// Reads a table from CSV text.
+    /// - Parameters:
+    ///   - text: The file's text, in the `Data/ipv6-prefixes.csv` format.
+    ///   - file: The name used in errors.
+    /// - Throws: ``TableError`` for a prefix that is not IPv6 CIDR with zero host bits, an unknown
+    ///   carrier or pool, or a duplicate prefix.
+    public init(csv text: String, file: String) throws(TableError) {
+        let table = try CSVTable(text: text, file: file, columns: Self.columns)
+        var prefixes: [Prefix] = []
+        var lines: [String: Int] = [:]
+        for row in table.rows {
+            let field = row[0]
+            let parts = field.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let length = Int(parts[1]), (1...128).contains(length), parts[1].allSatisfy(\.isASCII) else {
+                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24")
+            }
+            let address: IPAddress
+            do {
+                address = try IPAddress(String(parts[0]))
+            } catch {
+                throw row.error(file, column: "prefix", .invalidValue, error.description)
+            }
+            guard case .v6(let high, let low) = address else {
+                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is IPv4; this table holds IPv6 prefixes")
+            }
+            let probe = Prefix(high: high, low: low, length: length, carrier: .unknown, pool: .allocation, note: "", source: "", line: row.line)
+            guard probe.contains(high: high, low: low), Self.hostBitsZero(high, low, length) else {
+                throw row.error(file, column: "prefix", .invalidValue, "\(field) has host bits set beyond /\(length)")
+            }
+            let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
+            let pool: Pool = try row.choice(row[2], "pool", from: Pool.allCases, file: file, column: "pool")
+            let key = probe.cidr
+            if let first = lines[key] {
+                throw row.error(file, column: "prefix", .duplicateKey, "prefix \(key) is already listed on line \(first)")
+            }
+            lines[key] = row.line
+            prefixes.append(Prefix(high: high, low: low, length: length, carrier: carrier, pool: pool, note: row[3], source: row[4], line: row.line))
+        }
+        self.prefixes = prefixes
+        self.byLength = prefixes.sorted { $0.length > $1.length }
+    }
+
+
+    private static func hostBitsZero(_ high: UInt64, _ low: UInt64, _ length: Int) -> Bool {
+        if length <= 64 {
+            let hostHigh: UInt64 = length == 64 ? 0 : ~0 >> UInt64(length)
+            return high & hostHigh == 0 && low == 0
+        }
+        let hostLow: UInt64 = length == 128 ? 0 : ~0 >> UInt64(length - 64)
+        return low & hostLow == 0
+    }
+
+    /// The longest prefix that holds an address.
+    /// - Parameter address: The address; IPv4 addresses match nothing.
+    /// - Returns: The matching row, or nil.
+    /// - Complexity: O(*p*) in the number of rows (a few dozen); no allocation.
+    public func prefix(for address: IPAddress) -> Prefix? {
+        guard case .v6(let high, let low) = address else { return nil }
+        for prefix in byLength where prefix.contains(high: high, low: low) {
+            return prefix
+        }
+        return nil
+    }
+
+    /// The carrier an address is evidence of: the matching row's carrier unless the row is a
+    /// `non-cellular` pool.
+    /// - Parameter address: The client's address.
+    /// - Returns: The carrier, or nil when the address is not a mainland carrier's cellular address.
+    /// - Complexity: O(*p*); no allocation.
+    public func cellularCarrier(for address: IPAddress) -> Carrier? {
+        guard let match = prefix(for: address), match.pool != .nonCellular else { return nil }
+        return match.carrier
+    }
+}

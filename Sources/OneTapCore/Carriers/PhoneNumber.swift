@@ -1,0 +1,190 @@
+/// A mainland China mobile number: 11 digits starting 13 to 19 (10, 11 and 12 are service and
+/// special-purpose numbers, never mobile).
+///
+/// Parses `13800138000`, `+86 138 0013 8000`, `0086-138-0013-8000`, `86 13800138000`: an optional country
+/// prefix (`+86`, `0086`, `86`), spaces and hyphens between digit groups, surrounding whitespace. Since
+/// number portability (携号转网, nationwide from November 2019) a number's segment tells only the carrier
+/// that first issued it; the SIM's PLMN wins whenever both are known.
+public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+    /// The 11 digits as a number, 13000000000 ... 19999999999.
+    public let value: UInt64
+
+    /// The mobile numbers' range: 13000000000 ... 19999999999.
+    static let range: ClosedRange<UInt64> = 13_000_000_000...19_999_999_999
+
+    /// Creates a number from its 11-digit value.
+    /// - Parameter value: 13000000000 ... 19999999999.
+    /// - Throws: ``ParseError`` of kind `not-mobile` when the value is not 11 digits starting 13 to 19.
+    public init(value: UInt64) throws(ParseError) {
+        guard Self.range.contains(value) else {
+            throw ParseError(.phoneNumber, .notMobile, input: String(value), reason: "a mainland mobile number is 11 digits starting 13 to 19")
+        }
+        self.value = value
+    }
+
+    init(unchecked value: UInt64) { self.value = value }
+
+    /// Parses a number in any accepted form.
+    /// - Parameter text: The number as written.
+    /// - Throws: ``ParseError`` with subject `phone number`: `empty`, `invalid-character`,
+    ///   `non-ascii-digit`, `foreign-number`, `wrong-length`, `not-mobile`, `malformed`.
+    /// - Complexity: O(*n*) in the length of `text`; no allocation unless it throws.
+    public init(_ text: String) throws(ParseError) {
+        let parsed = text.withUTF8Bytes { PhoneNumber.parse($0) }
+        guard let parsed else { throw PhoneNumber.diagnose(text) }
+        self.init(unchecked: parsed)
+    }
+
+    /// Parses a number from UTF-8 bytes, the way a stream reader hands them over.
+    /// - Parameter utf8: The bytes of one value, in any form ``init(_:)`` accepts.
+    /// - Throws: ``ParseError`` as ``init(_:)`` does (invalid UTF-8 is repaired for the message).
+    /// - Complexity: O(*n*); no allocation unless it throws.
+    package init(utf8: UnsafeBufferPointer<UInt8>) throws(ParseError) {
+        guard let parsed = PhoneNumber.parse(utf8) else { throw PhoneNumber.diagnose(String(decoding: utf8, as: UTF8.self)) }
+        self.init(unchecked: parsed)
+    }
+
+    /// Parses a number from UTF-8 bytes without building an error: nil for anything ``init(utf8:)``
+    /// refuses (call that for the reason). The streaming fast path.
+    /// - Parameter bytes: The bytes of one value.
+    /// - Complexity: O(*n*); no allocation.
+    @inline(__always)
+    package init?(parsing bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = PhoneNumber.parse(bytes) else { return nil }
+        self.init(unchecked: parsed)
+    }
+
+    /// The 11 digits, e.g. `"13800138000"`.
+    public var digits: String { String(value) }
+
+    /// The 11 digits. They parse back to the same number.
+    public var description: String { digits }
+
+    /// The number with the middle four digits hidden, `"138****8000"`, for logs and screens.
+    public var masked: String {
+        let text = digits
+        return String(text.prefix(3)) + "****" + String(text.suffix(4))
+    }
+
+    /// The number's first `count` digits as a number (`count` 1 ... 11).
+    @inline(__always)
+    func prefix(_ count: Int) -> UInt64 {
+        var divisor: UInt64 = 1
+        for _ in 0..<(11 - count) { divisor &*= 10 }
+        return value / divisor
+    }
+
+    /// Orders values by their numbers (stable, for sorting).
+    public static func < (lhs: PhoneNumber, rhs: PhoneNumber) -> Bool { lhs.value < rhs.value }
+
+    /// Decodes any accepted form.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError``'s description.
+    public init(from decoder: any Decoder) throws {
+        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
+    }
+
+    /// Encodes the 11 digits as a string.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(digits)
+    }
+
+    // MARK: Parsing
+
+    /// The fast path: collects the digits, allowing one optional leading `+`, and single spaces or
+    /// hyphens between digits; then strips a country prefix. Nil for anything else.
+    @inline(__always)
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var start = 0
+        var end = bytes.count
+        while start < end, PLMN.isSpace(bytes[start]) { start += 1 }
+        while end > start, PLMN.isSpace(bytes[end - 1]) { end -= 1 }
+        guard end - start >= 11 else { return nil }
+        var plus = false
+        if bytes[start] == UInt8(ascii: "+") {
+            plus = true
+            start += 1
+        }
+        var value: UInt64 = 0
+        var count = 0
+        var previousWasDigit = false
+        var index = start
+        while index < end {
+            let byte = bytes[index]
+            let digit = byte &- 48
+            if digit < 10 {
+                guard count < 15 else { return nil }
+                value = value &* 10 &+ UInt64(digit)
+                count += 1
+                previousWasDigit = true
+            } else if (byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-")) && previousWasDigit {
+                previousWasDigit = false
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        guard previousWasDigit else { return nil }
+        switch count {
+        case 11 where !plus:
+            break
+        case 13:  // 86 + 11 digits, or +86 + 11 digits
+            guard value / 100_000_000_000 == 86 else { return nil }
+            value %= 100_000_000_000
+        case 15 where !plus:  // 0086 + 11 digits: 15 digits whose value is 86 followed by 11 digits
+            guard value / 100_000_000_000 == 86 else { return nil }
+            value %= 100_000_000_000
+        default:
+            return nil
+        }
+        guard value >= 13_000_000_000, value <= 19_999_999_999 else { return nil }
+        return value
+    }
+
+    /// Says why `text` is not a mainland mobile number. Only called when the fast path refused it.
+    static func diagnose(_ text: String) -> ParseError {
+        let trimmed = text.trimmingASCIIWhitespace()
+        if trimmed.isEmpty {
+            return ParseError(.phoneNumber, .empty, input: text, reason: "no digits")
+        }
+        var body = Substring(trimmed)
+        let plus = body.first == "+"
+        if plus { body = body.dropFirst() }
+        let allowed: Set<Unicode.Scalar> = [" ", "-"]
+        if let error = firstBadCharacterError(.phoneNumber, in: String(body), allowed: { ("0"..."9").contains($0) || allowed.contains($0) }) {
+            return ParseError(.phoneNumber, error.kind, input: text, reason: error.reason + (plus ? " (counting after the leading +)" : ""))
+        }
+        if body.first == "-" || body.first == " " || body.last == "-" || body.last == " "
+            || body.contains("--") || body.contains("  ") || body.contains("- ") || body.contains(" -")
+        {
+            return ParseError(.phoneNumber, .malformed, input: text, reason: "separators (a space or a hyphen) may only stand singly between digits")
+        }
+        let digits = body.filter { $0.isASCII && $0.isNumber }
+        if plus && !digits.hasPrefix("86") {
+            return ParseError(.phoneNumber, .foreignNumber, input: text, reason: "the country code is not +86; only mainland China numbers have carrier segments here")
+        }
+        if digits.hasPrefix("00") && !digits.hasPrefix("0086") {
+            return ParseError(.phoneNumber, .foreignNumber, input: text, reason: "the international prefix 00 is followed by a country code other than 86")
+        }
+        var national = Substring(digits)
+        if plus || (digits.hasPrefix("86") && digits.count == 13) { national = national.dropFirst(2) }
+        else if digits.hasPrefix("0086") { national = national.dropFirst(4) }
+        guard national.count == 11 else {
+            return ParseError(
+                .phoneNumber, .wrongLength, input: text,
+                reason: "\(national.count) digits after any country prefix; a mainland mobile number has 11")
+        }
+        if national.first != "1" {
+            return ParseError(.phoneNumber, .notMobile, input: text, reason: "a mainland mobile number starts with 1")
+        }
+        if let second = national.dropFirst().first, second < "3" {
+            return ParseError(
+                .phoneNumber, .notMobile, input: text,
+                reason: "1\(second) is not a mobile segment (10, 11 and 12 are service numbers; mobile numbers start 13 to 19)")
+        }
+        return ParseError(.phoneNumber, .malformed, input: text, reason: "not a recognised way of writing a number")
+    }
+}

@@ -1,0 +1,31 @@
+/// The tables an engine decides with, besides its routing policy: PLMNs, number segments, IPv6 prefixes
+/// and result codes. Built in from `Data/`, or loaded from replacement files.
+public struct DecisionTables: Sendable {
+    /// PLMN → carrier.
+    public var plmn: PLMNTable
+    /// Number segment → carrier.
+    public var segments: NumberSegmentTable
+    /// IPv6 prefix → carrier.
+    public var ipv6: IPv6PrefixTable
+    /// (flow, code) → action.
+    public var outcomes: OutcomeTable
+
+    /// The tables built from `Data/`.
+    public static var builtIn: DecisionTables { DecisionTables() }
+
+    /// Creates a set of tables; each defaults to the built-in one.
+    /// - Parameters:
+    ///   - plmn: The PLMN table.
+    ///   - segments: The number-segment table.
+    ///   - ipv6: The IPv6 prefix table.
+    ///   - outcomes: The result-code table.
+    public init(
+        plmn: PLMNTable = .builtIn, segments: NumberSegmentTable = .builtIn, ipv6: IPv6PrefixTable = .builtIn,
+        outcomes: OutcomeTable = .builtIn
+    ) {
+        self.plmn = plmn
+        self.segments = segments
+        self.ipv6 = ipv6
+        self.outcomes = outcomes
+    }
+}

@@ -1,0 +1,178 @@
+/// What every carrier result code means, per flow: `Data/result-codes.csv`.
+///
+/// Each flow has a default row (code `*`) that answers for codes the table does not list, so
+/// classification never fails: an unknown code is not an error. Seed 002's defaults: China Mobile's
+/// unknown codes fall back to SMS; Tianyi's unknown codes are `failed` (the error is shown, SMS is not
+/// forced).
+public struct OutcomeTable: DataTable {
+    /// `result-codes.csv`, the table's file in `Data/`.
+    public static let fileName = "result-codes.csv"
+
+    /// One row of the table.
+    public struct Entry: Hashable, Sendable {
+        /// The flow.
+        public let flow: LoginFlow
+        /// The code, or nil for the flow's default (`*`) row.
+        public let code: ResultCode?
+        /// What to do.
+        public let action: OutcomeAction
+        /// The meaning in Chinese.
+        public let meaningZH: String
+        /// The meaning in English.
+        public let meaningEN: String
+        /// Where the fact comes from.
+        public let source: String
+        /// The row's line in its file.
+        public let line: Int
+    }
+
+    /// The columns of the file.
+    static let columns = ["flow", "code", "action", "meaning_zh", "meaning_en", "source"]
+
+    /// Every row, in file order.
+    public let entries: [Entry]
+
+    /// Open addressing over all flows: the key mixes flow and code; `slots` holds 1 + the entry index (0 =
+    /// empty). `keys` and `actions` sit beside it so a lookup touches two small arrays.
+    private let keys: [Int64]
+    private let flowsOfSlot: [UInt8]
+    private let slots: [UInt16]
+    private let actions: [OutcomeAction]
+    private let mask: Int
+    /// Per flow (by ``LoginFlow/index``): the default entry's index and action.
+    private let defaults: [Int]
+    private let defaultActions: [OutcomeAction]
+
+    /// The table built from `Data/result-codes.csv`.
+    public static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
+
+    /// Reads a table from CSV text.
+    /// - Parameters:
+    ///   - text: The file's text, in the `Data/result-codes.csv` format.
+    ///   - file: The name used in errors.
+    /// - Throws: ``TableError`` for an unknown flow or action, a code that is neither an integer nor `*`,
+    ///   a duplicate (flow, code), or a flow without exactly one `*` row.
+    public init(csv text: String, file: String) throws(TableError) {
+        let table = try CSVTable(text: text, file: file, columns: Self.columns)
+        var entries: [Entry] = []
+        var lines: [String: Int] = [:]
+        var defaults = [Int](repeating: -1, count: LoginFlow.allCases.count)
+        for row in table.rows {
+            let flow = try LoginFlow.parse(row[0], row: row, file: file, column: "flow")
+            var code: ResultCode? = nil
+            if row[1] != "*" {
+                do {
+                    code = try ResultCode(row[1])
+                } catch {
+                    throw row.error(file, column: "code", .invalidValue, "\(error.description); use * for the flow's default")
+                }
+                if row[1] != String(code!.value) {
+                    throw row.error(file, column: "code", .invalidValue, "write the code as \(code!.value), its normal form")
+                }
+            }
+            let action: OutcomeAction = try row.choice(row[2], "action", from: OutcomeAction.allCases, file: file, column: "action")
+            if row[3].isEmpty && row[4].isEmpty {
+                throw row.error(file, column: "meaning_en", .invalidValue, "a row needs a meaning (meaning_zh or meaning_en)")
+            }
+            let key = "\(flow) \(row[1])"
+            if let first = lines[key] {
+                throw row.error(file, column: "code", .duplicateKey, "\(flow) code \(row[1]) is already listed on line \(first)")
+            }
+            lines[key] = row.line
+            if code == nil { defaults[flow.index] = entries.count }
+            entries.append(Entry(flow: flow, code: code, action: action, meaningZH: row[3], meaningEN: row[4], source: row[5], line: row.line))
+        }
+        for flow in LoginFlow.allCases where defaults[flow.index] < 0 {
+            throw TableError(
+                file: file, line: 0, kind: .incomplete,
+                message: "flow \(flow) has no default row (code *); every flow needs one to classify unknown codes")
+        }
+        guard entries.count < Int(UInt16.max) else {
+            throw TableError(file: file, line: 0, kind: .invalidValue, message: "more rows than a result-code table can hold")
+        }
+        var capacity = 16
+        while capacity < entries.count * 2 { capacity <<= 1 }
+        var keys = [Int64](repeating: 0, count: capacity)
+        var flowsOfSlot = [UInt8](repeating: 0, count: capacity)
+        var slots = [UInt16](repeating: 0, count: capacity)
+        for (index, entry) in entries.enumerated() {
+            guard let code = entry.code else { continue }
+            var slot = Self.hash(entry.flow, code.value) & (capacity - 1)
+            while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+            keys[slot] = code.value
+            flowsOfSlot[slot] = UInt8(entry.flow.index)
+            slots[slot] = UInt16(index + 1)
+        }
+        self.entries = entries
+        self.keys = keys
+        self.flowsOfSlot = flowsOfSlot
+        self.slots = slots
+        self.actions = entries.map(\.action)
+        self.mask = capacity - 1
+        self.defaults = defaults
+        self.defaultActions = defaults.map { entries[$0].action }
+    }
+
+
+    @inline(__always)
+    private static func hash(_ flow: LoginFlow, _ code: Int64) -> Int {
+        let mixed = (UInt64(bitPattern: code) &+ UInt64(flow.index) &* 0x9E37_79B9) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed >> 40)
+    }
+
+    /// The index of the entry for (flow, code), or -1 when the table does not list it.
+    @inline(__always)
+    private func find(_ flow: LoginFlow, _ code: Int64) -> Int {
+        let flowIndex = UInt8(flow.index)
+        var slot = Self.hash(flow, code) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry == 0 { return -1 }
+            if keys[slot] == code, flowsOfSlot[slot] == flowIndex { return entry &- 1 }
+            slot = (slot &+ 1) & mask
+        }
+    }
+
+    /// The action for a code.
+    /// - Parameters:
+    ///   - flow: The flow that returned the code.
+    ///   - code: The code.
+    /// - Returns: The listed action, or the flow's default for an unlisted code.
+    /// - Complexity: O(1) expected; no allocation.
+    @inline(__always)
+    public func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
+        let index = find(flow, code.value)
+        return index >= 0 ? actions[index] : defaultActions[flow.index]
+    }
+
+    /// The action for a code given as text, the way SDKs often hand it over (`"103000"`).
+    /// - Parameters:
+    ///   - flow: The flow that returned the code.
+    ///   - code: The code's text; text that is not a code gets the flow's default action.
+    /// - Returns: The action.
+    /// - Complexity: O(*n*) in the text's length; no allocation.
+    public func action(for flow: LoginFlow, code: String) -> OutcomeAction {
+        guard let value = code.withUTF8Bytes({ ResultCode.parse($0) }) else { return defaultActions[flow.index] }
+        return action(for: flow, code: ResultCode(value))
+    }
+
+    /// What a code means and what to do about it.
+    /// - Parameters:
+    ///   - flow: The flow that returned the code.
+    ///   - code: The code.
+    /// - Returns: The listed outcome, or the flow's default row applied to `code`.
+    public func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
+        let found = find(flow, code.value)
+        let entry = entries[found >= 0 ? found : defaults[flow.index]]
+        return Outcome(
+            flow: flow, code: code, action: entry.action, meaningZH: entry.meaningZH, meaningEN: entry.meaningEN,
+            source: entry.source, isDefault: found < 0)
+    }
+
+    /// The default (`*`) row of a flow.
+    /// - Parameter flow: The flow.
+    /// - Returns: The row that answers for codes the table does not list.
+    public func defaultEntry(for flow: LoginFlow) -> Entry {
+        entries[defaults[flow.index]]
+    }
+}

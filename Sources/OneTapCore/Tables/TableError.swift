@@ -1,0 +1,67 @@
+/// Why a table file (one of `Data/*.csv`, or a replacement loaded at run time) was refused.
+///
+/// It names the file, the line (1-based; 0 when the problem is the file as a whole), the column when
+/// one is at fault, and what is wrong. A refused table is never partly applied.
+public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier for what is wrong. New kinds may be added; switch with a `default` case.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"duplicate-key"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// The file could not be opened or read.
+        public static let unreadable = Kind("unreadable")
+        /// The file is not valid UTF-8 text.
+        public static let encoding = Kind("encoding")
+        /// The file has no header row.
+        public static let missingHeader = Kind("missing-header")
+        /// The header lacks a column the table needs.
+        public static let missingColumn = Kind("missing-column")
+        /// The header names a column the table does not know, or names one twice.
+        public static let unknownColumn = Kind("unknown-column")
+        /// A row has more or fewer fields than the header.
+        public static let fieldCount = Kind("field-count")
+        /// A quoted field is not closed on its line, or a quote stands inside an unquoted field.
+        public static let quoting = Kind("quoting")
+        /// A field holds a value the column does not accept.
+        public static let invalidValue = Kind("invalid-value")
+        /// Two rows have the same key.
+        public static let duplicateKey = Kind("duplicate-key")
+        /// The table lacks rows it must have (for example a flow without a `*` default).
+        public static let incomplete = Kind("incomplete")
+    }
+
+    /// The file, as given to the loader (`Data/plmn.csv` for a built-in table).
+    public let file: String
+    /// The 1-based line, or 0 when the problem is the file as a whole.
+    public let line: Int
+    /// The column at fault, when one is.
+    public let column: String?
+    /// What is wrong.
+    public let kind: Kind
+    /// A human-readable explanation.
+    public let message: String
+
+    /// Creates a table error.
+    /// - Parameters:
+    ///   - file: The file name or path.
+    ///   - line: The 1-based line, or 0 for the whole file.
+    ///   - column: The column at fault, if any.
+    ///   - kind: What is wrong.
+    ///   - message: A human-readable explanation.
+    package init(file: String, line: Int, column: String? = nil, kind: Kind, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `Data/plmn.csv:12: column 'carrier': unknown carrier "mobil" (expected one of …)`.
+    public var description: String {
+        var text = line > 0 ? "\(file):\(line): " : "\(file): "
+        if let column { text += "column '\(column)': " }
+        return text + message
+    }
+}

@@ -1,0 +1,68 @@
+/// A token lifetime as a provider reports it: `expiresIn` / `atExpiresIn`, a number of seconds that
+/// arrives as a JSON number or, from Tianyi's refresh API, as a numeric string.
+public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The lifetime in seconds, 1 ... ``maximum``.
+    public let seconds: Int64
+
+    /// The longest lifetime accepted: ten years. Anything longer is a malformed response.
+    public static let maximum: Int64 = 10 * 366 * 86_400
+
+    /// Creates a lifetime.
+    /// - Parameter seconds: 1 ... ``maximum``.
+    /// - Throws: ``ParseError`` of kind `out-of-range` for zero, negative or absurdly long lifetimes.
+    public init(seconds: Int64) throws(ParseError) {
+        guard seconds >= 1, seconds <= Self.maximum else {
+            throw ParseError(
+                .seconds, .outOfRange, input: String(seconds),
+                reason: "a token lifetime is 1 to \(Self.maximum) seconds (ten years)")
+        }
+        self.seconds = seconds
+    }
+
+    /// Parses a lifetime given as text: ASCII digits, optional surrounding whitespace.
+    /// - Parameter text: The value, e.g. `"2592000"`.
+    /// - Throws: ``ParseError`` with subject `seconds` naming the input.
+    public init(_ text: String) throws(ParseError) {
+        let code: ResultCode
+        do {
+            code = try ResultCode(text)
+        } catch {
+            throw ParseError(.seconds, error.kind, input: text, reason: error.kind == .empty ? "no seconds" : "a lifetime is a whole number of seconds in ASCII digits")
+        }
+        do {
+            try self.init(seconds: code.value)
+        } catch {
+            throw ParseError(.seconds, error.kind, input: text, reason: error.reason)
+        }
+    }
+
+    /// A readable form, for messages and logs.
+    public var description: String { "\(seconds)s" }
+
+    /// Decodes a JSON number or a numeric string.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` naming the problem.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        do {
+            if let number = try? container.decode(Int64.self) {
+                try self.init(seconds: number)
+            } else if let text = try? container.decode(String.self) {
+                try self.init(text)
+            } else {
+                throw DecodingError.typeMismatch(
+                    ExpiresIn.self, .init(codingPath: container.codingPath, debugDescription: "expected a whole number of seconds, as a number or a string"))
+            }
+        } catch let error as ParseError {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Encodes the seconds as a JSON number.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(seconds)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+@Suite struct PhoneNumberTests {
+    @Test(arguments: [
+        "13800138000", "+86 138 0013 8000", "0086-138-0013-8000", "86 13800138000", "+8613800138000",
+        "8613800138000", "008613800138000", "138-0013-8000", "138 0013 8000", " 13800138000\n", "+86-138-0013-8000",
+        "0086 138 0013 8000",
+    ])
+    func acceptedForms(text: String) throws {
+        let number = try PhoneNumber(text)
+        #expect(number.digits == "13800138000")
+        #expect(number.masked == "138****8000")
+        #expect(try PhoneNumber(number.description) == number)
+        var copy = text
+        #expect(try copy.withUTF8 { try PhoneNumber(utf8: $0) } == number)
+    }
+
+    @Test(arguments: [
+        ("", ParseError.Kind.empty),
+        ("  ", .empty),
+        ("1380013800", .wrongLength),
+        ("138001380000", .wrongLength),
+        ("86138001380", .notMobile),
+        ("+86 138", .wrongLength),
+        (String(repeating: "1", count: 1 << 20), .wrongLength),
+        ("1380013800a", .invalidCharacter),
+        ("138.0013.8000", .invalidCharacter),
+        ("(138)00138000", .invalidCharacter),
+        ("1380013800\u{0}0", .invalidCharacter),
+        ("++8613800138000", .invalidCharacter),
+        ("１３８００１３８０００", .nonASCIIDigit),
+        ("١٣٨٠٠١٣٨٠٠٠", .nonASCIIDigit),
+        ("+852 9123 4567", .foreignNumber),
+        ("+1 650 253 0000", .foreignNumber),
+        ("00852 91234567", .foreignNumber),
+        ("01012345678", .notMobile),
+        ("+86 010 1234 5678", .notMobile),
+        ("23800138000", .notMobile),
+        ("138--0013-8000", .malformed),
+        ("-13800138000", .malformed),
+        ("13800138000-", .malformed),
+        ("138 - 0013 8000", .malformed),
+    ])
+    func malformedNumbersThrowTheExactKind(text: String, kind: ParseError.Kind) {
+        #expect {
+            try PhoneNumber(text)
+        } throws: { error in
+            let error = error as! ParseError
+            return error.kind == kind && error.subject == .phoneNumber && error.input == text
+        }
+    }
+
+    @Test func valueInitialiserChecksRange() throws {
+        #expect(try PhoneNumber(value: 13800138000).digits == "13800138000")
+        #expect(throws: ParseError.self) { try PhoneNumber(value: 9_999_999_999) }
+        #expect(throws: ParseError.self) { try PhoneNumber(value: 20_000_000_000) }
+    }
+
+    @Test func codable() throws {
+        let number = try PhoneNumber("+86 138 0013 8000")
+        let data = try JSONEncoder().encode([number])
+        #expect(String(decoding: data, as: UTF8.self) == #"["13800138000"]"#)
+        #expect(try JSONDecoder().decode([PhoneNumber].self, from: data) == [number])
+    }
+
+    @Test func prefixes() throws {
+        let number = try PhoneNumber("13912345678")
+        #expect(number.prefix(3) == 139)
+        #expect(number.prefix(7) == 1391234)
+        #expect(number.prefix(11) == 13912345678)
+    }
+}

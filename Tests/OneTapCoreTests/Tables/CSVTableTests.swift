@@ -1,0 +1,63 @@
+import Testing
+@testable import OneTapCore
+
+@Suite struct CSVTableTests {
+    let columns = ["a", "b"]
+
+    func read(_ text: String) throws(TableError) -> CSVTable {
+        try CSVTable(text: text, file: "t.csv", columns: columns)
+    }
+
+    @Test func readsRowsWithLineNumbersSkippingCommentsAndBlanks() throws {
+        let table = try read("# comment\n\na,b\n1,2\n  # indented comment\n3,4\n")
+        #expect(table.rows.map(\.fields) == [["1", "2"], ["3", "4"]])
+        #expect(table.rows.map(\.line) == [4, 6])
+    }
+
+    @Test func columnsAreFoundByNameInAnyOrder() throws {
+        let table = try read("b,a\n2,1\n")
+        #expect(table.rows[0].fields == ["1", "2"])
+    }
+
+    @Test(arguments: [
+        ("a,b\r\n1,2\r\n", ["1", "2"]),                        // CRLF
+        ("\u{FEFF}a,b\n1,2\n", ["1", "2"]),                     // byte-order mark
+        ("a,b\n 1 , 2 \n", ["1", "2"]),                         // spaces trimmed
+        ("a,b\n\"x, y\",\"say \"\"hi\"\"\"\n", ["x, y", "say \"hi\""]),  // quoting
+        ("a,b\n\" padded \",2\n", [" padded ", "2"]),           // quoted spaces kept
+        ("a,b\n,\n", ["", ""]),                                 // empty fields
+        ("a,b\n1,2", ["1", "2"]),                               // no final newline
+        ("a,b\n中国,移动\n", ["中国", "移动"]),
+    ])
+    func acceptedDialect(text: String, fields: [String]) throws {
+        #expect(try read(text).rows.map(\.fields) == [fields])
+    }
+
+    @Test(arguments: [
+        ("", TableError.Kind.missingHeader, 0),
+        ("# only comments\n\n", .missingHeader, 0),
+        ("a\n1\n", .missingColumn, 1),
+        ("a,b,c\n1,2,3\n", .unknownColumn, 1),
+        ("a,a,b\n", .unknownColumn, 1),
+        ("a,b\n1\n", .fieldCount, 2),
+        ("a,b\n1,2,3\n", .fieldCount, 2),
+        ("a,b\n\"1,2\n", .quoting, 2),
+        ("a,b\n1\"x\",2\n", .quoting, 2),
+        ("a,b\n\"1\"x,2\n", .quoting, 2),
+        ("a,b\n1,2\u{0}\n", .invalidValue, 2),
+    ])
+    func malformedTablesNameTheLine(text: String, kind: TableError.Kind, line: Int) {
+        #expect {
+            try read(text)
+        } throws: { error in
+            let error = error as! TableError
+            return error.kind == kind && error.line == line && error.file == "t.csv"
+        }
+    }
+
+    @Test func errorDescriptionNamesFileLineAndColumn() {
+        let error = TableError(file: "x.csv", line: 3, column: "carrier", kind: .invalidValue, message: "bad")
+        #expect(error.description == "x.csv:3: column 'carrier': bad")
+        #expect(TableError(file: "x.csv", line: 0, kind: .incomplete, message: "m").description == "x.csv: m")
+    }
+}
