@@ -68,7 +68,7 @@ let package = Package(
         ),
         .target(
             name: "OneTapCLI",
-            dependencies: ["OneTap", "OneTapTesting"],
+            dependencies: ["OneTap"],
             swiftSettings: strict + fuzz
         ),
         .executableTarget(

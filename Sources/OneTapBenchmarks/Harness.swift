@@ -33,6 +33,7 @@ struct BenchmarkOptions {
     var quick = false
     var skipCLI = false
     var enforce = false
+    var enforceAllocations = false
     var help = false
     var filter: String? = nil
     var onetap: String? = nil
@@ -48,6 +49,7 @@ struct BenchmarkOptions {
           --onetap     the onetap binary to measure (default: beside this executable)
           --repetitions N   timed batches per benchmark (default 41; more for profiling)
           --enforce    exit 1 when a target is missed
+          --enforce-allocations   exit 1 when a benchmark that promises no allocation allocates (CI)
         """
 
     init(_ arguments: ArraySlice<String>) {
@@ -58,6 +60,7 @@ struct BenchmarkOptions {
             case "--quick": quick = true
             case "--skip-cli": skipCLI = true
             case "--enforce": enforce = true
+            case "--enforce-allocations": enforceAllocations = true
             case "--filter": filter = iterator.next()
             case "--onetap": onetap = iterator.next()
             case "--repetitions": repetitions = iterator.next().flatMap { Int($0) }
@@ -86,6 +89,9 @@ struct Measurement {
     var target: String? = nil
     var met: Bool? = nil
     var extra: [(String, String)] = []
+    /// Whether the benchmark promises no heap allocation per operation: a deterministic count, which
+    /// `--enforce-allocations` (CI) holds it to. Times are never enforced in CI.
+    var promisesNoAllocation = false
 
     /// The reference's time over ours: how many times faster we are.
     var ratio: Double? { referenceMedian.map { $0 / medianNanoseconds } }
@@ -130,6 +136,8 @@ struct Report {
     let json: Bool
     var rows: [Measurement] = []
     var failedTargets: [String] = []
+    /// Benchmarks that promise no allocation and allocated.
+    var allocationFailures: [String] = []
 
     init(json: Bool) {
         self.json = json
@@ -144,6 +152,7 @@ struct Report {
     mutating func add(_ row: Measurement) {
         rows.append(row)
         if row.met == false { failedTargets.append(row.name) }
+        if row.promisesNoAllocation, let allocations = row.allocationsPerOp, allocations > 0 { allocationFailures.append(row.name) }
         if json {
             var fields: [String] = [
                 "\"name\":\"\(row.name)\"", "\"ops\":\(row.ops)", "\"medianNs\":\(format(row.medianNanoseconds))", "\"p90Ns\":\(format(row.p90Nanoseconds))",
@@ -179,6 +188,7 @@ struct Report {
         guard !json else { return }
         print("")
         print(failedTargets.isEmpty ? "all targets met" : "targets missed: \(failedTargets.joined(separator: ", "))")
+        print(allocationFailures.isEmpty ? "every allocation promise kept" : "ALLOCATED though promised not to: \(allocationFailures.joined(separator: ", "))")
     }
 
     private func time(_ nanoseconds: Double) -> String {

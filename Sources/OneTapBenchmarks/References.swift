@@ -47,35 +47,27 @@ enum References {
         }
     }
 
-    /// Code lookups in dictionaries: `[String: OutcomeAction]` and `[Int64: OutcomeAction]` per flow.
+    /// Code lookups the obvious way: a `[String: OutcomeAction]` per flow.
     struct CodeDictionaries {
         let byText: [LoginFlow: [String: OutcomeAction]]
-        let byValue: [LoginFlow: [Int64: OutcomeAction]]
         let defaults: [LoginFlow: OutcomeAction]
 
         init(_ table: OutcomeTable) {
             var byText: [LoginFlow: [String: OutcomeAction]] = [:]
-            var byValue: [LoginFlow: [Int64: OutcomeAction]] = [:]
             var defaults: [LoginFlow: OutcomeAction] = [:]
             for entry in table.entries {
                 if let code = entry.code {
-                    byText[entry.flow, default: [:]][code.description] = entry.action
-                    byValue[entry.flow, default: [:]][code.value] = entry.action
+                    byText[entry.flow, default: [:]][code.text] = entry.action
                 } else {
                     defaults[entry.flow] = entry.action
                 }
             }
             self.byText = byText
-            self.byValue = byValue
             self.defaults = defaults
         }
 
         func action(_ flow: LoginFlow, _ code: String) -> OutcomeAction {
             byText[flow]?[code] ?? defaults[flow] ?? .fallback
-        }
-
-        func action(_ flow: LoginFlow, _ code: Int64) -> OutcomeAction {
-            byValue[flow]?[code] ?? defaults[flow] ?? .fallback
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import OneTap
 
 /// A decision-table file: one case per line, inputs left of `=>`, expectations right of it.
@@ -7,9 +8,12 @@ import OneTap
 /// route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
 /// outcome tianyi -8994014 => action=fallback
 /// ```
-/// The inputs are written exactly as the `onetap route` / `onetap outcome` command lines, so a case can be
-/// pasted into a shell and back. Only the expectations given are checked. This is the format of the test
-/// suite's own tables and of `onetap check`.
+/// The inputs are written exactly as the `onetap route` / `onetap outcome` / `onetap simulate` command
+/// lines, so a case can be pasted into a shell and back. Only the expectations given are checked. A line
+/// that cannot run is kept as a ``Problem`` and fails by its line; the other cases still run.
+///
+/// A `.transcript` file is a login transcript (`onetap session`'s input) whose report lines may each be
+/// followed by `=> {…}`: the fields the line's record must have.
 package struct DecisionTable: Sendable {
     /// What a case runs.
     package enum Input: Hashable, Sendable {
@@ -19,6 +23,8 @@ package struct DecisionTable: Sendable {
         case outcome(LoginFlow, ResultCode)
         /// `simulate <simulate options>`.
         case simulate(SimulateOptions)
+        /// A transcript's lines up to the one whose record is checked (the last).
+        case transcript([String])
     }
 
     /// One case.
@@ -46,6 +52,18 @@ package struct DecisionTable: Sendable {
         }
     }
 
+    /// A line that cannot run: it fails, by its line, and the others run.
+    package struct Problem: Hashable, Sendable {
+        /// The file.
+        package let file: String
+        /// The 1-based line.
+        package let line: Int
+        /// The line's text, trimmed.
+        package let text: String
+        /// What is wrong with it.
+        package let message: String
+    }
+
     /// The keys each input kind may expect.
     static let keys: [String: [String]] = [
         "route": ["carrier", "flows", "reason", "evidence", "condition"],
@@ -55,34 +73,112 @@ package struct DecisionTable: Sendable {
 
     /// The cases, in file order.
     package let cases: [Case]
+    /// The lines that cannot run.
+    package let problems: [Problem]
 
     /// Reads a decision table.
     /// - Parameters:
     ///   - text: The file's text.
     ///   - file: The name used in errors.
-    /// - Throws: ``TableError`` naming the file and line of a malformed case.
+    /// - Throws: ``TableError`` of kind `incomplete` for a file with no case at all.
     package init(text: String, file: String) throws(TableError) {
         var cases: [Case] = []
+        var problems: [Problem] = []
         var number = 0
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             number += 1
             let line = rawLine.trimmingCharacters(in: " \t\r")
             if line.isEmpty || line.hasPrefix("#") { continue }
-            cases.append(try Self.parseCase(line, file: file, line: number))
+            do {
+                cases.append(try Self.parseCase(line, file: file, line: number))
+            } catch {
+                problems.append(Problem(file: file, line: number, text: line, message: error.message))
+            }
+        }
+        try self.init(cases: cases, problems: problems, file: file)
+    }
+
+    private init(cases: [Case], problems: [Problem], file: String) throws(TableError) {
+        guard !cases.isEmpty || !problems.isEmpty else {
+            throw TableError(file: file, line: 0, kind: .incomplete, message: "the table has no cases; an empty table would pass without testing anything")
         }
         self.cases = cases
+        self.problems = problems
     }
 
-    /// Loads a decision-table file.
+    /// Reads a transcript table: report lines, each optionally followed by `=> {"key":value,…}`.
+    /// - Parameters:
+    ///   - text: The file's text.
+    ///   - file: The name used in errors.
+    /// - Throws: ``TableError`` of kind `incomplete` for a transcript that expects nothing.
+    package init(transcript text: String, file: String) throws(TableError) {
+        var cases: [Case] = []
+        var problems: [Problem] = []
+        var lines: [String] = []
+        var number = 0
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            number += 1
+            let line = rawLine.trimmingCharacters(in: " \t\r")
+            guard line.hasPrefix("=>") else {
+                lines.append(line)  // comments and blank lines too, so record numbers match the file's lines
+                continue
+            }
+            let body = line.dropFirst(2).trimmingCharacters(in: " \t")
+            guard let object = Self.fields(body), !object.isEmpty else {
+                problems.append(Problem(file: file, line: number, text: line, message: "an expectation is => and a non-empty JSON object of a record's fields"))
+                lines.append("")
+                continue
+            }
+            guard lines.contains(where: { !$0.isEmpty && !$0.hasPrefix("#") }) else {
+                problems.append(Problem(file: file, line: number, text: line, message: "an expectation follows the line it is about"))
+                lines.append("")
+                continue
+            }
+            let expectations = object.keys.sorted().map { (key: $0, value: object[$0]!) }
+            cases.append(Case(file: file, line: number, text: line, input: .transcript(lines), expectations: expectations))
+            lines.append("")  // the expectation line itself replays as nothing
+        }
+        try self.init(cases: cases, problems: problems, file: file)
+    }
+
+    /// A JSON object's scalar fields as text for comparison: a string as it is, numbers and booleans as
+    /// JSON writes them, `null`; nil when the text is not such an object.
+    static func fields(_ json: String) -> [String: String]? {
+        struct Scalar: Decodable {
+            let text: String
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if container.decodeNil() { text = "null" }
+                else if let flag = try? container.decode(Bool.self) { text = flag ? "true" : "false" }
+                else if let integer = try? container.decode(Int64.self) { text = String(integer) }
+                else if let number = try? container.decode(Double.self) { text = String(number) }
+                else { text = try container.decode(String.self) }
+            }
+        }
+        guard let object = try? JSONDecoder().decode([String: Scalar].self, from: Data(json.utf8)) else { return nil }
+        return object.mapValues(\.text)
+    }
+
+    /// Loads a decision-table file (`.transcript` files as transcripts).
     /// - Parameter path: The file's path.
-    /// - Throws: ``TableError`` when the file is unreadable (kind `unreadable`) or malformed.
+    /// - Throws: ``TableError`` when the file is unreadable (kind `unreadable`) or has no case.
     package init(contentsOf path: String) throws(TableError) {
-        try self.init(text: TableFile.read(path), file: path)
+        let text = try TableFile.read(path)
+        if path.hasSuffix(".transcript") {
+            try self.init(transcript: text, file: path)
+        } else {
+            try self.init(text: text, file: path)
+        }
     }
 
-    private static func parseCase(_ text: String, file: String, line: Int) throws(TableError) -> Case {
-        func fail(_ message: String) -> TableError {
-            TableError(file: file, line: line, kind: .invalidValue, message: message)
+    /// Why a line is not a case.
+    struct CaseError: Error {
+        let message: String
+    }
+
+    private static func parseCase(_ text: String, file: String, line: Int) throws(CaseError) -> Case {
+        func fail(_ message: String) -> CaseError {
+            CaseError(message: message)
         }
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let arrow = tokens.firstIndex(of: "=>") else {
@@ -143,7 +239,7 @@ package struct DecisionTable: Sendable {
             }
         } catch let error as UsageError {
             throw fail(error.message)
-        } catch let error as TableError {
+        } catch let error as CaseError {
             throw error
         } catch {
             throw fail("\(error)")
@@ -156,11 +252,16 @@ package struct DecisionTable: Sendable {
     ///   - testCase: The case.
     ///   - engine: The engine to check.
     /// - Returns: One message per expectation that did not hold (empty when the case passed).
-    package static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) async -> [String] {
+    package static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) -> [String] {
         var actual: [String: String] = [:]
         switch testCase.input {
         case .route(let arguments):
-            guard let snapshot = try? arguments.snapshot() else { return ["the snapshot is malformed"] }
+            let snapshot: DeviceSnapshot
+            do {
+                snapshot = try arguments.snapshot()
+            } catch {
+                return [error.description]
+            }
             let plan = engine.plan(for: snapshot)
             actual = [
                 "carrier": plan.carrier.rawValue, "flows": plan.flows.map(\.rawValue).joined(separator: ","),
@@ -170,15 +271,34 @@ package struct DecisionTable: Sendable {
             let outcome = engine.outcome(for: flow, code: code)
             actual = ["action": outcome.action.rawValue, "default": outcome.isDefault ? "true" : "false"]
         case .simulate(let options):
-            guard let outcome = try? await SimulateCommand.simulate(options, engine: engine) else { return ["the case is malformed"] }
+            let session: LoginSession
+            do {
+                session = try SimulateCommand.simulate(options, engine: engine)
+            } catch {
+                return [error.description]
+            }
             actual = [
-                "outcome": outcome.ending.rawValue, "flow": outcome.flow?.rawValue ?? "none",
-                "steps": outcome.trace.map { "\($0.flow):\($0.result.code):\($0.action)" }.joined(separator: ","),
-                "alerts": outcome.alerts.isEmpty ? "none" : outcome.alerts.map { "\($0.flow):\($0.code)" }.joined(separator: ","),
+                "outcome": session.ending?.rawValue ?? "running", "flow": session.flow?.rawValue ?? "none",
+                "steps": session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" }.joined(separator: ","),
+                "alerts": session.alerts.isEmpty ? "none" : session.alerts.map { "\($0.flow):\($0.code)" }.joined(separator: ","),
             ]
+        case .transcript(let lines):
+            var transcript = Transcript(engine: engine)
+            var last: Transcript.Record = .skipped
+            var lineNumber = 0
+            for (index, line) in lines.enumerated() {
+                let record = transcript.replay(line)
+                if case .skipped = record { continue }
+                last = record
+                lineNumber = index + 1
+            }
+            guard let object = Transcript.json(last, line: lineNumber), let parsed = fields(object.json) else {
+                return ["no line before the expectation makes a record"]
+            }
+            actual = parsed
         }
         return testCase.expectations.compactMap { key, value in
-            let got = actual[key] ?? ""
+            let got = actual[key] ?? "(none)"
             return got == value ? nil : "\(key): expected \(value), got \(got)"
         }
     }

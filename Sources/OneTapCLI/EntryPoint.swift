@@ -54,15 +54,19 @@ package enum OneTapCommandLine {
             }
             return .outcome(OutcomeOptions(flow: flow, code: parsed.operands[1], json: parsed.has("json"), tables: TableOptions(parsed)))
         case "check":
-            let parsed = try ParsedArguments.parse(rest[...], options: TableOptions.specs, command: command)
+            let parsed = try ParsedArguments.parse(rest[...], options: [.flag("json")] + TableOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
             guard !parsed.operands.isEmpty else { throw UsageError("check needs at least one decision-table file", command: command) }
             if parsed.operands.contains("-") { throw UsageError("check reads files, not standard input", command: command) }
-            return .check(CheckOptions(files: parsed.operands, tables: TableOptions(parsed)))
+            return .check(CheckOptions(files: parsed.operands, json: parsed.has("json"), tables: TableOptions(parsed)))
         case "simulate":
             let parsed = try ParsedArguments.parse(rest[...], options: SimulateOptions.specs + TableOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
             return .simulate(try SimulateOptions(parsed))
+        case "session":
+            let parsed = try ParsedArguments.parse(rest[...], options: SessionOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .session(try SessionOptions(parsed))
         case "token":
             let parsed = try ParsedArguments.parse(rest[...], options: TokenOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
@@ -140,11 +144,13 @@ package enum OneTapCommandLine {
             case .outcome(let options):
                 code = try OutcomeCommand.run(options, output: output)
             case .check(let options):
-                code = try await CheckCommand.run(options, output: output)
+                code = try CheckCommand.run(options, output: output)
             case .token(let options):
                 code = try TokenCommand.run(options, output: output)
             case .simulate(let options):
-                code = try await SimulateCommand.run(options, output: output)
+                code = try SimulateCommand.run(options, output: output)
+            case .session(let options):
+                code = try SessionCommand.run(options, output: output, io: io)
             }
         } catch {
             output.flush()

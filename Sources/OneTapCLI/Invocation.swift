@@ -142,6 +142,8 @@ package struct OutcomeOptions: Hashable, Sendable {
 package struct CheckOptions: Hashable, Sendable {
     /// The decision-table files.
     package var files: [String]
+    /// Whether to print one JSON record per case (NDJSON) and a summary object.
+    package var json: Bool
     /// Replacement tables to check against.
     package var tables: TableOptions
 }
@@ -166,4 +168,6 @@ package enum Invocation: Hashable, Sendable {
     case token(TokenOptions)
     /// `onetap simulate`.
     case simulate(SimulateOptions)
+    /// `onetap session`.
+    case session(SessionOptions)
 }

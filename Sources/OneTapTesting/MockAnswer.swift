@@ -239,29 +239,49 @@ public final class MockSMSProvider: SMSLoginProvider {
     public func verifyCode(for number: PhoneNumber) async throws -> SMSVerification { try await verifies.next() }
 }
 
-/// A scriptable token exchange: answers with the given login, or as scripted.
+/// A scriptable token exchange: each call takes the next scripted answer; when the script runs out, it
+/// answers the flow's success code (`103000` for China Mobile, `0` for Tianyi and Unicom) with the
+/// given number.
 public final class MockTokenExchange: TokenExchangeProvider {
-    private let script: MockScript<VerifiedLogin>
-    private let seen = LockedValue<[LoginFlow]>([])
+    private let script: MockScript<ExchangeResponse?>
+    private let seen = LockedValue<[(flow: LoginFlow, token: String)]>([])
+    private let number: PhoneNumber
+    private let account: AccountID?
 
     /// Creates a mock.
     /// - Parameters:
-    ///   - answers: One answer per exchange.
-    ///   - login: The answer when the script runs out.
+    ///   - answers: One answer per exchange (`.value(nil)` answers the flow's success).
+    ///   - number: The number a success answers with.
+    ///   - account: The account a success answers with.
     ///   - clock: The clock delays run on.
-    public init(_ answers: [MockAnswer<VerifiedLogin>] = [], login: VerifiedLogin, clock: any WallClock = SystemClock()) {
-        script = MockScript(answers, clock: clock, onHang: nil) { _ in login }
+    public init(_ answers: [MockAnswer<ExchangeResponse?>] = [], number: PhoneNumber, account: AccountID? = nil, clock: any WallClock = SystemClock()) {
+        script = MockScript(answers, clock: clock, onHang: nil) { _ in nil }
+        self.number = number
+        self.account = account
+    }
+
+    /// A mock that answers these codes in turn (the success code answers with the number).
+    /// - Parameters:
+    ///   - codes: One code per exchange.
+    ///   - number: The number a success answers with.
+    ///   - clock: The clock delays run on.
+    public convenience init(codes: [ResultCode], number: PhoneNumber, clock: any WallClock = SystemClock()) {
+        self.init(codes.map { .value(ExchangeResponse(code: $0, phoneNumber: $0 == "103000" || $0 == "0" ? number : nil)) }, number: number, clock: clock)
     }
 
     /// The flows of the credentials exchanged, in order.
-    public var flowsExchanged: [LoginFlow] { seen.withLock { $0 } }
+    public var flowsExchanged: [LoginFlow] { seen.withLock { $0.map(\.flow) } }
 
-    /// Records the flow and answers with the next scripted login.
+    /// How many times each token was sent (a token must be sent once at most).
+    public var tokensSent: [String: Int] { seen.withLock { Dictionary($0.map { ($0.token, 1) }, uniquingKeysWith: +) } }
+
+    /// Records the call and answers with the next scripted answer.
     /// - Parameter credential: The credential.
-    /// - Returns: The scripted login.
+    /// - Returns: The scripted answer, or the flow's success.
     /// - Throws: The scripted error.
-    public func exchange(_ credential: CarrierCredential) async throws -> VerifiedLogin {
-        seen.withLock { $0.append(credential.flow) }
-        return try await script.next()
+    public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        seen.withLock { $0.append((credential.flow, credential.token.reveal())) }
+        if let scripted = try await script.next() { return scripted }
+        return ExchangeResponse(code: credential.flow == .mobile ? "103000" : "0", phoneNumber: number, account: account)
     }
 }

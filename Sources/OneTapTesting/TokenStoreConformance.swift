@@ -140,6 +140,56 @@ public enum TokenStoreConformance {
             expect(try await store.accounts(dueBefore: now, limit: 0).isEmpty, "a zero limit must list nothing")
         }
 
+        // The record limit: a token up to 64 KiB of record is kept whole, a larger one refused at save.
+        do {
+            let store = try await makeStore()
+            var value = String(repeating: "v", count: TokenRecordLimit.bytes - 400)
+            while TokenRecordLimit.size(of: token("big", value, refresh: nil)) < TokenRecordLimit.bytes { value += "v" }
+            while TokenRecordLimit.size(of: token("big", value, refresh: nil)) > TokenRecordLimit.bytes { value.removeLast() }
+            let largest = token("big", value, refresh: nil)
+            let version = try await store.save(largest, replacing: nil, dueAt: now)
+            expect(try await store.load("big")?.token.value.reveal() == value, "a token whose record is exactly \(TokenRecordLimit.bytes) bytes must load whole")
+            do {
+                _ = try await store.save(token("big", value + "vv", refresh: nil), replacing: version, dueAt: now)
+                problems.append("a token whose record exceeds \(TokenRecordLimit.bytes) bytes must be refused at save")
+            } catch {
+                expect((error as? TokenStoreError)?.kind == .tooLarge, "a token over the record limit must throw too-large, threw \(error)")
+            }
+            expect(try await store.load("big")?.version == version, "a refused save must leave the stored token as it was")
+        }
+
+        // Account ids are compared by their UTF-8 bytes: canonically equivalent spellings are two accounts.
+        do {
+            let store = try await makeStore()
+            let composed: AccountID = "caf\u{E9}"
+            let decomposed: AccountID = "cafe\u{301}"
+            _ = try await store.save(token(composed, "composed"), replacing: nil, dueAt: now)
+            _ = try await store.save(token(decomposed, "decomposed"), replacing: nil, dueAt: now)
+            let first = try await store.load(composed)?.token.value.reveal()
+            let second = try await store.load(decomposed)?.token.value.reveal()
+            expect(first == "composed" && second == "decomposed", "composed and decomposed `café` are two accounts (ids compare by bytes)")
+            let longest = AccountID(stringLiteral: String(repeating: "长", count: 33))   // 99 bytes
+            _ = try await store.save(token(longest, "long"), replacing: nil, dueAt: now)
+            expect(try await store.load(longest)?.token.account == longest, "an id of up to \(AccountID.maximumBytes) bytes must round-trip")
+        }
+
+        // Concurrent writers of many accounts: every account ends with exactly one of its writers' tokens.
+        do {
+            let store = try await makeStore()
+            let accounts = (0..<8).map { AccountID(stringLiteral: "many-\($0)") }
+            await withTaskGroup(of: Void.self) { group in
+                for account in accounts {
+                    for writer in 0..<4 {
+                        group.addTask { _ = try? await store.save(token(account, "\(account)-\(writer)"), replacing: nil, dueAt: now) }
+                    }
+                }
+            }
+            for account in accounts {
+                let value = try await store.load(account)?.token.value.reveal()
+                expect(value?.hasPrefix("\(account)-") == true, "concurrent first writes of \(account) must leave one of them, got \(value ?? "nothing")")
+            }
+        }
+
         // The refresh lock runs its body and returns its value.
         do {
             let store = try await makeStore()

@@ -5,23 +5,31 @@ import Testing
 
 /// The decision tables in DecisionTables/: adding a case is adding a line.
 @Suite struct DecisionTableTests {
-    static let files: [String] = {
-        let directory = Package.path("Tests/OneTapCLITests/DecisionTables")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".table") }.sorted().map { directory + "/" + $0 }
-    }()
+    static let directory = Package.path("Tests/OneTapCLITests/DecisionTables")
 
-    @Test func tablesExist() {
-        #expect(Self.files.count >= 2)
+    /// The tables and transcripts in DecisionTables/, or the error that listing it gave (a missing folder
+    /// fails `tablesExist` rather than test nothing).
+    static let listing: Result<[String], any Error> = Result {
+        try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasSuffix(".table") || $0.hasSuffix(".transcript") }.sorted().map { directory + "/" + $0 }
+    }
+
+    static var files: [String] { (try? listing.get()) ?? [] }
+
+    @Test func tablesExist() throws {
+        let files = try Self.listing.get()
+        #expect(files.filter { $0.hasSuffix(".table") }.count >= 3)
+        #expect(files.filter { $0.hasSuffix(".transcript") }.count >= 1)
     }
 
     @Test(arguments: files)
-    func everyCasePasses(file: String) async throws {
+    func everyCasePasses(file: String) throws {
         let table = try DecisionTable(contentsOf: file)
         #expect(!table.cases.isEmpty)
+        #expect(table.problems.isEmpty, "\(table.problems)")
         let engine = LoginDecisionEngine()
         for testCase in table.cases {
-            let problems = await DecisionTable.evaluate(testCase, engine: engine)
+            let problems = DecisionTable.evaluate(testCase, engine: engine)
             #expect(problems.isEmpty, "\(testCase.file):\(testCase.line): \(testCase.text): \(problems)")
         }
     }
@@ -29,7 +37,7 @@ import Testing
     @Test(arguments: [
         ("route --plmn 46000", 1, "this line has no =>"),
         ("walk --plmn 46000 => flows=sms", 1, "a case starts with route, outcome or simulate"),
-        ("simulate --plmn 46000 --mobile 10x => outcome=success", 1, "invalid result code"),
+        ("simulate --plmn 46000 --mobile 1,,2 => outcome=success", 1, "invalid result code"),
         ("simulate --hang telecom => outcome=success", 1, "option --hang takes a flow"),
         ("simulate --plmn 46000 => action=success", 1, "simulate cases expect outcome, flow, steps, alerts"),
         ("route --plmn 46000 =>", 1, "a case must expect something"),
@@ -38,23 +46,49 @@ import Testing
         ("route --plmn 4600x => flows=sms", 1, "invalid PLMN"),
         ("route --bogus => flows=sms", 1, "unknown option '--bogus'"),
         ("# ok\noutcome tianyi => action=success", 2, "outcome cases are"),
-        ("outcome tianyi 1.5 => action=success", 1, "invalid result code"),
+        ("outcome tianyi 1 2 => action=success", 1, "outcome cases are"),
         ("route => flows=sms flows=sms", 1, "flows is expected twice"),
     ])
-    func malformedTablesNameTheLine(text: String, line: Int, message: String) {
-        #expect {
-            try DecisionTable(text: text, file: "t.table")
-        } throws: { error in
-            let error = error as! TableError
-            return error.line == line && error.file == "t.table" && error.message.contains(message)
+    func aLineThatCannotRunFailsByItsLineAndTheRestRuns(text: String, line: Int, message: String) throws {
+        let table = try DecisionTable(text: text + "\nroute --no-sim => flows=sms", file: "t.table")
+        #expect(table.problems.count == 1)
+        #expect(table.problems.first?.line == line && table.problems.first?.file == "t.table")
+        #expect(table.problems.first?.message.contains(message) == true, "\(table.problems)")
+        #expect(table.cases.count == 1)   // the good line still runs
+    }
+
+    @Test func anEmptyTableIsAnError() {
+        for text in ["", "# only a comment\n\n"] {
+            #expect {
+                try DecisionTable(text: text, file: "empty.table")
+            } throws: { error in
+                let error = error as! TableError
+                return error.kind == .incomplete && error.description == "empty.table: the table has no cases; an empty table would pass without testing anything"
+            }
         }
     }
 
-    @Test func failingCasesAreReportedWithExpectedAndActual() async throws {
+    @Test func failingCasesAreReportedWithExpectedAndActual() throws {
         let table = try DecisionTable(text: "route --plmn 46000 => flows=tianyi,sms reason=policy\noutcome mobile 103000 => action=success\n", file: "t")
         let engine = LoginDecisionEngine()
-        #expect(await DecisionTable.evaluate(table.cases[0], engine: engine) == ["flows: expected tianyi,sms, got mobile,sms"])
-        #expect(await DecisionTable.evaluate(table.cases[1], engine: engine).isEmpty)
+        #expect(DecisionTable.evaluate(table.cases[0], engine: engine) == ["flows: expected tianyi,sms, got mobile,sms"])
+        #expect(DecisionTable.evaluate(table.cases[1], engine: engine).isEmpty)
+    }
+
+    @Test func transcriptExpectationsAreCheckedLineByLine() throws {
+        let text = """
+            {"sim":"present","plmn":"46000"}
+            => {"next":"run","flow":"mobile","attempt":1,"version":1}
+            {"flow":"mobile","code":"102101"}
+            => {"next":"sms","version":3}
+            => not json
+            """
+        let table = try DecisionTable(transcript: text, file: "t.transcript")
+        #expect(table.cases.map(\.line) == [2, 4])
+        #expect(table.problems.map(\.line) == [5])
+        let engine = LoginDecisionEngine()
+        #expect(DecisionTable.evaluate(table.cases[0], engine: engine).isEmpty)
+        #expect(DecisionTable.evaluate(table.cases[1], engine: engine) == ["version: expected 3, got 2"])
     }
 
     @Test func checkCommandEndToEnd() throws {
@@ -78,15 +112,40 @@ import Testing
             """)
     }
 
-    @Test func checkCommandMalformedIsExit65AndUnreadableIs66() throws {
+    /// A line that cannot run fails by its line (exit 1) and the rest run; an empty table is exit 65; an
+    /// unreadable one 66.
+    @Test func checkCommandMalformedLinesFailByLineEmptyIs65UnreadableIs66() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
-        try "\n\nroute --plmn 46000 => flows\n".write(to: file, atomically: true, encoding: .utf8)
+        try "\n\nroute --plmn 46000 => flows\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let malformed = try Binary.run(["check", file.path])
-        #expect(malformed.status == 65)
-        #expect(malformed.stderr == "onetap: error: \(file.path):3: expectation 'flows' is not key=value\n")
+        #expect(malformed.status == 1)
+        #expect(malformed.stdout == """
+            FAIL \(file.path):3: route --plmn 46000 => flows
+                 cannot run: expectation 'flows' is not key=value
+            1 passed, 1 failed
+
+            """)
+        #expect(malformed.stderr == "")
+        try "# nothing\n".write(to: file, atomically: true, encoding: .utf8)
+        let empty = try Binary.run(["check", file.path])
+        #expect(empty.status == 65)
+        #expect(empty.stderr == "onetap: error: \(file.path): the table has no cases; an empty table would pass without testing anything\n")
         let missing = try Binary.run(["check", "/nonexistent.table"])
         #expect(missing.status == 66)
         #expect(missing.stderr == "onetap: error: /nonexistent.table: cannot read the file: No such file or directory\n")
+    }
+
+    @Test func checkCommandJSON() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
+        try "route --plmn 46000 => flows=tianyi,sms\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try Binary.run(["check", file.path, "--json"])
+        #expect(run.status == 1)
+        #expect(run.lines == [
+            #"{"file":"\#(file.path)","line":1,"case":"route --plmn 46000 => flows=tianyi,sms","passed":false,"problems":["flows: expected tianyi,sms, got mobile,sms"]}"#,
+            #"{"file":"\#(file.path)","line":2,"case":"route --no-sim => flows=sms","passed":true,"problems":[]}"#,
+            #"{"passed":1,"failed":1}"#,
+        ])
     }
 }

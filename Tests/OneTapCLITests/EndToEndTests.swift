@@ -110,13 +110,18 @@ import Testing
     @Test func outcomeNegativeCode() throws {
         let run = try Binary.run(["outcome", "tianyi", "-8994014", "--json"])
         #expect(run.status == 0)
-        #expect(run.stdout.hasPrefix(#"{"flow":"tianyi","code":-8994014,"action":"fallback","meaning":"#))
+        #expect(run.stdout.hasPrefix(#"{"flow":"tianyi","code":"-8994014","action":"fallback","meaning":"#))
         #expect(run.stdout.hasSuffix(#","default":false}"# + "\n"))
         let unknown = try Binary.run(["outcome", "tianyi", "424242", "--json"])
         #expect(unknown.stdout.contains(#""action":"failed""#) && unknown.stdout.contains(#""default":true"#))
-        let bad = try Binary.run(["outcome", "mobile", "1.5"])
-        #expect(bad.status == 65)
-        #expect(bad.stderr.hasPrefix("onetap: error: invalid result code \"1.5\""))
+        // Codes are the SDK's text: China Mobile's legacy "000" is listed, "0" is not.
+        let legacy = try Binary.run(["outcome", "mobile", "000", "--json"])
+        #expect(legacy.stdout.hasPrefix(#"{"flow":"mobile","code":"000","action":"success""#))
+        let zero = try Binary.run(["outcome", "mobile", "0", "--json"])
+        #expect(zero.stdout.hasPrefix(#"{"flow":"mobile","code":"0","action":"fallback""#) && zero.stdout.contains(#""default":true"#))
+        let progress = try Binary.run(["outcome", "mobile", "200087"])
+        #expect(progress.stdout.hasPrefix("mobile 200087: progress\n"))
+        #expect(progress.stdout.contains("next:     not a result yet: keep waiting for this attempt's result"))
     }
 
     @Test(arguments: [
@@ -199,7 +204,7 @@ import Testing
         #expect(run.stdout == """
             plan:     mobile → sms (policy; carrier mobile from plmn)
             step 1:   mobile 103101 → misconfigured: request signature wrong (appKey)
-            step 2:   sms 0 → success: SMS login succeeded
+            step 2:   sms 0 → success: the SMS code was verified
             alert:    mobile 103101: request signature wrong (appKey)
             outcome:  success via sms
 
@@ -207,7 +212,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["simulate", "--plmn", "46000", "--mobile", "abc"], Int32(65), "onetap: error: invalid result code \"abc\""),
+        (["simulate", "--plmn", "46000", "--mobile", "103000,,1"], Int32(65), "onetap: error: invalid result code \"\": no code"),
         (["simulate", "--hang", "wifi"], 64, "onetap: error: option --hang takes a flow"),
         (["simulate", "--sms", "maybe"], 64, "onetap: error: option --sms must be ok or fail"),
         (["simulate", "--plmn", "4600"], 65, "onetap: error: invalid PLMN \"4600\""),
@@ -298,12 +303,15 @@ import Testing
         #expect(run.lines == [#"{"input":"460\u000000","error":"invalid PLMN \"460\\u{0}00\": NUL at position 4 is not allowed"}"#])
     }
 
+    static let nines64 = String(repeating: "9", count: 64)
+
     @Test(arguments: [
         (["carrier", "４６０００"], Int32(65), "onetap: error: invalid PLMN \"４６０００\": U+FF14 '４' at position 1 is not an ASCII digit (only 0-9 count)\n"),
         (["carrier", ""], 0, ""),
         (["number", "+86 138 0013 800"], 65, "onetap: error: invalid phone number \"+86 138 0013 800\": 10 digits after any country prefix; a mainland mobile number has 11\n"),
-        (["outcome", "mobile", "+103000"], 65, "onetap: error: invalid result code \"+103000\": '+' at position 1 is not allowed (a code is an optional '-' and ASCII digits)\n"),
-        (["outcome", "mobile", "99999999999999999999"], 65, "onetap: error: invalid result code \"99999999999999999999\": does not fit in 64 bits\n"),
+        (["outcome", "mobile", " "], 65, "onetap: error: invalid result code \" \": no code\n"),
+        (["outcome", "mobile", nines64 + "9"], 65, "onetap: error: invalid result code \"" + nines64 + "…\" (65 bytes): 65 bytes; a result code has at most 64\n"),
+        (["outcome", "mobile", "10\u{1}3"], 65, "onetap: error: invalid result code \"10\\u{1}3\": U+0001 at position 3 is not allowed (a code holds no control characters)\n"),
         (["route", "--ip", "fe80::1%eth0"], 65, "onetap: error: invalid IP address \"fe80::1%eth0\": a zone id (%…) is not part of an address the server sees\n"),
         (["route", "--phone", "１３８００１３８０００"], 65, "onetap: error: invalid phone number \"１３８００１３８０００\": U+FF11 '１' at position 1 is not an ASCII digit (only 0-9 count)\n"),
         (["token", "--issued", "10000-01-01T00:00:00Z"], 65, "onetap: error: invalid timestamp \"10000-01-01T00:00:00Z\": a timestamp here lies between 1970-01-01 and 9999-12-31\n"),
@@ -312,7 +320,7 @@ import Testing
         (["token", "--issued", "9999-12-31T00:00:00Z", "--lifetime", "3660d"], 65, "onetap: error: the token would expire after 9999-12-31; give an earlier --issued or a shorter lifetime\n"),
         (["route", "--mobile-data=", "--plmn", "46000"], 64, "onetap: error: option --mobile-data must be on or off, not '' (see 'onetap route --help')\n"),
         (["carrier", "--json=", "46000"], 64, "onetap: error: option --json takes no value (see 'onetap carrier --help')\n"),
-    ])
+    ] as [([String], Int32, String)])
     func hostileOperands(arguments: [String], status: Int32, stderr: String) throws {
         let run = try Binary.run(arguments)
         #expect(run.status == status)

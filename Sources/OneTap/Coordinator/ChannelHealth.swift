@@ -11,8 +11,9 @@ import Foundation
 /// ``Configuration/failureThreshold``, the circuit opens: plans skip the flow (straight to the next one)
 /// until ``Configuration/coolDown`` has passed; then one probe attempt is let through. A successful probe
 /// closes the circuit; a failed one opens it for another cool-down. User cancellations and switches do
-/// not count. Thread-safe: share one across a server's requests. Deterministic under a fake clock.
-public final class ChannelHealth: Sendable {
+/// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
+/// deterministic in tests.
+public final class ChannelHealth: ChannelGate {
     /// The breaker's settings.
     public struct Configuration: Hashable, Sendable {
         /// How many recent attempts the window holds: 20.
@@ -57,16 +58,6 @@ public final class ChannelHealth: Sendable {
         }
     }
 
-    /// Whether to attempt a flow now.
-    public enum Admission: Hashable, Sendable {
-        /// Go ahead.
-        case allowed
-        /// Go ahead: this attempt is the probe of a half-open circuit.
-        case probe
-        /// Skip the flow.
-        case rejected
-    }
-
     private struct Key: Hashable {
         let carrier: Carrier
         let flow: LoginFlow
@@ -80,16 +71,12 @@ public final class ChannelHealth: Sendable {
 
     /// The settings.
     public let configuration: Configuration
-    private let clock: any WallClock
     private let channels = LockedValue<[Key: Channel]>([:])
 
     /// Creates a tracker.
-    /// - Parameters:
-    ///   - configuration: The breaker's settings.
-    ///   - clock: The time source.
-    public init(configuration: Configuration = Configuration(), clock: any WallClock = SystemClock()) {
+    /// - Parameter configuration: The breaker's settings.
+    public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.clock = clock
     }
 
     /// Asks whether a flow may be attempted for a carrier now. A half-open circuit admits one probe at a
@@ -97,10 +84,10 @@ public final class ChannelHealth: Sendable {
     /// - Parameters:
     ///   - flow: The flow.
     ///   - carrier: The resolved carrier.
+    ///   - now: The time.
     /// - Returns: allowed, probe or rejected.
-    public func admit(_ flow: LoginFlow, for carrier: Carrier) -> Admission {
-        let now = clock.now()
-        return channels.withLock { channels in
+    public func admit(_ flow: LoginFlow, for carrier: Carrier, at now: Date) -> ChannelAdmission {
+        channels.withLock { channels in
             let key = Key(carrier: carrier, flow: flow)
             guard var channel = channels[key], let until = channel.openUntil else { return .allowed }
             guard now >= until else { return .rejected }
@@ -118,8 +105,10 @@ public final class ChannelHealth: Sendable {
     ///   - flow: The flow.
     ///   - carrier: The resolved carrier.
     ///   - action: The action its result led to. `cancelled` and `switch` are the user's choice and are
-    ///     not counted; `success` counts as a success; everything else as a failure.
-    public func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction) {
+    ///     not counted, nor is `progress`; `success` counts as a success; everything else as a failure.
+    ///   - now: The time.
+    public func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, at now: Date) {
+        guard action != .progress else { return }
         guard action != .cancelled, action != .switch else {
             // The user's choice says nothing about the channel; a probe it answered frees the slot.
             channels.withLock { channels in
@@ -129,7 +118,6 @@ public final class ChannelHealth: Sendable {
             return
         }
         let failed = action != .success
-        let now = clock.now()
         channels.withLock { channels in
             let key = Key(carrier: carrier, flow: flow)
             var channel = channels[key] ?? Channel()
@@ -164,10 +152,10 @@ public final class ChannelHealth: Sendable {
     /// - Parameters:
     ///   - flow: The flow.
     ///   - carrier: The carrier.
+    ///   - now: The time.
     /// - Returns: closed, open or half-open.
-    public func state(of flow: LoginFlow, for carrier: Carrier) -> State {
-        let now = clock.now()
-        return channels.withLock { channels in
+    public func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> State {
+        channels.withLock { channels in
             guard let channel = channels[Key(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
             return now < until ? .open(until: until) : .halfOpen
         }

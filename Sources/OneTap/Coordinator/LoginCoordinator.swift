@@ -1,26 +1,24 @@
-/// Runs a login: walks a ``LoginPlan`` flow by flow over the carrier providers, applies the engine's
-/// decision to every result, and ends in exactly one ``LoginOutcome``.
+/// Runs a whole login on the device (or in a simulation, or a test): a thin driver over
+/// ``LoginSessionMachine`` that calls the carrier SDKs behind their provider protocols and reports what
+/// they answer. Every rule of the login is the machine's; this actor only carries them out.
 ///
 /// - Each provider call has a time limit (``FlowTimeouts``; 8 s for each one-tap flow). A call that does
-///   not answer becomes a timeout, which falls back.
-/// - `retry` re-runs the flow once; `fallback` moves to the next flow; `cancelled` ends the login as
-///   cancelled (no SMS page is pushed on a user who backed out); `switch` goes to SMS; `failed` ends it
-///   with the carrier's error; `misconfigured` falls back and raises an operator alert.
-/// - Success needs what the flow promises: China Mobile's 103000 with a token and a uniqueid; Tianyi's
-///   0 with an access token. A success code without them is a provider fault: fall back.
+///   not answer becomes a timeout report, which falls back.
+/// - A flow without a provider is reported unavailable (it falls back).
 /// - Cancelling the calling task cancels the provider call in flight and ends the login as cancelled at
 ///   once.
 /// - One login at a time: a second concurrent ``login(_:phoneNumber:)`` is rejected with
 ///   ``LoginCoordinatorError/busy`` (China Mobile's SDK forbids concurrent calls, and the second caller's
-///   device state may differ, so joining would be wrong). A server makes one coordinator per request.
+///   device state may differ, so joining would be wrong).
 /// - Every step emits a ``LoginEvent``; the outcome carries the trace, so "why did this user get SMS?"
 ///   has an answer. Tokens never appear in events or descriptions.
 public actor LoginCoordinator {
-    /// The engine that plans and classifies.
-    public nonisolated let engine: LoginDecisionEngine
+    /// The rules.
+    public nonisolated let machine: LoginSessionMachine
+    /// The engine the machine plans and classifies with.
+    public nonisolated var engine: LoginDecisionEngine { machine.engine }
     private let providers: LoginProviders
     private let timeouts: FlowTimeouts
-    private let health: ChannelHealth?
     private let clock: any WallClock
     private let events: any EventSink
     private var running = false
@@ -28,19 +26,21 @@ public actor LoginCoordinator {
     /// Creates a coordinator.
     /// - Parameters:
     ///   - engine: The decision engine; built-in tables by default.
-    ///   - providers: The providers to call.
+    ///   - providers: The providers to call. With an exchange provider, a one-tap success is exchanged
+    ///     for the number before the login succeeds.
     ///   - timeouts: Per-flow time limits; the vendors' defaults.
-    ///   - health: A channel-health tracker to skip failing channels, shared across requests; none by default.
+    ///   - health: A channel-health tracker to skip failing channels, shared across logins; none by default.
     ///   - clock: The time source.
     ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
         engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = .vendorDefaults,
         health: ChannelHealth? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
-        self.engine = engine
+        // A device login may wait on a user for long: its session does not expire.
+        machine = LoginSessionMachine(
+            engine: engine, exchanges: providers.exchange == nil ? nil : .init(), sessionLifetime: .seconds(366 * 86_400), health: health)
         self.providers = providers
         self.timeouts = timeouts
-        self.health = health
         self.clock = clock
         self.events = events
     }
@@ -66,210 +66,134 @@ public actor LoginCoordinator {
         guard !running else { throw LoginCoordinatorError.busy }
         running = true
         defer { running = false }
-        emit(.planned(plan))
-        return await run(plan, phoneNumber: phoneNumber)
-    }
-
-    // MARK: Running a plan
-
-    /// What one attempt produced.
-    private struct Attempt {
-        var result: LoginStep.Result
+        var transition = machine.start(plan: plan, at: clock.now())
+        emit(transition.events)
+        var number = phoneNumber
         var credential: CarrierCredential? = nil
-        var verified: VerifiedLogin? = nil
+        while true {
+            let report: LoginReport
+            switch transition.instruction {
+            case .done(let ending, let flow, let verified):
+                return LoginOutcome(
+                    ending: ending, flow: flow, plan: plan, trace: transition.session.trace, alerts: transition.session.alerts,
+                    credential: ending == .success ? credential : nil, verified: verified)
+            case .run(let flow, _):
+                (report, credential) = await runOneTap(flow)
+            case .exchange(let pending):
+                report = await exchange(pending)
+            case .sms:
+                (report, credential) = await runSMS(&number, session: transition.session.id)
+            }
+            do {
+                transition = try machine.advance(transition.session, report, at: clock.now())
+            } catch {
+                // The driver reports only what the session waits for; a refusal is a defect: end here.
+                return LoginOutcome(
+                    ending: .failed, flow: transition.session.flow, plan: plan, trace: transition.session.trace,
+                    alerts: transition.session.alerts, credential: nil, verified: nil)
+            }
+            emit(transition.events)
+        }
     }
+
+    // MARK: Calling the providers
 
     private struct Cancelled: Error {}
 
-    private func run(_ plan: LoginPlan, phoneNumber: PhoneNumber?) async -> LoginOutcome {
-        var trace: [LoginStep] = []
-        var alerts: [LoginAlert] = []
-        guard let first = plan.flows.first else {
-            // A hand-made plan without flows: nothing can run.
-            emit(.failed(flow: nil, meaning: "the plan has no flows"))
-            return LoginOutcome(ending: .failed, flow: nil, plan: plan, trace: [], alerts: [], credential: nil, verified: nil)
-        }
-        var flow = first
-        var attempt = 1
-        var number = phoneNumber
-        func finish(_ ending: Decision.Ending, _ flow: LoginFlow?, _ credential: CarrierCredential? = nil, _ verified: VerifiedLogin? = nil) -> LoginOutcome {
-            switch ending {
-            case .success: emit(.succeeded(flow: flow ?? .sms))
-            case .cancelled: emit(.cancelled(flow: flow))
-            case .failed: emit(.failed(flow: flow, meaning: trace.last?.meaning ?? "no flow could run"))
-            }
-            return LoginOutcome(ending: ending, flow: flow, plan: plan, trace: trace, alerts: alerts, credential: credential, verified: verified)
-        }
-        while true {
-            if Task.isCancelled { return finish(.cancelled, trace.last?.flow) }
-            // Skips: a failing channel, or a flow nobody provides.
-            var skip: (LoginStep.Result, String)? = nil
-            if !provided(flow) {
-                skip = (.unavailable, "no provider is configured for \(flow)")
-            } else if flow.isOneTap, let health {
-                switch health.admit(flow, for: plan.carrier) {
-                case .allowed, .probe: break  // a probe's answer closes or reopens the circuit in record(_:for:action:)
-                case .rejected: skip = (.circuitOpen, "the \(plan.carrier) \(flow) channel is failing; its circuit is open")
-                }
-            }
-            if let (result, meaning) = skip {
-                let (next, _) = engine.step(for: .fallback, after: flow, in: plan.flows, attempt: attempt)
-                trace.append(LoginStep(flow: flow, attempt: 0, result: result, action: .fallback, meaning: meaning, next: next))
-                emit(.skipped(flow: flow, reason: meaning))
-                guard case .attempt(let following) = next else { return finish(.failed, flow) }
-                emit(.fallback(from: flow, to: following, action: .fallback))
-                flow = following
-                attempt = 1
-                continue
-            }
-
-            emit(.flowStarted(flow: flow, attempt: attempt))
-            let outcome: Attempt
-            do {
-                outcome = try await perform(flow, phoneNumber: &number)
-            } catch {
-                // The caller was cancelled: stop now, push nothing further on the user.
-                trace.append(LoginStep(
-                    flow: flow, attempt: attempt, result: .providerError("cancelled by the caller"), action: .cancelled,
-                    meaning: "the login was cancelled", next: .finish(.cancelled)))
-                return finish(.cancelled, flow)
-            }
-
-            // Classify.
-            let action: OutcomeAction
-            let meaning: String
-            let next: Decision.Step
-            var alert: LoginAlert? = nil
-            switch outcome.result {
-            case .code(let code):
-                let decision = engine.decide(engine.outcome(for: flow, code: code), after: flow, in: plan.flows, attempt: attempt)
-                // A retry code after the retry was used up moves on: the trace shows what happened.
-                let effective: OutcomeAction = decision.note == .retriesExhausted ? .fallback : decision.outcome.action
-                let suffix = decision.note == .retriesExhausted ? " (retried already: fall back)" : ""
-                (action, meaning, next) = (effective, decision.outcome.meaningEN + suffix, decision.step)
-                if decision.alert { alert = LoginAlert(flow: flow, code: code, meaning: meaning) }
-            case .noPhoneNumber:
-                (action, meaning, next) = (.cancelled, "the user gave no phone number for SMS login", .finish(.cancelled))
-            default:
-                let text: String
-                switch outcome.result {
-                case .timeout(let limit): text = "no answer within \(limit.seconds) s: fall back"
-                case .incomplete(_, let missing): text = "a success code without \(missing): a provider fault, fall back"
-                case .exchangeFailed(let message): text = "the token exchange failed (\(message)): fall back"
-                case .providerError(let message): text = "the provider failed (\(message)): fall back"
-                default: text = "\(outcome.result)"
-                }
-                action = .fallback
-                meaning = text
-                (next, _) = engine.step(for: .fallback, after: flow, in: plan.flows, attempt: attempt)
-            }
-            if flow.isOneTap, let health {
-                // The carrier answered; an exchange failure is ours, not the channel's.
-                if case .exchangeFailed = outcome.result { health.record(flow, for: plan.carrier, action: .success) }
-                else { health.record(flow, for: plan.carrier, action: action) }
-            }
-            trace.append(LoginStep(flow: flow, attempt: attempt, result: outcome.result, action: action, meaning: meaning, next: next))
-            if case .timeout(let limit) = outcome.result { emit(.timeout(flow: flow, after: limit)) }
-            emit(.result(flow: flow, code: outcome.result.code, action: action, meaning: meaning))
-            if let alert {
-                alerts.append(alert)
-                emit(.alert(alert))
-            }
-            switch next {
-            case .finish(let ending):
-                return finish(ending, flow, ending == .success ? outcome.credential : nil, ending == .success ? outcome.verified : nil)
-            case .retry:
-                attempt += 1
-            case .attempt(let following):
-                emit(.fallback(from: flow, to: following, action: action))
-                flow = following
-                attempt = 1
-            }
+    /// Runs a provider call under the flow's time limit: its answer, or the report a timeout, a throw
+    /// or the caller's cancellation makes.
+    private func call<T: Sendable>(_ flow: LoginFlow, _ operation: @escaping @Sendable () async throws -> T) async -> Result<T, Failure> {
+        do {
+            return .success(try await Deadline.run(limit: timeouts[flow], clock: clock, operation))
+        } catch is TimeoutError {
+            return .failure(Failure(report: .timeout(flow)))
+        } catch {
+            if Task.isCancelled { return .failure(Failure(report: .cancel(flow, reason: .caller))) }
+            return .failure(Failure(report: .fault(flow, String("\(error)".prefix(200)))))
         }
     }
 
-    private func provided(_ flow: LoginFlow) -> Bool {
+    /// A provider call that gave no answer, as the report it makes.
+    private struct Failure: Error {
+        let report: LoginReport
+    }
+
+    private func runOneTap(_ flow: LoginFlow) async -> (LoginReport, CarrierCredential?) {
         switch flow {
-        case .mobile: providers.mobile != nil
-        case .tianyi: providers.tianyi != nil
-        case .unicom: providers.unicom != nil
-        case .sms: providers.sms != nil
-        }
-    }
-
-    /// Calls a flow's provider with its time limit.
-    /// - Throws: ``Cancelled`` only when the calling task was cancelled.
-    private func perform(_ flow: LoginFlow, phoneNumber: inout PhoneNumber?) async throws -> Attempt {
-        let limit = timeouts[flow]
-        do {
-            switch flow {
-            case .mobile:
-                let provider = providers.mobile!
-                let answer = try await Deadline.run(limit: limit, clock: clock) { try await provider.login() }
-                guard engine.outcomeTable.action(for: .mobile, code: answer.resultCode) == .success else { return Attempt(result: .code(answer.resultCode)) }
-                guard let token = answer.token, !token.isEmpty else { return Attempt(result: .incomplete(code: answer.resultCode, missing: "a token")) }
-                guard let uniqueID = answer.uniqueID, !uniqueID.isEmpty else {
-                    return Attempt(result: .incomplete(code: answer.resultCode, missing: "a uniqueid"))
-                }
-                let credential = CarrierCredential(flow: .mobile, token: token, uniqueID: uniqueID, maskedNumber: answer.maskedNumber)
-                return try await exchange(credential, code: answer.resultCode, limit: limit)
-            case .tianyi:
-                let provider = providers.tianyi!
-                let answer = try await Deadline.run(limit: limit, clock: clock) { try await provider.login() }
-                guard engine.outcomeTable.action(for: .tianyi, code: answer.resultCode) == .success else { return Attempt(result: .code(answer.resultCode)) }
-                guard let token = answer.accessToken, !token.isEmpty else {
-                    return Attempt(result: .incomplete(code: answer.resultCode, missing: "an accessToken"))
-                }
-                let credential = CarrierCredential(flow: .tianyi, token: token, refreshToken: answer.refreshToken, expiresIn: answer.expiresIn)
-                return try await exchange(credential, code: answer.resultCode, limit: limit)
-            case .unicom:
-                let provider = providers.unicom!
-                let answer = try await Deadline.run(limit: limit, clock: clock) { try await provider.login() }
-                guard engine.outcomeTable.action(for: .unicom, code: answer.resultCode) == .success else { return Attempt(result: .code(answer.resultCode)) }
-                guard let token = answer.accessCode, !token.isEmpty else {
-                    return Attempt(result: .incomplete(code: answer.resultCode, missing: "an access code"))
-                }
-                let credential = CarrierCredential(flow: .unicom, token: token, expiresIn: answer.expiresIn)
-                return try await exchange(credential, code: answer.resultCode, limit: limit)
-            case .sms:
-                let provider = providers.sms!
-                if phoneNumber == nil {
-                    phoneNumber = try await Deadline.run(limit: limit, clock: clock) { try await provider.requestPhoneNumber() }
-                }
-                guard let number = phoneNumber else { return Attempt(result: .noPhoneNumber) }
-                let sent = try await Deadline.run(limit: limit, clock: clock) { try await provider.sendCode(to: number) }
-                guard sent.value == 0 else { return Attempt(result: .code(sent)) }
-                let verified = try await Deadline.run(limit: limit, clock: clock) { try await provider.verifyCode(for: number) }
-                guard engine.outcomeTable.action(for: .sms, code: verified.resultCode) == .success else { return Attempt(result: .code(verified.resultCode)) }
-                guard let session = verified.session, !session.isEmpty else {
-                    return Attempt(result: .incomplete(code: verified.resultCode, missing: "a session"))
-                }
-                return Attempt(
-                    result: .code(verified.resultCode), credential: CarrierCredential(flow: .sms, token: session, phoneNumber: number),
-                    verified: VerifiedLogin(phoneNumber: number))
+        case .mobile:
+            guard let provider = providers.mobile else { return (.unavailable(flow), nil) }
+            switch await call(flow, { try await provider.login() }) {
+            case .failure(let failure): return (failure.report, nil)
+            case .success(let answer):
+                let credential = answer.token.map { CarrierCredential(flow: .mobile, token: $0, uniqueID: answer.uniqueID, maskedNumber: answer.maskedNumber) }
+                return (.result(.mobile, code: answer.resultCode, credential: credential), credential)
             }
-        } catch let error as TimeoutError {
-            return Attempt(result: .timeout(error.limit))
-        } catch {
-            if Task.isCancelled { throw Cancelled() }
-            return Attempt(result: .providerError(String("\(error)".prefix(200))))
+        case .tianyi:
+            guard let provider = providers.tianyi else { return (.unavailable(flow), nil) }
+            switch await call(flow, { try await provider.login() }) {
+            case .failure(let failure): return (failure.report, nil)
+            case .success(let answer):
+                let credential = answer.accessToken.map { CarrierCredential(flow: .tianyi, token: $0, refreshToken: answer.refreshToken, expiresIn: answer.expiresIn) }
+                return (.result(.tianyi, code: answer.resultCode, credential: credential), credential)
+            }
+        case .unicom:
+            guard let provider = providers.unicom else { return (.unavailable(flow), nil) }
+            switch await call(flow, { try await provider.login() }) {
+            case .failure(let failure): return (failure.report, nil)
+            case .success(let answer):
+                let credential = answer.accessCode.map { CarrierCredential(flow: .unicom, token: $0, expiresIn: answer.expiresIn) }
+                return (.result(.unicom, code: answer.resultCode, credential: credential), credential)
+            }
+        case .sms:
+            return (.unavailable(flow), nil)  // not reached: SMS has its own instruction
         }
     }
 
-    /// Exchanges a one-tap credential for the verified number, when an exchange is configured.
-    private func exchange(_ credential: CarrierCredential, code: ResultCode, limit: Duration?) async throws -> Attempt {
-        guard let exchange = providers.exchange else { return Attempt(result: .code(code), credential: credential) }
+    private func exchange(_ credential: CarrierCredential) async -> LoginReport {
+        guard let exchange = providers.exchange else { return .exchange(.fault("no exchange is configured")) }
         do {
-            let verified = try await Deadline.run(limit: limit, clock: clock) { try await exchange.exchange(credential) }
-            return Attempt(result: .code(code), credential: credential, verified: verified)
+            let response = try await Deadline.run(limit: timeouts[credential.flow], clock: clock) { try await exchange.exchange(credential) }
+            return .exchange(.answered(response.code, phoneNumber: response.phoneNumber, account: response.account))
+        } catch is TimeoutError {
+            return .exchange(.timeout)
         } catch {
-            if Task.isCancelled { throw Cancelled() }
+            if Task.isCancelled { return .cancel(credential.flow, reason: .caller) }
             let message = Secret.scrub("\(error)", of: [credential.token, credential.refreshToken])
-            return Attempt(result: .exchangeFailed(String(message.prefix(200))))
+            return .exchange(.fault(String(message.prefix(200))))
         }
     }
 
-    private func emit(_ event: LoginEvent) {
-        events.receive(OneTapEvent(at: clock.now(), .login(event)))
+    /// The SMS page: the number (asked for when unknown), the code sent, the code verified. The SMS
+    /// provider stands for the app's SMS page and its server, so its successful verification stands for
+    /// the server's verdict.
+    private func runSMS(_ number: inout PhoneNumber?, session: LoginSessionID) async -> (LoginReport, CarrierCredential?) {
+        guard let provider = providers.sms else { return (.unavailable(.sms), nil) }
+        if number == nil {
+            switch await call(.sms, { try await provider.requestPhoneNumber() }) {
+            case .failure(let failure): return (failure.report, nil)
+            case .success(let given): number = given
+            }
+        }
+        guard let target = number else { return (.cancel(.sms, reason: .noPhoneNumber), nil) }
+        switch await call(.sms, { try await provider.sendCode(to: target) }) {
+        case .failure(let failure): return (failure.report, nil)
+        case .success(let code) where code.text != "0": return (.result(.sms, code: code), nil)
+        case .success: break
+        }
+        switch await call(.sms, { try await provider.verifyCode(for: target) }) {
+        case .failure(let failure):
+            return (failure.report, nil)
+        case .success(let answer) where answer.resultCode.text != "0":
+            return (.result(.sms, code: answer.resultCode), nil)
+        case .success(let answer):
+            guard let token = answer.session, !token.isEmpty else { return (.fault(.sms, "a verified code without a session"), nil) }
+            let verdict = SMSVerdict(phoneNumber: target, session: session, verifiedAt: clock.now())
+            return (.smsVerified(verdict), CarrierCredential(flow: .sms, token: token, phoneNumber: target))
+        }
+    }
+
+    private func emit(_ list: [LoginEvent]) {
+        let now = clock.now()
+        for event in list { events.receive(OneTapEvent(at: now, .login(event))) }
     }
 }

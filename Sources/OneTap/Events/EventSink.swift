@@ -117,10 +117,3 @@ public struct EventStream: EventSink {
         continuation.finish()
     }
 }
-
-extension Date {
-    /// `2026-11-30T18:48:26.123Z`.
-    package var iso8601: String {
-        formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
-    }
-}

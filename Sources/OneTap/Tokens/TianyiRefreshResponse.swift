@@ -33,7 +33,7 @@ public enum TianyiRefreshResponse {
         } catch {
             throw TokenRefreshError(.transient, message: "the refresh answer is not the documented JSON: \(describe(error))")
         }
-        guard decoded.result.value == 0 else {
+        guard decoded.result.text == "0" else {
             throw TokenRefreshError(.final, code: decoded.result, message: decoded.msg.map { String($0.prefix(200)) } ?? "the carrier refused the refresh token")
         }
         guard let access = decoded.accessToken, !access.isEmpty else {

@@ -27,7 +27,7 @@ enum OutcomeCommand {
     static func json(_ outcome: Outcome) -> JSONObject {
         var object = JSONObject()
         object.add("flow", outcome.flow.rawValue)
-        object.add("code", outcome.code.value)
+        object.add("code", outcome.code.text)
         object.add("action", outcome.action.rawValue)
         object.add("meaning", outcome.meaningEN)
         object.add("meaningZH", outcome.meaningZH)
@@ -46,6 +46,7 @@ enum OutcomeCommand {
         case .switch: "the user chose another way in: SMS now"
         case .failed: "end the login and show the carrier's error, without forcing SMS"
         case .misconfigured: "fall back for the user and alert operators: our credentials, signature, whitelist or quota are wrong"
+        case .progress: "not a result yet: keep waiting for this attempt's result"
         }
     }
 }

@@ -1,7 +1,7 @@
+import Foundation
 import OneTap
-import OneTapTesting
 
-/// `onetap simulate`: the real coordinator against mock providers, on virtual time.
+/// `onetap simulate`'s options.
 package struct SimulateOptions: Hashable, Sendable {
     /// The snapshot options.
     package var snapshot: SnapshotArguments
@@ -58,80 +58,96 @@ package struct SimulateOptions: Hashable, Sendable {
     }
 }
 
+/// `onetap simulate`: a whole login on the session machine — the rules the server and the device-side
+/// coordinator share — with each flow's answers scripted. Time does not pass: a hang is a timeout report.
 enum SimulateCommand {
-    /// The time limits a simulation uses: the vendors' defaults, and 60 s for SMS so a hung SMS
-    /// gateway ends too. Time is virtual: a hang costs no real time.
-    static let timeouts = FlowTimeouts(sms: .seconds(60))
+    /// The fixed start of a simulation.
+    static let start = Date(timeIntervalSince1970: 1_796_083_200)
+
+    /// The code a flow answers when its script has run out: its success.
+    static func successCode(_ flow: LoginFlow) -> ResultCode {
+        flow == .mobile ? "103000" : "0"
+    }
 
     /// Runs a simulation.
-    /// - Returns: The outcome.
+    /// - Returns: The session when it ended.
     /// - Throws: ``ParseError`` for a malformed snapshot value or code.
-    static func simulate(_ options: SimulateOptions, engine: LoginDecisionEngine) async throws(ParseError) -> LoginOutcome {
+    static func simulate(_ options: SimulateOptions, engine: LoginDecisionEngine) throws(ParseError) -> LoginSession {
         let snapshot = try options.snapshot.snapshot()
-        let clock = FakeClock()
-        let (hangs, hung) = AsyncStream<LoginFlow>.makeStream()
-        func answers<Value>(_ flow: LoginFlow, _ make: (ResultCode, Int) -> Value) throws(ParseError) -> [MockAnswer<Value>] {
-            if options.hangs.contains(flow) { return Array(repeating: .hang, count: 8) }
-            return try options.codes(flow).enumerated().map { .value(make($0.element, $0.offset + 1)) }
-        }
-        let providers = LoginProviders(
-            mobile: MockMobileProvider(try answers(.mobile, MockMobileProvider.answer), clock: clock, onHang: { hung.yield(.mobile) }),
-            tianyi: MockTianyiProvider(try answers(.tianyi, MockTianyiProvider.answer), clock: clock, onHang: { hung.yield(.tianyi) }),
-            unicom: MockUnicomProvider(try answers(.unicom, MockUnicomProvider.answer), clock: clock, onHang: { hung.yield(.unicom) }),
-            sms: MockSMSProvider(
-                number: snapshot.phoneHint ?? (try? PhoneNumber("13800138000")),
-                send: options.hangs.contains(.sms) ? [.hang] : [],
-                verify: options.smsSucceeds ? [] : [.value(SMSVerification(resultCode: 1))],
-                clock: clock, onHang: { hung.yield(.sms) }))
-        let coordinator = LoginCoordinator(engine: engine, providers: providers, timeouts: timeouts, clock: clock, events: DiscardingEventSink())
-        // A hung call is waiting on its time limit: move virtual time past it.
-        let driver = Task {
-            for await flow in hangs {
-                await clock.waitForSleepers(1)
-                clock.advance(by: timeouts[flow] ?? .zero)
+        var scripts: [LoginFlow: [ResultCode]] = [:]
+        for flow in [LoginFlow.mobile, .tianyi, .unicom] { scripts[flow] = try options.codes(flow) }
+        let machine = LoginSessionMachine(engine: engine, exchanges: nil)
+        var transition = machine.start(snapshot, at: start)
+        var calls: [LoginFlow: Int] = [:]
+        let number = snapshot.phoneHint ?? (try? PhoneNumber("13800138000"))
+        while true {
+            let report: LoginReport
+            switch transition.instruction {
+            case .done:
+                return transition.session
+            case .run(let flow, _):
+                calls[flow, default: 0] += 1
+                let call = calls[flow]!
+                if options.hangs.contains(flow) {
+                    report = .timeout(flow)
+                } else {
+                    let script = scripts[flow] ?? []
+                    let code = call <= script.count ? script[call - 1] : successCode(flow)
+                    let success = engine.outcomeTable.action(for: flow, code: code) == .success
+                    let credential = success
+                        ? CarrierCredential(flow: flow, token: Secret("simulated-\(flow)-token-\(call)"), uniqueID: flow == .mobile ? "uid-\(call)" : nil)
+                        : nil
+                    report = .result(flow, code: code, credential: credential)
+                }
+            case .sms:
+                if options.hangs.contains(.sms) {
+                    report = .timeout(.sms)
+                } else if options.smsSucceeds, let number {
+                    report = .smsVerified(SMSVerdict(phoneNumber: number, session: transition.session.id, verifiedAt: start))
+                } else {
+                    report = .result(.sms, code: "1")
+                }
+            case .exchange:
+                report = .exchange(.fault("a simulation exchanges nothing"))  // not reached: exchanges are off
             }
-        }
-        defer {
-            hung.finish()
-            driver.cancel()
-        }
-        do {
-            return try await coordinator.login(snapshot)
-        } catch {
-            // A fresh coordinator is never busy.
-            preconditionFailure("a new coordinator rejected its first login: \(error)")
+            do {
+                transition = try machine.advance(transition.session, report, at: start)
+            } catch {
+                // The simulation reports only what the session waits for.
+                preconditionFailure("the session machine refused the simulation's own report: \(error)")
+            }
         }
     }
 
-    static func run(_ options: SimulateOptions, output: OutputBuffer) async throws(CommandFailure) -> ExitCode {
+    static func run(_ options: SimulateOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
-        let outcome: LoginOutcome
+        let session: LoginSession
         do {
-            outcome = try await simulate(options, engine: engine)
+            session = try simulate(options, engine: engine)
         } catch {
             throw CommandFailure(error)
         }
         if options.json {
-            output.line(json(outcome).json)
+            output.line(json(session).json)
         } else {
-            output.line("plan:     \(outcome.plan)")
-            for (index, step) in outcome.trace.enumerated() {
+            output.line("plan:     \(session.plan)")
+            for (index, step) in session.trace.enumerated() {
                 output.line("step \(index + 1):   \(step.flow) \(step.result.code) → \(step.action): \(step.meaning)")
             }
-            for alert in outcome.alerts { output.line("alert:    \(alert)") }
-            output.line("outcome:  \(outcome.ending)\(outcome.flow.map { " via \($0)" } ?? "")")
+            for alert in session.alerts { output.line("alert:    \(alert)") }
+            output.line("outcome:  \(session.ending?.rawValue ?? "running")\(session.flow.map { " via \($0)" } ?? "")")
         }
         return .success
     }
 
-    /// The JSON of an outcome: outcome, flow, carrier, plan, steps, alerts.
-    static func json(_ outcome: LoginOutcome) -> JSONObject {
+    /// The JSON of a simulated login: outcome, flow, carrier, plan, steps, alerts.
+    static func json(_ session: LoginSession) -> JSONObject {
         var object = JSONObject()
-        object.add("outcome", outcome.ending.rawValue)
-        object.add("flow", outcome.flow?.rawValue)
-        object.add("carrier", outcome.plan.carrier.rawValue)
-        object.add("plan", outcome.plan.flows.map(\.rawValue))
-        let steps = outcome.trace.map { step -> String in
+        object.add("outcome", session.ending?.rawValue)
+        object.add("flow", session.flow?.rawValue)
+        object.add("carrier", session.plan.carrier.rawValue)
+        object.add("plan", session.plan.flows.map(\.rawValue))
+        let steps = session.trace.map { step -> String in
             var item = JSONObject()
             item.add("flow", step.flow.rawValue)
             item.add("code", step.result.code)
@@ -139,10 +155,10 @@ enum SimulateCommand {
             return item.json
         }
         object.add("steps", json: "[" + steps.joined(separator: ",") + "]")
-        let alerts = outcome.alerts.map { alert -> String in
+        let alerts = session.alerts.map { alert -> String in
             var item = JSONObject()
             item.add("flow", alert.flow.rawValue)
-            item.add("code", alert.code.description)
+            item.add("code", alert.code)
             item.add("meaning", alert.meaning)
             return item.json
         }

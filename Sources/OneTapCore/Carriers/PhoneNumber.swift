@@ -22,7 +22,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
         self.value = value
     }
 
-    init(unchecked value: UInt64) { self.value = value }
+    package init(unchecked value: UInt64) { self.value = value }
 
     /// Parses a number in any accepted form.
     /// - Parameter text: The number as written.

@@ -2,13 +2,17 @@
 /// ``LoginDecisionEngine/next(after:code:in:attempt:)``.
 public struct Decision: Hashable, Sendable, CustomStringConvertible {
     /// The next step.
-    public enum Step: Hashable, Sendable, CustomStringConvertible {
+    public enum Step: Hashable, Sendable, Codable, CustomStringConvertible {
         /// Try this flow next (the plan's next flow, or SMS after a `switch`).
         case attempt(LoginFlow)
         /// Try the same flow once more.
         case retry(LoginFlow)
         /// The login is over.
         case finish(Ending)
+        /// A progress event: keep waiting for the same attempt's result.
+        case wait(LoginFlow)
+        /// A one-tap flow succeeded: the server exchanges its token for the number before the login is done.
+        case exchange(LoginFlow)
 
         /// `attempt sms`, `retry mobile`, `finish success`.
         public var description: String {
@@ -16,7 +20,49 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
             case .attempt(let flow): "attempt \(flow)"
             case .retry(let flow): "retry \(flow)"
             case .finish(let ending): "finish \(ending)"
+            case .wait(let flow): "wait \(flow)"
+            case .exchange(let flow): "exchange \(flow)"
             }
+        }
+
+        /// Reads ``description``'s text back.
+        /// - Parameter text: `attempt sms`, `retry mobile`, `finish success`, `wait mobile`, `exchange mobile`.
+        public init?(_ text: String) {
+            let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            if parts[0] == "finish" {
+                guard let ending = Ending(rawValue: parts[1]) else { return nil }
+                self = .finish(ending)
+                return
+            }
+            guard let flow = LoginFlow(rawValue: parts[1]) else { return nil }
+            switch parts[0] {
+            case "attempt": self = .attempt(flow)
+            case "retry": self = .retry(flow)
+            case "wait": self = .wait(flow)
+            case "exchange": self = .exchange(flow)
+            default: return nil
+            }
+        }
+
+        /// Decodes ``description``'s text.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError.dataCorrupted` for text that is no step.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let step = Step(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a step: \(QuotedInput(text))")
+            }
+            self = step
+        }
+
+        /// Encodes ``description``.
+        /// - Parameter encoder: The encoder.
+        /// - Throws: What the encoder throws.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(description)
         }
     }
 

@@ -92,7 +92,8 @@ public struct LoginDecisionEngine: Sendable {
     /// `success`, `cancelled` and `failed` end the login. `retry` runs the same flow again until
     /// ``maxAttemptsPerFlow`` attempts were made, then counts as `fallback`. `fallback` and
     /// `misconfigured` move to the plan's next flow (``Decision/alert`` is set for `misconfigured`);
-    /// `switch` goes to SMS. With no flow left the login fails.
+    /// `switch` goes to SMS. With no flow left the login fails. `progress` keeps waiting for the same
+    /// attempt.
     /// - Parameters:
     ///   - flow: The flow that returned the code.
     ///   - code: The code.
@@ -140,6 +141,8 @@ public struct LoginDecisionEngine: Sendable {
             return moveOn(.asClassified)
         case .switch:
             return flow == .sms ? (.finish(.failed), .planExhausted) : (.attempt(.sms), .asClassified)
+        case .progress:
+            return (.wait(flow), .asClassified)
         }
     }
 }

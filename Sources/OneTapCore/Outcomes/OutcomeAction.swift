@@ -16,6 +16,9 @@ public enum OutcomeAction: String, Hashable, Sendable, CaseIterable, Codable, Cu
     /// Our app's credentials, signature, whitelist or quota are wrong: fall back for the user, and alert
     /// the operators.
     case misconfigured
+    /// Not a result: an event on the way to one (China Mobile's 200087, the authorisation page is shown).
+    /// The login goes on waiting for the same attempt's result.
+    case progress
 
     /// The id, e.g. `"fallback"`.
     public var description: String { rawValue }

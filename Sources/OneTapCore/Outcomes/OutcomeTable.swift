@@ -32,13 +32,9 @@ public struct OutcomeTable: DataTable {
     /// Every row, in file order.
     public let entries: [Entry]
 
-    /// Open addressing over all flows: the key mixes flow and code; `slots` holds 1 + the entry index (0 =
-    /// empty). `keys` and `actions` sit beside it so a lookup touches two small arrays.
-    private let keys: [Int64]
-    private let flowsOfSlot: [UInt8]
-    private let slots: [UInt16]
+    /// (flow, code) → row.
+    private let index: CodeIndex
     private let actions: [OutcomeAction]
-    private let mask: Int
     /// Per flow (by ``LoginFlow/index``): the default entry's index and action.
     private let defaults: [Int]
     private let defaultActions: [OutcomeAction]
@@ -66,9 +62,6 @@ public struct OutcomeTable: DataTable {
                 } catch {
                     throw row.error(file, column: "code", .invalidValue, "\(error.description); use * for the flow's default")
                 }
-                if row[1] != String(code!.value) {
-                    throw row.error(file, column: "code", .invalidValue, "write the code as \(code!.value), its normal form")
-                }
             }
             let action: OutcomeAction = try row.choice(row[2], "action", from: OutcomeAction.allCases, file: file, column: "action")
             if row[3].isEmpty && row[4].isEmpty {
@@ -90,47 +83,30 @@ public struct OutcomeTable: DataTable {
         guard entries.count < Int(UInt16.max) else {
             throw TableError(file: file, line: 0, kind: .invalidValue, message: "more rows than a result-code table can hold")
         }
-        var capacity = 16
-        while capacity < entries.count * 2 { capacity <<= 1 }
-        var keys = [Int64](repeating: 0, count: capacity)
-        var flowsOfSlot = [UInt8](repeating: 0, count: capacity)
-        var slots = [UInt16](repeating: 0, count: capacity)
-        for (index, entry) in entries.enumerated() {
+        var keys: [(flow: LoginFlow, code: ResultCode)] = []
+        var rowOfKey: [Int] = []
+        for (position, entry) in entries.enumerated() {
             guard let code = entry.code else { continue }
-            var slot = Self.hash(entry.flow, code.value) & (capacity - 1)
-            while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-            keys[slot] = code.value
-            flowsOfSlot[slot] = UInt8(entry.flow.index)
-            slots[slot] = UInt16(index + 1)
+            keys.append((entry.flow, code))
+            rowOfKey.append(position)
         }
         self.entries = entries
-        self.keys = keys
-        self.flowsOfSlot = flowsOfSlot
-        self.slots = slots
-        self.actions = entries.map(\.action)
-        self.mask = capacity - 1
+        // The index numbers its keys; map those back to rows.
+        self.index = CodeIndex(keys)
+        self.keyRows = rowOfKey
+        self.actions = rowOfKey.map { entries[$0].action }
         self.defaults = defaults
         self.defaultActions = defaults.map { entries[$0].action }
     }
 
+    /// Row of each indexed key.
+    private let keyRows: [Int]
 
+    /// The index of the entry for (flow, code text), or -1 when the table does not list it.
     @inline(__always)
-    private static func hash(_ flow: LoginFlow, _ code: Int64) -> Int {
-        let mixed = (UInt64(bitPattern: code) &+ UInt64(flow.index) &* 0x9E37_79B9) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> 40)
-    }
-
-    /// The index of the entry for (flow, code), or -1 when the table does not list it.
-    @inline(__always)
-    private func find(_ flow: LoginFlow, _ code: Int64) -> Int {
-        let flowIndex = UInt8(flow.index)
-        var slot = Self.hash(flow, code) & mask
-        while true {
-            let entry = Int(slots[slot])
-            if entry == 0 { return -1 }
-            if keys[slot] == code, flowsOfSlot[slot] == flowIndex { return entry &- 1 }
-            slot = (slot &+ 1) & mask
-        }
+    private func find(_ flow: LoginFlow, _ text: String) -> Int {
+        guard let key = index.row(flow, text: text) else { return -1 }
+        return keyRows[key]
     }
 
     /// The action for a code.
@@ -141,19 +117,19 @@ public struct OutcomeTable: DataTable {
     /// - Complexity: O(1) expected; no allocation.
     @inline(__always)
     public func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
-        let index = find(flow, code.value)
-        return index >= 0 ? actions[index] : defaultActions[flow.index]
+        action(for: flow, code: code.text)
     }
 
-    /// The action for a code given as text, the way SDKs often hand it over (`"103000"`).
+    /// The action for a code given as the SDK's text (`"103000"`), trimmed first.
     /// - Parameters:
     ///   - flow: The flow that returned the code.
-    ///   - code: The code's text; text that is not a code gets the flow's default action.
+    ///   - code: The code's text; text that is no code (empty, control characters) gets the flow's default.
     /// - Returns: The action.
     /// - Complexity: O(*n*) in the text's length; no allocation.
+    @inline(__always)
     public func action(for flow: LoginFlow, code: String) -> OutcomeAction {
-        guard let value = code.withUTF8Bytes({ ResultCode.parse($0) }) else { return defaultActions[flow.index] }
-        return action(for: flow, code: ResultCode(value))
+        guard let key = index.row(flow, text: code) else { return defaultActions[flow.index] }
+        return actions[key]
     }
 
     /// What a code means and what to do about it.
@@ -162,7 +138,7 @@ public struct OutcomeTable: DataTable {
     ///   - code: The code.
     /// - Returns: The listed outcome, or the flow's default row applied to `code`.
     public func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
-        let found = find(flow, code.value)
+        let found = find(flow, code.text)
         let entry = entries[found >= 0 ? found : defaults[flow.index]]
         return Outcome(
             flow: flow, code: code, action: entry.action, meaningZH: entry.meaningZH, meaningEN: entry.meaningEN,

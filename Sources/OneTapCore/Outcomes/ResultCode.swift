@@ -1,85 +1,107 @@
-/// A result code a carrier SDK or gateway returned, normalised: `"103000"`, `103000` and `" 103000 "` are
-/// the same code, as are `"-8994014"` and `-8994014`.
-public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral {
-    /// The code's value.
-    public let value: Int64
+/// A result code exactly as a carrier SDK or gateway gave it, after trimming surrounding whitespace:
+/// `"103000"`, `"-8994014"`, and China Mobile's legacy `"000"`, which is not `"0"` (a numeric code keeps
+/// its leading zeros). Codes are text because SDKs hand them over as text, and `"000"` and `"0"` mean
+/// different things to different SDKs.
+///
+/// A code is 1 to 64 bytes of UTF-8 without control characters. Codes up to 15 bytes (every carrier
+/// code known) are stored inline, so making, comparing and classifying one never allocates.
+public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral,
+    ExpressibleByIntegerLiteral
+{
+    /// The code's text, trimmed.
+    public let text: String
 
-    /// Creates a code from its value.
-    /// - Parameter value: The code, as the SDK reports it.
-    public init(_ value: Int64) { self.value = value }
+    /// The longest code accepted, in UTF-8 bytes: 64.
+    public static let maximumBytes = 64
 
-    /// Creates a code from an integer literal: `let code: ResultCode = 103000`.
-    /// - Parameter value: The code.
-    public init(integerLiteral value: Int64) { self.value = value }
-
-    /// Parses a code from text: optional surrounding whitespace, an optional `-`, ASCII digits (leading
-    /// zeros allowed: `"000"` is 0).
-    /// - Parameter text: The code as reported.
-    /// - Throws: ``ParseError`` with subject `result code`: `empty`, `invalid-character`,
-    ///   `non-ascii-digit`, `out-of-range` (beyond 64 bits), `malformed`.
-    /// - Complexity: O(*n*); no allocation unless it throws.
+    /// Reads a code as an SDK reported it.
+    /// - Parameter text: The code; surrounding whitespace is ignored.
+    /// - Throws: ``ParseError`` with subject `result code`: `empty`, `wrong-length` (over 64 bytes) or
+    ///   `invalid-character` (a control character).
+    /// - Complexity: O(*n*); no allocation for codes of up to 15 bytes unless it throws.
     public init(_ text: String) throws(ParseError) {
-        let parsed = text.withUTF8Bytes { ResultCode.parse($0) }
-        guard let parsed else { throw ResultCode.diagnose(text) }
-        self.init(parsed)
+        guard let code = text.withUTF8Bytes({ ResultCode.parse($0) }) else { throw ResultCode.diagnose(text) }
+        self = code
     }
 
-    /// The decimal text, e.g. `"-8994014"`. It parses back to the same code.
-    public var description: String { String(value) }
+    /// Creates a code from a literal written in code: `"103000"`.
+    /// - Parameter value: The code.
+    /// - Precondition: The literal is a valid code.
+    public init(stringLiteral value: String) {
+        guard let code = value.withUTF8Bytes({ ResultCode.parse($0) }) else { preconditionFailure("\(ResultCode.diagnose(value))") }
+        self = code
+    }
 
-    /// Orders values by their numbers (stable, for sorting).
-    public static func < (lhs: ResultCode, rhs: ResultCode) -> Bool { lhs.value < rhs.value }
+    /// Creates a numeric code from an integer literal: `103000`, `-8994014` (written without leading zeros).
+    /// - Parameter value: The code.
+    public init(integerLiteral value: Int64) {
+        text = String(value)
+    }
 
-    /// Decodes a JSON number or a string holding one.
+    private init(trimmed: String) { text = trimmed }
+
+    /// The code's text.
+    public var description: String { text }
+
+    /// Whether the code is an optional `-` and ASCII digits.
+    public var isNumeric: Bool {
+        var bytes = text.utf8[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        return !bytes.isEmpty && bytes.allSatisfy { $0 &- 48 < 10 }
+    }
+
+    /// Orders codes by their text (stable, for sorting).
+    public static func < (lhs: ResultCode, rhs: ResultCode) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
+
+    /// Decodes a JSON string, or a JSON integer (an SDK that sends `103000` as a number).
     /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` when the value is neither, or the string is not a code.
+    /// - Throws: `DecodingError` when the value is neither, or is not a code.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int64.self) {
-            self.init(number)
+            self.init(integerLiteral: number)
             return
         }
-        let text = try container.decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
-        }
+        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try ResultCode(text) }
     }
 
-    /// Encodes the code as a JSON number.
+    /// Encodes the code as a JSON string, exactly its text.
     /// - Parameter encoder: The encoder.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(value)
+        try container.encode(text)
+    }
+
+    /// The trimmed range of a code's bytes, or nil when the bytes are not a code.
+    @inline(__always)
+    package static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var start = 0
+        var end = bytes.count
+        while start < end, PLMN.isSpace(bytes[start]) { start &+= 1 }
+        while end > start, PLMN.isSpace(bytes[end &- 1]) { end &-= 1 }
+        guard start < end, end &- start <= maximumBytes else { return nil }
+        for index in start..<end {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x7F { return nil }
+        }
+        // C1 control characters (U+0080 ... U+009F) are two bytes in UTF-8: C2 80 ... C2 9F.
+        var index = start
+        while index &+ 1 < end {
+            if bytes[index] == 0xC2, bytes[index &+ 1] >= 0x80, bytes[index &+ 1] <= 0x9F { return nil }
+            index &+= 1
+        }
+        return start..<end
     }
 
     @inline(__always)
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-        var start = 0
-        var end = bytes.count
-        while start < end, PLMN.isSpace(bytes[start]) { start += 1 }
-        while end > start, PLMN.isSpace(bytes[end - 1]) { end -= 1 }
-        guard start < end else { return nil }
-        let negative = bytes[start] == UInt8(ascii: "-")
-        if negative { start += 1 }
-        guard start < end else { return nil }
-        var magnitude: UInt64 = 0
-        for index in start..<end {
-            let digit = bytes[index] &- 48
-            guard digit < 10 else { return nil }
-            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
-            guard !overflow1, !overflow2 else { return nil }
-            magnitude = sum
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> ResultCode? {
+        guard let range = trimmed(bytes) else { return nil }
+        if range.count == bytes.count, range.lowerBound == 0 {
+            // Already trimmed: the common case; a small string is stored inline.
+            return String(validating: bytes, as: UTF8.self).map { ResultCode(trimmed: $0) }
         }
-        if negative {
-            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
-            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
-        }
-        guard magnitude <= UInt64(Int64.max) else { return nil }
-        return Int64(magnitude)
+        return String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self).map { ResultCode(trimmed: $0) }
     }
 
     static func diagnose(_ text: String) -> ParseError {
@@ -87,13 +109,12 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
         if trimmed.isEmpty {
             return ParseError(.resultCode, .empty, input: text, reason: "no code")
         }
-        let body = trimmed.hasPrefix("-") ? String(trimmed.dropFirst()) : trimmed
-        if body.isEmpty {
-            return ParseError(.resultCode, .malformed, input: text, reason: "a sign with no digits")
+        if trimmed.utf8.count > maximumBytes {
+            return ParseError(.resultCode, .wrongLength, input: text, reason: "\(trimmed.utf8.count) bytes; a result code has at most \(maximumBytes)")
         }
-        if let error = firstBadCharacterError(.resultCode, in: body, allowed: { ("0"..."9").contains($0) }) {
-            return ParseError(.resultCode, error.kind, input: text, reason: error.reason + " (a code is an optional '-' and ASCII digits)")
+        if let error = firstBadCharacterError(.resultCode, in: trimmed, allowed: { !($0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value)) }) {
+            return ParseError(.resultCode, error.kind, input: text, reason: error.reason + " (a code holds no control characters)")
         }
-        return ParseError(.resultCode, .outOfRange, input: text, reason: "does not fit in 64 bits")
+        return ParseError(.resultCode, .malformed, input: text, reason: "not valid UTF-8")
     }
 }

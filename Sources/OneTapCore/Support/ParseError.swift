@@ -62,6 +62,8 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let accountID = Subject("account id")
         /// The flows of a login plan.
         public static let flowSequence = Subject("flow sequence")
+        /// A login session's id.
+        public static let sessionID = Subject("session id")
     }
 
     /// What kind of value was being read.

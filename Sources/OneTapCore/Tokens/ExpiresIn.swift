@@ -23,14 +23,19 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
     /// - Parameter text: The value, e.g. `"2592000"`.
     /// - Throws: ``ParseError`` with subject `seconds` naming the input.
     public init(_ text: String) throws(ParseError) {
-        let code: ResultCode
-        do {
-            code = try ResultCode(text)
-        } catch {
-            throw ParseError(.seconds, error.kind, input: text, reason: error.kind == .empty ? "no seconds" : "a lifetime is a whole number of seconds in ASCII digits")
+        let trimmed = text.trimmingASCIIWhitespace()
+        guard !trimmed.isEmpty else { throw ParseError(.seconds, .empty, input: text, reason: "no seconds") }
+        if trimmed.hasPrefix("-"), trimmed.utf8.count > 1, trimmed.utf8.dropFirst().allSatisfy({ $0 &- 48 < 10 }) {
+            throw ParseError(.seconds, .outOfRange, input: text, reason: "a token lifetime is 1 to \(Self.maximum) seconds (ten years)")
+        }
+        if let error = firstBadCharacterError(.seconds, in: trimmed, allowed: { ("0"..."9").contains($0) }) {
+            throw ParseError(.seconds, error.kind, input: text, reason: "a lifetime is a whole number of seconds in ASCII digits")
+        }
+        guard trimmed.utf8.count <= 18, let seconds = Int64(trimmed) else {
+            throw ParseError(.seconds, .outOfRange, input: text, reason: "a token lifetime is 1 to \(Self.maximum) seconds (ten years)")
         }
         do {
-            try self.init(seconds: code.value)
+            try self.init(seconds: seconds)
         } catch {
             throw ParseError(.seconds, error.kind, input: text, reason: error.reason)
         }

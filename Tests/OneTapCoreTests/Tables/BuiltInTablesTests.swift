@@ -6,7 +6,9 @@ import Testing
 /// every file verbatim, and that each built-in table holds exactly the rows an independent reader of the
 /// file finds (the every-row tests of each table check what each row says).
 @Suite struct BuiltInTablesTests {
-    static let dataFiles = ["ipv6-prefixes.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv"]
+    static let dataFiles = [
+        "exchange-codes.csv", "ipv6-prefixes.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv", "token-lifetimes.csv",
+    ]
 
     @Test func everyDataFileIsEmbedded() throws {
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: Package.path("Data")).filter { $0.hasSuffix(".csv") }.sorted()
@@ -29,6 +31,8 @@ import Testing
         #expect(IPv6PrefixTable.builtIn.prefixes.count == DataFile.rows("ipv6-prefixes.csv").count)
         #expect(OutcomeTable.builtIn.entries.count == DataFile.rows("result-codes.csv").count)
         #expect(RoutingPolicy.builtIn.rules.count == DataFile.rows("routing-policy.csv").count)
+        #expect(ExchangeCodeTable.builtIn.entries.count == DataFile.rows("exchange-codes.csv").count)
+        #expect(TokenLifetimeTable.builtIn.entries.count == DataFile.rows("token-lifetimes.csv").count)
     }
 
     /// The sizes the tables had when they were last reviewed: a row lost or gained by accident shows here.
@@ -51,7 +55,9 @@ import Testing
 
     /// The file names the tables declare are the files in `Data/`.
     @Test func tablesNameTheirFiles() {
-        #expect([PLMNTable.fileName, NumberSegmentTable.fileName, IPv6PrefixTable.fileName, OutcomeTable.fileName, RoutingPolicy.fileName].sorted()
-            == Self.dataFiles)
+        #expect([
+            PLMNTable.fileName, NumberSegmentTable.fileName, IPv6PrefixTable.fileName, OutcomeTable.fileName, RoutingPolicy.fileName,
+            ExchangeCodeTable.fileName, TokenLifetimeTable.fileName,
+        ].sorted() == Self.dataFiles)
     }
 }

@@ -86,9 +86,11 @@ import Testing
     }
 
     @Test func successCarriesTheCredentialAndTheExchangedLogin() async throws {
-        let exchange = MockTokenExchange(login: VerifiedLogin(phoneNumber: try PhoneNumber("13800138000"), account: "acc-1"))
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange))
+        let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"), account: "acc-1")
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-103000:success"])
         #expect(outcome.credential?.token.reveal() == "mobile-token-1")
         #expect(outcome.credential?.uniqueID == "uid-1")
         #expect(outcome.verified?.account == "acc-1")
@@ -96,11 +98,84 @@ import Testing
     }
 
     @Test func failedExchangeFallsBack() async throws {
-        let exchange = MockTokenExchange([.error(CocoaLikeError())], login: VerifiedLogin(phoneNumber: try PhoneNumber("13800138000")))
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange))
+        let exchange = MockTokenExchange([.error(CocoaLikeError())], number: try PhoneNumber("13800138000"))
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
-        #expect(outcome.trace.map(Self.summary) == ["mobile:exchange-failed:fallback", "sms:0:success"])
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:0:success"])
         #expect(outcome.verified?.phoneNumber.digits == "13800138000")
+    }
+
+    /// The exchange's own codes: a spent token runs the flow once more, a quota alert goes to SMS.
+    @Test func exchangeCodesAreClassifiedByTheExchangeTable() async throws {
+        let exchange = MockTokenExchange(codes: ["104201", "105312"], number: try PhoneNumber("13800138000"))
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000, 103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == [
+            "mobile:103000:success", "mobile:exchange-104201:retry", "mobile:103000:success", "mobile:exchange-105312:switch", "sms:0:success",
+        ])
+        #expect(outcome.alerts.map(\.code) == ["exchange-105312"])
+        #expect(exchange.tokensSent.values.allSatisfy { $0 == 1 })   // two tokens, each sent once
+    }
+
+    @Test func unicomFlowEndToEnd() async throws {
+        let policy = try RoutingPolicy(csv: """
+            condition,flows,reason,source
+            sim-absent,sms,no-sim,s
+            sim-not-ready,sms,sim-not-ready,s
+            no-network,sms,no-network,s
+            mobile-data-off,sms,mobile-data-off,s
+            cellular-restricted,sms,cellular-restricted,s
+            virtual-operator,sms,virtual-operator,s
+            carrier:mobile,mobile sms,policy,s
+            carrier:unicom,unicom tianyi sms,policy,s
+            carrier:telecom,tianyi sms,policy,s
+            carrier:tietong,tianyi sms,policy,s
+            carrier:broadnet,sms,carrier-unsupported,s
+            carrier:other,sms,carrier-unsupported,s
+            carrier:unknown,mobile sms,carrier-unknown,s
+            """, file: "unicom.csv")
+        let unicom = MockUnicomProvider(codes: ["1", "0"])
+        let coordinator = LoginCoordinator(
+            engine: LoginDecisionEngine(policy: policy),
+            providers: LoginProviders(tianyi: MockTianyiProvider(codes: [-8994014]), unicom: unicom, sms: MockSMSProvider()), events: DiscardingEventSink())
+        let fallsBack = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46001")))
+        #expect(fallsBack.trace.map(Self.summary) == ["unicom:1:fallback", "tianyi:-8994014:fallback", "sms:0:success"])
+        let succeeds = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46001")))
+        #expect(succeeds.trace.map(Self.summary) == ["unicom:0:success"])
+        #expect(succeeds.credential?.token.reveal() == "unicom-code-2")
+        #expect(unicom.calls == 2)
+    }
+
+    @Test func anSMSCodeThatWasNotSentEndsTheLoginAsTheTableSays() async throws {
+        let sms = MockSMSProvider(send: [.value(5)])
+        let coordinator = LoginCoordinator(providers: LoginProviders(sms: sms), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(sim: .absent))
+        #expect(outcome.trace.map(Self.summary) == ["sms:5:failed"])
+        #expect(sms.verifications == 0)
+    }
+
+    @Test func aVerifiedSMSCodeWithoutASessionIsAProviderFault() async throws {
+        let sms = MockSMSProvider(verify: [.value(SMSVerification(resultCode: 0))])
+        let coordinator = LoginCoordinator(providers: LoginProviders(sms: sms), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(sim: .absent))
+        #expect(outcome.ending == .failed)
+        #expect(outcome.trace.map(Self.summary) == ["sms:provider-error:fallback"])
+        #expect(outcome.credential == nil)
+    }
+
+    @Test func cancellingBeforeTheFirstFlowAnswersEndsAsCancelled() async throws {
+        let clock = FakeClock()
+        let mobile = MockMobileProvider([.hang], clock: clock)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: mobile, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
+        let login = Task {
+            withUnsafeCurrentTask { $0?.cancel() }   // cancelled before the first provider call
+            return try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        }
+        let outcome = try await login.value
+        #expect(outcome.ending == .cancelled)
+        #expect(outcome.trace.map(Self.summary) == ["mobile:caller-cancelled:cancelled"])
     }
 
     @Test func hangBecomesATimeoutOnTheFakeClock() async throws {

@@ -131,12 +131,12 @@ import Testing
             ("-1.2.3.4", "err:invalid-character"), ("+1.2.3.4", "err:invalid-character"), ("1.2.3.4 ", "ok:1.2.3.4"), ("12345::", "err:malformed"),
         ])
         add(.code, [
-            ("", "err:empty"), (" ", "err:empty"), ("103000", "ok:103000"), (" 103000\r\n", "ok:103000"), ("-8994014", "ok:-8994014"), ("000", "ok:0"),
-            ("-0", "ok:0"), ("+103000", "err:invalid-character"), ("1.5", "err:invalid-character"), ("1e3", "err:invalid-character"),
-            ("１０３０００", "err:non-ascii-digit"), ("٠", "err:non-ascii-digit"), ("9223372036854775807", "ok:9223372036854775807"),
-            ("9223372036854775808", "err:out-of-range"), ("-9223372036854775809", "err:out-of-range"), (megabyte, "err:out-of-range"),
-            ("-", "err:malformed"), ("--1", "err:invalid-character"), ("10\u{0}3000", "err:invalid-character"), ("0x10", "err:invalid-character"),
-            ("\u{FEFF}0", "err:invalid-character"),
+            ("", "err:empty"), (" ", "err:empty"), ("103000", "ok:103000"), (" 103000\r\n", "ok:103000"), ("-8994014", "ok:-8994014"), ("000", "ok:000"),
+            ("-0", "ok:-0"), ("+103000", "ok:+103000"), ("1.5", "ok:1.5"), ("1e3", "ok:1e3"), ("１０３０００", "ok:１０３０００"), ("٠", "ok:٠"),
+            ("9223372036854775808", "ok:9223372036854775808"), ("-", "ok:-"), ("--1", "ok:--1"), ("0x10", "ok:0x10"), ("\u{FEFF}0", "ok:\u{FEFF}0"),
+            (megabyte, "err:wrong-length"), (String(repeating: "1", count: 64), "ok:" + String(repeating: "1", count: 64)),
+            (String(repeating: "1", count: 65), "err:wrong-length"), ("10\u{0}3000", "err:invalid-character"), ("\u{1B}[31m", "err:invalid-character"),
+            ("1\u{85}", "err:invalid-character"), ("\u{7F}", "err:invalid-character"), ("1\n2", "err:invalid-character"),
         ])
         add(.expiresIn, [
             ("2592000", "ok:2592000"), (" 7200 ", "ok:7200"), ("1", "ok:1"), ("0", "err:out-of-range"), ("-5", "err:out-of-range"),
@@ -178,8 +178,9 @@ import Testing
         add(.codesCSV, [
             (codesHeader + codesDefaults, "ok:4"), (codesHeader + "mobile,*,fallback,a,b,s\n", "err:incomplete:0"),
             (codesHeader + codesDefaults + "mobile,103000,success,a,b,s\nmobile,103000,failed,a,b,s\n", "err:duplicate-key:7"),
-            (codesHeader + codesDefaults + "mobile,1.5,success,a,b,s\n", "err:invalid-value:6"), (codesHeader + codesDefaults + "mobile,+1,success,a,b,s\n", "err:invalid-value:6"),
-            (codesHeader + codesDefaults + "mobile,99999999999999999999,success,a,b,s\n", "err:invalid-value:6"),
+            (codesHeader + codesDefaults + "mobile,\"\",success,a,b,s\n", "err:invalid-value:6"), (codesHeader + codesDefaults + "mobile,+1,success,a,b,s\n", "ok:5"),
+            (codesHeader + codesDefaults + "mobile,\(String(repeating: "9", count: 65)),success,a,b,s\n", "err:invalid-value:6"),
+            (codesHeader + codesDefaults + "mobile,000,success,a,b,s\nmobile,0,failed,a,b,s\n", "ok:6"),
             (codesHeader + codesDefaults + "carrier,1,success,a,b,s\n", "err:invalid-value:6"), (codesHeader + codesDefaults + "mobile,1,maybe,a,b,s\n", "err:invalid-value:6"),
         ])
         add(.policyCSV, [

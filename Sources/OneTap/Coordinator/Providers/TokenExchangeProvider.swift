@@ -1,78 +1,39 @@
 /// The server side of a one-tap login: exchanges the carrier token for the verified phone number (China
-/// Mobile's `getMobile`, Tianyi's user-info API) and the app's account. The integrator's adapter; the
-/// library ships no network code.
+/// Mobile's `loginTokenValidate`, the Tianyi and Unicom number APIs). The integrator's adapter over the
+/// carrier's HTTP API; the library ships no network code. Call it through an ``ExchangeGuard``, which
+/// keeps stale and replayed tokens away from the paid API.
 public protocol TokenExchangeProvider: Sendable {
     /// Exchanges a carrier credential.
     /// - Parameter credential: What the one-tap flow produced.
-    /// - Returns: The verified number and account.
-    /// - Throws: Anything; a throw is treated like a failed flow and the coordinator falls back.
-    func exchange(_ credential: CarrierCredential) async throws -> VerifiedLogin
+    /// - Returns: The carrier's answer: its result code exactly as it came (`"103000"`), with the number
+    ///   on success.
+    /// - Throws: Anything when no answer came (network, a malformed body): the login falls back. Honour
+    ///   task cancellation, as every HTTP client does.
+    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse
 }
 
-/// What a successful flow produced.
-public struct CarrierCredential: Sendable, CustomStringConvertible {
-    /// The flow.
-    public let flow: LoginFlow
-    /// The carrier token (China Mobile's token, Tianyi's accessToken, Unicom's access code, or the SMS
-    /// session).
-    public let token: Secret
-    /// Tianyi's refresh token, when it gave one.
-    public let refreshToken: Secret?
-    /// China Mobile's `uniqueid`.
-    public let uniqueID: String?
-    /// The masked number shown to the user.
-    public let maskedNumber: String?
-    /// The token's lifetime, when the provider gave one.
-    public let expiresIn: ExpiresIn?
-    /// The number SMS login verified.
+/// The carrier's answer to an exchange.
+public struct ExchangeResponse: Hashable, Sendable, CustomStringConvertible {
+    /// The exchange's result code, exactly as the carrier gave it.
+    public let code: ResultCode
+    /// The verified number (on success).
     public let phoneNumber: PhoneNumber?
-
-    /// Creates a credential.
-    /// - Parameters:
-    ///   - flow: The flow.
-    ///   - token: The carrier token.
-    ///   - refreshToken: A refresh token, if any.
-    ///   - uniqueID: China Mobile's `uniqueid`.
-    ///   - maskedNumber: The masked number.
-    ///   - expiresIn: The lifetime.
-    ///   - phoneNumber: The number SMS verified.
-    public init(
-        flow: LoginFlow, token: Secret, refreshToken: Secret? = nil, uniqueID: String? = nil, maskedNumber: String? = nil,
-        expiresIn: ExpiresIn? = nil, phoneNumber: PhoneNumber? = nil
-    ) {
-        self.flow = flow
-        self.token = token
-        self.refreshToken = refreshToken
-        self.uniqueID = uniqueID
-        self.maskedNumber = maskedNumber
-        self.expiresIn = expiresIn
-        self.phoneNumber = phoneNumber
-    }
-
-    /// `CarrierCredential(mobile, token <redacted>, uniqueid present)`.
-    public var description: String {
-        "CarrierCredential(\(flow), token <redacted>\(refreshToken == nil ? "" : ", refresh <redacted>"), uniqueid \(uniqueID == nil ? "none" : "present"))"
-    }
-}
-
-/// Who logged in: the exchange's answer.
-public struct VerifiedLogin: Hashable, Sendable, CustomStringConvertible {
-    /// The verified phone number.
-    public let phoneNumber: PhoneNumber
-    /// The app's account for it, if the server has one.
+    /// The app's account for the number, if the adapter looked it up.
     public let account: AccountID?
 
-    /// Creates a verified login.
+    /// Creates an answer.
     /// - Parameters:
-    ///   - phoneNumber: The verified number.
-    ///   - account: The account.
-    public init(phoneNumber: PhoneNumber, account: AccountID? = nil) {
+    ///   - code: The carrier's code.
+    ///   - phoneNumber: The number, on success.
+    ///   - account: The app's account, if known.
+    public init(code: ResultCode, phoneNumber: PhoneNumber? = nil, account: AccountID? = nil) {
+        self.code = code
         self.phoneNumber = phoneNumber
         self.account = account
     }
 
-    /// `VerifiedLogin(138****8000, account 42)`.
-    public var description: String { "VerifiedLogin(\(phoneNumber.masked), account \(account.map(\.rawValue) ?? "none"))" }
+    /// `103000 138****8000`.
+    public var description: String { "\(code)\(phoneNumber.map { " \($0.masked)" } ?? "")" }
 }
 
 /// The providers a coordinator can call. A flow whose provider is missing is skipped.

@@ -13,7 +13,11 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
     /// A flow answered.
     case result(flow: LoginFlow, code: String, action: OutcomeAction, meaning: String)
     /// A flow did not answer in time.
-    case timeout(flow: LoginFlow, after: Duration)
+    case timeout(flow: LoginFlow)
+    /// A flow reported progress (a code that is no result yet, such as 200087: the page is shown).
+    case progress(flow: LoginFlow, code: String)
+    /// The server's exchange of a flow's token answered (or did not, for `exchange-timeout`).
+    case exchange(flow: LoginFlow, code: String, action: OutcomeAction, meaning: String)
     /// The login moved from one flow to another.
     case fallback(from: LoginFlow, to: LoginFlow, action: OutcomeAction)
     /// A flow was skipped (circuit open, no provider).
@@ -34,6 +38,8 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         case .flowStarted: "flow-started"
         case .result: "result"
         case .timeout: "timeout"
+        case .progress: "progress"
+        case .exchange: "exchange"
         case .fallback: "fallback"
         case .skipped: "skipped"
         case .alert: "alert"
@@ -49,7 +55,9 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         case .planned(let plan): "planned \(plan)"
         case .flowStarted(let flow, let attempt): "flow-started \(flow) attempt \(attempt)"
         case .result(let flow, let code, let action, let meaning): "result \(flow) \(code) → \(action): \(meaning)"
-        case .timeout(let flow, let after): "timeout \(flow) after \(after.seconds) s"
+        case .timeout(let flow): "timeout \(flow)"
+        case .progress(let flow, let code): "progress \(flow) \(code)"
+        case .exchange(let flow, let code, let action, let meaning): "exchange \(flow) \(code) → \(action): \(meaning)"
         case .fallback(let from, let to, let action): "fallback \(from) → \(to) (\(action))"
         case .skipped(let flow, let reason): "skipped \(flow): \(reason)"
         case .alert(let alert): "alert \(alert)"
@@ -59,7 +67,7 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case event, flow, attempt, code, action, meaning, from, to, seconds, reason, plan }
+    private enum CodingKeys: String, CodingKey { case event, flow, attempt, code, action, meaning, from, to, reason, plan }
 
     /// Encodes `{"event": name, …}`.
     /// - Parameter encoder: The encoder.
@@ -78,9 +86,16 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
             try container.encode(code, forKey: .code)
             try container.encode(action, forKey: .action)
             try container.encode(meaning, forKey: .meaning)
-        case .timeout(let flow, let after):
+        case .timeout(let flow):
             try container.encode(flow, forKey: .flow)
-            try container.encode(after.seconds, forKey: .seconds)
+        case .progress(let flow, let code):
+            try container.encode(flow, forKey: .flow)
+            try container.encode(code, forKey: .code)
+        case .exchange(let flow, let code, let action, let meaning):
+            try container.encode(flow, forKey: .flow)
+            try container.encode(code, forKey: .code)
+            try container.encode(action, forKey: .action)
+            try container.encode(meaning, forKey: .meaning)
         case .fallback(let from, let to, let action):
             try container.encode(from, forKey: .from)
             try container.encode(to, forKey: .to)
@@ -90,7 +105,7 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
             try container.encode(reason, forKey: .reason)
         case .alert(let alert):
             try container.encode(alert.flow, forKey: .flow)
-            try container.encode(alert.code.description, forKey: .code)
+            try container.encode(alert.code, forKey: .code)
             try container.encode(alert.meaning, forKey: .meaning)
         case .succeeded(let flow):
             try container.encode(flow, forKey: .flow)

@@ -1,0 +1,106 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The auth server's login: the two handlers a server writes ("start a login", "report a result")
+/// over one ``LoginSessionMachine`` and a shared ``LoginSessionStore``.
+///
+/// ```swift
+/// let logins = LoginServer(store: sharedStore, exchange: ExchangeGuard(provider: MyCarrierExchange()))
+/// // POST /login           body: DeviceSnapshot JSON
+/// let started = try await logins.start(snapshot)            // → session id, version 1, "run mobile"
+/// // POST /login/{id}      body: the SDK's result, with the version the app was given
+/// let next = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: id, version: 1)
+/// ```
+/// A success report is exchanged at once, in the same request (``ExchangeGuard``), so the app gets
+/// `done` or its next step back. Every answer is the session after the report; a report the session
+/// cannot take throws ``LoginRejection`` and changes nothing. Events go to the sink.
+public struct LoginServer: Sendable {
+    /// The rules.
+    public let machine: LoginSessionMachine
+    /// Where sessions live between requests.
+    public let store: any LoginSessionStore
+    /// The guarded exchange; nil to exchange outside and report the answer with ``report(_:to:version:)``.
+    public let exchange: ExchangeGuard?
+    private let clock: any WallClock
+    private let events: any EventSink
+
+    /// Creates the server's login.
+    /// - Parameters:
+    ///   - machine: The rules; built-in tables, exchanges on.
+    ///   - store: Where sessions live; in memory by default (share one across instances).
+    ///   - exchange: The guarded exchange; nil to exchange outside.
+    ///   - clock: The time source.
+    ///   - events: Receives ``LoginEvent``s; standard error by default.
+    public init(
+        machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryLoginSessionStore(), exchange: ExchangeGuard? = nil,
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) {
+        self.machine = machine
+        self.store = store
+        self.exchange = exchange
+        self.clock = clock
+        self.events = events
+    }
+
+    /// Starts a login for a device.
+    /// - Parameter snapshot: What the device reported.
+    /// - Returns: The new session (version 1) and what the app does first.
+    /// - Throws: ``LoginSessionStoreError`` when the store fails.
+    public func start(_ snapshot: DeviceSnapshot) async throws -> LoginTransition {
+        let transition = machine.start(snapshot, at: clock.now())
+        try await store.create(transition.session)
+        emit(transition.events)
+        return transition
+    }
+
+    /// Applies a report to a stored session; a success is exchanged at once when an exchange is set.
+    /// - Parameters:
+    ///   - report: What happened.
+    ///   - id: The session.
+    ///   - version: The version the app acted on (send the one it was given).
+    /// - Returns: The session after the report and what to do next (never `exchange` when the server
+    ///   exchanges: the exchange's answer is applied before this returns).
+    /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
+    ///   report won the race, `unknown-session` for an id no session has), or ``LoginSessionStoreError``.
+    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?) async throws -> LoginTransition {
+        guard let session = try await store.load(id) else {
+            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
+        }
+        var transition = try machine.advance(session, report, version: version, at: clock.now())
+        try await save(transition, replacing: session)
+        emit(transition.events)
+        if case .exchange(let credential) = transition.instruction, let exchange, case .exchange(_, _, _, let receivedAt) = transition.session.stage {
+            let answer = await exchange.exchange(credential, receivedAt: receivedAt)
+            let exchanging = transition.session
+            transition = try machine.advance(exchanging, .exchange(answer), at: clock.now())
+            try await save(transition, replacing: exchanging)
+            emit(transition.events)
+        }
+        return transition
+    }
+
+    /// Reads a session, for a client that lost its last answer.
+    /// - Parameter id: The session.
+    /// - Returns: The session, or nil.
+    /// - Throws: ``LoginSessionStoreError`` when the store fails.
+    public func session(_ id: LoginSessionID) async throws -> LoginSession? {
+        try await store.load(id)
+    }
+
+    private func save(_ transition: LoginTransition, replacing previous: LoginSession) async throws {
+        guard transition.session.version != previous.version else { return }  // a progress report changes nothing
+        do {
+            try await store.replace(transition.session, expecting: previous.version)
+        } catch let error as LoginSessionStoreError where error.kind == .conflict {
+            throw LoginRejection(.staleVersion, session: previous.id, "another report for version \(previous.version) was taken first")
+        }
+    }
+
+    private func emit(_ list: [LoginEvent]) {
+        let now = clock.now()
+        for event in list { events.receive(OneTapEvent(at: now, .login(event))) }
+    }
+}

@@ -1,0 +1,34 @@
+/// HMAC-SHA-256 (RFC 2104) on OneTap's ``SHA256``: how SMS codes are stored (never the code itself), and
+/// how guest ids are derived from device ids. Checked against RFC 4231's test vectors.
+public enum HMACSHA256 {
+    /// The authentication code of a message under a key.
+    /// - Parameters:
+    ///   - message: The message.
+    ///   - key: The key; keys longer than 64 bytes are hashed first, as RFC 2104 says.
+    /// - Returns: The 32-byte code.
+    /// - Complexity: O(*n*) in the message and key lengths.
+    public static func authenticationCode(for message: some Sequence<UInt8>, key: some Collection<UInt8>) -> SHA256.Digest {
+        var block = key.count > 64 ? SHA256.hash(key).bytes : Array(key)
+        block.append(contentsOf: repeatElement(0, count: 64 - block.count))
+        var inner = SHA256()
+        inner.update(block.map { $0 ^ 0x36 })
+        inner.update(message)
+        let innerDigest = inner.finalize()
+        var outer = SHA256()
+        outer.update(block.map { $0 ^ 0x5c })
+        outer.update(innerDigest.bytes)
+        return outer.finalize()
+    }
+
+    /// Compares two codes in time that does not depend on where they differ.
+    /// - Parameters:
+    ///   - lhs: One code.
+    ///   - rhs: The other.
+    /// - Returns: Whether they are equal.
+    public static func constantTimeEquals(_ lhs: SHA256.Digest, _ rhs: SHA256.Digest) -> Bool {
+        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.bytes.indices { difference |= lhs.bytes[index] ^ rhs.bytes[index] }
+        return difference == 0
+    }
+}

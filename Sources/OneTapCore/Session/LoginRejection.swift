@@ -1,0 +1,50 @@
+/// Why a login session refused a report. Nothing changed: the session and its version are as they were.
+///
+/// For an HTTP answer: `stale-version`, `unknown-version`, `wrong-flow`, `unexpected`, `ended` and
+/// `already-exchanged` are 409 Conflict (the client is out of step: fetch the session's state); `expired`
+/// is 410 Gone (start a new login); `unknown-session` is 404 Not Found; `unverified-sms` is 403 Forbidden.
+public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Why.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"stale-version"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// The report carries an older version: a replay or a double submit.
+        public static let staleVersion = Kind("stale-version")
+        /// The report carries a version the session never had.
+        public static let unknownVersion = Kind("unknown-version")
+        /// The report is about another flow than the one the session expects.
+        public static let wrongFlow = Kind("wrong-flow")
+        /// The session expects no report of this kind now (an exchange answer while no exchange runs, a
+        /// flow result while the server exchanges the token).
+        public static let unexpected = Kind("unexpected")
+        /// The login is over.
+        public static let ended = Kind("ended")
+        /// The session's time ran out (10 minutes by default): start a new login.
+        public static let expired = Kind("expired")
+        /// The report's token was exchanged already in this login.
+        public static let alreadyExchanged = Kind("already-exchanged")
+        /// The SMS step's success comes only with the SMS code service's verdict, never as a code.
+        public static let unverifiedSMS = Kind("unverified-sms")
+        /// No session has the id (it never existed, or expired and was removed).
+        public static let unknownSession = Kind("unknown-session")
+    }
+
+    /// Why.
+    public let kind: Kind
+    /// The session.
+    public let session: LoginSessionID
+    /// A human-readable explanation.
+    public let message: String
+
+    package init(_ kind: Kind, session: LoginSessionID, _ message: String) {
+        self.kind = kind
+        self.session = session
+        self.message = message
+    }
+
+    /// `stale-version: the report is for version 2; the session is at version 3`.
+    public var description: String { "\(kind): \(message)" }
+}

@@ -1,0 +1,233 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One login, across the app's requests: what was planned, where it stands, everything that happened.
+///
+/// A value: the server keeps it in a ``LoginSessionStore``-like store between requests (its JSON is
+/// small and holds no token: exchanged tokens are kept only as SHA-256 digests) and hands it to
+/// ``LoginSessionMachine/advance(_:_:version:at:)`` with each report. Its ``version`` starts at 1 and
+/// grows by one with every accepted report, so a store can compare and swap on it.
+public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Where a login stands.
+    public enum Stage: Hashable, Sendable, CustomStringConvertible {
+        /// Waiting for this attempt of this flow to report (SMS included).
+        case flow(LoginFlow, attempt: Int)
+        /// The flow succeeded; the server is exchanging its token (received at `receivedAt`).
+        case exchange(LoginFlow, attempt: Int, token: SHA256.Digest, receivedAt: Date)
+        /// Over.
+        case ended(Decision.Ending, flow: LoginFlow?)
+
+        /// `mobile attempt 1`, `exchange mobile`, `ended success via mobile`.
+        public var description: String {
+            switch self {
+            case .flow(let flow, let attempt): "\(flow) attempt \(attempt)"
+            case .exchange(let flow, _, _, _): "exchange \(flow)"
+            case .ended(let ending, let flow): "ended \(ending)\(flow.map { " via \($0)" } ?? "")"
+            }
+        }
+    }
+
+    /// An exchange whose result is unknown (it timed out): it may have been billed and spent. Kept for
+    /// reconciliation with the carrier's bill.
+    public struct UnknownExchange: Hashable, Sendable, Codable {
+        /// The flow.
+        public let flow: LoginFlow
+        /// The token's SHA-256.
+        public let token: SHA256.Digest
+        /// When the exchange was given up on.
+        public let at: Date
+
+        init(flow: LoginFlow, token: SHA256.Digest, at: Date) {
+            self.flow = flow
+            self.token = token
+            self.at = at
+        }
+
+        private enum CodingKeys: String, CodingKey { case flow, token, at }
+
+        /// Encodes `flow`, `token` (hex) and `at` (seconds since 1970).
+        /// - Parameter encoder: The encoder.
+        /// - Throws: What the encoder throws.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(flow, forKey: .flow)
+            try container.encode(token, forKey: .token)
+            try container.encode(at.timeIntervalSince1970, forKey: .at)
+        }
+
+        /// Decodes what ``encode(to:)`` writes.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: `DecodingError` for missing or mistyped fields.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            flow = try container.decode(LoginFlow.self, forKey: .flow)
+            token = try container.decode(SHA256.Digest.self, forKey: .token)
+            at = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .at))
+        }
+    }
+
+    /// The id: 128 random bits.
+    public let id: LoginSessionID
+    /// 1 at the start, one more with every accepted report.
+    public internal(set) var version: Int
+    /// The plan the login follows.
+    public let plan: LoginPlan
+    /// Where it stands.
+    public internal(set) var stage: Stage
+    /// Every step so far, in order.
+    public internal(set) var trace: [LoginStep]
+    /// Operator alerts raised on the way.
+    public internal(set) var alerts: [LoginAlert]
+    /// When the login started.
+    public let createdAt: Date
+    /// When it stops taking reports.
+    public let expiresAt: Date
+    /// The SHA-256 of every token this login sent (or was about to send) to the exchange.
+    public internal(set) var exchangedTokens: [SHA256.Digest]
+    /// Exchanges that timed out, for reconciliation.
+    public internal(set) var unknownExchanges: [UnknownExchange]
+    /// The verified login, once it succeeded.
+    public internal(set) var verified: VerifiedLogin?
+
+    package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.version = 1
+        self.plan = plan
+        self.stage = stage
+        self.trace = []
+        self.alerts = []
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.exchangedTokens = []
+        self.unknownExchanges = []
+        self.verified = nil
+    }
+
+    /// How the login ended, or nil while it runs.
+    public var ending: Decision.Ending? {
+        if case .ended(let ending, _) = stage { return ending }
+        return nil
+    }
+
+    /// Whether the login is over.
+    public var isOver: Bool { ending != nil }
+
+    /// The flow the login is at (the one that ended it, once over), or nil when it ended before any.
+    public var flow: LoginFlow? {
+        switch stage {
+        case .flow(let flow, _), .exchange(let flow, _, _, _): flow
+        case .ended(_, let flow): flow
+        }
+    }
+
+    /// The attempt of ``flow`` now, or nil once over.
+    public var attempt: Int? {
+        switch stage {
+        case .flow(_, let attempt), .exchange(_, let attempt, _, _): attempt
+        case .ended: nil
+        }
+    }
+
+    /// What the app should do now, for a client that lost its last answer: `run`, `sms`, `exchange`
+    /// (the server is on it) or `done`.
+    public var next: String {
+        switch stage {
+        case .flow(.sms, _): "sms"
+        case .flow: "run"
+        case .exchange: "exchange"
+        case .ended: "done"
+        }
+    }
+
+    /// `session Ab…: mobile attempt 1, version 1`.
+    public var description: String { "session \(id): \(stage), version \(version)" }
+
+    // MARK: JSON
+
+    private enum CodingKeys: String, CodingKey {
+        case format, id, version, plan, stage, flow, attempt, token, receivedAt, ending, trace, alerts, createdAt, expiresAt
+        case exchangedTokens, unknownExchanges, verified
+    }
+
+    /// `onetap-session/1`.
+    static let format = "onetap-session/1"
+
+    /// Encodes the session as one JSON object (no token; digests only).
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.format, forKey: .format)
+        try container.encode(id, forKey: .id)
+        try container.encode(version, forKey: .version)
+        try container.encode(plan, forKey: .plan)
+        switch stage {
+        case .flow(let flow, let attempt):
+            try container.encode("flow", forKey: .stage)
+            try container.encode(flow, forKey: .flow)
+            try container.encode(attempt, forKey: .attempt)
+        case .exchange(let flow, let attempt, let token, let receivedAt):
+            try container.encode("exchange", forKey: .stage)
+            try container.encode(flow, forKey: .flow)
+            try container.encode(attempt, forKey: .attempt)
+            try container.encode(token, forKey: .token)
+            try container.encode(receivedAt.timeIntervalSince1970, forKey: .receivedAt)
+        case .ended(let ending, let flow):
+            try container.encode("ended", forKey: .stage)
+            try container.encode(ending, forKey: .ending)
+            try container.encodeIfPresent(flow, forKey: .flow)
+        }
+        try container.encode(trace, forKey: .trace)
+        try container.encode(alerts, forKey: .alerts)
+        try container.encode(createdAt.timeIntervalSince1970, forKey: .createdAt)
+        try container.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
+        try container.encode(exchangedTokens, forKey: .exchangedTokens)
+        try container.encode(unknownExchanges, forKey: .unknownExchanges)
+        try container.encodeIfPresent(verified, forKey: .verified)
+    }
+
+    /// Decodes what ``encode(to:)`` writes, checking that it makes a session.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` naming the key at fault.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let format = try container.decode(String.self, forKey: .format)
+        guard format == Self.format else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "format \(QuotedInput(format)) is not \(Self.format)")
+        }
+        id = try container.decode(LoginSessionID.self, forKey: .id)
+        version = try container.decode(Int.self, forKey: .version)
+        guard version >= 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .version, in: container, debugDescription: "a session's version starts at 1")
+        }
+        plan = try container.decode(LoginPlan.self, forKey: .plan)
+        let kind = try container.decode(String.self, forKey: .stage)
+        func attempt() throws -> Int {
+            let value = try container.decode(Int.self, forKey: .attempt)
+            guard value >= 1 else { throw DecodingError.dataCorruptedError(forKey: .attempt, in: container, debugDescription: "attempts start at 1") }
+            return value
+        }
+        switch kind {
+        case "flow":
+            stage = .flow(try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt())
+        case "exchange":
+            stage = .exchange(
+                try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt(), token: try container.decode(SHA256.Digest.self, forKey: .token),
+                receivedAt: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .receivedAt)))
+        case "ended":
+            stage = .ended(try container.decode(Decision.Ending.self, forKey: .ending), flow: try container.decodeIfPresent(LoginFlow.self, forKey: .flow))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .stage, in: container, debugDescription: "unknown stage \(QuotedInput(kind))")
+        }
+        trace = try container.decode([LoginStep].self, forKey: .trace)
+        alerts = try container.decode([LoginAlert].self, forKey: .alerts)
+        createdAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .createdAt))
+        expiresAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiresAt))
+        exchangedTokens = try container.decode([SHA256.Digest].self, forKey: .exchangedTokens)
+        unknownExchanges = try container.decode([UnknownExchange].self, forKey: .unknownExchanges)
+        verified = try container.decodeIfPresent(VerifiedLogin.self, forKey: .verified)
+    }
+}

@@ -1,0 +1,76 @@
+/// A login session's id: 128 bits from the system's CSPRNG, written as 22 characters of URL-safe
+/// base64 (RFC 4648 §5, no padding), so it can travel in a URL, a header or JSON as it is.
+public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The 22 characters.
+    public let text: String
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// A new id from the system's cryptographically secure generator.
+    /// - Returns: The id.
+    public static func random() -> LoginSessionID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A new id from a generator (tests give a seeded one; production uses ``random()``).
+    /// - Parameter generator: The source of the 128 bits.
+    /// - Returns: The id.
+    public static func random(using generator: inout some RandomNumberGenerator) -> LoginSessionID {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for _ in 0..<2 {
+            let word = generator.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return LoginSessionID(bytes: bytes)
+    }
+
+    /// Encodes 16 bytes.
+    init(bytes: [UInt8]) {
+        var out: [UInt8] = []
+        out.reserveCapacity(22)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { out.append(Self.alphabet[Int((chunk >> UInt32(shift)) & 63)]) }
+            index += 3
+        }
+        let last = UInt32(bytes[index]) << 16   // 16 bytes leave one
+        out.append(Self.alphabet[Int((last >> 18) & 63)])
+        out.append(Self.alphabet[Int((last >> 12) & 63)])
+        text = String(decoding: out, as: UTF8.self)
+    }
+
+    /// Reads an id a client sent back.
+    /// - Parameter text: The 22 characters.
+    /// - Throws: ``ParseError`` with subject `session id`: `empty`, `wrong-length` or `invalid-character`.
+    public init(_ text: String) throws(ParseError) {
+        if text.isEmpty { throw ParseError(.sessionID, .empty, input: text, reason: "no id") }
+        if let error = firstBadCharacterError(.sessionID, in: text, allowed: { $0.isASCII && Self.alphabet.contains(UInt8($0.value)) }) {
+            throw ParseError(.sessionID, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")
+        }
+        guard text.utf8.count == 22 else {
+            throw ParseError(.sessionID, .wrongLength, input: text, reason: "\(text.utf8.count) characters; a session id has 22")
+        }
+        self.text = text
+    }
+
+    /// The 22 characters.
+    public var description: String { text }
+
+    /// Decodes the 22 characters.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError.dataCorrupted` for a malformed id.
+    public init(from decoder: any Decoder) throws {
+        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try LoginSessionID(text) }
+    }
+
+    /// Encodes the 22 characters.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
