@@ -71,8 +71,11 @@ package struct SnapshotArguments: Hashable, Sendable {
         sim = try choice(parsed, "sim", command: command)
         if parsed.has("no-sim") {
             if let sim, sim != .absent { throw UsageError("--no-sim contradicts --sim \(sim.rawValue)", command: command) }
-            if plmn != nil || mcc != nil { throw UsageError("--no-sim contradicts a PLMN: a device without a SIM reports none", command: command) }
             sim = .absent
+        }
+        if sim == .absent, plmn != nil || mcc != nil {
+            let given = parsed.has("no-sim") ? "--no-sim" : "--sim absent"
+            throw UsageError("\(given) contradicts a PLMN: a device without a SIM reports none", command: command)
         }
         switch parsed.value("mobile-data") {
         case nil: mobileData = nil

@@ -16,9 +16,9 @@ import OneTap
 /// (optional `phone`), `{"exchange":"timeout"}`, `{"exchange":"fault"}`, `{"exchange":"token-expired"}`,
 /// `{"exchange":"replayed"}`. Any line may carry `"at"` (ISO 8601; otherwise lines are one second
 /// apart from 2026-12-01T00:00:00Z) and a report `"version"` (checked against the session's).
-struct Transcript {
+package struct Transcript {
     /// What one line came to.
-    enum Record {
+    package enum Record {
         /// The session after the line, and what it asks for next.
         case transition(LoginTransition)
         /// The session refused the report.
@@ -35,13 +35,13 @@ struct Transcript {
     static let placeholderNumber = PhoneNumber(unchecked: 13_800_138_000)
 
     let machine: LoginSessionMachine
-    private(set) var session: LoginSession? = nil
+    package private(set) var session: LoginSession? = nil
     private(set) var rejected = false
     private(set) var malformed = false
     private var number: PhoneNumber? = nil
     private var lines = 0
 
-    init(engine: LoginDecisionEngine) {
+    package init(engine: LoginDecisionEngine) {
         machine = LoginSessionMachine(engine: engine)
     }
 
@@ -51,7 +51,7 @@ struct Transcript {
     /// Replays one line.
     /// - Parameter text: The line's text (a JSON object), or blank, or a `#` comment.
     /// - Returns: What came of it.
-    mutating func replay(_ text: String) -> Record {
+    package mutating func replay(_ text: String) -> Record {
         lines += 1
         let trimmed = text.trimmingCharacters(in: " \t\r")
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .skipped }
@@ -190,7 +190,7 @@ struct Transcript {
 
     /// The JSON record of a line: `{"line":N,"next":…,"flow":…,"attempt":…,"ending":…,"reason":…,"version":…}`,
     /// `{"line":N,"rejected":…,"reason":…}` or `{"line":N,"error":…}`; never a token.
-    static func json(_ record: Record, line: Int) -> JSONObject? {
+    package static func json(_ record: Record, line: Int) -> JSONObject? {
         var object = JSONObject()
         object.add("line", Int64(line))
         switch record {

@@ -4,7 +4,7 @@
 //                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
 //   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
 //
-// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args.
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session.
 
 import Foundation
 #if canImport(Glibc)
@@ -38,7 +38,7 @@ enum Invariant {
 }
 
 enum Targets {
-    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments]
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session]
 
     static let knownKinds: Set<ParseError.Kind> = [
         .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,
@@ -90,7 +90,7 @@ enum Targets {
         let table = NumberSegmentTable.builtIn
         let (_, result) = bothWays(bytes, { (b) throws(ParseError) in try PhoneNumber(utf8: b) }, { (t) throws(ParseError) in try PhoneNumber(t) })
         guard case .success(let number) = result else { return }
-        Invariant.check(number.digits.count == 11 && number.digits.hasPrefix("1"), "not 11 digits starting with 1: \(number)")
+        Invariant.check(number.digits.count == 11 && ("13"..."19").contains(number.digits.prefix(2)), "not 11 digits starting 13 to 19: \(number)")
         Invariant.check((try? PhoneNumber(number.digits)) == number, "digits round trip changed \(number)")
         Invariant.check((try? PhoneNumber("+86 " + number.digits)) == number, "+86 form changed \(number)")
         let expected = table.segments.filter { number.digits.hasPrefix($0.prefix) }.max { $0.prefix.count < $1.prefix.count }
@@ -107,7 +107,7 @@ enum Targets {
             Invariant.check(OutcomeAction.allCases.contains(action), "no action")
             switch parsed {
             case .success(let code):
-                Invariant.check(action == table.action(for: flow, code: code), "string and integer classification disagree for \(code)")
+                Invariant.check(action == table.action(for: flow, code: code), "text and ResultCode classification disagree for \(code)")
                 Invariant.check(table.outcome(for: flow, code: code).action == action, "outcome(for:code:) disagrees for \(code)")
             case .failure:
                 Invariant.check(action == table.defaultEntry(for: flow).action, "a non-code did not get the flow's default")
@@ -153,7 +153,7 @@ enum Targets {
     static let tables = FuzzTarget(name: "tables", summary: "every Data/ table loader and the decision-table parser") { bytes in
         guard let selector = bytes.first else { return }
         let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
-        switch selector % 6 {
+        switch selector % 9 {
         case 0:
             guard let table = try? PLMNTable(csv: text, file: "fuzz.csv") else { return }
             for entry in table.entries {
@@ -193,6 +193,20 @@ enum Targets {
             for rule in policy.rules {
                 Invariant.check(rule.flows.last == .sms && Set(rule.flows).count == rule.flows.count, "a rule whose flows are not a plan")
             }
+        case 5:
+            guard let table = try? ExchangeCodeTable(csv: text, file: "fuzz.csv") else { return }
+            for entry in table.entries {
+                Invariant.check(entry.flow.isOneTap && (entry.action != .misconfigured || entry.alert), "an accepted row outside the rules")
+                if let code = entry.code { Invariant.check(table.entry(for: entry.flow, code: code) == entry, "a row does not classify") }
+            }
+        case 6:
+            guard let table = try? TokenLifetimeTable(csv: text, file: "fuzz.csv") else { return }
+            for flow in LoginFlow.allCases where flow.isOneTap {
+                Invariant.check(table.entry(for: flow).map { $0.lifetime > .zero } ?? false, "a one-tap flow without a lifetime")
+            }
+        case 7:
+            guard let table = try? DecisionTable(transcript: text, file: "fuzz.transcript") else { return }
+            for testCase in table.cases { Invariant.check(!testCase.expectations.isEmpty, "an expectation without fields") }
         default:
             guard let table = try? DecisionTable(text: text, file: "fuzz.table") else { return }
             for testCase in table.cases { Invariant.check(!testCase.expectations.isEmpty, "a case without expectations") }
@@ -226,6 +240,42 @@ enum Targets {
         Invariant.check(first == second, "parsing the same arguments twice differs")
         if case .failure(let error) = first {
             Invariant.check(!error.message.isEmpty && error.description.contains("--help"), "a usage error that does not point at help")
+        }
+    }
+}
+
+extension Targets {
+    /// Lines of NDJSON replayed as a login transcript through the server's session machine: whatever the
+    /// reports, versions only grow (by one per accepted report), a rejected report changes nothing, no
+    /// token is exchanged twice, no record shows a token, and the session survives a JSON round trip.
+    static let session = FuzzTarget(name: "session", summary: "login transcripts through the session machine") { bytes in
+        var transcript = Transcript(engine: LoginDecisionEngine())
+        var previous: LoginSession? = nil
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let record = transcript.replay(String(line))
+            if let object = Transcript.json(record, line: index + 1) {
+                for secret in ["FUZZ-SECRET", "\"token\""] { Invariant.check(!object.json.contains(secret), "a record shows a token: \(object.json)") }
+            }
+            guard let session = transcript.session else { continue }
+            switch record {
+            case .transition:
+                if let previous {
+                    let grew = session.version == previous.version + 1
+                    let progress = session.version == previous.version && session == previous
+                    Invariant.check(grew || progress, "the version went from \(previous.version) to \(session.version)")
+                    Invariant.check(session.trace.count >= previous.trace.count, "the trace shrank")
+                }
+                Invariant.check(Set(session.exchangedTokens).count == session.exchangedTokens.count, "a token was exchanged twice")
+            case .rejected, .malformed, .skipped:
+                Invariant.check(previous == nil || session == previous, "a refused line changed the session")
+            }
+            if let data = try? JSONEncoder().encode(session) {
+                Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: data)) == session, "the session's JSON round trip changed it")
+            } else {
+                Invariant.check(false, "a session that does not encode")
+            }
+            previous = session
         }
     }
 }

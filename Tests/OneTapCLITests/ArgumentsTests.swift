@@ -62,6 +62,8 @@ import Testing
         (["route", "--plmn", "46000", "--mcc", "460", "--mnc", "00"], "give --plmn or --mcc with --mnc, not both"),
         (["route", "--mcc", "460"], "--mcc and --mnc come together"),
         (["route", "--no-sim", "--plmn", "46000"], "--no-sim contradicts a PLMN"),
+        (["route", "--sim", "absent", "--plmn", "46000"], "--sim absent contradicts a PLMN"),
+        (["route", "--sim=absent", "--mcc", "460", "--mnc", "00"], "--sim absent contradicts a PLMN"),
         (["route", "--network", "5g"], "option --network must be one of wifi, cellular, both, none, not '5g'"),
         (["route", "--mobile-data", "yes"], "option --mobile-data must be on or off, not 'yes'"),
         (["route", "--cellular-access", "denied"], "option --cellular-access must be one of allowed, restricted, unknown"),

@@ -93,11 +93,12 @@ import Testing
         let run = try Binary.run(["route", "-", "--json"], stdin: input)
         #expect(run.status == 65)
         #expect(run.lines.count == 5)
-        #expect(run.lines[0] == #"{"carrier":"telecom","evidence":"plmn","flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#)
-        #expect(run.lines[1] == #"{"carrier":"mobile","evidence":"plmn","flows":["sms"],"reason":"mobile-data-off","condition":"mobile-data-off"}"#)
+        // Every record starts with the line it answers, as `carrier -` and `number -` records do.
+        #expect(run.lines[0] == #"{"input":"{\"sim\":\"present\",\"plmn\":\"46011\",\"network\":\"both\"}","carrier":"telecom","evidence":"plmn","flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#)
+        #expect(run.lines[1] == #"{"input":"{\"network\":\"wifi\",\"mobileData\":\"off\",\"plmn\":\"46000\"}","carrier":"mobile","evidence":"plmn","flows":["sms"],"reason":"mobile-data-off","condition":"mobile-data-off"}"#)
         #expect(run.lines[2] == #"{"input":"{\"plmn\":\"4600a\"}","error":"line 3: key 'plmn': invalid PLMN \"4600a\": 'a' at position 5 is not allowed"}"#)
         #expect(run.lines[3].hasPrefix(#"{"input":"not json","error":"line 4: not a JSON object: "#))
-        #expect(run.lines[4] == #"{"carrier":"telecom","evidence":"ipv6","flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#)
+        #expect(run.lines[4] == #"{"input":"{\"network\":\"cellular\",\"ip\":\"240e:400::9\"}","carrier":"telecom","evidence":"ipv6","flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#)
         #expect(run.stderr == "onetap: error: 2 of 5 snapshots were malformed\n")
     }
 
@@ -230,6 +231,19 @@ import Testing
         #expect(run.stdout == #"{"state":"stale","issuedAt":"2026-11-01T00:00:00.000Z","expiresAt":"2026-12-01T00:00:00.000Z","refreshFrom":"2026-11-02T00:00:00.000Z","remainingSeconds":1382400}"# + "\n")
     }
 
+    /// The time left reads as a span, and an expired token says how long ago, never as `-0d 14h…`.
+    @Test(arguments: [
+        ("2026-12-01T14:36:13Z", "remaining:     none: expired 14h 36m 13s ago (-52573 s)"),
+        ("2026-11-02T00:00:00Z", "remaining:     29d 0h 0m 0s (2505600 s)"),
+        ("2026-12-01T00:00:00Z", "remaining:     0s (0 s)"),
+        ("2026-11-30T23:59:30Z", "remaining:     30s (30 s)"),
+    ])
+    func tokenTextRemaining(now: String, line: String) throws {
+        let run = try Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--now", now])
+        #expect(run.status == 0)
+        #expect(run.lines.contains(line), "\(run.stdout)")
+    }
+
     @Test(arguments: [
         (["--expires-in", "7200", "--now", "2026-11-01T00:59:59.999Z"], "fresh"),
         (["--expires-in", "7200", "--now", "2026-11-01T01:00:00Z"], "stale"),
@@ -334,7 +348,7 @@ import Testing
         #expect(run.lines.count == 4)
         #expect(run.lines[0].contains(#""error":"line 1: key 'plmn': expected a string""#))
         #expect(run.lines[1].contains(#""error":"line 2: key 'sim': expected a string""#))
-        #expect(run.lines[2] == #"{"carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"#)
+        #expect(run.lines[2] == #"{"input":"{\"plmn\":\"46000\"}","carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"#)
         #expect(run.lines[3].hasPrefix(#"{"input":"\#u{FFFD}\#u{FFFD}","error":"line 4: not a JSON object"#))
         #expect(run.stderr == "onetap: error: 3 of 4 snapshots were malformed\n")
     }

@@ -13,21 +13,26 @@ struct Run: Sendable {
 }
 
 enum Binary {
-    /// The built `onetap`, beside the test bundle in the build directory.
-    static let url: URL = {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
-        // On macOS the test bundle is a directory inside the build directory.
-        while directory.path != "/", !FileManager.default.fileExists(atPath: directory.appendingPathComponent("onetap").path) {
-            directory = directory.deletingLastPathComponent()
+    /// The build's products directory: found through `Bundle`, on macOS (the test bundle's folder) and
+    /// Linux (the test executable's folder) alike.
+    static let directory: URL = {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
         }
-        return directory.appendingPathComponent("onetap")
+        return Bundle.main.bundleURL.deletingLastPathComponent()
+        #else
+        return Bundle.main.bundleURL
+        #endif
     }()
 
-    /// Runs the binary with arguments and standard input; waits for it.
-    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String]? = nil) throws -> Run {
+    /// The built `onetap`.
+    static let url = directory.appendingPathComponent("onetap")
+
+    /// Runs an executable of the build with arguments and standard input; waits for it.
+    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String]? = nil, executable: String = "onetap") throws -> Run {
         let process = Process()
-        process.executableURL = url
+        process.executableURL = directory.appendingPathComponent(executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
         let input = Pipe(), output = Pipe(), error = Pipe()
@@ -35,21 +40,44 @@ enum Binary {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        // Write stdin and drain both outputs concurrently so large data cannot deadlock the pipes.
-        let writer = Thread {
+        // Write stdin and drain standard error on dispatch threads while this thread drains standard
+        // output, so large data cannot deadlock the pipes; the group joins them before their results
+        // are read.
+        let group = DispatchGroup()
+        let errorData = LockedBox<Data>(Data())
+        DispatchQueue.global().async(group: group) {
             input.fileHandleForWriting.write(Data(stdin))
             try? input.fileHandleForWriting.close()
         }
-        writer.start()
-        nonisolated(unsafe) var errorData = Data()
-        let errorReader = Thread { errorData = error.fileHandleForReading.readDataToEndOfFile() }
-        errorReader.start()
+        DispatchQueue.global().async(group: group) {
+            errorData.set(error.fileHandleForReading.readDataToEndOfFile())
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while errorReader.isExecuting || !errorReader.isFinished { usleep(1000) }
+        group.wait()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: errorData, as: UTF8.self), stdoutBytes: Array(outputData))
+            stderr: String(decoding: errorData.get(), as: UTF8.self), stdoutBytes: Array(outputData))
+    }
+}
+
+/// A value handed between threads under a lock.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func set(_ newValue: Value) {
+        lock.lock()
+        value = newValue
+        lock.unlock()
+    }
+
+    func get() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }
 

@@ -27,7 +27,7 @@ enum RouteCommand {
             } else {
                 do {
                     let snapshot = try decoder.decode(DeviceSnapshot.self, from: Data(buffer: bytes))
-                    write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
+                    write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output, input: bytes)
                     return !output.failed
                 } catch {
                     problem = "line \(number): " + describe(error)
@@ -55,10 +55,14 @@ enum RouteCommand {
         return .success
     }
 
-    /// Prints a plan.
-    static func write(_ plan: LoginPlan, engine: LoginDecisionEngine, json: Bool, output: OutputBuffer) {
+    /// Prints a plan; a plan for a line of standard input starts with that line as `input`, as the
+    /// records of `carrier -` and `number -` do.
+    static func write(_ plan: LoginPlan, engine: LoginDecisionEngine, json: Bool, output: OutputBuffer, input: UnsafeBufferPointer<UInt8>? = nil) {
         if json {
-            output.line(planJSON(plan).json)
+            var object = JSONObject()
+            if let input { object.add("input", String(decoding: input, as: UTF8.self)) }
+            object.merge(planJSON(plan))
+            output.line(object.json)
         } else {
             let rule = engine.policy.rule(for: plan.condition)
             output.line("""

@@ -75,7 +75,7 @@ enum TokenCommand {
                 expires at:    \(Timestamp.format(token.expiresAt))
                 refresh from:  \(Timestamp.format(policy.refreshFrom(token)))
                 expired from:  \(Timestamp.format(policy.expiredFrom(token)))
-                remaining:     \(DurationText.describe(remaining)) (\(remaining) s)
+                remaining:     \(remaining < 0 ? "none: expired \(DurationText.describe(-remaining)) ago" : DurationText.describe(remaining)) (\(remaining) s)
                 """)
         }
         return .success
@@ -127,12 +127,14 @@ enum DurationText {
         return value * scale
     }
 
+    /// `29d 23h 0m 0s`, `14h 36m 13s`, `0s`: a span of time without a sign (the caller says which way).
     static func describe(_ seconds: Int64) -> String {
-        let sign = seconds < 0 ? "-" : ""
         var rest = seconds.magnitude
         let days = rest / 86_400; rest %= 86_400
         let hours = rest / 3600; rest %= 3600
         let minutes = rest / 60
-        return "\(sign)\(days)d \(hours)h \(minutes)m \(rest % 60)s"
+        let parts = [(days, "d"), (hours, "h"), (minutes, "m"), (rest % 60, "s")]
+        guard let first = parts.firstIndex(where: { $0.0 > 0 }) else { return "0s" }
+        return parts[first...].map { "\($0.0)\($0.1)" }.joined(separator: " ")
     }
 }

@@ -1,7 +1,7 @@
 import OneTap
 
 /// A JSON object written in the order its members are added, for the CLI's one-line records.
-struct JSONObject {
+package struct JSONObject {
     private(set) var text = "{"
     private var empty = true
 
@@ -41,6 +41,15 @@ struct JSONObject {
         text += json
     }
 
+    /// Adds every member of another object, after this one's.
+    mutating func merge(_ other: JSONObject) {
+        let body = other.text.dropFirst()
+        guard !body.isEmpty else { return }
+        if !empty { text += "," }
+        empty = false
+        text += body
+    }
+
     /// The object's text.
-    var json: String { text + "}" }
+    package var json: String { text + "}" }
 }

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+/// The committed fuzz corpus (`Tests/FuzzCorpus/<target>/`) replayed through each target's invariants
+/// by the `OneTapFuzz` replay tool, so an input that once found a bug keeps being checked by `swift test`,
+/// not only by `.ci/fuzz`.
+@Suite struct FuzzCorpusTests {
+    static let corpus = Package.path("Tests/FuzzCorpus")
+
+    /// Every target directory in the corpus, or the listing's failure (which fails the test below).
+    static let targets: Result<[String], any Error> = Result {
+        try FileManager.default.contentsOfDirectory(atPath: corpus).sorted()
+    }
+
+    @Test func everyFuzzTargetHasACorpus() throws {
+        #expect(try Self.targets.get() == ["cli-args", "code", "ip", "phone", "plmn", "session", "snapshot", "tables", "token-record"])
+    }
+
+    @Test(arguments: (try? targets.get()) ?? [])
+    func corpusKeepsEveryInvariant(target: String) throws {
+        let run = try Binary.run([target, Self.corpus + "/" + target], executable: "OneTapFuzz")
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.hasPrefix("\(target): ") && run.stdout.hasSuffix(" 0 broken invariants\n"), "\(run.stdout)")
+    }
+}
