@@ -43,7 +43,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         init(flow: LoginFlow, token: SHA256.Digest, at: Date) {
             self.flow = flow
             self.token = token
-            self.at = at
+            self.at = LoginSession.stored(at)
         }
 
         private enum CodingKeys: String, CodingKey { case flow, token, at }
@@ -99,12 +99,17 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         self.stage = stage
         self.trace = []
         self.alerts = []
-        self.createdAt = createdAt
-        self.expiresAt = expiresAt
+        self.createdAt = Self.stored(createdAt)
+        self.expiresAt = Self.stored(expiresAt)
         self.exchangedTokens = []
         self.unknownExchanges = []
         self.verified = nil
     }
+
+    /// An instant as the session's JSON reads it back (seconds since 1970, a `Double`, which cannot hold
+    /// every `Date` exactly): a session keeps its instants in this form, so a session read from a store
+    /// equals the one written.
+    static func stored(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970) }
 
     /// How the login ended, or nil while it runs.
     public var ending: Decision.Ending? {

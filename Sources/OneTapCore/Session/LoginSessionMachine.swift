@@ -172,7 +172,7 @@ public struct LoginSessionMachine: Sendable {
                         flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: outcome.meaningEN + ": exchange the token",
                         next: .exchange(flow)))
                     next.exchangedTokens.append(digest)
-                    next.stage = .exchange(flow, attempt: attempt, token: digest, receivedAt: now)
+                    next.stage = .exchange(flow, attempt: attempt, token: digest, receivedAt: LoginSession.stored(now))
                     next.version += 1
                     return LoginTransition(session: next, instruction: .exchange(credential), events: events)
                 }

@@ -1,0 +1,83 @@
+import Testing
+@testable import OneTapCore
+
+@Suite struct TokenLifetimeTableTests {
+    let table = TokenLifetimeTable.builtIn
+
+    /// Every row of Data/token-lifetimes.csv, read independently, gives its flow's lifetime and use.
+    @Test(arguments: DataFile.rows("token-lifetimes.csv"))
+    func everyRowGivesItsLifetime(row: DataRow) throws {
+        try #require(row.problem == nil)
+        let flow = try #require(LoginFlow(rawValue: row["flow"]))
+        let seconds = try #require(Int64(row["lifetime_seconds"]))
+        let entry = try #require(table.entry(for: flow))
+        #expect(entry.flow == flow && entry.lifetime == .seconds(seconds))
+        #expect(entry.singleUse == (row["single_use"] == "yes"))
+        #expect(entry.source == row["source"] && entry.line == row.line)
+    }
+
+    @Test func everyOneTapFlowHasARowAndSMSNone() {
+        #expect(table.entries.map(\.flow).sorted { $0.rawValue < $1.rawValue } == [.mobile, .tianyi, .unicom])
+        #expect(table.entry(for: .sms) == nil)
+        #expect(table.entries.count == DataFile.rows("token-lifetimes.csv").count)
+    }
+
+    /// China Mobile's token lives 2 minutes and is good once (its SDK documentation: token有效期2min，一次有效).
+    @Test func chinaMobilesTokenLivesTwoMinutesOnce() throws {
+        let mobile = try #require(table.entry(for: .mobile))
+        #expect(mobile.lifetime == .seconds(120) && mobile.singleUse)
+    }
+
+    // MARK: Malformed tables
+
+    static let header = "flow,lifetime_seconds,single_use,source"
+
+    static func text(_ rows: String, without: LoginFlow? = nil) -> String {
+        let base = ["mobile,120,yes,s", "tianyi,600,yes,s", "unicom,1800,no,s"].filter { without == nil || !$0.hasPrefix("\(without!),") }
+        return "\(header)\n\(rows)\n\(base.joined(separator: "\n"))\n"
+    }
+
+    @Test(arguments: ["1", "86400", "120", "007"])
+    func lifetimesFromOneSecondToADayLoad(seconds: String) throws {
+        let replacement = try TokenLifetimeTable(csv: Self.text("mobile,\(seconds),no,s", without: .mobile), file: "t.csv")
+        #expect(replacement.entry(for: .mobile)?.lifetime == .seconds(Int64(seconds)!))
+        #expect(replacement.entry(for: .mobile)?.singleUse == false)
+    }
+
+    @Test(arguments: [
+        ("sms,60,yes,s", TableError.Kind.invalidValue, 2, "flow" as String?),
+        ("mobil,60,yes,s", .invalidValue, 2, "flow"),
+        ("mobile,0,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,86401,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,2m,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,-5,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,+60,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,1.5,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,1e3,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,99999999999999999999,yes,s", .invalidValue, 2, "lifetime_seconds"),
+        ("mobile,60,y,s", .invalidValue, 2, "single_use"),
+        ("mobile,60,YES,s", .invalidValue, 2, "single_use"),
+        ("mobile,60,true,s", .invalidValue, 2, "single_use"),
+        ("mobile,60,yes,s", .duplicateKey, 3, "flow"),   // the base rows follow: mobile is listed twice
+        ("mobile,60", .fieldCount, 2, nil),
+    ])
+    func malformedRows(rows: String, kind: TableError.Kind, line: Int, column: String?) {
+        #expect {
+            try TokenLifetimeTable(csv: Self.text(rows), file: "t.csv")
+        } throws: { error in
+            let error = error as! TableError
+            return error.kind == kind && error.line == line && error.column == column && error.description.hasPrefix("t.csv:\(line): ")
+        }
+    }
+
+    @Test(arguments: [LoginFlow.mobile, .tianyi, .unicom])
+    func aMissingOneTapFlowIsRefused(flow: LoginFlow) {
+        #expect {
+            try TokenLifetimeTable(csv: Self.text("# no row for \(flow)", without: flow), file: "t.csv")
+        } throws: { error in
+            let error = error as! TableError
+            return error.kind == .incomplete && error.line == 0 && error.column == nil && error.message.contains("no row for \(flow);")
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// The guard around the paid exchange, on a fake clock with a scripted carrier.
+@Suite struct ExchangeGuardTests {
+    let clock = FakeClock()
+    let ledger = InMemoryExchangeLedger()
+    static let number = try! PhoneNumber("13800138000")
+    /// SHA-256("abc"), FIPS 180-2 appendix B.1: the ledger keeps digests, never tokens.
+    static let abc = SHA256.Digest(hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")!
+
+    func guarded(_ provider: MockTokenExchange, ledger: (any ExchangeLedger)? = nil, timeout: Duration = .seconds(5)) -> ExchangeGuard {
+        ExchangeGuard(provider: provider, ledger: ledger ?? self.ledger, timeout: timeout, clock: clock)
+    }
+
+    func provider(_ answers: [MockAnswer<ExchangeResponse?>] = []) -> MockTokenExchange {
+        MockTokenExchange(answers, number: Self.number, clock: clock)
+    }
+
+    static func credential(_ flow: LoginFlow = .mobile, _ token: String = "abc", refresh: String? = nil) -> CarrierCredential {
+        CarrierCredential(flow: flow, token: Secret(token), refreshToken: refresh.map(Secret.init), uniqueID: flow == .mobile ? "u" : nil)
+    }
+
+    static func success(_ flow: LoginFlow) -> ExchangeAnswer {
+        .answered(flow == .mobile ? "103000" : "0", phoneNumber: number)
+    }
+
+    // MARK: Token age
+
+    /// The carriers' published lifetimes: China Mobile 2 minutes, China Telecom 10, China Unicom 30.
+    @Test(arguments: [
+        (LoginFlow.mobile, 120.0, true), (.mobile, 121, true), (.mobile, 86_400, true), (.mobile, 119.999, false), (.mobile, 0, false),
+        (.tianyi, 600, true), (.tianyi, 599.5, false), (.unicom, 1800, true), (.unicom, 1799, false),
+    ])
+    func aTokenOlderThanItsLifetimeIsNotSent(flow: LoginFlow, age: Double, expired: Bool) async {
+        let provider = provider()
+        let exchange = guarded(provider)
+        let answer = await exchange.exchange(Self.credential(flow), receivedAt: clock.now().addingTimeInterval(-age))
+        if expired {
+            #expect(answer == .tokenExpired)
+            #expect(provider.flowsExchanged.isEmpty)
+            // Nothing was claimed: a fresh report of the same token may still be exchanged.
+            #expect(await exchange.exchange(Self.credential(flow), receivedAt: clock.now()) == Self.success(flow))
+        } else {
+            #expect(answer == Self.success(flow))
+        }
+        #expect(provider.flowsExchanged == [flow])
+    }
+
+    @Test func theAgeRunsOnTheInjectedClock() async {
+        let provider = provider()
+        let exchange = guarded(provider)
+        let received = clock.now()
+        clock.advance(by: .seconds(120))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: received) == .tokenExpired)
+        #expect(provider.flowsExchanged.isEmpty)
+    }
+
+    @Test func aReplacementLifetimeTableIsHonoured() async throws {
+        let lifetimes = try TokenLifetimeTable(csv: "flow,lifetime_seconds,single_use,source\nmobile,10,yes,s\ntianyi,10,yes,s\nunicom,10,yes,s\n", file: "t.csv")
+        let provider = provider()
+        let exchange = ExchangeGuard(provider: provider, ledger: ledger, lifetimes: lifetimes, clock: clock)
+        #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-10)) == .tokenExpired)
+        #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-9)) == Self.success(.unicom))
+    }
+
+    // MARK: Once per token
+
+    @Test func theSameTokenTwiceIsReplayed() async {
+        let provider = provider()
+        let exchange = guarded(provider)
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now()) == Self.success(.mobile))
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now()) == .replayed)
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-2"), receivedAt: clock.now()) == Self.success(.mobile))
+        #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
+    }
+
+    /// Two server instances sharing a ledger: a token is sent once, whichever instance gets it.
+    @Test func aSharedLedgerRefusesAcrossInstances() async {
+        let provider = provider()
+        let first = guarded(provider)
+        let second = guarded(provider)
+        let answers = await withTaskGroup(of: ExchangeAnswer.self) { group in
+            for index in 0..<50 {
+                let exchange = index.isMultiple(of: 2) ? first : second
+                group.addTask { await exchange.exchange(Self.credential(.tianyi, "shared"), receivedAt: self.clock.now()) }
+            }
+            var answers: [ExchangeAnswer] = []
+            for await answer in group { answers.append(answer) }
+            return answers
+        }
+        #expect(answers.filter { $0 == Self.success(.tianyi) }.count == 1)
+        #expect(answers.filter { $0 == .replayed }.count == 49)
+        #expect(provider.tokensSent == ["shared": 1])
+    }
+
+    @Test func aTokenWhoseExchangeFailedIsNotSentAgain() async {
+        let provider = provider([.error(CarrierError("connection reset"))])
+        let exchange = guarded(provider)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .fault("connection reset"))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .replayed)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    @Test func anAnsweredErrorIsReplayedToo() async {
+        let provider = provider([.value(ExchangeResponse(code: "103101"))])
+        let exchange = guarded(provider)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .answered("103101"))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .replayed)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    // MARK: No answer
+
+    /// Runs an exchange whose carrier call hangs, and lets the guard's limit pass on the fake clock.
+    func timedOut(_ exchange: ExchangeGuard, _ credential: CarrierCredential = credential()) async -> ExchangeAnswer {
+        let task = Task { await exchange.exchange(credential, receivedAt: clock.now()) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: exchange.timeout - .milliseconds(1))
+        #expect(clock.sleeperCount == 1, "the guard gave up before its limit")
+        clock.advance(by: .milliseconds(1))
+        return await task.value
+    }
+
+    @Test func aHungCarrierTimesOutAndIsKeptAsUnknown() async throws {
+        let provider = provider([.hang])
+        let exchange = guarded(provider, timeout: .seconds(5))
+        let start = clock.now()
+        #expect(await timedOut(exchange) == .timeout)
+        let unknown = try await ledger.unknownExchanges(since: .distantPast)
+        #expect(unknown.map(\.token) == [Self.abc])
+        #expect(unknown.first?.at == start.addingTimeInterval(5))
+        #expect(try await ledger.unknownExchanges(since: start.addingTimeInterval(6)).isEmpty)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    /// A resend of a token whose first exchange went unanswered, answered "already used": the first
+    /// exchange may have spent it, so the result is still unknown, not the user's fault.
+    @Test(arguments: ["104201", "103505"] as [ResultCode])
+    func alreadyUsedAfterAnUnknownExchangeIsStillUnknown(code: ResultCode) async throws {
+        let provider = provider([.hang, .value(ExchangeResponse(code: code))])
+        let exchange = guarded(provider)
+        #expect(await timedOut(exchange) == .timeout)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .timeout)
+        #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
+        #expect(provider.tokensSent == ["abc": 2])
+    }
+
+    @Test func aResendAfterAnUnknownExchangeCanLearnTheResult() async throws {
+        let provider = provider([.hang])
+        let exchange = guarded(provider)
+        #expect(await timedOut(exchange) == .timeout)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == Self.success(.mobile))
+        #expect(try await ledger.unknownExchanges(since: .distantPast).isEmpty)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .replayed)
+        #expect(provider.tokensSent == ["abc": 2])
+    }
+
+    @Test func aResendAfterAnUnknownExchangeThatFailsStaysUnknown() async throws {
+        let provider = provider([.hang, .error(CarrierError("reset"))])
+        let exchange = guarded(provider)
+        #expect(await timedOut(exchange) == .timeout)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .fault("reset"))
+        #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
+    }
+
+    @Test func aSlowAnswerWithinTheLimitIsTaken() async {
+        let provider = provider([.delay(.seconds(4), ExchangeResponse(code: "103000", phoneNumber: Self.number))])
+        let exchange = guarded(provider, timeout: .seconds(5))
+        let task = Task { await exchange.exchange(Self.credential(), receivedAt: clock.now()) }
+        await clock.waitForSleepers(2)   // the guard's limit and the carrier's delay
+        clock.advance(by: .seconds(4))
+        #expect(await task.value == Self.success(.mobile))
+    }
+
+    // MARK: Failures
+
+    @Test func aFailingLedgerSendsNothing() async {
+        let provider = provider()
+        let exchange = guarded(provider, ledger: FailingLedger(claim: "ledger write failed for abc"))
+        let answer = await exchange.exchange(Self.credential(), receivedAt: clock.now())
+        guard case .fault(let message) = answer else {
+            Issue.record("expected a fault, got \(answer)")
+            return
+        }
+        #expect(message.contains("ledger"))
+        #expect(!message.contains("abc"), "the token leaked: \(message)")
+        #expect(provider.flowsExchanged.isEmpty)
+    }
+
+    @Test func aLedgerThatCannotSettleKeepsTheAnswerAndRefusesAResend() async {
+        let provider = provider()
+        let exchange = guarded(provider, ledger: FailingLedger(settle: "settle failed"))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == Self.success(.mobile))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .replayed)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    @Test func theCarriersErrorTextIsScrubbedOfTheTokens() async {
+        let token = "T-secret-7f3a"
+        let refresh = "R-secret-91bc"
+        let provider = provider([.error(CarrierError("HTTP 500 for token=\(token)&refresh=\(refresh): \(String(repeating: "x", count: 400)) \(token)"))])
+        let exchange = guarded(provider)
+        let answer = await exchange.exchange(Self.credential(.tianyi, token, refresh: refresh), receivedAt: clock.now())
+        guard case .fault(let message) = answer else {
+            Issue.record("expected a fault, got \(answer)")
+            return
+        }
+        #expect(!message.contains(token) && !message.contains(refresh), "a token leaked: \(message)")
+        #expect(message.hasPrefix("HTTP 500 for token=<redacted>&refresh=<redacted>: xxx"))
+        #expect(message.count <= 200)
+    }
+}
+
+/// A carrier call that failed with a message.
+struct CarrierError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A ledger that fails to claim or to settle, with a message.
+final class FailingLedger: ExchangeLedger {
+    private let base = InMemoryExchangeLedger()
+    private let claimError: String?
+    private let settleError: String?
+
+    init(claim: String? = nil, settle: String? = nil) {
+        claimError = claim
+        settleError = settle
+    }
+
+    func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState? {
+        if let claimError { throw CarrierError(claimError) }
+        return try await base.claim(token, at: now)
+    }
+
+    func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        if let settleError { throw CarrierError(settleError) }
+        try await base.settle(token, state, at: now)
+    }
+
+    func unknownExchanges(since: Date) async throws -> [(token: SHA256.Digest, at: Date)] { try await base.unknownExchanges(since: since) }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// The server's two handlers over a shared store, on a fake clock.
+@Suite struct LoginServerTests {
+    let clock = FakeClock()
+    let store = InMemoryLoginSessionStore()
+    let events = RecordingEventSink()
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+    static let number = try! PhoneNumber("13800138000")
+
+    func server(store: (any LoginSessionStore)? = nil, exchange: ExchangeGuard? = nil) -> LoginServer {
+        LoginServer(store: store ?? self.store, exchange: exchange, clock: clock, events: events)
+    }
+
+    static func success(_ token: String) -> LoginReport {
+        .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "uid-1"))
+    }
+
+    @Test func startStoresVersionOne() async throws {
+        let started = try await server().start(Self.mobileSIM)
+        #expect(started.session.version == 1)
+        #expect(started.session.createdAt == clock.now())
+        #expect(started.session.expiresAt == clock.now().addingTimeInterval(600))
+        if case .run(.mobile, attempt: 1) = started.instruction {} else { Issue.record("expected run mobile 1, got \(started.instruction)") }
+        #expect(try await store.load(started.session.id) == started.session)
+        #expect(store.count == 1)
+        #expect(events.names == ["planned", "flow-started"])
+    }
+
+    @Test func aReportAdvancesAndIsStored() async throws {
+        let logins = server()
+        let started = try await logins.start(Self.mobileSIM)
+        clock.advance(by: .seconds(3))
+        let next = try await logins.report(.result(.mobile, code: "200023"), to: started.session.id, version: 1)
+        #expect(next.session.version == 2)
+        if case .run(.mobile, attempt: 2) = next.instruction {} else { Issue.record("expected run mobile 2, got \(next.instruction)") }
+        #expect(try await store.load(started.session.id) == next.session)
+        #expect(try await logins.session(started.session.id) == next.session)
+        let after = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: nil)
+        #expect(after.session.version == 3 && after.session.next == "sms")
+        #expect(try await store.load(started.session.id) == after.session)
+    }
+
+    @Test func aSuccessIsExchangedInTheSameCall() async throws {
+        let provider = MockTokenExchange(number: Self.number, account: "acct-1", clock: clock)
+        let logins = server(exchange: ExchangeGuard(provider: provider, clock: clock))
+        let started = try await logins.start(Self.mobileSIM)
+        let done = try await logins.report(Self.success("T-secret-1"), to: started.session.id, version: 1)
+        guard case .done(.success, .mobile, let verified) = done.instruction else {
+            Issue.record("expected done success via mobile, got \(done.instruction)")
+            return
+        }
+        #expect(verified == VerifiedLogin(phoneNumber: Self.number, account: "acct-1"))
+        #expect(done.session.version == 3)
+        #expect(done.session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:exchange-103000:success"])
+        #expect(try await store.load(started.session.id) == done.session)
+        #expect(provider.tokensSent == ["T-secret-1": 1])
+        #expect(provider.flowsExchanged == [.mobile])
+        #expect(events.names.contains("succeeded"))
+        #expect(!events.recorded.map { "\($0)" }.joined().contains("T-secret-1"))
+    }
+
+    @Test func aTokenAnotherLoginExchangedIsNotSentAgain() async throws {
+        let provider = MockTokenExchange(number: Self.number, clock: clock)
+        let exchange = ExchangeGuard(provider: provider, clock: clock)
+        let logins = server(exchange: exchange)
+        let first = try await logins.start(Self.mobileSIM)
+        let second = try await logins.start(Self.mobileSIM)
+        _ = try await logins.report(Self.success("T-shared"), to: first.session.id, version: 1)
+        let replayed = try await logins.report(Self.success("T-shared"), to: second.session.id, version: 1)
+        #expect(replayed.session.trace.last.map { "\($0.result.code):\($0.action)" } == "token-replayed:switch")
+        #expect(replayed.session.next == "sms")
+        #expect(provider.tokensSent == ["T-shared": 1])
+    }
+
+    @Test func withoutAnExchangeTheServerAsksForOne() async throws {
+        let logins = server()
+        let started = try await logins.start(Self.mobileSIM)
+        let asked = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
+        guard case .exchange(let credential) = asked.instruction else {
+            Issue.record("expected an exchange instruction, got \(asked.instruction)")
+            return
+        }
+        #expect(credential.token.reveal() == "T1")
+        let done = try await logins.report(.exchange(.answered("103000", phoneNumber: Self.number)), to: started.session.id, version: 2)
+        #expect(done.session.ending == .success && done.session.version == 3)
+    }
+
+    @Test func anUnknownSessionIsRejected() async throws {
+        let id = LoginSessionID.random()
+        await #expect {
+            try await server().report(.timeout(.mobile), to: id, version: 1)
+        } throws: { error in
+            guard let rejection = error as? LoginRejection else { return false }
+            return rejection.kind == .unknownSession && rejection.session == id
+        }
+        #expect(store.count == 0)
+    }
+
+    @Test func aRejectedReportWritesNothing() async throws {
+        let counting = CountingStore()
+        let logins = server(store: counting)
+        let started = try await logins.start(Self.mobileSIM)
+        await #expect {
+            try await logins.report(.timeout(.tianyi), to: started.session.id, version: 1)
+        } throws: { error in (error as? LoginRejection)?.kind == .wrongFlow }
+        await #expect {
+            try await logins.report(.timeout(.mobile), to: started.session.id, version: 7)
+        } throws: { error in (error as? LoginRejection)?.kind == .unknownVersion }
+        #expect(counting.replaces == 0)
+        #expect(try await counting.load(started.session.id) == started.session)
+    }
+
+    /// A double submit from many instances at once: the store's compare-and-swap lets one through.
+    @Test func aThousandConcurrentReportsForOneVersionAcceptOne() async throws {
+        let instances = (0..<4).map { _ in server() }   // four server instances, one shared store
+        let started = try await instances[0].start(Self.mobileSIM)
+        let id = started.session.id
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for index in 0..<1000 {
+                let logins = instances[index % instances.count]
+                group.addTask {
+                    do {
+                        _ = try await logins.report(.result(.mobile, code: "200023"), to: id, version: 1)
+                        return "accepted"
+                    } catch let rejection as LoginRejection {
+                        return rejection.kind.id
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            var outcomes: [String: Int] = [:]
+            for await outcome in group { outcomes[outcome, default: 0] += 1 }
+            return outcomes
+        }
+        #expect(outcomes == ["accepted": 1, "stale-version": 999])
+        let stored = try #require(try await store.load(id))
+        #expect(stored.version == 2 && stored.trace.count == 1)
+    }
+
+    @Test func progressDoesNotWrite() async throws {
+        let counting = CountingStore()
+        let logins = server(store: counting)
+        let started = try await logins.start(Self.mobileSIM)
+        let waiting = try await logins.report(.result(.mobile, code: "200087"), to: started.session.id, version: 1)
+        #expect(waiting.session == started.session)
+        if case .run(.mobile, attempt: 1) = waiting.instruction {} else { Issue.record("expected run mobile 1, got \(waiting.instruction)") }
+        #expect(counting.replaces == 0)
+        #expect(try await counting.load(started.session.id) == started.session)
+        #expect(events.names.last == "progress")
+    }
+
+    @Test func aFailingStoreSurfacesItsErrorAndLeavesTheSession() async throws {
+        let failing = FailingStore()
+        let logins = server(store: failing)
+        let started = try await logins.start(Self.mobileSIM)
+        let before = events.recorded.count
+        failing.failReplace = true
+        await #expect {
+            try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1)
+        } throws: { error in
+            guard let error = error as? LoginSessionStoreError else { return false }
+            return error.kind == .io && error.message == "the database is down"
+        }
+        #expect(try await failing.load(started.session.id) == started.session)
+        #expect(events.recorded.count == before, "a transition that was not stored must not be announced")
+        // Once the store is back, the same report goes through.
+        failing.failReplace = false
+        let next = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1)
+        #expect(next.session.version == 2)
+    }
+
+    @Test func aFailingCreateStoresNothing() async throws {
+        let failing = FailingStore()
+        failing.failCreate = true
+        await #expect {
+            try await server(store: failing).start(Self.mobileSIM)
+        } throws: { error in (error as? LoginSessionStoreError)?.kind == .io }
+        #expect(failing.count == 0)
+        #expect(events.recorded.isEmpty)
+    }
+}
+
+/// Counts writes to an in-memory store.
+final class CountingStore: LoginSessionStore {
+    private let base = InMemoryLoginSessionStore()
+    private let counter = LockedValue(0)
+    var replaces: Int { counter.withLock { $0 } }
+
+    func create(_ session: LoginSession) async throws { try await base.create(session) }
+    func load(_ id: LoginSessionID) async throws -> LoginSession? { try await base.load(id) }
+    func replace(_ session: LoginSession, expecting version: Int) async throws {
+        counter.withLock { $0 += 1 }
+        try await base.replace(session, expecting: version)
+    }
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
+}
+
+/// An in-memory store whose writes fail on demand, as a database that is down.
+final class FailingStore: LoginSessionStore {
+    private let base = InMemoryLoginSessionStore()
+    private let flags = LockedValue((create: false, replace: false))
+    var failCreate: Bool {
+        get { flags.withLock { $0.create } }
+        set { flags.withLock { $0.create = newValue } }
+    }
+    var failReplace: Bool {
+        get { flags.withLock { $0.replace } }
+        set { flags.withLock { $0.replace = newValue } }
+    }
+    var count: Int { base.count }
+
+    private func down(_ id: LoginSessionID) -> LoginSessionStoreError { LoginSessionStoreError(.io, session: id, message: "the database is down") }
+
+    func create(_ session: LoginSession) async throws {
+        if failCreate { throw down(session.id) }
+        try await base.create(session)
+    }
+    func load(_ id: LoginSessionID) async throws -> LoginSession? { try await base.load(id) }
+    func replace(_ session: LoginSession, expecting version: Int) async throws {
+        if failReplace { throw down(session.id) }
+        try await base.replace(session, expecting: version)
+    }
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
+}
