@@ -67,6 +67,10 @@ package enum OneTapCommandLine {
             let parsed = try ParsedArguments.parse(rest[...], options: SessionOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
             return .session(try SessionOptions(parsed))
+        case "sms":
+            let parsed = try ParsedArguments.parse(rest[...], options: SMSOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .sms(try SMSOptions(parsed))
         case "token":
             let parsed = try ParsedArguments.parse(rest[...], options: TokenOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
@@ -151,6 +155,8 @@ package enum OneTapCommandLine {
                 code = try SimulateCommand.run(options, output: output)
             case .session(let options):
                 code = try SessionCommand.run(options, output: output, io: io)
+            case .sms(let options):
+                code = try SMSCommand.run(options, output: output, io: io)
             }
         } catch {
             output.flush()

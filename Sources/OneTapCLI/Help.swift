@@ -9,6 +9,8 @@ enum Help {
         ("outcome", "what a carrier result code means and what happens next"),
         ("simulate", "run the real login coordinator against mock providers"),
         ("check", "run decision-table files against the engine"),
+        ("session", "replay login transcripts through the server's session machine"),
+        ("sms", "replay SMS send requests against the SMS policy"),
         ("token", "when a carrier access token turns stale and expires"),
     ]
 
@@ -47,6 +49,8 @@ enum Help {
         case "check": check
         case "token": token
         case "simulate": simulate
+        case "session": session
+        case "sms": sms
         default: nil
         }
     }
@@ -134,6 +138,50 @@ enum Help {
         is code "timeout"), alerts ([{flow, code, meaning}] for misconfigured codes).
 
         EXAMPLE: onetap simulate --plmn 46000 --mobile 200023,103000 --json
+        """
+
+    static let session = """
+        USAGE: onetap session FILE... [--json] [--data DIR] [--policy FILE]
+               onetap session - [--json]        (one transcript on standard input)
+
+        Replays login transcripts (NDJSON) through the session machine the auth server runs,
+        exchanges included. The first line is the device snapshot (as route - reads it); every
+        other line is a report: {"flow":F,"code":C} (with token, uniqueId, refreshToken,
+        expiresIn), {"flow":F,"timeout":true}, {"flow":F,"fault":"…"}, {"flow":F,"switch":true},
+        {"flow":F,"cancel":true}, {"flow":"sms","verified":true}, {"exchange":CODE},
+        {"exchange":"timeout"|"fault"|"token-expired"|"replayed"}. Any line may carry "at"
+        (ISO 8601) and a report "version" (checked against the session's).
+
+        Prints, per line, the session's version, stage and what the app does next, or why the
+        report was rejected. JSON fields: line, version, stage, next, rejected, kind, error.
+
+        EXIT STATUS: 0 every transcript ended its login; 1 one did not end or had a report
+        rejected; 65 a line was malformed (reported, and the replay goes on).
+
+        EXAMPLE: onetap session Tests/OneTapCLITests/DecisionTables/mobile-success.transcript
+        """
+
+    static let sms = """
+        USAGE: onetap sms - [--json] [--policy FILE] [--data DIR]
+
+        Replays SMS send requests against the SMS policy (Data/sms-policy.csv, or --policy FILE),
+        to try a policy change on a day's traffic before shipping it. One request per line:
+          {"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7","device":"d1"}
+        with optional "session" (a login session id) and "captcha":true (a valid captcha came
+        with it). Lines are decided in order, each at its own "at"; windows are sliding and exact
+        to the second. --data DIR may hold sms-policy.csv and number-segments.csv.
+
+        Prints one decision per line: sent, captcha (the rule that wants one), limited (the rule
+        and the seconds until a send is admitted again) or refused (not a mainland mobile number,
+        or an IoT-only segment), then a summary line. No code is made visible.
+        JSON fields: line, decision, rule, retryAfter, resendAfter, reason, message, error; the
+        last record is {"summary":true,"requests":N,"sent":…,"captcha":…,"limited":…,
+        "refused":…,"malformed":…}.
+
+        EXIT STATUS: 0 every line was read (a limited send is an answer, not an error);
+        65 a line was malformed (an error record, and the replay goes on).
+
+        EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7"}' | onetap sms -
         """
 
     static let token = """

@@ -173,4 +173,6 @@ package enum Invocation: Hashable, Sendable {
     case simulate(SimulateOptions)
     /// `onetap session`.
     case session(SessionOptions)
+    /// `onetap sms`.
+    case sms(SMSOptions)
 }

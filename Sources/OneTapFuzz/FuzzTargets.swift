@@ -153,7 +153,7 @@ enum Targets {
     static let tables = FuzzTarget(name: "tables", summary: "every Data/ table loader and the decision-table parser") { bytes in
         guard let selector = bytes.first else { return }
         let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
-        switch selector % 9 {
+        switch selector % 10 {
         case 0:
             guard let table = try? PLMNTable(csv: text, file: "fuzz.csv") else { return }
             for entry in table.entries {
@@ -203,6 +203,24 @@ enum Targets {
             guard let table = try? TokenLifetimeTable(csv: text, file: "fuzz.csv") else { return }
             for flow in LoginFlow.allCases where flow.isOneTap {
                 Invariant.check(table.entry(for: flow).map { $0.lifetime > .zero } ?? false, "a one-tap flow without a lifetime")
+            }
+        case 9:
+            guard let policy = try? SMSPolicy(csv: text, file: "fuzz.csv") else { return }
+            Invariant.check(!policy.rules.isEmpty && Set(policy.rules.map(\.id)).count == policy.rules.count, "a policy without rules or with a rule twice")
+            for rule in policy.rules {
+                Invariant.check((rule.over == .lock) == (rule.lock != nil) && rule.limit > 0 && rule.window > .zero, "an accepted rule outside the rules")
+            }
+            // Deciding never traps, whatever the events, and a decision names a rule of the policy.
+            let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "d", session: "s")
+            let now = Date(timeIntervalSince1970: 1_796_090_400)
+            var events: [SMSPolicy.Counter: [Date]] = [:]
+            for (index, counter) in (policy.counters(for: request, counting: .sends) + policy.counters(for: request, counting: .failedVerifies)).enumerated() {
+                events[counter] = (0..<(index % 4 + 1) * 5).map { now.addingTimeInterval(Double($0 * 37 - 400)) }
+            }
+            let ids = Set(policy.rules.map(\.id))
+            switch policy.decideSend(request, events: events, captchaPassed: false, at: now) {
+            case .admit(let after): Invariant.check(after >= now, "a resend time in the past")
+            case .captcha(let rule), .limited(let rule, _): Invariant.check(ids.contains(rule), "a decision naming no rule")
             }
         case 7:
             guard let table = try? DecisionTable(transcript: text, file: "fuzz.transcript") else { return }

@@ -9,6 +9,7 @@ import OneTap
 public final class RecordingEventSink: EventSink {
     private struct State {
         var events: [OneTapEvent] = []
+        var counts: [String: Int] = [:]
         var watchers: [(name: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -22,7 +23,9 @@ public final class RecordingEventSink: EventSink {
     public func receive(_ event: OneTapEvent) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.events.append(event)
-            let counts = Dictionary(state.events.map { ($0.name, 1) }, uniquingKeysWith: +)
+            state.counts[event.name, default: 0] += 1
+            guard !state.watchers.isEmpty else { return [] }
+            let counts = state.counts
             let ready = state.watchers.filter { counts[$0.name, default: 0] >= $0.count }
             state.watchers.removeAll { counts[$0.name, default: 0] >= $0.count }
             return ready.map(\.continuation)
@@ -38,7 +41,7 @@ public final class RecordingEventSink: EventSink {
     public func wait(for name: String, count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.events.filter({ $0.name == name }).count >= count { return true }
+                if state.counts[name, default: 0] >= count { return true }
                 state.watchers.append((name, count, continuation))
                 return false
             }
@@ -48,6 +51,11 @@ public final class RecordingEventSink: EventSink {
 
     /// Every event so far, in order.
     public var recorded: [OneTapEvent] { state.withLock { $0.events } }
+
+    /// The SMS events so far, in order.
+    public var smsEvents: [SMSEvent] {
+        recorded.compactMap { if case .sms(let event) = $0.payload { event } else { nil } }
+    }
 
     /// The token events so far, in order.
     public var tokenEvents: [TokenEvent] {
@@ -63,5 +71,10 @@ public final class RecordingEventSink: EventSink {
     public var names: [String] { recorded.map(\.name) }
 
     /// Forgets the events so far.
-    public func clear() { state.withLock { $0.events.removeAll() } }
+    public func clear() {
+        state.withLock {
+            $0.events.removeAll()
+            $0.counts.removeAll()
+        }
+    }
 }

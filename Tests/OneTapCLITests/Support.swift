@@ -85,6 +85,13 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 enum Package {
     static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// A fresh temporary directory, removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
 }
 
 /// Runs the CLI in-process on captured streams.

@@ -26,6 +26,8 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
         case login(LoginEvent)
         /// A token was stored, refreshed, or could not be (``TokenVault``).
         case token(TokenEvent)
+        /// An SMS code was sent, verified, or refused (``SMSCodeService``).
+        case sms(SMSEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -47,14 +49,16 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
         switch payload {
         case .login(let event): event.name
         case .token(let event): event.name
+        case .sms(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login` or `token`.
+    /// The area it belongs to: `login`, `token` or `sms`.
     public var area: String {
         switch payload {
         case .login: "login"
         case .token: "token"
+        case .sms: "sms"
         }
     }
 
@@ -63,6 +67,7 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
         switch payload {
         case .login(let event): "\(at.iso8601) login \(event)"
         case .token(let event): "\(at.iso8601) token \(event)"
+        case .sms(let event): "\(at.iso8601) sms \(event)"
         }
     }
 
@@ -80,6 +85,7 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
         switch payload {
         case .login(let event): try event.encode(to: encoder)
         case .token(let event): try event.encode(to: encoder)
+        case .sms(let event): try event.encode(to: encoder)
         }
     }
 }

@@ -24,6 +24,8 @@ public struct LoginServer: Sendable {
     public let store: any LoginSessionStore
     /// The guarded exchange; nil to exchange outside and report the answer with ``report(_:to:version:)``.
     public let exchange: ExchangeGuard?
+    /// The SMS code service behind the sessions' SMS step; nil when this server sends no codes.
+    public let sms: SMSCodeService?
     private let clock: any WallClock
     private let events: any EventSink
 
@@ -32,15 +34,17 @@ public struct LoginServer: Sendable {
     ///   - machine: The rules; built-in tables, exchanges on.
     ///   - store: Where sessions live; in memory by default (share one across instances).
     ///   - exchange: The guarded exchange; nil to exchange outside.
+    ///   - sms: The SMS code service for the SMS step; nil when this server sends no codes.
     ///   - clock: The time source.
     ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
         machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryLoginSessionStore(), exchange: ExchangeGuard? = nil,
-        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        sms: SMSCodeService? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.machine = machine
         self.store = store
         self.exchange = exchange
+        self.sms = sms
         self.clock = clock
         self.events = events
     }
@@ -80,6 +84,59 @@ public struct LoginServer: Sendable {
             emit(transition.events)
         }
         return transition
+    }
+
+    /// Sends an SMS code for a session at its SMS step.
+    /// - Parameters:
+    ///   - id: The session; it must be waiting for SMS.
+    ///   - number: The number as the user typed it.
+    ///   - context: The client's address, device and captcha token (its session is set to `id`).
+    /// - Returns: The SMS code service's answer (the session does not change: a send is no result).
+    /// - Throws: ``LoginRejection`` (`unknown-session`, `ended`, `expired`, `wrong-flow` when the session
+    ///   is not at SMS, `unexpected` when this server has no SMS code service), ``LoginSessionStoreError``
+    ///   or ``SMSStoreError``.
+    public func sendSMS(for id: LoginSessionID, to number: String, context: SMSContext) async throws -> SMSSendResult {
+        let (sms, now) = try await smsStep(id)
+        var context = context
+        context.session = id
+        return try await sms.send(to: number, context: context, at: now)
+    }
+
+    /// Verifies an SMS code for a session and, when it is right, completes the session's SMS step with
+    /// the service's ``SMSVerdict``: the session learns "SMS verified" from the verify, never from the
+    /// client.
+    /// - Parameters:
+    ///   - code: The code as the user typed it.
+    ///   - number: The number it was sent to.
+    ///   - id: The session.
+    ///   - version: The version the app acted on.
+    ///   - context: The client's address and device (its session is set to `id`).
+    /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
+    /// - Throws: As ``sendSMS(for:to:context:)``, and ``LoginRejection`` as ``report(_:to:version:)``
+    ///   for the success report.
+    public func verifySMS(
+        _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int?, context: SMSContext
+    ) async throws -> (result: SMSVerifyResult, transition: LoginTransition?) {
+        let (sms, now) = try await smsStep(id)
+        var context = context
+        context.session = id
+        let result = try await sms.verify(code, for: number, context: context, at: now)
+        guard case .verified(let verdict) = result else { return (result, nil) }
+        return (result, try await report(.smsVerified(verdict), to: id, version: version))
+    }
+
+    private func smsStep(_ id: LoginSessionID) async throws -> (SMSCodeService, Date) {
+        guard let sms else { throw LoginRejection(.unexpected, session: id, "this server has no SMS code service") }
+        guard let session = try await store.load(id) else {
+            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
+        }
+        let now = clock.now()
+        switch session.stage {
+        case .ended(let ending, _): throw LoginRejection(.ended, session: id, "the login has ended (\(ending))")
+        case _ where now >= session.expiresAt: throw LoginRejection(.expired, session: id, "the login session expired at \(session.expiresAt.iso8601)")
+        case .flow(.sms, _): return (sms, now)
+        default: throw LoginRejection(.wrongFlow, session: id, "the session is at \(session.stage), not at SMS")
+        }
     }
 
     /// Reads a session, for a client that lost its last answer.

@@ -189,11 +189,13 @@ final class NumberLookup: Lookup {
 
     private static func kindIndex(_ kind: NumberSegment.Kind?) -> Int {
         switch kind {
+        // The order of `kinds`: the cases as declared, then nil.
         case .standard?: 0
         case .virtual?: 1
         case .data?: 2
-        case .satellite?: 3
-        case nil: 4
+        case .iot?: 3
+        case .satellite?: 4
+        case nil: 5
         }
     }
 

@@ -7,8 +7,10 @@ public struct NumberSegment: Hashable, Sendable, CustomStringConvertible {
         /// A virtual network operator's (虚拟运营商, MVNO) numbers, hosted on the carrier's network. No
         /// carrier gateway authenticates them for one-tap login today.
         case virtual
-        /// Data-card or IoT-oriented 11-digit numbers (上网卡 / 物联网).
+        /// Data cards (上网卡): they take SMS, mostly not voice.
         case data
+        /// IoT-only segments (物联网业务专用号段): no ordinary SMS, so SMS login refuses them.
+        case iot
         /// Satellite phone numbers.
         case satellite
 

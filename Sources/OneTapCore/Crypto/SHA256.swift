@@ -83,49 +83,95 @@ public struct SHA256: Sendable {
 
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    /// Bytes waiting for a whole 64-byte block.
-    private var pending: [UInt8] = []
+    /// Bytes waiting for a whole 64-byte block, held inline (no heap buffer, so copying a prepared
+    /// state, as HMAC keys do, allocates nothing).
+    private var pending: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var pendingCount = 0
     private var length: UInt64 = 0
 
     /// Starts a digest.
-    public init() {
-        pending.reserveCapacity(64)
-    }
+    public init() {}
 
     /// Adds bytes.
     /// - Parameter bytes: The next bytes of the message.
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n*); whole blocks of contiguous input are hashed in place.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            pending.append(byte)
-            length &+= 1
-            if pending.count == 64 {
-                pending.withUnsafeBufferPointer { compress($0) }
-                pending.removeAll(keepingCapacity: true)
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
+        if done != nil { return }
+        for byte in bytes { append(byte) }
+    }
+
+    private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        let count = buffer.count
+        length &+= UInt64(count)
+        // Fill a partly filled block first.
+        if pendingCount > 0 {
+            while index < count, pendingCount < 64 {
+                setPending(pendingCount, buffer[index])
+                pendingCount += 1
+                index += 1
             }
+            if pendingCount == 64 { compressPending() }
         }
+        while count - index >= 64 {
+            compress(UnsafeBufferPointer(rebasing: buffer[index..<(index + 64)]))
+            index += 64
+        }
+        while index < count {
+            setPending(pendingCount, buffer[index])
+            pendingCount += 1
+            index += 1
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        setPending(pendingCount, byte)
+        pendingCount += 1
+        length &+= 1
+        if pendingCount == 64 { compressPending() }
+    }
+
+    @inline(__always)
+    private mutating func setPending(_ index: Int, _ byte: UInt8) {
+        withUnsafeMutableBytes(of: &pending) { $0[index] = byte }
+    }
+
+    private mutating func compressPending() {
+        var block = pending
+        withUnsafeBytes(of: &block) { raw in compress(raw.bindMemory(to: UInt8.self)) }
+        pendingCount = 0
     }
 
     /// Ends the message and returns its digest.
     /// - Returns: The digest.
     public consuming func finalize() -> Digest {
         let bits = length &* 8
-        pending.append(0x80)
-        if pending.count > 56 {
-            while pending.count < 64 { pending.append(0) }
-            pending.withUnsafeBufferPointer { compress($0) }
-            pending.removeAll(keepingCapacity: true)
+        setPending(pendingCount, 0x80)
+        pendingCount += 1
+        if pendingCount > 56 {
+            while pendingCount < 64 { setPending(pendingCount, 0); pendingCount += 1 }
+            compressPending()
         }
-        while pending.count < 56 { pending.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { pending.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        pending.withUnsafeBufferPointer { compress($0) }
-        var out = [UInt8]()
-        out.reserveCapacity(32)
-        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            out.append(UInt8(truncatingIfNeeded: word >> 24))
-            out.append(UInt8(truncatingIfNeeded: word >> 16))
-            out.append(UInt8(truncatingIfNeeded: word >> 8))
-            out.append(UInt8(truncatingIfNeeded: word))
+        while pendingCount < 56 { setPending(pendingCount, 0); pendingCount += 1 }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            setPending(pendingCount, UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+            pendingCount += 1
+        }
+        compressPending()
+        var words = state
+        let out = [UInt8](unsafeUninitializedCapacity: 32) { buffer, initialized in
+            withUnsafeBytes(of: &words) { raw in
+                for index in 0..<8 {
+                    let word = raw.load(fromByteOffset: 4 * index, as: UInt32.self)
+                buffer[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
+                buffer[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                buffer[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                buffer[4 * index + 3] = UInt8(truncatingIfNeeded: word)
+                }
+            }
+            initialized = 32
         }
         return Digest(bytes: out)
     }

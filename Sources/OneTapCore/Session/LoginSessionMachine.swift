@@ -150,6 +150,9 @@ public struct LoginSessionMachine: Sendable {
                     if flow == .sms {
                         throw reject(.unverifiedSMS, "SMS succeeds only with the SMS code service's verdict, not with a code from the client")
                     }
+                    if let credential, credential.flow != flow {
+                        throw reject(.wrongFlow, "the credential is \(credential.flow)'s; the report is for \(flow), whose exchange and token lifetime differ")
+                    }
                     if let missing = missing(in: credential, for: flow) {
                         apply(.fallback, result: .incomplete(code: code, missing: missing), meaning: "a success code without \(missing): a provider fault, fall back",
                               flow: flow, attempt: attempt, &next, &events, at: now)
@@ -198,8 +201,10 @@ public struct LoginSessionMachine: Sendable {
                 apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &next, &events, at: now,
                       health: reason == .user)
             case .smsVerified(let verdict):
-                if let owner = verdict.session, owner != session.id {
-                    throw reject(.unverifiedSMS, "the SMS verdict belongs to another login session")
+                guard verdict.session == session.id else {
+                    throw reject(.unverifiedSMS, verdict.session == nil
+                        ? "the SMS code was sent for no login session; only a code sent for this session completes it"
+                        : "the SMS verdict belongs to another login session")
                 }
                 next.trace.append(LoginStep(flow: .sms, attempt: attempt, result: .code("0"), action: .success, meaning: "the SMS code was verified", next: .finish(.success)))
                 next.verified = VerifiedLogin(phoneNumber: verdict.phoneNumber)

@@ -64,6 +64,10 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let flowSequence = Subject("flow sequence")
         /// A login session's id.
         public static let sessionID = Subject("session id")
+        /// An app's device id.
+        public static let deviceID = Subject("device id")
+        /// The server's SMS code key (its input always reads `<redacted>`).
+        public static let smsKey = Subject("SMS key")
     }
 
     /// What kind of value was being read.

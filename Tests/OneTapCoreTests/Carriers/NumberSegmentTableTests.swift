@@ -48,7 +48,7 @@ import Testing
         #expect(table.carrier(for: try PhoneNumber(digits)) == carrier)
     }
 
-    @Test(arguments: [("17031234567", NumberSegment.Kind.virtual), ("16212345678", .virtual), ("13800138000", .standard), ("14512345678", .data), ("13491234567", .satellite)])
+    @Test(arguments: [("17031234567", NumberSegment.Kind.virtual), ("16212345678", .virtual), ("13800138000", .standard), ("14512345678", .data), ("14612345678", .iot), ("14812345678", .iot), ("13491234567", .satellite)])
     func kinds(digits: String, kind: NumberSegment.Kind) throws {
         #expect(table.match(try PhoneNumber(digits)).kind == kind)
     }

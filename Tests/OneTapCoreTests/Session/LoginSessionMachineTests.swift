@@ -334,6 +334,8 @@ import Testing
                   kind: .unverifiedSMS),
         Rejection(name: "an SMS success code from the client, with a credential", start: .snapshot(Fixture.noSIM),
                   report: .result(.sms, code: "0", credential: Fixture.credential(.sms, "S1")), kind: .unverifiedSMS),
+        Rejection(name: "a mobile success carrying Tianyi's credential", report: .result(.mobile, code: "103000", credential: Fixture.credential(.tianyi, "T9")),
+                  kind: .wrongFlow),
         Rejection(name: "an SMS verdict for another session", start: .snapshot(Fixture.noSIM), report: Fixture.verdict(for: Fixture.otherID),
                   kind: .unverifiedSMS),
     ]
@@ -384,11 +386,11 @@ import Testing
         #expect(try machine.advance(start.session, .timeout(.mobile), at: Fixture.now.addingTimeInterval(29)).session.version == 2)
     }
 
-    @Test func aVerdictWithoutASessionIsTheCallersOwn() throws {
-        // The SMS service may verify a code sent outside any session; the verdict then names none.
+    @Test func aVerdictForACodeSentOutsideAnySessionCompletesNone() throws {
+        // A code sent for no session proves the number, not this login: only a code sent for the session completes it.
         let start = server.start(Fixture.noSIM, at: Fixture.now, id: Fixture.id)
-        let after = try server.advance(start.session, Fixture.verdict(for: nil), at: Fixture.now)
-        #expect(after.session.ending == .success)
+        let error = #expect(throws: LoginRejection.self) { try server.advance(start.session, Fixture.verdict(for: nil), at: Fixture.now) }
+        #expect(error?.kind == .unverifiedSMS)
     }
 
     // MARK: The channel gate

@@ -7,7 +7,8 @@ import Testing
 /// file finds (the every-row tests of each table check what each row says).
 @Suite struct BuiltInTablesTests {
     static let dataFiles = [
-        "exchange-codes.csv", "ipv6-prefixes.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv", "token-lifetimes.csv",
+        "exchange-codes.csv", "ipv6-prefixes.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv", "sms-policy.csv",
+        "token-lifetimes.csv",
     ]
 
     @Test func everyDataFileIsEmbedded() throws {
@@ -33,6 +34,7 @@ import Testing
         #expect(RoutingPolicy.builtIn.rules.count == DataFile.rows("routing-policy.csv").count)
         #expect(ExchangeCodeTable.builtIn.entries.count == DataFile.rows("exchange-codes.csv").count)
         #expect(TokenLifetimeTable.builtIn.entries.count == DataFile.rows("token-lifetimes.csv").count)
+        #expect(SMSPolicy.builtIn.rules.count == DataFile.rows("sms-policy.csv").count)
     }
 
     /// The sizes the tables had when they were last reviewed: a row lost or gained by accident shows here.
@@ -57,7 +59,7 @@ import Testing
     @Test func tablesNameTheirFiles() {
         #expect([
             PLMNTable.fileName, NumberSegmentTable.fileName, IPv6PrefixTable.fileName, OutcomeTable.fileName, RoutingPolicy.fileName,
-            ExchangeCodeTable.fileName, TokenLifetimeTable.fileName,
+            ExchangeCodeTable.fileName, TokenLifetimeTable.fileName, SMSPolicy.fileName,
         ].sorted() == Self.dataFiles)
     }
 }

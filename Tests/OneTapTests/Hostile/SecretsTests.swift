@@ -59,4 +59,34 @@ import Testing
         #expect(outcome.credential?.token.reveal() == Self.secret)   // only the explicit accessor returns it
         #expect(tokenEvents.names == ["stored", "refreshed"])
     }
+
+    /// A gateway that fails quoting the secret, as an HTTP client's error may quote a request.
+    struct LeakySender: SMSSender {
+        struct Failure: Error, CustomStringConvertible { let description: String }
+        func send(_ message: SMSMessage) async throws { throw Failure(description: "refused \(message.code.reveal())") }
+    }
+
+    /// The SMS types: the code, the captcha token and the key appear in no textual form.
+    @Test func noSMSTypeShowsItsSecret() async throws {
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        let secret = Secret(Self.secret)
+        let number = try PhoneNumber("13800138000")
+        let key = try SMSCodeKey(bytes: Array((Self.secret + Self.secret + Self.secret).utf8))
+        let keyHMAC = HMACSHA256.Key(Array(Self.secret.utf8))
+        let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("d1"), session: LoginSessionID.random(), captcha: secret)
+        let message = SMSMessage(number: number, code: secret, expiresAt: now, session: nil)
+        let events = RecordingEventSink()
+        let captcha = ScriptedCaptchaVerifier(accepting: [], failing: LeakySender.Failure(description: "captcha \(Self.secret)"))
+        let service = SMSCodeService(key: key, sender: LeakySender(), captcha: captcha, events: events)
+        let first = try await service.send(to: number, context: SMSContext(ip: context.ip), at: now)
+        let second = try await service.send(to: try PhoneNumber("13900139000"), context: context, at: now.addingTimeInterval(90))
+        let verify = try await service.verify(secret, for: number, context: context, at: now)
+        #expect(events.names.contains("provider-failed"))
+        let values: [Any] = [key, keyHMAC, context, message, first, second, verify, service] + events.recorded.map { $0 as Any } + events.smsEvents.map { $0 as Any }
+        for value in values {
+            for form in Self.forms(value) {
+                #expect(!form.contains(Self.secret), "\(type(of: value)) shows its secret: \(form)")
+            }
+        }
+    }
 }

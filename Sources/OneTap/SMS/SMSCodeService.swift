@@ -1,0 +1,163 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One-time SMS codes with the limits that stop SMS bombing, pumping and guessing: the SMS half of a
+/// login, as real as the one-tap half.
+///
+/// ```swift
+/// let sms = SMSCodeService(key: try SMSCodeKey(base64: secrets.smsKey), sender: AliyunSender(), captcha: MyCaptcha(), store: shared)
+/// // POST /sms      {"number": "13800138000"}
+/// switch try await sms.send(to: body.number, context: SMSContext(ip: clientIP, device: deviceID, session: id), at: .now) {
+/// case .sent(let expiresAt, let resendAfter): …        // 200, show the count-down to resendAfter
+/// case .captchaRequired(let rule, _): …                // 428, show a captcha, send again with its token
+/// case .limited(_, let retryAfter), .senderFailed(let retryAfter): …  // 429 with Retry-After
+/// case .refused(let refusal): …                        // 422, refusal.message
+/// }
+/// ```
+/// Every answer is decided by ``SMSCodeRules`` inside one atomic store update, so all instances that
+/// share a store share the limits. A send that a captcha rule holds back is decided again with the
+/// captcha once the verifier accepted its token: a captcha passes a captcha rule, never a hard limit.
+/// Each answer is also an ``SMSEvent``. Time is the caller's (`at:`), so a test or a replay decides
+/// a day of traffic in a moment.
+public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
+    /// The rules: policy, segments, code lifetime and tries.
+    public let rules: SMSCodeRules
+    private let key: SMSCodeKey
+    private let sender: any SMSSender
+    private let captcha: (any CaptchaVerifier)?
+    private let store: any SMSStore
+    private let events: any EventSink
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - key: The server's key (every instance shares it).
+    ///   - sender: The SMS gateway.
+    ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out.
+    ///   - store: Counters and code records; in memory by default (share one across instances).
+    ///   - rules: The policy and segments; the built-in tables by default.
+    ///   - events: Receives ``SMSEvent``s; standard error by default.
+    public init(
+        key: SMSCodeKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
+        rules: SMSCodeRules = SMSCodeRules(), events: any EventSink = StandardErrorEventSink.shared
+    ) {
+        self.key = key
+        self.sender = sender
+        self.captcha = captcha
+        self.store = store
+        self.rules = rules
+        self.events = events
+    }
+
+    /// Sends a code to a number the client typed.
+    /// - Parameters:
+    ///   - text: The number as sent (`13800138000`, `+86 138 0013 8000`).
+    ///   - context: Who asks: address, device, session, captcha token.
+    ///   - now: The time.
+    /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number, else as
+    ///   ``send(to:context:at:)-(PhoneNumber,_,_)``.
+    /// - Throws: ``SMSStoreError`` when the store fails (nothing was sent or counted).
+    public func send(to text: String, context: SMSContext, at now: Date) async throws -> SMSSendResult {
+        switch rules.recipient(text) {
+        case .failure(let refusal):
+            let result = SMSSendResult.refused(refusal)
+            emit(.send(result, number: nil, session: context.session), at: now)
+            return result
+        case .success(let number):
+            return try await send(to: number, context: context, at: now)
+        }
+    }
+
+    /// Sends a code.
+    /// - Parameters:
+    ///   - number: The number.
+    ///   - context: Who asks: address, device, session, captcha token.
+    ///   - now: The time.
+    /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
+    ///   or `senderFailed` (nothing was sent, the attempt counted).
+    /// - Throws: ``SMSStoreError`` when the store fails (nothing was sent or counted).
+    public func send(to number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSSendResult {
+        let result = try await decideAndSend(to: number, context: context, at: now)
+        emit(.send(result, number: number, session: context.session), at: now)
+        return result
+    }
+
+    private func decideAndSend(to number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSSendResult {
+        if let refusal = rules.refusal(for: number) { return .refused(refusal) }
+        let request = context.request(for: number)
+        let counters = rules.sendCounters(for: request)
+        let (code, record) = rules.issue(to: number, session: context.session, key: key, at: now)
+        let rules = self.rules
+        var decision = try await store.update(counters: counters, code: number, at: now) { state in
+            rules.admit(&state, request, captchaPassed: false, record: record, at: now)
+        }
+        if case .captcha(let rule) = decision {
+            guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
+            guard await captchaSolved(token, context: context, number: number, at: now) else { return .captchaRequired(rule: rule, rejected: true) }
+            decision = try await store.update(counters: counters, code: number, at: now) { state in
+                rules.admit(&state, request, captchaPassed: true, record: record, at: now)
+            }
+        }
+        switch decision {
+        case .captcha(let rule):
+            return .captchaRequired(rule: rule, rejected: false)
+        case .limited(let rule, let retryAfter):
+            return .limited(rule: rule, retryAfter: retryAfter)
+        case .admit(let resendAfter):
+            do {
+                try await sender.send(SMSMessage(number: number, code: code, expiresAt: record.expiresAt, session: context.session))
+            } catch {
+                let message = Secret.scrub(String(describing: error), of: [code])
+                emit(.providerFailed(provider: "sender", number: number, message: String(message.prefix(200))), at: now)
+                let id = record.id
+                try await store.update(counters: [], code: number, at: now) { state in rules.withdraw(&state, id: id) }
+                return .senderFailed(retryAfter: resendAfter)
+            }
+            return .sent(expiresAt: record.expiresAt, resendAfter: resendAfter)
+        }
+    }
+
+    private func captchaSolved(_ token: Secret, context: SMSContext, number: PhoneNumber, at now: Date) async -> Bool {
+        guard let captcha else { return false }
+        do {
+            return try await captcha.verify(token, context: context)
+        } catch {
+            let message = Secret.scrub(String(describing: error), of: [token])
+            emit(.providerFailed(provider: "captcha", number: number, message: String(message.prefix(200))), at: now)
+            return false
+        }
+    }
+
+    /// Verifies the code a client typed.
+    /// - Parameters:
+    ///   - code: The code, as typed.
+    ///   - number: The number it was sent to.
+    ///   - context: Who asks; its session must be the one the code was sent for.
+    ///   - now: The time.
+    /// - Returns: `verified` with the ``SMSVerdict`` a login session's SMS step takes, or `wrong`,
+    ///   `expired`, `tooManyAttempts`, `noCode`, `locked`.
+    /// - Throws: ``SMSStoreError`` when the store fails (nothing was counted).
+    /// - Complexity: One HMAC-SHA-256 and one store update.
+    public func verify(_ code: Secret, for number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSVerifyResult {
+        let request = context.request(for: number)
+        let rules = self.rules
+        let key = self.key
+        let result = try await store.update(counters: rules.verifyCounters(for: request), code: number, at: now) { state in
+            rules.verify(&state, candidate: code, number: number, request, key: key, at: now)
+        }
+        emit(.verify(result, number: number, session: context.session), at: now)
+        return result
+    }
+
+    /// `SMSCodeService(7 rules)`: never the key, nor what the sender or captcha verifier hold.
+    public var description: String { "SMSCodeService(\(rules.policy.rules.count) rules)" }
+
+    /// A mirror showing only the rules, so `dump` prints no key and nothing of the providers.
+    public var customMirror: Mirror { Mirror(self, children: ["rules": rules.policy.rules.map(\.description)], displayStyle: .struct) }
+
+    private func emit(_ event: SMSEvent, at now: Date) {
+        events.receive(OneTapEvent(at: now, .sms(event)))
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import OneTap
+import OneTapTesting
+
+/// The SMS code service in memory (a send decision with its code, a verify), each beside its floor
+/// (the HMAC and CSPRNG draw every send must make), and HMAC-SHA-256 over 64 bytes against OpenSSL's
+/// own figure from `openssl speed` in the same run.
+enum SMSBenchmarks {
+    static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
+        let now = Date(timeIntervalSince1970: 1_796_090_400)
+        let key = SMSCodeKey.random()
+        let rules = SMSCodeRules()
+        let batch = 500
+        let calls = max(2, repetitions / 5) + repetitions + 1   // what measureAsync runs
+        let numbers = (0..<(batch * calls)).map { try! PhoneNumber(value: 13_800_000_000 + UInt64($0)) }
+
+        if options.wants("sms.send") {
+            // The decision alone: the policy over the store's counters, in one atomic update (the code
+            // made beforehand), as every send makes it.
+            let (_, record) = rules.issue(to: numbers[0], session: nil, key: key, at: now)
+            let store = InMemorySMSStore()
+            let decisions = Cursor()
+            let decision = measure(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch {
+                    let number = numbers[decisions.take() % numbers.count]
+                    let request = SMSContext().request(for: number)
+                    blackHole(store.updateNow(counters: rules.sendCounters(for: request), code: number, at: now) { state in
+                        rules.admit(&state, request, captchaPassed: false, record: record, at: now)
+                    })
+                }
+            }
+            // The same policy the obvious way: every rule filters and sorts its counter's list, in a locked dictionary.
+            let naive = NaiveSMSLimits(policy: rules.policy)
+            let naiveCursor = Cursor()
+            let reference = measure(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch { blackHole(naive.admit(numbers[naiveCursor.take() % numbers.count].digits, at: now)) }
+            }
+            report.add(Suites.row("sms send decision (policy + store)", batch, decision, "filter-and-sort per rule", reference, target: "≤ 2 µs",
+                                  met: decision.median <= 2000))
+            // The whole send: the code drawn (CSPRNG) and its HMAC, the decision, the event (the sender does nothing).
+            let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: InMemorySMSStore(), events: DiscardingEventSink())
+            let next = Cursor()
+            let send = await measureAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch { blackHole(try? await service.send(to: numbers[next.take()], context: SMSContext(), at: now)) }
+            }
+            let floorCursor = Cursor()
+            let floor = measure(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch { blackHole(rules.issue(to: numbers[floorCursor.take() % numbers.count], session: nil, key: key, at: now)) }
+            }
+            report.add(Suites.row("sms.send whole (code, HMAC, decision)", batch, send, "the code's draw and HMAC alone", floor, target: nil, met: nil))
+        }
+
+        if options.wants("sms.verify") {
+            let sender = ScriptedSMSSender()
+            let service = SMSCodeService(key: key, sender: sender, store: InMemorySMSStore(), events: DiscardingEventSink())
+            for number in numbers { _ = try? await service.send(to: number, context: SMSContext(), at: now) }
+            let codes = sender.delivered.map(\.code)
+            let next = Cursor()
+            let verify = await measureAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch {
+                    let index = next.take()
+                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext(), at: now.addingTimeInterval(5)))
+                }
+            }
+            let message = Array(repeating: UInt8(ascii: "7"), count: 40)
+            let hmacKey = HMACSHA256.Key(Array(repeating: UInt8(7), count: 32))
+            let floor = measure(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch { blackHole(hmacKey.authenticationCode(for: message)) }
+            }
+            report.add(Suites.row("sms.verify (in memory, right code)", batch, verify, "its HMAC alone", floor, target: "≤ 2 µs", met: verify.median <= 2000))
+        }
+
+        if options.wants("hmac") {
+            let data = Array(repeating: UInt8(ascii: "m"), count: 64)
+            let keyBytes = Array(repeating: UInt8(0x0b), count: 32)
+            let fresh = measure(batch: 1000, repetitions: repetitions) {
+                for _ in 0..<1000 { blackHole(HMACSHA256.authenticationCode(for: data, key: keyBytes)) }
+            }
+            let prepared = HMACSHA256.Key(keyBytes)
+            let kept = measure(batch: 1000, repetitions: repetitions) {
+                for _ in 0..<1000 { blackHole(prepared.authenticationCode(for: data)) }
+            }
+            var result = Suites.row("hmac-sha256 (64 bytes, key prepared)", 1000, kept, "a new key each time", fresh, target: nil, met: nil)
+            if let openssl = OpenSSLSpeed.hmacSHA256Nanoseconds(bytes: 64, seconds: options.quick ? 1 : 3) {
+                result.extra = [("opensslNs", format(openssl)), ("oursOverOpenssl", format(kept.median / openssl))]
+            } else {
+                result.extra = [("openssl", "\"not installed\"")]
+            }
+            report.add(result)
+        }
+    }
+}
+
+/// The same work written the obvious way, as a reference: a locked dictionary of lists per number,
+/// the lock rule and each send rule filtering and sorting its list, the code record replaced.
+final class NaiveSMSLimits: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sends: [String: [Date]] = [:]
+    private var guesses: [String: [Date]] = [:]
+    private var codes: [String: (digest: [UInt8], expires: Date)] = [:]
+    private let rules: [(window: Double, limit: Int)]
+
+    init(policy: SMSPolicy) {
+        rules = policy.rules.filter { $0.key == .number && $0.counts == .sends }.map { ($0.window.seconds, $0.limit) }
+    }
+
+    func admit(_ number: String, at now: Date) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if (guesses[number] ?? []).filter({ $0 > now.addingTimeInterval(-86_400) }).sorted().count >= 10 { return false }
+        let list = sends[number] ?? []
+        for rule in rules where list.filter({ $0 > now.addingTimeInterval(-rule.window) }).sorted().count >= rule.limit { return false }
+        sends[number] = (list + [now]).filter { $0 > now.addingTimeInterval(-86_400) }.sorted()
+        codes[number] = ([UInt8](repeating: 1, count: 32), now.addingTimeInterval(300))
+        return true
+    }
+}
+
+/// An index shared by the iterations of one measured body.
+final class Cursor: @unchecked Sendable {
+    private var value = 0
+    func take() -> Int {
+        defer { value += 1 }
+        return value
+    }
+}
+
+/// `openssl speed -hmac sha256 -bytes N`: OpenSSL's own time per HMAC of N bytes, in its machine-readable form.
+enum OpenSSLSpeed {
+    static func hmacSHA256Nanoseconds(bytes: Int, seconds: Int) -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["speed", "-mr", "-seconds", String(seconds), "-bytes", String(bytes), "-hmac", "sha256"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        // "+F:9:hmac(sha256):338294469.57": bytes per second at the one size asked for.
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("+F:") && $0.contains("hmac") }),
+            let rate = line.split(separator: ":").last.flatMap({ Double($0) }), rate > 0
+        else { return nil }
+        return 1e9 / (rate / Double(bytes))
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import OneTap
+
+/// `onetap sms -`: replays SMS send requests against the policy, to try a policy change on a day's
+/// traffic before shipping it.
+package struct SMSOptions: Hashable, Sendable {
+    /// Whether to print NDJSON.
+    package var json: Bool
+    /// A replacement SMS policy file.
+    package var policyFile: String?
+    /// A directory of replacement tables (`sms-policy.csv`, `number-segments.csv`).
+    package var dataDirectory: String?
+
+    static let specs: [OptionSpec] = [.flag("json"), .value("policy"), .value("data")]
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard parsed.operands == ["-"] else {
+            throw UsageError(
+                parsed.operands.isEmpty ? "sms needs -, to read send requests (NDJSON) from standard input"
+                    : "sms reads standard input: give - as the only operand, not \(quoted(parsed.operands.first { $0 != "-" } ?? "-"))",
+                command: "sms")
+        }
+        json = parsed.has("json")
+        policyFile = parsed.value("policy")
+        dataDirectory = parsed.value("data")
+    }
+}
+
+enum SMSCommand {
+    /// One request line, every key checked (an unknown key is a mistake in the input, not ignored).
+    private struct Line: Decodable {
+        var at: String
+        var number: String
+        var ip: String?
+        var device: String?
+        var session: String?
+        var captcha: Bool?
+
+        private enum Keys: String, CodingKey, CaseIterable { case at, number, ip, device, session, captcha }
+
+        private struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let all = try decoder.container(keyedBy: AnyKey.self)
+            if let unknown = all.allKeys.first(where: { Keys(rawValue: $0.stringValue) == nil }) {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: [unknown],
+                    debugDescription: "unknown key; a request has \(Keys.allCases.map(\.rawValue).joined(separator: ", "))"))
+            }
+            let container = try decoder.container(keyedBy: Keys.self)
+            at = try container.decode(String.self, forKey: .at)
+            number = try container.decode(String.self, forKey: .number)
+            ip = try container.decodeIfPresent(String.self, forKey: .ip)
+            device = try container.decodeIfPresent(String.self, forKey: .device)
+            session = try container.decodeIfPresent(String.self, forKey: .session)
+            captcha = try container.decodeIfPresent(Bool.self, forKey: .captcha)
+        }
+    }
+
+    private struct Tally {
+        var sent = 0, captcha = 0, limited = 0, refused = 0, malformed = 0
+        var requests: Int { sent + captcha + limited + refused }
+    }
+
+    /// Replays every line of standard input.
+    /// - Returns: 0 when every line was read (a limited send is an answer, not an error); 65 when a
+    ///   line was malformed (its error record is printed and the replay goes on).
+    static func run(_ options: SMSOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let rules = SMSCodeRules(policy: try policy(options), segments: try segments(options))
+        let store = InMemorySMSStore()
+        let key = SMSCodeKey.random()
+        var tally = Tally()
+        let decoder = JSONDecoder()
+        let ending = LineReader(io: io).forEachLine { bytes, number, cut in
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \t\r")
+            if text.isEmpty || text.hasPrefix("#") { return true }
+            let answer: Answer
+            if cut {
+                answer = .malformed("the line is too long to be a request; it was skipped")
+            } else {
+                switch request(text, decoder: decoder) {
+                case .failure(let problem):
+                    answer = .malformed(problem.message)
+                case .success(let (at, recipient, context, captcha)):
+                    switch rules.recipient(recipient) {
+                    case .failure(let refusal):
+                        answer = .refused(refusal)
+                    case .success(let phone):
+                        let keys = context.request(for: phone)
+                        let (_, code) = rules.issue(to: phone, session: context.session, key: key, at: at)
+                        let decision = store.updateNow(counters: rules.sendCounters(for: keys), code: phone, at: at) { state in
+                            rules.admit(&state, keys, captchaPassed: captcha, record: code, at: at)
+                        }
+                        answer = .decided(decision, at: at)
+                    }
+                }
+            }
+            emit(answer, line: number, &tally, json: options.json, output)
+            return !output.failed
+        }
+        if let failure = ending.failure(output: output, io: io) { return failure }
+        if options.json {
+            var object = JSONObject()
+            object.add("summary", true)
+            object.add("requests", Int64(tally.requests))
+            object.add("sent", Int64(tally.sent))
+            object.add("captcha", Int64(tally.captcha))
+            object.add("limited", Int64(tally.limited))
+            object.add("refused", Int64(tally.refused))
+            object.add("malformed", Int64(tally.malformed))
+            output.line(object.json)
+        } else {
+            output.line("\(tally.requests) request\(tally.requests == 1 ? "" : "s"): \(tally.sent) sent, \(tally.captcha) captcha, \(tally.limited) limited, \(tally.refused) refused"
+                + (tally.malformed > 0 ? "; \(tally.malformed) malformed line\(tally.malformed == 1 ? "" : "s")" : ""))
+        }
+        return tally.malformed > 0 ? .dataError : .success
+    }
+
+    private struct Malformed: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    private static func request(_ text: String, decoder: JSONDecoder) -> Result<(Date, String, SMSContext, Bool), Malformed> {
+        let line: Line
+        do {
+            line = try decoder.decode(Line.self, from: Data(text.utf8))
+        } catch {
+            return .failure(Malformed(RouteCommand.describe(error)))
+        }
+        do {
+            let at = try Timestamp.parse(line.at)
+            var context = SMSContext()
+            do { context.ip = try line.ip.map { (text) throws(ParseError) in try IPAddress(text) } } catch { return .failure(Malformed("key 'ip': \(error)")) }
+            do { context.device = try line.device.map { (text) throws(ParseError) in try DeviceID(text) } } catch { return .failure(Malformed("key 'device': \(error)")) }
+            do { context.session = try line.session.map { (text) throws(ParseError) in try LoginSessionID(text) } } catch { return .failure(Malformed("key 'session': \(error)")) }
+            return .success((at, line.number, context, line.captcha ?? false))
+        } catch {
+            return .failure(Malformed("key 'at': \(error)"))
+        }
+    }
+
+    /// What one line came to.
+    private enum Answer {
+        case decided(SMSPolicy.SendDecision, at: Date)
+        case refused(SMSRefusal)
+        case malformed(String)
+    }
+
+    private static func emit(_ answer: Answer, line: Int, _ tally: inout Tally, json: Bool, _ output: OutputBuffer) {
+        var object = JSONObject()
+        object.add("line", Int64(line))
+        let text: String
+        switch answer {
+        case .decided(let decision, let at):
+            func seconds(_ date: Date) -> Int64 { Int64(max(0, date.timeIntervalSince(at)).rounded(.up)) }
+            switch decision {
+            case .admit(let resendAfter):
+                tally.sent += 1
+                object.add("decision", "sent")
+                object.add("resendAfter", seconds(resendAfter))
+                text = "sent (the next send from \(seconds(resendAfter)) s)"
+            case .captcha(let rule):
+                tally.captcha += 1
+                object.add("decision", "captcha")
+                object.add("rule", rule)
+                text = "captcha required by \(rule)"
+            case .limited(let rule, let retryAfter):
+                tally.limited += 1
+                object.add("decision", "limited")
+                object.add("rule", rule)
+                object.add("retryAfter", seconds(retryAfter))
+                text = "limited by \(rule), retry after \(seconds(retryAfter)) s"
+            }
+        case .refused(let refusal):
+            tally.refused += 1
+            object.add("decision", "refused")
+            object.add("reason", refusal.kind.id)
+            object.add("message", refusal.message)
+            text = "refused (\(refusal.kind)): \(refusal.message)"
+        case .malformed(let message):
+            tally.malformed += 1
+            object.add("error", message)
+            text = "error: \(message)"
+        }
+        output.line(json ? object.json : "line \(line): \(text)")
+    }
+
+    private static func policy(_ options: SMSOptions) throws(CommandFailure) -> SMSPolicy {
+        var path = options.policyFile
+        if path == nil, let directory = try directory(options) { path = TableFile.path(of: SMSPolicy.fileName, in: directory) }
+        guard let path else { return .builtIn }
+        do { return try SMSPolicy(contentsOf: path) } catch { throw CommandFailure(error) }
+    }
+
+    private static func segments(_ options: SMSOptions) throws(CommandFailure) -> NumberSegmentTable {
+        guard let directory = try directory(options), let path = TableFile.path(of: NumberSegmentTable.fileName, in: directory) else { return .builtIn }
+        do { return try NumberSegmentTable(contentsOf: path) } catch { throw CommandFailure(error) }
+    }
+
+    private static func directory(_ options: SMSOptions) throws(CommandFailure) -> String? {
+        guard let directory = options.dataDirectory else { return nil }
+        guard TableFile.isDirectory(directory) else {
+            throw CommandFailure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
+        }
+        return directory
+    }
+}

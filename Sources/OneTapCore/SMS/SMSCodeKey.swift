@@ -1,0 +1,87 @@
+/// The server's key for SMS codes: codes are stored only as HMAC-SHA-256(key, number ‖ code ‖ code id),
+/// so a copy of the store reveals no code. Every instance of a server shares one key; a new key makes
+/// the codes already sent unverifiable (they answer `wrong`), so rotate it when few codes are out.
+///
+/// A secret: its description is `<redacted>` and no error quotes it.
+public struct SMSCodeKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    let hmac: HMACSHA256.Key
+
+    /// The shortest key, in bytes: 32 (the strength of SHA-256).
+    public static let minimumBytes = 32
+
+    /// Creates a key from bytes.
+    /// - Parameter bytes: At least 32 bytes from a secure source (a secrets manager, `openssl rand 32`).
+    /// - Throws: ``ParseError`` with subject `SMS key` and kind `wrong-length` for fewer than 32 bytes
+    ///   (its input reads `<redacted>`).
+    public init(bytes: some Collection<UInt8>) throws(ParseError) {
+        guard bytes.count >= Self.minimumBytes else {
+            throw ParseError(.smsKey, .wrongLength, input: "<redacted>", reason: "\(bytes.count) bytes; an SMS key has at least \(Self.minimumBytes)")
+        }
+        hmac = HMACSHA256.Key(bytes)
+    }
+
+    /// Creates a key from base64 text (how a key travels in an environment variable).
+    /// - Parameter base64: Standard or URL-safe base64 of at least 32 bytes; padding optional.
+    /// - Throws: ``ParseError`` with subject `SMS key`: `malformed` for text that is not base64,
+    ///   `wrong-length` for fewer than 32 bytes (its input reads `<redacted>`).
+    public init(base64: Secret) throws(ParseError) {
+        guard let bytes = Base64.decode(base64.reveal()) else {
+            throw ParseError(.smsKey, .malformed, input: "<redacted>", reason: "the text is not base64")
+        }
+        try self.init(bytes: bytes)
+    }
+
+    /// A new key from the system's secure generator, for tests and single-instance tools. A server with
+    /// several instances loads one shared key instead.
+    /// - Returns: A 32-byte key.
+    public static func random() -> SMSCodeKey {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        for _ in 0..<4 {
+            let word = generator.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return SMSCodeKey(unchecked: bytes)
+    }
+
+    private init(unchecked bytes: [UInt8]) { hmac = HMACSHA256.Key(bytes) }
+
+    /// Always `<redacted>`.
+    public var description: String { "<redacted>" }
+    /// Always `SMSCodeKey(<redacted>)`.
+    public var debugDescription: String { "SMSCodeKey(<redacted>)" }
+    /// A mirror with no children.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
+
+/// RFC 4648 base64, standard and URL-safe alphabets, padding optional.
+enum Base64 {
+    static func decode(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        for byte in text.utf8 {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+            case UInt8(ascii: "="): padding += 1; continue
+            default: return nil
+            }
+            if padding > 0 { return nil }
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero and fewer than a byte; padding at most two.
+        guard padding <= 2, bits < 8, buffer & ((1 << UInt32(bits)) - 1) == 0, bits != 6 else { return nil }
+        return out
+    }
+}

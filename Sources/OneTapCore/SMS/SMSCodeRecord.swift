@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A sent SMS code as a store keeps it: never the code, only HMAC-SHA-256(server key, number ‖ code ‖
+/// code id), with its lifetime and how many wrong codes it has taken. One per number: a new send
+/// replaces it. Stores write it as JSON (`Codable`).
+public struct SMSCodeRecord: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The code's id: 64 random bits as 16 hex digits, bound into the digest.
+    public let id: String
+    /// The number it was sent to.
+    public let number: PhoneNumber
+    /// HMAC-SHA-256(server key, number ‖ code ‖ id).
+    public let digest: SHA256.Digest
+    /// The login session it was sent for.
+    public let session: LoginSessionID?
+    /// When it was issued.
+    public let issuedAt: Date
+    /// The first instant it no longer verifies: issued + 5 minutes.
+    public let expiresAt: Date
+    /// How many wrong codes it took; at ``SMSCodeRules/maximumWrongAttempts`` it is dead.
+    public internal(set) var wrongAttempts: Int
+
+    init(id: String, number: PhoneNumber, digest: SHA256.Digest, session: LoginSessionID?, issuedAt: Date, expiresAt: Date, wrongAttempts: Int = 0) {
+        self.id = id
+        self.number = number
+        self.digest = digest
+        self.session = session
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.wrongAttempts = wrongAttempts
+    }
+
+    /// `SMSCodeRecord(138****8000, issued …, expires …, 1 wrong)`: no digest, no id.
+    public var description: String {
+        "SMSCodeRecord(\(number.masked), issued \(issuedAt.iso8601), expires \(expiresAt.iso8601), \(wrongAttempts) wrong)"
+    }
+}
+
+/// What a store holds for one send or verify: the events of the counters it touches, the number's code
+/// record, and how long the store must keep what it writes back.
+public struct SMSState: Hashable, Sendable {
+    /// Every counter the operation asked for (a counter with no events holds an empty list).
+    public var events: [SMSPolicy.Counter: [Date]]
+    /// The number's code record, if one is stored.
+    public var code: SMSCodeRecord?
+    /// Until when the store must keep the counters and the record written back (later it may delete
+    /// them). Read as the latest keep-until of what was read; the rules only ever move it later.
+    public var keepUntil: Date
+
+    /// Creates a state, as a store read it.
+    /// - Parameters:
+    ///   - events: The counters' events; missing counters are filled in as empty.
+    ///   - counters: The counters the operation asked for.
+    ///   - code: The number's code record.
+    ///   - keepUntil: Until when the store keeps what it writes (the rules set it).
+    public init(events: [SMSPolicy.Counter: [Date]], counters: [SMSPolicy.Counter], code: SMSCodeRecord?, keepUntil: Date) {
+        var filled = events
+        for counter in counters where filled[counter] == nil { filled[counter] = [] }
+        self.events = filled
+        self.code = code
+        self.keepUntil = keepUntil
+    }
+}

@@ -1,0 +1,209 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The rules of SMS codes, pure: which numbers may be sent one, how a code is made and stored, what a
+/// send does to the counters, and what a verify answers. The SMS code service runs them inside its
+/// store's atomic update, so every instance of a server applies the same rules to the same state.
+///
+/// - A code is six digits from the system's CSPRNG, drawn without modulo bias; it verifies for five
+///   minutes (``lifetime``), once; five wrong codes (``maximumWrongAttempts``) kill it; a new send
+///   replaces it. It is stored only as HMAC-SHA-256(key, number ‖ code ‖ code id) and compared in
+///   constant time.
+/// - A code verifies while `now < expiresAt`; a clock that reads more than a lifetime before the code
+///   was issued (an instance whose clock went back) counts it as expired, so skew never lengthens a
+///   code's life past two lifetimes.
+/// - Numbers that are not mainland mobile numbers of an allocated segment, and IoT-only segments, are
+///   refused before any limit counts.
+public struct SMSCodeRules: Sendable {
+    /// How long a code verifies: 5 minutes.
+    public static let lifetime: Duration = .seconds(300)
+    /// How many wrong codes kill a code: 5.
+    public static let maximumWrongAttempts = 5
+    /// How many digits a code has: 6.
+    public static let digits = 6
+
+    /// The limits.
+    public let policy: SMSPolicy
+    /// The segments, whose kinds tell which numbers cannot take SMS.
+    public let segments: NumberSegmentTable
+
+    /// Creates the rules.
+    /// - Parameters:
+    ///   - policy: The limits; `Data/sms-policy.csv` by default.
+    ///   - segments: The number segments; `Data/number-segments.csv` by default.
+    public init(policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn) {
+        self.policy = policy
+        self.segments = segments
+        var longest = Self.lifetime.seconds
+        for rule in policy.rules { longest = max(longest, rule.window.seconds + (rule.lock?.seconds ?? 0)) }
+        retention = longest
+    }
+
+    // MARK: Who may be sent a code
+
+    /// Why a number may not be sent a code, or nil when it may.
+    /// - Parameter number: The number.
+    /// - Returns: `not-mainland-mobile` for an unallocated segment, `cannot-take-sms` for an IoT-only one.
+    public func refusal(for number: PhoneNumber) -> SMSRefusal? {
+        guard let segment = segments.segment(for: number) else {
+            return SMSRefusal(.notMainlandMobile, "\(number.masked) is in no allocated mainland mobile segment")
+        }
+        if segment.kind == .iot {
+            return SMSRefusal(.cannotTakeSMS, "\(number.masked) is in \(segment.prefix), an IoT-only segment (物联网业务专用号段) that takes no ordinary SMS")
+        }
+        return nil
+    }
+
+    /// Reads the number a client typed, refusing what is not a mainland mobile number.
+    /// - Parameter text: The number as the client sent it (`13800138000`, `+86 138 0013 8000`).
+    /// - Returns: The number, or the refusal (`not-mainland-mobile` with the parser's reason: a foreign
+    ///   number, a landline, a malformed text).
+    public func recipient(_ text: String) -> Result<PhoneNumber, SMSRefusal> {
+        let number: PhoneNumber
+        do { number = try PhoneNumber(text) } catch { return .failure(SMSRefusal(.notMainlandMobile, error.description)) }
+        if let refusal = refusal(for: number) { return .failure(refusal) }
+        return .success(number)
+    }
+
+    // MARK: Codes
+
+    /// A new code for a number: the code (to send) and its record (to store).
+    /// - Parameters:
+    ///   - number: The number.
+    ///   - session: The login session it is for.
+    ///   - key: The server's key.
+    ///   - now: The time.
+    /// - Returns: The six digits as a secret, and the record holding only their digest.
+    public func issue(to number: PhoneNumber, session: LoginSessionID?, key: SMSCodeKey, at now: Date) -> (code: Secret, record: SMSCodeRecord) {
+        var generator = SystemRandomNumberGenerator()
+        // 64 random bits, redrawn when they fall in the incomplete last run of a million (a chance of
+        // 1 in 10^13), so every code is equally likely: no modulo bias.
+        let limit = UInt64.max - (UInt64.max % 1_000_000 + 1) % 1_000_000
+        var draw = generator.next()
+        while draw > limit { draw = generator.next() }
+        var rest = draw % 1_000_000
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: Self.digits)
+        for index in stride(from: Self.digits - 1, through: 0, by: -1) {
+            digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+        // The code's id: 64 random bits, unique per number in practice, bound into the digest.
+        var id: [UInt8] = []
+        id.reserveCapacity(16)
+        let word = generator.next()
+        for shift in stride(from: 60, through: 0, by: -4) { id.append(Self.hex[Int((word >> UInt64(shift)) & 0xF)]) }
+        let idText = String(decoding: id, as: UTF8.self)
+        let record = SMSCodeRecord(
+            id: idText, number: number, digest: Self.digest(key: key, number: number, code: digits, id: idText), session: session,
+            issuedAt: now, expiresAt: now.addingTimeInterval(Self.lifetime.seconds))
+        return (Secret(String(decoding: digits, as: UTF8.self)), record)
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    /// HMAC-SHA-256(key, "onetap-sms-1" ‖ 0 ‖ number ‖ 0 ‖ code ‖ 0 ‖ id).
+    static func digest(key: SMSCodeKey, number: PhoneNumber, code: some Sequence<UInt8>, id: String) -> SHA256.Digest {
+        var message: [UInt8] = Array("onetap-sms-1".utf8)
+        message.reserveCapacity(64)
+        message.append(0)
+        message.append(contentsOf: number.digits.utf8)
+        message.append(0)
+        message.append(contentsOf: code)
+        message.append(0)
+        message.append(contentsOf: id.utf8)
+        return key.hmac.authenticationCode(for: message)
+    }
+
+    // MARK: Counters
+
+    /// The counters a send reads and writes: its send counters and the number's lock counters.
+    /// - Parameter request: The send's keys.
+    /// - Returns: The counters.
+    public func sendCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
+        policy.counters(for: request, counting: .sends) + policy.counters(for: request, counting: .failedVerifies)
+    }
+
+    /// The counters a verify reads and writes: the failed-verify counters.
+    /// - Parameter request: The verify's keys.
+    /// - Returns: The counters.
+    public func verifyCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
+        policy.counters(for: request, counting: .failedVerifies)
+    }
+
+    /// How long a store keeps what an operation wrote: the longest a rule looks back (window plus
+    /// lock), and at least a code's lifetime.
+    let retention: Double
+
+    // MARK: Operations on a store's state
+
+    /// Decides a send and, when it is admitted, counts it and installs its code (replacing the
+    /// number's previous one).
+    /// - Parameters:
+    ///   - state: The counters and the number's record, as the store read them; changed in place.
+    ///   - request: The send's keys.
+    ///   - captchaPassed: Whether a valid captcha came with it.
+    ///   - record: The new code's record.
+    ///   - now: The time.
+    /// - Returns: The policy's decision.
+    public func admit(_ state: inout SMSState, _ request: SMSPolicy.Request, captchaPassed: Bool, record: SMSCodeRecord, at now: Date) -> SMSPolicy.SendDecision {
+        let decision = policy.decideSend(request, events: state.events, captchaPassed: captchaPassed, at: now)
+        guard case .admit = decision else { return decision }
+        for counter in policy.counters(for: request, counting: .sends) {
+            var list = state.events.removeValue(forKey: counter) ?? []
+            list.append(now)
+            state.events[counter] = policy.keep(counter, list, at: now)
+        }
+        state.code = record
+        state.keepUntil = now.addingTimeInterval(retention)
+        return decision
+    }
+
+    /// Takes back a code whose SMS did not go out, if it is still the number's code.
+    /// - Parameters:
+    ///   - state: The store's state; changed in place.
+    ///   - id: The code's id.
+    public func withdraw(_ state: inout SMSState, id: String) {
+        if state.code?.id == id { state.code = nil }
+    }
+
+    /// Verifies a code the client sent.
+    /// - Parameters:
+    ///   - state: The number's failed-verify counters and record, as the store read them; changed in place.
+    ///   - candidate: The code as the client typed it.
+    ///   - number: The number.
+    ///   - request: The verify's keys.
+    ///   - key: The server's key.
+    ///   - now: The time.
+    /// - Returns: `locked` while a lock rule holds (nothing is compared); `noCode`, `expired`,
+    ///   `tooManyAttempts`; `verified` (the record is removed: single use) or `wrong` (counted against
+    ///   the code and the lock rules).
+    /// - Complexity: One HMAC-SHA-256 and a constant-time comparison.
+    public func verify(
+        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: SMSCodeKey, at now: Date
+    ) -> SMSVerifyResult {
+        if let (rule, until) = policy.lock(request, events: state.events, at: now) { return .locked(rule: rule, until: until) }
+        guard var record = state.code, record.number == number else { return .noCode }
+        if let bound = record.session, request.session != bound.text { return .noCode }
+        let lifetime = Self.lifetime.seconds
+        if now >= record.expiresAt || now < record.issuedAt.addingTimeInterval(-lifetime) { return .expired }
+        if record.wrongAttempts >= Self.maximumWrongAttempts { return .tooManyAttempts }
+        let text = candidate.reveal().utf8
+        let wellFormed = text.count == Self.digits && text.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
+        if wellFormed, HMACSHA256.constantTimeEquals(Self.digest(key: key, number: number, code: text, id: record.id), record.digest) {
+            state.code = nil
+            return .verified(SMSVerdict(phoneNumber: number, session: record.session, verifiedAt: now))
+        }
+        record.wrongAttempts += 1
+        state.code = record
+        for counter in policy.counters(for: request, counting: .failedVerifies) {
+            var list = state.events.removeValue(forKey: counter) ?? []
+            list.append(now)
+            state.events[counter] = policy.keep(counter, list, at: now)
+        }
+        state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
+        return .wrong(attemptsLeft: Self.maximumWrongAttempts - record.wrongAttempts)
+    }
+}

@@ -1,0 +1,30 @@
+/// Why a number is refused an SMS code before any limit is counted: what stops SMS pumping (sends to
+/// foreign or premium numbers that earn per message) and sends that cannot arrive.
+public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Why.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"not-mainland-mobile"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// Not an 11-digit +86 mainland mobile number of an allocated segment (a foreign number, a
+        /// landline, a service number, an unallocated segment).
+        public static let notMainlandMobile = Kind("not-mainland-mobile")
+        /// A segment whose numbers take no ordinary SMS (IoT-only, 物联网业务专用号段).
+        public static let cannotTakeSMS = Kind("cannot-take-sms")
+    }
+
+    /// Why.
+    public let kind: Kind
+    /// An explanation naming the input (never a code).
+    public let message: String
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `not-mainland-mobile: …`.
+    public var description: String { "\(kind): \(message)" }
+}

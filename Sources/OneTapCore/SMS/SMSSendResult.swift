@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The answer to "send me a code".
+public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
+    /// A code went out: it verifies until `expiresAt`; the next send for this number is admitted from
+    /// `resendAfter` (show a count-down).
+    case sent(expiresAt: Date, resendAfter: Date)
+    /// The rule `rule` wants a captcha first: ask the user to solve one and send again with its token.
+    /// `rejected` is true when a token came and the captcha verifier turned it down.
+    case captchaRequired(rule: String, rejected: Bool)
+    /// The rule `rule` refuses sends until `retryAfter`.
+    case limited(rule: String, retryAfter: Date)
+    /// The number cannot be sent a code.
+    case refused(SMSRefusal)
+    /// The SMS gateway failed: nothing was sent. The attempt still counts toward the limits (gateways
+    /// count every submission), and the user may ask again from `retryAfter`.
+    case senderFailed(retryAfter: Date)
+
+    /// The result's name: `sent`, `captcha-required`, `limited`, `refused`, `sender-failed`.
+    public var name: String {
+        switch self {
+        case .sent: "sent"
+        case .captchaRequired: "captcha-required"
+        case .limited: "limited"
+        case .refused: "refused"
+        case .senderFailed: "sender-failed"
+        }
+    }
+
+    /// `limited by number-minute until 2026-12-01T10:01:00.000Z`.
+    public var description: String {
+        switch self {
+        case .sent(let expiresAt, let resendAfter): "sent, expires \(expiresAt.iso8601), resend after \(resendAfter.iso8601)"
+        case .captchaRequired(let rule, let rejected): "captcha-required by \(rule)\(rejected ? " (the captcha was rejected)" : "")"
+        case .limited(let rule, let retryAfter): "limited by \(rule) until \(retryAfter.iso8601)"
+        case .refused(let refusal): "refused: \(refusal)"
+        case .senderFailed(let retryAfter): "sender-failed, nothing was sent; retry after \(retryAfter.iso8601)"
+        }
+    }
+}
+
+/// The answer to "here is the code I got".
+public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
+    /// The right code, in time, the first time: the proof a login session's SMS step takes.
+    case verified(SMSVerdict)
+    /// Not the code; `attemptsLeft` more wrong codes kill it (0: the next verify answers `tooManyAttempts`).
+    case wrong(attemptsLeft: Int)
+    /// The code's five minutes are over: send a new one.
+    case expired
+    /// The code took five wrong codes and is dead: send a new one.
+    case tooManyAttempts
+    /// No code is out for this number (none was sent, it was used, replaced or removed), or it was sent
+    /// for another login session.
+    case noCode
+    /// Too many wrong codes for this number: the rule `rule` locks verification until `until`.
+    case locked(rule: String, until: Date)
+
+    /// The result's name: `verified`, `wrong-code`, `expired`, `too-many-attempts`, `no-code`, `locked`.
+    public var name: String {
+        switch self {
+        case .verified: "verified"
+        case .wrong: "wrong-code"
+        case .expired: "expired"
+        case .tooManyAttempts: "too-many-attempts"
+        case .noCode: "no-code"
+        case .locked: "locked"
+        }
+    }
+
+    /// `wrong-code, 4 attempts left`.
+    public var description: String {
+        switch self {
+        case .verified(let verdict): "verified \(verdict.phoneNumber.masked)"
+        case .wrong(let left): "wrong-code, \(left) attempt\(left == 1 ? "" : "s") left"
+        case .expired: "expired"
+        case .tooManyAttempts: "too-many-attempts"
+        case .noCode: "no-code"
+        case .locked(let rule, let until): "locked by \(rule) until \(until.iso8601)"
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+/// `onetap sms -` end to end: the built binary, its standard output, standard error and exit code.
+@Suite struct SMSCommandTests {
+    static let day = """
+        {"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7","device":"d1"}
+        {"at":"2026-12-01T10:00:30Z","number":"13800138000","ip":"203.0.113.8","device":"d1"}
+        {"at":"2026-12-01T10:00:59Z","number":"13900139000","ip":"203.0.113.7","device":"d1"}
+        {"at":"2026-12-01T10:01:00Z","number":"13900139000","ip":"203.0.113.7","device":"d1","captcha":true}
+        {"at":"2026-12-01T10:01:00Z","number":"14800000000"}
+        # a comment, and a blank line
+
+        {"at":"2026-12-01T10:01:00Z","number":"+1 650 555 0100"}
+        {"at":"2026-12-01T10:01:01Z","number":"13800138000"}
+
+        """
+
+    @Test func aDayOfRequestsAsText() throws {
+        let run = try Binary.run(["sms", "-"], stdin: Array(Self.day.utf8))
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(run.lines == [
+            "line 1: sent (the next send from 60 s)",
+            "line 2: limited by number-minute, retry after 30 s",
+            "line 3: captcha required by ip-captcha",
+            "line 4: sent (the next send from 60 s)",
+            "line 5: refused (cannot-take-sms): 148****0000 is in 148, an IoT-only segment (物联网业务专用号段) that takes no ordinary SMS",
+            #"line 8: refused (not-mainland-mobile): invalid phone number "+1 650 555 0100": the country code is not +86; only mainland China numbers have carrier segments here"#,
+            "line 9: sent (the next send from 60 s)",
+            "7 requests: 3 sent, 1 captcha, 1 limited, 2 refused",
+        ])
+    }
+
+    @Test func aDayOfRequestsAsNDJSON() throws {
+        let run = try Binary.run(["sms", "-", "--json"], stdin: Array(Self.day.utf8))
+        #expect(run.status == 0)
+        #expect(run.lines.first == #"{"line":1,"decision":"sent","resendAfter":60}"#)
+        #expect(run.lines[1] == #"{"line":2,"decision":"limited","rule":"number-minute","retryAfter":30}"#)
+        #expect(run.lines[2] == #"{"line":3,"decision":"captcha","rule":"ip-captcha"}"#)
+        #expect(run.lines.last == #"{"summary":true,"requests":7,"sent":3,"captcha":1,"limited":1,"refused":2,"malformed":0}"#)
+        for line in run.lines { #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any]) }
+    }
+
+    @Test func aMalformedLineIsAnErrorRecordAndTheReplayGoesOn() throws {
+        let input = """
+            {"at":"2026-12-01T10:00:00Z","number":"13800138000","captha":true}
+            {"at":"yesterday","number":"13800138000"}
+            {"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"300.1.1.1"}
+            {"at":"2026-12-01T10:00:00Z","number":13800138000}
+            not json
+            {"at":"2026-12-01T10:00:00Z","number":"13800138000","device":"has space"}
+            {"at":"2026-12-01T10:00:00Z","number":"13800138000"}
+
+            """
+        let run = try Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
+        #expect(run.status == 65)
+        #expect(run.lines.count == 8)
+        #expect(run.lines[0] == #"{"line":1,"error":"key 'captha': unknown key; a request has at, number, ip, device, session, captcha"}"#)
+        #expect(run.lines[1].hasPrefix(#"{"line":2,"error":"key 'at': invalid timestamp \"yesterday\""#))
+        #expect(run.lines[2].hasPrefix(#"{"line":3,"error":"key 'ip': invalid IP address \"300.1.1.1\""#))
+        #expect(run.lines[3] == #"{"line":4,"error":"key 'number': expected a string"}"#)
+        #expect(run.lines[4].hasPrefix(#"{"line":5,"error":"not a JSON object"#))
+        #expect(run.lines[5].hasPrefix(#"{"line":6,"error":"key 'device': invalid device id \"has space\""#))
+        #expect(run.lines[6] == #"{"line":7,"decision":"sent","resendAfter":60}"#)
+        #expect(run.lines[7] == #"{"summary":true,"requests":1,"sent":1,"captcha":0,"limited":0,"refused":0,"malformed":6}"#)
+    }
+
+    @Test func aReplacementPolicyDecidesInstead() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let policy = directory.appendingPathComponent("strict.csv")
+        try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nnumber-10m,number,sends,600,1,limit,,test\n"
+            .write(to: policy, atomically: true, encoding: .utf8)
+        let input = """
+            {"at":"2026-12-01T10:00:00Z","number":"13800138000"}
+            {"at":"2026-12-01T10:05:00Z","number":"13800138000"}
+            {"at":"2026-12-01T10:10:00Z","number":"13800138000"}
+
+            """
+        let run = try Binary.run(["sms", "-", "--policy", policy.path], stdin: Array(input.utf8))
+        #expect(run.status == 0)
+        #expect(run.lines == [
+            "line 1: sent (the next send from 600 s)", "line 2: limited by number-10m, retry after 300 s", "line 3: sent (the next send from 600 s)",
+            "3 requests: 2 sent, 0 captcha, 1 limited, 0 refused",
+        ])
+    }
+
+    @Test func aBadPolicyNamesItsFileAndLine() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let policy = directory.appendingPathComponent("bad.csv")
+        try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nr,number,sends,60,0,limit,,x\n".write(to: policy, atomically: true, encoding: .utf8)
+        let run = try Binary.run(["sms", "-", "--policy", policy.path], stdin: [])
+        #expect(run.status == 65)
+        #expect(run.stdout == "")
+        #expect(run.stderr == "onetap: error: \(policy.path):2: column 'limit': \"0\" is not a limit from 1 to 100000\n")
+    }
+
+    @Test func usageErrors() throws {
+        let none = try Binary.run(["sms"])
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("sms needs -, to read send requests (NDJSON) from standard input"))
+        let file = try Binary.run(["sms", "requests.ndjson"])
+        #expect(file.status == 64)
+        #expect(file.stderr.contains("give - as the only operand, not 'requests.ndjson'"))
+    }
+
+    @Test func noCodeIsEverPrinted() throws {
+        let input = (0..<50).map { #"{"at":"2026-12-01T10:00:\#(String(format: "%02d", $0))Z","number":"1380013\#(String(format: "%04d", $0))"}"# }
+            .joined(separator: "\n")
+        let run = try Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
+        #expect(run.status == 0)
+        // Six digits in a row appear only inside the masked-free numbers' own digits, never alone.
+        #expect(run.stdout.range(of: #""[0-9]{6}""#, options: .regularExpression) == nil)
+        #expect(!run.stdout.contains("code"))
+    }
+}

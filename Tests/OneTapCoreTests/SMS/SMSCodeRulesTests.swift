@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// The rules of codes, on a state held here as a store would hold it: who may be sent one, how codes
+/// are drawn, single use, expiry at exactly five minutes, five wrong tries, replacement, session binding.
+@Suite struct SMSCodeRulesTests {
+    static let t0 = Date(timeIntervalSince1970: 1_796_090_400)
+    static let number = try! PhoneNumber("13800138000")
+    let rules = SMSCodeRules()
+    let key = SMSCodeKey.random()
+
+    struct Recipient: Sendable, CustomTestStringConvertible {
+        let text: String
+        let refusal: String?
+        var testDescription: String { text }
+    }
+
+    /// Which numbers may be sent a code, by what the segments are (written here from the operators'
+    /// allocations, not read from the table).
+    static let recipients: [Recipient] = [
+        Recipient(text: "13800138000", refusal: nil),             // China Mobile
+        Recipient(text: "+86 189 0000 0000", refusal: nil),       // China Telecom
+        Recipient(text: "17000000000", refusal: nil),             // an MVNO segment (1700)
+        Recipient(text: "14500000000", refusal: nil),             // China Unicom data card: takes SMS
+        Recipient(text: "14700000000", refusal: nil),             // China Mobile data card: takes SMS
+        Recipient(text: "17400000000", refusal: nil),             // Tiantong satellite phone: takes SMS
+        Recipient(text: "14600000000", refusal: "cannot-take-sms"), // China Unicom IoT-only
+        Recipient(text: "14800000000", refusal: "cannot-take-sms"), // China Mobile IoT-only
+        Recipient(text: "15400000000", refusal: "not-mainland-mobile"), // unallocated
+        Recipient(text: "+1 650 555 0100", refusal: "not-mainland-mobile"),
+        Recipient(text: "+852 9123 4567", refusal: "not-mainland-mobile"),
+        Recipient(text: "010-12345678", refusal: "not-mainland-mobile"),
+        Recipient(text: "12345678901", refusal: "not-mainland-mobile"),
+        Recipient(text: "", refusal: "not-mainland-mobile"),
+    ]
+
+    @Test(arguments: recipients)
+    func whoMayBeSentACode(_ recipient: Recipient) {
+        switch rules.recipient(recipient.text) {
+        case .success: #expect(recipient.refusal == nil)
+        case .failure(let refusal):
+            #expect(refusal.kind.id == recipient.refusal, "\(refusal)")
+            #expect(!refusal.message.contains("38000"), "a refusal masks the number: \(refusal.message)")
+        }
+    }
+
+    @Test func codesAreSixDigitsDrawnEvenly() {
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: 10), count: 6)
+        var below100000 = 0
+        let draws = 20_000
+        var ids = Set<String>()
+        for _ in 0..<draws {
+            let (code, record) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0)
+            let digits = Array(code.reveal().utf8)
+            #expect(digits.count == 6 && digits.allSatisfy { (48...57).contains($0) })
+            for (position, digit) in digits.enumerated() { counts[position][Int(digit - 48)] += 1 }
+            if digits[0] == 48 { below100000 += 1 }
+            ids.insert(record.id)
+            #expect(record.id.utf8.count == 16)
+        }
+        #expect(ids.count == draws, "code ids are 64 random bits: no repeats in 20,000")
+        // Each digit at each place is 1/10 of the draws: 2,000 ± 6 standard deviations (σ ≈ 42).
+        for position in counts { for count in position { #expect((1_750...2_250).contains(count), "\(counts)") } }
+        #expect((1_750...2_250).contains(below100000), "codes with a leading zero are kept, not redrawn")
+    }
+
+    @Test func theRecordHoldsADigestNotTheCode() throws {
+        let (code, record) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0)
+        let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+        #expect(!json.contains("\"\(code.reveal())\""))
+        #expect(record.digest != SHA256.hash(code.reveal().utf8), "the digest is keyed, not a plain hash of six digits")
+        #expect(!"\(record)".contains(record.digest.hex) && !"\(record)".contains(record.id))
+        #expect(record.expiresAt == Self.t0.addingTimeInterval(300))
+        #expect(try JSONDecoder().decode(SMSCodeRecord.self, from: Data(json.utf8)) == record)
+    }
+
+    /// A state with one code out, as a store would hand it over.
+    func sent(session: LoginSessionID? = nil, at: Date = t0) -> (Secret, SMSState, SMSPolicy.Request) {
+        let request = SMSPolicy.Request(number: Self.number.digits, session: session?.text)
+        var state = SMSState(events: [:], counters: rules.sendCounters(for: request), code: nil, keepUntil: .distantPast)
+        let (code, record) = rules.issue(to: Self.number, session: session, key: key, at: at)
+        let decision = rules.admit(&state, request, captchaPassed: false, record: record, at: at)
+        #expect(decision == .admit(resendAfter: at.addingTimeInterval(60)))
+        return (code, state, request)
+    }
+
+    @Test func theRightCodeVerifiesOnce() throws {
+        var (code, state, request) = sent()
+        let first = rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(10))
+        guard case .verified(let verdict) = first else { Issue.record("\(first)"); return }
+        #expect(verdict.phoneNumber == Self.number && verdict.verifiedAt == Self.t0.addingTimeInterval(10))
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(11)) == .noCode)
+    }
+
+    @Test func aCodeExpiresAtExactlyFiveMinutes() {
+        var (code, state, request) = sent()
+        var copy = state
+        if case .verified = rules.verify(&copy, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(299.999)) {} else {
+            Issue.record("a code must verify 1 ms before its five minutes end")
+        }
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(300)) == .expired)
+    }
+
+    @Test func aClockFarBehindTheIssuerCountsTheCodeExpired() {
+        var (code, state, request) = sent()
+        var copy = state
+        if case .verified = rules.verify(&copy, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(-300)) {} else {
+            Issue.record("an instance up to a lifetime behind must still verify")
+        }
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(-300.001)) == .expired)
+    }
+
+    @Test func fiveWrongCodesKillTheCode() {
+        var (code, state, request) = sent()
+        let wrong = Secret(code.reveal() == "000000" ? "000001" : "000000")
+        for left in stride(from: 4, through: 0, by: -1) {
+            #expect(rules.verify(&state, candidate: wrong, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(1)) == .wrong(attemptsLeft: left))
+        }
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(2)) == .tooManyAttempts)
+        let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: Self.number.digits)
+        #expect(state.events[guesses]?.count == 5, "each wrong code counts toward the number's lock")
+    }
+
+    struct Malformed: Sendable, CustomTestStringConvertible {
+        let text: String
+        var testDescription: String { "\"\(text)\"" }
+    }
+
+    @Test(arguments: [Malformed(text: ""), Malformed(text: "12345"), Malformed(text: "1234567"), Malformed(text: "12a456"),
+                      Malformed(text: "١٢٣٤٥٦"), Malformed(text: " 123456")])
+    func aMalformedCodeIsAWrongOne(_ malformed: Malformed) {
+        var (_, state, request) = sent()
+        #expect(rules.verify(&state, candidate: Secret(malformed.text), number: Self.number, request, key: key, at: Self.t0) == .wrong(attemptsLeft: 4))
+    }
+
+    @Test func aNewSendReplacesTheCode() {
+        var (first, state, request) = sent()
+        let later = Self.t0.addingTimeInterval(61)
+        let (second, record) = rules.issue(to: Self.number, session: nil, key: key, at: later)
+        #expect(rules.admit(&state, request, captchaPassed: false, record: record, at: later) == .admit(resendAfter: later.addingTimeInterval(60)))
+        if first.reveal() != second.reveal() {
+            #expect(rules.verify(&state, candidate: first, number: Self.number, request, key: key, at: later) == .wrong(attemptsLeft: 4))
+        }
+        if case .verified = rules.verify(&state, candidate: second, number: Self.number, request, key: key, at: later) {} else {
+            Issue.record("the new code must verify")
+        }
+    }
+
+    @Test func aCodeSentForASessionVerifiesOnlyForIt() throws {
+        let session = LoginSessionID.random()
+        var (code, state, _) = sent(session: session)
+        let other = SMSPolicy.Request(number: Self.number.digits, session: LoginSessionID.random().text)
+        #expect(rules.verify(&state, candidate: code, number: Self.number, other, key: key, at: Self.t0) == .noCode)
+        let none = SMSPolicy.Request(number: Self.number.digits)
+        #expect(rules.verify(&state, candidate: code, number: Self.number, none, key: key, at: Self.t0) == .noCode)
+        let own = SMSPolicy.Request(number: Self.number.digits, session: session.text)
+        guard case .verified(let verdict) = rules.verify(&state, candidate: code, number: Self.number, own, key: key, at: Self.t0) else {
+            Issue.record("the session's own verify must succeed"); return
+        }
+        #expect(verdict.session == session)
+    }
+
+    @Test func anotherKeyVerifiesNothing() {
+        var (code, state, request) = sent()
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: SMSCodeKey.random(), at: Self.t0) == .wrong(attemptsLeft: 4))
+    }
+
+    @Test func aLockAnswersBeforeAnyComparison() {
+        var (code, state, request) = sent()
+        let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: Self.number.digits)
+        state.events[guesses] = (0..<10).map { Self.t0.addingTimeInterval(Double($0)) }
+        let result = rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(20))
+        #expect(result == .locked(rule: "number-guesses", until: Self.t0.addingTimeInterval(9 + 86_400)))
+        #expect(state.code != nil, "a locked verify leaves the code as it was")
+    }
+
+    @Test func aWithdrawnCodeIsGoneButOnlyIfItIsStillTheNumbersCode() {
+        var (_, state, _) = sent()
+        let id = state.code!.id
+        rules.withdraw(&state, id: "another")
+        #expect(state.code?.id == id)
+        rules.withdraw(&state, id: id)
+        #expect(state.code == nil)
+    }
+}

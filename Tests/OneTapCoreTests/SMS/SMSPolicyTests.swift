@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// The SMS policy: the defaults the issue fixes (written here, not read from the table), every rule on
+/// both sides of its boundary to the second, roll-over, a clock that goes back, and bad rows.
+@Suite struct SMSPolicyTests {
+    static let t0 = Date(timeIntervalSince1970: 1_796_090_400)  // 2026-12-01T02:00:00Z
+
+    /// One expected default: what the issue asks for.
+    struct Expected: Sendable, CustomTestStringConvertible {
+        let id: String
+        let key: SMSPolicy.Key
+        let counts: SMSPolicy.Counts
+        let window: Int64
+        let limit: Int
+        let over: SMSPolicy.Over
+        let lock: Int64?
+        var testDescription: String { id }
+    }
+
+    static let defaults: [Expected] = [
+        Expected(id: "number-minute", key: .number, counts: .sends, window: 60, limit: 1, over: .limit, lock: nil),
+        Expected(id: "number-hour", key: .number, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
+        Expected(id: "number-day", key: .number, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
+        Expected(id: "ip-captcha", key: .ip, counts: .sends, window: 3600, limit: 1, over: .captcha, lock: nil),
+        Expected(id: "ip-hour", key: .ip, counts: .sends, window: 3600, limit: 20, over: .limit, lock: nil),
+        Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
+        Expected(id: "number-guesses", key: .number, counts: .failedVerifies, window: 86_400, limit: 10, over: .lock, lock: 86_400),
+    ]
+
+    @Test func theBuiltInPolicyIsTheIssuesDefaults() {
+        let rules = SMSPolicy.builtIn.rules
+        #expect(rules.map(\.id) == Self.defaults.map(\.id))
+        for (rule, expected) in zip(rules, Self.defaults) {
+            #expect(rule.key == expected.key && rule.counts == expected.counts && rule.limit == expected.limit && rule.over == expected.over, "\(rule)")
+            #expect(rule.window == .seconds(expected.window), "\(rule)")
+            #expect(rule.lock == expected.lock.map { .seconds($0) }, "\(rule)")
+            #expect(!rule.source.isEmpty)
+        }
+    }
+
+    /// The request whose key the rule counts, and the counter under test.
+    static func subject(_ expected: Expected) -> (SMSPolicy.Request, SMSPolicy.Counter) {
+        let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "device-1", session: "s")
+        let value = switch expected.key {
+        case .number: "13800138000"
+        case .ip: "203.0.113.7"
+        case .device: "device-1"
+        case .session: "s"
+        case .global: "all"
+        }
+        return (request, SMSPolicy.Counter(counts: expected.counts, key: expected.key, value: value))
+    }
+
+    /// A policy of one rule, written from the expectation.
+    static func alone(_ expected: Expected) throws -> SMSPolicy {
+        let row = "\(expected.id),\(expected.key),\(expected.counts),\(expected.window),\(expected.limit),\(expected.over),\(expected.lock.map(String.init) ?? ""),test"
+        return try SMSPolicy(csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\n\(row)\n", file: "alone.csv")
+    }
+
+    static let sendLimits = defaults.filter { $0.counts == .sends && $0.over == .limit }
+
+    /// `limit` sends one second apart fill the window; the next is refused until the first leaves it,
+    /// at exactly first + window, and admitted then.
+    @Test(arguments: sendLimits)
+    func aHardLimitHoldsUntilTheOldestSendLeavesTheWindow(_ expected: Expected) throws {
+        // The rule alone, so a shorter rule on the same key does not answer first.
+        let policy = try Self.alone(expected)
+        let (request, counter) = Self.subject(expected)
+        let sends = (0..<expected.limit).map { Self.t0.addingTimeInterval(Double($0)) }
+        let last = sends.last!
+        // One fewer than the limit: admitted (with a captcha, so the captcha rule stays out of it).
+        let under = policy.decideSend(request, events: [counter: Array(sends.dropLast())], captchaPassed: true, at: last)
+        #expect(under.isAdmit, "\(under)")
+        let leaves = Self.t0.addingTimeInterval(Double(expected.window))
+        for now in [last, leaves.addingTimeInterval(-1), leaves.addingTimeInterval(-0.001)] {
+            #expect(policy.decideSend(request, events: [counter: sends], captchaPassed: true, at: now) == .limited(rule: expected.id, retryAfter: leaves))
+        }
+        // The captcha does not pass a hard limit, and neither does its absence change the rule that answers.
+        #expect(policy.decideSend(request, events: [counter: sends], captchaPassed: false, at: last) == .limited(rule: expected.id, retryAfter: leaves))
+        #expect(policy.decideSend(request, events: [counter: sends], captchaPassed: true, at: leaves).isAdmit)
+    }
+
+    @Test func theCaptchaRuleAsksOnTheSecondSendFromAnAddressWithinAnHour() {
+        let policy = SMSPolicy.builtIn
+        let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
+        #expect(policy.decideSend(request, events: [:], captchaPassed: false, at: Self.t0).isAdmit)
+        let held = [counter: [Self.t0]]
+        #expect(policy.decideSend(request, events: held, captchaPassed: false, at: Self.t0.addingTimeInterval(3599)) == .captcha(rule: "ip-captcha"))
+        #expect(policy.decideSend(request, events: held, captchaPassed: true, at: Self.t0.addingTimeInterval(3599)).isAdmit)
+        #expect(policy.decideSend(request, events: held, captchaPassed: false, at: Self.t0.addingTimeInterval(3600)).isAdmit)
+        // A request with no address is never asked for the address's captcha.
+        #expect(policy.decideSend(SMSPolicy.Request(number: "13800138000"), events: held, captchaPassed: false, at: Self.t0).isAdmit)
+    }
+
+    @Test func tenWrongCodesInADayLockTheNumberFor24HoursFromTheTenth() throws {
+        let policy = SMSPolicy.builtIn
+        let request = SMSPolicy.Request(number: "13800138000")
+        let counter = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: "13800138000")
+        let wrong = (0..<10).map { Self.t0.addingTimeInterval(Double($0) * 600) }
+        let tenth = wrong[9]
+        #expect(policy.lock(request, events: [counter: Array(wrong.prefix(9))], at: tenth) == nil)
+        let lock = try #require(policy.lock(request, events: [counter: wrong], at: tenth))
+        #expect(lock.rule == "number-guesses" && lock.until == tenth.addingTimeInterval(86_400))
+        #expect(policy.lock(request, events: [counter: wrong], at: tenth.addingTimeInterval(86_399))?.until == tenth.addingTimeInterval(86_400))
+        #expect(policy.lock(request, events: [counter: wrong], at: tenth.addingTimeInterval(86_400)) == nil)
+        // A lock also stops sends to the number.
+        #expect(policy.decideSend(request, events: [counter: wrong], captchaPassed: true, at: tenth) == .limited(rule: "number-guesses", retryAfter: tenth.addingTimeInterval(86_400)))
+        // Ten wrong codes spread over more than a day never lock.
+        let spread = (0..<10).map { Self.t0.addingTimeInterval(Double($0) * 9_600) }  // the tenth 86,400 s after the first
+        #expect(policy.lock(request, events: [counter: spread], at: spread[9]) == nil)
+    }
+
+    @Test func theHourlyWindowRollsOverOneSendAtATime() {
+        let policy = SMSPolicy.builtIn
+        let request = SMSPolicy.Request(number: "13800138000")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: "13800138000")
+        let sends = (0..<5).map { Self.t0.addingTimeInterval(Double($0) * 600) }   // 02:00, 02:10, … 02:40
+        #expect(policy.decideSend(request, events: [counter: sends], captchaPassed: true, at: Self.t0.addingTimeInterval(3599))
+            == .limited(rule: "number-hour", retryAfter: Self.t0.addingTimeInterval(3600)))
+        #expect(policy.decideSend(request, events: [counter: sends], captchaPassed: true, at: Self.t0.addingTimeInterval(3600)).isAdmit)
+        // Once 03:00 is admitted, the window holds 02:10 … 03:00: the next room comes when 02:10 leaves, at 03:10.
+        let rolled = Array(sends.dropFirst()) + [Self.t0.addingTimeInterval(3600)]
+        #expect(policy.decideSend(request, events: [counter: rolled], captchaPassed: true, at: Self.t0.addingTimeInterval(3660))
+            == .limited(rule: "number-hour", retryAfter: Self.t0.addingTimeInterval(4200)))
+    }
+
+    @Test func aClockThatGoesBackNeverReleasesALimit() {
+        let policy = SMSPolicy.builtIn
+        let request = SMSPolicy.Request(number: "13800138000")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: "13800138000")
+        // A send stamped at 02:10 by another instance; this one's clock reads 02:00.
+        let future = Self.t0.addingTimeInterval(600)
+        #expect(policy.decideSend(request, events: [counter: [future]], captchaPassed: true, at: Self.t0)
+            == .limited(rule: "number-minute", retryAfter: future.addingTimeInterval(60)))
+    }
+
+    @Test func resendAfterIsWhenTheNextSendWouldBeAdmitted() {
+        let policy = SMSPolicy.builtIn
+        let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "d")
+        #expect(policy.decideSend(request, events: [:], captchaPassed: false, at: Self.t0) == .admit(resendAfter: Self.t0.addingTimeInterval(60)))
+        // With four sends in the hour, the fifth's next room is when the first leaves the hour.
+        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: "13800138000")
+        let four = (0..<4).map { Self.t0.addingTimeInterval(Double($0) * 120) }
+        let now = Self.t0.addingTimeInterval(600)
+        #expect(policy.decideSend(request, events: [counter: four], captchaPassed: true, at: now) == .admit(resendAfter: Self.t0.addingTimeInterval(3600)))
+    }
+
+    @Test func keepDropsWhatNoRuleCanCountAnyMore() {
+        let policy = SMSPolicy.builtIn
+        let counter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
+        let events = [Self.t0, Self.t0.addingTimeInterval(3600)]
+        #expect(policy.keep(counter, events, at: Self.t0.addingTimeInterval(3600)) == [Self.t0.addingTimeInterval(3600)])
+        let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: "13800138000")
+        // A lock rule keeps its events for its window and its lock.
+        #expect(policy.keep(guesses, [Self.t0], at: Self.t0.addingTimeInterval(172_799)) == [Self.t0])
+        #expect(policy.keep(guesses, [Self.t0], at: Self.t0.addingTimeInterval(172_800)) == [])
+    }
+
+    struct BadRow: Sendable, CustomTestStringConvertible {
+        let row: String
+        let message: String
+        var testDescription: String { message }
+    }
+
+    static let badRows: [BadRow] = [
+        BadRow(row: "a b,number,sends,60,1,limit,,x", message: "column 'rule': \"a b\" is not a rule id (letters, digits and hyphens)"),
+        BadRow(row: "r,phone,sends,60,1,limit,,x", message: "phone"),
+        BadRow(row: "r,number,texts,60,1,limit,,x", message: "texts"),
+        BadRow(row: "r,number,sends,0,1,limit,,x", message: "column 'window_seconds': \"0\" is not 1 to 31536000 whole seconds"),
+        BadRow(row: "r,number,sends,1.5,1,limit,,x", message: "column 'window_seconds': \"1.5\" is not 1 to 31536000 whole seconds"),
+        BadRow(row: "r,number,sends,60,0,limit,,x", message: "column 'limit': \"0\" is not a limit from 1 to 100000"),
+        BadRow(row: "r,number,sends,60,-1,limit,,x", message: "column 'limit': \"-1\" is not a limit from 1 to 100000"),
+        BadRow(row: "r,number,sends,60,1,block,,x", message: "block"),
+        BadRow(row: "r,number,failed-verifies,60,1,lock,,x", message: "column 'lock_seconds': a lock rule needs its lock time in seconds"),
+        BadRow(row: "r,number,sends,60,1,limit,60,x", message: "column 'lock_seconds': only a lock rule has a lock time"),
+        BadRow(row: "r,number,failed-verifies,60,1,captcha,,x", message: "column 'over': a captcha guards sends; a rule on failed verifies limits or locks"),
+    ]
+
+    @Test(arguments: badRows)
+    func aBadRowIsRefusedWithItsFileAndLine(_ bad: BadRow) {
+        let text = "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nok,number,sends,60,1,limit,,fine\n\(bad.row)\n"
+        let error = #expect(throws: TableError.self) { try SMSPolicy(csv: text, file: "policy.csv") }
+        #expect(error?.line == 3, "\(String(describing: error))")
+        #expect(error.map { "\($0)".contains("policy.csv:3") && "\($0)".contains(bad.message) } == true, "\(String(describing: error))")
+    }
+
+    @Test func aDuplicateRuleAndAnEmptyPolicyAreRefused() {
+        let header = "rule,key,counts,window_seconds,limit,over,lock_seconds,source\n"
+        let duplicate = #expect(throws: TableError.self) {
+            try SMSPolicy(csv: header + "r,number,sends,60,1,limit,,x\nr,ip,sends,60,1,limit,,y\n", file: "p.csv")
+        }
+        #expect(duplicate?.kind == .duplicateKey && duplicate?.line == 3)
+        let empty = #expect(throws: TableError.self) { try SMSPolicy(csv: header, file: "p.csv") }
+        #expect(empty?.kind == .incomplete)
+    }
+}
+
+extension SMSPolicy.SendDecision {
+    var isAdmit: Bool {
+        if case .admit = self { return true }
+        return false
+    }
+}

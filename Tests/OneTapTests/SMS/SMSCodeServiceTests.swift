@@ -1,0 +1,233 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// The SMS code service end to end on the in-memory store: sends, captchas, the gateway failing, the
+/// store failing, races, guessing, and the events.
+@Suite struct SMSCodeServiceTests {
+    static let t0 = Date(timeIntervalSince1970: 1_796_090_400)  // 2026-12-01T02:00:00Z
+    static let number = try! PhoneNumber("13800138000")
+    static let ip = try! IPAddress("203.0.113.7")
+
+    struct Setup {
+        let sender = ScriptedSMSSender()
+        let events = RecordingEventSink()
+        let store: any SMSStore
+        let service: SMSCodeService
+
+        init(store: any SMSStore = InMemorySMSStore(), captcha: (any CaptchaVerifier)? = ScriptedCaptchaVerifier(accepting: ["solved"]),
+             policy: SMSPolicy = .builtIn) {
+            self.store = store
+            service = SMSCodeService(key: .random(), sender: sender, captcha: captcha, store: store, rules: SMSCodeRules(policy: policy), events: events)
+        }
+    }
+
+    @Test func aSendDeliversSixDigitsThatVerify() async throws {
+        let setup = Setup()
+        let result = try await setup.service.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        #expect(result == .sent(expiresAt: Self.t0.addingTimeInterval(300), resendAfter: Self.t0.addingTimeInterval(60)))
+        let message = try #require(setup.sender.delivered.first)
+        #expect(message.number == Self.number && message.expiresAt == Self.t0.addingTimeInterval(300))
+        #expect(message.code.reveal().utf8.count == 6)
+        let verified = try await setup.service.verify(message.code, for: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0.addingTimeInterval(30))
+        guard case .verified(let verdict) = verified else { Issue.record("\(verified)"); return }
+        #expect(verdict.phoneNumber == Self.number)
+        #expect(setup.events.names == ["send-sent", "verify-verified"])
+    }
+
+    @Test func typedNumbersAreReadAndForeignOnesRefused() async throws {
+        let setup = Setup()
+        let sent = try await setup.service.send(to: "+86 138 0013 8000", context: SMSContext(), at: Self.t0)
+        #expect(sent.name == "sent")
+        let foreign = try await setup.service.send(to: "+44 7700 900123", context: SMSContext(), at: Self.t0)
+        guard case .refused(let refusal) = foreign else { Issue.record("\(foreign)"); return }
+        #expect(refusal.kind == .notMainlandMobile)
+        let iot = try await setup.service.send(to: "14812345678", context: SMSContext(), at: Self.t0)
+        guard case .refused(let noSMS) = iot else { Issue.record("\(iot)"); return }
+        #expect(noSMS.kind == .cannotTakeSMS)
+        #expect(setup.sender.attempts == 1, "a refused number is never handed to the gateway")
+        #expect(setup.events.names == ["send-sent", "send-refused", "send-refused"])
+    }
+
+    @Test func theSecondSendFromAnAddressNeedsACaptcha() async throws {
+        let setup = Setup()
+        let other = try PhoneNumber("13900139000")
+        _ = try await setup.service.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        let later = Self.t0.addingTimeInterval(120)
+        #expect(try await setup.service.send(to: other, context: SMSContext(ip: Self.ip), at: later) == .captchaRequired(rule: "ip-captcha", rejected: false))
+        #expect(try await setup.service.send(to: other, context: SMSContext(ip: Self.ip, captcha: Secret("guessed")), at: later)
+            == .captchaRequired(rule: "ip-captcha", rejected: true))
+        #expect(try await setup.service.send(to: other, context: SMSContext(ip: Self.ip, captcha: Secret("solved")), at: later).name == "sent")
+        #expect(setup.sender.attempts == 2)
+        // An IPv6 client counts per /64: another address in the same /64 is the same client.
+        let v6 = try IPAddress("2409:8a00:1:2::1"), sameBlock = try IPAddress("2409:8a00:1:2:ffff::9")
+        _ = try await setup.service.send(to: try PhoneNumber("13700137000"), context: SMSContext(ip: v6), at: Self.t0)
+        #expect(try await setup.service.send(to: try PhoneNumber("13600136000"), context: SMSContext(ip: sameBlock), at: later)
+            == .captchaRequired(rule: "ip-captcha", rejected: false))
+    }
+
+    @Test func aCaptchaProviderThatFailsCountsAsNotSolvedAndSaysSo() async throws {
+        struct Down: Error, CustomStringConvertible { var description: String { "captcha API down for token solved-123" } }
+        let setup = Setup(captcha: ScriptedCaptchaVerifier(accepting: ["solved-123"], failing: Down()))
+        _ = try await setup.service.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        let result = try await setup.service.send(
+            to: try PhoneNumber("13900139000"), context: SMSContext(ip: Self.ip, captcha: Secret("solved-123")), at: Self.t0.addingTimeInterval(90))
+        #expect(result == .captchaRequired(rule: "ip-captcha", rejected: true))
+        let failure = try #require(setup.events.recorded.first { $0.name == "provider-failed" })
+        #expect("\(failure)".contains("captcha API down for token <redacted>"))
+    }
+
+    @Test func withoutAVerifierACaptchaRuleCanOnlyBeWaitedOut() async throws {
+        let setup = Setup(captcha: nil)
+        _ = try await setup.service.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        let other = try PhoneNumber("13900139000")
+        #expect(try await setup.service.send(to: other, context: SMSContext(ip: Self.ip, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(90))
+            == .captchaRequired(rule: "ip-captcha", rejected: true))
+        #expect(try await setup.service.send(to: other, context: SMSContext(ip: Self.ip), at: Self.t0.addingTimeInterval(3600)).name == "sent")
+    }
+
+    @Test func aCaptchaNeverPassesAHardLimit() async throws {
+        let setup = Setup()
+        var sent = 0
+        for index in 0..<25 {
+            let result = try await setup.service.send(
+                to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(ip: Self.ip, captcha: Secret("solved")),
+                at: Self.t0.addingTimeInterval(Double(index)))
+            if case .sent = result { sent += 1 } else { #expect(result == .limited(rule: "ip-hour", retryAfter: Self.t0.addingTimeInterval(3600)), "\(index)") }
+        }
+        #expect(sent == 20)
+    }
+
+    @Test func aGatewayFailureSendsNothingCountsTheAttemptAndWithdrawsTheCode() async throws {
+        let setup = Setup()
+        _ = try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0)
+        let first = try #require(setup.sender.lastCode(to: Self.number))
+        setup.sender.then(.fail(ScriptedSMSSender.GatewayError("HTTP 500")))
+        let result = try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(60))
+        #expect(result == .senderFailed(retryAfter: Self.t0.addingTimeInterval(120)))
+        // The attempt counted: a send at once is limited.
+        #expect(try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(61))
+            == .limited(rule: "number-minute", retryAfter: Self.t0.addingTimeInterval(120)))
+        #expect(setup.sender.delivered.count == 1 && setup.sender.attempts == 2)
+        // The unsent code was withdrawn, and it had replaced the first: nothing verifies now.
+        #expect(try await setup.service.verify(first, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(62)) == .noCode)
+        #expect(setup.events.names == ["send-sent", "provider-failed", "send-sender-failed", "send-limited", "verify-no-code"])
+        // After the cool-down a send goes out.
+        #expect(try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(120)).name == "sent")
+    }
+
+    /// A gateway whose error quotes the request it was handed, code included, as HTTP clients' errors may.
+    struct QuotingSender: SMSSender {
+        struct Failure: Error, CustomStringConvertible { let description: String }
+        func send(_ message: SMSMessage) async throws {
+            throw Failure(description: "HTTP 400 for TemplateParam={\"code\":\"\(message.code.reveal())\"}")
+        }
+    }
+
+    @Test func aGatewayErrorReachesTheEventWithoutTheCode() async throws {
+        let events = RecordingEventSink()
+        let service = SMSCodeService(key: .random(), sender: QuotingSender(), events: events)
+        #expect(try await service.send(to: Self.number, context: SMSContext(), at: Self.t0).name == "sender-failed")
+        let failure = try #require(events.recorded.first { $0.name == "provider-failed" })
+        let json = String(decoding: try JSONEncoder().encode(failure), as: UTF8.self)
+        #expect(json.contains(#"TemplateParam={\"code\":\"<redacted>\"}"#), "\(json)")
+    }
+
+    @Test func aStoreThatIsDownSendsAndCountsNothing() async throws {
+        let faulty = FaultySMSStore(InMemorySMSStore())
+        let setup = Setup(store: faulty)
+        faulty.fail(.beforeRead)
+        await #expect(throws: SMSStoreError.self) { try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0) }
+        faulty.fail(.beforeWrite)
+        await #expect(throws: SMSStoreError.self) { try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0) }
+        #expect(setup.sender.attempts == 0, "nothing goes out when the store could not count it")
+        // Nothing was counted: the next send is the first.
+        #expect(try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(1)).name == "sent")
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        faulty.fail(.beforeWrite)
+        await #expect(throws: SMSStoreError.self) {
+            try await setup.service.verify(code, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(2))
+        }
+        // The lost verify used nothing up: the code still verifies.
+        let again = try await setup.service.verify(code, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(3))
+        #expect(again.name == "verified")
+    }
+
+    @Test func aThousandConcurrentSendsFromOneAddressSendExactlyItsLimit() async throws {
+        let setup = Setup()
+        let service = setup.service
+        let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<1_000 {
+                group.addTask {
+                    let result = try await service.send(
+                        to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(ip: Self.ip, captcha: Secret("solved")), at: Self.t0)
+                    return result.name == "sent"
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(sent == 20, "ip-hour allows 20 sends per address per hour")
+        #expect(setup.sender.delivered.count == 20)
+    }
+
+    @Test func aThousandConcurrentVerifiesOfTheRightCodeVerifyOnce() async throws {
+        let setup = Setup()
+        _ = try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0)
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        let service = setup.service
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask { try await service.verify(code, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(5)).name }
+            }
+            return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        #expect(results == ["verified": 1, "no-code": 999])
+    }
+
+    /// 100,000 guesses against one number over a simulated week, asking for a new code whenever the
+    /// current one is dead, expired or used up. The lock allows at most 10 wrong codes a day: the tenth
+    /// locks for 24 h, by when the ten have left the day's window, so at most 10 per started day are
+    /// even compared, and the chance of a hit is bounded by the compared guesses over a million.
+    @Test func guessingIsBoundedByTheLockAllowance() async throws {
+        let setup = Setup()
+        var generator = SystemRandomNumberGenerator()
+        var compared = 0, verified = 0, locked = 0
+        let week = 7 * 86_400.0
+        for step in 0..<100_000 {
+            let now = Self.t0.addingTimeInterval(week * Double(step) / 100_000)
+            let value = Int.random(in: 0..<1_000_000, using: &generator)
+            let guess = String(String(value + 1_000_000).dropFirst())
+            switch try await setup.service.verify(Secret(guess), for: Self.number, context: SMSContext(), at: now) {
+            case .wrong: compared += 1
+            case .verified: compared += 1; verified += 1
+            case .locked: locked += 1
+            case .noCode, .expired, .tooManyAttempts:
+                _ = try await setup.service.send(to: Self.number, context: SMSContext(), at: now)
+            }
+        }
+        // Seven days and the start of an eighth: at most 80 compared guesses, a chance of at most 0.008 %.
+        #expect(compared <= 80, "\(compared) guesses were compared in a week")
+        #expect(verified <= compared)
+        #expect(locked > 90_000, "the number spends most of the week locked")
+    }
+
+    @Test func eventsCarryNoCodeNoTokenNoDeviceID() async throws {
+        let setup = Setup()
+        let device = try DeviceID("device-secretish-9774d56d")
+        let context = SMSContext(ip: Self.ip, device: device, session: LoginSessionID.random(), captcha: Secret("solved"))
+        _ = try await setup.service.send(to: Self.number, context: context, at: Self.t0)
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        _ = try await setup.service.verify(Secret("999999") == code ? Secret("111111") : Secret("999999"), for: Self.number, context: context, at: Self.t0)
+        _ = try await setup.service.verify(code, for: Self.number, context: context, at: Self.t0)
+        #expect(setup.events.names == ["send-sent", "verify-wrong-code", "verify-verified"])
+        for event in setup.events.recorded {
+            let json = String(decoding: try JSONEncoder().encode(event), as: UTF8.self)
+            for form in [json, "\(event)"] {
+                #expect(!form.contains(code.reveal()) && !form.contains("solved") && !form.contains(device.rawValue) && !form.contains("13800138000"), "\(form)")
+            }
+            #expect(json.contains("\"number\":\"138****8000\""))
+        }
+    }
+}
+

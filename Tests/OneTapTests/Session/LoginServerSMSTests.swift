@@ -1,0 +1,91 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// The session's SMS step through the server: the session learns "verified" only from the SMS code
+/// service's verify.
+@Suite struct LoginServerSMSTests {
+    static let noSIM = DeviceSnapshot(sim: .absent)
+
+    struct Setup {
+        let clock = FakeClock()
+        let sender = ScriptedSMSSender()
+        let server: LoginServer
+
+        init(sms: Bool = true) {
+            let service = SMSCodeService(key: .random(), sender: sender, events: DiscardingEventSink())
+            server = LoginServer(sms: sms ? service : nil, clock: clock, events: DiscardingEventSink())
+        }
+    }
+
+    @Test func aRightCodeCompletesTheSession() async throws {
+        let setup = Setup()
+        let start = try await setup.server.start(Self.noSIM)
+        let id = start.session.id
+        let sent = try await setup.server.sendSMS(for: id, to: "13800138000", context: SMSContext())
+        #expect(sent.name == "sent")
+        let message = try #require(setup.sender.delivered.first)
+        #expect(message.session == id)
+        let number = try PhoneNumber("13800138000")
+        let wrong = try await setup.server.verifySMS(Secret(message.code.reveal() == "000000" ? "000001" : "000000"), for: number, session: id,
+                                                     version: 1, context: SMSContext())
+        #expect(wrong.result == .wrong(attemptsLeft: 4) && wrong.transition == nil)
+        #expect(try await setup.server.session(id)?.version == 1, "a wrong code changes nothing in the session")
+        let right = try await setup.server.verifySMS(message.code, for: number, session: id, version: 1, context: SMSContext())
+        #expect(right.result.name == "verified")
+        #expect(right.transition?.session.ending == .success)
+        #expect(right.transition?.session.verified?.phoneNumber == number)
+    }
+
+    @Test func aCodeSentForOneSessionCompletesNoOther() async throws {
+        let setup = Setup()
+        let first = try await setup.server.start(Self.noSIM)
+        let second = try await setup.server.start(Self.noSIM)
+        _ = try await setup.server.sendSMS(for: first.session.id, to: "13800138000", context: SMSContext())
+        let code = try #require(setup.sender.lastCode(to: try PhoneNumber("13800138000")))
+        let answer = try await setup.server.verifySMS(code, for: try PhoneNumber("13800138000"), session: second.session.id, version: 1, context: SMSContext())
+        #expect(answer.result == .noCode && answer.transition == nil)
+    }
+
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        let name: String
+        let snapshot: DeviceSnapshot
+        let sms: Bool
+        let known: Bool
+        let kind: LoginRejection.Kind
+        var testDescription: String { name }
+    }
+
+    static let refusals: [Refusal] = [
+        Refusal(name: "a session at a one-tap flow", snapshot: DeviceSnapshot(plmn: try! PLMN("46000")), sms: true, known: true, kind: .wrongFlow),
+        Refusal(name: "a server without SMS", snapshot: noSIM, sms: false, known: true, kind: .unexpected),
+        Refusal(name: "an unknown session", snapshot: noSIM, sms: true, known: false, kind: .unknownSession),
+    ]
+
+    @Test(arguments: refusals)
+    func anSMSStepTheSessionCannotTakeIsRejected(_ refusal: Refusal) async throws {
+        let setup = Setup(sms: refusal.sms)
+        let start = try await setup.server.start(refusal.snapshot)
+        let id = refusal.known ? start.session.id : LoginSessionID.random()
+        let error = await #expect(throws: LoginRejection.self) { try await setup.server.sendSMS(for: id, to: "13800138000", context: SMSContext()) }
+        #expect(error?.kind == refusal.kind)
+        #expect(setup.sender.attempts == 0)
+    }
+
+    @Test func anExpiredOrEndedSessionSendsNoCode() async throws {
+        let setup = Setup()
+        let start = try await setup.server.start(Self.noSIM)
+        setup.clock.advance(by: .seconds(3_600))
+        let expired = await #expect(throws: LoginRejection.self) {
+            try await setup.server.sendSMS(for: start.session.id, to: "13800138000", context: SMSContext())
+        }
+        #expect(expired?.kind == .expired)
+        let other = try await setup.server.start(Self.noSIM)
+        _ = try await setup.server.report(.cancel(.sms, reason: .user), to: other.session.id, version: 1)
+        let ended = await #expect(throws: LoginRejection.self) {
+            try await setup.server.sendSMS(for: other.session.id, to: "13800138000", context: SMSContext())
+        }
+        #expect(ended?.kind == .ended)
+    }
+}
