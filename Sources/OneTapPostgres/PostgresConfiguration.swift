@@ -162,7 +162,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             found.append(String(value))
             if let decoded = String(value).removingPercentEncodingIfValid, decoded != String(value) { found.append(decoded) }
         }
-        if let scheme = text.firstRange(of: "://"), ["postgres", "postgresql"].contains(text[..<scheme.lowerBound].lowercased()) {
+        // Any scheme: a URL libpq refuses (`mysql://user:pw@host`) is quoted back in its message.
+        if let scheme = text.firstRange(of: "://") {
             let rest = text[scheme.upperBound...]
             let authority = rest.prefix { $0 != "/" && $0 != "?" }
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {

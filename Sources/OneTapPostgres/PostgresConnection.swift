@@ -95,21 +95,25 @@ package final class PostgresConnection: Sendable {
         return result
     }
 
-    /// Whether an idle connection still works, without a round trip: its socket has nothing to read
-    /// (a server that stopped or restarted closed it, which makes it readable), and libpq still calls it
-    /// open and outside any transaction.
-    /// - Returns: False when the connection is broken; it is then marked so.
+    /// Whether an idle connection still works, without a round trip: libpq calls it open and outside any
+    /// transaction, and its socket has nothing to read. An idle connection has nothing to hear; what
+    /// arrives on one is almost always the server's goodbye (a `FATAL` message, then the end of the
+    /// stream, when it stops or restarts), so a readable connection is closed rather than trusted.
+    /// - Returns: False when the connection is not fit for use; it is then closed.
     package func isAlive() async -> Bool {
         await run { () -> Bool in
-            guard let connection = self.handle.pointer, !self.isBroken, PQstatus(connection) == CONNECTION_OK else { return false }
-            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, 0) != 0 {
-                guard PQconsumeInput(connection) != 0, PQstatus(connection) == CONNECTION_OK else {
-                    self.markBroken()
-                    return false
-                }
+            guard let connection = self.handle.pointer, !self.isBroken, PQstatus(connection) == CONNECTION_OK,
+                PQtransactionStatus(connection) == PQTRANS_IDLE
+            else {
+                self.finish()
+                return false
             }
-            return PQtransactionStatus(connection) == PQTRANS_IDLE
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) == 0 else {
+                self.finish()
+                return false
+            }
+            return true
         }
     }
 

@@ -80,3 +80,44 @@ enum TestDatabase {
         await stores.close()
     }
 }
+
+/// The build's products directory, where `OneTapTestHelper` is: found through `Bundle`.
+enum Products {
+    static let directory: URL = {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent()
+        #else
+        return Bundle.main.bundleURL
+        #endif
+    }()
+
+    /// An executable product of the package.
+    static func executable(_ name: String) -> URL { directory.appendingPathComponent(name) }
+}
+
+/// Tokens for the tests.
+enum Tokens {
+    static let now = Date(timeIntervalSince1970: 1_796_083_200)
+
+    static func make(_ account: AccountID, _ value: String = "A0", refresh: String? = "R0", issued: Date = now, lifetime: Double = 30 * 86_400) -> AccessToken {
+        AccessToken(
+            value: Secret(value), refreshToken: refresh.map(Secret.init), flow: .tianyi, account: account, issuedAt: issued,
+            expiresAt: issued.addingTimeInterval(lifetime))
+    }
+}
+
+/// Statement texts seen by a pool's connections, and the threads they ran on.
+final class StatementLog: Sendable {
+    private let entries = LockedValue<[(sql: String, queue: String?)]>([])
+
+    /// The observer to give the pool.
+    var observer: @Sendable (String) -> Void {
+        { [entries] sql in entries.withLock { $0.append((sql, PostgresConnection.currentLabel)) } }
+    }
+
+    var statements: [String] { entries.withLock { $0.map(\.sql) } }
+    var queues: Set<String?> { entries.withLock { Set($0.map(\.queue)) } }
+}
