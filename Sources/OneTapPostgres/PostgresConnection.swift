@@ -78,6 +78,21 @@ package final class PostgresConnection: Sendable {
         try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters) }
     }
 
+    /// Runs one statement on a connection that was idle, checking first (in the same trip to the
+    /// connection's queue) that it still works, as ``isAlive()`` does.
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - parameters: The values.
+    /// - Returns: The rows, or nil when the connection was found dead before anything was sent (it is
+    ///   then closed).
+    /// - Throws: As ``execute(_:_:)``.
+    package func executeIfAlive(_ sql: String, _ parameters: [PostgresValue]) async throws(PostgresError) -> PostgresRows? {
+        try await run { () throws(PostgresError) -> PostgresRows? in
+            guard self.checkAlive() else { return nil }
+            return try self.executeBlocking(sql, parameters)
+        }
+    }
+
     /// Runs `body` inside a transaction: `BEGIN`, then `COMMIT` when it returns, `ROLLBACK` when it throws.
     /// - Parameter body: The statements.
     /// - Returns: What `body` returns.
@@ -101,20 +116,23 @@ package final class PostgresConnection: Sendable {
     /// stream, when it stops or restarts), so a readable connection is closed rather than trusted.
     /// - Returns: False when the connection is not fit for use; it is then closed.
     package func isAlive() async -> Bool {
-        await run { () -> Bool in
-            guard let connection = self.handle.pointer, !self.isBroken, PQstatus(connection) == CONNECTION_OK,
-                PQtransactionStatus(connection) == PQTRANS_IDLE
-            else {
-                self.finish()
-                return false
-            }
-            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 0) == 0 else {
-                self.finish()
-                return false
-            }
-            return true
+        await run { () -> Bool in self.checkAlive() }
+    }
+
+    /// ``isAlive()`` on the queue.
+    private func checkAlive() -> Bool {
+        guard let connection = handle.pointer, !isBroken, PQstatus(connection) == CONNECTION_OK,
+            PQtransactionStatus(connection) == PQTRANS_IDLE
+        else {
+            finish()
+            return false
         }
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) == 0 else {
+            finish()
+            return false
+        }
+        return true
     }
 
     /// Closes the connection (`PQfinish`); later calls fail with `connection-lost`.

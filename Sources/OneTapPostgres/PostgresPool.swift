@@ -66,7 +66,16 @@ package actor PostgresPool: CustomStringConvertible {
     ///   `connection-failed`, `closed`, or what `body` throws; `CancellationError` when the caller is
     ///   cancelled while waiting in line.
     package nonisolated func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        let connection = try await checkOut()
+        var connection: PostgresConnection
+        while true {
+            let (lent, fresh) = try await checkOut()
+            let usable = fresh ? true : await lent.isAlive()
+            if usable {
+                connection = lent
+                break
+            }
+            await discard(lent)  // the server closed it while it was idle
+        }
         let result: Result<T, any Error>
         do {
             result = .success(try await body(connection))
@@ -85,7 +94,23 @@ package actor PostgresPool: CustomStringConvertible {
     /// - Throws: As ``withConnection(_:)`` and ``PostgresConnection/execute(_:_:)``.
     @discardableResult
     package nonisolated func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
-        try await withConnection { connection in try await connection.execute(sql, parameters) }
+        while true {
+            let (connection, fresh) = try await checkOut()
+            let rows: PostgresRows?
+            do {
+                // One trip to the connection's queue: the idle check and the statement together.
+                rows = fresh ? try await connection.execute(sql, parameters) : try await connection.executeIfAlive(sql, parameters)
+            } catch {
+                await checkIn(connection)
+                throw error
+            }
+            guard let rows else {
+                await discard(connection)  // the server closed it while it was idle; nothing was sent
+                continue
+            }
+            await checkIn(connection)
+            return rows
+        }
     }
 
     /// Closes every connection; calls waiting in line and later calls fail with `closed`. Connections
@@ -109,23 +134,21 @@ package actor PostgresPool: CustomStringConvertible {
         case failed(PostgresError)
     }
 
-    private nonisolated func checkOut() async throws -> PostgresConnection {
-        while true {
-            switch try await ticket() {
-            case .connection(let connection):
-                if await connection.isAlive() { return connection }
-                await discard(connection)  // the server closed it while it was idle
-            case .open:
-                let connection: PostgresConnection
-                do {
-                    connection = try await PostgresConnection.open(configuration, observer: observer)
-                } catch {
-                    await discard(nil)
-                    throw error
-                }
-                await countOpened()
-                return connection
+    /// Gets a connection: an idle one (to be checked by the caller) or a newly opened one (`fresh`).
+    private nonisolated func checkOut() async throws -> (PostgresConnection, fresh: Bool) {
+        switch try await ticket() {
+        case .connection(let connection):
+            return (connection, false)
+        case .open:
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.open(configuration, observer: observer)
+            } catch {
+                await discard(nil)
+                throw error
             }
+            await countOpened()
+            return (connection, true)
         }
     }
 

@@ -159,10 +159,23 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         closeOthers(&actions)
+        // The calling thread (a dispatch worker) blocks most signals, and a blocked mask survives exec:
+        // pgbench's -T (SIGALRM) and pg_ctl's kill would never arrive. Start with every signal
+        // unblocked and at its default action.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, command[0], &actions, nil, argv, environ) == 0 else { return nil }
+        guard posix_spawn(&pid, command[0], &actions, &attributes, argv, environ) == 0 else { return nil }
         return pid
     }
 
@@ -185,7 +198,8 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     /// directory.
     private func startWatchdog() {
         let stop = (runAs + [binaries + "/pg_ctl", "-D", dataDirectory, "-m", "immediate", "-w", "stop"]).joined(separator: " ")
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory)'"
+        // It ignores the signals a test runner or `timeout` sends its whole process group.
+        let script = "trap '' HUP INT TERM; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory)'"
         _ = Self.spawn(["/bin/sh", "-c", script], output: nil)
     }
 }
