@@ -16,8 +16,8 @@ import OneTap
 /// ```
 ///
 /// Opening migrates the schema (``migrate()``). Every store made here shares the pool. While the
-/// database is down, store calls fail with `io` (the vault keeps serving fresh and stale tokens it
-/// can read… once it can read again); the pool reconnects by itself when the server is back.
+/// database is down, store calls fail with `TokenStoreError` kind `io` (a vault answers `store-failed`);
+/// the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
     /// The server, schema, pool size and time limits.
     public let configuration: PostgresConfiguration
