@@ -13,35 +13,6 @@ import Testing
         return PostgresPool(configuration: configuration, clock: clock)
     }
 
-    /// Holds a pooled connection until released.
-    final class Gate: Sendable {
-        private let state = LockedValue<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let open = state.withLock { state -> Bool in
-                    if !state.open { state.waiters.append(continuation) }
-                    return state.open
-                }
-                if open { continuation.resume() }
-            }
-        }
-        func open() {
-            for waiter in state.withLock({ state -> [CheckedContinuation<Void, Never>] in
-                state.open = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }) { waiter.resume() }
-        }
-    }
-
-    func waitUntil(_ condition: @Sendable () async -> Bool) async throws {
-        for _ in 0..<2000 {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        Issue.record("the condition never held")
-    }
-
     @Test func neverOpensMoreThanItsSize() async throws {
         let pool = try await pool(poolSize: 3)
         let answers = try await withThrowingTaskGroup(of: Int64?.self) { group in

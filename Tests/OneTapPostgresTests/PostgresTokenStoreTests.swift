@@ -17,14 +17,6 @@ import Testing
         do { return .success(try await work()) } catch { return .failure(error) }
     }
 
-    func waitUntil(_ condition: @Sendable () async throws -> Bool) async throws {
-        for _ in 0..<2000 {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        Issue.record("the condition never held")
-    }
-
     func leaseHolder(_ stores: PostgresStores, _ account: String) async throws -> String? {
         let rows = try await stores.pool.execute(
             "SELECT holder FROM \"\(stores.configuration.schema)\".refresh_leases WHERE account = $1", [.text(account)])
@@ -224,29 +216,33 @@ import Testing
         }
     }
 
-    /// A refresh that lasts longer than the lease keeps it by renewing it.
+    /// A refresh keeps its lease by renewing it every third of the lease, on the injected clock: a lease
+    /// whose time ran out (set so on the database's clock) is renewed, and another instance cannot take it.
     @Test func aLongRefreshRenewsItsLease() async throws {
-        try await TestDatabase.withStores { one in
+        let clock = FakeClock()
+        try await TestDatabase.withStores(clock: clock) { one in
             let other = PostgresStores(configuration: one.configuration)
-            let first = one.tokenStore(leaseDuration: .milliseconds(300))
-            let second = other.tokenStore(leaseDuration: .milliseconds(300), lockTimeout: .seconds(20))
-            let times = LockedValue<(firstEnded: ContinuousClock.Instant?, secondStarted: ContinuousClock.Instant?)>((nil, nil))
+            let first = one.tokenStore(leaseDuration: .seconds(60))
+            let second = other.tokenStore(lockTimeout: .zero)
+            let leases = "\"\(one.configuration.schema)\".refresh_leases"
+            let gate = Gate()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await first.withRefreshLock(for: "slow") {
-                        try await Task.sleep(for: .milliseconds(1200))
-                        times.withLock { $0.firstEnded = .now }
-                    }
-                }
+                group.addTask { try await first.withRefreshLock(for: "slow") { await gate.wait() } }
                 try await waitUntil { try await leaseHolder(one, "slow") != nil }
-                try await Task.sleep(for: .milliseconds(600))  // twice the lease: only a renewal keeps it
-                group.addTask {
-                    try await second.withRefreshLock(for: "slow") { times.withLock { $0.secondStarted = .now } }
+                let holder = try await leaseHolder(one, "slow")
+                // As if the refresh had outlived its lease: without a renewal, anyone could take it now.
+                try await one.pool.execute("UPDATE \(leases) SET expires_at = now() - interval '1 second'")
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(20))
+                try await waitUntil {
+                    try await one.pool.execute("SELECT count(*) FROM \(leases) WHERE expires_at > now() + interval '50 seconds'").first == [.int64(1)]
                 }
+                let seen = try await second.withRefreshLock(for: "slow") { try await leaseHolder(other, "slow") }
+                #expect(seen == holder)  // the second went ahead without it (lock timeout zero) and left it alone
+                gate.open()
                 try await group.waitForAll()
             }
-            let (ended, started) = times.withLock { $0 }
-            #expect(ended != nil && started != nil && started! >= ended!)
+            #expect(try await leaseHolder(one, "slow") == nil)
             await other.close()
         }
     }
@@ -289,7 +285,7 @@ import Testing
     @Test func aLeaseLeftByAKilledProcessExpiresAndTheRefreshHappens() async throws {
         let url = try await TestDatabase.url()
         try await TestDatabase.withStores { stores in
-            let store = stores.tokenStore(leaseDuration: .milliseconds(1500), lockTimeout: .seconds(60))
+            let store = stores.tokenStore(leaseDuration: .seconds(3), lockTimeout: .seconds(60))
             let clock = FakeClock(now: now)
             let refresher = MockRefresher()
             let vault = TokenVault(store: store, refresher: refresher, clock: clock, events: DiscardingEventSink())
@@ -297,7 +293,7 @@ import Testing
 
             let helper = Process()
             helper.executableURL = Products.executable("OneTapTestHelper")
-            helper.arguments = ["postgres-hold-lease", url, stores.configuration.schema, "u1", "1500"]
+            helper.arguments = ["postgres-hold-lease", url, stores.configuration.schema, "u1", "3000"]
             let output = Pipe()
             helper.standardOutput = output
             try helper.run()
@@ -320,7 +316,9 @@ import Testing
                 try await group.waitForAll()
             }
             let waited = ContinuousClock.now - started
-            #expect(waited >= .milliseconds(500) && waited < .seconds(30), "\(waited)")  // the lease's expiry, not the lock time-out
+            // The lease had 2 to 3 s left (renewed every second until the kill): the refresh waited for its
+            // expiry, not for the 60 s lock time-out.
+            #expect(waited >= .seconds(1) && waited < .seconds(30), "\(waited)")
             #expect(refresher.calls == 1)
             #expect(try await store.load("u1")?.token.value.reveal() == "refreshed-1")
             #expect(try await leaseHolder(stores, "u1") == nil)
