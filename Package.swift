@@ -29,6 +29,9 @@ let package = Package(
         .library(name: "OneTap", targets: ["OneTap"]),
         // Test doubles and conformance suites; production binaries do not link it.
         .library(name: "OneTapTesting", targets: ["OneTapTesting"]),
+        // Stores on PostgreSQL, through libpq (`apt install libpq-dev`): `import OneTapPostgres`. `import OneTap`
+        // alone links no C library.
+        .library(name: "OneTapPostgres", targets: ["OneTapPostgres"]),
         // The command-line tool.
         .executable(name: "onetap", targets: ["OneTapTool"]),
         // Speed, measured side by side with references: `swift run -c release OneTapBenchmarks`.
@@ -61,6 +64,25 @@ let package = Package(
             dependencies: ["OneTapCore"],
             swiftSettings: strict + fuzz
         ),
+        // libpq's C API, found through pkg-config (Debian: libpq-dev).
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // Token stores (and later the other stores) on PostgreSQL: a connection pool, migrations, leases.
+        .target(
+            name: "OneTapPostgres",
+            dependencies: ["OneTap", "CLibPQ"],
+            swiftSettings: strict
+        ),
+        // Starts a private PostgreSQL server for the tests and the benchmarks (initdb, pg_ctl); not a product.
+        .target(
+            name: "OneTapPostgresTestSupport",
+            dependencies: ["OneTap"],
+            swiftSettings: strict
+        ),
         .target(
             name: "OneTapTesting",
             dependencies: ["OneTap"],
@@ -83,7 +105,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "OneTapBenchmarks",
-            dependencies: ["OneTap", "OneTapTesting", "OneTapAllocationCounter"],
+            dependencies: ["OneTap", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport"],
             swiftSettings: strict,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
@@ -95,10 +117,10 @@ let package = Package(
             swiftSettings: strict + fuzz,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
         ),
-        // Helper processes for cross-process tests (processes sharing one file store).
+        // Helper processes for cross-process tests (processes sharing one file store or one database).
         .executableTarget(
             name: "OneTapTestHelper",
-            dependencies: ["OneTap"],
+            dependencies: ["OneTap", "OneTapPostgres"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -109,6 +131,12 @@ let package = Package(
         .testTarget(
             name: "OneTapTests",
             dependencies: ["OneTap", "OneTapTesting", "OneTapTestHelper"],
+            swiftSettings: strict
+        ),
+        // Against a real server: a private one the tests start (or ONETAP_POSTGRES_URL).
+        .testTarget(
+            name: "OneTapPostgresTests",
+            dependencies: ["OneTapPostgres", "OneTapPostgresTestSupport", "OneTapTesting", "OneTapTestHelper"],
             swiftSettings: strict
         ),
         .testTarget(

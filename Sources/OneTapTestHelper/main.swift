@@ -12,9 +12,17 @@
 //
 //   OneTapTestHelper write-loop STORE-DIR ACCOUNT
 //     Rewrites ACCOUNT's token as fast as it can, forever (the test kills it mid-write).
+//
+//   OneTapTestHelper postgres-refresh-due URL SCHEMA COUNTER-FILE
+//     refresh-due over a PostgresTokenStore in SCHEMA of the database at URL.
+//
+//   OneTapTestHelper postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS
+//     Takes ACCOUNT's refresh lease (lasting LEASE-MS, renewed while it runs), prints "holding" and
+//     waits forever (the test kills it, leaving the lease behind).
 
 import Foundation
 import OneTap
+import OneTapPostgres
 
 struct CountingRefresher: TokenRefresher {
     let counter: String
@@ -80,8 +88,30 @@ do {
                 flow: .tianyi, account: account, issuedAt: now, expiresAt: now.addingTimeInterval(30 * 86_400))
             _ = try await store.save(token, replacing: current?.version, dueAt: now.addingTimeInterval(86_400))
         }
+    case "postgres-refresh-due" where arguments.count == 5:
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3]))
+        let store = stores.tokenStore()
+        let vault = TokenVault(
+            store: store, refresher: CountingRefresher(counter: arguments[4], hold: .milliseconds(1)),
+            background: .init(scanInterval: .milliseconds(20), concurrentRefreshes: 16), events: DiscardingEventSink())
+        try await whileRunning(vault) {
+            while try await !store.accounts(dueBefore: Date(), limit: 1).isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        await stores.close()
+    case "postgres-hold-lease" where arguments.count == 6:
+        guard let lease = Int(arguments[5]) else { fail("LEASE-MS must be a number", 64) }
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 2))
+        let store = stores.tokenStore(leaseDuration: .milliseconds(lease), lockTimeout: .zero)
+        try await store.withRefreshLock(for: try AccountID(arguments[4])) {
+            FileHandle.standardOutput.write(Data("holding\n".utf8))
+            try await Task.sleep(for: .seconds(3600))
+        }
     default:
-        fail("usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT", 64)
+        fail(
+            "usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT"
+                + " | postgres-refresh-due URL SCHEMA COUNTER-FILE | postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS", 64)
     }
     exit(0)
 } catch {

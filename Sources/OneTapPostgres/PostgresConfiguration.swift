@@ -1,0 +1,246 @@
+import CLibPQ
+import OneTap
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the database is and how OneTap uses it: the server (a libpq URL or connection string), the
+/// schema OneTap's tables live in, the pool's size and the time limits.
+///
+/// ```swift
+/// let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=/var/run/postgresql")
+/// let configuration = try PostgresConfiguration(url: "postgres://onetap:secret@db.internal:5432/onetap", poolSize: 16)
+/// ```
+///
+/// The password (and `sslpassword`) is kept for connecting only: ``description``, `dump`, every
+/// ``PostgresError`` and every event show `<redacted>` instead. A password can also come from libpq's own
+/// sources (`PGPASSWORD`, `~/.pgpass`), which OneTap never reads or prints.
+public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// One libpq connection keyword and its value (`host`, `/tmp/sock`).
+    struct Parameter: Sendable, Hashable {
+        let keyword: String
+        let value: String
+        /// Whether libpq marks the keyword as a password (shown as `*` in a connect dialog).
+        let secret: Bool
+    }
+
+    /// The schema holding OneTap's tables: a lowercase identifier, `onetap` by default.
+    public let schema: String
+    /// How many connections the pool keeps open at most, per ``PostgresStores``.
+    public let poolSize: Int
+    /// The longest a call waits to get a connection: to open a new one, or for one to come free when the
+    /// pool is at its size.
+    public let connectTimeout: Duration
+    /// The longest one statement may run: the server's `statement_timeout`, and the client's deadline for
+    /// the server's answer (so a server that stops answering cannot hold a call for ever).
+    public let statementTimeout: Duration
+
+    /// The connection keywords the URL set, passwords included; never printed.
+    let parameters: [Parameter]
+
+    /// Reads a configuration.
+    /// - Parameters:
+    ///   - url: A libpq connection URI (`postgresql://[user[:password]@][host][:port][/dbname][?param=value&…]`,
+    ///     also `postgres://`) or a `keyword=value` connection string (`host=/tmp dbname=onetap`). Unix
+    ///     sockets: `postgresql:///onetap?host=/var/run/postgresql`. What it leaves out comes from libpq's
+    ///     defaults and environment (`PGHOST`, `PGUSER`, …).
+    ///   - schema: The schema for OneTap's tables: 1 to 63 characters of `a`–`z`, `0`–`9` and `_`, not
+    ///     starting with a digit or `pg_`; `onetap`.
+    ///   - poolSize: The most connections open at once, 1 to 1,000; 8.
+    ///   - connectTimeout: How long to wait for a connection (to open one or for one to come free),
+    ///     1 ms to 1 hour; 5 seconds.
+    ///   - statementTimeout: How long one statement may run, 1 ms to 24 days; 10 seconds.
+    /// - Throws: ``PostgresError`` of kind `invalid-configuration` naming the part that is wrong (the
+    ///   URL is quoted with its password redacted).
+    public init(
+        url: String, schema: String = "onetap", poolSize: Int = 8, connectTimeout: Duration = .seconds(5),
+        statementTimeout: Duration = .seconds(10)
+    ) throws(PostgresError) {
+        parameters = try Self.parse(url)
+        guard PostgresIdentifier.problem(schema) == nil else {
+            throw PostgresError(.invalidConfiguration, message: "schema name \(QuotedInput(schema)): \(PostgresIdentifier.problem(schema)!)")
+        }
+        guard (1...1000).contains(poolSize) else {
+            throw PostgresError(.invalidConfiguration, message: "pool size \(poolSize): a pool has 1 to 1000 connections")
+        }
+        guard connectTimeout >= .milliseconds(1), connectTimeout <= .seconds(3600) else {
+            throw PostgresError(.invalidConfiguration, message: "connect timeout \(connectTimeout.seconds) s: it must be 1 ms to 1 hour")
+        }
+        guard statementTimeout >= .milliseconds(1), statementTimeout <= .milliseconds(Int64(Int32.max)) else {
+            throw PostgresError(.invalidConfiguration, message: "statement timeout \(statementTimeout.seconds) s: it must be 1 ms to 24 days")
+        }
+        self.schema = schema
+        self.poolSize = poolSize
+        self.connectTimeout = connectTimeout
+        self.statementTimeout = statementTimeout
+    }
+
+    /// The connection as libpq keywords, passwords shown as `<redacted>`: `host=/tmp dbname=onetap password=<redacted>`.
+    public var redactedConnection: String {
+        parameters.map { "\($0.keyword)=\($0.secret ? "<redacted>" : Self.quoted($0.value))" }.joined(separator: " ")
+    }
+
+    /// `PostgresConfiguration(host=/tmp dbname=onetap password=<redacted>; schema onetap, pool 8, …)`.
+    public var description: String {
+        "PostgresConfiguration(\(redactedConnection); schema \(schema), pool \(poolSize), connect timeout \(connectTimeout.seconds) s, statement timeout \(statementTimeout.seconds) s)"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror without the password, so `dump` shows the redacted connection only.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "connection": redactedConnection, "schema": schema, "poolSize": poolSize, "connectTimeout": connectTimeout,
+            "statementTimeout": statementTimeout,
+        ], displayStyle: .struct)
+    }
+
+    /// The passwords, to redact from whatever libpq or the server says.
+    var secrets: [Secret?] { parameters.filter(\.secret).map { Secret($0.value) } }
+
+    /// Text with every password replaced by `<redacted>`.
+    func redact(_ text: String) -> String { Secret.scrub(text, of: secrets) }
+
+    // MARK: Parsing
+
+    /// Parses a URI or connection string with libpq's own parser (`PQconninfoParse`), so OneTap reads it
+    /// exactly as libpq will.
+    private static func parse(_ url: String) throws(PostgresError) -> [Parameter] {
+        guard !url.allSatisfy(\.isWhitespace) else {
+            throw PostgresError(.invalidConfiguration, message: "the PostgreSQL URL is empty; give one such as postgresql://host/dbname")
+        }
+        guard !url.utf8.contains(0) else {
+            throw PostgresError(.invalidConfiguration, message: "the PostgreSQL URL \(QuotedInput(redactRaw(url))) holds a NUL character")
+        }
+        var error: UnsafeMutablePointer<CChar>? = nil
+        guard let options = PQconninfoParse(url, &error) else {
+            var detail = "libpq could not read it"
+            if let error {
+                detail = String(cString: error).trimmingTrailingNewlines()
+                PQfreemem(error)
+            }
+            let scrubbed = Secret.scrub(detail, of: rawSecrets(url).map { Secret($0) })
+            throw PostgresError(
+                .invalidConfiguration,
+                message: "the PostgreSQL URL \(QuotedInput(redactRaw(url))) is not a libpq URI or connection string: \(scrubbed)")
+        }
+        defer { PQconninfoFree(options) }
+        var parameters: [Parameter] = []
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val {
+                let display = option.pointee.dispchar.map { String(cString: $0) } ?? ""
+                parameters.append(Parameter(keyword: String(cString: keyword), value: String(cString: value), secret: display.contains("*")))
+            }
+            option += 1
+        }
+        return parameters
+    }
+
+    /// A connection-string value, quoted when it must be.
+    private static func quoted(_ value: String) -> String {
+        guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "'" || $0 == "\\" }) else { return value }
+        return "'" + value.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
+    }
+
+    /// The input with what looks like a password replaced, for messages about an input libpq could not
+    /// read (so its own parse cannot say where the password is).
+    static func redactRaw(_ text: String) -> String {
+        Secret.scrub(text, of: rawSecrets(text).map { Secret($0) })
+    }
+
+    /// What looks like a password in a URI's user information or `password=` parameters, as written and
+    /// percent-decoded.
+    static func rawSecrets(_ text: String) -> [String] {
+        var found: [String] = []
+        func add(_ value: Substring) {
+            guard !value.isEmpty else { return }
+            found.append(String(value))
+            if let decoded = String(value).removingPercentEncodingIfValid, decoded != String(value) { found.append(decoded) }
+        }
+        // Any scheme: a URL libpq refuses (`mysql://user:pw@host`) is quoted back in its message.
+        if let scheme = text.firstRange(of: "://") {
+            let rest = text[scheme.upperBound...]
+            let authority = rest.prefix { $0 != "/" && $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                add(authority[authority.index(after: colon)..<at])
+            }
+            if let query = rest.firstIndex(of: "?") {
+                for pair in rest[rest.index(after: query)...].split(separator: "&") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2, parts[0].lowercased().hasSuffix("password") { add(parts[1]) }
+                }
+            }
+        }
+        // keyword = value forms, quoted or not.
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let word = String(String.UnicodeScalarView(scalars[index...].prefix(while: isKeywordScalar)))
+            guard !word.isEmpty else { index += 1; continue }
+            index += word.unicodeScalars.count
+            guard word.lowercased().hasSuffix("password") else { continue }
+            var cursor = index
+            while cursor < scalars.count, scalars[cursor] == " " { cursor += 1 }
+            guard cursor < scalars.count, scalars[cursor] == "=" else { continue }
+            cursor += 1
+            while cursor < scalars.count, scalars[cursor] == " " { cursor += 1 }
+            var value = String.UnicodeScalarView()
+            if cursor < scalars.count, scalars[cursor] == "'" {
+                cursor += 1
+                while cursor < scalars.count, scalars[cursor] != "'" {
+                    if scalars[cursor] == "\\", cursor + 1 < scalars.count { cursor += 1 }
+                    value.append(scalars[cursor])
+                    cursor += 1
+                }
+            } else {
+                while cursor < scalars.count, scalars[cursor] != " ", scalars[cursor] != "&" {
+                    value.append(scalars[cursor])
+                    cursor += 1
+                }
+            }
+            add(Substring(String(value)))
+            index = cursor
+        }
+        return found
+    }
+}
+
+extension String {
+    /// The text without trailing newlines (libpq ends its messages with one).
+    func trimmingTrailingNewlines() -> String {
+        var text = Substring(self)
+        while let last = text.last, last.isNewline { text = text.dropLast() }
+        return String(text)
+    }
+
+    /// The text with `%XX` escapes decoded, or nil when an escape is malformed or the bytes are not UTF-8.
+    var removingPercentEncodingIfValid: String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap(hexDigit), let low = iterator.next().flatMap(hexDigit) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// Whether a character can be part of a libpq keyword.
+private func isKeywordScalar(_ scalar: Unicode.Scalar) -> Bool {
+    (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || scalar == "_"
+}
+
+private func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 48...57: byte - 48
+    case 65...70: byte - 55
+    case 97...102: byte - 87
+    default: nil
+    }
+}

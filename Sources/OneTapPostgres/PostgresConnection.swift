@@ -1,0 +1,379 @@
+import CLibPQ
+import Dispatch
+import OneTap
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One libpq connection. Every libpq call runs on the connection's own serial dispatch queue, never on
+/// Swift's cooperative pool, and the socket waits (connecting, sending, waiting for the answer) are
+/// `poll(2)` calls with a deadline, so a server that stops answering holds one dispatch thread for at
+/// most the time limit.
+///
+/// - Statements go out with `PQsendQueryParams`: the text holds `$1`, `$2`… and every value travels
+///   apart, in binary format, with its type named. No statement is ever built from a value.
+/// - A connection that broke (the server stopped, restarted or closed it; a time limit passed while
+///   the server had the statement) is marked broken and never used again; ``PostgresPool`` replaces it.
+/// - Time limits are measured on the monotonic clock: they bound real waits on a socket, which an
+///   injected `WallClock` cannot shorten.
+///
+/// Not for concurrent use: the pool lends a connection to one caller at a time.
+package final class PostgresConnection: Sendable {
+    /// The label of every connection's queue.
+    package static let queueLabel = "onetap.postgres.connection"
+    private static let key = DispatchSpecificKey<String>()
+
+    /// The label of the connection queue the caller runs on, or nil on any other thread (tests check that
+    /// libpq never runs on Swift's cooperative pool).
+    package static var currentLabel: String? { DispatchQueue.getSpecific(key: key) }
+
+    /// The libpq handle, touched only on ``queue``.
+    private final class Handle: @unchecked Sendable {
+        var pointer: OpaquePointer?
+        deinit { if let pointer { PQfinish(pointer) } }
+    }
+
+    private let queue: DispatchQueue
+    private let handle = Handle()
+    private let broken = LockedValue(false)
+    private let configuration: PostgresConfiguration
+    /// Sees every statement's text just before it is sent, on the connection's queue (tests).
+    private let observer: (@Sendable (String) -> Void)?
+
+    private init(_ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)?) {
+        self.configuration = configuration
+        self.observer = observer
+        queue = DispatchQueue(label: Self.queueLabel, qos: .utility)
+        queue.setSpecific(key: Self.key, value: Self.queueLabel)
+    }
+
+    /// Opens a connection: connects within the configuration's connect time-out and sets the session's
+    /// `statement_timeout`.
+    /// - Parameters:
+    ///   - configuration: Where and how to connect.
+    ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
+    /// - Returns: The open connection.
+    /// - Throws: ``PostgresError`` of kind `connection-failed` or `timeout`.
+    package static func open(_ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)? = nil) async throws(PostgresError) -> PostgresConnection {
+        let connection = PostgresConnection(configuration, observer: observer)
+        try await connection.run { () throws(PostgresError) in try connection.connectBlocking() }
+        return connection
+    }
+
+    /// Whether the connection broke and must not be used again.
+    package var isBroken: Bool { broken.withLock { $0 } }
+
+    /// Runs one statement.
+    /// - Parameters:
+    ///   - sql: The statement, with `$1`, `$2`… where the values go.
+    ///   - parameters: The values, bound in order.
+    /// - Returns: The rows and the count of rows touched.
+    /// - Throws: ``PostgresError``: `server-error` (with the SQLSTATE), `timeout`, `connection-lost`,
+    ///   `unexpected-result`.
+    @discardableResult
+    package func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws(PostgresError) -> PostgresRows {
+        try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters) }
+    }
+
+    /// Runs one statement on a connection that was idle, checking first (in the same trip to the
+    /// connection's queue) that it still works, as ``isAlive()`` does.
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - parameters: The values.
+    /// - Returns: The rows, or nil when the connection was found dead before anything was sent (it is
+    ///   then closed).
+    /// - Throws: As ``execute(_:_:)``.
+    package func executeIfAlive(_ sql: String, _ parameters: [PostgresValue]) async throws(PostgresError) -> PostgresRows? {
+        try await run { () throws(PostgresError) -> PostgresRows? in
+            guard self.checkAlive() else { return nil }
+            return try self.executeBlocking(sql, parameters)
+        }
+    }
+
+    /// Runs `body` inside a transaction: `BEGIN`, then `COMMIT` when it returns, `ROLLBACK` when it throws.
+    /// - Parameter body: The statements.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or ``PostgresError`` from `BEGIN` and `COMMIT`.
+    package func transaction<T: Sendable>(_ body: (PostgresConnection) async throws(PostgresError) -> T) async throws(PostgresError) -> T {
+        try await execute("BEGIN")
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            if !isBroken { _ = try? await execute("ROLLBACK") }
+            throw error
+        }
+        try await execute("COMMIT")
+        return result
+    }
+
+    /// Whether an idle connection still works, without a round trip: libpq calls it open and outside any
+    /// transaction, and its socket has nothing to read. An idle connection has nothing to hear; what
+    /// arrives on one is almost always the server's goodbye (a `FATAL` message, then the end of the
+    /// stream, when it stops or restarts), so a readable connection is closed rather than trusted.
+    /// - Returns: False when the connection is not fit for use; it is then closed.
+    package func isAlive() async -> Bool {
+        await run { () -> Bool in self.checkAlive() }
+    }
+
+    /// ``isAlive()`` on the queue.
+    private func checkAlive() -> Bool {
+        guard let connection = handle.pointer, !isBroken, PQstatus(connection) == CONNECTION_OK,
+            PQtransactionStatus(connection) == PQTRANS_IDLE
+        else {
+            finish()
+            return false
+        }
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) == 0 else {
+            finish()
+            return false
+        }
+        return true
+    }
+
+    /// Closes the connection (`PQfinish`); later calls fail with `connection-lost`.
+    package func close() async {
+        await run { () -> Void in self.finish() }
+    }
+
+    // MARK: On the queue
+
+    /// Runs `body` on the connection's queue and waits without blocking the caller's thread.
+    private func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
+        let result: Result<T, Failure> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(Failure) -> T in try body() })
+            }
+        }
+        return try result.get()
+    }
+
+    private func markBroken() { broken.withLock { $0 = true } }
+
+    private func finish() {
+        markBroken()
+        if let pointer = handle.pointer { PQfinish(pointer) }
+        handle.pointer = nil
+    }
+
+    /// libpq's last message for the connection, on one line, passwords redacted.
+    private func libpqMessage(_ connection: OpaquePointer?) -> String {
+        guard let connection, let text = PQerrorMessage(connection) else { return "no message from libpq" }
+        return configuration.redact(Self.oneLine(String(cString: text)))
+    }
+
+    static func oneLine(_ text: String) -> String {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingPrefix(while: \.isWhitespace) }.filter { !$0.isEmpty }
+        return lines.isEmpty ? "no message" : lines.joined(separator: " ")
+    }
+
+    private func connectBlocking() throws(PostgresError) {
+        let limit = configuration.connectTimeout
+        let deadline = Monotonic.now + Monotonic.nanoseconds(limit)
+        var keywords = configuration.parameters.map(\.keyword)
+        var values = configuration.parameters.map(\.value)
+        if !keywords.contains("fallback_application_name") {
+            keywords.append("fallback_application_name")
+            values.append("onetap")
+        }
+        let started = CStrings.with(keywords) { keywords in
+            CStrings.with(values) { values in PQconnectStartParams(keywords, values, 0) }
+        }
+        guard let connection = started else {
+            markBroken()
+            throw PostgresError(.connectionFailed, message: "libpq could not allocate a connection (out of memory)")
+        }
+        handle.pointer = connection
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)  // notices ("already exists, skipping") are not errors
+        var status = PGRES_POLLING_WRITING
+        while status != PGRES_POLLING_OK {
+            guard PQstatus(connection) != CONNECTION_BAD, status != PGRES_POLLING_FAILED else {
+                let message = libpqMessage(connection)
+                finish()
+                throw PostgresError(.connectionFailed, message: "cannot connect to PostgreSQL: \(message)")
+            }
+            if status == PGRES_POLLING_READING || status == PGRES_POLLING_WRITING {
+                guard Self.wait(PQsocket(connection), for: status == PGRES_POLLING_WRITING ? Int16(POLLOUT) : Int16(POLLIN), until: deadline) else {
+                    finish()
+                    throw PostgresError(
+                        .timeout, message: "cannot connect to PostgreSQL (\(configuration.redactedConnection)): no answer within the connect timeout of \(limit.seconds) s")
+                }
+            }
+            status = PQconnectPoll(connection)
+        }
+        guard PQsetnonblocking(connection, 1) == 0 else {
+            let message = libpqMessage(connection)
+            finish()
+            throw PostgresError(.connectionFailed, message: "cannot switch the connection to non-blocking mode: \(message)")
+        }
+        let milliseconds = Monotonic.nanoseconds(configuration.statementTimeout) / 1_000_000
+        _ = try executeBlocking("SELECT set_config('statement_timeout', $1, false)", [.text(String(milliseconds))])
+    }
+
+    private func executeBlocking(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> PostgresRows {
+        guard let connection = handle.pointer, !isBroken else {
+            throw PostgresError(.connectionLost, message: "the connection is closed")
+        }
+        observer?(sql)
+        let limit = configuration.statementTimeout
+        // The server cancels the statement at `limit`; the client waits a second longer for that answer.
+        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 1_000_000_000
+        let encoded = parameters.map(PostgresBinary.encode)
+        let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { value in
+            guard let bytes = value.bytes else { return nil }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
+            bytes.withUnsafeBytes { raw in
+                if let base = raw.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: raw.count) }
+            }
+            return buffer
+        }
+        defer { for buffer in buffers { buffer?.deallocate() } }
+        let types = encoded.map { Oid($0.type) }
+        let lengths = encoded.map { Int32($0.bytes?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: encoded.count)
+        let values = buffers.map { $0.map { UnsafePointer($0) } }
+        let sent = PQsendQueryParams(connection, sql, Int32(encoded.count), types, values, lengths, formats, 1)
+        guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
+
+        // Send everything (the connection is non-blocking), reading whatever the server says meanwhile.
+        while true {
+            let flushed = PQflush(connection)
+            if flushed == 0 { break }
+            guard flushed > 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
+            guard Self.wait(PQsocket(connection), for: Int16(POLLOUT | POLLIN), until: deadline) else { throw clientTimeout(limit) }
+            guard PQconsumeInput(connection) != 0 else { throw lost("the server went away: \(libpqMessage(connection))", connection) }
+        }
+
+        // Collect the results: the first error wins, else the last result.
+        var kept: OpaquePointer? = nil
+        defer { if let kept { PQclear(kept) } }
+        while true {
+            while PQisBusy(connection) != 0 {
+                guard Self.wait(PQsocket(connection), for: Int16(POLLIN), until: deadline) else { throw clientTimeout(limit) }
+                if PQconsumeInput(connection) == 0 { break }  // PQgetResult reports the failure
+            }
+            guard let result = PQgetResult(connection) else { break }
+            if let previous = kept, PQresultStatus(previous) == PGRES_FATAL_ERROR {
+                PQclear(result)
+            } else {
+                if let previous = kept { PQclear(previous) }
+                kept = result
+            }
+            if PQstatus(connection) == CONNECTION_BAD { break }
+        }
+        guard let result = kept else {
+            throw lost("the server closed the connection: \(libpqMessage(connection))", connection)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+            return try rows(result)
+        case PGRES_FATAL_ERROR:
+            throw serverError(result, connection, limit: limit)
+        default:
+            let status = String(cString: PQresStatus(PQresultStatus(result)))
+            throw PostgresError(.unexpectedResult, message: "the server answered \(status), which OneTap does not expect")
+        }
+    }
+
+    /// The client's deadline passed: the connection is in an unknown state, so it is closed.
+    private func clientTimeout(_ limit: Duration) -> PostgresError {
+        finish()
+        return PostgresError(
+            .timeout, message: "no answer from the server within the statement timeout of \(limit.seconds) s (and a second more); the connection was closed")
+    }
+
+    private func lost(_ message: String, _ connection: OpaquePointer) -> PostgresError {
+        if PQstatus(connection) == CONNECTION_BAD { markBroken() }
+        return PostgresError(isBroken ? .connectionLost : .server, message: message)
+    }
+
+    private func serverError(_ result: OpaquePointer, _ connection: OpaquePointer, limit: Duration) -> PostgresError {
+        func field(_ code: UInt8) -> String? {
+            PQresultErrorField(result, Int32(code)).map { String(cString: $0) }
+        }
+        let state = field(UInt8(ascii: "C"))
+        // The primary message only: DETAIL and the statement's parameters may quote a row's values.
+        let primary = configuration.redact(Self.oneLine(field(UInt8(ascii: "M")) ?? String(cString: PQresultErrorMessage(result))))
+        let lostStates: Set<String> = ["57P01", "57P02", "57P03"]
+        if PQstatus(connection) == CONNECTION_BAD || state.map({ $0.hasPrefix("08") || lostStates.contains($0) }) == true {
+            markBroken()
+            return PostgresError(.connectionLost, sqlState: state, message: "the connection broke during the statement: \(primary)")
+        }
+        if state == "57014" {
+            return PostgresError(.timeout, sqlState: state, message: "the statement ran longer than the statement timeout of \(limit.seconds) s: \(primary)")
+        }
+        return PostgresError(.server, sqlState: state, message: primary)
+    }
+
+    private func rows(_ result: OpaquePointer) throws(PostgresError) -> PostgresRows {
+        let count = Int(PQntuples(result))
+        let fields = Int(PQnfields(result))
+        let names = (0..<fields).map { String(cString: PQfname(result, Int32($0))) }
+        let types = (0..<fields).map { UInt32(PQftype(result, Int32($0))) }
+        var rows: [[PostgresValue]] = []
+        rows.reserveCapacity(count)
+        for row in 0..<count {
+            var values: [PostgresValue] = []
+            values.reserveCapacity(fields)
+            for column in 0..<fields {
+                if PQgetisnull(result, Int32(row), Int32(column)) != 0 {
+                    values.append(.null)
+                    continue
+                }
+                let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+                let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
+                guard let value = PostgresBinary.decode(type: types[column], bytes) else {
+                    throw PostgresError(
+                        .unexpectedResult, message: "column \(names[column]) has type \(types[column]) (or a value) OneTap does not read")
+                }
+                values.append(value)
+            }
+            rows.append(values)
+        }
+        let touched = PQcmdTuples(result).map { Int(String(cString: $0)) ?? count } ?? count
+        return PostgresRows(columns: names, rows: rows, affected: touched)
+    }
+
+    /// Waits until the socket is ready for `events` or the deadline passes.
+    /// - Returns: False when the deadline passed first.
+    private static func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) -> Bool {
+        while true {
+            let now = Monotonic.now
+            guard now < deadline else { return false }
+            let milliseconds = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return true }  // libpq's next call reports the failure
+        }
+    }
+}
+
+/// The monotonic clock in nanoseconds, for socket deadlines.
+enum Monotonic {
+    static var now: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+/// NUL-terminated C string arrays for libpq's keyword/value calls.
+enum CStrings {
+    static func with<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

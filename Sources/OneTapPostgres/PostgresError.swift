@@ -1,0 +1,59 @@
+import OneTap
+
+/// What the PostgreSQL layer reports: a bad configuration, a server that cannot be reached or went away,
+/// a time limit, or an error the server answered with (its SQLSTATE and message). New kinds may be added;
+/// match kinds with a `default` case.
+///
+/// Messages never hold a password, a token or a statement's parameter values: passwords are redacted
+/// from everything libpq says, and the server's `DETAIL` (which can quote a row) is never kept.
+public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"connection-lost"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// The URL, schema name, pool size or a time limit is not valid; nothing was tried.
+        public static let invalidConfiguration = Kind("invalid-configuration")
+        /// No connection could be opened (no server at the address, refused, authentication failed).
+        public static let connectionFailed = Kind("connection-failed")
+        /// The connection broke during the call (the server stopped or restarted). A write may or may not
+        /// have been committed; the pool replaces the connection on the next call.
+        public static let connectionLost = Kind("connection-lost")
+        /// A time limit passed: opening a connection, waiting for a free one, or a statement (the server's
+        /// `statement_timeout`, SQLSTATE 57014, or the client's own deadline).
+        public static let timeout = Kind("timeout")
+        /// The server answered with an error; ``PostgresError/sqlState`` says which.
+        public static let server = Kind("server-error")
+        /// The database holds a schema this version of OneTap does not know (applied by a newer one).
+        public static let incompatibleSchema = Kind("incompatible-schema")
+        /// The server answered with something the code did not expect (a missing row or column).
+        public static let unexpectedResult = Kind("unexpected-result")
+        /// The pool was closed; no call runs any more.
+        public static let closed = Kind("closed")
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The server's SQLSTATE code (`"57014"`, `"40001"`), when the server sent one.
+    public let sqlState: String?
+    /// An explanation: what was being done and why it failed, with the server's primary message.
+    public let message: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - kind: What went wrong.
+    ///   - sqlState: The server's SQLSTATE, if any.
+    ///   - message: An explanation, without secrets.
+    package init(_ kind: Kind, sqlState: String? = nil, message: String) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+    }
+
+    /// `connection-lost: … (SQLSTATE 57P01)`.
+    public var description: String {
+        "\(kind): \(message)\(sqlState.map { " (SQLSTATE \($0))" } ?? "")"
+    }
+}

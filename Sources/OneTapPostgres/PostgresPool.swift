@@ -1,0 +1,274 @@
+import OneTap
+
+/// A fixed number of connections shared by every store of one ``PostgresStores``.
+///
+/// - At most ``PostgresConfiguration/poolSize`` connections are open; they open when first needed.
+/// - A caller that finds every connection busy waits in line (first come, first served) for at most
+///   ``PostgresConfiguration/connectTimeout``, measured on the injected clock; a cancelled caller leaves
+///   the line at once.
+/// - Reconnects by itself: a connection that broke during a call (the server stopped or restarted) is
+///   closed when it comes back, and an idle connection is checked before it is lent (its socket must
+///   have nothing to read: a server that went away closed it). The call that met the break fails with
+///   `connection-lost`; the next call opens a new connection, and fails with `connection-failed` only
+///   while the server is still down.
+/// - No task of its own: waiting callers wait in their own tasks.
+package actor PostgresPool: CustomStringConvertible {
+    /// What the pool is connected to and its limits.
+    package nonisolated let configuration: PostgresConfiguration
+    private let clock: any WallClock
+    private let observer: (@Sendable (String) -> Void)?
+
+    private var idle: [PostgresConnection] = []
+    /// Connections open, lent out or being opened.
+    private var open = 0
+    private var waiters: [Waiter] = []
+    private var closed = false
+    private var opened = 0
+    private var peak = 0
+
+    /// Creates a pool; it connects when first used.
+    /// - Parameters:
+    ///   - configuration: The server and the limits.
+    ///   - clock: Measures the wait for a free connection.
+    ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
+    package init(configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil) {
+        self.configuration = configuration
+        self.clock = clock
+        self.observer = observer
+    }
+
+    /// `PostgresPool(PostgresConfiguration(…password=<redacted>…))`.
+    package nonisolated var description: String { "PostgresPool(\(configuration))" }
+
+    /// How the pool stands, for tests and operators.
+    package struct Statistics: Sendable, Hashable {
+        /// Connections open now (lent, idle or opening).
+        package let open: Int
+        /// Idle connections.
+        package let idle: Int
+        /// Callers waiting for a connection.
+        package let waiting: Int
+        /// Connections opened since the pool was made.
+        package let opened: Int
+        /// The most connections open at once.
+        package let peak: Int
+    }
+
+    /// How the pool stands now.
+    package var statistics: Statistics {
+        Statistics(open: open, idle: idle.count, waiting: waiters.count, opened: opened, peak: peak)
+    }
+
+    /// Lends a connection to `body` and takes it back when `body` returns or throws.
+    /// - Parameter body: Runs statements on the connection; it must not keep it.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``PostgresError`` of kind `timeout` (no connection within the connect timeout),
+    ///   `connection-failed`, `closed`, or what `body` throws; `CancellationError` when the caller is
+    ///   cancelled while waiting in line.
+    package nonisolated func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        var connection: PostgresConnection
+        while true {
+            let (lent, fresh) = try await checkOut()
+            let usable = fresh ? true : await lent.isAlive()
+            if usable {
+                connection = lent
+                break
+            }
+            await discard(lent)  // the server closed it while it was idle
+        }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(connection))
+        } catch {
+            result = .failure(error)
+        }
+        await checkIn(connection)
+        return try result.get()
+    }
+
+    /// Runs one statement on a pooled connection.
+    /// - Parameters:
+    ///   - sql: The statement, with `$1`, `$2`… for the values.
+    ///   - parameters: The values.
+    /// - Returns: The rows.
+    /// - Throws: As ``withConnection(_:)`` and ``PostgresConnection/execute(_:_:)``.
+    @discardableResult
+    package nonisolated func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
+        while true {
+            let (connection, fresh) = try await checkOut()
+            let rows: PostgresRows?
+            do {
+                // One trip to the connection's queue: the idle check and the statement together.
+                rows = fresh ? try await connection.execute(sql, parameters) : try await connection.executeIfAlive(sql, parameters)
+            } catch {
+                await checkIn(connection)
+                throw error
+            }
+            guard let rows else {
+                await discard(connection)  // the server closed it while it was idle; nothing was sent
+                continue
+            }
+            await checkIn(connection)
+            return rows
+        }
+    }
+
+    /// Closes every connection; calls waiting in line and later calls fail with `closed`. Connections
+    /// lent out close when they come back.
+    package func close() async {
+        closed = true
+        let error = PostgresError(.closed, message: "the PostgreSQL pool was closed")
+        for waiter in waiters { _ = waiter.resolve(.failure(error)) }
+        waiters = []
+        let closing = idle
+        idle = []
+        open -= closing.count
+        for connection in closing { await connection.close() }
+    }
+
+    // MARK: Lending
+
+    private enum Taken {
+        case ready(PostgresPoolTicket)
+        case wait(Waiter)
+        case failed(PostgresError)
+    }
+
+    /// Gets a connection: an idle one (to be checked by the caller) or a newly opened one (`fresh`).
+    private nonisolated func checkOut() async throws -> (PostgresConnection, fresh: Bool) {
+        switch try await ticket() {
+        case .connection(let connection):
+            return (connection, false)
+        case .open:
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.open(configuration, observer: observer)
+            } catch {
+                await discard(nil)
+                throw error
+            }
+            await countOpened()
+            return (connection, true)
+        }
+    }
+
+    private nonisolated func ticket() async throws -> PostgresPoolTicket {
+        switch await take() {
+        case .ready(let ticket):
+            return ticket
+        case .failed(let error):
+            throw error
+        case .wait(let waiter):
+            let limit = configuration.connectTimeout
+            let size = configuration.poolSize
+            let clock = self.clock
+            let result = await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do { try await clock.sleep(for: limit) } catch { return }
+                    _ = waiter.resolve(.failure(PostgresError(
+                        .timeout, message: "no connection came free within the connect timeout of \(limit.seconds) s (all \(size) of the pool's connections were busy)")))
+                }
+                let result = await waiter.value()
+                group.cancelAll()
+                return result
+            }
+            if case .failure = result { await forget(waiter) }
+            return try result.get()
+        }
+    }
+
+    private func take() -> Taken {
+        guard !closed else { return .failed(PostgresError(.closed, message: "the PostgreSQL pool was closed")) }
+        if let connection = idle.popLast() { return .ready(.connection(connection)) }
+        if open < configuration.poolSize {
+            open += 1
+            peak = max(peak, open)
+            return .ready(.open)
+        }
+        let waiter = Waiter()
+        waiters.append(waiter)
+        return .wait(waiter)
+    }
+
+    private func countOpened() { opened += 1 }
+
+    /// Takes a connection back: to the first caller in line, else to the idle ones; a broken one is
+    /// closed and its place given to the first caller in line.
+    private func checkIn(_ connection: PostgresConnection) async {
+        guard !connection.isBroken, !closed else {
+            await discard(connection)
+            return
+        }
+        if !handOff(.connection(connection)) { idle.append(connection) }
+    }
+
+    /// Gives up a connection's place (nil: one that never opened).
+    private func discard(_ connection: PostgresConnection?) async {
+        open -= 1
+        if !closed, !waiters.isEmpty {
+            open += 1
+            if !handOff(.open) { open -= 1 }
+        }
+        if let connection { await connection.close() }
+    }
+
+    /// Hands a ticket to the first caller in line that is still waiting.
+    /// - Returns: False when nobody waits.
+    private func handOff(_ ticket: PostgresPoolTicket) -> Bool {
+        while !waiters.isEmpty {
+            if waiters.removeFirst().resolve(.success(ticket)) { return true }
+        }
+        return false
+    }
+
+    private func forget(_ waiter: Waiter) {
+        waiters.removeAll { $0 === waiter }
+    }
+}
+
+/// What a caller in line gets: an idle connection, or leave to open one.
+private enum PostgresPoolTicket: Sendable {
+    case connection(PostgresConnection)
+    case open
+}
+
+/// A caller waiting in line: resolved once, by the pool (a ticket), its time limit or its cancellation,
+/// whichever comes first. Kept under a lock so that a cancelled caller leaves from its cancellation
+/// handler without a task of its own.
+private final class Waiter: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result<PostgresPoolTicket, any Error>, Never>? = nil
+        var result: Result<PostgresPoolTicket, any Error>? = nil
+    }
+
+    private let state = LockedValue(State())
+
+    /// Resolves the waiter, once.
+    /// - Returns: Whether this result is the one the caller gets.
+    func resolve(_ result: Result<PostgresPoolTicket, any Error>) -> Bool {
+        let (continuation, won) = state.withLock { state -> (CheckedContinuation<Result<PostgresPoolTicket, any Error>, Never>?, Bool) in
+            guard state.result == nil else { return (nil, false) }
+            state.result = result
+            defer { state.continuation = nil }
+            return (state.continuation, true)
+        }
+        continuation?.resume(returning: result)
+        return won
+    }
+
+    /// Waits for the resolution; cancelling the caller resolves it with `CancellationError`.
+    func value() async -> Result<PostgresPoolTicket, any Error> {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PostgresPoolTicket, any Error>, Never>) in
+                let ready = state.withLock { state -> Result<PostgresPoolTicket, any Error>? in
+                    if let result = state.result { return result }
+                    state.continuation = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            _ = resolve(.failure(CancellationError()))
+        }
+    }
+}

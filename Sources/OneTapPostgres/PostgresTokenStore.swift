@@ -1,0 +1,342 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A token store in PostgreSQL, for many server instances sharing one database. Make one with
+/// ``PostgresStores/tokenStore(leaseDuration:lockTimeout:)``.
+///
+/// - One row per account in `<schema>.tokens`; the account id is `text COLLATE "C"`, so ids compare
+///   by their bytes (composed and decomposed `café` are two accounts), and the tokens are `bytea`. A
+///   token whose record would exceed ``TokenRecordLimit/bytes`` is refused at save (`too-large`).
+/// - Compare-and-swap on the `version` column, in one statement (`UPDATE … WHERE version = $2` or
+///   `INSERT … ON CONFLICT DO NOTHING`); new versions come from the `token_versions` sequence, so an
+///   account never gets back a version it had, even after a removal, from any instance.
+/// - ``accounts(dueBefore:limit:)`` reads the `(due_at_ms, account)` index, soonest first.
+/// - ``withRefreshLock(for:_:)`` holds a **lease row** in `<schema>.refresh_leases`, so that one
+///   account is refreshed once across every instance. See there for its clock and its expiry.
+/// - Every value is a bound parameter; only the validated, quoted schema name is part of the statement
+///   text. Errors never quote a token: the server's `DETAIL` is dropped and the token's values are
+///   redacted from whatever is left.
+/// - A database that is down or unreachable fails the call with `io`; the stored token is unchanged.
+///   When the connection breaks while a write is on its way, the write may or may not have been
+///   committed, but the stored token is always whole: the previous one or the new one.
+public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
+    /// How long a refresh lease lasts without renewal: an instance that crashed mid-refresh blocks the
+    /// account's refresh elsewhere for at most this long.
+    public let leaseDuration: Duration
+    /// How long a refresh waits for another instance's lease before it goes ahead without one
+    /// (compare-and-swap still keeps the store right).
+    public let lockTimeout: Duration
+    /// The schema holding the tables.
+    public var schema: String { pool.configuration.schema }
+
+    private let pool: PostgresPool
+    private let clock: any WallClock
+    private let statements: Statements
+    /// How often a waiting refresh asks for the lease again.
+    private let pollInterval = Duration.milliseconds(20)
+
+    /// The statement texts, made once from the quoted schema name.
+    private struct Statements: Sendable {
+        let load, insert, update, version, remove, removeVersion, due: String
+        let takeLease, renewLease, releaseLease: String
+
+        init(_ schema: String) {
+            let tokens = "\(schema).tokens"
+            let leases = "\(schema).refresh_leases"
+            let nextVersion = "nextval('\(schema).token_versions')"
+            load = "SELECT version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms FROM \(tokens) WHERE account = $1"
+            insert = """
+                INSERT INTO \(tokens) (account, version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, due_at_ms) \
+                VALUES ($1, \(nextVersion), $2, $3, $4, $5, $6, $7) ON CONFLICT (account) DO NOTHING RETURNING version
+                """
+            update = """
+                UPDATE \(tokens) SET version = \(nextVersion), flow = $3, access_token = $4, refresh_token = $5, issued_at_ms = $6, \
+                expires_at_ms = $7, due_at_ms = $8 WHERE account = $1 AND version = $2 RETURNING version
+                """
+            version = "SELECT version FROM \(tokens) WHERE account = $1"
+            remove = "DELETE FROM \(tokens) WHERE account = $1 RETURNING version"
+            removeVersion = "DELETE FROM \(tokens) WHERE account = $1 AND version = $2 RETURNING version"
+            due = "SELECT account FROM \(tokens) WHERE due_at_ms < $1 ORDER BY due_at_ms, account LIMIT $2"
+            takeLease = """
+                INSERT INTO \(leases) AS lease (account, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond') \
+                ON CONFLICT (account) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at \
+                WHERE lease.expires_at <= now() RETURNING lease.holder
+                """
+            renewLease = "UPDATE \(leases) SET expires_at = now() + $3 * interval '1 millisecond' WHERE account = $1 AND holder = $2"
+            releaseLease = "DELETE FROM \(leases) WHERE account = $1 AND holder = $2"
+        }
+    }
+
+    /// Creates a store over a pool whose schema is migrated.
+    /// - Parameters:
+    ///   - pool: The pool.
+    ///   - clock: Paces the wait for another instance's lease and the renewals.
+    ///   - leaseDuration: A lease's length, at least 100 ms.
+    ///   - lockTimeout: The longest wait for another instance's lease.
+    package init(pool: PostgresPool, clock: any WallClock, leaseDuration: Duration, lockTimeout: Duration) {
+        self.pool = pool
+        self.clock = clock
+        self.leaseDuration = max(leaseDuration, .milliseconds(100))
+        self.lockTimeout = max(lockTimeout, .zero)
+        statements = Statements(PostgresIdentifier.quoted(pool.configuration.schema))
+    }
+
+    /// `PostgresTokenStore(schema onetap, lease 60.0 s, lock timeout 30.0 s, PostgresPool(…))`.
+    public var description: String {
+        "PostgresTokenStore(schema \(schema), lease \(leaseDuration.seconds) s, lock timeout \(lockTimeout.seconds) s, \(pool))"
+    }
+
+    // MARK: Reading
+
+    /// Reads an account's token (``TokenStore/load(_:)``).
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    /// - Throws: ``TokenStoreError`` of kind `io` (the database failed or is unreachable) or `corrupt`
+    ///   (the row is not a token OneTap wrote; it is left as it is).
+    public func load(_ account: AccountID) async throws -> StoredToken? {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.load, [.text(account.rawValue)])
+        } catch {
+            throw failure(error, account: account, doing: "read the token")
+        }
+        guard let row = rows.first else { return nil }
+        return try decode(row, account: account)
+    }
+
+    private func decode(_ row: [PostgresValue], account: AccountID) throws(TokenStoreError) -> StoredToken {
+        func corrupt(_ reason: String) -> TokenStoreError {
+            TokenStoreError(.corrupt, account: account, message: "the row in \(schema).tokens is not a OneTap token (\(reason)); it was left as it is")
+        }
+        guard row.count == 6, let version = row[0].int64, version >= 1 else { throw corrupt("no positive version") }
+        guard let flowName = row[1].text, let flow = LoginFlow(rawValue: flowName) else {
+            throw corrupt("unknown flow \(QuotedInput(row[1].text ?? "NULL"))")
+        }
+        guard let accessBytes = row[2].bytes, let access = String(validating: accessBytes, as: UTF8.self) else {
+            throw corrupt("the access token is not UTF-8")
+        }
+        var refresh: Secret? = nil
+        if !row[3].isNull {
+            guard let bytes = row[3].bytes, let text = String(validating: bytes, as: UTF8.self) else {
+                throw corrupt("the refresh token is not UTF-8")
+            }
+            refresh = Secret(text)
+        }
+        guard let issued = row[4].int64, let expires = row[5].int64 else { throw corrupt("a time is missing") }
+        let token = AccessToken(
+            value: Secret(access), refreshToken: refresh, flow: flow, account: account, issuedAt: Self.date(issued),
+            expiresAt: Self.date(expires))
+        return StoredToken(token: token, version: TokenVersion(UInt64(version)))
+    }
+
+    // MARK: Writing
+
+    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expected: The version read, or nil when none should be stored.
+    ///   - dueAt: When the token needs attention.
+    /// - Returns: The new version.
+    /// - Throws: ``TokenStoreError`` of kind `too-large`, `conflict` (nothing was written) or `io`.
+    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        try TokenRecordLimit.check(token)
+        let account = token.account
+        let values: [PostgresValue] = [
+            .text(token.flow.rawValue), .bytes(Array(token.value.reveal().utf8)), token.refreshToken.map { .bytes(Array($0.reveal().utf8)) } ?? .null,
+            .int64(Self.milliseconds(token.issuedAt)), .int64(Self.milliseconds(token.expiresAt)), .int64(Self.milliseconds(dueAt)),
+        ]
+        let rows: PostgresRows
+        do {
+            if let expected {
+                rows = try await pool.execute(statements.update, [.text(account.rawValue), .int64(Int64(clamping: expected.value))] + values)
+            } else {
+                rows = try await pool.execute(statements.insert, [.text(account.rawValue)] + values)
+            }
+        } catch {
+            throw failure(error, account: account, doing: "save the token", write: true, secrets: [token.value, token.refreshToken])
+        }
+        guard let version = rows.first?.first?.int64 else {
+            throw await conflict(account, expected: expected)
+        }
+        return TokenVersion(UInt64(version))
+    }
+
+    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - expected: The version read, or nil to remove whatever is stored.
+    /// - Returns: Whether a token was removed.
+    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
+    @discardableResult
+    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+        let rows: PostgresRows
+        do {
+            if let expected {
+                rows = try await pool.execute(statements.removeVersion, [.text(account.rawValue), .int64(Int64(clamping: expected.value))])
+            } else {
+                rows = try await pool.execute(statements.remove, [.text(account.rawValue)])
+            }
+        } catch {
+            throw failure(error, account: account, doing: "remove the token", write: true)
+        }
+        if rows.first != nil { return true }
+        guard expected == nil else { throw await conflict(account, expected: expected) }
+        return false
+    }
+
+    /// The conflict error for a write that matched no row, naming the version stored now.
+    private func conflict(_ account: AccountID, expected: TokenVersion?) async -> any Error {
+        let found: String
+        do {
+            let rows = try await pool.execute(statements.version, [.text(account.rawValue)])
+            found = rows.first?.first?.int64.map { TokenVersion(UInt64($0)).description } ?? "no token"
+        } catch {
+            found = "a version it could not read"
+        }
+        return TokenStoreError(.conflict, account: account, message: "expected \(expected.map(\.description) ?? "no token"), found \(found)")
+    }
+
+    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``), from the
+    /// `tokens_due` index.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most accounts to return.
+    /// - Returns: The accounts.
+    /// - Throws: ``TokenStoreError`` of kind `io`.
+    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+        guard limit > 0 else { return [] }
+        // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
+        let bound = Self.milliseconds(instant, rounding: .up)
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.due, [.int64(bound), .int64(Int64(limit))])
+        } catch {
+            throw failure(error, account: nil, doing: "list the due accounts")
+        }
+        return rows.rows.compactMap { row in row.first?.text.flatMap { try? AccountID($0) } }
+    }
+
+    // MARK: The refresh lease
+
+    /// Runs `body` holding the account's refresh lease (``TokenStore/withRefreshLock(for:_:)``), so one
+    /// instance at a time refreshes an account.
+    ///
+    /// The lease is a row in `refresh_leases`, taken in one statement (`INSERT … ON CONFLICT (account)
+    /// DO UPDATE … WHERE the lease expired … RETURNING`): the row is taken when it is missing or expired,
+    /// and left alone when another instance holds it. While `body` runs, the lease is renewed every third
+    /// of ``leaseDuration``, so a refresh that outlives the vault's refresh time-out (its late answer is
+    /// still stored) keeps it; when `body` ends, the row is deleted. An instance that crashed leaves its
+    /// row behind, which expires ``leaseDuration`` after its last renewal.
+    ///
+    /// Expiry is measured on **the database's clock** (`now()`), not on the injected clock: every
+    /// instance compares against the same clock, so clock skew between servers cannot make two of them
+    /// take one lease. The injected clock paces the waiting: a held lease is asked for again every 20 ms
+    /// for up to ``lockTimeout``, after which the refresh goes ahead without it (compare-and-swap still
+    /// keeps the store right, as with ``FileTokenStore``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``TokenStoreError`` of kind `io` when the lease cannot be asked for (the database is
+    ///   down; `body` does not run), or what `body` throws.
+    public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+        let holder = Self.holderPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        var waited = Duration.zero
+        var held = false
+        while true {
+            do {
+                held = try await takeLease(account, holder)
+            } catch {
+                throw failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
+            }
+            if held || waited >= lockTimeout { break }
+            try await clock.sleep(for: pollInterval)
+            waited += pollInterval
+        }
+        guard held else { return try await body() }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await whileRenewing(account, holder, body))
+        } catch {
+            result = .failure(error)
+        }
+        do {
+            try await pool.execute(statements.releaseLease, [.text(account.rawValue), .text(holder)])
+        } catch {
+            // The database went away: the lease expires on its own.
+        }
+        return try result.get()
+    }
+
+    private func takeLease(_ account: AccountID, _ holder: String) async throws -> Bool {
+        let rows = try await pool.execute(
+            statements.takeLease, [.text(account.rawValue), .text(holder), .int64(Self.milliseconds(of: leaseDuration))])
+        return rows.first?.first?.text == holder
+    }
+
+    /// Runs `body` while a child task renews the lease.
+    private func whileRenewing<T: Sendable>(_ account: AccountID, _ holder: String, _ body: () async throws -> T) async throws -> T {
+        let every = leaseDuration / 3
+        let renew = statements.renewLease
+        let parameters: [PostgresValue] = [.text(account.rawValue), .text(holder), .int64(Self.milliseconds(of: leaseDuration))]
+        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask { [pool, clock] in
+                while true {
+                    do { try await clock.sleep(for: every) } catch { return }
+                    do {
+                        try await pool.execute(renew, parameters)
+                    } catch {
+                        if Task.isCancelled { return }  // a failed renewal is retried; the lease may lapse meanwhile
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    /// Who holds a lease: `host:pid:`, then a random number per refresh (for operators reading the table).
+    private static let holderPrefix: String = {
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count - 1) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "host"
+        return "\(host):\(getpid()):"
+    }()
+
+    // MARK: Helpers
+
+    /// The store error for a database failure, never quoting a token.
+    private func failure(_ error: any Error, account: AccountID?, doing: String, write: Bool = false, secrets: [Secret?] = []) -> any Error {
+        if error is CancellationError || error is TokenStoreError { return error }
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        if let error = error as? PostgresError, error.kind == .connectionLost, write {
+            message += "; the write may or may not have been committed: the stored token is the previous one or this one, whole; read it again"
+        } else if write {
+            message += "; nothing was changed"
+        }
+        return TokenStoreError(.io, account: account, message: Secret.scrub(message, of: secrets))
+    }
+
+    /// Milliseconds since 1970, the precision ``AccessToken`` keeps.
+    static func milliseconds(_ date: Date, rounding: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(rounding)
+        return value.isFinite ? Int64(max(min(value, 9.2e18), -9.2e18)) : 0
+    }
+
+    static func milliseconds(of duration: Duration) -> Int64 {
+        Int64(clamping: Monotonic.nanoseconds(duration) / 1_000_000)
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

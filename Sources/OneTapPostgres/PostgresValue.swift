@@ -1,0 +1,145 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A statement parameter or a result cell. Parameters always travel apart from the statement text, in
+/// libpq's binary format with their type named, so no value is ever parsed as SQL.
+package enum PostgresValue: Sendable, Hashable {
+    /// SQL `NULL`.
+    case null
+    /// `text` (also `varchar` and `name` in results): UTF-8.
+    case text(String)
+    /// `bytea`: raw bytes (tokens are kept so, never as text the server might quote).
+    case bytes([UInt8])
+    /// `bigint` (also `integer` and `smallint` in results).
+    case int64(Int64)
+    /// `boolean`.
+    case bool(Bool)
+    /// `timestamptz`, to the microsecond.
+    case timestamp(Date)
+
+    /// The value as an integer, or nil.
+    package var int64: Int64? {
+        if case .int64(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as text, or nil.
+    package var text: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as bytes, or nil.
+    package var bytes: [UInt8]? {
+        if case .bytes(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as a Boolean, or nil.
+    package var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as an instant, or nil.
+    package var timestamp: Date? {
+        if case .timestamp(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether the value is SQL `NULL`.
+    package var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+/// What a statement returned: its rows (cells decoded from the binary format) and how many rows it
+/// touched.
+package struct PostgresRows: Sendable {
+    /// The column names.
+    package let columns: [String]
+    /// The rows, each with one value per column.
+    package let rows: [[PostgresValue]]
+    /// The rows an `INSERT`, `UPDATE` or `DELETE` touched (`PQcmdTuples`), or the rows returned.
+    package let affected: Int
+
+    /// The first row, if any.
+    package var first: [PostgresValue]? { rows.first }
+}
+
+/// PostgreSQL's binary formats for the types OneTap uses
+/// (https://www.postgresql.org/docs/current/protocol-overview.html, the `*send` functions).
+enum PostgresBinary {
+    /// Type OIDs, from `pg_type`.
+    enum OID {
+        static let bool: UInt32 = 16
+        static let bytea: UInt32 = 17
+        static let name: UInt32 = 19
+        static let int8: UInt32 = 20
+        static let int2: UInt32 = 21
+        static let int4: UInt32 = 23
+        static let text: UInt32 = 25
+        static let oid: UInt32 = 26
+        static let bpchar: UInt32 = 1042
+        static let varchar: UInt32 = 1043
+        static let timestamp: UInt32 = 1114
+        static let timestamptz: UInt32 = 1184
+        static let void: UInt32 = 2278
+    }
+
+    /// Microseconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01.
+    static let epochOffsetMicroseconds: Int64 = 946_684_800_000_000
+
+    /// A parameter's type and bytes; nil bytes for `NULL`.
+    static func encode(_ value: PostgresValue) -> (type: UInt32, bytes: [UInt8]?) {
+        switch value {
+        case .null: (0, nil)
+        case .text(let text): (OID.text, Array(text.utf8))
+        case .bytes(let bytes): (OID.bytea, bytes)
+        case .int64(let number): (OID.int8, bigEndian(number))
+        case .bool(let flag): (OID.bool, [flag ? 1 : 0])
+        case .timestamp(let date):
+            (OID.timestamptz, bigEndian(microseconds(date) - epochOffsetMicroseconds))
+        }
+    }
+
+    /// A result cell's value, or nil when the type is not one OneTap reads.
+    static func decode(type: UInt32, _ bytes: UnsafeRawBufferPointer) -> PostgresValue? {
+        switch type {
+        case OID.text, OID.varchar, OID.name, OID.bpchar:
+            return String(validating: bytes, as: UTF8.self).map(PostgresValue.text)
+        case OID.bytea:
+            return .bytes(Array(bytes))
+        case OID.int8 where bytes.count == 8, OID.timestamptz where bytes.count == 8, OID.timestamp where bytes.count == 8:
+            let number = bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            guard type != OID.int8 else { return .int64(number) }
+            let (sum, overflow) = number.addingReportingOverflow(epochOffsetMicroseconds)
+            return overflow ? nil : .timestamp(Date(timeIntervalSince1970: Double(sum) / 1e6))
+        case OID.int4 where bytes.count == 4, OID.oid where bytes.count == 4:
+            let number = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            return .int64(type == OID.oid ? Int64(number) : Int64(Int32(bitPattern: number)))
+        case OID.int2 where bytes.count == 2:
+            return .int64(Int64(Int16(bitPattern: UInt16(bytes[0]) << 8 | UInt16(bytes[1]))))
+        case OID.bool where bytes.count == 1:
+            return .bool(bytes[0] != 0)
+        case OID.void:
+            return .null
+        default:
+            return nil
+        }
+    }
+
+    private static func bigEndian(_ number: Int64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: number >> (56 - 8 * $0)) }
+    }
+
+    /// A date as whole microseconds since 1970, clamped to what PostgreSQL can hold.
+    private static func microseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1e6).rounded()
+        return value.isFinite ? Int64(max(min(value, 9.2e18), -9.2e18)) : 0
+    }
+}

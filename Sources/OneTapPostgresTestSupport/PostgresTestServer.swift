@@ -1,0 +1,271 @@
+import Dispatch
+import Foundation
+import OneTap
+
+/// A private PostgreSQL server for tests and benchmarks: `initdb` into a fresh directory under `/tmp`,
+/// then `pg_ctl start` listening on a Unix socket in that directory only (`listen_addresses=''`), with
+/// trust authentication for the `postgres` user. PostgreSQL refuses to run as root, so under root
+/// (CI) the directory is given to the `postgres` user and the tools run as it (`runuser -u postgres`).
+///
+/// A watchdog shell process stops the server and removes the directory once the process that started
+/// it is gone, so a test run that is killed leaves nothing running.
+package final class PostgresTestServer: Sendable, CustomStringConvertible {
+    /// Why no server could be had.
+    package struct Unavailable: Error, CustomStringConvertible {
+        /// What is missing or what failed.
+        package let reason: String
+        package var description: String { reason }
+    }
+
+    /// The directory holding the data (`data/`), the log (`server.log`) and the socket.
+    package let directory: String
+    /// Where the server's binaries are (`/usr/lib/postgresql/15/bin`).
+    package let binaries: String
+    /// The port in the socket's name (`.s.PGSQL.<port>`); nothing listens on TCP.
+    package let port = 5432
+    private let runAs: [String]
+
+    private init(directory: String, binaries: String, runAs: [String]) {
+        self.directory = directory
+        self.binaries = binaries
+        self.runAs = runAs
+    }
+
+    /// `PostgreSQL test server at /tmp/onetap-pg-…`.
+    package var description: String { "PostgreSQL test server at \(directory)" }
+
+    /// A libpq URL for a database on this server, as the `postgres` superuser over the socket.
+    /// - Parameter database: The database; `postgres`.
+    /// - Returns: `postgresql:///postgres?host=<directory>&port=5432&user=postgres`.
+    package func url(database: String = "postgres") -> String {
+        "postgresql:///\(database)?host=\(directory)&port=\(port)&user=postgres"
+    }
+
+    /// The directory of PostgreSQL's server binaries, or nil when none is installed.
+    package static func findBinaries() -> String? {
+        if let configured = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_BIN"] {
+            return FileManager.default.isExecutableFile(atPath: configured + "/initdb") ? configured : nil
+        }
+        let base = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+            let bin = "\(base)/\(version)/bin"
+            if FileManager.default.isExecutableFile(atPath: bin + "/initdb") { return bin }
+        }
+        return nil
+    }
+
+    /// Creates and starts a server of its own.
+    /// - Returns: The running server.
+    /// - Throws: ``Unavailable`` saying what is missing (no binaries, no `postgres` user under root) or
+    ///   which step failed, with the tool's output.
+    package static func start() async throws(Unavailable) -> PostgresTestServer {
+        guard let binaries = findBinaries() else {
+            throw Unavailable(reason: "no PostgreSQL server binaries (initdb) under /usr/lib/postgresql/*/bin; install postgresql-15 (apt-get install -y postgresql-15) or set ONETAP_POSTGRES_URL")
+        }
+        var runAs: [String] = []
+        var owner: (uid: uid_t, gid: gid_t)? = nil
+        if geteuid() == 0 {
+            guard let user = getpwnam("postgres") else {
+                throw Unavailable(reason: "running as root, and PostgreSQL refuses root, but there is no postgres user to run it as")
+            }
+            guard let runuser = ["/usr/sbin/runuser", "/sbin/runuser"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+                throw Unavailable(reason: "running as root, and PostgreSQL refuses root, but runuser is missing (util-linux)")
+            }
+            runAs = [runuser, "-u", "postgres", "--"]
+            owner = (user.pointee.pw_uid, user.pointee.pw_gid)
+        }
+        var template = Array("/tmp/onetap-pg-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw Unavailable(reason: "cannot create a directory under /tmp: \(String(cString: strerror(errno)))")
+        }
+        let directory = String(cString: made)
+        if let owner { chown(directory, owner.uid, owner.gid) }
+        chmod(directory, 0o700)
+        let server = PostgresTestServer(directory: directory, binaries: binaries, runAs: runAs)
+        server.startWatchdog()
+        do {
+            try await server.run(
+                "initdb", ["-D", server.dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"])
+            try await server.start()
+        } catch {
+            server.remove()
+            throw error
+        }
+        return server
+    }
+
+    private var dataDirectory: String { directory + "/data" }
+
+    /// Starts the server (again, after ``stop()``) and waits until it accepts connections.
+    /// - Throws: ``Unavailable`` with `pg_ctl`'s output and the server log's end.
+    package func start() async throws(Unavailable) {
+        // fsync is off (a test server; a stopped process still leaves its writes with the kernel), and
+        // synchronous_commit stays on, so a commit the client saw survives `pg_ctl stop -m immediate`.
+        let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port) -c max_connections=300 -c fsync=off -c shared_buffers=64MB"
+        try await run("pg_ctl", ["-D", dataDirectory, "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server.
+    /// - Parameter immediately: `-m immediate` (as a crash: clients see their connections drop) rather
+    ///   than `-m fast`; true.
+    /// - Throws: ``Unavailable`` with `pg_ctl`'s output.
+    package func stop(immediately: Bool = true) async throws(Unavailable) {
+        try await run("pg_ctl", ["-D", dataDirectory, "-m", immediately ? "immediate" : "fast", "-w", "stop"])
+    }
+
+    /// Stops the server if it runs and removes its directory, waiting for both (for `atexit`, too).
+    package func remove() {
+        _ = Self.runBlocking(runAs + [binaries + "/pg_ctl", "-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs one of the server's tools off Swift's cooperative pool.
+    private func run(_ tool: String, _ arguments: [String]) async throws(Unavailable) {
+        let command = runAs + [binaries + "/" + tool] + arguments
+        let directory = self.directory
+        let (status, output) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: Self.runBlocking(command)) }
+        }
+        guard status == 0 else {
+            let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)).map { "; server log: " + $0.suffix(1500) } ?? ""
+            throw Unavailable(reason: "\(tool) failed (exit \(status)): \(output.suffix(1500))\(log)")
+        }
+    }
+
+    /// Runs a command to its end, returning its exit status and its output (standard output and error).
+    ///
+    /// Spawned with `posix_spawn` and every descriptor above 2 closed in the child, not with Foundation's
+    /// `Process`: `pg_ctl start` leaves a daemon behind, which would otherwise inherit the descriptor
+    /// `Process` watches for its child's exit (and the test runner's own), and keep them open.
+    package static func runBlocking(_ command: [String]) -> (Int32, String) {
+        let output = "/tmp/onetap-pg-output-\(UUID().uuidString)"
+        defer { unlink(output) }
+        guard let pid = spawn(command, output: output) else { return (-1, "cannot run \(command[0]): \(String(cString: strerror(errno)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let exited = (status & 0x7F) == 0
+        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
+    }
+
+    /// Starts a command with standard input from /dev/null, output to a file (or /dev/null), and no
+    /// other descriptor.
+    private static func spawn(_ command: [String], output: String?) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeOthers(&actions)
+        // The calling thread (a dispatch worker) blocks most signals, and a blocked mask survives exec:
+        // pgbench's -T (SIGALRM) and pg_ctl's kill would never arrive. Start with every signal
+        // unblocked and at its default action.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, command[0], &actions, &attributes, argv, environ) == 0 else { return nil }
+        return pid
+    }
+
+    /// Adds "close every descriptor from 3" to the actions: glibc's `posix_spawn_file_actions_addclosefrom_np`
+    /// (2.34 and later, found at run time since Swift's Glibc module does not declare it), else one close
+    /// per descriptor open now.
+    private static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 && fcntl(descriptor, F_GETFD) >= 0 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+    }
+
+    /// Starts a shell that waits for this process to end, then stops the server and removes its
+    /// directory.
+    private func startWatchdog() {
+        let stop = (runAs + [binaries + "/pg_ctl", "-D", dataDirectory, "-m", "immediate", "-w", "stop"]).joined(separator: " ")
+        // It ignores the signals a test runner or `timeout` sends its whole process group.
+        let script = "trap '' HUP INT TERM; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory)'"
+        _ = Self.spawn(["/bin/sh", "-c", script], output: nil)
+    }
+}
+
+/// The server the tests of one process share: `ONETAP_POSTGRES_URL` when set, else a private
+/// ``PostgresTestServer`` started on first use and stopped when the process exits.
+package actor PostgresSharedServer {
+    /// The one per process.
+    package static let shared = PostgresSharedServer()
+
+    private enum State {
+        case idle
+        case starting([CheckedContinuation<Result<String, PostgresTestServer.Unavailable>, Never>])
+        case ready(Result<String, PostgresTestServer.Unavailable>)
+    }
+
+    private var state = State.idle
+
+    /// Whether a missing server must fail rather than skip: `ONETAP_REQUIRE_POSTGRES=1` (CI).
+    package static var isRequired: Bool { ProcessInfo.processInfo.environment["ONETAP_REQUIRE_POSTGRES"] == "1" }
+
+    /// The URL of the shared server, starting it on first use (concurrent callers wait for the same start).
+    /// - Returns: A libpq URL.
+    /// - Throws: ``PostgresTestServer/Unavailable`` when there is none to be had.
+    package func url() async throws(PostgresTestServer.Unavailable) -> String {
+        switch state {
+        case .ready(let result):
+            return try result.get()
+        case .starting(let waiting):
+            let result = await withCheckedContinuation { continuation in
+                state = .starting(waiting + [continuation])
+            }
+            return try result.get()
+        case .idle:
+            state = .starting([])
+            let result: Result<String, PostgresTestServer.Unavailable>
+            if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
+                result = .success(external)
+            } else {
+                do {
+                    let server = try await PostgresTestServer.start()
+                    Self.stopAtExit(server)
+                    result = .success(server.url())
+                } catch {
+                    result = .failure(error)
+                }
+            }
+            if case .starting(let waiting) = state {
+                for continuation in waiting { continuation.resume(returning: result) }
+            }
+            state = .ready(result)
+            return try result.get()
+        }
+    }
+
+    private static let atExit = AtExit()
+
+    private static func stopAtExit(_ server: PostgresTestServer) {
+        atExit.servers.withLock { $0.append(server) }
+        atexit {
+            for server in PostgresSharedServer.atExit.servers.withLock({ $0 }) { server.remove() }
+        }
+    }
+
+    /// The servers to stop when the process exits.
+    private final class AtExit: Sendable {
+        let servers = LockedValue<[PostgresTestServer]>([])
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import Testing
+
+/// Reading URLs, validating names and limits, and keeping the password out of every text. No server.
+@Suite struct PostgresConfigurationTests {
+    /// The keyword=value pairs a configuration shows, as a set (libpq decides their order).
+    func pairs(_ configuration: PostgresConfiguration) -> Set<String> {
+        Set(configuration.redactedConnection.split(separator: " ").map(String.init))
+    }
+
+    @Test(arguments: [
+        ("postgresql:///onetap?host=/tmp/sock", ["dbname=onetap", "host=/tmp/sock"]),
+        ("postgres://api:hunter2@db.example:5432/tokens", ["user=api", "password=<redacted>", "host=db.example", "port=5432", "dbname=tokens"]),
+        ("postgresql://api@db.example/tokens?sslmode=require&application_name=auth", ["user=api", "host=db.example", "dbname=tokens", "sslmode=require", "application_name=auth"]),
+        ("postgresql://api:p%40ss@db.example/tokens", ["user=api", "password=<redacted>", "host=db.example", "dbname=tokens"]),
+        ("host=/var/run/postgresql dbname=onetap user=api password=hunter2", ["host=/var/run/postgresql", "dbname=onetap", "user=api", "password=<redacted>"]),
+        ("host=/tmp dbname='my db'", ["host=/tmp", "dbname='my", "db'"]),
+    ])
+    func readsURIsAndConnectionStrings(url: String, expected: [String]) throws {
+        let configuration = try PostgresConfiguration(url: url)
+        #expect(pairs(configuration) == Set(expected))
+        #expect(configuration.schema == "onetap")
+        #expect(configuration.poolSize == 8)
+        #expect(configuration.connectTimeout == .seconds(5))
+        #expect(configuration.statementTimeout == .seconds(10))
+    }
+
+    @Test func keepsThePasswordForConnectingOnly() throws {
+        let configuration = try PostgresConfiguration(url: "postgres://api:p%40ss-hunter2@db.example/tokens")
+        #expect(configuration.parameters.first { $0.keyword == "password" }?.value == "p@ss-hunter2")
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        for text in [configuration.description, String(reflecting: configuration), "\(configuration)", dumped, configuration.redactedConnection] {
+            #expect(!text.contains("hunter2"), "\(text)")
+            #expect(!text.contains("p%40ss"))
+        }
+        #expect(configuration.description.contains("password=<redacted>"))
+        #expect(configuration.redact("FATAL: password p@ss-hunter2 refused") == "FATAL: password <redacted> refused")
+    }
+
+    @Test(arguments: [
+        ("", "is empty"),
+        ("   ", "is empty"),
+        ("postgresql://api:hunter2@[::1/tokens", "IPv6"),
+        ("mysql://api:hunter2@db.example/tokens", "missing \"=\""),
+        ("host=/tmp bogus=1 password=hunter2", "invalid connection option \"bogus\""),
+        ("postgresql://db.example/tokens?nosuch=1&password=hunter2", "invalid URI query parameter"),
+        ("dbname='unterminated password=hunter2", "unterminated quoted string"),
+        ("host=/tmp\u{0}password=hunter2", "NUL"),
+    ])
+    func refusesWhatLibpqCannotReadWithoutQuotingThePassword(url: String, reason: String) {
+        #expect {
+            try PostgresConfiguration(url: url)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .invalidConfiguration && error.message.contains(reason) && !error.description.contains("hunter2")
+        }
+    }
+
+    @Test(arguments: ["onetap", "a", "_x", "tenant_42", String(repeating: "s", count: 63)])
+    func acceptsLowercaseSchemaNames(schema: String) throws {
+        #expect(try PostgresConfiguration(url: "host=/tmp", schema: schema).schema == schema)
+        #expect(PostgresIdentifier.quoted(schema) == "\"\(schema)\"")
+    }
+
+    @Test(arguments: [
+        ("", "empty"),
+        ("1abc", "starts with a digit"),
+        ("OneTap", "character 1"),
+        ("one-tap", "character 4"),
+        ("one tap", "character 4"),
+        ("x\"; DROP SCHEMA public; --", "character 2"),
+        ("café", "character 4"),
+        ("pg_tokens", "reserved"),
+        (String(repeating: "s", count: 64), "at most 63"),
+    ])
+    func refusesOtherSchemaNames(schema: String, reason: String) {
+        #expect {
+            try PostgresConfiguration(url: "host=/tmp", schema: schema)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .invalidConfiguration && error.message.contains("schema name") && error.message.contains(reason)
+        }
+    }
+
+    @Test(arguments: [
+        (0, Duration.seconds(5), Duration.seconds(10), "pool size 0"),
+        (1001, .seconds(5), .seconds(10), "pool size 1001"),
+        (8, .zero, .seconds(10), "connect timeout"),
+        (8, .seconds(3601), .seconds(10), "connect timeout"),
+        (8, .seconds(5), .zero, "statement timeout"),
+        (8, .seconds(5), .seconds(25 * 86_400), "statement timeout"),
+    ])
+    func refusesLimitsOutOfRange(poolSize: Int, connectTimeout: Duration, statementTimeout: Duration, reason: String) {
+        #expect {
+            try PostgresConfiguration(url: "host=/tmp", poolSize: poolSize, connectTimeout: connectTimeout, statementTimeout: statementTimeout)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .invalidConfiguration && error.message.contains(reason)
+        }
+    }
+
+    @Test func errorsDescribeTheirKindAndSQLState() {
+        let error = PostgresError(.timeout, sqlState: "57014", message: "the statement ran too long")
+        #expect(error.description == "timeout: the statement ran too long (SQLSTATE 57014)")
+        #expect(PostgresError(.closed, message: "closed").description == "closed: closed")
+    }
+}

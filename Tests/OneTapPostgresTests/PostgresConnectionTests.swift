@@ -1,0 +1,152 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct PostgresConnectionTests {
+    func withConnection(statementTimeout: Duration = .seconds(20), observer: (@Sendable (String) -> Void)? = nil, _ body: (PostgresConnection) async throws -> Void) async throws {
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url(), statementTimeout: statementTimeout)
+        let connection = try await PostgresConnection.open(configuration, observer: observer)
+        do {
+            try await body(connection)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+    }
+
+    @Test(arguments: [
+        PostgresValue.text("plain"), .text("it's \"quoted\" \\ $1 -- ; DROP TABLE x"), .text("用户 🙂 café\u{301}"), .text(""),
+        .bytes([0, 1, 2, 255, 39, 92]), .bytes([]), .int64(0), .int64(.max), .int64(.min), .bool(true), .bool(false),
+        .timestamp(Date(timeIntervalSince1970: 1_796_083_200.123456)), .timestamp(Date(timeIntervalSince1970: -1_000_000)),
+    ])
+    func valuesTravelBoundAndComeBackUnchanged(value: PostgresValue) async throws {
+        let log = StatementLog()
+        try await withConnection(observer: log.observer) { connection in
+            let type = switch value {
+            case .text: "text"
+            case .bytes: "bytea"
+            case .int64: "bigint"
+            case .bool: "boolean"
+            case .timestamp: "timestamptz"
+            case .null: "text"
+            }
+            let rows = try await connection.execute("SELECT $1::\(type) AS value, $2::text IS NULL AS missing", [value, .null])
+            #expect(rows.columns == ["value", "missing"])
+            #expect(rows.rows.count == 1)
+            #expect(rows.first?[1] == .bool(true))
+            if case .timestamp(let sent) = value, case .timestamp(let received)? = rows.first?[0] {
+                #expect(abs(sent.timeIntervalSince(received)) < 1e-6)
+            } else {
+                #expect(rows.first?[0] == value)
+            }
+        }
+        // The statement text is all the server saw as SQL; the value went apart.
+        #expect(log.statements.allSatisfy { !$0.contains("DROP") && !$0.contains("用户") })
+    }
+
+    @Test func aServerErrorCarriesItsSQLStateButNeverItsDetail() async throws {
+        try await withConnection { connection in
+            try await connection.execute("CREATE TEMPORARY TABLE secrets (value text PRIMARY KEY)")
+            try await connection.execute("INSERT INTO secrets VALUES ($1)", [.text("detail-secret-42")])
+            await #expect {
+                try await connection.execute("INSERT INTO secrets VALUES ($1)", [.text("detail-secret-42")])
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.kind == .server && error.sqlState == "23505" && error.message.contains("duplicate key")
+                    && !error.description.contains("detail-secret-42")
+            }
+            #expect(!connection.isBroken)
+            #expect(try await connection.execute("SELECT count(*) FROM secrets").first == [.int64(1)])
+        }
+    }
+
+    @Test func aStatementOverTheTimeoutIsCancelledByTheServerAndTheConnectionStaysUsable() async throws {
+        try await withConnection(statementTimeout: .milliseconds(200)) { connection async throws in
+            let started = ContinuousClock.now
+            await #expect {
+                try await connection.execute("SELECT pg_sleep(5)")
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.kind == .timeout && error.sqlState == "57014" && error.message.contains("0.2 s")
+            }
+            #expect(ContinuousClock.now - started < .seconds(20))  // not the 5 s of the sleep… nor a hang
+            #expect(!connection.isBroken)
+            #expect(try await connection.execute("SELECT 1").first == [.int64(1)])
+        }
+    }
+
+    @Test func aTransactionRollsBackWhenItsBodyThrows() async throws {
+        try await withConnection { connection in
+            try await connection.execute("CREATE TEMPORARY TABLE kept (value bigint)")
+            await #expect(throws: PostgresError.self) {
+                try await connection.transaction { (connection) throws(PostgresError) -> Void in
+                    try await connection.execute("INSERT INTO kept VALUES (1)")
+                    try await connection.execute("SELECT * FROM no_such_table")
+                }
+            }
+            #expect(try await connection.execute("SELECT count(*) FROM kept").first == [.int64(0)])
+            try await connection.transaction { (connection) throws(PostgresError) -> Void in
+                try await connection.execute("INSERT INTO kept VALUES (2)")
+            }
+            #expect(try await connection.execute("SELECT count(*) FROM kept").first == [.int64(1)])
+        }
+    }
+
+    /// libpq's blocking calls run on the connection's own queue, never on Swift's cooperative pool.
+    @Test func libpqRunsOnTheConnectionsOwnQueue() async throws {
+        let log = StatementLog()
+        try await withConnection(observer: log.observer) { connection in
+            try await connection.execute("SELECT 1")
+        }
+        #expect(log.statements.count == 2)  // set_config at connect, then the statement
+        #expect(log.queues == [PostgresConnection.queueLabel])
+        #expect(PostgresConnection.currentLabel == nil)
+    }
+
+    @Test func noServerAtTheAddressFailsToConnectNamingTheSocket() async throws {
+        let directory = "/tmp/onetap-no-server-\(UInt32.random(in: 0...UInt32.max))"
+        let configuration = try PostgresConfiguration(url: "postgresql://api:hunter2@/onetap?host=\(directory)")
+        await #expect {
+            _ = try await PostgresConnection.open(configuration)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .connectionFailed && error.message.contains(directory) && !error.description.contains("hunter2")
+        }
+    }
+
+    /// A server that accepts the connection and never answers: the connect timeout ends the wait.
+    @Test func aServerThatNeverAnswersTimesOutConnecting() async throws {
+        let directory = "/tmp/onetap-silent-\(UInt32.random(in: 0...UInt32.max))"
+        mkdir(directory, 0o700)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array((directory + "/.s.PGSQL.5432").utf8CString)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.enumerated() where index < raw.count { raw[index] = UInt8(bitPattern: byte) }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        #expect(listen(listener, 8) == 0)
+        let configuration = try PostgresConfiguration(url: "postgresql:///onetap?host=\(directory)", connectTimeout: .milliseconds(300))
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await PostgresConnection.open(configuration)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .timeout && error.message.contains("connect timeout of 0.3 s")
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(20), "\(elapsed)")  // bounded, whatever the load
+    }
+}

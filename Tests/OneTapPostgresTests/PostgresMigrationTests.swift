@@ -1,0 +1,117 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import Testing
+
+/// The migration runner (`PostgresMigrator`) over OneTap's steps (`PostgresMigrations`) and others.
+@Suite struct PostgresMigrationTests {
+    func tables(_ pool: PostgresPool, _ schema: String) async throws -> Set<String> {
+        let rows = try await pool.execute("SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = $1", [.text(schema)])
+        return Set(rows.rows.compactMap { $0.first?.text })
+    }
+
+    func versions(_ pool: PostgresPool, _ schema: String) async throws -> [Int64] {
+        try await pool.execute("SELECT version FROM \"\(schema)\".schema_migrations ORDER BY version").rows.compactMap { $0.first?.int64 }
+    }
+
+    @Test func aFreshSchemaGetsEveryStepOnceAndThenNothing() async throws {
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url())
+        let stores = PostgresStores(configuration: configuration)
+        let first = try await stores.migrate()
+        #expect(first.applied == [1, 2] && first.version == 2)
+        #expect(first.description == "schema \(configuration.schema) at version 2 (applied 1, 2)")
+        #expect(try await tables(stores.pool, configuration.schema) == ["schema_migrations", "tokens", "refresh_leases"])
+        let second = try await stores.migrate()
+        #expect(second.applied.isEmpty && second.version == 2)
+        #expect(second.description.hasSuffix("(already current)"))
+        #expect(try await versions(stores.pool, configuration.schema) == [1, 2])
+        let names = try await stores.pool.execute("SELECT name FROM \"\(configuration.schema)\".schema_migrations ORDER BY version")
+        #expect(names.rows.compactMap { $0.first?.text } == ["tokens", "refresh leases"])
+        await TestDatabase.dispose(stores)
+    }
+
+    /// The due index and the byte-order collation are what the token store's statements rely on.
+    @Test func theTokensTableComparesAccountsByBytesAndIndexesTheDueTime() async throws {
+        try await TestDatabase.withStores { stores in
+            let schema = stores.configuration.schema
+            let indexes = try await stores.pool.execute(
+                "SELECT indexdef::text FROM pg_catalog.pg_indexes WHERE schemaname = $1 AND tablename = 'tokens' ORDER BY indexname", [.text(schema)])
+            #expect(indexes.rows.compactMap { $0.first?.text }.contains { $0.contains("(due_at_ms, account)") })
+            let collation = try await stores.pool.execute(
+                "SELECT collation_name::text FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'tokens' AND column_name = 'account'",
+                [.text(schema)])
+            #expect(collation.first == [.text("C")])
+        }
+    }
+
+    /// Six instances starting at once on one new schema: one applies the steps, the others find them done.
+    @Test func concurrentInstancesTakeTurns() async throws {
+        let url = try await TestDatabase.url()
+        let schema = TestDatabase.schemaName()
+        let instances = try (0..<6).map { _ in PostgresStores(configuration: try TestDatabase.configuration(url, schema: schema, poolSize: 1)) }
+        let reports = try await withThrowingTaskGroup(of: PostgresMigrationReport.self) { group in
+            for stores in instances { group.addTask { try await stores.migrate() } }
+            var reports: [PostgresMigrationReport] = []
+            for try await report in group { reports.append(report) }
+            return reports
+        }
+        #expect(reports.filter { $0.applied == [1, 2] }.count == 1)
+        #expect(reports.filter { $0.applied.isEmpty }.count == 5)
+        #expect(reports.allSatisfy { $0.version == 2 })
+        #expect(try await versions(instances[0].pool, schema) == [1, 2])
+        for stores in instances.dropFirst() { await stores.close() }
+        await TestDatabase.dispose(instances[0])
+    }
+
+    @Test func aSchemaFromANewerOneTapIsLeftAlone() async throws {
+        try await TestDatabase.withStores { stores in
+            let schema = stores.configuration.schema
+            try await stores.pool.execute("INSERT INTO \"\(schema)\".schema_migrations (version, name) VALUES (99, 'from the future')")
+            await #expect {
+                try await stores.migrate()
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.kind == .incompatibleSchema && error.message.contains("version 99") && error.message.contains("knows")
+            }
+            #expect(try await versions(stores.pool, schema) == [1, 2, 99])
+        }
+    }
+
+    /// A step that fails undoes the whole call: the steps before it in the same call, the schema and its
+    /// `schema_migrations` table.
+    @Test func aFailingStepChangesNothing() async throws {
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url())
+        let schema = configuration.schema
+        let pool = PostgresPool(configuration: configuration)
+        let good = PostgresMigration(version: 1, name: "a") { schema in ["CREATE TABLE \(schema).a (id bigint)"] }
+        let bad = PostgresMigration(version: 2, name: "b") { schema in ["CREATE TABLE \(schema).b (id bigint)", "CREATE TABLE \(schema).b (id bigint)"] }
+        await #expect {
+            try await PostgresMigrator(schema: schema, migrations: [good, bad]).migrate(pool)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .server && error.sqlState == "42P07" && error.message.contains("migration 2 (b)") && error.message.contains("nothing was changed")
+        }
+        let exists = try await pool.execute("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(schema)])
+        #expect(exists.first == [.int64(0)])
+        let fixed = PostgresMigration(version: 2, name: "b") { schema in ["CREATE TABLE \(schema).b (id bigint)"] }
+        let report = try await PostgresMigrator(schema: schema, migrations: [fixed, good]).migrate(pool)
+        #expect(report.applied == [1, 2])
+        #expect(try await tables(pool, schema) == ["schema_migrations", "a", "b"])
+        try await pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
+        await pool.close()
+    }
+
+    @Test func openingMigratesAndAnUnreachableServerFailsClearly() async throws {
+        let url = try await TestDatabase.url()
+        let configuration = try TestDatabase.configuration(url)
+        let stores = try await PostgresStores.open(configuration)
+        #expect(try await tables(stores.pool, configuration.schema).contains("tokens"))
+        await TestDatabase.dispose(stores)
+        let nowhere = try PostgresConfiguration(url: "postgresql:///onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        await #expect {
+            _ = try await PostgresStores.open(nowhere)
+        } throws: { error in
+            (error as! PostgresError).kind == .connectionFailed
+        }
+    }
+}

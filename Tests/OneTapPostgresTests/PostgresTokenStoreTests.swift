@@ -1,0 +1,430 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapPostgresTestSupport
+import OneTapTesting
+import Testing
+
+@Suite struct PostgresTokenStoreTests {
+    let now = Tokens.now
+
+    func token(_ account: AccountID = "u1", value: String = "A0", refresh: String? = "R0", age: Double = 0) -> AccessToken {
+        Tokens.make(account, value, refresh: refresh, issued: now.addingTimeInterval(-age))
+    }
+
+    /// Runs `work` and returns what it returned or threw.
+    func outcome<T: Sendable>(_ work: () async throws -> T) async -> Result<T, any Error> {
+        do { return .success(try await work()) } catch { return .failure(error) }
+    }
+
+    func leaseHolder(_ stores: PostgresStores, _ account: String) async throws -> String? {
+        let rows = try await stores.pool.execute(
+            "SELECT holder FROM \"\(stores.configuration.schema)\".refresh_leases WHERE account = $1", [.text(account)])
+        return rows.first?.first?.text
+    }
+
+    // MARK: The contract
+
+    @Test func conformsToTheStoreContract() async throws {
+        let url = try await TestDatabase.url()
+        var opened: [PostgresStores] = []
+        let result = await outcome {
+            try await TokenStoreConformance.check {
+                let stores = try await PostgresStores.open(try TestDatabase.configuration(url))
+                opened.append(stores)
+                return stores.tokenStore()
+            }
+        }
+        for stores in opened { await TestDatabase.dispose(stores) }
+        try result.get()
+    }
+
+    @Test func aTokenOverTheRecordLimitIsRefusedAndNothingIsStored() async throws {
+        try await TestDatabase.withStores { stores async throws in
+            let store = stores.tokenStore()
+            let huge = token("big", value: String(repeating: "x", count: TokenRecordLimit.bytes))
+            await #expect {
+                _ = try await store.save(huge, replacing: nil, dueAt: now)
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .tooLarge && error.account == "big" && !error.message.contains("xxxx")
+            }
+            #expect(try await store.load("big") == nil)
+        }
+    }
+
+    @Test func versionsNeverRepeatAcrossInstancesAfterARemoval() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let a = one.tokenStore()
+            let b = other.tokenStore()
+            let v1 = try await a.save(token(), replacing: nil, dueAt: now)
+            #expect(try await b.remove("u1", replacing: v1))
+            let v2 = try await b.save(token(value: "after logout"), replacing: nil, dueAt: now)
+            #expect(v2 > v1)
+            await #expect {
+                _ = try await a.save(token(value: "stale"), replacing: v1, dueAt: now)
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .conflict && error.message == "expected \(v1), found \(v2)"
+            }
+            #expect(try await a.load("u1")?.token.value.reveal() == "after logout")
+            await other.close()
+        }
+    }
+
+    @Test func aRowOneTapDidNotWriteIsReportedCorruptAndLeftAlone() async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.tokenStore()
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            try await stores.pool.execute("UPDATE \"\(stores.configuration.schema)\".tokens SET flow = 'telecom' WHERE account = $1", [.text("u1")])
+            await #expect {
+                _ = try await store.load("u1")
+            } throws: { error in
+                let error = error as! TokenStoreError
+                return error.kind == .corrupt && error.message.contains("unknown flow \"telecom\"") && error.message.contains("left as it is")
+            }
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["u1"])
+        }
+    }
+
+    // MARK: Values are bound
+
+    static let hostileAccounts: [String] = [
+        "'; DROP TABLE tokens; --", "\"; DROP SCHEMA public CASCADE; --", "O'Brien", "back\\slash\\", "$1", "$2::text", "%s %d %n",
+        "用户", "🙂‍↔️", "caf\u{E9}", "cafe\u{301}", "\u{202E}right-to-left", " spaced ", "a/../b", "-- comment", "/* block */",
+        String(repeating: "长", count: 33),
+    ]
+
+    /// Hostile account ids round-trip through save, load, the due listing and removal; none of them
+    /// ever appears in a statement's text.
+    @Test func hostileAccountIdsRoundTripAsBoundValues() async throws {
+        let log = StatementLog()
+        try await TestDatabase.withStores(observer: log.observer) { stores in
+            let store = stores.tokenStore()
+            let accounts = try Self.hostileAccounts.map { try AccountID($0) }
+            for account in accounts {
+                _ = try await store.save(token(account, value: "value of \(account.rawValue)"), replacing: nil, dueAt: now)
+            }
+            for account in accounts {
+                let stored = try await store.load(account)
+                #expect(stored?.token.account == account)
+                #expect(stored?.token.value.reveal() == "value of \(account.rawValue)")
+            }
+            // One due time for all: the listing breaks ties by the ids' bytes, as AccountID orders them.
+            let listed = try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 100)
+            #expect(listed == accounts.sorted())
+            #expect(listed.firstIndex(of: "caf\u{E9}") != listed.firstIndex(of: "cafe\u{301}"))
+            for account in accounts {
+                #expect(try await store.remove(account, replacing: nil))
+            }
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 100).isEmpty)
+            let tables = try await stores.pool.execute(
+                "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname IN ($1, 'public')", [.text(stores.configuration.schema)])
+            #expect(tables.first == [.int64(3)])
+        }
+        // (Ids that are placeholders themselves, `$1`, cannot be told apart from the statements' own.)
+        for account in Self.hostileAccounts where !account.hasPrefix("$") {
+            #expect(log.statements.allSatisfy { !$0.contains(account) }, "\(account) was put into a statement")
+        }
+        #expect(log.queues == [PostgresConnection.queueLabel])
+    }
+
+    // MARK: Secrets
+
+    @Test func errorsAndDescriptionsNeverHoldThePasswordOrAToken() async throws {
+        let secrets = ["hunter2-pw", "tok-secret-α", "ref-secret-β", "tok-new-γ"]
+        func clean(_ text: String) -> Bool { secrets.allSatisfy { !text.contains($0) } }
+        let secret = token("u1", value: "tok-secret-α", refresh: "ref-secret-β")
+
+        // A server with trust authentication ignores the password, so the stores work with it given.
+        let url = try await TestDatabase.url()
+        let configuration = try TestDatabase.configuration(url + (url.contains("?") ? "&" : "?") + "password=hunter2-pw")
+        let stores = try await PostgresStores.open(configuration)
+        let store = stores.tokenStore()
+        let version = try await store.save(secret, replacing: nil, dueAt: now)
+        for text in [configuration.description, String(reflecting: configuration), stores.description, stores.pool.description, store.description] {
+            #expect(clean(text), "\(text)")
+        }
+        // Conflicts name versions, not tokens.
+        await #expect {
+            _ = try await store.save(token("u1", value: "tok-new-γ"), replacing: TokenVersion(version.value + 100), dueAt: now)
+        } throws: { error in
+            clean("\(error)") && (error as! TokenStoreError).kind == .conflict
+        }
+        // A server error while a token is on its way.
+        try await stores.pool.execute("ALTER TABLE \"\(configuration.schema)\".tokens RENAME TO gone")
+        await #expect {
+            _ = try await store.save(token("u1", value: "tok-new-γ", refresh: "ref-secret-β"), replacing: version, dueAt: now)
+        } throws: { error in
+            let error = error as! TokenStoreError
+            return error.kind == .io && error.message.contains("does not exist") && error.message.contains("nothing was changed") && clean(error.description)
+        }
+        await TestDatabase.dispose(stores)
+
+        // No server at all, with a password in the URL.
+        let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        let unreachable = PostgresStores(configuration: nowhere).tokenStore()
+        var messages: [String] = []
+        for attempt in 0..<4 {
+            let result: Result<Void, any Error> = await outcome {
+                switch attempt {
+                case 0: _ = try await unreachable.save(secret, replacing: nil, dueAt: now)
+                case 1: _ = try await unreachable.load("u1")
+                case 2: _ = try await unreachable.remove("u1", replacing: nil)
+                default: _ = try await unreachable.withRefreshLock(for: "u1") { 1 }
+                }
+            }
+            guard case .failure(let error) = result, let error = error as? TokenStoreError else {
+                Issue.record("attempt \(attempt) did not fail with a store error")
+                continue
+            }
+            #expect(error.kind == .io)
+            messages.append(error.description)
+        }
+        #expect(messages.count == 4)
+        for message in messages {
+            #expect(clean(message), "\(message)")
+            #expect(message.contains("connection-failed"))
+        }
+    }
+
+    // MARK: The refresh lease
+
+    /// Two instances refreshing one account take turns.
+    @Test func twoInstancesNeverRefreshOneAccountAtOnce() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let stores = [one.tokenStore(), other.tokenStore()]
+            let active = LockedValue((now: 0, most: 0, runs: 0))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        try await stores[index % 2].withRefreshLock(for: "shared") {
+                            active.withLock { $0.now += 1; $0.most = max($0.most, $0.now); $0.runs += 1 }
+                            try await Task.sleep(for: .milliseconds(40))
+                            active.withLock { $0.now -= 1 }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let seen = active.withLock { $0 }
+            #expect(seen.most == 1 && seen.runs == 6)
+            #expect(try await leaseHolder(one, "shared") == nil)  // released after each refresh
+            await other.close()
+        }
+    }
+
+    /// A refresh keeps its lease by renewing it every third of the lease, on the injected clock: a lease
+    /// whose time ran out (set so on the database's clock) is renewed, and another instance cannot take it.
+    @Test func aLongRefreshRenewsItsLease() async throws {
+        let clock = FakeClock()
+        try await TestDatabase.withStores(clock: clock) { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let first = one.tokenStore(leaseDuration: .seconds(60))
+            let second = other.tokenStore(lockTimeout: .zero)
+            let leases = "\"\(one.configuration.schema)\".refresh_leases"
+            let gate = Gate()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await first.withRefreshLock(for: "slow") { await gate.wait() } }
+                try await waitUntil { try await leaseHolder(one, "slow") != nil }
+                let holder = try await leaseHolder(one, "slow")
+                // As if the refresh had outlived its lease: without a renewal, anyone could take it now.
+                try await one.pool.execute("UPDATE \(leases) SET expires_at = now() - interval '1 second'")
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(20))
+                try await waitUntil {
+                    try await one.pool.execute("SELECT count(*) FROM \(leases) WHERE expires_at > now() + interval '50 seconds'").first == [.int64(1)]
+                }
+                let seen = try await second.withRefreshLock(for: "slow") { try await leaseHolder(other, "slow") }
+                #expect(seen == holder)  // the second went ahead without it (lock timeout zero) and left it alone
+                gate.open()
+                try await group.waitForAll()
+            }
+            #expect(try await leaseHolder(one, "slow") == nil)
+            await other.close()
+        }
+    }
+
+    /// A lease held elsewhere for longer than the lock time-out: the refresh goes ahead without it,
+    /// after polling on the injected clock.
+    @Test func aLeaseHeldPastTheLockTimeoutIsGoneAheadWithout() async throws {
+        let clock = FakeClock()
+        try await TestDatabase.withStores(clock: clock) { stores in
+            try await stores.pool.execute(
+                "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', now() + interval '1 hour')", [.text("u1")])
+            let store = stores.tokenStore(lockTimeout: .milliseconds(100))
+            try await withThrowingTaskGroup(of: Int.self) { group async throws in
+                group.addTask { try await store.withRefreshLock(for: "u1") { 7 } }
+                for _ in 0..<5 {
+                    await clock.waitForSleepers(1)
+                    clock.advance(by: .milliseconds(20))
+                }
+                #expect(try await group.next() == 7)
+            }
+            #expect(clock.totalSleeps == 5)
+            #expect(try await leaseHolder(stores, "u1") == "elsewhere")
+        }
+    }
+
+    @Test func noLeaseCanBeAskedForWhileTheDatabaseIsDownAndTheRefreshDoesNotRun() async throws {
+        let nowhere = try PostgresConfiguration(url: "postgresql:///onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        let stores = PostgresStores(configuration: nowhere)
+        let ran = LockedValue(false)
+        await #expect {
+            try await stores.tokenStore().withRefreshLock(for: "u1") { ran.withLock { $0 = true } }
+        } throws: { error in
+            let error = error as! TokenStoreError
+            return error.kind == .io && error.message.contains("take the refresh lease (the refresh did not run)")
+        }
+        #expect(ran.withLock { $0 } == false)
+    }
+
+    /// A process killed while it held a lease leaves it behind; it expires, and the refresh then happens.
+    @Test func aLeaseLeftByAKilledProcessExpiresAndTheRefreshHappens() async throws {
+        let url = try await TestDatabase.url()
+        try await TestDatabase.withStores { stores in
+            let store = stores.tokenStore(leaseDuration: .seconds(3), lockTimeout: .seconds(60))
+            let clock = FakeClock(now: now)
+            let refresher = MockRefresher()
+            let vault = TokenVault(store: store, refresher: refresher, clock: clock, events: DiscardingEventSink())
+            try await vault.store(token(age: 31 * 86_400))
+
+            let helper = Process()
+            helper.executableURL = Products.executable("OneTapTestHelper")
+            helper.arguments = ["postgres-hold-lease", url, stores.configuration.schema, "u1", "3000"]
+            let output = Pipe()
+            helper.standardOutput = output
+            try helper.run()
+            var said = Data()
+            while !said.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                said.append(chunk)
+            }
+            #expect(String(decoding: said, as: UTF8.self) == "holding\n")
+            #expect(try await leaseHolder(stores, "u1")?.contains(":\(helper.processIdentifier):") == true)
+            kill(helper.processIdentifier, SIGKILL)
+            helper.waitUntilExit()
+
+            let started = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await vault.run() }
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+                await vault.shutdown()
+                try await group.waitForAll()
+            }
+            let waited = ContinuousClock.now - started
+            // The lease had 2 to 3 s left (renewed every second until the kill): the refresh waited for its
+            // expiry, not for the 60 s lock time-out.
+            #expect(waited >= .seconds(1) && waited < .seconds(30), "\(waited)")
+            #expect(refresher.calls == 1)
+            #expect(try await store.load("u1")?.token.value.reveal() == "refreshed-1")
+            #expect(try await leaseHolder(stores, "u1") == nil)
+        }
+    }
+
+    // MARK: With the vault
+
+    @Test func vaultOverThePostgresStoreRefreshes() async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.tokenStore()
+            let clock = FakeClock(now: now)
+            let vault = TokenVault(store: store, refresher: MockRefresher(), clock: clock, events: DiscardingEventSink())
+            try await vault.store(token(age: 31 * 86_400))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await vault.run() }
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+                await vault.shutdown()
+                try await group.waitForAll()
+            }
+            let stored = try await store.load("u1")
+            #expect(stored?.token.value.reveal() == "refreshed-1" && stored?.token.refreshToken?.reveal() == "refresh-1")
+            #expect(try await store.accounts(dueBefore: now, limit: 10).isEmpty)
+        }
+    }
+
+    /// The server stops while a vault's refresh holds the lease: the caller gets a clear store failure,
+    /// the stored token is untouched, and once the server is back (the pool reconnects, the left lease
+    /// expires) the next refresh works.
+    @Test func theServerStoppingMidRefreshFailsTheCallerAndLosesNothing() async throws {
+        let server = try await TestDatabase.privateServer()
+        defer { server.remove() }
+        let stores = try await PostgresStores.open(try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2)))
+        let store = stores.tokenStore(leaseDuration: .seconds(1), lockTimeout: .seconds(30))
+        let clock = FakeClock(now: now)
+        let refresher = MockRefresher()
+        let vault = TokenVault(store: store, refresher: refresher, clock: clock, events: DiscardingEventSink())
+        try await vault.store(token("u1", value: "tok-old", refresh: "ref-old", age: 31 * 86_400))
+        let before = try await store.load("u1")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await vault.run() }
+            refresher.hold()
+            async let first = outcome { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            #expect(try await leaseHolder(stores, "u1") != nil)
+            try await server.stop()
+            refresher.release()
+            switch await first {
+            case .success(let token):
+                Issue.record("the refresh was stored while the server was down: \(token)")
+            case .failure(let error):
+                let error = try #require(error as? TokenError)
+                #expect(error.kind == .storeFailed)
+                #expect(error.message.contains("PostgreSQL") && error.message.contains("the previous token is unchanged"), "\(error)")
+                #expect(!error.message.contains("refreshed-1") && !error.message.contains("refresh-1") && !error.message.contains("tok-old"))
+            }
+            try await server.start()
+            let after = try await store.load("u1")
+            #expect(after == before)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
+            await vault.shutdown()
+            try await group.waitForAll()
+        }
+        #expect(try await store.load("u1")?.token.value.reveal() == "refreshed-2")
+        #expect(refresher.calls == 2)
+        await stores.close()
+    }
+
+    // MARK: Across processes
+
+    /// Four processes refreshing 1,000 due accounts in the background: 1,000 refreshes in all.
+    @Test func fourProcessesRefreshEachDueAccountOnce() async throws {
+        let url = try await TestDatabase.url()
+        try await TestDatabase.withStores(poolSize: 8) { stores in
+            let store = stores.tokenStore()
+            let issued = Date().addingTimeInterval(-2 * 86_400)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<8 {
+                    group.addTask {
+                        for index in stride(from: lane, to: 1000, by: 8) {
+                            _ = try await store.save(
+                                AccessToken(value: Secret("OLD"), refreshToken: Secret("R"), flow: .tianyi, account: try AccountID("acct-\(index)"),
+                                            issuedAt: issued, expiresAt: issued.addingTimeInterval(30 * 86_400)),
+                                replacing: nil, dueAt: issued)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let counter = "/tmp/onetap-pg-refresh-count-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: counter) }
+            let processes = try (0..<4).map { _ in
+                let process = Process()
+                process.executableURL = Products.executable("OneTapTestHelper")
+                process.arguments = ["postgres-refresh-due", url, stores.configuration.schema, counter]
+                try process.run()
+                return process
+            }
+            for process in processes {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+            }
+            let lines = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 1000)
+            #expect(Set(lines.map { $0.split(separator: " ")[1] }).count == 1000)
+            #expect(try await store.accounts(dueBefore: Date(), limit: 1).isEmpty)
+        }
+    }
+}

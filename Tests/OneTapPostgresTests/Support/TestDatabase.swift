@@ -1,0 +1,123 @@
+import Foundation
+import OneTap
+import OneTapPostgres
+import OneTapPostgresTestSupport
+import Testing
+
+/// The tests' way to a server: the shared one (`ONETAP_POSTGRES_URL`, or a private server started once
+/// per test process), a fresh schema per test, and a private server for tests that stop and start it.
+///
+/// When no server can be had the test is cancelled (reported as skipped) with the reason, unless
+/// `ONETAP_REQUIRE_POSTGRES=1`, which makes it fail instead.
+enum TestDatabase {
+    /// A missing server, under `ONETAP_REQUIRE_POSTGRES=1`.
+    struct Required: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "ONETAP_REQUIRE_POSTGRES=1 but no PostgreSQL server: \(reason)" }
+    }
+
+    /// The shared server's URL.
+    static func url() async throws -> String {
+        do {
+            return try await PostgresSharedServer.shared.url()
+        } catch {
+            try unavailable(error.reason)
+        }
+    }
+
+    /// A server of the test's own, which it may stop and start; removed by the caller (`remove()`).
+    static func privateServer() async throws -> PostgresTestServer {
+        do {
+            return try await PostgresTestServer.start()
+        } catch {
+            try unavailable(error.reason)
+        }
+    }
+
+    private static func unavailable(_ reason: String) throws -> Never {
+        if PostgresSharedServer.isRequired { throw Required(reason: reason) }
+        try Test.cancel("skipped: no PostgreSQL server (\(reason))")
+    }
+
+    /// A schema name no other test uses.
+    static func schemaName() -> String {
+        "t_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    }
+
+    /// A configuration for a fresh schema on the server at `url`.
+    static func configuration(
+        _ url: String, schema: String = schemaName(), poolSize: Int = 4, connectTimeout: Duration = .seconds(10),
+        statementTimeout: Duration = .seconds(20)
+    ) throws -> PostgresConfiguration {
+        try PostgresConfiguration(url: url, schema: schema, poolSize: poolSize, connectTimeout: connectTimeout, statementTimeout: statementTimeout)
+    }
+
+    /// Opens (and migrates) stores over a fresh schema on the shared server, runs `body`, then drops the
+    /// schema and closes the pool.
+    static func withStores(
+        poolSize: Int = 4, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil,
+        _ body: (PostgresStores) async throws -> Void
+    ) async throws {
+        let stores = PostgresStores(configuration: try configuration(try await url(), poolSize: poolSize), clock: clock, observer: observer)
+        do {
+            try await stores.migrate()
+            try await body(stores)
+        } catch {
+            await dispose(stores)
+            throw error
+        }
+        await dispose(stores)
+    }
+
+    /// Drops the stores' schema (best effort: a test that stopped its server has nothing to drop) and
+    /// closes the pool.
+    static func dispose(_ stores: PostgresStores) async {
+        do {
+            try await stores.pool.execute("DROP SCHEMA IF EXISTS \"\(stores.configuration.schema)\" CASCADE")
+        } catch {
+            // The server is gone (a private one, removed with its directory).
+        }
+        await stores.close()
+    }
+}
+
+/// The build's products directory, where `OneTapTestHelper` is: found through `Bundle`.
+enum Products {
+    static let directory: URL = {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent()
+        #else
+        return Bundle.main.bundleURL
+        #endif
+    }()
+
+    /// An executable product of the package.
+    static func executable(_ name: String) -> URL { directory.appendingPathComponent(name) }
+}
+
+/// Tokens for the tests.
+enum Tokens {
+    static let now = Date(timeIntervalSince1970: 1_796_083_200)
+
+    static func make(_ account: AccountID, _ value: String = "A0", refresh: String? = "R0", issued: Date = now, lifetime: Double = 30 * 86_400) -> AccessToken {
+        AccessToken(
+            value: Secret(value), refreshToken: refresh.map(Secret.init), flow: .tianyi, account: account, issuedAt: issued,
+            expiresAt: issued.addingTimeInterval(lifetime))
+    }
+}
+
+/// Statement texts seen by a pool's connections, and the threads they ran on.
+final class StatementLog: Sendable {
+    private let entries = LockedValue<[(sql: String, queue: String?)]>([])
+
+    /// The observer to give the pool.
+    var observer: @Sendable (String) -> Void {
+        { [entries] sql in entries.withLock { $0.append((sql, PostgresConnection.currentLabel)) } }
+    }
+
+    var statements: [String] { entries.withLock { $0.map(\.sql) } }
+    var queues: Set<String?> { entries.withLock { Set($0.map(\.queue)) } }
+}
