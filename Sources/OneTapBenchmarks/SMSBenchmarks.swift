@@ -8,7 +8,7 @@ import OneTapTesting
 enum SMSBenchmarks {
     static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
         let now = Date(timeIntervalSince1970: 1_796_090_400)
-        let key = SMSCodeKey.random()
+        let key = ServerKey.random()
         let rules = SMSCodeRules()
         let batch = 500
         let calls = max(2, repetitions / 5) + repetitions + 1   // what measureAsync runs

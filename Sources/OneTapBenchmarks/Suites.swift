@@ -259,6 +259,7 @@ enum Suites {
 
         await SessionBenchmarks.run(options, &report, repetitions: repetitions)
         await SMSBenchmarks.run(options, &report, repetitions: repetitions)
+        GuestBenchmarks.run(options, &report, repetitions: repetitions)
     }
 
     static func row(

@@ -67,6 +67,14 @@ package enum OneTapCommandLine {
             let parsed = try ParsedArguments.parse(rest[...], options: SessionOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
             return .session(try SessionOptions(parsed))
+        case "gate":
+            let parsed = try ParsedArguments.parse(rest[...], options: GateOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .gate(try GateOptions(parsed))
+        case "merge":
+            let parsed = try ParsedArguments.parse(rest[...], options: MergeOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .merge(try MergeOptions(parsed))
         case "sms":
             let parsed = try ParsedArguments.parse(rest[...], options: SMSOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
@@ -83,7 +91,8 @@ package enum OneTapCommandLine {
     /// Where the command name stands: the first argument that is not an option or an option's value
     /// (options may come before the command: `onetap --json carrier 46000`).
     private static func commandPosition(_ arguments: [String]) -> Int? {
-        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs).filter(\.takesValue).map { "--" + $0.name })
+        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs + SMSOptions.specs + GateOptions.specs + MergeOptions.specs)
+            .filter(\.takesValue).map { "--" + $0.name })
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -157,6 +166,10 @@ package enum OneTapCommandLine {
                 code = try SessionCommand.run(options, output: output, io: io)
             case .sms(let options):
                 code = try SMSCommand.run(options, output: output, io: io)
+            case .gate(let options):
+                code = try GateCommand.run(options, output: output)
+            case .merge(let options):
+                code = try MergeCommand.run(options, output: output)
             }
         } catch {
             output.flush()

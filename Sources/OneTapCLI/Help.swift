@@ -11,6 +11,8 @@ enum Help {
         ("check", "run decision-table files against the engine"),
         ("session", "replay login transcripts through the server's session machine"),
         ("sms", "replay SMS send requests against the SMS policy"),
+        ("gate", "whether an action needs a login (guest, account, never-prompt)"),
+        ("merge", "dry-run merging a guest's data into an account"),
         ("token", "when a carrier access token turns stale and expires"),
     ]
 
@@ -51,6 +53,8 @@ enum Help {
         case "simulate": simulate
         case "session": session
         case "sms": sms
+        case "gate": gate
+        case "merge": merge
         default: nil
         }
     }
@@ -182,6 +186,42 @@ enum Help {
         65 a line was malformed (an error record, and the replay goes on).
 
         EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7"}' | onetap sms -
+        """
+
+    static let gate = """
+        USAGE: onetap gate <action>... [--json] [--lang zh|en] [--data DIR]
+
+        What each action needs from a guest, by the login-gate table (Data/login-gate.csv, or
+        login-gate.csv in --data DIR): guest (allowed without a login), account (log in first,
+        with the login page's prompt; the action waits as a pending action) or never-prompt
+        (allowed, and a login prompt must never stand in front of it). An action the table does
+        not list needs an account and is flagged as the default.
+
+        JSON fields: action, needs, prompt (null unless needs is account), default.
+
+        EXIT STATUS: 0; 65 an operand is no action id (lowercase letters, digits and hyphens).
+
+        EXAMPLE: onetap gate favourite share claim-invite-reward --json
+        """
+
+    static let merge = """
+        USAGE: onetap merge --guest FILE --account FILE [--rules FILE] [--json]
+
+        A dry run of merging a guest's data into an account at login: prints the plan and the
+        account's data after it; nothing is changed. The files are JSON objects keyed by kind:
+          {"favourites":["a","b"],"history":[{"item":"n1","at":"2026-11-30T10:00:00Z"}],
+           "cart":[{"item":"x","qty":2}],"downloads":["v1"],"settings":{"theme":"dark"},"drafts":["…"]}
+        The rules (Data/merge-rules.csv, or --rules FILE): favourites union; history newest first,
+        one per item, at most 1,000; cart quantities added, at most 99 per item; downloads move
+        unless the account has them (then the guest's copy is deleted); settings: the account's
+        value wins; drafts: both kept. A kind with no rule stays with the guest and is reported.
+
+        JSON: {"account":{…merged…},"plan":[{"step":"write"|"remove-guest","kind":…},…],"kept":[…]}.
+
+        EXIT STATUS: 0; 65 a file is not a JSON object or a kind's data has the wrong shape;
+                     66 a file is unreadable.
+
+        EXAMPLE: onetap merge --guest guest.json --account account.json --json
         """
 
     static let token = """

@@ -175,4 +175,8 @@ package enum Invocation: Hashable, Sendable {
     case session(SessionOptions)
     /// `onetap sms`.
     case sms(SMSOptions)
+    /// `onetap gate`.
+    case gate(GateOptions)
+    /// `onetap merge`.
+    case merge(MergeOptions)
 }

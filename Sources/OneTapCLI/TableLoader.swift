@@ -32,6 +32,16 @@ struct TableLoader {
         try load(path("plmn.csv"), builtIn: .builtIn, PLMNTable.init(contentsOf:))
     }
 
+    func loginGate() throws(CommandFailure) -> LoginGate {
+        try load(path(LoginGate.fileName), builtIn: .builtIn, LoginGate.init(contentsOf:))
+    }
+
+    func mergeRules(file: String?) throws(CommandFailure) -> MergeRules {
+        var path = file
+        if path == nil { path = try self.path(MergeRules.fileName) }
+        return try load(path, builtIn: .builtIn, MergeRules.init(contentsOf:))
+    }
+
     func segments() throws(CommandFailure) -> NumberSegmentTable {
         try load(path("number-segments.csv"), builtIn: .builtIn, NumberSegmentTable.init(contentsOf:))
     }

@@ -153,7 +153,7 @@ enum Targets {
     static let tables = FuzzTarget(name: "tables", summary: "every Data/ table loader and the decision-table parser") { bytes in
         guard let selector = bytes.first else { return }
         let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
-        switch selector % 10 {
+        switch selector % 12 {
         case 0:
             guard let table = try? PLMNTable(csv: text, file: "fuzz.csv") else { return }
             for entry in table.entries {
@@ -221,6 +221,23 @@ enum Targets {
             switch policy.decideSend(request, events: events, captchaPassed: false, at: now) {
             case .admit(let after): Invariant.check(after >= now, "a resend time in the past")
             case .captcha(let rule), .limited(let rule, _): Invariant.check(ids.contains(rule), "a decision naming no rule")
+            }
+        case 10:
+            guard let gate = try? LoginGate(csv: text, file: "fuzz.csv") else { return }
+            Invariant.check(gate.defaultRule.needs == .account && gate.defaultRule.isDefault, "a default that does not fail closed")
+            for rule in gate.rules where !rule.isDefault {
+                Invariant.check(gate.rule(for: rule.action) == rule, "a row does not answer for its action")
+                Invariant.check((rule.needs == .account) == !rule.promptZH.isEmpty, "a prompt that does not match its needs")
+            }
+        case 11:
+            guard let rules = try? MergeRules(csv: text, file: "fuzz.csv") else { return }
+            for rule in rules.rules {
+                Invariant.check(rules.rule(for: rule.kind) == rule, "a row does not answer for its kind")
+                // Planning the rule's kind with empty and small data never traps, and never loses a guest kind.
+                let guest: [String: JSONValue] = [rule.kind: .array([.string("a")]), "unruled-kind-x": .null]
+                if let plan = try? MergePlan.plan(guest: guest, account: [:], rules: rules) {
+                    Invariant.check(plan.kept.contains("unruled-kind-x") || rules.rule(for: "unruled-kind-x") != nil, "a kind without a rule was dropped")
+                }
             }
         case 7:
             guard let table = try? DecisionTable(transcript: text, file: "fuzz.transcript") else { return }

@@ -10,7 +10,8 @@ public final class RecordingEventSink: EventSink {
     private struct State {
         var events: [OneTapEvent] = []
         var counts: [String: Int] = [:]
-        var watchers: [(name: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(id: Int, name: String, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWatcher = 0
     }
 
     private let state = LockedValue(State())
@@ -21,7 +22,7 @@ public final class RecordingEventSink: EventSink {
     /// Records one event.
     /// - Parameter event: The event.
     public func receive(_ event: OneTapEvent) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let ready = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.events.append(event)
             state.counts[event.name, default: 0] += 1
             guard !state.watchers.isEmpty else { return [] }
@@ -30,22 +31,46 @@ public final class RecordingEventSink: EventSink {
             state.watchers.removeAll { counts[$0.name, default: 0] >= $0.count }
             return ready.map(\.continuation)
         }
-        for continuation in ready { continuation.resume() }
+        for continuation in ready { continuation.resume(returning: true) }
     }
 
     /// Waits until at least `count` events named `name` have been recorded (work done in the background,
-    /// such as a vault's refresh, announces itself this way).
+    /// such as a vault's refresh, announces itself this way), or until a real-time limit passes, so a
+    /// test whose event never comes fails instead of hanging.
     /// - Parameters:
     ///   - name: The event's name, e.g. `refreshed`.
     ///   - count: How many.
-    public func wait(for name: String, count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.counts[name, default: 0] >= count { return true }
-                state.watchers.append((name, count, continuation))
+    ///   - limit: How long to wait in real time; 120 s by default.
+    /// - Returns: True when the events came, false when the limit passed first.
+    @discardableResult
+    public func wait(for name: String, count: Int = 1, limit: Duration = .seconds(120)) async -> Bool {
+        let id = state.withLock { state -> Int in
+            state.nextWatcher += 1
+            return state.nextWatcher
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let ready = self.state.withLock { state -> Bool in
+                        if state.counts[name, default: 0] >= count { return true }
+                        state.watchers.append((id, name, count, continuation))
+                        return false
+                    }
+                    if ready { continuation.resume(returning: true) }
+                }
+            }
+            group.addTask {
+                do { try await Task.sleep(for: limit) } catch { return false }
+                let expired = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                    guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.watchers.remove(at: index).continuation
+                }
+                expired?.resume(returning: false)
                 return false
             }
-            if ready { continuation.resume() }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 

@@ -39,7 +39,7 @@ public enum SMSStoreConformance {
         let other = try PhoneNumber("13900139000")
         let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: number.digits)
         let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
-        let key = SMSCodeKey.random()
+        let key = ServerKey.random()
         let rules = SMSCodeRules()
 
         // An empty store reads every counter as empty and no record.

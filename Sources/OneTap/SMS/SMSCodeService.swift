@@ -8,7 +8,7 @@ import Foundation
 /// login, as real as the one-tap half.
 ///
 /// ```swift
-/// let sms = SMSCodeService(key: try SMSCodeKey(base64: secrets.smsKey), sender: AliyunSender(), captcha: MyCaptcha(), store: shared)
+/// let sms = SMSCodeService(key: try ServerKey(base64: secrets.serverKey), sender: AliyunSender(), captcha: MyCaptcha(), store: shared)
 /// // POST /sms      {"number": "13800138000"}
 /// switch try await sms.send(to: body.number, context: SMSContext(ip: clientIP, device: deviceID, session: id), at: .now) {
 /// case .sent(let expiresAt, let resendAfter): …        // 200, show the count-down to resendAfter
@@ -25,7 +25,7 @@ import Foundation
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
     /// The rules: policy, segments, code lifetime and tries.
     public let rules: SMSCodeRules
-    private let key: SMSCodeKey
+    private let key: ServerKey
     private let sender: any SMSSender
     private let captcha: (any CaptchaVerifier)?
     private let store: any SMSStore
@@ -40,7 +40,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - rules: The policy and segments; the built-in tables by default.
     ///   - events: Receives ``SMSEvent``s; standard error by default.
     public init(
-        key: SMSCodeKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
+        key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
         rules: SMSCodeRules = SMSCodeRules(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.key = key

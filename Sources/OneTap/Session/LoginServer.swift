@@ -50,11 +50,14 @@ public struct LoginServer: Sendable {
     }
 
     /// Starts a login for a device.
-    /// - Parameter snapshot: What the device reported.
+    /// - Parameters:
+    ///   - snapshot: What the device reported.
+    ///   - pending: The action a login gate interrupted, handed back once in the success transition
+    ///     (``LoginTransition/continued``).
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``LoginSessionStoreError`` when the store fails.
-    public func start(_ snapshot: DeviceSnapshot) async throws -> LoginTransition {
-        let transition = machine.start(snapshot, at: clock.now())
+    public func start(_ snapshot: DeviceSnapshot, pending: PendingAction? = nil) async throws -> LoginTransition {
+        let transition = machine.start(snapshot, at: clock.now(), pending: pending)
         try await store.create(transition.session)
         emit(transition.events)
         return transition

@@ -73,7 +73,7 @@ enum SMSCommand {
     static func run(_ options: SMSOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let rules = SMSCodeRules(policy: try policy(options), segments: try segments(options))
         let store = InMemorySMSStore()
-        let key = SMSCodeKey.random()
+        let key = ServerKey.random()
         var tally = Tally()
         let decoder = JSONDecoder()
         let ending = LineReader(io: io).forEachLine { bytes, number, cut in

@@ -82,34 +82,6 @@ enum TokenCommand {
     }
 }
 
-/// ISO 8601 timestamps between 1970 and 9999: `2026-11-30T18:48:26Z`, with fractional seconds or an
-/// offset (`+08:00`) as well.
-enum Timestamp {
-    static func parse(_ text: String) throws(ParseError) -> Date {
-        let trimmed = text.trimmingCharacters(in: " \t")
-        let styles: [Date.ISO8601FormatStyle] = [
-            .iso8601,
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true),
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false),
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day(),
-        ]
-        for style in styles {
-            if let date = try? Date(trimmed, strategy: style) {
-                let seconds = date.timeIntervalSince1970
-                guard seconds >= 0, seconds < 253_402_300_800 else {
-                    throw ParseError(.timestamp, .outOfRange, input: text, reason: "a timestamp here lies between 1970-01-01 and 9999-12-31")
-                }
-                return date
-            }
-        }
-        throw ParseError(.timestamp, .malformed, input: text, reason: "not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)")
-    }
-
-    static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-}
-
 /// Durations written `30d`, `12h`, `90m` or `45s`.
 enum DurationText {
     static func seconds(_ text: String) throws(ParseError) -> Double {

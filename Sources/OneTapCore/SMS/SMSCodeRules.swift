@@ -77,7 +77,7 @@ public struct SMSCodeRules: Sendable {
     ///   - key: The server's key.
     ///   - now: The time.
     /// - Returns: The six digits as a secret, and the record holding only their digest.
-    public func issue(to number: PhoneNumber, session: LoginSessionID?, key: SMSCodeKey, at now: Date) -> (code: Secret, record: SMSCodeRecord) {
+    public func issue(to number: PhoneNumber, session: LoginSessionID?, key: ServerKey, at now: Date) -> (code: Secret, record: SMSCodeRecord) {
         var generator = SystemRandomNumberGenerator()
         // 64 random bits, redrawn when they fall in the incomplete last run of a million (a chance of
         // 1 in 10^13), so every code is equally likely: no modulo bias.
@@ -105,7 +105,7 @@ public struct SMSCodeRules: Sendable {
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// HMAC-SHA-256(key, "onetap-sms-1" ‖ 0 ‖ number ‖ 0 ‖ code ‖ 0 ‖ id).
-    static func digest(key: SMSCodeKey, number: PhoneNumber, code: some Sequence<UInt8>, id: String) -> SHA256.Digest {
+    static func digest(key: ServerKey, number: PhoneNumber, code: some Sequence<UInt8>, id: String) -> SHA256.Digest {
         var message: [UInt8] = Array("onetap-sms-1".utf8)
         message.reserveCapacity(64)
         message.append(0)
@@ -182,7 +182,7 @@ public struct SMSCodeRules: Sendable {
     ///   the code and the lock rules).
     /// - Complexity: One HMAC-SHA-256 and a constant-time comparison.
     public func verify(
-        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: SMSCodeKey, at now: Date
+        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: ServerKey, at now: Date
     ) -> SMSVerifyResult {
         if let (rule, until) = policy.lock(request, events: state.events, at: now) { return .locked(rule: rule, until: until) }
         guard var record = state.code, record.number == number else { return .noCode }

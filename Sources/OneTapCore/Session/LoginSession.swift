@@ -91,6 +91,8 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
     public internal(set) var unknownExchanges: [UnknownExchange]
     /// The verified login, once it succeeded.
     public internal(set) var verified: VerifiedLogin?
+    /// The action a login gate interrupted, kept until the login ends (see ``PendingAction``).
+    public internal(set) var pending: PendingAction?
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date) {
         self.id = id
@@ -104,6 +106,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         self.exchangedTokens = []
         self.unknownExchanges = []
         self.verified = nil
+        self.pending = nil
     }
 
     /// An instant as the session's JSON reads it back (seconds since 1970, a `Double`, which cannot hold
@@ -154,7 +157,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
 
     private enum CodingKeys: String, CodingKey {
         case format, id, version, plan, stage, flow, attempt, token, receivedAt, ending, trace, alerts, createdAt, expiresAt
-        case exchangedTokens, unknownExchanges, verified
+        case exchangedTokens, unknownExchanges, verified, pending
     }
 
     /// `onetap-session/1`.
@@ -192,6 +195,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         try container.encode(exchangedTokens, forKey: .exchangedTokens)
         try container.encode(unknownExchanges, forKey: .unknownExchanges)
         try container.encodeIfPresent(verified, forKey: .verified)
+        try container.encodeIfPresent(pending, forKey: .pending)
     }
 
     /// Decodes what ``encode(to:)`` writes, checking that it makes a session.
@@ -234,5 +238,6 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         exchangedTokens = try container.decode([SHA256.Digest].self, forKey: .exchangedTokens)
         unknownExchanges = try container.decode([UnknownExchange].self, forKey: .unknownExchanges)
         verified = try container.decodeIfPresent(VerifiedLogin.self, forKey: .verified)
+        pending = try container.decodeIfPresent(PendingAction.self, forKey: .pending)
     }
 }

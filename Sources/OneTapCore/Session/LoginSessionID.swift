@@ -4,8 +4,6 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
     /// The 22 characters.
     public let text: String
 
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
     /// A new id from the system's cryptographically secure generator.
     /// - Returns: The id.
     public static func random() -> LoginSessionID {
@@ -28,18 +26,7 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
 
     /// Encodes 16 bytes.
     init(bytes: [UInt8]) {
-        var out: [UInt8] = []
-        out.reserveCapacity(22)
-        var index = 0
-        while index + 3 <= bytes.count {
-            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            for shift in [18, 12, 6, 0] { out.append(Self.alphabet[Int((chunk >> UInt32(shift)) & 63)]) }
-            index += 3
-        }
-        let last = UInt32(bytes[index]) << 16   // 16 bytes leave one
-        out.append(Self.alphabet[Int((last >> 18) & 63)])
-        out.append(Self.alphabet[Int((last >> 12) & 63)])
-        text = String(decoding: out, as: UTF8.self)
+        text = Base64.urlEncoded(bytes)
     }
 
     /// Reads an id a client sent back.
@@ -47,7 +34,7 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
     /// - Throws: ``ParseError`` with subject `session id`: `empty`, `wrong-length` or `invalid-character`.
     public init(_ text: String) throws(ParseError) {
         if text.isEmpty { throw ParseError(.sessionID, .empty, input: text, reason: "no id") }
-        if let error = firstBadCharacterError(.sessionID, in: text, allowed: { $0.isASCII && Self.alphabet.contains(UInt8($0.value)) }) {
+        if let error = firstBadCharacterError(.sessionID, in: text, allowed: Base64.isURLSafe) {
             throw ParseError(.sessionID, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")
         }
         guard text.utf8.count == 22 else {

@@ -86,6 +86,21 @@ public struct LoginSessionMachine: Sendable {
         start(plan: engine.plan(for: snapshot), at: now, id: id)
     }
 
+    /// Starts a login that a login gate asked for, keeping the interrupted action with the session.
+    /// - Parameters:
+    ///   - snapshot: What the device reported.
+    ///   - now: The time.
+    ///   - id: The session's id.
+    ///   - pending: The action to hand back once the login succeeds (dropped on cancel, failure or
+    ///     after its 10 minutes).
+    /// - Returns: The new session (version 1), what to do first, and the events.
+    public func start(_ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID = .random(), pending: PendingAction?) -> LoginTransition {
+        let started = start(plan: engine.plan(for: snapshot), at: now, id: id)
+        var session = started.session
+        session.pending = pending
+        return LoginTransition(session: session, instruction: started.instruction, events: started.events)
+    }
+
     /// Starts a login on a plan made beforehand.
     /// - Parameters:
     ///   - plan: The plan.
@@ -113,6 +128,16 @@ public struct LoginSessionMachine: Sendable {
     /// - Throws: ``LoginRejection`` when the report cannot be taken; nothing changed then.
     /// - Complexity: O(*n*) in the plan's flows; no I/O.
     public func advance(_ session: LoginSession, _ report: LoginReport, version: Int? = nil, at now: Date) throws(LoginRejection) -> LoginTransition {
+        let transition = try applying(session, report, version: version, at: now)
+        // A pending action leaves with the login's end: handed back once on success (while live), dropped otherwise.
+        guard let pending = transition.session.pending, let ending = transition.session.ending else { return transition }
+        var ended = transition.session
+        ended.pending = nil
+        let continued = ending == .success && pending.isLive(at: now) ? pending : nil
+        return LoginTransition(session: ended, instruction: transition.instruction, events: transition.events, continued: continued)
+    }
+
+    private func applying(_ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date) throws(LoginRejection) -> LoginTransition {
         func reject(_ kind: LoginRejection.Kind, _ message: String) -> LoginRejection {
             LoginRejection(kind, session: session.id, message)
         }
@@ -376,4 +401,14 @@ public struct LoginTransition: Sendable {
     public let instruction: LoginInstruction
     /// What happened, for the event sink; never a token.
     public let events: [LoginEvent]
+    /// The action the login interrupted, handed back once when the login succeeded in time: continue it
+    /// (its key makes a retried continuation idempotent).
+    public let continued: PendingAction?
+
+    init(session: LoginSession, instruction: LoginInstruction, events: [LoginEvent], continued: PendingAction? = nil) {
+        self.session = session
+        self.instruction = instruction
+        self.events = events
+        self.continued = continued
+    }
 }

@@ -66,8 +66,12 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let sessionID = Subject("session id")
         /// An app's device id.
         public static let deviceID = Subject("device id")
-        /// The server's SMS code key (its input always reads `<redacted>`).
-        public static let smsKey = Subject("SMS key")
+        /// A guest's id.
+        public static let guestID = Subject("guest id")
+        /// A login gate's action id.
+        public static let action = Subject("action")
+        /// The server's secret key (its input always reads `<redacted>`).
+        public static let serverKey = Subject("server key")
     }
 
     /// What kind of value was being read.

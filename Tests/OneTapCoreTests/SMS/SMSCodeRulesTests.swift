@@ -8,7 +8,7 @@ import Testing
     static let t0 = Date(timeIntervalSince1970: 1_796_090_400)
     static let number = try! PhoneNumber("13800138000")
     let rules = SMSCodeRules()
-    let key = SMSCodeKey.random()
+    let key = ServerKey.random()
 
     struct Recipient: Sendable, CustomTestStringConvertible {
         let text: String
@@ -163,7 +163,7 @@ import Testing
 
     @Test func anotherKeyVerifiesNothing() {
         var (code, state, request) = sent()
-        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: SMSCodeKey.random(), at: Self.t0) == .wrong(attemptsLeft: 4))
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: ServerKey.random(), at: Self.t0) == .wrong(attemptsLeft: 4))
     }
 
     @Test func aLockAnswersBeforeAnyComparison() {

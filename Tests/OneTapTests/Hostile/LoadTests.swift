@@ -87,7 +87,8 @@ import Testing
                 for await result in group { results.append(result) }
                 return results
             }
-            await events.wait(for: "refreshed", count: 666)   // the stale ones refresh behind their callers
+            let refreshed = await events.wait(for: "refreshed", count: 666)   // the stale ones refresh behind their callers
+            #expect(refreshed, "666 refreshes were expected; the events were \(Dictionary(events.names.map { ($0, 1) }, uniquingKeysWith: +))")
             await vault.shutdown()
             for try await _ in outer {}
             return results

@@ -71,7 +71,7 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_796_083_200)
         let secret = Secret(Self.secret)
         let number = try PhoneNumber("13800138000")
-        let key = try SMSCodeKey(bytes: Array((Self.secret + Self.secret + Self.secret).utf8))
+        let key = try ServerKey(bytes: Array((Self.secret + Self.secret + Self.secret).utf8))
         let keyHMAC = HMACSHA256.Key(Array(Self.secret.utf8))
         let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("d1"), session: LoginSessionID.random(), captcha: secret)
         let message = SMSMessage(number: number, code: secret, expiresAt: now, session: nil)

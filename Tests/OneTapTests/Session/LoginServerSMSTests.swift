@@ -89,3 +89,21 @@ import Testing
         #expect(ended?.kind == .ended)
     }
 }
+
+/// The pending action through the server: started with the login, handed back in the success answer.
+@Suite struct LoginServerPendingTests {
+    @Test func theSuccessAnswerCarriesTheInterruptedAction() async throws {
+        let sender = ScriptedSMSSender()
+        let server = LoginServer(sms: SMSCodeService(key: .random(), sender: sender, events: DiscardingEventSink()), clock: FakeClock(), events: DiscardingEventSink())
+        let decision = LoginGate.builtIn.decide("comment", for: .guest(GuestID.derive(device: try DeviceID("d"), generation: 0, key: .random())))
+        guard case .requireLogin(let rule) = decision else { Issue.record("\(decision)"); return }
+        #expect(rule.promptZH == "登录后可发表评论")
+        let pending = try PendingAction(action: "comment", payload: .object(["text": .string("好文章")]), at: FakeClock.epoch)
+        let start = try await server.start(DeviceSnapshot(sim: .absent), pending: pending)
+        _ = try await server.sendSMS(for: start.session.id, to: "13800138000", context: SMSContext())
+        let code = try #require(sender.lastCode(to: try PhoneNumber("13800138000")))
+        let answer = try await server.verifySMS(code, for: try PhoneNumber("13800138000"), session: start.session.id, version: 1, context: SMSContext())
+        #expect(answer.transition?.continued == pending)
+        #expect(try await server.session(start.session.id)?.pending == nil, "handed back once")
+    }
+}

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import OneTapCore
 
-@Suite struct SMSCodeKeyTests {
+@Suite struct ServerKeyTests {
     @Test func aShortKeyIsRefusedWithoutQuotingIt() {
-        let error = #expect(throws: ParseError.self) { try SMSCodeKey(bytes: Array("sixteen-byte-key".utf8)) }
+        let error = #expect(throws: ParseError.self) { try ServerKey(bytes: Array("sixteen-byte-key".utf8)) }
         #expect(error?.kind == .wrongLength)
-        #expect(error.map { !"\($0)".contains("sixteen") && "\($0)".contains("16 bytes; an SMS key has at least 32") } == true)
+        #expect(error.map { !"\($0)".contains("sixteen") && "\($0)".contains("16 bytes; a server key has at least 32") } == true)
     }
 
     struct Base64Case: Sendable, CustomTestStringConvertible {
@@ -29,10 +29,10 @@ import Testing
     func base64Keys(_ test: Base64Case) throws {
         if let bytes = test.bytes {
             #expect(Base64.decode(test.text)?.count == bytes)
-            _ = try SMSCodeKey(base64: Secret(test.text))
+            _ = try ServerKey(base64: Secret(test.text))
         } else {
             #expect(Base64.decode(test.text) == nil)
-            let error = #expect(throws: ParseError.self) { try SMSCodeKey(base64: Secret(test.text)) }
+            let error = #expect(throws: ParseError.self) { try ServerKey(base64: Secret(test.text)) }
             #expect(error?.input == "<redacted>")
         }
     }
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func aKeyNeverPrints() {
-        let key = SMSCodeKey.random()
+        let key = ServerKey.random()
         var dumped = ""
         dump(key, to: &dumped)
         for form in ["\(key)", String(reflecting: key), dumped] { #expect(form.contains("redacted"), "\(form)") }

@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where guests' and accounts' data live by kind (favourites, history, cart…), and the journals of
+/// merges: what ``GuestMerger`` applies a ``MergePlan`` through.
+///
+/// OneTap ships ``InMemoryGuestDataStore``; `OneTapPostgres` ships one on PostgreSQL; an adapter for an
+/// app's own database proves itself with `GuestDataStoreConformance` from `OneTapTesting`.
+public protocol GuestDataStore: Sendable {
+    /// Every kind of data an owner has.
+    /// - Parameter owner: A guest or an account.
+    /// - Returns: The data by kind (empty for an owner with none).
+    /// - Throws: ``GuestDataStoreError``.
+    func data(of owner: Identity) async throws -> [String: JSONValue]
+
+    /// Sets an owner's data of one kind (replacing it).
+    /// - Parameters:
+    ///   - value: The data.
+    ///   - kind: The kind.
+    ///   - owner: A guest or an account.
+    /// - Throws: ``GuestDataStoreError``; nothing is written then.
+    func write(_ value: JSONValue, kind: String, of owner: Identity) async throws
+
+    /// Deletes an owner's data of one kind (nothing happens when it has none).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: A guest or an account.
+    /// - Throws: ``GuestDataStoreError``.
+    func remove(kind: String, of owner: Identity) async throws
+
+    /// The journal of a guest's merge.
+    /// - Parameter guest: The guest.
+    /// - Returns: The journal, or nil when the guest never began one.
+    /// - Throws: ``GuestDataStoreError``.
+    func journal(for guest: GuestID) async throws -> MergeJournal?
+
+    /// Stores a new journal, unless the guest has one already; either way, returns the stored one (the
+    /// first of two racing merges wins, and the second follows its plan).
+    /// - Parameter journal: The new journal (version 1).
+    /// - Returns: The journal stored for the guest.
+    /// - Throws: ``GuestDataStoreError``.
+    func createJournal(_ journal: MergeJournal) async throws -> MergeJournal
+
+    /// Replaces a guest's journal if it is still at `version` (compare-and-swap).
+    /// - Parameters:
+    ///   - journal: The journal after a change (its version one more).
+    ///   - version: The version the change was made from.
+    /// - Returns: False when the stored journal is at another version (someone else changed it).
+    /// - Throws: ``GuestDataStoreError``.
+    func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool
+}

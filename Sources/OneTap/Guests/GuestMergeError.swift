@@ -1,0 +1,31 @@
+/// Why a merge could not be done. New kinds may be added; match kinds with a `default` case.
+public struct GuestMergeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"busy"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// The guest's data merged into another account already (a guest merges once).
+        public static let mergedElsewhere = Kind("merged-elsewhere")
+        /// Another login held the merge for longer than two leases.
+        public static let busy = Kind("busy")
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The guest.
+    public let guest: GuestID
+    /// An explanation.
+    public let message: String
+
+    init(_ kind: Kind, guest: GuestID, _ message: String) {
+        self.kind = kind
+        self.guest = guest
+        self.message = message
+    }
+
+    /// `busy for guest …: …`.
+    public var description: String { "\(kind) for guest \(guest): \(message)" }
+}

@@ -1,0 +1,97 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The action a login interrupted, kept so the app continues it after the login ("comment sent"),
+/// instead of forgetting it (seed 000's complaint: the favourite was lost after logging in).
+///
+/// It travels with the login session (``LoginSessionMachine/start(_:at:id:pending:)``). After a
+/// successful login it is handed back once, in the success transition, with its idempotency ``key``
+/// so a continued action that is retried is done once; on cancel, failure or after its 10 minutes it
+/// is dropped.
+public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// How long a pending action waits for its login: 10 minutes.
+    public static let lifetime: Duration = .seconds(600)
+    /// The largest payload, as JSON: 4 KiB.
+    public static let maximumPayloadBytes = 4096
+
+    /// The idempotency key: 128 random bits, URL-safe base64 (22 characters).
+    public let key: String
+    /// The action id (as the login gate knows it).
+    public let action: String
+    /// The app's own data for continuing it (the item to favourite, the comment's text), opaque to OneTap.
+    public let payload: JSONValue?
+    /// When the action was asked for.
+    public let createdAt: Date
+    /// When it is dropped if no login has succeeded: created + 10 minutes.
+    public let expiresAt: Date
+
+    /// Keeps an action for after the login.
+    /// - Parameters:
+    ///   - action: The action id (lowercase letters, digits and hyphens).
+    ///   - payload: The app's data for it, at most 4 KiB as JSON.
+    ///   - now: When it was asked for.
+    /// - Throws: ``ParseError`` with subject `action`: `invalid-character` or `wrong-length` for a bad
+    ///   action id, `out-of-range` for a payload over 4 KiB.
+    public init(action: String, payload: JSONValue?, at now: Date) throws(ParseError) {
+        if let problem = LoginGate.problem(action) {
+            throw ParseError(.action, action.isEmpty ? .empty : .invalidCharacter, input: action, reason: problem)
+        }
+        if let payload {
+            let bytes = payload.json.utf8.count
+            guard bytes <= Self.maximumPayloadBytes else {
+                throw ParseError(.action, .outOfRange, input: action, reason: "its payload is \(bytes) bytes of JSON; a pending action's payload has at most \(Self.maximumPayloadBytes)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        key = LoginSessionID.random(using: &generator).text
+        self.action = action
+        self.payload = payload
+        createdAt = LoginSession.stored(now)
+        expiresAt = LoginSession.stored(now.addingTimeInterval(Self.lifetime.seconds))
+    }
+
+    private enum CodingKeys: String, CodingKey { case key, action, payload, createdAt, expiresAt }
+
+    /// Decodes what ``encode(to:)`` writes, checking the action id and the payload's size.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` naming the key at fault.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        key = try container.decode(String.self, forKey: .key)
+        action = try container.decode(String.self, forKey: .action)
+        if let problem = LoginGate.problem(action) {
+            throw DecodingError.dataCorruptedError(forKey: .action, in: container, debugDescription: problem)
+        }
+        payload = try container.decodeIfPresent(JSONValue.self, forKey: .payload)
+        if let bytes = payload?.json.utf8.count, bytes > Self.maximumPayloadBytes {
+            throw DecodingError.dataCorruptedError(forKey: .payload, in: container, debugDescription: "\(bytes) bytes; a payload has at most \(Self.maximumPayloadBytes)")
+        }
+        createdAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .createdAt))
+        expiresAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiresAt))
+    }
+
+    /// Encodes the action, times as seconds since 1970.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(action, forKey: .action)
+        try container.encodeIfPresent(payload, forKey: .payload)
+        try container.encode(createdAt.timeIntervalSince1970, forKey: .createdAt)
+        try container.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
+    }
+
+    /// Whether it still waits at an instant (`now < expiresAt`).
+    /// - Parameter now: The instant.
+    /// - Returns: True until its 10 minutes are over.
+    public func isLive(at now: Date) -> Bool { now < expiresAt }
+
+    /// `PendingAction(favourite, 52 bytes, until …)`: the payload is the app's and is not printed.
+    public var description: String {
+        "PendingAction(\(action), \(payload.map { "\($0.json.utf8.count) bytes" } ?? "no payload"), until \(expiresAt.iso8601))"
+    }
+}

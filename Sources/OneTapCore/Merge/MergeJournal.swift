@@ -1,0 +1,47 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The record of one guest's merge into an account, kept by the guest-data store: the plan, how many of
+/// its steps are done, and who is applying it. What makes a merge crash-safe (a restart resumes at the
+/// first step not recorded as done; steps are idempotent) and once-only (a second login of the same
+/// guest finds the journal and follows it instead of planning again).
+public struct MergeJournal: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The guest whose data merges.
+    public let guest: GuestID
+    /// The account it merges into.
+    public let account: AccountID
+    /// The plan, fixed when the merge began.
+    public let plan: MergePlan
+    /// When the merge began.
+    public let startedAt: Date
+    /// How many steps are applied.
+    public package(set) var completed: Int
+    /// Whether every step is applied.
+    public package(set) var done: Bool
+    /// Who applies it now (a random id per applier), while its lease lasts.
+    public package(set) var holder: String?
+    /// Until when the holder's lease lasts; after it another applier takes over.
+    public package(set) var leaseUntil: Date?
+    /// Goes up by one at every change: stores replace a journal only at the version read (compare-and-swap).
+    public package(set) var version: Int
+
+    package init(guest: GuestID, account: AccountID, plan: MergePlan, startedAt: Date) {
+        self.guest = guest
+        self.account = account
+        self.plan = plan
+        self.startedAt = startedAt
+        completed = 0
+        done = plan.steps.isEmpty
+        holder = nil
+        leaseUntil = nil
+        version = 1
+    }
+
+    /// `merge guest … into account 42: 3 of 8 steps`.
+    public var description: String {
+        "merge guest \(guest) into account \(account): \(done ? "done" : "\(completed) of \(plan.steps.count) steps")"
+    }
+}

@@ -1,0 +1,126 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Any JSON value, kept as it came: what a deferred action's opaque payload and a guest's data are.
+///
+/// Numbers are kept as `Double` (JSON's own number); objects keep their members by name. Encoding
+/// writes objects with their keys sorted, so equal values encode to equal bytes.
+public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object.
+    case object([String: JSONValue])
+
+    /// Decodes any JSON value.
+    /// - Parameter decoder: The decoder.
+    /// - Throws: `DecodingError` for input that is not JSON.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Encodes the value.
+    /// - Parameter encoder: The encoder.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// The value's JSON text, keys sorted: `{"a":1,"b":[true,null]}`.
+    public var json: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    /// The JSON text.
+    public var description: String { json }
+
+    private func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .number(let value):
+            if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+                out += String(Int64(value))
+            } else if value.isFinite {
+                out += "\(value)"
+            } else {
+                out += "null"   // JSON has no infinity or NaN
+            }
+        case .string(let value): out += JSONString.literal(value)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                out += JSONString.literal(key) + ":"
+                members[key]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Reads JSON text.
+    /// - Parameter text: The text.
+    /// - Returns: The value.
+    /// - Throws: `DecodingError` describing where the text stops being JSON.
+    public static func parse(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    /// The string, when this is one.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The members, when this is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, when this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+}

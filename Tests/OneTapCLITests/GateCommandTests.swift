@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `onetap gate` end to end.
+@Suite struct GateCommandTests {
+    @Test func theIssuesExampleAsJSON() throws {
+        let run = try Binary.run(["gate", "favourite", "share", "browse", "frobnicate", "--json"])
+        #expect(run.status == 0 && run.stderr == "")
+        #expect(run.lines == [
+            #"{"action":"favourite","needs":"account","prompt":"登录后可进行收藏操作","default":false}"#,
+            #"{"action":"share","needs":"never-prompt","prompt":null,"default":false}"#,
+            #"{"action":"browse","needs":"guest","prompt":null,"default":false}"#,
+            #"{"action":"frobnicate","needs":"account","prompt":"登录后继续","default":true}"#,
+        ])
+    }
+
+    @Test func textAndEnglish() throws {
+        let run = try Binary.run(["gate", "claim-invite-reward", "feedback", "--lang", "en"])
+        #expect(run.status == 0)
+        #expect(run.lines == [
+            "claim-invite-reward: account: log in first (Log in to claim your invite reward)",
+            "feedback: never-prompt: allowed, and never ask for a login",
+        ])
+    }
+
+    @Test func aBadActionIsExit65AndTheRestGoOn() throws {
+        let run = try Binary.run(["gate", "Bad Id", "comment", "--json"])
+        #expect(run.status == 65)
+        #expect(run.lines.count == 2)
+        #expect(run.lines[0].hasPrefix(#"{"action":"Bad Id","error":"invalid action: \"Bad Id\" is not an action id"#))
+        #expect(run.lines[1] == #"{"action":"comment","needs":"account","prompt":"登录后可发表评论","default":false}"#)
+    }
+
+    @Test func aReplacementTableFromDataAndItsErrors() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "action,needs,prompt_zh,prompt_en,source\nfavourite,guest,,,ours\n*,account,请登录,Please log in,ours\n"
+            .write(to: directory.appendingPathComponent("login-gate.csv"), atomically: true, encoding: .utf8)
+        let run = try Binary.run(["gate", "favourite", "comment", "--data", directory.path])
+        #expect(run.lines == ["favourite: guest: allowed without a login", "comment: account: log in first (请登录) [the default: comment is not in the table]"])
+        try "action,needs,prompt_zh,prompt_en,source\nfavourite,guest,,,ours\n".write(to: directory.appendingPathComponent("login-gate.csv"), atomically: true, encoding: .utf8)
+        let bad = try Binary.run(["gate", "favourite", "--data", directory.path])
+        #expect(bad.status == 65 && bad.stdout == "")
+        #expect(bad.stderr.contains("login-gate.csv: no * row"))
+    }
+
+    @Test func usage() throws {
+        let run = try Binary.run(["gate"])
+        #expect(run.status == 64 && run.stderr.contains("gate needs at least one action id"))
+        let lang = try Binary.run(["gate", "share", "--lang", "fr"])
+        #expect(lang.status == 64 && lang.stderr.contains("--lang must be zh or en, not 'fr'"))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+@Suite struct GuestIDTests {
+    let key = ServerKey.random()
+
+    @Test func theSameDeviceGetsTheSameGuestWhileItKeepsItsID() throws {
+        let device = try DeviceID("9774d56d682e549c")
+        let first = GuestID.derive(device: device, generation: 0, key: key)
+        #expect(GuestID.derive(device: device, generation: 0, key: key) == first)
+        #expect(GuestID.derive(device: try DeviceID("9774d56d682e549d"), generation: 0, key: key) != first)
+        #expect(GuestID.derive(device: device, generation: 1, key: key) != first, "a logout makes a new guest")
+        #expect(GuestID.derive(device: device, generation: 0, key: .random()) != first, "another key, another id")
+        #expect(first.text.utf8.count == 22 && !first.text.contains("9774"))
+        #expect(GuestID.recordKey(device: device, key: key) != first.text)
+        #expect(try GuestID(first.text) == first)
+    }
+
+    @Test func aKnownVector() throws {
+        // HMAC-SHA-256(key 0x0b × 32, "onetap-guest-1\0d1\00"), first 16 bytes in URL-safe base64, worked out with
+        // `printf 'onetap-guest-1\0d1\0000' | openssl dgst -sha256 -mac HMAC -macopt hexkey:0b0b…`.
+        let key = try ServerKey(bytes: [UInt8](repeating: 0x0b, count: 32))
+        var message = Array("onetap-guest-1".utf8) + [0] + Array("d1".utf8) + [0] + Array("0".utf8)
+        let expected = HMACSHA256.authenticationCode(for: message, key: [UInt8](repeating: 0x0b, count: 32))
+        message.removeAll()
+        #expect(GuestID.derive(device: try DeviceID("d1"), generation: 0, key: key).text == Base64.urlEncoded(expected.bytes.prefix(16)))
+    }
+
+    @Test(arguments: ["", "short", String(repeating: "A", count: 23), "AAAAAAAAAAAAAAAAAAAA+/"])
+    func aBadIDIsRefused(_ text: String) {
+        #expect(throws: ParseError.self) { try GuestID(text) }
+    }
+
+    @Test func theHintKeepsOnlyTheMaskedNumber() throws {
+        let hint = LastLoginHint(flow: .mobile, number: try PhoneNumber("13800138000"), at: Date(timeIntervalSince1970: 0))
+        let json = String(decoding: try JSONEncoder().encode(hint), as: UTF8.self)
+        #expect(hint.maskedNumber == "138****8000" && !json.contains("13800138000") && hint.wasOneTap)
+        #expect("\(hint)" == "one-tap (mobile) 138****8000")
+        #expect(LastLoginHint(flow: .sms, number: nil, at: Date(timeIntervalSince1970: 0)).description == "sms")
+    }
+}

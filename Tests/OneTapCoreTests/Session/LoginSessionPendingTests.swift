@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// The pending action that travels with a login session: handed back once on success, dropped on
+/// cancel, failure or expiry, and kept through the session's JSON.
+@Suite struct LoginSessionPendingTests {
+    let machine = LoginSessionMachine()
+    typealias F = Fixture
+
+    func pending(at: Date = F.now) throws -> PendingAction {
+        try PendingAction(action: "favourite", payload: .object(["item": .string("v42")]), at: at)
+    }
+
+    @Test func aSuccessHandsThePendingActionBackOnce() throws {
+        let action = try pending()
+        let start = machine.start(F.mobileSIM, at: F.now, id: F.id, pending: action)
+        #expect(start.session.pending == action && start.continued == nil)
+        let exchanging = try machine.advance(start.session, F.success(.mobile, "T1"), at: F.now.addingTimeInterval(2))
+        #expect(exchanging.continued == nil && exchanging.session.pending == action, "not yet: the exchange decides")
+        let done = try machine.advance(exchanging.session, F.exchange("103000"), at: F.now.addingTimeInterval(3))
+        #expect(done.session.ending == .success)
+        #expect(done.continued == action)
+        #expect(done.session.pending == nil, "handed back once: the stored session no longer holds it")
+    }
+
+    @Test func anSMSLoginHandsItBackToo() throws {
+        let action = try pending()
+        let start = machine.start(F.noSIM, at: F.now, id: F.id, pending: action)
+        let done = try machine.advance(start.session, F.verdict(), at: F.now.addingTimeInterval(60))
+        #expect(done.continued == action)
+    }
+
+    @Test(arguments: [LoginReport.cancel(.mobile, reason: .user), .cancel(.mobile, reason: .caller)])
+    func aCancelDropsIt(_ report: LoginReport) throws {
+        let start = machine.start(F.mobileSIM, at: F.now, id: F.id, pending: try pending())
+        let ended = try machine.advance(start.session, report, at: F.now.addingTimeInterval(1))
+        #expect(ended.session.isOver && ended.continued == nil && ended.session.pending == nil)
+    }
+
+    @Test func aLoginThatSucceedsAfterTenMinutesDropsIt() throws {
+        let machine = LoginSessionMachine(sessionLifetime: .seconds(3_600))
+        let start = machine.start(F.noSIM, at: F.now, id: F.id, pending: try pending())
+        let late = try machine.advance(start.session, F.verdict(), at: F.now.addingTimeInterval(600))
+        #expect(late.session.ending == .success && late.continued == nil && late.session.pending == nil)
+        let start2 = machine.start(F.noSIM, at: F.now, id: F.id, pending: try pending())
+        let inTime = try machine.advance(start2.session, F.verdict(), at: F.now.addingTimeInterval(599.999))
+        #expect(inTime.continued != nil)
+    }
+
+    @Test func itTravelsThroughTheSessionsJSON() throws {
+        let start = machine.start(F.mobileSIM, at: F.now, id: F.id, pending: try pending())
+        let decoded = try JSONDecoder().decode(LoginSession.self, from: try JSONEncoder().encode(start.session))
+        #expect(decoded == start.session)
+        #expect(decoded.pending?.payload == .object(["item": .string("v42")]))
+    }
+}

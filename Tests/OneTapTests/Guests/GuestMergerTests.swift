@@ -1,0 +1,155 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Merges applied through a store: first and existing accounts, a crash after every step resumed, a
+/// merge run twice, racing logins, and the errors.
+@Suite struct GuestMergerTests {
+    static let key = ServerKey.random()
+    static let guest = GuestID.derive(device: try! DeviceID("merger-device"), generation: 0, key: key)
+    static func line(_ id: String, _ qty: Int) -> JSONValue { .object(["item": .string(id), "qty": .number(Double(qty))]) }
+
+    static let guestData: [String: JSONValue] = [
+        "favourites": .array([.string("a"), .string("b")]),
+        "cart": .array([line("x", 2), line("y", 98)]),
+        "downloads": .array([.string("v1"), .string("v2")]),
+        "settings": .object(["theme": .string("dark")]),
+        "notes": .array([.string("kept with the guest")]),
+    ]
+    static let accountData: [String: JSONValue] = [
+        "favourites": .array([.string("b"), .string("c")]),
+        "cart": .array([line("y", 5)]),
+        "downloads": .array([.string("v1")]),
+        "settings": .object(["theme": .string("light")]),
+    ]
+    /// Worked out by hand from the rules.
+    static let expectedAccount: [String: JSONValue] = [
+        "favourites": .array([.string("b"), .string("c"), .string("a")]),
+        "cart": .array([line("y", 99), line("x", 2)]),
+        "downloads": .array([.string("v1"), .string("v2")]),
+        "settings": .object(["theme": .string("light")]),
+    ]
+
+    static func seeded(account: [String: JSONValue] = accountData) async throws -> InMemoryGuestDataStore {
+        let store = InMemoryGuestDataStore()
+        for (kind, value) in guestData { try await store.write(value, kind: kind, of: .guest(guest)) }
+        for (kind, value) in account { try await store.write(value, kind: kind, of: .account("42")) }
+        return store
+    }
+
+    @Test func anExistingAccountGetsTheGuestsDataAndTheGuestKeepsOnlyWhatHasNoRule() async throws {
+        let store = try await Self.seeded()
+        let journal = try await GuestMerger(store: store).merge(Self.guest, into: "42")
+        #expect(journal.done && journal.completed == journal.plan.steps.count)
+        #expect(try await store.data(of: .account("42")) == Self.expectedAccount)
+        #expect(try await store.data(of: .guest(Self.guest)) == ["notes": .array([.string("kept with the guest")])])
+        #expect(journal.plan.kept == ["notes"])
+    }
+
+    @Test func aFirstLoginCreatesTheAccountsData() async throws {
+        let store = try await Self.seeded(account: [:])
+        _ = try await GuestMerger(store: store).merge(Self.guest, into: "42")
+        let account = try await store.data(of: .account("42"))
+        #expect(account["favourites"] == Self.guestData["favourites"] && account["cart"] == Self.guestData["cart"])
+    }
+
+    @Test func mergingTwiceIsMergingOnce() async throws {
+        let store = try await Self.seeded()
+        let merger = GuestMerger(store: store)
+        let first = try await merger.merge(Self.guest, into: "42")
+        let second = try await merger.merge(Self.guest, into: "42")
+        #expect(second == first)
+        #expect(try await store.data(of: .account("42")) == Self.expectedAccount, "quantities are not added twice")
+    }
+
+    /// Stop the store after every call in turn, then resume: the result is always the uninterrupted one.
+    @Test func aCrashAfterAnyStepThenResumedEqualsAnUninterruptedMerge() async throws {
+        // How many store calls an uninterrupted merge makes.
+        let counting = FaultyGuestDataStore(try await Self.seeded())
+        counting.fail(after: .max)
+        _ = try await GuestMerger(store: counting).merge(Self.guest, into: "42")
+        let total = counting.calls
+        #expect(total > 10)
+        for stop in 0..<total {
+            let base = try await Self.seeded()
+            let faulty = FaultyGuestDataStore(base)
+            faulty.fail(after: stop)
+            let clock = FakeClock()
+            do {
+                _ = try await GuestMerger(store: faulty, clock: clock).merge(Self.guest, into: "42")
+                Issue.record("the merge should have failed after \(stop) calls")
+            } catch let error as GuestDataStoreError {
+                #expect(error.kind == .io)
+            }
+            // Nothing of the guest is lost at the stop: each item is with the guest or the account.
+            let guestNow = try await base.data(of: .guest(Self.guest)), accountNow = try await base.data(of: .account("42"))
+            for kind in ["favourites", "cart", "downloads"] {
+                #expect(guestNow[kind] != nil || accountNow[kind] == Self.expectedAccount[kind], "stop \(stop): \(kind) is neither with the guest nor merged")
+            }
+            faulty.heal()
+            clock.advance(by: .seconds(31))   // the stopped applier's lease runs out
+            let journal = try await GuestMerger(store: faulty, clock: clock).merge(Self.guest, into: "42")
+            #expect(journal.done)
+            #expect(try await base.data(of: .account("42")) == Self.expectedAccount, "stop \(stop)")
+            #expect(try await base.data(of: .guest(Self.guest)) == ["notes": .array([.string("kept with the guest")])], "stop \(stop)")
+        }
+    }
+
+    @Test func twoLoginsOfOneGuestAtOnceMergeOnce() async throws {
+        for _ in 0..<20 {
+            let store = try await Self.seeded()
+            let merger = GuestMerger(store: store, poll: .milliseconds(1))
+            async let first = merger.merge(Self.guest, into: "42")
+            async let second = merger.merge(Self.guest, into: "42")
+            let (a, b) = try await (first, second)
+            #expect(a.plan == b.plan && a.done && b.done)
+            #expect(try await store.data(of: .account("42")) == Self.expectedAccount)
+        }
+    }
+
+    @Test func aGuestMergesIntoOneAccountOnly() async throws {
+        let store = try await Self.seeded()
+        _ = try await GuestMerger(store: store).merge(Self.guest, into: "42")
+        let error = await #expect(throws: GuestMergeError.self) { try await GuestMerger(store: store).merge(Self.guest, into: "43") }
+        #expect(error?.kind == .mergedElsewhere)
+    }
+
+    @Test func dataTheRulesCannotReadChangesNothing() async throws {
+        let store = try await Self.seeded()
+        try await store.write(.string("not a list"), kind: "favourites", of: .guest(Self.guest))
+        await #expect(throws: MergeError.self) { try await GuestMerger(store: store).merge(Self.guest, into: "42") }
+        #expect(try await store.journal(for: Self.guest) == nil)
+        #expect(try await store.data(of: .account("42")) == Self.accountData)
+    }
+
+    @Test func aMergeHeldByAnotherLoginForTooLongIsBusy() async throws {
+        let store = try await Self.seeded()
+        let clock = FakeClock()
+        // Another applier took the journal and keeps renewing its lease far ahead.
+        let plan = try MergePlan.plan(guest: Self.guestData, account: Self.accountData, rules: .builtIn)
+        var held = try await store.createJournal(MergeJournal(guest: Self.guest, account: "42", plan: plan, startedAt: clock.now()))
+        let version = held.version
+        held.holder = "someone-else"
+        held.leaseUntil = clock.now().addingTimeInterval(3_600)
+        held.version += 1
+        #expect(try await store.replaceJournal(held, expecting: version))
+        let merger = GuestMerger(store: store, clock: clock, lease: .seconds(1), poll: .milliseconds(100))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let error = await #expect(throws: GuestMergeError.self) { try await merger.merge(Self.guest, into: "42") }
+                #expect(error?.kind == .busy)
+            }
+            group.addTask {
+                // Let the waiting merger's sleeps pass on the fake clock until it gives up.
+                for _ in 0..<100 {
+                    await Task.yield()
+                    try await Task.sleep(for: .milliseconds(2))
+                    clock.advance(by: .milliseconds(100))
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}
