@@ -122,8 +122,16 @@ public actor TokenVault {
     /// After ``shutdown()`` no refresh starts; the ones under way finish (each within
     /// ``refreshTimeout``), their callers get their answers, then `run()` returns. When the task is
     /// cancelled instead, refreshes under way are cancelled and their callers get `not-running`.
+    ///
+    /// A `run()` that starts after ``shutdown()`` (a service group stopping while its task was still
+    /// starting) returns at once.
     /// - Throws: ``TokenError`` of kind `already-running` when the vault is running or has run.
     public func run() async throws {
+        if case .stopped = phase, shutDownBeforeRunning {
+            // `shutdown()` came first (a service group stopping while this task was starting): nothing to run.
+            shutDownBeforeRunning = false
+            return
+        }
         guard case .idle = phase else {
             throw TokenError(.alreadyRunning, account: nil, message: "this vault is running or has run; a vault runs once")
         }
@@ -152,6 +160,7 @@ public actor TokenVault {
         switch phase {
         case .idle:
             phase = .stopped
+            shutDownBeforeRunning = true
             jobQueue.finish()
             for flight in flights.values {
                 flight.resolve(.failure(TokenError(.notRunning, account: nil, message: "the vault was shut down before it ran")))
@@ -165,6 +174,9 @@ public actor TokenVault {
             break
         }
     }
+
+    /// Whether ``shutdown()`` came before ``run()``: that run returns at once instead of throwing.
+    private var shutDownBeforeRunning = false
 
     private var isRunning: Bool {
         if case .running = phase { return true }

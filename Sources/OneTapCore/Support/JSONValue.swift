@@ -124,3 +124,29 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         return nil
     }
 }
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    /// `"text"` as a JSON string.
+    /// - Parameter value: The text.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// `42` as a JSON number.
+    /// - Parameter value: The number.
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// `1.5` as a JSON number.
+    /// - Parameter value: The number.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// `true` or `false`.
+    /// - Parameter value: The value.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `[…]` as a JSON array.
+    /// - Parameter elements: The elements.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `[key: value, …]` as a JSON object (a later duplicate key wins).
+    /// - Parameter elements: The members.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(Dictionary(elements, uniquingKeysWith: { $1 })) }
+    /// `nil` as JSON `null`.
+    /// - Parameter nilLiteral: Nothing.
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -742,4 +742,11 @@ import Testing
         }
         #expect(events.names == ["stored", "refresh-failed", "refreshed", "logged-out"])
     }
+
+    @Test func aShutdownBeforeRunMakesRunReturnAtOnceAndOnlyOnce() async throws {
+        let vault = TokenVault(refresher: MockRefresher(), events: DiscardingEventSink())
+        await vault.shutdown()
+        try await vault.run()   // returns: a service group stopped before the task started
+        await #expect { try await vault.run() } throws: { ($0 as? TokenError)?.kind == .alreadyRunning }
+    }
 }

@@ -1,0 +1,161 @@
+import Foundation
+import OneTap
+import OneTapTesting
+import Testing
+
+// The README's Swift blocks, compiled and run here. Each block is the text between a `// README: NAME`
+// line and the next `// README: end` line, dedented; `ReadmeTests` checks that every ```swift block of
+// README.md is one of them, word for word (an `import OneTap` first line in the README is the file's).
+
+/// Stand-ins for the integrator's adapters the README names.
+struct MyTianyiRefresher: TokenRefresher {
+    func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+        RefreshResponse(accessToken: Secret("refreshed-\(token.account)"), refreshToken: token.refreshToken, expiresIn: try ExpiresIn(seconds: 30 * 86_400))
+    }
+}
+
+struct MyCarrierExchange: TokenExchangeProvider {
+    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        ExchangeResponse(code: credential.flow == .mobile ? "103000" : "0", phoneNumber: try PhoneNumber("13800138000"))
+    }
+}
+
+struct AliyunSMS: SMSSender {
+    let delivered = LockedBox<[SMSMessage]>([])
+    func send(_ message: SMSMessage) async throws { delivered.mutate { $0.append(message) } }
+}
+
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func mutate<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+@Suite struct ReadmeSnippets {
+    @Test func decisions() throws {
+        // README: decisions
+        let engine = LoginDecisionEngine()                         // the built-in tables from Data/
+        let plan = engine.plan(for: DeviceSnapshot(sim: .present, plmn: try PLMN("46000"), network: .both))
+        // plan.flows == [.mobile, .sms], plan.carrier == .mobile, plan.evidence == .plmn
+        let decision = engine.next(after: .mobile, code: "200020", in: plan)
+        // decision.step == .finish(.cancelled): the user closed the page; no SMS page is pushed on them
+        // README: end
+        #expect(plan.flows == [.mobile, .sms] && plan.carrier == .mobile && plan.evidence == .plmn)
+        #expect(decision.step == .finish(.cancelled))
+    }
+
+    @Test func server() async throws {
+        let sessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger()
+        // README: server
+        let logins = LoginServer(store: sessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger))
+
+        // POST /login            body: the app's DeviceSnapshot
+        func start(_ body: Data) async throws -> (status: Int, body: String) {
+            let started = try await logins.start(try JSONDecoder().decode(DeviceSnapshot.self, from: body))
+            return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
+        }
+
+        // POST /login/{id}       body: what the carrier SDK answered, and the version the app acted on
+        func report(_ id: String, _ report: LoginReport, version: Int) async -> (status: Int, body: String) {
+            do {
+                let next = try await logins.report(report, to: try LoginSessionID(id), version: version)
+                return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
+            } catch let rejection as LoginRejection {
+                switch rejection.kind {
+                case .staleVersion, .unknownVersion, .alreadyExchanged: return (409, "\(rejection)")   // a replay: read the session again
+                case .ended, .expired: return (410, "\(rejection)")
+                case .unknownSession: return (404, "\(rejection)")
+                default: return (422, "\(rejection)")                                                 // a report the session cannot take
+                }
+            } catch {
+                return (503, "the login store is unavailable; try again")                          // nothing was changed
+            }
+        }
+        // README: end
+        let started = try await start(Data(#"{"sim":"present","plmn":"46000"}"#.utf8))
+        #expect(started.status == 201 && started.body.contains(#""next":"run mobile (attempt 1)""#))
+        let id = String(started.body.split(separator: "\"")[3])
+        let credential = CarrierCredential(flow: .mobile, token: Secret("T1"), uniqueID: "u1")
+        let done = await report(id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        #expect(done.status == 200 && done.body.contains("done success via mobile"), "\(done)")
+        let replay = await report(id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        #expect(replay.status == 410, "\(replay)")
+        #expect(await report(LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
+    }
+
+    @Test func tokens() async throws {
+        let tokenStore = InMemoryTokenStore()
+        let token = AccessToken(value: Secret("t"), refreshToken: Secret("r"), flow: .tianyi, account: "user-42", receivedAt: Date(), expiresIn: nil)
+        let events = DiscardingEventSink()
+        // README: tokens
+        let vault = TokenVault(store: tokenStore, refresher: MyTianyiRefresher(), events: events)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await vault.run() }                  // refreshes due tokens until shutdown
+            try await vault.store(token)                              // after a Tianyi login
+            let current = try await vault.validToken(for: "user-42")  // never expired; a stale one refreshes behind the caller
+            print(current)                                            // AccessToken(tianyi, account user-42, …, <redacted>)
+            await vault.shutdown()                                    // graceful: refreshes under way finish first
+            try await group.waitForAll()
+        }
+        // README: end
+        #expect(try await tokenStore.load("user-42") != nil)
+    }
+
+    @Test func events() async throws {
+        // README: events
+        let (stream, sink) = EventStream.make(bufferingNewest: 10_000)
+        let vault = TokenVault(refresher: MyTianyiRefresher(), events: sink)   // or LoginServer, SMSCodeService …
+        // on a task of the server's own:  for await event in stream { metrics.count(event.area, event.name) }
+        // README: end
+        _ = vault
+        sink.finish()
+        for await _ in stream {}
+    }
+
+    @Test func sms() async throws {
+        let shared = InMemorySMSStore()
+        let clientIP = try IPAddress("203.0.113.7"), device = try DeviceID("9774d56d682e549c")
+        let gateway = AliyunSMS()
+        // README: sms
+        let sms = SMSCodeService(key: try ServerKey(base64: Secret("q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=")), sender: gateway, store: shared)
+        let context = SMSContext(ip: clientIP, device: device)
+        switch try await sms.send(to: "+86 138 0013 8000", context: context, at: Date()) {
+        case .sent(let expiresAt, let resendAfter): print("sent; valid until \(expiresAt), resend from \(resendAfter)")
+        case .captchaRequired(let rule, _): print("428: show a captcha (\(rule)), then send again with its token")
+        case .limited(_, let retryAfter), .senderFailed(let retryAfter): print("429, Retry-After \(retryAfter)")
+        case .refused(let refusal): print("422: \(refusal.message)")
+        }
+        // later, POST /sms/verify {"code": "…"}
+        let result = try await sms.verify(Secret("123456"), for: try PhoneNumber("13800138000"), context: context, at: Date())
+        // .verified(verdict), .wrong(attemptsLeft:), .expired, .tooManyAttempts, .noCode, .locked(rule:until:)
+        // README: end
+        #expect(gateway.delivered.mutate { $0.count } == 1)
+        if case .verified = result { Issue.record("a guessed code must not verify") }
+    }
+
+    @Test func guests() async throws {
+        let key = ServerKey.random()
+        let device = try DeviceID("9774d56d682e549c")
+        let dataStore = InMemoryGuestDataStore()
+        // README: guests
+        let guests = GuestService(key: key)                                  // share its store across instances
+        let me = try await guests.open(device)                               // first open: a guest; me.lastLogin for the login page
+        switch LoginGate.builtIn.decide("favourite", for: me.identity) {
+        case .allow: print("favourite it")
+        case .requireLogin(let rule):                                        // 登录后可进行收藏操作
+            let pending = try PendingAction(action: "favourite", payload: .object(["item": "v42"]), at: Date())
+            print(rule.promptZH, pending.key)                                 // LoginServer.start(snapshot, pending: pending) carries it;
+        }                                                                    // the success transition's `continued` hands it back once
+        // after the login succeeded for account "42":
+        let journal = try await GuestMerger(store: dataStore).merge(me.guest, into: "42")
+        print(journal.plan)                                                  // what moved, merged and stayed with the guest
+        _ = try await guests.loggedIn(device, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))
+        // README: end
+        #expect(journal.done)
+    }
+}
