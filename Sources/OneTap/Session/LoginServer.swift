@@ -76,6 +76,7 @@ public struct LoginServer: Sendable {
         guard let session = try await store.load(id) else {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
         }
+        if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
         var transition = try machine.advance(session, report, version: version, at: clock.now())
         try await save(transition, replacing: session)
         emit(transition.events)
@@ -148,6 +149,23 @@ public struct LoginServer: Sendable {
     /// - Throws: ``LoginSessionStoreError`` when the store fails.
     public func session(_ id: LoginSessionID) async throws -> LoginSession? {
         try await store.load(id)
+    }
+
+    /// A request that exchanged a token and then could not store the answer (the store failed) leaves the
+    /// session at its exchange. When the app sends the same success again, the guard is asked again: it
+    /// knows the token was sent and answers `replayed` without calling the carrier, and the login moves
+    /// on to SMS (the token is kept for reconciliation) instead of staying stuck until it expires.
+    private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition? {
+        guard let exchange, case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
+            case .result(let reported, _, let credential?) = report, reported == flow,
+            SHA256.hash(credential.token.reveal().utf8) == digest,
+            version == nil || version == session.version - 1 || version == session.version
+        else { return nil }
+        let answer = await exchange.exchange(credential, receivedAt: receivedAt)
+        let transition = try machine.advance(session, .exchange(answer), at: clock.now())
+        try await save(transition, replacing: session)
+        emit(transition.events)
+        return transition
     }
 
     private func save(_ transition: LoginTransition, replacing previous: LoginSession) async throws {

@@ -174,6 +174,24 @@ import Testing
         #expect(next.session.version == 2)
     }
 
+    /// The exchange answered but its answer could not be stored: the session stays at its exchange. The
+    /// app's retry of the same success is not refused as unexpected: the guard is asked again, knows the
+    /// token was sent, calls no carrier, and the login moves on to SMS.
+    @Test func aRetryAfterAnUnstoredExchangeAnswerMovesOnWithoutASecondExchange() async throws {
+        let failing = FailingStore()
+        let carrier = MockTokenExchange(codes: ["103000"], number: try PhoneNumber("13800138000"))
+        let logins = server(store: failing, exchange: ExchangeGuard(provider: carrier, clock: clock))
+        let started = try await logins.start(Self.mobileSIM)
+        failing.failReplaceAfter(1)
+        await #expect(throws: LoginSessionStoreError.self) { try await logins.report(Self.success("T1"), to: started.session.id, version: 1) }
+        let stuck = try #require(try await failing.load(started.session.id))
+        guard case .exchange = stuck.stage else { Issue.record("expected the exchange stage, got \(stuck.stage)"); return }
+        failing.failReplace = false
+        let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
+        #expect(next.session.stage == .flow(.sms, attempt: 1), "\(next.session.stage)")
+        #expect(carrier.tokensSent.count == 1, "the token is never sent to the carrier twice")
+    }
+
     @Test func aFailingCreateStoresNothing() async throws {
         let failing = FailingStore()
         failing.failCreate = true
@@ -221,7 +239,21 @@ final class FailingStore: LoginSessionStore {
         try await base.create(session)
     }
     func load(_ id: LoginSessionID) async throws -> LoginSession? { try await base.load(id) }
+    private let replacesBeforeFailing = LockedValue<Int?>(nil)
+    /// Lets `count` replaces through, then fails every replace until `failReplace = false`.
+    func failReplaceAfter(_ count: Int) { replacesBeforeFailing.withLock { $0 = count } }
+
     func replace(_ session: LoginSession, expecting version: Int) async throws {
+        let scheduled = replacesBeforeFailing.withLock { left -> Bool in
+            guard let count = left else { return false }
+            if count == 0 {
+                left = nil
+                return true
+            }
+            left = count - 1
+            return false
+        }
+        if scheduled { failReplace = true }
         if failReplace { throw down(session.id) }
         try await base.replace(session, expecting: version)
     }
