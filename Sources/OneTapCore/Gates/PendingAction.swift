@@ -11,7 +11,7 @@ import Foundation
 /// successful login it is handed back once, in the success transition, with its idempotency ``key``
 /// so a continued action that is retried is done once; on cancel, failure or after its 10 minutes it
 /// is dropped.
-public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertible, CustomReflectable {
     /// How long a pending action waits for its login: 10 minutes.
     public static let lifetime: Duration = .seconds(600)
     /// The largest payload, as JSON: 4 KiB.
@@ -89,6 +89,11 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
     /// - Parameter now: The instant.
     /// - Returns: True until its 10 minutes are over.
     public func isLive(at now: Date) -> Bool { now < expiresAt }
+
+    /// A mirror without the payload, so `dump` prints nothing of the app's data.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["key": key, "action": action, "expiresAt": expiresAt], displayStyle: .struct)
+    }
 
     /// `PendingAction(favourite, 52 bytes, until …)`: the payload is the app's and is not printed.
     public var description: String {

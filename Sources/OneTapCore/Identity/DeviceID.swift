@@ -4,7 +4,7 @@
 ///
 /// An id is 1 to ``maximumBytes`` bytes of printable ASCII (no spaces or control characters), and two
 /// ids are the same exactly when their bytes are.
-public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The id's text, exactly as given.
     public let rawValue: String
 
@@ -27,6 +27,12 @@ public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// `device(8 characters)`: the id itself is personal data and stays out of logs.
     public var description: String { "device(\(rawValue.utf8.count) characters)" }
+
+    /// `DeviceID(16 characters)`.
+    public var debugDescription: String { "DeviceID(\(rawValue.utf8.count) characters)" }
+
+    /// A mirror with no children, so `dump` prints nothing of the id.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
     /// Decodes the id from a string.
     /// - Parameter decoder: The decoder.

@@ -89,4 +89,21 @@ import Testing
             }
         }
     }
+
+    /// The guest types: no raw device id, no full number, no key, no pending payload in any textual form
+    /// (a device id and a pending action encode to JSON for storage, which is their point).
+    @Test func noGuestTypeShowsWhatItKeepsPrivate() async throws {
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        let key = try ServerKey(bytes: Array((Self.secret + Self.secret + Self.secret).utf8))
+        let device = try DeviceID("device-\(Self.secret)")
+        let guests = GuestService(key: key)
+        let identity = try await guests.loggedIn(device, account: "a", flow: .mobile, number: try PhoneNumber("13912345678"))
+        let pending = try PendingAction(action: "comment", payload: .object(["text": .string(Self.secret)]), at: now)
+        let values: [Any] = [device, identity, identity.lastLogin as Any, pending, guests, GuestID.derive(device: device, generation: 0, key: key)]
+        for value in values {
+            for form in Self.forms(value) where !((value is PendingAction || value is DeviceID) && (form.hasPrefix("{") || form.hasPrefix("\""))) {
+                #expect(!form.contains(Self.secret) && !form.contains("13912345678"), "\(type(of: value)) shows what it keeps private: \(form)")
+            }
+        }
+    }
 }
