@@ -82,8 +82,16 @@ package struct CodeIndex: Sendable {
     @inline(__always)
     package func row(_ flow: LoginFlow, text: String) -> Int? {
         text.withUTF8Bytes { bytes in
-            guard let range = ResultCode.trimmed(bytes) else { return nil }
+            let range = ResultCode.spaceTrimmed(bytes)
+            guard !range.isEmpty else { return nil }
             return row(flow, UnsafeBufferPointer(rebasing: bytes[range]))
         }
+    }
+
+    /// The row of (flow, code): the code's text is trimmed and valid already.
+    /// - Complexity: O(1) expected; no allocation.
+    @inline(__always)
+    package func row(_ flow: LoginFlow, code: ResultCode) -> Int? {
+        code.text.withUTF8Bytes { row(flow, $0) }
     }
 }

@@ -117,7 +117,8 @@ public struct OutcomeTable: DataTable {
     /// - Complexity: O(1) expected; no allocation.
     @inline(__always)
     public func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
-        action(for: flow, code: code.text)
+        guard let key = index.row(flow, code: code) else { return defaultActions[flow.index] }
+        return actions[key]
     }
 
     /// The action for a code given as the SDK's text (`"103000"`), trimmed first.

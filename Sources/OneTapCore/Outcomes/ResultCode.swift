@@ -73,6 +73,17 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
         try container.encode(text)
     }
 
+    /// The range of `bytes` without surrounding spaces, for a lookup: no validation, since text with a
+    /// control character or over the limit matches no row of a table anyway.
+    @inline(__always)
+    package static func spaceTrimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        var start = 0
+        var end = bytes.count
+        while start < end, PLMN.isSpace(bytes[start]) { start &+= 1 }
+        while end > start, PLMN.isSpace(bytes[end &- 1]) { end &-= 1 }
+        return start..<end
+    }
+
     /// The trimmed range of a code's bytes, or nil when the bytes are not a code.
     @inline(__always)
     package static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
