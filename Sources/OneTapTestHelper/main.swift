@@ -2,8 +2,8 @@
 //
 //   OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS
 //     Opens a FileTokenStore and runs a TokenVault over it whose refresher appends a line to COUNTER-FILE
-//     and then waits HOLD-MS milliseconds; asks for ACCOUNT's token, lets the vault finish its refreshes,
-//     and prints the stored token's value. Two of these started at once on a stale token must refresh
+//     and then waits HOLD-MS milliseconds; asks for ACCOUNT's token, waits until the stored token is fresh
+//     again (refreshed by this process or the other), and prints the stored token's value. Two of these started at once on a stale token must refresh
 //     it once between them.
 //
 //   OneTapTestHelper refresh-due STORE-DIR COUNTER-FILE
@@ -62,7 +62,16 @@ do {
         let account = try AccountID(arguments[3])
         let vault = TokenVault(
             store: store, refresher: CountingRefresher(counter: arguments[4], hold: .milliseconds(hold)), events: DiscardingEventSink())
-        try await whileRunning(vault) { _ = try await vault.validToken(for: account) }
+        try await whileRunning(vault) {
+            _ = try await vault.validToken(for: account)
+            // A stale token is served at once and refreshed behind it (here or by the other process):
+            // wait until the stored token is fresh again, so the vault is not shut down before its refresh starts.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await vault.state(for: account) != .fresh {
+                guard ContinuousClock.now < deadline else { fail("the token was not refreshed within 30 s", 1) }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
         guard let stored = try await store.load(account) else { fail("the token is gone", 1) }
         print(stored.token.value.reveal())
     case "refresh-due" where arguments.count == 4:
