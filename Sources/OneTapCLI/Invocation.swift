@@ -175,4 +175,6 @@ package enum Invocation: Hashable, Sendable {
     case session(SessionOptions)
     /// `onetap sms`.
     case sms(SMSOptions)
+    /// `onetap db`.
+    case db(DBOptions)
 }
