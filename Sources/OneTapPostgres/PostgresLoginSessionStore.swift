@@ -129,12 +129,18 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     /// - Returns: How many were removed.
     /// - Throws: ``LoginSessionStoreError`` of kind `io`.
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
         do {
-            return try await pool.execute(statements.removeExpired, [.timestamp(instant), .int64(Int64(limit))]).affected
+            return try await removeExpiredRows(before: instant, limit: limit)
         } catch {
             throw failure(error, session: nil, doing: "remove expired sessions")
         }
+    }
+
+    /// ``removeExpired(before:limit:)`` failing with the database's own error (for
+    /// ``PostgresStores/removeExpiredRows(before:)``).
+    func removeExpiredRows(before instant: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await pool.execute(statements.removeExpired, [.timestamp(instant), .int64(Int64(limit))]).affected
     }
 
     // MARK: Helpers

@@ -286,21 +286,22 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// - Returns: How many were removed.
     /// - Throws: ``SMSStoreError`` of kind `io` (or `timeout`).
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
-        let (counters, codes) = try await removeExpiredRows(before: instant, limit: limit)
-        return counters + codes
-    }
-
-    /// ``removeExpired(before:limit:)`` counting each table apart (for ``PostgresStores/removeExpiredRows(before:)``).
-    func removeExpiredRows(before instant: Date, limit: Int) async throws -> (counters: Int, codes: Int) {
-        guard limit > 0 else { return (0, 0) }
         do {
-            let counters = try await pool.execute(statements.removeCounters, [.timestamp(instant), .int64(Int64(limit))]).affected
-            guard counters < limit else { return (counters, 0) }
-            let codes = try await pool.execute(statements.removeCodes, [.timestamp(instant), .int64(Int64(limit - counters))]).affected
-            return (counters, codes)
+            let (counters, codes) = try await removeExpiredRows(before: instant, limit: limit)
+            return counters + codes
         } catch {
             throw failure(error, phase: nil, number: nil)
         }
+    }
+
+    /// ``removeExpired(before:limit:)`` counting each table apart and failing with the database's own
+    /// error (for ``PostgresStores/removeExpiredRows(before:)``).
+    func removeExpiredRows(before instant: Date, limit: Int) async throws -> (counters: Int, codes: Int) {
+        guard limit > 0 else { return (0, 0) }
+        let counters = try await pool.execute(statements.removeCounters, [.timestamp(instant), .int64(Int64(limit))]).affected
+        guard counters < limit else { return (counters, 0) }
+        let codes = try await pool.execute(statements.removeCodes, [.timestamp(instant), .int64(Int64(limit - counters))]).affected
+        return (counters, codes)
     }
 
     // MARK: Helpers

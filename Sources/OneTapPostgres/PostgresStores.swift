@@ -124,8 +124,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// rows at once; what a batch removed stays removed if a later one fails.
     /// - Parameter instant: The cut-off; usually the injected clock's now.
     /// - Returns: How many rows of each kind were removed.
-    /// - Throws: ``PostgresError`` from the pool or a statement, or the stores' errors (kind `io` or
-    ///   `timeout`) wrapping one.
+    /// - Throws: ``PostgresError`` from the pool or a statement.
     @discardableResult
     public func removeExpiredRows(before instant: Date) async throws -> PostgresCleanupReport {
         let schema = PostgresIdentifier.quoted(configuration.schema)
@@ -147,7 +146,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
             ).affected
         }
         let sessions = loginSessionStore()
-        let loginSessions = try await drain { try await sessions.removeExpired(before: instant, limit: batch) }
+        let loginSessions = try await drain { try await sessions.removeExpiredRows(before: instant, limit: batch) }
         let sms = smsStore()
         var smsCounters = 0
         var smsCodes = 0

@@ -16,6 +16,24 @@ import Testing
         #expect(try OneTapCommandLine.parse(arguments) == .db(expected))
     }
 
+    /// What the command line parsed to shows the URL's password in no textual form.
+    @Test func optionsNeverShowThePassword() throws {
+        let invocation = try OneTapCommandLine.parse(["db", "migrate", "--url", "postgresql://api:hunter2-pw@db/onetap?sslpassword=k3y-pw"])
+        guard case .db(let options) = invocation else {
+            Issue.record("parsed to \(invocation)")
+            return
+        }
+        #expect(options.url.contains("hunter2-pw"))  // kept for connecting
+        for value in [invocation as Any, options] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for form in ["\(value)", String(reflecting: value), dumped] {
+                #expect(!form.contains("hunter2-pw") && !form.contains("k3y-pw"), "\(form)")
+            }
+        }
+        #expect(options.description == "DBOptions(migrate, url postgresql://api:<redacted>@db/onetap?sslpassword=<redacted>, schema onetap, json false)")
+    }
+
     @Test func helpIsTheCommandsHelp() throws {
         #expect(try OneTapCommandLine.parse(["db", "--help"]) == .help(command: "db"))
         #expect(try OneTapCommandLine.parse(["help", "db"]) == .help(command: "db"))

@@ -2,8 +2,9 @@ import OneTap
 import OneTapPostgres
 
 /// `onetap db migrate --url URL [--schema NAME] [--json]`: brings a PostgreSQL schema up to date, with
-/// the library's own migrator (`PostgresStores.migrate()`).
-package struct DBOptions: Hashable, Sendable {
+/// the library's own migrator (`PostgresStores.migrate()`). Its descriptions and mirror show the URL
+/// with its password redacted.
+package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// What to do with the database.
     package enum Action: String, Hashable, Sendable, CaseIterable {
         /// Apply the schema's missing migrations.
@@ -39,6 +40,22 @@ package struct DBOptions: Hashable, Sendable {
         self.url = url
         schema = parsed.value("schema")
         json = parsed.has("json")
+    }
+
+    /// The URL with whatever looks like a password in it redacted.
+    package var redactedURL: String { PostgresConfiguration.redactingPasswords(in: url, foundIn: [url]) }
+
+    /// `DBOptions(migrate, url postgresql://api:<redacted>@db/onetap, schema onetap, json false)`.
+    package var description: String {
+        "DBOptions(\(action.rawValue), url \(redactedURL), schema \(schema ?? "onetap"), json \(json))"
+    }
+
+    /// The same as ``description``.
+    package var debugDescription: String { description }
+
+    /// A mirror without the password, so `dump` (and a failed expectation) shows the redacted URL only.
+    package var customMirror: Mirror {
+        Mirror(self, children: ["action": action, "url": redactedURL, "schema": schema as Any, "json": json], displayStyle: .struct)
     }
 
     /// Creates options.
