@@ -17,7 +17,8 @@ import OneTap
 ///   for each row it reads (a 64-bit hash of the schema and the row's id, all of them in one statement,
 ///   in ascending order, so two updates never deadlock, and a row that does not exist yet is locked as
 ///   surely as one that does), reads the rows, runs `body`, writes what changed in one statement
-///   (upserts, and deletes of counters left empty and of a record taken back), and commits. So an update
+///   (upserts, and deletes of counters left empty and of a record taken back; nothing when nothing
+///   changed), and commits. So an update
 ///   is atomic against every other update that touches any of its rows, on any instance. Rows are read
 ///   without `FOR UPDATE`: the advisory locks order the updates, and no placeholder row is ever made.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
@@ -41,29 +42,16 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// The statement texts, made once from the quoted schema name.
     private struct Statements: Sendable {
-        let lock, read, write, removeCounters, removeCodes: String
+        let counters, codes: String
+        let lock, read, removeCounters, removeCodes: String
 
         init(_ schema: String) {
-            let counters = "\(schema).sms_counters"
-            let codes = "\(schema).sms_codes"
+            counters = "\(schema).sms_counters"
+            codes = "\(schema).sms_codes"
             lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
             read = """
                 SELECT counter, events, NULL::text AS record, keep_until FROM \(counters) WHERE counter = ANY($1::text[]) \
                 UNION ALL SELECT NULL, NULL, record, keep_until FROM \(codes) WHERE number = $2
-                """
-            // $1 counters to delete; $2 the number; $3 delete its record; $4 its record to write (or NULL);
-            // $5 the keep-until of every row written; $6 the written counters' events, one after the other;
-            // $7 the counters to write, $8 and $9 where each one's events start (exclusive) and end in $6.
-            write = """
-                WITH gone_counters AS (DELETE FROM \(counters) WHERE counter = ANY($1::text[])), \
-                gone_code AS (DELETE FROM \(codes) WHERE number = $2 AND $3::boolean), \
-                put_code AS (INSERT INTO \(codes) (number, record, keep_until) SELECT $2, $4::text, $5 WHERE $4::text IS NOT NULL \
-                ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until = EXCLUDED.keep_until) \
-                INSERT INTO \(counters) (counter, events, keep_until) \
-                SELECT put.counter, ARRAY(SELECT event.at FROM unnest($6::timestamptz[]) WITH ORDINALITY AS event(at, position) \
-                WHERE event.position > put.first AND event.position <= put.last ORDER BY event.position), $5 \
-                FROM unnest($7::text[], $8::bigint[], $9::bigint[]) AS put(counter, first, last) \
-                ON CONFLICT (counter) DO UPDATE SET events = EXCLUDED.events, keep_until = EXCLUDED.keep_until
                 """
             removeCounters = """
                 DELETE FROM \(counters) WHERE counter IN \
@@ -147,7 +135,8 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             let write = changes(from: stored, to: state, counters: counters)
             if let write {
                 phase.withLock { $0 = .writing }
-                try await connection.execute(statements.write, try write.parameters(number: number, keepUntil: state.keepUntil))
+                let (sql, parameters) = try write.statement(statements, number: number, keepUntil: state.keepUntil)
+                try await connection.execute(sql, parameters)
             }
             phase.withLock { $0 = .committing }
             try await connection.execute("COMMIT")
@@ -216,19 +205,63 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         var deleteCode = false
         var putCode: SMSCodeRecord? = nil
 
-        func parameters(number: PhoneNumber, keepUntil: Date) throws(SMSStoreError) -> [PostgresValue] {
-            var record = PostgresValue.null
+        /// The one statement that writes it all: each part it needs (deleting counters, deleting the
+        /// record, upserting the record, upserting counters) as a data-modifying `WITH` part, the last as
+        /// the statement itself. The text is made of the store's fixed fragments only; every value is a
+        /// parameter. A counter's events are a slice of one `timestamptz[]` of all of them.
+        func statement(_ statements: Statements, number: PhoneNumber, keepUntil: Date) throws(SMSStoreError) -> (String, [PostgresValue]) {
+            var parameters: [PostgresValue] = []
+            func bind(_ value: PostgresValue) -> String {
+                parameters.append(value)
+                return "$\(parameters.count)"
+            }
+            var parts: [String] = []
+            if !deleteCounters.isEmpty {
+                parts.append("DELETE FROM \(statements.counters) WHERE counter = ANY(\(bind(.textArray(deleteCounters)))::text[])")
+            }
+            // The number and the keep-until are bound once, when a part first needs them.
+            var digitsPlaceholder: String? = nil
+            var keepPlaceholder: String? = nil
+            func digits() -> String {
+                if let digitsPlaceholder { return digitsPlaceholder }
+                let placeholder = bind(.text(number.digits))
+                digitsPlaceholder = placeholder
+                return placeholder
+            }
+            func keep() -> String {
+                if let keepPlaceholder { return keepPlaceholder }
+                let placeholder = bind(.timestamp(keepUntil))
+                keepPlaceholder = placeholder
+                return placeholder
+            }
+            if deleteCode {
+                parts.append("DELETE FROM \(statements.codes) WHERE number = \(digits())")
+            }
             if let putCode {
+                let json: String
                 do {
-                    record = .text(String(decoding: try JSONEncoder().encode(putCode), as: UTF8.self))
+                    json = String(decoding: try JSONEncoder().encode(putCode), as: UTF8.self)
                 } catch {
                     throw SMSStoreError(.io, message: "cannot write the code record of \(number.masked) as JSON; nothing was written")
                 }
+                parts.append("""
+                    INSERT INTO \(statements.codes) (number, record, keep_until) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \
+                    ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until = EXCLUDED.keep_until
+                    """)
             }
-            return [
-                .textArray(deleteCounters), .text(number.digits), .bool(deleteCode), record, .timestamp(keepUntil), .timestampArray(events),
-                .textArray(putCounters), .int64Array(bounds.map(\.first)), .int64Array(bounds.map(\.last)),
-            ]
+            if !putCounters.isEmpty {
+                let events = bind(.timestampArray(self.events))
+                parts.append("""
+                    INSERT INTO \(statements.counters) (counter, events, keep_until) \
+                    SELECT put.counter, (\(events)::timestamptz[])[put.first + 1 : put.last], \(keep()) \
+                    FROM unnest(\(bind(.textArray(putCounters)))::text[], \(bind(.int64Array(bounds.map(\.first))))::bigint[], \
+                    \(bind(.int64Array(bounds.map(\.last))))::bigint[]) AS put(counter, first, last) \
+                    ON CONFLICT (counter) DO UPDATE SET events = EXCLUDED.events, keep_until = EXCLUDED.keep_until
+                    """)
+            }
+            let main = parts.removeLast()
+            let with = parts.enumerated().map { "part\($0.offset) AS (\($0.element))" }
+            return ((with.isEmpty ? "" : "WITH " + with.joined(separator: ", ") + " ") + main, parameters)
         }
     }
 
