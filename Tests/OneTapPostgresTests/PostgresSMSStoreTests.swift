@@ -78,43 +78,60 @@ import Testing
     /// A deadlock with a foreign transaction (it holds the counter's row and then asks for the update's
     /// lock): the server fails the update, which runs again (its body twice, only the last run written),
     /// or, allowed one run only, fails with `io` having written nothing.
+    ///
+    /// The server breaks a deadlock in the backend whose wait first outlasts its `deadlock_timeout`: the
+    /// foreign transaction's is an hour and the update's (one connection, so the setting holds for it)
+    /// 5 s, so the update is the one failed however slowly the test's steps run under load.
     @Test(arguments: [4, 1])
     func aDeadlockIsRetriedAndOnlyTheLastRunIsWritten(attempts: Int) async throws {
         try await TestDatabase.withStores { stores in
-            let store = stores.smsStore(attempts: attempts)
-            try await seed(store)
-            let holder = try await HeldTransaction.begin(
-                stores.configuration, [("SELECT counter FROM \(counters(stores)) WHERE counter = $1 FOR UPDATE", [.text(Self.ipCounter.description)])])
-            let runs = LockedValue(0)
-            let now = self.now
-            let updating = Task {
-                try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
-                    let run = runs.withLock { runs -> Int in
-                        runs += 1
-                        return runs
-                    }
-                    state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(Double(run)))
-                    return run
-                }
+            let single = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url(), schema: stores.configuration.schema, poolSize: 1))
+            do {
+                try await deadlock(stores, single, attempts: attempts)
+            } catch {
+                await single.close()
+                throw error
             }
-            try await waitForLockWaiters(stores, running: "sms_counters (counter, events")
-            let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: Self.number)
-            try await holder.execute("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])
-            await holder.release()
-            if attempts > 1 {
-                #expect(try await updating.value == 2)
-                #expect(runs.withLock { $0 } == 2)
-                #expect(try await storedEvents(stores) == [0, 2])
-            } else {
-                await #expect {
-                    _ = try await updating.value
-                } throws: { error in
-                    let error = error as! SMSStoreError
-                    return error.kind == .io && error.message.contains("deadlock") && error.message.contains("nothing was written")
+            await single.close()
+        }
+    }
+
+    private func deadlock(_ stores: PostgresStores, _ single: PostgresStores, attempts: Int) async throws {
+        try await single.pool.execute("SET deadlock_timeout = '5s'")
+        let store = single.smsStore(attempts: attempts)
+        try await seed(store)
+        let holder = try await HeldTransaction.begin(
+            stores.configuration,
+            [("SET deadlock_timeout = '1h'", []), ("SELECT counter FROM \(counters(stores)) WHERE counter = $1 FOR UPDATE", [.text(Self.ipCounter.description)])])
+        let runs = LockedValue(0)
+        let now = self.now
+        let updating = Task {
+            try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+                let run = runs.withLock { runs -> Int in
+                    runs += 1
+                    return runs
                 }
-                #expect(runs.withLock { $0 } == 1)
-                #expect(try await storedEvents(stores) == [0])
+                state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(Double(run)))
+                return run
             }
+        }
+        try await waitForLockWaiters(stores, running: "sms_counters (counter, events")
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: Self.number)
+        try await holder.execute("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])
+        await holder.release()
+        if attempts > 1 {
+            #expect(try await updating.value == 2)
+            #expect(runs.withLock { $0 } == 2)
+            #expect(try await storedEvents(stores) == [0, 2])
+        } else {
+            await #expect {
+                _ = try await updating.value
+            } throws: { error in
+                let error = error as! SMSStoreError
+                return error.kind == .io && error.message.contains("deadlock") && error.message.contains("nothing was written")
+            }
+            #expect(runs.withLock { $0 } == 1)
+            #expect(try await storedEvents(stores) == [0])
         }
     }
 
