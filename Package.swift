@@ -88,9 +88,10 @@ let package = Package(
             dependencies: ["OneTap"],
             swiftSettings: strict + fuzz
         ),
+        // `onetap db migrate` runs OneTapPostgres' migrator, so the tool links libpq.
         .target(
             name: "OneTapCLI",
-            dependencies: ["OneTap"],
+            dependencies: ["OneTap", "OneTapPostgres"],
             swiftSettings: strict + fuzz
         ),
         .executableTarget(
@@ -141,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapCLITests",
-            dependencies: ["OneTapCLI", "OneTapTool", "OneTapFuzz"],
+            dependencies: ["OneTapCLI", "OneTapTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport"],
             exclude: ["DecisionTables"],
             swiftSettings: strict
         ),

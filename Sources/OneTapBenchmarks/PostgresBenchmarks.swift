@@ -7,15 +7,23 @@ import OneTap
 import OneTapPostgres
 import OneTapPostgresTestSupport
 
-/// The PostgreSQL token store against `pgbench` on the same server in the same run: a compare-and-swap
-/// write (`save(_:replacing:dueAt:)`) and a read (`load(_:)`), at 1 and 8 connections, each side by side
-/// with `pgbench` running the equivalent single-row statement (`UPDATE … WHERE account = … AND version =
-/// … RETURNING version`, and the `SELECT`) from a custom script. The server is `ONETAP_POSTGRES_URL`, or
-/// a private one started for the run (as the tests do); without either the suite says so and is skipped.
+/// The PostgreSQL stores against `pgbench` on the same server in the same run, at 1 and 8 connections,
+/// each side by side with `pgbench` running the same statements from a custom script:
+///
+/// - the token store's compare-and-swap write (`save(_:replacing:dueAt:)`) and read (`load(_:)`), beside
+///   the single-row `UPDATE … WHERE account = … AND version = … RETURNING version` and `SELECT`;
+/// - an SMS send decision round trip (`PostgresSMSStore.update` running the real `SMSCodeRules.admit`
+///   for a number not seen before: the advisory locks, the read, the write of its counter and code
+///   record, the commit), beside the same five statements;
+/// - a login session's advance (`PostgresLoginSessionStore.replace(_:expecting:)`), beside the same
+///   `UPDATE … WHERE id = … AND version = …` with the session's JSON.
+///
+/// The server is `ONETAP_POSTGRES_URL`, or a private one started for the run (as the tests do); without
+/// either the suite says so and is skipped.
 enum PostgresBenchmarks {
     static let tokenValue = String(repeating: "t", count: 64)
     static let refreshValue = String(repeating: "r", count: 64)
-    static let names = ["cas-write", "read"].flatMap { kind in [1, 8].map { "postgres.\(kind) (\($0) conn)" } }
+    static let names = ["cas-write", "read", "sms-send", "session-advance"].flatMap { kind in [1, 8].map { "postgres.\(kind) (\($0) conn)" } }
 
     static func token(_ account: AccountID, _ issued: Date) -> AccessToken {
         AccessToken(
@@ -111,6 +119,164 @@ enum PostgresBenchmarks {
                 report.add(row)
             }
         }
+        try await measureSMS(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+        try await measureSessions(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+    }
+
+    /// Adds a row: ours beside pgbench's rate and latency.
+    private static func add(
+        _ name: String, connections: Int, ours: Timing, reference: (tps: Double, latency: Double)?, extra: [(String, String)] = [], _ report: inout Report
+    ) {
+        guard let reference else {
+            print("\(name): pgbench failed; ours \(format(ours.rate)) ops/s")
+            return
+        }
+        let ratio = ours.rate / reference.tps
+        var row = Measurement(
+            name: name, ops: ours.ops, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: nil,
+            reference: "pgbench -c \(connections) (avg latency)", referenceMedian: reference.latency, referenceAllocations: nil,
+            target: "≥ 0.5× pgbench's rate", met: ratio >= 0.5)
+        row.extra = [
+            ("p99Ns", format(ours.p99)), ("opsPerSecond", format(ours.rate)), ("pgbenchTps", format(reference.tps)), ("rateRatio", format(ratio)),
+        ] + extra
+        report.add(row)
+    }
+
+    /// What one side measured: operations, per-operation median, p90 and p99 in nanoseconds, and the rate.
+    typealias Timing = (ops: Int, median: Double, p90: Double, p99: Double, rate: Double)
+
+    /// Runs `lane(index, record)` on `connections` tasks for `seconds`; each call of `record` adds one
+    /// timed operation. The rate is the timed operations over the time they took, lane by lane, summed.
+    private static func measureLanes(
+        connections: Int, seconds: Int, _ lane: @escaping @Sendable (_ index: Int, _ until: UInt64) async throws -> [Double]
+    ) async throws -> Timing {
+        let until = nanoseconds() + UInt64(seconds) * 1_000_000_000
+        let lanes = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for index in 0..<connections { group.addTask { try await lane(index, until) } }
+            var lanes: [[Double]] = []
+            for try await samples in group { lanes.append(samples) }
+            return lanes
+        }
+        let sorted = lanes.flatMap { $0 }.sorted()
+        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        let rate = lanes.reduce(0.0) { total, samples in
+            let busy = samples.reduce(0, +) / 1e9
+            return busy > 0 ? total + Double(samples.count) / busy : total
+        }
+        return (sorted.count, percentile(0.5), percentile(0.9), percentile(0.99), rate)
+    }
+
+    /// An SMS send decision for a number not seen before, through the store with the real rules, beside
+    /// pgbench running the statements such an update runs.
+    private static func measureSMS(
+        _ stores: PostgresStores, url: String, pgbench: String, directory: String, seconds: Int, _ options: BenchmarkOptions, _ report: inout Report
+    ) async throws {
+        let store = stores.smsStore()
+        let rules = SMSCodeRules()
+        let key = ServerKey.random()
+        let now = Date()
+        let quoted = "\"\(stores.configuration.schema)\""
+        // pgbench's transaction: the statements PostgresSMSStore sends for one admitted send, for a random
+        // number in 150…: lock, read, write (the counter and the record), commit.
+        let (_, sample) = rules.issue(to: try PhoneNumber("15000000000"), session: nil, key: key, at: now)
+        let record = String(decoding: try JSONEncoder().encode(sample), as: UTF8.self)
+        let script = """
+            \\set n random(1, 99999999)
+            BEGIN;
+            SELECT pg_advisory_xact_lock(key) FROM unnest(ARRAY[hashtextextended('c' || :n, 0), hashtextextended('n' || :n, 0)]) AS key;
+            SELECT counter, events, NULL::text AS record, keep_until FROM \(quoted).sms_counters WHERE counter = ANY(ARRAY['sends:number:150' || :n, 'failed-verifies:number:150' || :n]) UNION ALL SELECT NULL, NULL, record, keep_until FROM \(quoted).sms_codes WHERE number = '150' || :n;
+            WITH part0 AS (INSERT INTO \(quoted).sms_codes (number, record, keep_until) VALUES ('150' || :n, '\(record)', now() + interval '2 days') ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until = EXCLUDED.keep_until) INSERT INTO \(quoted).sms_counters (counter, events, keep_until) SELECT put.counter, (ARRAY[now()])[put.first + 1 : put.last], now() + interval '2 days' FROM unnest(ARRAY['sends:number:150' || :n], ARRAY[0::bigint], ARRAY[1::bigint]) AS put(counter, first, last) ON CONFLICT (counter) DO UPDATE SET events = EXCLUDED.events, keep_until = EXCLUDED.keep_until;
+            COMMIT;
+
+            """
+        try script.write(toFile: directory + "/sms.sql", atomically: true, encoding: .utf8)
+        for connections in [1, 8] {
+            let name = "postgres.sms-send (\(connections) conn)"
+            guard options.wants(name) else { continue }
+            let reference = await runPgbench(pgbench, url: url, script: directory + "/sms.sql", clients: connections, seconds: seconds)
+            // Numbers 13x…: lane i takes 13i00000000 onwards, one new number per send.
+            let ours = try await measureLanes(connections: connections, seconds: seconds) { lane, until in
+                var samples: [Double] = []
+                samples.reserveCapacity(100_000)
+                var next = UInt64(13_000_000_000) + UInt64(lane) * 100_000_000 + UInt64(connections) * 10_000_000
+                while nanoseconds() < until {
+                    let number = try PhoneNumber(value: next)
+                    next += 1
+                    let request = SMSContext().request(for: number)
+                    let counters = rules.sendCounters(for: request)
+                    let (_, record) = rules.issue(to: number, session: nil, key: key, at: now)
+                    let before = nanoseconds()
+                    let decision = try await store.update(counters: counters, code: number, at: now) { state in
+                        rules.admit(&state, request, captchaPassed: false, record: record, at: now)
+                    }
+                    samples.append(Double(nanoseconds() - before))
+                    guard case .admit = decision else { throw BenchmarkFailure("a send to a new number was not admitted: \(decision)") }
+                }
+                return samples
+            }
+            add(name, connections: connections, ours: ours, reference: reference, &report)
+        }
+    }
+
+    /// A login session's advance (compare-and-swap on its version), beside pgbench's `UPDATE` of the
+    /// same row shape.
+    private static func measureSessions(
+        _ stores: PostgresStores, url: String, pgbench: String, directory: String, seconds: Int, _ options: BenchmarkOptions, _ report: inout Report
+    ) async throws {
+        let store = stores.loginSessionStore()
+        let machine = LoginSessionMachine()
+        let snapshot = DeviceSnapshot(sim: .present, plmn: try PLMN("46000"))
+        let quoted = "\"\(stores.configuration.schema)\""
+        // pgbench's rows bench-0…7, and the JSON it writes: a session's, as long as ours.
+        let sample = try machine.advance(machine.start(snapshot, at: Date()).session, .fault(.mobile, "benchmark"), at: Date()).session
+        let json = String(decoding: try JSONEncoder().encode(sample), as: UTF8.self)
+        for index in 0..<8 {
+            try await stores.pool.execute(
+                "INSERT INTO \(quoted).login_sessions (id, version, expires_at, session) VALUES ($1, 1, now(), $2)", [.text("bench-\(index)"), .text(json)])
+        }
+        let script = """
+            UPDATE \(quoted).login_sessions SET version = :v + 1, expires_at = now() + interval '10 minutes', session = '\(json)' WHERE id = 'bench-' || :client_id AND version = :v AND :v + 1 > :v RETURNING version AS v \\gset
+
+            """
+        try script.write(toFile: directory + "/session.sql", atomically: true, encoding: .utf8)
+        let chain = LockedValue((sessions: 0, replaces: 0))
+        for connections in [1, 8] {
+            let name = "postgres.session-advance (\(connections) conn)"
+            guard options.wants(name) else { continue }
+            try await stores.pool.execute("UPDATE \(quoted).login_sessions SET version = 1 WHERE id LIKE 'bench-%'")
+            let reference = await runPgbench(pgbench, url: url, script: directory + "/session.sql", clients: connections, seconds: seconds)
+            // Each lane drives logins to their end, one report after another (China Mobile's 200023 and
+            // faults); a new login (its create is not timed) follows each one that ended.
+            let ours = try await measureLanes(connections: connections, seconds: seconds) { _, until in
+                var samples: [Double] = []
+                samples.reserveCapacity(100_000)
+                while nanoseconds() < until {
+                    let start = Date()
+                    var session = machine.start(snapshot, at: start).session
+                    try await store.create(session)
+                    chain.withLock { $0.sessions += 1 }
+                    while !session.isOver, let flow = session.flow, nanoseconds() < until {
+                        let report: LoginReport = flow == .mobile ? .result(.mobile, code: "200023") : .fault(flow, "benchmark")
+                        let next = try machine.advance(session, report, version: session.version, at: start).session
+                        let before = nanoseconds()
+                        try await store.replace(next, expecting: session.version)
+                        samples.append(Double(nanoseconds() - before))
+                        chain.withLock { $0.replaces += 1 }
+                        session = next
+                    }
+                }
+                return samples
+            }
+            let seen = chain.withLock { $0 }
+            add(name, connections: connections, ours: ours, reference: reference,
+                extra: [("replacesPerLogin", format(Double(seen.replaces) / Double(max(1, seen.sessions))))], &report)
+        }
+    }
+
+    /// A benchmark that could not measure what it meant to.
+    struct BenchmarkFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// Runs the store call from `connections` tasks for `seconds`, each on its own account.

@@ -1,4 +1,5 @@
 import OneTap
+import OneTapPostgres
 
 /// The `onetap` command line: a pure ``parse(_:)`` from arguments to an ``Invocation``, and a ``run(_:io:)``
 /// that returns the exit code. `main.swift` only calls `exit(await OneTapCommandLine.main())`.
@@ -83,6 +84,10 @@ package enum OneTapCommandLine {
             let parsed = try ParsedArguments.parse(rest[...], options: TokenOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
             return .token(try TokenOptions(parsed))
+        case "db":
+            let parsed = try ParsedArguments.parse(rest[...], options: DBOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .db(try DBOptions(parsed))
         default:
             throw UsageError("unknown command \(quoted(command)); the commands are \(Help.commands.map(\.name).joined(separator: ", "))")
         }
@@ -91,7 +96,7 @@ package enum OneTapCommandLine {
     /// Where the command name stands: the first argument that is not an option or an option's value
     /// (options may come before the command: `onetap --json carrier 46000`).
     private static func commandPosition(_ arguments: [String]) -> Int? {
-        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs + SMSOptions.specs + GateOptions.specs + MergeOptions.specs)
+        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs + SMSOptions.specs + GateOptions.specs + MergeOptions.specs + DBOptions.specs)
             .filter(\.takesValue).map { "--" + $0.name })
         var index = 0
         while index < arguments.count {
@@ -126,7 +131,8 @@ package enum OneTapCommandLine {
         do {
             invocation = try parse(arguments)
         } catch {
-            io.writeError("onetap: error: \(error)")
+            // A usage error may quote an argument, and an argument may be a URL with a password in it.
+            io.writeError("onetap: error: \(PostgresConfiguration.redactingPasswords(in: error.description, foundIn: arguments))")
             return .usage
         }
         return await run(invocation, io: io)
@@ -170,6 +176,8 @@ package enum OneTapCommandLine {
                 code = try GateCommand.run(options, output: output)
             case .merge(let options):
                 code = try MergeCommand.run(options, output: output)
+            case .db(let options):
+                code = try await DBCommand.run(options, output: output)
             }
         } catch {
             output.flush()

@@ -14,6 +14,7 @@ enum Help {
         ("gate", "whether an action needs a login (guest, account, never-prompt)"),
         ("merge", "dry-run merging a guest's data into an account"),
         ("token", "when a carrier access token turns stale and expires"),
+        ("db", "bring a PostgreSQL schema for OneTap's stores up to date"),
     ]
 
     static let overview = """
@@ -26,11 +27,11 @@ enum Help {
 
         OPTIONS:
           --json            print one JSON object per result per line (NDJSON)
-                            (carrier, number, route, outcome, simulate, token)
+                            (carrier, number, route, outcome, simulate, token, db)
           --data DIR        use replacement tables from DIR (plmn.csv, number-segments.csv,
                             ipv6-prefixes.csv, result-codes.csv, routing-policy.csv); a table
-                            missing from DIR stays built in (every command but token)
-          --policy FILE     use a replacement routing policy (every command but token)
+                            missing from DIR stays built in (every command but token and db)
+          --policy FILE     use a replacement routing policy (every command but token and db)
           -h, --help        show help (also: onetap <command> --help)
           --version         print the version
 
@@ -38,8 +39,9 @@ enum Help {
         -- ends the options; an operand that reads as a negative number (-8994014) is a value.
         A single - operand reads one input per line from standard input.
 
-        EXIT STATUS: 0 ok; 1 a check failed; 64 usage error; 65 bad input data;
-                     66 input file unreadable; 74 output write error.
+        EXIT STATUS: 0 ok; 1 a check failed (db: the server refused); 64 usage error;
+                     65 bad input data; 66 input file unreadable; 69 a server that cannot be
+                     reached (db); 74 output write error.
         """
 
     static func text(for command: String) -> String? {
@@ -55,6 +57,7 @@ enum Help {
         case "sms": sms
         case "gate": gate
         case "merge": merge
+        case "db": db
         default: nil
         }
     }
@@ -222,6 +225,31 @@ enum Help {
                      66 a file is unreadable.
 
         EXAMPLE: onetap merge --guest guest.json --account account.json --json
+        """
+
+    static let db = """
+        USAGE: onetap db migrate --url URL [--schema NAME] [--json]
+
+        Applies the migrations a PostgreSQL schema for OneTap's stores is missing (what
+        PostgresStores.open does when a server starts), so an operator can migrate before a deploy.
+        Safe to run at any time and from several places at once: the migrations run in one
+        transaction under an advisory lock, a schema that is current is left alone, and a failed
+        step changes nothing. The schema and its tables are created when missing (the role needs
+        CREATE on the database then).
+
+        URL is a libpq URI or connection string: postgresql://user@db.internal:5432/onetap,
+        postgresql:///onetap?host=/var/run/postgresql, "host=/tmp dbname=onetap". Its password is
+        never printed; it can also come from PGPASSWORD or ~/.pgpass, which keeps it off the command
+        line. --schema names the schema (default onetap: lowercase letters, digits and _).
+
+        Prints "migrated schema onetap to version 5 (applied: 3, 4, 5)" or "schema onetap is at
+        version 5 (nothing to apply)". JSON fields: schema, version, applied.
+
+        EXIT STATUS: 0 migrated or already current; 1 the server refused (a schema a newer OneTap
+        migrated, a missing privilege, a failed step: nothing was changed); 64 usage error (an
+        invalid URL or schema name); 69 the server cannot be reached.
+
+        EXAMPLE: onetap db migrate --url postgresql://onetap@db.internal/onetap --schema onetap
         """
 
     static let token = """

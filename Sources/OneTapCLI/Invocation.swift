@@ -179,4 +179,6 @@ package enum Invocation: Hashable, Sendable {
     case gate(GateOptions)
     /// `onetap merge`.
     case merge(MergeOptions)
+    /// `onetap db`.
+    case db(DBOptions)
 }

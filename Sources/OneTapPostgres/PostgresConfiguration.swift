@@ -153,6 +153,17 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         Secret.scrub(text, of: rawSecrets(text).map { Secret($0) })
     }
 
+    /// Text with whatever looks like a password in any of `inputs` (a URI's user information, a
+    /// `password=` parameter, as written and percent-decoded) replaced by `<redacted>`: for messages that
+    /// may quote a command line holding a URL (`onetap db migrate`), before any URL on it was read.
+    /// - Parameters:
+    ///   - text: The message.
+    ///   - inputs: The inputs it may quote.
+    /// - Returns: The message, redacted.
+    package static func redactingPasswords(in text: String, foundIn inputs: [String]) -> String {
+        Secret.scrub(text, of: inputs.flatMap(rawSecrets).map { Secret($0) })
+    }
+
     /// What looks like a password in a URI's user information or `password=` parameters, as written and
     /// percent-decoded.
     static func rawSecrets(_ text: String) -> [String] {

@@ -20,17 +20,21 @@ package struct PostgresMigration: Sendable {
     }
 }
 
-/// OneTap's schema, step by step. Stores to come (login sessions, SMS codes, guests) add their tables as
-/// further steps here, in the same schema, behind the same pool and runner.
+/// OneTap's schema, step by step. Stores to come add their tables as further steps here, in the same
+/// schema, behind the same pool and runner.
 ///
 /// | version | name | adds |
 /// |---|---|---|
 /// | 1 | tokens | `tokens` (one row per account, the due index `tokens_due`), the `token_versions` sequence |
 /// | 2 | refresh leases | `refresh_leases` (one row per account being refreshed, with its expiry) |
+/// | 3 | login sessions | `login_sessions` (one row per session: id, version, expiry, the session's JSON; the index `login_sessions_expiry`) |
+/// | 4 | sms | `sms_counters` (a counter's events) and `sms_codes` (a number's code record as JSON), each with its keep-until index |
+/// | 5 | exchange ledger | `exchange_ledger` (one row per exchanged token's SHA-256; the indexes `exchange_ledger_forget` and `exchange_ledger_unknown`) |
 ///
-/// Account ids are `text COLLATE "C"`, so they compare and sort by their UTF-8 bytes, as `AccountID`
-/// does. Tokens are `bytea`; times are milliseconds since 1970 (`bigint`), the precision `AccessToken`
-/// keeps, except a lease's expiry, a `timestamptz` on the database's clock.
+/// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
+/// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`; token times are milliseconds since 1970
+/// (`bigint`), the precision `AccessToken` keeps. Every other time is a `timestamptz` (to the
+/// microsecond): a lease's expiry on the database's clock, the rest on the caller's clock.
 package enum PostgresMigrations {
     /// Every step, in order.
     package static let all: [PostgresMigration] = [
@@ -62,6 +66,55 @@ package enum PostgresMigrations {
                 )
                 """,
                 "CREATE INDEX refresh_leases_expiry ON \(schema).refresh_leases (expires_at)",
+            ]
+        },
+        PostgresMigration(version: 3, name: "login sessions") { schema in
+            [
+                """
+                CREATE TABLE \(schema).login_sessions (
+                    id text COLLATE "C" PRIMARY KEY,
+                    version bigint NOT NULL CHECK (version > 0),
+                    expires_at timestamptz NOT NULL,
+                    session text NOT NULL
+                )
+                """,
+                "CREATE INDEX login_sessions_expiry ON \(schema).login_sessions (expires_at)",
+            ]
+        },
+        PostgresMigration(version: 4, name: "sms") { schema in
+            [
+                """
+                CREATE TABLE \(schema).sms_counters (
+                    counter text COLLATE "C" PRIMARY KEY,
+                    events timestamptz[] NOT NULL,
+                    keep_until timestamptz NOT NULL
+                )
+                """,
+                "CREATE INDEX sms_counters_keep_until ON \(schema).sms_counters (keep_until)",
+                """
+                CREATE TABLE \(schema).sms_codes (
+                    number text COLLATE "C" PRIMARY KEY,
+                    record text NOT NULL,
+                    keep_until timestamptz NOT NULL
+                )
+                """,
+                "CREATE INDEX sms_codes_keep_until ON \(schema).sms_codes (keep_until)",
+            ]
+        },
+        PostgresMigration(version: 5, name: "exchange ledger") { schema in
+            [
+                """
+                CREATE TABLE \(schema).exchange_ledger (
+                    token bytea PRIMARY KEY CHECK (length(token) = 32),
+                    state text NOT NULL,
+                    code text,
+                    claimed_at timestamptz NOT NULL,
+                    settled_at timestamptz NOT NULL,
+                    forget_at timestamptz NOT NULL
+                )
+                """,
+                "CREATE INDEX exchange_ledger_forget ON \(schema).exchange_ledger (forget_at)",
+                "CREATE INDEX exchange_ledger_unknown ON \(schema).exchange_ledger (settled_at) WHERE state = 'unknown'",
             ]
         },
     ]

@@ -15,9 +15,15 @@ import OneTap
 /// await stores.close()
 /// ```
 ///
+/// ```swift
+/// let logins = LoginServer(store: stores.loginSessionStore(), exchange: ExchangeGuard(provider: MyExchange(), ledger: stores.exchangeLedger()),
+///                          sms: SMSCodeService(key: smsKey, sender: MyGateway(), store: stores.smsStore()))
+/// ```
+///
 /// Opening migrates the schema (``migrate()``). Every store made here shares the pool. While the
-/// database is down, store calls fail with `TokenStoreError` kind `io` (a vault answers `store-failed`);
-/// the pool reconnects by itself once the server is back.
+/// database is down, store calls fail with their store's error of kind `io` (`TokenStoreError`,
+/// `LoginSessionStoreError`, `SMSStoreError`, `ExchangeLedgerError`; a vault answers `store-failed`, an
+/// exchange guard does not exchange); the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
     /// The server, schema, pool size and time limits.
     public let configuration: PostgresConfiguration
@@ -79,21 +85,89 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout)
     }
 
-    /// Removes rows whose time has passed, so tables do not grow without bound: for now, refresh leases
-    /// left by instances that stopped mid-refresh (a finished refresh deletes its own). Run it now and
-    /// then (hourly is plenty), from any one instance or all.
+    /// A login-session store over the pool, for ``LoginServer``: every instance that opens the same
+    /// schema shares its sessions.
+    /// - Returns: The store.
+    public func loginSessionStore() -> PostgresLoginSessionStore {
+        PostgresLoginSessionStore(pool: pool)
+    }
+
+    /// An SMS store over the pool, for ``SMSCodeService``: every instance that opens the same schema
+    /// counts against the same limits.
+    /// - Parameter attempts: How many runs an update gets when the database reports a deadlock or a
+    ///   serialization failure (at least 1); 4.
+    /// - Returns: The store.
+    public func smsStore(attempts: Int = 4) -> PostgresSMSStore {
+        PostgresSMSStore(pool: pool, attempts: attempts)
+    }
+
+    /// An exchange ledger over the pool, for ``ExchangeGuard``: a token is exchanged once across every
+    /// instance that opens the same schema.
+    /// - Parameter retention: How long a token is remembered after its claim; one day, as
+    ///   ``InMemoryExchangeLedger`` (no one-tap token lives that long).
+    /// - Returns: The ledger.
+    public func exchangeLedger(retention: Duration = .seconds(86_400)) -> PostgresExchangeLedger {
+        PostgresExchangeLedger(pool: pool, retention: retention)
+    }
+
+    /// Removes rows whose time has passed, so tables do not grow without bound. Run it now and then
+    /// (hourly is plenty), from any one instance or all; concurrent runs skip the rows another holds.
     ///
-    /// A row goes when its expiry is before both `instant` and the database's `now()`, so a lease that
-    /// is still live on the database's clock is never removed, whatever `instant` is.
+    /// - refresh leases left by instances that stopped mid-refresh (a finished refresh deletes its own):
+    ///   expired before both `instant` and the database's `now()`, so a lease still live on the
+    ///   database's clock is never removed, whatever `instant` is;
+    /// - login sessions that expired before `instant`;
+    /// - SMS counters and code records kept only until before `instant`;
+    /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago).
+    ///
+    /// Each table is cleaned in batches of 10,000 rows, one statement each, so no statement holds many
+    /// rows at once; what a batch removed stays removed if a later one fails.
     /// - Parameter instant: The cut-off; usually the injected clock's now.
     /// - Returns: How many rows of each kind were removed.
-    /// - Throws: ``PostgresError`` from the pool or the statement.
+    /// - Throws: ``PostgresError`` from the pool or a statement.
     @discardableResult
     public func removeExpiredRows(before instant: Date) async throws -> PostgresCleanupReport {
-        let leases = "\(PostgresIdentifier.quoted(configuration.schema)).refresh_leases"
-        let rows = try await pool.execute("DELETE FROM \(leases) WHERE expires_at < LEAST($1, now())", [.timestamp(instant)])
-        return PostgresCleanupReport(refreshLeases: rows.affected)
+        let schema = PostgresIdentifier.quoted(configuration.schema)
+        let leases = "\(schema).refresh_leases"
+        let ledger = "\(schema).exchange_ledger"
+        let batch = Self.cleanupBatch
+        func drain(_ step: () async throws -> Int) async throws -> Int {
+            var total = 0
+            while true {
+                let removed = try await step()
+                total += removed
+                if removed < batch { return total }
+            }
+        }
+        let refreshLeases = try await drain {
+            try await pool.execute(
+                "DELETE FROM \(leases) WHERE account IN (SELECT account FROM \(leases) WHERE expires_at < LEAST($1, now()) LIMIT $2 FOR UPDATE SKIP LOCKED)",
+                [.timestamp(instant), .int64(Int64(batch))]
+            ).affected
+        }
+        let sessions = loginSessionStore()
+        let loginSessions = try await drain { try await sessions.removeExpiredRows(before: instant, limit: batch) }
+        let sms = smsStore()
+        var smsCounters = 0
+        var smsCodes = 0
+        _ = try await drain {
+            let (counters, codes) = try await sms.removeExpiredRows(before: instant, limit: batch)
+            smsCounters += counters
+            smsCodes += codes
+            return counters + codes
+        }
+        let exchanges = try await drain {
+            try await pool.execute(
+                "DELETE FROM \(ledger) WHERE token IN (SELECT token FROM \(ledger) WHERE forget_at < $1 ORDER BY forget_at LIMIT $2 FOR UPDATE SKIP LOCKED)",
+                [.timestamp(instant), .int64(Int64(batch))]
+            ).affected
+        }
+        return PostgresCleanupReport(
+            refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, exchangeLedgerRows: exchanges)
     }
+
+    /// The most rows one cleanup statement removes.
+    static let cleanupBatch = 10_000
 
     /// Closes the pool's connections; later calls fail with `closed`.
     public func close() async {

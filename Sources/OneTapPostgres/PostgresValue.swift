@@ -19,6 +19,12 @@ package enum PostgresValue: Sendable, Hashable {
     case bool(Bool)
     /// `timestamptz`, to the microsecond.
     case timestamp(Date)
+    /// `text[]`: a one-dimensional array without `NULL` elements.
+    case textArray([String])
+    /// `bigint[]`: a one-dimensional array without `NULL` elements.
+    case int64Array([Int64])
+    /// `timestamptz[]`, each to the microsecond: a one-dimensional array without `NULL` elements.
+    case timestampArray([Date])
 
     /// The value as an integer, or nil.
     package var int64: Int64? {
@@ -47,6 +53,12 @@ package enum PostgresValue: Sendable, Hashable {
     /// The value as an instant, or nil.
     package var timestamp: Date? {
         if case .timestamp(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as instants, or nil.
+    package var timestamps: [Date]? {
+        if case .timestampArray(let value) = self { return value }
         return nil
     }
 
@@ -88,6 +100,9 @@ enum PostgresBinary {
         static let varchar: UInt32 = 1043
         static let timestamp: UInt32 = 1114
         static let timestamptz: UInt32 = 1184
+        static let textArray: UInt32 = 1009
+        static let int8Array: UInt32 = 1016
+        static let timestamptzArray: UInt32 = 1185
         static let void: UInt32 = 2278
     }
 
@@ -104,7 +119,45 @@ enum PostgresBinary {
         case .bool(let flag): (OID.bool, [flag ? 1 : 0])
         case .timestamp(let date):
             (OID.timestamptz, bigEndian(microseconds(date) - epochOffsetMicroseconds))
+        case .textArray(let texts):
+            (OID.textArray, array(of: OID.text, texts.map { Array($0.utf8) }))
+        case .int64Array(let numbers):
+            (OID.int8Array, array(of: OID.int8, numbers.map(bigEndian)))
+        case .timestampArray(let dates):
+            (OID.timestamptzArray, array(of: OID.timestamptz, dates.map { bigEndian(microseconds($0) - epochOffsetMicroseconds) }))
         }
+    }
+
+    /// The binary form of a one-dimensional array (`array_send`): dimensions, a no-nulls flag, the
+    /// element type, the length and lower bound (1), then each element as its length and bytes. An empty
+    /// array has no dimension.
+    private static func array(of element: UInt32, _ items: [[UInt8]]) -> [UInt8] {
+        var bytes = bigEndian(Int32(items.isEmpty ? 0 : 1)) + bigEndian(Int32(0)) + bigEndian(Int32(bitPattern: element))
+        if !items.isEmpty { bytes += bigEndian(Int32(items.count)) + bigEndian(Int32(1)) }
+        for item in items { bytes += bigEndian(Int32(item.count)) + item }
+        return bytes
+    }
+
+    /// The elements of a one-dimensional array of `element` in binary form, or nil for another shape,
+    /// element type or a `NULL` element.
+    private static func elements(_ bytes: UnsafeRawBufferPointer, of element: UInt32) -> [UnsafeRawBufferPointer]? {
+        var offset = 0
+        func int32() -> Int32? {
+            guard offset + 4 <= bytes.count else { return nil }
+            defer { offset += 4 }
+            return bytes[offset..<offset + 4].reduce(Int32(0)) { $0 << 8 | Int32($1) }
+        }
+        guard let dimensions = int32(), let _ = int32(), let type = int32(), UInt32(bitPattern: type) == element else { return nil }
+        if dimensions == 0 { return offset == bytes.count ? [] : nil }
+        guard dimensions == 1, let count = int32(), count >= 0, let _ = int32() else { return nil }
+        var items: [UnsafeRawBufferPointer] = []
+        items.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let length = int32(), length >= 0, offset + Int(length) <= bytes.count else { return nil }
+            items.append(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)]))
+            offset += Int(length)
+        }
+        return offset == bytes.count ? items : nil
     }
 
     /// A result cell's value, or nil when the type is not one OneTap reads.
@@ -128,6 +181,28 @@ enum PostgresBinary {
             return .bool(bytes[0] != 0)
         case OID.void:
             return .null
+        case OID.textArray:
+            guard let items = elements(bytes, of: OID.text) else { return nil }
+            var texts: [String] = []
+            for item in items {
+                guard let text = String(validating: item, as: UTF8.self) else { return nil }
+                texts.append(text)
+            }
+            return .textArray(texts)
+        case OID.int8Array, OID.timestamptzArray:
+            let timestamps = type == OID.timestamptzArray
+            guard let items = elements(bytes, of: timestamps ? OID.timestamptz : OID.int8) else { return nil }
+            var numbers: [Int64] = []
+            numbers.reserveCapacity(items.count)
+            for item in items {
+                guard item.count == 8 else { return nil }
+                let number = item.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+                guard timestamps else { numbers.append(number); continue }
+                let (sum, overflow) = number.addingReportingOverflow(epochOffsetMicroseconds)
+                guard !overflow else { return nil }
+                numbers.append(sum)
+            }
+            return timestamps ? .timestampArray(numbers.map { Date(timeIntervalSince1970: Double($0) / 1e6) }) : .int64Array(numbers)
         default:
             return nil
         }
@@ -135,6 +210,10 @@ enum PostgresBinary {
 
     private static func bigEndian(_ number: Int64) -> [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: number >> (56 - 8 * $0)) }
+    }
+
+    private static func bigEndian(_ number: Int32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: number >> (24 - 8 * $0)) }
     }
 
     /// A date as whole microseconds since 1970, clamped to what PostgreSQL can hold.

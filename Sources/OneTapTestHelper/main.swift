@@ -19,6 +19,19 @@
 //   OneTapTestHelper postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS
 //     Takes ACCOUNT's refresh lease (lasting LEASE-MS, renewed while it runs), prints "holding" and
 //     waits forever (the test kills it, leaving the lease behind).
+//
+//   OneTapTestHelper postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT
+//     Opens a PostgresSMSStore and an SMSCodeService on the policy in POLICY-FILE (CSV), prints "ready",
+//     waits for a line on standard input, then sends COUNT codes at once from IP, to FIRST-NUMBER,
+//     FIRST-NUMBER + 1, …, and prints "sent N" (N the sends admitted).
+//
+//   OneTapTestHelper postgres-session-start URL SCHEMA
+//     Starts a login (LoginServer.start) for a China Mobile device over a PostgresLoginSessionStore and
+//     prints "ID VERSION".
+//
+//   OneTapTestHelper postgres-session-report URL SCHEMA ID VERSION FLOW CODE
+//     Prints "ready", waits for a line on standard input, then reports CODE for FLOW to session ID at
+//     VERSION (LoginServer.report) and prints "accepted VERSION STAGE" or "rejected KIND".
 
 import Foundation
 import OneTap
@@ -41,6 +54,17 @@ struct CountingRefresher: TokenRefresher {
 func fail(_ message: String, _ status: Int32) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
     exit(status)
+}
+
+/// Says "ready" and waits for the test's go (a line on standard input), so that processes start at once.
+func waitForGo() {
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = readLine()
+}
+
+/// An SMS gateway that sends nothing.
+struct SilentSender: SMSSender {
+    func send(_ message: SMSMessage) async throws {}
 }
 
 /// Runs the vault, does `work`, shuts the vault down gracefully and waits for it.
@@ -117,10 +141,54 @@ do {
             FileHandle.standardOutput.write(Data("holding\n".utf8))
             try await Task.sleep(for: .seconds(3600))
         }
+    case "postgres-sms-send" where arguments.count == 8:
+        guard let first = UInt64(arguments[6]), let count = Int(arguments[7]) else { fail("FIRST-NUMBER and COUNT must be numbers", 64) }
+        let policy = try SMSPolicy(csv: try String(contentsOfFile: arguments[4], encoding: .utf8), file: arguments[4])
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 4))
+        let service = SMSCodeService(
+            key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), rules: SMSCodeRules(policy: policy), events: DiscardingEventSink())
+        let context = SMSContext(ip: try IPAddress(arguments[5]))
+        waitForGo()
+        let now = Date()
+        let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    if case .sent = try await service.send(to: try PhoneNumber(value: first + UInt64(index)), context: context, at: now) { return true }
+                    return false
+                }
+            }
+            var sent = 0
+            for try await admitted in group where admitted { sent += 1 }
+            return sent
+        }
+        print("sent \(sent)")
+        await stores.close()
+    case "postgres-session-start" where arguments.count == 4:
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
+        let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
+        let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")))
+        print("\(started.session.id) \(started.session.version)")
+        await stores.close()
+    case "postgres-session-report" where arguments.count == 8:
+        guard let version = Int(arguments[5]), let flow = LoginFlow(rawValue: arguments[6]) else { fail("VERSION must be a number and FLOW a flow", 64) }
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
+        let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
+        let id = try LoginSessionID(arguments[4])
+        let code = try ResultCode(arguments[7])
+        waitForGo()
+        do {
+            let next = try await server.report(.result(flow, code: code), to: id, version: version)
+            print("accepted \(next.session.version) \(next.session.stage)")
+        } catch let rejection as LoginRejection {
+            print("rejected \(rejection.kind)")
+        }
+        await stores.close()
     default:
         fail(
             "usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT"
-                + " | postgres-refresh-due URL SCHEMA COUNTER-FILE | postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS", 64)
+                + " | postgres-refresh-due URL SCHEMA COUNTER-FILE | postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS"
+                + " | postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT | postgres-session-start URL SCHEMA"
+                + " | postgres-session-report URL SCHEMA ID VERSION FLOW CODE", 64)
     }
     exit(0)
 } catch {

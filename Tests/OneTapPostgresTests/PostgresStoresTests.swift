@@ -1,6 +1,7 @@
 import Foundation
 import OneTap
 @testable import OneTapPostgres
+import OneTapTesting
 import Testing
 
 @Suite struct PostgresStoresTests {
@@ -14,11 +15,50 @@ import Testing
             }
             let report = try await stores.removeExpiredRows(before: Date().addingTimeInterval(86_400))
             #expect(report == PostgresCleanupReport(refreshLeases: 2))
-            #expect(report.description == "removed 2 expired refresh leases")
+            #expect(report.description == "removed 2 expired refresh leases, 0 login sessions, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows")
             let left = try await stores.pool.execute("SELECT account FROM \(leases) ORDER BY account")
             #expect(left.rows.compactMap { $0.first?.text } == ["later", "live"])
             let early = try await stores.removeExpiredRows(before: Date(timeIntervalSince1970: 0))
-            #expect(early.refreshLeases == 0 && early.description == "removed 0 expired refresh leases")
+            #expect(early.refreshLeases == 0 && early.description.hasPrefix("removed 0 expired refresh leases, "))
+        }
+    }
+
+    /// Every store's rows go once their time has passed (on the caller's clock), and no others: login
+    /// sessions by their expiry, SMS counters and records by their keep-until, ledger rows past the
+    /// retention; more rows than one batch are all removed.
+    @Test func removeExpiredRowsCleansEveryStoresTable() async throws {
+        try await TestDatabase.withStores { stores in
+            let now = Date(timeIntervalSince1970: 1_796_083_200)
+            let machine = LoginSessionMachine()
+            let sessions = stores.loginSessionStore()
+            let lifetime = machine.sessionLifetime.seconds
+            for offset in [-7200.0, -1, 1, 7200] {
+                try await sessions.create(machine.start(DeviceSnapshot(sim: .absent), at: now.addingTimeInterval(offset - lifetime)).session)
+            }
+            let sms = stores.smsStore()
+            let service = SMSCodeService(key: ServerKey.random(), sender: ScriptedSMSSender(), store: sms, events: DiscardingEventSink())
+            for index in 0..<3 {
+                _ = try await service.send(to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(), at: now.addingTimeInterval(-3 * 86_400))
+            }
+            _ = try await service.send(to: try PhoneNumber("13900139000"), context: SMSContext(), at: now)
+            let ledger = stores.exchangeLedger(retention: .seconds(3600))
+            _ = try await ledger.claim(SHA256.hash(Array("old".utf8)), at: now.addingTimeInterval(-3601))
+            _ = try await ledger.claim(SHA256.hash(Array("new".utf8)), at: now.addingTimeInterval(-3599))
+            // More expired sessions than one batch holds.
+            let table = "\"\(stores.configuration.schema)\".login_sessions"
+            try await stores.pool.execute(
+                "INSERT INTO \(table) SELECT 'bulk-' || n, 1, $1, '{}' FROM generate_series(1, $2) AS n",
+                [.timestamp(now.addingTimeInterval(-60)), .int64(Int64(PostgresStores.cleanupBatch + 5))])
+
+            let report = try await stores.removeExpiredRows(before: now)
+            #expect(report == PostgresCleanupReport(
+                refreshLeases: 0, loginSessions: 2 + PostgresStores.cleanupBatch + 5, smsCounters: 3, smsCodes: 3, exchangeLedgerRows: 1))
+            let kept = try await stores.pool.execute("SELECT count(*) FROM \(table)")
+            #expect(kept.first == [.int64(2)])
+            #expect(try await ledger.claim(SHA256.hash(Array("new".utf8)), at: now) == .pending)
+            #expect(try await ledger.claim(SHA256.hash(Array("old".utf8)), at: now) == nil)
+            let again = try await stores.removeExpiredRows(before: now)
+            #expect(again == PostgresCleanupReport(refreshLeases: 0))
         }
     }
 
@@ -26,11 +66,17 @@ import Testing
         let configuration = try PostgresConfiguration(url: "postgres://api:hunter2@db.example/tokens", schema: "tenant_a")
         let stores = PostgresStores(configuration: configuration)
         let store = stores.tokenStore(leaseDuration: .seconds(45), lockTimeout: .seconds(10))
-        for text in [stores.description, store.description, stores.pool.description] {
+        let sessions = stores.loginSessionStore()
+        let sms = stores.smsStore(attempts: 0)
+        let ledger = stores.exchangeLedger(retention: .seconds(3600))
+        for text in [stores.description, store.description, stores.pool.description, sessions.description, sms.description, ledger.description] {
             #expect(text.contains("host=db.example") && text.contains("password=<redacted>") && !text.contains("hunter2"), "\(text)")
         }
         #expect(store.description.hasPrefix("PostgresTokenStore(schema tenant_a, lease 45.0 s, lock timeout 10.0 s, PostgresPool("))
-        #expect(store.schema == "tenant_a")
+        #expect(store.schema == "tenant_a" && sessions.schema == "tenant_a" && sms.schema == "tenant_a" && ledger.schema == "tenant_a")
+        #expect(sessions.description.hasPrefix("PostgresLoginSessionStore(schema tenant_a, PostgresPool("))
+        #expect(sms.description.hasPrefix("PostgresSMSStore(schema tenant_a, 1 attempts, PostgresPool(") && sms.attempts == 1)
+        #expect(ledger.description.hasPrefix("PostgresExchangeLedger(schema tenant_a, retention 3600.0 s, PostgresPool(") && ledger.retention == .seconds(3600))
         #expect(stores.tokenStore(leaseDuration: .milliseconds(1)).leaseDuration == .milliseconds(100))
         await stores.close()
     }

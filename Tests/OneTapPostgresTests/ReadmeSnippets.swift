@@ -9,15 +9,30 @@ struct MyTianyiRefresher: TokenRefresher {
     }
 }
 
+struct MyCarrierExchange: TokenExchangeProvider {
+    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        ExchangeResponse(code: "0", phoneNumber: try PhoneNumber("13800138000"))
+    }
+}
+
+struct AliyunSMS: SMSSender {
+    func send(_ message: SMSMessage) async throws {}
+}
+
 func postgresReadmeSnippet() async throws {
     // README: postgres
     let stores = try await PostgresStores.open(
         try PostgresConfiguration(url: "postgres://onetap:secret@db.internal:5432/onetap", poolSize: 8))
+    let key = try ServerKey(base64: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEY"] ?? ""))
     let vault = TokenVault(store: stores.tokenStore(), refresher: MyTianyiRefresher())
+    let logins = LoginServer(
+        store: stores.loginSessionStore(),
+        exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: stores.exchangeLedger()),
+        sms: SMSCodeService(key: key, sender: AliyunSMS(), store: stores.smsStore()))
     // hourly, from any instance:
     _ = try await stores.removeExpiredRows(before: Date())
     // at shutdown:
     await stores.close()
     // README: end
-    _ = vault
+    _ = (vault, logins)
 }

@@ -8,7 +8,9 @@ import Foundation
 /// every login and every server instance that shares the ledger. Tokens are kept only as SHA-256
 /// digests, never as themselves.
 ///
-/// OneTap ships ``InMemoryExchangeLedger`` (one process); several instances share one in a database.
+/// OneTap ships ``InMemoryExchangeLedger`` (one process); several instances share one in a database
+/// (`PostgresExchangeLedger` in `OneTapPostgres`). An adapter for another database proves itself with
+/// `ExchangeLedgerConformance` from `OneTapTesting`.
 public protocol ExchangeLedger: Sendable {
     /// Claims a token for an exchange, atomically.
     /// - Parameters:
@@ -16,7 +18,8 @@ public protocol ExchangeLedger: Sendable {
     ///   - now: The time.
     /// - Returns: Nil when the token was never claimed (it is now, as `pending`), else what the ledger
     ///   holds for it.
-    /// - Throws: When the ledger cannot be read or written; the token is then not exchanged.
+    /// - Throws: When the ledger cannot be read or written (a database ledger throws
+    ///   ``ExchangeLedgerError``); the token is then not exchanged.
     func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState?
 
     /// Records how a claimed token's exchange ended.
@@ -55,6 +58,42 @@ public enum ExchangeLedgerState: Hashable, Sendable, CustomStringConvertible {
         case .failed: "failed"
         }
     }
+}
+
+/// What a database-backed ``ExchangeLedger`` reports. New kinds may be added; match kinds with a
+/// `default` case.
+public struct ExchangeLedgerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"io"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// The ledger failed (a database that is down).
+        public static let io = Kind("io")
+        /// What the ledger holds for a token cannot be read back.
+        public static let corrupt = Kind("corrupt")
+        /// The ledger did not answer within its time limit.
+        public static let timeout = Kind("timeout")
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// An explanation, never a token or its digest.
+    public let message: String
+
+    /// Creates a ledger error (for ledger adapters outside OneTap).
+    /// - Parameters:
+    ///   - kind: What went wrong.
+    ///   - message: An explanation.
+    public init(_ kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `io: …`.
+    public var description: String { "\(kind): \(message)" }
 }
 
 /// An exchange ledger in this process's memory. It forgets a token a day after its claim (no one-tap

@@ -13,12 +13,18 @@ package struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     package static let success = ExitCode(rawValue: 0)
     /// A check ran and failed (`onetap check` found failing cases).
     package static let checkFailed = ExitCode(rawValue: 1)
+    /// A command ran and the service it works on refused it (`onetap db migrate`: the server answered
+    /// with an error; nothing was changed).
+    package static let failed = ExitCode(rawValue: 1)
     /// The command line is wrong (`EX_USAGE`).
     package static let usage = ExitCode(rawValue: 64)
     /// Input data is malformed (`EX_DATAERR`).
     package static let dataError = ExitCode(rawValue: 65)
     /// An input file cannot be opened or read (`EX_NOINPUT`).
     package static let noInput = ExitCode(rawValue: 66)
+    /// A service the command needs cannot be reached (`EX_UNAVAILABLE`): `onetap db` and a database that
+    /// is down.
+    package static let unavailable = ExitCode(rawValue: 69)
     /// Writing the output failed (`EX_IOERR`).
     package static let ioError = ExitCode(rawValue: 74)
 

@@ -69,6 +69,15 @@ enum TestDatabase {
         await dispose(stores)
     }
 
+    /// Stores over a fresh, migrated schema whose statements may run `statementTimeout` at most, and stores
+    /// over the same schema with the usual limits (to prepare rows and look at them, when the short limit
+    /// would fail under load). Dispose of the second; close the first.
+    static func timingOutStores(statementTimeout: Duration) async throws -> (short: PostgresStores, usual: PostgresStores) {
+        let usual = try await PostgresStores.open(try configuration(try await url()))
+        let short = PostgresStores(configuration: try configuration(try await url(), schema: usual.configuration.schema, statementTimeout: statementTimeout))
+        return (short, usual)
+    }
+
     /// Drops the stores' schema (best effort: a test that stopped its server has nothing to drop) and
     /// closes the pool.
     static func dispose(_ stores: PostgresStores) async {

@@ -1,0 +1,196 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// Login sessions in PostgreSQL, shared by every server instance: what ``LoginServer`` keeps between a
+/// login's requests. Make one with ``PostgresStores/loginSessionStore()``.
+///
+/// - One row per session in `<schema>.login_sessions`: the id (`text COLLATE "C"`), the version, the
+///   expiry (`timestamptz`, indexed) and the session as its JSON (`LoginSession`'s `Codable` form, in a
+///   `text` column: readable as `session::json`, and never rejected for what a report's text holds, as
+///   `jsonb` would reject an escaped NUL).
+///   The JSON holds token digests only, never a token.
+/// - ``replace(_:expecting:)`` is one compare-and-swap statement (`UPDATE … WHERE id = $1 AND version =
+///   $2`), so of many instances racing one report exactly one wins; the others get `conflict`.
+/// - Every value is a bound parameter; only the validated, quoted schema name is part of the statement
+///   text. Errors never quote a session's contents.
+/// - A database that is down or unreachable, or a statement that outlives the statement timeout (a row
+///   held by a stuck transaction), fails the call with `io`, and nothing is written. When the connection
+///   breaks while a write is on its way, the write may or may not have been committed, but the stored
+///   session is always whole: the previous one or the new one.
+public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringConvertible {
+    /// The schema holding the table.
+    public var schema: String { pool.configuration.schema }
+
+    private let pool: PostgresPool
+    private let statements: Statements
+
+    /// The statement texts, made once from the quoted schema name.
+    private struct Statements: Sendable {
+        let create, load, replace, version, removeExpired: String
+
+        init(_ schema: String) {
+            let table = "\(schema).login_sessions"
+            create = "INSERT INTO \(table) (id, version, expires_at, session) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING version"
+            load = "SELECT version, session FROM \(table) WHERE id = $1"
+            replace = """
+                UPDATE \(table) SET version = $3, expires_at = $4, session = $5 WHERE id = $1 AND version = $2 AND $3 > $2 RETURNING version
+                """
+            version = "SELECT version FROM \(table) WHERE id = $1"
+            removeExpired = """
+                DELETE FROM \(table) WHERE id IN \
+                (SELECT id FROM \(table) WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                """
+        }
+    }
+
+    /// Creates a store over a pool whose schema is migrated.
+    /// - Parameter pool: The pool.
+    package init(pool: PostgresPool) {
+        self.pool = pool
+        statements = Statements(PostgresIdentifier.quoted(pool.configuration.schema))
+    }
+
+    /// `PostgresLoginSessionStore(schema onetap, PostgresPool(…))`.
+    public var description: String { "PostgresLoginSessionStore(schema \(schema), \(pool))" }
+
+    /// Stores a new session (``LoginSessionStore/create(_:)``).
+    /// - Parameter session: The session.
+    /// - Throws: ``LoginSessionStoreError`` of kind `duplicate` when its id is taken (the stored session
+    ///   is left as it is), or `io`.
+    public func create(_ session: LoginSession) async throws {
+        let json = try encode(session)
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(
+                statements.create, [.text(session.id.text), .int64(Int64(session.version)), .timestamp(session.expiresAt), .text(json)])
+        } catch {
+            throw failure(error, session: session.id, doing: "create the session", write: true)
+        }
+        guard rows.first != nil else {
+            throw LoginSessionStoreError(.duplicate, session: session.id, message: "a session with this id exists")
+        }
+    }
+
+    /// Reads a session (``LoginSessionStore/load(_:)``).
+    /// - Parameter id: The id.
+    /// - Returns: The session, or nil when none has the id.
+    /// - Throws: ``LoginSessionStoreError`` of kind `io`, or `corrupt` when the row is not a session OneTap
+    ///   wrote (it is left as it is).
+    public func load(_ id: LoginSessionID) async throws -> LoginSession? {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.load, [.text(id.text)])
+        } catch {
+            throw failure(error, session: id, doing: "read the session")
+        }
+        guard let row = rows.first else { return nil }
+        return try decode(row, id: id)
+    }
+
+    /// Replaces a session if it is still at `version` (``LoginSessionStore/replace(_:expecting:)``), in
+    /// one statement.
+    /// - Parameters:
+    ///   - session: The session after a report (its version greater than `version`).
+    ///   - version: The version the report was applied to.
+    /// - Throws: ``LoginSessionStoreError`` of kind `conflict` (another report won), `notFound`, or `io`;
+    ///   nothing is written then.
+    public func replace(_ session: LoginSession, expecting version: Int) async throws {
+        let json = try encode(session)
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(
+                statements.replace,
+                [.text(session.id.text), .int64(Int64(version)), .int64(Int64(session.version)), .timestamp(session.expiresAt), .text(json)])
+        } catch {
+            throw failure(error, session: session.id, doing: "replace the session", write: true)
+        }
+        guard rows.first == nil else { return }
+        let found: Int64?
+        do {
+            found = try await pool.execute(statements.version, [.text(session.id.text)]).first?.first?.int64
+        } catch {
+            throw failure(error, session: session.id, doing: "read the session's version after a refused replace (nothing was written)")
+        }
+        guard let found else {
+            throw LoginSessionStoreError(.notFound, session: session.id, message: "no session has this id")
+        }
+        throw LoginSessionStoreError(.conflict, session: session.id, message: "expected version \(version), found \(found)")
+    }
+
+    /// Removes sessions that expired before an instant (``LoginSessionStore/removeExpired(before:limit:)``),
+    /// soonest expired first, skipping rows another transaction holds.
+    /// - Parameters:
+    ///   - instant: The instant; a session expiring at it is kept.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    /// - Throws: ``LoginSessionStoreError`` of kind `io`.
+    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+        do {
+            return try await removeExpiredRows(before: instant, limit: limit)
+        } catch {
+            throw failure(error, session: nil, doing: "remove expired sessions")
+        }
+    }
+
+    /// ``removeExpired(before:limit:)`` failing with the database's own error (for
+    /// ``PostgresStores/removeExpiredRows(before:)``).
+    func removeExpiredRows(before instant: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await pool.execute(statements.removeExpired, [.timestamp(instant), .int64(Int64(limit))]).affected
+    }
+
+    // MARK: Helpers
+
+    private func encode(_ session: LoginSession) throws(LoginSessionStoreError) -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(session), as: UTF8.self)
+        } catch {
+            throw LoginSessionStoreError(.io, session: session.id, message: "cannot write the session as JSON; nothing was written")
+        }
+    }
+
+    private func decode(_ row: [PostgresValue], id: LoginSessionID) throws(LoginSessionStoreError) -> LoginSession {
+        func corrupt(_ reason: String) -> LoginSessionStoreError {
+            LoginSessionStoreError(.corrupt, session: id, message: "the row in \(schema).login_sessions is not a OneTap session (\(reason)); it was left as it is")
+        }
+        guard row.count == 2, let version = row[0].int64, let json = row[1].text else { throw corrupt("a column is missing") }
+        let session: LoginSession
+        do {
+            session = try JSONDecoder().decode(LoginSession.self, from: Data(json.utf8))
+        } catch let error as DecodingError {
+            throw corrupt("its JSON does not read as a session at \(Self.path(of: error))")
+        } catch {
+            throw corrupt("its JSON does not read as a session")
+        }
+        guard session.id == id else { throw corrupt("its JSON holds another session's id") }
+        guard Int64(session.version) == version else { throw corrupt("its JSON is at version \(session.version), its row at version \(version)") }
+        return session
+    }
+
+    /// Where a decoding error struck, as key names only (a message may quote the value).
+    private static func path(of error: DecodingError) -> String {
+        let context: DecodingError.Context? = switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context
+        @unknown default: nil
+        }
+        var keys = context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } ?? []
+        if case .keyNotFound(let key, _) = error { keys.append(key.stringValue) }
+        return keys.isEmpty ? "the top" : keys.joined(separator: ".")
+    }
+
+    /// The store error for a database failure.
+    private func failure(_ error: any Error, session: LoginSessionID?, doing: String, write: Bool = false) -> any Error {
+        if error is CancellationError || error is LoginSessionStoreError { return error }
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        if let error = error as? PostgresError, error.kind == .connectionLost || (error.kind == .timeout && error.sqlState == nil), write {
+            message += "; the write may or may not have been committed: the stored session is the previous one or this one, whole; load it again"
+        } else if write {
+            message += "; nothing was written"
+        }
+        return LoginSessionStoreError(.io, session: session, message: message)
+    }
+}

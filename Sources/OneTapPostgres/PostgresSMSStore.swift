@@ -1,0 +1,357 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// SMS counters and code records in PostgreSQL, shared by every server instance, so every instance
+/// counts against the same limits. Make one with ``PostgresStores/smsStore(attempts:)`` and give it to
+/// an ``SMSCodeService``.
+///
+/// - A counter is a row of `<schema>.sms_counters` (its id `sends:number:13800138000`, its events as a
+///   `timestamptz[]`, its keep-until); a number's code record is a row of `<schema>.sms_codes` (the
+///   digits, the ``SMSCodeRecord`` as JSON, which holds the code's HMAC and never the code, and its
+///   keep-until). Ids are `text COLLATE "C"`.
+/// - ``update(counters:code:at:_:)`` is one transaction: it takes a transaction-scoped advisory lock
+///   for each row it reads (a 64-bit hash of the schema and the row's id, all of them in one statement,
+///   in ascending order, so two updates never deadlock, and a row that does not exist yet is locked as
+///   surely as one that does), reads the rows, runs `body`, writes what changed in one statement
+///   (upserts, and deletes of counters left empty and of a record taken back; nothing when nothing
+///   changed), and commits. So an update
+///   is atomic against every other update that touches any of its rows, on any instance. Rows are read
+///   without `FOR UPDATE`: the advisory locks order the updates, and no placeholder row is ever made.
+/// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
+///   same rows can cause one) is retried, up to ``attempts`` runs in all: `body` may then run more than
+///   once, and only the last run is written.
+/// - What is kept only until before the update's `now` reads as absent, as in ``InMemorySMSStore``, and
+///   ``removeExpired(before:limit:)`` (or ``PostgresStores/removeExpiredRows(before:)``) deletes it.
+/// - A database that is down fails the update with ``SMSStoreError`` kind `io`; a statement held longer
+///   than the statement timeout (rows locked by a stuck transaction) with `timeout`. Either way the
+///   transaction is rolled back: nothing is half-written. Only when the connection breaks during the
+///   `COMMIT` itself may the update have been committed (whole), which the message says.
+public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
+    /// How many times an update runs at most when the database reports a deadlock or a serialization
+    /// failure.
+    public let attempts: Int
+    /// The schema holding the tables.
+    public var schema: String { pool.configuration.schema }
+
+    private let pool: PostgresPool
+    private let statements: Statements
+
+    /// The statement texts, made once from the quoted schema name.
+    private struct Statements: Sendable {
+        let counters, codes: String
+        let lock, read, removeCounters, removeCodes: String
+
+        init(_ schema: String) {
+            counters = "\(schema).sms_counters"
+            codes = "\(schema).sms_codes"
+            lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
+            read = """
+                SELECT counter, events, NULL::text AS record, keep_until FROM \(counters) WHERE counter = ANY($1::text[]) \
+                UNION ALL SELECT NULL, NULL, record, keep_until FROM \(codes) WHERE number = $2
+                """
+            removeCounters = """
+                DELETE FROM \(counters) WHERE counter IN \
+                (SELECT counter FROM \(counters) WHERE keep_until < $1 ORDER BY keep_until LIMIT $2 FOR UPDATE SKIP LOCKED)
+                """
+            removeCodes = """
+                DELETE FROM \(codes) WHERE number IN \
+                (SELECT number FROM \(codes) WHERE keep_until < $1 ORDER BY keep_until LIMIT $2 FOR UPDATE SKIP LOCKED)
+                """
+        }
+    }
+
+    /// Creates a store over a pool whose schema is migrated.
+    /// - Parameters:
+    ///   - pool: The pool.
+    ///   - attempts: How many runs an update gets when the database reports a deadlock or a
+    ///     serialization failure, at least 1.
+    package init(pool: PostgresPool, attempts: Int) {
+        self.pool = pool
+        self.attempts = max(1, attempts)
+        statements = Statements(PostgresIdentifier.quoted(pool.configuration.schema))
+    }
+
+    /// `PostgresSMSStore(schema onetap, 4 attempts, PostgresPool(…))`.
+    public var description: String { "PostgresSMSStore(schema \(schema), \(attempts) attempts, \(pool))" }
+
+    // MARK: The update
+
+    /// Reads the counters and the number's code record, runs `body`, and writes back what changed, in
+    /// one transaction (``SMSStore/update(counters:code:at:_:)``).
+    /// - Parameters:
+    ///   - counters: The counters to read (missing ones read as empty).
+    ///   - number: The number whose code record to read.
+    ///   - now: The time: rows kept only until before it read as absent.
+    ///   - body: The change; the state's `keepUntil` becomes the keep-until of every row written.
+    /// - Returns: What the last run of `body` returned.
+    /// - Throws: ``SMSStoreError`` of kind `io` (the database failed; nothing was written), `timeout`
+    ///   (the rows stayed locked past the statement timeout; nothing was written) or `corrupt` (a stored
+    ///   row is not one OneTap wrote; it is left as it is).
+    public func update<Result: Sendable>(
+        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+    ) async throws -> Result {
+        var seen = Set<String>()
+        let keys = counters.map(\.description).filter { seen.insert($0).inserted }
+        let locks = Self.lockKeys(schema: schema, counters: keys, number: number)
+        var attempt = 1
+        while true {
+            let phase = LockedValue(Phase.connecting)
+            do {
+                return try await pool.withConnection { connection in
+                    try await self.run(on: connection, counters: counters, keys: keys, locks: locks, number: number, at: now, phase: phase, body)
+                }
+            } catch let error as PostgresError where attempt < attempts && ["40001", "40P01"].contains(error.sqlState ?? "") {
+                attempt += 1
+            } catch {
+                throw failure(error, phase: phase.withLock { $0 }, number: number)
+            }
+        }
+    }
+
+    /// How far an update got, for its error message.
+    private enum Phase: Sendable {
+        case connecting, reading, writing, committing
+    }
+
+    /// One run of the transaction on one connection.
+    private func run<Result: Sendable>(
+        on connection: PostgresConnection, counters: [SMSPolicy.Counter], keys: [String], locks: [Int64], number: PhoneNumber, at now: Date,
+        phase: LockedValue<Phase>, _ body: @Sendable (inout SMSState) -> Result
+    ) async throws -> Result {
+        phase.withLock { $0 = .reading }
+        try await connection.execute("BEGIN")
+        do {
+            try await connection.execute(statements.lock, [.int64Array(locks)])
+            let rows = try await connection.execute(statements.read, [.textArray(keys), .text(number.digits)])
+            let stored = try read(rows, counters: counters, number: number, at: now)
+
+            var state = SMSState(events: stored.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
+            let result = body(&state)
+
+            let write = changes(from: stored, to: state, counters: counters)
+            if let write {
+                phase.withLock { $0 = .writing }
+                let (sql, parameters) = try write.statement(statements, number: number, keepUntil: state.keepUntil)
+                try await connection.execute(sql, parameters)
+            }
+            phase.withLock { $0 = .committing }
+            try await connection.execute("COMMIT")
+            return result
+        } catch {
+            if !connection.isBroken {
+                do { try await connection.execute("ROLLBACK") } catch { /* the connection broke; the server rolls back */ }
+            }
+            throw error
+        }
+    }
+
+    /// The rows as they are stored (whether or not they are still kept), and the state they read as.
+    private struct Stored {
+        /// Every stored counter asked for: its events and keep-until.
+        var counters: [String: (events: [Date], keepUntil: Date)] = [:]
+        /// The stored record row: its keep-until, and the record when it is still kept.
+        var code: (record: SMSCodeRecord?, keepUntil: Date)? = nil
+        /// What the update reads: the kept counters' events.
+        var events: [SMSPolicy.Counter: [Date]] = [:]
+        /// The kept record.
+        var record: SMSCodeRecord? = nil
+        /// The latest keep-until of what is read; the distant past when nothing is.
+        var keepUntil = Date.distantPast
+    }
+
+    private func read(_ rows: PostgresRows, counters: [SMSPolicy.Counter], number: PhoneNumber, at now: Date) throws(SMSStoreError) -> Stored {
+        var stored = Stored()
+        let asked = Dictionary(counters.map { ($0.description, $0) }, uniquingKeysWith: { first, _ in first })
+        for row in rows.rows {
+            guard row.count == 4, let keepUntil = row[3].timestamp else {
+                throw SMSStoreError(.corrupt, message: "a row of \(schema)'s SMS tables has no keep-until; it was left as it is")
+            }
+            if let counter = row[0].text {
+                guard let events = row[1].timestamps else {
+                    throw SMSStoreError(.corrupt, message: "a row of \(schema).sms_counters holds no events; it was left as it is")
+                }
+                stored.counters[counter] = (events, keepUntil)
+                if keepUntil >= now, let asked = asked[counter] {
+                    stored.events[asked] = events
+                    stored.keepUntil = max(stored.keepUntil, keepUntil)
+                }
+            } else {
+                guard keepUntil >= now else {
+                    stored.code = (nil, keepUntil)  // expired: read as absent, never decoded
+                    continue
+                }
+                guard let json = row[2].text, let record = try? JSONDecoder().decode(SMSCodeRecord.self, from: Data(json.utf8)), record.number == number else {
+                    throw SMSStoreError(
+                        .corrupt, message: "the code record of \(number.masked) in \(schema).sms_codes is not one OneTap wrote; it was left as it is")
+                }
+                stored.code = (record, keepUntil)
+                stored.record = record
+                stored.keepUntil = max(stored.keepUntil, keepUntil)
+            }
+        }
+        return stored
+    }
+
+    /// What to write: nil when nothing changed.
+    private struct Write {
+        var deleteCounters: [String] = []
+        var putCounters: [String] = []
+        var events: [Date] = []
+        var bounds: [(first: Int64, last: Int64)] = []
+        var deleteCode = false
+        var putCode: SMSCodeRecord? = nil
+
+        /// The one statement that writes it all: each part it needs (deleting counters, deleting the
+        /// record, upserting the record, upserting counters) as a data-modifying `WITH` part, the last as
+        /// the statement itself. The text is made of the store's fixed fragments only; every value is a
+        /// parameter. A counter's events are a slice of one `timestamptz[]` of all of them.
+        func statement(_ statements: Statements, number: PhoneNumber, keepUntil: Date) throws(SMSStoreError) -> (String, [PostgresValue]) {
+            var parameters: [PostgresValue] = []
+            func bind(_ value: PostgresValue) -> String {
+                parameters.append(value)
+                return "$\(parameters.count)"
+            }
+            var parts: [String] = []
+            if !deleteCounters.isEmpty {
+                parts.append("DELETE FROM \(statements.counters) WHERE counter = ANY(\(bind(.textArray(deleteCounters)))::text[])")
+            }
+            // The number and the keep-until are bound once, when a part first needs them.
+            var digitsPlaceholder: String? = nil
+            var keepPlaceholder: String? = nil
+            func digits() -> String {
+                if let digitsPlaceholder { return digitsPlaceholder }
+                let placeholder = bind(.text(number.digits))
+                digitsPlaceholder = placeholder
+                return placeholder
+            }
+            func keep() -> String {
+                if let keepPlaceholder { return keepPlaceholder }
+                let placeholder = bind(.timestamp(keepUntil))
+                keepPlaceholder = placeholder
+                return placeholder
+            }
+            if deleteCode {
+                parts.append("DELETE FROM \(statements.codes) WHERE number = \(digits())")
+            }
+            if let putCode {
+                let json: String
+                do {
+                    json = String(decoding: try JSONEncoder().encode(putCode), as: UTF8.self)
+                } catch {
+                    throw SMSStoreError(.io, message: "cannot write the code record of \(number.masked) as JSON; nothing was written")
+                }
+                parts.append("""
+                    INSERT INTO \(statements.codes) (number, record, keep_until) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \
+                    ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until = EXCLUDED.keep_until
+                    """)
+            }
+            if !putCounters.isEmpty {
+                let events = bind(.timestampArray(self.events))
+                parts.append("""
+                    INSERT INTO \(statements.counters) (counter, events, keep_until) \
+                    SELECT put.counter, (\(events)::timestamptz[])[put.first + 1 : put.last], \(keep()) \
+                    FROM unnest(\(bind(.textArray(putCounters)))::text[], \(bind(.int64Array(bounds.map(\.first))))::bigint[], \
+                    \(bind(.int64Array(bounds.map(\.last))))::bigint[]) AS put(counter, first, last) \
+                    ON CONFLICT (counter) DO UPDATE SET events = EXCLUDED.events, keep_until = EXCLUDED.keep_until
+                    """)
+            }
+            let main = parts.removeLast()
+            let with = parts.enumerated().map { "part\($0.offset) AS (\($0.element))" }
+            return ((with.isEmpty ? "" : "WITH " + with.joined(separator: ", ") + " ") + main, parameters)
+        }
+    }
+
+    private func changes(from stored: Stored, to state: SMSState, counters: [SMSPolicy.Counter]) -> Write? {
+        var write = Write()
+        var changed = false
+        var written = Set<String>()
+        for counter in counters {
+            let key = counter.description
+            guard written.insert(key).inserted else { continue }
+            let list = state.events[counter] ?? []
+            let old = stored.counters[key]
+            if list.isEmpty {
+                if old != nil {
+                    write.deleteCounters.append(key)
+                    changed = true
+                }
+            } else if old.map({ $0.events != list || $0.keepUntil != state.keepUntil }) ?? true {
+                let first = Int64(write.events.count)
+                write.events += list
+                write.putCounters.append(key)
+                write.bounds.append((first, Int64(write.events.count)))
+                changed = true
+            }
+        }
+        if let record = state.code {
+            if stored.code.map({ $0.record != record || $0.keepUntil != state.keepUntil }) ?? true {
+                write.putCode = record
+                changed = true
+            }
+        } else if stored.code != nil {
+            write.deleteCode = true
+            changed = true
+        }
+        return changed ? write : nil
+    }
+
+    /// The advisory-lock keys of an update's rows: the first 8 bytes of SHA-256(schema, table, id),
+    /// sorted and without repeats, so every update takes its locks in one order.
+    static func lockKeys(schema: String, counters: [String], number: PhoneNumber) -> [Int64] {
+        func key(_ kind: String, _ id: String) -> Int64 {
+            let digest = SHA256.hash(Array("onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)".utf8))
+            return Int64(bitPattern: digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        }
+        return Array(Set(counters.map { key("counter", $0) } + [key("code", number.digits)])).sorted()
+    }
+
+    // MARK: Cleaning up
+
+    /// Removes counters and code records kept only until before an instant
+    /// (``SMSStore/removeExpired(before:limit:)``), counters first, skipping rows an update holds.
+    /// - Parameters:
+    ///   - instant: The instant; a row kept until it stays.
+    ///   - limit: The most rows to remove, counters and records together.
+    /// - Returns: How many were removed.
+    /// - Throws: ``SMSStoreError`` of kind `io` (or `timeout`).
+    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+        do {
+            let (counters, codes) = try await removeExpiredRows(before: instant, limit: limit)
+            return counters + codes
+        } catch {
+            throw failure(error, phase: nil, number: nil)
+        }
+    }
+
+    /// ``removeExpired(before:limit:)`` counting each table apart and failing with the database's own
+    /// error (for ``PostgresStores/removeExpiredRows(before:)``).
+    func removeExpiredRows(before instant: Date, limit: Int) async throws -> (counters: Int, codes: Int) {
+        guard limit > 0 else { return (0, 0) }
+        let counters = try await pool.execute(statements.removeCounters, [.timestamp(instant), .int64(Int64(limit))]).affected
+        guard counters < limit else { return (counters, 0) }
+        let codes = try await pool.execute(statements.removeCodes, [.timestamp(instant), .int64(Int64(limit - counters))]).affected
+        return (counters, codes)
+    }
+
+    // MARK: Helpers
+
+    /// The store error for a database failure; the phase says whether a write was on its way.
+    private func failure(_ error: any Error, phase: Phase?, number: PhoneNumber?) -> any Error {
+        if error is CancellationError || error is SMSStoreError { return error }
+        let doing = number.map { "update the SMS counters and the code record of \($0.masked)" } ?? "remove expired SMS counters and code records"
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
+        if phase == .committing && lost {
+            message += "; the update may or may not have been committed (whole, if it was)"
+        } else if phase != nil {
+            message += "; nothing was written"
+        }
+        // A statement that ran out of time, not a connection that could not be had (the database is unreachable).
+        let timedOut = (error as? PostgresError)?.kind == .timeout && phase != .connecting
+        return SMSStoreError(timedOut ? .timeout : .io, message: message)
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import OneTapCLI
+import OneTapPostgres
+import OneTapPostgresTestSupport
+import Testing
+
+/// `onetap db` on the command line: what it parses to and how it refuses, without a server.
+@Suite struct DBCommandArgumentsTests {
+    @Test(arguments: [
+        (["db", "migrate", "--url", "postgresql:///onetap"], DBOptions(action: .migrate, url: "postgresql:///onetap")),
+        (["db", "migrate", "--url=host=/tmp dbname=x", "--schema", "tenant_a", "--json"],
+         DBOptions(action: .migrate, url: "host=/tmp dbname=x", schema: "tenant_a", json: true)),
+        (["--url", "postgresql://u@h/db", "db", "--json", "migrate"], DBOptions(action: .migrate, url: "postgresql://u@h/db", json: true)),
+    ])
+    func parses(arguments: [String], expected: DBOptions) throws {
+        #expect(try OneTapCommandLine.parse(arguments) == .db(expected))
+    }
+
+    /// What the command line parsed to shows the URL's password in no textual form.
+    @Test func optionsNeverShowThePassword() throws {
+        let invocation = try OneTapCommandLine.parse(["db", "migrate", "--url", "postgresql://api:hunter2-pw@db/onetap?sslpassword=k3y-pw"])
+        guard case .db(let options) = invocation else {
+            Issue.record("parsed to \(invocation)")
+            return
+        }
+        #expect(options.url.contains("hunter2-pw"))  // kept for connecting
+        for value in [invocation as Any, options] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for form in ["\(value)", String(reflecting: value), dumped] {
+                #expect(!form.contains("hunter2-pw") && !form.contains("k3y-pw"), "\(form)")
+            }
+        }
+        #expect(options.description == "DBOptions(migrate, url postgresql://api:<redacted>@db/onetap?sslpassword=<redacted>, schema onetap, json false)")
+    }
+
+    @Test func helpIsTheCommandsHelp() throws {
+        #expect(try OneTapCommandLine.parse(["db", "--help"]) == .help(command: "db"))
+        #expect(try OneTapCommandLine.parse(["help", "db"]) == .help(command: "db"))
+    }
+
+    @Test(arguments: [
+        (["db"], "onetap: error: db needs an action: onetap db migrate --url URL (see 'onetap db --help')"),
+        (["db", "drop", "--url", "postgresql:///x"], "onetap: error: unknown db action 'drop'; the actions are migrate (see 'onetap db --help')"),
+        (["db", "migrate"], "onetap: error: db migrate needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')"),
+        (["db", "migrate", "--url", "postgresql:///x", "--schema"], "onetap: error: option --schema needs a value (see 'onetap db --help')"),
+        (["db", "migrate", "--url", "postgresql:///x", "--data", "d"], "onetap: error: unknown option '--data'; this command takes --url, --schema, --json"),
+        // A password on the command line never comes back in a usage error, wherever it stood.
+        (["db", "migrate", "--url", "postgresql://api:hunter2-pw@h/db", "postgresql://api:hunter2-pw@h/db"],
+         "onetap: error: db migrate takes options only; unexpected 'postgresql://api:<redacted>@h/db'"),
+        (["postgresql://api:hunter2-pw@h/db"], "onetap: error: unknown command 'postgresql://api:<redacted>@h/db'"),
+        (["db", "migrate", "--url", "host=h password=hunter2-pw", "--url", "x"], "onetap: error: option --url is given twice"),
+        (["db", "migrate", "--url", "x", "--schema=x", "password=hunter2-pw"], "onetap: error: db migrate takes options only; unexpected 'password=<redacted>'"),
+    ])
+    func usageErrorsAreExit64AndNeverShowAPassword(arguments: [String], prefix: String) async {
+        let (code, io) = await runInProcess(arguments)
+        #expect(code == .usage)
+        #expect(io.output.isEmpty)
+        #expect(io.errors.count == 1 && io.errors[0].hasPrefix(prefix), "\(io.errors)")
+        #expect(io.errors.allSatisfy { !$0.contains("hunter2-pw") })
+    }
+}
+
+/// `onetap db migrate` end to end: the built binary against the tests' PostgreSQL server (skipped with
+/// the reason when there is none, failing instead under `ONETAP_REQUIRE_POSTGRES=1`).
+@Suite struct PostgresMigrateCommandTests {
+    /// A missing server under `ONETAP_REQUIRE_POSTGRES=1`.
+    struct Required: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "ONETAP_REQUIRE_POSTGRES=1 but no PostgreSQL server: \(reason)" }
+    }
+
+    /// The newest schema version this OneTap knows.
+    static let newest = PostgresMigrations.all.count
+
+    func url() async throws -> String {
+        do {
+            return try await PostgresSharedServer.shared.url()
+        } catch {
+            if PostgresSharedServer.isRequired { throw Required(reason: error.reason) }
+            try Test.cancel("skipped: no PostgreSQL server (\(error.reason))")
+        }
+    }
+
+    static func schemaName() -> String { "cli_" + String(UInt64.random(in: 0...UInt64.max), radix: 16) }
+
+    /// Runs `body` with a fresh schema name, then drops that schema.
+    func withSchema(_ url: String, _ body: (String) async throws -> Void) async throws {
+        let schema = Self.schemaName()
+        let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+        let result: Result<Void, any Error>
+        do {
+            try await body(schema)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        try await stores.pool.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+        await stores.close()
+        try result.get()
+    }
+
+    func versions(_ url: String, _ schema: String) async throws -> [Int64] {
+        let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+        let rows = try await stores.pool.execute("SELECT version FROM \"\(schema)\".schema_migrations ORDER BY version")
+        await stores.close()
+        return rows.rows.compactMap { $0.first?.int64 }
+    }
+
+    @Test func migratesAFreshSchemaThenFindsNothingToApply() async throws {
+        let url = try await url()
+        try await withSchema(url) { schema in
+            let all = (1...Self.newest).map(String.init)
+            let first = try Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+            #expect(first.stdout == "migrated schema \(schema) to version \(Self.newest) (applied: \(all.joined(separator: ", ")))\n")
+            #expect(try await versions(url, schema) == (1...Self.newest).map(Int64.init))
+            let second = try Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            #expect(second.status == 0 && second.stdout == "schema \(schema) is at version \(Self.newest) (nothing to apply)\n")
+            let json = try Binary.run(["db", "migrate", "--json", "--url", url, "--schema", schema])
+            #expect(json.status == 0 && json.stdout == "{\"schema\":\"\(schema)\",\"version\":\(Self.newest),\"applied\":[]}\n")
+        }
+    }
+
+    @Test func reportsWhatItAppliedAsJSON() async throws {
+        let url = try await url()
+        try await withSchema(url) { schema in
+            let run = try Binary.run(["db", "migrate", "--url", url, "--schema", schema, "--json"])
+            #expect(run.status == 0)
+            #expect(run.stdout == "{\"schema\":\"\(schema)\",\"version\":\(Self.newest),\"applied\":[\((1...Self.newest).map(String.init).joined(separator: ","))]}\n")
+        }
+    }
+
+    /// The schema defaults to `onetap`, in the database the URL names (a database of the test's own here).
+    @Test func theSchemaDefaultsToOnetap() async throws {
+        let url = try await url()
+        let database = "cli_db_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let admin = PostgresStores(configuration: try PostgresConfiguration(url: url, poolSize: 1))
+        try await admin.pool.execute("CREATE DATABASE \(database)")
+        let result: Result<Void, any Error>
+        do {
+            // The private server's URL names its socket after a `?`; another server's URL is left alone.
+            guard url.hasPrefix("postgresql:///"), let server = url.firstRange(of: "?")?.lowerBound else {
+                try await admin.pool.execute("DROP DATABASE \(database)")
+                await admin.close()
+                try Test.cancel("skipped: ONETAP_POSTGRES_URL is not of the form postgresql:///db?host=…")
+            }
+            let own = "postgresql:///\(database)" + url[server...]
+            let run = try Binary.run(["db", "migrate", "--url", own])
+            #expect(run.status == 0)
+            #expect(run.stdout.hasPrefix("migrated schema onetap to version \(Self.newest) (applied: 1, "), "\(run.stdout)\(run.stderr)")
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        try await admin.pool.execute("DROP DATABASE \(database) WITH (FORCE)")
+        await admin.close()
+        try result.get()
+    }
+
+    /// A password in the URL (the test server trusts the socket, so it is not checked) is used and never printed.
+    @Test func aPasswordInTheURLIsNeverPrinted() async throws {
+        let url = try await url()
+        try await withSchema(url) { schema in
+            let secret = url + (url.contains("?") ? "&" : "?") + "password=hunter2-pw"
+            let run = try Binary.run(["db", "migrate", "--url", secret, "--schema", schema])
+            #expect(run.status == 0)
+            #expect(!run.stdout.contains("hunter2-pw") && !run.stderr.contains("hunter2-pw"))
+        }
+    }
+
+    /// A server that cannot be reached is exit 69 (EX_UNAVAILABLE), its message naming the failure
+    /// without the password.
+    @Test(arguments: [
+        "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-",
+        "host=/tmp/onetap-nowhere- dbname=onetap user=api password=hunter2-pw",
+    ])
+    func anUnreachableServerIsExit69(url: String) throws {
+        let nowhere = url.replacing("onetap-nowhere-", with: "onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        let run = try Binary.run(["db", "migrate", "--url", nowhere])
+        #expect(run.status == 69)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("onetap: error: cannot reach PostgreSQL: connection-failed: cannot connect to PostgreSQL:"), "\(run.stderr)")
+        #expect(!run.stderr.contains("hunter2-pw"))
+        #expect(run.stderr.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test(arguments: [
+        (["--url", "mysql://api:hunter2-pw@db/onetap"], "onetap: error: the PostgreSQL URL"),
+        (["--url", "postgresql:///onetap", "--schema", "Tenant-A"], "onetap: error: schema name \"Tenant-A\""),
+        (["--url", "   "], "onetap: error: the PostgreSQL URL is empty"),
+    ])
+    func anInvalidURLOrSchemaIsExit64(options: [String], prefix: String) throws {
+        let run = try Binary.run(["db", "migrate"] + options)
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix(prefix) && run.stderr.hasSuffix("(see 'onetap db --help')\n"), "\(run.stderr)")
+        #expect(!run.stderr.contains("hunter2-pw"))
+    }
+
+    /// A schema a newer OneTap migrated is refused (exit 1) and left as it was.
+    @Test func aSchemaFromANewerOneTapIsRefusedWithExit1() async throws {
+        let url = try await url()
+        try await withSchema(url) { schema in
+            #expect(try Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+            try await stores.pool.execute("INSERT INTO \"\(schema)\".schema_migrations (version, name) VALUES (99, 'from the future')")
+            await stores.close()
+            let run = try Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            #expect(run.status == 1)
+            #expect(run.stderr.hasPrefix("onetap: error: the migration failed: incompatible-schema: schema \(schema) is at version 99"), "\(run.stderr)")
+            #expect(try await versions(url, schema) == (1...Self.newest).map(Int64.init) + [99])
+        }
+    }
+
+    @Test func helpDescribesTheCommand() throws {
+        let help = try Binary.run(["db", "--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("USAGE: onetap db migrate --url URL [--schema NAME] [--json]"))
+        #expect(help.stdout.contains("69 the server cannot be reached"))
+        let overview = try Binary.run(["--help"])
+        #expect(overview.stdout.contains("  db       bring a PostgreSQL schema"))
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapPostgresTestSupport
+import OneTapTesting
+import Testing
+
+@Suite struct PostgresSMSStoreTests {
+    let now = Date(timeIntervalSince1970: 1_796_083_200.125)
+    static let number = try! PhoneNumber("13800138000")
+    static let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.9")
+
+    func counters(_ stores: PostgresStores) -> String { "\"\(stores.configuration.schema)\".sms_counters" }
+    func codes(_ stores: PostgresStores) -> String { "\"\(stores.configuration.schema)\".sms_codes" }
+
+    /// Stores one event in the IP counter, kept for an hour.
+    func seed(_ store: PostgresSMSStore) async throws {
+        try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+            state.events[Self.ipCounter] = [now]
+            state.keepUntil = now.addingTimeInterval(3600)
+        }
+    }
+
+    /// The stored IP counter's events, as offsets from `now`.
+    func storedEvents(_ stores: PostgresStores) async throws -> [Double] {
+        let rows = try await stores.pool.execute("SELECT events FROM \(counters(stores)) WHERE counter = $1", [.text(Self.ipCounter.description)])
+        return (rows.first?.first?.timestamps ?? []).map { ($0.timeIntervalSince(now) * 1000).rounded() / 1000 }
+    }
+
+    func codeCount(_ stores: PostgresStores) async throws -> Int64? {
+        try await stores.pool.execute("SELECT count(*) FROM \(codes(stores))").first?.first?.int64
+    }
+
+    // MARK: The contract
+
+    @Test func conformsToTheStoreContract() async throws {
+        try await checkConformance(try await TestDatabase.url(), { $0.smsStore() }) { make in
+            try await SMSStoreConformance.check { try await make() }
+        }
+    }
+
+    /// A send writes its counters' events and the code's record (its HMAC, never the code); a pass that
+    /// changes nothing writes nothing; a verify removes the record.
+    @Test func rowsHoldWhatTheServiceWroteAndAReadWritesNothing() async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.smsStore()
+            let sender = ScriptedSMSSender()
+            let service = SMSCodeService(key: ServerKey.random(), sender: sender, store: store, events: DiscardingEventSink())
+            let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("d1"))
+            guard case .sent = try await service.send(to: Self.number, context: context, at: now) else {
+                Issue.record("the send was not admitted")
+                return
+            }
+            let rows = try await stores.pool.execute("SELECT counter, cardinality(events), keep_until, xmin::text FROM \(counters(stores)) ORDER BY counter")
+            #expect(rows.rows.compactMap { $0[0].text } == ["sends:device:d1", "sends:ip:203.0.113.7", "sends:number:13800138000"])
+            #expect(rows.rows.allSatisfy { $0[1] == .int64(1) })
+            let keepUntil = try #require(rows.first?[2].timestamp)
+            #expect(keepUntil > now.addingTimeInterval(86_400))
+            let code = try #require(sender.lastCode(to: Self.number)).reveal()
+            let record = try #require(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores)) WHERE number = $1", [.text("13800138000")]).first)
+            let json = try #require(record[0].text)
+            #expect(json.contains("\"digest\"") && !json.contains("\"\(code)\""))
+
+            // A pass that changes nothing writes no row (their row versions stay).
+            try await store.update(counters: [SMSPolicy.Counter(counts: .sends, key: .device, value: "d1")], code: Self.number, at: now.addingTimeInterval(1)) { _ in }
+            let again = try await stores.pool.execute("SELECT counter, cardinality(events), keep_until, xmin::text FROM \(counters(stores)) ORDER BY counter")
+            #expect(again.rows == rows.rows)
+            #expect(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores))").first == record)
+
+            guard case .verified = try await service.verify(Secret(code), for: Self.number, context: context, at: now.addingTimeInterval(5)) else {
+                Issue.record("the right code did not verify")
+                return
+            }
+            #expect(try await codeCount(stores) == 0)
+        }
+    }
+
+    /// A deadlock with a foreign transaction (it holds the counter's row and then asks for the update's
+    /// lock): the server fails the update, which runs again (its body twice, only the last run written),
+    /// or, allowed one run only, fails with `io` having written nothing.
+    ///
+    /// The server breaks a deadlock in the backend whose wait first outlasts its `deadlock_timeout`: the
+    /// foreign transaction's is an hour and the update's (one connection, so the setting holds for it)
+    /// 5 s, so the update is the one failed however slowly the test's steps run under load.
+    @Test(arguments: [4, 1])
+    func aDeadlockIsRetriedAndOnlyTheLastRunIsWritten(attempts: Int) async throws {
+        try await TestDatabase.withStores { stores in
+            let single = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url(), schema: stores.configuration.schema, poolSize: 1))
+            do {
+                try await deadlock(stores, single, attempts: attempts)
+            } catch {
+                await single.close()
+                throw error
+            }
+            await single.close()
+        }
+    }
+
+    private func deadlock(_ stores: PostgresStores, _ single: PostgresStores, attempts: Int) async throws {
+        try await single.pool.execute("SET deadlock_timeout = '5s'")
+        let store = single.smsStore(attempts: attempts)
+        try await seed(store)
+        let holder = try await HeldTransaction.begin(
+            stores.configuration,
+            [("SET deadlock_timeout = '1h'", []), ("SELECT counter FROM \(counters(stores)) WHERE counter = $1 FOR UPDATE", [.text(Self.ipCounter.description)])])
+        let runs = LockedValue(0)
+        let now = self.now
+        let updating = Task {
+            try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+                let run = runs.withLock { runs -> Int in
+                    runs += 1
+                    return runs
+                }
+                state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(Double(run)))
+                return run
+            }
+        }
+        try await waitForLockWaiters(stores, running: "sms_counters (counter, events")
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: Self.number)
+        try await holder.execute("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])
+        await holder.release()
+        if attempts > 1 {
+            #expect(try await updating.value == 2)
+            #expect(runs.withLock { $0 } == 2)
+            #expect(try await storedEvents(stores) == [0, 2])
+        } else {
+            await #expect {
+                _ = try await updating.value
+            } throws: { error in
+                let error = error as! SMSStoreError
+                return error.kind == .io && error.message.contains("deadlock") && error.message.contains("nothing was written")
+            }
+            #expect(runs.withLock { $0 } == 1)
+            #expect(try await storedEvents(stores) == [0])
+        }
+    }
+
+    @Test(arguments: [
+        ("set record = 'garbage'", true), ("set record = '{\"id\":\"x\"}'", true), ("set keep_until = keep_until - interval '2 days'", false),
+    ])
+    func aRecordOneTapDidNotWriteIsReportedCorruptUnlessItsTimeHasPassed(change: String, corrupt: Bool) async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.smsStore()
+            let sender = ScriptedSMSSender()
+            let service = SMSCodeService(key: ServerKey.random(), sender: sender, store: store, events: DiscardingEventSink())
+            _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
+            try await stores.pool.execute("UPDATE \(codes(stores)) \(change)")
+            if corrupt {
+                await #expect {
+                    _ = try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(), at: now.addingTimeInterval(1))
+                } throws: { error in
+                    let error = error as! SMSStoreError
+                    return error.kind == .corrupt && error.message.contains("138****8000") && error.message.contains("left as it is")
+                        && !error.message.contains("garbage") && !error.message.contains("13800138000")
+                }
+            } else {
+                // Its keep-until passed: it reads as absent, and the pass removes it.
+                #expect(try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(), at: now.addingTimeInterval(1)) == .noCode)
+                #expect(try await codeCount(stores) == 0)
+            }
+        }
+    }
+
+    // MARK: Faults
+
+    /// The server stops while an update waits to write (a foreign transaction holds the counter's row):
+    /// the caller gets `io`, nothing of the update is stored, and once the server is back updates work.
+    @Test func theServerStoppingMidUpdateFailsTheCallerAndWritesNothing() async throws {
+        let server = try await TestDatabase.privateServer()
+        defer { server.remove() }
+        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
+        let stores = try await PostgresStores.open(configuration)
+        let store = stores.smsStore()
+        try await seed(store)
+        let (_, record) = SMSCodeRules().issue(to: Self.number, session: nil, key: ServerKey.random(), at: now)
+        let holder = try await HeldTransaction.begin(
+            configuration, [("SELECT counter FROM \(counters(stores)) WHERE counter = $1 FOR UPDATE", [.text(Self.ipCounter.description)])])
+        let now = self.now
+        let change: @Sendable (inout SMSState) -> Void = { state in
+            state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(1))
+            state.code = record
+            state.keepUntil = now.addingTimeInterval(7200)
+        }
+        let updating = Task { try await store.update(counters: [Self.ipCounter], code: Self.number, at: now, change) }
+        try await waitForLockWaiters(stores, running: "sms_counters (counter, events")
+        try await server.stop()
+        await #expect {
+            try await updating.value
+        } throws: { error in
+            let error = error as! SMSStoreError
+            return error.kind == .io && error.message.contains("nothing was written") && error.message.contains("138****8000")
+        }
+        await holder.release()
+        try await server.start()
+        #expect(try await storedEvents(stores) == [0])
+        #expect(try await codeCount(stores) == 0)
+        try await store.update(counters: [Self.ipCounter], code: Self.number, at: now, change)
+        #expect(try await storedEvents(stores) == [0, 1])
+        #expect(try await codeCount(stores) == 1)
+        await stores.close()
+    }
+
+    /// An update held past the statement timeout, on a counter's row or on its lock (another update
+    /// stuck mid-way), fails with `timeout` and writes nothing.
+    @Test(arguments: ["row", "lock"])
+    func anUpdateHeldPastTheStatementTimeoutTimesOut(on held: String) async throws {
+        let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(1))
+        let store = stores.smsStore()
+        try await seed(usual.smsStore())
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: Self.number)
+        let holder = try await HeldTransaction.begin(
+            usual.configuration,
+            held == "row"
+                ? [("SELECT counter FROM \(counters(stores)) WHERE counter = $1 FOR UPDATE", [.text(Self.ipCounter.description)])]
+                : [("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])])
+        let now = self.now
+        let append: @Sendable (inout SMSState) -> Void = { state in state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(1)) }
+        await #expect {
+            try await store.update(counters: [Self.ipCounter], code: Self.number, at: now, append)
+        } throws: { error in
+            let error = error as! SMSStoreError
+            return error.kind == .timeout && error.message.contains("statement timeout") && error.message.contains("nothing was written")
+        }
+        await holder.release()
+        #expect(try await storedEvents(usual) == [0])
+        try await usual.smsStore().update(counters: [Self.ipCounter], code: Self.number, at: now, append)
+        #expect(try await storedEvents(usual) == [0, 1])
+        await stores.close()
+        await TestDatabase.dispose(usual)
+    }
+
+    @Test func updatesAndCleanupFailWithIOWhileTheDatabaseIsUnreachable() async throws {
+        let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        let store = PostgresStores(configuration: nowhere).smsStore()
+        let service = SMSCodeService(key: ServerKey.random(), sender: ScriptedSMSSender(), store: store, events: DiscardingEventSink())
+        await #expect {
+            _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
+        } throws: { error in
+            let error = error as! SMSStoreError
+            return error.kind == .io && error.message.contains("connection-failed") && error.message.contains("nothing was written")
+                && !error.description.contains("hunter2-pw") && !error.description.contains("13800138000")
+        }
+        await #expect {
+            _ = try await store.removeExpired(before: now, limit: 10)
+        } throws: { error in
+            (error as! SMSStoreError).kind == .io
+        }
+    }
+
+    // MARK: Across processes
+
+    /// Four processes send codes from one address at once, under a limit of 5 per address an hour:
+    /// exactly 5 go out in all.
+    @Test func fourProcessesSendingFromOneAddressSendFiveInAll() async throws {
+        let url = try await TestDatabase.url()
+        let policy = "/tmp/onetap-pg-policy-\(UUID().uuidString).csv"
+        try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,test\n".write(toFile: policy, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: policy) }
+        try await TestDatabase.withStores { stores in
+            let schema = stores.configuration.schema
+            let senders = try (0..<4).map { index in
+                try HelperProcess(["postgres-sms-send", url, schema, policy, "198.51.100.20", String(13_900_000_000 + index * 100), "10"])
+            }
+            for sender in senders { #expect(sender.line() == "ready") }
+            for sender in senders { sender.send("go") }
+            let lines = senders.map { $0.line() ?? "nothing" }
+            for sender in senders { #expect(sender.finish() == 0) }
+            let sent = lines.compactMap { $0.hasPrefix("sent ") ? Int($0.dropFirst(5)) : nil }
+            #expect(sent.count == 4 && sent.reduce(0, +) == 5, "\(lines)")
+            let events = try await stores.pool.execute("SELECT cardinality(events) FROM \(counters(stores)) WHERE counter = 'sends:ip:198.51.100.20'")
+            #expect(events.first == [.int64(5)])
+            #expect(try await codeCount(stores) == 5)
+        }
+    }
+}

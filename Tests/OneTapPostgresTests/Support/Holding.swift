@@ -1,0 +1,113 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import Testing
+
+/// A transaction of the test's own, on a connection of its own, that holds row or advisory locks until
+/// it is rolled back: what another instance's stuck transaction looks like to a store.
+final class HeldTransaction: Sendable {
+    private let connection: PostgresConnection
+
+    private init(_ connection: PostgresConnection) { self.connection = connection }
+
+    /// Opens a connection, begins a transaction and runs `statements` in it (`SELECT … FOR UPDATE`,
+    /// `pg_advisory_xact_lock`), leaving it open.
+    static func begin(_ configuration: PostgresConfiguration, _ statements: [(String, [PostgresValue])]) async throws -> HeldTransaction {
+        let connection = try await PostgresConnection.open(configuration)
+        try await connection.execute("BEGIN")
+        for (sql, parameters) in statements { try await connection.execute(sql, parameters) }
+        return HeldTransaction(connection)
+    }
+
+    /// Runs one more statement in the transaction.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
+        try await connection.execute(sql, parameters)
+    }
+
+    /// Rolls back (when the server is still there) and closes the connection.
+    func release() async {
+        if !connection.isBroken {
+            do { try await connection.execute("ROLLBACK") } catch { /* the server went away */ }
+        }
+        await connection.close()
+    }
+}
+
+/// Waits until `count` backends of the stores' database wait for a lock while running a statement on the
+/// stores' schema whose text contains `fragment` (tests run side by side, each in a schema of its own).
+func waitForLockWaiters(_ stores: PostgresStores, _ count: Int = 1, running fragment: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    try await waitUntil({
+        let rows = try await stores.pool.execute(
+            """
+            SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() \
+            AND strpos(query, $1) > 0 AND strpos(query, $2) > 0
+            """,
+            [.text(fragment), .text("\"\(stores.configuration.schema)\".")])
+        return rows.first == [.int64(Int64(count))]
+    }, sourceLocation: sourceLocation)
+}
+
+/// Opens stores over a fresh schema for each store a conformance suite asks for, runs the suite, then
+/// drops every schema it made, whatever the suite found.
+func checkConformance<Store: Sendable>(
+    _ url: String, poolSize: Int = 4, _ make: @escaping @Sendable (PostgresStores) -> Store, _ suite: (() async throws -> Store) async throws -> Void
+) async throws {
+    let opened = LockedValue<[PostgresStores]>([])
+    let result: Result<Void, any Error>
+    do {
+        try await suite {
+            let stores = try await PostgresStores.open(try TestDatabase.configuration(url, poolSize: poolSize))
+            opened.withLock { $0.append(stores) }
+            return make(stores)
+        }
+        result = .success(())
+    } catch {
+        result = .failure(error)
+    }
+    for stores in opened.withLock({ $0 }) { await TestDatabase.dispose(stores) }
+    try result.get()
+}
+
+/// A helper process (`OneTapTestHelper`) the test talks to over its standard streams.
+final class HelperProcess: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    /// Starts `OneTapTestHelper` with the arguments.
+    init(_ arguments: [String]) throws {
+        process.executableURL = Products.executable("OneTapTestHelper")
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+    }
+
+    /// The next line the helper prints (without its newline), or nil when it closed its output.
+    func line() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer = Data(buffer[buffer.index(after: newline)...])
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+    }
+
+    /// Writes a line to the helper's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Waits for the helper to end.
+    /// - Returns: Its exit status.
+    func finish() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
