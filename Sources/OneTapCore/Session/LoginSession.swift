@@ -91,8 +91,10 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
     public internal(set) var unknownExchanges: [UnknownExchange]
     /// The verified login, once it succeeded.
     public internal(set) var verified: VerifiedLogin?
+    /// The app's platform, when the device snapshot named one.
+    public let platform: Platform?
 
-    package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date) {
+    package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id
         self.version = 1
         self.plan = plan
@@ -104,6 +106,13 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         self.exchangedTokens = []
         self.unknownExchanges = []
         self.verified = nil
+        self.platform = platform
+    }
+
+    /// What every event of this login carries: the session, the plan's carrier and evidence, the
+    /// platform, the start.
+    public var context: LoginContext {
+        LoginContext(session: id, carrier: plan.carrier, evidence: plan.evidence, platform: platform, startedAt: createdAt)
     }
 
     /// An instant as the session's JSON reads it back (seconds since 1970, a `Double`, which cannot hold
@@ -154,7 +163,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
 
     private enum CodingKeys: String, CodingKey {
         case format, id, version, plan, stage, flow, attempt, token, receivedAt, ending, trace, alerts, createdAt, expiresAt
-        case exchangedTokens, unknownExchanges, verified
+        case exchangedTokens, unknownExchanges, verified, platform
     }
 
     /// `onetap-session/1`.
@@ -192,6 +201,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         try container.encode(exchangedTokens, forKey: .exchangedTokens)
         try container.encode(unknownExchanges, forKey: .unknownExchanges)
         try container.encodeIfPresent(verified, forKey: .verified)
+        try container.encodeIfPresent(platform, forKey: .platform)
     }
 
     /// Decodes what ``encode(to:)`` writes, checking that it makes a session.
@@ -234,5 +244,6 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         exchangedTokens = try container.decode([SHA256.Digest].self, forKey: .exchangedTokens)
         unknownExchanges = try container.decode([UnknownExchange].self, forKey: .unknownExchanges)
         verified = try container.decodeIfPresent(VerifiedLogin.self, forKey: .verified)
+        platform = try container.decodeIfPresent(Platform.self, forKey: .platform)
     }
 }

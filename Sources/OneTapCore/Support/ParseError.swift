@@ -66,6 +66,8 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let sessionID = Subject("session id")
         /// An app's device id.
         public static let deviceID = Subject("device id")
+        /// The platform a device snapshot names (`ios`, `android`, `harmonyos`, …).
+        public static let platform = Subject("platform")
         /// The server's SMS code key (its input always reads `<redacted>`).
         public static let smsKey = Subject("SMS key")
     }
