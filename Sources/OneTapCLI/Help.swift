@@ -12,6 +12,8 @@ enum Help {
         ("session", "replay login transcripts through the server's session machine"),
         ("sms", "replay SMS send requests against the SMS policy"),
         ("token", "when a carrier access token turns stale and expires"),
+        ("stats", "the login funnel by carrier, flow and code, from login events"),
+        ("replay", "what a new routing policy would have done to recorded logins"),
     ]
 
     static let overview = """
@@ -51,6 +53,8 @@ enum Help {
         case "simulate": simulate
         case "session": session
         case "sms": sms
+        case "stats": stats
+        case "replay": replay
         default: nil
         }
     }
@@ -141,8 +145,8 @@ enum Help {
         """
 
     static let session = """
-        USAGE: onetap session FILE... [--json] [--data DIR] [--policy FILE]
-               onetap session - [--json]        (one transcript on standard input)
+        USAGE: onetap session FILE... [--json | --events] [--data DIR] [--policy FILE]
+               onetap session - [--json | --events]   (one transcript on standard input)
 
         Replays login transcripts (NDJSON) through the session machine the auth server runs,
         exchanges included. The first line is the device snapshot (as route - reads it); every
@@ -154,6 +158,10 @@ enum Help {
 
         Prints, per line, the session's version, stage and what the app does next, or why the
         report was rejected. JSON fields: line, version, stage, next, rejected, kind, error.
+
+        --events prints the logins' events instead, one per line in the event schema (v 2, what
+        onetap stats reads), with fixed session ids so the same transcripts give the same
+        events; what is not an event (an error, a rejection) goes to standard error.
 
         EXIT STATUS: 0 every transcript ended its login; 1 one did not end or had a report
         rejected; 65 a line was malformed (reported, and the replay goes on).
@@ -182,6 +190,59 @@ enum Help {
         65 a line was malformed (an error record, and the replay goes on).
 
         EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7"}' | onetap sms -
+        """
+
+    static let stats = """
+        USAGE: onetap stats FILE|- [--json] [--svg CHART.svg] [--sms-price P] [--top N]
+                                   [--by carrier,flow,platform]
+
+        Counts logins from login events (NDJSON, the event schema v2 that OneTap's event sinks
+        and `onetap session --events` write; token and sms events are skipped). Per carrier and
+        first flow: logins; how they ended (one-tap success, SMS success, cancelled, failed,
+        unfinished: silent for 15 minutes or still open when the stream ended); the one-tap
+        success share with its 95% Wilson interval; the time to success p50 and p95; the most
+        frequent result codes besides success, with their action and meaning; misconfiguration
+        alerts and, with --sms-price, what the SMS they caused cost. --by splits the rows by
+        carrier, flow (the plan's first flow) and platform. --svg writes a chart: one stacked
+        bar per carrier, counts and shares labelled, and the top failure codes.
+
+        Memory is bounded by the logins open at once and the distinct rows and codes, whatever
+        the stream's length. JSON: one object per row (carrier, firstFlow, logins, oneTap, sms,
+        cancelled, failed, unfinished, oneTapShare, oneTapShareLow, oneTapShareHigh,
+        successShare, successP50Ms, successP95Ms, results, topCodes, topFailures, alerts,
+        alertLogins, alertSMS, alertCost, alertCodes), then {"summary":true,…}.
+
+        EXIT STATUS: 0 every line was read; 65 a line was malformed (an error record, and the
+        count goes on; the first 100 are printed); 66 the file cannot be read; 74 the chart
+        cannot be written.
+
+        EXAMPLE: onetap stats Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg
+        """
+
+    static let replay = """
+        USAGE: onetap replay --policy NEW.csv FILE|- [--json] [--svg CHART.svg]
+                             [--sms-price P] [--onetap-price P]
+
+        A what-if replay: what the routing policy NEW.csv (the routing-policy.csv format) would
+        have tried first for the recorded logins, and, per carrier, the expected one-tap share,
+        SMS share, SMS messages and cost (--sms-price: per message, one per login that reached
+        SMS), one-tap successes and cost (--onetap-price: per success) and mean time to login,
+        current beside new. It is an estimate: logins the new policy plans the same way keep
+        their recorded outcome; the others are modelled from the recorded outcomes and times of
+        each flow for the same carrier and situation. A flow the new plan reaches that no
+        recorded login of that carrier and situation reached is shown as unknown, not guessed.
+        95% intervals: recorded shares Wilson score; estimated shares Wilson at the effective
+        sample size (delta method); times and costs ±1.96 standard errors.
+
+        JSON: one object per carrier and one for all carriers ("total":true): carrier, logins,
+        changed, estimate, current and new ({firstFlows, oneTapShare, smsShare, smsReach,
+        smsMessages, smsCost, oneTapSuccesses, oneTapCost, meanTimeToLoginMs}, each
+        {value, low, high, method}; new is null when unknown), unknown; then {"summary":true,…}.
+
+        EXIT STATUS: 0 every line was read; 65 a line or the policy was malformed; 66 a file
+        cannot be read; 74 the chart cannot be written.
+
+        EXAMPLE: onetap replay --policy Samples/routing-policy-unicom.csv Samples/login-events.ndjson
         """
 
     static let token = """

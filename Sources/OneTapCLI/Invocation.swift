@@ -175,4 +175,8 @@ package enum Invocation: Hashable, Sendable {
     case session(SessionOptions)
     /// `onetap sms`.
     case sms(SMSOptions)
+    /// `onetap stats`.
+    case stats(StatsOptions)
+    /// `onetap replay`.
+    case replay(ReplayOptions)
 }
