@@ -271,13 +271,23 @@ public struct LoginStats: Sendable {
             throw LineError("key 'condition': unknown condition \(EventValues.quoted(bytes, fields.condition)); the conditions are \(RoutingPolicy.Condition.all.map(\.description).joined(separator: ", "))")
         }
         guard fields.flowCount >= 0 else { throw LineError("no 'flows': a planned event lists the plan's flows") }
-        let flows = Self.unpack(fields.flows, fields.flowCount)
-        if let problem = FlowSequence.validate(flows) { throw LineError("key 'flows': \(problem)") }
+        // Checked on the packed bytes (no array per login): FlowSequence's rules, its message when broken.
+        var seen: UInt8 = 0
+        var repeated = false
+        for position in 0..<fields.flowCount {
+            let bit = UInt8(1) << UInt8((fields.flows >> (8 * UInt32(position))) & 0xFF)
+            repeated = repeated || seen & bit != 0
+            seen |= bit
+        }
+        let last = fields.flowCount > 0 ? (fields.flows >> (8 * UInt32(fields.flowCount - 1))) & 0xFF : 0xFF
+        if fields.flowCount == 0 || repeated || last != UInt32(LoginFlow.sms.index) {
+            throw LineError("key 'flows': \(FlowSequence.validate(Self.unpack(fields.flows, fields.flowCount)) ?? "not a plan's flows")")
+        }
         let platform = try platformIndex(bytes, fields.platform)
         let carrierIndex = UInt8(Self.carriers.firstIndex(of: carrier)!)
         let conditionIndex = UInt8(RoutingPolicy.Condition.all.firstIndex(of: condition)!)
 
-        let rowKey = RowKey(carrier: carrierIndex, flow: UInt8(flows[0].index), platform: platform)
+        let rowKey = RowKey(carrier: carrierIndex, flow: UInt8(fields.flows & 0xFF), platform: platform)
         let row: Int32
         if let existing = rowIndex[rowKey] {
             row = existing
@@ -292,7 +302,7 @@ public struct LoginStats: Sendable {
             planNumber = existing
         } else {
             planNumber = Int32(plans.count)
-            plans.append(LoginObservations.Plan(carrier: carrier, condition: condition, flows: FlowSequence(unchecked: flows)))
+            plans.append(LoginObservations.Plan(carrier: carrier, condition: condition, flows: FlowSequence(unchecked: Self.unpack(fields.flows, fields.flowCount))))
             planIndex[planKey] = planNumber
         }
         if let previous = open[key] {
