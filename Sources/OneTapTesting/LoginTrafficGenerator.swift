@@ -28,6 +28,8 @@ public struct LoginTrafficGenerator: Sendable {
     public let start: Date
     /// The mean time between two logins' arrivals, in seconds.
     public let meanSecondsBetweenLogins: Double
+    /// The share of Unicom SIMs (in their carrier's own situation) planned by ``experimentPolicy``.
+    public let unicomExperimentShare: Double
 
     /// The policy the experiment's Unicom SIMs are planned by: the built-in one, with `carrier:unicom`
     /// routed `unicom sms`.
@@ -52,10 +54,15 @@ public struct LoginTrafficGenerator: Sendable {
     ///   - seed: The seed; the same seed makes the same traffic.
     ///   - start: When the first login may arrive; 2026-12-01T08:00:00Z by default.
     ///   - meanSecondsBetweenLogins: The mean gap between arrivals (exponential); 2 s by default.
-    public init(seed: UInt64 = 15, start: Date = Date(timeIntervalSince1970: 1_796_112_000), meanSecondsBetweenLogins: Double = 2) {
+    ///   - unicomExperimentShare: The share of Unicom SIMs planned by the experiment policy; 15 % by
+    ///     default (1 plans them all so, 0 none).
+    public init(
+        seed: UInt64 = 15, start: Date = Date(timeIntervalSince1970: 1_796_112_000), meanSecondsBetweenLogins: Double = 2, unicomExperimentShare: Double = 0.15
+    ) {
         self.seed = seed
         self.start = start
         self.meanSecondsBetweenLogins = max(0.001, meanSecondsBetweenLogins)
+        self.unicomExperimentShare = min(1, max(0, unicomExperimentShare))
     }
 
     /// Every event of `count` logins, in time order (events at the same instant in the order emitted).
@@ -73,7 +80,7 @@ public struct LoginTrafficGenerator: Sendable {
             let snapshot = Self.snapshot(&random)
             let id = LoginSessionID.random(using: &random)
             let plan = builtIn.engine.plan(for: snapshot)
-            let machine = plan.carrier == .unicom && plan.condition == .carrier(.unicom) && random.chance(0.15) ? experiment : builtIn
+            let machine = plan.carrier == .unicom && plan.condition == .carrier(.unicom) && random.chance(unicomExperimentShare) ? experiment : builtIn
             var now = arrival
             var transition = machine.start(snapshot, at: now, id: id)
             func record(_ transition: LoginTransition) {
