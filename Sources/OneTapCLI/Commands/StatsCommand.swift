@@ -207,8 +207,8 @@ enum StatsCommand {
         if let first = summary.first, let last = summary.last { head += ", \(UTCMilliseconds.format(first)) to \(UTCMilliseconds.format(last))" }
         output.line(head)
         var notes: [String] = []
-        if summary.ignored > 0 { notes.append("\(Number.grouped(summary.ignored)) other events skipped") }
-        if summary.orphans > 0 { notes.append("\(Number.grouped(summary.orphans)) events of logins begun before the stream skipped") }
+        if summary.ignored > 0 { notes.append("\(Number.grouped(summary.ignored)) other event\(summary.ignored == 1 ? "" : "s") skipped") }
+        if summary.orphans > 0 { notes.append("\(Number.grouped(summary.orphans)) event\(summary.orphans == 1 ? "" : "s") of logins not begun in the stream skipped") }
         if summary.malformed > 0 { notes.append("\(Number.grouped(summary.malformed)) malformed line\(summary.malformed == 1 ? "" : "s")") }
         if !notes.isEmpty { output.line("(" + notes.joined(separator: "; ") + ")") }
         guard !funnel.rows.isEmpty else {

@@ -1,6 +1,7 @@
 /// Durations in milliseconds counted in log-spaced buckets, so quantiles of any number of logins take
 /// fixed memory: exact below 128 ms, then 64 buckets per doubling (a bucket's width is at most 1/64 of
-/// its lower bound, and a quantile is reported at the bucket's middle: within 1/128 of the true value),
+/// its lower bound, and a quantile is reported at the bucket's middle: within 1/128 of the true value,
+/// and never outside the smallest and largest duration counted, so one duration reads back exactly),
 /// up to 2^25 ms (9.3 hours); longer durations count in the last bucket.
 public struct LatencyHistogram: Hashable, Sendable {
     /// Values below this are counted exactly.
@@ -15,6 +16,8 @@ public struct LatencyHistogram: Hashable, Sendable {
     private var buckets: [Int]
     /// How many durations were counted.
     public private(set) var count = 0
+    /// The smallest and largest duration counted (after clamping to 0 ... 2^25 − 1).
+    private var smallest = Int64.max, largest = Int64.min
 
     /// An empty histogram.
     public init() {
@@ -48,6 +51,9 @@ public struct LatencyHistogram: Hashable, Sendable {
         if buckets.isEmpty { buckets = Array(repeating: 0, count: Self.bucketCount) }
         buckets[Self.bucket(milliseconds)] += 1
         count += 1
+        let value = min(max(0, milliseconds), Self.limit - 1)
+        smallest = min(smallest, value)
+        largest = max(largest, value)
     }
 
     /// Adds another histogram's counts.
@@ -57,6 +63,8 @@ public struct LatencyHistogram: Hashable, Sendable {
         if buckets.isEmpty { buckets = Array(repeating: 0, count: Self.bucketCount) }
         for index in other.buckets.indices { buckets[index] += other.buckets[index] }
         count += other.count
+        smallest = min(smallest, other.smallest)
+        largest = max(largest, other.largest)
     }
 
     /// The nearest-rank quantile: the smallest counted duration with at least `fraction` of all durations
@@ -72,7 +80,7 @@ public struct LatencyHistogram: Hashable, Sendable {
             seen += tally
             if seen >= rank {
                 let (low, width) = Self.range(index)
-                return low + (width - 1) / 2
+                return min(largest, max(smallest, low + (width - 1) / 2))
             }
         }
         return nil

@@ -200,11 +200,18 @@ public struct LoginStats: Sendable {
         let key = try Self.session(bytes, fields.session)
         guard fields.at.isPresent else { throw LineError("no 'at': every event has its time") }
         let at = try Self.instant(bytes, fields.at)
+        try apply(event, key, fields, bytes, at: at)
+        // Counted once the line was taken (a refused line counts as malformed only).
         summary.loginEvents += 1
         if summary.first.map({ at < $0 }) ?? true { summary.first = at }
         if summary.last.map({ at > $0 }) ?? true { summary.last = at }
         if at > latest { latest = at }
+        sweep()
+    }
 
+    private mutating func apply(
+        _ event: EventValues.Event, _ key: SessionKey, _ fields: EventLineScanner.Fields, _ bytes: UnsafeBufferPointer<UInt8>, at: Int64
+    ) throws(LineError) {
         if event == .planned {
             try plan(key, fields, bytes, at: at)
         } else if var login = open[key] {
@@ -246,7 +253,6 @@ public struct LoginStats: Sendable {
                 let elapsed = try Self.elapsed(fields)
                 open[key] = nil
                 end(login, event == .succeeded ? .success : event == .cancelled ? .cancelled : .failed, flow: flow, at: elapsed)
-                sweep()
                 return
             case .planned, .progress, .fallback:
                 break
@@ -255,7 +261,6 @@ public struct LoginStats: Sendable {
         } else {
             summary.orphans += 1
         }
-        sweep()
     }
 
     private mutating func plan(_ key: SessionKey, _ fields: EventLineScanner.Fields, _ bytes: UnsafeBufferPointer<UInt8>, at: Int64) throws(LineError) {

@@ -34,6 +34,17 @@ import Testing
         #expect(histogram.quantile(0.01) == 1)
     }
 
+    @Test func aQuantileNeverLeavesTheCountedRange() {
+        var one = LatencyHistogram()
+        one.add(38_000)
+        #expect(one.quantile(0.5) == 38_000)
+        #expect(one.quantile(0.95) == 38_000)
+        var two = LatencyHistogram()
+        two.add(2000)
+        two.add(2001)
+        #expect(two.quantile(0.5).map { (2000...2001).contains($0) } == true)
+    }
+
     @Test func emptyHasNoQuantileAndMergeAddsCounts() {
         var empty = LatencyHistogram()
         #expect(empty.quantile(0.5) == nil)
