@@ -4,9 +4,12 @@
 //                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
 //   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
 //
-// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session.
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, events.
 
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +41,7 @@ enum Invariant {
 }
 
 enum Targets {
-    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session]
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, events]
 
     static let knownKinds: Set<ParseError.Kind> = [
         .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,
@@ -295,6 +298,51 @@ extension Targets {
             }
             previous = session
         }
+    }
+}
+
+extension Targets {
+    /// Lines of the event stream counted by `LoginStats` (what `onetap stats` and `onetap replay` run):
+    /// a line Foundation reads as a JSON object is never refused as "not JSON"; a refused line changes no
+    /// count; every row's endings add up to its logins once the stream is finished; the replay's shares
+    /// stay within 0 … 1 around their intervals; both charts are well-formed XML.
+    static let events = FuzzTarget(name: "events", summary: "login event lines through LoginStats, the replay and the charts") { bytes in
+        var stats = LoginStats(idleLimit: .seconds(60))
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let before = stats.readSummary
+            let open = stats.openLogins
+            let outcome = line.withUnsafeBufferPointer { buffer in Result { () throws(LoginStats.LineError) in try stats.add(line: buffer) } }
+            guard case .failure(let error) = outcome else { continue }
+            Invariant.check(!error.message.isEmpty, "a refusal without a reason")
+            if (try? JSONSerialization.jsonObject(with: Data(line))) is [String: Any] {
+                Invariant.check(!error.message.hasPrefix("not JSON") && !error.message.hasPrefix("not a JSON object"),
+                                "Foundation reads \(QuotedText(String(decoding: line, as: UTF8.self))) as an object; refused as \(error.message)")
+            }
+            let after = stats.readSummary
+            Invariant.check(after.logins == before.logins && after.loginEvents == before.loginEvents && stats.openLogins == open,
+                            "a refused line changed the counts: \(error.message)")
+            Invariant.check(after.malformed == before.malformed + 1, "a refused line not counted as malformed")
+        }
+        stats.finish()
+        let funnel = stats.funnel(by: [.carrier, .firstFlow, .platform])
+        for row in funnel.rows {
+            Invariant.check(row.oneTap + row.sms + row.cancelled + row.failed + row.unfinished == row.logins, "a row's endings do not add up to its logins")
+            Invariant.check(row.oneTapShare.low <= row.oneTapShare.value && row.oneTapShare.value <= row.oneTapShare.high, "a share outside its interval")
+        }
+        let replay = RoutingReplay(stats.observations, policy: .builtIn, smsPrice: 0.05)
+        for carrier in replay.carriers + [replay.total] {
+            for scenario in [carrier.current] + (carrier.proposed.map { [$0] } ?? []) {
+                for share in [scenario.oneTapShare, scenario.smsShare, scenario.smsReach] {
+                    Invariant.check(share.low >= 0 && share.high <= 1 && share.low <= share.value && share.value <= share.high && share.value.isFinite,
+                                    "a replayed share \(share) out of bounds")
+                }
+            }
+        }
+        #if canImport(FoundationXML) || canImport(Darwin)
+        for svg in [LoginFunnelChart(stats.funnel(by: [.carrier]), source: "fuzz").svg, RoutingReplayChart(replay, policy: "fuzz", source: "fuzz").svg] {
+            Invariant.check((try? XMLDocument(data: Data(svg.utf8))) != nil, "a chart that is no XML")
+        }
+        #endif
     }
 }
 
