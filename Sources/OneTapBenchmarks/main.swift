@@ -17,6 +17,7 @@ func runBenchmarks() async -> Int32 {
     if !options.skipCLI {
         CLIBenchmarks.run(options, &report)
     }
+    InsightsBenchmarks.run(options, &report)
     await Suites.micro(options, &report)
     await Suites.async(options, &report)
     await PostgresBenchmarks.run(options, &report)

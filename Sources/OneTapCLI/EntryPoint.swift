@@ -88,6 +88,14 @@ package enum OneTapCommandLine {
             let parsed = try ParsedArguments.parse(rest[...], options: DBOptions.specs, command: command)
             if parsed.help { return .help(command: command) }
             return .db(try DBOptions(parsed))
+        case "stats":
+            let parsed = try ParsedArguments.parse(rest[...], options: StatsOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .stats(try StatsOptions(parsed))
+        case "replay":
+            let parsed = try ParsedArguments.parse(rest[...], options: ReplayOptions.specs, command: command)
+            if parsed.help { return .help(command: command) }
+            return .replay(try ReplayOptions(parsed))
         default:
             throw UsageError("unknown command \(quoted(command)); the commands are \(Help.commands.map(\.name).joined(separator: ", "))")
         }
@@ -96,7 +104,7 @@ package enum OneTapCommandLine {
     /// Where the command name stands: the first argument that is not an option or an option's value
     /// (options may come before the command: `onetap --json carrier 46000`).
     private static func commandPosition(_ arguments: [String]) -> Int? {
-        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs + SMSOptions.specs + GateOptions.specs + MergeOptions.specs + DBOptions.specs)
+        let valued = Set((TableOptions.specs + SimulateOptions.specs + TokenOptions.specs + SMSOptions.specs + GateOptions.specs + MergeOptions.specs + DBOptions.specs + StatsOptions.specs + ReplayOptions.specs)
             .filter(\.takesValue).map { "--" + $0.name })
         var index = 0
         while index < arguments.count {
@@ -178,6 +186,10 @@ package enum OneTapCommandLine {
                 code = try MergeCommand.run(options, output: output)
             case .db(let options):
                 code = try await DBCommand.run(options, output: output)
+            case .stats(let options):
+                code = try StatsCommand.run(options, output: output, io: io)
+            case .replay(let options):
+                code = try ReplayCommand.run(options, output: output, io: io)
             }
         } catch {
             output.flush()

@@ -14,6 +14,8 @@ enum Help {
         ("gate", "whether an action needs a login (guest, account, never-prompt)"),
         ("merge", "dry-run merging a guest's data into an account"),
         ("token", "when a carrier access token turns stale and expires"),
+        ("stats", "the login funnel by carrier, flow and code, from login events"),
+        ("replay", "what a new routing policy would have done to recorded logins"),
         ("db", "bring a PostgreSQL schema for OneTap's stores up to date"),
     ]
 
@@ -58,6 +60,8 @@ enum Help {
         case "gate": gate
         case "merge": merge
         case "db": db
+        case "stats": stats
+        case "replay": replay
         default: nil
         }
     }
@@ -148,8 +152,8 @@ enum Help {
         """
 
     static let session = """
-        USAGE: onetap session FILE... [--json] [--data DIR] [--policy FILE]
-               onetap session - [--json]        (one transcript on standard input)
+        USAGE: onetap session FILE... [--json | --events] [--data DIR] [--policy FILE]
+               onetap session - [--json | --events]   (one transcript on standard input)
 
         Replays login transcripts (NDJSON) through the session machine the auth server runs,
         exchanges included. The first line is the device snapshot (as route - reads it); every
@@ -161,6 +165,10 @@ enum Help {
 
         Prints, per line, the session's version, stage and what the app does next, or why the
         report was rejected. JSON fields: line, version, stage, next, rejected, kind, error.
+
+        --events prints the logins' events instead, one per line in the event schema (v 2, what
+        onetap stats reads), with fixed session ids so the same transcripts give the same
+        events; what is not an event (an error, a rejection) goes to standard error.
 
         EXIT STATUS: 0 every transcript ended its login; 1 one did not end or had a report
         rejected; 65 a line was malformed (reported, and the replay goes on).
@@ -250,6 +258,59 @@ enum Help {
         invalid URL or schema name); 69 the server cannot be reached.
 
         EXAMPLE: onetap db migrate --url postgresql://onetap@db.internal/onetap --schema onetap
+        """
+
+    static let stats = """
+        USAGE: onetap stats FILE|- [--json] [--svg CHART.svg] [--sms-price P] [--top N]
+                                   [--by carrier,flow,platform]
+
+        Counts logins from login events (NDJSON, the event schema v2 that OneTap's event sinks
+        and `onetap session --events` write; token and sms events are skipped). Per carrier and
+        first flow: logins; how they ended (one-tap success, SMS success, cancelled, failed,
+        unfinished: silent for 15 minutes or still open when the stream ended); the one-tap
+        success share with its 95% Wilson interval; the time to success p50 and p95; the most
+        frequent result codes besides success, with their action and meaning; misconfiguration
+        alerts and, with --sms-price, what the SMS they caused cost. --by splits the rows by
+        carrier, flow (the plan's first flow) and platform. --svg writes a chart: one stacked
+        bar per carrier, counts and shares labelled, and the top failure codes.
+
+        Memory is bounded by the logins open at once and the distinct rows and codes, whatever
+        the stream's length. JSON: one object per row (carrier, firstFlow, logins, oneTap, sms,
+        cancelled, failed, unfinished, oneTapShare, oneTapShareLow, oneTapShareHigh,
+        successShare, successP50Ms, successP95Ms, results, topCodes, topFailures, alerts,
+        alertLogins, alertSMS, alertCost, alertCodes), then {"summary":true,…}.
+
+        EXIT STATUS: 0 every line was read; 65 a line was malformed (an error record, and the
+        count goes on; the first 100 are printed); 66 the file cannot be read; 74 the chart
+        cannot be written.
+
+        EXAMPLE: onetap stats Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg
+        """
+
+    static let replay = """
+        USAGE: onetap replay --policy NEW.csv FILE|- [--json] [--svg CHART.svg]
+                             [--sms-price P] [--onetap-price P]
+
+        A what-if replay: what the routing policy NEW.csv (the routing-policy.csv format) would
+        have tried first for the recorded logins, and, per carrier, the expected one-tap share,
+        SMS share, SMS messages and cost (--sms-price: per message, one per login that reached
+        SMS), one-tap successes and cost (--onetap-price: per success) and mean time to login,
+        current beside new. It is an estimate: logins the new policy plans the same way keep
+        their recorded outcome; the others are modelled from the recorded outcomes and times of
+        each flow for the same carrier and situation. A flow the new plan reaches that no
+        recorded login of that carrier and situation reached is shown as unknown, not guessed.
+        95% intervals: recorded shares Wilson score; estimated shares Wilson at the effective
+        sample size (delta method); times and costs ±1.96 standard errors.
+
+        JSON: one object per carrier and one for all carriers ("total":true): carrier, logins,
+        changed, estimate, current and new ({firstFlows, oneTapShare, smsShare, smsReach,
+        smsMessages, smsCost, oneTapSuccesses, oneTapCost, meanTimeToLoginMs}, each
+        {value, low, high, method}; new is null when unknown), unknown; then {"summary":true,…}.
+
+        EXIT STATUS: 0 every line was read; 65 a line or the policy was malformed; 66 a file
+        cannot be read; 74 the chart cannot be written.
+
+        EXAMPLE: onetap replay --policy Samples/routing-policy-unicom.csv Samples/login-events.ndjson
         """
 
     static let token = """

@@ -181,4 +181,8 @@ package enum Invocation: Hashable, Sendable {
     case merge(MergeOptions)
     /// `onetap db`.
     case db(DBOptions)
+    /// `onetap stats`.
+    case stats(StatsOptions)
+    /// `onetap replay`.
+    case replay(ReplayOptions)
 }

@@ -19,8 +19,8 @@ import OneTap
 package struct Transcript {
     /// What one line came to.
     package enum Record {
-        /// The session after the line, and what it asks for next.
-        case transition(LoginTransition)
+        /// The session after the line, what it asks for next, and the line's instant.
+        case transition(LoginTransition, at: Date)
         /// The session refused the report.
         case rejected(LoginRejection)
         /// The line is not a snapshot or a report.
@@ -40,9 +40,16 @@ package struct Transcript {
     private(set) var malformed = false
     private var number: PhoneNumber? = nil
     private var lines = 0
+    private let sessionID: LoginSessionID?
 
-    package init(engine: LoginDecisionEngine) {
+    /// Creates a replay.
+    /// - Parameters:
+    ///   - engine: The engine the session machine plans and classifies with.
+    ///   - sessionID: The session's id; a random one by default (`onetap session --events` gives fixed
+    ///     ones, so the same transcripts make the same events).
+    package init(engine: LoginDecisionEngine, sessionID: LoginSessionID? = nil) {
         machine = LoginSessionMachine(engine: engine)
+        self.sessionID = sessionID
     }
 
     /// Whether the replay ended with the login over.
@@ -77,9 +84,9 @@ package struct Transcript {
             do {
                 let snapshot = try JSONDecoder().decode(DeviceSnapshot.self, from: Data(trimmed.utf8))
                 number = snapshot.phoneHint
-                let transition = machine.start(snapshot, at: at)
+                let transition = machine.start(snapshot, at: at, id: sessionID ?? .random())
                 session = transition.session
-                return .transition(transition)
+                return .transition(transition, at: at)
             } catch {
                 malformed = true
                 return .malformed(RouteCommand.describe(error))
@@ -95,7 +102,7 @@ package struct Transcript {
         do {
             let transition = try machine.advance(current, report, version: line.version, at: at)
             session = transition.session
-            return .transition(transition)
+            return .transition(transition, at: at)
         } catch {
             rejected = true
             return .rejected(error)
@@ -201,7 +208,7 @@ package struct Transcript {
         case .rejected(let rejection):
             object.add("rejected", rejection.kind.id)
             object.add("reason", rejection.message)
-        case .transition(let transition):
+        case .transition(let transition, _):
             let session = transition.session
             object.add("next", transition.instruction.next)
             object.add("flow", session.flow?.rawValue)
@@ -229,7 +236,7 @@ package struct Transcript {
             return "line \(line): error: \(message)"
         case .rejected(let rejection):
             return "line \(line): rejected (\(rejection.kind)): \(rejection.message)"
-        case .transition(let transition):
+        case .transition(let transition, _):
             let session = transition.session
             let what = switch transition.instruction {
             case .run(let flow, let attempt): "run \(flow) (attempt \(attempt))"

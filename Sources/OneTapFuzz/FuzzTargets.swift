@@ -4,7 +4,7 @@
 //                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
 //   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
 //
-// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session.
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, events.
 
 import Foundation
 #if canImport(Glibc)
@@ -38,7 +38,7 @@ enum Invariant {
 }
 
 enum Targets {
-    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session]
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, events]
 
     static let knownKinds: Set<ParseError.Kind> = [
         .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,
@@ -312,6 +312,123 @@ extension Targets {
             }
             previous = session
         }
+    }
+}
+
+extension Targets {
+    /// Lines of the event stream counted by `LoginStats` (what `onetap stats` and `onetap replay` run):
+    /// a line Foundation reads as a JSON object is never refused as "not JSON"; a refused line changes no
+    /// count; every row's endings add up to its logins once the stream is finished; the replay's shares
+    /// stay within 0 … 1 around their intervals; both charts are well-formed XML.
+    static let events = FuzzTarget(name: "events", summary: "login event lines through LoginStats, the replay and the charts") { bytes in
+        var stats = LoginStats(idleLimit: .seconds(60))
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let before = stats.readSummary
+            let open = stats.openLogins
+            let outcome = line.withUnsafeBufferPointer { buffer in Result { () throws(LoginStats.LineError) in try stats.add(line: buffer) } }
+            guard case .failure(let error) = outcome else { continue }
+            Invariant.check(!error.message.isEmpty, "a refusal without a reason")
+            if (try? JSONSerialization.jsonObject(with: Data(line))) is [String: Any] {
+                Invariant.check(!error.message.hasPrefix("not JSON") && !error.message.hasPrefix("not a JSON object"),
+                                "Foundation reads \(QuotedText(String(decoding: line, as: UTF8.self))) as an object; refused as \(error.message)")
+            }
+            let after = stats.readSummary
+            Invariant.check(after.logins == before.logins && after.loginEvents == before.loginEvents && stats.openLogins == open,
+                            "a refused line changed the counts: \(error.message)")
+            Invariant.check(after.malformed == before.malformed + 1, "a refused line not counted as malformed")
+        }
+        stats.finish()
+        let funnel = stats.funnel(by: [.carrier, .firstFlow, .platform])
+        for row in funnel.rows {
+            Invariant.check(row.oneTap + row.sms + row.cancelled + row.failed + row.unfinished == row.logins, "a row's endings do not add up to its logins")
+            Invariant.check(row.oneTapShare.low <= row.oneTapShare.value && row.oneTapShare.value <= row.oneTapShare.high, "a share outside its interval")
+        }
+        let replay = RoutingReplay(stats.observations, policy: .builtIn, smsPrice: 0.05)
+        for carrier in replay.carriers + [replay.total] {
+            for scenario in [carrier.current] + (carrier.proposed.map { [$0] } ?? []) {
+                for share in [scenario.oneTapShare, scenario.smsShare, scenario.smsReach] {
+                    Invariant.check(share.low >= 0 && share.high <= 1 && share.low <= share.value && share.value <= share.high && share.value.isFinite,
+                                    "a replayed share \(share) out of bounds")
+                }
+            }
+        }
+        for svg in [LoginFunnelChart(stats.funnel(by: [.carrier]), source: "fuzz").svg, RoutingReplayChart(replay, policy: "fuzz", source: "fuzz").svg] {
+            let problem = WellFormedXML.problem(in: svg)
+            Invariant.check(problem == nil, "a chart that is no XML: \(problem ?? "")")
+        }
+    }
+}
+
+/// A well-formedness check of the XML the charts write (elements, quoted attributes, text, entity
+/// references, one declaration), without libxml2, whose documents LeakSanitizer reports under libFuzzer.
+enum WellFormedXML {
+    static func problem(in text: String) -> String? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        var open: [ArraySlice<UInt8>] = []
+        func entity() -> Bool {
+            guard let end = bytes[index...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else { return false }
+            let name = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+            guard ["amp", "lt", "gt", "quot", "apos"].contains(name) || name.hasPrefix("#") else { return false }
+            index = end + 1
+            return true
+        }
+        if text.hasPrefix("<?xml") {
+            guard let end = text.range(of: "?>") else { return "an unclosed declaration" }
+            index = text.utf8.distance(from: text.startIndex, to: end.upperBound)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "&") {
+                if !entity() { return "a bare & at byte \(index)" }
+                continue
+            }
+            if byte == UInt8(ascii: ">") { return "a bare > at byte \(index)" }
+            if byte < 0x20, byte != 0x0A, byte != 0x09, byte != 0x0D { return "a control character at byte \(index)" }
+            guard byte == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            index += 1
+            let closing = index < bytes.count && bytes[index] == UInt8(ascii: "/")
+            if closing { index += 1 }
+            let start = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: " "), bytes[index] != UInt8(ascii: ">"), bytes[index] != UInt8(ascii: "/"), bytes[index] != 0x0A { index += 1 }
+            let name = bytes[start..<index]
+            if name.isEmpty { return "a tag without a name at byte \(start)" }
+            // Attributes: name="value", the value without < and with & only in references.
+            while index < bytes.count, bytes[index] != UInt8(ascii: ">"), bytes[index] != UInt8(ascii: "/") {
+                if bytes[index] == UInt8(ascii: " ") || bytes[index] == 0x0A {
+                    index += 1
+                    continue
+                }
+                guard let equals = bytes[index...].firstIndex(of: UInt8(ascii: "=")), equals + 1 < bytes.count, bytes[equals + 1] == UInt8(ascii: "\"") else {
+                    return "an attribute without a quoted value at byte \(index)"
+                }
+                index = equals + 2
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    if bytes[index] == UInt8(ascii: "<") { return "a < inside an attribute at byte \(index)" }
+                    if bytes[index] == UInt8(ascii: "&") {
+                        if !entity() { return "a bare & inside an attribute at byte \(index)" }
+                        continue
+                    }
+                    index += 1
+                }
+                index += 1
+            }
+            guard index < bytes.count else { return "an unclosed tag" }
+            let empty = bytes[index] == UInt8(ascii: "/")
+            if empty { index += 1 }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { return "a tag not closed by > at byte \(index)" }
+            index += 1
+            if closing {
+                guard open.last == name else { return "</\(String(decoding: name, as: UTF8.self))> closes nothing open" }
+                open.removeLast()
+            } else if !empty {
+                open.append(name)
+            }
+        }
+        return open.isEmpty ? nil : "\(open.count) elements left open"
     }
 }
 

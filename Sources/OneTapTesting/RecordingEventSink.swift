@@ -89,7 +89,7 @@ public final class RecordingEventSink: EventSink {
 
     /// The login events so far, in order.
     public var loginEvents: [LoginEvent] {
-        recorded.compactMap { if case .login(let event) = $0.payload { event } else { nil } }
+        recorded.compactMap { if case .login(let event, _) = $0.payload { event } else { nil } }
     }
 
     /// The names of the events so far, in order (`stored`, `refreshed`, `flow-started`, …).

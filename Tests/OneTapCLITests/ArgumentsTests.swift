@@ -10,7 +10,7 @@ import Testing
         #expect(try OneTapCommandLine.parse(arguments) == .help(command: nil))
     }
 
-    @Test(arguments: ["carrier", "number", "route", "outcome", "check"])
+    @Test(arguments: ["carrier", "number", "route", "outcome", "check", "session", "sms", "stats", "replay"])
     func helpOnEveryLevel(command: String) throws {
         #expect(try OneTapCommandLine.parse([command, "--help"]) == .help(command: command))
         #expect(try OneTapCommandLine.parse(["help", command]) == .help(command: command))
@@ -134,5 +134,61 @@ import Testing
             return count < 2
         }
         #expect(ending == .stopped && count == 2)
+    }
+
+    // MARK: stats and replay
+
+    @Test func statsOptions() throws {
+        guard case .stats(let options) = try OneTapCommandLine.parse(["stats", "events.ndjson", "--json", "--svg", "out.svg", "--sms-price=0.045", "--top", "3", "--by", "platform,carrier"])
+        else { Issue.record("not stats"); return }
+        #expect(options.file == "events.ndjson")
+        #expect(options.json)
+        #expect(options.svg == "out.svg")
+        #expect(options.smsPrice == 0.045)
+        #expect(options.top == 3)
+        #expect(options.dimensions == [.platform, .carrier])
+        guard case .stats(let defaults) = try OneTapCommandLine.parse(["--svg", "chart.svg", "stats", "-"]) else { Issue.record("not stats"); return }
+        #expect(defaults.file == nil)
+        #expect(defaults.svg == "chart.svg")
+        #expect(!defaults.json && defaults.smsPrice == nil && defaults.top == 5)
+        #expect(defaults.dimensions == [.carrier, .firstFlow])
+    }
+
+    @Test func replayOptions() throws {
+        guard case .replay(let options) = try OneTapCommandLine.parse(["replay", "-", "--policy", "new.csv", "--sms-price", "0.05", "--onetap-price", "0.03", "--json"])
+        else { Issue.record("not replay"); return }
+        #expect(options.file == nil)
+        #expect(options.policy == "new.csv")
+        #expect(options.smsPrice == 0.05 && options.oneTapPrice == 0.03)
+        #expect(options.json && options.svg == nil)
+        #expect(try OneTapCommandLine.parse(["replay", "--help"]) == .help(command: "replay"))
+        #expect(try OneTapCommandLine.parse(["help", "stats"]) == .help(command: "stats"))
+    }
+
+    @Test(arguments: [
+        (["stats"], "stats needs an events file, or - to read events from standard input"),
+        (["stats", "a", "b"], "stats reads one events file (or -); unexpected 'b'"),
+        (["stats", "-", "--top", "x"], "option --top must be a whole number from 0 to 100, not 'x'"),
+        (["stats", "-", "--top", "101"], "option --top must be a whole number from 0 to 100, not '101'"),
+        (["stats", "-", "--by", "carrier,os"], "option --by takes carrier, flow and platform separated by commas, not 'os'"),
+        (["stats", "-", "--by", ""], "option --by takes carrier, flow and platform separated by commas, not ''"),
+        (["stats", "-", "--sms-price", "-1"], "option --sms-price must be a price of 0 or more (0.05), not '-1'"),
+        (["stats", "-", "--sms-price", "1e3"], "option --sms-price must be a price of 0 or more (0.05), not '1e3'"),
+        (["stats", "-", "--sms-price", "nan"], "option --sms-price must be a price of 0 or more (0.05), not 'nan'"),
+        (["stats", "-", "--svg", "-"], "option --svg needs a file to write the chart to"),
+        (["stats", "-", "--policy", "x.csv"], "unknown option '--policy'"),
+        (["replay", "-"], "replay needs --policy FILE: the routing policy to try on the recorded logins"),
+        (["replay", "--policy", "p.csv"], "replay needs an events file, or - to read events from standard input"),
+        (["replay", "-", "--policy", "p.csv", "--onetap-price", "free"], "option --onetap-price must be a price of 0 or more (0.05), not 'free'"),
+        (["replay", "-", "--policy", "p.csv", "--top", "3"], "unknown option '--top'"),
+        (["session", "-", "--events", "--json"], "--events prints the logins' events as NDJSON already; give --json or --events, not both"),
+    ])
+    func insightsUsageErrors(arguments: [String], message: String) {
+        #expect {
+            try OneTapCommandLine.parse(arguments)
+        } throws: { error in
+            guard let error = error as? UsageError else { return false }
+            return error.message.hasPrefix(message)
+        }
     }
 }

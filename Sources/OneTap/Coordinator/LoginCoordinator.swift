@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Runs a whole login on the device (or in a simulation, or a test): a thin driver over
 /// ``LoginSessionMachine`` that calls the carrier SDKs behind their provider protocols and reports what
 /// they answer. Every rule of the login is the machine's; this actor only carries them out.
@@ -53,21 +59,23 @@ public actor LoginCoordinator {
     /// - Returns: How the login ended, with its trace.
     /// - Throws: ``LoginCoordinatorError/busy`` when a login is already running on this coordinator.
     public func login(_ snapshot: DeviceSnapshot, phoneNumber: PhoneNumber? = nil) async throws -> LoginOutcome {
-        try await login(plan: engine.plan(for: snapshot), phoneNumber: phoneNumber ?? snapshot.phoneHint)
+        try await login(plan: engine.plan(for: snapshot), phoneNumber: phoneNumber ?? snapshot.phoneHint, platform: snapshot.platform)
     }
 
     /// Runs a plan made beforehand.
     /// - Parameters:
     ///   - plan: The plan.
     ///   - phoneNumber: The number for SMS login, if known.
+    ///   - platform: The app's platform, for the login's events.
     /// - Returns: How the login ended, with its trace.
     /// - Throws: ``LoginCoordinatorError/busy`` when a login is already running on this coordinator.
-    public func login(plan: LoginPlan, phoneNumber: PhoneNumber? = nil) async throws -> LoginOutcome {
+    public func login(plan: LoginPlan, phoneNumber: PhoneNumber? = nil, platform: Platform? = nil) async throws -> LoginOutcome {
         guard !running else { throw LoginCoordinatorError.busy }
         running = true
         defer { running = false }
-        var transition = machine.start(plan: plan, at: clock.now())
-        emit(transition.events)
+        let started = clock.now()
+        var transition = machine.start(plan: plan, at: started, platform: platform)
+        emit(transition, at: started)
         var number = phoneNumber
         var credential: CarrierCredential? = nil
         while true {
@@ -84,15 +92,16 @@ public actor LoginCoordinator {
             case .sms:
                 (report, credential) = await runSMS(&number, session: transition.session.id)
             }
+            let now = clock.now()
             do {
-                transition = try machine.advance(transition.session, report, at: clock.now())
+                transition = try machine.advance(transition.session, report, at: now)
             } catch {
                 // The driver reports only what the session waits for; a refusal is a defect: end here.
                 return LoginOutcome(
                     ending: .failed, flow: transition.session.flow, plan: plan, trace: transition.session.trace,
                     alerts: transition.session.alerts, credential: nil, verified: nil)
             }
-            emit(transition.events)
+            emit(transition, at: now)
         }
     }
 
@@ -192,8 +201,8 @@ public actor LoginCoordinator {
         }
     }
 
-    private func emit(_ list: [LoginEvent]) {
-        let now = clock.now()
-        for event in list { events.receive(OneTapEvent(at: now, .login(event))) }
+    private func emit(_ transition: LoginTransition, at now: Date) {
+        let context = transition.context
+        for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }
     }
 }

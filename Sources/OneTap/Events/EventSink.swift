@@ -19,11 +19,46 @@ public protocol EventSink: Sendable {
 }
 
 /// One event: when it happened (on the emitter's injected clock) and what happened.
+///
+/// ## The event schema, version 2
+///
+/// ``encode(to:)`` writes one JSON object, one line of NDJSON (what ``StandardErrorEventSink`` writes
+/// and `onetap stats` reads): `v` (the schema's version, ``schemaVersion``), `at` (ISO 8601, UTC, with
+/// milliseconds), `area` (`login`, `token`, `sms`), `event` (the name), then the payload's fields.
+///
+/// A login event (area `login`) carries the login's context on every line, so each line stands alone:
+/// `session` (the 22-character session id), `carrier` and `evidence` (the plan's), `platform` (only when
+/// the device snapshot named one) and `elapsedMs` (whole milliseconds since the login started). Then,
+/// by event:
+///
+/// | event | fields |
+/// | --- | --- |
+/// | `planned` | `flows` (the plan's, in order), `reason`, `condition` (the policy row: `carrier:mobile`, `mobile-data-off`, …) |
+/// | `flow-started` | `flow`, `attempt` (from 1) |
+/// | `progress` | `flow`, `code` |
+/// | `result` | `flow`, `attempt` (0 for a skipped flow), `code`, `action`, `meaning`, `next` (`attempt sms`, `retry mobile`, `exchange mobile`, `finish success`) |
+/// | `fallback` | `from`, `to`, `action` |
+/// | `alert` | `flow`, `code`, `meaning` |
+/// | `succeeded`, `cancelled`, `failed` | `flow` (absent when the login ended before any flow), `ending` (`success`, `cancelled`, `failed`); `failed` also `meaning` |
+///
+/// A `result` is written for every step of the trace: `code` is the SDK's code, or `timeout`,
+/// `provider-error`, `switch`, `cancelled`, `no-phone-number`, `caller-cancelled`, `circuit-open`,
+/// `unavailable`, `exchange-<code>`, `exchange-timeout`, `exchange-failed`, `token-expired`,
+/// `token-replayed`. No event holds a token, an SMS code or a whole phone number: numbers in any text are
+/// masked (`138****8000`). Version 1 wrote login events without the context, with separate `timeout`,
+/// `exchange` and `skipped` events and a nested `plan`; readers tell the two apart by `v`.
+///
+/// ```json
+/// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
+/// ```
 public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertible {
+    /// The version of the event schema this type writes: 2.
+    public static let schemaVersion = 2
+
     /// What happened.
     public enum Payload: Hashable, Sendable {
-        /// A step of a login (``LoginCoordinator``).
-        case login(LoginEvent)
+        /// A step of a login (``LoginCoordinator``, ``LoginServer``), and the login it belongs to.
+        case login(LoginEvent, LoginContext)
         /// A token was stored, refreshed, or could not be (``TokenVault``).
         case token(TokenEvent)
         /// An SMS code was sent, verified, or refused (``SMSCodeService``).
@@ -47,7 +82,7 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
     /// The event's name, e.g. `refreshed` or `flow-started`.
     public var name: String {
         switch payload {
-        case .login(let event): event.name
+        case .login(let event, _): event.name
         case .token(let event): event.name
         case .sms(let event): event.name
         }
@@ -65,7 +100,7 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
     /// `2026-12-01T00:00:00.000Z token refreshed account 42 (tianyi) until …`.
     public var description: String {
         switch payload {
-        case .login(let event): "\(at.iso8601) login \(event)"
+        case .login(let event, let context): "\(at.iso8601) login \(context.session) \(event)"
         case .token(let event): "\(at.iso8601) token \(event)"
         case .sms(let event): "\(at.iso8601) sms \(event)"
         }
@@ -73,17 +108,17 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
 
     private enum CodingKeys: String, CodingKey { case v, at, area }
 
-    /// Encodes `{"v":1,"at":"…","area":"token","event":"refreshed",…}`: the version of this schema, the
-    /// time, the area, then the payload's own fields.
+    /// Encodes `{"v":2,"at":"…","area":"token","event":"refreshed",…}`: the version of this schema, the
+    /// time, the area, then the payload's own fields (a login event's context first; see above).
     /// - Parameter encoder: The encoder.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(1, forKey: .v)
+        try container.encode(Self.schemaVersion, forKey: .v)
         try container.encode(at.iso8601, forKey: .at)
         try container.encode(area, forKey: .area)
         switch payload {
-        case .login(let event): try event.encode(to: encoder)
+        case .login(let event, let context): try event.encode(to: encoder, context: context, at: at)
         case .token(let event): try event.encode(to: encoder)
         case .sms(let event): try event.encode(to: encoder)
         }

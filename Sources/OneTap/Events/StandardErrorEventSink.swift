@@ -12,7 +12,7 @@ import Foundation
 #endif
 import Dispatch
 
-/// The default sink: one NDJSON line per event on standard error (`{"v":1,"at":…,"area":…,"event":…}`),
+/// The default sink: one NDJSON line per event on standard error (`{"v":2,"at":…,"area":…,"event":…}`, the schema ``OneTapEvent`` documents),
 /// as swift-log's default handler writes to standard error.
 ///
 /// Lines are written in order by one serial dispatch queue, never on the caller's thread, so a slow or
@@ -62,7 +62,7 @@ public final class StandardErrorEventSink: EventSink {
                 return state.dropped
             }
             if dropped > 0 {
-                write(#"{"v":1,"area":"events","event":"dropped","count":\#(dropped)}"# + "\n")
+                write(#"{"v":2,"area":"events","event":"dropped","count":\#(dropped)}"# + "\n")
             }
         }
     }
@@ -72,15 +72,14 @@ public final class StandardErrorEventSink: EventSink {
         queue.sync {}
     }
 
-    /// The NDJSON line of an event, with its line break.
+    /// The NDJSON line of an event, with its line break: the fields in the order ``OneTapEvent``
+    /// documents.
     package static func line(_ event: OneTapEvent) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        guard let data = try? encoder.encode(event) else {
+        guard let text = try? OrderedJSONEncoder.encode(event) else {
             // Events hold strings, numbers and dates only; encoding cannot fail. Say so if it ever does.
-            return #"{"v":1,"area":"events","event":"unencodable","name":"\#(event.name)"}"# + "\n"
+            return #"{"v":2,"area":"events","event":"unencodable","name":"\#(event.name)"}"# + "\n"
         }
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return text + "\n"
     }
 
     private func write(_ line: String) {

@@ -57,9 +57,10 @@ public struct LoginServer: Sendable {
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``LoginSessionStoreError`` when the store fails.
     public func start(_ snapshot: DeviceSnapshot, pending: PendingAction? = nil) async throws -> LoginTransition {
-        let transition = machine.start(snapshot, at: clock.now(), pending: pending)
+        let now = clock.now()
+        let transition = machine.start(snapshot, at: now, pending: pending)
         try await store.create(transition.session)
-        emit(transition.events)
+        emit(transition, at: now)
         return transition
     }
 
@@ -77,15 +78,17 @@ public struct LoginServer: Sendable {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
         }
         if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
-        var transition = try machine.advance(session, report, version: version, at: clock.now())
+        let now = clock.now()
+        var transition = try machine.advance(session, report, version: version, at: now)
         try await save(transition, replacing: session)
-        emit(transition.events)
+        emit(transition, at: now)
         if case .exchange(let credential) = transition.instruction, let exchange, case .exchange(_, _, _, let receivedAt) = transition.session.stage {
             let answer = await exchange.exchange(credential, receivedAt: receivedAt)
             let exchanging = transition.session
-            transition = try machine.advance(exchanging, .exchange(answer), at: clock.now())
+            let answeredAt = clock.now()
+            transition = try machine.advance(exchanging, .exchange(answer), at: answeredAt)
             try await save(transition, replacing: exchanging)
-            emit(transition.events)
+            emit(transition, at: answeredAt)
         }
         return transition
     }
@@ -162,9 +165,10 @@ public struct LoginServer: Sendable {
             version == nil || version == session.version - 1 || version == session.version
         else { return nil }
         let answer = await exchange.exchange(credential, receivedAt: receivedAt)
-        let transition = try machine.advance(session, .exchange(answer), at: clock.now())
+        let now = clock.now()
+        let transition = try machine.advance(session, .exchange(answer), at: now)
         try await save(transition, replacing: session)
-        emit(transition.events)
+        emit(transition, at: now)
         return transition
     }
 
@@ -177,8 +181,8 @@ public struct LoginServer: Sendable {
         }
     }
 
-    private func emit(_ list: [LoginEvent]) {
-        let now = clock.now()
-        for event in list { events.receive(OneTapEvent(at: now, .login(event))) }
+    private func emit(_ transition: LoginTransition, at now: Date) {
+        let context = transition.context
+        for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }
     }
 }

@@ -8,10 +8,12 @@ package struct SessionOptions: Hashable, Sendable {
     package var readsStandardInput: Bool
     /// Whether to print NDJSON.
     package var json: Bool
+    /// Whether to print the logins' events (the event schema, `v` 2) instead of a record per line.
+    package var events: Bool
     /// Replacement tables.
     package var tables: TableOptions
 
-    static let specs: [OptionSpec] = [.flag("json")] + TableOptions.specs
+    static let specs: [OptionSpec] = [.flag("json"), .flag("events")] + TableOptions.specs
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         let stdin = parsed.operands.contains("-")
@@ -24,6 +26,10 @@ package struct SessionOptions: Hashable, Sendable {
         files = stdin ? [] : parsed.operands
         readsStandardInput = stdin
         json = parsed.has("json")
+        events = parsed.has("events")
+        if json && events {
+            throw UsageError("--events prints the logins' events as NDJSON already; give --json or --events, not both", command: "session")
+        }
         tables = TableOptions(parsed)
     }
 }
@@ -32,9 +38,14 @@ enum SessionCommand {
     /// Replays every transcript; each line's record goes to standard output.
     /// - Returns: 0 when every transcript ended with the login over and nothing was rejected; 1 when one
     ///   did not end or had a report rejected; 65 when a line was malformed (it is reported and skipped).
+    ///   With `--events` the logins' events go to standard output, one line each in the event schema,
+    ///   and what is not an event (a malformed line, a rejected report, a login that did not end) goes
+    ///   to standard error, so the output is a clean event stream.
     static func run(_ options: SessionOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
         var worst = ExitCode.success
+        // Fixed session ids, one per transcript in order, so the same transcripts make the same events.
+        var ids = SeededIDs(state: 0x0E7A_2026)
         func finish(_ transcript: Transcript, name: String) {
             if transcript.malformed {
                 worst = .dataError
@@ -42,11 +53,23 @@ enum SessionCommand {
                 worst = .checkFailed
             }
             if !transcript.ended, !options.json {
-                output.line("\(name): the login did not end (\(transcript.session.map { "waiting: \($0.next)" } ?? "no snapshot"))")
+                let message = "\(name): the login did not end (\(transcript.session.map { "waiting: \($0.next)" } ?? "no snapshot"))"
+                if options.events { io.writeError("onetap: \(message)") } else { output.line(message) }
             }
         }
         func emit(_ record: Transcript.Record, line: Int, file: String?) {
-            if options.json {
+            if options.events {
+                switch record {
+                case .transition(let transition, let at):
+                    for event in transition.events {
+                        output.append(StandardErrorEventSink.line(OneTapEvent(at: at, .login(event, transition.context))))
+                    }
+                case .skipped:
+                    break
+                case .malformed, .rejected:
+                    if let text = Transcript.text(record, line: line) { io.writeError("onetap: \(file ?? "standard input"): \(text)") }
+                }
+            } else if options.json {
                 guard var object = Transcript.json(record, line: line) else { return }
                 if let file { object.add("file", file) }
                 output.line(object.json)
@@ -55,7 +78,7 @@ enum SessionCommand {
             }
         }
         if options.readsStandardInput {
-            var transcript = Transcript(engine: engine)
+            var transcript = Transcript(engine: engine, sessionID: options.events ? ids.next() : nil)
             let ending = LineReader(io: io).forEachLine { bytes, number, cut in
                 let record = cut ? .malformed("line \(number) is too long to be a report; it was skipped") : transcript.replay(String(decoding: bytes, as: UTF8.self))
                 emit(record, line: number, file: nil)
@@ -72,12 +95,29 @@ enum SessionCommand {
             } catch {
                 throw CommandFailure(error)
             }
-            var transcript = Transcript(engine: engine)
+            var transcript = Transcript(engine: engine, sessionID: options.events ? ids.next() : nil)
             for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                emit(transcript.replay(String(line)), line: index + 1, file: options.files.count > 1 ? file : nil)
+                emit(transcript.replay(String(line)), line: index + 1, file: options.files.count > 1 || options.events ? file : nil)
             }
             finish(transcript, name: file)
         }
         return worst
+    }
+}
+
+/// Session ids from a fixed seed (SplitMix64): the same sequence every run.
+private struct SeededIDs: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next() -> LoginSessionID {
+        LoginSessionID.random(using: &self)
     }
 }

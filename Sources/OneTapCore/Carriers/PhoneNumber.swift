@@ -66,6 +66,40 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
         return String(text.prefix(3)) + "****" + String(text.suffix(4))
     }
 
+    /// A text with every mainland mobile number in it masked as ``masked`` does: a run of exactly 11
+    /// ASCII digits starting 13 to 19, or of 13 digits starting 86 and then one (a number written with its
+    /// country code), has the four digits after its first three hidden. What events do to free text (a
+    /// provider's message, a meaning) before it is written.
+    /// - Parameter text: The text.
+    /// - Returns: The text, masked; the same text when it holds no such run.
+    /// - Complexity: O(*n*); no allocation when nothing is masked.
+    public static func maskingNumbers(in text: String) -> String {
+        text.withUTF8Bytes { bytes -> String in
+            func isDigit(_ byte: UInt8) -> Bool { byte &- 48 < 10 }
+            var masks: [Int] = []  // where each number's first digit is
+            var index = 0
+            while index < bytes.count {
+                guard isDigit(bytes[index]) else {
+                    index += 1
+                    continue
+                }
+                let start = index
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+                let length = index - start
+                let first = length == 13 && bytes[start] == UInt8(ascii: "8") && bytes[start + 1] == UInt8(ascii: "6") ? start + 2 : start
+                if length == 11 || first != start, bytes[first] == UInt8(ascii: "1"), bytes[first + 1] >= UInt8(ascii: "3") {
+                    masks.append(first)
+                }
+            }
+            guard !masks.isEmpty else { return text }
+            var out = Array(bytes)
+            for first in masks {
+                for position in (first + 3)..<(first + 7) { out[position] = UInt8(ascii: "*") }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
     /// The number's first `count` digits as a number (`count` 1 ... 11).
     @inline(__always)
     func prefix(_ count: Int) -> UInt64 {

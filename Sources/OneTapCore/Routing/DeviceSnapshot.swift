@@ -5,11 +5,12 @@
 ///
 /// ```json
 /// {"sim":"present","plmn":"46000","mobileData":true,"cellularAccess":"allowed",
-///  "network":"both","ip":"2409:8900::1","phone":"13800138000"}
+///  "network":"both","ip":"2409:8900::1","phone":"13800138000","platform":"ios"}
 /// ```
 /// `plmn` may instead be given as `"mcc"` and `"mnc"`; `mobileData` also accepts `"on"` / `"off"`. A
-/// PLMN that is a platform placeholder (`65535`, `--`, empty) decodes as not reported. Unknown keys are
-/// ignored, so newer clients can send more.
+/// PLMN that is a platform placeholder (`65535`, `--`, empty) decodes as not reported. `platform` is the
+/// app's platform (``Platform``: `ios`, `android`, `harmonyos`, …); it does not change the plan and goes
+/// with the login's events. Unknown keys are ignored, so newer clients can send more.
 public struct DeviceSnapshot: Hashable, Sendable, Codable {
     /// Whether the device has a usable SIM.
     public enum SIMState: String, Hashable, Sendable, CaseIterable, Codable {
@@ -58,6 +59,9 @@ public struct DeviceSnapshot: Hashable, Sendable, Codable {
     public var clientIP: IPAddress?
     /// A phone number the user typed or the app remembers (the weakest evidence: numbers are ported).
     public var phoneHint: PhoneNumber?
+    /// The app's platform, if the snapshot names it: not a routing input, but carried by the login's
+    /// events so logins can be counted by platform.
+    public var platform: Platform?
 
     /// Creates a snapshot.
     /// - Parameters:
@@ -68,9 +72,10 @@ public struct DeviceSnapshot: Hashable, Sendable, Codable {
     ///   - network: The network in use.
     ///   - clientIP: The client's address as the server saw it.
     ///   - phoneHint: A phone number hint.
+    ///   - platform: The app's platform.
     public init(
         sim: SIMState? = nil, plmn: PLMN? = nil, mobileData: Bool? = nil, cellularAccess: CellularAccess? = nil,
-        network: Network? = nil, clientIP: IPAddress? = nil, phoneHint: PhoneNumber? = nil
+        network: Network? = nil, clientIP: IPAddress? = nil, phoneHint: PhoneNumber? = nil, platform: Platform? = nil
     ) {
         self.sim = sim
         self.plmn = plmn
@@ -79,10 +84,11 @@ public struct DeviceSnapshot: Hashable, Sendable, Codable {
         self.network = network
         self.clientIP = clientIP
         self.phoneHint = phoneHint
+        self.platform = platform
     }
 
     private enum CodingKeys: String, CodingKey {
-        case sim, plmn, mcc, mnc, mobileData, cellularAccess, network, ip, phone
+        case sim, plmn, mcc, mnc, mobileData, cellularAccess, network, ip, phone, platform
     }
 
     /// Decodes the JSON form described above.
@@ -139,6 +145,7 @@ public struct DeviceSnapshot: Hashable, Sendable, Codable {
         }
         clientIP = try parse(.ip, IPAddress.init)
         phoneHint = try parse(.phone, PhoneNumber.init)
+        platform = try parse(.platform, Platform.init)
     }
 
     /// Encodes the JSON form described above (`plmn` hyphenated, `"460-00"`).
@@ -153,5 +160,6 @@ public struct DeviceSnapshot: Hashable, Sendable, Codable {
         try container.encodeIfPresent(network, forKey: .network)
         try container.encodeIfPresent(clientIP, forKey: .ip)
         try container.encodeIfPresent(phoneHint, forKey: .phone)
+        try container.encodeIfPresent(platform, forKey: .platform)
     }
 }

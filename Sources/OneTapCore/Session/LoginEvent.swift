@@ -4,24 +4,28 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Something a login did, for logs and counters. Events carry codes and meanings, never a token.
+/// Something a login did, for logs and counters. Events carry codes and meanings, never a token, and
+/// any phone number in their text is masked (`138****8000`).
+///
+/// A login emits, in order: `planned`; `flow-started` for each attempt of each flow; one `result` for
+/// every step of its trace (a result code, a timeout, a provider fault, a flow skipped because its
+/// circuit is open or it has no provider, the user switching to SMS or backing out, each answer of the
+/// server's token exchange), so the events tell the whole trace; `progress` for codes that are no
+/// result yet; `fallback` when it moves to another flow; `alert` for a misconfiguration; and one of
+/// `succeeded`, `cancelled`, `failed` at the end. ``OneTapEvent`` writes them with the login's
+/// ``LoginContext`` as lines of the versioned event schema (`v` 2).
 public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
     /// A plan was made.
     case planned(LoginPlan)
     /// A flow started (attempt from 1).
     case flowStarted(flow: LoginFlow, attempt: Int)
-    /// A flow answered.
-    case result(flow: LoginFlow, code: String, action: OutcomeAction, meaning: String)
-    /// A flow did not answer in time.
-    case timeout(flow: LoginFlow)
     /// A flow reported progress (a code that is no result yet, such as 200087: the page is shown).
     case progress(flow: LoginFlow, code: String)
-    /// The server's exchange of a flow's token answered (or did not, for `exchange-timeout`).
-    case exchange(flow: LoginFlow, code: String, action: OutcomeAction, meaning: String)
+    /// A step of the trace: what came back from a flow (or from the exchange of its token, or why it
+    /// was skipped), the action it led to and what was decided next.
+    case result(LoginStep)
     /// The login moved from one flow to another.
     case fallback(from: LoginFlow, to: LoginFlow, action: OutcomeAction)
-    /// A flow was skipped (circuit open, no provider).
-    case skipped(flow: LoginFlow, reason: String)
     /// A code said our configuration is wrong: alert operators.
     case alert(LoginAlert)
     /// The login succeeded.
@@ -36,16 +40,23 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         switch self {
         case .planned: "planned"
         case .flowStarted: "flow-started"
-        case .result: "result"
-        case .timeout: "timeout"
         case .progress: "progress"
-        case .exchange: "exchange"
+        case .result: "result"
         case .fallback: "fallback"
-        case .skipped: "skipped"
         case .alert: "alert"
         case .succeeded: "succeeded"
         case .cancelled: "cancelled"
         case .failed: "failed"
+        }
+    }
+
+    /// How the login ended, for the three ending events; nil for the others.
+    public var ending: Decision.Ending? {
+        switch self {
+        case .succeeded: .success
+        case .cancelled: .cancelled
+        case .failed: .failed
+        default: nil
         }
     }
 
@@ -54,12 +65,9 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         switch self {
         case .planned(let plan): "planned \(plan)"
         case .flowStarted(let flow, let attempt): "flow-started \(flow) attempt \(attempt)"
-        case .result(let flow, let code, let action, let meaning): "result \(flow) \(code) → \(action): \(meaning)"
-        case .timeout(let flow): "timeout \(flow)"
         case .progress(let flow, let code): "progress \(flow) \(code)"
-        case .exchange(let flow, let code, let action, let meaning): "exchange \(flow) \(code) → \(action): \(meaning)"
+        case .result(let step): "result \(step)"
         case .fallback(let from, let to, let action): "fallback \(from) → \(to) (\(action))"
-        case .skipped(let flow, let reason): "skipped \(flow): \(reason)"
         case .alert(let alert): "alert \(alert)"
         case .succeeded(let flow): "succeeded \(flow)"
         case .cancelled(let flow): "cancelled\(flow.map { " \($0)" } ?? "")"
@@ -67,53 +75,71 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case event, flow, attempt, code, action, meaning, from, to, reason, plan }
+    private enum CodingKeys: String, CodingKey {
+        case event, session, carrier, evidence, platform, elapsedMs, flow, attempt, code, action, meaning, next, ending, from, to, flows, reason, condition
+    }
 
-    /// Encodes `{"event": name, …}`.
+    /// Encodes `{"event": name, …}`: the event's own fields, without the login's context.
     /// - Parameter encoder: The encoder.
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {
+        try encode(to: encoder, context: nil, at: nil)
+    }
+
+    /// Encodes the event as the fields of one line of the event schema: `event`, then the login's
+    /// `session`, `carrier`, `evidence`, `platform` (when known) and `elapsedMs` (from the login's start
+    /// to `at`), then the event's own fields (see ``OneTapEvent``).
+    /// - Parameters:
+    ///   - encoder: The encoder.
+    ///   - context: The login the event belongs to; nil to write the event's own fields alone.
+    ///   - at: When it happened, for `elapsedMs`.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder, context: LoginContext?, at: Date?) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .event)
+        if let context {
+            try container.encode(context.session, forKey: .session)
+            try container.encode(context.carrier, forKey: .carrier)
+            try container.encode(context.evidence, forKey: .evidence)
+            try container.encodeIfPresent(context.platform, forKey: .platform)
+            try container.encode(context.elapsedMilliseconds(at: at ?? context.startedAt), forKey: .elapsedMs)
+        }
         switch self {
         case .planned(let plan):
-            try container.encode(plan, forKey: .plan)
+            try container.encode(plan.flows, forKey: .flows)
+            try container.encode(plan.reason, forKey: .reason)
+            try container.encode(plan.condition.description, forKey: .condition)
         case .flowStarted(let flow, let attempt):
             try container.encode(flow, forKey: .flow)
             try container.encode(attempt, forKey: .attempt)
-        case .result(let flow, let code, let action, let meaning):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(code, forKey: .code)
-            try container.encode(action, forKey: .action)
-            try container.encode(meaning, forKey: .meaning)
-        case .timeout(let flow):
-            try container.encode(flow, forKey: .flow)
         case .progress(let flow, let code):
             try container.encode(flow, forKey: .flow)
-            try container.encode(code, forKey: .code)
-        case .exchange(let flow, let code, let action, let meaning):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(code, forKey: .code)
-            try container.encode(action, forKey: .action)
-            try container.encode(meaning, forKey: .meaning)
+            try container.encode(PhoneNumber.maskingNumbers(in: code), forKey: .code)
+        case .result(let step):
+            try container.encode(step.flow, forKey: .flow)
+            try container.encode(step.attempt, forKey: .attempt)
+            try container.encode(PhoneNumber.maskingNumbers(in: step.result.code), forKey: .code)
+            try container.encode(step.action, forKey: .action)
+            try container.encode(PhoneNumber.maskingNumbers(in: step.meaning), forKey: .meaning)
+            try container.encode(step.next, forKey: .next)
         case .fallback(let from, let to, let action):
             try container.encode(from, forKey: .from)
             try container.encode(to, forKey: .to)
             try container.encode(action, forKey: .action)
-        case .skipped(let flow, let reason):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(reason, forKey: .reason)
         case .alert(let alert):
             try container.encode(alert.flow, forKey: .flow)
-            try container.encode(alert.code, forKey: .code)
-            try container.encode(alert.meaning, forKey: .meaning)
+            try container.encode(PhoneNumber.maskingNumbers(in: alert.code), forKey: .code)
+            try container.encode(PhoneNumber.maskingNumbers(in: alert.meaning), forKey: .meaning)
         case .succeeded(let flow):
             try container.encode(flow, forKey: .flow)
+            try container.encode(Decision.Ending.success, forKey: .ending)
         case .cancelled(let flow):
             try container.encodeIfPresent(flow, forKey: .flow)
+            try container.encode(Decision.Ending.cancelled, forKey: .ending)
         case .failed(let flow, let meaning):
             try container.encodeIfPresent(flow, forKey: .flow)
-            try container.encode(meaning, forKey: .meaning)
+            try container.encode(Decision.Ending.failed, forKey: .ending)
+            try container.encode(PhoneNumber.maskingNumbers(in: meaning), forKey: .meaning)
         }
     }
 }

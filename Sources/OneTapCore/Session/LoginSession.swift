@@ -94,7 +94,10 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
     /// The action a login gate interrupted, kept until the login ends (see ``PendingAction``).
     public internal(set) var pending: PendingAction?
 
-    package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date) {
+    /// The app's platform, when the device snapshot named one.
+    public let platform: Platform?
+
+    package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id
         self.version = 1
         self.plan = plan
@@ -107,6 +110,13 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         self.unknownExchanges = []
         self.verified = nil
         self.pending = nil
+        self.platform = platform
+    }
+
+    /// What every event of this login carries: the session, the plan's carrier and evidence, the
+    /// platform, the start.
+    public var context: LoginContext {
+        LoginContext(session: id, carrier: plan.carrier, evidence: plan.evidence, platform: platform, startedAt: createdAt)
     }
 
     /// An instant as the session's JSON reads it back (seconds since 1970, a `Double`, which cannot hold
@@ -157,7 +167,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
 
     private enum CodingKeys: String, CodingKey {
         case format, id, version, plan, stage, flow, attempt, token, receivedAt, ending, trace, alerts, createdAt, expiresAt
-        case exchangedTokens, unknownExchanges, verified, pending
+        case exchangedTokens, unknownExchanges, verified, pending, platform
     }
 
     /// `onetap-session/1`.
@@ -196,6 +206,8 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         try container.encode(unknownExchanges, forKey: .unknownExchanges)
         try container.encodeIfPresent(verified, forKey: .verified)
         try container.encodeIfPresent(pending, forKey: .pending)
+
+        try container.encodeIfPresent(platform, forKey: .platform)
     }
 
     /// Decodes what ``encode(to:)`` writes, checking that it makes a session.
@@ -239,5 +251,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         unknownExchanges = try container.decode([UnknownExchange].self, forKey: .unknownExchanges)
         verified = try container.decodeIfPresent(VerifiedLogin.self, forKey: .verified)
         pending = try container.decodeIfPresent(PendingAction.self, forKey: .pending)
+
+        platform = try container.decodeIfPresent(Platform.self, forKey: .platform)
     }
 }

@@ -78,24 +78,15 @@ public struct LoginSessionMachine: Sendable {
 
     /// Starts a login for a device.
     /// - Parameters:
-    ///   - snapshot: What the device reported.
+    ///   - snapshot: What the device reported (its platform goes into the login's events).
     ///   - now: The time (the injected clock's now).
     ///   - id: The session's id; 128 random bits from the system's CSPRNG by default.
+    ///   - pending: The action a login gate interrupted, handed back once the login succeeds (dropped on
+    ///     cancel, failure or after its 10 minutes); nil when the login was asked for directly.
     /// - Returns: The new session (version 1), what to do first, and the events.
-    public func start(_ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID = .random()) -> LoginTransition {
-        start(plan: engine.plan(for: snapshot), at: now, id: id)
-    }
-
-    /// Starts a login that a login gate asked for, keeping the interrupted action with the session.
-    /// - Parameters:
-    ///   - snapshot: What the device reported.
-    ///   - now: The time.
-    ///   - id: The session's id.
-    ///   - pending: The action to hand back once the login succeeds (dropped on cancel, failure or
-    ///     after its 10 minutes).
-    /// - Returns: The new session (version 1), what to do first, and the events.
-    public func start(_ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID = .random(), pending: PendingAction?) -> LoginTransition {
-        let started = start(plan: engine.plan(for: snapshot), at: now, id: id)
+    public func start(_ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID = .random(), pending: PendingAction? = nil) -> LoginTransition {
+        let started = start(plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform)
+        guard let pending else { return started }
         var session = started.session
         session.pending = pending
         return LoginTransition(session: session, instruction: started.instruction, events: started.events)
@@ -106,10 +97,12 @@ public struct LoginSessionMachine: Sendable {
     ///   - plan: The plan.
     ///   - now: The time.
     ///   - id: The session's id.
+    ///   - platform: The app's platform, for the login's events; nil when unknown.
     /// - Returns: The new session (version 1), what to do first, and the events.
-    public func start(plan: LoginPlan, at now: Date, id: LoginSessionID = .random()) -> LoginTransition {
+    public func start(plan: LoginPlan, at now: Date, id: LoginSessionID = .random(), platform: Platform? = nil) -> LoginTransition {
         var session = LoginSession(
-            id: id, plan: plan, stage: .flow(plan.flows[0], attempt: 1), createdAt: now, expiresAt: now.addingTimeInterval(sessionLifetime.seconds))
+            id: id, plan: plan, stage: .flow(plan.flows[0], attempt: 1), createdAt: now, expiresAt: now.addingTimeInterval(sessionLifetime.seconds),
+            platform: platform)
         var events: [LoginEvent] = [.planned(plan)]
         enter(plan.flows[0], &session, &events, at: now)
         return LoginTransition(session: session, instruction: instruction(session), events: events)
@@ -188,17 +181,17 @@ public struct LoginSessionMachine: Sendable {
                     if session.exchangedTokens.contains(digest) {
                         throw reject(.alreadyExchanged, "this \(flow) token was reported before; a token is exchanged once")
                     }
-                    events.append(.result(flow: flow, code: code.text, action: .success, meaning: outcome.meaningEN))
                     recordHealth(flow, .success, next.plan.carrier, at: now)
                     guard exchanges != nil else {
-                        next.trace.append(LoginStep(flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: outcome.meaningEN, next: .finish(.success)))
+                        record(LoginStep(flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: outcome.meaningEN, next: .finish(.success)),
+                               &next, &events)
                         finish(.success, flow: flow, &next, &events)
                         next.version += 1
                         return LoginTransition(session: next, instruction: .done(.success, flow: flow, verified: nil), events: events)
                     }
-                    next.trace.append(LoginStep(
+                    record(LoginStep(
                         flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: outcome.meaningEN + ": exchange the token",
-                        next: .exchange(flow)))
+                        next: .exchange(flow)), &next, &events)
                     next.exchangedTokens.append(digest)
                     next.stage = .exchange(flow, attempt: attempt, token: digest, receivedAt: LoginSession.stored(now))
                     next.version += 1
@@ -207,13 +200,11 @@ public struct LoginSessionMachine: Sendable {
                 let suffix = outcome.isDefault ? " (an unlisted code: the flow's default)" : ""
                 apply(outcome.action, result: .code(code), meaning: outcome.meaningEN + suffix, flow: flow, attempt: attempt, &next, &events, at: now)
             case .timeout:
-                events.append(.timeout(flow: flow))
                 apply(.fallback, result: .timeout, meaning: "no answer in time: fall back", flow: flow, attempt: attempt, &next, &events, at: now)
             case .fault(_, let message):
                 let text = String(message.prefix(200))
                 apply(.fallback, result: .providerError(text), meaning: "the provider failed (\(text)): fall back", flow: flow, attempt: attempt, &next, &events, at: now)
             case .unavailable:
-                events.append(.skipped(flow: flow, reason: "no provider is configured for \(flow)"))
                 apply(.fallback, result: .unavailable, meaning: "no provider is configured for \(flow)", flow: flow, attempt: 0, &next, &events, at: now)
             case .switchToSMS:
                 apply(.switch, result: .switched, meaning: "the user chose SMS", flow: flow, attempt: attempt, &next, &events, at: now)
@@ -231,9 +222,9 @@ public struct LoginSessionMachine: Sendable {
                         ? "the SMS code was sent for no login session; only a code sent for this session completes it"
                         : "the SMS verdict belongs to another login session")
                 }
-                next.trace.append(LoginStep(flow: .sms, attempt: attempt, result: .code("0"), action: .success, meaning: "the SMS code was verified", next: .finish(.success)))
+                record(LoginStep(flow: .sms, attempt: attempt, result: .code("0"), action: .success, meaning: "the SMS code was verified", next: .finish(.success)),
+                       &next, &events)
                 next.verified = VerifiedLogin(phoneNumber: verdict.phoneNumber)
-                events.append(.result(flow: .sms, code: "0", action: .success, meaning: "the SMS code was verified"))
                 finish(.success, flow: .sms, &next, &events)
             case .exchange:
                 throw reject(.unexpected, "no exchange is under way")
@@ -271,19 +262,17 @@ public struct LoginSessionMachine: Sendable {
             let entry = rules.codes.entry(for: flow, code: code)
             if entry.action == .success {
                 guard let number else {
-                    events.append(.exchange(flow: flow, code: code.text, action: .fallback, meaning: "a success without the number"))
                     apply(.fallback, result: .exchangeFailed("a success without the number"), meaning: "the exchange answered success without the number: fall back",
                           flow: flow, attempt: attempt, &session, &events, at: now, health: false)
                     return
                 }
-                session.trace.append(LoginStep(
-                    flow: flow, attempt: attempt, result: .exchangeCode(code), action: .success, meaning: entry.meaningEN, next: .finish(.success)))
+                record(LoginStep(
+                    flow: flow, attempt: attempt, result: .exchangeCode(code), action: .success, meaning: entry.meaningEN, next: .finish(.success)),
+                    &session, &events)
                 session.verified = VerifiedLogin(phoneNumber: number, account: account)
-                events.append(.exchange(flow: flow, code: code.text, action: .success, meaning: entry.meaningEN))
                 finish(.success, flow: flow, &session, &events)
                 return
             }
-            events.append(.exchange(flow: flow, code: code.text, action: entry.action, meaning: entry.meaningEN))
             if entry.alert || entry.action == .misconfigured {
                 let alert = LoginAlert(flow: flow, code: "exchange-\(code.text)", meaning: entry.meaningEN)
                 session.alerts.append(alert)
@@ -295,21 +284,17 @@ public struct LoginSessionMachine: Sendable {
         case .timeout:
             session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: now))
             let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
-            events.append(.exchange(flow: flow, code: "exchange-timeout", action: .switch, meaning: meaning))
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &session, &events, at: now, health: false)
         case .fault(let message):
             let text = String(message.prefix(200))
-            events.append(.exchange(flow: flow, code: "exchange-failed", action: .fallback, meaning: text))
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt,
                   &session, &events, at: now, health: false)
         case .tokenExpired:
             let lifetime = rules.lifetimes.entry(for: flow).map { "\(Int($0.lifetime.seconds)) s" } ?? "its lifetime"
             let meaning = "the token was older than \(lifetime), so it was not sent to the exchange: run the flow once more"
-            events.append(.exchange(flow: flow, code: "token-expired", action: .retry, meaning: meaning))
             apply(.retry, result: .tokenExpired, meaning: meaning, flow: flow, attempt: attempt, &session, &events, at: now, health: false)
         case .replayed:
             let meaning = "the token had been exchanged already (a replay), so it was not sent again: SMS now"
-            events.append(.exchange(flow: flow, code: "token-replayed", action: .switch, meaning: meaning))
             apply(.switch, result: .tokenReplayed, meaning: meaning, flow: flow, attempt: attempt, &session, &events, at: now, health: false)
         }
     }
@@ -326,10 +311,7 @@ public struct LoginSessionMachine: Sendable {
         // A retry after the retry was used up moves on: the trace shows what happened.
         let effective: OutcomeAction = note == .retriesExhausted ? .fallback : action
         let suffix = note == .retriesExhausted ? " (retried already: fall back)" : ""
-        session.trace.append(LoginStep(flow: flow, attempt: attempt, result: result, action: effective, meaning: meaning + suffix, next: step))
-        if case .code = result {
-            events.append(.result(flow: flow, code: result.code, action: effective, meaning: meaning + suffix))
-        }
+        record(LoginStep(flow: flow, attempt: attempt, result: result, action: effective, meaning: meaning + suffix, next: step), &session, &events)
         if alert, action == .misconfigured {
             let raised = LoginAlert(flow: flow, code: result.code, meaning: meaning)
             session.alerts.append(raised)
@@ -355,8 +337,7 @@ public struct LoginSessionMachine: Sendable {
         while flow.isOneTap, let health, health.admit(flow, for: session.plan.carrier, at: now) == .rejected {
             let reason = "the \(session.plan.carrier) \(flow) channel is failing; its circuit is open"
             let (step, _) = engine.step(for: .fallback, after: flow, in: session.plan.flows, attempt: 1)
-            session.trace.append(LoginStep(flow: flow, attempt: 0, result: .circuitOpen, action: .fallback, meaning: reason, next: step))
-            events.append(.skipped(flow: flow, reason: reason))
+            record(LoginStep(flow: flow, attempt: 0, result: .circuitOpen, action: .fallback, meaning: reason, next: step), &session, &events)
             guard case .attempt(let following) = step else {
                 finish(.failed, flow: flow, &session, &events)
                 return
@@ -366,6 +347,12 @@ public struct LoginSessionMachine: Sendable {
         }
         session.stage = .flow(flow, attempt: 1)
         events.append(.flowStarted(flow: flow, attempt: 1))
+    }
+
+    /// Adds a step to the trace, and its `result` event: every step is told once.
+    private func record(_ step: LoginStep, _ session: inout LoginSession, _ events: inout [LoginEvent]) {
+        session.trace.append(step)
+        events.append(.result(step))
     }
 
     private func finish(_ ending: Decision.Ending, flow: LoginFlow?, _ session: inout LoginSession, _ events: inout [LoginEvent]) {
@@ -411,4 +398,7 @@ public struct LoginTransition: Sendable {
         self.events = events
         self.continued = continued
     }
+
+    /// What the events belong to: the session's ``LoginSession/context``.
+    public var context: LoginContext { session.context }
 }

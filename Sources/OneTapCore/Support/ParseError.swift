@@ -72,6 +72,8 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let action = Subject("action")
         /// The server's secret key (its input always reads `<redacted>`).
         public static let serverKey = Subject("server key")
+        /// The platform a device snapshot names (`ios`, `android`, `harmonyos`, …).
+        public static let platform = Subject("platform")
     }
 
     /// What kind of value was being read.

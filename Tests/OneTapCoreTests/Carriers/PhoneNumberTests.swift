@@ -71,4 +71,18 @@ import Testing
         #expect(number.prefix(7) == 1391234)
         #expect(number.prefix(11) == 13912345678)
     }
+
+    @Test(arguments: [
+        ("the provider failed (13800138000 not allowed)", "the provider failed (138****8000 not allowed)"),
+        ("8613912345678 and 19900001111", "86139****5678 and 199****1111"),
+        ("code 103000, no number", "code 103000, no number"),
+        ("12345678901 starts 12: not mobile", "12345678901 starts 12: not mobile"),
+        ("138001380001 is 12 digits", "138001380001 is 12 digits"),
+        ("", ""),
+        ("13800138000", "138****8000"),
+        ("中文13800138000中文", "中文138****8000中文"),
+    ])
+    func numbersInTextAreMasked(text: String, masked: String) {
+        #expect(PhoneNumber.maskingNumbers(in: text) == masked)
+    }
 }

@@ -27,6 +27,10 @@ import Testing
         (#"{"plmn":null}"#, DeviceSnapshot()),
         (#"{"future":"field","sim":"absent"}"#, DeviceSnapshot(sim: .absent)),
         (#"{"sim":"not-ready"}"#, DeviceSnapshot(sim: .notReady)),
+        (#"{"platform":"ios"}"#, DeviceSnapshot(platform: .ios)),
+        (#"{"platform":"HarmonyOS","plmn":"46000"}"#, DeviceSnapshot(plmn: try! PLMN("46000"), platform: .harmonyOS)),
+        (#"{"platform":"miniprogram"}"#, DeviceSnapshot(platform: Platform(rawValue: "miniprogram"))),
+        (#"{"platform":null}"#, DeviceSnapshot()),
     ])
     func decodesOptionalForms(json: String, expected: DeviceSnapshot) throws {
         #expect(try decode(json) == expected)
@@ -46,6 +50,10 @@ import Testing
         (#"{"ip":"300.1.1.1"}"#, "ip"),
         (#"{"phone":"12345"}"#, "phone"),
         (#"{"cellularAccess":true}"#, "cellularAccess"),
+        (#"{"platform":""}"#, "platform"),
+        (#"{"platform":"i os"}"#, "platform"),
+        (#"{"platform":"android-automotive-x"}"#, "platform"),
+        (#"{"platform":7}"#, "platform"),
     ])
     func malformedFieldsNameTheKey(json: String, key: String) {
         #expect {
@@ -71,7 +79,7 @@ import Testing
     @Test func encodeDecodeRoundTrip() throws {
         let snapshot = DeviceSnapshot(
             sim: .present, plmn: try PLMN("460-11"), mobileData: false, cellularAccess: .restricted, network: .wifi,
-            clientIP: try IPAddress("10.1.2.3"), phoneHint: try PhoneNumber("18900000000"))
+            clientIP: try IPAddress("10.1.2.3"), phoneHint: try PhoneNumber("18900000000"), platform: .android)
         #expect(try JSONDecoder().decode(DeviceSnapshot.self, from: JSONEncoder().encode(snapshot)) == snapshot)
     }
 }

@@ -406,7 +406,8 @@ import Testing
         #expect(start.session.trace.first?.next == .attempt(.sms))
         #expect(gate.admitted == [.mobile])
         #expect(gate.records.isEmpty)
-        #expect(start.events.contains { if case .skipped(.mobile, _) = $0 { true } else { false } })
+        #expect(start.events.map(\.name) == ["planned", "result", "fallback", "flow-started"])
+        #expect(start.events.contains { if case .result(let step) = $0 { step.flow == .mobile && step.result == .circuitOpen } else { false } })
     }
 
     @Test func aRejectedFlowLaterInThePlanIsSkippedWhenReached() throws {

@@ -54,4 +54,11 @@ import Testing
         #expect(decoded == start.session)
         #expect(decoded.pending?.payload == .object(["item": .string("v42")]))
     }
+
+    @Test func aLoginAGateAskedForKeepsTheDevicesPlatform() throws {
+        let snapshot = DeviceSnapshot(sim: .present, plmn: try PLMN("46000"), platform: .android)
+        let start = machine.start(snapshot, at: F.now, id: F.id, pending: try pending())
+        #expect(start.session.platform == .android && start.context.platform == .android)
+        #expect(start.session.pending != nil)
+    }
 }

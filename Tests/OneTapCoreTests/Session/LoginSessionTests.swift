@@ -48,6 +48,8 @@ import Testing
         ])),
         ("an exchange alert", four([Fixture.success(.mobile, "T1"), Fixture.exchange("105312")])),
         ("exchange success without the number", four([Fixture.success(.mobile, "T1"), .exchange(.answered("103000"))])),
+        ("an app on HarmonyOS", session(machine.start(DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"), platform: .harmonyOS), at: Fixture.now, id: Fixture.id),
+                                        [.result(.mobile, code: "200023")])),
         ("ended before any flow", LoginSession(
             id: Fixture.otherID, plan: Fixture.fourFlows, stage: .ended(.failed, flow: nil), createdAt: Fixture.now, expiresAt: Fixture.now.addingTimeInterval(1))),
     ]
@@ -69,6 +71,22 @@ import Testing
 
     /// Instants as a server's clock gives them (any fraction of a second) come back exactly, so a stored
     /// session compares equal to the one written.
+    @Test func aSessionStoredBeforePlatformsDecodesWithout() throws {
+        var object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(Self.mobile([]))) as? [String: Any])
+        #expect(object["platform"] == nil, "no platform key when the snapshot named none")
+        object["platform"] = nil
+        let decoded = try JSONDecoder().decode(LoginSession.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(decoded.platform == nil)
+        #expect(decoded == Self.mobile([]))
+    }
+
+    @Test func theContextIsTheSessionsOwn() throws {
+        let start = Self.machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46011"), platform: .ios), at: Fixture.now, id: Fixture.id)
+        #expect(start.context == LoginContext(session: Fixture.id, carrier: .telecom, evidence: .plmn, platform: .ios, startedAt: Fixture.now))
+        #expect(start.context.elapsedMilliseconds(at: Fixture.now.addingTimeInterval(1.2345)) == 1235)
+        #expect(start.context.elapsedMilliseconds(at: Fixture.now.addingTimeInterval(-5)) == 0, "a clock that stepped back counts as no time")
+    }
+
     @Test func instantsComeBackExactly() throws {
         var random = SplitMix64(seed: 2026)
         for _ in 0..<2000 {

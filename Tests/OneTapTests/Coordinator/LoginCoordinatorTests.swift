@@ -190,7 +190,13 @@ import Testing
         clock.advance(by: .milliseconds(1))
         let outcome = try await login.value
         #expect(outcome.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
-        #expect(events.names.contains("timeout"))
+        // The timeout is a step like any other: one result event, 8 s into the login on the fake clock.
+        let timeout = try #require(events.recorded.first { event in
+            if case .login(.result(let step), _) = event.payload { step.result == .timeout } else { false }
+        })
+        guard case .login(_, let context) = timeout.payload else { Issue.record("not a login event"); return }
+        #expect(context.elapsedMilliseconds(at: timeout.at) == 8000)
+        #expect(context.carrier == .mobile)
     }
 
     @Test func configurableTimeouts() async throws {

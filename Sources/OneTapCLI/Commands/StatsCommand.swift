@@ -1,0 +1,356 @@
+import OneTap
+
+/// `onetap stats FILE|-`: the login funnel from an event stream.
+package struct StatsOptions: Hashable, Sendable {
+    /// The events file, or nil for standard input.
+    package var file: String?
+    /// Whether to print one JSON object per row (NDJSON) and a summary object.
+    package var json: Bool
+    /// Where to write the chart, if anywhere.
+    package var svg: String?
+    /// The price of one SMS message, to put a cost on misconfigurations.
+    package var smsPrice: Double?
+    /// How many codes to list per row.
+    package var top: Int
+    /// What the rows are split by.
+    package var dimensions: LoginFunnel.Dimensions
+
+    static let specs: [OptionSpec] = [.flag("json"), .value("svg"), .value("sms-price"), .value("top"), .value("by")]
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        file = try InsightsArguments.input(parsed, command: "stats")
+        json = parsed.has("json")
+        svg = try InsightsArguments.svg(parsed, command: "stats")
+        smsPrice = try InsightsArguments.price(parsed, "sms-price", command: "stats")
+        if let text = parsed.value("top") {
+            guard let value = Int(text), (0...100).contains(value) else {
+                throw UsageError("option --top must be a whole number from 0 to 100, not \(quoted(text))", command: "stats")
+            }
+            top = value
+        } else {
+            top = 5
+        }
+        dimensions = []
+        for name in (parsed.value("by") ?? "carrier,flow").split(separator: ",", omittingEmptySubsequences: false) {
+            switch name {
+            case "carrier": dimensions.insert(.carrier)
+            case "flow": dimensions.insert(.firstFlow)
+            case "platform": dimensions.insert(.platform)
+            default:
+                throw UsageError("option --by takes carrier, flow and platform separated by commas, not \(quoted(String(name)))", command: "stats")
+            }
+        }
+    }
+}
+
+/// What `stats` and `replay` share: the input operand, `--svg`, prices, reading the stream.
+enum InsightsArguments {
+    static func input(_ parsed: ParsedArguments, command: String) throws(UsageError) -> String? {
+        guard parsed.operands.count == 1 else {
+            throw UsageError(
+                parsed.operands.isEmpty ? "\(command) needs an events file, or - to read events from standard input"
+                    : "\(command) reads one events file (or -); unexpected \(quoted(parsed.operands[1]))",
+                command: command)
+        }
+        return parsed.operands[0] == "-" ? nil : parsed.operands[0]
+    }
+
+    static func svg(_ parsed: ParsedArguments, command: String) throws(UsageError) -> String? {
+        guard let path = parsed.value("svg") else { return nil }
+        guard !path.isEmpty, path != "-" else { throw UsageError("option --svg needs a file to write the chart to", command: command) }
+        return path
+    }
+
+    static func price(_ parsed: ParsedArguments, _ name: String, command: String) throws(UsageError) -> Double? {
+        guard let text = parsed.value(name) else { return nil }
+        guard let value = Double(text), value.isFinite, value >= 0, !text.contains("e"), !text.contains("E") else {
+            throw UsageError("option --\(name) must be a price of 0 or more (0.05), not \(quoted(text))", command: command)
+        }
+        return value
+    }
+
+    /// The most error records printed; the rest are counted in the summary.
+    static let errorRecordLimit = 100
+
+    /// Reads every line of the input into the stats, printing an error record per malformed line.
+    /// - Returns: The exit code the reading forces (a read or output failure), or nil to go on.
+    static func read(_ file: String?, into stats: inout LoginStats, json: Bool, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode? {
+        let input: any CommandIO = try file.map { (path) throws(CommandFailure) in try FileInput(path: path, io: io) } ?? io
+        var shown = 0
+        let ending = LineReader(io: input).forEachLine { bytes, number, cut in
+            var message: String? = nil
+            if cut {
+                stats.skipLine()
+                message = "the line is longer than 4 MiB: no event; it was skipped"
+            } else {
+                do throws(LoginStats.LineError) {
+                    try stats.add(line: bytes)
+                } catch {
+                    message = error.message
+                }
+            }
+            if let message {
+                shown += 1
+                if shown <= errorRecordLimit {
+                    if json {
+                        var object = JSONObject()
+                        object.add("line", Int64(number))
+                        object.add("error", message)
+                        output.line(object.json)
+                    } else {
+                        output.line("line \(number): error: \(message)")
+                    }
+                }
+            }
+            return !output.failed
+        }
+        if case .readFailed = ending, let file {
+            output.flush()
+            io.writeError("onetap: error: cannot read \(quoted(file))")
+            return .noInput
+        }
+        return ending.failure(output: output, io: io)
+    }
+
+    /// Writes a chart to a file.
+    static func write(_ svg: String, to path: String) throws(CommandFailure) {
+        try FileOutput.write(svg, to: path, what: "chart")
+    }
+}
+
+enum StatsCommand {
+    /// Counts the stream and prints the funnel.
+    /// - Returns: 0, or 65 when a line was malformed (its error record is printed and the count goes on).
+    static func run(_ options: StatsOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        var stats = LoginStats()
+        if let failure = try InsightsArguments.read(options.file, into: &stats, json: options.json, output: output, io: io) { return failure }
+        stats.finish()
+        let funnel = stats.funnel(by: options.dimensions, topCodes: options.top, smsPrice: options.smsPrice)
+        if options.json {
+            for row in funnel.rows { output.line(json(row, funnel: funnel)) }
+            output.line(summaryJSON(funnel.summary))
+        } else {
+            text(funnel, source: options.file ?? "standard input", output: output)
+        }
+        if let path = options.svg {
+            let chart = LoginFunnelChart(stats.funnel(by: [.carrier], topCodes: 3, smsPrice: options.smsPrice), source: options.file.map(Self.fileName) ?? "standard input")
+            try InsightsArguments.write(chart.svg, to: path)
+        }
+        return funnel.summary.malformed > 0 ? .dataError : .success
+    }
+
+    static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
+
+    // MARK: JSON
+
+    static func json(_ row: LoginFunnel.Row, funnel: LoginFunnel) -> String {
+        var object = JSONObject()
+        if funnel.dimensions.contains(.carrier) { object.add("carrier", row.carrier?.rawValue) }
+        if funnel.dimensions.contains(.firstFlow) { object.add("firstFlow", row.firstFlow?.rawValue) }
+        if funnel.dimensions.contains(.platform) { object.add("platform", row.platform?.rawValue) }
+        object.add("logins", Int64(row.logins))
+        object.add("oneTap", Int64(row.oneTap))
+        object.add("sms", Int64(row.sms))
+        object.add("cancelled", Int64(row.cancelled))
+        object.add("failed", Int64(row.failed))
+        object.add("unfinished", Int64(row.unfinished))
+        object.add("oneTapShare", json: Number.json(row.oneTapShare.value))
+        object.add("oneTapShareLow", json: Number.json(row.oneTapShare.low))
+        object.add("oneTapShareHigh", json: Number.json(row.oneTapShare.high))
+        object.add("successShare", json: Number.json(row.successShare.value))
+        object.add("successP50Ms", json: row.successP50.map { String($0) } ?? "null")
+        object.add("successP95Ms", json: row.successP95.map { String($0) } ?? "null")
+        object.add("results", Int64(row.results))
+        object.add("topCodes", json: codes(row.topCodes))
+        object.add("topFailures", json: codes(row.topFailures))
+        object.add("alerts", Int64(row.alerts.count))
+        object.add("alertLogins", Int64(row.alerts.logins))
+        object.add("alertSMS", Int64(row.alerts.toSMS))
+        object.add("alertCost", json: row.alerts.cost.map(Number.json) ?? "null")
+        object.add("alertCodes", json: codes(row.alerts.codes))
+        return object.json
+    }
+
+    static func codes(_ list: [LoginFunnel.CodeCount]) -> String {
+        "[" + list.map { code in
+            var object = JSONObject()
+            object.add("flow", code.flow.rawValue)
+            object.add("code", code.code)
+            object.add("count", Int64(code.count))
+            object.add("share", json: Number.json(code.share))
+            object.add("action", code.action?.rawValue)
+            object.add("meaning", code.meaning)
+            return object.json
+        }.joined(separator: ",") + "]"
+    }
+
+    static func summaryJSON(_ summary: LoginFunnel.Summary) -> String {
+        var object = JSONObject()
+        object.add("summary", true)
+        object.add("lines", Int64(summary.lines))
+        object.add("loginEvents", Int64(summary.loginEvents))
+        object.add("logins", Int64(summary.logins))
+        object.add("ignored", Int64(summary.ignored))
+        object.add("orphans", Int64(summary.orphans))
+        object.add("malformed", Int64(summary.malformed))
+        object.add("from", summary.first.map(UTCMilliseconds.format))
+        object.add("to", summary.last.map(UTCMilliseconds.format))
+        object.add("interval", "wilson-95")
+        return object.json
+    }
+
+    // MARK: Text
+
+    static func text(_ funnel: LoginFunnel, source: String, output: OutputBuffer) {
+        let summary = funnel.summary
+        var head = "\(Number.grouped(summary.logins)) login\(summary.logins == 1 ? "" : "s") from \(Number.grouped(summary.loginEvents)) event\(summary.loginEvents == 1 ? "" : "s") in \(source)"
+        if let first = summary.first, let last = summary.last { head += ", \(UTCMilliseconds.format(first)) to \(UTCMilliseconds.format(last))" }
+        output.line(head)
+        var notes: [String] = []
+        if summary.ignored > 0 { notes.append("\(Number.grouped(summary.ignored)) other event\(summary.ignored == 1 ? "" : "s") skipped") }
+        if summary.orphans > 0 { notes.append("\(Number.grouped(summary.orphans)) event\(summary.orphans == 1 ? "" : "s") of logins not begun in the stream skipped") }
+        if summary.malformed > 0 { notes.append("\(Number.grouped(summary.malformed)) malformed line\(summary.malformed == 1 ? "" : "s")") }
+        if !notes.isEmpty { output.line("(" + notes.joined(separator: "; ") + ")") }
+        guard !funnel.rows.isEmpty else {
+            output.line("no logins")
+            return
+        }
+        output.line("")
+        var table = TextTable()
+        var header: [String] = []
+        if funnel.dimensions.contains(.carrier) { header.append("carrier") }
+        if funnel.dimensions.contains(.firstFlow) { header.append("first flow") }
+        if funnel.dimensions.contains(.platform) { header.append("platform") }
+        let keyColumns = header.count
+        header += ["logins", "one-tap", "SMS", "cancelled", "failed", "unfinished", "one-tap share (95% Wilson)", "success p50", "p95", "alerts"]
+        table.add(header)
+        for row in funnel.rows {
+            table.add(label(row, funnel) + [
+                Number.grouped(row.logins), Number.grouped(row.oneTap), Number.grouped(row.sms), Number.grouped(row.cancelled), Number.grouped(row.failed),
+                Number.grouped(row.unfinished), Number.share(row.oneTapShare), row.successP50.map(Number.duration) ?? "—", row.successP95.map(Number.duration) ?? "—",
+                Number.grouped(row.alerts.count),
+            ])
+        }
+        for line in table.lines(leftAligned: keyColumns) { output.line(line) }
+        for row in funnel.rows {
+            output.line("")
+            let name = label(row, funnel).joined(separator: " · ")
+            output.line("\(name.isEmpty ? "all logins" : name): \(Number.grouped(row.logins)) login\(row.logins == 1 ? "" : "s"), \(Number.grouped(row.results)) result\(row.results == 1 ? "" : "s")"
+                + (row.topFailures.isEmpty ? "" : "; the most frequent besides success (share of the results):"))
+            if !row.topFailures.isEmpty {
+                var codes = TextTable()
+                codes.add(["  flow", "code", "count", "share", "action", "meaning"])
+                for code in row.topFailures {
+                    codes.add(["  " + code.flow.rawValue, code.code, Number.grouped(code.count), Number.percent(code.share), code.action?.rawValue ?? "—", code.meaning])
+                }
+                for line in codes.lines(leftAligned: 2, trailingLeft: 2) { output.line(line) }
+            }
+            if row.alerts.count > 0 {
+                var line = "  alerts (misconfigured): \(Number.grouped(row.alerts.count)) in \(Number.grouped(row.alerts.logins)) login\(row.alerts.logins == 1 ? "" : "s"), "
+                    + "\(Number.grouped(row.alerts.toSMS)) then sent to SMS"
+                if let cost = row.alerts.cost, let price = funnel.smsPrice { line += " (money lost: \(Number.money(cost)) at \(Number.money(price)) per SMS)" }
+                output.line(line)
+                for code in row.alerts.codes {
+                    output.line("    \(code.flow) \(code.code) ×\(Number.grouped(code.count)): \(code.meaning)")
+                }
+            }
+        }
+    }
+
+    static func label(_ row: LoginFunnel.Row, _ funnel: LoginFunnel) -> [String] {
+        var label: [String] = []
+        if funnel.dimensions.contains(.carrier) { label.append(row.carrier?.rawValue ?? "—") }
+        if funnel.dimensions.contains(.firstFlow) { label.append(row.firstFlow?.rawValue ?? "—") }
+        if funnel.dimensions.contains(.platform) { label.append(row.platform?.rawValue ?? "unreported") }
+        return label
+    }
+}
+
+/// Columns of text, padded to their widest cell: numbers right, labels left.
+struct TextTable {
+    private var rows: [[String]] = []
+
+    mutating func add(_ row: [String]) { rows.append(row) }
+
+    /// The lines: the first `leftAligned` columns (and the last `trailingLeft`) padded on the right, the
+    /// others on the left; no trailing spaces.
+    func lines(leftAligned: Int, trailingLeft: Int = 0) -> [String] {
+        let columns = rows.map(\.count).max() ?? 0
+        var widths = Array(repeating: 0, count: columns)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        return rows.map { row in
+            var line = ""
+            for (index, cell) in row.enumerated() {
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                let left = index < leftAligned || index >= columns - trailingLeft
+                if index > 0 { line += "  " }
+                line += left ? cell + pad : pad + cell
+            }
+            while line.hasSuffix(" ") { line.removeLast() }
+            return line
+        }
+    }
+}
+
+/// How numbers are written in the CLI's text and JSON.
+enum Number {
+    /// `12,345`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out += "," }
+            out.append(character)
+        }
+        return (value < 0 ? "-" : "") + out
+    }
+
+    /// `80.4%`.
+    static func percent(_ share: Double) -> String { fixed(share * 100, 1) + "%" }
+
+    /// `80.4% (75.3–84.7%)`.
+    static func share(_ estimate: Estimate) -> String {
+        estimate.method == .exact && estimate.low == estimate.high ? percent(estimate.value)
+            : "\(percent(estimate.value)) (\(fixed(estimate.low * 100, 1))–\(fixed(estimate.high * 100, 1))%)"
+    }
+
+    /// `850 ms`, `2.9 s`, `1.5 min`.
+    static func duration(_ milliseconds: Int64) -> String { duration(Double(milliseconds)) }
+
+    static func duration(_ milliseconds: Double) -> String {
+        if milliseconds < 1000 { return "\(Int64(milliseconds.rounded())) ms" }
+        if milliseconds < 120_000 { return fixed(milliseconds / 1000, 1) + " s" }
+        return fixed(milliseconds / 60_000, 1) + " min"
+    }
+
+    /// `12.50`.
+    static func money(_ value: Double) -> String { fixed(value, 2) }
+
+    /// A value with `digits` decimals, rounded half away from zero.
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (value.magnitude * scale).rounded()
+        guard scaled < 9e15 else { return String(value) }
+        let whole = Int64(scaled)
+        var text = String(whole)
+        if digits > 0 {
+            while text.count <= digits { text = "0" + text }
+            text.insert(".", at: text.index(text.endIndex, offsetBy: -digits))
+        }
+        return (value < 0 && whole != 0 ? "-" : "") + text
+    }
+
+    /// A JSON number with at most 6 decimals (`0.804348`), `null` for a value JSON cannot hold.
+    static func json(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        var text = fixed(value, 6)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text == "-0" ? "0" : text
+    }
+}

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file read as a command's standard input, so ``LineReader`` streams it in its fixed buffer: memory
+/// stays bounded whatever the file's size. Output and errors go to the command's own streams.
+final class FileInput: CommandIO {
+    private let descriptor: Int32
+    private let io: any CommandIO
+
+    /// Opens a file for reading.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - io: The command's streams, for output and errors.
+    /// - Throws: ``CommandFailure`` (exit 66) naming the file and the system's reason.
+    init(path: String, io: any CommandIO) throws(CommandFailure) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CommandFailure(message: "cannot read \(quoted(path)): \(String(cString: strerror(errno)))", code: .noInput)
+        }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw CommandFailure(message: "cannot read \(quoted(path)): it is a directory", code: .noInput)
+        }
+        self.descriptor = descriptor
+        self.io = io
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool { io.writeOutput(bytes) }
+
+    func writeError(_ line: String) { io.writeError(line) }
+
+    func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            return count
+        }
+    }
+}
+
+/// Writes a whole file a command makes (a chart): to a temporary file beside it, then renamed over it,
+/// so a reader never sees half a file.
+enum FileOutput {
+    /// Writes the bytes.
+    /// - Parameters:
+    ///   - text: What to write.
+    ///   - path: The file.
+    /// - Throws: ``CommandFailure`` (exit 74) naming the file and the system's reason.
+    static func write(_ text: String, to path: String, what: String) throws(CommandFailure) {
+        func failure(_ code: Int32) -> CommandFailure {
+            CommandFailure(message: "cannot write the \(what) to \(quoted(path)): \(String(cString: strerror(code)))", code: .ioError)
+        }
+        let temporary = path + ".onetap-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure(errno) }
+        var bytes = Array(text.utf8)
+        var offset = 0
+        var problem: Int32 = 0
+        bytes.withUnsafeMutableBytes { buffer in
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    problem = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if problem == 0, fsync(descriptor) != 0 { problem = errno }
+        close(descriptor)
+        if problem == 0, rename(temporary, path) != 0 { problem = errno }
+        if problem != 0 {
+            unlink(temporary)
+            throw failure(problem)
+        }
+    }
+}
+
+/// `write(2)`, under a name the types here that have their own `write` can call.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, buffer, count) }

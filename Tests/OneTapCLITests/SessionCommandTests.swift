@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `onetap session --events`: the logins of transcripts as the event stream, end to end.
+@Suite struct SessionCommandTests {
+    static let iosMobile = """
+        {"sim":"present","plmn":"46000","platform":"ios","at":"2026-12-01T08:00:00Z"}
+        {"flow":"mobile","code":"103000","token":"T-SECRET","uniqueId":"u","at":"2026-12-01T08:00:02.5Z"}
+        {"exchange":"103000","phone":"13912345678","at":"2026-12-01T08:00:02.75Z"}
+
+        """
+
+    @Test func aTranscriptsEventsOnStandardInput() throws {
+        let run = try Binary.run(["session", "--events", "-"], stdin: Array(Self.iosMobile.utf8))
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(run.lines.count == 5)
+        let objects = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.map { $0["event"] as? String } == ["planned", "flow-started", "result", "result", "succeeded"])
+        #expect(objects.map { $0["elapsedMs"] as? Int } == [0, 0, 2500, 2750, 2750])
+        for object in objects {
+            #expect(object["v"] as? Int == 2)
+            #expect(object["carrier"] as? String == "mobile")
+            #expect(object["platform"] as? String == "ios")
+            #expect(object["session"] as? String == objects[0]["session"] as? String)
+        }
+        #expect(objects[3]["code"] as? String == "exchange-103000")
+        #expect(objects[4]["ending"] as? String == "success")
+        #expect(!run.stdout.contains("T-SECRET"))
+        #expect(!run.stdout.contains("13912345678"))
+    }
+
+    @Test func theSameTranscriptsMakeTheSameEventsAndEachLoginItsOwnSession() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("a.transcript").path
+        try Self.iosMobile.write(toFile: file, atomically: true, encoding: .utf8)
+        let first = try Binary.run(["session", "--events", file, file])
+        let second = try Binary.run(["session", "--events", file, file])
+        #expect(first.status == 0)
+        #expect(first.stdout == second.stdout)
+        let sessions = Set(first.lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["session"] as? String
+        })
+        #expect(sessions.count == 2)
+    }
+
+    @Test func whatIsNoEventGoesToStandardError() throws {
+        let input = """
+            {"sim":"present","plmn":"46011"}
+            {"flow":"tianyi","cod":"0"}
+            {"flow":"mobile","code":"0"}
+
+            """
+        let run = try Binary.run(["session", "--events", "-"], stdin: Array(input.utf8))
+        #expect(run.status == 65)
+        #expect(run.lines.count == 2)  // planned, flow-started
+        let errors = run.stderr.split(separator: "\n").map(String.init)
+        #expect(errors.count == 3)
+        #expect(errors[0].hasPrefix("onetap: standard input: line 2: error:"))
+        #expect(errors[1].hasPrefix("onetap: standard input: line 3: rejected (wrong-flow):"))
+        #expect(errors[2] == "onetap: standard input: the login did not end (waiting: run)")
+    }
+
+    @Test func eventsAndJSONTogetherAreAUsageError() throws {
+        let run = try Binary.run(["session", "--events", "--json", "-"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("give --json or --events, not both"))
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+
+/// `onetap stats` end to end: the built binary on a small stream written by hand and on the committed
+/// sample.
+@Suite struct StatsCommandTests {
+    /// Three logins: a: one-tap at 2 s (iOS); b: cancelled at 5 s; c: telecom, Tianyi times out, SMS at
+    /// 38 s. A token event and a line that is no event among them.
+    static let small = [
+        #"{"v":2,"at":"2026-12-01T08:00:00.000Z","area":"login","event":"planned","session":"a","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":0,"flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:00.000Z","area":"login","event":"flow-started","session":"a","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":0,"flow":"mobile","attempt":1}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:00.050Z","area":"login","event":"planned","session":"b","carrier":"mobile","evidence":"plmn","elapsedMs":0,"flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:00.050Z","area":"login","event":"flow-started","session":"b","carrier":"mobile","evidence":"plmn","elapsedMs":0,"flow":"mobile","attempt":1}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:00.100Z","area":"login","event":"planned","session":"c","carrier":"telecom","evidence":"plmn","elapsedMs":0,"flows":["tianyi","sms"],"reason":"policy","condition":"carrier:telecom"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:00.100Z","area":"login","event":"flow-started","session":"c","carrier":"telecom","evidence":"plmn","elapsedMs":0,"flow":"tianyi","attempt":1}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:01.000Z","area":"token","event":"refreshed","account":"x"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:02.000Z","area":"login","event":"result","session":"a","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":2000,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained","next":"finish success"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:02.000Z","area":"login","event":"succeeded","session":"a","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":2000,"flow":"mobile","ending":"success"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:05.050Z","area":"login","event":"result","session":"b","carrier":"mobile","evidence":"plmn","elapsedMs":5000,"flow":"mobile","attempt":1,"code":"200020","action":"cancelled","meaning":"user cancelled login","next":"finish cancelled"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:05.050Z","area":"login","event":"cancelled","session":"b","carrier":"mobile","evidence":"plmn","elapsedMs":5000,"flow":"mobile","ending":"cancelled"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:08.100Z","area":"login","event":"result","session":"c","carrier":"telecom","evidence":"plmn","elapsedMs":8000,"flow":"tianyi","attempt":1,"code":"timeout","action":"fallback","meaning":"no answer in time: fall back","next":"attempt sms"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:08.100Z","area":"login","event":"flow-started","session":"c","carrier":"telecom","evidence":"plmn","elapsedMs":8000,"flow":"sms","attempt":1}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:38.100Z","area":"login","event":"result","session":"c","carrier":"telecom","evidence":"plmn","elapsedMs":38000,"flow":"sms","attempt":1,"code":"0","action":"success","meaning":"the SMS code was verified","next":"finish success"}"#,
+        #"{"v":2,"at":"2026-12-01T08:00:38.100Z","area":"login","event":"succeeded","session":"c","carrier":"telecom","evidence":"plmn","elapsedMs":38000,"flow":"sms","ending":"success"}"#,
+    ]
+
+    static var input: [UInt8] { Array((small.joined(separator: "\n") + "\n").utf8) }
+
+    static let samplePath = Package.path("Samples/login-events.ndjson")
+
+    @Test func aSmallStreamAsText() throws {
+        let run = try Binary.run(["stats", "-"], stdin: Self.input)
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(run.lines == [
+            "3 logins from 14 events in standard input, 2026-12-01T08:00:00.000Z to 2026-12-01T08:00:38.100Z",
+            "(1 other event skipped)",
+            "",
+            "carrier  first flow  logins  one-tap  SMS  cancelled  failed  unfinished  one-tap share (95% Wilson)  success p50     p95  alerts",
+            "mobile   mobile           2        1    0          1       0           0           50.0% (9.5–90.5%)        2.0 s   2.0 s       0",
+            "telecom  tianyi           1        0    1          0       0           0            0.0% (0.0–79.3%)       38.0 s  38.0 s       0",
+            "",
+            "mobile · mobile: 2 logins, 2 results; the most frequent besides success (share of the results):",
+            "  flow    code    count  share  action     meaning",
+            "  mobile  200020      1  50.0%  cancelled  user cancelled login",
+            "",
+            "telecom · tianyi: 1 login, 2 results; the most frequent besides success (share of the results):",
+            "  flow    code     count  share  action    meaning",
+            "  tianyi  timeout      1  50.0%  fallback  no answer in time: fall back",
+        ])
+    }
+
+    @Test func aSmallStreamAsNDJSON() throws {
+        let run = try Binary.run(["stats", "-", "--json"], stdin: Self.input)
+        #expect(run.status == 0)
+        let objects = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.count == 3)
+        let mobile = objects[0]
+        #expect(mobile["carrier"] as? String == "mobile")
+        #expect(mobile["firstFlow"] as? String == "mobile")
+        #expect([mobile["logins"], mobile["oneTap"], mobile["sms"], mobile["cancelled"], mobile["failed"], mobile["unfinished"]].map { $0 as? Int } == [2, 1, 0, 1, 0, 0])
+        #expect(mobile["oneTapShare"] as? Double == 0.5)
+        #expect(mobile["oneTapShareLow"] as? Double == 0.094531)  // Wilson, 1 of 2
+        #expect(mobile["successP50Ms"] as? Int == 2000)
+        let codes = try #require(mobile["topCodes"] as? [[String: Any]])
+        #expect(codes.map { $0["code"] as? String } == ["103000", "200020"])
+        #expect(codes.first?["meaning"] as? String == "success: token obtained")
+        #expect((mobile["topFailures"] as? [[String: Any]])?.map { $0["code"] as? String } == ["200020"])
+        #expect(objects[1]["successP95Ms"] as? Int == 38000)
+        #expect(objects[2]["summary"] as? Bool == true)
+        #expect([objects[2]["lines"], objects[2]["logins"], objects[2]["ignored"], objects[2]["malformed"]].map { $0 as? Int } == [15, 3, 1, 0])
+    }
+
+    @Test func aMalformedLineIsAnErrorRecordAndTheCountGoesOn() throws {
+        var lines = Self.small
+        lines.insert("this line is no event", at: 3)
+        lines.insert(#"{"v":2,"at":"2026-12-01T08:00:00Z","area":"login","event":"planned","session":"d","carrier":"mobil","flows":["sms"],"condition":"sim-absent"}"#, at: 5)
+        let input = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let text = try Binary.run(["stats", "-"], stdin: input)
+        #expect(text.status == 65)
+        #expect(text.lines[0] == "line 4: error: not a JSON object: an event is one object per line")
+        #expect(text.lines[1].hasPrefix(#"line 6: error: key 'carrier': unknown carrier "mobil"; the carriers are"#))
+        #expect(text.lines[2].hasPrefix("3 logins from 14 events"))
+        #expect(text.lines[3] == "(1 other event skipped; 2 malformed lines)")
+        let json = try Binary.run(["stats", "-", "--json"], stdin: input)
+        #expect(json.status == 65)
+        #expect(json.lines[0] == #"{"line":4,"error":"not a JSON object: an event is one object per line"}"#)
+        #expect(json.lines.last?.contains(#""malformed":2"#) == true)
+    }
+
+    @Test func theCommittedSample() throws {
+        let run = try Binary.run(["stats", Self.samplePath, "--json", "--by", "carrier"])
+        #expect(run.status == 0)
+        let objects = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let summary = try #require(objects.last)
+        #expect(summary["logins"] as? Int == 500)
+        #expect(summary["lines"] as? Int == 2706)
+        #expect(summary["malformed"] as? Int == 0)
+        let rows = objects.dropLast()
+        #expect(rows.map { $0["carrier"] as? String } == ["mobile", "unicom", "telecom", "unknown", "broadnet"])
+        // Every login ends one way, and the rows add up to the logins.
+        var total = 0
+        for row in rows {
+            let endings = ["oneTap", "sms", "cancelled", "failed", "unfinished"].map { row[$0] as? Int ?? -1 }
+            #expect(endings.reduce(0, +) == row["logins"] as? Int)
+            #expect(row["firstFlow"] == nil, "not split by first flow")
+            total += row["logins"] as? Int ?? 0
+        }
+        #expect(total == 500)
+    }
+
+    @Test func theChartIsWrittenAndReadsAsSVG() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let chart = directory.appendingPathComponent("funnel.svg").path
+        let run = try Binary.run(["stats", Self.samplePath, "--svg", chart, "--sms-price", "0.05"])
+        #expect(run.status == 0)
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: chart))
+        let bars = try document.nodes(forXPath: "//*[local-name()='g'][@class='bar']")
+        #expect(bars.count == 5)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["funnel.svg"], "no temporary file left beside it")
+    }
+
+    @Test func whatCannotBeReadOrWrittenIsSaid() throws {
+        let missing = try Binary.run(["stats", "/nonexistent/events.ndjson"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr == "onetap: error: cannot read '/nonexistent/events.ndjson': No such file or directory\n")
+        let directory = try Binary.run(["stats", "/tmp"])
+        #expect(directory.status == 66)
+        #expect(directory.stderr.contains("it is a directory"))
+        let unwritable = try Binary.run(["stats", "-", "--svg", "/nonexistent/dir/chart.svg"], stdin: Self.input)
+        #expect(unwritable.status == 74)
+        #expect(unwritable.stderr.hasPrefix("onetap: error: cannot write the chart to '/nonexistent/dir/chart.svg': No such file or directory"))
+        #expect(unwritable.lines.first?.hasPrefix("3 logins") == true, "the table is printed before")
+    }
+
+    @Test func usageErrorsExit64WithTheCommandsHelpNamed() throws {
+        let run = try Binary.run(["stats"])
+        #expect(run.status == 64)
+        #expect(run.stderr == "onetap: error: stats needs an events file, or - to read events from standard input (see 'onetap stats --help')\n")
+        let help = try Binary.run(["stats", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.hasPrefix("USAGE: onetap stats FILE|-"))
+    }
+
+    @Test func anEmptyStreamHasNoLogins() throws {
+        let run = try Binary.run(["stats", "-"], stdin: [])
+        #expect(run.status == 0)
+        #expect(run.lines == ["0 logins from 0 events in standard input", "no logins"])
+    }
+}
