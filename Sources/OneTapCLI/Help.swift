@@ -250,8 +250,8 @@ enum Help {
         never printed; it can also come from PGPASSWORD or ~/.pgpass, which keeps it off the command
         line. --schema names the schema (default onetap: lowercase letters, digits and _).
 
-        Prints "migrated schema onetap to version 5 (applied: 3, 4, 5)" or "schema onetap is at
-        version 5 (nothing to apply)". JSON fields: schema, version, applied.
+        Prints "migrated schema onetap to version 6 (applied: 3, 4, 5, 6)" or "schema onetap is at
+        version 6 (nothing to apply)". JSON fields: schema, version, applied.
 
         EXIT STATUS: 0 migrated or already current; 1 the server refused (a schema a newer OneTap
         migrated, a missing privilege, a failed step: nothing was changed); 64 usage error (an

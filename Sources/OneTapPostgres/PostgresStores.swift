@@ -110,6 +110,20 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         PostgresExchangeLedger(pool: pool, retention: retention)
     }
 
+    /// A guest-device store over the pool, for ``GuestService``: every instance that opens the same
+    /// schema gives a device the same guest and sees its logouts.
+    /// - Returns: The store.
+    public func guestDeviceStore() -> PostgresGuestDeviceStore {
+        PostgresGuestDeviceStore(pool: pool)
+    }
+
+    /// A guest-data store over the pool, for ``GuestMerger``: guests' and accounts' data and the merge
+    /// journals, so a guest merges once whichever instances its logins reach.
+    /// - Returns: The store.
+    public func guestDataStore() -> PostgresGuestDataStore {
+        PostgresGuestDataStore(pool: pool)
+    }
+
     /// Removes rows whose time has passed, so tables do not grow without bound. Run it now and then
     /// (hourly is plenty), from any one instance or all; concurrent runs skip the rows another holds.
     ///
@@ -118,7 +132,9 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   database's clock is never removed, whatever `instant` is;
     /// - login sessions that expired before `instant`;
     /// - SMS counters and code records kept only until before `instant`;
-    /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago).
+    /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago);
+    /// - journals of finished guest merges begun more than 30 days before `instant`
+    ///   (``PostgresGuestDataStore/finishedJournalRetention``). Guest data and device records never expire.
     ///
     /// Each table is cleaned in batches of 10,000 rows, one statement each, so no statement holds many
     /// rows at once; what a batch removed stays removed if a later one fails.
@@ -162,8 +178,11 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
                 [.timestamp(instant), .int64(Int64(batch))]
             ).affected
         }
+        let guests = guestDataStore()
+        let journals = try await drain { try await guests.removeFinishedJournals(before: instant, limit: batch) }
         return PostgresCleanupReport(
-            refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, exchangeLedgerRows: exchanges)
+            refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, exchangeLedgerRows: exchanges,
+            mergeJournals: journals)
     }
 
     /// The most rows one cleanup statement removes.

@@ -15,7 +15,7 @@ import Testing
             }
             let report = try await stores.removeExpiredRows(before: Date().addingTimeInterval(86_400))
             #expect(report == PostgresCleanupReport(refreshLeases: 2))
-            #expect(report.description == "removed 2 expired refresh leases, 0 login sessions, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows")
+            #expect(report.description == "removed 2 expired refresh leases, 0 login sessions, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows, 0 merge journals")
             let left = try await stores.pool.execute("SELECT account FROM \(leases) ORDER BY account")
             #expect(left.rows.compactMap { $0.first?.text } == ["later", "live"])
             let early = try await stores.removeExpiredRows(before: Date(timeIntervalSince1970: 0))
@@ -25,7 +25,8 @@ import Testing
 
     /// Every store's rows go once their time has passed (on the caller's clock), and no others: login
     /// sessions by their expiry, SMS counters and records by their keep-until, ledger rows past the
-    /// retention; more rows than one batch are all removed.
+    /// retention, journals of finished merges 30 days after they began; more rows than one batch are all
+    /// removed.
     @Test func removeExpiredRowsCleansEveryStoresTable() async throws {
         try await TestDatabase.withStores { stores in
             let now = Date(timeIntervalSince1970: 1_796_083_200)
@@ -50,9 +51,24 @@ import Testing
                 "INSERT INTO \(table) SELECT 'bulk-' || n, 1, $1, '{}' FROM generate_series(1, $2) AS n",
                 [.timestamp(now.addingTimeInterval(-60)), .int64(Int64(PostgresStores.cleanupBatch + 5))])
 
+            // Merge journals: finished 30 days and a second ago (goes), finished just inside 30 days, and
+            // unfinished for 40 days (a merge to resume: kept).
+            let guests = stores.guestDataStore()
+            let key = ServerKey.random()
+            func guest(_ n: Int) throws -> GuestID { GuestID.derive(device: try DeviceID("cleanup-device"), generation: n, key: key) }
+            let empty = try MergePlan.plan(guest: [:], account: [:], rules: .builtIn)
+            let unfinished = try MergePlan.plan(guest: ["favourites": ["a"]], account: [:], rules: .builtIn)
+            let month = 30.0 * 86_400
+            _ = try await guests.createJournal(MergeJournal(guest: try guest(0), account: "a", plan: empty, startedAt: now.addingTimeInterval(-month - 1)))
+            _ = try await guests.createJournal(MergeJournal(guest: try guest(1), account: "a", plan: empty, startedAt: now.addingTimeInterval(-month + 1)))
+            _ = try await guests.createJournal(MergeJournal(guest: try guest(2), account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400)))
+
             let report = try await stores.removeExpiredRows(before: now)
             #expect(report == PostgresCleanupReport(
-                refreshLeases: 0, loginSessions: 2 + PostgresStores.cleanupBatch + 5, smsCounters: 3, smsCodes: 3, exchangeLedgerRows: 1))
+                refreshLeases: 0, loginSessions: 2 + PostgresStores.cleanupBatch + 5, smsCounters: 3, smsCodes: 3, exchangeLedgerRows: 1, mergeJournals: 1))
+            #expect(try await guests.journal(for: try guest(0)) == nil)
+            #expect(try await guests.journal(for: try guest(1))?.done == true)
+            #expect(try await guests.journal(for: try guest(2))?.done == false)
             let kept = try await stores.pool.execute("SELECT count(*) FROM \(table)")
             #expect(kept.first == [.int64(2)])
             #expect(try await ledger.claim(SHA256.hash(Array("new".utf8)), at: now) == .pending)
@@ -69,12 +85,19 @@ import Testing
         let sessions = stores.loginSessionStore()
         let sms = stores.smsStore(attempts: 0)
         let ledger = stores.exchangeLedger(retention: .seconds(3600))
-        for text in [stores.description, store.description, stores.pool.description, sessions.description, sms.description, ledger.description] {
+        let devices = stores.guestDeviceStore()
+        let data = stores.guestDataStore()
+        for text in [
+            stores.description, store.description, stores.pool.description, sessions.description, sms.description, ledger.description, devices.description,
+            data.description,
+        ] {
             #expect(text.contains("host=db.example") && text.contains("password=<redacted>") && !text.contains("hunter2"), "\(text)")
         }
         #expect(store.description.hasPrefix("PostgresTokenStore(schema tenant_a, lease 45.0 s, lock timeout 10.0 s, PostgresPool("))
         #expect(store.schema == "tenant_a" && sessions.schema == "tenant_a" && sms.schema == "tenant_a" && ledger.schema == "tenant_a")
         #expect(sessions.description.hasPrefix("PostgresLoginSessionStore(schema tenant_a, PostgresPool("))
+        #expect(devices.description.hasPrefix("PostgresGuestDeviceStore(schema tenant_a, PostgresPool(") && devices.schema == "tenant_a")
+        #expect(data.description.hasPrefix("PostgresGuestDataStore(schema tenant_a, PostgresPool(") && data.schema == "tenant_a")
         #expect(sms.description.hasPrefix("PostgresSMSStore(schema tenant_a, 1 attempts, PostgresPool(") && sms.attempts == 1)
         #expect(ledger.description.hasPrefix("PostgresExchangeLedger(schema tenant_a, retention 3600.0 s, PostgresPool(") && ledger.retention == .seconds(3600))
         #expect(stores.tokenStore(leaseDuration: .milliseconds(1)).leaseDuration == .milliseconds(100))

@@ -22,6 +22,10 @@ public struct GuestDeviceRecord: Hashable, Sendable, Codable {
 }
 
 /// Where device records live (generation, account, last-login hint), keyed by an HMAC of the device id.
+///
+/// Keys are compared by their UTF-8 bytes in every store. OneTap ships ``InMemoryGuestDeviceStore``;
+/// `OneTapPostgres` ships one on PostgreSQL; an adapter proves itself with `GuestDeviceStoreConformance`
+/// from `OneTapTesting`.
 public protocol GuestDeviceStore: Sendable {
     /// A device's record.
     /// - Parameter key: The record's key (``GuestID/recordKey(device:key:)``).
@@ -40,7 +44,9 @@ public protocol GuestDeviceStore: Sendable {
 
 /// Device records in this process's memory.
 public final class InMemoryGuestDeviceStore: GuestDeviceStore {
-    private let records = LockedValue<[String: GuestDeviceRecord]>([:])
+    /// Keyed by the key's UTF-8 bytes: keys compare by their bytes, as in every store (Swift's `String`
+    /// equality would take composed and decomposed `é` for one key).
+    private let records = LockedValue<[[UInt8]: GuestDeviceRecord]>([:])
 
     /// Creates an empty store.
     public init() {}
@@ -49,7 +55,7 @@ public final class InMemoryGuestDeviceStore: GuestDeviceStore {
     /// - Parameter key: The key.
     /// - Returns: The record, or nil.
     public func record(forKey key: String) async throws -> GuestDeviceRecord? {
-        records.withLock { $0[key] }
+        records.withLock { $0[Array(key.utf8)] }
     }
 
     /// Changes a record atomically (``GuestDeviceStore/update(key:_:)``).
@@ -59,9 +65,9 @@ public final class InMemoryGuestDeviceStore: GuestDeviceStore {
     /// - Returns: The record after it.
     public func update(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
         records.withLock { records in
-            var record = records[key] ?? GuestDeviceRecord()
+            var record = records[Array(key.utf8)] ?? GuestDeviceRecord()
             body(&record)
-            records[key] = record
+            records[Array(key.utf8)] = record
             return record
         }
     }

@@ -1,0 +1,249 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// Guests' and accounts' data and the merge journals in PostgreSQL, shared by every server instance:
+/// what ``GuestMerger`` applies a merge through, so that a guest who logs in on two instances at once
+/// merges once, and a merge an instance left half done (it crashed) is finished by the next login on
+/// any instance. Make one with ``PostgresStores/guestDataStore()``.
+///
+/// - `<schema>.guest_data`: one row per owner (`guest` or `account`, and its id) and kind, the value as
+///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). The kind is kept as its UTF-8
+///   bytes (`bytea`), so any kind an app's data holds, a NUL included, is kept as written and kinds
+///   compare by their bytes (`convert_from(kind, 'UTF8')` reads it).
+/// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
+///   began, and the journal as JSON. ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
+///   (the first of racing merges wins, and the others read its journal); ``replaceJournal(_:expecting:)``
+///   is one compare-and-swap `UPDATE … WHERE guest = … AND version = …`.
+/// - Every value is a bound parameter; errors never quote the data. A database that is down, or a row
+///   held past the statement timeout, fails the call with ``GuestDataStoreError`` of kind `io`, and
+///   nothing is written; the merger's journal makes the merge resume where it stopped.
+/// - Data has no expiry. A finished merge's journal is kept for ``finishedJournalRetention`` (30 days)
+///   after the merge began, so a late login of the same guest still finds it (and merges nothing
+///   twice); ``PostgresStores/removeExpiredRows(before:)`` then removes it.
+public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertible {
+    /// The schema holding the tables.
+    public var schema: String { pool.configuration.schema }
+
+    /// How long a finished merge's journal is kept after the merge began: 30 days.
+    public static let finishedJournalRetention: Duration = .seconds(30 * 86_400)
+
+    private let pool: PostgresPool
+    private let statements: Statements
+
+    private struct Statements: Sendable {
+        let data, write, remove, journal, create, replace, removeDone: String
+
+        init(_ schema: String) {
+            let table = "\(schema).guest_data"
+            let journals = "\(schema).merge_journals"
+            data = "SELECT kind, value FROM \(table) WHERE owner_kind = $1 AND owner = $2"
+            write = """
+                INSERT INTO \(table) (owner_kind, owner, kind, value) VALUES ($1, $2, $3, $4) \
+                ON CONFLICT (owner_kind, owner, kind) DO UPDATE SET value = EXCLUDED.value
+                """
+            remove = "DELETE FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3"
+            journal = "SELECT version, journal FROM \(journals) WHERE guest = $1"
+            create = """
+                INSERT INTO \(journals) (guest, version, done, started_at, journal) VALUES ($1, $2, $3, $4, $5) \
+                ON CONFLICT (guest) DO NOTHING RETURNING version
+                """
+            replace = """
+                UPDATE \(journals) SET version = $3, done = $4, journal = $5 WHERE guest = $1 AND version = $2 AND $3 > $2 RETURNING version
+                """
+            removeDone = """
+                DELETE FROM \(journals) WHERE guest IN \
+                (SELECT guest FROM \(journals) WHERE done AND started_at < $1 ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                """
+        }
+    }
+
+    /// Creates a store over a pool whose schema is migrated.
+    /// - Parameter pool: The pool.
+    package init(pool: PostgresPool) {
+        self.pool = pool
+        statements = Statements(PostgresIdentifier.quoted(pool.configuration.schema))
+    }
+
+    /// `PostgresGuestDataStore(schema onetap, PostgresPool(…))`.
+    public var description: String { "PostgresGuestDataStore(schema \(schema), \(pool))" }
+
+    // MARK: Data
+
+    /// Every kind of data an owner has (``GuestDataStore/data(of:)``).
+    /// - Parameter owner: A guest or an account.
+    /// - Returns: The data by kind.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt` when a row is not JSON (it is left
+    ///   as it is).
+    public func data(of owner: Identity) async throws -> [String: JSONValue] {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.data, Self.owner(owner))
+        } catch {
+            throw failure(error, doing: "read the data of \(owner)", write: false)
+        }
+        var data: [String: JSONValue] = [:]
+        for row in rows.rows {
+            guard row.count == 2, let bytes = row[0].bytes, let kind = String(validating: bytes, as: UTF8.self), let json = row[1].text else {
+                throw corrupt("a row of \(owner) has no kind, a kind that is not UTF-8, or no value")
+            }
+            do {
+                data[kind] = try JSONValue.parse(json)
+            } catch {
+                throw corrupt("the \(QuotedInput(kind)) of \(owner) is not JSON")
+            }
+        }
+        return data
+    }
+
+    /// Sets an owner's data of one kind (``GuestDataStore/write(_:kind:of:)``), in one statement.
+    /// - Parameters:
+    ///   - value: The data.
+    ///   - kind: The kind.
+    ///   - owner: A guest or an account.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`; nothing is written then.
+    public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
+        do {
+            try await pool.execute(statements.write, Self.owner(owner) + [.bytes(Array(kind.utf8)), .text(value.json)])
+        } catch {
+            throw failure(error, doing: "write the \(QuotedInput(kind)) of \(owner)", write: true)
+        }
+    }
+
+    /// Deletes an owner's data of one kind (``GuestDataStore/remove(kind:of:)``).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: A guest or an account.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`.
+    public func remove(kind: String, of owner: Identity) async throws {
+        do {
+            try await pool.execute(statements.remove, Self.owner(owner) + [.bytes(Array(kind.utf8))])
+        } catch {
+            throw failure(error, doing: "remove the \(QuotedInput(kind)) of \(owner)", write: true)
+        }
+    }
+
+    // MARK: Journals
+
+    /// A guest's merge journal (``GuestDataStore/journal(for:)``).
+    /// - Parameter guest: The guest.
+    /// - Returns: The journal, or nil.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt`.
+    public func journal(for guest: GuestID) async throws -> MergeJournal? {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.journal, [.text(guest.text)])
+        } catch {
+            throw failure(error, doing: "read the merge journal of guest \(guest)", write: false)
+        }
+        return try rows.first.map { row throws(GuestDataStoreError) in try decode(row, guest: guest) }
+    }
+
+    /// Stores a new journal unless the guest has one (``GuestDataStore/createJournal(_:)``), in one
+    /// statement; returns the stored one.
+    /// - Parameter journal: The new journal.
+    /// - Returns: The journal stored for the guest: this one, or the one a racing merge stored first.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt`.
+    public func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
+        let json = try encode(journal)
+        let inserted: Bool
+        do {
+            inserted = try await pool.execute(
+                statements.create,
+                [.text(journal.guest.text), .int64(Int64(journal.version)), .bool(journal.done), .timestamp(journal.startedAt), .text(json)]
+            ).first != nil
+        } catch {
+            throw failure(error, doing: "create the merge journal of guest \(journal.guest)", write: true)
+        }
+        if inserted { return journal }
+        guard let stored = try await self.journal(for: journal.guest) else {
+            throw GuestDataStoreError(.io, message: "PostgreSQL: the merge journal of guest \(journal.guest) was removed while it was being created; try again")
+        }
+        return stored
+    }
+
+    /// Replaces a guest's journal if it is still at `version` (``GuestDataStore/replaceJournal(_:expecting:)``),
+    /// in one statement.
+    /// - Parameters:
+    ///   - journal: The journal after a change.
+    ///   - version: The version it was made from.
+    /// - Returns: False when the stored journal is at another version, or there is none.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`; nothing is written then.
+    public func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
+        let json = try encode(journal)
+        do {
+            return try await pool.execute(
+                statements.replace,
+                [.text(journal.guest.text), .int64(Int64(version)), .int64(Int64(journal.version)), .bool(journal.done), .text(json)]
+            ).first != nil
+        } catch {
+            throw failure(error, doing: "replace the merge journal of guest \(journal.guest)", write: true)
+        }
+    }
+
+    /// Removes journals of finished merges begun more than ``finishedJournalRetention`` before an
+    /// instant, oldest first, skipping rows another transaction holds (for
+    /// ``PostgresStores/removeExpiredRows(before:)``).
+    /// - Parameters:
+    ///   - instant: The cut-off.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    func removeFinishedJournals(before instant: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let before = instant.addingTimeInterval(-Double(Self.finishedJournalRetention.components.seconds))
+        return try await pool.execute(statements.removeDone, [.timestamp(before), .int64(Int64(limit))]).affected
+    }
+
+    // MARK: Helpers
+
+    private static func owner(_ owner: Identity) -> [PostgresValue] {
+        switch owner {
+        case .guest(let guest): [.text("guest"), .text(guest.text)]
+        case .account(let account): [.text("account"), .text(account.rawValue)]
+        }
+    }
+
+    private func encode(_ journal: MergeJournal) throws(GuestDataStoreError) -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(journal), as: UTF8.self)
+        } catch {
+            throw GuestDataStoreError(.io, message: "cannot write the merge journal of guest \(journal.guest) as JSON; nothing was written")
+        }
+    }
+
+    private func decode(_ row: [PostgresValue], guest: GuestID) throws(GuestDataStoreError) -> MergeJournal {
+        guard row.count == 2, let version = row[0].int64, let json = row[1].text else {
+            throw corrupt("the merge journal of guest \(guest) has no version or no journal")
+        }
+        let journal: MergeJournal
+        do {
+            journal = try JSONDecoder().decode(MergeJournal.self, from: Data(json.utf8))
+        } catch {
+            throw corrupt("the merge journal of guest \(guest) does not read as one")
+        }
+        guard journal.guest == guest else { throw corrupt("the merge journal of guest \(guest) holds another guest's") }
+        guard Int64(journal.version) == version else {
+            throw corrupt("the merge journal of guest \(guest) is at version \(journal.version), its row at version \(version)")
+        }
+        return journal
+    }
+
+    private func corrupt(_ what: String) -> GuestDataStoreError {
+        GuestDataStoreError(.corrupt, message: "in \(schema): \(what); it was left as it is")
+    }
+
+    private func failure(_ error: any Error, doing: String, write: Bool) -> any Error {
+        if error is CancellationError || error is GuestDataStoreError { return error }
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
+        if write && lost {
+            message += "; the write may or may not have been committed (whole, if it was); read it again"
+        } else if write {
+            message += "; nothing was written"
+        }
+        return GuestDataStoreError(.io, message: message)
+    }
+}

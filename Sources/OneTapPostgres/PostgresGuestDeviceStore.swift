@@ -1,0 +1,158 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// Guest device records in PostgreSQL, shared by every server instance: what ``GuestService`` keeps per
+/// device (its guest id's generation, the account logged in, the last-login hint), so that every
+/// instance gives a device the same guest and a logout on one instance is seen by all. Make one with
+/// ``PostgresStores/guestDeviceStore()``.
+///
+/// - One row per device in `<schema>.guest_devices`, keyed by the record key (an HMAC of the device id:
+///   no raw device id is stored), with the generation, the account and the hint (its JSON: the flow,
+///   the masked number, the time) as columns.
+/// - ``update(key:_:)`` is one transaction: the row is created when missing, locked (`SELECT … FOR
+///   UPDATE`), changed by the body and written back, so racing updates of one device on any instances
+///   are applied one after another and none is lost. The body runs once per call.
+/// - Every value is a bound parameter. A database that is down, or a row held past the statement
+///   timeout, fails the call with ``GuestDataStoreError`` of kind `io`, and nothing is written.
+public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConvertible {
+    /// The schema holding the table.
+    public var schema: String { pool.configuration.schema }
+
+    private let pool: PostgresPool
+    private let statements: Statements
+
+    private struct Statements: Sendable {
+        let read, ensure, lock, write: String
+
+        init(_ schema: String) {
+            let table = "\(schema).guest_devices"
+            read = "SELECT generation, account, last_login FROM \(table) WHERE key = $1"
+            ensure = "INSERT INTO \(table) (key, generation) VALUES ($1, 0) ON CONFLICT (key) DO NOTHING"
+            lock = "SELECT generation, account, last_login FROM \(table) WHERE key = $1 FOR UPDATE"
+            write = "UPDATE \(table) SET generation = $2, account = $3, last_login = $4 WHERE key = $1"
+        }
+    }
+
+    /// Creates a store over a pool whose schema is migrated.
+    /// - Parameter pool: The pool.
+    package init(pool: PostgresPool) {
+        self.pool = pool
+        statements = Statements(PostgresIdentifier.quoted(pool.configuration.schema))
+    }
+
+    /// `PostgresGuestDeviceStore(schema onetap, PostgresPool(…))`.
+    public var description: String { "PostgresGuestDeviceStore(schema \(schema), \(pool))" }
+
+    /// A device's record (``GuestDeviceStore/record(forKey:)``).
+    /// - Parameter key: The record's key.
+    /// - Returns: The record, or nil for a device never seen.
+    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt` when the row is not one OneTap wrote
+    ///   (it is left as it is).
+    public func record(forKey key: String) async throws -> GuestDeviceRecord? {
+        let rows: PostgresRows
+        do {
+            rows = try await pool.execute(statements.read, [.text(key)])
+        } catch {
+            throw failure(error, doing: "read a device record", write: false, committing: false)
+        }
+        return try rows.first.map(decode)
+    }
+
+    /// Changes a device's record in one transaction (``GuestDeviceStore/update(key:_:)``).
+    /// - Parameters:
+    ///   - key: The record's key.
+    ///   - body: The change (run once).
+    /// - Returns: The record after the change.
+    /// - Throws: ``GuestDataStoreError`` of kind `io` (nothing was written, unless the connection broke
+    ///   during the commit: then the message says the update may have been committed, whole), or
+    ///   `corrupt`.
+    public func update(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
+        let committing = LockedValue(false)
+        do {
+            return try await pool.withConnection { connection in
+                try await connection.execute("BEGIN")
+                do {
+                    try await connection.execute(self.statements.ensure, [.text(key)])
+                    guard let row = try await connection.execute(self.statements.lock, [.text(key)]).first else {
+                        throw GuestDataStoreError(.io, message: "PostgreSQL: the device record vanished inside its own transaction; nothing was written")
+                    }
+                    var record = try self.decode(row)
+                    body(&record)
+                    try await connection.execute(self.statements.write, try self.encode(record, key: key))
+                    committing.withLock { $0 = true }
+                    try await connection.execute("COMMIT")
+                    return record
+                } catch {
+                    if !connection.isBroken {
+                        do { try await connection.execute("ROLLBACK") } catch { /* the connection broke; the server rolls back */ }
+                    }
+                    throw error
+                }
+            }
+        } catch {
+            throw failure(error, doing: "update a device record", write: true, committing: committing.withLock { $0 })
+        }
+    }
+
+    // MARK: Rows
+
+    private func encode(_ record: GuestDeviceRecord, key: String) throws(GuestDataStoreError) -> [PostgresValue] {
+        guard record.generation >= 0 else {
+            throw GuestDataStoreError(.io, message: "a device record's generation cannot be \(record.generation); nothing was written")
+        }
+        let hint: PostgresValue
+        if let lastLogin = record.lastLogin {
+            do {
+                hint = .text(String(decoding: try JSONEncoder().encode(lastLogin), as: UTF8.self))
+            } catch {
+                throw GuestDataStoreError(.io, message: "cannot write the last-login hint as JSON; nothing was written")
+            }
+        } else {
+            hint = .null
+        }
+        return [.text(key), .int64(Int64(record.generation)), record.account.map { .text($0.rawValue) } ?? .null, hint]
+    }
+
+    private func decode(_ row: [PostgresValue]) throws(GuestDataStoreError) -> GuestDeviceRecord {
+        func corrupt(_ reason: String) -> GuestDataStoreError {
+            GuestDataStoreError(.corrupt, message: "a row of \(schema).guest_devices is not a OneTap device record (\(reason)); it was left as it is")
+        }
+        guard row.count == 3, let generation = row[0].int64, let count = Int(exactly: generation) else { throw corrupt("no generation") }
+        var record = GuestDeviceRecord()
+        record.generation = count
+        if let account = row[1].text {
+            do {
+                record.account = try AccountID(account)
+            } catch {
+                throw corrupt("its account is no account id: \(error.reason)")
+            }
+        } else if !row[1].isNull {
+            throw corrupt("its account is not text")
+        }
+        if let json = row[2].text {
+            guard let hint = try? JSONDecoder().decode(LastLoginHint.self, from: Data(json.utf8)) else {
+                throw corrupt("its last-login hint does not read as one")
+            }
+            record.lastLogin = hint
+        } else if !row[2].isNull {
+            throw corrupt("its last-login hint is not text")
+        }
+        return record
+    }
+
+    private func failure(_ error: any Error, doing: String, write: Bool, committing: Bool) -> any Error {
+        if error is CancellationError || error is GuestDataStoreError { return error }
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
+        if committing && lost {
+            message += "; the update may or may not have been committed (whole, if it was)"
+        } else if write {
+            message += "; nothing was written"
+        }
+        return GuestDataStoreError(.io, message: message)
+    }
+}

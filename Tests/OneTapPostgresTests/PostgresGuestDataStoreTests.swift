@@ -1,0 +1,164 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapPostgresTestSupport
+import OneTapTesting
+import Testing
+
+@Suite struct PostgresGuestDataStoreTests {
+    let key = ServerKey.random()
+
+    func guest(_ generation: Int = 0) throws -> GuestID {
+        GuestID.derive(device: try DeviceID("postgres-guest-data-device"), generation: generation, key: key)
+    }
+
+    func schema(_ stores: PostgresStores) -> String { "\"\(stores.configuration.schema)\"" }
+
+    @Test func conformsToTheStoreContract() async throws {
+        try await checkConformance(try await TestDatabase.url()) { $0.guestDataStore() } _: { make in
+            try await GuestDataStoreConformance.check { try await make() }
+        }
+    }
+
+    /// One guest logging in on two instances at once (two pools, 20 racing merges): the account gets the
+    /// guest's cart added once, the guest's data is gone, and the journal is done.
+    @Test func racingLoginsOnTwoInstancesMergeOnce() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let guest = try guest()
+            let store = one.guestDataStore()
+            try await store.write([["item": "x", "qty": 2], ["item": "y", "qty": 1]], kind: "cart", of: .guest(guest))
+            try await store.write(["a", "b"], kind: "favourites", of: .guest(guest))
+            try await store.write([["item": "x", "qty": 5]], kind: "cart", of: .account("42"))
+            try await store.write(["c"], kind: "favourites", of: .account("42"))
+            let mergers = [GuestMerger(store: one.guestDataStore(), poll: .milliseconds(5)), GuestMerger(store: other.guestDataStore(), poll: .milliseconds(5))]
+            let journals = try await withThrowingTaskGroup(of: MergeJournal.self) { group in
+                for index in 0..<20 { group.addTask { try await mergers[index % 2].merge(guest, into: "42") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(journals.map(\.plan)).count == 1 && journals.allSatisfy(\.done), "every login follows the one plan")
+            let account = try await other.guestDataStore().data(of: .account("42"))
+            #expect(account["cart"] == [["item": "y", "qty": 1], ["item": "x", "qty": 7]] || account["cart"] == [["item": "x", "qty": 7], ["item": "y", "qty": 1]],
+                    "the guest's cart added once: \(String(describing: account["cart"]))")
+            #expect(Set(account["favourites"]?.arrayValue ?? []) == ["a", "b", "c"])
+            #expect(try await store.data(of: .guest(guest)).isEmpty)
+            await other.close()
+        }
+    }
+
+    /// Kinds and values are bound values: quotes, SQL, NUL, right-to-left marks and long text round-trip
+    /// and are never part of a statement.
+    @Test(arguments: ["'; DROP TABLE guest_data; --", "NUL \u{0} inside", "\u{202E}evil", "收藏 🙂", "\\\"", String(repeating: "长", count: 5000)])
+    func kindsAndValuesRoundTripAsBoundValues(text: String) async throws {
+        let log = StatementLog()
+        try await TestDatabase.withStores(observer: log.observer) { stores in
+            let store = stores.guestDataStore()
+            let value: JSONValue = ["note": .string(text), "list": [.string(text), 1.5, true, nil]]
+            try await store.write(value, kind: text, of: .guest(try guest()))
+            #expect(try await store.data(of: .guest(try guest())) == [text: value])
+            let stored = try await stores.pool.execute("SELECT json_typeof(value::json) FROM \(schema(stores)).guest_data WHERE owner_kind = 'guest'")
+            #expect(stored.first == [.text("object")])
+            try await store.remove(kind: text, of: .guest(try guest()))
+            #expect(try await store.data(of: .guest(try guest())).isEmpty)
+        }
+        #expect(log.statements.allSatisfy { !$0.contains("DROP TABLE guest_data") && !$0.contains("收藏") && !$0.contains("evil") })
+    }
+
+    @Test(arguments: [
+        ("guest_data", "value = 'not json'", "the \"favourites\" of guest", "is not JSON"),
+        ("merge_journals", "journal = '{}'", "the merge journal of guest", "does not read as one"),
+        ("merge_journals", "version = version + 4", "the merge journal of guest", "is at version 1, its row at version 5"),
+    ])
+    func aRowOneTapDidNotWriteIsReportedCorruptAndLeftAlone(table: String, change: String, what: String, reason: String) async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.guestDataStore()
+            let guest = try guest()
+            try await store.write(["a"], kind: "favourites", of: .guest(guest))
+            _ = try await store.createJournal(MergeJournal(guest: guest, account: "42", plan: try MergePlan.plan(guest: ["favourites": ["a"]], account: [:], rules: .builtIn), startedAt: Date()))
+            try await stores.pool.execute("UPDATE \(schema(stores)).\(table) SET \(change)")
+            await #expect {
+                if table == "guest_data" { _ = try await store.data(of: .guest(guest)) } else { _ = try await store.journal(for: guest) }
+            } throws: { error in
+                let error = error as! GuestDataStoreError
+                return error.kind == .corrupt && error.message.contains(what) && error.message.contains(reason) && error.message.contains("left as it is")
+            }
+            #expect(try await stores.pool.execute("SELECT count(*) FROM \(schema(stores)).\(table)").first == [.int64(1)])
+        }
+    }
+
+    /// The server stops in the middle of a merge (the account's copy is written, the guest's not yet
+    /// removed): the login gets a clear `io` error, nothing is lost, and once the server is back the
+    /// next login finishes the merge to the same result, adding nothing twice.
+    @Test func theServerStoppingMidMergeLosesNothingAndTheNextLoginFinishesIt() async throws {
+        let server = try await TestDatabase.privateServer()
+        defer { server.remove() }
+        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
+        let stores = try await PostgresStores.open(configuration)
+        let guest = try guest()
+        let store = StoppingStore(base: stores.guestDataStore(), server: server)
+        try await store.write([["item": "x", "qty": 2]], kind: "cart", of: .guest(guest))
+        try await store.write([["item": "x", "qty": 1]], kind: "cart", of: .account("42"))
+        store.stopBeforeFirstRemove()
+        await #expect {
+            _ = try await GuestMerger(store: store, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
+        } throws: { error in
+            let error = error as! GuestDataStoreError
+            return error.kind == .io && error.message.contains("PostgreSQL: cannot") && error.message.contains("connection")
+        }
+        try await server.start()
+        let data = stores.guestDataStore()
+        #expect(try await data.data(of: .account("42"))["cart"] == [["item": "x", "qty": 3]], "the account's copy was stored before the stop")
+        #expect(try await data.data(of: .guest(guest))["cart"] != nil, "the guest's data is kept until the account's copy is stored")
+        try await Task.sleep(for: .milliseconds(250))  // the stopped applier's lease runs out
+        let journal = try await GuestMerger(store: data, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
+        #expect(journal.done)
+        #expect(try await data.data(of: .account("42"))["cart"] == [["item": "x", "qty": 3]], "the resumed merge adds nothing twice")
+        #expect(try await data.data(of: .guest(guest)).isEmpty)
+        await stores.close()
+    }
+
+    @Test func everyCallFailsWithIOWhileTheDatabaseIsUnreachable() async throws {
+        let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        let store = PostgresStores(configuration: nowhere).guestDataStore()
+        let guest = try guest()
+        let journal = MergeJournal(guest: guest, account: "42", plan: try MergePlan.plan(guest: [:], account: [:], rules: .builtIn), startedAt: Date())
+        let calls: [@Sendable () async throws -> Void] = [
+            { _ = try await store.data(of: .guest(guest)) }, { try await store.write(["a"], kind: "favourites", of: .guest(guest)) },
+            { try await store.remove(kind: "favourites", of: .guest(guest)) }, { _ = try await store.journal(for: guest) },
+            { _ = try await store.createJournal(journal) }, { _ = try await store.replaceJournal(journal, expecting: 1) },
+        ]
+        for call in calls {
+            await #expect {
+                try await call()
+            } throws: { error in
+                let error = error as! GuestDataStoreError
+                return error.kind == .io && error.message.contains("connection-failed") && !error.description.contains("hunter2-pw")
+            }
+        }
+    }
+}
+
+/// A PostgreSQL guest-data store whose server is stopped (`pg_ctl stop -m immediate`) just before the
+/// merge's first remove, the step after the account's copy is written.
+final class StoppingStore: GuestDataStore {
+    let base: PostgresGuestDataStore
+    let server: PostgresTestServer
+    private let armed = LockedValue(false)
+
+    init(base: PostgresGuestDataStore, server: PostgresTestServer) {
+        self.base = base
+        self.server = server
+    }
+
+    func stopBeforeFirstRemove() { armed.withLock { $0 = true } }
+
+    func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
+    func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
+    func remove(kind: String, of owner: Identity) async throws {
+        if armed.withLock({ let was = $0; $0 = false; return was }) { try await server.stop() }
+        try await base.remove(kind: kind, of: owner)
+    }
+    func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
+    func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }
+    func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool { try await base.replaceJournal(journal, expecting: version) }
+}
