@@ -11,24 +11,23 @@ import OneTap
 /// any instance. Make one with ``PostgresStores/guestDataStore()``.
 ///
 /// - `<schema>.guest_data`: one row per owner (`guest` or `account`, and its id) and kind, the value as
-///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). The kind is kept as its UTF-8
-///   bytes (`bytea`), so any kind an app's data holds, a NUL included, is kept as written and kinds
-///   compare by their bytes (`convert_from(kind, 'UTF8')` reads it).
+///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). Kinds are checked by
+///   ``GuestDataStoreError/check(kind:)`` before anything is sent, as in every store.
 /// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
-///   began, and the journal as JSON. ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
+///   began and finished, and the journal as JSON. ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
 ///   (the first of racing merges wins, and the others read its journal); ``replaceJournal(_:expecting:)``
 ///   is one compare-and-swap `UPDATE … WHERE guest = … AND version = …`.
 /// - Every value is a bound parameter; errors never quote the data. A database that is down, or a row
 ///   held past the statement timeout, fails the call with ``GuestDataStoreError`` of kind `io`, and
 ///   nothing is written; the merger's journal makes the merge resume where it stopped.
 /// - Data has no expiry. A finished merge's journal is kept for ``finishedJournalRetention`` (30 days)
-///   after the merge began, so a late login of the same guest still finds it (and merges nothing
+///   after the merge finished, so a late login of the same guest still finds it (and merges nothing
 ///   twice); ``PostgresStores/removeExpiredRows(before:)`` then removes it.
 public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertible {
     /// The schema holding the tables.
     public var schema: String { pool.configuration.schema }
 
-    /// How long a finished merge's journal is kept after the merge began: 30 days.
+    /// How long a finished merge's journal is kept after the merge finished: 30 days.
     public static let finishedJournalRetention: Duration = .seconds(30 * 86_400)
 
     private let pool: PostgresPool
@@ -48,15 +47,16 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
             remove = "DELETE FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3"
             journal = "SELECT version, journal FROM \(journals) WHERE guest = $1"
             create = """
-                INSERT INTO \(journals) (guest, version, done, started_at, journal) VALUES ($1, $2, $3, $4, $5) \
+                INSERT INTO \(journals) (guest, version, done, started_at, finished_at, journal) VALUES ($1, $2, $3, $4, $5, $6) \
                 ON CONFLICT (guest) DO NOTHING RETURNING version
                 """
             replace = """
-                UPDATE \(journals) SET version = $3, done = $4, journal = $5 WHERE guest = $1 AND version = $2 AND $3 > $2 RETURNING version
+                UPDATE \(journals) SET version = $3, done = $4, finished_at = $5, journal = $6 \
+                WHERE guest = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
             removeDone = """
                 DELETE FROM \(journals) WHERE guest IN \
-                (SELECT guest FROM \(journals) WHERE done AND started_at < $1 ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                (SELECT guest FROM \(journals) WHERE done AND finished_at < $1 ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)
                 """
         }
     }
@@ -87,8 +87,8 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         }
         var data: [String: JSONValue] = [:]
         for row in rows.rows {
-            guard row.count == 2, let bytes = row[0].bytes, let kind = String(validating: bytes, as: UTF8.self), let json = row[1].text else {
-                throw corrupt("a row of \(owner) has no kind, a kind that is not UTF-8, or no value")
+            guard row.count == 2, let kind = row[0].text, MergeRules.problem(kind) == nil, let json = row[1].text else {
+                throw corrupt("a row of \(owner) has no value, or a kind that is none")
             }
             do {
                 data[kind] = try JSONValue.parse(json)
@@ -104,26 +104,20 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     ///   - value: The data.
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`; nothing is written then.
+    /// - Throws: ``GuestDataStoreError`` of kind `invalid-kind` or `io`; nothing is written then.
     public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
-        do {
-            try await pool.execute(statements.write, Self.owner(owner) + [.bytes(Array(kind.utf8)), .text(value.json)])
-        } catch {
-            throw failure(error, doing: "write the \(QuotedInput(kind)) of \(owner)", write: true)
-        }
+        try GuestDataStoreError.check(kind: kind)
+        try await run(statements.write, Self.owner(owner) + [.text(kind), .text(value.json)], doing: "write the \(kind) of \(owner)")
     }
 
     /// Deletes an owner's data of one kind (``GuestDataStore/remove(kind:of:)``).
     /// - Parameters:
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`.
+    /// - Throws: ``GuestDataStoreError`` of kind `invalid-kind` or `io`.
     public func remove(kind: String, of owner: Identity) async throws {
-        do {
-            try await pool.execute(statements.remove, Self.owner(owner) + [.bytes(Array(kind.utf8))])
-        } catch {
-            throw failure(error, doing: "remove the \(QuotedInput(kind)) of \(owner)", write: true)
-        }
+        try GuestDataStoreError.check(kind: kind)
+        try await run(statements.remove, Self.owner(owner) + [.text(kind)], doing: "remove the \(kind) of \(owner)")
     }
 
     // MARK: Journals
@@ -149,15 +143,11 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt`.
     public func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
         let json = try encode(journal)
-        let inserted: Bool
-        do {
-            inserted = try await pool.execute(
-                statements.create,
-                [.text(journal.guest.text), .int64(Int64(journal.version)), .bool(journal.done), .timestamp(journal.startedAt), .text(json)]
-            ).first != nil
-        } catch {
-            throw failure(error, doing: "create the merge journal of guest \(journal.guest)", write: true)
-        }
+        let inserted = try await run(
+            statements.create,
+            [.text(journal.guest.text), .int64(Int64(journal.version)), .bool(journal.done), .timestamp(journal.startedAt), finished(journal), .text(json)],
+            doing: "create the merge journal of guest \(journal.guest)"
+        ).first != nil
         if inserted { return journal }
         guard let stored = try await self.journal(for: journal.guest) else {
             throw GuestDataStoreError(.io, message: "PostgreSQL: the merge journal of guest \(journal.guest) was removed while it was being created; try again")
@@ -174,14 +164,11 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// - Throws: ``GuestDataStoreError`` of kind `io`; nothing is written then.
     public func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
         let json = try encode(journal)
-        do {
-            return try await pool.execute(
-                statements.replace,
-                [.text(journal.guest.text), .int64(Int64(version)), .int64(Int64(journal.version)), .bool(journal.done), .text(json)]
-            ).first != nil
-        } catch {
-            throw failure(error, doing: "replace the merge journal of guest \(journal.guest)", write: true)
-        }
+        return try await run(
+            statements.replace,
+            [.text(journal.guest.text), .int64(Int64(version)), .int64(Int64(journal.version)), .bool(journal.done), finished(journal), .text(json)],
+            doing: "replace the merge journal of guest \(journal.guest)"
+        ).first != nil
     }
 
     /// Removes journals of finished merges begun more than ``finishedJournalRetention`` before an
@@ -199,6 +186,33 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
 
     // MARK: Helpers
 
+    /// Runs a write statement, telling in its error whether the statement was sent at all (a pool that
+    /// had no free connection sent nothing).
+    @discardableResult
+    private func run(_ sql: String, _ parameters: [PostgresValue], doing: String) async throws -> PostgresRows {
+        let sent = LockedValue(false)
+        do {
+            return try await pool.withConnection { connection in
+                sent.withLock { $0 = true }
+                return try await connection.execute(sql, parameters)
+            }
+        } catch {
+            throw failure(error, doing: doing, write: true, sent: sent.withLock { $0 })
+        }
+    }
+
+    /// The finish time of a journal that is done (the start when it has none), as the table keeps it.
+    private func finished(_ journal: MergeJournal) -> PostgresValue {
+        journal.done ? .timestamp(journal.finishedAt ?? journal.startedAt) : .null
+    }
+
+    /// Checks a journal before it is written: the table's constraints, said in OneTap's terms.
+    private func validate(_ journal: MergeJournal) throws(GuestDataStoreError) {
+        guard journal.version > 0 else {
+            throw GuestDataStoreError(.io, message: "a merge journal's version must be at least 1, not \(journal.version); nothing was written")
+        }
+    }
+
     private static func owner(_ owner: Identity) -> [PostgresValue] {
         switch owner {
         case .guest(let guest): [.text("guest"), .text(guest.text)]
@@ -207,6 +221,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     }
 
     private func encode(_ journal: MergeJournal) throws(GuestDataStoreError) -> String {
+        try validate(journal)
         do {
             return String(decoding: try JSONEncoder().encode(journal), as: UTF8.self)
         } catch {
@@ -235,11 +250,11 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         GuestDataStoreError(.corrupt, message: "in \(schema): \(what); it was left as it is")
     }
 
-    private func failure(_ error: any Error, doing: String, write: Bool) -> any Error {
+    private func failure(_ error: any Error, doing: String, write: Bool, sent: Bool = false) -> any Error {
         if error is CancellationError || error is GuestDataStoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
         let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
-        if write && lost {
+        if write && sent && lost {
             message += "; the write may or may not have been committed (whole, if it was); read it again"
         } else if write {
             message += "; nothing was written"

@@ -13,9 +13,11 @@ import OneTap
 /// - One row per device in `<schema>.guest_devices`, keyed by the record key (an HMAC of the device id:
 ///   no raw device id is stored), with the generation, the account and the hint (its JSON: the flow,
 ///   the masked number, the time) as columns.
-/// - ``update(key:_:)`` is one transaction: the row is created when missing, locked (`SELECT … FOR
-///   UPDATE`), changed by the body and written back, so racing updates of one device on any instances
-///   are applied one after another and none is lost. The body runs once per call.
+/// - ``update(key:_:)`` is one `READ COMMITTED` transaction (whatever the server's default isolation):
+///   the row is created when missing, locked (`SELECT … FOR UPDATE`), changed by the body and written
+///   back, so racing updates of one device on any instances are applied one after another and none is
+///   lost. A deadlock or serialization failure a foreign transaction causes is retried (4 runs in all);
+///   the body may then run more than once, and only the last run is written.
 /// - Every value is a bound parameter. A database that is down, or a row held past the statement
 ///   timeout, fails the call with ``GuestDataStoreError`` of kind `io`, and nothing is written.
 public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConvertible {
@@ -65,16 +67,43 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     /// Changes a device's record in one transaction (``GuestDeviceStore/update(key:_:)``).
     /// - Parameters:
     ///   - key: The record's key.
-    ///   - body: The change (run once).
+    ///   - body: The change (run again only when the database asked for the transaction to be retried).
     /// - Returns: The record after the change.
     /// - Throws: ``GuestDataStoreError`` of kind `io` (nothing was written, unless the connection broke
     ///   during the commit: then the message says the update may have been committed, whole), or
     ///   `corrupt`.
     public func update(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
+        var attempt = 1
+        while true {
+            do {
+                return try await updateOnce(key: key, body)
+            } catch let error as RetriedFailure {
+                throw error.error
+            } catch {
+                if attempt < Self.attempts {
+                    attempt += 1
+                    continue
+                }
+                throw failure(error, doing: "update a device record (\(Self.attempts) runs)", write: true, committing: false)
+            }
+        }
+    }
+
+    /// How many runs an update gets when the database reports a deadlock or a serialization failure.
+    static let attempts = 4
+
+    /// A failure already turned into the store's error.
+    private struct RetriedFailure: Error {
+        let error: any Error
+    }
+
+    /// One run of an update's transaction: the database's own retryable errors (deadlock, serialization
+    /// failure) come out as they are, every other failure as ``RetriedFailure`` holding the store's error.
+    private func updateOnce(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
         let committing = LockedValue(false)
         do {
             return try await pool.withConnection { connection in
-                try await connection.execute("BEGIN")
+                try await connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
                 do {
                     try await connection.execute(self.statements.ensure, [.text(key)])
                     guard let row = try await connection.execute(self.statements.lock, [.text(key)]).first else {
@@ -93,8 +122,10 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
                     throw error
                 }
             }
+        } catch let error as PostgresError where ["40001", "40P01"].contains(error.sqlState ?? "") {
+            throw error
         } catch {
-            throw failure(error, doing: "update a device record", write: true, committing: committing.withLock { $0 })
+            throw RetriedFailure(error: failure(error, doing: "update a device record", write: true, committing: committing.withLock { $0 }))
         }
     }
 

@@ -30,7 +30,7 @@ package struct PostgresMigration: Sendable {
 /// | 3 | login sessions | `login_sessions` (one row per session: id, version, expiry, the session's JSON; the index `login_sessions_expiry`) |
 /// | 4 | sms | `sms_counters` (a counter's events) and `sms_codes` (a number's code record as JSON), each with its keep-until index |
 /// | 5 | exchange ledger | `exchange_ledger` (one row per exchanged token's SHA-256; the indexes `exchange_ledger_forget` and `exchange_ledger_unknown`) |
-/// | 6 | guests | `guest_devices` (one row per device record key: generation, account, last-login hint), `guest_data` (one row per owner and kind, the kind as its UTF-8 bytes, the value as JSON) and `merge_journals` (one row per merging guest: version, done, start, the journal as JSON; the index `merge_journals_done`) |
+/// | 6 | guests | `guest_devices` (one row per device record key: generation, account, last-login hint), `guest_data` (one row per owner and kind, the value as JSON) and `merge_journals` (one row per merging guest: version, done, start and finish, the journal as JSON; the index `merge_journals_finished`) |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`; token times are milliseconds since 1970
@@ -132,7 +132,7 @@ package enum PostgresMigrations {
                 CREATE TABLE \(schema).guest_data (
                     owner_kind text NOT NULL CHECK (owner_kind IN ('guest', 'account')),
                     owner text COLLATE "C" NOT NULL,
-                    kind bytea NOT NULL,
+                    kind text COLLATE "C" NOT NULL,
                     value text NOT NULL,
                     PRIMARY KEY (owner_kind, owner, kind)
                 )
@@ -143,10 +143,12 @@ package enum PostgresMigrations {
                     version bigint NOT NULL CHECK (version > 0),
                     done boolean NOT NULL,
                     started_at timestamptz NOT NULL,
-                    journal text NOT NULL
+                    finished_at timestamptz,
+                    journal text NOT NULL,
+                    CHECK (done = (finished_at IS NOT NULL))
                 )
                 """,
-                "CREATE INDEX merge_journals_done ON \(schema).merge_journals (started_at) WHERE done",
+                "CREATE INDEX merge_journals_finished ON \(schema).merge_journals (finished_at) WHERE done",
             ]
         },
     ]

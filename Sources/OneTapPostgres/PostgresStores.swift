@@ -133,7 +133,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - login sessions that expired before `instant`;
     /// - SMS counters and code records kept only until before `instant`;
     /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago);
-    /// - journals of finished guest merges begun more than 30 days before `instant`
+    /// - journals of guest merges that finished more than 30 days before `instant`
     ///   (``PostgresGuestDataStore/finishedJournalRetention``). Guest data and device records never expire.
     ///
     /// Each table is cleaned in batches of 10,000 rows, one statement each, so no statement holds many

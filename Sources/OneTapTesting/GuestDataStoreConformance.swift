@@ -12,8 +12,9 @@ import OneTap
 ///     try await GuestDataStoreConformance.check { try await MyGuestDataStore(namespace: UUID().uuidString) }
 /// }
 /// ```
-/// It checks the data (round trip, owners kept apart, replace, remove), the journals (first create
-/// wins, compare-and-swap, racing writers), and a merge through ``GuestMerger`` raced by many logins.
+/// It checks the data (round trip, owners kept apart, replace, remove, kinds that are none refused),
+/// the journals (first create wins, compare-and-swap, racing writers), and a merge through
+/// ``GuestMerger`` raced by many logins.
 public enum GuestDataStoreConformance {
     /// The properties a store broke.
     public struct Failure: Error, CustomStringConvertible {
@@ -56,6 +57,25 @@ public enum GuestDataStoreConformance {
             try await store.remove(kind: "favourites", of: .guest(guest))
             try await store.remove(kind: "never-written", of: .guest(guest))
             expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a remove must remove only its kind")
+
+            // Kinds that are none (GuestDataStoreError.check(kind:)) are refused by write and remove, and nothing changes.
+            for kind in ["", "Favourites", "caf\u{E9}", "a\u{0}b", "a b", String(repeating: "k", count: 65)] {
+                for (call, run) in [
+                    ("write", { try await store.write(favourites, kind: kind, of: .guest(guest)) }),
+                    ("remove", { try await store.remove(kind: kind, of: .guest(guest)) }),
+                ] as [(String, () async throws -> Void)] {
+                    do {
+                        try await run()
+                        expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind")
+                    } catch let error as GuestDataStoreError where error.kind == .invalidKind {
+                    } catch {
+                        expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind, threw \(error)")
+                    }
+                }
+            }
+            expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a refused kind must change nothing")
+            try await store.write(favourites, kind: String(repeating: "k", count: 64), of: .guest(guest))
+            expect(try await store.data(of: .guest(guest))[String(repeating: "k", count: 64)] == favourites, "a kind of 64 characters must be kept")
         }
 
         // Journals: the first create wins; compare-and-swap on the version.

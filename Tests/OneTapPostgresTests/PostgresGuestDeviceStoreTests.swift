@@ -45,6 +45,28 @@ import Testing
         }
     }
 
+    /// A server (or role) whose default isolation is SERIALIZABLE or REPEATABLE READ: racing updates of one
+    /// device are still all applied (the store's transaction is READ COMMITTED).
+    @Test(arguments: ["serializable", "repeatable read"])
+    func racingUpdatesAreAllAppliedWhateverTheDefaultIsolation(isolation: String) async throws {
+        try await TestDatabase.withStores { stores in
+            // In libpq's options a space inside a value is written as a backslash and a space.
+            let option = "-c default_transaction_isolation=\(isolation.replacingOccurrences(of: " ", with: "\\ "))".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let url = try await TestDatabase.url()
+            let strict = PostgresStores(configuration: try TestDatabase.configuration(
+                url + (url.contains("?") ? "&" : "?") + "options=" + option, schema: stores.configuration.schema, poolSize: 8))
+            let shown = try await strict.pool.execute("SHOW default_transaction_isolation")
+            #expect(shown.first == [.text(isolation)], "the connection runs at \(isolation) by default")
+            let store = strict.guestDeviceStore()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<40 { group.addTask { _ = try await store.update(key: "contended") { $0.generation += 1 } } }
+                try await group.waitForAll()
+            }
+            #expect(try await stores.guestDeviceStore().record(forKey: "contended")?.generation == 40)
+            await strict.close()
+        }
+    }
+
     /// The table holds neither the device id nor the whole number: the key is an HMAC, the hint masked.
     @Test func theTableHoldsNoDeviceIDAndNoWholeNumber() async throws {
         try await TestDatabase.withStores { stores in

@@ -25,7 +25,7 @@ import Testing
 
     /// Every store's rows go once their time has passed (on the caller's clock), and no others: login
     /// sessions by their expiry, SMS counters and records by their keep-until, ledger rows past the
-    /// retention, journals of finished merges 30 days after they began; more rows than one batch are all
+    /// retention, journals of finished merges 30 days after they finished; more rows than one batch are all
     /// removed.
     @Test func removeExpiredRowsCleansEveryStoresTable() async throws {
         try await TestDatabase.withStores { stores in
@@ -62,6 +62,15 @@ import Testing
             _ = try await guests.createJournal(MergeJournal(guest: try guest(0), account: "a", plan: empty, startedAt: now.addingTimeInterval(-month - 1)))
             _ = try await guests.createJournal(MergeJournal(guest: try guest(1), account: "a", plan: empty, startedAt: now.addingTimeInterval(-month + 1)))
             _ = try await guests.createJournal(MergeJournal(guest: try guest(2), account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400)))
+            // Begun 40 days ago, resumed and finished yesterday: kept 30 days from its finish.
+            let late = MergeJournal(guest: try guest(3), account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400))
+            _ = try await guests.createJournal(late)
+            var finished = late
+            finished.completed = late.plan.steps.count
+            finished.done = true
+            finished.finishedAt = now.addingTimeInterval(-86_400)
+            finished.version += 1
+            #expect(try await guests.replaceJournal(finished, expecting: late.version))
 
             let report = try await stores.removeExpiredRows(before: now)
             #expect(report == PostgresCleanupReport(
@@ -69,6 +78,7 @@ import Testing
             #expect(try await guests.journal(for: try guest(0)) == nil)
             #expect(try await guests.journal(for: try guest(1))?.done == true)
             #expect(try await guests.journal(for: try guest(2))?.done == false)
+            #expect(try await guests.journal(for: try guest(3)) == finished)
             let kept = try await stores.pool.execute("SELECT count(*) FROM \(table)")
             #expect(kept.first == [.int64(2)])
             #expect(try await ledger.claim(SHA256.hash(Array("new".utf8)), at: now) == .pending)

@@ -19,16 +19,17 @@ public protocol GuestDataStore: Sendable {
     /// Sets an owner's data of one kind (replacing it).
     /// - Parameters:
     ///   - value: The data.
-    ///   - kind: The kind.
+    ///   - kind: The kind: 1 to 64 lowercase ASCII letters, digits, hyphens and underscores
+    ///     (``GuestDataStoreError/check(kind:)``, which every store calls first).
     ///   - owner: A guest or an account.
-    /// - Throws: ``GuestDataStoreError``; nothing is written then.
+    /// - Throws: ``GuestDataStoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws
 
     /// Deletes an owner's data of one kind (nothing happens when it has none).
     /// - Parameters:
-    ///   - kind: The kind.
+    ///   - kind: The kind (as for ``write(_:kind:of:)``).
     ///   - owner: A guest or an account.
-    /// - Throws: ``GuestDataStoreError``.
+    /// - Throws: ``GuestDataStoreError`` (`invalid-kind` for a kind that is none).
     func remove(kind: String, of owner: Identity) async throws
 
     /// The journal of a guest's merge.

@@ -91,9 +91,11 @@ public struct GuestMerger: Sendable {
                 var next = journal
                 next.completed += 1
                 next.version += 1
-                next.leaseUntil = clock.now().addingTimeInterval(lease.seconds)
+                let now = clock.now()
+                next.leaseUntil = now.addingTimeInterval(lease.seconds)
                 if next.completed == next.plan.steps.count {
                     next.done = true
+                    next.finishedAt = now
                     next.holder = nil
                     next.leaseUntil = nil
                 }

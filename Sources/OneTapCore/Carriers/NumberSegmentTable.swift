@@ -30,7 +30,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Parameters:
     ///   - text: The file's text, in the `Data/number-segments.csv` format.
     ///   - file: The name used in errors.
-    /// - Throws: ``TableError`` for a prefix that is not 3 to 7 ASCII digits starting with 1, an unknown
+    /// - Throws: ``TableError`` for a prefix that is not 3 to 7 ASCII digits of a mobile number (13 to 19 first), an unknown
     ///   carrier or kind, or a duplicate prefix.
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
@@ -40,8 +40,9 @@ public struct NumberSegmentTable: DataTable {
         var lines: [String: Int] = [:]
         for row in table.rows {
             let prefix = row[0]
-            guard (3...7).contains(prefix.utf8.count), prefix.utf8.allSatisfy({ (48...57).contains($0) }), prefix.hasPrefix("1") else {
-                throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(prefix)) is not 3 to 7 ASCII digits starting with 1")
+            guard (3...7).contains(prefix.utf8.count), PhoneNumber.isMobilePrefix(Substring(prefix).utf8) else {
+                throw row.error(
+                    file, column: "prefix", .invalidValue, "\(QuotedInput(prefix)) is not 3 to 7 ASCII digits of a mobile number (13 to 19 first)")
             }
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
             let kind: NumberSegment.Kind = try row.choice(row[2], "kind", from: NumberSegment.Kind.allCases, file: file, column: "kind")

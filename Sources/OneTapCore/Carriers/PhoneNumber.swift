@@ -12,6 +12,18 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     /// The mobile numbers' range: 13000000000 ... 19999999999.
     static let range: ClosedRange<UInt64> = 13_000_000_000...19_999_999_999
 
+    /// Whether mobile numbers can start with these digits (1 to 11 ASCII digits): whether the numbers
+    /// they begin fall in ``range`` (a number segment table lists only such prefixes).
+    /// - Parameter digits: The prefix.
+    /// - Returns: True for `13`, `1349`, `199`; false for `117`, `12`, `2`.
+    package static func isMobilePrefix(_ digits: Substring.UTF8View) -> Bool {
+        guard (1...11).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }) else { return false }
+        var lowest: UInt64 = 0
+        for digit in digits { lowest = lowest * 10 + UInt64(digit - 48) }
+        for _ in digits.count..<11 { lowest *= 10 }
+        return range.contains(lowest)
+    }
+
     /// Creates a number from its 11-digit value.
     /// - Parameter value: 13000000000 ... 19999999999.
     /// - Throws: ``ParseError`` of kind `not-mobile` when the value is not 11 digits starting 13 to 19.

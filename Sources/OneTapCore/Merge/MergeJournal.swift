@@ -21,6 +21,8 @@ public struct MergeJournal: Hashable, Sendable, Codable, CustomStringConvertible
     public package(set) var completed: Int
     /// Whether every step is applied.
     public package(set) var done: Bool
+    /// When the last step was applied (the start, for a plan with no steps); nil while the merge runs.
+    public package(set) var finishedAt: Date?
     /// Who applies it now (a random id per applier), while its lease lasts.
     public package(set) var holder: String?
     /// Until when the holder's lease lasts; after it another applier takes over.
@@ -35,6 +37,7 @@ public struct MergeJournal: Hashable, Sendable, Codable, CustomStringConvertible
         self.startedAt = startedAt
         completed = 0
         done = plan.steps.isEmpty
+        finishedAt = plan.steps.isEmpty ? startedAt : nil
         holder = nil
         leaseUntil = nil
         version = 1

@@ -93,7 +93,7 @@ public struct MergeRules: DataTable {
     }
 
     /// Why a text cannot be a data kind, or nil when it can.
-    static func problem(_ kind: String) -> String? {
+    package static func problem(_ kind: String) -> String? {
         guard (1...64).contains(kind.utf8.count),
             kind.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 })
         else { return "\(QuotedInput(kind)) is not a data kind (1 to 64 lowercase letters, digits, hyphens and underscores)" }

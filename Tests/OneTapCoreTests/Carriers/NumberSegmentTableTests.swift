@@ -58,6 +58,8 @@ import Testing
         ("prefix,carrier,kind,note,source\n13,mobile,standard,n,s\n", "prefix"),
         ("prefix,carrier,kind,note,source\n13800000,mobile,standard,n,s\n", "prefix"),
         ("prefix,carrier,kind,note,source\n13a,mobile,standard,n,s\n", "prefix"),
+        ("prefix,carrier,kind,note,source\n117,mobile,standard,n,s\n", "prefix"),  // 11x is no mobile segment: no number could match
+        ("prefix,carrier,kind,note,source\n1000,mobile,standard,n,s\n", "prefix"),
         ("prefix,carrier,kind,note,source\n138,moble,standard,n,s\n", "carrier"),
         ("prefix,carrier,kind,note,source\n138,mobile,mvno,n,s\n", "kind"),
         ("prefix,carrier,kind,note,source\n138,mobile,standard,n,s\n138,unicom,standard,n,s\n", "prefix"),
