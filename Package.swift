@@ -34,6 +34,8 @@ let package = Package(
         .library(name: "OneTapPostgres", targets: ["OneTapPostgres"]),
         // The command-line tool.
         .executable(name: "onetap", targets: ["OneTapTool"]),
+        // What `onetap db` runs: the one part of the tool that links libpq, so `onetap` starts without it.
+        .executable(name: "onetap-db", targets: ["OneTapDBTool"]),
         // Speed, measured side by side with references: `swift run -c release OneTapBenchmarks`.
         .executable(name: "OneTapBenchmarks", targets: ["OneTapBenchmarks"]),
     ],
@@ -88,11 +90,16 @@ let package = Package(
             dependencies: ["OneTap"],
             swiftSettings: strict + fuzz
         ),
-        // `onetap db migrate` runs OneTapPostgres' migrator, so the tool links libpq.
+        // The CLI links no C library: `onetap db` runs `onetap-db` (OneTapDBTool), which links libpq.
         .target(
             name: "OneTapCLI",
-            dependencies: ["OneTap", "OneTapPostgres"],
+            dependencies: ["OneTap"],
             swiftSettings: strict + fuzz
+        ),
+        .executableTarget(
+            name: "OneTapDBTool",
+            dependencies: ["OneTap", "OneTapPostgres"],
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "OneTapTool",
@@ -142,7 +149,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapCLITests",
-            dependencies: ["OneTapCLI", "OneTapTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport"],
+            dependencies: ["OneTapCLI", "OneTapTool", "OneTapDBTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport"],
             exclude: ["DecisionTables"],
             swiftSettings: strict
         ),

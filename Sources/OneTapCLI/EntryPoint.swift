@@ -1,5 +1,4 @@
 import OneTap
-import OneTapPostgres
 
 /// The `onetap` command line: a pure ``parse(_:)`` from arguments to an ``Invocation``, and a ``run(_:io:)``
 /// that returns the exit code. `main.swift` only calls `exit(await OneTapCommandLine.main())`.
@@ -140,7 +139,7 @@ package enum OneTapCommandLine {
             invocation = try parse(arguments)
         } catch {
             // A usage error may quote an argument, and an argument may be a URL with a password in it.
-            io.writeError("onetap: error: \(PostgresConfiguration.redactingPasswords(in: error.description, foundIn: arguments))")
+            io.writeError("onetap: error: \(ConnectionPasswords.redacting(in: error.description, foundIn: arguments))")
             return .usage
         }
         return await run(invocation, io: io)
@@ -185,7 +184,7 @@ package enum OneTapCommandLine {
             case .merge(let options):
                 code = try MergeCommand.run(options, output: output)
             case .db(let options):
-                code = try await DBCommand.run(options, output: output)
+                code = try await DBCommand.run(options, output: output, io: io)
             case .stats(let options):
                 code = try StatsCommand.run(options, output: output, io: io)
             case .replay(let options):

@@ -240,6 +240,7 @@ enum Help {
 
         Applies the migrations a PostgreSQL schema for OneTap's stores is missing (what
         PostgresStores.open does when a server starts), so an operator can migrate before a deploy.
+        It runs onetap-db, built beside onetap (the one tool that links libpq).
         Safe to run at any time and from several places at once: the migrations run in one
         transaction under an advisory lock, a schema that is current is left alone, and a failed
         step changes nothing. The schema and its tables are created when missing (the role needs

@@ -197,6 +197,43 @@ import Testing
         #expect(!run.stderr.contains("hunter2-pw"))
     }
 
+    /// `onetap` runs `onetap-db` beside itself: without it, `db` says what is missing (exit 69) and the
+    /// other commands work as ever (the tool links no libpq of its own).
+    @Test func withoutTheDBToolBesideItDBSaysSoAndNothingElseChanges() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-alone-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let alone = directory.appendingPathComponent("onetap")
+        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: alone)
+        func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            let process = Process()
+            process.executableURL = alone
+            process.arguments = arguments
+            let output = Pipe(), error = Pipe()
+            process.standardOutput = output
+            process.standardError = error
+            try process.run()
+            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let err = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }
+        let db = try run(["db", "migrate", "--url", "postgresql://api:hunter2-pw@/onetap?host=/tmp/x"])
+        #expect(db.status == 69 && db.stdout.isEmpty)
+        #expect(db.stderr == "onetap: error: onetap db runs onetap-db, which is not beside this onetap; build both with 'swift build' (or 'swift build --product onetap-db')\n")
+        let carrier = try run(["carrier", "46000"])
+        #expect(carrier.status == 0 && carrier.stdout.contains("China Mobile"))
+    }
+
+    /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.
+    @Test(arguments: [[], ["drop"], ["migrate"], ["migrate", "--url"], ["migrate", "--url", "postgresql://api:hunter2-pw@h/db", "--data", "d"]])
+    func theDBToolRefusesOtherArguments(arguments: [String]) throws {
+        let run = try Binary.run(arguments, executable: "onetap-db")
+        #expect(run.status == 64 && run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("onetap: error: ") && run.stderr.contains("onetap db"), "\(run.stderr)")
+        #expect(!run.stderr.contains("hunter2-pw"))
+    }
+
     /// A schema a newer OneTap migrated is refused (exit 1) and left as it was.
     @Test func aSchemaFromANewerOneTapIsRefusedWithExit1() async throws {
         let url = try await url()

@@ -1,0 +1,72 @@
+import OneTap
+
+/// `onetap db migrate --url URL [--schema NAME] [--json]`: brings a PostgreSQL schema up to date, with
+/// the library's own migrator (`PostgresStores.migrate()`, run by `onetap-db`: see ``DBCommand``). Its
+/// descriptions and mirror show the URL with its password redacted.
+package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// What to do with the database.
+    package enum Action: String, Hashable, Sendable, CaseIterable {
+        /// Apply the schema's missing migrations.
+        case migrate
+    }
+
+    /// What to do.
+    package var action: Action
+    /// `--url`, as given (it may hold a password; never printed).
+    package var url: String
+    /// `--schema`, as given; `onetap` when absent.
+    package var schema: String?
+    /// Whether to print JSON.
+    package var json: Bool
+
+    static let specs: [OptionSpec] = [.value("url"), .value("schema"), .flag("json")]
+
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        guard let name = parsed.operands.first else {
+            throw UsageError("db needs an action: onetap db migrate --url URL", command: "db")
+        }
+        guard let action = Action(rawValue: name) else {
+            throw UsageError(
+                "unknown db action \(quoted(name)); the actions are \(Action.allCases.map(\.rawValue).joined(separator: ", "))", command: "db")
+        }
+        if let extra = parsed.operands.dropFirst().first {
+            throw UsageError("db \(action.rawValue) takes options only; unexpected \(quoted(extra))", command: "db")
+        }
+        guard let url = parsed.value("url") else {
+            throw UsageError("db \(action.rawValue) needs --url, the PostgreSQL server (postgresql://user@host/db)", command: "db")
+        }
+        self.action = action
+        self.url = url
+        schema = parsed.value("schema")
+        json = parsed.has("json")
+    }
+
+    /// The URL with whatever looks like a password in it redacted.
+    package var redactedURL: String { ConnectionPasswords.redacting(in: url, foundIn: [url]) }
+
+    /// `DBOptions(migrate, url postgresql://api:<redacted>@db/onetap, schema onetap, json false)`.
+    package var description: String {
+        "DBOptions(\(action.rawValue), url \(redactedURL), schema \(schema ?? "onetap"), json \(json))"
+    }
+
+    /// The same as ``description``.
+    package var debugDescription: String { description }
+
+    /// A mirror without the password, so `dump` (and a failed expectation) shows the redacted URL only.
+    package var customMirror: Mirror {
+        Mirror(self, children: ["action": action, "url": redactedURL, "schema": schema as Any, "json": json], displayStyle: .struct)
+    }
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - action: What to do.
+    ///   - url: The server.
+    ///   - schema: The schema; `onetap` when nil.
+    ///   - json: Whether to print JSON.
+    package init(action: Action, url: String, schema: String? = nil, json: Bool = false) {
+        self.action = action
+        self.url = url
+        self.schema = schema
+        self.json = json
+    }
+}
