@@ -372,18 +372,25 @@ import Testing
             case .failure(let error):
                 let error = try #require(error as? TokenError)
                 #expect(error.kind == .storeFailed)
-                #expect(error.message.contains("PostgreSQL") && error.message.contains("the previous token is unchanged"), "\(error)")
+                // The refresh's write failed (the stored token is unchanged), or the caller's own read met the
+                // stopped server first (the caller may start its read after the background scan's refresh).
+                let said = error.message.contains("the previous token is unchanged") || error.message.contains("cannot read the token")
+                #expect(error.message.contains("PostgreSQL") && said, "\(error)")
                 #expect(!error.message.contains("refreshed-1") && !error.message.contains("refresh-1") && !error.message.contains("tok-old"))
             }
             try await server.start()
-            let after = try await store.load("u1")
-            #expect(after == before)
-            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
+            // Nothing lost or torn: the previous token, or (when the refresh's write, waiting for a connection
+            // within the connect timeout, got one after the restart) the refreshed one, whole.
+            let after = try #require(try await store.load("u1"))
+            let kept = after.token.value.reveal() == "refreshed-1"
+            #expect(after == before || (kept && after.token.refreshToken?.reveal() == "refresh-1"), "\(after)")
+            let next = kept ? "refreshed-1" : "refreshed-2"
+            #expect(try await vault.validToken(for: "u1").value.reveal() == next)
             await vault.shutdown()
             try await group.waitForAll()
+            #expect(try await store.load("u1")?.token.value.reveal() == next)
+            #expect(refresher.calls == (kept ? 1 : 2))
         }
-        #expect(try await store.load("u1")?.token.value.reveal() == "refreshed-2")
-        #expect(refresher.calls == 2)
         await stores.close()
     }
 
