@@ -52,6 +52,20 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
+    /// Whether a statement sent before this error may or may not have run: the connection broke, or the
+    /// client's own deadline passed with no answer (a `timeout` with no SQLSTATE). A write's outcome is
+    /// then unknown until the row is read again; after any other error it did not run (the server refused it,
+    /// or it was never sent).
+    package var leavesTheOutcomeUnknown: Bool {
+        kind == .connectionLost || (kind == .timeout && sqlState == nil)
+    }
+
+    /// Whether the server asks for the transaction to be run again: a deadlock (SQLSTATE `40P01`) or a
+    /// serialization failure (`40001`), which another transaction caused; nothing of this one was written.
+    package var asksForARetry: Bool {
+        sqlState == "40001" || sqlState == "40P01"
+    }
+
     /// `connection-lost: … (SQLSTATE 57P01)`.
     public var description: String {
         "\(kind): \(message)\(sqlState.map { " (SQLSTATE \($0))" } ?? "")"

@@ -253,7 +253,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     private func failure(_ error: any Error, doing: String, write: Bool, sent: Bool = false) -> any Error {
         if error is CancellationError || error is GuestDataStoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
-        let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
+        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if write && sent && lost {
             message += "; the write may or may not have been committed (whole, if it was); read it again"
         } else if write {

@@ -122,7 +122,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
                     throw error
                 }
             }
-        } catch let error as PostgresError where ["40001", "40P01"].contains(error.sqlState ?? "") {
+        } catch let error as PostgresError where error.asksForARetry {
             throw error
         } catch {
             throw RetriedFailure(error: failure(error, doing: "update a device record", write: true, committing: committing.withLock { $0 }))
@@ -178,7 +178,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     private func failure(_ error: any Error, doing: String, write: Bool, committing: Bool) -> any Error {
         if error is CancellationError || error is GuestDataStoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
-        let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
+        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if committing && lost {
             message += "; the update may or may not have been committed (whole, if it was)"
         } else if write {

@@ -186,7 +186,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     private func failure(_ error: any Error, session: LoginSessionID?, doing: String, write: Bool = false) -> any Error {
         if error is CancellationError || error is LoginSessionStoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
-        if let error = error as? PostgresError, error.kind == .connectionLost || (error.kind == .timeout && error.sqlState == nil), write {
+        if let error = error as? PostgresError, error.leavesTheOutcomeUnknown, write {
             message += "; the write may or may not have been committed: the stored session is the previous one or this one, whole; load it again"
         } else if write {
             message += "; nothing was written"

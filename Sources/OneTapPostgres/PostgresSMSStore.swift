@@ -104,7 +104,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 return try await pool.withConnection { connection in
                     try await self.run(on: connection, counters: counters, keys: keys, locks: locks, number: number, at: now, phase: phase, body)
                 }
-            } catch let error as PostgresError where attempt < attempts && ["40001", "40P01"].contains(error.sqlState ?? "") {
+            } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
                 attempt += 1
             } catch {
                 throw failure(error, phase: phase.withLock { $0 }, number: number)
@@ -344,7 +344,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         if error is CancellationError || error is SMSStoreError { return error }
         let doing = number.map { "update the SMS counters and the code record of \($0.masked)" } ?? "remove expired SMS counters and code records"
         var message = "PostgreSQL: cannot \(doing): \(error)"
-        let lost = (error as? PostgresError).map { $0.kind == .connectionLost || ($0.kind == .timeout && $0.sqlState == nil) } ?? false
+        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if phase == .committing && lost {
             message += "; the update may or may not have been committed (whole, if it was)"
         } else if phase != nil {
