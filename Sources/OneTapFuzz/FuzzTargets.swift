@@ -330,6 +330,27 @@ extension Targets {
 }
 
 extension Targets {
+    /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.
+    static func hasTrailingComma(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var inString = false
+        var escaped = false
+        var comma = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; comma = false
+            case UInt8(ascii: ","): comma = true
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): if comma { return true }
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break
+            default: comma = false
+            }
+        }
+        return false
+    }
+
     /// Lines of the event stream counted by `LoginStats` (what `onetap stats` and `onetap replay` run):
     /// a line Foundation reads as a JSON object is never refused as "not JSON"; a refused line changes no
     /// count; every row's endings add up to its logins once the stream is finished; the replay's shares
@@ -342,7 +363,8 @@ extension Targets {
             let outcome = line.withUnsafeBufferPointer { buffer in Result { () throws(LoginStats.LineError) in try stats.add(line: buffer) } }
             guard case .failure(let error) = outcome else { continue }
             Invariant.check(!error.message.isEmpty, "a refusal without a reason")
-            if (try? JSONSerialization.jsonObject(with: Data(line))) is [String: Any] {
+            // Foundation also reads a trailing comma (`{"v":2,}`), which RFC 8259 does not allow and the scanner refuses.
+            if !Self.hasTrailingComma(line), (try? JSONSerialization.jsonObject(with: Data(line))) is [String: Any] {
                 Invariant.check(!error.message.hasPrefix("not JSON") && !error.message.hasPrefix("not a JSON object"),
                                 "Foundation reads \(QuotedText(String(decoding: line, as: UTF8.self))) as an object; refused as \(error.message)")
             }
