@@ -4,7 +4,7 @@
 //                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
 //   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
 //
-// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, events.
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, session-json, events.
 
 import Foundation
 #if canImport(Glibc)
@@ -38,7 +38,7 @@ enum Invariant {
 }
 
 enum Targets {
-    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, events]
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, sessionJSON, events]
 
     static let knownKinds: Set<ParseError.Kind> = [
         .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,
@@ -319,17 +319,39 @@ extension Targets {
             case .rejected, .malformed, .skipped:
                 Invariant.check(previous == nil || session == previous, "a refused line changed the session")
             }
-            if let data = try? JSONEncoder().encode(session) {
-                Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: data)) == session, "the session's JSON round trip changed it")
-            } else {
-                Invariant.check(false, "a session that does not encode")
-            }
+            Self.checkRoundTrips(session)
             previous = session
         }
     }
 }
 
 extension Targets {
+    /// Bytes read as a session's JSON by `LoginSession(json:)`: it never traps, and it is never looser
+    /// than `JSONDecoder` (a session it reads, `JSONDecoder` reads the same from the same bytes); a session
+    /// read survives both round trips.
+    static let sessionJSON = FuzzTarget(name: "session-json", summary: "a session's JSON through LoginSession(json:), beside JSONDecoder") { bytes in
+        guard let session = try? LoginSession(json: bytes) else { return }
+        let codable = try? JSONDecoder().decode(LoginSession.self, from: Data(bytes))
+        Invariant.check(codable == session, "LoginSession(json:) read a session JSONDecoder reads otherwise (or refuses)")
+        checkRoundTrips(session)
+    }
+
+    /// A session comes back equal through `json()` and `init(json:)`, through `JSONEncoder` and
+    /// `init(json:)`, and through `json()` and `JSONDecoder`.
+    static func checkRoundTrips(_ session: LoginSession) {
+        guard let text = try? session.json() else {
+            Invariant.check(false, "a session that json() cannot write")
+            return
+        }
+        Invariant.check((try? LoginSession(json: text)) == session, "the session's json() round trip changed it")
+        Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: Data(text.utf8))) == session, "JSONDecoder reads json()'s text otherwise")
+        guard let data = try? JSONEncoder().encode(session) else {
+            Invariant.check(false, "a session that JSONEncoder cannot write")
+            return
+        }
+        Invariant.check((try? LoginSession(json: data)) == session, "LoginSession(json:) reads JSONEncoder's text otherwise")
+    }
+
     /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.
     static func hasTrailingComma(_ bytes: ArraySlice<UInt8>) -> Bool {
         var inString = false

@@ -147,7 +147,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
 
     private func encode(_ session: LoginSession) throws(LoginSessionStoreError) -> String {
         do {
-            return String(decoding: try JSONEncoder().encode(session), as: UTF8.self)
+            return try session.json()
         } catch {
             throw LoginSessionStoreError(.io, session: session.id, message: "cannot write the session as JSON; nothing was written")
         }
@@ -160,11 +160,9 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
         guard row.count == 2, let version = row[0].int64, let json = row[1].text else { throw corrupt("a column is missing") }
         let session: LoginSession
         do {
-            session = try JSONDecoder().decode(LoginSession.self, from: Data(json.utf8))
-        } catch let error as DecodingError {
-            throw corrupt("its JSON does not read as a session at \(Self.path(of: error))")
+            session = try LoginSession(json: json)
         } catch {
-            throw corrupt("its JSON does not read as a session")
+            throw corrupt("its JSON does not read as a session at \(Self.path(of: error))")
         }
         guard session.id == id else { throw corrupt("its JSON holds another session's id") }
         guard Int64(session.version) == version else { throw corrupt("its JSON is at version \(session.version), its row at version \(version)") }

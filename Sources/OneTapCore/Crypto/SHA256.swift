@@ -50,13 +50,16 @@ public struct SHA256: Sendable {
         /// The hexadecimal digits.
         public var description: String { hex }
 
+        /// The message for text that is no digest.
+        static let problem = "a SHA-256 digest is 64 hexadecimal digits"
+
         /// Decodes the 64 hexadecimal digits.
         /// - Parameter decoder: The decoder.
         /// - Throws: `DecodingError.dataCorrupted` for anything but 64 hexadecimal digits.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             guard let digest = Digest(hex: try container.decode(String.self)) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a SHA-256 digest is 64 hexadecimal digits")
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.problem)
             }
             self = digest
         }

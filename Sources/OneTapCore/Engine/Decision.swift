@@ -27,23 +27,23 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
 
         /// Reads ``description``'s text back.
         /// - Parameter text: `attempt sms`, `retry mobile`, `finish success`, `wait mobile`, `exchange mobile`.
+        /// - Complexity: O(1): one lookup among every step's text.
         public init?(_ text: String) {
-            let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return nil }
-            if parts[0] == "finish" {
-                guard let ending = Ending(rawValue: parts[1]) else { return nil }
-                self = .finish(ending)
-                return
-            }
-            guard let flow = LoginFlow(rawValue: parts[1]) else { return nil }
-            switch parts[0] {
-            case "attempt": self = .attempt(flow)
-            case "retry": self = .retry(flow)
-            case "wait": self = .wait(flow)
-            case "exchange": self = .exchange(flow)
-            default: return nil
-            }
+            guard let step = Self.byText[text] else { return nil }
+            self = step
         }
+
+        /// Every step, by its text.
+        private static let byText: [String: Step] = {
+            var steps = Decision.Ending.allCases.map { Step.finish($0) }
+            for flow in LoginFlow.allCases {
+                steps += [.attempt(flow), .retry(flow), .wait(flow), .exchange(flow)]
+            }
+            return Dictionary(uniqueKeysWithValues: steps.map { ($0.description, $0) })
+        }()
+
+        /// The message for text that is no step.
+        static func unknown(_ text: String) -> String { "not a step: \(QuotedInput(text))" }
 
         /// Decodes ``description``'s text.
         /// - Parameter decoder: The decoder.
@@ -52,7 +52,7 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
             guard let step = Step(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a step: \(QuotedInput(text))")
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.unknown(text))
             }
             self = step
         }

@@ -31,7 +31,7 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
     /// Keeps an action for after the login.
     /// - Parameters:
     ///   - action: The action id (lowercase letters, digits and hyphens).
-    ///   - payload: The app's data for it, at most 4 KiB as JSON.
+    ///   - payload: The app's data for it, at most 4 KiB as JSON (`nil` or JSON `null` for none).
     ///   - now: When it was asked for.
     /// - Throws: ``ParseError`` with subject `action`: `invalid-character` or `wrong-length` for a bad
     ///   action id, `out-of-range` for a payload over 4 KiB.
@@ -39,18 +39,24 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
         if let problem = LoginGate.problem(action) {
             throw ParseError(.action, action.isEmpty ? .empty : .invalidCharacter, input: action, reason: problem)
         }
-        if let payload {
-            let bytes = payload.json.utf8.count
-            guard bytes <= Self.maximumPayloadBytes else {
-                throw ParseError(.action, .outOfRange, input: action, reason: "its payload is \(bytes) bytes of JSON; a pending action's payload has at most \(Self.maximumPayloadBytes)")
-            }
+        if let problem = Self.payloadProblem(payload) {
+            throw ParseError(.action, .outOfRange, input: action, reason: problem)
         }
         var generator = SystemRandomNumberGenerator()
         key = LoginSessionID.random(using: &generator).text
         self.action = action
-        self.payload = payload
+        self.payload = payload == .null ? nil : payload
         createdAt = LoginSession.stored(now)
         expiresAt = LoginSession.stored(now.addingTimeInterval(Self.lifetime.seconds))
+    }
+
+    /// An action as its JSON holds it, already checked.
+    init(key: String, action: String, payload: JSONValue?, createdAt: Date, expiresAt: Date) {
+        self.key = key
+        self.action = action
+        self.payload = payload
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
     }
 
     private enum CodingKeys: String, CodingKey { case key, action, payload, createdAt, expiresAt }
@@ -66,8 +72,8 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
             throw DecodingError.dataCorruptedError(forKey: .action, in: container, debugDescription: problem)
         }
         payload = try container.decodeIfPresent(JSONValue.self, forKey: .payload)
-        if let bytes = payload?.json.utf8.count, bytes > Self.maximumPayloadBytes {
-            throw DecodingError.dataCorruptedError(forKey: .payload, in: container, debugDescription: "\(bytes) bytes; a payload has at most \(Self.maximumPayloadBytes)")
+        if let problem = Self.payloadProblem(payload) {
+            throw DecodingError.dataCorruptedError(forKey: .payload, in: container, debugDescription: problem)
         }
         createdAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .createdAt))
         expiresAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiresAt))
@@ -83,6 +89,13 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
         try container.encodeIfPresent(payload, forKey: .payload)
         try container.encode(createdAt.timeIntervalSince1970, forKey: .createdAt)
         try container.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
+    }
+
+    /// Why a payload is too big to keep, or nil: the rule every way in checks (``init(action:payload:at:)``
+    /// and both JSON readers).
+    static func payloadProblem(_ payload: JSONValue?) -> String? {
+        guard let bytes = payload?.json.utf8.count, bytes > maximumPayloadBytes else { return nil }
+        return "its payload is \(bytes) bytes of JSON; a pending action's payload has at most \(maximumPayloadBytes)"
     }
 
     /// Whether it still waits at an instant (`now < expiresAt`).

@@ -56,8 +56,8 @@ public struct LoginPlan: Hashable, Sendable, Codable, CustomStringConvertible {
         flows = try container.decode(FlowSequence.self, forKey: .flows)
         reason = try container.decode(RoutingReason.self, forKey: .reason)
         let text = try container.decode(String.self, forKey: .condition)
-        guard let condition = RoutingPolicy.Condition.all.first(where: { $0.description == text }) else {
-            throw DecodingError.dataCorruptedError(forKey: .condition, in: container, debugDescription: "unknown condition \(QuotedInput(text))")
+        guard let condition = RoutingPolicy.Condition.named(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .condition, in: container, debugDescription: RoutingPolicy.Condition.unknown(text))
         }
         self.condition = condition
     }

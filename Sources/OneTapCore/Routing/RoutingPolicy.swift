@@ -44,6 +44,17 @@ public struct RoutingPolicy: DataTable {
             }
         }
 
+        /// The condition whose id is `id` (``description``'s text), or nil.
+        /// - Parameter id: `sim-absent`, …, `carrier:mobile`.
+        /// - Returns: The condition.
+        /// - Complexity: O(1).
+        package static func named(_ id: String) -> Condition? { byID[id] }
+
+        /// The message for a condition id that names none.
+        static func unknown(_ id: String) -> String { "unknown condition \(QuotedInput(id))" }
+
+        private static let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.description, $0) })
+
         /// A dense index, 0 ..< ``all``.count.
         var index: Int {
             switch self {
@@ -104,9 +115,8 @@ public struct RoutingPolicy: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules = [Rule?](repeating: nil, count: Condition.all.count)
-        let conditions = Dictionary(uniqueKeysWithValues: Condition.all.map { ($0.description, $0) })
         for row in table.rows {
-            guard let condition = conditions[row[0]] else {
+            guard let condition = Condition.named(row[0]) else {
                 throw row.error(
                     file, column: "condition", .invalidValue,
                     "unknown condition \(QuotedInput(row[0])); expected one of \(Condition.all.map(\.description).joined(separator: ", "))")

@@ -184,17 +184,17 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         try container.encode(plan, forKey: .plan)
         switch stage {
         case .flow(let flow, let attempt):
-            try container.encode("flow", forKey: .stage)
+            try container.encode(StageKind.flow.rawValue, forKey: .stage)
             try container.encode(flow, forKey: .flow)
             try container.encode(attempt, forKey: .attempt)
         case .exchange(let flow, let attempt, let token, let receivedAt):
-            try container.encode("exchange", forKey: .stage)
+            try container.encode(StageKind.exchange.rawValue, forKey: .stage)
             try container.encode(flow, forKey: .flow)
             try container.encode(attempt, forKey: .attempt)
             try container.encode(token, forKey: .token)
             try container.encode(receivedAt.timeIntervalSince1970, forKey: .receivedAt)
         case .ended(let ending, let flow):
-            try container.encode("ended", forKey: .stage)
+            try container.encode(StageKind.ended.rawValue, forKey: .stage)
             try container.encode(ending, forKey: .ending)
             try container.encodeIfPresent(flow, forKey: .flow)
         }
@@ -210,38 +210,38 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         try container.encodeIfPresent(platform, forKey: .platform)
     }
 
-    /// Decodes what ``encode(to:)`` writes, checking that it makes a session.
+    /// Decodes what ``encode(to:)`` writes, checking that it makes a session (the rules ``init(json:)-(String)``
+    /// checks too).
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError` naming the key at fault.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let format = try container.decode(String.self, forKey: .format)
-        guard format == Self.format else {
-            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "format \(QuotedInput(format)) is not \(Self.format)")
+        func check(_ problem: String?, _ key: CodingKeys) throws {
+            if let problem { throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem) }
         }
+        try check(Self.formatProblem(try container.decode(String.self, forKey: .format)), .format)
         id = try container.decode(LoginSessionID.self, forKey: .id)
         version = try container.decode(Int.self, forKey: .version)
-        guard version >= 1 else {
-            throw DecodingError.dataCorruptedError(forKey: .version, in: container, debugDescription: "a session's version starts at 1")
-        }
+        try check(Self.versionProblem(version), .version)
         plan = try container.decode(LoginPlan.self, forKey: .plan)
-        let kind = try container.decode(String.self, forKey: .stage)
+        let text = try container.decode(String.self, forKey: .stage)
+        guard let kind = StageKind(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(forKey: .stage, in: container, debugDescription: StageKind.unknown(text))
+        }
         func attempt() throws -> Int {
             let value = try container.decode(Int.self, forKey: .attempt)
-            guard value >= 1 else { throw DecodingError.dataCorruptedError(forKey: .attempt, in: container, debugDescription: "attempts start at 1") }
+            try check(Self.attemptProblem(value), .attempt)
             return value
         }
         switch kind {
-        case "flow":
+        case .flow:
             stage = .flow(try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt())
-        case "exchange":
+        case .exchange:
             stage = .exchange(
                 try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt(), token: try container.decode(SHA256.Digest.self, forKey: .token),
                 receivedAt: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .receivedAt)))
-        case "ended":
+        case .ended:
             stage = .ended(try container.decode(Decision.Ending.self, forKey: .ending), flow: try container.decodeIfPresent(LoginFlow.self, forKey: .flow))
-        default:
-            throw DecodingError.dataCorruptedError(forKey: .stage, in: container, debugDescription: "unknown stage \(QuotedInput(kind))")
         }
         trace = try container.decode([LoginStep].self, forKey: .trace)
         alerts = try container.decode([LoginAlert].self, forKey: .alerts)
@@ -254,4 +254,25 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
 
         platform = try container.decodeIfPresent(Platform.self, forKey: .platform)
     }
+
+    // MARK: Rules of the JSON form, for both readers
+
+    /// The `stage` member's values.
+    enum StageKind: String {
+        case flow, exchange, ended
+
+        /// The message for a `stage` that is none of them.
+        static func unknown(_ text: String) -> String { "unknown stage \(QuotedInput(text))" }
+    }
+
+    /// Why a `format` is not this one, or nil.
+    static func formatProblem(_ format: String) -> String? {
+        format == Self.format ? nil : "format \(QuotedInput(format)) is not \(Self.format)"
+    }
+
+    /// Why a `version` cannot be a session's, or nil.
+    static func versionProblem(_ version: Int) -> String? { version >= 1 ? nil : "a session's version starts at 1" }
+
+    /// Why an `attempt` cannot be a running session's, or nil.
+    static func attemptProblem(_ attempt: Int) -> String? { attempt >= 1 ? nil : "attempts start at 1" }
 }

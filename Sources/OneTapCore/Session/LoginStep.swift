@@ -79,6 +79,9 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
             }
         }
 
+        /// The message for a code that is no step result.
+        static func unknown(_ code: String) -> String { "not a step result: \(QuotedInput(code))" }
+
         /// Reads back what ``code`` and ``detail`` wrote.
         init?(code: String, detail: String?) {
             switch code {
@@ -158,7 +161,7 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
         attempt = try container.decode(Int.self, forKey: .attempt)
         let code = try container.decode(String.self, forKey: .code)
         guard let result = Result(code: code, detail: try container.decodeIfPresent(String.self, forKey: .detail)) else {
-            throw DecodingError.dataCorruptedError(forKey: .code, in: container, debugDescription: "not a step result: \(QuotedInput(code))")
+            throw DecodingError.dataCorruptedError(forKey: .code, in: container, debugDescription: Result.unknown(code))
         }
         self.result = result
         action = try container.decode(OutcomeAction.self, forKey: .action)

@@ -106,6 +106,53 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
+    /// Writes the value (objects with their keys sorted).
+    /// - Parameter writer: The writer.
+    /// - Throws: `EncodingError.invalidValue` for a number that is infinite or NaN.
+    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .number(let value): try writer.double(value)
+        case .string(let value): writer.string(value)
+        case .array(let values):
+            try writer.array { (writer) throws(JSONWriteError) in
+                for value in values { try value.write(to: &writer) }
+            }
+        case .object(let members):
+            try writer.object { (writer) throws(JSONWriteError) in
+                for key in members.keys.sorted() {
+                    writer.key(escaping: key)
+                    try members[key, default: .null].write(to: &writer)
+                }
+            }
+        }
+    }
+
+    /// Reads any JSON value; an object with a key written twice is refused.
+    /// - Parameter reader: The reader.
+    /// - Throws: `DecodingError` for text that is not JSON.
+    package init(reading reader: inout JSONReader) throws(JSONReadError) {
+        switch try reader.peek() {
+        case .null:
+            _ = try reader.null()
+            self = .null
+        case .bool: self = .bool(try reader.bool())
+        case .number: self = .number(try reader.double())
+        case .string: self = .string(try reader.string())
+        case .array: self = .array(try reader.elements { (reader) throws(JSONReadError) in try JSONValue(reading: &reader) })
+        case .object:
+            var members: [String: JSONValue] = [:]
+            var cursor = try reader.beginObject()
+            while let key = try reader.nextKey(in: &cursor) {
+                let name = key.text
+                guard members[name] == nil else { throw reader.duplicate(key) }
+                members[name] = try JSONValue(reading: &reader)
+            }
+            self = .object(members)
+        }
+    }
+
     /// The string, when this is one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

@@ -64,7 +64,10 @@ enum Base64 {
 
     /// Whether a character belongs to the URL-safe alphabet (RFC 4648 §5).
     static func isURLSafe(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && urlAlphabet.contains(UInt8(scalar.value))
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9", "-", "_": true
+        default: false
+        }
     }
 
     /// URL-safe base64 without padding (RFC 4648 §5): 16 bytes make 22 characters.

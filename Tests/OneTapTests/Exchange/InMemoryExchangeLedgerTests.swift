@@ -71,14 +71,25 @@ final class LedgerDouble: ExchangeLedger {
 
     func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let horizon = now.addingTimeInterval(-retention + (flaw == .forgetsEarly ? 1 : 0))
-        let read = entries.withLock { $0[token] }
-        if let read, read.claimedAt >= horizon || flaw == .neverForgets {
-            if read.state == .unknown, flaw == .pendsUnknownExchanges { entries.withLock { $0[token]?.state = .pending } }
-            return read.state
+        let flaw = flaw
+        func existing(_ entries: inout [SHA256.Digest: Entry]) -> ExchangeLedgerState?? {
+            guard let read = entries[token], read.claimedAt >= horizon || flaw == .neverForgets else { return .none }
+            if read.state == .unknown, flaw == .pendsUnknownExchanges { entries[token]?.state = .pending }
+            return .some(read.state)
         }
-        if flaw == .claimsInTwoSteps { try await Task.sleep(for: .milliseconds(2)) }
-        entries.withLock { $0[token] = Entry(state: .pending, claimedAt: now, settledAt: now) }
-        return nil
+        if flaw == .claimsInTwoSteps {
+            // The flaw: read, and write later (another claim can read the same nothing in between).
+            if let state = entries.withLock({ existing(&$0) }) { return state }
+            try await Task.sleep(for: .milliseconds(2))
+            entries.withLock { $0[token] = Entry(state: .pending, claimedAt: now, settledAt: now) }
+            return nil
+        }
+        // Read and write under one lock: a claim is one step, as a store's unique constraint makes it.
+        return entries.withLock { entries in
+            if let state = existing(&entries) { return state }
+            entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
+            return nil
+        }
     }
 
     func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws {

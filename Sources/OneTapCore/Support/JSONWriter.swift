@@ -1,0 +1,212 @@
+/// Writes compact JSON straight into a buffer of its own, members in the order they are written: what a
+/// value with a hand-written JSON form (``LoginSession/json()``) is written with, without building a
+/// tree first as `JSONEncoder` does.
+///
+/// Commas are the writer's business: ``key(_:)-(StaticString)`` starts a member, and every value after
+/// a value in an array or object is preceded by one. Not copyable: it owns its buffer.
+package struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    /// Whether the next member or element needs a comma before it.
+    private var needsComma = false
+    /// The last fixed key written, for the message of a value JSON cannot hold.
+    private var lastKey: StaticString = ""
+
+    /// An empty writer.
+    /// - Parameter capacity: Bytes to start with (it grows as needed).
+    package init(capacity: Int = 512) {
+        self.capacity = max(capacity, 16)
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The JSON written, as text.
+    package var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    // MARK: Bytes
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(capacity * 2, count + extra)
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        new.update(from: base, count: count)
+        base.deallocate()
+        base = new
+        capacity = grown
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    private mutating func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    @inline(__always)
+    private mutating func separate() {
+        if needsComma { append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    // MARK: Values
+
+    /// Starts an object member: `"name":`.
+    /// - Parameter name: The key, printable ASCII without quote or backslash.
+    @inline(__always)
+    package mutating func key(_ name: StaticString) {
+        separate()
+        reserve(name.utf8CodeUnitCount + 3)
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: name.utf8Start, count: name.utf8CodeUnitCount)
+        count += name.utf8CodeUnitCount + 1
+        base[count] = UInt8(ascii: "\"")
+        base[count + 1] = UInt8(ascii: ":")
+        count += 2
+        needsComma = false
+        lastKey = name
+    }
+
+    /// Starts an object member whose key is any text (escaped as needed).
+    /// - Parameter name: The key.
+    package mutating func key(escaping name: String) {
+        string(name)
+        append(UInt8(ascii: ":"))
+        needsComma = false
+        lastKey = ""
+    }
+
+    /// Writes a string, escaped as JSON needs (invalid UTF-8 is written as U+FFFD, as ``JSONString``
+    /// does).
+    /// - Parameter value: The text.
+    /// - Complexity: O(*n*) in its UTF-8 length.
+    package mutating func string(_ value: String) {
+        separate()
+        var value = value
+        value.withUTF8 { utf8 in
+            var clean = true
+            for byte in utf8 where byte < 0x20 || byte > 0x7E || byte == 0x22 || byte == 0x5C {
+                clean = false
+                break
+            }
+            if clean {
+                reserve(utf8.count + 2)
+                base[count] = UInt8(ascii: "\"")
+                if let source = utf8.baseAddress { (base + count + 1).update(from: source, count: utf8.count) }
+                count += utf8.count + 1
+                base[count] = UInt8(ascii: "\"")
+                count += 1
+            } else {
+                JSONString.write(utf8) { append($0) }
+            }
+        }
+    }
+
+    /// Writes an integer.
+    /// - Parameter value: The integer.
+    package mutating func int(_ value: Int) {
+        separate()
+        reserve(20)
+        if value < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var magnitude = value.magnitude
+        let start = count
+        repeat {
+            base[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            count += 1
+            magnitude /= 10
+        } while magnitude > 0
+        var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+        digits.reverse()
+    }
+
+    /// Writes a number: a whole number below 10¹⁵ as an integer, anything else in Swift's shortest form
+    /// that reads back as the same `Double`.
+    /// - Parameter value: The number.
+    /// - Throws: ``JSONWriteError`` for infinity or NaN, which JSON cannot hold (as `JSONEncoder`
+    ///   throws).
+    package mutating func double(_ value: Double) throws(JSONWriteError) {
+        guard value.isFinite else {
+            let key = lastKey.utf8CodeUnitCount == 0 ? "a number" : "the value of \(lastKey)"
+            throw JSONWriteError(value: value, message: "\(key) is \(value); JSON has no infinity or NaN")
+        }
+        if value == value.rounded(.towardZero), value.magnitude < 1e15, !(value == 0 && value.sign == .minus) {
+            int(Int(value))
+        } else {
+            separate()
+            var text = value.description
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// Writes `true` or `false`.
+    /// - Parameter value: The value.
+    package mutating func bool(_ value: Bool) {
+        separate()
+        append(value ? "true" : "false")
+    }
+
+    /// Writes `null`.
+    package mutating func null() {
+        separate()
+        append("null")
+    }
+
+    /// Writes an object whose members `body` writes with ``key(_:)-(StaticString)`` and a value each.
+    /// - Parameter body: Writes the members.
+    /// - Throws: What `body` throws.
+    @inline(__always)
+    package mutating func object<Failure: Error>(_ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+        separate()
+        append(UInt8(ascii: "{"))
+        needsComma = false
+        try body(&self)
+        append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Writes an array whose elements `body` writes, a value each.
+    /// - Parameter body: Writes the elements.
+    /// - Throws: What `body` throws.
+    @inline(__always)
+    package mutating func array<Failure: Error>(_ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+        separate()
+        append(UInt8(ascii: "["))
+        needsComma = false
+        try body(&self)
+        append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+}
+
+/// A number ``JSONWriter`` cannot write (infinity, NaN), made an `EncodingError` (``encodingError``)
+/// where the API hands it out: like ``JSONReadError``, kept apart from the resilient library type so
+/// that throwing it costs nothing until it is thrown.
+package struct JSONWriteError: Error, Sendable {
+    /// The number.
+    package let value: Double
+    /// What is wrong.
+    package let message: String
+
+    /// The same error as `JSONEncoder` would throw it.
+    package var encodingError: EncodingError {
+        .invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: message))
+    }
+}

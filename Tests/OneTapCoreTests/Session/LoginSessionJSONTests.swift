@@ -1,0 +1,320 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// `LoginSession.json()` and `LoginSession(json:)`: the session's JSON written and read directly. They
+/// must be the `Codable` form exactly as far as the data goes (either reader reads either writer's text
+/// as the same session), refuse what `JSONDecoder` refuses with the same key named, and be stricter,
+/// never looser.
+@Suite struct LoginSessionJSONTests {
+    typealias F = Fixture
+
+    /// The stage sessions of ``LoginSessionTests``, and sessions holding pending actions.
+    static let sessions: [(String, LoginSession)] = LoginSessionTests.sessions + [
+        ("a pending action with a nested payload", pendingSession(.object([
+            "item": "v42", "qty": 3, "price": 12.5, "tags": ["新品", "a \"quoted\" tag", "tab\there"], "gift": true, "note": nil,
+            "emoji": "😀", "nested": ["deeper": [["x": -1e-7]]],
+        ]))),
+        ("a pending action without a payload", pendingSession(nil)),
+        ("a pending action with a string payload", pendingSession("comment text\nsecond line \u{1}")),
+    ]
+
+    static func pendingSession(_ payload: JSONValue?) -> LoginSession {
+        let action = try! PendingAction(action: "favourite", payload: payload, at: F.now)
+        return LoginSessionMachine().start(F.mobileSIM, at: F.now, id: F.id, pending: action).session
+    }
+
+    // MARK: Round trips
+
+    @Test(arguments: sessions)
+    func eachReaderReadsEachWriter(name: String, session: LoginSession) throws {
+        let text = try session.json()
+        #expect(try LoginSession(json: text) == session, "json() → init(json:)")
+        #expect(try LoginSession(json: Array(text.utf8)) == session, "as bytes")
+        #expect(try JSONDecoder().decode(LoginSession.self, from: Data(text.utf8)) == session, "json() → JSONDecoder")
+        #expect(try LoginSession(json: JSONEncoder().encode(session)) == session, "JSONEncoder → init(json:)")
+        #expect(!text.contains("\n"), "one line")
+        for token in ["T1", "T2", "U1"] { #expect(!text.contains("\"\(token)\""), "no token in the clear") }
+    }
+
+    /// The text itself, written out by hand from the format's description: member order as written,
+    /// whole seconds as integers, no optional member that is absent.
+    @Test func theTextOfAStartedSession() throws {
+        let session = LoginSessionTests.mobile([])
+        #expect(try session.json() == """
+            {"format":"onetap-session/1","id":"Session-ID-for-tests_0","version":1,\
+            "plan":{"carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"},\
+            "stage":"flow","flow":"mobile","attempt":1,"trace":[],"alerts":[],"createdAt":1796083200,"expiresAt":1796083800,\
+            "exchangedTokens":[],"unknownExchanges":[]}
+            """)
+    }
+
+    @Test func theTextOfAnExchangeAndAStep() throws {
+        let session = LoginSessionTests.mobile([Fixture.success(.mobile, "T1")])
+        let text = try session.json()
+        // SHA-256("T1"), worked out apart from the code (`printf T1 | sha256sum`).
+        let digest = "1f93603db53bfad5c92390f735d0cbb8617b4ab8214ae91c5664a3d1e9b009c8"
+        #expect(SHA256.hash(Array("T1".utf8)).hex == digest)
+        #expect(text.contains(#""stage":"exchange","flow":"mobile","attempt":1,"token":"\#(digest)","receivedAt":1796083200.25,"#))
+        #expect(text.contains(#""trace":[{"flow":"mobile","attempt":1,"code":"103000","action":"success","#))
+        #expect(text.contains(#""exchangedTokens":["\#(digest)"]"#))
+    }
+
+    /// Random logins (reports drawn from every kind, at instants with any fraction of a second) come
+    /// back equal through both writers and both readers.
+    @Test func randomSessionsComeBackEqual() throws {
+        var random = SplitMix64(seed: 11)
+        let machine = LoginSessionMachine(health: RecordingGate([.tianyi: .rejected]))
+        let reports: [LoginReport] = [
+            .result(.mobile, code: "200023"), .result(.mobile, code: "102101"), .result(.mobile, code: "103101"), F.success(.mobile, "R1"),
+            F.success(.tianyi, "R2"), F.success(.unicom, "R3"), .result(.tianyi, code: "-8001"), .timeout(.mobile), .timeout(.sms),
+            .fault(.mobile, "SDK \"crashed\"\t→ ✗"), .switchToSMS(.mobile), .exchange(.timeout), .exchange(.tokenExpired), .exchange(.replayed),
+            .exchange(.fault("reset by peer")), F.exchange("103000"), F.exchange("104201"), F.exchange("105312"), F.verdict(),
+            .cancel(.sms, reason: .noPhoneNumber), .unavailable(.unicom),
+        ]
+        var checked = 0
+        for _ in 0..<400 {
+            let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(random.next() % 100_000_000_000) / 1_000)
+            var session = machine.start(plan: F.fourFlows, at: start, id: LoginSessionID.random(using: &random)).session
+            for step in 0..<Int(random.next() % 8) {
+                let at = start.addingTimeInterval(Double(step) * 1.337 + Double(random.next() % 1000) / 1e6)
+                // A report the session refuses (another flow's, one after the end) is part of the walk.
+                if let next = try? machine.advance(session, random.pick(reports), at: at) { session = next.session }
+            }
+            let text = try session.json()
+            #expect(try LoginSession(json: text) == session)
+            #expect(try JSONDecoder().decode(LoginSession.self, from: Data(text.utf8)) == session)
+            #expect(try LoginSession(json: JSONEncoder().encode(session)) == session)
+            checked += session.trace.count
+        }
+        #expect(checked > 400, "the random logins went somewhere")
+    }
+
+    /// JSON laid out as another writer might: white space everywhere, members in another order,
+    /// escapes in keys and values, and members this version does not know (skipped, as
+    /// `JSONDecoder` skips them).
+    @Test func readsAnyLayoutOfTheSameDocument() throws {
+        let session = LoginSessionTests.mobile([.result(.mobile, code: "200023")])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(session.json().utf8)) as? [String: Any])
+        var reordered = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+        reordered = reordered.replacingOccurrences(of: "\"format\"", with: "\"\\u0066ormat\"")
+        reordered = reordered.replacingOccurrences(of: "\"retry mobile\"", with: "\"retry\\u0020mobile\"")
+        reordered = reordered.replacingOccurrences(of: "\"alerts\"", with: "\"future\" : {\"a\": [1, {\"b\": null}], \"c\": \"\\ud83d\\ude00\"},\r\n\t\"alerts\"")
+        #expect(try LoginSession(json: reordered) == session)
+        #expect(try JSONDecoder().decode(LoginSession.self, from: Data(reordered.utf8)) == session, "the same text, read by JSONDecoder")
+    }
+
+    /// The fuzzer's seeds are sessions (so it starts from the real thing), which both readers read alike.
+    @Test(arguments: ["seed-sms-after-retry", "seed-exchange", "seed-ended-with-pending"])
+    func theFuzzSeedsAreSessions(_ name: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Package.path("Tests/FuzzCorpus/session-json/" + name)))
+        let session = try LoginSession(json: data)
+        #expect(try JSONDecoder().decode(LoginSession.self, from: data) == session)
+        #expect(try LoginSession(json: session.json()) == session)
+    }
+
+    // MARK: Refusals, as JSONDecoder refuses
+
+    /// A member set to a value that makes no session: both readers refuse it as corrupt, naming it.
+    @Test(arguments: [
+        ("format", "onetap-session/2"), ("format", "session/1"), ("version", "0"), ("version", "-3"), ("stage", "paused"), ("stage", "Flow"),
+        ("attempt", "0"), ("attempt", "-1"), ("id", "short"), ("id", "Session/ID+for-tests_0"), ("flow", "carrier-pigeon"), ("platform", "Not A Platform!"),
+    ])
+    func refusesWhatIsNoSessionAsJSONDecoderDoes(key: String, value: String) throws {
+        let data = try LoginSessionTests.changed(LoginSessionTests.mobile([])) { $0[key] = Int(value).map { $0 as Any } ?? value }
+        for read in Self.readers {
+            #expect {
+                try read(data)
+            } throws: { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                return context.codingPath.last?.stringValue == key
+            }
+        }
+    }
+
+    @Test(arguments: ["format", "id", "version", "plan", "stage", "flow", "attempt", "trace", "alerts", "createdAt", "expiresAt", "exchangedTokens", "unknownExchanges"])
+    func refusesAMissingMemberAsJSONDecoderDoes(key: String) throws {
+        let data = try LoginSessionTests.changed(LoginSessionTests.mobile([])) { $0[key] = nil }
+        for read in Self.readers {
+            #expect {
+                try read(data)
+            } throws: { error in
+                guard case DecodingError.keyNotFound(let missing, _) = error else { return false }
+                return missing.stringValue == key
+            }
+        }
+    }
+
+    /// A member of a nested value: the path to it is named, as JSONDecoder names it.
+    @Test func namesThePathIntoTheTrace() throws {
+        let session = LoginSessionTests.mobile([.result(.mobile, code: "200023"), .result(.mobile, code: "102101")])
+        let text = try session.json().replacingOccurrences(of: "\"attempt sms\"", with: "\"attempt by pigeon\"")
+        for read in Self.readers {
+            #expect {
+                try read(Data(text.utf8))
+            } throws: { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                return context.codingPath.map(\.stringValue) == ["trace", "Index 1", "next"] && context.codingPath[1].intValue == 1
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (#""flows":["mobile","sms"]"#, #""flows":["sms","mobile"]"#, ["plan", "flows"]),
+        (#""condition":"carrier:mobile""#, #""condition":"carrier:nowhere""#, ["plan", "condition"]),
+        (#""carrier":"mobile""#, #""carrier":42"#, ["plan", "carrier"]),
+        (#""version":2"#, #""version":"2""#, ["version"]),
+        (#""code":"200023""#, #""code":"""#, ["trace", "Index 0", "code"]),
+    ])
+    func refusesABadNestedValue(original: String, replacement: String, path: [String]) throws {
+        let session = LoginSessionTests.mobile([.result(.mobile, code: "200023")])
+        let text = try session.json()
+        #expect(text.contains(original))
+        let data = Data(text.replacingOccurrences(of: original, with: replacement).utf8)
+        for read in Self.readers {
+            #expect {
+                try read(data)
+            } throws: { error in
+                Self.codingPath(of: error) == path
+            }
+        }
+    }
+
+    // MARK: Stricter than JSONDecoder, never looser
+
+    /// Text JSONDecoder may take (it keeps a repeated key's first value, reads `2.0` as an integer) or
+    /// that is no JSON at all: `init(json:)` refuses it, with a message that says why.
+    @Test(arguments: [
+        (#""version":1,"#, #""version":1,"version":2,"#, "appears twice"),
+        (#""version":1,"#, #""version":1.0,"#, "expected an integer"),
+        (#""version":1,"#, #""version":1e0,"#, "expected an integer"),
+        (#""version":1,"#, #""version":01,"#, "leading zero"),
+        (#""version":1,"#, #""version":99999999999999999999,"#, "out of range"),
+        (#""createdAt":1796083200,"#, #""createdAt":1e400,"#, "beyond a Double's range"),
+        (#""createdAt":1796083200,"#, #""createdAt":-,"#, "without digits"),
+        (#""createdAt":1796083200,"#, #""createdAt":1.,"#, "without digits"),
+        (#""stage":"flow","#, #""stage":"fl\#u{1}ow","#, "control character"),
+        (#""stage":"flow","#, #""stage":"\ud800","#, "lone surrogate"),
+        (#""stage":"flow","#, #""stage":"\udc00x","#, "lone surrogate"),
+        (#""stage":"flow","#, #""stage":"\x","#, "unknown escape"),
+        (#""stage":"flow","#, #""stage":"\u12","#, "four hexadecimal digits"),
+        (#""stage":"flow","#, #""stage":"flow""#, "expected , or }"),
+        (#""stage":"flow","#, #""stage" "flow","#, "expected :"),
+        (#""stage":"flow","#, #"stage:"flow","#, "expected a key"),
+        (#""stage":"flow","#, #""stage":@flow,"#, "no value starts here"),
+        (#""stage":"flow","#, #""stage":flow,"#, "expected false"),
+        (#""stage":"flow","#, #""stage":nul,"#, "expected null"),
+        (#""trace":[],"#, #""trace":[],"future":[,],"#, "no value starts here"),
+        (#""trace":[],"#, #""trace":[],"future":[{}{}],"#, "expected , or ]"),
+        (#""trace":[],"#, #""trace":[],"future":{"a":1,},"#, "expected a key"),
+        (#""alerts":[],"#, #""alerts":[],"alerts":[],"#, "appears twice"),
+    ])
+    func refusesWhatIsNotStrictJSON(original: String, replacement: String, why: String) throws {
+        let text = try LoginSessionTests.mobile([]).json()
+        #expect(text.contains(original))
+        let changed = text.replacingOccurrences(of: original, with: replacement)
+        #expect {
+            try LoginSession(json: changed)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.contains(why)
+        }
+    }
+
+    @Test(arguments: [
+        ("", "the input is empty"), ("   ", "the input is empty"), ("[]", "expected an object, found an array"),
+        ("\"session\"", "expected an object, found a string"), ("{\"format\":\"onetap-session/1\"", "never ends"),
+        ("{\"format\":\"onetap-session/1", "never ends"),
+    ])
+    func refusesTextThatIsNoObject(text: String, why: String) {
+        #expect {
+            try LoginSession(json: text)
+        } throws: { error in
+            switch error as? DecodingError {
+            case .dataCorrupted(let context), .typeMismatch(_, let context): context.debugDescription.contains(why)
+            default: false
+            }
+        }
+    }
+
+    @Test(arguments: [" {}", "\u{0}", ",", "x"])
+    func refusesTextAfterTheSession(suffix: String) throws {
+        let text = try LoginSessionTests.mobile([]).json()
+        #expect(try LoginSession(json: text + " \n") == LoginSessionTests.mobile([]), "white space may follow")
+        #expect {
+            try LoginSession(json: text + suffix)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.contains("text after the JSON value")
+        }
+    }
+
+    @Test func refusesBytesThatAreNotUTF8() throws {
+        var bytes = Array(try LoginSessionTests.mobile([]).json().utf8)
+        let at = try #require(bytes.firstIndex(of: UInt8(ascii: "m")))
+        bytes[at] = 0xFF
+        #expect {
+            try LoginSession(json: bytes)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.contains("not UTF-8")
+        }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LoginSession.self, from: Data(bytes)) }
+    }
+
+    @Test func refusesAPayloadNestedDeeperThanTheLimit() throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let text = try Self.pendingSession(nil).json().replacingOccurrences(of: #""action":"favourite","#, with: #""action":"favourite","payload":\#(deep),"#)
+        #expect {
+            try LoginSession(json: text)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.contains("nested deeper than 512")
+        }
+    }
+
+    @Test func refusesAPayloadOverItsLimitAndAKeyTwiceInIt() throws {
+        let base = try Self.pendingSession(nil).json()
+        let big = base.replacingOccurrences(of: #""action":"favourite","#, with: #""action":"favourite","payload":"\#(String(repeating: "x", count: 5000))","#)
+        let twice = base.replacingOccurrences(of: #""action":"favourite","#, with: #""action":"favourite","payload":{"a":1,"a":2},"#)
+        for (text, why) in [(big, "at most 4096"), (twice, "appears twice")] {
+            #expect {
+                try LoginSession(json: text)
+            } throws: { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                return context.debugDescription.contains(why) && context.codingPath.map(\.stringValue).starts(with: ["pending", "payload"])
+            }
+        }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LoginSession.self, from: Data(big.utf8)) }
+    }
+
+    // MARK: Writing what JSON cannot hold
+
+    @Test(arguments: [Double.infinity, -Double.infinity, Double.nan])
+    func refusesToWriteAnInstantThatIsNoNumber(_ seconds: Double) throws {
+        let session = LoginSession(id: F.id, plan: F.fourFlows, stage: .flow(.mobile, attempt: 1), createdAt: F.now, expiresAt: Date(timeIntervalSince1970: seconds))
+        #expect {
+            try session.json()
+        } throws: { error in
+            guard case EncodingError.invalidValue(_, let context) = error else { return false }
+            return context.debugDescription.contains("expiresAt") && context.debugDescription.contains("no infinity or NaN")
+        }
+        #expect(throws: EncodingError.self) { try JSONEncoder().encode(session) }
+    }
+
+    // MARK: Helpers
+
+    /// Both readers, as a store would call them.
+    static let readers: [@Sendable (Data) throws -> LoginSession] = [
+        { try LoginSession(json: $0) },
+        { try JSONDecoder().decode(LoginSession.self, from: $0) },
+    ]
+
+    static func codingPath(of error: any Error) -> [String] {
+        switch error as? DecodingError {
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context.codingPath.map(\.stringValue)
+        case .keyNotFound(let key, let context): context.codingPath.map(\.stringValue) + [key.stringValue]
+        default: []
+        }
+    }
+}
