@@ -336,8 +336,8 @@ extension Targets {
         checkRoundTrips(session)
     }
 
-    /// A session comes back equal through `json()` and `init(json:)`, through `JSONEncoder` and
-    /// `init(json:)`, and through `json()` and `JSONDecoder`.
+    /// A session comes back equal through every pair of writer and reader: `json()` or `JSONEncoder`,
+    /// then `init(json:)` or `JSONDecoder`.
     static func checkRoundTrips(_ session: LoginSession) {
         guard let text = try? session.json() else {
             Invariant.check(false, "a session that json() cannot write")
@@ -350,6 +350,7 @@ extension Targets {
             return
         }
         Invariant.check((try? LoginSession(json: data)) == session, "LoginSession(json:) reads JSONEncoder's text otherwise")
+        Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: data)) == session, "the session's Codable round trip changed it")
     }
 
     /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.

@@ -16,6 +16,9 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
     public static let lifetime: Duration = .seconds(600)
     /// The largest payload, as JSON: 4 KiB.
     public static let maximumPayloadBytes = 4096
+    /// The deepest a payload nests (arrays and objects within each other): 500 levels, so a session
+    /// that keeps it stays within what a JSON reader takes (512).
+    public static let maximumPayloadDepth = 500
 
     /// The idempotency key: 128 random bits, URL-safe base64 (22 characters).
     public let key: String
@@ -34,7 +37,7 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
     ///   - payload: The app's data for it, at most 4 KiB as JSON (`nil` or JSON `null` for none).
     ///   - now: When it was asked for.
     /// - Throws: ``ParseError`` with subject `action`: `invalid-character` or `wrong-length` for a bad
-    ///   action id, `out-of-range` for a payload over 4 KiB.
+    ///   action id, `out-of-range` for a payload over 4 KiB or nested over 500 levels deep.
     public init(action: String, payload: JSONValue?, at now: Date) throws(ParseError) {
         if let problem = LoginGate.problem(action) {
             throw ParseError(.action, action.isEmpty ? .empty : .invalidCharacter, input: action, reason: problem)
@@ -94,8 +97,15 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
     /// Why a payload is too big to keep, or nil: the rule every way in checks (``init(action:payload:at:)``
     /// and both JSON readers).
     static func payloadProblem(_ payload: JSONValue?) -> String? {
-        guard let bytes = payload?.json.utf8.count, bytes > maximumPayloadBytes else { return nil }
-        return "its payload is \(bytes) bytes of JSON; a pending action's payload has at most \(maximumPayloadBytes)"
+        guard let payload else { return nil }
+        let bytes = payload.json.utf8.count
+        if bytes > maximumPayloadBytes {
+            return "its payload is \(bytes) bytes of JSON; a pending action's payload has at most \(maximumPayloadBytes)"
+        }
+        if payload.depth > maximumPayloadDepth {
+            return "its payload nests \(payload.depth) levels deep; a pending action's payload nests at most \(maximumPayloadDepth)"
+        }
+        return nil
     }
 
     /// Whether it still waits at an instant (`now < expiresAt`).

@@ -201,7 +201,8 @@ extension LoginSession {
             default: break
             }
         }
-        // The checks in `init(from:)`'s order, so both readers name the same member first.
+        // The checks in `init(from:)`'s order, so that of several faults found after the members are read,
+        // both readers name the same (a member that is malformed in itself is refused where it stands).
         guard let format else { throw reader.missing("format") }
         if let problem = Self.formatProblem(format) { throw reader.corrupt(problem, at: "format") }
         guard let id else { throw reader.missing("id") }

@@ -270,9 +270,14 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         format == Self.format ? nil : "format \(QuotedInput(format)) is not \(Self.format)"
     }
 
-    /// Why a `version` cannot be a session's, or nil.
-    static func versionProblem(_ version: Int) -> String? { version >= 1 ? nil : "a session's version starts at 1" }
+    /// Why a `version` cannot be a session's, or nil: it starts at 1, and stays below `Int.max` so that
+    /// the next accepted report can count one more.
+    static func versionProblem(_ version: Int) -> String? {
+        version < 1 ? "a session's version starts at 1" : version == .max ? "a session's version must stay below \(Int.max)" : nil
+    }
 
-    /// Why an `attempt` cannot be a running session's, or nil.
-    static func attemptProblem(_ attempt: Int) -> String? { attempt >= 1 ? nil : "attempts start at 1" }
+    /// Why an `attempt` cannot be a running session's, or nil: from 1, below `Int.max` (a retry counts one more).
+    static func attemptProblem(_ attempt: Int) -> String? {
+        attempt < 1 ? "attempts start at 1" : attempt == .max ? "an attempt must stay below \(Int.max)" : nil
+    }
 }

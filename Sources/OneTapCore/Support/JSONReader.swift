@@ -3,7 +3,8 @@
 /// a tree first as `JSONDecoder` does.
 ///
 /// It is stricter than `JSONDecoder`, never looser: an integer field takes only integer syntax (`2`,
-/// not `2.0`), a key written twice in one object is refused (`JSONDecoder` keeps the first), strings
+/// not `2.0`), a known key written twice in one object is refused (`JSONDecoder` keeps the first; an
+/// unknown key's values are skipped, as `JSONDecoder` skips them), strings
 /// must be UTF-8 without lone surrogates, and nesting stops at 512 levels. Errors are
 /// ``JSONReadError``s (a `DecodingError` at the API's edge) whose coding path names the keys to the
 /// value at fault, as `JSONDecoder`'s do.
@@ -86,48 +87,79 @@ package struct JSONReader {
         corrupt("\(QuotedInput(key.text)) appears twice in one object")
     }
 
-    /// A value of another type than expected; or, when what is here is no JSON value at all, that.
+    /// A value of another type than expected: `valueNotFound` for a `null` (as `JSONDecoder` says it),
+    /// or, when what is here is no JSON value at all, that.
     private func mismatch(_ expected: JSONReadError.Expected) -> JSONReadError {
         if let problem = notAValue { return corrupt(problem) }
-        return JSONReadError(.mismatch(expected), codingPath, "expected \(expected), found \(found)")
+        guard let kind = Self.kind(startedBy: bytes[index]) else { return corrupt("not JSON: no value starts here") }
+        if kind == .null { return JSONReadError(.valueNotFound(expected), codingPath, "expected \(expected), found null") }
+        return JSONReadError(.mismatch(expected), codingPath, "expected \(expected), found \(kind)")
     }
 
     /// Why no JSON value starts here, or nil when one does (checked as far as a literal goes).
     private var notAValue: String? {
         guard index < bytes.count else { return "the input ends where a value should be" }
-        let words: [(UInt8, StaticString)] = [(UInt8(ascii: "t"), "true"), (UInt8(ascii: "f"), "false"), (UInt8(ascii: "n"), "null")]
-        if let (_, word) = words.first(where: { $0.0 == bytes[index] }) {
-            let count = word.utf8CodeUnitCount
-            let whole = index + count <= bytes.count
-                && UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]).elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: count))
-            return whole ? nil : "not JSON: expected \(word)"
+        guard let kind = Self.kind(startedBy: bytes[index]) else { return "not JSON: no value starts here" }
+        let word: StaticString
+        switch kind {
+        case .null: word = "null"
+        case .bool: word = bytes[index] == UInt8(ascii: "t") ? "true" : "false"
+        default: return nil
         }
-        switch bytes[index] {
-        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return nil
-        default: return "not JSON: no value starts here"
-        }
+        return startsWith(word) ? nil : "not JSON: expected \(word)"
     }
 
-    /// What the next value is, in words, for a message.
-    private var found: String {
-        guard index < bytes.count else { return "the end of the input" }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return "an object"
-        case UInt8(ascii: "["): return "an array"
-        case UInt8(ascii: "\""): return "a string"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
-        case UInt8(ascii: "n"): return "null"
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
-        default: return "a character that starts no JSON value"
-        }
+    private func startsWith(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        return index + count <= bytes.count && JSONKey.same(UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]), UnsafeBufferPointer(start: word.utf8Start, count: count))
     }
 
     // MARK: Structure
 
     /// The kinds of JSON value.
-    package enum Kind {
-        case object, array, string, number, bool, null
+    package enum Kind: CustomStringConvertible {
+        /// `{…}`.
+        case object
+        /// `[…]`.
+        case array
+        /// `"…"`.
+        case string
+        /// `-1.5e3`.
+        case number
+        /// `true` or `false`.
+        case bool
+        /// `null`.
+        case null
+
+        /// `an object`, …, for a message.
+        package var description: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .bool: "a boolean"
+            case .null: "null"
+            }
+        }
     }
+
+    /// The kind of value a byte starts, or nil when it starts none: the one place that says so.
+    @inline(__always)
+    private static func kind(startedBy byte: UInt8) -> Kind? {
+        switch byte {
+        case UInt8(ascii: "{"): .object
+        case UInt8(ascii: "["): .array
+        case UInt8(ascii: "\""): .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): .bool
+        case UInt8(ascii: "n"): .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): .number
+        default: nil
+        }
+    }
+
+    @inline(__always)
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// The kind of the next value, without reading it.
     /// - Returns: The kind.
@@ -135,15 +167,8 @@ package struct JSONReader {
     package mutating func peek() throws(JSONReadError) -> Kind {
         skipSpace()
         guard index < bytes.count else { throw corrupt("the input ends where a value should be") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return .object
-        case UInt8(ascii: "["): return .array
-        case UInt8(ascii: "\""): return .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
-        case UInt8(ascii: "n"): return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
-        default: throw corrupt("not JSON: no value starts here")
-        }
+        guard let kind = Self.kind(startedBy: bytes[index]) else { throw corrupt("not JSON: no value starts here") }
+        return kind
     }
 
     /// Where an object or array being read stands: what ``nextKey(in:)`` keeps between
@@ -307,7 +332,7 @@ package struct JSONReader {
             return JSONKey(utf8: storage.keep(text))
         }
         let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
-        if !ascii, String(validating: utf8, as: UTF8.self) == nil { throw corrupt("a key that is not UTF-8") }
+        guard ascii || Self.isUTF8(utf8) else { throw corrupt("a key that is not UTF-8") }
         index = end + 1
         return JSONKey(utf8: utf8)
     }
@@ -338,7 +363,7 @@ package struct JSONReader {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw mismatch(.string) }
         index += 1
-        guard let (end, ascii) = try scanToQuote() else { return try escapedString(from: index) }
+        guard let (end, ascii) = try scanToQuote() else { return try escapedString() }
         let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
         let text: String
         if ascii {
@@ -364,10 +389,13 @@ package struct JSONReader {
             return nil
         }
         let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
-        if !ascii, String(validating: utf8, as: UTF8.self) == nil { throw corrupt("a string that is not UTF-8") }
+        guard ascii || Self.isUTF8(utf8) else { throw corrupt("a string that is not UTF-8") }
         index = end + 1
         return utf8
     }
+
+    /// Whether bytes that are not all ASCII are UTF-8.
+    private static func isUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { String(validating: utf8, as: UTF8.self) != nil }
 
     /// The bytes as a string, or nil when they are not UTF-8 (ASCII, the common case, takes the fast way).
     @inline(__always)
@@ -380,9 +408,9 @@ package struct JSONReader {
         return ascii ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
     }
 
-    /// The rest of a string that holds an escape, from its first byte `start`.
-    private mutating func escapedString(from start: Int) throws(JSONReadError) -> String {
-        var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+    /// A string that holds an escape, from just after its opening quote.
+    private mutating func escapedString() throws(JSONReadError) -> String {
+        var out: [UInt8] = []
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
@@ -453,9 +481,7 @@ package struct JSONReader {
     ///   `Int`'s range.
     package mutating func int() throws(JSONReadError) -> Int {
         skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
-            throw mismatch(.integer)
-        }
+        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
         let (range, integral) = try numberRange()
         guard integral else { throw corrupt("expected an integer, found a fraction or an exponent") }
         var position = range.lowerBound
@@ -478,9 +504,7 @@ package struct JSONReader {
     /// - Throws: `JSONReadError` when the next value is no number, or is beyond `Double`'s range.
     package mutating func double() throws(JSONReadError) -> Double {
         skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
-            throw mismatch(.number)
-        }
+        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.number) }
         let (range, integral) = try numberRange()
         // Fast path: an integer of at most 15 digits is a Double exactly.
         if integral, range.count <= 15 {
@@ -495,8 +519,12 @@ package struct JSONReader {
             if negative { return value == 0 ? -0.0 : -Double(value) }
             return Double(value)
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw corrupt("a number beyond a Double's range") }
+        let digits = UnsafeBufferPointer(rebasing: bytes[range])
+        guard let value = Double(String(decoding: digits, as: UTF8.self)), value.isFinite else { throw corrupt("a number beyond a Double's range") }
+        // Too small for a Double reads as 0 (`1e-400`): refused, as JSONDecoder refuses it, unless it is 0.
+        if value == 0, digits.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: { $0 &- UInt8(ascii: "1") < 9 }) {
+            throw corrupt("a number beyond a Double's range (too small)")
+        }
         return value
     }
 
@@ -527,11 +555,8 @@ package struct JSONReader {
     }
 
     private mutating func literal(_ word: StaticString) throws(JSONReadError) {
-        let count = word.utf8CodeUnitCount
-        guard index + count <= bytes.count,
-            UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]).elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: count))
-        else { throw corrupt("not JSON: expected \(word)") }
-        index += count
+        guard startsWith(word) else { throw corrupt("not JSON: expected \(word)") }
+        index += word.utf8CodeUnitCount
     }
 
     /// Scans a number's syntax (RFC 8259 §6) from here.
@@ -542,14 +567,14 @@ package struct JSONReader {
         var integral = true
         func digits() -> Int {
             let first = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
             return index - first
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else { throw corrupt("not JSON: a number without digits") }
+        guard index < bytes.count, Self.isDigit(bytes[index]) else { throw corrupt("not JSON: a number without digits") }
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { throw corrupt("not JSON: a number with a leading zero") }
+            if index < bytes.count, Self.isDigit(bytes[index]) { throw corrupt("not JSON: a number with a leading zero") }
         } else {
             _ = digits()
         }
@@ -629,23 +654,32 @@ private final class EscapedKeys {
 /// A key (or an array index) on the way to a value, for a `DecodingError`'s coding path.
 package struct JSONPathKey: CodingKey, Hashable, Sendable {
     private let key: String
+    /// The index, for an array's element.
     package let intValue: Int?
 
     /// The key, or `Index 3` for an array's fourth element (as `JSONDecoder` names it).
     package var stringValue: String { intValue.map { "Index \($0)" } ?? key }
 
+    /// An object's key.
+    /// - Parameter key: The key.
     package init(_ key: String) {
         self.key = key
         intValue = nil
     }
 
+    /// An array's element.
+    /// - Parameter index: Its index, from 0.
     package init(index: Int) {
         key = ""
         intValue = index
     }
 
+    /// An object's key (`CodingKey`).
+    /// - Parameter stringValue: The key.
     package init?(stringValue: String) { self.init(stringValue) }
 
+    /// An array's element (`CodingKey`).
+    /// - Parameter intValue: Its index.
     package init?(intValue: Int) { self.init(index: intValue) }
 }
 
@@ -662,12 +696,26 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
         case missing(JSONPathKey)
         /// A value of another type than expected.
         case mismatch(Expected)
+        /// `null` where a value must be.
+        case valueNotFound(Expected)
     }
 
     /// The type a value should have had.
     package enum Expected: Sendable, CustomStringConvertible {
-        case object, array, string, integer, number, boolean
+        /// A JSON object.
+        case object
+        /// A JSON array.
+        case array
+        /// A JSON string.
+        case string
+        /// A number without fraction or exponent, in `Int`'s range.
+        case integer
+        /// Any JSON number within `Double`'s range.
+        case number
+        /// `true` or `false`.
+        case boolean
 
+        /// `an object`, …, for a message.
         package var description: String {
             switch self {
             case .object: "an object"
@@ -679,6 +727,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
             }
         }
 
+        /// The Swift type `JSONDecoder` names for it.
         var type: Any.Type {
             switch self {
             case .object: [String: Any].self
@@ -711,6 +760,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
         case .corrupt: return .dataCorrupted(context)
         case .missing(let key): return .keyNotFound(key, context)
         case .mismatch(let expected): return .typeMismatch(expected.type, context)
+        case .valueNotFound(let expected): return .valueNotFound(expected.type, context)
         }
     }
 

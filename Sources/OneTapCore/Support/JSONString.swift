@@ -13,17 +13,21 @@ package enum JSONString {
     package static func write(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (UnsafeRawBufferPointer) -> Void) {
         emitText("\"", emit)
         // Fast path: printable ASCII without quote or backslash goes out as it is.
-        var clean = true
-        for byte in bytes where byte < 0x20 || byte > 0x7E || byte == 0x22 || byte == 0x5C {
-            clean = false
-            break
-        }
-        if clean {
+        if needsNoEscape(bytes) {
             emit(UnsafeRawBufferPointer(bytes))
         } else {
             escaped(bytes, emit)
         }
         emitText("\"", emit)
+    }
+
+    /// Whether the bytes go into a JSON string as they are: printable ASCII without quote or backslash.
+    /// - Parameter bytes: The bytes.
+    /// - Returns: True when nothing needs escaping.
+    @inline(__always)
+    package static func needsNoEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte < 0x20 || byte > 0x7E || byte == 0x22 || byte == 0x5C { return false }
+        return true
     }
 
     /// A JSON string literal for a Swift string.

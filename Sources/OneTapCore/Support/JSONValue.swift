@@ -108,7 +108,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Writes the value (objects with their keys sorted).
     /// - Parameter writer: The writer.
-    /// - Throws: `EncodingError.invalidValue` for a number that is infinite or NaN.
+    /// - Throws: ``JSONWriteError`` for a number that is infinite or NaN.
     package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         switch self {
         case .null: writer.null()
@@ -131,7 +131,7 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Reads any JSON value; an object with a key written twice is refused.
     /// - Parameter reader: The reader.
-    /// - Throws: `DecodingError` for text that is not JSON.
+    /// - Throws: ``JSONReadError`` for text that is not JSON.
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         switch try reader.peek() {
         case .null:
@@ -150,6 +150,16 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
                 members[name] = try JSONValue(reading: &reader)
             }
             self = .object(members)
+        }
+    }
+
+    /// How deep arrays and objects nest in it: 0 for a scalar, 1 for `[]` or `[1]`, 2 for `[[1]]`.
+    /// - Complexity: O(*n*) in the number of values.
+    package var depth: Int {
+        switch self {
+        case .array(let values): 1 + (values.map(\.depth).max() ?? 0)
+        case .object(let members): 1 + (members.values.map(\.depth).max() ?? 0)
+        default: 0
         }
     }
 

@@ -99,12 +99,7 @@ package struct JSONWriter: ~Copyable {
         separate()
         var value = value
         value.withUTF8 { utf8 in
-            var clean = true
-            for byte in utf8 where byte < 0x20 || byte > 0x7E || byte == 0x22 || byte == 0x5C {
-                clean = false
-                break
-            }
-            if clean {
+            if JSONString.needsNoEscape(utf8) {
                 reserve(utf8.count + 2)
                 base[count] = UInt8(ascii: "\"")
                 if let source = utf8.baseAddress { (base + count + 1).update(from: source, count: utf8.count) }

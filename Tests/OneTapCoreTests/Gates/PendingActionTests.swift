@@ -38,4 +38,18 @@ import Testing
         let bad = #"{"key":"k","action":"No Way","createdAt":0,"expiresAt":600}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(PendingAction.self, from: Data(bad.utf8)) }
     }
+
+    /// A JSON `null` payload is no payload: JSON reads `"payload":null` as absent, so keeping `.null`
+    /// would make an action that does not read back as made.
+    @Test func aNullPayloadIsNoPayload() throws {
+        let action = try PendingAction(action: "favourite", payload: .null, at: Date(timeIntervalSince1970: 0))
+        #expect(action.payload == nil)
+        #expect(try JSONDecoder().decode(PendingAction.self, from: JSONEncoder().encode(action)) == action)
+    }
+
+    @Test func thePayloadNestsAtMost500Levels() throws {
+        let deepest = (0..<500).reduce(JSONValue.null) { inner, _ in .array([inner]) }
+        #expect(try PendingAction(action: "favourite", payload: deepest, at: Date(timeIntervalSince1970: 0)).payload == deepest)
+        #expect(throws: ParseError.self) { try PendingAction(action: "favourite", payload: .object(["a": deepest]), at: Date(timeIntervalSince1970: 0)) }
+    }
 }

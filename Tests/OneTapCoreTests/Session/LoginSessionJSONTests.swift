@@ -145,6 +145,87 @@ import Testing
         }
     }
 
+    /// The members only one stage has: missing from a session in that stage, both readers name them.
+    @Test(arguments: [("exchange", "flow"), ("exchange", "attempt"), ("exchange", "token"), ("exchange", "receivedAt"), ("ended", "ending")])
+    func refusesAStageWithoutItsMember(stage: String, key: String) throws {
+        let session = stage == "exchange" ? LoginSessionTests.mobile([F.success(.mobile, "T1")]) : LoginSessionTests.mobile([.cancel(.mobile)])
+        let data = try LoginSessionTests.changed(session) { $0[key] = nil }
+        for read in Self.readers {
+            #expect {
+                try read(data)
+            } throws: { error in
+                guard case DecodingError.keyNotFound(let missing, _) = error else { return false }
+                return missing.stringValue == key
+            }
+        }
+    }
+
+    /// `null` where a value must be: `valueNotFound` from both readers, naming the member.
+    @Test(arguments: ["format", "id", "version", "plan", "stage", "trace", "alerts", "createdAt", "expiresAt", "exchangedTokens", "unknownExchanges"])
+    func refusesNullWhereAValueMustBe(key: String) throws {
+        let data = try LoginSessionTests.changed(LoginSessionTests.mobile([])) { $0[key] = NSNull() }
+        for read in Self.readers {
+            #expect {
+                try read(data)
+            } throws: { error in
+                guard case DecodingError.valueNotFound(_, let context) = error else { return false }
+                return context.codingPath.last?.stringValue == key
+            }
+        }
+    }
+
+    /// A version or an attempt the session machine could not count one past (`Int.max`) is refused by
+    /// both readers, so a stored row can never make the next report overflow; one below is a session.
+    @Test(arguments: ["version", "attempt"])
+    func refusesCountersThatCannotGrow(key: String) throws {
+        let text = try LoginSessionTests.mobile([]).json()
+        let original = key == "version" ? #""version":1,"# : #""attempt":1,"#
+        #expect(text.contains(original))
+        let highest = Data(text.replacingOccurrences(of: original, with: "\"\(key)\":\(Int.max),").utf8)
+        let below = Data(text.replacingOccurrences(of: original, with: "\"\(key)\":\(Int.max - 1),").utf8)
+        for read in Self.readers {
+            #expect(throws: DecodingError.self) { try read(highest) }
+            let session = try read(below)
+            #expect(key == "version" ? session.version == Int.max - 1 : session.attempt == Int.max - 1)
+        }
+        let session = try LoginSession(json: below)
+        let machine = LoginSessionMachine()
+        // The report is taken or refused; the machine never traps on a counter read from a store.
+        _ = Result { try machine.advance(session, .result(.mobile, code: "200023"), at: F.now) }
+    }
+
+    /// An instant too small for a Double (it would read as 1970) is refused by both readers.
+    @Test func refusesAnInstantThatUnderflows() throws {
+        let text = try LoginSessionTests.mobile([]).json().replacingOccurrences(of: #""createdAt":1796083200"#, with: #""createdAt":1e-400"#)
+        for read in Self.readers {
+            #expect(throws: DecodingError.self) { try read(Data(text.utf8)) }
+        }
+    }
+
+    /// A payload may nest 500 levels (the session around it then nests 502, within a reader's 512);
+    /// one level more is refused where it is made and where it is read.
+    @Test func aPayloadNestsAtMost500Levels() throws {
+        func nested(_ levels: Int) -> JSONValue { (0..<levels).reduce(JSONValue.number(1)) { inner, _ in .array([inner]) } }
+        let deepest = Self.pendingSession(nested(500))
+        let text = try deepest.json()
+        for read in Self.readers { #expect(try read(Data(text.utf8)) == deepest) }
+        #expect {
+            try PendingAction(action: "favourite", payload: nested(501), at: F.now)
+        } throws: { error in
+            (error as? ParseError)?.reason.contains("nests at most 500") == true
+        }
+        #expect(text.contains(#""payload":\#(nested(500).json)"#))
+        let deeper = text.replacingOccurrences(of: nested(500).json, with: nested(501).json)
+        for read in Self.readers {
+            #expect {
+                try read(Data(deeper.utf8))
+            } throws: { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                return context.debugDescription.contains("nests at most 500")
+            }
+        }
+    }
+
     /// A member of a nested value: the path to it is named, as JSONDecoder names it.
     @Test func namesThePathIntoTheTrace() throws {
         let session = LoginSessionTests.mobile([.result(.mobile, code: "200023"), .result(.mobile, code: "102101")])

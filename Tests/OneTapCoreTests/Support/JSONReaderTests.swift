@@ -41,6 +41,26 @@ import Testing
         }
     }
 
+    /// Negative zero keeps its sign (`==` alone cannot tell), and a number too small for a Double is
+    /// refused rather than read as 0, as `JSONDecoder` refuses it; a subnormal is a number.
+    @Test func zeroesAndTheSmallestNumbers() throws {
+        func double(_ text: String) throws(JSONReadError) -> Double {
+            try JSONReader.read(text.utf8) { (reader) throws(JSONReadError) in try reader.double() }
+        }
+        for text in ["-0", "-0.0", "-0e10", "-0.000E-5"] { #expect(try double(text).sign == .minus && double(text) == 0, "\(text)") }
+        for text in ["0", "0.0", "0e-999", "0.000"] { #expect(try double(text).sign == .plus && double(text) == 0, "\(text)") }
+        #expect(try double("5e-324") == Double.leastNonzeroMagnitude)
+        #expect(try double("2.2250738585072014e-308") == Double.leastNormalMagnitude)
+        for text in ["1e-400", "2e-324", "-3.5e-999", "0.0001e-330"] {
+            #expect {
+                try double(text)
+            } throws: { error in
+                (error as? JSONReadError)?.message.contains("too small") == true
+            }
+            #expect(throws: DecodingError.self, "JSONDecoder refuses \(text) too") { try JSONDecoder().decode([Double].self, from: Data("[\(text)]".utf8)) }
+        }
+    }
+
     @Test(arguments: [
         ("12", 12), ("-0", 0), ("9223372036854775807", Int.max), ("-9223372036854775808", Int.min), (" 7 ", 7),
     ])

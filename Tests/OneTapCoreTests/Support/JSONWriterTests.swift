@@ -70,10 +70,14 @@ import Testing
         }
     }
 
-    /// Strings are escaped as ``JSONString`` writes them (its own suite holds the forms).
-    @Test(arguments: ["plain", "", "a\"b\\c", "line\nbreak\t\u{1}", "中国移动 😀", "\u{7F}"])
-    func stringsAsJSONStringWritesThem(_ text: String) throws {
-        #expect(try Self.written { $0.string(text) } == JSONString.literal(text))
+    /// Strings escaped as RFC 8259 has them: quote, backslash and control characters escaped (a short
+    /// form where there is one), everything else as it is.
+    @Test(arguments: [
+        ("plain", #""plain""#), ("", #""""#), ("a\"b\\c", #""a\"b\\c""#), ("line\nbreak\t\r\u{1}", #""line\nbreak\t\r\u0001""#),
+        ("中国移动 😀", "\"中国移动 😀\""), ("\u{7F}/", #""\u007f/""#),
+    ])
+    func strings(_ text: String, _ literal: String) throws {
+        #expect(try Self.written { $0.string(text) } == literal)
     }
 
     /// From a 16-byte start, thousands of values: every byte kept as the buffer grows.

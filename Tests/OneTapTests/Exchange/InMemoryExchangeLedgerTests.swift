@@ -66,6 +66,8 @@ final class LedgerDouble: ExchangeLedger {
     private let flaw: Flaw
     private let retention = 86_400.0
     private let entries = LockedValue<[SHA256.Digest: Entry]>([:])
+    /// How many claims of each token read it unclaimed (the two-step flaw's race).
+    private let readers = LockedValue<[SHA256.Digest: Int]>([:])
 
     init(_ flaw: Flaw) { self.flaw = flaw }
 
@@ -78,9 +80,13 @@ final class LedgerDouble: ExchangeLedger {
             return .some(read.state)
         }
         if flaw == .claimsInTwoSteps {
-            // The flaw: read, and write later (another claim can read the same nothing in between).
+            // The flaw: read, and write later. The write waits until a second claim of the token has read
+            // the same nothing (or 50 ms pass), so concurrent claims always show it, however the tasks
+            // are scheduled.
             if let state = entries.withLock({ existing(&$0) }) { return state }
-            try await Task.sleep(for: .milliseconds(2))
+            readers.withLock { $0[token, default: 0] += 1 }
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(50))
+            while readers.withLock({ $0[token, default: 0] }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             entries.withLock { $0[token] = Entry(state: .pending, claimedAt: now, settledAt: now) }
             return nil
         }
