@@ -108,11 +108,8 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
     @inline(__always)
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> ResultCode? {
         guard let range = trimmed(bytes) else { return nil }
-        if range.count == bytes.count, range.lowerBound == 0 {
-            // Already trimmed: the common case; a small string is stored inline.
-            return String(validating: bytes, as: UTF8.self).map { ResultCode(trimmed: $0) }
-        }
-        return String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self).map { ResultCode(trimmed: $0) }
+        // A small string (up to 15 bytes) is stored inline.
+        return String(validatingUTF8Fast: UnsafeBufferPointer(rebasing: bytes[range])).map { ResultCode(trimmed: $0) }
     }
 
     static func diagnose(_ text: String) -> ParseError {

@@ -143,7 +143,13 @@ extension LoginSession {
             switch key {
             case "format":
                 try reader.unseen(format, key)
-                format = try reader.string()
+                // Compared as bytes: the expected format costs no string of its own.
+                if let utf8 = try reader.plainString() {
+                    format = JSONKey.same(utf8, UnsafeBufferPointer(start: Self.formatUTF8.utf8Start, count: Self.formatUTF8.utf8CodeUnitCount))
+                        ? Self.format : String(decoding: utf8, as: UTF8.self)
+                } else {
+                    format = try reader.string()
+                }
             case "id":
                 try reader.unseen(id, key)
                 id = try reader.parsed { (text) throws(ParseError) in try LoginSessionID(text) }

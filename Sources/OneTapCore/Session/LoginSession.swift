@@ -172,6 +172,8 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
 
     /// `onetap-session/1`.
     static let format = "onetap-session/1"
+    /// ``format``'s bytes.
+    static let formatUTF8: StaticString = "onetap-session/1"
 
     /// Encodes the session as one JSON object (no token; digests only).
     /// - Parameter encoder: The encoder.

@@ -18,15 +18,23 @@ package struct JSONReader {
     /// Where keys with an escape are kept while the reader reads, made for the first such key.
     private var escapedKeys: EscapedKeys?
     /// The keys (and array indices) to the value being read, made into coding keys only for an error.
-    private var path: [Step] = []
+    /// (Kept in stack memory lent by ``read(_:_:)`` for the first ``inlineSteps`` steps, so keeping it
+    /// costs no allocation and no reference counting; deeper paths move to ``PathStorage``. A path is
+    /// never longer than the nesting, so at most ``maximumDepth``.)
+    private var path: UnsafeMutableBufferPointer<Step>
+    private var pathCount = 0
+    /// Heap memory for a path deeper than ``inlineSteps``, made when first needed.
+    private var deepPath: PathStorage?
+    /// Path steps kept on the stack: 32 (768 bytes, within what the stack lends).
+    private static let inlineSteps = 32
 
-    private enum Step {
+    fileprivate enum Step {
         case key(JSONKey)
         case index(Int)
     }
 
     private var codingPath: [JSONPathKey] {
-        path.map { step in
+        path[..<pathCount].map { step in
             switch step {
             case .key(let key): JSONPathKey(key.text)
             case .index(let index): JSONPathKey(index: index)
@@ -34,9 +42,29 @@ package struct JSONReader {
         }
     }
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, path: UnsafeMutableBufferPointer<Step>) {
         self.bytes = bytes
-        path.reserveCapacity(8)
+        self.path = path
+    }
+
+    @inline(__always)
+    private mutating func push(_ step: Step) {
+        if pathCount == path.count { growPath() }
+        path[pathCount] = step
+        pathCount += 1
+    }
+
+    private mutating func growPath() {
+        let storage = PathStorage(capacity: Self.maximumDepth + 1)
+        _ = storage.steps.initialize(from: path[..<pathCount])
+        deepPath = storage
+        path = storage.steps
+    }
+
+    @inline(__always)
+    private mutating func pop() -> Step {
+        pathCount -= 1
+        return path[pathCount]
     }
 
     /// Reads one JSON text: `body` reads its value, and nothing but white space may follow it.
@@ -50,7 +78,12 @@ package struct JSONReader {
         _ input: Bytes, _ body: (inout JSONReader) throws(JSONReadError) -> Value
     ) throws(JSONReadError) -> Value {
         func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Value, JSONReadError> {
-            var reader = JSONReader(buffer)
+            withUnsafeTemporaryAllocation(of: Step.self, capacity: inlineSteps) { path in
+                run(buffer, path: path)
+            }
+        }
+        func run(_ buffer: UnsafeBufferPointer<UInt8>, path: UnsafeMutableBufferPointer<Step>) -> Result<Value, JSONReadError> {
+            var reader = JSONReader(buffer, path: path)
             return Result { () throws(JSONReadError) -> Value in
                 reader.skipSpace()
                 guard reader.index < buffer.count else { throw reader.corrupt("no JSON value: the input is empty") }
@@ -207,7 +240,7 @@ package struct JSONReader {
         if cursor.started {
             if index == cursor.valueStart { try skipValue() }
             skipSpace()
-            path.removeLast()
+            _ = pop()
             guard index < bytes.count else { throw corrupt("an object that never ends") }
             switch bytes[index] {
             case UInt8(ascii: ","):
@@ -233,7 +266,7 @@ package struct JSONReader {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw corrupt("expected : after a key") }
         index += 1
-        path.append(.key(key))
+        push(.key(key))
         cursor.valueStart = index
         return key
     }
@@ -258,7 +291,7 @@ package struct JSONReader {
         if cursor.started {
             if index == cursor.valueStart { try skipValue() }
             skipSpace()
-            if case .index(let last) = path.removeLast() { position = last + 1 }
+            if case .index(let last) = pop() { position = last + 1 }
             guard index < bytes.count else { throw corrupt("an array that never ends") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
@@ -277,7 +310,7 @@ package struct JSONReader {
                 return false
             }
         }
-        path.append(.index(position))
+        push(.index(position))
         skipSpace()
         cursor.valueStart = index
         return true
@@ -397,17 +430,6 @@ package struct JSONReader {
     /// Whether bytes that are not all ASCII are UTF-8.
     private static func isUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { String(validating: utf8, as: UTF8.self) != nil }
 
-    /// The bytes as a string, or nil when they are not UTF-8 (ASCII, the common case, takes the fast way).
-    @inline(__always)
-    fileprivate static func text(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
-        var ascii = true
-        for byte in utf8 where byte >= 0x80 {
-            ascii = false
-            break
-        }
-        return ascii ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
-    }
-
     /// A string that holds an escape, from just after its opening quote.
     private mutating func escapedString() throws(JSONReadError) -> String {
         var out: [UInt8] = []
@@ -415,7 +437,7 @@ package struct JSONReader {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = out.withUnsafeBufferPointer(Self.text) else { throw corrupt("a string that is not UTF-8") }
+                guard let text = out.withUnsafeBufferPointer({ String(validatingUTF8Fast: $0) }) else { throw corrupt("a string that is not UTF-8") }
                 index += 1
                 return text
             case UInt8(ascii: "\\"):
@@ -632,6 +654,15 @@ package struct JSONKey {
         for position in 0..<lhs.count where lhs[position] != rhs[position] { return false }
         return true
     }
+}
+
+/// The steps of a path deeper than the reader keeps on the stack, freed with the reader.
+private final class PathStorage {
+    let steps: UnsafeMutableBufferPointer<JSONReader.Step>
+
+    init(capacity: Int) { steps = .allocate(capacity: capacity) }
+
+    deinit { steps.deallocate() }
 }
 
 /// The decoded bytes of keys that held an escape (rare: no writer of ours escapes a key), kept while the

@@ -136,6 +136,19 @@ import Testing
         }
     }
 
+    /// A path deeper than the reader keeps on the stack (32 steps) is named whole all the same.
+    @Test(arguments: [5, 31, 32, 33, 100, 511])
+    func deepPathsAreNamedWhole(depth: Int) throws {
+        let text = String(repeating: #"{"k":["#, count: depth / 2) + (depth % 2 == 1 ? #"{"k":tru}"# : "tru") + String(repeating: "]}", count: depth / 2)
+        #expect {
+            try Self.value(text)
+        } throws: { error in
+            guard let error = error as? JSONReadError else { return false }
+            let expected = (0..<depth).map { $0 % 2 == 0 ? "k" : "Index 0" }
+            return error.codingPath.map(\.stringValue) == expected && error.message.contains("expected true")
+        }
+    }
+
     @Test func aValueLeftUnreadIsSkippedAndChecked() throws {
         func firstKeyOnly(_ text: String) throws(JSONReadError) -> String? {
             try JSONReader.read(text.utf8) { (reader) throws(JSONReadError) in
