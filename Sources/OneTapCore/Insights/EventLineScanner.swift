@@ -224,14 +224,7 @@ struct EventLineScanner {
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     @inline(__always)
-    private mutating func skipSpace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
-    }
+    private mutating func skipSpace() { index = JSONReader.endOfSpace(in: bytes, from: index) }
 
     /// A string at `index` (its opening quote): where its text is.
     @inline(__always)

@@ -615,13 +615,24 @@ package struct JSONReader {
     }
 
     @inline(__always)
-    private mutating func skipSpace() {
+    private mutating func skipSpace() { index = Self.endOfSpace(in: bytes, from: index) }
+
+    /// Where JSON's white space (space, tab, line feed, carriage return) from `index` ends: the one
+    /// definition, for this reader and the event-line scanner.
+    /// - Parameters:
+    ///   - bytes: The text.
+    ///   - index: Where to start.
+    /// - Returns: The first index at or after `index` that is not white space.
+    @inline(__always)
+    package static func endOfSpace(in bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
+        var index = index
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
+            default: return index
             }
         }
+        return index
     }
 }
 

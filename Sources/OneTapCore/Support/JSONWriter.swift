@@ -169,12 +169,7 @@ package struct JSONWriter: ~Copyable {
     /// - Throws: What `body` throws.
     @inline(__always)
     package mutating func object<Failure: Error>(_ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
-        separate()
-        append(UInt8(ascii: "{"))
-        needsComma = false
-        try body(&self)
-        append(UInt8(ascii: "}"))
-        needsComma = true
+        try container(UInt8(ascii: "{"), UInt8(ascii: "}"), body)
     }
 
     /// Writes an array whose elements `body` writes, a value each.
@@ -182,11 +177,16 @@ package struct JSONWriter: ~Copyable {
     /// - Throws: What `body` throws.
     @inline(__always)
     package mutating func array<Failure: Error>(_ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+        try container(UInt8(ascii: "["), UInt8(ascii: "]"), body)
+    }
+
+    @inline(__always)
+    private mutating func container<Failure: Error>(_ open: UInt8, _ close: UInt8, _ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
         separate()
-        append(UInt8(ascii: "["))
+        append(open)
         needsComma = false
         try body(&self)
-        append(UInt8(ascii: "]"))
+        append(close)
         needsComma = true
     }
 }
