@@ -331,8 +331,10 @@ extension Targets {
     /// read survives both round trips.
     static let sessionJSON = FuzzTarget(name: "session-json", summary: "a session's JSON through LoginSession(json:), beside JSONDecoder") { bytes in
         guard let session = try? LoginSession(json: bytes) else { return }
-        let codable = try? JSONDecoder().decode(LoginSession.self, from: Data(bytes))
-        Invariant.check(codable == session, "LoginSession(json:) read a session JSONDecoder reads otherwise (or refuses)")
+        // JSONDecoder refuses some spellings of zero with an exponent (`0e5`), valid JSON that
+        // LoginSession(json:) reads as RFC 8259 says: JSONDecoder is asked again with those written `0`.
+        let codable = Result { try JSONDecoder().decode(LoginSession.self, from: Data(zeroesWithAnExponentWrittenPlain(bytes) ?? bytes)) }
+        Invariant.check((try? codable.get()) == session, "LoginSession(json:) read a session JSONDecoder reads otherwise (\(codable))")
         checkRoundTrips(session)
     }
 
@@ -353,18 +355,70 @@ extension Targets {
         Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: data)) == session, "the session's Codable round trip changed it")
     }
 
-    /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.
-    static func hasTrailingComma(_ bytes: ArraySlice<UInt8>) -> Bool {
+    /// For each byte of JSON text, whether it lies inside a string (its quotes included): what the
+    /// scans below skip.
+    static func insideStrings(_ bytes: some Collection<UInt8>) -> [Bool] {
+        var inside: [Bool] = []
+        inside.reserveCapacity(bytes.count)
         var inString = false
         var escaped = false
-        var comma = false
         for byte in bytes {
             if inString {
+                inside.append(true)
                 if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+            } else {
+                inString = byte == UInt8(ascii: "\"")
+                inside.append(inString)
+            }
+        }
+        return inside
+    }
+
+    /// JSON text with each zero written with an exponent (`0e5`, `0.00e1`, `-0.0e-7`) written `0` or
+    /// `-0`, or nil when it has none: JSONDecoder (Swift 6.3) refuses some of these spellings, valid
+    /// JSON that `LoginSession(json:)` reads as zero. Strings are left as they are.
+    static func zeroesWithAnExponentWrittenPlain(_ bytes: [UInt8]) -> [UInt8]? {
+        func isNumberByte(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "+") || byte | 0x20 == UInt8(ascii: "e")
+        }
+        let inside = insideStrings(bytes)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        var changed = false
+        while index < bytes.count {
+            // Outside strings, only a number starts with `-` or a digit (`e` is also in `true`).
+            guard !inside[index], bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
+                out.append(bytes[index])
+                index += 1
+                continue
+            }
+            var end = index
+            while end < bytes.count, isNumberByte(bytes[end]) { end += 1 }
+            let token = bytes[index..<end]
+            if let exponent = token.firstIndex(where: { $0 | 0x20 == UInt8(ascii: "e") }),
+                token[..<exponent].allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") })
+            {
+                out += token.first == UInt8(ascii: "-") ? Array("-0".utf8) : Array("0".utf8)
+                changed = true
+            } else {
+                out += token
+            }
+            index = end
+        }
+        return changed ? out : nil
+    }
+
+    /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.
+    static func hasTrailingComma(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var comma = false
+        for (byte, inString) in zip(bytes, insideStrings(bytes)) {
+            if inString {
+                comma = false
                 continue
             }
             switch byte {
-            case UInt8(ascii: "\""): inString = true; comma = false
             case UInt8(ascii: ","): comma = true
             case UInt8(ascii: "}"), UInt8(ascii: "]"): if comma { return true }
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break

@@ -38,6 +38,14 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
         text = String(value)
     }
 
+    /// Parses a code as ``init(_:)`` does, without building an error.
+    /// - Parameter text: The code.
+    /// - Returns: Nil for text ``init(_:)`` refuses.
+    package init?(parsing text: String) {
+        guard let code = text.withUTF8Bytes({ ResultCode.parse($0) }) else { return nil }
+        self = code
+    }
+
     private init(trimmed: String) { text = trimmed }
 
     /// The code's text.

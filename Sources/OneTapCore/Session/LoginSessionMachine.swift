@@ -274,7 +274,7 @@ public struct LoginSessionMachine: Sendable {
                 return
             }
             if entry.alert || entry.action == .misconfigured {
-                let alert = LoginAlert(flow: flow, code: "exchange-\(code.text)", meaning: entry.meaningEN)
+                let alert = LoginAlert(flow: flow, code: LoginStep.Result.exchangeCode(code).code, meaning: entry.meaningEN)
                 session.alerts.append(alert)
                 events.append(.alert(alert))
             }

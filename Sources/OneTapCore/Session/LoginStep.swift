@@ -32,21 +32,82 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
 
         /// The code as printed in traces and JSON: the SDK's code, or `timeout`, `provider-error`,
         /// `exchange-104201`, `exchange-timeout`, …
+        ///
+        /// Every result has its own text, so a trace read back names the same results: a code whose text
+        /// would read as another result (an SDK code `timeout` or `exchange-1`, an exchange code
+        /// `failed`) is written after the mark `code:` (`code:timeout`, `code:exchange-1`,
+        /// `exchange-code:failed`), as is a code that starts with the mark itself. Codes that start with a
+        /// digit or `-`, as every carrier's do, are written as they are.
         public var code: String {
             switch self {
-            case .code(let code), .incomplete(let code, _): code.text
+            case .code(let code), .incomplete(let code, _): Self.marked(code.text, exchange: false)
+            case .exchangeCode(let code): Self.exchangePrefix + Self.marked(code.text, exchange: true)
             case .timeout: "timeout"
             case .providerError: "provider-error"
             case .switched: "switch"
             case .abandoned(let reason): reason == .user ? "cancelled" : reason == .caller ? "caller-cancelled" : "no-phone-number"
             case .circuitOpen: "circuit-open"
             case .unavailable: "unavailable"
-            case .exchangeCode(let code): "exchange-\(code.text)"
             case .exchangeTimeout: "exchange-timeout"
             case .exchangeFailed: "exchange-failed"
             case .tokenExpired: "token-expired"
             case .tokenReplayed: "token-replayed"
             }
+        }
+
+        /// Every result that carries no code, by its ``code`` text (a message read back is put in
+        /// after the lookup).
+        private static let fixedByText: [String: Result] = {
+            let fixed: [Result] = [.timeout, .providerError(""), .switched, .circuitOpen, .unavailable, .exchangeTimeout, .exchangeFailed(""), .tokenExpired, .tokenReplayed]
+                + CancelReason.allCases.map { .abandoned($0) }
+            return Dictionary(uniqueKeysWithValues: fixed.map { ($0.code, $0) })
+        }()
+
+        /// The result that carries no code whose text is `text`, with its message, or nil.
+        private static func fixed(_ text: String, detail: String?) -> Result? {
+            switch fixedByText[text] {
+            case .providerError?: .providerError(detail ?? "")
+            case .exchangeFailed?: .exchangeFailed(detail ?? "")
+            case let result: result
+            }
+        }
+
+        /// What an exchange code is written after: `exchange-`.
+        private static let exchangePrefix = "exchange-"
+        /// What a code that would read as another result is written after: `code:`.
+        private static let mark = "code:"
+
+        /// Whether text could be a fixed text, the exchange prefix or the mark: only if it starts with
+        /// an ASCII letter (carrier codes start with a digit or `-`).
+        @inline(__always)
+        private static func startsWithLetter(_ text: some StringProtocol) -> Bool {
+            guard let first = text.utf8.first else { return false }
+            return (first | 0x20) &- UInt8(ascii: "a") < 26
+        }
+
+        /// A code's text as written: after ``mark`` when it would otherwise read as another result.
+        /// - Parameters:
+        ///   - text: The code's text.
+        ///   - exchange: Whether it follows `exchange-` (an exchange code).
+        /// - Returns: The text to write.
+        private static func marked(_ text: String, exchange: Bool) -> String {
+            guard startsWithLetter(text) else { return text }
+            let ambiguous = after(mark, in: text) != nil
+                || (exchange ? fixed(exchangePrefix + text, detail: nil) != nil : fixed(text, detail: nil) != nil || after(exchangePrefix, in: text) != nil)
+            return ambiguous ? mark + text : text
+        }
+
+        /// What follows `prefix` when `text` starts with its bytes (compared as bytes, not as characters,
+        /// so that a combining mark after the prefix does not hide it), or nil.
+        private static func after(_ prefix: String, in text: some StringProtocol) -> Substring? {
+            guard text.utf8.starts(with: prefix.utf8) else { return nil }
+            let text = Substring(text)
+            return text[text.utf8.index(text.utf8.startIndex, offsetBy: prefix.utf8.count)...]
+        }
+
+        /// The code after ``mark``, or nil when the text does not start with it (or no code follows).
+        private static func unmarked(_ text: some StringProtocol) -> ResultCode? {
+            after(mark, in: text).flatMap { ResultCode(parsing: String($0)) }
         }
 
         /// A readable form, for messages and logs.
@@ -83,29 +144,26 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
         static func unknown(_ code: String) -> String { "not a step result: \(QuotedInput(code))" }
 
         /// Reads back what ``code`` and ``detail`` wrote.
+        /// - Parameters:
+        ///   - code: The code's text.
+        ///   - detail: The text beside it, if any.
         init?(code: String, detail: String?) {
-            switch code {
-            case "timeout": self = .timeout
-            case "provider-error": self = .providerError(detail ?? "")
-            case "switch": self = .switched
-            case "cancelled": self = .abandoned(.user)
-            case "no-phone-number": self = .abandoned(.noPhoneNumber)
-            case "caller-cancelled": self = .abandoned(.caller)
-            case "circuit-open": self = .circuitOpen
-            case "unavailable": self = .unavailable
-            case "exchange-timeout": self = .exchangeTimeout
-            case "exchange-failed": self = .exchangeFailed(detail ?? "")
-            case "token-expired": self = .tokenExpired
-            case "token-replayed": self = .tokenReplayed
-            default:
-                if code.hasPrefix("exchange-"), let value = try? ResultCode(String(code.dropFirst(9))) {
+            if !Self.startsWithLetter(code) {
+                // A carrier's code (`103000`, `-8100`): the common case, no lookup.
+            } else if let value = Self.unmarked(code) {
+                self = detail.map { .incomplete(code: value, missing: $0) } ?? .code(value)
+                return
+            } else if let result = Self.fixed(code, detail: detail) {
+                self = result
+                return
+            } else if let rest = Self.after(Self.exchangePrefix, in: code) {
+                if let value = Self.unmarked(rest) ?? ResultCode(parsing: String(rest)) {
                     self = .exchangeCode(value)
-                } else if let value = try? ResultCode(code) {
-                    self = detail.map { .incomplete(code: value, missing: $0) } ?? .code(value)
-                } else {
-                    return nil
+                    return
                 }
             }
+            guard let value = ResultCode(parsing: code) else { return nil }
+            self = detail.map { .incomplete(code: value, missing: $0) } ?? .code(value)
         }
     }
 

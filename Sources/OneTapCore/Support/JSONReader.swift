@@ -5,7 +5,9 @@
 /// It is stricter than `JSONDecoder`, never looser: an integer field takes only integer syntax (`2`,
 /// not `2.0`), a known key written twice in one object is refused (`JSONDecoder` keeps the first; an
 /// unknown key's values are skipped, as `JSONDecoder` skips them), strings
-/// must be UTF-8 without lone surrogates, and nesting stops at 512 levels. Errors are
+/// must be UTF-8 without lone surrogates, and nesting stops at 512 levels. The only texts it reads that
+/// `JSONDecoder` (Swift 6.3, Linux) refuses are valid JSON: some spellings of zero with an exponent
+/// (`0e5`, `0.00e1`, `-0.0e-7`), which RFC 8259 allows and this reader reads as 0. Errors are
 /// ``JSONReadError``s (a `DecodingError` at the API's edge) whose coding path names the keys to the
 /// value at fault, as `JSONDecoder`'s do.
 package struct JSONReader {

@@ -49,6 +49,12 @@ import Testing
         }
         for text in ["-0", "-0.0", "-0e10", "-0.000E-5"] { #expect(try double(text).sign == .minus && double(text) == 0, "\(text)") }
         for text in ["0", "0.0", "0e-999", "0.000"] { #expect(try double(text).sign == .plus && double(text) == 0, "\(text)") }
+        // RFC 8259 §6: `int [ frac ] [ exp ]` with int `0`, so these are numbers (JSONDecoder of Swift 6.3
+        // refuses them; JSONSerialization reads them as 0).
+        for text in ["0e5", "0E9", "0.00e1", "-0.0e-7", "[0e5]"] {
+            let read = try JSONReader.read(text.utf8) { (reader) throws(JSONReadError) in try JSONValue(reading: &reader) }
+            #expect(read == (text.hasPrefix("[") ? .array([.number(0)]) : .number(0)), "\(text)")
+        }
         #expect(try double("5e-324") == Double.leastNonzeroMagnitude)
         #expect(try double("2.2250738585072014e-308") == Double.leastNormalMagnitude)
         for text in ["1e-400", "2e-324", "-3.5e-999", "0.0001e-330"] {
