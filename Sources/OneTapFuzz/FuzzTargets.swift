@@ -327,12 +327,12 @@ extension Targets {
 
 extension Targets {
     /// Bytes read as a session's JSON by `LoginSession(json:)`: it never traps, and it is never looser
-    /// than `JSONDecoder` (a session it reads, `JSONDecoder` reads the same from the same bytes); a session
-    /// read survives both round trips.
+    /// than `JSONDecoder` (a session it reads, `JSONDecoder` reads the same from the same bytes, zeroes
+    /// with an exponent written plainly); a session read survives both round trips.
     static let sessionJSON = FuzzTarget(name: "session-json", summary: "a session's JSON through LoginSession(json:), beside JSONDecoder") { bytes in
         guard let session = try? LoginSession(json: bytes) else { return }
         // JSONDecoder refuses some spellings of zero with an exponent (`0e5`), valid JSON that
-        // LoginSession(json:) reads as RFC 8259 says: JSONDecoder is asked again with those written `0`.
+        // LoginSession(json:) reads as RFC 8259 says: JSONDecoder is handed the bytes with those written `0`.
         let codable = Result { try JSONDecoder().decode(LoginSession.self, from: Data(zeroesWithAnExponentWrittenPlain(bytes) ?? bytes)) }
         Invariant.check((try? codable.get()) == session, "LoginSession(json:) read a session JSONDecoder reads otherwise (\(codable))")
         checkRoundTrips(session)
@@ -397,9 +397,7 @@ extension Targets {
             var end = index
             while end < bytes.count, isNumberByte(bytes[end]) { end += 1 }
             let token = bytes[index..<end]
-            if let exponent = token.firstIndex(where: { $0 | 0x20 == UInt8(ascii: "e") }),
-                token[..<exponent].allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") })
-            {
+            if isZeroWithAnExponent(token) {
                 out += token.first == UInt8(ascii: "-") ? Array("-0".utf8) : Array("0".utf8)
                 changed = true
             } else {
@@ -408,6 +406,32 @@ extension Targets {
             index = end
         }
         return changed ? out : nil
+    }
+
+    /// Whether a number token is exactly `-?0(\.0+)?[eE][+-]?[0-9]+`: a valid JSON zero with an exponent
+    /// (nothing that is not JSON, so the rewrite above cannot make invalid text valid).
+    static func isZeroWithAnExponent(_ token: ArraySlice<UInt8>) -> Bool {
+        var rest = token[...]
+        func take(_ accept: (UInt8) -> Bool) -> Int {
+            var taken = 0
+            while let byte = rest.first, accept(byte) {
+                rest = rest.dropFirst()
+                taken += 1
+            }
+            return taken
+        }
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        guard rest.first == UInt8(ascii: "0") else { return false }
+        rest = rest.dropFirst()
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            guard take({ $0 == UInt8(ascii: "0") }) > 0 else { return false }
+        }
+        guard let e = rest.first, e | 0x20 == UInt8(ascii: "e") else { return false }
+        rest = rest.dropFirst()
+        if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        return take(isDigit) > 0 && rest.isEmpty
     }
 
     /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.
