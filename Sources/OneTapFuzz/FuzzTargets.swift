@@ -379,8 +379,7 @@ extension Targets {
     /// JSON that `LoginSession(json:)` reads as zero. Strings are left as they are.
     static func zeroesWithAnExponentWrittenPlain(_ bytes: [UInt8]) -> [UInt8]? {
         func isNumberByte(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
-                || byte == UInt8(ascii: "+") || byte | 0x20 == UInt8(ascii: "e")
+            isDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte | 0x20 == UInt8(ascii: "e")
         }
         let inside = insideStrings(bytes)
         var out: [UInt8] = []
@@ -389,7 +388,7 @@ extension Targets {
         var changed = false
         while index < bytes.count {
             // Outside strings, only a number starts with `-` or a digit (`e` is also in `true`).
-            guard !inside[index], bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
+            guard !inside[index], bytes[index] == UInt8(ascii: "-") || isDigit(bytes[index]) else {
                 out.append(bytes[index])
                 index += 1
                 continue
@@ -420,7 +419,6 @@ extension Targets {
             }
             return taken
         }
-        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
         guard rest.first == UInt8(ascii: "0") else { return false }
         rest = rest.dropFirst()
@@ -433,6 +431,9 @@ extension Targets {
         if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
         return take(isDigit) > 0 && rest.isEmpty
     }
+
+    /// Whether a byte is an ASCII digit.
+    static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
     /// Whether JSON text has a comma right before a `}` or `]` (spaces between allowed), outside strings.
     static func hasTrailingComma(_ bytes: ArraySlice<UInt8>) -> Bool {

@@ -45,8 +45,8 @@ public protocol EventSink: Sendable {
 /// `provider-error`, `switch`, `cancelled`, `no-phone-number`, `caller-cancelled`, `circuit-open`,
 /// `unavailable`, `exchange-<code>`, `exchange-timeout`, `exchange-failed`, `token-expired`,
 /// `token-replayed`; a code that would read as one of these (an SDK code `timeout` or `exchange-1`) is
-/// written after the mark `code:` (`code:timeout`, `exchange-code:failed`). No event holds a token, an SMS code or a whole phone number: numbers in any text are
-/// masked (`138****8000`). Version 1 wrote login events without the context, with separate `timeout`,
+/// written after the mark `code:` (`code:timeout`, `exchange-code:failed`). No event holds a token, an
+/// SMS code or a whole phone number: numbers in any text are masked (`138****8000`). Version 1 wrote login events without the context, with separate `timeout`,
 /// `exchange` and `skipped` events and a nested `plan`; readers tell the two apart by `v`.
 ///
 /// ```json
