@@ -25,8 +25,12 @@ let package = Package(
     name: "OneTap",
     platforms: [.macOS(.v15)],
     products: [
-        // What an auth server or app imports: `import OneTap` (it re-exports OneTapCore).
+        // What an auth server or app imports: `import OneTap` (it re-exports OneTapCore and the vocabulary
+        // types of OneTapSupport).
         .library(name: "OneTap", targets: ["OneTap"]),
+        // The event stream counted: the login funnel, the routing replay, their charts (`onetap stats`,
+        // `onetap replay`). A server need not link it.
+        .library(name: "OneTapInsights", targets: ["OneTapInsights"]),
         // Test doubles and conformance suites; production binaries do not link it.
         .library(name: "OneTapTesting", targets: ["OneTapTesting"]),
         // Stores on PostgreSQL, through libpq (`apt install libpq-dev`): `import OneTapPostgres`. `import OneTap`
@@ -52,12 +56,26 @@ let package = Package(
             dependencies: ["OneTapTableGenerator"],
             path: "Sources/OneTapTablesPlugin"
         ),
-        // The pure decisions: values in, values out. No clock, no I/O, no actor, no global state; the
-        // compiler keeps it that way, since this module cannot see the layers above it.
+        // The plumbing every layer shares, seen by the others with `package` access: the JSON reader and
+        // writer, time (one instant, one ISO 8601), SHA-256, HMAC, Base64, the seeded test generator. Public
+        // only for the vocabulary users name: Secret, ParseError, ErrorKind, JSONValue, SHA256Digest.
+        .target(
+            name: "OneTapSupport",
+            swiftSettings: strict + fuzz
+        ),
+        // The pure decisions: values in, values out. No clock, no randomness, no I/O, no actor, no global
+        // state; the compiler keeps it that way, since this module cannot see the layers above it.
         .target(
             name: "OneTapCore",
+            dependencies: ["OneTapSupport"],
             swiftSettings: strict + fuzz,
             plugins: ["OneTapTablesPlugin"]
+        ),
+        // Offline analytics over the event stream (pure, like the core): scanning, funnel, replay, charts.
+        .target(
+            name: "OneTapInsights",
+            dependencies: ["OneTapCore"],
+            swiftSettings: strict + fuzz
         ),
         // Time, I/O and concurrency over the decisions: token vault and stores, the login coordinator,
         // events. Re-exports OneTapCore.
@@ -73,7 +91,7 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
-        // Token stores (and later the other stores) on PostgreSQL: a connection pool, migrations, leases.
+        // Every store on PostgreSQL: a connection pool, migrations, leases.
         .target(
             name: "OneTapPostgres",
             dependencies: ["OneTap", "CLibPQ"],
@@ -93,7 +111,7 @@ let package = Package(
         // The CLI links no C library: `onetap db` runs `onetap-db` (OneTapDBTool), which links libpq.
         .target(
             name: "OneTapCLI",
-            dependencies: ["OneTap"],
+            dependencies: ["OneTap", "OneTapInsights"],
             swiftSettings: strict + fuzz
         ),
         .executableTarget(
@@ -113,7 +131,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "OneTapBenchmarks",
-            dependencies: ["OneTap", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport"],
             swiftSettings: strict,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
@@ -121,7 +139,7 @@ let package = Package(
         // tool that runs the same invariants over files otherwise (the tests replay the committed corpus).
         .executableTarget(
             name: "OneTapFuzz",
-            dependencies: ["OneTap", "OneTapCLI"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapCLI"],
             swiftSettings: strict + fuzz,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
         ),
@@ -129,6 +147,16 @@ let package = Package(
         .executableTarget(
             name: "OneTapTestHelper",
             dependencies: ["OneTap", "OneTapPostgres"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OneTapSupportTests",
+            dependencies: ["OneTapSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OneTapInsightsTests",
+            dependencies: ["OneTapInsights", "OneTapTesting"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -149,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapCLITests",
-            dependencies: ["OneTapCLI", "OneTapTool", "OneTapDBTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport"],
+            dependencies: ["OneTapCLI", "OneTapInsights", "OneTapTool", "OneTapDBTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport"],
             exclude: ["DecisionTables"],
             swiftSettings: strict
         ),

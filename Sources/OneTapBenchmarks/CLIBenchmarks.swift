@@ -77,19 +77,19 @@ enum CLIBenchmarks {
         defer { _ = system("rm -rf '\(directory)'") }
         let lines = options.quick ? 200_000 : 1_000_000
         let runs = options.quick ? 2 : 5
-        var random = Suites.SplitMix(state: 7)
+        var random = SplitMix64(seed: 7)
 
         // Inputs, written line by line so this process stays small: the peak memory the kernel reports
         // for a spawned child is at least its spawner's own (posix_spawn shares the address space until
         // exec), so the spawner must be lighter than the child for the figure to be the child's.
         let plmns = PLMNTable.builtIn.entries.map(\.plmn.compact) + ["45412", "46099", "46692", "310260", "20801"]
         let segments = NumberSegmentTable.builtIn.segments.map(\.prefix)
-        for (file, make) in [("plmn.txt", { (random: inout Suites.SplitMix) in random.pick(plmns) }),
-                             ("numbers.txt", { (random: inout Suites.SplitMix) in
+        for (file, make) in [("plmn.txt", { (random: inout SplitMix64) in random.pick(plmns) }),
+                             ("numbers.txt", { (random: inout SplitMix64) in
                                  var digits = random.pick(segments)
                                  while digits.count < 11 { digits += String(random.next() % 10) }
                                  return digits
-                             })] as [(String, (inout Suites.SplitMix) -> String)] {
+                             })] as [(String, (inout SplitMix64) -> String)] {
             guard let handle = fopen(directory + "/" + file, "w") else { continue }
             for _ in 0..<lines { fputs(make(&random) + "\n", handle) }
             fclose(handle)

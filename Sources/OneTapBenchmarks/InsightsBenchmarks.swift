@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import OneTap
+import OneTapInsights
 import OneTapTesting
 
 /// `onetap stats`' engine over a stream of login events: 10,000,000 events (1,000,000 with `--quick`)

@@ -4,27 +4,15 @@ import FoundationEssentials
 import Foundation
 #endif
 import OneTap
+import OneTapSupport
 import OneTapTesting
 
 /// The in-process benchmarks.
 enum Suites {
-    /// A small deterministic generator, so every run measures the same inputs.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-    }
-
     static func micro(_ options: BenchmarkOptions, _ report: inout Report) async {
         let repetitions = options.repetitions ?? (options.quick ? 9 : 41)
         let batch = 1024
-        var random = SplitMix(state: 42)
+        var random = SplitMix64(seed: 42)
         let plmnTable = PLMNTable.builtIn
         let segmentTable = NumberSegmentTable.builtIn
         let outcomeTable = OutcomeTable.builtIn

@@ -11,6 +11,7 @@ import Foundation
 import Glibc
 #endif
 import OneTap
+import OneTapInsights
 import OneTapCLI
 
 /// One fuzz target: takes bytes, checks invariants through ``Invariant/check(_:_:)``.

@@ -72,7 +72,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     ///   `pending`), else what the ledger holds for it.
     /// - Throws: ``ExchangeLedgerError`` of kind `io`, `timeout` or `corrupt`; the token is then not
     ///   exchanged.
-    public func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let forget = now.addingTimeInterval(retention.seconds)
         do {
             var rows = try await pool.execute(statements.claim, [.bytes(token.bytes), .timestamp(now), .timestamp(forget)])
@@ -99,7 +99,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     ///   - state: How it ended.
     ///   - now: The time.
     /// - Throws: ``ExchangeLedgerError`` of kind `io` or `timeout`.
-    public func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+    public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         let (name, code) = Self.columns(state)
         do {
             try await pool.execute(
@@ -114,7 +114,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     /// - Parameter since: The earliest time to list.
     /// - Returns: The tokens' digests and when they were given up on.
     /// - Throws: ``ExchangeLedgerError`` of kind `io`, `timeout` or `corrupt`.
-    public func unknownExchanges(since: Date) async throws -> [(token: SHA256.Digest, at: Date)] {
+    public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.unknown, [.timestamp(since)])
@@ -123,7 +123,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
         }
         return try rows.rows.map { row throws(ExchangeLedgerError) in
             guard row.count == 2, let bytes = row[0].bytes, let at = row[1].timestamp,
-                let digest = SHA256.Digest(hex: Self.hex(bytes))
+                let digest = SHA256Digest(hex: Self.hex(bytes))
             else {
                 throw ExchangeLedgerError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote; it was left as it is")
             }
@@ -135,7 +135,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
 
     private static let digits = Array("0123456789abcdef".utf8)
 
-    /// Bytes as lowercase hexadecimal digits, for `SHA256.Digest(hex:)`.
+    /// Bytes as lowercase hexadecimal digits, for `SHA256Digest(hex:)`.
     private static func hex(_ bytes: [UInt8]) -> String {
         String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
     }

@@ -51,7 +51,7 @@ public enum ExchangeLedgerConformance {
             }
         }
         let now = Date(timeIntervalSince1970: 1_796_083_200.125)
-        func digest(_ text: String) -> SHA256.Digest { SHA256.hash(Array(text.utf8)) }
+        func digest(_ text: String) -> SHA256Digest { SHA256.hash(Array(text.utf8)) }
 
         try await check("first claim") { ledger in
             let first = try await ledger.claim(digest("token-1"), at: now)

@@ -9,6 +9,7 @@ import Glibc
 import Darwin
 #endif
 import OneTap
+import OneTapSupport
 
 /// Realistic login traffic, the same for the same seed: logins arriving at random, each run through
 /// the real ``LoginSessionMachine`` (exchanges on) with answers drawn per carrier and flow, and every
@@ -70,7 +71,7 @@ public struct LoginTrafficGenerator: Sendable {
     /// - Returns: The events.
     /// - Complexity: O(*n* log *n*) in the events.
     public func events(logins count: Int) -> [OneTapEvent] {
-        var random = Random(state: seed)
+        var random = SplitMix64(seed: seed)
         let builtIn = LoginSessionMachine()
         let experiment = LoginSessionMachine(engine: LoginDecisionEngine(policy: Self.experimentPolicy))
         var all: [(at: Date, order: Int, event: OneTapEvent)] = []
@@ -80,7 +81,7 @@ public struct LoginTrafficGenerator: Sendable {
             let snapshot = Self.snapshot(&random)
             let id = LoginSessionID.random(using: &random)
             let plan = builtIn.engine.plan(for: snapshot)
-            let machine = plan.carrier == .unicom && plan.condition == .carrier(.unicom) && random.chance(unicomExperimentShare) ? experiment : builtIn
+            let machine = plan.carrier == .unicom && plan.condition == .carrier(.unicom) && random.chance(probability: unicomExperimentShare) ? experiment : builtIn
             var now = arrival
             var transition = machine.start(snapshot, at: now, id: id)
             func record(_ transition: LoginTransition) {
@@ -90,7 +91,7 @@ public struct LoginTrafficGenerator: Sendable {
             let number = PhoneNumber(unchecked: 13_800_000_000 + random.next() % 100_000_000)
             var steps = 0
             // A few logins are left open: the app went away without a word.
-            let abandonAt = random.chance(0.006) ? Int(random.next() % 3) : Int.max
+            let abandonAt = random.chance(probability: 0.006) ? Int(random.next() % 3) : Int.max
             while steps < 12, steps < abandonAt {
                 steps += 1
                 let (report, seconds) = Self.answer(transition.instruction, carrier: plan.carrier, session: id, number: number, login: login, step: steps, &random)
@@ -117,14 +118,14 @@ public struct LoginTrafficGenerator: Sendable {
 
     // MARK: Devices
 
-    private static func snapshot(_ random: inout Random) -> DeviceSnapshot {
-        let platform: Platform = random.pick([(0.62, .android), (0.33, .ios), (0.05, .harmonyOS)])
-        var snapshot = DeviceSnapshot(sim: .present, mobileData: true, network: random.pick([(0.55, .both), (0.25, .wifi), (0.2, .cellular)]), platform: platform)
-        let plmn: String? = random.pick([(0.56, "46000"), (0.2, "46011"), (0.18, "46001"), (0.01, "46015"), (0.005, "45400"), (0.045, nil as String?)])
+    private static func snapshot(_ random: inout SplitMix64) -> DeviceSnapshot {
+        let platform: Platform = random.pick(weighted: [(0.62, .android), (0.33, .ios), (0.05, .harmonyOS)])
+        var snapshot = DeviceSnapshot(sim: .present, mobileData: true, network: random.pick(weighted: [(0.55, .both), (0.25, .wifi), (0.2, .cellular)]), platform: platform)
+        let plmn: String? = random.pick(weighted: [(0.56, "46000"), (0.2, "46011"), (0.18, "46001"), (0.01, "46015"), (0.005, "45400"), (0.045, nil as String?)])
         snapshot.plmn = plmn.flatMap { try? PLMN($0) }
         if snapshot.plmn == nil {
             // No PLMN reported (an iOS 16+ placeholder): a phone hint, or nothing at all.
-            if random.chance(0.5) { snapshot.phoneHint = PhoneNumber(unchecked: 13_900_000_000 + random.next() % 100_000_000) }
+            if random.chance(probability: 0.5) { snapshot.phoneHint = PhoneNumber(unchecked: 13_900_000_000 + random.next() % 100_000_000) }
         }
         switch random.uniform() {
         case ..<0.03: snapshot.mobileData = false
@@ -174,16 +175,16 @@ public struct LoginTrafficGenerator: Sendable {
     }
 
     private static func answer(
-        _ instruction: LoginInstruction, carrier: Carrier, session: LoginSessionID, number: PhoneNumber, login: Int, step: Int, _ random: inout Random
+        _ instruction: LoginInstruction, carrier: Carrier, session: LoginSessionID, number: PhoneNumber, login: Int, step: Int, _ random: inout SplitMix64
     ) -> (LoginReport?, Double) {
         switch instruction {
         case .done:
             return (nil, 0)
         case .run(let flow, _):
-            if flow == .mobile, random.chance(0.3), step == 1 {
+            if flow == .mobile, random.chance(probability: 0.3), step == 1 {
                 return (.result(.mobile, code: "200087"), random.logNormal(median: 0.6, sigma: 0.3))  // the page is shown
             }
-            let (answer, median): (Answer, Double) = random.pick(behaviour(flow, carrier).map { ($0.0, ($0.1, $0.2)) })
+            let (answer, median): (Answer, Double) = random.pick(weighted: behaviour(flow, carrier).map { ($0.0, ($0.1, $0.2)) })
             let seconds = answer.isTimeout ? 8 : random.logNormal(median: median, sigma: 0.45)
             switch answer {
             case .success:
@@ -198,7 +199,7 @@ public struct LoginTrafficGenerator: Sendable {
         case .exchange(let credential):
             let seconds = random.logNormal(median: 0.25, sigma: 0.4)
             let flow = credential.flow
-            let answer: ExchangeAnswer = random.pick([
+            let answer: ExchangeAnswer = random.pick(weighted: [
                 (0.985, .answered(flow == .mobile ? "103000" : "0", phoneNumber: number)),
                 (0.004, .timeout),
                 (0.005, .answered(flow == .mobile ? "104201" : flow == .tianyi ? "51005" : "9", phoneNumber: nil)),
@@ -213,45 +214,6 @@ public struct LoginTrafficGenerator: Sendable {
             case ..<0.98: return (.cancel(.sms, reason: .noPhoneNumber), random.logNormal(median: 6, sigma: 0.5))
             default: return (.timeout(.sms), 60)
             }
-        }
-    }
-
-    // MARK: Randomness
-
-    /// SplitMix64 with the draws the traffic needs.
-    private struct Random: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        /// Uniform in [0, 1).
-        mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-        mutating func chance(_ probability: Double) -> Bool { uniform() < probability }
-
-        /// An element by weight (the weights need not sum to 1).
-        mutating func pick<T>(_ weighted: [(Double, T)]) -> T {
-            let total = weighted.reduce(0) { $0 + $1.0 }
-            var draw = uniform() * total
-            for (weight, value) in weighted {
-                if draw < weight { return value }
-                draw -= weight
-            }
-            return weighted[weighted.count - 1].1
-        }
-
-        mutating func exponential(mean: Double) -> Double { -mean * log(1 - uniform()) }
-
-        /// Log-normal: exp(ln median + sigma · N(0, 1)), N by Box–Muller.
-        mutating func logNormal(median: Double, sigma: Double) -> Double {
-            let normal = (-2 * log(1 - uniform())).squareRoot() * cos(2 * Double.pi * uniform())
-            return median * exp(sigma * normal)
         }
     }
 }

@@ -1,5 +1,6 @@
 import OneTap
 @testable import OneTapCLI
+import OneTapInsights
 import Testing
 
 @Suite struct ArgumentsTests {

@@ -20,7 +20,7 @@ public protocol ExchangeLedger: Sendable {
     ///   holds for it.
     /// - Throws: When the ledger cannot be read or written (a database ledger throws
     ///   ``ExchangeLedgerError``); the token is then not exchanged.
-    func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState?
+    func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState?
 
     /// Records how a claimed token's exchange ended.
     /// - Parameters:
@@ -28,14 +28,14 @@ public protocol ExchangeLedger: Sendable {
     ///   - state: `answered`, `unknown` (timed out) or `failed` (no answer at all).
     ///   - now: The time.
     /// - Throws: When the ledger cannot be written.
-    func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws
+    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws
 
     /// The exchanges whose result is unknown (they timed out), oldest first: the list to reconcile
     /// with the carrier's bill.
     /// - Parameter since: The earliest time to list.
     /// - Returns: The tokens' digests and when they were given up on.
     /// - Throws: When the ledger cannot be read.
-    func unknownExchanges(since: Date) async throws -> [(token: SHA256.Digest, at: Date)]
+    func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)]
 }
 
 /// What a ledger holds for a token.
@@ -105,7 +105,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
         var settledAt: Date
     }
 
-    private let entries = LockedValue<[SHA256.Digest: Entry]>([:])
+    private let entries = LockedValue<[SHA256Digest: Entry]>([:])
     /// How long a token is remembered: one day.
     public let retention: Duration
 
@@ -120,7 +120,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - token: The token's SHA-256.
     ///   - now: The time.
     /// - Returns: Nil when it was never claimed, else its state.
-    public func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let horizon = now.addingTimeInterval(-retention.seconds)
         return entries.withLock { entries in
             if entries.count > 4096 { entries = entries.filter { $0.value.claimedAt >= horizon } }
@@ -135,7 +135,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - token: The token's SHA-256.
     ///   - state: How it ended.
     ///   - now: The time.
-    public func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+    public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         entries.withLock { entries in
             entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
             entries[token]?.settledAt = now
@@ -145,7 +145,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     /// The exchanges with an unknown result (``ExchangeLedger/unknownExchanges(since:)``).
     /// - Parameter since: The earliest time to list.
     /// - Returns: Their digests and times, oldest first.
-    public func unknownExchanges(since: Date) async throws -> [(token: SHA256.Digest, at: Date)] {
+    public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
         entries.withLock { entries in
             entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }
                 .map { (token: $0.key, at: $0.value.settledAt) }

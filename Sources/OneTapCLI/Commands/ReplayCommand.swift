@@ -1,4 +1,5 @@
 import OneTap
+import OneTapInsights
 
 /// `onetap replay --policy NEW.csv FILE|-`: what a routing policy would have done to recorded logins.
 package struct ReplayOptions: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import OneTap
+import OneTapSupport
 
 /// `onetap session FILE…|-`: replays login transcripts through the server's session machine.
 package struct SessionOptions: Hashable, Sendable {
@@ -45,7 +46,7 @@ enum SessionCommand {
         let engine = try TableLoader(options: options.tables).engine()
         var worst = ExitCode.success
         // Fixed session ids, one per transcript in order, so the same transcripts make the same events.
-        var ids = SeededIDs(state: 0x0E7A_2026)
+        var ids = SplitMix64(seed: 0x0E7A_2026)
         func finish(_ transcript: Transcript, name: String) {
             if transcript.malformed {
                 worst = .dataError
@@ -78,7 +79,7 @@ enum SessionCommand {
             }
         }
         if options.readsStandardInput {
-            var transcript = Transcript(engine: engine, sessionID: options.events ? ids.next() : nil)
+            var transcript = Transcript(engine: engine, sessionID: options.events ? LoginSessionID.random(using: &ids) : nil)
             let ending = LineReader(io: io).forEachLine { bytes, number, cut in
                 let record = cut ? .malformed("line \(number) is too long to be a report; it was skipped") : transcript.replay(String(decoding: bytes, as: UTF8.self))
                 emit(record, line: number, file: nil)
@@ -95,29 +96,12 @@ enum SessionCommand {
             } catch {
                 throw CommandFailure(error)
             }
-            var transcript = Transcript(engine: engine, sessionID: options.events ? ids.next() : nil)
+            var transcript = Transcript(engine: engine, sessionID: options.events ? LoginSessionID.random(using: &ids) : nil)
             for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 emit(transcript.replay(String(line)), line: index + 1, file: options.files.count > 1 || options.events ? file : nil)
             }
             finish(transcript, name: file)
         }
         return worst
-    }
-}
-
-/// Session ids from a fixed seed (SplitMix64): the same sequence every run.
-private struct SeededIDs: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next() -> LoginSessionID {
-        LoginSessionID.random(using: &self)
     }
 }

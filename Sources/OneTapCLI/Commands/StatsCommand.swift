@@ -1,4 +1,5 @@
 import OneTap
+import OneTapInsights
 
 /// `onetap stats FILE|-`: the login funnel from an event stream.
 package struct StatsOptions: Hashable, Sendable {

@@ -16,7 +16,7 @@ public enum LoginFlow: String, Sendable, Hashable, CaseIterable, Codable, Custom
     public var isOneTap: Bool { self != .sms }
 
     /// A small dense number for tables (0 ..< 4).
-    var index: Int {
+    package var index: Int {
         switch self {
         case .mobile: 0
         case .tianyi: 1

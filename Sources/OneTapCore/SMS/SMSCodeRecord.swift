@@ -13,7 +13,7 @@ public struct SMSCodeRecord: Hashable, Sendable, Codable, CustomStringConvertibl
     /// The number it was sent to.
     public let number: PhoneNumber
     /// HMAC-SHA-256(server key, number ‖ code ‖ id).
-    public let digest: SHA256.Digest
+    public let digest: SHA256Digest
     /// The login session it was sent for.
     public let session: LoginSessionID?
     /// When it was issued.
@@ -23,7 +23,7 @@ public struct SMSCodeRecord: Hashable, Sendable, Codable, CustomStringConvertibl
     /// How many wrong codes it took; at ``SMSCodeRules/maximumWrongAttempts`` it is dead.
     public internal(set) var wrongAttempts: Int
 
-    init(id: String, number: PhoneNumber, digest: SHA256.Digest, session: LoginSessionID?, issuedAt: Date, expiresAt: Date, wrongAttempts: Int = 0) {
+    init(id: String, number: PhoneNumber, digest: SHA256Digest, session: LoginSessionID?, issuedAt: Date, expiresAt: Date, wrongAttempts: Int = 0) {
         self.id = id
         self.number = number
         self.digest = digest

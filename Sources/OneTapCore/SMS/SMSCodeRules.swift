@@ -105,7 +105,7 @@ public struct SMSCodeRules: Sendable {
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// HMAC-SHA-256(key, "onetap-sms-1" ‖ 0 ‖ number ‖ 0 ‖ code ‖ 0 ‖ id).
-    static func digest(key: ServerKey, number: PhoneNumber, code: some Sequence<UInt8>, id: String) -> SHA256.Digest {
+    static func digest(key: ServerKey, number: PhoneNumber, code: some Sequence<UInt8>, id: String) -> SHA256Digest {
         var message: [UInt8] = Array("onetap-sms-1".utf8)
         message.reserveCapacity(64)
         message.append(0)

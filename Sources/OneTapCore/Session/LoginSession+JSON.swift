@@ -134,9 +134,9 @@ extension LoginSession {
     init(reading reader: inout JSONReader) throws(JSONReadError) {
         var format: String?, id: LoginSessionID?, version: Int?, plan: LoginPlan?, kind: String?
         // Nullable while the stage is unknown: `null` is no value, as `decodeIfPresent` reads it.
-        var flow: LoginFlow??, attempt: Int??, token: SHA256.Digest??, receivedAt: Double??, ending: Decision.Ending??
+        var flow: LoginFlow??, attempt: Int??, token: SHA256Digest??, receivedAt: Double??, ending: Decision.Ending??
         var trace: [LoginStep]?, alerts: [LoginAlert]?, createdAt: Double?, expiresAt: Double?
-        var exchangedTokens: [SHA256.Digest]?, unknownExchanges: [UnknownExchange]?
+        var exchangedTokens: [SHA256Digest]?, unknownExchanges: [UnknownExchange]?
         var verified: VerifiedLogin??, pending: PendingAction??, platform: Platform??
         var members = try reader.beginObject()
         while let key = try reader.nextKey(in: &members) {
@@ -421,7 +421,7 @@ extension LoginSession.UnknownExchange {
     }
 
     init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var flow: LoginFlow?, token: SHA256.Digest?, at: Double?
+        var flow: LoginFlow?, token: SHA256Digest?, at: Double?
         var members = try reader.beginObject()
         while let key = try reader.nextKey(in: &members) {
             switch key {
@@ -562,9 +562,9 @@ extension JSONReader {
     }
 
     /// A SHA-256 digest: 64 hexadecimal digits.
-    mutating func digest() throws(JSONReadError) -> SHA256.Digest {
+    mutating func digest() throws(JSONReadError) -> SHA256Digest {
         let text = try string()
-        guard let digest = SHA256.Digest(hex: text) else { throw corrupt(SHA256.Digest.problem) }
+        guard let digest = SHA256Digest(hex: text) else { throw corrupt(SHA256Digest.problem) }
         return digest
     }
 

@@ -16,7 +16,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         /// Waiting for this attempt of this flow to report (SMS included).
         case flow(LoginFlow, attempt: Int)
         /// The flow succeeded; the server is exchanging its token (received at `receivedAt`).
-        case exchange(LoginFlow, attempt: Int, token: SHA256.Digest, receivedAt: Date)
+        case exchange(LoginFlow, attempt: Int, token: SHA256Digest, receivedAt: Date)
         /// Over.
         case ended(Decision.Ending, flow: LoginFlow?)
 
@@ -36,11 +36,11 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         /// The flow.
         public let flow: LoginFlow
         /// The token's SHA-256.
-        public let token: SHA256.Digest
+        public let token: SHA256Digest
         /// When the exchange was given up on.
         public let at: Date
 
-        init(flow: LoginFlow, token: SHA256.Digest, at: Date) {
+        init(flow: LoginFlow, token: SHA256Digest, at: Date) {
             self.flow = flow
             self.token = token
             self.at = LoginSession.stored(at)
@@ -64,7 +64,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             flow = try container.decode(LoginFlow.self, forKey: .flow)
-            token = try container.decode(SHA256.Digest.self, forKey: .token)
+            token = try container.decode(SHA256Digest.self, forKey: .token)
             at = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .at))
         }
     }
@@ -86,7 +86,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
     /// When it stops taking reports.
     public let expiresAt: Date
     /// The SHA-256 of every token this login sent (or was about to send) to the exchange.
-    public internal(set) var exchangedTokens: [SHA256.Digest]
+    public internal(set) var exchangedTokens: [SHA256Digest]
     /// Exchanges that timed out, for reconciliation.
     public internal(set) var unknownExchanges: [UnknownExchange]
     /// The verified login, once it succeeded.
@@ -240,7 +240,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
             stage = .flow(try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt())
         case .exchange:
             stage = .exchange(
-                try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt(), token: try container.decode(SHA256.Digest.self, forKey: .token),
+                try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt(), token: try container.decode(SHA256Digest.self, forKey: .token),
                 receivedAt: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .receivedAt)))
         case .ended:
             stage = .ended(try container.decode(Decision.Ending.self, forKey: .ending), flow: try container.decodeIfPresent(LoginFlow.self, forKey: .flow))
@@ -249,7 +249,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         alerts = try container.decode([LoginAlert].self, forKey: .alerts)
         createdAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .createdAt))
         expiresAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiresAt))
-        exchangedTokens = try container.decode([SHA256.Digest].self, forKey: .exchangedTokens)
+        exchangedTokens = try container.decode([SHA256Digest].self, forKey: .exchangedTokens)
         unknownExchanges = try container.decode([UnknownExchange].self, forKey: .unknownExchanges)
         verified = try container.decodeIfPresent(VerifiedLogin.self, forKey: .verified)
         pending = try container.decodeIfPresent(PendingAction.self, forKey: .pending)

@@ -254,7 +254,7 @@ public struct LoginSessionMachine: Sendable {
     }
 
     private func answerExchange(
-        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256.Digest, _ session: inout LoginSession, _ events: inout [LoginEvent], at now: Date
+        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, _ session: inout LoginSession, _ events: inout [LoginEvent], at now: Date
     ) {
         let rules = exchanges ?? Exchanges()
         switch answer {

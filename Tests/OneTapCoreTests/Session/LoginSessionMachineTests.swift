@@ -256,7 +256,7 @@ import Testing
         }
         #expect(asked.flow == .mobile && asked.token.reveal() == "abc" && asked.uniqueID == "uid-9" && asked.maskedNumber == "138****8000")
         // SHA-256("abc") from FIPS 180-2, appendix B.1.
-        let abc = try #require(SHA256.Digest(hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        let abc = try #require(SHA256Digest(hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
         #expect(after.session.stage == .exchange(.mobile, attempt: 1, token: abc, receivedAt: received))
         #expect(after.session.exchangedTokens == [abc])
         #expect(after.session.next == "exchange")

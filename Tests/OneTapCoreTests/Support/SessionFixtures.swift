@@ -63,7 +63,7 @@ enum Fixture {
     }
 
     /// The SHA-256 of a token as the machine keeps it.
-    static func digest(_ token: String) -> SHA256.Digest { SHA256.hash(token.utf8) }
+    static func digest(_ token: String) -> SHA256Digest { SHA256.hash(token.utf8) }
 }
 
 /// A circuit breaker double: admits each flow as told and records every `record` call.

@@ -9,7 +9,7 @@ import Testing
     let ledger = InMemoryExchangeLedger()
     static let number = try! PhoneNumber("13800138000")
     /// SHA-256("abc"), FIPS 180-2 appendix B.1: the ledger keeps digests, never tokens.
-    static let abc = SHA256.Digest(hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")!
+    static let abc = SHA256Digest(hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")!
 
     func guarded(_ provider: MockTokenExchange, ledger: (any ExchangeLedger)? = nil, timeout: Duration = .seconds(5)) -> ExchangeGuard {
         ExchangeGuard(provider: provider, ledger: ledger ?? self.ledger, timeout: timeout, clock: clock)
@@ -231,15 +231,15 @@ final class FailingLedger: ExchangeLedger {
         settleError = settle
     }
 
-    func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         if let claimError { throw CarrierError(claimError) }
         return try await base.claim(token, at: now)
     }
 
-    func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         if let settleError { throw CarrierError(settleError) }
         try await base.settle(token, state, at: now)
     }
 
-    func unknownExchanges(since: Date) async throws -> [(token: SHA256.Digest, at: Date)] { try await base.unknownExchanges(since: since) }
+    func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] { try await base.unknownExchanges(since: since) }
 }

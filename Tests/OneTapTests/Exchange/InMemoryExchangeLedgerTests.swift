@@ -65,16 +65,16 @@ final class LedgerDouble: ExchangeLedger {
 
     private let flaw: Flaw
     private let retention = 86_400.0
-    private let entries = LockedValue<[SHA256.Digest: Entry]>([:])
+    private let entries = LockedValue<[SHA256Digest: Entry]>([:])
     /// How many claims of each token read it unclaimed (the two-step flaw's race).
-    private let readers = LockedValue<[SHA256.Digest: Int]>([:])
+    private let readers = LockedValue<[SHA256Digest: Int]>([:])
 
     init(_ flaw: Flaw) { self.flaw = flaw }
 
-    func claim(_ token: SHA256.Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let horizon = now.addingTimeInterval(-retention + (flaw == .forgetsEarly ? 1 : 0))
         let flaw = flaw
-        func existing(_ entries: inout [SHA256.Digest: Entry]) -> ExchangeLedgerState?? {
+        func existing(_ entries: inout [SHA256Digest: Entry]) -> ExchangeLedgerState?? {
             guard let read = entries[token], read.claimedAt >= horizon || flaw == .neverForgets else { return .none }
             if read.state == .unknown, flaw == .pendsUnknownExchanges { entries[token]?.state = .pending }
             return .some(read.state)
@@ -98,7 +98,7 @@ final class LedgerDouble: ExchangeLedger {
         }
     }
 
-    func settle(_ token: SHA256.Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         var state = state
         if flaw == .keepsTheCodeAsANumber, case .answered(let code) = state, let number = Int64(code.text) { state = .answered(ResultCode(integerLiteral: number)) }
         entries.withLock { entries in
@@ -108,7 +108,7 @@ final class LedgerDouble: ExchangeLedger {
         }
     }
 
-    func unknownExchanges(since: Date) async throws -> [(token: SHA256.Digest, at: Date)] {
+    func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
         let listed = entries.withLock { entries in
             entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }.map { (token: $0.key, at: $0.value.settledAt) }.sorted { $0.at < $1.at }
         }

@@ -1,0 +1,456 @@
+import OneTapCore
+import OneTapSupport
+
+/// Reads the fields `onetap stats` needs from one NDJSON line of the event schema, without building
+/// strings or allocating: a strict JSON object scanner (RFC 8259: strings with their escapes, numbers,
+/// literals, nested objects and arrays up to 64 deep) that keeps where each known field's value is in
+/// the line and skips every other member.
+struct EventLineScanner {
+    /// Where a string value is in the line.
+    struct Span {
+        /// The offset of its first byte (after the opening quote).
+        var start = 0
+        /// Its length in bytes, as written (escapes not decoded); -1 when the key was absent or `null`.
+        var count = -1
+        /// Whether it holds an escape (`\n`, `\u00e9`, …).
+        var escaped = false
+
+        var isPresent: Bool { count >= 0 }
+    }
+
+    /// The known keys, and which kind of value each must have.
+    enum Key: UInt8 {
+        case v, at, area, event, session, carrier, evidence, platform, elapsedMs, flow, attempt, code, action, meaning, ending, condition, flows
+    }
+
+    /// What one line holds.
+    struct Fields {
+        var version: Int64? = nil
+        var elapsed: Int64? = nil
+        var attempt: Int64? = nil
+        var at = Span()
+        var area = Span()
+        var event = Span()
+        var session = Span()
+        var carrier = Span()
+        var evidence = Span()
+        var platform = Span()
+        var flow = Span()
+        var code = Span()
+        var action = Span()
+        var meaning = Span()
+        var ending = Span()
+        var condition = Span()
+        /// The `flows` array's flows, packed one ``LoginFlow/index`` per byte; `flowCount` -1 when absent.
+        var flows: UInt32 = 0
+        var flowCount = -1
+    }
+
+    /// Why a line is not a JSON object with the fields' types.
+    struct Failure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Scans the line.
+    /// - Returns: The fields found.
+    /// - Throws: ``Failure`` for text that is no JSON object, or a known key with a value of the wrong kind.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> Fields {
+        var scanner = EventLineScanner(bytes)
+        return try scanner.object()
+    }
+
+    // MARK: The object
+
+    private mutating func object() throws(Failure) -> Fields {
+        var fields = Fields()
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+            throw Failure(index >= bytes.count ? "an empty line is no event" : "not a JSON object: an event is one object per line")
+        }
+        index += 1
+        skipSpace()
+        if peek == UInt8(ascii: "}") {
+            index += 1
+        } else {
+            while true {
+                skipSpace()
+                guard peek == UInt8(ascii: "\"") else { throw Failure("not JSON: a member name (a string) expected at byte \(index + 1)") }
+                let name = try string()
+                skipSpace()
+                guard peek == UInt8(ascii: ":") else { throw Failure("not JSON: ':' expected after a member name at byte \(index + 1)") }
+                index += 1
+                skipSpace()
+                if let key = name.escaped ? nil : Self.key(bytes, name) {
+                    try value(for: key, into: &fields)
+                } else {
+                    try skipValue(depth: 1)
+                }
+                skipSpace()
+                guard index < bytes.count else { throw Failure("not JSON: the object is not closed") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                guard bytes[index] == UInt8(ascii: "}") else { throw Failure("not JSON: ',' or '}' expected at byte \(index + 1)") }
+                index += 1
+                break
+            }
+        }
+        skipSpace()
+        guard index == bytes.count else { throw Failure("not JSON: text after the object at byte \(index + 1)") }
+        return fields
+    }
+
+    private static let keys: [(name: [UInt8], key: Key)] = {
+        let pairs: [(String, Key)] = [
+            ("v", .v), ("at", .at), ("area", .area), ("event", .event), ("session", .session), ("carrier", .carrier), ("evidence", .evidence),
+            ("platform", .platform), ("elapsedMs", .elapsedMs), ("flow", .flow), ("attempt", .attempt), ("code", .code), ("action", .action),
+            ("meaning", .meaning), ("ending", .ending), ("condition", .condition), ("flows", .flows),
+        ]
+        return pairs.map { (Array($0.0.utf8), $0.1) }
+    }()
+
+    @inline(__always)
+    private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ span: Span) -> Key? {
+        for (name, key) in keys where name.count == span.count && name[0] == bytes[span.start] {
+            var same = true
+            for offset in 1..<max(1, name.count) where name[offset] != bytes[span.start + offset] {
+                same = false
+                break
+            }
+            if same { return key }
+        }
+        return nil
+    }
+
+    private mutating func value(for key: Key, into fields: inout Fields) throws(Failure) {
+        switch key {
+        case .v: fields.version = try integer(key)
+        case .elapsedMs: fields.elapsed = try integer(key)
+        case .attempt: fields.attempt = try integer(key)
+        case .flows: try flows(into: &fields)
+        case .at: fields.at = try stringValue(key)
+        case .area: fields.area = try stringValue(key)
+        case .event: fields.event = try stringValue(key)
+        case .session: fields.session = try stringValue(key)
+        case .carrier: fields.carrier = try stringValue(key)
+        case .evidence: fields.evidence = try stringValue(key)
+        case .platform: fields.platform = try stringValue(key)
+        case .flow: fields.flow = try stringValue(key)
+        case .code: fields.code = try stringValue(key)
+        case .action: fields.action = try stringValue(key)
+        case .meaning: fields.meaning = try stringValue(key)
+        case .ending: fields.ending = try stringValue(key)
+        case .condition: fields.condition = try stringValue(key)
+        }
+    }
+
+    /// A string, or `null` (absent).
+    private mutating func stringValue(_ key: Key) throws(Failure) -> Span {
+        if peek == UInt8(ascii: "\"") { return try string() }
+        if try literal("null") { return Span() }
+        throw Failure("key '\(key)': a string expected")
+    }
+
+    /// A whole number, or `null`.
+    private mutating func integer(_ key: Key) throws(Failure) -> Int64? {
+        if try literal("null") { return nil }
+        let start = index
+        var negative = false
+        if peek == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var value: Int64 = 0
+        var digits = 0
+        while index < bytes.count, bytes[index] &- 48 < 10 {
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[index] &- 48))
+            guard !overflow1, !overflow2 else { throw Failure("key '\(key)': the number is too large") }
+            value = sum
+            digits += 1
+            index += 1
+        }
+        guard digits > 0 else { throw Failure("key '\(key)': a whole number expected") }
+        if digits > 1, bytes[start + (negative ? 1 : 0)] == UInt8(ascii: "0") { throw Failure("not JSON: a number with a leading zero at byte \(start + 1)") }
+        if let next = peek, next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+            throw Failure("key '\(key)': a whole number expected, not a fraction")
+        }
+        return negative ? -value : value
+    }
+
+    private mutating func flows(into fields: inout Fields) throws(Failure) {
+        if try literal("null") { return }
+        guard peek == UInt8(ascii: "[") else { throw Failure("key 'flows': an array of flow ids expected") }
+        index += 1
+        var packed: UInt32 = 0
+        var count = 0
+        skipSpace()
+        if peek == UInt8(ascii: "]") {
+            index += 1
+        } else {
+            while true {
+                skipSpace()
+                guard peek == UInt8(ascii: "\"") else { throw Failure("key 'flows': an array of flow ids expected") }
+                let span = try string()
+                guard let flow = EventValues.flow(bytes, span) else {
+                    throw Failure("key 'flows': unknown flow \(EventValues.quoted(bytes, span)); the flows are mobile, tianyi, unicom, sms")
+                }
+                guard count < 4 else { throw Failure("key 'flows': more than four flows") }
+                packed |= UInt32(flow.index) << (8 * UInt32(count))
+                count += 1
+                skipSpace()
+                guard index < bytes.count else { throw Failure("not JSON: the array is not closed") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                guard bytes[index] == UInt8(ascii: "]") else { throw Failure("not JSON: ',' or ']' expected at byte \(index + 1)") }
+                index += 1
+                break
+            }
+        }
+        fields.flows = packed
+        fields.flowCount = count
+    }
+
+    // MARK: JSON values
+
+    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    @inline(__always)
+    private mutating func skipSpace() { index = JSONReader.endOfSpace(in: bytes, from: index) }
+
+    /// A string at `index` (its opening quote): where its text is.
+    @inline(__always)
+    private mutating func string() throws(Failure) -> Span {
+        index += 1
+        let start = index
+        var escaped = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return Span(start: start, count: index - 1 - start, escaped: escaped)
+            }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                guard index + 1 < bytes.count else { break }
+                switch bytes[index + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"),
+                    UInt8(ascii: "t"):
+                    index += 2
+                case UInt8(ascii: "u"):
+                    guard index + 6 <= bytes.count, (2..<6).allSatisfy({ EventValues.hex(bytes[index + $0]) != nil }) else {
+                        throw Failure("not JSON: a \\u escape needs four hex digits at byte \(index + 1)")
+                    }
+                    index += 6
+                default:
+                    throw Failure("not JSON: an unknown escape at byte \(index + 1)")
+                }
+                continue
+            }
+            if byte < 0x20 { throw Failure("not JSON: a control character inside a string at byte \(index + 1)") }
+            index += 1
+        }
+        throw Failure("not JSON: a string is not closed")
+    }
+
+    /// Whether the literal is at `index` (consumed if so).
+    private mutating func literal(_ word: StaticString) throws(Failure) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    private mutating func skipValue(depth: Int) throws(Failure) {
+        guard depth <= 64 else { throw Failure("values nested more than 64 deep") }
+        guard let byte = peek else { throw Failure("not JSON: a value expected at the end of the line") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            _ = try string()
+        case UInt8(ascii: "{"):
+            index += 1
+            skipSpace()
+            if peek == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
+            while true {
+                skipSpace()
+                guard peek == UInt8(ascii: "\"") else { throw Failure("not JSON: a member name expected at byte \(index + 1)") }
+                _ = try string()
+                skipSpace()
+                guard peek == UInt8(ascii: ":") else { throw Failure("not JSON: ':' expected at byte \(index + 1)") }
+                index += 1
+                skipSpace()
+                try skipValue(depth: depth + 1)
+                skipSpace()
+                guard let next = peek else { throw Failure("not JSON: an object is not closed") }
+                index += 1
+                if next == UInt8(ascii: "}") { return }
+                guard next == UInt8(ascii: ",") else { throw Failure("not JSON: ',' or '}' expected at byte \(index)") }
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            skipSpace()
+            if peek == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
+            while true {
+                skipSpace()
+                try skipValue(depth: depth + 1)
+                skipSpace()
+                guard let next = peek else { throw Failure("not JSON: an array is not closed") }
+                index += 1
+                if next == UInt8(ascii: "]") { return }
+                guard next == UInt8(ascii: ",") else { throw Failure("not JSON: ',' or ']' expected at byte \(index)") }
+            }
+        case UInt8(ascii: "t"):
+            guard try literal("true") else { throw Failure("not JSON: an unknown word at byte \(index + 1)") }
+        case UInt8(ascii: "f"):
+            guard try literal("false") else { throw Failure("not JSON: an unknown word at byte \(index + 1)") }
+        case UInt8(ascii: "n"):
+            guard try literal("null") else { throw Failure("not JSON: an unknown word at byte \(index + 1)") }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try number()
+        default:
+            throw Failure("not JSON: a value expected at byte \(index + 1)")
+        }
+    }
+
+    /// A number as RFC 8259 writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    private mutating func number() throws(Failure) {
+        let start = index
+        if peek == UInt8(ascii: "-") { index += 1 }
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, bytes[index] &- 48 < 10 { index += 1 }
+            return index - from
+        }
+        let first = index
+        let whole = digits()
+        guard whole > 0, whole == 1 || bytes[first] != UInt8(ascii: "0") else { throw Failure("not JSON: a malformed number at byte \(start + 1)") }
+        if peek == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw Failure("not JSON: a malformed number at byte \(start + 1)") }
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            index += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw Failure("not JSON: a malformed number at byte \(start + 1)") }
+        }
+    }
+}
+
+/// The event schema's enumerated values, matched on a line's bytes.
+enum EventValues {
+    private static func table<T>(_ pairs: [(String, T)]) -> [([UInt8], T)] { pairs.map { (Array($0.0.utf8), $0.1) } }
+
+    static let flows = table(LoginFlow.allCases.map { ($0.rawValue, $0) })
+    static let carriers = table(Carrier.allCases.map { ($0.rawValue, $0) })
+    static let evidence = table(EvidenceSource.allCases.map { ($0.rawValue, $0) })
+    static let actions = table(OutcomeAction.allCases.map { ($0.rawValue, $0) })
+    static let conditions = table(RoutingPolicy.Condition.all.map { ($0.description, $0) })
+
+    /// The login events `onetap stats` reads.
+    enum Event: CaseIterable {
+        case planned, flowStarted, result, alert, succeeded, cancelled, failed, progress, fallback
+    }
+
+    static let events = table([
+        ("planned", Event.planned), ("flow-started", .flowStarted), ("result", .result), ("alert", .alert), ("succeeded", .succeeded),
+        ("cancelled", .cancelled), ("failed", .failed), ("progress", .progress), ("fallback", .fallback),
+    ])
+
+    @inline(__always)
+    static func match<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span, in table: [([UInt8], T)]) -> T? {
+        guard span.count > 0, !span.escaped else { return nil }
+        for (name, value) in table where name.count == span.count {
+            var same = true
+            for offset in 0..<name.count where name[offset] != bytes[span.start + offset] {
+                same = false
+                break
+            }
+            if same { return value }
+        }
+        return nil
+    }
+
+    static func flow(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span) -> LoginFlow? { match(bytes, span, in: flows) }
+
+    @inline(__always)
+    static func hex(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - 48)
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - 87)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - 55)
+        default: nil
+        }
+    }
+
+    /// A string value's text, its escapes decoded (invalid UTF-8 and lone surrogates repaired).
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span) -> String {
+        guard span.count > 0 else { return "" }
+        let raw = UnsafeBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])
+        guard span.escaped else { return String(decoding: raw, as: UTF8.self) }
+        var scalars = String.UnicodeScalarView()
+        var plain: [UInt8] = []
+        func flushPlain() {
+            scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
+            plain.removeAll(keepingCapacity: true)
+        }
+        var index = 0
+        func unit(at offset: Int) -> UInt32 {
+            (0..<4).reduce(UInt32(0)) { $0 << 4 | (hex(raw[offset + $1]) ?? 0) }
+        }
+        while index < raw.count {
+            let byte = raw[index]
+            guard byte == UInt8(ascii: "\\"), index + 1 < raw.count else {
+                plain.append(byte)
+                index += 1
+                continue
+            }
+            flushPlain()
+            let kind = raw[index + 1]
+            index += 2
+            switch kind {
+            case UInt8(ascii: "b"): scalars.append("\u{8}")
+            case UInt8(ascii: "f"): scalars.append("\u{C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u") where index + 4 <= raw.count:
+                var value = unit(at: index)
+                index += 4
+                if (0xD800..<0xDC00).contains(value), index + 6 <= raw.count, raw[index] == UInt8(ascii: "\\"), raw[index + 1] == UInt8(ascii: "u") {
+                    let low = unit(at: index + 2)
+                    if (0xDC00..<0xE000).contains(low) {
+                        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                        index += 6
+                    }
+                }
+                scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+            default: scalars.append(Unicode.Scalar(kind))
+            }
+        }
+        flushPlain()
+        return String(scalars)
+    }
+
+    /// A value quoted for a message.
+    static func quoted(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span) -> String {
+        "\(QuotedInput(text(bytes, span)))"
+    }
+}

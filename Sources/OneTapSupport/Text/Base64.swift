@@ -1,0 +1,60 @@
+/// RFC 4648 base64, standard and URL-safe alphabets, padding optional.
+package enum Base64 {
+    private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Whether a character belongs to the URL-safe alphabet (RFC 4648 §5).
+    package static func isURLSafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9", "-", "_": true
+        default: false
+        }
+    }
+
+    /// URL-safe base64 without padding (RFC 4648 §5): 16 bytes make 22 characters.
+    package static func urlEncoded(_ bytes: some Collection<UInt8>) -> String {
+        let bytes = Array(bytes)
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { out.append(urlAlphabet[Int((chunk >> UInt32(shift)) & 63)]) }
+            index += 3
+        }
+        let left = bytes.count - index
+        if left > 0 {
+            let chunk = UInt32(bytes[index]) << 16 | (left == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            for shift in [18, 12, 6].prefix(left + 1) { out.append(urlAlphabet[Int((chunk >> UInt32(shift)) & 63)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    package static func decode(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        for byte in text.utf8 {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+            case UInt8(ascii: "="): padding += 1; continue
+            default: return nil
+            }
+            if padding > 0 { return nil }
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero and fewer than a byte; padding at most two.
+        guard padding <= 2, bits < 8, buffer & ((1 << UInt32(bits)) - 1) == 0, bits != 6 else { return nil }
+        return out
+    }
+}

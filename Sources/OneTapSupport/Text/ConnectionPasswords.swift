@@ -1,0 +1,97 @@
+/// Passwords written into a PostgreSQL connection string, found without libpq (pure text), so that a
+/// message quoting a command line can be redacted by code that does not link libpq (the `onetap` tool).
+package enum ConnectionPasswords {
+    /// Text with whatever looks like a password in any of `inputs` (a URI's user information, a
+    /// `password=` parameter, as written and percent-decoded) replaced by `<redacted>`.
+    /// - Parameters:
+    ///   - text: The message.
+    ///   - inputs: The inputs it may quote.
+    /// - Returns: The message, redacted.
+    package static func redacting(in text: String, foundIn inputs: [String]) -> String {
+        Secret.scrub(text, of: inputs.flatMap(found(in:)).map { Secret($0) })
+    }
+
+    /// What looks like a password in a URI's user information or `password=` parameters, as written and
+    /// percent-decoded.
+    package static func found(in text: String) -> [String] {
+        var found: [String] = []
+        func add(_ value: Substring) {
+            guard !value.isEmpty else { return }
+            found.append(String(value))
+            if let decoded = String(value).removingPercentEncodingIfValid, decoded != String(value) { found.append(decoded) }
+        }
+        // Any scheme: a URL libpq refuses (`mysql://user:pw@host`) is quoted back in its message.
+        if let scheme = text.firstRange(of: "://") {
+            let rest = text[scheme.upperBound...]
+            let authority = rest.prefix { $0 != "/" && $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                add(authority[authority.index(after: colon)..<at])
+            }
+            if let query = rest.firstIndex(of: "?") {
+                for pair in rest[rest.index(after: query)...].split(separator: "&") {
+                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2, parts[0].lowercased().hasSuffix("password") { add(parts[1]) }
+                }
+            }
+        }
+        // keyword = value forms, quoted or not.
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            let word = String(String.UnicodeScalarView(scalars[index...].prefix(while: isKeywordScalar)))
+            guard !word.isEmpty else { index += 1; continue }
+            index += word.unicodeScalars.count
+            guard word.lowercased().hasSuffix("password") else { continue }
+            var cursor = index
+            while cursor < scalars.count, scalars[cursor] == " " { cursor += 1 }
+            guard cursor < scalars.count, scalars[cursor] == "=" else { continue }
+            cursor += 1
+            while cursor < scalars.count, scalars[cursor] == " " { cursor += 1 }
+            var value = String.UnicodeScalarView()
+            if cursor < scalars.count, scalars[cursor] == "'" {
+                cursor += 1
+                while cursor < scalars.count, scalars[cursor] != "'" {
+                    if scalars[cursor] == "\\", cursor + 1 < scalars.count { cursor += 1 }
+                    value.append(scalars[cursor])
+                    cursor += 1
+                }
+            } else {
+                while cursor < scalars.count, scalars[cursor] != " ", scalars[cursor] != "&" {
+                    value.append(scalars[cursor])
+                    cursor += 1
+                }
+            }
+            add(Substring(String(value)))
+            index = cursor
+        }
+        return found
+    }
+}
+
+extension String {
+    /// The text with `%XX` escapes decoded, or nil when an escape is malformed or the bytes are not UTF-8.
+    package var removingPercentEncodingIfValid: String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap(hexDigit), let low = iterator.next().flatMap(hexDigit) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// Whether a character can be part of a libpq keyword.
+private func isKeywordScalar(_ scalar: Unicode.Scalar) -> Bool {
+    (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || scalar == "_"
+}
+
+private func hexDigit(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 48...57: byte - 48
+    case 65...70: byte - 55
+    case 97...102: byte - 87
+    default: nil
+    }
+}

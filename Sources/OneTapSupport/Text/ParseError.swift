@@ -1,0 +1,209 @@
+/// Why a value handed to OneTap was refused: a PLMN, a phone number, an IP address, a result code, a
+/// duration, a device snapshot field.
+///
+/// The error names the input (quoted, shortened when long) and says what is wrong with it. Its ``kind``
+/// is a stable, machine-readable identifier; new kinds may be added in later releases, so switch over
+/// kinds with a `default` case.
+public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier for what is wrong with the input.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"wrong-length"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// The input is empty or only whitespace.
+        public static let empty = Kind("empty")
+        /// The input is a platform placeholder that carries no value (iOS 16+ reports `65535` and `--`).
+        public static let placeholder = Kind("placeholder")
+        /// The input holds a character that has no place in it (a letter, a sign, NUL, punctuation).
+        public static let invalidCharacter = Kind("invalid-character")
+        /// The input holds a digit from outside ASCII (full-width `４`, Arabic-Indic `٤`, …).
+        public static let nonASCIIDigit = Kind("non-ascii-digit")
+        /// The input has too few or too many digits or parts.
+        public static let wrongLength = Kind("wrong-length")
+        /// The value is reserved and never assigned (for example an MCC starting with 0 or 1).
+        public static let reserved = Kind("reserved")
+        /// The value does not fit the range allowed for it.
+        public static let outOfRange = Kind("out-of-range")
+        /// The phone number carries a country code other than China's +86.
+        public static let foreignNumber = Kind("foreign-number")
+        /// An 11-digit number that is not a mainland mobile number (it does not start with 1).
+        public static let notMobile = Kind("not-mobile")
+        /// The input has the right characters in the wrong arrangement.
+        public static let malformed = Kind("malformed")
+    }
+
+    /// What kind of value was being read.
+    public struct Subject: ErrorKind {
+        /// The name used in messages, e.g. `"PLMN"`; it is also the stable identifier.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        public static let plmn = Subject("PLMN")
+        /// A mobile country code.
+        public static let mcc = Subject("MCC")
+        /// A mobile network code.
+        public static let mnc = Subject("MNC")
+        /// A mainland China mobile phone number.
+        public static let phoneNumber = Subject("phone number")
+        /// An IPv4 or IPv6 address.
+        public static let ipAddress = Subject("IP address")
+        /// A carrier SDK result code.
+        public static let resultCode = Subject("result code")
+        /// A duration such as `30d`.
+        public static let duration = Subject("duration")
+        /// A number of seconds such as an `expiresIn` value.
+        public static let seconds = Subject("seconds")
+        /// An ISO 8601 timestamp.
+        public static let timestamp = Subject("timestamp")
+        /// An account identifier.
+        public static let accountID = Subject("account id")
+        /// The flows of a login plan.
+        public static let flowSequence = Subject("flow sequence")
+        /// A login session's id.
+        public static let sessionID = Subject("session id")
+        /// An app's device id.
+        public static let deviceID = Subject("device id")
+        /// A guest's id.
+        public static let guestID = Subject("guest id")
+        /// A login gate's action id.
+        public static let action = Subject("action")
+        /// The server's secret key (its input always reads `<redacted>`).
+        public static let serverKey = Subject("server key")
+        /// The platform a device snapshot names (`ios`, `android`, `harmonyos`, …).
+        public static let platform = Subject("platform")
+    }
+
+    /// What kind of value was being read.
+    public let subject: Subject
+    /// What is wrong with it.
+    public let kind: Kind
+    /// The input exactly as given.
+    public let input: String
+    /// A human-readable explanation, e.g. `"'a' at position 4 is not an ASCII digit"`.
+    public let reason: String
+
+    /// Creates a parse error.
+    /// - Parameters:
+    ///   - subject: What kind of value was being read.
+    ///   - kind: What is wrong with it.
+    ///   - input: The input exactly as given.
+    ///   - reason: A human-readable explanation.
+    package init(_ subject: Subject, _ kind: Kind, input: String, reason: String) {
+        self.subject = subject
+        self.kind = kind
+        self.input = input
+        self.reason = reason
+    }
+
+    /// `invalid PLMN "4600a": 'a' at position 5 is not an ASCII digit`.
+    public var description: String {
+        "invalid \(subject) \(QuotedInput(input)): \(reason)"
+    }
+}
+
+extension ParseError {
+    /// Decodes a value written as text with the parser that reads it, reporting a malformed text as
+    /// `DecodingError.dataCorrupted` carrying the ``ParseError``'s description (what `PLMN`,
+    /// `PhoneNumber` and `IPAddress` decode with).
+    package static func decode<Value>(from decoder: any Decoder, _ parse: (String) throws(ParseError) -> Value) throws -> Value {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            return try parse(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+}
+
+/// An input quoted for a message: escaped like a JSON string and shortened to its first 64 characters.
+package struct QuotedInput: CustomStringConvertible {
+    let text: String
+    package init(_ text: String) { self.text = text }
+
+    static let limit = 64
+
+    package var description: String {
+        var out = "\""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == Self.limit {
+                out += "…\" (\(text.utf8.count) bytes)"
+                return out
+            }
+            count += 1
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value):
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Describes one character of an input for an error message: `'a'`, `NUL`, `U+FF14 '４'`.
+package func describeCharacter(_ scalar: Unicode.Scalar) -> String {
+    switch scalar.value {
+    case 0: return "NUL"
+    case 0x20: return "a space"
+    case 0x09: return "a tab"
+    case 0x0A, 0x0D: return "a line break"
+    case 0x21...0x7E: return "'\(Character(scalar))'"
+    default:
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        let padded = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        let printable = scalar.properties.isWhitespace || scalar.value < 0xA0 ? "" : " '\(Character(scalar))'"
+        return "U+\(padded)\(printable)"
+    }
+}
+
+extension Unicode.Scalar {
+    /// A decimal digit from any script but ASCII (full-width, Arabic-Indic, Devanagari, …).
+    package var isNonASCIIDecimalDigit: Bool {
+        value > 0x7F && properties.numericType == .decimal
+    }
+}
+
+/// Builds the error for the first character of `text` that is not allowed, classifying non-ASCII digits.
+/// - Parameters:
+///   - subject: What was being read.
+///   - text: The whole input.
+///   - allowed: Whether a scalar is allowed.
+package func firstBadCharacterError(
+    _ subject: ParseError.Subject, in text: String, allowed: (Unicode.Scalar) -> Bool
+) -> ParseError? {
+    var position = 0
+    for scalar in text.unicodeScalars {
+        position += 1
+        if allowed(scalar) { continue }
+        if scalar.isNonASCIIDecimalDigit {
+            return ParseError(
+                subject, .nonASCIIDigit, input: text,
+                reason: "\(describeCharacter(scalar)) at position \(position) is not an ASCII digit (only 0-9 count)")
+        }
+        return ParseError(
+            subject, .invalidCharacter, input: text,
+            reason: "\(describeCharacter(scalar)) at position \(position) is not allowed")
+    }
+    return nil
+}
+
+extension String {
+    /// Runs `body` over the string's UTF-8 bytes without copying them when the string is native (the
+    /// usual case), copying only when it is not contiguous.
+    @inline(__always)
+    package func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return copy.withUTF8(body)
+    }
+}
