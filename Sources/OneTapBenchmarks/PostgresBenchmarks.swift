@@ -228,7 +228,7 @@ enum PostgresBenchmarks {
         let snapshot = DeviceSnapshot(sim: .present, plmn: try PLMN("46000"))
         let quoted = "\"\(stores.configuration.schema)\""
         // pgbench's rows bench-0…7, and the JSON it writes: a session's, as long as ours.
-        let sample = try machine.advance(machine.start(snapshot, at: Date()).session, .fault(.mobile, "benchmark"), at: Date()).session
+        let sample = try machine.advance(machine.start(snapshot, at: Date(), id: .random()).session, .fault(.mobile, "benchmark"), at: Date()).session
         let json = String(decoding: try JSONEncoder().encode(sample), as: UTF8.self)
         for index in 0..<8 {
             try await stores.pool.execute(
@@ -252,7 +252,7 @@ enum PostgresBenchmarks {
                 samples.reserveCapacity(100_000)
                 while nanoseconds() < until {
                     let start = Date()
-                    var session = machine.start(snapshot, at: start).session
+                    var session = machine.start(snapshot, at: start, id: .random()).session
                     try await store.create(session)
                     chain.withLock { $0.sessions += 1 }
                     while !session.isOver, let flow = session.flow, nanoseconds() < until {

@@ -10,7 +10,7 @@ import Testing
     let machine = LoginSessionMachine()
 
     func started(_ plmn: String = "46000") throws -> LoginSession {
-        machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN(plmn)), at: now).session
+        machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN(plmn)), at: now, id: .random()).session
     }
 
     func advanced(_ session: LoginSession, _ report: LoginReport = .result(.mobile, code: "200023")) throws -> LoginSession {

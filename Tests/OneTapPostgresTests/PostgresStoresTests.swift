@@ -34,7 +34,7 @@ import Testing
             let sessions = stores.loginSessionStore()
             let lifetime = machine.sessionLifetime.seconds
             for offset in [-7200.0, -1, 1, 7200] {
-                try await sessions.create(machine.start(DeviceSnapshot(sim: .absent), at: now.addingTimeInterval(offset - lifetime)).session)
+                try await sessions.create(machine.start(DeviceSnapshot(sim: .absent), at: now.addingTimeInterval(offset - lifetime), id: .random()).session)
             }
             let sms = stores.smsStore()
             let service = SMSCodeService(key: ServerKey.random(), sender: ScriptedSMSSender(), store: sms, events: DiscardingEventSink())

@@ -13,7 +13,11 @@ import Foundation
 /// closes the circuit; a failed one opens it for another cool-down. User cancellations and switches do
 /// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
 /// deterministic in tests.
-public final class ChannelHealth: ChannelGate {
+///
+/// The session machine never calls it: the driver reads ``admissions(at:)`` before a start or a report,
+/// hands the value to the machine, and applies the transition's ``LoginTransition/channelReports`` with
+/// ``apply(_:at:)`` once the transition is stored.
+public final class ChannelHealth: Sendable {
     /// The breaker's settings.
     public struct Configuration: Hashable, Sendable {
         /// How many recent attempts the window holds: 20.
@@ -40,7 +44,7 @@ public final class ChannelHealth: ChannelGate {
     }
 
     /// A channel's state.
-    public enum State: Hashable, Sendable, CustomStringConvertible {
+    public enum CircuitState: Hashable, Sendable, CustomStringConvertible {
         /// Attempts go through.
         case closed
         /// Attempts are skipped until the instant.
@@ -58,12 +62,7 @@ public final class ChannelHealth: ChannelGate {
         }
     }
 
-    private struct Key: Hashable {
-        let carrier: Carrier
-        let flow: LoginFlow
-    }
-
-    private struct Channel {
+    private struct State {
         var outcomes: [Bool] = []  // true = failure, oldest first
         var openUntil: Date? = nil
         var probeStartedAt: Date? = nil
@@ -71,7 +70,7 @@ public final class ChannelHealth: ChannelGate {
 
     /// The settings.
     public let configuration: Configuration
-    private let channels = LockedValue<[Key: Channel]>([:])
+    private let channels = LockedValue<[OneTapCore.Channel: State]>([:])
 
     /// Creates a tracker.
     /// - Parameter configuration: The breaker's settings.
@@ -79,16 +78,52 @@ public final class ChannelHealth: ChannelGate {
         self.configuration = configuration
     }
 
-    /// Asks whether a flow may be attempted for a carrier now. A half-open circuit admits one probe at a
-    /// time (a probe that never reports is replaced after a cool-down).
+    /// What the breaker says of every channel now, as the value the session machine takes: an open
+    /// circuit is `rejected`; a half-open one is `probe` while no probe is under way, `rejected` while one
+    /// is. Reading reserves nothing: the probe is reserved when the transition that entered it is applied.
+    /// - Parameter now: The time.
+    /// - Returns: The admissions of the channels that are not plainly allowed.
+    public func admissions(at now: Date) -> ChannelAdmissions {
+        channels.withLock { channels in
+            var admissions: [OneTapCore.Channel: ChannelAdmission] = [:]
+            for (key, channel) in channels {
+                guard let until = channel.openUntil else { continue }
+                if now < until {
+                    admissions[key] = .rejected
+                } else if let started = channel.probeStartedAt, now < started.addingTimeInterval(configuration.coolDown.seconds) {
+                    admissions[key] = .rejected
+                } else {
+                    admissions[key] = .probe
+                }
+            }
+            return ChannelAdmissions(admissions)
+        }
+    }
+
+    /// Applies what a stored transition says of the channels: a probe reserved, attempts counted.
+    /// - Parameters:
+    ///   - reports: The transition's ``LoginTransition/channelReports``.
+    ///   - now: The time.
+    public func apply(_ reports: [ChannelReport], at now: Date) {
+        for report in reports {
+            switch report {
+            case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, at: now)
+            case .ended(let channel, let action): record(channel.flow, for: channel.carrier, action: action, at: now)
+            }
+        }
+    }
+
+    /// Asks whether a flow may be attempted for a carrier now, reserving a half-open circuit's probe. A
+    /// half-open circuit admits one probe at a time (a probe that never reports is replaced after a
+    /// cool-down).
     /// - Parameters:
     ///   - flow: The flow.
     ///   - carrier: The resolved carrier.
     ///   - now: The time.
     /// - Returns: allowed, probe or rejected.
-    public func admit(_ flow: LoginFlow, for carrier: Carrier, at now: Date) -> ChannelAdmission {
+    package func admit(_ flow: LoginFlow, for carrier: Carrier, at now: Date) -> ChannelAdmission {
         channels.withLock { channels in
-            let key = Key(carrier: carrier, flow: flow)
+            let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             guard var channel = channels[key], let until = channel.openUntil else { return .allowed }
             guard now >= until else { return .rejected }
             if let started = channel.probeStartedAt, now < started.addingTimeInterval(configuration.coolDown.seconds) {
@@ -107,26 +142,26 @@ public final class ChannelHealth: ChannelGate {
     ///   - action: The action its result led to. `cancelled` and `switch` are the user's choice and are
     ///     not counted, nor is `progress`; `success` counts as a success; everything else as a failure.
     ///   - now: The time.
-    public func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, at now: Date) {
+    package func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, at now: Date) {
         guard action != .progress else { return }
         guard action != .cancelled, action != .switch else {
             // The user's choice says nothing about the channel; a probe it answered frees the slot.
             channels.withLock { channels in
-                let key = Key(carrier: carrier, flow: flow)
+                let key = OneTapCore.Channel(carrier: carrier, flow: flow)
                 if channels[key]?.probeStartedAt != nil { channels[key]?.probeStartedAt = nil }
             }
             return
         }
         let failed = action != .success
         channels.withLock { channels in
-            let key = Key(carrier: carrier, flow: flow)
-            var channel = channels[key] ?? Channel()
+            let key = OneTapCore.Channel(carrier: carrier, flow: flow)
+            var channel = channels[key] ?? State()
             if let until = channel.openUntil, now >= until || channel.probeStartedAt != nil {
                 // The probe's answer decides.
                 if failed {
                     channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
                 } else {
-                    channel = Channel()
+                    channel = State()
                     channel.outcomes = [false]
                 }
                 channel.probeStartedAt = nil
@@ -154,9 +189,9 @@ public final class ChannelHealth: ChannelGate {
     ///   - carrier: The carrier.
     ///   - now: The time.
     /// - Returns: closed, open or half-open.
-    public func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> State {
+    public func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> CircuitState {
         channels.withLock { channels in
-            guard let channel = channels[Key(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
+            guard let channel = channels[OneTapCore.Channel(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
             return now < until ? .open(until: until) : .halfOpen
         }
     }

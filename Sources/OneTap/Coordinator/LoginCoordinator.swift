@@ -24,6 +24,7 @@ public actor LoginCoordinator {
     /// The engine the machine plans and classifies with.
     public nonisolated var engine: LoginDecisionEngine { machine.engine }
     private let providers: LoginProviders
+    private let health: ChannelHealth?
     private let timeouts: FlowTimeouts
     private let clock: any WallClock
     private let events: any EventSink
@@ -43,9 +44,9 @@ public actor LoginCoordinator {
         health: ChannelHealth? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         // A device login may wait on a user for long: its session does not expire.
-        machine = LoginSessionMachine(
-            engine: engine, exchanges: providers.exchange == nil ? nil : .init(), sessionLifetime: .seconds(366 * 86_400), health: health)
+        machine = LoginSessionMachine(engine: engine, exchanges: providers.exchange == nil ? nil : .init(), sessionLifetime: .seconds(366 * 86_400))
         self.providers = providers
+        self.health = health
         self.timeouts = timeouts
         self.clock = clock
         self.events = events
@@ -74,7 +75,7 @@ public actor LoginCoordinator {
         running = true
         defer { running = false }
         let started = clock.now()
-        var transition = machine.start(plan: plan, at: started, platform: platform)
+        var transition = machine.start(plan: plan, at: started, id: .random(), platform: platform, channels: health?.admissions(at: started) ?? .allAllowed)
         emit(transition, at: started)
         var number = phoneNumber
         var credential: CarrierCredential? = nil
@@ -94,7 +95,7 @@ public actor LoginCoordinator {
             }
             let now = clock.now()
             do {
-                transition = try machine.advance(transition.session, report, at: now)
+                transition = try machine.advance(transition.session, report, at: now, channels: health?.admissions(at: now) ?? .allAllowed)
             } catch {
                 // The driver reports only what the session waits for; a refusal is a defect: end here.
                 return LoginOutcome(
@@ -202,6 +203,7 @@ public actor LoginCoordinator {
     }
 
     private func emit(_ transition: LoginTransition, at now: Date) {
+        health?.apply(transition.channelReports, at: now)
         let context = transition.context
         for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }
     }

@@ -26,6 +26,8 @@ public struct LoginServer: Sendable {
     public let exchange: ExchangeGuard?
     /// The SMS code service behind the sessions' SMS step; nil when this server sends no codes.
     public let sms: SMSCodeService?
+    /// The circuit breaker the logins consult and tell, if any.
+    public let health: ChannelHealth?
     private let clock: any WallClock
     private let events: any EventSink
 
@@ -35,16 +37,19 @@ public struct LoginServer: Sendable {
     ///   - store: Where sessions live; in memory by default (share one across instances).
     ///   - exchange: The guarded exchange; nil to exchange outside.
     ///   - sms: The SMS code service for the SMS step; nil when this server sends no codes.
+    ///   - health: A circuit breaker to skip failing channels, shared across logins; none by default.
     ///   - clock: The time source.
     ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
         machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryLoginSessionStore(), exchange: ExchangeGuard? = nil,
-        sms: SMSCodeService? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        sms: SMSCodeService? = nil, health: ChannelHealth? = nil, clock: any WallClock = SystemClock(),
+        events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.machine = machine
         self.store = store
         self.exchange = exchange
         self.sms = sms
+        self.health = health
         self.clock = clock
         self.events = events
     }
@@ -58,7 +63,7 @@ public struct LoginServer: Sendable {
     /// - Throws: ``LoginSessionStoreError`` when the store fails.
     public func start(_ snapshot: DeviceSnapshot, pending: PendingAction? = nil) async throws -> LoginTransition {
         let now = clock.now()
-        let transition = machine.start(snapshot, at: now, pending: pending)
+        let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now))
         try await store.create(transition.session)
         emit(transition, at: now)
         return transition
@@ -79,14 +84,14 @@ public struct LoginServer: Sendable {
         }
         if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
         let now = clock.now()
-        var transition = try machine.advance(session, report, version: version, at: now)
+        var transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
         try await save(transition, replacing: session)
         emit(transition, at: now)
         if case .exchange(let credential) = transition.instruction, let exchange, case .exchange(_, _, _, let receivedAt) = transition.session.stage {
             let answer = await exchange.exchange(credential, receivedAt: receivedAt)
             let exchanging = transition.session
             let answeredAt = clock.now()
-            transition = try machine.advance(exchanging, .exchange(answer), at: answeredAt)
+            transition = try machine.advance(exchanging, .exchange(answer), at: answeredAt, channels: channels(at: answeredAt))
             try await save(transition, replacing: exchanging)
             emit(transition, at: answeredAt)
         }
@@ -138,12 +143,8 @@ public struct LoginServer: Sendable {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
         }
         let now = clock.now()
-        switch session.stage {
-        case .ended(let ending, _): throw LoginRejection(.ended, session: id, "the login has ended (\(ending))")
-        case _ where now >= session.expiresAt: throw LoginRejection(.expired, session: id, "the login session expired at \(session.expiresAt.iso8601)")
-        case .flow(.sms, _): return (sms, now)
-        default: throw LoginRejection(.wrongFlow, session: id, "the session is at \(session.stage), not at SMS")
-        }
+        try machine.checkSMSStep(session, at: now)
+        return (sms, now)
     }
 
     /// Reads a session, for a client that lost its last answer.
@@ -154,22 +155,20 @@ public struct LoginServer: Sendable {
         try await store.load(id)
     }
 
-    /// A request that exchanged a token and then could not store the answer (the store failed) leaves the
-    /// session at its exchange. When the app sends the same success again, the guard is asked again: it
-    /// knows the token was sent and answers `replayed` without calling the carrier, and the login moves
-    /// on to SMS (the token is kept for reconciliation) instead of staying stuck until it expires.
+    /// Asks the guard again for a session left at its exchange, when the report repeats the success it is
+    /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when).
     private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition? {
-        guard let exchange, case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
-            case .result(let reported, _, let credential?) = report, reported == flow,
-            SHA256.hash(credential.token.reveal().utf8) == digest,
-            version == nil || version == session.version - 1 || version == session.version
-        else { return nil }
+        guard let exchange, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else { return nil }
         let answer = await exchange.exchange(credential, receivedAt: receivedAt)
         let now = clock.now()
-        let transition = try machine.advance(session, .exchange(answer), at: now)
+        let transition = try machine.advance(session, .exchange(answer), at: now, channels: channels(at: now))
         try await save(transition, replacing: session)
         emit(transition, at: now)
         return transition
+    }
+
+    private func channels(at now: Date) -> ChannelAdmissions {
+        health?.admissions(at: now) ?? .allAllowed
     }
 
     private func save(_ transition: LoginTransition, replacing previous: LoginSession) async throws {
@@ -181,7 +180,9 @@ public struct LoginServer: Sendable {
         }
     }
 
+    /// Tells the events and the breaker what a stored transition did.
     private func emit(_ transition: LoginTransition, at now: Date) {
+        health?.apply(transition.channelReports, at: now)
         let context = transition.context
         for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }
     }

@@ -77,7 +77,7 @@ enum SimulateCommand {
         var scripts: [LoginFlow: [ResultCode]] = [:]
         for flow in [LoginFlow.mobile, .tianyi, .unicom] { scripts[flow] = try options.codes(flow) }
         let machine = LoginSessionMachine(engine: engine, exchanges: nil)
-        var transition = machine.start(snapshot, at: start)
+        var transition = machine.start(snapshot, at: start, id: .random())
         var calls: [LoginFlow: Int] = [:]
         let number = snapshot.phoneHint ?? (try? PhoneNumber("13800138000"))
         while true {

@@ -31,21 +31,22 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
     /// When it is dropped if no login has succeeded: created + 10 minutes.
     public let expiresAt: Date
 
-    /// Keeps an action for after the login.
+    /// Keeps an action for after the login, its key drawn from a generator (`OneTap`'s
+    /// `PendingAction(action:payload:at:)` draws it from the system's CSPRNG).
     /// - Parameters:
     ///   - action: The action id (lowercase letters, digits and hyphens).
     ///   - payload: The app's data for it, at most 4 KiB as JSON (`nil` or JSON `null` for none).
     ///   - now: When it was asked for.
+    ///   - generator: Where the key's 128 bits come from.
     /// - Throws: ``ParseError`` with subject `action`: `invalid-character` or `wrong-length` for a bad
     ///   action id, `out-of-range` for a payload over 4 KiB or nested over 500 levels deep.
-    public init(action: String, payload: JSONValue?, at now: Date) throws(ParseError) {
+    package init(action: String, payload: JSONValue?, at now: Date, using generator: inout some RandomNumberGenerator) throws(ParseError) {
         if let problem = LoginGate.problem(action) {
             throw ParseError(.action, action.isEmpty ? .empty : .invalidCharacter, input: action, reason: problem)
         }
         if let problem = Self.payloadProblem(payload) {
             throw ParseError(.action, .outOfRange, input: action, reason: problem)
         }
-        var generator = SystemRandomNumberGenerator()
         key = LoginSessionID.random(using: &generator).text
         self.action = action
         self.payload = payload == .null ? nil : payload

@@ -35,20 +35,8 @@ public struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringCon
         try self.init(bytes: bytes)
     }
 
-    /// A new key from the system's secure generator, for tests and single-instance tools. A server with
-    /// several instances loads one shared key instead.
-    /// - Returns: A 32-byte key.
-    public static func random() -> ServerKey {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        for _ in 0..<4 {
-            let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return ServerKey(unchecked: bytes)
-    }
-
-    private init(unchecked bytes: [UInt8]) { hmac = HMACSHA256.Key(bytes) }
+    /// A key from bytes known to be long enough (the package's own random keys).
+    package init(unchecked bytes: [UInt8]) { hmac = HMACSHA256.Key(bytes) }
 
     /// Always `<redacted>`.
     public var description: String { "<redacted>" }

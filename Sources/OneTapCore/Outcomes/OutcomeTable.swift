@@ -38,6 +38,8 @@ public struct OutcomeTable: DataTable {
     /// Per flow (by ``LoginFlow/index``): the default entry's index and action.
     private let defaults: [Int]
     private let defaultActions: [OutcomeAction]
+    /// Per flow: the code of its first `success` row, if it has one.
+    private let successCodes: [ResultCode?]
 
     /// The table built from `Data/result-codes.csv`.
     public static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
@@ -80,6 +82,7 @@ public struct OutcomeTable: DataTable {
                 file: file, line: 0, kind: .incomplete,
                 message: "flow \(flow) has no default row (code *); every flow needs one to classify unknown codes")
         }
+        let successCodes = LoginFlow.allCases.map { flow in entries.first { $0.flow == flow && $0.action == .success && $0.code != nil }?.code }
         guard entries.count < Int(UInt16.max) else {
             throw TableError(file: file, line: 0, kind: .invalidValue, message: "more rows than a result-code table can hold")
         }
@@ -97,6 +100,7 @@ public struct OutcomeTable: DataTable {
         self.actions = rowOfKey.map { entries[$0].action }
         self.defaults = defaults
         self.defaultActions = defaults.map { entries[$0].action }
+        self.successCodes = successCodes
     }
 
     /// Row of each indexed key.
@@ -144,6 +148,14 @@ public struct OutcomeTable: DataTable {
         return Outcome(
             flow: flow, code: code, action: entry.action, meaningZH: entry.meaningZH, meaningEN: entry.meaningEN,
             source: entry.source, isDefault: found < 0)
+    }
+
+    /// The code a flow's SDK answers on success: its first `success` row (China Mobile `103000`, the others
+    /// `0` in the built-in table), what simulations answer and the SMS step's trace writes.
+    /// - Parameter flow: The flow.
+    /// - Returns: The code, or nil when the table lists no success for the flow.
+    public func successCode(for flow: LoginFlow) -> ResultCode? {
+        successCodes[flow.index]
     }
 
     /// The default (`*`) row of a flow.

@@ -8,7 +8,7 @@ import Foundation
 /// send does to the counters, and what a verify answers. The SMS code service runs them inside its
 /// store's atomic update, so every instance of a server applies the same rules to the same state.
 ///
-/// - A code is six digits from the system's CSPRNG, drawn without modulo bias; it verifies for five
+/// - A code is six digits from the system's CSPRNG (the caller's generator), drawn without modulo bias; it verifies for five
 ///   minutes (``lifetime``), once; five wrong codes (``maximumWrongAttempts``) kill it; a new send
 ///   replaces it. It is stored only as HMAC-SHA-256(key, number ‖ code ‖ code id) and compared in
 ///   constant time.
@@ -76,9 +76,11 @@ public struct SMSCodeRules: Sendable {
     ///   - session: The login session it is for.
     ///   - key: The server's key.
     ///   - now: The time.
+    ///   - generator: Where the code and its id come from: the system's CSPRNG (the SMS code service's).
     /// - Returns: The six digits as a secret, and the record holding only their digest.
-    public func issue(to number: PhoneNumber, session: LoginSessionID?, key: ServerKey, at now: Date) -> (code: Secret, record: SMSCodeRecord) {
-        var generator = SystemRandomNumberGenerator()
+    public func issue(
+        to number: PhoneNumber, session: LoginSessionID?, key: ServerKey, at now: Date, using generator: inout some RandomNumberGenerator
+    ) -> (code: Secret, record: SMSCodeRecord) {
         // 64 random bits, redrawn when they fall in the incomplete last run of a million (a chance of
         // 1 in 10^13), so every code is equally likely: no modulo bias.
         let limit = UInt64.max - (UInt64.max % 1_000_000 + 1) % 1_000_000

@@ -1,17 +1,12 @@
-/// A login session's id: 128 bits from the system's CSPRNG, written as 22 characters of URL-safe
-/// base64 (RFC 4648 §5, no padding), so it can travel in a URL, a header or JSON as it is.
+/// A login session's id: 128 bits from the system's CSPRNG (`LoginSessionID.random()` in `OneTap`),
+/// written as 22 characters of URL-safe base64 (RFC 4648 §5, no padding), so it can travel in a URL, a
+/// header or JSON as it is.
 public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The 22 characters.
     public let text: String
 
-    /// A new id from the system's cryptographically secure generator.
-    /// - Returns: The id.
-    public static func random() -> LoginSessionID {
-        var generator = SystemRandomNumberGenerator()
-        return random(using: &generator)
-    }
-
-    /// A new id from a generator (tests give a seeded one; production uses ``random()``).
+    /// A new id from a generator (tests give a seeded one; production uses `random()` from `OneTap`, which
+    /// draws from the system's CSPRNG).
     /// - Parameter generator: The source of the 128 bits.
     /// - Returns: The id.
     public static func random(using generator: inout some RandomNumberGenerator) -> LoginSessionID {

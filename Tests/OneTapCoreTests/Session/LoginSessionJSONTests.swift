@@ -64,7 +64,7 @@ import Testing
     /// back equal through both writers and both readers.
     @Test func randomSessionsComeBackEqual() throws {
         var random = SplitMix64(seed: 11)
-        let machine = LoginSessionMachine(health: RecordingGate([.tianyi: .rejected]))
+        let machine = GatedMachine(gate: RecordingGate([.tianyi: .rejected]))
         let reports: [LoginReport] = [
             .result(.mobile, code: "200023"), .result(.mobile, code: "102101"), .result(.mobile, code: "103101"), F.success(.mobile, "R1"),
             F.success(.tianyi, "R2"), F.success(.unicom, "R3"), .result(.tianyi, code: "-8001"), .timeout(.mobile), .timeout(.sms),

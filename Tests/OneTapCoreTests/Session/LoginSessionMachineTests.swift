@@ -183,7 +183,7 @@ import Testing
                  alerts: ["tianyi:exchange-51002"]),
     ]
 
-    func transition(_ machine: LoginSessionMachine, _ start: Scenario.Start, gate: (any ChannelGate)? = nil) -> LoginTransition {
+    func transition(_ machine: LoginSessionMachine, _ start: Scenario.Start) -> LoginTransition {
         switch start {
         case .snapshot(let snapshot): machine.start(snapshot, at: Fixture.now, id: Fixture.id)
         case .plan(let plan): machine.start(plan: plan, at: Fixture.now, id: Fixture.id)
@@ -343,8 +343,11 @@ import Testing
     @Test(arguments: rejections)
     func rejection(_ given: Rejection) throws {
         let gate = RecordingGate()
-        let machine = LoginSessionMachine(health: gate)
-        var transition = transition(machine, given.start)
+        let machine = GatedMachine(gate: gate)
+        var transition = switch given.start {
+        case .snapshot(let snapshot): machine.start(snapshot, at: Fixture.now, id: Fixture.id)
+        case .plan(let plan): machine.start(plan: plan, at: Fixture.now, id: Fixture.id)
+        }
         for report in given.before {
             transition = try machine.advance(transition.session, report, at: Fixture.now)
         }
@@ -352,8 +355,7 @@ import Testing
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let encoded = try encoder.encode(session)
-        let recordsBefore = gate.records
-        let admittedBefore = gate.admitted
+        let reportsBefore = gate.reports
         do {
             let accepted = try machine.advance(session, given.report, version: given.version, at: Fixture.now.addingTimeInterval(given.at))
             Issue.record("accepted: \(accepted.session), \(accepted.instruction)")
@@ -365,8 +367,7 @@ import Testing
         // Nothing changed: the session is as stored, and the gate heard nothing.
         #expect(session == transition.session)
         #expect(try encoder.encode(session) == encoded)
-        #expect(gate.records == recordsBefore)
-        #expect(gate.admitted == admittedBefore)
+        #expect(gate.reports == reportsBefore)
     }
 
     @Test func oneInstantBeforeExpiryIsAccepted() throws {
@@ -397,46 +398,50 @@ import Testing
 
     @Test func aRejectedFlowIsSkippedWithACircuitOpenStep() throws {
         let gate = RecordingGate([.mobile: .rejected])
-        let machine = LoginSessionMachine(health: gate)
+        let machine = GatedMachine(gate: gate)
         let start = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         #expect(Fixture.summary(start.instruction) == "sms")
         #expect(start.session.version == 1)
         #expect(start.session.trace.map(Fixture.summary) == ["mobile:circuit-open:fallback"])
         #expect(start.session.trace.first?.attempt == 0)
         #expect(start.session.trace.first?.next == .attempt(.sms))
-        #expect(gate.admitted == [.mobile])
-        #expect(gate.records.isEmpty)
+        #expect(start.channelReports.isEmpty)   // a skipped flow was no attempt
+        #expect(gate.reports.isEmpty)
         #expect(start.events.map(\.name) == ["planned", "result", "fallback", "flow-started"])
         #expect(start.events.contains { if case .result(let step) = $0 { step.flow == .mobile && step.result == .circuitOpen } else { false } })
     }
 
     @Test func aRejectedFlowLaterInThePlanIsSkippedWhenReached() throws {
         let gate = RecordingGate([.tianyi: .rejected, .unicom: .rejected])
-        let machine = LoginSessionMachine(health: gate)
+        let machine = GatedMachine(gate: gate)
         let start = machine.start(plan: Fixture.fourFlows, at: Fixture.now, id: Fixture.id)
         #expect(Fixture.summary(start.instruction) == "run mobile 1")
-        #expect(gate.admitted == [.mobile])
+        #expect(start.session.trace.isEmpty)
         let after = try machine.advance(start.session, .result(.mobile, code: "102101"), version: 1, at: Fixture.now)
         #expect(after.session.trace.map(Fixture.summary) == ["mobile:102101:fallback", "tianyi:circuit-open:fallback", "unicom:circuit-open:fallback"])
         #expect(Fixture.summary(after.instruction) == "sms")
         #expect(after.session.version == 2)
-        #expect(gate.admitted == [.mobile, .tianyi, .unicom])   // SMS has no circuit
+        #expect(after.channelReports.map(\.description) == ["mobile/mobile: fallback"])   // only the attempt that ran; SMS has no circuit
     }
 
     @Test(arguments: [ChannelAdmission.allowed, .probe])
     func anAdmittedFlowRuns(admission: ChannelAdmission) {
         let gate = RecordingGate([.mobile: admission])
-        let start = LoginSessionMachine(health: gate).start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
+        let start = GatedMachine(gate: gate).start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         #expect(Fixture.summary(start.instruction) == "run mobile 1")
         #expect(start.session.trace.isEmpty)
+        // Entering a half-open circuit's flow makes the attempt its probe, for the caller to reserve.
+        #expect(start.channelReports.map(\.description) == (admission == .probe ? ["probing mobile/mobile"] : []))
     }
 
-    @Test func aRetryDoesNotAskTheGateAgain() throws {
-        let gate = RecordingGate()
-        let machine = LoginSessionMachine(health: gate)
+    @Test func aRetryIsNoNewProbe() throws {
+        let gate = RecordingGate([.mobile: .probe])
+        let machine = GatedMachine(gate: gate)
         let start = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
-        _ = try machine.advance(start.session, .result(.mobile, code: "200023"), at: Fixture.now)
-        #expect(gate.admitted == [.mobile])
+        let retry = try machine.advance(start.session, .result(.mobile, code: "200023"), at: Fixture.now)
+        #expect(Fixture.summary(retry.instruction) == "run mobile 2")
+        #expect(gate.probed == [.mobile])
+        #expect(retry.channelReports.map(\.description) == ["mobile/mobile: retry"])
     }
 
     /// What the gate hears after each kind of report on a China Mobile SIM's first attempt.
@@ -459,7 +464,7 @@ import Testing
     ] as [(LoginReport, [OutcomeAction])])
     func theGateHearsHowAnAttemptEnded(report: LoginReport, actions: [OutcomeAction]) throws {
         let gate = RecordingGate()
-        let machine = LoginSessionMachine(health: gate)
+        let machine = GatedMachine(gate: gate)
         let start = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         _ = try machine.advance(start.session, report, version: 1, at: Fixture.now)
         #expect(gate.actions == actions)
@@ -468,7 +473,7 @@ import Testing
 
     @Test func theGateHearsNothingOfSMSNorOfTheExchange() throws {
         let gate = RecordingGate()
-        let machine = LoginSessionMachine(health: gate)
+        let machine = GatedMachine(gate: gate)
         var transition = machine.start(plan: Fixture.fourFlows, at: Fixture.now, id: Fixture.id)
         for report: LoginReport in [Fixture.success(.mobile, "T1"), Fixture.exchange("103101"), .timeout(.tianyi), .result(.unicom, code: "1"), .result(.sms, code: "1")] {
             transition = try machine.advance(transition.session, report, at: Fixture.now)
@@ -578,10 +583,13 @@ import Testing
         var ended = 0
         for _ in 0..<300 {
             logins += 1
-            let gate = RecordingGate([.mobile: random.pick([.allowed, .probe, .rejected]), .tianyi: random.pick([.allowed, .allowed, .rejected])])
-            let machine = LoginSessionMachine(
-                engine: LoginDecisionEngine(maxAttemptsPerFlow: 1 + Int(random.next() % 3)),
-                exchanges: random.chance(70) ? LoginSessionMachine.Exchanges() : nil, health: random.chance(50) ? gate : nil)
+            let gate = RecordingGate(
+                random.chance(50) ? [.mobile: random.pick([.allowed, .probe, .rejected]), .tianyi: random.pick([.allowed, .allowed, .rejected])] : [:])
+            let machine = GatedMachine(
+                LoginSessionMachine(
+                    engine: LoginDecisionEngine(maxAttemptsPerFlow: 1 + Int(random.next() % 3)),
+                    exchanges: random.chance(70) ? LoginSessionMachine.Exchanges() : nil),
+                gate: gate)
             let start = random.chance(70)
                 ? machine.start(Pool.snapshot(&random), at: Fixture.now, id: LoginSessionID.random(using: &random))
                 : machine.start(plan: Pool.plan(&random), at: Fixture.now, id: LoginSessionID.random(using: &random))
@@ -602,7 +610,7 @@ import Testing
                     default: session.version + Int(random.next() % 3) + 1
                     }
                 let before = session
-                let recordsBefore = gate.records.count
+                let reportsBefore = gate.reports.count
                 do {
                     let after = try machine.advance(session, report, version: version, at: clock)
                     #expect(clock < before.expiresAt, "an expired session accepted \(report)")
@@ -618,7 +626,7 @@ import Testing
                     #expect(after.session.id == before.id && after.session.plan == before.plan && after.session.expiresAt == before.expiresAt)
                     session = after.session
                 } catch {
-                    #expect(gate.records.count == recordsBefore, "a rejected \(report) reached the gate")
+                    #expect(gate.reports.count == reportsBefore, "a rejected \(report) reached the gate")
                     if before.isOver {
                         #expect(error.kind == .ended)
                     } else if clock >= before.expiresAt {

@@ -5,7 +5,7 @@ import Testing
 /// A session's JSON: what a store keeps between requests. It must come back equal, whatever the
 /// session went through, and a stored object that is no session must be refused.
 @Suite struct LoginSessionTests {
-    static let machine = LoginSessionMachine(health: RecordingGate([.tianyi: .rejected]))
+    static let machine = GatedMachine(gate: RecordingGate([.tianyi: .rejected]))
 
     /// A session after these reports, each a second after the one before.
     static func session(_ start: LoginTransition, _ reports: [LoginReport]) -> LoginSession {

@@ -66,8 +66,9 @@ enum Fixture {
     static func digest(_ token: String) -> SHA256Digest { SHA256.hash(token.utf8) }
 }
 
-/// A circuit breaker double: admits each flow as told and records every `record` call.
-final class RecordingGate: ChannelGate, @unchecked Sendable {
+/// A circuit breaker double: the admissions it hands the machine (the same for every carrier), and
+/// every channel report of the transitions it was shown.
+final class RecordingGate: @unchecked Sendable {
     struct Record: Hashable, Sendable, CustomStringConvertible {
         let flow: LoginFlow
         let carrier: Carrier
@@ -76,27 +77,57 @@ final class RecordingGate: ChannelGate, @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var admissions: [LoginFlow: ChannelAdmission]
-    private var asked: [LoginFlow] = []
-    private var recorded: [Record] = []
+    let admissions: ChannelAdmissions
+    private var heard: [ChannelReport] = []
 
-    init(_ admissions: [LoginFlow: ChannelAdmission] = [:]) { self.admissions = admissions }
-
-    func admit(_ flow: LoginFlow, for carrier: Carrier, at now: Date) -> ChannelAdmission {
-        lock.withLock {
-            asked.append(flow)
-            return admissions[flow] ?? .allowed
+    init(_ admissions: [LoginFlow: ChannelAdmission] = [:]) {
+        var entries: [Channel: ChannelAdmission] = [:]
+        for carrier in Carrier.allCases {
+            for (flow, admission) in admissions { entries[Channel(carrier: carrier, flow: flow)] = admission }
         }
+        self.admissions = ChannelAdmissions(entries)
     }
 
-    func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, at now: Date) {
-        lock.withLock { recorded.append(Record(flow: flow, carrier: carrier, action: action)) }
+    /// Keeps a transition's channel reports, and hands the transition back.
+    func hear(_ transition: LoginTransition) -> LoginTransition {
+        lock.withLock { heard += transition.channelReports }
+        return transition
     }
 
-    /// The flows `admit` was asked about, in order.
-    var admitted: [LoginFlow] { lock.withLock { asked } }
-    /// Every `record` call, in order.
-    var records: [Record] { lock.withLock { recorded } }
+    /// Every report heard, in order.
+    var reports: [ChannelReport] { lock.withLock { heard } }
+    /// The channels whose probe the logins started, in order.
+    var probed: [LoginFlow] { reports.compactMap { if case .probing(let channel) = $0 { channel.flow } else { nil } } }
+    /// Every attempt's end heard, in order.
+    var records: [Record] {
+        reports.compactMap { if case .ended(let channel, let action) = $0 { Record(flow: channel.flow, carrier: channel.carrier, action: action) } else { nil } }
+    }
     /// The actions recorded, in order.
     var actions: [OutcomeAction] { records.map(\.action) }
+}
+
+/// A machine driven the way `OneTap`'s drivers drive it with a breaker: every start and report gets the
+/// gate's admissions, and the gate hears every transition's channel reports.
+struct GatedMachine: Sendable {
+    let machine: LoginSessionMachine
+    let gate: RecordingGate
+
+    init(_ machine: LoginSessionMachine = LoginSessionMachine(), gate: RecordingGate) {
+        self.machine = machine
+        self.gate = gate
+    }
+
+    var engine: LoginDecisionEngine { machine.engine }
+
+    func start(_ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil) -> LoginTransition {
+        gate.hear(machine.start(snapshot, at: now, id: id, pending: pending, channels: gate.admissions))
+    }
+
+    func start(plan: LoginPlan, at now: Date, id: LoginSessionID) -> LoginTransition {
+        gate.hear(machine.start(plan: plan, at: now, id: id, channels: gate.admissions))
+    }
+
+    func advance(_ session: LoginSession, _ report: LoginReport, version: Int? = nil, at now: Date) throws(LoginRejection) -> LoginTransition {
+        gate.hear(try machine.advance(session, report, version: version, at: now, channels: gate.admissions))
+    }
 }

@@ -37,7 +37,7 @@ import Testing
         let store = InMemoryLoginSessionStore()
         #expect(store.count == 0)
         let machine = LoginSessionMachine()
-        for _ in 0..<3 { try await store.create(machine.start(DeviceSnapshot(sim: .absent), at: Date()).session) }
+        for _ in 0..<3 { try await store.create(machine.start(DeviceSnapshot(sim: .absent), at: Date(), id: .random()).session) }
         #expect(store.count == 3)
         #expect(try await store.removeExpired(before: Date().addingTimeInterval(601), limit: 2) == 2)
         #expect(store.count == 1)

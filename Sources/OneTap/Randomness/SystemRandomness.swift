@@ -1,0 +1,58 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// What OneTap draws from the system's cryptographically secure generator (`SystemRandomNumberGenerator`:
+// getrandom(2) on Linux), in one place above the pure core: session ids, idempotency keys, SMS codes and
+// random server keys. The core's rules take the generator as a value and never name this one.
+
+extension LoginSessionID {
+    /// A new id: 128 bits from the system's cryptographically secure generator.
+    /// - Returns: The id.
+    public static func random() -> LoginSessionID {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+}
+
+extension ServerKey {
+    /// A new key from the system's secure generator, for tests and single-instance tools. A server with
+    /// several instances loads one shared key instead.
+    /// - Returns: A 32-byte key.
+    public static func random() -> ServerKey {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(minimumBytes)
+        while bytes.count < minimumBytes {
+            let word = generator.next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return ServerKey(unchecked: bytes)
+    }
+}
+
+extension PendingAction {
+    /// Keeps an action for after the login, with an idempotency key of 128 bits from the system's
+    /// cryptographically secure generator.
+    /// - Parameters:
+    ///   - action: The action id (lowercase letters, digits and hyphens).
+    ///   - payload: The app's data for it, at most 4 KiB as JSON (`nil` or JSON `null` for none).
+    ///   - now: When it was asked for.
+    /// - Throws: ``ParseError`` with subject `action`: `invalid-character` or `wrong-length` for a bad
+    ///   action id, `out-of-range` for a payload over 4 KiB or nested over 500 levels deep.
+    public init(action: String, payload: JSONValue?, at now: Date) throws(ParseError) {
+        var generator = SystemRandomNumberGenerator()
+        try self.init(action: action, payload: payload, at: now, using: &generator)
+    }
+}
+
+extension SMSCodeRules {
+    /// A new code for a number, drawn from the system's cryptographically secure generator: the code (to
+    /// send) and its record (to store).
+    package func issue(to number: PhoneNumber, session: LoginSessionID?, key: ServerKey, at now: Date) -> (code: Secret, record: SMSCodeRecord) {
+        var generator = SystemRandomNumberGenerator()
+        return issue(to: number, session: session, key: key, at: now, using: &generator)
+    }
+}

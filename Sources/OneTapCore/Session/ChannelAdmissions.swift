@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a circuit breaker says of a carrier channel: whether to attempt its flow now.
+public enum ChannelAdmission: Hashable, Sendable {
+    /// Go ahead.
+    case allowed
+    /// Go ahead: this attempt is the probe of a half-open circuit.
+    case probe
+    /// Skip the flow: its circuit is open.
+    case rejected
+}
+
+/// What a circuit breaker says of every (carrier, flow) channel at one instant, as a value: the layer
+/// above the session machine reads it from its breaker (`ChannelHealth` in `OneTap`) and hands it to
+/// ``LoginSessionMachine/start(_:at:id:pending:channels:)`` or
+/// ``LoginSessionMachine/advance(_:_:version:at:channels:)``, which stay pure.
+///
+/// A channel not listed is allowed.
+public struct ChannelAdmissions: Hashable, Sendable {
+    private var entries: [Channel: ChannelAdmission]
+
+    /// Every channel allowed: what a machine without a breaker is given.
+    public static let allAllowed = ChannelAdmissions()
+
+    /// Admissions for the channels that are not plainly allowed.
+    /// - Parameter entries: An admission per channel; a channel left out is allowed.
+    public init(_ entries: [Channel: ChannelAdmission] = [:]) {
+        self.entries = entries.filter { $0.value != .allowed }
+    }
+
+    /// The admission of one channel.
+    /// - Parameters:
+    ///   - flow: The one-tap flow.
+    ///   - carrier: The carrier.
+    /// - Returns: Its admission; `allowed` when not listed.
+    public subscript(_ flow: LoginFlow, for carrier: Carrier) -> ChannelAdmission {
+        entries[Channel(carrier: carrier, flow: flow)] ?? .allowed
+    }
+}
+
+/// A carrier channel: one flow for the SIMs of one carrier, which a circuit breaker tracks on its own.
+public struct Channel: Hashable, Sendable, CustomStringConvertible {
+    /// The carrier.
+    public let carrier: Carrier
+    /// The flow.
+    public let flow: LoginFlow
+
+    /// A channel.
+    /// - Parameters:
+    ///   - carrier: The carrier.
+    ///   - flow: The flow.
+    public init(carrier: Carrier, flow: LoginFlow) {
+        self.carrier = carrier
+        self.flow = flow
+    }
+
+    /// `mobile/mobile`: carrier, then flow.
+    public var description: String { "\(carrier)/\(flow)" }
+}
+
+/// What a start or a report tells the circuit breaker, as a value in its ``LoginTransition``: the layer
+/// above applies it (`ChannelHealth.apply`) once the transition is stored, so a report that lost its
+/// compare-and-swap tells the breaker nothing.
+public enum ChannelReport: Hashable, Sendable, CustomStringConvertible {
+    /// The login entered a flow whose circuit is half open: this attempt is the circuit's probe.
+    case probing(Channel)
+    /// An attempt of a one-tap flow ended with an action (`cancelled` and `switch` are the user's
+    /// choice; the breaker decides what counts).
+    case ended(Channel, OutcomeAction)
+
+    /// `probing mobile/mobile`, `mobile/mobile: fallback`.
+    public var description: String {
+        switch self {
+        case .probing(let channel): "probing \(channel)"
+        case .ended(let channel, let action): "\(channel): \(action)"
+        }
+    }
+}

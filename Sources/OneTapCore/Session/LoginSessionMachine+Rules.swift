@@ -1,0 +1,292 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// The rules of a login, applied to a session: what a report leads to, what an exchange's answer leads
+// to, and how a login moves from flow to flow. `LoginSessionMachine` checks a report before it comes here;
+// nothing here fails after a change was made.
+
+extension LoginSessionMachine {
+    /// A start or a report being applied: the session as it becomes, what happened, and what the circuit
+    /// breaker should learn.
+    struct Progress {
+        var session: LoginSession
+        var events: [LoginEvent]
+        var channelReports: [ChannelReport] = []
+        /// What the breaker said of each channel when the start or report came in.
+        let channels: ChannelAdmissions
+        let now: Date
+
+        init(session: LoginSession, events: [LoginEvent], channels: ChannelAdmissions, now: Date) {
+            self.session = session
+            self.events = events
+            self.channels = channels
+            self.now = now
+        }
+
+        func transition(_ instruction: LoginInstruction, continued: PendingAction? = nil) -> LoginTransition {
+            LoginTransition(session: session, instruction: instruction, events: events, channelReports: channelReports, continued: continued)
+        }
+    }
+
+    /// Applies a checked report: the session's next stage, the trace, the events.
+    /// - Returns: What to do next.
+    func apply(_ report: LoginReport, to progress: inout Progress) throws(LoginRejection) -> LoginInstruction {
+        let session = progress.session
+        func reject(_ kind: LoginRejection.Kind, _ message: String) -> LoginRejection {
+            LoginRejection(kind, session: session.id, message)
+        }
+        switch session.stage {
+        case .ended:
+            throw reject(.ended, "the login is over")
+        case .exchange(let flow, let attempt, let token, _):
+            guard case .exchange(let answer) = report else {
+                throw reject(.unexpected, "the server is exchanging the \(flow) token; the app has nothing to report until it answers")
+            }
+            answerExchange(answer, flow: flow, attempt: attempt, token: token, &progress)
+        case .flow(let flow, let attempt):
+            if case .exchange = report {
+                throw reject(.unexpected, "no exchange is under way; the session waits for \(flow) attempt \(attempt)")
+            }
+            guard let reported = report.flow, reported == flow else {
+                throw reject(.wrongFlow, "the report is for \(report.flow.map(\.rawValue) ?? "none"); the session waits for \(flow)")
+            }
+            switch report {
+            case .result(_, let code, let credential):
+                let outcome = engine.outcome(for: flow, code: code)
+                if outcome.action == .progress {
+                    // Not a result: nothing changes, and the app keeps waiting for this attempt.
+                    progress.events = [.progress(flow: flow, code: code.text)]
+                    return instruction(session)
+                }
+                if outcome.action == .success {
+                    return try succeed(flow: flow, attempt: attempt, code: code, meaning: outcome.meaningEN, credential: credential, &progress)
+                }
+                let suffix = outcome.isDefault ? " (an unlisted code: the flow's default)" : ""
+                apply(outcome.action, result: .code(code), meaning: outcome.meaningEN + suffix, flow: flow, attempt: attempt, &progress)
+            case .timeout:
+                apply(.fallback, result: .timeout, meaning: "no answer in time: fall back", flow: flow, attempt: attempt, &progress)
+            case .fault(_, let message):
+                let text = String(message.prefix(200))
+                apply(.fallback, result: .providerError(text), meaning: "the provider failed (\(text)): fall back", flow: flow, attempt: attempt, &progress)
+            case .unavailable:
+                apply(.fallback, result: .unavailable, meaning: "no provider is configured for \(flow)", flow: flow, attempt: 0, &progress)
+            case .switchToSMS:
+                apply(.switch, result: .switched, meaning: "the user chose SMS", flow: flow, attempt: attempt, &progress)
+            case .cancel(_, let reason):
+                let meaning = switch reason {
+                case .user: "the user backed out"
+                case .noPhoneNumber: "the user gave no phone number for SMS login"
+                case .caller: "the login was cancelled"
+                }
+                apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &progress, health: reason == .user)
+            case .smsVerified(let verdict):
+                guard verdict.session == session.id else {
+                    throw reject(.unverifiedSMS, verdict.session == nil
+                        ? "the SMS code was sent for no login session; only a code sent for this session completes it"
+                        : "the SMS verdict belongs to another login session")
+                }
+                // The trace shows the SMS flow's success code (a replacement table without one: `0`, the built-in row's).
+                let code = engine.outcomeTable.successCode(for: .sms) ?? "0"
+                record(LoginStep(flow: .sms, attempt: attempt, result: .code(code), action: .success, meaning: "the SMS code was verified", next: .finish(.success)),
+                       &progress)
+                progress.session.verified = VerifiedLogin(phoneNumber: verdict.phoneNumber)
+                finish(.success, flow: .sms, &progress)
+            case .exchange:
+                throw reject(.unexpected, "no exchange is under way")
+            }
+        }
+        progress.session.version += 1
+        return instruction(progress.session)
+    }
+
+    /// A one-tap success report: the token goes to the exchange (on the server), or the login ends.
+    private func succeed(
+        flow: LoginFlow, attempt: Int, code: ResultCode, meaning: String, credential: CarrierCredential?, _ progress: inout Progress
+    ) throws(LoginRejection) -> LoginInstruction {
+        let id = progress.session.id
+        if flow == .sms {
+            throw LoginRejection(.unverifiedSMS, session: id, "SMS succeeds only with the SMS code service's verdict, not with a code from the client")
+        }
+        if let credential, credential.flow != flow {
+            throw LoginRejection(.wrongFlow, session: id, "the credential is \(credential.flow)'s; the report is for \(flow), whose exchange and token lifetime differ")
+        }
+        guard let credential, missing(in: credential, for: flow) == nil else {
+            let absent = missing(in: credential, for: flow) ?? "a credential"
+            apply(.fallback, result: .incomplete(code: code, missing: absent), meaning: "a success code without \(absent): a provider fault, fall back",
+                  flow: flow, attempt: attempt, &progress)
+            progress.session.version += 1
+            return instruction(progress.session)
+        }
+        let digest = SHA256.hash(credential.token.reveal().utf8)
+        if progress.session.exchangedTokens.contains(digest) {
+            throw LoginRejection(.alreadyExchanged, session: id, "this \(flow) token was reported before; a token is exchanged once")
+        }
+        report(flow, .success, &progress)
+        progress.session.version += 1
+        guard exchanges != nil else {
+            record(LoginStep(flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: meaning, next: .finish(.success)), &progress)
+            finish(.success, flow: flow, &progress)
+            return .done(.success, flow: flow, verified: nil)
+        }
+        record(LoginStep(flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: meaning + ": exchange the token", next: .exchange(flow)),
+               &progress)
+        progress.session.exchangedTokens.append(digest)
+        progress.session.stage = .exchange(flow, attempt: attempt, token: digest, receivedAt: LoginSession.stored(progress.now))
+        return .exchange(credential)
+    }
+
+    /// What a success report lacks for its flow, or nil when it has it all.
+    private func missing(in credential: CarrierCredential?, for flow: LoginFlow) -> String? {
+        guard let credential, !credential.token.isEmpty else {
+            return switch flow {
+            case .mobile: "a token"
+            case .tianyi: "an accessToken"
+            case .unicom: "an access code"
+            case .sms: "a session"
+            }
+        }
+        if flow == .mobile, (credential.uniqueID ?? "").isEmpty { return "a uniqueid" }
+        return nil
+    }
+}
+
+// MARK: The exchange's answer
+
+extension LoginSessionMachine {
+    /// An answer of the server's exchange of a success's token: success with the number ends the login;
+    /// anything else moves on by `Data/exchange-codes.csv` or the answer's own rule.
+    private func answerExchange(_ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, _ progress: inout Progress) {
+        let rules = exchanges ?? Exchanges()
+        switch answer {
+        case .answered(let code, let number, let account):
+            let entry = rules.codes.entry(for: flow, code: code)
+            if entry.action == .success {
+                guard let number else {
+                    apply(.fallback, result: .exchangeFailed("a success without the number"), meaning: "the exchange answered success without the number: fall back",
+                          flow: flow, attempt: attempt, &progress, health: false)
+                    return
+                }
+                record(LoginStep(flow: flow, attempt: attempt, result: .exchangeCode(code), action: .success, meaning: entry.meaningEN, next: .finish(.success)),
+                       &progress)
+                progress.session.verified = VerifiedLogin(phoneNumber: number, account: account)
+                finish(.success, flow: flow, &progress)
+                return
+            }
+            if entry.alert || entry.action == .misconfigured {
+                alert(LoginAlert(flow: flow, code: LoginStep.Result.exchangeCode(code).code, meaning: entry.meaningEN), &progress)
+            }
+            let suffix = entry.code == nil ? " (an unlisted exchange code: the flow's default)" : ""
+            apply(entry.action, result: .exchangeCode(code), meaning: entry.meaningEN + suffix, flow: flow, attempt: attempt, &progress, health: false, alert: false)
+        case .timeout:
+            progress.session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: progress.now))
+            let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
+            apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: false)
+        case .fault(let message):
+            let text = String(message.prefix(200))
+            apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
+                  health: false)
+        case .tokenExpired:
+            let lifetime = rules.lifetimes.entry(for: flow).map { "\(Int($0.lifetime.seconds)) s" } ?? "its lifetime"
+            let meaning = "the token was older than \(lifetime), so it was not sent to the exchange: run the flow once more"
+            apply(.retry, result: .tokenExpired, meaning: meaning, flow: flow, attempt: attempt, &progress, health: false)
+        case .replayed:
+            let meaning = "the token had been exchanged already (a replay), so it was not sent again: SMS now"
+            apply(.switch, result: .tokenReplayed, meaning: meaning, flow: flow, attempt: attempt, &progress, health: false)
+        }
+    }
+}
+
+// MARK: Moving on
+
+extension LoginSessionMachine {
+    /// Applies an action after a flow's attempt: the trace, alerts, health, and where the login goes.
+    private func apply(
+        _ action: OutcomeAction, result: LoginStep.Result, meaning: String, flow: LoginFlow, attempt: Int, _ progress: inout Progress,
+        health: Bool = true, alert raises: Bool = true
+    ) {
+        if health, attempt > 0 { report(flow, action, &progress) }
+        let (step, note) = engine.step(for: action, after: flow, in: progress.session.plan.flows, attempt: max(attempt, 1))
+        // A retry after the retry was used up moves on: the trace shows what happened.
+        let effective: OutcomeAction = note == .retriesExhausted ? .fallback : action
+        let suffix = note == .retriesExhausted ? " (retried already: fall back)" : ""
+        record(LoginStep(flow: flow, attempt: attempt, result: result, action: effective, meaning: meaning + suffix, next: step), &progress)
+        if raises, action == .misconfigured {
+            alert(LoginAlert(flow: flow, code: result.code, meaning: meaning), &progress)
+        }
+        switch step {
+        case .finish(let ending):
+            finish(ending, flow: flow, &progress)
+        case .retry(let same):
+            progress.session.stage = .flow(same, attempt: attempt + 1)
+            progress.events.append(.flowStarted(flow: same, attempt: attempt + 1))
+        case .attempt(let following):
+            progress.events.append(.fallback(from: flow, to: following, action: effective))
+            enter(following, &progress)
+        case .wait, .exchange:
+            break  // not reached: progress and success are handled before
+        }
+    }
+
+    /// Moves to a flow, skipping one-tap flows whose circuit is open; entering a half-open circuit's flow
+    /// makes this attempt its probe.
+    func enter(_ flow: LoginFlow, _ progress: inout Progress) {
+        var flow = flow
+        let carrier = progress.session.plan.carrier
+        while flow.isOneTap {
+            let admission = progress.channels[flow, for: carrier]
+            if admission == .probe { progress.channelReports.append(.probing(Channel(carrier: carrier, flow: flow))) }
+            guard admission == .rejected else { break }
+            let reason = "the \(carrier) \(flow) channel is failing; its circuit is open"
+            let (step, _) = engine.step(for: .fallback, after: flow, in: progress.session.plan.flows, attempt: 1)
+            record(LoginStep(flow: flow, attempt: 0, result: .circuitOpen, action: .fallback, meaning: reason, next: step), &progress)
+            guard case .attempt(let following) = step else {
+                finish(.failed, flow: flow, &progress)
+                return
+            }
+            progress.events.append(.fallback(from: flow, to: following, action: .fallback))
+            flow = following
+        }
+        progress.session.stage = .flow(flow, attempt: 1)
+        progress.events.append(.flowStarted(flow: flow, attempt: 1))
+    }
+
+    /// Adds a step to the trace, and its `result` event: every step is told once.
+    private func record(_ step: LoginStep, _ progress: inout Progress) {
+        progress.session.trace.append(step)
+        progress.events.append(.result(step))
+    }
+
+    /// Raises an operator alert.
+    private func alert(_ alert: LoginAlert, _ progress: inout Progress) {
+        progress.session.alerts.append(alert)
+        progress.events.append(.alert(alert))
+    }
+
+    private func finish(_ ending: Decision.Ending, flow: LoginFlow?, _ progress: inout Progress) {
+        progress.session.stage = .ended(ending, flow: flow)
+        switch ending {
+        case .success: progress.events.append(.succeeded(flow: flow ?? .sms))
+        case .cancelled: progress.events.append(.cancelled(flow: flow))
+        case .failed: progress.events.append(.failed(flow: flow, meaning: progress.session.trace.last?.meaning ?? "no flow could run"))
+        }
+    }
+
+    /// Tells the breaker how an attempt of a one-tap flow ended.
+    private func report(_ flow: LoginFlow, _ action: OutcomeAction, _ progress: inout Progress) {
+        guard flow.isOneTap else { return }
+        progress.channelReports.append(.ended(Channel(carrier: progress.session.plan.carrier, flow: flow), action))
+    }
+
+    /// The instruction a session's stage stands for (an exchange's is made where its credential is).
+    func instruction(_ session: LoginSession) -> LoginInstruction {
+        switch session.stage {
+        case .flow(.sms, _): .sms
+        case .flow(let flow, let attempt): .run(flow, attempt: attempt)
+        case .exchange(let flow, _, _, _): .done(.failed, flow: flow, verified: nil)  // not reached: exchanges answer at once
+        case .ended(let ending, let flow): .done(ending, flow: flow, verified: ending == .success ? session.verified : nil)
+        }
+    }
+}
