@@ -6,7 +6,8 @@ import Testing
 /// (`Tests/Golden/events/events.ndjson`: schema `v` 2, instants as ISO 8601 text in UTC with
 /// milliseconds, a login's elapsed time as integer `elapsedMs`, numbers masked): every login event kind
 /// (the events of three logins as the session machine made them, and a failure), every `TokenEvent` and
-/// every `SMSEvent` case, read back with Foundation's `JSONSerialization` and with `LoginStats`.
+/// every `SMSEvent` case, read back with Foundation's `JSONSerialization` (and with `LoginStats` in
+/// `OneTapInsightsTests`).
 @Suite struct GoldenEventTests {
     /// A field's expected value.
     enum Field: Sendable, CustomStringConvertible {
@@ -192,41 +193,5 @@ import Testing
         }
         let first = try #require(try JSONSerialization.jsonObject(with: Data(try Self.lines()[0].utf8)) as? [String: Any])
         #expect(Golden.ms(first["at"] as? String ?? "") == 1_796_112_600_750)
-    }
-
-    /// `LoginStats` (what `onetap stats` and `onetap replay` run) counts the lines: three logins (one
-    /// one-tap success, one cancelled, one still at Unicom), the failure of a login whose plan is not in
-    /// the stream as an orphan, token and SMS lines skipped.
-    @Test func loginStatsCountsTheLines() throws {
-        var stats = LoginStats()
-        for line in try Self.lines() { try stats.add(line) }
-        let summary = stats.readSummary
-        #expect(summary.lines == 42)
-        #expect(summary.loginEvents == 22)
-        #expect(summary.ignored == 20)
-        #expect(summary.malformed == 0)
-        #expect(summary.orphans == 1)
-        #expect(summary.logins == 3)
-        #expect(summary.peakOpenLogins == 1)
-        #expect(summary.first == Golden.ms("2026-12-01T08:02:00.500Z"))
-        #expect(summary.last == Golden.ms("2026-12-01T08:10:05.250Z"))
-        #expect(stats.openLogins == 1)
-        stats.finish()
-        #expect(stats.openLogins == 0)
-        let funnel = stats.funnel()
-        #expect(funnel.rows.count == 1)
-        let row = try #require(funnel.rows.first)
-        #expect(row.carrier == .mobile && row.firstFlow == .mobile)
-        #expect(row.logins == 3)
-        #expect(row.oneTap == 1)
-        #expect(row.sms == 0)
-        #expect(row.cancelled == 1)
-        #expect(row.failed == 0)
-        #expect(row.unfinished == 1)
-        #expect(row.results == 6)
-        #expect(row.alerts.count == 2)
-        #expect(row.alerts.logins == 1)
-        #expect(row.alerts.toSMS == 0)
-        #expect(row.successP50 == 1501)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 enum Package {
     /// The package root.
     static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A path inside the package.
     static func path(_ relative: String) -> String {
