@@ -17,14 +17,15 @@ import Testing
         #expect(try GuestID(first.text) == first)
     }
 
-    @Test func aKnownVector() throws {
-        // HMAC-SHA-256(key 0x0b × 32, "onetap-guest-1\0d1\00"), first 16 bytes in URL-safe base64, worked out with
-        // `printf 'onetap-guest-1\0d1\0000' | openssl dgst -sha256 -mac HMAC -macopt hexkey:0b0b…`.
+    /// Known vectors, computed outside the project with openssl (key: 32 bytes of 0x0b), e.g.
+    /// `printf 'onetap-guest-1\0d1\0000' | openssl dgst -sha256 -mac HMAC -macopt hexkey:0b0b… -binary | head -c 16
+    /// | base64 | tr '+/' '-_' | tr -d '='` (the message bytes checked with xxd: `…2d31 0064 3100 30`).
+    @Test func knownVectors() throws {
         let key = try ServerKey(bytes: [UInt8](repeating: 0x0b, count: 32))
-        var message = Array("onetap-guest-1".utf8) + [0] + Array("d1".utf8) + [0] + Array("0".utf8)
-        let expected = HMACSHA256.authenticationCode(for: message, key: [UInt8](repeating: 0x0b, count: 32))
-        message.removeAll()
-        #expect(GuestID.derive(device: try DeviceID("d1"), generation: 0, key: key).text == Base64.urlEncoded(expected.bytes.prefix(16)))
+        let device = try DeviceID("d1")
+        #expect(GuestID.derive(device: device, generation: 0, key: key).text == "wSTCyr5pXFNe5AKjTmkGfA")
+        #expect(GuestID.derive(device: device, generation: 1, key: key).text == "cqyELueZIiLswTYZp_zb8Q")
+        #expect(GuestID.recordKey(device: device, key: key) == "NFQpr0iNmwDvgBHyq2G1Rw")
     }
 
     @Test(arguments: ["", "short", String(repeating: "A", count: 23), "AAAAAAAAAAAAAAAAAAAA+/"])

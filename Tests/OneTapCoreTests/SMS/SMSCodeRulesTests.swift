@@ -65,6 +65,23 @@ import Testing
         #expect((1_750...2_250).contains(below100000), "codes with a leading zero are kept, not redrawn")
     }
 
+    /// The code's draw and the stored digest's format, pinned with values computed outside the project:
+    /// draws 123456 and 0xa1b2c3d4e5f60718 make the code 123456 and the id a1b2c3d4e5f60718, and the digest is
+    /// `printf 'onetap-sms-1\00013800138000\000123456\000a1b2c3d4e5f60718' | openssl dgst -sha256 -mac HMAC
+    /// -macopt hexkey:0b0b…` (32 bytes of 0x0b; the message bytes checked with xxd).
+    @Test func aKnownCodeAndDigest() throws {
+        struct Draws: RandomNumberGenerator {
+            var values: [UInt64]
+            mutating func next() -> UInt64 { values.removeFirst() }
+        }
+        var draws = Draws(values: [123_456, 0xa1b2_c3d4_e5f6_0718])
+        let key = try ServerKey(bytes: [UInt8](repeating: 0x0b, count: 32))
+        let (code, record) = rules.issue(to: try PhoneNumber("13800138000"), session: nil, key: key, at: Self.t0, using: &draws)
+        #expect(code.reveal() == "123456")
+        #expect(record.id == "a1b2c3d4e5f60718")
+        #expect(record.digest.hex == "7769c5cbf287293d38e0ad6418d043c762168e84d6600dde7b12d78b7feb5027")
+    }
+
     @Test func theRecordHoldsADigestNotTheCode() throws {
         let (code, record) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0)
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)

@@ -135,21 +135,19 @@ import Testing
         held.version += 1
         #expect(try await store.replaceJournal(held, expecting: version))
         let merger = GuestMerger(store: store, clock: clock, lease: .seconds(1), poll: .milliseconds(100))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let error = await #expect(throws: GuestMergeError.self) { try await merger.merge(Self.guest, into: "42") }
-                #expect(error?.kind == .busy)
-            }
-            group.addTask {
-                // Let the waiting merger's sleeps pass on the fake clock until it gives up.
-                for _ in 0..<100 {
-                    await Task.yield()
-                    try await Task.sleep(for: .milliseconds(2))
-                    clock.advance(by: .milliseconds(100))
-                }
-            }
-            try await group.next()
-            group.cancelAll()
+        async let waiting = merger.merge(Self.guest, into: "42")
+        // The merger gives up two leases (2 s) after it started waiting: twenty polls of 100 ms, each one
+        // let pass once the merger sleeps on the fake clock.
+        for _ in 0..<20 {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .milliseconds(100))
         }
+        do {
+            let journal = try await waiting
+            Issue.record("the merge went through: \(journal)")
+        } catch let error as GuestMergeError {
+            #expect(error.kind == .busy)
+        }
+        #expect(clock.sleeperCount == 0)
     }
 }
