@@ -41,6 +41,7 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
 
         private init(_ id: String) { self.id = id }
 
+        /// A PLMN (MCC and MNC).
         public static let plmn = Subject("PLMN")
         /// A mobile country code.
         public static let mcc = Subject("MCC")
