@@ -74,7 +74,7 @@ public struct LoginGate: DataTable {
     }
 
     /// A gate's answer.
-    public enum Decision: Hashable, Sendable, CustomStringConvertible {
+    public enum Verdict: Hashable, Sendable, CustomStringConvertible {
         /// Go ahead (a guest action, a never-prompt action, or an account already logged in).
         case allow(Rule)
         /// Show the login page with the rule's prompt; the action waits as a ``PendingAction``.
@@ -183,7 +183,7 @@ public struct LoginGate: DataTable {
     ///   - identity: Who asks.
     /// - Returns: `allow`, or `requireLogin` for a guest asking for an action that needs an account.
     /// - Complexity: One dictionary lookup; no allocation.
-    public func decide(_ action: String, for identity: Identity) -> Decision {
+    public func decide(_ action: String, for identity: Identity) -> Verdict {
         let rule = rule(for: action)
         switch rule.needs {
         case .guest, .neverPrompt: return .allow(rule)
