@@ -1,62 +1,58 @@
 import OneTap
 
-/// Loads the tables a command needs: each from `--data DIR` when the directory holds it, else built in.
-/// `carrier` and `number` read only their own table, so they start fast; the commands that build an
-/// engine (`route`, `outcome`, `simulate`, `check`) read every table the directory holds.
+/// Loads the tables a command needs: each from `--data DIR` when the directory holds it under its `Data/`
+/// name (the table type's ``DataTable/fileName``), else built in. `carrier` and `number` read only their
+/// own table, so they start fast; the commands that build an engine (`route`, `outcome`, `simulate`,
+/// `check`, `session`) read every table of the engine the directory holds.
 struct TableLoader {
+    /// `--data` and `--policy`.
     let options: TableOptions
 
+    /// The tables a `--data` directory can replace, in the order the help overview names them.
+    static let replaceable: [any DataTable.Type] = [
+        PLMNTable.self, NumberSegmentTable.self, IPv6PrefixTable.self, OutcomeTable.self, RoutingPolicy.self,
+        SMSPolicy.self, LoginGate.self,
+    ]
 
-    private func checkedDirectory(_ directory: String) throws(CommandFailure) -> String {
-        guard TableFile.isDirectory(directory) else {
-            throw CommandFailure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
-        }
-        return directory
-    }
-
-    private func path(_ name: String) throws(CommandFailure) -> String? {
-        guard let directory = try options.dataDirectory.map({ directory throws(CommandFailure) in try checkedDirectory(directory) }) else { return nil }
-        return TableFile.path(of: name, in: directory)
-    }
-
-    private func load<Table>(_ path: String?, builtIn: Table, _ read: (String) throws(TableError) -> Table) throws(CommandFailure) -> Table {
+    /// A table: from `file` when given, else from the `--data` directory when it holds the table, else
+    /// the built-in one.
+    /// - Parameters:
+    ///   - builtIn: The built-in table (`PLMNTable.builtIn`); its type names the file.
+    ///   - file: A replacement file given on its own (`--policy`, `--rules`), which wins over the directory.
+    /// - Returns: The table.
+    /// - Throws: ``CommandFailure`` for a `--data` that is no directory (66), or a replacement that is
+    ///   unreadable (66) or malformed (65).
+    func table<Table: DataTable>(_ builtIn: Table, file: String? = nil) throws(CommandFailure) -> Table {
+        var path = file
+        if path == nil, let directory = try directory() { path = TableFile.path(of: Table.fileName, in: directory) }
         guard let path else { return builtIn }
         do {
-            return try read(path)
+            return try Table(contentsOf: path)
         } catch {
             throw CommandFailure(error)
         }
     }
 
-    func plmn() throws(CommandFailure) -> PLMNTable {
-        try load(path("plmn.csv"), builtIn: .builtIn, PLMNTable.init(contentsOf:))
-    }
-
-    func loginGate() throws(CommandFailure) -> LoginGate {
-        try load(path(LoginGate.fileName), builtIn: .builtIn, LoginGate.init(contentsOf:))
-    }
-
-    func mergeRules(file: String?) throws(CommandFailure) -> MergeRules {
-        var path = file
-        if path == nil { path = try self.path(MergeRules.fileName) }
-        return try load(path, builtIn: .builtIn, MergeRules.init(contentsOf:))
-    }
-
-    func segments() throws(CommandFailure) -> NumberSegmentTable {
-        try load(path("number-segments.csv"), builtIn: .builtIn, NumberSegmentTable.init(contentsOf:))
-    }
-
+    /// The decision engine: the routing policy (`--policy`, else the directory's, else built in) over the
+    /// decision tables the directory holds.
+    /// - Returns: The engine.
+    /// - Throws: ``CommandFailure`` as ``table(_:file:)`` does.
     func engine() throws(CommandFailure) -> LoginDecisionEngine {
-        let policyPath: String?
-        if let file = options.policyFile { policyPath = file } else { policyPath = try path("routing-policy.csv") }
-        let policy = try load(policyPath, builtIn: .builtIn, RoutingPolicy.init(contentsOf:))
-        guard let directory = try options.dataDirectory.map({ directory throws(CommandFailure) in try checkedDirectory(directory) }) else {
-            return LoginDecisionEngine(policy: policy)
-        }
+        let policy = try table(RoutingPolicy.builtIn, file: options.policyFile)
+        guard let directory = try directory() else { return LoginDecisionEngine(policy: policy) }
         do {
             return LoginDecisionEngine(policy: policy, tables: try DecisionTables(directory: directory))
         } catch {
             throw CommandFailure(error)
         }
+    }
+
+    /// The `--data` directory, checked, or nil when none was given.
+    private func directory() throws(CommandFailure) -> String? {
+        guard let directory = options.dataDirectory else { return nil }
+        guard TableFile.isDirectory(directory) else {
+            throw CommandFailure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
+        }
+        return directory
     }
 }

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func optionsAndOperandsInAnyOrder() throws {
-        let expected = Invocation.carrier(LookupOptions(inputs: ["46000", "46001"], readsStandardInput: false, json: true, tables: TableOptions()))
+        let expected = Invocation.command(CarrierCommand.self, LookupOptions(inputs: ["46000", "46001"], readsStandardInput: false, json: true, tables: TableOptions()))
         #expect(try OneTapCommandLine.parse(["carrier", "46000", "--json", "46001"]) == expected)
         #expect(try OneTapCommandLine.parse(["--json", "carrier", "46000", "46001"]) == expected)
         #expect(try OneTapCommandLine.parse(["carrier", "--json", "--", "46000", "46001"]) == expected)
@@ -39,16 +39,16 @@ import Testing
 
     @Test func negativeNumbersAreValues() throws {
         #expect(try OneTapCommandLine.parse(["outcome", "tianyi", "-8994014"])
-            == .outcome(OutcomeOptions(flow: .tianyi, code: "-8994014", json: false, tables: TableOptions())))
+            == .command(OutcomeCommand.self, OutcomeOptions(flow: .tianyi, code: "-8994014", json: false, tables: TableOptions())))
         #expect(try OneTapCommandLine.parse(["outcome", "--json", "tianyi", "-1"])
-            == .outcome(OutcomeOptions(flow: .tianyi, code: "-1", json: true, tables: TableOptions())))
+            == .command(OutcomeCommand.self, OutcomeOptions(flow: .tianyi, code: "-1", json: true, tables: TableOptions())))
         #expect(try OneTapCommandLine.parse(["carrier", "-46000"])
-            == .carrier(LookupOptions(inputs: ["-46000"], readsStandardInput: false, json: false, tables: TableOptions())))
+            == .command(CarrierCommand.self, LookupOptions(inputs: ["-46000"], readsStandardInput: false, json: false, tables: TableOptions())))
     }
 
     @Test func standardInputOperand() throws {
         #expect(try OneTapCommandLine.parse(["number", "-", "--json"])
-            == .number(LookupOptions(inputs: [], readsStandardInput: true, json: true, tables: TableOptions())))
+            == .command(NumberCommand.self, LookupOptions(inputs: [], readsStandardInput: true, json: true, tables: TableOptions())))
     }
 
     @Test(arguments: [
@@ -91,10 +91,10 @@ import Testing
     }
 
     @Test func snapshotArgumentsBuildTheSnapshot() throws {
-        guard case .route(let options) = try OneTapCommandLine.parse([
+        guard let options = try OneTapCommandLine.parse([
             "route", "--mcc", "460", "--mnc", "11", "--mobile-data", "off", "--cellular-access", "restricted",
             "--network", "cellular", "--ip", "240e:400::1", "--phone", "+86 189 0000 0000", "--sim", "present",
-        ]) else { Issue.record("not a route"); return }
+        ]).options(of: RouteCommand.self) else { Issue.record("not a route"); return }
         #expect(try options.snapshot.snapshot() == DeviceSnapshot(
             sim: .present, plmn: try PLMN("46011"), mobileData: false, cellularAccess: .restricted, network: .cellular,
             clientIP: try IPAddress("240e:400::1"), phoneHint: try PhoneNumber("18900000000")))
@@ -140,7 +140,7 @@ import Testing
     // MARK: stats and replay
 
     @Test func statsOptions() throws {
-        guard case .stats(let options) = try OneTapCommandLine.parse(["stats", "events.ndjson", "--json", "--svg", "out.svg", "--sms-price=0.045", "--top", "3", "--by", "platform,carrier"])
+        guard let options = try OneTapCommandLine.parse(["stats", "events.ndjson", "--json", "--svg", "out.svg", "--sms-price=0.045", "--top", "3", "--by", "platform,carrier"]).options(of: StatsCommand.self)
         else { Issue.record("not stats"); return }
         #expect(options.file == "events.ndjson")
         #expect(options.json)
@@ -148,7 +148,7 @@ import Testing
         #expect(options.smsPrice == 0.045)
         #expect(options.top == 3)
         #expect(options.dimensions == [.platform, .carrier])
-        guard case .stats(let defaults) = try OneTapCommandLine.parse(["--svg", "chart.svg", "stats", "-"]) else { Issue.record("not stats"); return }
+        guard let defaults = try OneTapCommandLine.parse(["--svg", "chart.svg", "stats", "-"]).options(of: StatsCommand.self) else { Issue.record("not stats"); return }
         #expect(defaults.file == nil)
         #expect(defaults.svg == "chart.svg")
         #expect(!defaults.json && defaults.smsPrice == nil && defaults.top == 5)
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func replayOptions() throws {
-        guard case .replay(let options) = try OneTapCommandLine.parse(["replay", "-", "--policy", "new.csv", "--sms-price", "0.05", "--onetap-price", "0.03", "--json"])
+        guard let options = try OneTapCommandLine.parse(["replay", "-", "--policy", "new.csv", "--sms-price", "0.05", "--onetap-price", "0.03", "--json"]).options(of: ReplayCommand.self)
         else { Issue.record("not replay"); return }
         #expect(options.file == nil)
         #expect(options.policy == "new.csv")

@@ -1,5 +1,5 @@
 import Foundation
-import OneTapCLI
+@testable import OneTapCLI
 import OneTapPostgres
 import OneTapPostgresTestSupport
 import Testing
@@ -13,13 +13,13 @@ import Testing
         (["--url", "postgresql://u@h/db", "db", "--json", "migrate"], DBOptions(action: .migrate, url: "postgresql://u@h/db", json: true)),
     ])
     func parses(arguments: [String], expected: DBOptions) throws {
-        #expect(try OneTapCommandLine.parse(arguments) == .db(expected))
+        #expect(try OneTapCommandLine.parse(arguments) == .command(DBCommand.self, expected))
     }
 
     /// What the command line parsed to shows the URL's password in no textual form.
     @Test func optionsNeverShowThePassword() throws {
         let invocation = try OneTapCommandLine.parse(["db", "migrate", "--url", "postgresql://api:hunter2-pw@db/onetap?sslpassword=k3y-pw"])
-        guard case .db(let options) = invocation else {
+        guard let options = invocation.options(of: DBCommand.self) else {
             Issue.record("parsed to \(invocation)")
             return
         }

@@ -39,8 +39,9 @@ import Testing
         let second = try Binary.run(["session", "--events", file, file])
         #expect(first.status == 0)
         #expect(first.stdout == second.stdout)
-        let sessions = Set(first.lines.compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["session"] as? String
+        let sessions = try Set(first.lines.map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+            return try #require(object["session"] as? String, "an event without a session: \(line)")
         })
         #expect(sessions.count == 2)
     }

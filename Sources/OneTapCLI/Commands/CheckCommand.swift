@@ -1,8 +1,46 @@
 import OneTap
 
+/// `onetap check FILE...`.
+package struct CheckOptions: Hashable, Sendable {
+    /// The decision-table files.
+    package var files: [String]
+    /// Whether to print one JSON record per case (NDJSON) and a summary object.
+    package var json: Bool
+    /// Replacement tables to check against.
+    package var tables: TableOptions
+}
+
 /// `onetap check FILE...`: runs decision tables (and `.transcript` files) against the engine.
-enum CheckCommand {
-    static func run(_ options: CheckOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
+enum CheckCommand: CommandDescription {
+    static let name = "check"
+    static let summary = "run decision-table files against the engine"
+    static let help = """
+        USAGE: onetap check FILE... [--data DIR] [--policy FILE]
+
+        Runs decision-table files against the engine and prints each failing case with expected
+        and actual, then "N passed, M failed". Exit 1 if any case failed, 65 for a malformed
+        table (file and line named), 66 for an unreadable file.
+
+        One case per line; # starts a comment. Left of => the inputs, right of it the
+        expectations (only those given are checked):
+          route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
+          route --no-sim => flows=sms reason=no-sim
+          outcome tianyi -8994014 => action=fallback
+          simulate --plmn 46000 --mobile 200023,103000 => outcome=success steps=mobile:200023:retry,mobile:103000:success
+        route expects carrier, flows, reason, evidence, condition; outcome expects action, default;
+        simulate expects outcome, flow, steps (flow:code:action,…) and alerts (flow:code,… or none).
+        """
+    static let options: [OptionSpec] = [.flag("json")] + TableOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> CheckOptions {
+        guard !arguments.operands.isEmpty else { throw UsageError("check needs at least one decision-table file", command: name) }
+        if arguments.operands.contains("-") { throw UsageError("check reads files, not standard input", command: name) }
+        return CheckOptions(files: arguments.operands, json: arguments.has("json"), tables: TableOptions(arguments))
+    }
+
+    /// Runs every case of the files.
+    /// - Returns: 0 when every case passed, 1 when one failed; a file that cannot be read or parsed is thrown.
+    static func run(_ options: CheckOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
         var tables: [DecisionTable] = []
         for file in options.files {

@@ -19,28 +19,6 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
     /// Whether to print JSON.
     package var json: Bool
 
-    static let specs: [OptionSpec] = [.value("url"), .value("schema"), .flag("json")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard let name = parsed.operands.first else {
-            throw UsageError("db needs an action: onetap db migrate --url URL", command: "db")
-        }
-        guard let action = Action(rawValue: name) else {
-            throw UsageError(
-                "unknown db action \(quoted(name)); the actions are \(Action.allCases.map(\.rawValue).joined(separator: ", "))", command: "db")
-        }
-        if let extra = parsed.operands.dropFirst().first {
-            throw UsageError("db \(action.rawValue) takes options only; unexpected \(quoted(extra))", command: "db")
-        }
-        guard let url = parsed.value("url") else {
-            throw UsageError("db \(action.rawValue) needs --url, the PostgreSQL server (postgresql://user@host/db)", command: "db")
-        }
-        self.action = action
-        self.url = url
-        schema = parsed.value("schema")
-        json = parsed.has("json")
-    }
-
     /// The URL with whatever looks like a password in it redacted.
     package var redactedURL: String { ConnectionPasswords.redacting(in: url, foundIn: [url]) }
 

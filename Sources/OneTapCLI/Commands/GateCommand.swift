@@ -10,27 +10,44 @@ package struct GateOptions: Hashable, Sendable {
     package var english: Bool
     /// A directory holding a replacement `login-gate.csv`.
     package var dataDirectory: String?
-
-    static let specs: [OptionSpec] = [.flag("json"), .value("lang"), .value("data")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard !parsed.operands.isEmpty else { throw UsageError("gate needs at least one action id, e.g. onetap gate favourite", command: "gate") }
-        actions = parsed.operands
-        json = parsed.has("json")
-        switch parsed.value("lang") {
-        case nil, "zh": english = false
-        case "en": english = true
-        case let other?: throw UsageError("option --lang must be zh or en, not \(quoted(other))", command: "gate")
-        }
-        dataDirectory = parsed.value("data")
-    }
 }
 
-enum GateCommand {
+/// `onetap gate <action>...`: each action's gate, by the login-gate table.
+enum GateCommand: CommandDescription {
+    static let name = "gate"
+    static let summary = "whether an action needs a login (guest, account, never-prompt)"
+    static let help = """
+        USAGE: onetap gate <action>... [--json] [--lang zh|en] [--data DIR]
+
+        What each action needs from a guest, by the login-gate table (Data/login-gate.csv, or
+        login-gate.csv in --data DIR): guest (allowed without a login), account (log in first,
+        with the login page's prompt; the action waits as a pending action) or never-prompt
+        (allowed, and a login prompt must never stand in front of it). An action the table does
+        not list needs an account and is flagged as the default.
+
+        JSON fields: action, needs, prompt (null unless needs is account), default.
+
+        EXIT STATUS: 0; 65 an operand is no action id (lowercase letters, digits and hyphens).
+
+        EXAMPLE: onetap gate favourite share claim-invite-reward --json
+        """
+    static let options: [OptionSpec] = [.flag("json"), .value("lang"), .value("data")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> GateOptions {
+        guard !arguments.operands.isEmpty else { throw UsageError("gate needs at least one action id, e.g. onetap gate favourite", command: name) }
+        let english: Bool
+        switch arguments.value("lang") {
+        case nil, "zh": english = false
+        case "en": english = true
+        case let other?: throw UsageError("option --lang must be zh or en, not \(quoted(other))", command: name)
+        }
+        return GateOptions(actions: arguments.operands, json: arguments.has("json"), english: english, dataDirectory: arguments.value("data"))
+    }
+
     /// Prints each action's gate.
     /// - Returns: 0, or 65 when an operand is no action id (its error is printed and the rest go on).
-    static func run(_ options: GateOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
-        let gate = try TableLoader(options: TableOptions(dataDirectory: options.dataDirectory)).loginGate()
+    static func run(_ options: GateOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let gate = try TableLoader(options: TableOptions(dataDirectory: options.dataDirectory)).table(LoginGate.builtIn)
         var worst = ExitCode.success
         for action in options.actions {
             var object = JSONObject()

@@ -1,19 +1,106 @@
 import OneTap
 
-/// `onetap carrier` and `onetap number`: one lookup per operand or per line of standard input.
+/// `onetap carrier` and `onetap number`: look values up, from operands or standard input.
+package struct LookupOptions: Hashable, Sendable {
+    /// The values given as operands (empty when reading standard input).
+    package var inputs: [String]
+    /// Whether `-` asked to read one value per line from standard input.
+    package var readsStandardInput: Bool
+    /// Whether to print NDJSON.
+    package var json: Bool
+    /// Replacement tables.
+    package var tables: TableOptions
+
+    /// The options of both lookups.
+    static let specs: [OptionSpec] = [.flag("json")] + TableOptions.specs
+
+    /// Reads the operands of `command`: values, or a single `-`.
+    init(_ arguments: ParsedArguments, command: String) throws(UsageError) {
+        let stdin = arguments.operands.contains("-")
+        if stdin && arguments.operands.count > 1 {
+            throw UsageError("- reads standard input and must be the only operand", command: command)
+        }
+        if arguments.operands.isEmpty {
+            throw UsageError("\(command) needs at least one value, or - to read standard input", command: command)
+        }
+        self.init(inputs: stdin ? [] : arguments.operands, readsStandardInput: stdin, json: arguments.has("json"), tables: TableOptions(arguments))
+    }
+
+    /// Creates lookup options.
+    /// - Parameters:
+    ///   - inputs: The values (empty when reading standard input).
+    ///   - readsStandardInput: Whether to read one value per line from standard input.
+    ///   - json: Whether to print NDJSON.
+    ///   - tables: Replacement tables.
+    package init(inputs: [String], readsStandardInput: Bool, json: Bool, tables: TableOptions) {
+        self.inputs = inputs
+        self.readsStandardInput = readsStandardInput
+        self.json = json
+        self.tables = tables
+    }
+}
+
+/// `onetap carrier`: which carrier each PLMN belongs to, one lookup per operand or per line of standard input.
 ///
 /// The standard-input path is the CLI's hot loop: bytes go from a fixed buffer through the byte-level
 /// parsers into a fixed output buffer, with no per-line allocation, so it streams at I/O speed in bounded
 /// memory whatever the input size. Each command's state lives in one object, so the loop holds a single
 /// reference rather than retaining every captured table and buffer per line.
-enum LookupCommand {
-    static func carrier(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let lookup = CarrierLookup(table: try TableLoader(options: options.tables).plmn(), json: options.json, output: output, io: io)
-        return lookup.run(options)
+enum CarrierCommand: CommandDescription {
+    static let name = "carrier"
+    static let summary = "which carrier a PLMN (MCC+MNC) belongs to"
+    static let help = """
+        USAGE: onetap carrier <PLMN>... [--json]
+               onetap carrier - [--json]        (one PLMN per line on standard input)
+
+        A PLMN is written 46000, 460001, 460-00 or "460 00". MCC 460 is mainland China; any other
+        valid MCC is `other` (Hong Kong 454, Macau 455, Taiwan 466, every other country); an
+        unassigned 460 MNC, the iOS placeholder 65535, -- and an empty value are `unknown`.
+
+        JSON fields: input, mcc, mnc, carrier, name (English). A malformed value prints
+        {"input":…,"error":…} and processing continues; the exit status is then 65.
+
+        EXAMPLE: onetap carrier 46000 460-11 45412 --json
+        """
+    static let options = LookupOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {
+        try LookupOptions(arguments, command: name)
     }
 
-    static func number(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let lookup = NumberLookup(table: try TableLoader(options: options.tables).segments(), json: options.json, output: output, io: io)
+    /// Prints each PLMN's carrier.
+    /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).
+    static func run(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let lookup = CarrierLookup(table: try TableLoader(options: options.tables).table(PLMNTable.builtIn), json: options.json, output: output, io: io)
+        return lookup.run(options)
+    }
+}
+
+/// `onetap number`: which carrier first issued each number, as ``CarrierCommand`` reads its inputs.
+enum NumberCommand: CommandDescription {
+    static let name = "number"
+    static let summary = "which carrier first issued a mainland mobile number"
+    static let help = """
+        USAGE: onetap number <phone>... [--json]
+               onetap number - [--json]         (one number per line on standard input)
+
+        Accepts 13800138000, "+86 138 0013 8000", 0086-138-0013-8000, "86 13800138000". The segment
+        (号段) names the carrier that first issued the number; since number portability (携号转网,
+        2019) the SIM's PLMN is the better evidence whenever it is known.
+
+        JSON fields: input, number, carrier, name, kind (standard, virtual, data, satellite; null
+        for an unallocated segment). A malformed value prints {"input":…,"error":…}; exit 65.
+        """
+    static let options = LookupOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {
+        try LookupOptions(arguments, command: name)
+    }
+
+    /// Prints each number's segment and carrier.
+    /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).
+    static func run(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let lookup = NumberLookup(table: try TableLoader(options: options.tables).table(NumberSegmentTable.builtIn), json: options.json, output: output, io: io)
         return lookup.run(options)
     }
 }

@@ -11,26 +11,45 @@ package struct MergeOptions: Hashable, Sendable {
     package var rulesFile: String?
     /// Whether to print one JSON object.
     package var json: Bool
-
-    static let specs: [OptionSpec] = [.flag("json"), .value("guest"), .value("account"), .value("rules")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard let guest = parsed.value("guest"), let account = parsed.value("account") else {
-            throw UsageError("merge needs --guest FILE and --account FILE (JSON objects keyed by kind)", command: "merge")
-        }
-        guard parsed.operands.isEmpty else { throw UsageError("merge takes options only; unexpected \(quoted(parsed.operands[0]))", command: "merge") }
-        guestFile = guest
-        accountFile = account
-        rulesFile = parsed.value("rules")
-        json = parsed.has("json")
-    }
 }
 
-enum MergeCommand {
+/// `onetap merge --guest FILE --account FILE`: the merge plan and the account's data after it.
+enum MergeCommand: CommandDescription {
+    static let name = "merge"
+    static let summary = "dry-run merging a guest's data into an account"
+    static let help = """
+        USAGE: onetap merge --guest FILE --account FILE [--rules FILE] [--json]
+
+        A dry run of merging a guest's data into an account at login: prints the plan and the
+        account's data after it; nothing is changed. The files are JSON objects keyed by kind:
+          {"favourites":["a","b"],"history":[{"item":"n1","at":"2026-11-30T10:00:00Z"}],
+           "cart":[{"item":"x","qty":2}],"downloads":["v1"],"settings":{"theme":"dark"},"drafts":["…"]}
+        The rules (Data/merge-rules.csv, or --rules FILE): favourites union; history newest first,
+        one per item, at most 1,000; cart quantities added, at most 99 per item; downloads move
+        unless the account has them (then the guest's copy is deleted); settings: the account's
+        value wins; drafts: both kept. A kind with no rule stays with the guest and is reported.
+
+        JSON: {"account":{…merged…},"plan":[{"step":"write"|"remove-guest","kind":…},…],"kept":[…]}.
+
+        EXIT STATUS: 0; 65 a file is not a JSON object or a kind's data has the wrong shape;
+                     66 a file is unreadable.
+
+        EXAMPLE: onetap merge --guest guest.json --account account.json --json
+        """
+    static let options: [OptionSpec] = [.flag("json"), .value("guest"), .value("account"), .value("rules")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> MergeOptions {
+        guard let guest = arguments.value("guest"), let account = arguments.value("account") else {
+            throw UsageError("merge needs --guest FILE and --account FILE (JSON objects keyed by kind)", command: name)
+        }
+        guard arguments.operands.isEmpty else { throw UsageError("merge takes options only; unexpected \(quoted(arguments.operands[0]))", command: name) }
+        return MergeOptions(guestFile: guest, accountFile: account, rulesFile: arguments.value("rules"), json: arguments.has("json"))
+    }
+
     /// Plans the merge and prints the merged account data and the plan; changes nothing.
     /// - Returns: 0; the failures (65 malformed data, 66 an unreadable file) are thrown.
-    static func run(_ options: MergeOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
-        let rules = try TableLoader(options: TableOptions()).mergeRules(file: options.rulesFile)
+    static func run(_ options: MergeOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let rules = try TableLoader(options: TableOptions()).table(MergeRules.builtIn, file: options.rulesFile)
         let guest = try read(options.guestFile, side: "guest")
         let account = try read(options.accountFile, side: "account")
         let plan: MergePlan

@@ -1,8 +1,47 @@
 import OneTap
 
+/// `onetap outcome <flow> <code>`.
+package struct OutcomeOptions: Hashable, Sendable {
+    /// The flow.
+    package var flow: LoginFlow
+    /// The code as given.
+    package var code: String
+    /// Whether to print JSON.
+    package var json: Bool
+    /// Replacement tables.
+    package var tables: TableOptions
+}
+
 /// `onetap outcome <flow> <code>`: what a result code means and what happens next.
-enum OutcomeCommand {
-    static func run(_ options: OutcomeOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
+enum OutcomeCommand: CommandDescription {
+    static let name = "outcome"
+    static let summary = "what a carrier result code means and what happens next"
+    static let help = """
+        USAGE: onetap outcome <flow> <code> [--json]
+
+        flow: mobile, tianyi, unicom or sms. code: the SDK's result code, e.g. 103000 or -8994014
+        (negative codes are typed as they are). Unknown codes get the flow's default action.
+
+        JSON fields: flow, code, action, meaning, meaningZH, source, default.
+        Actions: success, cancelled, fallback, retry, switch, failed, misconfigured.
+        """
+    static let options: [OptionSpec] = [.flag("json")] + TableOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> OutcomeOptions {
+        guard arguments.operands.count == 2 else {
+            throw UsageError("outcome takes a flow and a code, e.g. onetap outcome tianyi -8994014", command: name)
+        }
+        guard let flow = LoginFlow(rawValue: arguments.operands[0]) else {
+            throw UsageError(
+                "unknown flow \(quoted(arguments.operands[0])); the flows are \(LoginFlow.allCases.map(\.rawValue).joined(separator: ", "))",
+                command: name)
+        }
+        return OutcomeOptions(flow: flow, code: arguments.operands[1], json: arguments.has("json"), tables: TableOptions(arguments))
+    }
+
+    /// Prints what the code means for the flow and what the login does next.
+    /// - Returns: 0; a malformed code (65) or table is thrown.
+    static func run(_ options: OutcomeOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
         let code: ResultCode
         do {

@@ -15,23 +15,50 @@ package struct ReplayOptions: Hashable, Sendable {
     package var smsPrice: Double?
     /// The price of one one-tap success.
     package var oneTapPrice: Double?
-
-    static let specs: [OptionSpec] = [.flag("json"), .value("policy"), .value("svg"), .value("sms-price"), .value("onetap-price")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        file = try InsightsArguments.input(parsed, command: "replay")
-        guard let policy = parsed.value("policy") else {
-            throw UsageError("replay needs --policy FILE: the routing policy to try on the recorded logins", command: "replay")
-        }
-        self.policy = policy
-        json = parsed.has("json")
-        svg = try InsightsArguments.svg(parsed, command: "replay")
-        smsPrice = try InsightsArguments.price(parsed, "sms-price", command: "replay")
-        oneTapPrice = try InsightsArguments.price(parsed, "onetap-price", command: "replay")
-    }
 }
 
-enum ReplayCommand {
+/// `onetap replay --policy NEW.csv FILE|-`: current beside new, per carrier and for all, as text, NDJSON or a chart.
+enum ReplayCommand: CommandDescription {
+    static let name = "replay"
+    static let summary = "what a new routing policy would have done to recorded logins"
+    static let help = """
+        USAGE: onetap replay --policy NEW.csv FILE|- [--json] [--svg CHART.svg]
+                             [--sms-price P] [--onetap-price P]
+
+        A what-if replay: what the routing policy NEW.csv (the routing-policy.csv format) would
+        have tried first for the recorded logins, and, per carrier, the expected one-tap share,
+        SMS share, SMS messages and cost (--sms-price: per message, one per login that reached
+        SMS), one-tap successes and cost (--onetap-price: per success) and mean time to login,
+        current beside new. It is an estimate: logins the new policy plans the same way keep
+        their recorded outcome; the others are modelled from the recorded outcomes and times of
+        each flow for the same carrier and situation. A flow the new plan reaches that no
+        recorded login of that carrier and situation reached is shown as unknown, not guessed.
+        95% intervals: recorded shares Wilson score; estimated shares Wilson at the effective
+        sample size (delta method); times and costs ±1.96 standard errors.
+
+        JSON: one object per carrier and one for all carriers ("total":true): carrier, logins,
+        changed, estimate, current and new ({firstFlows, oneTapShare, smsShare, smsReach,
+        smsMessages, smsCost, oneTapSuccesses, oneTapCost, meanTimeToLoginMs}, each
+        {value, low, high, method}; new is null when unknown), unknown; then {"summary":true,…}.
+
+        EXIT STATUS: 0 every line was read; 65 a line or the policy was malformed; 66 a file
+        cannot be read; 74 the chart cannot be written.
+
+        EXAMPLE: onetap replay --policy Samples/routing-policy-unicom.csv Samples/login-events.ndjson
+        """
+    static let options: [OptionSpec] = [.flag("json"), .value("policy"), .value("svg"), .value("sms-price"), .value("onetap-price")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> ReplayOptions {
+        let file = try InsightsArguments.input(arguments, command: name)
+        guard let policy = arguments.value("policy") else {
+            throw UsageError("replay needs --policy FILE: the routing policy to try on the recorded logins", command: name)
+        }
+        return ReplayOptions(
+            file: file, policy: policy, json: arguments.has("json"), svg: try InsightsArguments.svg(arguments, command: name),
+            smsPrice: try InsightsArguments.price(arguments, "sms-price", command: name),
+            oneTapPrice: try InsightsArguments.price(arguments, "onetap-price", command: name))
+    }
+
     static let estimateNote = "an estimate: logins the new policy plans the same way keep their recorded outcome; the others are modelled from the recorded outcomes and times of each flow for the same carrier and situation"
     static let intervalNote = "95% intervals: recorded shares Wilson score; estimated shares Wilson at the effective sample size (delta method); times and costs ±1.96 standard errors"
 

@@ -1,8 +1,52 @@
 import Foundation
 import OneTap
 
+/// `onetap route`: plan a login for a snapshot given as options, or for NDJSON snapshots on standard input.
+package struct RouteOptions: Hashable, Sendable {
+    /// The snapshot options.
+    package var snapshot: SnapshotArguments
+    /// Whether `-` asked to read NDJSON snapshots from standard input.
+    package var readsStandardInput: Bool
+    /// Whether to print JSON.
+    package var json: Bool
+    /// Replacement tables.
+    package var tables: TableOptions
+}
+
 /// `onetap route`: the login plan for one snapshot, or for each NDJSON snapshot on standard input.
-enum RouteCommand {
+enum RouteCommand: CommandDescription {
+    static let name = "route"
+    static let summary = "which login flows a device should try, in order, and why"
+    static let help = """
+        USAGE: onetap route [--plmn P | --mcc M --mnc N | --no-sim] [--sim absent|not-ready|present]
+                            [--mobile-data on|off] [--cellular-access allowed|restricted|unknown]
+                            [--network wifi|cellular|both|none] [--ip ADDRESS] [--phone NUMBER] [--json]
+               onetap route - [--json]          (one JSON DeviceSnapshot per line on standard input)
+
+        Prints the resolved carrier, the flows to try in order (always ending with sms) and the
+        reason. Unreported options never block one-tap. Carrier evidence: the PLMN, then an IPv6
+        --ip when --network is cellular, then the --phone segment.
+
+        JSON fields: carrier, evidence, flows, reason, condition.
+        Snapshot JSON: {"sim":"present","plmn":"46000","mobileData":true,"cellularAccess":"allowed",
+                        "network":"both","ip":"2409:8900::1","phone":"13800138000"}
+        """
+    static let options: [OptionSpec] = [.flag("json")] + SnapshotArguments.specs + TableOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> RouteOptions {
+        let snapshot = try SnapshotArguments(arguments, command: name)
+        let stdin = arguments.operands == ["-"]
+        if !arguments.operands.isEmpty && !stdin {
+            throw UsageError("route takes options, or - to read NDJSON snapshots; unexpected \(quoted(arguments.operands[0]))", command: name)
+        }
+        if stdin && !snapshot.isEmpty {
+            throw UsageError("route - reads snapshots from standard input; snapshot options cannot be combined with it", command: name)
+        }
+        return RouteOptions(snapshot: snapshot, readsStandardInput: stdin, json: arguments.has("json"), tables: TableOptions(arguments))
+    }
+
+    /// Prints the plan of the snapshot, or of each snapshot on standard input.
+    /// - Returns: 0, or 65 when a line of standard input was malformed (its error is printed and the rest go on).
     static func run(_ options: RouteOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
         guard options.readsStandardInput else {

@@ -10,23 +10,46 @@ package struct SMSOptions: Hashable, Sendable {
     package var policyFile: String?
     /// A directory of replacement tables (`sms-policy.csv`, `number-segments.csv`).
     package var dataDirectory: String?
-
-    static let specs: [OptionSpec] = [.flag("json"), .value("policy"), .value("data")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard parsed.operands == ["-"] else {
-            throw UsageError(
-                parsed.operands.isEmpty ? "sms needs -, to read send requests (NDJSON) from standard input"
-                    : "sms reads standard input: give - as the only operand, not \(quoted(parsed.operands.first { $0 != "-" } ?? "-"))",
-                command: "sms")
-        }
-        json = parsed.has("json")
-        policyFile = parsed.value("policy")
-        dataDirectory = parsed.value("data")
-    }
 }
 
-enum SMSCommand {
+/// `onetap sms -`: each send request of standard input decided by the SMS rules, in order, and a summary.
+enum SMSCommand: CommandDescription {
+    static let name = "sms"
+    static let summary = "replay SMS send requests against the SMS policy"
+    static let help = """
+        USAGE: onetap sms - [--json] [--policy FILE] [--data DIR]
+
+        Replays SMS send requests against the SMS policy (Data/sms-policy.csv, or --policy FILE),
+        to try a policy change on a day's traffic before shipping it. One request per line:
+          {"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7","device":"d1"}
+        with optional "session" (a login session id) and "captcha":true (a valid captcha came
+        with it). Lines are decided in order, each at its own "at"; windows are sliding and exact
+        to the second. --data DIR may hold sms-policy.csv and number-segments.csv.
+
+        Prints one decision per line: sent, captcha (the rule that wants one), limited (the rule
+        and the seconds until a send is admitted again) or refused (not a mainland mobile number,
+        or an IoT-only segment), then a summary line. No code is made visible.
+        JSON fields: line, decision, rule, retryAfter, resendAfter, reason, message, error; the
+        last record is {"summary":true,"requests":N,"sent":…,"captcha":…,"limited":…,
+        "refused":…,"malformed":…}.
+
+        EXIT STATUS: 0 every line was read (a limited send is an answer, not an error);
+        65 a line was malformed (an error record, and the replay goes on).
+
+        EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7"}' | onetap sms -
+        """
+    static let options: [OptionSpec] = [.flag("json"), .value("policy"), .value("data")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> SMSOptions {
+        guard arguments.operands == ["-"] else {
+            throw UsageError(
+                arguments.operands.isEmpty ? "sms needs -, to read send requests (NDJSON) from standard input"
+                    : "sms reads standard input: give - as the only operand, not \(quoted(arguments.operands.first { $0 != "-" } ?? "-"))",
+                command: name)
+        }
+        return SMSOptions(json: arguments.has("json"), policyFile: arguments.value("policy"), dataDirectory: arguments.value("data"))
+    }
+
     /// One request line, every key checked (an unknown key is a mistake in the input, not ignored).
     private struct Line: Decodable {
         var at: String
@@ -71,7 +94,8 @@ enum SMSCommand {
     /// - Returns: 0 when every line was read (a limited send is an answer, not an error); 65 when a
     ///   line was malformed (its error record is printed and the replay goes on).
     static func run(_ options: SMSOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let rules = SMSCodeRules(policy: try policy(options), segments: try segments(options))
+        let tables = TableLoader(options: TableOptions(dataDirectory: options.dataDirectory))
+        let rules = SMSCodeRules(policy: try tables.table(SMSPolicy.builtIn, file: options.policyFile), segments: try tables.table(NumberSegmentTable.builtIn))
         let store = InMemorySMSStore()
         let key = ServerKey.random()
         var tally = Tally()
@@ -189,25 +213,5 @@ enum SMSCommand {
             text = "error: \(message)"
         }
         output.line(json ? object.json : "line \(line): \(text)")
-    }
-
-    private static func policy(_ options: SMSOptions) throws(CommandFailure) -> SMSPolicy {
-        var path = options.policyFile
-        if path == nil, let directory = try directory(options) { path = TableFile.path(of: SMSPolicy.fileName, in: directory) }
-        guard let path else { return .builtIn }
-        do { return try SMSPolicy(contentsOf: path) } catch { throw CommandFailure(error) }
-    }
-
-    private static func segments(_ options: SMSOptions) throws(CommandFailure) -> NumberSegmentTable {
-        guard let directory = try directory(options), let path = TableFile.path(of: NumberSegmentTable.fileName, in: directory) else { return .builtIn }
-        do { return try NumberSegmentTable(contentsOf: path) } catch { throw CommandFailure(error) }
-    }
-
-    private static func directory(_ options: SMSOptions) throws(CommandFailure) -> String? {
-        guard let directory = options.dataDirectory else { return nil }
-        guard TableFile.isDirectory(directory) else {
-            throw CommandFailure(message: "cannot read the --data directory \(quoted(directory)): not a readable directory", code: .noInput)
-        }
-        return directory
     }
 }

@@ -13,29 +13,56 @@ package struct SessionOptions: Hashable, Sendable {
     package var events: Bool
     /// Replacement tables.
     package var tables: TableOptions
-
-    static let specs: [OptionSpec] = [.flag("json"), .flag("events")] + TableOptions.specs
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        let stdin = parsed.operands.contains("-")
-        if stdin && parsed.operands.count > 1 {
-            throw UsageError("- reads one transcript from standard input and must be the only operand", command: "session")
-        }
-        guard !parsed.operands.isEmpty else {
-            throw UsageError("session needs transcript files, or - to read one from standard input", command: "session")
-        }
-        files = stdin ? [] : parsed.operands
-        readsStandardInput = stdin
-        json = parsed.has("json")
-        events = parsed.has("events")
-        if json && events {
-            throw UsageError("--events prints the logins' events as NDJSON already; give --json or --events, not both", command: "session")
-        }
-        tables = TableOptions(parsed)
-    }
 }
 
-enum SessionCommand {
+/// `onetap session FILE…|-`: a login transcript's lines through the session machine, one record (or the
+/// logins' events) each.
+enum SessionCommand: CommandDescription {
+    static let name = "session"
+    static let summary = "replay login transcripts through the server's session machine"
+    static let help = """
+        USAGE: onetap session FILE... [--json | --events] [--data DIR] [--policy FILE]
+               onetap session - [--json | --events]   (one transcript on standard input)
+
+        Replays login transcripts (NDJSON) through the session machine the auth server runs,
+        exchanges included. The first line is the device snapshot (as route - reads it); every
+        other line is a report: {"flow":F,"code":C} (with token, uniqueId, refreshToken,
+        expiresIn), {"flow":F,"timeout":true}, {"flow":F,"fault":"…"}, {"flow":F,"switch":true},
+        {"flow":F,"cancel":true}, {"flow":"sms","verified":true}, {"exchange":CODE},
+        {"exchange":"timeout"|"fault"|"token-expired"|"replayed"}. Any line may carry "at"
+        (ISO 8601) and a report "version" (checked against the session's).
+
+        Prints, per line, the session's version, stage and what the app does next, or why the
+        report was rejected. JSON fields: line, version, stage, next, rejected, kind, error.
+
+        --events prints the logins' events instead, one per line in the event schema (v 2, what
+        onetap stats reads), with fixed session ids so the same transcripts give the same
+        events; what is not an event (an error, a rejection) goes to standard error.
+
+        EXIT STATUS: 0 every transcript ended its login; 1 one did not end or had a report
+        rejected; 65 a line was malformed (reported, and the replay goes on).
+
+        EXAMPLE: onetap session Tests/OneTapCLITests/DecisionTables/mobile-success.transcript
+        """
+    static let options: [OptionSpec] = [.flag("json"), .flag("events")] + TableOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> SessionOptions {
+        let stdin = arguments.operands.contains("-")
+        if stdin && arguments.operands.count > 1 {
+            throw UsageError("- reads one transcript from standard input and must be the only operand", command: name)
+        }
+        guard !arguments.operands.isEmpty else {
+            throw UsageError("session needs transcript files, or - to read one from standard input", command: name)
+        }
+        let json = arguments.has("json")
+        let events = arguments.has("events")
+        if json && events {
+            throw UsageError("--events prints the logins' events as NDJSON already; give --json or --events, not both", command: name)
+        }
+        return SessionOptions(
+            files: stdin ? [] : arguments.operands, readsStandardInput: stdin, json: json, events: events, tables: TableOptions(arguments))
+    }
+
     /// Replays every transcript; each line's record goes to standard output.
     /// - Returns: 0 when every transcript ended with the login over and nothing was rejected; 1 when one
     ///   did not end or had a report rejected; 65 when a line was malformed (it is reported and skipped).

@@ -16,12 +16,15 @@ package struct SimulateOptions: Hashable, Sendable {
     /// Replacement tables.
     package var tables: TableOptions
 
+    /// The snapshot, the scripts and `--json`: what `simulate` cases of decision tables take too (they run
+    /// against the tables `check` was given, so `--data` and `--policy` are the command's alone).
     static let specs: [OptionSpec] =
         SnapshotArguments.specs + [
             .value("mobile", repeatable: true), .value("tianyi", repeatable: true), .value("unicom", repeatable: true),
             .value("sms"), .value("hang", repeatable: true), .flag("json"),
         ]
 
+    /// Reads the options: the parse of `onetap simulate` and of a decision table's `simulate` case.
     init(_ parsed: ParsedArguments, command: String = "simulate") throws(UsageError) {
         snapshot = try SnapshotArguments(parsed, command: command)
         var scripts: [LoginFlow: [String]] = [:]
@@ -60,7 +63,35 @@ package struct SimulateOptions: Hashable, Sendable {
 
 /// `onetap simulate`: a whole login on the session machine — the rules the server and the device-side
 /// coordinator share — with each flow's answers scripted. Time does not pass: a hang is a timeout report.
-enum SimulateCommand {
+enum SimulateCommand: CommandDescription {
+    static let name = "simulate"
+    static let summary = "a whole login on the session machine, against scripted results"
+    static let help = """
+        USAGE: onetap simulate [snapshot options as in route] [--mobile CODE[,CODE…]] [--tianyi CODE…]
+                               [--unicom CODE…] [--sms ok|fail] [--hang FLOW] [--json]
+
+        Runs a whole login on the session machine (the rules the auth server and the device-side
+        coordinator share), with each flow's answers scripted. Each --mobile / --tianyi / --unicom
+        scripts that flow's successive result codes (repeat the option or separate codes with
+        commas); once its script has run out a flow answers its success code, so a flow with no
+        script succeeds. --hang FLOW makes every call of that flow a timeout; time does not pass,
+        so a hang costs no real time. --sms fail makes the SMS step fail (code 1) instead of
+        verifying the code.
+
+        Prints the plan, each step (flow, code, action, meaning), any alerts and the outcome.
+        JSON fields: outcome (success, cancelled, failed), flow, carrier, plan, steps
+        ([{flow, code, action}]; a timeout is code "timeout"), alerts ([{flow, code, meaning}]
+        for misconfigured codes).
+
+        EXAMPLE: onetap simulate --plmn 46000 --mobile 200023,103000 --json
+        """
+    /// The simulation's own options (shared with `simulate` cases of decision tables) and the tables'.
+    static let options = SimulateOptions.specs + TableOptions.specs
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> SimulateOptions {
+        try SimulateOptions(arguments, command: name)
+    }
+
     /// The fixed start of a simulation.
     static let start = Date(timeIntervalSince1970: 1_796_083_200)
 
@@ -119,7 +150,9 @@ enum SimulateCommand {
         }
     }
 
-    static func run(_ options: SimulateOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
+    /// Runs the simulation and prints the login.
+    /// - Returns: 0; a malformed snapshot value or code (65) is thrown.
+    static func run(_ options: SimulateOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
         let session: LoginSession
         do {

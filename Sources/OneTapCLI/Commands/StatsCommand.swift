@@ -15,33 +15,6 @@ package struct StatsOptions: Hashable, Sendable {
     package var top: Int
     /// What the rows are split by.
     package var dimensions: LoginFunnel.Dimensions
-
-    static let specs: [OptionSpec] = [.flag("json"), .value("svg"), .value("sms-price"), .value("top"), .value("by")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        file = try InsightsArguments.input(parsed, command: "stats")
-        json = parsed.has("json")
-        svg = try InsightsArguments.svg(parsed, command: "stats")
-        smsPrice = try InsightsArguments.price(parsed, "sms-price", command: "stats")
-        if let text = parsed.value("top") {
-            guard let value = Int(text), (0...100).contains(value) else {
-                throw UsageError("option --top must be a whole number from 0 to 100, not \(quoted(text))", command: "stats")
-            }
-            top = value
-        } else {
-            top = 5
-        }
-        dimensions = []
-        for name in (parsed.value("by") ?? "carrier,flow").split(separator: ",", omittingEmptySubsequences: false) {
-            switch name {
-            case "carrier": dimensions.insert(.carrier)
-            case "flow": dimensions.insert(.firstFlow)
-            case "platform": dimensions.insert(.platform)
-            default:
-                throw UsageError("option --by takes carrier, flow and platform separated by commas, not \(quoted(String(name)))", command: "stats")
-            }
-        }
-    }
 }
 
 /// What `stats` and `replay` share: the input operand, `--svg`, prices, reading the stream.
@@ -119,7 +92,62 @@ enum InsightsArguments {
     }
 }
 
-enum StatsCommand {
+/// `onetap stats FILE|-`: the login funnel, as text, NDJSON or a chart.
+enum StatsCommand: CommandDescription {
+    static let name = "stats"
+    static let summary = "the login funnel by carrier, flow and code, from login events"
+    static let help = """
+        USAGE: onetap stats FILE|- [--json] [--svg CHART.svg] [--sms-price P] [--top N]
+                                   [--by carrier,flow,platform]
+
+        Counts logins from login events (NDJSON, the event schema v2 that OneTap's event sinks
+        and `onetap session --events` write; token and sms events are skipped). Per carrier and
+        first flow: logins; how they ended (one-tap success, SMS success, cancelled, failed,
+        unfinished: silent for 15 minutes or still open when the stream ended); the one-tap
+        success share with its 95% Wilson interval; the time to success p50 and p95; the most
+        frequent result codes besides success, with their action and meaning; misconfiguration
+        alerts and, with --sms-price, what the SMS they caused cost. --by splits the rows by
+        carrier, flow (the plan's first flow) and platform. --svg writes a chart: one stacked
+        bar per carrier, counts and shares labelled, and the top failure codes.
+
+        Memory is bounded by the logins open at once and the distinct rows and codes, whatever
+        the stream's length. JSON: one object per row (carrier, firstFlow, logins, oneTap, sms,
+        cancelled, failed, unfinished, oneTapShare, oneTapShareLow, oneTapShareHigh,
+        successShare, successP50Ms, successP95Ms, results, topCodes, topFailures, alerts,
+        alertLogins, alertSMS, alertCost, alertCodes), then {"summary":true,…}.
+
+        EXIT STATUS: 0 every line was read; 65 a line was malformed (an error record, and the
+        count goes on; the first 100 are printed); 66 the file cannot be read; 74 the chart
+        cannot be written.
+
+        EXAMPLE: onetap stats Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg
+        """
+    static let options: [OptionSpec] = [.flag("json"), .value("svg"), .value("sms-price"), .value("top"), .value("by")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> StatsOptions {
+        let file = try InsightsArguments.input(arguments, command: name)
+        let svg = try InsightsArguments.svg(arguments, command: name)
+        let smsPrice = try InsightsArguments.price(arguments, "sms-price", command: name)
+        var top = 5
+        if let text = arguments.value("top") {
+            guard let value = Int(text), (0...100).contains(value) else {
+                throw UsageError("option --top must be a whole number from 0 to 100, not \(quoted(text))", command: name)
+            }
+            top = value
+        }
+        var dimensions: LoginFunnel.Dimensions = []
+        for by in (arguments.value("by") ?? "carrier,flow").split(separator: ",", omittingEmptySubsequences: false) {
+            switch by {
+            case "carrier": dimensions.insert(.carrier)
+            case "flow": dimensions.insert(.firstFlow)
+            case "platform": dimensions.insert(.platform)
+            default:
+                throw UsageError("option --by takes carrier, flow and platform separated by commas, not \(quoted(String(by)))", command: name)
+            }
+        }
+        return StatsOptions(file: file, json: arguments.has("json"), svg: svg, smsPrice: smsPrice, top: top, dimensions: dimensions)
+    }
+
     /// Counts the stream and prints the funnel.
     /// - Returns: 0, or 65 when a line was malformed (its error record is printed and the count goes on).
     static func run(_ options: StatsOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {

@@ -13,29 +13,46 @@ package struct TokenOptions: Hashable, Sendable {
     package var now: String?
     /// Whether to print JSON.
     package var json: Bool
-
-    static let specs: [OptionSpec] = [.value("issued"), .value("expires-in"), .value("lifetime"), .value("now"), .flag("json")]
-
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        guard let issued = parsed.value("issued") else {
-            throw UsageError("token needs --issued ISO8601, the time the token was received", command: "token")
-        }
-        if parsed.value("expires-in") != nil && parsed.value("lifetime") != nil {
-            throw UsageError("give --expires-in or --lifetime, not both", command: "token")
-        }
-        if let operand = parsed.operands.first {
-            throw UsageError("token takes options only; unexpected \(quoted(operand))", command: "token")
-        }
-        self.issued = issued
-        expiresIn = parsed.value("expires-in")
-        lifetime = parsed.value("lifetime")
-        now = parsed.value("now")
-        json = parsed.has("json")
-    }
 }
 
-enum TokenCommand {
-    static func run(_ options: TokenOptions, output: OutputBuffer) throws(CommandFailure) -> ExitCode {
+/// `onetap token --issued …`: a token's state, and when it turns stale and expires.
+enum TokenCommand: CommandDescription {
+    static let name = "token"
+    static let summary = "when a carrier access token turns stale and expires"
+    static let help = """
+        USAGE: onetap token --issued ISO8601 [--expires-in SECONDS | --lifetime DURATION]
+                            [--now ISO8601] [--json]
+
+        The state of a token received at --issued, by the default policy: fresh (use it), stale
+        (use it and refresh now: from min(24h, lifetime/2) of age, or min(7d, lifetime/4) before
+        expiry) or expired (60 s before expiry, for clock skew). --expires-in is the provider's
+        lifetime in seconds; --lifetime takes 30d, 12h, 90m or 45s; the default is 30 days.
+        --now defaults to the current time.
+
+        JSON fields: state, issuedAt, expiresAt, refreshFrom, remainingSeconds.
+
+        EXAMPLE: onetap token --issued 2026-11-01T00:00:00Z --now 2026-11-15T00:00:00Z --json
+        """
+    static let options: [OptionSpec] = [.value("issued"), .value("expires-in"), .value("lifetime"), .value("now"), .flag("json")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> TokenOptions {
+        guard let issued = arguments.value("issued") else {
+            throw UsageError("token needs --issued ISO8601, the time the token was received", command: name)
+        }
+        if arguments.value("expires-in") != nil && arguments.value("lifetime") != nil {
+            throw UsageError("give --expires-in or --lifetime, not both", command: name)
+        }
+        if let operand = arguments.operands.first {
+            throw UsageError("token takes options only; unexpected \(quoted(operand))", command: name)
+        }
+        return TokenOptions(
+            issued: issued, expiresIn: arguments.value("expires-in"), lifetime: arguments.value("lifetime"), now: arguments.value("now"),
+            json: arguments.has("json"))
+    }
+
+    /// Prints the token's state by the default policy.
+    /// - Returns: 0; a malformed time or lifetime (65) is thrown.
+    static func run(_ options: TokenOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
         let issued: Date
         let now: Date
         let lifetime: Double

@@ -1,27 +1,7 @@
-/// A mistake on the command line: an unknown command or option, a missing or malformed value.
-package struct UsageError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What is wrong.
-    package let message: String
-    /// The command whose help explains the right usage (`"carrier"`), or nil for the top level.
-    package let command: String?
-
-    /// Creates a usage error.
-    /// - Parameters:
-    ///   - message: What is wrong.
-    ///   - command: The command whose help applies.
-    package init(_ message: String, command: String? = nil) {
-        self.message = message
-        self.command = command
-    }
-
-    /// `unknown option '--jsn' (see 'onetap carrier --help')`.
-    package var description: String {
-        "\(message) (see 'onetap\(command.map { " " + $0 } ?? "") --help')"
-    }
-}
-
-/// One option a command accepts.
-struct OptionSpec {
+/// One option a command accepts (a command's ``CommandDescription/options`` lists them): how
+/// ``ParsedArguments/parse(_:options:command:)`` sorts it, and, through ``CommandRegistry``, whether an
+/// argument before the command's name is an option's value.
+struct OptionSpec: Sendable {
     /// The long name without dashes: `json`, `plmn`.
     let name: String
     /// Whether it takes a value (`--plmn 46000` / `--plmn=46000`).
@@ -29,13 +9,16 @@ struct OptionSpec {
     /// Whether it may be given more than once (its values accumulate).
     let repeatable: Bool
 
+    /// A flag: `--json`.
     static func flag(_ name: String) -> OptionSpec { OptionSpec(name: name, takesValue: false, repeatable: false) }
+    /// An option with a value: `--plmn 46000`; a repeatable one collects every value (`--mobile`).
     static func value(_ name: String, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(name: name, takesValue: true, repeatable: repeatable)
     }
 }
 
-/// A command's arguments sorted into options and operands.
+/// A command's arguments sorted into options and operands: what a command's
+/// ``CommandDescription/parse(_:)`` reads.
 struct ParsedArguments {
     /// Values of value options, in the order given.
     var values: [String: [String]] = [:]
