@@ -29,9 +29,9 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     ///   - value: The data.
     ///   - kind: The kind.
     ///   - owner: The owner.
-    /// - Throws: ``GuestDataStoreError`` of kind `invalid-kind` (``GuestDataStoreError/check(kind:)``).
+    /// - Throws: ``StoreError`` of kind `invalid-kind` (``StoreError/check(dataKind:)``).
     public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
-        try GuestDataStoreError.check(kind: kind)
+        try StoreError.check(dataKind: kind)
         storage.withLock { $0.data[owner, default: [:]][kind] = value }
     }
 
@@ -39,9 +39,9 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     /// - Parameters:
     ///   - kind: The kind.
     ///   - owner: The owner.
-    /// - Throws: ``GuestDataStoreError`` of kind `invalid-kind`.
+    /// - Throws: ``StoreError`` of kind `invalid-kind`.
     public func remove(kind: String, of owner: Identity) async throws {
-        try GuestDataStoreError.check(kind: kind)
+        try StoreError.check(dataKind: kind)
         storage.withLock { storage in
             storage.data[owner]?[kind] = nil
             if storage.data[owner]?.isEmpty == true { storage.data[owner] = nil }

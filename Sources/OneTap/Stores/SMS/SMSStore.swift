@@ -24,7 +24,7 @@ public protocol SMSStore: Sendable {
     ///   - now: The time: what is kept only until before it may be dropped instead of read.
     ///   - body: The change; the state's `keepUntil` says how long to keep what is written.
     /// - Returns: What `body` returned.
-    /// - Throws: ``SMSStoreError`` of kind `io` (nothing was written), `corrupt`, or `timeout`.
+    /// - Throws: ``StoreError`` of kind `io` (nothing was written), `corrupt`, or `timeout`.
     func update<Result: Sendable>(
         counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result
@@ -34,41 +34,6 @@ public protocol SMSStore: Sendable {
     ///   - instant: The instant.
     ///   - limit: The most to remove in one call.
     /// - Returns: How many were removed.
-    /// - Throws: ``SMSStoreError`` of kind `io`.
+    /// - Throws: ``StoreError`` of kind `io`.
     func removeExpired(before instant: Date, limit: Int) async throws -> Int
-}
-
-/// What an SMS store reports. New kinds may be added; match kinds with a `default` case.
-public struct SMSStoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"io"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The store failed (a database that is down); nothing was written.
-        public static let io = Kind("io")
-        /// A stored counter or record cannot be read back.
-        public static let corrupt = Kind("corrupt")
-        /// The rows stayed locked by another update for too long; nothing was written.
-        public static let timeout = Kind("timeout")
-    }
-
-    /// What went wrong.
-    public let kind: Kind
-    /// An explanation, never a code.
-    public let message: String
-
-    /// Creates a store error (for store adapters outside OneTap).
-    /// - Parameters:
-    ///   - kind: What went wrong.
-    ///   - message: An explanation.
-    public init(_ kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    /// `io: …`.
-    public var description: String { "\(kind): \(message)" }
 }

@@ -36,7 +36,7 @@ import Foundation
 public final class FileTokenStore: TokenStore {
     /// The directory holding the token files.
     public let directory: String
-    /// How long a write waits for another process's write lock (then `lock-timeout`), and a refresh for
+    /// How long a write waits for another process's write lock (then `timeout`), and a refresh for
     /// another process's refresh lock (then it goes ahead: compare-and-swap still keeps the store right).
     public let lockTimeout: Duration
     private let clock: any WallClock
@@ -74,9 +74,9 @@ public final class FileTokenStore: TokenStore {
     ///   - directory: The directory; created with mode 0700 when missing.
     ///   - clock: The clock used while waiting for locks.
     ///   - lockTimeout: How long to wait for another process's lock; 30 seconds.
-    /// - Throws: ``TokenStoreError`` of kind `io` when the directory (or its `.locks` or `.tmp`) cannot
+    /// - Throws: ``StoreError`` of kind `io` when the directory (or its `.locks` or `.tmp`) cannot
     ///   be created or is not a directory, `insecure` when other users can write to one of them.
-    public init(directory: String, clock: any WallClock = SystemClock(), lockTimeout: Duration = .seconds(30)) throws(TokenStoreError) {
+    public init(directory: String, clock: any WallClock = SystemClock(), lockTimeout: Duration = .seconds(30)) throws(StoreError) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.clock = clock
         self.lockTimeout = lockTimeout
@@ -87,20 +87,20 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Creates a directory if needed and checks that it is one that only this user can write.
-    private static func prepare(_ path: String, followLinks: Bool) throws(TokenStoreError) {
+    private static func prepare(_ path: String, followLinks: Bool) throws(StoreError) {
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw TokenStoreError(.io, account: nil, message: "cannot create \(path): \(SystemCallError.last("mkdir", path).reason)")
+            throw StoreError(.io, account: nil, message: "cannot create \(path): \(SystemCallError.last("mkdir", path).reason)")
         }
         var info = stat()
         guard (followLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
-            throw TokenStoreError(.io, account: nil, message: "cannot open \(path): \(SystemCallError.last("stat", path).reason)")
+            throw StoreError(.io, account: nil, message: "cannot open \(path): \(SystemCallError.last("stat", path).reason)")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "a file"
-            throw TokenStoreError(.io, account: nil, message: "\(path) is \(what), not a directory; remove it so the store can create its directory")
+            throw StoreError(.io, account: nil, message: "\(path) is \(what), not a directory; remove it so the store can create its directory")
         }
         guard info.st_mode & 0o022 == 0 else {
-            throw TokenStoreError(
+            throw StoreError(
                 .insecure, account: nil,
                 message: "\(path) can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory only you can write")
         }
@@ -170,12 +170,12 @@ public final class FileTokenStore: TokenStore {
 
     /// Reads a token file's bytes as a ``FileTokenStore`` does, with the same strict checks: for tools
     /// that inspect token files, and for the fuzzer.
-    package static func decodeRecord(_ bytes: [UInt8], account: AccountID) throws(TokenStoreError) -> (stored: StoredToken, dueAt: Date) {
+    package static func decodeRecord(_ bytes: [UInt8], account: AccountID) throws(StoreError) -> (stored: StoredToken, dueAt: Date) {
         do {
             let (stored, dueAt) = try TokenRecord.decode(bytes, account: account)
             return (stored, dueAt)
         } catch {
-            throw TokenStoreError(.corrupt, account: account, message: error.description)
+            throw StoreError(.corrupt, account: account, message: error.description)
         }
     }
 
@@ -231,24 +231,24 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Reads an account's token, moving a bad file aside.
-    private func read(_ account: AccountID) throws(TokenStoreError) -> StoredToken? {
+    private func read(_ account: AccountID) throws(StoreError) -> StoredToken? {
         let path = path(for: account)
         switch inspect(account, path: path) {
         case .absent: return nil
         case .record(let stored, _, _): return stored
         case .bad(let reason): throw moveAside(path, account: account, reason: reason)
-        case .insecure(let message): throw TokenStoreError(.insecure, account: account, message: message)
-        case .failed(let message): throw TokenStoreError(.io, account: account, message: message)
+        case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
+        case .failed(let message): throw StoreError(.io, account: account, message: message)
         }
     }
 
     /// Moves a bad file aside and returns the error that reports it.
-    private func moveAside(_ path: String, account: AccountID?, reason: String) -> TokenStoreError {
+    private func moveAside(_ path: String, account: AccountID?, reason: String) -> StoreError {
         moveAsideReporting(path, account: account, reason: reason).error
     }
 
     /// Moves a bad file aside: the error that reports it, and where the file went when it moved.
-    private func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: TokenStoreError, aside: String?) {
+    private func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: StoreError, aside: String?) {
         let aside = "\(path).corrupt-\(TokenRecord.milliseconds(clock.now()))"
         var moved = false
         noteDirectoryChange { moved = rename(path, aside) == 0 }
@@ -259,9 +259,9 @@ public final class FileTokenStore: TokenStore {
                 state.files[name] = nil
                 if let account { state.index.remove(account) }
             }
-            return (TokenStoreError(.corrupt, account: account, message: "\(path) is not a valid token record (\(reason)); moved aside to \(aside)"), aside)
+            return (StoreError(.corrupt, account: account, message: "\(path) is not a valid token record (\(reason)); moved aside to \(aside)"), aside)
         }
-        let error = TokenStoreError(
+        let error = StoreError(
             .corrupt, account: account,
             message: "\(path) is not a valid token record (\(reason)); moving it aside failed: \(SystemCallError.last("rename", path).reason)")
         return (error, nil)
@@ -270,18 +270,18 @@ public final class FileTokenStore: TokenStore {
     /// Reads an account's token (``TokenStore/load(_:)``). A bad file is moved aside and reported.
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
-    /// - Throws: ``TokenStoreError`` of kind `corrupt` (the file was moved aside), `insecure` or `io`.
+    /// - Throws: ``StoreError`` of kind `corrupt` (the file was moved aside), `insecure` or `io`.
     public func load(_ account: AccountID) async throws -> StoredToken? {
-        try await io.run { () throws(TokenStoreError) -> StoredToken? in try self.read(account) }
+        try await io.run { () throws(StoreError) -> StoredToken? in try self.read(account) }
     }
 
     /// Moves every bad file where a token file should be aside (what ``load(_:)`` does for one account),
     /// and removes temporary files crashed writers left.
     /// - Returns: The paths the bad files were moved to.
-    /// - Throws: ``TokenStoreError`` of kind `io` when the directory cannot be listed.
+    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed.
     @discardableResult
     public func repair() async throws -> [String] {
-        try await io.run { () throws(TokenStoreError) -> [String] in
+        try await io.run { () throws(StoreError) -> [String] in
             self.sweepTemporaries()
             var moved: [String] = []
             for name in try self.tokenFileNames() {
@@ -300,21 +300,21 @@ public final class FileTokenStore: TokenStore {
     /// Takes an exclusive `flock` on a lock file, polling on the clock so no thread blocks.
     /// - Returns: The open descriptor (locked), or nil when `timeout` passed first.
     private func lock(_ path: String, account: AccountID, timeout: Duration, poll: Duration) async throws -> Int32? {
-        let fd = try await io.run { () throws(TokenStoreError) -> Int32 in
+        let fd = try await io.run { () throws(StoreError) -> Int32 in
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else {
-                throw TokenStoreError(.io, account: account, message: "cannot open \(path): \(SystemCallError.last("open", path).reason)")
+                throw StoreError(.io, account: account, message: "cannot open \(path): \(SystemCallError.last("open", path).reason)")
             }
             return fd
         }
         var waited = Duration.zero
         while true {
-            let taken = try await io.run { () throws(TokenStoreError) -> Bool in
+            let taken = try await io.run { () throws(StoreError) -> Bool in
                 if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
                 guard errno == EWOULDBLOCK || errno == EINTR else {
                     let error = SystemCallError.last("flock", path)
                     close(fd)
-                    throw TokenStoreError(.io, account: account, message: "cannot lock \(path): \(error.reason)")
+                    throw StoreError(.io, account: account, message: "cannot lock \(path): \(error.reason)")
                 }
                 return false
             }
@@ -339,11 +339,11 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Holds the account's write lock while `body` runs on the store's threads.
-    private func withWriteLock<T: Sendable>(_ account: AccountID, _ body: @escaping @Sendable () throws(TokenStoreError) -> T) async throws -> T {
+    private func withWriteLock<T: Sendable>(_ account: AccountID, _ body: @escaping @Sendable () throws(StoreError) -> T) async throws -> T {
         let path = locks + "/" + Self.fileName(account) + ".lock"
         guard let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(1)) else {
-            throw TokenStoreError(
-                .lockTimeout, account: account, message: "another process held \(path) for longer than \(lockTimeout.seconds) s; nothing was changed")
+            throw StoreError(
+                .timeout, account: account, message: "another process held \(path) for longer than \(lockTimeout.seconds) s; nothing was changed")
         }
         defer { unlock(fd) }
         return try await io.run(body)
@@ -351,9 +351,9 @@ public final class FileTokenStore: TokenStore {
 
     // MARK: Writing
 
-    private func checkVersion(_ current: StoredToken?, expected: TokenVersion?, account: AccountID) throws(TokenStoreError) {
+    private func checkVersion(_ current: StoredToken?, expected: TokenVersion?, account: AccountID) throws(StoreError) {
         guard current?.version == expected else {
-            throw TokenStoreError(
+            throw StoreError(
                 .conflict, account: account,
                 message: "expected \(expected.map(\.description) ?? "no token"), found \(current.map(\.version.description) ?? "no token")")
         }
@@ -365,12 +365,12 @@ public final class FileTokenStore: TokenStore {
     ///   - expected: The version read, or nil when none should be stored.
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `too-large`, `conflict`, `lock-timeout` or `io`.
+    /// - Throws: ``StoreError`` of kind `too-large`, `conflict`, `timeout` or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try TokenRecordLimit.check(token)
         let account = token.account
         let path = path(for: account)
-        return try await withWriteLock(account) { () throws(TokenStoreError) -> TokenVersion in
+        return try await withWriteLock(account) { () throws(StoreError) -> TokenVersion in
             let current = try self.read(account)
             try self.checkVersion(current, expected: expected, account: account)
             let version = Self.nextVersion(after: current?.version, now: self.clock.now())
@@ -379,7 +379,7 @@ public final class FileTokenStore: TokenStore {
             do {
                 identity = try self.writeAtomically(bytes, to: path)
             } catch {
-                throw TokenStoreError(.io, account: account, message: "cannot write \(path): \(error); the previous token is unchanged")
+                throw StoreError(.io, account: account, message: "cannot write \(path): \(error); the previous token is unchanged")
             }
             self.indexState.withLock { state in
                 guard state.built else { return }
@@ -395,11 +395,11 @@ public final class FileTokenStore: TokenStore {
     ///   - account: The account.
     ///   - expected: The version read, or nil to remove whatever is stored.
     /// - Returns: Whether a token was removed.
-    /// - Throws: ``TokenStoreError`` of kind `conflict`, `lock-timeout` or `io`.
+    /// - Throws: ``StoreError`` of kind `conflict`, `timeout` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         let path = path(for: account)
-        return try await withWriteLock(account) { () throws(TokenStoreError) -> Bool in
+        return try await withWriteLock(account) { () throws(StoreError) -> Bool in
             let current = try self.read(account)
             if expected != nil || current == nil {
                 if current == nil && expected == nil { return false }
@@ -415,7 +415,7 @@ public final class FileTokenStore: TokenStore {
                 failure = error
             }
             if let failure {
-                throw TokenStoreError(.io, account: account, message: "cannot remove \(path): \(failure.reason); the token is still stored")
+                throw StoreError(.io, account: account, message: "cannot remove \(path): \(failure.reason); the token is still stored")
             }
             self.syncDirectory()
             self.indexState.withLock { state in
@@ -566,9 +566,9 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// The names of the token files in the directory.
-    private func tokenFileNames() throws(TokenStoreError) -> [String] {
+    private func tokenFileNames() throws(StoreError) -> [String] {
         guard let handle = opendir(directory) else {
-            throw TokenStoreError(.io, account: nil, message: "cannot list \(directory): \(SystemCallError.last("opendir", directory).reason)")
+            throw StoreError(.io, account: nil, message: "cannot list \(directory): \(SystemCallError.last("opendir", directory).reason)")
         }
         defer { closedir(handle) }
         var names: [String] = []
@@ -582,7 +582,7 @@ public final class FileTokenStore: TokenStore {
     /// Brings the index up to date: a full read the first time; afterwards, when the directory changed
     /// under another process's hand, a listing that re-reads only the files whose identity changed.
     /// Reads only; never moves a file.
-    private func refreshIndex() throws(TokenStoreError) {
+    private func refreshIndex() throws(StoreError) {
         let stamp = directoryStamp()
         let (built, stale, known) = indexState.withLock { state in
             (state.built, !state.built || state.foreignChange || stamp != state.directoryStamp, state.files)
@@ -637,9 +637,9 @@ public final class FileTokenStore: TokenStore {
     ///   - instant: The instant.
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
-    /// - Throws: ``TokenStoreError`` of kind `io` when the directory cannot be listed.
+    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
-        try await io.run { () throws(TokenStoreError) -> [AccountID] in
+        try await io.run { () throws(StoreError) -> [AccountID] in
             try self.refreshIndex()
             return self.indexState.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
         }

@@ -25,7 +25,7 @@ public final class InMemoryTokenStore: TokenStore {
     /// Reads an account's token (``TokenStore/load(_:)``).
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
-    /// - Throws: ``TokenStoreError``.
+    /// - Throws: ``StoreError``.
     public func load(_ account: AccountID) async throws -> StoredToken? {
         state.withLock { $0.tokens[account] }
     }
@@ -36,13 +36,13 @@ public final class InMemoryTokenStore: TokenStore {
     ///   - expected: The version read, or nil when none should be stored.
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `too-large` or `conflict`.
+    /// - Throws: ``StoreError`` of kind `too-large` or `conflict`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try TokenRecordLimit.check(token)
-        return try state.withLock { state throws(TokenStoreError) -> TokenVersion in
+        return try state.withLock { state throws(StoreError) -> TokenVersion in
             let current = state.tokens[token.account]
             guard current?.version == expected else {
-                throw TokenStoreError(
+                throw StoreError(
                     .conflict, account: token.account,
                     message: "expected \(expected.map(\.description) ?? "no token"), found \(current.map(\.version.description) ?? "no token")")
             }
@@ -59,18 +59,18 @@ public final class InMemoryTokenStore: TokenStore {
     ///   - account: The account.
     ///   - expected: The version read, or nil to remove whatever is stored.
     /// - Returns: Whether a token was removed.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
-        try state.withLock { state throws(TokenStoreError) -> Bool in
+        try state.withLock { state throws(StoreError) -> Bool in
             guard let current = state.tokens[account] else {
                 if expected != nil {
-                    throw TokenStoreError(.conflict, account: account, message: "expected \(expected!), found no token")
+                    throw StoreError(.conflict, account: account, message: "expected \(expected!), found no token")
                 }
                 return false
             }
             if let expected, expected != current.version {
-                throw TokenStoreError(.conflict, account: account, message: "expected \(expected), found \(current.version)")
+                throw StoreError(.conflict, account: account, message: "expected \(expected), found \(current.version)")
             }
             state.tokens[account] = nil
             state.index.remove(account)
@@ -83,7 +83,7 @@ public final class InMemoryTokenStore: TokenStore {
     ///   - instant: The instant.
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
-    /// - Throws: ``TokenStoreError`` of kind `io`.
+    /// - Throws: ``StoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         state.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
     }

@@ -51,7 +51,7 @@ public protocol TokenStore: Sendable {
     /// Reads an account's token.
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil when none is stored.
-    /// - Throws: ``TokenStoreError`` (`corrupt`, `insecure`, `io`).
+    /// - Throws: ``StoreError`` (`corrupt`, `insecure`, `io`).
     func load(_ account: AccountID) async throws -> StoredToken?
 
     /// Writes a token if the stored version is still `expected` (compare-and-swap).
@@ -63,7 +63,7 @@ public protocol TokenStore: Sendable {
     ///   - expected: The version the caller read, or nil when it expects no token to be stored.
     ///   - dueAt: When the token needs attention (``TokenPolicy/dueAt(_:)``), for ``accounts(dueBefore:limit:)``.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `too-large` when the token's record would exceed
+    /// - Throws: ``StoreError`` of kind `too-large` when the token's record would exceed
     ///   ``TokenRecordLimit/bytes`` (check with ``TokenRecordLimit/check(_:)`` before anything else),
     ///   `conflict` when the stored version differs (nothing is written), or `io` when the write failed
     ///   (the previous token stays whole).
@@ -74,7 +74,7 @@ public protocol TokenStore: Sendable {
     ///   - account: The account.
     ///   - expected: The version the caller read, or nil to remove whatever is stored.
     /// - Returns: Whether a token was removed.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` when the stored version differs, or `io`.
+    /// - Throws: ``StoreError`` of kind `conflict` when the stored version differs, or `io`.
     @discardableResult
     func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool
 
@@ -84,7 +84,7 @@ public protocol TokenStore: Sendable {
     ///   - instant: The instant.
     ///   - limit: The most accounts to return.
     /// - Returns: Up to `limit` accounts with `dueAt < instant`, ordered by `dueAt`.
-    /// - Throws: ``TokenStoreError`` of kind `io`.
+    /// - Throws: ``StoreError`` of kind `io`.
     func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID]
 
     /// Runs `body` holding this account's refresh lock, when the store has one that reaches other

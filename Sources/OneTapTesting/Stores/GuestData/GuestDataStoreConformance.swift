@@ -16,24 +16,13 @@ import OneTap
 /// the journals (first create wins, compare-and-swap, racing writers), and a merge through
 /// ``GuestMerger`` raced by many logins.
 public enum GuestDataStoreConformance {
-    /// The properties a store broke.
-    public struct Failure: Error, CustomStringConvertible {
-        /// One line per broken property.
-        public let problems: [String]
-        /// A readable form, for messages and logs.
-        public var description: String { "the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n") }
-    }
-
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
     ///   - concurrency: How many operations race in the concurrency checks.
     ///   - makeStore: Makes an empty store.
-    /// - Throws: ``Failure`` listing every property the store broke, or what `makeStore` throws.
+    /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
     public static func check(concurrency: Int = 50, _ makeStore: () async throws -> any GuestDataStore) async throws {
-        var problems: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { problems.append(message()) }
-        }
+        let suite = ConformanceHarness("GuestDataStoreConformance")
         let key = ServerKey.random()
         let guest = GuestID.derive(device: try DeviceID("conformance-device"), generation: 0, key: key)
         let other = GuestID.derive(device: try DeviceID("conformance-device"), generation: 1, key: key)
@@ -42,23 +31,22 @@ public enum GuestDataStoreConformance {
         let settings: JSONValue = .object(["theme": .string("dark"), "size": .number(3), "on": .bool(true), "none": .null])
 
         // Data round-trips per owner and kind; owners are kept apart; a write replaces; a remove removes.
-        do {
-            let store = try await makeStore()
-            expect(try await store.data(of: .guest(guest)).isEmpty, "an owner never written must have no data")
+        try await suite.check("data", makeStore) { store in
+            suite.expect(try await store.data(of: .guest(guest)).isEmpty, "an owner never written must have no data")
             try await store.write(favourites, kind: "favourites", of: .guest(guest))
             try await store.write(settings, kind: "settings", of: .guest(guest))
             try await store.write(.array([.string("z")]), kind: "favourites", of: .account(account))
             let read = try await store.data(of: .guest(guest))
-            expect(read == ["favourites": favourites, "settings": settings], "data must read back unchanged, read \(read)")
-            expect(try await store.data(of: .guest(other)).isEmpty, "another guest must not see the data")
-            expect(try await store.data(of: .account(account)) == ["favourites": .array([.string("z")])], "the account's data must be its own")
+            suite.expect(read == ["favourites": favourites, "settings": settings], "data must read back unchanged, read \(read)")
+            suite.expect(try await store.data(of: .guest(other)).isEmpty, "another guest must not see the data")
+            suite.expect(try await store.data(of: .account(account)) == ["favourites": .array([.string("z")])], "the account's data must be its own")
             try await store.write(.array([]), kind: "favourites", of: .guest(guest))
-            expect(try await store.data(of: .guest(guest))["favourites"] == .array([]), "a write must replace the kind")
+            suite.expect(try await store.data(of: .guest(guest))["favourites"] == .array([]), "a write must replace the kind")
             try await store.remove(kind: "favourites", of: .guest(guest))
             try await store.remove(kind: "never-written", of: .guest(guest))
-            expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a remove must remove only its kind")
+            suite.expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a remove must remove only its kind")
 
-            // Kinds that are none (GuestDataStoreError.check(kind:)) are refused by write and remove, and nothing changes.
+            // Kinds that are none (StoreError.check(dataKind:)) are refused by write and remove, and nothing changes.
             for kind in ["", "Favourites", "caf\u{E9}", "a\u{0}b", "a b", String(repeating: "k", count: 65)] {
                 for (call, run) in [
                     ("write", { try await store.write(favourites, kind: kind, of: .guest(guest)) }),
@@ -66,39 +54,37 @@ public enum GuestDataStoreConformance {
                 ] as [(String, () async throws -> Void)] {
                     do {
                         try await run()
-                        expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind")
-                    } catch let error as GuestDataStoreError where error.kind == .invalidKind {
+                        suite.expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind")
+                    } catch let error as StoreError where error.kind == .invalidKind {
                     } catch {
-                        expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind, threw \(error)")
+                        suite.expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind, threw \(error)")
                     }
                 }
             }
-            expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a refused kind must change nothing")
+            suite.expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a refused kind must change nothing")
             try await store.write(favourites, kind: String(repeating: "k", count: 64), of: .guest(guest))
-            expect(try await store.data(of: .guest(guest))[String(repeating: "k", count: 64)] == favourites, "a kind of 64 characters must be kept")
+            suite.expect(try await store.data(of: .guest(guest))[String(repeating: "k", count: 64)] == favourites, "a kind of 64 characters must be kept")
         }
 
         // Journals: the first create wins; compare-and-swap on the version.
-        do {
-            let store = try await makeStore()
+        try await suite.check("journals", makeStore) { store in
             let plan = try MergePlan.plan(guest: ["favourites": favourites], account: [:], rules: .builtIn)
-            expect(try await store.journal(for: guest) == nil, "a guest never merged must have no journal")
+            suite.expect(try await store.journal(for: guest) == nil, "a guest never merged must have no journal")
             let first = MergeJournalFixture.make(guest: guest, account: account, plan: plan)
             let stored = try await store.createJournal(first)
-            expect(stored.account == account && stored.version == 1, "create must store the journal, stored \(stored)")
+            suite.expect(stored.account == account && stored.version == 1, "create must store the journal, stored \(stored)")
             let second = MergeJournalFixture.make(guest: guest, account: "someone-else", plan: plan)
             let kept = try await store.createJournal(second)
-            expect(kept.account == account, "a second create must return the first journal, returned \(kept)")
+            suite.expect(kept.account == account, "a second create must return the first journal, returned \(kept)")
             let next = MergeJournalFixture.advanced(stored)
-            expect(try await store.replaceJournal(next, expecting: 1), "a replace at the stored version must succeed")
-            expect(try await store.replaceJournal(MergeJournalFixture.advanced(stored), expecting: 1) == false, "a replace at an old version must fail")
+            suite.expect(try await store.replaceJournal(next, expecting: 1), "a replace at the stored version must succeed")
+            suite.expect(try await store.replaceJournal(MergeJournalFixture.advanced(stored), expecting: 1) == false, "a replace at an old version must fail")
             let read = try await store.journal(for: guest)
-            expect(read?.version == 2 && read?.completed == 1, "the journal must read back as replaced, read \(String(describing: read))")
+            suite.expect(read?.version == 2 && read?.completed == 1, "the journal must read back as replaced, read \(String(describing: read))")
         }
 
         // Racing replaces at one version: exactly one wins.
-        do {
-            let store = try await makeStore()
+        try await suite.check("racing replaces", makeStore) { store in
             let plan = try MergePlan.plan(guest: ["favourites": favourites], account: [:], rules: .builtIn)
             let stored = try await store.createJournal(MergeJournalFixture.make(guest: guest, account: account, plan: plan))
             let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -107,12 +93,11 @@ public enum GuestDataStoreConformance {
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
-            expect(wins == 1, "\(concurrency) racing replaces at one version must let exactly one win, \(wins) won")
+            suite.expect(wins == 1, "\(concurrency) racing replaces at one version must let exactly one win, \(wins) won")
         }
 
         // Many logins of one guest at once merge once: the account gets the cart's quantities added once.
-        do {
-            let store = try await makeStore()
+        try await suite.check("racing merges", makeStore) { store in
             try await store.write(.array([.object(["item": .string("x"), "qty": .number(2)])]), kind: "cart", of: .guest(guest))
             try await store.write(.array([.object(["item": .string("x"), "qty": .number(1)])]), kind: "cart", of: .account(account))
             try await store.write(favourites, kind: "favourites", of: .guest(guest))
@@ -122,14 +107,14 @@ public enum GuestDataStoreConformance {
                 try await group.waitForAll()
             }
             let data = try await store.data(of: .account(account))
-            expect(data["cart"] == .array([.object(["item": .string("x"), "qty": .number(3)])]), "racing merges must add the cart once, got \(String(describing: data["cart"]))")
-            expect(data["favourites"] == favourites, "the favourites must be the account's, got \(String(describing: data["favourites"]))")
+            suite.expect(data["cart"] == .array([.object(["item": .string("x"), "qty": .number(3)])]), "racing merges must add the cart once, got \(String(describing: data["cart"]))")
+            suite.expect(data["favourites"] == favourites, "the favourites must be the account's, got \(String(describing: data["favourites"]))")
             let left = try await store.data(of: .guest(guest))
-            expect(left.isEmpty, "the merged guest's data must be gone, found \(left)")
-            expect(try await store.journal(for: guest)?.done == true, "the journal must be done")
+            suite.expect(left.isEmpty, "the merged guest's data must be gone, found \(left)")
+            suite.expect(try await store.journal(for: guest)?.done == true, "the journal must be done")
         }
 
-        if !problems.isEmpty { throw Failure(problems: problems) }
+        try suite.finish()
     }
 }
 

@@ -16,67 +16,53 @@ import OneTap
 /// reads back whole (generation, account, last-login hint), that keys are kept apart and compared by
 /// their bytes, and that racing updates of one device are applied one after another (none is lost).
 public enum GuestDeviceStoreConformance {
-    /// The properties a store broke.
-    public struct Failure: Error, CustomStringConvertible {
-        /// One line per broken property.
-        public let problems: [String]
-        /// A readable form, for messages and logs.
-        public var description: String { "the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n") }
-    }
-
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
     ///   - concurrency: How many updates of one device race in the concurrency check.
     ///   - makeStore: Makes an empty store.
-    /// - Throws: ``Failure`` listing every property the store broke, or what `makeStore` throws.
+    /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
     public static func check(concurrency: Int = 50, _ makeStore: () async throws -> any GuestDeviceStore) async throws {
-        var problems: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { problems.append(message()) }
-        }
+        let suite = ConformanceHarness("GuestDeviceStoreConformance")
         let key = ServerKey.random()
         let device = GuestID.recordKey(device: try DeviceID("conformance-device"), key: key)
         let other = GuestID.recordKey(device: try DeviceID("conformance-other-device"), key: key)
         let hint = LastLoginHint(flow: .mobile, number: try PhoneNumber("13800138000"), at: Date(timeIntervalSince1970: 1_796_090_400.5))
 
         // A device never seen; the first update starts from the empty record; the record reads back whole.
-        do {
-            let store = try await makeStore()
-            expect(try await store.record(forKey: device) == nil, "a device never seen must have no record")
+        try await suite.check("records", makeStore) { store in
+            suite.expect(try await store.record(forKey: device) == nil, "a device never seen must have no record")
             let first = try await store.update(key: device) { record in
                 let fromEmpty = record == GuestDeviceRecord()
                 record.account = fromEmpty ? "conformance-account" : "started-from-another-record"
                 record.lastLogin = hint
             }
-            expect(first.account == "conformance-account", "an update of a device never seen must start from the empty record")
-            expect(first.generation == 0 && first.lastLogin == hint, "update must return the record after the change, returned \(first)")
+            suite.expect(first.account == "conformance-account", "an update of a device never seen must start from the empty record")
+            suite.expect(first.generation == 0 && first.lastLogin == hint, "update must return the record after the change, returned \(first)")
             let read = try await store.record(forKey: device)
-            expect(read == first, "the record must read back unchanged, read \(String(describing: read))")
+            suite.expect(read == first, "the record must read back unchanged, read \(String(describing: read))")
             let loggedOut = try await store.update(key: device) { record in
                 record.generation += 1
                 record.account = nil
             }
-            expect(loggedOut.generation == 1 && loggedOut.account == nil && loggedOut.lastLogin == hint, "an update must start from the stored record, returned \(loggedOut)")
-            expect(try await store.record(forKey: device) == loggedOut, "a cleared account must read back as none")
-            expect(try await store.record(forKey: other) == nil, "another device must not see the record")
+            suite.expect(loggedOut.generation == 1 && loggedOut.account == nil && loggedOut.lastLogin == hint, "an update must start from the stored record, returned \(loggedOut)")
+            suite.expect(try await store.record(forKey: device) == loggedOut, "a cleared account must read back as none")
+            suite.expect(try await store.record(forKey: other) == nil, "another device must not see the record")
         }
 
         // Keys are compared by their bytes: keys that differ only in case or in Unicode normalisation are two devices.
-        do {
-            let store = try await makeStore()
+        try await suite.check("keys by bytes", makeStore) { store in
             let keys = ["Ab-_9", "ab-_9", "caf\u{E9}", "cafe\u{301}"]
             for (index, key) in keys.enumerated() {
                 _ = try await store.update(key: key) { $0.generation = index + 1 }
             }
             for (index, key) in keys.enumerated() {
                 let generation = try await store.record(forKey: key)?.generation
-                expect(generation == index + 1, "key \(key.debugDescription) must keep its own record (generation \(index + 1)), read \(String(describing: generation))")
+                suite.expect(generation == index + 1, "key \(key.debugDescription) must keep its own record (generation \(index + 1)), read \(String(describing: generation))")
             }
         }
 
         // Racing updates of one device are applied one after another: none is lost.
-        do {
-            let store = try await makeStore()
+        try await suite.check("racing updates", makeStore) { store in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
                     group.addTask { _ = try await store.update(key: device) { $0.generation += 1 } }
@@ -84,9 +70,9 @@ public enum GuestDeviceStoreConformance {
                 try await group.waitForAll()
             }
             let generation = try await store.record(forKey: device)?.generation
-            expect(generation == concurrency, "\(concurrency) racing updates that each add one must reach \(concurrency), reached \(String(describing: generation))")
+            suite.expect(generation == concurrency, "\(concurrency) racing updates that each add one must reach \(concurrency), reached \(String(describing: generation))")
         }
 
-        if !problems.isEmpty { throw Failure(problems: problems) }
+        try suite.finish()
     }
 }

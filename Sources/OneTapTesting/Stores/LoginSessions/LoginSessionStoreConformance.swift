@@ -16,32 +16,12 @@ import OneTap
 ///
 /// Each property is checked on a fresh, empty store; every broken property is listed, not only the first.
 public enum LoginSessionStoreConformance {
-    /// The properties a store broke.
-    public struct Failure: Error, CustomStringConvertible {
-        /// One line per broken property.
-        public let problems: [String]
-        /// A readable form, for messages and logs.
-        public var description: String { "the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n") }
-    }
-
     /// Runs every check, each on a fresh, empty store.
     /// - Parameter makeStore: Makes an empty store.
-    /// - Throws: ``Failure`` listing every property the store broke, or what `makeStore` throws.
+    /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
     public static func check(_ makeStore: () async throws -> any LoginSessionStore) async throws {
-        var problems: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { problems.append(message()) }
-        }
-        func kind(_ error: any Error) -> LoginSessionStoreError.Kind? { (error as? LoginSessionStoreError)?.kind }
-        /// Runs one check on a fresh store; an error the store should not have thrown is a problem too.
-        func check(_ name: String, _ body: (any LoginSessionStore) async throws -> Void) async throws {
-            let store = try await makeStore()
-            do {
-                try await body(store)
-            } catch {
-                problems.append("\(name): the store threw where it must not: \(error)")
-            }
-        }
+        let suite = ConformanceHarness("LoginSessionStoreConformance")
+        func kind(_ error: any Error) -> StoreError.Kind? { (error as? StoreError)?.kind }
 
         // An instant with a fraction of a second, as a server's clock gives it; this one does not survive a
         // conversion to seconds since 1970 and back unless the session keeps it in its stored form.
@@ -57,12 +37,12 @@ public enum LoginSessionStoreConformance {
         }
 
         // Round trip: what is created or replaced is what loads, in every stage.
-        try await check("round trip") { store in
+        try await suite.check("round trip", makeStore) { store in
             let first = started()
-            expect(try await store.load(first.id) == nil, "load of an id never created must be nil")
+            suite.expect(try await store.load(first.id) == nil, "load of an id never created must be nil")
             try await store.create(first)
             let loaded = try await store.load(first.id)
-            expect(loaded == first, "a created session must load unchanged, got \(loaded.map(String.init(describing:)) ?? "nothing")")
+            suite.expect(loaded == first, "a created session must load unchanged, got \(loaded.map(String.init(describing:)) ?? "nothing")")
             let credential = CarrierCredential(flow: .mobile, token: Secret("conformance-token"), uniqueID: "u")
             var previous = first
             for report: LoginReport in [
@@ -72,91 +52,91 @@ public enum LoginSessionStoreConformance {
                 let next = try advanced(previous, report)
                 try await store.replace(next, expecting: previous.version)
                 let loaded = try await store.load(next.id)
-                expect(loaded == next, "a replaced session (\(next.stage)) must load unchanged, got \(loaded.map(String.init(describing:)) ?? "nothing")")
+                suite.expect(loaded == next, "a replaced session (\(next.stage)) must load unchanged, got \(loaded.map(String.init(describing:)) ?? "nothing")")
                 previous = next
             }
             let other = started(telecom)
             try await store.create(other)
-            expect(try await store.load(other.id) == other, "a second session must load unchanged")
-            expect(try await store.load(first.id) == previous, "creating a session must not touch another")
+            suite.expect(try await store.load(other.id) == other, "a second session must load unchanged")
+            suite.expect(try await store.load(first.id) == previous, "creating a session must not touch another")
         }
 
         // A duplicate id is refused, and the first session stays.
-        try await check("duplicate create") { store in
+        try await suite.check("duplicate create", makeStore) { store in
             let first = started()
             try await store.create(first)
             let impostor = started(telecom, id: first.id)
             do {
                 try await store.create(impostor)
-                problems.append("create of an id that exists must throw duplicate")
-            } catch { expect(kind(error) == .duplicate, "create of an id that exists must throw duplicate, threw \(error)") }
-            expect(try await store.load(first.id) == first, "a refused duplicate create must leave the first session as it was")
+                suite.problem("create of an id that exists must throw duplicate")
+            } catch { suite.expect(kind(error) == .duplicate, "create of an id that exists must throw duplicate, threw \(error)") }
+            suite.expect(try await store.load(first.id) == first, "a refused duplicate create must leave the first session as it was")
         }
 
         // Compare-and-swap on the version.
-        try await check("compare-and-swap") { store in
+        try await suite.check("compare-and-swap", makeStore) { store in
             let v1 = started()
             try await store.create(v1)
             let v2 = try advanced(v1, .result(.mobile, code: "200023"))
             try await store.replace(v2, expecting: 1)
-            expect(try await store.load(v1.id) == v2, "replace expecting the stored version must write")
+            suite.expect(try await store.load(v1.id) == v2, "replace expecting the stored version must write")
             let stale = try advanced(v1, .result(.mobile, code: "102101"))
             do {
                 try await store.replace(stale, expecting: 1)
-                problems.append("replace with a stale version must throw conflict")
-            } catch { expect(kind(error) == .conflict, "replace with a stale version must throw conflict, threw \(error)") }
-            expect(try await store.load(v1.id) == v2, "a replace refused as stale must write nothing")
+                suite.problem("replace with a stale version must throw conflict")
+            } catch { suite.expect(kind(error) == .conflict, "replace with a stale version must throw conflict, threw \(error)") }
+            suite.expect(try await store.load(v1.id) == v2, "a replace refused as stale must write nothing")
             let v3 = try advanced(v2, .result(.mobile, code: "102101"))
             do {
                 try await store.replace(v3, expecting: 3)
-                problems.append("replace expecting a version the session never had must throw conflict")
-            } catch { expect(kind(error) == .conflict, "replace expecting a future version must throw conflict, threw \(error)") }
-            expect(try await store.load(v1.id) == v2, "a replace refused as from the future must write nothing")
+                suite.problem("replace expecting a version the session never had must throw conflict")
+            } catch { suite.expect(kind(error) == .conflict, "replace expecting a future version must throw conflict, threw \(error)") }
+            suite.expect(try await store.load(v1.id) == v2, "a replace refused as from the future must write nothing")
             try await store.replace(v3, expecting: 2)
-            expect(try await store.load(v1.id) == v3, "replace expecting the stored version must write each time")
+            suite.expect(try await store.load(v1.id) == v3, "replace expecting the stored version must write each time")
         }
 
         // A replace of a session that is not there is refused, and creates nothing.
-        try await check("replace of a missing session") { store in
+        try await suite.check("replace of a missing session", makeStore) { store in
             let missing = try advanced(started(), .result(.mobile, code: "200023"))
             do {
                 try await store.replace(missing, expecting: 1)
-                problems.append("replace of an id no session has must throw notFound")
-            } catch { expect(kind(error) == .notFound, "replace of an id no session has must throw notFound, threw \(error)") }
-            expect(try await store.load(missing.id) == nil, "a replace refused as not found must create nothing")
+                suite.problem("replace of an id no session has must throw notFound")
+            } catch { suite.expect(kind(error) == .notFound, "replace of an id no session has must throw notFound, threw \(error)") }
+            suite.expect(try await store.load(missing.id) == nil, "a replace refused as not found must create nothing")
         }
 
         // 100 concurrent replaces from one version: exactly one wins, the others conflict.
-        try await check("concurrent replaces") { store in
+        try await suite.check("concurrent replaces", makeStore) { store in
             let v1 = started()
             try await store.create(v1)
             let candidates = try (0..<100).map { try advanced(v1, .fault(.mobile, "writer \($0)")) }
-            let outcomes = await withTaskGroup(of: (Int, LoginSessionStoreError.Kind?, String?).self) { group in
+            let outcomes = await withTaskGroup(of: (Int, StoreError.Kind?, String?).self) { group in
                 for (index, candidate) in candidates.enumerated() {
                     group.addTask {
                         do {
                             try await store.replace(candidate, expecting: 1)
                             return (index, nil, nil)
                         } catch {
-                            return (index, (error as? LoginSessionStoreError)?.kind, "\(error)")
+                            return (index, (error as? StoreError)?.kind, "\(error)")
                         }
                     }
                 }
-                var outcomes: [(Int, LoginSessionStoreError.Kind?, String?)] = []
+                var outcomes: [(Int, StoreError.Kind?, String?)] = []
                 for await outcome in group { outcomes.append(outcome) }
                 return outcomes
             }
             let winners = outcomes.filter { $0.2 == nil }.map(\.0)
             let conflicts = outcomes.filter { $0.1 == .conflict }.count
-            expect(winners.count == 1, "100 concurrent replaces from one version must let exactly one win, \(winners.count) did")
-            expect(conflicts == 100 - winners.count, "the concurrent replaces that lost must throw conflict; \(100 - winners.count - conflicts) threw otherwise")
+            suite.expect(winners.count == 1, "100 concurrent replaces from one version must let exactly one win, \(winners.count) did")
+            suite.expect(conflicts == 100 - winners.count, "the concurrent replaces that lost must throw conflict; \(100 - winners.count - conflicts) threw otherwise")
             if let winner = winners.first {
-                expect(try await store.load(v1.id) == candidates[winner], "the session stored must be the winning replace's")
+                suite.expect(try await store.load(v1.id) == candidates[winner], "the session stored must be the winning replace's")
             }
         }
 
         // removeExpired removes the sessions that expired strictly before the instant, no more than the limit.
-        try await check("removeExpired") { store in
+        try await suite.check("removeExpired", makeStore) { store in
             let instant = Date(timeIntervalSince1970: 1_796_083_200)
             let lifetime = machine.sessionLifetime.seconds
             func expiring(at offset: Double) -> LoginSession { started(at: instant.addingTimeInterval(offset - lifetime)) }
@@ -164,30 +144,30 @@ public enum LoginSessionStoreConformance {
             let kept = [0, 0.5, 3600].map(expiring)
             for session in expired + kept { try await store.create(session) }
             let removed = try await store.removeExpired(before: instant, limit: 10)
-            expect(removed == expired.count, "removeExpired must remove the \(expired.count) sessions that expired before the instant, removed \(removed)")
+            suite.expect(removed == expired.count, "removeExpired must remove the \(expired.count) sessions that expired before the instant, removed \(removed)")
             for session in expired {
-                expect(try await store.load(session.id) == nil, "a session that expired before the instant must be removed")
+                suite.expect(try await store.load(session.id) == nil, "a session that expired before the instant must be removed")
             }
             for session in kept {
-                expect(try await store.load(session.id) == session, "a session expiring at or after the instant must be kept (expiring \(session.expiresAt.timeIntervalSince(instant)) s after it)")
+                suite.expect(try await store.load(session.id) == session, "a session expiring at or after the instant must be kept (expiring \(session.expiresAt.timeIntervalSince(instant)) s after it)")
             }
-            expect(try await store.removeExpired(before: instant, limit: 10) == 0, "a second removeExpired with nothing expired must remove nothing")
+            suite.expect(try await store.removeExpired(before: instant, limit: 10) == 0, "a second removeExpired with nothing expired must remove nothing")
         }
-        try await check("removeExpired limit") { store in
+        try await suite.check("removeExpired limit", makeStore) { store in
             let instant = Date(timeIntervalSince1970: 1_796_083_200)
             let old = (0..<5).map { started(at: instant.addingTimeInterval(-86_400 - Double($0))) }
             let fresh = started(at: instant)
             for session in old + [fresh] { try await store.create(session) }
-            expect(try await store.removeExpired(before: instant, limit: 0) == 0, "removeExpired with a zero limit must remove nothing")
+            suite.expect(try await store.removeExpired(before: instant, limit: 0) == 0, "removeExpired with a zero limit must remove nothing")
             let first = try await store.removeExpired(before: instant, limit: 3)
             var left = 0
             for session in old where try await store.load(session.id) != nil { left += 1 }
-            expect(first == 3 && left == 2, "removeExpired must honour its limit: limit 3 of 5 expired removed \(first), left \(left)")
+            suite.expect(first == 3 && left == 2, "removeExpired must honour its limit: limit 3 of 5 expired removed \(first), left \(left)")
             let second = try await store.removeExpired(before: instant, limit: 3)
-            expect(second == 2, "removeExpired must remove the rest on the next call, removed \(second) of 2")
-            expect(try await store.load(fresh.id) == fresh, "removeExpired must not touch a session that has not expired")
+            suite.expect(second == 2, "removeExpired must remove the rest on the next call, removed \(second) of 2")
+            suite.expect(try await store.load(fresh.id) == fresh, "removeExpired must not touch a session that has not expired")
         }
 
-        if !problems.isEmpty { throw Failure(problems: problems) }
+        try suite.finish()
     }
 }

@@ -16,24 +16,13 @@ import OneTap
 /// ``SMSCodeService`` (concurrent sends never pass a limit, concurrent verifies of one code succeed at
 /// most once, a code's expiry is exact to the millisecond).
 public enum SMSStoreConformance {
-    /// The properties a store broke.
-    public struct Failure: Error, CustomStringConvertible {
-        /// One line per broken property.
-        public let problems: [String]
-        /// A readable form, for messages and logs.
-        public var description: String { "the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n") }
-    }
-
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
     ///   - concurrency: How many operations race in the concurrency checks.
     ///   - makeStore: Makes an empty store.
-    /// - Throws: ``Failure`` listing every property the store broke, or what `makeStore` throws.
+    /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
     public static func check(concurrency: Int = 200, _ makeStore: () async throws -> any SMSStore) async throws {
-        var problems: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { problems.append(message()) }
-        }
+        let suite = ConformanceHarness("SMSStoreConformance")
         let now = Date(timeIntervalSince1970: 1_796_083_200.125)
         let number = try PhoneNumber("13800138000")
         let other = try PhoneNumber("13900139000")
@@ -43,16 +32,14 @@ public enum SMSStoreConformance {
         let rules = SMSCodeRules()
 
         // An empty store reads every counter as empty and no record.
-        do {
-            let store = try await makeStore()
+        try await suite.check("empty store", makeStore) { store in
             let state = try await store.update(counters: [counter, ipCounter], code: number, at: now) { $0 }
-            expect(state.events == [counter: [], ipCounter: []], "an empty store must read every counter asked for as empty, read \(state.events)")
-            expect(state.code == nil, "an empty store must read no code record")
+            suite.expect(state.events == [counter: [], ipCounter: []], "an empty store must read every counter asked for as empty, read \(state.events)")
+            suite.expect(state.code == nil, "an empty store must read no code record")
         }
 
         // What is written reads back, to the millisecond; the other number and counters are untouched.
-        do {
-            let store = try await makeStore()
+        try await suite.check("round trip", makeStore) { store in
             let (_, record) = rules.issue(to: number, session: LoginSessionID.random(), key: key, at: now)
             let times = [now, now.addingTimeInterval(1.5)]
             try await store.update(counters: [counter], code: number, at: now) { state in
@@ -62,46 +49,43 @@ public enum SMSStoreConformance {
             }
             let state = try await store.update(counters: [counter, ipCounter], code: number, at: now) { $0 }
             let read = state.events[counter] ?? []
-            expect(read.count == 2 && zip(read, times).allSatisfy { abs($0.timeIntervalSince($1)) < 0.001 }, "events must read back to the millisecond, read \(read)")
-            expect(state.events[ipCounter] == [], "a counter never written must stay empty")
-            expect(state.code.map { sameRecord($0, record) } == true, "a code record must read back unchanged, read \(String(describing: state.code))")
+            suite.expect(read.count == 2 && zip(read, times).allSatisfy { abs($0.timeIntervalSince($1)) < 0.001 }, "events must read back to the millisecond, read \(read)")
+            suite.expect(state.events[ipCounter] == [], "a counter never written must stay empty")
+            suite.expect(state.code.map { sameRecord($0, record) } == true, "a code record must read back unchanged, read \(String(describing: state.code))")
             let elsewhere = try await store.update(counters: [], code: other, at: now) { $0.code }
-            expect(elsewhere == nil, "another number must have no record")
+            suite.expect(elsewhere == nil, "another number must have no record")
         }
 
         // Kept until its instant and not after; removeExpired removes it.
-        do {
-            let store = try await makeStore()
+        try await suite.check("keep-until", makeStore) { store in
             let until = now.addingTimeInterval(60)
             try await store.update(counters: [counter], code: number, at: now) { state in
                 state.events[counter] = [now]
                 state.keepUntil = until
             }
             let atEnd = try await store.update(counters: [counter], code: number, at: until) { $0.events[counter] ?? [] }
-            expect(atEnd.count == 1, "a counter must be kept until its keep-until instant, read \(atEnd)")
+            suite.expect(atEnd.count == 1, "a counter must be kept until its keep-until instant, read \(atEnd)")
             let removed = try await store.removeExpired(before: until.addingTimeInterval(1), limit: 100)
-            expect(removed >= 1, "removeExpired after keep-until must remove the counter, removed \(removed)")
+            suite.expect(removed >= 1, "removeExpired after keep-until must remove the counter, removed \(removed)")
             let after = try await store.update(counters: [counter], code: number, at: until.addingTimeInterval(1)) { $0.events[counter] ?? [] }
-            expect(after.isEmpty, "a removed counter must read as empty, read \(after)")
+            suite.expect(after.isEmpty, "a removed counter must read as empty, read \(after)")
         }
 
         // An update that leaves keep-until as it read it shortens nothing: the record outlives a read-only pass.
-        do {
-            let store = try await makeStore()
+        try await suite.check("keep-until unchanged", makeStore) { store in
             let (_, record) = rules.issue(to: number, session: nil, key: key, at: now)
             try await store.update(counters: [counter], code: number, at: now) { state in
                 state.code = record
                 state.keepUntil = now.addingTimeInterval(600)
             }
             let seen = try await store.update(counters: [], code: number, at: now.addingTimeInterval(1)) { $0.keepUntil }
-            expect(abs(seen.timeIntervalSince(now.addingTimeInterval(600))) < 0.001, "keep-until must read as written, read \(seen)")
+            suite.expect(abs(seen.timeIntervalSince(now.addingTimeInterval(600))) < 0.001, "keep-until must read as written, read \(seen)")
             let later = try await store.update(counters: [], code: number, at: now.addingTimeInterval(599)) { $0.code }
-            expect(later != nil, "a record must be kept until its keep-until even after an update that changed nothing")
+            suite.expect(later != nil, "a record must be kept until its keep-until even after an update that changed nothing")
         }
 
         // No lost update: concurrent appends all land.
-        do {
-            let store = try await makeStore()
+        try await suite.check("no lost update", makeStore) { store in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<concurrency {
                     group.addTask {
@@ -114,12 +98,11 @@ public enum SMSStoreConformance {
                 try await group.waitForAll()
             }
             let count = try await store.update(counters: [counter], code: number, at: now) { $0.events[counter]?.count ?? 0 }
-            expect(count == concurrency, "\(concurrency) concurrent updates must all land, found \(count) events")
+            suite.expect(count == concurrency, "\(concurrency) concurrent updates must all land, found \(count) events")
         }
 
         // Through the service: concurrent sends from one address never pass its hard limit.
-        do {
-            let store = try await makeStore()
+        try await suite.check("concurrent sends", makeStore) { store in
             let policy = try SMSPolicy(
                 csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,conformance\n", file: "conformance.csv")
             let sender = ScriptedSMSSender()
@@ -135,16 +118,15 @@ public enum SMSStoreConformance {
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
-            expect(sent == 5, "\(concurrency) concurrent sends from one address under a limit of 5 must send exactly 5, sent \(sent)")
+            suite.expect(sent == 5, "\(concurrency) concurrent sends from one address under a limit of 5 must send exactly 5, sent \(sent)")
         }
 
         // Through the service: concurrent verifies of the right code succeed once.
-        do {
-            let store = try await makeStore()
+        try await suite.check("concurrent verifies", makeStore) { store in
             let sender = ScriptedSMSSender()
             let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink())
             _ = try await service.send(to: number, context: SMSContext(), at: now)
-            guard let code = sender.lastCode(to: number) else { throw Failure(problems: problems + ["a send through the store must deliver a code"]) }
+            guard let code = sender.lastCode(to: number) else { return suite.problem("a send through the store must deliver a code") }
             let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<concurrency {
                     group.addTask {
@@ -154,26 +136,25 @@ public enum SMSStoreConformance {
                 }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
-            expect(verified == 1, "\(concurrency) concurrent verifies of one code must succeed exactly once, succeeded \(verified)")
+            suite.expect(verified == 1, "\(concurrency) concurrent verifies of one code must succeed exactly once, succeeded \(verified)")
         }
 
         // Through the service: a code verifies a millisecond before its five minutes and not at them.
-        do {
-            let store = try await makeStore()
+        try await suite.check("code expiry", makeStore) { store in
             let sender = ScriptedSMSSender()
             let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink())
             _ = try await service.send(to: number, context: SMSContext(), at: now)
             _ = try await service.send(to: other, context: SMSContext(), at: now)
             guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {
-                throw Failure(problems: problems + ["a send through the store must deliver a code"])
+                return suite.problem("a send through the store must deliver a code")
             }
             let atEnd = try await service.verify(code, for: number, context: SMSContext(), at: now.addingTimeInterval(300))
-            expect(atEnd == .expired, "a code must be expired at exactly 5 minutes, got \(atEnd)")
+            suite.expect(atEnd == .expired, "a code must be expired at exactly 5 minutes, got \(atEnd)")
             let before = try await service.verify(otherCode, for: other, context: SMSContext(), at: now.addingTimeInterval(299.999))
-            if case .verified = before {} else { problems.append("a code must verify 1 ms before its 5 minutes end, got \(before)") }
+            if case .verified = before {} else { suite.problem("a code must verify 1 ms before its 5 minutes end, got \(before)") }
         }
 
-        if !problems.isEmpty { throw Failure(problems: problems) }
+        try suite.finish()
     }
 
     private static func sameRecord(_ lhs: SMSCodeRecord, _ rhs: SMSCodeRecord) -> Bool {

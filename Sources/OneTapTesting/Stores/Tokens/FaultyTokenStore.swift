@@ -7,7 +7,7 @@ import OneTap
 
 /// A ``TokenStore`` wrapper that fails on demand: on read, on write, on remove, or by reporting a stale
 /// version (a conflict) the next time, to test that a token is never lost and that callers get a clear
-/// error.
+/// error. Any other fault goes through ``faults``.
 public final class FaultyTokenStore: TokenStore {
     /// Which operation to fail.
     public enum Operation: Hashable, Sendable {
@@ -22,45 +22,38 @@ public final class FaultyTokenStore: TokenStore {
     }
 
     private let base: any TokenStore
-    private let failures = LockedValue<[Operation: Int]>([:])
-    private let conflicts = LockedValue(0)
+    /// Which calls fail, and how.
+    public let faults: Faults<Operation>
 
     /// Wraps a store.
-    /// - Parameter base: The store that does the real work.
-    public init(_ base: any TokenStore) { self.base = base }
+    /// - Parameters:
+    ///   - base: The store that does the real work.
+    ///   - clock: The clock injected delays wait on.
+    public init(_ base: any TokenStore, clock: any WallClock = SystemClock()) {
+        self.base = base
+        faults = Faults(clock: clock)
+    }
 
     /// Makes the next `count` calls of `operation` fail with an `io` error (disk full).
     /// - Parameters:
     ///   - operation: Which call to fail.
     ///   - count: How many calls in a row.
     public func fail(_ operation: Operation, times count: Int = 1) {
-        failures.withLock { $0[operation, default: 0] += count }
+        faults.inject(.refuse(.io, "injected \(operation) failure: No space left on device"), into: [operation], times: count)
     }
 
     /// Makes the next `count` saves report a conflict, as if another instance had written first.
     /// - Parameter count: How many saves in a row.
     public func conflict(times count: Int = 1) {
-        conflicts.withLock { $0 += count }
-    }
-
-    private func check(_ operation: Operation, _ account: AccountID?) throws {
-        let fails = failures.withLock { failures -> Bool in
-            guard let left = failures[operation], left > 0 else { return false }
-            failures[operation] = left - 1
-            return true
-        }
-        if fails {
-            throw TokenStoreError(.io, account: account, message: "injected \(operation) failure: No space left on device")
-        }
+        faults.inject(.refuse(.conflict, "injected conflict"), into: [.save], times: count)
     }
 
     /// Reads an account's token (``TokenStore/load(_:)``).
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
-    /// - Throws: ``TokenStoreError``.
+    /// - Throws: ``StoreError``.
     public func load(_ account: AccountID) async throws -> StoredToken? {
-        try check(.load, account)
-        return try await base.load(account)
+        try await faults.run(.load, subject: .account(account)) { try await base.load(account) }
     }
 
     /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
@@ -69,16 +62,9 @@ public final class FaultyTokenStore: TokenStore {
     ///   - expected: The version read, or nil when none should be stored.
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-        try check(.save, token.account)
-        let conflict = conflicts.withLock { count -> Bool in
-            guard count > 0 else { return false }
-            count -= 1
-            return true
-        }
-        if conflict { throw TokenStoreError(.conflict, account: token.account, message: "injected conflict") }
-        return try await base.save(token, replacing: expected, dueAt: dueAt)
+        try await faults.run(.save, subject: .account(token.account)) { try await base.save(token, replacing: expected, dueAt: dueAt) }
     }
 
     /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
@@ -86,11 +72,10 @@ public final class FaultyTokenStore: TokenStore {
     ///   - account: The account.
     ///   - expected: The version read, or nil to remove whatever is stored.
     /// - Returns: Whether a token was removed.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
-        try check(.remove, account)
-        return try await base.remove(account, replacing: expected)
+        try await faults.run(.remove, subject: .account(account)) { try await base.remove(account, replacing: expected) }
     }
 
     /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``).
@@ -98,10 +83,9 @@ public final class FaultyTokenStore: TokenStore {
     ///   - instant: The instant.
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
-    /// - Throws: ``TokenStoreError`` of kind `io`.
+    /// - Throws: ``StoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
-        try check(.accounts, nil)
-        return try await base.accounts(dueBefore: instant, limit: limit)
+        try await faults.run(.accounts) { try await base.accounts(dueBefore: instant, limit: limit) }
     }
 
     /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``).

@@ -27,7 +27,7 @@ import Testing
         await #expect {
             try await ExchangeLedgerConformance.check { LedgerDouble(flaw) }
         } throws: { error in
-            guard let failure = error as? ExchangeLedgerConformance.Failure else { return false }
+            guard let failure = error as? ConformanceFailure else { return false }
             return failure.problems.contains { $0.contains(problem) } && failure.description.contains(problem)
         }
     }

@@ -9,7 +9,7 @@ import Testing
     }
 
     @Test func aStoreWhoseSecondCreateOverwritesIsCaught() async throws {
-        let error = await #expect(throws: GuestDataStoreConformance.Failure.self) {
+        let error = await #expect(throws: ConformanceFailure.self) {
             try await GuestDataStoreConformance.check { OverwritingStore() }
         }
         #expect(error.map { "\($0)".contains("a second create must return the first journal") } == true, "\(String(describing: error))")

@@ -16,7 +16,7 @@ import Testing
         (.forgetWrites, "the record must read back unchanged"),
     ])
     func theSuiteCatchesABrokenStore(flaw: GuestDeviceFlaw, problem: String) async throws {
-        let failure = await #expect(throws: GuestDeviceStoreConformance.Failure.self) {
+        let failure = await #expect(throws: ConformanceFailure.self) {
             try await GuestDeviceStoreConformance.check { FlawedDeviceStore(flaw: flaw) }
         }
         if flaw != .forgetWrites { #expect(failure?.problems.count == 1, "only the flaw's property breaks: \(String(describing: failure))") }

@@ -28,7 +28,7 @@ import Testing
         await #expect {
             try await LoginSessionStoreConformance.check { SessionStoreDouble(flaw) }
         } throws: { error in
-            guard let failure = error as? LoginSessionStoreConformance.Failure else { return false }
+            guard let failure = error as? ConformanceFailure else { return false }
             return failure.problems.contains { $0.contains(problem) } && failure.description.contains(problem)
         }
     }
@@ -79,9 +79,9 @@ final class SessionStoreDouble: LoginSessionStore {
 
     func create(_ session: LoginSession) async throws {
         let data = try json(session)
-        try rows.withLock { rows throws(LoginSessionStoreError) in
+        try rows.withLock { rows throws(StoreError) in
             if rows[session.id] != nil && flaw != .overwritesOnCreate {
-                throw LoginSessionStoreError(.duplicate, session: session.id, message: "exists")
+                throw StoreError(.duplicate, session: session.id, message: "exists")
             }
             rows[session.id] = (session.version, session.expiresAt, data)
         }
@@ -94,9 +94,9 @@ final class SessionStoreDouble: LoginSessionStore {
 
     func replace(_ session: LoginSession, expecting version: Int) async throws {
         let data = try json(session)
-        try rows.withLock { rows throws(LoginSessionStoreError) in
+        try rows.withLock { rows throws(StoreError) in
             guard let current = rows[session.id] else {
-                guard flaw == .createsOnReplace else { throw LoginSessionStoreError(.notFound, session: session.id, message: "none") }
+                guard flaw == .createsOnReplace else { throw StoreError(.notFound, session: session.id, message: "none") }
                 rows[session.id] = (session.version, session.expiresAt, data)
                 return
             }
@@ -105,7 +105,7 @@ final class SessionStoreDouble: LoginSessionStore {
             case .acceptsAnyNewerVersion: version >= current.version
             default: version == current.version
             }
-            guard matches else { throw LoginSessionStoreError(.conflict, session: session.id, message: "at \(current.version)") }
+            guard matches else { throw StoreError(.conflict, session: session.id, message: "at \(current.version)") }
             rows[session.id] = (session.version, session.expiresAt, data)
         }
     }

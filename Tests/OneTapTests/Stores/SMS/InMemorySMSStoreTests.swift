@@ -9,7 +9,7 @@ import Testing
     }
 
     @Test func aStoreThatLosesUpdatesIsCaught() async throws {
-        let error = await #expect(throws: SMSStoreConformance.Failure.self) {
+        let error = await #expect(throws: ConformanceFailure.self) {
             try await SMSStoreConformance.check(concurrency: 50) { LosingStore() }
         }
         #expect(error.map { "\($0)".contains("concurrent updates must all land") } == true, "\(String(describing: error))")

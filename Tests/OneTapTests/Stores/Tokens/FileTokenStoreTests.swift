@@ -62,7 +62,7 @@ import Testing
             await #expect {
                 try await store.load("u1")
             } throws: { error in
-                let error = error as! TokenStoreError
+                let error = error as! StoreError
                 return error.kind == .insecure && error.message.contains(path)
             }
             #expect(FileManager.default.fileExists(atPath: path))   // reported, not moved or deleted
@@ -76,7 +76,7 @@ import Testing
         #expect {
             try FileTokenStore(directory: directory.path)
         } throws: { error in
-            (error as! TokenStoreError).kind == .insecure
+            (error as! StoreError).kind == .insecure
         }
     }
 
@@ -101,7 +101,7 @@ import Testing
             await #expect {
                 try await store.load("u1")
             } throws: { error in
-                let error = error as! TokenStoreError
+                let error = error as! StoreError
                 return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("moved aside to \(path).corrupt-")
             }
             #expect(!FileManager.default.fileExists(atPath: path))
@@ -134,7 +134,7 @@ import Testing
                 await #expect {
                     _ = try await store.save(token(value: "NEW"), replacing: v1, dueAt: now)
                 } throws: { error in
-                    let error = error as! TokenStoreError
+                    let error = error as! StoreError
                     return error.kind == .io && error.message.contains("No space left on device") && error.message.contains("previous token is unchanged")
                 }
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -166,7 +166,7 @@ import Testing
             _ = try await store.remove("u1", replacing: v1)
             let v2 = try await store.save(token(value: "new login"), replacing: nil, dueAt: now)
             #expect(v2 != v1)
-            await #expect(throws: TokenStoreError.self) { _ = try await store.save(token(value: "stale"), replacing: v1, dueAt: now) }
+            await #expect(throws: StoreError.self) { _ = try await store.save(token(value: "stale"), replacing: v1, dueAt: now) }
             #expect(try await store.load("u1")?.token.value.reveal() == "new login")
         }
     }
@@ -179,8 +179,8 @@ import Testing
             #expect {
                 try FileTokenStore(directory: directory)
             } throws: { error in
-                let error = error as! TokenStoreError
-                return error.kind == .io && error.account == nil && error.message.contains("is a file, not a directory")
+                let error = error as! StoreError
+                return error.kind == .io && error.subject == nil && error.message.contains("is a file, not a directory")
             }
         }
         for sub in [".tmp", ".locks"] {
@@ -190,7 +190,7 @@ import Testing
                 #expect {
                     try FileTokenStore(directory: directory)
                 } throws: { error in
-                    let error = error as! TokenStoreError
+                    let error = error as! StoreError
                     return error.kind == .io && error.message == "\(directory)/\(sub) is a file, not a directory; remove it so the store can create its directory"
                 }
             }
@@ -201,7 +201,7 @@ import Testing
             #expect {
                 try FileTokenStore(directory: directory)
             } throws: { error in
-                (error as! TokenStoreError).message.contains(".locks is a symbolic link, not a directory")
+                (error as! StoreError).message.contains(".locks is a symbolic link, not a directory")
             }
         }
         try await withDirectory { directory in
@@ -210,7 +210,7 @@ import Testing
             #expect {
                 try FileTokenStore(directory: directory)
             } throws: { error in
-                (error as! TokenStoreError).kind == .insecure
+                (error as! StoreError).kind == .insecure
             }
         }
     }
@@ -229,7 +229,7 @@ import Testing
                 await #expect {
                     try await store.load(AccountID(account))
                 } throws: { error in
-                    let error = error as! TokenStoreError
+                    let error = error as! StoreError
                     return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("moved aside")
                 }
                 #expect(try await store.load(AccountID(account)) == nil)
@@ -246,7 +246,7 @@ import Testing
             await #expect {
                 try await store.load("big")
             } throws: { error in
-                (error as! TokenStoreError).message.contains("larger than any token record (64 KiB)")
+                (error as! StoreError).message.contains("larger than any token record (64 KiB)")
             }
         }
     }
@@ -260,7 +260,7 @@ import Testing
             await #expect {
                 try await store.load("u1")
             } throws: { error in
-                let error = error as! TokenStoreError
+                let error = error as! StoreError
                 return error.kind == .insecure && error.message.contains("owner 65534")
             }
             #expect(FileManager.default.fileExists(atPath: store.path(for: "u1")))
@@ -295,8 +295,8 @@ import Testing
             await #expect {
                 _ = try await store.save(token(value: String(repeating: "x", count: TokenRecordLimit.bytes)), replacing: v1, dueAt: now)
             } throws: { error in
-                let error = error as! TokenStoreError
-                return error.kind == .tooLarge && error.account == "u1" && !error.message.contains("xxxx")
+                let error = error as! StoreError
+                return error.kind == .tooLarge && error.subject == .account("u1") && !error.message.contains("xxxx")
             }
             #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
@@ -330,7 +330,7 @@ import Testing
             await #expect {
                 try await store.remove("u1", replacing: version)
             } throws: { error in
-                let error = error as! TokenStoreError
+                let error = error as! StoreError
                 return error.kind == .io && error.message.contains("the token is still stored")
             }
             store.faults.withLock { $0 = nil }
@@ -364,8 +364,8 @@ import Testing
             await #expect {
                 _ = try await store.save(token(value: "NEW"), replacing: v1, dueAt: now)
             } throws: { error in
-                let error = error as! TokenStoreError
-                return error.kind == .lockTimeout && error.message.contains("nothing was changed")
+                let error = error as! StoreError
+                return error.kind == .timeout && error.message.contains("nothing was changed")
             }
             #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
         }

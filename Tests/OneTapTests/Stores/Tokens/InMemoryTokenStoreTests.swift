@@ -27,7 +27,7 @@ import Testing
         await #expect {
             try await TokenStoreConformance.check { LastWriteWins() }
         } throws: { error in
-            let failure = error as! TokenStoreConformance.Failure
+            let failure = error as! ConformanceFailure
             return failure.problems.contains { $0.contains("save with a stale version must conflict") }
         }
     }
