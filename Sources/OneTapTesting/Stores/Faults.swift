@@ -79,7 +79,7 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
 
     /// Creates faults with none injected.
     /// - Parameter clock: The clock delays wait on.
-    public init(clock: any WallClock = SystemClock()) { self.clock = clock }
+    package init(clock: any WallClock = SystemClock()) { self.clock = clock }
 
     /// Makes calls fail.
     /// - Parameters:
