@@ -17,7 +17,7 @@ import OneTap
 /// - As ``InMemoryExchangeLedger`` does, a token claimed longer than ``retention`` ago is forgotten: a
 ///   claim takes it afresh, and ``PostgresStores/removeExpiredRows(before:)`` deletes its row. Reconcile
 ///   the ``unknownExchanges(since:)`` within that time.
-/// - A database that is down fails the call with ``ExchangeLedgerError`` kind `io` (the guard then does
+/// - A database that is down fails the call with ``StoreError`` kind `io` (the guard then does
 ///   not exchange), a statement past the statement timeout with `timeout`. Errors never quote a digest.
 public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertible {
     /// How long a token is remembered after its claim.
@@ -70,7 +70,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     ///   - now: The time.
     /// - Returns: Nil when the token was never claimed, or its claim was forgotten (it is claimed now, as
     ///   `pending`), else what the ledger holds for it.
-    /// - Throws: ``ExchangeLedgerError`` of kind `io`, `timeout` or `corrupt`; the token is then not
+    /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`; the token is then not
     ///   exchanged.
     public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let forget = now.addingTimeInterval(retention.seconds)
@@ -90,7 +90,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
         } catch {
             throw failure(error, doing: "claim the token's exchange (it was not exchanged)")
         }
-        throw ExchangeLedgerError(.io, message: "PostgreSQL: cannot claim the token's exchange: its row kept changing under the claim (it was not exchanged)")
+        throw StoreError(.io, message: "PostgreSQL: cannot claim the token's exchange: its row kept changing under the claim (it was not exchanged)")
     }
 
     /// Records how a claimed token's exchange ended (``ExchangeLedger/settle(_:_:at:)``).
@@ -98,7 +98,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     ///   - token: The token's SHA-256.
     ///   - state: How it ended.
     ///   - now: The time.
-    /// - Throws: ``ExchangeLedgerError`` of kind `io` or `timeout`.
+    /// - Throws: ``StoreError`` of kind `io` or `timeout`.
     public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         let (name, code) = Self.columns(state)
         do {
@@ -113,7 +113,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     /// The exchanges whose result is unknown, oldest first (``ExchangeLedger/unknownExchanges(since:)``).
     /// - Parameter since: The earliest time to list.
     /// - Returns: The tokens' digests and when they were given up on.
-    /// - Throws: ``ExchangeLedgerError`` of kind `io`, `timeout` or `corrupt`.
+    /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`.
     public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
         let rows: PostgresRows
         do {
@@ -121,11 +121,11 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
         } catch {
             throw failure(error, doing: "list the unknown exchanges")
         }
-        return try rows.rows.map { row throws(ExchangeLedgerError) in
+        return try rows.rows.map { row throws(StoreError) in
             guard row.count == 2, let bytes = row[0].bytes, let at = row[1].timestamp,
                 let digest = SHA256Digest(hex: Self.hex(bytes))
             else {
-                throw ExchangeLedgerError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote; it was left as it is")
+                throw StoreError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote; it was left as it is")
             }
             return (digest, at)
         }
@@ -149,7 +149,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
         }
     }
 
-    private func state(_ row: [PostgresValue]) throws(ExchangeLedgerError) -> ExchangeLedgerState {
+    private func state(_ row: [PostgresValue]) throws(StoreError) -> ExchangeLedgerState {
         switch (row[1].text, row[2].text) {
         case ("pending"?, nil): return .pending
         case ("unknown"?, nil): return .unknown
@@ -158,13 +158,13 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
             if let code = try? ResultCode(text) { return .answered(code) }
         default: break
         }
-        throw ExchangeLedgerError(.corrupt, message: "a row of \(schema).exchange_ledger holds a state OneTap does not write; it was left as it is")
+        throw StoreError(.corrupt, message: "a row of \(schema).exchange_ledger holds a state OneTap does not write; it was left as it is")
     }
 
     /// The ledger error for a database failure.
     private func failure(_ error: any Error, doing: String) -> any Error {
-        if error is CancellationError || error is ExchangeLedgerError { return error }
+        if error is CancellationError || error is StoreError { return error }
         let timedOut = (error as? PostgresError)?.kind == .timeout
-        return ExchangeLedgerError(timedOut ? .timeout : .io, message: "PostgreSQL: cannot \(doing): \(error)")
+        return StoreError(timedOut ? .timeout : .io, message: "PostgreSQL: cannot \(doing): \(error)")
     }
 }

@@ -12,13 +12,13 @@ import OneTap
 ///
 /// - `<schema>.guest_data`: one row per owner (`guest` or `account`, and its id) and kind, the value as
 ///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). Kinds are checked by
-///   ``GuestDataStoreError/check(kind:)`` before anything is sent, as in every store.
+///   ``StoreError/check(dataKind:)`` before anything is sent, as in every store.
 /// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
 ///   began and finished, and the journal as JSON. ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
 ///   (the first of racing merges wins, and the others read its journal); ``replaceJournal(_:expecting:)``
 ///   is one compare-and-swap `UPDATE … WHERE guest = … AND version = …`.
 /// - Every value is a bound parameter; errors never quote the data. A database that is down, or a row
-///   held past the statement timeout, fails the call with ``GuestDataStoreError`` of kind `io`, and
+///   held past the statement timeout, fails the call with ``StoreError`` of kind `io`, and
 ///   nothing is written; the merger's journal makes the merge resume where it stopped.
 /// - Data has no expiry. A finished merge's journal is kept for ``finishedJournalRetention`` (30 days)
 ///   after the merge finished, so a late login of the same guest still finds it (and merges nothing
@@ -76,7 +76,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// Every kind of data an owner has (``GuestDataStore/data(of:)``).
     /// - Parameter owner: A guest or an account.
     /// - Returns: The data by kind.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt` when a row is not JSON (it is left
+    /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when a row is not JSON (it is left
     ///   as it is).
     public func data(of owner: Identity) async throws -> [String: JSONValue] {
         let rows: PostgresRows
@@ -104,9 +104,9 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     ///   - value: The data.
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
-    /// - Throws: ``GuestDataStoreError`` of kind `invalid-kind` or `io`; nothing is written then.
+    /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`; nothing is written then.
     public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
-        try GuestDataStoreError.check(kind: kind)
+        try StoreError.check(dataKind: kind)
         try await run(statements.write, Self.owner(owner) + [.text(kind), .text(value.json)], doing: "write the \(kind) of \(owner)")
     }
 
@@ -114,9 +114,9 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// - Parameters:
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
-    /// - Throws: ``GuestDataStoreError`` of kind `invalid-kind` or `io`.
+    /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`.
     public func remove(kind: String, of owner: Identity) async throws {
-        try GuestDataStoreError.check(kind: kind)
+        try StoreError.check(dataKind: kind)
         try await run(statements.remove, Self.owner(owner) + [.text(kind)], doing: "remove the \(kind) of \(owner)")
     }
 
@@ -125,7 +125,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// A guest's merge journal (``GuestDataStore/journal(for:)``).
     /// - Parameter guest: The guest.
     /// - Returns: The journal, or nil.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt`.
+    /// - Throws: ``StoreError`` of kind `io`, or `corrupt`.
     public func journal(for guest: GuestID) async throws -> MergeJournal? {
         let rows: PostgresRows
         do {
@@ -133,14 +133,14 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         } catch {
             throw failure(error, doing: "read the merge journal of guest \(guest)", write: false)
         }
-        return try rows.first.map { row throws(GuestDataStoreError) in try decode(row, guest: guest) }
+        return try rows.first.map { row throws(StoreError) in try decode(row, guest: guest) }
     }
 
     /// Stores a new journal unless the guest has one (``GuestDataStore/createJournal(_:)``), in one
     /// statement; returns the stored one.
     /// - Parameter journal: The new journal.
     /// - Returns: The journal stored for the guest: this one, or the one a racing merge stored first.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt`.
+    /// - Throws: ``StoreError`` of kind `io`, or `corrupt`.
     public func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
         let json = try encode(journal)
         let inserted = try await run(
@@ -150,7 +150,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         ).first != nil
         if inserted { return journal }
         guard let stored = try await self.journal(for: journal.guest) else {
-            throw GuestDataStoreError(.io, message: "PostgreSQL: the merge journal of guest \(journal.guest) was removed while it was being created; try again")
+            throw StoreError(.io, message: "PostgreSQL: the merge journal of guest \(journal.guest) was removed while it was being created; try again")
         }
         return stored
     }
@@ -161,7 +161,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     ///   - journal: The journal after a change.
     ///   - version: The version it was made from.
     /// - Returns: False when the stored journal is at another version, or there is none.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`; nothing is written then.
+    /// - Throws: ``StoreError`` of kind `io`; nothing is written then.
     public func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
         let json = try encode(journal)
         return try await run(
@@ -207,9 +207,9 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     }
 
     /// Checks a journal before it is written: the table's constraints, said in OneTap's terms.
-    private func validate(_ journal: MergeJournal) throws(GuestDataStoreError) {
+    private func validate(_ journal: MergeJournal) throws(StoreError) {
         guard journal.version > 0 else {
-            throw GuestDataStoreError(.io, message: "a merge journal's version must be at least 1, not \(journal.version); nothing was written")
+            throw StoreError(.io, message: "a merge journal's version must be at least 1, not \(journal.version); nothing was written")
         }
     }
 
@@ -220,16 +220,16 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         }
     }
 
-    private func encode(_ journal: MergeJournal) throws(GuestDataStoreError) -> String {
+    private func encode(_ journal: MergeJournal) throws(StoreError) -> String {
         try validate(journal)
         do {
             return String(decoding: try JSONEncoder().encode(journal), as: UTF8.self)
         } catch {
-            throw GuestDataStoreError(.io, message: "cannot write the merge journal of guest \(journal.guest) as JSON; nothing was written")
+            throw StoreError(.io, message: "cannot write the merge journal of guest \(journal.guest) as JSON; nothing was written")
         }
     }
 
-    private func decode(_ row: [PostgresValue], guest: GuestID) throws(GuestDataStoreError) -> MergeJournal {
+    private func decode(_ row: [PostgresValue], guest: GuestID) throws(StoreError) -> MergeJournal {
         guard row.count == 2, let version = row[0].int64, let json = row[1].text else {
             throw corrupt("the merge journal of guest \(guest) has no version or no journal")
         }
@@ -246,12 +246,12 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         return journal
     }
 
-    private func corrupt(_ what: String) -> GuestDataStoreError {
-        GuestDataStoreError(.corrupt, message: "in \(schema): \(what); it was left as it is")
+    private func corrupt(_ what: String) -> StoreError {
+        StoreError(.corrupt, message: "in \(schema): \(what); it was left as it is")
     }
 
     private func failure(_ error: any Error, doing: String, write: Bool, sent: Bool = false) -> any Error {
-        if error is CancellationError || error is GuestDataStoreError { return error }
+        if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
         let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if write && sent && lost {
@@ -259,6 +259,6 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         } else if write {
             message += "; nothing was written"
         }
-        return GuestDataStoreError(.io, message: message)
+        return StoreError(.io, message: message)
     }
 }

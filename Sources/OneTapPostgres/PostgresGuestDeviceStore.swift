@@ -19,7 +19,7 @@ import OneTap
 ///   lost. A deadlock or serialization failure a foreign transaction causes is retried (4 runs in all);
 ///   the body may then run more than once, and only the last run is written.
 /// - Every value is a bound parameter. A database that is down, or a row held past the statement
-///   timeout, fails the call with ``GuestDataStoreError`` of kind `io`, and nothing is written.
+///   timeout, fails the call with ``StoreError`` of kind `io`, and nothing is written.
 public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConvertible {
     /// The schema holding the table.
     public var schema: String { pool.configuration.schema }
@@ -52,7 +52,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     /// A device's record (``GuestDeviceStore/record(forKey:)``).
     /// - Parameter key: The record's key.
     /// - Returns: The record, or nil for a device never seen.
-    /// - Throws: ``GuestDataStoreError`` of kind `io`, or `corrupt` when the row is not one OneTap wrote
+    /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when the row is not one OneTap wrote
     ///   (it is left as it is).
     public func record(forKey key: String) async throws -> GuestDeviceRecord? {
         let rows: PostgresRows
@@ -69,7 +69,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     ///   - key: The record's key.
     ///   - body: The change (run again only when the database asked for the transaction to be retried).
     /// - Returns: The record after the change.
-    /// - Throws: ``GuestDataStoreError`` of kind `io` (nothing was written, unless the connection broke
+    /// - Throws: ``StoreError`` of kind `io` (nothing was written, unless the connection broke
     ///   during the commit: then the message says the update may have been committed, whole), or
     ///   `corrupt`.
     public func update(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
@@ -107,7 +107,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
                 do {
                     try await connection.execute(self.statements.ensure, [.text(key)])
                     guard let row = try await connection.execute(self.statements.lock, [.text(key)]).first else {
-                        throw GuestDataStoreError(.io, message: "PostgreSQL: the device record vanished inside its own transaction; nothing was written")
+                        throw StoreError(.io, message: "PostgreSQL: the device record vanished inside its own transaction; nothing was written")
                     }
                     var record = try self.decode(row)
                     body(&record)
@@ -131,16 +131,16 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
 
     // MARK: Rows
 
-    private func encode(_ record: GuestDeviceRecord, key: String) throws(GuestDataStoreError) -> [PostgresValue] {
+    private func encode(_ record: GuestDeviceRecord, key: String) throws(StoreError) -> [PostgresValue] {
         guard record.generation >= 0 else {
-            throw GuestDataStoreError(.io, message: "a device record's generation cannot be \(record.generation); nothing was written")
+            throw StoreError(.io, message: "a device record's generation cannot be \(record.generation); nothing was written")
         }
         let hint: PostgresValue
         if let lastLogin = record.lastLogin {
             do {
                 hint = .text(String(decoding: try JSONEncoder().encode(lastLogin), as: UTF8.self))
             } catch {
-                throw GuestDataStoreError(.io, message: "cannot write the last-login hint as JSON; nothing was written")
+                throw StoreError(.io, message: "cannot write the last-login hint as JSON; nothing was written")
             }
         } else {
             hint = .null
@@ -148,9 +148,9 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
         return [.text(key), .int64(Int64(record.generation)), record.account.map { .text($0.rawValue) } ?? .null, hint]
     }
 
-    private func decode(_ row: [PostgresValue]) throws(GuestDataStoreError) -> GuestDeviceRecord {
-        func corrupt(_ reason: String) -> GuestDataStoreError {
-            GuestDataStoreError(.corrupt, message: "a row of \(schema).guest_devices is not a OneTap device record (\(reason)); it was left as it is")
+    private func decode(_ row: [PostgresValue]) throws(StoreError) -> GuestDeviceRecord {
+        func corrupt(_ reason: String) -> StoreError {
+            StoreError(.corrupt, message: "a row of \(schema).guest_devices is not a OneTap device record (\(reason)); it was left as it is")
         }
         guard row.count == 3, let generation = row[0].int64, let count = Int(exactly: generation) else { throw corrupt("no generation") }
         var record = GuestDeviceRecord()
@@ -176,7 +176,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     }
 
     private func failure(_ error: any Error, doing: String, write: Bool, committing: Bool) -> any Error {
-        if error is CancellationError || error is GuestDataStoreError { return error }
+        if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
         let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if committing && lost {
@@ -184,6 +184,6 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
         } else if write {
             message += "; nothing was written"
         }
-        return GuestDataStoreError(.io, message: message)
+        return StoreError(.io, message: message)
     }
 }

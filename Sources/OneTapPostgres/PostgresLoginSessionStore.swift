@@ -59,7 +59,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
 
     /// Stores a new session (``LoginSessionStore/create(_:)``).
     /// - Parameter session: The session.
-    /// - Throws: ``LoginSessionStoreError`` of kind `duplicate` when its id is taken (the stored session
+    /// - Throws: ``StoreError`` of kind `duplicate` when its id is taken (the stored session
     ///   is left as it is), or `io`.
     public func create(_ session: LoginSession) async throws {
         let json = try encode(session)
@@ -71,14 +71,14 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
             throw failure(error, session: session.id, doing: "create the session", write: true)
         }
         guard rows.first != nil else {
-            throw LoginSessionStoreError(.duplicate, session: session.id, message: "a session with this id exists")
+            throw StoreError(.duplicate, session: session.id, message: "a session with this id exists")
         }
     }
 
     /// Reads a session (``LoginSessionStore/load(_:)``).
     /// - Parameter id: The id.
     /// - Returns: The session, or nil when none has the id.
-    /// - Throws: ``LoginSessionStoreError`` of kind `io`, or `corrupt` when the row is not a session OneTap
+    /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when the row is not a session OneTap
     ///   wrote (it is left as it is).
     public func load(_ id: LoginSessionID) async throws -> LoginSession? {
         let rows: PostgresRows
@@ -96,7 +96,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     /// - Parameters:
     ///   - session: The session after a report (its version greater than `version`).
     ///   - version: The version the report was applied to.
-    /// - Throws: ``LoginSessionStoreError`` of kind `conflict` (another report won), `notFound`, or `io`;
+    /// - Throws: ``StoreError`` of kind `conflict` (another report won), `notFound`, or `io`;
     ///   nothing is written then.
     public func replace(_ session: LoginSession, expecting version: Int) async throws {
         let json = try encode(session)
@@ -116,9 +116,9 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
             throw failure(error, session: session.id, doing: "read the session's version after a refused replace (nothing was written)")
         }
         guard let found else {
-            throw LoginSessionStoreError(.notFound, session: session.id, message: "no session has this id")
+            throw StoreError(.notFound, session: session.id, message: "no session has this id")
         }
-        throw LoginSessionStoreError(.conflict, session: session.id, message: "expected version \(version), found \(found)")
+        throw StoreError(.conflict, session: session.id, message: "expected version \(version), found \(found)")
     }
 
     /// Removes sessions that expired before an instant (``LoginSessionStore/removeExpired(before:limit:)``),
@@ -127,7 +127,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     ///   - instant: The instant; a session expiring at it is kept.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
-    /// - Throws: ``LoginSessionStoreError`` of kind `io`.
+    /// - Throws: ``StoreError`` of kind `io`.
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         do {
             return try await removeExpiredRows(before: instant, limit: limit)
@@ -145,17 +145,17 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
 
     // MARK: Helpers
 
-    private func encode(_ session: LoginSession) throws(LoginSessionStoreError) -> String {
+    private func encode(_ session: LoginSession) throws(StoreError) -> String {
         do {
             return try session.json()
         } catch {
-            throw LoginSessionStoreError(.io, session: session.id, message: "cannot write the session as JSON; nothing was written")
+            throw StoreError(.io, session: session.id, message: "cannot write the session as JSON; nothing was written")
         }
     }
 
-    private func decode(_ row: [PostgresValue], id: LoginSessionID) throws(LoginSessionStoreError) -> LoginSession {
-        func corrupt(_ reason: String) -> LoginSessionStoreError {
-            LoginSessionStoreError(.corrupt, session: id, message: "the row in \(schema).login_sessions is not a OneTap session (\(reason)); it was left as it is")
+    private func decode(_ row: [PostgresValue], id: LoginSessionID) throws(StoreError) -> LoginSession {
+        func corrupt(_ reason: String) -> StoreError {
+            StoreError(.corrupt, session: id, message: "the row in \(schema).login_sessions is not a OneTap session (\(reason)); it was left as it is")
         }
         guard row.count == 2, let version = row[0].int64, let json = row[1].text else { throw corrupt("a column is missing") }
         let session: LoginSession
@@ -182,13 +182,13 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
 
     /// The store error for a database failure.
     private func failure(_ error: any Error, session: LoginSessionID?, doing: String, write: Bool = false) -> any Error {
-        if error is CancellationError || error is LoginSessionStoreError { return error }
+        if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
         if let error = error as? PostgresError, error.leavesTheOutcomeUnknown, write {
             message += "; the write may or may not have been committed: the stored session is the previous one or this one, whole; load it again"
         } else if write {
             message += "; nothing was written"
         }
-        return LoginSessionStoreError(.io, session: session, message: message)
+        return StoreError(.io, session: session, message: message)
     }
 }

@@ -26,7 +26,7 @@ import OneTap
 ///   once, and only the last run is written.
 /// - What is kept only until before the update's `now` reads as absent, as in ``InMemorySMSStore``, and
 ///   ``removeExpired(before:limit:)`` (or ``PostgresStores/removeExpiredRows(before:)``) deletes it.
-/// - A database that is down fails the update with ``SMSStoreError`` kind `io`; a statement held longer
+/// - A database that is down fails the update with ``StoreError`` kind `io`; a statement held longer
 ///   than the statement timeout (rows locked by a stuck transaction) with `timeout`. Either way the
 ///   transaction is rolled back: nothing is half-written. Only when the connection breaks during the
 ///   `COMMIT` itself may the update have been committed (whole), which the message says.
@@ -88,7 +88,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     ///   - now: The time: rows kept only until before it read as absent.
     ///   - body: The change; the state's `keepUntil` becomes the keep-until of every row written.
     /// - Returns: What the last run of `body` returned.
-    /// - Throws: ``SMSStoreError`` of kind `io` (the database failed; nothing was written), `timeout`
+    /// - Throws: ``StoreError`` of kind `io` (the database failed; nothing was written), `timeout`
     ///   (the rows stayed locked past the statement timeout; nothing was written) or `corrupt` (a stored
     ///   row is not one OneTap wrote; it is left as it is).
     public func update<Result: Sendable>(
@@ -163,16 +163,16 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         var keepUntil = Date.distantPast
     }
 
-    private func read(_ rows: PostgresRows, counters: [SMSPolicy.Counter], number: PhoneNumber, at now: Date) throws(SMSStoreError) -> Stored {
+    private func read(_ rows: PostgresRows, counters: [SMSPolicy.Counter], number: PhoneNumber, at now: Date) throws(StoreError) -> Stored {
         var stored = Stored()
         let asked = Dictionary(counters.map { ($0.description, $0) }, uniquingKeysWith: { first, _ in first })
         for row in rows.rows {
             guard row.count == 4, let keepUntil = row[3].timestamp else {
-                throw SMSStoreError(.corrupt, message: "a row of \(schema)'s SMS tables has no keep-until; it was left as it is")
+                throw StoreError(.corrupt, message: "a row of \(schema)'s SMS tables has no keep-until; it was left as it is")
             }
             if let counter = row[0].text {
                 guard let events = row[1].timestamps else {
-                    throw SMSStoreError(.corrupt, message: "a row of \(schema).sms_counters holds no events; it was left as it is")
+                    throw StoreError(.corrupt, message: "a row of \(schema).sms_counters holds no events; it was left as it is")
                 }
                 stored.counters[counter] = (events, keepUntil)
                 if keepUntil >= now, let asked = asked[counter] {
@@ -185,7 +185,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                     continue
                 }
                 guard let json = row[2].text, let record = try? JSONDecoder().decode(SMSCodeRecord.self, from: Data(json.utf8)), record.number == number else {
-                    throw SMSStoreError(
+                    throw StoreError(
                         .corrupt, message: "the code record of \(number.masked) in \(schema).sms_codes is not one OneTap wrote; it was left as it is")
                 }
                 stored.code = (record, keepUntil)
@@ -209,7 +209,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         /// record, upserting the record, upserting counters) as a data-modifying `WITH` part, the last as
         /// the statement itself. The text is made of the store's fixed fragments only; every value is a
         /// parameter. A counter's events are a slice of one `timestamptz[]` of all of them.
-        func statement(_ statements: Statements, number: PhoneNumber, keepUntil: Date) throws(SMSStoreError) -> (String, [PostgresValue]) {
+        func statement(_ statements: Statements, number: PhoneNumber, keepUntil: Date) throws(StoreError) -> (String, [PostgresValue]) {
             var parameters: [PostgresValue] = []
             func bind(_ value: PostgresValue) -> String {
                 parameters.append(value)
@@ -242,7 +242,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 do {
                     json = String(decoding: try JSONEncoder().encode(putCode), as: UTF8.self)
                 } catch {
-                    throw SMSStoreError(.io, message: "cannot write the code record of \(number.masked) as JSON; nothing was written")
+                    throw StoreError(.io, message: "cannot write the code record of \(number.masked) as JSON; nothing was written")
                 }
                 parts.append("""
                     INSERT INTO \(statements.codes) (number, record, keep_until) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \
@@ -317,7 +317,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     ///   - instant: The instant; a row kept until it stays.
     ///   - limit: The most rows to remove, counters and records together.
     /// - Returns: How many were removed.
-    /// - Throws: ``SMSStoreError`` of kind `io` (or `timeout`).
+    /// - Throws: ``StoreError`` of kind `io` (or `timeout`).
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         do {
             let (counters, codes) = try await removeExpiredRows(before: instant, limit: limit)
@@ -341,7 +341,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// The store error for a database failure; the phase says whether a write was on its way.
     private func failure(_ error: any Error, phase: Phase?, number: PhoneNumber?) -> any Error {
-        if error is CancellationError || error is SMSStoreError { return error }
+        if error is CancellationError || error is StoreError { return error }
         let doing = number.map { "update the SMS counters and the code record of \($0.masked)" } ?? "remove expired SMS counters and code records"
         var message = "PostgreSQL: cannot \(doing): \(error)"
         let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
@@ -352,6 +352,6 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         }
         // A statement that ran out of time, not a connection that could not be had (the database is unreachable).
         let timedOut = (error as? PostgresError)?.kind == .timeout && phase != .connecting
-        return SMSStoreError(timedOut ? .timeout : .io, message: message)
+        return StoreError(timedOut ? .timeout : .io, message: message)
     }
 }

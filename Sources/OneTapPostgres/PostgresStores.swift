@@ -21,8 +21,7 @@ import OneTap
 /// ```
 ///
 /// Opening migrates the schema (``migrate()``). Every store made here shares the pool. While the
-/// database is down, store calls fail with their store's error of kind `io` (`TokenStoreError`,
-/// `LoginSessionStoreError`, `SMSStoreError`, `ExchangeLedgerError`; a vault answers `store-failed`, an
+/// database is down, store calls fail with `StoreError` of kind `io` (a vault answers `store-failed`, an
 /// exchange guard does not exchange); the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
     /// The server, schema, pool size and time limits.

@@ -101,7 +101,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// Reads an account's token (``TokenStore/load(_:)``).
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
-    /// - Throws: ``TokenStoreError`` of kind `io` (the database failed or is unreachable) or `corrupt`
+    /// - Throws: ``StoreError`` of kind `io` (the database failed or is unreachable) or `corrupt`
     ///   (the row is not a token OneTap wrote; it is left as it is).
     public func load(_ account: AccountID) async throws -> StoredToken? {
         let rows: PostgresRows
@@ -114,9 +114,9 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         return try decode(row, account: account)
     }
 
-    private func decode(_ row: [PostgresValue], account: AccountID) throws(TokenStoreError) -> StoredToken {
-        func corrupt(_ reason: String) -> TokenStoreError {
-            TokenStoreError(.corrupt, account: account, message: "the row in \(schema).tokens is not a OneTap token (\(reason)); it was left as it is")
+    private func decode(_ row: [PostgresValue], account: AccountID) throws(StoreError) -> StoredToken {
+        func corrupt(_ reason: String) -> StoreError {
+            StoreError(.corrupt, account: account, message: "the row in \(schema).tokens is not a OneTap token (\(reason)); it was left as it is")
         }
         guard row.count == 6, let version = row[0].int64, version >= 1 else { throw corrupt("no positive version") }
         guard let flowName = row[1].text, let flow = LoginFlow(rawValue: flowName) else {
@@ -147,7 +147,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - expected: The version read, or nil when none should be stored.
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
-    /// - Throws: ``TokenStoreError`` of kind `too-large`, `conflict` (nothing was written) or `io`.
+    /// - Throws: ``StoreError`` of kind `too-large`, `conflict` (nothing was written) or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try TokenRecordLimit.check(token)
         let account = token.account
@@ -176,7 +176,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - account: The account.
     ///   - expected: The version read, or nil to remove whatever is stored.
     /// - Returns: Whether a token was removed.
-    /// - Throws: ``TokenStoreError`` of kind `conflict` or `io`.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
     @discardableResult
     public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         let rows: PostgresRows
@@ -203,7 +203,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         } catch {
             found = "a version it could not read"
         }
-        return TokenStoreError(.conflict, account: account, message: "expected \(expected.map(\.description) ?? "no token"), found \(found)")
+        return StoreError(.conflict, account: account, message: "expected \(expected.map(\.description) ?? "no token"), found \(found)")
     }
 
     /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``), from the
@@ -212,7 +212,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - instant: The instant.
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
-    /// - Throws: ``TokenStoreError`` of kind `io`.
+    /// - Throws: ``StoreError`` of kind `io`.
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         guard limit > 0 else { return [] }
         // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
@@ -247,7 +247,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - account: The account.
     ///   - body: The refresh.
     /// - Returns: What `body` returns.
-    /// - Throws: ``TokenStoreError`` of kind `io` when the lease cannot be asked for (the database is
+    /// - Throws: ``StoreError`` of kind `io` when the lease cannot be asked for (the database is
     ///   down; `body` does not run), or what `body` throws.
     public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let holder = Self.holderPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
@@ -316,14 +316,14 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
 
     /// The store error for a database failure, never quoting a token.
     private func failure(_ error: any Error, account: AccountID?, doing: String, write: Bool = false, secrets: [Secret?] = []) -> any Error {
-        if error is CancellationError || error is TokenStoreError { return error }
+        if error is CancellationError || error is StoreError { return error }
         var message = "PostgreSQL: cannot \(doing): \(error)"
         if let error = error as? PostgresError, error.kind == .connectionLost, write {
             message += "; the write may or may not have been committed: the stored token is the previous one or this one, whole; read it again"
         } else if write {
             message += "; nothing was changed"
         }
-        return TokenStoreError(.io, account: account, message: Secret.scrub(message, of: secrets))
+        return StoreError(.io, account: account, message: Secret.scrub(message, of: secrets))
     }
 
     /// Milliseconds since 1970, the precision ``AccessToken`` keeps.

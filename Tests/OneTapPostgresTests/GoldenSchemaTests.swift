@@ -144,7 +144,7 @@ import Testing
             // The version sequence goes on from where the dump left it.
             let next = try await store.save(rotated.token, replacing: rotated.version, dueAt: try Self.instant("2026-12-30T09:00:00.000Z"))
             #expect(next == TokenVersion(5))
-            await #expect(throws: TokenStoreError.self) {
+            await #expect(throws: StoreError.self) {
                 try await store.save(plain.token, replacing: TokenVersion(1), dueAt: try Self.instant("2026-12-01T09:00:00.000Z"))
             }
             // No refresh lease was left in the dump: a refresh takes the lease at once.

@@ -68,7 +68,7 @@ import Testing
             await #expect {
                 _ = try await ledger.claim(Self.abc, at: now)
             } throws: { error in
-                let error = error as! ExchangeLedgerError
+                let error = error as! StoreError
                 return error.kind == .corrupt && error.message.contains(reason) && !error.description.contains(Self.abc.hex)
             }
         }
@@ -87,7 +87,7 @@ import Testing
         await #expect {
             _ = try await ledger.claim(Self.abc, at: now.addingTimeInterval(86_401))
         } throws: { error in
-            let error = error as! ExchangeLedgerError
+            let error = error as! StoreError
             return error.kind == .timeout && error.message.contains("statement timeout") && !error.description.contains(Self.abc.hex)
         }
         let clock = FakeClock(now: now.addingTimeInterval(86_401))
@@ -120,7 +120,7 @@ import Testing
             await #expect {
                 try await call()
             } throws: { error in
-                let error = error as! ExchangeLedgerError
+                let error = error as! StoreError
                 return error.kind == .io && error.message.contains("connection-failed") && !error.description.contains("hunter2-pw")
                     && !error.description.contains(Self.abc.hex)
             }

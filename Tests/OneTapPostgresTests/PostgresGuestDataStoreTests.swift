@@ -79,7 +79,7 @@ import Testing
             await #expect {
                 if table == "guest_data" { _ = try await store.data(of: .guest(guest)) } else { _ = try await store.journal(for: guest) }
             } throws: { error in
-                let error = error as! GuestDataStoreError
+                let error = error as! StoreError
                 return error.kind == .corrupt && error.message.contains(what) && error.message.contains(reason) && error.message.contains("left as it is")
             }
             #expect(try await stores.pool.execute("SELECT count(*) FROM \(schema(stores)).\(table)").first == [.int64(1)])
@@ -102,7 +102,7 @@ import Testing
         await #expect {
             _ = try await GuestMerger(store: store, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
         } throws: { error in
-            let error = error as! GuestDataStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("PostgreSQL: cannot") && error.message.contains("connection")
         }
         try await server.start()
@@ -131,7 +131,7 @@ import Testing
             await #expect {
                 try await call()
             } throws: { error in
-                let error = error as! GuestDataStoreError
+                let error = error as! StoreError
                 return error.kind == .io && error.message.contains("connection-failed") && !error.description.contains("hunter2-pw")
             }
         }

@@ -92,7 +92,7 @@ import Testing
                 await #expect {
                     try await call()
                 } throws: { error in
-                    let error = error as! GuestDataStoreError
+                    let error = error as! StoreError
                     return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("left as it is")
                 }
             }
@@ -110,7 +110,7 @@ import Testing
         await #expect {
             _ = try await store.update(key: "held") { $0.generation = 99 }
         } throws: { error in
-            let error = error as! GuestDataStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("statement timeout") && error.message.contains("nothing was written")
         }
         await holder.release()
@@ -129,7 +129,7 @@ import Testing
             await #expect {
                 try await call()
             } throws: { error in
-                let error = error as! GuestDataStoreError
+                let error = error as! StoreError
                 return error.kind == .io && error.message.contains("connection-failed") && !error.description.contains("hunter2-pw")
             }
         }

@@ -42,7 +42,7 @@ import Testing
                         do {
                             try await stores[index % 2].replace(candidate, expecting: 1)
                             return index
-                        } catch let error as LoginSessionStoreError where error.kind == .conflict {
+                        } catch let error as StoreError where error.kind == .conflict {
                             return nil
                         }
                     }
@@ -91,8 +91,8 @@ import Testing
             await #expect {
                 _ = try await store.load(session.id)
             } throws: { error in
-                let error = error as! LoginSessionStoreError
-                return error.kind == .corrupt && error.session == session.id && error.message.contains(reason) && error.message.contains("left as it is")
+                let error = error as! StoreError
+                return error.kind == .corrupt && error.subject == .session(session.id) && error.message.contains(reason) && error.message.contains("left as it is")
             }
             let rows = try await stores.pool.execute("SELECT count(*) FROM \(table(stores))")
             #expect(rows.first == [.int64(1)])
@@ -119,8 +119,8 @@ import Testing
         await #expect {
             try await replacing.value
         } throws: { error in
-            let error = error as! LoginSessionStoreError
-            return error.kind == .io && error.session == first.id && error.message.contains("PostgreSQL: cannot replace the session")
+            let error = error as! StoreError
+            return error.kind == .io && error.subject == .session(first.id) && error.message.contains("PostgreSQL: cannot replace the session")
                 && error.message.contains("connection")
         }
         await holder.release()
@@ -143,7 +143,7 @@ import Testing
         await #expect {
             try await store.replace(try advanced(first), expecting: 1)
         } throws: { error in
-            let error = error as! LoginSessionStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("statement timeout") && error.message.contains("nothing was written")
         }
         #expect(ContinuousClock.now - started < .seconds(30))
@@ -166,7 +166,7 @@ import Testing
             await #expect {
                 try await call()
             } throws: { error in
-                let error = error as! LoginSessionStoreError
+                let error = error as! StoreError
                 return error.kind == .io && error.message.contains("connection-failed") && !error.description.contains("hunter2-pw")
             }
         }

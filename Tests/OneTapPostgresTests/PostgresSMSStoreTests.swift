@@ -127,7 +127,7 @@ import Testing
             await #expect {
                 _ = try await updating.value
             } throws: { error in
-                let error = error as! SMSStoreError
+                let error = error as! StoreError
                 return error.kind == .io && error.message.contains("deadlock") && error.message.contains("nothing was written")
             }
             #expect(runs.withLock { $0 } == 1)
@@ -149,7 +149,7 @@ import Testing
                 await #expect {
                     _ = try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(), at: now.addingTimeInterval(1))
                 } throws: { error in
-                    let error = error as! SMSStoreError
+                    let error = error as! StoreError
                     return error.kind == .corrupt && error.message.contains("138****8000") && error.message.contains("left as it is")
                         && !error.message.contains("garbage") && !error.message.contains("13800138000")
                 }
@@ -187,7 +187,7 @@ import Testing
         await #expect {
             try await updating.value
         } throws: { error in
-            let error = error as! SMSStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("nothing was written") && error.message.contains("138****8000")
         }
         await holder.release()
@@ -218,7 +218,7 @@ import Testing
         await #expect {
             try await store.update(counters: [Self.ipCounter], code: Self.number, at: now, append)
         } throws: { error in
-            let error = error as! SMSStoreError
+            let error = error as! StoreError
             return error.kind == .timeout && error.message.contains("statement timeout") && error.message.contains("nothing was written")
         }
         await holder.release()
@@ -236,14 +236,14 @@ import Testing
         await #expect {
             _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
         } throws: { error in
-            let error = error as! SMSStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("connection-failed") && error.message.contains("nothing was written")
                 && !error.description.contains("hunter2-pw") && !error.description.contains("13800138000")
         }
         await #expect {
             _ = try await store.removeExpired(before: now, limit: 10)
         } throws: { error in
-            (error as! SMSStoreError).kind == .io
+            (error as! StoreError).kind == .io
         }
     }
 

@@ -76,8 +76,8 @@ import Testing
         errors.append(await failure { try await ledger.settle(digest, .unknown, at: now) })
         errors.append(await failure { _ = try await stores.removeExpiredRows(before: now) })
         let kinds = errors.compactMap { $0.map { "\(type(of: $0))" } }
-        #expect(kinds == ["LoginSessionStoreError", "SMSStoreError", "ExchangeLedgerError", "LoginSessionStoreError", "SMSStoreError", "SMSStoreError",
-                          "ExchangeLedgerError", "ExchangeLedgerError", "PostgresError"])
+        #expect(kinds == ["StoreError", "StoreError", "StoreError", "StoreError", "StoreError", "StoreError",
+                          "StoreError", "StoreError", "PostgresError"])
         let values: [Any] = [stores, sessions, sms, ledger, PostgresCleanupReport(refreshLeases: 1, loginSessions: 2)] + errors.compactMap { $0 }
         for value in values {
             for form in Self.forms(value) {

@@ -46,8 +46,8 @@ import Testing
             await #expect {
                 _ = try await store.save(huge, replacing: nil, dueAt: now)
             } throws: { error in
-                let error = error as! TokenStoreError
-                return error.kind == .tooLarge && error.account == "big" && !error.message.contains("xxxx")
+                let error = error as! StoreError
+                return error.kind == .tooLarge && error.subject == .account("big") && !error.message.contains("xxxx")
             }
             #expect(try await store.load("big") == nil)
         }
@@ -65,7 +65,7 @@ import Testing
             await #expect {
                 _ = try await a.save(token(value: "stale"), replacing: v1, dueAt: now)
             } throws: { error in
-                let error = error as! TokenStoreError
+                let error = error as! StoreError
                 return error.kind == .conflict && error.message == "expected \(v1), found \(v2)"
             }
             #expect(try await a.load("u1")?.token.value.reveal() == "after logout")
@@ -81,7 +81,7 @@ import Testing
             await #expect {
                 _ = try await store.load("u1")
             } throws: { error in
-                let error = error as! TokenStoreError
+                let error = error as! StoreError
                 return error.kind == .corrupt && error.message.contains("unknown flow \"telecom\"") && error.message.contains("left as it is")
             }
             #expect(try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["u1"])
@@ -150,14 +150,14 @@ import Testing
         await #expect {
             _ = try await store.save(token("u1", value: "tok-new-γ"), replacing: TokenVersion(version.value + 100), dueAt: now)
         } throws: { error in
-            clean("\(error)") && (error as! TokenStoreError).kind == .conflict
+            clean("\(error)") && (error as! StoreError).kind == .conflict
         }
         // A server error while a token is on its way.
         try await stores.pool.execute("ALTER TABLE \"\(configuration.schema)\".tokens RENAME TO gone")
         await #expect {
             _ = try await store.save(token("u1", value: "tok-new-γ", refresh: "ref-secret-β"), replacing: version, dueAt: now)
         } throws: { error in
-            let error = error as! TokenStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("does not exist") && error.message.contains("nothing was changed") && clean(error.description)
         }
         await TestDatabase.dispose(stores)
@@ -175,7 +175,7 @@ import Testing
                 default: _ = try await unreachable.withRefreshLock(for: "u1") { 1 }
                 }
             }
-            guard case .failure(let error) = result, let error = error as? TokenStoreError else {
+            guard case .failure(let error) = result, let error = error as? StoreError else {
                 Issue.record("attempt \(attempt) did not fail with a store error")
                 continue
             }
@@ -275,7 +275,7 @@ import Testing
         await #expect {
             try await stores.tokenStore().withRefreshLock(for: "u1") { ran.withLock { $0 = true } }
         } throws: { error in
-            let error = error as! TokenStoreError
+            let error = error as! StoreError
             return error.kind == .io && error.message.contains("take the refresh lease (the refresh did not run)")
         }
         #expect(ran.withLock { $0 } == false)

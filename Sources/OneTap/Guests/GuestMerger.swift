@@ -46,7 +46,7 @@ public struct GuestMerger: Sendable {
     /// - Returns: The finished journal: its plan says what moved, merged and stayed with the guest.
     /// - Throws: ``MergeError`` for data whose shape its rule cannot read (nothing changed);
     ///   ``GuestMergeError`` when the guest merged into another account, or another applier held the
-    ///   journal for longer than two leases; ``GuestDataStoreError`` when the store fails (call again to
+    ///   journal for longer than two leases; ``StoreError`` when the store fails (call again to
     ///   resume); `CancellationError`.
     public func merge(_ guest: GuestID, into account: AccountID) async throws -> MergeJournal {
         let me = LoginSessionID.random().text
@@ -112,7 +112,7 @@ public struct GuestMerger: Sendable {
 
     private func reread(_ guest: GuestID) async throws -> MergeJournal {
         guard let journal = try await store.journal(for: guest) else {
-            throw GuestDataStoreError(.corrupt, message: "the merge journal of guest \(guest) disappeared")
+            throw StoreError(.corrupt, message: "the merge journal of guest \(guest) disappeared")
         }
         return journal
     }

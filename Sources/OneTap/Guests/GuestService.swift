@@ -36,7 +36,7 @@ public struct GuestService: Sendable {
     /// Who the device is now: its guest id, the account logged in on it (if any), and how it last logged in.
     /// - Parameter device: The device id.
     /// - Returns: The identity; a device never seen is guest generation 0 with no hint.
-    /// - Throws: ``GuestDataStoreError`` when the store fails.
+    /// - Throws: ``StoreError`` when the store fails.
     public func open(_ device: DeviceID) async throws -> GuestIdentity {
         let record = try await store.record(forKey: GuestID.recordKey(device: device, key: key)) ?? GuestDeviceRecord()
         return identity(device, record)
@@ -49,7 +49,7 @@ public struct GuestService: Sendable {
     ///   - flow: The flow that logged in (one-tap or SMS).
     ///   - number: The number it logged in with, if known (kept masked only).
     /// - Returns: The identity after the login.
-    /// - Throws: ``GuestDataStoreError`` when the store fails.
+    /// - Throws: ``StoreError`` when the store fails.
     public func loggedIn(_ device: DeviceID, account: AccountID, flow: LoginFlow, number: PhoneNumber?) async throws -> GuestIdentity {
         let hint = LastLoginHint(flow: flow, number: number, at: clock.now())
         let record = try await store.update(key: GuestID.recordKey(device: device, key: key)) { record in
@@ -63,7 +63,7 @@ public struct GuestService: Sendable {
     /// starts empty (the account's data stays with the account; the hint stays for the login page).
     /// - Parameter device: The device id.
     /// - Returns: The new guest identity.
-    /// - Throws: ``GuestDataStoreError`` when the store fails.
+    /// - Throws: ``StoreError`` when the store fails.
     public func logout(_ device: DeviceID) async throws -> GuestIdentity {
         let record = try await store.update(key: GuestID.recordKey(device: device, key: key)) { record in
             record.generation += 1

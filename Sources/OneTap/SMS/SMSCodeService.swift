@@ -58,7 +58,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - now: The time.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number, else as
     ///   ``send(to:context:at:)-(PhoneNumber,_,_)``.
-    /// - Throws: ``SMSStoreError`` when the store fails (nothing was sent or counted).
+    /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext, at now: Date) async throws -> SMSSendResult {
         switch rules.recipient(text) {
         case .failure(let refusal):
@@ -77,7 +77,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - now: The time.
     /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
     ///   or `senderFailed` (nothing was sent, the attempt counted).
-    /// - Throws: ``SMSStoreError`` when the store fails (nothing was sent or counted).
+    /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSSendResult {
         let result = try await decideAndSend(to: number, context: context, at: now)
         emit(.send(result, number: number, session: context.session), at: now)
@@ -138,7 +138,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - now: The time.
     /// - Returns: `verified` with the ``SMSVerdict`` a login session's SMS step takes, or `wrong`,
     ///   `expired`, `tooManyAttempts`, `noCode`, `locked`.
-    /// - Throws: ``SMSStoreError`` when the store fails (nothing was counted).
+    /// - Throws: ``StoreError`` when the store fails (nothing was counted).
     /// - Complexity: One HMAC-SHA-256 and one store update.
     public func verify(_ code: Secret, for number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSVerifyResult {
         let request = context.request(for: number)

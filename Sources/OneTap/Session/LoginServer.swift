@@ -60,7 +60,7 @@ public struct LoginServer: Sendable {
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
     /// - Returns: The new session (version 1) and what the app does first.
-    /// - Throws: ``LoginSessionStoreError`` when the store fails.
+    /// - Throws: ``StoreError`` when the store fails.
     public func start(_ snapshot: DeviceSnapshot, pending: PendingAction? = nil) async throws -> LoginTransition {
         let now = clock.now()
         let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now))
@@ -77,7 +77,7 @@ public struct LoginServer: Sendable {
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
-    ///   report won the race, `unknown-session` for an id no session has), or ``LoginSessionStoreError``.
+    ///   report won the race, `unknown-session` for an id no session has), or ``StoreError``.
     public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?) async throws -> LoginTransition {
         guard let session = try await store.load(id) else {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
@@ -105,8 +105,8 @@ public struct LoginServer: Sendable {
     ///   - context: The client's address, device and captcha token (its session is set to `id`).
     /// - Returns: The SMS code service's answer (the session does not change: a send is no result).
     /// - Throws: ``LoginRejection`` (`unknown-session`, `ended`, `expired`, `wrong-flow` when the session
-    ///   is not at SMS, `unexpected` when this server has no SMS code service), ``LoginSessionStoreError``
-    ///   or ``SMSStoreError``.
+    ///   is not at SMS, `unexpected` when this server has no SMS code service), or ``StoreError``
+    ///   when the session store or the SMS store fails.
     public func sendSMS(for id: LoginSessionID, to number: String, context: SMSContext) async throws -> SMSSendResult {
         let (sms, now) = try await smsStep(id)
         var context = context
@@ -150,7 +150,7 @@ public struct LoginServer: Sendable {
     /// Reads a session, for a client that lost its last answer.
     /// - Parameter id: The session.
     /// - Returns: The session, or nil.
-    /// - Throws: ``LoginSessionStoreError`` when the store fails.
+    /// - Throws: ``StoreError`` when the store fails.
     public func session(_ id: LoginSessionID) async throws -> LoginSession? {
         try await store.load(id)
     }
@@ -175,7 +175,7 @@ public struct LoginServer: Sendable {
         guard transition.session.version != previous.version else { return }  // a progress report changes nothing
         do {
             try await store.replace(transition.session, expecting: previous.version)
-        } catch let error as LoginSessionStoreError where error.kind == .conflict {
+        } catch let error as StoreError where error.kind == .conflict {
             throw LoginRejection(.staleVersion, session: previous.id, "another report for version \(previous.version) was taken first")
         }
     }

@@ -129,7 +129,7 @@ enum JSONSerializationFree {
 }
 
 /// The largest token a store keeps: its record (the file store's JSON, the same fields every store
-/// holds) is at most 64 KiB. Every store refuses a larger token at save with ``TokenStoreError/Kind/tooLarge``,
+/// holds) is at most 64 KiB. Every store refuses a larger token at save with ``StoreError/Kind/tooLarge``,
 /// so a token that was stored can always be read back; `TokenStoreConformance` checks it.
 public enum TokenRecordLimit {
     /// The most bytes a token's record may have: 65,536.
@@ -145,11 +145,11 @@ public enum TokenRecordLimit {
 
     /// Refuses a token whose record would be too large.
     /// - Parameter token: The token about to be saved.
-    /// - Throws: ``TokenStoreError`` of kind `too-large`, naming the account and the sizes (never the token).
-    public static func check(_ token: AccessToken) throws(TokenStoreError) {
+    /// - Throws: ``StoreError`` of kind `too-large`, naming the account and the sizes (never the token).
+    public static func check(_ token: AccessToken) throws(StoreError) {
         let size = size(of: token)
         guard size <= bytes else {
-            throw TokenStoreError(
+            throw StoreError(
                 .tooLarge, account: token.account,
                 message: "the token's record would be \(size) bytes; a store keeps at most \(bytes) (the token was not stored)")
         }

@@ -202,7 +202,7 @@ public actor TokenVault {
                 _ = try await store.save(token, replacing: current?.version, dueAt: policy.dueAt(token))
                 emit(.stored(account: account, flow: token.flow, expiresAt: token.expiresAt))
                 return
-            } catch let error as TokenStoreError where error.kind == .conflict && attempts < 5 {
+            } catch let error as StoreError where error.kind == .conflict && attempts < 5 {
                 continue  // written meanwhile: read again and replace
             } catch {
                 throw storeFailure(account, error)
@@ -481,7 +481,7 @@ public actor TokenVault {
         }
         do {
             _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))
-        } catch let error as TokenStoreError where error.kind == .conflict {
+        } catch let error as StoreError where error.kind == .conflict {
             // Someone wrote first: another instance's refresh (use it) or a logout (give nothing back).
             if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
                 emit(.refreshedElsewhere(account: account))
@@ -538,7 +538,7 @@ public actor TokenVault {
         failures[account] = nil
         do {
             try await store.remove(account, replacing: current.version)
-        } catch let error as TokenStoreError where error.kind == .conflict {
+        } catch let error as StoreError where error.kind == .conflict {
             if let latest = try await load(account), policy.state(of: latest.token, at: clock.now()) != .expired {
                 return latest.token
             }

@@ -179,7 +179,9 @@ import Testing
 
     @Test func aFailingLedgerSendsNothing() async {
         let provider = provider()
-        let exchange = guarded(provider, ledger: FailingLedger(claim: "ledger write failed for abc"))
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "ledger write failed for abc"), into: [.claim], times: nil)
+        let exchange = guarded(provider, ledger: faulty)
         let answer = await exchange.exchange(Self.credential(), receivedAt: clock.now())
         guard case .fault(let message) = answer else {
             Issue.record("expected a fault, got \(answer)")
@@ -192,7 +194,9 @@ import Testing
 
     @Test func aLedgerThatCannotSettleKeepsTheAnswerAndRefusesAResend() async {
         let provider = provider()
-        let exchange = guarded(provider, ledger: FailingLedger(settle: "settle failed"))
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: nil)
+        let exchange = guarded(provider, ledger: faulty)
         #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == Self.success(.mobile))
         #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now()) == .replayed)
         #expect(provider.tokensSent == ["abc": 1])
@@ -218,28 +222,4 @@ import Testing
 struct CarrierError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A ledger that fails to claim or to settle, with a message.
-final class FailingLedger: ExchangeLedger {
-    private let base = InMemoryExchangeLedger()
-    private let claimError: String?
-    private let settleError: String?
-
-    init(claim: String? = nil, settle: String? = nil) {
-        claimError = claim
-        settleError = settle
-    }
-
-    func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
-        if let claimError { throw CarrierError(claimError) }
-        return try await base.claim(token, at: now)
-    }
-
-    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
-        if let settleError { throw CarrierError(settleError) }
-        try await base.settle(token, state, at: now)
-    }
-
-    func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] { try await base.unknownExchanges(since: since) }
 }

@@ -46,7 +46,7 @@ import Testing
     /// A record is bound to its account: read as another account's, it is refused.
     @Test func aRecordReadAsAnotherAccountsIsRefused() throws {
         let bytes = try Golden.bytes("token-record/tianyi-with-refresh.token")
-        #expect(throws: TokenStoreError.self) { try FileTokenStore.decodeRecord(bytes, account: Self.withoutRefresh) }
+        #expect(throws: StoreError.self) { try FileTokenStore.decodeRecord(bytes, account: Self.withoutRefresh) }
     }
 
     /// The files put where a store keeps them (mode 0600) read as the stored tokens, and their due times

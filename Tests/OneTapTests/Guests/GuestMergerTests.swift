@@ -79,7 +79,7 @@ import Testing
             do {
                 _ = try await GuestMerger(store: faulty, clock: clock).merge(Self.guest, into: "42")
                 Issue.record("the merge should have failed after \(stop) calls")
-            } catch let error as GuestDataStoreError {
+            } catch let error as StoreError {
                 #expect(error.kind == .io)
             }
             // Nothing of the guest is lost at the stop: each item is with the guest or the account.

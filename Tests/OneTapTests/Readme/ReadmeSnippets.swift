@@ -158,4 +158,24 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // README: end
         #expect(journal.done)
     }
+
+    @Test func faultyStores() async throws {
+        let machine = LoginSessionMachine()
+        let start = Date(timeIntervalSince1970: 1_796_083_200)
+        let v1 = machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), at: start, id: .random()).session
+        let v2 = try machine.advance(v1, .result(.mobile, code: "200023"), version: 1, at: start.addingTimeInterval(1)).session
+        let v3 = try machine.advance(v2, .result(.mobile, code: "102101"), version: 2, at: start.addingTimeInterval(2)).session
+        // README: faulty-stores
+        let sessions = FaultyLoginSessionStore(InMemoryLoginSessionStore())
+        sessions.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 1, times: nil)
+        // the first replace goes through, every later one throws StoreError `io`, until sessions.faults.heal()
+        // README: end
+        try await sessions.create(v1)
+        try await sessions.replace(v2, expecting: 1)
+        await #expect { try await sessions.replace(v3, expecting: 2) } throws: { ($0 as? StoreError)?.kind == .io }
+        await #expect { try await sessions.replace(v3, expecting: 2) } throws: { ($0 as? StoreError)?.kind == .io }
+        sessions.faults.heal()
+        try await sessions.replace(v3, expecting: 2)
+        #expect(try await sessions.load(v1.id) == v3)
+    }
 }

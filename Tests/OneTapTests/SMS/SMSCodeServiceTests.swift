@@ -138,15 +138,15 @@ import Testing
         let faulty = FaultySMSStore(InMemorySMSStore())
         let setup = Setup(store: faulty)
         faulty.fail(.beforeRead)
-        await #expect(throws: SMSStoreError.self) { try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0) }
+        await #expect(throws: StoreError.self) { try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0) }
         faulty.fail(.beforeWrite)
-        await #expect(throws: SMSStoreError.self) { try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0) }
+        await #expect(throws: StoreError.self) { try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0) }
         #expect(setup.sender.attempts == 0, "nothing goes out when the store could not count it")
         // Nothing was counted: the next send is the first.
         #expect(try await setup.service.send(to: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(1)).name == "sent")
         let code = try #require(setup.sender.lastCode(to: Self.number))
         faulty.fail(.beforeWrite)
-        await #expect(throws: SMSStoreError.self) {
+        await #expect(throws: StoreError.self) {
             try await setup.service.verify(code, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(2))
         }
         // The lost verify used nothing up: the code still verifies.

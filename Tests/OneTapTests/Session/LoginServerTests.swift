@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func aRejectedReportWritesNothing() async throws {
-        let counting = CountingStore()
+        let counting = FaultyLoginSessionStore(InMemoryLoginSessionStore())
         let logins = server(store: counting)
         let started = try await logins.start(Self.mobileSIM)
         await #expect {
@@ -110,7 +110,7 @@ import Testing
         await #expect {
             try await logins.report(.timeout(.mobile), to: started.session.id, version: 7)
         } throws: { error in (error as? LoginRejection)?.kind == .unknownVersion }
-        #expect(counting.replaces == 0)
+        #expect(counting.faults.calls(.replace) == 0)
         #expect(try await counting.load(started.session.id) == started.session)
     }
 
@@ -143,33 +143,33 @@ import Testing
     }
 
     @Test func progressDoesNotWrite() async throws {
-        let counting = CountingStore()
+        let counting = FaultyLoginSessionStore(InMemoryLoginSessionStore())
         let logins = server(store: counting)
         let started = try await logins.start(Self.mobileSIM)
         let waiting = try await logins.report(.result(.mobile, code: "200087"), to: started.session.id, version: 1)
         #expect(waiting.session == started.session)
         if case .run(.mobile, attempt: 1) = waiting.instruction {} else { Issue.record("expected run mobile 1, got \(waiting.instruction)") }
-        #expect(counting.replaces == 0)
+        #expect(counting.faults.calls(.replace) == 0)
         #expect(try await counting.load(started.session.id) == started.session)
         #expect(events.names.last == "progress")
     }
 
     @Test func aFailingStoreSurfacesItsErrorAndLeavesTheSession() async throws {
-        let failing = FailingStore()
+        let failing = FaultyLoginSessionStore(store)
         let logins = server(store: failing)
         let started = try await logins.start(Self.mobileSIM)
         let before = events.recorded.count
-        failing.failReplace = true
+        failing.faults.inject(.refuse(.io, "the database is down"), into: [.replace], times: nil)
         await #expect {
             try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1)
         } throws: { error in
-            guard let error = error as? LoginSessionStoreError else { return false }
+            guard let error = error as? StoreError else { return false }
             return error.kind == .io && error.message == "the database is down"
         }
         #expect(try await failing.load(started.session.id) == started.session)
         #expect(events.recorded.count == before, "a transition that was not stored must not be announced")
         // Once the store is back, the same report goes through.
-        failing.failReplace = false
+        failing.faults.heal()
         let next = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1)
         #expect(next.session.version == 2)
     }
@@ -178,84 +178,27 @@ import Testing
     /// app's retry of the same success is not refused as unexpected: the guard is asked again, knows the
     /// token was sent, calls no carrier, and the login moves on to SMS.
     @Test func aRetryAfterAnUnstoredExchangeAnswerMovesOnWithoutASecondExchange() async throws {
-        let failing = FailingStore()
+        let failing = FaultyLoginSessionStore(store)
         let carrier = MockTokenExchange(codes: ["103000"], number: try PhoneNumber("13800138000"))
         let logins = server(store: failing, exchange: ExchangeGuard(provider: carrier, clock: clock))
         let started = try await logins.start(Self.mobileSIM)
-        failing.failReplaceAfter(1)
-        await #expect(throws: LoginSessionStoreError.self) { try await logins.report(Self.success("T1"), to: started.session.id, version: 1) }
+        failing.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 1, times: nil)
+        await #expect(throws: StoreError.self) { try await logins.report(Self.success("T1"), to: started.session.id, version: 1) }
         let stuck = try #require(try await failing.load(started.session.id))
         guard case .exchange = stuck.stage else { Issue.record("expected the exchange stage, got \(stuck.stage)"); return }
-        failing.failReplace = false
+        failing.faults.heal()
         let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
         #expect(next.session.stage == .flow(.sms, attempt: 1), "\(next.session.stage)")
         #expect(carrier.tokensSent.count == 1, "the token is never sent to the carrier twice")
     }
 
     @Test func aFailingCreateStoresNothing() async throws {
-        let failing = FailingStore()
-        failing.failCreate = true
+        let failing = FaultyLoginSessionStore(store)
+        failing.faults.inject(.refuse(.io, "the database is down"), into: [.create], times: nil)
         await #expect {
             try await server(store: failing).start(Self.mobileSIM)
-        } throws: { error in (error as? LoginSessionStoreError)?.kind == .io }
-        #expect(failing.count == 0)
+        } throws: { error in (error as? StoreError)?.kind == .io }
+        #expect(store.count == 0)
         #expect(events.recorded.isEmpty)
     }
-}
-
-/// Counts writes to an in-memory store.
-final class CountingStore: LoginSessionStore {
-    private let base = InMemoryLoginSessionStore()
-    private let counter = LockedValue(0)
-    var replaces: Int { counter.withLock { $0 } }
-
-    func create(_ session: LoginSession) async throws { try await base.create(session) }
-    func load(_ id: LoginSessionID) async throws -> LoginSession? { try await base.load(id) }
-    func replace(_ session: LoginSession, expecting version: Int) async throws {
-        counter.withLock { $0 += 1 }
-        try await base.replace(session, expecting: version)
-    }
-    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
-}
-
-/// An in-memory store whose writes fail on demand, as a database that is down.
-final class FailingStore: LoginSessionStore {
-    private let base = InMemoryLoginSessionStore()
-    private let flags = LockedValue((create: false, replace: false))
-    var failCreate: Bool {
-        get { flags.withLock { $0.create } }
-        set { flags.withLock { $0.create = newValue } }
-    }
-    var failReplace: Bool {
-        get { flags.withLock { $0.replace } }
-        set { flags.withLock { $0.replace = newValue } }
-    }
-    var count: Int { base.count }
-
-    private func down(_ id: LoginSessionID) -> LoginSessionStoreError { LoginSessionStoreError(.io, session: id, message: "the database is down") }
-
-    func create(_ session: LoginSession) async throws {
-        if failCreate { throw down(session.id) }
-        try await base.create(session)
-    }
-    func load(_ id: LoginSessionID) async throws -> LoginSession? { try await base.load(id) }
-    private let replacesBeforeFailing = LockedValue<Int?>(nil)
-    /// Lets `count` replaces through, then fails every replace until `failReplace = false`.
-    func failReplaceAfter(_ count: Int) { replacesBeforeFailing.withLock { $0 = count } }
-
-    func replace(_ session: LoginSession, expecting version: Int) async throws {
-        let scheduled = replacesBeforeFailing.withLock { left -> Bool in
-            guard let count = left else { return false }
-            if count == 0 {
-                left = nil
-                return true
-            }
-            left = count - 1
-            return false
-        }
-        if scheduled { failReplace = true }
-        if failReplace { throw down(session.id) }
-        try await base.replace(session, expecting: version)
-    }
-    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
 }

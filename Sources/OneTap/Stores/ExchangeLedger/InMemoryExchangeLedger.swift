@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An exchange ledger in this process's memory. It forgets a token a day after its claim (no one-tap
+/// token lives that long: `Data/token-lifetimes.csv`), so it stays bounded.
+public final class InMemoryExchangeLedger: ExchangeLedger {
+    private struct Entry {
+        var state: ExchangeLedgerState
+        var claimedAt: Date
+        var settledAt: Date
+    }
+
+    private let entries = LockedValue<[SHA256Digest: Entry]>([:])
+    /// How long a token is remembered: one day.
+    public let retention: Duration
+
+    /// Creates an empty ledger.
+    /// - Parameter retention: How long a token is remembered; one day.
+    public init(retention: Duration = .seconds(86_400)) {
+        self.retention = retention
+    }
+
+    /// Claims a token (``ExchangeLedger/claim(_:at:)``).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - now: The time.
+    /// - Returns: Nil when it was never claimed, else its state.
+    public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
+        let horizon = now.addingTimeInterval(-retention.seconds)
+        return entries.withLock { entries in
+            if entries.count > 4096 { entries = entries.filter { $0.value.claimedAt >= horizon } }
+            if let entry = entries[token], entry.claimedAt >= horizon { return entry.state }
+            entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
+            return nil
+        }
+    }
+
+    /// Records how an exchange ended (``ExchangeLedger/settle(_:_:at:)``).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - state: How it ended.
+    ///   - now: The time.
+    public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        entries.withLock { entries in
+            entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
+            entries[token]?.settledAt = now
+        }
+    }
+
+    /// The exchanges with an unknown result (``ExchangeLedger/unknownExchanges(since:)``).
+    /// - Parameter since: The earliest time to list.
+    /// - Returns: Their digests and times, oldest first.
+    public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
+        entries.withLock { entries in
+            entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }
+                .map { (token: $0.key, at: $0.value.settledAt) }
+                .sorted { $0.at < $1.at }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where guests' and accounts' data live by kind (favourites, history, cart…), and the journals of
+/// merges: what ``GuestMerger`` applies a ``MergePlan`` through.
+///
+/// OneTap ships ``InMemoryGuestDataStore``; `OneTapPostgres` ships one on PostgreSQL; an adapter for an
+/// app's own database proves itself with `GuestDataStoreConformance` from `OneTapTesting`.
+public protocol GuestDataStore: Sendable {
+    /// Every kind of data an owner has.
+    /// - Parameter owner: A guest or an account.
+    /// - Returns: The data by kind (empty for an owner with none).
+    /// - Throws: ``StoreError``.
+    func data(of owner: Identity) async throws -> [String: JSONValue]
+
+    /// Sets an owner's data of one kind (replacing it).
+    /// - Parameters:
+    ///   - value: The data.
+    ///   - kind: The kind: 1 to 64 lowercase ASCII letters, digits, hyphens and underscores
+    ///     (``StoreError/check(dataKind:)``, which every store calls first).
+    ///   - owner: A guest or an account.
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
+    func write(_ value: JSONValue, kind: String, of owner: Identity) async throws
+
+    /// Deletes an owner's data of one kind (nothing happens when it has none).
+    /// - Parameters:
+    ///   - kind: The kind (as for ``write(_:kind:of:)``).
+    ///   - owner: A guest or an account.
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none).
+    func remove(kind: String, of owner: Identity) async throws
+
+    /// The journal of a guest's merge.
+    /// - Parameter guest: The guest.
+    /// - Returns: The journal, or nil when the guest never began one.
+    /// - Throws: ``StoreError``.
+    func journal(for guest: GuestID) async throws -> MergeJournal?
+
+    /// Stores a new journal, unless the guest has one already; either way, returns the stored one (the
+    /// first of two racing merges wins, and the second follows its plan).
+    /// - Parameter journal: The new journal (version 1).
+    /// - Returns: The journal stored for the guest.
+    /// - Throws: ``StoreError``.
+    func createJournal(_ journal: MergeJournal) async throws -> MergeJournal
+
+    /// Replaces a guest's journal if it is still at `version` (compare-and-swap).
+    /// - Parameters:
+    ///   - journal: The journal after a change (its version one more).
+    ///   - version: The version the change was made from.
+    /// - Returns: False when the stored journal is at another version (someone else changed it).
+    /// - Throws: ``StoreError``.
+    func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool
+}
+
+extension StoreError {
+    /// Refuses a text that is not a data kind: what every ``GuestDataStore``'s `write` and `remove`
+    /// check first, so every store holds the same kinds (ASCII only, so no store can tell apart two kinds
+    /// another takes for one, and every kind fits a database index). The rule is the merge rules' (the
+    /// kinds of `Data/merge-rules.csv`).
+    /// - Parameter kind: The kind.
+    /// - Throws: ``StoreError`` of kind `invalid-kind`, naming the kind (quoted and escaped) and the rule.
+    public static func check(dataKind kind: String) throws(StoreError) {
+        if let problem = MergeRules.problem(kind) { throw StoreError(.invalidKind, message: problem + "; nothing was written") }
+    }
+}

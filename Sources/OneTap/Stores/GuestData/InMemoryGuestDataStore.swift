@@ -1,0 +1,81 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Guest and account data in this process's memory: the default for tests and one instance, and the
+/// model the conformance suite checks other stores against. Every call is atomic.
+public final class InMemoryGuestDataStore: GuestDataStore {
+    private struct Storage: Sendable {
+        var data: [Identity: [String: JSONValue]] = [:]
+        var journals: [GuestID: MergeJournal] = [:]
+    }
+
+    private let storage = LockedValue(Storage())
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// An owner's data (``GuestDataStore/data(of:)``).
+    /// - Parameter owner: The owner.
+    /// - Returns: The data by kind.
+    public func data(of owner: Identity) async throws -> [String: JSONValue] {
+        storage.withLock { $0.data[owner] ?? [:] }
+    }
+
+    /// Sets one kind (``GuestDataStore/write(_:kind:of:)``).
+    /// - Parameters:
+    ///   - value: The data.
+    ///   - kind: The kind.
+    ///   - owner: The owner.
+    /// - Throws: ``StoreError`` of kind `invalid-kind` (``StoreError/check(dataKind:)``).
+    public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
+        try StoreError.check(dataKind: kind)
+        storage.withLock { $0.data[owner, default: [:]][kind] = value }
+    }
+
+    /// Deletes one kind (``GuestDataStore/remove(kind:of:)``).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: The owner.
+    /// - Throws: ``StoreError`` of kind `invalid-kind`.
+    public func remove(kind: String, of owner: Identity) async throws {
+        try StoreError.check(dataKind: kind)
+        storage.withLock { storage in
+            storage.data[owner]?[kind] = nil
+            if storage.data[owner]?.isEmpty == true { storage.data[owner] = nil }
+        }
+    }
+
+    /// A guest's journal (``GuestDataStore/journal(for:)``).
+    /// - Parameter guest: The guest.
+    /// - Returns: The journal, or nil.
+    public func journal(for guest: GuestID) async throws -> MergeJournal? {
+        storage.withLock { $0.journals[guest] }
+    }
+
+    /// Stores a journal unless one exists (``GuestDataStore/createJournal(_:)``).
+    /// - Parameter journal: The journal.
+    /// - Returns: The stored journal.
+    public func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
+        storage.withLock { storage in
+            if let existing = storage.journals[journal.guest] { return existing }
+            storage.journals[journal.guest] = journal
+            return journal
+        }
+    }
+
+    /// Compare-and-swap of a journal (``GuestDataStore/replaceJournal(_:expecting:)``).
+    /// - Parameters:
+    ///   - journal: The new journal.
+    ///   - version: The version it was made from.
+    /// - Returns: Whether it was stored.
+    public func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
+        storage.withLock { storage in
+            guard let current = storage.journals[journal.guest], current.version == version, journal.version > version else { return false }
+            storage.journals[journal.guest] = journal
+            return true
+        }
+    }
+}

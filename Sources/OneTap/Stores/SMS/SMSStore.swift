@@ -1,0 +1,39 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where SMS counters and code records live, shared by every instance of a server. One operation:
+/// read some counters and a number's code record, let the rules change them, write them back, all
+/// atomically, so concurrent sends never pass a limit and concurrent verifies of one code succeed at
+/// most once. Shaped for SQL: `SELECT … FOR UPDATE` on the counters' and the record's rows, the
+/// change, `UPDATE`, `COMMIT`.
+///
+/// OneTap ships ``InMemorySMSStore``; `OneTapPostgres` ships one on PostgreSQL; an adapter for another
+/// store proves itself with `SMSStoreConformance` from `OneTapTesting`.
+public protocol SMSStore: Sendable {
+    /// Reads the counters and the number's code record, runs `body` on them, and writes back what it
+    /// changed, atomically with respect to every other update that touches one of them.
+    ///
+    /// `body` is pure and quick; a store may run it more than once (a database that retries a
+    /// serialization failure), and only the last run's changes are written.
+    /// - Parameters:
+    ///   - counters: The counters to read (missing ones read as empty).
+    ///   - number: The number whose code record to read.
+    ///   - now: The time: what is kept only until before it may be dropped instead of read.
+    ///   - body: The change; the state's `keepUntil` says how long to keep what is written.
+    /// - Returns: What `body` returned.
+    /// - Throws: ``StoreError`` of kind `io` (nothing was written), `corrupt`, or `timeout`.
+    func update<Result: Sendable>(
+        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+    ) async throws -> Result
+
+    /// Removes counters and records kept only until before an instant.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove in one call.
+    /// - Returns: How many were removed.
+    /// - Throws: ``StoreError`` of kind `io`.
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int
+}

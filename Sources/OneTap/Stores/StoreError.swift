@@ -1,0 +1,91 @@
+/// What a store reports: every store OneTap ships (tokens, login sessions, the exchange ledger, SMS,
+/// guest devices, guest data, in memory, on disk or on PostgreSQL) throws this one error, and so should
+/// an adapter for another database. New kinds may be added; match kinds with a `default` case.
+public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Kind: ErrorKind {
+        /// The stable identifier, e.g. `"conflict"`.
+        public let id: String
+
+        private init(_ id: String) { self.id = id }
+
+        /// A compare-and-swap write found another version than it expected: someone else wrote first;
+        /// nothing was written. Read again.
+        public static let conflict = Kind("conflict")
+        /// A record with the key exists already; nothing was written.
+        public static let duplicate = Kind("duplicate")
+        /// No record has the key; nothing was written.
+        public static let notFound = Kind("not-found")
+        /// A stored record cannot be read back (damaged, or not one OneTap wrote); it was left as it is or
+        /// moved aside, never overwritten.
+        public static let corrupt = Kind("corrupt")
+        /// A read or write failed (permissions, a full disk, a database that is down); nothing was
+        /// changed, unless the message says the outcome of a write is unknown.
+        public static let io = Kind("io")
+        /// The store did not answer in time (a lock or a row another writer held for too long, a
+        /// statement past its time limit); nothing was changed.
+        public static let timeout = Kind("timeout")
+        /// A stored file can be read or written by other users, or belongs to another user; it is not read.
+        public static let insecure = Kind("insecure")
+        /// The record would be larger than the store keeps (a token's record over 64 KiB:
+        /// ``TokenRecordLimit``); it was not stored.
+        public static let tooLarge = Kind("too-large")
+        /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.
+        public static let invalidKind = Kind("invalid-kind")
+    }
+
+    /// What a failure concerns, as its description names it: `account 42`, `session q3Vn…`.
+    public struct Subject: Hashable, Sendable, CustomStringConvertible {
+        /// The subject as the error's description names it.
+        public let description: String
+
+        /// Names a subject.
+        /// - Parameter description: What the failure concerns, e.g. `"device 7"`; never a secret.
+        public init(_ description: String) { self.description = description }
+
+        /// An account's token.
+        /// - Parameter account: The account.
+        /// - Returns: `account 42`.
+        public static func account(_ account: AccountID) -> Subject { Subject("account \(account)") }
+
+        /// A login session.
+        /// - Parameter id: The session's id.
+        /// - Returns: `session q3Vn…`.
+        public static func session(_ id: LoginSessionID) -> Subject { Subject("session \(id)") }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// What the failure concerns, or nil when it concerns the store as a whole (opening it, listing it)
+    /// or the message names it.
+    public let subject: Subject?
+    /// An explanation, naming the file or the table where one is involved; never a token, a code or a
+    /// digest of one.
+    public let message: String
+
+    /// Creates a store error (for store adapters outside OneTap).
+    /// - Parameters:
+    ///   - kind: What went wrong.
+    ///   - subject: What the failure concerns, if one thing.
+    ///   - message: An explanation, without secrets.
+    public init(_ kind: Kind, subject: Subject? = nil, message: String) {
+        self.kind = kind
+        self.subject = subject
+        self.message = message
+    }
+
+    /// Creates a store error about an account's token, or the store as a whole.
+    package init(_ kind: Kind, account: AccountID?, message: String) {
+        self.init(kind, subject: account.map(Subject.account), message: message)
+    }
+
+    /// Creates a store error about a login session, or the store as a whole.
+    package init(_ kind: Kind, session: LoginSessionID?, message: String) {
+        self.init(kind, subject: session.map(Subject.session), message: message)
+    }
+
+    /// `conflict for account 42: …`, or `io: …` for the store as a whole.
+    public var description: String {
+        "\(kind)\(subject.map { " for \($0)" } ?? ""): \(message)"
+    }
+}

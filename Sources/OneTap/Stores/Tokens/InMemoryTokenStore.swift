@@ -1,0 +1,90 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A token store in this process's memory: the default. Thread-safe; every operation is atomic.
+public final class InMemoryTokenStore: TokenStore {
+    private struct State: Sendable {
+        var tokens: [AccountID: StoredToken] = [:]
+        var index = DueIndex()
+        /// The last version handed out, store-wide: a version never repeats, even for an account that
+        /// was removed and written again, so a write based on a token read before a logout always conflicts.
+        var lastVersion = TokenVersion(0)
+    }
+
+    private let state = LockedValue(State())
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// How many accounts hold a token.
+    public var count: Int { state.withLock { $0.tokens.count } }
+
+    /// Reads an account's token (``TokenStore/load(_:)``).
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    /// - Throws: ``StoreError``.
+    public func load(_ account: AccountID) async throws -> StoredToken? {
+        state.withLock { $0.tokens[account] }
+    }
+
+    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expected: The version read, or nil when none should be stored.
+    ///   - dueAt: When the token needs attention.
+    /// - Returns: The new version.
+    /// - Throws: ``StoreError`` of kind `too-large` or `conflict`.
+    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        try TokenRecordLimit.check(token)
+        return try state.withLock { state throws(StoreError) -> TokenVersion in
+            let current = state.tokens[token.account]
+            guard current?.version == expected else {
+                throw StoreError(
+                    .conflict, account: token.account,
+                    message: "expected \(expected.map(\.description) ?? "no token"), found \(current.map(\.version.description) ?? "no token")")
+            }
+            let version = state.lastVersion.next
+            state.lastVersion = version
+            state.tokens[token.account] = StoredToken(token: token, version: version)
+            state.index.set(token.account, dueAt: dueAt)
+            return version
+        }
+    }
+
+    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - expected: The version read, or nil to remove whatever is stored.
+    /// - Returns: Whether a token was removed.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
+    @discardableResult
+    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+        try state.withLock { state throws(StoreError) -> Bool in
+            guard let current = state.tokens[account] else {
+                if expected != nil {
+                    throw StoreError(.conflict, account: account, message: "expected \(expected!), found no token")
+                }
+                return false
+            }
+            if let expected, expected != current.version {
+                throw StoreError(.conflict, account: account, message: "expected \(expected), found \(current.version)")
+            }
+            state.tokens[account] = nil
+            state.index.remove(account)
+            return true
+        }
+    }
+
+    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``).
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most accounts to return.
+    /// - Returns: The accounts.
+    /// - Throws: ``StoreError`` of kind `io`.
+    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+        state.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
+    }
+}

@@ -1,0 +1,20 @@
+/// What a conformance suite (`TokenStoreConformance`, `LoginSessionStoreConformance`,
+/// `ExchangeLedgerConformance`, `SMSStoreConformance`, `GuestDeviceStoreConformance`,
+/// `GuestDataStoreConformance`) throws when a store breaks one of its properties: every broken property,
+/// not only the first.
+public struct ConformanceFailure: Error, CustomStringConvertible {
+    /// The suite that found them, e.g. `TokenStoreConformance`.
+    public let suite: String
+    /// One line per broken property.
+    public let problems: [String]
+
+    init(suite: String, problems: [String]) {
+        self.suite = suite
+        self.problems = problems
+    }
+
+    /// `TokenStoreConformance: the store breaks 2 properties:`, then one line per property.
+    public var description: String {
+        "\(suite): the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n")
+    }
+}

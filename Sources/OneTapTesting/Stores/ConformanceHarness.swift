@@ -1,0 +1,53 @@
+/// What runs a conformance suite: each check on a fresh, empty store; every broken property collected
+/// (an error a check did not expect is one too); one ``ConformanceFailure`` thrown at the end.
+///
+/// ```swift
+/// let suite = ConformanceHarness("TokenStoreConformance")
+/// try await suite.check("absent accounts", makeStore) { store in
+///     suite.expect(try await store.load("absent") == nil, "load of an account never written must be nil")
+/// }
+/// try suite.finish()
+/// ```
+final class ConformanceHarness {
+    private let name: String
+    private var problems: [String] = []
+
+    /// Starts a suite.
+    /// - Parameter name: The suite's name, for the failure.
+    init(_ name: String) { self.name = name }
+
+    /// Notes a broken property unless the condition holds.
+    /// - Parameters:
+    ///   - condition: The property.
+    ///   - message: What is broken, when it is.
+    func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { problems.append(message()) }
+    }
+
+    /// Notes a broken property.
+    /// - Parameter message: What is broken.
+    func problem(_ message: String) {
+        problems.append(message)
+    }
+
+    /// Runs one check on a fresh store; an error the store should not have thrown is a broken property.
+    /// - Parameters:
+    ///   - check: The check's name, for that property.
+    ///   - makeStore: Makes an empty store.
+    ///   - body: The check.
+    /// - Throws: What `makeStore` throws.
+    func check<Store>(_ check: String, _ makeStore: () async throws -> Store, _ body: (Store) async throws -> Void) async throws {
+        let store = try await makeStore()
+        do {
+            try await body(store)
+        } catch {
+            problems.append("\(check): the store threw where it must not: \(error)")
+        }
+    }
+
+    /// Ends the suite.
+    /// - Throws: ``ConformanceFailure`` listing every broken property, when one broke.
+    func finish() throws(ConformanceFailure) {
+        if !problems.isEmpty { throw ConformanceFailure(suite: name, problems: problems) }
+    }
+}

@@ -1,0 +1,133 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// The properties every ``GuestDataStore`` must have, as a suite an adapter runs against itself:
+///
+/// ```swift
+/// @Test func myStoreConforms() async throws {
+///     try await GuestDataStoreConformance.check { try await MyGuestDataStore(namespace: UUID().uuidString) }
+/// }
+/// ```
+/// It checks the data (round trip, owners kept apart, replace, remove, kinds that are none refused),
+/// the journals (first create wins, compare-and-swap, racing writers), and a merge through
+/// ``GuestMerger`` raced by many logins.
+public enum GuestDataStoreConformance {
+    /// Runs every check, each on a fresh, empty store.
+    /// - Parameters:
+    ///   - concurrency: How many operations race in the concurrency checks.
+    ///   - makeStore: Makes an empty store.
+    /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
+    public static func check(concurrency: Int = 50, _ makeStore: () async throws -> any GuestDataStore) async throws {
+        let suite = ConformanceHarness("GuestDataStoreConformance")
+        let key = ServerKey.random()
+        let guest = GuestID.derive(device: try DeviceID("conformance-device"), generation: 0, key: key)
+        let other = GuestID.derive(device: try DeviceID("conformance-device"), generation: 1, key: key)
+        let account: AccountID = "conformance-account"
+        let favourites: JSONValue = .array([.string("a"), .string("b")])
+        let settings: JSONValue = .object(["theme": .string("dark"), "size": .number(3), "on": .bool(true), "none": .null])
+
+        // Data round-trips per owner and kind; owners are kept apart; a write replaces; a remove removes.
+        try await suite.check("data", makeStore) { store in
+            suite.expect(try await store.data(of: .guest(guest)).isEmpty, "an owner never written must have no data")
+            try await store.write(favourites, kind: "favourites", of: .guest(guest))
+            try await store.write(settings, kind: "settings", of: .guest(guest))
+            try await store.write(.array([.string("z")]), kind: "favourites", of: .account(account))
+            let read = try await store.data(of: .guest(guest))
+            suite.expect(read == ["favourites": favourites, "settings": settings], "data must read back unchanged, read \(read)")
+            suite.expect(try await store.data(of: .guest(other)).isEmpty, "another guest must not see the data")
+            suite.expect(try await store.data(of: .account(account)) == ["favourites": .array([.string("z")])], "the account's data must be its own")
+            try await store.write(.array([]), kind: "favourites", of: .guest(guest))
+            suite.expect(try await store.data(of: .guest(guest))["favourites"] == .array([]), "a write must replace the kind")
+            try await store.remove(kind: "favourites", of: .guest(guest))
+            try await store.remove(kind: "never-written", of: .guest(guest))
+            suite.expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a remove must remove only its kind")
+
+            // Kinds that are none (StoreError.check(dataKind:)) are refused by write and remove, and nothing changes.
+            for kind in ["", "Favourites", "caf\u{E9}", "a\u{0}b", "a b", String(repeating: "k", count: 65)] {
+                for (call, run) in [
+                    ("write", { try await store.write(favourites, kind: kind, of: .guest(guest)) }),
+                    ("remove", { try await store.remove(kind: kind, of: .guest(guest)) }),
+                ] as [(String, () async throws -> Void)] {
+                    do {
+                        try await run()
+                        suite.expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind")
+                    } catch let error as StoreError where error.kind == .invalidKind {
+                    } catch {
+                        suite.expect(false, "\(call) of the kind \(kind.debugDescription) must be refused as invalid-kind, threw \(error)")
+                    }
+                }
+            }
+            suite.expect(try await store.data(of: .guest(guest)) == ["settings": settings], "a refused kind must change nothing")
+            try await store.write(favourites, kind: String(repeating: "k", count: 64), of: .guest(guest))
+            suite.expect(try await store.data(of: .guest(guest))[String(repeating: "k", count: 64)] == favourites, "a kind of 64 characters must be kept")
+        }
+
+        // Journals: the first create wins; compare-and-swap on the version.
+        try await suite.check("journals", makeStore) { store in
+            let plan = try MergePlan.plan(guest: ["favourites": favourites], account: [:], rules: .builtIn)
+            suite.expect(try await store.journal(for: guest) == nil, "a guest never merged must have no journal")
+            let first = MergeJournalFixture.make(guest: guest, account: account, plan: plan)
+            let stored = try await store.createJournal(first)
+            suite.expect(stored.account == account && stored.version == 1, "create must store the journal, stored \(stored)")
+            let second = MergeJournalFixture.make(guest: guest, account: "someone-else", plan: plan)
+            let kept = try await store.createJournal(second)
+            suite.expect(kept.account == account, "a second create must return the first journal, returned \(kept)")
+            let next = MergeJournalFixture.advanced(stored)
+            suite.expect(try await store.replaceJournal(next, expecting: 1), "a replace at the stored version must succeed")
+            suite.expect(try await store.replaceJournal(MergeJournalFixture.advanced(stored), expecting: 1) == false, "a replace at an old version must fail")
+            let read = try await store.journal(for: guest)
+            suite.expect(read?.version == 2 && read?.completed == 1, "the journal must read back as replaced, read \(String(describing: read))")
+        }
+
+        // Racing replaces at one version: exactly one wins.
+        try await suite.check("racing replaces", makeStore) { store in
+            let plan = try MergePlan.plan(guest: ["favourites": favourites], account: [:], rules: .builtIn)
+            let stored = try await store.createJournal(MergeJournalFixture.make(guest: guest, account: account, plan: plan))
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask { try await store.replaceJournal(MergeJournalFixture.advanced(stored), expecting: stored.version) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            suite.expect(wins == 1, "\(concurrency) racing replaces at one version must let exactly one win, \(wins) won")
+        }
+
+        // Many logins of one guest at once merge once: the account gets the cart's quantities added once.
+        try await suite.check("racing merges", makeStore) { store in
+            try await store.write(.array([.object(["item": .string("x"), "qty": .number(2)])]), kind: "cart", of: .guest(guest))
+            try await store.write(.array([.object(["item": .string("x"), "qty": .number(1)])]), kind: "cart", of: .account(account))
+            try await store.write(favourites, kind: "favourites", of: .guest(guest))
+            let merger = GuestMerger(store: store, poll: .milliseconds(5))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<concurrency { group.addTask { _ = try await merger.merge(guest, into: account) } }
+                try await group.waitForAll()
+            }
+            let data = try await store.data(of: .account(account))
+            suite.expect(data["cart"] == .array([.object(["item": .string("x"), "qty": .number(3)])]), "racing merges must add the cart once, got \(String(describing: data["cart"]))")
+            suite.expect(data["favourites"] == favourites, "the favourites must be the account's, got \(String(describing: data["favourites"]))")
+            let left = try await store.data(of: .guest(guest))
+            suite.expect(left.isEmpty, "the merged guest's data must be gone, found \(left)")
+            suite.expect(try await store.journal(for: guest)?.done == true, "the journal must be done")
+        }
+
+        try suite.finish()
+    }
+}
+
+/// Journals for the conformance suite, made through the package's own initialiser.
+enum MergeJournalFixture {
+    static func make(guest: GuestID, account: AccountID, plan: MergePlan) -> MergeJournal {
+        MergeJournal(guest: guest, account: account, plan: plan, startedAt: Date(timeIntervalSince1970: 1_796_090_400))
+    }
+
+    static func advanced(_ journal: MergeJournal) -> MergeJournal {
+        var next = journal
+        next.completed += 1
+        next.version += 1
+        return next
+    }
+}

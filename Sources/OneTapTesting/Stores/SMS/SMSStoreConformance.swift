@@ -1,0 +1,165 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// The properties every ``SMSStore`` must have, as a suite an adapter runs against itself:
+///
+/// ```swift
+/// @Test func myStoreConforms() async throws {
+///     try await SMSStoreConformance.check { try await MyRedisSMSStore(namespace: UUID().uuidString) }
+/// }
+/// ```
+/// It checks the store directly (round trip, keep-until, removal, no lost update) and through an
+/// ``SMSCodeService`` (concurrent sends never pass a limit, concurrent verifies of one code succeed at
+/// most once, a code's expiry is exact to the millisecond).
+public enum SMSStoreConformance {
+    /// Runs every check, each on a fresh, empty store.
+    /// - Parameters:
+    ///   - concurrency: How many operations race in the concurrency checks.
+    ///   - makeStore: Makes an empty store.
+    /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
+    public static func check(concurrency: Int = 200, _ makeStore: () async throws -> any SMSStore) async throws {
+        let suite = ConformanceHarness("SMSStoreConformance")
+        let now = Date(timeIntervalSince1970: 1_796_083_200.125)
+        let number = try PhoneNumber("13800138000")
+        let other = try PhoneNumber("13900139000")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: number.digits)
+        let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
+        let key = ServerKey.random()
+        let rules = SMSCodeRules()
+
+        // An empty store reads every counter as empty and no record.
+        try await suite.check("empty store", makeStore) { store in
+            let state = try await store.update(counters: [counter, ipCounter], code: number, at: now) { $0 }
+            suite.expect(state.events == [counter: [], ipCounter: []], "an empty store must read every counter asked for as empty, read \(state.events)")
+            suite.expect(state.code == nil, "an empty store must read no code record")
+        }
+
+        // What is written reads back, to the millisecond; the other number and counters are untouched.
+        try await suite.check("round trip", makeStore) { store in
+            let (_, record) = rules.issue(to: number, session: LoginSessionID.random(), key: key, at: now)
+            let times = [now, now.addingTimeInterval(1.5)]
+            try await store.update(counters: [counter], code: number, at: now) { state in
+                state.events[counter] = times
+                state.code = record
+                state.keepUntil = now.addingTimeInterval(3600)
+            }
+            let state = try await store.update(counters: [counter, ipCounter], code: number, at: now) { $0 }
+            let read = state.events[counter] ?? []
+            suite.expect(read.count == 2 && zip(read, times).allSatisfy { abs($0.timeIntervalSince($1)) < 0.001 }, "events must read back to the millisecond, read \(read)")
+            suite.expect(state.events[ipCounter] == [], "a counter never written must stay empty")
+            suite.expect(state.code.map { sameRecord($0, record) } == true, "a code record must read back unchanged, read \(String(describing: state.code))")
+            let elsewhere = try await store.update(counters: [], code: other, at: now) { $0.code }
+            suite.expect(elsewhere == nil, "another number must have no record")
+        }
+
+        // Kept until its instant and not after; removeExpired removes it.
+        try await suite.check("keep-until", makeStore) { store in
+            let until = now.addingTimeInterval(60)
+            try await store.update(counters: [counter], code: number, at: now) { state in
+                state.events[counter] = [now]
+                state.keepUntil = until
+            }
+            let atEnd = try await store.update(counters: [counter], code: number, at: until) { $0.events[counter] ?? [] }
+            suite.expect(atEnd.count == 1, "a counter must be kept until its keep-until instant, read \(atEnd)")
+            let removed = try await store.removeExpired(before: until.addingTimeInterval(1), limit: 100)
+            suite.expect(removed >= 1, "removeExpired after keep-until must remove the counter, removed \(removed)")
+            let after = try await store.update(counters: [counter], code: number, at: until.addingTimeInterval(1)) { $0.events[counter] ?? [] }
+            suite.expect(after.isEmpty, "a removed counter must read as empty, read \(after)")
+        }
+
+        // An update that leaves keep-until as it read it shortens nothing: the record outlives a read-only pass.
+        try await suite.check("keep-until unchanged", makeStore) { store in
+            let (_, record) = rules.issue(to: number, session: nil, key: key, at: now)
+            try await store.update(counters: [counter], code: number, at: now) { state in
+                state.code = record
+                state.keepUntil = now.addingTimeInterval(600)
+            }
+            let seen = try await store.update(counters: [], code: number, at: now.addingTimeInterval(1)) { $0.keepUntil }
+            suite.expect(abs(seen.timeIntervalSince(now.addingTimeInterval(600))) < 0.001, "keep-until must read as written, read \(seen)")
+            let later = try await store.update(counters: [], code: number, at: now.addingTimeInterval(599)) { $0.code }
+            suite.expect(later != nil, "a record must be kept until its keep-until even after an update that changed nothing")
+        }
+
+        // No lost update: concurrent appends all land.
+        try await suite.check("no lost update", makeStore) { store in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<concurrency {
+                    group.addTask {
+                        try await store.update(counters: [counter], code: number, at: now) { state in
+                            state.events[counter, default: []].append(now.addingTimeInterval(Double(index) / 1000))
+                            state.keepUntil = now.addingTimeInterval(3600)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let count = try await store.update(counters: [counter], code: number, at: now) { $0.events[counter]?.count ?? 0 }
+            suite.expect(count == concurrency, "\(concurrency) concurrent updates must all land, found \(count) events")
+        }
+
+        // Through the service: concurrent sends from one address never pass its hard limit.
+        try await suite.check("concurrent sends", makeStore) { store in
+            let policy = try SMSPolicy(
+                csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,conformance\n", file: "conformance.csv")
+            let sender = ScriptedSMSSender()
+            let service = SMSCodeService(key: key, sender: sender, store: store, rules: SMSCodeRules(policy: policy), events: DiscardingEventSink())
+            let ip = try IPAddress("203.0.113.7")
+            let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<concurrency {
+                    group.addTask {
+                        let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))
+                        if case .sent = try await service.send(to: target, context: SMSContext(ip: ip), at: now) { return true }
+                        return false
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            suite.expect(sent == 5, "\(concurrency) concurrent sends from one address under a limit of 5 must send exactly 5, sent \(sent)")
+        }
+
+        // Through the service: concurrent verifies of the right code succeed once.
+        try await suite.check("concurrent verifies", makeStore) { store in
+            let sender = ScriptedSMSSender()
+            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink())
+            _ = try await service.send(to: number, context: SMSContext(), at: now)
+            guard let code = sender.lastCode(to: number) else { return suite.problem("a send through the store must deliver a code") }
+            let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<concurrency {
+                    group.addTask {
+                        if case .verified = try await service.verify(code, for: number, context: SMSContext(), at: now.addingTimeInterval(10)) { return true }
+                        return false
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            suite.expect(verified == 1, "\(concurrency) concurrent verifies of one code must succeed exactly once, succeeded \(verified)")
+        }
+
+        // Through the service: a code verifies a millisecond before its five minutes and not at them.
+        try await suite.check("code expiry", makeStore) { store in
+            let sender = ScriptedSMSSender()
+            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink())
+            _ = try await service.send(to: number, context: SMSContext(), at: now)
+            _ = try await service.send(to: other, context: SMSContext(), at: now)
+            guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {
+                return suite.problem("a send through the store must deliver a code")
+            }
+            let atEnd = try await service.verify(code, for: number, context: SMSContext(), at: now.addingTimeInterval(300))
+            suite.expect(atEnd == .expired, "a code must be expired at exactly 5 minutes, got \(atEnd)")
+            let before = try await service.verify(otherCode, for: other, context: SMSContext(), at: now.addingTimeInterval(299.999))
+            if case .verified = before {} else { suite.problem("a code must verify 1 ms before its 5 minutes end, got \(before)") }
+        }
+
+        try suite.finish()
+    }
+
+    private static func sameRecord(_ lhs: SMSCodeRecord, _ rhs: SMSCodeRecord) -> Bool {
+        lhs.id == rhs.id && lhs.number == rhs.number && lhs.digest == rhs.digest && lhs.session == rhs.session
+            && abs(lhs.issuedAt.timeIntervalSince(rhs.issuedAt)) < 0.001 && abs(lhs.expiresAt.timeIntervalSince(rhs.expiresAt)) < 0.001
+            && lhs.wrongAttempts == rhs.wrongAttempts
+    }
+}

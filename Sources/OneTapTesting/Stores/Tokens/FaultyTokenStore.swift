@@ -1,0 +1,100 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import OneTap
+
+/// A ``TokenStore`` wrapper that fails on demand: on read, on write, on remove, or by reporting a stale
+/// version (a conflict) the next time, to test that a token is never lost and that callers get a clear
+/// error. Any other fault goes through ``faults``.
+public final class FaultyTokenStore: TokenStore {
+    /// Which operation to fail.
+    public enum Operation: Hashable, Sendable {
+        /// ``TokenStore/load(_:)``.
+        case load
+        /// ``TokenStore/save(_:replacing:dueAt:)``.
+        case save
+        /// ``TokenStore/remove(_:replacing:)``.
+        case remove
+        /// ``TokenStore/accounts(dueBefore:limit:)``.
+        case accounts
+    }
+
+    private let base: any TokenStore
+    /// Which calls fail, and how.
+    public let faults: Faults<Operation>
+
+    /// Wraps a store.
+    /// - Parameters:
+    ///   - base: The store that does the real work.
+    ///   - clock: The clock injected delays wait on.
+    public init(_ base: any TokenStore, clock: any WallClock = SystemClock()) {
+        self.base = base
+        faults = Faults(clock: clock)
+    }
+
+    /// Makes the next `count` calls of `operation` fail with an `io` error (disk full).
+    /// - Parameters:
+    ///   - operation: Which call to fail.
+    ///   - count: How many calls in a row.
+    public func fail(_ operation: Operation, times count: Int = 1) {
+        faults.inject(.refuse(.io, "injected \(operation) failure: No space left on device"), into: [operation], times: count)
+    }
+
+    /// Makes the next `count` saves report a conflict, as if another instance had written first.
+    /// - Parameter count: How many saves in a row.
+    public func conflict(times count: Int = 1) {
+        faults.inject(.refuse(.conflict, "injected conflict"), into: [.save], times: count)
+    }
+
+    /// Reads an account's token (``TokenStore/load(_:)``).
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    /// - Throws: ``StoreError``.
+    public func load(_ account: AccountID) async throws -> StoredToken? {
+        try await faults.run(.load, subject: .account(account)) { try await base.load(account) }
+    }
+
+    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - expected: The version read, or nil when none should be stored.
+    ///   - dueAt: When the token needs attention.
+    /// - Returns: The new version.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
+    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        try await faults.run(.save, subject: .account(token.account)) { try await base.save(token, replacing: expected, dueAt: dueAt) }
+    }
+
+    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - expected: The version read, or nil to remove whatever is stored.
+    /// - Returns: Whether a token was removed.
+    /// - Throws: ``StoreError`` of kind `conflict` or `io`.
+    @discardableResult
+    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+        try await faults.run(.remove, subject: .account(account)) { try await base.remove(account, replacing: expected) }
+    }
+
+    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``).
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most accounts to return.
+    /// - Returns: The accounts.
+    /// - Throws: ``StoreError`` of kind `io`.
+    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+        try await faults.run(.accounts) { try await base.accounts(dueBefore: instant, limit: limit) }
+    }
+
+    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await base.withRefreshLock(for: account, body)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+@Suite struct InMemoryExchangeLedgerTests {
+    @Test func conformsToTheLedgerContract() async throws {
+        try await ExchangeLedgerConformance.check { InMemoryExchangeLedger() }
+    }
+
+    @Test func conformsWithAShortRetentionToo() async throws {
+        try await ExchangeLedgerConformance.check(retention: .seconds(90)) { InMemoryExchangeLedger(retention: .seconds(90)) }
+    }
+
+    /// Each flaw a ledger can have, and the words the suite must find it with.
+    @Test(arguments: [
+        (LedgerDouble.Flaw.claimsInTwoSteps, "concurrent claims of one token must let exactly one claim it"),
+        (.claimsInTwoSteps, "guards sharing the ledger must send a token to the carrier once"),
+        (.pendsUnknownExchanges, "a claim must leave an unknown exchange unknown"),
+        (.neverForgets, "a token claimed longer than the retention ago must be forgotten"),
+        (.forgetsEarly, "a token must be remembered until its retention has passed"),
+        (.listsNewestFirst, "the unknown exchanges must be listed oldest first"),
+        (.dropsUnclaimedSettles, "a token settled without a claim must be recorded"),
+        (.keepsTheCodeAsANumber, "a claim of a token settled as answered 000 must answer it"),
+    ])
+    func theSuiteCatchesABrokenLedger(flaw: LedgerDouble.Flaw, problem: String) async {
+        await #expect {
+            try await ExchangeLedgerConformance.check { LedgerDouble(flaw) }
+        } throws: { error in
+            guard let failure = error as? ConformanceFailure else { return false }
+            return failure.problems.contains { $0.contains(problem) } && failure.description.contains(problem)
+        }
+    }
+
+    @Test func theDoubleWithoutAFlawConforms() async throws {
+        try await ExchangeLedgerConformance.check { LedgerDouble(.none) }
+    }
+}
+
+/// An exchange ledger with one flaw of the kind real adapters have, or none.
+final class LedgerDouble: ExchangeLedger {
+    enum Flaw: Sendable {
+        case none
+        /// `claim` reads, then writes later (a `SELECT` then an `INSERT` without a constraint).
+        case claimsInTwoSteps
+        /// `claim` of an unknown exchange sets it pending.
+        case pendsUnknownExchanges
+        /// `claim` ignores the retention.
+        case neverForgets
+        /// `claim` forgets a token a second before its retention has passed.
+        case forgetsEarly
+        /// `unknownExchanges` lists the newest first.
+        case listsNewestFirst
+        /// `settle` of a token never claimed does nothing (an `UPDATE` without an insert).
+        case dropsUnclaimedSettles
+        /// An answered code is kept as a number, so `000` reads back as `0`.
+        case keepsTheCodeAsANumber
+    }
+
+    private struct Entry {
+        var state: ExchangeLedgerState
+        var claimedAt: Date
+        var settledAt: Date
+    }
+
+    private let flaw: Flaw
+    private let retention = 86_400.0
+    private let entries = LockedValue<[SHA256Digest: Entry]>([:])
+    /// How many claims of each token read it unclaimed (the two-step flaw's race).
+    private let readers = LockedValue<[SHA256Digest: Int]>([:])
+
+    init(_ flaw: Flaw) { self.flaw = flaw }
+
+    func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
+        let horizon = now.addingTimeInterval(-retention + (flaw == .forgetsEarly ? 1 : 0))
+        let flaw = flaw
+        func existing(_ entries: inout [SHA256Digest: Entry]) -> ExchangeLedgerState?? {
+            guard let read = entries[token], read.claimedAt >= horizon || flaw == .neverForgets else { return .none }
+            if read.state == .unknown, flaw == .pendsUnknownExchanges { entries[token]?.state = .pending }
+            return .some(read.state)
+        }
+        if flaw == .claimsInTwoSteps {
+            // The flaw: read, and write later. The write waits until a second claim of the token has read
+            // the same nothing (or 50 ms pass), so concurrent claims always show it, however the tasks
+            // are scheduled.
+            if let state = entries.withLock({ existing(&$0) }) { return state }
+            readers.withLock { $0[token, default: 0] += 1 }
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(50))
+            while readers.withLock({ $0[token, default: 0] }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            entries.withLock { $0[token] = Entry(state: .pending, claimedAt: now, settledAt: now) }
+            return nil
+        }
+        // Read and write under one lock: a claim is one step, as a store's unique constraint makes it.
+        return entries.withLock { entries in
+            if let state = existing(&entries) { return state }
+            entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
+            return nil
+        }
+    }
+
+    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        var state = state
+        if flaw == .keepsTheCodeAsANumber, case .answered(let code) = state, let number = Int64(code.text) { state = .answered(ResultCode(integerLiteral: number)) }
+        entries.withLock { entries in
+            guard entries[token] != nil || flaw != .dropsUnclaimedSettles else { return }
+            entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
+            entries[token]?.settledAt = now
+        }
+    }
+
+    func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
+        let listed = entries.withLock { entries in
+            entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }.map { (token: $0.key, at: $0.value.settledAt) }.sorted { $0.at < $1.at }
+        }
+        return flaw == .listsNewestFirst ? listed.reversed() : listed
+    }
+}

@@ -1,0 +1,558 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+@Suite struct FileTokenStoreTests {
+    let now = Date(timeIntervalSince1970: 1_796_083_200)
+
+    func token(_ account: AccountID = "u1", value: String = "A0", refresh: String? = "R0", age: Double = 0) -> AccessToken {
+        let issued = now.addingTimeInterval(-age)
+        return AccessToken(
+            value: Secret(value), refreshToken: refresh.map(Secret.init), flow: .tianyi, account: account, issuedAt: issued,
+            expiresAt: issued.addingTimeInterval(30 * 86_400))
+    }
+
+    func withDirectory(_ body: (String) async throws -> Void) async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(directory.appendingPathComponent("store").path)
+    }
+
+    func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! NSNumber).intValue
+    }
+
+    @Test func conformsToTheStoreContract() async throws {
+        try await withDirectory { base in
+            var counter = 0
+            try await TokenStoreConformance.check {
+                counter += 1
+                return try FileTokenStore(directory: base + "-\(counter)")
+            }
+        }
+    }
+
+    @Test func filesAreCreated0600InA0700Directory() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            #expect(try mode(directory) == 0o700)
+            let path = store.path(for: "u1")
+            #expect(try mode(path) == 0o600)
+            #expect(path.hasSuffix("/7531.token"))   // hex of "u1"
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.hasPrefix(#"{"accessToken":"A0","account":"u1","dueAtMs":"#))
+            // Nothing but the token file in the directory; its lock in .locks; no temporary file left.
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+            #expect(names == [".locks", ".tmp", "7531.token"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.locks") == ["7531.lock"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+            #expect(try mode(directory + "/.locks") == 0o700 && mode(directory + "/.tmp") == 0o700)
+        }
+    }
+
+    @Test(arguments: [0o620, 0o602, 0o666, 0o660, 0o640, 0o604, 0o644, 0o610])
+    func refusesATokenFileOthersCanReadOrWrite(permissions: Int) async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            let path = store.path(for: "u1")
+            try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: path)
+            await #expect {
+                try await store.load("u1")
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .insecure && error.message.contains(path)
+            }
+            #expect(FileManager.default.fileExists(atPath: path))   // reported, not moved or deleted
+        }
+    }
+
+    @Test func refusesADirectoryOthersCanWrite() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+        #expect {
+            try FileTokenStore(directory: directory.path)
+        } throws: { error in
+            (error as! StoreError).kind == .insecure
+        }
+    }
+
+    @Test(arguments: [
+        ("not json at all", "not JSON"),
+        (#"{"format":"other/1"}"#, "missing or mistyped fields"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/2","issuedAtMs":0,"version":1}"#, "format"),
+        (#"{"accessToken":"A","account":"u2","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "for account"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1,"extra":1}"#, "unknown key"),
+        (#"{"accessToken":"","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "empty"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"telecom","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "unknown flow"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":-1,"version":1}"#, "1970"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":253402300800000,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "9999"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":0}"#, "version 0"),
+        (#"{"accessToken":"A","account":"u1","dueAtMs":"0","expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "mistyped"),
+    ])
+    func corruptOrForeignFilesAreMovedAsideAndReported(content: String, reason: String) async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let path = store.path(for: "u1")
+            _ = FileManager.default.createFile(atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600])
+            await #expect {
+                try await store.load("u1")
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("moved aside to \(path).corrupt-")
+            }
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".corrupt-") }
+            #expect(aside.count == 1)
+            let kept = try String(contentsOfFile: directory + "/" + aside[0], encoding: .utf8)
+            #expect(kept == content)   // never overwritten
+            #expect(try await store.load("u1") == nil)
+        }
+    }
+
+    @Test func tornWriteNeverLeavesAHalfFile() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let v1 = try await store.save(token(value: "OLD"), replacing: nil, dueAt: now)
+            let path = store.path(for: "u1")
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            for step in ["half", "rename"] {
+                store.faults.withLock { fault in
+                    fault = { current throws(SystemCallError) in
+                        switch current {
+                        case .writeTemporary(let written, _) where step == "half" && written > 0:
+                            throw SystemCallError(operation: "write", path: path, code: ENOSPC)
+                        case .beforeRename where step == "rename":
+                            throw SystemCallError(operation: "rename", path: path, code: ENOSPC)
+                        default: break
+                        }
+                    }
+                }
+                await #expect {
+                    _ = try await store.save(token(value: "NEW"), replacing: v1, dueAt: now)
+                } throws: { error in
+                    let error = error as! StoreError
+                    return error.kind == .io && error.message.contains("No space left on device") && error.message.contains("previous token is unchanged")
+                }
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+                #expect(try await store.load("u1")?.token.value.reveal() == "OLD")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+            }
+            store.faults.withLock { $0 = nil }
+            #expect(try await store.save(token(value: "NEW"), replacing: v1, dueAt: now) > v1)
+        }
+    }
+
+    @Test func indexSeesWritesFromAnotherInstance() async throws {
+        try await withDirectory { directory in
+            let one = try FileTokenStore(directory: directory)
+            let two = try FileTokenStore(directory: directory)
+            _ = try await one.save(token("a"), replacing: nil, dueAt: now)
+            #expect(try await one.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["a"])
+            _ = try await two.save(token("b"), replacing: nil, dueAt: now.addingTimeInterval(-5))
+            #expect(try await one.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["b", "a"])
+            _ = try await two.remove("a", replacing: nil)
+            #expect(try await one.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["b"])
+        }
+    }
+
+    @Test func versionsNeverRepeatAfterARemoval() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let v1 = try await store.save(token(), replacing: nil, dueAt: now)
+            _ = try await store.remove("u1", replacing: v1)
+            let v2 = try await store.save(token(value: "new login"), replacing: nil, dueAt: now)
+            #expect(v2 != v1)
+            await #expect(throws: StoreError.self) { _ = try await store.save(token(value: "stale"), replacing: v1, dueAt: now) }
+            #expect(try await store.load("u1")?.token.value.reveal() == "new login")
+        }
+    }
+
+    // MARK: Opening
+
+    @Test func openingRefusesPathsThatAreNotDirectories() async throws {
+        try await withDirectory { directory in
+            _ = FileManager.default.createFile(atPath: directory, contents: Data("x".utf8))
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .io && error.subject == nil && error.message.contains("is a file, not a directory")
+            }
+        }
+        for sub in [".tmp", ".locks"] {
+            try await withDirectory { directory in
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                _ = FileManager.default.createFile(atPath: directory + "/" + sub, contents: Data())
+                #expect {
+                    try FileTokenStore(directory: directory)
+                } throws: { error in
+                    let error = error as! StoreError
+                    return error.kind == .io && error.message == "\(directory)/\(sub) is a file, not a directory; remove it so the store can create its directory"
+                }
+            }
+        }
+        try await withDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createSymbolicLink(atPath: directory + "/.locks", withDestinationPath: "/tmp")
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                (error as! StoreError).message.contains(".locks is a symbolic link, not a directory")
+            }
+        }
+        try await withDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/.tmp", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o770])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                (error as! StoreError).kind == .insecure
+            }
+        }
+    }
+
+    // MARK: Bad files
+
+    @Test func aSymbolicLinkAFIFOAndADirectoryAreMovedAsideNotFollowed() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let secret = directory + "/../elsewhere"
+            try "not yours".write(toFile: secret, atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: store.path(for: "link"), withDestinationPath: secret)
+            #expect(mkfifo(store.path(for: "fifo"), 0o600) == 0)
+            try FileManager.default.createDirectory(atPath: store.path(for: "dir"), withIntermediateDirectories: false)
+            for (account, reason) in [("link", "it is a symbolic link"), ("fifo", "it is not a regular file"), ("dir", "it is not a regular file")] {
+                await #expect {
+                    try await store.load(AccountID(account))
+                } throws: { error in
+                    let error = error as! StoreError
+                    return error.kind == .corrupt && error.message.contains(reason) && error.message.contains("moved aside")
+                }
+                #expect(try await store.load(AccountID(account)) == nil)
+            }
+            #expect(try String(contentsOfFile: secret, encoding: .utf8) == "not yours")   // never followed, never touched
+        }
+    }
+
+    @Test func aFileOverTheRecordLimitIsMovedAside() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = FileManager.default.createFile(
+                atPath: store.path(for: "big"), contents: Data(repeating: 0x20, count: TokenRecordLimit.bytes + 1), attributes: [.posixPermissions: 0o600])
+            await #expect {
+                try await store.load("big")
+            } throws: { error in
+                (error as! StoreError).message.contains("larger than any token record (64 KiB)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "changing a file's owner needs root (CI runs as root)"))
+    func aFileOwnedByAnotherUserIsRefused() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            #expect(chown(store.path(for: "u1"), 65534, 65534) == 0)
+            await #expect {
+                try await store.load("u1")
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .insecure && error.message.contains("owner 65534")
+            }
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "u1")))
+        }
+    }
+
+    /// Listing never moves a file: a bad file is skipped by the index, and set aside only when its account
+    /// is read or by `repair()`.
+    @Test func listingSkipsBadFilesAndMovesNothingRepairDoes() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            _ = try await store.save(token("good"), replacing: nil, dueAt: now)
+            _ = FileManager.default.createFile(atPath: store.path(for: "bad"), contents: Data("garbage".utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: directory + "/not-hex.token", contents: Data("x".utf8), attributes: [.posixPermissions: 0o600])
+            let fresh = try FileTokenStore(directory: directory)
+            #expect(try await fresh.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["good"])
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "bad")))
+            let moved = try await fresh.repair()
+            #expect(moved.count == 1 && moved[0].hasPrefix(store.path(for: "bad") + ".corrupt-"))
+            #expect(!FileManager.default.fileExists(atPath: store.path(for: "bad")))
+            #expect(FileManager.default.fileExists(atPath: directory + "/not-hex.token"))   // not a name this store writes
+            #expect(try await fresh.load("good") != nil)
+        }
+    }
+
+    // MARK: Writes
+
+    @Test func aTokenOverTheRecordLimitIsRefusedAtSaveAndNothingIsWritten() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let v1 = try await store.save(token(value: "KEEP"), replacing: nil, dueAt: now)
+            await #expect {
+                _ = try await store.save(token(value: String(repeating: "x", count: TokenRecordLimit.bytes)), replacing: v1, dueAt: now)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .tooLarge && error.subject == .account("u1") && !error.message.contains("xxxx")
+            }
+            #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+        }
+    }
+
+    /// A failed directory sync after the rename does not report the write as failed: the token is in place.
+    @Test func aDirectorySyncFaultAfterTheRenameKeepsTheWrite() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    if case .beforeDirectorySync = step { throw SystemCallError(operation: "fsync", path: directory, code: EIO) }
+                }
+            }
+            let version = try await store.save(token(value: "NEW"), replacing: nil, dueAt: now)
+            #expect(try await store.load("u1")?.version == version)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)
+        }
+    }
+
+    @Test func anUnlinkFailureIsReportedAndTheTokenStays() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let version = try await store.save(token(), replacing: nil, dueAt: now)
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    if case .beforeUnlink = step { throw SystemCallError(operation: "unlink", path: directory, code: EBUSY) }
+                }
+            }
+            await #expect {
+                try await store.remove("u1", replacing: version)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .io && error.message.contains("the token is still stored")
+            }
+            store.faults.withLock { $0 = nil }
+            #expect(try await store.load("u1")?.version == version)
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["u1"])
+        }
+    }
+
+    /// Every blocking call runs on the store's own dispatch queue, not on Swift's cooperative pool.
+    @Test func blockingCallsRunOnTheStoresOwnThreads() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let labels = LockedValue<Set<String>>([])
+            store.faults.withLock { fault in
+                fault = { _ throws(SystemCallError) in
+                    labels.withLock { _ = $0.insert(BlockingIO.currentLabel ?? "not a OneTap I/O thread") }
+                }
+            }
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            #expect(labels.withLock { $0 } == ["onetap.file-token-store"])
+        }
+    }
+
+    @Test func aWriteLockHeldByAnotherProcessTimesOutWithNothingChanged() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
+            let v1 = try await store.save(token(value: "KEEP"), replacing: nil, dueAt: now)
+            let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".lock", O_RDWR)
+            #expect(flock(lock, LOCK_EX) == 0)   // another open file: as another process holds it
+            defer { close(lock) }
+            await #expect {
+                _ = try await store.save(token(value: "NEW"), replacing: v1, dueAt: now)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .timeout && error.message.contains("nothing was changed")
+            }
+            #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
+        }
+    }
+
+    @Test func aRefreshLockHeldTooLongIsGoneAheadWithout() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
+            let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".refresh", O_RDWR | O_CREAT, 0o600)
+            #expect(flock(lock, LOCK_EX) == 0)
+            defer { close(lock) }
+            #expect(try await store.withRefreshLock(for: "u1") { 7 } == 7)
+        }
+    }
+
+    // MARK: Account names
+
+    /// Ids are compared by their bytes, so every store keeps these apart: composed and decomposed `café`
+    /// are two accounts here as in memory (and in PostgreSQL).
+    @Test func accountIdsAreKeptApartByTheirBytesAndMapToSafeNames() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let composed = AccountID("caf\u{E9}")
+            let decomposed = AccountID("cafe\u{301}")
+            #expect(composed != decomposed)
+            _ = try await store.save(token(composed, value: "composed"), replacing: nil, dueAt: now)
+            _ = try await store.save(token(decomposed, value: "decomposed"), replacing: nil, dueAt: now)
+            #expect(try await store.load(composed)?.token.value.reveal() == "composed")
+            #expect(try await store.load(decomposed)?.token.value.reveal() == "decomposed")
+            for text in ["../../etc/passwd", "用户", "a/b", " spaced ", String(repeating: "长", count: 33)] {
+                let account = try AccountID(text)
+                _ = try await store.save(token(account), replacing: nil, dueAt: now)
+                #expect(try await store.load(account)?.token.account == account)
+                #expect(FileTokenStore.account(fromFileName: FileTokenStore.fileName(account)) == account)
+                #expect(!FileTokenStore.fileName(account).contains("/"))
+            }
+        }
+    }
+
+    // MARK: The due index
+
+    /// Another process's write makes the next listing re-read only the files that changed.
+    @Test func aForeignWriteReReadsOnlyTheChangedFile() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            for index in 0..<50 { _ = try await store.save(token(AccountID("a\(index)")), replacing: nil, dueAt: now.addingTimeInterval(Double(index))) }
+            let reader = try FileTokenStore(directory: directory)
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["a0", "a1"])
+            #expect(reader.indexReads == 50)
+            let version = try await store.load("a30")!.version
+            _ = try await store.save(token("a30", value: "moved"), replacing: version, dueAt: now.addingTimeInterval(-5))
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["a30", "a0", "a1"])
+            #expect(reader.indexReads == 51)
+            _ = try await store.remove("a0", replacing: nil)
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["a30", "a1"])
+            #expect(reader.indexReads == 51)   // a removal needs no read
+            // The reader's own writes keep its index current without reading anything.
+            _ = try await reader.save(token("own"), replacing: nil, dueAt: now.addingTimeInterval(-10))
+            #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(2), limit: 10) == ["own", "a30", "a1"])
+            #expect(reader.indexReads == 51)
+        }
+    }
+
+    // MARK: Temporary files and crashes
+
+    @Test func temporaryFilesOfDeadWritersAreRemovedWhenTheStoreOpens() async throws {
+        try await withDirectory { directory in
+            _ = try FileTokenStore(directory: directory)
+            let dead = directory + "/.tmp/7531.token.999999-1f"          // no process 999999
+            let unnamed = directory + "/.tmp/leftover"                   // no writer named: its lock decides
+            for path in [dead, unnamed] { _ = FileManager.default.createFile(atPath: path, contents: Data("A0-secret".utf8)) }
+            let live = directory + "/.tmp/7531.token.1-2a"                // pid 1 runs: a live writer's file
+            _ = FileManager.default.createFile(atPath: live, contents: Data())
+            _ = try FileTokenStore(directory: directory)
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp")
+            #expect(left == ["7531.token.1-2a"])
+        }
+    }
+
+    /// A writer killed at random moments: every account stays readable, no record is torn, versions
+    /// never go back, and the next open leaves no temporary file behind.
+    @Test func killedWritersNeverTearARecordOrLeaveTemporaryFiles() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            var last = TokenVersion(0)
+            for round in 0..<25 {
+                let process = Process()
+                process.executableURL = Products.executable("OneTapTestHelper")
+                process.arguments = ["write-loop", directory, "crash"]
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                try await Task.sleep(for: .milliseconds(20 + (round * 7) % 40))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let reopened = try FileTokenStore(directory: directory)
+                let stored = try await reopened.load("crash")
+                if let stored {
+                    #expect(stored.version >= last, "round \(round): version went back")
+                    #expect(stored.token.value.reveal().hasPrefix("value-"))
+                    last = stored.version
+                }
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty, "round \(round)")
+            }
+            #expect(try await store.load("crash") != nil)
+        }
+    }
+
+    // MARK: With the vault, across processes
+
+    @Test func vaultOverTheFileStoreRefreshes() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let clock = FakeClock(now: now)
+            let vault = TokenVault(store: store, refresher: MockRefresher(), clock: clock, events: DiscardingEventSink())
+            try await vault.store(token(age: 31 * 86_400))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await vault.run() }
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+                await vault.shutdown()
+                try await group.waitForAll()
+            }
+            #expect(try await FileTokenStore(directory: directory).load("u1")?.token.value.reveal() == "refreshed-1")
+        }
+    }
+
+    /// Two processes on one machine, one stale token: one refresh between them.
+    @Test func twoProcessesRefreshOnce() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let issued = Date().addingTimeInterval(-2 * 86_400)
+            _ = try await store.save(
+                AccessToken(value: Secret("OLD"), refreshToken: Secret("R"), flow: .tianyi, account: "shared", issuedAt: issued,
+                            expiresAt: issued.addingTimeInterval(30 * 86_400)),
+                replacing: nil, dueAt: issued)
+            let counter = directory + "-refresh-count"
+            defer { try? FileManager.default.removeItem(atPath: counter) }
+            var processes: [(Process, Pipe)] = []
+            for _ in 0..<2 {
+                let process = Process()
+                process.executableURL = Products.executable("OneTapTestHelper")
+                process.arguments = ["refresh", directory, "shared", counter, "300"]
+                let output = Pipe()
+                process.standardOutput = output
+                try process.run()
+                processes.append((process, output))
+            }
+            var values: [String] = []
+            for (process, output) in processes {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+                values.append(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            let calls = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
+            #expect(calls.count == 1, "\(calls)")
+            #expect(Set(values).count == 1 && values[0].hasPrefix("refreshed-by-"))
+        }
+    }
+
+    /// Four processes refreshing 200 due accounts in the background: 200 refreshes in all.
+    @Test func fourProcessesRefreshEachDueAccountOnce() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let issued = Date().addingTimeInterval(-2 * 86_400)
+            for index in 0..<200 {
+                _ = try await store.save(
+                    AccessToken(value: Secret("OLD"), refreshToken: Secret("R"), flow: .tianyi, account: try AccountID("acct-\(index)"),
+                                issuedAt: issued, expiresAt: issued.addingTimeInterval(30 * 86_400)),
+                    replacing: nil, dueAt: issued)
+            }
+            let counter = directory + "-refresh-count"
+            defer { try? FileManager.default.removeItem(atPath: counter) }
+            let processes = try (0..<4).map { _ in
+                let process = Process()
+                process.executableURL = Products.executable("OneTapTestHelper")
+                process.arguments = ["refresh-due", directory, counter]
+                try process.run()
+                return process
+            }
+            for process in processes {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+            }
+            let lines = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 200)
+            #expect(Set(lines.map { $0.split(separator: " ")[1] }).count == 200)
+            #expect(try await store.accounts(dueBefore: Date(), limit: 1).isEmpty)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+@Suite struct InMemoryTokenStoreTests {
+    @Test func conformsToTheStoreContract() async throws {
+        try await TokenStoreConformance.check { InMemoryTokenStore() }
+    }
+
+    @Test func conformanceSuiteCatchesABrokenStore() async {
+        /// A store that ignores versions: the suite must say so.
+        final class LastWriteWins: TokenStore, @unchecked Sendable {
+            let base = InMemoryTokenStore()
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                let current = try await base.load(token.account)
+                return try await base.save(token, replacing: current?.version, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+                try await base.remove(account, replacing: nil)
+            }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+                try await base.accounts(dueBefore: instant, limit: limit)
+            }
+        }
+        await #expect {
+            try await TokenStoreConformance.check { LastWriteWins() }
+        } throws: { error in
+            let failure = error as! ConformanceFailure
+            return failure.problems.contains { $0.contains("save with a stale version must conflict") }
+        }
+    }
+
+    @Test func dueIndexOrdersAndMoves() {
+        var index = DueIndex()
+        let base = Date(timeIntervalSince1970: 1_796_083_200)
+        index.set("c", dueAt: base.addingTimeInterval(30))
+        index.set("a", dueAt: base.addingTimeInterval(10))
+        index.set("b", dueAt: base.addingTimeInterval(10))
+        index.set("late", dueAt: base.addingTimeInterval(86_400 * 40))
+        #expect(index.accounts(dueBefore: base.addingTimeInterval(31), limit: 10) == ["a", "b", "c"])
+        #expect(index.accounts(dueBefore: base.addingTimeInterval(30), limit: 10) == ["a", "b"])
+        index.set("a", dueAt: base.addingTimeInterval(86_400))
+        index.remove("b")
+        index.remove("never")
+        #expect(index.accounts(dueBefore: base.addingTimeInterval(86_401), limit: 10) == ["c", "a"])
+        #expect(index.accounts(dueBefore: base.addingTimeInterval(86_400 * 41), limit: 2) == ["c", "a"])
+    }
+}
