@@ -197,7 +197,7 @@ package struct TokenRefresh: Sendable {
     /// - Parameter account: The account.
     /// - Returns: The stored token, or nil when none is stored.
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    package func load(_ account: AccountID) async throws -> StoredToken? {
+    package nonisolated(nonsending) func load(_ account: AccountID) async throws -> StoredToken? {
         do {
             return try await store.load(account)
         } catch {

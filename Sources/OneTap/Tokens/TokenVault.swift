@@ -187,7 +187,7 @@ public actor TokenVault {
     /// - Parameter account: The account.
     /// - Returns: fresh, stale, expired, or nil.
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    public nonisolated func state(for account: AccountID) async throws -> TokenState? {
+    public nonisolated(nonsending) func state(for account: AccountID) async throws -> TokenState? {
         try await refresh.load(account).map { policy.state(of: $0.token, at: clock.now()) }
     }
 
@@ -200,7 +200,7 @@ public actor TokenVault {
     /// - Throws: ``TokenError``: `not-logged-in`, `relogin-required`, `refresh-failed` (expired and the
     ///   refresh failed transiently), `backing-off`, `logged-out`, `store-failed`, `not-running` (expired
     ///   and the vault is not running); `CancellationError` when the caller is cancelled while waiting.
-    public nonisolated func validToken(for account: AccountID) async throws -> AccessToken {
+    public nonisolated(nonsending) func validToken(for account: AccountID) async throws -> AccessToken {
         guard let stored = try await refresh.load(account) else {
             throw TokenError(.notLoggedIn, account: account, message: "no token is stored; log in")
         }
@@ -234,7 +234,7 @@ public actor TokenVault {
     /// - Parameter account: The account.
     /// - Returns: A usable token.
     /// - Throws: As ``validToken(for:)``.
-    public nonisolated func appDidOpen(for account: AccountID) async throws -> AccessToken {
+    public nonisolated(nonsending) func appDidOpen(for account: AccountID) async throws -> AccessToken {
         try await validToken(for: account)
     }
 
