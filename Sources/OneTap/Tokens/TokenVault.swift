@@ -26,23 +26,23 @@ import Foundation
 /// - An answer that arrives after ``refreshTimeout`` (the callers already got their answer) is still
 ///   stored if nothing replaced the token meanwhile: the carrier may have rotated the refresh token.
 /// - **Logout wins**: a refresh that finishes after ``logout(_:)`` does not bring credentials back.
-///
-/// The vault composes its parts, each in a file of its own: ``VaultLifecycle`` (idle, running,
-/// stopping, stopped, and the queue `run()` drains), ``SingleFlight`` and ``RefreshFlight`` (one refresh
-/// per account and the callers waiting for it), ``RefreshDeadline`` (the time limit and late answers),
-/// ``TokenRefresh`` (what one refresh does, and in which order it writes and emits),
-/// ``RefreshFailures`` with ``RefreshBackoff`` (the back-off book), and ``BackgroundRefreshes`` (the
-/// scan for due accounts). Every mutable part is a value this actor owns, so each check-then-act below
-/// is one step on the actor; the fresh path reads the store without entering the actor at all.
-///
-/// What ``validToken(for:)`` does with the stored token's state:
-/// - **fresh**: returned, without the actor.
-/// - **stale**: returned; on the actor, a refresh starts unless one runs or the account is backing off.
-/// - **expired**, on the actor, the first that applies: a refresh under way → wait for it; no refresh
-///   token → removed (`relogin-required`); backing off → `backing-off`; the last refresh's late answer
-///   still pending → `refresh-failed`; the vault stopping or stopped → `not-running`; else a refresh
-///   starts and the caller waits for it (at most ``refreshTimeout`` while the vault has not started).
 public actor TokenVault {
+    // The vault composes its parts, each in a file of its own: `VaultLifecycle` (idle, running,
+    // stopping, stopped, and the queue `run()` drains), `SingleFlight` and `RefreshFlight` (one refresh
+    // per account and the callers waiting for it), `RefreshDeadline` (the time limit and late answers),
+    // `TokenRefresh` (what one refresh does, and in which order it writes and emits),
+    // `RefreshFailures` with `RefreshBackoff` (the back-off book), and `BackgroundRefreshes` (the
+    // scan for due accounts). Every mutable part is a value this actor owns, so each check-then-act below
+    // is one step on the actor; the fresh path reads the store without entering the actor at all.
+    //
+    // What `validToken(for:)` does with the stored token's state:
+    // - **fresh**: returned, without the actor.
+    // - **stale**: returned; on the actor, a refresh starts unless one runs or the account is backing off.
+    // - **expired**, on the actor, the first that applies: a refresh under way → wait for it; no refresh
+    //   token → removed (`relogin-required`); backing off → `backing-off`; the last refresh's late answer
+    //   still pending → `refresh-failed`; the vault stopping or stopped → `not-running`; else a refresh
+    //   starts and the caller waits for it (at most `refreshTimeout` while the vault has not started).
+
     /// Where the tokens live.
     public nonisolated let store: any TokenStore
     /// When tokens turn stale and expire.
