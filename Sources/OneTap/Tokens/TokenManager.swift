@@ -63,21 +63,21 @@ public struct TokenManager: Sendable {
     /// its refresh.
     /// - Returns: A token that is not expired.
     /// - Throws: As ``TokenVault/validToken(for:)``.
-    public func validToken() async throws -> AccessToken {
+    public nonisolated(nonsending) func validToken() async throws -> AccessToken {
         try await vault.validToken(for: account)
     }
 
     /// What the app calls when it opens (``TokenVault/appDidOpen(for:)``).
     /// - Returns: A usable token.
     /// - Throws: As ``TokenVault/validToken(for:)``.
-    public func appDidOpen() async throws -> AccessToken {
+    public nonisolated(nonsending) func appDidOpen() async throws -> AccessToken {
         try await vault.appDidOpen(for: account)
     }
 
     /// The stored token's state now, or nil when none is stored.
     /// - Returns: fresh, stale, expired, or nil.
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    public func state() async throws -> TokenState? {
+    public nonisolated(nonsending) func state() async throws -> TokenState? {
         try await vault.state(for: account)
     }
 

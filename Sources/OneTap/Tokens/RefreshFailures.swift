@@ -1,0 +1,94 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The back-off book: per account, the transient refresh failures in a row and when refreshing may be
+/// tried again, on the schedule of a ``RefreshBackoff``. A value the ``TokenVault`` actor owns.
+///
+/// States per account and their transitions:
+/// - **clear** → **backing off** (attempt 1, retry at now + the first delay) on a transient failure: the
+///   carrier's, an answer that is already expired, or the time limit passing with no answer.
+/// - backing off (attempt n) → backing off (attempt n + 1, the delay doubled up to the cap) on the next
+///   transient failure (only after the retry time: until then nothing refreshes the account).
+/// - backing off → **clear** on a successful refresh, a token stored after a login, a logout, and a
+///   token removed because it can no longer be refreshed (a final failure, or no refresh token).
+/// - While now is before the retry time: a caller on a stale token starts no refresh, a caller on an
+///   expired one hears `backing-off`, and the background scan skips the account. After it, the entry
+///   stays (it counts the attempts) until one of the above clears it.
+///
+/// A final failure is not kept here: the refresh removes the token and the user logs in again.
+/// Once the book holds more than ``pruneThreshold`` accounts, entries whose retry time has passed are
+/// dropped when the next failure is recorded, so it stays bounded.
+package struct RefreshFailures: Sendable {
+    /// One account's failures in a row.
+    package struct Entry: Hashable, Sendable {
+        /// Transient failures in a row, from 1.
+        package var attempts: Int
+        /// When refreshing may be tried again.
+        package var retryAt: Date
+    }
+
+    /// The book's size above which passed entries are dropped.
+    package static let pruneThreshold = 10_000
+
+    /// The delays.
+    package let backoff: RefreshBackoff
+    private var entries: [AccountID: Entry] = [:]
+
+    /// An empty book.
+    /// - Parameter backoff: The delays after failures.
+    package init(backoff: RefreshBackoff) {
+        self.backoff = backoff
+    }
+
+    /// How many accounts have failures on record.
+    package var count: Int { entries.count }
+
+    /// The account's failures on record, backing off or not.
+    /// - Parameter account: The account.
+    /// - Returns: The entry, or nil when the account is clear.
+    package func entry(for account: AccountID) -> Entry? {
+        entries[account]
+    }
+
+    /// The account's entry while it is backing off.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - now: The instant.
+    /// - Returns: The entry when `now` is before its retry time, else nil.
+    package func backingOff(_ account: AccountID, at now: Date) -> Entry? {
+        entries[account].flatMap { now < $0.retryAt ? $0 : nil }
+    }
+
+    /// Whether the account is backing off at `now`.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - now: The instant.
+    /// - Returns: True when `now` is before its retry time.
+    package func isBackingOff(_ account: AccountID, at now: Date) -> Bool {
+        backingOff(account, at: now) != nil
+    }
+
+    /// Counts a transient failure and schedules the next try.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - now: When it failed.
+    /// - Returns: The new entry: its attempt number and retry time.
+    package mutating func record(_ account: AccountID, at now: Date) -> Entry {
+        let attempts = (entries[account]?.attempts ?? 0) + 1
+        let entry = Entry(attempts: attempts, retryAt: now.addingTimeInterval(backoff.delay(afterFailure: attempts)))
+        if entries.count > Self.pruneThreshold {
+            entries = entries.filter { $0.value.retryAt > now }
+        }
+        entries[account] = entry
+        return entry
+    }
+
+    /// Forgets the account's failures.
+    /// - Parameter account: The account.
+    package mutating func clear(_ account: AccountID) {
+        entries[account] = nil
+    }
+}

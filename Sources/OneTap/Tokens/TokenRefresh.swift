@@ -1,0 +1,223 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What one refresh does, from the stored token to the answer its callers get: the carrier call under
+/// the store's refresh lock, the rotation written in one compare-and-swap, the back-off after a
+/// transient failure, the removal after a final one, and the events. Its methods run on the vault's
+/// actor (they take it `isolated`), so each step between two `await`s is one step of the vault.
+///
+/// Steps of ``answer(for:in:)``, in order (the first that applies ends it):
+/// 1. The account logged out, or its token is gone: `logged-out`.
+/// 2. Someone (another instance sharing the store) wrote a fresh token since the flight began:
+///    `refreshed-elsewhere`, and that token is the answer.
+/// 3. The carrier call fails (or answers an empty access token): its message is scrubbed of both
+///    tokens, and it goes to ``failed(_:_:_:in:)``.
+/// 4. The account logged out during the call: `logged-out`, the answer is dropped.
+/// 5. The answer's token is already expired (its lifetime within the skew margin): a transient failure.
+/// 6. The new token (with the new refresh token, or the old one when the carrier sent none) replaces the
+///    stored one by compare-and-swap. On a conflict: a usable token someone else wrote is the answer
+///    (`refreshed-elsewhere`), else the token was removed (`logged-out`). Any other store error:
+///    `store-failed`, the previous token unchanged.
+/// 7. The back-off is cleared, `refreshed` is emitted, and the new token is the answer.
+///
+/// A failure (``failed(_:_:_:in:)``): a final one removes the token (``requireRelogin(_:_:message:in:)``);
+/// a transient one is counted in the back-off book (unless the time limit already counted it) and the
+/// callers get the stored token while it is usable, else `refresh-failed`. A logout during the flight
+/// overrides every answer with `logged-out`.
+package struct TokenRefresh: Sendable {
+    /// Where the tokens live.
+    package let store: any TokenStore
+    /// The carrier refresh call.
+    package let refresher: any TokenRefresher
+    /// When tokens turn stale and expire.
+    package let policy: TokenPolicy
+    /// The time source.
+    package let clock: any WallClock
+    /// Receives the ``TokenEvent``s.
+    package let events: any EventSink
+
+    /// Runs the flight's refresh under the store's refresh lock.
+    /// - Parameters:
+    ///   - flight: The flight.
+    ///   - vault: The vault whose back-off book the refresh updates.
+    /// - Returns: The answer for the flight's callers.
+    package func answer(for flight: RefreshFlight, in vault: isolated TokenVault) async -> Result<AccessToken, any Error> {
+        let account = flight.account
+        var result: Result<AccessToken, any Error>
+        do {
+            let token = try await store.withRefreshLock(for: account) { @Sendable in
+                try await self.attempt(flight, in: vault)
+            }
+            result = .success(token)
+        } catch let error as TokenError {
+            result = .failure(error)
+        } catch is CancellationError {
+            result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
+        } catch {
+            result = .failure(Self.storeFailure(account, error))
+        }
+        if flight.loggedOut {
+            result = .failure(TokenError(.loggedOut, account: account, message: "the account logged out during the refresh"))
+        }
+        return result
+    }
+
+    /// The answer when the time limit passes first: the failure is counted, and the callers get the
+    /// stored token while it is usable, else `refresh-failed`. The call goes on as a late answer.
+    /// - Parameters:
+    ///   - flight: The flight.
+    ///   - limit: The time limit that passed.
+    ///   - vault: The vault whose back-off book counts the failure.
+    /// - Returns: The answer for the flight's callers.
+    package func answerAtLimit(for flight: RefreshFlight, after limit: Duration, in vault: isolated TokenVault) -> Result<AccessToken, any Error> {
+        let now = clock.now()
+        let retryAt = recordFailure(flight.account, message: "no answer within \(limit.seconds) s", at: now, in: vault)
+        if policy.state(of: flight.stored.token, at: now) != .expired {
+            return .success(flight.stored.token)
+        }
+        return .failure(TokenError(
+            .refreshFailed, account: flight.account, message: "the token expired and the refresh gave no answer within \(limit.seconds) s",
+            retryAt: retryAt))
+    }
+
+    /// Removes a token that can no longer be refreshed, unless someone replaced it meanwhile.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - current: The stored token to remove (by its version).
+    ///   - message: Why, for the event and the error.
+    ///   - vault: The vault whose back-off book forgets the account.
+    /// - Returns: The usable token someone stored meanwhile.
+    /// - Throws: ``TokenError`` of kind `relogin-required` once removed; `store-failed` when the store fails.
+    package func requireRelogin(_ account: AccountID, _ current: StoredToken, message: String, in vault: isolated TokenVault) async throws -> AccessToken {
+        vault.failures.clear(account)
+        do {
+            try await store.remove(account, replacing: current.version)
+        } catch let error as StoreError where error.kind == .conflict {
+            if let latest = try await load(account), policy.state(of: latest.token, at: clock.now()) != .expired {
+                return latest.token
+            }
+        } catch {
+            throw Self.storeFailure(account, error)
+        }
+        emit(.reloginRequired(account: account, message: message))
+        throw TokenError(.reloginRequired, account: account, message: message)
+    }
+
+    /// The refresh, holding the store's refresh lock: steps 1 to 7 above.
+    private func attempt(_ flight: RefreshFlight, in vault: isolated TokenVault) async throws -> AccessToken {
+        let account = flight.account
+        // Another process or instance may have refreshed while this one waited for the lock.
+        guard !flight.loggedOut, let current = try await load(account) else {
+            throw TokenError(.loggedOut, account: account, message: "the token was removed before the refresh")
+        }
+        if current.version != flight.stored.version, policy.state(of: current.token, at: clock.now()) == .fresh {
+            emit(.refreshedElsewhere(account: account))
+            return current.token
+        }
+        let response: RefreshResponse
+        do {
+            response = try await refresher.refresh(current.token)
+            guard !response.accessToken.isEmpty else {
+                throw TokenRefreshError(.transient, message: "the refresh answer has an empty access token")
+            }
+        } catch is CancellationError where Task.isCancelled {
+            throw CancellationError()
+        } catch {
+            let classified = TokenRefreshError.classify(error)
+            let message = Secret.scrub(classified.message, of: [current.token.value, current.token.refreshToken])
+            return try await failed(flight, current, TokenRefreshError(classified.kind, code: classified.code, message: message), in: vault)
+        }
+        guard !flight.loggedOut else {
+            throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
+        }
+        let now = clock.now()
+        let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: now)
+        guard policy.state(of: fresh, at: now) != .expired else {
+            let seconds = response.expiresIn.map { "\($0.seconds) s" } ?? "no time"
+            return try await failed(flight, current, TokenRefreshError(
+                .transient, message: "the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired"),
+                in: vault)
+        }
+        do {
+            _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))
+        } catch let error as StoreError where error.kind == .conflict {
+            // Someone wrote first: another instance's refresh (use it) or a logout (give nothing back).
+            if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
+                emit(.refreshedElsewhere(account: account))
+                return latest.token
+            }
+            throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
+        } catch {
+            let message = Secret.scrub("\(error)", of: [fresh.value, fresh.refreshToken, current.token.value, current.token.refreshToken])
+            throw TokenError(.storeFailed, account: account, message: "the refreshed token could not be stored (\(message)); the previous token is unchanged")
+        }
+        vault.failures.clear(account)
+        emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
+        return fresh
+    }
+
+    /// The token a refresh answer makes: the new access token, the new refresh token or else the old one
+    /// (rotation), and the answer's lifetime or else the policy's default, from `now`.
+    private func refreshed(_ token: AccessToken, with response: RefreshResponse, at now: Date) -> (AccessToken, rotatedRefresh: Secret?) {
+        let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
+        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        let fresh = token.rotated(value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        return (fresh, rotatedRefresh)
+    }
+
+    /// A failed refresh: final removes the token; transient backs off and keeps a usable token.
+    private func failed(_ flight: RefreshFlight, _ current: StoredToken, _ error: TokenRefreshError, in vault: isolated TokenVault) async throws -> AccessToken {
+        let account = flight.account
+        let now = clock.now()
+        if error.kind == .final {
+            return try await requireRelogin(account, current, message: error.description, in: vault)
+        }
+        // A refresh whose callers were already answered at the time limit counted its failure then.
+        let retryAt = flight.timedOut
+            ? vault.failures.entry(for: account)?.retryAt ?? now.addingTimeInterval(vault.failures.backoff.delay(afterFailure: 1))
+            : recordFailure(account, message: error.description, at: now, in: vault)
+        if policy.state(of: current.token, at: now) != .expired {
+            return current.token
+        }
+        throw TokenError(.refreshFailed, account: account, message: "the token expired and the refresh failed: \(error)", retryAt: retryAt)
+    }
+
+    /// Counts a transient failure in the book and says so.
+    /// - Returns: When refreshing may be tried again.
+    private func recordFailure(_ account: AccountID, message: String, at now: Date, in vault: isolated TokenVault) -> Date {
+        let entry = vault.failures.record(account, at: now)
+        emit(.refreshFailed(account: account, message: message, attempt: entry.attempts, retryAt: entry.retryAt))
+        return entry.retryAt
+    }
+
+    /// The stored token, with a store failure as a ``TokenError``.
+    /// - Parameter account: The account.
+    /// - Returns: The stored token, or nil when none is stored.
+    /// - Throws: ``TokenError`` of kind `store-failed`.
+    package nonisolated(nonsending) func load(_ account: AccountID) async throws -> StoredToken? {
+        do {
+            return try await store.load(account)
+        } catch {
+            throw Self.storeFailure(account, error)
+        }
+    }
+
+    /// A store's error as the vault reports it.
+    /// - Parameters:
+    ///   - account: The account, or nil for the listing of due accounts.
+    ///   - error: What the store threw.
+    /// - Returns: The error itself when it is a ``TokenError``, else one of kind `store-failed`.
+    package static func storeFailure(_ account: AccountID?, _ error: any Error) -> TokenError {
+        if let error = error as? TokenError { return error }
+        return TokenError(.storeFailed, account: account, message: "the token store failed: \(error)")
+    }
+
+    /// Emits a token event stamped with the clock's time.
+    /// - Parameter event: The event.
+    package func emit(_ event: TokenEvent) {
+        events.receive(OneTapEvent(at: clock.now(), .token(event)))
+    }
+}

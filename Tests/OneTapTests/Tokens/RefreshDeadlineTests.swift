@@ -1,0 +1,135 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+extension TokenVaultTests {
+    // MARK: Time limits and late answers through the vault
+
+    @Test func aRefreshAnswerAfterTheTimeLimitIsStillKept() async throws {
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("LATE"), refreshToken: Secret("ROTATED")))])
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(expired())
+            let call = Task { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            await clock.waitForSleepers(2)   // the scan's and the refresh's time limit
+            clock.advance(by: .seconds(30))
+            await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+            refresher.release()
+            await events.wait(for: "refreshed")
+        }
+        let stored = try await store.load("u1")
+        #expect(stored?.token.value.reveal() == "LATE" && stored?.token.refreshToken?.reveal() == "ROTATED")
+        #expect(events.names.suffix(2) == ["refresh-failed", "refreshed"])
+    }
+
+    @Test func aHungRefresherTimesOutAndIsCancelledAfterTheLateLimit() async throws {
+        let refresher = MockRefresher([.hang])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(expired())
+            let call = Task { try await vault.validToken(for: "u1") }
+            await clock.waitForSleepers(2)
+            clock.advance(by: .seconds(30))
+            await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+            // While the hung call goes on, the account has no second refresh call.
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .backingOff }
+            await clock.waitForSleepers(2)   // the late limit
+            clock.advance(by: .seconds(300))
+            await events.wait(for: "refresh-abandoned")
+            // The hung call was cancelled; a new refresh runs.
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
+        }
+        #expect(refresher.calls == 2)
+        #expect(events.names.filter { $0 == "refresh-failed" }.count == 1)   // counted once, at the limit
+    }
+
+    @Test func withoutATimeLimitCallersWaitForTheAnswer() async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        try await running(vault(refresher, refreshTimeout: nil)) { vault in
+            try await vault.store(expired())
+            let call = Task { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            #expect(clock.sleeperCount == 1)   // the scan's only: no time limit runs
+            clock.advance(by: .seconds(3600))
+            refresher.release()
+            #expect(try await call.value.value.reveal() == "refreshed-1")
+        }
+    }
+}
+
+extension TokenVaultTests {
+    /// The time limits on their own, on a fake clock: a call in time cancels its limit; at the limit the
+    /// callers are answered once and the late answer is awaited; past the late-answer limit the call is
+    /// cancelled; without a limit nothing sleeps.
+    @Suite struct RefreshDeadlineTests {
+        let clock = FakeClock()
+
+        func deadline(_ limit: Duration? = .seconds(30)) -> RefreshDeadline {
+            RefreshDeadline(limit: limit, lateAnswerLimit: .seconds(300), clock: clock)
+        }
+
+        @Test func aCallThatAnswersInTimeEndsItsLimit() async {
+            let limits = LockedValue(0)
+            let ending = await deadline().run({}, atLimit: { limits.withLock { $0 += 1 } })
+            #expect(ending == .answered)
+            #expect(limits.withLock { $0 } == 0 && clock.sleeperCount == 0)
+        }
+
+        @Test func atTheLimitTheCallersAreAnsweredOnceAndTheLateAnswerIsAwaited() async {
+            let gate = Gate()
+            let limits = LockedValue(0)
+            let deadline = deadline()
+            async let ending = deadline.run({ await gate.wait() }, atLimit: { limits.withLock { $0 += 1 } })
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(30))
+            await clock.waitForSleepers(1)   // the late-answer limit: the callers were answered
+            #expect(limits.withLock { $0 } == 1)
+            gate.open()   // the late answer
+            #expect(await ending == .answered)
+            #expect(limits.withLock { $0 } == 1 && clock.sleeperCount == 0)
+        }
+
+        @Test func aCallPastTheLateAnswerLimitIsCancelledAndAbandoned() async {
+            let cancelled = LockedValue(false)
+            let deadline = deadline()
+            async let ending = deadline.run({
+                do { try await Hang.forever() } catch { cancelled.withLock { $0 = error is CancellationError } }
+            }, atLimit: {})
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(30))
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(300))
+            #expect(await ending == .abandoned)
+            #expect(cancelled.withLock { $0 })
+        }
+
+        @Test func withoutALimitNothingSleeps() async {
+            let started = Gate()
+            let answer = Gate()
+            let deadline = deadline(nil)
+            async let ending = deadline.run({
+                started.open()
+                await answer.wait()
+            }, atLimit: { Issue.record("no limit was set") })
+            await started.wait()
+            #expect(clock.sleeperCount == 0)
+            answer.open()
+            #expect(await ending == .answered)
+        }
+
+        @Test func cancellingTheRunCancelsTheCallAndItsLimit() async {
+            let deadline = deadline()
+            let run = Task {
+                await deadline.run({
+                    do { try await Hang.forever() } catch {}
+                }, atLimit: { Issue.record("cancelled before the limit") })
+            }
+            await clock.waitForSleepers(1)
+            run.cancel()
+            #expect(await run.value == .answered)
+            #expect(clock.sleeperCount == 0)
+        }
+    }
+}

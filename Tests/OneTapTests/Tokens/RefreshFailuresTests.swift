@@ -1,0 +1,127 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+extension TokenVaultTests {
+    // MARK: Failures through the vault
+
+    @Test func transientFailureKeepsAUsableTokenAndBacksOff() async throws {
+        let failure = TokenRefreshError(.transient, message: "timeout")
+        let refresher = MockRefresher([.failure(failure), .failure(failure)])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            // Stale: the token is served; the background refresh fails; the stored token is kept.
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            await events.wait(for: "refresh-failed")
+            #expect(try await stored() == "A0")
+            guard case .refreshFailed(_, _, 1, let retryAt) = events.tokenEvents.last else { Issue.record("no refresh-failed"); return }
+            #expect(retryAt == clock.now().addingTimeInterval(30))
+            // During the back-off: no new refresh call.
+            clock.advance(by: .seconds(29))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            #expect(refresher.calls == 1)
+            // After it: a retry; a second failure doubles the wait.
+            clock.advance(by: .seconds(1))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            await events.wait(for: "refresh-failed", count: 2)
+            guard case .refreshFailed(_, _, 2, let retry2) = events.tokenEvents.last else { Issue.record("no second refresh-failed"); return }
+            #expect(retry2 == clock.now().addingTimeInterval(60))
+            clock.advance(by: .seconds(60))
+            _ = try await vault.validToken(for: "u1")
+            await events.wait(for: "refreshed")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-3")
+        }
+        #expect(refresher.calls == 3)
+    }
+
+    @Test(arguments: [2.0, 31.0])
+    func finalFailureRemovesTheTokenAndRequiresRelogin(ageInDays: Double) async throws {
+        let refresher = MockRefresher([.failure(TokenRefreshError(.final, code: -1, message: "refresh token revoked"))])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: ageInDays * Self.day))
+            if ageInDays < 30 {
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, then refused
+                await events.wait(for: "relogin-required")
+            } else {
+                await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .reloginRequired }
+            }
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .notLoggedIn }
+        }
+        #expect(try await store.load("u1") == nil)
+        #expect(events.names == ["stored", "relogin-required"])
+    }
+
+    @Test func reloginWithAFailingStoreIsAStoreError() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher([.failure(TokenRefreshError(.final, message: "revoked"))])
+        try await running(vault(refresher, store: faulty)) { vault in
+            try await vault.store(expired())
+            faulty.fail(.remove)
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .storeFailed }
+        }
+        #expect(try await stored() == "A0")   // could not be removed: still there, still reported
+        #expect(!events.names.contains("relogin-required"))
+    }
+}
+
+extension TokenVaultTests {
+    /// The back-off book on its own: attempts per account, retry times on the schedule, cleared by
+    /// success, bounded by pruning.
+    @Suite struct RefreshFailuresTests {
+        let start = FakeClock.epoch
+
+        func book(jitter: Double = 1.0) -> RefreshFailures {
+            RefreshFailures(backoff: RefreshBackoff(jitter: { jitter }))
+        }
+
+        @Test func failuresInARowDoubleTheWaitUntilCleared() {
+            var book = book()
+            #expect(book.entry(for: "u1") == nil && !book.isBackingOff("u1", at: start))
+            let first = book.record("u1", at: start)
+            #expect(first == RefreshFailures.Entry(attempts: 1, retryAt: start.addingTimeInterval(30)))
+            #expect(book.isBackingOff("u1", at: start.addingTimeInterval(29.999)))
+            #expect(!book.isBackingOff("u1", at: start.addingTimeInterval(30)))   // from the retry time on, it may try
+            #expect(book.entry(for: "u1") == first)   // kept: it counts the attempts
+            let second = book.record("u1", at: start.addingTimeInterval(30))
+            #expect(second == RefreshFailures.Entry(attempts: 2, retryAt: start.addingTimeInterval(90)))
+            #expect(book.backingOff("u1", at: start.addingTimeInterval(60)) == second)
+            let third = book.record("u1", at: start.addingTimeInterval(90))
+            #expect(third == RefreshFailures.Entry(attempts: 3, retryAt: start.addingTimeInterval(210)))
+            book.clear("u1")
+            #expect(book.entry(for: "u1") == nil && book.count == 0)
+            #expect(book.record("u1", at: start).attempts == 1)   // a success started the count again
+        }
+
+        @Test func accountsBackOffApart() {
+            var book = book(jitter: 0.5)
+            _ = book.record("u1", at: start)
+            _ = book.record("u1", at: start)
+            let other = book.record("u2", at: start)
+            #expect(other == RefreshFailures.Entry(attempts: 1, retryAt: start.addingTimeInterval(15)))
+            #expect(book.entry(for: "u1")?.attempts == 2 && book.count == 2)
+        }
+
+        /// Three failures in a row with the seeded jitter of `RefreshBackoffTests`: the waits are that
+        /// sequence's first three, each from the instant of its failure.
+        @Test func aSeededJitterSpreadsTheRetries() {
+            let generator = LockedValue(SplitMix64(seed: 0))
+            var book = RefreshFailures(backoff: RefreshBackoff(jitter: { generator.withLock { 0.5 + 0.5 * $0.uniform() } }))
+            let first = book.record("u1", at: start)
+            let second = book.record("u1", at: first.retryAt)
+            let third = book.record("u1", at: second.retryAt)
+            #expect(first.retryAt == start.addingTimeInterval(28.249662123204637))
+            #expect(second.retryAt == first.retryAt.addingTimeInterval(42.9458399114553))
+            #expect(third.retryAt == second.retryAt.addingTimeInterval(61.58602629555587))
+        }
+
+        @Test(arguments: [(RefreshFailures.pruneThreshold, RefreshFailures.pruneThreshold + 1), (RefreshFailures.pruneThreshold + 1, 1)])
+        func theBookDropsPassedEntriesOnceItGrowsLarge(accounts: Int, after: Int) throws {
+            var book = book()
+            for index in 0..<accounts { _ = book.record(try AccountID("a\(index)"), at: start) }
+            _ = book.record("late", at: start.addingTimeInterval(31))   // every earlier retry time has passed
+            #expect(book.count == after)
+            #expect(book.entry(for: "late")?.attempts == 1)
+        }
+    }
+}

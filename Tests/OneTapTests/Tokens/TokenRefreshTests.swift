@@ -1,0 +1,195 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+extension TokenVaultTests {
+    // MARK: Refresh answers
+
+    @Test(arguments: [nil, ""] as [String?])
+    func rotationWithoutANewRefreshTokenKeepsTheOld(newRefresh: String?) async throws {
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("A1"), refreshToken: newRefresh.map(Secret.init)))])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(expired())
+            let got = try await vault.validToken(for: "u1")
+            #expect(got.refreshToken?.reveal() == "R0")
+        }
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R0")
+        if case .refreshed(_, _, _, let rotated) = events.tokenEvents.last { #expect(!rotated) } else { Issue.record("no refreshed event") }
+    }
+
+    /// A refresh answer whose token lives less than the skew margin is already expired: a failed refresh,
+    /// never handed out, and five calls do not make five refreshes.
+    @Test func anAnswerShorterThanTheSkewMarginIsAFailedRefresh() async throws {
+        let refresher = MockRefresher(expiresIn: try ExpiresIn(seconds: 30))
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            for call in 1...5 {
+                await #expect {
+                    try await vault.validToken(for: "u1")
+                } throws: { error in
+                    let kind = (error as! TokenError).kind
+                    return call == 1 ? kind == .refreshFailed : kind == .backingOff
+                }
+            }
+        }
+        #expect(refresher.calls == 1)
+        #expect(try await stored() == "A0")   // the answer was not stored
+        guard case .refreshFailed(_, let message, 1, _) = events.tokenEvents.last else { Issue.record("no refresh-failed"); return }
+        #expect(message.contains("already expired"))
+    }
+
+    /// A short answer that is not yet expired is served until it expires, without a refresh per call.
+    @Test func aShortAnswerIsServedUntilItExpires() async throws {
+        let refresher = MockRefresher(expiresIn: try ExpiresIn(seconds: 100))   // expired from 40 s (100 − 60)
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+            for _ in 0..<5 {
+                clock.setWallTime(clock.now().addingTimeInterval(5))
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+            }
+            clock.setWallTime(clock.now().addingTimeInterval(20))   // 45 s after the answer: expired
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
+        }
+        #expect(refresher.calls == 2)
+    }
+
+    @Test func writeFailureAfterTheRefreshLeavesTheOldTokenUsable() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher()
+        try await running(vault(refresher, store: faulty)) { vault in
+            try await vault.store(expired())
+            faulty.fail(.save)
+            await #expect {
+                try await vault.validToken(for: "u1")
+            } throws: { error in
+                let error = error as! TokenError
+                return error.kind == .storeFailed && error.message.contains("the previous token is unchanged")
+            }
+        }
+        #expect(try await stored() == "A0")
+        #expect(!events.names.contains("refreshed"))
+    }
+
+    // MARK: Another writer
+
+    @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
+        // Two vaults (two server instances) over one store.
+        let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-A")))])
+        let refresherB = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-B")))])
+        refresherA.hold()
+        try await running(vault(refresherA)) { a in
+            try await running(vault(refresherB)) { b in
+                try await a.store(expired())
+                let first = Task { try await a.validToken(for: "u1") }
+                await refresherA.waitForCalls(1)
+                #expect(try await b.validToken(for: "u1").value.reveal() == "from-B")   // B refreshes and writes first
+                refresherA.release()
+                #expect(try await first.value.value.reveal() == "from-B")   // A's write conflicts: it uses B's
+            }
+        }
+        #expect(try await stored() == "from-B")
+        #expect(events.names.filter { $0 == "refreshed" }.count == 1)
+        #expect(events.names.contains("refreshed-elsewhere"))
+    }
+
+    @Test func aStoreReportingAStaleVersionMakesTheVaultReReadNotRefreshAgain() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher()
+        try await running(vault(refresher, store: faulty)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            faulty.conflict()   // the next save reports that another writer got there first
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            await events.wait(for: "refreshed-elsewhere")
+        }
+        #expect(refresher.calls == 1)
+        #expect(try await stored() == "A0")
+    }
+
+    // MARK: Logout
+
+    @Test func logoutDuringARefreshWins() async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(expired())
+            let waiter = Task { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            try await vault.logout("u1")
+            refresher.release()
+            await #expect { try await waiter.value } throws: { ($0 as? TokenError)?.kind == .loggedOut }
+        }
+        #expect(try await store.load("u1") == nil)   // the refresh brought nothing back
+        #expect(!events.names.contains("refreshed"))
+        #expect(events.names.contains("logged-out"))
+    }
+
+    @Test func logoutAndNewLoginDuringARefreshThatFailsFinallyKeepTheNewLogin() async throws {
+        let refresher = MockRefresher([.failure(TokenRefreshError(.final, message: "revoked"))])
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(expired())
+            let waiter = Task { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            try await vault.logout("u1")
+            try await vault.store(token(age: 0, value: "NEW-LOGIN"))
+            refresher.release()
+            await #expect { try await waiter.value } throws: { ($0 as? TokenError)?.kind == .loggedOut }
+        }
+        #expect(try await stored() == "NEW-LOGIN")
+    }
+
+    @Test func anotherInstancesLogoutAndNewLoginWinOverALateRefresh() async throws {
+        let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("OLD-SESSION-REFRESHED")))])
+        refresherA.hold()
+        try await running(vault(refresherA)) { a in
+            let b = vault(MockRefresher())
+            try await a.store(expired())
+            let first = Task { try await a.validToken(for: "u1") }
+            await refresherA.waitForCalls(1)
+            try await b.logout("u1")
+            try await b.store(token(age: 0, value: "NEW-LOGIN"))
+            refresherA.release()
+            #expect(try await first.value.value.reveal() == "NEW-LOGIN")   // A's write conflicted: the new login
+        }
+        #expect(try await stored() == "NEW-LOGIN")
+    }
+
+    // MARK: Secrets
+
+    @Test func refresherErrorsNeverQuoteTheTokens() async throws {
+        struct Leaky: Error, CustomStringConvertible {
+            var description: String { "GET https://open.e.189.cn/api/oauth2/refreshToken.do?refreshToken=RT-SECRET-9&accessToken=AT-SECRET-9 failed" }
+        }
+        let refresher = MockRefresher([.failure(Leaky())])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 2 * Self.day, refresh: "RT-SECRET-9", value: "AT-SECRET-9"))
+            _ = try await vault.validToken(for: "u1")
+            await events.wait(for: "refresh-failed")
+        }
+        guard case .refreshFailed(_, let message, _, _) = events.tokenEvents.last else { Issue.record("no refresh-failed"); return }
+        #expect(!message.contains("RT-SECRET-9") && !message.contains("AT-SECRET-9"))
+    }
+
+    @Test func eventsNeverCarryTokens() async throws {
+        let refresher = MockRefresher([.failure(TokenRefreshError(.transient, message: "503"))])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 2 * Self.day, refresh: "RT-SECRET", value: "AT-SECRET"))
+            _ = try await vault.validToken(for: "u1")
+            await events.wait(for: "refresh-failed")
+            clock.advance(by: .seconds(31))
+            _ = try await vault.validToken(for: "u1")
+            await events.wait(for: "refreshed")
+            try await vault.logout("u1")
+        }
+        let encoder = JSONEncoder()
+        for event in events.recorded {
+            let json = String(decoding: try encoder.encode(event), as: UTF8.self)
+            for text in [event.description, json, String(reflecting: event)] {
+                #expect(!text.contains("SECRET") && !text.contains("refreshed-2") && !text.contains("refresh-2"), "leaked: \(text)")
+            }
+        }
+        #expect(events.names == ["stored", "refresh-failed", "refreshed", "logged-out"])
+    }
+}
