@@ -16,9 +16,9 @@ import Foundation
 ///   transition that comes back carries the channel reports for whoever applies them once it is kept
 ///   (`ChannelHealth.apply` in `OneTap`);
 /// - a refusal of an answer: the driver's caller answers only what the session waits for, so the machine
-///   refusing it is that caller's defect (a provider that repeats a token within a login is the one way
-///   outside input gets there). The drive stops, the login counts as failed at the flow it stood at,
-///   and ``refusal`` says why;
+///   refusing it is a defect of that caller or of what it called (a provider that hands back a token it
+///   gave earlier in the login, say). The drive stops, the login counts as failed at the flow it stood
+///   at, and ``refusal`` says why;
 /// - how the login ended (``end``): its ending, flow, verified login and the pending action handed
 ///   back; the trace and alerts are the session's.
 ///

@@ -67,6 +67,22 @@ import Testing
         #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-9), rules: rules) == Self.success(.unicom))
     }
 
+    /// The codes come with the rules too: a table that reads China Mobile's `103000` as "token already
+    /// used" makes a resend after an unanswered exchange stay unknown, where the built-in table learns
+    /// the success (``aResendAfterAnUnknownExchangeCanLearnTheResult()``).
+    @Test func aReplacementCodeTableIsHonoured() async throws {
+        let builtIn = try String(contentsOfFile: Package.path("Data/exchange-codes.csv"), encoding: .utf8)
+        let replaced = builtIn.replacingOccurrences(of: "\nmobile,103000,success,no,", with: "\nmobile,103000,retry,no,")
+        #expect(replaced != builtIn)
+        let rules = ExchangeRules(codes: try ExchangeCodeTable(csv: replaced, file: "exchange-codes.csv"))
+        let provider = provider([.hang])
+        let exchange = guarded(provider)
+        #expect(await timedOut(exchange) == .timeout)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: rules) == .timeout)
+        #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
+        #expect(provider.tokensSent == ["abc": 2])
+    }
+
     // MARK: Once per token
 
     @Test func theSameTokenTwiceIsReplayed() async {

@@ -101,25 +101,6 @@ import Testing
         }
     }
 
-    /// The exchange's codes come from the machine too: a machine whose code table reads China Mobile's
-    /// `103000` as "already used" makes the guard keep a resent token's result unknown.
-    @Test func theGuardReadsAnswersByTheMachinesCodeTable() async throws {
-        let builtIn = try String(contentsOfFile: Package.path("Data/exchange-codes.csv"), encoding: .utf8)
-        let codes = try ExchangeCodeTable(
-            csv: builtIn.replacingOccurrences(of: "mobile,103000,success,no,", with: "mobile,103000,retry,no,"), file: "exchange-codes.csv")
-        let rules = ExchangeRules(codes: codes)
-        let provider = MockTokenExchange([.hang], number: Self.number, clock: clock)
-        let exchange = ExchangeGuard(provider: provider, timeout: .seconds(5), clock: clock)
-        let credential = CarrierCredential(flow: .mobile, token: Secret("T1"), uniqueID: "u")
-        let first = Task { await exchange.exchange(credential, receivedAt: clock.now(), rules: rules) }
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(5))
-        #expect(await first.value == .timeout)
-        // The resend answers 103000: "already used" by this machine's table, so still unknown.
-        #expect(await exchange.exchange(credential, receivedAt: clock.now(), rules: rules) == .timeout)
-        #expect(try await exchange.ledger.unknownExchanges(since: .distantPast).count == 1)
-    }
-
     @Test func withoutAnExchangeTheServerAsksForOne() async throws {
         let logins = server()
         let started = try await logins.start(Self.mobileSIM)
