@@ -35,7 +35,8 @@ package struct Transcript {
     static let placeholderNumber = PhoneNumber(unchecked: 13_800_138_000)
 
     let machine: LoginSessionMachine
-    package private(set) var session: LoginSession? = nil
+    /// The login, once the snapshot line started it.
+    private var driver: LoginDriver? = nil
     private(set) var rejected = false
     private(set) var malformed = false
     private var number: PhoneNumber? = nil
@@ -52,8 +53,11 @@ package struct Transcript {
         self.sessionID = sessionID
     }
 
+    /// The session, once the snapshot line started it.
+    package var session: LoginSession? { driver?.session }
+
     /// Whether the replay ended with the login over.
-    var ended: Bool { session?.isOver ?? false }
+    var ended: Bool { driver?.end != nil }
 
     /// Replays one line.
     /// - Parameter text: The line's text (a JSON object), or blank, or a `#` comment.
@@ -76,7 +80,7 @@ package struct Transcript {
             malformed = true
             return .malformed("key 'at': \(error)")
         }
-        guard let current = session else {
+        guard var current = driver else {
             if let problem = line.reportKeys.first {
                 malformed = true
                 return .malformed("the first line is the device snapshot; key '\(problem)' belongs to a report")
@@ -84,9 +88,9 @@ package struct Transcript {
             do {
                 let snapshot = try JSONDecoder().decode(DeviceSnapshot.self, from: Data(trimmed.utf8))
                 number = snapshot.phoneHint
-                let transition = machine.start(snapshot, at: at, id: sessionID ?? .random())
-                session = transition.session
-                return .transition(transition, at: at)
+                let started = LoginDriver(machine, starting: snapshot, at: at, id: sessionID ?? .random())
+                driver = started
+                return .transition(started.transition, at: at)
             } catch {
                 malformed = true
                 return .malformed(RouteCommand.describe(error))
@@ -94,14 +98,15 @@ package struct Transcript {
         }
         let report: LoginReport
         do {
-            report = try line.report(session: current.id, at: at, number: number ?? Self.placeholderNumber)
+            report = try line.report(session: current.session.id, at: at, number: number ?? Self.placeholderNumber)
         } catch {
             malformed = true
             return .malformed(error.message)
         }
         do {
-            let transition = try machine.advance(current, report, version: line.version, at: at)
-            session = transition.session
+            // A line is a report from outside: the session may refuse it, and the replay goes on.
+            let transition = try current.take(report, version: line.version, at: at)
+            driver = current
             return .transition(transition, at: at)
         } catch {
             rejected = true

@@ -83,23 +83,23 @@ public struct LoginTrafficGenerator: Sendable {
             let plan = builtIn.engine.plan(for: snapshot)
             let machine = plan.carrier == .unicom && plan.condition == .carrier(.unicom) && random.chance(probability: unicomExperimentShare) ? experiment : builtIn
             var now = arrival
-            var transition = machine.start(snapshot, at: now, id: id)
-            func record(_ transition: LoginTransition) {
+            var driver = LoginDriver(machine, starting: snapshot, at: now, id: id)
+            func record(_ transition: LoginTransition, at now: Date) {
                 for event in transition.events { all.append((now, all.count, OneTapEvent(at: now, .login(event, transition.context)))) }
             }
-            record(transition)
+            record(driver.transition, at: now)
             let number = PhoneNumber(unchecked: 13_800_000_000 + random.next() % 100_000_000)
             var steps = 0
             // A few logins are left open: the app went away without a word.
             let abandonAt = random.chance(probability: 0.006) ? Int(random.next() % 3) : Int.max
-            while steps < 12, steps < abandonAt {
+            driver.run { request -> (report: LoginReport, at: Date)? in
+                guard steps < 12, steps < abandonAt else { return nil }
                 steps += 1
-                let (report, seconds) = Self.answer(transition.instruction, carrier: plan.carrier, session: id, number: number, login: login, step: steps, &random)
-                guard let report else { break }
+                let (report, seconds) = Self.answer(request, carrier: plan.carrier, machine: machine, number: number, login: login, step: steps, &random)
                 now = now.addingTimeInterval(milliseconds(seconds))
-                guard let next = try? machine.advance(transition.session, report, at: now) else { break }
-                transition = next
-                record(transition)
+                return (report, now)
+            } applied: { transition, at in
+                record(transition, at: at)
             }
         }
         all.sort { $0.at != $1.at ? $0.at < $1.at : $0.order < $1.order }
@@ -175,11 +175,10 @@ public struct LoginTrafficGenerator: Sendable {
     }
 
     private static func answer(
-        _ instruction: LoginInstruction, carrier: Carrier, session: LoginSessionID, number: PhoneNumber, login: Int, step: Int, _ random: inout SplitMix64
-    ) -> (LoginReport?, Double) {
-        switch instruction {
-        case .done:
-            return (nil, 0)
+        _ request: LoginDriver.Request, carrier: Carrier, machine: LoginSessionMachine, number: PhoneNumber, login: Int, step: Int,
+        _ random: inout SplitMix64
+    ) -> (LoginReport, Double) {
+        switch request {
         case .run(let flow, _):
             if flow == .mobile, random.chance(probability: 0.3), step == 1 {
                 return (.result(.mobile, code: "200087"), random.logNormal(median: 0.6, sigma: 0.3))  // the page is shown
@@ -188,26 +187,31 @@ public struct LoginTrafficGenerator: Sendable {
             let seconds = answer.isTimeout ? 8 : random.logNormal(median: median, sigma: 0.45)
             switch answer {
             case .success:
+                guard let code = machine.engine.outcomeTable.successCode(for: flow) else {
+                    return (.fault(flow, "the result-code table lists no success code for \(flow)"), seconds)
+                }
                 let token = Secret("T-\(login)-\(step)")
                 let credential = CarrierCredential(flow: flow, token: token, uniqueID: flow == .mobile ? "u-\(login)" : nil)
-                return (.result(flow, code: flow == .mobile ? "103000" : "0", credential: credential), seconds)
+                return (.result(flow, code: code, credential: credential), seconds)
             case .code(let code): return (.result(flow, code: code), seconds)
             case .timeout: return (.timeout(flow), seconds)
             case .fault: return (.fault(flow, "the SDK returned no result"), seconds)
             case .switched: return (.switchToSMS(flow), seconds)
             }
-        case .exchange(let credential):
+        case .exchange(let credential, _):
             let seconds = random.logNormal(median: 0.25, sigma: 0.4)
             let flow = credential.flow
+            let success: ExchangeAnswer = (machine.exchanges ?? .builtIn).successCode(for: flow).map { .answered($0, phoneNumber: number) }
+                ?? .fault("the exchange-code table lists no success code for \(flow)")
             let answer: ExchangeAnswer = random.pick(weighted: [
-                (0.985, .answered(flow == .mobile ? "103000" : "0", phoneNumber: number)),
+                (0.985, success),
                 (0.004, .timeout),
                 (0.005, .answered(flow == .mobile ? "104201" : flow == .tianyi ? "51005" : "9", phoneNumber: nil)),
                 (0.004, .answered(flow == .mobile ? "103511" : flow == .tianyi ? "51208" : "9", phoneNumber: nil)),
                 (0.002, .fault("connection reset")),
             ])
             return (.exchange(answer), seconds)
-        case .sms:
+        case .sms(let session):
             switch random.uniform() {
             case ..<0.82: return (.smsVerified(SMSVerdict(phoneNumber: number, session: session, verifiedAt: Date(timeIntervalSince1970: 0))), random.logNormal(median: 28, sigma: 0.4))
             case ..<0.96: return (.cancel(.sms), random.logNormal(median: 12, sigma: 0.6))

@@ -73,7 +73,7 @@ public final class MockMobileProvider: MobileOneTapProvider {
     ///   - clock: The clock delays run on.
     ///   - onHang: Called when a call starts hanging.
     public init(_ answers: [MockAnswer<MobileOneTapResult>], clock: any WallClock = SystemClock(), onHang: (@Sendable () -> Void)? = nil) {
-        script = MockScript(answers, clock: clock, onHang: onHang) { Self.answer(103000, $0) }
+        script = MockScript(answers, clock: clock, onHang: onHang) { Self.answer(BuiltInSuccessCodes.sdk(.mobile), $0) }
     }
 
     /// Creates a mock from result codes.
@@ -85,9 +85,10 @@ public final class MockMobileProvider: MobileOneTapProvider {
         self.init(codes.enumerated().map { .value(Self.answer($0.element, $0.offset + 1)) }, clock: clock, onHang: onHang)
     }
 
-    /// The answer a code gets: with a token and uniqueid for 103000.
+    /// The answer a code gets: with a token and uniqueid for the success code (103000, from
+    /// `Data/result-codes.csv`).
     public static func answer(_ code: ResultCode, _ number: Int) -> MobileOneTapResult {
-        code == 103000
+        code == BuiltInSuccessCodes.sdk(.mobile)
             ? MobileOneTapResult(resultCode: code, token: Secret("mobile-token-\(number)"), uniqueID: "uid-\(number)", maskedNumber: "138****8000")
             : MobileOneTapResult(resultCode: code)
     }
@@ -112,7 +113,7 @@ public final class MockTianyiProvider: TianyiOneTapProvider {
     ///   - clock: The clock delays run on.
     ///   - onHang: Called when a call starts hanging.
     public init(_ answers: [MockAnswer<TianyiOneTapResult>], clock: any WallClock = SystemClock(), onHang: (@Sendable () -> Void)? = nil) {
-        script = MockScript(answers, clock: clock, onHang: onHang) { Self.answer(0, $0) }
+        script = MockScript(answers, clock: clock, onHang: onHang) { Self.answer(BuiltInSuccessCodes.sdk(.tianyi), $0) }
     }
 
     /// Creates a mock from result codes.
@@ -124,9 +125,9 @@ public final class MockTianyiProvider: TianyiOneTapProvider {
         self.init(codes.enumerated().map { .value(Self.answer($0.element, $0.offset + 1)) }, clock: clock, onHang: onHang)
     }
 
-    /// The answer a code gets: with an access token for 0.
+    /// The answer a code gets: with an access token for the success code (0, from `Data/result-codes.csv`).
     public static func answer(_ code: ResultCode, _ number: Int) -> TianyiOneTapResult {
-        code == 0
+        code == BuiltInSuccessCodes.sdk(.tianyi)
             ? TianyiOneTapResult(
                 resultCode: code, accessToken: Secret("tianyi-token-\(number)"), refreshToken: Secret("tianyi-refresh-\(number)"),
                 expiresIn: try? ExpiresIn(seconds: 2_592_000))
@@ -152,7 +153,7 @@ public final class MockUnicomProvider: UnicomOneTapProvider {
     ///   - clock: The clock delays run on.
     ///   - onHang: Called when a call starts hanging.
     public init(_ answers: [MockAnswer<UnicomOneTapResult>], clock: any WallClock = SystemClock(), onHang: (@Sendable () -> Void)? = nil) {
-        script = MockScript(answers, clock: clock, onHang: onHang) { Self.answer(0, $0) }
+        script = MockScript(answers, clock: clock, onHang: onHang) { Self.answer(BuiltInSuccessCodes.sdk(.unicom), $0) }
     }
 
     /// Creates a mock from result codes.
@@ -164,9 +165,9 @@ public final class MockUnicomProvider: UnicomOneTapProvider {
         self.init(codes.enumerated().map { .value(Self.answer($0.element, $0.offset + 1)) }, clock: clock, onHang: onHang)
     }
 
-    /// The answer a code gets: with an access code for 0.
+    /// The answer a code gets: with an access code for the success code (0, from `Data/result-codes.csv`).
     public static func answer(_ code: ResultCode, _ number: Int) -> UnicomOneTapResult {
-        code == 0 ? UnicomOneTapResult(resultCode: code, accessCode: Secret("unicom-code-\(number)")) : UnicomOneTapResult(resultCode: code)
+        code == BuiltInSuccessCodes.sdk(.unicom) ? UnicomOneTapResult(resultCode: code, accessCode: Secret("unicom-code-\(number)")) : UnicomOneTapResult(resultCode: code)
     }
 
     /// How many calls were made.
@@ -240,8 +241,8 @@ public final class MockSMSProvider: SMSLoginProvider {
 }
 
 /// A scriptable token exchange: each call takes the next scripted answer; when the script runs out, it
-/// answers the flow's success code (`103000` for China Mobile, `0` for Tianyi and Unicom) with the
-/// given number.
+/// answers the flow's success code (`Data/exchange-codes.csv`: `103000` for China Mobile, `0` for
+/// Tianyi and Unicom) with the given number.
 public final class MockTokenExchange: TokenExchangeProvider {
     private let script: MockScript<ExchangeResponse?>
     private let seen = LockedValue<[(flow: LoginFlow, token: String)]>([])
@@ -266,7 +267,7 @@ public final class MockTokenExchange: TokenExchangeProvider {
     ///   - number: The number a success answers with.
     ///   - clock: The clock delays run on.
     public convenience init(codes: [ResultCode], number: PhoneNumber, clock: any WallClock = SystemClock()) {
-        self.init(codes.map { .value(ExchangeResponse(code: $0, phoneNumber: $0 == "103000" || $0 == "0" ? number : nil)) }, number: number, clock: clock)
+        self.init(codes.map { .value(ExchangeResponse(code: $0, phoneNumber: BuiltInSuccessCodes.isExchangeSuccess($0) ? number : nil)) }, number: number, clock: clock)
     }
 
     /// The flows of the credentials exchanged, in order.
@@ -282,6 +283,6 @@ public final class MockTokenExchange: TokenExchangeProvider {
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         seen.withLock { $0.append((credential.flow, credential.token.reveal())) }
         if let scripted = try await script.next() { return scripted }
-        return ExchangeResponse(code: credential.flow == .mobile ? "103000" : "0", phoneNumber: number, account: account)
+        return ExchangeResponse(code: BuiltInSuccessCodes.exchange(credential.flow), phoneNumber: number, account: account)
     }
 }

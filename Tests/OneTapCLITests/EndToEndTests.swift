@@ -212,6 +212,32 @@ import Testing
             """)
     }
 
+    /// An unscripted call answers the flow's success code from the result-code table; a replacement table
+    /// that lists none for China Mobile leaves the simulation nothing to succeed with there: the call is a
+    /// provider fault that says so, and the login falls back.
+    @Test func simulateWithATableWithoutASuccessCodeSaysSoAndFallsBack() throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let builtIn = try String(contentsOfFile: Package.path("Data/result-codes.csv"), encoding: .utf8)
+        let withoutMobileSuccess = builtIn.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("mobile,103000,") && !$0.hasPrefix("mobile,000,") }
+            .joined(separator: "\n")
+        #expect(withoutMobileSuccess.utf8.count < builtIn.utf8.count)
+        try withoutMobileSuccess.write(to: directory.appendingPathComponent("result-codes.csv"), atomically: true, encoding: .utf8)
+
+        let json = try Binary.run(["simulate", "--plmn", "46000", "--data", directory.path, "--json"])
+        #expect(json.status == 0)
+        #expect(json.stdout == #"{"outcome":"success","flow":"sms","carrier":"mobile","plan":["mobile","sms"],"steps":[{"flow":"mobile","code":"provider-error","action":"fallback"},{"flow":"sms","code":"0","action":"success"}],"alerts":[]}"# + "\n")
+        let text = try Binary.run(["simulate", "--plmn", "46000", "--data", directory.path])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains(
+            "step 1:   mobile provider-error → fallback: the provider failed (the result-code table lists no success code for mobile: a simulation cannot succeed on it): fall back\n"))
+        #expect(text.stdout.hasSuffix("outcome:  success via sms\n"))
+        // A scripted code still runs as given, and the other flows keep their success codes.
+        let scripted = try Binary.run(["simulate", "--plmn", "46011", "--data", directory.path, "--json"])
+        #expect(scripted.stdout.contains(#""steps":[{"flow":"tianyi","code":"0","action":"success"}]"#))
+    }
+
     @Test(arguments: [
         (["simulate", "--plmn", "46000", "--mobile", "103000,,1"], Int32(65), "onetap: error: invalid result code \"\": no code"),
         (["simulate", "--hang", "wifi"], 64, "onetap: error: option --hang takes a flow"),

@@ -4,15 +4,19 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Runs a whole login on the device (or in a simulation, or a test): a thin driver over
-/// ``LoginSessionMachine`` that calls the carrier SDKs behind their provider protocols and reports what
-/// they answer. Every rule of the login is the machine's; this actor only carries them out.
+/// Runs a whole login on the device (or in a simulation, or a test): the `LoginDriver` loop over
+/// ``LoginSessionMachine``, answering each request by calling the carrier SDKs behind their provider
+/// protocols. Every rule of the login is the machine's; this actor only carries them out.
 ///
 /// - Each provider call has a time limit (``FlowTimeouts``; 8 s for each one-tap flow). A call that does
 ///   not answer becomes a timeout report, which falls back.
 /// - A flow without a provider is reported unavailable (it falls back).
+/// - With an exchange provider, a one-tap success is exchanged through an ``ExchangeGuard`` under the
+///   flow's time limit, by the machine's exchange rules, as on the server: a token older than its
+///   lifetime (`Data/token-lifetimes.csv`) is not sent (the flow runs once more), and a token is sent
+///   at most once (the ``ExchangeLedger``, in memory by default, may be shared).
 /// - Cancelling the calling task cancels the provider call in flight and ends the login as cancelled at
-///   once.
+///   once (an exchange under way answers as failed first, and the login ends cancelled at the next flow).
 /// - One login at a time: a second concurrent ``login(_:phoneNumber:)`` is rejected with
 ///   ``LoginCoordinatorError/busy`` (China Mobile's SDK forbids concurrent calls, and the second caller's
 ///   device state may differ, so joining would be wrong).
@@ -24,6 +28,7 @@ public actor LoginCoordinator {
     /// The engine the machine plans and classifies with.
     public nonisolated var engine: LoginDecisionEngine { machine.engine }
     private let providers: LoginProviders
+    private let exchange: ExchangeGuard?
     private let health: ChannelHealth?
     private let timeouts: FlowTimeouts
     private let clock: any WallClock
@@ -34,18 +39,22 @@ public actor LoginCoordinator {
     /// - Parameters:
     ///   - engine: The decision engine; built-in tables by default.
     ///   - providers: The providers to call. With an exchange provider, a one-tap success is exchanged
-    ///     for the number before the login succeeds.
-    ///   - timeouts: Per-flow time limits; the vendors' defaults.
+    ///     for the number (through an ``ExchangeGuard``) before the login succeeds.
+    ///   - timeouts: Per-flow time limits (an exchange has its flow's); the vendors' defaults.
     ///   - health: A channel-health tracker to skip failing channels, shared across logins; none by default.
-    ///   - clock: The time source.
+    ///   - exchangeLedger: Which tokens were sent to the exchange; nil for a new in-memory ledger of this
+    ///     coordinator's own (share one to refuse a token another coordinator sent).
+    ///   - clock: The time source (the exchange's token-age check runs on it too).
     ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
         engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = .vendorDefaults,
-        health: ChannelHealth? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        health: ChannelHealth? = nil, exchangeLedger: (any ExchangeLedger)? = nil, clock: any WallClock = SystemClock(),
+        events: any EventSink = StandardErrorEventSink.shared
     ) {
         // A device login may wait on a user for long: its session does not expire.
-        machine = LoginSessionMachine(engine: engine, exchanges: providers.exchange == nil ? nil : .init(), sessionLifetime: .seconds(366 * 86_400))
+        machine = LoginSessionMachine(engine: engine, exchanges: providers.exchange == nil ? nil : .builtIn, sessionLifetime: .seconds(366 * 86_400))
         self.providers = providers
+        exchange = providers.exchange.map { ExchangeGuard(provider: $0, ledger: exchangeLedger ?? InMemoryExchangeLedger(), clock: clock) }
         self.health = health
         self.timeouts = timeouts
         self.clock = clock
@@ -75,35 +84,22 @@ public actor LoginCoordinator {
         running = true
         defer { running = false }
         let started = clock.now()
-        var transition = machine.start(plan: plan, at: started, id: .random(), platform: platform, channels: health?.admissions(at: started) ?? .allAllowed)
-        emit(transition, at: started)
+        var driver = LoginDriver(machine, starting: plan, at: started, id: .random(), platform: platform, channels: admissions(at: started))
+        emit(driver.transition, at: started)
         var number = phoneNumber
         var credential: CarrierCredential? = nil
-        while true {
+        // The driver's loop, written here so the provider calls stay on this actor.
+        while let request = driver.request {
             let report: LoginReport
-            switch transition.instruction {
-            case .done(let ending, let flow, let verified):
-                return LoginOutcome(
-                    ending: ending, flow: flow, plan: plan, trace: transition.session.trace, alerts: transition.session.alerts,
-                    credential: ending == .success ? credential : nil, verified: verified)
-            case .run(let flow, _):
-                (report, credential) = await runOneTap(flow)
-            case .exchange(let pending):
-                report = await exchange(pending)
-            case .sms:
-                (report, credential) = await runSMS(&number, session: transition.session.id)
+            switch request {
+            case .run(let flow, _): (report, credential) = await runOneTap(flow)
+            case .exchange(let pending, let receivedAt): report = await exchange(pending, receivedAt: receivedAt)
+            case .sms(let session): (report, credential) = await runSMS(&number, session: session)
             }
             let now = clock.now()
-            do {
-                transition = try machine.advance(transition.session, report, at: now, channels: health?.admissions(at: now) ?? .allAllowed)
-            } catch {
-                // The driver reports only what the session waits for; a refusal is a defect: end here.
-                return LoginOutcome(
-                    ending: .failed, flow: transition.session.flow, plan: plan, trace: transition.session.trace,
-                    alerts: transition.session.alerts, credential: nil, verified: nil)
-            }
-            emit(transition, at: now)
+            if let transition = driver.answer(report, at: now, channels: admissions(at: now)) { emit(transition, at: now) }
         }
+        return LoginOutcome(driver, credential: credential)
     }
 
     // MARK: Calling the providers
@@ -159,18 +155,12 @@ public actor LoginCoordinator {
         }
     }
 
-    private func exchange(_ credential: CarrierCredential) async -> LoginReport {
-        guard let exchange = providers.exchange else { return .exchange(.fault("no exchange is configured")) }
-        do {
-            let response = try await Deadline.run(limit: timeouts[credential.flow], clock: clock) { try await exchange.exchange(credential) }
-            return .exchange(.answered(response.code, phoneNumber: response.phoneNumber, account: response.account))
-        } catch is TimeoutError {
-            return .exchange(.timeout)
-        } catch {
-            if Task.isCancelled { return .cancel(credential.flow, reason: .caller) }
-            let message = Secret.scrub("\(error)", of: [credential.token, credential.refreshToken])
-            return .exchange(.fault(String(message.prefix(200))))
-        }
+    /// Exchanges a success's token through the guard, under the flow's time limit, by the machine's rules.
+    private func exchange(_ credential: CarrierCredential, receivedAt: Date) async -> LoginReport {
+        guard let exchange, let rules = machine.exchanges else { return .exchange(.fault("no exchange is configured")) }  // not reached: no exchange, no request
+        let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow])
+        if Task.isCancelled, case .fault = answer { return .exchange(.fault("the caller stopped waiting")) }
+        return .exchange(answer)
     }
 
     /// The SMS page: the number (asked for when unknown), the code sent, the code verified. The SMS
@@ -200,6 +190,10 @@ public actor LoginCoordinator {
             let verdict = SMSVerdict(phoneNumber: target, session: session, verifiedAt: clock.now())
             return (.smsVerified(verdict), CarrierCredential(flow: .sms, token: token, phoneNumber: target))
         }
+    }
+
+    private func admissions(at now: Date) -> ChannelAdmissions {
+        health?.admissions(at: now) ?? .allAllowed
     }
 
     private func emit(_ transition: LoginTransition, at now: Date) {

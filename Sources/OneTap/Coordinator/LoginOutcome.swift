@@ -15,6 +15,21 @@ public struct LoginOutcome: Sendable, CustomStringConvertible {
     /// On success with a token exchange: who logged in.
     public let verified: VerifiedLogin?
 
+    /// The outcome of a driven login.
+    /// - Parameters:
+    ///   - driver: The driver, at its end.
+    ///   - credential: What the last flow produced; kept on success only.
+    init(_ driver: LoginDriver, credential: CarrierCredential?) {
+        let end = driver.end  // nil not reached: made at the end
+        ending = end?.ending ?? .failed
+        flow = end == nil ? driver.session.flow : end?.flow
+        plan = driver.session.plan
+        trace = driver.session.trace
+        alerts = driver.session.alerts
+        self.credential = ending == .success ? credential : nil
+        verified = end?.verified
+    }
+
     /// `success via mobile after 2 steps`.
     public var description: String {
         "\(ending)\(flow.map { " via \($0)" } ?? "") after \(trace.count) step\(trace.count == 1 ? "" : "s")\(alerts.isEmpty ? "" : ", \(alerts.count) alert(s)")"

@@ -18,15 +18,16 @@ import Foundation
 ///   Should that token be sent again, a "token already used" answer is reported as unknown too, not as
 ///   the user's fault.
 /// - Error text from the integrator's provider is scrubbed of the token before it goes anywhere.
+///
+/// The guard holds no tables: the lifetimes and the codes are the ``ExchangeRules`` of the session
+/// machine the exchange is for, handed to ``exchange(_:receivedAt:rules:)`` with each token
+/// (``LoginServer`` and ``LoginCoordinator`` pass their machine's ``LoginSessionMachine/exchanges``),
+/// so the guard cannot refuse or read answers by other tables than the machine classifies them with.
 public struct ExchangeGuard: Sendable {
     /// The carrier call.
     public let provider: any TokenExchangeProvider
     /// Which tokens were sent.
     public let ledger: any ExchangeLedger
-    /// How long each flow's token may be exchanged.
-    public let lifetimes: TokenLifetimeTable
-    /// What the exchange's codes mean (to tell a "token already used" answer).
-    public let codes: ExchangeCodeTable
     /// The limit on one exchange call: 5 s.
     public let timeout: Duration
     private let clock: any WallClock
@@ -35,18 +36,14 @@ public struct ExchangeGuard: Sendable {
     /// - Parameters:
     ///   - provider: The integrator's exchange adapter.
     ///   - ledger: Which tokens were sent; in memory by default (share one across instances).
-    ///   - lifetimes: The tokens' lifetimes; built in by default.
-    ///   - codes: The exchange's codes; built in by default.
     ///   - timeout: The limit on one call; 5 s.
     ///   - clock: The time source.
     public init(
-        provider: any TokenExchangeProvider, ledger: any ExchangeLedger = InMemoryExchangeLedger(), lifetimes: TokenLifetimeTable = .builtIn,
-        codes: ExchangeCodeTable = .builtIn, timeout: Duration = .seconds(5), clock: any WallClock = SystemClock()
+        provider: any TokenExchangeProvider, ledger: any ExchangeLedger = InMemoryExchangeLedger(), timeout: Duration = .seconds(5),
+        clock: any WallClock = SystemClock()
     ) {
         self.provider = provider
         self.ledger = ledger
-        self.lifetimes = lifetimes
-        self.codes = codes
         self.timeout = timeout
         self.clock = clock
     }
@@ -55,10 +52,23 @@ public struct ExchangeGuard: Sendable {
     /// - Parameters:
     ///   - credential: The success report's credential.
     ///   - receivedAt: When the server received the success report (the session's exchange stage says).
+    ///   - rules: The exchange rules of the machine the login runs on (``LoginSessionMachine/exchanges``):
+    ///     the token's lifetime, and which answers mean "already used".
     /// - Returns: What came of it, to report to the login session.
-    public func exchange(_ credential: CarrierCredential, receivedAt: Date) async -> ExchangeAnswer {
+    public func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeAnswer {
+        await exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeout)
+    }
+
+    /// Exchanges a token under a limit of the caller's (the coordinator's per-flow limit).
+    /// - Parameters:
+    ///   - credential: The success report's credential.
+    ///   - receivedAt: When the success report was received.
+    ///   - rules: The exchange rules of the machine the login runs on.
+    ///   - limit: The limit on the call; nil for none.
+    /// - Returns: What came of it.
+    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeAnswer {
         let now = clock.now()
-        if let lifetime = lifetimes.entry(for: credential.flow)?.lifetime, now.timeIntervalSince(receivedAt) >= lifetime.seconds {
+        if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
             return .tokenExpired
         }
         let digest = SHA256.hash(credential.token.reveal().utf8)
@@ -78,8 +88,8 @@ public struct ExchangeGuard: Sendable {
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
         do {
-            let response = try await Deadline.run(limit: timeout, clock: clock) { try await provider.exchange(credential) }
-            if previous == .unknown, codes.entry(for: credential.flow, code: response.code).action == .retry {
+            let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }
+            if previous == .unknown, rules.saysAlreadyUsed(response.code, for: credential.flow) {
                 // "Already used" for a token whose first exchange went unanswered: still unknown.
                 (answer, settled) = (.timeout, .unknown)
             } else {

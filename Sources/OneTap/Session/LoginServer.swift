@@ -23,6 +23,8 @@ public struct LoginServer: Sendable {
     /// Where sessions live between requests.
     public let store: any LoginSessionStore
     /// The guarded exchange; nil to exchange outside and report the answer with ``report(_:to:version:)``.
+    /// It exchanges by the machine's ``LoginSessionMachine/exchanges`` (the one configuration of the
+    /// exchange's tables).
     public let exchange: ExchangeGuard?
     /// The SMS code service behind the sessions' SMS step; nil when this server sends no codes.
     public let sms: SMSCodeService?
@@ -33,9 +35,9 @@ public struct LoginServer: Sendable {
 
     /// Creates the server's login.
     /// - Parameters:
-    ///   - machine: The rules; built-in tables, exchanges on.
+    ///   - machine: The rules; built-in tables, exchanges on. Its exchange rules are the guard's too.
     ///   - store: Where sessions live; in memory by default (share one across instances).
-    ///   - exchange: The guarded exchange; nil to exchange outside.
+    ///   - exchange: The guarded exchange (it applies the machine's exchange rules); nil to exchange outside.
     ///   - sms: The SMS code service for the SMS step; nil when this server sends no codes.
     ///   - health: A circuit breaker to skip failing channels, shared across logins; none by default.
     ///   - clock: The time source.
@@ -87,8 +89,10 @@ public struct LoginServer: Sendable {
         var transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
         try await save(transition, replacing: session)
         emit(transition, at: now)
-        if case .exchange(let credential) = transition.instruction, let exchange, case .exchange(_, _, _, let receivedAt) = transition.session.stage {
-            let answer = await exchange.exchange(credential, receivedAt: receivedAt)
+        if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
+            case .exchange(_, _, _, let receivedAt) = transition.session.stage
+        {
+            let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
             let exchanging = transition.session
             let answeredAt = clock.now()
             transition = try machine.advance(exchanging, .exchange(answer), at: answeredAt, channels: channels(at: answeredAt))
@@ -158,8 +162,10 @@ public struct LoginServer: Sendable {
     /// Asks the guard again for a session left at its exchange, when the report repeats the success it is
     /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when).
     private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition? {
-        guard let exchange, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else { return nil }
-        let answer = await exchange.exchange(credential, receivedAt: receivedAt)
+        guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else {
+            return nil
+        }
+        let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
         let now = clock.now()
         let transition = try machine.advance(session, .exchange(answer), at: now, channels: channels(at: now))
         try await save(transition, replacing: session)

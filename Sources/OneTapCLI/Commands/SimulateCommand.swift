@@ -62,7 +62,8 @@ package struct SimulateOptions: Hashable, Sendable {
 }
 
 /// `onetap simulate`: a whole login on the session machine — the rules the server and the device-side
-/// coordinator share — with each flow's answers scripted. Time does not pass: a hang is a timeout report.
+/// coordinator share — driven by `LoginDriver`, with each flow's answers scripted. Time does not pass: a
+/// hang is a timeout report.
 enum SimulateCommand: CommandDescription {
     static let name = "simulate"
     static let summary = "a whole login on the session machine, against scripted results"
@@ -95,59 +96,47 @@ enum SimulateCommand: CommandDescription {
     /// The fixed start of a simulation.
     static let start = Date(timeIntervalSince1970: 1_796_083_200)
 
-    /// The code a flow answers when its script has run out: its success.
-    static func successCode(_ flow: LoginFlow) -> ResultCode {
-        flow == .mobile ? "103000" : "0"
-    }
-
-    /// Runs a simulation.
+    /// Runs a simulation. A one-tap flow whose script has run out answers its success code from the
+    /// result-code table (``OutcomeTable/successCode(for:)``); when the table lists none for the flow, the
+    /// simulation cannot succeed on it, and the call is a provider fault that says so (the login falls
+    /// back).
     /// - Returns: The session when it ended.
     /// - Throws: ``ParseError`` for a malformed snapshot value or code.
     static func simulate(_ options: SimulateOptions, engine: LoginDecisionEngine) throws(ParseError) -> LoginSession {
         let snapshot = try options.snapshot.snapshot()
         var scripts: [LoginFlow: [ResultCode]] = [:]
         for flow in [LoginFlow.mobile, .tianyi, .unicom] { scripts[flow] = try options.codes(flow) }
-        let machine = LoginSessionMachine(engine: engine, exchanges: nil)
-        var transition = machine.start(snapshot, at: start, id: .random())
+        var driver = LoginDriver(LoginSessionMachine(engine: engine, exchanges: nil), starting: snapshot, at: start, id: .random())
         var calls: [LoginFlow: Int] = [:]
         let number = snapshot.phoneHint ?? (try? PhoneNumber("13800138000"))
-        while true {
-            let report: LoginReport
-            switch transition.instruction {
-            case .done:
-                return transition.session
+        driver.run { request -> (report: LoginReport, at: Date)? in
+            switch request {
             case .run(let flow, _):
                 calls[flow, default: 0] += 1
                 let call = calls[flow]!
-                if options.hangs.contains(flow) {
-                    report = .timeout(flow)
-                } else {
-                    let script = scripts[flow] ?? []
-                    let code = call <= script.count ? script[call - 1] : successCode(flow)
-                    let success = engine.outcomeTable.action(for: flow, code: code) == .success
-                    let credential = success
-                        ? CarrierCredential(flow: flow, token: Secret("simulated-\(flow)-token-\(call)"), uniqueID: flow == .mobile ? "uid-\(call)" : nil)
-                        : nil
-                    report = .result(flow, code: code, credential: credential)
+                let script = scripts[flow] ?? []
+                if options.hangs.contains(flow) { return (.timeout(flow), start) }
+                guard let code = call <= script.count ? script[call - 1] : engine.outcomeTable.successCode(for: flow) else {
+                    return (.fault(flow, "the result-code table lists no success code for \(flow): a simulation cannot succeed on it"), start)
                 }
-            case .sms:
-                if options.hangs.contains(.sms) {
-                    report = .timeout(.sms)
-                } else if options.smsSucceeds, let number {
-                    report = .smsVerified(SMSVerdict(phoneNumber: number, session: transition.session.id, verifiedAt: start))
-                } else {
-                    report = .result(.sms, code: "1")
-                }
+                let success = engine.outcomeTable.action(for: flow, code: code) == .success
+                let credential = success
+                    ? CarrierCredential(flow: flow, token: Secret("simulated-\(flow)-token-\(call)"), uniqueID: flow == .mobile ? "uid-\(call)" : nil)
+                    : nil
+                return (.result(flow, code: code, credential: credential), start)
+            case .sms(let session):
+                if options.hangs.contains(.sms) { return (.timeout(.sms), start) }
+                guard options.smsSucceeds, let number else { return (.result(.sms, code: "1"), start) }
+                return (.smsVerified(SMSVerdict(phoneNumber: number, session: session, verifiedAt: start)), start)
             case .exchange:
-                report = .exchange(.fault("a simulation exchanges nothing"))  // not reached: exchanges are off
-            }
-            do {
-                transition = try machine.advance(transition.session, report, at: start)
-            } catch {
-                // The simulation reports only what the session waits for.
-                preconditionFailure("the session machine refused the simulation's own report: \(error)")
+                return (.exchange(.fault("a simulation exchanges nothing")), start)  // not reached: exchanges are off
             }
         }
+        if let refusal = driver.refusal {
+            // The simulation answers only what the session waits for, with a new token each call.
+            preconditionFailure("the session machine refused the simulation's own report: \(refusal)")
+        }
+        return driver.session
     }
 
     /// Runs the simulation and prints the login.

@@ -159,7 +159,7 @@ extension LoginSessionMachine {
     /// An answer of the server's exchange of a success's token: success with the number ends the login;
     /// anything else moves on by `Data/exchange-codes.csv` or the answer's own rule.
     private func answerExchange(_ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, _ progress: inout Progress) {
-        let rules = exchanges ?? Exchanges()
+        let rules = exchanges ?? .builtIn
         switch answer {
         case .answered(let code, let number, let account):
             let entry = rules.codes.entry(for: flow, code: code)

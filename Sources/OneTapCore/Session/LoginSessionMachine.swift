@@ -9,8 +9,9 @@ import Foundation
 /// Pure: values in, values out (the caller draws the session's id and reads the breaker). The server calls
 /// ``start(_:at:id:pending:channels:)`` when the app asks to log in and
 /// ``advance(_:_:version:at:channels:)`` with every report, keeping the session in a store between requests;
-/// the device-side `LoginCoordinator` and `onetap simulate` drive the same machine, so no rule exists
-/// twice. The rules:
+/// the device-side `LoginCoordinator`, `onetap simulate`, the traffic generator and `onetap session`'s
+/// transcripts drive the same machine through one driver (`LoginDriver`), so no rule exists twice. The
+/// rules:
 ///
 /// - The plan comes from the engine (``LoginDecisionEngine/plan(for:)``). A one-tap flow whose channel's
 ///   circuit is open (the ``ChannelAdmissions`` the caller read from its breaker) is skipped; a half-open
@@ -34,28 +35,13 @@ import Foundation
 ///   report must be for the flow the session waits for, and a report carrying a version must carry the
 ///   session's.
 public struct LoginSessionMachine: Sendable {
-    /// The server's exchange rules: which codes mean what, and how long a token may be exchanged.
-    public struct Exchanges: Sendable {
-        /// The exchange's codes.
-        public var codes: ExchangeCodeTable
-        /// The tokens' lifetimes.
-        public var lifetimes: TokenLifetimeTable
-
-        /// Creates exchange rules; the built-in tables by default.
-        /// - Parameters:
-        ///   - codes: The exchange's codes.
-        ///   - lifetimes: The tokens' lifetimes.
-        public init(codes: ExchangeCodeTable = .builtIn, lifetimes: TokenLifetimeTable = .builtIn) {
-            self.codes = codes
-            self.lifetimes = lifetimes
-        }
-    }
-
     /// Plans and classifies.
     public let engine: LoginDecisionEngine
     /// The server's exchange rules, or nil when a one-tap success ends the login at once (a device
-    /// that exchanges nothing, a simulation).
-    public let exchanges: Exchanges?
+    /// that exchanges nothing, a simulation). The one configuration of the exchange's tables: the
+    /// machine classifies the exchange's answers by them, and `ExchangeGuard` is handed them when it
+    /// exchanges for this machine.
+    public let exchanges: ExchangeRules?
     /// How long a session takes reports: 10 minutes.
     public let sessionLifetime: Duration
 
@@ -64,7 +50,7 @@ public struct LoginSessionMachine: Sendable {
     ///   - engine: The engine; built-in tables by default.
     ///   - exchanges: The server's exchange rules (built in by default); nil when there is no exchange.
     ///   - sessionLifetime: How long a session takes reports; 10 minutes.
-    public init(engine: LoginDecisionEngine = LoginDecisionEngine(), exchanges: Exchanges? = Exchanges(), sessionLifetime: Duration = .seconds(600)) {
+    public init(engine: LoginDecisionEngine = LoginDecisionEngine(), exchanges: ExchangeRules? = .builtIn, sessionLifetime: Duration = .seconds(600)) {
         self.engine = engine
         self.exchanges = exchanges
         self.sessionLifetime = sessionLifetime

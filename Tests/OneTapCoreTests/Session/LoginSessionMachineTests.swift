@@ -588,7 +588,7 @@ import Testing
             let machine = GatedMachine(
                 LoginSessionMachine(
                     engine: LoginDecisionEngine(maxAttemptsPerFlow: 1 + Int(random.next() % 3)),
-                    exchanges: random.chance(70) ? LoginSessionMachine.Exchanges() : nil),
+                    exchanges: random.chance(70) ? ExchangeRules() : nil),
                 gate: gate)
             let start = random.chance(70)
                 ? machine.start(Pool.snapshot(&random), at: Fixture.now, id: LoginSessionID.random(using: &random))

@@ -119,6 +119,121 @@ import Testing
         #expect(exchange.tokensSent.values.allSatisfy { $0 == 1 })   // two tokens, each sent once
     }
 
+    // MARK: The exchange goes through the guard
+
+    /// The device applies the server's rules: a token older than its lifetime (China Mobile's 2 minutes,
+    /// `Data/token-lifetimes.csv`) is not sent to the exchange; the flow runs once more for a new one.
+    @Test func anExpiredTokenIsRefusedBeforeTheExchangeIsCalled() async throws {
+        let clock = FakeClock()
+        let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
+        let events = ClockJumpingSink(clock: clock, jump: .seconds(120))   // the first token waits its full lifetime
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000, 103000], clock: clock), sms: MockSMSProvider(clock: clock), exchange: exchange),
+            clock: clock, events: events)
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == [
+            "mobile:103000:success", "mobile:token-expired:retry", "mobile:103000:success", "mobile:exchange-103000:success",
+        ])
+        #expect(outcome.ending == .success && outcome.flow == .mobile)
+        #expect(exchange.tokensSent == ["mobile-token-2": 1], "the expired token never reached the carrier")
+        #expect(outcome.credential?.token.reveal() == "mobile-token-2")
+    }
+
+    @Test func aTokenJustWithinItsLifetimeIsExchanged() async throws {
+        let clock = FakeClock()
+        let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000], clock: clock), sms: MockSMSProvider(clock: clock), exchange: exchange),
+            clock: clock, events: ClockJumpingSink(clock: clock, jump: .milliseconds(119_999)))
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-103000:success"])
+        #expect(exchange.tokensSent == ["mobile-token-1": 1])
+    }
+
+    /// One coordinator never sends a token twice: a second login whose SDK hands back a token already
+    /// exchanged is told `replayed` by the guard's ledger, without a carrier call, and goes to SMS.
+    @Test func aTokenIsNeverExchangedTwice() async throws {
+        let same = MockAnswer<MobileOneTapResult>.value(MobileOneTapResult(resultCode: 103000, token: Secret("T-same"), uniqueID: "u"))
+        let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider([same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+        let first = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(first.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-103000:success"])
+        let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(second.trace.map(Self.summary) == ["mobile:103000:success", "mobile:token-replayed:switch", "sms:0:success"])
+        #expect(exchange.tokensSent == ["T-same": 1])
+    }
+
+    /// A ledger given to two coordinators is one memory of what was sent.
+    @Test func anInjectedLedgerIsSharedAcrossCoordinators() async throws {
+        let ledger = InMemoryExchangeLedger()
+        let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
+        func coordinator() -> LoginCoordinator {
+            let answer = MobileOneTapResult(resultCode: 103000, token: Secret("T-shared"), uniqueID: "u")
+            return LoginCoordinator(
+                providers: LoginProviders(mobile: MockMobileProvider([.value(answer)]), sms: MockSMSProvider(), exchange: exchange),
+                exchangeLedger: ledger, events: DiscardingEventSink())
+        }
+        #expect(try await coordinator().login(DeviceSnapshot(plmn: try PLMN("46000"))).verified != nil)
+        let second = try await coordinator().login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(second.trace.map(Self.summary) == ["mobile:103000:success", "mobile:token-replayed:switch", "sms:0:success"])
+        #expect(exchange.tokensSent == ["T-shared": 1])
+    }
+
+    /// A provider that hands the same token back within one login: the machine refuses the report, which
+    /// the driver takes as the defect it is; the login ends as failed, and the token was sent once.
+    @Test func aTokenRepeatedWithinALoginEndsItAsFailed() async throws {
+        let same = MockAnswer<MobileOneTapResult>.value(MobileOneTapResult(resultCode: 103000, token: Secret("T-again"), uniqueID: "u"))
+        let exchange = MockTokenExchange(codes: ["104201"], number: try PhoneNumber("13800138000"))
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider([same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.ending == .failed && outcome.flow == .mobile)
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-104201:retry"])
+        #expect(outcome.credential == nil && outcome.verified == nil)
+        #expect(exchange.tokensSent == ["T-again": 1])
+    }
+
+    /// The exchange keeps the flow's time limit on the device (3 s here), not the guard's 5 s.
+    @Test func theExchangeHasItsFlowsTimeLimit() async throws {
+        let clock = FakeClock()
+        let exchange = HangingExchange()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange),
+            timeouts: FlowTimeouts(mobile: .seconds(3)), clock: clock, events: DiscardingEventSink())
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        var calls = exchange.calls.makeAsyncIterator()
+        #expect(await calls.next() == .mobile)
+        await clock.waitForSleepers(1)   // the exchange's time limit
+        clock.advance(by: .milliseconds(2999))
+        #expect(clock.sleeperCount == 1, "the exchange gave up before its flow's limit")
+        clock.advance(by: .milliseconds(1))
+        let outcome = try await login.value
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:0:success"])
+        #expect(clock.elapsed == .seconds(3))
+    }
+
+    /// Cancelling the caller while the token is being exchanged: the exchange answers as failed (its
+    /// carrier call was cancelled), the login falls back, and ends cancelled at the next flow.
+    @Test func cancellingDuringTheExchangeEndsAsCancelled() async throws {
+        let clock = FakeClock()
+        let exchange = HangingExchange()
+        let sms = MockSMSProvider(send: [.hang], clock: clock)
+        let events = RecordingEventSink()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: sms, exchange: exchange), clock: clock, events: events)
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")), phoneNumber: try PhoneNumber("13800138000")) }
+        var calls = exchange.calls.makeAsyncIterator()
+        #expect(await calls.next() == .mobile)
+        login.cancel()
+        let outcome = try await login.value
+        #expect(outcome.ending == .cancelled && outcome.flow == .sms)
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:caller-cancelled:cancelled"])
+        #expect(outcome.trace[1].meaning == "the token exchange failed (the caller stopped waiting): fall back")
+        #expect(events.names.last == "cancelled")
+        #expect(clock.elapsed == .zero)
+    }
+
     @Test func unicomFlowEndToEnd() async throws {
         let policy = try RoutingPolicy(csv: """
             condition,flows,reason,source

@@ -76,6 +76,31 @@ import Testing
         #expect(provider.tokensSent == ["T-shared": 1])
     }
 
+    /// The exchange's tables are configured once, on the machine: a server whose machine has its own
+    /// lifetime table (10 s for every flow) makes the guard refuse a token by that table, where the
+    /// built-in one (China Mobile's 120 s) would have sent it.
+    @Test(arguments: [(10, true), (120, false)])
+    func theGuardRefusesByTheMachinesLifetimeTable(lifetime: Int, refused: Bool) async throws {
+        let lifetimes = try TokenLifetimeTable(
+            csv: "flow,lifetime_seconds,single_use,source\nmobile,\(lifetime),yes,s\ntianyi,\(lifetime),yes,s\nunicom,\(lifetime),yes,s\n", file: "t.csv")
+        let provider = MockTokenExchange(number: Self.number, clock: clock)
+        let events = ClockJumpingSink(clock: clock, jump: .seconds(10))   // a slow store between the report and the exchange
+        let logins = LoginServer(
+            machine: LoginSessionMachine(exchanges: ExchangeRules(lifetimes: lifetimes)), store: store,
+            exchange: ExchangeGuard(provider: provider, clock: clock), clock: clock, events: events)
+        let started = try await logins.start(Self.mobileSIM)
+        let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
+        if refused {
+            #expect(next.session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:token-expired:retry"])
+            #expect(next.session.trace.last?.meaning.hasPrefix("the token was older than 10 s") == true)
+            #expect(provider.tokensSent.isEmpty, "the expired token never reached the carrier")
+            #expect(next.session.next == "run")
+        } else {
+            #expect(next.session.ending == .success)
+            #expect(provider.tokensSent == ["T1": 1])
+        }
+    }
+
     @Test func withoutAnExchangeTheServerAsksForOne() async throws {
         let logins = server()
         let started = try await logins.start(Self.mobileSIM)

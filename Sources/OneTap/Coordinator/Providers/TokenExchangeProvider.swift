@@ -46,7 +46,8 @@ public struct LoginProviders: Sendable {
     public var unicom: (any UnicomOneTapProvider)?
     /// SMS login.
     public var sms: (any SMSLoginProvider)?
-    /// The server-side exchange of a carrier token for the verified number; nil to skip it.
+    /// The server-side exchange of a carrier token for the verified number, which the coordinator calls
+    /// through an ``ExchangeGuard``; nil to skip it.
     public var exchange: (any TokenExchangeProvider)?
 
     /// Creates a provider set.
