@@ -19,3 +19,14 @@ extension String {
         }
     }
 }
+
+extension String {
+    /// Runs `body` over the string's UTF-8 bytes without copying them when the string is native (the
+    /// usual case), copying only when it is not contiguous.
+    @inline(__always)
+    package func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return copy.withUTF8(body)
+    }
+}

@@ -1,0 +1,30 @@
+/// An input quoted for a message: escaped like a JSON string and shortened to its first 64 characters.
+package struct QuotedInput: CustomStringConvertible {
+    let text: String
+    package init(_ text: String) { self.text = text }
+
+    static let limit = 64
+
+    package var description: String {
+        var out = "\""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == Self.limit {
+                out += "…\" (\(text.utf8.count) bytes)"
+                return out
+            }
+            count += 1
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value):
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
