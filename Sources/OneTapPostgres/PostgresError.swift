@@ -8,31 +8,7 @@ import OneTap
 /// from everything libpq says, and the server's `DETAIL` (which can quote a row) is never kept.
 public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"connection-lost"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The URL, schema name, pool size or a time limit is not valid; nothing was tried.
-        public static let invalidConfiguration = Kind("invalid-configuration")
-        /// No connection could be opened (no server at the address, refused, authentication failed).
-        public static let connectionFailed = Kind("connection-failed")
-        /// The connection broke during the call (the server stopped or restarted). A write may or may not
-        /// have been committed; the pool replaces the connection on the next call.
-        public static let connectionLost = Kind("connection-lost")
-        /// A time limit passed: opening a connection, waiting for a free one, or a statement (the server's
-        /// `statement_timeout`, SQLSTATE 57014, or the client's own deadline).
-        public static let timeout = Kind("timeout")
-        /// The server answered with an error; ``PostgresError/sqlState`` says which.
-        public static let server = Kind("server-error")
-        /// The database holds a schema this version of OneTap does not know (applied by a newer one).
-        public static let incompatibleSchema = Kind("incompatible-schema")
-        /// The server answered with something the code did not expect (a missing row or column).
-        public static let unexpectedResult = Kind("unexpected-result")
-        /// The pool was closed; no call runs any more.
-        public static let closed = Kind("closed")
-    }
+    public typealias Kind = ErrorKind<PostgresError>
 
     /// What went wrong.
     public let kind: Kind
@@ -70,4 +46,25 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         "\(kind): \(message)\(sqlState.map { " (SQLSTATE \($0))" } ?? "")"
     }
+}
+
+extension ErrorKind where Failure == PostgresError {
+    /// The URL, schema name, pool size or a time limit is not valid; nothing was tried.
+    public static let invalidConfiguration = Self("invalid-configuration")
+    /// No connection could be opened (no server at the address, refused, authentication failed).
+    public static let connectionFailed = Self("connection-failed")
+    /// The connection broke during the call (the server stopped or restarted). A write may or may not
+    /// have been committed; the pool replaces the connection on the next call.
+    public static let connectionLost = Self("connection-lost")
+    /// A time limit passed: opening a connection, waiting for a free one, or a statement (the server's
+    /// `statement_timeout`, SQLSTATE 57014, or the client's own deadline).
+    public static let timeout = Self("timeout")
+    /// The server answered with an error; ``PostgresError/sqlState`` says which.
+    public static let server = Self("server-error")
+    /// The database holds a schema this version of OneTap does not know (applied by a newer one).
+    public static let incompatibleSchema = Self("incompatible-schema")
+    /// The server answered with something the code did not expect (a missing row or column).
+    public static let unexpectedResult = Self("unexpected-result")
+    /// The pool was closed; no call runs any more.
+    public static let closed = Self("closed")
 }

@@ -1,17 +1,7 @@
 /// Why a merge could not be done. New kinds may be added; match kinds with a `default` case.
 public struct GuestMergeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"busy"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The guest's data merged into another account already (a guest merges once).
-        public static let mergedElsewhere = Kind("merged-elsewhere")
-        /// Another login held the merge for longer than two leases.
-        public static let busy = Kind("busy")
-    }
+    public typealias Kind = ErrorKind<GuestMergeError>
 
     /// What went wrong.
     public let kind: Kind
@@ -28,4 +18,11 @@ public struct GuestMergeError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// `busy for guest …: …`.
     public var description: String { "\(kind) for guest \(guest): \(message)" }
+}
+
+extension ErrorKind where Failure == GuestMergeError {
+    /// The guest's data merged into another account already (a guest merges once).
+    public static let mergedElsewhere = Self("merged-elsewhere")
+    /// Another login held the merge for longer than two leases.
+    public static let busy = Self("busy")
 }

@@ -3,36 +3,7 @@
 /// an adapter for another database. New kinds may be added; match kinds with a `default` case.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"conflict"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// A compare-and-swap write found another version than it expected: someone else wrote first;
-        /// nothing was written. Read again.
-        public static let conflict = Kind("conflict")
-        /// A record with the key exists already; nothing was written.
-        public static let duplicate = Kind("duplicate")
-        /// No record has the key; nothing was written.
-        public static let notFound = Kind("not-found")
-        /// A stored record cannot be read back (damaged, or not one OneTap wrote); it was left as it is or
-        /// moved aside, never overwritten.
-        public static let corrupt = Kind("corrupt")
-        /// A read or write failed (permissions, a full disk, a database that is down); nothing was
-        /// changed, unless the message says the outcome of a write is unknown.
-        public static let io = Kind("io")
-        /// The store did not answer in time (a lock or a row another writer held for too long, a
-        /// statement past its time limit); nothing was changed.
-        public static let timeout = Kind("timeout")
-        /// A stored file can be read or written by other users, or belongs to another user; it is not read.
-        public static let insecure = Kind("insecure")
-        /// The record would be larger than the store keeps (a token's record over 64 KiB:
-        /// ``TokenRecordLimit``); it was not stored.
-        public static let tooLarge = Kind("too-large")
-        /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.
-        public static let invalidKind = Kind("invalid-kind")
-    }
+    public typealias Kind = ErrorKind<StoreError>
 
     /// What a failure concerns, as its description names it: `account 42`, `session q3Vn…`.
     public struct Subject: Hashable, Sendable, CustomStringConvertible {
@@ -88,4 +59,30 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         "\(kind)\(subject.map { " for \($0)" } ?? ""): \(message)"
     }
+}
+
+extension ErrorKind where Failure == StoreError {
+    /// A compare-and-swap write found another version than it expected: someone else wrote first;
+    /// nothing was written. Read again.
+    public static let conflict = Self("conflict")
+    /// A record with the key exists already; nothing was written.
+    public static let duplicate = Self("duplicate")
+    /// No record has the key; nothing was written.
+    public static let notFound = Self("not-found")
+    /// A stored record cannot be read back (damaged, or not one OneTap wrote); it was left as it is or
+    /// moved aside, never overwritten.
+    public static let corrupt = Self("corrupt")
+    /// A read or write failed (permissions, a full disk, a database that is down); nothing was
+    /// changed, unless the message says the outcome of a write is unknown.
+    public static let io = Self("io")
+    /// The store did not answer in time (a lock or a row another writer held for too long, a
+    /// statement past its time limit); nothing was changed.
+    public static let timeout = Self("timeout")
+    /// A stored file can be read or written by other users, or belongs to another user; it is not read.
+    public static let insecure = Self("insecure")
+    /// The record would be larger than the store keeps (a token's record over 64 KiB:
+    /// ``TokenRecordLimit``); it was not stored.
+    public static let tooLarge = Self("too-large")
+    /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.
+    public static let invalidKind = Self("invalid-kind")
 }

@@ -7,30 +7,7 @@ import Foundation
 /// Why no usable token could be handed out. New kinds may be added; match kinds with a `default` case.
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"store-failed"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The store holds no token for the account: log in.
-        public static let notLoggedIn = Kind("not-logged-in")
-        /// The token expired and cannot be refreshed (no refresh token, or the carrier refused it): log in again.
-        public static let reloginRequired = Kind("relogin-required")
-        /// The token expired and the refresh failed for a reason that may pass; try again later.
-        public static let refreshFailed = Kind("refresh-failed")
-        /// The token expired and refreshing is backing off after failures until ``TokenError/retryAt``.
-        public static let backingOff = Kind("backing-off")
-        /// The account logged out while a refresh was running; the refresh's result was discarded.
-        public static let loggedOut = Kind("logged-out")
-        /// The token store failed (read or write); the stored token is unchanged.
-        public static let storeFailed = Kind("store-failed")
-        /// The token expired and must be refreshed, but the vault is not running (call ``TokenVault/run()``)
-        /// or is shutting down, so no refresh can happen now.
-        public static let notRunning = Kind("not-running")
-        /// ``TokenVault/run()`` was called on a vault that is running or has run: a vault runs once.
-        public static let alreadyRunning = Kind("already-running")
-    }
+    public typealias Kind = ErrorKind<TokenError>
 
     /// What went wrong.
     public let kind: Kind
@@ -58,4 +35,24 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         "\(kind)\(account.map { " for account \($0)" } ?? ""): \(message)"
     }
+}
+
+extension ErrorKind where Failure == TokenError {
+    /// The store holds no token for the account: log in.
+    public static let notLoggedIn = Self("not-logged-in")
+    /// The token expired and cannot be refreshed (no refresh token, or the carrier refused it): log in again.
+    public static let reloginRequired = Self("relogin-required")
+    /// The token expired and the refresh failed for a reason that may pass; try again later.
+    public static let refreshFailed = Self("refresh-failed")
+    /// The token expired and refreshing is backing off after failures until ``TokenError/retryAt``.
+    public static let backingOff = Self("backing-off")
+    /// The account logged out while a refresh was running; the refresh's result was discarded.
+    public static let loggedOut = Self("logged-out")
+    /// The token store failed (read or write); the stored token is unchanged.
+    public static let storeFailed = Self("store-failed")
+    /// The token expired and must be refreshed, but the vault is not running (call ``TokenVault/run()``)
+    /// or is shutting down, so no refresh can happen now.
+    public static let notRunning = Self("not-running")
+    /// ``TokenVault/run()`` was called on a vault that is running or has run: a vault runs once.
+    public static let alreadyRunning = Self("already-running")
 }

@@ -2,18 +2,7 @@
 /// foreign or premium numbers that earn per message) and sends that cannot arrive.
 public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"not-mainland-mobile"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// Not an 11-digit +86 mainland mobile number of an allocated segment (a foreign number, a
-        /// landline, a service number, an unallocated segment).
-        public static let notMainlandMobile = Kind("not-mainland-mobile")
-        /// A segment whose numbers take no ordinary SMS (IoT-only, 物联网业务专用号段).
-        public static let cannotTakeSMS = Kind("cannot-take-sms")
-    }
+    public typealias Kind = ErrorKind<SMSRefusal>
 
     /// Why.
     public let kind: Kind
@@ -27,4 +16,12 @@ public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `not-mainland-mobile: …`.
     public var description: String { "\(kind): \(message)" }
+}
+
+extension ErrorKind where Failure == SMSRefusal {
+    /// Not an 11-digit +86 mainland mobile number of an allocated segment (a foreign number, a
+    /// landline, a service number, an unallocated segment).
+    public static let notMainlandMobile = Self("not-mainland-mobile")
+    /// A segment whose numbers take no ordinary SMS (IoT-only, 物联网业务专用号段).
+    public static let cannotTakeSMS = Self("cannot-take-sms")
 }

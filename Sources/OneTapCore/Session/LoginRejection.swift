@@ -5,32 +5,7 @@
 /// is 410 Gone (start a new login); `unknown-session` is 404 Not Found; `unverified-sms` is 403 Forbidden.
 public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"stale-version"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The report carries an older version: a replay or a double submit.
-        public static let staleVersion = Kind("stale-version")
-        /// The report carries a version the session never had.
-        public static let unknownVersion = Kind("unknown-version")
-        /// The report is about another flow than the one the session expects.
-        public static let wrongFlow = Kind("wrong-flow")
-        /// The session expects no report of this kind now (an exchange answer while no exchange runs, a
-        /// flow result while the server exchanges the token).
-        public static let unexpected = Kind("unexpected")
-        /// The login is over.
-        public static let ended = Kind("ended")
-        /// The session's time ran out (10 minutes by default): start a new login.
-        public static let expired = Kind("expired")
-        /// The report's token was exchanged already in this login.
-        public static let alreadyExchanged = Kind("already-exchanged")
-        /// The SMS step's success comes only with the SMS code service's verdict, never as a code.
-        public static let unverifiedSMS = Kind("unverified-sms")
-        /// No session has the id (it never existed, or expired and was removed).
-        public static let unknownSession = Kind("unknown-session")
-    }
+    public typealias Kind = ErrorKind<LoginRejection>
 
     /// Why.
     public let kind: Kind
@@ -47,4 +22,26 @@ public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible
 
     /// `stale-version: the report is for version 2; the session is at version 3`.
     public var description: String { "\(kind): \(message)" }
+}
+
+extension ErrorKind where Failure == LoginRejection {
+    /// The report carries an older version: a replay or a double submit.
+    public static let staleVersion = Self("stale-version")
+    /// The report carries a version the session never had.
+    public static let unknownVersion = Self("unknown-version")
+    /// The report is about another flow than the one the session expects.
+    public static let wrongFlow = Self("wrong-flow")
+    /// The session expects no report of this kind now (an exchange answer while no exchange runs, a
+    /// flow result while the server exchanges the token).
+    public static let unexpected = Self("unexpected")
+    /// The login is over.
+    public static let ended = Self("ended")
+    /// The session's time ran out (10 minutes by default): start a new login.
+    public static let expired = Self("expired")
+    /// The report's token was exchanged already in this login.
+    public static let alreadyExchanged = Self("already-exchanged")
+    /// The SMS step's success comes only with the SMS code service's verdict, never as a code.
+    public static let unverifiedSMS = Self("unverified-sms")
+    /// No session has the id (it never existed, or expired and was removed).
+    public static let unknownSession = Self("unknown-session")
 }

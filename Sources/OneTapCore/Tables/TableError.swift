@@ -4,33 +4,7 @@
 /// one is at fault, and what is wrong. A refused table is never partly applied.
 public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier for what is wrong. New kinds may be added; switch with a `default` case.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"duplicate-key"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The file could not be opened or read.
-        public static let unreadable = Kind("unreadable")
-        /// The file is not valid UTF-8 text.
-        public static let encoding = Kind("encoding")
-        /// The file has no header row.
-        public static let missingHeader = Kind("missing-header")
-        /// The header lacks a column the table needs.
-        public static let missingColumn = Kind("missing-column")
-        /// The header names a column the table does not know, or names one twice.
-        public static let unknownColumn = Kind("unknown-column")
-        /// A row has more or fewer fields than the header.
-        public static let fieldCount = Kind("field-count")
-        /// A quoted field is not closed on its line, or a quote stands inside an unquoted field.
-        public static let quoting = Kind("quoting")
-        /// A field holds a value the column does not accept.
-        public static let invalidValue = Kind("invalid-value")
-        /// Two rows have the same key.
-        public static let duplicateKey = Kind("duplicate-key")
-        /// The table lacks rows it must have (for example a flow without a `*` default).
-        public static let incomplete = Kind("incomplete")
-    }
+    public typealias Kind = ErrorKind<TableError>
 
     /// The file, as given to the loader (`Data/plmn.csv` for a built-in table).
     public let file: String
@@ -64,4 +38,27 @@ public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
         if let column { text += "column '\(column)': " }
         return text + message
     }
+}
+
+extension ErrorKind where Failure == TableError {
+    /// The file could not be opened or read.
+    public static let unreadable = Self("unreadable")
+    /// The file is not valid UTF-8 text.
+    public static let encoding = Self("encoding")
+    /// The file has no header row.
+    public static let missingHeader = Self("missing-header")
+    /// The header lacks a column the table needs.
+    public static let missingColumn = Self("missing-column")
+    /// The header names a column the table does not know, or names one twice.
+    public static let unknownColumn = Self("unknown-column")
+    /// A row has more or fewer fields than the header.
+    public static let fieldCount = Self("field-count")
+    /// A quoted field is not closed on its line, or a quote stands inside an unquoted field.
+    public static let quoting = Self("quoting")
+    /// A field holds a value the column does not accept.
+    public static let invalidValue = Self("invalid-value")
+    /// Two rows have the same key.
+    public static let duplicateKey = Self("duplicate-key")
+    /// The table lacks rows it must have (for example a flow without a `*` default).
+    public static let incomplete = Self("incomplete")
 }

@@ -6,40 +6,17 @@
 /// kinds with a `default` case.
 public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier for what is wrong with the input.
-    public struct Kind: ErrorKind {
-        /// The stable identifier, e.g. `"wrong-length"`.
-        public let id: String
-
-        private init(_ id: String) { self.id = id }
-
-        /// The input is empty or only whitespace.
-        public static let empty = Kind("empty")
-        /// The input is a platform placeholder that carries no value (iOS 16+ reports `65535` and `--`).
-        public static let placeholder = Kind("placeholder")
-        /// The input holds a character that has no place in it (a letter, a sign, NUL, punctuation).
-        public static let invalidCharacter = Kind("invalid-character")
-        /// The input holds a digit from outside ASCII (full-width `４`, Arabic-Indic `٤`, …).
-        public static let nonASCIIDigit = Kind("non-ascii-digit")
-        /// The input has too few or too many digits or parts.
-        public static let wrongLength = Kind("wrong-length")
-        /// The value is reserved and never assigned (for example an MCC starting with 0 or 1).
-        public static let reserved = Kind("reserved")
-        /// The value does not fit the range allowed for it.
-        public static let outOfRange = Kind("out-of-range")
-        /// The phone number carries a country code other than China's +86.
-        public static let foreignNumber = Kind("foreign-number")
-        /// An 11-digit number that is not a mainland mobile number (it does not start with 1).
-        public static let notMobile = Kind("not-mobile")
-        /// The input has the right characters in the wrong arrangement.
-        public static let malformed = Kind("malformed")
-    }
+    public typealias Kind = ErrorKind<ParseError>
 
     /// What kind of value was being read.
-    public struct Subject: ErrorKind {
+    public struct Subject: Hashable, Sendable, CustomStringConvertible {
         /// The name used in messages, e.g. `"PLMN"`; it is also the stable identifier.
         public let id: String
 
         private init(_ id: String) { self.id = id }
+
+        /// The name used in messages.
+        public var description: String { id }
 
         /// A PLMN (MCC and MNC).
         public static let plmn = Subject("PLMN")
@@ -118,4 +95,27 @@ extension ParseError {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
         }
     }
+}
+
+extension ErrorKind where Failure == ParseError {
+    /// The input is empty or only whitespace.
+    public static let empty = Self("empty")
+    /// The input is a platform placeholder that carries no value (iOS 16+ reports `65535` and `--`).
+    public static let placeholder = Self("placeholder")
+    /// The input holds a character that has no place in it (a letter, a sign, NUL, punctuation).
+    public static let invalidCharacter = Self("invalid-character")
+    /// The input holds a digit from outside ASCII (full-width `４`, Arabic-Indic `٤`, …).
+    public static let nonASCIIDigit = Self("non-ascii-digit")
+    /// The input has too few or too many digits or parts.
+    public static let wrongLength = Self("wrong-length")
+    /// The value is reserved and never assigned (for example an MCC starting with 0 or 1).
+    public static let reserved = Self("reserved")
+    /// The value does not fit the range allowed for it.
+    public static let outOfRange = Self("out-of-range")
+    /// The phone number carries a country code other than China's +86.
+    public static let foreignNumber = Self("foreign-number")
+    /// An 11-digit number that is not a mainland mobile number (it does not start with 1).
+    public static let notMobile = Self("not-mobile")
+    /// The input has the right characters in the wrong arrangement.
+    public static let malformed = Self("malformed")
 }
