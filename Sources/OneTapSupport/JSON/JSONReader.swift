@@ -1,6 +1,6 @@
-/// Reads JSON (RFC 8259) straight from bytes, value by value, into a type's own fields: what a value
-/// with a hand-written JSON form (``LoginSession/init(json:)-(String)``) is read with, without building
-/// a tree first as `JSONDecoder` does.
+/// Reads JSON (RFC 8259) straight from bytes, value by value, into a type's own fields: what every
+/// record OneTap stores or is handed is read with (``JSONRecord``: a session, a token file, a device
+/// snapshot, a refresh answer), without building a tree first as `JSONDecoder` does.
 ///
 /// It is stricter than `JSONDecoder`, never looser: an integer field takes only integer syntax (`2`,
 /// not `2.0`), a known key written twice in one object is refused (`JSONDecoder` keeps the first; an
@@ -72,12 +72,14 @@ package struct JSONReader {
     /// Reads one JSON text: `body` reads its value, and nothing but white space may follow it.
     /// - Parameters:
     ///   - input: The UTF-8 bytes.
+    ///   - skippingByteOrderMark: Whether a UTF-8 byte order mark before the value is skipped (as
+    ///     `JSONDecoder` skips it, for what an app or a file may send), rather than refused.
     ///   - body: Reads the value.
     /// - Returns: What `body` returns.
     /// - Throws: `JSONReadError` (corrupt) for input that is not one JSON value; what `body` throws.
     /// - Complexity: O(*n*) in the input's length, plus what `body` does.
     package static func read<Bytes: Collection<UInt8>, Value>(
-        _ input: Bytes, _ body: (inout JSONReader) throws(JSONReadError) -> Value
+        _ input: Bytes, skippingByteOrderMark: Bool = false, _ body: (inout JSONReader) throws(JSONReadError) -> Value
     ) throws(JSONReadError) -> Value {
         func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Value, JSONReadError> {
             withUnsafeTemporaryAllocation(of: Step.self, capacity: inlineSteps) { path in
@@ -87,6 +89,7 @@ package struct JSONReader {
         func run(_ buffer: UnsafeBufferPointer<UInt8>, path: UnsafeMutableBufferPointer<Step>) -> Result<Value, JSONReadError> {
             var reader = JSONReader(buffer, path: path)
             return Result { () throws(JSONReadError) -> Value in
+                if skippingByteOrderMark, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
                 reader.skipSpace()
                 guard reader.index < buffer.count else { throw reader.corrupt("no JSON value: the input is empty") }
                 let value = try body(&reader)
@@ -106,6 +109,14 @@ package struct JSONReader {
     /// - Returns: The error.
     package func corrupt(_ reason: String) -> JSONReadError {
         JSONReadError(.corrupt, codingPath, "\(reason) (at byte \(index))")
+    }
+
+    /// A `JSONReadError` (corrupt) for a value that reads but makes no sense (`invalid PLMN "4600a": …`):
+    /// the message alone, without the byte position ``corrupt(_:)`` adds.
+    /// - Parameter reason: What is wrong.
+    /// - Returns: The error.
+    package func invalid(_ reason: String) -> JSONReadError {
+        JSONReadError(.corrupt, codingPath, reason)
     }
 
     /// A `DecodingError.keyNotFound` for a member an object must have.
@@ -519,6 +530,33 @@ package struct JSONReader {
             guard !overflow, !overflow2 else { throw corrupt("an integer out of range") }
             value = next
             position += 1
+        }
+        return value
+    }
+
+    /// Reads an integer, written without a fraction or an exponent.
+    /// - Returns: The integer.
+    /// - Throws: `JSONReadError` when the next value is no number, is not an integer, or is out of
+    ///   `Int64`'s range.
+    @inline(__always)
+    package mutating func int64() throws(JSONReadError) -> Int64 { Int64(try int()) }
+
+    /// Reads an unsigned integer, written without a sign, a fraction or an exponent (a token's version).
+    /// - Returns: The integer.
+    /// - Throws: `JSONReadError` when the next value is no number, is not such an integer, or is out of
+    ///   `UInt64`'s range.
+    package mutating func uint64() throws(JSONReadError) -> UInt64 {
+        skipSpace()
+        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
+        let (range, integral) = try numberRange()
+        guard integral else { throw corrupt("expected an integer, found a fraction or an exponent") }
+        guard bytes[range.lowerBound] != UInt8(ascii: "-") else { throw corrupt("an integer out of range (below 0)") }
+        var value: UInt64 = 0
+        for position in range {
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = shifted.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { throw corrupt("an integer out of range") }
+            value = next
         }
         return value
     }
