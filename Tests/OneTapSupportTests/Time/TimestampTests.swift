@@ -103,7 +103,7 @@ import Testing
 
     // MARK: Beside Foundation
 
-    /// 20,000 instants from 1970 to 9999, each with milliseconds: what this writes, Foundation's
+    /// 4,000 instants from 1970 to 9999, each with milliseconds: what this writes, Foundation's
     /// `ISO8601DateFormatter` reads as the same instant; what Foundation writes, this reads as the same.
     @Test func agreesWithFoundationFrom1970To9999() throws {
         let formatter = ISO8601DateFormatter()
@@ -111,7 +111,7 @@ import Testing
         let whole = ISO8601DateFormatter()
         whole.formatOptions = [.withInternetDateTime]
         var random = SplitMix64(seed: 7)
-        for _ in 0..<20_000 {
+        for _ in 0..<4_000 {
             let milliseconds = Int64(random.next() % UInt64(Timestamp.latest + 1))
             let text = Timestamp.format(milliseconds: milliseconds)
             let read = try #require(formatter.date(from: text), "\(text)")
