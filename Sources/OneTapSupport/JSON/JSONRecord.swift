@@ -100,7 +100,7 @@ extension JSONReader {
     ///   - slot: The member's value so far, nil while unseen.
     ///   - key: The key just read.
     /// - Throws: ``JSONReadError`` (corrupt) when the member was seen before.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func unseen<Value>(_ slot: Value?, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
     }
@@ -108,7 +108,7 @@ extension JSONReader {
     /// Reads an instant as OneTap stores every instant: whole milliseconds since 1970 (an integer).
     /// - Returns: The instant.
     /// - Throws: ``JSONReadError`` when the next value is no integer in `Int64`'s range.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func instant() throws(JSONReadError) -> Date {
         Date(millisecondsSince1970: try int64())
     }
@@ -130,6 +130,7 @@ extension JSONReader {
     /// - Parameter parse: Makes the value from the text.
     /// - Returns: The value.
     /// - Throws: ``JSONReadError``: a mismatch for a value that is no string, corrupt when `parse` throws.
+    @inlinable
     package mutating func parsed<Value>(_ parse: (String) throws(ParseError) -> Value) throws(JSONReadError) -> Value {
         let text = try string()
         do {
@@ -139,24 +140,17 @@ extension JSONReader {
         }
     }
 
-    /// A string naming a case of `type`, matched on its bytes.
+    /// A string naming a case of `type` (its raw value).
     /// - Parameter type: The type.
     /// - Returns: The case.
     /// - Throws: ``JSONReadError``: a mismatch for a value that is no string, corrupt for text that names
     ///   no case.
-    package mutating func raw<Value: RawRepresentable<String> & CaseIterable>(_ type: Value.Type) throws(JSONReadError) -> Value {
-        let text: String
-        if let utf8 = try plainString() {
-            for value in Value.allCases {
-                var name = value.rawValue
-                if name.utf8.count == utf8.count, name.withUTF8({ JSONKey.same($0, utf8) }) { return value }
-            }
-            text = String(decoding: utf8, as: UTF8.self)
-        } else {
-            text = try string()
-            if let value = Value(rawValue: text) { return value }
-        }
-        throw corrupt("not a \(Value.self): \(QuotedInput(text))")
+    /// - Complexity: O(*n*) in the text; no allocation for a name of at most 15 bytes (a small string).
+    @inlinable
+    package mutating func raw<Value: RawRepresentable<String>>(_ type: Value.Type) throws(JSONReadError) -> Value {
+        let text = if let utf8 = try plainString() { String(decoding: utf8, as: UTF8.self) } else { try string() }
+        guard let value = Value(rawValue: text) else { throw corrupt("not a \(Value.self): \(QuotedInput(text))") }
+        return value
     }
 
     /// A SHA-256 digest: 64 hexadecimal digits.
@@ -200,7 +194,7 @@ extension JSONReader {
     ///   - key: The member's key.
     /// - Returns: The value.
     /// - Throws: ``JSONReadError`` (missing) naming the key.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func required<Value>(_ value: Value?, _ key: StaticString) throws(JSONReadError) -> Value {
         guard let value else { throw missing(key) }
         return value
@@ -240,6 +234,7 @@ package struct StoredInstants {
     ///   - reader: The reader, at the value.
     /// - Returns: The instant, to the millisecond.
     /// - Throws: ``JSONReadError`` for a value that is no such number.
+    @inlinable
     package mutating func read(milliseconds inMilliseconds: Bool, _ reader: inout JSONReader) throws(JSONReadError) -> Date {
         if inMilliseconds {
             milliseconds = true
