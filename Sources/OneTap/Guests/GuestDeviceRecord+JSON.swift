@@ -58,16 +58,16 @@ extension GuestDeviceRecord: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "format":
-                try reader.unseen(format, key)
+                try reader.unseen(format != nil, key)
                 format = try reader.string()
             case "generation":
-                try reader.unseen(generation, key)
+                try reader.unseen(generation != nil, key)
                 generation = try reader.int()
             case "account":
-                try reader.unseen(account, key)
+                try reader.unseen(account != nil, key)
                 account = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AccountID(text) })
             case "lastLogin":
-                try reader.unseen(lastLogin, key)
+                try reader.unseen(lastLogin != nil, key)
                 lastLogin = .some(try reader.null() ? nil : try LastLoginHint(reading: &reader))
             default: break
             }

@@ -28,7 +28,7 @@ public enum TianyiRefreshResponse {
             while let key = try reader.nextKey(in: &members) {
                 switch key {
                 case "result":
-                    try reader.unseen(result, key)
+                    try reader.unseen(result != nil, key)
                     // A JSON integer (`0`) or a string (`"0"`).
                     if try reader.peek() == .number {
                         result = ResultCode(integerLiteral: try reader.int64())
@@ -36,17 +36,17 @@ public enum TianyiRefreshResponse {
                         result = try reader.parsed { (text) throws(ParseError) in try ResultCode(text) }
                     }
                 case "accessToken":
-                    try reader.unseen(accessToken, key)
+                    try reader.unseen(accessToken != nil, key)
                     accessToken = .some(try reader.null() ? nil : try reader.string())
                 case "refreshToken":
-                    try reader.unseen(refreshToken, key)
+                    try reader.unseen(refreshToken != nil, key)
                     refreshToken = .some(try reader.null() ? nil : try reader.string())
                 case "expiresIn":
-                    try reader.unseen(expiresIn, key)
+                    try reader.unseen(expiresIn != nil, key)
                     // Seconds as a JSON integer or, as Tianyi sends them, a numeric string.
                     expiresIn = .some(try reader.null() ? nil : try ExpiresIn(reading: &reader))
                 case "msg":
-                    try reader.unseen(msg, key)
+                    try reader.unseen(msg != nil, key)
                     msg = .some(try reader.null() ? nil : try reader.string())
                 default: break
                 }

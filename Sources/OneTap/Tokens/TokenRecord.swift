@@ -90,31 +90,31 @@ struct TokenRecord: JSONRecord, Hashable {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "accessToken":
-                try reader.unseen(accessToken, key)
+                try reader.unseen(accessToken != nil, key)
                 accessToken = try reader.string()
             case "account":
-                try reader.unseen(account, key)
+                try reader.unseen(account != nil, key)
                 account = try reader.string()
             case "dueAtMs":
-                try reader.unseen(dueAtMs, key)
+                try reader.unseen(dueAtMs != nil, key)
                 dueAtMs = try reader.int64()
             case "expiresAtMs":
-                try reader.unseen(expiresAtMs, key)
+                try reader.unseen(expiresAtMs != nil, key)
                 expiresAtMs = try reader.int64()
             case "flow":
-                try reader.unseen(flow, key)
+                try reader.unseen(flow != nil, key)
                 flow = try reader.string()
             case "format":
-                try reader.unseen(format, key)
+                try reader.unseen(format != nil, key)
                 format = try reader.string()
             case "issuedAtMs":
-                try reader.unseen(issuedAtMs, key)
+                try reader.unseen(issuedAtMs != nil, key)
                 issuedAtMs = try reader.int64()
             case "refreshToken":
-                try reader.unseen(refreshToken, key)
+                try reader.unseen(refreshToken != nil, key)
                 refreshToken = .some(try reader.null() ? nil : try reader.string())
             case "version":
-                try reader.unseen(version, key)
+                try reader.unseen(version != nil, key)
                 version = try reader.uint64()
             default:
                 throw reader.corrupt("unknown key \(QuotedInput(key.text)): not a OneTap token record")

@@ -44,22 +44,22 @@ enum SMSCommand {
             while let key = try reader.nextKey(in: &members) {
                 switch key {
                 case "at":
-                    try reader.unseen(at, key)
+                    try reader.unseen(at != nil, key)
                     at = try reader.string()
                 case "number":
-                    try reader.unseen(number, key)
+                    try reader.unseen(number != nil, key)
                     number = try reader.string()
                 case "ip":
-                    try reader.unseen(ip, key)
+                    try reader.unseen(ip != nil, key)
                     ip = .some(try text(&reader))
                 case "device":
-                    try reader.unseen(device, key)
+                    try reader.unseen(device != nil, key)
                     device = .some(try text(&reader))
                 case "session":
-                    try reader.unseen(session, key)
+                    try reader.unseen(session != nil, key)
                     session = .some(try text(&reader))
                 case "captcha":
-                    try reader.unseen(captcha, key)
+                    try reader.unseen(captcha != nil, key)
                     captcha = .some(try reader.null() ? nil : try reader.bool())
                 default:
                     throw reader.invalid("unknown key; a request has at, number, ip, device, session, captcha")

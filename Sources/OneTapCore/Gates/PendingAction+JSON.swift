@@ -33,23 +33,23 @@ extension PendingAction {
         while let name = try reader.nextKey(in: &members) {
             switch name {
             case "key":
-                try reader.unseen(key, name)
+                try reader.unseen(key != nil, name)
                 key = try reader.string()
             case "action":
-                try reader.unseen(action, name)
+                try reader.unseen(action != nil, name)
                 let text = try reader.string()
                 if let problem = LoginGate.problem(text) { throw reader.corrupt(problem) }
                 action = text
             case "payload":
-                try reader.unseen(payload, name)
+                try reader.unseen(payload != nil, name)
                 let value = try reader.null() ? nil : try JSONValue(reading: &reader)
                 if let problem = Self.payloadProblem(value) { throw reader.corrupt(problem) }
                 payload = .some(value)
             case "createdAtMs", "createdAt":
-                try reader.unseen(createdAt, name)
+                try reader.unseen(createdAt != nil, name)
                 createdAt = try instants.read(milliseconds: "createdAtMs" ~= name, &reader)
             case "expiresAtMs", "expiresAt":
-                try reader.unseen(expiresAt, name)
+                try reader.unseen(expiresAt != nil, name)
                 expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= name, &reader)
             default: break
             }

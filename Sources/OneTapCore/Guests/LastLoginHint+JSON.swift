@@ -62,16 +62,16 @@ extension LastLoginHint: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "format":
-                try reader.unseen(format, key)
+                try reader.unseen(format != nil, key)
                 format = try reader.string()
             case "flow":
-                try reader.unseen(flow, key)
+                try reader.unseen(flow != nil, key)
                 flow = try reader.raw(LoginFlow.self)
             case "maskedNumber":
-                try reader.unseen(maskedNumber, key)
+                try reader.unseen(maskedNumber != nil, key)
                 maskedNumber = .some(try reader.null() ? nil : try reader.string())
             case "atMs", "at":
-                try reader.unseen(at, key)
+                try reader.unseen(at != nil, key)
                 at = try instants.read(milliseconds: "atMs" ~= key, &reader)
             default: break
             }

@@ -84,37 +84,37 @@ extension MergeJournal: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "format":
-                try reader.unseen(format, key)
+                try reader.unseen(format != nil, key)
                 format = try reader.string()
             case "guest":
-                try reader.unseen(guest, key)
+                try reader.unseen(guest != nil, key)
                 guest = try reader.parsed { (text) throws(ParseError) in try GuestID(text) }
             case "account":
-                try reader.unseen(account, key)
+                try reader.unseen(account != nil, key)
                 account = try reader.parsed { (text) throws(ParseError) in try AccountID(text) }
             case "plan":
-                try reader.unseen(plan, key)
+                try reader.unseen(plan != nil, key)
                 plan = try MergePlan(reading: &reader)
             case "startedAtMs", "startedAt":
-                try reader.unseen(startedAt, key)
+                try reader.unseen(startedAt != nil, key)
                 startedAt = try instants.read(milliseconds: "startedAtMs" ~= key, &reader)
             case "completed":
-                try reader.unseen(completed, key)
+                try reader.unseen(completed != nil, key)
                 completed = try reader.int()
             case "done":
-                try reader.unseen(done, key)
+                try reader.unseen(done != nil, key)
                 done = try reader.bool()
             case "finishedAtMs", "finishedAt":
-                try reader.unseen(finishedAt, key)
+                try reader.unseen(finishedAt != nil, key)
                 finishedAt = .some(try reader.null() ? nil : try instants.read(milliseconds: "finishedAtMs" ~= key, &reader))
             case "holder":
-                try reader.unseen(holder, key)
+                try reader.unseen(holder != nil, key)
                 holder = .some(try reader.null() ? nil : try reader.string())
             case "leaseUntilMs", "leaseUntil":
-                try reader.unseen(leaseUntil, key)
+                try reader.unseen(leaseUntil != nil, key)
                 leaseUntil = .some(try reader.null() ? nil : try instants.read(milliseconds: "leaseUntilMs" ~= key, &reader))
             case "version":
-                try reader.unseen(version, key)
+                try reader.unseen(version != nil, key)
                 version = try reader.int()
             default: break
             }

@@ -43,20 +43,20 @@ extension MergePlan: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "steps":
-                try reader.unseen(steps, key)
+                try reader.unseen(steps != nil, key)
                 steps = try reader.elements { (reader) throws(JSONReadError) in try Step(reading: &reader) }
             case "merged":
-                try reader.unseen(merged, key)
+                try reader.unseen(merged != nil, key)
                 guard case .object(let members) = try JSONValue(reading: &reader) else { throw reader.corrupt("expected an object of data by kind") }
                 merged = members
             case "kept":
-                try reader.unseen(kept, key)
+                try reader.unseen(kept != nil, key)
                 kept = try reader.elements { (reader) throws(JSONReadError) in try reader.string() }
             case "moved":
-                try reader.unseen(moved, key)
+                try reader.unseen(moved != nil, key)
                 moved = try Self.lists(&reader)
             case "discarded":
-                try reader.unseen(discarded, key)
+                try reader.unseen(discarded != nil, key)
                 discarded = try Self.lists(&reader)
             default: break
             }
@@ -110,16 +110,16 @@ extension MergePlan.Step: JSONRecord {
             case "removeGuest": write = false
             default: throw reader.corrupt("a step is {\"write\": …} or {\"removeGuest\": …}")
             }
-            try reader.unseen(step, key)
+            try reader.unseen(step != nil, key)
             var kind: String?, value: JSONValue?
             var fields = try reader.beginObject()
             while let field = try reader.nextKey(in: &fields) {
                 switch field {
                 case "kind":
-                    try reader.unseen(kind, field)
+                    try reader.unseen(kind != nil, field)
                     kind = try reader.string()
                 case "value" where write:
-                    try reader.unseen(value, field)
+                    try reader.unseen(value != nil, field)
                     value = try JSONValue(reading: &reader)
                 default: break
                 }

@@ -24,29 +24,33 @@ extension LoginPlan: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "carrier":
-                try reader.unseen(carrier, key)
+                try reader.unseen(carrier != nil, key)
                 carrier = try reader.raw(Carrier.self)
             case "evidence":
-                try reader.unseen(evidence, key)
+                try reader.unseen(evidence != nil, key)
                 evidence = try reader.raw(EvidenceSource.self)
             case "flows":
-                try reader.unseen(flows, key)
+                try reader.unseen(flows != nil, key)
                 let list = try reader.elements { (reader) throws(JSONReadError) in try reader.raw(LoginFlow.self) }
                 if let problem = FlowSequence.validate(list) { throw reader.corrupt(problem) }
                 flows = FlowSequence(unchecked: list)
             case "reason":
-                try reader.unseen(reason, key)
+                try reader.unseen(reason != nil, key)
                 reason = try reader.raw(RoutingReason.self)
             case "condition":
-                try reader.unseen(condition, key)
+                try reader.unseen(condition != nil, key)
                 let text = try reader.string()
                 condition = RoutingPolicy.Condition.named(text)
                 if condition == nil { throw reader.corrupt(RoutingPolicy.Condition.unknown(text)) }
             default: break
             }
         }
-        self.init(
-            carrier: try reader.required(carrier, "carrier"), evidence: try reader.required(evidence, "evidence"), flows: try reader.required(flows, "flows"),
-            reason: try reader.required(reason, "reason"), condition: try reader.required(condition, "condition"))
+        // Guards, not a generic helper: this is every session's hot path.
+        guard let carrier else { throw reader.missing("carrier") }
+        guard let evidence else { throw reader.missing("evidence") }
+        guard let flows else { throw reader.missing("flows") }
+        guard let reason else { throw reader.missing("reason") }
+        guard let condition else { throw reader.missing("condition") }
+        self.init(carrier: carrier, evidence: evidence, flows: flows, reason: reason, condition: condition)
     }
 }

@@ -73,28 +73,28 @@ extension SMSCodeRecord: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "format":
-                try reader.unseen(format, key)
+                try reader.unseen(format != nil, key)
                 format = try reader.string()
             case "id":
-                try reader.unseen(id, key)
+                try reader.unseen(id != nil, key)
                 id = try reader.string()
             case "number":
-                try reader.unseen(number, key)
+                try reader.unseen(number != nil, key)
                 number = try reader.parsed { (text) throws(ParseError) in try PhoneNumber(text) }
             case "digest":
-                try reader.unseen(digest, key)
+                try reader.unseen(digest != nil, key)
                 digest = try reader.digest()
             case "session":
-                try reader.unseen(session, key)
+                try reader.unseen(session != nil, key)
                 session = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try LoginSessionID(text) })
             case "issuedAtMs", "issuedAt":
-                try reader.unseen(issuedAt, key)
+                try reader.unseen(issuedAt != nil, key)
                 issuedAt = try instants.read(milliseconds: "issuedAtMs" ~= key, &reader)
             case "expiresAtMs", "expiresAt":
-                try reader.unseen(expiresAt, key)
+                try reader.unseen(expiresAt != nil, key)
                 expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= key, &reader)
             case "wrongAttempts":
-                try reader.unseen(wrongAttempts, key)
+                try reader.unseen(wrongAttempts != nil, key)
                 wrongAttempts = try reader.int()
             default: break
             }

@@ -143,7 +143,7 @@ extension LoginSession: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "format":
-                try reader.unseen(format, key)
+                try reader.unseen(format != nil, key)
                 // Compared as bytes: the expected format costs no string of its own.
                 if let utf8 = try reader.plainString() {
                     format = Self.formatV2UTF8.same(utf8) ? Self.format : Self.formatV1UTF8.same(utf8) ? Self.formatV1 : String(decoding: utf8, as: UTF8.self)
@@ -151,59 +151,59 @@ extension LoginSession: JSONRecord {
                     format = try reader.string()
                 }
             case "id":
-                try reader.unseen(id, key)
+                try reader.unseen(id != nil, key)
                 id = try reader.parsed { (text) throws(ParseError) in try LoginSessionID(text) }
             case "version":
-                try reader.unseen(version, key)
+                try reader.unseen(version != nil, key)
                 version = try reader.int()
             case "plan":
-                try reader.unseen(plan, key)
+                try reader.unseen(plan != nil, key)
                 plan = try LoginPlan(reading: &reader)
             case "stage":
-                try reader.unseen(kind, key)
+                try reader.unseen(kind != nil, key)
                 kind = try reader.string()
             case "flow":
-                try reader.unseen(flow, key)
+                try reader.unseen(flow != nil, key)
                 flow = .some(try reader.null() ? nil : try reader.raw(LoginFlow.self))
             case "attempt":
-                try reader.unseen(attempt, key)
+                try reader.unseen(attempt != nil, key)
                 attempt = .some(try reader.null() ? nil : try reader.int())
             case "token":
-                try reader.unseen(token, key)
+                try reader.unseen(token != nil, key)
                 token = .some(try reader.null() ? nil : try reader.digest())
             case "receivedAtMs", "receivedAt":
-                try reader.unseen(receivedAt, key)
+                try reader.unseen(receivedAt != nil, key)
                 let inMilliseconds = "receivedAtMs" ~= key
                 receivedAt = .some(try reader.null() ? nil : try instants.read(milliseconds: inMilliseconds, &reader))
             case "ending":
-                try reader.unseen(ending, key)
+                try reader.unseen(ending != nil, key)
                 ending = .some(try reader.null() ? nil : try reader.raw(Decision.Ending.self))
             case "trace":
-                try reader.unseen(trace, key)
+                try reader.unseen(trace != nil, key)
                 trace = try reader.elements { (reader) throws(JSONReadError) in try LoginStep(reading: &reader) }
             case "alerts":
-                try reader.unseen(alerts, key)
+                try reader.unseen(alerts != nil, key)
                 alerts = try reader.elements { (reader) throws(JSONReadError) in try LoginAlert(reading: &reader) }
             case "createdAtMs", "createdAt":
-                try reader.unseen(createdAt, key)
+                try reader.unseen(createdAt != nil, key)
                 createdAt = try instants.read(milliseconds: "createdAtMs" ~= key, &reader)
             case "expiresAtMs", "expiresAt":
-                try reader.unseen(expiresAt, key)
+                try reader.unseen(expiresAt != nil, key)
                 expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= key, &reader)
             case "exchangedTokens":
-                try reader.unseen(exchangedTokens, key)
+                try reader.unseen(exchangedTokens != nil, key)
                 exchangedTokens = try reader.elements { (reader) throws(JSONReadError) in try reader.digest() }
             case "unknownExchanges":
-                try reader.unseen(unknownExchanges, key)
+                try reader.unseen(unknownExchanges != nil, key)
                 unknownExchanges = try reader.elements { (reader) throws(JSONReadError) in try UnknownExchange(reading: &reader, &instants) }
             case "verified":
-                try reader.unseen(verified, key)
+                try reader.unseen(verified != nil, key)
                 verified = .some(try reader.null() ? nil : try VerifiedLogin(reading: &reader))
             case "pending":
-                try reader.unseen(pending, key)
+                try reader.unseen(pending != nil, key)
                 pending = .some(try reader.null() ? nil : try PendingAction(reading: &reader, &instants))
             case "platform":
-                try reader.unseen(platform, key)
+                try reader.unseen(platform != nil, key)
                 platform = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try Platform(text) })
             default: break
             }
@@ -285,13 +285,13 @@ extension LoginSession.UnknownExchange {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "flow":
-                try reader.unseen(flow, key)
+                try reader.unseen(flow != nil, key)
                 flow = try reader.raw(LoginFlow.self)
             case "token":
-                try reader.unseen(token, key)
+                try reader.unseen(token != nil, key)
                 token = try reader.digest()
             case "atMs", "at":
-                try reader.unseen(at, key)
+                try reader.unseen(at != nil, key)
                 at = try instants.read(milliseconds: "atMs" ~= key, &reader)
             default: break
             }

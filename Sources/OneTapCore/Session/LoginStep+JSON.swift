@@ -30,38 +30,40 @@ extension LoginStep: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "flow":
-                try reader.unseen(flow, key)
+                try reader.unseen(flow != nil, key)
                 flow = try reader.raw(LoginFlow.self)
             case "attempt":
-                try reader.unseen(attempt, key)
+                try reader.unseen(attempt != nil, key)
                 attempt = try reader.int()
             case "code":
-                try reader.unseen(code, key)
+                try reader.unseen(code != nil, key)
                 code = try reader.string()
             case "detail":
-                try reader.unseen(detail, key)
+                try reader.unseen(detail != nil, key)
                 detail = .some(try reader.null() ? nil : try reader.string())
             case "action":
-                try reader.unseen(action, key)
+                try reader.unseen(action != nil, key)
                 action = try reader.raw(OutcomeAction.self)
             case "meaning":
-                try reader.unseen(meaning, key)
+                try reader.unseen(meaning != nil, key)
                 meaning = try reader.string()
             case "next":
-                try reader.unseen(next, key)
+                try reader.unseen(next != nil, key)
                 let text = try reader.string()
                 next = Decision.Step(text)
                 if next == nil { throw reader.corrupt(Decision.Step.unknown(text)) }
             default: break
             }
         }
-        let flowRead = try reader.required(flow, "flow")
-        let attemptRead = try reader.required(attempt, "attempt")
-        let codeRead = try reader.required(code, "code")
-        guard let result = Result(code: codeRead, detail: detail ?? nil) else { throw reader.corrupt(Result.unknown(codeRead), at: "code") }
-        self.init(
-            flow: flowRead, attempt: attemptRead, result: result, action: try reader.required(action, "action"), meaning: try reader.required(meaning, "meaning"),
-            next: try reader.required(next, "next"))
+        // Guards, not a generic helper: this is every session's hot path.
+        guard let flow else { throw reader.missing("flow") }
+        guard let attempt else { throw reader.missing("attempt") }
+        guard let code else { throw reader.missing("code") }
+        guard let result = Result(code: code, detail: detail ?? nil) else { throw reader.corrupt(Result.unknown(code), at: "code") }
+        guard let action else { throw reader.missing("action") }
+        guard let meaning else { throw reader.missing("meaning") }
+        guard let next else { throw reader.missing("next") }
+        self.init(flow: flow, attempt: attempt, result: result, action: action, meaning: meaning, next: next)
     }
 }
 
@@ -83,17 +85,20 @@ extension LoginAlert: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "flow":
-                try reader.unseen(flow, key)
+                try reader.unseen(flow != nil, key)
                 flow = try reader.raw(LoginFlow.self)
             case "code":
-                try reader.unseen(code, key)
+                try reader.unseen(code != nil, key)
                 code = try reader.string()
             case "meaning":
-                try reader.unseen(meaning, key)
+                try reader.unseen(meaning != nil, key)
                 meaning = try reader.string()
             default: break
             }
         }
-        self.init(flow: try reader.required(flow, "flow"), code: try reader.required(code, "code"), meaning: try reader.required(meaning, "meaning"))
+        guard let flow else { throw reader.missing("flow") }
+        guard let code else { throw reader.missing("code") }
+        guard let meaning else { throw reader.missing("meaning") }
+        self.init(flow: flow, code: code, meaning: meaning)
     }
 }

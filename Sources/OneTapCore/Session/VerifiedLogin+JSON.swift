@@ -19,14 +19,15 @@ extension VerifiedLogin: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "phoneNumber":
-                try reader.unseen(phoneNumber, key)
+                try reader.unseen(phoneNumber != nil, key)
                 phoneNumber = try reader.parsed { (text) throws(ParseError) in try PhoneNumber(text) }
             case "account":
-                try reader.unseen(account, key)
+                try reader.unseen(account != nil, key)
                 account = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AccountID(text) })
             default: break
             }
         }
-        self.init(phoneNumber: try reader.required(phoneNumber, "phoneNumber"), account: account ?? nil)
+        guard let phoneNumber else { throw reader.missing("phoneNumber") }
+        self.init(phoneNumber: phoneNumber, account: account ?? nil)
     }
 }

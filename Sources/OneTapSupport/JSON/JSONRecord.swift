@@ -95,14 +95,14 @@ extension JSONReadable {
 }
 
 extension JSONReader {
-    /// Refuses a key written twice: `slot` is where its first value went.
+    /// Refuses a key written twice.
     /// - Parameters:
-    ///   - slot: The member's value so far, nil while unseen.
+    ///   - seen: Whether the member was read before (its slot holds a value: `unseen(format != nil, key)`).
     ///   - key: The key just read.
     /// - Throws: ``JSONReadError`` (corrupt) when the member was seen before.
-    @inlinable @inline(__always)
-    package func unseen<Value>(_ slot: Value?, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
+    @inline(__always)
+    package func unseen(_ seen: Bool, _ key: JSONKey) throws(JSONReadError) {
+        if seen { throw duplicate(key) }
     }
 
     /// Reads an instant as OneTap stores every instant: whole milliseconds since 1970 (an integer).
@@ -138,19 +138,6 @@ extension JSONReader {
         } catch {
             throw invalid(error.description)
         }
-    }
-
-    /// A string naming a case of `type` (its raw value).
-    /// - Parameter type: The type.
-    /// - Returns: The case.
-    /// - Throws: ``JSONReadError``: a mismatch for a value that is no string, corrupt for text that names
-    ///   no case.
-    /// - Complexity: O(*n*) in the text; no allocation for a name of at most 15 bytes (a small string).
-    @inlinable
-    package mutating func raw<Value: RawRepresentable<String>>(_ type: Value.Type) throws(JSONReadError) -> Value {
-        let text = if let utf8 = try plainString() { String(decoding: utf8, as: UTF8.self) } else { try string() }
-        guard let value = Value(rawValue: text) else { throw corrupt("not a \(Value.self): \(QuotedInput(text))") }
-        return value
     }
 
     /// A SHA-256 digest: 64 hexadecimal digits.

@@ -35,13 +35,13 @@ import Testing
             while let key = try reader.nextKey(in: &members) {
                 switch key {
                 case "format":
-                    try reader.unseen(format, key)
+                    try reader.unseen(format != nil, key)
                     format = try reader.string()
                 case "name":
-                    try reader.unseen(name, key)
+                    try reader.unseen(name != nil, key)
                     name = try reader.string()
                 case "atMs", "at":
-                    try reader.unseen(at, key)
+                    try reader.unseen(at != nil, key)
                     at = try instants.read(milliseconds: "atMs" ~= key, &reader)
                 default: break
                 }
