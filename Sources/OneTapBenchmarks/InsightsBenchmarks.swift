@@ -128,7 +128,7 @@ enum InsightsBenchmarks {
         var copy = 0
         let startDay = Int64(1_796_083_200 / 86_400)
         while written < events {
-            let date = Array(UTCMilliseconds.format((startDay + Int64(copy)) * 86_400_000).prefix(10).utf8)
+            let date = Array(Timestamp.format(milliseconds: (startDay + Int64(copy)) * 86_400_000).prefix(10).utf8)
             for (index, line) in base.enumerated() where written < events {
                 var line = line
                 for offset in 0..<10 { line[dateOffset + offset] = date[offset] }

@@ -179,13 +179,14 @@ enum PostgresBenchmarks {
         // pgbench's transaction: the statements PostgresSMSStore sends for one admitted send, for a random
         // number in 150…: lock, read, write (the counter and the record), commit.
         let (_, sample) = rules.issue(to: try PhoneNumber("15000000000"), session: nil, key: key, at: now)
-        let record = String(decoding: try JSONEncoder().encode(sample), as: UTF8.self)
+        let record = try sample.json()
+        let nowMs = "(extract(epoch FROM now()) * 1000)::bigint"
         let script = """
             \\set n random(1, 99999999)
             BEGIN;
             SELECT pg_advisory_xact_lock(key) FROM unnest(ARRAY[hashtextextended('c' || :n, 0), hashtextextended('n' || :n, 0)]) AS key;
-            SELECT counter, events, NULL::text AS record, keep_until FROM \(quoted).sms_counters WHERE counter = ANY(ARRAY['sends:number:150' || :n, 'failed-verifies:number:150' || :n]) UNION ALL SELECT NULL, NULL, record, keep_until FROM \(quoted).sms_codes WHERE number = '150' || :n;
-            WITH part0 AS (INSERT INTO \(quoted).sms_codes (number, record, keep_until) VALUES ('150' || :n, '\(record)', now() + interval '2 days') ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until = EXCLUDED.keep_until) INSERT INTO \(quoted).sms_counters (counter, events, keep_until) SELECT put.counter, (ARRAY[now()])[put.first + 1 : put.last], now() + interval '2 days' FROM unnest(ARRAY['sends:number:150' || :n], ARRAY[0::bigint], ARRAY[1::bigint]) AS put(counter, first, last) ON CONFLICT (counter) DO UPDATE SET events = EXCLUDED.events, keep_until = EXCLUDED.keep_until;
+            SELECT counter, events_ms, NULL::text AS record, keep_until_ms FROM \(quoted).sms_counters WHERE counter = ANY(ARRAY['sends:number:150' || :n, 'failed-verifies:number:150' || :n]) UNION ALL SELECT NULL, NULL, record, keep_until_ms FROM \(quoted).sms_codes WHERE number = '150' || :n;
+            WITH part0 AS (INSERT INTO \(quoted).sms_codes (number, record, keep_until_ms) VALUES ('150' || :n, '\(record)', \(nowMs) + 172800000) ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until_ms = EXCLUDED.keep_until_ms) INSERT INTO \(quoted).sms_counters (counter, events_ms, keep_until_ms) SELECT put.counter, (ARRAY[\(nowMs)])[put.first + 1 : put.last], \(nowMs) + 172800000 FROM unnest(ARRAY['sends:number:150' || :n], ARRAY[0::bigint], ARRAY[1::bigint]) AS put(counter, first, last) ON CONFLICT (counter) DO UPDATE SET events_ms = EXCLUDED.events_ms, keep_until_ms = EXCLUDED.keep_until_ms;
             COMMIT;
 
             """
@@ -229,13 +230,14 @@ enum PostgresBenchmarks {
         let quoted = "\"\(stores.configuration.schema)\""
         // pgbench's rows bench-0…7, and the JSON it writes: a session's, as long as ours.
         let sample = try machine.advance(machine.start(snapshot, at: Date(), id: .random()).session, .fault(.mobile, "benchmark"), at: Date()).session
-        let json = String(decoding: try JSONEncoder().encode(sample), as: UTF8.self)
+        let json = try sample.json()
+        let nowMs = "(extract(epoch FROM now()) * 1000)::bigint"
         for index in 0..<8 {
             try await stores.pool.execute(
-                "INSERT INTO \(quoted).login_sessions (id, version, expires_at, session) VALUES ($1, 1, now(), $2)", [.text("bench-\(index)"), .text(json)])
+                "INSERT INTO \(quoted).login_sessions (id, version, expires_at_ms, session) VALUES ($1, 1, \(nowMs), $2)", [.text("bench-\(index)"), .text(json)])
         }
         let script = """
-            UPDATE \(quoted).login_sessions SET version = :v + 1, expires_at = now() + interval '10 minutes', session = '\(json)' WHERE id = 'bench-' || :client_id AND version = :v AND :v + 1 > :v RETURNING version AS v \\gset
+            UPDATE \(quoted).login_sessions SET version = :v + 1, expires_at_ms = \(nowMs) + 600000, session = '\(json)' WHERE id = 'bench-' || :client_id AND version = :v AND :v + 1 > :v RETURNING version AS v \\gset
 
             """
         try script.write(toFile: directory + "/session.sql", atomically: true, encoding: .utf8)

@@ -38,10 +38,10 @@ enum SMSBenchmarks {
             report.add(Suites.row("sms send decision (policy + store)", batch, decision, "filter-and-sort per rule", reference, target: "≤ 2 µs",
                                   met: decision.median <= 2000))
             // The whole send: the code drawn (CSPRNG) and its HMAC, the decision, the event (the sender does nothing).
-            let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: InMemorySMSStore(), events: DiscardingEventSink())
+            let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: InMemorySMSStore(), events: DiscardingEventSink(), clock: FakeClock(now: now))
             let next = Cursor()
             let send = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(try? await service.send(to: numbers[next.take()], context: SMSContext(), at: now)) }
+                for _ in 0..<batch { blackHole(try? await service.send(to: numbers[next.take()], context: SMSContext())) }
             }
             let floorCursor = Cursor()
             let floor = measure(batch: batch, repetitions: repetitions) {
@@ -52,14 +52,16 @@ enum SMSBenchmarks {
 
         if options.wants("sms.verify") {
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: key, sender: sender, store: InMemorySMSStore(), events: DiscardingEventSink())
-            for number in numbers { _ = try? await service.send(to: number, context: SMSContext(), at: now) }
+            let clock = FakeClock(now: now)
+            let service = SMSCodeService(key: key, sender: sender, store: InMemorySMSStore(), events: DiscardingEventSink(), clock: clock)
+            for number in numbers { _ = try? await service.send(to: number, context: SMSContext()) }
+            clock.setWallTime(now.addingTimeInterval(5))
             let codes = sender.delivered.map(\.code)
             let next = Cursor()
             let verify = await measureAsync(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch {
                     let index = next.take()
-                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext(), at: now.addingTimeInterval(5)))
+                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext()))
                 }
             }
             let message = Array(repeating: UInt8(ascii: "7"), count: 40)

@@ -144,19 +144,26 @@ package struct DecisionTable: Sendable {
     /// A JSON object's scalar fields as text for comparison: a string as it is, numbers and booleans as
     /// JSON writes them, `null`; nil when the text is not such an object.
     static func fields(_ json: String) -> [String: String]? {
-        struct Scalar: Decodable {
-            let text: String
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.singleValueContainer()
-                if container.decodeNil() { text = "null" }
-                else if let flag = try? container.decode(Bool.self) { text = flag ? "true" : "false" }
-                else if let integer = try? container.decode(Int64.self) { text = String(integer) }
-                else if let number = try? container.decode(Double.self) { text = String(number) }
-                else { text = try container.decode(String.self) }
+        let read = Result { () throws(JSONReadError) -> [String: String] in
+            try JSONReader.read(json.utf8, skippingByteOrderMark: true) { (reader) throws(JSONReadError) -> [String: String] in
+                var fields: [String: String] = [:]
+                var members = try reader.beginObject()
+                while let key = try reader.nextKey(in: &members) {
+                    let name = key.text
+                    guard fields[name] == nil else { throw reader.duplicate(key) }
+                    switch try JSONValue(reading: &reader) {
+                    case .null: fields[name] = "null"
+                    case .bool(let flag): fields[name] = flag ? "true" : "false"
+                    case .number(let number): fields[name] = number == number.rounded() && abs(number) < 9.2e18 ? String(Int64(number)) : String(number)
+                    case .string(let text): fields[name] = text
+                    case .array, .object: throw reader.invalid("a field is a scalar")
+                    }
+                }
+                return fields
             }
         }
-        guard let object = try? JSONDecoder().decode([String: Scalar].self, from: Data(json.utf8)) else { return nil }
-        return object.mapValues(\.text)
+        guard case .success(let fields) = read else { return nil }
+        return fields
     }
 
     /// Loads a decision-table file (`.transcript` files as transcripts).

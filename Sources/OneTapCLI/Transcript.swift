@@ -68,7 +68,7 @@ package struct Transcript {
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .skipped }
         let line: Line
         do {
-            line = try JSONDecoder().decode(Line.self, from: Data(trimmed.utf8))
+            line = try Line(json: trimmed)
         } catch {
             malformed = true
             return .malformed(RouteCommand.describe(error))
@@ -86,7 +86,7 @@ package struct Transcript {
                 return .malformed("the first line is the device snapshot; key '\(problem)' belongs to a report")
             }
             do {
-                let snapshot = try JSONDecoder().decode(DeviceSnapshot.self, from: Data(trimmed.utf8))
+                let snapshot = try DeviceSnapshot(json: trimmed)
                 number = snapshot.phoneHint
                 let started = LoginDriver(machine, starting: snapshot, at: at, id: sessionID ?? .random())
                 driver = started
@@ -115,7 +115,7 @@ package struct Transcript {
     }
 
     /// One line's JSON: the snapshot's keys are read by `DeviceSnapshot` itself; these are the report's.
-    struct Line: Decodable {
+    struct Line: JSONReadable {
         var at: String?
         var version: Int?
         var flow: String?

@@ -138,15 +138,17 @@ enum Targets {
         }
     }
 
+    /// A snapshot `DeviceSnapshot(json:)` reads is the one Foundation reads by the documented rules
+    /// (``SnapshotOracle``); it routes to a plan ending with SMS, and survives its JSON round trip.
     static let snapshot = FuzzTarget(name: "snapshot", summary: "DeviceSnapshot JSON decoding and routing") { bytes in
-        guard let snapshot = try? JSONDecoder().decode(DeviceSnapshot.self, from: Data(bytes)) else { return }
+        guard let snapshot = try? DeviceSnapshot(json: bytes) else { return }
+        Invariant.check(SnapshotOracle.read(bytes) == snapshot, "DeviceSnapshot(json:) read a snapshot Foundation reads otherwise")
         let engine = LoginDecisionEngine()
         let plan = engine.plan(for: snapshot)
         Invariant.check(plan.flows.last == .sms, "a plan that does not end with SMS: \(plan)")
         Invariant.check(Set(plan.flows).count == plan.flows.count, "a plan with a flow twice: \(plan)")
-        let encoded = try? JSONEncoder().encode(snapshot)
-        let decoded = encoded.flatMap { try? JSONDecoder().decode(DeviceSnapshot.self, from: $0) }
-        Invariant.check(decoded == snapshot, "encode → decode changed the snapshot")
+        let decoded = (try? snapshot.json()).flatMap { try? DeviceSnapshot(json: $0) }
+        Invariant.check(decoded == snapshot, "write → read changed the snapshot")
         Invariant.check(decoded.map(engine.plan(for:)) == plan, "the round-tripped snapshot routes differently")
     }
 
@@ -253,6 +255,16 @@ enum Targets {
         let account: AccountID = "fuzz-account"
         guard let (stored, dueAt) = try? FileTokenStore.decodeRecord(bytes, account: account) else { return }
         Invariant.check(stored.token.account == account && !stored.token.value.isEmpty && stored.version.value >= 1, "an invalid record accepted")
+        // What the record holds, as Foundation reads the same bytes.
+        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+        Invariant.check(object?["accessToken"] as? String == stored.token.value.reveal() && object?["account"] as? String == account.rawValue
+            && object?["flow"] as? String == stored.token.flow.rawValue
+            && (object?["refreshToken"] as? String).flatMap({ $0.isEmpty ? nil : $0 }) == stored.token.refreshToken?.reveal()
+            && (object?["issuedAtMs"] as? NSNumber)?.int64Value == stored.token.issuedAt.millisecondsSince1970
+            && (object?["expiresAtMs"] as? NSNumber)?.int64Value == stored.token.expiresAt.millisecondsSince1970
+            && (object?["dueAtMs"] as? NSNumber)?.int64Value == dueAt.millisecondsSince1970
+            && (object?["version"] as? NSNumber)?.doubleValue == Double(stored.version.value),
+            "the record reads otherwise than Foundation reads its JSON")
         for date in [stored.token.issuedAt, stored.token.expiresAt, dueAt] {
             Invariant.check(date.timeIntervalSince1970 >= 0 && date.timeIntervalSince1970 < 253_402_300_800, "a date outside 1970…9999 accepted")
         }
@@ -328,32 +340,32 @@ extension Targets {
 
 extension Targets {
     /// Bytes read as a session's JSON by `LoginSession(json:)`: it never traps, and it is never looser
-    /// than `JSONDecoder` (a session it reads, `JSONDecoder` reads the same from the same bytes, zeroes
-    /// with an exponent written plainly); a session read survives both round trips.
-    static let sessionJSON = FuzzTarget(name: "session-json", summary: "a session's JSON through LoginSession(json:), beside JSONDecoder") { bytes in
+    /// than Foundation (a session it reads, Foundation's `JSONDecoder` reads the same members from the
+    /// same bytes, ``SessionOracle``, zeroes with an exponent written plainly); a session read survives
+    /// its round trip.
+    static let sessionJSON = FuzzTarget(name: "session-json", summary: "a session's JSON through LoginSession(json:), beside Foundation's reading") { bytes in
         guard let session = try? LoginSession(json: bytes) else { return }
         // JSONDecoder refuses some spellings of zero with an exponent (`0e5`), valid JSON that
-        // LoginSession(json:) reads as RFC 8259 says: JSONDecoder is handed the bytes with those written `0`.
-        let codable = Result { try JSONDecoder().decode(LoginSession.self, from: Data(zeroesWithAnExponentWrittenPlain(bytes) ?? bytes)) }
-        Invariant.check((try? codable.get()) == session, "LoginSession(json:) read a session JSONDecoder reads otherwise (\(codable))")
+        // LoginSession(json:) reads as RFC 8259 says: the oracle is handed the bytes with those written `0`.
+        let oracle = SessionOracle.read(bytes)
+        Invariant.check(oracle != nil, "LoginSession(json:) read a session Foundation does not read")
+        if let difference = oracle?.difference(from: session) {
+            Invariant.check(false, "LoginSession(json:) read a session Foundation reads otherwise: its \(difference)")
+        }
         checkRoundTrips(session)
     }
 
-    /// A session comes back equal through every pair of writer and reader: `json()` or `JSONEncoder`,
-    /// then `init(json:)` or `JSONDecoder`.
+    /// A session comes back equal through its JSON (`json()`, then `init(json:)`), and what `json()`
+    /// writes is, to Foundation, the session's members (``SessionOracle``).
     static func checkRoundTrips(_ session: LoginSession) {
         guard let text = try? session.json() else {
             Invariant.check(false, "a session that json() cannot write")
             return
         }
         Invariant.check((try? LoginSession(json: text)) == session, "the session's json() round trip changed it")
-        Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: Data(text.utf8))) == session, "JSONDecoder reads json()'s text otherwise")
-        guard let data = try? JSONEncoder().encode(session) else {
-            Invariant.check(false, "a session that JSONEncoder cannot write")
-            return
-        }
-        Invariant.check((try? LoginSession(json: data)) == session, "LoginSession(json:) reads JSONEncoder's text otherwise")
-        Invariant.check((try? JSONDecoder().decode(LoginSession.self, from: data)) == session, "the session's Codable round trip changed it")
+        let oracle = SessionOracle.read(Array(text.utf8))
+        Invariant.check(oracle != nil && oracle?.difference(from: session) == nil,
+                        "Foundation reads json()'s text otherwise: \(oracle.map { $0.difference(from: session) ?? "" } ?? "not at all")")
     }
 
     /// For each byte of JSON text, whether it lies inside a string (its quotes included): what the

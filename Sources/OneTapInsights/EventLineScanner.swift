@@ -4,7 +4,10 @@ import OneTapSupport
 /// Reads the fields `onetap stats` needs from one NDJSON line of the event schema, without building
 /// strings or allocating: a strict JSON object scanner (RFC 8259: strings with their escapes, numbers,
 /// literals, nested objects and arrays up to 64 deep) that keeps where each known field's value is in
-/// the line and skips every other member.
+/// the line and skips every other member. It is the stream's reader, not a second JSON reader: white
+/// space, the number grammar, string escapes and what they stand for come from ``JSONGrammar``, the
+/// same code `JSONReader` reads records with; what is its own is the single pass over ten million lines
+/// that keeps spans instead of values (and its messages).
 struct EventLineScanner {
     /// Where a string value is in the line.
     struct Span {
@@ -164,27 +167,28 @@ struct EventLineScanner {
     private mutating func integer(_ key: Key) throws(Failure) -> Int64? {
         if try literal("null") { return nil }
         let start = index
-        var negative = false
-        if peek == UInt8(ascii: "-") {
-            negative = true
-            index += 1
+        let number: (end: Int, integral: Bool)
+        do {
+            number = try JSONGrammar.number(in: bytes, from: start)
+        } catch {
+            switch error.problem {
+            case .noDigits: throw Failure("key '\(key)': a whole number expected")
+            case .leadingZero: throw Failure("not JSON: a number with a leading zero at byte \(start + 1)")
+            case .fractionWithoutDigits, .exponentWithoutDigits: throw Failure("key '\(key)': a whole number expected, not a fraction")
+            }
         }
+        guard number.integral else { throw Failure("key '\(key)': a whole number expected, not a fraction") }
+        let end = number.end
+        let negative = bytes[start] == UInt8(ascii: "-")
         var value: Int64 = 0
-        var digits = 0
-        while index < bytes.count, bytes[index] &- 48 < 10 {
+        for position in (negative ? start + 1 : start)..<end {
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(Int64(bytes[index] &- 48))
+            let (sum, overflow2) = negative ? times.subtractingReportingOverflow(Int64(bytes[position] &- 48)) : times.addingReportingOverflow(Int64(bytes[position] &- 48))
             guard !overflow1, !overflow2 else { throw Failure("key '\(key)': the number is too large") }
             value = sum
-            digits += 1
-            index += 1
         }
-        guard digits > 0 else { throw Failure("key '\(key)': a whole number expected") }
-        if digits > 1, bytes[start + (negative ? 1 : 0)] == UInt8(ascii: "0") { throw Failure("not JSON: a number with a leading zero at byte \(start + 1)") }
-        if let next = peek, next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
-            throw Failure("key '\(key)': a whole number expected, not a fraction")
-        }
-        return negative ? -value : value
+        index = end
+        return value
     }
 
     private mutating func flows(into fields: inout Fields) throws(Failure) {
@@ -227,41 +231,24 @@ struct EventLineScanner {
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     @inline(__always)
-    private mutating func skipSpace() { index = JSONReader.endOfSpace(in: bytes, from: index) }
+    private mutating func skipSpace() { index = JSONGrammar.endOfSpace(in: bytes, from: index) }
 
     /// A string at `index` (its opening quote): where its text is.
     @inline(__always)
     private mutating func string() throws(Failure) -> Span {
-        index += 1
-        let start = index
-        var escaped = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return Span(start: start, count: index - 1 - start, escaped: escaped)
+        let start = index + 1
+        do {
+            let (end, escaped) = try JSONGrammar.string(in: bytes, from: start)
+            index = end + 1
+            return Span(start: start, count: end - start, escaped: escaped)
+        } catch {
+            switch error.problem {
+            case .shortUnicodeEscape: throw Failure("not JSON: a \\u escape needs four hex digits at byte \(error.at + 1)")
+            case .unknownEscape: throw Failure("not JSON: an unknown escape at byte \(error.at + 1)")
+            case .controlCharacter: throw Failure("not JSON: a control character inside a string at byte \(error.at + 1)")
+            case .unterminated: throw Failure("not JSON: a string is not closed")
             }
-            if byte == UInt8(ascii: "\\") {
-                escaped = true
-                guard index + 1 < bytes.count else { break }
-                switch bytes[index + 1] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"),
-                    UInt8(ascii: "t"):
-                    index += 2
-                case UInt8(ascii: "u"):
-                    guard index + 6 <= bytes.count, (2..<6).allSatisfy({ EventValues.hex(bytes[index + $0]) != nil }) else {
-                        throw Failure("not JSON: a \\u escape needs four hex digits at byte \(index + 1)")
-                    }
-                    index += 6
-                default:
-                    throw Failure("not JSON: an unknown escape at byte \(index + 1)")
-                }
-                continue
-            }
-            if byte < 0x20 { throw Failure("not JSON: a control character inside a string at byte \(index + 1)") }
-            index += 1
         }
-        throw Failure("not JSON: a string is not closed")
     }
 
     /// Whether the literal is at `index` (consumed if so).
@@ -330,26 +317,12 @@ struct EventLineScanner {
         }
     }
 
-    /// A number as RFC 8259 writes one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    /// A number as RFC 8259 writes one (``JSONGrammar/number(in:from:)``).
     private mutating func number() throws(Failure) {
-        let start = index
-        if peek == UInt8(ascii: "-") { index += 1 }
-        func digits() -> Int {
-            let from = index
-            while index < bytes.count, bytes[index] &- 48 < 10 { index += 1 }
-            return index - from
-        }
-        let first = index
-        let whole = digits()
-        guard whole > 0, whole == 1 || bytes[first] != UInt8(ascii: "0") else { throw Failure("not JSON: a malformed number at byte \(start + 1)") }
-        if peek == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { throw Failure("not JSON: a malformed number at byte \(start + 1)") }
-        }
-        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
-            index += 1
-            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw Failure("not JSON: a malformed number at byte \(start + 1)") }
+        do {
+            index = try JSONGrammar.number(in: bytes, from: index).end
+        } catch {
+            throw Failure("not JSON: a malformed number at byte \(index + 1)")
         }
     }
 }
@@ -390,63 +363,15 @@ enum EventValues {
 
     static func flow(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span) -> LoginFlow? { match(bytes, span, in: flows) }
 
-    @inline(__always)
-    static func hex(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - 48)
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - 87)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - 55)
-        default: nil
-        }
-    }
-
     /// A string value's text, its escapes decoded (invalid UTF-8 and lone surrogates repaired).
     static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span) -> String {
         guard span.count > 0 else { return "" }
         let raw = UnsafeBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])
         guard span.escaped else { return String(decoding: raw, as: UTF8.self) }
-        var scalars = String.UnicodeScalarView()
-        var plain: [UInt8] = []
-        func flushPlain() {
-            scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
-            plain.removeAll(keepingCapacity: true)
-        }
-        var index = 0
-        func unit(at offset: Int) -> UInt32 {
-            (0..<4).reduce(UInt32(0)) { $0 << 4 | (hex(raw[offset + $1]) ?? 0) }
-        }
-        while index < raw.count {
-            let byte = raw[index]
-            guard byte == UInt8(ascii: "\\"), index + 1 < raw.count else {
-                plain.append(byte)
-                index += 1
-                continue
-            }
-            flushPlain()
-            let kind = raw[index + 1]
-            index += 2
-            switch kind {
-            case UInt8(ascii: "b"): scalars.append("\u{8}")
-            case UInt8(ascii: "f"): scalars.append("\u{C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
-            case UInt8(ascii: "u") where index + 4 <= raw.count:
-                var value = unit(at: index)
-                index += 4
-                if (0xD800..<0xDC00).contains(value), index + 6 <= raw.count, raw[index] == UInt8(ascii: "\\"), raw[index + 1] == UInt8(ascii: "u") {
-                    let low = unit(at: index + 2)
-                    if (0xDC00..<0xE000).contains(low) {
-                        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-                        index += 6
-                    }
-                }
-                scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
-            default: scalars.append(Unicode.Scalar(kind))
-            }
-        }
-        flushPlain()
-        return String(scalars)
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        _ = JSONGrammar.unescape(raw, repairing: true) { out.append($0) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A value quoted for a message.

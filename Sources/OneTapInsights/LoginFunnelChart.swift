@@ -52,7 +52,7 @@ public struct LoginFunnelChart: Sendable {
         let title = "Login funnel by carrier"
         var subtitle = "\(Self.grouped(summary.logins)) logins from \(source)"
         if let first = summary.first, let last = summary.last {
-            subtitle += " · \(UTCMilliseconds.format(first).prefix(16).replacingOccurrences("T", " ")) to \(UTCMilliseconds.format(last).prefix(16).replacingOccurrences("T", " ")) UTC"
+            subtitle += " · \(Timestamp.format(milliseconds: first).prefix(16).replacingOccurrences("T", " ")) to \(Timestamp.format(milliseconds: last).prefix(16).replacingOccurrences("T", " ")) UTC"
         }
         writer.text(title, x: 24, y: 36, size: 22, weight: "bold", extra: [("class", "title")])
         writer.text(subtitle, x: 24, y: 60, size: 13, fill: ChartColors.muted, extra: [("class", "subtitle")])

@@ -444,7 +444,7 @@ public struct LoginStats: Sendable {
     }
 
     private static func instant(_ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span) throws(LineError) -> Int64 {
-        guard !span.escaped, let value = UTCMilliseconds.parse(UnsafeBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])) else {
+        guard !span.escaped, let value = Timestamp.milliseconds(UnsafeBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])) else {
             throw LineError("key 'at': \(EventValues.quoted(bytes, span)) is no ISO 8601 instant (2026-12-01T08:00:01.250Z)")
         }
         return value

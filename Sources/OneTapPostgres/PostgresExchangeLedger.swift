@@ -35,19 +35,20 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
         init(_ schema: String) {
             let table = "\(schema).exchange_ledger"
             // Claimed (first column true) or, when not, the row as it stood when the statement began.
+            // $2 the claim's instant as stored, $4 the bound a stored instant is compared with.
             claim = """
-                WITH claimed AS (INSERT INTO \(table) AS entry (token, state, code, claimed_at, settled_at, forget_at) \
+                WITH claimed AS (INSERT INTO \(table) AS entry (token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms) \
                 VALUES ($1, 'pending', NULL, $2, $2, $3) ON CONFLICT (token) DO UPDATE SET state = 'pending', code = NULL, \
-                claimed_at = EXCLUDED.claimed_at, settled_at = EXCLUDED.settled_at, forget_at = EXCLUDED.forget_at \
-                WHERE entry.forget_at < $2 RETURNING 1) \
+                claimed_at_ms = EXCLUDED.claimed_at_ms, settled_at_ms = EXCLUDED.settled_at_ms, forget_at_ms = EXCLUDED.forget_at_ms \
+                WHERE entry.forget_at_ms < $4 RETURNING 1) \
                 SELECT EXISTS (SELECT 1 FROM claimed), entry.state, entry.code FROM (SELECT 1) AS one LEFT JOIN \(table) AS entry ON entry.token = $1
                 """
             state = "SELECT false, state, code FROM \(table) WHERE token = $1"
             settle = """
-                INSERT INTO \(table) (token, state, code, claimed_at, settled_at, forget_at) VALUES ($1, $2, $3, $4, $4, $5) \
-                ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, settled_at = EXCLUDED.settled_at
+                INSERT INTO \(table) (token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms) VALUES ($1, $2, $3, $4, $4, $5) \
+                ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, settled_at_ms = EXCLUDED.settled_at_ms
                 """
-            unknown = "SELECT token, settled_at FROM \(table) WHERE state = 'unknown' AND settled_at >= $1 ORDER BY settled_at, token"
+            unknown = "SELECT token, settled_at_ms FROM \(table) WHERE state = 'unknown' AND settled_at_ms >= $1 ORDER BY settled_at_ms, token"
         }
     }
 
@@ -75,7 +76,8 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let forget = now.addingTimeInterval(retention.seconds)
         do {
-            var rows = try await pool.execute(statements.claim, [.bytes(token.bytes), .timestamp(now), .timestamp(forget)])
+            let parameters: [PostgresValue] = [.bytes(token.bytes), .instant(now), .instant(forget), .bound(now)]
+            var rows = try await pool.execute(statements.claim, parameters)
             // A claim that waited for another instance's insert of the same token cannot see that row in its
             // own snapshot; the next statement can (and a row removed meanwhile is claimed again).
             for _ in 0..<3 {
@@ -84,7 +86,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
                 if !row[1].isNull { return try state(row) }
                 rows = try await pool.execute(statements.state, [.bytes(token.bytes)])
                 if rows.first == nil {
-                    rows = try await pool.execute(statements.claim, [.bytes(token.bytes), .timestamp(now), .timestamp(forget)])
+                    rows = try await pool.execute(statements.claim, parameters)
                 }
             }
         } catch {
@@ -104,7 +106,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
         do {
             try await pool.execute(
                 statements.settle,
-                [.bytes(token.bytes), .text(name), code.map { .text($0.text) } ?? .null, .timestamp(now), .timestamp(now.addingTimeInterval(retention.seconds))])
+                [.bytes(token.bytes), .text(name), code.map { .text($0.text) } ?? .null, .instant(now), .instant(now.addingTimeInterval(retention.seconds))])
         } catch {
             throw failure(error, doing: "record how the token's exchange ended")
         }
@@ -117,12 +119,12 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
         let rows: PostgresRows
         do {
-            rows = try await pool.execute(statements.unknown, [.timestamp(since)])
+            rows = try await pool.execute(statements.unknown, [.bound(since)])
         } catch {
             throw failure(error, doing: "list the unknown exchanges")
         }
         return try rows.rows.map { row throws(StoreError) in
-            guard row.count == 2, let bytes = row[0].bytes, let at = row[1].timestamp,
+            guard row.count == 2, let bytes = row[0].bytes, let at = row[1].instant,
                 let digest = SHA256Digest(hex: Self.hex(bytes))
             else {
                 throw StoreError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote; it was left as it is")

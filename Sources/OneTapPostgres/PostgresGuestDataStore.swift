@@ -14,7 +14,8 @@ import OneTap
 ///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). Kinds are checked by
 ///   ``StoreError/check(dataKind:)`` before anything is sent, as in every store.
 /// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
-///   began and finished, and the journal as JSON. ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
+///   began and finished (milliseconds since 1970), and the journal as JSON (``MergeJournal/json()``; a
+///   row of an earlier version, which `JSONEncoder` wrote, is read as it is). ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
 ///   (the first of racing merges wins, and the others read its journal); ``replaceJournal(_:expecting:)``
 ///   is one compare-and-swap `UPDATE … WHERE guest = … AND version = …`.
 /// - Every value is a bound parameter; errors never quote the data. A database that is down, or a row
@@ -47,16 +48,16 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
             remove = "DELETE FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3"
             journal = "SELECT version, journal FROM \(journals) WHERE guest = $1"
             create = """
-                INSERT INTO \(journals) (guest, version, done, started_at, finished_at, journal) VALUES ($1, $2, $3, $4, $5, $6) \
+                INSERT INTO \(journals) (guest, version, done, started_at_ms, finished_at_ms, journal) VALUES ($1, $2, $3, $4, $5, $6) \
                 ON CONFLICT (guest) DO NOTHING RETURNING version
                 """
             replace = """
-                UPDATE \(journals) SET version = $3, done = $4, finished_at = $5, journal = $6 \
+                UPDATE \(journals) SET version = $3, done = $4, finished_at_ms = $5, journal = $6 \
                 WHERE guest = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
             removeDone = """
                 DELETE FROM \(journals) WHERE guest IN \
-                (SELECT guest FROM \(journals) WHERE done AND finished_at < $1 ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                (SELECT guest FROM \(journals) WHERE done AND finished_at_ms < $1 ORDER BY finished_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
                 """
         }
     }
@@ -145,7 +146,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         let json = try encode(journal)
         let inserted = try await run(
             statements.create,
-            [.text(journal.guest.text), .int64(Int64(journal.version)), .bool(journal.done), .timestamp(journal.startedAt), finished(journal), .text(json)],
+            [.text(journal.guest.text), .int64(Int64(journal.version)), .bool(journal.done), .instant(journal.startedAt), finished(journal), .text(json)],
             doing: "create the merge journal of guest \(journal.guest)"
         ).first != nil
         if inserted { return journal }
@@ -181,7 +182,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     func removeFinishedJournals(before instant: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         let before = instant.addingTimeInterval(-Double(Self.finishedJournalRetention.components.seconds))
-        return try await pool.execute(statements.removeDone, [.timestamp(before), .int64(Int64(limit))]).affected
+        return try await pool.execute(statements.removeDone, [.bound(before), .int64(Int64(limit))]).affected
     }
 
     // MARK: Helpers
@@ -203,7 +204,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
 
     /// The finish time of a journal that is done (the start when it has none), as the table keeps it.
     private func finished(_ journal: MergeJournal) -> PostgresValue {
-        journal.done ? .timestamp(journal.finishedAt ?? journal.startedAt) : .null
+        journal.done ? .instant(journal.finishedAt ?? journal.startedAt) : .null
     }
 
     /// Checks a journal before it is written: the table's constraints, said in OneTap's terms.
@@ -223,7 +224,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     private func encode(_ journal: MergeJournal) throws(StoreError) -> String {
         try validate(journal)
         do {
-            return String(decoding: try JSONEncoder().encode(journal), as: UTF8.self)
+            return try journal.json()
         } catch {
             throw StoreError(.io, message: "cannot write the merge journal of guest \(journal.guest) as JSON; nothing was written")
         }
@@ -235,7 +236,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
         }
         let journal: MergeJournal
         do {
-            journal = try JSONDecoder().decode(MergeJournal.self, from: Data(json.utf8))
+            journal = try MergeJournal(json: json)
         } catch {
             throw corrupt("the merge journal of guest \(guest) does not read as one")
         }

@@ -11,8 +11,9 @@ import OneTap
 /// ``PostgresStores/guestDeviceStore()``.
 ///
 /// - One row per device in `<schema>.guest_devices`, keyed by the record key (an HMAC of the device id:
-///   no raw device id is stored), with the generation, the account and the hint (its JSON: the flow,
-///   the masked number, the time) as columns.
+///   no raw device id is stored), with the generation, the account and the hint (its JSON,
+///   ``LastLoginHint/json()``: the flow, the masked number, the time; a hint an earlier version wrote is
+///   read as it is) as columns.
 /// - ``update(key:_:)`` is one `READ COMMITTED` transaction (whatever the server's default isolation):
 ///   the row is created when missing, locked (`SELECT … FOR UPDATE`), changed by the body and written
 ///   back, so racing updates of one device on any instances are applied one after another and none is
@@ -138,7 +139,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
         let hint: PostgresValue
         if let lastLogin = record.lastLogin {
             do {
-                hint = .text(String(decoding: try JSONEncoder().encode(lastLogin), as: UTF8.self))
+                hint = .text(try lastLogin.json())
             } catch {
                 throw StoreError(.io, message: "cannot write the last-login hint as JSON; nothing was written")
             }
@@ -165,10 +166,11 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
             throw corrupt("its account is not text")
         }
         if let json = row[2].text {
-            guard let hint = try? JSONDecoder().decode(LastLoginHint.self, from: Data(json.utf8)) else {
+            do {
+                record.lastLogin = try LastLoginHint(json: json)
+            } catch {
                 throw corrupt("its last-login hint does not read as one")
             }
-            record.lastLogin = hint
         } else if !row[2].isNull {
             throw corrupt("its last-login hint is not text")
         }

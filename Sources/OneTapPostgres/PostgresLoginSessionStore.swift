@@ -9,9 +9,10 @@ import OneTap
 /// login's requests. Make one with ``PostgresStores/loginSessionStore()``.
 ///
 /// - One row per session in `<schema>.login_sessions`: the id (`text COLLATE "C"`), the version, the
-///   expiry (`timestamptz`, indexed) and the session as its JSON (`LoginSession`'s `Codable` form, in a
-///   `text` column: readable as `session::json`, and never rejected for what a report's text holds, as
-///   `jsonb` would reject an escaped NUL).
+///   expiry (`expires_at_ms`, milliseconds since 1970, indexed) and the session as its JSON
+///   (``LoginSession/json()``, `onetap-session/2`, in a `text` column: readable as `session::json`, and
+///   never rejected for what a report's text holds, as `jsonb` would reject an escaped NUL; a row of an
+///   earlier version, `onetap-session/1`, is read as it is).
 ///   The JSON holds token digests only, never a token.
 /// - ``replace(_:expecting:)`` is one compare-and-swap statement (`UPDATE … WHERE id = $1 AND version =
 ///   $2`), so of many instances racing one report exactly one wins; the others get `conflict`.
@@ -34,15 +35,15 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
 
         init(_ schema: String) {
             let table = "\(schema).login_sessions"
-            create = "INSERT INTO \(table) (id, version, expires_at, session) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING version"
+            create = "INSERT INTO \(table) (id, version, expires_at_ms, session) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING RETURNING version"
             load = "SELECT version, session FROM \(table) WHERE id = $1"
             replace = """
-                UPDATE \(table) SET version = $3, expires_at = $4, session = $5 WHERE id = $1 AND version = $2 AND $3 > $2 RETURNING version
+                UPDATE \(table) SET version = $3, expires_at_ms = $4, session = $5 WHERE id = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
             version = "SELECT version FROM \(table) WHERE id = $1"
             removeExpired = """
                 DELETE FROM \(table) WHERE id IN \
-                (SELECT id FROM \(table) WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                (SELECT id FROM \(table) WHERE expires_at_ms < $1 ORDER BY expires_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
                 """
         }
     }
@@ -66,7 +67,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
         let rows: PostgresRows
         do {
             rows = try await pool.execute(
-                statements.create, [.text(session.id.text), .int64(Int64(session.version)), .timestamp(session.expiresAt), .text(json)])
+                statements.create, [.text(session.id.text), .int64(Int64(session.version)), .instant(session.expiresAt), .text(json)])
         } catch {
             throw failure(error, session: session.id, doing: "create the session", write: true)
         }
@@ -104,7 +105,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
         do {
             rows = try await pool.execute(
                 statements.replace,
-                [.text(session.id.text), .int64(Int64(version)), .int64(Int64(session.version)), .timestamp(session.expiresAt), .text(json)])
+                [.text(session.id.text), .int64(Int64(version)), .int64(Int64(session.version)), .instant(session.expiresAt), .text(json)])
         } catch {
             throw failure(error, session: session.id, doing: "replace the session", write: true)
         }
@@ -140,7 +141,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     /// ``PostgresStores/removeExpiredRows(before:)``).
     func removeExpiredRows(before instant: Date, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
-        return try await pool.execute(statements.removeExpired, [.timestamp(instant), .int64(Int64(limit))]).affected
+        return try await pool.execute(statements.removeExpired, [.bound(instant), .int64(Int64(limit))]).affected
     }
 
     // MARK: Helpers

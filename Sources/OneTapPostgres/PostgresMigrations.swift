@@ -31,12 +31,56 @@ package struct PostgresMigration: Sendable {
 /// | 4 | sms | `sms_counters` (a counter's events) and `sms_codes` (a number's code record as JSON), each with its keep-until index |
 /// | 5 | exchange ledger | `exchange_ledger` (one row per exchanged token's SHA-256; the indexes `exchange_ledger_forget` and `exchange_ledger_unknown`) |
 /// | 6 | guests | `guest_devices` (one row per device record key: generation, account, last-login hint), `guest_data` (one row per owner and kind, the value as JSON) and `merge_journals` (one row per merging guest: version, done, start and finish, the journal as JSON; the index `merge_journals_finished`) |
+/// | 7 | instants in milliseconds | every `timestamptz` column becomes a `bigint` of whole milliseconds since 1970 named `…_ms` (`expires_at_ms`, `keep_until_ms`, `claimed_at_ms`, …, `schema_migrations.applied_at_ms`), `sms_counters.events` the `bigint[]` `events_ms`; rows keep their instants, rounded to the millisecond |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
-/// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`; token times are milliseconds since 1970
-/// (`bigint`), the precision `AccessToken` keeps. Every other time is a `timestamptz` (to the
-/// microsecond): a lease's expiry on the database's clock, the rest on the caller's clock.
+/// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
+/// milliseconds since 1970 (a column named `…_ms`), as in every record OneTap stores: a lease's expiry on
+/// the database's clock (``databaseNow``), the rest on the caller's clock. The JSON columns hold each
+/// record's own JSON (its instants whole milliseconds too); a row an earlier version wrote (instants as
+/// seconds) is read as it is and written in the new form at its next change.
+///
+/// Migration 7 changes column types, so instances of an earlier version cannot run against a schema
+/// it migrated: stop them first, then start the new version (which migrates before it serves).
 package enum PostgresMigrations {
+    /// The database's clock as whole milliseconds since 1970 (`bigint`): what a refresh lease's expiry
+    /// is measured on, so that clock skew between instances cannot give one lease to two.
+    package static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
+    /// The statements of migration 7: each `timestamptz` column (and array) to `bigint` milliseconds,
+    /// renamed `…_ms`, rows converted in place (rounded to the nearest millisecond).
+    static func millisecondColumns(_ schema: String) -> [String] {
+        func column(_ table: String, _ name: String) -> [String] {
+            [
+                "ALTER TABLE \(schema).\(table) ALTER COLUMN \(name) TYPE bigint USING (extract(epoch FROM \(name)) * 1000)::bigint",
+                "ALTER TABLE \(schema).\(table) RENAME COLUMN \(name) TO \(name)_ms",
+            ]
+        }
+        // An array's elements are converted by a function of the migration's own (a column's new value
+        // cannot be a subquery), dropped at once.
+        let events = "\(schema).onetap_milliseconds"
+        let convert = """
+            CREATE FUNCTION \(events)(instants timestamptz[]) RETURNS bigint[] LANGUAGE sql STABLE AS $$ \
+            SELECT coalesce(array_agg((extract(epoch FROM instant) * 1000)::bigint ORDER BY position), '{}') \
+            FROM unnest(instants) WITH ORDINALITY AS event(instant, position) $$
+            """
+        return column("refresh_leases", "expires_at")
+            + column("login_sessions", "expires_at")
+            + [
+                convert,
+                "ALTER TABLE \(schema).sms_counters ALTER COLUMN events TYPE bigint[] USING \(events)(events)",
+                "ALTER TABLE \(schema).sms_counters RENAME COLUMN events TO events_ms",
+                "DROP FUNCTION \(events)(timestamptz[])",
+            ]
+            + column("sms_counters", "keep_until")
+            + column("sms_codes", "keep_until")
+            + column("exchange_ledger", "claimed_at") + column("exchange_ledger", "settled_at") + column("exchange_ledger", "forget_at")
+            + column("merge_journals", "started_at") + column("merge_journals", "finished_at")
+            + ["ALTER TABLE \(schema).schema_migrations ALTER COLUMN applied_at DROP DEFAULT"]
+            + column("schema_migrations", "applied_at")
+            + ["ALTER TABLE \(schema).schema_migrations ALTER COLUMN applied_at_ms SET DEFAULT \(databaseNow)"]
+    }
+
     /// Every step, in order.
     package static let all: [PostgresMigration] = [
         PostgresMigration(version: 1, name: "tokens") { schema in
@@ -151,5 +195,6 @@ package enum PostgresMigrations {
                 "CREATE INDEX merge_journals_finished ON \(schema).merge_journals (finished_at) WHERE done",
             ]
         },
+        PostgresMigration(version: 7, name: "instants in milliseconds", statements: millisecondColumns),
     ]
 }

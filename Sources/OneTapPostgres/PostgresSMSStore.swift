@@ -10,9 +10,10 @@ import OneTap
 /// an ``SMSCodeService``.
 ///
 /// - A counter is a row of `<schema>.sms_counters` (its id `sends:number:13800138000`, its events as a
-///   `timestamptz[]`, its keep-until); a number's code record is a row of `<schema>.sms_codes` (the
-///   digits, the ``SMSCodeRecord`` as JSON, which holds the code's HMAC and never the code, and its
-///   keep-until). Ids are `text COLLATE "C"`.
+///   `bigint[]` of milliseconds since 1970, its keep-until); a number's code record is a row of
+///   `<schema>.sms_codes` (the digits, the ``SMSCodeRecord`` as its JSON, which holds the code's HMAC and
+///   never the code, and its keep-until; a record an earlier version wrote is read as it is). Ids are
+///   `text COLLATE "C"`.
 /// - ``update(counters:code:at:_:)`` is one transaction: it takes a transaction-scoped advisory lock
 ///   for each row it reads (a 64-bit hash of the schema and the row's id, all of them in one statement,
 ///   in ascending order, so two updates never deadlock, and a row that does not exist yet is locked as
@@ -50,16 +51,16 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             codes = "\(schema).sms_codes"
             lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
             read = """
-                SELECT counter, events, NULL::text AS record, keep_until FROM \(counters) WHERE counter = ANY($1::text[]) \
-                UNION ALL SELECT NULL, NULL, record, keep_until FROM \(codes) WHERE number = $2
+                SELECT counter, events_ms, NULL::text AS record, keep_until_ms FROM \(counters) WHERE counter = ANY($1::text[]) \
+                UNION ALL SELECT NULL, NULL, record, keep_until_ms FROM \(codes) WHERE number = $2
                 """
             removeCounters = """
                 DELETE FROM \(counters) WHERE counter IN \
-                (SELECT counter FROM \(counters) WHERE keep_until < $1 ORDER BY keep_until LIMIT $2 FOR UPDATE SKIP LOCKED)
+                (SELECT counter FROM \(counters) WHERE keep_until_ms < $1 ORDER BY keep_until_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
                 """
             removeCodes = """
                 DELETE FROM \(codes) WHERE number IN \
-                (SELECT number FROM \(codes) WHERE keep_until < $1 ORDER BY keep_until LIMIT $2 FOR UPDATE SKIP LOCKED)
+                (SELECT number FROM \(codes) WHERE keep_until_ms < $1 ORDER BY keep_until_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
                 """
         }
     }
@@ -167,11 +168,11 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         var stored = Stored()
         let asked = Dictionary(counters.map { ($0.description, $0) }, uniquingKeysWith: { first, _ in first })
         for row in rows.rows {
-            guard row.count == 4, let keepUntil = row[3].timestamp else {
+            guard row.count == 4, let keepUntil = row[3].instant else {
                 throw StoreError(.corrupt, message: "a row of \(schema)'s SMS tables has no keep-until; it was left as it is")
             }
             if let counter = row[0].text {
-                guard let events = row[1].timestamps else {
+                guard let events = row[1].instants else {
                     throw StoreError(.corrupt, message: "a row of \(schema).sms_counters holds no events; it was left as it is")
                 }
                 stored.counters[counter] = (events, keepUntil)
@@ -184,7 +185,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                     stored.code = (nil, keepUntil)  // expired: read as absent, never decoded
                     continue
                 }
-                guard let json = row[2].text, let record = try? JSONDecoder().decode(SMSCodeRecord.self, from: Data(json.utf8)), record.number == number else {
+                guard let json = row[2].text, let record = try? SMSCodeRecord(json: json), record.number == number else {
                     throw StoreError(
                         .corrupt, message: "the code record of \(number.masked) in \(schema).sms_codes is not one OneTap wrote; it was left as it is")
                 }
@@ -208,7 +209,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         /// The one statement that writes it all: each part it needs (deleting counters, deleting the
         /// record, upserting the record, upserting counters) as a data-modifying `WITH` part, the last as
         /// the statement itself. The text is made of the store's fixed fragments only; every value is a
-        /// parameter. A counter's events are a slice of one `timestamptz[]` of all of them.
+        /// parameter. A counter's events are a slice of one `bigint[]` of all of them.
         func statement(_ statements: Statements, number: PhoneNumber, keepUntil: Date) throws(StoreError) -> (String, [PostgresValue]) {
             var parameters: [PostgresValue] = []
             func bind(_ value: PostgresValue) -> String {
@@ -230,7 +231,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             }
             func keep() -> String {
                 if let keepPlaceholder { return keepPlaceholder }
-                let placeholder = bind(.timestamp(keepUntil))
+                let placeholder = bind(.instant(keepUntil))
                 keepPlaceholder = placeholder
                 return placeholder
             }
@@ -240,23 +241,23 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             if let putCode {
                 let json: String
                 do {
-                    json = String(decoding: try JSONEncoder().encode(putCode), as: UTF8.self)
+                    json = try putCode.json()
                 } catch {
                     throw StoreError(.io, message: "cannot write the code record of \(number.masked) as JSON; nothing was written")
                 }
                 parts.append("""
-                    INSERT INTO \(statements.codes) (number, record, keep_until) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \
-                    ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until = EXCLUDED.keep_until
+                    INSERT INTO \(statements.codes) (number, record, keep_until_ms) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \
+                    ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until_ms = EXCLUDED.keep_until_ms
                     """)
             }
             if !putCounters.isEmpty {
-                let events = bind(.timestampArray(self.events))
+                let events = bind(.instants(self.events))
                 parts.append("""
-                    INSERT INTO \(statements.counters) (counter, events, keep_until) \
-                    SELECT put.counter, (\(events)::timestamptz[])[put.first + 1 : put.last], \(keep()) \
+                    INSERT INTO \(statements.counters) (counter, events_ms, keep_until_ms) \
+                    SELECT put.counter, (\(events)::bigint[])[put.first + 1 : put.last], \(keep()) \
                     FROM unnest(\(bind(.textArray(putCounters)))::text[], \(bind(.int64Array(bounds.map(\.first))))::bigint[], \
                     \(bind(.int64Array(bounds.map(\.last))))::bigint[]) AS put(counter, first, last) \
-                    ON CONFLICT (counter) DO UPDATE SET events = EXCLUDED.events, keep_until = EXCLUDED.keep_until
+                    ON CONFLICT (counter) DO UPDATE SET events_ms = EXCLUDED.events_ms, keep_until_ms = EXCLUDED.keep_until_ms
                     """)
             }
             let main = parts.removeLast()
@@ -331,9 +332,9 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// error (for ``PostgresStores/removeExpiredRows(before:)``).
     func removeExpiredRows(before instant: Date, limit: Int) async throws -> (counters: Int, codes: Int) {
         guard limit > 0 else { return (0, 0) }
-        let counters = try await pool.execute(statements.removeCounters, [.timestamp(instant), .int64(Int64(limit))]).affected
+        let counters = try await pool.execute(statements.removeCounters, [.bound(instant), .int64(Int64(limit))]).affected
         guard counters < limit else { return (counters, 0) }
-        let codes = try await pool.execute(statements.removeCodes, [.timestamp(instant), .int64(Int64(limit - counters))]).affected
+        let codes = try await pool.execute(statements.removeCodes, [.bound(instant), .int64(Int64(limit - counters))]).affected
         return (counters, codes)
     }
 

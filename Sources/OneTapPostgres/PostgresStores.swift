@@ -127,7 +127,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// (hourly is plenty), from any one instance or all; concurrent runs skip the rows another holds.
     ///
     /// - refresh leases left by instances that stopped mid-refresh (a finished refresh deletes its own):
-    ///   expired before both `instant` and the database's `now()`, so a lease still live on the
+    ///   expired before both `instant` and the database's clock, so a lease still live on the
     ///   database's clock is never removed, whatever `instant` is;
     /// - login sessions that expired before `instant`;
     /// - SMS counters and code records kept only until before `instant`;
@@ -156,8 +156,11 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
         let refreshLeases = try await drain {
             try await pool.execute(
-                "DELETE FROM \(leases) WHERE account IN (SELECT account FROM \(leases) WHERE expires_at < LEAST($1, now()) LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                [.timestamp(instant), .int64(Int64(batch))]
+                """
+                DELETE FROM \(leases) WHERE account IN \
+                (SELECT account FROM \(leases) WHERE expires_at_ms < LEAST($1, \(PostgresMigrations.databaseNow)) LIMIT $2 FOR UPDATE SKIP LOCKED)
+                """,
+                [.bound(instant), .int64(Int64(batch))]
             ).affected
         }
         let sessions = loginSessionStore()
@@ -173,8 +176,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
         let exchanges = try await drain {
             try await pool.execute(
-                "DELETE FROM \(ledger) WHERE token IN (SELECT token FROM \(ledger) WHERE forget_at < $1 ORDER BY forget_at LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                [.timestamp(instant), .int64(Int64(batch))]
+                "DELETE FROM \(ledger) WHERE token IN (SELECT token FROM \(ledger) WHERE forget_at_ms < $1 ORDER BY forget_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)",
+                [.bound(instant), .int64(Int64(batch))]
             ).affected
         }
         let guests = guestDataStore()

@@ -67,12 +67,13 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             remove = "DELETE FROM \(tokens) WHERE account = $1 RETURNING version"
             removeVersion = "DELETE FROM \(tokens) WHERE account = $1 AND version = $2 RETURNING version"
             due = "SELECT account FROM \(tokens) WHERE due_at_ms < $1 ORDER BY due_at_ms, account LIMIT $2"
+            let now = PostgresMigrations.databaseNow
             takeLease = """
-                INSERT INTO \(leases) AS lease (account, holder, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond') \
-                ON CONFLICT (account) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at \
-                WHERE lease.expires_at <= now() RETURNING lease.holder
+                INSERT INTO \(leases) AS lease (account, holder, expires_at_ms) VALUES ($1, $2, \(now) + $3) \
+                ON CONFLICT (account) DO UPDATE SET holder = EXCLUDED.holder, expires_at_ms = EXCLUDED.expires_at_ms \
+                WHERE lease.expires_at_ms <= \(now) RETURNING lease.holder
                 """
-            renewLease = "UPDATE \(leases) SET expires_at = now() + $3 * interval '1 millisecond' WHERE account = $1 AND holder = $2"
+            renewLease = "UPDATE \(leases) SET expires_at_ms = \(now) + $3 WHERE account = $1 AND holder = $2"
             releaseLease = "DELETE FROM \(leases) WHERE account = $1 AND holder = $2"
         }
     }
@@ -134,8 +135,8 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         }
         guard let issued = row[4].int64, let expires = row[5].int64 else { throw corrupt("a time is missing") }
         let token = AccessToken(
-            value: Secret(access), refreshToken: refresh, flow: flow, account: account, issuedAt: Self.date(issued),
-            expiresAt: Self.date(expires))
+            value: Secret(access), refreshToken: refresh, flow: flow, account: account, issuedAt: Date(millisecondsSince1970: issued),
+            expiresAt: Date(millisecondsSince1970: expires))
         return StoredToken(token: token, version: TokenVersion(UInt64(version)))
     }
 
@@ -153,7 +154,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         let account = token.account
         let values: [PostgresValue] = [
             .text(token.flow.rawValue), .bytes(Array(token.value.reveal().utf8)), token.refreshToken.map { .bytes(Array($0.reveal().utf8)) } ?? .null,
-            .int64(Self.milliseconds(token.issuedAt)), .int64(Self.milliseconds(token.expiresAt)), .int64(Self.milliseconds(dueAt)),
+            .instant(token.issuedAt), .instant(token.expiresAt), .instant(dueAt),
         ]
         let rows: PostgresRows
         do {
@@ -216,10 +217,9 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         guard limit > 0 else { return [] }
         // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
-        let bound = Self.milliseconds(instant, rounding: .up)
         let rows: PostgresRows
         do {
-            rows = try await pool.execute(statements.due, [.int64(bound), .int64(Int64(limit))])
+            rows = try await pool.execute(statements.due, [.bound(instant), .int64(Int64(limit))])
         } catch {
             throw failure(error, account: nil, doing: "list the due accounts")
         }
@@ -238,7 +238,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// still stored) keeps it; when `body` ends, the row is deleted. An instance that crashed leaves its
     /// row behind, which expires ``leaseDuration`` after its last renewal.
     ///
-    /// Expiry is measured on **the database's clock** (`now()`), not on the injected clock: every
+    /// Expiry is measured on **the database's clock** (`clock_timestamp()`, in milliseconds), not on the injected clock: every
     /// instance compares against the same clock, so clock skew between servers cannot make two of them
     /// take one lease. The injected clock paces the waiting: a held lease is asked for again every 20 ms
     /// for up to ``lockTimeout``, after which the refresh goes ahead without it (compare-and-swap still
@@ -326,17 +326,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         return StoreError(.io, account: account, message: Secret.scrub(message, of: secrets))
     }
 
-    /// Milliseconds since 1970, the precision ``AccessToken`` keeps.
-    static func milliseconds(_ date: Date, rounding: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded(rounding)
-        return value.isFinite ? Int64(max(min(value, 9.2e18), -9.2e18)) : 0
-    }
-
     static func milliseconds(of duration: Duration) -> Int64 {
         Int64(clamping: Monotonic.nanoseconds(duration) / 1_000_000)
-    }
-
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }

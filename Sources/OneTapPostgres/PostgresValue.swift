@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import OneTap
 
 /// A statement parameter or a result cell. Parameters always travel apart from the statement text, in
 /// libpq's binary format with their type named, so no value is ever parsed as SQL.
@@ -17,14 +18,27 @@ package enum PostgresValue: Sendable, Hashable {
     case int64(Int64)
     /// `boolean`.
     case bool(Bool)
-    /// `timestamptz`, to the microsecond.
-    case timestamp(Date)
     /// `text[]`: a one-dimensional array without `NULL` elements.
     case textArray([String])
     /// `bigint[]`: a one-dimensional array without `NULL` elements.
     case int64Array([Int64])
-    /// `timestamptz[]`, each to the microsecond: a one-dimensional array without `NULL` elements.
-    case timestampArray([Date])
+
+    /// An instant as every column keeps one: whole milliseconds since 1970 (`bigint`, a column named
+    /// `…_ms`), rounded to the nearest.
+    /// - Parameter date: The instant.
+    /// - Returns: The value.
+    package static func instant(_ date: Date) -> PostgresValue { .int64(date.millisecondsSince1970) }
+
+    /// The bound a query compares stored instants against (`expires_at_ms < $1`): the first whole
+    /// millisecond at or after the instant, so the comparison means what it says for any `Date`.
+    /// - Parameter date: The instant.
+    /// - Returns: The value.
+    package static func bound(_ date: Date) -> PostgresValue { .int64(date.millisecondsSince1970RoundedUp) }
+
+    /// Instants as a `bigint[]` of milliseconds since 1970.
+    /// - Parameter dates: The instants.
+    /// - Returns: The value.
+    package static func instants(_ dates: [Date]) -> PostgresValue { .int64Array(dates.map(\.millisecondsSince1970)) }
 
     /// The value as an integer, or nil.
     package var int64: Int64? {
@@ -50,15 +64,15 @@ package enum PostgresValue: Sendable, Hashable {
         return nil
     }
 
-    /// The value as an instant, or nil.
-    package var timestamp: Date? {
-        if case .timestamp(let value) = self { return value }
+    /// The value as an instant (a `bigint` of milliseconds since 1970), or nil.
+    package var instant: Date? {
+        if case .int64(let value) = self { return Date(millisecondsSince1970: value) }
         return nil
     }
 
-    /// The value as instants, or nil.
-    package var timestamps: [Date]? {
-        if case .timestampArray(let value) = self { return value }
+    /// The value as instants (a `bigint[]` of milliseconds since 1970), or nil.
+    package var instants: [Date]? {
+        if case .int64Array(let value) = self { return value.map(Date.init(millisecondsSince1970:)) }
         return nil
     }
 
@@ -98,16 +112,10 @@ enum PostgresBinary {
         static let oid: UInt32 = 26
         static let bpchar: UInt32 = 1042
         static let varchar: UInt32 = 1043
-        static let timestamp: UInt32 = 1114
-        static let timestamptz: UInt32 = 1184
         static let textArray: UInt32 = 1009
         static let int8Array: UInt32 = 1016
-        static let timestamptzArray: UInt32 = 1185
         static let void: UInt32 = 2278
     }
-
-    /// Microseconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01.
-    static let epochOffsetMicroseconds: Int64 = 946_684_800_000_000
 
     /// A parameter's type and bytes; nil bytes for `NULL`.
     static func encode(_ value: PostgresValue) -> (type: UInt32, bytes: [UInt8]?) {
@@ -117,14 +125,10 @@ enum PostgresBinary {
         case .bytes(let bytes): (OID.bytea, bytes)
         case .int64(let number): (OID.int8, bigEndian(number))
         case .bool(let flag): (OID.bool, [flag ? 1 : 0])
-        case .timestamp(let date):
-            (OID.timestamptz, bigEndian(microseconds(date) - epochOffsetMicroseconds))
         case .textArray(let texts):
             (OID.textArray, array(of: OID.text, texts.map { Array($0.utf8) }))
         case .int64Array(let numbers):
             (OID.int8Array, array(of: OID.int8, numbers.map(bigEndian)))
-        case .timestampArray(let dates):
-            (OID.timestamptzArray, array(of: OID.timestamptz, dates.map { bigEndian(microseconds($0) - epochOffsetMicroseconds) }))
         }
     }
 
@@ -167,11 +171,8 @@ enum PostgresBinary {
             return String(validating: bytes, as: UTF8.self).map(PostgresValue.text)
         case OID.bytea:
             return .bytes(Array(bytes))
-        case OID.int8 where bytes.count == 8, OID.timestamptz where bytes.count == 8, OID.timestamp where bytes.count == 8:
-            let number = bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            guard type != OID.int8 else { return .int64(number) }
-            let (sum, overflow) = number.addingReportingOverflow(epochOffsetMicroseconds)
-            return overflow ? nil : .timestamp(Date(timeIntervalSince1970: Double(sum) / 1e6))
+        case OID.int8 where bytes.count == 8:
+            return .int64(bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) })
         case OID.int4 where bytes.count == 4, OID.oid where bytes.count == 4:
             let number = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             return .int64(type == OID.oid ? Int64(number) : Int64(Int32(bitPattern: number)))
@@ -189,20 +190,15 @@ enum PostgresBinary {
                 texts.append(text)
             }
             return .textArray(texts)
-        case OID.int8Array, OID.timestamptzArray:
-            let timestamps = type == OID.timestamptzArray
-            guard let items = elements(bytes, of: timestamps ? OID.timestamptz : OID.int8) else { return nil }
+        case OID.int8Array:
+            guard let items = elements(bytes, of: OID.int8) else { return nil }
             var numbers: [Int64] = []
             numbers.reserveCapacity(items.count)
             for item in items {
                 guard item.count == 8 else { return nil }
-                let number = item.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                guard timestamps else { numbers.append(number); continue }
-                let (sum, overflow) = number.addingReportingOverflow(epochOffsetMicroseconds)
-                guard !overflow else { return nil }
-                numbers.append(sum)
+                numbers.append(item.reduce(Int64(0)) { $0 << 8 | Int64($1) })
             }
-            return timestamps ? .timestampArray(numbers.map { Date(timeIntervalSince1970: Double($0) / 1e6) }) : .int64Array(numbers)
+            return .int64Array(numbers)
         default:
             return nil
         }
@@ -216,9 +212,4 @@ enum PostgresBinary {
         (0..<4).map { UInt8(truncatingIfNeeded: number >> (24 - 8 * $0)) }
     }
 
-    /// A date as whole microseconds since 1970, clamped to what PostgreSQL can hold.
-    private static func microseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1e6).rounded()
-        return value.isFinite ? Int64(max(min(value, 9.2e18), -9.2e18)) : 0
-    }
 }

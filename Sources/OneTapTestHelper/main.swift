@@ -149,11 +149,10 @@ do {
             key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), rules: SMSCodeRules(policy: policy), events: DiscardingEventSink())
         let context = SMSContext(ip: try IPAddress(arguments[5]))
         waitForGo()
-        let now = Date()
         let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    if case .sent = try await service.send(to: try PhoneNumber(value: first + UInt64(index)), context: context, at: now) { return true }
+                    if case .sent = try await service.send(to: try PhoneNumber(value: first + UInt64(index)), context: context) { return true }
                     return false
                 }
             }

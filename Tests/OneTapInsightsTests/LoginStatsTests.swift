@@ -12,7 +12,7 @@ import OneTapSupport
     /// One login event line: `event` for `session` at `start + startedAt + elapsed`.
     static func line(_ event: String, _ session: String, carrier: String = "mobile", startedAt: Int64 = 0, elapsed: Int64, platform: String? = nil,
                      _ fields: String = "") -> String {
-        let at = UTCMilliseconds.format(start + startedAt + elapsed)
+        let at = Timestamp.format(milliseconds: start + startedAt + elapsed)
         let platformField = platform.map { #","platform":"\#($0)""# } ?? ""
         return #"{"v":2,"at":"\#(at)","area":"login","event":"\#(event)","session":"\#(session)","carrier":"\#(carrier)","evidence":"plmn"\#(platformField),"elapsedMs":\#(elapsed)\#(fields)}"#
     }
@@ -332,7 +332,7 @@ import OneTapSupport
         var lines: [String] = []
         func record(_ transition: LoginTransition, _ instant: Date) throws {
             for event in transition.events {
-                lines.append(try OrderedJSONEncoder.encode(Line(event: event, context: transition.context, at: instant)))
+                lines.append(Line(event: event, context: transition.context, at: instant).json)
             }
         }
         try record(transition, at)
@@ -353,17 +353,23 @@ import OneTapSupport
     }
 
     /// A login event as the event schema's line writes it (`OneTapEvent` lives in `OneTap`).
-    struct Line: Encodable {
+    struct Line {
         let event: LoginEvent
         let context: LoginContext
         let at: Date
-        enum Keys: String, CodingKey { case v, at, area }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(2, forKey: .v)
-            try container.encode(at.iso8601, forKey: .at)
-            try container.encode("login", forKey: .area)
-            try event.encode(to: encoder, context: context, at: at)
+
+        var json: String {
+            var writer = JSONWriter()
+            writer.object { writer in
+                writer.key("v")
+                writer.int(2)
+                writer.key("at")
+                writer.string(at.iso8601)
+                writer.key("area")
+                writer.string("login")
+                event.writeMembers(to: &writer, context: context, at: at)
+            }
+            return writer.text
         }
     }
 }

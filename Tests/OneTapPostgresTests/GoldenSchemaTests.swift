@@ -8,7 +8,9 @@ import Testing
 /// The rows today's stores wrote into a schema at version 6 (`Tests/Golden/postgres/schema-6.sql`, a
 /// `pg_dump` of schema `onetap_golden` made with the code of commit 37018e5), loaded into a fresh schema
 /// and read back through the stores' public API, every value checked against values written out by
-/// hand. Opening the stores migrates the schema first (today a no-op: it is at version 6).
+/// hand. Opening the stores migrates the schema first: migration 7 turns every `timestamptz` column into
+/// a `bigint` of milliseconds, and the JSON rows (seconds since 1970 in a session, since 2001 in what
+/// `JSONEncoder` wrote) are read as they are.
 ///
 /// Skipped, as the other PostgreSQL suites, when no server can be had (failed under
 /// `ONETAP_REQUIRE_POSTGRES=1`).
@@ -98,6 +100,21 @@ import Testing
             let report = try await stores.migrate()
             #expect(report.version >= 6)
             #expect(report.applied.allSatisfy { $0 > 6 }, "nothing before 6 is applied again")
+        }
+    }
+
+    /// The dump migrated to 7 has the columns, types, defaults, indexes and constraints of a schema
+    /// made at 7 from nothing.
+    @Test func theMigratedDumpHasTheColumnsOfAFreshSchema() async throws {
+        try await Self.withGoldenSchema { stores in
+            let fresh = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url()))
+            _ = try await fresh.migrate()
+            let migrated = try await PostgresMigration7Tests.columns(stores.pool, stores.configuration.schema)
+            #expect(!migrated.isEmpty)
+            #expect(migrated == (try await PostgresMigration7Tests.columns(fresh.pool, fresh.configuration.schema)))
+            #expect(try await PostgresMigration7Tests.definitions(stores.pool, stores.configuration.schema)
+                == (try await PostgresMigration7Tests.definitions(fresh.pool, fresh.configuration.schema)))
+            await TestDatabase.dispose(fresh)
         }
     }
 
@@ -296,7 +313,7 @@ import Testing
             // The service goes on from the stored rows: the limits count the stored sends, and the codes
             // that were sent verify.
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: Self.smsKey, sender: sender, store: store, events: DiscardingEventSink())
+            let service = SMSServiceAt(key: Self.smsKey, sender: sender, store: store)
             let now = try Self.instant("2026-12-01T08:21:40.000Z")
             let again = try await service.send(to: other, context: SMSContext(ip: try IPAddress("198.51.100.1")), at: now)
             guard case .limited(let rule, let retryAfter) = again else {

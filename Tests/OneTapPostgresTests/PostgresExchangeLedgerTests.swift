@@ -50,11 +50,11 @@ import Testing
             let ledger = stores.exchangeLedger(retention: .seconds(600))
             _ = try await ledger.claim(Self.abc, at: now)
             try await ledger.settle(Self.abc, .answered("000"), at: now.addingTimeInterval(1.5))
-            let rows = try await stores.pool.execute("SELECT token, state, code, claimed_at, settled_at, forget_at FROM \(table(stores))")
+            let rows = try await stores.pool.execute("SELECT token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms FROM \(table(stores))")
             let row = try #require(rows.first)
             #expect(row[0] == .bytes(Self.abc.bytes))
             #expect(row[1] == .text("answered") && row[2] == .text("000"))
-            let times = row[3...].compactMap(\.timestamp).map { $0.timeIntervalSince(now) }
+            let times = row[3...].compactMap(\.instant).map { $0.timeIntervalSince(now) }
             #expect(times.count == 3 && abs(times[0]) < 1e-6 && abs(times[1] - 1.5) < 1e-6 && abs(times[2] - 600) < 1e-6, "\(times)")
         }
     }

@@ -23,8 +23,8 @@ import Testing
 
     /// The stored IP counter's events, as offsets from `now`.
     func storedEvents(_ stores: PostgresStores) async throws -> [Double] {
-        let rows = try await stores.pool.execute("SELECT events FROM \(counters(stores)) WHERE counter = $1", [.text(Self.ipCounter.description)])
-        return (rows.first?.first?.timestamps ?? []).map { ($0.timeIntervalSince(now) * 1000).rounded() / 1000 }
+        let rows = try await stores.pool.execute("SELECT events_ms FROM \(counters(stores)) WHERE counter = $1", [.text(Self.ipCounter.description)])
+        return (rows.first?.first?.instants ?? []).map { ($0.timeIntervalSince(now) * 1000).rounded() / 1000 }
     }
 
     func codeCount(_ stores: PostgresStores) async throws -> Int64? {
@@ -45,16 +45,16 @@ import Testing
         try await TestDatabase.withStores { stores in
             let store = stores.smsStore()
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: ServerKey.random(), sender: sender, store: store, events: DiscardingEventSink())
+            let service = SMSServiceAt(key: ServerKey.random(), sender: sender, store: store)
             let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("d1"))
             guard case .sent = try await service.send(to: Self.number, context: context, at: now) else {
                 Issue.record("the send was not admitted")
                 return
             }
-            let rows = try await stores.pool.execute("SELECT counter, cardinality(events), keep_until, xmin::text FROM \(counters(stores)) ORDER BY counter")
+            let rows = try await stores.pool.execute("SELECT counter, cardinality(events_ms), keep_until_ms, xmin::text FROM \(counters(stores)) ORDER BY counter")
             #expect(rows.rows.compactMap { $0[0].text } == ["sends:device:d1", "sends:ip:203.0.113.7", "sends:number:13800138000"])
             #expect(rows.rows.allSatisfy { $0[1] == .int64(1) })
-            let keepUntil = try #require(rows.first?[2].timestamp)
+            let keepUntil = try #require(rows.first?[2].instant)
             #expect(keepUntil > now.addingTimeInterval(86_400))
             let code = try #require(sender.lastCode(to: Self.number)).reveal()
             let record = try #require(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores)) WHERE number = $1", [.text("13800138000")]).first)
@@ -63,7 +63,7 @@ import Testing
 
             // A pass that changes nothing writes no row (their row versions stay).
             try await store.update(counters: [SMSPolicy.Counter(counts: .sends, key: .device, value: "d1")], code: Self.number, at: now.addingTimeInterval(1)) { _ in }
-            let again = try await stores.pool.execute("SELECT counter, cardinality(events), keep_until, xmin::text FROM \(counters(stores)) ORDER BY counter")
+            let again = try await stores.pool.execute("SELECT counter, cardinality(events_ms), keep_until_ms, xmin::text FROM \(counters(stores)) ORDER BY counter")
             #expect(again.rows == rows.rows)
             #expect(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores))").first == record)
 
@@ -136,13 +136,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("set record = 'garbage'", true), ("set record = '{\"id\":\"x\"}'", true), ("set keep_until = keep_until - interval '2 days'", false),
+        ("set record = 'garbage'", true), ("set record = '{\"id\":\"x\"}'", true), ("set keep_until_ms = keep_until_ms - 172800000", false),
     ])
     func aRecordOneTapDidNotWriteIsReportedCorruptUnlessItsTimeHasPassed(change: String, corrupt: Bool) async throws {
         try await TestDatabase.withStores { stores in
             let store = stores.smsStore()
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: ServerKey.random(), sender: sender, store: store, events: DiscardingEventSink())
+            let service = SMSServiceAt(key: ServerKey.random(), sender: sender, store: store)
             _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
             try await stores.pool.execute("UPDATE \(codes(stores)) \(change)")
             if corrupt {
@@ -232,7 +232,7 @@ import Testing
     @Test func updatesAndCleanupFailWithIOWhileTheDatabaseIsUnreachable() async throws {
         let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
         let store = PostgresStores(configuration: nowhere).smsStore()
-        let service = SMSCodeService(key: ServerKey.random(), sender: ScriptedSMSSender(), store: store, events: DiscardingEventSink())
+        let service = SMSServiceAt(key: ServerKey.random(), sender: ScriptedSMSSender(), store: store)
         await #expect {
             _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
         } throws: { error in
@@ -267,7 +267,7 @@ import Testing
             for sender in senders { #expect(sender.finish() == 0) }
             let sent = lines.compactMap { $0.hasPrefix("sent ") ? Int($0.dropFirst(5)) : nil }
             #expect(sent.count == 4 && sent.reduce(0, +) == 5, "\(lines)")
-            let events = try await stores.pool.execute("SELECT cardinality(events) FROM \(counters(stores)) WHERE counter = 'sends:ip:198.51.100.20'")
+            let events = try await stores.pool.execute("SELECT cardinality(events_ms) FROM \(counters(stores)) WHERE counter = 'sends:ip:198.51.100.20'")
             #expect(events.first == [.int64(5)])
             #expect(try await codeCount(stores) == 5)
         }

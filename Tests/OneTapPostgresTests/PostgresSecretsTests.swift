@@ -43,11 +43,11 @@ import Testing
         // A code sent through the store, and a login whose token was exchanged through the ledger.
         let number = try PhoneNumber("13800138000")
         let sender = ScriptedSMSSender()
-        let service = SMSCodeService(key: ServerKey.random(), sender: sender, store: sms, events: DiscardingEventSink())
+        let service = SMSServiceAt(key: ServerKey.random(), sender: sender, store: sms)
         _ = try await service.send(to: number, context: SMSContext(), at: now)
         let code = try #require(sender.lastCode(to: number)).reveal()
         let json = try #require(try await stores.pool.execute("SELECT record FROM \(schema).sms_codes").first?.first?.text)
-        let hmac = try JSONDecoder().decode(SMSCodeRecord.self, from: Data(json.utf8)).digest.hex
+        let hmac = try SMSCodeRecord(json: json).digest.hex
         let exchange = ExchangeGuard(provider: MockTokenExchange(number: number), ledger: ledger)
         let logins = LoginServer(store: sessions, exchange: exchange, events: DiscardingEventSink())
         let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")))

@@ -11,7 +11,8 @@ import Testing
             let leases = "\"\(stores.configuration.schema)\".refresh_leases"
             for (account, offset) in [("gone-1", "-2 hours"), ("gone-2", "-1 minute"), ("live", "+1 hour"), ("later", "+2 days")] {
                 try await stores.pool.execute(
-                    "INSERT INTO \(leases) (account, holder, expires_at) VALUES ($1, 'crashed', now() + $2::interval)", [.text(account), .text(offset)])
+                    "INSERT INTO \(leases) (account, holder, expires_at_ms) VALUES ($1, 'crashed', (extract(epoch FROM now() + $2::interval) * 1000)::bigint)",
+                    [.text(account), .text(offset)])
             }
             let report = try await stores.removeExpiredRows(before: Date().addingTimeInterval(86_400))
             #expect(report == PostgresCleanupReport(refreshLeases: 2))
@@ -37,7 +38,7 @@ import Testing
                 try await sessions.create(machine.start(DeviceSnapshot(sim: .absent), at: now.addingTimeInterval(offset - lifetime), id: .random()).session)
             }
             let sms = stores.smsStore()
-            let service = SMSCodeService(key: ServerKey.random(), sender: ScriptedSMSSender(), store: sms, events: DiscardingEventSink())
+            let service = SMSServiceAt(key: ServerKey.random(), sender: ScriptedSMSSender(), store: sms)
             for index in 0..<3 {
                 _ = try await service.send(to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(), at: now.addingTimeInterval(-3 * 86_400))
             }
@@ -49,7 +50,7 @@ import Testing
             let table = "\"\(stores.configuration.schema)\".login_sessions"
             try await stores.pool.execute(
                 "INSERT INTO \(table) SELECT 'bulk-' || n, 1, $1, '{}' FROM generate_series(1, $2) AS n",
-                [.timestamp(now.addingTimeInterval(-60)), .int64(Int64(PostgresStores.cleanupBatch + 5))])
+                [.instant(now.addingTimeInterval(-60)), .int64(Int64(PostgresStores.cleanupBatch + 5))])
 
             // Merge journals: finished 30 days and a second ago (goes), finished just inside 30 days, and
             // unfinished for 40 days (a merge to resume: kept).

@@ -231,11 +231,11 @@ import Testing
                 try await waitUntil { try await leaseHolder(one, "slow") != nil }
                 let holder = try await leaseHolder(one, "slow")
                 // As if the refresh had outlived its lease: without a renewal, anyone could take it now.
-                try await one.pool.execute("UPDATE \(leases) SET expires_at = now() - interval '1 second'")
+                try await one.pool.execute("UPDATE \(leases) SET expires_at_ms = (extract(epoch FROM now()) * 1000)::bigint - 1000")
                 await clock.waitForSleepers(1)
                 clock.advance(by: .seconds(20))
                 try await waitUntil {
-                    try await one.pool.execute("SELECT count(*) FROM \(leases) WHERE expires_at > now() + interval '50 seconds'").first == [.int64(1)]
+                    try await one.pool.execute("SELECT count(*) FROM \(leases) WHERE expires_at_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 50000").first == [.int64(1)]
                 }
                 let seen = try await second.withRefreshLock(for: "slow") { try await leaseHolder(other, "slow") }
                 #expect(seen == holder)  // the second went ahead without it (lock timeout zero) and left it alone
@@ -253,7 +253,8 @@ import Testing
         let clock = FakeClock()
         try await TestDatabase.withStores(clock: clock) { stores in
             try await stores.pool.execute(
-                "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', now() + interval '1 hour')", [.text("u1")])
+                "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', (extract(epoch FROM now()) * 1000)::bigint + 3600000)",
+                [.text("u1")])
             let store = stores.tokenStore(lockTimeout: .milliseconds(100))
             try await withThrowingTaskGroup(of: Int.self) { group async throws in
                 group.addTask { try await store.withRefreshLock(for: "u1") { 7 } }

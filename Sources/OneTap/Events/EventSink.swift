@@ -22,8 +22,8 @@ public protocol EventSink: Sendable {
 ///
 /// ## The event schema, version 2
 ///
-/// ``encode(to:)`` writes one JSON object, one line of NDJSON (what ``StandardErrorEventSink`` writes
-/// and `onetap stats` reads): `v` (the schema's version, ``schemaVersion``), `at` (ISO 8601, UTC, with
+/// ``json()`` writes one JSON object, one line of NDJSON (what ``StandardErrorEventSink`` writes and
+/// `onetap stats` reads): `v` (the schema's version, ``schemaVersion``), `at` (ISO 8601, UTC, with
 /// milliseconds), `area` (`login`, `token`, `sms`), `event` (the name), then the payload's fields.
 ///
 /// A login event (area `login`) carries the login's context on every line, so each line stands alone:
@@ -52,7 +52,7 @@ public protocol EventSink: Sendable {
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
 /// ```
-public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertible {
+public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWritable {
     /// The version of the event schema this type writes: 2.
     public static let schemaVersion = 2
 
@@ -107,22 +107,57 @@ public struct OneTapEvent: Hashable, Sendable, Encodable, CustomStringConvertibl
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case v, at, area }
-
-    /// Encodes `{"v":2,"at":"…","area":"token","event":"refreshed",…}`: the version of this schema, the
-    /// time, the area, then the payload's own fields (a login event's context first; see above).
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.schemaVersion, forKey: .v)
-        try container.encode(at.iso8601, forKey: .at)
-        try container.encode(area, forKey: .area)
-        switch payload {
-        case .login(let event, let context): try event.encode(to: encoder, context: context, at: at)
-        case .token(let event): try event.encode(to: encoder)
-        case .sms(let event): try event.encode(to: encoder)
+    /// The event's line of the schema: `{"v":2,"at":"…","area":"token","event":"refreshed",…}`, the
+    /// version, the time, the area, then the payload's own members (a login event's context first; see
+    /// above), without a line break.
+    /// - Returns: The JSON text.
+    /// - Complexity: O(*n*) in the length of the line.
+    public func json() -> String {
+        var writer = JSONWriter(capacity: 256)
+        do {
+            try write(to: &writer)
+        } catch {
+            // Events hold strings, integers and finite numbers only; say so if one ever cannot be written.
+            return Self.unencodable(name)
         }
+        return writer.text
+    }
+
+    /// Writes the event's line (``json()``).
+    /// - Parameter writer: The writer.
+    /// - Throws: ``JSONWriteError`` for a number JSON cannot hold (no event holds one).
+    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+        try writer.object { (writer) throws(JSONWriteError) in
+            writer.key("v")
+            writer.int(Self.schemaVersion)
+            writer.key("at")
+            writer.string(at.iso8601)
+            writer.key("area")
+            writer.string(area)
+            switch payload {
+            case .login(let event, let context): event.writeMembers(to: &writer, context: context, at: at)
+            case .token(let event): try event.writeMembers(to: &writer)
+            case .sms(let event): event.writeMembers(to: &writer)
+            }
+        }
+    }
+
+    /// The line that stands for an event that could not be written: `{"v":2,"area":"events","event":"unencodable","name":…}`.
+    /// - Parameter name: The event's name.
+    /// - Returns: The line, without a line break.
+    package static func unencodable(_ name: String) -> String {
+        var writer = JSONWriter(capacity: 96)
+        writer.object { writer in
+            writer.key("v")
+            writer.int(schemaVersion)
+            writer.key("area")
+            writer.string("events")
+            writer.key("event")
+            writer.string("unencodable")
+            writer.key("name")
+            writer.string(name)
+        }
+        return writer.text
     }
 }
 

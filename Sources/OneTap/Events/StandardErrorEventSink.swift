@@ -62,7 +62,7 @@ public final class StandardErrorEventSink: EventSink {
                 return state.dropped
             }
             if dropped > 0 {
-                write(#"{"v":2,"area":"events","event":"dropped","count":\#(dropped)}"# + "\n")
+                write(Self.dropped(dropped))
             }
         }
     }
@@ -73,13 +73,25 @@ public final class StandardErrorEventSink: EventSink {
     }
 
     /// The NDJSON line of an event, with its line break: the fields in the order ``OneTapEvent``
-    /// documents.
+    /// documents (``OneTapEvent/json()``).
     package static func line(_ event: OneTapEvent) -> String {
-        guard let text = try? OrderedJSONEncoder.encode(event) else {
-            // Events hold strings, numbers and dates only; encoding cannot fail. Say so if it ever does.
-            return #"{"v":2,"area":"events","event":"unencodable","name":"\#(event.name)"}"# + "\n"
+        event.json() + "\n"
+    }
+
+    /// The line that says how many lines were dropped: `{"v":2,"area":"events","event":"dropped","count":N}`.
+    package static func dropped(_ count: Int) -> String {
+        var writer = JSONWriter(capacity: 64)
+        writer.object { writer in
+            writer.key("v")
+            writer.int(OneTapEvent.schemaVersion)
+            writer.key("area")
+            writer.string("events")
+            writer.key("event")
+            writer.string("dropped")
+            writer.key("count")
+            writer.int(count)
         }
-        return text + "\n"
+        return writer.text + "\n"
     }
 
     private func write(_ line: String) {

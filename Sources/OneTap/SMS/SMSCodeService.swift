@@ -10,7 +10,7 @@ import Foundation
 /// ```swift
 /// let sms = SMSCodeService(key: try ServerKey(base64: secrets.serverKey), sender: AliyunSender(), captcha: MyCaptcha(), store: shared)
 /// // POST /sms      {"number": "13800138000"}
-/// switch try await sms.send(to: body.number, context: SMSContext(ip: clientIP, device: deviceID, session: id), at: .now) {
+/// switch try await sms.send(to: body.number, context: SMSContext(ip: clientIP, device: deviceID, session: id)) {
 /// case .sent(let expiresAt, let resendAfter): …        // 200, show the count-down to resendAfter
 /// case .captchaRequired(let rule, _): …                // 428, show a captcha, send again with its token
 /// case .limited(_, let retryAfter), .senderFailed(let retryAfter): …  // 429 with Retry-After
@@ -20,8 +20,8 @@ import Foundation
 /// Every answer is decided by ``SMSCodeRules`` inside one atomic store update, so all instances that
 /// share a store share the limits. A send that a captcha rule holds back is decided again with the
 /// captcha once the verifier accepted its token: a captcha passes a captcha rule, never a hard limit.
-/// Each answer is also an ``SMSEvent``. Time is the caller's (`at:`), so a test or a replay decides
-/// a day of traffic in a moment.
+/// Each answer is also an ``SMSEvent``. Time comes from the injected clock (`FakeClock` in tests, so a
+/// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
     /// The rules: policy, segments, code lifetime and tries.
     public let rules: SMSCodeRules
@@ -30,6 +30,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     private let captcha: (any CaptchaVerifier)?
     private let store: any SMSStore
     private let events: any EventSink
+    private let clock: any WallClock
 
     /// Creates the service.
     /// - Parameters:
@@ -39,10 +40,13 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - store: Counters and code records; in memory by default (share one across instances).
     ///   - rules: The policy and segments; the built-in tables by default.
     ///   - events: Receives ``SMSEvent``s; standard error by default.
+    ///   - clock: The time source: when a code is sent, expires, may be sent again; the system clock by
+    ///     default.
     public init(
         key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
-        rules: SMSCodeRules = SMSCodeRules(), events: any EventSink = StandardErrorEventSink.shared
+        rules: SMSCodeRules = SMSCodeRules(), events: any EventSink = StandardErrorEventSink.shared, clock: any WallClock = SystemClock()
     ) {
+        self.clock = clock
         self.key = key
         self.sender = sender
         self.captcha = captcha
@@ -55,18 +59,17 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - text: The number as sent (`13800138000`, `+86 138 0013 8000`).
     ///   - context: Who asks: address, device, session, captcha token.
-    ///   - now: The time.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number, else as
-    ///   ``send(to:context:at:)-(PhoneNumber,_,_)``.
+    ///   ``send(to:context:)-(PhoneNumber,_)``.
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
-    public func send(to text: String, context: SMSContext, at now: Date) async throws -> SMSSendResult {
+    public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
         case .failure(let refusal):
             let result = SMSSendResult.refused(refusal)
-            emit(.send(result, number: nil, session: context.session), at: now)
+            emit(.send(result, number: nil, session: context.session), at: clock.now())
             return result
         case .success(let number):
-            return try await send(to: number, context: context, at: now)
+            return try await send(to: number, context: context)
         }
     }
 
@@ -74,11 +77,11 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - number: The number.
     ///   - context: Who asks: address, device, session, captcha token.
-    ///   - now: The time.
     /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
     ///   or `senderFailed` (nothing was sent, the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
-    public func send(to number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSSendResult {
+    public func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
+        let now = clock.now()
         let result = try await decideAndSend(to: number, context: context, at: now)
         emit(.send(result, number: number, session: context.session), at: now)
         return result
@@ -135,12 +138,12 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - code: The code, as typed.
     ///   - number: The number it was sent to.
     ///   - context: Who asks; its session must be the one the code was sent for.
-    ///   - now: The time.
     /// - Returns: `verified` with the ``SMSVerdict`` a login session's SMS step takes, or `wrong`,
     ///   `expired`, `tooManyAttempts`, `noCode`, `locked`.
     /// - Throws: ``StoreError`` when the store fails (nothing was counted).
     /// - Complexity: One HMAC-SHA-256 and one store update.
-    public func verify(_ code: Secret, for number: PhoneNumber, context: SMSContext, at now: Date) async throws -> SMSVerifyResult {
+    public func verify(_ code: Secret, for number: PhoneNumber, context: SMSContext) async throws -> SMSVerifyResult {
+        let now = clock.now()
         let request = context.request(for: number)
         let rules = self.rules
         let key = self.key

@@ -112,10 +112,10 @@ public struct LoginServer: Sendable {
     ///   is not at SMS, `unexpected` when this server has no SMS code service), or ``StoreError``
     ///   when the session store or the SMS store fails.
     public func sendSMS(for id: LoginSessionID, to number: String, context: SMSContext) async throws -> SMSSendResult {
-        let (sms, now) = try await smsStep(id)
+        let (sms, _) = try await smsStep(id)
         var context = context
         context.session = id
-        return try await sms.send(to: number, context: context, at: now)
+        return try await sms.send(to: number, context: context)
     }
 
     /// Verifies an SMS code for a session and, when it is right, completes the session's SMS step with
@@ -133,10 +133,10 @@ public struct LoginServer: Sendable {
     public func verifySMS(
         _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int?, context: SMSContext
     ) async throws -> (result: SMSVerifyResult, transition: LoginTransition?) {
-        let (sms, now) = try await smsStep(id)
+        let (sms, _) = try await smsStep(id)
         var context = context
         context.session = id
-        let result = try await sms.verify(code, for: number, context: context, at: now)
+        let result = try await sms.verify(code, for: number, context: context)
         guard case .verified(let verdict) = result else { return (result, nil) }
         return (result, try await report(.smsVerified(verdict), to: id, version: version))
     }

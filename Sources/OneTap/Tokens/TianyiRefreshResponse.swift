@@ -13,12 +13,50 @@ import Foundation
 /// token is not accepted and the user must log in again. A body that is not the documented shape is a
 /// transient failure (a proxy's error page, a truncated answer) and the stored token is kept.
 public enum TianyiRefreshResponse {
-    private struct Body: Decodable {
-        let result: ResultCode
-        let accessToken: String?
-        let refreshToken: String?
-        let expiresIn: ExpiresIn?
-        let msg: String?
+    /// The answer's members this reads; others are skipped.
+    private struct Body: JSONReadable {
+        static var skipsByteOrderMark: Bool { true }
+        var result: ResultCode
+        var accessToken: String?
+        var refreshToken: String?
+        var expiresIn: ExpiresIn?
+        var msg: String?
+
+        init(reading reader: inout JSONReader) throws(JSONReadError) {
+            var result: ResultCode?, accessToken: String??, refreshToken: String??, expiresIn: ExpiresIn??, msg: String??
+            var members = try reader.beginObject()
+            while let key = try reader.nextKey(in: &members) {
+                switch key {
+                case "result":
+                    try reader.unseen(result != nil, key)
+                    // A JSON integer (`0`) or a string (`"0"`).
+                    if try reader.peek() == .number {
+                        result = ResultCode(integerLiteral: try reader.int64())
+                    } else {
+                        result = try reader.parsed { (text) throws(ParseError) in try ResultCode(text) }
+                    }
+                case "accessToken":
+                    try reader.unseen(accessToken != nil, key)
+                    accessToken = .some(try reader.null() ? nil : try reader.string())
+                case "refreshToken":
+                    try reader.unseen(refreshToken != nil, key)
+                    refreshToken = .some(try reader.null() ? nil : try reader.string())
+                case "expiresIn":
+                    try reader.unseen(expiresIn != nil, key)
+                    // Seconds as a JSON integer or, as Tianyi sends them, a numeric string.
+                    expiresIn = .some(try reader.null() ? nil : try ExpiresIn(reading: &reader))
+                case "msg":
+                    try reader.unseen(msg != nil, key)
+                    msg = .some(try reader.null() ? nil : try reader.string())
+                default: break
+                }
+            }
+            self.result = try reader.required(result, "result")
+            self.accessToken = accessToken ?? nil
+            self.refreshToken = refreshToken ?? nil
+            self.expiresIn = expiresIn ?? nil
+            self.msg = msg ?? nil
+        }
     }
 
     /// Decodes a refresh answer.
@@ -29,9 +67,9 @@ public enum TianyiRefreshResponse {
     public static func decode(_ body: some Collection<UInt8>) throws(TokenRefreshError) -> RefreshResponse {
         let decoded: Body
         do {
-            decoded = try JSONDecoder().decode(Body.self, from: Data(body))
+            decoded = try Body.reading(body)
         } catch {
-            throw TokenRefreshError(.transient, message: "the refresh answer is not the documented JSON: \(describe(error))")
+            throw TokenRefreshError(.transient, message: "the refresh answer is not the documented JSON: \(error)")
         }
         guard decoded.result.text == "0" else {
             throw TokenRefreshError(.final, code: decoded.result, message: decoded.msg.map { String($0.prefix(200)) } ?? "the carrier refused the refresh token")
@@ -40,21 +78,5 @@ public enum TianyiRefreshResponse {
             throw TokenRefreshError(.transient, code: decoded.result, message: "the refresh answer has result 0 but no accessToken")
         }
         return RefreshResponse(accessToken: Secret(access), refreshToken: decoded.refreshToken.map(Secret.init), expiresIn: decoded.expiresIn)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            let key = context.codingPath.last.map { "key '\($0.stringValue)': " } ?? ""
-            return key + context.debugDescription
-        case DecodingError.keyNotFound(let key, _):
-            return "key '\(key.stringValue)' is missing"
-        case DecodingError.typeMismatch(_, let context):
-            return "key '\(context.codingPath.last?.stringValue ?? "")' has the wrong type"
-        case DecodingError.valueNotFound(_, let context):
-            return "key '\(context.codingPath.last?.stringValue ?? "")' is null"
-        default:
-            return "not JSON"
-        }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Something the token manager did, for logs and counters. Events carry metadata only, never a token.
-public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
+public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     /// A refresh succeeded and the new token was stored (exactly one per real refresh).
     case refreshed(account: AccountID, flow: LoginFlow, expiresAt: Date, rotatedRefreshToken: Bool)
     /// A refresh failed transiently; the stored token was kept and refreshing backs off until `retryAt`.
@@ -67,33 +67,46 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case event, account, flow, expiresAt, rotatedRefreshToken, message, attempt, retryAt, seconds }
-
-    /// Encodes `{"event": name, "account": …, …}` with times in ISO 8601.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .event)
-        try container.encodeIfPresent(account, forKey: .account)
+    /// Writes the event's members into the event line being written: `event`, `account`, then its own
+    /// (instants as ISO 8601).
+    /// - Parameter writer: The writer, inside an object.
+    /// - Throws: ``JSONWriteError`` never in practice (a duration's seconds are finite).
+    package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.key("event")
+        writer.string(name)
+        if let account {
+            writer.key("account")
+            writer.string(account.rawValue)
+        }
         switch self {
         case .refreshed(_, let flow, let expiresAt, let rotated):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(expiresAt.iso8601, forKey: .expiresAt)
-            try container.encode(rotated, forKey: .rotatedRefreshToken)
+            writer.key("flow")
+            writer.string(flow.rawValue)
+            writer.key("expiresAt")
+            writer.string(expiresAt.iso8601)
+            writer.key("rotatedRefreshToken")
+            writer.bool(rotated)
         case .refreshFailed(_, let message, let attempt, let retryAt):
-            try container.encode(message, forKey: .message)
-            try container.encode(attempt, forKey: .attempt)
-            try container.encode(retryAt.iso8601, forKey: .retryAt)
+            writer.key("message")
+            writer.string(message)
+            writer.key("attempt")
+            writer.int(attempt)
+            writer.key("retryAt")
+            writer.string(retryAt.iso8601)
         case .reloginRequired(_, let message):
-            try container.encode(message, forKey: .message)
+            writer.key("message")
+            writer.string(message)
         case .stored(_, let flow, let expiresAt):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(expiresAt.iso8601, forKey: .expiresAt)
+            writer.key("flow")
+            writer.string(flow.rawValue)
+            writer.key("expiresAt")
+            writer.string(expiresAt.iso8601)
         case .dueScanFailed(let message):
-            try container.encode(message, forKey: .message)
+            writer.key("message")
+            writer.string(message)
         case .refreshAbandoned(_, let after):
-            try container.encode(after.seconds, forKey: .seconds)
+            writer.key("seconds")
+            try writer.double(after.seconds)
         case .loggedOut, .refreshedElsewhere:
             break
         }

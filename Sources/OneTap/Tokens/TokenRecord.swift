@@ -4,20 +4,22 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The on-disk form of one stored token (``FileTokenStore``): a small JSON object.
+/// The on-disk form of one stored token (``FileTokenStore``): a small JSON object, `onetap-token/1`.
 ///
 /// ```json
-/// {"format":"onetap-token/1","account":"42","version":3,"flow":"tianyi","accessToken":"…",
-///  "refreshToken":"…","issuedAtMs":1764528506123,"expiresAtMs":1767120506123,"dueAtMs":1764614906123}
+/// {"accessToken":"…","account":"42","dueAtMs":1764614906123,"expiresAtMs":1767120506123,"flow":"tianyi",
+///  "format":"onetap-token/1","issuedAtMs":1764528506123,"refreshToken":"…","version":3}
 /// ```
-/// Times are milliseconds since 1970 (the precision ``AccessToken`` keeps). A record is at most
-/// ``TokenRecordLimit/bytes`` long, in every store. The decoder is strict: a
-/// record with another format, another account, unknown keys, or values out of range is refused, so a
-/// foreign or damaged file is never mistaken for a token.
-struct TokenRecord: Decodable, Hashable {
+/// Keys sorted; times are whole milliseconds since 1970, as every stored instant. A record is at most
+/// ``TokenRecordLimit/bytes`` long, in every store. The reader is strict: a record with another format,
+/// another account, unknown keys, or values out of range is refused, so a foreign or damaged file is
+/// never mistaken for a token.
+struct TokenRecord: JSONRecord, Hashable {
     static let format = "onetap-token/1"
+    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read a token file.
+    static var skipsByteOrderMark: Bool { true }
     /// The latest instant a record may hold: 9999-12-31T23:59:59.999Z.
-    static let maxMilliseconds: Int64 = 253_402_300_799_999
+    static let maxMilliseconds: Int64 = Timestamp.latest
 
     let format: String
     let account: String
@@ -29,34 +31,104 @@ struct TokenRecord: Decodable, Hashable {
     let expiresAtMs: Int64
     let dueAtMs: Int64
 
-    private enum CodingKeys: String, CodingKey, CaseIterable {
-        case format, account, version, flow, accessToken, refreshToken, issuedAtMs, expiresAtMs, dueAtMs
+    /// The record of a stored token.
+    init(_ stored: StoredToken, dueAt: Date) {
+        let token = stored.token
+        format = Self.format
+        account = token.account.rawValue
+        version = stored.version.value
+        flow = token.flow.rawValue
+        accessToken = token.value.reveal()
+        refreshToken = token.refreshToken?.reveal()
+        issuedAtMs = token.issuedAt.millisecondsSince1970
+        expiresAtMs = token.expiresAt.millisecondsSince1970
+        dueAtMs = dueAt.millisecondsSince1970
     }
 
-    static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
-        return value.isFinite ? Int64(max(min(value, 9.2e18), -9.2e18)) : 0
-    }
-
-    static func date(_ milliseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
-
-    /// The record's JSON bytes, keys sorted: written by hand from strings and integers, so it cannot fail
-    /// and never yields an empty file.
+    /// The record's JSON bytes, keys sorted: strings and integers only, so writing cannot fail and never
+    /// yields an empty file.
     /// - Complexity: O(*n*) in the size of the token.
     static func encode(_ stored: StoredToken, dueAt: Date) -> [UInt8] {
-        let token = stored.token
-        var out = "{\"accessToken\":" + JSONString.literal(token.value.reveal())
-        out += ",\"account\":" + JSONString.literal(token.account.rawValue)
-        out += ",\"dueAtMs\":\(milliseconds(dueAt))"
-        out += ",\"expiresAtMs\":\(milliseconds(token.expiresAt))"
-        out += ",\"flow\":\"\(token.flow.rawValue)\""
-        out += ",\"format\":\"\(format)\""
-        out += ",\"issuedAtMs\":\(milliseconds(token.issuedAt))"
-        if let refresh = token.refreshToken { out += ",\"refreshToken\":" + JSONString.literal(refresh.reveal()) }
-        out += ",\"version\":\(stored.version.value)}"
-        return Array(out.utf8)
+        let record = TokenRecord(stored, dueAt: dueAt)
+        var writer = JSONWriter(capacity: 192 + record.accessToken.utf8.count + (record.refreshToken?.utf8.count ?? 0))
+        record.write(to: &writer)
+        return writer.withBytes { Array($0) }
+    }
+
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("accessToken")
+            writer.string(accessToken)
+            writer.key("account")
+            writer.string(account)
+            writer.key("dueAtMs")
+            writer.int(dueAtMs)
+            writer.key("expiresAtMs")
+            writer.int(expiresAtMs)
+            writer.key("flow")
+            writer.string(flow)
+            writer.key("format")
+            writer.string(format)
+            writer.key("issuedAtMs")
+            writer.int(issuedAtMs)
+            if let refreshToken {
+                writer.key("refreshToken")
+                writer.string(refreshToken)
+            }
+            writer.key("version")
+            writer.int(version)
+        }
+    }
+
+    /// The keys a record has.
+    private static let keys: Set<String> = ["accessToken", "account", "dueAtMs", "expiresAtMs", "flow", "format", "issuedAtMs", "refreshToken", "version"]
+
+    init(reading reader: inout JSONReader) throws(JSONReadError) {
+        var format: String?, account: String?, version: UInt64?, flow: String?, accessToken: String?, refreshToken: String??
+        var issuedAtMs: Int64?, expiresAtMs: Int64?, dueAtMs: Int64?
+        var members = try reader.beginObject()
+        while let key = try reader.nextKey(in: &members) {
+            switch key {
+            case "accessToken":
+                try reader.unseen(accessToken != nil, key)
+                accessToken = try reader.string()
+            case "account":
+                try reader.unseen(account != nil, key)
+                account = try reader.string()
+            case "dueAtMs":
+                try reader.unseen(dueAtMs != nil, key)
+                dueAtMs = try reader.int64()
+            case "expiresAtMs":
+                try reader.unseen(expiresAtMs != nil, key)
+                expiresAtMs = try reader.int64()
+            case "flow":
+                try reader.unseen(flow != nil, key)
+                flow = try reader.string()
+            case "format":
+                try reader.unseen(format != nil, key)
+                format = try reader.string()
+            case "issuedAtMs":
+                try reader.unseen(issuedAtMs != nil, key)
+                issuedAtMs = try reader.int64()
+            case "refreshToken":
+                try reader.unseen(refreshToken != nil, key)
+                refreshToken = .some(try reader.null() ? nil : try reader.string())
+            case "version":
+                try reader.unseen(version != nil, key)
+                version = try reader.uint64()
+            default:
+                throw reader.corrupt("unknown key \(QuotedInput(key.text)): not a OneTap token record")
+            }
+        }
+        self.format = try reader.required(format, "format")
+        self.account = try reader.required(account, "account")
+        self.version = try reader.required(version, "version")
+        self.flow = try reader.required(flow, "flow")
+        self.accessToken = try reader.required(accessToken, "accessToken")
+        self.refreshToken = refreshToken ?? nil
+        self.issuedAtMs = try reader.required(issuedAtMs, "issuedAtMs")
+        self.expiresAtMs = try reader.required(expiresAtMs, "expiresAtMs")
+        self.dueAtMs = try reader.required(dueAtMs, "dueAtMs")
     }
 
     /// Why a record was refused.
@@ -64,24 +136,33 @@ struct TokenRecord: Decodable, Hashable {
         let description: String
     }
 
-    /// Decodes and validates a record.
+    /// Reads and validates a record.
     /// - Parameters:
     ///   - bytes: The file's bytes.
     ///   - account: The account the file is for.
     /// - Returns: The stored token and its due time.
-    /// - Throws: ``Invalid`` saying what is wrong.
+    /// - Throws: ``Invalid`` saying what is wrong: text that is not JSON, then a key no record has, then
+    ///   a missing or mistyped member, then a value out of place (in that order).
     static func decode(_ bytes: [UInt8], account: AccountID) throws(Invalid) -> (StoredToken, dueAt: Date) {
+        // First the object's keys alone: is it JSON, and is every key a record's?
+        let unknown: String?
+        do {
+            unknown = try JSONReader.read(bytes, skippingByteOrderMark: true) { (reader) throws(JSONReadError) -> String? in
+                var found: String? = nil
+                var members = try reader.beginObject()
+                while let key = try reader.nextKey(in: &members) {
+                    if found == nil, !keys.contains(key.text) { found = key.text }
+                }
+                return found
+            }
+        } catch {
+            if case .mismatch = error.kind { throw Invalid(description: "not a OneTap token record (missing or mistyped fields)") }
+            throw Invalid(description: "not a OneTap token record (not JSON)")
+        }
+        if let unknown { throw Invalid(description: "unknown key \(QuotedInput(unknown)): not a OneTap token record") }
         let record: TokenRecord
         do {
-            let object = try JSONSerializationFree.keys(of: bytes)
-            if let unknown = object.first(where: { CodingKeys(stringValue: $0) == nil }) {
-                throw Invalid(description: "unknown key \(QuotedInput(unknown)): not a OneTap token record")
-            }
-            record = try JSONDecoder().decode(TokenRecord.self, from: Data(bytes))
-        } catch let error as Invalid {
-            throw error
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            throw Invalid(description: "not a OneTap token record (not JSON)")
+            record = try reading(bytes)
         } catch {
             throw Invalid(description: "not a OneTap token record (missing or mistyped fields)")
         }
@@ -101,30 +182,8 @@ struct TokenRecord: Decodable, Hashable {
         }
         let token = AccessToken(
             value: Secret(record.accessToken), refreshToken: record.refreshToken.map(Secret.init), flow: flow, account: account,
-            issuedAt: date(record.issuedAtMs), expiresAt: date(record.expiresAtMs))
-        return (StoredToken(token: token, version: TokenVersion(record.version)), date(record.dueAtMs))
-    }
-}
-
-/// Lists the top-level keys of a JSON object without building the whole value, so the record decoder
-/// can refuse unknown keys.
-enum JSONSerializationFree {
-    struct NotAnObject: Error {}
-
-    static func keys(of bytes: [UInt8]) throws -> [String] {
-        struct AnyKey: CodingKey {
-            let stringValue: String
-            init?(stringValue: String) { self.stringValue = stringValue }
-            var intValue: Int? { nil }
-            init?(intValue: Int) { nil }
-        }
-        struct Keys: Decodable {
-            let keys: [String]
-            init(from decoder: any Decoder) throws {
-                keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
-            }
-        }
-        return try JSONDecoder().decode(Keys.self, from: Data(bytes)).keys
+            issuedAt: Date(millisecondsSince1970: record.issuedAtMs), expiresAt: Date(millisecondsSince1970: record.expiresAtMs))
+        return (StoredToken(token: token, version: TokenVersion(record.version)), Date(millisecondsSince1970: record.dueAtMs))
     }
 }
 
@@ -140,7 +199,7 @@ public enum TokenRecordLimit {
     /// - Returns: The bytes its record takes.
     /// - Complexity: O(*n*) in the token's size.
     public static func size(of token: AccessToken) -> Int {
-        TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: TokenRecord.date(TokenRecord.maxMilliseconds)).count
+        TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: Date(millisecondsSince1970: TokenRecord.maxMilliseconds)).count
     }
 
     /// Refuses a token whose record would be too large.

@@ -59,7 +59,6 @@ enum RouteCommand: CommandDescription {
             write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
             return .success
         }
-        let decoder = JSONDecoder()
         var total = 0
         var bad = 0
         let ending = LineReader(io: io).forEachLine { bytes, number, cut in
@@ -70,7 +69,7 @@ enum RouteCommand: CommandDescription {
                 problem = "line \(number) is too long to be a snapshot; it was skipped"
             } else {
                 do {
-                    let snapshot = try decoder.decode(DeviceSnapshot.self, from: Data(buffer: bytes))
+                    let snapshot = try DeviceSnapshot(json: bytes)
                     write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output, input: bytes)
                     return !output.failed
                 } catch {

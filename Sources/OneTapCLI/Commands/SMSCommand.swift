@@ -51,7 +51,8 @@ enum SMSCommand: CommandDescription {
     }
 
     /// One request line, every key checked (an unknown key is a mistake in the input, not ignored).
-    private struct Line: Decodable {
+    private struct Line: JSONReadable {
+        static var skipsByteOrderMark: Bool { true }
         var at: String
         var number: String
         var ip: String?
@@ -59,29 +60,40 @@ enum SMSCommand: CommandDescription {
         var session: String?
         var captcha: Bool?
 
-        private enum Keys: String, CodingKey, CaseIterable { case at, number, ip, device, session, captcha }
-
-        private struct AnyKey: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
-        init(from decoder: any Decoder) throws {
-            let all = try decoder.container(keyedBy: AnyKey.self)
-            if let unknown = all.allKeys.first(where: { Keys(rawValue: $0.stringValue) == nil }) {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: [unknown],
-                    debugDescription: "unknown key; a request has \(Keys.allCases.map(\.rawValue).joined(separator: ", "))"))
+        init(reading reader: inout JSONReader) throws(JSONReadError) {
+            var at: String?, number: String?, ip: String??, device: String??, session: String??, captcha: Bool??
+            func text(_ reader: inout JSONReader) throws(JSONReadError) -> String? { try reader.null() ? nil : try reader.string() }
+            var members = try reader.beginObject()
+            while let key = try reader.nextKey(in: &members) {
+                switch key {
+                case "at":
+                    try reader.unseen(at != nil, key)
+                    at = try reader.string()
+                case "number":
+                    try reader.unseen(number != nil, key)
+                    number = try reader.string()
+                case "ip":
+                    try reader.unseen(ip != nil, key)
+                    ip = .some(try text(&reader))
+                case "device":
+                    try reader.unseen(device != nil, key)
+                    device = .some(try text(&reader))
+                case "session":
+                    try reader.unseen(session != nil, key)
+                    session = .some(try text(&reader))
+                case "captcha":
+                    try reader.unseen(captcha != nil, key)
+                    captcha = .some(try reader.null() ? nil : try reader.bool())
+                default:
+                    throw reader.invalid("unknown key; a request has at, number, ip, device, session, captcha")
+                }
             }
-            let container = try decoder.container(keyedBy: Keys.self)
-            at = try container.decode(String.self, forKey: .at)
-            number = try container.decode(String.self, forKey: .number)
-            ip = try container.decodeIfPresent(String.self, forKey: .ip)
-            device = try container.decodeIfPresent(String.self, forKey: .device)
-            session = try container.decodeIfPresent(String.self, forKey: .session)
-            captcha = try container.decodeIfPresent(Bool.self, forKey: .captcha)
+            self.at = try reader.required(at, "at")
+            self.number = try reader.required(number, "number")
+            self.ip = ip ?? nil
+            self.device = device ?? nil
+            self.session = session ?? nil
+            self.captcha = captcha ?? nil
         }
     }
 
@@ -99,7 +111,6 @@ enum SMSCommand: CommandDescription {
         let store = InMemorySMSStore()
         let key = ServerKey.random()
         var tally = Tally()
-        let decoder = JSONDecoder()
         let ending = LineReader(io: io).forEachLine { bytes, number, cut in
             let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: " \t\r")
             if text.isEmpty || text.hasPrefix("#") { return true }
@@ -107,7 +118,7 @@ enum SMSCommand: CommandDescription {
             if cut {
                 answer = .malformed("the line is too long to be a request; it was skipped")
             } else {
-                switch request(text, decoder: decoder) {
+                switch request(text) {
                 case .failure(let problem):
                     answer = .malformed(problem.message)
                 case .success(let (at, recipient, context, captcha)):
@@ -150,10 +161,10 @@ enum SMSCommand: CommandDescription {
         init(_ message: String) { self.message = message }
     }
 
-    private static func request(_ text: String, decoder: JSONDecoder) -> Result<(Date, String, SMSContext, Bool), Malformed> {
+    private static func request(_ text: String) -> Result<(Date, String, SMSContext, Bool), Malformed> {
         let line: Line
         do {
-            line = try decoder.decode(Line.self, from: Data(text.utf8))
+            line = try Line(json: text)
         } catch {
             return .failure(Malformed(RouteCommand.describe(error)))
         }

@@ -222,8 +222,8 @@ enum StatsCommand: CommandDescription {
         object.add("ignored", Int64(summary.ignored))
         object.add("orphans", Int64(summary.orphans))
         object.add("malformed", Int64(summary.malformed))
-        object.add("from", summary.first.map(UTCMilliseconds.format))
-        object.add("to", summary.last.map(UTCMilliseconds.format))
+        object.add("from", summary.first.map({ Timestamp.format(milliseconds: $0) }))
+        object.add("to", summary.last.map({ Timestamp.format(milliseconds: $0) }))
         object.add("interval", "wilson-95")
         return object.json
     }
@@ -233,7 +233,7 @@ enum StatsCommand: CommandDescription {
     static func text(_ funnel: LoginFunnel, source: String, output: OutputBuffer) {
         let summary = funnel.summary
         var head = "\(Number.grouped(summary.logins)) login\(summary.logins == 1 ? "" : "s") from \(Number.grouped(summary.loginEvents)) event\(summary.loginEvents == 1 ? "" : "s") in \(source)"
-        if let first = summary.first, let last = summary.last { head += ", \(UTCMilliseconds.format(first)) to \(UTCMilliseconds.format(last))" }
+        if let first = summary.first, let last = summary.last { head += ", \(Timestamp.format(milliseconds: first)) to \(Timestamp.format(milliseconds: last))" }
         output.line(head)
         var notes: [String] = []
         if summary.ignored > 0 { notes.append("\(Number.grouped(summary.ignored)) other event\(summary.ignored == 1 ? "" : "s") skipped") }

@@ -1,55 +1,85 @@
 import OneTap
 
-/// A JSON object written in the order its members are added, for the CLI's one-line records.
+/// A JSON object for the CLI's one-line records, members in the order they are added: a thin layer over
+/// the package's one ``JSONWriter``, which writes the text (keys and strings escaped by it). A member may
+/// hold a value another writer wrote apart (a nested record, a number the CLI formats itself).
 package struct JSONObject {
-    private(set) var text = "{"
-    private var empty = true
-
-    private mutating func key(_ name: String) {
-        if !empty { text += "," }
-        empty = false
-        text += JSONString.literal(name) + ":"
+    /// One member's value, kept until the object is written.
+    private enum Value {
+        case string(String?)
+        case integer(Int64)
+        case bool(Bool)
+        case strings([String])
+        case fragment(String)
+        case object(JSONObject)
     }
+
+    private var members: [(name: String, value: Value)] = []
+
+    /// An empty object.
+    package init() {}
 
     /// Adds a string member (`null` for nil).
     mutating func add(_ name: String, _ value: String?) {
-        key(name)
-        text += value.map(JSONString.literal) ?? "null"
+        members.append((name, .string(value)))
     }
 
     /// Adds an integer member.
     mutating func add(_ name: String, _ value: Int64) {
-        key(name)
-        text += String(value)
+        members.append((name, .integer(value)))
     }
 
     /// Adds a Boolean member.
     mutating func add(_ name: String, _ value: Bool) {
-        key(name)
-        text += value ? "true" : "false"
+        members.append((name, .bool(value)))
     }
 
     /// Adds an array of strings.
     mutating func add(_ name: String, _ values: [String]) {
-        key(name)
-        text += "[" + values.map(JSONString.literal).joined(separator: ",") + "]"
+        members.append((name, .strings(values)))
     }
 
-    /// Adds a member whose value is already JSON text.
+    /// Adds a member whose value is JSON text a writer wrote already.
     mutating func add(_ name: String, json: String) {
-        key(name)
-        text += json
+        members.append((name, .fragment(json)))
+    }
+
+    /// Adds a member whose value is another object.
+    mutating func add(_ name: String, object: JSONObject) {
+        members.append((name, .object(object)))
     }
 
     /// Adds every member of another object, after this one's.
     mutating func merge(_ other: JSONObject) {
-        let body = other.text.dropFirst()
-        guard !body.isEmpty else { return }
-        if !empty { text += "," }
-        empty = false
-        text += body
+        members += other.members
+    }
+
+    /// Writes the object.
+    /// - Parameter writer: The writer.
+    package func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            for (name, value) in members {
+                writer.key(escaping: name)
+                switch value {
+                case .string(let text?): writer.string(text)
+                case .string(nil): writer.null()
+                case .integer(let number): writer.int(number)
+                case .bool(let flag): writer.bool(flag)
+                case .strings(let texts):
+                    writer.array { writer in
+                        for text in texts { writer.string(text) }
+                    }
+                case .fragment(let json): writer.fragment(json)
+                case .object(let object): object.write(to: &writer)
+                }
+            }
+        }
     }
 
     /// The object's text.
-    package var json: String { text + "}" }
+    package var json: String {
+        var writer = JSONWriter(capacity: 64 + 32 * members.count)
+        write(to: &writer)
+        return writer.text
+    }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// successful login it is handed back once, in the success transition, with its idempotency ``key``
 /// so a continued action that is retried is done once; on cancel, failure or after its 10 minutes it
 /// is dropped.
-public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertible, CustomReflectable {
+public struct PendingAction: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// How long a pending action waits for its login: 10 minutes.
     public static let lifetime: Duration = .seconds(600)
     /// The largest payload, as JSON: 4 KiB.
@@ -63,40 +63,8 @@ public struct PendingAction: Hashable, Sendable, Codable, CustomStringConvertibl
         self.expiresAt = expiresAt
     }
 
-    private enum CodingKeys: String, CodingKey { case key, action, payload, createdAt, expiresAt }
-
-    /// Decodes what ``encode(to:)`` writes, checking the action id and the payload's size.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` naming the key at fault.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        key = try container.decode(String.self, forKey: .key)
-        action = try container.decode(String.self, forKey: .action)
-        if let problem = LoginGate.problem(action) {
-            throw DecodingError.dataCorruptedError(forKey: .action, in: container, debugDescription: problem)
-        }
-        payload = try container.decodeIfPresent(JSONValue.self, forKey: .payload)
-        if let problem = Self.payloadProblem(payload) {
-            throw DecodingError.dataCorruptedError(forKey: .payload, in: container, debugDescription: problem)
-        }
-        createdAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .createdAt))
-        expiresAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiresAt))
-    }
-
-    /// Encodes the action, times as seconds since 1970.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(key, forKey: .key)
-        try container.encode(action, forKey: .action)
-        try container.encodeIfPresent(payload, forKey: .payload)
-        try container.encode(createdAt.timeIntervalSince1970, forKey: .createdAt)
-        try container.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
-    }
-
-    /// Why a payload is too big to keep, or nil: the rule every way in checks (``init(action:payload:at:)``
-    /// and both JSON readers).
+    /// Why a payload is too big to keep, or nil: the rule every way in checks (``init(action:payload:at:using:)``
+    /// and the session's JSON reader).
     static func payloadProblem(_ payload: JSONValue?) -> String? {
         guard let payload else { return nil }
         let bytes = payload.json.utf8.count

@@ -1,5 +1,5 @@
 /// Who is using the app: a guest, or a logged-in account.
-public enum Identity: Hashable, Sendable, Codable, CustomStringConvertible {
+public enum Identity: Hashable, Sendable, CustomStringConvertible {
     /// A guest (no login yet).
     case guest(GuestID)
     /// A logged-in account.

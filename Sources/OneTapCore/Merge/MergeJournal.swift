@@ -8,7 +8,7 @@ import Foundation
 /// its steps are done, and who is applying it. What makes a merge crash-safe (a restart resumes at the
 /// first step not recorded as done; steps are idempotent) and once-only (a second login of the same
 /// guest finds the journal and follows it instead of planning again).
-public struct MergeJournal: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// The guest whose data merges.
     public let guest: GuestID
     /// The account it merges into.

@@ -11,9 +11,9 @@ import Foundation
 /// never a delta), a `removeGuest` deletes the guest's copy. All writes come before any removal, so the
 /// guest's data is deleted only after the account's copy is stored, and re-running the plan from any
 /// step after a crash gives the same account data.
-public struct MergePlan: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// One step.
-    public enum Step: Hashable, Sendable, Codable, CustomStringConvertible {
+    public enum Step: Hashable, Sendable, CustomStringConvertible {
         /// Set the account's data of a kind to this merged value.
         case write(kind: String, value: JSONValue)
         /// Delete the guest's data of a kind (its account copy is stored).

@@ -6,8 +6,8 @@ import Foundation
 
 /// A sent SMS code as a store keeps it: never the code, only HMAC-SHA-256(server key, number ‖ code ‖
 /// code id), with its lifetime and how many wrong codes it has taken. One per number: a new send
-/// replaces it. Stores write it as JSON (`Codable`).
-public struct SMSCodeRecord: Hashable, Sendable, Codable, CustomStringConvertible {
+/// replaces it. Stores write it as JSON (``json()``; instants as whole milliseconds since 1970).
+public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     /// The code's id: 64 random bits as 16 hex digits, bound into the digest.
     public let id: String
     /// The number it was sent to.
@@ -16,9 +16,9 @@ public struct SMSCodeRecord: Hashable, Sendable, Codable, CustomStringConvertibl
     public let digest: SHA256Digest
     /// The login session it was sent for.
     public let session: LoginSessionID?
-    /// When it was issued.
+    /// When it was issued (to the millisecond, as stored).
     public let issuedAt: Date
-    /// The first instant it no longer verifies: issued + 5 minutes.
+    /// The first instant it no longer verifies: issued + 5 minutes (to the millisecond).
     public let expiresAt: Date
     /// How many wrong codes it took; at ``SMSCodeRules/maximumWrongAttempts`` it is dead.
     public internal(set) var wrongAttempts: Int
@@ -28,8 +28,8 @@ public struct SMSCodeRecord: Hashable, Sendable, Codable, CustomStringConvertibl
         self.number = number
         self.digest = digest
         self.session = session
-        self.issuedAt = issuedAt
-        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt.roundedToMilliseconds
+        self.expiresAt = expiresAt.roundedToMilliseconds
         self.wrongAttempts = wrongAttempts
     }
 

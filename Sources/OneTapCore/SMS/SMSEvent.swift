@@ -6,7 +6,7 @@ import Foundation
 
 /// What the SMS code service did, for logs and abuse dashboards: every send and verify answer, with the
 /// number masked (`138****8000`). Never a code, a captcha token, a device id or the key.
-public enum SMSEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
+public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     /// A send was answered. `number` is nil when the text was no number at all.
     case send(SMSSendResult, number: PhoneNumber?, session: LoginSessionID?)
     /// A verify was answered.
@@ -33,50 +33,72 @@ public enum SMSEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case event, number, session, rule, until, expiresAt, resendAfter, rejected, reason, message, attemptsLeft, provider
-    }
-
-    /// Encodes `{"event":"send-limited","number":"138****8000","rule":"number-minute","until":"…"}`.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .event)
+    /// Writes the event's members into the event line being written: `event`, then
+    /// `{"number":"138****8000","rule":"number-minute","until":"…"}` and the like (instants as ISO 8601).
+    /// - Parameter writer: The writer, inside an object.
+    package func writeMembers(to writer: inout JSONWriter) {
+        writer.key("event")
+        writer.string(name)
         switch self {
         case .send(let result, let number, let session):
-            try container.encodeIfPresent(number?.masked, forKey: .number)
-            try container.encodeIfPresent(session?.text, forKey: .session)
+            if let number {
+                writer.key("number")
+                writer.string(number.masked)
+            }
+            if let session {
+                writer.key("session")
+                writer.string(session.text)
+            }
             switch result {
             case .sent(let expiresAt, let resendAfter):
-                try container.encode(expiresAt.iso8601, forKey: .expiresAt)
-                try container.encode(resendAfter.iso8601, forKey: .resendAfter)
+                writer.key("expiresAt")
+                writer.string(expiresAt.iso8601)
+                writer.key("resendAfter")
+                writer.string(resendAfter.iso8601)
             case .captchaRequired(let rule, let rejected):
-                try container.encode(rule, forKey: .rule)
-                try container.encode(rejected, forKey: .rejected)
+                writer.key("rule")
+                writer.string(rule)
+                writer.key("rejected")
+                writer.bool(rejected)
             case .limited(let rule, let retryAfter):
-                try container.encode(rule, forKey: .rule)
-                try container.encode(retryAfter.iso8601, forKey: .until)
+                writer.key("rule")
+                writer.string(rule)
+                writer.key("until")
+                writer.string(retryAfter.iso8601)
             case .refused(let refusal):
-                try container.encode(refusal.kind.id, forKey: .reason)
-                try container.encode(refusal.message, forKey: .message)
+                writer.key("reason")
+                writer.string(refusal.kind.id)
+                writer.key("message")
+                writer.string(refusal.message)
             case .senderFailed(let retryAfter):
-                try container.encode(retryAfter.iso8601, forKey: .until)
+                writer.key("until")
+                writer.string(retryAfter.iso8601)
             }
         case .verify(let result, let number, let session):
-            try container.encode(number.masked, forKey: .number)
-            try container.encodeIfPresent(session?.text, forKey: .session)
+            writer.key("number")
+            writer.string(number.masked)
+            if let session {
+                writer.key("session")
+                writer.string(session.text)
+            }
             switch result {
-            case .wrong(let left): try container.encode(left, forKey: .attemptsLeft)
+            case .wrong(let left):
+                writer.key("attemptsLeft")
+                writer.int(left)
             case .locked(let rule, let until):
-                try container.encode(rule, forKey: .rule)
-                try container.encode(until.iso8601, forKey: .until)
+                writer.key("rule")
+                writer.string(rule)
+                writer.key("until")
+                writer.string(until.iso8601)
             case .verified, .expired, .tooManyAttempts, .noCode: break
             }
         case .providerFailed(let provider, let number, let message):
-            try container.encode(provider, forKey: .provider)
-            try container.encode(number.masked, forKey: .number)
-            try container.encode(message, forKey: .message)
+            writer.key("provider")
+            writer.string(provider)
+            writer.key("number")
+            writer.string(number.masked)
+            writer.key("message")
+            writer.string(message)
         }
     }
 }

@@ -14,7 +14,7 @@ import Foundation
 /// result yet; `fallback` when it moves to another flow; `alert` for a misconfiguration; and one of
 /// `succeeded`, `cancelled`, `failed` at the end. ``OneTapEvent`` writes them with the login's
 /// ``LoginContext`` as lines of the versioned event schema (`v` 2).
-public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
+public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
     /// A plan was made.
     case planned(LoginPlan)
     /// A flow started (attempt from 1).
@@ -75,71 +75,98 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible, Encodable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case event, session, carrier, evidence, platform, elapsedMs, flow, attempt, code, action, meaning, next, ending, from, to, flows, reason, condition
-    }
-
-    /// Encodes `{"event": name, …}`: the event's own fields, without the login's context.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        try encode(to: encoder, context: nil, at: nil)
-    }
-
-    /// Encodes the event as the fields of one line of the event schema: `event`, then the login's
-    /// `session`, `carrier`, `evidence`, `platform` (when known) and `elapsedMs` (from the login's start
-    /// to `at`), then the event's own fields (see ``OneTapEvent``).
+    /// Writes the event as the members of one line of the event schema, into the object being written:
+    /// `event`, then the login's `session`, `carrier`, `evidence`, `platform` (when known) and
+    /// `elapsedMs` (from the login's start to `at`), then the event's own members (see `OneTapEvent`).
     /// - Parameters:
-    ///   - encoder: The encoder.
-    ///   - context: The login the event belongs to; nil to write the event's own fields alone.
+    ///   - writer: The writer, inside an object.
+    ///   - context: The login the event belongs to; nil to write the event's own members alone.
     ///   - at: When it happened, for `elapsedMs`.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder, context: LoginContext?, at: Date?) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .event)
+    package func writeMembers(to writer: inout JSONWriter, context: LoginContext?, at: Date?) {
+        writer.key("event")
+        writer.string(name)
         if let context {
-            try container.encode(context.session, forKey: .session)
-            try container.encode(context.carrier, forKey: .carrier)
-            try container.encode(context.evidence, forKey: .evidence)
-            try container.encodeIfPresent(context.platform, forKey: .platform)
-            try container.encode(context.elapsedMilliseconds(at: at ?? context.startedAt), forKey: .elapsedMs)
+            writer.key("session")
+            writer.string(context.session.text)
+            writer.key("carrier")
+            writer.string(context.carrier.rawValue)
+            writer.key("evidence")
+            writer.string(context.evidence.rawValue)
+            if let platform = context.platform {
+                writer.key("platform")
+                writer.string(platform.rawValue)
+            }
+            writer.key("elapsedMs")
+            writer.int(context.elapsedMilliseconds(at: at ?? context.startedAt))
         }
         switch self {
         case .planned(let plan):
-            try container.encode(plan.flows, forKey: .flows)
-            try container.encode(plan.reason, forKey: .reason)
-            try container.encode(plan.condition.description, forKey: .condition)
+            writer.key("flows")
+            writer.array { writer in
+                for flow in plan.flows { writer.string(flow.rawValue) }
+            }
+            writer.key("reason")
+            writer.string(plan.reason.rawValue)
+            writer.key("condition")
+            writer.string(plan.condition.description)
         case .flowStarted(let flow, let attempt):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(attempt, forKey: .attempt)
+            writer.key("flow")
+            writer.string(flow.rawValue)
+            writer.key("attempt")
+            writer.int(attempt)
         case .progress(let flow, let code):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(PhoneNumber.maskingNumbers(in: code), forKey: .code)
+            writer.key("flow")
+            writer.string(flow.rawValue)
+            writer.key("code")
+            writer.string(PhoneNumber.maskingNumbers(in: code))
         case .result(let step):
-            try container.encode(step.flow, forKey: .flow)
-            try container.encode(step.attempt, forKey: .attempt)
-            try container.encode(PhoneNumber.maskingNumbers(in: step.result.code), forKey: .code)
-            try container.encode(step.action, forKey: .action)
-            try container.encode(PhoneNumber.maskingNumbers(in: step.meaning), forKey: .meaning)
-            try container.encode(step.next, forKey: .next)
+            writer.key("flow")
+            writer.string(step.flow.rawValue)
+            writer.key("attempt")
+            writer.int(step.attempt)
+            writer.key("code")
+            writer.string(PhoneNumber.maskingNumbers(in: step.result.code))
+            writer.key("action")
+            writer.string(step.action.rawValue)
+            writer.key("meaning")
+            writer.string(PhoneNumber.maskingNumbers(in: step.meaning))
+            writer.key("next")
+            writer.string(step.next.description)
         case .fallback(let from, let to, let action):
-            try container.encode(from, forKey: .from)
-            try container.encode(to, forKey: .to)
-            try container.encode(action, forKey: .action)
+            writer.key("from")
+            writer.string(from.rawValue)
+            writer.key("to")
+            writer.string(to.rawValue)
+            writer.key("action")
+            writer.string(action.rawValue)
         case .alert(let alert):
-            try container.encode(alert.flow, forKey: .flow)
-            try container.encode(PhoneNumber.maskingNumbers(in: alert.code), forKey: .code)
-            try container.encode(PhoneNumber.maskingNumbers(in: alert.meaning), forKey: .meaning)
+            writer.key("flow")
+            writer.string(alert.flow.rawValue)
+            writer.key("code")
+            writer.string(PhoneNumber.maskingNumbers(in: alert.code))
+            writer.key("meaning")
+            writer.string(PhoneNumber.maskingNumbers(in: alert.meaning))
         case .succeeded(let flow):
-            try container.encode(flow, forKey: .flow)
-            try container.encode(Decision.Ending.success, forKey: .ending)
+            writer.key("flow")
+            writer.string(flow.rawValue)
+            writer.key("ending")
+            writer.string(Decision.Ending.success.rawValue)
         case .cancelled(let flow):
-            try container.encodeIfPresent(flow, forKey: .flow)
-            try container.encode(Decision.Ending.cancelled, forKey: .ending)
+            if let flow {
+                writer.key("flow")
+                writer.string(flow.rawValue)
+            }
+            writer.key("ending")
+            writer.string(Decision.Ending.cancelled.rawValue)
         case .failed(let flow, let meaning):
-            try container.encodeIfPresent(flow, forKey: .flow)
-            try container.encode(Decision.Ending.failed, forKey: .ending)
-            try container.encode(PhoneNumber.maskingNumbers(in: meaning), forKey: .meaning)
+            if let flow {
+                writer.key("flow")
+                writer.string(flow.rawValue)
+            }
+            writer.key("ending")
+            writer.string(Decision.Ending.failed.rawValue)
+            writer.key("meaning")
+            writer.string(PhoneNumber.maskingNumbers(in: meaning))
         }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// small and holds no token: exchanged tokens are kept only as SHA-256 digests) and hands it to
 /// ``LoginSessionMachine/advance(_:_:version:at:)`` with each report. Its ``version`` starts at 1 and
 /// grows by one with every accepted report, so a store can compare and swap on it.
-public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// Where a login stands.
     public enum Stage: Hashable, Sendable, CustomStringConvertible {
         /// Waiting for this attempt of this flow to report (SMS included).
@@ -32,7 +32,7 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
 
     /// An exchange whose result is unknown (it timed out): it may have been billed and spent. Kept for
     /// reconciliation with the carrier's bill.
-    public struct UnknownExchange: Hashable, Sendable, Codable {
+    public struct UnknownExchange: Hashable, Sendable {
         /// The flow.
         public let flow: LoginFlow
         /// The token's SHA-256.
@@ -44,28 +44,6 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
             self.flow = flow
             self.token = token
             self.at = LoginSession.stored(at)
-        }
-
-        private enum CodingKeys: String, CodingKey { case flow, token, at }
-
-        /// Encodes `flow`, `token` (hex) and `at` (seconds since 1970).
-        /// - Parameter encoder: The encoder.
-        /// - Throws: What the encoder throws.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(flow, forKey: .flow)
-            try container.encode(token, forKey: .token)
-            try container.encode(at.timeIntervalSince1970, forKey: .at)
-        }
-
-        /// Decodes what ``encode(to:)`` writes.
-        /// - Parameter decoder: The decoder.
-        /// - Throws: `DecodingError` for missing or mistyped fields.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            flow = try container.decode(LoginFlow.self, forKey: .flow)
-            token = try container.decode(SHA256Digest.self, forKey: .token)
-            at = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .at))
         }
     }
 
@@ -119,10 +97,10 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         LoginContext(session: id, carrier: plan.carrier, evidence: plan.evidence, platform: platform, startedAt: createdAt)
     }
 
-    /// An instant as the session's JSON reads it back (seconds since 1970, a `Double`, which cannot hold
-    /// every `Date` exactly): a session keeps its instants in this form, so a session read from a store
-    /// equals the one written.
-    static func stored(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970) }
+    /// An instant as the session's JSON reads it back (whole milliseconds since 1970): a session keeps its
+    /// instants in this form, so a session read from a store equals the one written. An instant with no
+    /// millisecond count (infinite, NaN) is kept as it is, and ``json()`` refuses it.
+    static func stored(_ date: Date) -> Date { date.roundedToMilliseconds }
 
     /// How the login ended, or nil while it runs.
     public var ending: Decision.Ending? {
@@ -163,101 +141,13 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
     /// `session Ab…: mobile attempt 1, version 1`.
     public var description: String { "session \(id): \(stage), version \(version)" }
 
-    // MARK: JSON
+    // MARK: Rules of the JSON form
 
-    private enum CodingKeys: String, CodingKey {
-        case format, id, version, plan, stage, flow, attempt, token, receivedAt, ending, trace, alerts, createdAt, expiresAt
-        case exchangedTokens, unknownExchanges, verified, pending, platform
-    }
-
-    /// `onetap-session/1`.
-    static let format = "onetap-session/1"
-    /// ``format``'s bytes.
-    static let formatUTF8: StaticString = "onetap-session/1"
-
-    /// Encodes the session as one JSON object (no token; digests only).
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Self.format, forKey: .format)
-        try container.encode(id, forKey: .id)
-        try container.encode(version, forKey: .version)
-        try container.encode(plan, forKey: .plan)
-        switch stage {
-        case .flow(let flow, let attempt):
-            try container.encode(StageKind.flow.rawValue, forKey: .stage)
-            try container.encode(flow, forKey: .flow)
-            try container.encode(attempt, forKey: .attempt)
-        case .exchange(let flow, let attempt, let token, let receivedAt):
-            try container.encode(StageKind.exchange.rawValue, forKey: .stage)
-            try container.encode(flow, forKey: .flow)
-            try container.encode(attempt, forKey: .attempt)
-            try container.encode(token, forKey: .token)
-            try container.encode(receivedAt.timeIntervalSince1970, forKey: .receivedAt)
-        case .ended(let ending, let flow):
-            try container.encode(StageKind.ended.rawValue, forKey: .stage)
-            try container.encode(ending, forKey: .ending)
-            try container.encodeIfPresent(flow, forKey: .flow)
-        }
-        try container.encode(trace, forKey: .trace)
-        try container.encode(alerts, forKey: .alerts)
-        try container.encode(createdAt.timeIntervalSince1970, forKey: .createdAt)
-        try container.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
-        try container.encode(exchangedTokens, forKey: .exchangedTokens)
-        try container.encode(unknownExchanges, forKey: .unknownExchanges)
-        try container.encodeIfPresent(verified, forKey: .verified)
-        try container.encodeIfPresent(pending, forKey: .pending)
-
-        try container.encodeIfPresent(platform, forKey: .platform)
-    }
-
-    /// Decodes what ``encode(to:)`` writes, checking that it makes a session (the rules ``init(json:)-(String)``
-    /// checks too).
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` naming the key at fault.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        func check(_ problem: String?, _ key: CodingKeys) throws {
-            if let problem { throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: problem) }
-        }
-        try check(Self.formatProblem(try container.decode(String.self, forKey: .format)), .format)
-        id = try container.decode(LoginSessionID.self, forKey: .id)
-        version = try container.decode(Int.self, forKey: .version)
-        try check(Self.versionProblem(version), .version)
-        plan = try container.decode(LoginPlan.self, forKey: .plan)
-        let text = try container.decode(String.self, forKey: .stage)
-        guard let kind = StageKind(rawValue: text) else {
-            throw DecodingError.dataCorruptedError(forKey: .stage, in: container, debugDescription: StageKind.unknown(text))
-        }
-        func attempt() throws -> Int {
-            let value = try container.decode(Int.self, forKey: .attempt)
-            try check(Self.attemptProblem(value), .attempt)
-            return value
-        }
-        switch kind {
-        case .flow:
-            stage = .flow(try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt())
-        case .exchange:
-            stage = .exchange(
-                try container.decode(LoginFlow.self, forKey: .flow), attempt: try attempt(), token: try container.decode(SHA256Digest.self, forKey: .token),
-                receivedAt: Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .receivedAt)))
-        case .ended:
-            stage = .ended(try container.decode(Decision.Ending.self, forKey: .ending), flow: try container.decodeIfPresent(LoginFlow.self, forKey: .flow))
-        }
-        trace = try container.decode([LoginStep].self, forKey: .trace)
-        alerts = try container.decode([LoginAlert].self, forKey: .alerts)
-        createdAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .createdAt))
-        expiresAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiresAt))
-        exchangedTokens = try container.decode([SHA256Digest].self, forKey: .exchangedTokens)
-        unknownExchanges = try container.decode([UnknownExchange].self, forKey: .unknownExchanges)
-        verified = try container.decodeIfPresent(VerifiedLogin.self, forKey: .verified)
-        pending = try container.decodeIfPresent(PendingAction.self, forKey: .pending)
-
-        platform = try container.decodeIfPresent(Platform.self, forKey: .platform)
-    }
-
-    // MARK: Rules of the JSON form, for both readers
+    /// `onetap-session/2`: what ``json()`` writes (instants as whole milliseconds since 1970).
+    static let format = "onetap-session/2"
+    /// `onetap-session/1`: what versions before it wrote (instants as seconds since 1970, a `Double`);
+    /// still read.
+    static let formatV1 = "onetap-session/1"
 
     /// The `stage` member's values.
     enum StageKind: String {
@@ -267,9 +157,9 @@ public struct LoginSession: Hashable, Sendable, Codable, CustomStringConvertible
         static func unknown(_ text: String) -> String { "unknown stage \(QuotedInput(text))" }
     }
 
-    /// Why a `format` is not this one, or nil.
+    /// Why a `format` is none this version reads, or nil.
     static func formatProblem(_ format: String) -> String? {
-        format == Self.format ? nil : "format \(QuotedInput(format)) is not \(Self.format)"
+        format == Self.format || format == Self.formatV1 ? nil : "format \(QuotedInput(format)) is not \(Self.format) (nor \(Self.formatV1))"
     }
 
     /// Why a `version` cannot be a session's, or nil: it starts at 1, and stays below `Int.max` so that

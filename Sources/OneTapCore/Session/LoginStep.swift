@@ -1,6 +1,6 @@
 /// One step of a login's trace: a flow attempted (or skipped), what came back, and what was decided.
 /// The trace answers "why did this user get SMS?".
-public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     /// What came back from the flow, or from the server's exchange of its token.
     public enum Result: Hashable, Sendable, CustomStringConvertible {
         /// The SDK's result code.
@@ -132,7 +132,7 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
         }
 
         /// The text a result carries beside its code (a provider's message, what was missing).
-        var detail: String? {
+        package var detail: String? {
             switch self {
             case .providerError(let message), .exchangeFailed(let message): message
             case .incomplete(_, let missing): missing
@@ -147,7 +147,7 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
         /// - Parameters:
         ///   - code: The code's text.
         ///   - detail: The text beside it, if any.
-        init?(code: String, detail: String?) {
+        package init?(code: String, detail: String?) {
             if !Self.startsWithLetter(code) {
                 // A carrier's code (`103000`, `-8100`): the common case, no lookup.
             } else if let value = Self.unmarked(code) {
@@ -192,45 +192,11 @@ public struct LoginStep: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// `mobile 200023 → retry (…) ⇒ retry mobile`.
     public var description: String { "\(flow) \(result) → \(action) (\(meaning)) ⇒ \(next)" }
-
-    private enum CodingKeys: String, CodingKey { case flow, attempt, code, detail, action, meaning, next }
-
-    /// Encodes `flow`, `attempt`, `code` (a string: the code, or `timeout`, …), `detail` when the result
-    /// carries text, `action`, `meaning`, `next`.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(flow, forKey: .flow)
-        try container.encode(attempt, forKey: .attempt)
-        try container.encode(result.code, forKey: .code)
-        try container.encodeIfPresent(result.detail, forKey: .detail)
-        try container.encode(action, forKey: .action)
-        try container.encode(meaning, forKey: .meaning)
-        try container.encode(next, forKey: .next)
-    }
-
-    /// Decodes what ``encode(to:)`` writes.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` for unknown values.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        flow = try container.decode(LoginFlow.self, forKey: .flow)
-        attempt = try container.decode(Int.self, forKey: .attempt)
-        let code = try container.decode(String.self, forKey: .code)
-        guard let result = Result(code: code, detail: try container.decodeIfPresent(String.self, forKey: .detail)) else {
-            throw DecodingError.dataCorruptedError(forKey: .code, in: container, debugDescription: Result.unknown(code))
-        }
-        self.result = result
-        action = try container.decode(OutcomeAction.self, forKey: .action)
-        meaning = try container.decode(String.self, forKey: .meaning)
-        next = try container.decode(Decision.Step.self, forKey: .next)
-    }
 }
 
 /// An operator alert: a code said our own configuration is wrong (credentials, signature, whitelist,
 /// quota). The user was moved on; someone should fix the configuration.
-public struct LoginAlert: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct LoginAlert: Hashable, Sendable, CustomStringConvertible {
     /// The flow.
     public let flow: LoginFlow
     /// The code: the SDK's, or `exchange-…` for the server's exchange.

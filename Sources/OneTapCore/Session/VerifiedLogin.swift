@@ -1,5 +1,5 @@
 /// Who logged in: the exchange's answer.
-public struct VerifiedLogin: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct VerifiedLogin: Hashable, Sendable, CustomStringConvertible {
     /// The verified phone number.
     public let phoneNumber: PhoneNumber
     /// The app's account for it, if the server has one.

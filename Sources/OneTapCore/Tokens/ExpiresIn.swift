@@ -71,3 +71,24 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
         try container.encode(seconds)
     }
 }
+
+extension ExpiresIn: JSONReadable {
+    /// Reads a JSON integer or a numeric string (Tianyi's refresh answer sends `"2592000"`).
+    /// - Parameter reader: The reader, at the value.
+    /// - Throws: ``JSONReadError``: a mismatch for another kind of value, corrupt for a number that is no
+    ///   lifetime.
+    package init(reading reader: inout JSONReader) throws(JSONReadError) {
+        let read: Result<ExpiresIn, ParseError>
+        if try reader.peek() == .number {
+            let seconds = try reader.int64()
+            read = Result { () throws(ParseError) in try ExpiresIn(seconds: seconds) }
+        } else {
+            let text = try reader.string()
+            read = Result { () throws(ParseError) in try ExpiresIn(text) }
+        }
+        switch read {
+        case .success(let value): self = value
+        case .failure(let error): throw reader.invalid(error.description)
+        }
+    }
+}

@@ -1,6 +1,6 @@
-/// Reads JSON (RFC 8259) straight from bytes, value by value, into a type's own fields: what a value
-/// with a hand-written JSON form (``LoginSession/init(json:)-(String)``) is read with, without building
-/// a tree first as `JSONDecoder` does.
+/// Reads JSON (RFC 8259) straight from bytes, value by value, into a type's own fields: what every
+/// record OneTap stores or is handed is read with (``JSONRecord``: a session, a token file, a device
+/// snapshot, a refresh answer), without building a tree first as `JSONDecoder` does.
 ///
 /// It is stricter than `JSONDecoder`, never looser: an integer field takes only integer syntax (`2`,
 /// not `2.0`), a known key written twice in one object is refused (`JSONDecoder` keeps the first; an
@@ -72,12 +72,14 @@ package struct JSONReader {
     /// Reads one JSON text: `body` reads its value, and nothing but white space may follow it.
     /// - Parameters:
     ///   - input: The UTF-8 bytes.
+    ///   - skippingByteOrderMark: Whether a UTF-8 byte order mark before the value is skipped (as
+    ///     `JSONDecoder` skips it, for what an app or a file may send), rather than refused.
     ///   - body: Reads the value.
     /// - Returns: What `body` returns.
     /// - Throws: `JSONReadError` (corrupt) for input that is not one JSON value; what `body` throws.
     /// - Complexity: O(*n*) in the input's length, plus what `body` does.
     package static func read<Bytes: Collection<UInt8>, Value>(
-        _ input: Bytes, _ body: (inout JSONReader) throws(JSONReadError) -> Value
+        _ input: Bytes, skippingByteOrderMark: Bool = false, _ body: (inout JSONReader) throws(JSONReadError) -> Value
     ) throws(JSONReadError) -> Value {
         func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<Value, JSONReadError> {
             withUnsafeTemporaryAllocation(of: Step.self, capacity: inlineSteps) { path in
@@ -87,6 +89,7 @@ package struct JSONReader {
         func run(_ buffer: UnsafeBufferPointer<UInt8>, path: UnsafeMutableBufferPointer<Step>) -> Result<Value, JSONReadError> {
             var reader = JSONReader(buffer, path: path)
             return Result { () throws(JSONReadError) -> Value in
+                if skippingByteOrderMark, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
                 reader.skipSpace()
                 guard reader.index < buffer.count else { throw reader.corrupt("no JSON value: the input is empty") }
                 let value = try body(&reader)
@@ -106,6 +109,14 @@ package struct JSONReader {
     /// - Returns: The error.
     package func corrupt(_ reason: String) -> JSONReadError {
         JSONReadError(.corrupt, codingPath, "\(reason) (at byte \(index))")
+    }
+
+    /// A `JSONReadError` (corrupt) for a value that reads but makes no sense (`invalid PLMN "4600a": …`):
+    /// the message alone, without the byte position ``corrupt(_:)`` adds.
+    /// - Parameter reason: What is wrong.
+    /// - Returns: The error.
+    package func invalid(_ reason: String) -> JSONReadError {
+        JSONReadError(.corrupt, codingPath, reason)
     }
 
     /// A `DecodingError.keyNotFound` for a member an object must have.
@@ -432,71 +443,29 @@ package struct JSONReader {
     /// Whether bytes that are not all ASCII are UTF-8.
     private static func isUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { String(validating: utf8, as: UTF8.self) != nil }
 
-    /// A string that holds an escape, from just after its opening quote.
+    /// A string that holds an escape, from just after its opening quote: its end found and its escapes
+    /// resolved by the grammar both readers share (``JSONGrammar``).
     private mutating func escapedString() throws(JSONReadError) -> String {
+        let end: Int
+        do {
+            end = try JSONGrammar.string(in: bytes, from: index).end
+        } catch {
+            index = error.at
+            switch error.problem {
+            case .controlCharacter: throw corrupt("a control character in a string (JSON escapes them)")
+            case .unknownEscape: throw corrupt("an unknown escape in a string")
+            case .shortUnicodeEscape: throw corrupt("a \\u escape without four hexadecimal digits")
+            case .unterminated: throw corrupt("a string that never ends")
+            }
+        }
         var out: [UInt8] = []
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                guard let text = out.withUnsafeBufferPointer({ String(validatingUTF8Fast: $0) }) else { throw corrupt("a string that is not UTF-8") }
-                index += 1
-                return text
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { break }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try hexQuad()
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw corrupt("a lone surrogate in a string")
-                        }
-                        index += 2
-                        let low = try hexQuad()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw corrupt("a lone surrogate in a string") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw corrupt("a lone surrogate in a string")
-                    }
-                    guard let value = Unicode.Scalar(scalar) else { throw corrupt("a lone surrogate in a string") }
-                    UTF8.encode(value) { out.append($0) }
-                default:
-                    throw corrupt("an unknown escape in a string")
-                }
-            default:
-                if byte < 0x20 { throw corrupt("a control character in a string (JSON escapes them)") }
-                out.append(byte)
-                index += 1
-            }
+        out.reserveCapacity(end - index)
+        guard JSONGrammar.unescape(UnsafeBufferPointer(rebasing: bytes[index..<end]), repairing: false, { out.append($0) }) else {
+            throw corrupt("a lone surrogate in a string")
         }
-        throw corrupt("a string that never ends")
-    }
-
-    private mutating func hexQuad() throws(JSONReadError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw corrupt("a \\u escape without four hexadecimal digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw corrupt("a \\u escape without four hexadecimal digits")
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
+        guard let text = out.withUnsafeBufferPointer({ String(validatingUTF8Fast: $0) }) else { throw corrupt("a string that is not UTF-8") }
+        index = end + 1
+        return text
     }
 
     /// Reads an integer, written without a fraction or an exponent.
@@ -519,6 +488,33 @@ package struct JSONReader {
             guard !overflow, !overflow2 else { throw corrupt("an integer out of range") }
             value = next
             position += 1
+        }
+        return value
+    }
+
+    /// Reads an integer, written without a fraction or an exponent.
+    /// - Returns: The integer.
+    /// - Throws: `JSONReadError` when the next value is no number, is not an integer, or is out of
+    ///   `Int64`'s range.
+    @inline(__always)
+    package mutating func int64() throws(JSONReadError) -> Int64 { Int64(try int()) }
+
+    /// Reads an unsigned integer, written without a sign, a fraction or an exponent (a token's version).
+    /// - Returns: The integer.
+    /// - Throws: `JSONReadError` when the next value is no number, is not such an integer, or is out of
+    ///   `UInt64`'s range.
+    package mutating func uint64() throws(JSONReadError) -> UInt64 {
+        skipSpace()
+        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
+        let (range, integral) = try numberRange()
+        guard integral else { throw corrupt("expected an integer, found a fraction or an exponent") }
+        guard bytes[range.lowerBound] != UInt8(ascii: "-") else { throw corrupt("an integer out of range (below 0)") }
+        var value: UInt64 = 0
+        for position in range {
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = shifted.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { throw corrupt("an integer out of range") }
+            value = next
         }
         return value
     }
@@ -583,59 +579,28 @@ package struct JSONReader {
         index += word.utf8CodeUnitCount
     }
 
-    /// Scans a number's syntax (RFC 8259 §6) from here.
+    /// Scans a number's syntax (RFC 8259 §6) from here, by the grammar both readers share.
     /// - Returns: Its bytes, and whether it has neither fraction nor exponent.
     private mutating func numberRange() throws(JSONReadError) -> (Range<Int>, integral: Bool) {
         skipSpace()
         let start = index
-        var integral = true
-        func digits() -> Int {
-            let first = index
-            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
-            return index - first
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, Self.isDigit(bytes[index]) else { throw corrupt("not JSON: a number without digits") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if index < bytes.count, Self.isDigit(bytes[index]) { throw corrupt("not JSON: a number with a leading zero") }
-        } else {
-            _ = digits()
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            integral = false
-            guard digits() > 0 else { throw corrupt("not JSON: a fraction without digits") }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            integral = false
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw corrupt("not JSON: an exponent without digits") }
-        }
-        return (start..<index, integral)
-    }
-
-    @inline(__always)
-    private mutating func skipSpace() { index = Self.endOfSpace(in: bytes, from: index) }
-
-    /// Where JSON's white space (space, tab, line feed, carriage return) from `index` ends: the one
-    /// definition, for this reader and the event-line scanner.
-    /// - Parameters:
-    ///   - bytes: The text.
-    ///   - index: Where to start.
-    /// - Returns: The first index at or after `index` that is not white space.
-    @inline(__always)
-    package static func endOfSpace(in bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
-        var index = index
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return index
+        do {
+            let (end, integral) = try JSONGrammar.number(in: bytes, from: start)
+            index = end
+            return (start..<end, integral)
+        } catch {
+            index = error.at
+            switch error.problem {
+            case .noDigits: throw corrupt("not JSON: a number without digits")
+            case .leadingZero: throw corrupt("not JSON: a number with a leading zero")
+            case .fractionWithoutDigits: throw corrupt("not JSON: a fraction without digits")
+            case .exponentWithoutDigits: throw corrupt("not JSON: an exponent without digits")
             }
         }
-        return index
     }
+
+    @inline(__always)
+    private mutating func skipSpace() { index = JSONGrammar.endOfSpace(in: bytes, from: index) }
 }
 
 /// An object member's key as ``JSONReader`` found it, matched against the keys a type knows without

@@ -6,8 +6,11 @@ import Foundation
 
 /// Any JSON value, kept as it came: what a deferred action's opaque payload and a guest's data are.
 ///
-/// Numbers are kept as `Double` (JSON's own number); objects keep their members by name. Encoding
-/// writes objects with their keys sorted, so equal values encode to equal bytes.
+/// Numbers are kept as `Double` (JSON's own number); objects keep their members by name. ``json`` writes
+/// objects with their keys sorted, so equal values write equal bytes; ``parse(_:)`` reads any JSON text
+/// (an object with a key written twice is refused). It stays `Codable` for the app's own request types
+/// that carry a payload (`struct FavouriteRequest: Codable { let payload: JSONValue }`); OneTap itself
+/// reads and writes it with its own JSON reader and writer.
 public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `null`.
     case null
@@ -101,9 +104,15 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Reads JSON text.
     /// - Parameter text: The text.
     /// - Returns: The value.
-    /// - Throws: `DecodingError` describing where the text stops being JSON.
-    public static func parse(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    /// - Throws: `DecodingError` describing where the text stops being JSON (or names a key written twice
+    ///   in one object).
+    /// - Complexity: O(*n*) in the length of the text.
+    public static func parse(_ text: String) throws(DecodingError) -> JSONValue {
+        do {
+            return try JSONReader.read(text.utf8, skippingByteOrderMark: true) { (reader) throws(JSONReadError) in try JSONValue(reading: &reader) }
+        } catch {
+            throw error.decodingError
+        }
     }
 
     /// Writes the value (objects with their keys sorted).

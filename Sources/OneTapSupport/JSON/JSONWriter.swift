@@ -1,6 +1,12 @@
-/// Writes compact JSON straight into a buffer of its own, members in the order they are written: what a
-/// value with a hand-written JSON form (``LoginSession/json()``) is written with, without building a
-/// tree first as `JSONEncoder` does.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Writes compact JSON straight into a buffer of its own, members in the order they are written: what
+/// every record OneTap stores or emits is written with (``JSONRecord``: a session, a token file, an event
+/// line, the command line's output), without building a tree first as `JSONEncoder` does.
 ///
 /// Commas are the writer's business: ``key(_:)-(StaticString)`` starts a member, and every value after
 /// a value in an array or object is preceded by one. Not copyable: it owns its buffer.
@@ -24,6 +30,20 @@ package struct JSONWriter: ~Copyable {
 
     /// The JSON written, as text.
     package var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    /// The JSON written, as bytes, lent to `body`.
+    /// - Parameter body: Reads the bytes (valid only while it runs).
+    /// - Returns: What `body` returns.
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Empties the writer for the next value, keeping its buffer (a loop that writes one line per input).
+    package mutating func removeAll() {
+        count = 0
+        needsComma = false
+        lastKey = ""
+    }
 
     // MARK: Bytes
 
@@ -112,9 +132,33 @@ package struct JSONWriter: ~Copyable {
         }
     }
 
+    /// Writes a string from bytes that may not be UTF-8 (a line of input quoted back): invalid
+    /// sequences are written as U+FFFD.
+    /// - Parameter utf8: The bytes.
+    /// - Complexity: O(*n*) in their number.
+    package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        separate()
+        JSONString.write(utf8) { append($0) }
+    }
+
+    /// Writes a value that is JSON text already: a nested value another ``JSONWriter`` wrote (the
+    /// command line builds some of its records from parts written apart).
+    /// - Parameter json: One JSON value, as a writer wrote it.
+    package mutating func fragment(_ json: String) {
+        separate()
+        var json = json
+        json.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
     /// Writes an integer.
     /// - Parameter value: The integer.
     package mutating func int(_ value: Int) {
+        int(Int64(value))
+    }
+
+    /// Writes an integer.
+    /// - Parameter value: The integer.
+    package mutating func int(_ value: Int64) {
         separate()
         reserve(20)
         if value < 0 {
@@ -130,6 +174,36 @@ package struct JSONWriter: ~Copyable {
         } while magnitude > 0
         var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
         digits.reverse()
+    }
+
+    /// Writes an unsigned integer (a token's version).
+    /// - Parameter value: The integer.
+    package mutating func int(_ value: UInt64) {
+        separate()
+        reserve(20)
+        var magnitude = value
+        let start = count
+        repeat {
+            base[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            count += 1
+            magnitude /= 10
+        } while magnitude > 0
+        var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
+        digits.reverse()
+    }
+
+    /// Writes an instant as OneTap stores every instant: whole milliseconds since 1970 (rounded to the
+    /// nearest, ``Foundation/Date/millisecondsSince1970``).
+    /// - Parameter date: The instant.
+    /// - Throws: ``JSONWriteError`` for an instant with no millisecond count (infinite, NaN, or beyond an
+    ///   `Int64` of milliseconds), as ``double(_:)`` refuses a number JSON cannot hold.
+    package mutating func instant(_ date: Date) throws(JSONWriteError) {
+        guard date.hasMillisecondsSince1970 else {
+            let seconds = date.timeIntervalSince1970
+            let key = lastKey.utf8CodeUnitCount == 0 ? "an instant" : "the value of \(lastKey)"
+            throw JSONWriteError(value: seconds, message: "\(key) is \(seconds) s since 1970; JSON has no infinity or NaN, and an instant is whole milliseconds in an Int64")
+        }
+        int(date.millisecondsSince1970)
     }
 
     /// Writes a number: a whole number below 10¹⁵ as an integer, anything else in Swift's shortest form

@@ -4,110 +4,215 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// ISO 8601 timestamps between 1970 and 9999: `2026-11-30T18:48:26Z`, with fractional seconds or an
-/// offset (`+08:00`) as well.
+/// ISO 8601 timestamps between 1970 and 9999: the one reader and the one writer of instants as text, for
+/// the event stream (`"at":"2026-12-01T08:00:01.250Z"`), messages and the command line.
+///
+/// The grammar, read byte by byte without allocating:
+///
+/// ```text
+/// YYYY-MM-DD [ (T|t|space) HH:MM [ :SS [ .fraction ] ] ] [ Z | z | ±HH | ±HH:MM | ±HHMM ]
+/// ```
+///
+/// A date alone is its midnight, a time without an offset is UTC, a fraction finer than a millisecond is
+/// cut. Impossible fields (a 13th month, 30 February, 24:00, second 60) are refused, and so is an
+/// instant outside 1970-01-01T00:00:00.000Z … 9999-12-31T23:59:59.999Z. ``parse(_:)`` reads what a
+/// person types (every form above, white space around it ignored); ``milliseconds(_:)`` reads what an
+/// event line holds (a whole instant: `T`, seconds and an offset).
 package enum Timestamp {
+    /// The earliest instant a timestamp names: 1970-01-01T00:00:00.000Z, in milliseconds since 1970.
+    package static let earliest: Int64 = 0
+    /// The latest: 9999-12-31T23:59:59.999Z.
+    package static let latest: Int64 = 253_402_300_799_999
+
+    // MARK: Reading
+
+    /// What a text is, by the grammar.
+    package enum Reading: Equatable {
+        /// An instant in range, and whether it was written whole (date, `T`, seconds, an offset).
+        case instant(Int64, whole: Bool)
+        /// Not the grammar.
+        case malformed
+        /// A field that cannot be, with why (`month 13 does not exist`).
+        case impossible(String)
+        /// An instant before 1970 or after 9999.
+        case outOfRange
+    }
+
     /// Reads a timestamp.
-    /// - Parameter text: The text (surrounding spaces and tabs are ignored).
-    /// - Returns: The instant.
-    /// - Throws: ``ParseError`` with subject `timestamp`: `malformed`, or `out-of-range` outside 1970–9999.
-    package static func parse(_ text: String) throws(ParseError) -> Date {
-        var slice = Substring(text)
-        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-        let trimmed = String(slice)
-        if let fast = utc(trimmed) { return fast }
-        // The formatters roll impossible fields over (30 February → 2 March, 24:00 → the next day): refuse them first.
-        if let problem = impossibleField(Array(trimmed.utf8)) {
-            throw ParseError(.timestamp, .outOfRange, input: text, reason: problem)
+    /// - Parameter bytes: The text's UTF-8 bytes, nothing around it.
+    /// - Returns: What they are.
+    /// - Complexity: O(*n*); no allocation unless a field is impossible (its message).
+    package static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Reading {
+        var index = 0
+        @inline(__always) func digits(_ count: Int) -> Int64? {
+            guard index + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for offset in 0..<count {
+                let digit = bytes[index + offset] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            index += count
+            return value
         }
-        let styles: [Date.ISO8601FormatStyle] = [
-            .iso8601,
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true),
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateTimeSeparator(.standard).time(includingFractionalSeconds: false),
-            Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day(),
-        ]
-        for style in styles {
-            if let date = try? Date(trimmed, strategy: style) {
-                let seconds = date.timeIntervalSince1970
-                guard seconds >= 0, seconds < 253_402_300_800 else {
-                    throw ParseError(.timestamp, .outOfRange, input: text, reason: "a timestamp here lies between 1970-01-01 and 9999-12-31")
+        @inline(__always) func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        // The year: four digits, or more for a year past 9999 (no leading zero then).
+        var yearDigits = 0
+        while yearDigits < 12, index + yearDigits < bytes.count, bytes[index + yearDigits] &- UInt8(ascii: "0") < 10 { yearDigits += 1 }
+        guard yearDigits == 4 || (yearDigits > 4 && yearDigits < 12 && bytes[0] != UInt8(ascii: "0")), let year = digits(yearDigits) else { return .malformed }
+        guard take(UInt8(ascii: "-")), let month = digits(2), take(UInt8(ascii: "-")), let day = digits(2) else { return .malformed }
+        guard (1...12).contains(month) else { return .impossible("month \(month) does not exist") }
+        guard day >= 1, day <= CivilDate.days(inMonth: month, of: year) else {
+            return .impossible("\(year)-\(month < 10 ? "0" : "")\(month) has no day \(day)")
+        }
+        var milliseconds = CivilDate.days(year: year, month: month, day: day) * 86_400_000
+        var whole = false
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "t") || bytes[index] == UInt8(ascii: " ") {
+            let separatorIsT = bytes[index] != UInt8(ascii: " ")
+            index += 1
+            guard let hour = digits(2), take(UInt8(ascii: ":")), let minute = digits(2) else { return .malformed }
+            guard hour < 24, minute < 60 else { return .impossible("\(hour):\(minute) is no time of day") }
+            milliseconds += (hour * 60 + minute) * 60_000
+            if take(UInt8(ascii: ":")) {
+                guard let second = digits(2) else { return .malformed }
+                guard second < 60 else { return .impossible("second \(second) does not exist") }
+                milliseconds += second * 1000
+                whole = separatorIsT
+                if take(UInt8(ascii: ".")) {
+                    var fraction: Int64 = 0
+                    var count = 0
+                    while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                        if count < 3 { fraction = fraction * 10 + Int64(bytes[index] &- UInt8(ascii: "0")) }
+                        count += 1
+                        index += 1
+                    }
+                    guard count > 0 else { return .malformed }
+                    for _ in count..<max(count, 3) { fraction *= 10 }
+                    milliseconds += fraction
                 }
-                return date
+            }
+            if index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                    index += 1
+                case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                    let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                    index += 1
+                    guard let hours = digits(2), hours < 24 else { return .malformed }
+                    var minutes: Int64 = 0
+                    if index < bytes.count {
+                        _ = take(UInt8(ascii: ":"))  // ±HH:MM or ±HHMM
+                        guard let value = digits(2), value < 60 else { return .malformed }
+                        minutes = value
+                    }
+                    milliseconds -= sign * (hours * 60 + minutes) * 60_000
+                default:
+                    return .malformed
+                }
+            } else {
+                whole = false
             }
         }
-        throw ParseError(.timestamp, .malformed, input: text, reason: "not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)")
+        guard index == bytes.count else { return .malformed }
+        guard milliseconds >= earliest, milliseconds <= latest else { return .outOfRange }
+        return .instant(milliseconds, whole: whole)
     }
 
-    /// The common form `2026-11-30T18:48:26Z` (optionally `.123` before the `Z`), read without a
-    /// formatter; nil for anything else (the formatters then decide).
-    private static func utc(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 20 || (bytes.count >= 22 && bytes.count <= 30 && bytes[19] == UInt8(ascii: ".")), bytes.last == UInt8(ascii: "Z"),
-            bytes[4] == 45, bytes[7] == 45, bytes[10] == UInt8(ascii: "T"), bytes[13] == 58, bytes[16] == 58
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let digit = bytes[index] &- 48
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int(digit)
+    /// Reads the whole instant an event line holds (`2026-12-01T08:00:01.250Z`, `…+08:00`).
+    /// - Parameter bytes: The text's UTF-8 bytes.
+    /// - Returns: Milliseconds since 1970, or nil for text that is no whole instant between 1970 and 9999.
+    /// - Complexity: O(*n*); no allocation for any text that is one.
+    package static func milliseconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard case .instant(let milliseconds, whole: true) = read(bytes) else { return nil }
+        return milliseconds
+    }
+
+    /// Reads a timestamp a person typed, in any form of the grammar; spaces and tabs around it are
+    /// ignored.
+    /// - Parameter text: The text.
+    /// - Returns: The instant.
+    /// - Throws: ``ParseError`` with subject `timestamp`: `malformed`, or `out-of-range` for an impossible
+    ///   field or an instant outside 1970–9999.
+    package static func parse(_ text: String) throws(ParseError) -> Date {
+        var copy = text
+        let reading = copy.withUTF8 { utf8 -> Reading in
+            var start = 0
+            var end = utf8.count
+            while start < end, utf8[start] == UInt8(ascii: " ") || utf8[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, utf8[end - 1] == UInt8(ascii: " ") || utf8[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            return read(UnsafeBufferPointer(rebasing: utf8[start..<end]))
+        }
+        switch reading {
+        case .instant(let milliseconds, _):
+            return Date(millisecondsSince1970: milliseconds)
+        case .impossible(let reason):
+            throw ParseError(.timestamp, .outOfRange, input: text, reason: reason)
+        case .outOfRange:
+            throw ParseError(.timestamp, .outOfRange, input: text, reason: "a timestamp here lies between 1970-01-01 and 9999-12-31")
+        case .malformed:
+            throw ParseError(.timestamp, .malformed, input: text, reason: "not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)")
+        }
+    }
+
+    // MARK: Writing
+
+    /// `2026-12-01T08:00:01.250Z`: UTC with milliseconds, as every event and message writes an instant.
+    /// - Parameter milliseconds: Milliseconds since 1970 (a year outside 0000–9999 is written with its
+    ///   sign and all its digits, `+10000-01-01T…`).
+    /// - Returns: The text.
+    package static func format(milliseconds: Int64) -> String {
+        let (seconds, millisecond) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = millisecond < 0 ? seconds - 1 : seconds
+        let (dayNumber, secondOfDay) = whole.quotientAndRemainder(dividingBy: 86_400)
+        let day = secondOfDay < 0 ? dayNumber - 1 : dayNumber
+        let second = (secondOfDay + 86_400) % 86_400
+        let date = CivilDate.date(day)
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        func append(_ value: Int64, _ count: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
             }
-            return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-            let minute = number(14..<16), let second = number(17..<19), year >= 1970, (1...12).contains(month), hour < 24, minute < 60, second < 60
-        else { return nil }
-        let monthDays = [31, (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...monthDays[month - 1]).contains(day) else { return nil }
-        var fraction = 0.0
-        if bytes.count > 20 {
-            guard let digits = number(20..<(bytes.count - 1)) else { return nil }
-            fraction = Double(digits) / pow10(bytes.count - 21)
+        if (0...9999).contains(date.year) {
+            append(date.year, 4)
+        } else {
+            out.append(contentsOf: (date.year < 0 ? "-" : "+").utf8)
+            out.append(contentsOf: String(date.year.magnitude).utf8)
         }
-        // Days since 1970-01-01 of a civil date (H. Hinnant's days_from_civil).
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction)
+        out.append(UInt8(ascii: "-"))
+        append(date.month, 2)
+        out.append(UInt8(ascii: "-"))
+        append(date.day, 2)
+        out.append(UInt8(ascii: "T"))
+        append(second / 3600, 2)
+        out.append(UInt8(ascii: ":"))
+        append(second / 60 % 60, 2)
+        out.append(UInt8(ascii: ":"))
+        append(second % 60, 2)
+        out.append(UInt8(ascii: "."))
+        append((millisecond + 1000) % 1000, 3)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Why the date or time fields of `YYYY-MM-DD[THH:MM[:SS]…]` cannot be, or nil.
-    private static func impossibleField(_ bytes: [UInt8]) -> String? {
-        func number(_ range: Range<Int>) -> Int? {
-            guard range.upperBound <= bytes.count else { return nil }
-            var value = 0
-            for index in range {
-                let digit = bytes[index] &- 48
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int(digit)
-            }
-            return value
-        }
-        guard bytes.count >= 10, bytes[4] == 45, bytes[7] == 45, let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
-        guard (1...12).contains(month) else { return "month \(month) does not exist" }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        guard (1...days).contains(day) else { return "\(year)-\(month < 10 ? "0" : "")\(month) has no day \(day)" }
-        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "), let hour = number(11..<13), let minute = number(14..<16) else { return nil }
-        guard hour < 24, minute < 60 else { return "\(hour):\(minute) is no time of day" }
-        if bytes.count >= 19, bytes[16] == 58, let second = number(17..<19), second >= 60 { return "second \(second) does not exist" }
-        return nil
-    }
-
-    private static func pow10(_ exponent: Int) -> Double {
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
-    }
-
-    /// The instant with milliseconds, in UTC.
+    /// An instant as ``format(milliseconds:)`` writes it, rounded to the nearest millisecond.
     /// - Parameter date: The instant.
     /// - Returns: `2026-11-30T18:48:26.000Z`.
     package static func format(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        format(milliseconds: date.millisecondsSince1970)
     }
+}
+
+extension Date {
+    /// `2026-11-30T18:48:26.123Z`: ISO 8601 in UTC with milliseconds, rounded to the nearest (what
+    /// ``Timestamp/format(_:)`` writes).
+    package var iso8601: String { Timestamp.format(self) }
 }

@@ -3,13 +3,14 @@ import OneTapCore
 import Testing
 
 /// The golden records of `Tests/Golden/` (written by the code of commit 37018e5, never to be rewritten):
-/// every stored form of a Core record, read back with the readers the stores use, and checked against
-/// values written out by hand here.
+/// every stored form of a Core record, read back with the readers the stores use today, and checked
+/// against values written out by hand here.
 ///
 /// Instants are compared to the millisecond against ISO 8601 text that Foundation parses (every golden
 /// instant is a whole millisecond): the stored forms hold them as Double seconds since 1970 (a
-/// session's JSON), as Double seconds since 2001-01-01 (`JSONEncoder`'s default, in the SMS code
-/// record, the merge journal and the last-login hint), and a later form may hold integer milliseconds.
+/// session's JSON, `onetap-session/1`), as Double seconds since 2001-01-01 (`JSONEncoder`'s default, in
+/// the SMS code record, the merge journal and the last-login hint); today's forms hold integer
+/// milliseconds, and each record read from its old form comes back through its new one unchanged.
 @Suite struct GoldenRecordTests {
     // MARK: Helpers
 
@@ -53,19 +54,22 @@ import Testing
         "ended-failed-no-flow", "ended-cancelled",
     ]
 
-    /// Each session, in both forms (`json()`'s and `JSONEncoder`'s), read by both readers
-    /// (`LoginSession(json:)`, what the stores use, and `JSONDecoder`): four reads, one session, the one
-    /// written out below.
+    /// Each session, in both of version 1's forms (`json()`'s and `JSONEncoder`'s: keys in hash order,
+    /// `/` escaped), read by `LoginSession(json:)` (what the stores use) as the one session written out
+    /// below; written again, it is version 2 (instants as milliseconds) and reads back the same.
     @Test(arguments: sessionNames)
-    func sessionReadsInBothFormsWithBothReaders(_ name: String) throws {
+    func sessionReadsInBothFormsOfVersion1(_ name: String) throws {
         let direct = try Self.golden("session/\(name).json")
         let codable = try Self.golden("session/\(name).codable.json")
         let session = try LoginSession(json: direct)
         try Self.check(name, session)
-        #expect(try JSONDecoder().decode(LoginSession.self, from: direct) == session, "json() form, read by JSONDecoder")
         #expect(try LoginSession(json: codable) == session, "JSONEncoder form, read by LoginSession(json:)")
-        #expect(try JSONDecoder().decode(LoginSession.self, from: codable) == session, "JSONEncoder form, read by JSONDecoder")
+        #expect(try LoginSession(json: String(decoding: codable, as: UTF8.self)) == session, "as text")
         #expect(!direct.contains(UInt8(ascii: "\n")) && !codable.contains(UInt8(ascii: "\n")), "one line each")
+        let again = try session.json()
+        #expect(again.hasPrefix(#"{"format":"onetap-session/2","#) && again.contains(#""createdAtMs":"#) && !again.contains(#""createdAt":"#))
+        #expect(try LoginSession(json: again) == session)
+        try Self.check(name, try LoginSession(json: again))
     }
 
     /// What today's writers put in the text: `json()` starts with the format and writes `/` plainly,
@@ -272,12 +276,12 @@ import Testing
     static let smsKey = try! ServerKey(bytes: Array("golden-sms-key-not-a-secret-0001".utf8))
 
     /// The record `PostgresSMSStore` wrote for 13800138000 after two wrong codes (`JSONEncoder`, its dates
-    /// as seconds since 2001-01-01), read as the store reads it (`JSONDecoder`); the code it was issued
-    /// with, 474453, still verifies against it.
+    /// as seconds since 2001-01-01), read as the store reads it (`SMSCodeRecord(json:)`); the code it was
+    /// issued with, 474453, still verifies against it, and it comes back through today's form.
     @Test func smsCodeRecordWithFailedAttempts() throws {
         let text = try Self.goldenText("sms-code-record/with-failed-attempts.json")
         #expect(text.contains(#""issuedAt":817806000.25"#) && text.contains(#""expiresAt":817806300.25"#), "seconds since 2001-01-01")
-        let record = try JSONDecoder().decode(SMSCodeRecord.self, from: try Self.golden("sms-code-record/with-failed-attempts.json"))
+        let record = try SMSCodeRecord(json: text)
         #expect(record.id == "4c4d36476fce4d70")
         #expect(record.number == (try PhoneNumber("13800138000")))
         #expect(record.digest == (try Self.digest("326d76ffb7669b2adc9eedd4211a4401d1aaeda111b98be11aca1b8908ec9619")))
@@ -285,6 +289,9 @@ import Testing
         #expect(Self.ms(record.issuedAt) == Self.ms("2026-12-01T08:20:00.250Z"))
         #expect(Self.ms(record.expiresAt) == Self.ms("2026-12-01T08:25:00.250Z"))
         #expect(record.wrongAttempts == 2)
+        let again = try record.json()
+        #expect(again == #"{"format":"onetap-sms-code/2","id":"4c4d36476fce4d70","number":"13800138000","digest":"326d76ffb7669b2adc9eedd4211a4401d1aaeda111b98be11aca1b8908ec9619","session":"Golden-unknown-0000005","issuedAtMs":1796113200250,"expiresAtMs":1796113500250,"wrongAttempts":2}"#)
+        #expect(try SMSCodeRecord(json: again) == record)
 
         let request = SMSPolicy.Request(number: "13800138000", session: "Golden-unknown-0000005")
         let at = try Self.instant("2026-12-01T08:21:40.000Z")
@@ -303,7 +310,7 @@ import Testing
 
     /// A fresh record, bound to no session.
     @Test func smsCodeRecordFresh() throws {
-        let record = try JSONDecoder().decode(SMSCodeRecord.self, from: try Self.golden("sms-code-record/fresh.json"))
+        let record = try SMSCodeRecord(json: try Self.goldenText("sms-code-record/fresh.json"))
         #expect(record.id == "1182203f78ee234d")
         #expect(record.number == (try PhoneNumber("13900139000")))
         #expect(record.digest == (try Self.digest("17bf4ff4375d5523e4243e17a2349244cfd3e88dc3bcd45473fcc955468d06ff")))
@@ -312,6 +319,8 @@ import Testing
         #expect(Self.ms(record.expiresAt) == Self.ms("2026-12-01T08:26:00.125Z"))
         #expect(record.wrongAttempts == 0)
         #expect(try !Self.goldenText("sms-code-record/fresh.json").contains("session"), "no session member when none")
+        #expect(try !record.json().contains("session"))
+        #expect(try SMSCodeRecord(json: record.json()) == record)
 
         var state = SMSState(events: [:], counters: [], code: record, keepUntil: try Self.instant("2026-12-03T08:21:00.125Z"))
         let result = SMSCodeRules().verify(
@@ -332,7 +341,7 @@ import Testing
         let text = try Self.goldenText("merge-journal/in-progress.json")
         #expect(text.contains(#""startedAt":817806300.25"#) && text.contains(#""leaseUntil":817806330.75"#))
         #expect(text.contains(#"{"removeGuest":{"kind":"cart"}}"#))
-        let journal = try JSONDecoder().decode(MergeJournal.self, from: try Self.golden("merge-journal/in-progress.json"))
+        let journal = try MergeJournal(json: text)
         #expect(journal.guest.text == "Eye6gz0mNNjO9p89jesOWA")
         #expect(journal.account == "acct-golden-3")
         #expect(Self.ms(journal.startedAt) == Self.ms("2026-12-01T08:25:00.250Z"))
@@ -359,13 +368,17 @@ import Testing
         #expect(journal.plan.merged == ["cart": cart, "drafts": drafts, "favourites": favourites, "history": history, "settings": settings])
         #expect(journal.plan.kept == ["scores"])
         #expect(journal.plan.moved.isEmpty && journal.plan.discarded.isEmpty)
+        let again = try journal.json()
+        #expect(again.hasPrefix(#"{"format":"onetap-merge-journal/2","guest":"Eye6gz0mNNjO9p89jesOWA","account":"acct-golden-3","plan":{"steps":[{"write":{"kind":"cart","value":[{"item":"sku-9","qty":99}]}},"#))
+        #expect(again.hasSuffix(#""startedAtMs":1796113500250,"completed":2,"done":false,"holder":"WTnGN3kUVvfHjyF87V9oIw","leaseUntilMs":1796113530750,"version":4}"#))
+        #expect(try MergeJournal(json: again) == journal)
     }
 
     /// A finished merge (`finishedAt` set, no holder or lease left).
     @Test func mergeJournalFinished() throws {
         let text = try Self.goldenText("merge-journal/finished.json")
         #expect(text.contains(#""startedAt":817806900.5"#) && text.contains(#""finishedAt":817806902"#))
-        let journal = try JSONDecoder().decode(MergeJournal.self, from: try Self.golden("merge-journal/finished.json"))
+        let journal = try MergeJournal(json: text)
         #expect(journal.guest.text == "Rnb1r_39ChokD62rk4QDoA")
         #expect(journal.account == "acct-golden-7")
         #expect(Self.ms(journal.startedAt) == Self.ms("2026-12-01T08:35:00.500Z"))
@@ -382,6 +395,9 @@ import Testing
         ])
         #expect(journal.plan.merged == ["favourites": favourites, "history": history])
         #expect(journal.plan.kept.isEmpty && journal.plan.moved.isEmpty && journal.plan.discarded.isEmpty)
+        let again = try journal.json()
+        #expect(again.hasSuffix(#""startedAtMs":1796114100500,"completed":4,"done":true,"finishedAtMs":1796114102000,"version":6}"#))
+        #expect(try MergeJournal(json: again) == journal)
     }
 
     // MARK: Last-login hints
@@ -389,18 +405,21 @@ import Testing
     /// `PostgresGuestDeviceStore`'s hint (`JSONEncoder`): the number only masked, the instant as seconds
     /// since 2001-01-01 (`817806060.9990001` is 2026-12-01T08:21:00.999Z, as a Double can hold it).
     @Test func lastLoginHints() throws {
-        let oneTap = try JSONDecoder().decode(LastLoginHint.self, from: try Self.golden("last-login-hint/one-tap-with-number.json"))
+        let oneTap = try LastLoginHint(json: try Self.goldenText("last-login-hint/one-tap-with-number.json"))
         #expect(oneTap.flow == .mobile)
         #expect(oneTap.maskedNumber == "138****8000")
         #expect(Self.ms(oneTap.at) == Self.ms("2026-12-01T08:20:00.125Z"))
         #expect(oneTap.wasOneTap)
 
         #expect(try Self.goldenText("last-login-hint/sms-without-number.json").contains(#""at":817806060.9990001"#))
-        let sms = try JSONDecoder().decode(LastLoginHint.self, from: try Self.golden("last-login-hint/sms-without-number.json"))
+        let sms = try LastLoginHint(json: try Self.goldenText("last-login-hint/sms-without-number.json"))
         #expect(sms.flow == .sms)
         #expect(sms.maskedNumber == nil)
         #expect(Self.ms(sms.at) == Self.ms("2026-12-01T08:21:00.999Z"))
         #expect(!sms.wasOneTap)
+        #expect(try oneTap.json() == #"{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796113200125}"#)
+        #expect(try sms.json() == #"{"format":"onetap-last-login/2","flow":"sms","atMs":1796113260999}"#)
+        for hint in [oneTap, sms] { #expect(try LastLoginHint(json: hint.json()) == hint) }
     }
 
     /// The guest ids and device-record keys the golden rows are filed under: derived with HMAC from
@@ -418,7 +437,7 @@ import Testing
 
     /// Guest data as `PostgresGuestDataStore` writes it (`JSONValue.json`: keys sorted, whole numbers
     /// below 10^15 as integers, others as Swift prints a Double, so 10^15 is `1000000000000000.0` and
-    /// 10^-7 is `1e-07`), read as it reads it (`JSONValue.parse`).
+    /// 10^-7 is `1e-07`), read as it reads it (`JSONValue.parse`), and written again byte for byte.
     @Test(arguments: [
         ("favourites", JSONValue.array([.string("article-1"), .string("article-2")])),
         ("history", .array([
@@ -433,10 +452,52 @@ import Testing
     func guestData(kind: String, expected: JSONValue) throws {
         let text = try Self.goldenText("guest-data/\(kind).json")
         #expect(try JSONValue.parse(text) == expected)
+        #expect(try JSONValue.parse(text).json == text)
     }
 
     @Test func guestDataNumbersAsWritten() throws {
         #expect(try Self.goldenText("guest-data/scores.json") == #"[0.1,-2.5,1000000000000000.0,1e-07,123456789012345,1e+300,true,null,"x"]"#)
         #expect(try Self.goldenText("guest-data/settings.json") == #"{"fontSize":16,"ratio":0.1,"theme":"dark"}"#)
+    }
+
+    // MARK: Today's forms
+
+    /// The files of `Tests/Golden/*-v2/` hold today's forms (`onetap-session/2` and the `…/2` records,
+    /// instants as whole milliseconds), written from the version-1 files above by the code that brought
+    /// them in: each reads as the same record as its version-1 file (so every value checked above holds
+    /// for it), and today's writer writes it again byte for byte. A later format change adds files beside
+    /// these and keeps reading them.
+    @Test(arguments: sessionNames)
+    func sessionOfVersion2(_ name: String) throws {
+        let text = try Self.goldenText("session-v2/\(name).json")
+        let session = try LoginSession(json: text)
+        try Self.check(name, session)
+        #expect(session == (try LoginSession(json: try Self.golden("session/\(name).json"))))
+        #expect(try session.json() == text)
+        #expect(text.hasPrefix(#"{"format":"onetap-session/2","#) && !text.contains(#""createdAt":"#))
+    }
+
+    @Test(arguments: ["fresh", "with-failed-attempts"])
+    func smsCodeRecordOfVersion2(_ name: String) throws {
+        let text = try Self.goldenText("sms-code-record-v2/\(name).json")
+        let record = try SMSCodeRecord(json: text)
+        #expect(record == (try SMSCodeRecord(json: try Self.goldenText("sms-code-record/\(name).json"))))
+        #expect(try record.json() == text)
+    }
+
+    @Test(arguments: ["finished", "in-progress"])
+    func mergeJournalOfVersion2(_ name: String) throws {
+        let text = try Self.goldenText("merge-journal-v2/\(name).json")
+        let journal = try MergeJournal(json: text)
+        #expect(journal == (try MergeJournal(json: try Self.goldenText("merge-journal/\(name).json"))))
+        #expect(try journal.json() == text)
+    }
+
+    @Test(arguments: ["one-tap-with-number", "sms-without-number"])
+    func lastLoginHintOfVersion2(_ name: String) throws {
+        let text = try Self.goldenText("last-login-hint-v2/\(name).json")
+        let hint = try LastLoginHint(json: text)
+        #expect(hint == (try LastLoginHint(json: try Self.goldenText("last-login-hint/\(name).json"))))
+        #expect(try hint.json() == text)
     }
 }

@@ -35,7 +35,7 @@ import Testing
 
     @Test func theHintKeepsOnlyTheMaskedNumber() throws {
         let hint = LastLoginHint(flow: .mobile, number: try PhoneNumber("13800138000"), at: Date(timeIntervalSince1970: 0))
-        let json = String(decoding: try JSONEncoder().encode(hint), as: UTF8.self)
+        let json = try hint.json()
         #expect(hint.maskedNumber == "138****8000" && !json.contains("13800138000") && hint.wasOneTap)
         #expect("\(hint)" == "one-tap (mobile) 138****8000")
         #expect(LastLoginHint(flow: .sms, number: nil, at: Date(timeIntervalSince1970: 0)).description == "sms")

@@ -3,8 +3,11 @@ import Testing
 @testable import OneTapCore
 
 @Suite struct DeviceSnapshotTests {
+    /// Reads a snapshot as text and as bytes, which must agree.
     func decode(_ json: String) throws -> DeviceSnapshot {
-        try JSONDecoder().decode(DeviceSnapshot.self, from: Data(json.utf8))
+        let snapshot = try DeviceSnapshot(json: json)
+        #expect(try DeviceSnapshot(json: Data(json.utf8)) == snapshot)
+        return snapshot
     }
 
     @Test func decodesEveryField() throws {
@@ -80,6 +83,29 @@ import Testing
         let snapshot = DeviceSnapshot(
             sim: .present, plmn: try PLMN("460-11"), mobileData: false, cellularAccess: .restricted, network: .wifi,
             clientIP: try IPAddress("10.1.2.3"), phoneHint: try PhoneNumber("18900000000"), platform: .android)
-        #expect(try JSONDecoder().decode(DeviceSnapshot.self, from: JSONEncoder().encode(snapshot)) == snapshot)
+        let json = try snapshot.json()
+        #expect(json == #"{"sim":"present","plmn":"460-11","mobileData":false,"cellularAccess":"restricted","network":"wifi","ip":"10.1.2.3","phone":"18900000000","platform":"android"}"#)
+        #expect(try decode(json) == snapshot)
+        #expect(try DeviceSnapshot().json() == "{}")
+    }
+
+    /// The messages a client sees (`onetap route` prints them after the key).
+    @Test(arguments: [
+        (#"{"plmn":"4600a"}"#, ["plmn"], #"invalid PLMN "4600a": 'a' at position 5 is not allowed"#),
+        (#"{"mobileData":"yes"}"#, ["mobileData"], #"expected true, false, "on" or "off", found "yes""#),
+        (#"{"sim":"maybe"}"#, ["sim"], #""maybe" is none of absent, not-ready, present"#),
+        (#"{"plmn":"46000","mcc":"460","mnc":"00"}"#, ["plmn"], "give either plmn or mcc and mnc, not both"),
+    ])
+    func refusalsSayWhy(json: String, path: [String], message: String) {
+        #expect {
+            try decode(json)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == path && context.debugDescription == message
+        }
+    }
+
+    @Test func aKeyTwiceIsRefused() {
+        #expect(throws: DecodingError.self) { try decode(#"{"sim":"present","sim":"absent"}"#) }
     }
 }

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import OneTapCore
 
-/// `LoginSession.json()` and `LoginSession(json:)`: the session's JSON written and read directly. They
-/// must be the `Codable` form exactly as far as the data goes (either reader reads either writer's text
-/// as the same session), refuse what `JSONDecoder` refuses with the same key named, and be stricter,
-/// never looser.
+/// `LoginSession.json()` and `LoginSession(json:)`: the session's JSON (`onetap-session/2`, instants as
+/// whole milliseconds) written and read by the package's one writer and reader, the earlier form
+/// (`onetap-session/1`, instants as seconds) still read; refusals name the key at fault as `JSONDecoder`
+/// names it, and the reader is strict JSON.
 @Suite struct LoginSessionJSONTests {
     typealias F = Fixture
 
@@ -27,26 +27,65 @@ import Testing
     // MARK: Round trips
 
     @Test(arguments: sessions)
-    func eachReaderReadsEachWriter(name: String, session: LoginSession) throws {
+    func eachSessionComesBackThroughItsJSON(name: String, session: LoginSession) throws {
         let text = try session.json()
         #expect(try LoginSession(json: text) == session, "json() → init(json:)")
         #expect(try LoginSession(json: Array(text.utf8)) == session, "as bytes")
-        #expect(try JSONDecoder().decode(LoginSession.self, from: Data(text.utf8)) == session, "json() → JSONDecoder")
-        #expect(try LoginSession(json: JSONEncoder().encode(session)) == session, "JSONEncoder → init(json:)")
+        #expect(try LoginSession(json: Self.version1(session)) == session, "the same session as version 1 wrote it")
         #expect(!text.contains("\n"), "one line")
         for token in ["T1", "T2", "U1"] { #expect(!text.contains("\"\(token)\""), "no token in the clear") }
     }
 
+    /// Version 1 of the format, written from a session's version 2 text by this test: `format`
+    /// `onetap-session/1`, every instant as a Double of seconds since 1970 under its name without `Ms`
+    /// (what `json()` and `JSONEncoder` wrote in earlier versions; the golden files hold real ones).
+    static func version1(_ session: LoginSession, _ change: (inout [String: Any]) -> Void = { _ in }) throws -> Data {
+        func convert(_ value: Any) -> Any {
+            if let array = value as? [Any] { return array.map(convert) }
+            guard let object = value as? [String: Any] else { return value }
+            var out: [String: Any] = [:]
+            for (key, member) in object {
+                if key.hasSuffix("Ms"), key != "elapsedMs", let milliseconds = member as? NSNumber {
+                    out[String(key.dropLast(2))] = milliseconds.doubleValue / 1000
+                } else if key != "payload" {
+                    out[key] = convert(member)
+                } else {
+                    out[key] = member
+                }
+            }
+            return out
+        }
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(session.json().utf8)) as? [String: Any])
+        object = try #require(convert(object) as? [String: Any])
+        object["format"] = "onetap-session/1"
+        change(&object)
+        return try JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])
+    }
+
+    /// Version 1 text with one member's value written as given (a number no `Double` holds).
+    static func version1(_ session: LoginSession, _ key: String, text: String) throws -> String {
+        let marked = try version1(session) { $0[key] = "VALUE-TO-REPLACE" }
+        return String(decoding: marked, as: UTF8.self).replacingOccurrences(of: #""VALUE-TO-REPLACE""#, with: text)
+    }
+
     /// The text itself, written out by hand from the format's description: member order as written,
-    /// whole seconds as integers, no optional member that is absent.
+    /// instants as whole milliseconds since 1970 (`…Ms`), no optional member that is absent.
     @Test func theTextOfAStartedSession() throws {
         let session = LoginSessionTests.mobile([])
         #expect(try session.json() == """
-            {"format":"onetap-session/1","id":"Session-ID-for-tests_0","version":1,\
+            {"format":"onetap-session/2","id":"Session-ID-for-tests_0","version":1,\
             "plan":{"carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"},\
-            "stage":"flow","flow":"mobile","attempt":1,"trace":[],"alerts":[],"createdAt":1796083200,"expiresAt":1796083800,\
+            "stage":"flow","flow":"mobile","attempt":1,"trace":[],"alerts":[],"createdAtMs":1796083200000,"expiresAtMs":1796083800000,\
             "exchangedTokens":[],"unknownExchanges":[]}
             """)
+    }
+
+    /// A pending action's and an unknown exchange's instants are milliseconds too.
+    @Test func theTextOfAPendingActionAndAnUnknownExchange() throws {
+        let pending = try Self.pendingSession(nil).json()
+        #expect(pending.contains(#""pending":{"key":"#) && pending.contains(#""action":"favourite","createdAtMs":1796083200000,"expiresAtMs":1796083800000}}"#))
+        let unknown = try LoginSessionTests.mobile([F.success(.mobile, "T1"), .exchange(.timeout)]).json()
+        #expect(unknown.contains(#""unknownExchanges":[{"flow":"mobile","token":"1f93603db53bfad5c92390f735d0cbb8617b4ab8214ae91c5664a3d1e9b009c8","atMs":"#))
     }
 
     @Test func theTextOfAnExchangeAndAStep() throws {
@@ -55,13 +94,13 @@ import Testing
         // SHA-256("T1"), worked out apart from the code (`printf T1 | sha256sum`).
         let digest = "1f93603db53bfad5c92390f735d0cbb8617b4ab8214ae91c5664a3d1e9b009c8"
         #expect(SHA256.hash(Array("T1".utf8)).hex == digest)
-        #expect(text.contains(#""stage":"exchange","flow":"mobile","attempt":1,"token":"\#(digest)","receivedAt":1796083200.25,"#))
+        #expect(text.contains(#""stage":"exchange","flow":"mobile","attempt":1,"token":"\#(digest)","receivedAtMs":1796083200250,"#))
         #expect(text.contains(#""trace":[{"flow":"mobile","attempt":1,"code":"103000","action":"success","#))
         #expect(text.contains(#""exchangedTokens":["\#(digest)"]"#))
     }
 
     /// Random logins (reports drawn from every kind, at instants with any fraction of a second) come
-    /// back equal through both writers and both readers.
+    /// back equal through their JSON, in both versions.
     @Test func randomSessionsComeBackEqual() throws {
         var random = SplitMix64(seed: 11)
         let machine = GatedMachine(gate: RecordingGate([.tianyi: .rejected]))
@@ -89,8 +128,7 @@ import Testing
             }
             let text = try session.json()
             #expect(try LoginSession(json: text) == session)
-            #expect(try JSONDecoder().decode(LoginSession.self, from: Data(text.utf8)) == session)
-            #expect(try LoginSession(json: JSONEncoder().encode(session)) == session)
+            #expect(try LoginSession(json: Self.version1(session)) == session)
             checked += session.trace.count
         }
         #expect(checked > 400, "the random logins went somewhere")
@@ -99,7 +137,7 @@ import Testing
 
     /// JSON laid out as another writer might: white space everywhere, members in another order,
     /// escapes in keys and values, and members this version does not know (skipped, as
-    /// `JSONDecoder` skips them).
+    /// `JSONDecoder` skips them), in either version.
     @Test func readsAnyLayoutOfTheSameDocument() throws {
         let session = LoginSessionTests.mobile([.result(.mobile, code: "200023")])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(session.json().utf8)) as? [String: Any])
@@ -108,23 +146,53 @@ import Testing
         reordered = reordered.replacingOccurrences(of: "\"retry mobile\"", with: "\"retry\\u0020mobile\"")
         reordered = reordered.replacingOccurrences(of: "\"alerts\"", with: "\"future\" : {\"a\": [1, {\"b\": null}], \"c\": \"\\ud83d\\ude00\"},\r\n\t\"alerts\"")
         #expect(try LoginSession(json: reordered) == session)
-        #expect(try JSONDecoder().decode(LoginSession.self, from: Data(reordered.utf8)) == session, "the same text, read by JSONDecoder")
+        let version1 = try #require(try JSONSerialization.jsonObject(with: Self.version1(session)) as? [String: Any])
+        let pretty = String(decoding: try JSONSerialization.data(withJSONObject: version1, options: [.prettyPrinted, .withoutEscapingSlashes]), as: UTF8.self)
+        #expect(try LoginSession(json: pretty) == session)
     }
 
-    /// The fuzzer's seeds are sessions (so it starts from the real thing), which both readers read alike.
+    /// The fuzzer's seeds are sessions of version 1 (so it starts from the real thing), which read, and
+    /// come back through version 2.
     @Test(arguments: ["seed-sms-after-retry", "seed-exchange", "seed-ended-with-pending"])
     func theFuzzSeedsAreSessions(_ name: String) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Package.path("Tests/FuzzCorpus/session-json/" + name)))
         let session = try LoginSession(json: data)
-        #expect(try JSONDecoder().decode(LoginSession.self, from: data) == session)
         #expect(try LoginSession(json: session.json()) == session)
+        #expect(try session.json().hasPrefix(#"{"format":"onetap-session/2","#))
     }
 
-    // MARK: Refusals, as JSONDecoder refuses
+    // MARK: Version 1 beside version 2
 
-    /// A member set to a value that makes no session: both readers refuse it as corrupt, naming it.
+    /// Each version holds its instants one way: seconds in a version 2 document, or milliseconds in a
+    /// version 1 document, are refused, naming the format.
+    @Test func theVersionsDoNotMix() throws {
+        let session = LoginSessionTests.mobile([F.success(.mobile, "T1"), .exchange(.timeout)])
+        let v2 = try session.json()
+        let mixed2 = v2.replacingOccurrences(of: #""createdAtMs":1796083200000"#, with: #""createdAt":1796083200"#)
+        let mixed1 = String(decoding: try Self.version1(session) { $0["format"] = "onetap-session/2" }, as: UTF8.self)
+        #expect(mixed2 != v2)
+        for text in [mixed2, mixed1] {
+            #expect {
+                try LoginSession(json: text)
+            } throws: { error in
+                guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                return context.codingPath.map(\.stringValue) == ["format"] && context.debugDescription.contains("holds its instants as")
+            }
+        }
+    }
+
+    /// A version 1 instant with a fraction of a millisecond reads as the nearest millisecond, as every
+    /// instant a session keeps.
+    @Test func aVersion1InstantIsKeptToTheMillisecond() throws {
+        let text = try Self.version1(LoginSessionTests.mobile([]), "createdAt", text: "1796083200.0625")
+        #expect(try LoginSession(json: text).createdAt == Date(millisecondsSince1970: 1_796_083_200_063))
+    }
+
+    // MARK: Refusals, named as JSONDecoder names them
+
+    /// A member set to a value that makes no session: refused as corrupt, naming it.
     @Test(arguments: [
-        ("format", "onetap-session/2"), ("format", "session/1"), ("version", "0"), ("version", "-3"), ("stage", "paused"), ("stage", "Flow"),
+        ("format", "onetap-session/3"), ("format", "session/1"), ("version", "0"), ("version", "-3"), ("stage", "paused"), ("stage", "Flow"),
         ("attempt", "0"), ("attempt", "-1"), ("id", "short"), ("id", "Session/ID+for-tests_0"), ("flow", "carrier-pigeon"), ("platform", "Not A Platform!"),
     ])
     func refusesWhatIsNoSessionAsJSONDecoderDoes(key: String, value: String) throws {
@@ -135,7 +203,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["format", "id", "version", "plan", "stage", "flow", "attempt", "trace", "alerts", "createdAt", "expiresAt", "exchangedTokens", "unknownExchanges"])
+    @Test(arguments: ["format", "id", "version", "plan", "stage", "flow", "attempt", "trace", "alerts", "createdAtMs", "expiresAtMs", "exchangedTokens", "unknownExchanges"])
     func refusesAMissingMemberAsJSONDecoderDoes(key: String) throws {
         let data = try LoginSessionTests.changed(LoginSessionTests.mobile([])) { $0[key] = nil }
         Self.bothRefuse(data) { error in
@@ -145,7 +213,7 @@ import Testing
     }
 
     /// The members only one stage has: missing from a session in that stage, both readers name them.
-    @Test(arguments: [("exchange", "flow"), ("exchange", "attempt"), ("exchange", "token"), ("exchange", "receivedAt"), ("ended", "ending")])
+    @Test(arguments: [("exchange", "flow"), ("exchange", "attempt"), ("exchange", "token"), ("exchange", "receivedAtMs"), ("ended", "ending")])
     func refusesAStageWithoutItsMember(stage: String, key: String) throws {
         let session = stage == "exchange" ? LoginSessionTests.mobile([F.success(.mobile, "T1")]) : LoginSessionTests.mobile([.cancel(.mobile)])
         let data = try LoginSessionTests.changed(session) { $0[key] = nil }
@@ -156,7 +224,7 @@ import Testing
     }
 
     /// `null` where a value must be: `valueNotFound` from both readers, naming the member.
-    @Test(arguments: ["format", "id", "version", "plan", "stage", "trace", "alerts", "createdAt", "expiresAt", "exchangedTokens", "unknownExchanges"])
+    @Test(arguments: ["format", "id", "version", "plan", "stage", "trace", "alerts", "createdAtMs", "expiresAtMs", "exchangedTokens", "unknownExchanges"])
     func refusesNullWhereAValueMustBe(key: String) throws {
         let data = try LoginSessionTests.changed(LoginSessionTests.mobile([])) { $0[key] = NSNull() }
         Self.bothRefuse(data) { error in
@@ -185,10 +253,20 @@ import Testing
         _ = Result { try machine.advance(session, .result(.mobile, code: "200023"), at: F.now) }
     }
 
-    /// An instant too small for a Double (it would read as 1970) is refused by both readers.
+    /// An instant too small for a Double (it would read as 1970) is refused in version 1; a version 2
+    /// instant is an integer, and one beyond an `Int64` is refused.
     @Test func refusesAnInstantThatUnderflows() throws {
-        let text = try LoginSessionTests.mobile([]).json().replacingOccurrences(of: #""createdAt":1796083200"#, with: #""createdAt":1e-400"#)
+        let text = try Self.version1(LoginSessionTests.mobile([]), "createdAt", text: "1e-400")
         Self.bothRefuse(Data(text.utf8)) { _ in true }
+        let v2 = try LoginSessionTests.mobile([]).json()
+        for replacement in [#""createdAtMs":1e-400"#, #""createdAtMs":1796083200000.5"#, #""createdAtMs":99999999999999999999"#] {
+            Self.bothRefuse(Data(v2.replacingOccurrences(of: #""createdAtMs":1796083200000"#, with: replacement).utf8)) { _ in true }
+        }
+        let huge = try Self.version1(LoginSessionTests.mobile([]), "createdAt", text: "1e300")
+        Self.bothRefuse(Data(huge.utf8)) { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.debugDescription.contains("whole milliseconds in an Int64")
+        }
     }
 
     /// A payload may nest 500 levels (the session around it then nests 502, within a reader's 512);
@@ -238,7 +316,7 @@ import Testing
         }
     }
 
-    // MARK: Stricter than JSONDecoder, never looser
+    // MARK: Strict JSON
 
     /// Text JSONDecoder may take (it keeps a repeated key's first value, reads `2.0` as an integer) or
     /// that is no JSON at all: `init(json:)` refuses it, with a message that says why.
@@ -248,9 +326,9 @@ import Testing
         (#""version":1,"#, #""version":1e0,"#, "expected an integer"),
         (#""version":1,"#, #""version":01,"#, "leading zero"),
         (#""version":1,"#, #""version":99999999999999999999,"#, "out of range"),
-        (#""createdAt":1796083200,"#, #""createdAt":1e400,"#, "beyond a Double's range"),
-        (#""createdAt":1796083200,"#, #""createdAt":-,"#, "without digits"),
-        (#""createdAt":1796083200,"#, #""createdAt":1.,"#, "without digits"),
+        (#""createdAtMs":1796083200000,"#, #""createdAtMs":1e400,"#, "expected an integer"),
+        (#""createdAtMs":1796083200000,"#, #""createdAtMs":-,"#, "without digits"),
+        (#""createdAtMs":1796083200000,"#, #""createdAtMs":1.,"#, "without digits"),
         (#""stage":"flow","#, #""stage":"fl\#u{1}ow","#, "control character"),
         (#""stage":"flow","#, #""stage":"\ud800","#, "lone surrogate"),
         (#""stage":"flow","#, #""stage":"\udc00x","#, "lone surrogate"),
@@ -317,7 +395,6 @@ import Testing
             guard case DecodingError.dataCorrupted(let context) = error else { return false }
             return context.debugDescription.contains("not UTF-8")
         }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LoginSession.self, from: Data(bytes)) }
     }
 
     @Test func refusesAPayloadNestedDeeperThanTheLimit() throws {
@@ -343,7 +420,6 @@ import Testing
                 return context.debugDescription.contains(why) && context.codingPath.map(\.stringValue).starts(with: ["pending", "payload"])
             }
         }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LoginSession.self, from: Data(big.utf8)) }
     }
 
     // MARK: Writing what JSON cannot hold
@@ -357,15 +433,14 @@ import Testing
             guard case EncodingError.invalidValue(_, let context) = error else { return false }
             return context.debugDescription.contains("expiresAt") && context.debugDescription.contains("no infinity or NaN")
         }
-        #expect(throws: EncodingError.self) { try JSONEncoder().encode(session) }
     }
 
     // MARK: Helpers
 
-    /// Both readers refuse the bytes, each with an error `matches` takes (each checked on its own line of
-    /// the report, so a failure names the reader).
+    /// Both ways in refuse the bytes (as text and as bytes), each with an error `matches` takes (each
+    /// checked on its own line of the report, so a failure names the way in).
     static func bothRefuse(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation, _ matches: @escaping @Sendable (DecodingError) -> Bool) {
-        for (name, read) in zip(["LoginSession(json:)", "JSONDecoder"], readers) {
+        for (name, read) in zip(["LoginSession(json:) of the text", "LoginSession(json:) of the bytes"], readers) {
             #expect(Comment(rawValue: name), sourceLocation: sourceLocation) {
                 try read(data)
             } throws: { error in
@@ -375,10 +450,10 @@ import Testing
         }
     }
 
-    /// Both readers, as a store would call them.
+    /// Both ways in, as a store would call them.
     static let readers: [@Sendable (Data) throws -> LoginSession] = [
+        { try LoginSession(json: String(decoding: $0, as: UTF8.self)) },
         { try LoginSession(json: $0) },
-        { try JSONDecoder().decode(LoginSession.self, from: $0) },
     ]
 
     static func codingPath(of error: any Error) -> [String] {

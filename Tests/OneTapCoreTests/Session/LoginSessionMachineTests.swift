@@ -220,7 +220,7 @@ import Testing
             #expect(verified == session.verified && flow == session.flow)
         }
         // A token was kept only when it was sent for exchange, and never in the clear.
-        let json = String(decoding: try JSONEncoder().encode(session), as: UTF8.self)
+        let json = try session.json()
         for token in ["T1", "T2", "A1", "A2", "U1"] { #expect(!json.contains("\"\(token)\"")) }
     }
 
@@ -352,9 +352,7 @@ import Testing
             transition = try machine.advance(transition.session, report, at: Fixture.now)
         }
         let session = transition.session
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let encoded = try encoder.encode(session)
+        let encoded = try session.json()
         let reportsBefore = gate.reports
         do {
             let accepted = try machine.advance(session, given.report, version: given.version, at: Fixture.now.addingTimeInterval(given.at))
@@ -366,7 +364,7 @@ import Testing
         }
         // Nothing changed: the session is as stored, and the gate heard nothing.
         #expect(session == transition.session)
-        #expect(try encoder.encode(session) == encoded)
+        #expect(try session.json() == encoded)
         #expect(gate.reports == reportsBefore)
     }
 

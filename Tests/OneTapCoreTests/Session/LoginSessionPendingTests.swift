@@ -50,7 +50,7 @@ import Testing
 
     @Test func itTravelsThroughTheSessionsJSON() throws {
         let start = machine.start(F.mobileSIM, at: F.now, id: F.id, pending: try pending())
-        let decoded = try JSONDecoder().decode(LoginSession.self, from: try JSONEncoder().encode(start.session))
+        let decoded = try LoginSession(json: try start.session.json())
         #expect(decoded == start.session)
         #expect(decoded.pending?.payload == .object(["item": .string("v42")]))
     }

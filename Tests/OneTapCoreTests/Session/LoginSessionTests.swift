@@ -56,13 +56,13 @@ import Testing
 
     @Test(arguments: sessions)
     func roundTrip(name: String, session: LoginSession) throws {
-        let data = try JSONEncoder().encode(session)
-        let decoded = try JSONDecoder().decode(LoginSession.self, from: data)
+        let data = Data(try session.json().utf8)
+        let decoded = try LoginSession(json: data)
         #expect(decoded == session)
         #expect(decoded.description == session.description)
         #expect(decoded.next == session.next)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["format"] as? String == "onetap-session/1")
+        #expect(object["format"] as? String == "onetap-session/2")
         #expect(object["version"] as? Int == session.version)
         // No token in the clear: digests only.
         let text = String(decoding: data, as: UTF8.self)
@@ -72,10 +72,10 @@ import Testing
     /// Instants as a server's clock gives them (any fraction of a second) come back exactly, so a stored
     /// session compares equal to the one written.
     @Test func aSessionStoredBeforePlatformsDecodesWithout() throws {
-        var object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(Self.mobile([]))) as? [String: Any])
+        var object = try #require(JSONSerialization.jsonObject(with: Data(Self.mobile([]).json().utf8)) as? [String: Any])
         #expect(object["platform"] == nil, "no platform key when the snapshot named none")
         object["platform"] = nil
-        let decoded = try JSONDecoder().decode(LoginSession.self, from: JSONSerialization.data(withJSONObject: object))
+        let decoded = try LoginSession(json: JSONSerialization.data(withJSONObject: object))
         #expect(decoded.platform == nil)
         #expect(decoded == Self.mobile([]))
     }
@@ -87,14 +87,17 @@ import Testing
         #expect(start.context.elapsedMilliseconds(at: Fixture.now.addingTimeInterval(-5)) == 0, "a clock that stepped back counts as no time")
     }
 
+    /// A session keeps its instants to the millisecond, as it stores them (whole milliseconds since
+    /// 1970), so one read back equals the one written whatever fraction the clock gave.
     @Test func instantsComeBackExactly() throws {
         var random = SplitMix64(seed: 2026)
         for _ in 0..<2000 {
             let start = Date(timeIntervalSinceReferenceDate: 800_000_000 + Double(random.next() % 1_000_000_000_000) / 1_000_000)
             let session = Self.session(Self.machine.start(Fixture.mobileSIM, at: start, id: Fixture.id), [Fixture.success(.mobile, "T1"), .exchange(.timeout)])
-            let decoded = try JSONDecoder().decode(LoginSession.self, from: JSONEncoder().encode(session))
+            let decoded = try LoginSession(json: session.json())
             #expect(decoded == session, "\(start.timeIntervalSinceReferenceDate)")
-            #expect(abs(session.createdAt.timeIntervalSince(start)) < 1e-6 && abs(session.expiresAt.timeIntervalSince(start) - 600) < 1e-6)
+            #expect(abs(session.createdAt.timeIntervalSince(start)) <= 0.000_501 && abs(session.expiresAt.timeIntervalSince(start) - 600) <= 0.000_501)
+            #expect(session.createdAt == Date(millisecondsSince1970: start.millisecondsSince1970))
             if decoded != session { break }
         }
     }
@@ -103,7 +106,7 @@ import Testing
         var stages = Set<String>()
         var codes = Set<String>()
         for (_, session) in Self.sessions {
-            let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(session)) as? [String: Any])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(session.json().utf8)) as? [String: Any])
             stages.insert(try #require(object["stage"] as? String))
             for step in session.trace { codes.insert(step.result.code.hasPrefix("exchange-1") ? "exchange-code" : step.result.code) }
         }
@@ -122,20 +125,20 @@ import Testing
 
     /// A stored session's JSON object, changed.
     static func changed(_ session: LoginSession, _ change: (inout [String: Any]) -> Void) throws -> Data {
-        var object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(session)) as? [String: Any])
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(session.json().utf8)) as? [String: Any])
         change(&object)
         return try JSONSerialization.data(withJSONObject: object)
     }
 
     /// A key set to a wrong value (a number where the text reads as one), and the key the refusal names.
     @Test(arguments: [
-        ("format", "onetap-session/2"), ("format", "session/1"), ("version", "0"), ("version", "-3"), ("stage", "paused"), ("stage", "Flow"),
+        ("format", "onetap-session/3"), ("format", "session/1"), ("version", "0"), ("version", "-3"), ("stage", "paused"), ("stage", "Flow"),
         ("attempt", "0"), ("attempt", "-1"), ("id", "short"), ("id", "Session/ID+for-tests_0"),
     ])
     func refusesWhatIsNoSession(key: String, value: String) throws {
         let data = try Self.changed(Self.mobile([])) { $0[key] = Int(value).map { $0 as Any } ?? value }
         #expect {
-            try JSONDecoder().decode(LoginSession.self, from: data)
+            try LoginSession(json: data)
         } throws: { error in
             guard case DecodingError.dataCorrupted(let context) = error else { return false }
             return context.codingPath.last?.stringValue == key
@@ -144,14 +147,14 @@ import Testing
 
     @Test func refusesAttemptZeroInTheExchangeStage() throws {
         let data = try Self.changed(Self.mobile([Fixture.success(.mobile, "T1")])) { $0["attempt"] = 0 }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LoginSession.self, from: data) }
+        #expect(throws: DecodingError.self) { try LoginSession(json: data) }
     }
 
-    @Test(arguments: ["format", "id", "version", "plan", "stage", "trace", "alerts", "createdAt", "expiresAt", "exchangedTokens", "unknownExchanges"])
+    @Test(arguments: ["format", "id", "version", "plan", "stage", "trace", "alerts", "createdAtMs", "expiresAtMs", "exchangedTokens", "unknownExchanges"])
     func refusesAMissingField(key: String) throws {
         let data = try Self.changed(Self.mobile([])) { $0[key] = nil }
         #expect {
-            try JSONDecoder().decode(LoginSession.self, from: data)
+            try LoginSession(json: data)
         } throws: { error in
             guard case DecodingError.keyNotFound(let missing, _) = error else { return false }
             return missing.stringValue == key
@@ -160,7 +163,7 @@ import Testing
 
     @Test func refusesAnExchangeWithoutItsToken() throws {
         let data = try Self.changed(Self.mobile([Fixture.success(.mobile, "T1")])) { $0["token"] = "not hex" }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LoginSession.self, from: data) }
+        #expect(throws: DecodingError.self) { try LoginSession(json: data) }
     }
 
     // MARK: What a client reads

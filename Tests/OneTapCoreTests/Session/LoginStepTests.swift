@@ -64,8 +64,7 @@ import Testing
         let text = try session.json()
         #expect(text.contains(#""code":"code:\#(sdkCode)""#))
         #expect(try LoginSession(json: text) == session)
-        #expect(try JSONDecoder().decode(LoginSession.self, from: Data(text.utf8)) == session)
-        #expect(try LoginSession(json: JSONEncoder().encode(session)) == session)
+        #expect(try LoginSession(json: Array(text.utf8)) == session)
     }
 
     /// Texts no writer of ours writes, read as the rule says (a code is trimmed as `ResultCode` trims it).

@@ -366,9 +366,9 @@ import Testing
         var texts = [outcome.description, "\(outcome.credential!)", dumped, String(reflecting: outcome)]
         for event in events.recorded {
             texts.append(event.description)
-            texts.append(String(decoding: try JSONEncoder().encode(event), as: UTF8.self))
+            texts.append(event.json())
         }
-        for step in outcome.trace { texts.append(String(decoding: try JSONEncoder().encode(step), as: UTF8.self)) }
+        for step in outcome.trace { texts.append(try step.jsonText()) }
         for text in texts { #expect(!text.contains("MOBILE-SECRET"), "leaked: \(text)") }
         #expect(outcome.credential?.token.reveal() == "MOBILE-SECRET")
     }

@@ -194,4 +194,59 @@ import Testing
         let first = try #require(try JSONSerialization.jsonObject(with: Data(try Self.lines()[0].utf8)) as? [String: Any])
         #expect(Golden.ms(first["at"] as? String ?? "") == 1_796_112_600_750)
     }
+
+    /// Today's writer writes the golden lines byte for byte: every token and SMS event and a login's
+    /// failure, made again from the values the golden README lists and written by `OneTapEvent`'s one
+    /// JSON writer in the schema's member order.
+    @Test func theWriterWritesTheGoldenLinesByteForByte() throws {
+        func at(_ iso: String) throws -> Date { try Golden.instant(iso) }
+        let account: AccountID = "acct-golden-tianyi-1"
+        let number = try PhoneNumber("13800138000"), other = try PhoneNumber("13900139000")
+        let session = try LoginSessionID("Golden-cancel-00000009")
+        guard case .failure(let refusal) = SMSCodeRules().recipient("12345") else {
+            Issue.record("12345 is no number")
+            return
+        }
+        let failed = LoginContext(
+            session: try LoginSessionID("Golden-failed-00000008"), carrier: .mobile, evidence: .plmn, platform: nil, startedAt: try at("2026-12-01T08:09:00.999Z"))
+        let events: [OneTapEvent] = [
+            OneTapEvent(at: try at("2026-12-01T08:09:00.999Z"), .login(.failed(flow: nil, meaning: "no flow could run"), failed)),
+            OneTapEvent(at: try at("2026-12-01T08:16:40.125Z"), .token(.stored(account: account, flow: .tianyi, expiresAt: try at("2026-12-31T08:10:00.123Z")))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:16:41.250Z"),
+                .token(.refreshed(account: account, flow: .tianyi, expiresAt: try at("2026-12-31T08:16:41.250Z"), rotatedRefreshToken: true))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:16:42.500Z"),
+                .token(.refreshFailed(account: account, message: "HTTP 503 from the refresh API (fake)", attempt: 2, retryAt: try at("2026-12-01T08:17:12.875Z")))),
+            OneTapEvent(at: try at("2026-12-01T08:16:43.750Z"), .token(.reloginRequired(account: account, message: "the refresh token was revoked (fake)"))),
+            OneTapEvent(at: try at("2026-12-01T08:16:44.001Z"), .token(.loggedOut(account: account))),
+            OneTapEvent(at: try at("2026-12-01T08:16:45.999Z"), .token(.refreshedElsewhere(account: account))),
+            OneTapEvent(at: try at("2026-12-01T08:16:46.500Z"), .token(.dueScanFailed(message: "the store is down (fake)"))),
+            OneTapEvent(at: try at("2026-12-01T08:16:47.625Z"), .token(.refreshAbandoned(account: account, after: .milliseconds(2500)))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:18:20.500Z"),
+                .sms(.send(.sent(expiresAt: try at("2026-12-01T08:23:20.500Z"), resendAfter: try at("2026-12-01T08:19:20.500Z")), number: number, session: session))),
+            OneTapEvent(at: try at("2026-12-01T08:18:30.500Z"), .sms(.send(.captchaRequired(rule: "ip-captcha", rejected: true), number: number, session: nil))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:18:40.500Z"),
+                .sms(.send(.limited(rule: "number-minute", retryAfter: try at("2026-12-01T08:19:20.500Z")), number: number, session: session))),
+            OneTapEvent(at: try at("2026-12-01T08:18:50.500Z"), .sms(.send(.refused(refusal), number: nil, session: nil))),
+            OneTapEvent(at: try at("2026-12-01T08:19:00.500Z"), .sms(.send(.senderFailed(retryAfter: try at("2026-12-01T08:20:00.500Z")), number: other, session: nil))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:19:10.500Z"),
+                .sms(.verify(.verified(SMSVerdict(phoneNumber: number, session: session, verifiedAt: try at("2026-12-01T08:19:10.500Z"))), number: number, session: session))),
+            OneTapEvent(at: try at("2026-12-01T08:19:20.500Z"), .sms(.verify(.wrong(attemptsLeft: 4), number: number, session: session))),
+            OneTapEvent(at: try at("2026-12-01T08:19:30.500Z"), .sms(.verify(.expired, number: number, session: nil))),
+            OneTapEvent(at: try at("2026-12-01T08:19:40.500Z"), .sms(.verify(.tooManyAttempts, number: number, session: nil))),
+            OneTapEvent(at: try at("2026-12-01T08:19:50.500Z"), .sms(.verify(.noCode, number: other, session: nil))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:20:00.500Z"), .sms(.verify(.locked(rule: "number-guesses", until: try at("2026-12-02T08:20:00.500Z")), number: number, session: nil))),
+            OneTapEvent(at: try at("2026-12-01T08:20:10.500Z"), .sms(.providerFailed(provider: "sender", number: other, message: "gateway timeout (fake)"))),
+        ]
+        let golden = Array(try Self.lines().suffix(events.count))
+        for (event, line) in zip(events, golden) {
+            #expect(event.json() == line)
+            #expect(StandardErrorEventSink.line(event) == line + "\n")
+        }
+    }
 }

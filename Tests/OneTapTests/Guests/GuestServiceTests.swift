@@ -36,7 +36,7 @@ import Testing
         let device = try DeviceID("raw-device-id-123")
         _ = try await guests.loggedIn(device, account: "a", flow: .sms, number: try PhoneNumber("13900139000"))
         let record = try #require(try await store.record(forKey: GuestID.recordKey(device: device, key: key)))
-        let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+        let json = try record.json()
         #expect(!json.contains("raw-device-id-123") && !json.contains("13900139000"))
         #expect(try await store.record(forKey: "raw-device-id-123") == nil)
     }

@@ -41,9 +41,9 @@ import Testing
         case .expiresIn: return parse({ () throws(ParseError) in try ExpiresIn(input) }, { String($0.seconds) })
         case .snapshot:
             do {
-                let snapshot = try JSONDecoder().decode(DeviceSnapshot.self, from: Data(input.utf8))
+                let snapshot = try DeviceSnapshot(json: input)
                 return "ok:" + Array(LoginDecisionEngine().plan(for: snapshot).flows).map(\.rawValue).joined(separator: ",")
-            } catch let error as DecodingError {
+            } catch {
                 switch error {
                 case .dataCorrupted(let context) where context.codingPath.isEmpty: return "err:json"
                 case .typeMismatch(_, let context) where context.codingPath.isEmpty: return "err:not-object"
@@ -53,8 +53,6 @@ import Testing
                 case .keyNotFound(let key, _): return "err:key:" + key.stringValue
                 @unknown default: return "err:decoding"
                 }
-            } catch {
-                return "err:other"
             }
         case .plmnCSV: return table({ () throws(TableError) in try PLMNTable(csv: input, file: "h.csv") }, { "\($0.entries.count)" })
         case .segmentCSV: return table({ () throws(TableError) in try NumberSegmentTable(csv: input, file: "h.csv") }, { "\($0.segments.count)" })

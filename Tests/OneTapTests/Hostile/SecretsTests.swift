@@ -20,6 +20,14 @@ import Testing
                 Issue.record("\(type(of: value)) does not encode: \(error)")
             }
         }
+        // A record's and an event's own JSON (written by the package's one writer, not `Codable`).
+        if let value = value as? any JSONWritable {
+            do {
+                forms.append(try value.jsonText())
+            } catch {
+                Issue.record("\(type(of: value)) does not write: \(error)")
+            }
+        }
         return forms
     }
 
@@ -77,10 +85,13 @@ import Testing
         let message = SMSMessage(number: number, code: secret, expiresAt: now, session: nil)
         let events = RecordingEventSink()
         let captcha = ScriptedCaptchaVerifier(accepting: [], failing: LeakySender.Failure(description: "captcha \(Self.secret)"))
-        let service = SMSCodeService(key: key, sender: LeakySender(), captcha: captcha, events: events)
-        let first = try await service.send(to: number, context: SMSContext(ip: context.ip), at: now)
-        let second = try await service.send(to: try PhoneNumber("13900139000"), context: context, at: now.addingTimeInterval(90))
-        let verify = try await service.verify(secret, for: number, context: context, at: now)
+        let clock = FakeClock(now: now)
+        let service = SMSCodeService(key: key, sender: LeakySender(), captcha: captcha, events: events, clock: clock)
+        let first = try await service.send(to: number, context: SMSContext(ip: context.ip))
+        clock.setWallTime(now.addingTimeInterval(90))
+        let second = try await service.send(to: try PhoneNumber("13900139000"), context: context)
+        clock.setWallTime(now)
+        let verify = try await service.verify(secret, for: number, context: context)
         #expect(events.names.contains("provider-failed"))
         let values: [Any] = [key, keyHMAC, context, message, first, second, verify, service] + events.recorded.map { $0 as Any } + events.smsEvents.map { $0 as Any }
         for value in values {

@@ -56,7 +56,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 
         // POST /login            body: the app's DeviceSnapshot
         func start(_ body: Data) async throws -> (status: Int, body: String) {
-            let started = try await logins.start(try JSONDecoder().decode(DeviceSnapshot.self, from: body))
+            let started = try await logins.start(try DeviceSnapshot(json: body))
             return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
         }
 
@@ -124,14 +124,14 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // README: sms
         let sms = SMSCodeService(key: try ServerKey(base64: Secret("q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=")), sender: gateway, store: shared)
         let context = SMSContext(ip: clientIP, device: device)
-        switch try await sms.send(to: "+86 138 0013 8000", context: context, at: Date()) {
+        switch try await sms.send(to: "+86 138 0013 8000", context: context) {
         case .sent(let expiresAt, let resendAfter): print("sent; valid until \(expiresAt), resend from \(resendAfter)")
         case .captchaRequired(let rule, _): print("428: show a captcha (\(rule)), then send again with its token")
         case .limited(_, let retryAfter), .senderFailed(let retryAfter): print("429, Retry-After \(retryAfter)")
         case .refused(let refusal): print("422: \(refusal.message)")
         }
         // later, POST /sms/verify {"code": "…"}
-        let result = try await sms.verify(Secret("123456"), for: try PhoneNumber("13800138000"), context: context, at: Date())
+        let result = try await sms.verify(Secret("123456"), for: try PhoneNumber("13800138000"), context: context)
         // .verified(verdict), .wrong(attemptsLeft:), .expired, .tooManyAttempts, .noCode, .locked(rule:until:)
         // README: end
         #expect(gateway.delivered.mutate { $0.count } == 1)

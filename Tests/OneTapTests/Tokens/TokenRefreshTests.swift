@@ -183,9 +183,8 @@ extension TokenVaultTests {
             await events.wait(for: "refreshed")
             try await vault.logout("u1")
         }
-        let encoder = JSONEncoder()
         for event in events.recorded {
-            let json = String(decoding: try encoder.encode(event), as: UTF8.self)
+            let json = event.json()
             for text in [event.description, json, String(reflecting: event)] {
                 #expect(!text.contains("SECRET") && !text.contains("refreshed-2") && !text.contains("refresh-2"), "leaked: \(text)")
             }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// What a store keeps per device.
-public struct GuestDeviceRecord: Hashable, Sendable, Codable {
+public struct GuestDeviceRecord: Hashable, Sendable {
     /// How many times the device logged out: its guest id's generation.
     public var generation: Int
     /// The account logged in on the device, if one is.

@@ -160,7 +160,7 @@ public final class FileTokenStore: TokenStore {
     /// shifted left 16 bits with 16 random bits (the system's CSPRNG), so an account removed and written
     /// again (by any process) does not get back a version it had before.
     static func nextVersion(after current: TokenVersion?, now: Date) -> TokenVersion {
-        let milliseconds = UInt64(max(0, min(TokenRecord.milliseconds(now), 1 << 46)))
+        let milliseconds = UInt64(max(0, min(now.millisecondsSince1970, 1 << 46)))
         let fresh = TokenVersion(milliseconds << 16 | UInt64.random(in: 0...0xFFFF))
         guard let current else { return fresh }
         return max(current.next, fresh)
@@ -249,7 +249,7 @@ public final class FileTokenStore: TokenStore {
 
     /// Moves a bad file aside: the error that reports it, and where the file went when it moved.
     private func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: StoreError, aside: String?) {
-        let aside = "\(path).corrupt-\(TokenRecord.milliseconds(clock.now()))"
+        let aside = "\(path).corrupt-\(clock.now().millisecondsSince1970)"
         var moved = false
         noteDirectoryChange { moved = rename(path, aside) == 0 }
         if moved {

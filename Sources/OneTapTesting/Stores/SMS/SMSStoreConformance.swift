@@ -106,13 +106,14 @@ public enum SMSStoreConformance {
             let policy = try SMSPolicy(
                 csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,conformance\n", file: "conformance.csv")
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: key, sender: sender, store: store, rules: SMSCodeRules(policy: policy), events: DiscardingEventSink())
+            let service = SMSCodeService(
+                key: key, sender: sender, store: store, rules: SMSCodeRules(policy: policy), events: DiscardingEventSink(), clock: FakeClock(now: now))
             let ip = try IPAddress("203.0.113.7")
             let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<concurrency {
                     group.addTask {
                         let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))
-                        if case .sent = try await service.send(to: target, context: SMSContext(ip: ip), at: now) { return true }
+                        if case .sent = try await service.send(to: target, context: SMSContext(ip: ip)) { return true }
                         return false
                     }
                 }
@@ -124,13 +125,15 @@ public enum SMSStoreConformance {
         // Through the service: concurrent verifies of the right code succeed once.
         try await suite.check("concurrent verifies", makeStore) { store in
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink())
-            _ = try await service.send(to: number, context: SMSContext(), at: now)
+            let clock = FakeClock(now: now)
+            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
+            _ = try await service.send(to: number, context: SMSContext())
             guard let code = sender.lastCode(to: number) else { return suite.problem("a send through the store must deliver a code") }
+            clock.setWallTime(now.addingTimeInterval(10))
             let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<concurrency {
                     group.addTask {
-                        if case .verified = try await service.verify(code, for: number, context: SMSContext(), at: now.addingTimeInterval(10)) { return true }
+                        if case .verified = try await service.verify(code, for: number, context: SMSContext()) { return true }
                         return false
                     }
                 }
@@ -142,15 +145,18 @@ public enum SMSStoreConformance {
         // Through the service: a code verifies a millisecond before its five minutes and not at them.
         try await suite.check("code expiry", makeStore) { store in
             let sender = ScriptedSMSSender()
-            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink())
-            _ = try await service.send(to: number, context: SMSContext(), at: now)
-            _ = try await service.send(to: other, context: SMSContext(), at: now)
+            let clock = FakeClock(now: now)
+            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
+            _ = try await service.send(to: number, context: SMSContext())
+            _ = try await service.send(to: other, context: SMSContext())
             guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {
                 return suite.problem("a send through the store must deliver a code")
             }
-            let atEnd = try await service.verify(code, for: number, context: SMSContext(), at: now.addingTimeInterval(300))
+            clock.setWallTime(now.addingTimeInterval(300))
+            let atEnd = try await service.verify(code, for: number, context: SMSContext())
             suite.expect(atEnd == .expired, "a code must be expired at exactly 5 minutes, got \(atEnd)")
-            let before = try await service.verify(otherCode, for: other, context: SMSContext(), at: now.addingTimeInterval(299.999))
+            clock.setWallTime(now.addingTimeInterval(299.999))
+            let before = try await service.verify(otherCode, for: other, context: SMSContext())
             if case .verified = before {} else { suite.problem("a code must verify 1 ms before its 5 minutes end, got \(before)") }
         }
 

@@ -22,6 +22,22 @@ import Testing
         if flaw != .forgetWrites { #expect(failure?.problems.count == 1, "only the flaw's property breaks: \(String(describing: failure))") }
         #expect(failure.map { "\($0)".contains(problem) } == true, "\(String(describing: failure))")
     }
+
+    /// A device record as a store of one's own keeps it (`onetap-guest-device/2`, the hint's instant in
+    /// milliseconds), and as `JSONEncoder` wrote it in earlier versions (the hint's instant in seconds
+    /// since 2001-01-01: `817806060.9990001` is 2026-12-01T08:21:00.999Z).
+    @Test func aRecordReadsItsJSONAndWhatJSONEncoderWrote() throws {
+        var record = GuestDeviceRecord()
+        record.generation = 2
+        record.account = "42"
+        record.lastLogin = LastLoginHint(flow: .sms, number: nil, at: Date(millisecondsSince1970: 1_796_113_260_999))
+        let text = try record.json()
+        #expect(text == #"{"format":"onetap-guest-device/2","generation":2,"account":"42","lastLogin":{"format":"onetap-last-login/2","flow":"sms","atMs":1796113260999}}"#)
+        #expect(try GuestDeviceRecord(json: text) == record)
+        #expect(try GuestDeviceRecord(json: #"{"lastLogin":{"flow":"sms","at":817806060.9990001},"generation":2,"account":"42"}"#) == record)
+        #expect(try GuestDeviceRecord(json: #"{"generation":0}"#) == GuestDeviceRecord())
+        #expect(throws: DecodingError.self) { try GuestDeviceRecord(json: #"{"format":"onetap-guest-device/3","generation":0}"#) }
+    }
 }
 
 enum GuestDeviceFlaw: Sendable, CustomStringConvertible {

@@ -17,10 +17,10 @@ import Testing
 
     @Test func memoryStaysWithinThePoliciesLongestLook() async throws {
         let store = InMemorySMSStore()
-        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), store: store, events: DiscardingEventSink())
         let t0 = Date(timeIntervalSince1970: 1_796_090_400)
+        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), store: store, events: DiscardingEventSink(), clock: FakeClock(now: t0))
         for index in 0..<2_000 {
-            _ = try await service.send(to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(), at: t0)
+            _ = try await service.send(to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext())
         }
         #expect(store.count == 4_000, "one counter and one code per number")
         // The longest rule looks back 48 h (a day's window and a day's lock).

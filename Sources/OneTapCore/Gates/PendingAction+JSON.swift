@@ -1,0 +1,63 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// A pending action's JSON, inside a session's: `{"key":…,"action":…,"payload":…,"createdAtMs":…,
+// "expiresAtMs":…}` (`payload` only when there is one). A session of `onetap-session/1` holds
+// `createdAt` and `expiresAt` as seconds since 1970 instead.
+
+extension PendingAction {
+    func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+        try writer.object { (writer) throws(JSONWriteError) in
+            writer.key("key")
+            writer.string(key)
+            writer.key("action")
+            writer.string(action)
+            if let payload {
+                writer.key("payload")
+                try payload.write(to: &writer)
+            }
+            writer.key("createdAtMs")
+            try writer.instant(createdAt)
+            writer.key("expiresAtMs")
+            try writer.instant(expiresAt)
+        }
+    }
+
+    /// Reads an action, its instants in the form the session around it holds.
+    init(reading reader: inout JSONReader, _ instants: inout StoredInstants) throws(JSONReadError) {
+        var key: String?, action: String?, payload: JSONValue??, createdAt: Date?, expiresAt: Date?
+        var members = try reader.beginObject()
+        while let name = try reader.nextKey(in: &members) {
+            switch name {
+            case "key":
+                try reader.unseen(key != nil, name)
+                key = try reader.string()
+            case "action":
+                try reader.unseen(action != nil, name)
+                let text = try reader.string()
+                if let problem = LoginGate.problem(text) { throw reader.corrupt(problem) }
+                action = text
+            case "payload":
+                try reader.unseen(payload != nil, name)
+                let value = try reader.null() ? nil : try JSONValue(reading: &reader)
+                if let problem = Self.payloadProblem(value) { throw reader.corrupt(problem) }
+                payload = .some(value)
+            case "createdAtMs", "createdAt":
+                try reader.unseen(createdAt != nil, name)
+                createdAt = try instants.read(milliseconds: "createdAtMs" ~= name, &reader)
+            case "expiresAtMs", "expiresAt":
+                try reader.unseen(expiresAt != nil, name)
+                expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= name, &reader)
+            default: break
+            }
+        }
+        guard let key else { throw reader.missing("key") }
+        guard let action else { throw reader.missing("action") }
+        guard let createdAt else { throw reader.missing(instants.seconds ? "createdAt" : "createdAtMs") }
+        guard let expiresAt else { throw reader.missing(instants.seconds ? "expiresAt" : "expiresAtMs") }
+        self.init(key: key, action: action, payload: payload ?? nil, createdAt: createdAt, expiresAt: expiresAt)
+    }
+}

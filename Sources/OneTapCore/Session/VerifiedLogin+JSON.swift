@@ -1,0 +1,33 @@
+// A verified login's JSON, inside a session's: `{"phoneNumber":…,"account":…}` (`account` only when
+// there is one).
+
+extension VerifiedLogin: JSONRecord {
+    package func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("phoneNumber")
+            writer.string(phoneNumber.digits)
+            if let account {
+                writer.key("account")
+                writer.string(account.rawValue)
+            }
+        }
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReadError) {
+        var phoneNumber: PhoneNumber?, account: AccountID??
+        var members = try reader.beginObject()
+        while let key = try reader.nextKey(in: &members) {
+            switch key {
+            case "phoneNumber":
+                try reader.unseen(phoneNumber != nil, key)
+                phoneNumber = try reader.parsed { (text) throws(ParseError) in try PhoneNumber(text) }
+            case "account":
+                try reader.unseen(account != nil, key)
+                account = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AccountID(text) })
+            default: break
+            }
+        }
+        guard let phoneNumber else { throw reader.missing("phoneNumber") }
+        self.init(phoneNumber: phoneNumber, account: account ?? nil)
+    }
+}
