@@ -103,20 +103,7 @@ enum PostgresBenchmarks {
                 try await stores.pool.execute("UPDATE \(quoted).tokens SET version = 1 WHERE account LIKE 'bench-%'")
                 let reference = await runPgbench(pgbench, url: url, script: directory + "/" + script, clients: connections, seconds: seconds)
                 let ours = try await measureOurs(store, kind: kind, connections: connections, seconds: seconds, issued: issued)
-                guard let reference else {
-                    print("\(name): pgbench failed; ours \(format(ours.rate)) ops/s")
-                    continue
-                }
-                let ratio = ours.rate / reference.tps
-                var row = Measurement(
-                    name: name, ops: ours.ops, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: nil,
-                    reference: "pgbench -c \(connections) (avg latency)", referenceMedian: reference.latency, referenceAllocations: nil,
-                    target: "≥ 0.5× pgbench's rate", met: ratio >= 0.5)
-                row.extra = [
-                    ("p99Ns", format(ours.p99)), ("opsPerSecond", format(ours.rate)), ("pgbenchTps", format(reference.tps)),
-                    ("rateRatio", format(ratio)),
-                ]
-                report.add(row)
+                add(name, connections: connections, ours: ours, reference: reference, &report)
             }
         }
         try await measureSMS(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)

@@ -79,11 +79,8 @@ struct EventLineScanner {
             throw Failure(index >= bytes.count ? "an empty line is no event" : "not a JSON object: an event is one object per line")
         }
         index += 1
-        skipSpace()
-        if peek == UInt8(ascii: "}") {
-            index += 1
-        } else {
-            while true {
+        if !isClosed(UInt8(ascii: "}")) {
+            repeat {
                 skipSpace()
                 guard peek == UInt8(ascii: "\"") else { throw Failure("not JSON: a member name (a string) expected at byte \(index + 1)") }
                 let name = try string()
@@ -96,16 +93,7 @@ struct EventLineScanner {
                 } else {
                     try skipValue(depth: 1)
                 }
-                skipSpace()
-                guard index < bytes.count else { throw Failure("not JSON: the object is not closed") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { throw Failure("not JSON: ',' or '}' expected at byte \(index + 1)") }
-                index += 1
-                break
-            }
+            } while try continues(UInt8(ascii: "}"), "the object")
         }
         skipSpace()
         guard index == bytes.count else { throw Failure("not JSON: text after the object at byte \(index + 1)") }
@@ -197,11 +185,8 @@ struct EventLineScanner {
         index += 1
         var packed: UInt32 = 0
         var count = 0
-        skipSpace()
-        if peek == UInt8(ascii: "]") {
-            index += 1
-        } else {
-            while true {
+        if !isClosed(UInt8(ascii: "]")) {
+            repeat {
                 skipSpace()
                 guard peek == UInt8(ascii: "\"") else { throw Failure("key 'flows': an array of flow ids expected") }
                 let span = try string()
@@ -211,16 +196,7 @@ struct EventLineScanner {
                 guard count < 4 else { throw Failure("key 'flows': more than four flows") }
                 packed |= UInt32(flow.index) << (8 * UInt32(count))
                 count += 1
-                skipSpace()
-                guard index < bytes.count else { throw Failure("not JSON: the array is not closed") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw Failure("not JSON: ',' or ']' expected at byte \(index + 1)") }
-                index += 1
-                break
-            }
+            } while try continues(UInt8(ascii: "]"), "the array")
         }
         fields.flows = packed
         fields.flowCount = count
@@ -232,6 +208,31 @@ struct EventLineScanner {
 
     @inline(__always)
     private mutating func skipSpace() { index = JSONGrammar.endOfSpace(in: bytes, from: index) }
+
+    /// Just past a container's opening bracket: whether it is empty (its closing bracket, consumed).
+    @inline(__always)
+    private mutating func isClosed(_ close: UInt8) -> Bool {
+        skipSpace()
+        guard peek == close else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a container's element: whether another follows (a comma) or the container ends (`close`);
+    /// either is consumed.
+    /// - Parameters:
+    ///   - close: The closing bracket.
+    ///   - container: What is not closed, for the message ("the object", "an array").
+    /// - Throws: ``Failure`` for a line that ends there, or anything else.
+    @inline(__always)
+    private mutating func continues(_ close: UInt8, _ container: StaticString) throws(Failure) -> Bool {
+        skipSpace()
+        guard let next = peek else { throw Failure("not JSON: \(container) is not closed") }
+        index += 1
+        if next == close { return false }
+        guard next == UInt8(ascii: ",") else { throw Failure("not JSON: ',' or '\(Character(Unicode.Scalar(close)))' expected at byte \(index)") }
+        return true
+    }
 
     /// A string at `index` (its opening quote): where its text is.
     @inline(__always)
@@ -268,12 +269,8 @@ struct EventLineScanner {
             _ = try string()
         case UInt8(ascii: "{"):
             index += 1
-            skipSpace()
-            if peek == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
-            while true {
+            if isClosed(UInt8(ascii: "}")) { return }
+            repeat {
                 skipSpace()
                 guard peek == UInt8(ascii: "\"") else { throw Failure("not JSON: a member name expected at byte \(index + 1)") }
                 _ = try string()
@@ -282,28 +279,14 @@ struct EventLineScanner {
                 index += 1
                 skipSpace()
                 try skipValue(depth: depth + 1)
-                skipSpace()
-                guard let next = peek else { throw Failure("not JSON: an object is not closed") }
-                index += 1
-                if next == UInt8(ascii: "}") { return }
-                guard next == UInt8(ascii: ",") else { throw Failure("not JSON: ',' or '}' expected at byte \(index)") }
-            }
+            } while try continues(UInt8(ascii: "}"), "an object")
         case UInt8(ascii: "["):
             index += 1
-            skipSpace()
-            if peek == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
+            if isClosed(UInt8(ascii: "]")) { return }
+            repeat {
                 skipSpace()
                 try skipValue(depth: depth + 1)
-                skipSpace()
-                guard let next = peek else { throw Failure("not JSON: an array is not closed") }
-                index += 1
-                if next == UInt8(ascii: "]") { return }
-                guard next == UInt8(ascii: ",") else { throw Failure("not JSON: ',' or ']' expected at byte \(index)") }
-            }
+            } while try continues(UInt8(ascii: "]"), "an array")
         case UInt8(ascii: "t"):
             guard try literal("true") else { throw Failure("not JSON: an unknown word at byte \(index + 1)") }
         case UInt8(ascii: "f"):

@@ -50,7 +50,7 @@ public struct LoginFunnelChart: Sendable {
         let rows = funnel.rows.filter { $0.logins > 0 }
         let height = Self.top + Double(max(1, rows.count)) * Self.rowHeight + 40
         let title = "Login funnel by carrier"
-        var subtitle = "\(Self.grouped(summary.logins)) logins from \(source)"
+        var subtitle = "\(Number.grouped(summary.logins)) logins from \(source)"
         if let first = summary.first, let last = summary.last {
             subtitle += " · \(Timestamp.format(milliseconds: first).prefix(16).replacingOccurrences("T", " ")) to \(Timestamp.format(milliseconds: last).prefix(16).replacingOccurrences("T", " ")) UTC"
         }
@@ -76,7 +76,7 @@ public struct LoginFunnelChart: Sendable {
             attributes.append(("data-logins", String(row.logins)))
             writer.open("g", attributes)
             writer.text(row.carrier?.englishName ?? "All carriers", x: 24, y: y + 14, size: 15, weight: "bold")
-            let detail = [row.carrier?.chineseName, row.firstFlow.map { "first \($0.rawValue)" }, "\(Self.grouped(row.logins)) login\(row.logins == 1 ? "" : "s")"].compactMap { $0 }.joined(separator: " · ")
+            let detail = [row.carrier?.chineseName, row.firstFlow.map { "first \($0.rawValue)" }, "\(Number.grouped(row.logins)) login\(row.logins == 1 ? "" : "s")"].compactMap { $0 }.joined(separator: " · ")
             writer.text(detail, x: 24, y: y + 32, size: 12, fill: ChartColors.muted)
             // The bar: a thin frame, then each segment as wide as its share.
             writer.rect(x: Self.barX, y: y, width: Self.barWidth, height: Self.barHeight, fill: "#f4f4f4", extra: [("class", "frame")])
@@ -86,15 +86,15 @@ public struct LoginFunnelChart: Sendable {
             for (segment, count) in zip(Self.segments, counts) where count > 0 {
                 let share = Double(count) / Double(row.logins)
                 let width = Self.barWidth * share
-                let label = "\(Self.grouped(count)) · \(Self.percent(share))"
+                let label = "\(Number.grouped(count)) · \(Self.percent(share))"
                 writer.rect(
                     x: left, y: y, width: width, height: Self.barHeight, fill: segment.color,
                     extra: [("class", "segment \(segment.name)"), ("data-count", String(count))],
-                    title: "\(segment.label): \(Self.grouped(count)) of \(Self.grouped(row.logins)) logins (\(Self.percent(share)))")
+                    title: "\(segment.label): \(Number.grouped(count)) of \(Number.grouped(row.logins)) logins (\(Self.percent(share)))")
                 if width >= Double(label.count) * 6.6 + 10 {
                     writer.text(label, x: left + width / 2, y: y + 20, size: 12, weight: "bold", fill: "#ffffff", anchor: "middle", extra: [("class", "segment-label")])
                 }
-                parts.append("\(segment.label) \(Self.grouped(count)) (\(Self.percent(share)))")
+                parts.append("\(segment.label) \(Number.grouped(count)) (\(Self.percent(share)))")
                 left += width
             }
             writer.text(parts.joined(separator: " · "), x: Self.barX, y: y + Self.barHeight + 18, size: 12, extra: [("class", "counts")])
@@ -104,7 +104,7 @@ public struct LoginFunnelChart: Sendable {
             // As many of the top failure codes as fit on one line beside the bar.
             var failures = ""
             for code in row.topFailures.prefix(3) {
-                let item = "\(code.code)\(code.meaning.isEmpty ? "" : " " + Self.short(code.meaning)) ×\(Self.grouped(code.count))"
+                let item = "\(code.code)\(code.meaning.isEmpty ? "" : " " + Self.short(code.meaning)) ×\(Number.grouped(code.count))"
                 let line = failures.isEmpty ? "top failures: " + item : failures + " · " + item
                 guard line.count <= Self.lineCharacters else { break }
                 failures = line
@@ -115,7 +115,7 @@ public struct LoginFunnelChart: Sendable {
             if row.alerts.count > 0 {
                 let cost = row.alerts.cost.map { " (cost \(Self.money($0)))" } ?? ""
                 writer.text(
-                    "⚠ \(Self.grouped(row.alerts.count)) misconfiguration alert\(row.alerts.count == 1 ? "" : "s"): \(Self.grouped(row.alerts.toSMS)) of \(Self.grouped(row.alerts.logins)) logins went on to SMS\(cost)",
+                    "⚠ \(Number.grouped(row.alerts.count)) misconfiguration alert\(row.alerts.count == 1 ? "" : "s"): \(Number.grouped(row.alerts.toSMS)) of \(Number.grouped(row.alerts.logins)) logins went on to SMS\(cost)",
                     x: Self.barX, y: y + Self.barHeight + 54, size: 12, fill: ChartColors.failed, extra: [("class", "alerts")])
             }
             writer.close("g")
@@ -124,16 +124,6 @@ public struct LoginFunnelChart: Sendable {
             "\(row.carrier?.englishName ?? "All carriers"): \(row.logins) logins, one-tap \(row.oneTap), SMS \(row.sms), cancelled \(row.cancelled), failed \(row.failed), unfinished \(row.unfinished)"
         }.joined(separator: "; ")
         return SVGWriter.document(width: Self.width, height: height, title: "\(title): \(subtitle)", description: description.isEmpty ? "no logins" : description, body: writer.body)
-    }
-
-    static func grouped(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0 { out += "," }
-            out.append(character)
-        }
-        return (value < 0 ? "-" : "") + out
     }
 
     static func percent(_ share: Double) -> String {

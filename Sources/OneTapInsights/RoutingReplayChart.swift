@@ -44,7 +44,7 @@ public struct RoutingReplayChart: Sendable {
         let blocks = replay.carriers + (replay.carriers.count > 1 ? [replay.total] : [])
         let height = Self.top + Double(max(1, blocks.count)) * Self.blockHeight + 64
         let title = "What-if replay of \(policy) — an estimate"
-        let subtitle = "\(LoginFunnelChart.grouped(replay.total.logins)) recorded logins from \(source); current (recorded) above, new policy (estimated) below"
+        let subtitle = "\(Number.grouped(replay.total.logins)) recorded logins from \(source); current (recorded) above, new policy (estimated) below"
         writer.text(title, x: 24, y: 36, size: 22, weight: "bold", extra: [("class", "title")])
         writer.text(subtitle, x: 24, y: 60, size: 13, fill: ChartColors.muted, extra: [("class", "subtitle")])
         var x = 24.0
@@ -63,9 +63,9 @@ public struct RoutingReplayChart: Sendable {
             writer.open("g", [("class", "carrier"), ("data-carrier", block.carrier?.rawValue ?? "all"), ("data-logins", String(block.logins)),
                               ("data-changed", String(block.changed))])
             writer.text(block.carrier?.englishName ?? "All carriers", x: 24, y: y + 16, size: 15, weight: "bold")
-            let logins = "\(LoginFunnelChart.grouped(block.logins)) login\(block.logins == 1 ? "" : "s")"
+            let logins = "\(Number.grouped(block.logins)) login\(block.logins == 1 ? "" : "s")"
             writer.text([block.carrier?.chineseName, logins].compactMap { $0 }.joined(separator: " · "), x: 24, y: y + 34, size: 12, fill: ChartColors.muted)
-            writer.text(block.changed == 0 ? "none planned differently" : "\(LoginFunnelChart.grouped(block.changed)) planned differently", x: 24, y: y + 50,
+            writer.text(block.changed == 0 ? "none planned differently" : "\(Number.grouped(block.changed)) planned differently", x: 24, y: y + 50,
                         size: 12, fill: ChartColors.muted)
             bar(&writer, block.current, label: "current", y: y)
             if let proposed = block.proposed {

@@ -93,21 +93,30 @@ package final class PostgresConnection: Sendable {
         }
     }
 
-    /// Runs `body` inside a transaction: `BEGIN`, then `COMMIT` when it returns, `ROLLBACK` when it throws.
-    /// - Parameter body: The statements.
+    /// Runs `body` inside a transaction: `begin`, then `COMMIT` when it returns, `ROLLBACK` when it (or the
+    /// `COMMIT`) throws and the connection still stands (a broken one is rolled back by the server).
+    /// - Parameters:
+    ///   - begin: The statement that opens it (`BEGIN ISOLATION LEVEL READ COMMITTED`, say).
+    ///   - committing: Called just before the `COMMIT` is sent: from then on, a connection that breaks
+    ///     leaves the outcome unknown, which the caller's error says.
+    ///   - body: The statements.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws, or ``PostgresError`` from `BEGIN` and `COMMIT`.
-    package func transaction<T: Sendable>(_ body: (PostgresConnection) async throws(PostgresError) -> T) async throws(PostgresError) -> T {
-        try await execute("BEGIN")
-        let result: T
+    /// - Throws: What `body` throws, or ``PostgresError`` from `begin` and `COMMIT`.
+    package func transaction<T: Sendable>(
+        _ begin: String = "BEGIN", committing: () -> Void = {}, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await execute(begin)
         do {
-            result = try await body(self)
+            let result = try await body(self)
+            committing()
+            try await execute("COMMIT")
+            return result
         } catch {
-            if !isBroken { _ = try? await execute("ROLLBACK") }
+            if !isBroken {
+                do { try await execute("ROLLBACK") } catch { /* the connection broke; the server rolls back */ }
+            }
             throw error
         }
-        try await execute("COMMIT")
-        return result
     }
 
     /// Whether an idle connection still works, without a round trip: libpq calls it open and outside any

@@ -104,8 +104,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
         let committing = LockedValue(false)
         do {
             return try await pool.withConnection { connection in
-                try await connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-                do {
+                try await connection.transaction("BEGIN ISOLATION LEVEL READ COMMITTED", committing: { committing.withLock { $0 = true } }) { connection in
                     try await connection.execute(self.statements.ensure, [.text(key)])
                     guard let row = try await connection.execute(self.statements.lock, [.text(key)]).first else {
                         throw StoreError(.io, message: "PostgreSQL: the device record vanished inside its own transaction; nothing was written")
@@ -113,14 +112,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
                     var record = try self.decode(row)
                     body(&record)
                     try await connection.execute(self.statements.write, try self.encode(record, key: key))
-                    committing.withLock { $0 = true }
-                    try await connection.execute("COMMIT")
                     return record
-                } catch {
-                    if !connection.isBroken {
-                        do { try await connection.execute("ROLLBACK") } catch { /* the connection broke; the server rolls back */ }
-                    }
-                    throw error
                 }
             }
         } catch let error as PostgresError where error.asksForARetry {

@@ -31,7 +31,7 @@ package struct PostgresMigrator: Sendable {
         let migrations = self.migrations
         let newest = migrations.last?.version ?? 0
         return try await pool.withConnection { connection in
-            try await connection.transaction { (connection) throws(PostgresError) -> PostgresMigrationReport in
+            try await connection.transaction { (connection) -> PostgresMigrationReport in
                 try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)])
                 // Checked before creating, so that a role without CREATE on the database can run over a
                 // schema its administrator made.

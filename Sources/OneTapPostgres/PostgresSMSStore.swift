@@ -124,8 +124,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         phase: LockedValue<Phase>, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         phase.withLock { $0 = .reading }
-        try await connection.execute("BEGIN")
-        do {
+        return try await connection.transaction(committing: { phase.withLock { $0 = .committing } }) { connection in
             try await connection.execute(statements.lock, [.int64Array(locks)])
             let rows = try await connection.execute(statements.read, [.textArray(keys), .text(number.digits)])
             let stored = try read(rows, counters: counters, number: number, at: now)
@@ -139,14 +138,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 let (sql, parameters) = try write.statement(statements, number: number, keepUntil: state.keepUntil)
                 try await connection.execute(sql, parameters)
             }
-            phase.withLock { $0 = .committing }
-            try await connection.execute("COMMIT")
             return result
-        } catch {
-            if !connection.isBroken {
-                do { try await connection.execute("ROLLBACK") } catch { /* the connection broke; the server rolls back */ }
-            }
-            throw error
         }
     }
 

@@ -83,13 +83,13 @@ import Glibc
         try await withConnection { connection in
             try await connection.execute("CREATE TEMPORARY TABLE kept (value bigint)")
             await #expect(throws: PostgresError.self) {
-                try await connection.transaction { (connection) throws(PostgresError) -> Void in
+                try await connection.transaction { (connection) -> Void in
                     try await connection.execute("INSERT INTO kept VALUES (1)")
                     try await connection.execute("SELECT * FROM no_such_table")
                 }
             }
             #expect(try await connection.execute("SELECT count(*) FROM kept").first == [.int64(0)])
-            try await connection.transaction { (connection) throws(PostgresError) -> Void in
+            try await connection.transaction { (connection) -> Void in
                 try await connection.execute("INSERT INTO kept VALUES (2)")
             }
             #expect(try await connection.execute("SELECT count(*) FROM kept").first == [.int64(1)])
