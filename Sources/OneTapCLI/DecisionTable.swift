@@ -84,10 +84,7 @@ package struct DecisionTable: Sendable {
     package init(text: String, file: String) throws(TableError) {
         var cases: [Case] = []
         var problems: [Problem] = []
-        var number = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            number += 1
-            let line = rawLine.trimmingCharacters(in: " \t\r")
+        for (number, line) in Self.lines(of: text) {
             if line.isEmpty || line.hasPrefix("#") { continue }
             do {
                 cases.append(try Self.parseCase(line, file: file, line: number))
@@ -115,10 +112,7 @@ package struct DecisionTable: Sendable {
         var cases: [Case] = []
         var problems: [Problem] = []
         var lines: [String] = []
-        var number = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            number += 1
-            let line = rawLine.trimmingCharacters(in: " \t\r")
+        for (number, line) in Self.lines(of: text) {
             guard line.hasPrefix("=>") else {
                 lines.append(line)  // comments and blank lines too, so record numbers match the file's lines
                 continue
@@ -139,6 +133,13 @@ package struct DecisionTable: Sendable {
             lines.append("")  // the expectation line itself replays as nothing
         }
         try self.init(cases: cases, problems: problems, file: file)
+    }
+
+    /// A file's lines, numbered from 1, trimmed of spaces, tabs and carriage returns.
+    private static func lines(of text: String) -> some Sequence<(number: Int, line: String)> {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated().lazy.map { (index, line) in
+            (index + 1, line.trimmingCharacters(in: " \t\r"))
+        }
     }
 
     /// A JSON object's scalar fields as text for comparison: a string as it is, numbers and booleans as

@@ -1,36 +1,17 @@
 /// What ``PostgresStores/removeExpiredRows(before:)`` removed, table by table.
 public struct PostgresCleanupReport: Sendable, Hashable, CustomStringConvertible {
     /// Refresh leases whose time had passed (left by instances that stopped mid-refresh).
-    public let refreshLeases: Int
+    public internal(set) var refreshLeases = 0
     /// Login sessions that had expired.
-    public let loginSessions: Int
+    public internal(set) var loginSessions = 0
     /// SMS counters kept only until before the cut-off.
-    public let smsCounters: Int
+    public internal(set) var smsCounters = 0
     /// SMS code records kept only until before the cut-off.
-    public let smsCodes: Int
+    public internal(set) var smsCodes = 0
     /// Exchange-ledger rows past their retention.
-    public let exchangeLedgerRows: Int
+    public internal(set) var exchangeLedgerRows = 0
     /// Journals of finished guest merges past their retention.
-    public let mergeJournals: Int
-
-    /// Creates a report.
-    /// - Parameters:
-    ///   - refreshLeases: The leases removed.
-    ///   - loginSessions: The sessions removed.
-    ///   - smsCounters: The SMS counters removed.
-    ///   - smsCodes: The SMS code records removed.
-    ///   - exchangeLedgerRows: The ledger rows removed.
-    ///   - mergeJournals: The merge journals removed.
-    package init(
-        refreshLeases: Int, loginSessions: Int = 0, smsCounters: Int = 0, smsCodes: Int = 0, exchangeLedgerRows: Int = 0, mergeJournals: Int = 0
-    ) {
-        self.refreshLeases = refreshLeases
-        self.loginSessions = loginSessions
-        self.smsCounters = smsCounters
-        self.smsCodes = smsCodes
-        self.exchangeLedgerRows = exchangeLedgerRows
-        self.mergeJournals = mergeJournals
-    }
+    public internal(set) var mergeJournals = 0
 
     /// `removed 2 expired refresh leases, 1 login session, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows, 0 merge journals`.
     public var description: String {

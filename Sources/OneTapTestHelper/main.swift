@@ -77,6 +77,19 @@ func whileRunning(_ vault: TokenVault, _ work: @Sendable () async throws -> Void
     }
 }
 
+/// Runs a vault with background refresh over `store` (counting refreshes in the file `counter`) until no
+/// token in it is due any more.
+func refreshEveryDueToken(in store: some TokenStore, counter: String) async throws {
+    let vault = TokenVault(
+        store: store, refresher: CountingRefresher(counter: counter, hold: .milliseconds(1)),
+        background: .init(scanInterval: .milliseconds(20), concurrentRefreshes: 16), events: DiscardingEventSink())
+    try await whileRunning(vault) {
+        while try await !store.accounts(dueBefore: Date(), limit: 1).isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
 let arguments = CommandLine.arguments
 do {
     switch arguments.dropFirst().first {
@@ -100,14 +113,7 @@ do {
         print(stored.token.value.reveal())
     case "refresh-due" where arguments.count == 4:
         let store = try FileTokenStore(directory: arguments[2])
-        let vault = TokenVault(
-            store: store, refresher: CountingRefresher(counter: arguments[3], hold: .milliseconds(1)),
-            background: .init(scanInterval: .milliseconds(20), concurrentRefreshes: 16), events: DiscardingEventSink())
-        try await whileRunning(vault) {
-            while try await !store.accounts(dueBefore: Date(), limit: 1).isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        try await refreshEveryDueToken(in: store, counter: arguments[3])
     case "write-loop" where arguments.count == 4:
         let store = try FileTokenStore(directory: arguments[2])
         let account = try AccountID(arguments[3])
@@ -124,14 +130,7 @@ do {
     case "postgres-refresh-due" where arguments.count == 5:
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3]))
         let store = stores.tokenStore()
-        let vault = TokenVault(
-            store: store, refresher: CountingRefresher(counter: arguments[4], hold: .milliseconds(1)),
-            background: .init(scanInterval: .milliseconds(20), concurrentRefreshes: 16), events: DiscardingEventSink())
-        try await whileRunning(vault) {
-            while try await !store.accounts(dueBefore: Date(), limit: 1).isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        try await refreshEveryDueToken(in: store, counter: arguments[4])
         await stores.close()
     case "postgres-hold-lease" where arguments.count == 6:
         guard let lease = Int(arguments[5]) else { fail("LEASE-MS must be a number", 64) }

@@ -46,7 +46,7 @@ package struct LookupOptions: Hashable, Sendable {
 /// parsers into a fixed output buffer, with no per-line allocation, so it streams at I/O speed in bounded
 /// memory whatever the input size. Each command's state lives in one object, so the loop holds a single
 /// reference rather than retaining every captured table and buffer per line.
-enum CarrierCommand: CommandDescription {
+enum CarrierCommand: LookupCommand {
     static let name = "carrier"
     static let summary = "which carrier a PLMN (MCC+MNC) belongs to"
     static let help = """
@@ -62,12 +62,6 @@ enum CarrierCommand: CommandDescription {
 
         EXAMPLE: onetap carrier 46000 460-11 45412 --json
         """
-    static let options = LookupOptions.specs
-
-    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {
-        try LookupOptions(arguments, command: name)
-    }
-
     /// Prints each PLMN's carrier.
     /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).
     static func run(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
@@ -77,7 +71,7 @@ enum CarrierCommand: CommandDescription {
 }
 
 /// `onetap number`: which carrier first issued each number, as ``CarrierCommand`` reads its inputs.
-enum NumberCommand: CommandDescription {
+enum NumberCommand: LookupCommand {
     static let name = "number"
     static let summary = "which carrier first issued a mainland mobile number"
     static let help = """
@@ -91,17 +85,24 @@ enum NumberCommand: CommandDescription {
         JSON fields: input, number, carrier, name, kind (standard, virtual, data, satellite; null
         for an unallocated segment). A malformed value prints {"input":…,"error":…}; exit 65.
         """
-    static let options = LookupOptions.specs
-
-    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {
-        try LookupOptions(arguments, command: name)
-    }
-
     /// Prints each number's segment and carrier.
     /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).
     static func run(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let lookup = NumberLookup(table: try TableLoader(options: options.tables).table(NumberSegmentTable.builtIn), json: options.json, output: output, io: io)
         return lookup.run(options)
+    }
+}
+
+/// The two lookup commands (`carrier`, `number`): their options and how they are read.
+protocol LookupCommand: CommandDescription where Options == LookupOptions {}
+
+extension LookupCommand {
+    /// ``LookupOptions/specs``.
+    static var options: [OptionSpec] { LookupOptions.specs }
+
+    /// Reads the operands (or `-`) and the lookup options.
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {
+        try LookupOptions(arguments, command: name)
     }
 }
 

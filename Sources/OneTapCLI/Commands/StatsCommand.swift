@@ -177,12 +177,7 @@ enum StatsCommand: CommandDescription {
         if funnel.dimensions.contains(.carrier) { object.add("carrier", row.carrier?.rawValue) }
         if funnel.dimensions.contains(.firstFlow) { object.add("firstFlow", row.firstFlow?.rawValue) }
         if funnel.dimensions.contains(.platform) { object.add("platform", row.platform?.rawValue) }
-        object.add("logins", Int64(row.logins))
-        object.add("oneTap", Int64(row.oneTap))
-        object.add("sms", Int64(row.sms))
-        object.add("cancelled", Int64(row.cancelled))
-        object.add("failed", Int64(row.failed))
-        object.add("unfinished", Int64(row.unfinished))
+        object.add(counts: ["logins": row.logins, "oneTap": row.oneTap, "sms": row.sms, "cancelled": row.cancelled, "failed": row.failed, "unfinished": row.unfinished])
         object.add("oneTapShare", json: Number.json(row.oneTapShare.value))
         object.add("oneTapShareLow", json: Number.json(row.oneTapShare.low))
         object.add("oneTapShareHigh", json: Number.json(row.oneTapShare.high))
@@ -216,12 +211,10 @@ enum StatsCommand: CommandDescription {
     static func summaryJSON(_ summary: LoginFunnel.Summary) -> String {
         var object = JSONObject()
         object.add("summary", true)
-        object.add("lines", Int64(summary.lines))
-        object.add("loginEvents", Int64(summary.loginEvents))
-        object.add("logins", Int64(summary.logins))
-        object.add("ignored", Int64(summary.ignored))
-        object.add("orphans", Int64(summary.orphans))
-        object.add("malformed", Int64(summary.malformed))
+        object.add(counts: [
+            "lines": summary.lines, "loginEvents": summary.loginEvents, "logins": summary.logins, "ignored": summary.ignored, "orphans": summary.orphans,
+            "malformed": summary.malformed,
+        ])
         object.add("from", summary.first.map({ Timestamp.format(milliseconds: $0) }))
         object.add("to", summary.last.map({ Timestamp.format(milliseconds: $0) }))
         object.add("interval", "wilson-95")

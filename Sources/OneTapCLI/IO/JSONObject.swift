@@ -29,6 +29,11 @@ package struct JSONObject {
         members.append((name, .integer(value)))
     }
 
+    /// Adds integer members, in the order given.
+    mutating func add(counts: KeyValuePairs<String, Int>) {
+        for (name, count) in counts { members.append((name, .integer(Int64(count)))) }
+    }
+
     /// Adds a Boolean member.
     mutating func add(_ name: String, _ value: Bool) {
         members.append((name, .bool(value)))
