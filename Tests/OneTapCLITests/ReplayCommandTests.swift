@@ -6,8 +6,8 @@ import Testing
 
 /// `onetap replay` end to end: the committed sample replayed to the committed experiment policy.
 @Suite struct ReplayCommandTests {
-    static let sample = Package.path("Samples/login-events.ndjson")
-    static let policy = Package.path("Samples/routing-policy-unicom.csv")
+    static let sample = Package.path("Tests/Samples/login-events.ndjson")
+    static let policy = Package.path("Tests/Samples/routing-policy-unicom.csv")
 
     static func objects(_ run: Run) throws -> [[String: Any]] {
         try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }

@@ -29,7 +29,7 @@ import Testing
 
     static var input: [UInt8] { Array((small.joined(separator: "\n") + "\n").utf8) }
 
-    static let samplePath = Package.path("Samples/login-events.ndjson")
+    static let samplePath = Package.path("Tests/Samples/login-events.ndjson")
 
     @Test func aSmallStreamAsText() throws {
         let run = try Binary.run(["stats", "-"], stdin: Self.input)

@@ -44,7 +44,7 @@ enum ReplayCommand: CommandDescription {
         EXIT STATUS: 0 every line was read; 65 a line or the policy was malformed; 66 a file
         cannot be read; 74 the chart cannot be written.
 
-        EXAMPLE: onetap replay --policy Samples/routing-policy-unicom.csv Samples/login-events.ndjson
+        EXAMPLE: onetap replay --policy Tests/Samples/routing-policy-unicom.csv Tests/Samples/login-events.ndjson
         """
     static let options: [OptionSpec] = [.flag("json"), .value("policy"), .value("svg"), .value("sms-price"), .value("onetap-price")]
 

@@ -120,7 +120,7 @@ enum StatsCommand: CommandDescription {
         count goes on; the first 100 are printed); 66 the file cannot be read; 74 the chart
         cannot be written.
 
-        EXAMPLE: onetap stats Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg
+        EXAMPLE: onetap stats Tests/Samples/login-events.ndjson --sms-price 0.05 --svg funnel.svg
         """
     static let options: [OptionSpec] = [.flag("json"), .value("svg"), .value("sms-price"), .value("top"), .value("by")]
 

@@ -8,8 +8,8 @@ import Testing
 @Suite struct LoginTrafficGeneratorTests {
     /// How the committed sample is made: `LoginTrafficGenerator(seed: 15)`, 500 logins.
     static let sampleLogins = 500
-    static let samplePath = Package.path("Samples/login-events.ndjson")
-    static let policyPath = Package.path("Samples/routing-policy-unicom.csv")
+    static let samplePath = Package.path("Tests/Samples/login-events.ndjson")
+    static let policyPath = Package.path("Tests/Samples/routing-policy-unicom.csv")
 
     /// The committed sample is the generator's output; `ONETAP_WRITE_SAMPLES=1` rewrites it (after a
     /// change to the schema or the generator).
@@ -21,7 +21,7 @@ import Testing
             try policy.write(toFile: Self.policyPath, atomically: true, encoding: .utf8)
         }
         let committed = try String(contentsOfFile: Self.samplePath, encoding: .utf8)
-        #expect(committed == text, "Samples/login-events.ndjson is not the generator's output: rerun with ONETAP_WRITE_SAMPLES=1")
+        #expect(committed == text, "Tests/Samples/login-events.ndjson is not the generator's output: rerun with ONETAP_WRITE_SAMPLES=1")
         #expect(try String(contentsOfFile: Self.policyPath, encoding: .utf8) == policy)
     }
 
