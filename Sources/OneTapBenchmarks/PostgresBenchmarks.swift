@@ -270,7 +270,7 @@ enum PostgresBenchmarks {
 
     /// Runs the store call from `connections` tasks for `seconds`, each on its own account.
     private static func measureOurs(
-        _ store: PostgresTokenStore, kind: String, connections: Int, seconds: Int, issued: Date
+        _ store: any TokenStore, kind: String, connections: Int, seconds: Int, issued: Date
     ) async throws -> (ops: Int, median: Double, p90: Double, p99: Double, rate: Double) {
         let duration = UInt64(seconds) * 1_000_000_000
         let start = nanoseconds()

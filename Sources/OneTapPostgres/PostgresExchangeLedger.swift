@@ -19,11 +19,11 @@ import OneTap
 ///   the ``unknownExchanges(since:)`` within that time.
 /// - A database that is down fails the call with ``StoreError`` kind `io` (the guard then does
 ///   not exchange), a statement past the statement timeout with `timeout`. Errors never quote a digest.
-public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertible {
+package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertible {
     /// How long a token is remembered after its claim.
-    public let retention: Duration
+    package let retention: Duration
     /// The schema holding the table.
-    public var schema: String { pool.configuration.schema }
+    package var schema: String { pool.configuration.schema }
 
     private let pool: PostgresPool
     private let statements: Statements
@@ -63,7 +63,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     }
 
     /// `PostgresExchangeLedger(schema onetap, retention 86400.0 s, PostgresPool(…))`.
-    public var description: String { "PostgresExchangeLedger(schema \(schema), retention \(retention.seconds) s, \(pool))" }
+    package var description: String { "PostgresExchangeLedger(schema \(schema), retention \(retention.seconds) s, \(pool))" }
 
     /// Claims a token for an exchange, atomically across instances (``ExchangeLedger/claim(_:at:)``).
     /// - Parameters:
@@ -73,7 +73,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     ///   `pending`), else what the ledger holds for it.
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`; the token is then not
     ///   exchanged.
-    public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    package func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let forget = now.addingTimeInterval(retention.seconds)
         do {
             let parameters: [PostgresValue] = [.bytes(token.bytes), .instant(now), .instant(forget), .bound(now)]
@@ -101,7 +101,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     ///   - state: How it ended.
     ///   - now: The time.
     /// - Throws: ``StoreError`` of kind `io` or `timeout`.
-    public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+    package func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         let (name, code) = Self.columns(state)
         do {
             try await pool.execute(
@@ -116,7 +116,7 @@ public final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertib
     /// - Parameter since: The earliest time to list.
     /// - Returns: The tokens' digests and when they were given up on.
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`.
-    public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
+    package func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.unknown, [.bound(since)])

@@ -24,12 +24,12 @@ import OneTap
 /// - Data has no expiry. A finished merge's journal is kept for ``finishedJournalRetention`` (30 days)
 ///   after the merge finished, so a late login of the same guest still finds it (and merges nothing
 ///   twice); ``PostgresStores/removeExpiredRows(before:)`` then removes it.
-public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertible {
+package final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertible {
     /// The schema holding the tables.
-    public var schema: String { pool.configuration.schema }
+    package var schema: String { pool.configuration.schema }
 
     /// How long a finished merge's journal is kept after the merge finished: 30 days.
-    public static let finishedJournalRetention: Duration = .seconds(30 * 86_400)
+    package static let finishedJournalRetention: Duration = .seconds(30 * 86_400)
 
     private let pool: PostgresPool
     private let statements: Statements
@@ -70,7 +70,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     }
 
     /// `PostgresGuestDataStore(schema onetap, PostgresPool(…))`.
-    public var description: String { "PostgresGuestDataStore(schema \(schema), \(pool))" }
+    package var description: String { "PostgresGuestDataStore(schema \(schema), \(pool))" }
 
     // MARK: Data
 
@@ -79,7 +79,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// - Returns: The data by kind.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when a row is not JSON (it is left
     ///   as it is).
-    public func data(of owner: Identity) async throws -> [String: JSONValue] {
+    package func data(of owner: Identity) async throws -> [String: JSONValue] {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.data, Self.owner(owner))
@@ -106,7 +106,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
     /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`; nothing is written then.
-    public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
+    package func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
         try StoreError.check(dataKind: kind)
         try await run(statements.write, Self.owner(owner) + [.text(kind), .text(value.json)], doing: "write the \(kind) of \(owner)")
     }
@@ -116,7 +116,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     ///   - kind: The kind.
     ///   - owner: A guest or an account.
     /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`.
-    public func remove(kind: String, of owner: Identity) async throws {
+    package func remove(kind: String, of owner: Identity) async throws {
         try StoreError.check(dataKind: kind)
         try await run(statements.remove, Self.owner(owner) + [.text(kind)], doing: "remove the \(kind) of \(owner)")
     }
@@ -127,7 +127,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// - Parameter guest: The guest.
     /// - Returns: The journal, or nil.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt`.
-    public func journal(for guest: GuestID) async throws -> MergeJournal? {
+    package func journal(for guest: GuestID) async throws -> MergeJournal? {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.journal, [.text(guest.text)])
@@ -142,7 +142,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     /// - Parameter journal: The new journal.
     /// - Returns: The journal stored for the guest: this one, or the one a racing merge stored first.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt`.
-    public func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
+    package func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
         let json = try encode(journal)
         let inserted = try await run(
             statements.create,
@@ -163,7 +163,7 @@ public final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertib
     ///   - version: The version it was made from.
     /// - Returns: False when the stored journal is at another version, or there is none.
     /// - Throws: ``StoreError`` of kind `io`; nothing is written then.
-    public func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
+    package func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
         let json = try encode(journal)
         return try await run(
             statements.replace,

@@ -21,9 +21,9 @@ import OneTap
 ///   the body may then run more than once, and only the last run is written.
 /// - Every value is a bound parameter. A database that is down, or a row held past the statement
 ///   timeout, fails the call with ``StoreError`` of kind `io`, and nothing is written.
-public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConvertible {
+package final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConvertible {
     /// The schema holding the table.
-    public var schema: String { pool.configuration.schema }
+    package var schema: String { pool.configuration.schema }
 
     private let pool: PostgresPool
     private let statements: Statements
@@ -48,14 +48,14 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     }
 
     /// `PostgresGuestDeviceStore(schema onetap, PostgresPool(…))`.
-    public var description: String { "PostgresGuestDeviceStore(schema \(schema), \(pool))" }
+    package var description: String { "PostgresGuestDeviceStore(schema \(schema), \(pool))" }
 
     /// A device's record (``GuestDeviceStore/record(forKey:)``).
     /// - Parameter key: The record's key.
     /// - Returns: The record, or nil for a device never seen.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when the row is not one OneTap wrote
     ///   (it is left as it is).
-    public func record(forKey key: String) async throws -> GuestDeviceRecord? {
+    package func record(forKey key: String) async throws -> GuestDeviceRecord? {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.read, [.text(key)])
@@ -73,7 +73,7 @@ public final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConve
     /// - Throws: ``StoreError`` of kind `io` (nothing was written, unless the connection broke
     ///   during the commit: then the message says the update may have been committed, whole), or
     ///   `corrupt`.
-    public func update(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
+    package func update(key: String, _ body: @Sendable (inout GuestDeviceRecord) -> Void) async throws -> GuestDeviceRecord {
         var attempt = 1
         while true {
             do {

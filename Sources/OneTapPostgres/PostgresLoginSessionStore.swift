@@ -22,9 +22,9 @@ import OneTap
 ///   held by a stuck transaction), fails the call with `io`, and nothing is written. When the connection
 ///   breaks while a write is on its way, the write may or may not have been committed, but the stored
 ///   session is always whole: the previous one or the new one.
-public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringConvertible {
+package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringConvertible {
     /// The schema holding the table.
-    public var schema: String { pool.configuration.schema }
+    package var schema: String { pool.configuration.schema }
 
     private let pool: PostgresPool
     private let statements: Statements
@@ -56,13 +56,13 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     }
 
     /// `PostgresLoginSessionStore(schema onetap, PostgresPool(…))`.
-    public var description: String { "PostgresLoginSessionStore(schema \(schema), \(pool))" }
+    package var description: String { "PostgresLoginSessionStore(schema \(schema), \(pool))" }
 
     /// Stores a new session (``LoginSessionStore/create(_:)``).
     /// - Parameter session: The session.
     /// - Throws: ``StoreError`` of kind `duplicate` when its id is taken (the stored session
     ///   is left as it is), or `io`.
-    public func create(_ session: LoginSession) async throws {
+    package func create(_ session: LoginSession) async throws {
         let json = try encode(session)
         let rows: PostgresRows
         do {
@@ -81,7 +81,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     /// - Returns: The session, or nil when none has the id.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when the row is not a session OneTap
     ///   wrote (it is left as it is).
-    public func load(_ id: LoginSessionID) async throws -> LoginSession? {
+    package func load(_ id: LoginSessionID) async throws -> LoginSession? {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.load, [.text(id.text)])
@@ -99,7 +99,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     ///   - version: The version the report was applied to.
     /// - Throws: ``StoreError`` of kind `conflict` (another report won), `notFound`, or `io`;
     ///   nothing is written then.
-    public func replace(_ session: LoginSession, expecting version: Int) async throws {
+    package func replace(_ session: LoginSession, expecting version: Int) async throws {
         let json = try encode(session)
         let rows: PostgresRows
         do {
@@ -129,7 +129,7 @@ public final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCon
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
     /// - Throws: ``StoreError`` of kind `io`.
-    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+    package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         do {
             return try await removeExpiredRows(before: instant, limit: limit)
         } catch {

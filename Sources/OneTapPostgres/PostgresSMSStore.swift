@@ -31,12 +31,12 @@ import OneTap
 ///   than the statement timeout (rows locked by a stuck transaction) with `timeout`. Either way the
 ///   transaction is rolled back: nothing is half-written. Only when the connection breaks during the
 ///   `COMMIT` itself may the update have been committed (whole), which the message says.
-public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
+package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// How many times an update runs at most when the database reports a deadlock or a serialization
     /// failure.
-    public let attempts: Int
+    package let attempts: Int
     /// The schema holding the tables.
-    public var schema: String { pool.configuration.schema }
+    package var schema: String { pool.configuration.schema }
 
     private let pool: PostgresPool
     private let statements: Statements
@@ -77,7 +77,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     }
 
     /// `PostgresSMSStore(schema onetap, 4 attempts, PostgresPool(…))`.
-    public var description: String { "PostgresSMSStore(schema \(schema), \(attempts) attempts, \(pool))" }
+    package var description: String { "PostgresSMSStore(schema \(schema), \(attempts) attempts, \(pool))" }
 
     // MARK: The update
 
@@ -92,7 +92,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// - Throws: ``StoreError`` of kind `io` (the database failed; nothing was written), `timeout`
     ///   (the rows stayed locked past the statement timeout; nothing was written) or `corrupt` (a stored
     ///   row is not one OneTap wrote; it is left as it is).
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         var seen = Set<String>()
@@ -311,7 +311,7 @@ public final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     ///   - limit: The most rows to remove, counters and records together.
     /// - Returns: How many were removed.
     /// - Throws: ``StoreError`` of kind `io` (or `timeout`).
-    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+    package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         do {
             let (counters, codes) = try await removeExpiredRows(before: instant, limit: limit)
             return counters + codes

@@ -28,7 +28,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     public let configuration: PostgresConfiguration
     /// The pool every store shares.
     package let pool: PostgresPool
-    private let clock: any WallClock
+    package let clock: any WallClock
 
     /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:)`` does both).
     /// - Parameters:
@@ -80,14 +80,14 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - lockTimeout: How long a refresh waits for another instance's lease before going ahead without
     ///     it; 30 seconds.
     /// - Returns: The store.
-    public func tokenStore(leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30)) -> PostgresTokenStore {
+    public func tokenStore(leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30)) -> any TokenStore {
         PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout)
     }
 
     /// A login-session store over the pool, for ``LoginServer``: every instance that opens the same
     /// schema shares its sessions.
     /// - Returns: The store.
-    public func loginSessionStore() -> PostgresLoginSessionStore {
+    public func loginSessionStore() -> any LoginSessionStore {
         PostgresLoginSessionStore(pool: pool)
     }
 
@@ -96,7 +96,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Parameter attempts: How many runs an update gets when the database reports a deadlock or a
     ///   serialization failure (at least 1); 4.
     /// - Returns: The store.
-    public func smsStore(attempts: Int = 4) -> PostgresSMSStore {
+    public func smsStore(attempts: Int = 4) -> any SMSStore {
         PostgresSMSStore(pool: pool, attempts: attempts)
     }
 
@@ -105,21 +105,21 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Parameter retention: How long a token is remembered after its claim; one day, as
     ///   ``InMemoryExchangeLedger`` (no one-tap token lives that long).
     /// - Returns: The ledger.
-    public func exchangeLedger(retention: Duration = .seconds(86_400)) -> PostgresExchangeLedger {
+    public func exchangeLedger(retention: Duration = .seconds(86_400)) -> any ExchangeLedger {
         PostgresExchangeLedger(pool: pool, retention: retention)
     }
 
     /// A guest-device store over the pool, for ``GuestService``: every instance that opens the same
     /// schema gives a device the same guest and sees its logouts.
     /// - Returns: The store.
-    public func guestDeviceStore() -> PostgresGuestDeviceStore {
+    public func guestDeviceStore() -> any GuestDeviceStore {
         PostgresGuestDeviceStore(pool: pool)
     }
 
     /// A guest-data store over the pool, for ``GuestMerger``: guests' and accounts' data and the merge
     /// journals, so a guest merges once whichever instances its logins reach.
     /// - Returns: The store.
-    public func guestDataStore() -> PostgresGuestDataStore {
+    public func guestDataStore() -> any GuestDataStore {
         PostgresGuestDataStore(pool: pool)
     }
 
@@ -163,9 +163,9 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
                 [.bound(instant), .int64(Int64(batch))]
             ).affected
         }
-        let sessions = loginSessionStore()
+        let sessions = PostgresLoginSessionStore(pool: pool)
         let loginSessions = try await drain { try await sessions.removeExpiredRows(before: instant, limit: batch) }
-        let sms = smsStore()
+        let sms = PostgresSMSStore(pool: pool, attempts: 4)
         var smsCounters = 0
         var smsCodes = 0
         _ = try await drain {
@@ -180,7 +180,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
                 [.bound(instant), .int64(Int64(batch))]
             ).affected
         }
-        let guests = guestDataStore()
+        let guests = PostgresGuestDataStore(pool: pool)
         let journals = try await drain { try await guests.removeFinishedJournals(before: instant, limit: batch) }
         return PostgresCleanupReport(
             refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, exchangeLedgerRows: exchanges,

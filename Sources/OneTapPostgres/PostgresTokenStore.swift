@@ -29,15 +29,15 @@ import Darwin
 /// - A database that is down or unreachable fails the call with `io`; the stored token is unchanged.
 ///   When the connection breaks while a write is on its way, the write may or may not have been
 ///   committed, but the stored token is always whole: the previous one or the new one.
-public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
+package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// How long a refresh lease lasts without renewal: an instance that crashed mid-refresh blocks the
     /// account's refresh elsewhere for at most this long.
-    public let leaseDuration: Duration
+    package let leaseDuration: Duration
     /// How long a refresh waits for another instance's lease before it goes ahead without one
     /// (compare-and-swap still keeps the store right).
-    public let lockTimeout: Duration
+    package let lockTimeout: Duration
     /// The schema holding the tables.
-    public var schema: String { pool.configuration.schema }
+    package var schema: String { pool.configuration.schema }
 
     private let pool: PostgresPool
     private let clock: any WallClock
@@ -93,7 +93,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     }
 
     /// `PostgresTokenStore(schema onetap, lease 60.0 s, lock timeout 30.0 s, PostgresPool(…))`.
-    public var description: String {
+    package var description: String {
         "PostgresTokenStore(schema \(schema), lease \(leaseDuration.seconds) s, lock timeout \(lockTimeout.seconds) s, \(pool))"
     }
 
@@ -104,7 +104,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// - Returns: The token and its version, or nil.
     /// - Throws: ``StoreError`` of kind `io` (the database failed or is unreachable) or `corrupt`
     ///   (the row is not a token OneTap wrote; it is left as it is).
-    public func load(_ account: AccountID) async throws -> StoredToken? {
+    package func load(_ account: AccountID) async throws -> StoredToken? {
         let rows: PostgresRows
         do {
             rows = try await pool.execute(statements.load, [.text(account.rawValue)])
@@ -149,7 +149,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
     /// - Throws: ``StoreError`` of kind `too-large`, `conflict` (nothing was written) or `io`.
-    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+    package func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try TokenRecordLimit.check(token)
         let account = token.account
         let values: [PostgresValue] = [
@@ -179,7 +179,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// - Returns: Whether a token was removed.
     /// - Throws: ``StoreError`` of kind `conflict` or `io`.
     @discardableResult
-    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+    package func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         let rows: PostgresRows
         do {
             if let expected {
@@ -214,7 +214,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
     /// - Throws: ``StoreError`` of kind `io`.
-    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+    package func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         guard limit > 0 else { return [] }
         // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
         let rows: PostgresRows
@@ -249,7 +249,7 @@ public final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// - Returns: What `body` returns.
     /// - Throws: ``StoreError`` of kind `io` when the lease cannot be asked for (the database is
     ///   down; `body` does not run), or what `body` throws.
-    public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+    package func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let holder = Self.holderPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         var waited = Duration.zero
         var held = false

@@ -141,11 +141,11 @@ import Testing
 /// A PostgreSQL guest-data store whose server is stopped (`pg_ctl stop -m immediate`) just before the
 /// merge's first remove, the step after the account's copy is written.
 final class StoppingStore: GuestDataStore {
-    let base: PostgresGuestDataStore
+    let base: any GuestDataStore
     let server: PostgresTestServer
     private let armed = LockedValue(false)
 
-    init(base: PostgresGuestDataStore, server: PostgresTestServer) {
+    init(base: any GuestDataStore, server: PostgresTestServer) {
         self.base = base
         self.server = server
     }

@@ -14,7 +14,7 @@ import Testing
     func codes(_ stores: PostgresStores) -> String { "\"\(stores.configuration.schema)\".sms_codes" }
 
     /// Stores one event in the IP counter, kept for an hour.
-    func seed(_ store: PostgresSMSStore) async throws {
+    func seed(_ store: any SMSStore) async throws {
         try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
             state.events[Self.ipCounter] = [now]
             state.keepUntil = now.addingTimeInterval(3600)

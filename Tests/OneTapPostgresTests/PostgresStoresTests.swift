@@ -92,12 +92,12 @@ import Testing
     @Test func descriptionsNameTheServerWithoutThePassword() async throws {
         let configuration = try PostgresConfiguration(url: "postgres://api:hunter2@db.example/tokens", schema: "tenant_a")
         let stores = PostgresStores(configuration: configuration)
-        let store = stores.tokenStore(leaseDuration: .seconds(45), lockTimeout: .seconds(10))
-        let sessions = stores.loginSessionStore()
-        let sms = stores.smsStore(attempts: 0)
-        let ledger = stores.exchangeLedger(retention: .seconds(3600))
-        let devices = stores.guestDeviceStore()
-        let data = stores.guestDataStore()
+        let store = try concrete(stores.tokenStore(leaseDuration: .seconds(45), lockTimeout: .seconds(10)), as: PostgresTokenStore.self)
+        let sessions = try concrete(stores.loginSessionStore(), as: PostgresLoginSessionStore.self)
+        let sms = try concrete(stores.smsStore(attempts: 0), as: PostgresSMSStore.self)
+        let ledger = try concrete(stores.exchangeLedger(retention: .seconds(3600)), as: PostgresExchangeLedger.self)
+        let devices = try concrete(stores.guestDeviceStore(), as: PostgresGuestDeviceStore.self)
+        let data = try concrete(stores.guestDataStore(), as: PostgresGuestDataStore.self)
         for text in [
             stores.description, store.description, stores.pool.description, sessions.description, sms.description, ledger.description, devices.description,
             data.description,
@@ -111,7 +111,7 @@ import Testing
         #expect(data.description.hasPrefix("PostgresGuestDataStore(schema tenant_a, PostgresPool(") && data.schema == "tenant_a")
         #expect(sms.description.hasPrefix("PostgresSMSStore(schema tenant_a, 1 attempts, PostgresPool(") && sms.attempts == 1)
         #expect(ledger.description.hasPrefix("PostgresExchangeLedger(schema tenant_a, retention 3600.0 s, PostgresPool(") && ledger.retention == .seconds(3600))
-        #expect(stores.tokenStore(leaseDuration: .milliseconds(1)).leaseDuration == .milliseconds(100))
+        #expect(try concrete(stores.tokenStore(leaseDuration: .milliseconds(1)), as: PostgresTokenStore.self).leaseDuration == .milliseconds(100))
         await stores.close()
     }
 }

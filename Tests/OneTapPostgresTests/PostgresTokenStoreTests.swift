@@ -143,7 +143,7 @@ import Testing
         let stores = try await PostgresStores.open(configuration)
         let store = stores.tokenStore()
         let version = try await store.save(secret, replacing: nil, dueAt: now)
-        for text in [configuration.description, String(reflecting: configuration), stores.description, stores.pool.description, store.description] {
+        for text in [configuration.description, String(reflecting: configuration), stores.description, stores.pool.description, String(describing: store)] {
             #expect(clean(text), "\(text)")
         }
         // Conflicts name versions, not tokens.
