@@ -128,11 +128,7 @@ class Lookup {
     final func report(_ message: String, input: UnsafeBufferPointer<UInt8>, line: Int?) {
         bad += 1
         if json {
-            output.raw("{\"input\":")
-            output.jsonString(input)
-            output.raw(",\"error\":")
-            output.jsonString(message)
-            output.raw("}\n")
+            output.refusal(input: input, error: message)
         } else {
             output.flush()  // keep stdout and stderr in order on a terminal
             io.writeError("onetap: error: \(line.map { "line \($0): " } ?? "")\(message)")

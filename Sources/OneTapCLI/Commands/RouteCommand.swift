@@ -78,11 +78,7 @@ enum RouteCommand: CommandDescription {
             }
             bad += 1
             if options.json {
-                output.raw("{\"input\":")
-                output.jsonString(cut ? UnsafeBufferPointer(rebasing: bytes[0..<64]) : bytes)
-                output.raw(",\"error\":")
-                output.jsonString(problem)
-                output.raw("}\n")
+                output.refusal(input: cut ? UnsafeBufferPointer(rebasing: bytes[0..<64]) : bytes, error: problem)
             } else {
                 output.flush()
                 io.writeError("onetap: error: \(problem)")

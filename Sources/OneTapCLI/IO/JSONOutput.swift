@@ -27,6 +27,18 @@ extension OutputBuffer {
         if let text { jsonString(text) } else { raw("null") }
     }
 
+    /// Appends the record of an input that was refused, and its line end: `{"input":"…","error":"…"}`.
+    /// - Parameters:
+    ///   - input: The input as given (invalid UTF-8 becomes U+FFFD).
+    ///   - error: Why it was refused.
+    func refusal(input: UnsafeBufferPointer<UInt8>, error: String) {
+        raw("{\"input\":")
+        jsonString(input)
+        raw(",\"error\":")
+        jsonString(error)
+        raw("}\n")
+    }
+
     /// Appends a decimal integer.
     func decimal(_ value: Int64) {
         append(String(value))
