@@ -13,7 +13,7 @@ public struct NumberSegmentTable: DataTable {
     static let columns = ["prefix", "carrier", "kind", "note", "source"]
 
     /// Every row, in file order.
-    public let segments: [NumberSegment]
+    package let segments: [NumberSegment]
 
     /// A decimal trie: `children[node * 10 + digit]` is the child node (0 = none; the root is node 0 and
     /// never a child); `match[node]` is 1 + the index of the segment ending at that node, or 0.
@@ -106,7 +106,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Parameter number: A parsed number.
     /// - Returns: The longest matching segment, or nil when the number's segment is not allocated.
     /// - Complexity: O(1): at most 7 steps down the trie; no allocation.
-    public func segment(for number: PhoneNumber) -> NumberSegment? {
+    package func segment(for number: PhoneNumber) -> NumberSegment? {
         let index = longestMatch(number)
         return index >= 0 ? segments[index] : nil
     }
@@ -116,7 +116,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Returns: The carrier, or ``Carrier/unknown`` for an unallocated segment.
     /// - Complexity: O(1); no allocation.
     @inline(__always)
-    public func carrier(for number: PhoneNumber) -> Carrier {
+    package func carrier(for number: PhoneNumber) -> Carrier {
         let index = longestMatch(number)
         return index >= 0 ? carriers[index] : .unknown
     }
@@ -126,7 +126,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Returns: The carrier and kind; `unknown` and nil for an unallocated segment.
     /// - Complexity: O(1); no allocation.
     @inline(__always)
-    public func match(_ number: PhoneNumber) -> (carrier: Carrier, kind: NumberSegment.Kind?) {
+    package func match(_ number: PhoneNumber) -> (carrier: Carrier, kind: NumberSegment.Kind?) {
         let index = longestMatch(number)
         return index >= 0 ? (carriers[index], kinds[index]) : (.unknown, nil)
     }

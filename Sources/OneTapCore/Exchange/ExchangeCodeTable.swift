@@ -8,24 +8,24 @@ public struct ExchangeCodeTable: DataTable {
     public static let fileName = "exchange-codes.csv"
 
     /// One row of the table.
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The one-tap flow whose exchange answered.
-        public let flow: LoginFlow
+        package let flow: LoginFlow
         /// The code, or nil for the flow's default (`*`) row.
-        public let code: ResultCode?
+        package let code: ResultCode?
         /// What happens: `success`, `retry` (run the flow once more), `fallback`, `switch` (SMS now),
         /// `misconfigured` (fall back and alert) or `failed`.
-        public let action: OutcomeAction
+        package let action: OutcomeAction
         /// Whether operators are alerted (always for `misconfigured`).
-        public let alert: Bool
+        package let alert: Bool
         /// The meaning in Chinese.
-        public let meaningZH: String
+        package let meaningZH: String
         /// The meaning in English.
-        public let meaningEN: String
+        package let meaningEN: String
         /// Where the fact comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
     }
 
     /// The columns of the file.
@@ -35,7 +35,7 @@ public struct ExchangeCodeTable: DataTable {
     static let actions: [OutcomeAction] = [.success, .retry, .fallback, .switch, .misconfigured, .failed]
 
     /// Every row, in file order.
-    public let entries: [Entry]
+    package let entries: [Entry]
     private let index: CodeIndex
     private let keyRows: [Int]
     private let defaults: [Int]
@@ -112,7 +112,7 @@ public struct ExchangeCodeTable: DataTable {
     /// - Returns: The listed row, or the flow's default row for an unlisted code.
     /// - Precondition: `flow` is a one-tap flow.
     /// - Complexity: O(1) expected; no allocation.
-    public func entry(for flow: LoginFlow, code: ResultCode) -> Entry {
+    package func entry(for flow: LoginFlow, code: ResultCode) -> Entry {
         if let key = index.row(flow, text: code.text) { return entries[keyRows[key]] }
         return entries[defaults[flow.isOneTap ? flow.index : LoginFlow.mobile.index]]
     }

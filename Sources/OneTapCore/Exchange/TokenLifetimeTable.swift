@@ -8,24 +8,24 @@ public struct TokenLifetimeTable: DataTable {
     public static let fileName = "token-lifetimes.csv"
 
     /// One row of the table.
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The flow.
-        public let flow: LoginFlow
+        package let flow: LoginFlow
         /// How long its token may be exchanged, from the server's receipt of the success report.
-        public let lifetime: Duration
+        package let lifetime: Duration
         /// Whether the carrier accepts the token once only.
-        public let singleUse: Bool
+        package let singleUse: Bool
         /// Where the fact comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
     }
 
     /// The columns of the file.
     static let columns = ["flow", "lifetime_seconds", "single_use", "source"]
 
     /// Every row, in file order.
-    public let entries: [Entry]
+    package let entries: [Entry]
     private let byFlow: [Entry?]
 
     /// The table built from `Data/token-lifetimes.csv`.
@@ -67,7 +67,7 @@ public struct TokenLifetimeTable: DataTable {
     /// The row of a one-tap flow.
     /// - Parameter flow: The flow.
     /// - Returns: Its row, or nil for SMS.
-    public func entry(for flow: LoginFlow) -> Entry? {
+    package func entry(for flow: LoginFlow) -> Entry? {
         byFlow[flow.index]
     }
 }

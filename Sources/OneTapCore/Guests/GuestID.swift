@@ -15,7 +15,7 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
     ///   - generation: How many times the device logged out.
     ///   - key: The server's key.
     /// - Returns: The id.
-    public static func derive(device: DeviceID, generation: Int, key: ServerKey) -> GuestID {
+    package static func derive(device: DeviceID, generation: Int, key: ServerKey) -> GuestID {
         var message = Array("onetap-guest-1".utf8)
         message.append(0)
         message.append(contentsOf: device.rawValue.utf8)
@@ -33,7 +33,7 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
     ///   - device: The device id.
     ///   - key: The server's key.
     /// - Returns: The record's key.
-    public static func recordKey(device: DeviceID, key: ServerKey) -> String {
+    package static func recordKey(device: DeviceID, key: ServerKey) -> String {
         var message = Array("onetap-device-1".utf8)
         message.append(0)
         message.append(contentsOf: device.rawValue.utf8)

@@ -9,7 +9,7 @@ public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible, Cu
     public let rawValue: String
 
     /// The longest id, in bytes: 128.
-    public static let maximumBytes = 128
+    package static let maximumBytes = 128
 
     /// Reads a device id.
     /// - Parameter rawValue: 1 to 128 printable ASCII characters.

@@ -9,28 +9,28 @@ public struct OutcomeTable: DataTable {
     public static let fileName = "result-codes.csv"
 
     /// One row of the table.
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The flow.
-        public let flow: LoginFlow
+        package let flow: LoginFlow
         /// The code, or nil for the flow's default (`*`) row.
-        public let code: ResultCode?
+        package let code: ResultCode?
         /// What to do.
-        public let action: OutcomeAction
+        package let action: OutcomeAction
         /// The meaning in Chinese.
-        public let meaningZH: String
+        package let meaningZH: String
         /// The meaning in English.
-        public let meaningEN: String
+        package let meaningEN: String
         /// Where the fact comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
     }
 
     /// The columns of the file.
     static let columns = ["flow", "code", "action", "meaning_zh", "meaning_en", "source"]
 
     /// Every row, in file order.
-    public let entries: [Entry]
+    package let entries: [Entry]
 
     /// (flow, code) → row.
     private let index: CodeIndex
@@ -120,7 +120,7 @@ public struct OutcomeTable: DataTable {
     /// - Returns: The listed action, or the flow's default for an unlisted code.
     /// - Complexity: O(1) expected; no allocation.
     @inline(__always)
-    public func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
+    package func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
         guard let key = index.row(flow, code: code) else { return defaultActions[flow.index] }
         return actions[key]
     }
@@ -132,7 +132,7 @@ public struct OutcomeTable: DataTable {
     /// - Returns: The action.
     /// - Complexity: O(*n*) in the text's length; no allocation.
     @inline(__always)
-    public func action(for flow: LoginFlow, code: String) -> OutcomeAction {
+    package func action(for flow: LoginFlow, code: String) -> OutcomeAction {
         guard let key = index.row(flow, text: code) else { return defaultActions[flow.index] }
         return actions[key]
     }
@@ -142,7 +142,7 @@ public struct OutcomeTable: DataTable {
     ///   - flow: The flow that returned the code.
     ///   - code: The code.
     /// - Returns: The listed outcome, or the flow's default row applied to `code`.
-    public func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
+    package func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
         let found = find(flow, code.text)
         let entry = entries[found >= 0 ? found : defaults[flow.index]]
         return Outcome(
@@ -154,14 +154,14 @@ public struct OutcomeTable: DataTable {
     /// `0` in the built-in table), what simulations answer and the SMS step's trace writes.
     /// - Parameter flow: The flow.
     /// - Returns: The code, or nil when the table lists no success for the flow.
-    public func successCode(for flow: LoginFlow) -> ResultCode? {
+    package func successCode(for flow: LoginFlow) -> ResultCode? {
         successCodes[flow.index]
     }
 
     /// The default (`*`) row of a flow.
     /// - Parameter flow: The flow.
     /// - Returns: The row that answers for codes the table does not list.
-    public func defaultEntry(for flow: LoginFlow) -> Entry {
+    package func defaultEntry(for flow: LoginFlow) -> Entry {
         entries[defaults[flow.index]]
     }
 }

@@ -27,7 +27,7 @@ public struct RoutingPolicy: DataTable {
         case carrier(Carrier)
 
         /// Every condition, in the order the engine checks them.
-        public static let all: [Condition] =
+        package static let all: [Condition] =
             [.simAbsent, .simNotReady, .noNetwork, .mobileDataOff, .cellularRestricted, .virtualOperator]
             + Carrier.allCases.map { .carrier($0) }
 
@@ -79,27 +79,27 @@ public struct RoutingPolicy: DataTable {
     }
 
     /// One row of the policy.
-    public struct Rule: Hashable, Sendable, CustomStringConvertible {
+    package struct Rule: Hashable, Sendable, CustomStringConvertible {
         /// The situation.
-        public let condition: Condition
+        package let condition: Condition
         /// The flows to try, in order, ending with `sms`.
-        public let flows: FlowSequence
+        package let flows: FlowSequence
         /// The reason reported with the plan.
-        public let reason: RoutingReason
+        package let reason: RoutingReason
         /// Why the policy says so.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
 
         /// `carrier:mobile → mobile → sms (policy)`.
-        public var description: String { "\(condition) → \(flows) (\(reason))" }
+        package var description: String { "\(condition) → \(flows) (\(reason))" }
     }
 
     /// The columns of the file.
     static let columns = ["condition", "flows", "reason", "source"]
 
     /// The rules, indexed by ``Condition/index``.
-    public let rules: [Rule]
+    package let rules: [Rule]
     /// The flows and reason of each rule, apart from its text, for the allocation-free hot path.
     private let decisions: [(flows: FlowSequence, reason: RoutingReason)]
 
@@ -149,7 +149,7 @@ public struct RoutingPolicy: DataTable {
     /// - Parameter condition: The situation.
     /// - Returns: Its rule.
     /// - Complexity: O(1).
-    public func rule(for condition: Condition) -> Rule {
+    package func rule(for condition: Condition) -> Rule {
         rules[condition.index]
     }
 

@@ -9,7 +9,7 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
     /// draws from the system's CSPRNG).
     /// - Parameter generator: The source of the 128 bits.
     /// - Returns: The id.
-    public static func random(using generator: inout some RandomNumberGenerator) -> LoginSessionID {
+    package static func random(using generator: inout some RandomNumberGenerator) -> LoginSessionID {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
         for _ in 0..<2 {

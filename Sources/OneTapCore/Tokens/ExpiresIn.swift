@@ -5,7 +5,7 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
     public let seconds: Int64
 
     /// The longest lifetime accepted: ten years. Anything longer is a malformed response.
-    public static let maximum: Int64 = 10 * 366 * 86_400
+    package static let maximum: Int64 = 10 * 366 * 86_400
 
     /// Creates a lifetime.
     /// - Parameter seconds: 1 ... ``maximum``.
