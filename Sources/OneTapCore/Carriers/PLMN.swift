@@ -81,7 +81,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     ///   - mnc: The mobile network code, 2 or 3 ASCII digits.
     /// - Throws: ``ParseError`` naming the part at fault (subject `MCC` or `MNC`); `placeholder` when iOS
     ///   reported `65535` or `--`.
-    public init(mcc: String, mnc: String) throws(ParseError) {
+    package init(mcc: String, mnc: String) throws(ParseError) {
         let mccValue = mcc.withUTF8Bytes { PLMN.digits($0, lengths: 3...3) }
         let mncValue = mnc.withUTF8Bytes { PLMN.digits($0, lengths: 2...3) }
         guard let mccValue, mccValue.value >= 200, let mncValue else {
@@ -96,7 +96,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     public var mnc: String { Self.pad(Int(mncCode), Int(mncLength)) }
 
     /// Whether the MCC is mainland China's (460).
-    public var isMainland: Bool { mccCode == 460 }
+    package var isMainland: Bool { mccCode == 460 }
 
     /// `"460-00"`: MCC and MNC with a hyphen, which keeps 2- and 3-digit MNCs apart. It parses back
     /// to the same PLMN.

@@ -6,7 +6,7 @@
 /// ids are the same exactly when their bytes are.
 public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The id's text, exactly as given.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The longest id, in bytes: 128.
     package static let maximumBytes = 128

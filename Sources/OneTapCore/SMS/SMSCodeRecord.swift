@@ -11,7 +11,7 @@ public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     /// The code's id: 64 random bits as 16 hex digits, bound into the digest.
     package let id: String
     /// The number it was sent to.
-    public let number: PhoneNumber
+    package let number: PhoneNumber
     /// HMAC-SHA-256(server key, number ‖ code ‖ id).
     package let digest: SHA256Digest
     /// The login session it was sent for.
@@ -19,7 +19,7 @@ public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     /// When it was issued (to the millisecond, as stored).
     package let issuedAt: Date
     /// The first instant it no longer verifies: issued + 5 minutes (to the millisecond).
-    public let expiresAt: Date
+    package let expiresAt: Date
     /// How many wrong codes it took; at ``SMSCodeRules/maximumWrongAttempts`` it is dead.
     package internal(set) var wrongAttempts: Int
 

@@ -73,7 +73,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     public internal(set) var pending: PendingAction?
 
     /// The app's platform, when the device snapshot named one.
-    public let platform: Platform?
+    package let platform: Platform?
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id
@@ -93,7 +93,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
 
     /// What every event of this login carries: the session, the plan's carrier and evidence, the
     /// platform, the start.
-    public var context: LoginContext {
+    package var context: LoginContext {
         LoginContext(session: id, carrier: plan.carrier, evidence: plan.evidence, platform: platform, startedAt: createdAt)
     }
 

@@ -207,5 +207,5 @@ public struct LoginTransition: Sendable {
     }
 
     /// What the events belong to: the session's ``LoginSession/context``.
-    public var context: LoginContext { session.context }
+    package var context: LoginContext { session.context }
 }
