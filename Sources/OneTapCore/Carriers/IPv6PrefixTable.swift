@@ -84,7 +84,7 @@ public struct IPv6PrefixTable: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var prefixes: [Prefix] = []
-        var lines: [String: Int] = [:]
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let field = row[0]
             let parts = field.split(separator: "/", omittingEmptySubsequences: false)
@@ -107,10 +107,7 @@ public struct IPv6PrefixTable: DataTable {
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
             let pool: Pool = try row.choice(row[2], "pool", from: Pool.allCases, file: file, column: "pool")
             let key = probe.cidr
-            if let first = lines[key] {
-                throw row.error(file, column: "prefix", .duplicateKey, "prefix \(key) is already listed on line \(first)")
-            }
-            lines[key] = row.line
+            try listed.insert(key, "prefix \(key)", at: row, file: file, column: "prefix")
             prefixes.append(Prefix(high: high, low: low, length: length, carrier: carrier, pool: pool, note: row[3], source: row[4], line: row.line))
         }
         self.prefixes = prefixes

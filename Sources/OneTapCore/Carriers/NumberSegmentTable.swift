@@ -37,7 +37,7 @@ public struct NumberSegmentTable: DataTable {
         var segments: [NumberSegment] = []
         var children = [UInt16](repeating: 0, count: 10)
         var match: [UInt16] = [0]
-        var lines: [String: Int] = [:]
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let prefix = row[0]
             guard (3...7).contains(prefix.utf8.count), PhoneNumber.isMobilePrefix(Substring(prefix).utf8) else {
@@ -46,10 +46,7 @@ public struct NumberSegmentTable: DataTable {
             }
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
             let kind: NumberSegment.Kind = try row.choice(row[2], "kind", from: NumberSegment.Kind.allCases, file: file, column: "kind")
-            if let first = lines[prefix] {
-                throw row.error(file, column: "prefix", .duplicateKey, "prefix \(prefix) is already listed on line \(first)")
-            }
-            lines[prefix] = row.line
+            try listed.insert(prefix, "prefix \(prefix)", at: row, file: file, column: "prefix")
             guard segments.count < Int(UInt16.max) - 1, children.count < Int(UInt16.max) * 10 - 80 else {
                 throw row.error(file, .invalidValue, "the table has more rows than a segment table can hold")
             }

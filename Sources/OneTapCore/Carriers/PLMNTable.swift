@@ -43,7 +43,7 @@ public struct PLMNTable: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var entries: [Entry] = []
         var mainland = [Carrier](repeating: .unknown, count: 1100)
-        var lines: [PLMN: Int] = [:]
+        var listed = ListedKeys<PLMN>()
         for row in table.rows {
             let plmn: PLMN
             do {
@@ -57,10 +57,7 @@ public struct PLMNTable: DataTable {
                     "MCC \(plmn.mcc) is not mainland China's 460; every other MCC is the carrier `other` and needs no row")
             }
             let carrier = try Carrier.mainland(row[2], row: row, file: file, column: "carrier")
-            if let first = lines[plmn] {
-                throw row.error(file, .duplicateKey, "\(plmn) is already listed on line \(first)")
-            }
-            lines[plmn] = row.line
+            try listed.insert(plmn, "\(plmn)", at: row, file: file, column: nil)
             mainland[Self.slot(plmn)] = carrier
             entries.append(Entry(plmn: plmn, carrier: carrier, note: row[3], source: row[4], line: row.line))
         }

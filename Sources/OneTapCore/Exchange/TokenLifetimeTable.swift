@@ -41,6 +41,7 @@ public struct TokenLifetimeTable: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var byFlow = [Entry?](repeating: nil, count: LoginFlow.allCases.count)
         var entries: [Entry] = []
+        var listed = ListedKeys<LoginFlow>()
         for row in table.rows {
             let flow = try LoginFlow.parse(row[0], row: row, file: file, column: "flow")
             guard flow.isOneTap else {
@@ -50,9 +51,7 @@ public struct TokenLifetimeTable: DataTable {
                 throw row.error(file, column: "lifetime_seconds", .invalidValue, "\(QuotedInput(row[1])) is not 1 to 86400 whole seconds")
             }
             let singleUse = try YesNo.parse(row[2], row: row, file: file, column: "single_use")
-            if let first = byFlow[flow.index] {
-                throw row.error(file, column: "flow", .duplicateKey, "\(flow) is already listed on line \(first.line)")
-            }
+            try listed.insert(flow, "\(flow)", at: row, file: file, column: "flow")
             let entry = Entry(flow: flow, lifetime: .seconds(seconds), singleUse: singleUse, source: row[3], line: row.line)
             byFlow[flow.index] = entry
             entries.append(entry)

@@ -120,6 +120,7 @@ public struct LoginGate: DataTable {
         var rules: [Rule] = []
         var byAction: [String: Rule] = [:]
         var defaultRule: Rule? = nil
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let action = row[0]
             let isDefault = action == "*"
@@ -137,9 +138,7 @@ public struct LoginGate: DataTable {
                     throw row.error(file, column: column, .invalidValue, "a \(needs) action shows no login prompt; leave the prompt empty")
                 }
             }
-            if let first = byAction[action] ?? (isDefault ? defaultRule : nil) {
-                throw row.error(file, column: "action", .duplicateKey, "\(action) is already listed on line \(first.line)")
-            }
+            try listed.insert(action, action, at: row, file: file, column: "action")
             let rule = Rule(action: action, needs: needs, promptZH: row[2], promptEN: row[3], isDefault: isDefault, source: row[4], line: row.line)
             if isDefault {
                 guard needs == .account else {

@@ -44,13 +44,7 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
     /// - Parameter text: The 22 characters.
     /// - Throws: ``ParseError`` with subject `guest id`: `empty`, `wrong-length` or `invalid-character`.
     public init(_ text: String) throws(ParseError) {
-        if text.isEmpty { throw ParseError(.guestID, .empty, input: text, reason: "no id") }
-        if let error = firstBadCharacterError(.guestID, in: text, allowed: Base64.isURLSafe) {
-            throw ParseError(.guestID, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")
-        }
-        guard text.utf8.count == 22 else {
-            throw ParseError(.guestID, .wrongLength, input: text, reason: "\(text.utf8.count) characters; a guest id has 22")
-        }
+        try URLSafeID.check(text, .guestID)
         self.text = text
     }
 

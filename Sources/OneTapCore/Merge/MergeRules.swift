@@ -65,6 +65,7 @@ public struct MergeRules: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules: [Rule] = []
         var byKind: [String: Rule] = [:]
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let kind = row[0]
             if let problem = Self.problem(kind) { throw row.error(file, column: "kind", .invalidValue, problem) }
@@ -83,7 +84,7 @@ public struct MergeRules: DataTable {
             case (false, true):
                 break
             }
-            if let first = byKind[kind] { throw row.error(file, column: "kind", .duplicateKey, "\(kind) is already listed on line \(first.line)") }
+            try listed.insert(kind, kind, at: row, file: file, column: "kind")
             let rule = Rule(kind: kind, strategy: strategy, cap: cap, source: row[3], line: row.line)
             byKind[kind] = rule
             rules.append(rule)

@@ -115,6 +115,7 @@ public struct RoutingPolicy: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules = [Rule?](repeating: nil, count: Condition.all.count)
+        var listed = ListedKeys<Condition>()
         for row in table.rows {
             guard let condition = Condition.named(row[0]) else {
                 throw row.error(
@@ -129,9 +130,7 @@ public struct RoutingPolicy: DataTable {
                 throw row.error(file, column: "flows", .invalidValue, "\(QuotedInput(row[1])): \(problem)")
             }
             let reason: RoutingReason = try row.choice(row[2], "reason", from: RoutingReason.allCases, file: file, column: "reason")
-            if let first = rules[condition.index] {
-                throw row.error(file, column: "condition", .duplicateKey, "condition \(condition) is already listed on line \(first.line)")
-            }
+            try listed.insert(condition, "condition \(condition)", at: row, file: file, column: "condition")
             rules[condition.index] = Rule(condition: condition, flows: FlowSequence(unchecked: flows), reason: reason, source: row[3], line: row.line)
         }
         let missing = Condition.all.filter { rules[$0.index] == nil }

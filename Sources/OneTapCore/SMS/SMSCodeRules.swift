@@ -49,10 +49,10 @@ public struct SMSCodeRules: Sendable {
     /// - Returns: `not-mainland-mobile` for an unallocated segment, `cannot-take-sms` for an IoT-only one.
     package func refusal(for number: PhoneNumber) -> SMSRefusal? {
         guard let segment = segments.segment(for: number) else {
-            return SMSRefusal(.notMainlandMobile, "\(number.masked) is in no allocated mainland mobile segment")
+            return SMSRefusal(kind: .notMainlandMobile, message: "\(number.masked) is in no allocated mainland mobile segment")
         }
         if segment.kind == .iot {
-            return SMSRefusal(.cannotTakeSMS, "\(number.masked) is in \(segment.prefix), an IoT-only segment (物联网业务专用号段) that takes no ordinary SMS")
+            return SMSRefusal(kind: .cannotTakeSMS, message: "\(number.masked) is in \(segment.prefix), an IoT-only segment (物联网业务专用号段) that takes no ordinary SMS")
         }
         return nil
     }
@@ -63,7 +63,7 @@ public struct SMSCodeRules: Sendable {
     ///   number, a landline, a malformed text).
     package func recipient(_ text: String) -> Result<PhoneNumber, SMSRefusal> {
         let number: PhoneNumber
-        do { number = try PhoneNumber(text) } catch { return .failure(SMSRefusal(.notMainlandMobile, error.description)) }
+        do { number = try PhoneNumber(text) } catch { return .failure(SMSRefusal(kind: .notMainlandMobile, message: error.description)) }
         if let refusal = refusal(for: number) { return .failure(refusal) }
         return .success(number)
     }

@@ -125,7 +125,7 @@ public struct SMSPolicy: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules: [Rule] = []
-        var lines: [String: Int] = [:]
+        var listed = ListedKeys<String>()
         func seconds(_ field: String, row: CSVTable.Row, column: String, range: ClosedRange<Int64>) throws(TableError) -> Duration {
             guard field.utf8.allSatisfy({ $0 &- 48 < 10 }), let value = Int64(field), range.contains(value) else {
                 throw row.error(file, column: column, .invalidValue, "\(QuotedInput(field)) is not \(range.lowerBound) to \(range.upperBound) whole seconds")
@@ -137,8 +137,7 @@ public struct SMSPolicy: DataTable {
             guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
                 throw row.error(file, column: "rule", .invalidValue, "\(QuotedInput(id)) is not a rule id (letters, digits and hyphens)")
             }
-            if let first = lines[id] { throw row.error(file, column: "rule", .duplicateKey, "rule \(id) is already listed on line \(first)") }
-            lines[id] = row.line
+            try listed.insert(id, "rule \(id)", at: row, file: file, column: "rule")
             let key: Key = try row.choice(row[1], "key", from: Key.allCases, file: file, column: "key")
             let counts: Counts = try row.choice(row[2], "count", from: Counts.allCases, file: file, column: "counts")
             let window = try seconds(row[3], row: row, column: "window_seconds", range: 1...31_536_000)
