@@ -16,13 +16,13 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// The plan, fixed when the merge began.
     public let plan: MergePlan
     /// When the merge began.
-    public let startedAt: Date
+    package let startedAt: Date
     /// How many steps are applied.
     package var completed: Int
     /// Whether every step is applied.
     public package(set) var done: Bool
     /// When the last step was applied (the start, for a plan with no steps); nil while the merge runs.
-    public package(set) var finishedAt: Date?
+    package var finishedAt: Date?
     /// Who applies it now (a random id per applier), while its lease lasts.
     package var holder: String?
     /// Until when the holder's lease lasts; after it another applier takes over.

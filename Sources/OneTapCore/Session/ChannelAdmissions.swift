@@ -24,7 +24,7 @@ public struct ChannelAdmissions: Hashable, Sendable {
     private var entries: [Channel: ChannelAdmission]
 
     /// Every channel allowed: what a machine without a breaker is given.
-    public static let allAllowed = ChannelAdmissions()
+    package static let allAllowed = ChannelAdmissions()
 
     /// Admissions for the channels that are not plainly allowed.
     /// - Parameter entries: An admission per channel; a channel left out is allowed.

@@ -67,7 +67,7 @@ public struct LoginSessionMachine: Sendable {
     ///     cancel, failure or after its 10 minutes); nil when the login was asked for directly.
     ///   - channels: What the circuit breaker says of each channel now; every channel allowed by default.
     /// - Returns: The new session (version 1), what to do first, the events and the channel reports.
-    public func start(
+    package func start(
         _ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil, channels: ChannelAdmissions = .allAllowed
     ) -> LoginTransition {
         begin(plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels)
@@ -112,7 +112,7 @@ public struct LoginSessionMachine: Sendable {
     ///   progress), what to do next, the events and the channel reports.
     /// - Throws: ``LoginRejection`` when the report cannot be taken; nothing changed then.
     /// - Complexity: O(*n*) in the plan's flows; no I/O.
-    public func advance(
+    package func advance(
         _ session: LoginSession, _ report: LoginReport, version: Int? = nil, at now: Date, channels: ChannelAdmissions = .allAllowed
     ) throws(LoginRejection) -> LoginTransition {
         try check(session, version: version, at: now)
@@ -190,10 +190,10 @@ public struct LoginTransition: Sendable {
     /// What to do next.
     public let instruction: LoginInstruction
     /// What happened, for the event sink; never a token.
-    public let events: [LoginEvent]
+    package let events: [LoginEvent]
     /// What the circuit breaker should learn: apply them (`ChannelHealth.apply`) once the session is
     /// stored, so a report that lost its compare-and-swap tells the breaker nothing.
-    public let channelReports: [ChannelReport]
+    package let channelReports: [ChannelReport]
     /// The action the login interrupted, handed back once when the login succeeded in time: continue it
     /// (its key makes a retried continuation idempotent).
     public let continued: PendingAction?
