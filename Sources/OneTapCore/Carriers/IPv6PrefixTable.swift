@@ -9,16 +9,13 @@ public struct IPv6PrefixTable: DataTable {
     public static let fileName = "ipv6-prefixes.csv"
 
     /// What part of a carrier's address space a prefix is.
-    package enum Pool: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Pool: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// A carrier's whole allocation: cellular, broadband and data centres mixed.
         case allocation
         /// The carrier's 4G/5G cellular pool.
         case cellular
         /// Home broadband or legacy blocks: an address here is not a SIM's.
         case nonCellular = "non-cellular"
-
-        /// The id, e.g. `"cellular"`.
-        package var description: String { rawValue }
     }
 
     /// One row of the table.

@@ -1,7 +1,7 @@
 /// A number segment (号段): a prefix of mainland mobile numbers and the carrier that first issued it.
 package struct NumberSegment: Hashable, Sendable, CustomStringConvertible {
     /// What a segment's numbers are for.
-    package enum Kind: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Kind: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// A network operator's own subscribers.
         case standard
         /// A virtual network operator's (虚拟运营商, MVNO) numbers, hosted on the carrier's network. No
@@ -13,9 +13,6 @@ package struct NumberSegment: Hashable, Sendable, CustomStringConvertible {
         case iot
         /// Satellite phone numbers.
         case satellite
-
-        /// The id, e.g. `"virtual"`.
-        package var description: String { rawValue }
     }
 
     /// The prefix's digits, e.g. `"1703"`.

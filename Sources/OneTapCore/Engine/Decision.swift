@@ -80,16 +80,13 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why the step was chosen, beyond the code's own action.
-    package enum Note: String, Hashable, Sendable, Codable, CustomStringConvertible {
+    package enum Note: String, Hashable, Sendable, Codable, DescribedByID {
         /// The code's action applied as it stands.
         case asClassified = "as-classified"
         /// A `retry` code after the retry was used up: treated as `fallback`.
         case retriesExhausted = "retries-exhausted"
         /// A fallback (or switch) with no flow left in the plan: the login fails.
         case planExhausted = "plan-exhausted"
-
-        /// The id, e.g. `"retries-exhausted"`.
-        package var description: String { rawValue }
     }
 
     /// The next step.

@@ -14,16 +14,13 @@ public struct LoginGate: DataTable {
     public static let fileName = "login-gate.csv"
 
     /// What an action needs.
-    package enum Needs: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Needs: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// Allowed to a guest.
         case guest
         /// Needs a login.
         case account
         /// Must never show a login prompt, even to a guest.
         case neverPrompt = "never-prompt"
-
-        /// The id, e.g. `"never-prompt"`.
-        package var description: String { rawValue }
     }
 
     /// One row. A class, so a decision hands the row over with one reference instead of copying its

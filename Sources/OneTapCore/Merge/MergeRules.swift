@@ -6,7 +6,7 @@ public struct MergeRules: DataTable {
     public static let fileName = "merge-rules.csv"
 
     /// How one kind merges.
-    package enum Strategy: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Strategy: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// The account's items, then the guest's the account lacks (an array of strings).
         case union
         /// Entries `{"item","at"}` of both, one per item (the newest), newest first, at most the cap.
@@ -19,9 +19,6 @@ public struct MergeRules: DataTable {
         case accountWins = "account-wins"
         /// The account's entries, then the guest's.
         case keepBoth = "keep-both"
-
-        /// The id, e.g. `"newest-first"`.
-        package var description: String { rawValue }
 
         /// Whether the strategy needs a cap.
         var needsCap: Bool { self == .newestFirst || self == .addQuantities }

@@ -16,7 +16,7 @@ public struct SMSPolicy: DataTable {
     public static let fileName = "sms-policy.csv"
 
     /// What a rule counts per.
-    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// The mainland number.
         case number
         /// The client's address (an IPv6 client per /64).
@@ -27,33 +27,24 @@ public struct SMSPolicy: DataTable {
         case session
         /// Every send, whoever asks.
         case global
-
-        /// The id, e.g. `"number"`.
-        package var description: String { rawValue }
     }
 
     /// What a rule counts.
-    package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// Every send admitted (a send the gateway then failed included).
         case sends
         /// Wrong codes.
         case failedVerifies = "failed-verifies"
-
-        /// The id, e.g. `"sends"`.
-        package var description: String { rawValue }
     }
 
     /// What happens once a rule's limit is reached.
-    package enum Over: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Over: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// A send needs a valid captcha.
         case captcha
         /// Refused until the oldest event leaves the window.
         case limit
         /// Locked for the rule's lock time from the event that reached the limit.
         case lock
-
-        /// The id, e.g. `"captcha"`.
-        package var description: String { rawValue }
     }
 
     /// One rule.
