@@ -15,7 +15,7 @@ public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, Codable,
     /// - Parameter flows: The flows, in the order to try them.
     /// - Throws: ``ParseError`` with subject `flow sequence`: `empty`, or `malformed` for a flow that
     ///   appears twice or a sequence that does not end with `sms`.
-    public init(_ flows: some Sequence<LoginFlow>) throws(ParseError) {
+    package init(_ flows: some Sequence<LoginFlow>) throws(ParseError) {
         let list = Array(flows)
         if let problem = Self.validate(list) {
             throw ParseError(
