@@ -20,7 +20,7 @@ public enum Carrier: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     case unknown
 
     /// The English name, e.g. `"China Mobile"`.
-    public var englishName: String {
+    package var englishName: String {
         switch self {
         case .mobile: "China Mobile"
         case .unicom: "China Unicom"
@@ -33,7 +33,7 @@ public enum Carrier: String, Sendable, Hashable, CaseIterable, Codable, CustomSt
     }
 
     /// The Chinese name, e.g. `"中国移动"`.
-    public var chineseName: String {
+    package var chineseName: String {
         switch self {
         case .mobile: "中国移动"
         case .unicom: "中国联通"

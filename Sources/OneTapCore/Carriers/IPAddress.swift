@@ -21,14 +21,14 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
     }
 
     /// Whether this is an IPv6 address.
-    public var isIPv6: Bool {
+    package var isIPv6: Bool {
         if case .v6 = self { return true }
         return false
     }
 
     /// The IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, how a dual-stack socket
     /// reports an IPv4 client), or the address itself when it is IPv4; nil for other IPv6 addresses.
-    public var ipv4: UInt32? {
+    package var ipv4: UInt32? {
         switch self {
         case .v4(let value): return value
         case .v6(let high, let low):

@@ -9,46 +9,43 @@ public struct IPv6PrefixTable: DataTable {
     public static let fileName = "ipv6-prefixes.csv"
 
     /// What part of a carrier's address space a prefix is.
-    public enum Pool: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Pool: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// A carrier's whole allocation: cellular, broadband and data centres mixed.
         case allocation
         /// The carrier's 4G/5G cellular pool.
         case cellular
         /// Home broadband or legacy blocks: an address here is not a SIM's.
         case nonCellular = "non-cellular"
-
-        /// The id, e.g. `"cellular"`.
-        public var description: String { rawValue }
     }
 
     /// One row of the table.
-    public struct Prefix: Hashable, Sendable, CustomStringConvertible {
+    package struct Prefix: Hashable, Sendable, CustomStringConvertible {
         /// The network's first 64 bits (host bits zero).
-        public let high: UInt64
+        package let high: UInt64
         /// The network's last 64 bits (host bits zero).
-        public let low: UInt64
+        package let low: UInt64
         /// The prefix length, 1 ... 128.
-        public let length: Int
+        package let length: Int
         /// The carrier the block belongs to.
-        public let carrier: Carrier
+        package let carrier: Carrier
         /// What part of the carrier's space it is.
-        public let pool: Pool
+        package let pool: Pool
         /// A short note.
-        public let note: String
+        package let note: String
         /// Where the fact comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
 
         /// The CIDR text, e.g. `"2409:8900::/24"`.
-        public var cidr: String { "\(IPAddress.v6(high: high, low: low))/\(length)" }
+        package var cidr: String { "\(IPAddress.v6(high: high, low: low))/\(length)" }
         /// `2409:8900::/24 → mobile (cellular)`.
-        public var description: String { "\(cidr) → \(carrier) (\(pool))" }
+        package var description: String { "\(cidr) → \(carrier) (\(pool))" }
 
         /// Whether the prefix holds an address.
         /// - Parameter address: The address; IPv4 addresses are never held.
         /// - Returns: True when the address's first ``length`` bits are the prefix's.
-        public func contains(_ address: IPAddress) -> Bool {
+        package func contains(_ address: IPAddress) -> Bool {
             guard case .v6(let high, let low) = address else { return false }
             return contains(high: high, low: low)
         }
@@ -68,7 +65,7 @@ public struct IPv6PrefixTable: DataTable {
     static let columns = ["prefix", "carrier", "pool", "note", "source"]
 
     /// Every row, in file order.
-    public let prefixes: [Prefix]
+    package let prefixes: [Prefix]
     /// The rows, longest prefix first, for matching.
     private let byLength: [Prefix]
 
@@ -84,7 +81,7 @@ public struct IPv6PrefixTable: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var prefixes: [Prefix] = []
-        var lines: [String: Int] = [:]
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let field = row[0]
             let parts = field.split(separator: "/", omittingEmptySubsequences: false)
@@ -107,10 +104,7 @@ public struct IPv6PrefixTable: DataTable {
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
             let pool: Pool = try row.choice(row[2], "pool", from: Pool.allCases, file: file, column: "pool")
             let key = probe.cidr
-            if let first = lines[key] {
-                throw row.error(file, column: "prefix", .duplicateKey, "prefix \(key) is already listed on line \(first)")
-            }
-            lines[key] = row.line
+            try listed.insert(key, "prefix \(key)", at: row, file: file, column: "prefix")
             prefixes.append(Prefix(high: high, low: low, length: length, carrier: carrier, pool: pool, note: row[3], source: row[4], line: row.line))
         }
         self.prefixes = prefixes
@@ -131,7 +125,7 @@ public struct IPv6PrefixTable: DataTable {
     /// - Parameter address: The address; IPv4 addresses match nothing.
     /// - Returns: The matching row, or nil.
     /// - Complexity: O(*p*) in the number of rows (a few dozen); no allocation.
-    public func prefix(for address: IPAddress) -> Prefix? {
+    package func prefix(for address: IPAddress) -> Prefix? {
         guard case .v6(let high, let low) = address else { return nil }
         for prefix in byLength where prefix.contains(high: high, low: low) {
             return prefix
@@ -144,7 +138,7 @@ public struct IPv6PrefixTable: DataTable {
     /// - Parameter address: The client's address.
     /// - Returns: The carrier, or nil when the address is not a mainland carrier's cellular address.
     /// - Complexity: O(*p*); no allocation.
-    public func cellularCarrier(for address: IPAddress) -> Carrier? {
+    package func cellularCarrier(for address: IPAddress) -> Carrier? {
         guard let match = prefix(for: address), match.pool != .nonCellular else { return nil }
         return match.carrier
     }

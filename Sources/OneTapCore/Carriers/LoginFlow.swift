@@ -13,7 +13,7 @@ public enum LoginFlow: String, Sendable, Hashable, CaseIterable, Codable, Custom
     public var description: String { rawValue }
 
     /// Whether the flow asks a carrier gateway (every flow but SMS).
-    public var isOneTap: Bool { self != .sms }
+    package var isOneTap: Bool { self != .sms }
 
     /// A small dense number for tables (0 ..< 4).
     package var index: Int {

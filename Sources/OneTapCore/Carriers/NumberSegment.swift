@@ -1,7 +1,7 @@
 /// A number segment (号段): a prefix of mainland mobile numbers and the carrier that first issued it.
-public struct NumberSegment: Hashable, Sendable, CustomStringConvertible {
+package struct NumberSegment: Hashable, Sendable, CustomStringConvertible {
     /// What a segment's numbers are for.
-    public enum Kind: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Kind: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// A network operator's own subscribers.
         case standard
         /// A virtual network operator's (虚拟运营商, MVNO) numbers, hosted on the carrier's network. No
@@ -13,24 +13,21 @@ public struct NumberSegment: Hashable, Sendable, CustomStringConvertible {
         case iot
         /// Satellite phone numbers.
         case satellite
-
-        /// The id, e.g. `"virtual"`.
-        public var description: String { rawValue }
     }
 
     /// The prefix's digits, e.g. `"1703"`.
-    public let prefix: String
+    package let prefix: String
     /// The carrier that issued the segment.
-    public let carrier: Carrier
+    package let carrier: Carrier
     /// What the segment's numbers are for.
-    public let kind: Kind
+    package let kind: Kind
     /// A short note.
-    public let note: String
+    package let note: String
     /// Where the fact comes from.
-    public let source: String
+    package let source: String
     /// The row's line in its file.
-    public let line: Int
+    package let line: Int
 
     /// `1703 → mobile (virtual)`.
-    public var description: String { "\(prefix) → \(carrier) (\(kind))" }
+    package var description: String { "\(prefix) → \(carrier) (\(kind))" }
 }

@@ -13,7 +13,7 @@ public struct NumberSegmentTable: DataTable {
     static let columns = ["prefix", "carrier", "kind", "note", "source"]
 
     /// Every row, in file order.
-    public let segments: [NumberSegment]
+    package let segments: [NumberSegment]
 
     /// A decimal trie: `children[node * 10 + digit]` is the child node (0 = none; the root is node 0 and
     /// never a child); `match[node]` is 1 + the index of the segment ending at that node, or 0.
@@ -37,7 +37,7 @@ public struct NumberSegmentTable: DataTable {
         var segments: [NumberSegment] = []
         var children = [UInt16](repeating: 0, count: 10)
         var match: [UInt16] = [0]
-        var lines: [String: Int] = [:]
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let prefix = row[0]
             guard (3...7).contains(prefix.utf8.count), PhoneNumber.isMobilePrefix(Substring(prefix).utf8) else {
@@ -46,10 +46,7 @@ public struct NumberSegmentTable: DataTable {
             }
             let carrier = try Carrier.mainland(row[1], row: row, file: file, column: "carrier")
             let kind: NumberSegment.Kind = try row.choice(row[2], "kind", from: NumberSegment.Kind.allCases, file: file, column: "kind")
-            if let first = lines[prefix] {
-                throw row.error(file, column: "prefix", .duplicateKey, "prefix \(prefix) is already listed on line \(first)")
-            }
-            lines[prefix] = row.line
+            try listed.insert(prefix, "prefix \(prefix)", at: row, file: file, column: "prefix")
             guard segments.count < Int(UInt16.max) - 1, children.count < Int(UInt16.max) * 10 - 80 else {
                 throw row.error(file, .invalidValue, "the table has more rows than a segment table can hold")
             }
@@ -106,7 +103,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Parameter number: A parsed number.
     /// - Returns: The longest matching segment, or nil when the number's segment is not allocated.
     /// - Complexity: O(1): at most 7 steps down the trie; no allocation.
-    public func segment(for number: PhoneNumber) -> NumberSegment? {
+    package func segment(for number: PhoneNumber) -> NumberSegment? {
         let index = longestMatch(number)
         return index >= 0 ? segments[index] : nil
     }
@@ -116,7 +113,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Returns: The carrier, or ``Carrier/unknown`` for an unallocated segment.
     /// - Complexity: O(1); no allocation.
     @inline(__always)
-    public func carrier(for number: PhoneNumber) -> Carrier {
+    package func carrier(for number: PhoneNumber) -> Carrier {
         let index = longestMatch(number)
         return index >= 0 ? carriers[index] : .unknown
     }
@@ -126,7 +123,7 @@ public struct NumberSegmentTable: DataTable {
     /// - Returns: The carrier and kind; `unknown` and nil for an unallocated segment.
     /// - Complexity: O(1); no allocation.
     @inline(__always)
-    public func match(_ number: PhoneNumber) -> (carrier: Carrier, kind: NumberSegment.Kind?) {
+    package func match(_ number: PhoneNumber) -> (carrier: Carrier, kind: NumberSegment.Kind?) {
         let index = longestMatch(number)
         return index >= 0 ? (carriers[index], kinds[index]) : (.unknown, nil)
     }

@@ -10,11 +10,11 @@
 /// never traps and, for a valid value, never allocates.
 public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
     /// The MCC as a number, 200 ... 999.
-    public let mccCode: UInt16
+    package let mccCode: UInt16
     /// The MNC as a number, 0 ... 999.
-    public let mncCode: UInt16
+    package let mncCode: UInt16
     /// How many digits the MNC has: 2 or 3 (`01` and `001` are different codes).
-    public let mncLength: UInt8
+    package let mncLength: UInt8
 
     /// Creates a PLMN from numbers.
     /// - Parameters:
@@ -22,7 +22,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     ///   - mnc: The MNC, 0 ... 99 for a 2-digit MNC or 0 ... 999 for a 3-digit one.
     ///   - mncLength: 2 or 3.
     /// - Throws: ``ParseError`` of kind `reserved` or `out-of-range`.
-    public init(mcc: Int, mnc: Int, mncLength: Int = 2) throws(ParseError) {
+    package init(mcc: Int, mnc: Int, mncLength: Int = 2) throws(ParseError) {
         let text = "\(mcc)-\(mnc)"
         guard (0...999).contains(mcc) else {
             throw ParseError(.mcc, .outOfRange, input: "\(mcc)", reason: "an MCC is 3 digits (000-999)")
@@ -81,7 +81,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     ///   - mnc: The mobile network code, 2 or 3 ASCII digits.
     /// - Throws: ``ParseError`` naming the part at fault (subject `MCC` or `MNC`); `placeholder` when iOS
     ///   reported `65535` or `--`.
-    public init(mcc: String, mnc: String) throws(ParseError) {
+    package init(mcc: String, mnc: String) throws(ParseError) {
         let mccValue = mcc.withUTF8Bytes { PLMN.digits($0, lengths: 3...3) }
         let mncValue = mnc.withUTF8Bytes { PLMN.digits($0, lengths: 2...3) }
         guard let mccValue, mccValue.value >= 200, let mncValue else {
@@ -96,7 +96,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     public var mnc: String { Self.pad(Int(mncCode), Int(mncLength)) }
 
     /// Whether the MCC is mainland China's (460).
-    public var isMainland: Bool { mccCode == 460 }
+    package var isMainland: Bool { mccCode == 460 }
 
     /// `"460-00"`: MCC and MNC with a hyphen, which keeps 2- and 3-digit MNCs apart. It parses back
     /// to the same PLMN.
@@ -104,7 +104,7 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
 
     /// `"46000"`: the Android form. It parses back to the same PLMN, except for South Africa's 655-35,
     /// whose compact form `65535` is the placeholder iOS reports; ``description`` always parses back.
-    public var compact: String { mcc + mnc }
+    package var compact: String { mcc + mnc }
 
     /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: PLMN, rhs: PLMN) -> Bool {

@@ -8,24 +8,24 @@ public struct PLMNTable: DataTable {
     public static let fileName = "plmn.csv"
 
     /// One row of the table.
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The PLMN.
-        public let plmn: PLMN
+        package let plmn: PLMN
         /// Its carrier.
-        public let carrier: Carrier
+        package let carrier: Carrier
         /// What the code is used for.
-        public let note: String
+        package let note: String
         /// Where the fact comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
     }
 
     /// The columns of the file.
     static let columns = ["mcc", "mnc", "carrier", "note", "source"]
 
     /// Every row, in file order.
-    public let entries: [Entry]
+    package let entries: [Entry]
 
     /// Carrier by MNC under MCC 460: index `mnc` for 2-digit MNCs, `100 + mnc` for 3-digit ones.
     private let mainland: [Carrier]
@@ -43,7 +43,7 @@ public struct PLMNTable: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var entries: [Entry] = []
         var mainland = [Carrier](repeating: .unknown, count: 1100)
-        var lines: [PLMN: Int] = [:]
+        var listed = ListedKeys<PLMN>()
         for row in table.rows {
             let plmn: PLMN
             do {
@@ -57,10 +57,7 @@ public struct PLMNTable: DataTable {
                     "MCC \(plmn.mcc) is not mainland China's 460; every other MCC is the carrier `other` and needs no row")
             }
             let carrier = try Carrier.mainland(row[2], row: row, file: file, column: "carrier")
-            if let first = lines[plmn] {
-                throw row.error(file, .duplicateKey, "\(plmn) is already listed on line \(first)")
-            }
-            lines[plmn] = row.line
+            try listed.insert(plmn, "\(plmn)", at: row, file: file, column: nil)
             mainland[Self.slot(plmn)] = carrier
             entries.append(Entry(plmn: plmn, carrier: carrier, note: row[3], source: row[4], line: row.line))
         }
@@ -79,7 +76,7 @@ public struct PLMNTable: DataTable {
     /// - Returns: The carrier: a mainland carrier, `other` outside MCC 460, `unknown` for an unlisted 460 MNC.
     /// - Complexity: O(1), no allocation.
     @inline(__always)
-    public func carrier(for plmn: PLMN) -> Carrier {
+    package func carrier(for plmn: PLMN) -> Carrier {
         plmn.mccCode == 460 ? mainland[Self.slot(plmn)] : .other
     }
 
@@ -91,7 +88,7 @@ public struct PLMNTable: DataTable {
     /// - Returns: The carrier.
     /// - Throws: ``ParseError`` when the value is malformed (letters, wrong length, full-width digits…).
     /// - Complexity: O(*n*) in the length of `reported`; no allocation unless it throws.
-    public func carrier(forReported reported: String) throws(ParseError) -> Carrier {
+    package func carrier(forReported reported: String) throws(ParseError) -> Carrier {
         if let plmn = reported.withUTF8Bytes({ PLMN.parse($0) }) {
             return carrier(for: plmn)
         }

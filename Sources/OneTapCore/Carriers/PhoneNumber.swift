@@ -7,7 +7,7 @@
 /// that first issued it; the SIM's PLMN wins whenever both are known.
 public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
     /// The 11 digits as a number, 13000000000 ... 19999999999.
-    public let value: UInt64
+    package let value: UInt64
 
     /// The mobile numbers' range: 13000000000 ... 19999999999.
     static let range: ClosedRange<UInt64> = 13_000_000_000...19_999_999_999
@@ -27,7 +27,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     /// Creates a number from its 11-digit value.
     /// - Parameter value: 13000000000 ... 19999999999.
     /// - Throws: ``ParseError`` of kind `not-mobile` when the value is not 11 digits starting 13 to 19.
-    public init(value: UInt64) throws(ParseError) {
+    package init(value: UInt64) throws(ParseError) {
         guard Self.range.contains(value) else {
             throw ParseError(.phoneNumber, .notMobile, input: String(value), reason: "a mainland mobile number is 11 digits starting 13 to 19")
         }
@@ -85,7 +85,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     /// - Parameter text: The text.
     /// - Returns: The text, masked; the same text when it holds no such run.
     /// - Complexity: O(*n*); no allocation when nothing is masked.
-    public static func maskingNumbers(in text: String) -> String {
+    package static func maskingNumbers(in text: String) -> String {
         text.withUTF8Bytes { bytes -> String in
             func isDigit(_ byte: UInt8) -> Bool { byte &- 48 < 10 }
             var masks: [Int] = []  // where each number's first digit is

@@ -28,7 +28,7 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
         /// Reads ``description``'s text back.
         /// - Parameter text: `attempt sms`, `retry mobile`, `finish success`, `wait mobile`, `exchange mobile`.
         /// - Complexity: O(1): one lookup among every step's text.
-        public init?(_ text: String) {
+        package init?(_ text: String) {
             guard let step = Self.byText[text] else { return nil }
             self = step
         }
@@ -80,27 +80,24 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why the step was chosen, beyond the code's own action.
-    public enum Note: String, Hashable, Sendable, Codable, CustomStringConvertible {
+    package enum Note: String, Hashable, Sendable, Codable, DescribedByID {
         /// The code's action applied as it stands.
         case asClassified = "as-classified"
         /// A `retry` code after the retry was used up: treated as `fallback`.
         case retriesExhausted = "retries-exhausted"
         /// A fallback (or switch) with no flow left in the plan: the login fails.
         case planExhausted = "plan-exhausted"
-
-        /// The id, e.g. `"retries-exhausted"`.
-        public var description: String { rawValue }
     }
 
     /// The next step.
     public let step: Step
     /// What the code means (flow, code, action, meaning, source).
-    public let outcome: Outcome
+    package let outcome: Outcome
     /// Why the step differs from the action, if it does.
-    public let note: Note
+    package let note: Note
     /// Whether operators should be alerted: the code says our own configuration is wrong
     /// (``OutcomeAction/misconfigured``).
-    public var alert: Bool { outcome.action == .misconfigured }
+    package var alert: Bool { outcome.action == .misconfigured }
 
     /// `mobile 200023 → retry: … ⇒ retry mobile`.
     public var description: String {

@@ -2,13 +2,13 @@
 /// and result codes. Built in from `Data/`, or loaded from replacement files.
 public struct DecisionTables: Sendable {
     /// PLMN → carrier.
-    public var plmn: PLMNTable
+    package var plmn: PLMNTable
     /// Number segment → carrier.
-    public var segments: NumberSegmentTable
+    package var segments: NumberSegmentTable
     /// IPv6 prefix → carrier.
-    public var ipv6: IPv6PrefixTable
+    package var ipv6: IPv6PrefixTable
     /// (flow, code) → action.
-    public var outcomes: OutcomeTable
+    package var outcomes: OutcomeTable
 
     /// The tables built from `Data/`.
     public static var builtIn: DecisionTables { DecisionTables() }

@@ -15,18 +15,18 @@
 /// ```
 public struct LoginDecisionEngine: Sendable {
     /// Which flows to try in each situation.
-    public let policy: RoutingPolicy
+    package let policy: RoutingPolicy
     /// PLMN → carrier.
-    public let plmnTable: PLMNTable
+    package let plmnTable: PLMNTable
     /// Number segment → carrier.
-    public let segmentTable: NumberSegmentTable
+    package let segmentTable: NumberSegmentTable
     /// IPv6 prefix → carrier.
-    public let ipv6Table: IPv6PrefixTable
+    package let ipv6Table: IPv6PrefixTable
     /// (flow, code) → action.
-    public let outcomeTable: OutcomeTable
+    package let outcomeTable: OutcomeTable
     /// How many times one flow may run in one login: a `retry` code re-runs it until this many attempts
     /// were made, then counts as `fallback`. The default, 2, is one retry.
-    public let maxAttemptsPerFlow: Int
+    package let maxAttemptsPerFlow: Int
 
     /// Creates an engine.
     /// - Parameters:
@@ -46,7 +46,7 @@ public struct LoginDecisionEngine: Sendable {
     /// - Parameter snapshot: What the device reported.
     /// - Returns: The carrier and the evidence that named it.
     /// - Complexity: O(1); no allocation.
-    public func evidence(for snapshot: DeviceSnapshot) -> CarrierEvidence {
+    package func evidence(for snapshot: DeviceSnapshot) -> CarrierEvidence {
         CarrierEvidence(weighing: snapshot, plmnTable: plmnTable, ipv6Table: ipv6Table, segmentTable: segmentTable)
     }
 
@@ -83,7 +83,7 @@ public struct LoginDecisionEngine: Sendable {
     ///   - flow: The flow that returned it.
     ///   - code: The code.
     /// - Returns: The outcome (action, meaning, source).
-    public func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
+    package func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
         outcomeTable.outcome(for: flow, code: code)
     }
 

@@ -15,9 +15,9 @@ import Foundation
 /// classification.
 public struct ExchangeRules: Sendable {
     /// The exchange's codes.
-    public var codes: ExchangeCodeTable
+    package var codes: ExchangeCodeTable
     /// The tokens' lifetimes.
-    public var lifetimes: TokenLifetimeTable
+    package var lifetimes: TokenLifetimeTable
 
     /// The built-in tables.
     public static let builtIn = ExchangeRules()

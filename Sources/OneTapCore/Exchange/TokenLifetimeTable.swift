@@ -8,24 +8,24 @@ public struct TokenLifetimeTable: DataTable {
     public static let fileName = "token-lifetimes.csv"
 
     /// One row of the table.
-    public struct Entry: Hashable, Sendable {
+    package struct Entry: Hashable, Sendable {
         /// The flow.
-        public let flow: LoginFlow
+        package let flow: LoginFlow
         /// How long its token may be exchanged, from the server's receipt of the success report.
-        public let lifetime: Duration
+        package let lifetime: Duration
         /// Whether the carrier accepts the token once only.
-        public let singleUse: Bool
+        package let singleUse: Bool
         /// Where the fact comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
     }
 
     /// The columns of the file.
     static let columns = ["flow", "lifetime_seconds", "single_use", "source"]
 
     /// Every row, in file order.
-    public let entries: [Entry]
+    package let entries: [Entry]
     private let byFlow: [Entry?]
 
     /// The table built from `Data/token-lifetimes.csv`.
@@ -41,6 +41,7 @@ public struct TokenLifetimeTable: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var byFlow = [Entry?](repeating: nil, count: LoginFlow.allCases.count)
         var entries: [Entry] = []
+        var listed = ListedKeys<LoginFlow>()
         for row in table.rows {
             let flow = try LoginFlow.parse(row[0], row: row, file: file, column: "flow")
             guard flow.isOneTap else {
@@ -50,9 +51,7 @@ public struct TokenLifetimeTable: DataTable {
                 throw row.error(file, column: "lifetime_seconds", .invalidValue, "\(QuotedInput(row[1])) is not 1 to 86400 whole seconds")
             }
             let singleUse = try YesNo.parse(row[2], row: row, file: file, column: "single_use")
-            if let first = byFlow[flow.index] {
-                throw row.error(file, column: "flow", .duplicateKey, "\(flow) is already listed on line \(first.line)")
-            }
+            try listed.insert(flow, "\(flow)", at: row, file: file, column: "flow")
             let entry = Entry(flow: flow, lifetime: .seconds(seconds), singleUse: singleUse, source: row[3], line: row.line)
             byFlow[flow.index] = entry
             entries.append(entry)
@@ -67,7 +66,7 @@ public struct TokenLifetimeTable: DataTable {
     /// The row of a one-tap flow.
     /// - Parameter flow: The flow.
     /// - Returns: Its row, or nil for SMS.
-    public func entry(for flow: LoginFlow) -> Entry? {
+    package func entry(for flow: LoginFlow) -> Entry? {
         byFlow[flow.index]
     }
 }

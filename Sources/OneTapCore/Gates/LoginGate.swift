@@ -14,16 +14,13 @@ public struct LoginGate: DataTable {
     public static let fileName = "login-gate.csv"
 
     /// What an action needs.
-    public enum Needs: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Needs: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// Allowed to a guest.
         case guest
         /// Needs a login.
         case account
         /// Must never show a login prompt, even to a guest.
         case neverPrompt = "never-prompt"
-
-        /// The id, e.g. `"never-prompt"`.
-        public var description: String { rawValue }
     }
 
     /// One row. A class, so a decision hands the row over with one reference instead of copying its
@@ -32,7 +29,7 @@ public struct LoginGate: DataTable {
         /// The action id (`*` for the default row).
         public let action: String
         /// What it needs.
-        public let needs: Needs
+        package let needs: Needs
         /// The login page's title in Chinese, for an action that needs an account.
         public let promptZH: String
         /// The same in English.
@@ -40,9 +37,9 @@ public struct LoginGate: DataTable {
         /// Whether this is the default row (the action was not listed).
         public let isDefault: Bool
         /// Where the rule comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
 
         init(action: String, needs: Needs, promptZH: String, promptEN: String, isDefault: Bool, source: String, line: Int) {
             self.action = action
@@ -81,7 +78,7 @@ public struct LoginGate: DataTable {
         case requireLogin(Rule)
 
         /// The rule that answered.
-        public var rule: Rule {
+        package var rule: Rule {
             switch self {
             case .allow(let rule), .requireLogin(let rule): rule
             }
@@ -100,9 +97,9 @@ public struct LoginGate: DataTable {
     static let columns = ["action", "needs", "prompt_zh", "prompt_en", "source"]
 
     /// Every listed rule, in file order (the default row included).
-    public let rules: [Rule]
+    package let rules: [Rule]
     /// The `*` row.
-    public let defaultRule: Rule
+    package let defaultRule: Rule
     private let byAction: [String: Rule]
 
     /// The gate built from `Data/login-gate.csv`.
@@ -120,6 +117,7 @@ public struct LoginGate: DataTable {
         var rules: [Rule] = []
         var byAction: [String: Rule] = [:]
         var defaultRule: Rule? = nil
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let action = row[0]
             let isDefault = action == "*"
@@ -137,9 +135,7 @@ public struct LoginGate: DataTable {
                     throw row.error(file, column: column, .invalidValue, "a \(needs) action shows no login prompt; leave the prompt empty")
                 }
             }
-            if let first = byAction[action] ?? (isDefault ? defaultRule : nil) {
-                throw row.error(file, column: "action", .duplicateKey, "\(action) is already listed on line \(first.line)")
-            }
+            try listed.insert(action, action, at: row, file: file, column: "action")
             let rule = Rule(action: action, needs: needs, promptZH: row[2], promptEN: row[3], isDefault: isDefault, source: row[4], line: row.line)
             if isDefault {
                 guard needs == .account else {
@@ -173,7 +169,7 @@ public struct LoginGate: DataTable {
     /// - Parameter action: The action id.
     /// - Returns: The rule (``Rule/isDefault`` when the action is not listed).
     /// - Complexity: One dictionary lookup; no allocation.
-    public func rule(for action: String) -> Rule {
+    package func rule(for action: String) -> Rule {
         byAction[action] ?? defaultRule
     }
 

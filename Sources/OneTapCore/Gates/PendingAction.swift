@@ -13,12 +13,12 @@ import Foundation
 /// is dropped.
 public struct PendingAction: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// How long a pending action waits for its login: 10 minutes.
-    public static let lifetime: Duration = .seconds(600)
+    package static let lifetime: Duration = .seconds(600)
     /// The largest payload, as JSON: 4 KiB.
-    public static let maximumPayloadBytes = 4096
+    package static let maximumPayloadBytes = 4096
     /// The deepest a payload nests (arrays and objects within each other): 500 levels, so a session
     /// that keeps it stays within what a JSON reader takes (512).
-    public static let maximumPayloadDepth = 500
+    package static let maximumPayloadDepth = 500
 
     /// The idempotency key: 128 random bits, URL-safe base64 (22 characters).
     public let key: String
@@ -80,7 +80,7 @@ public struct PendingAction: Hashable, Sendable, CustomStringConvertible, Custom
     /// Whether it still waits at an instant (`now < expiresAt`).
     /// - Parameter now: The instant.
     /// - Returns: True until its 10 minutes are over.
-    public func isLive(at now: Date) -> Bool { now < expiresAt }
+    package func isLive(at now: Date) -> Bool { now < expiresAt }
 
     /// A mirror without the payload, so `dump` prints nothing of the app's data.
     public var customMirror: Mirror {

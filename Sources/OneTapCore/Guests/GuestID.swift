@@ -15,7 +15,7 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
     ///   - generation: How many times the device logged out.
     ///   - key: The server's key.
     /// - Returns: The id.
-    public static func derive(device: DeviceID, generation: Int, key: ServerKey) -> GuestID {
+    package static func derive(device: DeviceID, generation: Int, key: ServerKey) -> GuestID {
         var message = Array("onetap-guest-1".utf8)
         message.append(0)
         message.append(contentsOf: device.rawValue.utf8)
@@ -33,7 +33,7 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
     ///   - device: The device id.
     ///   - key: The server's key.
     /// - Returns: The record's key.
-    public static func recordKey(device: DeviceID, key: ServerKey) -> String {
+    package static func recordKey(device: DeviceID, key: ServerKey) -> String {
         var message = Array("onetap-device-1".utf8)
         message.append(0)
         message.append(contentsOf: device.rawValue.utf8)
@@ -44,13 +44,7 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
     /// - Parameter text: The 22 characters.
     /// - Throws: ``ParseError`` with subject `guest id`: `empty`, `wrong-length` or `invalid-character`.
     public init(_ text: String) throws(ParseError) {
-        if text.isEmpty { throw ParseError(.guestID, .empty, input: text, reason: "no id") }
-        if let error = firstBadCharacterError(.guestID, in: text, allowed: Base64.isURLSafe) {
-            throw ParseError(.guestID, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")
-        }
-        guard text.utf8.count == 22 else {
-            throw ParseError(.guestID, .wrongLength, input: text, reason: "\(text.utf8.count) characters; a guest id has 22")
-        }
+        try URLSafeID.check(text, .guestID)
         self.text = text
     }
 

@@ -6,7 +6,7 @@ public enum Identity: Hashable, Sendable, CustomStringConvertible {
     case account(AccountID)
 
     /// Whether this is a guest.
-    public var isGuest: Bool {
+    package var isGuest: Bool {
         if case .guest = self { return true }
         return false
     }

@@ -19,14 +19,14 @@ public struct LastLoginHint: Hashable, Sendable, CustomStringConvertible {
     ///   - flow: The flow that logged in.
     ///   - number: The number it logged in with, if known (only its masked form is kept).
     ///   - at: When (kept to the millisecond).
-    public init(flow: LoginFlow, number: PhoneNumber?, at: Date) {
+    package init(flow: LoginFlow, number: PhoneNumber?, at: Date) {
         self.flow = flow
         maskedNumber = number?.masked
         self.at = at.roundedToMilliseconds
     }
 
     /// Whether the last login was one-tap (else SMS).
-    public var wasOneTap: Bool { flow.isOneTap }
+    package var wasOneTap: Bool { flow.isOneTap }
 
     /// `one-tap (mobile) 138****8000`.
     public var description: String {

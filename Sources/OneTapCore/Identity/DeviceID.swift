@@ -6,10 +6,10 @@
 /// ids are the same exactly when their bytes are.
 public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The id's text, exactly as given.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The longest id, in bytes: 128.
-    public static let maximumBytes = 128
+    package static let maximumBytes = 128
 
     /// Reads a device id.
     /// - Parameter rawValue: 1 to 128 printable ASCII characters.

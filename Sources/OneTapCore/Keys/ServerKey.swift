@@ -11,7 +11,7 @@ public struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringCon
     let hmac: HMACSHA256.Key
 
     /// The shortest key, in bytes: 32 (the strength of SHA-256).
-    public static let minimumBytes = 32
+    package static let minimumBytes = 32
 
     /// Creates a key from bytes.
     /// - Parameter bytes: At least 32 bytes from a secure source (a secrets manager, `openssl rand 32`).

@@ -16,17 +16,17 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// The plan, fixed when the merge began.
     public let plan: MergePlan
     /// When the merge began.
-    public let startedAt: Date
+    package let startedAt: Date
     /// How many steps are applied.
-    public package(set) var completed: Int
+    package var completed: Int
     /// Whether every step is applied.
     public package(set) var done: Bool
     /// When the last step was applied (the start, for a plan with no steps); nil while the merge runs.
-    public package(set) var finishedAt: Date?
+    package var finishedAt: Date?
     /// Who applies it now (a random id per applier), while its lease lasts.
-    public package(set) var holder: String?
+    package var holder: String?
     /// Until when the holder's lease lasts; after it another applier takes over.
-    public package(set) var leaseUntil: Date?
+    package var leaseUntil: Date?
     /// Goes up by one at every change: stores replace a journal only at the version read (compare-and-swap).
     public package(set) var version: Int
 

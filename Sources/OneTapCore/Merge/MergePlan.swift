@@ -13,14 +13,14 @@ import Foundation
 /// step after a crash gives the same account data.
 public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// One step.
-    public enum Step: Hashable, Sendable, CustomStringConvertible {
+    package enum Step: Hashable, Sendable, CustomStringConvertible {
         /// Set the account's data of a kind to this merged value.
         case write(kind: String, value: JSONValue)
         /// Delete the guest's data of a kind (its account copy is stored).
         case removeGuest(kind: String)
 
         /// `write history` / `remove-guest history`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .write(let kind, _): "write \(kind)"
             case .removeGuest(let kind): "remove-guest \(kind)"
@@ -29,7 +29,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The steps, in order.
-    public let steps: [Step]
+    package let steps: [Step]
     /// The account's data once the plan is applied, by kind.
     public let merged: [String: JSONValue]
     /// The guest's kinds with no rule: left in the guest's space, reported.
@@ -54,7 +54,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``MergeError`` naming the kind and the side whose data does not have the shape its
     ///   rule reads (nothing is planned then).
     /// - Complexity: O(*n* log *n*) in the items of a kind (a sort for `newest-first`), O(*n*) otherwise.
-    public static func plan(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) throws(MergeError) -> MergePlan {
+    package static func plan(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) throws(MergeError) -> MergePlan {
         var writes: [Step] = []
         var removals: [Step] = []
         var merged = account

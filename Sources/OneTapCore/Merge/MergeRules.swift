@@ -6,7 +6,7 @@ public struct MergeRules: DataTable {
     public static let fileName = "merge-rules.csv"
 
     /// How one kind merges.
-    public enum Strategy: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Strategy: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// The account's items, then the guest's the account lacks (an array of strings).
         case union
         /// Entries `{"item","at"}` of both, one per item (the newest), newest first, at most the cap.
@@ -20,35 +20,32 @@ public struct MergeRules: DataTable {
         /// The account's entries, then the guest's.
         case keepBoth = "keep-both"
 
-        /// The id, e.g. `"newest-first"`.
-        public var description: String { rawValue }
-
         /// Whether the strategy needs a cap.
         var needsCap: Bool { self == .newestFirst || self == .addQuantities }
     }
 
     /// One row.
-    public struct Rule: Hashable, Sendable, CustomStringConvertible {
+    package struct Rule: Hashable, Sendable, CustomStringConvertible {
         /// The data kind, e.g. `history`.
-        public let kind: String
+        package let kind: String
         /// How it merges.
-        public let strategy: Strategy
+        package let strategy: Strategy
         /// The cap of `newest-first` (entries) and `add-quantities` (per item).
-        public let cap: Int?
+        package let cap: Int?
         /// Where the rule comes from.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
 
         /// `history: newest-first, cap 1000`.
-        public var description: String { "\(kind): \(strategy)\(cap.map { ", cap \($0)" } ?? "")" }
+        package var description: String { "\(kind): \(strategy)\(cap.map { ", cap \($0)" } ?? "")" }
     }
 
     /// The columns of the file.
     static let columns = ["kind", "strategy", "cap", "source"]
 
     /// Every rule, in file order.
-    public let rules: [Rule]
+    package let rules: [Rule]
     private let byKind: [String: Rule]
 
     /// The rules built from `Data/merge-rules.csv`.
@@ -65,6 +62,7 @@ public struct MergeRules: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules: [Rule] = []
         var byKind: [String: Rule] = [:]
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let kind = row[0]
             if let problem = Self.problem(kind) { throw row.error(file, column: "kind", .invalidValue, problem) }
@@ -83,7 +81,7 @@ public struct MergeRules: DataTable {
             case (false, true):
                 break
             }
-            if let first = byKind[kind] { throw row.error(file, column: "kind", .duplicateKey, "\(kind) is already listed on line \(first.line)") }
+            try listed.insert(kind, kind, at: row, file: file, column: "kind")
             let rule = Rule(kind: kind, strategy: strategy, cap: cap, source: row[3], line: row.line)
             byKind[kind] = rule
             rules.append(rule)
@@ -103,5 +101,5 @@ public struct MergeRules: DataTable {
     /// The rule of a kind.
     /// - Parameter kind: The kind.
     /// - Returns: Its rule, or nil when it has none (its data stays with the guest).
-    public func rule(for kind: String) -> Rule? { byKind[kind] }
+    package func rule(for kind: String) -> Rule? { byKind[kind] }
 }

@@ -24,5 +24,5 @@ public enum OutcomeAction: String, Hashable, Sendable, CaseIterable, Codable, Cu
     public var description: String { rawValue }
 
     /// Whether the action moves on to another flow (and so counts against the channel, for health).
-    public var movesOn: Bool { self == .fallback || self == .misconfigured || self == .switch }
+    package var movesOn: Bool { self == .fallback || self == .misconfigured || self == .switch }
 }

@@ -8,35 +8,18 @@ public struct OutcomeTable: DataTable {
     /// `result-codes.csv`, the table's file in `Data/`.
     public static let fileName = "result-codes.csv"
 
-    /// One row of the table.
-    public struct Entry: Hashable, Sendable {
-        /// The flow.
-        public let flow: LoginFlow
-        /// The code, or nil for the flow's default (`*`) row.
-        public let code: ResultCode?
-        /// What to do.
-        public let action: OutcomeAction
-        /// The meaning in Chinese.
-        public let meaningZH: String
-        /// The meaning in English.
-        public let meaningEN: String
-        /// Where the fact comes from.
-        public let source: String
-        /// The row's line in its file.
-        public let line: Int
-    }
+    /// One row of the table (its ``CodeRow/alert`` is set for `misconfigured` rows).
+    package typealias Entry = CodeRow
 
     /// The columns of the file.
     static let columns = ["flow", "code", "action", "meaning_zh", "meaning_en", "source"]
 
     /// Every row, in file order.
-    public let entries: [Entry]
-
-    /// (flow, code) → row.
-    private let index: CodeIndex
+    package var entries: [Entry] { rows.entries }
+    private let rows: CodeRows
+    /// Per indexed key: its row's action.
     private let actions: [OutcomeAction]
-    /// Per flow (by ``LoginFlow/index``): the default entry's index and action.
-    private let defaults: [Int]
+    /// Per flow (by ``LoginFlow/index``): the default row's action.
     private let defaultActions: [OutcomeAction]
     /// Per flow: the code of its first `success` row, if it has one.
     private let successCodes: [ResultCode?]
@@ -51,66 +34,22 @@ public struct OutcomeTable: DataTable {
     /// - Throws: ``TableError`` for an unknown flow or action, a code that is neither an integer nor `*`,
     ///   a duplicate (flow, code), or a flow without exactly one `*` row.
     public init(csv text: String, file: String) throws(TableError) {
-        let table = try CSVTable(text: text, file: file, columns: Self.columns)
-        var entries: [Entry] = []
-        var lines: [String: Int] = [:]
-        var defaults = [Int](repeating: -1, count: LoginFlow.allCases.count)
-        for row in table.rows {
-            let flow = try LoginFlow.parse(row[0], row: row, file: file, column: "flow")
-            var code: ResultCode? = nil
-            if row[1] != "*" {
-                do {
-                    code = try ResultCode(row[1])
-                } catch {
-                    throw row.error(file, column: "code", .invalidValue, "\(error.description); use * for the flow's default")
-                }
-            }
+        let rows = try CodeRows(
+            try CSVTable(text: text, file: file, columns: Self.columns), file: file,
+            everyFlow: "every flow needs one to classify unknown codes", name: "a result-code table"
+        ) { (row, flow, code) throws(TableError) in
             let action: OutcomeAction = try row.choice(row[2], "action", from: OutcomeAction.allCases, file: file, column: "action")
             if row[3].isEmpty && row[4].isEmpty {
                 throw row.error(file, column: "meaning_en", .invalidValue, "a row needs a meaning (meaning_zh or meaning_en)")
             }
-            let key = "\(flow) \(row[1])"
-            if let first = lines[key] {
-                throw row.error(file, column: "code", .duplicateKey, "\(flow) code \(row[1]) is already listed on line \(first)")
-            }
-            lines[key] = row.line
-            if code == nil { defaults[flow.index] = entries.count }
-            entries.append(Entry(flow: flow, code: code, action: action, meaningZH: row[3], meaningEN: row[4], source: row[5], line: row.line))
+            return Entry(
+                flow: flow, code: code, action: action, alert: action == .misconfigured, meaningZH: row[3], meaningEN: row[4], source: row[5],
+                line: row.line)
         }
-        for flow in LoginFlow.allCases where defaults[flow.index] < 0 {
-            throw TableError(
-                file: file, line: 0, kind: .incomplete,
-                message: "flow \(flow) has no default row (code *); every flow needs one to classify unknown codes")
-        }
-        let successCodes = LoginFlow.allCases.map { flow in entries.first { $0.flow == flow && $0.action == .success && $0.code != nil }?.code }
-        guard entries.count < Int(UInt16.max) else {
-            throw TableError(file: file, line: 0, kind: .invalidValue, message: "more rows than a result-code table can hold")
-        }
-        var keys: [(flow: LoginFlow, code: ResultCode)] = []
-        var rowOfKey: [Int] = []
-        for (position, entry) in entries.enumerated() {
-            guard let code = entry.code else { continue }
-            keys.append((entry.flow, code))
-            rowOfKey.append(position)
-        }
-        self.entries = entries
-        // The index numbers its keys; map those back to rows.
-        self.index = CodeIndex(keys)
-        self.keyRows = rowOfKey
-        self.actions = rowOfKey.map { entries[$0].action }
-        self.defaults = defaults
-        self.defaultActions = defaults.map { entries[$0].action }
-        self.successCodes = successCodes
-    }
-
-    /// Row of each indexed key.
-    private let keyRows: [Int]
-
-    /// The index of the entry for (flow, code text), or -1 when the table does not list it.
-    @inline(__always)
-    private func find(_ flow: LoginFlow, _ text: String) -> Int {
-        guard let key = index.row(flow, text: text) else { return -1 }
-        return keyRows[key]
+        self.rows = rows
+        actions = rows.keyRows.map { rows.entries[$0].action }
+        defaultActions = rows.defaults.map { rows.entries[$0].action }
+        successCodes = LoginFlow.allCases.map { flow in rows.entries.first { $0.flow == flow && $0.action == .success && $0.code != nil }?.code }
     }
 
     /// The action for a code.
@@ -120,8 +59,8 @@ public struct OutcomeTable: DataTable {
     /// - Returns: The listed action, or the flow's default for an unlisted code.
     /// - Complexity: O(1) expected; no allocation.
     @inline(__always)
-    public func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
-        guard let key = index.row(flow, code: code) else { return defaultActions[flow.index] }
+    package func action(for flow: LoginFlow, code: ResultCode) -> OutcomeAction {
+        guard let key = rows.index.row(flow, code: code) else { return defaultActions[flow.index] }
         return actions[key]
     }
 
@@ -132,8 +71,8 @@ public struct OutcomeTable: DataTable {
     /// - Returns: The action.
     /// - Complexity: O(*n*) in the text's length; no allocation.
     @inline(__always)
-    public func action(for flow: LoginFlow, code: String) -> OutcomeAction {
-        guard let key = index.row(flow, text: code) else { return defaultActions[flow.index] }
+    package func action(for flow: LoginFlow, code: String) -> OutcomeAction {
+        guard let key = rows.index.row(flow, text: code) else { return defaultActions[flow.index] }
         return actions[key]
     }
 
@@ -142,26 +81,26 @@ public struct OutcomeTable: DataTable {
     ///   - flow: The flow that returned the code.
     ///   - code: The code.
     /// - Returns: The listed outcome, or the flow's default row applied to `code`.
-    public func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
-        let found = find(flow, code.text)
-        let entry = entries[found >= 0 ? found : defaults[flow.index]]
+    package func outcome(for flow: LoginFlow, code: ResultCode) -> Outcome {
+        let found = rows.listed(flow, text: code.text)
+        let entry = rows.entries[found ?? rows.defaults[flow.index]]
         return Outcome(
             flow: flow, code: code, action: entry.action, meaningZH: entry.meaningZH, meaningEN: entry.meaningEN,
-            source: entry.source, isDefault: found < 0)
+            source: entry.source, isDefault: found == nil)
     }
 
     /// The code a flow's SDK answers on success: its first `success` row (China Mobile `103000`, the others
     /// `0` in the built-in table), what simulations answer and the SMS step's trace writes.
     /// - Parameter flow: The flow.
     /// - Returns: The code, or nil when the table lists no success for the flow.
-    public func successCode(for flow: LoginFlow) -> ResultCode? {
+    package func successCode(for flow: LoginFlow) -> ResultCode? {
         successCodes[flow.index]
     }
 
     /// The default (`*`) row of a flow.
     /// - Parameter flow: The flow.
     /// - Returns: The row that answers for codes the table does not list.
-    public func defaultEntry(for flow: LoginFlow) -> Entry {
-        entries[defaults[flow.index]]
+    package func defaultEntry(for flow: LoginFlow) -> Entry {
+        rows.entries[rows.defaults[flow.index]]
     }
 }

@@ -12,7 +12,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
     public let text: String
 
     /// The longest code accepted, in UTF-8 bytes: 64.
-    public static let maximumBytes = 64
+    package static let maximumBytes = 64
 
     /// Reads a code as an SDK reported it.
     /// - Parameter text: The code; surrounding whitespace is ignored.
@@ -52,7 +52,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
     public var description: String { text }
 
     /// Whether the code is an optional `-` and ASCII digits.
-    public var isNumeric: Bool {
+    package var isNumeric: Bool {
         var bytes = text.utf8[...]
         if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
         return !bytes.isEmpty && bytes.allSatisfy { $0 &- 48 < 10 }

@@ -1,15 +1,15 @@
 /// The carrier evidence in a snapshot, weighed: the PLMN first; then the client's IPv6 address, only
 /// when the request travelled over cellular alone; then the phone-number hint.
-public struct CarrierEvidence: Hashable, Sendable, CustomStringConvertible {
+package struct CarrierEvidence: Hashable, Sendable, CustomStringConvertible {
     /// The carrier named, or ``Carrier/unknown``.
-    public let carrier: Carrier
+    package let carrier: Carrier
     /// Which evidence named it.
-    public let source: EvidenceSource
+    package let source: EvidenceSource
     /// Whether the phone-number hint is a virtual operator's number on ``carrier``.
-    public let isVirtualOperator: Bool
+    package let isVirtualOperator: Bool
 
     /// `mobile from plmn`.
-    public var description: String { "\(carrier) from \(source)\(isVirtualOperator ? " (virtual operator)" : "")" }
+    package var description: String { "\(carrier) from \(source)\(isVirtualOperator ? " (virtual operator)" : "")" }
 
     /// Weighs a snapshot's evidence.
     /// - Parameters:
@@ -18,7 +18,7 @@ public struct CarrierEvidence: Hashable, Sendable, CustomStringConvertible {
     ///   - ipv6Table: The IPv6 prefix table.
     ///   - segmentTable: The number-segment table.
     /// - Complexity: O(1) in the snapshot; no allocation.
-    public init(
+    package init(
         weighing snapshot: borrowing DeviceSnapshot, plmnTable: borrowing PLMNTable, ipv6Table: borrowing IPv6PrefixTable,
         segmentTable: borrowing NumberSegmentTable
     ) {

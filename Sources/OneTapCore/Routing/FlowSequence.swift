@@ -15,7 +15,7 @@ public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, Codable,
     /// - Parameter flows: The flows, in the order to try them.
     /// - Throws: ``ParseError`` with subject `flow sequence`: `empty`, or `malformed` for a flow that
     ///   appears twice or a sequence that does not end with `sms`.
-    public init(_ flows: some Sequence<LoginFlow>) throws(ParseError) {
+    package init(_ flows: some Sequence<LoginFlow>) throws(ParseError) {
         let list = Array(flows)
         if let problem = Self.validate(list) {
             throw ParseError(
@@ -74,14 +74,14 @@ public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, Codable,
     /// - Parameter flow: The flow.
     /// - Returns: True when present.
     /// - Complexity: O(1).
-    public func contains(_ flow: LoginFlow) -> Bool {
+    package func contains(_ flow: LoginFlow) -> Bool {
         firstIndex(of: flow) != nil
     }
 
     /// The position of a flow.
     /// - Parameter flow: The flow.
     /// - Returns: Its position, or nil.
-    public func firstIndex(of flow: LoginFlow) -> Int? {
+    package func firstIndex(of flow: LoginFlow) -> Int? {
         for position in 0..<count where self[position] == flow { return position }
         return nil
     }

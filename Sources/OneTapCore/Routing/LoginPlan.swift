@@ -19,7 +19,7 @@ public struct LoginPlan: Hashable, Sendable, CustomStringConvertible {
     ///   - flows: The flows in order, ending with `sms`.
     ///   - reason: Why these flows.
     ///   - condition: The policy condition that chose them.
-    public init(carrier: Carrier, evidence: EvidenceSource, flows: FlowSequence, reason: RoutingReason, condition: RoutingPolicy.Condition) {
+    package init(carrier: Carrier, evidence: EvidenceSource, flows: FlowSequence, reason: RoutingReason, condition: RoutingPolicy.Condition) {
         self.carrier = carrier
         self.evidence = evidence
         self.flows = flows

@@ -15,7 +15,7 @@ public struct Platform: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     public static let harmonyOS = Platform(unchecked: "harmonyos")
 
     /// The longest id accepted, in bytes: 16.
-    public static let maximumBytes = 16
+    package static let maximumBytes = 16
 
     private init(unchecked rawValue: String) { self.rawValue = rawValue }
 

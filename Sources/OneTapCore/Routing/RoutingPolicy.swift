@@ -27,7 +27,7 @@ public struct RoutingPolicy: DataTable {
         case carrier(Carrier)
 
         /// Every condition, in the order the engine checks them.
-        public static let all: [Condition] =
+        package static let all: [Condition] =
             [.simAbsent, .simNotReady, .noNetwork, .mobileDataOff, .cellularRestricted, .virtualOperator]
             + Carrier.allCases.map { .carrier($0) }
 
@@ -79,27 +79,27 @@ public struct RoutingPolicy: DataTable {
     }
 
     /// One row of the policy.
-    public struct Rule: Hashable, Sendable, CustomStringConvertible {
+    package struct Rule: Hashable, Sendable, CustomStringConvertible {
         /// The situation.
-        public let condition: Condition
+        package let condition: Condition
         /// The flows to try, in order, ending with `sms`.
-        public let flows: FlowSequence
+        package let flows: FlowSequence
         /// The reason reported with the plan.
-        public let reason: RoutingReason
+        package let reason: RoutingReason
         /// Why the policy says so.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
 
         /// `carrier:mobile → mobile → sms (policy)`.
-        public var description: String { "\(condition) → \(flows) (\(reason))" }
+        package var description: String { "\(condition) → \(flows) (\(reason))" }
     }
 
     /// The columns of the file.
     static let columns = ["condition", "flows", "reason", "source"]
 
     /// The rules, indexed by ``Condition/index``.
-    public let rules: [Rule]
+    package let rules: [Rule]
     /// The flows and reason of each rule, apart from its text, for the allocation-free hot path.
     private let decisions: [(flows: FlowSequence, reason: RoutingReason)]
 
@@ -115,6 +115,7 @@ public struct RoutingPolicy: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules = [Rule?](repeating: nil, count: Condition.all.count)
+        var listed = ListedKeys<Condition>()
         for row in table.rows {
             guard let condition = Condition.named(row[0]) else {
                 throw row.error(
@@ -129,9 +130,7 @@ public struct RoutingPolicy: DataTable {
                 throw row.error(file, column: "flows", .invalidValue, "\(QuotedInput(row[1])): \(problem)")
             }
             let reason: RoutingReason = try row.choice(row[2], "reason", from: RoutingReason.allCases, file: file, column: "reason")
-            if let first = rules[condition.index] {
-                throw row.error(file, column: "condition", .duplicateKey, "condition \(condition) is already listed on line \(first.line)")
-            }
+            try listed.insert(condition, "condition \(condition)", at: row, file: file, column: "condition")
             rules[condition.index] = Rule(condition: condition, flows: FlowSequence(unchecked: flows), reason: reason, source: row[3], line: row.line)
         }
         let missing = Condition.all.filter { rules[$0.index] == nil }
@@ -149,7 +148,7 @@ public struct RoutingPolicy: DataTable {
     /// - Parameter condition: The situation.
     /// - Returns: Its rule.
     /// - Complexity: O(1).
-    public func rule(for condition: Condition) -> Rule {
+    package func rule(for condition: Condition) -> Rule {
         rules[condition.index]
     }
 

@@ -9,19 +9,19 @@ import Foundation
 /// replaces it. Stores write it as JSON (``json()``; instants as whole milliseconds since 1970).
 public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     /// The code's id: 64 random bits as 16 hex digits, bound into the digest.
-    public let id: String
+    package let id: String
     /// The number it was sent to.
-    public let number: PhoneNumber
+    package let number: PhoneNumber
     /// HMAC-SHA-256(server key, number ‖ code ‖ id).
-    public let digest: SHA256Digest
+    package let digest: SHA256Digest
     /// The login session it was sent for.
-    public let session: LoginSessionID?
+    package let session: LoginSessionID?
     /// When it was issued (to the millisecond, as stored).
-    public let issuedAt: Date
+    package let issuedAt: Date
     /// The first instant it no longer verifies: issued + 5 minutes (to the millisecond).
-    public let expiresAt: Date
+    package let expiresAt: Date
     /// How many wrong codes it took; at ``SMSCodeRules/maximumWrongAttempts`` it is dead.
-    public internal(set) var wrongAttempts: Int
+    package internal(set) var wrongAttempts: Int
 
     init(id: String, number: PhoneNumber, digest: SHA256Digest, session: LoginSessionID?, issuedAt: Date, expiresAt: Date, wrongAttempts: Int = 0) {
         self.id = id

@@ -19,16 +19,16 @@ import Foundation
 ///   refused before any limit counts.
 public struct SMSCodeRules: Sendable {
     /// How long a code verifies: 5 minutes.
-    public static let lifetime: Duration = .seconds(300)
+    package static let lifetime: Duration = .seconds(300)
     /// How many wrong codes kill a code: 5.
-    public static let maximumWrongAttempts = 5
+    package static let maximumWrongAttempts = 5
     /// How many digits a code has: 6.
-    public static let digits = 6
+    package static let digits = 6
 
     /// The limits.
-    public let policy: SMSPolicy
+    package let policy: SMSPolicy
     /// The segments, whose kinds tell which numbers cannot take SMS.
-    public let segments: NumberSegmentTable
+    package let segments: NumberSegmentTable
 
     /// Creates the rules.
     /// - Parameters:
@@ -47,12 +47,12 @@ public struct SMSCodeRules: Sendable {
     /// Why a number may not be sent a code, or nil when it may.
     /// - Parameter number: The number.
     /// - Returns: `not-mainland-mobile` for an unallocated segment, `cannot-take-sms` for an IoT-only one.
-    public func refusal(for number: PhoneNumber) -> SMSRefusal? {
+    package func refusal(for number: PhoneNumber) -> SMSRefusal? {
         guard let segment = segments.segment(for: number) else {
-            return SMSRefusal(.notMainlandMobile, "\(number.masked) is in no allocated mainland mobile segment")
+            return SMSRefusal(kind: .notMainlandMobile, message: "\(number.masked) is in no allocated mainland mobile segment")
         }
         if segment.kind == .iot {
-            return SMSRefusal(.cannotTakeSMS, "\(number.masked) is in \(segment.prefix), an IoT-only segment (物联网业务专用号段) that takes no ordinary SMS")
+            return SMSRefusal(kind: .cannotTakeSMS, message: "\(number.masked) is in \(segment.prefix), an IoT-only segment (物联网业务专用号段) that takes no ordinary SMS")
         }
         return nil
     }
@@ -61,9 +61,9 @@ public struct SMSCodeRules: Sendable {
     /// - Parameter text: The number as the client sent it (`13800138000`, `+86 138 0013 8000`).
     /// - Returns: The number, or the refusal (`not-mainland-mobile` with the parser's reason: a foreign
     ///   number, a landline, a malformed text).
-    public func recipient(_ text: String) -> Result<PhoneNumber, SMSRefusal> {
+    package func recipient(_ text: String) -> Result<PhoneNumber, SMSRefusal> {
         let number: PhoneNumber
-        do { number = try PhoneNumber(text) } catch { return .failure(SMSRefusal(.notMainlandMobile, error.description)) }
+        do { number = try PhoneNumber(text) } catch { return .failure(SMSRefusal(kind: .notMainlandMobile, message: error.description)) }
         if let refusal = refusal(for: number) { return .failure(refusal) }
         return .success(number)
     }
@@ -78,7 +78,7 @@ public struct SMSCodeRules: Sendable {
     ///   - now: The time.
     ///   - generator: Where the code and its id come from: the system's CSPRNG (the SMS code service's).
     /// - Returns: The six digits as a secret, and the record holding only their digest.
-    public func issue(
+    package func issue(
         to number: PhoneNumber, session: LoginSessionID?, key: ServerKey, at now: Date, using generator: inout some RandomNumberGenerator
     ) -> (code: Secret, record: SMSCodeRecord) {
         // 64 random bits, redrawn when they fall in the incomplete last run of a million (a chance of
@@ -124,14 +124,14 @@ public struct SMSCodeRules: Sendable {
     /// The counters a send reads and writes: its send counters and the number's lock counters.
     /// - Parameter request: The send's keys.
     /// - Returns: The counters.
-    public func sendCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
+    package func sendCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
         policy.counters(for: request, counting: .sends) + policy.counters(for: request, counting: .failedVerifies)
     }
 
     /// The counters a verify reads and writes: the failed-verify counters.
     /// - Parameter request: The verify's keys.
     /// - Returns: The counters.
-    public func verifyCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
+    package func verifyCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
         policy.counters(for: request, counting: .failedVerifies)
     }
 
@@ -150,7 +150,7 @@ public struct SMSCodeRules: Sendable {
     ///   - record: The new code's record.
     ///   - now: The time.
     /// - Returns: The policy's decision.
-    public func admit(_ state: inout SMSState, _ request: SMSPolicy.Request, captchaPassed: Bool, record: SMSCodeRecord, at now: Date) -> SMSPolicy.SendDecision {
+    package func admit(_ state: inout SMSState, _ request: SMSPolicy.Request, captchaPassed: Bool, record: SMSCodeRecord, at now: Date) -> SMSPolicy.SendDecision {
         let decision = policy.decideSend(request, events: state.events, captchaPassed: captchaPassed, at: now)
         guard case .admit = decision else { return decision }
         for counter in policy.counters(for: request, counting: .sends) {
@@ -167,7 +167,7 @@ public struct SMSCodeRules: Sendable {
     /// - Parameters:
     ///   - state: The store's state; changed in place.
     ///   - id: The code's id.
-    public func withdraw(_ state: inout SMSState, id: String) {
+    package func withdraw(_ state: inout SMSState, id: String) {
         if state.code?.id == id { state.code = nil }
     }
 
@@ -183,7 +183,7 @@ public struct SMSCodeRules: Sendable {
     ///   `tooManyAttempts`; `verified` (the record is removed: single use) or `wrong` (counted against
     ///   the code and the lock rules).
     /// - Complexity: One HMAC-SHA-256 and a constant-time comparison.
-    public func verify(
+    package func verify(
         _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: ServerKey, at now: Date
     ) -> SMSVerifyResult {
         if let (rule, until) = policy.lock(request, events: state.events, at: now) { return .locked(rule: rule, until: until) }

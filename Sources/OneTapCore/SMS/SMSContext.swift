@@ -38,7 +38,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// The policy's view of a send or verify for a number: the keys its counters count under.
     /// - Parameter number: The number.
     /// - Returns: The number's digits, the address (an IPv6 address as its /64), the device and session ids.
-    public func request(for number: PhoneNumber) -> SMSPolicy.Request {
+    package func request(for number: PhoneNumber) -> SMSPolicy.Request {
         SMSPolicy.Request(number: number.digits, ip: ip.map(Self.limitKey), device: device?.rawValue, session: session?.text)
     }
 

@@ -16,7 +16,7 @@ public struct SMSPolicy: DataTable {
     public static let fileName = "sms-policy.csv"
 
     /// What a rule counts per.
-    public enum Key: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// The mainland number.
         case number
         /// The client's address (an IPv6 client per /64).
@@ -27,55 +27,46 @@ public struct SMSPolicy: DataTable {
         case session
         /// Every send, whoever asks.
         case global
-
-        /// The id, e.g. `"number"`.
-        public var description: String { rawValue }
     }
 
     /// What a rule counts.
-    public enum Counts: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// Every send admitted (a send the gateway then failed included).
         case sends
         /// Wrong codes.
         case failedVerifies = "failed-verifies"
-
-        /// The id, e.g. `"sends"`.
-        public var description: String { rawValue }
     }
 
     /// What happens once a rule's limit is reached.
-    public enum Over: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    package enum Over: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
         /// A send needs a valid captcha.
         case captcha
         /// Refused until the oldest event leaves the window.
         case limit
         /// Locked for the rule's lock time from the event that reached the limit.
         case lock
-
-        /// The id, e.g. `"captcha"`.
-        public var description: String { rawValue }
     }
 
     /// One rule.
-    public struct Rule: Hashable, Sendable, CustomStringConvertible {
+    package struct Rule: Hashable, Sendable, CustomStringConvertible {
         /// The rule's id, e.g. `number-minute`: what results and the CLI name.
-        public let id: String
+        package let id: String
         /// What it counts per.
-        public let key: Key
+        package let key: Key
         /// What it counts.
-        public let counts: Counts
+        package let counts: Counts
         /// The sliding window.
-        public let window: Duration
+        package let window: Duration
         /// How many events the window may hold before the rule applies.
-        public let limit: Int
+        package let limit: Int
         /// What happens then.
-        public let over: Over
+        package let over: Over
         /// How long a `lock` rule locks.
-        public let lock: Duration?
+        package let lock: Duration?
         /// Where the rule comes from, or why.
-        public let source: String
+        package let source: String
         /// The row's line in its file.
-        public let line: Int
+        package let line: Int
         /// The window and the lock in seconds, as the decisions compute with them.
         let windowSeconds: Double
         let lockSeconds: Double?
@@ -95,7 +86,7 @@ public struct SMSPolicy: DataTable {
         }
 
         /// `number-minute: 1 sends per number in 60 s, then limit`.
-        public var description: String {
+        package var description: String {
             "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s, then \(over)\(lock.map { " for \(Int($0.seconds)) s" } ?? "")"
         }
     }
@@ -104,7 +95,7 @@ public struct SMSPolicy: DataTable {
     static let columns = ["rule", "key", "counts", "window_seconds", "limit", "over", "lock_seconds", "source"]
 
     /// Every rule, in file order.
-    public let rules: [Rule]
+    package let rules: [Rule]
     /// The keys rules count sends per, and failed verifies per, each once, in rule order.
     private let sendKeys: [Key]
     private let verifyKeys: [Key]
@@ -125,7 +116,7 @@ public struct SMSPolicy: DataTable {
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules: [Rule] = []
-        var lines: [String: Int] = [:]
+        var listed = ListedKeys<String>()
         func seconds(_ field: String, row: CSVTable.Row, column: String, range: ClosedRange<Int64>) throws(TableError) -> Duration {
             guard field.utf8.allSatisfy({ $0 &- 48 < 10 }), let value = Int64(field), range.contains(value) else {
                 throw row.error(file, column: column, .invalidValue, "\(QuotedInput(field)) is not \(range.lowerBound) to \(range.upperBound) whole seconds")
@@ -137,8 +128,7 @@ public struct SMSPolicy: DataTable {
             guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
                 throw row.error(file, column: "rule", .invalidValue, "\(QuotedInput(id)) is not a rule id (letters, digits and hyphens)")
             }
-            if let first = lines[id] { throw row.error(file, column: "rule", .duplicateKey, "rule \(id) is already listed on line \(first)") }
-            lines[id] = row.line
+            try listed.insert(id, "rule \(id)", at: row, file: file, column: "rule")
             let key: Key = try row.choice(row[1], "key", from: Key.allCases, file: file, column: "key")
             let counts: Counts = try row.choice(row[2], "count", from: Counts.allCases, file: file, column: "counts")
             let window = try seconds(row[3], row: row, column: "window_seconds", range: 1...31_536_000)
@@ -185,18 +175,18 @@ public struct SMSPolicy: DataTable {
     /// The counter a rule counts in, for a request.
     public struct Counter: Hashable, Sendable, CustomStringConvertible {
         /// What it counts.
-        public let counts: Counts
+        package let counts: Counts
         /// What it counts per.
-        public let key: Key
+        package let key: Key
         /// The key's value: the number's digits, the address (an IPv6 /64), the device id, the session id.
-        public let value: String
+        package let value: String
 
         /// Creates a counter.
         /// - Parameters:
         ///   - counts: What it counts.
         ///   - key: What it counts per.
         ///   - value: The key's value.
-        public init(counts: Counts, key: Key, value: String) {
+        package init(counts: Counts, key: Key, value: String) {
             self.counts = counts
             self.key = key
             self.value = value
@@ -207,15 +197,15 @@ public struct SMSPolicy: DataTable {
     }
 
     /// What a send asks about: the keys it counts under.
-    public struct Request: Hashable, Sendable {
+    package struct Request: Hashable, Sendable {
         /// The number's digits.
-        public var number: String
+        package var number: String
         /// The client's address, counted per /64 for IPv6.
-        public var ip: String?
+        package var ip: String?
         /// The device id.
-        public var device: String?
+        package var device: String?
         /// The login session id.
-        public var session: String?
+        package var session: String?
 
         /// Creates a request.
         /// - Parameters:
@@ -223,7 +213,7 @@ public struct SMSPolicy: DataTable {
         ///   - ip: The client's address key.
         ///   - device: The device id.
         ///   - session: The session id.
-        public init(number: String, ip: String? = nil, device: String? = nil, session: String? = nil) {
+        package init(number: String, ip: String? = nil, device: String? = nil, session: String? = nil) {
             self.number = number
             self.ip = ip
             self.device = device
@@ -246,7 +236,7 @@ public struct SMSPolicy: DataTable {
     ///   - request: The request.
     ///   - counts: Sends or failed verifies.
     /// - Returns: One counter per key a rule uses and the request has.
-    public func counters(for request: Request, counting counts: Counts) -> [Counter] {
+    package func counters(for request: Request, counting counts: Counts) -> [Counter] {
         let keys = counts == .sends ? sendKeys : verifyKeys
         var out: [Counter] = []
         out.reserveCapacity(keys.count)
@@ -257,7 +247,7 @@ public struct SMSPolicy: DataTable {
     }
 
     /// A send's fate under the policy.
-    public enum SendDecision: Hashable, Sendable {
+    package enum SendDecision: Hashable, Sendable {
         /// Go ahead; the next send for this number is admitted from `resendAfter`.
         case admit(resendAfter: Date)
         /// A captcha is needed (the rule's id).
@@ -296,7 +286,7 @@ public struct SMSPolicy: DataTable {
     /// - Returns: The decision: locks first, then hard limits, then captchas.
     /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter; no allocation when the
     ///   lists are sorted.
-    public func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
+    package func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
         if let (rule, until) = lock(request, events: events, at: now) { return .limited(rule: rule, retryAfter: until) }
         var needsCaptcha: String? = nil
         var resendAfter = now
@@ -363,7 +353,7 @@ public struct SMSPolicy: DataTable {
     ///   - events: Every counter's events.
     ///   - now: The time.
     /// - Returns: The rule's id and when the lock ends, or nil.
-    public func lock(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
+    package func lock(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
         for rule in rules where rule.over == .lock {
             guard let value = request.value(for: rule.key), let lock = rule.lock else { continue }
             let list = events[Counter(counts: rule.counts, key: rule.key, value: value)] ?? []
@@ -389,7 +379,7 @@ public struct SMSPolicy: DataTable {
     ///   - events: Its events.
     ///   - now: The time.
     /// - Returns: The events to keep, oldest first.
-    public func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
+    package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
         let horizon = horizons[counter.counts]?[counter.key] ?? 0
         let (sorted, from) = Self.window(events, horizon, now: now)
         return from == 0 ? sorted : Array(sorted[from...])

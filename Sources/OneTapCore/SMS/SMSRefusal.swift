@@ -9,11 +9,6 @@ public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// An explanation naming the input (never a code).
     public let message: String
 
-    init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
     /// `not-mainland-mobile: …`.
     public var description: String { "\(kind): \(message)" }
 }

@@ -21,7 +21,7 @@ public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
     case senderFailed(retryAfter: Date)
 
     /// The result's name: `sent`, `captcha-required`, `limited`, `refused`, `sender-failed`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .sent: "sent"
         case .captchaRequired: "captcha-required"
@@ -60,7 +60,7 @@ public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
     case locked(rule: String, until: Date)
 
     /// The result's name: `verified`, `wrong-code`, `expired`, `too-many-attempts`, `no-code`, `locked`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .verified: "verified"
         case .wrong: "wrong-code"

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// What a circuit breaker says of a carrier channel: whether to attempt its flow now.
-public enum ChannelAdmission: Hashable, Sendable {
+package enum ChannelAdmission: Hashable, Sendable {
     /// Go ahead.
     case allowed
     /// Go ahead: this attempt is the probe of a half-open circuit.
@@ -24,11 +24,11 @@ public struct ChannelAdmissions: Hashable, Sendable {
     private var entries: [Channel: ChannelAdmission]
 
     /// Every channel allowed: what a machine without a breaker is given.
-    public static let allAllowed = ChannelAdmissions()
+    package static let allAllowed = ChannelAdmissions()
 
     /// Admissions for the channels that are not plainly allowed.
     /// - Parameter entries: An admission per channel; a channel left out is allowed.
-    public init(_ entries: [Channel: ChannelAdmission] = [:]) {
+    package init(_ entries: [Channel: ChannelAdmission] = [:]) {
         self.entries = entries.filter { $0.value != .allowed }
     }
 
@@ -37,7 +37,7 @@ public struct ChannelAdmissions: Hashable, Sendable {
     ///   - flow: The one-tap flow.
     ///   - carrier: The carrier.
     /// - Returns: Its admission; `allowed` when not listed.
-    public subscript(_ flow: LoginFlow, for carrier: Carrier) -> ChannelAdmission {
+    package subscript(_ flow: LoginFlow, for carrier: Carrier) -> ChannelAdmission {
         entries[Channel(carrier: carrier, flow: flow)] ?? .allowed
     }
 }
@@ -53,7 +53,7 @@ public struct Channel: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - carrier: The carrier.
     ///   - flow: The flow.
-    public init(carrier: Carrier, flow: LoginFlow) {
+    package init(carrier: Carrier, flow: LoginFlow) {
         self.carrier = carrier
         self.flow = flow
     }

@@ -26,7 +26,7 @@ public struct LoginContext: Hashable, Sendable, CustomStringConvertible {
     ///   - evidence: What named it.
     ///   - platform: The app's platform, if known.
     ///   - startedAt: When the login started.
-    public init(session: LoginSessionID, carrier: Carrier, evidence: EvidenceSource, platform: Platform?, startedAt: Date) {
+    package init(session: LoginSessionID, carrier: Carrier, evidence: EvidenceSource, platform: Platform?, startedAt: Date) {
         self.session = session
         self.carrier = carrier
         self.evidence = evidence
@@ -38,7 +38,7 @@ public struct LoginContext: Hashable, Sendable, CustomStringConvertible {
     /// back counts as no time).
     /// - Parameter instant: The instant, on the clock that started the login.
     /// - Returns: The milliseconds, rounded to the nearest.
-    public func elapsedMilliseconds(at instant: Date) -> Int64 {
+    package func elapsedMilliseconds(at instant: Date) -> Int64 {
         let milliseconds = (instant.timeIntervalSince(startedAt) * 1000).rounded()
         guard milliseconds > 0 else { return 0 }
         return milliseconds < 9.2e18 ? Int64(milliseconds) : Int64.max

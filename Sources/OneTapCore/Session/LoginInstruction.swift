@@ -12,7 +12,7 @@ public enum LoginInstruction: Sendable, CustomStringConvertible {
     case done(Decision.Ending, flow: LoginFlow?, verified: VerifiedLogin?)
 
     /// `run`, `sms`, `exchange` or `done`: what the CLI and the app's JSON call it.
-    public var next: String {
+    package var next: String {
         switch self {
         case .run: "run"
         case .sms: "sms"

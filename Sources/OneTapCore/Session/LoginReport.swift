@@ -20,7 +20,7 @@ public enum LoginReport: Sendable, CustomStringConvertible {
     case exchange(ExchangeAnswer)
 
     /// The flow the report is about, or nil for an exchange answer (about the token being exchanged).
-    public var flow: LoginFlow? {
+    package var flow: LoginFlow? {
         switch self {
         case .result(let flow, _, _), .timeout(let flow), .fault(let flow, _), .unavailable(let flow), .switchToSMS(let flow),
             .cancel(let flow, _):

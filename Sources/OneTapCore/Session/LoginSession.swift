@@ -12,7 +12,7 @@ import Foundation
 /// grows by one with every accepted report, so a store can compare and swap on it.
 public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// Where a login stands.
-    public enum Stage: Hashable, Sendable, CustomStringConvertible {
+    package enum Stage: Hashable, Sendable, CustomStringConvertible {
         /// Waiting for this attempt of this flow to report (SMS included).
         case flow(LoginFlow, attempt: Int)
         /// The flow succeeded; the server is exchanging its token (received at `receivedAt`).
@@ -21,7 +21,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
         case ended(Decision.Ending, flow: LoginFlow?)
 
         /// `mobile attempt 1`, `exchange mobile`, `ended success via mobile`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .flow(let flow, let attempt): "\(flow) attempt \(attempt)"
             case .exchange(let flow, _, _, _): "exchange \(flow)"
@@ -32,13 +32,13 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
 
     /// An exchange whose result is unknown (it timed out): it may have been billed and spent. Kept for
     /// reconciliation with the carrier's bill.
-    public struct UnknownExchange: Hashable, Sendable {
+    package struct UnknownExchange: Hashable, Sendable {
         /// The flow.
-        public let flow: LoginFlow
+        package let flow: LoginFlow
         /// The token's SHA-256.
-        public let token: SHA256Digest
+        package let token: SHA256Digest
         /// When the exchange was given up on.
-        public let at: Date
+        package let at: Date
 
         init(flow: LoginFlow, token: SHA256Digest, at: Date) {
             self.flow = flow
@@ -54,7 +54,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// The plan the login follows.
     public let plan: LoginPlan
     /// Where it stands.
-    public internal(set) var stage: Stage
+    package internal(set) var stage: Stage
     /// Every step so far, in order.
     public internal(set) var trace: [LoginStep]
     /// Operator alerts raised on the way.
@@ -64,16 +64,16 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// When it stops taking reports.
     public let expiresAt: Date
     /// The SHA-256 of every token this login sent (or was about to send) to the exchange.
-    public internal(set) var exchangedTokens: [SHA256Digest]
+    package internal(set) var exchangedTokens: [SHA256Digest]
     /// Exchanges that timed out, for reconciliation.
-    public internal(set) var unknownExchanges: [UnknownExchange]
+    package internal(set) var unknownExchanges: [UnknownExchange]
     /// The verified login, once it succeeded.
     public internal(set) var verified: VerifiedLogin?
     /// The action a login gate interrupted, kept until the login ends (see ``PendingAction``).
     public internal(set) var pending: PendingAction?
 
     /// The app's platform, when the device snapshot named one.
-    public let platform: Platform?
+    package let platform: Platform?
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id
@@ -93,7 +93,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
 
     /// What every event of this login carries: the session, the plan's carrier and evidence, the
     /// platform, the start.
-    public var context: LoginContext {
+    package var context: LoginContext {
         LoginContext(session: id, carrier: plan.carrier, evidence: plan.evidence, platform: platform, startedAt: createdAt)
     }
 
@@ -112,7 +112,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     public var isOver: Bool { ending != nil }
 
     /// The flow the login is at (the one that ended it, once over), or nil when it ended before any.
-    public var flow: LoginFlow? {
+    package var flow: LoginFlow? {
         switch stage {
         case .flow(let flow, _), .exchange(let flow, _, _, _): flow
         case .ended(_, let flow): flow
@@ -120,7 +120,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The attempt of ``flow`` now, or nil once over.
-    public var attempt: Int? {
+    package var attempt: Int? {
         switch stage {
         case .flow(_, let attempt), .exchange(_, let attempt, _, _): attempt
         case .ended: nil
@@ -129,7 +129,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
 
     /// What the app should do now, for a client that lost its last answer: `run`, `sms`, `exchange`
     /// (the server is on it) or `done`.
-    public var next: String {
+    package var next: String {
         switch stage {
         case .flow(.sms, _): "sms"
         case .flow: "run"

@@ -9,7 +9,7 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
     /// draws from the system's CSPRNG).
     /// - Parameter generator: The source of the 128 bits.
     /// - Returns: The id.
-    public static func random(using generator: inout some RandomNumberGenerator) -> LoginSessionID {
+    package static func random(using generator: inout some RandomNumberGenerator) -> LoginSessionID {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)
         for _ in 0..<2 {
@@ -28,18 +28,7 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
     /// - Parameter text: The 22 characters.
     /// - Throws: ``ParseError`` with subject `session id`: `empty`, `wrong-length` or `invalid-character`.
     public init(_ text: String) throws(ParseError) {
-        // The common case, a well-formed id, in one pass over the bytes.
-        if text.utf8.count == 22, text.utf8.allSatisfy({ Base64.isURLSafe(Unicode.Scalar($0)) }) {
-            self.text = text
-            return
-        }
-        if text.isEmpty { throw ParseError(.sessionID, .empty, input: text, reason: "no id") }
-        if let error = firstBadCharacterError(.sessionID, in: text, allowed: Base64.isURLSafe) {
-            throw ParseError(.sessionID, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")
-        }
-        guard text.utf8.count == 22 else {
-            throw ParseError(.sessionID, .wrongLength, input: text, reason: "\(text.utf8.count) characters; a session id has 22")
-        }
+        try URLSafeID.check(text, .sessionID)
         self.text = text
     }
 

@@ -36,14 +36,14 @@ import Foundation
 ///   session's.
 public struct LoginSessionMachine: Sendable {
     /// Plans and classifies.
-    public let engine: LoginDecisionEngine
+    package let engine: LoginDecisionEngine
     /// The server's exchange rules, or nil when a one-tap success ends the login at once (a device
     /// that exchanges nothing, a simulation). The one configuration of the exchange's tables: the
     /// machine classifies the exchange's answers by them, and `ExchangeGuard` is handed them when it
     /// exchanges for this machine.
-    public let exchanges: ExchangeRules?
+    package let exchanges: ExchangeRules?
     /// How long a session takes reports: 10 minutes.
-    public let sessionLifetime: Duration
+    package let sessionLifetime: Duration
 
     /// Creates a machine.
     /// - Parameters:
@@ -67,7 +67,7 @@ public struct LoginSessionMachine: Sendable {
     ///     cancel, failure or after its 10 minutes); nil when the login was asked for directly.
     ///   - channels: What the circuit breaker says of each channel now; every channel allowed by default.
     /// - Returns: The new session (version 1), what to do first, the events and the channel reports.
-    public func start(
+    package func start(
         _ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil, channels: ChannelAdmissions = .allAllowed
     ) -> LoginTransition {
         begin(plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels)
@@ -81,7 +81,7 @@ public struct LoginSessionMachine: Sendable {
     ///   - platform: The app's platform, for the login's events; nil when unknown.
     ///   - channels: What the circuit breaker says of each channel now; every channel allowed by default.
     /// - Returns: The new session (version 1), what to do first, the events and the channel reports.
-    public func start(
+    package func start(
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform? = nil, channels: ChannelAdmissions = .allAllowed
     ) -> LoginTransition {
         begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels)
@@ -112,7 +112,7 @@ public struct LoginSessionMachine: Sendable {
     ///   progress), what to do next, the events and the channel reports.
     /// - Throws: ``LoginRejection`` when the report cannot be taken; nothing changed then.
     /// - Complexity: O(*n*) in the plan's flows; no I/O.
-    public func advance(
+    package func advance(
         _ session: LoginSession, _ report: LoginReport, version: Int? = nil, at now: Date, channels: ChannelAdmissions = .allAllowed
     ) throws(LoginRejection) -> LoginTransition {
         try check(session, version: version, at: now)
@@ -133,7 +133,7 @@ public struct LoginSessionMachine: Sendable {
     ///   - now: The time.
     /// - Throws: ``LoginRejection``: `ended`, `expired`, or `wrong-flow` when the session is not at its
     ///   SMS step.
-    public func checkSMSStep(_ session: LoginSession, at now: Date) throws(LoginRejection) {
+    package func checkSMSStep(_ session: LoginSession, at now: Date) throws(LoginRejection) {
         switch session.stage {
         case .ended(let ending, _): throw LoginRejection(.ended, session: session.id, "the login has ended (\(ending))")
         case _ where now >= session.expiresAt:
@@ -154,7 +154,7 @@ public struct LoginSessionMachine: Sendable {
     ///   - version: The version it was sent for: the one before the exchange or the exchange's own.
     /// - Returns: The credential and when its success report was first received, or nil when the report
     ///   is no repeat of the success the session is exchanging.
-    public func exchangeToRecover(
+    package func exchangeToRecover(
         _ session: LoginSession, _ report: LoginReport, version: Int?
     ) -> (credential: CarrierCredential, receivedAt: Date)? {
         guard case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
@@ -190,10 +190,10 @@ public struct LoginTransition: Sendable {
     /// What to do next.
     public let instruction: LoginInstruction
     /// What happened, for the event sink; never a token.
-    public let events: [LoginEvent]
+    package let events: [LoginEvent]
     /// What the circuit breaker should learn: apply them (`ChannelHealth.apply`) once the session is
     /// stored, so a report that lost its compare-and-swap tells the breaker nothing.
-    public let channelReports: [ChannelReport]
+    package let channelReports: [ChannelReport]
     /// The action the login interrupted, handed back once when the login succeeded in time: continue it
     /// (its key makes a retried continuation idempotent).
     public let continued: PendingAction?
@@ -207,5 +207,5 @@ public struct LoginTransition: Sendable {
     }
 
     /// What the events belong to: the session's ``LoginSession/context``.
-    public var context: LoginContext { session.context }
+    package var context: LoginContext { session.context }
 }

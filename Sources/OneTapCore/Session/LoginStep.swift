@@ -38,7 +38,7 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
         /// `failed`) is written after the mark `code:` (`code:timeout`, `code:exchange-1`,
         /// `exchange-code:failed`), as is a code that starts with the mark itself. Codes that start with a
         /// digit or `-`, as every carrier's do, are written as they are.
-        public var code: String {
+        package var code: String {
             switch self {
             case .code(let code), .incomplete(let code, _): Self.marked(code.text, exchange: false)
             case .exchangeCode(let code): Self.exchangePrefix + Self.marked(code.text, exchange: true)

@@ -9,7 +9,7 @@ public struct VerifiedLogin: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - phoneNumber: The verified number.
     ///   - account: The account.
-    public init(phoneNumber: PhoneNumber, account: AccountID? = nil) {
+    package init(phoneNumber: PhoneNumber, account: AccountID? = nil) {
         self.phoneNumber = phoneNumber
         self.account = account
     }

@@ -185,3 +185,22 @@ extension CSVTable.Row {
         TableError(file: file, line: line, column: column, kind: kind, message: message)
     }
 }
+
+/// The line each key of a table was first listed on: the one rule by which every table refuses a key
+/// listed twice, naming the line of the first.
+struct ListedKeys<Key: Hashable> {
+    private var lines: [Key: Int] = [:]
+
+    /// Records a row's key.
+    /// - Parameters:
+    ///   - key: The row's key.
+    ///   - name: The key as the message names it (`rule number-minute`, `mobile code 103000`).
+    ///   - row: The row.
+    ///   - file: The file name used in errors.
+    ///   - column: The key's column, when the key is one column.
+    /// - Throws: ``TableError`` of kind `duplicate-key`: `rule x is already listed on line 4`.
+    mutating func insert(_ key: Key, _ name: String, at row: CSVTable.Row, file: String, column: String?) throws(TableError) {
+        if let first = lines[key] { throw row.error(file, column: column, .duplicateKey, "\(name) is already listed on line \(first)") }
+        lines[key] = row.line
+    }
+}

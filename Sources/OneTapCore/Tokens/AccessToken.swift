@@ -61,7 +61,7 @@ public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomDe
     }
 
     /// How long the token lives: `expiresAt - issuedAt`, in seconds.
-    public var lifetime: TimeInterval { expiresAt.timeIntervalSince(issuedAt) }
+    package var lifetime: TimeInterval { expiresAt.timeIntervalSince(issuedAt) }
 
     /// The same token with another value, refresh token and expiry (a refresh's rotation).
     package func rotated(value: Secret, refreshToken: Secret?, issuedAt: Date, expiresAt: Date) -> AccessToken {

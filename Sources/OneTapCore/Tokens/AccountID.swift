@@ -11,7 +11,7 @@ public struct AccountID: Hashable, Sendable, Comparable, Codable, CustomStringCo
     public let rawValue: String
 
     /// The longest identifier, in UTF-8 bytes: 100.
-    public static let maximumBytes = 100
+    package static let maximumBytes = 100
 
     /// Creates an account identifier.
     /// - Parameter rawValue: The identifier: 1 to 100 bytes of UTF-8, no control characters.

@@ -5,7 +5,7 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
     public let seconds: Int64
 
     /// The longest lifetime accepted: ten years. Anything longer is a malformed response.
-    public static let maximum: Int64 = 10 * 366 * 86_400
+    package static let maximum: Int64 = 10 * 366 * 86_400
 
     /// Creates a lifetime.
     /// - Parameter seconds: 1 ... ``maximum``.
@@ -22,7 +22,7 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Parses a lifetime given as text: ASCII digits, optional surrounding whitespace.
     /// - Parameter text: The value, e.g. `"2592000"`.
     /// - Throws: ``ParseError`` with subject `seconds` naming the input.
-    public init(_ text: String) throws(ParseError) {
+    package init(_ text: String) throws(ParseError) {
         let trimmed = text.trimmingASCIIWhitespace()
         guard !trimmed.isEmpty else { throw ParseError(.seconds, .empty, input: text, reason: "no seconds") }
         if trimmed.hasPrefix("-"), trimmed.utf8.count > 1, trimmed.utf8.dropFirst().allSatisfy({ $0 &- 48 < 10 }) {

@@ -64,7 +64,7 @@ public struct TokenPolicy: Hashable, Sendable {
     /// The instant a token turns stale.
     /// - Parameter token: The token.
     /// - Returns: min(issue + min(maxFreshAge, L/2), expiry − min(staleWithin, L/4)).
-    public func refreshFrom(_ token: AccessToken) -> Date {
+    package func refreshFrom(_ token: AccessToken) -> Date {
         let lifetime = max(0, token.lifetime)
         let byAge = token.issuedAt.addingTimeInterval(min(freshAgeSeconds, lifetime / 2))
         let byRemaining = token.expiresAt.addingTimeInterval(-min(staleWithinSeconds, lifetime / 4))
@@ -74,14 +74,14 @@ public struct TokenPolicy: Hashable, Sendable {
     /// The instant a token counts as expired: its expiry minus the skew margin.
     /// - Parameter token: The token.
     /// - Returns: The instant.
-    public func expiredFrom(_ token: AccessToken) -> Date {
+    package func expiredFrom(_ token: AccessToken) -> Date {
         token.expiresAt.addingTimeInterval(-skewSeconds)
     }
 
     /// The first instant a token needs attention (stale or expired), for a background refresher's index.
     /// - Parameter token: The token.
     /// - Returns: min(``refreshFrom(_:)``, ``expiredFrom(_:)``).
-    public func dueAt(_ token: AccessToken) -> Date {
+    package func dueAt(_ token: AccessToken) -> Date {
         min(refreshFrom(token), expiredFrom(token))
     }
 
@@ -92,7 +92,7 @@ public struct TokenPolicy: Hashable, Sendable {
     ///     time sees a fresh token.
     /// - Returns: fresh, stale or expired.
     /// - Complexity: O(1); no allocation.
-    public func state(of token: AccessToken, at now: Date) -> TokenState {
+    package func state(of token: AccessToken, at now: Date) -> TokenState {
         if now >= expiredFrom(token) || token.expiresAt <= token.issuedAt { return .expired }
         if now >= refreshFrom(token) { return .stale }
         return .fresh
