@@ -112,10 +112,10 @@ public final class MockRefresher: TokenRefresher {
 }
 
 /// Suspends until the task is cancelled: a carrier call that never answers.
-public enum Hang {
+package enum Hang {
     /// Waits until cancelled.
     /// - Throws: `CancellationError` when the task is cancelled.
-    public static func forever() async throws -> Never {
+    package static func forever() async throws -> Never {
         while true {
             try await Task.sleep(for: .seconds(3600))
         }

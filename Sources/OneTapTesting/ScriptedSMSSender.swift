@@ -19,14 +19,14 @@ public final class ScriptedSMSSender: SMSSender {
     }
 
     /// The error a scripted failure throws by default.
-    public struct GatewayError: Error, CustomStringConvertible {
+    package struct GatewayError: Error, CustomStringConvertible {
         /// What the gateway said.
-        public let message: String
+        package let message: String
         /// Creates the error.
         /// - Parameter message: What the gateway said.
-        public init(_ message: String) { self.message = message }
+        package init(_ message: String) { self.message = message }
         /// The message.
-        public var description: String { message }
+        package var description: String { message }
     }
 
     private struct State {

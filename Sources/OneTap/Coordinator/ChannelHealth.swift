@@ -44,7 +44,7 @@ public final class ChannelHealth: Sendable {
     }
 
     /// A channel's state.
-    public enum CircuitState: Hashable, Sendable, CustomStringConvertible {
+    package enum CircuitState: Hashable, Sendable, CustomStringConvertible {
         /// Attempts go through.
         case closed
         /// Attempts are skipped until the instant.
@@ -53,7 +53,7 @@ public final class ChannelHealth: Sendable {
         case halfOpen
 
         /// A readable form, for messages and logs.
-        public var description: String {
+        package var description: String {
             switch self {
             case .closed: "closed"
             case .open(let until): "open until \(until)"
@@ -69,7 +69,7 @@ public final class ChannelHealth: Sendable {
     }
 
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let channels = LockedValue<[OneTapCore.Channel: State]>([:])
 
     /// Creates a tracker.
@@ -83,7 +83,7 @@ public final class ChannelHealth: Sendable {
     /// is. Reading reserves nothing: the probe is reserved when the transition that entered it is applied.
     /// - Parameter now: The time.
     /// - Returns: The admissions of the channels that are not plainly allowed.
-    public func admissions(at now: Date) -> ChannelAdmissions {
+    package func admissions(at now: Date) -> ChannelAdmissions {
         channels.withLock { channels in
             var admissions: [OneTapCore.Channel: ChannelAdmission] = [:]
             for (key, channel) in channels {
@@ -104,7 +104,7 @@ public final class ChannelHealth: Sendable {
     /// - Parameters:
     ///   - reports: The transition's ``LoginTransition/channelReports``.
     ///   - now: The time.
-    public func apply(_ reports: [ChannelReport], at now: Date) {
+    package func apply(_ reports: [ChannelReport], at now: Date) {
         for report in reports {
             switch report {
             case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, at: now)
@@ -189,7 +189,7 @@ public final class ChannelHealth: Sendable {
     ///   - carrier: The carrier.
     ///   - now: The time.
     /// - Returns: closed, open or half-open.
-    public func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> CircuitState {
+    package func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> CircuitState {
         channels.withLock { channels in
             guard let channel = channels[OneTapCore.Channel(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
             return now < until ? .open(until: until) : .halfOpen

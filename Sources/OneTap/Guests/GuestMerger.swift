@@ -15,7 +15,7 @@ import Foundation
 /// - The same for a first login that creates the account (whose data is empty) and for an existing one.
 public struct GuestMerger: Sendable {
     /// The merge rules.
-    public let rules: MergeRules
+    package let rules: MergeRules
     private let store: any GuestDataStore
     private let clock: any WallClock
     private let lease: Duration

@@ -11,7 +11,7 @@ import Foundation
 extension LoginSessionID {
     /// A new id: 128 bits from the system's cryptographically secure generator.
     /// - Returns: The id.
-    public static func random() -> LoginSessionID {
+    package static func random() -> LoginSessionID {
         var generator = SystemRandom()
         return random(using: &generator)
     }

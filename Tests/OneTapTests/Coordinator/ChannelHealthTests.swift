@@ -81,7 +81,7 @@ import Testing
     @Test func coordinatorSkipsAnOpenChannelThenProbes() async throws {
         let health = health()
         let sms = MockSMSProvider()
-        let mobile = MockMobileProvider(codes: [102102, 102102, 102102, 102102, 103000])
+        let mobile = MockOneTapProvider(.mobile, codes: [102102, 102102, 102102, 102102, 103000])
         let coordinator = LoginCoordinator(providers: LoginProviders(mobile: mobile, sms: sms), health: health, clock: clock, events: DiscardingEventSink())
         let snapshot = DeviceSnapshot(plmn: try PLMN("46000"))
         for _ in 0..<4 { _ = try await coordinator.login(snapshot) }

@@ -35,10 +35,10 @@ import Foundation
 ///   lists it again and re-reads only the files whose identity (inode, size, modification time) changed.
 public final class FileTokenStore: TokenStore {
     /// The directory holding the token files.
-    public let directory: String
+    package let directory: String
     /// How long a write waits for another process's write lock (then `timeout`), and a refresh for
     /// another process's refresh lock (then it goes ahead: compare-and-swap still keeps the store right).
-    public let lockTimeout: Duration
+    package let lockTimeout: Duration
     private let clock: any WallClock
     private let io = BlockingIO(label: "onetap.file-token-store")
 
@@ -152,7 +152,7 @@ public final class FileTokenStore: TokenStore {
     /// The path of an account's token file.
     /// - Parameter account: The account.
     /// - Returns: The path.
-    public func path(for account: AccountID) -> String {
+    package func path(for account: AccountID) -> String {
         directory + "/" + Self.fileName(account) + ".token"
     }
 
