@@ -5,11 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// What identifies a version of a file: device, inode, size and modification time. A rename gives a new
 /// inode; an in-place rewrite a new size or time.

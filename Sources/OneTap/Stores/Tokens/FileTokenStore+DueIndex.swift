@@ -5,11 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The index of due accounts ``FileTokenStore/accounts(dueBefore:limit:)`` answers from: one scan of the
 /// directory, kept current by this instance's writes and re-read where another process changed a file.
@@ -57,7 +52,7 @@ extension FileTokenStore {
         }
         guard stale else { return }
         let names = try tokenFileNames()
-        var updates: [(name: String, account: AccountID?, entry: (FileIdentity, Date)?)] = []
+        var updates: [(name: String, account: AccountID?, entry: IndexEntry?)] = []
         var reads = 0
         for name in names {
             guard let account = Self.account(fromFileName: String(name.dropLast(6))) else { continue }
@@ -67,7 +62,7 @@ extension FileTokenStore {
             if built, let previous = known[name], previous == FileIdentity(info) { continue }
             reads += 1
             if case .record(_, let dueAt, let identity) = inspect(account, path: path) {
-                updates.append((name, account, (identity, dueAt)))
+                updates.append((name, account, IndexEntry(identity: identity, dueAt: dueAt)))
             } else {
                 updates.append((name, account, nil))  // unreadable or bad: not listed (load reports it)
             }
@@ -81,9 +76,9 @@ extension FileTokenStore {
             }
             for update in updates {
                 guard let account = update.account else { continue }
-                if let (identity, dueAt) = update.entry {
-                    state.files[update.name] = identity
-                    state.index.set(account, dueAt: dueAt)
+                if let entry = update.entry {
+                    state.files[update.name] = entry.identity
+                    state.index.set(account, dueAt: entry.dueAt)
                 } else {
                     state.files[update.name] = nil
                     state.index.remove(account)
@@ -98,18 +93,4 @@ extension FileTokenStore {
 
     /// How many token files the index has read so far (tests).
     var indexReads: Int { indexState.withLock { $0.reads } }
-
-    /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``). Reads
-    /// only: a bad file is left where it is and not listed.
-    /// - Parameters:
-    ///   - instant: The instant.
-    ///   - limit: The most accounts to return.
-    /// - Returns: The accounts.
-    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed.
-    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
-        try await io.run { () throws(StoreError) -> [AccountID] in
-            try self.refreshIndex()
-            return self.indexState.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
-        }
-    }
 }

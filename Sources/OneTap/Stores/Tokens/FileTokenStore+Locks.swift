@@ -5,11 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The advisory `flock` locks: one per account for compare-and-swap writes, one for its refresh.
 extension FileTokenStore {

@@ -5,90 +5,10 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Writing a token file atomically (a temporary file, `fsync`, `rename`, `fsync` of the directory), and
 /// removing the temporary files crashed writers left.
 extension FileTokenStore {
-    func checkVersion(_ current: StoredToken?, expected: TokenVersion?, account: AccountID) throws(StoreError) {
-        guard current?.version == expected else {
-            throw StoreError(
-                .conflict, account: account,
-                message: "expected \(expected.map(\.description) ?? "no token"), found \(current.map(\.version.description) ?? "no token")")
-        }
-    }
-
-    /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
-    /// - Parameters:
-    ///   - token: The token.
-    ///   - expected: The version read, or nil when none should be stored.
-    ///   - dueAt: When the token needs attention.
-    /// - Returns: The new version.
-    /// - Throws: ``StoreError`` of kind `too-large`, `conflict`, `timeout` or `io`.
-    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-        try TokenRecordLimit.check(token)
-        let account = token.account
-        let path = path(for: account)
-        return try await withWriteLock(account) { () throws(StoreError) -> TokenVersion in
-            let current = try self.read(account)
-            try self.checkVersion(current, expected: expected, account: account)
-            let version = Self.nextVersion(after: current?.version, now: self.clock.now())
-            let bytes = TokenRecord.encode(StoredToken(token: token, version: version), dueAt: dueAt)
-            let identity: FileIdentity
-            do {
-                identity = try self.writeAtomically(bytes, to: path)
-            } catch {
-                throw StoreError(.io, account: account, message: "cannot write \(path): \(error); the previous token is unchanged")
-            }
-            self.indexState.withLock { state in
-                guard state.built else { return }
-                state.index.set(account, dueAt: dueAt)
-                state.files[Self.fileName(account) + ".token"] = identity
-            }
-            return version
-        }
-    }
-
-    /// Removes an account's token (``TokenStore/remove(_:replacing:)``).
-    /// - Parameters:
-    ///   - account: The account.
-    ///   - expected: The version read, or nil to remove whatever is stored.
-    /// - Returns: Whether a token was removed.
-    /// - Throws: ``StoreError`` of kind `conflict`, `timeout` or `io`.
-    @discardableResult
-    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
-        let path = path(for: account)
-        return try await withWriteLock(account) { () throws(StoreError) -> Bool in
-            let current = try self.read(account)
-            if expected != nil || current == nil {
-                if current == nil && expected == nil { return false }
-                try self.checkVersion(current, expected: expected, account: account)
-            }
-            var failure: SystemCallError? = nil
-            do throws(SystemCallError) {
-                try self.faults.withLock { $0 }?(.beforeUnlink)
-                self.noteDirectoryChange {
-                    if unlink(path) != 0, errno != ENOENT { failure = .last("unlink", path) }
-                }
-            } catch {
-                failure = error
-            }
-            if let failure {
-                throw StoreError(.io, account: account, message: "cannot remove \(path): \(failure.reason); the token is still stored")
-            }
-            self.syncDirectory()
-            self.indexState.withLock { state in
-                state.index.remove(account)
-                state.files[Self.fileName(account) + ".token"] = nil
-            }
-            return true
-        }
-    }
-
     /// Writes bytes to `path` atomically with mode 0600, returning the new file's identity.
     ///
     /// The temporary file is locked (`flock`) from its creation until it is renamed, so a sweep never
