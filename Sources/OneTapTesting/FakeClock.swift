@@ -100,7 +100,7 @@ public final class FakeClock: WallClock {
 
     /// Sets the wall time without moving sleepers: a device clock that jumps, forwards or backwards.
     /// - Parameter date: The new wall time.
-    public func setWallTime(_ date: Date) {
+    package func setWallTime(_ date: Date) {
         state.withLock { $0.wall = date }
     }
 

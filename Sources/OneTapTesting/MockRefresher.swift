@@ -50,10 +50,10 @@ public final class MockRefresher: TokenRefresher {
     public var tokensSeen: [AccessToken] { state.withLock { $0.seen } }
 
     /// Holds every call at a gate until ``release()``.
-    public func hold() { state.withLock { $0.held = true } }
+    package func hold() { state.withLock { $0.held = true } }
 
     /// Lets held calls (and later ones) through.
-    public func release() {
+    package func release() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.held = false
             defer { state.gateWaiters = [] }
@@ -63,7 +63,7 @@ public final class MockRefresher: TokenRefresher {
     }
 
     /// Waits until at least `count` calls have started.
-    public func waitForCalls(_ count: Int) async {
+    package func waitForCalls(_ count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.calls >= count { return true }

@@ -96,7 +96,7 @@ public final class RecordingEventSink: EventSink {
     package var names: [String] { recorded.map(\.name) }
 
     /// Forgets the events so far.
-    public func clear() {
+    package func clear() {
         state.withLock {
             $0.events.removeAll()
             $0.counts.removeAll()

@@ -19,15 +19,15 @@ import Foundation
 /// ``apply(_:at:)`` once the transition is stored.
 public final class ChannelHealth: Sendable {
     /// The breaker's settings.
-    public struct Configuration: Hashable, Sendable {
+    package struct Configuration: Hashable, Sendable {
         /// How many recent attempts the window holds: 20.
-        public var window: Int
+        package var window: Int
         /// The fewest attempts before the circuit may open: 10.
-        public var minimumAttempts: Int
+        package var minimumAttempts: Int
         /// The failure share that opens the circuit: 0.5.
-        public var failureThreshold: Double
+        package var failureThreshold: Double
         /// How long an open circuit stays open before a probe: 60 s.
-        public var coolDown: Duration
+        package var coolDown: Duration
 
         /// Creates settings.
         /// - Parameters:
@@ -35,7 +35,7 @@ public final class ChannelHealth: Sendable {
         ///   - minimumAttempts: Attempts needed before opening; at least 1.
         ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1.
         ///   - coolDown: How long the circuit stays open.
-        public init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
+        package init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
             self.window = max(1, window)
             self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
             self.failureThreshold = min(1, max(0, failureThreshold))
@@ -73,9 +73,14 @@ public final class ChannelHealth: Sendable {
     private let channels = LockedValue<[OneTapCore.Channel: State]>([:])
 
     /// Creates a tracker.
-    /// - Parameter configuration: The breaker's settings.
-    public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+    /// - Parameters:
+    ///   - window: How many recent attempts of a channel count; at least 1. 20 by default.
+    ///   - minimumAttempts: The fewest attempts before the circuit may open; at least 1, at most `window`.
+    ///     10 by default.
+    ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1. 0.5 by default.
+    ///   - coolDown: How long an open circuit stays open before a probe. 60 s by default.
+    public init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
+        configuration = Configuration(window: window, minimumAttempts: minimumAttempts, failureThreshold: failureThreshold, coolDown: coolDown)
     }
 
     /// What the breaker says of every channel now, as the value the session machine takes: an open

@@ -5,8 +5,8 @@
 /// Run the vault for as long as the app lives, so stale tokens are refreshed in the background:
 ///
 /// ```swift
-/// let manager = TokenManager(account: "me", refresher: MyTianyiRefresher(),
-///                            store: try FileTokenStore(directory: path))
+/// let manager = TokenManager(account: "me", vault: TokenVault(store: try FileTokenStore(directory: path),
+///                                                              refresher: MyTianyiRefresher()))
 /// Task { try await manager.run() }          // e.g. in the app's root `.task { }`
 /// try await manager.store(tokenFromLogin)
 /// // on every app open:
@@ -36,7 +36,7 @@ public struct TokenManager: Sendable {
     ///   - clock: The time source.
     ///   - backoff: The back-off after transient refresh failures.
     ///   - events: Receives ``TokenEvent``s; standard error by default.
-    public init(
+    package init(
         account: AccountID, refresher: any TokenRefresher, store: any TokenStore = InMemoryTokenStore(),
         policy: TokenPolicy = TokenPolicy(), clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(),
         events: any EventSink = StandardErrorEventSink.shared

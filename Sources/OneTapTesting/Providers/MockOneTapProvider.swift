@@ -40,7 +40,7 @@ public final class MockOneTapProvider: OneTapProvider {
     ///   - number: The call's number, 1 for the first, which the success's token names.
     ///   - flow: The one-tap flow.
     /// - Returns: The answer.
-    public static func answer(_ code: ResultCode, _ number: Int, flow: LoginFlow) -> OneTapResult {
+    package static func answer(_ code: ResultCode, _ number: Int, flow: LoginFlow) -> OneTapResult {
         guard code == BuiltInSuccessCodes.sdk(flow) else { return OneTapResult(resultCode: code) }
         switch flow {
         case .mobile:

@@ -7,7 +7,7 @@ import Testing
     let clock = FakeClock()
 
     func health() -> ChannelHealth {
-        ChannelHealth(configuration: .init(window: 4, minimumAttempts: 4, failureThreshold: 0.5, coolDown: .seconds(60)))
+        ChannelHealth(window: 4, minimumAttempts: 4, failureThreshold: 0.5, coolDown: .seconds(60))
     }
 
     @Test func opensAtTheThresholdProbesAfterTheCoolDownAndCloses() {
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func slidingWindowForgetsOldFailures() {
-        let health = ChannelHealth(configuration: .init(window: 4, minimumAttempts: 4, failureThreshold: 0.75))
+        let health = ChannelHealth(window: 4, minimumAttempts: 4, failureThreshold: 0.75)
         for action in [OutcomeAction.fallback, .fallback, .success, .success, .success, .fallback, .fallback] {
             health.record(.mobile, for: .mobile, action: action, at: clock.now())
         }
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func sharedAcrossConcurrentRequests() async {
-        let health = ChannelHealth(configuration: .init(window: 100, minimumAttempts: 100, failureThreshold: 0.5))
+        let health = ChannelHealth(window: 100, minimumAttempts: 100, failureThreshold: 0.5)
         let admitted = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<1000 {
                 group.addTask {
