@@ -129,8 +129,10 @@ public actor LoginCoordinator {
         switch await call(flow, { try await provider.login() }) {
         case .failure(let failure): return (failure.report, nil)
         case .success(let answer):
-            let credential = answer.credential(for: flow)
-            return (.result(flow, code: answer.resultCode, credential: credential), credential)
+            if let credential = answer.credential, credential.flow != flow {
+                return (.fault(flow, "the \(flow) provider answered a credential of \(credential.flow)"), nil)
+            }
+            return (.result(flow, code: answer.resultCode, credential: answer.credential), answer.credential)
         }
     }
 

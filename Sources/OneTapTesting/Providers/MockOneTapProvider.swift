@@ -44,13 +44,14 @@ public final class MockOneTapProvider: OneTapProvider {
         guard code == BuiltInSuccessCodes.sdk(flow) else { return OneTapResult(resultCode: code) }
         switch flow {
         case .mobile:
-            return OneTapResult(resultCode: code, token: Secret("mobile-token-\(number)"), uniqueID: "uid-\(number)", maskedNumber: "138****8000")
+            let credential = CarrierCredential(flow: flow, token: Secret("mobile-token-\(number)"), uniqueID: "uid-\(number)", maskedNumber: "138****8000")
+            return OneTapResult(resultCode: code, credential: credential)
         case .tianyi:
-            return OneTapResult(
-                resultCode: code, token: Secret("tianyi-token-\(number)"), refreshToken: Secret("tianyi-refresh-\(number)"),
-                expiresIn: thirtyDays)
+            let credential = CarrierCredential(
+                flow: flow, token: Secret("tianyi-token-\(number)"), refreshToken: Secret("tianyi-refresh-\(number)"), expiresIn: thirtyDays)
+            return OneTapResult(resultCode: code, credential: credential)
         case .unicom:
-            return OneTapResult(resultCode: code, token: Secret("unicom-code-\(number)"))
+            return OneTapResult(resultCode: code, credential: CarrierCredential(flow: flow, token: Secret("unicom-code-\(number)")))
         case .sms:
             return OneTapResult(resultCode: code)  // SMS is no one-tap flow: it has no token to give
         }

@@ -38,10 +38,13 @@ import Testing
                  steps: ["mobile:103101:misconfigured", "sms:0:success"], alerts: ["mobile:103101"]),
         Scenario(name: "unknown China Mobile code goes to SMS (seed 002)", mobile: [mobile(424242)], ending: .success, flow: .sms,
                  steps: ["mobile:424242:fallback", "sms:0:success"]),
-        Scenario(name: "success code without a token is a provider fault", mobile: [.value(OneTapResult(resultCode: 103000, uniqueID: "u"))],
+        Scenario(name: "success code without a token is a provider fault", mobile: [.value(OneTapResult(resultCode: 103000))],
                  ending: .success, flow: .sms, steps: ["mobile:103000:fallback", "sms:0:success"]),
-        Scenario(name: "success code without a uniqueid is a provider fault", mobile: [.value(OneTapResult(resultCode: 103000, token: Secret("t")))],
+        Scenario(name: "success code without a uniqueid is a provider fault", mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("t"))))],
                  ending: .success, flow: .sms, steps: ["mobile:103000:fallback", "sms:0:success"]),
+        Scenario(name: "a credential of another flow is a provider fault",
+                 mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .tianyi, token: Secret("t"))))],
+                 ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "provider throws", mobile: [.error(CocoaLikeError())], ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "SMS fails after fallback", mobile: [mobile(102101)], smsSucceeds: false, ending: .failed, flow: .sms,
                  steps: ["mobile:102101:fallback", "sms:1:failed"]),
@@ -153,7 +156,7 @@ import Testing
     /// One coordinator never sends a token twice: a second login whose SDK hands back a token already
     /// exchanged is told `replayed` by the guard's ledger, without a carrier call, and goes to SMS.
     @Test func aTokenIsNeverExchangedTwice() async throws {
-        let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, token: Secret("T-same"), uniqueID: "u"))
+        let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-same"), uniqueID: "u")))
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
         let coordinator = LoginCoordinator(
             providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
@@ -169,7 +172,7 @@ import Testing
         let ledger = InMemoryExchangeLedger()
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
         func coordinator() -> LoginCoordinator {
-            let answer = OneTapResult(resultCode: 103000, token: Secret("T-shared"), uniqueID: "u")
+            let answer = OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-shared"), uniqueID: "u"))
             return LoginCoordinator(
                 providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [.value(answer)]), sms: MockSMSProvider(), exchange: exchange),
                 exchangeLedger: ledger, events: DiscardingEventSink())
@@ -183,7 +186,7 @@ import Testing
     /// A provider that hands the same token back within one login: the machine refuses the report, which
     /// the driver takes as the defect it is; the login ends as failed, and the token was sent once.
     @Test func aTokenRepeatedWithinALoginEndsItAsFailed() async throws {
-        let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, token: Secret("T-again"), uniqueID: "u"))
+        let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-again"), uniqueID: "u")))
         let exchange = MockTokenExchange(codes: ["104201"], number: try PhoneNumber("13800138000"))
         let coordinator = LoginCoordinator(
             providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
@@ -357,7 +360,7 @@ import Testing
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
-                mobile: MockOneTapProvider(.mobile, [.value(OneTapResult(resultCode: 103000, token: Secret("MOBILE-SECRET"), uniqueID: "u"))]),
+                mobile: MockOneTapProvider(.mobile, [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("MOBILE-SECRET"), uniqueID: "u")))]),
                 sms: MockSMSProvider()),
             events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))

@@ -10,52 +10,26 @@ public protocol OneTapProvider: Sendable {
 }
 
 /// A one-tap SDK's answer: its result code (China Mobile's success is 103000, Tianyi's and Unicom's 0) and,
-/// on success, the token with what the SDK gave beside it. Each SDK fills what it has: China Mobile a
-/// `token`, its `uniqueid` and the masked number; Tianyi an `accessToken` (as ``token``), a refresh token
-/// and the lifetime from `expiresIn` / `atExpiresIn`; Unicom an access code (as ``token``) and its lifetime.
+/// on success, the credential the server exchanges for the number, with what the SDK gave beside the
+/// token: China Mobile's `uniqueid` and masked number, Tianyi's refresh token and lifetime
+/// (`expiresIn` / `atExpiresIn`), Unicom's access code and its lifetime.
 public struct OneTapResult: Sendable, CustomStringConvertible {
     /// The result code.
     public let resultCode: ResultCode
-    /// The token to exchange (on success): China Mobile's token, Tianyi's access token, Unicom's access code.
-    public let token: Secret?
-    /// The refresh token, if the SDK gave one (Tianyi).
-    public let refreshToken: Secret?
-    /// The token's lifetime, if given.
-    public let expiresIn: ExpiresIn?
-    /// The SDK's `uniqueid` (China Mobile, on success; seed 002 requires it).
-    public let uniqueID: String?
-    /// The masked number the page showed, e.g. `138****8000`.
-    public let maskedNumber: String?
+    /// The credential (on success), of the flow the provider serves.
+    public let credential: CarrierCredential?
 
     /// Creates a result.
     /// - Parameters:
     ///   - resultCode: The result code.
-    ///   - token: The token, on success.
-    ///   - refreshToken: The refresh token, if any.
-    ///   - expiresIn: The lifetime, if given.
-    ///   - uniqueID: The `uniqueid`, on success.
-    ///   - maskedNumber: The masked number, if known.
-    public init(
-        resultCode: ResultCode, token: Secret? = nil, refreshToken: Secret? = nil, expiresIn: ExpiresIn? = nil, uniqueID: String? = nil,
-        maskedNumber: String? = nil
-    ) {
+    ///   - credential: The credential, on success: `CarrierCredential(flow: .mobile, token:, uniqueID:,
+    ///     maskedNumber:)`, `CarrierCredential(flow: .tianyi, token:, refreshToken:, expiresIn:)`,
+    ///     `CarrierCredential(flow: .unicom, token:, expiresIn:)`.
+    public init(resultCode: ResultCode, credential: CarrierCredential? = nil) {
         self.resultCode = resultCode
-        self.token = token
-        self.refreshToken = refreshToken
-        self.expiresIn = expiresIn
-        self.uniqueID = uniqueID
-        self.maskedNumber = maskedNumber
+        self.credential = credential
     }
 
-    /// `OneTapResult(103000, token <redacted>, uniqueid present, expiresIn none)`.
-    public var description: String {
-        "OneTapResult(\(resultCode), token \(token == nil ? "none" : "<redacted>"), uniqueid \(uniqueID == nil ? "none" : "present"), expiresIn \(expiresIn.map(\.description) ?? "none"))"
-    }
-
-    /// The credential a success carries for the exchange, or nil without a token.
-    /// - Parameter flow: The one-tap flow that answered.
-    /// - Returns: The credential.
-    func credential(for flow: LoginFlow) -> CarrierCredential? {
-        token.map { CarrierCredential(flow: flow, token: $0, refreshToken: refreshToken, uniqueID: uniqueID, maskedNumber: maskedNumber, expiresIn: expiresIn) }
-    }
+    /// `OneTapResult(103000, CarrierCredential(mobile, token <redacted>, uniqueid present))`.
+    public var description: String { "OneTapResult(\(resultCode), \(credential.map(\.description) ?? "no credential"))" }
 }
