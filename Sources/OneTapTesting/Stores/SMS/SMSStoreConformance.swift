@@ -30,6 +30,12 @@ public enum SMSStoreConformance {
         let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
         let key = ServerKey.random()
         let rules = SMSCodeRules()
+        /// An SMS code service over the store, with a sender that keeps the codes and a clock at `now`.
+        func makeService(over store: any SMSStore) -> (SMSCodeService, ScriptedSMSSender, FakeClock) {
+            let sender = ScriptedSMSSender()
+            let clock = FakeClock(now: now)
+            return (SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock), sender, clock)
+        }
 
         // An empty store reads every counter as empty and no record.
         try await suite.check("empty store", makeStore) { store in
@@ -124,9 +130,7 @@ public enum SMSStoreConformance {
 
         // Through the service: concurrent verifies of the right code succeed once.
         try await suite.check("concurrent verifies", makeStore) { store in
-            let sender = ScriptedSMSSender()
-            let clock = FakeClock(now: now)
-            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
+            let (service, sender, clock) = makeService(over: store)
             _ = try await service.send(to: number, context: SMSContext())
             guard let code = sender.lastCode(to: number) else { return suite.problem("a send through the store must deliver a code") }
             clock.setWallTime(now.addingTimeInterval(10))
@@ -144,9 +148,7 @@ public enum SMSStoreConformance {
 
         // Through the service: a code verifies a millisecond before its five minutes and not at them.
         try await suite.check("code expiry", makeStore) { store in
-            let sender = ScriptedSMSSender()
-            let clock = FakeClock(now: now)
-            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
+            let (service, sender, clock) = makeService(over: store)
             _ = try await service.send(to: number, context: SMSContext())
             _ = try await service.send(to: other, context: SMSContext())
             guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {
