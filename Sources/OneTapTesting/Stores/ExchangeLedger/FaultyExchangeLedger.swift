@@ -5,7 +5,7 @@ import Foundation
 #endif
 import OneTap
 
-/// An ``ExchangeLedger`` wrapper that fails on demand, through ``faults``: a ledger that cannot claim (the
+/// An ``ExchangeLedger`` wrapper that fails on demand, through ``FaultyStore/faults``: a ledger that cannot claim (the
 /// guard must then call no carrier), one that cannot settle, a slow one.
 public typealias FaultyExchangeLedger = FaultyStore<any ExchangeLedger>
 

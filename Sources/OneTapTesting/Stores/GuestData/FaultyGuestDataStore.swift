@@ -5,10 +5,10 @@ import Foundation
 #endif
 import OneTap
 
-/// A ``GuestDataStore`` wrapper that fails on demand: after a number of successful calls every call
-/// throws `io` (a crash or a database that went away mid-merge), until ``heal()``. For the crash tests
-/// of merges: stop after every step in turn, then resume, and compare with a merge never stopped. Any
-/// other fault goes through ``faults``.
+/// A ``GuestDataStore`` wrapper that fails on demand, through ``FaultyStore/faults``: for the crash tests
+/// of merges, every call fails after a number of calls went through (a crash, or a database that went
+/// away mid-merge: `faults.inject(.refuse(), after: n, times: nil)`) until `faults.heal()`; stop after
+/// every step in turn, then resume, and compare with a merge never stopped.
 public typealias FaultyGuestDataStore = FaultyStore<any GuestDataStore>
 
 extension FaultyStore: GuestDataStore where Base == any GuestDataStore {

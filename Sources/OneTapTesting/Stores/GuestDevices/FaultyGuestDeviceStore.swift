@@ -1,6 +1,6 @@
 import OneTap
 
-/// A ``GuestDeviceStore`` wrapper that fails on demand, through ``faults``: a store that is down, an
+/// A ``GuestDeviceStore`` wrapper that fails on demand, through ``FaultyStore/faults``: a store that is down, an
 /// update whose change is worked out but not written, one that lands but reports failure, a slow one.
 public typealias FaultyGuestDeviceStore = FaultyStore<any GuestDeviceStore>
 

@@ -5,7 +5,7 @@ import Foundation
 #endif
 import OneTap
 
-/// A ``LoginSessionStore`` wrapper that fails on demand, through ``faults``: a store that is down, a
+/// A ``LoginSessionStore`` wrapper that fails on demand, through ``FaultyStore/faults``: a store that is down, a
 /// replace whose write lands but reports failure, a slow store; and counts the calls that reach the store.
 public typealias FaultyLoginSessionStore = FaultyStore<any LoginSessionStore>
 

@@ -5,10 +5,9 @@ import Foundation
 #endif
 import OneTap
 
-/// An ``SMSStore`` wrapper that fails on demand: the next updates throw `io` before anything is read,
-/// or after the change was computed but before it is written (a database that drops the connection at
-/// commit), so tests can check that nothing is sent or counted then. Any other fault goes through
-/// ``faults``.
+/// An ``SMSStore`` wrapper that fails on demand, through ``FaultyStore/faults``: an update refused before
+/// anything is read (`.refuse()`), or one whose change is computed but never written (`.lose()`, a
+/// database that drops the connection at commit), so tests can check that nothing is sent or counted then.
 public typealias FaultySMSStore = FaultyStore<any SMSStore>
 
 extension FaultyStore: SMSStore where Base == any SMSStore {

@@ -5,9 +5,9 @@ import Foundation
 #endif
 import OneTap
 
-/// A ``TokenStore`` wrapper that fails on demand: on read, on write, on remove, or by reporting a stale
-/// version (a conflict) the next time, to test that a token is never lost and that callers get a clear
-/// error. Any other fault goes through ``faults``.
+/// A ``TokenStore`` wrapper that fails on demand, through ``FaultyStore/faults``: on read, on write, on
+/// remove, or by reporting a stale version (`.refuse(.conflict, …)` into `[.save]`), to test that a token
+/// is never lost and that callers get a clear error.
 public typealias FaultyTokenStore = FaultyStore<any TokenStore>
 
 extension FaultyStore: TokenStore where Base == any TokenStore {
