@@ -1,16 +1,16 @@
 /// The providers a coordinator can call. A flow whose provider is missing is skipped.
 public struct LoginProviders: Sendable {
     /// China Mobile one-tap.
-    public var mobile: (any OneTapProvider)?
+    package let mobile: (any OneTapProvider)?
     /// China Telecom Tianyi one-tap.
-    public var tianyi: (any OneTapProvider)?
+    package let tianyi: (any OneTapProvider)?
     /// China Unicom one-tap.
-    public var unicom: (any OneTapProvider)?
+    package let unicom: (any OneTapProvider)?
     /// SMS login.
-    public var sms: (any SMSLoginProvider)?
+    package let sms: (any SMSLoginProvider)?
     /// The server-side exchange of a carrier token for the verified number, which the coordinator calls
     /// through an ``ExchangeGuard``; nil to skip it.
-    public var exchange: (any TokenExchangeProvider)?
+    package let exchange: (any TokenExchangeProvider)?
 
     /// Creates a provider set.
     /// - Parameters:
