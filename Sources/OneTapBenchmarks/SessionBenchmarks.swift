@@ -37,7 +37,7 @@ enum SessionBenchmarks {
             let coordinator = await measureAsync(batch: 200, repetitions: repetitions) {
                 for _ in 0..<200 {
                     let coordinator = LoginCoordinator(
-                        engine: engine, providers: LoginProviders(mobile: MockMobileProvider(codes: ["102101"]), sms: MockSMSProvider()),
+                        engine: engine, providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: ["102101"]), sms: MockSMSProvider()),
                         events: DiscardingEventSink())
                     blackHole(try? await coordinator.login(snapshot))
                 }

@@ -45,13 +45,13 @@ public final class FakeClock: WallClock {
     }
 
     /// How much time ``advance(by:)`` has moved in total.
-    public var elapsed: Duration { state.withLock { $0.elapsed } }
+    package var elapsed: Duration { state.withLock { $0.elapsed } }
 
     /// How many tasks are sleeping on the clock now.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// How many sleeps have started, ever (finished ones included).
-    public var totalSleeps: Int { state.withLock { $0.totalSleeps } }
+    package var totalSleeps: Int { state.withLock { $0.totalSleeps } }
 
     /// Suspends until the clock is advanced past `duration` from now.
     /// - Parameter duration: How long to wait; zero or negative returns at once.
@@ -100,7 +100,7 @@ public final class FakeClock: WallClock {
 
     /// Sets the wall time without moving sleepers: a device clock that jumps, forwards or backwards.
     /// - Parameter date: The new wall time.
-    public func setWallTime(_ date: Date) {
+    package func setWallTime(_ date: Date) {
         state.withLock { $0.wall = date }
     }
 

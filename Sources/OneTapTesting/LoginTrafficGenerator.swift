@@ -22,19 +22,19 @@ import OneTapSupport
 /// ``experimentPolicy`` (`unicom sms`) instead of the built-in `tianyi sms`, so the data observes the
 /// Unicom flow on Unicom SIMs. One-tap answers take about 2 s (log-normal), SMS logins about 28 s,
 /// timeouts 8 s; a few logins misconfigure (an alert), and a few are left unfinished.
-public struct LoginTrafficGenerator: Sendable {
+package struct LoginTrafficGenerator: Sendable {
     /// The seed.
-    public let seed: UInt64
+    package let seed: UInt64
     /// When the first login may arrive.
-    public let start: Date
+    package let start: Date
     /// The mean time between two logins' arrivals, in seconds.
-    public let meanSecondsBetweenLogins: Double
+    package let meanSecondsBetweenLogins: Double
     /// The share of Unicom SIMs (in their carrier's own situation) planned by ``experimentPolicy``.
-    public let unicomExperimentShare: Double
+    package let unicomExperimentShare: Double
 
     /// The policy the experiment's Unicom SIMs are planned by: the built-in one, with `carrier:unicom`
     /// routed `unicom sms`.
-    public static let experimentPolicy: RoutingPolicy = {
+    package static let experimentPolicy: RoutingPolicy = {
         do {
             return try RoutingPolicy(csv: experimentPolicyText, file: "experiment-policy.csv")
         } catch {
@@ -43,7 +43,7 @@ public struct LoginTrafficGenerator: Sendable {
     }()
 
     /// The experiment policy's CSV text.
-    public static var experimentPolicyText: String {
+    package static var experimentPolicyText: String {
         let builtIn = EmbeddedTable.named(RoutingPolicy.fileName)!.text
         return builtIn.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix("carrier:unicom,") ? "carrier:unicom,unicom sms,policy,the A/B experiment: Unicom SIMs try China Unicom's own one-tap first" : String(line)
@@ -57,7 +57,7 @@ public struct LoginTrafficGenerator: Sendable {
     ///   - meanSecondsBetweenLogins: The mean gap between arrivals (exponential); 2 s by default.
     ///   - unicomExperimentShare: The share of Unicom SIMs planned by the experiment policy; 15 % by
     ///     default (1 plans them all so, 0 none).
-    public init(
+    package init(
         seed: UInt64 = 15, start: Date = Date(timeIntervalSince1970: 1_796_112_000), meanSecondsBetweenLogins: Double = 2, unicomExperimentShare: Double = 0.15
     ) {
         self.seed = seed
@@ -70,7 +70,7 @@ public struct LoginTrafficGenerator: Sendable {
     /// - Parameter count: How many logins.
     /// - Returns: The events.
     /// - Complexity: O(*n* log *n*) in the events.
-    public func events(logins count: Int) -> [OneTapEvent] {
+    package func events(logins count: Int) -> [OneTapEvent] {
         var random = SplitMix64(seed: seed)
         let builtIn = LoginSessionMachine()
         let experiment = LoginSessionMachine(engine: LoginDecisionEngine(policy: Self.experimentPolicy))
@@ -109,7 +109,7 @@ public struct LoginTrafficGenerator: Sendable {
     /// The events of `count` logins as NDJSON, one event per line (each ending with a line break).
     /// - Parameter count: How many logins.
     /// - Returns: The text.
-    public func ndjson(logins count: Int) -> String {
+    package func ndjson(logins count: Int) -> String {
         events(logins: count).map(StandardErrorEventSink.line).joined()
     }
 

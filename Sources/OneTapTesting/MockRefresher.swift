@@ -21,11 +21,10 @@ public final class MockRefresher: TokenRefresher {
 
     private struct State {
         var script: [Step]
-        var calls = 0
+        var calls = CountWatch()
         var seen: [AccessToken] = []
         var held = false
         var gateWaiters: [CheckedContinuation<Void, Never>] = []
-        var callWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: LockedValue<State>
@@ -44,16 +43,16 @@ public final class MockRefresher: TokenRefresher {
     }
 
     /// How many calls were made.
-    public var calls: Int { state.withLock { $0.calls } }
+    public var calls: Int { state.withLock { $0.calls.count } }
 
     /// The tokens the calls were made with, in order.
     public var tokensSeen: [AccessToken] { state.withLock { $0.seen } }
 
     /// Holds every call at a gate until ``release()``.
-    public func hold() { state.withLock { $0.held = true } }
+    package func hold() { state.withLock { $0.held = true } }
 
     /// Lets held calls (and later ones) through.
-    public func release() {
+    package func release() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.held = false
             defer { state.gateWaiters = [] }
@@ -63,15 +62,8 @@ public final class MockRefresher: TokenRefresher {
     }
 
     /// Waits until at least `count` calls have started.
-    public func waitForCalls(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.calls >= count { return true }
-                state.callWatchers.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+    package func waitForCalls(_ count: Int) async {
+        await state.wait(until: count, on: \.calls)
     }
 
     /// Answers with the next step of the script (``TokenRefresher/refresh(_:)``).
@@ -80,12 +72,10 @@ public final class MockRefresher: TokenRefresher {
     /// - Throws: The scripted error.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         let (number, step, held, watchers) = state.withLock { state -> (Int, Step?, Bool, [CheckedContinuation<Void, Never>]) in
-            state.calls += 1
+            let ready = state.calls.increment()
             state.seen.append(token)
             let step = state.script.isEmpty ? nil : state.script.removeFirst()
-            let ready = state.callWatchers.filter { $0.count <= state.calls }.map(\.continuation)
-            state.callWatchers.removeAll { $0.count <= state.calls }
-            return (state.calls, step, state.held, ready)
+            return (state.calls.count, step, state.held, ready)
         }
         for watcher in watchers { watcher.resume() }
         if held {
@@ -112,10 +102,10 @@ public final class MockRefresher: TokenRefresher {
 }
 
 /// Suspends until the task is cancelled: a carrier call that never answers.
-public enum Hang {
+package enum Hang {
     /// Waits until cancelled.
     /// - Throws: `CancellationError` when the task is cancelled.
-    public static func forever() async throws -> Never {
+    package static func forever() async throws -> Never {
         while true {
             try await Task.sleep(for: .seconds(3600))
         }

@@ -78,25 +78,25 @@ public final class RecordingEventSink: EventSink {
     public var recorded: [OneTapEvent] { state.withLock { $0.events } }
 
     /// The SMS events so far, in order.
-    public var smsEvents: [SMSEvent] {
+    package var smsEvents: [SMSEvent] {
         recorded.compactMap { if case .sms(let event) = $0.payload { event } else { nil } }
     }
 
     /// The token events so far, in order.
-    public var tokenEvents: [TokenEvent] {
+    package var tokenEvents: [TokenEvent] {
         recorded.compactMap { if case .token(let event) = $0.payload { event } else { nil } }
     }
 
     /// The login events so far, in order.
-    public var loginEvents: [LoginEvent] {
+    package var loginEvents: [LoginEvent] {
         recorded.compactMap { if case .login(let event, _) = $0.payload { event } else { nil } }
     }
 
     /// The names of the events so far, in order (`stored`, `refreshed`, `flow-started`, …).
-    public var names: [String] { recorded.map(\.name) }
+    package var names: [String] { recorded.map(\.name) }
 
     /// Forgets the events so far.
-    public func clear() {
+    package func clear() {
         state.withLock {
             $0.events.removeAll()
             $0.counts.removeAll()

@@ -19,14 +19,14 @@ public final class ScriptedSMSSender: SMSSender {
     }
 
     /// The error a scripted failure throws by default.
-    public struct GatewayError: Error, CustomStringConvertible {
+    package struct GatewayError: Error, CustomStringConvertible {
         /// What the gateway said.
-        public let message: String
+        package let message: String
         /// Creates the error.
         /// - Parameter message: What the gateway said.
-        public init(_ message: String) { self.message = message }
+        package init(_ message: String) { self.message = message }
         /// The message.
-        public var description: String { message }
+        package var description: String { message }
     }
 
     private struct State {
@@ -49,7 +49,7 @@ public final class ScriptedSMSSender: SMSSender {
 
     /// Adds behaviours for the next sends.
     /// - Parameter behaviours: In order.
-    public func then(_ behaviours: Behaviour...) {
+    package func then(_ behaviours: Behaviour...) {
         state.withLock { $0.script.append(contentsOf: behaviours) }
     }
 
@@ -57,7 +57,7 @@ public final class ScriptedSMSSender: SMSSender {
     public var delivered: [SMSMessage] { state.withLock { $0.delivered } }
 
     /// How many sends were attempted (failed ones included).
-    public var attempts: Int { state.withLock { $0.attempts } }
+    package var attempts: Int { state.withLock { $0.attempts } }
 
     /// The code most recently delivered to a number.
     /// - Parameter number: The number.
@@ -99,7 +99,7 @@ public final class ScriptedCaptchaVerifier: CaptchaVerifier {
     }
 
     /// How many tokens were checked.
-    public var checks: Int { calls.withLock { $0 } }
+    package var checks: Int { calls.withLock { $0 } }
 
     /// Checks a token (``CaptchaVerifier/verify(_:context:)``).
     /// - Parameters:

@@ -19,15 +19,15 @@ import Foundation
 /// ``apply(_:at:)`` once the transition is stored.
 public final class ChannelHealth: Sendable {
     /// The breaker's settings.
-    public struct Configuration: Hashable, Sendable {
+    package struct Configuration: Hashable, Sendable {
         /// How many recent attempts the window holds: 20.
-        public var window: Int
+        package var window: Int
         /// The fewest attempts before the circuit may open: 10.
-        public var minimumAttempts: Int
+        package var minimumAttempts: Int
         /// The failure share that opens the circuit: 0.5.
-        public var failureThreshold: Double
+        package var failureThreshold: Double
         /// How long an open circuit stays open before a probe: 60 s.
-        public var coolDown: Duration
+        package var coolDown: Duration
 
         /// Creates settings.
         /// - Parameters:
@@ -35,7 +35,7 @@ public final class ChannelHealth: Sendable {
         ///   - minimumAttempts: Attempts needed before opening; at least 1.
         ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1.
         ///   - coolDown: How long the circuit stays open.
-        public init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
+        package init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
             self.window = max(1, window)
             self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
             self.failureThreshold = min(1, max(0, failureThreshold))
@@ -44,7 +44,7 @@ public final class ChannelHealth: Sendable {
     }
 
     /// A channel's state.
-    public enum CircuitState: Hashable, Sendable, CustomStringConvertible {
+    package enum CircuitState: Hashable, Sendable, CustomStringConvertible {
         /// Attempts go through.
         case closed
         /// Attempts are skipped until the instant.
@@ -53,7 +53,7 @@ public final class ChannelHealth: Sendable {
         case halfOpen
 
         /// A readable form, for messages and logs.
-        public var description: String {
+        package var description: String {
             switch self {
             case .closed: "closed"
             case .open(let until): "open until \(until)"
@@ -69,13 +69,18 @@ public final class ChannelHealth: Sendable {
     }
 
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let channels = LockedValue<[OneTapCore.Channel: State]>([:])
 
     /// Creates a tracker.
-    /// - Parameter configuration: The breaker's settings.
-    public init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
+    /// - Parameters:
+    ///   - window: How many recent attempts of a channel count; at least 1. 20 by default.
+    ///   - minimumAttempts: The fewest attempts before the circuit may open; at least 1, at most `window`.
+    ///     10 by default.
+    ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1. 0.5 by default.
+    ///   - coolDown: How long an open circuit stays open before a probe. 60 s by default.
+    public init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
+        configuration = Configuration(window: window, minimumAttempts: minimumAttempts, failureThreshold: failureThreshold, coolDown: coolDown)
     }
 
     /// What the breaker says of every channel now, as the value the session machine takes: an open
@@ -83,7 +88,7 @@ public final class ChannelHealth: Sendable {
     /// is. Reading reserves nothing: the probe is reserved when the transition that entered it is applied.
     /// - Parameter now: The time.
     /// - Returns: The admissions of the channels that are not plainly allowed.
-    public func admissions(at now: Date) -> ChannelAdmissions {
+    package func admissions(at now: Date) -> ChannelAdmissions {
         channels.withLock { channels in
             var admissions: [OneTapCore.Channel: ChannelAdmission] = [:]
             for (key, channel) in channels {
@@ -104,7 +109,7 @@ public final class ChannelHealth: Sendable {
     /// - Parameters:
     ///   - reports: The transition's ``LoginTransition/channelReports``.
     ///   - now: The time.
-    public func apply(_ reports: [ChannelReport], at now: Date) {
+    package func apply(_ reports: [ChannelReport], at now: Date) {
         for report in reports {
             switch report {
             case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, at: now)
@@ -189,7 +194,7 @@ public final class ChannelHealth: Sendable {
     ///   - carrier: The carrier.
     ///   - now: The time.
     /// - Returns: closed, open or half-open.
-    public func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> CircuitState {
+    package func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> CircuitState {
         channels.withLock { channels in
             guard let channel = channels[OneTapCore.Channel(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
             return now < until ? .open(until: until) : .halfOpen

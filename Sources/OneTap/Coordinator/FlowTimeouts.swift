@@ -22,13 +22,10 @@ public struct FlowTimeouts: Hashable, Sendable {
         self.sms = sms
     }
 
-    /// The vendors' defaults: 8 s for each one-tap flow, none for SMS.
-    public static let vendorDefaults = FlowTimeouts()
-
     /// The limit of a flow.
     /// - Parameter flow: The flow.
     /// - Returns: Its limit, or nil.
-    public subscript(flow: LoginFlow) -> Duration? {
+    package subscript(flow: LoginFlow) -> Duration? {
         switch flow {
         case .mobile: mobile
         case .tianyi: tianyi

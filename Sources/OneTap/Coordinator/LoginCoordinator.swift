@@ -24,9 +24,9 @@ import Foundation
 ///   has an answer. Tokens never appear in events or descriptions.
 public actor LoginCoordinator {
     /// The rules.
-    public nonisolated let machine: LoginSessionMachine
+    package nonisolated let machine: LoginSessionMachine
     /// The engine the machine plans and classifies with.
-    public nonisolated var engine: LoginDecisionEngine { machine.engine }
+    private nonisolated var engine: LoginDecisionEngine { machine.engine }
     private let providers: LoginProviders
     private let exchange: ExchangeGuard?
     private let health: ChannelHealth?
@@ -47,7 +47,7 @@ public actor LoginCoordinator {
     ///   - clock: The time source (the exchange's token-age check runs on it too).
     ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
-        engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = .vendorDefaults,
+        engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = FlowTimeouts(),
         health: ChannelHealth? = nil, exchangeLedger: (any ExchangeLedger)? = nil, clock: any WallClock = SystemClock(),
         events: any EventSink = StandardErrorEventSink.shared
     ) {
@@ -125,33 +125,14 @@ public actor LoginCoordinator {
     }
 
     private func runOneTap(_ flow: LoginFlow) async -> (LoginReport, CarrierCredential?) {
-        switch flow {
-        case .mobile:
-            guard let provider = providers.mobile else { return (.unavailable(flow), nil) }
-            switch await call(flow, { try await provider.login() }) {
-            case .failure(let failure): return (failure.report, nil)
-            case .success(let answer):
-                let credential = answer.token.map { CarrierCredential(flow: .mobile, token: $0, uniqueID: answer.uniqueID, maskedNumber: answer.maskedNumber) }
-                return (.result(.mobile, code: answer.resultCode, credential: credential), credential)
+        guard let provider = providers.oneTap(flow) else { return (.unavailable(flow), nil) }
+        switch await call(flow, { try await provider.login() }) {
+        case .failure(let failure): return (failure.report, nil)
+        case .success(let answer):
+            if let credential = answer.credential, credential.flow != flow {
+                return (.fault(flow, "the \(flow) provider answered a credential of \(credential.flow)"), nil)
             }
-        case .tianyi:
-            guard let provider = providers.tianyi else { return (.unavailable(flow), nil) }
-            switch await call(flow, { try await provider.login() }) {
-            case .failure(let failure): return (failure.report, nil)
-            case .success(let answer):
-                let credential = answer.accessToken.map { CarrierCredential(flow: .tianyi, token: $0, refreshToken: answer.refreshToken, expiresIn: answer.expiresIn) }
-                return (.result(.tianyi, code: answer.resultCode, credential: credential), credential)
-            }
-        case .unicom:
-            guard let provider = providers.unicom else { return (.unavailable(flow), nil) }
-            switch await call(flow, { try await provider.login() }) {
-            case .failure(let failure): return (failure.report, nil)
-            case .success(let answer):
-                let credential = answer.accessCode.map { CarrierCredential(flow: .unicom, token: $0, expiresIn: answer.expiresIn) }
-                return (.result(.unicom, code: answer.resultCode, credential: credential), credential)
-            }
-        case .sms:
-            return (.unavailable(flow), nil)  // not reached: SMS has its own instruction
+            return (.result(flow, code: answer.resultCode, credential: answer.credential), answer.credential)
         }
     }
 

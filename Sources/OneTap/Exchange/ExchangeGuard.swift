@@ -25,11 +25,11 @@ import Foundation
 /// so the guard cannot refuse or read answers by other tables than the machine classifies them with.
 public struct ExchangeGuard: Sendable {
     /// The carrier call.
-    public let provider: any TokenExchangeProvider
+    package let provider: any TokenExchangeProvider
     /// Which tokens were sent.
-    public let ledger: any ExchangeLedger
+    package let ledger: any ExchangeLedger
     /// The limit on one exchange call: 5 s.
-    public let timeout: Duration
+    package let timeout: Duration
     private let clock: any WallClock
 
     /// Creates a guard.
@@ -55,7 +55,7 @@ public struct ExchangeGuard: Sendable {
     ///   - rules: The exchange rules of the machine the login runs on (``LoginSessionMachine/exchanges``):
     ///     the token's lifetime, and which answers mean "already used".
     /// - Returns: What came of it, to report to the login session.
-    public func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeAnswer {
+    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeAnswer {
         await exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeout)
     }
 

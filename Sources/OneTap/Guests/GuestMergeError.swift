@@ -10,12 +10,6 @@ public struct GuestMergeError: Error, Hashable, Sendable, CustomStringConvertibl
     /// An explanation.
     public let message: String
 
-    init(_ kind: Kind, guest: GuestID, _ message: String) {
-        self.kind = kind
-        self.guest = guest
-        self.message = message
-    }
-
     /// `busy for guest …: …`.
     public var description: String { "\(kind) for guest \(guest): \(message)" }
 }

@@ -15,7 +15,7 @@ import Foundation
 /// - The same for a first login that creates the account (whose data is empty) and for an existing one.
 public struct GuestMerger: Sendable {
     /// The merge rules.
-    public let rules: MergeRules
+    package let rules: MergeRules
     private let store: any GuestDataStore
     private let clock: any WallClock
     private let lease: Duration
@@ -58,7 +58,7 @@ public struct GuestMerger: Sendable {
             journal = try await store.createJournal(MergeJournal(guest: guest, account: account, plan: plan, startedAt: clock.now()))
         }
         guard journal.account == account else {
-            throw GuestMergeError(.mergedElsewhere, guest: guest, "the guest's data merged into another account already")
+            throw GuestMergeError(kind: .mergedElsewhere, guest: guest, message: "the guest's data merged into another account already")
         }
         let giveUp = clock.now().addingTimeInterval(2 * lease.seconds)
         while !journal.done {
@@ -66,7 +66,7 @@ public struct GuestMerger: Sendable {
             let now = clock.now()
             if let holder = journal.holder, holder != me, let until = journal.leaseUntil, until > now {
                 guard now < giveUp else {
-                    throw GuestMergeError(.busy, guest: guest, "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s")
+                    throw GuestMergeError(kind: .busy, guest: guest, message: "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s")
                 }
                 try await clock.sleep(for: poll)
                 journal = try await reread(guest)

@@ -11,7 +11,7 @@ import Foundation
 extension LoginSessionID {
     /// A new id: 128 bits from the system's cryptographically secure generator.
     /// - Returns: The id.
-    public static func random() -> LoginSessionID {
+    package static func random() -> LoginSessionID {
         var generator = SystemRandom()
         return random(using: &generator)
     }
@@ -21,7 +21,7 @@ extension ServerKey {
     /// A new key from the system's secure generator, for tests and single-instance tools. A server with
     /// several instances loads one shared key instead.
     /// - Returns: A 32-byte key.
-    public static func random() -> ServerKey {
+    package static func random() -> ServerKey {
         var generator = SystemRandom()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(minimumBytes)

@@ -24,7 +24,7 @@ import Foundation
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
     /// The rules: policy, segments, code lifetime and tries.
-    public let rules: SMSCodeRules
+    package let rules: SMSCodeRules
     private let key: ServerKey
     private let sender: any SMSSender
     private let captcha: (any CaptchaVerifier)?

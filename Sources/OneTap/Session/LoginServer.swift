@@ -19,17 +19,17 @@ import Foundation
 /// cannot take throws ``LoginRejection`` and changes nothing. Events go to the sink.
 public struct LoginServer: Sendable {
     /// The rules.
-    public let machine: LoginSessionMachine
+    package let machine: LoginSessionMachine
     /// Where sessions live between requests.
-    public let store: any LoginSessionStore
+    package let store: any LoginSessionStore
     /// The guarded exchange; nil to exchange outside and report the answer with ``report(_:to:version:)``.
     /// It exchanges by the machine's ``LoginSessionMachine/exchanges`` (the one configuration of the
     /// exchange's tables).
-    public let exchange: ExchangeGuard?
+    package let exchange: ExchangeGuard?
     /// The SMS code service behind the sessions' SMS step; nil when this server sends no codes.
-    public let sms: SMSCodeService?
+    package let sms: SMSCodeService?
     /// The circuit breaker the logins consult and tell, if any.
-    public let health: ChannelHealth?
+    package let health: ChannelHealth?
     private let clock: any WallClock
     private let events: any EventSink
 

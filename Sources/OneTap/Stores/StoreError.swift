@@ -17,12 +17,12 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An account's token.
         /// - Parameter account: The account.
         /// - Returns: `account 42`.
-        public static func account(_ account: AccountID) -> Subject { Subject("account \(account)") }
+        package static func account(_ account: AccountID) -> Subject { Subject("account \(account)") }
 
         /// A login session.
         /// - Parameter id: The session's id.
         /// - Returns: `session q3Vn…`.
-        public static func session(_ id: LoginSessionID) -> Subject { Subject("session \(id)") }
+        package static func session(_ id: LoginSessionID) -> Subject { Subject("session \(id)") }
     }
 
     /// What went wrong.

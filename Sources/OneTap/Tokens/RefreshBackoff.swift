@@ -25,7 +25,7 @@ public struct RefreshBackoff: Sendable {
     /// The wait after the `attempt`-th failure in a row (1-based): min(cap, base × 2^(attempt−1)) × jitter.
     /// - Parameter attempt: Failures in a row, from 1.
     /// - Returns: The wait in seconds.
-    public func delay(afterFailure attempt: Int) -> Double {
+    package func delay(afterFailure attempt: Int) -> Double {
         let exponent = Double(min(max(attempt, 1) - 1, 62))
         let raw = min(cap.seconds, base.seconds * pow2(exponent))
         return raw * min(1.0, max(0.5, jitter()))

@@ -32,8 +32,7 @@ package final class RefreshFlight: Sendable {
         var loggedOut = false
         var timedOut = false
         var holdsBackgroundSlot = true
-        var joined = 0
-        var joinWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var joins = CountWatch()
     }
 
     private let state = LockedValue(State())
@@ -124,26 +123,13 @@ package final class RefreshFlight: Sendable {
     /// test line callers up before the answer instead of guessing with `Task.yield()`.
     /// - Parameter count: How many joins to wait for.
     package func waitForCallers(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.joined >= count { return true }
-                state.joinWatchers.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await state.wait(until: count, on: \.joins)
     }
 
     /// Parks a caller, or answers it at once when the flight is resolved or the caller already left.
     private func join(_ waiter: Int, _ continuation: CheckedContinuation<AccessToken, any Error>) {
         let (answer, watchers) = state.withLock { state -> (Result<AccessToken, any Error>?, [CheckedContinuation<Void, Never>]) in
-            state.joined += 1
-            var watchers: [CheckedContinuation<Void, Never>] = []
-            if !state.joinWatchers.isEmpty {
-                let joined = state.joined
-                watchers = state.joinWatchers.filter { $0.count <= joined }.map(\.continuation)
-                state.joinWatchers.removeAll { $0.count <= joined }
-            }
+            let watchers = state.joins.increment()
             if let result = state.result { return (result, watchers) }
             if state.left.remove(waiter) != nil { return (.failure(CancellationError()), watchers) }
             state.waiters[waiter] = continuation

@@ -5,18 +5,18 @@
 /// Run the vault for as long as the app lives, so stale tokens are refreshed in the background:
 ///
 /// ```swift
-/// let manager = TokenManager(account: "me", refresher: MyTianyiRefresher(),
-///                            store: try FileTokenStore(directory: path))
+/// let manager = TokenManager(account: "me", vault: TokenVault(store: try FileTokenStore(directory: path),
+///                                                              refresher: MyTianyiRefresher()))
 /// Task { try await manager.run() }          // e.g. in the app's root `.task { }`
 /// try await manager.store(tokenFromLogin)
 /// // on every app open:
-/// let token = try await manager.appDidOpen()
+/// let token = try await manager.validToken()
 /// ```
 public struct TokenManager: Sendable {
     /// The account this manager serves.
     public let account: AccountID
     /// The vault doing the work.
-    public let vault: TokenVault
+    package let vault: TokenVault
 
     /// Creates a manager over an existing vault.
     /// - Parameters:
@@ -36,7 +36,7 @@ public struct TokenManager: Sendable {
     ///   - clock: The time source.
     ///   - backoff: The back-off after transient refresh failures.
     ///   - events: Receives ``TokenEvent``s; standard error by default.
-    public init(
+    package init(
         account: AccountID, refresher: any TokenRefresher, store: any TokenStore = InMemoryTokenStore(),
         policy: TokenPolicy = TokenPolicy(), clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(),
         events: any EventSink = StandardErrorEventSink.shared
@@ -60,18 +60,12 @@ public struct TokenManager: Sendable {
     }
 
     /// Returns a usable token: a stale one at once (refreshed in the background), an expired one after
-    /// its refresh.
+    /// its refresh. What the app calls when it opens: a token that turned stale since the last open is
+    /// refreshed in the background, so a user who opens the app at least monthly never logs in again.
     /// - Returns: A token that is not expired.
     /// - Throws: As ``TokenVault/validToken(for:)``.
     public nonisolated(nonsending) func validToken() async throws -> AccessToken {
         try await vault.validToken(for: account)
-    }
-
-    /// What the app calls when it opens (``TokenVault/appDidOpen(for:)``).
-    /// - Returns: A usable token.
-    /// - Throws: As ``TokenVault/validToken(for:)``.
-    public nonisolated(nonsending) func appDidOpen() async throws -> AccessToken {
-        try await vault.appDidOpen(for: account)
     }
 
     /// The stored token's state now, or nil when none is stored.

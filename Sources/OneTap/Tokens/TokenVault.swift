@@ -44,11 +44,11 @@ public actor TokenVault {
     //   starts and the caller waits for it (at most `refreshTimeout` while the vault has not started).
 
     /// Where the tokens live.
-    public nonisolated let store: any TokenStore
+    package nonisolated let store: any TokenStore
     /// When tokens turn stale and expire.
-    public nonisolated let policy: TokenPolicy
+    package nonisolated let policy: TokenPolicy
     /// The limit on one refresh call, and so on a caller's wait for an expired token; nil for none.
-    public nonisolated let refreshTimeout: Duration?
+    package nonisolated let refreshTimeout: Duration?
     let clock: any WallClock
     /// What one refresh does.
     let refresh: TokenRefresh
@@ -228,16 +228,6 @@ public actor TokenVault {
         }
     }
 
-    /// What an app calls when it opens: the same as ``validToken(for:)``. A token that turned stale
-    /// since the last open is refreshed in the background, so a user who opens the app at least monthly
-    /// never logs in again.
-    /// - Parameter account: The account.
-    /// - Returns: A usable token.
-    /// - Throws: As ``validToken(for:)``.
-    public nonisolated(nonsending) func appDidOpen(for account: AccountID) async throws -> AccessToken {
-        try await validToken(for: account)
-    }
-
     /// Accounts whose tokens go stale or expire before an instant, soonest first. Reads the store's
     /// index; does not scan every account.
     /// - Parameters:
@@ -245,7 +235,7 @@ public actor TokenVault {
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
     /// - Throws: ``TokenError`` of kind `store-failed` (with no account).
-    public nonisolated func accountsDue(before instant: Date, limit: Int = 1000) async throws -> [AccountID] {
+    package nonisolated func accountsDue(before instant: Date, limit: Int = 1000) async throws -> [AccountID] {
         do {
             return try await store.accounts(dueBefore: instant, limit: limit)
         } catch {

@@ -34,16 +34,16 @@ public final class MockSMSProvider: SMSLoginProvider {
     ///   - succeeds: Whether the code verifies.
     ///   - clock: The clock delays run on.
     ///   - onHang: Called when a call starts hanging.
-    public convenience init(succeeds: Bool, clock: any WallClock = SystemClock(), onHang: (@Sendable () -> Void)? = nil) {
+    package convenience init(succeeds: Bool, clock: any WallClock = SystemClock(), onHang: (@Sendable () -> Void)? = nil) {
         self.init(verify: succeeds ? [] : [.value(SMSVerification(resultCode: 1))], clock: clock, onHang: onHang)
     }
 
     /// How many codes were sent.
-    public var codesSent: Int { sends.calls }
+    package var codesSent: Int { sends.calls }
     /// How many verifications were made.
-    public var verifications: Int { verifies.calls }
+    package var verifications: Int { verifies.calls }
     /// The numbers codes were sent to.
-    public var numbersSentTo: [PhoneNumber] { sentTo.withLock { $0 } }
+    package var numbersSentTo: [PhoneNumber] { sentTo.withLock { $0 } }
 
     /// Answers with the number the mock was given.
     /// - Returns: The number, or nil when the user backs out.

@@ -36,7 +36,7 @@ public final class MockTokenExchange: TokenExchangeProvider {
     }
 
     /// The flows of the credentials exchanged, in order.
-    public var flowsExchanged: [LoginFlow] { seen.withLock { $0.map(\.flow) } }
+    package var flowsExchanged: [LoginFlow] { seen.withLock { $0.map(\.flow) } }
 
     /// How many times each token was sent (a token must be sent once at most).
     public var tokensSent: [String: Int] { seen.withLock { Dictionary($0.map { ($0.token, 1) }, uniquingKeysWith: +) } }

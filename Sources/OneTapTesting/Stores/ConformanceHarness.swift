@@ -1,3 +1,5 @@
+import OneTap
+
 /// What runs a conformance suite: each check on a fresh, empty store; every broken property collected
 /// (an error a check did not expect is one too); one ``ConformanceFailure`` thrown at the end.
 ///
@@ -28,6 +30,23 @@ final class ConformanceHarness {
     /// - Parameter message: What is broken.
     func problem(_ message: String) {
         problems.append(message)
+    }
+
+    /// Notes a broken property unless the call throws a ``StoreError`` of the kind.
+    /// - Parameters:
+    ///   - kind: The kind the call must throw.
+    ///   - property: What must hold, e.g. `"replace with a stale version must throw conflict"`: the problem
+    ///     noted when the call goes through, and, with what it threw, when it throws something else.
+    ///   - call: The call on the store.
+    func expect(throws kind: StoreError.Kind, _ property: String, _ call: () async throws -> Void) async {
+        do {
+            try await call()
+            problems.append(property)
+        } catch let error as StoreError where error.kind == kind {
+            return
+        } catch {
+            problems.append("\(property), threw \(error)")
+        }
     }
 
     /// Runs one check on a fresh store; an error the store should not have thrown is a broken property.

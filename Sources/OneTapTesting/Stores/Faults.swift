@@ -10,7 +10,7 @@ import OneTap
 /// ```
 /// Each call of an operation is matched against the injected faults in the order they were injected:
 /// every fault still waiting (`after`) counts the call, and the first armed one strikes.
-public final class Faults<Operation: Hashable & Sendable>: Sendable {
+public final class Faults: Sendable {
     /// How a call fails.
     public struct Fault: Sendable {
         enum Effect: Sendable {
@@ -64,14 +64,14 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
 
     private struct Rule: Sendable {
         let fault: Fault
-        let operations: Set<Operation>?
+        let operations: Set<StoreOperation>?
         var waiting: Int
         var left: Int?
     }
 
     private struct State: Sendable {
         var rules: [Rule] = []
-        var calls: [Operation: Int] = [:]
+        var calls: [StoreOperation: Int] = [:]
     }
 
     private let state = LockedValue(State())
@@ -87,7 +87,7 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
     ///   - operations: Which operations; every one when nil.
     ///   - passing: How many of their calls go through first.
     ///   - count: How many calls in a row fail then; every later one (until ``heal()``) when nil.
-    public func inject(_ fault: Fault, into operations: Set<Operation>? = nil, after passing: Int = 0, times count: Int? = 1) {
+    public func inject(_ fault: Fault, into operations: Set<StoreOperation>? = nil, after passing: Int = 0, times count: Int? = 1) {
         guard count.map({ $0 > 0 }) ?? true else { return }
         state.withLock { $0.rules.append(Rule(fault: fault, operations: operations, waiting: max(0, passing), left: count)) }
     }
@@ -98,12 +98,12 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
     /// How many calls reached the store (those that failed before it did not).
     /// - Parameter operation: One operation, or every one when nil.
     /// - Returns: The count since the faults were made.
-    public func calls(_ operation: Operation? = nil) -> Int {
+    public func calls(_ operation: StoreOperation? = nil) -> Int {
         state.withLock { state in operation.map { state.calls[$0] ?? 0 } ?? state.calls.values.reduce(0, +) }
     }
 
     /// The fault that strikes this call, if one does.
-    private func take(_ operation: Operation) -> Fault? {
+    private func take(_ operation: StoreOperation) -> Fault? {
         state.withLock { state in
             var struck: Fault? = nil
             var index = 0
@@ -127,7 +127,7 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
         }
     }
 
-    private func reached(_ operation: Operation) {
+    private func reached(_ operation: StoreOperation) {
         state.withLock { $0.calls[operation, default: 0] += 1 }
     }
 
@@ -138,7 +138,7 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
     ///   - call: The call on the real store.
     /// - Returns: What `call` returns.
     /// - Throws: The injected ``StoreError``, or what `call` throws.
-    package func run<Value: Sendable>(_ operation: Operation, subject: StoreError.Subject? = nil, _ call: () async throws -> Value) async throws -> Value {
+    package func run<Value: Sendable>(_ operation: StoreOperation, subject: StoreError.Subject? = nil, _ call: () async throws -> Value) async throws -> Value {
         try await perform(operation, subject: subject, call, workOut: nil)
     }
 
@@ -151,7 +151,7 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
     /// - Returns: What `call` returns.
     /// - Throws: The injected ``StoreError``, or what `call` throws.
     package func run<Value: Sendable>(
-        _ operation: Operation, subject: StoreError.Subject? = nil, _ call: () async throws -> Value, workingOut workOut: () async throws -> Void
+        _ operation: StoreOperation, subject: StoreError.Subject? = nil, _ call: () async throws -> Value, workingOut workOut: () async throws -> Void
     ) async throws -> Value {
         try await withoutActuallyEscaping(workOut) { workOut in
             try await perform(operation, subject: subject, call, workOut: workOut)
@@ -159,7 +159,7 @@ public final class Faults<Operation: Hashable & Sendable>: Sendable {
     }
 
     private func perform<Value: Sendable>(
-        _ operation: Operation, subject: StoreError.Subject?, _ call: () async throws -> Value, workOut: (() async throws -> Void)?
+        _ operation: StoreOperation, subject: StoreError.Subject?, _ call: () async throws -> Value, workOut: (() async throws -> Void)?
     ) async throws -> Value {
         guard let fault = take(operation) else {
             reached(operation)

@@ -7,7 +7,7 @@ import Testing
     let clock = FakeClock()
 
     func health() -> ChannelHealth {
-        ChannelHealth(configuration: .init(window: 4, minimumAttempts: 4, failureThreshold: 0.5, coolDown: .seconds(60)))
+        ChannelHealth(window: 4, minimumAttempts: 4, failureThreshold: 0.5, coolDown: .seconds(60))
     }
 
     @Test func opensAtTheThresholdProbesAfterTheCoolDownAndCloses() {
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func slidingWindowForgetsOldFailures() {
-        let health = ChannelHealth(configuration: .init(window: 4, minimumAttempts: 4, failureThreshold: 0.75))
+        let health = ChannelHealth(window: 4, minimumAttempts: 4, failureThreshold: 0.75)
         for action in [OutcomeAction.fallback, .fallback, .success, .success, .success, .fallback, .fallback] {
             health.record(.mobile, for: .mobile, action: action, at: clock.now())
         }
@@ -81,7 +81,7 @@ import Testing
     @Test func coordinatorSkipsAnOpenChannelThenProbes() async throws {
         let health = health()
         let sms = MockSMSProvider()
-        let mobile = MockMobileProvider(codes: [102102, 102102, 102102, 102102, 103000])
+        let mobile = MockOneTapProvider(.mobile, codes: [102102, 102102, 102102, 102102, 103000])
         let coordinator = LoginCoordinator(providers: LoginProviders(mobile: mobile, sms: sms), health: health, clock: clock, events: DiscardingEventSink())
         let snapshot = DeviceSnapshot(plmn: try PLMN("46000"))
         for _ in 0..<4 { _ = try await coordinator.login(snapshot) }
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func sharedAcrossConcurrentRequests() async {
-        let health = ChannelHealth(configuration: .init(window: 100, minimumAttempts: 100, failureThreshold: 0.5))
+        let health = ChannelHealth(window: 100, minimumAttempts: 100, failureThreshold: 0.5)
         let admitted = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<1000 {
                 group.addTask {

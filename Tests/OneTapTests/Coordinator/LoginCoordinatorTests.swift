@@ -8,8 +8,8 @@ import Testing
     struct Scenario: Sendable, CustomTestStringConvertible {
         let name: String
         var snapshot = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
-        var mobile: [MockAnswer<MobileOneTapResult>] = []
-        var tianyi: [MockAnswer<TianyiOneTapResult>] = []
+        var mobile: [MockAnswer<OneTapResult>] = []
+        var tianyi: [MockAnswer<OneTapResult>] = []
         var smsSucceeds = true
         var smsNumber: PhoneNumber? = try! PhoneNumber("13800138000")
         var withTianyi = true
@@ -20,8 +20,8 @@ import Testing
         var testDescription: String { name }
     }
 
-    static func mobile(_ code: ResultCode, _ n: Int = 1) -> MockAnswer<MobileOneTapResult> { .value(MockMobileProvider.answer(code, n)) }
-    static func tianyi(_ code: ResultCode, _ n: Int = 1) -> MockAnswer<TianyiOneTapResult> { .value(MockTianyiProvider.answer(code, n)) }
+    static func mobile(_ code: ResultCode, _ n: Int = 1) -> MockAnswer<OneTapResult> { .value(MockOneTapProvider.answer(code, n, flow: .mobile)) }
+    static func tianyi(_ code: ResultCode, _ n: Int = 1) -> MockAnswer<OneTapResult> { .value(MockOneTapProvider.answer(code, n, flow: .tianyi)) }
     static let telecom = DeviceSnapshot(sim: .present, plmn: try! PLMN("46011"))
 
     static let scenarios: [Scenario] = [
@@ -38,10 +38,13 @@ import Testing
                  steps: ["mobile:103101:misconfigured", "sms:0:success"], alerts: ["mobile:103101"]),
         Scenario(name: "unknown China Mobile code goes to SMS (seed 002)", mobile: [mobile(424242)], ending: .success, flow: .sms,
                  steps: ["mobile:424242:fallback", "sms:0:success"]),
-        Scenario(name: "success code without a token is a provider fault", mobile: [.value(MobileOneTapResult(resultCode: 103000, uniqueID: "u"))],
+        Scenario(name: "success code without a token is a provider fault", mobile: [.value(OneTapResult(resultCode: 103000))],
                  ending: .success, flow: .sms, steps: ["mobile:103000:fallback", "sms:0:success"]),
-        Scenario(name: "success code without a uniqueid is a provider fault", mobile: [.value(MobileOneTapResult(resultCode: 103000, token: Secret("t")))],
+        Scenario(name: "success code without a uniqueid is a provider fault", mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("t"))))],
                  ending: .success, flow: .sms, steps: ["mobile:103000:fallback", "sms:0:success"]),
+        Scenario(name: "a credential of another flow is a provider fault",
+                 mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .tianyi, token: Secret("t"))))],
+                 ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "provider throws", mobile: [.error(CocoaLikeError())], ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "SMS fails after fallback", mobile: [mobile(102101)], smsSucceeds: false, ending: .failed, flow: .sms,
                  steps: ["mobile:102101:fallback", "sms:1:failed"]),
@@ -53,7 +56,7 @@ import Testing
                  steps: ["tianyi:-8994014:fallback", "sms:0:success"]),
         Scenario(name: "unknown Tianyi error is shown, no SMS (seed 002)", snapshot: telecom, tianyi: [tianyi(-424242)], ending: .failed, flow: .tianyi,
                  steps: ["tianyi:-424242:failed"]),
-        Scenario(name: "Tianyi success without accessToken", snapshot: telecom, tianyi: [.value(TianyiOneTapResult(resultCode: 0))], ending: .success,
+        Scenario(name: "Tianyi success without accessToken", snapshot: telecom, tianyi: [.value(OneTapResult(resultCode: 0))], ending: .success,
                  flow: .sms, steps: ["tianyi:0:fallback", "sms:0:success"]),
         Scenario(name: "no Tianyi provider: skipped to SMS", snapshot: telecom, withTianyi: false, ending: .success, flow: .sms,
                  steps: ["tianyi:unavailable:fallback", "sms:0:success"]),
@@ -69,7 +72,7 @@ import Testing
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
-                mobile: MockMobileProvider(scenario.mobile), tianyi: scenario.withTianyi ? MockTianyiProvider(scenario.tianyi) : nil, sms: sms),
+                mobile: MockOneTapProvider(.mobile, scenario.mobile), tianyi: scenario.withTianyi ? MockOneTapProvider(.tianyi, scenario.tianyi) : nil, sms: sms),
             events: events)
         let outcome = try await coordinator.login(scenario.snapshot)
         #expect(outcome.ending == scenario.ending)
@@ -88,7 +91,7 @@ import Testing
     @Test func successCarriesTheCredentialAndTheExchangedLogin() async throws {
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"), account: "acc-1")
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-103000:success"])
         #expect(outcome.credential?.token.reveal() == "mobile-token-1")
@@ -100,7 +103,7 @@ import Testing
     @Test func failedExchangeFallsBack() async throws {
         let exchange = MockTokenExchange([.error(CocoaLikeError())], number: try PhoneNumber("13800138000"))
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:0:success"])
         #expect(outcome.verified?.phoneNumber.digits == "13800138000")
@@ -110,7 +113,7 @@ import Testing
     @Test func exchangeCodesAreClassifiedByTheExchangeTable() async throws {
         let exchange = MockTokenExchange(codes: ["104201", "105312"], number: try PhoneNumber("13800138000"))
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000, 103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000, 103000]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.trace.map(Self.summary) == [
             "mobile:103000:success", "mobile:exchange-104201:retry", "mobile:103000:success", "mobile:exchange-105312:switch", "sms:0:success",
@@ -128,7 +131,7 @@ import Testing
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
         let events = ClockJumpingSink(clock: clock, jump: .seconds(120))   // the first token waits its full lifetime
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000, 103000], clock: clock), sms: MockSMSProvider(clock: clock), exchange: exchange),
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000, 103000], clock: clock), sms: MockSMSProvider(clock: clock), exchange: exchange),
             clock: clock, events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.trace.map(Self.summary) == [
@@ -143,7 +146,7 @@ import Testing
         let clock = FakeClock()
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000], clock: clock), sms: MockSMSProvider(clock: clock), exchange: exchange),
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000], clock: clock), sms: MockSMSProvider(clock: clock), exchange: exchange),
             clock: clock, events: ClockJumpingSink(clock: clock, jump: .milliseconds(119_999)))
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-103000:success"])
@@ -153,10 +156,10 @@ import Testing
     /// One coordinator never sends a token twice: a second login whose SDK hands back a token already
     /// exchanged is told `replayed` by the guard's ledger, without a carrier call, and goes to SMS.
     @Test func aTokenIsNeverExchangedTwice() async throws {
-        let same = MockAnswer<MobileOneTapResult>.value(MobileOneTapResult(resultCode: 103000, token: Secret("T-same"), uniqueID: "u"))
+        let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-same"), uniqueID: "u")))
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider([same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let first = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(first.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-103000:success"])
         let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
@@ -169,9 +172,9 @@ import Testing
         let ledger = InMemoryExchangeLedger()
         let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
         func coordinator() -> LoginCoordinator {
-            let answer = MobileOneTapResult(resultCode: 103000, token: Secret("T-shared"), uniqueID: "u")
+            let answer = OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-shared"), uniqueID: "u"))
             return LoginCoordinator(
-                providers: LoginProviders(mobile: MockMobileProvider([.value(answer)]), sms: MockSMSProvider(), exchange: exchange),
+                providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [.value(answer)]), sms: MockSMSProvider(), exchange: exchange),
                 exchangeLedger: ledger, events: DiscardingEventSink())
         }
         #expect(try await coordinator().login(DeviceSnapshot(plmn: try PLMN("46000"))).verified != nil)
@@ -183,10 +186,10 @@ import Testing
     /// A provider that hands the same token back within one login: the machine refuses the report, which
     /// the driver takes as the defect it is; the login ends as failed, and the token was sent once.
     @Test func aTokenRepeatedWithinALoginEndsItAsFailed() async throws {
-        let same = MockAnswer<MobileOneTapResult>.value(MobileOneTapResult(resultCode: 103000, token: Secret("T-again"), uniqueID: "u"))
+        let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-again"), uniqueID: "u")))
         let exchange = MockTokenExchange(codes: ["104201"], number: try PhoneNumber("13800138000"))
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider([same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.ending == .failed && outcome.flow == .mobile)
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-104201:retry"])
@@ -199,7 +202,7 @@ import Testing
         let clock = FakeClock()
         let exchange = HangingExchange()
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: MockSMSProvider(), exchange: exchange),
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: exchange),
             timeouts: FlowTimeouts(mobile: .seconds(3)), clock: clock, events: DiscardingEventSink())
         let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
         var calls = exchange.calls.makeAsyncIterator()
@@ -221,7 +224,7 @@ import Testing
         let sms = MockSMSProvider(send: [.hang], clock: clock)
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider(codes: [103000]), sms: sms, exchange: exchange), clock: clock, events: events)
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: sms, exchange: exchange), clock: clock, events: events)
         let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")), phoneNumber: try PhoneNumber("13800138000")) }
         var calls = exchange.calls.makeAsyncIterator()
         #expect(await calls.next() == .mobile)
@@ -251,10 +254,10 @@ import Testing
             carrier:other,sms,carrier-unsupported,s
             carrier:unknown,mobile sms,carrier-unknown,s
             """, file: "unicom.csv")
-        let unicom = MockUnicomProvider(codes: ["1", "0"])
+        let unicom = MockOneTapProvider(.unicom, codes: ["1", "0"])
         let coordinator = LoginCoordinator(
             engine: LoginDecisionEngine(policy: policy),
-            providers: LoginProviders(tianyi: MockTianyiProvider(codes: [-8994014]), unicom: unicom, sms: MockSMSProvider()), events: DiscardingEventSink())
+            providers: LoginProviders(tianyi: MockOneTapProvider(.tianyi, codes: [-8994014]), unicom: unicom, sms: MockSMSProvider()), events: DiscardingEventSink())
         let fallsBack = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46001")))
         #expect(fallsBack.trace.map(Self.summary) == ["unicom:1:fallback", "tianyi:-8994014:fallback", "sms:0:success"])
         let succeeds = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46001")))
@@ -282,7 +285,7 @@ import Testing
 
     @Test func cancellingBeforeTheFirstFlowAnswersEndsAsCancelled() async throws {
         let clock = FakeClock()
-        let mobile = MockMobileProvider([.hang], clock: clock)
+        let mobile = MockOneTapProvider(.mobile, [.hang], clock: clock)
         let coordinator = LoginCoordinator(providers: LoginProviders(mobile: mobile, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
         let login = Task {
             withUnsafeCurrentTask { $0?.cancel() }   // cancelled before the first provider call
@@ -297,7 +300,7 @@ import Testing
         let clock = FakeClock()
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: MockSMSProvider()), clock: clock, events: events)
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [.hang]), sms: MockSMSProvider()), clock: clock, events: events)
         let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(7999))
@@ -317,7 +320,7 @@ import Testing
     @Test func configurableTimeouts() async throws {
         let clock = FakeClock()
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(tianyi: MockTianyiProvider([.delay(.seconds(4), MockTianyiProvider.answer(0, 1))], clock: clock), sms: MockSMSProvider()),
+            providers: LoginProviders(tianyi: MockOneTapProvider(.tianyi, [.delay(.seconds(4), MockOneTapProvider.answer(0, 1, flow: .tianyi))], clock: clock), sms: MockSMSProvider()),
             timeouts: FlowTimeouts(tianyi: .seconds(3)), clock: clock)
         let login = Task { try await coordinator.login(Self.telecom) }
         await clock.waitForSleepers(2)   // the provider's delay and the time limit
@@ -328,7 +331,7 @@ import Testing
     @Test func cancellingTheCallerCancelsTheProviderCallPromptly() async throws {
         let clock = FakeClock()
         let sms = MockSMSProvider()
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: sms), clock: clock)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [.hang]), sms: sms), clock: clock)
         let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
         await clock.waitForSleepers(1)
         login.cancel()
@@ -341,7 +344,7 @@ import Testing
 
     @Test func aSecondConcurrentLoginIsRejected() async throws {
         let clock = FakeClock()
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockMobileProvider([.hang]), sms: MockSMSProvider()), clock: clock)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [.hang]), sms: MockSMSProvider()), clock: clock)
         let first = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
         await clock.waitForSleepers(1)
         await #expect(throws: LoginCoordinatorError.busy) {
@@ -357,7 +360,7 @@ import Testing
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
-                mobile: MockMobileProvider([.value(MobileOneTapResult(resultCode: 103000, token: Secret("MOBILE-SECRET"), uniqueID: "u"))]),
+                mobile: MockOneTapProvider(.mobile, [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("MOBILE-SECRET"), uniqueID: "u")))]),
                 sms: MockSMSProvider()),
             events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))

@@ -39,7 +39,7 @@ import Testing
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(
-                mobile: MockMobileProvider([.value(MobileOneTapResult(resultCode: 103000, token: secret, uniqueID: "u"))]), sms: MockSMSProvider()),
+                mobile: MockOneTapProvider(.mobile, [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: secret, uniqueID: "u")))]), sms: MockSMSProvider()),
             events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         let tokenEvents = RecordingEventSink()
@@ -55,8 +55,7 @@ import Testing
         }
         let values: [Any] = [
             secret, token, StoredToken(token: token, version: TokenVersion(1)), RefreshResponse(accessToken: secret, refreshToken: secret),
-            MobileOneTapResult(resultCode: 103000, token: secret, uniqueID: "u"), TianyiOneTapResult(resultCode: 0, accessToken: secret, refreshToken: secret),
-            UnicomOneTapResult(resultCode: 0, accessCode: secret), SMSVerification(resultCode: 0, session: secret), credential, outcome,
+            OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: secret, uniqueID: "u")), OneTapResult(resultCode: 0, credential: CarrierCredential(flow: .tianyi, token: secret, refreshToken: secret)), SMSVerification(resultCode: 0, session: secret), credential, outcome,
             outcome.trace, outcome.credential as Any,
         ] + events.recorded.map { $0 as Any } + tokenEvents.recorded.map { $0 as Any } + outcome.trace.map { $0 as Any }
         for value in values {

@@ -238,7 +238,7 @@ import Testing
         try await running(manager.vault) { _ in
             try await manager.store(expired("me"))
             #expect(try await manager.state() == .expired)
-            #expect(try await manager.appDidOpen().value.reveal() == "refreshed-1")
+            #expect(try await manager.validToken().value.reveal() == "refreshed-1")
             #expect(try await manager.validToken().value.reveal() == "refreshed-1")
             try await manager.logout()
             #expect(try await manager.state() == nil)

@@ -35,36 +35,3 @@ public struct ExchangeResponse: Hashable, Sendable, CustomStringConvertible {
     /// `103000 138****8000`.
     public var description: String { "\(code)\(phoneNumber.map { " \($0.masked)" } ?? "")" }
 }
-
-/// The providers a coordinator can call. A flow whose provider is missing is skipped.
-public struct LoginProviders: Sendable {
-    /// China Mobile one-tap.
-    public var mobile: (any MobileOneTapProvider)?
-    /// China Telecom Tianyi one-tap.
-    public var tianyi: (any TianyiOneTapProvider)?
-    /// China Unicom one-tap.
-    public var unicom: (any UnicomOneTapProvider)?
-    /// SMS login.
-    public var sms: (any SMSLoginProvider)?
-    /// The server-side exchange of a carrier token for the verified number, which the coordinator calls
-    /// through an ``ExchangeGuard``; nil to skip it.
-    public var exchange: (any TokenExchangeProvider)?
-
-    /// Creates a provider set.
-    /// - Parameters:
-    ///   - mobile: China Mobile one-tap.
-    ///   - tianyi: Tianyi one-tap.
-    ///   - unicom: Unicom one-tap.
-    ///   - sms: SMS login.
-    ///   - exchange: The token exchange.
-    public init(
-        mobile: (any MobileOneTapProvider)? = nil, tianyi: (any TianyiOneTapProvider)? = nil, unicom: (any UnicomOneTapProvider)? = nil,
-        sms: (any SMSLoginProvider)? = nil, exchange: (any TokenExchangeProvider)? = nil
-    ) {
-        self.mobile = mobile
-        self.tianyi = tianyi
-        self.unicom = unicom
-        self.sms = sms
-        self.exchange = exchange
-    }
-}

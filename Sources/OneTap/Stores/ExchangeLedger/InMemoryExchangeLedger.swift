@@ -15,7 +15,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
 
     private let entries = LockedValue<[SHA256Digest: Entry]>([:])
     /// How long a token is remembered: one day.
-    public let retention: Duration
+    package let retention: Duration
 
     /// Creates an empty ledger.
     /// - Parameter retention: How long a token is remembered; one day.

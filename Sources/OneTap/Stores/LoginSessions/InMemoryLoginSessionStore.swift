@@ -13,7 +13,7 @@ public final class InMemoryLoginSessionStore: LoginSessionStore {
     public init() {}
 
     /// How many sessions are stored.
-    public var count: Int { sessions.withLock { $0.count } }
+    package var count: Int { sessions.withLock { $0.count } }
 
     /// Stores a new session (``LoginSessionStore/create(_:)``).
     /// - Parameter session: The session.

@@ -26,7 +26,7 @@ public final class InMemorySMSStore: SMSStore {
     public init() {}
 
     /// How many counters and code records are held.
-    public var count: Int { storage.withLock { $0.counters.count + $0.codes.count } }
+    package var count: Int { storage.withLock { $0.counters.count + $0.codes.count } }
 
     /// The atomic update (``SMSStore/update(counters:code:at:_:)``).
     /// - Parameters:

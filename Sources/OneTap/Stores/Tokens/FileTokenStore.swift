@@ -35,12 +35,12 @@ import Foundation
 ///   lists it again and re-reads only the files whose identity (inode, size, modification time) changed.
 public final class FileTokenStore: TokenStore {
     /// The directory holding the token files.
-    public let directory: String
+    package let directory: String
     /// How long a write waits for another process's write lock (then `timeout`), and a refresh for
     /// another process's refresh lock (then it goes ahead: compare-and-swap still keeps the store right).
-    public let lockTimeout: Duration
-    private let clock: any WallClock
-    private let io = BlockingIO(label: "onetap.file-token-store")
+    package let lockTimeout: Duration
+    let clock: any WallClock
+    let io = BlockingIO(label: "onetap.file-token-store")
 
     /// A step of a write or removal, for fault injection in tests.
     enum Step: Sendable {
@@ -54,7 +54,7 @@ public final class FileTokenStore: TokenStore {
     let faults: LockedValue<(@Sendable (Step) throws(SystemCallError) -> Void)?> = LockedValue(nil)
 
     /// What the due index knows.
-    private struct IndexState {
+    struct IndexState {
         var index = DueIndex()
         var built = false
         var directoryStamp = FileIdentity.none
@@ -65,9 +65,14 @@ public final class FileTokenStore: TokenStore {
         var reads = 0
     }
 
-    private let indexState = LockedValue(IndexState())
+    let indexState = LockedValue(IndexState())
+    /// What the index keeps of one token file: its identity and the token's due time.
+    struct IndexEntry {
+        let identity: FileIdentity
+        let dueAt: Date
+    }
     /// Temporary files this instance is writing now, and writes since the last sweep.
-    private let writing = LockedValue((names: Set<String>(), sinceSweep: 0))
+    let writing = LockedValue((names: Set<String>(), sinceSweep: 0))
 
     /// Opens (creating if needed) a store directory, and removes temporary files crashed writers left.
     /// - Parameters:
@@ -87,7 +92,7 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Creates a directory if needed and checks that it is one that only this user can write.
-    private static func prepare(_ path: String, followLinks: Bool) throws(StoreError) {
+    static func prepare(_ path: String, followLinks: Bool) throws(StoreError) {
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw StoreError(.io, account: nil, message: "cannot create \(path): \(SystemCallError.last("mkdir", path).reason)")
         }
@@ -107,9 +112,9 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Where the lock files live.
-    private var locks: String { directory + "/.locks" }
+    var locks: String { directory + "/.locks" }
     /// Where files are written before they are renamed into place.
-    private var temporaries: String { directory + "/.tmp" }
+    var temporaries: String { directory + "/.tmp" }
 
     // MARK: Paths
 
@@ -141,7 +146,7 @@ public final class FileTokenStore: TokenStore {
         return try? AccountID(text)  // a name no valid id makes is not ours: skipped
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case 48...57: byte - 48
         case 97...102: byte - 87
@@ -152,7 +157,7 @@ public final class FileTokenStore: TokenStore {
     /// The path of an account's token file.
     /// - Parameter account: The account.
     /// - Returns: The path.
-    public func path(for account: AccountID) -> String {
+    package func path(for account: AccountID) -> String {
         directory + "/" + Self.fileName(account) + ".token"
     }
 
@@ -187,7 +192,7 @@ public final class FileTokenStore: TokenStore {
     // MARK: Reading
 
     /// What reading one token file found.
-    private enum FileRead {
+    enum FileRead {
         case absent
         case record(StoredToken, dueAt: Date, FileIdentity)
         /// Not a token record: moved aside when the account is read, skipped when listing.
@@ -197,7 +202,7 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Reads a token file, checking its type, ownership, mode and size. Moves nothing.
-    private func inspect(_ account: AccountID, path: String) -> FileRead {
+    func inspect(_ account: AccountID, path: String) -> FileRead {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             switch errno {
@@ -231,7 +236,7 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Reads an account's token, moving a bad file aside.
-    private func read(_ account: AccountID) throws(StoreError) -> StoredToken? {
+    func read(_ account: AccountID) throws(StoreError) -> StoredToken? {
         let path = path(for: account)
         switch inspect(account, path: path) {
         case .absent: return nil
@@ -243,12 +248,12 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Moves a bad file aside and returns the error that reports it.
-    private func moveAside(_ path: String, account: AccountID?, reason: String) -> StoreError {
+    func moveAside(_ path: String, account: AccountID?, reason: String) -> StoreError {
         moveAsideReporting(path, account: account, reason: reason).error
     }
 
     /// Moves a bad file aside: the error that reports it, and where the file went when it moved.
-    private func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: StoreError, aside: String?) {
+    func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: StoreError, aside: String?) {
         let aside = "\(path).corrupt-\(clock.now().millisecondsSince1970)"
         var moved = false
         noteDirectoryChange { moved = rename(path, aside) == 0 }
@@ -295,63 +300,9 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
-    // MARK: Locks
-
-    /// Takes an exclusive `flock` on a lock file, polling on the clock so no thread blocks.
-    /// - Returns: The open descriptor (locked), or nil when `timeout` passed first.
-    private func lock(_ path: String, account: AccountID, timeout: Duration, poll: Duration) async throws -> Int32? {
-        let fd = try await io.run { () throws(StoreError) -> Int32 in
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else {
-                throw StoreError(.io, account: account, message: "cannot open \(path): \(SystemCallError.last("open", path).reason)")
-            }
-            return fd
-        }
-        var waited = Duration.zero
-        while true {
-            let taken = try await io.run { () throws(StoreError) -> Bool in
-                if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
-                guard errno == EWOULDBLOCK || errno == EINTR else {
-                    let error = SystemCallError.last("flock", path)
-                    close(fd)
-                    throw StoreError(.io, account: account, message: "cannot lock \(path): \(error.reason)")
-                }
-                return false
-            }
-            if taken { return fd }
-            guard waited < timeout else {
-                close(fd)
-                return nil
-            }
-            do {
-                try await clock.sleep(for: poll)
-            } catch {
-                close(fd)
-                throw error
-            }
-            waited += poll
-        }
-    }
-
-    private func unlock(_ fd: Int32) {
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
-
-    /// Holds the account's write lock while `body` runs on the store's threads.
-    private func withWriteLock<T: Sendable>(_ account: AccountID, _ body: @escaping @Sendable () throws(StoreError) -> T) async throws -> T {
-        let path = locks + "/" + Self.fileName(account) + ".lock"
-        guard let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(1)) else {
-            throw StoreError(
-                .timeout, account: account, message: "another process held \(path) for longer than \(lockTimeout.seconds) s; nothing was changed")
-        }
-        defer { unlock(fd) }
-        return try await io.run(body)
-    }
-
     // MARK: Writing
 
-    private func checkVersion(_ current: StoredToken?, expected: TokenVersion?, account: AccountID) throws(StoreError) {
+    func checkVersion(_ current: StoredToken?, expected: TokenVersion?, account: AccountID) throws(StoreError) {
         guard current?.version == expected else {
             throw StoreError(
                 .conflict, account: account,
@@ -426,210 +377,7 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
-    /// Writes bytes to `path` atomically with mode 0600, returning the new file's identity.
-    ///
-    /// The temporary file is locked (`flock`) from its creation until it is renamed, so a sweep never
-    /// removes a file that is being written; a sweep that raced the creation is answered by writing again.
-    private func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemCallError) -> FileIdentity {
-        precondition(!bytes.isEmpty, "a token record is never empty")
-        for attempt in 1...3 {
-            do {
-                return try writeOnce(bytes, to: path)
-            } catch where error.code == ENOENT && error.operation == "rename" && attempt < 3 {
-                continue  // a sweep removed the temporary file between its creation and its lock
-            }
-        }
-        throw SystemCallError(operation: "rename", path: path, code: ENOENT)
-    }
-
-    private func writeOnce(_ bytes: [UInt8], to path: String) throws(SystemCallError) -> FileIdentity {
-        let fault = faults.withLock { $0 }
-        let name = "\(path.split(separator: "/").last!).\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
-        let temporary = "\(temporaries)/\(name)"
-        _ = writing.withLock { $0.names.insert(name) }
-        defer { _ = writing.withLock { $0.names.remove(name) } }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .last("open", temporary) }
-        flock(fd, LOCK_EX | LOCK_NB)  // a new file: nobody else holds it
-        var closed = false
-        var renamed = false
-        do throws(SystemCallError) {
-            // Write in two halves so a test can fail between them, as a crash or a full disk would.
-            let half = bytes.count / 2
-            try fault?(.writeTemporary(bytesWritten: 0, of: bytes.count))
-            try FileBytes.write(fd: fd, bytes[0..<half], path: temporary)
-            try fault?(.writeTemporary(bytesWritten: half, of: bytes.count))
-            try FileBytes.write(fd: fd, bytes[half...], path: temporary)
-            guard fchmod(fd, 0o600) == 0 else { throw SystemCallError.last("fchmod", temporary) }
-            guard fsync(fd) == 0 else { throw SystemCallError.last("fsync", temporary) }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else { throw SystemCallError.last("fstat", temporary) }
-            try fault?(.beforeRename)
-            var renameError: SystemCallError? = nil
-            noteDirectoryChange {
-                if rename(temporary, path) != 0 { renameError = .last("rename", temporary) }
-            }
-            if let renameError { throw renameError }
-            renamed = true
-            closed = true
-            close(fd)
-            // The rename is done and visible to every process; a failed directory sync only leaves its
-            // durability across a power cut in doubt, so it does not fail the write.
-            var syncs = true
-            do { try fault?(.beforeDirectorySync) } catch { syncs = false }
-            if syncs { syncDirectory() }
-            countWrite()
-            return FileIdentity(info)
-        } catch {
-            if !closed { close(fd) }
-            if !renamed { unlink(temporary) }
-            throw error
-        }
-    }
-
-    private func syncDirectory() {
-        let fd = open(directory, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
-    }
-
-    // MARK: Temporary files
-
-    private func countWrite() {
-        let sweep = writing.withLock { state -> Bool in
-            state.sinceSweep += 1
-            guard state.sinceSweep >= 256 else { return false }
-            state.sinceSweep = 0
-            return true
-        }
-        if sweep { sweepTemporaries() }
-    }
-
-    /// Removes temporary files whose writers are gone: the file's `flock` can be taken and it is not
-    /// being written by this instance, and its process (named in the file name) is no longer running.
-    private func sweepTemporaries() {
-        guard let handle = opendir(temporaries) else { return }
-        defer { closedir(handle) }
-        let mine = writing.withLock { $0.names }
-        let ownPID = getpid()
-        while let entry = readdir(handle) {
-            let name = Self.entryName(entry)
-            guard name != ".", name != "..", !mine.contains(name) else { continue }
-            let path = temporaries + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                unlink(path)  // only this store writes here; anything else is debris
-                continue
-            }
-            let pid = Self.writerPID(name)
-            if let pid, pid != ownPID, kill(pid, 0) == 0 { continue }  // a live writer in another process
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-            guard fd >= 0 else { continue }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
-            close(fd)
-        }
-    }
-
-    /// The writer's process id in a temporary file's name, `<name>.token.<pid>-<random>`.
-    private static func writerPID(_ name: String) -> pid_t? {
-        guard let dash = name.lastIndex(of: "-"), let dot = name[..<dash].lastIndex(of: ".") else { return nil }
-        return pid_t(name[name.index(after: dot)..<dash])
-    }
-
-    private static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafeBytes(of: entry.pointee.d_name) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-    }
-
-    // MARK: The due index
-
-    private func directoryStamp() -> FileIdentity {
-        var info = stat()
-        guard stat(directory, &info) == 0 else { return .none }
-        return FileIdentity(info)
-    }
-
-    /// Runs a change of this instance to the directory, keeping the index's stamp current unless another
-    /// process changed the directory meanwhile.
-    private func noteDirectoryChange(_ change: () -> Void) {
-        let before = directoryStamp()
-        change()
-        let after = directoryStamp()
-        indexState.withLock { state in
-            guard state.built else { return }
-            if before != state.directoryStamp { state.foreignChange = true }
-            state.directoryStamp = after
-        }
-    }
-
-    /// The names of the token files in the directory.
-    private func tokenFileNames() throws(StoreError) -> [String] {
-        guard let handle = opendir(directory) else {
-            throw StoreError(.io, account: nil, message: "cannot list \(directory): \(SystemCallError.last("opendir", directory).reason)")
-        }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = Self.entryName(entry)
-            if name.hasSuffix(".token") { names.append(name) }
-        }
-        return names
-    }
-
-    /// Brings the index up to date: a full read the first time; afterwards, when the directory changed
-    /// under another process's hand, a listing that re-reads only the files whose identity changed.
-    /// Reads only; never moves a file.
-    private func refreshIndex() throws(StoreError) {
-        let stamp = directoryStamp()
-        let (built, stale, known) = indexState.withLock { state in
-            (state.built, !state.built || state.foreignChange || stamp != state.directoryStamp, state.files)
-        }
-        guard stale else { return }
-        let names = try tokenFileNames()
-        var updates: [(name: String, account: AccountID?, entry: (FileIdentity, Date)?)] = []
-        var reads = 0
-        for name in names {
-            guard let account = Self.account(fromFileName: String(name.dropLast(6))) else { continue }
-            let path = directory + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            if built, let previous = known[name], previous == FileIdentity(info) { continue }
-            reads += 1
-            if case .record(_, let dueAt, let identity) = inspect(account, path: path) {
-                updates.append((name, account, (identity, dueAt)))
-            } else {
-                updates.append((name, account, nil))  // unreadable or bad: not listed (load reports it)
-            }
-        }
-        let present = Set(names)
-        indexState.withLock { state in
-            if !built { state.index = DueIndex(); state.files = [:] }
-            for name in state.files.keys where !present.contains(name) {
-                state.files[name] = nil
-                if let account = Self.account(fromFileName: String(name.dropLast(6))) { state.index.remove(account) }
-            }
-            for update in updates {
-                guard let account = update.account else { continue }
-                if let (identity, dueAt) = update.entry {
-                    state.files[update.name] = identity
-                    state.index.set(account, dueAt: dueAt)
-                } else {
-                    state.files[update.name] = nil
-                    state.index.remove(account)
-                }
-            }
-            state.built = true
-            state.directoryStamp = stamp
-            state.foreignChange = false
-            state.reads += reads
-        }
-    }
-
-    /// How many token files the index has read so far (tests).
-    var indexReads: Int { indexState.withLock { $0.reads } }
+    // MARK: Listing
 
     /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``). Reads
     /// only: a bad file is left where it is and not listed.
@@ -643,52 +391,5 @@ public final class FileTokenStore: TokenStore {
             try self.refreshIndex()
             return self.indexState.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
         }
-    }
-
-    // MARK: The refresh lock
-
-    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``). After
-    /// ``lockTimeout`` the refresh goes ahead without it; compare-and-swap keeps the store right.
-    /// - Parameters:
-    ///   - account: The account.
-    ///   - body: The refresh.
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws.
-    public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
-        let path = locks + "/" + Self.fileName(account) + ".refresh"
-        let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(10))
-        defer { if let fd { unlock(fd) } }
-        return try await body()
-    }
-}
-
-/// What identifies a version of a file: device, inode, size and modification time. A rename gives a new
-/// inode; an in-place rewrite a new size or time.
-struct FileIdentity: Hashable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let seconds: Int
-    let nanoseconds: Int
-
-    static let none = FileIdentity(device: 0, inode: 0, size: -1, seconds: 0, nanoseconds: 0)
-
-    init(device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int) {
-        self.device = device
-        self.inode = inode
-        self.size = size
-        self.seconds = seconds
-        self.nanoseconds = nanoseconds
-    }
-
-    init(_ info: stat) {
-        #if canImport(Darwin)
-        let time = info.st_mtimespec
-        #else
-        let time = info.st_mtim
-        #endif
-        self.init(
-            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size),
-            seconds: Int(time.tv_sec), nanoseconds: Int(time.tv_nsec))
     }
 }

@@ -20,7 +20,7 @@ public final class InMemoryTokenStore: TokenStore {
     public init() {}
 
     /// How many accounts hold a token.
-    public var count: Int { state.withLock { $0.tokens.count } }
+    package var count: Int { state.withLock { $0.tokens.count } }
 
     /// Reads an account's token (``TokenStore/load(_:)``).
     /// - Parameter account: The account.

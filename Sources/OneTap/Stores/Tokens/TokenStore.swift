@@ -19,7 +19,7 @@ public struct TokenVersion: Hashable, Sendable, Comparable, Codable, CustomStrin
     public var description: String { "v\(value)" }
 
     /// The version after this one (the largest version stays the largest).
-    public var next: TokenVersion { TokenVersion(value < .max ? value + 1 : value) }
+    package var next: TokenVersion { TokenVersion(value < .max ? value + 1 : value) }
 }
 
 /// A token as a store holds it, with its version.

@@ -5,31 +5,11 @@ import Foundation
 #endif
 import OneTap
 
-/// An ``ExchangeLedger`` wrapper that fails on demand, through ``faults``: a ledger that cannot claim (the
+/// An ``ExchangeLedger`` wrapper that fails on demand, through ``FaultyStore/faults``: a ledger that cannot claim (the
 /// guard must then call no carrier), one that cannot settle, a slow one.
-public final class FaultyExchangeLedger: ExchangeLedger {
-    /// Which operation a fault strikes.
-    public enum Operation: Hashable, Sendable {
-        /// ``ExchangeLedger/claim(_:at:)``.
-        case claim
-        /// ``ExchangeLedger/settle(_:_:at:)``.
-        case settle
-        /// ``ExchangeLedger/unknownExchanges(since:)``.
-        case unknownExchanges
-    }
+public typealias FaultyExchangeLedger = FaultyStore<any ExchangeLedger>
 
-    private let base: any ExchangeLedger
-    /// Which calls fail, and how.
-    public let faults: Faults<Operation>
-
-    /// Wraps a ledger.
-    /// - Parameters:
-    ///   - base: The ledger that does the real work.
-    ///   - clock: The clock injected delays wait on.
-    public init(_ base: any ExchangeLedger, clock: any WallClock = SystemClock()) {
-        self.base = base
-        faults = Faults(clock: clock)
-    }
+extension FaultyStore: ExchangeLedger where Base == any ExchangeLedger {
 
     /// Through the base ledger, or fails (``ExchangeLedger/claim(_:at:)``).
     /// - Parameters:

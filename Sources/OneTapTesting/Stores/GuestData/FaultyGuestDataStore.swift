@@ -5,54 +5,26 @@ import Foundation
 #endif
 import OneTap
 
-/// A ``GuestDataStore`` wrapper that fails on demand: after a number of successful calls every call
-/// throws `io` (a crash or a database that went away mid-merge), until ``heal()``. For the crash tests
-/// of merges: stop after every step in turn, then resume, and compare with a merge never stopped. Any
-/// other fault goes through ``faults``.
-public final class FaultyGuestDataStore: GuestDataStore {
-    /// Which operation a fault strikes.
-    public enum Operation: Hashable, Sendable {
-        /// ``GuestDataStore/data(of:)``.
-        case data
-        /// ``GuestDataStore/write(_:kind:of:)``.
-        case write
-        /// ``GuestDataStore/remove(kind:of:)``.
-        case remove
-        /// ``GuestDataStore/journal(for:)``.
-        case journal
-        /// ``GuestDataStore/createJournal(_:)``.
-        case createJournal
-        /// ``GuestDataStore/replaceJournal(_:expecting:)``.
-        case replaceJournal
-    }
+/// A ``GuestDataStore`` wrapper that fails on demand, through ``FaultyStore/faults``: for the crash tests
+/// of merges, every call fails after a number of calls went through (a crash, or a database that went
+/// away mid-merge: `faults.inject(.refuse(), after: n, times: nil)`) until `faults.heal()`; stop after
+/// every step in turn, then resume, and compare with a merge never stopped.
+public typealias FaultyGuestDataStore = FaultyStore<any GuestDataStore>
 
-    private let base: any GuestDataStore
-    private let counted = LockedValue(0)
-    /// Which calls fail, and how.
-    public let faults: Faults<Operation>
-
-    /// Wraps a store.
-    /// - Parameters:
-    ///   - base: The store that does the real work.
-    ///   - clock: The clock injected delays wait on.
-    public init(_ base: any GuestDataStore, clock: any WallClock = SystemClock()) {
-        self.base = base
-        faults = Faults(clock: clock)
-    }
-
+extension FaultyStore: GuestDataStore where Base == any GuestDataStore {
     /// Lets `count` more calls through, then fails every call (the faults injected before are removed).
     /// - Parameter count: How many calls succeed first.
-    public func fail(after count: Int) {
+    package func fail(after count: Int) {
         faults.heal()
         counted.withLock { $0 = faults.calls() }
         faults.inject(.refuse(.io, "the store is down (scripted)"), after: count, times: nil)
     }
 
     /// Stops failing.
-    public func heal() { faults.heal() }
+    package func heal() { faults.heal() }
 
     /// How many calls went through since the last ``fail(after:)``.
-    public var calls: Int { faults.calls() - counted.withLock { $0 } }
+    package var calls: Int { faults.calls() - counted.withLock { $0 } }
 
     /// Through the base store, or fails.
     /// - Parameter owner: The owner.

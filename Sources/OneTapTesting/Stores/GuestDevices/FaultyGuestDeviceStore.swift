@@ -1,28 +1,10 @@
 import OneTap
 
-/// A ``GuestDeviceStore`` wrapper that fails on demand, through ``faults``: a store that is down, an
+/// A ``GuestDeviceStore`` wrapper that fails on demand, through ``FaultyStore/faults``: a store that is down, an
 /// update whose change is worked out but not written, one that lands but reports failure, a slow one.
-public final class FaultyGuestDeviceStore: GuestDeviceStore {
-    /// Which operation a fault strikes.
-    public enum Operation: Hashable, Sendable {
-        /// ``GuestDeviceStore/record(forKey:)``.
-        case record
-        /// ``GuestDeviceStore/update(key:_:)``.
-        case update
-    }
+public typealias FaultyGuestDeviceStore = FaultyStore<any GuestDeviceStore>
 
-    private let base: any GuestDeviceStore
-    /// Which calls fail, and how.
-    public let faults: Faults<Operation>
-
-    /// Wraps a store.
-    /// - Parameters:
-    ///   - base: The store that does the real work.
-    ///   - clock: The clock injected delays wait on.
-    public init(_ base: any GuestDeviceStore, clock: any WallClock = SystemClock()) {
-        self.base = base
-        faults = Faults(clock: clock)
-    }
+extension FaultyStore: GuestDeviceStore where Base == any GuestDeviceStore {
 
     /// Through the base store, or fails (``GuestDeviceStore/record(forKey:)``).
     /// - Parameter key: The key.

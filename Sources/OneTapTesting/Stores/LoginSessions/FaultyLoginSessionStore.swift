@@ -5,33 +5,11 @@ import Foundation
 #endif
 import OneTap
 
-/// A ``LoginSessionStore`` wrapper that fails on demand, through ``faults``: a store that is down, a
+/// A ``LoginSessionStore`` wrapper that fails on demand, through ``FaultyStore/faults``: a store that is down, a
 /// replace whose write lands but reports failure, a slow store; and counts the calls that reach the store.
-public final class FaultyLoginSessionStore: LoginSessionStore {
-    /// Which operation a fault strikes.
-    public enum Operation: Hashable, Sendable {
-        /// ``LoginSessionStore/create(_:)``.
-        case create
-        /// ``LoginSessionStore/load(_:)``.
-        case load
-        /// ``LoginSessionStore/replace(_:expecting:)``.
-        case replace
-        /// ``LoginSessionStore/removeExpired(before:limit:)``.
-        case removeExpired
-    }
+public typealias FaultyLoginSessionStore = FaultyStore<any LoginSessionStore>
 
-    private let base: any LoginSessionStore
-    /// Which calls fail, and how.
-    public let faults: Faults<Operation>
-
-    /// Wraps a store.
-    /// - Parameters:
-    ///   - base: The store that does the real work.
-    ///   - clock: The clock injected delays wait on.
-    public init(_ base: any LoginSessionStore, clock: any WallClock = SystemClock()) {
-        self.base = base
-        faults = Faults(clock: clock)
-    }
+extension FaultyStore: LoginSessionStore where Base == any LoginSessionStore {
 
     /// Through the base store, or fails (``LoginSessionStore/create(_:)``).
     /// - Parameter session: The session.

@@ -21,7 +21,6 @@ public enum LoginSessionStoreConformance {
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
     public static func check(_ makeStore: () async throws -> any LoginSessionStore) async throws {
         let suite = ConformanceHarness("LoginSessionStoreConformance")
-        func kind(_ error: any Error) -> StoreError.Kind? { (error as? StoreError)?.kind }
 
         // An instant with a fraction of a second, as a server's clock gives it; this one does not survive a
         // conversion to seconds since 1970 and back unless the session keeps it in its stored form.
@@ -66,10 +65,7 @@ public enum LoginSessionStoreConformance {
             let first = started()
             try await store.create(first)
             let impostor = started(telecom, id: first.id)
-            do {
-                try await store.create(impostor)
-                suite.problem("create of an id that exists must throw duplicate")
-            } catch { suite.expect(kind(error) == .duplicate, "create of an id that exists must throw duplicate, threw \(error)") }
+            await suite.expect(throws: .duplicate, "create of an id that exists must throw duplicate") { try await store.create(impostor) }
             suite.expect(try await store.load(first.id) == first, "a refused duplicate create must leave the first session as it was")
         }
 
@@ -81,16 +77,14 @@ public enum LoginSessionStoreConformance {
             try await store.replace(v2, expecting: 1)
             suite.expect(try await store.load(v1.id) == v2, "replace expecting the stored version must write")
             let stale = try advanced(v1, .result(.mobile, code: "102101"))
-            do {
+            await suite.expect(throws: .conflict, "replace with a stale version must throw conflict") {
                 try await store.replace(stale, expecting: 1)
-                suite.problem("replace with a stale version must throw conflict")
-            } catch { suite.expect(kind(error) == .conflict, "replace with a stale version must throw conflict, threw \(error)") }
+            }
             suite.expect(try await store.load(v1.id) == v2, "a replace refused as stale must write nothing")
             let v3 = try advanced(v2, .result(.mobile, code: "102101"))
-            do {
+            await suite.expect(throws: .conflict, "replace expecting a version the session never had must throw conflict") {
                 try await store.replace(v3, expecting: 3)
-                suite.problem("replace expecting a version the session never had must throw conflict")
-            } catch { suite.expect(kind(error) == .conflict, "replace expecting a future version must throw conflict, threw \(error)") }
+            }
             suite.expect(try await store.load(v1.id) == v2, "a replace refused as from the future must write nothing")
             try await store.replace(v3, expecting: 2)
             suite.expect(try await store.load(v1.id) == v3, "replace expecting the stored version must write each time")
@@ -99,10 +93,9 @@ public enum LoginSessionStoreConformance {
         // A replace of a session that is not there is refused, and creates nothing.
         try await suite.check("replace of a missing session", makeStore) { store in
             let missing = try advanced(started(), .result(.mobile, code: "200023"))
-            do {
+            await suite.expect(throws: .notFound, "replace of an id no session has must throw notFound") {
                 try await store.replace(missing, expecting: 1)
-                suite.problem("replace of an id no session has must throw notFound")
-            } catch { suite.expect(kind(error) == .notFound, "replace of an id no session has must throw notFound, threw \(error)") }
+            }
             suite.expect(try await store.load(missing.id) == nil, "a replace refused as not found must create nothing")
         }
 

@@ -5,45 +5,17 @@ import Foundation
 #endif
 import OneTap
 
-/// An ``SMSStore`` wrapper that fails on demand: the next updates throw `io` before anything is read,
-/// or after the change was computed but before it is written (a database that drops the connection at
-/// commit), so tests can check that nothing is sent or counted then. Any other fault goes through
-/// ``faults``.
-public final class FaultySMSStore: SMSStore {
-    /// Where an update fails.
-    public enum Point: Hashable, Sendable {
-        /// Before reading.
-        case beforeRead
-        /// After the change was computed, before it is written: the change is lost.
-        case beforeWrite
-    }
+/// An ``SMSStore`` wrapper that fails on demand, through ``FaultyStore/faults``: an update refused before
+/// anything is read (`.refuse()`), or one whose change is computed but never written (`.lose()`, a
+/// database that drops the connection at commit), so tests can check that nothing is sent or counted then.
+public typealias FaultySMSStore = FaultyStore<any SMSStore>
 
-    /// Which operation a fault strikes.
-    public enum Operation: Hashable, Sendable {
-        /// ``SMSStore/update(counters:code:at:_:)``.
-        case update
-        /// ``SMSStore/removeExpired(before:limit:)``.
-        case removeExpired
-    }
-
-    private let base: any SMSStore
-    /// Which calls fail, and how.
-    public let faults: Faults<Operation>
-
-    /// Wraps a store.
-    /// - Parameters:
-    ///   - base: The store that does the real work.
-    ///   - clock: The clock injected delays wait on.
-    public init(_ base: any SMSStore, clock: any WallClock = SystemClock()) {
-        self.base = base
-        faults = Faults(clock: clock)
-    }
-
+extension FaultyStore: SMSStore where Base == any SMSStore {
     /// Makes the next updates fail.
     /// - Parameters:
     ///   - point: Where.
     ///   - count: How many updates in a row.
-    public func fail(_ point: Point, times count: Int = 1) {
+    package func fail(_ point: SMSUpdateFailure, times count: Int = 1) {
         switch point {
         case .beforeRead: faults.inject(.refuse(.io, "the store is down (scripted)"), into: [.update], times: count)
         case .beforeWrite: faults.inject(.lose(.io, "the connection dropped at commit (scripted)"), into: [.update], times: count)
@@ -81,4 +53,12 @@ public final class FaultySMSStore: SMSStore {
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         try await faults.run(.removeExpired) { try await base.removeExpired(before: instant, limit: limit) }
     }
+}
+
+/// Where a scripted update of a ``FaultySMSStore`` fails.
+package enum SMSUpdateFailure: Hashable, Sendable {
+    /// Before reading.
+    case beforeRead
+    /// After the change was computed, before it is written: the change is lost.
+    case beforeWrite
 }

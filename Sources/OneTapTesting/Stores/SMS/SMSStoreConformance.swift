@@ -30,6 +30,19 @@ public enum SMSStoreConformance {
         let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
         let key = ServerKey.random()
         let rules = SMSCodeRules()
+        /// Runs `count` calls at once and counts those that succeeded.
+        func succeeding(_ count: Int, _ call: @escaping @Sendable (Int) async throws -> Bool) async throws -> Int {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<count { group.addTask { try await call(index) } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        /// An SMS code service over the store, with a sender that keeps the codes and a clock at `now`.
+        func makeService(over store: any SMSStore) -> (SMSCodeService, ScriptedSMSSender, FakeClock) {
+            let sender = ScriptedSMSSender()
+            let clock = FakeClock(now: now)
+            return (SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock), sender, clock)
+        }
 
         // An empty store reads every counter as empty and no record.
         try await suite.check("empty store", makeStore) { store in
@@ -109,44 +122,30 @@ public enum SMSStoreConformance {
             let service = SMSCodeService(
                 key: key, sender: sender, store: store, rules: SMSCodeRules(policy: policy), events: DiscardingEventSink(), clock: FakeClock(now: now))
             let ip = try IPAddress("203.0.113.7")
-            let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<concurrency {
-                    group.addTask {
-                        let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))
-                        if case .sent = try await service.send(to: target, context: SMSContext(ip: ip)) { return true }
-                        return false
-                    }
-                }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            let sent = try await succeeding(concurrency) { index in
+                let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))
+                if case .sent = try await service.send(to: target, context: SMSContext(ip: ip)) { return true }
+                return false
             }
             suite.expect(sent == 5, "\(concurrency) concurrent sends from one address under a limit of 5 must send exactly 5, sent \(sent)")
         }
 
         // Through the service: concurrent verifies of the right code succeed once.
         try await suite.check("concurrent verifies", makeStore) { store in
-            let sender = ScriptedSMSSender()
-            let clock = FakeClock(now: now)
-            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
+            let (service, sender, clock) = makeService(over: store)
             _ = try await service.send(to: number, context: SMSContext())
             guard let code = sender.lastCode(to: number) else { return suite.problem("a send through the store must deliver a code") }
             clock.setWallTime(now.addingTimeInterval(10))
-            let verified = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask {
-                        if case .verified = try await service.verify(code, for: number, context: SMSContext()) { return true }
-                        return false
-                    }
-                }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            let verified = try await succeeding(concurrency) { _ in
+                if case .verified = try await service.verify(code, for: number, context: SMSContext()) { return true }
+                return false
             }
             suite.expect(verified == 1, "\(concurrency) concurrent verifies of one code must succeed exactly once, succeeded \(verified)")
         }
 
         // Through the service: a code verifies a millisecond before its five minutes and not at them.
         try await suite.check("code expiry", makeStore) { store in
-            let sender = ScriptedSMSSender()
-            let clock = FakeClock(now: now)
-            let service = SMSCodeService(key: key, sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
+            let (service, sender, clock) = makeService(over: store)
             _ = try await service.send(to: number, context: SMSContext())
             _ = try await service.send(to: other, context: SMSContext())
             guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {

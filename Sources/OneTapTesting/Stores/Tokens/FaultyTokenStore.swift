@@ -5,46 +5,24 @@ import Foundation
 #endif
 import OneTap
 
-/// A ``TokenStore`` wrapper that fails on demand: on read, on write, on remove, or by reporting a stale
-/// version (a conflict) the next time, to test that a token is never lost and that callers get a clear
-/// error. Any other fault goes through ``faults``.
-public final class FaultyTokenStore: TokenStore {
-    /// Which operation to fail.
-    public enum Operation: Hashable, Sendable {
-        /// ``TokenStore/load(_:)``.
-        case load
-        /// ``TokenStore/save(_:replacing:dueAt:)``.
-        case save
-        /// ``TokenStore/remove(_:replacing:)``.
-        case remove
-        /// ``TokenStore/accounts(dueBefore:limit:)``.
-        case accounts
-    }
+/// A ``TokenStore`` wrapper that fails on demand, through ``FaultyStore/faults``: on read, on write, on
+/// remove, or by reporting a stale version (`.refuse(.conflict, …)` into `[.save]`), to test that a token
+/// is never lost and that callers get a clear error.
+public typealias FaultyTokenStore = FaultyStore<any TokenStore>
 
-    private let base: any TokenStore
-    /// Which calls fail, and how.
-    public let faults: Faults<Operation>
-
-    /// Wraps a store.
-    /// - Parameters:
-    ///   - base: The store that does the real work.
-    ///   - clock: The clock injected delays wait on.
-    public init(_ base: any TokenStore, clock: any WallClock = SystemClock()) {
-        self.base = base
-        faults = Faults(clock: clock)
-    }
+extension FaultyStore: TokenStore where Base == any TokenStore {
 
     /// Makes the next `count` calls of `operation` fail with an `io` error (disk full).
     /// - Parameters:
     ///   - operation: Which call to fail.
     ///   - count: How many calls in a row.
-    public func fail(_ operation: Operation, times count: Int = 1) {
+    package func fail(_ operation: StoreOperation, times count: Int = 1) {
         faults.inject(.refuse(.io, "injected \(operation) failure: No space left on device"), into: [operation], times: count)
     }
 
     /// Makes the next `count` saves report a conflict, as if another instance had written first.
     /// - Parameter count: How many saves in a row.
-    public func conflict(times count: Int = 1) {
+    package func conflict(times count: Int = 1) {
         faults.inject(.refuse(.conflict, "injected conflict"), into: [.save], times: count)
     }
 

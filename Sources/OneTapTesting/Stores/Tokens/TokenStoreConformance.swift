@@ -25,16 +25,14 @@ public enum TokenStoreConformance {
                 value: Secret(value), refreshToken: refresh.map(Secret.init), flow: .tianyi, account: account, issuedAt: issued,
                 expiresAt: issued.addingTimeInterval(lifetime))
         }
-        func isConflict(_ error: any Error) -> Bool { (error as? StoreError)?.kind == .conflict }
 
         // A missing account loads as nil, and removing it reports nothing removed.
         try await suite.check("absent accounts", makeStore) { store in
             suite.expect(try await store.load("absent") == nil, "load of an account never written must be nil")
             suite.expect(try await store.remove("absent", replacing: nil) == false, "remove of an absent account must return false")
-            do {
+            await suite.expect(throws: .conflict, "remove expecting a version of an absent account must throw conflict") {
                 _ = try await store.remove("absent", replacing: TokenVersion(1))
-                suite.problem("remove expecting a version of an absent account must throw conflict")
-            } catch { suite.expect(isConflict(error), "remove expecting a version of an absent account must throw conflict, threw \(error)") }
+            }
         }
 
         // Round trip: what is saved is what loads, to the millisecond, secrets included.
@@ -53,33 +51,28 @@ public enum TokenStoreConformance {
         // Compare-and-swap.
         try await suite.check("compare-and-swap", makeStore) { store in
             let v1 = try await store.save(token("a", "1"), replacing: nil, dueAt: now)
-            do {
+            await suite.expect(throws: .conflict, "save expecting no token must conflict when one is stored") {
                 _ = try await store.save(token("a", "x"), replacing: nil, dueAt: now)
-                suite.problem("save expecting no token must conflict when one is stored")
-            } catch { suite.expect(isConflict(error), "save expecting no token over a stored one must throw conflict, threw \(error)") }
+            }
             let v2 = try await store.save(token("a", "2"), replacing: v1, dueAt: now)
             suite.expect(v2 > v1, "each write must make a greater version (\(v1) then \(v2))")
-            do {
+            await suite.expect(throws: .conflict, "save with a stale version must conflict") {
                 _ = try await store.save(token("a", "stale"), replacing: v1, dueAt: now)
-                suite.problem("save with a stale version must conflict")
-            } catch { suite.expect(isConflict(error), "save with a stale version must throw conflict, threw \(error)") }
+            }
             suite.expect(try await store.load("a")?.token.value.reveal() == "2", "a refused write must change nothing")
-            do {
+            await suite.expect(throws: .conflict, "remove with a stale version must conflict") {
                 _ = try await store.remove("a", replacing: v1)
-                suite.problem("remove with a stale version must conflict")
-            } catch { suite.expect(isConflict(error), "remove with a stale version must throw conflict, threw \(error)") }
+            }
             suite.expect(try await store.remove("a", replacing: v2), "remove with the current version must remove")
             suite.expect(try await store.load("a") == nil, "a removed token must not load")
             let v3 = try await store.save(token("a", "3"), replacing: nil, dueAt: now)
             suite.expect(v3 != v1 && v3 != v2, "a token saved after a removal must get a version the account never had (got \(v3) again)")
-            do {
+            await suite.expect(throws: .conflict, "a write based on a version from before a removal must conflict") {
                 _ = try await store.save(token("a", "from before the logout"), replacing: v1, dueAt: now)
-                suite.problem("a write based on a version from before a removal must conflict")
-            } catch { suite.expect(isConflict(error), "a write based on a version from before a removal must throw conflict, threw \(error)") }
-            do {
+            }
+            await suite.expect(throws: .conflict, "a removal based on a version from before a removal must conflict") {
                 _ = try await store.remove("a", replacing: v2)
-                suite.problem("a removal based on a version from before a removal must conflict")
-            } catch { suite.expect(isConflict(error), "a removal based on an old version must throw conflict, threw \(error)") }
+            }
             suite.expect(try await store.load("a")?.token.value.reveal() == "3", "the token stored after the removal must survive")
         }
 

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What identifies a version of a file: device, inode, size and modification time. A rename gives a new
+/// inode; an in-place rewrite a new size or time.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+
+    static let none = FileIdentity(device: 0, inode: 0, size: -1, seconds: 0, nanoseconds: 0)
+
+    init(device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.seconds = seconds
+        self.nanoseconds = nanoseconds
+    }
+
+    init(_ info: stat) {
+        #if canImport(Darwin)
+        let time = info.st_mtimespec
+        #else
+        let time = info.st_mtim
+        #endif
+        self.init(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size),
+            seconds: Int(time.tv_sec), nanoseconds: Int(time.tv_nsec))
+    }
+}

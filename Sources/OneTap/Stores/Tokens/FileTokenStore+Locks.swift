@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The advisory `flock` locks: one per account for compare-and-swap writes, one for its refresh.
+extension FileTokenStore {
+    /// Takes an exclusive `flock` on a lock file, polling on the clock so no thread blocks.
+    /// - Returns: The open descriptor (locked), or nil when `timeout` passed first.
+    func lock(_ path: String, account: AccountID, timeout: Duration, poll: Duration) async throws -> Int32? {
+        let fd = try await io.run { () throws(StoreError) -> Int32 in
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else {
+                throw StoreError(.io, account: account, message: "cannot open \(path): \(SystemCallError.last("open", path).reason)")
+            }
+            return fd
+        }
+        var waited = Duration.zero
+        while true {
+            let taken = try await io.run { () throws(StoreError) -> Bool in
+                if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    let error = SystemCallError.last("flock", path)
+                    close(fd)
+                    throw StoreError(.io, account: account, message: "cannot lock \(path): \(error.reason)")
+                }
+                return false
+            }
+            if taken { return fd }
+            guard waited < timeout else {
+                close(fd)
+                return nil
+            }
+            do {
+                try await clock.sleep(for: poll)
+            } catch {
+                close(fd)
+                throw error
+            }
+            waited += poll
+        }
+    }
+
+    func unlock(_ fd: Int32) {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Holds the account's write lock while `body` runs on the store's threads.
+    func withWriteLock<T: Sendable>(_ account: AccountID, _ body: @escaping @Sendable () throws(StoreError) -> T) async throws -> T {
+        let path = locks + "/" + Self.fileName(account) + ".lock"
+        guard let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(1)) else {
+            throw StoreError(
+                .timeout, account: account, message: "another process held \(path) for longer than \(lockTimeout.seconds) s; nothing was changed")
+        }
+        defer { unlock(fd) }
+        return try await io.run(body)
+    }
+
+    // MARK: The refresh lock
+
+    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``). After
+    /// ``lockTimeout`` the refresh goes ahead without it; compare-and-swap keeps the store right.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+        let path = locks + "/" + Self.fileName(account) + ".refresh"
+        let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(10))
+        defer { if let fd { unlock(fd) } }
+        return try await body()
+    }
+}

@@ -1,0 +1,39 @@
+/// A call of a store's protocol that a fault may strike (``Faults/inject(_:into:after:times:)``), named
+/// as the protocol names it. One vocabulary for every store: a wrapper's calls are its protocol's
+/// operations, so a fault injected into another protocol's operation never strikes.
+public enum StoreOperation: Hashable, Sendable {
+    /// ``TokenStore/load(_:)``, ``LoginSessionStore/load(_:)``.
+    case load
+    /// ``TokenStore/save(_:replacing:dueAt:)``.
+    case save
+    /// ``TokenStore/remove(_:replacing:)``, ``GuestDataStore/remove(kind:of:)``.
+    case remove
+    /// ``TokenStore/accounts(dueBefore:limit:)``.
+    case accounts
+    /// ``LoginSessionStore/create(_:)``.
+    case create
+    /// ``LoginSessionStore/replace(_:expecting:)``.
+    case replace
+    /// ``LoginSessionStore/removeExpired(before:limit:)``, ``SMSStore/removeExpired(before:limit:)``.
+    case removeExpired
+    /// ``ExchangeLedger/claim(_:at:)``.
+    case claim
+    /// ``ExchangeLedger/settle(_:_:at:)``.
+    case settle
+    /// ``ExchangeLedger/unknownExchanges(since:)``.
+    case unknownExchanges
+    /// ``SMSStore/update(counters:code:at:_:)``, ``GuestDeviceStore/update(key:_:)``.
+    case update
+    /// ``GuestDeviceStore/record(forKey:)``.
+    case record
+    /// ``GuestDataStore/data(of:)``.
+    case data
+    /// ``GuestDataStore/write(_:kind:of:)``.
+    case write
+    /// ``GuestDataStore/journal(for:)``.
+    case journal
+    /// ``GuestDataStore/createJournal(_:)``.
+    case createJournal
+    /// ``GuestDataStore/replaceJournal(_:expecting:)``.
+    case replaceJournal
+}
