@@ -20,7 +20,7 @@ package enum ChannelAdmission: Hashable, Sendable {
 /// ``LoginSessionMachine/advance(_:_:version:at:channels:)``, which stay pure.
 ///
 /// A channel not listed is allowed.
-public struct ChannelAdmissions: Hashable, Sendable {
+package struct ChannelAdmissions: Hashable, Sendable {
     private var entries: [Channel: ChannelAdmission]
 
     /// Every channel allowed: what a machine without a breaker is given.
@@ -43,11 +43,11 @@ public struct ChannelAdmissions: Hashable, Sendable {
 }
 
 /// A carrier channel: one flow for the SIMs of one carrier, which a circuit breaker tracks on its own.
-public struct Channel: Hashable, Sendable, CustomStringConvertible {
+package struct Channel: Hashable, Sendable, CustomStringConvertible {
     /// The carrier.
-    public let carrier: Carrier
+    package let carrier: Carrier
     /// The flow.
-    public let flow: LoginFlow
+    package let flow: LoginFlow
 
     /// A channel.
     /// - Parameters:
@@ -59,13 +59,13 @@ public struct Channel: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `mobile/mobile`: carrier, then flow.
-    public var description: String { "\(carrier)/\(flow)" }
+    package var description: String { "\(carrier)/\(flow)" }
 }
 
 /// What a start or a report tells the circuit breaker, as a value in its ``LoginTransition``: the layer
 /// above applies it (`ChannelHealth.apply`) once the transition is stored, so a report that lost its
 /// compare-and-swap tells the breaker nothing.
-public enum ChannelReport: Hashable, Sendable, CustomStringConvertible {
+package enum ChannelReport: Hashable, Sendable, CustomStringConvertible {
     /// The login entered a flow whose circuit is half open: this attempt is the circuit's probe.
     case probing(Channel)
     /// An attempt of a one-tap flow ended with an action (`cancelled` and `switch` are the user's
@@ -73,7 +73,7 @@ public enum ChannelReport: Hashable, Sendable, CustomStringConvertible {
     case ended(Channel, OutcomeAction)
 
     /// `probing mobile/mobile`, `mobile/mobile: fallback`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .probing(let channel): "probing \(channel)"
         case .ended(let channel, let action): "\(channel): \(action)"
