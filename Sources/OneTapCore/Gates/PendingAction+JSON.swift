@@ -8,8 +8,8 @@ import Foundation
 // "expiresAtMs":…}` (`payload` only when there is one). A session of `onetap-session/1` holds
 // `createdAt` and `expiresAt` as seconds since 1970 instead.
 
-extension PendingAction {
-    func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+extension PendingAction: JSONWritable {
+    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
             writer.member("key", key)
             writer.member("action", action)

@@ -177,4 +177,24 @@ extension JSONReader {
         if slot != nil { throw duplicate(key) }
         slot = .some(try null() ? nil : try parsed { (text) throws(ParseError) in try Value(text) })
     }
+
+    /// Reads an array member of scalars into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read.
+    ///   - key: The member's key.
+    /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading an element throws.
+    @inlinable @inline(__always)
+    package mutating func member<Value: JSONScalar>(_ slot: inout [Value]?, _ key: JSONKey) throws(JSONReadError) {
+        try elements(&slot, key) { (reader) throws(JSONReadError) in try Value(scalar: &reader) }
+    }
+
+    /// Reads an array member of nested records into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read.
+    ///   - key: The member's key.
+    /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading an element throws.
+    @inlinable @inline(__always)
+    package mutating func record<Value: JSONReadable>(_ slot: inout [Value]?, _ key: JSONKey) throws(JSONReadError) {
+        try elements(&slot, key) { (reader) throws(JSONReadError) in try Value(reading: &reader) }
+    }
 }

@@ -16,7 +16,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The text.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
@@ -26,7 +26,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The text, or nil.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: String?) {
         guard let value else { return }
         member(name, value)
@@ -36,7 +36,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: Int) {
         key(name)
         int(value)
@@ -46,7 +46,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: Int64) {
         key(name)
         int(value)
@@ -56,7 +56,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The integer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: UInt64) {
         key(name)
         int(value)
@@ -66,7 +66,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The flag.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)
@@ -76,7 +76,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - value: The flag, or nil.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: Bool?) {
         guard let value else { return }
         member(name, value)
@@ -87,7 +87,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - value: The value.
     /// - Throws: What the value's ``JSONWritable/write(to:)`` throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: some JSONWritable) throws(JSONWriteError) {
         key(name)
         try value.write(to: &self)
@@ -98,7 +98,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - value: The value, or nil.
     /// - Throws: What the value's ``JSONWritable/write(to:)`` throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, _ value: (some JSONWritable)?) throws(JSONWriteError) {
         guard let value else { return }
         try member(name, value)
@@ -109,7 +109,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - values: The elements, in order.
     /// - Throws: What an element's ``JSONWritable/write(to:)`` throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member<Element: JSONWritable>(_ name: StaticString, elements values: some Sequence<Element>) throws(JSONWriteError) {
         key(name)
         try array { (writer) throws(JSONWriteError) in
@@ -121,7 +121,7 @@ extension JSONWriter {
     /// - Parameters:
     ///   - name: The key.
     ///   - values: The strings, in order.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func member(_ name: StaticString, strings values: some Sequence<String>) {
         key(name)
         array { writer in
@@ -134,7 +134,7 @@ extension JSONWriter {
     ///   - name: The key (`…Ms`).
     ///   - date: The instant.
     /// - Throws: ``JSONWriteError`` for an instant with no millisecond count, as ``instant(_:)``.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func instant(_ name: StaticString, _ date: Date) throws(JSONWriteError) {
         key(name)
         try instant(date)
@@ -145,7 +145,7 @@ extension JSONWriter {
     ///   - name: The key (`…Ms`).
     ///   - date: The instant, or nil.
     /// - Throws: ``JSONWriteError`` for an instant with no millisecond count, as ``instant(_:)``.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func instant(_ name: StaticString, _ date: Date?) throws(JSONWriteError) {
         guard let date else { return }
         try instant(name, date)
