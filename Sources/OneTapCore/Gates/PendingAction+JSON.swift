@@ -8,31 +8,49 @@ import Foundation
 // "expiresAtMs":…}` (`payload` only when there is one). A session of `onetap-session/1` holds
 // `createdAt` and `expiresAt` as seconds since 1970 instead.
 
-extension PendingAction: JSONWritable {
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+extension PendingAction {
+    func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("key", key)
-            writer.member("action", action)
-            try writer.member("payload", payload)
-            try writer.instant("createdAtMs", createdAt)
-            try writer.instant("expiresAtMs", expiresAt)
+            writer.key("key")
+            writer.string(key)
+            writer.key("action")
+            writer.string(action)
+            if let payload {
+                writer.key("payload")
+                try payload.write(to: &writer)
+            }
+            writer.key("createdAtMs")
+            try writer.instant(createdAt)
+            writer.key("expiresAtMs")
+            try writer.instant(expiresAt)
         }
     }
 
     /// Reads an action, its instants in the form the session around it holds.
     init(reading reader: inout JSONReader, _ instants: inout StoredInstants) throws(JSONReadError) {
         var key: String?, action: String?, payload: JSONValue??, createdAt: Date?, expiresAt: Date?
-        try reader.members { (name, reader) throws(JSONReadError) in
+        var members = try reader.beginObject()
+        while let name = try reader.nextKey(in: &members) {
             switch name {
-            case "key": try reader.member(&key, name)
+            case "key":
+                try reader.unseen(key != nil, name)
+                key = try reader.string()
             case "action":
-                try reader.member(&action, name)
-                if let problem = action.flatMap(LoginGate.problem) { throw reader.corrupt(problem) }
+                try reader.unseen(action != nil, name)
+                let text = try reader.string()
+                if let problem = LoginGate.problem(text) { throw reader.corrupt(problem) }
+                action = text
             case "payload":
-                try reader.record(&payload, name)
-                if let problem = Self.payloadProblem(payload ?? nil) { throw reader.corrupt(problem) }
-            case "createdAtMs", "createdAt": try instants.read(&createdAt, name, "createdAtMs", &reader)
-            case "expiresAtMs", "expiresAt": try instants.read(&expiresAt, name, "expiresAtMs", &reader)
+                try reader.unseen(payload != nil, name)
+                let value = try reader.null() ? nil : try JSONValue(reading: &reader)
+                if let problem = Self.payloadProblem(value) { throw reader.corrupt(problem) }
+                payload = .some(value)
+            case "createdAtMs", "createdAt":
+                try reader.unseen(createdAt != nil, name)
+                createdAt = try instants.read(milliseconds: "createdAtMs" ~= name, &reader)
+            case "expiresAtMs", "expiresAt":
+                try reader.unseen(expiresAt != nil, name)
+                expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= name, &reader)
             default: break
             }
         }

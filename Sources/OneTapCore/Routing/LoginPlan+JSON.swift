@@ -3,28 +3,42 @@
 extension LoginPlan: JSONRecord {
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.member("carrier", carrier.rawValue)
-            writer.member("evidence", evidence.rawValue)
-            writer.member("flows", strings: flows.lazy.map(\.rawValue))
-            writer.member("reason", reason.rawValue)
-            writer.member("condition", condition.description)
+            writer.key("carrier")
+            writer.string(carrier.rawValue)
+            writer.key("evidence")
+            writer.string(evidence.rawValue)
+            writer.key("flows")
+            writer.array { writer in
+                for flow in flows { writer.string(flow.rawValue) }
+            }
+            writer.key("reason")
+            writer.string(reason.rawValue)
+            writer.key("condition")
+            writer.string(condition.description)
         }
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var carrier: Carrier?, evidence: EvidenceSource?, flows: FlowSequence?, reason: RoutingReason?, condition: RoutingPolicy.Condition?
-        try reader.members { (key, reader) throws(JSONReadError) in
+        var members = try reader.beginObject()
+        while let key = try reader.nextKey(in: &members) {
             switch key {
-            case "carrier": try reader.raw(&carrier, key)
-            case "evidence": try reader.raw(&evidence, key)
+            case "carrier":
+                try reader.unseen(carrier != nil, key)
+                carrier = try reader.raw(Carrier.self)
+            case "evidence":
+                try reader.unseen(evidence != nil, key)
+                evidence = try reader.raw(EvidenceSource.self)
             case "flows":
-                if flows != nil { throw reader.duplicate(key) }
+                try reader.unseen(flows != nil, key)
                 let list = try reader.elements { (reader) throws(JSONReadError) in try reader.raw(LoginFlow.self) }
                 if let problem = FlowSequence.validate(list) { throw reader.corrupt(problem) }
                 flows = FlowSequence(unchecked: list)
-            case "reason": try reader.raw(&reason, key)
+            case "reason":
+                try reader.unseen(reason != nil, key)
+                reason = try reader.raw(RoutingReason.self)
             case "condition":
-                if condition != nil { throw reader.duplicate(key) }
+                try reader.unseen(condition != nil, key)
                 let text = try reader.string()
                 condition = RoutingPolicy.Condition.named(text)
                 if condition == nil { throw reader.corrupt(RoutingPolicy.Condition.unknown(text)) }

@@ -22,7 +22,13 @@ extension LoginSession: JSONRecord {
     /// - Throws: `EncodingError.invalidValue` for an instant that is infinite or NaN (or a number in a
     ///   pending action's payload that is), which JSON cannot hold.
     /// - Complexity: O(*n*) in the length of the JSON.
-    public func json() throws(EncodingError) -> String { try encodedJSON(capacity: 256 + 160 * trace.count) }
+    public func json() throws(EncodingError) -> String {
+        do {
+            return try jsonText(capacity: 256 + 160 * trace.count)
+        } catch {
+            throw error.encodingError
+        }
+    }
 
     /// Reads a session from its JSON: what ``json()`` wrote, or what an earlier version wrote
     /// (`onetap-session/1`, by `json()` or by `JSONEncoder`).
@@ -31,46 +37,95 @@ extension LoginSession: JSONRecord {
     ///   (`keyNotFound`), a member of the wrong type (`typeMismatch`), or one that makes no session, a
     ///   key written twice, or text that is not JSON (`dataCorrupted`).
     /// - Complexity: O(*n*) in the length of the JSON.
-    public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
+    public init(json: String) throws(DecodingError) {
+        self = try Self.decoded(json.utf8)
+    }
 
     /// Reads a session from its JSON, as UTF-8 bytes (`[UInt8]`, `Data`, a column's bytes).
     /// - Parameter json: The bytes.
     /// - Throws: `DecodingError`, as ``init(json:)-(String)``.
     /// - Complexity: O(*n*) in the number of bytes.
-    public init(json: some Collection<UInt8>) throws(DecodingError) { try self.init(decoding: json) }
+    public init(json: some Collection<UInt8>) throws(DecodingError) {
+        self = try Self.decoded(json)
+    }
+
+    private static func decoded(_ json: some Collection<UInt8>) throws(DecodingError) -> LoginSession {
+        do {
+            return try reading(json)
+        } catch {
+            throw error.decodingError
+        }
+    }
 
     package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("format", Self.format)
-            writer.member("id", id.text)
-            writer.member("version", version)
-            try writer.member("plan", plan)
+            writer.key("format")
+            writer.string(Self.format)
+            writer.key("id")
+            writer.string(id.text)
+            writer.key("version")
+            writer.int(version)
+            writer.key("plan")
+            plan.write(to: &writer)
             writer.key("stage")
             switch stage {
             case .flow(let flow, let attempt):
                 writer.string(StageKind.flow.rawValue)
-                writer.member("flow", flow.rawValue)
-                writer.member("attempt", attempt)
+                writer.key("flow")
+                writer.string(flow.rawValue)
+                writer.key("attempt")
+                writer.int(attempt)
             case .exchange(let flow, let attempt, let token, let receivedAt):
                 writer.string(StageKind.exchange.rawValue)
-                writer.member("flow", flow.rawValue)
-                writer.member("attempt", attempt)
-                writer.member("token", token.hex)
-                try writer.instant("receivedAtMs", receivedAt)
+                writer.key("flow")
+                writer.string(flow.rawValue)
+                writer.key("attempt")
+                writer.int(attempt)
+                writer.key("token")
+                writer.string(token.hex)
+                writer.key("receivedAtMs")
+                try writer.instant(receivedAt)
             case .ended(let ending, let flow):
                 writer.string(StageKind.ended.rawValue)
-                writer.member("ending", ending.rawValue)
-                writer.member("flow", flow?.rawValue)
+                writer.key("ending")
+                writer.string(ending.rawValue)
+                if let flow {
+                    writer.key("flow")
+                    writer.string(flow.rawValue)
+                }
             }
-            try writer.member("trace", elements: trace)
-            try writer.member("alerts", elements: alerts)
-            try writer.instant("createdAtMs", createdAt)
-            try writer.instant("expiresAtMs", expiresAt)
-            writer.member("exchangedTokens", strings: exchangedTokens.lazy.map(\.hex))
-            try writer.member("unknownExchanges", elements: unknownExchanges)
-            try writer.member("verified", verified)
-            try writer.member("pending", pending)
-            writer.member("platform", platform?.rawValue)
+            writer.key("trace")
+            writer.array { writer in
+                for step in trace { step.write(to: &writer) }
+            }
+            writer.key("alerts")
+            writer.array { writer in
+                for alert in alerts { alert.write(to: &writer) }
+            }
+            writer.key("createdAtMs")
+            try writer.instant(createdAt)
+            writer.key("expiresAtMs")
+            try writer.instant(expiresAt)
+            writer.key("exchangedTokens")
+            writer.array { writer in
+                for token in exchangedTokens { writer.string(token.hex) }
+            }
+            writer.key("unknownExchanges")
+            try writer.array { (writer) throws(JSONWriteError) in
+                for unknown in unknownExchanges { try unknown.write(to: &writer) }
+            }
+            if let verified {
+                writer.key("verified")
+                verified.write(to: &writer)
+            }
+            if let pending {
+                writer.key("pending")
+                try pending.write(to: &writer)
+            }
+            if let platform {
+                writer.key("platform")
+                writer.string(platform.rawValue)
+            }
         }
     }
 
@@ -84,37 +139,72 @@ extension LoginSession: JSONRecord {
         // Every instant, as seconds (version 1) or milliseconds (version 2); which one the format says.
         var instants = StoredInstants(legacy: .unix)
         var receivedAt: Date??, createdAt: Date?, expiresAt: Date?
-        try reader.members { (key, reader) throws(JSONReadError) in
+        var members = try reader.beginObject()
+        while let key = try reader.nextKey(in: &members) {
             switch key {
             case "format":
-                if format != nil { throw reader.duplicate(key) }
+                try reader.unseen(format != nil, key)
                 // Compared as bytes: the expected format costs no string of its own.
                 if let utf8 = try reader.plainString() {
                     format = Self.formatV2UTF8.same(utf8) ? Self.format : Self.formatV1UTF8.same(utf8) ? Self.formatV1 : String(decoding: utf8, as: UTF8.self)
                 } else {
                     format = try reader.string()
                 }
-            case "id": try reader.parsed(&id, key)
-            case "version": try reader.member(&version, key)
-            case "plan": try reader.record(&plan, key)
-            case "stage": try reader.member(&kind, key)
-            case "flow": try reader.raw(&flow, key)
-            case "attempt": try reader.member(&attempt, key)
-            case "token": try reader.member(&token, key)
-            case "receivedAtMs", "receivedAt": try instants.read(&receivedAt, key, "receivedAtMs", &reader)
-            case "ending": try reader.raw(&ending, key)
-            case "trace": try reader.record(&trace, key)
-            case "alerts": try reader.record(&alerts, key)
-            case "createdAtMs", "createdAt": try instants.read(&createdAt, key, "createdAtMs", &reader)
-            case "expiresAtMs", "expiresAt": try instants.read(&expiresAt, key, "expiresAtMs", &reader)
-            case "exchangedTokens": try reader.member(&exchangedTokens, key)
+            case "id":
+                try reader.unseen(id != nil, key)
+                id = try reader.parsed { (text) throws(ParseError) in try LoginSessionID(text) }
+            case "version":
+                try reader.unseen(version != nil, key)
+                version = try reader.int()
+            case "plan":
+                try reader.unseen(plan != nil, key)
+                plan = try LoginPlan(reading: &reader)
+            case "stage":
+                try reader.unseen(kind != nil, key)
+                kind = try reader.string()
+            case "flow":
+                try reader.unseen(flow != nil, key)
+                flow = .some(try reader.null() ? nil : try reader.raw(LoginFlow.self))
+            case "attempt":
+                try reader.unseen(attempt != nil, key)
+                attempt = .some(try reader.null() ? nil : try reader.int())
+            case "token":
+                try reader.unseen(token != nil, key)
+                token = .some(try reader.null() ? nil : try reader.digest())
+            case "receivedAtMs", "receivedAt":
+                try reader.unseen(receivedAt != nil, key)
+                let inMilliseconds = "receivedAtMs" ~= key
+                receivedAt = .some(try reader.null() ? nil : try instants.read(milliseconds: inMilliseconds, &reader))
+            case "ending":
+                try reader.unseen(ending != nil, key)
+                ending = .some(try reader.null() ? nil : try reader.raw(Decision.Ending.self))
+            case "trace":
+                try reader.unseen(trace != nil, key)
+                trace = try reader.elements { (reader) throws(JSONReadError) in try LoginStep(reading: &reader) }
+            case "alerts":
+                try reader.unseen(alerts != nil, key)
+                alerts = try reader.elements { (reader) throws(JSONReadError) in try LoginAlert(reading: &reader) }
+            case "createdAtMs", "createdAt":
+                try reader.unseen(createdAt != nil, key)
+                createdAt = try instants.read(milliseconds: "createdAtMs" ~= key, &reader)
+            case "expiresAtMs", "expiresAt":
+                try reader.unseen(expiresAt != nil, key)
+                expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= key, &reader)
+            case "exchangedTokens":
+                try reader.unseen(exchangedTokens != nil, key)
+                exchangedTokens = try reader.elements { (reader) throws(JSONReadError) in try reader.digest() }
             case "unknownExchanges":
-                try reader.elements(&unknownExchanges, key) { (reader) throws(JSONReadError) in try UnknownExchange(reading: &reader, &instants) }
-            case "verified": try reader.record(&verified, key)
+                try reader.unseen(unknownExchanges != nil, key)
+                unknownExchanges = try reader.elements { (reader) throws(JSONReadError) in try UnknownExchange(reading: &reader, &instants) }
+            case "verified":
+                try reader.unseen(verified != nil, key)
+                verified = .some(try reader.null() ? nil : try VerifiedLogin(reading: &reader))
             case "pending":
-                if pending != nil { throw reader.duplicate(key) }
+                try reader.unseen(pending != nil, key)
                 pending = .some(try reader.null() ? nil : try PendingAction(reading: &reader, &instants))
-            case "platform": try reader.parsed(&platform, key)
+            case "platform":
+                try reader.unseen(platform != nil, key)
+                platform = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try Platform(text) })
             default: break
             }
         }
@@ -177,22 +267,32 @@ extension LoginSession: JSONRecord {
     private static let formatV1UTF8: StaticString = "onetap-session/1"
 }
 
-extension LoginSession.UnknownExchange: JSONWritable {
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+extension LoginSession.UnknownExchange {
+    func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("flow", flow.rawValue)
-            writer.member("token", token.hex)
-            try writer.instant("atMs", at)
+            writer.key("flow")
+            writer.string(flow.rawValue)
+            writer.key("token")
+            writer.string(token.hex)
+            writer.key("atMs")
+            try writer.instant(at)
         }
     }
 
     init(reading reader: inout JSONReader, _ instants: inout StoredInstants) throws(JSONReadError) {
         var flow: LoginFlow?, token: SHA256Digest?, at: Date?
-        try reader.members { (key, reader) throws(JSONReadError) in
+        var members = try reader.beginObject()
+        while let key = try reader.nextKey(in: &members) {
             switch key {
-            case "flow": try reader.raw(&flow, key)
-            case "token": try reader.member(&token, key)
-            case "atMs", "at": try instants.read(&at, key, "atMs", &reader)
+            case "flow":
+                try reader.unseen(flow != nil, key)
+                flow = try reader.raw(LoginFlow.self)
+            case "token":
+                try reader.unseen(token != nil, key)
+                token = try reader.digest()
+            case "atMs", "at":
+                try reader.unseen(at != nil, key)
+                at = try instants.read(milliseconds: "atMs" ~= key, &reader)
             default: break
             }
         }

@@ -4,17 +4,26 @@
 extension VerifiedLogin: JSONRecord {
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.member("phoneNumber", phoneNumber.digits)
-            writer.member("account", account?.rawValue)
+            writer.key("phoneNumber")
+            writer.string(phoneNumber.digits)
+            if let account {
+                writer.key("account")
+                writer.string(account.rawValue)
+            }
         }
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var phoneNumber: PhoneNumber?, account: AccountID??
-        try reader.members { (key, reader) throws(JSONReadError) in
+        var members = try reader.beginObject()
+        while let key = try reader.nextKey(in: &members) {
             switch key {
-            case "phoneNumber": try reader.parsed(&phoneNumber, key)
-            case "account": try reader.parsed(&account, key)
+            case "phoneNumber":
+                try reader.unseen(phoneNumber != nil, key)
+                phoneNumber = try reader.parsed { (text) throws(ParseError) in try PhoneNumber(text) }
+            case "account":
+                try reader.unseen(account != nil, key)
+                account = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AccountID(text) })
             default: break
             }
         }

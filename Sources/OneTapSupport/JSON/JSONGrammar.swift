@@ -71,19 +71,23 @@ package enum JSONGrammar {
         return (index, integral)
     }
 
-    /// A malformed number: what, and where.
-    package struct NumberFailure: Error {
+    /// Malformed JSON the grammar found: what (a ``NumberProblem`` or a ``StringProblem``), and where.
+    package struct Failure<Problem: Error & Sendable>: Error {
         /// What is wrong.
-        package let problem: NumberProblem
-        /// The offset where it was found.
+        package let problem: Problem
+        /// The offset where it was found: for a string, the control character or the backslash of the
+        /// escape.
         package let at: Int
 
         @inlinable
-        package init(problem: NumberProblem, at: Int) {
+        package init(problem: Problem, at: Int) {
             self.problem = problem
             self.at = at
         }
     }
+
+    /// A malformed number: what, and where.
+    package typealias NumberFailure = Failure<NumberProblem>
 
     // MARK: Strings
 
@@ -100,18 +104,7 @@ package enum JSONGrammar {
     }
 
     /// A malformed string: what, and where (the control character, or the backslash of the escape).
-    package struct StringFailure: Error {
-        /// What is wrong.
-        package let problem: StringProblem
-        /// The offset where it was found.
-        package let at: Int
-
-        @inlinable
-        package init(problem: StringProblem, at: Int) {
-            self.problem = problem
-            self.at = at
-        }
-    }
+    package typealias StringFailure = Failure<StringProblem>
 
     /// Scans a string's body, from just after its opening quote to its closing quote, checking that
     /// every escape is one JSON has (a `\u` with four hexadecimal digits); not what the escapes stand for

@@ -255,24 +255,14 @@ package struct JSONReader {
             skipSpace()
             _ = pop()
             guard index < bytes.count else { throw corrupt("an object that never ends") }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipSpace()
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return nil
-            default: throw corrupt("expected , or } after a member")
-            }
+            if closes(UInt8(ascii: "}")) { return nil }
+            guard bytes[index] == UInt8(ascii: ",") else { throw corrupt("expected , or } after a member") }
+            index += 1
+            skipSpace()
         } else {
             cursor.started = true
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return nil
-            }
+            if closes(UInt8(ascii: "}")) { return nil }
         }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupt("expected a key in quotes") }
         let key = try self.key()
@@ -306,22 +296,13 @@ package struct JSONReader {
             skipSpace()
             if case .index(let last) = pop() { position = last + 1 }
             guard index < bytes.count else { throw corrupt("an array that never ends") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return false
-            default: throw corrupt("expected , or ] after an element")
-            }
+            if closes(UInt8(ascii: "]")) { return false }
+            guard bytes[index] == UInt8(ascii: ",") else { throw corrupt("expected , or ] after an element") }
+            index += 1
         } else {
             cursor.started = true
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return false
-            }
+            if closes(UInt8(ascii: "]")) { return false }
         }
         push(.index(position))
         skipSpace()
@@ -339,6 +320,16 @@ package struct JSONReader {
         var cursor = try beginArray()
         while try nextElement(in: &cursor) { out.append(try element(&self)) }
         return out
+    }
+
+    /// Whether the object or array being read ends here (`close` is its closing bracket): if so, the
+    /// bracket is read and the nesting left.
+    @inline(__always)
+    private mutating func closes(_ close: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == close else { return false }
+        index += 1
+        depth -= 1
+        return true
     }
 
     private mutating func enter() throws(JSONReadError) {
