@@ -6,12 +6,9 @@
 // before it, what `JSONEncoder` wrote (no `format`, the hint's instant as seconds since 2001), is read
 // too. The PostgreSQL store keeps the fields as columns, the hint as its own JSON.
 
-extension GuestDeviceRecord: JSONRecord {
-    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read this record.
-    package static var skipsByteOrderMark: Bool { true }
-
+extension GuestDeviceRecord: JSONStoredRecord {
     /// `onetap-guest-device/2`.
-    static let format = "onetap-guest-device/2"
+    package static let format = "onetap-guest-device/2"
 
     /// The record as one line of compact JSON (`onetap-guest-device/2`).
     /// - Returns: The JSON text.
@@ -23,13 +20,10 @@ extension GuestDeviceRecord: JSONRecord {
     /// - Throws: `DecodingError` whose coding path names the member at fault.
     public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
 
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
-        try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("format", Self.format)
-            writer.member("generation", generation)
-            writer.member("account", account?.rawValue)
-            try writer.member("lastLogin", lastLogin)
-        }
+    package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.member("generation", generation)
+        writer.member("account", account?.rawValue)
+        try writer.member("lastLogin", lastLogin)
     }
 
     /// Reads a record; it holds no instant of its own (the hint's are checked by the hint), so the

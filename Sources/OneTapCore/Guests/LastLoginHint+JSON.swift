@@ -11,12 +11,9 @@ import Foundation
 // (`maskedNumber` only when known). The form before it, what `JSONEncoder` wrote (no `format`; `at` as
 // seconds since 2001-01-01), is read too: a store may hold it.
 
-extension LastLoginHint: JSONRecord {
-    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read this record.
-    package static var skipsByteOrderMark: Bool { true }
-
+extension LastLoginHint: JSONStoredRecord {
     /// `onetap-last-login/2`.
-    static let format = "onetap-last-login/2"
+    package static let format = "onetap-last-login/2"
 
     /// The hint as one line of compact JSON (`onetap-last-login/2`): what a store keeps.
     /// - Returns: The JSON text.
@@ -28,13 +25,10 @@ extension LastLoginHint: JSONRecord {
     /// - Throws: `DecodingError` whose coding path names the member at fault.
     public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
 
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
-        try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("format", Self.format)
-            writer.member("flow", flow.rawValue)
-            writer.member("maskedNumber", maskedNumber)
-            try writer.instant("atMs", at)
-        }
+    package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.member("flow", flow.rawValue)
+        writer.member("maskedNumber", maskedNumber)
+        try writer.instant("atMs", at)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {

@@ -13,12 +13,9 @@ import Foundation
 // wrote (no `format`; `startedAt`, `finishedAt` and `leaseUntil` as seconds since 2001-01-01), is read
 // too: a store may hold it. The plan is the same in both (see `MergePlan+JSON.swift`).
 
-extension MergeJournal: JSONRecord {
-    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read this record.
-    package static var skipsByteOrderMark: Bool { true }
-
+extension MergeJournal: JSONStoredRecord {
     /// `onetap-merge-journal/2`.
-    static let format = "onetap-merge-journal/2"
+    package static let format = "onetap-merge-journal/2"
 
     /// The journal as one line of compact JSON (`onetap-merge-journal/2`): what a store keeps.
     /// - Returns: The JSON text.
@@ -31,20 +28,17 @@ extension MergeJournal: JSONRecord {
     /// - Throws: `DecodingError` whose coding path names the member at fault.
     public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
 
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
-        try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("format", Self.format)
-            writer.member("guest", guest.text)
-            writer.member("account", account.rawValue)
-            try writer.member("plan", plan)
-            try writer.instant("startedAtMs", startedAt)
-            writer.member("completed", completed)
-            writer.member("done", done)
-            try writer.instant("finishedAtMs", finishedAt)
-            writer.member("holder", holder)
-            try writer.instant("leaseUntilMs", leaseUntil)
-            writer.member("version", version)
-        }
+    package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.member("guest", guest.text)
+        writer.member("account", account.rawValue)
+        try writer.member("plan", plan)
+        try writer.instant("startedAtMs", startedAt)
+        writer.member("completed", completed)
+        writer.member("done", done)
+        try writer.instant("finishedAtMs", finishedAt)
+        writer.member("holder", holder)
+        try writer.instant("leaseUntilMs", leaseUntil)
+        writer.member("version", version)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {

@@ -12,12 +12,9 @@ import Foundation
 // (`session` only when the code is bound to one). The form before it, what `JSONEncoder` wrote (no
 // `format`; `issuedAt` and `expiresAt` as seconds since 2001-01-01), is read too: a store may hold it.
 
-extension SMSCodeRecord: JSONRecord {
-    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read this record.
-    package static var skipsByteOrderMark: Bool { true }
-
+extension SMSCodeRecord: JSONStoredRecord {
     /// `onetap-sms-code/2`.
-    static let format = "onetap-sms-code/2"
+    package static let format = "onetap-sms-code/2"
 
     /// The record as one line of compact JSON (`onetap-sms-code/2`): what a store keeps. It holds the
     /// code's HMAC, never the code.
@@ -30,17 +27,14 @@ extension SMSCodeRecord: JSONRecord {
     /// - Throws: `DecodingError` whose coding path names the member at fault.
     public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
 
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
-        try writer.object { (writer) throws(JSONWriteError) in
-            writer.member("format", Self.format)
-            writer.member("id", id)
-            writer.member("number", number.digits)
-            writer.member("digest", digest.hex)
-            writer.member("session", session?.text)
-            try writer.instant("issuedAtMs", issuedAt)
-            try writer.instant("expiresAtMs", expiresAt)
-            writer.member("wrongAttempts", wrongAttempts)
-        }
+    package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.member("id", id)
+        writer.member("number", number.digits)
+        writer.member("digest", digest.hex)
+        writer.member("session", session?.text)
+        try writer.instant("issuedAtMs", issuedAt)
+        try writer.instant("expiresAtMs", expiresAt)
+        writer.member("wrongAttempts", wrongAttempts)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {

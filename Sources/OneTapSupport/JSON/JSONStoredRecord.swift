@@ -9,6 +9,34 @@ import Foundation
 // `…Ms`); the form `JSONEncoder` wrote before (no `format`), or a session's `onetap-session/1`, holds
 // seconds (members without `Ms`), and is still read.
 
+/// A record a store keeps as one document: its first member names its ``format``, the rest are its
+/// own (``writeMembers(to:)``); it is read through ``JSONReader/storedRecord(_:legacy:_:)``, and a
+/// byte order mark before it is skipped, as `JSONDecoder` skipped it when it read these records.
+package protocol JSONStoredRecord: JSONRecord {
+    /// The format this version writes (`onetap-sms-code/2`).
+    static var format: String { get }
+
+    /// Writes the record's members after `format`.
+    /// - Parameter writer: The writer, inside the record's object.
+    /// - Throws: ``JSONWriteError`` for an instant or a number JSON cannot hold.
+    func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError)
+}
+
+extension JSONStoredRecord {
+    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read the record.
+    package static var skipsByteOrderMark: Bool { true }
+
+    /// Writes the record: `format`, then its own members.
+    /// - Parameter writer: The writer.
+    /// - Throws: ``JSONWriteError`` for an instant or a number JSON cannot hold.
+    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
+        try writer.object { (writer) throws(JSONWriteError) in
+            writer.member("format", Self.format)
+            try writeMembers(to: &writer)
+        }
+    }
+}
+
 extension JSONReader {
     /// Reads a stored record: its `format` member here, every other member by `body` (handed the key,
     /// the reader at its value, and the record's instants); then checks the format against `current`
