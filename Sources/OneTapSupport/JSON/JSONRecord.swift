@@ -46,8 +46,8 @@ extension JSONWritable {
         return writer.text
     }
 
-    /// The value as one line of compact JSON, failing as `JSONEncoder` fails: what a record's public
-    /// `json()` returns.
+    /// The value as one line of compact JSON, failing as `JSONEncoder` fails: what a record's `json()`
+    /// in the API returns.
     /// - Parameter capacity: Bytes to start the writer with.
     /// - Returns: The text.
     /// - Throws: `EncodingError.invalidValue` for a number or an instant JSON cannot hold.
@@ -80,7 +80,7 @@ extension JSONReadable {
     }
 
     /// Reads a value from its JSON as UTF-8 bytes, failing as `JSONDecoder` fails: what a record's
-    /// public `init(json:)` does.
+    /// `init(json:)` in the API does.
     /// - Parameter json: The bytes (a string's `utf8`, `[UInt8]`, `Data`, a column's bytes).
     /// - Throws: `DecodingError` whose coding path names the member at fault.
     /// - Complexity: O(*n*) in the number of bytes.
