@@ -32,6 +32,16 @@ package enum JSONGrammar {
         case fractionWithoutDigits
         /// An `e` without a digit after it (and its sign).
         case exponentWithoutDigits
+
+        /// What is wrong, for an error message.
+        package var message: String {
+            switch self {
+            case .noDigits: "not JSON: a number without digits"
+            case .leadingZero: "not JSON: a number with a leading zero"
+            case .fractionWithoutDigits: "not JSON: a fraction without digits"
+            case .exponentWithoutDigits: "not JSON: an exponent without digits"
+            }
+        }
     }
 
     /// Scans a number, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, from `start`.
@@ -101,6 +111,16 @@ package enum JSONGrammar {
         case shortUnicodeEscape
         /// No closing quote.
         case unterminated
+
+        /// What is wrong, for an error message.
+        package var message: String {
+            switch self {
+            case .controlCharacter: "a control character in a string (JSON escapes them)"
+            case .unknownEscape: "an unknown escape in a string"
+            case .shortUnicodeEscape: "a \\u escape without four hexadecimal digits"
+            case .unterminated: "a string that never ends"
+            }
+        }
     }
 
     /// A malformed string: what, and where (the control character, or the backslash of the escape).
