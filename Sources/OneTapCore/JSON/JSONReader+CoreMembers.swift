@@ -6,8 +6,6 @@ extension PhoneNumber: JSONParsedText {}
 extension AccountID: JSONParsedText {}
 extension GuestID: JSONParsedText {}
 extension LoginSessionID: JSONParsedText {}
-extension Platform: JSONParsedText {}
-extension IPAddress: JSONParsedText {}
 extension ResultCode: JSONParsedText {}
 
 extension JSONReader {

@@ -34,12 +34,12 @@ extension MergePlan: JSONRecord {
         var steps: [Step]?, merged: [String: JSONValue]?, kept: [String]?, moved: [String: [String]]?, discarded: [String: [String]]?
         try reader.members { (key, reader) throws(JSONReadError) in
             switch key {
-            case "steps": try reader.elements(&steps, key) { (reader) throws(JSONReadError) in try Step(reading: &reader) }
+            case "steps": try reader.record(&steps, key)
             case "merged":
                 if merged != nil { throw reader.duplicate(key) }
                 guard case .object(let data) = try JSONValue(reading: &reader) else { throw reader.corrupt("expected an object of data by kind") }
                 merged = data
-            case "kept": try reader.elements(&kept, key) { (reader) throws(JSONReadError) in try reader.string() }
+            case "kept": try reader.member(&kept, key)
             case "moved": try Self.lists(&moved, key, &reader)
             case "discarded": try Self.lists(&discarded, key, &reader)
             default: break
@@ -56,7 +56,7 @@ extension MergePlan: JSONRecord {
         var lists: [String: [String]] = [:]
         try reader.members { (kind, reader) throws(JSONReadError) in
             var items = lists[kind.text]
-            try reader.elements(&items, kind) { (reader) throws(JSONReadError) in try reader.string() }
+            try reader.member(&items, kind)
             lists[kind.text] = items
         }
         slot = lists
