@@ -8,10 +8,10 @@ extension Transcript.Line {
 
     init(reading reader: inout JSONReader) throws(JSONReadError) {
         self.init()
+        // Every member optional and `null` as absent; a member written twice keeps its last value.
         func text(_ reader: inout JSONReader) throws(JSONReadError) -> String? { try reader.null() ? nil : try reader.string() }
         func flag(_ reader: inout JSONReader) throws(JSONReadError) -> Bool? { try reader.null() ? nil : try reader.bool() }
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
+        try reader.members { (key, reader) throws(JSONReadError) in
             switch key {
             case "at": at = try text(&reader)
             case "version": version = try reader.null() ? nil : try reader.int()

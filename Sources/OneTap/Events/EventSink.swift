@@ -128,12 +128,9 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
     /// - Throws: ``JSONWriteError`` for a number JSON cannot hold (no event holds one).
     package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.key("v")
-            writer.int(Self.schemaVersion)
-            writer.key("at")
-            writer.string(at.iso8601)
-            writer.key("area")
-            writer.string(area)
+            writer.member("v", Self.schemaVersion)
+            writer.member("at", at.iso8601)
+            writer.member("area", area)
             switch payload {
             case .login(let event, let context): event.writeMembers(to: &writer, context: context, at: at)
             case .token(let event): try event.writeMembers(to: &writer)
@@ -148,14 +145,10 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
     package static func unencodable(_ name: String) -> String {
         var writer = JSONWriter(capacity: 96)
         writer.object { writer in
-            writer.key("v")
-            writer.int(schemaVersion)
-            writer.key("area")
-            writer.string("events")
-            writer.key("event")
-            writer.string("unencodable")
-            writer.key("name")
-            writer.string(name)
+            writer.member("v", schemaVersion)
+            writer.member("area", "events")
+            writer.member("event", "unencodable")
+            writer.member("name", name)
         }
         return writer.text
     }

@@ -6,73 +6,38 @@
 // before it, what `JSONEncoder` wrote (no `format`, the hint's instant as seconds since 2001), is read
 // too. The PostgreSQL store keeps the fields as columns, the hint as its own JSON.
 
-extension GuestDeviceRecord: JSONRecord {
-    /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read this record.
-    package static var skipsByteOrderMark: Bool { true }
-
+extension GuestDeviceRecord: JSONStoredRecord {
     /// `onetap-guest-device/2`.
-    static let format = "onetap-guest-device/2"
+    package static let format = "onetap-guest-device/2"
 
     /// The record as one line of compact JSON (`onetap-guest-device/2`).
     /// - Returns: The JSON text.
     /// - Throws: `EncodingError.invalidValue` for a hint whose instant is infinite or NaN.
-    public func json() throws(EncodingError) -> String {
-        do {
-            return try jsonText(capacity: 192)
-        } catch {
-            throw error.encodingError
-        }
-    }
+    public func json() throws(EncodingError) -> String { try encodedJSON(capacity: 192) }
 
     /// Reads a record from its JSON: what ``json()`` wrote, or what `JSONEncoder` wrote of it in earlier versions.
     /// - Parameter json: The JSON text.
     /// - Throws: `DecodingError` whose coding path names the member at fault.
-    public init(json: String) throws(DecodingError) {
-        do {
-            self = try Self.reading(json.utf8)
-        } catch {
-            throw error.decodingError
-        }
+    public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
+
+    package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
+        writer.member("generation", generation)
+        writer.member("account", account?.rawValue)
+        try writer.member("lastLogin", lastLogin)
     }
 
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
-        try writer.object { (writer) throws(JSONWriteError) in
-            writer.key("format")
-            writer.string(Self.format)
-            writer.key("generation")
-            writer.int(generation)
-            if let account {
-                writer.key("account")
-                writer.string(account.rawValue)
-            }
-            if let lastLogin {
-                writer.key("lastLogin")
-                try lastLogin.write(to: &writer)
-            }
-        }
-    }
-
+    /// Reads a record; it holds no instant of its own (the hint's are checked by the hint), so the
+    /// format is checked alone.
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var format: String?, generation: Int?, account: AccountID??, lastLogin: LastLoginHint??
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
+        var generation: Int?, account: AccountID??, lastLogin: LastLoginHint??
+        _ = try reader.storedRecord(Self.format, legacy: .reference) { (key, reader, _) throws(JSONReadError) in
             switch key {
-            case "format":
-                try reader.unseen(format != nil, key)
-                format = try reader.string()
-            case "generation":
-                try reader.unseen(generation != nil, key)
-                generation = try reader.int()
-            case "account":
-                try reader.unseen(account != nil, key)
-                account = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AccountID(text) })
-            case "lastLogin":
-                try reader.unseen(lastLogin != nil, key)
-                lastLogin = .some(try reader.null() ? nil : try LastLoginHint(reading: &reader))
+            case "generation": try reader.member(&generation, key)
+            case "account": try reader.parsed(&account, key)
+            case "lastLogin": try reader.record(&lastLogin, key)
             default: break
             }
         }
-        if let format, format != Self.format { throw reader.corrupt("format \(QuotedInput(format)) is not \(Self.format)", at: "format") }
         self.init()
         self.generation = try reader.required(generation, "generation")
         self.account = account ?? nil

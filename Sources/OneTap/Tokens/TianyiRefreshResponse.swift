@@ -24,30 +24,21 @@ public enum TianyiRefreshResponse {
 
         init(reading reader: inout JSONReader) throws(JSONReadError) {
             var result: ResultCode?, accessToken: String??, refreshToken: String??, expiresIn: ExpiresIn??, msg: String??
-            var members = try reader.beginObject()
-            while let key = try reader.nextKey(in: &members) {
+            try reader.members { (key, reader) throws(JSONReadError) in
                 switch key {
                 case "result":
-                    try reader.unseen(result != nil, key)
+                    if result != nil { throw reader.duplicate(key) }
                     // A JSON integer (`0`) or a string (`"0"`).
                     if try reader.peek() == .number {
                         result = ResultCode(integerLiteral: try reader.int64())
                     } else {
-                        result = try reader.parsed { (text) throws(ParseError) in try ResultCode(text) }
+                        try reader.parsed(&result, key)
                     }
-                case "accessToken":
-                    try reader.unseen(accessToken != nil, key)
-                    accessToken = .some(try reader.null() ? nil : try reader.string())
-                case "refreshToken":
-                    try reader.unseen(refreshToken != nil, key)
-                    refreshToken = .some(try reader.null() ? nil : try reader.string())
-                case "expiresIn":
-                    try reader.unseen(expiresIn != nil, key)
-                    // Seconds as a JSON integer or, as Tianyi sends them, a numeric string.
-                    expiresIn = .some(try reader.null() ? nil : try ExpiresIn(reading: &reader))
-                case "msg":
-                    try reader.unseen(msg != nil, key)
-                    msg = .some(try reader.null() ? nil : try reader.string())
+                case "accessToken": try reader.member(&accessToken, key)
+                case "refreshToken": try reader.member(&refreshToken, key)
+                // Seconds as a JSON integer or, as Tianyi sends them, a numeric string.
+                case "expiresIn": try reader.record(&expiresIn, key)
+                case "msg": try reader.member(&msg, key)
                 default: break
                 }
             }

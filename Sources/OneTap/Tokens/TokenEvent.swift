@@ -72,38 +72,24 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter writer: The writer, inside an object.
     /// - Throws: ``JSONWriteError`` never in practice (a duration's seconds are finite).
     package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
-        writer.key("event")
-        writer.string(name)
-        if let account {
-            writer.key("account")
-            writer.string(account.rawValue)
-        }
+        writer.member("event", name)
+        writer.member("account", account?.rawValue)
         switch self {
         case .refreshed(_, let flow, let expiresAt, let rotated):
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("expiresAt")
-            writer.string(expiresAt.iso8601)
-            writer.key("rotatedRefreshToken")
-            writer.bool(rotated)
+            writer.member("flow", flow.rawValue)
+            writer.member("expiresAt", expiresAt.iso8601)
+            writer.member("rotatedRefreshToken", rotated)
         case .refreshFailed(_, let message, let attempt, let retryAt):
-            writer.key("message")
-            writer.string(message)
-            writer.key("attempt")
-            writer.int(attempt)
-            writer.key("retryAt")
-            writer.string(retryAt.iso8601)
+            writer.member("message", message)
+            writer.member("attempt", attempt)
+            writer.member("retryAt", retryAt.iso8601)
         case .reloginRequired(_, let message):
-            writer.key("message")
-            writer.string(message)
+            writer.member("message", message)
         case .stored(_, let flow, let expiresAt):
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("expiresAt")
-            writer.string(expiresAt.iso8601)
+            writer.member("flow", flow.rawValue)
+            writer.member("expiresAt", expiresAt.iso8601)
         case .dueScanFailed(let message):
-            writer.key("message")
-            writer.string(message)
+            writer.member("message", message)
         case .refreshAbandoned(_, let after):
             writer.key("seconds")
             try writer.double(after.seconds)

@@ -57,26 +57,15 @@ struct TokenRecord: JSONRecord, Hashable {
 
     func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.key("accessToken")
-            writer.string(accessToken)
-            writer.key("account")
-            writer.string(account)
-            writer.key("dueAtMs")
-            writer.int(dueAtMs)
-            writer.key("expiresAtMs")
-            writer.int(expiresAtMs)
-            writer.key("flow")
-            writer.string(flow)
-            writer.key("format")
-            writer.string(format)
-            writer.key("issuedAtMs")
-            writer.int(issuedAtMs)
-            if let refreshToken {
-                writer.key("refreshToken")
-                writer.string(refreshToken)
-            }
-            writer.key("version")
-            writer.int(version)
+            writer.member("accessToken", accessToken)
+            writer.member("account", account)
+            writer.member("dueAtMs", dueAtMs)
+            writer.member("expiresAtMs", expiresAtMs)
+            writer.member("flow", flow)
+            writer.member("format", format)
+            writer.member("issuedAtMs", issuedAtMs)
+            writer.member("refreshToken", refreshToken)
+            writer.member("version", version)
         }
     }
 
@@ -86,38 +75,18 @@ struct TokenRecord: JSONRecord, Hashable {
     init(reading reader: inout JSONReader) throws(JSONReadError) {
         var format: String?, account: String?, version: UInt64?, flow: String?, accessToken: String?, refreshToken: String??
         var issuedAtMs: Int64?, expiresAtMs: Int64?, dueAtMs: Int64?
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
+        try reader.members { (key, reader) throws(JSONReadError) in
             switch key {
-            case "accessToken":
-                try reader.unseen(accessToken != nil, key)
-                accessToken = try reader.string()
-            case "account":
-                try reader.unseen(account != nil, key)
-                account = try reader.string()
-            case "dueAtMs":
-                try reader.unseen(dueAtMs != nil, key)
-                dueAtMs = try reader.int64()
-            case "expiresAtMs":
-                try reader.unseen(expiresAtMs != nil, key)
-                expiresAtMs = try reader.int64()
-            case "flow":
-                try reader.unseen(flow != nil, key)
-                flow = try reader.string()
-            case "format":
-                try reader.unseen(format != nil, key)
-                format = try reader.string()
-            case "issuedAtMs":
-                try reader.unseen(issuedAtMs != nil, key)
-                issuedAtMs = try reader.int64()
-            case "refreshToken":
-                try reader.unseen(refreshToken != nil, key)
-                refreshToken = .some(try reader.null() ? nil : try reader.string())
-            case "version":
-                try reader.unseen(version != nil, key)
-                version = try reader.uint64()
-            default:
-                throw reader.corrupt("unknown key \(QuotedInput(key.text)): not a OneTap token record")
+            case "accessToken": try reader.member(&accessToken, key)
+            case "account": try reader.member(&account, key)
+            case "dueAtMs": try reader.member(&dueAtMs, key)
+            case "expiresAtMs": try reader.member(&expiresAtMs, key)
+            case "flow": try reader.member(&flow, key)
+            case "format": try reader.member(&format, key)
+            case "issuedAtMs": try reader.member(&issuedAtMs, key)
+            case "refreshToken": try reader.member(&refreshToken, key)
+            case "version": try reader.member(&version, key)
+            default: throw reader.corrupt("unknown key \(QuotedInput(key.text)): not a OneTap token record")
             }
         }
         self.format = try reader.required(format, "format")

@@ -62,30 +62,15 @@ enum SMSCommand: CommandDescription {
 
         init(reading reader: inout JSONReader) throws(JSONReadError) {
             var at: String?, number: String?, ip: String??, device: String??, session: String??, captcha: Bool??
-            func text(_ reader: inout JSONReader) throws(JSONReadError) -> String? { try reader.null() ? nil : try reader.string() }
-            var members = try reader.beginObject()
-            while let key = try reader.nextKey(in: &members) {
+            try reader.members { (key, reader) throws(JSONReadError) in
                 switch key {
-                case "at":
-                    try reader.unseen(at != nil, key)
-                    at = try reader.string()
-                case "number":
-                    try reader.unseen(number != nil, key)
-                    number = try reader.string()
-                case "ip":
-                    try reader.unseen(ip != nil, key)
-                    ip = .some(try text(&reader))
-                case "device":
-                    try reader.unseen(device != nil, key)
-                    device = .some(try text(&reader))
-                case "session":
-                    try reader.unseen(session != nil, key)
-                    session = .some(try text(&reader))
-                case "captcha":
-                    try reader.unseen(captcha != nil, key)
-                    captcha = .some(try reader.null() ? nil : try reader.bool())
-                default:
-                    throw reader.invalid("unknown key; a request has at, number, ip, device, session, captcha")
+                case "at": try reader.member(&at, key)
+                case "number": try reader.member(&number, key)
+                case "ip": try reader.member(&ip, key)
+                case "device": try reader.member(&device, key)
+                case "session": try reader.member(&session, key)
+                case "captcha": try reader.member(&captcha, key)
+                default: throw reader.invalid("unknown key; a request has at, number, ip, device, session, captcha")
                 }
             }
             self.at = try reader.required(at, "at")

@@ -9,24 +9,17 @@
 extension MergePlan: JSONRecord {
     package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.key("steps")
-            try writer.array { (writer) throws(JSONWriteError) in
-                for step in steps { try step.write(to: &writer) }
-            }
-            writer.key("merged")
-            try JSONValue.object(merged).write(to: &writer)
-            writer.key("kept")
-            writer.array { writer in
-                for kind in kept { writer.string(kind) }
-            }
-            writer.key("moved")
-            Self.write(moved, to: &writer)
-            writer.key("discarded")
-            Self.write(discarded, to: &writer)
+            try writer.member("steps", elements: steps)
+            try writer.member("merged", JSONValue.object(merged))
+            writer.member("kept", strings: kept)
+            Self.write("moved", moved, to: &writer)
+            Self.write("discarded", discarded, to: &writer)
         }
     }
 
-    private static func write(_ lists: [String: [String]], to writer: inout JSONWriter) {
+    /// Writes a member that holds lists of items by kind, the kinds sorted.
+    private static func write(_ name: StaticString, _ lists: [String: [String]], to writer: inout JSONWriter) {
+        writer.key(name)
         writer.object { writer in
             for kind in lists.keys.sorted() {
                 writer.key(escaping: kind)
@@ -39,25 +32,16 @@ extension MergePlan: JSONRecord {
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var steps: [Step]?, merged: [String: JSONValue]?, kept: [String]?, moved: [String: [String]]?, discarded: [String: [String]]?
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
+        try reader.members { (key, reader) throws(JSONReadError) in
             switch key {
-            case "steps":
-                try reader.unseen(steps != nil, key)
-                steps = try reader.elements { (reader) throws(JSONReadError) in try Step(reading: &reader) }
+            case "steps": try reader.record(&steps, key)
             case "merged":
-                try reader.unseen(merged != nil, key)
-                guard case .object(let members) = try JSONValue(reading: &reader) else { throw reader.corrupt("expected an object of data by kind") }
-                merged = members
-            case "kept":
-                try reader.unseen(kept != nil, key)
-                kept = try reader.elements { (reader) throws(JSONReadError) in try reader.string() }
-            case "moved":
-                try reader.unseen(moved != nil, key)
-                moved = try Self.lists(&reader)
-            case "discarded":
-                try reader.unseen(discarded != nil, key)
-                discarded = try Self.lists(&reader)
+                if merged != nil { throw reader.duplicate(key) }
+                guard case .object(let data) = try JSONValue(reading: &reader) else { throw reader.corrupt("expected an object of data by kind") }
+                merged = data
+            case "kept": try reader.member(&kept, key)
+            case "moved": try Self.lists(&moved, key, &reader)
+            case "discarded": try Self.lists(&discarded, key, &reader)
             default: break
             }
         }
@@ -66,15 +50,16 @@ extension MergePlan: JSONRecord {
             moved: try reader.required(moved, "moved"), discarded: try reader.required(discarded, "discarded"))
     }
 
-    private static func lists(_ reader: inout JSONReader) throws(JSONReadError) -> [String: [String]] {
+    /// Reads a member that holds lists of items by kind (`moved`, `discarded`) into its slot.
+    private static func lists(_ slot: inout [String: [String]]?, _ key: JSONKey, _ reader: inout JSONReader) throws(JSONReadError) {
+        if slot != nil { throw reader.duplicate(key) }
         var lists: [String: [String]] = [:]
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
-            let kind = key.text
-            guard lists[kind] == nil else { throw reader.duplicate(key) }
-            lists[kind] = try reader.elements { (reader) throws(JSONReadError) in try reader.string() }
+        try reader.members { (kind, reader) throws(JSONReadError) in
+            var items = lists[kind.text]
+            try reader.member(&items, kind)
+            lists[kind.text] = items
         }
-        return lists
+        slot = lists
     }
 }
 
@@ -85,42 +70,31 @@ extension MergePlan.Step: JSONRecord {
             case .write(let kind, let value):
                 writer.key("write")
                 try writer.object { (writer) throws(JSONWriteError) in
-                    writer.key("kind")
-                    writer.string(kind)
-                    writer.key("value")
-                    try value.write(to: &writer)
+                    writer.member("kind", kind)
+                    try writer.member("value", value)
                 }
             case .removeGuest(let kind):
                 writer.key("removeGuest")
-                writer.object { writer in
-                    writer.key("kind")
-                    writer.string(kind)
-                }
+                writer.object { writer in writer.member("kind", kind) }
             }
         }
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var step: MergePlan.Step?
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
+        try reader.members { (key, reader) throws(JSONReadError) in
             let write: Bool
             switch key {
             case "write": write = true
             case "removeGuest": write = false
             default: throw reader.corrupt("a step is {\"write\": …} or {\"removeGuest\": …}")
             }
-            try reader.unseen(step != nil, key)
+            if step != nil { throw reader.duplicate(key) }
             var kind: String?, value: JSONValue?
-            var fields = try reader.beginObject()
-            while let field = try reader.nextKey(in: &fields) {
+            try reader.members { (field, reader) throws(JSONReadError) in
                 switch field {
-                case "kind":
-                    try reader.unseen(kind != nil, field)
-                    kind = try reader.string()
-                case "value" where write:
-                    try reader.unseen(value != nil, field)
-                    value = try JSONValue(reading: &reader)
+                case "kind": try reader.member(&kind, field)
+                case "value" where write: try reader.record(&value, field)
                 default: break
                 }
             }

@@ -16,62 +16,26 @@ extension DeviceSnapshot: JSONRecord {
     ///   ``ParseError``'s description), `keyNotFound` for an `mcc` without its `mnc` (or the other way
     ///   round); `dataCorrupted` with an empty coding path for text that is no JSON object.
     /// - Complexity: O(*n*) in the length of the text.
-    public init(json: String) throws(DecodingError) {
-        do {
-            self = try Self.reading(json.utf8)
-        } catch {
-            throw error.decodingError
-        }
-    }
+    public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
 
     /// Reads the snapshot an app sent, as UTF-8 bytes (a request body's `Data`, a `[UInt8]`).
     /// - Parameter json: The bytes.
     /// - Throws: `DecodingError`, as ``init(json:)-(String)``.
     /// - Complexity: O(*n*) in the number of bytes.
-    public init(json: some Collection<UInt8>) throws(DecodingError) {
-        do {
-            self = try Self.reading(json)
-        } catch {
-            throw error.decodingError
-        }
-    }
+    public init(json: some Collection<UInt8>) throws(DecodingError) { try self.init(decoding: json) }
 
     /// Writes the JSON form described on ``DeviceSnapshot`` (`plmn` hyphenated, `"460-00"`; absent
     /// fields left out).
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            if let sim {
-                writer.key("sim")
-                writer.string(sim.rawValue)
-            }
-            if let plmn {
-                writer.key("plmn")
-                writer.string(plmn.description)
-            }
-            if let mobileData {
-                writer.key("mobileData")
-                writer.bool(mobileData)
-            }
-            if let cellularAccess {
-                writer.key("cellularAccess")
-                writer.string(cellularAccess.rawValue)
-            }
-            if let network {
-                writer.key("network")
-                writer.string(network.rawValue)
-            }
-            if let clientIP {
-                writer.key("ip")
-                writer.string(clientIP.description)
-            }
-            if let phoneHint {
-                writer.key("phone")
-                writer.string(phoneHint.digits)
-            }
-            if let platform {
-                writer.key("platform")
-                writer.string(platform.rawValue)
-            }
+            writer.member("sim", sim?.rawValue)
+            writer.member("plmn", plmn?.description)
+            writer.member("mobileData", mobileData)
+            writer.member("cellularAccess", cellularAccess?.rawValue)
+            writer.member("network", network?.rawValue)
+            writer.member("ip", clientIP?.description)
+            writer.member("phone", phoneHint?.digits)
+            writer.member("platform", platform?.rawValue)
         }
     }
 
@@ -80,8 +44,7 @@ extension DeviceSnapshot: JSONRecord {
         // Seen members; a key written twice is refused. `plmn` counts as given even when `null`.
         var seen = Seen()
         var mcc: String?, mnc: String?, plmnText: String?
-        var members = try reader.beginObject()
-        while let key = try reader.nextKey(in: &members) {
+        try reader.members { (key, reader) throws(JSONReadError) in
             switch key {
             case "sim":
                 try seen.first(.sim, key, reader)

@@ -37,68 +37,42 @@ public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     /// `{"number":"138****8000","rule":"number-minute","until":"…"}` and the like (instants as ISO 8601).
     /// - Parameter writer: The writer, inside an object.
     package func writeMembers(to writer: inout JSONWriter) {
-        writer.key("event")
-        writer.string(name)
+        writer.member("event", name)
         switch self {
         case .send(let result, let number, let session):
-            if let number {
-                writer.key("number")
-                writer.string(number.masked)
-            }
-            if let session {
-                writer.key("session")
-                writer.string(session.text)
-            }
+            writer.member("number", number?.masked)
+            writer.member("session", session?.text)
             switch result {
             case .sent(let expiresAt, let resendAfter):
-                writer.key("expiresAt")
-                writer.string(expiresAt.iso8601)
-                writer.key("resendAfter")
-                writer.string(resendAfter.iso8601)
+                writer.member("expiresAt", expiresAt.iso8601)
+                writer.member("resendAfter", resendAfter.iso8601)
             case .captchaRequired(let rule, let rejected):
-                writer.key("rule")
-                writer.string(rule)
-                writer.key("rejected")
-                writer.bool(rejected)
+                writer.member("rule", rule)
+                writer.member("rejected", rejected)
             case .limited(let rule, let retryAfter):
-                writer.key("rule")
-                writer.string(rule)
-                writer.key("until")
-                writer.string(retryAfter.iso8601)
+                writer.member("rule", rule)
+                writer.member("until", retryAfter.iso8601)
             case .refused(let refusal):
-                writer.key("reason")
-                writer.string(refusal.kind.id)
-                writer.key("message")
-                writer.string(refusal.message)
+                writer.member("reason", refusal.kind.id)
+                writer.member("message", refusal.message)
             case .senderFailed(let retryAfter):
-                writer.key("until")
-                writer.string(retryAfter.iso8601)
+                writer.member("until", retryAfter.iso8601)
             }
         case .verify(let result, let number, let session):
-            writer.key("number")
-            writer.string(number.masked)
-            if let session {
-                writer.key("session")
-                writer.string(session.text)
-            }
+            writer.member("number", number.masked)
+            writer.member("session", session?.text)
             switch result {
             case .wrong(let left):
-                writer.key("attemptsLeft")
-                writer.int(left)
+                writer.member("attemptsLeft", left)
             case .locked(let rule, let until):
-                writer.key("rule")
-                writer.string(rule)
-                writer.key("until")
-                writer.string(until.iso8601)
+                writer.member("rule", rule)
+                writer.member("until", until.iso8601)
             case .verified, .expired, .tooManyAttempts, .noCode: break
             }
         case .providerFailed(let provider, let number, let message):
-            writer.key("provider")
-            writer.string(provider)
-            writer.key("number")
-            writer.string(number.masked)
-            writer.key("message")
-            writer.string(message)
+            writer.member("provider", provider)
+            writer.member("number", number.masked)
+            writer.member("message", message)
         }
     }
 }

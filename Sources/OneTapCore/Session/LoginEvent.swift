@@ -83,21 +83,13 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
     ///   - context: The login the event belongs to; nil to write the event's own members alone.
     ///   - at: When it happened, for `elapsedMs`.
     package func writeMembers(to writer: inout JSONWriter, context: LoginContext?, at: Date?) {
-        writer.key("event")
-        writer.string(name)
+        writer.member("event", name)
         if let context {
-            writer.key("session")
-            writer.string(context.session.text)
-            writer.key("carrier")
-            writer.string(context.carrier.rawValue)
-            writer.key("evidence")
-            writer.string(context.evidence.rawValue)
-            if let platform = context.platform {
-                writer.key("platform")
-                writer.string(platform.rawValue)
-            }
-            writer.key("elapsedMs")
-            writer.int(context.elapsedMilliseconds(at: at ?? context.startedAt))
+            writer.member("session", context.session.text)
+            writer.member("carrier", context.carrier.rawValue)
+            writer.member("evidence", context.evidence.rawValue)
+            writer.member("platform", context.platform?.rawValue)
+            writer.member("elapsedMs", context.elapsedMilliseconds(at: at ?? context.startedAt))
         }
         switch self {
         case .planned(let plan):
@@ -105,68 +97,39 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
             writer.array { writer in
                 for flow in plan.flows { writer.string(flow.rawValue) }
             }
-            writer.key("reason")
-            writer.string(plan.reason.rawValue)
-            writer.key("condition")
-            writer.string(plan.condition.description)
+            writer.member("reason", plan.reason.rawValue)
+            writer.member("condition", plan.condition.description)
         case .flowStarted(let flow, let attempt):
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("attempt")
-            writer.int(attempt)
+            writer.member("flow", flow.rawValue)
+            writer.member("attempt", attempt)
         case .progress(let flow, let code):
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("code")
-            writer.string(PhoneNumber.maskingNumbers(in: code))
+            writer.member("flow", flow.rawValue)
+            writer.member("code", PhoneNumber.maskingNumbers(in: code))
         case .result(let step):
-            writer.key("flow")
-            writer.string(step.flow.rawValue)
-            writer.key("attempt")
-            writer.int(step.attempt)
-            writer.key("code")
-            writer.string(PhoneNumber.maskingNumbers(in: step.result.code))
-            writer.key("action")
-            writer.string(step.action.rawValue)
-            writer.key("meaning")
-            writer.string(PhoneNumber.maskingNumbers(in: step.meaning))
-            writer.key("next")
-            writer.string(step.next.description)
+            writer.member("flow", step.flow.rawValue)
+            writer.member("attempt", step.attempt)
+            writer.member("code", PhoneNumber.maskingNumbers(in: step.result.code))
+            writer.member("action", step.action.rawValue)
+            writer.member("meaning", PhoneNumber.maskingNumbers(in: step.meaning))
+            writer.member("next", step.next.description)
         case .fallback(let from, let to, let action):
-            writer.key("from")
-            writer.string(from.rawValue)
-            writer.key("to")
-            writer.string(to.rawValue)
-            writer.key("action")
-            writer.string(action.rawValue)
+            writer.member("from", from.rawValue)
+            writer.member("to", to.rawValue)
+            writer.member("action", action.rawValue)
         case .alert(let alert):
-            writer.key("flow")
-            writer.string(alert.flow.rawValue)
-            writer.key("code")
-            writer.string(PhoneNumber.maskingNumbers(in: alert.code))
-            writer.key("meaning")
-            writer.string(PhoneNumber.maskingNumbers(in: alert.meaning))
+            writer.member("flow", alert.flow.rawValue)
+            writer.member("code", PhoneNumber.maskingNumbers(in: alert.code))
+            writer.member("meaning", PhoneNumber.maskingNumbers(in: alert.meaning))
         case .succeeded(let flow):
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("ending")
-            writer.string(Decision.Ending.success.rawValue)
+            writer.member("flow", flow.rawValue)
+            writer.member("ending", Decision.Ending.success.rawValue)
         case .cancelled(let flow):
-            if let flow {
-                writer.key("flow")
-                writer.string(flow.rawValue)
-            }
-            writer.key("ending")
-            writer.string(Decision.Ending.cancelled.rawValue)
+            writer.member("flow", flow?.rawValue)
+            writer.member("ending", Decision.Ending.cancelled.rawValue)
         case .failed(let flow, let meaning):
-            if let flow {
-                writer.key("flow")
-                writer.string(flow.rawValue)
-            }
-            writer.key("ending")
-            writer.string(Decision.Ending.failed.rawValue)
-            writer.key("meaning")
-            writer.string(PhoneNumber.maskingNumbers(in: meaning))
+            writer.member("flow", flow?.rawValue)
+            writer.member("ending", Decision.Ending.failed.rawValue)
+            writer.member("meaning", PhoneNumber.maskingNumbers(in: meaning))
         }
     }
 }

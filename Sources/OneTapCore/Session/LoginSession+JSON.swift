@@ -270,12 +270,9 @@ extension LoginSession: JSONRecord {
 extension LoginSession.UnknownExchange {
     func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("token")
-            writer.string(token.hex)
-            writer.key("atMs")
-            try writer.instant(at)
+            writer.member("flow", flow.rawValue)
+            writer.member("token", token.hex)
+            try writer.instant("atMs", at)
         }
     }
 

@@ -32,6 +32,16 @@ package enum JSONGrammar {
         case fractionWithoutDigits
         /// An `e` without a digit after it (and its sign).
         case exponentWithoutDigits
+
+        /// What is wrong, for an error message.
+        package var message: String {
+            switch self {
+            case .noDigits: "not JSON: a number without digits"
+            case .leadingZero: "not JSON: a number with a leading zero"
+            case .fractionWithoutDigits: "not JSON: a fraction without digits"
+            case .exponentWithoutDigits: "not JSON: an exponent without digits"
+            }
+        }
     }
 
     /// Scans a number, `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, from `start`.
@@ -71,19 +81,23 @@ package enum JSONGrammar {
         return (index, integral)
     }
 
-    /// A malformed number: what, and where.
-    package struct NumberFailure: Error {
+    /// Malformed JSON the grammar found: what (a ``NumberProblem`` or a ``StringProblem``), and where.
+    package struct Failure<Problem: Error & Sendable>: Error {
         /// What is wrong.
-        package let problem: NumberProblem
-        /// The offset where it was found.
+        package let problem: Problem
+        /// The offset where it was found: for a string, the control character or the backslash of the
+        /// escape.
         package let at: Int
 
         @inlinable
-        package init(problem: NumberProblem, at: Int) {
+        package init(problem: Problem, at: Int) {
             self.problem = problem
             self.at = at
         }
     }
+
+    /// A malformed number: what, and where.
+    package typealias NumberFailure = Failure<NumberProblem>
 
     // MARK: Strings
 
@@ -97,21 +111,20 @@ package enum JSONGrammar {
         case shortUnicodeEscape
         /// No closing quote.
         case unterminated
+
+        /// What is wrong, for an error message.
+        package var message: String {
+            switch self {
+            case .controlCharacter: "a control character in a string (JSON escapes them)"
+            case .unknownEscape: "an unknown escape in a string"
+            case .shortUnicodeEscape: "a \\u escape without four hexadecimal digits"
+            case .unterminated: "a string that never ends"
+            }
+        }
     }
 
     /// A malformed string: what, and where (the control character, or the backslash of the escape).
-    package struct StringFailure: Error {
-        /// What is wrong.
-        package let problem: StringProblem
-        /// The offset where it was found.
-        package let at: Int
-
-        @inlinable
-        package init(problem: StringProblem, at: Int) {
-            self.problem = problem
-            self.at = at
-        }
-    }
+    package typealias StringFailure = Failure<StringProblem>
 
     /// Scans a string's body, from just after its opening quote to its closing quote, checking that
     /// every escape is one JSON has (a `\u` with four hexadecimal digits); not what the escapes stand for

@@ -14,11 +14,11 @@ package struct JSONReader {
     /// How deep arrays and objects may nest: 512 (as `JSONDecoder`).
     package static let maximumDepth = 512
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     private var depth = 0
     /// Where keys with an escape are kept while the reader reads, made for the first such key.
-    private var escapedKeys: EscapedKeys?
+    var escapedKeys: EscapedKeys?
     /// The keys (and array indices) to the value being read, made into coding keys only for an error.
     /// (Kept in stack memory lent by ``read(_:_:)`` for the first ``inlineSteps`` steps, so keeping it
     /// costs no allocation and no reference counting; deeper paths move to ``PathStorage``. A path is
@@ -35,7 +35,7 @@ package struct JSONReader {
         case index(Int)
     }
 
-    private var codingPath: [JSONPathKey] {
+    var codingPath: [JSONPathKey] {
         path[..<pathCount].map { step in
             switch step {
             case .key(let key): JSONPathKey(key.text)
@@ -135,7 +135,7 @@ package struct JSONReader {
 
     /// A value of another type than expected: `valueNotFound` for a `null` (as `JSONDecoder` says it),
     /// or, when what is here is no JSON value at all, that.
-    private func mismatch(_ expected: JSONReadError.Expected) -> JSONReadError {
+    func mismatch(_ expected: JSONReadError.Expected) -> JSONReadError {
         if let problem = notAValue { return corrupt(problem) }
         guard let kind = Self.kind(startedBy: bytes[index]) else { return corrupt("not JSON: no value starts here") }
         if kind == .null { return JSONReadError(.valueNotFound(expected), codingPath, "expected \(expected), found null") }
@@ -155,7 +155,7 @@ package struct JSONReader {
         return startsWith(word) ? nil : "not JSON: expected \(word)"
     }
 
-    private func startsWith(_ word: StaticString) -> Bool {
+    func startsWith(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         return index + count <= bytes.count && JSONKey.same(UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]), UnsafeBufferPointer(start: word.utf8Start, count: count))
     }
@@ -192,7 +192,7 @@ package struct JSONReader {
 
     /// The kind of value a byte starts, or nil when it starts none: the one place that says so.
     @inline(__always)
-    private static func kind(startedBy byte: UInt8) -> Kind? {
+    static func kind(startedBy byte: UInt8) -> Kind? {
         switch byte {
         case UInt8(ascii: "{"): .object
         case UInt8(ascii: "["): .array
@@ -205,7 +205,7 @@ package struct JSONReader {
     }
 
     @inline(__always)
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+    static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// The kind of the next value, without reading it.
     /// - Returns: The kind.
@@ -255,24 +255,14 @@ package struct JSONReader {
             skipSpace()
             _ = pop()
             guard index < bytes.count else { throw corrupt("an object that never ends") }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipSpace()
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return nil
-            default: throw corrupt("expected , or } after a member")
-            }
+            if closes(UInt8(ascii: "}")) { return nil }
+            guard bytes[index] == UInt8(ascii: ",") else { throw corrupt("expected , or } after a member") }
+            index += 1
+            skipSpace()
         } else {
             cursor.started = true
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return nil
-            }
+            if closes(UInt8(ascii: "}")) { return nil }
         }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw corrupt("expected a key in quotes") }
         let key = try self.key()
@@ -306,22 +296,13 @@ package struct JSONReader {
             skipSpace()
             if case .index(let last) = pop() { position = last + 1 }
             guard index < bytes.count else { throw corrupt("an array that never ends") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return false
-            default: throw corrupt("expected , or ] after an element")
-            }
+            if closes(UInt8(ascii: "]")) { return false }
+            guard bytes[index] == UInt8(ascii: ",") else { throw corrupt("expected , or ] after an element") }
+            index += 1
         } else {
             cursor.started = true
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return false
-            }
+            if closes(UInt8(ascii: "]")) { return false }
         }
         push(.index(position))
         skipSpace()
@@ -339,6 +320,16 @@ package struct JSONReader {
         var cursor = try beginArray()
         while try nextElement(in: &cursor) { out.append(try element(&self)) }
         return out
+    }
+
+    /// Whether the object or array being read ends here (`close` is its closing bracket): if so, the
+    /// bracket is read and the nesting left.
+    @inline(__always)
+    private mutating func closes(_ close: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == close else { return false }
+        index += 1
+        depth -= 1
+        return true
     }
 
     private mutating func enter() throws(JSONReadError) {
@@ -363,275 +354,6 @@ package struct JSONReader {
         case .null: try literal("null")
         }
     }
-
-    // MARK: Scalars
-
-    /// Reads an object's key, making a `String` only when it holds an escape.
-    private mutating func key() throws(JSONReadError) -> JSONKey {
-        let quote = index
-        index += 1
-        guard let (end, ascii) = try scanToQuote() else {
-            index = quote
-            let text = try string()
-            let storage = escapedKeys ?? EscapedKeys()
-            escapedKeys = storage
-            return JSONKey(utf8: storage.keep(text))
-        }
-        let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
-        guard ascii || Self.isUTF8(utf8) else { throw corrupt("a key that is not UTF-8") }
-        index = end + 1
-        return JSONKey(utf8: utf8)
-    }
-
-    /// From just after a string's opening quote: where its closing quote is, and whether every byte
-    /// before it is ASCII; nil when an escape comes first.
-    @inline(__always)
-    private func scanToQuote() throws(JSONReadError) -> (end: Int, ascii: Bool)? {
-        var position = index
-        var high: UInt8 = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") { return (position, high < 0x80) }
-            if byte == UInt8(ascii: "\\") { return nil }
-            if byte < 0x20 { throw JSONReadError(.corrupt, codingPath, "a control character in a string (JSON escapes them) (at byte \(position))") }
-            high |= byte
-            position += 1
-        }
-        throw corrupt("a string that never ends")
-    }
-
-    /// Reads a string.
-    /// - Returns: The text, escapes resolved.
-    /// - Throws: `JSONReadError` when the next value is no string, or is not valid (a control
-    ///   character, a bad escape, a lone surrogate, bytes that are not UTF-8, no closing quote).
-    /// - Complexity: O(*n*) in its length.
-    package mutating func string() throws(JSONReadError) -> String {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw mismatch(.string) }
-        index += 1
-        guard let (end, ascii) = try scanToQuote() else { return try escapedString() }
-        let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
-        let text: String
-        if ascii {
-            text = String(decoding: utf8, as: UTF8.self)
-        } else {
-            guard let valid = String(validating: utf8, as: UTF8.self) else { throw corrupt("a string that is not UTF-8") }
-            text = valid
-        }
-        index = end + 1
-        return text
-    }
-
-    /// Reads a string that holds no escape as its bytes in the input, without making a `String`.
-    /// - Returns: The bytes (valid while the reader reads), or nil, reading nothing, when the string
-    ///   holds an escape (read it with ``string()``).
-    /// - Throws: `JSONReadError` when the next value is no string, or is not valid.
-    package mutating func plainString() throws(JSONReadError) -> UnsafeBufferPointer<UInt8>? {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw mismatch(.string) }
-        index += 1
-        guard let (end, ascii) = try scanToQuote() else {
-            index -= 1
-            return nil
-        }
-        let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
-        guard ascii || Self.isUTF8(utf8) else { throw corrupt("a string that is not UTF-8") }
-        index = end + 1
-        return utf8
-    }
-
-    /// Whether bytes that are not all ASCII are UTF-8.
-    private static func isUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { String(validating: utf8, as: UTF8.self) != nil }
-
-    /// A string that holds an escape, from just after its opening quote: its end found and its escapes
-    /// resolved by the grammar both readers share (``JSONGrammar``).
-    private mutating func escapedString() throws(JSONReadError) -> String {
-        let end: Int
-        do {
-            end = try JSONGrammar.string(in: bytes, from: index).end
-        } catch {
-            index = error.at
-            switch error.problem {
-            case .controlCharacter: throw corrupt("a control character in a string (JSON escapes them)")
-            case .unknownEscape: throw corrupt("an unknown escape in a string")
-            case .shortUnicodeEscape: throw corrupt("a \\u escape without four hexadecimal digits")
-            case .unterminated: throw corrupt("a string that never ends")
-            }
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(end - index)
-        guard JSONGrammar.unescape(UnsafeBufferPointer(rebasing: bytes[index..<end]), repairing: false, { out.append($0) }) else {
-            throw corrupt("a lone surrogate in a string")
-        }
-        guard let text = out.withUnsafeBufferPointer({ String(validatingUTF8Fast: $0) }) else { throw corrupt("a string that is not UTF-8") }
-        index = end + 1
-        return text
-    }
-
-    /// Reads an integer, written without a fraction or an exponent.
-    /// - Returns: The integer.
-    /// - Throws: `JSONReadError` when the next value is no number, is not an integer, or is out of
-    ///   `Int`'s range.
-    package mutating func int() throws(JSONReadError) -> Int {
-        skipSpace()
-        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
-        let (range, integral) = try numberRange()
-        guard integral else { throw corrupt("expected an integer, found a fraction or an exponent") }
-        var position = range.lowerBound
-        let negative = bytes[position] == UInt8(ascii: "-")
-        if negative { position += 1 }
-        var value = 0
-        while position < range.upperBound {
-            let digit = Int(bytes[position] - UInt8(ascii: "0"))
-            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
-            guard !overflow, !overflow2 else { throw corrupt("an integer out of range") }
-            value = next
-            position += 1
-        }
-        return value
-    }
-
-    /// Reads an integer, written without a fraction or an exponent.
-    /// - Returns: The integer.
-    /// - Throws: `JSONReadError` when the next value is no number, is not an integer, or is out of
-    ///   `Int64`'s range.
-    @inline(__always)
-    package mutating func int64() throws(JSONReadError) -> Int64 { Int64(try int()) }
-
-    /// Reads an unsigned integer, written without a sign, a fraction or an exponent (a token's version).
-    /// - Returns: The integer.
-    /// - Throws: `JSONReadError` when the next value is no number, is not such an integer, or is out of
-    ///   `UInt64`'s range.
-    package mutating func uint64() throws(JSONReadError) -> UInt64 {
-        skipSpace()
-        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
-        let (range, integral) = try numberRange()
-        guard integral else { throw corrupt("expected an integer, found a fraction or an exponent") }
-        guard bytes[range.lowerBound] != UInt8(ascii: "-") else { throw corrupt("an integer out of range (below 0)") }
-        var value: UInt64 = 0
-        for position in range {
-            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = shifted.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
-            guard !overflow, !overflow2 else { throw corrupt("an integer out of range") }
-            value = next
-        }
-        return value
-    }
-
-    /// Reads a number.
-    /// - Returns: The nearest `Double`.
-    /// - Throws: `JSONReadError` when the next value is no number, or is beyond `Double`'s range.
-    package mutating func double() throws(JSONReadError) -> Double {
-        skipSpace()
-        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.number) }
-        let (range, integral) = try numberRange()
-        // Fast path: an integer of at most 15 digits is a Double exactly.
-        if integral, range.count <= 15 {
-            var value = 0
-            var position = range.lowerBound
-            let negative = bytes[position] == UInt8(ascii: "-")
-            if negative { position += 1 }
-            while position < range.upperBound {
-                value = value * 10 + Int(bytes[position] - UInt8(ascii: "0"))
-                position += 1
-            }
-            if negative { return value == 0 ? -0.0 : -Double(value) }
-            return Double(value)
-        }
-        let digits = UnsafeBufferPointer(rebasing: bytes[range])
-        guard let value = Double(String(decoding: digits, as: UTF8.self)), value.isFinite else { throw corrupt("a number beyond a Double's range") }
-        // Too small for a Double reads as 0 (`1e-400`): refused, as JSONDecoder refuses it, unless it is 0.
-        if value == 0, digits.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: { $0 &- UInt8(ascii: "1") < 9 }) {
-            throw corrupt("a number beyond a Double's range (too small)")
-        }
-        return value
-    }
-
-    /// Reads `true` or `false`.
-    /// - Returns: The value.
-    /// - Throws: `JSONReadError` when the next value is neither.
-    package mutating func bool() throws(JSONReadError) -> Bool {
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "t") {
-            try literal("true")
-            return true
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "f") {
-            try literal("false")
-            return false
-        }
-        throw mismatch(.boolean)
-    }
-
-    /// Reads a `null` if one comes next.
-    /// - Returns: Whether it did.
-    /// - Throws: `JSONReadError` (corrupt) for an `n` that does not start `null`.
-    package mutating func null() throws(JSONReadError) -> Bool {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "n") else { return false }
-        try literal("null")
-        return true
-    }
-
-    private mutating func literal(_ word: StaticString) throws(JSONReadError) {
-        guard startsWith(word) else { throw corrupt("not JSON: expected \(word)") }
-        index += word.utf8CodeUnitCount
-    }
-
-    /// Scans a number's syntax (RFC 8259 §6) from here, by the grammar both readers share.
-    /// - Returns: Its bytes, and whether it has neither fraction nor exponent.
-    private mutating func numberRange() throws(JSONReadError) -> (Range<Int>, integral: Bool) {
-        skipSpace()
-        let start = index
-        do {
-            let (end, integral) = try JSONGrammar.number(in: bytes, from: start)
-            index = end
-            return (start..<end, integral)
-        } catch {
-            index = error.at
-            switch error.problem {
-            case .noDigits: throw corrupt("not JSON: a number without digits")
-            case .leadingZero: throw corrupt("not JSON: a number with a leading zero")
-            case .fractionWithoutDigits: throw corrupt("not JSON: a fraction without digits")
-            case .exponentWithoutDigits: throw corrupt("not JSON: an exponent without digits")
-            }
-        }
-    }
-
-    @inline(__always)
-    private mutating func skipSpace() { index = JSONGrammar.endOfSpace(in: bytes, from: index) }
-}
-
-/// An object member's key as ``JSONReader`` found it, matched against the keys a type knows without
-/// making a `String` (`switch key { case "id": … }`). Valid only inside the body it is handed to.
-package struct JSONKey {
-    /// The key's bytes: in the input, or (for a key that held an escape) decoded into the reader's
-    /// ``EscapedKeys``.
-    fileprivate let utf8: UnsafeBufferPointer<UInt8>
-
-    fileprivate init(utf8: UnsafeBufferPointer<UInt8>) { self.utf8 = utf8 }
-
-    /// The key as text.
-    package var text: String { String(decoding: utf8, as: UTF8.self) }
-
-    /// Whether the key is `pattern`.
-    /// - Parameters:
-    ///   - pattern: A key the type knows.
-    ///   - key: The key read.
-    /// - Returns: True when they are the same bytes.
-    @inline(__always)
-    package static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
-        same(key.utf8, UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount))
-    }
-
-    /// Whether two runs of bytes are the same.
-    @inline(__always)
-    package static func same(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for position in 0..<lhs.count where lhs[position] != rhs[position] { return false }
-        return true
-    }
 }
 
 /// The steps of a path deeper than the reader keeps on the stack, freed with the reader.
@@ -641,144 +363,4 @@ private final class PathStorage {
     init(capacity: Int) { steps = .allocate(capacity: capacity) }
 
     deinit { steps.deallocate() }
-}
-
-/// The decoded bytes of keys that held an escape (rare: no writer of ours escapes a key), kept while the
-/// reader reads so that a ``JSONKey`` can point at them as it points into the input.
-private final class EscapedKeys {
-    private var buffers: [UnsafeMutableBufferPointer<UInt8>] = []
-
-    func keep(_ text: String) -> UnsafeBufferPointer<UInt8> {
-        let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: text.utf8.count)
-        _ = buffer.initialize(from: text.utf8)
-        buffers.append(buffer)
-        return UnsafeBufferPointer(buffer)
-    }
-
-    deinit {
-        for buffer in buffers { buffer.deallocate() }
-    }
-}
-
-/// A key (or an array index) on the way to a value, for a `DecodingError`'s coding path.
-package struct JSONPathKey: CodingKey, Hashable, Sendable {
-    private let key: String
-    /// The index, for an array's element.
-    package let intValue: Int?
-
-    /// The key, or `Index 3` for an array's fourth element (as `JSONDecoder` names it).
-    package var stringValue: String { intValue.map { "Index \($0)" } ?? key }
-
-    /// An object's key.
-    /// - Parameter key: The key.
-    package init(_ key: String) {
-        self.key = key
-        intValue = nil
-    }
-
-    /// An array's element.
-    /// - Parameter index: Its index, from 0.
-    package init(index: Int) {
-        key = ""
-        intValue = index
-    }
-
-    /// An object's key (`CodingKey`).
-    /// - Parameter stringValue: The key.
-    package init?(stringValue: String) { self.init(stringValue) }
-
-    /// An array's element (`CodingKey`).
-    /// - Parameter intValue: Its index.
-    package init?(intValue: Int) { self.init(index: intValue) }
-}
-
-/// Why ``JSONReader`` stopped, made a `DecodingError` (``decodingError``) where the API hands it out.
-///
-/// The reader throws its own type because `DecodingError` is a resilient library type: every function
-/// that throws it typed pays for an error of unknown size, which measured as half of the reader's time.
-package struct JSONReadError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    package enum Kind: Sendable {
-        /// Not JSON, or a value that makes no sense.
-        case corrupt
-        /// A member an object must have.
-        case missing(JSONPathKey)
-        /// A value of another type than expected.
-        case mismatch(Expected)
-        /// `null` where a value must be.
-        case valueNotFound(Expected)
-    }
-
-    /// The type a value should have had.
-    package enum Expected: Sendable, CustomStringConvertible {
-        /// A JSON object.
-        case object
-        /// A JSON array.
-        case array
-        /// A JSON string.
-        case string
-        /// A number without fraction or exponent, in `Int`'s range.
-        case integer
-        /// Any JSON number within `Double`'s range.
-        case number
-        /// `true` or `false`.
-        case boolean
-
-        /// `an object`, …, for a message.
-        package var description: String {
-            switch self {
-            case .object: "an object"
-            case .array: "an array"
-            case .string: "a string"
-            case .integer: "an integer"
-            case .number: "a number"
-            case .boolean: "a boolean"
-            }
-        }
-
-        /// The Swift type `JSONDecoder` names for it.
-        var type: Any.Type {
-            switch self {
-            case .object: [String: Any].self
-            case .array: [Any].self
-            case .string: String.self
-            case .integer: Int.self
-            case .number: Double.self
-            case .boolean: Bool.self
-            }
-        }
-    }
-
-    /// What went wrong.
-    package let kind: Kind
-    /// The keys to the value at fault.
-    package let codingPath: [JSONPathKey]
-    /// What is wrong.
-    package let message: String
-
-    package init(_ kind: Kind, _ codingPath: [JSONPathKey], _ message: String) {
-        self.kind = kind
-        self.codingPath = codingPath
-        self.message = message
-    }
-
-    /// The same error as `JSONDecoder` would throw it.
-    package var decodingError: DecodingError {
-        let context = DecodingError.Context(codingPath: codingPath, debugDescription: message)
-        switch kind {
-        case .corrupt: return .dataCorrupted(context)
-        case .missing(let key): return .keyNotFound(key, context)
-        case .mismatch(let expected): return .typeMismatch(expected.type, context)
-        case .valueNotFound(let expected): return .valueNotFound(expected.type, context)
-        }
-    }
-
-    /// `at plan.flows: …`.
-    package var description: String {
-        let path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        return path.isEmpty ? message : "at \(path): \(message)"
-    }
-
-    /// A copy one key deeper (the member of the object just read that is at fault).
-    package func at(_ key: String) -> JSONReadError { JSONReadError(kind, codingPath + [JSONPathKey(key)], message) }
 }

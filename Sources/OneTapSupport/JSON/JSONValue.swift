@@ -216,3 +216,6 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     /// - Parameter nilLiteral: Nothing.
     public init(nilLiteral: ()) { self = .null }
 }
+
+/// Any JSON value is a member's value: a pending action's payload, a merge plan's data.
+extension JSONValue: JSONRecord {}

@@ -165,15 +165,7 @@ package struct JSONWriter: ~Copyable {
             base[count] = UInt8(ascii: "-")
             count += 1
         }
-        var magnitude = value.magnitude
-        let start = count
-        repeat {
-            base[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            count += 1
-            magnitude /= 10
-        } while magnitude > 0
-        var digits = UnsafeMutableBufferPointer(start: base + start, count: count - start)
-        digits.reverse()
+        digits(value.magnitude)
     }
 
     /// Writes an unsigned integer (a token's version).
@@ -181,6 +173,12 @@ package struct JSONWriter: ~Copyable {
     package mutating func int(_ value: UInt64) {
         separate()
         reserve(20)
+        digits(value)
+    }
+
+    /// Writes an integer's decimal digits, room for 20 reserved.
+    @inline(__always)
+    private mutating func digits(_ value: UInt64) {
         var magnitude = value
         let start = count
         repeat {
