@@ -92,7 +92,7 @@ struct SessionOracle: Decodable {
         guard trace.count == session.trace.count else { return "trace" }
         for (read, step) in zip(trace, session.trace) {
             // The code's text read as the library reads a result (its marks, `code:timeout`, are its own).
-            guard read.flow == step.flow.rawValue, read.attempt == step.attempt, LoginStep.Result(code: read.code, detail: read.detail) == step.result,
+            guard read.flow == step.flow.rawValue, read.attempt == step.attempt, LoginStep.Answer(code: read.code, detail: read.detail) == step.result,
                 read.action == step.action.rawValue, read.meaning == step.meaning, Decision.Step(read.next) == step.next
             else { return "a step" }
         }

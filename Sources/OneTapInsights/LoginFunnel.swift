@@ -27,7 +27,7 @@ public struct LoginFunnel: Hashable, Sendable {
     public struct CodeCount: Hashable, Sendable {
         /// The flow that returned it.
         public let flow: LoginFlow
-        /// The code: the SDK's, or `timeout`, `exchange-104201`, … (see ``LoginStep/Result/code``).
+        /// The code: the SDK's, or `timeout`, `exchange-104201`, … (see ``LoginStep/Answer/code``).
         public let code: String
         /// How many times.
         public let count: Int

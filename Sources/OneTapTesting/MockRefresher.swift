@@ -10,7 +10,7 @@ import OneTap
 /// at a gate, to line up concurrent callers.
 public final class MockRefresher: TokenRefresher {
     /// What one call does.
-    public enum Step: Sendable {
+    public enum Reply: Sendable {
         /// Answer with this response.
         case success(RefreshResponse)
         /// Throw this error.
@@ -20,7 +20,7 @@ public final class MockRefresher: TokenRefresher {
     }
 
     private struct State {
-        var script: [Step]
+        var script: [Reply]
         var calls = CountWatch()
         var seen: [AccessToken] = []
         var held = false
@@ -36,7 +36,7 @@ public final class MockRefresher: TokenRefresher {
     ///   - script: The steps, one per call, in order.
     ///   - expiresIn: The lifetime the default answers give; nil for the policy default.
     ///   - rotates: Whether default answers carry a new refresh token (`refresh-N`).
-    public init(_ script: [Step] = [], expiresIn: ExpiresIn? = nil, rotates: Bool = true) {
+    public init(_ script: [Reply] = [], expiresIn: ExpiresIn? = nil, rotates: Bool = true) {
         state = LockedValue(State(script: script))
         self.expiresIn = expiresIn
         self.rotates = rotates
@@ -71,7 +71,7 @@ public final class MockRefresher: TokenRefresher {
     /// - Returns: The scripted response.
     /// - Throws: The scripted error.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
-        let (number, step, held, watchers) = state.withLock { state -> (Int, Step?, Bool, [CheckedContinuation<Void, Never>]) in
+        let (number, step, held, watchers) = state.withLock { state -> (Int, Reply?, Bool, [CheckedContinuation<Void, Never>]) in
             let ready = state.calls.increment()
             state.seen.append(token)
             let step = state.script.isEmpty ? nil : state.script.removeFirst()

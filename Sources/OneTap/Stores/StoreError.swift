@@ -6,7 +6,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public typealias Kind = ErrorKind<StoreError>
 
     /// What a failure concerns, as its description names it: `account 42`, `session q3Vn…`.
-    public struct Subject: Hashable, Sendable, CustomStringConvertible {
+    public struct Entry: Hashable, Sendable, CustomStringConvertible {
         /// The subject as the error's description names it.
         public let description: String
 
@@ -17,19 +17,19 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         /// An account's token.
         /// - Parameter account: The account.
         /// - Returns: `account 42`.
-        package static func account(_ account: AccountID) -> Subject { Subject("account \(account)") }
+        package static func account(_ account: AccountID) -> Entry { Entry("account \(account)") }
 
         /// A login session.
         /// - Parameter id: The session's id.
         /// - Returns: `session q3Vn…`.
-        package static func session(_ id: LoginSessionID) -> Subject { Subject("session \(id)") }
+        package static func session(_ id: LoginSessionID) -> Entry { Entry("session \(id)") }
     }
 
     /// What went wrong.
     public let kind: Kind
     /// What the failure concerns, or nil when it concerns the store as a whole (opening it, listing it)
     /// or the message names it.
-    public let subject: Subject?
+    public let subject: Entry?
     /// An explanation, naming the file or the table where one is involved; never a token, a code or a
     /// digest of one.
     public let message: String
@@ -39,7 +39,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     ///   - kind: What went wrong.
     ///   - subject: What the failure concerns, if one thing.
     ///   - message: An explanation, without secrets.
-    public init(_ kind: Kind, subject: Subject? = nil, message: String) {
+    public init(_ kind: Kind, subject: Entry? = nil, message: String) {
         self.kind = kind
         self.subject = subject
         self.message = message
@@ -47,12 +47,12 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Creates a store error about an account's token, or the store as a whole.
     package init(_ kind: Kind, account: AccountID?, message: String) {
-        self.init(kind, subject: account.map(Subject.account), message: message)
+        self.init(kind, subject: account.map(Entry.account), message: message)
     }
 
     /// Creates a store error about a login session, or the store as a whole.
     package init(_ kind: Kind, session: LoginSessionID?, message: String) {
-        self.init(kind, subject: session.map(Subject.session), message: message)
+        self.init(kind, subject: session.map(Entry.session), message: message)
     }
 
     /// `conflict for account 42: …`, or `io: …` for the store as a whole.

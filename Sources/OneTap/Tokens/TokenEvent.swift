@@ -26,7 +26,7 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     case refreshAbandoned(account: AccountID, after: Duration)
 
     /// The account the event is about, or nil for an event about the vault as a whole.
-    public var account: AccountID? {
+    package var account: AccountID? {
         switch self {
         case .refreshed(let account, _, _, _), .refreshFailed(let account, _, _, _), .reloginRequired(let account, _),
             .stored(let account, _, _), .loggedOut(let account), .refreshedElsewhere(let account), .refreshAbandoned(let account, _):
@@ -38,7 +38,7 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
 
     /// The event's name: `refreshed`, `refresh-failed`, `relogin-required`, `stored`, `logged-out`,
     /// `refreshed-elsewhere`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .refreshed: "refreshed"
         case .refreshFailed: "refresh-failed"

@@ -40,13 +40,8 @@ public struct RefreshResponse: Sendable, CustomStringConvertible {
 
 /// Why a refresh failed, classified.
 public struct TokenRefreshError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Whether retrying can help.
-    public enum Kind: String, Hashable, Sendable, Codable {
-        /// The carrier refused the refresh token (invalid, expired, revoked): the user must log in again.
-        case final
-        /// Network, timeout, 5xx, rate limit: keep the token, retry later.
-        case transient
-    }
+    /// Whether retrying can help: ``ErrorKind/final`` or ``ErrorKind/transient``.
+    public typealias Kind = ErrorKind<TokenRefreshError>
 
     /// Whether retrying can help.
     public let kind: Kind
@@ -78,4 +73,11 @@ public struct TokenRefreshError: Error, Hashable, Sendable, CustomStringConverti
         if error is CancellationError { return TokenRefreshError(.transient, message: "the refresh was cancelled") }
         return TokenRefreshError(.transient, message: "\(error)")
     }
+}
+
+extension ErrorKind where Failure == TokenRefreshError {
+    /// The carrier refused the refresh token (invalid, expired, revoked): the user must log in again.
+    public static let final = Self("final")
+    /// Network, timeout, 5xx, rate limit: keep the token, retry later.
+    public static let transient = Self("transient")
 }

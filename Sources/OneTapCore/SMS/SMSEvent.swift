@@ -16,7 +16,7 @@ public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
 
     /// The event's name: `send-` or `verify-` and the result's name (`send-limited`,
     /// `verify-wrong-code`), or `provider-failed`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .send(let result, _, _): "send-" + result.name
         case .verify(let result, _, _): "verify-" + result.name

@@ -36,7 +36,7 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
     case failed(flow: LoginFlow?, meaning: String)
 
     /// The event's name, e.g. `flow-started`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .planned: "planned"
         case .flowStarted: "flow-started"
@@ -51,7 +51,7 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// How the login ended, for the three ending events; nil for the others.
-    public var ending: Decision.Ending? {
+    package var ending: Decision.Ending? {
         switch self {
         case .succeeded: .success
         case .cancelled: .cancelled

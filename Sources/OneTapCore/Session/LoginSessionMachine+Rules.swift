@@ -176,7 +176,7 @@ extension LoginSessionMachine {
                 return
             }
             if entry.alert || entry.action == .misconfigured {
-                alert(LoginAlert(flow: flow, code: LoginStep.Result.exchangeCode(code).code, meaning: entry.meaningEN), &progress)
+                alert(LoginAlert(flow: flow, code: LoginStep.Answer.exchangeCode(code).code, meaning: entry.meaningEN), &progress)
             }
             let suffix = entry.code == nil ? " (an unlisted exchange code: the flow's default)" : ""
             apply(entry.action, result: .exchangeCode(code), meaning: entry.meaningEN + suffix, flow: flow, attempt: attempt, &progress, health: false, alert: false)
@@ -204,7 +204,7 @@ extension LoginSessionMachine {
 extension LoginSessionMachine {
     /// Applies an action after a flow's attempt: the trace, alerts, health, and where the login goes.
     private func apply(
-        _ action: OutcomeAction, result: LoginStep.Result, meaning: String, flow: LoginFlow, attempt: Int, _ progress: inout Progress,
+        _ action: OutcomeAction, result: LoginStep.Answer, meaning: String, flow: LoginFlow, attempt: Int, _ progress: inout Progress,
         health: Bool = true, alert raises: Bool = true
     ) {
         if health, attempt > 0 { report(flow, action, &progress) }

@@ -59,7 +59,7 @@ extension LoginStep: JSONRecord {
         guard let flow else { throw reader.missing("flow") }
         guard let attempt else { throw reader.missing("attempt") }
         guard let code else { throw reader.missing("code") }
-        guard let result = Result(code: code, detail: detail ?? nil) else { throw reader.corrupt(Result.unknown(code), at: "code") }
+        guard let result = Answer(code: code, detail: detail ?? nil) else { throw reader.corrupt(Answer.unknown(code), at: "code") }
         guard let action else { throw reader.missing("action") }
         guard let meaning else { throw reader.missing("meaning") }
         guard let next else { throw reader.missing("next") }

@@ -2,7 +2,7 @@
 /// The trace answers "why did this user get SMS?".
 public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     /// What came back from the flow, or from the server's exchange of its token.
-    public enum Result: Hashable, Sendable, CustomStringConvertible {
+    public enum Answer: Hashable, Sendable, CustomStringConvertible {
         /// The SDK's result code.
         case code(ResultCode)
         /// The flow did not answer within its time limit.
@@ -57,14 +57,14 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
 
         /// Every result that carries no code, by its ``code`` text (a message read back is put in
         /// after the lookup).
-        private static let fixedByText: [String: Result] = {
-            let fixed: [Result] = [.timeout, .providerError(""), .switched, .circuitOpen, .unavailable, .exchangeTimeout, .exchangeFailed(""), .tokenExpired, .tokenReplayed]
+        private static let fixedByText: [String: Answer] = {
+            let fixed: [Answer] = [.timeout, .providerError(""), .switched, .circuitOpen, .unavailable, .exchangeTimeout, .exchangeFailed(""), .tokenExpired, .tokenReplayed]
                 + CancelReason.allCases.map { .abandoned($0) }
             return Dictionary(uniqueKeysWithValues: fixed.map { ($0.code, $0) })
         }()
 
         /// The result that carries no code whose text is `text`, with its message, or nil.
-        private static func fixed(_ text: String, detail: String?) -> Result? {
+        private static func fixed(_ text: String, detail: String?) -> Answer? {
             switch fixedByText[text] {
             case .providerError?: .providerError(detail ?? "")
             case .exchangeFailed?: .exchangeFailed(detail ?? "")
@@ -172,7 +172,7 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     /// Which attempt of the flow, from 1 (0 for a skipped flow).
     public let attempt: Int
     /// What came back.
-    public let result: Result
+    public let result: Answer
     /// The action it led to.
     public let action: OutcomeAction
     /// What the result means.
@@ -181,7 +181,7 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     public let next: Decision.Step
 
     /// Creates a step.
-    package init(flow: LoginFlow, attempt: Int, result: Result, action: OutcomeAction, meaning: String, next: Decision.Step) {
+    package init(flow: LoginFlow, attempt: Int, result: Answer, action: OutcomeAction, meaning: String, next: Decision.Step) {
         self.flow = flow
         self.attempt = attempt
         self.result = result

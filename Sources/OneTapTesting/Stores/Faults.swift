@@ -138,7 +138,7 @@ public final class Faults: Sendable {
     ///   - call: The call on the real store.
     /// - Returns: What `call` returns.
     /// - Throws: The injected ``StoreError``, or what `call` throws.
-    package func run<Value: Sendable>(_ operation: StoreOperation, subject: StoreError.Subject? = nil, _ call: () async throws -> Value) async throws -> Value {
+    package func run<Value: Sendable>(_ operation: StoreOperation, subject: StoreError.Entry? = nil, _ call: () async throws -> Value) async throws -> Value {
         try await perform(operation, subject: subject, call, workOut: nil)
     }
 
@@ -151,7 +151,7 @@ public final class Faults: Sendable {
     /// - Returns: What `call` returns.
     /// - Throws: The injected ``StoreError``, or what `call` throws.
     package func run<Value: Sendable>(
-        _ operation: StoreOperation, subject: StoreError.Subject? = nil, _ call: () async throws -> Value, workingOut workOut: () async throws -> Void
+        _ operation: StoreOperation, subject: StoreError.Entry? = nil, _ call: () async throws -> Value, workingOut workOut: () async throws -> Void
     ) async throws -> Value {
         try await withoutActuallyEscaping(workOut) { workOut in
             try await perform(operation, subject: subject, call, workOut: workOut)
@@ -159,7 +159,7 @@ public final class Faults: Sendable {
     }
 
     private func perform<Value: Sendable>(
-        _ operation: StoreOperation, subject: StoreError.Subject?, _ call: () async throws -> Value, workOut: (() async throws -> Void)?
+        _ operation: StoreOperation, subject: StoreError.Entry?, _ call: () async throws -> Value, workOut: (() async throws -> Void)?
     ) async throws -> Value {
         guard let fault = take(operation) else {
             reached(operation)

@@ -2,16 +2,16 @@ import Foundation
 import Testing
 @testable import OneTapCore
 
-/// `LoginStep.Result`'s written code: every result has its own text, so a trace read back from a store
+/// `LoginStep.Answer`'s written code: every answer has its own text, so a trace read back from a store
 /// names the same results. A code whose text is a fixed result's (`timeout`), starts `exchange-`, or
 /// starts with the mark `code:` is written after the mark; carrier codes are written as they are.
 @Suite struct LoginStepTests {
-    typealias Result = LoginStep.Result
+    typealias Answer = LoginStep.Answer
 
     static func code(_ text: String) -> ResultCode { try! ResultCode(text) }
 
     /// Results and the text each is written as, worked out by hand from the rule above.
-    static let written: [(Result, String)] = [
+    static let written: [(Answer, String)] = [
         (.code(code("103000")), "103000"),
         (.code(code("-8100")), "-8100"),
         (.code(code("Timeout")), "Timeout"),
@@ -48,9 +48,9 @@ import Testing
     ]
 
     @Test(arguments: written)
-    func eachResultIsWrittenAsItsOwnText(result: Result, text: String) {
+    func eachResultIsWrittenAsItsOwnText(result: Answer, text: String) {
         #expect(result.code == text)
-        #expect(Result(code: text, detail: result.detail) == result, "read back")
+        #expect(Answer(code: text, detail: result.detail) == result, "read back")
     }
 
     /// Through a whole session and a store's round trip: the machine records an SDK code `timeout`
@@ -69,7 +69,7 @@ import Testing
 
     /// Texts no writer of ours writes, read as the rule says (a code is trimmed as `ResultCode` trims it).
     @Test(arguments: [
-        (" timeout", nil, Result.code(code("timeout"))),
+        (" timeout", nil, Answer.code(code("timeout"))),
         ("code: timeout", nil, .code(code("timeout"))),
         ("code:timeout", "token", .incomplete(code: code("timeout"), missing: "token")),
         ("timeout", "ignored", .timeout),
@@ -80,15 +80,15 @@ import Testing
         ("exchange- 7", nil, .exchangeCode(code("7"))),
         ("exchange-code:", nil, .exchangeCode(code("code:"))),
         (" exchange-1", nil, .code(code("exchange-1"))),
-    ] as [(String, String?, Result)])
-    func readsOtherSpellings(text: String, detail: String?, expected: Result) {
-        #expect(Result(code: text, detail: detail) == expected)
-        #expect(Result(code: expected.code, detail: expected.detail) == expected, "and its own text reads back")
+    ] as [(String, String?, Answer)])
+    func readsOtherSpellings(text: String, detail: String?, expected: Answer) {
+        #expect(Answer(code: text, detail: detail) == expected)
+        #expect(Answer(code: expected.code, detail: expected.detail) == expected, "and its own text reads back")
     }
 
     @Test(arguments: ["", " ", "exchange-code:" + String(repeating: "1", count: 65), String(repeating: "9", count: 65)])
     func refusesTextThatNamesNoResult(text: String) {
-        #expect(Result(code: text, detail: nil) == nil)
+        #expect(Answer(code: text, detail: nil) == nil)
     }
 
     /// Codes built from the pieces the rule turns on, every pair and triple: each kind of result holding
@@ -100,8 +100,8 @@ import Testing
             for second in pieces {
                 for third in [""] + pieces {
                     guard let value = ResultCode(parsing: first + second + third) else { continue }
-                    for result in [Result.code(value), .incomplete(code: value, missing: "uniqueid"), .exchangeCode(value)] {
-                        #expect(Result(code: result.code, detail: result.detail) == result, "\(result) written \(result.code)")
+                    for result in [Answer.code(value), .incomplete(code: value, missing: "uniqueid"), .exchangeCode(value)] {
+                        #expect(Answer(code: result.code, detail: result.detail) == result, "\(result) written \(result.code)")
                         checked += 1
                     }
                 }
