@@ -97,17 +97,6 @@ struct Measurement {
     var ratio: Double? { referenceMedian.map { $0 / medianNanoseconds } }
 }
 
-/// Times one pass over `items` that adds up `value` of each (so the optimiser keeps the work): the shape of
-/// most rows, ours and the reference alike.
-@inline(__always)
-func measureSum<Item>(_ items: [Item], batch: Int, repetitions: Int, _ value: (Item) -> Int) -> (median: Double, p90: Double, allocations: Double?) {
-    measure(batch: batch, repetitions: repetitions) {
-        var sum = 0
-        for item in items { sum &+= value(item) }
-        blackHole(sum)
-    }
-}
-
 /// Measures `body`, which runs `batch` operations per call. Warm-up first, then `repetitions` timed
 /// batches; the median and 90th percentile are per operation. Allocations are counted over one batch.
 func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Double, p90: Double, allocations: Double?) {

@@ -28,15 +28,35 @@ enum Suites {
         let dictionary = References.plmnDictionary(plmnTable)
 
         if options.wants("plmn.parsed") {
-            let ours = measureSum(plmnParsed, batch: batch, repetitions: repetitions) { plmn in plmnTable.carrier(for: plmn) == .mobile ? 1 : 0 }
-            let reference = measureSum(plmnSplit, batch: batch, repetitions: repetitions) { (mcc, mnc) in seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for plmn in plmnParsed { sum &+= plmnTable.carrier(for: plmn) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            let reference = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (mcc, mnc) in plmnSplit { sum &+= seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
             report.add(row("plmn.parsed→carrier", batch, ours, "seed chain (pre-split)", reference, target: "≤ 3 ns, 0 allocs", met: ours.median <= 3 && ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }
 
         if options.wants("plmn.string") {
-            let ours = measureSum(plmnStrings, batch: batch, repetitions: repetitions) { text in (try? plmnTable.carrier(forReported: text)) == .mobile ? 1 : 0 }
-            let seedTime = measureSum(plmnSplit, batch: batch, repetitions: repetitions) { (mcc, mnc) in seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
-            let dictionaryTime = measureSum(plmnCompact, batch: batch, repetitions: repetitions) { key in (dictionary[key] ?? .other) == .mobile ? 1 : 0 }
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for text in plmnStrings { sum &+= (try? plmnTable.carrier(forReported: text)) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            let seedTime = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (mcc, mnc) in plmnSplit { sum &+= seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
+            let dictionaryTime = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for key in plmnCompact { sum &+= (dictionary[key] ?? .other) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
             var row1 = row("plmn.string→carrier", batch, ours, "seed chain (pre-split)", seedTime,
                            target: "≤ 20 ns, < seed, ≥ 2× dictionary, 0 allocs",
                            met: ours.median <= 20 && ours.median < seedTime.median && dictionaryTime.median / ours.median >= 2 && ours.allocations ?? 0 == 0)
@@ -61,7 +81,11 @@ enum Suites {
                 }
                 blackHole(sum)
             }
-            let reference = measureSum(plain, batch: batch, repetitions: max(5, repetitions / 4)) { digits in scan.carrier(digits) == .mobile ? 1 : 0 }
+            let reference = measure(batch: batch, repetitions: max(5, repetitions / 4)) {
+                var sum = 0
+                for digits in plain { sum &+= scan.carrier(digits) == .mobile ? 1 : 0 }
+                blackHole(sum)
+            }
             report.add(row("number→carrier", batch, ours, "hasPrefix scan", reference, target: "≤ 30 ns, ≥ 20× scan, 0 allocs",
                            met: ours.median <= 30 && reference.median / ours.median >= 20 && ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }
@@ -86,8 +110,16 @@ enum Suites {
                     access: snapshot.cellularAccess?.rawValue, network: snapshot.network?.rawValue)
             }
             let naive = References.NaivePlanner(RoutingPolicy.builtIn, plmnTable)
-            let ours = measureSum(snapshots, batch: batch, repetitions: repetitions) { snapshot in engine.plan(for: snapshot).flows.count }
-            let reference = measureSum(raw, batch: batch, repetitions: repetitions) { snapshot in naive.plan(snapshot).1.count }
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for snapshot in snapshots { sum &+= engine.plan(for: snapshot).flows.count }
+                blackHole(sum)
+            }
+            let reference = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for snapshot in raw { sum &+= naive.plan(snapshot).1.count }
+                blackHole(sum)
+            }
             report.add(row("plan(for:)", batch, ours, "strings + dictionaries", reference, target: "≤ 100 ns, 0 allocs",
                            met: ours.median <= 100 && ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }
@@ -99,13 +131,29 @@ enum Suites {
             }
             let texts = pairs.map { ($0.0, $0.1.text) }
             let dictionaries = References.CodeDictionaries(outcomeTable)
-            let oursCode = measureSum(pairs, batch: batch, repetitions: repetitions) { (flow, code) in outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
-            let referenceCode = measureSum(pairs, batch: batch, repetitions: repetitions) { (flow, code) in dictionaries.action(flow, code.text) == .fallback ? 1 : 0 }
+            let oursCode = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in pairs { sum &+= outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
+            let referenceCode = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in pairs { sum &+= dictionaries.action(flow, code.text) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
             report.add(row("classify(ResultCode)", batch, oursCode, "[String: Action] per flow", referenceCode, target: "≤ 15 ns, ≥ 2× dictionary, 0 allocs",
                            met: oursCode.median <= 15 && referenceCode.median / oursCode.median >= 2 && oursCode.allocations ?? 0 == 0,
                            promisesNoAllocation: true))
-            let oursText = measureSum(texts, batch: batch, repetitions: repetitions) { (flow, code) in outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
-            let referenceText = measureSum(texts, batch: batch, repetitions: repetitions) { (flow, code) in dictionaries.action(flow, code) == .fallback ? 1 : 0 }
+            let oursText = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in texts { sum &+= outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
+            let referenceText = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for (flow, code) in texts { sum &+= dictionaries.action(flow, code) == .fallback ? 1 : 0 }
+                blackHole(sum)
+            }
             report.add(row("classify(string code)", batch, oursText, "[String: Action] per flow", referenceText, target: "≤ 15 ns, ≥ 2× dictionary, 0 allocs",
                            met: oursText.median <= 15 && referenceText.median / oursText.median >= 2 && oursText.allocations ?? 0 == 0,
                            promisesNoAllocation: true))
@@ -117,7 +165,11 @@ enum Suites {
             let tokens = (0..<batch).map { index in
                 AccessToken(value: Secret("t"), refreshToken: nil, flow: .tianyi, account: "a", issuedAt: now.addingTimeInterval(-Double(index) * 3000), expiresAt: now.addingTimeInterval(2_592_000 - Double(index) * 3000))
             }
-            let ours = measureSum(tokens, batch: batch, repetitions: repetitions) { token in policy.state(of: token, at: now) == .stale ? 1 : 0 }
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                var sum = 0
+                for token in tokens { sum &+= policy.state(of: token, at: now) == .stale ? 1 : 0 }
+                blackHole(sum)
+            }
             let reference = measure(batch: batch, repetitions: repetitions) {
                 var sum = 0
                 for token in tokens {
