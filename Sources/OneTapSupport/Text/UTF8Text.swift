@@ -6,7 +6,7 @@ extension String {
     /// measured as most of the cost of reading a short code.
     /// - Parameter utf8: The bytes.
     /// - Complexity: O(*n*).
-    @inline(__always)
+    @inlinable @inline(__always)
     package init?(validatingUTF8Fast utf8: UnsafeBufferPointer<UInt8>) {
         var high: UInt8 = 0
         for byte in utf8 { high |= byte }
@@ -23,7 +23,7 @@ extension String {
 extension String {
     /// Runs `body` over the string's UTF-8 bytes without copying them when the string is native (the
     /// usual case), copying only when it is not contiguous.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
         var copy = self
