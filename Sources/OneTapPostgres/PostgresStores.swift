@@ -28,7 +28,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     public let configuration: PostgresConfiguration
     /// The pool every store shares.
     package let pool: PostgresPool
-    package let clock: any WallClock
+    private let clock: any WallClock
 
     /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:)`` does both).
     /// - Parameters:

@@ -13,7 +13,7 @@ import OneTapSupport
 
 /// Realistic login traffic, the same for the same seed: logins arriving at random, each run through
 /// the real ``LoginSessionMachine`` (exchanges on) with answers drawn per carrier and flow, and every
-/// event they emit, in time order. What the committed sample `Samples/login-events.ndjson`, the
+/// event they emit, in time order. What the committed sample `Tests/Samples/login-events.ndjson`, the
 /// `onetap stats` and `onetap replay` tests and the stats benchmark are made of.
 ///
 /// The mix: Android 62 %, iOS 33 %, HarmonyOS 5 %; China Mobile 56 %, Telecom 20 %, Unicom 18 %, no

@@ -132,6 +132,10 @@ public actor LoginCoordinator {
             if let credential = answer.credential, credential.flow != flow {
                 return (.fault(flow, "the \(flow) provider answered a credential of \(credential.flow)"), nil)
             }
+            // A one-tap SDK hands over a token, never a verified number: the number is the exchange's answer.
+            if answer.credential?.phoneNumber != nil {
+                return (.fault(flow, "the \(flow) provider answered a verified number; a one-tap number comes only from the exchange"), nil)
+            }
             return (.result(flow, code: answer.resultCode, credential: answer.credential), answer.credential)
         }
     }

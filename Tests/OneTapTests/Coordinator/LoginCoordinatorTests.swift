@@ -45,6 +45,10 @@ import Testing
         Scenario(name: "a credential of another flow is a provider fault",
                  mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .tianyi, token: Secret("t"))))],
                  ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
+        Scenario(name: "a one-tap credential claiming a verified number is a provider fault (the number comes only from the exchange)",
+                 mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(
+                     flow: .mobile, token: Secret("t"), uniqueID: "u", phoneNumber: try! PhoneNumber("13900139000"))))],
+                 ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "provider throws", mobile: [.error(CocoaLikeError())], ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "SMS fails after fallback", mobile: [mobile(102101)], smsSucceeds: false, ending: .failed, flow: .sms,
                  steps: ["mobile:102101:fallback", "sms:1:failed"]),

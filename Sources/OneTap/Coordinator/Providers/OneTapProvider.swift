@@ -16,7 +16,9 @@ public protocol OneTapProvider: Sendable {
 public struct OneTapResult: Sendable, CustomStringConvertible {
     /// The result code.
     public let resultCode: ResultCode
-    /// The credential (on success), of the flow the provider serves.
+    /// The credential (on success), of the flow the provider serves, without a `phoneNumber`: a one-tap
+    /// SDK verifies no number on the device, so the coordinator takes one it claims as a provider fault
+    /// (the number is the server's exchange's answer).
     public let credential: CarrierCredential?
 
     /// Creates a result.
