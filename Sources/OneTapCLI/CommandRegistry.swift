@@ -15,6 +15,7 @@ enum CommandRegistry {
         GateCommand.self,
         MergeCommand.self,
         TokenCommand.self,
+        CredentialCommand.self,
         StatsCommand.self,
         ReplayCommand.self,
         DBCommand.self,

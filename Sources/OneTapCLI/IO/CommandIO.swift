@@ -23,6 +23,11 @@ package protocol CommandIO: AnyObject {
     /// - Parameter buffer: Where to put the bytes.
     /// - Returns: The count read, 0 at end of input, or -1 on a read error.
     func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int
+
+    /// Reads an environment variable (`ONETAP_SERVER_KEYS`).
+    /// - Parameter name: The variable's name.
+    /// - Returns: Its value, or nil when it is not set.
+    func environment(_ name: String) -> String?
 }
 
 /// The process's own standard input, output and error.
@@ -64,6 +69,11 @@ package final class ProcessIO: CommandIO {
             return count
         }
     }
+
+    /// Reads the process's environment.
+    /// - Parameter name: The variable's name.
+    /// - Returns: Its value, or nil when it is not set.
+    package func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
 }
 
 /// In-memory standard streams, for tests and for embedding the CLI.
@@ -74,10 +84,21 @@ package final class CapturedIO: CommandIO {
     package private(set) var errors: [String] = []
     private var input: [UInt8]
     private var inputOffset = 0
+    private let variables: [String: String]
 
     /// Creates captured streams.
-    /// - Parameter input: What standard input holds.
-    package init(input: [UInt8] = []) { self.input = input }
+    /// - Parameters:
+    ///   - input: What standard input holds.
+    ///   - environment: The environment the command sees (none by default).
+    package init(input: [UInt8] = [], environment: [String: String] = [:]) {
+        self.input = input
+        self.variables = environment
+    }
+
+    /// Reads the captured environment.
+    /// - Parameter name: The variable's name.
+    /// - Returns: Its value, or nil when it is not set.
+    package func environment(_ name: String) -> String? { variables[name] }
 
     /// Standard output as text (invalid UTF-8 repaired).
     package var outputText: String { String(decoding: output, as: UTF8.self) }

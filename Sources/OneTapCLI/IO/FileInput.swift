@@ -39,6 +39,8 @@ final class FileInput: CommandIO {
 
     func writeError(_ line: String) { io.writeError(line) }
 
+    func environment(_ name: String) -> String? { io.environment(name) }
+
     func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)

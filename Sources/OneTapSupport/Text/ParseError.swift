@@ -50,6 +50,12 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let action = Subject("action")
         /// The server's secret key (its input always reads `<redacted>`).
         public static let serverKey = Subject("server key")
+        /// The server's key list (`ONETAP_SERVER_KEYS`; its input always reads `<redacted>`).
+        public static let serverKeys = Subject("server keys")
+        /// The id of a key in the server's key list.
+        public static let keyID = Subject("key id")
+        /// An app session's id.
+        public static let appSessionID = Subject("app session id")
         /// The platform a device snapshot names (`ios`, `android`, `harmonyos`, …).
         public static let platform = Subject("platform")
     }

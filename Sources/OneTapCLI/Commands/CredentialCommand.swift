@@ -1,0 +1,190 @@
+import Foundation
+import OneTap
+
+/// `onetap credential inspect TOKEN|- [--keys FILE] [--now ISO8601] [--json]`. The token is a secret:
+/// the descriptions and the mirror never show it.
+package struct CredentialOptions: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Where the token comes from.
+    package enum Source: Hashable, Sendable {
+        /// The command line (visible to other users of the machine while the command runs).
+        case argument(Secret)
+        /// The first line of standard input (`-`).
+        case standardInput
+    }
+
+    /// The token.
+    package var token: Source
+    /// `--keys`, as given; `ONETAP_SERVER_KEYS` when absent.
+    package var keysFile: String?
+    /// `--now`, as given (the current time when absent).
+    package var now: String?
+    /// Whether to print JSON.
+    package var json: Bool
+
+    /// `CredentialOptions(inspect, token <redacted>, keys $ONETAP_SERVER_KEYS, json false)`.
+    package var description: String {
+        let token = token == .standardInput ? "-" : "<redacted>"
+        return "CredentialOptions(inspect, token \(token), keys \(keysFile ?? "$ONETAP_SERVER_KEYS"), now \(now ?? "now"), json \(json))"
+    }
+
+    /// The same as ``description``.
+    package var debugDescription: String { description }
+
+    /// A mirror without the token.
+    package var customMirror: Mirror {
+        Mirror(self, children: ["keysFile": keysFile as Any, "now": now as Any, "json": json], displayStyle: .struct)
+    }
+}
+
+/// `onetap credential inspect`: checks an app access token with the server's keys.
+enum CredentialCommand: CommandDescription {
+    static let name = "credential"
+    static let summary = "check an app access token with the server's keys"
+    static let help = """
+        USAGE: onetap credential inspect TOKEN|- [--keys FILE] [--now ISO8601] [--json]
+
+        Checks an access token the auth server issued to an app (ota1.…): its format, the key
+        that signed it, its signature and its expiry, with the keys of ONETAP_SERVER_KEYS or of
+        FILE (one id:base64 entry per line, the signing key first; # starts a comment). Prints
+        the verdict (valid, expired, bad-signature, unknown-key, malformed) and, for a token
+        whose signature checked out, its claims: app session, guest or account, key, issued,
+        expires. Never prints the token or a key.
+
+        Pass - to read the token from the first line of standard input: a token on the command
+        line is visible to other users of the machine while the command runs, and stays in the
+        shell's history. --now judges expiry at another time (default: the current time).
+
+        JSON fields: verdict, reason (malformed), key, session, kind (guest or account),
+        subject, issuedAt, expiresAt.
+
+        EXIT STATUS: 0 valid; 1 not valid (expired, bad-signature, unknown-key); 65 malformed
+        (the token, or the keys); 64 usage error (no keys given); 66 the key file cannot be read.
+
+        EXAMPLE: printf '%s\\n' "$TOKEN" | onetap credential inspect - --keys /etc/onetap/keys
+        """
+    static let options: [OptionSpec] = [.value("keys"), .value("now"), .flag("json")]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> CredentialOptions {
+        guard let action = arguments.operands.first else {
+            throw UsageError("credential needs an action: onetap credential inspect TOKEN|-", command: name)
+        }
+        guard action == "inspect" else {
+            throw UsageError("unknown credential action \(quoted(action)); the actions are inspect", command: name)
+        }
+        let operands = arguments.operands.dropFirst()
+        guard let token = operands.first else {
+            throw UsageError("credential inspect needs the token, or - to read it from standard input", command: name)
+        }
+        if operands.count > 1 {
+            throw UsageError("credential inspect takes one token; \(operands.count - 1) more operands were given", command: name)
+        }
+        return CredentialOptions(
+            token: token == "-" ? .standardInput : .argument(Secret(token)), keysFile: arguments.value("keys"), now: arguments.value("now"),
+            json: arguments.has("json"))
+    }
+
+    /// Prints the verdict and the claims.
+    /// - Returns: 0 valid, 1 not valid, 65 malformed.
+    /// - Throws: ``CommandFailure``: 64 without keys, 65 for malformed keys or `--now`, 66 for an unreadable key file.
+    static func run(_ options: CredentialOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        let ring = try keys(options, io: io)
+        let now: Date
+        do {
+            now = try options.now.map(Timestamp.parse) ?? Date()
+        } catch {
+            throw CommandFailure(error)
+        }
+        let token: String
+        switch options.token {
+        case .argument(let secret): token = secret.reveal()
+        case .standardInput: token = try firstLine(io)
+        }
+        let verdict = ring.verifyAccessToken(token, at: now)
+        let claims: AccessClaims?
+        switch verdict {
+        case .valid(let read), .expired(let read): claims = read
+        default: claims = nil
+        }
+        if options.json {
+            var object = JSONObject()
+            object.add("verdict", verdict.name)
+            if case .malformed(let reason) = verdict { object.add("reason", reason) }
+            if case .unknownKey(let id) = verdict { object.add("key", id.text) }
+            if let claims {
+                object.add("key", claims.keyID.text)
+                object.add("session", claims.session.text)
+                switch claims.identity {
+                case .guest(let guest):
+                    object.add("kind", "guest")
+                    object.add("subject", guest.text)
+                case .account(let account):
+                    object.add("kind", "account")
+                    object.add("subject", account.rawValue)
+                }
+                object.add("issuedAt", Timestamp.format(claims.issuedAt))
+                object.add("expiresAt", Timestamp.format(claims.expiresAt))
+            }
+            output.line(object.json)
+        } else {
+            switch verdict {
+            case .malformed(let reason): output.line("verdict:      malformed: \(reason)")
+            case .unknownKey(let id): output.line("verdict:      unknown-key (\(id) is not among the keys: \(ring.ids.map(\.text).joined(separator: ", ")))")
+            default: output.line("verdict:      \(verdict.name)")
+            }
+            if let claims {
+                output.line("""
+                    app session:  \(claims.session)
+                    identity:     \(claims.identity)
+                    key:          \(claims.keyID)
+                    issued at:    \(Timestamp.format(claims.issuedAt))
+                    expires at:   \(Timestamp.format(claims.expiresAt))
+                    """)
+            }
+        }
+        switch verdict {
+        case .valid: return .success
+        case .malformed: return .dataError
+        case .expired, .badSignature, .unknownKey: return .failed
+        }
+    }
+
+    /// The key ring of `--keys FILE` or `ONETAP_SERVER_KEYS`.
+    private static func keys(_ options: CredentialOptions, io: any CommandIO) throws(CommandFailure) -> ServerKeyRing {
+        let text: String
+        let source: String
+        if let path = options.keysFile {
+            source = quoted(path)
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw CommandFailure(message: "cannot read the key file \(quoted(path)): \(error.localizedDescription)", code: .noInput)
+            }
+        } else if let variable = io.environment("ONETAP_SERVER_KEYS"), !variable.isEmpty {
+            source = "ONETAP_SERVER_KEYS"
+            text = variable
+        } else {
+            throw CommandFailure(
+                message: "credential inspect needs the server's keys: set ONETAP_SERVER_KEYS or give --keys FILE (one id:base64 per line)",
+                code: .usage)
+        }
+        do {
+            return try ServerKeyRing(parsing: Secret(text))
+        } catch {
+            throw CommandFailure(message: "the keys of \(source): \(error)", code: .dataError)
+        }
+    }
+
+    /// The first line of standard input, without its line break and surrounding blanks.
+    private static func firstLine(_ io: any CommandIO) throws(CommandFailure) -> String {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 8192, !bytes.contains(UInt8(ascii: "\n")) {
+            let count = buffer.withUnsafeMutableBytes { io.readInput(into: $0) }
+            if count < 0 { throw CommandFailure(message: "cannot read the token from standard input", code: .noInput) }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        let line = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: " \t\r")
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What an access token says, once its signature checked out: which app session, who acts in it, and
+/// from when until when. Read from a token by ``ServerKeyRing/verifyAccessToken(_:at:)``; made by
+/// ``ServerKeyRing/accessToken(session:identity:issuedAt:expiresAt:)``.
+public struct AccessClaims: Hashable, Sendable, CustomStringConvertible {
+    /// The key that signed the token.
+    public let keyID: KeyID
+    /// The app session the token belongs to.
+    public let session: AppSessionID
+    /// Who acts: the session's guest, or the account it logged in to.
+    public let identity: Identity
+    /// When the token was issued (whole seconds).
+    public let issuedAt: Date
+    /// When it stops being valid (whole seconds).
+    public let expiresAt: Date
+
+    package init(keyID: KeyID, session: AppSessionID, identity: Identity, issuedAt: Date, expiresAt: Date) {
+        self.keyID = keyID
+        self.session = session
+        self.identity = identity
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// `app session Ab…, account 42, key 2026-12, issued 2026-12-02T10:00:00Z, expires 2026-12-02T12:00:00Z`.
+    public var description: String {
+        "app session \(session), \(identity), key \(keyID), issued \(Timestamp.format(issuedAt)), expires \(Timestamp.format(expiresAt))"
+    }
+}
+
+/// What checking an access token found.
+public enum AccessTokenVerdict: Hashable, Sendable, CustomStringConvertible {
+    /// Signed by a key of the ring and not expired: act as ``AccessClaims/identity``.
+    case valid(AccessClaims)
+    /// Signed by a key of the ring, but past its expiry: the app refreshes.
+    case expired(AccessClaims)
+    /// The signature does not match: forged, altered, or signed with a key of the same id that is not ours.
+    case badSignature
+    /// Signed by a key the ring does not have (retired, or never ours).
+    case unknownKey(KeyID)
+    /// Not an access token at all; the text says what is wrong (never the token).
+    case malformed(String)
+
+    /// `valid`, `expired`, `bad-signature`, `unknown-key`, `malformed`: stable ids.
+    public var name: String {
+        switch self {
+        case .valid: "valid"
+        case .expired: "expired"
+        case .badSignature: "bad-signature"
+        case .unknownKey: "unknown-key"
+        case .malformed: "malformed"
+        }
+    }
+
+    /// The claims of a valid token, else nil.
+    public var validClaims: AccessClaims? {
+        if case .valid(let claims) = self { return claims }
+        return nil
+    }
+
+    /// `valid: app session …`, `unknown-key 2025-01`, `malformed: …`.
+    public var description: String {
+        switch self {
+        case .valid(let claims), .expired(let claims): "\(name): \(claims)"
+        case .badSignature: name
+        case .unknownKey(let id): "\(name) \(id)"
+        case .malformed(let reason): "\(name): \(reason)"
+        }
+    }
+}
