@@ -10,7 +10,7 @@ import Testing
 
     @Test func everyCommandOnceInTheOverviewsOrder() {
         #expect(Self.names == [
-            "carrier", "number", "route", "outcome", "simulate", "check", "session", "sms", "gate", "merge", "token", "stats", "replay", "db",
+            "carrier", "number", "route", "outcome", "simulate", "check", "session", "sms", "gate", "merge", "token", "credential", "stats", "replay", "db",
         ])
         #expect(Set(Self.names).count == Self.names.count)
     }
@@ -75,8 +75,8 @@ import Testing
         let lines = io.outputText.split(separator: "\n")
         let words = lines.flatMap { $0.split(separator: " ") }.joined(separator: " ")
         #expect(words.contains("--json print one JSON object per result per line (NDJSON) (every command) --data DIR"))
-        #expect(words.contains("stays built in (every command but merge, token, stats, replay and db) --policy FILE"))
-        #expect(words.contains("(every command but gate, merge, token, stats and db) -h, --help"))
+        #expect(words.contains("stays built in (every command but merge, token, credential, stats, replay and db) --policy FILE"))
+        #expect(words.contains("(every command but gate, merge, token, credential, stats and db) -h, --help"))
         for table in TableLoader.replaceable {
             #expect(words.contains(table.fileName))
         }

@@ -95,8 +95,8 @@ enum Package {
 }
 
 /// Runs the CLI in-process on captured streams.
-func runInProcess(_ arguments: [String], stdin: [UInt8] = []) async -> (ExitCode, CapturedIO) {
-    let io = CapturedIO(input: stdin)
+func runInProcess(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) async -> (ExitCode, CapturedIO) {
+    let io = CapturedIO(input: stdin, environment: environment)
     let code = await OneTapCommandLine.run(arguments, io: io)
     return (code, io)
 }

@@ -76,7 +76,7 @@ enum CredentialCommand: CommandDescription {
             throw UsageError("credential inspect needs the token, or - to read it from standard input", command: name)
         }
         if operands.count > 1 {
-            throw UsageError("credential inspect takes one token; \(operands.count - 1) more operands were given", command: name)
+            throw UsageError("credential inspect takes one token, not \(operands.count)", command: name)
         }
         return CredentialOptions(
             token: token == "-" ? .standardInput : .argument(Secret(token)), keysFile: arguments.value("keys"), now: arguments.value("now"),

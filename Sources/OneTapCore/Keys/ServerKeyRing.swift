@@ -37,7 +37,7 @@ public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStrin
     public init(parsing text: Secret) throws(ParseError) {
         var keys: [(id: KeyID, key: ServerKey)] = []
         var number = 0
-        for line in text.reveal().split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," }) {
+        for line in text.reveal().split(whereSeparator: { $0.isNewline || $0 == "," }) {
             let entry = String(line).trimmingASCIIWhitespace()
             if entry.isEmpty || entry.hasPrefix("#") { continue }
             number += 1

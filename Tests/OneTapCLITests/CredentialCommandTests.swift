@@ -1,0 +1,106 @@
+import Foundation
+@testable import OneTapCLI
+import Testing
+
+/// `onetap credential inspect`: tokens computed outside the project (Python's `hmac`, `hashlib` and
+/// `base64`) under the key 0x00…0x1f named `k1`.
+@Suite struct CredentialCommandTests {
+    static let keys = ["ONETAP_SERVER_KEYS": "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="]
+    /// Account 42, app session AAAA…, issued 2026-11-27T10:00:00Z, expires two hours later.
+    static let token = "ota1.k1.AAAAAAAAAAAAAAAAAAAAAA.a.NDI.1795773600.1795780800.UyPHf0sLEAIrEJWD44sBY6cMOOV3A6vig4K3_maQ3Wg"
+    static let signature = "UyPHf0sLEAIrEJWD44sBY6cMOOV3A6vig4K3_maQ3Wg"
+
+    @Test func optionsNeverShowTheToken() throws {
+        let invocation = try OneTapCommandLine.parse(["credential", "inspect", Self.token, "--json"])
+        guard let options = invocation.options(of: CredentialCommand.self) else {
+            Issue.record("parsed to \(invocation)")
+            return
+        }
+        for value in [invocation as Any, options] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for form in ["\(value)", String(reflecting: value), dumped] { #expect(!form.contains(Self.signature), "\(form)") }
+        }
+        #expect(try OneTapCommandLine.parse(["credential", "inspect", "-"]).options(of: CredentialCommand.self)?.token == .standardInput)
+    }
+
+    @Test(arguments: [
+        (["credential"], "credential needs an action: onetap credential inspect TOKEN|-"),
+        (["credential", "show", "x"], "unknown credential action 'show'; the actions are inspect"),
+        (["credential", "inspect"], "credential inspect needs the token, or - to read it from standard input"),
+        (["credential", "inspect", "a", "b"], "credential inspect takes one token, not 2"),
+    ])
+    func usageErrors(arguments: [String], message: String) {
+        let error = #expect(throws: UsageError.self) { try OneTapCommandLine.parse(arguments) }
+        #expect(error?.message == message)
+    }
+
+    @Test func aValidTokenPrintsItsClaims() async {
+        let (code, io) = await runInProcess(["credential", "inspect", "-", "--now", "2026-11-27T11:00:00Z"], stdin: Array("\(Self.token)\n".utf8), environment: Self.keys)
+        #expect(code == .success)
+        #expect(io.outputText == """
+            verdict:      valid
+            app session:  AAAAAAAAAAAAAAAAAAAAAA
+            identity:     account 42
+            key:          k1
+            issued at:    2026-11-27T10:00:00.000Z
+            expires at:   2026-11-27T12:00:00.000Z
+
+            """)
+        #expect(io.errors.isEmpty)
+    }
+
+    @Test func aKeyFileServesAsWellAsTheEnvironment() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("keys")
+        try "# newest first\n2026-12:ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=\nk1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n".write(to: file, atomically: true, encoding: .utf8)
+        let (code, io) = await runInProcess(["credential", "inspect", Self.token, "--keys", file.path, "--now", "2026-11-27T12:00:00Z", "--json"])
+        #expect(code == .failed)
+        #expect(io.outputText == #"{"verdict":"expired","key":"k1","session":"AAAAAAAAAAAAAAAAAAAAAA","kind":"account","subject":"42","issuedAt":"2026-11-27T10:00:00.000Z","expiresAt":"2026-11-27T12:00:00.000Z"}"# + "\n")
+    }
+
+    @Test func withoutKeysItIsAUsageError() async {
+        let (code, io) = await runInProcess(["credential", "inspect", Self.token])
+        #expect(code == .usage)
+        #expect(io.output.isEmpty)
+        #expect(io.errors == ["onetap: error: credential inspect needs the server's keys: set ONETAP_SERVER_KEYS or give --keys FILE (one id:base64 per line)"])
+    }
+}
+
+/// The built binary: stdout, stderr and exit status, and never the token or a key in either.
+@Suite struct CredentialEndToEndTests {
+    static let key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let token: String
+        let keys: String
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "expired", token: CredentialCommandTests.token, keys: "k1:\(key)", status: 1,
+             stdout: #"{"verdict":"expired","key":"k1","session":"AAAAAAAAAAAAAAAAAAAAAA","kind":"account","subject":"42","issuedAt":"2026-11-27T10:00:00.000Z","expiresAt":"2026-11-27T12:00:00.000Z"}"# + "\n", stderr: ""),
+        Case(name: "bad signature", token: CredentialCommandTests.token.replacingOccurrences(of: ".NDI.", with: ".NDM."), keys: "k1:\(key)", status: 1,
+             stdout: #"{"verdict":"bad-signature"}"# + "\n", stderr: ""),
+        Case(name: "unknown key", token: CredentialCommandTests.token, keys: "k2:\(key)", status: 1,
+             stdout: #"{"verdict":"unknown-key","key":"k1"}"# + "\n", stderr: ""),
+        Case(name: "malformed", token: "Bearer x", keys: "k1:\(key)", status: 65,
+             stdout: #"{"verdict":"malformed","reason":"not an access token of format 1 (it starts with ota1.)"}"# + "\n", stderr: ""),
+        Case(name: "malformed keys", token: CredentialCommandTests.token, keys: "k1:short", status: 65,
+             stdout: "", stderr: "onetap: error: the keys of ONETAP_SERVER_KEYS: invalid server keys \"<redacted>\": the key k1 (entry 1): the text is not base64\n"),
+    ]
+
+    @Test(arguments: cases)
+    func verdicts(_ test: Case) throws {
+        let run = try Binary.run(["credential", "inspect", "-", "--json"], stdin: Array(test.token.utf8), environment: ["ONETAP_SERVER_KEYS": test.keys])
+        #expect(run.status == test.status)
+        #expect(run.stdout == test.stdout)
+        #expect(run.stderr == test.stderr)
+        for secret in ["UyPHf0", "AAECAwQF"] { #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret)) }
+    }
+}
