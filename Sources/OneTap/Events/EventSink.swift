@@ -64,6 +64,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case token(TokenEvent)
         /// An SMS code was sent, verified, or refused (``SMSCodeService``).
         case sms(SMSEvent)
+        /// An app session was opened, refreshed, logged in or revoked (``AppSessions``).
+        case appSession(AppSessionEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -86,15 +88,17 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .login(let event, _): event.name
         case .token(let event): event.name
         case .sms(let event): event.name
+        case .appSession(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token` or `sms`.
+    /// The area it belongs to: `login`, `token`, `sms` or `app-session`.
     public var area: String {
         switch payload {
         case .login: "login"
         case .token: "token"
         case .sms: "sms"
+        case .appSession: "app-session"
         }
     }
 
@@ -104,6 +108,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .login(let event, let context): "\(at.iso8601) login \(context.session) \(event)"
         case .token(let event): "\(at.iso8601) token \(event)"
         case .sms(let event): "\(at.iso8601) sms \(event)"
+        case .appSession(let event): "\(at.iso8601) app-session \(event)"
         }
     }
 
@@ -135,6 +140,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .login(let event, let context): event.writeMembers(to: &writer, context: context, at: at)
             case .token(let event): try event.writeMembers(to: &writer)
             case .sms(let event): event.writeMembers(to: &writer)
+            case .appSession(let event): event.writeMembers(to: &writer)
             }
         }
     }

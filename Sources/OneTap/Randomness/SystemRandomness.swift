@@ -17,19 +17,44 @@ extension LoginSessionID {
     }
 }
 
+extension AppSessionID {
+    /// A new id: 128 bits from the system's cryptographically secure generator.
+    /// - Returns: The id.
+    package static func random() -> AppSessionID {
+        var generator = SystemRandom()
+        return random(using: &generator)
+    }
+}
+
+extension GuestID {
+    /// A new guest id: 128 bits from the system's cryptographically secure generator.
+    /// - Returns: The id.
+    package static func random() -> GuestID {
+        var generator = SystemRandom()
+        return random(using: &generator)
+    }
+}
+
+/// Bytes from the system's cryptographically secure generator: refresh-token secrets and nonces.
+/// - Parameter count: How many.
+/// - Returns: The bytes.
+package func systemRandomBytes(_ count: Int) -> [UInt8] {
+    var generator = SystemRandom()
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count + 7)
+    while bytes.count < count {
+        let word = generator.next()
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+    }
+    return Array(bytes.prefix(count))
+}
+
 extension ServerKey {
     /// A new key from the system's secure generator, for tests and single-instance tools. A server with
     /// several instances loads one shared key instead.
     /// - Returns: A 32-byte key.
     package static func random() -> ServerKey {
-        var generator = SystemRandom()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(minimumBytes)
-        while bytes.count < minimumBytes {
-            let word = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return ServerKey(unchecked: bytes)
+        ServerKey(unchecked: systemRandomBytes(minimumBytes))
     }
 }
 

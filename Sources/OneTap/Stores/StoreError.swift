@@ -23,6 +23,11 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         /// - Parameter id: The session's id.
         /// - Returns: `session q3Vn…`.
         package static func session(_ id: LoginSessionID) -> Entry { Entry("session \(id)") }
+
+        /// An app session.
+        /// - Parameter id: The app session's id.
+        /// - Returns: `app session q3Vn…`.
+        package static func appSession(_ id: AppSessionID) -> Entry { Entry("app session \(id)") }
     }
 
     /// What went wrong.

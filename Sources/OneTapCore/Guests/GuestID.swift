@@ -27,6 +27,14 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
 
     private init(verified text: String) { self.text = text }
 
+    /// A new guest id from a generator: 128 random bits (an app session's guest; production draws from
+    /// the system's CSPRNG through `AppSessions`).
+    /// - Parameter generator: The source of the bits.
+    /// - Returns: The id.
+    package static func random(using generator: inout some RandomNumberGenerator) -> GuestID {
+        GuestID(verified: LoginSessionID.random(using: &generator).text)
+    }
+
     /// The key a store keeps a device's record under: HMAC-SHA-256(server key, "onetap-device-1" ‖
     /// device id), 128 bits as 22 characters, so no store holds a raw device id.
     /// - Parameters:

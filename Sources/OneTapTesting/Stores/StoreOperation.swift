@@ -2,7 +2,7 @@
 /// as the protocol names it. One vocabulary for every store: a wrapper's calls are its protocol's
 /// operations, so a fault injected into another protocol's operation never strikes.
 public enum StoreOperation: Hashable, Sendable {
-    /// ``TokenStore/load(_:)``, ``LoginSessionStore/load(_:)``.
+    /// ``TokenStore/load(_:)``, ``LoginSessionStore/load(_:)``, ``AppSessionStore/load(_:)``.
     case load
     /// ``TokenStore/save(_:replacing:dueAt:)``.
     case save
@@ -10,10 +10,12 @@ public enum StoreOperation: Hashable, Sendable {
     case remove
     /// ``TokenStore/accounts(dueBefore:limit:)``.
     case accounts
-    /// ``LoginSessionStore/create(_:)``.
+    /// ``LoginSessionStore/create(_:)``, ``AppSessionStore/create(_:)``.
     case create
-    /// ``LoginSessionStore/replace(_:expecting:)``.
+    /// ``LoginSessionStore/replace(_:expecting:)``, ``AppSessionStore/replace(_:expecting:)``.
     case replace
+    /// ``AppSessionStore/sessions(of:)``.
+    case sessions
     /// ``LoginSessionStore/removeExpired(before:limit:)``, ``SMSStore/removeExpired(before:limit:)``.
     case removeExpired
     /// ``ExchangeLedger/claim(_:at:)``.

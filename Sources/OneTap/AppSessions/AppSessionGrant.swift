@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The credentials a server hands the app: an access token to send with each request, and a refresh
+/// token to get the next one. Both are secrets: the description shows neither.
+public struct AppSessionGrant: Sendable, CustomStringConvertible {
+    /// The app session.
+    public let session: AppSessionID
+    /// Who acts in it.
+    public let identity: Identity
+    /// The access token (`Authorization: Bearer …`), valid until ``accessExpiresAt``.
+    public let accessToken: Secret
+    /// When the access token expires (2 hours after issue by default).
+    public let accessExpiresAt: Date
+    /// The refresh token: returned once, kept by the app, sent only to refresh.
+    public let refreshToken: Secret
+    /// When the refresh token expires (30 days after issue by default, sliding at each refresh).
+    public let refreshExpiresAt: Date
+    /// After a login: the session's guest before it, whose data moves to the account (hand it to
+    /// `GuestMerger.merge(_:into:)`); nil otherwise.
+    public let formerGuest: GuestID?
+
+    package init(
+        session: AppSessionID, identity: Identity, accessToken: Secret, accessExpiresAt: Date, refreshToken: Secret, refreshExpiresAt: Date,
+        formerGuest: GuestID? = nil
+    ) {
+        self.session = session
+        self.identity = identity
+        self.accessToken = accessToken
+        self.accessExpiresAt = accessExpiresAt
+        self.refreshToken = refreshToken
+        self.refreshExpiresAt = refreshExpiresAt
+        self.formerGuest = formerGuest
+    }
+
+    /// `app session Ab… account 42, access until …, refresh until …` (never a token).
+    public var description: String {
+        "app session \(session) \(identity), access until \(Timestamp.format(accessExpiresAt)), refresh until \(Timestamp.format(refreshExpiresAt))"
+    }
+}

@@ -1,0 +1,232 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The app's own sessions with the auth server: a guest session at first open, the same session moved
+/// to the account at a login with new credentials, refreshed when the app opens, revoked at logout.
+///
+/// ```swift
+/// let sessions = AppSessions(keys: try ServerKeyRing(parsing: Secret(environment["ONETAP_SERVER_KEYS"] ?? "")), store: shared)
+/// // POST /session            (first open)          → 201 grant.accessToken, grant.refreshToken
+/// let grant = try await sessions.open()
+/// // any request               Authorization: Bearer <access token>
+/// let me = try sessions.authenticate(bearer)          // AccessClaims: me.identity acts; no store read
+/// // POST /session/refresh     body: the refresh token (on every app open)
+/// let next = try await sessions.refresh(refreshToken)
+/// ```
+///
+/// - **Access tokens** are self-contained (``ServerKeyRing/verifyAccessToken(_:at:)``) and short-lived;
+///   ``authenticate(_:)`` reads no store. ``live(_:)`` also checks the session is not revoked, for the
+///   requests that must not outlive a logout by the access token's lifetime.
+/// - **Refresh tokens** rotate at every refresh. The previous one answers the same successor for the
+///   grace (30 s), so an app that lost an answer or refreshed twice at once stays logged in; presented
+///   later, or an older one, it revokes the whole session on every instance (RFC 9700 §4.14.2). A token the
+///   session never issued is refused and revokes nothing, so knowing a session's id ends no one's session.
+/// - **The store** keeps HMACs of refresh tokens only, under the key ring; four instances refreshing one
+///   token at once make one rotation (compare-and-swap) and answer the same successor.
+public struct AppSessions: Sendable {
+    /// The rules.
+    package let rules: AppSessionRules
+    private let store: any AppSessionStore
+    private let clock: any WallClock
+    private let events: any EventSink
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - keys: The server's keys (every instance shares them).
+    ///   - store: Where sessions live; in memory by default (share one across instances).
+    ///   - policy: Lifetimes and grace; 2 hours, 30 days and 30 s by default.
+    ///   - clock: The time source.
+    ///   - events: Receives ``AppSessionEvent``s; standard error by default.
+    public init(
+        keys: ServerKeyRing, store: any AppSessionStore = InMemoryAppSessionStore(), policy: AppSessionPolicy = .standard,
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) {
+        self.rules = AppSessionRules(policy: policy, keys: keys)
+        self.store = store
+        self.clock = clock
+        self.events = events
+    }
+
+    /// Opens a guest session (the app's first open, or after a logout).
+    /// - Returns: Its credentials.
+    /// - Throws: ``StoreError`` when the store fails.
+    public func open() async throws -> AppSessionGrant {
+        let now = clock.now()
+        let (record, refreshToken) = rules.open(id: .random(), guest: .random(), secret: systemRandomBytes(32), at: now)
+        try await store.create(record)
+        emit(.opened(record.id), at: now)
+        return grant(record, refreshToken: refreshToken, at: now)
+    }
+
+    /// Checks an access token, without a store read.
+    /// - Parameter accessToken: The `Authorization: Bearer` value.
+    /// - Returns: Its claims: who acts, in which session.
+    /// - Throws: ``AppSessionError`` of kind `unauthenticated`, its message naming the verdict
+    ///   (`expired`: the app refreshes).
+    public func authenticate(_ accessToken: String) throws(AppSessionError) -> AccessClaims {
+        let verdict = rules.keys.verifyAccessToken(accessToken, at: clock.now())
+        guard let claims = verdict.validClaims else {
+            throw AppSessionError(.unauthenticated, session: nil, "the access token is not valid: \(verdict.name)")
+        }
+        return claims
+    }
+
+    /// Checks an access token and its session in the store: not revoked, and the same identity (a guest's
+    /// token from before a login no longer counts).
+    /// - Parameter accessToken: The `Authorization: Bearer` value.
+    /// - Returns: The claims and the session's record.
+    /// - Throws: ``AppSessionError`` (`unauthenticated`, `revoked`), or ``StoreError``.
+    public func live(_ accessToken: String) async throws -> (claims: AccessClaims, record: AppSessionRecord) {
+        let claims = try authenticate(accessToken)
+        let record = try await liveRecord(claims)
+        return (claims, record)
+    }
+
+    /// Refreshes: a new access token, and the refresh token rotated.
+    /// - Parameter refreshToken: The refresh token the app kept.
+    /// - Returns: The new credentials (the same refresh token as an earlier answer when this repeats a
+    ///   refresh within the grace).
+    /// - Throws: ``AppSessionError`` (`invalid`, `expired`, `revoked`, `reused`: the app opens a new
+    ///   session or logs in again), or ``StoreError`` (nothing changed; try again).
+    public func refresh(_ refreshToken: Secret) async throws -> AppSessionGrant {
+        guard let presented = PresentedRefreshToken(refreshToken) else {
+            emit(.refused(nil, .invalid), at: clock.now())
+            throw AppSessionError(.invalid, session: nil, "not a refresh token this server issues")
+        }
+        for _ in 0..<Self.attempts {
+            let now = clock.now()
+            guard let record = try await store.load(presented.session) else {
+                emit(.refused(presented.session, .invalid), at: now)
+                throw AppSessionError(.invalid, session: presented.session, "no app session has this refresh token (it may have expired and been removed)")
+            }
+            switch rules.refresh(record, presented: presented, nonce: systemRandomBytes(32), at: now) {
+            case .rotated(let next, let successor):
+                guard try await replace(next, expecting: record.version) else { continue }
+                emit(.refreshed(next.id, repeated: false), at: now)
+                return grant(next, refreshToken: successor, at: now)
+            case .repeated(let current, let successor):
+                emit(.refreshed(current.id, repeated: true), at: now)
+                return grant(current, refreshToken: successor, at: now)
+            case .reused(let revoked):
+                guard try await replace(revoked, expecting: record.version) else { continue }
+                emit(.revoked(revoked.id, .reuse, account: revoked.account), at: now)
+                throw AppSessionError(.reused, session: revoked.id, "a rotated refresh token was presented again after its grace; the session is revoked")
+            case .refused(let kind):
+                emit(.refused(presented.session, kind), at: now)
+                throw AppSessionError(kind, session: presented.session, Self.message(kind))
+            }
+        }
+        throw StoreError(.conflict, subject: .appSession(presented.session), message: "the session changed \(Self.attempts) times while refreshing; try again")
+    }
+
+    /// Moves a session to the account a login verified, with new credentials (no session fixation: the
+    /// tokens issued before stop working).
+    /// - Parameters:
+    ///   - claims: The verified claims of the app session the login ran in (``authenticate(_:)``).
+    ///   - account: The account the login found or created.
+    /// - Returns: The new credentials, and the guest whose data moves to the account (``AppSessionGrant/formerGuest``).
+    /// - Throws: ``AppSessionError`` (`revoked`, `wrong-session` when the session moved on since the
+    ///   claims were issued), or ``StoreError``.
+    public func loggedIn(_ claims: AccessClaims, account: AccountID) async throws -> AppSessionGrant {
+        for _ in 0..<Self.attempts {
+            let now = clock.now()
+            let record = try await liveRecord(claims)
+            let (next, refreshToken) = rules.login(record, account: account, secret: systemRandomBytes(32), at: now)
+            guard try await replace(next, expecting: record.version) else { continue }
+            emit(.loggedIn(next.id, account), at: now)
+            var formerGuest: GuestID?
+            if case .guest(let guest) = record.identity { formerGuest = guest }
+            return grant(next, refreshToken: refreshToken, at: now, formerGuest: formerGuest)
+        }
+        throw StoreError(.conflict, subject: .appSession(claims.session), message: "the session changed \(Self.attempts) times while logging in; try again")
+    }
+
+    /// Logs a session out: it is revoked (its refresh token stops working; ``live(_:)`` refuses its access
+    /// tokens) and a new guest session is opened, whose data starts empty.
+    /// - Parameter claims: The verified claims of the session.
+    /// - Returns: The new guest session's credentials.
+    /// - Throws: ``AppSessionError`` (`revoked` when it was logged out already), or ``StoreError``.
+    public func logout(_ claims: AccessClaims) async throws -> AppSessionGrant {
+        try await revoke(claims.session, .logout, identity: claims.identity)
+        return try await open()
+    }
+
+    /// Revokes every session of an account ("log out everywhere").
+    /// - Parameter account: The account.
+    /// - Returns: How many sessions were revoked.
+    /// - Throws: ``StoreError`` when the store fails (the sessions revoked before it stay revoked; call again).
+    public func logoutEverywhere(_ account: AccountID) async throws -> Int {
+        var revoked = 0
+        for id in try await store.sessions(of: account) {
+            do {
+                try await revoke(id, .logoutEverywhere, identity: .account(account))
+                revoked += 1
+            } catch let error as AppSessionError where error.kind == .revoked || error.kind == .wrongSession {
+                continue  // revoked or moved on meanwhile
+            }
+        }
+        return revoked
+    }
+
+    /// How often a change is tried again when another instance changed the session first.
+    private static let attempts = 4
+
+    private func revoke(_ id: AppSessionID, _ reason: AppSessionRecord.Revocation, identity: Identity) async throws {
+        for _ in 0..<Self.attempts {
+            let now = clock.now()
+            guard let record = try await store.load(id) else {
+                throw AppSessionError(.revoked, session: id, "no app session has this id (it expired and was removed)")
+            }
+            guard record.revoked == nil else { throw AppSessionError(.revoked, session: id, Self.message(.revoked)) }
+            guard record.identity == identity else { throw AppSessionError(.wrongSession, session: id, "the session is no longer \(identity)") }
+            let next = rules.revoke(record, reason, at: now)
+            guard try await replace(next, expecting: record.version) else { continue }
+            emit(.revoked(id, reason, account: record.account), at: now)
+            return
+        }
+        throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while revoking it; try again")
+    }
+
+    private func liveRecord(_ claims: AccessClaims) async throws -> AppSessionRecord {
+        guard let record = try await store.load(claims.session), record.revoked == nil else {
+            throw AppSessionError(.revoked, session: claims.session, Self.message(.revoked))
+        }
+        guard rules.stands(claims, in: record) else {
+            throw AppSessionError(.wrongSession, session: claims.session, "the access token was issued to the session's earlier identity (before a login)")
+        }
+        return record
+    }
+
+    /// Replaces by compare-and-swap; false when another instance changed the session first.
+    private func replace(_ record: AppSessionRecord, expecting version: Int) async throws -> Bool {
+        do {
+            try await store.replace(record, expecting: version)
+            return true
+        } catch let error as StoreError where error.kind == .conflict {
+            return false
+        }
+    }
+
+    private func grant(_ record: AppSessionRecord, refreshToken: Secret, at now: Date, formerGuest: GuestID? = nil) -> AppSessionGrant {
+        let access = rules.keys.accessToken(
+            session: record.id, identity: record.identity, issuedAt: now, expiresAt: now.addingTimeInterval(rules.policy.accessLifetime.seconds))
+        return AppSessionGrant(
+            session: record.id, identity: record.identity, accessToken: access.token, accessExpiresAt: access.claims.expiresAt,
+            refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest)
+    }
+
+    private func emit(_ event: AppSessionEvent, at now: Date) {
+        events.receive(OneTapEvent(at: now, .appSession(event)))
+    }
+
+    private static func message(_ kind: AppSessionError.Kind) -> String {
+        switch kind {
+        case .expired: "the refresh token expired; open a new session or log in again"
+        case .revoked: "the session was revoked (logged out, or a refresh token was reused)"
+        default: "the refresh token is not one this session issued (or its key was retired)"
+        }
+    }
+}

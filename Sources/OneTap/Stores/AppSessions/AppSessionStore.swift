@@ -1,0 +1,47 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where app sessions live, shared by every server instance: create, load, compare-and-swap on the
+/// version, the sessions of an account (to log out everywhere), and clean-up. Shaped for one SQL row per
+/// session with a version column, like ``LoginSessionStore``.
+///
+/// OneTap ships ``InMemoryAppSessionStore``; an adapter for another store proves itself with
+/// `AppSessionStoreConformance` from `OneTapTesting`.
+public protocol AppSessionStore: Sendable {
+    /// Stores a new session.
+    /// - Parameter record: The session (version 1).
+    /// - Throws: ``StoreError`` of kind `duplicate` when its id is taken, or `io`.
+    func create(_ record: AppSessionRecord) async throws
+
+    /// Reads a session.
+    /// - Parameter id: The id.
+    /// - Returns: The session, or nil when none has the id (or it was cleaned up).
+    /// - Throws: ``StoreError`` of kind `io` or `corrupt`.
+    func load(_ id: AppSessionID) async throws -> AppSessionRecord?
+
+    /// Replaces a session if it is still at `version` (compare-and-swap).
+    /// - Parameters:
+    ///   - record: The session after a change (its version is greater than `version`).
+    ///   - version: The version the change was made from.
+    /// - Throws: ``StoreError`` of kind `conflict` when the stored version differs (another instance
+    ///   changed it first), `not-found` when the session is gone, or `io`. Nothing is written then.
+    func replace(_ record: AppSessionRecord, expecting version: Int) async throws
+
+    /// The ids of the sessions logged in to an account that are not revoked.
+    /// - Parameter account: The account.
+    /// - Returns: The ids, in any order.
+    /// - Throws: ``StoreError`` of kind `io` or `corrupt`.
+    func sessions(of account: AccountID) async throws -> [AppSessionID]
+
+    /// Removes sessions whose refresh token expired before an instant (revoked ones too: they are kept
+    /// until then, so a stolen token presented late is still recognised).
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove in one call.
+    /// - Returns: How many were removed.
+    /// - Throws: ``StoreError`` of kind `io`.
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int
+}

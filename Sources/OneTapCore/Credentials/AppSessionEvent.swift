@@ -1,0 +1,58 @@
+/// What happened to an app session, for the event log: never a token or a digest, the account id only
+/// where the session has one.
+public enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
+    /// A guest session was opened.
+    case opened(AppSessionID)
+    /// A refresh token was rotated (`repeated`: an honest retry within the grace got the same successor).
+    case refreshed(AppSessionID, repeated: Bool)
+    /// A login moved the session to an account, with new credentials.
+    case loggedIn(AppSessionID, AccountID)
+    /// The session was revoked: logged out, logged out everywhere, or a refresh token reused.
+    case revoked(AppSessionID, AppSessionRecord.Revocation, account: AccountID?)
+    /// A refresh was refused (the kind says why; `invalid` for a token the session never issued).
+    case refused(AppSessionID?, AppSessionError.Kind)
+
+    /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`.
+    public var name: String {
+        switch self {
+        case .opened: "opened"
+        case .refreshed: "refreshed"
+        case .loggedIn: "logged-in"
+        case .revoked: "revoked"
+        case .refused: "refused"
+        }
+    }
+
+    /// `revoked q3Vn… (reuse) account 42`.
+    public var description: String {
+        switch self {
+        case .opened(let id): "opened \(id)"
+        case .refreshed(let id, let repeated): "refreshed \(id)\(repeated ? " (repeated within the grace)" : "")"
+        case .loggedIn(let id, let account): "logged-in \(id) account \(account)"
+        case .revoked(let id, let reason, let account): "revoked \(id) (\(reason))\(account.map { " account \($0)" } ?? "")"
+        case .refused(let id, let kind): "refused \(id.map(\.text) ?? "-") (\(kind))"
+        }
+    }
+
+    /// Writes the event's members after the schema's `v`, `at` and `area`.
+    package func writeMembers(to writer: inout JSONWriter) {
+        writer.member("event", name)
+        switch self {
+        case .opened(let id):
+            writer.member("appSession", id.text)
+        case .refreshed(let id, let repeated):
+            writer.member("appSession", id.text)
+            writer.member("repeated", repeated)
+        case .loggedIn(let id, let account):
+            writer.member("appSession", id.text)
+            writer.member("account", account.rawValue)
+        case .revoked(let id, let reason, let account):
+            writer.member("appSession", id.text)
+            writer.member("reason", reason.rawValue)
+            writer.member("account", account?.rawValue)
+        case .refused(let id, let kind):
+            writer.member("appSession", id?.text)
+            writer.member("reason", kind.id)
+        }
+    }
+}

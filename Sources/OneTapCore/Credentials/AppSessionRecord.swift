@@ -1,0 +1,110 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What the server keeps of one app session: who acts in it, the keyed digest of its current refresh
+/// token, the one it replaced (answered again during a short grace), digests of older ones (presented
+/// again, they reveal a stolen token), and whether the session was revoked. Never a token.
+///
+/// Changed only by ``AppSessionRules``; a store keeps it whole and replaces it by compare-and-swap on
+/// ``version``.
+public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
+    /// A refresh token's keyed digest and the id of the key it was made under.
+    public struct Digest: Hashable, Sendable {
+        /// The key the digest was made under (the token stops verifying once the ring drops it).
+        public let keyID: KeyID
+        /// HMAC-SHA-256(key, "onetap-refresh-1" ‖ 0 ‖ token).
+        public let digest: SHA256Digest
+
+        package init(keyID: KeyID, digest: SHA256Digest) {
+            self.keyID = keyID
+            self.digest = digest
+        }
+    }
+
+    /// The refresh token a rotation replaced: answered with the same successor until the grace ends.
+    public struct Rotated: Hashable, Sendable {
+        /// Its digest.
+        public let token: Digest
+        /// When it was rotated.
+        public let rotatedAt: Date
+        /// The 32 random bytes its successor was derived with (no secret without the token and the key).
+        public let nonce: [UInt8]
+
+        package init(token: Digest, rotatedAt: Date, nonce: [UInt8]) {
+            self.token = token
+            self.rotatedAt = rotatedAt
+            self.nonce = nonce
+        }
+    }
+
+    /// Why a session was revoked.
+    public enum Revocation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// The app logged out.
+        case logout
+        /// The account logged out everywhere.
+        case logoutEverywhere = "logout-everywhere"
+        /// A refresh token was presented again after its grace: it was stolen, or the app is broken.
+        case reuse
+
+        /// The id: `logout`, `logout-everywhere`, `reuse`.
+        public var description: String { rawValue }
+    }
+
+    /// The session.
+    public let id: AppSessionID
+    /// Goes up at every change (compare-and-swap).
+    public package(set) var version: Int
+    /// Who acts in it: its guest until a login, then the account.
+    public package(set) var identity: Identity
+    /// When the session was opened.
+    public let createdAt: Date
+    /// The current refresh token's digest.
+    public package(set) var current: Digest
+    /// When the current refresh token expires (30 days after it was issued, by default: each refresh
+    /// slides it).
+    public package(set) var expiresAt: Date
+    /// The token the last rotation replaced, if the last change was a rotation.
+    public package(set) var previous: Rotated?
+    /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``).
+    public package(set) var ancestors: [Digest]
+    /// When and why the session was revoked, if it was.
+    public package(set) var revoked: (at: Date, reason: Revocation)? {
+        get { revokedAt.flatMap { at in revocation.map { (at, $0) } } }
+        set {
+            revokedAt = newValue?.at
+            revocation = newValue?.reason
+        }
+    }
+    private var revokedAt: Date?
+    private var revocation: Revocation?
+
+    package init(
+        id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
+        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?
+    ) {
+        self.id = id
+        self.version = version
+        self.identity = identity
+        self.createdAt = createdAt
+        self.current = current
+        self.expiresAt = expiresAt
+        self.previous = previous
+        self.ancestors = ancestors
+        self.revokedAt = revoked?.at
+        self.revocation = revoked?.reason
+    }
+
+    /// The account the session is logged in to, if any.
+    public var account: AccountID? {
+        if case .account(let account) = identity { return account }
+        return nil
+    }
+
+    /// `app session Ab… v3 account 42, expires …` (never a digest).
+    public var description: String {
+        "app session \(id) v\(version) \(identity), expires \(Timestamp.format(expiresAt))\(revoked.map { ", revoked (\($0.reason)) at \(Timestamp.format($0.at))" } ?? "")"
+    }
+}

@@ -1,0 +1,139 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Every rule of an app session's refresh tokens, pure: opening, rotating with reuse detection (RFC 9700
+/// §4.14.2), logging in and revoking. The random bytes come from the caller (`AppSessions` draws them
+/// from the system's CSPRNG); the store and the clock are the caller's too.
+package struct AppSessionRules: Sendable {
+    /// The lifetimes and the grace.
+    package let policy: AppSessionPolicy
+    /// The server's keys.
+    package let keys: ServerKeyRing
+
+    package init(policy: AppSessionPolicy, keys: ServerKeyRing) {
+        self.policy = policy
+        self.keys = keys
+    }
+
+    /// What a refresh comes to.
+    package enum Refresh: Sendable {
+        /// The presented token was current: store the record (compare-and-swap on the version it was
+        /// made from) and answer the successor.
+        case rotated(AppSessionRecord, successor: Secret)
+        /// The presented token was rotated within the grace: answer the same successor; nothing to store.
+        case repeated(AppSessionRecord, successor: Secret)
+        /// The presented token was rotated before the grace, or is older: the family is revoked; store it.
+        case reused(AppSessionRecord)
+        /// Refused, nothing to store.
+        case refused(AppSessionError.Kind)
+    }
+
+    /// A new guest session.
+    /// - Parameters:
+    ///   - id: Its id (random).
+    ///   - guest: Its guest (random).
+    ///   - secret: 32 random bytes for its first refresh token.
+    ///   - now: The time.
+    /// - Returns: The record (version 1) and the refresh token.
+    package func open(id: AppSessionID, guest: GuestID, secret: [UInt8], at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
+        let token = PresentedRefreshToken.text(session: id, secret: secret)
+        let record = AppSessionRecord(
+            id: id, version: 1, identity: .guest(guest), createdAt: now, current: digest(token), expiresAt: now.addingTimeInterval(policy.refreshLifetime.seconds),
+            previous: nil, ancestors: [], revoked: nil)
+        return (record, token)
+    }
+
+    /// Decides a refresh.
+    /// - Parameters:
+    ///   - record: The session the token names.
+    ///   - presented: The token.
+    ///   - nonce: 32 random bytes, used when the token rotates.
+    ///   - now: The time.
+    /// - Returns: What to store and answer.
+    /// - Complexity: At most 2 + ``AppSessionPolicy/ancestors`` HMACs.
+    package func refresh(_ record: AppSessionRecord, presented: PresentedRefreshToken, nonce: [UInt8], at now: Date) -> Refresh {
+        guard record.revoked == nil else { return .refused(.revoked) }
+        if matches(presented, record.current) {
+            guard now < record.expiresAt else { return .refused(.expired) }
+            let successor = RefreshDigests.successor(of: presented.token, session: record.id, nonce: nonce, key: keys.signing)
+            var next = record
+            next.version += 1
+            next.ancestors = Array(([record.previous?.token].compactMap { $0 } + record.ancestors).prefix(policy.ancestors))
+            next.previous = AppSessionRecord.Rotated(token: record.current, rotatedAt: now, nonce: nonce)
+            next.current = digest(successor)
+            next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
+            return .rotated(next, successor: successor)
+        }
+        if let previous = record.previous, matches(presented, previous.token) {
+            if now < previous.rotatedAt.addingTimeInterval(policy.grace.seconds), let key = keys.key(record.current.keyID) {
+                let successor = RefreshDigests.successor(of: presented.token, session: record.id, nonce: previous.nonce, key: key)
+                // The successor is what the rotation stored; anything else is not ours to answer.
+                guard HMACSHA256.constantTimeEquals(RefreshDigests.digest(successor, key: key), record.current.digest) else {
+                    return .refused(.invalid)
+                }
+                guard now < record.expiresAt else { return .refused(.expired) }
+                return .repeated(record, successor: successor)
+            }
+            return .reused(revoke(record, .reuse, at: now))
+        }
+        if record.ancestors.contains(where: { matches(presented, $0) }) {
+            return .reused(revoke(record, .reuse, at: now))
+        }
+        // A token this session never issued (or one under a retired key): refused, and nothing revoked, so
+        // that knowing a session's id (no secret) lets no one end it.
+        return .refused(.invalid)
+    }
+
+    /// A login in the session: the account acts in it from now on, with a new refresh token; the tokens
+    /// issued before (the guest's) are forgotten, so one planted before the login (session fixation)
+    /// neither works nor, presented, ends the session.
+    /// - Parameters:
+    ///   - record: The session.
+    ///   - account: The account.
+    ///   - secret: 32 random bytes for the new refresh token.
+    ///   - now: The time.
+    /// - Returns: The record to store and the new refresh token.
+    package func login(_ record: AppSessionRecord, account: AccountID, secret: [UInt8], at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
+        let token = PresentedRefreshToken.text(session: record.id, secret: secret)
+        var next = record
+        next.version += 1
+        next.identity = .account(account)
+        next.current = digest(token)
+        next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
+        next.previous = nil
+        next.ancestors = []
+        return (next, token)
+    }
+
+    /// Revokes a session (its refresh tokens stop working; access tokens checked with the store too).
+    /// - Parameters:
+    ///   - record: The session.
+    ///   - reason: Why.
+    ///   - now: The time.
+    /// - Returns: The record to store (unchanged when it was revoked already).
+    package func revoke(_ record: AppSessionRecord, _ reason: AppSessionRecord.Revocation, at now: Date) -> AppSessionRecord {
+        guard record.revoked == nil else { return record }
+        var next = record
+        next.version += 1
+        next.revoked = (now, reason)
+        return next
+    }
+
+    /// Whether an access token's claims still stand against the session's record: not revoked, and the
+    /// same identity (a guest's tokens from before a login no longer count).
+    package func stands(_ claims: AccessClaims, in record: AppSessionRecord) -> Bool {
+        record.revoked == nil && record.id == claims.session && record.identity == claims.identity
+    }
+
+    private func digest(_ token: Secret) -> AppSessionRecord.Digest {
+        AppSessionRecord.Digest(keyID: keys.signingID, digest: RefreshDigests.digest(token, key: keys.signing))
+    }
+
+    private func matches(_ presented: PresentedRefreshToken, _ stored: AppSessionRecord.Digest) -> Bool {
+        guard let key = keys.key(stored.keyID) else { return false }
+        return HMACSHA256.constantTimeEquals(presented.digest(under: key), stored.digest)
+    }
+}

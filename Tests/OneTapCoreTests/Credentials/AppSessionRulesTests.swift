@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// The refresh rules: rotation, the grace, reuse, and what a stranger cannot do. Digests and successors
+/// are pinned with values computed by Python's `hmac` and `base64` (key 0x00…0x1f named `k1`).
+@Suite struct AppSessionRulesTests {
+    static let ring = try! ServerKeyRing(parsing: Secret("k1:\(ServerKeyRingTests.first)"))
+    static let rules = AppSessionRules(policy: .standard, keys: ring)
+    static let session = try! AppSessionID("AAAAAAAAAAAAAAAAAAAAAA")
+    static let guest = try! GuestID("BBBBBBBBBBBBBBBBBBBBBB")
+    static let start = Date(timeIntervalSince1970: 1_795_773_600)
+    static let first = "otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"
+    static let successor = "otr1.AAAAAAAAAAAAAAAAAAAAAA.mypNXDYZjA6doO5UBxG8ffWjiRAvu0OiJlNd-xnT_A4"
+
+    static func opened() -> (record: AppSessionRecord, refreshToken: Secret) {
+        rules.open(id: session, guest: guest, secret: Array(repeating: 1, count: 32), at: start)
+    }
+
+    static func presented(_ token: String) throws -> PresentedRefreshToken {
+        try #require(PresentedRefreshToken(Secret(token)))
+    }
+
+    @Test func openingStoresOnlyTheKeyedDigestOfThePinnedToken() {
+        let (record, token) = Self.opened()
+        #expect(token.reveal() == Self.first)
+        #expect(record.current.digest.hex == "52c96f79ba92d1d94426c09c07bc69151f2ef84b46ef0a64f2afa14a83961360")
+        #expect(record.current.keyID.text == "k1")
+        #expect(record.version == 1 && record.identity == .guest(Self.guest))
+        #expect(record.expiresAt == Self.start.addingTimeInterval(30 * 86_400))
+        #expect(!"\(record)".contains("52c96f") && !"\(record)".contains("AQEBAQ"))
+    }
+
+    @Test func aRotationDerivesThePinnedSuccessorAndSlidesTheExpiry() throws {
+        let (record, _) = Self.opened()
+        let later = Self.start.addingTimeInterval(86_400)
+        guard case .rotated(let next, let successor) = Self.rules.refresh(record, presented: try Self.presented(Self.first), nonce: Array(repeating: 2, count: 32), at: later) else {
+            Issue.record("not rotated")
+            return
+        }
+        #expect(successor.reveal() == Self.successor)
+        #expect(next.current.digest.hex == "fa5c85c2ae6522cffb80dfa3546726ea45b152c0adee2389d611292df12fe781")
+        #expect(next.previous?.token == record.current && next.previous?.rotatedAt == later)
+        #expect(next.version == 2 && next.expiresAt == later.addingTimeInterval(30 * 86_400))
+    }
+
+    @Test func thePreviousTokenWithinTheGraceGetsTheSameSuccessorAndAfterItRevokesTheFamily() throws {
+        let (record, _) = Self.opened()
+        guard case .rotated(let next, _) = Self.rules.refresh(record, presented: try Self.presented(Self.first), nonce: Array(repeating: 2, count: 32), at: Self.start) else {
+            Issue.record("not rotated")
+            return
+        }
+        guard case .repeated(_, let again) = Self.rules.refresh(next, presented: try Self.presented(Self.first), nonce: Array(repeating: 9, count: 32), at: Self.start.addingTimeInterval(29.9)) else {
+            Issue.record("not repeated within the grace")
+            return
+        }
+        #expect(again.reveal() == Self.successor)
+        guard case .reused(let revoked) = Self.rules.refresh(next, presented: try Self.presented(Self.first), nonce: [], at: Self.start.addingTimeInterval(30)) else {
+            Issue.record("not reuse after the grace")
+            return
+        }
+        #expect(revoked.revoked?.reason == .reuse && revoked.version == next.version + 1)
+        // Every credential of the family is refused from then on, the successor too.
+        guard case .refused(.revoked) = Self.rules.refresh(revoked, presented: try Self.presented(Self.successor), nonce: [], at: Self.start.addingTimeInterval(31)) else {
+            Issue.record("the successor of a revoked family was not refused")
+            return
+        }
+    }
+
+    @Test func anOlderAncestorIsReuseAtAnyTime() throws {
+        var (record, token) = Self.opened()
+        var tokens = [token]
+        for step in 1...3 {
+            guard case .rotated(let next, let successor) = Self.rules.refresh(record, presented: try Self.presented(token.reveal()), nonce: Array(repeating: UInt8(step), count: 32), at: Self.start.addingTimeInterval(Double(step) * 3600)) else {
+                Issue.record("not rotated")
+                return
+            }
+            (record, token) = (next, successor)
+            tokens.append(successor)
+        }
+        #expect(record.ancestors.count == 2)
+        guard case .reused = Self.rules.refresh(record, presented: try Self.presented(tokens[0].reveal()), nonce: [], at: Self.start.addingTimeInterval(3 * 3600 + 1)) else {
+            Issue.record("the first token, two rotations back, was not recognised as reuse")
+            return
+        }
+    }
+
+    /// Knowing a session's id (no secret) and guessing a token ends no one's session.
+    @Test func aTokenTheSessionNeverIssuedIsRefusedAndRevokesNothing() throws {
+        let (record, _) = Self.opened()
+        let guess = "otr1.AAAAAAAAAAAAAAAAAAAAAA." + String(repeating: "A", count: 43)
+        guard case .refused(.invalid) = Self.rules.refresh(record, presented: try Self.presented(guess), nonce: [], at: Self.start) else {
+            Issue.record("a guessed token was not refused as invalid")
+            return
+        }
+    }
+
+    @Test func anExpiredTokenIsRefusedAndARetiredKeysTokensStopVerifying() throws {
+        let (record, _) = Self.opened()
+        guard case .refused(.expired) = Self.rules.refresh(record, presented: try Self.presented(Self.first), nonce: [], at: record.expiresAt) else {
+            Issue.record("an expired token was not refused")
+            return
+        }
+        let rotated = AppSessionRules(policy: .standard, keys: try ServerKeyRing(parsing: Secret("k2:\(ServerKeyRingTests.second)")))
+        guard case .refused(.invalid) = rotated.refresh(record, presented: try Self.presented(Self.first), nonce: [], at: Self.start) else {
+            Issue.record("a token under a retired key was not refused")
+            return
+        }
+    }
+
+    /// Session fixation: the tokens issued before a login neither work after it nor end the session.
+    @Test func aLoginForgetsTheGuestsTokens() throws {
+        let (record, guestToken) = Self.opened()
+        let (login, accountToken) = Self.rules.login(record, account: "42", secret: Array(repeating: 3, count: 32), at: Self.start)
+        #expect(accountToken != guestToken)
+        #expect(login.identity == .account("42") && login.id == record.id)
+        guard case .refused(.invalid) = Self.rules.refresh(login, presented: try Self.presented(guestToken.reveal()), nonce: [], at: Self.start) else {
+            Issue.record("the guest's refresh token still worked after the login")
+            return
+        }
+        let guestClaims = Self.ring.accessToken(session: record.id, identity: record.identity, issuedAt: Self.start, expiresAt: Self.start.addingTimeInterval(60)).claims
+        #expect(!Self.rules.stands(guestClaims, in: login))
+    }
+
+    @Test(arguments: ["", "otr1.", "otr2.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE", "otr1.AAAAAAAAAAAAAAAAAAAAA*.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE", "otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQ=", "otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEX"])
+    func malformedRefreshTokens(_ text: String) {
+        #expect(PresentedRefreshToken(Secret(text)) == nil)
+    }
+
+    @Test func aPolicyOutOfRangeIsRefused() {
+        #expect(throws: ParseError.self) { try AppSessionPolicy(accessLifetime: .zero) }
+        #expect(throws: ParseError.self) { try AppSessionPolicy(accessLifetime: .seconds(7200), refreshLifetime: .seconds(60)) }
+        #expect(throws: ParseError.self) { try AppSessionPolicy(grace: .seconds(301)) }
+        #expect(throws: ParseError.self) { try AppSessionPolicy(ancestors: -1) }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// The app's sessions end to end: guests first, logins with new credentials, rotation with a grace, reuse
+/// that revokes, and what a stranger who knows a session's id cannot do.
+@Suite struct AppSessionsTests {
+    static let keys = try! ServerKeyRing(parsing: Secret("k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="))
+
+    struct World {
+        let clock = FakeClock()
+        let store = InMemoryAppSessionStore()
+        let events = RecordingEventSink()
+        var sessions: AppSessions { AppSessions(keys: AppSessionsTests.keys, store: store, clock: clock, events: events) }
+    }
+
+    @Test func aFirstOpenIsAGuestWhoseAccessTokenVerifiesWithoutTheStore() async throws {
+        let world = World()
+        let grant = try await world.sessions.open()
+        guard case .guest = grant.identity else {
+            Issue.record("not a guest: \(grant.identity)")
+            return
+        }
+        let claims = try world.sessions.authenticate(grant.accessToken.reveal())
+        #expect(claims.session == grant.session && claims.identity == grant.identity)
+        #expect(grant.accessExpiresAt == world.clock.now().addingTimeInterval(7200).rounded)
+        #expect(world.store.count == 1)
+        // Verified without a store read: another service with an empty store and the same keys agrees.
+        #expect(try AppSessions(keys: Self.keys, store: InMemoryAppSessionStore(), clock: world.clock).authenticate(grant.accessToken.reveal()) == claims)
+    }
+
+    /// No session fixation: every login issues new credentials, and the guest's stop counting.
+    @Test func aLoginIssuesNewCredentialsAndTheGuestsStopCounting() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        let claims = try world.sessions.authenticate(guest.accessToken.reveal())
+        let account = try await world.sessions.loggedIn(claims, account: "42")
+        #expect(account.session == guest.session)
+        #expect(account.identity == .account("42"))
+        #expect(account.accessToken != guest.accessToken && account.refreshToken != guest.refreshToken)
+        #expect(account.formerGuest.map(Identity.guest) == guest.identity)
+        await #expect(throws: AppSessionError.self) { try await world.sessions.refresh(guest.refreshToken) }
+        await #expect { try await world.sessions.live(guest.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+        #expect(try await world.sessions.live(account.accessToken.reveal()).claims.identity == .account("42"))
+        // The session is intact: the account's refresh token works.
+        #expect(try await world.sessions.refresh(account.refreshToken).identity == .account("42"))
+    }
+
+    @Test func aRetryWithinTheGraceGetsTheSameSuccessorAndAReuseAfterItRevokesEveryCredential() async throws {
+        let world = World()
+        let first = try await world.sessions.open()
+        world.clock.advance(by: .seconds(3600))
+        let second = try await world.sessions.refresh(first.refreshToken)
+        world.clock.advance(by: .seconds(29))
+        let retried = try await world.sessions.refresh(first.refreshToken)
+        #expect(retried.refreshToken == second.refreshToken)
+        world.clock.advance(by: .seconds(2))
+        await #expect { try await world.sessions.refresh(first.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .reused }
+        await #expect { try await world.sessions.refresh(second.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+        await #expect { try await world.sessions.live(second.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+        #expect(world.events.recorded.contains { $0.json().contains(#""event":"revoked""#) && $0.json().contains(#""reason":"reuse""#) })
+    }
+
+    /// Four requests refreshing one token at once: one rotation, one successor for all.
+    @Test func concurrentRefreshesOfOneTokenMakeOneRotation() async throws {
+        let world = World()
+        let first = try await world.sessions.open()
+        let sessions = world.sessions
+        let successors = try await withThrowingTaskGroup(of: Secret.self) { group in
+            for _ in 0..<4 { group.addTask { try await sessions.refresh(first.refreshToken).refreshToken } }
+            var all: [Secret] = []
+            for try await successor in group { all.append(successor) }
+            return all
+        }
+        #expect(Set(successors.map { $0.reveal() }).count == 1)
+        #expect(try await world.store.load(first.session)?.version == 2)
+    }
+
+    /// The session's id is in every access token and event: knowing it lets no one refresh, revoke or log in.
+    @Test func aStrangerWhoKnowsTheSessionsIdCannotEndIt() async throws {
+        let world = World()
+        let victim = try await world.sessions.open()
+        for guess in ["otr1.\(victim.session.text).\(String(repeating: "A", count: 43))", "otr1.\(victim.session.text).\(String(repeating: "_", count: 43))"] {
+            await #expect { try await world.sessions.refresh(Secret(guess)) } throws: { ($0 as? AppSessionError)?.kind == .invalid }
+        }
+        #expect(try await world.store.load(victim.session)?.revoked == nil)
+        #expect(try await world.sessions.refresh(victim.refreshToken).session == victim.session)
+    }
+
+    @Test func logoutRevokesAndOpensAFreshGuestAndLogoutEverywhereRevokesEveryFamily() async throws {
+        let world = World()
+        var grants: [AppSessionGrant] = []
+        for _ in 0..<3 {
+            let guest = try await world.sessions.open()
+            grants.append(try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42"))
+        }
+        let fresh = try await world.sessions.logout(try world.sessions.authenticate(grants[0].accessToken.reveal()))
+        #expect(fresh.session != grants[0].session)
+        guard case .guest = fresh.identity else {
+            Issue.record("logout did not open a guest session")
+            return
+        }
+        await #expect { try await world.sessions.refresh(grants[0].refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+        #expect(try await world.sessions.logoutEverywhere("42") == 2)
+        for grant in grants {
+            await #expect { try await world.sessions.live(grant.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+        }
+        #expect(try await world.sessions.refresh(fresh.refreshToken).session == fresh.session)
+    }
+
+    /// A store that fails mid-refresh changes nothing: the token still works once the store is back.
+    @Test func aFailingStoreLosesNothing() async throws {
+        let world = World()
+        let faulty = FaultyAppSessionStore(world.store)
+        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: world.events)
+        let first = try await sessions.open()
+        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 0, times: 1)
+        await #expect { try await sessions.refresh(first.refreshToken) } throws: { ($0 as? StoreError)?.kind == .io }
+        #expect(try await sessions.refresh(first.refreshToken).session == first.session)
+    }
+
+    @Test func noTokenInAnyDescriptionEventOrError() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42")
+        world.clock.advance(by: .seconds(60))
+        let next = try await world.sessions.refresh(account.refreshToken)
+        var texts = [guest, account, next].flatMap { ["\($0)", String(reflecting: $0)] }
+        texts += world.events.recorded.flatMap { ["\($0)", $0.json()] }
+        do {
+            _ = try await world.sessions.refresh(guest.refreshToken)
+        } catch {
+            texts.append("\(error)")
+        }
+        texts.append("\(try #require(try await world.store.load(guest.session)))")
+        for grant in [guest, account, next] {
+            for secret in [grant.accessToken.reveal(), grant.refreshToken.reveal()] {
+                let tail = String(secret.suffix(20))
+                #expect(!texts.contains { $0.contains(tail) }, "a token's tail appears in \(texts.first { $0.contains(tail) } ?? "")")
+            }
+        }
+    }
+}
+
+extension Date {
+    /// Rounded down to the second, as access tokens keep times.
+    fileprivate var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+}
