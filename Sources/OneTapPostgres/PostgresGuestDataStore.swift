@@ -80,12 +80,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when a row is not JSON (it is left
     ///   as it is).
     package func data(of owner: Identity) async throws -> [String: JSONValue] {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.data, Self.owner(owner))
-        } catch {
-            throw failure(error, doing: "read the data of \(owner)", write: false)
-        }
+        let rows = try await pool.execute(statements.data, Self.owner(owner)) { failure($0, doing: "read the data of \(owner)", write: false) }
         var data: [String: JSONValue] = [:]
         for row in rows.rows {
             guard row.count == 2, let kind = row[0].text, MergeRules.problem(kind) == nil, let json = row[1].text else {
@@ -128,11 +123,8 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// - Returns: The journal, or nil.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt`.
     package func journal(for guest: GuestID) async throws -> MergeJournal? {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.journal, [.text(guest.text)])
-        } catch {
-            throw failure(error, doing: "read the merge journal of guest \(guest)", write: false)
+        let rows = try await pool.execute(statements.journal, [.text(guest.text)]) {
+            failure($0, doing: "read the merge journal of guest \(guest)", write: false)
         }
         return try rows.first.map { row throws(StoreError) in try decode(row, guest: guest) }
     }
