@@ -55,10 +55,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
                 UPDATE \(journals) SET version = $3, done = $4, finished_at_ms = $5, journal = $6 \
                 WHERE guest = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
-            removeDone = """
-                DELETE FROM \(journals) WHERE guest IN \
-                (SELECT guest FROM \(journals) WHERE done AND finished_at_ms < $1 ORDER BY finished_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """
+            removeDone = PostgresExpiredRows.delete(from: journals, key: "guest", before: "finished_at_ms", where: "done")
         }
     }
 

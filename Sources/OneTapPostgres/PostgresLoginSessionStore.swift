@@ -41,10 +41,7 @@ package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCo
                 UPDATE \(table) SET version = $3, expires_at_ms = $4, session = $5 WHERE id = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
             version = "SELECT version FROM \(table) WHERE id = $1"
-            removeExpired = """
-                DELETE FROM \(table) WHERE id IN \
-                (SELECT id FROM \(table) WHERE expires_at_ms < $1 ORDER BY expires_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """
+            removeExpired = PostgresExpiredRows.delete(from: table, key: "id", before: "expires_at_ms")
         }
     }
 
