@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// Guest device records in PostgreSQL, shared by every server instance: what ``GuestService`` keeps per
