@@ -59,8 +59,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - text: The number as sent (`13800138000`, `+86 138 0013 8000`).
     ///   - context: Who asks: address, device, session, captcha token.
-    /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number, else as
-    ///   ``send(to:context:)-(PhoneNumber,_)``.
+    /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
+    ///   `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment), or
+    ///   `senderFailed` (nothing was sent, the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
@@ -73,14 +74,15 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    /// Sends a code.
+    /// Sends a code to a parsed number (what ``send(to:context:)`` and `LoginServer.sendSMS` call once
+    /// the text is a number).
     /// - Parameters:
     ///   - number: The number.
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
     ///   or `senderFailed` (nothing was sent, the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
-    public func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
+    package func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
         let now = clock.now()
         let result = try await decideAndSend(to: number, context: context, at: now)
         emit(.send(result, number: number, session: context.session), at: now)

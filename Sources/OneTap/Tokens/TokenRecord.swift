@@ -167,7 +167,7 @@ public enum TokenRecordLimit {
     /// - Parameter token: The token.
     /// - Returns: The bytes its record takes.
     /// - Complexity: O(*n*) in the token's size.
-    public static func size(of token: AccessToken) -> Int {
+    package static func size(of token: AccessToken) -> Int {
         TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: Date(millisecondsSince1970: TokenRecord.maxMilliseconds)).count
     }
 

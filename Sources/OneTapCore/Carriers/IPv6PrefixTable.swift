@@ -6,7 +6,7 @@
 /// of a SIM's carrier.
 public struct IPv6PrefixTable: DataTable {
     /// `ipv6-prefixes.csv`, the table's file in `Data/`.
-    public static let fileName = "ipv6-prefixes.csv"
+    package static let fileName = "ipv6-prefixes.csv"
 
     /// What part of a carrier's address space a prefix is.
     package enum Pool: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {

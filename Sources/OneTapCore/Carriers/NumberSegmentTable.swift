@@ -7,7 +7,7 @@
 /// number: a SIM's PLMN wins whenever both are known.
 public struct NumberSegmentTable: DataTable {
     /// `number-segments.csv`, the table's file in `Data/`.
-    public static let fileName = "number-segments.csv"
+    package static let fileName = "number-segments.csv"
 
     /// The columns of the file.
     static let columns = ["prefix", "carrier", "kind", "note", "source"]

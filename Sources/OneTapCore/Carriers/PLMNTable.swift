@@ -5,7 +5,7 @@
 /// code is assigned before a release carries it.
 public struct PLMNTable: DataTable {
     /// `plmn.csv`, the table's file in `Data/`.
-    public static let fileName = "plmn.csv"
+    package static let fileName = "plmn.csv"
 
     /// One row of the table.
     package struct Entry: Hashable, Sendable {

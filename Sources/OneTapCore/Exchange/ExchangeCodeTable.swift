@@ -5,7 +5,7 @@
 /// here. Each flow has a default row (`*`) for codes the table does not list.
 public struct ExchangeCodeTable: DataTable {
     /// `exchange-codes.csv`, the table's file in `Data/`.
-    public static let fileName = "exchange-codes.csv"
+    package static let fileName = "exchange-codes.csv"
 
     /// One row of the table: the action `success`, `retry` (run the flow once more), `fallback`, `switch`
     /// (SMS now), `misconfigured` (fall back and alert) or `failed`.

@@ -5,7 +5,7 @@
 /// more (a new token) instead. Every one-tap flow has a row; SMS has none (it has no token to exchange).
 public struct TokenLifetimeTable: DataTable {
     /// `token-lifetimes.csv`, the table's file in `Data/`.
-    public static let fileName = "token-lifetimes.csv"
+    package static let fileName = "token-lifetimes.csv"
 
     /// One row of the table.
     package struct Entry: Hashable, Sendable {

@@ -3,7 +3,7 @@
 /// A kind with no rule is kept in the guest's space and reported, never dropped.
 public struct MergeRules: DataTable {
     /// `merge-rules.csv`, the table's file in `Data/`.
-    public static let fileName = "merge-rules.csv"
+    package static let fileName = "merge-rules.csv"
 
     /// How one kind merges.
     package enum Strategy: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {

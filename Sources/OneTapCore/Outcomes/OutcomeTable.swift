@@ -6,7 +6,7 @@
 /// forced).
 public struct OutcomeTable: DataTable {
     /// `result-codes.csv`, the table's file in `Data/`.
-    public static let fileName = "result-codes.csv"
+    package static let fileName = "result-codes.csv"
 
     /// One row of the table (its ``CodeRow/alert`` is set for `misconfigured` rows).
     package typealias Entry = CodeRow

@@ -7,7 +7,7 @@
 /// a condition out, or names one twice, is refused.
 public struct RoutingPolicy: DataTable {
     /// `routing-policy.csv`, the table's file in `Data/`.
-    public static let fileName = "routing-policy.csv"
+    package static let fileName = "routing-policy.csv"
 
     /// A situation the policy has a row for.
     public enum Condition: Hashable, Sendable, CustomStringConvertible {

@@ -13,7 +13,7 @@ import Foundation
 /// went back, still counts, so a clock change never releases a limit).
 public struct SMSPolicy: DataTable {
     /// `sms-policy.csv`, the table's file in `Data/`.
-    public static let fileName = "sms-policy.csv"
+    package static let fileName = "sms-policy.csv"
 
     /// What a rule counts per.
     package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
