@@ -38,20 +38,23 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - sender: The SMS gateway.
     ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out.
     ///   - store: Counters and code records; in memory by default (share one across instances).
-    ///   - rules: The policy and segments; the built-in tables by default.
+    ///   - policy: The limits; `Data/sms-policy.csv` by default.
+    ///   - segments: The number segments, whose kinds tell which numbers cannot take SMS;
+    ///     `Data/number-segments.csv` by default.
     ///   - events: Receives ``SMSEvent``s; standard error by default.
     ///   - clock: The time source: when a code is sent, expires, may be sent again; the system clock by
     ///     default.
     public init(
         key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
-        rules: SMSCodeRules = SMSCodeRules(), events: any EventSink = StandardErrorEventSink.shared, clock: any WallClock = SystemClock()
+        policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn, events: any EventSink = StandardErrorEventSink.shared,
+        clock: any WallClock = SystemClock()
     ) {
         self.clock = clock
         self.key = key
         self.sender = sender
         self.captcha = captcha
         self.store = store
-        self.rules = rules
+        self.rules = SMSCodeRules(policy: policy, segments: segments)
         self.events = events
     }
 

@@ -161,7 +161,7 @@ struct TokenRecord: JSONRecord, Hashable {
 /// so a token that was stored can always be read back; `TokenStoreConformance` checks it.
 public enum TokenRecordLimit {
     /// The most bytes a token's record may have: 65,536.
-    public static let bytes = 64 << 10
+    package static let bytes = 64 << 10
 
     /// The size of a token's record, in bytes.
     /// - Parameter token: The token.

@@ -69,8 +69,9 @@ public struct IPv6PrefixTable: DataTable {
     /// The rows, longest prefix first, for matching.
     private let byLength: [Prefix]
 
-    /// The table built from `Data/ipv6-prefixes.csv`.
-    public static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
+    /// The table built from `Data/ipv6-prefixes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

@@ -23,8 +23,9 @@ public struct NumberSegmentTable: DataTable {
     private let carriers: [Carrier]
     private let kinds: [NumberSegment.Kind]
 
-    /// The table built from `Data/number-segments.csv`.
-    public static let builtIn: NumberSegmentTable = EmbeddedTable.load(NumberSegmentTable.self)
+    /// The table built from `Data/number-segments.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: NumberSegmentTable = EmbeddedTable.load(NumberSegmentTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

@@ -21,8 +21,9 @@ public struct ExchangeCodeTable: DataTable {
     package var entries: [Entry] { rows.entries }
     private let rows: CodeRows
 
-    /// The table built from `Data/exchange-codes.csv`.
-    public static let builtIn: ExchangeCodeTable = EmbeddedTable.load(ExchangeCodeTable.self)
+    /// The table built from `Data/exchange-codes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: ExchangeCodeTable = EmbeddedTable.load(ExchangeCodeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

@@ -28,8 +28,9 @@ public struct TokenLifetimeTable: DataTable {
     package let entries: [Entry]
     private let byFlow: [Entry?]
 
-    /// The table built from `Data/token-lifetimes.csv`.
-    public static let builtIn: TokenLifetimeTable = EmbeddedTable.load(TokenLifetimeTable.self)
+    /// The table built from `Data/token-lifetimes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: TokenLifetimeTable = EmbeddedTable.load(TokenLifetimeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

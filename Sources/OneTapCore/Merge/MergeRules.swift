@@ -48,8 +48,9 @@ public struct MergeRules: DataTable {
     package let rules: [Rule]
     private let byKind: [String: Rule]
 
-    /// The rules built from `Data/merge-rules.csv`.
-    public static let builtIn: MergeRules = EmbeddedTable.load(MergeRules.self)
+    /// The rules built from `Data/merge-rules.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: MergeRules = EmbeddedTable.load(MergeRules.self)
 
     /// Reads merge rules from CSV text.
     /// - Parameters:

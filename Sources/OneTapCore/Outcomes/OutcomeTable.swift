@@ -24,8 +24,9 @@ public struct OutcomeTable: DataTable {
     /// Per flow: the code of its first `success` row, if it has one.
     private let successCodes: [ResultCode?]
 
-    /// The table built from `Data/result-codes.csv`.
-    public static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
+    /// The table built from `Data/result-codes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:
