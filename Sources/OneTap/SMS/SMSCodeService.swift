@@ -17,8 +17,8 @@ import Foundation
 /// case .refused(let refusal): …                        // 422, refusal.message
 /// }
 /// ```
-/// Every answer is decided by ``SMSCodeRules`` inside one atomic store update, so all instances that
-/// share a store share the limits. A send that a captcha rule holds back is decided again with the
+/// Every answer is decided by OneTapCore's pure SMS rules over the policy and segment tables, inside one
+/// atomic store update, so all instances that share a store share the limits. A send that a captcha rule holds back is decided again with the
 /// captcha once the verifier accepted its token: a captcha passes a captcha rule, never a hard limit.
 /// Each answer is also an ``SMSEvent``. Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
