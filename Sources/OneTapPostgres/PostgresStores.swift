@@ -25,7 +25,7 @@ import OneTap
 /// exchange guard does not exchange); the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
     /// The server, schema, pool size and time limits.
-    public let configuration: PostgresConfiguration
+    package let configuration: PostgresConfiguration
     /// The pool every store shares.
     package let pool: PostgresPool
     private let clock: any WallClock

@@ -112,7 +112,7 @@ public enum SMSStoreConformance {
                 csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,conformance\n", file: "conformance.csv")
             let sender = ScriptedSMSSender()
             let service = SMSCodeService(
-                key: key, sender: sender, store: store, rules: SMSCodeRules(policy: policy), events: DiscardingEventSink(), clock: FakeClock(now: now))
+                key: key, sender: sender, store: store, policy: policy, events: DiscardingEventSink(), clock: FakeClock(now: now))
             let ip = try IPAddress("203.0.113.7")
             let sent = try await succeeding(concurrency) { index in
                 let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))
