@@ -1,7 +1,7 @@
 import OneTap
 
 /// Loads the tables a command needs: each from `--data DIR` when the directory holds it under its `Data/`
-/// name (the table type's ``DataTable/fileName``), else built in. `carrier` and `number` read only their
+/// name (the table type's ``BuiltInTable/fileName``), else built in. `carrier` and `number` read only their
 /// own table, so they start fast; the commands that build an engine (`route`, `outcome`, `simulate`,
 /// `check`, `session`) read every table of the engine the directory holds.
 struct TableLoader {
@@ -9,7 +9,7 @@ struct TableLoader {
     let options: TableOptions
 
     /// The tables a `--data` directory can replace, in the order the help overview names them.
-    static let replaceable: [any DataTable.Type] = [
+    static let replaceable: [any BuiltInTable.Type] = [
         PLMNTable.self, NumberSegmentTable.self, IPv6PrefixTable.self, OutcomeTable.self, RoutingPolicy.self,
         SMSPolicy.self, LoginGate.self,
     ]
@@ -22,7 +22,7 @@ struct TableLoader {
     /// - Returns: The table.
     /// - Throws: ``CommandFailure`` for a `--data` that is no directory (66), or a replacement that is
     ///   unreadable (66) or malformed (65).
-    func table<Table: DataTable>(_ builtIn: Table, file: String? = nil) throws(CommandFailure) -> Table {
+    func table<Table: BuiltInTable>(_ builtIn: Table, file: String? = nil) throws(CommandFailure) -> Table {
         var path = file
         if path == nil, let directory = try directory() { path = TableFile.path(of: Table.fileName, in: directory) }
         guard let path else { return builtIn }

@@ -5,7 +5,8 @@ package struct TableOptions: Hashable, Sendable {
     /// A directory holding replacement tables under their `Data/` names (`plmn.csv`, …); a table missing
     /// from it stays built in.
     package var dataDirectory: String?
-    /// A replacement routing-policy file (overrides one in ``dataDirectory``).
+    /// A replacement policy file (overrides one in ``dataDirectory``): the routing policy, or for `sms` the
+    /// SMS policy.
     package var policyFile: String?
 
     static let specs: [OptionSpec] = [.value("data"), .value("policy")]

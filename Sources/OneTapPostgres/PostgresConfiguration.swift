@@ -79,7 +79,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The connection as libpq keywords, passwords shown as `<redacted>`: `host=/tmp dbname=onetap password=<redacted>`.
-    public var redactedConnection: String {
+    package var redactedConnection: String {
         parameters.map { "\($0.keyword)=\($0.secret ? "<redacted>" : Self.quoted($0.value))" }.joined(separator: " ")
     }
 

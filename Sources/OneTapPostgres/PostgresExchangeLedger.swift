@@ -103,13 +103,10 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `io` or `timeout`.
     package func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         let (name, code) = Self.columns(state)
-        do {
-            try await pool.execute(
-                statements.settle,
-                [.bytes(token.bytes), .text(name), code.map { .text($0.text) } ?? .null, .instant(now), .instant(now.addingTimeInterval(retention.seconds))])
-        } catch {
-            throw failure(error, doing: "record how the token's exchange ended")
-        }
+        try await pool.execute(
+            statements.settle,
+            [.bytes(token.bytes), .text(name), code.map { .text($0.text) } ?? .null, .instant(now), .instant(now.addingTimeInterval(retention.seconds))]
+        ) { failure($0, doing: "record how the token's exchange ended") }
     }
 
     /// The exchanges whose result is unknown, oldest first (``ExchangeLedger/unknownExchanges(since:)``).
@@ -117,12 +114,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// - Returns: The tokens' digests and when they were given up on.
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`.
     package func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.unknown, [.bound(since)])
-        } catch {
-            throw failure(error, doing: "list the unknown exchanges")
-        }
+        let rows = try await pool.execute(statements.unknown, [.bound(since)]) { failure($0, doing: "list the unknown exchanges") }
         return try rows.rows.map { row throws(StoreError) in
             guard row.count == 2, let bytes = row[0].bytes, let at = row[1].instant,
                 let digest = SHA256Digest(hex: Self.hex(bytes))

@@ -55,10 +55,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
                 UPDATE \(journals) SET version = $3, done = $4, finished_at_ms = $5, journal = $6 \
                 WHERE guest = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
-            removeDone = """
-                DELETE FROM \(journals) WHERE guest IN \
-                (SELECT guest FROM \(journals) WHERE done AND finished_at_ms < $1 ORDER BY finished_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """
+            removeDone = PostgresExpiredRows.delete(from: journals, key: "guest", before: "finished_at_ms", where: "done")
         }
     }
 
@@ -80,12 +77,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when a row is not JSON (it is left
     ///   as it is).
     package func data(of owner: Identity) async throws -> [String: JSONValue] {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.data, Self.owner(owner))
-        } catch {
-            throw failure(error, doing: "read the data of \(owner)", write: false)
-        }
+        let rows = try await pool.execute(statements.data, Self.owner(owner)) { failure($0, doing: "read the data of \(owner)", write: false) }
         var data: [String: JSONValue] = [:]
         for row in rows.rows {
             guard row.count == 2, let kind = row[0].text, MergeRules.problem(kind) == nil, let json = row[1].text else {
@@ -128,11 +120,8 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// - Returns: The journal, or nil.
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt`.
     package func journal(for guest: GuestID) async throws -> MergeJournal? {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.journal, [.text(guest.text)])
-        } catch {
-            throw failure(error, doing: "read the merge journal of guest \(guest)", write: false)
+        let rows = try await pool.execute(statements.journal, [.text(guest.text)]) {
+            failure($0, doing: "read the merge journal of guest \(guest)", write: false)
         }
         return try rows.first.map { row throws(StoreError) in try decode(row, guest: guest) }
     }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// Guest device records in PostgreSQL, shared by every server instance: what ``GuestService`` keeps per
@@ -56,11 +51,8 @@ package final class PostgresGuestDeviceStore: GuestDeviceStore, CustomStringConv
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when the row is not one OneTap wrote
     ///   (it is left as it is).
     package func record(forKey key: String) async throws -> GuestDeviceRecord? {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.read, [.text(key)])
-        } catch {
-            throw failure(error, doing: "read a device record", write: false, committing: false)
+        let rows = try await pool.execute(statements.read, [.text(key)]) {
+            failure($0, doing: "read a device record", write: false, committing: false)
         }
         return try rows.first.map(decode)
     }

@@ -41,10 +41,7 @@ package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCo
                 UPDATE \(table) SET version = $3, expires_at_ms = $4, session = $5 WHERE id = $1 AND version = $2 AND $3 > $2 RETURNING version
                 """
             version = "SELECT version FROM \(table) WHERE id = $1"
-            removeExpired = """
-                DELETE FROM \(table) WHERE id IN \
-                (SELECT id FROM \(table) WHERE expires_at_ms < $1 ORDER BY expires_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """
+            removeExpired = PostgresExpiredRows.delete(from: table, key: "id", before: "expires_at_ms")
         }
     }
 
@@ -64,13 +61,9 @@ package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCo
     ///   is left as it is), or `io`.
     package func create(_ session: LoginSession) async throws {
         let json = try encode(session)
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(
-                statements.create, [.text(session.id.text), .int64(Int64(session.version)), .instant(session.expiresAt), .text(json)])
-        } catch {
-            throw failure(error, session: session.id, doing: "create the session", write: true)
-        }
+        let rows = try await pool.execute(
+            statements.create, [.text(session.id.text), .int64(Int64(session.version)), .instant(session.expiresAt), .text(json)]
+        ) { failure($0, session: session.id, doing: "create the session", write: true) }
         guard rows.first != nil else {
             throw StoreError(.duplicate, session: session.id, message: "a session with this id exists")
         }
@@ -82,12 +75,7 @@ package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCo
     /// - Throws: ``StoreError`` of kind `io`, or `corrupt` when the row is not a session OneTap
     ///   wrote (it is left as it is).
     package func load(_ id: LoginSessionID) async throws -> LoginSession? {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.load, [.text(id.text)])
-        } catch {
-            throw failure(error, session: id, doing: "read the session")
-        }
+        let rows = try await pool.execute(statements.load, [.text(id.text)]) { failure($0, session: id, doing: "read the session") }
         guard let row = rows.first else { return nil }
         return try decode(row, id: id)
     }
@@ -101,21 +89,14 @@ package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCo
     ///   nothing is written then.
     package func replace(_ session: LoginSession, expecting version: Int) async throws {
         let json = try encode(session)
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(
-                statements.replace,
-                [.text(session.id.text), .int64(Int64(version)), .int64(Int64(session.version)), .instant(session.expiresAt), .text(json)])
-        } catch {
-            throw failure(error, session: session.id, doing: "replace the session", write: true)
-        }
+        let rows = try await pool.execute(
+            statements.replace,
+            [.text(session.id.text), .int64(Int64(version)), .int64(Int64(session.version)), .instant(session.expiresAt), .text(json)]
+        ) { failure($0, session: session.id, doing: "replace the session", write: true) }
         guard rows.first == nil else { return }
-        let found: Int64?
-        do {
-            found = try await pool.execute(statements.version, [.text(session.id.text)]).first?.first?.int64
-        } catch {
-            throw failure(error, session: session.id, doing: "read the session's version after a refused replace (nothing was written)")
-        }
+        let found = try await pool.execute(statements.version, [.text(session.id.text)]) {
+            failure($0, session: session.id, doing: "read the session's version after a refused replace (nothing was written)")
+        }.first?.first?.int64
         guard let found else {
             throw StoreError(.notFound, session: session.id, message: "no session has this id")
         }

@@ -86,6 +86,24 @@ package actor PostgresPool: CustomStringConvertible {
         return try result.get()
     }
 
+    /// Runs one statement on a pooled connection, as a store does: its failure becomes the store's error.
+    /// - Parameters:
+    ///   - sql: The statement, with `$1`, `$2`… for the values.
+    ///   - parameters: The values.
+    ///   - failure: What the store throws for an error of the statement (its ``StoreError``).
+    /// - Returns: The rows.
+    /// - Throws: What `failure` makes of an error ``execute(_:_:)`` throws.
+    @discardableResult
+    package nonisolated func execute(
+        _ sql: String, _ parameters: [PostgresValue], else failure: (any Error) -> any Error
+    ) async throws -> PostgresRows {
+        do {
+            return try await execute(sql, parameters)
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// Runs one statement on a pooled connection.
     /// - Parameters:
     ///   - sql: The statement, with `$1`, `$2`… for the values.

@@ -54,14 +54,8 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 SELECT counter, events_ms, NULL::text AS record, keep_until_ms FROM \(counters) WHERE counter = ANY($1::text[]) \
                 UNION ALL SELECT NULL, NULL, record, keep_until_ms FROM \(codes) WHERE number = $2
                 """
-            removeCounters = """
-                DELETE FROM \(counters) WHERE counter IN \
-                (SELECT counter FROM \(counters) WHERE keep_until_ms < $1 ORDER BY keep_until_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """
-            removeCodes = """
-                DELETE FROM \(codes) WHERE number IN \
-                (SELECT number FROM \(codes) WHERE keep_until_ms < $1 ORDER BY keep_until_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """
+            removeCounters = PostgresExpiredRows.delete(from: counters, key: "counter", before: "keep_until_ms")
+            removeCodes = PostgresExpiredRows.delete(from: codes, key: "number", before: "keep_until_ms")
         }
     }
 

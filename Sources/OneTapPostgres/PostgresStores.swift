@@ -25,7 +25,7 @@ import OneTap
 /// exchange guard does not exchange); the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
     /// The server, schema, pool size and time limits.
-    public let configuration: PostgresConfiguration
+    package let configuration: PostgresConfiguration
     /// The pool every store shares.
     package let pool: PostgresPool
     private let clock: any WallClock
@@ -176,8 +176,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
         let exchanges = try await drain {
             try await pool.execute(
-                "DELETE FROM \(ledger) WHERE token IN (SELECT token FROM \(ledger) WHERE forget_at_ms < $1 ORDER BY forget_at_ms LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                [.bound(instant), .int64(Int64(batch))]
+                PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), [.bound(instant), .int64(Int64(batch))]
             ).affected
         }
         let guests = PostgresGuestDataStore(pool: pool)

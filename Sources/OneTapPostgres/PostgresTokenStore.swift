@@ -105,12 +105,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// - Throws: ``StoreError`` of kind `io` (the database failed or is unreachable) or `corrupt`
     ///   (the row is not a token OneTap wrote; it is left as it is).
     package func load(_ account: AccountID) async throws -> StoredToken? {
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.load, [.text(account.rawValue)])
-        } catch {
-            throw failure(error, account: account, doing: "read the token")
-        }
+        let rows = try await pool.execute(statements.load, [.text(account.rawValue)]) { failure($0, account: account, doing: "read the token") }
         guard let row = rows.first else { return nil }
         return try decode(row, account: account)
     }
@@ -217,11 +212,8 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     package func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         guard limit > 0 else { return [] }
         // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
-        let rows: PostgresRows
-        do {
-            rows = try await pool.execute(statements.due, [.bound(instant), .int64(Int64(limit))])
-        } catch {
-            throw failure(error, account: nil, doing: "list the due accounts")
+        let rows = try await pool.execute(statements.due, [.bound(instant), .int64(Int64(limit))]) {
+            failure($0, account: nil, doing: "list the due accounts")
         }
         return rows.rows.compactMap { row in row.first?.text.flatMap { try? AccountID($0) } }
     }

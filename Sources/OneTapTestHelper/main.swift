@@ -145,7 +145,7 @@ do {
         let policy = try SMSPolicy(csv: try String(contentsOfFile: arguments[4], encoding: .utf8), file: arguments[4])
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 4))
         let service = SMSCodeService(
-            key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), rules: SMSCodeRules(policy: policy), events: DiscardingEventSink())
+            key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), policy: policy, events: DiscardingEventSink())
         let context = SMSContext(ip: try IPAddress(arguments[5]))
         waitForGo()
         let sent = try await withThrowingTaskGroup(of: Bool.self) { group in

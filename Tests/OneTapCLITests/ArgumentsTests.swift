@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func optionsAndOperandsInAnyOrder() throws {
-        let expected = Invocation.command(CarrierCommand.self, LookupOptions(inputs: ["46000", "46001"], readsStandardInput: false, json: true, tables: TableOptions()))
+        let expected = Invocation.command(CarrierCommand.self, LookupOptions(inputs: ["46000", "46001"], readsStandardInput: false, common: CommonOptions(json: true)))
         #expect(try OneTapCommandLine.parse(["carrier", "46000", "--json", "46001"]) == expected)
         #expect(try OneTapCommandLine.parse(["--json", "carrier", "46000", "46001"]) == expected)
         #expect(try OneTapCommandLine.parse(["carrier", "--json", "--", "46000", "46001"]) == expected)
@@ -39,16 +39,16 @@ import Testing
 
     @Test func negativeNumbersAreValues() throws {
         #expect(try OneTapCommandLine.parse(["outcome", "tianyi", "-8994014"])
-            == .command(OutcomeCommand.self, OutcomeOptions(flow: .tianyi, code: "-8994014", json: false, tables: TableOptions())))
+            == .command(OutcomeCommand.self, OutcomeOptions(flow: .tianyi, code: "-8994014", common: CommonOptions(json: false))))
         #expect(try OneTapCommandLine.parse(["outcome", "--json", "tianyi", "-1"])
-            == .command(OutcomeCommand.self, OutcomeOptions(flow: .tianyi, code: "-1", json: true, tables: TableOptions())))
+            == .command(OutcomeCommand.self, OutcomeOptions(flow: .tianyi, code: "-1", common: CommonOptions(json: true))))
         #expect(try OneTapCommandLine.parse(["carrier", "-46000"])
-            == .command(CarrierCommand.self, LookupOptions(inputs: ["-46000"], readsStandardInput: false, json: false, tables: TableOptions())))
+            == .command(CarrierCommand.self, LookupOptions(inputs: ["-46000"], readsStandardInput: false, common: CommonOptions(json: false))))
     }
 
     @Test func standardInputOperand() throws {
         #expect(try OneTapCommandLine.parse(["number", "-", "--json"])
-            == .command(NumberCommand.self, LookupOptions(inputs: [], readsStandardInput: true, json: true, tables: TableOptions())))
+            == .command(NumberCommand.self, LookupOptions(inputs: [], readsStandardInput: true, common: CommonOptions(json: true))))
     }
 
     @Test(arguments: [

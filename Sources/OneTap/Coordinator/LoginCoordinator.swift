@@ -79,7 +79,7 @@ public actor LoginCoordinator {
     ///   - platform: The app's platform, for the login's events.
     /// - Returns: How the login ended, with its trace.
     /// - Throws: ``LoginCoordinatorError/busy`` when a login is already running on this coordinator.
-    public func login(plan: LoginPlan, phoneNumber: PhoneNumber? = nil, platform: Platform? = nil) async throws -> LoginOutcome {
+    package func login(plan: LoginPlan, phoneNumber: PhoneNumber? = nil, platform: Platform? = nil) async throws -> LoginOutcome {
         guard !running else { throw LoginCoordinatorError.busy }
         running = true
         defer { running = false }

@@ -77,7 +77,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
     /// - Parameters:
     ///   - at: When it happened.
     ///   - payload: What happened.
-    public init(at: Date, _ payload: Payload) {
+    package init(at: Date, _ payload: Payload) {
         self.at = at
         self.payload = payload
     }

@@ -20,7 +20,7 @@ import Dispatch
 /// wait; beyond that new ones are dropped and counted, and the count is written once the queue drains.
 public final class StandardErrorEventSink: EventSink {
     /// The most lines that may wait to be written: 10,000.
-    public let limit: Int
+    package let limit: Int
     private let queue = DispatchQueue(label: "onetap.events.stderr")
     private let state = LockedValue((pending: 0, dropped: 0))
     private let descriptor: Int32

@@ -17,8 +17,8 @@ import Foundation
 /// case .refused(let refusal): …                        // 422, refusal.message
 /// }
 /// ```
-/// Every answer is decided by ``SMSCodeRules`` inside one atomic store update, so all instances that
-/// share a store share the limits. A send that a captcha rule holds back is decided again with the
+/// Every answer is decided by OneTapCore's pure SMS rules over the policy and segment tables, inside one
+/// atomic store update, so all instances that share a store share the limits. A send that a captcha rule holds back is decided again with the
 /// captcha once the verifier accepted its token: a captcha passes a captcha rule, never a hard limit.
 /// Each answer is also an ``SMSEvent``. Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
@@ -38,20 +38,23 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - sender: The SMS gateway.
     ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out.
     ///   - store: Counters and code records; in memory by default (share one across instances).
-    ///   - rules: The policy and segments; the built-in tables by default.
+    ///   - policy: The limits; `Data/sms-policy.csv` by default.
+    ///   - segments: The number segments, whose kinds tell which numbers cannot take SMS;
+    ///     `Data/number-segments.csv` by default.
     ///   - events: Receives ``SMSEvent``s; standard error by default.
     ///   - clock: The time source: when a code is sent, expires, may be sent again; the system clock by
     ///     default.
     public init(
         key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
-        rules: SMSCodeRules = SMSCodeRules(), events: any EventSink = StandardErrorEventSink.shared, clock: any WallClock = SystemClock()
+        policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn, events: any EventSink = StandardErrorEventSink.shared,
+        clock: any WallClock = SystemClock()
     ) {
         self.clock = clock
         self.key = key
         self.sender = sender
         self.captcha = captcha
         self.store = store
-        self.rules = rules
+        self.rules = SMSCodeRules(policy: policy, segments: segments)
         self.events = events
     }
 
@@ -59,8 +62,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - text: The number as sent (`13800138000`, `+86 138 0013 8000`).
     ///   - context: Who asks: address, device, session, captcha token.
-    /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number, else as
-    ///   ``send(to:context:)-(PhoneNumber,_)``.
+    /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
+    ///   `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment), or
+    ///   `senderFailed` (nothing was sent, the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
@@ -73,14 +77,15 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    /// Sends a code.
+    /// Sends a code to a parsed number (what ``send(to:context:)`` and `LoginServer.sendSMS` call once
+    /// the text is a number).
     /// - Parameters:
     ///   - number: The number.
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
     ///   or `senderFailed` (nothing was sent, the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
-    public func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
+    package func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
         let now = clock.now()
         let result = try await decideAndSend(to: number, context: context, at: now)
         emit(.send(result, number: number, session: context.session), at: now)

@@ -56,7 +56,9 @@ extension DataTable {
     public init(contentsOf path: String) throws(TableError) {
         try self.init(csv: TableFile.read(path), file: path)
     }
+}
 
+extension BuiltInTable {
     /// Loads the replacement for this table from a directory, when it holds one under the table's
     /// `Data/` name.
     /// - Parameter directory: The directory.

@@ -1,6 +1,8 @@
-/// Keeps one user's carrier access token usable: what a client app embeds. A view of a ``TokenVault``
-/// for one account, with the same guarantees (single flight, never an expired token, rotation in one
-/// write, logout wins). It holds no state of its own, so it is a value: copies share the vault.
+/// Keeps one user's carrier access token usable: a view of a ``TokenVault`` for one account, with the
+/// same guarantees (single flight, never an expired token, rotation in one write, logout wins). It holds
+/// no state of its own, so it is a value: copies share the vault. Package: an app holds the vault and
+/// its account (every method here is the vault's with the account filled in); the benchmarks measure
+/// the vault through it.
 ///
 /// Run the vault for as long as the app lives, so stale tokens are refreshed in the background:
 ///
@@ -12,9 +14,9 @@
 /// // on every app open:
 /// let token = try await manager.validToken()
 /// ```
-public struct TokenManager: Sendable {
+package struct TokenManager: Sendable {
     /// The account this manager serves.
-    public let account: AccountID
+    package let account: AccountID
     /// The vault doing the work.
     package let vault: TokenVault
 
@@ -22,7 +24,7 @@ public struct TokenManager: Sendable {
     /// - Parameters:
     ///   - account: The account.
     ///   - vault: The vault.
-    public init(account: AccountID, vault: TokenVault) {
+    package init(account: AccountID, vault: TokenVault) {
         self.account = account
         self.vault = vault
     }
@@ -48,14 +50,14 @@ public struct TokenManager: Sendable {
 
     /// Runs the vault's refreshes until the task is cancelled (``TokenVault/run()``).
     /// - Throws: ``TokenError`` of kind `already-running` when the vault is running or has run.
-    public func run() async throws {
+    package func run() async throws {
         try await vault.run()
     }
 
     /// Stores the token a login produced.
     /// - Parameter token: The token (for this manager's account).
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    public func store(_ token: AccessToken) async throws {
+    package func store(_ token: AccessToken) async throws {
         try await vault.store(token)
     }
 
@@ -64,20 +66,20 @@ public struct TokenManager: Sendable {
     /// refreshed in the background, so a user who opens the app at least monthly never logs in again.
     /// - Returns: A token that is not expired.
     /// - Throws: As ``TokenVault/validToken(for:)``.
-    public nonisolated(nonsending) func validToken() async throws -> AccessToken {
+    package nonisolated(nonsending) func validToken() async throws -> AccessToken {
         try await vault.validToken(for: account)
     }
 
     /// The stored token's state now, or nil when none is stored.
     /// - Returns: fresh, stale, expired, or nil.
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    public nonisolated(nonsending) func state() async throws -> TokenState? {
+    package nonisolated(nonsending) func state() async throws -> TokenState? {
         try await vault.state(for: account)
     }
 
     /// Logs out: removes the token; a refresh in flight brings nothing back.
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    public func logout() async throws {
+    package func logout() async throws {
         try await vault.logout(account)
     }
 }

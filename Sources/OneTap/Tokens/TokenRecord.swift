@@ -161,13 +161,13 @@ struct TokenRecord: JSONRecord, Hashable {
 /// so a token that was stored can always be read back; `TokenStoreConformance` checks it.
 public enum TokenRecordLimit {
     /// The most bytes a token's record may have: 65,536.
-    public static let bytes = 64 << 10
+    package static let bytes = 64 << 10
 
     /// The size of a token's record, in bytes.
     /// - Parameter token: The token.
     /// - Returns: The bytes its record takes.
     /// - Complexity: O(*n*) in the token's size.
-    public static func size(of token: AccessToken) -> Int {
+    package static func size(of token: AccessToken) -> Int {
         TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: Date(millisecondsSince1970: TokenRecord.maxMilliseconds)).count
     }
 

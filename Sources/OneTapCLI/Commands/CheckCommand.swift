@@ -4,10 +4,8 @@ import OneTap
 package struct CheckOptions: Hashable, Sendable {
     /// The decision-table files.
     package var files: [String]
-    /// Whether to print one JSON record per case (NDJSON) and a summary object.
-    package var json: Bool
-    /// Replacement tables to check against.
-    package var tables: TableOptions
+    /// `--json` (one JSON record per case, NDJSON, and a summary object) and the tables to check against.
+    package var common: CommonOptions
 }
 
 /// `onetap check FILE...`: runs decision tables (and `.transcript` files) against the engine.
@@ -30,18 +28,18 @@ enum CheckCommand: CommandDescription {
         route expects carrier, flows, reason, evidence, condition; outcome expects action, default;
         simulate expects outcome, flow, steps (flow:code:action,…) and alerts (flow:code,… or none).
         """
-    static let options: [OptionSpec] = [.flag("json")] + TableOptions.specs
+    static let options: [OptionSpec] = CommonOptions.specs
 
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> CheckOptions {
         guard !arguments.operands.isEmpty else { throw UsageError("check needs at least one decision-table file", command: name) }
         if arguments.operands.contains("-") { throw UsageError("check reads files, not standard input", command: name) }
-        return CheckOptions(files: arguments.operands, json: arguments.has("json"), tables: TableOptions(arguments))
+        return CheckOptions(files: arguments.operands, common: CommonOptions(arguments))
     }
 
     /// Runs every case of the files.
     /// - Returns: 0 when every case passed, 1 when one failed; a file that cannot be read or parsed is thrown.
     static func run(_ options: CheckOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let engine = try TableLoader(options: options.tables).engine()
+        let engine = try TableLoader(options: options.common.tables).engine()
         var tables: [DecisionTable] = []
         for file in options.files {
             do {
@@ -54,7 +52,7 @@ enum CheckCommand: CommandDescription {
         var failed = 0
         func report(file: String, line: Int, text: String, problems: [String]) {
             if problems.isEmpty { passed += 1 } else { failed += 1 }
-            if options.json {
+            if options.common.json {
                 var object = JSONObject()
                 object.add("file", file)
                 object.add("line", Int64(line))
@@ -76,7 +74,7 @@ enum CheckCommand: CommandDescription {
             }
             for row in rows.sorted(by: { $0.line < $1.line }) { row.run() }
         }
-        if options.json {
+        if options.common.json {
             var summary = JSONObject()
             summary.add("passed", Int64(passed))
             summary.add("failed", Int64(failed))

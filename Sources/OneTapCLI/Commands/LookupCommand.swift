@@ -6,13 +6,8 @@ package struct LookupOptions: Hashable, Sendable {
     package var inputs: [String]
     /// Whether `-` asked to read one value per line from standard input.
     package var readsStandardInput: Bool
-    /// Whether to print NDJSON.
-    package var json: Bool
-    /// Replacement tables.
-    package var tables: TableOptions
-
-    /// The options of both lookups.
-    static let specs: [OptionSpec] = [.flag("json")] + TableOptions.specs
+    /// `--json` (NDJSON) and the tables.
+    package var common: CommonOptions
 
     /// Reads the operands of `command`: values, or a single `-`.
     init(_ arguments: ParsedArguments, command: String) throws(UsageError) {
@@ -23,20 +18,18 @@ package struct LookupOptions: Hashable, Sendable {
         if arguments.operands.isEmpty {
             throw UsageError("\(command) needs at least one value, or - to read standard input", command: command)
         }
-        self.init(inputs: stdin ? [] : arguments.operands, readsStandardInput: stdin, json: arguments.has("json"), tables: TableOptions(arguments))
+        self.init(inputs: stdin ? [] : arguments.operands, readsStandardInput: stdin, common: CommonOptions(arguments))
     }
 
     /// Creates lookup options.
     /// - Parameters:
     ///   - inputs: The values (empty when reading standard input).
     ///   - readsStandardInput: Whether to read one value per line from standard input.
-    ///   - json: Whether to print NDJSON.
-    ///   - tables: Replacement tables.
-    package init(inputs: [String], readsStandardInput: Bool, json: Bool, tables: TableOptions) {
+    ///   - common: `--json` (NDJSON) and the tables.
+    package init(inputs: [String], readsStandardInput: Bool, common: CommonOptions) {
         self.inputs = inputs
         self.readsStandardInput = readsStandardInput
-        self.json = json
-        self.tables = tables
+        self.common = common
     }
 }
 
@@ -65,7 +58,7 @@ enum CarrierCommand: LookupCommand {
     /// Prints each PLMN's carrier.
     /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).
     static func run(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let lookup = CarrierLookup(table: try TableLoader(options: options.tables).table(PLMNTable.builtIn), json: options.json, output: output, io: io)
+        let lookup = CarrierLookup(table: try TableLoader(options: options.common.tables).table(PLMNTable.builtIn), json: options.common.json, output: output, io: io)
         return lookup.run(options)
     }
 }
@@ -88,7 +81,7 @@ enum NumberCommand: LookupCommand {
     /// Prints each number's segment and carrier.
     /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).
     static func run(_ options: LookupOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let lookup = NumberLookup(table: try TableLoader(options: options.tables).table(NumberSegmentTable.builtIn), json: options.json, output: output, io: io)
+        let lookup = NumberLookup(table: try TableLoader(options: options.common.tables).table(NumberSegmentTable.builtIn), json: options.common.json, output: output, io: io)
         return lookup.run(options)
     }
 }
@@ -97,8 +90,8 @@ enum NumberCommand: LookupCommand {
 protocol LookupCommand: CommandDescription where Options == LookupOptions {}
 
 extension LookupCommand {
-    /// ``LookupOptions/specs``.
-    static var options: [OptionSpec] { LookupOptions.specs }
+    /// ``CommonOptions/specs``: `--json` and the tables.
+    static var options: [OptionSpec] { CommonOptions.specs }
 
     /// Reads the operands (or `-`) and the lookup options.
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {

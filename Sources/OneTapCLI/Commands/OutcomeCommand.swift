@@ -6,10 +6,8 @@ package struct OutcomeOptions: Hashable, Sendable {
     package var flow: LoginFlow
     /// The code as given.
     package var code: String
-    /// Whether to print JSON.
-    package var json: Bool
-    /// Replacement tables.
-    package var tables: TableOptions
+    /// `--json` and the tables.
+    package var common: CommonOptions
 }
 
 /// `onetap outcome <flow> <code>`: what a result code means and what happens next.
@@ -25,7 +23,7 @@ enum OutcomeCommand: CommandDescription {
         JSON fields: flow, code, action, meaning, meaningZH, source, default.
         Actions: success, cancelled, fallback, retry, switch, failed, misconfigured.
         """
-    static let options: [OptionSpec] = [.flag("json")] + TableOptions.specs
+    static let options: [OptionSpec] = CommonOptions.specs
 
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> OutcomeOptions {
         guard arguments.operands.count == 2 else {
@@ -36,13 +34,13 @@ enum OutcomeCommand: CommandDescription {
                 "unknown flow \(quoted(arguments.operands[0])); the flows are \(LoginFlow.allCases.map(\.rawValue).joined(separator: ", "))",
                 command: name)
         }
-        return OutcomeOptions(flow: flow, code: arguments.operands[1], json: arguments.has("json"), tables: TableOptions(arguments))
+        return OutcomeOptions(flow: flow, code: arguments.operands[1], common: CommonOptions(arguments))
     }
 
     /// Prints what the code means for the flow and what the login does next.
     /// - Returns: 0; a malformed code (65) or table is thrown.
     static func run(_ options: OutcomeOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let engine = try TableLoader(options: options.tables).engine()
+        let engine = try TableLoader(options: options.common.tables).engine()
         let code: ResultCode
         do {
             code = try ResultCode(options.code)
@@ -50,7 +48,7 @@ enum OutcomeCommand: CommandDescription {
             throw CommandFailure(error)
         }
         let outcome = engine.outcome(for: options.flow, code: code)
-        if options.json {
+        if options.common.json {
             output.line(json(outcome).json)
         } else {
             output.line("""

@@ -7,10 +7,8 @@ package struct RouteOptions: Hashable, Sendable {
     package var snapshot: SnapshotArguments
     /// Whether `-` asked to read NDJSON snapshots from standard input.
     package var readsStandardInput: Bool
-    /// Whether to print JSON.
-    package var json: Bool
-    /// Replacement tables.
-    package var tables: TableOptions
+    /// `--json` and the tables.
+    package var common: CommonOptions
 }
 
 /// `onetap route`: the login plan for one snapshot, or for each NDJSON snapshot on standard input.
@@ -42,13 +40,13 @@ enum RouteCommand: CommandDescription {
         if stdin && !snapshot.isEmpty {
             throw UsageError("route - reads snapshots from standard input; snapshot options cannot be combined with it", command: name)
         }
-        return RouteOptions(snapshot: snapshot, readsStandardInput: stdin, json: arguments.has("json"), tables: TableOptions(arguments))
+        return RouteOptions(snapshot: snapshot, readsStandardInput: stdin, common: CommonOptions(arguments))
     }
 
     /// Prints the plan of the snapshot, or of each snapshot on standard input.
     /// - Returns: 0, or 65 when a line of standard input was malformed (its error is printed and the rest go on).
     static func run(_ options: RouteOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let engine = try TableLoader(options: options.tables).engine()
+        let engine = try TableLoader(options: options.common.tables).engine()
         guard options.readsStandardInput else {
             let snapshot: DeviceSnapshot
             do {
@@ -56,7 +54,7 @@ enum RouteCommand: CommandDescription {
             } catch {
                 throw CommandFailure(error)
             }
-            write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output)
+            write(engine.plan(for: snapshot), engine: engine, json: options.common.json, output: output)
             return .success
         }
         var total = 0
@@ -70,14 +68,14 @@ enum RouteCommand: CommandDescription {
             } else {
                 do {
                     let snapshot = try DeviceSnapshot(json: bytes)
-                    write(engine.plan(for: snapshot), engine: engine, json: options.json, output: output, input: bytes)
+                    write(engine.plan(for: snapshot), engine: engine, json: options.common.json, output: output, input: bytes)
                     return !output.failed
                 } catch {
                     problem = "line \(number): " + describe(error)
                 }
             }
             bad += 1
-            if options.json {
+            if options.common.json {
                 output.refusal(input: cut ? UnsafeBufferPointer(rebasing: bytes[0..<64]) : bytes, error: problem)
             } else {
                 output.flush()

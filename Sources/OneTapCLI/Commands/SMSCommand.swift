@@ -4,12 +4,9 @@ import OneTap
 /// `onetap sms -`: replays SMS send requests against the policy, to try a policy change on a day's
 /// traffic before shipping it.
 package struct SMSOptions: Hashable, Sendable {
-    /// Whether to print NDJSON.
-    package var json: Bool
-    /// A replacement SMS policy file.
-    package var policyFile: String?
-    /// A directory of replacement tables (`sms-policy.csv`, `number-segments.csv`).
-    package var dataDirectory: String?
+    /// `--json` (NDJSON) and the tables: `--data` may hold `sms-policy.csv` and `number-segments.csv`,
+    /// `--policy` is a replacement SMS policy.
+    package var common: CommonOptions
 }
 
 /// `onetap sms -`: each send request of standard input decided by the SMS rules, in order, and a summary.
@@ -47,7 +44,7 @@ enum SMSCommand: CommandDescription {
                     : "sms reads standard input: give - as the only operand, not \(quoted(arguments.operands.first { $0 != "-" } ?? "-"))",
                 command: name)
         }
-        return SMSOptions(json: arguments.has("json"), policyFile: arguments.value("policy"), dataDirectory: arguments.value("data"))
+        return SMSOptions(common: CommonOptions(arguments))
     }
 
     /// One request line, every key checked (an unknown key is a mistake in the input, not ignored).
@@ -91,8 +88,8 @@ enum SMSCommand: CommandDescription {
     /// - Returns: 0 when every line was read (a limited send is an answer, not an error); 65 when a
     ///   line was malformed (its error record is printed and the replay goes on).
     static func run(_ options: SMSOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let tables = TableLoader(options: TableOptions(dataDirectory: options.dataDirectory))
-        let rules = SMSCodeRules(policy: try tables.table(SMSPolicy.builtIn, file: options.policyFile), segments: try tables.table(NumberSegmentTable.builtIn))
+        let tables = TableLoader(options: options.common.tables)
+        let rules = SMSCodeRules(policy: try tables.table(SMSPolicy.builtIn, file: options.common.tables.policyFile), segments: try tables.table(NumberSegmentTable.builtIn))
         let store = InMemorySMSStore()
         let key = ServerKey.random()
         var tally = Tally()
@@ -120,11 +117,11 @@ enum SMSCommand: CommandDescription {
                     }
                 }
             }
-            emit(answer, line: number, &tally, json: options.json, output)
+            emit(answer, line: number, &tally, json: options.common.json, output)
             return !output.failed
         }
         if let failure = ending.failure(output: output, io: io) { return failure }
-        if options.json {
+        if options.common.json {
             var object = JSONObject()
             object.add("summary", true)
             object.add("requests", Int64(tally.requests))

@@ -7,12 +7,10 @@ package struct SessionOptions: Hashable, Sendable {
     package var files: [String]
     /// Whether `-` asked to read one transcript from standard input.
     package var readsStandardInput: Bool
-    /// Whether to print NDJSON.
-    package var json: Bool
     /// Whether to print the logins' events (the event schema, `v` 2) instead of a record per line.
     package var events: Bool
-    /// Replacement tables.
-    package var tables: TableOptions
+    /// `--json` (NDJSON) and the tables.
+    package var common: CommonOptions
 }
 
 /// `onetap session FILE…|-`: a login transcript's lines through the session machine, one record (or the
@@ -54,13 +52,13 @@ enum SessionCommand: CommandDescription {
         guard !arguments.operands.isEmpty else {
             throw UsageError("session needs transcript files, or - to read one from standard input", command: name)
         }
-        let json = arguments.has("json")
+        let common = CommonOptions(arguments)
         let events = arguments.has("events")
-        if json && events {
+        if common.json && events {
             throw UsageError("--events prints the logins' events as NDJSON already; give --json or --events, not both", command: name)
         }
         return SessionOptions(
-            files: stdin ? [] : arguments.operands, readsStandardInput: stdin, json: json, events: events, tables: TableOptions(arguments))
+            files: stdin ? [] : arguments.operands, readsStandardInput: stdin, events: events, common: common)
     }
 
     /// Replays every transcript; each line's record goes to standard output.
@@ -70,7 +68,7 @@ enum SessionCommand: CommandDescription {
     ///   and what is not an event (a malformed line, a rejected report, a login that did not end) goes
     ///   to standard error, so the output is a clean event stream.
     static func run(_ options: SessionOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
-        let engine = try TableLoader(options: options.tables).engine()
+        let engine = try TableLoader(options: options.common.tables).engine()
         var worst = ExitCode.success
         // Fixed session ids, one per transcript in order, so the same transcripts make the same events.
         var ids = SplitMix64(seed: 0x0E7A_2026)
@@ -80,7 +78,7 @@ enum SessionCommand: CommandDescription {
             } else if (transcript.rejected || !transcript.ended) && worst == .success {
                 worst = .checkFailed
             }
-            if !transcript.ended, !options.json {
+            if !transcript.ended, !options.common.json {
                 let message = "\(name): the login did not end (\(transcript.session.map { "waiting: \($0.next)" } ?? "no snapshot"))"
                 if options.events { io.writeError("onetap: \(message)") } else { output.line(message) }
             }
@@ -97,7 +95,7 @@ enum SessionCommand: CommandDescription {
                 case .malformed, .rejected:
                     if let text = Transcript.text(record, line: line) { io.writeError("onetap: \(file ?? "standard input"): \(text)") }
                 }
-            } else if options.json {
+            } else if options.common.json {
                 guard var object = Transcript.json(record, line: line) else { return }
                 if let file { object.add("file", file) }
                 output.line(object.json)

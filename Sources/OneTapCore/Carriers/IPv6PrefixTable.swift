@@ -6,7 +6,7 @@
 /// of a SIM's carrier.
 public struct IPv6PrefixTable: DataTable {
     /// `ipv6-prefixes.csv`, the table's file in `Data/`.
-    public static let fileName = "ipv6-prefixes.csv"
+    package static let fileName = "ipv6-prefixes.csv"
 
     /// What part of a carrier's address space a prefix is.
     package enum Pool: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
@@ -69,8 +69,9 @@ public struct IPv6PrefixTable: DataTable {
     /// The rows, longest prefix first, for matching.
     private let byLength: [Prefix]
 
-    /// The table built from `Data/ipv6-prefixes.csv`.
-    public static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
+    /// The table built from `Data/ipv6-prefixes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

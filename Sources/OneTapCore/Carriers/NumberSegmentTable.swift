@@ -7,7 +7,7 @@
 /// number: a SIM's PLMN wins whenever both are known.
 public struct NumberSegmentTable: DataTable {
     /// `number-segments.csv`, the table's file in `Data/`.
-    public static let fileName = "number-segments.csv"
+    package static let fileName = "number-segments.csv"
 
     /// The columns of the file.
     static let columns = ["prefix", "carrier", "kind", "note", "source"]
@@ -23,8 +23,9 @@ public struct NumberSegmentTable: DataTable {
     private let carriers: [Carrier]
     private let kinds: [NumberSegment.Kind]
 
-    /// The table built from `Data/number-segments.csv`.
-    public static let builtIn: NumberSegmentTable = EmbeddedTable.load(NumberSegmentTable.self)
+    /// The table built from `Data/number-segments.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: NumberSegmentTable = EmbeddedTable.load(NumberSegmentTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

@@ -1,11 +1,11 @@
 /// Which carrier each mainland China PLMN (MCC 460) belongs to: `Data/plmn.csv`.
 ///
 /// Any valid PLMN with another MCC is ``Carrier/other``; a 460 MNC the table does not list is
-/// ``Carrier/unknown``. Use ``builtIn``, or load a replacement file with ``init(contentsOf:)`` when a new
-/// code is assigned before a release carries it.
+/// ``Carrier/unknown``. The built-in table is the default; load a replacement file with
+/// ``init(contentsOf:)`` when a new code is assigned before a release carries it.
 public struct PLMNTable: DataTable {
     /// `plmn.csv`, the table's file in `Data/`.
-    public static let fileName = "plmn.csv"
+    package static let fileName = "plmn.csv"
 
     /// One row of the table.
     package struct Entry: Hashable, Sendable {
@@ -30,8 +30,9 @@ public struct PLMNTable: DataTable {
     /// Carrier by MNC under MCC 460: index `mnc` for 2-digit MNCs, `100 + mnc` for 3-digit ones.
     private let mainland: [Carrier]
 
-    /// The table built from `Data/plmn.csv`.
-    public static let builtIn: PLMNTable = EmbeddedTable.load(PLMNTable.self)
+    /// The table built from `Data/plmn.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: PLMNTable = EmbeddedTable.load(PLMNTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

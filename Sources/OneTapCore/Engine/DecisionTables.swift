@@ -11,7 +11,7 @@ public struct DecisionTables: Sendable {
     package var outcomes: OutcomeTable
 
     /// The tables built from `Data/`.
-    public static var builtIn: DecisionTables { DecisionTables() }
+    package static var builtIn: DecisionTables { DecisionTables() }
 
     /// Creates a set of tables; each defaults to the built-in one.
     /// - Parameters:

@@ -33,7 +33,7 @@ public struct LoginDecisionEngine: Sendable {
     ///   - policy: The routing policy; the built-in one by default.
     ///   - tables: The PLMN, number-segment, IPv6 and result-code tables; the built-in ones by default.
     ///   - maxAttemptsPerFlow: Attempts of one flow per login, at least 1; 2 by default (one retry).
-    public init(policy: RoutingPolicy = .builtIn, tables: DecisionTables = .builtIn, maxAttemptsPerFlow: Int = 2) {
+    public init(policy: RoutingPolicy = .builtIn, tables: DecisionTables = DecisionTables(), maxAttemptsPerFlow: Int = 2) {
         self.policy = policy
         self.plmnTable = tables.plmn
         self.segmentTable = tables.segments

@@ -5,7 +5,7 @@
 /// here. Each flow has a default row (`*`) for codes the table does not list.
 public struct ExchangeCodeTable: DataTable {
     /// `exchange-codes.csv`, the table's file in `Data/`.
-    public static let fileName = "exchange-codes.csv"
+    package static let fileName = "exchange-codes.csv"
 
     /// One row of the table: the action `success`, `retry` (run the flow once more), `fallback`, `switch`
     /// (SMS now), `misconfigured` (fall back and alert) or `failed`.
@@ -21,8 +21,9 @@ public struct ExchangeCodeTable: DataTable {
     package var entries: [Entry] { rows.entries }
     private let rows: CodeRows
 
-    /// The table built from `Data/exchange-codes.csv`.
-    public static let builtIn: ExchangeCodeTable = EmbeddedTable.load(ExchangeCodeTable.self)
+    /// The table built from `Data/exchange-codes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: ExchangeCodeTable = EmbeddedTable.load(ExchangeCodeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

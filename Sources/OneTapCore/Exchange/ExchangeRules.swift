@@ -20,7 +20,7 @@ public struct ExchangeRules: Sendable {
     package var lifetimes: TokenLifetimeTable
 
     /// The built-in tables.
-    public static let builtIn = ExchangeRules()
+    package static let builtIn = ExchangeRules()
 
     /// Creates exchange rules; the built-in tables by default.
     /// - Parameters:

@@ -5,7 +5,7 @@
 /// more (a new token) instead. Every one-tap flow has a row; SMS has none (it has no token to exchange).
 public struct TokenLifetimeTable: DataTable {
     /// `token-lifetimes.csv`, the table's file in `Data/`.
-    public static let fileName = "token-lifetimes.csv"
+    package static let fileName = "token-lifetimes.csv"
 
     /// One row of the table.
     package struct Entry: Hashable, Sendable {
@@ -28,8 +28,9 @@ public struct TokenLifetimeTable: DataTable {
     package let entries: [Entry]
     private let byFlow: [Entry?]
 
-    /// The table built from `Data/token-lifetimes.csv`.
-    public static let builtIn: TokenLifetimeTable = EmbeddedTable.load(TokenLifetimeTable.self)
+    /// The table built from `Data/token-lifetimes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: TokenLifetimeTable = EmbeddedTable.load(TokenLifetimeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

@@ -3,7 +3,7 @@
 /// A kind with no rule is kept in the guest's space and reported, never dropped.
 public struct MergeRules: DataTable {
     /// `merge-rules.csv`, the table's file in `Data/`.
-    public static let fileName = "merge-rules.csv"
+    package static let fileName = "merge-rules.csv"
 
     /// How one kind merges.
     package enum Strategy: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
@@ -48,8 +48,9 @@ public struct MergeRules: DataTable {
     package let rules: [Rule]
     private let byKind: [String: Rule]
 
-    /// The rules built from `Data/merge-rules.csv`.
-    public static let builtIn: MergeRules = EmbeddedTable.load(MergeRules.self)
+    /// The rules built from `Data/merge-rules.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: MergeRules = EmbeddedTable.load(MergeRules.self)
 
     /// Reads merge rules from CSV text.
     /// - Parameters:

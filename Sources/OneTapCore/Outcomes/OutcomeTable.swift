@@ -6,7 +6,7 @@
 /// forced).
 public struct OutcomeTable: DataTable {
     /// `result-codes.csv`, the table's file in `Data/`.
-    public static let fileName = "result-codes.csv"
+    package static let fileName = "result-codes.csv"
 
     /// One row of the table (its ``CodeRow/alert`` is set for `misconfigured` rows).
     package typealias Entry = CodeRow
@@ -24,8 +24,9 @@ public struct OutcomeTable: DataTable {
     /// Per flow: the code of its first `success` row, if it has one.
     private let successCodes: [ResultCode?]
 
-    /// The table built from `Data/result-codes.csv`.
-    public static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
+    /// The table built from `Data/result-codes.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:

@@ -5,24 +5,26 @@ extension DeviceSnapshot: JSONRecord {
     /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read this record.
     package static var skipsByteOrderMark: Bool { true }
 
-    /// Reads the snapshot an app sent.
+    /// Reads the snapshot an app sent, as UTF-8 bytes (a request body's `Data`, a `[UInt8]`, a
+    /// string's `utf8`).
     ///
     /// ```swift
-    /// let snapshot = try DeviceSnapshot(json: #"{"sim":"present","plmn":"46000","network":"both"}"#)
+    /// let snapshot = try DeviceSnapshot(json: #"{"sim":"present","plmn":"46000","network":"both"}"#.utf8)
     /// ```
-    /// - Parameter json: The JSON text.
+    /// - Parameter json: The bytes.
     /// - Throws: `DecodingError` naming the key: `typeMismatch` for a value of the wrong type,
     ///   `dataCorrupted` for an unknown enum value or a malformed PLMN, address or number (with the
     ///   ``ParseError``'s description), `keyNotFound` for an `mcc` without its `mnc` (or the other way
     ///   round); `dataCorrupted` with an empty coding path for text that is no JSON object.
-    /// - Complexity: O(*n*) in the length of the text.
-    public init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
-
-    /// Reads the snapshot an app sent, as UTF-8 bytes (a request body's `Data`, a `[UInt8]`).
-    /// - Parameter json: The bytes.
-    /// - Throws: `DecodingError`, as ``init(json:)-(String)``.
     /// - Complexity: O(*n*) in the number of bytes.
     public init(json: some Collection<UInt8>) throws(DecodingError) { try self.init(decoding: json) }
+
+    /// Reads the snapshot an app sent, as JSON text (the package's tests and tools; a server hands
+    /// the request body's bytes to the public initialiser above).
+    /// - Parameter json: The JSON text.
+    /// - Throws: `DecodingError`, as the bytes' initialiser.
+    /// - Complexity: O(*n*) in the length of the text.
+    package init(json: String) throws(DecodingError) { try self.init(decoding: json.utf8) }
 
     /// Writes the JSON form described on ``DeviceSnapshot`` (`plmn` hyphenated, `"460-00"`; absent
     /// fields left out).

@@ -2,8 +2,7 @@
 ///
 /// Every field is optional: a platform may not know it, and an unreported field never blocks one-tap
 /// (unreported mobile data counts as on, an unreported permission as allowed). Read the app's request
-/// body with ``init(json:)-(String)`` (or its bytes with ``init(json:)-(Collection<UInt8>)``); the JSON
-/// uses these keys:
+/// body's bytes with ``init(json:)``; the JSON uses these keys:
 ///
 /// ```json
 /// {"sim":"present","plmn":"46000","mobileData":true,"cellularAccess":"allowed",

@@ -7,7 +7,7 @@
 /// a condition out, or names one twice, is refused.
 public struct RoutingPolicy: DataTable {
     /// `routing-policy.csv`, the table's file in `Data/`.
-    public static let fileName = "routing-policy.csv"
+    package static let fileName = "routing-policy.csv"
 
     /// A situation the policy has a row for.
     public enum Condition: Hashable, Sendable, CustomStringConvertible {
@@ -103,8 +103,9 @@ public struct RoutingPolicy: DataTable {
     /// The flows and reason of each rule, apart from its text, for the allocation-free hot path.
     private let decisions: [(flows: FlowSequence, reason: RoutingReason)]
 
-    /// The policy built from `Data/routing-policy.csv`.
-    public static let builtIn: RoutingPolicy = EmbeddedTable.load(RoutingPolicy.self)
+    /// The policy built from `Data/routing-policy.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: RoutingPolicy = EmbeddedTable.load(RoutingPolicy.self)
 
     /// Reads a policy from CSV text.
     /// - Parameters:

@@ -17,7 +17,7 @@ import Foundation
 ///   code's life past two lifetimes.
 /// - Numbers that are not mainland mobile numbers of an allocated segment, and IoT-only segments, are
 ///   refused before any limit counts.
-public struct SMSCodeRules: Sendable {
+package struct SMSCodeRules: Sendable {
     /// How long a code verifies: 5 minutes.
     package static let lifetime: Duration = .seconds(300)
     /// How many wrong codes kill a code: 5.
@@ -34,7 +34,7 @@ public struct SMSCodeRules: Sendable {
     /// - Parameters:
     ///   - policy: The limits; `Data/sms-policy.csv` by default.
     ///   - segments: The number segments; `Data/number-segments.csv` by default.
-    public init(policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn) {
+    package init(policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn) {
         self.policy = policy
         self.segments = segments
         var longest = Self.lifetime.seconds

@@ -13,7 +13,7 @@ import Foundation
 /// went back, still counts, so a clock change never releases a limit).
 public struct SMSPolicy: DataTable {
     /// `sms-policy.csv`, the table's file in `Data/`.
-    public static let fileName = "sms-policy.csv"
+    package static let fileName = "sms-policy.csv"
 
     /// What a rule counts per.
     package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
@@ -102,8 +102,9 @@ public struct SMSPolicy: DataTable {
     /// How long a counter's events matter, per what it counts and its key: the longest window plus lock.
     private let horizons: [Counts: [Key: Double]]
 
-    /// The policy built from `Data/sms-policy.csv`.
-    public static let builtIn: SMSPolicy = EmbeddedTable.load(SMSPolicy.self)
+    /// The policy built from `Data/sms-policy.csv`: the default of every parameter that takes one
+    /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
+    @usableFromInline package static let builtIn: SMSPolicy = EmbeddedTable.load(SMSPolicy.self)
 
     /// Reads a policy from CSV text.
     /// - Parameters:

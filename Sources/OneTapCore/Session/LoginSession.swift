@@ -109,7 +109,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the login is over.
-    public var isOver: Bool { ending != nil }
+    package var isOver: Bool { ending != nil }
 
     /// The flow the login is at (the one that ended it, once over), or nil when it ended before any.
     package var flow: LoginFlow? {

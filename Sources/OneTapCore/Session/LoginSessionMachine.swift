@@ -50,7 +50,7 @@ public struct LoginSessionMachine: Sendable {
     ///   - engine: The engine; built-in tables by default.
     ///   - exchanges: The server's exchange rules (built in by default); nil when there is no exchange.
     ///   - sessionLifetime: How long a session takes reports; 10 minutes.
-    public init(engine: LoginDecisionEngine = LoginDecisionEngine(), exchanges: ExchangeRules? = .builtIn, sessionLifetime: Duration = .seconds(600)) {
+    public init(engine: LoginDecisionEngine = LoginDecisionEngine(), exchanges: ExchangeRules? = ExchangeRules(), sessionLifetime: Duration = .seconds(600)) {
         self.engine = engine
         self.exchanges = exchanges
         self.sessionLifetime = sessionLifetime

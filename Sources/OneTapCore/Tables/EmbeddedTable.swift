@@ -23,9 +23,9 @@ package struct EmbeddedTable: Sendable {
     /// The test suite parses every built-in table and checks it against `Data/`, so a table that fails
     /// here means the binary was built from a `Data/` folder that never passed the tests: the process
     /// stops with the table error rather than run with a missing or partial table.
-    /// - Parameter table: The table type; its ``DataTable/fileName`` names the embedded file.
+    /// - Parameter table: The table type; its ``BuiltInTable/fileName`` names the embedded file.
     /// - Returns: The parsed table.
-    package static func load<Table: DataTable>(_ table: Table.Type) -> Table {
+    package static func load<Table: BuiltInTable>(_ table: Table.Type) -> Table {
         guard let embedded = named(Table.fileName) else {
             fatalError("OneTap was built without Data/\(Table.fileName); rebuild from a complete checkout")
         }

@@ -3,7 +3,10 @@
 /// It names the file, the line (1-based; 0 when the problem is the file as a whole), the column when
 /// one is at fault, and what is wrong. A refused table is never partly applied.
 public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A stable identifier for what is wrong. New kinds may be added; switch with a `default` case.
+    /// A stable identifier for what is wrong. A caller tells ``ErrorKind/unreadable`` (no file or
+    /// directory it could read: fall back, or say where) from a malformed file; which rule of the format
+    /// a malformed file broke, the description says with its line and column (the other kinds, `package`,
+    /// name it for OneTap's own tests). New kinds may be added; switch with a `default` case.
     public typealias Kind = ErrorKind<TableError>
 
     /// The file, as given to the loader (`Data/plmn.csv` for a built-in table).
@@ -44,21 +47,21 @@ extension ErrorKind where Failure == TableError {
     /// The file could not be opened or read.
     public static let unreadable = Self("unreadable")
     /// The file is not valid UTF-8 text.
-    public static let encoding = Self("encoding")
+    package static let encoding = Self("encoding")
     /// The file has no header row.
-    public static let missingHeader = Self("missing-header")
+    package static let missingHeader = Self("missing-header")
     /// The header lacks a column the table needs.
-    public static let missingColumn = Self("missing-column")
+    package static let missingColumn = Self("missing-column")
     /// The header names a column the table does not know, or names one twice.
-    public static let unknownColumn = Self("unknown-column")
+    package static let unknownColumn = Self("unknown-column")
     /// A row has more or fewer fields than the header.
-    public static let fieldCount = Self("field-count")
+    package static let fieldCount = Self("field-count")
     /// A quoted field is not closed on its line, or a quote stands inside an unquoted field.
-    public static let quoting = Self("quoting")
+    package static let quoting = Self("quoting")
     /// A field holds a value the column does not accept.
-    public static let invalidValue = Self("invalid-value")
+    package static let invalidValue = Self("invalid-value")
     /// Two rows have the same key.
-    public static let duplicateKey = Self("duplicate-key")
+    package static let duplicateKey = Self("duplicate-key")
     /// The table lacks rows it must have (for example a flow without a `*` default).
-    public static let incomplete = Self("incomplete")
+    package static let incomplete = Self("incomplete")
 }

@@ -64,6 +64,21 @@ final class ConformanceHarness {
         }
     }
 
+    /// Runs `count` calls at once: the race of a concurrency check.
+    /// - Parameters:
+    ///   - count: How many calls.
+    ///   - call: One call, given its index (from 0).
+    /// - Returns: The calls' results, in the order they finished.
+    /// - Throws: What a call throws (the first that fails; the others are then cancelled).
+    func race<Result: Sendable>(_ count: Int, _ call: @escaping @Sendable (Int) async throws -> Result) async throws -> [Result] {
+        try await withThrowingTaskGroup(of: Result.self) { group in
+            for index in 0..<count { group.addTask { try await call(index) } }
+            var results: [Result] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+    }
+
     /// Ends the suite.
     /// - Throws: ``ConformanceFailure`` listing every broken property, when one broke.
     func finish() throws(ConformanceFailure) {

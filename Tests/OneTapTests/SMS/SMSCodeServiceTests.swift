@@ -21,7 +21,7 @@ import Testing
              policy: SMSPolicy = .builtIn) {
             self.store = store
             service = SMSCodeService(
-                key: .random(), sender: sender, captcha: captcha, store: store, rules: SMSCodeRules(policy: policy), events: events, clock: clock)
+                key: .random(), sender: sender, captcha: captcha, store: store, policy: policy, events: events, clock: clock)
         }
 
         /// A send with the service's clock at `now`.

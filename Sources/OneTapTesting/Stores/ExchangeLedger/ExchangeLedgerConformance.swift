@@ -31,7 +31,7 @@ public enum ExchangeLedgerConformance {
     ) async throws {
         let suite = ConformanceHarness("ExchangeLedgerConformance")
         let now = Date(timeIntervalSince1970: 1_796_083_200.125)
-        func digest(_ text: String) -> SHA256Digest { SHA256.hash(Array(text.utf8)) }
+        @Sendable func digest(_ text: String) -> SHA256Digest { SHA256.hash(Array(text.utf8)) }
 
         try await suite.check("first claim", makeLedger) { ledger in
             let first = try await ledger.claim(digest("token-1"), at: now)
@@ -107,19 +107,12 @@ public enum ExchangeLedgerConformance {
 
         try await suite.check("concurrent claims", makeLedger) { ledger in
             let token = digest("raced")
-            let answers = try await withThrowingTaskGroup(of: ExchangeLedgerState?.self) { group in
-                for _ in 0..<concurrency { group.addTask { try await ledger.claim(token, at: now) } }
-                var answers: [ExchangeLedgerState?] = []
-                for try await answer in group { answers.append(answer) }
-                return answers
-            }
+            let answers = try await suite.race(concurrency) { _ in try await ledger.claim(token, at: now) }
             let claimed = answers.filter { $0 == nil }.count
             suite.expect(claimed == 1, "\(concurrency) concurrent claims of one token must let exactly one claim it, \(claimed) did")
             suite.expect(answers.filter { $0 == .pending }.count == concurrency - claimed, "the concurrent claims that lost must answer pending")
-            let distinct = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<concurrency { group.addTask { try await ledger.claim(digest("distinct-\(index)"), at: now) == nil } }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
+            let distinct = try await suite.race(concurrency) { index in try await ledger.claim(digest("distinct-\(index)"), at: now) == nil }
+                .filter { $0 }.count
             suite.expect(distinct == concurrency, "\(concurrency) concurrent claims of distinct tokens must all claim, \(distinct) did")
         }
 

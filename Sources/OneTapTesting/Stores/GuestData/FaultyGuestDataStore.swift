@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// A ``GuestDataStore`` wrapper that fails on demand, through ``FaultyStore/faults``: for the crash tests

@@ -87,12 +87,9 @@ public enum GuestDataStoreConformance {
         try await suite.check("racing replaces", makeStore) { store in
             let plan = try MergePlan.plan(guest: ["favourites": favourites], account: [:], rules: .builtIn)
             let stored = try await store.createJournal(MergeJournalFixture.make(guest: guest, account: account, plan: plan))
-            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for _ in 0..<concurrency {
-                    group.addTask { try await store.replaceJournal(MergeJournalFixture.advanced(stored), expecting: stored.version) }
-                }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
+            let wins = try await suite.race(concurrency) { _ in
+                try await store.replaceJournal(MergeJournalFixture.advanced(stored), expecting: stored.version)
+            }.filter { $0 }.count
             suite.expect(wins == 1, "\(concurrency) racing replaces at one version must let exactly one win, \(wins) won")
         }
 
@@ -102,10 +99,7 @@ public enum GuestDataStoreConformance {
             try await store.write(.array([.object(["item": .string("x"), "qty": .number(1)])]), kind: "cart", of: .account(account))
             try await store.write(favourites, kind: "favourites", of: .guest(guest))
             let merger = GuestMerger(store: store, poll: .milliseconds(5))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrency { group.addTask { _ = try await merger.merge(guest, into: account) } }
-                try await group.waitForAll()
-            }
+            _ = try await suite.race(concurrency) { _ in _ = try await merger.merge(guest, into: account) }
             let data = try await store.data(of: .account(account))
             suite.expect(data["cart"] == .array([.object(["item": .string("x"), "qty": .number(3)])]), "racing merges must add the cart once, got \(String(describing: data["cart"]))")
             suite.expect(data["favourites"] == favourites, "the favourites must be the account's, got \(String(describing: data["favourites"]))")

@@ -32,10 +32,7 @@ public enum SMSStoreConformance {
         let rules = SMSCodeRules()
         /// Runs `count` calls at once and counts those that succeeded.
         func succeeding(_ count: Int, _ call: @escaping @Sendable (Int) async throws -> Bool) async throws -> Int {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<count { group.addTask { try await call(index) } }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-            }
+            try await suite.race(count, call).filter { $0 }.count
         }
         /// An SMS code service over the store, with a sender that keeps the codes and a clock at `now`.
         func makeService(over store: any SMSStore) -> (SMSCodeService, ScriptedSMSSender, FakeClock) {
@@ -99,16 +96,11 @@ public enum SMSStoreConformance {
 
         // No lost update: concurrent appends all land.
         try await suite.check("no lost update", makeStore) { store in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<concurrency {
-                    group.addTask {
-                        try await store.update(counters: [counter], code: number, at: now) { state in
-                            state.events[counter, default: []].append(now.addingTimeInterval(Double(index) / 1000))
-                            state.keepUntil = now.addingTimeInterval(3600)
-                        }
-                    }
+            _ = try await suite.race(concurrency) { index in
+                try await store.update(counters: [counter], code: number, at: now) { state in
+                    state.events[counter, default: []].append(now.addingTimeInterval(Double(index) / 1000))
+                    state.keepUntil = now.addingTimeInterval(3600)
                 }
-                try await group.waitForAll()
             }
             let count = try await store.update(counters: [counter], code: number, at: now) { $0.events[counter]?.count ?? 0 }
             suite.expect(count == concurrency, "\(concurrency) concurrent updates must all land, found \(count) events")
@@ -120,7 +112,7 @@ public enum SMSStoreConformance {
                 csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,conformance\n", file: "conformance.csv")
             let sender = ScriptedSMSSender()
             let service = SMSCodeService(
-                key: key, sender: sender, store: store, rules: SMSCodeRules(policy: policy), events: DiscardingEventSink(), clock: FakeClock(now: now))
+                key: key, sender: sender, store: store, policy: policy, events: DiscardingEventSink(), clock: FakeClock(now: now))
             let ip = try IPAddress("203.0.113.7")
             let sent = try await succeeding(concurrency) { index in
                 let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))

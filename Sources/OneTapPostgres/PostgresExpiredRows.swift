@@ -1,0 +1,18 @@
+/// How every store deletes what it no longer keeps: a batch of at most `$2` rows whose instant column is
+/// before `$1`, soonest first, skipping rows another transaction holds (so a cleanup never waits for a
+/// login, nor holds one up).
+enum PostgresExpiredRows {
+    /// The `DELETE` statement: `$1` the bound an instant is compared with (``PostgresValue/bound(_:)``),
+    /// `$2` the batch size.
+    /// - Parameters:
+    ///   - table: The schema-qualified table.
+    ///   - key: The table's key column.
+    ///   - column: The instant column (whole milliseconds since 1970) rows expire by.
+    ///   - condition: A further condition a row must meet to go (`done`), if any.
+    /// - Returns: The statement.
+    static func delete(from table: String, key: String, before column: String, where condition: String? = nil) -> String {
+        let expired = (condition.map { "\($0) AND " } ?? "") + "\(column) < $1"
+        return "DELETE FROM \(table) WHERE \(key) IN "
+            + "(SELECT \(key) FROM \(table) WHERE \(expired) ORDER BY \(column) LIMIT $2 FOR UPDATE SKIP LOCKED)"
+    }
+}
