@@ -61,6 +61,7 @@ public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomDe
     }
 
     /// How long the token lives: `expiresAt - issuedAt`, in seconds.
+    @inlinable
     package var lifetime: TimeInterval { expiresAt.timeIntervalSince(issuedAt) }
 
     /// The same token with another value, refresh token and expiry (a refresh's rotation).
