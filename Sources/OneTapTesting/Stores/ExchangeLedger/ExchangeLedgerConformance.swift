@@ -124,7 +124,7 @@ public enum ExchangeLedgerConformance {
             let answers = await withTaskGroup(of: ExchangeAnswer.self) { group in
                 for index in 0..<concurrency {
                     let exchange = guards[index % guards.count]
-                    group.addTask { await exchange.exchange(credential, receivedAt: now, rules: .builtIn) }
+                    group.addTask { await exchange.exchange(credential, receivedAt: now, rules: .builtIn).answer }
                 }
                 var answers: [ExchangeAnswer] = []
                 for await answer in group { answers.append(answer) }
