@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// OneTap's stores in one PostgreSQL schema, over one connection pool: what a server with many

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Runs a whole login on the device (or in a simulation, or a test): the `LoginDriver` loop over
 /// ``LoginSessionMachine``, answering each request by calling the carrier SDKs behind their provider
 /// protocols. Every rule of the login is the machine's; this actor only carries them out.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where OneTap's events go: one protocol for every event the library emits (login steps, token
 /// refreshes, and whatever later parts add), in the shape of swift-log's `LogHandler`.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Wraps the paid exchange of a one-tap token for the number, so that the carrier is never paid for
 /// a token it will refuse and never asked twice about one token.
 ///

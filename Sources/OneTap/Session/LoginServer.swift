@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The auth server's login: the two handlers a server writes ("start a login", "report a result")
 /// over one ``LoginSessionMachine`` and a shared ``LoginSessionStore``.
 ///

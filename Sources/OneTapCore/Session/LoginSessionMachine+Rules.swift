@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // The rules of a login, applied to a session: what a report leads to, what an exchange's answer leads
 // to, and how a login moves from flow to flow. `LoginSessionMachine` checks a report before it comes here;
 // nothing here fails after a change was made.

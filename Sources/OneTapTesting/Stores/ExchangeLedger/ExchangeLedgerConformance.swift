@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// The properties every ``ExchangeLedger`` must have, as ``InMemoryExchangeLedger`` documents them, as
