@@ -66,6 +66,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case sms(SMSEvent)
         /// An app session was opened, refreshed, logged in or revoked (``AppSessions``).
         case appSession(AppSessionEvent)
+        /// A login by number verified a dormant number (``AccountLogin``).
+        case account(AccountEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -89,16 +91,18 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .token(let event): event.name
         case .sms(let event): event.name
         case .appSession(let event): event.name
+        case .account(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token`, `sms` or `app-session`.
+    /// The area it belongs to: `login`, `token`, `sms`, `app-session` or `account`.
     public var area: String {
         switch payload {
         case .login: "login"
         case .token: "token"
         case .sms: "sms"
         case .appSession: "app-session"
+        case .account: "account"
         }
     }
 
@@ -109,6 +113,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .token(let event): "\(at.iso8601) token \(event)"
         case .sms(let event): "\(at.iso8601) sms \(event)"
         case .appSession(let event): "\(at.iso8601) app-session \(event)"
+        case .account(let event): "\(at.iso8601) account \(event)"
         }
     }
 
@@ -141,6 +146,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .token(let event): try event.writeMembers(to: &writer)
             case .sms(let event): event.writeMembers(to: &writer)
             case .appSession(let event): event.writeMembers(to: &writer)
+            case .account(let event): event.writeMembers(to: &writer)
             }
         }
     }
