@@ -50,7 +50,7 @@ public struct AccountLogin: Sendable {
     /// A new account id: `acct_` and 128 bits from the system's cryptographically secure generator, as 22
     /// URL-safe base64 characters (`acct_q3Vn0cS2Qb-7rZ1eXo9y4w`).
     /// - Returns: The id.
-    public static func randomAccountID() -> AccountID {
+    @usableFromInline package static func randomAccountID() -> AccountID {
         AccountID.generated(from: systemRandomBytes(16))
     }
 

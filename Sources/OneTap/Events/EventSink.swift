@@ -49,6 +49,9 @@ public protocol EventSink: Sendable {
 /// SMS code or a whole phone number: numbers in any text are masked (`138****8000`). Version 1 wrote login events without the context, with separate `timeout`,
 /// `exchange` and `skipped` events and a nested `plan`; readers tell the two apart by `v`.
 ///
+/// An account event (area `account`, ``AccountEvent``): `dormant-number`, with `account`, `number` (masked) and
+/// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit.
+///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
 /// ```
