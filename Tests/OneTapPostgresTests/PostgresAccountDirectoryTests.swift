@@ -55,6 +55,26 @@ import Testing
         }
     }
 
+    /// A login by number is one round trip, first or repeated, and neither the number nor an account id
+    /// is ever part of a statement's text (both are bound values, so a hostile id is inert).
+    @Test func aLoginIsOneStatementWithBoundValues() async throws {
+        let log = StatementLog()
+        let hostile = AccountID("'; DROP TABLE account_numbers; --")
+        try await TestDatabase.withStores(observer: log.observer) { stores in
+            let directory = stores.accountDirectory()
+            let before = log.statements.count
+            let first = try await directory.findOrCreate(number, newID: hostile, at: now)
+            #expect(first.created && first.entry.account == hostile)
+            #expect(log.statements.count == before + 1, "a first login is one statement")
+            let again = try await directory.findOrCreate(number, newID: "acct-other", at: now.addingTimeInterval(1))
+            #expect(!again.created && again.entry.account == hostile && again.previouslyVerifiedAt == now)
+            #expect(log.statements.count == before + 2, "a repeated login is one statement")
+            _ = try await directory.bind(number, to: hostile, at: now.addingTimeInterval(2))
+            #expect(log.statements.count == before + 3, "a bind is one statement")
+        }
+        #expect(log.statements.allSatisfy { !$0.contains("13800138000") && !$0.contains("DROP TABLE account_numbers") })
+    }
+
     /// The table keeps one row per number: a second row for a number is refused by the database itself,
     /// and a number that is no mobile number cannot be stored.
     @Test func theTableHasOneRowPerNumber() async throws {
