@@ -21,18 +21,19 @@ public enum AccountEvent: Hashable, Sendable, CustomStringConvertible {
     /// `dormant-number account 42 138****8000 (last verified 2026-06-01T00:00:00.000Z)`.
     public var description: String {
         switch self {
-        case .dormantNumber(let account, let masked, let previous): "dormant-number account \(account) \(masked) (last verified \(previous.iso8601))"
+        case .dormantNumber(let account, let masked, let previous):
+            "dormant-number account \(account) \(PhoneNumber.maskingNumbers(in: masked)) (last verified \(previous.iso8601))"
         }
     }
 
     /// Writes the event's members after the schema's `v`, `at` and `area`: `event`, `account`, `number`
-    /// (masked), `previouslyVerifiedAt` (ISO 8601).
+    /// (masked, and masked again should a whole number have been given), `previouslyVerifiedAt` (ISO 8601).
     package func writeMembers(to writer: inout JSONWriter) {
         writer.member("event", name)
         switch self {
         case .dormantNumber(let account, let masked, let previous):
             writer.member("account", account.rawValue)
-            writer.member("number", masked)
+            writer.member("number", PhoneNumber.maskingNumbers(in: masked))
             writer.member("previouslyVerifiedAt", previous.iso8601)
         }
     }

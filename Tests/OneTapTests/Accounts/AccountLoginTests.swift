@@ -159,3 +159,13 @@ import Testing
         #expect(drawn.allSatisfy { $0.hasPrefix("acct_") && $0.count == 27 && $0.dropFirst(5).allSatisfy(alphabet.contains) })
     }
 }
+
+@Suite struct AccountEventTests {
+    /// An event made with a whole number by mistake still writes and describes it masked.
+    @Test func aWholeNumberGivenByMistakeIsMasked() {
+        let event = OneTapEvent(at: FakeClock.epoch, .account(.dormantNumber("42", maskedNumber: "13800138000", previouslyVerifiedAt: FakeClock.epoch)))
+        #expect(event.json() == #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"account","event":"dormant-number","account":"42","number":"138****8000","previouslyVerifiedAt":"2026-12-01T00:00:00.000Z"}"#)
+        #expect(!event.description.contains("13800138000") && event.description.contains("138****8000"))
+        #expect(event.name == "dormant-number" && event.area == "account")
+    }
+}
