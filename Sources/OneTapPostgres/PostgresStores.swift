@@ -118,6 +118,13 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         PostgresGuestDataStore(pool: pool)
     }
 
+    /// An account directory over the pool, for ``AccountLogin``: one number, one account across every
+    /// instance that opens the same schema; racing first logins of a number create one account.
+    /// - Returns: The directory.
+    public func accountDirectory() -> any AccountDirectory {
+        PostgresAccountDirectory(pool: pool)
+    }
+
     /// Removes rows whose time has passed, so tables do not grow without bound. Run it now and then
     /// (hourly is plenty), from any one instance or all; concurrent runs skip the rows another holds.
     ///
