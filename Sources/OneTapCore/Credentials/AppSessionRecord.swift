@@ -9,7 +9,8 @@ import Foundation
 /// again, they reveal a stolen token), and whether the session was revoked. Never a token.
 ///
 /// Changed only by ``AppSessionRules``; a store keeps it whole and replaces it by compare-and-swap on
-/// ``version``.
+/// ``version``. Its instants are kept as a store keeps them, whole milliseconds since 1970, so a record
+/// read back from its JSON equals the one written.
 public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// A refresh token's keyed digest and the id of the key it was made under.
     public struct Digest: Hashable, Sendable {
@@ -35,7 +36,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
 
         package init(token: Digest, rotatedAt: Date, nonce: [UInt8]) {
             self.token = token
-            self.rotatedAt = rotatedAt
+            self.rotatedAt = rotatedAt.roundedToMilliseconds
             self.nonce = nonce
         }
     }
@@ -65,7 +66,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var current: Digest
     /// When the current refresh token expires (30 days after it was issued, by default: each refresh
     /// slides it).
-    public package(set) var expiresAt: Date
+    public package(set) var expiresAt: Date {
+        didSet { expiresAt = expiresAt.roundedToMilliseconds }
+    }
     /// The token the last rotation replaced, if the last change was a rotation.
     public package(set) var previous: Rotated?
     /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``).
@@ -74,7 +77,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var revoked: (at: Date, reason: Revocation)? {
         get { revokedAt.flatMap { at in revocation.map { (at, $0) } } }
         set {
-            revokedAt = newValue?.at
+            revokedAt = newValue?.at.roundedToMilliseconds
             revocation = newValue?.reason
         }
     }
@@ -88,12 +91,12 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.id = id
         self.version = version
         self.identity = identity
-        self.createdAt = createdAt
+        self.createdAt = createdAt.roundedToMilliseconds
         self.current = current
-        self.expiresAt = expiresAt
+        self.expiresAt = expiresAt.roundedToMilliseconds
         self.previous = previous
         self.ancestors = ancestors
-        self.revokedAt = revoked?.at
+        self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
     }
 
