@@ -59,7 +59,7 @@ import Testing
                 token: try Self.digest(Self.k2, "d97ee52c91eb5993cf8d112a01cdd8d79c8e0e49d8cca053220dfa3ffe429ac8"), rotatedAt: Self.ms(1_796_115_900_125),
                 nonce: Array(65...96)),
             ancestors: [
-                try Self.digest(Self.k2, "705ae1371e5266bfb1d25d1599b2e9e279e99d6d8351d383c6a2cf48d23c30ed"),
+                try Self.digest(Self.k1, "c0fb38d6ec75a9ec1a62b8d6eed2a310878714b5cd7eb800a06a3045b02665a5"),
                 try Self.digest(Self.k1, "8eda5f2745c47c09a22bd1f5170ddb55ca90ecd18c036a7fccc8610cf23bf4c1"),
             ], revoked: nil)
         #expect(record == expected)
@@ -84,6 +84,12 @@ import Testing
             return
         }
         #expect(revoked.revoked?.reason == .reuse)
+        // So is the second (the first rotation's successor, made under k1).
+        let second = "otr1.Golden-app-session-002.-UqTzu16xMSDDcRRxUJZYgvArR4dCHtsrIhUdgEvYc0"
+        guard case .reused = Self.rules.refresh(record, presented: try Self.presented(second), nonce: [], at: Self.ms(1_796_115_910_125)) else {
+            Issue.record("the second golden token was not found reused")
+            return
+        }
     }
 
     @Test func aSessionRevokedForReuse() throws {
