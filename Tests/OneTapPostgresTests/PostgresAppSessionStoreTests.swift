@@ -115,4 +115,52 @@ import Testing
             #expect(try await stores.removeExpiredRows(before: cutoff.addingTimeInterval(0.001)).appSessions == 1)
         }
     }
+
+    // MARK: Faults
+
+    /// A refresh whose compare-and-swap is held on a row lock past the statement timeout fails with `io`
+    /// naming the time-out, and writes nothing: the token still rotates afterwards.
+    @Test func aRefreshHeldPastTheStatementTimeoutFailsAndWritesNothing() async throws {
+        let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(1))
+        let keys = rules.keys
+        let clock = FakeClock(now: now)
+        let grant = try await AppSessions(keys: keys, store: usual.appSessionStore(), clock: clock, events: DiscardingEventSink()).open()
+        let opened = try #require(try await usual.appSessionStore().load(grant.session))
+        let holder = try await HeldTransaction.begin(usual.configuration, [("SELECT id FROM \(table(usual)) WHERE id = $1 FOR UPDATE", [.text(grant.session.text)])])
+        let sessions = AppSessions(keys: keys, store: stores.appSessionStore(), clock: clock, events: DiscardingEventSink())
+        await #expect {
+            _ = try await sessions.refresh(grant.refreshToken)
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .io && error.subject == .appSession(grant.session) && error.message.contains("statement timeout")
+                && error.message.contains("nothing was written") && !error.description.contains(grant.refreshToken.reveal())
+        }
+        await holder.release()
+        #expect(try await usual.appSessionStore().load(grant.session) == opened)
+        let next = try await AppSessions(keys: keys, store: usual.appSessionStore(), clock: clock, events: DiscardingEventSink()).refresh(grant.refreshToken)
+        #expect(next.refreshToken != grant.refreshToken)
+        await stores.close()
+        await TestDatabase.dispose(usual)
+    }
+
+    @Test func everyCallFailsWithIOWhileTheDatabaseIsUnreachable() async throws {
+        let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
+        let store = PostgresStores(configuration: nowhere).appSessionStore()
+        let record = opened()
+        let revoked = rules.revoke(record, .logout, at: now)
+        let now = self.now
+        let calls: [@Sendable () async throws -> Void] = [
+            { try await store.create(record) }, { _ = try await store.load(record.id) },
+            { try await store.replace(revoked, expecting: 1) },
+            { _ = try await store.sessions(of: "42") }, { _ = try await store.removeExpired(before: now, limit: 10) },
+        ]
+        for call in calls {
+            await #expect {
+                try await call()
+            } throws: { error in
+                guard let error = error as? StoreError else { return false }
+                return error.kind == .io && error.message.contains("connection-failed") && !error.description.contains("hunter2-pw")
+            }
+        }
+    }
 }
