@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// App sessions in PostgreSQL, shared by every server instance: what ``AppSessions`` keeps of each app's

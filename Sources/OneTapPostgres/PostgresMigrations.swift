@@ -33,6 +33,7 @@ package struct PostgresMigration: Sendable {
 /// | 6 | guests | `guest_devices` (one row per device record key: generation, account, last-login hint), `guest_data` (one row per owner and kind, the value as JSON) and `merge_journals` (one row per merging guest: version, done, start and finish, the journal as JSON; the index `merge_journals_finished`) |
 /// | 7 | instants in milliseconds | every `timestamptz` column becomes a `bigint` of whole milliseconds since 1970 named `…_ms` (`expires_at_ms`, `keep_until_ms`, `claimed_at_ms`, …, `schema_migrations.applied_at_ms`), `sms_counters.events` the `bigint[]` `events_ms`; rows keep their instants, rounded to the millisecond |
 /// | 8 | app sessions | `app_sessions` (one row per app session: id, version, the account it is logged in to, when it was revoked, its refresh token's expiry, the record's JSON; the indexes `app_sessions_account` on the live sessions of an account and `app_sessions_expiry`) |
+/// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -211,6 +212,20 @@ package enum PostgresMigrations {
                 """,
                 "CREATE INDEX app_sessions_account ON \(schema).app_sessions (account) WHERE account IS NOT NULL AND revoked_at_ms IS NULL",
                 "CREATE INDEX app_sessions_expiry ON \(schema).app_sessions (expires_at_ms)",
+            ]
+        },
+        PostgresMigration(version: 9, name: "accounts") { schema in
+            [
+                """
+                CREATE TABLE \(schema).account_numbers (
+                    number text COLLATE "C" PRIMARY KEY CHECK (number ~ '^1[3-9][0-9]{9}$'),
+                    account text COLLATE "C" NOT NULL,
+                    created_at_ms bigint NOT NULL,
+                    last_verified_at_ms bigint NOT NULL,
+                    previous_verified_at_ms bigint
+                )
+                """,
+                "CREATE INDEX account_numbers_account ON \(schema).account_numbers (account)",
             ]
         },
     ]

@@ -37,9 +37,11 @@ import Testing
         let six = try await PostgresMigrator(schema: migrated.configuration.schema, migrations: Array(PostgresMigrations.all.prefix(6))).migrate(migrated.pool)
         #expect(six.version == 6)
         try await Self.seedVersion6(migrated)
-        let seven = try await PostgresMigrator(schema: migrated.configuration.schema, migrations: Array(PostgresMigrations.all.prefix(7))).migrate(migrated.pool)
+        // Up to 7 only: the later steps add tables of their own, which this comparison is not about.
+        let upTo7 = Array(PostgresMigrations.all.prefix(7))
+        let seven = try await PostgresMigrator(schema: migrated.configuration.schema, migrations: upTo7).migrate(migrated.pool)
         #expect(seven.applied == [7])
-        #expect(try await PostgresMigrator(schema: fresh.configuration.schema, migrations: Array(PostgresMigrations.all.prefix(7))).migrate(fresh.pool).applied == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try await PostgresMigrator(schema: fresh.configuration.schema, migrations: upTo7).migrate(fresh.pool).applied == [1, 2, 3, 4, 5, 6, 7])
         let columns = try await Self.columns(migrated.pool, migrated.configuration.schema)
         #expect(columns == (try await Self.columns(fresh.pool, fresh.configuration.schema)))
         #expect(try await Self.definitions(migrated.pool, migrated.configuration.schema) == (try await Self.definitions(fresh.pool, fresh.configuration.schema)))

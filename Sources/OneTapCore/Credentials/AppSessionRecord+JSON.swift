@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // An app session's JSON, `onetap-app-session/1`:
 //
 //     {"format":"onetap-app-session/1","id":"…22 chars…","version":3,"account":"42","createdAtMs":1796112000250,

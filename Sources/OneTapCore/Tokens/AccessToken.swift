@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A carrier access token (Tianyi's `accessToken` lives a month) with what is needed to keep it alive.
 ///
 /// Its value and refresh token are ``Secret``s: `description`, `debugDescription`, `dump` and every
@@ -61,6 +55,7 @@ public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomDe
     }
 
     /// How long the token lives: `expiresAt - issuedAt`, in seconds.
+    @inlinable
     package var lifetime: TimeInterval { expiresAt.timeIntervalSince(issuedAt) }
 
     /// The same token with another value, refresh token and expiry (a refresh's rotation).

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Whether a token can be used now, and whether it should be refreshed.
 public enum TokenState: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
     /// Use it; no refresh needed.
@@ -37,10 +31,12 @@ public struct TokenPolicy: Hashable, Sendable {
     /// A token counts as expired this long before its expiry, for clock skew: 60 seconds.
     public var skewMargin: Duration { didSet { skewSeconds = skewMargin.seconds } }
 
-    // The durations in seconds, kept beside them so that ``state(of:at:)`` does no Duration arithmetic.
-    private var freshAgeSeconds: Double
-    private var staleWithinSeconds: Double
-    private var skewSeconds: Double
+    // The durations in seconds, kept beside them so that ``state(of:at:)`` does no Duration arithmetic
+    // (usable from inlinable code: the decisions below inline into their callers in other modules, where
+    // an opaque call costs a copy of the token, its references retained and released, each time).
+    @usableFromInline internal private(set) var freshAgeSeconds: Double
+    @usableFromInline internal private(set) var staleWithinSeconds: Double
+    @usableFromInline internal private(set) var skewSeconds: Double
 
     /// Creates a policy.
     /// - Parameters:
@@ -64,6 +60,7 @@ public struct TokenPolicy: Hashable, Sendable {
     /// The instant a token turns stale.
     /// - Parameter token: The token.
     /// - Returns: min(issue + min(maxFreshAge, L/2), expiry − min(staleWithin, L/4)).
+    @inlinable
     package func refreshFrom(_ token: AccessToken) -> Date {
         let lifetime = max(0, token.lifetime)
         let byAge = token.issuedAt.addingTimeInterval(min(freshAgeSeconds, lifetime / 2))
@@ -74,6 +71,7 @@ public struct TokenPolicy: Hashable, Sendable {
     /// The instant a token counts as expired: its expiry minus the skew margin.
     /// - Parameter token: The token.
     /// - Returns: The instant.
+    @inlinable
     package func expiredFrom(_ token: AccessToken) -> Date {
         token.expiresAt.addingTimeInterval(-skewSeconds)
     }
@@ -81,6 +79,7 @@ public struct TokenPolicy: Hashable, Sendable {
     /// The first instant a token needs attention (stale or expired), for a background refresher's index.
     /// - Parameter token: The token.
     /// - Returns: min(``refreshFrom(_:)``, ``expiredFrom(_:)``).
+    @inlinable
     package func dueAt(_ token: AccessToken) -> Date {
         min(refreshFrom(token), expiredFrom(token))
     }
@@ -92,6 +91,7 @@ public struct TokenPolicy: Hashable, Sendable {
     ///     time sees a fresh token.
     /// - Returns: fresh, stale or expired.
     /// - Complexity: O(1); no allocation.
+    @inlinable @inline(__always)
     package func state(of token: AccessToken, at now: Date) -> TokenState {
         if now >= expiredFrom(token) || token.expiresAt <= token.issuedAt { return .expired }
         if now >= refreshFrom(token) { return .stale }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The one stored instant: whole milliseconds since 1970-01-01T00:00:00Z, in every record, column and
 /// token file. These two conversions are the only way between it and a `Date`.
 extension Date {
@@ -11,7 +5,7 @@ extension Date {
     /// zero); an instant beyond what an `Int64` of milliseconds holds is clamped to it, and NaN is 0
     /// (writers that must refuse them check ``hasMillisecondsSince1970`` first).
     /// - Complexity: O(1).
-    @inline(__always)
+    @inlinable @inline(__always)
     package var millisecondsSince1970: Int64 {
         let value = (timeIntervalSince1970 * 1000).rounded()
         guard value.isFinite else { return value.isNaN ? 0 : value > 0 ? .max : .min }
@@ -21,6 +15,7 @@ extension Date {
 
     /// Whether the instant has a millisecond count of its own (it is finite and within an `Int64` of
     /// milliseconds): what a record can store.
+    @inlinable
     package var hasMillisecondsSince1970: Bool {
         let value = (timeIntervalSince1970 * 1000).rounded()
         return value.isFinite && value < 9_223_372_036_854_775_808.0 && value >= -9_223_372_036_854_775_808.0
@@ -42,12 +37,13 @@ extension Date {
 
     /// The instant a count of milliseconds since 1970 stands for: reading a stored instant.
     /// - Parameter milliseconds: Whole milliseconds since 1970-01-01T00:00:00Z.
-    @inline(__always)
+    @inlinable @inline(__always)
     package init(millisecondsSince1970 milliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// The instant rounded to the millisecond: what a record that stores it reads back (an instant with
     /// no millisecond count, infinite or NaN, as it is: a record's writer refuses it).
+    @inlinable
     package var roundedToMilliseconds: Date { hasMillisecondsSince1970 ? Date(millisecondsSince1970: millisecondsSince1970) : self }
 }
