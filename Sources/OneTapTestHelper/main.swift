@@ -192,7 +192,7 @@ do {
     case "postgres-session-start" where arguments.count == 4:
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
-        let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")))
+        let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: try helperAppSession())
         print("\(started.session.id) \(started.session.version)")
         await stores.close()
     case "postgres-session-report" where arguments.count == 8:
@@ -203,7 +203,7 @@ do {
         let code = try ResultCode(arguments[7])
         waitForGo()
         do {
-            let next = try await server.report(.result(flow, code: code), to: id, version: version)
+            let next = try await server.report(.result(flow, code: code), to: id, version: version, from: try helperAppSession())
             print("accepted \(next.session.version) \(next.session.stage)")
         } catch let rejection as LoginRejection {
             print("rejected \(rejection.kind)")
@@ -236,4 +236,14 @@ do {
     exit(0)
 } catch {
     fail("error: \(error)", 1)
+}
+
+/// The app session every helper process acts in (one fixed key and id, so the processes that start and
+/// report a login agree on whose it is).
+func helperAppSession() throws -> AccessClaims {
+    let ring = try ServerKeyRing([(try KeyID("helper"), try ServerKey(bytes: [UInt8](repeating: 9, count: 32)))])
+    let now = Date()
+    return ring.accessToken(
+        session: try AppSessionID("HelperAppSession000000"), identity: .guest(try GuestID("HelperGuest00000000000")), issuedAt: now,
+        expiresAt: now.addingTimeInterval(3600)).claims
 }
