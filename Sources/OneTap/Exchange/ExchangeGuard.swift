@@ -61,7 +61,7 @@ public struct ExchangeGuard: Sendable {
     ///   - limit: The limit on the call; nil for none.
     /// - Returns: What came of it, bound to the token.
     package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeOutcome {
-        let digest = SHA256.hash(credential.token.reveal().utf8)
+        let digest = credential.tokenDigest
         return ExchangeOutcome(await answer(credential, digest: digest, receivedAt: receivedAt, rules: rules, limit: limit), token: digest)
     }
 

@@ -90,19 +90,12 @@ public struct LoginServer: Sendable {
         }
         let session = try await owned(id, by: claims)
         if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
-        let now = clock.now()
-        var transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
-        try await save(transition, replacing: session)
-        emit(transition, at: now)
+        let transition = try await advance(session, report, version: version)
         if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
             case .exchange(_, _, _, let receivedAt) = transition.session.stage
         {
             let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
-            let exchanging = transition.session
-            let answeredAt = clock.now()
-            transition = try machine.advance(exchanging, .exchange(answer), at: answeredAt, channels: channels(at: answeredAt))
-            try await save(transition, replacing: exchanging)
-            emit(transition, at: answeredAt)
+            return try await advance(transition.session, .exchange(answer), version: nil)
         }
         return transition
     }
@@ -130,12 +123,7 @@ public struct LoginServer: Sendable {
         case .failure(is TimeoutError): answer = .timeout
         case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
         }
-        let now = clock.now()
-        let outcome = ExchangeOutcome(answer, token: SHA256.hash(token.reveal().utf8))
-        let transition = try machine.advance(session, .exchange(outcome), version: version, at: now, channels: channels(at: now))
-        try await save(transition, replacing: session)
-        emit(transition, at: now)
-        return transition
+        return try await advance(session, .exchange(ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))), version: version)
     }
 
     /// Sends an SMS code for a session at its SMS step.
@@ -226,8 +214,14 @@ public struct LoginServer: Sendable {
             return nil
         }
         let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
+        return try await advance(session, .exchange(answer), version: nil)
+    }
+
+    /// Applies a report to a stored session, stores the result (compare-and-swap) and emits its events:
+    /// the one path every change of a session on this server takes.
+    private func advance(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition {
         let now = clock.now()
-        let transition = try machine.advance(session, .exchange(answer), at: now, channels: channels(at: now))
+        let transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
         try await save(transition, replacing: session)
         emit(transition, at: now)
         return transition

@@ -38,6 +38,17 @@ public struct CarrierCredential: Sendable, CustomStringConvertible {
         self.phoneNumber = phoneNumber
     }
 
+    /// What a login keeps of a one-tap token, and what binds an exchange answer to it: the SHA-256 of
+    /// the token's UTF-8 (never the token).
+    /// - Parameter token: A one-tap token.
+    /// - Returns: Its digest.
+    package static func digest(of token: Secret) -> SHA256Digest {
+        SHA256.hash(token.reveal().utf8)
+    }
+
+    /// The SHA-256 of this credential's token (``digest(of:)``).
+    package var tokenDigest: SHA256Digest { Self.digest(of: token) }
+
     /// `CarrierCredential(mobile, token <redacted>, uniqueid present)`.
     public var description: String {
         "CarrierCredential(\(flow), token <redacted>\(refreshToken == nil ? "" : ", refresh <redacted>"), uniqueid \(uniqueID == nil ? "none" : "present"))"

@@ -18,7 +18,7 @@ public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
 
     /// Binds an answer to the credential whose token was exchanged.
     package init(_ answer: ExchangeAnswer, for credential: CarrierCredential) {
-        self.init(answer, token: SHA256.hash(credential.token.reveal().utf8))
+        self.init(answer, token: credential.tokenDigest)
     }
 
     /// The answer: `103000 138****8000`, `timeout`, …

@@ -117,7 +117,7 @@ extension LoginSessionMachine {
             progress.session.version += 1
             return instruction(progress.session)
         }
-        let digest = SHA256.hash(credential.token.reveal().utf8)
+        let digest = credential.tokenDigest
         if progress.session.exchangedTokens.contains(digest) {
             throw LoginRejection(.alreadyExchanged, session: id, "this \(flow) token was reported before; a token is exchanged once")
         }

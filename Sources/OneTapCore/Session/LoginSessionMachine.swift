@@ -156,7 +156,7 @@ public struct LoginSessionMachine: Sendable {
     ) -> (credential: CarrierCredential, receivedAt: Date)? {
         guard case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
             case .result(let reported, _, let credential?) = report, reported == flow,
-            SHA256.hash(credential.token.reveal().utf8) == digest,
+            credential.tokenDigest == digest,
             version == nil || version == session.version - 1 || version == session.version
         else { return nil }
         return (credential, receivedAt)
