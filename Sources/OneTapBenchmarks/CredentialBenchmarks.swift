@@ -1,0 +1,50 @@
+import Foundation
+import OneTap
+
+/// The app's access token: verifying one against the HMAC-SHA-256 at its heart (one HMAC over the same
+/// bytes, the floor any verifier pays) and against `JSONDecoder` decoding the same claims (what a
+/// JWT-style library's payload decode costs, before any signature check).
+enum CredentialBenchmarks {
+    /// The claims as a JWT-style JSON payload, for the `JSONDecoder` reference.
+    struct Claims: Codable {
+        let kid: String
+        let sid: String
+        let sub: String
+        let kind: String
+        let iat: Int64
+        let exp: Int64
+    }
+
+    static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) {
+        guard options.wants("credential.verify") else { return }
+        let ring: ServerKeyRing
+        do {
+            ring = try ServerKeyRing([(try KeyID("2026-12"), try ServerKey(bytes: [UInt8](repeating: 7, count: 32)))])
+        } catch {
+            fatalError("the benchmark's key ring: \(error)")  // constant input: not reached
+        }
+        let issued = Date(timeIntervalSince1970: 1_796_000_000)
+        let token = ring.accessToken(session: .random(), identity: .account("account-42"), issuedAt: issued, expiresAt: issued.addingTimeInterval(7200))
+            .token.reveal()
+        let now = issued.addingTimeInterval(60)
+        let batch = 1000
+        let ours = measure(batch: batch, repetitions: repetitions) {
+            for _ in 0..<batch { blackHole(ring.verifyAccessToken(token, at: now)) }
+        }
+        // The floor: one HMAC-SHA-256 over the bytes the token's MAC covers, with the key prepared.
+        let signed = Array(token.utf8[..<token.utf8.lastIndex(of: UInt8(ascii: "."))!])
+        let key = HMACSHA256.Key([UInt8](repeating: 7, count: 32))
+        let hmac = measure(batch: batch, repetitions: repetitions) {
+            for _ in 0..<batch { blackHole(key.authenticationCode(for: signed)) }
+        }
+        report.add(Suites.row(
+            "credential.verify (access token)", batch, ours, "one HMAC-SHA-256 over the same bytes", hmac,
+            target: "≤ 1.5× the HMAC, 0 allocations", met: ours.median <= 1.5 * hmac.median && (ours.allocations ?? 0) == 0))
+        let json = Data(#"{"kid":"2026-12","sid":"AAAAAAAAAAAAAAAAAAAAAA","sub":"account-42","kind":"account","iat":1796000000,"exp":1796007200}"#.utf8)
+        let decoder = JSONDecoder()
+        let decoded = measure(batch: batch, repetitions: repetitions) {
+            for _ in 0..<batch { blackHole(try? decoder.decode(Claims.self, from: json)) }
+        }
+        report.add(Suites.row("credential.verify vs JSONDecoder", batch, ours, "JSONDecoder decoding the same claims", decoded, target: nil, met: nil))
+    }
+}
