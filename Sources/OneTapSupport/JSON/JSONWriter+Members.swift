@@ -87,7 +87,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - value: The value.
     /// - Throws: What the value's ``JSONWritable/write(to:)`` throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member(_ name: StaticString, _ value: some JSONWritable) throws(JSONWriteError) {
         key(name)
         try value.write(to: &self)
@@ -98,7 +98,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - value: The value, or nil.
     /// - Throws: What the value's ``JSONWritable/write(to:)`` throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member(_ name: StaticString, _ value: (some JSONWritable)?) throws(JSONWriteError) {
         guard let value else { return }
         try member(name, value)
@@ -109,7 +109,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - values: The elements, in order.
     /// - Throws: What an element's ``JSONWritable/write(to:)`` throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member<Element: JSONWritable>(_ name: StaticString, elements values: some Sequence<Element>) throws(JSONWriteError) {
         key(name)
         try array { (writer) throws(JSONWriteError) in
