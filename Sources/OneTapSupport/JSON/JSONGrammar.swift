@@ -3,7 +3,7 @@
 /// way and words its own messages; what white space is, what a number and a string look like, and what
 /// an escape stands for are said here once. Nothing allocates.
 ///
-/// `@usableFromInline` (still `package`, no public API), with the failures its `@inlinable` scanners
+/// `@usableFromInline` (still `package`, outside the API), with the failures its `@inlinable` scanners
 /// throw, so that the package's other modules inline them.
 @usableFromInline
 package enum JSONGrammar {

@@ -1,7 +1,7 @@
 /// An object member's key as ``JSONReader`` found it, matched against the keys a type knows without
 /// making a `String` (`switch key { case "id": … }`). Valid only inside the body it is handed to.
 ///
-/// `@usableFromInline` (still `package`, no public API) so that the package's other modules inline its
+/// `@usableFromInline` (still `package`, outside the API) so that the package's other modules inline its
 /// matching: a member of a plain `package` type is never inlined into another module.
 @usableFromInline
 package struct JSONKey {

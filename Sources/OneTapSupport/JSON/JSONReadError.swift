@@ -36,7 +36,7 @@ package struct JSONPathKey: CodingKey, Hashable, Sendable {
 ///
 /// The reader throws its own type because `DecodingError` is a resilient library type: every function
 /// that throws it typed pays for an error of unknown size, which measured as half of the reader's time.
-/// `@usableFromInline` (still `package`, no public API) so that ``JSONReader``'s `@inlinable` members
+/// `@usableFromInline` (still `package`, outside the API) so that ``JSONReader``'s `@inlinable` members
 /// may throw it.
 @usableFromInline
 package struct JSONReadError: Error, Sendable, CustomStringConvertible {

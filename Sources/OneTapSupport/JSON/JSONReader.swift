@@ -11,7 +11,7 @@
 /// ``JSONReadError``s (a `DecodingError` at the API's edge) whose coding path names the keys to the
 /// value at fault, as `JSONDecoder`'s do.
 ///
-/// `@usableFromInline` (still `package`, no public API), as are the storage and helpers its `@inlinable`
+/// `@usableFromInline` (still `package`, outside the API), as are the storage and helpers its `@inlinable`
 /// members touch, so that the package's other modules inline and specialise its hot members: a member
 /// of a plain `package` type is never inlined into another module.
 @usableFromInline

@@ -115,7 +115,7 @@ package enum LegacyEpoch: Sendable {
 /// `onetap-session/1`, since 2001 in what `JSONEncoder` wrote). A record checks the two against its
 /// format once its members are read.
 ///
-/// `@usableFromInline` (still `package`, no public API) so that the package's other modules inline its
+/// `@usableFromInline` (still `package`, outside the API) so that the package's other modules inline its
 /// reads.
 @usableFromInline
 package struct StoredInstants {

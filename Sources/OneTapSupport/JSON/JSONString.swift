@@ -3,7 +3,7 @@
 /// other control characters and DEL as `\u00XX`; invalid UTF-8 becomes U+FFFD, so every string written
 /// is valid JSON in valid UTF-8.
 ///
-/// `@usableFromInline` (still `package`, no public API) so that ``JSONWriter``'s `@inlinable` string
+/// `@usableFromInline` (still `package`, outside the API) so that ``JSONWriter``'s `@inlinable` string
 /// writing may call it.
 @usableFromInline
 package enum JSONString {

@@ -11,7 +11,7 @@ import Foundation
 /// Commas are the writer's business: ``key(_:)-(StaticString)`` starts a member, and every value after
 /// a value in an array or object is preceded by one. Not copyable: it owns its buffer.
 ///
-/// `@usableFromInline` (still `package`, no public API), as are the storage and helpers its `@inlinable`
+/// `@usableFromInline` (still `package`, outside the API), as are the storage and helpers its `@inlinable`
 /// members touch, so that the package's other modules inline and specialise its hot members: a member
 /// of a plain `package` type is never inlined into another module.
 @usableFromInline
@@ -283,7 +283,7 @@ package struct JSONWriter: ~Copyable {
 
 /// A number ``JSONWriter`` cannot write (infinity, NaN), made an `EncodingError` (``encodingError``)
 /// where the API hands it out: like ``JSONReadError``, kept apart from the resilient library type so
-/// that throwing it costs nothing until it is thrown. `@usableFromInline` (still `package`, no public API)
+/// that throwing it costs nothing until it is thrown. `@usableFromInline` (still `package`, outside the API)
 /// so that ``JSONWriter``'s `@inlinable` members may throw it.
 @usableFromInline
 package struct JSONWriteError: Error, Sendable {
