@@ -125,8 +125,3 @@ enum References {
     }
 }
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif

@@ -98,7 +98,8 @@ package struct Transcript {
         }
         let report: LoginReport
         do {
-            report = try line.report(session: current.session.id, at: at, number: number ?? Self.placeholderNumber)
+            // A transcript stands for the server: its exchange answers are bound to the token the session exchanges.
+            report = try line.report(session: current.session.id, at: at, number: number ?? Self.placeholderNumber).bound(to: current.session)
         } catch {
             malformed = true
             return .malformed(error.message)
@@ -163,13 +164,13 @@ package struct Transcript {
             if let exchange {
                 guard flow == nil else { throw Problem(message: "an exchange answer names no flow (it answers for the token being exchanged)") }
                 switch exchange {
-                case "timeout": return .exchange(.timeout)
-                case "fault": return .exchange(.fault("the exchange call failed"))
-                case "token-expired": return .exchange(.tokenExpired)
-                case "replayed": return .exchange(.replayed)
+                case "timeout": return .exchanged(.timeout)
+                case "fault": return .exchanged(.fault("the exchange call failed"))
+                case "token-expired": return .exchanged(.tokenExpired)
+                case "replayed": return .exchanged(.replayed)
                 default:
                     do {
-                        return .exchange(.answered(try ResultCode(exchange), phoneNumber: phoneNumber))
+                        return .exchanged(.answered(try ResultCode(exchange), phoneNumber: phoneNumber))
                     } catch {
                         throw Problem(message: "key 'exchange': \(error)")
                     }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// Which one-tap tokens went to the paid exchange, in PostgreSQL: so a token is exchanged at most once

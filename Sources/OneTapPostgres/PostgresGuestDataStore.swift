@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// Guests' and accounts' data and the merge journals in PostgreSQL, shared by every server instance:

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// Login sessions in PostgreSQL, shared by every server instance: what ``LoginServer`` keeps between a

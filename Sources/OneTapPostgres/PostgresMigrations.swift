@@ -32,6 +32,7 @@ package struct PostgresMigration: Sendable {
 /// | 5 | exchange ledger | `exchange_ledger` (one row per exchanged token's SHA-256; the indexes `exchange_ledger_forget` and `exchange_ledger_unknown`) |
 /// | 6 | guests | `guest_devices` (one row per device record key: generation, account, last-login hint), `guest_data` (one row per owner and kind, the value as JSON) and `merge_journals` (one row per merging guest: version, done, start and finish, the journal as JSON; the index `merge_journals_finished`) |
 /// | 7 | instants in milliseconds | every `timestamptz` column becomes a `bigint` of whole milliseconds since 1970 named `…_ms` (`expires_at_ms`, `keep_until_ms`, `claimed_at_ms`, …, `schema_migrations.applied_at_ms`), `sms_counters.events` the `bigint[]` `events_ms`; rows keep their instants, rounded to the millisecond |
+/// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -196,5 +197,19 @@ package enum PostgresMigrations {
             ]
         },
         PostgresMigration(version: 7, name: "instants in milliseconds", statements: millisecondColumns),
+        PostgresMigration(version: 9, name: "accounts") { schema in
+            [
+                """
+                CREATE TABLE \(schema).account_numbers (
+                    number text COLLATE "C" PRIMARY KEY CHECK (number ~ '^1[3-9][0-9]{9}$'),
+                    account text COLLATE "C" NOT NULL,
+                    created_at_ms bigint NOT NULL,
+                    last_verified_at_ms bigint NOT NULL,
+                    previous_verified_at_ms bigint
+                )
+                """,
+                "CREATE INDEX account_numbers_account ON \(schema).account_numbers (account)",
+            ]
+        },
     ]
 }

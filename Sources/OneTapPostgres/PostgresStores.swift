@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// OneTap's stores in one PostgreSQL schema, over one connection pool: what a server with many
@@ -121,6 +116,13 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Returns: The store.
     public func guestDataStore() -> any GuestDataStore {
         PostgresGuestDataStore(pool: pool)
+    }
+
+    /// An account directory over the pool, for ``AccountLogin``: one number, one account across every
+    /// instance that opens the same schema; racing first logins of a number create one account.
+    /// - Returns: The directory.
+    public func accountDirectory() -> any AccountDirectory {
+        PostgresAccountDirectory(pool: pool)
     }
 
     /// Removes rows whose time has passed, so tables do not grow without bound. Run it now and then

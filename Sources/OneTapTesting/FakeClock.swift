@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// A clock that moves only when told to: deterministic tests of timeouts, back-off, cool-downs and token

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -210,7 +205,7 @@ package struct LoginTrafficGenerator: Sendable {
                 (0.004, .answered(flow == .mobile ? "103511" : flow == .tianyi ? "51208" : "9", phoneNumber: nil)),
                 (0.002, .fault("connection reset")),
             ])
-            return (.exchange(answer), seconds)
+            return (.exchange(ExchangeOutcome(answer, for: credential)), seconds)
         case .sms(let session):
             switch random.uniform() {
             case ..<0.82: return (.smsVerified(SMSVerdict(phoneNumber: number, session: session, verifiedAt: Date(timeIntervalSince1970: 0))), random.logNormal(median: 28, sigma: 0.4))

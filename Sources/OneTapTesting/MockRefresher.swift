@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// A scriptable ``TokenRefresher``: each call takes the next step of its script; when the script runs

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// An SMS gateway for tests: records every message it was handed (the code included, so a test can

@@ -93,7 +93,7 @@ import Testing
         let clock = FakeClock(now: now.addingTimeInterval(86_401))
         let provider = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
         let exchange = ExchangeGuard(provider: provider, ledger: ledger, clock: clock)
-        let answer = await exchange.exchange(CarrierCredential(flow: .tianyi, token: Secret("abc")), receivedAt: clock.now(), rules: .builtIn)
+        let answer = await exchange.exchange(CarrierCredential(flow: .tianyi, token: Secret("abc")), receivedAt: clock.now(), rules: .builtIn).answer
         guard case .fault(let message) = answer else {
             Issue.record("the guard answered \(answer) with its ledger timing out")
             await holder.release()

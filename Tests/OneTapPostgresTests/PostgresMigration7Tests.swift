@@ -37,9 +37,11 @@ import Testing
         let six = try await PostgresMigrator(schema: migrated.configuration.schema, migrations: Array(PostgresMigrations.all.prefix(6))).migrate(migrated.pool)
         #expect(six.version == 6)
         try await Self.seedVersion6(migrated)
-        let seven = try await migrated.migrate()
+        // Up to 7 only: the later steps add tables of their own, which this comparison is not about.
+        let upTo7 = Array(PostgresMigrations.all.prefix(7))
+        let seven = try await PostgresMigrator(schema: migrated.configuration.schema, migrations: upTo7).migrate(migrated.pool)
         #expect(seven.applied == [7])
-        #expect(try await fresh.migrate().applied == [1, 2, 3, 4, 5, 6, 7])
+        #expect(try await PostgresMigrator(schema: fresh.configuration.schema, migrations: upTo7).migrate(fresh.pool).applied == [1, 2, 3, 4, 5, 6, 7])
         let columns = try await Self.columns(migrated.pool, migrated.configuration.schema)
         #expect(columns == (try await Self.columns(fresh.pool, fresh.configuration.schema)))
         #expect(try await Self.definitions(migrated.pool, migrated.configuration.schema) == (try await Self.definitions(fresh.pool, fresh.configuration.schema)))
@@ -83,7 +85,7 @@ import Testing
         ])
         // The migrator's own log: each step's time, and the default that times the next.
         let applied = try await values("SELECT version, applied_at_ms FROM \(schema).schema_migrations ORDER BY version")
-        #expect(applied.count == 7)
+        #expect(applied.count == PostgresMigrations.all.count)
         let now = Date().millisecondsSince1970
         #expect(applied.allSatisfy { ($0[1].int64 ?? 0) > now - 3_600_000 && ($0[1].int64 ?? .max) <= now + 60_000 }, "\(applied)")
         await TestDatabase.dispose(stores)

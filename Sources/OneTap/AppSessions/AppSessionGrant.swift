@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The credentials a server hands the app: an access token to send with each request, and a refresh
 /// token to get the next one. Both are secrets: the description shows neither.
 public struct AppSessionGrant: Sendable, CustomStringConvertible {
@@ -22,19 +16,6 @@ public struct AppSessionGrant: Sendable, CustomStringConvertible {
     /// After a login: the session's guest before it, whose data moves to the account (hand it to
     /// `GuestMerger.merge(_:into:)`); nil otherwise.
     public let formerGuest: GuestID?
-
-    package init(
-        session: AppSessionID, identity: Identity, accessToken: Secret, accessExpiresAt: Date, refreshToken: Secret, refreshExpiresAt: Date,
-        formerGuest: GuestID? = nil
-    ) {
-        self.session = session
-        self.identity = identity
-        self.accessToken = accessToken
-        self.accessExpiresAt = accessExpiresAt
-        self.refreshToken = refreshToken
-        self.refreshExpiresAt = refreshExpiresAt
-        self.formerGuest = formerGuest
-    }
 
     /// `app session Ab… account 42, access until …, refresh until …` (never a token).
     public var description: String {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The app's own sessions with the auth server: a guest session at first open, the same session moved
 /// to the account at a login with new credentials, refreshed when the app opens, revoked at logout.
 ///

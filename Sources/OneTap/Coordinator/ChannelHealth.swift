@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Routes around a carrier channel that is failing, openly: a circuit breaker per (carrier, flow).
 ///
 /// Each channel keeps a sliding window of its last attempts. When at least

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Runs a whole login on the device (or in a simulation, or a test): the `LoginDriver` loop over
 /// ``LoginSessionMachine``, answering each request by calling the carrier SDKs behind their provider
 /// protocols. Every rule of the login is the machine's; this actor only carries them out.
@@ -142,10 +136,12 @@ public actor LoginCoordinator {
 
     /// Exchanges a success's token through the guard, under the flow's time limit, by the machine's rules.
     private func exchange(_ credential: CarrierCredential, receivedAt: Date) async -> LoginReport {
-        guard let exchange, let rules = machine.exchanges else { return .exchange(.fault("no exchange is configured")) }  // not reached: no exchange, no request
-        let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow])
-        if Task.isCancelled, case .fault = answer { return .exchange(.fault("the caller stopped waiting")) }
-        return .exchange(answer)
+        guard let exchange, let rules = machine.exchanges else {
+            return .exchange(ExchangeOutcome(.fault("no exchange is configured"), for: credential))  // not reached: no exchange, no request
+        }
+        let outcome = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow])
+        if Task.isCancelled, case .fault = outcome.answer { return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential)) }
+        return .exchange(outcome)
     }
 
     /// The SMS page: the number (asked for when unknown), the code sent, the code verified. The SMS

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where OneTap's events go: one protocol for every event the library emits (login steps, token
 /// refreshes, and whatever later parts add), in the shape of swift-log's `LogHandler`.
 ///
@@ -49,6 +43,9 @@ public protocol EventSink: Sendable {
 /// SMS code or a whole phone number: numbers in any text are masked (`138****8000`). Version 1 wrote login events without the context, with separate `timeout`,
 /// `exchange` and `skipped` events and a nested `plan`; readers tell the two apart by `v`.
 ///
+/// An account event (area `account`, ``AccountEvent``): `dormant-number`, with `account`, `number` (masked) and
+/// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit.
+///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
 /// ```
@@ -66,6 +63,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case sms(SMSEvent)
         /// An app session was opened, refreshed, logged in or revoked (``AppSessions``).
         case appSession(AppSessionEvent)
+        /// A login by number verified a dormant number (``AccountLogin``).
+        case account(AccountEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -89,16 +88,18 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .token(let event): event.name
         case .sms(let event): event.name
         case .appSession(let event): event.name
+        case .account(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token`, `sms` or `app-session`.
+    /// The area it belongs to: `login`, `token`, `sms`, `app-session` or `account`.
     public var area: String {
         switch payload {
         case .login: "login"
         case .token: "token"
         case .sms: "sms"
         case .appSession: "app-session"
+        case .account: "account"
         }
     }
 
@@ -109,6 +110,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .token(let event): "\(at.iso8601) token \(event)"
         case .sms(let event): "\(at.iso8601) sms \(event)"
         case .appSession(let event): "\(at.iso8601) app-session \(event)"
+        case .account(let event): "\(at.iso8601) account \(event)"
         }
     }
 
@@ -141,6 +143,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .token(let event): try event.writeMembers(to: &writer)
             case .sms(let event): event.writeMembers(to: &writer)
             case .appSession(let event): event.writeMembers(to: &writer)
+            case .account(let event): event.writeMembers(to: &writer)
             }
         }
     }

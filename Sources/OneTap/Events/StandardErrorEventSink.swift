@@ -5,11 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Dispatch
 
 /// The default sink: one NDJSON line per event on standard error (`{"v":2,"at":…,"area":…,"event":…}`, the schema ``OneTapEvent`` documents),

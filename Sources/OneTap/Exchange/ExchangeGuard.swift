@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Wraps the paid exchange of a one-tap token for the number, so that the carrier is never paid for
 /// a token it will refuse and never asked twice about one token.
 ///
@@ -54,8 +48,8 @@ public struct ExchangeGuard: Sendable {
     ///   - receivedAt: When the server received the success report (the session's exchange stage says).
     ///   - rules: The exchange rules of the machine the login runs on (``LoginSessionMachine/exchanges``):
     ///     the token's lifetime, and which answers mean "already used".
-    /// - Returns: What came of it, to report to the login session.
-    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeAnswer {
+    /// - Returns: What came of it, bound to the token, to report to the login session.
+    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeOutcome {
         await exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeout)
     }
 
@@ -65,13 +59,17 @@ public struct ExchangeGuard: Sendable {
     ///   - receivedAt: When the success report was received.
     ///   - rules: The exchange rules of the machine the login runs on.
     ///   - limit: The limit on the call; nil for none.
-    /// - Returns: What came of it.
-    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeAnswer {
+    /// - Returns: What came of it, bound to the token.
+    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeOutcome {
+        let digest = SHA256.hash(credential.token.reveal().utf8)
+        return ExchangeOutcome(await answer(credential, digest: digest, receivedAt: receivedAt, rules: rules, limit: limit), token: digest)
+    }
+
+    private func answer(_ credential: CarrierCredential, digest: SHA256Digest, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeAnswer {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
             return .tokenExpired
         }
-        let digest = SHA256.hash(credential.token.reveal().utf8)
         let previous: ExchangeLedgerState?
         do {
             previous = try await ledger.claim(digest, at: now)

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Moves a guest's data into the account it logged in to: plans the merge once (``MergePlan``),
 /// records the plan in a ``MergeJournal``, and applies it step by step, recording each step.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Guests first (seed 000): the guest identity a device gets on its first open, the "last login on this
 /// device" hint, and the fresh guest a logout leaves behind.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // What OneTap draws from the system's cryptographically secure generator (`SystemRandomNumberGenerator`:
 // getrandom(2) on Linux), in one place above the pure core: session ids, idempotency keys, SMS codes and
 // random server keys. The core's rules take the generator as a value and never name this one.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One-time SMS codes with the limits that stop SMS bombing, pumping and guessing: the SMS half of a
 /// login, as real as the one-tap half.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The SMS gateway behind a protocol: Aliyun, Tencent Cloud, a carrier's own. OneTap decides whether a
 /// code may go out and makes it; the sender only delivers it.
 public protocol SMSSender: Sendable {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The auth server's login: the two handlers a server writes ("start a login", "report a result")
 /// over one ``LoginSessionMachine`` and a shared ``LoginSessionStore``.
 ///
@@ -81,6 +75,11 @@ public struct LoginServer: Sendable {
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
     ///   report won the race, `unknown-session` for an id no session has), or ``StoreError``.
     public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?) async throws -> LoginTransition {
+        if case .exchange = report {
+            // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
+            // (the guard, or ``exchanged(_:token:session:version:)``), never from a request.
+            throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
+        }
         guard let session = try await store.load(id) else {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
         }
@@ -99,6 +98,38 @@ public struct LoginServer: Sendable {
             try await save(transition, replacing: exchanging)
             emit(transition, at: answeredAt)
         }
+        return transition
+    }
+
+    /// Applies the carrier's answer to an exchange this server made itself (a server with no
+    /// ``ExchangeGuard``, which got ``LoginInstruction/exchange(_:)`` back from a report): the answer is
+    /// taken only for the token the session is exchanging, checked by its SHA-256.
+    /// - Parameters:
+    ///   - result: The carrier's answer, or the error its call threw (the login goes to SMS; the text of
+    ///     the error, with the token scrubbed, goes to the session's trace).
+    ///   - token: The token that was sent to the carrier (the credential's token).
+    ///   - id: The session.
+    ///   - version: The version the exchange was asked at (the one with the `exchange` instruction).
+    /// - Returns: The session after the answer.
+    /// - Throws: ``LoginRejection`` (`unexpected` when the session is not exchanging this token,
+    ///   `stale-version`, `unknown-session`, `ended`, `expired`), or ``StoreError``.
+    public func exchanged(
+        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int?
+    ) async throws -> LoginTransition {
+        guard let session = try await store.load(id) else {
+            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
+        }
+        let answer: ExchangeAnswer
+        switch result {
+        case .success(let response): answer = .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
+        case .failure(is TimeoutError): answer = .timeout
+        case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
+        }
+        let now = clock.now()
+        let outcome = ExchangeOutcome(answer, token: SHA256.hash(token.reveal().utf8))
+        let transition = try machine.advance(session, .exchange(outcome), version: version, at: now, channels: channels(at: now))
+        try await save(transition, replacing: session)
+        emit(transition, at: now)
         return transition
     }
 

@@ -28,6 +28,11 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         /// - Parameter id: The app session's id.
         /// - Returns: `app session q3Vn…`.
         package static func appSession(_ id: AppSessionID) -> Entry { Entry("app session \(id)") }
+
+        /// A phone number in the account directory, masked: the whole number is never in an error.
+        /// - Parameter number: The number.
+        /// - Returns: `number 138****8000`.
+        package static func number(_ number: PhoneNumber) -> Entry { Entry("number \(number.masked)") }
     }
 
     /// What went wrong.

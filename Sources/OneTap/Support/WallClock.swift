@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The source of time for everything in OneTap that reads the time or waits: token ages and expiry,
 /// provider timeouts, refresh back-off, channel-health cool-downs.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 extension TokenVault {
     /// How the vault refreshes in the background while it runs.
     public struct Background: Hashable, Sendable {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The back-off book: per account, the transient refresh failures in a row and when refreshing may be
 /// tried again, on the schedule of a ``RefreshBackoff``. A value the ``TokenVault`` actor owns.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Reads the JSON answer of Tianyi's refresh API (`refreshToken.do`): `result` (0 is success), a new
 /// `accessToken`, a `refreshToken` that may be empty, and `expiresIn` in seconds as a string.
 ///

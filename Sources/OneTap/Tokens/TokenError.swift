@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Why no usable token could be handed out. New kinds may be added; match kinds with a `default` case.
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.

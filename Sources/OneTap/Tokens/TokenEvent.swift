@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Something the token manager did, for logs and counters. Events carry metadata only, never a token.
 public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     /// A refresh succeeded and the new token was stored (exactly one per real refresh).

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The on-disk form of one stored token (``FileTokenStore``): a small JSON object, `onetap-token/1`.
 ///
 /// ```json

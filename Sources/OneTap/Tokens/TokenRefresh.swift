@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What one refresh does, from the stored token to the answer its callers get: the carrier call under
 /// the store's refresh lock, the rotation written in one compare-and-swap, the back-off after a
 /// transient failure, the removal after a final one, and the events. Its methods run on the vault's

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Keeps carrier access tokens usable for many accounts at once: the auth server's token manager.
 ///
 /// - ``validToken(for:)`` never makes a request wait while a usable token exists: a fresh token is

@@ -129,7 +129,7 @@ enum SimulateCommand: CommandDescription {
                 guard options.smsSucceeds, let number else { return (.result(.sms, code: "1"), start) }
                 return (.smsVerified(SMSVerdict(phoneNumber: number, session: session, verifiedAt: start)), start)
             case .exchange:
-                return (.exchange(.fault("a simulation exchanges nothing")), start)  // not reached: exchanges are off
+                return (.exchanged(.fault("a simulation exchanges nothing")), start)  // not reached: exchanges are off
             }
         }
         if let refusal = driver.refusal {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What an access token says, once its signature checked out: which app session, who acts in it, and
 /// from when until when. Read from a token by ``ServerKeyRing/verifyAccessToken(_:at:)``; made by
 /// ``ServerKeyRing/accessToken(session:identity:issuedAt:expiresAt:)``.
@@ -18,14 +12,6 @@ public struct AccessClaims: Hashable, Sendable, CustomStringConvertible {
     public let issuedAt: Date
     /// When it stops being valid (whole seconds).
     public let expiresAt: Date
-
-    package init(keyID: KeyID, session: AppSessionID, identity: Identity, issuedAt: Date, expiresAt: Date) {
-        self.keyID = keyID
-        self.session = session
-        self.identity = identity
-        self.issuedAt = issuedAt
-        self.expiresAt = expiresAt
-    }
 
     /// `app session Ab…, account 42, key 2026-12, issued 2026-12-02T10:00:00Z, expires 2026-12-02T12:00:00Z`.
     public var description: String {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What the server keeps of one app session: who acts in it, the keyed digest of its current refresh
 /// token, the one it replaced (answered again during a short grace), digests of older ones (presented
 /// again, they reveal a stolen token), and whether the session was revoked. Never a token.

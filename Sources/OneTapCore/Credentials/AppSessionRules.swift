@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Every rule of an app session's refresh tokens, pure: opening, rotating with reuse detection (RFC 9700
 /// §4.14.2), logging in and revoking. The random bytes come from the caller (`AppSessions` draws them
 /// from the system's CSPRNG); the store and the clock are the caller's too.

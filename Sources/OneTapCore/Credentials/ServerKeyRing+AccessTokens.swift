@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // The app's access token, version 1: self-contained, checked with one HMAC and no store read.
 //
 //     ota1.<key id>.<app session id>.<g|a>.<subject>.<issued>.<expires>.<mac>

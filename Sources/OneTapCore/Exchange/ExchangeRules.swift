@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The rules of the server's token exchange, configured once: what the exchange's codes mean
 /// (`Data/exchange-codes.csv`) and how long a one-tap token may be exchanged (`Data/token-lifetimes.csv`).
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // A pending action's JSON, inside a session's: `{"key":…,"action":…,"payload":…,"createdAtMs":…,
 // "expiresAtMs":…}` (`payload` only when there is one). A session of `onetap-session/1` holds
 // `createdAt` and `expiresAt` as seconds since 1970 instead.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The action a login interrupted, kept so the app continues it after the login ("comment sent"),
 /// instead of forgetting it (seed 000's complaint: the favourite was lost after logging in).
 ///

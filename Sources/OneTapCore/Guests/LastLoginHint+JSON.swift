@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // A last-login hint's JSON, `onetap-last-login/2`:
 //
 //     {"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796112000125}

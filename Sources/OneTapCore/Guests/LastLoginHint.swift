@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// How the device last logged in, for the login page's "last time you used …" hint (seed 000: 提示用户
 /// 上次在本机登录方式 && 账号). The number is kept masked only: the full number is never stored with it.
 public struct LastLoginHint: Hashable, Sendable, CustomStringConvertible {

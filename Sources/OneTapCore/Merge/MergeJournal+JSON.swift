@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // A merge journal's JSON, `onetap-merge-journal/2`:
 //
 //     {"format":"onetap-merge-journal/2","guest":"Eye6…","account":"42","plan":{…},"startedAtMs":…,

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The record of one guest's merge into an account, kept by the guest-data store: the plan, how many of
 /// its steps are done, and who is applying it. What makes a merge crash-safe (a restart resumes at the
 /// first step not recorded as done; steps are idempotent) and once-only (a second login of the same

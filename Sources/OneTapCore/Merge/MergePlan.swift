@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What merging a guest's data into an account does: a value, computed from both sides' data and the
 /// ``MergeRules`` before anything changes, then applied step by step (``GuestMerger`` in `OneTap`).
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // An SMS code record's JSON, `onetap-sms-code/2`:
 //
 //     {"format":"onetap-sms-code/2","id":"4c4d36476fce4d70","number":"13800138000","digest":"326d…",

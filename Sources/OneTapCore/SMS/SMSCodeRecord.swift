@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A sent SMS code as a store keeps it: never the code, only HMAC-SHA-256(server key, number ‖ code ‖
 /// code id), with its lifetime and how many wrong codes it has taken. One per number: a new send
 /// replaces it. Stores write it as JSON (``json()``; instants as whole milliseconds since 1970).

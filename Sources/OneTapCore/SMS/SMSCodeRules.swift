@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The rules of SMS codes, pure: which numbers may be sent one, how a code is made and stored, what a
 /// send does to the counters, and what a verify answers. The SMS code service runs them inside its
 /// store's atomic update, so every instance of a server applies the same rules to the same state.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What the SMS code service did, for logs and abuse dashboards: every send and verify answer, with the
 /// number masked (`138****8000`). Never a code, a captcha token, a device id or the key.
 public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {

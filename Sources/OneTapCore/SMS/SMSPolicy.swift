@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The limits on SMS codes: `Data/sms-policy.csv`. What stops SMS bombing (a victim's phone flooded with
 /// codes), SMS pumping (sends to numbers that earn per message) and guessing six digits.
 ///

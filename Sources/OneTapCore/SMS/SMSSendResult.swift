@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The answer to "send me a code".
 public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
     /// A code went out: it verifies until `expiresAt`; the next send for this number is admitted from

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What a circuit breaker says of a carrier channel: whether to attempt its flow now.
 package enum ChannelAdmission: Hashable, Sendable {
     /// Go ahead.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Which login an event belongs to: the session, the carrier and the evidence that named it, the app's
 /// platform, and when the login started. Every login event carries it (``LoginSession/context``), so
 /// each line of the event stream stands alone: `onetap stats` counts logins from the lines alone.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Drives one login through a ``LoginSessionMachine``: the instruction → report → advance loop that the
 /// device-side `LoginCoordinator`, `onetap simulate`, the traffic generator and `onetap session`'s
 /// transcripts share. The caller only says how to answer what the login asks for (by calling providers

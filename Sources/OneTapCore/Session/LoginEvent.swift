@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Something a login did, for logs and counters. Events carry codes and meanings, never a token, and
 /// any phone number in their text is masked (`138****8000`).
 ///

@@ -16,8 +16,10 @@ public enum LoginReport: Sendable, CustomStringConvertible {
     case cancel(LoginFlow, reason: CancelReason = .user)
     /// The SMS code service verified the number: the only way the SMS step succeeds.
     case smsVerified(SMSVerdict)
-    /// The server's exchange of the success report's token answered (or did not).
-    case exchange(ExchangeAnswer)
+    /// The server's exchange of the success report's token answered (or did not), bound to that token.
+    /// Only the exchange path makes one (``ExchangeOutcome``); `LoginServer.report(_:to:version:)`, the
+    /// entry point for the app's requests, refuses it.
+    case exchange(ExchangeOutcome)
 
     /// The flow the report is about, or nil for an exchange answer (about the token being exchanged).
     package var flow: LoginFlow? {
@@ -42,7 +44,7 @@ public enum LoginReport: Sendable, CustomStringConvertible {
         case .switchToSMS(let flow): "switch \(flow)"
         case .cancel(let flow, let reason): "cancel \(flow) (\(reason))"
         case .smsVerified(let verdict): "sms verified \(verdict.phoneNumber.masked)"
-        case .exchange(let answer): "exchange \(answer)"
+        case .exchange(let outcome): "exchange \(outcome)"
         }
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // A session's JSON: `onetap-session/2`, written and read by the one JSON writer and reader. Version 1
 // (instants as seconds since 1970, a Double, under the names without `Ms`) is read as it always was,
 // from `json()`'s text and from the `Codable` form `JSONEncoder` wrote in earlier versions (keys in any order,

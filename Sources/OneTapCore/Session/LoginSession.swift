@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One login, across the app's requests: what was planned, where it stands, everything that happened.
 ///
 /// A value: the server keeps it in a ``LoginSessionStore``-like store between requests (its JSON is

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // The rules of a login, applied to a session: what a report leads to, what an exchange's answer leads
 // to, and how a login moves from flow to flow. `LoginSessionMachine` checks a report before it comes here;
 // nothing here fails after a change was made.
@@ -42,10 +36,13 @@ extension LoginSessionMachine {
         case .ended:
             throw reject(.ended, "the login is over")
         case .exchange(let flow, let attempt, let token, _):
-            guard case .exchange(let answer) = report else {
+            guard case .exchange(let outcome) = report else {
                 throw reject(.unexpected, "the server is exchanging the \(flow) token; the app has nothing to report until it answers")
             }
-            answerExchange(answer, flow: flow, attempt: attempt, token: token, &progress)
+            guard outcome.token == token else {
+                throw reject(.unexpected, "the exchange answer is not bound to the token this session is exchanging")
+            }
+            answerExchange(outcome.answer, flow: flow, attempt: attempt, token: token, &progress)
         case .flow(let flow, let attempt):
             if case .exchange = report {
                 throw reject(.unexpected, "no exchange is under way; the session waits for \(flow) attempt \(attempt)")

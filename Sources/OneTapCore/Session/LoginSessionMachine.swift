@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Every rule of a login, once: where a login starts, and what each report leads to.
 ///
 /// Pure: values in, values out (the caller draws the session's id and reads the breaker). The server calls

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Proof that a number passed SMS verification: the only way a login session's SMS step succeeds.
 ///
 /// Only OneTap makes one (the SMS code service's `verify`, when the right code came in time), so a

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A carrier access token (Tianyi's `accessToken` lives a month) with what is needed to keep it alive.
 ///
 /// Its value and refresh token are ``Secret``s: `description`, `debugDescription`, `dump` and every

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Whether a token can be used now, and whether it should be refreshed.
 public enum TokenState: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
     /// Use it; no refresh needed.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // Reading a record's members: what every `init(reading:)` repeated before, said once. A record states
 // only its own part, a member per line:
 //

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A value OneTap stores or emits as a JSON document: written by the one ``JSONWriter`` and read by the
 /// one ``JSONReader``, member by member, and by nothing else (no `Codable` form beside it).
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // A record a store keeps: its `format` member and its instants, checked against each other once, here.
 // A record of this version names its format and holds whole milliseconds since 1970 (members named
 // `…Ms`); the form `JSONEncoder` wrote before (no `format`), or a session's `onetap-session/1`, holds

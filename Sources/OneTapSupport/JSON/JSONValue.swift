@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Any JSON value, kept as it came: what a deferred action's opaque payload and a guest's data are.
 ///
 /// Numbers are kept as `Double` (JSON's own number); objects keep their members by name. ``json`` writes

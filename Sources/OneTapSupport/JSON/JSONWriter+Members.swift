@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 // Writing a record's members: a key and its value in one call, and an optional member left out when it
 // is nil (as every record and event line leaves it out), so that a record states only its members:
 //

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Writes compact JSON straight into a buffer of its own, members in the order they are written: what
 /// every record OneTap stores or emits is written with (``JSONRecord``: a session, a token file, an event
 /// line, the command line's output), without building a tree first as `JSONEncoder` does.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The one stored instant: whole milliseconds since 1970-01-01T00:00:00Z, in every record, column and
 /// token file. These two conversions are the only way between it and a `Date`.
 extension Date {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// ISO 8601 timestamps between 1970 and 9999: the one reader and the one writer of instants as text, for
 /// the event stream (`"at":"2026-12-01T08:00:01.250Z"`), messages and the command line.
 ///

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// A scriptable one-tap provider for any one-tap flow. The flow's success code (`Data/result-codes.csv`:

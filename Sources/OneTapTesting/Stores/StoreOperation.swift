@@ -38,4 +38,10 @@ public enum StoreOperation: Hashable, Sendable {
     case createJournal
     /// ``GuestDataStore/replaceJournal(_:expecting:)``.
     case replaceJournal
+    /// ``AccountDirectory/account(for:)``.
+    case account
+    /// ``AccountDirectory/findOrCreate(_:newID:at:)``.
+    case findOrCreate
+    /// ``AccountDirectory/bind(_:to:at:)``.
+    case bind
 }

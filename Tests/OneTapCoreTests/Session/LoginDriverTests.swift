@@ -33,7 +33,7 @@ import Testing
         #expect(credential.token.reveal() == "T1" && credential.flow == .mobile)
         #expect(receivedAt == at(2), "the token's age runs from the receipt of its success report")
 
-        driver.answer(F.exchange("104201"), at: at(3))   // spent or stale: run the flow once more
+        driver.answer(F.exchange("104201").bound(to: driver.session), at: at(3))   // spent or stale: run the flow once more
         #expect(Self.summary(driver.request) == "run mobile (attempt 2)")
 
         driver.answer(.result(.mobile, code: "102101"), at: at(5))   // no network: fall back
@@ -56,7 +56,7 @@ import Testing
     @Test func anExchangedSuccessEndsWithWhoLoggedIn() throws {
         var driver = LoginDriver(server, starting: F.mobileSIM, at: F.now, id: F.id)
         driver.answer(F.success(.mobile, "T1"), at: at(1))
-        let answered = driver.answer(.exchange(.answered("103000", phoneNumber: F.number, account: "acc-1")), at: at(2))
+        let answered = driver.answer(LoginReport.exchanged(.answered("103000", phoneNumber: F.number, account: "acc-1")).bound(to: driver.session), at: at(2))
         let transition = try #require(answered)
         #expect(transition.session == driver.session)
         #expect(driver.request == nil)
@@ -135,7 +135,7 @@ import Testing
     @Test func aRepeatedTokenIsRefused() throws {
         var driver = LoginDriver(server, starting: F.mobileSIM, at: F.now, id: F.id)
         driver.answer(F.success(.mobile, "T1"), at: at(1))
-        driver.answer(F.exchange("104201"), at: at(2))
+        driver.answer(F.exchange("104201").bound(to: driver.session), at: at(2))
         #expect(Self.summary(driver.request) == "run mobile (attempt 2)")
         #expect(driver.answer(F.success(.mobile, "T1"), at: at(3)) == nil)
         #expect(driver.refusal?.kind == .alreadyExchanged)
@@ -178,9 +178,9 @@ import Testing
             switch request {
             case .run(_, attempt: 1): return (F.success(.mobile, "T1"), at(clock))
             case .run: return (.result(.mobile, code: "102101"), at(clock))
-            case .exchange(_, let receivedAt):
+            case .exchange(let credential, let receivedAt):
                 #expect(receivedAt == at(1))
-                return (.exchange(.timeout), at(clock))
+                return (.exchange(ExchangeOutcome(.timeout, for: credential)), at(clock))
             case .sms(let session): return (F.verdict(for: session), at(clock))
             }
         }, applied: { transition, now in

@@ -139,7 +139,7 @@ import Testing
                  versions: [2], ending: .success),
 
         // The exchange's answers.
-        Scenario(name: "exchange success without the number falls back", reports: [F.success(.mobile, "T1"), .exchange(.answered("103000"))],
+        Scenario(name: "exchange success without the number falls back", reports: [F.success(.mobile, "T1"), .exchanged(.answered("103000"))],
                  trace: ["mobile:103000:success", "mobile:exchange-failed:fallback"], instructions: ["exchange mobile", "sms"], versions: [2, 3],
                  ending: nil),
         Scenario(name: "exchange 104201 runs the flow once more for a new token",
@@ -164,16 +164,16 @@ import Testing
                  trace: ["mobile:103000:success", "mobile:exchange-999999:fallback"], instructions: ["exchange mobile", "run tianyi 1"],
                  versions: [2, 3], ending: nil),
         Scenario(name: "an exchange that timed out: SMS, and the token kept as unknown", start: .plan(F.fourFlows),
-                 reports: [F.success(.mobile, "T1"), .exchange(.timeout)],
+                 reports: [F.success(.mobile, "T1"), .exchanged(.timeout)],
                  trace: ["mobile:103000:success", "mobile:exchange-timeout:switch"], instructions: ["exchange mobile", "sms"], versions: [2, 3],
                  ending: nil, unknown: ["T1"]),
-        Scenario(name: "an exchange fault falls back", start: .plan(F.fourFlows), reports: [F.success(.mobile, "T1"), .exchange(.fault("connection reset"))],
+        Scenario(name: "an exchange fault falls back", start: .plan(F.fourFlows), reports: [F.success(.mobile, "T1"), .exchanged(.fault("connection reset"))],
                  trace: ["mobile:103000:success", "mobile:exchange-failed:fallback"], instructions: ["exchange mobile", "run tianyi 1"],
                  versions: [2, 3], ending: nil),
-        Scenario(name: "a token too old to exchange runs the flow once more", reports: [F.success(.mobile, "T1"), .exchange(.tokenExpired)],
+        Scenario(name: "a token too old to exchange runs the flow once more", reports: [F.success(.mobile, "T1"), .exchanged(.tokenExpired)],
                  trace: ["mobile:103000:success", "mobile:token-expired:retry"], instructions: ["exchange mobile", "run mobile 2"], versions: [2, 3],
                  ending: nil),
-        Scenario(name: "a replayed token goes to SMS", start: .plan(F.fourFlows), reports: [F.success(.mobile, "T1"), .exchange(.replayed)],
+        Scenario(name: "a replayed token goes to SMS", start: .plan(F.fourFlows), reports: [F.success(.mobile, "T1"), .exchanged(.replayed)],
                  trace: ["mobile:103000:success", "mobile:token-replayed:switch"], instructions: ["exchange mobile", "sms"], versions: [2, 3],
                  ending: nil),
         Scenario(name: "Tianyi exchange 51005 retries; 51002 alerts", start: .plan(F.plan([.tianyi, .sms], carrier: .telecom)),
@@ -200,7 +200,7 @@ import Testing
         var versions: [Int] = []
         for (index, report) in scenario.reports.enumerated() {
             let session = transition.session
-            transition = try machine.advance(session, report, version: session.version, at: Fixture.now.addingTimeInterval(Double(index + 1)))
+            transition = try machine.advance(session, report.bound(to: session), version: session.version, at: Fixture.now.addingTimeInterval(Double(index + 1)))
             instructions.append(Fixture.summary(transition.instruction))
             versions.append(transition.session.version)
         }
@@ -266,7 +266,7 @@ import Testing
     @Test func exchangeSuccessRecordsTheVerifiedLogin() throws {
         var transition = server.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         transition = try server.advance(transition.session, Fixture.success(.mobile, "T1"), at: Fixture.now)
-        transition = try server.advance(transition.session, .exchange(.answered("103000", phoneNumber: Fixture.number, account: "acct-7")), at: Fixture.now)
+        transition = try server.advance(transition.session, LoginReport.exchanged(.answered("103000", phoneNumber: Fixture.number, account: "acct-7")).bound(to: transition.session), at: Fixture.now)
         let expected = VerifiedLogin(phoneNumber: Fixture.number, account: "acct-7")
         #expect(transition.session.verified == expected)
         guard case .done(.success, .mobile, let verified) = transition.instruction else {
@@ -310,7 +310,7 @@ import Testing
         Rejection(name: "a timeout of another flow", report: .timeout(.tianyi), kind: .wrongFlow),
         Rejection(name: "a one-tap result once at SMS", before: [.result(.mobile, code: "102101")], report: Fixture.success(.mobile, "T1"), kind: .wrongFlow),
         Rejection(name: "an exchange answer while a flow runs", report: Fixture.exchange("103000"), kind: .unexpected),
-        Rejection(name: "an exchange timeout while a flow runs", report: .exchange(.timeout), kind: .unexpected),
+        Rejection(name: "an exchange timeout while a flow runs", report: .exchanged(.timeout), kind: .unexpected),
         Rejection(name: "a flow result while the server exchanges", before: [Fixture.success(.mobile, "T1")], report: .result(.mobile, code: "102101"),
                   kind: .unexpected),
         Rejection(name: "a second success while the server exchanges", before: [Fixture.success(.mobile, "T1")], report: Fixture.success(.mobile, "T2"),
@@ -329,7 +329,7 @@ import Testing
         Rejection(name: "the same token reported twice", before: [Fixture.success(.mobile, "T1"), Fixture.exchange("104201")],
                   report: Fixture.success(.mobile, "T1"), kind: .alreadyExchanged),
         Rejection(name: "the same Tianyi code reported again after a token-expired retry", start: .snapshot(Fixture.telecomSIM),
-                  before: [Fixture.success(.tianyi, "A1"), .exchange(.tokenExpired)], report: Fixture.success(.tianyi, "A1"), kind: .alreadyExchanged),
+                  before: [Fixture.success(.tianyi, "A1"), .exchanged(.tokenExpired)], report: Fixture.success(.tianyi, "A1"), kind: .alreadyExchanged),
         Rejection(name: "an SMS success code from the client", before: [.result(.mobile, code: "102101")], report: .result(.sms, code: "0"),
                   kind: .unverifiedSMS),
         Rejection(name: "an SMS success code from the client, with a credential", start: .snapshot(Fixture.noSIM),
@@ -495,7 +495,7 @@ import Testing
         static func report(_ random: inout SplitMix64, for session: LoginSession) -> LoginReport {
             // Most reports are what the session waits for, so logins get somewhere (and tokens come round
             // again); the rest are anything at all.
-            if case .exchange = session.stage, random.chance(70) { return .exchange(answer(&random)) }
+            if case .exchange = session.stage, random.chance(70) { return LoginReport.exchanged(answer(&random)).bound(to: session) }
             if case .flow(let flow, _) = session.stage, random.chance(60) { return likely(&random, flow, session) }
             return anything(&random, session)
         }
@@ -549,7 +549,8 @@ import Testing
             case 4: random.chance(50) ? .unavailable(flow) : .switchToSMS(flow)
             case 5: .cancel(flow, reason: random.pick(CancelReason.allCases))
             case 6: Fixture.verdict(for: random.pick([session.id, Fixture.otherID, nil] as [LoginSessionID?]))
-            default: .exchange(answer(&random))
+            // Bound to the session's token, or to another (a forged answer, which the session must refuse).
+            default: random.chance(50) ? LoginReport.exchanged(answer(&random)).bound(to: session) : .exchange(ExchangeOutcome(answer(&random), token: SHA256.hash(Array("forged".utf8))))
             }
         }
 

@@ -18,7 +18,7 @@ import Testing
         #expect(start.session.pending == action && start.continued == nil)
         let exchanging = try machine.advance(start.session, F.success(.mobile, "T1"), at: F.now.addingTimeInterval(2))
         #expect(exchanging.continued == nil && exchanging.session.pending == action, "not yet: the exchange decides")
-        let done = try machine.advance(exchanging.session, F.exchange("103000"), at: F.now.addingTimeInterval(3))
+        let done = try machine.advance(exchanging.session, F.exchange("103000").bound(to: exchanging.session), at: F.now.addingTimeInterval(3))
         #expect(done.session.ending == .success)
         #expect(done.continued == action)
         #expect(done.session.pending == nil, "handed back once: the stored session no longer holds it")

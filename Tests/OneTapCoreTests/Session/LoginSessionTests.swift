@@ -32,22 +32,22 @@ import Testing
         ("exchanging, started at a fractional instant", mobile([Fixture.success(.mobile, "T1")], at: Date(timeIntervalSince1970: 1_796_083_200.123_456))),
         ("at SMS after a misconfigured code", mobile([.result(.mobile, code: "103101")])),
         ("success after the exchange, with an account",
-         mobile([Fixture.success(.mobile, "T1"), .exchange(.answered("103000", phoneNumber: Fixture.number, account: "acct-1"))])),
+         mobile([Fixture.success(.mobile, "T1"), .exchanged(.answered("103000", phoneNumber: Fixture.number, account: "acct-1"))])),
         ("SMS success after an unknown exchange",
-         mobile([Fixture.success(.mobile, "T1"), .exchange(.timeout), Fixture.verdict()])),
+         mobile([Fixture.success(.mobile, "T1"), .exchanged(.timeout), Fixture.verdict()])),
         ("failed after a provider fault and an SMS timeout", mobile([.fault(.mobile, "SDK \"crashed\"\n"), .timeout(.sms)])),
         ("cancelled: no phone number", mobile([.result(.mobile, code: "103000"), .cancel(.sms, reason: .noPhoneNumber)])),
         ("cancelled by the caller", mobile([.cancel(.mobile, reason: .caller)])),
         ("the user backed out", mobile([.cancel(.mobile)])),
         ("a circuit open, no provider, a switch", four([.unavailable(.mobile), .switchToSMS(.unicom)])),
         ("every exchange step", four([
-            Fixture.success(.mobile, "T1"), .exchange(.tokenExpired), Fixture.success(.mobile, "T2"), .exchange(.fault("reset")),
+            Fixture.success(.mobile, "T1"), .exchanged(.tokenExpired), Fixture.success(.mobile, "T2"), .exchanged(.fault("reset")),
         ])),
         ("replayed and quota", session(machine.start(plan: Fixture.plan([.unicom, .sms]), at: Fixture.now, id: Fixture.id), [
-            Fixture.success(.unicom, "U1"), .exchange(.replayed),
+            Fixture.success(.unicom, "U1"), .exchanged(.replayed),
         ])),
         ("an exchange alert", four([Fixture.success(.mobile, "T1"), Fixture.exchange("105312")])),
-        ("exchange success without the number", four([Fixture.success(.mobile, "T1"), .exchange(.answered("103000"))])),
+        ("exchange success without the number", four([Fixture.success(.mobile, "T1"), .exchanged(.answered("103000"))])),
         ("an app on HarmonyOS", session(machine.start(DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"), platform: .harmonyOS), at: Fixture.now, id: Fixture.id),
                                         [.result(.mobile, code: "200023")])),
         ("ended before any flow", LoginSession(
@@ -93,7 +93,7 @@ import Testing
         var random = SplitMix64(seed: 2026)
         for _ in 0..<2000 {
             let start = Date(timeIntervalSinceReferenceDate: 800_000_000 + Double(random.next() % 1_000_000_000_000) / 1_000_000)
-            let session = Self.session(Self.machine.start(Fixture.mobileSIM, at: start, id: Fixture.id), [Fixture.success(.mobile, "T1"), .exchange(.timeout)])
+            let session = Self.session(Self.machine.start(Fixture.mobileSIM, at: start, id: Fixture.id), [Fixture.success(.mobile, "T1"), .exchanged(.timeout)])
             let decoded = try LoginSession(json: session.json())
             #expect(decoded == session, "\(start.timeIntervalSinceReferenceDate)")
             #expect(abs(session.createdAt.timeIntervalSince(start)) <= 0.000_501 && abs(session.expiresAt.timeIntervalSince(start) - 600) <= 0.000_501)

@@ -41,7 +41,7 @@ enum Fixture {
 
     /// An exchange answer with a code; the number comes with the success codes.
     static func exchange(_ code: ResultCode) -> LoginReport {
-        .exchange(.answered(code, phoneNumber: code == "103000" || code == "0" ? number : nil))
+        .exchanged(.answered(code, phoneNumber: code == "103000" || code == "0" ? number : nil))
     }
 
     /// The SMS code service's verdict for a session.
@@ -128,6 +128,7 @@ struct GatedMachine: Sendable {
     }
 
     func advance(_ session: LoginSession, _ report: LoginReport, version: Int? = nil, at now: Date) throws(LoginRejection) -> LoginTransition {
-        gate.hear(try machine.advance(session, report, version: version, at: now, channels: gate.admissions))
+        // The tests' exchange answers stand for the server's exchange: bound to the token the session exchanges.
+        gate.hear(try machine.advance(session, report.bound(to: session), version: version, at: now, channels: gate.admissions))
     }
 }

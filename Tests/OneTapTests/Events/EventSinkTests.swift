@@ -14,7 +14,7 @@ import Testing
         var lines = transition.events.map { StandardErrorEventSink.line(OneTapEvent(at: start, .login($0, transition.context))) }
         for (seconds, report) in reports {
             let at = start.addingTimeInterval(seconds)
-            transition = try machine.advance(transition.session, report, at: at)
+            transition = try machine.advance(transition.session, report.bound(to: transition.session), at: at)
             lines += transition.events.map { StandardErrorEventSink.line(OneTapEvent(at: at, .login($0, transition.context))) }
         }
         return lines.map { String($0.dropLast()) }
@@ -25,7 +25,7 @@ import Testing
         let lines = try Self.lines(
             DeviceSnapshot(sim: .present, plmn: try PLMN("46000"), platform: .ios),
             [(0.8, .result(.mobile, code: "200087")), (1.25, .result(.mobile, code: "103000", credential: credential)),
-             (1.5, .exchange(.answered("103000", phoneNumber: try PhoneNumber("13800138000"))))])
+             (1.5, .exchanged(.answered("103000", phoneNumber: try PhoneNumber("13800138000"))))])
         let context = #""session":"Session-ID-for-tests_0","carrier":"mobile","evidence":"plmn","platform":"ios""#
         #expect(lines == [
             #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"login","event":"planned",\#(context),"elapsedMs":0,"flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"#,

@@ -37,12 +37,12 @@ import Testing
     func aTokenOlderThanItsLifetimeIsNotSent(flow: LoginFlow, age: Double, expired: Bool) async {
         let provider = provider()
         let exchange = guarded(provider)
-        let answer = await exchange.exchange(Self.credential(flow), receivedAt: clock.now().addingTimeInterval(-age), rules: .builtIn)
+        let answer = await exchange.exchange(Self.credential(flow), receivedAt: clock.now().addingTimeInterval(-age), rules: .builtIn).answer
         if expired {
             #expect(answer == .tokenExpired)
             #expect(provider.flowsExchanged.isEmpty)
             // Nothing was claimed: a fresh report of the same token may still be exchanged.
-            #expect(await exchange.exchange(Self.credential(flow), receivedAt: clock.now(), rules: .builtIn) == Self.success(flow))
+            #expect(await exchange.exchange(Self.credential(flow), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(flow))
         } else {
             #expect(answer == Self.success(flow))
         }
@@ -54,7 +54,7 @@ import Testing
         let exchange = guarded(provider)
         let received = clock.now()
         clock.advance(by: .seconds(120))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: received, rules: .builtIn) == .tokenExpired)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: received, rules: .builtIn).answer == .tokenExpired)
         #expect(provider.flowsExchanged.isEmpty)
     }
 
@@ -63,8 +63,8 @@ import Testing
         let provider = provider()
         let exchange = guarded(provider)
         let rules = ExchangeRules(lifetimes: lifetimes)
-        #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-10), rules: rules) == .tokenExpired)
-        #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-9), rules: rules) == Self.success(.unicom))
+        #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-10), rules: rules).answer == .tokenExpired)
+        #expect(await exchange.exchange(Self.credential(.unicom), receivedAt: clock.now().addingTimeInterval(-9), rules: rules).answer == Self.success(.unicom))
     }
 
     /// The codes come with the rules too: a table that reads China Mobile's `103000` as "token already
@@ -78,7 +78,7 @@ import Testing
         let provider = provider([.hang])
         let exchange = guarded(provider)
         #expect(await timedOut(exchange) == .timeout)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: rules) == .timeout)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: rules).answer == .timeout)
         #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
         #expect(provider.tokensSent == ["abc": 2])
     }
@@ -88,9 +88,9 @@ import Testing
     @Test func theSameTokenTwiceIsReplayed() async {
         let provider = provider()
         let exchange = guarded(provider)
-        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn) == Self.success(.mobile))
-        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn) == .replayed)
-        #expect(await exchange.exchange(Self.credential(.mobile, "T-2"), receivedAt: clock.now(), rules: .builtIn) == Self.success(.mobile))
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-2"), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
         #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
     }
 
@@ -102,7 +102,7 @@ import Testing
         let answers = await withTaskGroup(of: ExchangeAnswer.self) { group in
             for index in 0..<50 {
                 let exchange = index.isMultiple(of: 2) ? first : second
-                group.addTask { await exchange.exchange(Self.credential(.tianyi, "shared"), receivedAt: self.clock.now(), rules: .builtIn) }
+                group.addTask { await exchange.exchange(Self.credential(.tianyi, "shared"), receivedAt: self.clock.now(), rules: .builtIn).answer }
             }
             var answers: [ExchangeAnswer] = []
             for await answer in group { answers.append(answer) }
@@ -116,16 +116,16 @@ import Testing
     @Test func aTokenWhoseExchangeFailedIsNotSentAgain() async {
         let provider = provider([.error(CarrierError("connection reset"))])
         let exchange = guarded(provider)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .fault("connection reset"))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .fault("connection reset"))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
         #expect(provider.tokensSent == ["abc": 1])
     }
 
     @Test func anAnsweredErrorIsReplayedToo() async {
         let provider = provider([.value(ExchangeResponse(code: "103101"))])
         let exchange = guarded(provider)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .answered("103101"))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .answered("103101"))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -133,7 +133,7 @@ import Testing
 
     /// Runs an exchange whose carrier call hangs, and lets the guard's limit pass on the fake clock.
     func timedOut(_ exchange: ExchangeGuard, _ credential: CarrierCredential = credential()) async -> ExchangeAnswer {
-        let task = Task { await exchange.exchange(credential, receivedAt: clock.now(), rules: .builtIn) }
+        let task = Task { await exchange.exchange(credential, receivedAt: clock.now(), rules: .builtIn).answer }
         await clock.waitForSleepers(1)
         clock.advance(by: exchange.timeout - .milliseconds(1))
         #expect(clock.sleeperCount == 1, "the guard gave up before its limit")
@@ -160,7 +160,7 @@ import Testing
         let provider = provider([.hang, .value(ExchangeResponse(code: code))])
         let exchange = guarded(provider)
         #expect(await timedOut(exchange) == .timeout)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .timeout)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .timeout)
         #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
         #expect(provider.tokensSent == ["abc": 2])
     }
@@ -169,9 +169,9 @@ import Testing
         let provider = provider([.hang])
         let exchange = guarded(provider)
         #expect(await timedOut(exchange) == .timeout)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == Self.success(.mobile))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
         #expect(try await ledger.unknownExchanges(since: .distantPast).isEmpty)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
         #expect(provider.tokensSent == ["abc": 2])
     }
 
@@ -179,14 +179,14 @@ import Testing
         let provider = provider([.hang, .error(CarrierError("reset"))])
         let exchange = guarded(provider)
         #expect(await timedOut(exchange) == .timeout)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .fault("reset"))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .fault("reset"))
         #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.token) == [Self.abc])
     }
 
     @Test func aSlowAnswerWithinTheLimitIsTaken() async {
         let provider = provider([.delay(.seconds(4), ExchangeResponse(code: "103000", phoneNumber: Self.number))])
         let exchange = guarded(provider, timeout: .seconds(5))
-        let task = Task { await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) }
+        let task = Task { await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer }
         await clock.waitForSleepers(2)   // the guard's limit and the carrier's delay
         clock.advance(by: .seconds(4))
         #expect(await task.value == Self.success(.mobile))
@@ -199,7 +199,7 @@ import Testing
         let faulty = FaultyExchangeLedger(ledger)
         faulty.faults.inject(.refuse(.io, "ledger write failed for abc"), into: [.claim], times: nil)
         let exchange = guarded(provider, ledger: faulty)
-        let answer = await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn)
+        let answer = await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer
         guard case .fault(let message) = answer else {
             Issue.record("expected a fault, got \(answer)")
             return
@@ -214,8 +214,8 @@ import Testing
         let faulty = FaultyExchangeLedger(ledger)
         faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: nil)
         let exchange = guarded(provider, ledger: faulty)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == Self.success(.mobile))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn) == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -224,7 +224,7 @@ import Testing
         let refresh = "R-secret-91bc"
         let provider = provider([.error(CarrierError("HTTP 500 for token=\(token)&refresh=\(refresh): \(String(repeating: "x", count: 400)) \(token)"))])
         let exchange = guarded(provider)
-        let answer = await exchange.exchange(Self.credential(.tianyi, token, refresh: refresh), receivedAt: clock.now(), rules: .builtIn)
+        let answer = await exchange.exchange(Self.credential(.tianyi, token, refresh: refresh), receivedAt: clock.now(), rules: .builtIn).answer
         guard case .fault(let message) = answer else {
             Issue.record("expected a fault, got \(answer)")
             return

@@ -138,6 +138,30 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         if case .verified = result { Issue.record("a guessed code must not verify") }
     }
 
+    @Test func appSessions() async throws {
+        let keysText = "2026-12:\(Base64.urlEncoded(Array(repeating: UInt8(7), count: 32)))"
+        let appSessionStore = InMemoryAppSessionStore()
+        let dataStore = InMemoryGuestDataStore()
+        // README: app-sessions
+        let keys = try ServerKeyRing(parsing: Secret(keysText))         // ONETAP_SERVER_KEYS or a key file: id:base64 lines
+        let sessions = AppSessions(keys: keys, store: appSessionStore)     // share the store across instances
+        // POST /session          first open: a guest session
+        let guest = try await sessions.open()                              // accessToken (2 h), refreshToken (returned once)
+        // any request            Authorization: Bearer <access token>: checked without a store read
+        let me = try sessions.authenticate(guest.accessToken.reveal())     // me.identity acts; me.session is the app session
+        // a login in this app session verified a number that belongs to account "42":
+        let account = try await sessions.loggedIn(me, account: "42")       // new credentials; the guest's stop counting
+        if let former = account.formerGuest {
+            _ = try await GuestMerger(store: dataStore).merge(former, into: "42")   // this session's guest, never one a request names
+        }
+        // POST /session/refresh  on every app open: a new refresh token each time, the same one for a retry within 30 s
+        let next = try await sessions.refresh(account.refreshToken)
+        // POST /logout           the session is revoked; the app goes on as a fresh guest
+        let fresh = try await sessions.logout(try sessions.authenticate(next.accessToken.reveal()))
+        // README: end
+        #expect(fresh.session != guest.session && next.identity == .account("42"))
+    }
+
     @Test func guests() async throws {
         let key = ServerKey.random()
         let device = try DeviceID("9774d56d682e549c")

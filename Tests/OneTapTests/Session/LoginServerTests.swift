@@ -110,7 +110,8 @@ import Testing
             return
         }
         #expect(credential.token.reveal() == "T1")
-        let done = try await logins.report(.exchange(.answered("103000", phoneNumber: Self.number)), to: started.session.id, version: 2)
+        let done = try await logins.exchanged(
+            .success(ExchangeResponse(code: "103000", phoneNumber: Self.number)), token: credential.token, session: started.session.id, version: 2)
         #expect(done.session.ending == .success && done.session.version == 3)
     }
 

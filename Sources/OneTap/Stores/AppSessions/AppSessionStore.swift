@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where app sessions live, shared by every server instance: create, load, compare-and-swap on the
 /// version, the sessions of an account (to log out everywhere), and clean-up. Shaped for one SQL row per
 /// session with a version column, like ``LoginSessionStore``.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Which one-tap tokens were sent to the paid exchange: so each token is exchanged at most once, across
 /// every login and every server instance that shares the ledger. Tokens are kept only as SHA-256
 /// digests, never as themselves.

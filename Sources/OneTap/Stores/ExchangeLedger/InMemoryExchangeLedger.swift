@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// An exchange ledger in this process's memory. It forgets a token a day after its claim (no one-tap
 /// token lives that long: `Data/token-lifetimes.csv`), so it stays bounded.
 public final class InMemoryExchangeLedger: ExchangeLedger {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where guests' and accounts' data live by kind (favourites, history, cart…), and the journals of
 /// merges: what ``GuestMerger`` applies a ``MergePlan`` through.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Guest and account data in this process's memory: the default for tests and one instance, and the
 /// model the conformance suite checks other stores against. Every call is atomic.
 public final class InMemoryGuestDataStore: GuestDataStore {

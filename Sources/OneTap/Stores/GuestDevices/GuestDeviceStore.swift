@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What a store keeps per device.
 public struct GuestDeviceRecord: Hashable, Sendable {
     /// How many times the device logged out: its guest id's generation.

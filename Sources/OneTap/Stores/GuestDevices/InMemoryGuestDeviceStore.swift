@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Device records in this process's memory.
 public final class InMemoryGuestDeviceStore: GuestDeviceStore {
     /// Keyed by the key's UTF-8 bytes: keys compare by their bytes, as in every store (Swift's `String`

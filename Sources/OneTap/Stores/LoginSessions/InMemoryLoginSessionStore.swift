@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Login sessions in this process's memory: the default, and the model the conformance suite checks
 /// other stores against. Thread-safe; every operation is atomic.
 public final class InMemoryLoginSessionStore: LoginSessionStore {

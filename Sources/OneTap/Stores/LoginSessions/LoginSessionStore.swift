@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where login sessions live between the app's requests, shared by every server instance: create,
 /// load, compare-and-swap on the version, and clean up expired ones. Shaped for one SQL row per session
 /// with a version column (`UPDATE … WHERE id = $1 AND version = $2`).

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// SMS counters and code records in this process's memory: the default for one instance, and the model
 /// the conformance suite checks other stores against. Every update is atomic under one lock; what is
 /// kept only until before now is dropped as it is read, and swept every 1,024 updates, so memory stays

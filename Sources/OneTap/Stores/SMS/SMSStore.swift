@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where SMS counters and code records live, shared by every instance of a server. One operation:
 /// read some counters and a number's code record, let the rules change them, write them back, all
 /// atomically, so concurrent sends never pass a limit and concurrent verifies of one code succeed at

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A token store in this process's memory: the default. Thread-safe; every operation is atomic.
 public final class InMemoryTokenStore: TokenStore {
     private struct State: Sendable {

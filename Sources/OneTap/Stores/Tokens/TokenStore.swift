@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A stored record's version, for compare-and-swap writes: each write of an account makes a greater one.
 public struct TokenVersion: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
     /// The version number, from 1.

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// The properties every ``AppSessionStore`` must have, as a suite an adapter runs against itself

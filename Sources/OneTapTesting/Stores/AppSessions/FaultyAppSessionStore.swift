@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// An ``AppSessionStore`` wrapper that fails on demand, through ``FaultyStore/faults``, and counts the

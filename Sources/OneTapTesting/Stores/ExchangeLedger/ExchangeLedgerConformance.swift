@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// The properties every ``ExchangeLedger`` must have, as ``InMemoryExchangeLedger`` documents them, as
@@ -124,7 +119,7 @@ public enum ExchangeLedgerConformance {
             let answers = await withTaskGroup(of: ExchangeAnswer.self) { group in
                 for index in 0..<concurrency {
                     let exchange = guards[index % guards.count]
-                    group.addTask { await exchange.exchange(credential, receivedAt: now, rules: .builtIn) }
+                    group.addTask { await exchange.exchange(credential, receivedAt: now, rules: .builtIn).answer }
                 }
                 var answers: [ExchangeAnswer] = []
                 for await answer in group { answers.append(answer) }

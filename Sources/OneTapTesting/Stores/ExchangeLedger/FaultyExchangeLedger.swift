@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// An ``ExchangeLedger`` wrapper that fails on demand, through ``FaultyStore/faults``: a ledger that cannot claim (the

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// A ``LoginSessionStore`` wrapper that fails on demand, through ``FaultyStore/faults``: a store that is down, a

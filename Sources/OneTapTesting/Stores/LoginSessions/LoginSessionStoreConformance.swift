@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// The properties every ``LoginSessionStore`` must have, as a suite an adapter (PostgreSQL, Redis…) runs
@@ -32,7 +27,7 @@ public enum LoginSessionStoreConformance {
             machine.start(snapshot, at: start, id: id).session
         }
         func advanced(_ session: LoginSession, _ report: LoginReport) throws -> LoginSession {
-            try machine.advance(session, report, version: session.version, at: session.createdAt.addingTimeInterval(1.5)).session
+            try machine.advance(session, report.bound(to: session), version: session.version, at: session.createdAt.addingTimeInterval(1.5)).session
         }
 
         // Round trip: what is created or replaced is what loads, in every stage.
@@ -45,7 +40,7 @@ public enum LoginSessionStoreConformance {
             let credential = CarrierCredential(flow: .mobile, token: Secret("conformance-token"), uniqueID: "u")
             var previous = first
             for report: LoginReport in [
-                .result(.mobile, code: "103000", credential: credential), .exchange(.timeout),
+                .result(.mobile, code: "103000", credential: credential), .exchanged(.timeout),
                 .smsVerified(SMSVerdict(phoneNumber: try PhoneNumber("13800138000"), session: first.id, verifiedAt: now)),
             ] {
                 let next = try advanced(previous, report)

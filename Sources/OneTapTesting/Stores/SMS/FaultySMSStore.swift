@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// An ``SMSStore`` wrapper that fails on demand, through ``FaultyStore/faults``: an update refused before

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// A ``TokenStore`` wrapper that fails on demand, through ``FaultyStore/faults``: on read, on write, on

@@ -1,0 +1,91 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The step after a verified login that seed 002 describes (本机手机号未注册过帐号，则免密登录后自动注册、登录、
+/// 绑定本机手机号；已注册过则直接登录该帐号): the verified number's account is found, or created and bound to
+/// the number, and the login is recorded as the number's last verification. A number last verified longer
+/// ago than `dormantAfter` is flagged, and an event says so: a number unused that long may have been
+/// reissued to someone else (二次号), who now holds its one-tap login.
+///
+/// ```swift
+/// let accounts = AccountLogin(directory: stores.accountDirectory())
+/// // after LoginServer's session ended in success with `verified`:
+/// let outcome = try await accounts.resolve(verified)
+/// if outcome.dormant { /* ask for a second factor before handing over outcome.account */ }
+/// ```
+public struct AccountLogin: Sendable {
+    private let directory: any AccountDirectory
+    private let newAccountID: @Sendable () -> AccountID
+    private let dormantAfter: Duration
+    private let clock: any WallClock
+    private let events: any EventSink
+
+    /// How many ids a login draws when the directory says a new id is already an account's, before it
+    /// gives up (a collision of 128 random bits means a broken generator).
+    static let draws = 3
+
+    /// Creates the step.
+    /// - Parameters:
+    ///   - directory: Where numbers' accounts live; in memory by default (share one across instances).
+    ///   - newAccountID: Makes the id of an account created by number; by default `acct_` and 128 bits
+    ///     from the system's cryptographically secure generator as 22 URL-safe characters.
+    ///   - dormantAfter: How long a number may go unverified before a login with it is flagged dormant;
+    ///     180 days. Zero flags every login of a known number.
+    ///   - clock: The time source.
+    ///   - events: Receives the ``AccountEvent``s; standard error by default.
+    public init(
+        directory: any AccountDirectory = InMemoryAccountDirectory(), newAccountID: @escaping @Sendable () -> AccountID = AccountLogin.randomAccountID,
+        dormantAfter: Duration = .seconds(180 * 86_400), clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) {
+        self.directory = directory
+        self.newAccountID = newAccountID
+        self.dormantAfter = dormantAfter
+        self.clock = clock
+        self.events = events
+    }
+
+    /// A new account id: `acct_` and 128 bits from the system's cryptographically secure generator, as 22
+    /// URL-safe base64 characters (`acct_q3Vn0cS2Qb-7rZ1eXo9y4w`).
+    /// - Returns: The id.
+    @usableFromInline package static func randomAccountID() -> AccountID {
+        AccountID.generated(from: systemRandomBytes(16))
+    }
+
+    /// Finds or creates the account of a verified login's number, and records the verification.
+    ///
+    /// A login whose exchange named an account (``VerifiedLogin/account``) binds the number to that
+    /// account instead; the number must not be another account's.
+    /// - Parameter verified: Who logged in: the session's verified number.
+    /// - Returns: The account, whether it was just created, when the number was verified before, and
+    ///   whether it had lain dormant longer than `dormantAfter`.
+    /// - Throws: ``StoreError`` from the directory: `conflict` when the login named an account and the
+    ///   number is another's, `duplicate` when every drawn id was already an account's, `io`. Nothing
+    ///   is written then, and no event is emitted.
+    public func resolve(_ verified: VerifiedLogin) async throws -> AccountOutcome {
+        let now = clock.now()
+        let number = verified.phoneNumber
+        let outcome: AccountOutcome
+        if let account = verified.account {
+            let resolution = try await directory.bind(number, to: account, at: now)
+            outcome = AccountOutcome(resolution, created: false, at: now, dormantAfter: dormantAfter)
+        } else {
+            var draw = 1
+            while true {
+                do {
+                    let resolution = try await directory.findOrCreate(number, newID: newAccountID(), at: now)
+                    outcome = AccountOutcome(resolution, created: resolution.created, at: now, dormantAfter: dormantAfter)
+                    break
+                } catch let error as StoreError where error.kind == .duplicate && draw < Self.draws {
+                    draw += 1
+                }
+            }
+        }
+        if outcome.dormant, let previous = outcome.previouslyVerifiedAt {
+            events.receive(OneTapEvent(at: now, .account(.dormantNumber(outcome.account, maskedNumber: number.masked, previouslyVerifiedAt: previous))))
+        }
+        return outcome
+    }
+}

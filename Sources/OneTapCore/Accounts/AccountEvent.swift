@@ -1,0 +1,40 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What happened in the account directory, for the event log: the masked number only, never the whole.
+public enum AccountEvent: Hashable, Sendable, CustomStringConvertible {
+    /// A login verified a number that had not been verified for longer than the dormancy limit: it may
+    /// have been reissued to someone else (二次号). The account, the masked number, and when the number
+    /// had last been verified.
+    case dormantNumber(AccountID, maskedNumber: String, previouslyVerifiedAt: Date)
+
+    /// `dormant-number`.
+    public var name: String {
+        switch self {
+        case .dormantNumber: "dormant-number"
+        }
+    }
+
+    /// `dormant-number account 42 138****8000 (last verified 2026-06-01T00:00:00.000Z)`.
+    public var description: String {
+        switch self {
+        case .dormantNumber(let account, let masked, let previous):
+            "dormant-number account \(account) \(PhoneNumber.maskingNumbers(in: masked)) (last verified \(previous.iso8601))"
+        }
+    }
+
+    /// Writes the event's members after the schema's `v`, `at` and `area`: `event`, `account`, `number`
+    /// (masked, and masked again should a whole number have been given), `previouslyVerifiedAt` (ISO 8601).
+    package func writeMembers(to writer: inout JSONWriter) {
+        writer.member("event", name)
+        switch self {
+        case .dormantNumber(let account, let masked, let previous):
+            writer.member("account", account.rawValue)
+            writer.member("number", PhoneNumber.maskingNumbers(in: masked))
+            writer.member("previouslyVerifiedAt", previous.iso8601)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// What the server's exchange of one token came to, bound to that token: made only by the exchange path
+/// (`ExchangeGuard`, `LoginServer.exchanged(_:token:session:version:)`, the device-side coordinator), never
+/// by a request. A login session at its exchange takes an outcome only when it is bound to the digest of
+/// the token the session is exchanging, so an answer cannot be forged, replayed from another login, or
+/// made up by a request decoder.
+public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// What came of the exchange.
+    public let answer: ExchangeAnswer
+    /// The SHA-256 of the token exchanged; nil for an answer not yet bound (the package's simulations bind
+    /// it with ``LoginReport/bound(to:)`` before it reaches a session).
+    package let token: SHA256Digest?
+
+    /// Binds an answer to the digest of the token exchanged.
+    package init(_ answer: ExchangeAnswer, token: SHA256Digest?) {
+        self.answer = answer
+        self.token = token
+    }
+
+    /// Binds an answer to the credential whose token was exchanged.
+    package init(_ answer: ExchangeAnswer, for credential: CarrierCredential) {
+        self.init(answer, token: SHA256.hash(credential.token.reveal().utf8))
+    }
+
+    /// The answer: `103000 138****8000`, `timeout`, …
+    public var description: String { answer.description }
+}
+
+extension LoginReport {
+    /// An exchange answer not yet bound to a token, for the package's simulations and tests: a session
+    /// takes it only after ``bound(to:)``.
+    /// - Parameter answer: The answer.
+    /// - Returns: The report.
+    package static func exchanged(_ answer: ExchangeAnswer) -> LoginReport {
+        .exchange(ExchangeOutcome(answer, token: nil))
+    }
+
+    /// This report with an unbound exchange answer bound to the token a session is exchanging (what a
+    /// simulation of the server's exchange does); any other report unchanged.
+    /// - Parameter session: The session the report goes to.
+    /// - Returns: The report.
+    package func bound(to session: LoginSession) -> LoginReport {
+        guard case .exchange(let outcome) = self, outcome.token == nil, case .exchange(_, _, let digest, _) = session.stage else { return self }
+        return .exchange(ExchangeOutcome(outcome.answer, token: digest))
+    }
+}

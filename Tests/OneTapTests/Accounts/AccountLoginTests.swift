@@ -1,0 +1,171 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+@Suite struct AccountLoginTests {
+    let number = PhoneNumber(unchecked: 13_800_138_000)
+    let day = Duration.seconds(86_400)
+
+    /// Ids `acct-1`, `acct-2`, … in the order they are drawn.
+    final class Counter: Sendable {
+        private let next = LockedValue(0)
+        func draw() -> AccountID {
+            let index = next.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            return AccountID(stringLiteral: "acct-\(index)")
+        }
+        var drawn: Int { next.withLock { $0 } }
+    }
+
+    func login(_ directory: any AccountDirectory, _ clock: FakeClock, _ events: RecordingEventSink = RecordingEventSink(), ids: Counter = Counter()) -> AccountLogin {
+        AccountLogin(directory: directory, newAccountID: { ids.draw() }, clock: clock, events: events)
+    }
+
+    /// Seed 002: a number never seen gets an account, created, bound and logged in.
+    @Test func aFirstLoginCreatesTheAccount() async throws {
+        let directory = InMemoryAccountDirectory()
+        let clock = FakeClock()
+        let outcome = try await login(directory, clock).resolve(VerifiedLogin(phoneNumber: number))
+        #expect(outcome.account == "acct-1" && outcome.number == number)
+        #expect(outcome.created && outcome.previouslyVerifiedAt == nil && !outcome.dormant)
+        let entry = try #require(try await directory.account(for: number))
+        #expect(entry == AccountEntry(account: "acct-1", number: number, createdAt: FakeClock.epoch, lastVerifiedAt: FakeClock.epoch))
+    }
+
+    /// Seed 002: a number seen before logs in to its account, and the login is recorded.
+    @Test func aSecondLoginFindsTheAccount() async throws {
+        let directory = InMemoryAccountDirectory()
+        let clock = FakeClock()
+        let accounts = login(directory, clock)
+        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        clock.advance(by: day)
+        let second = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        #expect(second.account == "acct-1" && !second.created && second.previouslyVerifiedAt == FakeClock.epoch && !second.dormant)
+        #expect(try await directory.account(for: number)?.lastVerifiedAt == FakeClock.epoch.addingTimeInterval(86_400))
+        #expect(directory.count == 1)
+    }
+
+    /// Last verified 181 days ago: dormant, flagged, one event with the masked number. 179 and exactly 180
+    /// days: not dormant, no event.
+    @Test(arguments: [(179, false), (180, false), (181, true)])
+    func aNumberUnverifiedLongerThan180DaysIsDormant(days: Int, dormant: Bool) async throws {
+        let directory = InMemoryAccountDirectory()
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let accounts = login(directory, clock, events)
+        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        clock.advance(by: day * days)
+        let outcome = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        #expect(outcome.dormant == dormant && !outcome.created && outcome.previouslyVerifiedAt == FakeClock.epoch)
+        let recorded = events.recorded.filter { $0.area == "account" }
+        if dormant {
+            #expect(recorded.map { $0.json() } == [
+                #"{"v":2,"at":"2027-05-31T00:00:00.000Z","area":"account","event":"dormant-number","account":"acct-1","number":"138****8000","previouslyVerifiedAt":"2026-12-01T00:00:00.000Z"}"#
+            ])
+            #expect(recorded.map(\.description) == ["2027-05-31T00:00:00.000Z account dormant-number account acct-1 138****8000 (last verified 2026-12-01T00:00:00.000Z)"])
+        } else {
+            #expect(recorded.isEmpty)
+        }
+        // The login was recorded: the next one, a day later, is not dormant.
+        clock.advance(by: day)
+        #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number)).dormant == false)
+    }
+
+    /// The limit is configurable: 30 days.
+    @Test func theDormancyLimitIsConfigurable() async throws {
+        let clock = FakeClock()
+        let accounts = AccountLogin(directory: InMemoryAccountDirectory(), dormantAfter: day * 30, clock: clock, events: RecordingEventSink())
+        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        clock.advance(by: day * 31)
+        #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number)).dormant)
+    }
+
+    /// Two (and twenty) first logins of one number at once: one account, created once.
+    @Test(arguments: [2, 20])
+    func concurrentFirstLoginsCreateOneAccount(count: Int) async throws {
+        let directory = InMemoryAccountDirectory()
+        let accounts = login(directory, FakeClock())
+        let outcomes = try await withThrowingTaskGroup(of: AccountOutcome.self) { group in
+            for _ in 0..<count { group.addTask { try await accounts.resolve(VerifiedLogin(phoneNumber: self.number)) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(outcomes.map(\.account)).count == 1)
+        #expect(outcomes.filter(\.created).count == 1)
+        #expect(try await directory.account(for: number)?.account == outcomes.first?.account)
+        #expect(directory.count == 1)
+    }
+
+    /// A directory that fails: the error comes out, nothing is written, no event.
+    @Test func aFailingDirectoryFailsTheLoginAndWritesNothing() async throws {
+        let base = InMemoryAccountDirectory()
+        let directory = FaultyAccountDirectory(base)
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let accounts = login(directory, clock, events)
+        directory.faults.inject(.refuse(.io, "the database is down"), into: [.findOrCreate])
+        let error = await #expect(throws: StoreError.self) { _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number)) }
+        #expect(error?.kind == .io && error?.subject == .number(number))
+        #expect(!"\(String(describing: error))".contains("13800138000"))
+        #expect(try await base.account(for: number) == nil && base.count == 0)
+
+        // A dormant login whose recording fails: no event, the stored verification unchanged.
+        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        clock.advance(by: day * 200)
+        directory.faults.inject(.lose(), into: [.findOrCreate])
+        await #expect(throws: StoreError.self) { _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number)) }
+        #expect(events.recorded.isEmpty)
+        #expect(try await base.account(for: number)?.lastVerifiedAt == FakeClock.epoch)
+    }
+
+    /// A login whose exchange named the account binds the number to it; a number another account has is refused.
+    @Test func aLoginNamingAnAccountBindsTheNumber() async throws {
+        let directory = InMemoryAccountDirectory()
+        let ids = Counter()
+        let accounts = login(directory, FakeClock(), ids: ids)
+        let bound = try await accounts.resolve(VerifiedLogin(phoneNumber: number, account: "owner"))
+        #expect(bound.account == "owner" && !bound.created && bound.previouslyVerifiedAt == nil && ids.drawn == 0)
+        let again = try await accounts.resolve(VerifiedLogin(phoneNumber: number, account: "owner"))
+        #expect(again.account == "owner" && again.previouslyVerifiedAt == FakeClock.epoch)
+        await #expect(throws: StoreError(.conflict, subject: .number(number), message: "the number belongs to another account; nothing was written")) {
+            _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number, account: "intruder"))
+        }
+        #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number)).account == "owner")
+    }
+
+    /// A drawn id that is already an account's is drawn again; a generator that only repeats one fails.
+    @Test func aTakenIDIsDrawnAgain() async throws {
+        let directory = InMemoryAccountDirectory()
+        _ = try await directory.findOrCreate(try PhoneNumber("13900139000"), newID: "acct-1", at: FakeClock.epoch)
+        let ids = Counter()
+        let outcome = try await login(directory, FakeClock(), ids: ids).resolve(VerifiedLogin(phoneNumber: number))
+        #expect(outcome.account == "acct-2" && outcome.created && ids.drawn == 2)
+
+        let stuck = AccountLogin(directory: directory, newAccountID: { "acct-1" }, clock: FakeClock(), events: RecordingEventSink())
+        let error = await #expect(throws: StoreError.self) { _ = try await stuck.resolve(VerifiedLogin(phoneNumber: try PhoneNumber("13700137000"))) }
+        #expect(error?.kind == .duplicate)
+    }
+
+    /// The default ids: `acct_` and 22 URL-safe characters of 16 bytes (pinned against Python's
+    /// `base64.urlsafe_b64encode(bytes(range(16)))`), different at every draw.
+    @Test func defaultIDsAre128RandomBits() {
+        #expect(AccountID.generated(from: Array(0..<16)).rawValue == "acct_AAECAwQFBgcICQoLDA0ODw")
+        #expect(AccountID.generated(from: [UInt8](repeating: 0xFF, count: 16)).rawValue == "acct_" + String(repeating: "_", count: 21) + "w")
+        let drawn = (0..<1000).map { _ in AccountLogin.randomAccountID().rawValue }
+        #expect(Set(drawn).count == 1000)
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        #expect(drawn.allSatisfy { $0.hasPrefix("acct_") && $0.count == 27 && $0.dropFirst(5).allSatisfy(alphabet.contains) })
+    }
+}
+
+@Suite struct AccountEventTests {
+    /// An event made with a whole number by mistake still writes and describes it masked.
+    @Test func aWholeNumberGivenByMistakeIsMasked() {
+        let event = OneTapEvent(at: FakeClock.epoch, .account(.dormantNumber("42", maskedNumber: "13800138000", previouslyVerifiedAt: FakeClock.epoch)))
+        #expect(event.json() == #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"account","event":"dormant-number","account":"42","number":"138****8000","previouslyVerifiedAt":"2026-12-01T00:00:00.000Z"}"#)
+        #expect(!event.description.contains("13800138000") && event.description.contains("138****8000"))
+        #expect(event.name == "dormant-number" && event.area == "account")
+    }
+}
