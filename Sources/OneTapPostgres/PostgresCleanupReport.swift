@@ -12,14 +12,17 @@ public struct PostgresCleanupReport: Sendable, Hashable, CustomStringConvertible
     public internal(set) var exchangeLedgerRows = 0
     /// Journals of finished guest merges past their retention.
     public internal(set) var mergeJournals = 0
+    /// App sessions whose refresh token had expired (revoked ones too).
+    public internal(set) var appSessions = 0
 
-    /// `removed 2 expired refresh leases, 1 login session, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows, 0 merge journals`.
+    /// `removed 2 expired refresh leases, 1 login session, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows, 0 merge journals, 0 app sessions`.
     public var description: String {
         func count(_ number: Int, _ one: String, _ many: String) -> String { "\(number) \(number == 1 ? one : many)" }
         return "removed " + [
             count(refreshLeases, "expired refresh lease", "expired refresh leases"), count(loginSessions, "login session", "login sessions"),
             count(smsCounters, "SMS counter", "SMS counters"), count(smsCodes, "SMS code record", "SMS code records"),
             count(exchangeLedgerRows, "exchange-ledger row", "exchange-ledger rows"), count(mergeJournals, "merge journal", "merge journals"),
+            count(appSessions, "app session", "app sessions"),
         ].joined(separator: ", ")
     }
 }

@@ -32,6 +32,7 @@ package struct PostgresMigration: Sendable {
 /// | 5 | exchange ledger | `exchange_ledger` (one row per exchanged token's SHA-256; the indexes `exchange_ledger_forget` and `exchange_ledger_unknown`) |
 /// | 6 | guests | `guest_devices` (one row per device record key: generation, account, last-login hint), `guest_data` (one row per owner and kind, the value as JSON) and `merge_journals` (one row per merging guest: version, done, start and finish, the journal as JSON; the index `merge_journals_finished`) |
 /// | 7 | instants in milliseconds | every `timestamptz` column becomes a `bigint` of whole milliseconds since 1970 named `…_ms` (`expires_at_ms`, `keep_until_ms`, `claimed_at_ms`, …, `schema_migrations.applied_at_ms`), `sms_counters.events` the `bigint[]` `events_ms`; rows keep their instants, rounded to the millisecond |
+/// | 8 | app sessions | `app_sessions` (one row per app session: id, version, the account it is logged in to, when it was revoked, its refresh token's expiry, the record's JSON; the indexes `app_sessions_account` on the live sessions of an account and `app_sessions_expiry`) |
 /// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
@@ -197,6 +198,22 @@ package enum PostgresMigrations {
             ]
         },
         PostgresMigration(version: 7, name: "instants in milliseconds", statements: millisecondColumns),
+        PostgresMigration(version: 8, name: "app sessions") { schema in
+            [
+                """
+                CREATE TABLE \(schema).app_sessions (
+                    id text COLLATE "C" PRIMARY KEY,
+                    version bigint NOT NULL CHECK (version > 0),
+                    account text COLLATE "C",
+                    revoked_at_ms bigint,
+                    expires_at_ms bigint NOT NULL,
+                    record text NOT NULL
+                )
+                """,
+                "CREATE INDEX app_sessions_account ON \(schema).app_sessions (account) WHERE account IS NOT NULL AND revoked_at_ms IS NULL",
+                "CREATE INDEX app_sessions_expiry ON \(schema).app_sessions (expires_at_ms)",
+            ]
+        },
         PostgresMigration(version: 9, name: "accounts") { schema in
             [
                 """

@@ -118,6 +118,14 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         PostgresGuestDataStore(pool: pool)
     }
 
+    /// An app-session store over the pool, for ``AppSessions``: every instance that opens the same schema
+    /// shares the sessions, so a refresh token rotates once however many instances it reaches at once,
+    /// and a revocation holds on every instance.
+    /// - Returns: The store.
+    public func appSessionStore() -> any AppSessionStore {
+        PostgresAppSessionStore(pool: pool)
+    }
+
     /// An account directory over the pool, for ``AccountLogin``: one number, one account across every
     /// instance that opens the same schema; racing first logins of a number create one account.
     /// - Returns: The directory.
@@ -134,6 +142,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - login sessions that expired before `instant`;
     /// - SMS counters and code records kept only until before `instant`;
     /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago);
+    /// - app sessions whose refresh token expired before `instant` (revoked ones too: they are kept until
+    ///   then, so a stolen token presented late is still recognised);
     /// - journals of guest merges that finished more than 30 days before `instant`
     ///   (``PostgresGuestDataStore/finishedJournalRetention``). Guest data and device records never expire.
     ///
@@ -183,9 +193,11 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
         let guests = PostgresGuestDataStore(pool: pool)
         let journals = try await drain { try await guests.removeFinishedJournals(before: instant, limit: batch) }
+        let apps = PostgresAppSessionStore(pool: pool)
+        let appSessions = try await drain { try await apps.removeExpiredRows(before: instant, limit: batch) }
         return PostgresCleanupReport(
             refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, exchangeLedgerRows: exchanges,
-            mergeJournals: journals)
+            mergeJournals: journals, appSessions: appSessions)
     }
 
     /// The most rows one cleanup statement removes.

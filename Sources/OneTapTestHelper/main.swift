@@ -32,6 +32,12 @@
 //   OneTapTestHelper postgres-session-report URL SCHEMA ID VERSION FLOW CODE
 //     Prints "ready", waits for a line on standard input, then reports CODE for FLOW to session ID at
 //     VERSION (LoginServer.report) and prints "accepted VERSION STAGE" or "rejected KIND".
+//
+//   OneTapTestHelper postgres-app-refresh URL SCHEMA NOW-MS
+//     An auth-server instance: AppSessions over a PostgresAppSessionStore, with the keys of
+//     ONETAP_SERVER_KEYS and a clock fixed at NOW-MS (milliseconds since 1970). Prints "ready", reads a
+//     refresh token from standard input (the go), refreshes it, and prints "rotated HASH" or "repeated
+//     HASH" (HASH the SHA-256 of the successor refresh token, in hex: never a token) or "refused KIND".
 
 import Foundation
 import OneTap
@@ -60,6 +66,28 @@ func fail(_ message: String, _ status: Int32) -> Never {
 func waitForGo() {
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     _ = readLine()
+}
+
+/// A clock fixed at one instant: every instance of a race sees the same now.
+struct FixedClock: WallClock {
+    let instant: Date
+
+    func now() -> Date { instant }
+
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+}
+
+/// Keeps whether the last refresh was a rotation or a repeat within the grace (from its event).
+final class RefreshOutcome: EventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var repeated: Bool?
+
+    func receive(_ event: OneTapEvent) {
+        guard case .appSession(.refreshed(_, let again)) = event.payload else { return }
+        lock.withLock { repeated = again }
+    }
+
+    var wasRepeated: Bool? { lock.withLock { repeated } }
 }
 
 /// An SMS gateway that sends nothing.
@@ -164,7 +192,7 @@ do {
     case "postgres-session-start" where arguments.count == 4:
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
-        let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")))
+        let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: try helperAppSession())
         print("\(started.session.id) \(started.session.version)")
         await stores.close()
     case "postgres-session-report" where arguments.count == 8:
@@ -175,10 +203,27 @@ do {
         let code = try ResultCode(arguments[7])
         waitForGo()
         do {
-            let next = try await server.report(.result(flow, code: code), to: id, version: version)
+            let next = try await server.report(.result(flow, code: code), to: id, version: version, from: try helperAppSession())
             print("accepted \(next.session.version) \(next.session.stage)")
         } catch let rejection as LoginRejection {
             print("rejected \(rejection.kind)")
+        }
+        await stores.close()
+    case "postgres-app-refresh" where arguments.count == 5:
+        guard let now = Int64(arguments[4]) else { fail("NOW-MS must be a number", 64) }
+        let keys = try ServerKeyRing(parsing: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEYS"] ?? ""))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
+        let outcome = RefreshOutcome()
+        let sessions = AppSessions(
+            keys: keys, store: stores.appSessionStore(), clock: FixedClock(instant: Date(millisecondsSince1970: now)), events: outcome)
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        guard let token = readLine() else { fail("no refresh token on standard input", 64) }
+        do {
+            let grant = try await sessions.refresh(Secret(token))
+            let hash = SHA256.hash(grant.refreshToken.reveal().utf8).hex
+            print("\(outcome.wasRepeated == true ? "repeated" : "rotated") \(hash)")
+        } catch let error as AppSessionError {
+            print("refused \(error.kind)")
         }
         await stores.close()
     default:
@@ -186,9 +231,19 @@ do {
             "usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT"
                 + " | postgres-refresh-due URL SCHEMA COUNTER-FILE | postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS"
                 + " | postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT | postgres-session-start URL SCHEMA"
-                + " | postgres-session-report URL SCHEMA ID VERSION FLOW CODE", 64)
+                + " | postgres-session-report URL SCHEMA ID VERSION FLOW CODE | postgres-app-refresh URL SCHEMA NOW-MS", 64)
     }
     exit(0)
 } catch {
     fail("error: \(error)", 1)
+}
+
+/// The app session every helper process acts in (one fixed key and id, so the processes that start and
+/// report a login agree on whose it is).
+func helperAppSession() throws -> AccessClaims {
+    let ring = try ServerKeyRing([(try KeyID("helper"), try ServerKey(bytes: [UInt8](repeating: 9, count: 32)))])
+    let now = Date()
+    return ring.accessToken(
+        session: try AppSessionID("HelperAppSession000000"), identity: .guest(try GuestID("HelperGuest00000000000")), issuedAt: now,
+        expiresAt: now.addingTimeInterval(3600)).claims
 }

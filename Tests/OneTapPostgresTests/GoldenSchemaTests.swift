@@ -480,6 +480,7 @@ import Testing
             #expect(first.smsCodes == 2)
             #expect(first.exchangeLedgerRows == 4)
             #expect(first.mergeJournals == 0)
+            #expect(first.appSessions == 0, "migration 8 adds an empty app_sessions")
             let second = try await stores.removeExpiredRows(before: try Self.instant("2026-12-31T08:35:02.001Z"))
             #expect(second.mergeJournals == 1)
             #expect(second.loginSessions == 0 && second.smsCounters == 0 && second.smsCodes == 0 && second.exchangeLedgerRows == 0)

@@ -23,7 +23,7 @@ import Testing
         #expect(first.description == "schema \(configuration.schema) at version \(all.last ?? 0) (applied \(all.map(String.init).joined(separator: ", ")))")
         #expect(try await tables(stores.pool, configuration.schema) == [
             "schema_migrations", "tokens", "refresh_leases", "login_sessions", "sms_counters", "sms_codes", "exchange_ledger", "guest_devices",
-            "guest_data", "merge_journals", "account_numbers",
+            "guest_data", "merge_journals", "app_sessions", "account_numbers",
         ])
         let second = try await stores.migrate()
         #expect(second.applied.isEmpty && second.version == all.last)

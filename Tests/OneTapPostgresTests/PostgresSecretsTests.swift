@@ -7,6 +7,14 @@ import Testing
 /// The Postgres stores for sessions, SMS codes and the exchange ledger, and every error they throw: no
 /// textual form shows the URL's password, an SMS code or its HMAC, a token or its digest.
 @Suite struct PostgresSecretsTests {
+    /// The app session the logins of these tests belong to.
+    static let appSession: AccessClaims = {
+        let ring = try! ServerKeyRing([(try! KeyID("test"), try! ServerKey(bytes: [UInt8](repeating: 42, count: 32)))])
+        return ring.accessToken(
+            session: try! AppSessionID("MyAppSession0000000000"), identity: .guest(try! GuestID("GuestOfTheTests000000A")), issuedAt: Date(),
+            expiresAt: Date().addingTimeInterval(3600)).claims
+    }()
+
     static let password = "hunter2-pw"
     static let token = "SECRET-TOKEN-42"
 
@@ -50,9 +58,9 @@ import Testing
         let hmac = try SMSCodeRecord(json: json).digest.hex
         let exchange = ExchangeGuard(provider: MockTokenExchange(number: number), ledger: ledger)
         let logins = LoginServer(store: sessions, exchange: exchange, events: DiscardingEventSink())
-        let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")))
+        let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: Self.appSession)
         let credential = CarrierCredential(flow: .mobile, token: Secret(Self.token), uniqueID: "u")
-        let done = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: started.session.id, version: 1)
+        let done = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: started.session.id, version: 1, from: Self.appSession)
         #expect(done.session.isOver)
         let digest = SHA256.hash(Array(Self.token.utf8))
         #expect(try await ledger.claim(digest, at: now) == .answered("103000"))

@@ -50,16 +50,18 @@ public struct LoginServer: Sendable {
         self.events = events
     }
 
-    /// Starts a login for a device.
+    /// Starts a login for a device, in the app session whose access token the request carried.
     /// - Parameters:
     ///   - snapshot: What the device reported.
+    ///   - claims: The verified claims of the caller's app session (`AppSessions.authenticate(_:)`): every
+    ///     later request about this login must come from the same app session.
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``StoreError`` when the store fails.
-    public func start(_ snapshot: DeviceSnapshot, pending: PendingAction? = nil) async throws -> LoginTransition {
+    public func start(_ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil) async throws -> LoginTransition {
         let now = clock.now()
-        let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now))
+        let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now), appSession: claims.session)
         try await store.create(transition.session)
         emit(transition, at: now)
         return transition
@@ -70,19 +72,19 @@ public struct LoginServer: Sendable {
     ///   - report: What happened.
     ///   - id: The session.
     ///   - version: The version the app acted on (send the one it was given).
+    ///   - claims: The verified claims of the caller's app session; it must be the one that started the login.
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
-    ///   report won the race, `unknown-session` for an id no session has), or ``StoreError``.
-    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?) async throws -> LoginTransition {
+    ///   report won the race, `unknown-session` for an id no session has or a login of another app
+    ///   session, alike), or ``StoreError``.
+    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?, from claims: AccessClaims) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
             // (the guard, or ``exchanged(_:token:session:version:)``), never from a request.
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
-        guard let session = try await store.load(id) else {
-            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
-        }
+        let session = try await owned(id, by: claims)
         if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
         let now = clock.now()
         var transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
@@ -110,15 +112,14 @@ public struct LoginServer: Sendable {
     ///   - token: The token that was sent to the carrier (the credential's token).
     ///   - id: The session.
     ///   - version: The version the exchange was asked at (the one with the `exchange` instruction).
+    ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The session after the answer.
     /// - Throws: ``LoginRejection`` (`unexpected` when the session is not exchanging this token,
     ///   `stale-version`, `unknown-session`, `ended`, `expired`), or ``StoreError``.
     public func exchanged(
-        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int?
+        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int?, from claims: AccessClaims
     ) async throws -> LoginTransition {
-        guard let session = try await store.load(id) else {
-            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
-        }
+        let session = try await owned(id, by: claims)
         let answer: ExchangeAnswer
         switch result {
         case .success(let response): answer = .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
@@ -138,12 +139,13 @@ public struct LoginServer: Sendable {
     ///   - id: The session; it must be waiting for SMS.
     ///   - number: The number as the user typed it.
     ///   - context: The client's address, device and captcha token (its session is set to `id`).
+    ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The SMS code service's answer (the session does not change: a send is no result).
     /// - Throws: ``LoginRejection`` (`unknown-session`, `ended`, `expired`, `wrong-flow` when the session
     ///   is not at SMS, `unexpected` when this server has no SMS code service), or ``StoreError``
     ///   when the session store or the SMS store fails.
-    public func sendSMS(for id: LoginSessionID, to number: String, context: SMSContext) async throws -> SMSSendResult {
-        let (sms, _) = try await smsStep(id)
+    public func sendSMS(for id: LoginSessionID, to number: String, context: SMSContext, from claims: AccessClaims) async throws -> SMSSendResult {
+        let (sms, _) = try await smsStep(id, claims)
         var context = context
         context.session = id
         return try await sms.send(to: number, context: context)
@@ -158,36 +160,58 @@ public struct LoginServer: Sendable {
     ///   - id: The session.
     ///   - version: The version the app acted on.
     ///   - context: The client's address and device (its session is set to `id`).
+    ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
     /// - Throws: As ``sendSMS(for:to:context:)``, and ``LoginRejection`` as ``report(_:to:version:)``
     ///   for the success report.
     public func verifySMS(
-        _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int?, context: SMSContext
+        _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int?, context: SMSContext, from claims: AccessClaims
     ) async throws -> (result: SMSVerifyResult, transition: LoginTransition?) {
-        let (sms, _) = try await smsStep(id)
+        let (sms, _) = try await smsStep(id, claims)
         var context = context
         context.session = id
         let result = try await sms.verify(code, for: number, context: context)
         guard case .verified(let verdict) = result else { return (result, nil) }
-        return (result, try await report(.smsVerified(verdict), to: id, version: version))
+        return (result, try await report(.smsVerified(verdict), to: id, version: version, from: claims))
     }
 
-    private func smsStep(_ id: LoginSessionID) async throws -> (SMSCodeService, Date) {
+    private func smsStep(_ id: LoginSessionID, _ claims: AccessClaims) async throws -> (SMSCodeService, Date) {
         guard let sms else { throw LoginRejection(.unexpected, session: id, "this server has no SMS code service") }
-        guard let session = try await store.load(id) else {
-            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
-        }
+        let session = try await owned(id, by: claims)
         let now = clock.now()
         try machine.checkSMSStep(session, at: now)
         return (sms, now)
     }
 
-    /// Reads a session, for a client that lost its last answer.
-    /// - Parameter id: The session.
-    /// - Returns: The session, or nil.
-    /// - Throws: ``StoreError`` when the store fails.
-    public func session(_ id: LoginSessionID) async throws -> LoginSession? {
+    /// What an app may read of its login, for a client that lost its last answer: the verified number
+    /// masked, nothing once the login expired.
+    /// - Parameters:
+    ///   - id: The login.
+    ///   - claims: The verified claims of the app session that started it.
+    /// - Returns: The login's status.
+    /// - Throws: ``LoginRejection`` (`unknown-session` for an id no session has or another app session's
+    ///   login, alike; `expired`), or ``StoreError``.
+    public func status(_ id: LoginSessionID, from claims: AccessClaims) async throws -> LoginStatus {
+        let session = try await owned(id, by: claims)
+        guard clock.now() < session.expiresAt else {
+            throw LoginRejection(.expired, session: id, "the login expired at \(session.expiresAt.iso8601); start a new one")
+        }
+        return session.status
+    }
+
+    /// Reads a session as stored (the package's tests and tools).
+    package func session(_ id: LoginSessionID) async throws -> LoginSession? {
         try await store.load(id)
+    }
+
+    /// The session, if the caller's app session started it. Another app session's login is answered as
+    /// one that does not exist, so a login's id (in every event line) lets no one in, nor tells them it
+    /// exists.
+    private func owned(_ id: LoginSessionID, by claims: AccessClaims) async throws -> LoginSession {
+        guard let session = try await store.load(id), session.appSession == claims.session else {
+            throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
+        }
+        return session
     }
 
     /// Asks the guard again for a session left at its exchange, when the report repeats the success it is

@@ -3,7 +3,8 @@
 /// again, they reveal a stolen token), and whether the session was revoked. Never a token.
 ///
 /// Changed only by ``AppSessionRules``; a store keeps it whole and replaces it by compare-and-swap on
-/// ``version``.
+/// ``version``. Its instants are kept as a store keeps them, whole milliseconds since 1970, so a record
+/// read back from its JSON equals the one written.
 public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// A refresh token's keyed digest and the id of the key it was made under.
     public struct Digest: Hashable, Sendable {
@@ -29,7 +30,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
 
         package init(token: Digest, rotatedAt: Date, nonce: [UInt8]) {
             self.token = token
-            self.rotatedAt = rotatedAt
+            self.rotatedAt = rotatedAt.roundedToMilliseconds
             self.nonce = nonce
         }
     }
@@ -59,7 +60,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var current: Digest
     /// When the current refresh token expires (30 days after it was issued, by default: each refresh
     /// slides it).
-    public package(set) var expiresAt: Date
+    public package(set) var expiresAt: Date {
+        didSet { expiresAt = expiresAt.roundedToMilliseconds }
+    }
     /// The token the last rotation replaced, if the last change was a rotation.
     public package(set) var previous: Rotated?
     /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``).
@@ -68,7 +71,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var revoked: (at: Date, reason: Revocation)? {
         get { revokedAt.flatMap { at in revocation.map { (at, $0) } } }
         set {
-            revokedAt = newValue?.at
+            revokedAt = newValue?.at.roundedToMilliseconds
             revocation = newValue?.reason
         }
     }
@@ -82,12 +85,12 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.id = id
         self.version = version
         self.identity = identity
-        self.createdAt = createdAt
+        self.createdAt = createdAt.roundedToMilliseconds
         self.current = current
-        self.expiresAt = expiresAt
+        self.expiresAt = expiresAt.roundedToMilliseconds
         self.previous = previous
         self.ancestors = ancestors
-        self.revokedAt = revoked?.at
+        self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
     }
 

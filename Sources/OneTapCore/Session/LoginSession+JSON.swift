@@ -1,7 +1,9 @@
 // A session's JSON: `onetap-session/2`, written and read by the one JSON writer and reader. Version 1
 // (instants as seconds since 1970, a Double, under the names without `Ms`) is read as it always was,
 // from `json()`'s text and from the `Codable` form `JSONEncoder` wrote in earlier versions (keys in any order,
-// `/` escaped), so a session a store kept stays readable.
+// `/` escaped), so a session a store kept stays readable. `appSession` (the app session that started a
+// login on the server) is an optional member of version 2, written only when set; earlier OneTap versions
+// skip it, as they skip every member they do not know.
 
 extension LoginSession: JSONRecord {
     /// The session as one line of compact JSON (`onetap-session/2`): what a store keeps. It holds no
@@ -120,6 +122,10 @@ extension LoginSession: JSONRecord {
                 writer.key("platform")
                 writer.string(platform.rawValue)
             }
+            if let appSession {
+                writer.key("appSession")
+                writer.string(appSession.text)
+            }
         }
     }
 
@@ -129,7 +135,7 @@ extension LoginSession: JSONRecord {
         var flow: LoginFlow??, attempt: Int??, token: SHA256Digest??, ending: Decision.Ending??
         var trace: [LoginStep]?, alerts: [LoginAlert]?
         var exchangedTokens: [SHA256Digest]?, unknownExchanges: [UnknownExchange]?
-        var verified: VerifiedLogin??, pending: PendingAction??, platform: Platform??
+        var verified: VerifiedLogin??, pending: PendingAction??, platform: Platform??, appSession: AppSessionID??
         // Every instant, as seconds (version 1) or milliseconds (version 2); which one the format says.
         var instants = StoredInstants(legacy: .unix)
         var receivedAt: Date??, createdAt: Date?, expiresAt: Date?
@@ -199,6 +205,9 @@ extension LoginSession: JSONRecord {
             case "platform":
                 try reader.unseen(platform != nil, key)
                 platform = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try Platform(text) })
+            case "appSession":
+                try reader.unseen(appSession != nil, key)
+                appSession = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AppSessionID(text) })
             default: break
             }
         }
@@ -253,6 +262,7 @@ extension LoginSession: JSONRecord {
         self.unknownExchanges = unknownExchanges
         self.verified = verified ?? nil
         self.pending = pending ?? nil
+        self.appSession = appSession ?? nil
     }
 
     /// ``format``'s bytes.

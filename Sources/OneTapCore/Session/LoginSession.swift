@@ -68,6 +68,10 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
 
     /// The app's platform, when the device snapshot named one.
     package let platform: Platform?
+    /// The app session that started the login on the auth server: every later request about the login
+    /// must come from it (`LoginServer` checks). Nil for a login on the device (``LoginCoordinator``) or a
+    /// simulation.
+    public package(set) var appSession: AppSessionID?
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id

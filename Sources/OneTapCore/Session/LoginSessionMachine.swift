@@ -62,9 +62,10 @@ public struct LoginSessionMachine: Sendable {
     ///   - channels: What the circuit breaker says of each channel now; every channel allowed by default.
     /// - Returns: The new session (version 1), what to do first, the events and the channel reports.
     package func start(
-        _ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil, channels: ChannelAdmissions = .allAllowed
+        _ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil, channels: ChannelAdmissions = .allAllowed,
+        appSession: AppSessionID? = nil
     ) -> LoginTransition {
-        begin(plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels)
+        begin(plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels, appSession: appSession)
     }
 
     /// Starts a login on a plan made beforehand.
@@ -78,16 +79,18 @@ public struct LoginSessionMachine: Sendable {
     package func start(
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform? = nil, channels: ChannelAdmissions = .allAllowed
     ) -> LoginTransition {
-        begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels)
+        begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels, appSession: nil)
     }
 
     private func begin(
-        plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform?, pending: PendingAction?, channels: ChannelAdmissions
+        plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform?, pending: PendingAction?, channels: ChannelAdmissions,
+        appSession: AppSessionID?
     ) -> LoginTransition {
         var session = LoginSession(
             id: id, plan: plan, stage: .flow(plan.flows[0], attempt: 1), createdAt: now, expiresAt: now.addingTimeInterval(sessionLifetime.seconds),
             platform: platform)
         session.pending = pending
+        session.appSession = appSession
         var progress = Progress(session: session, events: [.planned(plan)], channels: channels, now: now)
         enter(plan.flows[0], &progress)
         return progress.transition(instruction(progress.session))

@@ -77,9 +77,15 @@ final class HelperProcess: @unchecked Sendable {
     private var buffer = Data()
 
     /// Starts `OneTapTestHelper` with the arguments.
-    init(_ arguments: [String]) throws {
+    /// - Parameters:
+    ///   - arguments: Its arguments.
+    ///   - environment: Variables set for it on top of this process's (`ONETAP_SERVER_KEYS`).
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Products.executable("OneTapTestHelper")
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, set in set }
+        }
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -15,8 +15,8 @@ import Testing
     /// A server that exchanges outside (no guard), with a session waiting at its exchange.
     func exchanging() async throws -> (LoginServer, LoginSessionID) {
         let logins = LoginServer(clock: clock, events: RecordingEventSink())
-        let started = try await logins.start(Self.mobileSIM)
-        let asked = try await logins.report(.result(.mobile, code: "103000", credential: Self.credential), to: started.session.id, version: 1)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let asked = try await logins.report(.result(.mobile, code: "103000", credential: Self.credential), to: started.session.id, version: 1, from: TestAppSession.me)
         guard case .exchange = asked.instruction else { throw Unexpected(instruction: "\(asked.instruction)") }
         return (logins, started.session.id)
     }
@@ -29,7 +29,7 @@ import Testing
         let (logins, id) = try await exchanging()
         for forged in [LoginReport.exchanged(.answered("103000", phoneNumber: Self.attacker)),
                        .exchange(ExchangeOutcome(.answered("103000", phoneNumber: Self.attacker), for: Self.credential))] {
-            await #expect { try await logins.report(forged, to: id, version: 2) } throws: { ($0 as? LoginRejection)?.kind == .unexpected }
+            await #expect { try await logins.report(forged, to: id, version: 2, from: TestAppSession.me) } throws: { ($0 as? LoginRejection)?.kind == .unexpected }
         }
         let after = try #require(try await logins.session(id))
         #expect(after.ending == nil && after.version == 2)
@@ -54,11 +54,11 @@ import Testing
     @Test func anOutsideExchangeIsTakenOnlyForTheSessionsToken() async throws {
         let (logins, id) = try await exchanging()
         let answer = Result<ExchangeResponse, any Error>.success(ExchangeResponse(code: "103000", phoneNumber: Self.attacker))
-        await #expect { try await logins.exchanged(answer, token: Secret("attacker-token"), session: id, version: 2) } throws: {
+        await #expect { try await logins.exchanged(answer, token: Secret("attacker-token"), session: id, version: 2, from: TestAppSession.me) } throws: {
             ($0 as? LoginRejection)?.kind == .unexpected
         }
         let done = try await logins.exchanged(
-            .success(ExchangeResponse(code: "103000", phoneNumber: Self.victim)), token: Self.credential.token, session: id, version: 2)
+            .success(ExchangeResponse(code: "103000", phoneNumber: Self.victim)), token: Self.credential.token, session: id, version: 2, from: TestAppSession.me)
         guard case .done(.success, .mobile, let verified) = done.instruction else {
             Issue.record("expected done success, got \(done.instruction)")
             return

@@ -50,42 +50,59 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     }
 
     @Test func server() async throws {
-        let sessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger()
+        let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = InMemoryAccountDirectory()
+        let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         // README: server
-        let logins = LoginServer(store: sessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger))
+        let logins = LoginServer(store: loginSessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger))
+        let accounts = AccountLogin(directory: accountDirectory)       // seed 002: a new number gets an account
 
-        // POST /login            body: the app's DeviceSnapshot
-        func start(_ body: Data) async throws -> (status: Int, body: String) {
-            let started = try await logins.start(try DeviceSnapshot(json: body))
+        // POST /login            Authorization: Bearer <access token>; body: the app's DeviceSnapshot
+        func start(_ bearer: String, _ body: Data) async throws -> (status: Int, body: String) {
+            let me = try sessions.authenticate(bearer)                   // the app session; AppSessionError → 401
+            let started = try await logins.start(try DeviceSnapshot(json: body), for: me)
             return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
         }
 
-        // POST /login/{id}       body: what the carrier SDK answered, and the version the app acted on
-        func report(_ id: String, _ report: LoginReport, version: Int) async -> (status: Int, body: String) {
+        // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on
+        func report(_ bearer: String, _ id: String, _ report: LoginReport, version: Int) async -> (status: Int, body: String) {
             do {
-                let next = try await logins.report(report, to: try LoginSessionID(id), version: version)
-                return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
+                let me = try sessions.authenticate(bearer)
+                let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me)
+                guard case .done(.success, _, let verified?) = next.instruction else {
+                    return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
+                }
+                let account = try await accounts.resolve(verified)       // found or created by number; dormant flagged
+                let grant = try await sessions.loggedIn(me, account: account.account)   // new credentials: no fixation
+                return (200, #"{"next":"done","created":\#(account.created),"dormant":\#(account.dormant),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
+            } catch let error as AppSessionError {
+                return (401, "\(error)")                                  // open a new session or log in again
             } catch let rejection as LoginRejection {
                 switch rejection.kind {
-                case .staleVersion, .unknownVersion, .alreadyExchanged: return (409, "\(rejection)")   // a replay: read the session again
+                case .staleVersion, .unknownVersion, .alreadyExchanged: return (409, "\(rejection)")   // a replay: read the status again
                 case .ended, .expired: return (410, "\(rejection)")
-                case .unknownSession: return (404, "\(rejection)")
-                default: return (422, "\(rejection)")                                                 // a report the session cannot take
+                case .unknownSession: return (404, "\(rejection)")       // no such login, or another app session's
+                default: return (422, "\(rejection)")                    // a report the session cannot take
                 }
             } catch {
-                return (503, "the login store is unavailable; try again")                          // nothing was changed
+                return (503, "a store is unavailable; try again")       // nothing was changed
             }
         }
         // README: end
-        let started = try await start(Data(#"{"sim":"present","plmn":"46000"}"#.utf8))
+        let guest = try await sessions.open()
+        let bearer = guest.accessToken.reveal()
+        let started = try await start(bearer, Data(#"{"sim":"present","plmn":"46000"}"#.utf8))
         #expect(started.status == 201 && started.body.contains(#""next":"run mobile (attempt 1)""#))
         let id = String(started.body.split(separator: "\"")[3])
         let credential = CarrierCredential(flow: .mobile, token: Secret("T1"), uniqueID: "u1")
-        let done = await report(id, .result(.mobile, code: "103000", credential: credential), version: 1)
-        #expect(done.status == 200 && done.body.contains("done success via mobile"), "\(done)")
-        let replay = await report(id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        // Another app session cannot report to this login, even knowing its id.
+        let stranger = try await sessions.open().accessToken.reveal()
+        #expect(await report(stranger, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 404)
+        let done = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        #expect(done.status == 200 && done.body.contains(#""created":true"#) && done.body.contains("accessToken"), "\(done)")
+        let replay = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
         #expect(replay.status == 410, "\(replay)")
-        #expect(await report(LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
+        #expect(await report(bearer, LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
+        #expect(await report("forged", id, .timeout(.mobile), version: 2).status == 401)
     }
 
     @Test func tokens() async throws {

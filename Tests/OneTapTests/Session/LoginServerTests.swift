@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func startStoresVersionOne() async throws {
-        let started = try await server().start(Self.mobileSIM)
+        let started = try await server().start(Self.mobileSIM, for: TestAppSession.me)
         #expect(started.session.version == 1)
         #expect(started.session.createdAt == clock.now())
         #expect(started.session.expiresAt == clock.now().addingTimeInterval(600))
@@ -32,14 +32,14 @@ import Testing
 
     @Test func aReportAdvancesAndIsStored() async throws {
         let logins = server()
-        let started = try await logins.start(Self.mobileSIM)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         clock.advance(by: .seconds(3))
-        let next = try await logins.report(.result(.mobile, code: "200023"), to: started.session.id, version: 1)
+        let next = try await logins.report(.result(.mobile, code: "200023"), to: started.session.id, version: 1, from: TestAppSession.me)
         #expect(next.session.version == 2)
         if case .run(.mobile, attempt: 2) = next.instruction {} else { Issue.record("expected run mobile 2, got \(next.instruction)") }
         #expect(try await store.load(started.session.id) == next.session)
         #expect(try await logins.session(started.session.id) == next.session)
-        let after = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: nil)
+        let after = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: nil, from: TestAppSession.me)
         #expect(after.session.version == 3 && after.session.next == "sms")
         #expect(try await store.load(started.session.id) == after.session)
     }
@@ -47,8 +47,8 @@ import Testing
     @Test func aSuccessIsExchangedInTheSameCall() async throws {
         let provider = MockTokenExchange(number: Self.number, account: "acct-1", clock: clock)
         let logins = server(exchange: ExchangeGuard(provider: provider, clock: clock))
-        let started = try await logins.start(Self.mobileSIM)
-        let done = try await logins.report(Self.success("T-secret-1"), to: started.session.id, version: 1)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let done = try await logins.report(Self.success("T-secret-1"), to: started.session.id, version: 1, from: TestAppSession.me)
         guard case .done(.success, .mobile, let verified) = done.instruction else {
             Issue.record("expected done success via mobile, got \(done.instruction)")
             return
@@ -67,10 +67,10 @@ import Testing
         let provider = MockTokenExchange(number: Self.number, clock: clock)
         let exchange = ExchangeGuard(provider: provider, clock: clock)
         let logins = server(exchange: exchange)
-        let first = try await logins.start(Self.mobileSIM)
-        let second = try await logins.start(Self.mobileSIM)
-        _ = try await logins.report(Self.success("T-shared"), to: first.session.id, version: 1)
-        let replayed = try await logins.report(Self.success("T-shared"), to: second.session.id, version: 1)
+        let first = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let second = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        _ = try await logins.report(Self.success("T-shared"), to: first.session.id, version: 1, from: TestAppSession.me)
+        let replayed = try await logins.report(Self.success("T-shared"), to: second.session.id, version: 1, from: TestAppSession.me)
         #expect(replayed.session.trace.last.map { "\($0.result.code):\($0.action)" } == "token-replayed:switch")
         #expect(replayed.session.next == "sms")
         #expect(provider.tokensSent == ["T-shared": 1])
@@ -88,8 +88,8 @@ import Testing
         let logins = LoginServer(
             machine: LoginSessionMachine(exchanges: ExchangeRules(lifetimes: lifetimes)), store: store,
             exchange: ExchangeGuard(provider: provider, clock: clock), clock: clock, events: events)
-        let started = try await logins.start(Self.mobileSIM)
-        let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)
         if refused {
             #expect(next.session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:token-expired:retry"])
             #expect(next.session.trace.last?.meaning.hasPrefix("the token was older than 10 s") == true)
@@ -103,22 +103,22 @@ import Testing
 
     @Test func withoutAnExchangeTheServerAsksForOne() async throws {
         let logins = server()
-        let started = try await logins.start(Self.mobileSIM)
-        let asked = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let asked = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)
         guard case .exchange(let credential) = asked.instruction else {
             Issue.record("expected an exchange instruction, got \(asked.instruction)")
             return
         }
         #expect(credential.token.reveal() == "T1")
         let done = try await logins.exchanged(
-            .success(ExchangeResponse(code: "103000", phoneNumber: Self.number)), token: credential.token, session: started.session.id, version: 2)
+            .success(ExchangeResponse(code: "103000", phoneNumber: Self.number)), token: credential.token, session: started.session.id, version: 2, from: TestAppSession.me)
         #expect(done.session.ending == .success && done.session.version == 3)
     }
 
     @Test func anUnknownSessionIsRejected() async throws {
         let id = LoginSessionID.random()
         await #expect {
-            try await server().report(.timeout(.mobile), to: id, version: 1)
+            try await server().report(.timeout(.mobile), to: id, version: 1, from: TestAppSession.me)
         } throws: { error in
             guard let rejection = error as? LoginRejection else { return false }
             return rejection.kind == .unknownSession && rejection.session == id
@@ -129,12 +129,12 @@ import Testing
     @Test func aRejectedReportWritesNothing() async throws {
         let counting = FaultyLoginSessionStore(InMemoryLoginSessionStore())
         let logins = server(store: counting)
-        let started = try await logins.start(Self.mobileSIM)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         await #expect {
-            try await logins.report(.timeout(.tianyi), to: started.session.id, version: 1)
+            try await logins.report(.timeout(.tianyi), to: started.session.id, version: 1, from: TestAppSession.me)
         } throws: { error in (error as? LoginRejection)?.kind == .wrongFlow }
         await #expect {
-            try await logins.report(.timeout(.mobile), to: started.session.id, version: 7)
+            try await logins.report(.timeout(.mobile), to: started.session.id, version: 7, from: TestAppSession.me)
         } throws: { error in (error as? LoginRejection)?.kind == .unknownVersion }
         #expect(counting.faults.calls(.replace) == 0)
         #expect(try await counting.load(started.session.id) == started.session)
@@ -143,14 +143,14 @@ import Testing
     /// A double submit from many instances at once: the store's compare-and-swap lets one through.
     @Test func aThousandConcurrentReportsForOneVersionAcceptOne() async throws {
         let instances = (0..<4).map { _ in server() }   // four server instances, one shared store
-        let started = try await instances[0].start(Self.mobileSIM)
+        let started = try await instances[0].start(Self.mobileSIM, for: TestAppSession.me)
         let id = started.session.id
         let outcomes = await withTaskGroup(of: String.self) { group in
             for index in 0..<1000 {
                 let logins = instances[index % instances.count]
                 group.addTask {
                     do {
-                        _ = try await logins.report(.result(.mobile, code: "200023"), to: id, version: 1)
+                        _ = try await logins.report(.result(.mobile, code: "200023"), to: id, version: 1, from: TestAppSession.me)
                         return "accepted"
                     } catch let rejection as LoginRejection {
                         return rejection.kind.id
@@ -171,8 +171,8 @@ import Testing
     @Test func progressDoesNotWrite() async throws {
         let counting = FaultyLoginSessionStore(InMemoryLoginSessionStore())
         let logins = server(store: counting)
-        let started = try await logins.start(Self.mobileSIM)
-        let waiting = try await logins.report(.result(.mobile, code: "200087"), to: started.session.id, version: 1)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let waiting = try await logins.report(.result(.mobile, code: "200087"), to: started.session.id, version: 1, from: TestAppSession.me)
         #expect(waiting.session == started.session)
         if case .run(.mobile, attempt: 1) = waiting.instruction {} else { Issue.record("expected run mobile 1, got \(waiting.instruction)") }
         #expect(counting.faults.calls(.replace) == 0)
@@ -183,11 +183,11 @@ import Testing
     @Test func aFailingStoreSurfacesItsErrorAndLeavesTheSession() async throws {
         let failing = FaultyLoginSessionStore(store)
         let logins = server(store: failing)
-        let started = try await logins.start(Self.mobileSIM)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         let before = events.recorded.count
         failing.faults.inject(.refuse(.io, "the database is down"), into: [.replace], times: nil)
         await #expect {
-            try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1)
+            try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1, from: TestAppSession.me)
         } throws: { error in
             guard let error = error as? StoreError else { return false }
             return error.kind == .io && error.message == "the database is down"
@@ -196,7 +196,7 @@ import Testing
         #expect(events.recorded.count == before, "a transition that was not stored must not be announced")
         // Once the store is back, the same report goes through.
         failing.faults.heal()
-        let next = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1)
+        let next = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 1, from: TestAppSession.me)
         #expect(next.session.version == 2)
     }
 
@@ -207,13 +207,13 @@ import Testing
         let failing = FaultyLoginSessionStore(store)
         let carrier = MockTokenExchange(codes: ["103000"], number: try PhoneNumber("13800138000"))
         let logins = server(store: failing, exchange: ExchangeGuard(provider: carrier, clock: clock))
-        let started = try await logins.start(Self.mobileSIM)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         failing.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 1, times: nil)
-        await #expect(throws: StoreError.self) { try await logins.report(Self.success("T1"), to: started.session.id, version: 1) }
+        await #expect(throws: StoreError.self) { try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me) }
         let stuck = try #require(try await failing.load(started.session.id))
         guard case .exchange = stuck.stage else { Issue.record("expected the exchange stage, got \(stuck.stage)"); return }
         failing.faults.heal()
-        let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1)
+        let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)
         #expect(next.session.stage == .flow(.sms, attempt: 1), "\(next.session.stage)")
         #expect(carrier.tokensSent.count == 1, "the token is never sent to the carrier twice")
     }
@@ -222,7 +222,7 @@ import Testing
         let failing = FaultyLoginSessionStore(store)
         failing.faults.inject(.refuse(.io, "the database is down"), into: [.create], times: nil)
         await #expect {
-            try await server(store: failing).start(Self.mobileSIM)
+            try await server(store: failing).start(Self.mobileSIM, for: TestAppSession.me)
         } throws: { error in (error as? StoreError)?.kind == .io }
         #expect(store.count == 0)
         #expect(events.recorded.isEmpty)

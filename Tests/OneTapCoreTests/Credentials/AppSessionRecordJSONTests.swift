@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// An app session's JSON (`onetap-app-session/1`): the golden files of `Tests/Golden/app-session/`
+/// (written by hand from the format, their digests, successors and nonces computed by Python's `hmac`
+/// and `base64`, see the README there) read as the records written out below, written again byte for
+/// byte, and answering the rules as their tokens say; records the rules make round-trip; and a corrupt
+/// record is refused naming its member.
+@Suite struct AppSessionRecordJSONTests {
+    static let k1 = try! KeyID("k1")
+    static let k2 = try! KeyID("k2")
+    /// The 32 bytes of `golden-app-session-key-00000-k1!` and `…-k2!`; k2 signs.
+    static let ring = try! ServerKeyRing([
+        (k2, try ServerKey(bytes: Array("golden-app-session-key-00000-k2!".utf8))), (k1, try ServerKey(bytes: Array("golden-app-session-key-00000-k1!".utf8))),
+    ])
+    static let rules = AppSessionRules(policy: .standard, keys: ring)
+
+    static func golden(_ name: String) throws -> String {
+        String(decoding: try Data(contentsOf: URL(fileURLWithPath: Package.path("Tests/Golden/app-session/\(name).json"))), as: UTF8.self)
+    }
+
+    static func ms(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    static func digest(_ keyID: KeyID, _ hex: String) throws -> AppSessionRecord.Digest {
+        AppSessionRecord.Digest(keyID: keyID, digest: try #require(SHA256Digest(hex: hex)))
+    }
+
+    static func presented(_ token: String) throws -> PresentedRefreshToken {
+        try #require(PresentedRefreshToken(Secret(token)))
+    }
+
+    // MARK: Golden files
+
+    @Test func aFreshGuestSession() throws {
+        let text = try Self.golden("guest-fresh")
+        let record = try AppSessionRecord(json: text)
+        let expected = AppSessionRecord(
+            id: try AppSessionID("Golden-app-session-001"), version: 1, identity: .guest(try GuestID("GoldenGuest-app-000001")),
+            createdAt: Self.ms(1_796_115_600_250), current: try Self.digest(Self.k1, "5e33422fec552fc06a50711031d4829dbe8fba4885eb621100d71a2f2adadfcb"),
+            expiresAt: Self.ms(1_798_707_600_250), previous: nil, ancestors: [], revoked: nil)
+        #expect(record == expected)
+        #expect(try record.json() == text)
+        // Its token (`golden-refresh-secret-guest-0001`) is the current one: it rotates.
+        let token = "otr1.Golden-app-session-001.Z29sZGVuLXJlZnJlc2gtc2VjcmV0LWd1ZXN0LTAwMDE"
+        guard case .rotated = Self.rules.refresh(record, presented: try Self.presented(token), nonce: Array(repeating: 3, count: 32), at: Self.ms(1_796_115_700_000)) else {
+            Issue.record("the golden guest session's token did not rotate")
+            return
+        }
+    }
+
+    @Test func anAccountSessionRotatedUnderTwoKeys() throws {
+        let text = try Self.golden("account-rotated")
+        let record = try AppSessionRecord(json: text)
+        let expected = AppSessionRecord(
+            id: try AppSessionID("Golden-app-session-002"), version: 5, identity: .account("acct-golden-app 账户"), createdAt: Self.ms(1_796_115_600_500),
+            current: try Self.digest(Self.k2, "90c288ab884557dc4dfcb4f4d80281b70c102f7f5c401bc8a04eaa65da791cbd"), expiresAt: Self.ms(1_798_707_900_125),
+            previous: AppSessionRecord.Rotated(
+                token: try Self.digest(Self.k2, "d97ee52c91eb5993cf8d112a01cdd8d79c8e0e49d8cca053220dfa3ffe429ac8"), rotatedAt: Self.ms(1_796_115_900_125),
+                nonce: Array(65...96)),
+            ancestors: [
+                try Self.digest(Self.k1, "c0fb38d6ec75a9ec1a62b8d6eed2a310878714b5cd7eb800a06a3045b02665a5"),
+                try Self.digest(Self.k1, "8eda5f2745c47c09a22bd1f5170ddb55ca90ecd18c036a7fccc8610cf23bf4c1"),
+            ], revoked: nil)
+        #expect(record == expected)
+        #expect(try record.json() == text)
+
+        // The previous token within the grace answers the successor Python derived with the stored nonce.
+        let previous = "otr1.Golden-app-session-002.qFikx3QCt9zltrFHtkeyYlJ_J2QMeRV9KjMvL_qRV68"
+        let current = "otr1.Golden-app-session-002.6PK9vgaz1fLxeEfTmc1weNm8qFY4AwoeRbEJgVqvJ3w"
+        guard case .repeated(_, let successor) = Self.rules.refresh(record, presented: try Self.presented(previous), nonce: [], at: Self.ms(1_796_115_910_125)) else {
+            Issue.record("the previous golden token within the grace was not answered again")
+            return
+        }
+        #expect(successor.reveal() == current)
+        guard case .rotated = Self.rules.refresh(record, presented: try Self.presented(current), nonce: Array(repeating: 4, count: 32), at: Self.ms(1_796_115_910_125)) else {
+            Issue.record("the current golden token did not rotate")
+            return
+        }
+        // The oldest token (issued at the login, under k1) is an ancestor: presented again, it is reuse.
+        let oldest = "otr1.Golden-app-session-002.Z29sZGVuLXJlZnJlc2gtc2VjcmV0LWFjY291bnQtMDE"
+        guard case .reused(let revoked) = Self.rules.refresh(record, presented: try Self.presented(oldest), nonce: [], at: Self.ms(1_796_115_910_125)) else {
+            Issue.record("an ancestor golden token was not found reused")
+            return
+        }
+        #expect(revoked.revoked?.reason == .reuse)
+        // So is the second (the first rotation's successor, made under k1).
+        let second = "otr1.Golden-app-session-002.-UqTzu16xMSDDcRRxUJZYgvArR4dCHtsrIhUdgEvYc0"
+        guard case .reused = Self.rules.refresh(record, presented: try Self.presented(second), nonce: [], at: Self.ms(1_796_115_910_125)) else {
+            Issue.record("the second golden token was not found reused")
+            return
+        }
+    }
+
+    @Test func aSessionRevokedForReuse() throws {
+        let text = try Self.golden("revoked-reuse")
+        let record = try AppSessionRecord(json: text)
+        let guest = try GuestID("GoldenGuest-app-000003")
+        #expect(record.id.text == "Golden-app-session-003" && record.version == 3 && record.identity == .guest(guest))
+        #expect(record.previous?.nonce == Array(repeating: 0xA5, count: 32))
+        #expect(record.previous?.rotatedAt == Self.ms(1_796_115_610_999))
+        #expect(record.revoked?.at == Self.ms(1_796_115_641_000))
+        #expect(record.revoked?.reason == .reuse)
+        #expect(try record.json() == text)
+        let successor = "otr1.Golden-app-session-003.zYbgtlHD9BVcJEe_UaPTbtrmngcnDyoKAqdQovhaxVY"
+        guard case .refused(.revoked) = Self.rules.refresh(record, presented: try Self.presented(successor), nonce: [], at: Self.ms(1_796_115_650_000)) else {
+            Issue.record("a revoked golden session's token was not refused as revoked")
+            return
+        }
+    }
+
+    // MARK: Round trip
+
+    /// What the rules make, at instants with a fraction of a millisecond (as a server's clock gives
+    /// them), reads back equal: a record keeps its instants as it stores them.
+    @Test func recordsTheRulesMakeRoundTrip() throws {
+        let start = Date(timeIntervalSinceReferenceDate: 786_000_000.123_456_7)
+        var (record, token) = Self.rules.open(id: try AppSessionID("RoundTrip-app-session1"), guest: try GuestID("RoundTrip-guest-000001"), secret: Array(repeating: 7, count: 32), at: start)
+        var records = [record]
+        for step in 1...10 {
+            guard case .rotated(let next, let successor) = Self.rules.refresh(
+                record, presented: try Self.presented(token.reveal()), nonce: (0..<32).map { UInt8(truncatingIfNeeded: $0 * step) },
+                at: start.addingTimeInterval(Double(step) * 61.000_37))
+            else {
+                Issue.record("rotation \(step) refused")
+                return
+            }
+            (record, token) = (next, successor)
+            records.append(record)
+        }
+        let login = Self.rules.login(record, account: "42", secret: Array(repeating: 8, count: 32), at: start.addingTimeInterval(1_000.000_4))
+        records.append(login.record)
+        records.append(Self.rules.revoke(login.record, .logoutEverywhere, at: start.addingTimeInterval(2_000.999_6)))
+        for record in records {
+            let text = try record.json()
+            #expect(try AppSessionRecord(json: text) == record, "\(record)")
+            #expect(!text.contains(token.reveal()) && !text.contains(login.refreshToken.reveal()), "a record holds no token")
+        }
+        #expect(records[8].ancestors.count == 7 && records[10].ancestors.count == 8, "at most eight ancestors")
+    }
+
+    // MARK: Corrupt records
+
+    /// Where a decoding error struck, as key names.
+    static func path(of error: DecodingError) -> String {
+        let context: DecodingError.Context? = switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context
+        @unknown default: nil
+        }
+        var keys = context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } ?? []
+        if case .keyNotFound(let key, _) = error { keys.append(key.stringValue) }
+        return keys.joined(separator: ".")
+    }
+
+    static let good = #"{"format":"onetap-app-session/1","id":"Golden-app-session-003","version":3,"guest":"GoldenGuest-app-000003","createdAtMs":1796115601000,"current":{"kid":"k1","digest":"1111111111111111111111111111111111111111111111111111111111111111"},"expiresAtMs":1798707610999,"previous":{"kid":"k1","digest":"2222222222222222222222222222222222222222222222222222222222222222","rotatedAtMs":1796115610999,"nonce":"a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5"},"ancestors":[],"revokedAtMs":1796115641000,"revocation":"reuse"}"#
+
+    @Test(arguments: [
+        (#""format":"onetap-app-session/1","#, "", "format"),
+        (#""format":"onetap-app-session/1""#, #""format":"onetap-app-session/2""#, "format"),
+        (#""version":3"#, #""version":0"#, "version"),
+        (#""version":3"#, #""version":"3""#, "version"),
+        (#""guest":"GoldenGuest-app-000003","#, "", "guest"),
+        (#""guest":"GoldenGuest-app-000003""#, #""guest":"GoldenGuest-app-000003","account":"42""#, "account"),
+        (#""guest":"GoldenGuest-app-000003""#, #""guest":"short""#, "guest"),
+        (#""id":"Golden-app-session-003""#, #""id":"Golden-app-session-03""#, "id"),
+        (#""createdAtMs":1796115601000"#, #""createdAt":1796115601.0"#, "createdAtMs"),
+        (#""createdAtMs":1796115601000"#, #""createdAtMs":1796115601000.5"#, "createdAtMs"),
+        (#""expiresAtMs":1798707610999,"#, "", "expiresAtMs"),
+        (#""current":{"kid":"k1","#, #""current":{"kid":"k 1","#, "current.kid"),
+        (#""current":{"kid":"k1","#, #""current":{"#, "current.kid"),
+        (#""digest":"1111111111111111111111111111111111111111111111111111111111111111""#, #""digest":"11""#, "current.digest"),
+        (#""nonce":"a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5""#, #""nonce":"a5a5""#, "previous.nonce"),
+        (#""rotatedAtMs":1796115610999,"#, "", "previous.rotatedAtMs"),
+        (#""ancestors":[],"#, "", "ancestors"),
+        (#""ancestors":[]"#, #""ancestors":[{"kid":"k1"}]"#, "ancestors.[0].digest"),
+        (#","revocation":"reuse""#, "", "revocation"),
+        (#""revokedAtMs":1796115641000,"#, "", "revokedAtMs"),
+        (#""revocation":"reuse""#, #""revocation":"stolen""#, "revocation"),
+        (#""version":3"#, #""version":3,"version":3"#, "version"),
+    ])
+    func aCorruptRecordIsRefusedNamingItsMember(_ replacing: String, _ with: String, _ member: String) throws {
+        #expect(Self.good.contains(replacing), "the case must change the good record")
+        let bad = Self.good.replacingOccurrences(of: replacing, with: with)
+        #expect(throws: DecodingError.self) { try AppSessionRecord(json: bad) }
+        do {
+            _ = try AppSessionRecord(json: bad)
+        } catch {
+            #expect(Self.path(of: error).hasSuffix(member), "\(error)")
+        }
+    }
+
+    @Test func theGoodRecordOfTheCorruptCasesReads() throws {
+        #expect(try AppSessionRecord(json: Self.good).revoked?.reason == .reuse)
+    }
+
+    @Test func tooManyAncestorsAreRefused() throws {
+        let one = #"{"kid":"k1","digest":"3333333333333333333333333333333333333333333333333333333333333333"}"#
+        let bad = Self.good.replacingOccurrences(of: #""ancestors":[]"#, with: #""ancestors":["# + Array(repeating: one, count: 65).joined(separator: ",") + "]")
+        do {
+            _ = try AppSessionRecord(json: bad)
+            Issue.record("65 ancestors were read")
+        } catch {
+            #expect(Self.path(of: error) == "ancestors")
+        }
+    }
+}
