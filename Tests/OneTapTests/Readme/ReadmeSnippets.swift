@@ -183,21 +183,26 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let key = ServerKey.random()
         let device = try DeviceID("9774d56d682e549c")
         let dataStore = InMemoryGuestDataStore()
+        let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
+        let bearer = try await sessions.open().accessToken.reveal()
         // README: guests
-        let guests = GuestService(key: key)                                  // share its store across instances
-        let me = try await guests.open(device)                               // first open: a guest; me.lastLogin for the login page
+        let me = try sessions.authenticate(bearer)                           // who acts: the app session's guest or account
         switch LoginGate.builtIn.decide("favourite", for: me.identity) {
         case .allow: print("favourite it")
         case .requireLogin(let rule):                                        // 登录后可进行收藏操作
             let pending = try PendingAction(action: "favourite", payload: .object(["item": "v42"]), at: Date())
-            print(rule.promptZH, pending.key)                                 // LoginServer.start(snapshot, pending: pending) carries it;
-        }                                                                    // the success transition's `continued` hands it back once
-        // after the login succeeded for account "42":
-        let journal = try await GuestMerger(store: dataStore).merge(me.guest, into: "42")
-        print(journal.plan)                                                  // what moved, merged and stayed with the guest
+            print(rule.promptZH, pending.key)                                 // LoginServer.start(snapshot, for: me, pending: pending)
+        }                                                                    // carries it; the success hands it back once (`continued`)
+        // after the login succeeded for account "42" in this app session:
+        let grant = try await sessions.loggedIn(me, account: "42")
+        if let former = grant.formerGuest {
+            let journal = try await GuestMerger(store: dataStore).merge(former, into: "42")
+            print(journal.plan)                                              // what moved, merged and stayed with the guest
+        }
+        let guests = GuestService(key: key)                                  // the device's last-login hint, for the login page
         _ = try await guests.loggedIn(device, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))
         // README: end
-        #expect(journal.done)
+        #expect(grant.identity == .account("42") && grant.formerGuest != nil)
     }
 
     @Test func faultyStores() async throws {
