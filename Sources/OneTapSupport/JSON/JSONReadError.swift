@@ -70,8 +70,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
         case boolean
 
         /// `an object`, …, for a message.
-        @usableFromInline
-        package var description: String {
+        @usableFromInline package var description: String {
             switch self {
             case .object: "an object"
             case .array: "an array"
@@ -120,8 +119,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `at plan.flows: …`.
-    @usableFromInline
-    package var description: String {
+    @usableFromInline package var description: String {
         let path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         return path.isEmpty ? message : "at \(path): \(message)"
     }

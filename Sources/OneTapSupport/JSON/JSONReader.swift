@@ -202,8 +202,7 @@ package struct JSONReader {
         case null
 
         /// `an object`, …, for a message.
-        @usableFromInline
-        package var description: String {
+        @usableFromInline package var description: String {
             switch self {
             case .object: "an object"
             case .array: "an array"
@@ -267,12 +266,7 @@ package struct JSONReader {
     /// - Returns: The cursor.
     /// - Throws: `JSONReadError` (mismatch) when the next value is no object.
     @inlinable
-    package mutating func beginObject() throws(JSONReadError) -> Cursor {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw mismatch(.object) }
-        try enter()
-        return Cursor()
-    }
+    package mutating func beginObject() throws(JSONReadError) -> Cursor { try begin(UInt8(ascii: "{"), .object) }
 
     /// The object's next key, or nil at its end; a value the caller left unread (an unknown key, as
     /// `JSONDecoder` ignores it) is skipped, checked as JSON.
@@ -309,9 +303,14 @@ package struct JSONReader {
     /// - Returns: The cursor.
     /// - Throws: `JSONReadError` (mismatch) when the next value is no array.
     @inlinable
-    package mutating func beginArray() throws(JSONReadError) -> Cursor {
+    package mutating func beginArray() throws(JSONReadError) -> Cursor { try begin(UInt8(ascii: "["), .array) }
+
+    /// Starts reading an object or an array (`open` is its opening bracket), for ``beginObject()`` and
+    /// ``beginArray()``.
+    @inlinable
+    mutating func begin(_ open: UInt8, _ expected: JSONReadError.Expected) throws(JSONReadError) -> Cursor {
         skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw mismatch(.array) }
+        guard index < bytes.count, bytes[index] == open else { throw mismatch(expected) }
         try enter()
         return Cursor()
     }
