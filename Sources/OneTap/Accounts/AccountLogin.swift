@@ -58,15 +58,33 @@ public struct AccountLogin: Sendable {
     ///
     /// A login whose exchange named an account (``VerifiedLogin/account``) binds the number to that
     /// account instead; the number must not be another account's.
-    /// - Parameter verified: Who logged in: the session's verified number.
+    ///
+    /// A number last verified longer ago than `dormantAfter` may have been reissued to someone else
+    /// (二次号): the answer is `dormant`, the verification is **not** recorded, and the number stays
+    /// dormant for every later login until the server has checked the user another way (a second factor,
+    /// a security question) and calls again with `confirmed: true`. So logging in twice does not turn a
+    /// dormant number into a fresh one.
+    /// - Parameters:
+    ///   - verified: Who logged in: the session's verified number.
+    ///   - confirmed: Whether the server checked the user of a dormant number another way; false by default.
     /// - Returns: The account, whether it was just created, when the number was verified before, and
-    ///   whether it had lain dormant longer than `dormantAfter`.
+    ///   whether it had lain dormant longer than `dormantAfter` (then hand out no credentials yet).
     /// - Throws: ``StoreError`` from the directory: `conflict` when the login named an account and the
     ///   number is another's, `duplicate` when every drawn id was already an account's, `io`. Nothing
     ///   is written then, and no event is emitted.
-    public func resolve(_ verified: VerifiedLogin) async throws -> AccountOutcome {
+    public func resolve(_ verified: VerifiedLogin, confirmed: Bool = false) async throws -> AccountOutcome {
         let now = clock.now()
         let number = verified.phoneNumber
+        if !confirmed, let entry = try await directory.account(for: number) {
+            let standing = AccountOutcome(
+                AccountResolution(entry: entry, created: false, previouslyVerifiedAt: entry.lastVerifiedAt), created: false, at: now,
+                dormantAfter: dormantAfter)
+            if standing.dormant {
+                events.receive(
+                    OneTapEvent(at: now, .account(.dormantNumber(standing.account, maskedNumber: number.masked, previouslyVerifiedAt: entry.lastVerifiedAt))))
+                return standing
+            }
+        }
         let outcome: AccountOutcome
         if let account = verified.account {
             let resolution = try await directory.bind(number, to: account, at: now)
@@ -83,7 +101,8 @@ public struct AccountLogin: Sendable {
                 }
             }
         }
-        if outcome.dormant, let previous = outcome.previouslyVerifiedAt {
+        if outcome.dormant, !confirmed, let previous = outcome.previouslyVerifiedAt {
+            // Another instance recorded a dormant login between the read above and this write.
             events.receive(OneTapEvent(at: now, .account(.dormantNumber(outcome.account, maskedNumber: number.masked, previouslyVerifiedAt: previous))))
         }
         return outcome

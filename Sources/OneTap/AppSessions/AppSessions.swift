@@ -144,6 +144,7 @@ public struct AppSessions: Sendable {
     /// - Returns: The new guest session's credentials.
     /// - Throws: ``AppSessionError`` (`revoked` when it was logged out already), or ``StoreError``.
     public func logout(_ claims: AccessClaims) async throws -> AppSessionGrant {
+        try claims.checkCurrent(at: clock.now())
         try await revoke(claims.session, .logout, identity: claims.identity)
         return try await open()
     }
@@ -185,6 +186,7 @@ public struct AppSessions: Sendable {
     }
 
     private func liveRecord(_ claims: AccessClaims) async throws -> AppSessionRecord {
+        try claims.checkCurrent(at: clock.now())
         guard let record = try await store.load(claims.session), record.revoked == nil else {
             throw AppSessionError(.revoked, session: claims.session, Self.message(.revoked))
         }

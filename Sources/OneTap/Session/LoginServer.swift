@@ -3,10 +3,11 @@
 ///
 /// ```swift
 /// let logins = LoginServer(store: sharedStore, exchange: ExchangeGuard(provider: MyCarrierExchange()))
-/// // POST /login           body: DeviceSnapshot JSON
-/// let started = try await logins.start(snapshot)            // → session id, version 1, "run mobile"
-/// // POST /login/{id}      body: the SDK's result, with the version the app was given
-/// let next = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: id, version: 1)
+/// // POST /login           Authorization: Bearer …; body: DeviceSnapshot JSON
+/// let me = try sessions.authenticate(bearer)                 // the caller's app session
+/// let started = try await logins.start(snapshot, for: me)    // → session id, version 1, "run mobile"
+/// // POST /login/{id}      the SDK's result, with the version the app was given
+/// let next = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: id, version: 1, from: me)
 /// ```
 /// A success report is exchanged at once, in the same request (``ExchangeGuard``), so the app gets
 /// `done` or its next step back. Every answer is the session after the report; a report the session
@@ -16,7 +17,8 @@ public struct LoginServer: Sendable {
     package let machine: LoginSessionMachine
     /// Where sessions live between requests.
     package let store: any LoginSessionStore
-    /// The guarded exchange; nil to exchange outside and report the answer with ``report(_:to:version:)``.
+    /// The guarded exchange; nil to exchange outside and hand the carrier's answer to
+    /// ``exchanged(_:token:session:version:from:)``.
     /// It exchanges by the machine's ``LoginSessionMachine/exchanges`` (the one configuration of the
     /// exchange's tables).
     package let exchange: ExchangeGuard?
@@ -58,9 +60,11 @@ public struct LoginServer: Sendable {
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
     /// - Returns: The new session (version 1) and what the app does first.
-    /// - Throws: ``StoreError`` when the store fails.
+    /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, or ``StoreError``
+    ///   when the store fails.
     public func start(_ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil) async throws -> LoginTransition {
         let now = clock.now()
+        try claims.checkCurrent(at: now)
         let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now), appSession: claims.session)
         try await store.create(transition.session)
         emit(transition, at: now)
@@ -81,7 +85,7 @@ public struct LoginServer: Sendable {
     public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?, from claims: AccessClaims) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
-            // (the guard, or ``exchanged(_:token:session:version:)``), never from a request.
+            // (the guard, or ``exchanged(_:token:session:version:from:)``), never from a request.
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         let session = try await owned(id, by: claims)
@@ -208,6 +212,7 @@ public struct LoginServer: Sendable {
     /// one that does not exist, so a login's id (in every event line) lets no one in, nor tells them it
     /// exists.
     private func owned(_ id: LoginSessionID, by claims: AccessClaims) async throws -> LoginSession {
+        try claims.checkCurrent(at: clock.now())
         guard let session = try await store.load(id), session.appSession == claims.session else {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
         }

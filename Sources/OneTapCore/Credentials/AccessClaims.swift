@@ -13,6 +13,16 @@ public struct AccessClaims: Hashable, Sendable, CustomStringConvertible {
     /// When it stops being valid (whole seconds).
     public let expiresAt: Date
 
+    /// Refuses claims whose token expired: claims are proof only while their token is valid (an expired
+    /// token's claims are for telling the app to refresh, never for acting).
+    /// - Parameter now: The time.
+    /// - Throws: ``AppSessionError`` of kind `unauthenticated` once ``expiresAt`` has passed.
+    package func checkCurrent(at now: Date) throws(AppSessionError) {
+        guard now < expiresAt else {
+            throw AppSessionError(.unauthenticated, session: session, "the access token expired at \(Timestamp.format(expiresAt)); refresh")
+        }
+    }
+
     /// `app session Ab…, account 42, key 2026-12, issued 2026-12-02T10:00:00Z, expires 2026-12-02T12:00:00Z`.
     public var description: String {
         "app session \(session), \(identity), key \(keyID), issued \(Timestamp.format(issuedAt)), expires \(Timestamp.format(expiresAt))"

@@ -62,7 +62,10 @@ package struct AppSessionRules: Sendable {
             return .rotated(next, successor: successor)
         }
         if let previous = record.previous, matches(presented, previous.token) {
-            if now < previous.rotatedAt.addingTimeInterval(policy.grace.seconds), let key = keys.key(record.current.keyID) {
+            if now < previous.rotatedAt.addingTimeInterval(policy.grace.seconds) {
+                // An instance whose ring lacks the key the rotation used (a key rollout under way) cannot
+                // answer the successor: refused, never taken for reuse.
+                guard let key = keys.key(record.current.keyID) else { return .refused(.invalid) }
                 let successor = RefreshDigests.successor(of: presented.token, session: record.id, nonce: previous.nonce, key: key)
                 // The successor is what the rotation stored; anything else is not ours to answer.
                 guard HMACSHA256.constantTimeEquals(RefreshDigests.digest(successor, key: key), record.current.digest) else {

@@ -1,9 +1,11 @@
 /// The server's keys by id: the first signs what the server issues now (access tokens, refresh-token
 /// digests), and every key in the ring is still accepted when checking what was issued before.
 ///
-/// Rotating: put a new key first and keep the old one after it until everything it signed has expired
-/// (2 hours for access tokens, 30 days for refresh tokens); then remove it, and what it signed stops
-/// verifying. Keys come from the environment (`ONETAP_SERVER_KEYS`) or a file, never from source:
+/// Rotating, in three deploys: (1) add the new key *after* the current one on every instance (each can
+/// then verify what the other signs); (2) once every instance has it, put it first (it signs from now on);
+/// (3) once everything the old key signed has expired (2 hours for access tokens, 30 days for refresh
+/// tokens), remove the old key, and what it signed stops verifying. Putting a new key first on one
+/// instance before every instance has it makes the others refuse what that instance signs. Keys come from the environment (`ONETAP_SERVER_KEYS`) or a file, never from source:
 ///
 /// ```
 /// # newest first: this one signs

@@ -5,7 +5,7 @@ public struct LoginStatus: Hashable, Sendable, CustomStringConvertible {
     public let id: LoginSessionID
     /// Its version: send it with the next report.
     public let version: Int
-    /// What the app does next: `run mobile`, `sms`, `done success`, … (as ``LoginSession`` says it).
+    /// What the app does next: `run`, `exchange`, `sms`, `done` (as ``LoginSession`` says it).
     public let next: String
     /// How it ended, once it did.
     public let ending: Decision.Ending?

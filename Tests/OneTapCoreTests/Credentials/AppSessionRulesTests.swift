@@ -134,3 +134,28 @@ import Testing
         #expect(throws: ParseError.self) { try AppSessionPolicy(ancestors: -1) }
     }
 }
+
+/// The review of issue 20's change: a key rotation rolled out one instance at a time. An instance whose
+/// ring lacks the key a newer instance rotated under cannot answer a retry within the grace; it must
+/// refuse it, not revoke the session as stolen.
+@Suite struct AppSessionRotationRolloutTests {
+    @Test func aRetryOnAnInstanceWithoutTheNewKeyIsRefusedNotRevoked() throws {
+        let newer = AppSessionRules(policy: .standard, keys: try ServerKeyRing(parsing: Secret("k2:\(ServerKeyRingTests.second)\nk1:\(ServerKeyRingTests.first)")))
+        let older = AppSessionRulesTests.rules
+        let (record, token) = AppSessionRulesTests.opened()
+        guard case .rotated(let next, _) = newer.refresh(record, presented: try AppSessionRulesTests.presented(token.reveal()), nonce: Array(repeating: 2, count: 32), at: AppSessionRulesTests.start) else {
+            Issue.record("not rotated")
+            return
+        }
+        #expect(next.current.keyID.text == "k2")
+        guard case .refused(.invalid) = older.refresh(next, presented: try AppSessionRulesTests.presented(token.reveal()), nonce: [], at: AppSessionRulesTests.start.addingTimeInterval(3)) else {
+            Issue.record("a retry within the grace on an instance without k2 was not refused as invalid")
+            return
+        }
+        // The newer instance still answers the same retry with the successor.
+        guard case .repeated = newer.refresh(next, presented: try AppSessionRulesTests.presented(token.reveal()), nonce: [], at: AppSessionRulesTests.start.addingTimeInterval(3)) else {
+            Issue.record("the instance with k2 did not repeat the successor")
+            return
+        }
+    }
+}

@@ -77,3 +77,25 @@ import Testing
         await refusedAsUnknown { _ = try await logins.report(.cancel(.sms), to: orphan.id, version: 1, from: victim) }
     }
 }
+
+/// The review of issue 20's change: claims read from an expired access token (`AccessTokenVerdict.expired`
+/// carries them) are no proof. A leaked token weeks old must not start or steer a login.
+@Suite struct ExpiredClaimsTests {
+    @Test func expiredClaimsStartNoLoginAndReportNothing() async throws {
+        let clock = FakeClock(now: Date(timeIntervalSince1970: 1_795_000_000))
+        let ring = TestAppSession.keys
+        let sessions = AppSessions(keys: ring, clock: clock, events: RecordingEventSink())
+        let grant = try await sessions.open()
+        clock.advance(by: .seconds(7201))
+        guard case .expired(let claims) = ring.verifyAccessToken(grant.accessToken.reveal(), at: clock.now()) else {
+            Issue.record("the token was not read as expired")
+            return
+        }
+        let logins = LoginServer(clock: clock, events: RecordingEventSink())
+        await #expect { _ = try await logins.start(DeviceSnapshot(sim: .absent), for: claims) } throws: {
+            ($0 as? AppSessionError)?.kind == .unauthenticated
+        }
+        await #expect { _ = try await sessions.loggedIn(claims, account: "42") } throws: { ($0 as? AppSessionError)?.kind == .unauthenticated }
+        await #expect { _ = try await sessions.logout(claims) } throws: { ($0 as? AppSessionError)?.kind == .unauthenticated }
+    }
+}

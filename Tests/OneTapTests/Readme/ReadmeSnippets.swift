@@ -66,14 +66,17 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on
         func report(_ bearer: String, _ id: String, _ report: LoginReport, version: Int) async -> (status: Int, body: String) {
             do {
-                let me = try sessions.authenticate(bearer)
+                let me = try await sessions.live(bearer).claims          // checked against the store: not logged out
                 let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me)
                 guard case .done(.success, _, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
-                let account = try await accounts.resolve(verified)       // found or created by number; dormant flagged
+                let account = try await accounts.resolve(verified)       // found or created by number (seed 002)
+                guard !account.dormant else {                            // 二次号? check the user another way first,
+                    return (403, #"{"next":"second-factor"}"#)            // then resolve(verified, confirmed: true)
+                }
                 let grant = try await sessions.loggedIn(me, account: account.account)   // new credentials: no fixation
-                return (200, #"{"next":"done","created":\#(account.created),"dormant":\#(account.dormant),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
+                return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
             } catch let error as AppSessionError {
                 return (401, "\(error)")                                  // open a new session or log in again
             } catch let rejection as LoginRejection {
@@ -99,9 +102,14 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         #expect(await report(stranger, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 404)
         let done = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
         #expect(done.status == 200 && done.body.contains(#""created":true"#) && done.body.contains("accessToken"), "\(done)")
-        let replay = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        // The guest's token no longer counts after the login (no fixation); the account's new one does.
+        #expect(await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 401)
+        let fields = done.body.split(separator: "\"")
+        let at = try #require(fields.firstIndex(of: "accessToken"))
+        let accountBearer = String(fields[at + 2])
+        let replay = await report(accountBearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
         #expect(replay.status == 410, "\(replay)")
-        #expect(await report(bearer, LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
+        #expect(await report(accountBearer, LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
         #expect(await report("forged", id, .timeout(.mobile), version: 2).status == 401)
     }
 
@@ -138,8 +146,9 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let shared = InMemorySMSStore()
         let clientIP = try IPAddress("203.0.113.7"), device = try DeviceID("9774d56d682e549c")
         let gateway = AliyunSMS()
+        let smsKeyText = "q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80="
         // README: sms
-        let sms = SMSCodeService(key: try ServerKey(base64: Secret("q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=")), sender: gateway, store: shared)
+        let sms = SMSCodeService(key: try ServerKey(base64: Secret(smsKeyText)), sender: gateway, store: shared)   // from a secrets manager
         let context = SMSContext(ip: clientIP, device: device)
         switch try await sms.send(to: "+86 138 0013 8000", context: context) {
         case .sent(let expiresAt, let resendAfter): print("sent; valid until \(expiresAt), resend from \(resendAfter)")
