@@ -2,6 +2,10 @@
 /// event-line scanner (`onetap stats`, ten million lines without allocating). Each reads values its own
 /// way and words its own messages; what white space is, what a number and a string look like, and what
 /// an escape stands for are said here once. Nothing allocates.
+///
+/// `@usableFromInline` (still `package`, outside the API), with the failures its `@inlinable` scanners
+/// throw, so that the package's other modules inline them.
+@usableFromInline
 package enum JSONGrammar {
     /// Where JSON's white space (space, tab, line feed, carriage return) from `index` ends.
     /// - Parameters:
@@ -23,6 +27,7 @@ package enum JSONGrammar {
     // MARK: Numbers
 
     /// What is wrong with a number.
+    @usableFromInline
     package enum NumberProblem: Error {
         /// No digit where one must be (`-`, `-x`).
         case noDigits
@@ -82,12 +87,13 @@ package enum JSONGrammar {
     }
 
     /// Malformed JSON the grammar found: what (a ``NumberProblem`` or a ``StringProblem``), and where.
+    @usableFromInline
     package struct Failure<Problem: Error & Sendable>: Error {
         /// What is wrong.
-        package let problem: Problem
+        @usableFromInline package let problem: Problem
         /// The offset where it was found: for a string, the control character or the backslash of the
         /// escape.
-        package let at: Int
+        @usableFromInline package let at: Int
 
         @inlinable
         package init(problem: Problem, at: Int) {
@@ -97,11 +103,13 @@ package enum JSONGrammar {
     }
 
     /// A malformed number: what, and where.
+    @usableFromInline
     package typealias NumberFailure = Failure<NumberProblem>
 
     // MARK: Strings
 
     /// What is wrong with a string.
+    @usableFromInline
     package enum StringProblem: Error {
         /// A byte below 0x20, which JSON escapes.
         case controlCharacter
@@ -124,6 +132,7 @@ package enum JSONGrammar {
     }
 
     /// A malformed string: what, and where (the control character, or the backslash of the escape).
+    @usableFromInline
     package typealias StringFailure = Failure<StringProblem>
 
     /// Scans a string's body, from just after its opening quote to its closing quote, checking that

@@ -1,11 +1,13 @@
 /// A key (or an array index) on the way to a value, for a `DecodingError`'s coding path.
+/// `@usableFromInline` (still `package`), as a ``JSONReadError`` holds it.
+@usableFromInline
 package struct JSONPathKey: CodingKey, Hashable, Sendable {
     private let key: String
     /// The index, for an array's element.
-    package let intValue: Int?
+    @usableFromInline package let intValue: Int?
 
     /// The key, or `Index 3` for an array's fourth element (as `JSONDecoder` names it).
-    package var stringValue: String { intValue.map { "Index \($0)" } ?? key }
+    @usableFromInline package var stringValue: String { intValue.map { "Index \($0)" } ?? key }
 
     /// An object's key.
     /// - Parameter key: The key.
@@ -23,19 +25,23 @@ package struct JSONPathKey: CodingKey, Hashable, Sendable {
 
     /// An object's key (`CodingKey`).
     /// - Parameter stringValue: The key.
-    package init?(stringValue: String) { self.init(stringValue) }
+    @usableFromInline package init?(stringValue: String) { self.init(stringValue) }
 
     /// An array's element (`CodingKey`).
     /// - Parameter intValue: Its index.
-    package init?(intValue: Int) { self.init(index: intValue) }
+    @usableFromInline package init?(intValue: Int) { self.init(index: intValue) }
 }
 
 /// Why ``JSONReader`` stopped, made a `DecodingError` (``decodingError``) where the API hands it out.
 ///
 /// The reader throws its own type because `DecodingError` is a resilient library type: every function
 /// that throws it typed pays for an error of unknown size, which measured as half of the reader's time.
+/// `@usableFromInline` (still `package`, outside the API) so that ``JSONReader``'s `@inlinable` members
+/// may throw it.
+@usableFromInline
 package struct JSONReadError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
+    @usableFromInline
     package enum Kind: Sendable {
         /// Not JSON, or a value that makes no sense.
         case corrupt
@@ -48,6 +54,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The type a value should have had.
+    @usableFromInline
     package enum Expected: Sendable, CustomStringConvertible {
         /// A JSON object.
         case object
@@ -63,7 +70,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
         case boolean
 
         /// `an object`, …, for a message.
-        package var description: String {
+        @usableFromInline package var description: String {
             switch self {
             case .object: "an object"
             case .array: "an array"
@@ -112,7 +119,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `at plan.flows: …`.
-    package var description: String {
+    @usableFromInline package var description: String {
         let path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         return path.isEmpty ? message : "at \(path): \(message)"
     }

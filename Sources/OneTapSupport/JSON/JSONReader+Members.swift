@@ -96,7 +96,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading the value throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member<Value: JSONScalar>(_ slot: inout Value?, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
         slot = try Value(scalar: &self)
@@ -107,7 +107,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read; `.some(nil)` for `null`.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading the value throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member<Value: JSONScalar>(_ slot: inout Value??, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
         slot = .some(try null() ? nil : try Value(scalar: &self))
@@ -118,7 +118,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what the record throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func record<Value: JSONReadable>(_ slot: inout Value?, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
         slot = try Value(reading: &self)
@@ -129,7 +129,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read; `.some(nil)` for `null`.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what the record throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func record<Value: JSONReadable>(_ slot: inout Value??, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
         slot = .some(try null() ? nil : try Value(reading: &self))
@@ -155,7 +155,7 @@ extension JSONReader {
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice or text the type refuses (its
     ///   ``ParseError``'s description); a mismatch for a value that is no string.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func parsed<Value: JSONParsedText>(_ slot: inout Value?, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
         slot = try parsed { (text) throws(ParseError) in try Value(text) }
@@ -166,7 +166,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read; `.some(nil)` for `null`.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``, as ``parsed(_:_:)-(Value?,_)``.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func parsed<Value: JSONParsedText>(_ slot: inout Value??, _ key: JSONKey) throws(JSONReadError) {
         if slot != nil { throw duplicate(key) }
         slot = .some(try null() ? nil : try parsed { (text) throws(ParseError) in try Value(text) })
@@ -177,7 +177,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading an element throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member<Value: JSONScalar>(_ slot: inout [Value]?, _ key: JSONKey) throws(JSONReadError) {
         try elements(&slot, key) { (reader) throws(JSONReadError) in try Value(scalar: &reader) }
     }
@@ -187,7 +187,7 @@ extension JSONReader {
     ///   - slot: Nil until the member is read.
     ///   - key: The member's key.
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading an element throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func record<Value: JSONReadable>(_ slot: inout [Value]?, _ key: JSONKey) throws(JSONReadError) {
         try elements(&slot, key) { (reader) throws(JSONReadError) in try Value(reading: &reader) }
     }

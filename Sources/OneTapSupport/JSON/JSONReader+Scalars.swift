@@ -3,15 +3,13 @@
 
 extension JSONReader {
     /// Reads an object's key, making a `String` only when it holds an escape.
+    @inlinable
     mutating func key() throws(JSONReadError) -> JSONKey {
         let quote = index
         index += 1
         guard let (end, ascii) = try scanToQuote() else {
             index = quote
-            let text = try string()
-            let storage = escapedKeys ?? EscapedKeys()
-            escapedKeys = storage
-            return JSONKey(utf8: storage.keep(text))
+            return try escapedKey()
         }
         let utf8 = UnsafeBufferPointer(rebasing: bytes[index..<end])
         guard ascii || Self.isUTF8(utf8) else { throw corrupt("a key that is not UTF-8") }
@@ -19,17 +17,27 @@ extension JSONReader {
         return JSONKey(utf8: utf8)
     }
 
+    /// Reads a key that holds an escape (rare: no writer of ours escapes a key), from its opening quote,
+    /// into ``EscapedKeys``.
+    @usableFromInline
+    mutating func escapedKey() throws(JSONReadError) -> JSONKey {
+        let text = try string()
+        let storage = escapedKeys ?? EscapedKeys()
+        escapedKeys = storage
+        return JSONKey(utf8: storage.keep(text))
+    }
+
     /// From just after a string's opening quote: where its closing quote is, and whether every byte
     /// before it is ASCII; nil when an escape comes first.
-    @inline(__always)
-    private func scanToQuote() throws(JSONReadError) -> (end: Int, ascii: Bool)? {
+    @inlinable @inline(__always)
+    func scanToQuote() throws(JSONReadError) -> (end: Int, ascii: Bool)? {
         var position = index
         var high: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") { return (position, high < 0x80) }
             if byte == UInt8(ascii: "\\") { return nil }
-            if byte < 0x20 { throw JSONReadError(.corrupt, codingPath, "a control character in a string (JSON escapes them) (at byte \(position))") }
+            if byte < 0x20 { throw corrupt("a control character in a string (JSON escapes them)", atByte: position) }
             high |= byte
             position += 1
         }
@@ -41,6 +49,7 @@ extension JSONReader {
     /// - Throws: `JSONReadError` when the next value is no string, or is not valid (a control
     ///   character, a bad escape, a lone surrogate, bytes that are not UTF-8, no closing quote).
     /// - Complexity: O(*n*) in its length.
+    @inlinable
     package mutating func string() throws(JSONReadError) -> String {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw mismatch(.string) }
@@ -62,6 +71,7 @@ extension JSONReader {
     /// - Returns: The bytes (valid while the reader reads), or nil, reading nothing, when the string
     ///   holds an escape (read it with ``string()``).
     /// - Throws: `JSONReadError` when the next value is no string, or is not valid.
+    @inlinable
     package mutating func plainString() throws(JSONReadError) -> UnsafeBufferPointer<UInt8>? {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw mismatch(.string) }
@@ -77,11 +87,13 @@ extension JSONReader {
     }
 
     /// Whether bytes that are not all ASCII are UTF-8.
-    private static func isUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { String(validating: utf8, as: UTF8.self) != nil }
+    @usableFromInline
+    static func isUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool { String(validating: utf8, as: UTF8.self) != nil }
 
     /// A string that holds an escape, from just after its opening quote: its end found and its escapes
     /// resolved by the grammar both readers share (``JSONGrammar``).
-    private mutating func escapedString() throws(JSONReadError) -> String {
+    @usableFromInline
+    mutating func escapedString() throws(JSONReadError) -> String {
         let end: Int
         do {
             end = try JSONGrammar.string(in: bytes, from: index).end
@@ -103,6 +115,7 @@ extension JSONReader {
     /// - Returns: The integer.
     /// - Throws: `JSONReadError` when the next value is no number, is not an integer, or is out of
     ///   `Int`'s range.
+    @inlinable
     package mutating func int() throws(JSONReadError) -> Int {
         skipSpace()
         guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
@@ -127,7 +140,7 @@ extension JSONReader {
     /// - Returns: The integer.
     /// - Throws: `JSONReadError` when the next value is no number, is not an integer, or is out of
     ///   `Int64`'s range.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func int64() throws(JSONReadError) -> Int64 { Int64(try int()) }
 
     /// Reads an unsigned integer, written without a sign, a fraction or an exponent (a token's version).
@@ -198,6 +211,7 @@ extension JSONReader {
     /// Reads a `null` if one comes next.
     /// - Returns: Whether it did.
     /// - Throws: `JSONReadError` (corrupt) for an `n` that does not start `null`.
+    @inlinable
     package mutating func null() throws(JSONReadError) -> Bool {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "n") else { return false }
@@ -205,6 +219,7 @@ extension JSONReader {
         return true
     }
 
+    @inlinable
     mutating func literal(_ word: StaticString) throws(JSONReadError) {
         guard startsWith(word) else { throw corrupt("not JSON: expected \(word)") }
         index += word.utf8CodeUnitCount
@@ -212,6 +227,7 @@ extension JSONReader {
 
     /// Scans a number's syntax (RFC 8259 §6) from here, by the grammar both readers share.
     /// - Returns: Its bytes, and whether it has neither fraction nor exponent.
+    @usableFromInline
     mutating func numberRange() throws(JSONReadError) -> (Range<Int>, integral: Bool) {
         skipSpace()
         let start = index
@@ -225,6 +241,6 @@ extension JSONReader {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     mutating func skipSpace() { index = JSONGrammar.endOfSpace(in: bytes, from: index) }
 }

@@ -10,27 +10,33 @@
 /// (`0e5`, `0.00e1`, `-0.0e-7`), which RFC 8259 allows and this reader reads as 0. Errors are
 /// ``JSONReadError``s (a `DecodingError` at the API's edge) whose coding path names the keys to the
 /// value at fault, as `JSONDecoder`'s do.
+///
+/// `@usableFromInline` (still `package`, outside the API), as are the storage and helpers its `@inlinable`
+/// members touch, so that the package's other modules inline and specialise its hot members: a member
+/// of a plain `package` type is never inlined into another module.
+@usableFromInline
 package struct JSONReader {
     /// How deep arrays and objects may nest: 512 (as `JSONDecoder`).
-    package static let maximumDepth = 512
+    @usableFromInline package static let maximumDepth = 512
 
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-    private var depth = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var index = 0
+    @usableFromInline var depth = 0
     /// Where keys with an escape are kept while the reader reads, made for the first such key.
-    var escapedKeys: EscapedKeys?
+    @usableFromInline var escapedKeys: EscapedKeys?
     /// The keys (and array indices) to the value being read, made into coding keys only for an error.
     /// (Kept in stack memory lent by ``read(_:_:)`` for the first ``inlineSteps`` steps, so keeping it
     /// costs no allocation and no reference counting; deeper paths move to ``PathStorage``. A path is
     /// never longer than the nesting, so at most ``maximumDepth``.)
-    private var path: UnsafeMutableBufferPointer<Step>
-    private var pathCount = 0
+    @usableFromInline var path: UnsafeMutableBufferPointer<Step>
+    @usableFromInline var pathCount = 0
     /// Heap memory for a path deeper than ``inlineSteps``, made when first needed.
-    private var deepPath: PathStorage?
+    @usableFromInline var deepPath: PathStorage?
     /// Path steps kept on the stack: 32 (768 bytes, within what the stack lends).
-    private static let inlineSteps = 32
+    @usableFromInline static let inlineSteps = 32
 
-    fileprivate enum Step {
+    @usableFromInline
+    enum Step {
         case key(JSONKey)
         case index(Int)
     }
@@ -44,27 +50,29 @@ package struct JSONReader {
         }
     }
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, path: UnsafeMutableBufferPointer<Step>) {
+    @inlinable
+    init(_ bytes: UnsafeBufferPointer<UInt8>, path: UnsafeMutableBufferPointer<Step>) {
         self.bytes = bytes
         self.path = path
     }
 
-    @inline(__always)
-    private mutating func push(_ step: Step) {
+    @inlinable @inline(__always)
+    mutating func push(_ step: Step) {
         if pathCount == path.count { growPath() }
         path[pathCount] = step
         pathCount += 1
     }
 
-    private mutating func growPath() {
+    @usableFromInline
+    mutating func growPath() {
         let storage = PathStorage(capacity: Self.maximumDepth + 1)
         _ = storage.steps.initialize(from: path[..<pathCount])
         deepPath = storage
         path = storage.steps
     }
 
-    @inline(__always)
-    private mutating func pop() -> Step {
+    @inlinable @inline(__always)
+    mutating func pop() -> Step {
         pathCount -= 1
         return path[pathCount]
     }
@@ -78,6 +86,7 @@ package struct JSONReader {
     /// - Returns: What `body` returns.
     /// - Throws: `JSONReadError` (corrupt) for input that is not one JSON value; what `body` throws.
     /// - Complexity: O(*n*) in the input's length, plus what `body` does.
+    @inlinable
     package static func read<Bytes: Collection<UInt8>, Value>(
         _ input: Bytes, skippingByteOrderMark: Bool = false, _ body: (inout JSONReader) throws(JSONReadError) -> Value
     ) throws(JSONReadError) -> Value {
@@ -107,14 +116,24 @@ package struct JSONReader {
     /// A `JSONReadError` (corrupt) at the value being read.
     /// - Parameter reason: What is wrong, without quoting the value.
     /// - Returns: The error.
-    package func corrupt(_ reason: String) -> JSONReadError {
-        JSONReadError(.corrupt, codingPath, "\(reason) (at byte \(index))")
+    @usableFromInline
+    package func corrupt(_ reason: String) -> JSONReadError { corrupt(reason, atByte: index) }
+
+    /// A `JSONReadError` (corrupt) at a byte of the value being read.
+    /// - Parameters:
+    ///   - reason: What is wrong, without quoting the value.
+    ///   - position: The offset of the byte at fault.
+    /// - Returns: The error.
+    @usableFromInline
+    func corrupt(_ reason: String, atByte position: Int) -> JSONReadError {
+        JSONReadError(.corrupt, codingPath, "\(reason) (at byte \(position))")
     }
 
     /// A `JSONReadError` (corrupt) for a value that reads but makes no sense (`invalid PLMN "4600a": …`):
     /// the message alone, without the byte position ``corrupt(_:)`` adds.
     /// - Parameter reason: What is wrong.
     /// - Returns: The error.
+    @usableFromInline
     package func invalid(_ reason: String) -> JSONReadError {
         JSONReadError(.corrupt, codingPath, reason)
     }
@@ -122,6 +141,7 @@ package struct JSONReader {
     /// A `DecodingError.keyNotFound` for a member an object must have.
     /// - Parameter key: The key.
     /// - Returns: The error.
+    @usableFromInline
     package func missing(_ key: StaticString) -> JSONReadError {
         JSONReadError(.missing(JSONPathKey(key.description)), codingPath, "no value for \(key)")
     }
@@ -129,12 +149,14 @@ package struct JSONReader {
     /// A `JSONReadError` (corrupt) for a key written twice in one object.
     /// - Parameter key: The key.
     /// - Returns: The error.
+    @usableFromInline
     package func duplicate(_ key: JSONKey) -> JSONReadError {
         corrupt("\(QuotedInput(key.text)) appears twice in one object")
     }
 
     /// A value of another type than expected: `valueNotFound` for a `null` (as `JSONDecoder` says it),
     /// or, when what is here is no JSON value at all, that.
+    @usableFromInline
     func mismatch(_ expected: JSONReadError.Expected) -> JSONReadError {
         if let problem = notAValue { return corrupt(problem) }
         guard let kind = Self.kind(startedBy: bytes[index]) else { return corrupt("not JSON: no value starts here") }
@@ -155,6 +177,7 @@ package struct JSONReader {
         return startsWith(word) ? nil : "not JSON: expected \(word)"
     }
 
+    @inlinable
     func startsWith(_ word: StaticString) -> Bool {
         let count = word.utf8CodeUnitCount
         return index + count <= bytes.count && JSONKey.same(UnsafeBufferPointer(rebasing: bytes[index..<(index + count)]), UnsafeBufferPointer(start: word.utf8Start, count: count))
@@ -163,6 +186,7 @@ package struct JSONReader {
     // MARK: Structure
 
     /// The kinds of JSON value.
+    @usableFromInline
     package enum Kind: CustomStringConvertible {
         /// `{…}`.
         case object
@@ -178,7 +202,7 @@ package struct JSONReader {
         case null
 
         /// `an object`, …, for a message.
-        package var description: String {
+        @usableFromInline package var description: String {
             switch self {
             case .object: "an object"
             case .array: "an array"
@@ -191,7 +215,7 @@ package struct JSONReader {
     }
 
     /// The kind of value a byte starts, or nil when it starts none: the one place that says so.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func kind(startedBy byte: UInt8) -> Kind? {
         switch byte {
         case UInt8(ascii: "{"): .object
@@ -219,9 +243,13 @@ package struct JSONReader {
 
     /// Where an object or array being read stands: what ``nextKey(in:)`` keeps between
     /// members.
+    @usableFromInline
     package struct Cursor {
-        fileprivate var started = false
-        fileprivate var valueStart = 0
+        @usableFromInline var started = false
+        @usableFromInline var valueStart = 0
+
+        @inlinable
+        init() {}
     }
 
     /// Starts reading an object; read its members with ``nextKey(in:)``:
@@ -237,18 +265,15 @@ package struct JSONReader {
     /// ```
     /// - Returns: The cursor.
     /// - Throws: `JSONReadError` (mismatch) when the next value is no object.
-    package mutating func beginObject() throws(JSONReadError) -> Cursor {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw mismatch(.object) }
-        try enter()
-        return Cursor()
-    }
+    @inlinable
+    package mutating func beginObject() throws(JSONReadError) -> Cursor { try begin(UInt8(ascii: "{"), .object) }
 
     /// The object's next key, or nil at its end; a value the caller left unread (an unknown key, as
     /// `JSONDecoder` ignores it) is skipped, checked as JSON.
     /// - Parameter cursor: From ``beginObject()``.
     /// - Returns: The key, valid until the next call.
     /// - Throws: `JSONReadError` (corrupt) for a malformed object.
+    @inlinable
     package mutating func nextKey(in cursor: inout Cursor) throws(JSONReadError) -> JSONKey? {
         if cursor.started {
             if index == cursor.valueStart { try skipValue() }
@@ -277,9 +302,15 @@ package struct JSONReader {
     /// Starts reading an array; read its elements while ``nextElement(in:)`` says there is one.
     /// - Returns: The cursor.
     /// - Throws: `JSONReadError` (mismatch) when the next value is no array.
-    package mutating func beginArray() throws(JSONReadError) -> Cursor {
+    @inlinable
+    package mutating func beginArray() throws(JSONReadError) -> Cursor { try begin(UInt8(ascii: "["), .array) }
+
+    /// Starts reading an object or an array (`open` is its opening bracket), for ``beginObject()`` and
+    /// ``beginArray()``.
+    @inlinable
+    mutating func begin(_ open: UInt8, _ expected: JSONReadError.Expected) throws(JSONReadError) -> Cursor {
         skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw mismatch(.array) }
+        guard index < bytes.count, bytes[index] == open else { throw mismatch(expected) }
         try enter()
         return Cursor()
     }
@@ -289,6 +320,7 @@ package struct JSONReader {
     /// - Parameter cursor: From ``beginArray()``.
     /// - Returns: False at the array's end.
     /// - Throws: `JSONReadError` (corrupt) for a malformed array.
+    @inlinable
     package mutating func nextElement(in cursor: inout Cursor) throws(JSONReadError) -> Bool {
         var position = 0
         if cursor.started {
@@ -314,7 +346,7 @@ package struct JSONReader {
     /// - Parameter element: Reads one element.
     /// - Returns: The elements.
     /// - Throws: `JSONReadError` when the next value is no array or is malformed; what `element` throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func elements<Element>(_ element: (inout JSONReader) throws(JSONReadError) -> Element) throws(JSONReadError) -> [Element] {
         var out: [Element] = []
         var cursor = try beginArray()
@@ -324,15 +356,16 @@ package struct JSONReader {
 
     /// Whether the object or array being read ends here (`close` is its closing bracket): if so, the
     /// bracket is read and the nesting left.
-    @inline(__always)
-    private mutating func closes(_ close: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    mutating func closes(_ close: UInt8) -> Bool {
         guard index < bytes.count, bytes[index] == close else { return false }
         index += 1
         depth -= 1
         return true
     }
 
-    private mutating func enter() throws(JSONReadError) {
+    @inlinable
+    mutating func enter() throws(JSONReadError) {
         depth += 1
         index += 1
         guard depth <= Self.maximumDepth else { throw corrupt("nested deeper than \(Self.maximumDepth) levels") }
@@ -340,6 +373,7 @@ package struct JSONReader {
 
     /// Skips the next value, checking that it is JSON.
     /// - Throws: `JSONReadError` (corrupt) for malformed JSON.
+    @usableFromInline
     package mutating func skipValue() throws(JSONReadError) {
         switch try peek() {
         case .object:
@@ -357,7 +391,8 @@ package struct JSONReader {
 }
 
 /// The steps of a path deeper than the reader keeps on the stack, freed with the reader.
-private final class PathStorage {
+@usableFromInline
+final class PathStorage {
     let steps: UnsafeMutableBufferPointer<JSONReader.Step>
 
     init(capacity: Int) { steps = .allocate(capacity: capacity) }

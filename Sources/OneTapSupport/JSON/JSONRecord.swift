@@ -103,7 +103,7 @@ extension JSONReader {
     ///   - seen: Whether the member was read before (its slot holds a value: `unseen(format != nil, key)`).
     ///   - key: The key just read.
     /// - Throws: ``JSONReadError`` (corrupt) when the member was seen before.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func unseen(_ seen: Bool, _ key: JSONKey) throws(JSONReadError) {
         if seen { throw duplicate(key) }
     }

@@ -42,7 +42,6 @@ extension JSONReader {
     /// - Returns: Whether the record is in the current format (else in the older form).
     /// - Throws: ``JSONReadError``: what `body` throws; corrupt for another format or instants in the
     ///   other form's unit.
-    @inlinable
     package mutating func storedRecord(
         _ current: String, legacy: LegacyEpoch, _ body: (JSONKey, inout JSONReader, inout StoredInstants) throws(JSONReadError) -> Void
     ) throws(JSONReadError) -> Bool {
@@ -68,6 +67,7 @@ extension JSONReader {
     ///   2001-01-01 (what `JSONEncoder` wrote for a `Date`).
     /// - Returns: The instant.
     /// - Throws: ``JSONReadError`` when the next value is no number, or one no millisecond count holds.
+    @usableFromInline
     package mutating func seconds(since epoch: LegacyEpoch) throws(JSONReadError) -> Date {
         let seconds = try double()
         let date = epoch == .unix ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSinceReferenceDate: seconds)
@@ -96,6 +96,7 @@ extension JSONReader {
 }
 
 /// What an older stored form counted its seconds from.
+@usableFromInline
 package enum LegacyEpoch: Sendable {
     /// 1970-01-01T00:00:00Z.
     case unix
@@ -107,16 +108,21 @@ package enum LegacyEpoch: Sendable {
 /// 1970 (a name ending in `Ms`, every format OneTap writes now) or seconds (an older form: since 1970 in
 /// `onetap-session/1`, since 2001 in what `JSONEncoder` wrote). A record checks the two against its
 /// format once its members are read.
+///
+/// `@usableFromInline` (still `package`, outside the API) so that the package's other modules inline its
+/// reads.
+@usableFromInline
 package struct StoredInstants {
     /// What an older form's seconds count from.
-    package let legacy: LegacyEpoch
+    @usableFromInline package let legacy: LegacyEpoch
     /// Whether an instant was read as seconds.
-    package private(set) var seconds = false
+    @usableFromInline package internal(set) var seconds = false
     /// Whether an instant was read as milliseconds.
-    package private(set) var milliseconds = false
+    @usableFromInline package internal(set) var milliseconds = false
 
     /// Starts reading a record's instants.
     /// - Parameter legacy: What its older form's seconds count from.
+    @inlinable
     package init(legacy: LegacyEpoch) {
         self.legacy = legacy
     }

@@ -2,6 +2,10 @@
 /// streaming output buffer and JSON objects, the file store's token records): `"` and `\` are escaped, line breaks and tabs by name,
 /// other control characters and DEL as `\u00XX`; invalid UTF-8 becomes U+FFFD, so every string written
 /// is valid JSON in valid UTF-8.
+///
+/// `@usableFromInline` (still `package`, outside the API) so that ``JSONWriter``'s `@inlinable` string
+/// writing may call it.
+@usableFromInline
 package enum JSONString {
     /// Writes a JSON string literal, quotes included, for arbitrary bytes.
     /// - Parameters:
@@ -9,7 +13,7 @@ package enum JSONString {
     ///   - emit: Receives the literal in pieces, in order.
     /// - Complexity: O(*n*) in the number of bytes; printable ASCII without quote or backslash is
     ///   emitted as one piece.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     package static func write(_ bytes: UnsafeBufferPointer<UInt8>, _ emit: (UnsafeRawBufferPointer) -> Void) {
         emitText("\"", emit)
         // Fast path: printable ASCII without quote or backslash goes out as it is.
@@ -24,7 +28,7 @@ package enum JSONString {
     /// Whether the bytes go into a JSON string as they are: printable ASCII without quote or backslash.
     /// - Parameter bytes: The bytes.
     /// - Returns: True when nothing needs escaping.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func needsNoEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for byte in bytes where byte < 0x20 || byte > 0x7E || byte == 0x22 || byte == 0x5C { return false }
         return true

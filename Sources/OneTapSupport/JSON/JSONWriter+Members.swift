@@ -81,7 +81,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - value: The value.
     /// - Throws: What the value's ``JSONWritable/write(to:)`` throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member(_ name: StaticString, _ value: some JSONWritable) throws(JSONWriteError) {
         key(name)
         try value.write(to: &self)
@@ -92,7 +92,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - value: The value, or nil.
     /// - Throws: What the value's ``JSONWritable/write(to:)`` throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member(_ name: StaticString, _ value: (some JSONWritable)?) throws(JSONWriteError) {
         guard let value else { return }
         try member(name, value)
@@ -103,7 +103,7 @@ extension JSONWriter {
     ///   - name: The key.
     ///   - values: The elements, in order.
     /// - Throws: What an element's ``JSONWritable/write(to:)`` throws.
-    @inlinable @inline(__always)
+    @inline(__always)
     package mutating func member<Element: JSONWritable>(_ name: StaticString, elements values: some Sequence<Element>) throws(JSONWriteError) {
         key(name)
         try array { (writer) throws(JSONWriteError) in

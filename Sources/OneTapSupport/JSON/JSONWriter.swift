@@ -4,14 +4,19 @@
 ///
 /// Commas are the writer's business: ``key(_:)-(StaticString)`` starts a member, and every value after
 /// a value in an array or object is preceded by one. Not copyable: it owns its buffer.
+///
+/// `@usableFromInline` (still `package`, outside the API), as are the storage and helpers its `@inlinable`
+/// members touch, so that the package's other modules inline and specialise its hot members: a member
+/// of a plain `package` type is never inlined into another module.
+@usableFromInline
 package struct JSONWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
-    private var capacity: Int
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline var capacity: Int
     /// Whether the next member or element needs a comma before it.
-    private var needsComma = false
+    @usableFromInline var needsComma = false
     /// The last fixed key written, for the message of a value JSON cannot hold.
-    private var lastKey: StaticString = ""
+    @usableFromInline var lastKey: StaticString = ""
 
     /// An empty writer.
     /// - Parameter capacity: Bytes to start with (it grows as needed).
@@ -41,10 +46,16 @@ package struct JSONWriter: ~Copyable {
 
     // MARK: Bytes
 
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
+    @inlinable @inline(__always)
+    mutating func reserve(_ extra: Int) {
         guard count + extra > capacity else { return }
-        let grown = max(capacity * 2, count + extra)
+        grow(to: count + extra)
+    }
+
+    /// Moves the bytes to a buffer of at least `needed` bytes (twice the capacity, or more).
+    @usableFromInline
+    mutating func grow(to needed: Int) {
+        let grown = max(capacity * 2, needed)
         let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         new.update(from: base, count: count)
         base.deallocate()
@@ -52,28 +63,28 @@ package struct JSONWriter: ~Copyable {
         capacity = grown
     }
 
-    @inline(__always)
-    private mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
-    @inline(__always)
-    private mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
         count += bytes.count
     }
 
-    @inline(__always)
-    private mutating func append(_ text: StaticString) {
+    @inlinable @inline(__always)
+    mutating func append(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    @inline(__always)
-    private mutating func separate() {
+    @inlinable @inline(__always)
+    mutating func separate() {
         if needsComma { append(UInt8(ascii: ",")) }
         needsComma = true
     }
@@ -82,7 +93,7 @@ package struct JSONWriter: ~Copyable {
 
     /// Starts an object member: `"name":`.
     /// - Parameter name: The key, printable ASCII without quote or backslash.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func key(_ name: StaticString) {
         separate()
         reserve(name.utf8CodeUnitCount + 3)
@@ -109,6 +120,7 @@ package struct JSONWriter: ~Copyable {
     /// does).
     /// - Parameter value: The text.
     /// - Complexity: O(*n*) in its UTF-8 length.
+    @inlinable
     package mutating func string(_ value: String) {
         separate()
         var value = value
@@ -146,12 +158,14 @@ package struct JSONWriter: ~Copyable {
 
     /// Writes an integer.
     /// - Parameter value: The integer.
+    @inlinable
     package mutating func int(_ value: Int) {
         int(Int64(value))
     }
 
     /// Writes an integer.
     /// - Parameter value: The integer.
+    @inlinable
     package mutating func int(_ value: Int64) {
         separate()
         reserve(20)
@@ -164,6 +178,7 @@ package struct JSONWriter: ~Copyable {
 
     /// Writes an unsigned integer (a token's version).
     /// - Parameter value: The integer.
+    @inlinable
     package mutating func int(_ value: UInt64) {
         separate()
         reserve(20)
@@ -171,8 +186,8 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Writes an integer's decimal digits, room for 20 reserved.
-    @inline(__always)
-    private mutating func digits(_ value: UInt64) {
+    @inlinable @inline(__always)
+    mutating func digits(_ value: UInt64) {
         var magnitude = value
         let start = count
         repeat {
@@ -189,6 +204,7 @@ package struct JSONWriter: ~Copyable {
     /// - Parameter date: The instant.
     /// - Throws: ``JSONWriteError`` for an instant with no millisecond count (infinite, NaN, or beyond an
     ///   `Int64` of milliseconds), as ``double(_:)`` refuses a number JSON cannot hold.
+    @usableFromInline
     package mutating func instant(_ date: Date) throws(JSONWriteError) {
         guard date.hasMillisecondsSince1970 else {
             let seconds = date.timeIntervalSince1970
@@ -219,12 +235,14 @@ package struct JSONWriter: ~Copyable {
 
     /// Writes `true` or `false`.
     /// - Parameter value: The value.
+    @inlinable
     package mutating func bool(_ value: Bool) {
         separate()
         append(value ? "true" : "false")
     }
 
     /// Writes `null`.
+    @inlinable
     package mutating func null() {
         separate()
         append("null")
@@ -233,7 +251,7 @@ package struct JSONWriter: ~Copyable {
     /// Writes an object whose members `body` writes with ``key(_:)-(StaticString)`` and a value each.
     /// - Parameter body: Writes the members.
     /// - Throws: What `body` throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func object<Failure: Error>(_ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
         try container(UInt8(ascii: "{"), UInt8(ascii: "}"), body)
     }
@@ -241,13 +259,13 @@ package struct JSONWriter: ~Copyable {
     /// Writes an array whose elements `body` writes, a value each.
     /// - Parameter body: Writes the elements.
     /// - Throws: What `body` throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func array<Failure: Error>(_ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
         try container(UInt8(ascii: "["), UInt8(ascii: "]"), body)
     }
 
-    @inline(__always)
-    private mutating func container<Failure: Error>(_ open: UInt8, _ close: UInt8, _ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+    @inlinable @inline(__always)
+    mutating func container<Failure: Error>(_ open: UInt8, _ close: UInt8, _ body: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
         separate()
         append(open)
         needsComma = false
@@ -259,7 +277,9 @@ package struct JSONWriter: ~Copyable {
 
 /// A number ``JSONWriter`` cannot write (infinity, NaN), made an `EncodingError` (``encodingError``)
 /// where the API hands it out: like ``JSONReadError``, kept apart from the resilient library type so
-/// that throwing it costs nothing until it is thrown.
+/// that throwing it costs nothing until it is thrown. `@usableFromInline` (still `package`, outside the API)
+/// so that ``JSONWriter``'s `@inlinable` members may throw it.
+@usableFromInline
 package struct JSONWriteError: Error, Sendable {
     /// The number.
     package let value: Double
