@@ -12,7 +12,7 @@ import OneTap
 ///
 /// ```swift
 /// let logins = LoginServer(store: stores.loginSessionStore(), exchange: ExchangeGuard(provider: MyExchange(), ledger: stores.exchangeLedger()),
-///                          sms: SMSCodeService(key: smsKey, sender: MyGateway(), store: stores.smsStore()))
+///                          sms: SMSCodeService(keys: keys, sender: MyGateway(), store: stores.smsStore()))
 /// ```
 ///
 /// Opening migrates the schema (``migrate()``). Every store made here shares the pool. While the

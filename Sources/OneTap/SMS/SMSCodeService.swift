@@ -2,7 +2,7 @@
 /// login, as real as the one-tap half.
 ///
 /// ```swift
-/// let sms = SMSCodeService(key: try ServerKey(base64: secrets.serverKey), sender: AliyunSender(), captcha: MyCaptcha(), store: shared)
+/// let sms = SMSCodeService(keys: try ServerKeyRing(parsing: secrets.serverKeys), sender: AliyunSender(), captcha: MyCaptcha(), store: shared)
 /// // POST /sms      {"number": "13800138000"}
 /// switch try await sms.send(to: body.number, context: SMSContext(ip: clientIP, device: deviceID, session: id)) {
 /// case .sent(let expiresAt, let resendAfter): …        // 200, show the count-down to resendAfter
@@ -19,7 +19,7 @@
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
     /// The rules: policy, segments, code lifetime and tries.
     package let rules: SMSCodeRules
-    private let key: ServerKey
+    private let keys: ServerKeyRing
     private let sender: any SMSSender
     private let captcha: (any CaptchaVerifier)?
     private let store: any SMSStore
@@ -28,7 +28,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
 
     /// Creates the service.
     /// - Parameters:
-    ///   - key: The server's key (every instance shares it).
+    ///   - keys: The server's keys (every instance shares them): codes are stored under the signing key
+    ///     and checked under every key, so a rotation keeps the codes already sent.
     ///   - sender: The SMS gateway.
     ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out.
     ///   - store: Counters and code records; in memory by default (share one across instances).
@@ -39,17 +40,28 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - clock: The time source: when a code is sent, expires, may be sent again; the system clock by
     ///     default.
     public init(
-        key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
+        keys: ServerKeyRing, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
         policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn, events: any EventSink = StandardErrorEventSink.shared,
         clock: any WallClock = SystemClock()
     ) {
         self.clock = clock
-        self.key = key
+        self.keys = keys
         self.sender = sender
         self.captcha = captcha
         self.store = store
         self.rules = SMSCodeRules(policy: policy, segments: segments)
         self.events = events
+    }
+
+    /// A service with one key (the package's tests and tools).
+    package init(
+        key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
+        policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn, events: any EventSink = StandardErrorEventSink.shared,
+        clock: any WallClock = SystemClock()
+    ) {
+        self.init(
+            keys: ServerKeyRing(single: key), sender: sender, captcha: captcha, store: store, policy: policy, segments: segments, events: events,
+            clock: clock)
     }
 
     /// Sends a code to a number the client typed.
@@ -90,7 +102,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         if let refusal = rules.refusal(for: number) { return .refused(refusal) }
         let request = context.request(for: number)
         let counters = rules.sendCounters(for: request)
-        let (code, record) = rules.issue(to: number, session: context.session, key: key, at: now)
+        let (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         let rules = self.rules
         var decision = try await store.update(counters: counters, code: number, at: now) { state in
             rules.admit(&state, request, captchaPassed: false, record: record, at: now)
@@ -145,9 +157,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let now = clock.now()
         let request = context.request(for: number)
         let rules = self.rules
-        let key = self.key
+        let keys = self.keys.entries.map(\.key)
         let result = try await store.update(counters: rules.verifyCounters(for: request), code: number, at: now) { state in
-            rules.verify(&state, candidate: code, number: number, request, key: key, at: now)
+            rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
         }
         emit(.verify(result, number: number, session: context.session), at: now)
         return result

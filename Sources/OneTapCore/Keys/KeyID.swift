@@ -21,6 +21,9 @@ public struct KeyID: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.text = text
     }
 
+    /// An id known to be well formed (a literal of the package's own).
+    package init(unchecked text: String) { self.text = text }
+
     /// The id's text.
     public var description: String { text }
 

@@ -30,6 +30,11 @@ public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStrin
         entries = keys
     }
 
+    /// A ring of one key, named `default` (the package's tests and single-key tools).
+    package init(single key: ServerKey) {
+        entries = [(KeyID(unchecked: "default"), key)]
+    }
+
     /// Reads a ring from text: one `id:base64` entry per line (or separated by commas), the signing key
     /// first; blank lines and lines starting with `#` are skipped.
     /// - Parameter text: The text of `ONETAP_SERVER_KEYS` or of a key file.

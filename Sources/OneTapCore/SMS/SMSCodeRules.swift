@@ -173,12 +173,29 @@ package struct SMSCodeRules: Sendable {
     ///   - request: The verify's keys.
     ///   - key: The server's key.
     ///   - now: The time.
+    /// - Returns: As ``verify(_:candidate:number:_:keys:at:)``.
+    package func verify(
+        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: ServerKey, at now: Date
+    ) -> SMSVerifyResult {
+        verify(&state, candidate: candidate, number: number, request, keys: CollectionOfOne(key), at: now)
+    }
+
+    /// Checks a code against the number's record under each of the server's keys (the ring's: a code
+    /// sent before a rotation still verifies; one under a retired key does not), and counts a wrong one.
+    /// - Parameters:
+    ///   - state: The number's failed-verify counters and record, as the store read them; changed in place.
+    ///   - candidate: The code as the client typed it.
+    ///   - number: The number.
+    ///   - request: The verify's keys.
+    ///   - keys: The server's keys, the signing key first.
+    ///   - now: The time.
     /// - Returns: `locked` while a lock rule holds (nothing is compared); `noCode`, `expired`,
     ///   `tooManyAttempts`; `verified` (the record is removed: single use) or `wrong` (counted against
     ///   the code and the lock rules).
-    /// - Complexity: One HMAC-SHA-256 and a constant-time comparison.
+    /// - Complexity: One HMAC-SHA-256 and a constant-time comparison per key (a handful).
     package func verify(
-        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: ServerKey, at now: Date
+        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, keys: some Collection<ServerKey>,
+        at now: Date
     ) -> SMSVerifyResult {
         if let (rule, until) = policy.lock(request, events: state.events, at: now) { return .locked(rule: rule, until: until) }
         guard var record = state.code, record.number == number else { return .noCode }
@@ -188,7 +205,12 @@ package struct SMSCodeRules: Sendable {
         if record.wrongAttempts >= Self.maximumWrongAttempts { return .tooManyAttempts }
         let text = candidate.reveal().utf8
         let wellFormed = text.count == Self.digits && text.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
-        if wellFormed, HMACSHA256.constantTimeEquals(Self.digest(key: key, number: number, code: text, id: record.id), record.digest) {
+        // Every key is tried, whichever matches, so the time taken does not tell which key a code is under.
+        var matched = false
+        for key in keys where wellFormed {
+            matched = HMACSHA256.constantTimeEquals(Self.digest(key: key, number: number, code: text, id: record.id), record.digest) || matched
+        }
+        if matched {
             state.code = nil
             return .verified(SMSVerdict(phoneNumber: number, session: record.session, verifiedAt: now))
         }

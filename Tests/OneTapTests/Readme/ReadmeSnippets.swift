@@ -146,9 +146,9 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let shared = InMemorySMSStore()
         let clientIP = try IPAddress("203.0.113.7"), device = try DeviceID("9774d56d682e549c")
         let gateway = AliyunSMS()
-        let smsKeyText = "q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80="
+        let keysText = "2026-12:q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80="
         // README: sms
-        let sms = SMSCodeService(key: try ServerKey(base64: Secret(smsKeyText)), sender: gateway, store: shared)   // from a secrets manager
+        let sms = SMSCodeService(keys: try ServerKeyRing(parsing: Secret(keysText)), sender: gateway, store: shared)   // ONETAP_SERVER_KEYS
         let context = SMSContext(ip: clientIP, device: device)
         switch try await sms.send(to: "+86 138 0013 8000", context: context) {
         case .sent(let expiresAt, let resendAfter): print("sent; valid until \(expiresAt), resend from \(resendAfter)")
