@@ -29,12 +29,13 @@ func postgresReadmeSnippet() async throws {
         store: stores.loginSessionStore(),
         exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: stores.exchangeLedger()),
         sms: SMSCodeService(key: key, sender: AliyunSMS(), store: stores.smsStore()))
-    let guests = GuestService(key: key, store: stores.guestDeviceStore())
+    let sessions = AppSessions(keys: try ServerKeyRing(parsing: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEYS"] ?? "")),
+                               store: stores.appSessionStore())
     let merger = GuestMerger(store: stores.guestDataStore())
     // hourly, from any instance:
     _ = try await stores.removeExpiredRows(before: Date())
     // at shutdown:
     await stores.close()
     // README: end
-    _ = (vault, logins, guests, merger)
+    _ = (vault, logins, sessions, merger)
 }
