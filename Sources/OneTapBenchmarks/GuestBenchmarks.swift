@@ -7,7 +7,7 @@ enum GuestBenchmarks {
     static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) {
         if options.wants("gate") {
             let gate = LoginGate.builtIn
-            let guest = Identity.guest(GuestID.derive(device: try! DeviceID("bench-device"), generation: 0, key: .random()))
+            let guest = Identity.guest(GuestID.random())
             let actions = ["favourite", "share", "browse", "comment", "place-order", "unlisted-action", "add-to-cart", "feedback"]
             let batch = 1024
             let ours = measure(batch: batch, repetitions: repetitions) {

@@ -104,13 +104,6 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         PostgresExchangeLedger(pool: pool, retention: retention)
     }
 
-    /// A guest-device store over the pool, for ``GuestService``: every instance that opens the same
-    /// schema gives a device the same guest and sees its logouts.
-    /// - Returns: The store.
-    public func guestDeviceStore() -> any GuestDeviceStore {
-        PostgresGuestDeviceStore(pool: pool)
-    }
-
     /// A guest-data store over the pool, for ``GuestMerger``: guests' and accounts' data and the merge
     /// journals, so a guest merges once whichever instances its logins reach.
     /// - Returns: The store.
@@ -145,7 +138,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - app sessions whose refresh token expired before `instant` (revoked ones too: they are kept until
     ///   then, so a stolen token presented late is still recognised);
     /// - journals of guest merges that finished more than 30 days before `instant`
-    ///   (``PostgresGuestDataStore/finishedJournalRetention``). Guest data and device records never expire.
+    ///   (``PostgresGuestDataStore/finishedJournalRetention``). Guest data never expires, and the
+    ///   `guest_devices` rows of earlier versions (migration 6) are left as they are: nothing reads them.
     ///
     /// Each table is cleaned in batches of 10,000 rows, one statement each, so no statement holds many
     /// rows at once; what a batch removed stays removed if a later one fails.

@@ -37,7 +37,7 @@ import Testing
                 ).first
             }
             #expect(try await row() == [.int64(1), .null, .null, .int64(guest.expiresAt.millisecondsSince1970), .text("object")])
-            let login = rules.login(guest, account: "账户 7", secret: systemRandomBytes(32), at: now.addingTimeInterval(10)).record
+            let login = rules.login(guest, account: "账户 7", hint: LastLoginHint(flow: .sms, number: try PhoneNumber("13900139000"), at: now), secret: systemRandomBytes(32), at: now.addingTimeInterval(10)).record
             try await store.replace(login, expecting: 1)
             #expect(try await row() == [.int64(2), .text("账户 7"), .null, .int64(login.expiresAt.millisecondsSince1970), .text("object")])
             #expect(try await store.sessions(of: "账户 7") == [guest.id])

@@ -6,11 +6,10 @@ import OneTapTesting
 import Testing
 
 @Suite struct PostgresGuestDataStoreTests {
-    let key = ServerKey.random()
+    /// This test's guest: random, as an app session's.
+    let testGuest = GuestID.random()
 
-    func guest(_ generation: Int = 0) throws -> GuestID {
-        GuestID.derive(device: try DeviceID("postgres-guest-data-device"), generation: generation, key: key)
-    }
+    func guest() throws -> GuestID { testGuest }
 
     func schema(_ stores: PostgresStores) -> String { "\"\(stores.configuration.schema)\"" }
 

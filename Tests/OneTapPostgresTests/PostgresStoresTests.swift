@@ -55,8 +55,7 @@ import Testing
             // Merge journals: finished 30 days and a second ago (goes), finished just inside 30 days, and
             // unfinished for 40 days (a merge to resume: kept).
             let guests = stores.guestDataStore()
-            let key = ServerKey.random()
-            func guest(_ n: Int) throws -> GuestID { GuestID.derive(device: try DeviceID("cleanup-device"), generation: n, key: key) }
+            func guest(_ n: Int) throws -> GuestID { try GuestID("cleanup-guest-0000000\(n)") }
             let empty = try MergePlan.plan(guest: [:], account: [:], rules: .builtIn)
             let unfinished = try MergePlan.plan(guest: ["favourites": ["a"]], account: [:], rules: .builtIn)
             let month = 30.0 * 86_400
@@ -96,18 +95,15 @@ import Testing
         let sessions = try concrete(stores.loginSessionStore(), as: PostgresLoginSessionStore.self)
         let sms = try concrete(stores.smsStore(attempts: 0), as: PostgresSMSStore.self)
         let ledger = try concrete(stores.exchangeLedger(retention: .seconds(3600)), as: PostgresExchangeLedger.self)
-        let devices = try concrete(stores.guestDeviceStore(), as: PostgresGuestDeviceStore.self)
         let data = try concrete(stores.guestDataStore(), as: PostgresGuestDataStore.self)
         for text in [
-            stores.description, store.description, stores.pool.description, sessions.description, sms.description, ledger.description, devices.description,
-            data.description,
+            stores.description, store.description, stores.pool.description, sessions.description, sms.description, ledger.description, data.description,
         ] {
             #expect(text.contains("host=db.example") && text.contains("password=<redacted>") && !text.contains("hunter2"), "\(text)")
         }
         #expect(store.description.hasPrefix("PostgresTokenStore(schema tenant_a, lease 45.0 s, lock timeout 10.0 s, PostgresPool("))
         #expect(store.schema == "tenant_a" && sessions.schema == "tenant_a" && sms.schema == "tenant_a" && ledger.schema == "tenant_a")
         #expect(sessions.description.hasPrefix("PostgresLoginSessionStore(schema tenant_a, PostgresPool("))
-        #expect(devices.description.hasPrefix("PostgresGuestDeviceStore(schema tenant_a, PostgresPool(") && devices.schema == "tenant_a")
         #expect(data.description.hasPrefix("PostgresGuestDataStore(schema tenant_a, PostgresPool(") && data.schema == "tenant_a")
         #expect(sms.description.hasPrefix("PostgresSMSStore(schema tenant_a, 1 attempts, PostgresPool(") && sms.attempts == 1)
         #expect(ledger.description.hasPrefix("PostgresExchangeLedger(schema tenant_a, retention 3600.0 s, PostgresPool(") && ledger.retention == .seconds(3600))

@@ -23,18 +23,18 @@ func postgresReadmeSnippet() async throws {
     // README: postgres
     let stores = try await PostgresStores.open(
         try PostgresConfiguration(url: "postgres://onetap:secret@db.internal:5432/onetap", poolSize: 8))
-    let key = try ServerKey(base64: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEY"] ?? ""))
+    let keys = try ServerKeyRing(parsing: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEYS"] ?? ""))
     let vault = TokenVault(store: stores.tokenStore(), refresher: MyTianyiRefresher())
     let logins = LoginServer(
         store: stores.loginSessionStore(),
         exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: stores.exchangeLedger()),
-        sms: SMSCodeService(key: key, sender: AliyunSMS(), store: stores.smsStore()))
-    let guests = GuestService(key: key, store: stores.guestDeviceStore())
+        sms: SMSCodeService(keys: keys, sender: AliyunSMS(), store: stores.smsStore()))
+    let sessions = AppSessions(keys: keys, store: stores.appSessionStore())
     let merger = GuestMerger(store: stores.guestDataStore())
     // hourly, from any instance:
     _ = try await stores.removeExpiredRows(before: Date())
     // at shutdown:
     await stores.close()
     // README: end
-    _ = (vault, logins, guests, merger)
+    _ = (vault, logins, sessions, merger)
 }

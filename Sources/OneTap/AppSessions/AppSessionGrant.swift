@@ -16,6 +16,10 @@ public struct AppSessionGrant: Sendable, CustomStringConvertible {
     /// After a login: the session's guest before it, whose data moves to the account (hand it to
     /// `GuestMerger.merge(_:into:)`); nil otherwise.
     public let formerGuest: GuestID?
+    /// How the app of this session last logged in, for the login page ("last time: one-tap, 138****8000"):
+    /// the number masked. Set by a login, carried to the fresh guest session of a logout, nil at a first
+    /// open. Only this session's own credentials read it: it is never looked up by a device id.
+    public let lastLogin: LastLoginHint?
 
     /// `app session Ab… account 42, access until …, refresh until …` (never a token).
     public var description: String {

@@ -8,8 +8,11 @@
 /// // any request               Authorization: Bearer <access token>
 /// let me = try sessions.authenticate(bearer)          // AccessClaims: me.identity acts; no store read
 /// // POST /session/refresh     body: the refresh token (on every app open)
-/// let next = try await sessions.refresh(refreshToken)
+/// let next = try await sessions.refresh(refreshToken)  // next.lastLogin: the login page's hint, this session's only
 /// ```
+///
+/// Who acts comes only from a verified access token: a device id is no proof of anything here (it is no
+/// secret), and guests are random, never derived from it.
 ///
 /// - **Access tokens** are self-contained (``ServerKeyRing/verifyAccessToken(_:at:)``) and short-lived;
 ///   ``authenticate(_:)`` reads no store. ``live(_:)`` also checks the session is not revoked, for the
@@ -44,12 +47,18 @@ public struct AppSessions: Sendable {
         self.events = events
     }
 
-    /// Opens a guest session (the app's first open, or after a logout).
+    /// Opens a guest session (the app's first open): a new random guest, no last-login hint. Nothing of the
+    /// device is asked: two sessions opened on one device are two unrelated guests.
     /// - Returns: Its credentials.
     /// - Throws: ``StoreError`` when the store fails.
     public func open() async throws -> AppSessionGrant {
+        try await open(carrying: nil)
+    }
+
+    /// Opens a guest session with a new random guest, carrying a last-login hint (a logout's).
+    private func open(carrying lastLogin: LastLoginHint?) async throws -> AppSessionGrant {
         let now = clock.now()
-        let (record, refreshToken) = rules.open(id: .random(), guest: .random(), secret: systemRandomBytes(32), at: now)
+        let (record, refreshToken) = rules.open(id: .random(), guest: .random(), secret: systemRandomBytes(32), lastLogin: lastLogin, at: now)
         try await store.create(record)
         emit(.opened(record.id), at: now)
         return grant(record, refreshToken: refreshToken, at: now)
@@ -117,18 +126,22 @@ public struct AppSessions: Sendable {
     }
 
     /// Moves a session to the account a login verified, with new credentials (no session fixation: the
-    /// tokens issued before stop working).
+    /// tokens issued before stop working), and records how it logged in as the session's last-login hint.
     /// - Parameters:
     ///   - claims: The verified claims of the app session the login ran in (``authenticate(_:)``).
     ///   - account: The account the login found or created.
-    /// - Returns: The new credentials, and the guest whose data moves to the account (``AppSessionGrant/formerGuest``).
+    ///   - flow: The flow that logged in (one-tap or SMS).
+    ///   - number: The number it logged in with, if known: only its masked form is kept (``AppSessionGrant/lastLogin``).
+    /// - Returns: The new credentials, the guest whose data moves to the account (``AppSessionGrant/formerGuest``:
+    ///   this session's own guest, never another's) and the hint.
     /// - Throws: ``AppSessionError`` (`revoked`, `wrong-session` when the session moved on since the
     ///   claims were issued), or ``StoreError``.
-    public func loggedIn(_ claims: AccessClaims, account: AccountID) async throws -> AppSessionGrant {
+    public func loggedIn(_ claims: AccessClaims, account: AccountID, flow: LoginFlow, number: PhoneNumber?) async throws -> AppSessionGrant {
         for _ in 0..<Self.attempts {
             let now = clock.now()
             let record = try await liveRecord(claims)
-            let (next, refreshToken) = rules.login(record, account: account, secret: systemRandomBytes(32), at: now)
+            let hint = LastLoginHint(flow: flow, number: number, at: now)
+            let (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
             guard try await replace(next, expecting: record.version) else { continue }
             emit(.loggedIn(next.id, account), at: now)
             var formerGuest: GuestID?
@@ -139,14 +152,15 @@ public struct AppSessions: Sendable {
     }
 
     /// Logs a session out: it is revoked (its refresh token stops working; ``live(_:)`` refuses its access
-    /// tokens) and a new guest session is opened, whose data starts empty.
+    /// tokens) and a new guest session is opened, a new random guest whose data starts empty. The
+    /// last-login hint moves to the new session (the login page shows it); the revoked one keeps none.
     /// - Parameter claims: The verified claims of the session.
-    /// - Returns: The new guest session's credentials.
+    /// - Returns: The new guest session's credentials, with the hint.
     /// - Throws: ``AppSessionError`` (`revoked` when it was logged out already), or ``StoreError``.
     public func logout(_ claims: AccessClaims) async throws -> AppSessionGrant {
         try claims.checkCurrent(at: clock.now())
-        try await revoke(claims.session, .logout, identity: claims.identity)
-        return try await open()
+        let hint = try await revoke(claims.session, .logout, identity: claims.identity)
+        return try await open(carrying: hint)
     }
 
     /// Revokes every session of an account ("log out everywhere").
@@ -169,7 +183,9 @@ public struct AppSessions: Sendable {
     /// How often a change is tried again when another instance changed the session first.
     private static let attempts = 4
 
-    private func revoke(_ id: AppSessionID, _ reason: AppSessionRecord.Revocation, identity: Identity) async throws {
+    /// Revokes a session; returns the last-login hint it had (the revoked record keeps none).
+    @discardableResult
+    private func revoke(_ id: AppSessionID, _ reason: AppSessionRecord.Revocation, identity: Identity) async throws -> LastLoginHint? {
         for _ in 0..<Self.attempts {
             let now = clock.now()
             guard let record = try await store.load(id) else {
@@ -180,7 +196,7 @@ public struct AppSessions: Sendable {
             let next = rules.revoke(record, reason, at: now)
             guard try await replace(next, expecting: record.version) else { continue }
             emit(.revoked(id, reason, account: record.account), at: now)
-            return
+            return record.lastLogin
         }
         throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while revoking it; try again")
     }
@@ -211,7 +227,7 @@ public struct AppSessions: Sendable {
             session: record.id, identity: record.identity, issuedAt: now, expiresAt: now.addingTimeInterval(rules.policy.accessLifetime.seconds))
         return AppSessionGrant(
             session: record.id, identity: record.identity, accessToken: access.token, accessExpiresAt: access.claims.expiresAt,
-            refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest)
+            refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest, lastLogin: record.lastLogin)
     }
 
     private func emit(_ event: AppSessionEvent, at now: Date) {

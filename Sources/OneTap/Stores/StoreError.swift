@@ -1,5 +1,5 @@
 /// What a store reports: every store OneTap ships (tokens, login sessions, the exchange ledger, SMS,
-/// guest devices, guest data, in memory, on disk or on PostgreSQL) throws this one error, and so should
+/// guest data, app sessions, accounts, in memory, on disk or on PostgreSQL) throws this one error, and so should
 /// an adapter for another database. New kinds may be added; match kinds with a `default` case.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.

@@ -3,11 +3,13 @@
 //     {"format":"onetap-app-session/1","id":"…22 chars…","version":3,"account":"42","createdAtMs":1796112000250,
 //      "current":{"kid":"k2","digest":"…64 hex…"},"expiresAtMs":1798704060500,
 //      "previous":{"kid":"k2","digest":"…","rotatedAtMs":1796112060500,"nonce":"…64 hex…"},
-//      "ancestors":[{"kid":"k1","digest":"…"}],"revokedAtMs":1796112090000,"revocation":"reuse"}
+//      "ancestors":[{"kid":"k1","digest":"…"}],"revokedAtMs":1796112090000,"revocation":"reuse",
+//      "lastLogin":{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796112000125}}
 //
 // Exactly one of `guest` (a guest id) and `account` (an account id) says who acts in it. `previous` only
 // when the last change was a rotation; `revokedAtMs` and `revocation` together, only when revoked;
-// `ancestors` always (newest first, possibly empty). Digests and the nonce (32 bytes) are 64 lowercase
+// `ancestors` always (newest first, possibly empty); `lastLogin` only when the session has a last-login
+// hint, as `LastLoginHint.json()` writes it (its number masked). Digests and the nonce (32 bytes) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
@@ -50,11 +52,12 @@ extension AppSessionRecord: JSONStoredRecord {
             try writer.instant("revokedAtMs", revoked.at)
             writer.member("revocation", revoked.reason.rawValue)
         }
+        try writer.member("lastLogin", lastLogin)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
-        var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?
+        var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "id": try reader.parsed(&id, key)
@@ -68,6 +71,7 @@ extension AppSessionRecord: JSONStoredRecord {
             case "ancestors": try reader.record(&ancestors, key)
             case "revokedAtMs": try instants.read(&revokedAt, key, "revokedAtMs", &reader)
             case "revocation": try reader.raw(&revocation, key)
+            case "lastLogin": try reader.record(&lastLogin, key)
             default: break
             }
         }
@@ -95,7 +99,7 @@ extension AppSessionRecord: JSONStoredRecord {
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),
             current: try reader.required(current, "current"), expiresAt: try reader.required(expiresAt, "expiresAtMs"), previous: previous ?? nil,
-            ancestors: older, revoked: revoked)
+            ancestors: older, revoked: revoked, lastLogin: lastLogin ?? nil)
     }
 }
 

@@ -1,6 +1,7 @@
 /// What the server keeps of one app session: who acts in it, the keyed digest of its current refresh
 /// token, the one it replaced (answered again during a short grace), digests of older ones (presented
-/// again, they reveal a stolen token), and whether the session was revoked. Never a token.
+/// again, they reveal a stolen token), whether the session was revoked, and how its app last logged in
+/// (the login page's hint, the number masked). Never a token.
 ///
 /// Changed only by ``AppSessionRules``; a store keeps it whole and replaces it by compare-and-swap on
 /// ``version``. Its instants are kept as a store keeps them, whole milliseconds since 1970, so a record
@@ -77,10 +78,14 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     }
     private var revokedAt: Date?
     private var revocation: Revocation?
+    /// How the app of this session last logged in, for the login page's hint (the number masked): set at
+    /// a login, carried to the fresh guest session a logout opens, and readable only through this session
+    /// (a revoked session keeps none).
+    public package(set) var lastLogin: LastLoginHint?
 
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
-        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?
+        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil
     ) {
         self.id = id
         self.version = version
@@ -92,6 +97,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.ancestors = ancestors
         self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
+        self.lastLogin = lastLogin
     }
 
     /// The account the session is logged in to, if any.

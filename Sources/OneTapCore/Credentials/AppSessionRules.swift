@@ -30,13 +30,14 @@ package struct AppSessionRules: Sendable {
     ///   - id: Its id (random).
     ///   - guest: Its guest (random).
     ///   - secret: 32 random bytes for its first refresh token.
+    ///   - lastLogin: The last-login hint it carries: the hint of the session a logout ended, nil at a first open.
     ///   - now: The time.
     /// - Returns: The record (version 1) and the refresh token.
-    package func open(id: AppSessionID, guest: GuestID, secret: [UInt8], at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
+    package func open(id: AppSessionID, guest: GuestID, secret: [UInt8], lastLogin: LastLoginHint? = nil, at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
         let token = PresentedRefreshToken.text(session: id, secret: secret)
         let record = AppSessionRecord(
             id: id, version: 1, identity: .guest(guest), createdAt: now, current: digest(token), expiresAt: now.addingTimeInterval(policy.refreshLifetime.seconds),
-            previous: nil, ancestors: [], revoked: nil)
+            previous: nil, ancestors: [], revoked: nil, lastLogin: lastLogin)
         return (record, token)
     }
 
@@ -90,14 +91,18 @@ package struct AppSessionRules: Sendable {
     /// - Parameters:
     ///   - record: The session.
     ///   - account: The account.
+    ///   - hint: How it logged in (the session's last-login hint from now on; its number masked).
     ///   - secret: 32 random bytes for the new refresh token.
     ///   - now: The time.
     /// - Returns: The record to store and the new refresh token.
-    package func login(_ record: AppSessionRecord, account: AccountID, secret: [UInt8], at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
+    package func login(
+        _ record: AppSessionRecord, account: AccountID, hint: LastLoginHint, secret: [UInt8], at now: Date
+    ) -> (record: AppSessionRecord, refreshToken: Secret) {
         let token = PresentedRefreshToken.text(session: record.id, secret: secret)
         var next = record
         next.version += 1
         next.identity = .account(account)
+        next.lastLogin = hint
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
         next.previous = nil
@@ -105,7 +110,9 @@ package struct AppSessionRules: Sendable {
         return (next, token)
     }
 
-    /// Revokes a session (its refresh tokens stop working; access tokens checked with the store too).
+    /// Revokes a session (its refresh tokens stop working; access tokens checked with the store too). Its
+    /// last-login hint is dropped: a revoked session shows it to no one (a logout hands it to the fresh
+    /// guest session it opens, from the record before the revocation).
     /// - Parameters:
     ///   - record: The session.
     ///   - reason: Why.
@@ -116,6 +123,7 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.revoked = (now, reason)
+        next.lastLogin = nil
         return next
     }
 

@@ -1,5 +1,5 @@
-/// How the device last logged in, for the login page's "last time you used …" hint (seed 000: 提示用户
-/// 上次在本机登录方式 && 账号). The number is kept masked only: the full number is never stored with it.
+/// How an app session last logged in (kept in its ``AppSessionRecord``), for the login page's "last time
+/// you used …" hint (seed 000: 提示用户上次在本机登录方式 && 账号). The number is kept masked only: the full number is never stored with it.
 public struct LastLoginHint: Hashable, Sendable, CustomStringConvertible {
     /// The flow that logged in: a one-tap flow or SMS.
     public let flow: LoginFlow

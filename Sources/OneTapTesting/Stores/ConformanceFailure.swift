@@ -1,6 +1,6 @@
 /// What a conformance suite (`TokenStoreConformance`, `LoginSessionStoreConformance`,
-/// `ExchangeLedgerConformance`, `SMSStoreConformance`, `GuestDeviceStoreConformance`,
-/// `GuestDataStoreConformance`) throws when a store breaks one of its properties: every broken property,
+/// `ExchangeLedgerConformance`, `SMSStoreConformance`, `GuestDataStoreConformance`,
+/// `AppSessionStoreConformance`, `AccountDirectoryConformance`) throws when a store breaks one of its properties: every broken property,
 /// not only the first.
 public struct ConformanceFailure: Error, CustomStringConvertible {
     /// The suite that found them, e.g. `TokenStoreConformance`.

@@ -24,10 +24,8 @@ public enum StoreOperation: Hashable, Sendable {
     case settle
     /// ``ExchangeLedger/unknownExchanges(since:)``.
     case unknownExchanges
-    /// ``SMSStore/update(counters:code:at:_:)``, ``GuestDeviceStore/update(key:_:)``.
+    /// ``SMSStore/update(counters:code:at:_:)``.
     case update
-    /// ``GuestDeviceStore/record(forKey:)``.
-    case record
     /// ``GuestDataStore/data(of:)``.
     case data
     /// ``GuestDataStore/write(_:kind:of:)``.

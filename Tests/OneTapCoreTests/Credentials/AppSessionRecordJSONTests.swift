@@ -109,6 +109,33 @@ import Testing
         }
     }
 
+    /// A session with a last-login hint (written by hand: the login at 09:01:40 UTC by one-tap on China
+    /// Mobile, number 138****8000): the hint reads as its own record with the number masked, and writes
+    /// back byte for byte; a session without one (the three files above) writes no `lastLogin`.
+    @Test func anAccountSessionWithALastLoginHint() throws {
+        let text = try Self.golden("account-with-hint")
+        let record = try AppSessionRecord(json: text)
+        let hint = try LastLoginHint(json: #"{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796115700000}"#)
+        let expected = AppSessionRecord(
+            id: try AppSessionID("Golden-app-session-004"), version: 2, identity: .account("42"), createdAt: Self.ms(1_796_115_640_000),
+            current: try Self.digest(Self.k1, "adedd7b17c18c1556ba68cb8f5e64b31d8b167908aa23b6922d04b33e69c1f5f"), expiresAt: Self.ms(1_798_707_700_000),
+            previous: nil, ancestors: [], revoked: nil, lastLogin: hint)
+        #expect(record == expected)
+        #expect(record.lastLogin?.flow == .mobile && record.lastLogin?.maskedNumber == "138****8000" && record.lastLogin?.at == Self.ms(1_796_115_700_000))
+        #expect(try record.json() == text)
+        #expect(LastLoginHint(flow: .mobile, number: try PhoneNumber("13800138000"), at: Self.ms(1_796_115_700_000)) == hint, "the hint a login makes")
+        let token = "otr1.Golden-app-session-004.Z29sZGVuLXJlZnJlc2gtc2VjcmV0LWhpbnQtMDAwMDE"
+        guard case .rotated(let next, _) = Self.rules.refresh(record, presented: try Self.presented(token), nonce: Array(repeating: 5, count: 32), at: Self.ms(1_796_115_800_000)) else {
+            Issue.record("the golden hinted session's token did not rotate")
+            return
+        }
+        #expect(next.lastLogin == hint, "a rotation keeps the hint")
+        #expect(Self.rules.revoke(record, .logout, at: Self.ms(1_796_115_900_000)).lastLogin == nil, "a revoked session keeps no hint")
+        for name in ["guest-fresh", "account-rotated", "revoked-reuse"] {
+            #expect(try !Self.golden(name).contains("lastLogin") && AppSessionRecord(json: try Self.golden(name)).lastLogin == nil)
+        }
+    }
+
     // MARK: Round trip
 
     /// What the rules make, at instants with a fraction of a millisecond (as a server's clock gives
@@ -128,7 +155,7 @@ import Testing
             (record, token) = (next, successor)
             records.append(record)
         }
-        let login = Self.rules.login(record, account: "42", secret: Array(repeating: 8, count: 32), at: start.addingTimeInterval(1_000.000_4))
+        let login = Self.rules.login(record, account: "42", hint: LastLoginHint(flow: .tianyi, number: try PhoneNumber("13300133000"), at: start.addingTimeInterval(1_000.000_4)), secret: Array(repeating: 8, count: 32), at: start.addingTimeInterval(1_000.000_4))
         records.append(login.record)
         records.append(Self.rules.revoke(login.record, .logoutEverywhere, at: start.addingTimeInterval(2_000.999_6)))
         for record in records {
@@ -177,6 +204,9 @@ import Testing
         (#""revokedAtMs":1796115641000,"#, "", "revokedAtMs"),
         (#""revocation":"reuse""#, #""revocation":"stolen""#, "revocation"),
         (#""version":3"#, #""version":3,"version":3"#, "version"),
+        (#""revocation":"reuse""#, #""revocation":"reuse","lastLogin":{"format":"onetap-last-login/2","flow":"fax","atMs":1796115641000}"#, "lastLogin.flow"),
+        (#""revocation":"reuse""#, #""revocation":"reuse","lastLogin":{"format":"onetap-last-login/2","flow":"sms"}"#, "lastLogin.atMs"),
+        (#""revocation":"reuse""#, #""revocation":"reuse","lastLogin":"sms""#, "lastLogin"),
     ])
     func aCorruptRecordIsRefusedNamingItsMember(_ replacing: String, _ with: String, _ member: String) throws {
         #expect(Self.good.contains(replacing), "the case must change the good record")

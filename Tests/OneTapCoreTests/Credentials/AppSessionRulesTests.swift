@@ -111,7 +111,7 @@ import Testing
     /// Session fixation: the tokens issued before a login neither work after it nor end the session.
     @Test func aLoginForgetsTheGuestsTokens() throws {
         let (record, guestToken) = Self.opened()
-        let (login, accountToken) = Self.rules.login(record, account: "42", secret: Array(repeating: 3, count: 32), at: Self.start)
+        let (login, accountToken) = Self.rules.login(record, account: "42", hint: LastLoginHint(flow: .mobile, number: nil, at: Self.start), secret: Array(repeating: 3, count: 32), at: Self.start)
         #expect(accountToken != guestToken)
         #expect(login.identity == .account("42") && login.id == record.id)
         guard case .refused(.invalid) = Self.rules.refresh(login, presented: try Self.presented(guestToken.reveal()), nonce: [], at: Self.start) else {

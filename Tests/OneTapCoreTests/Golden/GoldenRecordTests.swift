@@ -402,7 +402,7 @@ import Testing
 
     // MARK: Last-login hints
 
-    /// `PostgresGuestDeviceStore`'s hint (`JSONEncoder`): the number only masked, the instant as seconds
+    /// The hint an earlier version's PostgreSQL guest-device store wrote (`JSONEncoder`): the number only masked, the instant as seconds
     /// since 2001-01-01 (`817806060.9990001` is 2026-12-01T08:21:00.999Z, as a Double can hold it).
     @Test func lastLoginHints() throws {
         let oneTap = try LastLoginHint(json: try Self.goldenText("last-login-hint/one-tap-with-number.json"))
@@ -420,17 +420,6 @@ import Testing
         #expect(try oneTap.json() == #"{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796113200125}"#)
         #expect(try sms.json() == #"{"format":"onetap-last-login/2","flow":"sms","atMs":1796113260999}"#)
         for hint in [oneTap, sms] { #expect(try LastLoginHint(json: hint.json()) == hint) }
-    }
-
-    /// The guest ids and device-record keys the golden rows are filed under: derived with HMAC from
-    /// the device id (and generation) under the guest key, so a change of derivation would lose them.
-    @Test func guestIDsAndDeviceKeysDeriveAsStored() throws {
-        let key = try ServerKey(bytes: Array("golden-guest-key-not-a-secret-01".utf8))
-        #expect(GuestID.recordKey(device: try DeviceID("golden-device-1"), key: key) == "zUKCJVMPiK8n6mhmq1MgAg")
-        #expect(GuestID.recordKey(device: try DeviceID("golden-device-2"), key: key) == "_n_XG23phDf464TkynBVcQ")
-        #expect(GuestID.recordKey(device: try DeviceID("golden-device-3"), key: key) == "yzgg6tsmEB9w9ymfT3VcKw")
-        #expect(GuestID.derive(device: try DeviceID("golden-device-1"), generation: 0, key: key).text == "Eye6gz0mNNjO9p89jesOWA")
-        #expect(GuestID.derive(device: try DeviceID("golden-device-2"), generation: 2, key: key).text == "Rnb1r_39ChokD62rk4QDoA")
     }
 
     // MARK: Guest data

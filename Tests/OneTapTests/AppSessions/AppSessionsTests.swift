@@ -35,7 +35,7 @@ import Testing
         let world = World()
         let guest = try await world.sessions.open()
         let claims = try world.sessions.authenticate(guest.accessToken.reveal())
-        let account = try await world.sessions.loggedIn(claims, account: "42")
+        let account = try await world.sessions.loggedIn(claims, account: "42", flow: .mobile, number: nil)
         #expect(account.session == guest.session)
         #expect(account.identity == .account("42"))
         #expect(account.accessToken != guest.accessToken && account.refreshToken != guest.refreshToken)
@@ -93,7 +93,7 @@ import Testing
         var grants: [AppSessionGrant] = []
         for _ in 0..<3 {
             let guest = try await world.sessions.open()
-            grants.append(try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42"))
+            grants.append(try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42", flow: .sms, number: nil))
         }
         let fresh = try await world.sessions.logout(try world.sessions.authenticate(grants[0].accessToken.reveal()))
         #expect(fresh.session != grants[0].session)
@@ -123,7 +123,7 @@ import Testing
     @Test func noTokenInAnyDescriptionEventOrError() async throws {
         let world = World()
         let guest = try await world.sessions.open()
-        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42")
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42", flow: .sms, number: nil)
         world.clock.advance(by: .seconds(60))
         let next = try await world.sessions.refresh(account.refreshToken)
         var texts = [guest, account, next].flatMap { ["\($0)", String(reflecting: $0)] }

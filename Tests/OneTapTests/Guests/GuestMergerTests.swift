@@ -6,8 +6,7 @@ import Testing
 /// Merges applied through a store: first and existing accounts, a crash after every step resumed, a
 /// merge run twice, racing logins, and the errors.
 @Suite struct GuestMergerTests {
-    static let key = ServerKey.random()
-    static let guest = GuestID.derive(device: try! DeviceID("merger-device"), generation: 0, key: key)
+    static let guest = GuestID.random()
     static func line(_ id: String, _ qty: Int) -> JSONValue { .object(["item": .string(id), "qty": .number(Double(qty))]) }
 
     static let guestData: [String: JSONValue] = [

@@ -101,15 +101,20 @@ import Testing
     }
 
     /// The guest types: no raw device id, no full number, no key, no pending payload in any textual form
-    /// (a device id and a pending action encode to JSON for storage, which is their point).
+    /// (a device id and a pending action encode to JSON for storage, which is their point); an app
+    /// session's last-login hint, its grant and its record show the number masked only.
     @Test func noGuestTypeShowsWhatItKeepsPrivate() async throws {
         let now = Date(timeIntervalSince1970: 1_796_083_200)
-        let key = try ServerKey(bytes: Array((Self.secret + Self.secret + Self.secret).utf8))
+        let keys = try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: Array((Self.secret + Self.secret + Self.secret).utf8)))])
         let device = try DeviceID("device-\(Self.secret)")
-        let guests = GuestService(key: key)
-        let identity = try await guests.loggedIn(device, account: "a", flow: .mobile, number: try PhoneNumber("13912345678"))
+        let store = InMemoryAppSessionStore()
+        let sessions = AppSessions(keys: keys, store: store, events: DiscardingEventSink())
+        let guest = try await sessions.open()
+        let grant = try await sessions.loggedIn(
+            try sessions.authenticate(guest.accessToken.reveal()), account: "a", flow: .mobile, number: try PhoneNumber("13912345678"))
+        let record = try #require(try await store.load(grant.session))
         let pending = try PendingAction(action: "comment", payload: .object(["text": .string(Self.secret)]), at: now)
-        let values: [Any] = [device, identity, identity.lastLogin as Any, pending, guests, GuestID.derive(device: device, generation: 0, key: key)]
+        let values: [Any] = [device, grant, grant.lastLogin as Any, record, try record.json(), pending, sessions, GuestID.random()]
         for value in values {
             for form in Self.forms(value) where !((value is PendingAction || value is DeviceID) && (form.hasPrefix("{") || form.hasPrefix("\""))) {
                 #expect(!form.contains(Self.secret) && !form.contains("13912345678"), "\(type(of: value)) shows what it keeps private: \(form)")

@@ -68,14 +68,14 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             do {
                 let me = try await sessions.live(bearer).claims          // checked against the store: not logged out
                 let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me)
-                guard case .done(.success, _, let verified?) = next.instruction else {
+                guard case .done(.success, let flow?, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
                 let account = try await accounts.resolve(verified)       // found or created by number (seed 002)
                 guard !account.dormant else {                            // 二次号? check the user another way first,
                     return (403, #"{"next":"second-factor"}"#)            // then resolve(verified, confirmed: true)
                 }
-                let grant = try await sessions.loggedIn(me, account: account.account)   // new credentials: no fixation
+                let grant = try await sessions.loggedIn(me, account: account.account, flow: flow, number: verified.phoneNumber)   // new credentials
                 return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
             } catch let error as AppSessionError {
                 return (401, "\(error)")                                  // open a new session or log in again
@@ -176,7 +176,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // any request            Authorization: Bearer <access token>: checked without a store read
         let me = try sessions.authenticate(guest.accessToken.reveal())     // me.identity acts; me.session is the app session
         // a login in this app session verified a number that belongs to account "42":
-        let account = try await sessions.loggedIn(me, account: "42")       // new credentials; the guest's stop counting
+        let account = try await sessions.loggedIn(me, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))   // new credentials
         if let former = account.formerGuest {
             _ = try await GuestMerger(store: dataStore).merge(former, into: "42")   // this session's guest, never one a request names
         }
@@ -189,8 +189,6 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     }
 
     @Test func guests() async throws {
-        let key = ServerKey.random()
-        let device = try DeviceID("9774d56d682e549c")
         let dataStore = InMemoryGuestDataStore()
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         let bearer = try await sessions.open().accessToken.reveal()
@@ -203,15 +201,16 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             print(rule.promptZH, pending.key)                                 // LoginServer.start(snapshot, for: me, pending: pending)
         }                                                                    // carries it; the success hands it back once (`continued`)
         // after the login succeeded for account "42" in this app session:
-        let grant = try await sessions.loggedIn(me, account: "42")
+        let grant = try await sessions.loggedIn(me, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))
         if let former = grant.formerGuest {
             let journal = try await GuestMerger(store: dataStore).merge(former, into: "42")
             print(journal.plan)                                              // what moved, merged and stayed with the guest
         }
-        let guests = GuestService(key: key)                                  // the device's last-login hint, for the login page
-        _ = try await guests.loggedIn(device, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))
+        print(grant.lastLogin as Any)                                        // one-tap (mobile) 138****8000: this session's hint,
+                                                                             // kept by its logout's fresh guest session, for the login page
         // README: end
         #expect(grant.identity == .account("42") && grant.formerGuest != nil)
+        #expect(grant.lastLogin?.maskedNumber == "138****8000")
     }
 
     @Test func faultyStores() async throws {

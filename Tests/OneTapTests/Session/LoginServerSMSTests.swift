@@ -95,7 +95,7 @@ import Testing
     @Test func theSuccessAnswerCarriesTheInterruptedAction() async throws {
         let sender = ScriptedSMSSender()
         let server = LoginServer(sms: SMSCodeService(key: .random(), sender: sender, events: DiscardingEventSink()), clock: FakeClock(), events: DiscardingEventSink())
-        let decision = LoginGate.builtIn.decide("comment", for: .guest(GuestID.derive(device: try DeviceID("d"), generation: 0, key: .random())))
+        let decision = LoginGate.builtIn.decide("comment", for: .guest(GuestID.random()))
         guard case .requireLogin(let rule) = decision else { Issue.record("\(decision)"); return }
         #expect(rule.promptZH == "登录后可发表评论")
         let pending = try PendingAction(action: "comment", payload: .object(["text": .string("好文章")]), at: FakeClock.epoch)

@@ -12,6 +12,8 @@ public enum AppSessionStoreConformance {
         // An instant with a fraction of a second, as a server's clock gives it.
         let now = Date(timeIntervalSinceReferenceDate: 786_000_000.1)
         let rules = AppSessionRules(policy: .standard, keys: try ServerKeyRing([(try KeyID("conformance"), ServerKey(bytes: Array(repeating: 7, count: 32)))]))
+        // A last-login hint, kept in the record: its number masked.
+        let hint = LastLoginHint(flow: .mobile, number: try PhoneNumber("13800138000"), at: now)
         func opened(at start: Date = now) -> (record: AppSessionRecord, token: Secret) {
             let (record, token) = rules.open(id: .random(), guest: .random(), secret: systemRandomBytes(32), at: start)
             return (record, token)
@@ -39,7 +41,7 @@ public enum AppSessionStoreConformance {
                 (record, token) = next
                 suite.expect(try await store.load(record.id) == record, "a rotated session (\(step) rotations, previous token and ancestors) must load unchanged")
             }
-            let login = rules.login(record, account: "账户 42", secret: systemRandomBytes(32), at: now.addingTimeInterval(400))
+            let login = rules.login(record, account: "账户 42", hint: hint, secret: systemRandomBytes(32), at: now.addingTimeInterval(400))
             try await store.replace(login.record, expecting: record.version)
             suite.expect(try await store.load(record.id) == login.record, "a logged-in session must load unchanged")
             let revoked = rules.revoke(login.record, .reuse, at: now.addingTimeInterval(500.5))
@@ -50,7 +52,7 @@ public enum AppSessionStoreConformance {
         try await suite.check("duplicate create", makeStore) { store in
             let first = opened().record
             try await store.create(first)
-            let impostor = rules.login(first, account: "impostor", secret: systemRandomBytes(32), at: now).record
+            let impostor = rules.login(first, account: "impostor", hint: hint, secret: systemRandomBytes(32), at: now).record
             await suite.expect(throws: .duplicate, "create of an id that exists must throw duplicate") { try await store.create(impostor) }
             suite.expect(try await store.load(first.id) == first, "a refused duplicate create must leave the first session as it was")
         }
@@ -74,7 +76,7 @@ public enum AppSessionStoreConformance {
         try await suite.check("concurrent replaces", makeStore) { store in
             let v1 = opened().record
             try await store.create(v1)
-            let candidates = (0..<50).map { rules.login(v1, account: AccountID(stringLiteral: "account-\($0)"), secret: systemRandomBytes(32), at: now).record }
+            let candidates = (0..<50).map { rules.login(v1, account: AccountID(stringLiteral: "account-\($0)"), hint: hint, secret: systemRandomBytes(32), at: now).record }
             let winners = await withTaskGroup(of: Int?.self) { group in
                 for (index, candidate) in candidates.enumerated() {
                     group.addTask {
@@ -101,7 +103,7 @@ public enum AppSessionStoreConformance {
             for index in 0..<3 {
                 let guest = opened().record
                 try await store.create(guest)
-                let login = rules.login(guest, account: "42", secret: systemRandomBytes(32), at: now)
+                let login = rules.login(guest, account: "42", hint: hint, secret: systemRandomBytes(32), at: now)
                 try await store.replace(login.record, expecting: 1)
                 if index == 2 {
                     try await store.replace(rules.revoke(login.record, .logout, at: now), expecting: login.record.version)
@@ -111,7 +113,7 @@ public enum AppSessionStoreConformance {
             }
             let other = opened().record
             try await store.create(other)
-            try await store.replace(rules.login(other, account: "420", secret: systemRandomBytes(32), at: now).record, expecting: 1)
+            try await store.replace(rules.login(other, account: "420", hint: hint, secret: systemRandomBytes(32), at: now).record, expecting: 1)
             try await store.create(opened().record)
             let found = try await store.sessions(of: "42")
             suite.expect(Set(found) == ids && found.count == ids.count, "sessions(of:) must list the account's sessions that are not revoked, each once; listed \(found.count) of \(ids.count)")
