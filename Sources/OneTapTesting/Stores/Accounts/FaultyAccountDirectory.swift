@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OneTap
 
 /// An ``AccountDirectory`` wrapper that fails on demand, through ``FaultyStore/faults``: a directory that is
