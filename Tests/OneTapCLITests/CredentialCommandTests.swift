@@ -95,6 +95,13 @@ import Testing
              stdout: "", stderr: "onetap: error: the keys of ONETAP_SERVER_KEYS: invalid server keys \"<redacted>\": the key k1 (entry 1): the text is not base64\n"),
     ]
 
+    /// A command that exits before reading its input (keys it cannot read) leaves the writer a closed
+    /// pipe: 4 MiB of input cannot fit in the pipe, so this write always meets it.
+    @Test func aCommandThatReadsNoInputLeavesTheTestProcessAlive() throws {
+        let run = try Binary.run(["credential", "inspect", "-"], stdin: [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20), environment: ["ONETAP_SERVER_KEYS": "k1:short"])
+        #expect(run.status == 65 && run.stdout == "")
+    }
+
     @Test(arguments: cases)
     func verdicts(_ test: Case) throws {
         let run = try Binary.run(["credential", "inspect", "-", "--json"], stdin: Array(test.token.utf8), environment: ["ONETAP_SERVER_KEYS": test.keys])
