@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import OneTap
 
 /// The account directory in PostgreSQL, shared by every server instance: which account each verified
@@ -137,8 +142,14 @@ package final class PostgresAccountDirectory: AccountDirectory, CustomStringConv
 
     /// The store error for a database failure.
     private func failure(_ error: any Error, number: PhoneNumber, doing: String, write: Bool = false) -> any Error {
+        if error is CancellationError || error is StoreError { return error }
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        if let error = error as? PostgresError, error.leavesTheOutcomeUnknown, write {
+            message += "; the write may or may not have been committed: read the number's account again"
+        } else if write {
+            message += "; nothing was written"
+        }
         // A server's message may quote a row's values (a constraint's detail): every number in it masked.
-        PostgresRecordFailure.error(
-            error, subject: .number(number), doing: doing, write: write, reread: "read the number's account again", masking: { PhoneNumber.maskingNumbers(in: $0) })
+        return StoreError(.io, subject: .number(number), message: PhoneNumber.maskingNumbers(in: message))
     }
 }

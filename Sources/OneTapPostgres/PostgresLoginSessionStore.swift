@@ -139,17 +139,33 @@ package final class PostgresLoginSessionStore: LoginSessionStore, CustomStringCo
         do {
             session = try LoginSession(json: json)
         } catch {
-            throw corrupt("its JSON does not read as a session at \(PostgresRecordFailure.path(of: error))")
+            throw corrupt("its JSON does not read as a session at \(Self.path(of: error))")
         }
         guard session.id == id else { throw corrupt("its JSON holds another session's id") }
         guard Int64(session.version) == version else { throw corrupt("its JSON is at version \(session.version), its row at version \(version)") }
         return session
     }
 
+    /// Where a decoding error struck, as key names only (a message may quote the value).
+    private static func path(of error: DecodingError) -> String {
+        let context: DecodingError.Context? = switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context
+        @unknown default: nil
+        }
+        var keys = context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } ?? []
+        if case .keyNotFound(let key, _) = error { keys.append(key.stringValue) }
+        return keys.isEmpty ? "the top" : keys.joined(separator: ".")
+    }
+
     /// The store error for a database failure.
     private func failure(_ error: any Error, session: LoginSessionID?, doing: String, write: Bool = false) -> any Error {
-        PostgresRecordFailure.error(
-            error, subject: session.map(StoreError.Entry.session), doing: doing, write: write,
-            reread: "the stored session is the previous one or this one, whole; load it again")
+        if error is CancellationError || error is StoreError { return error }
+        var message = "PostgreSQL: cannot \(doing): \(error)"
+        if let error = error as? PostgresError, error.leavesTheOutcomeUnknown, write {
+            message += "; the write may or may not have been committed: the stored session is the previous one or this one, whole; load it again"
+        } else if write {
+            message += "; nothing was written"
+        }
+        return StoreError(.io, session: session, message: message)
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The step after a verified login that seed 002 describes (本机手机号未注册过帐号，则免密登录后自动注册、登录、
 /// 绑定本机手机号；已注册过则直接登录该帐号): the verified number's account is found, or created and bound to
 /// the number, and the login is recorded as the number's last verification. A number last verified longer

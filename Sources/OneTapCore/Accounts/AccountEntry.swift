@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// One number's entry in the account directory: the account it belongs to, since when, and when the
 /// number was last verified (a one-tap or SMS login proved the device holds it). What an
 /// `AccountDirectory` stores and answers; its description shows the masked number only.

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What happened in the account directory, for the event log: the masked number only, never the whole.
 public enum AccountEvent: Hashable, Sendable, CustomStringConvertible {
     /// A login verified a number that had not been verified for longer than the dormancy limit: it may

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What a login by number comes to (seed 002: a number never seen gets a new account, a known one logs
 /// in to its account): the account, whether it was just created, when the number had been verified
 /// before, and whether it had lain dormant so long that it may since have been reissued to someone else

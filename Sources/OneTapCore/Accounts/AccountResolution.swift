@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What an `AccountDirectory` answers a login by number: the number's entry after the login was
 /// recorded, whether this call made it, and when the number had been verified before this login.
 public struct AccountResolution: Hashable, Sendable, CustomStringConvertible {

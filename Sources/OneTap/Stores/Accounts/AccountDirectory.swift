@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Which account each verified phone number belongs to, shared by every server instance: what seed 002
 /// asks of the server after a one-tap login (本机手机号未注册过帐号，则免密登录后自动注册、登录、绑定本机手机号；
 /// 已注册过则直接登录该帐号: a number never seen gets a new account bound to it, a known number logs in to

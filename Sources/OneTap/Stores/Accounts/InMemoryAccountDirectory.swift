@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The account directory in this process's memory: the default for tests and one instance, and the
 /// model the conformance suite checks other directories against. Thread-safe; every operation is atomic.
 public final class InMemoryAccountDirectory: AccountDirectory {

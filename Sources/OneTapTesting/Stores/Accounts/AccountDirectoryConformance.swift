@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import OneTap
 
 /// The properties every ``AccountDirectory`` must have, as a suite an adapter (PostgreSQL, Redis…) runs

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import OneTap
 
 /// An ``AccountDirectory`` wrapper that fails on demand, through ``FaultyStore/faults``: a directory that is
