@@ -52,12 +52,12 @@ import Testing
 
     @Test func aKeyFileServesAsWellAsTheEnvironment() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("keys")
         try "# newest first\n2026-12:ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=\nk1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n".write(to: file, atomically: true, encoding: .utf8)
         let (code, io) = await runInProcess(["credential", "inspect", Self.token, "--keys", file.path, "--now", "2026-11-27T12:00:00Z", "--json"])
         #expect(code == .failed)
         #expect(io.outputText == #"{"verdict":"expired","key":"k1","session":"AAAAAAAAAAAAAAAAAAAAAA","kind":"account","subject":"42","issuedAt":"2026-11-27T10:00:00.000Z","expiresAt":"2026-11-27T12:00:00.000Z"}"# + "\n")
+        try FileManager.default.removeItem(at: directory)
     }
 
     @Test func withoutKeysItIsAUsageError() async {
