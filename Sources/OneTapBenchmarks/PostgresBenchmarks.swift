@@ -308,9 +308,7 @@ enum PostgresBenchmarks {
     /// Runs pgbench off the cooperative pool and reads its rate and average latency.
     private static func runPgbench(_ pgbench: String, url: String, script: String, clients: Int, seconds: Int) async -> (tps: Double, latency: Double)? {
         let command = [pgbench, "-n", "-f", script, "-D", "v=1", "-c", String(clients), "-j", String(clients), "-T", String(seconds), url]
-        let (status, output) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: PostgresTestServer.runBlocking(command)) }
-        }
+        let (status, output) = await PostgresTestServer.run(command)
         let failed = output.contains("number of failed transactions:") && !output.contains("number of failed transactions: 0 ")
         guard status == 0, !failed else {
             print("pgbench: exit \(status): \(output.suffix(500))")

@@ -124,12 +124,23 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     private func run(_ tool: String, _ arguments: [String]) async throws(Unavailable) {
         let command = runAs + [binaries + "/" + tool] + arguments
         let directory = self.directory
-        let (status, output) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
-            DispatchQueue.global().async { continuation.resume(returning: Self.runBlocking(command)) }
-        }
+        let (status, output) = await Self.run(command)
         guard status == 0 else {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)).map { "; server log: " + $0.suffix(1500) } ?? ""
             throw Unavailable(reason: "\(tool) failed (exit \(status)): \(output.suffix(1500))\(log)")
+        }
+    }
+
+    /// Runs a command to its end on a thread of its own and waits without blocking the caller's thread.
+    ///
+    /// A thread of its own, not `DispatchQueue.global()`: that queue shares its few threads (as many as
+    /// the cores, on Linux) with Swift's cooperative pool, so tests blocked on other children could keep
+    /// the command from ever starting.
+    /// - Parameter command: The program's path and its arguments.
+    /// - Returns: Its exit status and its output, as ``runBlocking(_:)``.
+    package static func run(_ command: [String]) async -> (Int32, String) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
+            Thread { continuation.resume(returning: runBlocking(command)) }.start()
         }
     }
 
@@ -138,7 +149,7 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     /// Spawned with `posix_spawn` and every descriptor above 2 closed in the child, not with Foundation's
     /// `Process`: `pg_ctl start` leaves a daemon behind, which would otherwise inherit the descriptor
     /// `Process` watches for its child's exit (and the test runner's own), and keep them open.
-    package static func runBlocking(_ command: [String]) -> (Int32, String) {
+    private static func runBlocking(_ command: [String]) -> (Int32, String) {
         let output = "/tmp/onetap-pg-output-\(UUID().uuidString)"
         defer { unlink(output) }
         guard let pid = spawn(command, output: output) else { return (-1, "cannot run \(command[0]): \(String(cString: strerror(errno)))") }
@@ -159,7 +170,7 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         closeOthers(&actions)
-        // The calling thread (a dispatch worker) blocks most signals, and a blocked mask survives exec:
+        // The calling thread may block signals (a dispatch worker blocks most), and a blocked mask survives exec:
         // pgbench's -T (SIGALRM) and pg_ctl's kill would never arrive. Start with every signal
         // unblocked and at its default action.
         var attributes = posix_spawnattr_t()

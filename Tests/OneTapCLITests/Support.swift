@@ -43,29 +43,44 @@ enum Binary {
         // its closed pipe must be an error of the write, not a SIGPIPE that kills the test process.
         signal(SIGPIPE, SIG_IGN)
         try process.run()
-        // Write stdin and drain standard error on dispatch threads while this thread drains standard
-        // output, so large data cannot deadlock the pipes; the group joins them before their results
-        // are read.
-        let group = DispatchGroup()
+        // Write stdin and drain standard error on threads of their own while this thread drains standard
+        // output, so large data cannot deadlock the pipes. Not on `DispatchQueue.global()`: on Linux its
+        // few threads (as many as the cores) are Swift's cooperative pool too, and when every one of them
+        // is a test blocked here, the writes that would let the children end never start.
         let errorData = LockedBox<Data>(Data())
-        DispatchQueue.global().async(group: group) {
+        let writer = OwnThread {
             do {
                 try input.fileHandleForWriting.write(contentsOf: Data(stdin))
             } catch {
                 // The command closed its input without reading it all: what it printed is what is checked.
             }
-            try? input.fileHandleForWriting.close()
+            do { try input.fileHandleForWriting.close() } catch { /* closed already: nothing is lost */ }
         }
-        DispatchQueue.global().async(group: group) {
-            errorData.set(error.fileHandleForReading.readDataToEndOfFile())
-        }
+        let reader = OwnThread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        group.wait()
+        writer.join()
+        reader.join()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
             stderr: String(decoding: errorData.get(), as: UTF8.self), stdoutBytes: Array(outputData))
     }
+}
+
+/// Work on a thread of its own, joined with ``join()``.
+final class OwnThread: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let done = self.done
+        Thread {
+            body()
+            done.signal()
+        }.start()
+    }
+
+    /// Waits until the work has ended.
+    func join() { done.wait() }
 }
 
 /// A value handed between threads under a lock.
