@@ -35,4 +35,15 @@ struct FileIdentity: Hashable, Sendable {
             device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size),
             seconds: Int(time.tv_sec), nanoseconds: Int(time.tv_nsec))
     }
+
+    /// Whether the file's time was at least `age` before `now` (the kernel's wall clock): false for a time
+    /// at or after `now` (a clock set back), so an unsure answer leads to a fresh look.
+    /// - Parameters:
+    ///   - now: The kernel's wall clock when the identity was read.
+    ///   - age: How old the time must be.
+    /// - Returns: Whether it is that old.
+    func isSettled(at now: timespec, after age: Duration) -> Bool {
+        let elapsed = Duration.seconds(now.tv_sec - seconds) + .nanoseconds(now.tv_nsec - nanoseconds)
+        return elapsed >= age
+    }
 }

@@ -8,7 +8,25 @@ import Darwin
 
 /// The index of due accounts ``FileTokenStore/accounts(dueBefore:limit:)`` answers from: one scan of the
 /// directory, kept current by this instance's writes and re-read where another process changed a file.
+///
+/// The directory's modification time says whether anything changed only once it has settled: the kernel
+/// stamps it from a coarse clock (a few milliseconds; a second or two on some file systems), so writes
+/// close together leave one time, and another process can write between this instance's own write and
+/// its look at the directory. A listing therefore trusts an unchanged time only when it was read at
+/// least ``settleTime`` after it was set; otherwise it compares every file's identity (device, inode,
+/// size, time: an atomic write makes a new inode) and re-reads the files that changed.
 extension FileTokenStore {
+    /// How old the directory's time must be before an unchanged time is trusted to mean no change.
+    static let settleTime = Duration.seconds(2)
+
+    /// The kernel's wall clock, which stamps file times: compared only with file times, never used as
+    /// the store's now (that is the injected clock).
+    static func fileClockNow() -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return now
+    }
+
     func directoryStamp() -> FileIdentity {
         var info = stat()
         guard stat(directory, &info) == 0 else { return .none }
@@ -25,6 +43,7 @@ extension FileTokenStore {
             guard state.built else { return }
             if before != state.directoryStamp { state.foreignChange = true }
             state.directoryStamp = after
+            state.stampSettled = false  // another process may have written in the same tick, or in between
         }
     }
 
@@ -47,8 +66,9 @@ extension FileTokenStore {
     /// Reads only; never moves a file.
     func refreshIndex() throws(StoreError) {
         let stamp = directoryStamp()
+        let listedAt = Self.fileClockNow()
         let (built, stale, known) = indexState.withLock { state in
-            (state.built, !state.built || state.foreignChange || stamp != state.directoryStamp, state.files)
+            (state.built, !state.built || state.foreignChange || !state.stampSettled || stamp != state.directoryStamp, state.files)
         }
         guard stale else { return }
         let names = try tokenFileNames()
@@ -86,6 +106,7 @@ extension FileTokenStore {
             }
             state.built = true
             state.directoryStamp = stamp
+            state.stampSettled = stamp.isSettled(at: listedAt, after: Self.settleTime)
             state.foreignChange = false
             state.reads += reads
         }

@@ -53,6 +53,11 @@ public final class FileTokenStore: TokenStore {
         var index = DueIndex()
         var built = false
         var directoryStamp = FileIdentity.none
+        /// Whether ``directoryStamp`` was read by a listing that ran when the directory's time was already
+        /// older than ``FileTokenStore/settleTime``: no later change can then share that time, so an equal
+        /// stamp means the directory did not change. After this instance's own write it is false, and the
+        /// next listing looks at every file's identity.
+        var stampSettled = false
         /// Token file name → the identity it had when indexed.
         var files: [String: FileIdentity] = [:]
         var foreignChange = false
