@@ -140,6 +140,29 @@ public struct LoginSessionMachine: Sendable {
         }
     }
 
+    /// A login's success told again, to finish what follows it (the account step) in a later request:
+    /// the request that saw the success may have failed after it (a store was down), or a dormant number
+    /// needed a second factor first. The session is unchanged, no event is emitted, and nothing is handed
+    /// back (the pending action left with the success itself).
+    /// - Parameters:
+    ///   - session: The session as stored.
+    ///   - now: The time.
+    /// - Returns: The `done(success)` transition with the flow and the verified login.
+    /// - Throws: ``LoginRejection``: `expired` once the session's lifetime passed, `ended` when it ended
+    ///   otherwise, `unexpected` while it still runs.
+    package func success(of session: LoginSession, at now: Date) throws(LoginRejection) -> LoginTransition {
+        guard now < session.expiresAt else {
+            throw LoginRejection(.expired, session: session.id, "the login expired at \(session.expiresAt.iso8601); start a new one")
+        }
+        guard case .ended(let ending, let flow) = session.stage else {
+            throw LoginRejection(.unexpected, session: session.id, "the login has not ended; it is at \(session.stage)")
+        }
+        guard ending == .success, let verified = session.verified else {
+            throw LoginRejection(.ended, session: session.id, "the login ended without success (\(ending))")
+        }
+        return LoginTransition(session: session, instruction: .done(.success, flow: flow, verified: verified), events: [])
+    }
+
     /// The exchange to ask again for a session left at its exchange: a request that exchanged the token
     /// and then could not store the answer (the store failed) leaves the session there, and the app sends
     /// the same success report again. Asking the guard again costs nothing: it knows the token was sent and

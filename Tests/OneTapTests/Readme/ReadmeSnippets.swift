@@ -50,7 +50,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     }
 
     @Test func server() async throws {
-        let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = InMemoryAccountDirectory()
+        let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = FaultyAccountDirectory(InMemoryAccountDirectory())
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         // README: server
         let logins = LoginServer(store: loginSessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger))
@@ -65,18 +65,41 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 
         // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on
         func report(_ bearer: String, _ id: String, _ report: LoginReport, version: Int) async -> (status: Int, body: String) {
-            do {
+            await answer {
                 let me = try await sessions.live(bearer).claims          // checked against the store: not logged out
                 let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me)
                 guard case .done(.success, let flow?, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
-                let account = try await accounts.resolve(verified)       // found or created by number (seed 002)
-                guard !account.dormant else {                            // 二次号? check the user another way first,
-                    return (403, #"{"next":"second-factor"}"#)            // then resolve(verified, confirmed: true)
-                }
-                let grant = try await sessions.loggedIn(me, account: account.account, flow: flow, number: verified.phoneNumber)   // new credentials
-                return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
+                return try await finish(me, flow, verified)
+            }
+        }
+
+        // POST /login/{id}/account   Authorization: Bearer …: the account step again, after a 503 above (a store
+        // was down) or once your own second-factor check passed: `confirmed` is your server's finding, never the request's
+        func account(_ bearer: String, _ id: String, confirmed: Bool) async -> (status: Int, body: String) {
+            await answer {
+                let me = try await sessions.live(bearer).claims
+                let success = try await logins.success(of: try LoginSessionID(id), from: me)   // this app session's login only
+                guard case .done(.success, let flow?, let verified?) = success.instruction else { return (409, "not a success") }
+                return try await finish(me, flow, verified, confirmed: confirmed)
+            }
+        }
+
+        // After a success: the number's account, found or created (seed 002); the app session moves to it, with new credentials
+        func finish(_ me: AccessClaims, _ flow: LoginFlow, _ verified: VerifiedLogin, confirmed: Bool = false) async throws -> (status: Int, body: String) {
+            let account = try await accounts.resolve(verified, confirmed: confirmed)
+            guard !account.dormant else {                                // 二次号? check the user another way first,
+                return (403, #"{"next":"second-factor"}"#)                // then POST /login/{id}/account
+            }
+            let grant = try await sessions.loggedIn(me, account: account.account, flow: flow, number: verified.phoneNumber)
+            return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
+        }
+
+        // Errors to HTTP statuses, for every handler above
+        func answer(_ handle: () async throws -> (status: Int, body: String)) async -> (status: Int, body: String) {
+            do {
+                return try await handle()
             } catch let error as AppSessionError {
                 return (401, "\(error)")                                  // open a new session or log in again
             } catch let rejection as LoginRejection {
@@ -87,7 +110,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 default: return (422, "\(rejection)")                    // a report the session cannot take
                 }
             } catch {
-                return (503, "a store is unavailable; try again")       // nothing was changed
+                return (503, "a store is unavailable; try again")       // nothing was changed, or POST …/account again
             }
         }
         // README: end
@@ -100,7 +123,12 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // Another app session cannot report to this login, even knowing its id.
         let stranger = try await sessions.open().accessToken.reveal()
         #expect(await report(stranger, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 404)
-        let done = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        // The directory is down when the success comes: 503, and the login is finished by a later request.
+        accountDirectory.faults.inject(.refuse(.io, "the directory is down"), into: [.account])
+        let failed = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        #expect(failed.status == 503, "\(failed)")
+        #expect(await account(stranger, id, confirmed: false).status == 404)
+        let done = await account(bearer, id, confirmed: false)
         #expect(done.status == 200 && done.body.contains(#""created":true"#) && done.body.contains("accessToken"), "\(done)")
         // The guest's token no longer counts after the login (no fixation); the account's new one does.
         #expect(await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 401)
