@@ -81,11 +81,11 @@ final class LedgerDouble: ExchangeLedger {
         }
         if flaw == .claimsInTwoSteps {
             // The flaw: read, and write later. The write waits until a second claim of the token has read
-            // the same nothing (or 50 ms pass), so concurrent claims always show it, however the tasks
-            // are scheduled.
+            // the same nothing (or 500 ms pass: long enough for a loaded machine to schedule the racing
+            // task), so concurrent claims always show it, however the tasks are scheduled.
             if let state = entries.withLock({ existing(&$0) }) { return state }
             readers.withLock { $0[token, default: 0] += 1 }
-            let deadline = ContinuousClock.now.advanced(by: .milliseconds(50))
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(500))
             while readers.withLock({ $0[token, default: 0] }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             entries.withLock { $0[token] = Entry(state: .pending, claimedAt: now, settledAt: now) }
             return nil
