@@ -89,7 +89,17 @@ final class HelperProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
+        // A helper that hangs is killed after two minutes, so the test reading it fails (its output
+        // ends) instead of waiting for ever.
+        let process = self.process
+        Thread {
+            Thread.sleep(forTimeInterval: Self.limit)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }.start()
     }
+
+    /// How long a helper may run.
+    static let limit: TimeInterval = 120
 
     /// The next line the helper prints (without its newline), or nil when it closed its output.
     func line() -> String? {
