@@ -37,3 +37,13 @@ enum Products {
     /// An executable product of the package.
     static func executable(_ name: String) -> URL { directory.appendingPathComponent(name) }
 }
+
+extension Process {
+    /// Waits for the process to end without holding a thread of Swift's cooperative pool (the tests run
+    /// side by side on as many threads as there are cores): polls every 10 ms.
+    /// - Returns: Its exit status.
+    func exited() async throws -> Int32 {
+        while isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        return terminationStatus
+    }
+}
