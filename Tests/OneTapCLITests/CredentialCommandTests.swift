@@ -97,14 +97,14 @@ import Testing
 
     /// A command that exits before reading its input (keys it cannot read) leaves the writer a closed
     /// pipe: 4 MiB of input cannot fit in the pipe, so this write always meets it.
-    @Test func aCommandThatReadsNoInputLeavesTheTestProcessAlive() throws {
-        let run = try Binary.run(["credential", "inspect", "-"], stdin: [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20), environment: ["ONETAP_SERVER_KEYS": "k1:short"])
+    @Test func aCommandThatReadsNoInputLeavesTheTestProcessAlive() async throws {
+        let run = try await Binary.run(["credential", "inspect", "-"], stdin: [UInt8](repeating: UInt8(ascii: "a"), count: 4 << 20), environment: ["ONETAP_SERVER_KEYS": "k1:short"])
         #expect(run.status == 65 && run.stdout == "")
     }
 
     @Test(arguments: cases)
-    func verdicts(_ test: Case) throws {
-        let run = try Binary.run(["credential", "inspect", "-", "--json"], stdin: Array(test.token.utf8), environment: ["ONETAP_SERVER_KEYS": test.keys])
+    func verdicts(_ test: Case) async throws {
+        let run = try await Binary.run(["credential", "inspect", "-", "--json"], stdin: Array(test.token.utf8), environment: ["ONETAP_SERVER_KEYS": test.keys])
         #expect(run.status == test.status)
         #expect(run.stdout == test.stdout)
         #expect(run.stderr == test.stderr)

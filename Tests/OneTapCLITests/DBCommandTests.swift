@@ -113,13 +113,13 @@ import Testing
         let url = try await url()
         try await withSchema(url) { schema in
             let all = Self.known.map(String.init)
-            let first = try Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            let first = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema])
             #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
             #expect(first.stdout == "migrated schema \(schema) to version \(Self.newest) (applied: \(all.joined(separator: ", ")))\n")
             #expect(try await versions(url, schema) == Self.known.map(Int64.init))
-            let second = try Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            let second = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema])
             #expect(second.status == 0 && second.stdout == "schema \(schema) is at version \(Self.newest) (nothing to apply)\n")
-            let json = try Binary.run(["db", "migrate", "--json", "--url", url, "--schema", schema])
+            let json = try await Binary.run(["db", "migrate", "--json", "--url", url, "--schema", schema])
             #expect(json.status == 0 && json.stdout == "{\"schema\":\"\(schema)\",\"version\":\(Self.newest),\"applied\":[]}\n")
         }
     }
@@ -127,7 +127,7 @@ import Testing
     @Test func reportsWhatItAppliedAsJSON() async throws {
         let url = try await url()
         try await withSchema(url) { schema in
-            let run = try Binary.run(["db", "migrate", "--url", url, "--schema", schema, "--json"])
+            let run = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema, "--json"])
             #expect(run.status == 0)
             #expect(run.stdout == "{\"schema\":\"\(schema)\",\"version\":\(Self.newest),\"applied\":[\(Self.known.map(String.init).joined(separator: ","))]}\n")
         }
@@ -148,7 +148,7 @@ import Testing
                 try Test.cancel("skipped: ONETAP_POSTGRES_URL is not of the form postgresql:///db?host=…")
             }
             let own = "postgresql:///\(database)" + url[server...]
-            let run = try Binary.run(["db", "migrate", "--url", own])
+            let run = try await Binary.run(["db", "migrate", "--url", own])
             #expect(run.status == 0)
             #expect(run.stdout.hasPrefix("migrated schema onetap to version \(Self.newest) (applied: 1, "), "\(run.stdout)\(run.stderr)")
             result = .success(())
@@ -165,7 +165,7 @@ import Testing
         let url = try await url()
         try await withSchema(url) { schema in
             let secret = url + (url.contains("?") ? "&" : "?") + "password=hunter2-pw"
-            let run = try Binary.run(["db", "migrate", "--url", secret, "--schema", schema])
+            let run = try await Binary.run(["db", "migrate", "--url", secret, "--schema", schema])
             #expect(run.status == 0)
             #expect(!run.stdout.contains("hunter2-pw") && !run.stderr.contains("hunter2-pw"))
         }
@@ -177,9 +177,9 @@ import Testing
         "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-",
         "host=/tmp/onetap-nowhere- dbname=onetap user=api password=hunter2-pw",
     ])
-    func anUnreachableServerIsExit69(url: String) throws {
+    func anUnreachableServerIsExit69(url: String) async throws {
         let nowhere = url.replacing("onetap-nowhere-", with: "onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
-        let run = try Binary.run(["db", "migrate", "--url", nowhere])
+        let run = try await Binary.run(["db", "migrate", "--url", nowhere])
         #expect(run.status == 69)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.hasPrefix("onetap: error: cannot reach PostgreSQL: connection-failed: cannot connect to PostgreSQL:"), "\(run.stderr)")
@@ -192,8 +192,8 @@ import Testing
         (["--url", "postgresql:///onetap", "--schema", "Tenant-A"], "onetap: error: schema name \"Tenant-A\""),
         (["--url", "   "], "onetap: error: the PostgreSQL URL is empty"),
     ])
-    func anInvalidURLOrSchemaIsExit64(options: [String], prefix: String) throws {
-        let run = try Binary.run(["db", "migrate"] + options)
+    func anInvalidURLOrSchemaIsExit64(options: [String], prefix: String) async throws {
+        let run = try await Binary.run(["db", "migrate"] + options)
         #expect(run.status == 64)
         #expect(run.stderr.hasPrefix(prefix) && run.stderr.hasSuffix("(see 'onetap db --help')\n"), "\(run.stderr)")
         #expect(!run.stderr.contains("hunter2-pw"))
@@ -229,8 +229,8 @@ import Testing
 
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.
     @Test(arguments: [[], ["drop"], ["migrate"], ["migrate", "--url"], ["migrate", "--url", "postgresql://api:hunter2-pw@h/db", "--data", "d"]])
-    func theDBToolRefusesOtherArguments(arguments: [String]) throws {
-        let run = try Binary.run(arguments, executable: "onetap-db")
+    func theDBToolRefusesOtherArguments(arguments: [String]) async throws {
+        let run = try await Binary.run(arguments, executable: "onetap-db")
         #expect(run.status == 64 && run.stdout.isEmpty)
         #expect(run.stderr.hasPrefix("onetap: error: ") && run.stderr.contains("onetap db"), "\(run.stderr)")
         #expect(!run.stderr.contains("hunter2-pw"))
@@ -240,22 +240,22 @@ import Testing
     @Test func aSchemaFromANewerOneTapIsRefusedWithExit1() async throws {
         let url = try await url()
         try await withSchema(url) { schema in
-            #expect(try Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
             let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
             try await stores.pool.execute("INSERT INTO \"\(schema)\".schema_migrations (version, name) VALUES (99, 'from the future')")
             await stores.close()
-            let run = try Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            let run = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema])
             #expect(run.status == 1)
             #expect(run.stderr.hasPrefix("onetap: error: the migration failed: incompatible-schema: schema \(schema) is at version 99"), "\(run.stderr)")
             #expect(try await versions(url, schema) == Self.known.map(Int64.init) + [99])
         }
     }
 
-    @Test func helpDescribesTheCommand() throws {
-        let help = try Binary.run(["db", "--help"])
+    @Test func helpDescribesTheCommand() async throws {
+        let help = try await Binary.run(["db", "--help"])
         #expect(help.status == 0 && help.stdout.hasPrefix("USAGE: onetap db migrate --url URL [--schema NAME] [--json]"))
         #expect(help.stdout.contains("69 the server cannot be reached"))
-        let overview = try Binary.run(["--help"])
+        let overview = try await Binary.run(["--help"])
         #expect(overview.stdout.contains("  db       bring a PostgreSQL schema"))
     }
 }

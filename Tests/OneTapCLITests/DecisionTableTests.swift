@@ -68,14 +68,14 @@ import Testing
         }
     }
 
-    @Test func failingCasesAreReportedWithExpectedAndActual() throws {
+    @Test func failingCasesAreReportedWithExpectedAndActual() async throws {
         let table = try DecisionTable(text: "route --plmn 46000 => flows=tianyi,sms reason=policy\noutcome mobile 103000 => action=success\n", file: "t")
         let engine = LoginDecisionEngine()
         #expect(DecisionTable.evaluate(table.cases[0], engine: engine) == ["flows: expected tianyi,sms, got mobile,sms"])
         #expect(DecisionTable.evaluate(table.cases[1], engine: engine).isEmpty)
     }
 
-    @Test func transcriptExpectationsAreCheckedLineByLine() throws {
+    @Test func transcriptExpectationsAreCheckedLineByLine() async throws {
         let text = """
             {"sim":"present","plmn":"46000"}
             => {"next":"run","flow":"mobile","attempt":1,"version":1}
@@ -91,18 +91,18 @@ import Testing
         #expect(DecisionTable.evaluate(table.cases[1], engine: engine) == ["version: expected 3, got 2"])
     }
 
-    @Test func checkCommandEndToEnd() throws {
-        let run = try Binary.run(["check"] + Self.files)
+    @Test func checkCommandEndToEnd() async throws {
+        let run = try await Binary.run(["check"] + Self.files)
         #expect(run.status == 0)
         #expect(run.stdout.hasSuffix(" passed, 0 failed\n"))
         #expect(run.stderr == "")
     }
 
-    @Test func checkCommandReportsFailuresWithExit1() throws {
+    @Test func checkCommandReportsFailuresWithExit1() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "route --plmn 46000 => flows=tianyi,sms\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try Binary.run(["check", file.path])
+        let run = try await Binary.run(["check", file.path])
         #expect(run.status == 1)
         #expect(run.stdout == """
             FAIL \(file.path):1: route --plmn 46000 => flows=tianyi,sms
@@ -114,11 +114,11 @@ import Testing
 
     /// A line that cannot run fails by its line (exit 1) and the rest run; an empty table is exit 65; an
     /// unreadable one 66.
-    @Test func checkCommandMalformedLinesFailByLineEmptyIs65UnreadableIs66() throws {
+    @Test func checkCommandMalformedLinesFailByLineEmptyIs65UnreadableIs66() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "\n\nroute --plmn 46000 => flows\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let malformed = try Binary.run(["check", file.path])
+        let malformed = try await Binary.run(["check", file.path])
         #expect(malformed.status == 1)
         #expect(malformed.stdout == """
             FAIL \(file.path):3: route --plmn 46000 => flows
@@ -128,19 +128,19 @@ import Testing
             """)
         #expect(malformed.stderr == "")
         try "# nothing\n".write(to: file, atomically: true, encoding: .utf8)
-        let empty = try Binary.run(["check", file.path])
+        let empty = try await Binary.run(["check", file.path])
         #expect(empty.status == 65)
         #expect(empty.stderr == "onetap: error: \(file.path): the table has no cases; an empty table would pass without testing anything\n")
-        let missing = try Binary.run(["check", "/nonexistent.table"])
+        let missing = try await Binary.run(["check", "/nonexistent.table"])
         #expect(missing.status == 66)
         #expect(missing.stderr == "onetap: error: /nonexistent.table: cannot read the file: No such file or directory\n")
     }
 
-    @Test func checkCommandJSON() throws {
+    @Test func checkCommandJSON() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "route --plmn 46000 => flows=tianyi,sms\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try Binary.run(["check", file.path, "--json"])
+        let run = try await Binary.run(["check", file.path, "--json"])
         #expect(run.status == 1)
         #expect(run.lines == [
             #"{"file":"\#(file.path)","line":1,"case":"route --plmn 46000 => flows=tianyi,sms","passed":false,"problems":["flows: expected tianyi,sms, got mobile,sms"]}"#,

@@ -3,8 +3,8 @@ import Testing
 
 /// Runs the built `onetap` binary and checks stdout, stderr and the exit status.
 @Suite struct EndToEndTests {
-    @Test func carrierJSON() throws {
-        let run = try Binary.run(["carrier", "46000", "460-11", "45412", "65535", "--json"])
+    @Test func carrierJSON() async throws {
+        let run = try await Binary.run(["carrier", "46000", "460-11", "45412", "65535", "--json"])
         #expect(run.status == 0)
         #expect(run.stderr == "")
         #expect(run.lines == [
@@ -15,22 +15,22 @@ import Testing
         ])
     }
 
-    @Test func carrierText() throws {
-        let run = try Binary.run(["carrier", "46000"])
+    @Test func carrierText() async throws {
+        let run = try await Binary.run(["carrier", "46000"])
         #expect(run.status == 0)
         #expect(run.stdout == "46000: China Mobile (mobile, 中国移动); PLMN 460-00\n")
     }
 
-    @Test func carrierBadOperandIsExit65WithOneErrorLine() throws {
-        let run = try Binary.run(["carrier", "4600a"])
+    @Test func carrierBadOperandIsExit65WithOneErrorLine() async throws {
+        let run = try await Binary.run(["carrier", "4600a"])
         #expect(run.status == 65)
         #expect(run.stdout == "")
         #expect(run.stderr == "onetap: error: invalid PLMN \"4600a\": 'a' at position 5 is not allowed\n")
     }
 
-    @Test func carrierStdinKeepsGoingPastBadLines() throws {
+    @Test func carrierStdinKeepsGoingPastBadLines() async throws {
         let input = Array("46000\r\nabc\n\n46001\n４６０００\n460 11".utf8)
-        let run = try Binary.run(["carrier", "-", "--json"], stdin: input)
+        let run = try await Binary.run(["carrier", "-", "--json"], stdin: input)
         #expect(run.status == 65)
         #expect(run.lines == [
             #"{"input":"46000","mcc":"460","mnc":"00","carrier":"mobile","name":"China Mobile"}"#,
@@ -43,8 +43,8 @@ import Testing
         #expect(run.stderr == "onetap: error: 2 of 6 inputs were malformed\n")
     }
 
-    @Test func invalidUTF8OnStdinBecomesAnErrorRecordInValidJSON() throws {
-        let run = try Binary.run(["carrier", "-", "--json"], stdin: [0x34, 0x36, 0xFF, 0x30, 0x30, 0x0A, 0x22, 0x5C, 0x01, 0x0A])
+    @Test func invalidUTF8OnStdinBecomesAnErrorRecordInValidJSON() async throws {
+        let run = try await Binary.run(["carrier", "-", "--json"], stdin: [0x34, 0x36, 0xFF, 0x30, 0x30, 0x0A, 0x22, 0x5C, 0x01, 0x0A])
         #expect(run.status == 65)
         #expect(String(validating: run.stdoutBytes, as: UTF8.self) != nil)
         #expect(run.lines.count == 2)
@@ -56,8 +56,8 @@ import Testing
         #expect(run.lines[1].hasPrefix(#"{"input":"\"\\\u0001","error":"#))
     }
 
-    @Test func numberJSON() throws {
-        let run = try Binary.run(["number", "+86 138 0013 8000", "17031234567", "15412345678", "--json"])
+    @Test func numberJSON() async throws {
+        let run = try await Binary.run(["number", "+86 138 0013 8000", "17031234567", "15412345678", "--json"])
         #expect(run.status == 0)
         #expect(run.lines == [
             #"{"input":"+86 138 0013 8000","number":"13800138000","carrier":"mobile","name":"China Mobile","kind":"standard"}"#,
@@ -66,22 +66,22 @@ import Testing
         ])
     }
 
-    @Test func numberErrors() throws {
-        let run = try Binary.run(["number", "12345", "--json"])
+    @Test func numberErrors() async throws {
+        let run = try await Binary.run(["number", "12345", "--json"])
         #expect(run.status == 65)
         #expect(run.lines == [#"{"input":"12345","error":"invalid phone number \"12345\": 5 digits after any country prefix; a mainland mobile number has 11"}"#])
         #expect(run.stderr == "onetap: error: 1 of 1 inputs were malformed\n")
     }
 
-    @Test func routeJSON() throws {
-        let run = try Binary.run(["route", "--plmn", "46000", "--network", "wifi", "--json"])
+    @Test func routeJSON() async throws {
+        let run = try await Binary.run(["route", "--plmn", "46000", "--network", "wifi", "--json"])
         #expect(run.status == 0)
         #expect(run.stdout == #"{"carrier":"mobile","evidence":"plmn","flows":["mobile","sms"],"reason":"policy","condition":"carrier:mobile"}"# + "\n")
-        let noSIM = try Binary.run(["route", "--no-sim", "--json"])
+        let noSIM = try await Binary.run(["route", "--no-sim", "--json"])
         #expect(noSIM.stdout == #"{"carrier":"unknown","evidence":"none","flows":["sms"],"reason":"no-sim","condition":"sim-absent"}"# + "\n")
     }
 
-    @Test func routeStdinNDJSON() throws {
+    @Test func routeStdinNDJSON() async throws {
         let input = Array("""
             {"sim":"present","plmn":"46011","network":"both"}
             {"network":"wifi","mobileData":"off","plmn":"46000"}
@@ -90,7 +90,7 @@ import Testing
             {"network":"cellular","ip":"240e:400::9"}
 
             """.utf8)
-        let run = try Binary.run(["route", "-", "--json"], stdin: input)
+        let run = try await Binary.run(["route", "-", "--json"], stdin: input)
         #expect(run.status == 65)
         #expect(run.lines.count == 5)
         // Every record starts with the line it answers, as `carrier -` and `number -` records do.
@@ -102,25 +102,25 @@ import Testing
         #expect(run.stderr == "onetap: error: 2 of 5 snapshots were malformed\n")
     }
 
-    @Test func routeBadValueIsExit65() throws {
-        let run = try Binary.run(["route", "--plmn", "46x00"])
+    @Test func routeBadValueIsExit65() async throws {
+        let run = try await Binary.run(["route", "--plmn", "46x00"])
         #expect(run.status == 65)
         #expect(run.stderr == "onetap: error: invalid PLMN \"46x00\": 'x' at position 3 is not allowed\n")
     }
 
-    @Test func outcomeNegativeCode() throws {
-        let run = try Binary.run(["outcome", "tianyi", "-8994014", "--json"])
+    @Test func outcomeNegativeCode() async throws {
+        let run = try await Binary.run(["outcome", "tianyi", "-8994014", "--json"])
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix(#"{"flow":"tianyi","code":"-8994014","action":"fallback","meaning":"#))
         #expect(run.stdout.hasSuffix(#","default":false}"# + "\n"))
-        let unknown = try Binary.run(["outcome", "tianyi", "424242", "--json"])
+        let unknown = try await Binary.run(["outcome", "tianyi", "424242", "--json"])
         #expect(unknown.stdout.contains(#""action":"failed""#) && unknown.stdout.contains(#""default":true"#))
         // Codes are the SDK's text: China Mobile's legacy "000" is listed, "0" is not.
-        let legacy = try Binary.run(["outcome", "mobile", "000", "--json"])
+        let legacy = try await Binary.run(["outcome", "mobile", "000", "--json"])
         #expect(legacy.stdout.hasPrefix(#"{"flow":"mobile","code":"000","action":"success""#))
-        let zero = try Binary.run(["outcome", "mobile", "0", "--json"])
+        let zero = try await Binary.run(["outcome", "mobile", "0", "--json"])
         #expect(zero.stdout.hasPrefix(#"{"flow":"mobile","code":"0","action":"fallback""#) && zero.stdout.contains(#""default":true"#))
-        let progress = try Binary.run(["outcome", "mobile", "200087"])
+        let progress = try await Binary.run(["outcome", "mobile", "200087"])
         #expect(progress.stdout.hasPrefix("mobile 200087: progress\n"))
         #expect(progress.stdout.contains("next:     not a result yet: keep waiting for this attempt's result"))
     }
@@ -130,41 +130,41 @@ import Testing
         (["carrier", "--nope", "46000"], "onetap: error: unknown option '--nope'"),
         (["route", "--network", "lte"], "onetap: error: option --network must be one of"),
     ])
-    func usageErrorsAreExit64WithOneLine(arguments: [String], prefix: String) throws {
-        let run = try Binary.run(arguments)
+    func usageErrorsAreExit64WithOneLine(arguments: [String], prefix: String) async throws {
+        let run = try await Binary.run(arguments)
         #expect(run.status == 64)
         #expect(run.stdout == "")
         #expect(run.stderr.hasPrefix(prefix))
         #expect(run.stderr.filter { $0 == "\n" }.count == 1)
     }
 
-    @Test func helpAndVersion() throws {
-        let help = try Binary.run(["--help"])
+    @Test func helpAndVersion() async throws {
+        let help = try await Binary.run(["--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: onetap <command>"))
-        let carrierHelp = try Binary.run(["carrier", "--help"])
+        let carrierHelp = try await Binary.run(["carrier", "--help"])
         #expect(carrierHelp.status == 0 && carrierHelp.stdout.hasPrefix("USAGE: onetap carrier"))
-        let version = try Binary.run(["--version"])
+        let version = try await Binary.run(["--version"])
         #expect(version.stdout == "onetap 0.1.0\n")
     }
 
-    @Test func missingDataDirectoryIsExit66() throws {
-        let run = try Binary.run(["carrier", "46000", "--data", "/nonexistent/dir"])
+    @Test func missingDataDirectoryIsExit66() async throws {
+        let run = try await Binary.run(["carrier", "46000", "--data", "/nonexistent/dir"])
         #expect(run.status == 66)
         #expect(run.stderr.hasPrefix("onetap: error: cannot read the --data directory '/nonexistent/dir'"))
     }
 
-    @Test func malformedReplacementTableIsExit65NamingFileAndLine() throws {
+    @Test func malformedReplacementTableIsExit65NamingFileAndLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try "mcc,mnc,carrier,note,source\n460,00,mobile,n,s\n460,01,unicorn,n,s\n".write(
             to: directory.appendingPathComponent("plmn.csv"), atomically: true, encoding: .utf8)
-        let run = try Binary.run(["carrier", "46001", "--data", directory.path])
+        let run = try await Binary.run(["carrier", "46001", "--data", directory.path])
         #expect(run.status == 65)
         #expect(run.stderr == "onetap: error: \(directory.path)/plmn.csv:3: column 'carrier': unknown carrier \"unicorn\"; expected one of mobile, unicom, telecom, tietong, broadnet\n")
     }
 
-    @Test func closedStdoutStopsAnEndlessStreamWithAnIOError() throws {
+    @Test func closedStdoutStopsAnEndlessStreamWithAnIOError() async throws {
         // `yes 46000 | onetap carrier - --json | head -c 10`: the reader goes away; onetap must stop reading
         // at once and exit 74, not run forever or die of SIGPIPE.
         let process = Process()
@@ -185,22 +185,22 @@ import Testing
 
 /// `onetap simulate` and `onetap token`, end to end.
 @Suite struct SimulateAndTokenEndToEndTests {
-    @Test func simulateJSON() throws {
-        let run = try Binary.run(["simulate", "--plmn", "46000", "--mobile", "200023,103000", "--json"])
+    @Test func simulateJSON() async throws {
+        let run = try await Binary.run(["simulate", "--plmn", "46000", "--mobile", "200023,103000", "--json"])
         #expect(run.status == 0)
         #expect(run.stdout == #"{"outcome":"success","flow":"mobile","carrier":"mobile","plan":["mobile","sms"],"steps":[{"flow":"mobile","code":"200023","action":"retry"},{"flow":"mobile","code":"103000","action":"success"}],"alerts":[]}"# + "\n")
         #expect(run.stderr == "")
     }
 
-    @Test func simulateHangIsATimeoutAtOnce() throws {
+    @Test func simulateHangIsATimeoutAtOnce() async throws {
         let started = Date()
-        let run = try Binary.run(["simulate", "--plmn=46011", "--hang=tianyi", "--json"])
+        let run = try await Binary.run(["simulate", "--plmn=46011", "--hang=tianyi", "--json"])
         #expect(Date().timeIntervalSince(started) < 5)   // no time passes: a hang is a timeout report
         #expect(run.stdout.contains(#"{"flow":"tianyi","code":"timeout","action":"fallback"}"#))
     }
 
-    @Test func simulateText() throws {
-        let run = try Binary.run(["simulate", "--plmn", "46000", "--mobile", "103101"])
+    @Test func simulateText() async throws {
+        let run = try await Binary.run(["simulate", "--plmn", "46000", "--mobile", "103101"])
         #expect(run.status == 0)
         #expect(run.stdout == """
             plan:     mobile → sms (policy; carrier mobile from plmn)
@@ -215,7 +215,7 @@ import Testing
     /// An unscripted call answers the flow's success code from the result-code table; a replacement table
     /// that lists none for China Mobile leaves the simulation nothing to succeed with there: the call is a
     /// provider fault that says so, and the login falls back.
-    @Test func simulateWithATableWithoutASuccessCodeSaysSoAndFallsBack() throws {
+    @Test func simulateWithATableWithoutASuccessCodeSaysSoAndFallsBack() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let builtIn = try String(contentsOfFile: Package.path("Data/result-codes.csv"), encoding: .utf8)
@@ -225,16 +225,16 @@ import Testing
         #expect(withoutMobileSuccess.utf8.count < builtIn.utf8.count)
         try withoutMobileSuccess.write(to: directory.appendingPathComponent("result-codes.csv"), atomically: true, encoding: .utf8)
 
-        let json = try Binary.run(["simulate", "--plmn", "46000", "--data", directory.path, "--json"])
+        let json = try await Binary.run(["simulate", "--plmn", "46000", "--data", directory.path, "--json"])
         #expect(json.status == 0)
         #expect(json.stdout == #"{"outcome":"success","flow":"sms","carrier":"mobile","plan":["mobile","sms"],"steps":[{"flow":"mobile","code":"provider-error","action":"fallback"},{"flow":"sms","code":"0","action":"success"}],"alerts":[]}"# + "\n")
-        let text = try Binary.run(["simulate", "--plmn", "46000", "--data", directory.path])
+        let text = try await Binary.run(["simulate", "--plmn", "46000", "--data", directory.path])
         #expect(text.status == 0)
         #expect(text.stdout.contains(
             "step 1:   mobile provider-error → fallback: the provider failed (the result-code table lists no success code for mobile: a simulation cannot succeed on it): fall back\n"))
         #expect(text.stdout.hasSuffix("outcome:  success via sms\n"))
         // A scripted code still runs as given, and the other flows keep their success codes.
-        let scripted = try Binary.run(["simulate", "--plmn", "46011", "--data", directory.path, "--json"])
+        let scripted = try await Binary.run(["simulate", "--plmn", "46011", "--data", directory.path, "--json"])
         #expect(scripted.stdout.contains(#""steps":[{"flow":"tianyi","code":"0","action":"success"}]"#))
     }
 
@@ -244,15 +244,15 @@ import Testing
         (["simulate", "--sms", "maybe"], 64, "onetap: error: option --sms must be ok or fail"),
         (["simulate", "--plmn", "4600"], 65, "onetap: error: invalid PLMN \"4600\""),
     ])
-    func simulateErrors(arguments: [String], status: Int32, prefix: String) throws {
-        let run = try Binary.run(arguments)
+    func simulateErrors(arguments: [String], status: Int32, prefix: String) async throws {
+        let run = try await Binary.run(arguments)
         #expect(run.status == status)
         #expect(run.stderr.hasPrefix(prefix))
         #expect(run.stdout == "")
     }
 
-    @Test func tokenJSON() throws {
-        let run = try Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--now", "2026-11-15T00:00:00Z", "--json"])
+    @Test func tokenJSON() async throws {
+        let run = try await Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--now", "2026-11-15T00:00:00Z", "--json"])
         #expect(run.status == 0)
         #expect(run.stdout == #"{"state":"stale","issuedAt":"2026-11-01T00:00:00.000Z","expiresAt":"2026-12-01T00:00:00.000Z","refreshFrom":"2026-11-02T00:00:00.000Z","remainingSeconds":1382400}"# + "\n")
     }
@@ -264,8 +264,8 @@ import Testing
         ("2026-12-01T00:00:00Z", "remaining:     0s (0 s)"),
         ("2026-11-30T23:59:30Z", "remaining:     30s (30 s)"),
     ])
-    func tokenTextRemaining(now: String, line: String) throws {
-        let run = try Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--now", now])
+    func tokenTextRemaining(now: String, line: String) async throws {
+        let run = try await Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--now", now])
         #expect(run.status == 0)
         #expect(run.lines.contains(line), "\(run.stdout)")
     }
@@ -282,8 +282,8 @@ import Testing
         (["--lifetime", "45s", "--now", "2026-11-01T00:00:00Z"], "expired"),
         (["--now", "2026-10-01T00:00:00Z"], "fresh"),
     ])
-    func tokenStates(arguments: [String], state: String) throws {
-        let run = try Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--json"] + arguments)
+    func tokenStates(arguments: [String], state: String) async throws {
+        let run = try await Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "--json"] + arguments)
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("{\"state\":\"\(state)\""), "\(run.stdout)")
     }
@@ -298,8 +298,8 @@ import Testing
         (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "3w"], 65, "onetap: error: invalid duration \"3w\""),
         (["token", "--issued", "2026-11-01T00:00:00Z", "--lifetime", "0d"], 65, "onetap: error: invalid duration \"0d\""),
     ])
-    func tokenErrors(arguments: [String], status: Int32, prefix: String) throws {
-        let run = try Binary.run(arguments)
+    func tokenErrors(arguments: [String], status: Int32, prefix: String) async throws {
+        let run = try await Binary.run(arguments)
         #expect(run.status == status)
         #expect(run.stderr.hasPrefix(prefix), "\(run.stderr)")
     }
@@ -307,17 +307,17 @@ import Testing
 
 /// Hostile input through the binary: exit codes and stderr lines asserted end to end.
 @Suite struct HostileEndToEndTests {
-    @Test func byteOrderMarkOnStandardInputIsSkipped() throws {
-        let run = try Binary.run(["carrier", "-", "--json"], stdin: [0xEF, 0xBB, 0xBF] + Array("46000\n46001\n".utf8))
+    @Test func byteOrderMarkOnStandardInputIsSkipped() async throws {
+        let run = try await Binary.run(["carrier", "-", "--json"], stdin: [0xEF, 0xBB, 0xBF] + Array("46000\n46001\n".utf8))
         #expect(run.status == 0)
         #expect(run.lines.count == 2)
         #expect(run.lines.first?.hasPrefix(#"{"input":"46000","mcc":"460""#) == true)
         #expect(run.lines.last?.hasPrefix(#"{"input":"46001","mcc":"460""#) == true)
     }
 
-    @Test func overlongLineIsReportedAndSkippedAndTheRestRuns() throws {
+    @Test func overlongLineIsReportedAndSkippedAndTheRestRuns() async throws {
         let long = [UInt8](repeating: 0x34, count: (4 << 20) + 10)
-        let run = try Binary.run(["carrier", "-", "--json"], stdin: Array("46000\n".utf8) + long + Array("\n46011\n".utf8))
+        let run = try await Binary.run(["carrier", "-", "--json"], stdin: Array("46000\n".utf8) + long + Array("\n46011\n".utf8))
         #expect(run.status == 65)
         #expect(run.lines.count == 3)
         #expect(run.lines[0].hasPrefix(#"{"input":"46000""#))
@@ -326,8 +326,8 @@ import Testing
         #expect(run.stderr == "onetap: error: 1 of 3 inputs were malformed\n")
     }
 
-    @Test func oneMegabyteLineIsAnErrorRecordNamingIt() throws {
-        let run = try Binary.run(["number", "-", "--json"], stdin: [UInt8](repeating: 0x31, count: 1 << 20) + [0x0A])
+    @Test func oneMegabyteLineIsAnErrorRecordNamingIt() async throws {
+        let run = try await Binary.run(["number", "-", "--json"], stdin: [UInt8](repeating: 0x31, count: 1 << 20) + [0x0A])
         #expect(run.status == 65)
         #expect(run.lines.count == 1)
         // The whole input is echoed (valid JSON); the message shortens it to 64 characters and its size.
@@ -337,8 +337,8 @@ import Testing
             + "…\" (1048576 bytes): 1048576 digits after any country prefix; a mainland mobile number has 11")
     }
 
-    @Test func embeddedNULIsAnErrorRecord() throws {
-        let run = try Binary.run(["carrier", "-", "--json"], stdin: Array("460\u{0}00\n".utf8))
+    @Test func embeddedNULIsAnErrorRecord() async throws {
+        let run = try await Binary.run(["carrier", "-", "--json"], stdin: Array("460\u{0}00\n".utf8))
         #expect(run.status == 65)
         #expect(run.lines == [#"{"input":"460\u000000","error":"invalid PLMN \"460\\u{0}00\": NUL at position 4 is not allowed"}"#])
     }
@@ -363,15 +363,15 @@ import Testing
         (["route", "--mobile-data=", "--plmn", "46000"], 64, "onetap: error: option --mobile-data must be on or off, not '' (see 'onetap route --help')\n"),
         (["carrier", "--json=", "46000"], 64, "onetap: error: option --json takes no value (see 'onetap carrier --help')\n"),
     ] as [([String], Int32, String)])
-    func hostileOperands(arguments: [String], status: Int32, stderr: String) throws {
-        let run = try Binary.run(arguments)
+    func hostileOperands(arguments: [String], status: Int32, stderr: String) async throws {
+        let run = try await Binary.run(arguments)
         #expect(run.status == status)
         #expect(run.stderr == stderr)
     }
 
-    @Test func routeStdinWithWrongTypesKeepsGoing() throws {
+    @Test func routeStdinWithWrongTypesKeepsGoing() async throws {
         let input = Array(#"{"plmn":46000}"#.utf8) + [0x0A] + Array(#"{"sim":true}"#.utf8) + [0x0D, 0x0A] + Array(#"{"plmn":"46000"}"#.utf8) + [0x0A] + [0xFF, 0xFE, 0x0A]
-        let run = try Binary.run(["route", "-", "--json"], stdin: input)
+        let run = try await Binary.run(["route", "-", "--json"], stdin: input)
         #expect(run.status == 65)
         #expect(run.lines.count == 4)
         #expect(run.lines[0].contains(#""error":"line 1: key 'plmn': expected a string""#))
@@ -388,8 +388,8 @@ import Testing
         ["simulate", "--plmn", "46000", "--json"], ["simulate", "--plmn", "46000"], ["simulate", "--plmn", "46011", "--json"],
         ["simulate", "--plmn", "46011"], ["simulate", "--plmn", "46000", "--mobile", "102101", "--json"], ["simulate", "--plmn", "46001", "--tianyi", "0"],
     ])
-    func simulateNeverPrintsTokens(arguments: [String]) throws {
-        let run = try Binary.run(arguments)
+    func simulateNeverPrintsTokens(arguments: [String]) async throws {
+        let run = try await Binary.run(arguments)
         #expect(run.status == 0)
         for secret in ["mobile-token", "tianyi-token", "tianyi-refresh", "sms-session", "uid-"] {
             #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret), "\(secret) leaked")

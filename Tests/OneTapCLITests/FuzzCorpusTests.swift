@@ -17,8 +17,8 @@ import Testing
     }
 
     @Test(arguments: (try? targets.get()) ?? [])
-    func corpusKeepsEveryInvariant(target: String) throws {
-        let run = try Binary.run([target, Self.corpus + "/" + target], executable: "OneTapFuzz")
+    func corpusKeepsEveryInvariant(target: String) async throws {
+        let run = try await Binary.run([target, Self.corpus + "/" + target], executable: "OneTapFuzz")
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasPrefix("\(target): ") && run.stdout.hasSuffix(" 0 broken invariants\n"), "\(run.stdout)")
     }

@@ -3,8 +3,8 @@ import Testing
 
 /// `onetap gate` end to end.
 @Suite struct GateCommandTests {
-    @Test func theIssuesExampleAsJSON() throws {
-        let run = try Binary.run(["gate", "favourite", "share", "browse", "frobnicate", "--json"])
+    @Test func theIssuesExampleAsJSON() async throws {
+        let run = try await Binary.run(["gate", "favourite", "share", "browse", "frobnicate", "--json"])
         #expect(run.status == 0 && run.stderr == "")
         #expect(run.lines == [
             #"{"action":"favourite","needs":"account","prompt":"登录后可进行收藏操作","default":false}"#,
@@ -14,8 +14,8 @@ import Testing
         ])
     }
 
-    @Test func textAndEnglish() throws {
-        let run = try Binary.run(["gate", "claim-invite-reward", "feedback", "--lang", "en"])
+    @Test func textAndEnglish() async throws {
+        let run = try await Binary.run(["gate", "claim-invite-reward", "feedback", "--lang", "en"])
         #expect(run.status == 0)
         #expect(run.lines == [
             "claim-invite-reward: account: log in first (Log in to claim your invite reward)",
@@ -23,31 +23,31 @@ import Testing
         ])
     }
 
-    @Test func aBadActionIsExit65AndTheRestGoOn() throws {
-        let run = try Binary.run(["gate", "Bad Id", "comment", "--json"])
+    @Test func aBadActionIsExit65AndTheRestGoOn() async throws {
+        let run = try await Binary.run(["gate", "Bad Id", "comment", "--json"])
         #expect(run.status == 65)
         #expect(run.lines.count == 2)
         #expect(run.lines[0].hasPrefix(#"{"action":"Bad Id","error":"invalid action: \"Bad Id\" is not an action id"#))
         #expect(run.lines[1] == #"{"action":"comment","needs":"account","prompt":"登录后可发表评论","default":false}"#)
     }
 
-    @Test func aReplacementTableFromDataAndItsErrors() throws {
+    @Test func aReplacementTableFromDataAndItsErrors() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try "action,needs,prompt_zh,prompt_en,source\nfavourite,guest,,,ours\n*,account,请登录,Please log in,ours\n"
             .write(to: directory.appendingPathComponent("login-gate.csv"), atomically: true, encoding: .utf8)
-        let run = try Binary.run(["gate", "favourite", "comment", "--data", directory.path])
+        let run = try await Binary.run(["gate", "favourite", "comment", "--data", directory.path])
         #expect(run.lines == ["favourite: guest: allowed without a login", "comment: account: log in first (请登录) [the default: comment is not in the table]"])
         try "action,needs,prompt_zh,prompt_en,source\nfavourite,guest,,,ours\n".write(to: directory.appendingPathComponent("login-gate.csv"), atomically: true, encoding: .utf8)
-        let bad = try Binary.run(["gate", "favourite", "--data", directory.path])
+        let bad = try await Binary.run(["gate", "favourite", "--data", directory.path])
         #expect(bad.status == 65 && bad.stdout == "")
         #expect(bad.stderr.contains("login-gate.csv: no * row"))
     }
 
-    @Test func usage() throws {
-        let run = try Binary.run(["gate"])
+    @Test func usage() async throws {
+        let run = try await Binary.run(["gate"])
         #expect(run.status == 64 && run.stderr.contains("gate needs at least one action id"))
-        let lang = try Binary.run(["gate", "share", "--lang", "fr"])
+        let lang = try await Binary.run(["gate", "share", "--lang", "fr"])
         #expect(lang.status == 64 && lang.stderr.contains("--lang must be zh or en, not 'fr'"))
     }
 }

@@ -14,10 +14,10 @@ import Testing
         return (directory, g.path, a.path)
     }
 
-    @Test func theMergedAccountThePlanAndTheKeptKindsAsJSON() throws {
+    @Test func theMergedAccountThePlanAndTheKeptKindsAsJSON() async throws {
         let (directory, guest, account) = try files(Self.guest, Self.account)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Binary.run(["merge", "--guest", guest, "--account", account, "--json"])
+        let run = try await Binary.run(["merge", "--guest", guest, "--account", account, "--json"])
         #expect(run.status == 0 && run.stderr == "")
         #expect(run.lines.count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.lines[0].utf8)) as? [String: Any])
@@ -36,10 +36,10 @@ import Testing
         #expect(plan.prefix(6).allSatisfy { $0["step"] as? String == "write" } && plan.suffix(6).allSatisfy { $0["step"] as? String == "remove-guest" })
     }
 
-    @Test func text() throws {
+    @Test func text() async throws {
         let (directory, guest, account) = try files(#"{"favourites":["a"],"notes":[1]}"#, "{}")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Binary.run(["merge", "--guest", guest, "--account", account])
+        let run = try await Binary.run(["merge", "--guest", guest, "--account", account])
         #expect(run.status == 0)
         #expect(run.lines == [
             "plan (2 steps; a dry run, nothing is changed):", "  write favourites to the account (union)", "  remove favourites from the guest",
@@ -52,22 +52,22 @@ import Testing
         ("{", "the guest's data is not JSON"),
         (#"{"cart":[{"item":"x","qty":-1}]}"#, "the guest's cart: line 1 is not"),
     ])
-    func malformedDataIsExit65(_ guestText: String, _ message: String) throws {
+    func malformedDataIsExit65(_ guestText: String, _ message: String) async throws {
         let (directory, guest, account) = try files(guestText, "{}")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Binary.run(["merge", "--guest", guest, "--account", account])
+        let run = try await Binary.run(["merge", "--guest", guest, "--account", account])
         #expect(run.status == 65 && run.stdout == "")
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
-    @Test func anUnreadableFileIsExit66() throws {
-        let run = try Binary.run(["merge", "--guest", "/nonexistent/guest.json", "--account", "/nonexistent/account.json"])
+    @Test func anUnreadableFileIsExit66() async throws {
+        let run = try await Binary.run(["merge", "--guest", "/nonexistent/guest.json", "--account", "/nonexistent/account.json"])
         #expect(run.status == 66)
         #expect(run.stderr.hasPrefix("onetap: error: /nonexistent/guest.json: cannot read the file"))
     }
 
-    @Test func usage() throws {
-        let run = try Binary.run(["merge", "--guest", "g.json"])
+    @Test func usage() async throws {
+        let run = try await Binary.run(["merge", "--guest", "g.json"])
         #expect(run.status == 64 && run.stderr.contains("merge needs --guest FILE and --account FILE"))
     }
 }

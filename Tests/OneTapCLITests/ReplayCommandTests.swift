@@ -13,8 +13,8 @@ import Testing
         try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
     }
 
-    @Test func theExperimentPolicyOnTheSample() throws {
-        let run = try Binary.run(["replay", "--policy", Self.policy, Self.sample, "--json", "--sms-price", "0.05", "--onetap-price", "0.03"])
+    @Test func theExperimentPolicyOnTheSample() async throws {
+        let run = try await Binary.run(["replay", "--policy", Self.policy, Self.sample, "--json", "--sms-price", "0.05", "--onetap-price", "0.03"])
         #expect(run.status == 0)
         #expect(run.stderr == "")
         let objects = try Self.objects(run)
@@ -51,8 +51,8 @@ import Testing
         #expect((summary["intervals"] as? String)?.contains("Wilson") == true)
     }
 
-    @Test func textSaysItIsAnEstimate() throws {
-        let run = try Binary.run(["replay", "--policy", Self.policy, Self.sample])
+    @Test func textSaysItIsAnEstimate() async throws {
+        let run = try await Binary.run(["replay", "--policy", Self.policy, Self.sample])
         #expect(run.status == 0)
         #expect(run.lines[0] == "What-if replay of \(Self.policy) over 500 recorded logins in \(Self.sample)")
         #expect(run.lines[1].hasPrefix("This is an estimate: "))
@@ -64,7 +64,7 @@ import Testing
     }
 
     /// Routing Telecom SIMs to the Unicom flow: no Telecom login ever reached it, so it is unknown.
-    @Test func aFlowNeverObservedIsUnknown() throws {
+    @Test func aFlowNeverObservedIsUnknown() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let policy = directory.appendingPathComponent("telecom-unicom.csv").path
@@ -72,7 +72,7 @@ import Testing
             .map { $0.hasPrefix("carrier:telecom,") ? "carrier:telecom,unicom sms,policy,test" : String($0) }.joined(separator: "\n")
         try text.write(toFile: policy, atomically: true, encoding: .utf8)
         let chart = directory.appendingPathComponent("replay.svg").path
-        let run = try Binary.run(["replay", "--policy", policy, Self.sample, "--json", "--svg", chart])
+        let run = try await Binary.run(["replay", "--policy", policy, Self.sample, "--json", "--svg", chart])
         #expect(run.status == 0)
         let telecom = try #require(try Self.objects(run).first { $0["carrier"] as? String == "telecom" })
         #expect(telecom["new"] is NSNull)
@@ -83,17 +83,17 @@ import Testing
         #expect(try document.nodes(forXPath: "//*[local-name()='g'][@class='scenario new unknown']").count >= 1)
     }
 
-    @Test func aBadPolicyIsSaidByFileAndLine() throws {
+    @Test func aBadPolicyIsSaidByFileAndLine() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let policy = directory.appendingPathComponent("bad.csv").path
         try "condition,flows,reason,source\ncarrier:mobile,mobile,policy,x\n".write(toFile: policy, atomically: true, encoding: .utf8)
-        let bad = try Binary.run(["replay", "--policy", policy, Self.sample])
+        let bad = try await Binary.run(["replay", "--policy", policy, Self.sample])
         #expect(bad.status == 65)
         #expect(bad.stderr.hasPrefix("onetap: error: \(policy):2"))
-        let missing = try Binary.run(["replay", "--policy", "/nonexistent.csv", Self.sample])
+        let missing = try await Binary.run(["replay", "--policy", "/nonexistent.csv", Self.sample])
         #expect(missing.status == 66)
-        let usage = try Binary.run(["replay", Self.sample])
+        let usage = try await Binary.run(["replay", Self.sample])
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("replay needs --policy FILE"))
     }

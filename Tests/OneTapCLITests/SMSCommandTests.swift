@@ -16,8 +16,8 @@ import Testing
 
         """
 
-    @Test func aDayOfRequestsAsText() throws {
-        let run = try Binary.run(["sms", "-"], stdin: Array(Self.day.utf8))
+    @Test func aDayOfRequestsAsText() async throws {
+        let run = try await Binary.run(["sms", "-"], stdin: Array(Self.day.utf8))
         #expect(run.status == 0)
         #expect(run.stderr == "")
         #expect(run.lines == [
@@ -32,8 +32,8 @@ import Testing
         ])
     }
 
-    @Test func aDayOfRequestsAsNDJSON() throws {
-        let run = try Binary.run(["sms", "-", "--json"], stdin: Array(Self.day.utf8))
+    @Test func aDayOfRequestsAsNDJSON() async throws {
+        let run = try await Binary.run(["sms", "-", "--json"], stdin: Array(Self.day.utf8))
         #expect(run.status == 0)
         #expect(run.lines.first == #"{"line":1,"decision":"sent","resendAfter":60}"#)
         #expect(run.lines[1] == #"{"line":2,"decision":"limited","rule":"number-minute","retryAfter":30}"#)
@@ -42,7 +42,7 @@ import Testing
         for line in run.lines { #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any]) }
     }
 
-    @Test func aMalformedLineIsAnErrorRecordAndTheReplayGoesOn() throws {
+    @Test func aMalformedLineIsAnErrorRecordAndTheReplayGoesOn() async throws {
         let input = """
             {"at":"2026-12-01T10:00:00Z","number":"13800138000","captha":true}
             {"at":"yesterday","number":"13800138000"}
@@ -53,7 +53,7 @@ import Testing
             {"at":"2026-12-01T10:00:00Z","number":"13800138000"}
 
             """
-        let run = try Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
+        let run = try await Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
         #expect(run.status == 65)
         #expect(run.lines.count == 8)
         #expect(run.lines[0] == #"{"line":1,"error":"key 'captha': unknown key; a request has at, number, ip, device, session, captcha"}"#)
@@ -66,7 +66,7 @@ import Testing
         #expect(run.lines[7] == #"{"summary":true,"requests":1,"sent":1,"captcha":0,"limited":0,"refused":0,"malformed":6}"#)
     }
 
-    @Test func aReplacementPolicyDecidesInstead() throws {
+    @Test func aReplacementPolicyDecidesInstead() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let policy = directory.appendingPathComponent("strict.csv")
@@ -78,7 +78,7 @@ import Testing
             {"at":"2026-12-01T10:10:00Z","number":"13800138000"}
 
             """
-        let run = try Binary.run(["sms", "-", "--policy", policy.path], stdin: Array(input.utf8))
+        let run = try await Binary.run(["sms", "-", "--policy", policy.path], stdin: Array(input.utf8))
         #expect(run.status == 0)
         #expect(run.lines == [
             "line 1: sent (the next send from 600 s)", "line 2: limited by number-10m, retry after 300 s", "line 3: sent (the next send from 600 s)",
@@ -86,30 +86,30 @@ import Testing
         ])
     }
 
-    @Test func aBadPolicyNamesItsFileAndLine() throws {
+    @Test func aBadPolicyNamesItsFileAndLine() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let policy = directory.appendingPathComponent("bad.csv")
         try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nr,number,sends,60,0,limit,,x\n".write(to: policy, atomically: true, encoding: .utf8)
-        let run = try Binary.run(["sms", "-", "--policy", policy.path], stdin: [])
+        let run = try await Binary.run(["sms", "-", "--policy", policy.path], stdin: [])
         #expect(run.status == 65)
         #expect(run.stdout == "")
         #expect(run.stderr == "onetap: error: \(policy.path):2: column 'limit': \"0\" is not a limit from 1 to 100000\n")
     }
 
-    @Test func usageErrors() throws {
-        let none = try Binary.run(["sms"])
+    @Test func usageErrors() async throws {
+        let none = try await Binary.run(["sms"])
         #expect(none.status == 64)
         #expect(none.stderr.contains("sms needs -, to read send requests (NDJSON) from standard input"))
-        let file = try Binary.run(["sms", "requests.ndjson"])
+        let file = try await Binary.run(["sms", "requests.ndjson"])
         #expect(file.status == 64)
         #expect(file.stderr.contains("give - as the only operand, not 'requests.ndjson'"))
     }
 
-    @Test func noCodeIsEverPrinted() throws {
+    @Test func noCodeIsEverPrinted() async throws {
         let input = (0..<50).map { #"{"at":"2026-12-01T10:00:\#(String(format: "%02d", $0))Z","number":"1380013\#(String(format: "%04d", $0))"}"# }
             .joined(separator: "\n")
-        let run = try Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
+        let run = try await Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
         #expect(run.status == 0)
         // Six digits in a row appear only inside the masked-free numbers' own digits, never alone.
         #expect(run.stdout.range(of: #""[0-9]{6}""#, options: .regularExpression) == nil)

@@ -10,8 +10,8 @@ import Testing
 
         """
 
-    @Test func aTranscriptsEventsOnStandardInput() throws {
-        let run = try Binary.run(["session", "--events", "-"], stdin: Array(Self.iosMobile.utf8))
+    @Test func aTranscriptsEventsOnStandardInput() async throws {
+        let run = try await Binary.run(["session", "--events", "-"], stdin: Array(Self.iosMobile.utf8))
         #expect(run.status == 0)
         #expect(run.stderr == "")
         #expect(run.lines.count == 5)
@@ -30,13 +30,13 @@ import Testing
         #expect(!run.stdout.contains("13912345678"))
     }
 
-    @Test func theSameTranscriptsMakeTheSameEventsAndEachLoginItsOwnSession() throws {
+    @Test func theSameTranscriptsMakeTheSameEventsAndEachLoginItsOwnSession() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("a.transcript").path
         try Self.iosMobile.write(toFile: file, atomically: true, encoding: .utf8)
-        let first = try Binary.run(["session", "--events", file, file])
-        let second = try Binary.run(["session", "--events", file, file])
+        let first = try await Binary.run(["session", "--events", file, file])
+        let second = try await Binary.run(["session", "--events", file, file])
         #expect(first.status == 0)
         #expect(first.stdout == second.stdout)
         let sessions = try Set(first.lines.map { line in
@@ -46,14 +46,14 @@ import Testing
         #expect(sessions.count == 2)
     }
 
-    @Test func whatIsNoEventGoesToStandardError() throws {
+    @Test func whatIsNoEventGoesToStandardError() async throws {
         let input = """
             {"sim":"present","plmn":"46011"}
             {"flow":"tianyi","cod":"0"}
             {"flow":"mobile","code":"0"}
 
             """
-        let run = try Binary.run(["session", "--events", "-"], stdin: Array(input.utf8))
+        let run = try await Binary.run(["session", "--events", "-"], stdin: Array(input.utf8))
         #expect(run.status == 65)
         #expect(run.lines.count == 2)  // planned, flow-started
         let errors = run.stderr.split(separator: "\n").map(String.init)
@@ -63,8 +63,8 @@ import Testing
         #expect(errors[2] == "onetap: standard input: the login did not end (waiting: run)")
     }
 
-    @Test func eventsAndJSONTogetherAreAUsageError() throws {
-        let run = try Binary.run(["session", "--events", "--json", "-"])
+    @Test func eventsAndJSONTogetherAreAUsageError() async throws {
+        let run = try await Binary.run(["session", "--events", "--json", "-"])
         #expect(run.status == 64)
         #expect(run.stderr.contains("give --json or --events, not both"))
     }

@@ -31,8 +31,8 @@ import Testing
 
     static let samplePath = Package.path("Tests/Samples/login-events.ndjson")
 
-    @Test func aSmallStreamAsText() throws {
-        let run = try Binary.run(["stats", "-"], stdin: Self.input)
+    @Test func aSmallStreamAsText() async throws {
+        let run = try await Binary.run(["stats", "-"], stdin: Self.input)
         #expect(run.status == 0)
         #expect(run.stderr == "")
         #expect(run.lines == [
@@ -53,8 +53,8 @@ import Testing
         ])
     }
 
-    @Test func aSmallStreamAsNDJSON() throws {
-        let run = try Binary.run(["stats", "-", "--json"], stdin: Self.input)
+    @Test func aSmallStreamAsNDJSON() async throws {
+        let run = try await Binary.run(["stats", "-", "--json"], stdin: Self.input)
         #expect(run.status == 0)
         let objects = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         #expect(objects.count == 3)
@@ -74,25 +74,25 @@ import Testing
         #expect([objects[2]["lines"], objects[2]["logins"], objects[2]["ignored"], objects[2]["malformed"]].map { $0 as? Int } == [15, 3, 1, 0])
     }
 
-    @Test func aMalformedLineIsAnErrorRecordAndTheCountGoesOn() throws {
+    @Test func aMalformedLineIsAnErrorRecordAndTheCountGoesOn() async throws {
         var lines = Self.small
         lines.insert("this line is no event", at: 3)
         lines.insert(#"{"v":2,"at":"2026-12-01T08:00:00Z","area":"login","event":"planned","session":"d","carrier":"mobil","flows":["sms"],"condition":"sim-absent"}"#, at: 5)
         let input = Array((lines.joined(separator: "\n") + "\n").utf8)
-        let text = try Binary.run(["stats", "-"], stdin: input)
+        let text = try await Binary.run(["stats", "-"], stdin: input)
         #expect(text.status == 65)
         #expect(text.lines[0] == "line 4: error: not a JSON object: an event is one object per line")
         #expect(text.lines[1].hasPrefix(#"line 6: error: key 'carrier': unknown carrier "mobil"; the carriers are"#))
         #expect(text.lines[2].hasPrefix("3 logins from 14 events"))
         #expect(text.lines[3] == "(1 other event skipped; 2 malformed lines)")
-        let json = try Binary.run(["stats", "-", "--json"], stdin: input)
+        let json = try await Binary.run(["stats", "-", "--json"], stdin: input)
         #expect(json.status == 65)
         #expect(json.lines[0] == #"{"line":4,"error":"not a JSON object: an event is one object per line"}"#)
         #expect(json.lines.last?.contains(#""malformed":2"#) == true)
     }
 
-    @Test func theCommittedSample() throws {
-        let run = try Binary.run(["stats", Self.samplePath, "--json", "--by", "carrier"])
+    @Test func theCommittedSample() async throws {
+        let run = try await Binary.run(["stats", Self.samplePath, "--json", "--by", "carrier"])
         #expect(run.status == 0)
         let objects = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         let summary = try #require(objects.last)
@@ -112,11 +112,11 @@ import Testing
         #expect(total == 500)
     }
 
-    @Test func theChartIsWrittenAndReadsAsSVG() throws {
+    @Test func theChartIsWrittenAndReadsAsSVG() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let chart = directory.appendingPathComponent("funnel.svg").path
-        let run = try Binary.run(["stats", Self.samplePath, "--svg", chart, "--sms-price", "0.05"])
+        let run = try await Binary.run(["stats", Self.samplePath, "--svg", chart, "--sms-price", "0.05"])
         #expect(run.status == 0)
         let document = try XMLDocument(contentsOf: URL(fileURLWithPath: chart))
         let bars = try document.nodes(forXPath: "//*[local-name()='g'][@class='bar']")
@@ -124,30 +124,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["funnel.svg"], "no temporary file left beside it")
     }
 
-    @Test func whatCannotBeReadOrWrittenIsSaid() throws {
-        let missing = try Binary.run(["stats", "/nonexistent/events.ndjson"])
+    @Test func whatCannotBeReadOrWrittenIsSaid() async throws {
+        let missing = try await Binary.run(["stats", "/nonexistent/events.ndjson"])
         #expect(missing.status == 66)
         #expect(missing.stderr == "onetap: error: cannot read '/nonexistent/events.ndjson': No such file or directory\n")
-        let directory = try Binary.run(["stats", "/tmp"])
+        let directory = try await Binary.run(["stats", "/tmp"])
         #expect(directory.status == 66)
         #expect(directory.stderr.contains("it is a directory"))
-        let unwritable = try Binary.run(["stats", "-", "--svg", "/nonexistent/dir/chart.svg"], stdin: Self.input)
+        let unwritable = try await Binary.run(["stats", "-", "--svg", "/nonexistent/dir/chart.svg"], stdin: Self.input)
         #expect(unwritable.status == 74)
         #expect(unwritable.stderr.hasPrefix("onetap: error: cannot write the chart to '/nonexistent/dir/chart.svg': No such file or directory"))
         #expect(unwritable.lines.first?.hasPrefix("3 logins") == true, "the table is printed before")
     }
 
-    @Test func usageErrorsExit64WithTheCommandsHelpNamed() throws {
-        let run = try Binary.run(["stats"])
+    @Test func usageErrorsExit64WithTheCommandsHelpNamed() async throws {
+        let run = try await Binary.run(["stats"])
         #expect(run.status == 64)
         #expect(run.stderr == "onetap: error: stats needs an events file, or - to read events from standard input (see 'onetap stats --help')\n")
-        let help = try Binary.run(["stats", "--help"])
+        let help = try await Binary.run(["stats", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.hasPrefix("USAGE: onetap stats FILE|-"))
     }
 
-    @Test func anEmptyStreamHasNoLogins() throws {
-        let run = try Binary.run(["stats", "-"], stdin: [])
+    @Test func anEmptyStreamHasNoLogins() async throws {
+        let run = try await Binary.run(["stats", "-"], stdin: [])
         #expect(run.status == 0)
         #expect(run.lines == ["0 logins from 0 events in standard input", "no logins"])
     }

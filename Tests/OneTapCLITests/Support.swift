@@ -29,8 +29,9 @@ enum Binary {
     /// The built `onetap`.
     static let url = directory.appendingPathComponent("onetap")
 
-    /// Runs an executable of the build with arguments and standard input; waits for it.
-    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String]? = nil, executable: String = "onetap") throws -> Run {
+    /// Runs an executable of the build with arguments and standard input; waits for it without holding a
+    /// thread of Swift's cooperative pool (a hundred of these run side by side with every other suite).
+    static func run(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String]? = nil, executable: String = "onetap") async throws -> Run {
         let process = Process()
         process.executableURL = directory.appendingPathComponent(executable)
         process.arguments = arguments
@@ -43,11 +44,10 @@ enum Binary {
         // its closed pipe must be an error of the write, not a SIGPIPE that kills the test process.
         signal(SIGPIPE, SIG_IGN)
         try process.run()
-        // Write stdin and drain standard error on threads of their own while this thread drains standard
-        // output, so large data cannot deadlock the pipes. Not on `DispatchQueue.global()`: on Linux its
-        // few threads (as many as the cores) are Swift's cooperative pool too, and when every one of them
-        // is a test blocked here, the writes that would let the children end never start.
-        let errorData = LockedBox<Data>(Data())
+        // Write stdin and drain both outputs on threads of their own, so large data cannot deadlock the
+        // pipes. Not on `DispatchQueue.global()`: on Linux its few threads (as many as the cores) are
+        // Swift's cooperative pool too.
+        let errorData = LockedBox<Data>(Data()), outputData = LockedBox<Data>(Data())
         let writer = OwnThread {
             do {
                 try input.fileHandleForWriting.write(contentsOf: Data(stdin))
@@ -56,31 +56,32 @@ enum Binary {
             }
             do { try input.fileHandleForWriting.close() } catch { /* closed already: nothing is lost */ }
         }
-        let reader = OwnThread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        writer.join()
-        reader.join()
+        let errorReader = OwnThread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        let outputReader = OwnThread { outputData.set(output.fileHandleForReading.readDataToEndOfFile()) }
+        while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }
+        for thread in [writer, errorReader, outputReader] { try await thread.ended() }
         return Run(
-            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: errorData.get(), as: UTF8.self), stdoutBytes: Array(outputData))
+            status: process.terminationStatus, stdout: String(decoding: outputData.get(), as: UTF8.self),
+            stderr: String(decoding: errorData.get(), as: UTF8.self), stdoutBytes: Array(outputData.get()))
     }
 }
 
-/// Work on a thread of its own, joined with ``join()``.
+/// Work on a thread of its own, awaited with ``ended()``.
 final class OwnThread: Sendable {
-    private let done = DispatchSemaphore(value: 0)
+    private let done = LockedBox<Bool>(false)
 
     init(_ body: @escaping @Sendable () -> Void) {
         let done = self.done
         Thread {
             body()
-            done.signal()
+            done.set(true)
         }.start()
     }
 
-    /// Waits until the work has ended.
-    func join() { done.wait() }
+    /// Returns once the work has ended, without holding a thread meanwhile.
+    func ended() async throws {
+        while !done.get() { try await Task.sleep(for: .milliseconds(1)) }
+    }
 }
 
 /// A value handed between threads under a lock.
