@@ -64,8 +64,10 @@ enum AccessTokenFormat {
         guard bytes.starts(with: prefix.utf8) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
         // The seven dots after `ota1`, each part non-empty.
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: 7) { dots in
+            // Unchecked reads: `bytes` starts with `ota1.`, so it has a base address, and every index is below its count.
+            let base = bytes.baseAddress!
             var count = 0
-            for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
+            for index in 0..<bytes.count where base[index] == UInt8(ascii: ".") {
                 if count < 7 { dots[count] = index }
                 count += 1
             }
@@ -133,16 +135,20 @@ enum AccessTokenFormat {
     /// time that does not depend on where they differ. `mac` has a 33rd byte, zero, so the last group of
     /// three reads past the code without a branch.
     private static func macMatches(_ mac: UnsafeMutableBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Unchecked reads: `mac` has 33 bytes and `text` 43 (the caller checked), so both have base addresses.
         let alphabet = Self.alphabet.utf8Start
+        let code = UnsafePointer(mac.baseAddress!)
+        let characters = text.baseAddress!
         var difference: UInt8 = 0
         var character = 0
         var index = 0
         while index < 33 {
-            let chunk = UInt32(mac[index]) << 16 | UInt32(mac[index + 1]) << 8 | UInt32(mac[index + 2])
-            for shift in stride(from: 18, through: 0, by: -6) where character < 43 {
-                difference |= alphabet[Int((chunk >> UInt32(shift)) & 63)] ^ text[character]
-                character += 1
-            }
+            let chunk = UInt32(code[index]) << 16 | UInt32(code[index + 1]) << 8 | UInt32(code[index + 2])
+            difference |= alphabet[Int((chunk >> 18) & 63)] ^ characters[character]
+            difference |= alphabet[Int((chunk >> 12) & 63)] ^ characters[character + 1]
+            difference |= alphabet[Int((chunk >> 6) & 63)] ^ characters[character + 2]
+            if character + 3 < 43 { difference |= alphabet[Int(chunk & 63)] ^ characters[character + 3] }
+            character += 4
             index += 3
         }
         return difference == 0
