@@ -13,13 +13,15 @@ import OneTapPostgres
 ///   statement the pool sends, through the pool's statement observer), beside the same login over the
 ///   in-memory stores.
 enum PostgresAppSessionBenchmarks {
-    static let names = ["postgres.refresh (1 conn)", "postgres.refresh (8 conn)", "postgres.whole-login"]
+    static let refreshNames = ["postgres.refresh (1 conn)", "postgres.refresh (8 conn)"]
+    static let wholeLoginName = "postgres.whole-login (round trips)"
+    static let names = refreshNames + [wholeLoginName]
 
     /// The refresh rotation rows.
     static func measureRefresh(
         _ stores: PostgresStores, url: String, pgbench: String, directory: String, seconds: Int, _ options: BenchmarkOptions, _ report: inout Report
     ) async throws {
-        guard options.wants("postgres.refresh") else { return }
+        guard refreshNames.contains(where: options.wants) else { return }
         let keys = try ServerKeyRing([(try KeyID("bench"), try ServerKey(bytes: [UInt8](repeating: 9, count: 32)))])
         let sessions = AppSessions(keys: keys, store: stores.appSessionStore(), events: DiscardingEventSink())
         let quoted = "\"\(stores.configuration.schema)\""
@@ -65,7 +67,7 @@ enum PostgresAppSessionBenchmarks {
     /// The whole-login row: first open → login start → the one-tap success report (exchanged) → the
     /// account found or created → the session moved to it, with new credentials.
     static func measureWholeLogin(_ stores: PostgresStores, quick: Bool, _ options: BenchmarkOptions, _ report: inout Report) async throws {
-        guard options.wants("postgres.whole-login") else { return }
+        guard options.wants(wholeLoginName) else { return }
         let statements = LockedValue([String: Int]())
         // A second set of stores on the same schema whose pool counts every statement it sends.
         let counted = PostgresStores(configuration: stores.configuration) { sql in
@@ -103,7 +105,7 @@ enum PostgresAppSessionBenchmarks {
                     next += 1
                 }
             }
-            var row = Suites.row("postgres.whole-login (round trips)", logins, ours, "the same login on the in-memory stores", reference, target: nil, met: nil)
+            var row = Suites.row(wholeLoginName, logins, ours, "the same login on the in-memory stores", reference, target: nil, met: nil)
             row.allocationsPerOp = nil
             row.referenceAllocations = nil
             let breakdown = counts.sorted { $0.key < $1.key }.map { "\($0.key)×\(format(Double($0.value) / measured))" }.joined(separator: " ")
