@@ -32,7 +32,7 @@ enum PostgresBenchmarks {
     }
 
     static func run(_ options: BenchmarkOptions, _ report: inout Report) async {
-        guard names.contains(where: options.wants) else { return }
+        guard (names + PostgresAppSessionBenchmarks.names).contains(where: options.wants) else { return }
         var server: PostgresTestServer? = nil
         let url: String
         if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
@@ -108,10 +108,12 @@ enum PostgresBenchmarks {
         }
         try await measureSMS(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
         try await measureSessions(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+        try await PostgresAppSessionBenchmarks.measureRefresh(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+        try await PostgresAppSessionBenchmarks.measureWholeLogin(stores, quick: seconds == 1, options, &report)
     }
 
     /// Adds a row: ours beside pgbench's rate and latency.
-    private static func add(
+    static func add(
         _ name: String, connections: Int, ours: Timing, reference: (tps: Double, latency: Double)?, extra: [(String, String)] = [], _ report: inout Report
     ) {
         guard let reference else {
@@ -134,7 +136,7 @@ enum PostgresBenchmarks {
 
     /// Runs `lane(index, record)` on `connections` tasks for `seconds`; each call of `record` adds one
     /// timed operation. The rate is the timed operations over the time they took, lane by lane, summed.
-    private static func measureLanes(
+    static func measureLanes(
         connections: Int, seconds: Int, _ lane: @escaping @Sendable (_ index: Int, _ until: UInt64) async throws -> [Double]
     ) async throws -> Timing {
         let until = nanoseconds() + UInt64(seconds) * 1_000_000_000
@@ -306,7 +308,7 @@ enum PostgresBenchmarks {
     }
 
     /// Runs pgbench off the cooperative pool and reads its rate and average latency.
-    private static func runPgbench(_ pgbench: String, url: String, script: String, clients: Int, seconds: Int) async -> (tps: Double, latency: Double)? {
+    static func runPgbench(_ pgbench: String, url: String, script: String, clients: Int, seconds: Int) async -> (tps: Double, latency: Double)? {
         let command = [pgbench, "-n", "-f", script, "-D", "v=1", "-c", String(clients), "-j", String(clients), "-T", String(seconds), url]
         let (status, output) = await PostgresTestServer.run(command)
         let failed = output.contains("number of failed transactions:") && !output.contains("number of failed transactions: 0 ")

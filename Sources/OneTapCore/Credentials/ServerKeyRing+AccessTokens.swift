@@ -49,57 +49,109 @@ enum AccessTokenFormat {
     /// times come to about 260; anything much longer is refused before it is hashed.
     static let maximumLength = 512
 
+    /// The URL-safe base64 alphabet, as bytes with no heap behind them.
+    private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    /// The longest account id's URL-safe base64 decodes to 100 bytes; this many leave room to tell more.
+    private static let subjectCapacity = 128
+
+    /// Reads a token in place: the parts are offsets into `bytes`, the MAC is computed into a buffer on
+    /// the stack and compared as text in constant time, the account id is decoded on the stack. On the
+    /// valid path the only heap memory is what the claims' strings need: none for an account id of up to
+    /// 15 bytes (a small string, inline); a guest id's 22 characters or a longer account id take one
+    /// allocation (the app session id is held inline).
     static func verify(_ bytes: UnsafeBufferPointer<UInt8>, ring: ServerKeyRing, at now: Date) -> AccessTokenVerdict {
         guard bytes.count <= maximumLength else { return .malformed("\(bytes.count) bytes; an access token has at most \(maximumLength)") }
         guard bytes.starts(with: prefix.utf8) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
         // The seven dots after `ota1`, each part non-empty.
-        var parts: [Range<Int>] = []
-        parts.reserveCapacity(8)
-        var start = 0
-        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
-            parts.append(start..<index)
-            start = index + 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 7) { dots in
+            // Unchecked reads: `bytes` starts with `ota1.`, so it has a base address, and every index is below its count.
+            let base = bytes.baseAddress!
+            var count = 0
+            for index in 0..<bytes.count where base[index] == UInt8(ascii: ".") {
+                if count < 7 { dots[count] = index }
+                count += 1
+            }
+            guard count == 7 else { return .malformed("\(count + 1) dot-separated parts; an access token has 8") }
+            func part(_ number: Int) -> Range<Int> {
+                (number == 0 ? 0 : dots[number - 1] + 1)..<(number == 7 ? bytes.count : dots[number])
+            }
+            for number in 0..<8 where part(number).isEmpty { return .malformed("part \(number + 1) is empty") }
+            return verify(bytes, parts: part, ring: ring, at: now)
         }
-        parts.append(start..<bytes.count)
-        guard parts.count == 8 else { return .malformed("\(parts.count) dot-separated parts; an access token has 8") }
-        if let empty = parts.firstIndex(where: \.isEmpty) { return .malformed("part \(empty + 1) is empty") }
-        let keyPart = UnsafeBufferPointer(rebasing: bytes[parts[1]])
+    }
+
+    /// The rest of ``verify(_:ring:at:)``, once the eight parts are found.
+    private static func verify(
+        _ bytes: UnsafeBufferPointer<UInt8>, parts: (Int) -> Range<Int>, ring: ServerKeyRing, at now: Date
+    ) -> AccessTokenVerdict {
+        let keyPart = UnsafeBufferPointer(rebasing: bytes[parts(1)])
         guard let (keyID, key) = ring.key(utf8: keyPart) else {
             guard let id = try? KeyID(String(decoding: keyPart, as: UTF8.self)) else {
                 return .malformed("the key id is not 1 to 16 of A-Z, a-z, 0-9, _ and -")
             }
             return .unknownKey(id)
         }
-        let macPart = UnsafeBufferPointer(rebasing: bytes[parts[7]])
+        let macPart = UnsafeBufferPointer(rebasing: bytes[parts(7)])
         guard macPart.count == 43 else { return .malformed("the signature has \(macPart.count) characters; it has 43") }
-        let expected = Base64.urlEncoded(key.hmac.authenticationCode(for: UnsafeBufferPointer(rebasing: bytes[0..<(parts[7].lowerBound - 1)])).bytes)
-        var difference: UInt8 = 0
-        for (index, byte) in expected.utf8.enumerated() { difference |= byte ^ macPart[index] }
-        guard difference == 0 else { return .badSignature }
+        let signed = UnsafeBufferPointer(rebasing: bytes[0..<(parts(7).lowerBound - 1)])
+        let matches = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 33) { mac in
+            key.hmac.authenticationCode(for: signed, into: mac)
+            mac[32] = 0
+            return macMatches(mac, macPart)
+        }
+        guard matches else { return .badSignature }
         // Signed by us: every part below was written by ``ServerKeyRing/accessToken``, so a failure here is
         // a token signed with our key by something else.
-        func text(_ part: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[parts[part]]), as: UTF8.self) }
-        guard let session = try? AppSessionID(text(2)) else { return .malformed("the app session id is not 22 URL-safe characters") }
+        func text(_ part: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[parts(part)]), as: UTF8.self) }
+        guard let session = AppSessionID(utf8: UnsafeBufferPointer(rebasing: bytes[parts(2)])) else { return .malformed("the app session id is not 22 URL-safe characters") }
         let identity: Identity
-        switch text(3) {
-        case "g":
+        let kind = UnsafeBufferPointer(rebasing: bytes[parts(3)])
+        switch kind.count == 1 ? kind[0] : 0 {
+        case UInt8(ascii: "g"):
             guard let guest = try? GuestID(text(4)) else { return .malformed("the guest id is not 22 URL-safe characters") }
             identity = .guest(guest)
-        case "a":
-            guard let raw = Base64.decode(text(4)), let name = String(validating: raw, as: UTF8.self), let account = try? AccountID(name) else {
-                return .malformed("the account id is not URL-safe base64 of an account id")
+        case UInt8(ascii: "a"):
+            let account = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: subjectCapacity) { buffer -> AccountID? in
+                guard let count = Base64.decode(UnsafeBufferPointer(rebasing: bytes[parts(4)]), into: buffer),
+                      let name = String(validating: UnsafeBufferPointer(rebasing: buffer[0..<count]), as: UTF8.self)
+                else { return nil }
+                return try? AccountID(name)
             }
+            guard let account else { return .malformed("the account id is not URL-safe base64 of an account id") }
             identity = .account(account)
         default:
             return .malformed("the subject kind is neither g (guest) nor a (account)")
         }
-        guard let issued = seconds(bytes[parts[5]]), let expires = seconds(bytes[parts[6]]) else {
+        guard let issued = seconds(bytes[parts(5)]), let expires = seconds(bytes[parts(6)]) else {
             return .malformed("the issue and expiry times are not whole seconds since 1970")
         }
         let claims = AccessClaims(
             keyID: keyID, session: session, identity: identity, issuedAt: Date(timeIntervalSince1970: Double(issued)),
             expiresAt: Date(timeIntervalSince1970: Double(expires)))
         return now < claims.expiresAt ? .valid(claims) : .expired(claims)
+    }
+
+    /// Whether the 43 characters of `text` are the URL-safe base64 (no padding) of the 32-byte `mac`, in
+    /// time that does not depend on where they differ. `mac` has a 33rd byte, zero, so the last group of
+    /// three reads past the code without a branch.
+    private static func macMatches(_ mac: UnsafeMutableBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Unchecked reads: `mac` has 33 bytes and `text` 43 (the caller checked), so both have base addresses.
+        let alphabet = Self.alphabet.utf8Start
+        let code = UnsafePointer(mac.baseAddress!)
+        let characters = text.baseAddress!
+        var difference: UInt8 = 0
+        var character = 0
+        var index = 0
+        while index < 33 {
+            let chunk = UInt32(code[index]) << 16 | UInt32(code[index + 1]) << 8 | UInt32(code[index + 2])
+            difference |= alphabet[Int((chunk >> 18) & 63)] ^ characters[character]
+            difference |= alphabet[Int((chunk >> 12) & 63)] ^ characters[character + 1]
+            difference |= alphabet[Int((chunk >> 6) & 63)] ^ characters[character + 2]
+            if character + 3 < 43 { difference |= alphabet[Int(chunk & 63)] ^ characters[character + 3] }
+            character += 4
+            index += 3
+        }
+        return difference == 0
     }
 
     /// 1 to 12 decimal digits.

@@ -43,6 +43,21 @@ package enum HMACSHA256 {
             return outer.finalize()
         }
 
+        /// The authentication code of a message under this key, written into a buffer the caller owns:
+        /// no allocation (what a verifier that only compares the code uses).
+        /// - Parameters:
+        ///   - message: The message.
+        ///   - output: At least 32 bytes; the first 32 receive the code (the same bytes as
+        ///     ``authenticationCode(for:)``'s).
+        package func authenticationCode(for message: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) {
+            var inner = self.inner
+            inner.update(message)
+            inner.finalize(into: output)
+            var outer = self.outer
+            outer.update(UnsafeBufferPointer(rebasing: output[0..<32]))
+            outer.finalize(into: output)
+        }
+
         /// Always `HMACSHA256.Key(<redacted>)`: a key is a secret.
         package var description: String { "HMACSHA256.Key(<redacted>)" }
     }

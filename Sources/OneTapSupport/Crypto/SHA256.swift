@@ -85,6 +85,25 @@ package struct SHA256: Sendable {
     /// Ends the message and returns its digest.
     /// - Returns: The digest.
     package consuming func finalize() -> Digest {
+        pad()
+        let out = [UInt8](unsafeUninitializedCapacity: 32) { buffer, initialized in
+            writeState(to: buffer)
+            initialized = 32
+        }
+        return Digest(bytes: out)
+    }
+
+    /// Ends the message and writes its 32-byte digest into `output`, allocating nothing (for hot paths
+    /// that compare a digest and keep none).
+    /// - Parameter output: At least 32 bytes; the first 32 receive the digest, most significant first.
+    package consuming func finalize(into output: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(output.count >= 32, "a SHA-256 digest needs 32 bytes")
+        pad()
+        writeState(to: output)
+    }
+
+    /// Appends the padding and the length (FIPS 180-4 §5.1.1) and hashes the last block.
+    private mutating func pad() {
         let bits = length &* 8
         setPending(pendingCount, 0x80)
         pendingCount += 1
@@ -98,20 +117,21 @@ package struct SHA256: Sendable {
             pendingCount += 1
         }
         compressPending()
+    }
+
+    /// Writes the eight state words big-endian into the first 32 bytes of `output`.
+    @inline(__always)
+    private func writeState(to output: UnsafeMutableBufferPointer<UInt8>) {
         var words = state
-        let out = [UInt8](unsafeUninitializedCapacity: 32) { buffer, initialized in
-            withUnsafeBytes(of: &words) { raw in
-                for index in 0..<8 {
-                    let word = raw.load(fromByteOffset: 4 * index, as: UInt32.self)
-                buffer[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
-                buffer[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                buffer[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                buffer[4 * index + 3] = UInt8(truncatingIfNeeded: word)
-                }
+        withUnsafeBytes(of: &words) { raw in
+            for index in 0..<8 {
+                let word = raw.load(fromByteOffset: 4 * index, as: UInt32.self)
+                output[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
+                output[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
+                output[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
+                output[4 * index + 3] = UInt8(truncatingIfNeeded: word)
             }
-            initialized = 32
         }
-        return Digest(bytes: out)
     }
 
     /// The digest of a whole message.

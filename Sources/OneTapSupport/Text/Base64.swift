@@ -29,12 +29,42 @@ package enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Decodes base64 in either alphabet (standard or URL-safe), padded or not.
+    /// - Parameter text: The base64 text.
+    /// - Returns: The bytes, or nil when the text is not base64 (a foreign character, padding before the
+    ///   end, more than two padding characters, or leftover bits that are not zero).
     package static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
+        guard decode(text.utf8, append: { out.append($0); return true }) else { return nil }
+        return out
+    }
+
+    /// Decodes into a buffer the caller owns, allocating nothing: the same alphabets and rules as
+    /// ``decode(_:)``.
+    /// - Parameters:
+    ///   - bytes: The base64 text's bytes.
+    ///   - output: Where the decoded bytes go.
+    /// - Returns: How many bytes were decoded, or nil when the text is not base64 or decodes to more
+    ///   bytes than `output` holds.
+    package static func decode(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var count = 0
+        let decoded = decode(bytes) { byte in
+            guard count < output.count else { return false }
+            output[count] = byte
+            count += 1
+            return true
+        }
+        return decoded ? count : nil
+    }
+
+    /// The decoder: hands each decoded byte to `append`, which answers false to stop.
+    /// - Returns: Whether the whole text decoded.
+    @inline(__always)
+    private static func decode(_ text: some Sequence<UInt8>, append: (UInt8) -> Bool) -> Bool {
         var buffer: UInt32 = 0
         var bits = 0
         var padding = 0
-        for byte in text.utf8 {
+        for byte in text {
             let value: UInt32
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
@@ -43,18 +73,17 @@ package enum Base64 {
             case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
             case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
             case UInt8(ascii: "="): padding += 1; continue
-            default: return nil
+            default: return false
             }
-            if padding > 0 { return nil }
+            if padding > 0 { return false }
             buffer = buffer << 6 | value
             bits += 6
             if bits >= 8 {
                 bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                guard append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits))) else { return false }
             }
         }
         // Leftover bits must be zero and fewer than a byte; padding at most two.
-        guard padding <= 2, bits < 8, buffer & ((1 << UInt32(bits)) - 1) == 0, bits != 6 else { return nil }
-        return out
+        return padding <= 2 && bits < 8 && buffer & ((1 << UInt32(bits)) - 1) == 0 && bits != 6
     }
 }
