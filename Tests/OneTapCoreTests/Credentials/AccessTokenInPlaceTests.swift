@@ -19,12 +19,8 @@ import Testing
         #expect(claims.session.text == Self.session)
     }
 
-    struct Case: Sendable, CustomTestStringConvertible {
-        let name: String
-        let token: String
-        let verdict: String
-        var testDescription: String { name }
-    }
+    /// A token and the verdict it must get, as the verifier's other tests state them.
+    typealias Case = AppAccessTokenTests.Refused
 
     static let cases: [Case] = [
         // 101 bytes: one more than an account id has; 200 bytes: more than the verifier's stack buffer.
