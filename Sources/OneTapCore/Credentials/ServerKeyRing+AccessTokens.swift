@@ -56,9 +56,9 @@ enum AccessTokenFormat {
 
     /// Reads a token in place: the parts are offsets into `bytes`, the MAC is computed into a buffer on
     /// the stack and compared as text in constant time, the account id is decoded on the stack. On the
-    /// valid path the only heap memory is what the claims' strings need: none for an account id of up to
-    /// 15 bytes (a small string, inline); a guest id's 22 characters or a longer account id take one
-    /// allocation (the app session id is held inline).
+    /// valid path the only heap memory is what the claims' strings need: none for a guest (its id and the
+    /// app session id are held inline) or an account id of up to 15 bytes (a small string); a longer
+    /// account id takes one allocation.
     static func verify(_ bytes: UnsafeBufferPointer<UInt8>, ring: ServerKeyRing, at now: Date) -> AccessTokenVerdict {
         guard bytes.count <= maximumLength else { return .malformed("\(bytes.count) bytes; an access token has at most \(maximumLength)") }
         guard bytes.starts(with: prefix.utf8) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
@@ -102,13 +102,14 @@ enum AccessTokenFormat {
         guard matches else { return .badSignature }
         // Signed by us: every part below was written by ``ServerKeyRing/accessToken``, so a failure here is
         // a token signed with our key by something else.
-        func text(_ part: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[parts(part)]), as: UTF8.self) }
         guard let session = AppSessionID(utf8: UnsafeBufferPointer(rebasing: bytes[parts(2)])) else { return .malformed("the app session id is not 22 URL-safe characters") }
         let identity: Identity
         let kind = UnsafeBufferPointer(rebasing: bytes[parts(3)])
         switch kind.count == 1 ? kind[0] : 0 {
         case UInt8(ascii: "g"):
-            guard let guest = try? GuestID(text(4)) else { return .malformed("the guest id is not 22 URL-safe characters") }
+            guard let guest = GuestID(utf8: UnsafeBufferPointer(rebasing: bytes[parts(4)])) else {
+                return .malformed("the guest id is not 22 URL-safe characters")
+            }
             identity = .guest(guest)
         case UInt8(ascii: "a"):
             let account = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: subjectCapacity) { buffer -> AccountID? in

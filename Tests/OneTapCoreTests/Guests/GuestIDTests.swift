@@ -36,4 +36,19 @@ import Testing
         #expect("\(hint)" == "one-tap (mobile) 138****8000")
         #expect(LastLoginHint(flow: .sms, number: nil, at: Date(timeIntervalSince1970: 0)).description == "sms")
     }
+
+    /// A guest id holds its characters inline (as an app session id does); it behaves as its text does.
+    @Test func inlineCharactersBehaveAsTheText() throws {
+        let texts = AppSessionIDTests.texts
+        let ids = try texts.map { try GuestID($0) }
+        #expect(ids.map(\.text) == texts)
+        #expect(ids.sorted().map(\.text) == texts.sorted())
+        #expect(Set(ids + (try texts.map { try GuestID($0) })).count == texts.count)
+        var good = "AbCdEfGhIjKlMnOpQrStUv", bad = "AbCdEfGhIjKlMnOpQrStU+"
+        #expect(good.withUTF8 { GuestID(utf8: $0) } == (try GuestID("AbCdEfGhIjKlMnOpQrStUv")))
+        #expect(bad.withUTF8 { GuestID(utf8: $0) } == nil)
+        // The Codable form is still the text.
+        let json = String(decoding: try JSONEncoder().encode([try GuestID("AbCdEfGhIjKlMnOpQrStUv")]), as: UTF8.self)
+        #expect(json == #"["AbCdEfGhIjKlMnOpQrStUv"]"#)
+    }
 }
