@@ -18,6 +18,9 @@ enum PostgresStoreFailure {
     ///     unknown (`": read it again"`).
     ///   - masksNumbers: Whether every phone number in the message is masked (a store keyed by numbers).
     /// - Returns: The error to throw.
+    // Never inlined: inlined into the stores' async calls, it crashed swift-frontend 6.3.1's release build
+    // (signal 11 while LLVM split `PostgresAccountDirectory.account(for:)`'s coroutine).
+    @inline(never)
     static func io(
         _ error: any Error, subject: StoreError.Entry?, doing: String, write: Bool, sent: Bool = true, unknownOutcome advice: String,
         masksNumbers: Bool = false
@@ -59,6 +62,7 @@ enum PostgresStoreFailure {
     ///   - corrupt: The error for JSON that does not read, given where the decoding failed (``path(of:)``).
     /// - Returns: The record.
     /// - Throws: ``StoreError``, what `corrupt` makes.
+    @inline(never)
     static func decoded<Record>(
         _ json: String, _ read: (String) throws(DecodingError) -> Record, corrupt: (_ path: String) -> StoreError
     ) throws(StoreError) -> Record {
