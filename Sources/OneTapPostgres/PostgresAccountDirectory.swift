@@ -125,7 +125,7 @@ package final class PostgresAccountDirectory: AccountDirectory, CustomStringConv
     /// statement that returned it: a row without a previous verification is one the statement inserted.
     private func decode(_ row: [PostgresValue], number: PhoneNumber) throws(StoreError) -> AccountResolution {
         func corrupt(_ reason: String) -> StoreError {
-            StoreError(.corrupt, subject: .number(number), message: "the row in \(schema).account_numbers is not a OneTap account entry (\(reason)); it was left as it is")
+            PostgresStoreFailure.corrupt(.number(number), table: "\(schema).account_numbers", record: "a OneTap account entry", reason: reason)
         }
         guard row.count == 4, let text = row[0].text, let created = row[1].instant, let verified = row[2].instant else { throw corrupt("a column is missing") }
         let account: AccountID
@@ -142,14 +142,9 @@ package final class PostgresAccountDirectory: AccountDirectory, CustomStringConv
 
     /// The store error for a database failure.
     private func failure(_ error: any Error, number: PhoneNumber, doing: String, write: Bool = false) -> any Error {
-        if error is CancellationError || error is StoreError { return error }
-        var message = "PostgreSQL: cannot \(doing): \(error)"
-        if let error = error as? PostgresError, error.leavesTheOutcomeUnknown, write {
-            message += "; the write may or may not have been committed: read the number's account again"
-        } else if write {
-            message += "; nothing was written"
-        }
         // A server's message may quote a row's values (a constraint's detail): every number in it masked.
-        return StoreError(.io, subject: .number(number), message: PhoneNumber.maskingNumbers(in: message))
+        PostgresStoreFailure.io(
+            error, subject: .number(number), doing: doing, write: write, unknownOutcome: ": read the number's account again", masksNumbers: true
+        )
     }
 }

@@ -162,40 +162,22 @@ package final class PostgresAppSessionStore: AppSessionStore, CustomStringConver
 
     private func decode(_ row: [PostgresValue], id: AppSessionID) throws(StoreError) -> AppSessionRecord {
         func corrupt(_ reason: String) -> StoreError {
-            StoreError(.corrupt, subject: .appSession(id), message: "the row in \(schema).app_sessions is not a OneTap app session (\(reason)); it was left as it is")
+            PostgresStoreFailure.corrupt(.appSession(id), table: "\(schema).app_sessions", record: "a OneTap app session", reason: reason)
         }
-        guard row.count == 2, let version = row[0].int64, let json = row[1].text else { throw corrupt("a column is missing") }
-        let record: AppSessionRecord
-        do {
-            record = try AppSessionRecord(json: json)
-        } catch {
-            throw corrupt("its JSON does not read as an app session at \(Self.path(of: error))")
+        guard let (version, json) = PostgresStoreFailure.versionedJSON(row) else { throw corrupt("a column is missing") }
+        let record = try PostgresStoreFailure.decoded(json, { (json) throws(DecodingError) in try AppSessionRecord(json: json) }) { path in
+            corrupt("its JSON does not read as an app session at \(path)")
         }
         guard record.id == id else { throw corrupt("its JSON holds another session's id") }
         guard Int64(record.version) == version else { throw corrupt("its JSON is at version \(record.version), its row at version \(version)") }
         return record
     }
 
-    /// Where a decoding error struck, as key names only (a message may quote the value).
-    private static func path(of error: DecodingError) -> String {
-        let context: DecodingError.Context? = switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context
-        @unknown default: nil
-        }
-        var keys = context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } ?? []
-        if case .keyNotFound(let key, _) = error { keys.append(key.stringValue) }
-        return keys.isEmpty ? "the top" : keys.joined(separator: ".")
-    }
-
     /// The store error for a database failure.
     private func failure(_ error: any Error, _ id: AppSessionID?, doing: String, write: Bool = false) -> any Error {
-        if error is CancellationError || error is StoreError { return error }
-        var message = "PostgreSQL: cannot \(doing): \(error)"
-        if let error = error as? PostgresError, error.leavesTheOutcomeUnknown, write {
-            message += "; the write may or may not have been committed: the stored session is the previous one or this one, whole; load it again"
-        } else if write {
-            message += "; nothing was written"
-        }
-        return StoreError(.io, subject: id.map(StoreError.Entry.appSession), message: message)
+        PostgresStoreFailure.io(
+            error, subject: id.map(StoreError.Entry.appSession), doing: doing, write: write,
+            unknownOutcome: ": the stored session is the previous one or this one, whole; load it again"
+        )
     }
 }

@@ -215,14 +215,11 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     }
 
     private func decode(_ row: [PostgresValue], guest: GuestID) throws(StoreError) -> MergeJournal {
-        guard row.count == 2, let version = row[0].int64, let json = row[1].text else {
+        guard let (version, json) = PostgresStoreFailure.versionedJSON(row) else {
             throw corrupt("the merge journal of guest \(guest) has no version or no journal")
         }
-        let journal: MergeJournal
-        do {
-            journal = try MergeJournal(json: json)
-        } catch {
-            throw corrupt("the merge journal of guest \(guest) does not read as one")
+        let journal = try PostgresStoreFailure.decoded(json, { (json) throws(DecodingError) in try MergeJournal(json: json) }) { path in
+            corrupt("the merge journal of guest \(guest) does not read as one at \(path)")
         }
         guard journal.guest == guest else { throw corrupt("the merge journal of guest \(guest) holds another guest's") }
         guard Int64(journal.version) == version else {
@@ -236,14 +233,6 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     }
 
     private func failure(_ error: any Error, doing: String, write: Bool, sent: Bool = false) -> any Error {
-        if error is CancellationError || error is StoreError { return error }
-        var message = "PostgreSQL: cannot \(doing): \(error)"
-        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
-        if write && sent && lost {
-            message += "; the write may or may not have been committed (whole, if it was); read it again"
-        } else if write {
-            message += "; nothing was written"
-        }
-        return StoreError(.io, message: message)
+        PostgresStoreFailure.io(error, subject: nil, doing: doing, write: write, sent: sent, unknownOutcome: " (whole, if it was); read it again")
     }
 }

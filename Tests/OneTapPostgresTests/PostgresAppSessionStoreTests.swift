@@ -93,6 +93,29 @@ import Testing
         }
     }
 
+    /// A row whose refresh-token digest was garbled is `corrupt`, and its error names the member at fault
+    /// (its key path) but quotes no byte of the digest: an error message never carries a row's value.
+    @Test func aCorruptRowsErrorNamesTheMemberAndQuotesNoDigest() async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.appSessionStore()
+            let record = opened()
+            try await store.create(record)
+            let digest = record.current.digest.hex
+            let garbled = String(digest.dropLast()) + "Z"
+            try await stores.pool.execute(
+                "UPDATE \(table(stores)) SET record = replace(record, $2, $3) WHERE id = $1", [.text(record.id.text), .text(digest), .text(garbled)]
+            )
+            await #expect {
+                _ = try await store.load(record.id)
+            } throws: { error in
+                guard let error = error as? StoreError else { return false }
+                let text = "\(error) \(error.message)"
+                return error.kind == .corrupt && error.message.contains("does not read as an app session at current.digest")
+                    && !text.contains(String(digest.prefix(12))) && !text.contains(String(garbled.suffix(12)))
+            }
+        }
+    }
+
     /// The cleanup every instance runs removes app sessions whose refresh token expired before the cut-off
     /// (revoked ones too), to the millisecond, and reports them.
     @Test func cleanupRemovesExpiredAppSessions() async throws {

@@ -5,18 +5,14 @@
 extension PendingAction {
     func write(to writer: inout JSONWriter) throws(JSONWriteError) {
         try writer.object { (writer) throws(JSONWriteError) in
-            writer.key("key")
-            writer.string(key)
-            writer.key("action")
-            writer.string(action)
+            writer.member("key", key)
+            writer.member("action", action)
             if let payload {
                 writer.key("payload")
                 try payload.write(to: &writer)
             }
-            writer.key("createdAtMs")
-            try writer.instant(createdAt)
-            writer.key("expiresAtMs")
-            try writer.instant(expiresAt)
+            try writer.instant("createdAtMs", createdAt)
+            try writer.instant("expiresAtMs", expiresAt)
         }
     }
 
@@ -26,25 +22,22 @@ extension PendingAction {
         var members = try reader.beginObject()
         while let name = try reader.nextKey(in: &members) {
             switch name {
-            case "key":
-                try reader.unseen(key != nil, name)
-                key = try reader.string()
+            case "key": try reader.member(&key, name)
             case "action":
-                try reader.unseen(action != nil, name)
-                let text = try reader.string()
-                if let problem = LoginGate.problem(text) { throw reader.corrupt(problem) }
-                action = text
+                try reader.member(&action, name) { (reader) throws(JSONReadError) in
+                    let text = try reader.string()
+                    if let problem = LoginGate.problem(text) { throw reader.corrupt(problem) }
+                    return text
+                }
             case "payload":
                 try reader.unseen(payload != nil, name)
                 let value = try reader.null() ? nil : try JSONValue(reading: &reader)
                 if let problem = Self.payloadProblem(value) { throw reader.corrupt(problem) }
                 payload = .some(value)
             case "createdAtMs", "createdAt":
-                try reader.unseen(createdAt != nil, name)
-                createdAt = try instants.read(milliseconds: "createdAtMs" ~= name, &reader)
+                try reader.member(&createdAt, name) { (reader) throws(JSONReadError) in try instants.read(milliseconds: "createdAtMs" ~= name, &reader) }
             case "expiresAtMs", "expiresAt":
-                try reader.unseen(expiresAt != nil, name)
-                expiresAt = try instants.read(milliseconds: "expiresAtMs" ~= name, &reader)
+                try reader.member(&expiresAt, name) { (reader) throws(JSONReadError) in try instants.read(milliseconds: "expiresAtMs" ~= name, &reader) }
             default: break
             }
         }

@@ -3,18 +3,11 @@
 extension LoginPlan: JSONRecord {
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.key("carrier")
-            writer.string(carrier.rawValue)
-            writer.key("evidence")
-            writer.string(evidence.rawValue)
-            writer.key("flows")
-            writer.array { writer in
-                for flow in flows { writer.string(flow.rawValue) }
-            }
-            writer.key("reason")
-            writer.string(reason.rawValue)
-            writer.key("condition")
-            writer.string(condition.description)
+            writer.member("carrier", carrier.rawValue)
+            writer.member("evidence", evidence.rawValue)
+            writer.member("flows", strings: flows.lazy.map { $0.rawValue })
+            writer.member("reason", reason.rawValue)
+            writer.member("condition", condition.description)
         }
     }
 
@@ -23,25 +16,21 @@ extension LoginPlan: JSONRecord {
         var members = try reader.beginObject()
         while let key = try reader.nextKey(in: &members) {
             switch key {
-            case "carrier":
-                try reader.unseen(carrier != nil, key)
-                carrier = try reader.raw(Carrier.self)
-            case "evidence":
-                try reader.unseen(evidence != nil, key)
-                evidence = try reader.raw(EvidenceSource.self)
+            case "carrier": try reader.raw(&carrier, key)
+            case "evidence": try reader.raw(&evidence, key)
             case "flows":
-                try reader.unseen(flows != nil, key)
-                let list = try reader.elements { (reader) throws(JSONReadError) in try reader.raw(LoginFlow.self) }
-                if let problem = FlowSequence.validate(list) { throw reader.corrupt(problem) }
-                flows = FlowSequence(unchecked: list)
-            case "reason":
-                try reader.unseen(reason != nil, key)
-                reason = try reader.raw(RoutingReason.self)
+                try reader.member(&flows, key) { (reader) throws(JSONReadError) in
+                    let list = try reader.elements { (reader) throws(JSONReadError) in try reader.raw(LoginFlow.self) }
+                    if let problem = FlowSequence.validate(list) { throw reader.corrupt(problem) }
+                    return FlowSequence(unchecked: list)
+                }
+            case "reason": try reader.raw(&reason, key)
             case "condition":
-                try reader.unseen(condition != nil, key)
-                let text = try reader.string()
-                condition = RoutingPolicy.Condition.named(text)
-                if condition == nil { throw reader.corrupt(RoutingPolicy.Condition.unknown(text)) }
+                try reader.member(&condition, key) { (reader) throws(JSONReadError) in
+                    let text = try reader.string()
+                    guard let condition = RoutingPolicy.Condition.named(text) else { throw reader.corrupt(RoutingPolicy.Condition.unknown(text)) }
+                    return condition
+                }
             default: break
             }
         }

@@ -5,22 +5,13 @@
 extension LoginStep: JSONRecord {
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("attempt")
-            writer.int(attempt)
-            writer.key("code")
-            writer.string(result.code)
-            if let detail = result.detail {
-                writer.key("detail")
-                writer.string(detail)
-            }
-            writer.key("action")
-            writer.string(action.rawValue)
-            writer.key("meaning")
-            writer.string(meaning)
-            writer.key("next")
-            writer.string(next.description)
+            writer.member("flow", flow.rawValue)
+            writer.member("attempt", attempt)
+            writer.member("code", result.code)
+            writer.member("detail", result.detail)
+            writer.member("action", action.rawValue)
+            writer.member("meaning", meaning)
+            writer.member("next", next.description)
         }
     }
 
@@ -29,29 +20,18 @@ extension LoginStep: JSONRecord {
         var members = try reader.beginObject()
         while let key = try reader.nextKey(in: &members) {
             switch key {
-            case "flow":
-                try reader.unseen(flow != nil, key)
-                flow = try reader.raw(LoginFlow.self)
-            case "attempt":
-                try reader.unseen(attempt != nil, key)
-                attempt = try reader.int()
-            case "code":
-                try reader.unseen(code != nil, key)
-                code = try reader.string()
-            case "detail":
-                try reader.unseen(detail != nil, key)
-                detail = .some(try reader.null() ? nil : try reader.string())
-            case "action":
-                try reader.unseen(action != nil, key)
-                action = try reader.raw(OutcomeAction.self)
-            case "meaning":
-                try reader.unseen(meaning != nil, key)
-                meaning = try reader.string()
+            case "flow": try reader.raw(&flow, key)
+            case "attempt": try reader.member(&attempt, key)
+            case "code": try reader.member(&code, key)
+            case "detail": try reader.member(&detail, key)
+            case "action": try reader.raw(&action, key)
+            case "meaning": try reader.member(&meaning, key)
             case "next":
-                try reader.unseen(next != nil, key)
-                let text = try reader.string()
-                next = Decision.Step(text)
-                if next == nil { throw reader.corrupt(Decision.Step.unknown(text)) }
+                try reader.member(&next, key) { (reader) throws(JSONReadError) in
+                    let text = try reader.string()
+                    guard let step = Decision.Step(text) else { throw reader.corrupt(Decision.Step.unknown(text)) }
+                    return step
+                }
             default: break
             }
         }
@@ -70,12 +50,9 @@ extension LoginStep: JSONRecord {
 extension LoginAlert: JSONRecord {
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.key("flow")
-            writer.string(flow.rawValue)
-            writer.key("code")
-            writer.string(code)
-            writer.key("meaning")
-            writer.string(meaning)
+            writer.member("flow", flow.rawValue)
+            writer.member("code", code)
+            writer.member("meaning", meaning)
         }
     }
 
@@ -84,15 +61,9 @@ extension LoginAlert: JSONRecord {
         var members = try reader.beginObject()
         while let key = try reader.nextKey(in: &members) {
             switch key {
-            case "flow":
-                try reader.unseen(flow != nil, key)
-                flow = try reader.raw(LoginFlow.self)
-            case "code":
-                try reader.unseen(code != nil, key)
-                code = try reader.string()
-            case "meaning":
-                try reader.unseen(meaning != nil, key)
-                meaning = try reader.string()
+            case "flow": try reader.raw(&flow, key)
+            case "code": try reader.member(&code, key)
+            case "meaning": try reader.member(&meaning, key)
             default: break
             }
         }

@@ -4,12 +4,8 @@
 extension VerifiedLogin: JSONRecord {
     package func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.key("phoneNumber")
-            writer.string(phoneNumber.digits)
-            if let account {
-                writer.key("account")
-                writer.string(account.rawValue)
-            }
+            writer.member("phoneNumber", phoneNumber.digits)
+            writer.member("account", account?.rawValue)
         }
     }
 
@@ -19,11 +15,9 @@ extension VerifiedLogin: JSONRecord {
         while let key = try reader.nextKey(in: &members) {
             switch key {
             case "phoneNumber":
-                try reader.unseen(phoneNumber != nil, key)
-                phoneNumber = try reader.parsed { (text) throws(ParseError) in try PhoneNumber(text) }
+                try reader.member(&phoneNumber, key) { (reader) throws(JSONReadError) in try reader.parsed { (text) throws(ParseError) in try PhoneNumber(text) } }
             case "account":
-                try reader.unseen(account != nil, key)
-                account = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AccountID(text) })
+                try reader.member(&account, key) { (reader) throws(JSONReadError) in try reader.parsed { (text) throws(ParseError) in try AccountID(text) } }
             default: break
             }
         }

@@ -192,3 +192,72 @@ extension JSONReader {
         try elements(&slot, key) { (reader) throws(JSONReadError) in try Value(reading: &reader) }
     }
 }
+
+// The members every record reads, as concrete members: a generic member constrained to a package
+// protocol (``JSONScalar``) is never inlined into another module, so a record on a hot path (the login
+// session's) reads its strings and integers through these instead, specialised where it is called.
+extension JSONReader {
+    /// Reads a member with `read` into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read.
+    ///   - key: The member's key.
+    ///   - read: Reads the value.
+    /// - Throws: ``JSONReadError``: corrupt for a member written twice; what `read` throws.
+    @inlinable @inline(__always)
+    package mutating func member<Value>(_ slot: inout Value?, _ key: JSONKey, _ read: (inout JSONReader) throws(JSONReadError) -> Value) throws(JSONReadError) {
+        if slot != nil { throw duplicate(key) }
+        slot = try read(&self)
+    }
+
+    /// Reads a member that may be `null` (absent) with `read` into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read; `.some(nil)` for `null`.
+    ///   - key: The member's key.
+    ///   - read: Reads the value when it is not `null`.
+    /// - Throws: ``JSONReadError``: corrupt for a member written twice; what `read` throws.
+    @inlinable @inline(__always)
+    package mutating func member<Value>(_ slot: inout Value??, _ key: JSONKey, _ read: (inout JSONReader) throws(JSONReadError) -> Value) throws(JSONReadError) {
+        if slot != nil { throw duplicate(key) }
+        slot = .some(try null() ? nil : try read(&self))
+    }
+
+    /// Reads a string member into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read.
+    ///   - key: The member's key.
+    /// - Throws: ``JSONReadError``: corrupt for a member written twice; a mismatch for a value that is no string.
+    @inlinable @inline(__always)
+    package mutating func member(_ slot: inout String?, _ key: JSONKey) throws(JSONReadError) {
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.string() }
+    }
+
+    /// Reads a string member that may be `null` (absent) into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read; `.some(nil)` for `null`.
+    ///   - key: The member's key.
+    /// - Throws: ``JSONReadError``, as ``member(_:_:)-(String?,_)``.
+    @inlinable @inline(__always)
+    package mutating func member(_ slot: inout String??, _ key: JSONKey) throws(JSONReadError) {
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.string() }
+    }
+
+    /// Reads an integer member into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read.
+    ///   - key: The member's key.
+    /// - Throws: ``JSONReadError``: corrupt for a member written twice; a mismatch for a value that is no integer in range.
+    @inlinable @inline(__always)
+    package mutating func member(_ slot: inout Int?, _ key: JSONKey) throws(JSONReadError) {
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.int() }
+    }
+
+    /// Reads an integer member that may be `null` (absent) into its slot.
+    /// - Parameters:
+    ///   - slot: Nil until the member is read; `.some(nil)` for `null`.
+    ///   - key: The member's key.
+    /// - Throws: ``JSONReadError``, as ``member(_:_:)-(Int?,_)``.
+    @inlinable @inline(__always)
+    package mutating func member(_ slot: inout Int??, _ key: JSONKey) throws(JSONReadError) {
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.int() }
+    }
+}

@@ -1,7 +1,8 @@
 /// App sessions in this process's memory: the default, and the model the conformance suite checks other
 /// stores against. Thread-safe; every operation is atomic.
 public final class InMemoryAppSessionStore: AppSessionStore {
-    private let records = LockedValue<[AppSessionID: AppSessionRecord]>([:])
+    private let table = InMemoryVersionedRecords<AppSessionRecord>()
+    private var records: LockedValue<[AppSessionID: AppSessionRecord]> { table.records }
 
     /// Creates an empty store.
     public init() {}
@@ -13,12 +14,7 @@ public final class InMemoryAppSessionStore: AppSessionStore {
     /// - Parameter record: The session.
     /// - Throws: ``StoreError`` of kind `duplicate`.
     public func create(_ record: AppSessionRecord) async throws {
-        try records.withLock { records throws(StoreError) in
-            guard records[record.id] == nil else {
-                throw StoreError(.duplicate, subject: .appSession(record.id), message: "an app session with this id exists")
-            }
-            records[record.id] = record
-        }
+        try table.create(record)
     }
 
     /// Reads a session (``AppSessionStore/load(_:)``).
@@ -34,15 +30,7 @@ public final class InMemoryAppSessionStore: AppSessionStore {
     ///   - version: The version it was made from.
     /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
     public func replace(_ record: AppSessionRecord, expecting version: Int) async throws {
-        try records.withLock { records throws(StoreError) in
-            guard let current = records[record.id] else {
-                throw StoreError(.notFound, subject: .appSession(record.id), message: "no app session has this id")
-            }
-            guard current.version == version, record.version > version else {
-                throw StoreError(.conflict, subject: .appSession(record.id), message: "expected version \(version), found \(current.version)")
-            }
-            records[record.id] = record
-        }
+        try table.replace(record, expecting: version)
     }
 
     /// The live sessions of an account (``AppSessionStore/sessions(of:)``).
@@ -58,10 +46,6 @@ public final class InMemoryAppSessionStore: AppSessionStore {
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
-        records.withLock { records in
-            let expired = records.values.filter { $0.expiresAt < instant }.prefix(max(0, limit)).map(\.id)
-            for id in expired { records[id] = nil }
-            return expired.count
-        }
+        table.removeExpired(before: instant, limit: limit)
     }
 }

@@ -1,7 +1,8 @@
 /// Login sessions in this process's memory: the default, and the model the conformance suite checks
 /// other stores against. Thread-safe; every operation is atomic.
 public final class InMemoryLoginSessionStore: LoginSessionStore {
-    private let sessions = LockedValue<[LoginSessionID: LoginSession]>([:])
+    private let table = InMemoryVersionedRecords<LoginSession>()
+    private var sessions: LockedValue<[LoginSessionID: LoginSession]> { table.records }
 
     /// Creates an empty store.
     public init() {}
@@ -13,12 +14,7 @@ public final class InMemoryLoginSessionStore: LoginSessionStore {
     /// - Parameter session: The session.
     /// - Throws: ``StoreError`` of kind `duplicate`.
     public func create(_ session: LoginSession) async throws {
-        try sessions.withLock { sessions throws(StoreError) in
-            guard sessions[session.id] == nil else {
-                throw StoreError(.duplicate, session: session.id, message: "a session with this id exists")
-            }
-            sessions[session.id] = session
-        }
+        try table.create(session)
     }
 
     /// Reads a session (``LoginSessionStore/load(_:)``).
@@ -34,16 +30,7 @@ public final class InMemoryLoginSessionStore: LoginSessionStore {
     ///   - version: The version it was made from.
     /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
     public func replace(_ session: LoginSession, expecting version: Int) async throws {
-        try sessions.withLock { sessions throws(StoreError) in
-            guard let current = sessions[session.id] else {
-                throw StoreError(.notFound, session: session.id, message: "no session has this id")
-            }
-            guard current.version == version, session.version > version else {
-                throw StoreError(
-                    .conflict, session: session.id, message: "expected version \(version), found \(current.version)")
-            }
-            sessions[session.id] = session
-        }
+        try table.replace(session, expecting: version)
     }
 
     /// Removes expired sessions (``LoginSessionStore/removeExpired(before:limit:)``).
@@ -52,10 +39,6 @@ public final class InMemoryLoginSessionStore: LoginSessionStore {
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
     public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
-        sessions.withLock { sessions in
-            let expired = sessions.values.filter { $0.expiresAt < instant }.prefix(max(0, limit)).map(\.id)
-            for id in expired { sessions[id] = nil }
-            return expired.count
-        }
+        table.removeExpired(before: instant, limit: limit)
     }
 }

@@ -1,0 +1,85 @@
+/// A record an in-memory store keeps by id at a version, until it expires: a login session, an app
+/// session.
+package protocol InMemoryVersionedRecord: Sendable {
+    /// The record's id type.
+    associatedtype ID: Hashable & Sendable
+    /// The record's id.
+    var id: ID { get }
+    /// The record's version: a replace is made from one and raises it.
+    var version: Int { get }
+    /// When the record may be removed.
+    var expiresAt: Date { get }
+    /// The store errors' subject for a record's id.
+    /// - Parameter id: The id.
+    /// - Returns: The subject.
+    static func subject(_ id: ID) -> StoreError.Entry
+    /// The record's name in a store error (`"session"`, `"app session"`).
+    static var named: String { get }
+    /// Its indefinite article (`"a"`, `"an"`).
+    static var article: String { get }
+}
+
+extension LoginSession: InMemoryVersionedRecord {
+    package static func subject(_ id: LoginSessionID) -> StoreError.Entry { .session(id) }
+    package static var named: String { "session" }
+    package static var article: String { "a" }
+}
+
+extension AppSessionRecord: InMemoryVersionedRecord {
+    package static func subject(_ id: AppSessionID) -> StoreError.Entry { .appSession(id) }
+    package static var named: String { "app session" }
+    package static var article: String { "an" }
+}
+
+/// Records in this process's memory by id, each at a version: the create, the compare-and-swap replace
+/// and the removal of expired records that the in-memory login-session and app-session stores share.
+/// Thread-safe; every operation is atomic.
+package final class InMemoryVersionedRecords<Record: InMemoryVersionedRecord>: Sendable {
+    /// The records by id.
+    package let records = LockedValue<[Record.ID: Record]>([:])
+
+    /// Creates an empty table.
+    package init() {}
+
+    /// Stores a new record.
+    /// - Parameter record: The record.
+    /// - Throws: ``StoreError`` of kind `duplicate` when its id is taken.
+    package func create(_ record: Record) throws(StoreError) {
+        try records.withLock { records throws(StoreError) in
+            guard records[record.id] == nil else {
+                throw StoreError(.duplicate, subject: Record.subject(record.id), message: "\(Record.article) \(Record.named) with this id exists")
+            }
+            records[record.id] = record
+        }
+    }
+
+    /// Replaces a record if it is still at `version` and the new one is at a later version.
+    /// - Parameters:
+    ///   - record: The new record.
+    ///   - version: The version it was made from.
+    /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
+    package func replace(_ record: Record, expecting version: Int) throws(StoreError) {
+        try records.withLock { records throws(StoreError) in
+            guard let current = records[record.id] else {
+                throw StoreError(.notFound, subject: Record.subject(record.id), message: "no \(Record.named) has this id")
+            }
+            guard current.version == version, record.version > version else {
+                throw StoreError(.conflict, subject: Record.subject(record.id), message: "expected version \(version), found \(current.version)")
+            }
+            records[record.id] = record
+        }
+    }
+
+    /// Removes records that expired before `instant`, at most `limit`.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    package func removeExpired(before instant: Date, limit: Int) -> Int {
+        records.withLock { records in
+            let expired = records.values.filter { $0.expiresAt < instant }.prefix(max(0, limit)).map(\.id)
+            for id in expired { records[id] = nil }
+            return expired.count
+        }
+    }
+}
