@@ -75,14 +75,15 @@ public struct LoginServer: Sendable {
     /// - Parameters:
     ///   - report: What happened.
     ///   - id: The session.
-    ///   - version: The version the app acted on (send the one it was given).
+    ///   - version: The version the app acted on (send the one it was given): required, so a replay of an
+    ///     earlier report is always found out (`stale-version`).
     ///   - claims: The verified claims of the caller's app session; it must be the one that started the login.
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
     ///   report won the race, `unknown-session` for an id no session has or a login of another app
     ///   session, alike), or ``StoreError``.
-    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int?, from claims: AccessClaims) async throws -> LoginTransition {
+    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
             // (the guard, or ``exchanged(_:token:session:version:from:)``), never from a request.
@@ -108,13 +109,13 @@ public struct LoginServer: Sendable {
     ///     the error, with the token scrubbed, goes to the session's trace).
     ///   - token: The token that was sent to the carrier (the credential's token).
     ///   - id: The session.
-    ///   - version: The version the exchange was asked at (the one with the `exchange` instruction).
+    ///   - version: The version the exchange was asked at (the one with the `exchange` instruction); required.
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The session after the answer.
     /// - Throws: ``LoginRejection`` (`unexpected` when the session is not exchanging this token,
     ///   `stale-version`, `unknown-session`, `ended`, `expired`), or ``StoreError``.
     public func exchanged(
-        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int?, from claims: AccessClaims
+        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int, from claims: AccessClaims
     ) async throws -> LoginTransition {
         let session = try await owned(id, by: claims)
         let answer: ExchangeAnswer
@@ -150,14 +151,14 @@ public struct LoginServer: Sendable {
     ///   - code: The code as the user typed it.
     ///   - number: The number it was sent to.
     ///   - id: The session.
-    ///   - version: The version the app acted on.
+    ///   - version: The version the app acted on; required.
     ///   - context: The client's address and device (its session is set to `id`).
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
     /// - Throws: As ``sendSMS(for:to:context:)``, and ``LoginRejection`` as ``report(_:to:version:)``
     ///   for the success report.
     public func verifySMS(
-        _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int?, context: SMSContext, from claims: AccessClaims
+        _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int, context: SMSContext, from claims: AccessClaims
     ) async throws -> (result: SMSVerifyResult, transition: LoginTransition?) {
         let (sms, _) = try await smsStep(id, claims)
         var context = context

@@ -32,7 +32,7 @@ import Testing
         let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: victim)
         let id = started.session.id
         await refusedAsUnknown { _ = try await logins.report(.cancel(.mobile), to: id, version: 1, from: attacker) }
-        await refusedAsUnknown { _ = try await logins.report(.switchToSMS(.mobile), to: id, version: nil, from: attacker) }
+        await refusedAsUnknown { _ = try await logins.report(.switchToSMS(.mobile), to: id, version: 2, from: attacker) }
         #expect(try await logins.session(id) == started.session)
         #expect(try await logins.report(.switchToSMS(.mobile), to: id, version: 1, from: victim).session.next == "sms")
     }

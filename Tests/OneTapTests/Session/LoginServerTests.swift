@@ -39,7 +39,7 @@ import Testing
         if case .run(.mobile, attempt: 2) = next.instruction {} else { Issue.record("expected run mobile 2, got \(next.instruction)") }
         #expect(try await store.load(started.session.id) == next.session)
         #expect(try await logins.session(started.session.id) == next.session)
-        let after = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: nil, from: TestAppSession.me)
+        let after = try await logins.report(.result(.mobile, code: "102101"), to: started.session.id, version: 2, from: TestAppSession.me)
         #expect(after.session.version == 3 && after.session.next == "sms")
         #expect(try await store.load(started.session.id) == after.session)
     }
