@@ -3,8 +3,9 @@
 // without loading them. `onetap db migrate …` checks its arguments, then runs this tool beside itself
 // with them in one form:
 //
-//   onetap-db migrate --url URL [--schema NAME] [--json]
+//   onetap-db migrate --url - [--schema NAME] [--json]
 //
+// with the URL as one line on standard input (`--url -`), so that its password is on no command line.
 // It prints what `onetap db migrate` prints and exits as it does: 0 migrated or current; 1 the server
 // refused; 64 an argument it cannot use (an invalid URL or schema); 69 the server cannot be reached. The
 // URL's password is never printed.
@@ -39,7 +40,13 @@ func parse(_ arguments: ArraySlice<String>) -> (url: String, schema: String, jso
         default: fail("onetap-db takes migrate --url URL [--schema NAME] [--json] (see 'onetap db --help')", Array(arguments).joined(separator: " "), 64)
         }
     }
-    guard let url else { fail("db migrate needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')", nil, 64) }
+    guard var url else { fail("db migrate needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')", nil, 64) }
+    if url == "-" {
+        guard let line = readLine() else {
+            fail("--url - reads the URL from standard input, which held none (see 'onetap db --help')", nil, 64)
+        }
+        url = line  // checked as a --url value is
+    }
     return (url, schema, json)
 }
 

@@ -23,7 +23,7 @@ import Testing
             Issue.record("parsed to \(invocation)")
             return
         }
-        #expect(options.url.contains("hunter2-pw"))  // kept for connecting
+        #expect(options.url?.contains("hunter2-pw") == true)  // kept for connecting
         for value in [invocation as Any, options] {
             var dumped = ""
             dump(value, to: &dumped)
@@ -42,7 +42,8 @@ import Testing
     @Test(arguments: [
         (["db"], "onetap: error: db needs an action: onetap db migrate --url URL (see 'onetap db --help')"),
         (["db", "drop", "--url", "postgresql:///x"], "onetap: error: unknown db action 'drop'; the actions are migrate (see 'onetap db --help')"),
-        (["db", "migrate"], "onetap: error: db migrate needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')"),
+        (["db", "migrate"], "onetap: error: db migrate needs the PostgreSQL server: --url URL, --url - (the URL on standard input) or ONETAP_POSTGRES_URL (see 'onetap db --help')"),
+        (["db", "migrate", "--url", "-"], "onetap: error: --url - reads the URL from standard input, which held none (see 'onetap db --help')"),
         (["db", "migrate", "--url", "postgresql:///x", "--schema"], "onetap: error: option --schema needs a value (see 'onetap db --help')"),
         (["db", "migrate", "--url", "postgresql:///x", "--data", "d"], "onetap: error: unknown option '--data'; this command takes --url, --schema, --json"),
         // A password on the command line never comes back in a usage error, wherever it stood.
@@ -227,6 +228,45 @@ import Testing
         #expect(carrier.status == 0 && carrier.stdout.contains("China Mobile"))
     }
 
+    /// The URL reaches `onetap-db` on its standard input, never on its command line (which any user of the
+    /// machine reads in /proc), from `--url`, from `--url -` (standard input) or from `ONETAP_POSTGRES_URL`.
+    /// A recording `onetap-db` beside a copy of `onetap` shows what the tool was handed.
+    @Test func theURLReachesTheToolOnItsStandardInputNeverItsCommandLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-recorded-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let onetap = directory.appendingPathComponent("onetap")
+        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
+        let tool = directory.appendingPathComponent("onetap-db")
+        let script = "#!/bin/sh\nprintf '%s ' \"$@\" > '\(directory.path)/argv'\ncat > '\(directory.path)/stdin'\necho recorded\n"
+        try Data(script.utf8).write(to: tool)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
+        func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> (status: Int32, argv: String, stdin: String) {
+            let process = Process()
+            process.executableURL = onetap
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(environment) { $1 }
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
+            let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
+            return (process.terminationStatus, argv, received)
+        }
+        let url = "postgresql://api:hunter2-pw@db.internal/onetap"
+        let given = try run(["db", "migrate", "--url", url, "--schema", "tenant_a"])
+        #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == url + "\n")
+        let piped = try run(["db", "migrate", "--url", "-", "--json"], stdin: url + "\n")
+        #expect(piped.status == 0 && piped.argv == "migrate --url - --json " && piped.stdin == url + "\n")
+        let fromEnvironment = try run(["db", "migrate"], environment: ["ONETAP_POSTGRES_URL": url])
+        #expect(fromEnvironment.status == 0 && fromEnvironment.argv == "migrate --url - " && fromEnvironment.stdin == url + "\n")
+        try FileManager.default.removeItem(at: directory)
+    }
+
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.
     @Test(arguments: [[], ["drop"], ["migrate"], ["migrate", "--url"], ["migrate", "--url", "postgresql://api:hunter2-pw@h/db", "--data", "d"]])
     func theDBToolRefusesOtherArguments(arguments: [String]) async throws {
@@ -253,7 +293,7 @@ import Testing
 
     @Test func helpDescribesTheCommand() async throws {
         let help = try await Binary.run(["db", "--help"])
-        #expect(help.status == 0 && help.stdout.hasPrefix("USAGE: onetap db migrate --url URL [--schema NAME] [--json]"))
+        #expect(help.status == 0 && help.stdout.hasPrefix("USAGE: onetap db migrate [--url URL | --url -] [--schema NAME] [--json]"))
         #expect(help.stdout.contains("69 the server cannot be reached"))
         let overview = try await Binary.run(["--help"])
         #expect(overview.stdout.contains("  db       bring a PostgreSQL schema"))

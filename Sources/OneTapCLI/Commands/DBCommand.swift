@@ -11,7 +11,7 @@ enum DBCommand: CommandDescription {
     static let name = "db"
     static let summary = "bring a PostgreSQL schema for OneTap's stores up to date"
     static let help = """
-        USAGE: onetap db migrate --url URL [--schema NAME] [--json]
+        USAGE: onetap db migrate [--url URL | --url -] [--schema NAME] [--json]
 
         Applies the migrations a PostgreSQL schema for OneTap's stores is missing (what
         PostgresStores.open does when a server starts), so an operator can migrate before a deploy.
@@ -22,9 +22,12 @@ enum DBCommand: CommandDescription {
         CREATE on the database then).
 
         URL is a libpq URI or connection string: postgresql://user@db.internal:5432/onetap,
-        postgresql:///onetap?host=/var/run/postgresql, "host=/tmp dbname=onetap". Its password is
-        never printed; it can also come from PGPASSWORD or ~/.pgpass, which keeps it off the command
-        line. --schema names the schema (default onetap: lowercase letters, digits and _).
+        postgresql:///onetap?host=/var/run/postgresql, "host=/tmp dbname=onetap". Keep its password
+        off the command line (every user of the machine can read a command line): put it in
+        PGPASSWORD or ~/.pgpass, or give the whole URL in ONETAP_POSTGRES_URL (used when --url is
+        absent) or on standard input with --url -. onetap passes the URL to onetap-db on its standard
+        input, never on its command line, and never prints the password. --schema names the schema
+        (default onetap: lowercase letters, digits and _).
 
         Prints "migrated schema onetap to version 6 (applied: 3, 4, 5, 6)" or "schema onetap is at
         version 6 (nothing to apply)". JSON fields: schema, version, applied.
@@ -33,7 +36,7 @@ enum DBCommand: CommandDescription {
         migrated, a missing privilege, a failed step: nothing was changed); 64 usage error (an
         invalid URL or schema name); 69 the server cannot be reached.
 
-        EXAMPLE: onetap db migrate --url postgresql://onetap@db.internal/onetap --schema onetap
+        EXAMPLE: ONETAP_POSTGRES_URL=postgresql://onetap@db.internal/onetap onetap db migrate --schema onetap
         """
     static let options: [OptionSpec] = [.value("url"), .value("schema"), .flag("json")]
 
@@ -49,10 +52,7 @@ enum DBCommand: CommandDescription {
         if let extra = arguments.operands.dropFirst().first {
             throw UsageError("db \(action.rawValue) takes options only; unexpected \(quoted(extra))", command: name)
         }
-        guard let url = arguments.value("url") else {
-            throw UsageError("db \(action.rawValue) needs --url, the PostgreSQL server (postgresql://user@host/db)", command: name)
-        }
-        return DBOptions(action: action, url: url, schema: arguments.value("schema"), json: arguments.has("json"))
+        return DBOptions(action: action, url: arguments.value("url"), schema: arguments.value("schema"), json: arguments.has("json"))
     }
 
     /// The tool's file name, beside the running executable.
@@ -68,12 +68,15 @@ enum DBCommand: CommandDescription {
                     + "(or 'swift build --product \(toolName)')",
                 code: .unavailable)
         }
-        var arguments = [options.action.rawValue, "--url", options.url]
+        let url = try resolvedURL(options, io: io)
+        // The URL goes to the tool on its standard input, never on its command line (which every user of
+        // the machine can read in /proc).
+        var arguments = [options.action.rawValue, "--url", "-"]
         if let schema = options.schema { arguments += ["--schema", schema] }
         if options.json { arguments.append("--json") }
         let finished: Finished
         do {
-            finished = try await launch(tool, arguments)
+            finished = try await launch(tool, arguments, input: Data((url + "\n").utf8))
         } catch {
             throw CommandFailure(message: "cannot run \(tool.path): \(error.localizedDescription)", code: .unavailable)
         }
@@ -86,12 +89,42 @@ enum DBCommand: CommandDescription {
         output.flush()
         let errors = String(decoding: finished.errors, as: UTF8.self)
         for line in errors.split(separator: "\n") {
-            io.writeError(ConnectionPasswords.redacting(in: String(line), foundIn: [options.url]))
+            io.writeError(ConnectionPasswords.redacting(in: String(line), foundIn: [url]))
         }
         guard !finished.signalled else {
             throw CommandFailure(message: "\(toolName) was stopped by signal \(finished.status)", code: .failed)
         }
         return ExitCode(rawValue: finished.status)
+    }
+
+    /// The URL: as given, one line of standard input for `--url -`, or `ONETAP_POSTGRES_URL`.
+    /// - Throws: ``CommandFailure`` with exit 64 when there is none.
+    private static func resolvedURL(_ options: DBOptions, io: any CommandIO) throws(CommandFailure) -> String {
+        switch options.url {
+        case "-"?:
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while bytes.count <= 65_536 {
+                let count = chunk.withUnsafeMutableBytes { io.readInput(into: $0) }
+                guard count > 0 else { break }
+                bytes += chunk[0..<count]
+            }
+            let line = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !line.isEmpty else {
+                throw CommandFailure(message: "--url - reads the URL from standard input, which held none (see 'onetap db --help')", code: .usage)
+            }
+            return line
+        case let url?:
+            return url
+        case nil:
+            guard let url = io.environment("ONETAP_POSTGRES_URL"), !url.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CommandFailure(
+                    message: "db \(options.action.rawValue) needs the PostgreSQL server: --url URL, --url - (the URL on standard input) "
+                        + "or ONETAP_POSTGRES_URL (see 'onetap db --help')",
+                    code: .usage)
+            }
+            return url
+        }
     }
 
     /// The tool beside the running executable (the test runner's folder in tests, which holds it too).
@@ -110,7 +143,7 @@ enum DBCommand: CommandDescription {
 
     /// Runs the tool to its end on a thread of its own (its pipes are read with blocking calls, off the
     /// cooperative pool).
-    private static func launch(_ tool: URL, _ arguments: [String]) async throws -> Finished {
+    private static func launch(_ tool: URL, _ arguments: [String], input: Data) async throws -> Finished {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "onetap.db-tool").async {
                 let process = Process()
@@ -120,12 +153,20 @@ enum DBCommand: CommandDescription {
                 let errors = Pipe()
                 process.standardOutput = output
                 process.standardError = errors
-                process.standardInput = FileHandle.nullDevice
+                let standardInput = Pipe()
+                process.standardInput = standardInput
                 do {
                     try process.run()
                 } catch {
                     continuation.resume(throwing: error)
                     return
+                }
+                // One short line: it fits in the pipe, so writing it before reading the output cannot block.
+                do {
+                    try standardInput.fileHandleForWriting.write(contentsOf: input)
+                    try standardInput.fileHandleForWriting.close()
+                } catch {
+                    // The tool ended before reading it: its exit status and message say why.
                 }
                 let errorText = LockedValue(Data())
                 let group = DispatchGroup()

@@ -12,15 +12,19 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
 
     /// What to do.
     package var action: Action
-    /// `--url`, as given (it may hold a password; never printed).
-    package var url: String
+    /// `--url`, as given (it may hold a password; never printed): `-` reads the URL from standard input,
+    /// and nil takes it from `ONETAP_POSTGRES_URL`. Either keeps a password off every command line.
+    package var url: String?
     /// `--schema`, as given; `onetap` when absent.
     package var schema: String?
     /// Whether to print JSON.
     package var json: Bool
 
     /// The URL with whatever looks like a password in it redacted.
-    package var redactedURL: String { ConnectionPasswords.redacting(in: url, foundIn: [url]) }
+    package var redactedURL: String {
+        guard let url else { return "$ONETAP_POSTGRES_URL" }
+        return ConnectionPasswords.redacting(in: url, foundIn: [url])
+    }
 
     /// `DBOptions(migrate, url postgresql://api:<redacted>@db/onetap, schema onetap, json false)`.
     package var description: String {
@@ -38,10 +42,10 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
     /// Creates options.
     /// - Parameters:
     ///   - action: What to do.
-    ///   - url: The server.
+    ///   - url: The server; `-` for standard input, nil for `ONETAP_POSTGRES_URL`.
     ///   - schema: The schema; `onetap` when nil.
     ///   - json: Whether to print JSON.
-    package init(action: Action, url: String, schema: String? = nil, json: Bool = false) {
+    package init(action: Action, url: String?, schema: String? = nil, json: Bool = false) {
         self.action = action
         self.url = url
         self.schema = schema
