@@ -15,8 +15,9 @@ import Darwin
 /// - Temporary files left by a crashed writer are removed when a store opens the directory (and every
 ///   256 writes): a temporary file whose writer is gone (its `flock` can be taken and its process is not
 ///   running) holds a token in clear text and is never needed again.
-/// - Files are created with mode 0600 in a directory created with mode 0700; a token file that other
-///   users can read or write, or that another user owns, is refused (`insecure`).
+/// - Files are created with mode 0600 in a directory created with mode 0700; a directory other users
+///   can read, enter or write (an existing one too), or a token file that other users can read or write
+///   or that another user owns, is refused (`insecure`).
 /// - A corrupt, foreign, over-long file, a symbolic link or a non-regular file where a token file should
 ///   be is moved aside to `<name>.corrupt-<milliseconds>` when that account is read (or by ``repair()``)
 ///   and reported (`corrupt`); it is never silently overwritten. Listing never moves anything.
@@ -80,7 +81,8 @@ public final class FileTokenStore: TokenStore {
     ///   - clock: The clock used while waiting for locks.
     ///   - lockTimeout: How long to wait for another process's lock; 30 seconds.
     /// - Throws: ``StoreError`` of kind `io` when the directory (or its `.locks` or `.tmp`) cannot
-    ///   be created or is not a directory, `insecure` when other users can write to one of them.
+    ///   be created or is not a directory, `insecure` when other users can read, enter or write one of
+    ///   them (its mode must be 0700 or stricter).
     public init(directory: String, clock: any WallClock = SystemClock(), lockTimeout: Duration = .seconds(30)) throws(StoreError) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.clock = clock
@@ -104,10 +106,12 @@ public final class FileTokenStore: TokenStore {
             let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "a file"
             throw StoreError(.io, account: nil, message: "\(path) is \(what), not a directory; remove it so the store can create its directory")
         }
-        guard info.st_mode & 0o022 == 0 else {
+        guard info.st_mode & 0o077 == 0 else {
+            // Written by others: they could swap a file in. Read or entered by others: the names are the
+            // account ids, and a looser file would give its token away.
             throw StoreError(
                 .insecure, account: nil,
-                message: "\(path) can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory only you can write")
+                message: "\(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory only you can use (chmod 700)")
         }
     }
 

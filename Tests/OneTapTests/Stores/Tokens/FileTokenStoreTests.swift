@@ -69,6 +69,23 @@ import Testing
         }
     }
 
+    /// Issue 21: a directory others can read lists every account's file (the names are the account ids)
+    /// and, with a looser file, its token: refused, as one others can write is.
+    @Test(arguments: [0o755, 0o750, 0o705, 0o711])
+    func refusesADirectoryOthersCanReadOrEnter(mode: Int) async throws {
+        try await withDirectory { path in
+            _ = try FileTokenStore(directory: path)   // created 0700
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            #expect {
+                try FileTokenStore(directory: path)
+            } throws: { error in
+                (error as! StoreError).kind == .insecure && (error as! StoreError).message.contains(String(mode, radix: 8))
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+            _ = try FileTokenStore(directory: path)
+        }
+    }
+
     @Test func refusesADirectoryOthersCanWrite() throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
