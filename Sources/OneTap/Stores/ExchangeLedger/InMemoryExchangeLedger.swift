@@ -7,7 +7,16 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
         var settledAt: Date
     }
 
-    private let entries = LockedValue<[SHA256Digest: Entry]>([:])
+    private struct Table {
+        var entries: [SHA256Digest: Entry] = [:]
+        /// The size above which the next claim sweeps out forgotten tokens: at least 4,096, and twice what
+        /// the last sweep kept, so a flood of claims costs amortised O(1) each, never a copy per claim.
+        var sweepAbove = 4096
+        /// Sweeps so far (tests).
+        var sweeps = 0
+    }
+
+    private let table = LockedValue(Table())
     /// How long a token is remembered: one day.
     package let retention: Duration
 
@@ -24,10 +33,14 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     /// - Returns: Nil when it was never claimed, else its state.
     public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
         let horizon = now.addingTimeInterval(-retention.seconds)
-        return entries.withLock { entries in
-            if entries.count > 4096 { entries = entries.filter { $0.value.claimedAt >= horizon } }
-            if let entry = entries[token], entry.claimedAt >= horizon { return entry.state }
-            entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
+        return table.withLock { table in
+            if table.entries.count > table.sweepAbove {
+                table.entries = table.entries.filter { $0.value.claimedAt >= horizon }
+                table.sweepAbove = max(4096, 2 * table.entries.count)
+                table.sweeps += 1
+            }
+            if let entry = table.entries[token], entry.claimedAt >= horizon { return entry.state }
+            table.entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
             return nil
         }
     }
@@ -38,9 +51,9 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - state: How it ended.
     ///   - now: The time.
     public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
-        entries.withLock { entries in
-            entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
-            entries[token]?.settledAt = now
+        table.withLock { table in
+            table.entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
+            table.entries[token]?.settledAt = now
         }
     }
 
@@ -48,10 +61,17 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     /// - Parameter since: The earliest time to list.
     /// - Returns: Their digests and times, oldest first.
     public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
-        entries.withLock { entries in
-            entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }
+        table.withLock { table in
+            table.entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }
                 .map { (token: $0.key, at: $0.value.settledAt) }
                 .sorted { $0.at < $1.at }
         }
     }
+
+    /// How many sweeps for forgotten tokens the claims made (tests: a flood sweeps a logarithmic number
+    /// of times).
+    package var sweeps: Int { table.withLock { $0.sweeps } }
+
+    /// How many tokens the ledger holds now.
+    package var count: Int { table.withLock { $0.entries.count } }
 }

@@ -32,6 +32,22 @@ import Testing
         }
     }
 
+    /// Issue 21: a flood of claims of fresh tokens (fake success reports) sweeps a logarithmic number of
+    /// times, not once per claim past 4,096 (each sweep copies the whole table: quadratic in the flood).
+    @Test func aFloodOfClaimsSweepsRarely() async throws {
+        let ledger = InMemoryExchangeLedger()
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        for index in 0..<50_000 {
+            #expect(try await ledger.claim(SHA256.hash(Array("flood-\(index)".utf8)), at: now) == nil)
+        }
+        #expect(ledger.count == 50_000)
+        #expect(ledger.sweeps <= 5, "\(ledger.sweeps) sweeps")   // 4,096 → 8,194 → 16,390 → 32,782: 4
+        // Tokens past the retention still go at the next sweep.
+        let later = now.addingTimeInterval(86_401)
+        for index in 0..<50_000 { _ = try await ledger.claim(SHA256.hash(Array("later-\(index)".utf8)), at: later) }
+        #expect(ledger.count < 100_000 && ledger.sweeps <= 10, "\(ledger.count) held, \(ledger.sweeps) sweeps")
+    }
+
     @Test func theDoubleWithoutAFlawConforms() async throws {
         try await ExchangeLedgerConformance.check { LedgerDouble(.none) }
     }
