@@ -95,6 +95,10 @@ public struct ExchangeGuard: Sendable {
             }
         } catch is TimeoutError {
             (answer, settled) = (.timeout, .unknown)
+        } catch where error is CancellationError || Task.isCancelled {
+            // The caller went away (a client disconnect cancels its request) while the carrier had the token:
+            // the carrier may have answered, and billed. Unknown, so reconciliation lists it.
+            (answer, settled) = (.timeout, .unknown)
         } catch {
             (answer, settled) = (.fault(scrub("\(error)", credential)), previous == .unknown ? .unknown : .failed)
         }

@@ -219,6 +219,26 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
+    /// Issue 21: a caller that goes away (a client disconnect cancels the request's task) while the carrier
+    /// has the token leaves the exchange `unknown`, listed for reconciliation: the carrier may have answered,
+    /// and billed. Before, it was recorded as failed and left out.
+    @Test func aCancelledCallerLeavesTheExchangeUnknown() async throws {
+        struct Hanging: TokenExchangeProvider {
+            func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+                try await Task.sleep(for: .seconds(3600))
+                throw CancellationError()
+            }
+        }
+        let exchange = ExchangeGuard(provider: Hanging(), ledger: ledger, timeout: .seconds(3600), clock: clock)
+        let started = clock.now()
+        let call = Task { await exchange.exchange(Self.credential(), receivedAt: started, rules: .builtIn) }
+        try await Task.sleep(for: .milliseconds(50))
+        call.cancel()
+        #expect(await call.value.answer == .timeout)
+        let listed = try await ledger.unknownExchanges(since: started).map(\.token)
+        #expect(listed == [Self.abc])
+    }
+
     @Test func theCarriersErrorTextIsScrubbedOfTheTokens() async {
         let token = "T-secret-7f3a"
         let refresh = "R-secret-91bc"
