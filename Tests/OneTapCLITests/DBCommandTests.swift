@@ -231,7 +231,7 @@ import Testing
     /// The URL reaches `onetap-db` on its standard input, never on its command line (which any user of the
     /// machine reads in /proc), from `--url`, from `--url -` (standard input) or from `ONETAP_POSTGRES_URL`.
     /// A recording `onetap-db` beside a copy of `onetap` shows what the tool was handed.
-    @Test func theURLReachesTheToolOnItsStandardInputNeverItsCommandLine() throws {
+    @Test func theURLReachesTheToolOnItsStandardInputNeverItsCommandLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-recorded-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let onetap = directory.appendingPathComponent("onetap")
@@ -240,7 +240,7 @@ import Testing
         let script = "#!/bin/sh\nprintf '%s ' \"$@\" > '\(directory.path)/argv'\ncat > '\(directory.path)/stdin'\necho recorded\n"
         try Data(script.utf8).write(to: tool)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
-        func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) throws -> (status: Int32, argv: String, stdin: String) {
+        func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> (status: Int32, argv: String, stdin: String) {
             let process = Process()
             process.executableURL = onetap
             process.arguments = arguments
@@ -251,19 +251,27 @@ import Testing
             try process.run()
             try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
             try input.fileHandleForWriting.close()
-            _ = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }   // no pool thread held
+            _ = output.fileHandleForReading.readDataToEndOfFile()   // one short line: it fit in the pipe
             let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
             let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
             return (process.terminationStatus, argv, received)
         }
         let url = "postgresql://api:hunter2-pw@db.internal/onetap"
-        let given = try run(["db", "migrate", "--url", url, "--schema", "tenant_a"])
-        #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == url + "\n")
-        let piped = try run(["db", "migrate", "--url", "-", "--json"], stdin: url + "\n")
-        #expect(piped.status == 0 && piped.argv == "migrate --url - --json " && piped.stdin == url + "\n")
-        let fromEnvironment = try run(["db", "migrate"], environment: ["ONETAP_POSTGRES_URL": url])
-        #expect(fromEnvironment.status == 0 && fromEnvironment.argv == "migrate --url - " && fromEnvironment.stdin == url + "\n")
+        do {
+            let given = try await run(["db", "migrate", "--url", url, "--schema", "tenant_a"])
+            #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == url + "\n")
+            let piped = try await run(["db", "migrate", "--url", "-", "--json"], stdin: url + "\n")
+            #expect(piped.status == 0 && piped.argv == "migrate --url - --json " && piped.stdin == url + "\n")
+            let fromEnvironment = try await run(["db", "migrate"], environment: ["ONETAP_POSTGRES_URL": url])
+            #expect(fromEnvironment.status == 0 && fromEnvironment.argv == "migrate --url - " && fromEnvironment.stdin == url + "\n")
+            // A connection string over two lines is refused (the tool reads one line), never cut short.
+            let twoLines = try await Binary.run(["db", "migrate", "--url", "host=/tmp\ndbname=onetap"])
+            #expect(twoLines.status == 64 && twoLines.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"))
+        } catch {
+            try FileManager.default.removeItem(at: directory)
+            throw error
+        }
         try FileManager.default.removeItem(at: directory)
     }
 

@@ -102,8 +102,16 @@ public struct ExchangeGuard: Sendable {
         } catch {
             (answer, settled) = (.fault(scrub("\(error)", credential)), previous == .unknown ? .unknown : .failed)
         }
+        let ledger = self.ledger, settledAt = clock.now()
         do {
-            try await ledger.settle(digest, settled, at: clock.now())
+            if Task.isCancelled {
+                // The caller went away: its task is cancelled, and a store waiting for a connection gives up at
+                // once on a cancelled task. The outcome must still be written (the carrier may have billed), so
+                // it is written from a task of its own, awaited here: it inherits no cancellation.
+                try await Task { try await ledger.settle(digest, settled, at: settledAt) }.value
+            } else {
+                try await ledger.settle(digest, settled, at: settledAt)
+            }
         } catch {
             // The answer stands; the ledger keeps `pending`, which refuses a resend: the safe side.
         }

@@ -179,18 +179,20 @@ public struct LoginServer: Sendable {
     /// A login's success told again to the app session that ran it, to finish the account step in a later
     /// request: the request that saw the success failed after it (the account or app-session store was
     /// down: the app tries again), or a dormant number needed a second factor first. Within the login's
-    /// lifetime (10 minutes); the full number goes only to the app session that started the login.
+    /// lifetime (10 minutes); the full number goes only to the app session that started the login, and
+    /// only under the credentials it started with (ones issued since, such as the account step's own, are
+    /// refused: the account step is finished once).
     /// - Parameters:
     ///   - id: The login.
     ///   - claims: The verified claims of the app session that started it.
     /// - Returns: The `done(success)` transition with the flow and the verified login (no pending
     ///   action: that was handed back with the success itself).
     /// - Throws: ``LoginRejection`` (`unknown-session` for an id no session has or another app
-    ///   session's login, alike; `expired`; `ended` when the login did not succeed; `unexpected` while it
-    ///   still runs), or ``StoreError``.
+    ///   session's login, alike; `expired`; `ended` when the login did not succeed or the credentials are
+    ///   newer than the login; `unexpected` while it still runs), or ``StoreError``.
     public func success(of id: LoginSessionID, from claims: AccessClaims) async throws -> LoginTransition {
         let session = try await owned(id, by: claims)
-        return try machine.success(of: session, at: clock.now())
+        return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
     }
 
     /// What an app may read of its login, for a client that lost its last answer: the verified number

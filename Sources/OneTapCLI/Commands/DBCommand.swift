@@ -100,31 +100,36 @@ enum DBCommand: CommandDescription {
     /// The URL: as given, one line of standard input for `--url -`, or `ONETAP_POSTGRES_URL`.
     /// - Throws: ``CommandFailure`` with exit 64 when there is none.
     private static func resolvedURL(_ options: DBOptions, io: any CommandIO) throws(CommandFailure) -> String {
+        let url: String
         switch options.url {
         case "-"?:
+            // One line: read up to its line break (a terminal or a pipe left open need not end).
             var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while bytes.count <= 65_536 {
-                let count = chunk.withUnsafeMutableBytes { io.readInput(into: $0) }
-                guard count > 0 else { break }
-                bytes += chunk[0..<count]
+            var byte: UInt8 = 0
+            while bytes.count <= 65_536, withUnsafeMutableBytes(of: &byte, { io.readInput(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
+                bytes.append(byte)
             }
-            let line = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard !line.isEmpty else {
                 throw CommandFailure(message: "--url - reads the URL from standard input, which held none (see 'onetap db --help')", code: .usage)
             }
-            return line
-        case let url?:
-            return url
+            url = line
+        case let given?:
+            url = given
         case nil:
-            guard let url = io.environment("ONETAP_POSTGRES_URL"), !url.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let variable = io.environment("ONETAP_POSTGRES_URL"), !variable.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw CommandFailure(
                     message: "db \(options.action.rawValue) needs the PostgreSQL server: --url URL, --url - (the URL on standard input) "
                         + "or ONETAP_POSTGRES_URL (see 'onetap db --help')",
                     code: .usage)
             }
-            return url
+            url = variable
         }
+        // The tool reads one line: a connection string spread over lines would lose its later pairs.
+        guard !url.contains(where: { $0 == "\n" || $0 == "\r" }) else {
+            throw CommandFailure(message: "the PostgreSQL URL holds a line break; write it on one line (see 'onetap db --help')", code: .usage)
+        }
+        return url
     }
 
     /// The tool beside the running executable (the test runner's folder in tests, which holds it too).

@@ -144,13 +144,26 @@ public struct LoginSessionMachine: Sendable {
     /// the request that saw the success may have failed after it (a store was down), or a dormant number
     /// needed a second factor first. The session is unchanged, no event is emitted, and nothing is handed
     /// back (the pending action left with the success itself).
+    ///
+    /// Only the credentials the login ran under are told it: ones issued since the login started (the
+    /// account step's own, or a refresh's) are refused, so the account step is finished once and an
+    /// access token of the account cannot run it again for a fresh refresh token.
     /// - Parameters:
     ///   - session: The session as stored.
+    ///   - credentialsIssuedAt: When the caller's credentials were issued (whole seconds, rounded down, as
+    ///     access tokens carry them): at the login's start or before.
     ///   - now: The time.
     /// - Returns: The `done(success)` transition with the flow and the verified login.
     /// - Throws: ``LoginRejection``: `expired` once the session's lifetime passed, `ended` when it ended
-    ///   otherwise, `unexpected` while it still runs.
-    package func success(of session: LoginSession, at now: Date) throws(LoginRejection) -> LoginTransition {
+    ///   otherwise or the credentials are newer than the login, `unexpected` while it still runs.
+    package func success(of session: LoginSession, credentialsIssuedAt: Date, at now: Date) throws(LoginRejection) -> LoginTransition {
+        // Access tokens carry whole seconds (rounded down): credentials issued in the second the login started
+        // count as older. An account step cannot follow a start within that second (a carrier SDK's page and
+        // the user's tap come between), while an app that opens its session and starts a login at once must
+        // still be able to finish.
+        guard credentialsIssuedAt <= session.createdAt else {
+            throw LoginRejection(.ended, session: session.id, "these credentials were issued after the login started; its account step is done")
+        }
         guard now < session.expiresAt else {
             throw LoginRejection(.expired, session: session.id, "the login expired at \(session.expiresAt.iso8601); start a new one")
         }

@@ -54,6 +54,30 @@ import Testing
         #expect(grant.identity == .account("acct-new"))
     }
 
+    /// Once the account step is done, its own new credentials (or any issued since the login started)
+    /// are refused: otherwise whoever holds the account's short-lived access token could run the account
+    /// step again and be handed a fresh refresh token.
+    @Test func theAccountStepIsFinishedOnceNotByCredentialsIssuedSince() async throws {
+        let sessions = AppSessions(keys: TestAppSession.keys, clock: clock, events: DiscardingEventSink())
+        let accounts = AccountLogin(directory: InMemoryAccountDirectory(), newAccountID: { "acct-new" }, clock: clock, events: DiscardingEventSink())
+        let logins = logins()
+        let guest = try await sessions.open()
+        let me = try sessions.authenticate(guest.accessToken.reveal())
+        clock.advance(by: .seconds(2))
+        let started = try await logins.start(Self.mobileSIM, for: me)
+        clock.advance(by: .seconds(3))
+        guard case .done(.success, .mobile, let verified?) = try await logins.report(Self.success("T-9"), to: started.session.id, version: 1, from: me).instruction else {
+            Issue.record("expected done success")
+            return
+        }
+        let outcome = try await accounts.resolve(verified)
+        let grant = try await sessions.loggedIn(me, account: outcome.account, flow: .mobile, number: verified.phoneNumber)
+        let account = try sessions.authenticate(grant.accessToken.reveal())
+        await #expect {
+            _ = try await logins.success(of: started.session.id, from: account)
+        } throws: { ($0 as? LoginRejection)?.kind == .ended }
+    }
+
     @Test func anotherAppSessionIsToldNothing() async throws {
         let logins = logins()
         let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)

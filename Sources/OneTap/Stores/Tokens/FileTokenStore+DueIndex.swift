@@ -13,12 +13,9 @@ import Darwin
 /// stamps it from a coarse clock (a few milliseconds; a second or two on some file systems), so writes
 /// close together leave one time, and another process can write between this instance's own write and
 /// its look at the directory. A listing therefore trusts an unchanged time only when it was read at
-/// least ``settleTime`` after it was set; otherwise it compares every file's identity (device, inode,
+/// least `settleTime` (2 s) after it was set; otherwise it compares every file's identity (device, inode,
 /// size, time: an atomic write makes a new inode) and re-reads the files that changed.
 extension FileTokenStore {
-    /// How old the directory's time must be before an unchanged time is trusted to mean no change.
-    static let settleTime = Duration.seconds(2)
-
     /// The kernel's wall clock, which stamps file times: compared only with file times, never used as
     /// the store's now (that is the injected clock).
     static func fileClockNow() -> timespec {
@@ -106,7 +103,7 @@ extension FileTokenStore {
             }
             state.built = true
             state.directoryStamp = stamp
-            state.stampSettled = stamp.isSettled(at: listedAt, after: Self.settleTime)
+            state.stampSettled = stamp.isSettled(at: listedAt, after: settleTime)
             state.foreignChange = false
             state.reads += reads
         }

@@ -35,6 +35,9 @@ public final class FileTokenStore: TokenStore {
     /// How long a write waits for another process's write lock (then `timeout`), and a refresh for
     /// another process's refresh lock (then it goes ahead: compare-and-swap still keeps the store right).
     package let lockTimeout: Duration
+    /// How old the directory's time must be before an unchanged time is trusted to mean no change (the
+    /// kernel stamps it from a coarse clock): 2 seconds.
+    let settleTime: Duration
     let clock: any WallClock
     let io = BlockingIO(label: "onetap.file-token-store")
 
@@ -55,7 +58,7 @@ public final class FileTokenStore: TokenStore {
         var built = false
         var directoryStamp = FileIdentity.none
         /// Whether ``directoryStamp`` was read by a listing that ran when the directory's time was already
-        /// older than ``FileTokenStore/settleTime``: no later change can then share that time, so an equal
+        /// older than ``settleTime``: no later change can then share that time, so an equal
         /// stamp means the directory did not change. After this instance's own write it is false, and the
         /// next listing looks at every file's identity.
         var stampSettled = false
@@ -83,17 +86,24 @@ public final class FileTokenStore: TokenStore {
     /// - Throws: ``StoreError`` of kind `io` when the directory (or its `.locks` or `.tmp`) cannot
     ///   be created or is not a directory, `insecure` when other users can read, enter or write one of
     ///   them (its mode must be 0700 or stricter).
-    public init(directory: String, clock: any WallClock = SystemClock(), lockTimeout: Duration = .seconds(30)) throws(StoreError) {
+    public convenience init(directory: String, clock: any WallClock = SystemClock(), lockTimeout: Duration = .seconds(30)) throws(StoreError) {
+        try self.init(directory: directory, clock: clock, lockTimeout: lockTimeout, settleTime: .seconds(2))
+    }
+
+    /// Opens a store whose due listing trusts an unchanged directory time only once it is `settleTime`
+    /// old (tests make it long, so a stalled machine cannot make a listing trust a time it set back).
+    package init(directory: String, clock: any WallClock, lockTimeout: Duration, settleTime: Duration) throws(StoreError) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.clock = clock
         self.lockTimeout = lockTimeout
+        self.settleTime = settleTime
         try Self.prepare(self.directory, followLinks: true)
         try Self.prepare(locks, followLinks: false)
         try Self.prepare(temporaries, followLinks: false)
         sweepTemporaries()
     }
 
-    /// Creates a directory if needed and checks that it is one that only this user can write.
+    /// Creates a directory if needed and checks that it is one only this user can read, enter or write.
     static func prepare(_ path: String, followLinks: Bool) throws(StoreError) {
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw StoreError(.io, account: nil, message: "cannot create \(path): \(SystemCallError.last("mkdir", path).reason)")

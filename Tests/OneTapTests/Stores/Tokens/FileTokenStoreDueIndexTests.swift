@@ -49,7 +49,8 @@ import Testing
         try await withDirectory { directory in
             let writer = try FileTokenStore(directory: directory)
             for index in 0..<5 { _ = try await writer.save(token(AccountID("a\(index)"), value: "v0"), replacing: nil, dueAt: now) }
-            let reader = try FileTokenStore(directory: directory)
+            // A settle time no stall of the machine reaches: the listings below never trust the directory's time.
+            let reader = try FileTokenStore(directory: directory, clock: SystemClock(), lockTimeout: .seconds(30), settleTime: .seconds(86_400))
             #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(1), limit: 10).count == 5)
 
             let tick = try modificationTime(directory)
@@ -69,7 +70,8 @@ import Testing
         try await withDirectory { directory in
             let writer = try FileTokenStore(directory: directory)
             _ = try await writer.save(token("foreign", value: "v0"), replacing: nil, dueAt: now)
-            let reader = try FileTokenStore(directory: directory)
+            // A settle time no stall of the machine reaches: the listings below never trust the directory's time.
+            let reader = try FileTokenStore(directory: directory, clock: SystemClock(), lockTimeout: .seconds(30), settleTime: .seconds(86_400))
             #expect(try await reader.accounts(dueBefore: now.addingTimeInterval(1), limit: 10) == ["foreign"])
 
             // The foreign write, then the reader's own, with the directory's time set back in between: to the
