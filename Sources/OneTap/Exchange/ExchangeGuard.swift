@@ -95,23 +95,11 @@ public struct ExchangeGuard: Sendable {
             }
         } catch is TimeoutError {
             (answer, settled) = (.timeout, .unknown)
-        } catch where error is CancellationError || Task.isCancelled {
-            // The caller went away (a client disconnect cancels its request) while the carrier had the token:
-            // the carrier may have answered, and billed. Unknown, so reconciliation lists it.
-            (answer, settled) = (.timeout, .unknown)
         } catch {
             (answer, settled) = (.fault(scrub("\(error)", credential)), previous == .unknown ? .unknown : .failed)
         }
-        let ledger = self.ledger, settledAt = clock.now()
         do {
-            if Task.isCancelled {
-                // The caller went away: its task is cancelled, and a store waiting for a connection gives up at
-                // once on a cancelled task. The outcome must still be written (the carrier may have billed), so
-                // it is written from a task of its own, awaited here: it inherits no cancellation.
-                try await Task { try await ledger.settle(digest, settled, at: settledAt) }.value
-            } else {
-                try await ledger.settle(digest, settled, at: settledAt)
-            }
+            try await ledger.settle(digest, settled, at: clock.now())
         } catch {
             // The answer stands; the ledger keeps `pending`, which refuses a resend: the safe side.
         }

@@ -220,9 +220,8 @@ import Testing
         #expect(clock.elapsed == .seconds(3))
     }
 
-    /// Cancelling the caller while the token is being exchanged: the exchange's result is unknown (the
-    /// carrier had the token and may have billed; issue 21), the login goes to SMS with the token kept for
-    /// reconciliation, and ends cancelled there.
+    /// Cancelling the caller while the token is being exchanged: the exchange answers as failed (its
+    /// carrier call was cancelled), the login falls back, and ends cancelled at the next flow.
     @Test func cancellingDuringTheExchangeEndsAsCancelled() async throws {
         let clock = FakeClock()
         let exchange = HangingExchange()
@@ -236,8 +235,8 @@ import Testing
         login.cancel()
         let outcome = try await login.value
         #expect(outcome.ending == .cancelled && outcome.flow == .sms)
-        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:caller-cancelled:cancelled"])
-        #expect(outcome.trace[1].meaning == "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation")
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:caller-cancelled:cancelled"])
+        #expect(outcome.trace[1].meaning == "the token exchange failed (the caller stopped waiting): fall back")
         #expect(events.names.last == "cancelled")
         #expect(clock.elapsed == .zero)
     }
