@@ -54,10 +54,16 @@ public enum TianyiRefreshResponse {
         do {
             decoded = try Body.reading(body)
         } catch {
-            throw TokenRefreshError(.transient, message: "the refresh answer is not the documented JSON: \(error)")
+            // Where, never what: a value of a token endpoint's answer may be a token (this answer's new
+            // ones are not known as secrets yet), so the reader's message, which may quote it, stays out.
+            let path = error.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            throw TokenRefreshError(.transient, message: "the refresh answer is not the documented JSON" + (path.isEmpty ? "" : " (at \(path))"))
         }
         guard decoded.result.text == "0" else {
-            throw TokenRefreshError(.final, code: decoded.result, message: decoded.msg.map { String($0.prefix(200)) } ?? "the carrier refused the refresh token")
+            // The carrier's message is scrubbed of any token the same answer carries.
+            let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) }
+            let message = decoded.msg.map { String(Secret.scrub($0, of: issued).prefix(200)) }
+            throw TokenRefreshError(.final, code: decoded.result, message: message ?? "the carrier refused the refresh token")
         }
         guard let access = decoded.accessToken, !access.isEmpty else {
             throw TokenRefreshError(.transient, code: decoded.result, message: "the refresh answer has result 0 but no accessToken")

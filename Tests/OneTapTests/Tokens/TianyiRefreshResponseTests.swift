@@ -36,6 +36,23 @@ import Testing
         }
     }
 
+    /// A refused refresh whose answer still carries new tokens (and a message quoting them): the error
+    /// names none of them, though they are not yet known to the caller as secrets.
+    @Test(arguments: [
+        #"{"result":1,"msg":"refused; issued AT-NEW-1 and RT-NEW-1 anyway","accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1"}"#,
+        #"{"result":0,"accessToken":"","refreshToken":"RT-NEW-1","msg":"RT-NEW-1"}"#,
+        #"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":"RT-NEW-1"}"#,
+    ])
+    func aFailedRefreshNamesNoNewToken(body: String) {
+        do {
+            _ = try TianyiRefreshResponse.decode(Array(body.utf8))
+            Issue.record("the refresh answer was accepted: \(body)")
+        } catch {
+            #expect(!error.description.contains("AT-NEW-1"), "\(error)")
+            #expect(!error.description.contains("RT-NEW-1"), "\(error)")
+        }
+    }
+
     @Test func classifyTreatsUnknownErrorsAsTransient() {
         struct Network: Error {}
         #expect(TokenRefreshError.classify(Network()).kind == .transient)
