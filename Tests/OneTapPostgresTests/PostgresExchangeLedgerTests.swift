@@ -49,7 +49,7 @@ import Testing
         try await TestDatabase.withStores { stores in
             let ledger = stores.exchangeLedger(retention: .seconds(600))
             _ = try await ledger.claim(Self.abc, at: now)
-            try await ledger.settle(Self.abc, .answered("000"), at: now.addingTimeInterval(1.5))
+            try await ledger.settle(Self.abc, .answered(ExchangeResponse(code: "000")), at: now.addingTimeInterval(1.5))
             let rows = try await stores.pool.execute("SELECT token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms FROM \(table(stores))")
             let row = try #require(rows.first)
             #expect(row[0] == .bytes(Self.abc.bytes))
