@@ -72,6 +72,11 @@ public struct LoginServer: Sendable {
     }
 
     /// Applies a report to a stored session; a success is exchanged at once when an exchange is set.
+    ///
+    /// The app may send a success report again (a mobile network's retry): while the first request's
+    /// exchange is under way the retry waits for it (up to the guard's time-out), and after it the retry
+    /// gets the exchange's kept answer; either way both requests answer the same session (`done success`
+    /// with the number), and the carrier is called once.
     /// - Parameters:
     ///   - report: What happened.
     ///   - id: The session.

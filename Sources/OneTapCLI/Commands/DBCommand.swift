@@ -9,7 +9,7 @@ import OneTap
 /// and passes on its output, errors and exit status.
 enum DBCommand: CommandDescription {
     static let name = "db"
-    static let summary = "bring a PostgreSQL schema for OneTap's stores up to date, or list the exchanges to reconcile"
+    static let summary = "bring a PostgreSQL schema up to date, or list the exchanges to reconcile"
     static let help = """
         USAGE: onetap db migrate [--url URL | --url -] [--schema NAME] [--json]
                onetap db reconcile [--url URL | --url -] [--schema NAME] [--older-than 10m] [--json]
