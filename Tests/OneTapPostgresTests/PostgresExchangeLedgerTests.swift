@@ -98,6 +98,34 @@ import Testing
         }
     }
 
+    /// Issue 21 across instances: the app's retry reaches another instance (another pool) while the first
+    /// instance's carrier call is under way; the retry waits on the shared ledger and gets the answer the
+    /// first instance kept, the carrier called once; another login's report is a replay.
+    @Test func aRetryOnAnotherInstanceWaitsForTheAnswer() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let clock = FakeClock(now: now)
+            let carrier = HeldExchange()
+            let first = ExchangeGuard(provider: carrier, ledger: one.exchangeLedger(), clock: clock)
+            let second = ExchangeGuard(provider: carrier, ledger: other.exchangeLedger(), clock: clock)
+            let credential = CarrierCredential(flow: .tianyi, token: Secret("T-across-instances"))
+            let now = self.now
+            let firstCall = Task { await first.exchange(credential, receivedAt: now, rules: .builtIn).answer }
+            while carrier.calls == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            let retry = Task { await second.exchange(credential, receivedAt: now, rules: .builtIn).answer }
+            while clock.sleeperCount < 2 { try await Task.sleep(for: .milliseconds(1)) }  // the first's limit, the retry's wait
+            let number = try PhoneNumber("13800138000")
+            carrier.release(ExchangeResponse(code: "0", phoneNumber: number))
+            #expect(await firstCall.value == .answered("0", phoneNumber: number))
+            clock.advance(by: second.pollInterval)
+            #expect(await retry.value == .answered("0", phoneNumber: number))
+            #expect(carrier.calls == 1)
+            let stranger = await second.exchange(credential, for: OneSession.other, receivedAt: now, rules: .builtIn, events: DiscardingEventSink())
+            #expect(stranger.answer == .replayed)
+            await other.close()
+        }
+    }
+
     // MARK: Faults
 
     /// A claim held on the token's row past the statement timeout fails with `timeout`; the guard then
@@ -150,4 +178,23 @@ import Testing
             }
         }
     }
+}
+
+/// A carrier whose calls wait until the test releases them (or their task is cancelled), counting calls.
+final class HeldExchange: TokenExchangeProvider, @unchecked Sendable {
+    private let count = LockedValue(0)
+    private let released = LockedValue<ExchangeResponse?>(nil)
+
+    var calls: Int { count.withLock { $0 } }
+
+    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        count.withLock { $0 += 1 }
+        while true {
+            if let response = released.withLock({ $0 }) { return response }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Lets every call, waiting or later, answer `response`.
+    func release(_ response: ExchangeResponse) { released.withLock { $0 = response } }
 }
