@@ -76,7 +76,8 @@ public struct LoginServer: Sendable {
     /// The app may send a success report again (a mobile network's retry): while the first request's
     /// exchange is under way the retry waits for it (up to the guard's time-out), and after it the retry
     /// gets the exchange's kept answer; either way both requests answer the same session (`done success`
-    /// with the number), and the carrier is called once.
+    /// with the number), and the carrier is called once. A retry after the login succeeded is told the same
+    /// success (as ``success(of:from:)`` tells it).
     /// - Parameters:
     ///   - report: What happened.
     ///   - id: The session.
@@ -95,6 +96,10 @@ public struct LoginServer: Sendable {
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         let session = try await owned(id, by: claims)
+        if machine.repeatsSuccess(session, report, version: version) {
+            // The app's retry after the answer was lost: the same success, told again (no second exchange).
+            return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+        }
         if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
         let transition = try await advance(session, report, version: version)
         if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,

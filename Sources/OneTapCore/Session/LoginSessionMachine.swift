@@ -199,6 +199,22 @@ public struct LoginSessionMachine: Sendable {
         return (credential, receivedAt)
     }
 
+    /// Whether a report repeats the success report a login ended in success with: the app retried after
+    /// the answer was lost. It is answered with the success told again (``success(of:credentialsIssuedAt:at:)``,
+    /// which checks the caller's credentials and the login's lifetime), not refused as `ended`.
+    /// - Parameters:
+    ///   - session: The session as stored.
+    ///   - report: The report that came in.
+    ///   - version: The version it was sent for: the one before the exchange or the exchange's own.
+    /// - Returns: True when the report carries the token the login's success was exchanged from.
+    package func repeatsSuccess(_ session: LoginSession, _ report: LoginReport, version: Int?) -> Bool {
+        guard case .ended(.success, let flow?) = session.stage, case .result(let reported, _, let credential?) = report, reported == flow,
+            session.exchangedTokens.last == credential.tokenDigest, session.verified != nil,
+            version == nil || version == session.version - 2 || version == session.version - 1
+        else { return false }
+        return true
+    }
+
     /// The transition a login's stored session stands for when another request of the same login (the
     /// report, or the app's retry of it) stored the answer of the exchange this request waited on: `after`
     /// is the session at its exchange as this request read it, `stored` the session now.

@@ -62,6 +62,24 @@ import Testing
         #expect(events.names.filter { $0 == "succeeded" }.count == 1, "one success announced")
     }
 
+    /// The app retries its success report after the login succeeded (the answer was lost on the way): it
+    /// is told the same success, with the number, and the carrier is not called again; a report of another
+    /// token is still refused as `ended`. Before, the retry was refused as `ended`.
+    @Test func aRetryAfterTheLoginSucceededIsToldTheSameSuccess() async throws {
+        let carrier = MockTokenExchange(number: Self.number, clock: clock)
+        let logins = LoginServer(store: store, exchange: ExchangeGuard(provider: carrier, clock: clock), clock: clock, events: events)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let id = started.session.id
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(Self.summary(.success(done)) == "v3 done success mobile 13800138000")
+        let retried = await Self.attempt { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
+        #expect(Self.summary(retried) == "v3 done success mobile 13800138000")
+        #expect(carrier.tokensSent == ["T-slow-1": 1])
+        let other = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-other"), uniqueID: "uid-1"))
+        await #expect { try await logins.report(other, to: id, version: 1, from: TestAppSession.me) } throws: { ($0 as? LoginRejection)?.kind == .ended }
+        await #expect { try await logins.report(Self.success, to: id, version: 3, from: TestAppSession.me) } throws: { ($0 as? LoginRejection)?.kind == .ended }
+    }
+
     /// A settle the ledger cannot write is told through the server's event sink.
     @Test func aSettleFailureIsAnEventOfTheServer() async throws {
         let ledger = FaultyExchangeLedger(InMemoryExchangeLedger())
