@@ -1,20 +1,21 @@
 // onetap-db: what `onetap db` runs. The one part of the command-line tool that links libpq (and the TLS,
 // Kerberos and LDAP libraries libpq brings), kept out of `onetap` so that every other command starts
-// without loading them. `onetap db migrate …` checks its arguments, then runs this tool beside itself
-// with them in one form:
+// without loading them. `onetap db migrate …` and `onetap db reconcile …` check their arguments, then run
+// this tool beside itself with them in one form:
 //
 //   onetap-db migrate --url - [--schema NAME] [--json]
+//   onetap-db reconcile --url - [--schema NAME] [--older-than SECONDS] [--json]
 //
 // with the URL as one line on standard input (`--url -`), so that its password is on no command line.
-// It prints what `onetap db migrate` prints and exits as it does: 0 migrated or current; 1 the server
-// refused; 64 an argument it cannot use (an invalid URL or schema); 69 the server cannot be reached. The
-// URL's password is never printed.
+// It prints what `onetap db` prints and exits as it does: 0 migrated, current or listed; 1 the server
+// refused (or the schema is older than this OneTap: migrate first); 64 an argument it cannot use (an
+// invalid URL or schema); 69 the server cannot be reached. The URL's password is never printed.
 
 import Foundation
 import OneTap
 import OneTapPostgres
 
-/// The longest one migration statement may run (it may wait for another instance's migration).
+/// The longest one statement may run (a migration may wait for another instance's migration).
 let statementTimeout = Duration.seconds(60)
 
 func fail(_ message: String, _ url: String?, _ status: Int32) -> Never {
@@ -23,65 +24,99 @@ func fail(_ message: String, _ url: String?, _ status: Int32) -> Never {
     exit(status)
 }
 
-/// The arguments, in the one form `onetap db` passes them.
-func parse(_ arguments: ArraySlice<String>) -> (url: String, schema: String, json: Bool) {
-    var rest = arguments
-    guard rest.popFirst() == "migrate" else {
-        fail("onetap-db is run by 'onetap db': use onetap db migrate --url URL [--schema NAME] [--json] (see 'onetap db --help')", nil, 64)
-    }
-    var url: String?
+/// What the tool was asked.
+struct Request {
+    var action: String
+    var url: String
     var schema = "onetap"
     var json = false
+    /// `reconcile`: list the pending exchanges claimed at least this many seconds ago.
+    var olderThan: Int64 = 60
+}
+
+let usage = "onetap-db takes migrate --url URL [--schema NAME] [--json] or reconcile --url URL [--schema NAME] [--older-than SECONDS] [--json] "
+    + "(see 'onetap db --help')"
+
+/// The arguments, in the one form `onetap db` passes them.
+func parse(_ arguments: ArraySlice<String>) -> Request {
+    var rest = arguments
+    guard let action = rest.popFirst(), action == "migrate" || action == "reconcile" else {
+        fail("onetap-db is run by 'onetap db': \(usage)", nil, 64)
+    }
+    var url: String?
+    var request = Request(action: action, url: "")
     while let argument = rest.popFirst() {
         switch argument {
         case "--url" where !rest.isEmpty: url = rest.popFirst()
-        case "--schema" where !rest.isEmpty: schema = rest.popFirst() ?? schema
-        case "--json": json = true
-        default: fail("onetap-db takes migrate --url URL [--schema NAME] [--json] (see 'onetap db --help')", Array(arguments).joined(separator: " "), 64)
+        case "--schema" where !rest.isEmpty: request.schema = rest.popFirst() ?? request.schema
+        case "--older-than" where action == "reconcile" && !rest.isEmpty:
+            guard let text = rest.popFirst(), let seconds = Int64(text), seconds >= 0 else {
+                fail("--older-than takes whole seconds, 0 or more (see 'onetap db --help')", nil, 64)
+            }
+            request.olderThan = seconds
+        case "--json": request.json = true
+        default: fail(usage, Array(arguments).joined(separator: " "), 64)
         }
     }
-    guard var url else { fail("db migrate needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')", nil, 64) }
+    guard var url else { fail("db \(action) needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')", nil, 64) }
     if url == "-" {
         guard let line = readLine() else {
             fail("--url - reads the URL from standard input, which held none (see 'onetap db --help')", nil, 64)
         }
         url = line  // checked as a --url value is
     }
-    return (url, schema, json)
+    request.url = url
+    return request
 }
 
-let (url, schema, json) = parse(CommandLine.arguments.dropFirst())
+/// Fails with the exit status a database error calls for: 69 when the server cannot be reached, else 1.
+func fail(_ error: any Error, doing: String, _ url: String) -> Never {
+    switch (error as? PostgresError)?.kind {
+    case .connectionFailed?, .connectionLost?, .closed?: fail("cannot reach PostgreSQL: \(error)", url, 69)
+    case .timeout? where (error as? PostgresError)?.sqlState == nil: fail("cannot reach PostgreSQL: \(error)", url, 69)
+    case .some: fail("\(doing) failed: \(error)", url, 1)
+    case nil:
+        if let store = error as? StoreError, store.kind == .io, store.message.contains("connection-failed") {
+            fail("cannot reach PostgreSQL: \(error)", url, 69)
+        }
+        fail("\(doing) failed: \(error)", url, 1)
+    }
+}
+
+let request = parse(CommandLine.arguments.dropFirst())
 let configuration: PostgresConfiguration
 do {
-    configuration = try PostgresConfiguration(url: url, schema: schema, poolSize: 1, statementTimeout: statementTimeout)
+    configuration = try PostgresConfiguration(url: request.url, schema: request.schema, poolSize: 1, statementTimeout: statementTimeout)
 } catch {
-    fail("\(error.message) (see 'onetap db --help')", url, 64)
+    fail("\(error.message) (see 'onetap db --help')", request.url, 64)
 }
 let stores = PostgresStores(configuration: configuration)
-let report: PostgresMigrationReport
-do {
-    report = try await stores.migrate()
-} catch let error as PostgresError {
-    await stores.close()
-    switch error.kind {
-    case .connectionFailed, .connectionLost, .closed: fail("cannot reach PostgreSQL: \(error)", url, 69)
-    case .timeout where error.sqlState == nil: fail("cannot reach PostgreSQL: \(error)", url, 69)
-    default: fail("the migration failed: \(error)", url, 1)
+let lines: [String]
+if request.action == "reconcile" {
+    do {
+        lines = try await Reconciliation.lines(stores, olderThan: request.olderThan, json: request.json, now: SystemClock().now())
+    } catch {
+        await stores.close()
+        fail(error, doing: "listing the exchanges to reconcile", request.url)
     }
-} catch {
-    await stores.close()
-    fail("cannot migrate: \(error)", url, 1)
+} else {
+    let report: PostgresMigrationReport
+    do {
+        report = try await stores.migrate()
+    } catch {
+        await stores.close()
+        fail(error, doing: "the migration", request.url)
+    }
+    let applied = report.applied.map(String.init)
+    if request.json {
+        // The schema is a validated identifier (lowercase letters, digits, _): nothing in it needs escaping.
+        lines = [#"{"schema":"\#(report.schema)","version":\#(report.version),"applied":[\#(applied.joined(separator: ","))]}"#]
+    } else if applied.isEmpty {
+        lines = ["schema \(report.schema) is at version \(report.version) (nothing to apply)"]
+    } else {
+        lines = ["migrated schema \(report.schema) to version \(report.version) (applied: \(applied.joined(separator: ", ")))"]
+    }
 }
 await stores.close()
-let applied = report.applied.map(String.init)
-let line: String
-if json {
-    // The schema is a validated identifier (lowercase letters, digits, _): nothing in it needs escaping.
-    line = #"{"schema":"\#(report.schema)","version":\#(report.version),"applied":[\#(applied.joined(separator: ","))]}"#
-} else if applied.isEmpty {
-    line = "schema \(report.schema) is at version \(report.version) (nothing to apply)"
-} else {
-    line = "migrated schema \(report.schema) to version \(report.version) (applied: \(applied.joined(separator: ", ")))"
-}
-FileHandle.standardOutput.write(Data((line + "\n").utf8))
+FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
 exit(0)

@@ -1,17 +1,22 @@
 import OneTap
 
-/// Which one-tap tokens went to the paid exchange, in PostgreSQL: so a token is exchanged at most once
-/// across every server instance. Make one with ``PostgresStores/exchangeLedger(retention:)`` and give it
-/// to an ``ExchangeGuard``.
+/// Which one-tap tokens went to the paid exchange, for which login session, and what it answered, in
+/// PostgreSQL: so a token is exchanged at most once across every server instance, and a retry of the
+/// same login gets the answer. Make one with ``PostgresStores/exchangeLedger(retention:)`` and give it to
+/// an ``ExchangeGuard``.
 ///
 /// - One row per token in `<schema>.exchange_ledger`, keyed by the token's SHA-256 (`bytea`, never the
-///   token): its state (`pending`, `answered` with the code, `unknown`, `failed`), when it was claimed
-///   and settled, and when it is forgotten (its claim plus ``retention``).
-/// - ``claim(_:at:)`` is one statement (`INSERT … ON CONFLICT (token) DO UPDATE … WHERE forgotten`), so
-///   of any number of instances claiming one token at once exactly one gets nil and exchanges it.
+///   token): its state (`pending`, `answered` with the code, `unknown`, `failed`), the login session that
+///   claimed it, how many times it was sent, when it was claimed and settled, when it is forgotten (its
+///   claim plus ``retention``), and for an answered exchange the verified number and account (migration
+///   10). The number is the user's: it is kept only as long as the row, and goes with it.
+/// - ``claim(_:for:at:)`` is one statement (`INSERT … ON CONFLICT (token) DO UPDATE … WHERE forgotten`), so
+///   of any number of instances claiming one token at once exactly one gets nil and exchanges it;
+///   ``resend(_:for:at:)`` is one `UPDATE … WHERE state = 'unknown' AND session = … AND sends < 2`, so of
+///   any number of resends one claims it again.
 /// - As ``InMemoryExchangeLedger`` does, a token claimed longer than ``retention`` ago is forgotten: a
 ///   claim takes it afresh, and ``PostgresStores/removeExpiredRows(before:)`` deletes its row. Reconcile
-///   the ``unknownExchanges(since:)`` within that time.
+///   the ``unknownExchanges(since:pendingClaimedBefore:)`` within that time (`onetap db reconcile`).
 /// - A database that is down fails the call with ``StoreError`` kind `io` (the guard then does
 ///   not exchange), a statement past the statement timeout with `timeout`. Errors never quote a digest.
 package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertible {
@@ -25,25 +30,36 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
 
     /// The statement texts, made once from the quoted schema name.
     private struct Statements: Sendable {
-        let claim, state, settle, unknown: String
+        let claim, state, resend, settle, unknown: String
 
         init(_ schema: String) {
             let table = "\(schema).exchange_ledger"
+            let columns = "entry.state, entry.code, entry.phone_number, entry.account, entry.session, entry.claimed_at_ms, entry.settled_at_ms, entry.sends"
             // Claimed (first column true) or, when not, the row as it stood when the statement began.
-            // $2 the claim's instant as stored, $4 the bound a stored instant is compared with.
+            // $2 the claim's instant as stored, $4 the bound a stored instant is compared with, $5 the session.
             claim = """
-                WITH claimed AS (INSERT INTO \(table) AS entry (token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms) \
-                VALUES ($1, 'pending', NULL, $2, $2, $3) ON CONFLICT (token) DO UPDATE SET state = 'pending', code = NULL, \
-                claimed_at_ms = EXCLUDED.claimed_at_ms, settled_at_ms = EXCLUDED.settled_at_ms, forget_at_ms = EXCLUDED.forget_at_ms \
-                WHERE entry.forget_at_ms < $4 RETURNING 1) \
-                SELECT EXISTS (SELECT 1 FROM claimed), entry.state, entry.code FROM (SELECT 1) AS one LEFT JOIN \(table) AS entry ON entry.token = $1
+                WITH claimed AS (INSERT INTO \(table) AS entry (token, state, code, phone_number, account, session, sends, claimed_at_ms, settled_at_ms, \
+                forget_at_ms) VALUES ($1, 'pending', NULL, NULL, NULL, $5, 1, $2, $2, $3) ON CONFLICT (token) DO UPDATE SET state = 'pending', code = NULL, \
+                phone_number = NULL, account = NULL, session = EXCLUDED.session, sends = 1, claimed_at_ms = EXCLUDED.claimed_at_ms, \
+                settled_at_ms = EXCLUDED.settled_at_ms, forget_at_ms = EXCLUDED.forget_at_ms WHERE entry.forget_at_ms < $4 RETURNING 1) \
+                SELECT EXISTS (SELECT 1 FROM claimed), \(columns) FROM (SELECT 1) AS one LEFT JOIN \(table) AS entry ON entry.token = $1
                 """
-            state = "SELECT false, state, code FROM \(table) WHERE token = $1"
+            state = "SELECT false, \(columns) FROM \(table) AS entry WHERE token = $1"
+            // $3 the resend's instant, $4 the bound for "not forgotten", $5 the new forget time.
+            resend = """
+                UPDATE \(table) SET state = 'pending', code = NULL, phone_number = NULL, account = NULL, sends = sends + 1, claimed_at_ms = $3, \
+                settled_at_ms = $3, forget_at_ms = $5 WHERE token = $1 AND state = 'unknown' AND session = $2 AND sends < 2 AND forget_at_ms >= $4 RETURNING 1
+                """
             settle = """
-                INSERT INTO \(table) (token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms) VALUES ($1, $2, $3, $4, $4, $5) \
-                ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, settled_at_ms = EXCLUDED.settled_at_ms
+                INSERT INTO \(table) (token, state, code, phone_number, account, session, sends, claimed_at_ms, settled_at_ms, forget_at_ms) \
+                VALUES ($1, $2, $3, $6, $7, NULL, 1, $4, $4, $5) ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, \
+                phone_number = EXCLUDED.phone_number, account = EXCLUDED.account, settled_at_ms = EXCLUDED.settled_at_ms
                 """
-            unknown = "SELECT token, settled_at_ms FROM \(table) WHERE state = 'unknown' AND settled_at_ms >= $1 ORDER BY settled_at_ms, token"
+            unknown = """
+                SELECT entry.token, \(columns) FROM \(table) AS entry \
+                WHERE (entry.state = 'unknown' AND entry.settled_at_ms >= $1) OR (entry.state = 'pending' AND entry.claimed_at_ms < $2) \
+                ORDER BY CASE WHEN entry.state = 'pending' THEN entry.claimed_at_ms ELSE entry.settled_at_ms END, entry.token
+                """
         }
     }
 
@@ -60,25 +76,26 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// `PostgresExchangeLedger(schema onetap, retention 86400.0 s, PostgresPool(…))`.
     package var description: String { "PostgresExchangeLedger(schema \(schema), retention \(retention.seconds) s, \(pool))" }
 
-    /// Claims a token for an exchange, atomically across instances (``ExchangeLedger/claim(_:at:)``).
+    /// Claims a token for a session's exchange, atomically across instances (``ExchangeLedger/claim(_:for:at:)``).
     /// - Parameters:
     ///   - token: The token's SHA-256.
+    ///   - session: The login session the token came with.
     ///   - now: The time.
     /// - Returns: Nil when the token was never claimed, or its claim was forgotten (it is claimed now, as
     ///   `pending`), else what the ledger holds for it.
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`; the token is then not
     ///   exchanged.
-    package func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    package func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
         let forget = now.addingTimeInterval(retention.seconds)
         do {
-            let parameters: [PostgresValue] = [.bytes(token.bytes), .instant(now), .instant(forget), .bound(now)]
+            let parameters: [PostgresValue] = [.bytes(token.bytes), .instant(now), .instant(forget), .bound(now), .text(session.text)]
             var rows = try await pool.execute(statements.claim, parameters)
             // A claim that waited for another instance's insert of the same token cannot see that row in its
             // own snapshot; the next statement can (and a row removed meanwhile is claimed again).
             for _ in 0..<3 {
-                guard let row = rows.first, row.count == 3 else { break }
+                guard let row = rows.first, row.count == 9 else { break }
                 if row[0].bool == true { return nil }
-                if !row[1].isNull { return try state(row) }
+                if !row[1].isNull { return try entry(token, row, from: 1) }
                 rows = try await pool.execute(statements.state, [.bytes(token.bytes)])
                 if rows.first == nil {
                     rows = try await pool.execute(statements.claim, parameters)
@@ -90,6 +107,21 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
         throw StoreError(.io, message: "PostgreSQL: cannot claim the token's exchange: its row kept changing under the claim (it was not exchanged)")
     }
 
+    /// Claims an unknown exchange again for the session that claimed it, once (``ExchangeLedger/resend(_:for:at:)``).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - session: The login session asking.
+    ///   - now: The time.
+    /// - Returns: True when this call claimed it again.
+    /// - Throws: ``StoreError`` of kind `io` or `timeout`; the token is then not sent.
+    package func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+        let rows = try await pool.execute(
+            statements.resend,
+            [.bytes(token.bytes), .text(session.text), .instant(now), .bound(now), .instant(now.addingTimeInterval(retention.seconds))]
+        ) { failure($0, doing: "claim the token's unknown exchange again (it was not sent)") }
+        return !rows.rows.isEmpty
+    }
+
     /// Records how a claimed token's exchange ended (``ExchangeLedger/settle(_:_:at:)``).
     /// - Parameters:
     ///   - token: The token's SHA-256.
@@ -97,57 +129,67 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     ///   - now: The time.
     /// - Throws: ``StoreError`` of kind `io` or `timeout`.
     package func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
-        let (name, code) = Self.columns(state)
-        try await pool.execute(
-            statements.settle,
-            [.bytes(token.bytes), .text(name), code.map { .text($0.text) } ?? .null, .instant(now), .instant(now.addingTimeInterval(retention.seconds))]
-        ) { failure($0, doing: "record how the token's exchange ended") }
+        var response: ExchangeResponse? = nil
+        if case .answered(let answer) = state { response = answer }
+        let parameters: [PostgresValue] = [
+            .bytes(token.bytes), .text(state.name), response.map { .text($0.code.text) } ?? .null, .instant(now),
+            .instant(now.addingTimeInterval(retention.seconds)), response?.phoneNumber.map { .text($0.digits) } ?? .null,
+            response?.account.map { .text($0.rawValue) } ?? .null,
+        ]
+        try await pool.execute(statements.settle, parameters) { failure($0, doing: "record how the token's exchange ended") }
     }
 
-    /// The exchanges whose result is unknown, oldest first (``ExchangeLedger/unknownExchanges(since:)``).
-    /// - Parameter since: The earliest time to list.
-    /// - Returns: The tokens' digests and when they were given up on.
+    /// The exchanges to reconcile, oldest first (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).
+    /// - Parameters:
+    ///   - since: The earliest time to list an unknown exchange by.
+    ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
+    /// - Returns: Their entries.
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`.
-    package func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
-        let rows = try await pool.execute(statements.unknown, [.bound(since)]) { failure($0, doing: "list the unknown exchanges") }
+    package func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+        let rows = try await pool.execute(statements.unknown, [.bound(since), .bound(pendingClaimedBefore)]) {
+            failure($0, doing: "list the exchanges to reconcile")
+        }
         return try rows.rows.map { row throws(StoreError) in
-            guard row.count == 2, let bytes = row[0].bytes, let at = row[1].instant,
-                let digest = SHA256Digest(hex: Self.hex(bytes))
-            else {
-                throw StoreError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote; it was left as it is")
-            }
-            return (digest, at)
+            guard row.count == 9, let bytes = row[0].bytes, bytes.count == 32 else { throw corrupt("its token is not a SHA-256") }
+            return try entry(SHA256Digest(bytes: bytes), row, from: 1)
         }
     }
 
     // MARK: Helpers
 
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    /// Bytes as lowercase hexadecimal digits, for `SHA256Digest(hex:)`.
-    private static func hex(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
-
-    private static func columns(_ state: ExchangeLedgerState) -> (String, ResultCode?) {
-        switch state {
-        case .pending: ("pending", nil)
-        case .answered(let code): ("answered", code)
-        case .unknown: ("unknown", nil)
-        case .failed: ("failed", nil)
-        }
-    }
-
-    private func state(_ row: [PostgresValue]) throws(StoreError) -> ExchangeLedgerState {
-        switch (row[1].text, row[2].text) {
-        case ("pending"?, nil): return .pending
-        case ("unknown"?, nil): return .unknown
-        case ("failed"?, nil): return .failed
+    /// The entry a row's columns from `first` hold: state, code, number, account, session, claimed, settled, sends.
+    private func entry(_ token: SHA256Digest, _ row: [PostgresValue], from first: Int) throws(StoreError) -> ExchangeLedgerEntry {
+        let state: ExchangeLedgerState
+        switch (row[first].text, row[first + 1].text) {
+        case ("pending"?, nil): state = .pending
+        case ("unknown"?, nil): state = .unknown
+        case ("failed"?, nil): state = .failed
         case ("answered"?, let text?):
-            if let code = try? ResultCode(text) { return .answered(code) }
-        default: break
+            guard let code = try? ResultCode(text) else { throw corrupt("its code is not a result code") }
+            let number = try row[first + 2].text.map { (digits) throws(StoreError) in
+                guard let number = try? PhoneNumber(digits) else { throw corrupt("its number is not a phone number") }
+                return number
+            }
+            let account = try row[first + 3].text.map { (text) throws(StoreError) in
+                guard let account = try? AccountID(text) else { throw corrupt("its account is not an account id") }
+                return account
+            }
+            state = .answered(ExchangeResponse(code: code, phoneNumber: number, account: account))
+        default:
+            throw corrupt("it holds a state OneTap does not write")
         }
-        throw StoreError(.corrupt, message: "a row of \(schema).exchange_ledger holds a state OneTap does not write; it was left as it is")
+        let session = try row[first + 4].text.map { (text) throws(StoreError) in
+            guard let id = try? LoginSessionID(text) else { throw corrupt("its session is not a login session id") }
+            return id
+        }
+        guard let claimed = row[first + 5].instant, let settled = row[first + 6].instant, let sends = row[first + 7].int64 else {
+            throw corrupt("it lacks its times or its count of sends")
+        }
+        return ExchangeLedgerEntry(token: token, state: state, session: session, claimedAt: claimed, settledAt: settled, sends: Int(sends))
+    }
+
+    private func corrupt(_ reason: String) -> StoreError {
+        StoreError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote (\(reason)); it was left as it is")
     }
 
     /// The ledger error for a database failure.

@@ -34,6 +34,7 @@ package struct PostgresMigration: Sendable {
 /// | 7 | instants in milliseconds | every `timestamptz` column becomes a `bigint` of whole milliseconds since 1970 named `…_ms` (`expires_at_ms`, `keep_until_ms`, `claimed_at_ms`, …, `schema_migrations.applied_at_ms`), `sms_counters.events` the `bigint[]` `events_ms`; rows keep their instants, rounded to the millisecond |
 /// | 8 | app sessions | `app_sessions` (one row per app session: id, version, the account it is logged in to, when it was revoked, its refresh token's expiry, the record's JSON; the indexes `app_sessions_account` on the live sessions of an account and `app_sessions_expiry`) |
 /// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
+/// | 10 | exchange answers | to `exchange_ledger`: `session` (the login session that claimed the token), `phone_number` and `account` (an answered exchange's, kept as long as the row), `sends` (1, or 2 after a resend); the index `exchange_ledger_pending` |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -226,6 +227,15 @@ package enum PostgresMigrations {
                 )
                 """,
                 "CREATE INDEX account_numbers_account ON \(schema).account_numbers (account)",
+            ]
+        },
+        PostgresMigration(version: 10, name: "exchange answers") { schema in
+            [
+                """
+                ALTER TABLE \(schema).exchange_ledger ADD COLUMN session text COLLATE "C", ADD COLUMN phone_number text COLLATE "C", \
+                ADD COLUMN account text COLLATE "C", ADD COLUMN sends integer NOT NULL DEFAULT 1 CHECK (sends BETWEEN 1 AND 2)
+                """,
+                "CREATE INDEX exchange_ledger_pending ON \(schema).exchange_ledger (claimed_at_ms) WHERE state = 'pending'",
             ]
         },
     ]

@@ -40,12 +40,12 @@ import Testing
     }
 
     @Test(arguments: [
-        (["db"], "onetap: error: db needs an action: onetap db migrate --url URL (see 'onetap db --help')"),
-        (["db", "drop", "--url", "postgresql:///x"], "onetap: error: unknown db action 'drop'; the actions are migrate (see 'onetap db --help')"),
+        (["db"], "onetap: error: db needs an action: onetap db migrate --url URL, or onetap db reconcile --url URL (see 'onetap db --help')"),
+        (["db", "drop", "--url", "postgresql:///x"], "onetap: error: unknown db action 'drop'; the actions are migrate, reconcile (see 'onetap db --help')"),
         (["db", "migrate"], "onetap: error: db migrate needs the PostgreSQL server: --url URL, --url - (the URL on standard input) or ONETAP_POSTGRES_URL (see 'onetap db --help')"),
         (["db", "migrate", "--url", "-"], "onetap: error: --url - reads the URL from standard input, which held none (see 'onetap db --help')"),
         (["db", "migrate", "--url", "postgresql:///x", "--schema"], "onetap: error: option --schema needs a value (see 'onetap db --help')"),
-        (["db", "migrate", "--url", "postgresql:///x", "--data", "d"], "onetap: error: unknown option '--data'; this command takes --url, --schema, --json"),
+        (["db", "migrate", "--url", "postgresql:///x", "--data", "d"], "onetap: error: unknown option '--data'; this command takes --url, --schema, --json, --older-than"),
         // A password on the command line never comes back in a usage error, wherever it stood.
         (["db", "migrate", "--url", "postgresql://api:hunter2-pw@h/db", "postgresql://api:hunter2-pw@h/db"],
          "onetap: error: db migrate takes options only; unexpected 'postgresql://api:<redacted>@h/db'"),

@@ -351,7 +351,10 @@ import Testing
             let now = try Self.instant("2026-12-01T09:00:00.000Z")
             // A claim of a token the ledger remembers answers its state and claims nothing.
             #expect(try await ledger.claim(pending, at: now) == .pending)
-            #expect(try await ledger.claim(answered, at: now) == .answered("103000"))
+            #expect(try await ledger.claim(answered, at: now) == .answered(ExchangeResponse(code: "103000")))
+            // Rows from before migration 10 have no session: no login may resend them, every login's report is a replay.
+            #expect(try await ledger.claim(unknown, for: OneSession.id, at: now)?.session == nil)
+            #expect(try await ledger.resend(unknown, for: OneSession.id, at: now) == false)
             #expect(try await ledger.claim(unknown, at: now) == .unknown)
             #expect(try await ledger.claim(failed, at: now) == .failed)
 

@@ -44,18 +44,42 @@ import Testing
         }
     }
 
-    /// The row holds the digest, the state and the times; never the token.
+    /// The row holds the digest, the state, the claiming session, the answer (migration 10) and the times;
+    /// never the token.
     @Test func rowsHoldTheDigestNeverTheToken() async throws {
         try await TestDatabase.withStores { stores in
             let ledger = stores.exchangeLedger(retention: .seconds(600))
             _ = try await ledger.claim(Self.abc, at: now)
-            try await ledger.settle(Self.abc, .answered("000"), at: now.addingTimeInterval(1.5))
-            let rows = try await stores.pool.execute("SELECT token, state, code, claimed_at_ms, settled_at_ms, forget_at_ms FROM \(table(stores))")
+            let answer = ExchangeResponse(code: "000", phoneNumber: try PhoneNumber("13800138000"), account: "account-42")
+            try await ledger.settle(Self.abc, .answered(answer), at: now.addingTimeInterval(1.5))
+            let rows = try await stores.pool.execute(
+                "SELECT token, state, code, session, phone_number, account, sends, claimed_at_ms, settled_at_ms, forget_at_ms FROM \(table(stores))")
             let row = try #require(rows.first)
             #expect(row[0] == .bytes(Self.abc.bytes))
             #expect(row[1] == .text("answered") && row[2] == .text("000"))
-            let times = row[3...].compactMap(\.instant).map { $0.timeIntervalSince(now) }
+            #expect(row[3] == .text(OneSession.id.text) && row[4] == .text("13800138000") && row[5] == .text("account-42") && row[6] == .int64(1))
+            let times = row[7...].compactMap(\.instant).map { $0.timeIntervalSince(now) }
             #expect(times.count == 3 && abs(times[0]) < 1e-6 && abs(times[1] - 1.5) < 1e-6 && abs(times[2] - 600) < 1e-6, "\(times)")
+            // The same login reads the answer back; another login's claim finds it too (the guard answers it `replayed`).
+            #expect(try await ledger.claim(Self.abc, for: OneSession.other, at: now)?.state == .answered(answer))
+        }
+    }
+
+    /// A row whose number, account or session OneTap would not write is reported corrupt, never quoted.
+    @Test(arguments: [("phone_number = '12345'", "its number is not a phone number"), ("session = 'short'", "its session is not a login session id"),
+                      ("account = ''", "its account is not an account id")])
+    func anAnswerOneTapDidNotWriteIsReportedCorrupt(change: String, reason: String) async throws {
+        try await TestDatabase.withStores { stores in
+            let ledger = stores.exchangeLedger()
+            _ = try await ledger.claim(Self.abc, at: now)
+            try await ledger.settle(Self.abc, .answered(ExchangeResponse(code: "103000", phoneNumber: try PhoneNumber("13800138000"))), at: now)
+            try await stores.pool.execute("UPDATE \(table(stores)) SET \(change)")
+            await #expect {
+                _ = try await ledger.claim(Self.abc, at: now)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .corrupt && error.message.contains(reason) && !error.description.contains(Self.abc.hex)
+            }
         }
     }
 
@@ -71,6 +95,34 @@ import Testing
                 let error = error as! StoreError
                 return error.kind == .corrupt && error.message.contains(reason) && !error.description.contains(Self.abc.hex)
             }
+        }
+    }
+
+    /// Issue 21 across instances: the app's retry reaches another instance (another pool) while the first
+    /// instance's carrier call is under way; the retry waits on the shared ledger and gets the answer the
+    /// first instance kept, the carrier called once; another login's report is a replay.
+    @Test func aRetryOnAnotherInstanceWaitsForTheAnswer() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let clock = FakeClock(now: now)
+            let carrier = HeldExchange()
+            let first = ExchangeGuard(provider: carrier, ledger: one.exchangeLedger(), clock: clock)
+            let second = ExchangeGuard(provider: carrier, ledger: other.exchangeLedger(), clock: clock)
+            let credential = CarrierCredential(flow: .tianyi, token: Secret("T-across-instances"))
+            let now = self.now
+            let firstCall = Task { await first.exchange(credential, receivedAt: now, rules: .builtIn).answer }
+            while carrier.calls == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            let retry = Task { await second.exchange(credential, receivedAt: now, rules: .builtIn).answer }
+            while clock.sleeperCount < 2 { try await Task.sleep(for: .milliseconds(1)) }  // the first's limit, the retry's wait
+            let number = try PhoneNumber("13800138000")
+            carrier.release(ExchangeResponse(code: "0", phoneNumber: number))
+            #expect(await firstCall.value == .answered("0", phoneNumber: number))
+            clock.advance(by: second.pollInterval)
+            #expect(await retry.value == .answered("0", phoneNumber: number))
+            #expect(carrier.calls == 1)
+            let stranger = await second.exchange(credential, for: OneSession.other, receivedAt: now, rules: .builtIn, events: DiscardingEventSink())
+            #expect(stranger.answer == .replayed)
+            await other.close()
         }
     }
 
@@ -114,7 +166,7 @@ import Testing
         let ledger = PostgresStores(configuration: nowhere).exchangeLedger()
         let calls: [@Sendable () async throws -> Void] = [
             { _ = try await ledger.claim(Self.abc, at: now) }, { try await ledger.settle(Self.abc, .failed, at: now) },
-            { _ = try await ledger.unknownExchanges(since: now) },
+            { _ = try await ledger.unknownExchanges(since: now) }, { _ = try await ledger.resend(Self.abc, for: OneSession.id, at: now) },
         ]
         for call in calls {
             await #expect {
@@ -126,4 +178,23 @@ import Testing
             }
         }
     }
+}
+
+/// A carrier whose calls wait until the test releases them (or their task is cancelled), counting calls.
+final class HeldExchange: TokenExchangeProvider, @unchecked Sendable {
+    private let count = LockedValue(0)
+    private let released = LockedValue<ExchangeResponse?>(nil)
+
+    var calls: Int { count.withLock { $0 } }
+
+    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        count.withLock { $0 += 1 }
+        while true {
+            if let response = released.withLock({ $0 }) { return response }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Lets every call, waiting or later, answer `response`.
+    func release(_ response: ExchangeResponse) { released.withLock { $0 = response } }
 }

@@ -63,7 +63,7 @@ import Testing
         let done = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: started.session.id, version: 1, from: Self.appSession)
         #expect(done.session.isOver)
         let digest = SHA256.hash(Array(Self.token.utf8))
-        #expect(try await ledger.claim(digest, at: now) == .answered("103000"))
+        #expect(try await ledger.claim(digest, at: now) == .answered(ExchangeResponse(code: "103000", phoneNumber: number)))
         let secrets = [Self.password, code, hmac, Self.token, digest.hex]
 
         // Every store's calls failing on the server (their tables renamed away), and on corrupt rows.

@@ -10,7 +10,8 @@
 ///   lifetime (`Data/token-lifetimes.csv`) is not sent (the flow runs once more), and a token is sent
 ///   at most once (the ``ExchangeLedger``, in memory by default, may be shared).
 /// - Cancelling the calling task cancels the provider call in flight and ends the login as cancelled at
-///   once (an exchange under way answers as failed first, and the login ends cancelled at the next flow).
+///   once (an exchange under way answers as unknown first: the carrier may have billed, so the token is
+///   kept for reconciliation; the login ends cancelled at the next flow).
 /// - One login at a time: a second concurrent ``login(_:phoneNumber:)`` is rejected with
 ///   ``LoginCoordinatorError/busy`` (China Mobile's SDK forbids concurrent calls, and the second caller's
 ///   device state may differ, so joining would be wrong).
@@ -87,7 +88,7 @@ public actor LoginCoordinator {
             let report: LoginReport
             switch request {
             case .run(let flow, _): (report, credential) = await runOneTap(flow)
-            case .exchange(let pending, let receivedAt): report = await exchange(pending, receivedAt: receivedAt)
+            case .exchange(let pending, let receivedAt): report = await exchange(pending, session: driver.session.id, receivedAt: receivedAt)
             case .sms(let session): (report, credential) = await runSMS(&number, session: session)
             }
             let now = clock.now()
@@ -135,11 +136,11 @@ public actor LoginCoordinator {
     }
 
     /// Exchanges a success's token through the guard, under the flow's time limit, by the machine's rules.
-    private func exchange(_ credential: CarrierCredential, receivedAt: Date) async -> LoginReport {
+    private func exchange(_ credential: CarrierCredential, session: LoginSessionID, receivedAt: Date) async -> LoginReport {
         guard let exchange, let rules = machine.exchanges else {
             return .exchange(ExchangeOutcome(.fault("no exchange is configured"), for: credential))  // not reached: no exchange, no request
         }
-        let outcome = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow])
+        let outcome = await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow], events: events)
         if Task.isCancelled, case .fault = outcome.answer { return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential)) }
         return .exchange(outcome)
     }

@@ -46,6 +46,10 @@ public protocol EventSink: Sendable {
 /// An account event (area `account`, ``AccountEvent``): `dormant-number`, with `account`, `number` (masked) and
 /// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit.
 ///
+/// An exchange event (area `exchange`, ``ExchangeEvent``): `settle-failed`, with `token` (the first 8
+/// hexadecimal digits of the token's SHA-256, never the token), `state` (what was to be recorded) and
+/// `reason`: the exchange ledger could not record how a paid exchange ended; reconcile it.
+///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
 /// ```
@@ -65,6 +69,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case appSession(AppSessionEvent)
         /// A login by number verified a dormant number (``AccountLogin``).
         case account(AccountEvent)
+        /// The record of a paid exchange could not be written (``ExchangeGuard``).
+        case exchange(ExchangeEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -89,10 +95,11 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .sms(let event): event.name
         case .appSession(let event): event.name
         case .account(let event): event.name
+        case .exchange(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token`, `sms`, `app-session` or `account`.
+    /// The area it belongs to: `login`, `token`, `sms`, `app-session`, `account` or `exchange`.
     public var area: String {
         switch payload {
         case .login: "login"
@@ -100,6 +107,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .sms: "sms"
         case .appSession: "app-session"
         case .account: "account"
+        case .exchange: "exchange"
         }
     }
 
@@ -111,6 +119,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .sms(let event): "\(at.iso8601) sms \(event)"
         case .appSession(let event): "\(at.iso8601) app-session \(event)"
         case .account(let event): "\(at.iso8601) account \(event)"
+        case .exchange(let event): "\(at.iso8601) exchange \(event)"
         }
     }
 
@@ -144,6 +153,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .sms(let event): event.writeMembers(to: &writer)
             case .appSession(let event): event.writeMembers(to: &writer)
             case .account(let event): event.writeMembers(to: &writer)
+            case .exchange(let event): event.writeMembers(to: &writer)
             }
         }
     }

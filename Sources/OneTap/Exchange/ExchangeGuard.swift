@@ -1,22 +1,35 @@
 /// Wraps the paid exchange of a one-tap token for the number, so that the carrier is never paid for
-/// a token it will refuse and never asked twice about one token.
+/// a token it will refuse, never asked twice about one token, and a login's retry gets the answer its
+/// exchange gave.
 ///
 /// - A token older than its lifetime (`Data/token-lifetimes.csv`, from the server's receipt of the
 ///   success report) is not sent: the answer is ``ExchangeAnswer/tokenExpired`` (the login runs the flow
 ///   once more).
-/// - Each token is exchanged at most once, keyed by its SHA-256 in an ``ExchangeLedger`` (never the
-///   token itself): a token claimed before is ``ExchangeAnswer/replayed``.
-/// - An exchange that does not answer within ``timeout`` has an **unknown** result: it may have been
+/// - Each token is claimed in an ``ExchangeLedger`` (by its SHA-256, never the token) for the login
+///   session it came with, and the exchange's answer (code, number, account) is kept with the claim.
+///   Another session's report of the same token is ``ExchangeAnswer/replayed``; the same session's
+///   (the app retried its report) gets the kept answer, and a retry that arrives while the exchange is
+///   under way **waits** for it (polling the ledger, so it works across instances) and gets its answer:
+///   the app never has to handle "in progress". The wait is bounded by ``timeout`` (plus a second for the
+///   answer to be recorded) from the exchange's claim; past it the answer is ``ExchangeAnswer/timeout``.
+/// - An exchange that does not answer within ``timeout``, or whose caller goes away (a client disconnect
+///   cancels its task) while the carrier has the token, has an **unknown** result: it may have been
 ///   billed and the token spent. The answer is ``ExchangeAnswer/timeout`` (the login goes to SMS), and
-///   the ledger keeps the token as `unknown` for reconciliation (``ExchangeLedger/unknownExchanges(since:)``).
-///   Should that token be sent again, a "token already used" answer is reported as unknown too, not as
-///   the user's fault.
+///   the ledger keeps the token as `unknown` for reconciliation
+///   (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``). Only the session that claimed it
+///   may send it again to learn the result, once (``ExchangeLedger/resend(_:for:at:)``, atomic: of many
+///   concurrent resends one calls the carrier), so a caller disconnecting after each report cannot have
+///   one token billed again and again. Should the resend be answered "token already used", that is
+///   reported as unknown too, not as the user's fault.
+/// - The end of an exchange is recorded even when its caller's task was cancelled; a record that fails
+///   is an ``ExchangeEvent/settleFailed(tokenPrefix:state:reason:)`` event (the row stays `pending`, and
+///   reconciliation lists it once it is older than ``timeout``).
 /// - Error text from the integrator's provider is scrubbed of the token before it goes anywhere.
 ///
 /// The guard holds no tables: the lifetimes and the codes are the ``ExchangeRules`` of the session
-/// machine the exchange is for, handed to ``exchange(_:receivedAt:rules:)`` with each token
-/// (``LoginServer`` and ``LoginCoordinator`` pass their machine's ``LoginSessionMachine/exchanges``),
-/// so the guard cannot refuse or read answers by other tables than the machine classifies them with.
+/// machine the exchange is for, handed to it with each token (``LoginServer`` and ``LoginCoordinator``
+/// pass their machine's ``LoginSessionMachine/exchanges``), so the guard cannot refuse or read answers by
+/// other tables than the machine classifies them with.
 public struct ExchangeGuard: Sendable {
     /// The carrier call.
     package let provider: any TokenExchangeProvider
@@ -24,6 +37,10 @@ public struct ExchangeGuard: Sendable {
     package let ledger: any ExchangeLedger
     /// The limit on one exchange call: 5 s.
     package let timeout: Duration
+    /// How often a retry waiting for an exchange under way reads the ledger: 100 ms.
+    package let pollInterval: Duration = .milliseconds(100)
+    /// How long past ``timeout`` a retry waits for the exchange's end to be recorded: 1 s.
+    package let settleGrace: Duration = .seconds(1)
     private let clock: any WallClock
 
     /// Creates a guard.
@@ -42,68 +59,131 @@ public struct ExchangeGuard: Sendable {
         self.clock = clock
     }
 
-    /// Exchanges a token, unless it is too old or was exchanged before.
+    /// Exchanges a token for a login session, unless it is too old or was exchanged before, under the
+    /// guard's ``timeout``.
     /// - Parameters:
     ///   - credential: The success report's credential.
+    ///   - session: The login session the report came to.
     ///   - receivedAt: When the server received the success report (the session's exchange stage says).
     ///   - rules: The exchange rules of the machine the login runs on (``LoginSessionMachine/exchanges``):
     ///     the token's lifetime, and which answers mean "already used".
+    ///   - events: Where a failure to record the exchange's end is told.
     /// - Returns: What came of it, bound to the token, to report to the login session.
-    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeOutcome {
-        await exchange(credential, receivedAt: receivedAt, rules: rules, limit: timeout)
+    package func exchange(
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, events: any EventSink
+    ) async -> ExchangeOutcome {
+        await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, events: events)
     }
 
     /// Exchanges a token under a limit of the caller's (the coordinator's per-flow limit).
     /// - Parameters:
     ///   - credential: The success report's credential.
+    ///   - session: The login session the report came to.
     ///   - receivedAt: When the success report was received.
     ///   - rules: The exchange rules of the machine the login runs on.
-    ///   - limit: The limit on the call; nil for none.
+    ///   - limit: The limit on the carrier call; nil for none.
+    ///   - events: Where a failure to record the exchange's end is told.
     /// - Returns: What came of it, bound to the token.
-    package func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeOutcome {
+    package func exchange(
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink
+    ) async -> ExchangeOutcome {
         let digest = credential.tokenDigest
-        return ExchangeOutcome(await answer(credential, digest: digest, receivedAt: receivedAt, rules: rules, limit: limit), token: digest)
+        return ExchangeOutcome(await answer(credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events),
+                               token: digest)
     }
 
-    private func answer(_ credential: CarrierCredential, digest: SHA256Digest, receivedAt: Date, rules: ExchangeRules, limit: Duration?) async -> ExchangeAnswer {
+    private func answer(
+        _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
+        events: any EventSink
+    ) async -> ExchangeAnswer {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
             return .tokenExpired
         }
-        let previous: ExchangeLedgerState?
+        var resent = false
         do {
-            previous = try await ledger.claim(digest, at: now)
+            var held = try await ledger.claim(digest, for: session, at: now)
+            var waited = false
+            while let entry = held {
+                guard entry.session == session else { return .replayed }
+                switch entry.state {
+                case .answered(let response):
+                    return .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
+                case .failed:
+                    return .fault("an earlier exchange of this token failed; it is not sent again")
+                case .unknown where waited:
+                    return .timeout  // the exchange this retry waited for gave no answer: the same answer it got
+                case .unknown:
+                    // Sent with no answer: this session may send it once more to learn the result.
+                    if try await ledger.resend(digest, for: session, at: clock.now()) {
+                        resent = true
+                        held = nil
+                    } else {
+                        // Resent before, or by a concurrent retry of this login: wait for that one's answer, if any.
+                        waited = true
+                        held = try await ledger.claim(digest, for: session, at: clock.now())
+                    }
+                case .pending:
+                    // The same login's exchange is under way (the app retried its report): wait for its answer.
+                    guard clock.now() < entry.claimedAt.addingTimeInterval((timeout + settleGrace).seconds) else { return .timeout }
+                    do { try await clock.sleep(for: pollInterval) } catch { return .timeout }
+                    waited = true
+                    held = try await ledger.claim(digest, for: session, at: clock.now())
+                }
+            }
         } catch {
             return .fault(scrub("the exchange ledger failed: \(error)", credential))
         }
-        switch previous {
-        case nil, .unknown?:
-            break  // never sent, or sent with no answer: the one case a resend is allowed to learn the result
-        case .pending?, .answered?, .failed?:
-            return .replayed
-        }
+        return await send(credential, digest: digest, resent: resent, rules: rules, limit: limit, events: events)
+    }
+
+    /// Sends a claimed token to the carrier and records how it ended.
+    private func send(
+        _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?, events: any EventSink
+    ) async -> ExchangeAnswer {
         let provider = self.provider
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
         do {
             let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }
-            if previous == .unknown, rules.saysAlreadyUsed(response.code, for: credential.flow) {
+            if resent, rules.saysAlreadyUsed(response.code, for: credential.flow) {
                 // "Already used" for a token whose first exchange went unanswered: still unknown.
                 (answer, settled) = (.timeout, .unknown)
             } else {
-                (answer, settled) = (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), .answered(response.code))
+                (answer, settled) = (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), .answered(response))
             }
         } catch is TimeoutError {
             (answer, settled) = (.timeout, .unknown)
+        } catch where error is CancellationError || Task.isCancelled {
+            // The caller went away (a client disconnect cancels its request) while the carrier had the token:
+            // the carrier may have answered, and billed. Unknown, so reconciliation lists it; only this
+            // session may resend it, once.
+            (answer, settled) = (.timeout, .unknown)
         } catch {
-            (answer, settled) = (.fault(scrub("\(error)", credential)), previous == .unknown ? .unknown : .failed)
+            (answer, settled) = (.fault(scrub("\(error)", credential)), resent ? .unknown : .failed)
         }
-        do {
-            try await ledger.settle(digest, settled, at: clock.now())
-        } catch {
-            // The answer stands; the ledger keeps `pending`, which refuses a resend: the safe side.
-        }
+        await record(digest, settled, events: events)
         return answer
+    }
+
+    /// Records how an exchange ended, even for a caller whose task was cancelled; a failure is an event.
+    private func record(_ digest: SHA256Digest, _ settled: ExchangeLedgerState, events: any EventSink) async {
+        let ledger = self.ledger, settledAt = clock.now()
+        do {
+            if Task.isCancelled {
+                // A store gives up at once on a cancelled task (a pool waiting for a connection does), yet the
+                // carrier may have billed: the end is written from a task that inherits no cancellation, and
+                // awaited here, so it never outlives the exchange.
+                try await Task { try await ledger.settle(digest, settled, at: settledAt) }.value
+            } else {
+                try await ledger.settle(digest, settled, at: settledAt)
+            }
+        } catch {
+            // The answer stands; the ledger keeps `pending`, which refuses a resend (the safe side), and
+            // reconciliation lists it once it is older than the time-out. Said, never swallowed.
+            let reason = String("\(error)".prefix(200))
+            events.receive(OneTapEvent(at: clock.now(), .exchange(.settleFailed(tokenPrefix: String(digest.hex.prefix(8)), state: settled.name, reason: reason))))
+        }
     }
 
     private func scrub(_ text: String, _ credential: CarrierCredential) -> String {

@@ -72,6 +72,12 @@ public struct LoginServer: Sendable {
     }
 
     /// Applies a report to a stored session; a success is exchanged at once when an exchange is set.
+    ///
+    /// The app may send a success report again (a mobile network's retry): while the first request's
+    /// exchange is under way the retry waits for it (up to the guard's time-out), and after it the retry
+    /// gets the exchange's kept answer; either way both requests answer the same session (`done success`
+    /// with the number), and the carrier is called once. A retry after the login succeeded is told the same
+    /// success (as ``success(of:from:)`` tells it).
     /// - Parameters:
     ///   - report: What happened.
     ///   - id: The session.
@@ -90,13 +96,16 @@ public struct LoginServer: Sendable {
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         let session = try await owned(id, by: claims)
+        if machine.repeatsSuccess(session, report, version: version) {
+            // The app's retry after the answer was lost: the same success, told again (no second exchange).
+            return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+        }
         if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
         let transition = try await advance(session, report, version: version)
         if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
             case .exchange(_, _, _, let receivedAt) = transition.session.stage
         {
-            let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
-            return try await advance(transition.session, .exchange(answer), version: nil)
+            return try await exchangeAndAdvance(transition.session, credential, receivedAt: receivedAt, exchange, rules)
         }
         return transition
     }
@@ -228,13 +237,29 @@ public struct LoginServer: Sendable {
     }
 
     /// Asks the guard again for a session left at its exchange, when the report repeats the success it is
-    /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when).
+    /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when): the app's retry of
+    /// its report, while the exchange is under way (the guard waits for it) or after its answer could not
+    /// be stored (the guard answers what the ledger kept). Either way the retry gets the exchange's answer.
     private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition? {
         guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else {
             return nil
         }
-        let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
-        return try await advance(session, .exchange(answer), version: nil)
+        return try await exchangeAndAdvance(session, credential, receivedAt: receivedAt, exchange, rules)
+    }
+
+    /// Exchanges a session's token through the guard and applies the answer. Two requests of one login (the
+    /// report and the app's retry of it) get one exchange's answer; the one that loses the race to store
+    /// it answers with the session as the other stored it (``LoginSessionMachine/exchangeSettled(_:after:)``).
+    private func exchangeAndAdvance(
+        _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules
+    ) async throws -> LoginTransition {
+        let answer = await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
+        do {
+            return try await advance(session, .exchange(answer), version: nil)
+        } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
+            guard let stored = try await store.load(session.id), let settled = machine.exchangeSettled(stored, after: session) else { throw rejection }
+            return settled
+        }
     }
 
     /// Applies a report to a stored session, stores the result (compare-and-swap) and emits its events:

@@ -9,17 +9,26 @@ import OneTap
 /// and passes on its output, errors and exit status.
 enum DBCommand: CommandDescription {
     static let name = "db"
-    static let summary = "bring a PostgreSQL schema for OneTap's stores up to date"
+    static let summary = "bring a PostgreSQL schema up to date, or list the exchanges to reconcile"
     static let help = """
         USAGE: onetap db migrate [--url URL | --url -] [--schema NAME] [--json]
+               onetap db reconcile [--url URL | --url -] [--schema NAME] [--older-than 10m] [--json]
 
-        Applies the migrations a PostgreSQL schema for OneTap's stores is missing (what
+        migrate applies the migrations a PostgreSQL schema for OneTap's stores is missing (what
         PostgresStores.open does when a server starts), so an operator can migrate before a deploy.
-        It runs onetap-db, built beside onetap (the one tool that links libpq).
         Safe to run at any time and from several places at once: the migrations run in one
         transaction under an advisory lock, a schema that is current is left alone, and a failed
         step changes nothing. The schema and its tables are created when missing (the role needs
         CREATE on the database then).
+
+        reconcile lists the paid exchanges to reconcile with the carrier's bill: the exchange
+        ledger's unknown ones (timed out, or their caller went away: they may have been billed) and
+        its pending ones claimed at least --older-than ago (default 1m; their server died, or could
+        not record the end: give a bound past your ExchangeGuard's time-out, 5 s by default). It
+        changes nothing; a schema older than this OneTap is refused (migrate first). The ledger
+        forgets a token a day after its claim: reconcile within that day.
+
+        Both run onetap-db, built beside onetap (the one tool that links libpq).
 
         URL is a libpq URI or connection string: postgresql://user@db.internal:5432/onetap,
         postgresql:///onetap?host=/var/run/postgresql, "host=/tmp dbname=onetap". Keep its password
@@ -27,22 +36,29 @@ enum DBCommand: CommandDescription {
         PGPASSWORD or ~/.pgpass, or give the whole URL in ONETAP_POSTGRES_URL (used when --url is
         absent) or on standard input with --url -. onetap passes the URL to onetap-db on its standard
         input, never on its command line, and never prints the password. --schema names the schema
-        (default onetap: lowercase letters, digits and _).
+        (default onetap: lowercase letters, digits and _). --older-than takes 30s, 10m, 2h or 1d.
 
-        Prints "migrated schema onetap to version 6 (applied: 3, 4, 5, 6)" or "schema onetap is at
-        version 6 (nothing to apply)". JSON fields: schema, version, applied.
+        migrate prints "migrated schema onetap to version 6 (applied: 3, 4, 5, 6)" or "schema onetap
+        is at version 6 (nothing to apply)"; JSON fields: schema, version, applied. reconcile prints
+        a header and one line per exchange: token-sha256 (the token's SHA-256, never the token),
+        state (unknown or pending), claimed-at (ISO 8601, UTC), session (the login session that
+        claimed it), sends (2 after a resend); or "no exchanges to reconcile in schema onetap …".
+        JSON fields: schema, olderThanSeconds, exchanges (token, state, claimedAt, settledAt,
+        session, sends).
 
-        EXIT STATUS: 0 migrated or already current; 1 the server refused (a schema a newer OneTap
-        migrated, a missing privilege, a failed step: nothing was changed); 64 usage error (an
-        invalid URL or schema name); 69 the server cannot be reached.
+        EXIT STATUS: 0 migrated, already current, or listed; 1 the server refused (a schema a newer
+        OneTap migrated, a missing privilege, a failed step: nothing was changed; for reconcile, a
+        schema not migrated to this OneTap's version); 64 usage error (an invalid URL, schema name
+        or duration); 69 the server cannot be reached.
 
         EXAMPLE: ONETAP_POSTGRES_URL=postgresql://onetap@db.internal/onetap onetap db migrate --schema onetap
+        EXAMPLE: PGPASSWORD=… onetap db reconcile --url postgresql://onetap@db.internal/onetap --older-than 10m --json
         """
-    static let options: [OptionSpec] = [.value("url"), .value("schema"), .flag("json")]
+    static let options: [OptionSpec] = [.value("url"), .value("schema"), .flag("json"), .value("older-than")]
 
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> DBOptions {
         guard let action = arguments.operands.first else {
-            throw UsageError("db needs an action: onetap db migrate --url URL", command: name)
+            throw UsageError("db needs an action: onetap db migrate --url URL, or onetap db reconcile --url URL", command: name)
         }
         guard let action = DBOptions.Action(rawValue: action) else {
             throw UsageError(
@@ -52,7 +68,17 @@ enum DBCommand: CommandDescription {
         if let extra = arguments.operands.dropFirst().first {
             throw UsageError("db \(action.rawValue) takes options only; unexpected \(quoted(extra))", command: name)
         }
-        return DBOptions(action: action, url: arguments.value("url"), schema: arguments.value("schema"), json: arguments.has("json"))
+        var olderThan: Int64? = nil
+        if let text = arguments.value("older-than") {
+            guard action == .reconcile else {
+                throw UsageError("--older-than is an option of db reconcile, not db \(action.rawValue)", command: name)
+            }
+            guard let seconds = DBOptions.seconds(text) else {
+                throw UsageError("--older-than takes a duration such as 30s, 10m, 2h or 1d; got \(quoted(text))", command: name)
+            }
+            olderThan = seconds
+        }
+        return DBOptions(action: action, url: arguments.value("url"), schema: arguments.value("schema"), json: arguments.has("json"), olderThan: olderThan)
     }
 
     /// The tool's file name, beside the running executable.
@@ -74,6 +100,7 @@ enum DBCommand: CommandDescription {
         var arguments = [options.action.rawValue, "--url", "-"]
         if let schema = options.schema { arguments += ["--schema", schema] }
         if options.json { arguments.append("--json") }
+        if let olderThan = options.olderThan { arguments += ["--older-than", String(olderThan)] }
         let finished: Finished
         do {
             finished = try await launch(tool, arguments, input: Data((url + "\n").utf8))

@@ -1,13 +1,16 @@
 import OneTap
 
 /// `onetap db migrate --url URL [--schema NAME] [--json]`: brings a PostgreSQL schema up to date, with
-/// the library's own migrator (`PostgresStores.migrate()`, run by `onetap-db`: see ``DBCommand``). Its
-/// descriptions and mirror show the URL with its password redacted.
+/// the library's own migrator (`PostgresStores.migrate()`, run by `onetap-db`: see ``DBCommand``);
+/// `onetap db reconcile … [--older-than 10m]` lists the exchanges to reconcile. Its descriptions and
+/// mirror show the URL with its password redacted.
 package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// What to do with the database.
     package enum Action: String, Hashable, Sendable, CaseIterable {
         /// Apply the schema's missing migrations.
         case migrate
+        /// List the exchange ledger's unknown exchanges and its pending ones older than ``olderThan``.
+        case reconcile
     }
 
     /// What to do.
@@ -19,6 +22,9 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
     package var schema: String?
     /// Whether to print JSON.
     package var json: Bool
+    /// `--older-than`, in seconds (`reconcile` only): list the pending exchanges claimed at least this long
+    /// ago; nil for the default, 60 s (past any exchange guard's time-out, 5 s by default).
+    package var olderThan: Int64?
 
     /// The URL with whatever looks like a password in it redacted.
     package var redactedURL: String {
@@ -26,9 +32,10 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
         return ConnectionPasswords.redacting(in: url, foundIn: [url])
     }
 
-    /// `DBOptions(migrate, url postgresql://api:<redacted>@db/onetap, schema onetap, json false)`.
+    /// `DBOptions(migrate, url postgresql://api:<redacted>@db/onetap, schema onetap, json false)`, and
+    /// `older-than 600 s` when given.
     package var description: String {
-        "DBOptions(\(action.rawValue), url \(redactedURL), schema \(schema ?? "onetap"), json \(json))"
+        "DBOptions(\(action.rawValue), url \(redactedURL), schema \(schema ?? "onetap"), json \(json)\(olderThan.map { ", older-than \($0) s" } ?? ""))"
     }
 
     /// The same as ``description``.
@@ -36,7 +43,7 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
 
     /// A mirror without the password, so `dump` (and a failed expectation) shows the redacted URL only.
     package var customMirror: Mirror {
-        Mirror(self, children: ["action": action, "url": redactedURL, "schema": schema as Any, "json": json], displayStyle: .struct)
+        Mirror(self, children: ["action": action, "url": redactedURL, "schema": schema as Any, "json": json, "olderThan": olderThan as Any], displayStyle: .struct)
     }
 
     /// Creates options.
@@ -45,10 +52,28 @@ package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDeb
     ///   - url: The server; `-` for standard input, nil for `ONETAP_POSTGRES_URL`.
     ///   - schema: The schema; `onetap` when nil.
     ///   - json: Whether to print JSON.
-    package init(action: Action, url: String?, schema: String? = nil, json: Bool = false) {
+    ///   - olderThan: `reconcile`'s bound on pending exchanges, in seconds; nil for the default.
+    package init(action: Action, url: String?, schema: String? = nil, json: Bool = false, olderThan: Int64? = nil) {
         self.action = action
         self.url = url
         self.schema = schema
         self.json = json
+        self.olderThan = olderThan
+    }
+
+    /// Reads `--older-than`: whole seconds, minutes, hours or days (`30s`, `10m`, `2h`, `1d`).
+    /// - Parameter text: The value as given.
+    /// - Returns: The seconds, or nil when the text is no such duration.
+    package static func seconds(_ text: String) -> Int64? {
+        guard let unit = text.last, let count = Int64(text.dropLast()), count >= 0, text.dropLast().allSatisfy(\.isASCII), text.count <= 10 else {
+            return nil
+        }
+        switch unit {
+        case "s": return count
+        case "m": return count * 60
+        case "h": return count * 3600
+        case "d": return count * 86_400
+        default: return nil
+        }
     }
 }

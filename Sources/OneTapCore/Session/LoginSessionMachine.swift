@@ -176,10 +176,11 @@ public struct LoginSessionMachine: Sendable {
         return LoginTransition(session: session, instruction: .done(.success, flow: flow, verified: verified), events: [])
     }
 
-    /// The exchange to ask again for a session left at its exchange: a request that exchanged the token
-    /// and then could not store the answer (the store failed) leaves the session there, and the app sends
-    /// the same success report again. Asking the guard again costs nothing: it knows the token was sent and
-    /// answers `replayed` without calling the carrier, and the login moves on instead of staying stuck
+    /// The exchange to ask again for a session left at its exchange: the app sends the same success
+    /// report again while the first request's exchange is under way (a mobile network's retry), or after
+    /// that request exchanged the token and could not store the answer (the store failed). Asking the guard
+    /// again calls no carrier: it waits for the exchange under way, or answers what its ledger kept of it
+    /// for this session, so the retry gets the exchange's own answer instead of the login staying stuck
     /// until it expires.
     /// - Parameters:
     ///   - session: The session as stored.
@@ -196,6 +197,37 @@ public struct LoginSessionMachine: Sendable {
             version == nil || version == session.version - 1 || version == session.version
         else { return nil }
         return (credential, receivedAt)
+    }
+
+    /// Whether a report repeats the success report a login ended in success with: the app retried after
+    /// the answer was lost. It is answered with the success told again (``success(of:credentialsIssuedAt:at:)``,
+    /// which checks the caller's credentials and the login's lifetime), not refused as `ended`.
+    /// - Parameters:
+    ///   - session: The session as stored.
+    ///   - report: The report that came in.
+    ///   - version: The version it was sent for: the one before the exchange or the exchange's own.
+    /// - Returns: True when the report carries the token the login's success was exchanged from.
+    package func repeatsSuccess(_ session: LoginSession, _ report: LoginReport, version: Int?) -> Bool {
+        guard case .ended(.success, let flow?) = session.stage, case .result(let reported, _, let credential?) = report, reported == flow,
+            session.exchangedTokens.last == credential.tokenDigest, session.verified != nil,
+            version == nil || version == session.version - 2 || version == session.version - 1
+        else { return false }
+        return true
+    }
+
+    /// The transition a login's stored session stands for when another request of the same login (the
+    /// report, or the app's retry of it) stored the answer of the exchange this request waited on: `after`
+    /// is the session at its exchange as this request read it, `stored` the session now.
+    /// - Parameters:
+    ///   - stored: The session as stored now.
+    ///   - session: The session at its exchange, as the request read it.
+    /// - Returns: The stored session and its instruction (no events: the other request emitted them; no
+    ///   continued action: it was handed back once), or nil when `stored` is not that session one exchange
+    ///   answer later.
+    package func exchangeSettled(_ stored: LoginSession, after session: LoginSession) -> LoginTransition? {
+        // At its exchange a session takes nothing but the answer bound to its token: one version later, that is what it took.
+        guard case .exchange = session.stage, stored.id == session.id, stored.version == session.version + 1 else { return nil }
+        return LoginTransition(session: stored, instruction: instruction(stored), events: [])
     }
 
     /// Refuses a report a session cannot take, before anything changes.

@@ -18,11 +18,11 @@ public enum StoreOperation: Hashable, Sendable {
     case sessions
     /// ``LoginSessionStore/removeExpired(before:limit:)``, ``SMSStore/removeExpired(before:limit:)``.
     case removeExpired
-    /// ``ExchangeLedger/claim(_:at:)``.
+    /// ``ExchangeLedger/claim(_:for:at:)`` and ``ExchangeLedger/resend(_:for:at:)``.
     case claim
     /// ``ExchangeLedger/settle(_:_:at:)``.
     case settle
-    /// ``ExchangeLedger/unknownExchanges(since:)``.
+    /// ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``.
     case unknownExchanges
     /// ``SMSStore/update(counters:code:at:_:)``.
     case update

@@ -220,8 +220,10 @@ import Testing
         #expect(clock.elapsed == .seconds(3))
     }
 
-    /// Cancelling the caller while the token is being exchanged: the exchange answers as failed (its
-    /// carrier call was cancelled), the login falls back, and ends cancelled at the next flow.
+    /// Cancelling the caller while the token is being exchanged: the exchange's result is unknown (the
+    /// carrier had the token and may have billed; issue 21), the login goes to SMS with the token kept for
+    /// reconciliation, and ends cancelled there. (Only this login may resend the token, once: the ledger's
+    /// rule that made recording `unknown` safe.)
     @Test func cancellingDuringTheExchangeEndsAsCancelled() async throws {
         let clock = FakeClock()
         let exchange = HangingExchange()
@@ -235,8 +237,8 @@ import Testing
         login.cancel()
         let outcome = try await login.value
         #expect(outcome.ending == .cancelled && outcome.flow == .sms)
-        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:caller-cancelled:cancelled"])
-        #expect(outcome.trace[1].meaning == "the token exchange failed (the caller stopped waiting): fall back")
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:caller-cancelled:cancelled"])
+        #expect(outcome.trace[1].meaning == "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation")
         #expect(events.names.last == "cancelled")
         #expect(clock.elapsed == .zero)
     }

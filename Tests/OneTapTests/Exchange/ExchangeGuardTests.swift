@@ -85,11 +85,14 @@ import Testing
 
     // MARK: Once per token
 
+    /// Another login's report of a token is a replay; the same login's retry gets the kept answer (issue 21).
     @Test func theSameTokenTwiceIsReplayed() async {
         let provider = provider()
         let exchange = guarded(provider)
         #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
-        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), for: OneSession.other, receivedAt: clock.now(), rules: .builtIn,
+                                        events: DiscardingEventSink()).answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(.mobile, "T-1"), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
         #expect(await exchange.exchange(Self.credential(.mobile, "T-2"), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
         #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
     }
@@ -102,7 +105,11 @@ import Testing
         let answers = await withTaskGroup(of: ExchangeAnswer.self) { group in
             for index in 0..<50 {
                 let exchange = index.isMultiple(of: 2) ? first : second
-                group.addTask { await exchange.exchange(Self.credential(.tianyi, "shared"), receivedAt: self.clock.now(), rules: .builtIn).answer }
+                let session = OneSession.numbered(index)
+                group.addTask {
+                    await exchange.exchange(Self.credential(.tianyi, "shared"), for: session, receivedAt: self.clock.now(), rules: .builtIn,
+                                            events: DiscardingEventSink()).answer
+                }
             }
             var answers: [ExchangeAnswer] = []
             for await answer in group { answers.append(answer) }
@@ -117,7 +124,10 @@ import Testing
         let provider = provider([.error(CarrierError("connection reset"))])
         let exchange = guarded(provider)
         #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .fault("connection reset"))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(), for: OneSession.other, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+            .answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer
+            == .fault("an earlier exchange of this token failed; it is not sent again"))
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -125,7 +135,9 @@ import Testing
         let provider = provider([.value(ExchangeResponse(code: "103101"))])
         let exchange = guarded(provider)
         #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .answered("103101"))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(), for: OneSession.other, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+            .answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .answered("103101"))
         #expect(provider.tokensSent == ["abc": 1])
     }
 
@@ -171,7 +183,9 @@ import Testing
         #expect(await timedOut(exchange) == .timeout)
         #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
         #expect(try await ledger.unknownExchanges(since: .distantPast).isEmpty)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(), for: OneSession.other, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+            .answer == .replayed)
+        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile), "the kept answer")
         #expect(provider.tokensSent == ["abc": 2])
     }
 
@@ -209,37 +223,30 @@ import Testing
         #expect(provider.flowsExchanged.isEmpty)
     }
 
-    @Test func aLedgerThatCannotSettleKeepsTheAnswerAndRefusesAResend() async {
+    /// Issue 21: a settle that fails is said (an event naming the digest's first 8 digits, never the
+    /// token), not swallowed; the row stays pending, which refuses a resend, and a retry of the same login
+    /// waits no longer than the guard's time-out.
+    @Test func aLedgerThatCannotSettleKeepsTheAnswerTellsAndRefusesAResend() async throws {
         let provider = provider()
         let faulty = FaultyExchangeLedger(ledger)
         faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: nil)
         let exchange = guarded(provider, ledger: faulty)
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == Self.success(.mobile))
-        #expect(await exchange.exchange(Self.credential(), receivedAt: clock.now(), rules: .builtIn).answer == .replayed)
-        #expect(provider.tokensSent == ["abc": 1])
-    }
-
-    /// A caller that goes away (a client disconnect cancels the request's task) while the carrier has the
-    /// token cannot make the token sendable again: a stranger who disconnects after each success report
-    /// would otherwise have one token exchanged, and billed, again and again. (Listing such an exchange for
-    /// reconciliation waits for issue 21's one-resender-per-session rule.)
-    @Test func aCancelledCallerCannotMakeTheTokenSendableAgain() async throws {
-        final class FirstHangs: TokenExchangeProvider, @unchecked Sendable {
-            let calls = LockedValue(0)
-            func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-                if calls.withLock({ $0 += 1; return $0 }) == 1 { try await Task.sleep(for: .seconds(3600)) }
-                return ExchangeResponse(code: "103000", phoneNumber: ExchangeGuardTests.number)
-            }
-        }
-        let provider = FirstHangs()
-        let exchange = ExchangeGuard(provider: provider, ledger: ledger, timeout: .seconds(3600), clock: clock)
-        let started = clock.now()
-        let call = Task { await exchange.exchange(Self.credential(), receivedAt: started, rules: .builtIn) }
-        while provider.calls.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        call.cancel()
-        _ = await call.value
-        #expect(await exchange.exchange(Self.credential(), receivedAt: started, rules: .builtIn).answer == .replayed)
-        #expect(provider.calls.withLock { $0 } == 1, "one carrier call for one token")
+        let events = RecordingEventSink()
+        let token = "T-secret-settle-1"
+        let first = await exchange.exchange(Self.credential(.mobile, token), for: OneSession.id, receivedAt: clock.now(), rules: .builtIn, events: events)
+        #expect(first.answer == Self.success(.mobile))
+        #expect(events.names == ["settle-failed"])
+        let line = try #require(events.recorded.first).json()
+        // SHA-256("T-secret-settle-1") begins 8fb2dc98 (Python's hashlib).
+        #expect(line.contains(#""area":"exchange","event":"settle-failed","token":"8fb2dc98","state":"answered","reason":"io: settle failed""#), "\(line)")
+        #expect(!line.contains(token) && !line.contains("13800138000"), "\(line)")
+        #expect(await exchange.exchange(Self.credential(.mobile, token), for: OneSession.other, receivedAt: clock.now(), rules: .builtIn, events: events).answer == .replayed)
+        clock.advance(by: exchange.timeout + exchange.settleGrace)
+        #expect(await exchange.exchange(Self.credential(.mobile, token), receivedAt: clock.now(), rules: .builtIn).answer == .timeout)
+        #expect(provider.tokensSent == [token: 1])
+        // Reconciliation lists the row once it is older than the time-out.
+        let listed = try await ledger.unknownExchanges(since: .distantFuture, pendingClaimedBefore: clock.now().addingTimeInterval(-exchange.timeout.seconds))
+        #expect(listed.map(\.state) == [.pending] && listed.first?.session == OneSession.id)
     }
 
     @Test func theCarriersErrorTextIsScrubbedOfTheTokens() async {

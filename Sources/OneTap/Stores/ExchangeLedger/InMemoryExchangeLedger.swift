@@ -1,14 +1,9 @@
 /// An exchange ledger in this process's memory. It forgets a token a day after its claim (no one-tap
-/// token lives that long: `Data/token-lifetimes.csv`), so it stays bounded.
+/// token lives that long: `Data/token-lifetimes.csv`), and the answer it kept with it (the user's number
+/// too), so it stays bounded.
 public final class InMemoryExchangeLedger: ExchangeLedger {
-    private struct Entry {
-        var state: ExchangeLedgerState
-        var claimedAt: Date
-        var settledAt: Date
-    }
-
     private struct Table {
-        var entries: [SHA256Digest: Entry] = [:]
+        var entries: [SHA256Digest: ExchangeLedgerEntry] = [:]
         /// The size above which the next claim sweeps out forgotten tokens: at least 4,096, and twice what
         /// the last sweep kept, so a flood of claims costs amortised O(1) each, never a copy per claim.
         var sweepAbove = 4096
@@ -21,17 +16,18 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     package let retention: Duration
 
     /// Creates an empty ledger.
-    /// - Parameter retention: How long a token is remembered; one day.
+    /// - Parameter retention: How long a token (and the answer kept with it) is remembered; one day.
     public init(retention: Duration = .seconds(86_400)) {
         self.retention = retention
     }
 
-    /// Claims a token (``ExchangeLedger/claim(_:at:)``).
+    /// Claims a token for a session (``ExchangeLedger/claim(_:for:at:)``).
     /// - Parameters:
     ///   - token: The token's SHA-256.
+    ///   - session: The login session the token came with.
     ///   - now: The time.
-    /// - Returns: Nil when it was never claimed, else its state.
-    public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    /// - Returns: Nil when it was never claimed (or was forgotten), else its entry.
+    public func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
         let horizon = now.addingTimeInterval(-retention.seconds)
         return table.withLock { table in
             if table.entries.count > table.sweepAbove {
@@ -39,9 +35,26 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
                 table.sweepAbove = max(4096, 2 * table.entries.count)
                 table.sweeps += 1
             }
-            if let entry = table.entries[token], entry.claimedAt >= horizon { return entry.state }
-            table.entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
+            if let entry = table.entries[token], entry.claimedAt >= horizon { return entry }
+            table.entries[token] = ExchangeLedgerEntry(token: token, state: .pending, session: session, claimedAt: now, settledAt: now, sends: 1)
             return nil
+        }
+    }
+
+    /// Claims an unknown exchange again for the session that claimed it, once (``ExchangeLedger/resend(_:for:at:)``).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - session: The login session asking.
+    ///   - now: The time.
+    /// - Returns: True when this call claimed it again.
+    public func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+        let horizon = now.addingTimeInterval(-retention.seconds)
+        return table.withLock { table in
+            guard let entry = table.entries[token], entry.claimedAt >= horizon, entry.state == .unknown, entry.session == session, entry.sends < 2 else {
+                return false
+            }
+            table.entries[token] = ExchangeLedgerEntry(token: token, state: .pending, session: session, claimedAt: now, settledAt: now, sends: entry.sends + 1)
+            return true
         }
     }
 
@@ -52,19 +65,27 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - now: The time.
     public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         table.withLock { table in
-            table.entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
-            table.entries[token]?.settledAt = now
+            let entry = table.entries[token]
+            table.entries[token] = ExchangeLedgerEntry(
+                token: token, state: state, session: entry?.session, claimedAt: entry?.claimedAt ?? now, settledAt: now, sends: entry?.sends ?? 1)
         }
     }
 
-    /// The exchanges with an unknown result (``ExchangeLedger/unknownExchanges(since:)``).
-    /// - Parameter since: The earliest time to list.
-    /// - Returns: Their digests and times, oldest first.
-    public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
+    /// The exchanges to reconcile (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).
+    /// - Parameters:
+    ///   - since: The earliest time to list an unknown exchange by.
+    ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
+    /// - Returns: Their entries, oldest first.
+    public func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
         table.withLock { table in
-            table.entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }
-                .map { (token: $0.key, at: $0.value.settledAt) }
-                .sorted { $0.at < $1.at }
+            table.entries.values.filter { entry in
+                switch entry.state {
+                case .unknown: entry.settledAt >= since
+                case .pending: entry.claimedAt < pendingClaimedBefore
+                case .answered, .failed: false
+                }
+            }
+            .sorted { ($0.at, $0.token.hex) < ($1.at, $1.token.hex) }
         }
     }
 

@@ -6,14 +6,27 @@ public typealias FaultyExchangeLedger = FaultyStore<any ExchangeLedger>
 
 extension FaultyStore: ExchangeLedger where Base == any ExchangeLedger {
 
-    /// Through the base ledger, or fails (``ExchangeLedger/claim(_:at:)``).
+    /// Through the base ledger, or fails (``ExchangeLedger/claim(_:for:at:)``).
     /// - Parameters:
     ///   - token: The token's SHA-256.
+    ///   - session: The login session the token came with.
     ///   - now: The time.
-    /// - Returns: Nil when it was never claimed, else its state.
+    /// - Returns: Nil when it was never claimed, else its entry.
     /// - Throws: ``StoreError``: the base ledger's, or the injected one.
-    public func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
-        try await faults.run(.claim) { try await base.claim(token, at: now) }
+    public func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+        try await faults.run(.claim) { try await base.claim(token, for: session, at: now) }
+    }
+
+    /// Through the base ledger, or fails (``ExchangeLedger/resend(_:for:at:)``; a fault injected into
+    /// ``StoreOperation/claim`` strikes it too: a resend is a claim).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - session: The login session asking.
+    ///   - now: The time.
+    /// - Returns: True when this call claimed it again.
+    /// - Throws: ``StoreError``: the base ledger's, or the injected one.
+    public func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+        try await faults.run(.claim) { try await base.resend(token, for: session, at: now) }
     }
 
     /// Through the base ledger, or fails (``ExchangeLedger/settle(_:_:at:)``).
@@ -26,11 +39,13 @@ extension FaultyStore: ExchangeLedger where Base == any ExchangeLedger {
         try await faults.run(.settle) { try await base.settle(token, state, at: now) }
     }
 
-    /// Through the base ledger, or fails (``ExchangeLedger/unknownExchanges(since:)``).
-    /// - Parameter since: The earliest time to list.
-    /// - Returns: Their digests and times, oldest first.
+    /// Through the base ledger, or fails (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).
+    /// - Parameters:
+    ///   - since: The earliest time to list an unknown exchange by.
+    ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
+    /// - Returns: Their entries, oldest first.
     /// - Throws: ``StoreError``: the base ledger's, or the injected one.
-    public func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
-        try await faults.run(.unknownExchanges) { try await base.unknownExchanges(since: since) }
+    public func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+        try await faults.run(.unknownExchanges) { try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore) }
     }
 }

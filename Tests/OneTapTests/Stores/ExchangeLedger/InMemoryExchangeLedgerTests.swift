@@ -22,6 +22,11 @@ import Testing
         (.listsNewestFirst, "the unknown exchanges must be listed oldest first"),
         (.dropsUnclaimedSettles, "a token settled without a claim must be recorded"),
         (.keepsTheCodeAsANumber, "a claim of a token settled as answered 000 must answer it"),
+        (.dropsTheNumber, "a claim of a token settled as answered 103000 must answer it (with its number and account)"),
+        (.resendsForAnySession, "a resend of an unknown exchange by another session must be refused"),
+        (.resendsAgainAndAgain, "an unknown exchange must be resent once only"),
+        (.listsNoPending, "pending exchanges claimed before the bound must be listed with the unknown ones"),
+        (.forgetsTheSession, "a claim must keep the session that claimed the token"),
     ])
     func theSuiteCatchesABrokenLedger(flaw: LedgerDouble.Flaw, problem: String) async {
         await #expect {
@@ -71,62 +76,96 @@ final class LedgerDouble: ExchangeLedger {
         case dropsUnclaimedSettles
         /// An answered code is kept as a number, so `000` reads back as `0`.
         case keepsTheCodeAsANumber
-    }
-
-    private struct Entry {
-        var state: ExchangeLedgerState
-        var claimedAt: Date
-        var settledAt: Date
+        /// An answer's number and account are not kept.
+        case dropsTheNumber
+        /// `resend` does not check the session.
+        case resendsForAnySession
+        /// `resend` does not count the sends.
+        case resendsAgainAndAgain
+        /// `unknownExchanges` lists no pending exchange.
+        case listsNoPending
+        /// The claiming session is not kept.
+        case forgetsTheSession
     }
 
     private let flaw: Flaw
     private let retention = 86_400.0
-    private let entries = LockedValue<[SHA256Digest: Entry]>([:])
+    private let entries = LockedValue<[SHA256Digest: ExchangeLedgerEntry]>([:])
     /// How many claims of each token read it unclaimed (the two-step flaw's race).
     private let readers = LockedValue<[SHA256Digest: Int]>([:])
 
     init(_ flaw: Flaw) { self.flaw = flaw }
 
-    func claim(_ token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerState? {
+    private func fresh(_ token: SHA256Digest, _ session: LoginSessionID, _ now: Date) -> ExchangeLedgerEntry {
+        ExchangeLedgerEntry(token: token, state: .pending, session: flaw == .forgetsTheSession ? nil : session, claimedAt: now, settledAt: now, sends: 1)
+    }
+
+    func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
         let horizon = now.addingTimeInterval(-retention + (flaw == .forgetsEarly ? 1 : 0))
         let flaw = flaw
-        func existing(_ entries: inout [SHA256Digest: Entry]) -> ExchangeLedgerState?? {
+        func existing(_ entries: inout [SHA256Digest: ExchangeLedgerEntry]) -> ExchangeLedgerEntry?? {
             guard let read = entries[token], read.claimedAt >= horizon || flaw == .neverForgets else { return .none }
-            if read.state == .unknown, flaw == .pendsUnknownExchanges { entries[token]?.state = .pending }
-            return .some(read.state)
+            if read.state == .unknown, flaw == .pendsUnknownExchanges {
+                entries[token] = ExchangeLedgerEntry(token: token, state: .pending, session: read.session, claimedAt: read.claimedAt, settledAt: now, sends: read.sends)
+            }
+            return .some(read)
         }
         if flaw == .claimsInTwoSteps {
             // The flaw: read, and write later. The write waits until a second claim of the token has read
             // the same nothing (or 500 ms pass: long enough for a loaded machine to schedule the racing
             // task), so concurrent claims always show it, however the tasks are scheduled.
-            if let state = entries.withLock({ existing(&$0) }) { return state }
+            if let entry = entries.withLock({ existing(&$0) }) { return entry }
             readers.withLock { $0[token, default: 0] += 1 }
             let deadline = ContinuousClock.now.advanced(by: .milliseconds(500))
             while readers.withLock({ $0[token, default: 0] }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-            entries.withLock { $0[token] = Entry(state: .pending, claimedAt: now, settledAt: now) }
+            let entry = fresh(token, session, now)
+            entries.withLock { $0[token] = entry }
             return nil
         }
         // Read and write under one lock: a claim is one step, as a store's unique constraint makes it.
+        let entry = fresh(token, session, now)
         return entries.withLock { entries in
-            if let state = existing(&entries) { return state }
-            entries[token] = Entry(state: .pending, claimedAt: now, settledAt: now)
+            if let read = existing(&entries) { return read }
+            entries[token] = entry
             return nil
+        }
+    }
+
+    func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+        let flaw = flaw
+        return entries.withLock { entries in
+            guard let entry = entries[token], entry.state == .unknown, entry.session == session || flaw == .resendsForAnySession,
+                entry.sends < 2 || flaw == .resendsAgainAndAgain
+            else { return false }
+            entries[token] = ExchangeLedgerEntry(token: token, state: .pending, session: entry.session, claimedAt: now, settledAt: now, sends: entry.sends + 1)
+            return true
         }
     }
 
     func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         var state = state
-        if flaw == .keepsTheCodeAsANumber, case .answered(let code) = state, let number = Int64(code.text) { state = .answered(ResultCode(integerLiteral: number)) }
+        if case .answered(let response) = state {
+            if flaw == .keepsTheCodeAsANumber, let number = Int64(response.code.text) {
+                state = .answered(ExchangeResponse(code: ResultCode(integerLiteral: number), phoneNumber: response.phoneNumber, account: response.account))
+            }
+            if flaw == .dropsTheNumber { state = .answered(ExchangeResponse(code: response.code)) }
+        }
+        let flaw = flaw
         entries.withLock { entries in
             guard entries[token] != nil || flaw != .dropsUnclaimedSettles else { return }
-            entries[token, default: Entry(state: state, claimedAt: now, settledAt: now)].state = state
-            entries[token]?.settledAt = now
+            let entry = entries[token]
+            entries[token] = ExchangeLedgerEntry(
+                token: token, state: state, session: entry?.session, claimedAt: entry?.claimedAt ?? now, settledAt: now, sends: entry?.sends ?? 1)
         }
     }
 
-    func unknownExchanges(since: Date) async throws -> [(token: SHA256Digest, at: Date)] {
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+        let flaw = flaw
         let listed = entries.withLock { entries in
-            entries.filter { $0.value.state == .unknown && $0.value.settledAt >= since }.map { (token: $0.key, at: $0.value.settledAt) }.sorted { $0.at < $1.at }
+            entries.values.filter {
+                ($0.state == .unknown && $0.settledAt >= since) || ($0.state == .pending && $0.claimedAt < pendingClaimedBefore && flaw != .listsNoPending)
+            }
+            .sorted { $0.at < $1.at }
         }
         return flaw == .listsNewestFirst ? listed.reversed() : listed
     }

@@ -1,0 +1,176 @@
+import Foundation
+import OneTap
+@testable import OneTapCLI
+import OneTapPostgres
+import OneTapPostgresTestSupport
+import Testing
+
+/// `onetap db reconcile` on the command line, without a server: what it parses to and how it refuses.
+@Suite struct DBReconcileArgumentsTests {
+    @Test(arguments: [
+        (["db", "reconcile", "--url", "postgresql:///onetap"], DBOptions(action: .reconcile, url: "postgresql:///onetap")),
+        (["db", "reconcile", "--older-than", "10m", "--json"], DBOptions(action: .reconcile, url: nil, json: true, olderThan: 600)),
+        (["db", "reconcile", "--url", "-", "--older-than=30s", "--schema", "tenant_a"], DBOptions(action: .reconcile, url: "-", schema: "tenant_a", olderThan: 30)),
+        (["db", "reconcile", "--older-than", "2h"], DBOptions(action: .reconcile, url: nil, olderThan: 7200)),
+        (["db", "reconcile", "--older-than", "1d"], DBOptions(action: .reconcile, url: nil, olderThan: 86_400)),
+        (["db", "reconcile", "--older-than", "0s"], DBOptions(action: .reconcile, url: nil, olderThan: 0)),
+    ])
+    func parses(arguments: [String], expected: DBOptions) throws {
+        #expect(try OneTapCommandLine.parse(arguments) == .command(DBCommand.self, expected))
+    }
+
+    @Test(arguments: [
+        (["db", "reconcile", "--older-than", "10"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '10'"),
+        (["db", "reconcile", "--older-than", "-5m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '-5m'"),
+        (["db", "reconcile", "--older-than", "10 m"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '10 m'"),
+        (["db", "reconcile", "--older-than", "1w"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '1w'"),
+        (["db", "migrate", "--url", "x", "--older-than", "10m"], "onetap: error: --older-than is an option of db reconcile, not db migrate"),
+        (["db", "reconcile"], "onetap: error: db reconcile needs the PostgreSQL server: --url URL, --url - (the URL on standard input) or ONETAP_POSTGRES_URL"),
+        (["db", "reconcile", "--url", "postgresql://api:hunter2-pw@h/db", "x"], "onetap: error: db reconcile takes options only; unexpected 'x'"),
+    ])
+    func usageErrorsAreExit64(arguments: [String], prefix: String) async {
+        let (code, io) = await runInProcess(arguments, environment: [:])
+        #expect(code == .usage)
+        #expect(io.output.isEmpty)
+        #expect(io.errors.count == 1 && io.errors[0].hasPrefix(prefix), "\(io.errors)")
+        #expect(io.errors.allSatisfy { !$0.contains("hunter2-pw") })
+    }
+
+    /// The URL reaches the tool on its standard input with reconcile's own arguments, never on argv.
+    @Test func theToolIsHandedTheSecondsNeverTheURL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-reconcile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let onetap = directory.appendingPathComponent("onetap")
+        try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: onetap)
+        let tool = directory.appendingPathComponent("onetap-db")
+        let script = "#!/bin/sh\nprintf '%s ' \"$@\" > '\(directory.path)/argv'\ncat > '\(directory.path)/stdin'\necho recorded\n"
+        try Data(script.utf8).write(to: tool)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
+        let url = "postgresql://api:hunter2-pw@db.internal/onetap"
+        let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+        let process = Process()
+        process.executableURL = onetap
+        process.arguments = ["db", "reconcile", "--older-than", "10m", "--json"]
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }   // no pool thread held
+        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)   // one short line: it fit in the pipe
+        let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
+        let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
+        try FileManager.default.removeItem(at: directory)
+        #expect(process.terminationStatus == 0 && stdout == "recorded\n")
+        #expect(argv == "reconcile --url - --json --older-than 600 ")
+        #expect(received == url + "\n")
+    }
+}
+
+/// `onetap db reconcile` end to end: the built binary against the tests' PostgreSQL server (skipped with
+/// the reason when there is none, failing instead under `ONETAP_REQUIRE_POSTGRES=1`).
+@Suite struct PostgresReconcileCommandTests {
+    let migrate = PostgresMigrateCommandTests()
+    /// SHA-256 of the test tokens, computed with Python's hashlib.
+    static let unknown = "fafef972ce37f928646d169250961cc73efe5406925df7ddfff4a184b7fe141a"  // reconcile-unknown
+    static let oldPending = "5ad6f927af94bd430ff8341e1177d81b8463435d1d450a7eb108803710256c3f"  // reconcile-old-pending
+    static let newPending = "77beeead395606679f52b12ddefffcabd2b34999633eab3992a6f761213bef0f"  // reconcile-new-pending
+    static let answered = "75fb74c23ececd2435c8047ae67bbcb90487cda573d23b3c0c19438f14e3df67"  // reconcile-answered
+    static let first = try! LoginSessionID("reconcile-session-0001")
+    static let second = try! LoginSessionID("reconcile-session-0002")
+
+    /// A ledger holding an unknown exchange (claimed 10 min ago, given up on 9 min 55 s ago), a pending one
+    /// claimed 2 min ago, a pending one claimed 5 s ago and an answered one; `now` in whole milliseconds.
+    func fill(_ url: String, _ schema: String) async throws -> Date {
+        let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+        let ledger = stores.exchangeLedger()
+        func digest(_ text: String) -> SHA256Digest { SHA256.hash(Array(text.utf8)) }
+        _ = try await ledger.claim(digest("reconcile-unknown"), for: Self.first, at: now.addingTimeInterval(-600))
+        try await ledger.settle(digest("reconcile-unknown"), .unknown, at: now.addingTimeInterval(-595))
+        _ = try await ledger.claim(digest("reconcile-old-pending"), for: Self.second, at: now.addingTimeInterval(-120))
+        _ = try await ledger.claim(digest("reconcile-new-pending"), for: Self.second, at: now.addingTimeInterval(-5))
+        _ = try await ledger.claim(digest("reconcile-answered"), for: Self.first, at: now.addingTimeInterval(-300))
+        try await ledger.settle(digest("reconcile-answered"), .answered(ExchangeResponse(code: "103000", phoneNumber: try PhoneNumber("13800138000"))),
+                                at: now.addingTimeInterval(-299))
+        await stores.close()
+        return now
+    }
+
+    @Test func listsTheUnknownAndTheOldPendingExchangesOldestFirst() async throws {
+        let url = try await migrate.url()
+        try await migrate.withSchema(url) { schema in
+            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            let now = try await fill(url, schema)
+            let run = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+            #expect(run.lines == [
+                "token-sha256                                                      state    claimed-at                session                 sends",
+                "\(Self.unknown)  unknown  \(now.addingTimeInterval(-600).iso8601)  reconcile-session-0001  1",
+                "\(Self.oldPending)  pending  \(now.addingTimeInterval(-120).iso8601)  reconcile-session-0002  1",
+            ], "\(run.stdout)")
+            #expect(!run.stdout.contains("13800138000") && !run.stdout.contains(Self.answered) && !run.stdout.contains(Self.newPending))
+            // A bound past the old pending claim lists the unknown one alone; 0 s lists the new pending one too.
+            let longer = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema, "--older-than", "3m"])
+            #expect(longer.lines.dropFirst().map { String($0.prefix(64)) } == [Self.unknown])
+            let all = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema, "--older-than", "0s"])
+            #expect(all.lines.dropFirst().map { String($0.prefix(64)) } == [Self.unknown, Self.oldPending, Self.newPending])
+        }
+    }
+
+    @Test func writesJSONFromTheEnvironmentsURL() async throws {
+        let url = try await migrate.url()
+        try await migrate.withSchema(url) { schema in
+            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            let now = try await fill(url, schema)
+            let environment = ProcessInfo.processInfo.environment.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
+            let run = try await Binary.run(["db", "reconcile", "--schema", schema, "--json", "--older-than", "1m"], environment: environment)
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+            let expected = #"{"schema":"\#(schema)","olderThanSeconds":60,"exchanges":["#
+                + #"{"token":"\#(Self.unknown)","state":"unknown","claimedAt":"\#(now.addingTimeInterval(-600).iso8601)","#
+                + #""settledAt":"\#(now.addingTimeInterval(-595).iso8601)","session":"reconcile-session-0001","sends":1},"#
+                + #"{"token":"\#(Self.oldPending)","state":"pending","claimedAt":"\#(now.addingTimeInterval(-120).iso8601)","#
+                + #""settledAt":"\#(now.addingTimeInterval(-120).iso8601)","session":"reconcile-session-0002","sends":1}]}"#
+            #expect(run.stdout == expected + "\n")
+        }
+    }
+
+    @Test func anEmptyLedgerSaysSo() async throws {
+        let url = try await migrate.url()
+        try await migrate.withSchema(url) { schema in
+            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            let run = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+            #expect(run.status == 0 && run.stdout == "no exchanges to reconcile in schema \(schema) (unknown, or pending for 60 s or more)\n")
+            let json = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema, "--json"])
+            #expect(json.stdout == #"{"schema":"\#(schema)","olderThanSeconds":60,"exchanges":[]}"# + "\n")
+        }
+    }
+
+    /// A schema not migrated to this OneTap's version is refused (exit 1) and left as it was; a schema that
+    /// does not exist too.
+    @Test func aSchemaNotMigratedIsRefusedWithExit1() async throws {
+        let url = try await migrate.url()
+        try await migrate.withSchema(url) { schema in
+            let missing = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+            #expect(missing.status == 1 && missing.stdout.isEmpty)
+            #expect(missing.stderr.hasPrefix("onetap: error: listing the exchanges to reconcile failed: "), "\(missing.stderr)")
+            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+            let newest = PostgresMigrations.all.count
+            try await stores.pool.execute("DELETE FROM \"\(schema)\".schema_migrations WHERE version = \(newest)")
+            await stores.close()
+            let old = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+            #expect(old.status == 1 && old.stdout.isEmpty)
+            #expect(old.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(newest - 1), "
+                + "this OneTap's is \(newest): run 'onetap db migrate' first\n", "\(old.stderr)")
+        }
+    }
+
+    @Test func anUnreachableServerIsExit69AndThePasswordIsNeverPrinted() async throws {
+        let nowhere = "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))"
+        let run = try await Binary.run(["db", "reconcile", "--url", "-"], stdin: Array((nowhere + "\n").utf8))
+        #expect(run.status == 69 && run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("onetap: error: cannot reach PostgreSQL: "), "\(run.stderr)")
+        #expect(!run.stderr.contains("hunter2-pw"))
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Issue 21: retries of one login's success report against the guard (the app's retry while the exchange
+/// is under way, resends of an unknown exchange, callers that go away), on a fake clock.
+@Suite struct ExchangeGuardRetryTests {
+    let clock = FakeClock()
+    let ledger = InMemoryExchangeLedger()
+    static let number = try! PhoneNumber("13800138000")
+    static let credential = CarrierCredential(flow: .mobile, token: Secret("T-retried-1"), uniqueID: "u")
+    static let success = ExchangeAnswer.answered("103000", phoneNumber: number, account: "account-7")
+
+    func guarded(_ carrier: HeldCarrier, ledger: (any ExchangeLedger)? = nil) -> ExchangeGuard {
+        ExchangeGuard(provider: carrier, ledger: ledger ?? self.ledger, timeout: .seconds(5), clock: clock)
+    }
+
+    func exchange(_ exchange: ExchangeGuard, for session: LoginSessionID = OneSession.id) -> Task<ExchangeAnswer, Never> {
+        let received = clock.now()
+        return Task { await exchange.exchange(Self.credential, for: session, receivedAt: received, rules: .builtIn, events: DiscardingEventSink()).answer }
+    }
+
+    /// Waits (real time, 10 s at most) until the retry waits on the clock beside the first exchange's time
+    /// limit, or has answered without waiting (what the guard did before issue 21).
+    func waitingOrDone(_ retry: Task<ExchangeAnswer, Never>) async throws {
+        let done = LockedValue(false)
+        Task { _ = await retry.value; done.withLock { $0 = true } }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while clock.sleeperCount < 2, !done.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// Steps the fake clock by `step` until every task has finished (a real-time bound of 10 s).
+    func drive(_ tasks: [Task<ExchangeAnswer, Never>], stepping step: Duration) async throws -> [ExchangeAnswer] {
+        let finished = LockedValue(0)
+        let watchers = tasks.map { task in Task { let answer = await task.value; finished.withLock { $0 += 1 }; return answer } }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while finished.withLock({ $0 }) < tasks.count, ContinuousClock.now < deadline {
+            clock.advance(by: step)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        var answers: [ExchangeAnswer] = []
+        for watcher in watchers { answers.append(await watcher.value) }
+        return answers
+    }
+
+    /// The retry arrives while the carrier has the token: it waits, and gets the exchange's own answer
+    /// (the number); the carrier is called once. Before, the retry was answered `replayed`.
+    @Test func aRetryDuringTheExchangeWaitsForItsAnswer() async throws {
+        let carrier = HeldCarrier()
+        let exchange = guarded(carrier)
+        let first = self.exchange(exchange)
+        try await carrier.waitForCalls(1)
+        let retry = self.exchange(exchange)
+        try await waitingOrDone(retry)
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number, account: "account-7"))
+        #expect(await first.value == Self.success)
+        #expect(try await drive([retry], stepping: exchange.pollInterval) == [Self.success])
+        #expect(carrier.calls == 1)
+        // The same login's later retry gets the kept answer; another login's report of the token is a replay.
+        #expect(await self.exchange(exchange).value == Self.success)
+        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed)
+        #expect(carrier.calls == 1)
+    }
+
+    /// The exchange the retry waits for times out: the retry answers as it did (unknown), sends nothing,
+    /// and waited no longer than the guard's time-out.
+    @Test func aRetryWaitsNoLongerThanTheTimeOut() async throws {
+        let carrier = HeldCarrier()
+        let exchange = guarded(carrier)
+        let start = clock.now()
+        let first = self.exchange(exchange)
+        try await carrier.waitForCalls(1)
+        let retry = self.exchange(exchange)
+        try await waitingOrDone(retry)
+        #expect(try await drive([first, retry], stepping: .milliseconds(100)) == [.timeout, .timeout])
+        #expect(carrier.calls == 1, "the waiting retry sent nothing")
+        #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.session) == [OneSession.id])
+        #expect(clock.now() > start)
+    }
+
+    /// A claim whose exchange never ends (its instance died): the same login's retry waits until the
+    /// guard's time-out plus its grace have passed since the claim, then answers unknown, sending nothing.
+    @Test func aRetryWaitsForAClaimNoLongerThanTheTimeOutAndItsGrace() async throws {
+        let carrier = HeldCarrier()
+        let exchange = guarded(carrier)
+        let claimed = clock.now()
+        _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: claimed)
+        let clock = self.clock
+        let retry = Task {
+            let answer = await exchange.exchange(Self.credential, for: OneSession.id, receivedAt: claimed, rules: .builtIn, events: DiscardingEventSink())
+            return (answer.answer, clock.now())
+        }
+        let finished = LockedValue(false)
+        let watcher = Task { let result = await retry.value; finished.withLock { $0 = true }; return result }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !finished.withLock({ $0 }), ContinuousClock.now < deadline {
+            clock.advance(by: exchange.pollInterval)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let (answer, at) = await watcher.value
+        #expect(answer == .timeout)
+        let waited = at.timeIntervalSince(claimed)
+        #expect(waited >= (exchange.timeout + exchange.settleGrace).seconds && waited < (exchange.timeout + exchange.settleGrace).seconds + 0.15, "\(waited) s")
+        #expect(carrier.calls == 0)
+    }
+
+    /// A pending claim from an instance that died: the same login's retry does not wait past the time-out.
+    @Test func aPendingClaimOlderThanTheTimeOutIsNotWaitedOn() async throws {
+        let carrier = HeldCarrier()
+        let exchange = guarded(carrier)
+        _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: clock.now().addingTimeInterval(-6))
+        #expect(await self.exchange(exchange).value == .timeout)
+        #expect(carrier.calls == 0)
+    }
+
+    /// N concurrent resends of an `unknown` token by its login make one carrier call, and every one gets
+    /// its answer; a resend from another login makes none. Before, every resend called the carrier.
+    @Test func concurrentResendsOfAnUnknownTokenMakeOneCarrierCall() async throws {
+        let carrier = HeldCarrier()
+        let exchange = guarded(carrier)
+        let first = self.exchange(exchange)
+        try await carrier.waitForCalls(1)
+        #expect(try await drive([first], stepping: .seconds(1)) == [.timeout])
+        #expect(try await ledger.claim(Self.credential.tokenDigest, at: clock.now()) == .unknown)
+        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed, "another login may not resend it")
+        #expect(carrier.calls == 1)
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number, account: "account-7"))
+        let resends = (0..<50).map { _ in self.exchange(exchange) }
+        let answers = try await drive(resends, stepping: .milliseconds(10))   // slow steps: a loaded machine's resend answers well within the wait
+        #expect(carrier.calls == 2, "one carrier call for 50 resends")
+        #expect(answers.allSatisfy { $0 == Self.success }, "\(Set(answers.map(\.description)))")
+        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed)
+        #expect(carrier.calls == 2)
+    }
+
+    /// A caller that goes away while the carrier has the token leaves the exchange `unknown` (the carrier
+    /// may have billed), written though its task is cancelled, listed for reconciliation with its
+    /// session. A caller who disconnects after each report cannot have the token billed again and again:
+    /// the login may resend it once, no other login at all.
+    @Test func aCancelledCallerLeavesTheExchangeUnknownAndCannotResendItAgainAndAgain() async throws {
+        let carrier = HeldCarrier()
+        let cancellable = CancellationAwareLedger(base: ledger)
+        let exchange = guarded(carrier, ledger: cancellable)
+        for round in 0..<5 {
+            let call = self.exchange(exchange)
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while carrier.calls <= round, carrier.calls < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            call.cancel()
+            #expect(await call.value == .timeout, "round \(round)")
+        }
+        #expect(carrier.calls == 2, "the first send and one resend, of five disconnects")
+        let listed = try await ledger.unknownExchanges(since: .distantPast)
+        #expect(listed.map(\.token) == [Self.credential.tokenDigest] && listed.first?.session == OneSession.id && listed.first?.sends == 2)
+        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed)
+        #expect(carrier.calls == 2)
+    }
+}
+
+/// A carrier whose calls wait until the test releases them (or their task is cancelled), counting calls.
+final class HeldCarrier: TokenExchangeProvider, @unchecked Sendable {
+    private let count = LockedValue(0)
+    private let released = LockedValue<ExchangeResponse?>(nil)
+
+    var calls: Int { count.withLock { $0 } }
+
+    func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        count.withLock { $0 += 1 }
+        while true {
+            if let response = released.withLock({ $0 }) { return response }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Lets every call, waiting or later, answer `response`.
+    func release(_ response: ExchangeResponse) { released.withLock { $0 = response } }
+
+    /// Waits (real time, 10 s at most) until `n` calls came in.
+    func waitForCalls(_ n: Int) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while calls < n, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+}
+
+/// Gives up on a cancelled task, as a store waiting for a pooled connection does.
+struct CancellationAwareLedger: ExchangeLedger {
+    let base: any ExchangeLedger
+    func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+        try await base.claim(token, for: session, at: now)
+    }
+    func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+        try await base.resend(token, for: session, at: now)
+    }
+    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        try Task.checkCancellation()
+        try await base.settle(token, state, at: now)
+    }
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+        try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+    }
+}
