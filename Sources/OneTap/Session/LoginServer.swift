@@ -59,15 +59,17 @@ public struct LoginServer: Sendable {
     ///     later request about this login must come from the same app session.
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
+    ///   - address: The client's address (``ClientAddress``). None counts in one shared "unknown" address
+    ///     for every caller that gives none: the circuit breaker weighs all of them as one client.
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, or ``StoreError``
     ///   when the store fails.
-    public func start(_ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil) async throws -> LoginTransition {
+    public func start(_ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil, address: IPAddress? = nil) async throws -> LoginTransition {
         let now = clock.now()
         try claims.checkCurrent(at: now)
         let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now), appSession: claims.session)
         try await store.create(transition.session)
-        emit(transition, at: now)
+        emit(transition, at: now, client: client(claims, address))
         return transition
     }
 
@@ -78,25 +80,32 @@ public struct LoginServer: Sendable {
     ///   - version: The version the app acted on (send the one it was given): required, so a replay of an
     ///     earlier report is always found out (`stale-version`).
     ///   - claims: The verified claims of the caller's app session; it must be the one that started the login.
+    ///   - address: The client's address (``ClientAddress``). The circuit breaker counts a client's word (its
+    ///     SDK's codes and time-outs) once per distinct client: per app session, guest or account, and
+    ///     address block (an IPv6 /64), sharing any being one client. None counts in one shared
+    ///     "unknown" address: every caller that gives none weighs as one client.
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
     ///   report won the race, `unknown-session` for an id no session has or a login of another app
     ///   session, alike), or ``StoreError``.
-    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims) async throws -> LoginTransition {
+    public func report(
+        _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, address: IPAddress? = nil
+    ) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
             // (the guard, or ``exchanged(_:token:session:version:from:)``), never from a request.
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         let session = try await owned(id, by: claims)
-        if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
-        let transition = try await advance(session, report, version: version)
+        let client = client(claims, address)
+        if let recovered = try await recoverExchange(session, report, version: version, client: client) { return recovered }
+        let transition = try await advance(session, report, version: version, client: client)
         if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
             case .exchange(_, _, _, let receivedAt) = transition.session.stage
         {
             let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
-            return try await advance(transition.session, .exchange(answer), version: nil)
+            return try await advance(transition.session, .exchange(answer), version: nil, client: client)
         }
         return transition
     }
@@ -124,7 +133,7 @@ public struct LoginServer: Sendable {
         case .failure(is TimeoutError): answer = .timeout
         case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
         }
-        return try await advance(session, .exchange(ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))), version: version)
+        return try await advance(session, .exchange(ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))), version: version, client: client(claims, nil))
     }
 
     /// Sends an SMS code for a session at its SMS step.
@@ -165,7 +174,7 @@ public struct LoginServer: Sendable {
         context.session = id
         let result = try await sms.verify(code, for: number, context: context)
         guard case .verified(let verdict) = result else { return (result, nil) }
-        return (result, try await report(.smsVerified(verdict), to: id, version: version, from: claims))
+        return (result, try await report(.smsVerified(verdict), to: id, version: version, from: claims, address: context.ip))
     }
 
     private func smsStep(_ id: LoginSessionID, _ claims: AccessClaims) async throws -> (SMSCodeService, Date) {
@@ -229,21 +238,21 @@ public struct LoginServer: Sendable {
 
     /// Asks the guard again for a session left at its exchange, when the report repeats the success it is
     /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when).
-    private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition? {
+    private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient) async throws -> LoginTransition? {
         guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else {
             return nil
         }
         let answer = await exchange.exchange(credential, receivedAt: receivedAt, rules: rules)
-        return try await advance(session, .exchange(answer), version: nil)
+        return try await advance(session, .exchange(answer), version: nil, client: client)
     }
 
     /// Applies a report to a stored session, stores the result (compare-and-swap) and emits its events:
     /// the one path every change of a session on this server takes.
-    private func advance(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition {
+    private func advance(_ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient) async throws -> LoginTransition {
         let now = clock.now()
         let transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
         try await save(transition, replacing: session)
-        emit(transition, at: now)
+        emit(transition, at: now, client: client)
         return transition
     }
 
@@ -260,9 +269,16 @@ public struct LoginServer: Sendable {
         }
     }
 
-    /// Tells the events and the breaker what a stored transition did.
-    private func emit(_ transition: LoginTransition, at now: Date) {
-        health?.apply(transition.channelReports, at: now)
+    /// The client a request came from, as the breaker tells clients apart (``ChannelClient``).
+    private func client(_ claims: AccessClaims, _ address: IPAddress?) -> ChannelClient {
+        ChannelClient(appSession: claims.session, identity: claims.identity, address: address)
+    }
+
+    /// Tells the events and the breaker what a stored transition did: called only once the transition
+    /// is stored (its create or compare-and-swap succeeded), so a report that lost tells nothing. What
+    /// the server saw counts in full; the client's word once per client.
+    private func emit(_ transition: LoginTransition, at now: Date, client: ChannelClient) {
+        health?.apply(transition.channelReports, reportedBy: client, at: now)
         let context = transition.context
         for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }
     }
