@@ -17,7 +17,9 @@
 ///   newer report replaces its older one, so ten fake logins from one client are one failure.
 /// - A probe failed by a client's word does not re-open the circuit for everyone: it frees the probe
 ///   slot and counts in the window like any client report; the circuit re-opens when the window's
-///   distinct clients reach the opening rule again, or when the server sees a probe fail.
+///   distinct clients reach the opening rule again, or when the server sees a probe fail. A probe's
+///   success closes it (with the server's exchange, a success is only ever the exchange's, never a
+///   client's word).
 /// A device's own coordinator ran the SDK itself, so its reports are observations (``apply(_:at:)``).
 ///
 /// The session machine never calls it: the driver reads ``admissions(at:)`` before a start or a report,

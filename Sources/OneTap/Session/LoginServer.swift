@@ -153,7 +153,8 @@ public struct LoginServer: Sendable {
         case .failure(is TimeoutError): answer = .timeout
         case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
         }
-        return try await advance(session, .exchange(ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))), version: version, client: client(claims, nil, nil))
+        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))
+        return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
     }
 
     /// Sends an SMS code for a session at its SMS step.

@@ -127,6 +127,24 @@ import Testing
         #expect(skipped.session.trace.map(\.result.code) == ["circuit-open"])
     }
 
+    /// A server that exchanges outside (no guard) hands its own call's time-outs to `exchanged`: the
+    /// server saw them, so ten open the circuit.
+    @Test func timeoutsOfTheServersOwnExchangeOpenTheBreaker() async throws {
+        let health = health()
+        let logins = server(health: health)
+        for index in 0..<10 {
+            let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+            let asked = try await logins.report(Self.success("T-\(index)"), to: started.session.id, version: 1, from: TestAppSession.me)
+            guard case .exchange(let credential) = asked.instruction else {
+                Issue.record("expected an exchange instruction, got \(asked.instruction)")
+                return
+            }
+            _ = try await logins.exchanged(.failure(TimeoutError(limit: .seconds(5))), token: credential.token, session: started.session.id, version: 2,
+                                           from: TestAppSession.me)
+        }
+        #expect(opened(health))
+    }
+
     /// A success counts once its exchange succeeded: a success report whose exchange failed is one
     /// failure in the window, not a success and a failure.
     @Test func aSuccessCountsOnlyAfterItsExchange() async throws {
