@@ -109,6 +109,30 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
     }
 
+    /// A bounded flood: 500 fake logins at once from one /64 (each its own app session, guest and
+    /// address inside the block), every one reporting a timeout, on a server with quotas wide enough
+    /// to let them all start. The circuit stays closed, and every login was stored and answered.
+    @Test func aConcurrentFloodOfFakeTimeoutsFromOneBlockLeavesTheBreakerClosed() async throws {
+        let health = health()
+        let wide = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,source\nwide,ip,starts,3600,1000,test\n", file: "wide.csv")
+        let logins = LoginServer(store: store, health: health, quotas: LoginQuotas(policy: wide), clock: clock, events: DiscardingEventSink())
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<500 {
+                group.addTask {
+                    let claims = Self.client(index)
+                    let address = try IPAddress("2409:8900:1:2::\(String(index + 1, radix: 16))")
+                    let started = try await logins.start(Self.mobileSIM, for: claims, address: address)
+                    let next = try await logins.report(.timeout(.mobile), to: started.session.id, version: 1, from: claims, address: address)
+                    return next.session.next == "sms"
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(answered == 500)
+        #expect(store.count == 500)
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+
     /// What the server saw itself: ten exchanges the carrier failed (the token came from one client, the
     /// failure from the carrier's side) open the circuit. Before: the success was counted when reported,
     /// and the exchange's failure not at all, so the circuit stayed closed.
