@@ -8,9 +8,24 @@
 /// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
 /// deterministic in tests.
 ///
+/// **Who may move it.** On a server the breaker is shared by every user, so no client may drive it:
+/// - What the server observes counts in full: its exchange's time-outs and failed calls, and the
+///   carrier's success with the number (a success counts only once its exchange succeeded).
+/// - A client's word (its SDK's codes, time-outs and faults, and the carrier's failure answer to a token
+///   the client supplied) counts once per distinct client (``ChannelClient``: app session, guest or
+///   account, address block; sharing any of them is being the same client) in the window: a client's
+///   newer report replaces its older one, so ten fake logins from one client are one failure.
+/// - A probe failed by a client's word does not re-open the circuit for everyone: it frees the probe
+///   slot and counts in the window like any client report; the circuit re-opens when the window's
+///   distinct clients reach the opening rule again, or when the server sees a probe fail. A probe's
+///   success closes it (with the server's exchange, a success is only ever the exchange's, never a
+///   client's word).
+/// A device's own coordinator ran the SDK itself, so its reports are observations (``apply(_:at:)``).
+///
 /// The session machine never calls it: the driver reads ``admissions(at:)`` before a start or a report,
 /// hands the value to the machine, and applies the transition's ``LoginTransition/channelReports`` with
-/// ``apply(_:at:)`` once the transition is stored.
+/// ``apply(_:at:)`` (a coordinator) or ``apply(_:reportedBy:at:)`` (a server) once the transition is
+/// stored, never before its compare-and-swap succeeded.
 public final class ChannelHealth: Sendable {
     /// The breaker's settings.
     package struct Configuration: Hashable, Sendable {
@@ -56,8 +71,14 @@ public final class ChannelHealth: Sendable {
         }
     }
 
+    /// One attempt in a window: whether it failed, and the client whose word it is (nil: observed).
+    private struct Attempt {
+        var failed: Bool
+        var client: ChannelClient?
+    }
+
     private struct State {
-        var outcomes: [Bool] = []  // true = failure, oldest first
+        var outcomes: [Attempt] = []  // oldest first; cleared when the circuit opens
         var openUntil: Date? = nil
         var probeStartedAt: Date? = nil
     }
@@ -99,15 +120,31 @@ public final class ChannelHealth: Sendable {
         }
     }
 
-    /// Applies what a stored transition says of the channels: a probe reserved, attempts counted.
+    /// Applies what a stored transition of this process's own login says of the channels (a device's
+    /// coordinator, which ran the SDK itself): a probe reserved, attempts counted in full.
     /// - Parameters:
     ///   - reports: The transition's ``LoginTransition/channelReports``.
     ///   - now: The time.
     package func apply(_ reports: [ChannelReport], at now: Date) {
+        apply(reports, client: nil, at: now)
+    }
+
+    /// Applies what a stored transition of a server's login says of the channels: what the server saw
+    /// counts in full, the client's word once per client (see the type's notes).
+    /// - Parameters:
+    ///   - reports: The transition's ``LoginTransition/channelReports``.
+    ///   - client: The client the report came from.
+    ///   - now: The time.
+    package func apply(_ reports: [ChannelReport], reportedBy client: ChannelClient, at now: Date) {
+        apply(reports, client: client, at: now)
+    }
+
+    private func apply(_ reports: [ChannelReport], client: ChannelClient?, at now: Date) {
         for report in reports {
             switch report {
             case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, at: now)
-            case .ended(let channel, let action): record(channel.flow, for: channel.carrier, action: action, at: now)
+            case .ended(let channel, let action, let source):
+                record(channel.flow, for: channel.carrier, action: action, reportedBy: source == .client ? client : nil, at: now)
             }
         }
     }
@@ -140,8 +177,10 @@ public final class ChannelHealth: Sendable {
     ///   - carrier: The resolved carrier.
     ///   - action: The action its result led to. `cancelled` and `switch` are the user's choice and are
     ///     not counted, nor is `progress`; `success` counts as a success; everything else as a failure.
+    ///   - client: The client whose word it is, counted once in the window and never deciding a probe's
+    ///     failure; nil for what this process observed itself.
     ///   - now: The time.
-    package func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, at now: Date) {
+    package func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, reportedBy client: ChannelClient? = nil, at now: Date) {
         guard action != .progress else { return }
         guard action != .cancelled, action != .switch else {
             // The user's choice says nothing about the channel; a probe it answered frees the slot.
@@ -151,34 +190,50 @@ public final class ChannelHealth: Sendable {
             }
             return
         }
-        let failed = action != .success
+        let attempt = Attempt(failed: action != .success, client: client)
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             var channel = channels[key] ?? State()
             if let until = channel.openUntil, now >= until || channel.probeStartedAt != nil {
-                // The probe's answer decides.
-                if failed {
-                    channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
-                } else {
+                // The probe's answer decides, unless it is a client's word that it failed: that frees the
+                // slot and counts in the window like any client report.
+                if !attempt.failed {
                     channel = State()
-                    channel.outcomes = [false]
+                    channel.outcomes = [attempt]
+                } else if client == nil {
+                    channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
+                    channel.outcomes = []
+                    channel.probeStartedAt = nil
+                } else {
+                    channel.probeStartedAt = nil
+                    count(attempt, in: &channel, at: now)
                 }
-                channel.probeStartedAt = nil
                 channels[key] = channel
                 return
             }
             if channel.openUntil != nil {
                 return  // an attempt admitted before the circuit opened: already counted as open
             }
-            channel.outcomes.append(failed)
-            if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
-            let failures = channel.outcomes.filter { $0 }.count
-            if channel.outcomes.count >= configuration.minimumAttempts,
-                Double(failures) / Double(channel.outcomes.count) >= configuration.failureThreshold
-            {
-                channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
-            }
+            count(attempt, in: &channel, at: now)
             channels[key] = channel
+        }
+    }
+
+    /// Adds an attempt to a channel's window (a client's earlier attempt leaves it: one client, one
+    /// place) and opens the circuit when the window meets the opening rule.
+    private func count(_ attempt: Attempt, in channel: inout State, at now: Date) {
+        if let client = attempt.client {
+            channel.outcomes.removeAll { $0.client.map(client.overlaps) ?? false }
+        }
+        channel.outcomes.append(attempt)
+        if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
+        let failures = channel.outcomes.filter(\.failed).count
+        if channel.outcomes.count >= configuration.minimumAttempts,
+            Double(failures) / Double(channel.outcomes.count) >= configuration.failureThreshold
+        {
+            channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
+            channel.outcomes = []
+            channel.probeStartedAt = nil
         }
     }
 

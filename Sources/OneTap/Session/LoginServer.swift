@@ -26,6 +26,8 @@ public struct LoginServer: Sendable {
     package let sms: SMSCodeService?
     /// The circuit breaker the logins consult and tell, if any.
     package let health: ChannelHealth?
+    /// The quotas on logins started and paid exchanges, if any.
+    package let quotas: LoginQuotas?
     private let clock: any WallClock
     private let events: any EventSink
 
@@ -36,11 +38,13 @@ public struct LoginServer: Sendable {
     ///   - exchange: The guarded exchange (it applies the machine's exchange rules); nil to exchange outside.
     ///   - sms: The SMS code service for the SMS step; nil when this server sends no codes.
     ///   - health: A circuit breaker to skip failing channels, shared across logins; none by default.
+    ///   - quotas: The quotas on logins started and paid exchanges per address, device and app session
+    ///     (``LoginQuotas``: `Data/login-quotas.csv` over a store); none by default.
     ///   - clock: The time source.
     ///   - events: Receives ``LoginEvent``s; standard error by default.
     public init(
         machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryLoginSessionStore(), exchange: ExchangeGuard? = nil,
-        sms: SMSCodeService? = nil, health: ChannelHealth? = nil, clock: any WallClock = SystemClock(),
+        sms: SMSCodeService? = nil, health: ChannelHealth? = nil, quotas: LoginQuotas? = nil, clock: any WallClock = SystemClock(),
         events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.machine = machine
@@ -48,6 +52,7 @@ public struct LoginServer: Sendable {
         self.exchange = exchange
         self.sms = sms
         self.health = health
+        self.quotas = quotas
         self.clock = clock
         self.events = events
     }
@@ -59,15 +64,24 @@ public struct LoginServer: Sendable {
     ///     later request about this login must come from the same app session.
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
+    ///   - address: The client's address (``ClientAddress``). None counts in one shared "unknown" address
+    ///     for every caller that gives none (fail closed): one quota bucket, and one client to the breaker.
+    ///   - device: The app's device id, for the quotas per device and the breaker. None counts in one
+    ///     shared "unknown" device bucket per quota rule.
     /// - Returns: The new session (version 1) and what the app does first.
-    /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, or ``StoreError``
-    ///   when the store fails.
-    public func start(_ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil) async throws -> LoginTransition {
+    /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, ``LoginRejection``
+    ///   `over-quota` when the client started too many logins (``LoginQuotas``; nothing is stored), or
+    ///   ``StoreError`` when a store fails.
+    public func start(
+        _ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil, address: IPAddress? = nil, device: DeviceID? = nil
+    ) async throws -> LoginTransition {
         let now = clock.now()
         try claims.checkCurrent(at: now)
-        let transition = machine.start(snapshot, at: now, id: .random(), pending: pending, channels: channels(at: now), appSession: claims.session)
+        let id = LoginSessionID.random()
+        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, at: now)
+        let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session)
         try await store.create(transition.session)
-        emit(transition, at: now)
+        emit(transition, at: now, client: client(claims, address, device))
         return transition
     }
 
@@ -84,12 +98,21 @@ public struct LoginServer: Sendable {
     ///   - version: The version the app acted on (send the one it was given): required, so a replay of an
     ///     earlier report is always found out (`stale-version`).
     ///   - claims: The verified claims of the caller's app session; it must be the one that started the login.
+    ///   - address: The client's address (``ClientAddress``). The circuit breaker counts a client's word (its
+    ///     SDK's codes and time-outs) once per distinct client: per app session, guest or account, and
+    ///     address block (an IPv6 /64), sharing any being one client. None counts in one shared
+    ///     "unknown" address: every caller that gives none weighs as one client.
+    ///   - device: The app's device id, for the quotas per device and the breaker; none counts in one shared
+    ///     "unknown" device bucket per quota rule.
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
     ///   report won the race, `unknown-session` for an id no session has or a login of another app
-    ///   session, alike), or ``StoreError``.
-    public func report(_ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims) async throws -> LoginTransition {
+    ///   session, alike; `over-quota` for a success whose token would be sent to the paid exchange
+    ///   over the client's quota: the app may switch to SMS), or ``StoreError``.
+    public func report(
+        _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, address: IPAddress? = nil, device: DeviceID? = nil
+    ) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
             // (the guard, or ``exchanged(_:token:session:version:from:)``), never from a request.
@@ -100,12 +123,18 @@ public struct LoginServer: Sendable {
             // The app's retry after the answer was lost: the same success, told again (no second exchange).
             return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
         }
-        if let recovered = try await recoverExchange(session, report, version: version) { return recovered }
-        let transition = try await advance(session, report, version: version)
+        let client = client(claims, address, device)
+        if let recovered = try await recoverExchange(session, report, version: version, client: client) { return recovered }
+        let transition = try await advance(session, report, version: version, client: client) { transition in
+            // A success whose token goes to the carrier's exchange (this server's or the caller's) is billed:
+            // counted first.
+            guard case .exchange = transition.instruction, let quotas else { return }
+            try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, at: clock.now())
+        }
         if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
             case .exchange(_, _, _, let receivedAt) = transition.session.stage
         {
-            return try await exchangeAndAdvance(transition.session, credential, receivedAt: receivedAt, exchange, rules)
+            return try await exchangeAndAdvance(transition.session, credential, receivedAt: receivedAt, exchange, rules, client: client)
         }
         return transition
     }
@@ -133,7 +162,8 @@ public struct LoginServer: Sendable {
         case .failure(is TimeoutError): answer = .timeout
         case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
         }
-        return try await advance(session, .exchange(ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))), version: version)
+        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))
+        return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
     }
 
     /// Sends an SMS code for a session at its SMS step.
@@ -174,7 +204,7 @@ public struct LoginServer: Sendable {
         context.session = id
         let result = try await sms.verify(code, for: number, context: context)
         guard case .verified(let verdict) = result else { return (result, nil) }
-        return (result, try await report(.smsVerified(verdict), to: id, version: version, from: claims))
+        return (result, try await report(.smsVerified(verdict), to: id, version: version, from: claims, address: context.ip, device: context.device))
     }
 
     private func smsStep(_ id: LoginSessionID, _ claims: AccessClaims) async throws -> (SMSCodeService, Date) {
@@ -240,22 +270,23 @@ public struct LoginServer: Sendable {
     /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when): the app's retry of
     /// its report, while the exchange is under way (the guard waits for it) or after its answer could not
     /// be stored (the guard answers what the ledger kept). Either way the retry gets the exchange's answer.
-    private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition? {
+    private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient) async throws -> LoginTransition? {
         guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else {
             return nil
         }
-        return try await exchangeAndAdvance(session, credential, receivedAt: receivedAt, exchange, rules)
+        return try await exchangeAndAdvance(session, credential, receivedAt: receivedAt, exchange, rules, client: client)
     }
 
     /// Exchanges a session's token through the guard and applies the answer. Two requests of one login (the
     /// report and the app's retry of it) get one exchange's answer; the one that loses the race to store
     /// it answers with the session as the other stored it (``LoginSessionMachine/exchangeSettled(_:after:)``).
     private func exchangeAndAdvance(
-        _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules
+        _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules,
+        client: ChannelClient
     ) async throws -> LoginTransition {
         let answer = await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
         do {
-            return try await advance(session, .exchange(answer), version: nil)
+            return try await advance(session, .exchange(answer), version: nil, client: client)
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
             guard let stored = try await store.load(session.id), let settled = machine.exchangeSettled(stored, after: session) else { throw rejection }
             return settled
@@ -264,11 +295,16 @@ public struct LoginServer: Sendable {
 
     /// Applies a report to a stored session, stores the result (compare-and-swap) and emits its events:
     /// the one path every change of a session on this server takes.
-    private func advance(_ session: LoginSession, _ report: LoginReport, version: Int?) async throws -> LoginTransition {
+    /// `admit` runs before anything is stored, and may refuse the transition by throwing.
+    private func advance(
+        _ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient,
+        admit: (LoginTransition) async throws -> Void = { _ in }
+    ) async throws -> LoginTransition {
         let now = clock.now()
         let transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
+        try await admit(transition)
         try await save(transition, replacing: session)
-        emit(transition, at: now)
+        emit(transition, at: now, client: client)
         return transition
     }
 
@@ -285,9 +321,16 @@ public struct LoginServer: Sendable {
         }
     }
 
-    /// Tells the events and the breaker what a stored transition did.
-    private func emit(_ transition: LoginTransition, at now: Date) {
-        health?.apply(transition.channelReports, at: now)
+    /// The client a request came from, as the breaker tells clients apart (``ChannelClient``).
+    private func client(_ claims: AccessClaims, _ address: IPAddress?, _ device: DeviceID?) -> ChannelClient {
+        ChannelClient(appSession: claims.session, identity: claims.identity, address: address, device: device)
+    }
+
+    /// Tells the events and the breaker what a stored transition did: called only once the transition
+    /// is stored (its create or compare-and-swap succeeded), so a report that lost tells nothing. What
+    /// the server saw counts in full; the client's word once per client.
+    private func emit(_ transition: LoginTransition, at now: Date, client: ChannelClient) {
+        health?.apply(transition.channelReports, reportedBy: client, at: now)
         let context = transition.context
         for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }
     }

@@ -60,17 +60,28 @@ package struct Channel: Hashable, Sendable, CustomStringConvertible {
 /// above applies it (`ChannelHealth.apply`) once the transition is stored, so a report that lost its
 /// compare-and-swap tells the breaker nothing.
 package enum ChannelReport: Hashable, Sendable, CustomStringConvertible {
+    /// Who saw how an attempt ended, which is what the breaker weighs.
+    package enum Source: String, Hashable, Sendable {
+        /// The server itself: its exchange of a token timed out or failed before the carrier answered,
+        /// or the carrier answered success with the number. No client can make these up.
+        case server
+        /// The client's word: a code, time-out or fault its SDK reported, or the carrier's answer to a
+        /// token the client supplied (a made-up token earns a failure code). A server counts each client
+        /// once (`ChannelHealth`); a device's own coordinator, which ran the SDK itself, counts it fully.
+        case client
+    }
+
     /// The login entered a flow whose circuit is half open: this attempt is the circuit's probe.
     case probing(Channel)
     /// An attempt of a one-tap flow ended with an action (`cancelled` and `switch` are the user's
-    /// choice; the breaker decides what counts).
-    case ended(Channel, OutcomeAction)
+    /// choice; the breaker decides what counts), seen by the server or told by the client.
+    case ended(Channel, OutcomeAction, Source)
 
-    /// `probing mobile/mobile`, `mobile/mobile: fallback`.
+    /// `probing mobile/mobile`, `mobile/mobile: fallback (client)`.
     package var description: String {
         switch self {
         case .probing(let channel): "probing \(channel)"
-        case .ended(let channel, let action): "\(channel): \(action)"
+        case .ended(let channel, let action, let source): "\(channel): \(action) (\(source))"
         }
     }
 }

@@ -78,7 +78,7 @@ extension LoginSessionMachine {
                 case .noPhoneNumber: "the user gave no phone number for SMS login"
                 case .caller: "the login was cancelled"
                 }
-                apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &progress, health: reason == .user)
+                apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &progress, health: reason == .user ? .client : nil)
             case .smsVerified(let verdict):
                 guard verdict.session == session.id else {
                     throw reject(.unverifiedSMS, verdict.session == nil
@@ -121,9 +121,10 @@ extension LoginSessionMachine {
         if progress.session.exchangedTokens.contains(digest) {
             throw LoginRejection(.alreadyExchanged, session: id, "this \(flow) token was reported before; a token is exchanged once")
         }
-        report(flow, .success, &progress)
         progress.session.version += 1
         guard exchanges != nil else {
+            // No server exchange: the client's success is all there is (a device's coordinator ran it itself).
+            report(flow, .success, .client, &progress)
             record(LoginStep(flow: flow, attempt: attempt, result: .code(code), action: .success, meaning: meaning, next: .finish(.success)), &progress)
             finish(.success, flow: flow, &progress)
             return .done(.success, flow: flow, verified: nil)
@@ -162,10 +163,13 @@ extension LoginSessionMachine {
             let entry = rules.codes.entry(for: flow, code: code)
             if entry.action == .success {
                 guard let number else {
+                    report(flow, .failed, .client, &progress)
                     apply(.fallback, result: .exchangeFailed("a success without the number"), meaning: "the exchange answered success without the number: fall back",
-                          flow: flow, attempt: attempt, &progress, health: false)
+                          flow: flow, attempt: attempt, &progress, health: nil)
                     return
                 }
+                // A success counts once the carrier gave the number for the token: the server saw it.
+                report(flow, .success, .server, &progress)
                 record(LoginStep(flow: flow, attempt: attempt, result: .exchangeCode(code), action: .success, meaning: entry.meaningEN, next: .finish(.success)),
                        &progress)
                 progress.session.verified = VerifiedLogin(phoneNumber: number, account: account)
@@ -176,22 +180,27 @@ extension LoginSessionMachine {
                 alert(LoginAlert(flow: flow, code: LoginStep.Answer.exchangeCode(code).code, meaning: entry.meaningEN), &progress)
             }
             let suffix = entry.code == nil ? " (an unlisted exchange code: the flow's default)" : ""
-            apply(entry.action, result: .exchangeCode(code), meaning: entry.meaningEN + suffix, flow: flow, attempt: attempt, &progress, health: false, alert: false)
+            // The carrier judged a token the client supplied: a failure counts as the client's word (a made-up
+            // token earns a failure code); a spent or stale token (`retry`) says nothing of the channel.
+            if entry.action != .retry { report(flow, .failed, .client, &progress) }
+            apply(entry.action, result: .exchangeCode(code), meaning: entry.meaningEN + suffix, flow: flow, attempt: attempt, &progress, health: nil, alert: false)
         case .timeout:
             progress.session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: progress.now))
             let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
-            apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: false)
+            report(flow, .failed, .server, &progress)  // the server's own time-out
+            apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
             let text = String(message.prefix(200))
+            report(flow, .failed, .server, &progress)  // the carrier's call failed before it answered: the server saw it
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
-                  health: false)
+                  health: nil)
         case .tokenExpired:
             let lifetime = rules.lifetimes.entry(for: flow).map { "\(Int($0.lifetime.seconds)) s" } ?? "its lifetime"
             let meaning = "the token was older than \(lifetime), so it was not sent to the exchange: run the flow once more"
-            apply(.retry, result: .tokenExpired, meaning: meaning, flow: flow, attempt: attempt, &progress, health: false)
+            apply(.retry, result: .tokenExpired, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .replayed:
             let meaning = "the token had been exchanged already (a replay), so it was not sent again: SMS now"
-            apply(.switch, result: .tokenReplayed, meaning: meaning, flow: flow, attempt: attempt, &progress, health: false)
+            apply(.switch, result: .tokenReplayed, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         }
     }
 }
@@ -200,11 +209,13 @@ extension LoginSessionMachine {
 
 extension LoginSessionMachine {
     /// Applies an action after a flow's attempt: the trace, alerts, health, and where the login goes.
+    /// `health` says who saw the attempt end, for the breaker (a client's report by default); nil tells
+    /// the breaker nothing (the exchange's answers tell it themselves).
     private func apply(
         _ action: OutcomeAction, result: LoginStep.Answer, meaning: String, flow: LoginFlow, attempt: Int, _ progress: inout Progress,
-        health: Bool = true, alert raises: Bool = true
+        health: ChannelReport.Source? = .client, alert raises: Bool = true
     ) {
-        if health, attempt > 0 { report(flow, action, &progress) }
+        if let health, attempt > 0 { report(flow, action, health, &progress) }
         let (step, note) = engine.step(for: action, after: flow, in: progress.session.plan.flows, attempt: max(attempt, 1))
         // A retry after the retry was used up moves on: the trace shows what happened.
         let effective: OutcomeAction = note == .retriesExhausted ? .fallback : action
@@ -271,10 +282,10 @@ extension LoginSessionMachine {
         }
     }
 
-    /// Tells the breaker how an attempt of a one-tap flow ended.
-    private func report(_ flow: LoginFlow, _ action: OutcomeAction, _ progress: inout Progress) {
+    /// Tells the breaker how an attempt of a one-tap flow ended, and who saw it.
+    private func report(_ flow: LoginFlow, _ action: OutcomeAction, _ source: ChannelReport.Source, _ progress: inout Progress) {
         guard flow.isOneTap else { return }
-        progress.channelReports.append(.ended(Channel(carrier: progress.session.plan.carrier, flow: flow), action))
+        progress.channelReports.append(.ended(Channel(carrier: progress.session.plan.carrier, flow: flow), action, source))
     }
 
     /// The instruction a session's stage stands for (an exchange's is made where its credential is).

@@ -107,7 +107,7 @@ import Testing
         let closedTianyi = ChannelAdmissions([Channel(carrier: .mobile, flow: .tianyi): .rejected])
         let answered = driver.answer(.result(.mobile, code: "102101"), at: at(1), channels: closedTianyi)
         let transition = try #require(answered)
-        #expect(transition.channelReports == [.ended(Channel(carrier: .mobile, flow: .mobile), .fallback)])
+        #expect(transition.channelReports == [.ended(Channel(carrier: .mobile, flow: .mobile), .fallback, .client)])
         #expect(driver.session.trace.map(F.summary) == ["mobile:102101:fallback", "tianyi:circuit-open:fallback"])
         #expect(Self.summary(driver.request) == "run unicom (attempt 1)")
     }

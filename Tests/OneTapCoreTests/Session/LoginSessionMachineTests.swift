@@ -419,7 +419,7 @@ import Testing
         #expect(after.session.trace.map(Fixture.summary) == ["mobile:102101:fallback", "tianyi:circuit-open:fallback", "unicom:circuit-open:fallback"])
         #expect(Fixture.summary(after.instruction) == "sms")
         #expect(after.session.version == 2)
-        #expect(after.channelReports.map(\.description) == ["mobile/mobile: fallback"])   // only the attempt that ran; SMS has no circuit
+        #expect(after.channelReports.map(\.description) == ["mobile/mobile: fallback (client)"])   // only the attempt that ran; SMS has no circuit
     }
 
     @Test(arguments: [ChannelAdmission.allowed, .probe])
@@ -439,7 +439,7 @@ import Testing
         let retry = try machine.advance(start.session, .result(.mobile, code: "200023"), at: Fixture.now)
         #expect(Fixture.summary(retry.instruction) == "run mobile 2")
         #expect(gate.probed == [.mobile])
-        #expect(retry.channelReports.map(\.description) == ["mobile/mobile: retry"])
+        #expect(retry.channelReports.map(\.description) == ["mobile/mobile: retry (client)"])
     }
 
     /// What the gate hears after each kind of report on a China Mobile SIM's first attempt.
@@ -451,7 +451,7 @@ import Testing
         (.result(.mobile, code: "200060"), [.switch]),
         (.result(.mobile, code: "424242"), [.fallback]),
         (.result(.mobile, code: "103000"), [.fallback]),   // a success without its token: the provider failed
-        (Fixture.success(.mobile, "T1"), [.success]),
+        (Fixture.success(.mobile, "T1"), []),   // a success counts once its exchange succeeded, not when reported
         (.cancel(.mobile, reason: .user), [.cancelled]),
         (.cancel(.mobile, reason: .caller), []),   // the caller's choice, not the user's nor the channel's
         (.switchToSMS(.mobile), [.switch]),
@@ -469,7 +469,9 @@ import Testing
         #expect(gate.records.allSatisfy { $0.flow == .mobile && $0.carrier == .mobile })
     }
 
-    @Test func theGateHearsNothingOfSMSNorOfTheExchange() throws {
+    /// Nothing of SMS; the exchange's failure answer to the client's token as the client's word; the
+    /// client's own reports as its word.
+    @Test func theGateHearsNothingOfSMSAndTheExchangeAsTheClientsWord() throws {
         let gate = RecordingGate()
         let machine = GatedMachine(gate: gate)
         var transition = machine.start(plan: Fixture.fourFlows, at: Fixture.now, id: Fixture.id)
@@ -477,7 +479,33 @@ import Testing
             transition = try machine.advance(transition.session, report, at: Fixture.now)
         }
         #expect(transition.session.ending == .failed)
-        #expect(gate.records.map(\.description) == ["mobile/mobile: success", "mobile/tianyi: fallback", "mobile/unicom: fallback"])
+        #expect(gate.records.map(\.description) == ["mobile/mobile: failed", "mobile/tianyi: fallback", "mobile/unicom: fallback"])
+        #expect(gate.records.map(\.source) == [.client, .client, .client])
+    }
+
+    /// What the breaker hears of each exchange answer, and who saw it (issue 21): the server's own
+    /// time-out and failed call and the carrier's success with the number are the server's; a failure
+    /// code is the carrier's verdict on the client's token, so the client's word; a spent or stale token
+    /// (`retry`), a token too old to send and a replay say nothing of the channel.
+    @Test(arguments: [
+        (ExchangeAnswer.answered("103000", phoneNumber: Fixture.number), ["success server"]),
+        (.answered("103000"), ["failed client"]),   // success without the number
+        (.answered("103211"), ["failed client"]),   // fallback: other error
+        (.answered("103101"), ["failed client"]),   // misconfigured
+        (.answered("104201"), []),                  // retry: the token expired or was used
+        (.timeout, ["failed server"]),
+        (.fault("connection reset"), ["failed server"]),
+        (.tokenExpired, []),
+        (.replayed, []),
+    ] as [(ExchangeAnswer, [String])])
+    func theGateHearsTheExchangesAnswerBySource(answer: ExchangeAnswer, heard: [String]) throws {
+        let gate = RecordingGate()
+        let machine = GatedMachine(gate: gate)
+        let start = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
+        let exchanging = try machine.advance(start.session, Fixture.success(.mobile, "T1"), version: 1, at: Fixture.now)
+        #expect(gate.records.isEmpty, "a success is not counted before its exchange")
+        _ = try machine.advance(exchanging.session, .exchanged(answer), at: Fixture.now)
+        #expect(gate.records.map { "\($0.action) \($0.source)" } == heard)
     }
 
     // MARK: Properties over random logins

@@ -73,6 +73,7 @@ final class RecordingGate: @unchecked Sendable {
         let flow: LoginFlow
         let carrier: Carrier
         let action: OutcomeAction
+        let source: ChannelReport.Source
         var description: String { "\(carrier)/\(flow): \(action)" }
     }
 
@@ -100,7 +101,7 @@ final class RecordingGate: @unchecked Sendable {
     var probed: [LoginFlow] { reports.compactMap { if case .probing(let channel) = $0 { channel.flow } else { nil } } }
     /// Every attempt's end heard, in order.
     var records: [Record] {
-        reports.compactMap { if case .ended(let channel, let action) = $0 { Record(flow: channel.flow, carrier: channel.carrier, action: action) } else { nil } }
+        reports.compactMap { if case .ended(let channel, let action, let source) = $0 { Record(flow: channel.flow, carrier: channel.carrier, action: action, source: source) } else { nil } }
     }
     /// The actions recorded, in order.
     var actions: [OutcomeAction] { records.map(\.action) }

@@ -7,7 +7,7 @@ import Testing
 /// file finds (the every-row tests of each table check what each row says).
 @Suite struct BuiltInTablesTests {
     static let dataFiles = [
-        "exchange-codes.csv", "ipv6-prefixes.csv", "login-gate.csv", "merge-rules.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv", "sms-policy.csv",
+        "exchange-codes.csv", "ipv6-prefixes.csv", "login-gate.csv", "login-quotas.csv", "merge-rules.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv", "sms-policy.csv",
         "token-lifetimes.csv",
     ]
 
@@ -37,6 +37,7 @@ import Testing
         #expect(SMSPolicy.builtIn.rules.count == DataFile.rows("sms-policy.csv").count)
         #expect(LoginGate.builtIn.rules.count == DataFile.rows("login-gate.csv").count)
         #expect(MergeRules.builtIn.rules.count == DataFile.rows("merge-rules.csv").count)
+        #expect(LoginQuotaPolicy.builtIn.rules.count == DataFile.rows("login-quotas.csv").count)
     }
 
     /// The sizes the tables had when they were last reviewed: a row lost or gained by accident shows here.
@@ -62,7 +63,7 @@ import Testing
         #expect([
             PLMNTable.fileName, NumberSegmentTable.fileName, IPv6PrefixTable.fileName, OutcomeTable.fileName, RoutingPolicy.fileName,
             ExchangeCodeTable.fileName, TokenLifetimeTable.fileName, SMSPolicy.fileName, LoginGate.fileName,
-            MergeRules.fileName,
+            MergeRules.fileName, LoginQuotaPolicy.fileName,
         ].sorted() == Self.dataFiles)
     }
 }

@@ -78,6 +78,62 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)   // window: success, success, fallback, fallback
     }
 
+    static func client(_ index: Int, address: String) -> ChannelClient {
+        ChannelClient(appSession: try! AppSessionID("HealthTestsSession" + String(1000 + index)), identity: nil, address: try! IPAddress(address))
+    }
+
+    /// One client's reports hold one place in the window: its newer report replaces its older one.
+    @Test func oneClientCountsOnceInTheWindow() {
+        let health = health()
+        let client = Self.client(1, address: "203.0.113.7")
+        for _ in 0..<10 { health.record(.mobile, for: .mobile, action: .fallback, reportedBy: client, at: clock.now()) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        // Another app session from the same address is the same client; so is the same session elsewhere.
+        health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(2, address: "203.0.113.7"), at: clock.now())
+        health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(1, address: "198.51.100.1"), at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        // Three more distinct clients: four in the window, all failures.
+        for index in 3...5 { health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "192.0.2.\(index)"), at: clock.now()) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+    }
+
+    /// Observed attempts are not capped: four failures the server saw open the circuit.
+    @Test func observedFailuresCountInFull() {
+        let health = health()
+        let client = Self.client(1, address: "203.0.113.7")
+        health.record(.mobile, for: .mobile, action: .fallback, reportedBy: client, at: clock.now())
+        for _ in 0..<3 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+    }
+
+    /// A half-open circuit's probe failed by a client's word frees the slot and stays half open; four
+    /// distinct clients' failed probes re-open it.
+    @Test func aProbeFailedByAClientFreesTheSlotUntilEnoughClientsSaySo() {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        for index in 1...3 {
+            #expect(health.admit(.mobile, for: .mobile, at: clock.now()) == .probe)
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "192.0.2.\(index)"), at: clock.now())
+            #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .halfOpen)
+        }
+        #expect(health.admit(.mobile, for: .mobile, at: clock.now()) == .probe)
+        health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(4, address: "192.0.2.4"), at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+    }
+
+    /// What a server's transition says goes by source: the server's own observation in full, the
+    /// client's word once per client.
+    @Test func applyWeighsEachReportBySource() {
+        let health = health()
+        let channel = OneTapCore.Channel(carrier: .mobile, flow: .mobile)
+        let client = Self.client(1, address: "203.0.113.7")
+        for _ in 0..<4 { health.apply([.ended(channel, .fallback, .client)], reportedBy: client, at: clock.now()) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        for _ in 0..<3 { health.apply([.ended(channel, .failed, .server)], reportedBy: client, at: clock.now()) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+    }
+
     @Test func coordinatorSkipsAnOpenChannelThenProbes() async throws {
         let health = health()
         let sms = MockSMSProvider()

@@ -1,0 +1,45 @@
+/// The client behind a report, as the circuit breaker tells clients apart: the app session (a
+/// credential OneTap issued, so a distinct one is proof of a distinct login to this server), the
+/// session's identity (the guest or account it belongs to), the client's address block (a /64 for
+/// IPv6, the address for IPv4: what one subscriber holds), and its device id when given. A missing address counts as one shared
+/// "unknown" address, so reports that give none are one client's word together (fail closed).
+///
+/// Two clients are the same when they share ANY of these: a fake client must hold distinct app
+/// sessions, identities AND address blocks to be counted twice, so ten logins of one app session, or
+/// ten app sessions from one address, count once. (Real users behind one carrier-grade NAT count once
+/// too: their word then weighs as one, and the server's own observations still open the circuit.)
+package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
+    /// The keys the client is known by, each prefixed by its kind (`session:`, `guest:` or `account:`, `address:`, `device:`).
+    package let keys: [String]
+
+    /// A client.
+    /// - Parameters:
+    ///   - appSession: The app session the request proved (nil when it has none).
+    ///   - identity: The app session's guest or account.
+    ///   - address: The client's address as ``ClientAddress`` resolved it; nil counts as the shared
+    ///     unknown address.
+    ///   - device: The app's device id, when the request gave one (none adds no key: the address already
+    ///     stands for a client that gives nothing).
+    package init(appSession: AppSessionID?, identity: Identity?, address: IPAddress?, device: DeviceID? = nil) {
+        var keys: [String] = []
+        if let appSession { keys.append("session:\(appSession.text)") }
+        switch identity {
+        case .guest(let guest): keys.append("guest:\(guest.text)")
+        case .account(let account): keys.append("account:\(account.rawValue)")
+        case nil: break
+        }
+        keys.append("address:\(address.map(ClientAddress.block(of:)) ?? "unknown")")
+        if let device { keys.append("device:\(device.rawValue)") }
+        self.keys = keys
+    }
+
+    /// Whether two clients share a key, and so count as one.
+    /// - Parameter other: The other client.
+    /// - Returns: True when any key is the same.
+    package func overlaps(_ other: ChannelClient) -> Bool {
+        keys.contains { other.keys.contains($0) }
+    }
+
+    /// `client(3 keys)`: the keys identify a person, and stay out of logs.
+    package var description: String { "client(\(keys.count) keys)" }
+}

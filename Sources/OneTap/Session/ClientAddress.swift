@@ -1,0 +1,150 @@
+/// Finds the client's address for a request: the socket peer's, or, when the peer is one of your own
+/// listed proxies, the address those proxies wrote into `X-Forwarded-For`. Hand the result to
+/// ``LoginServer/start(_:for:pending:address:device:)``, ``LoginServer/report(_:to:version:from:address:device:)`` and
+/// ``SMSContext``: the login quotas, the SMS limits and the circuit breaker count per address.
+///
+/// ```swift
+/// let addresses = try ClientAddress(trustedProxies: ["10.0.0.0/8", "2001:db8:1::/48"])
+/// let client = addresses.resolve(peer: try IPAddress(request.remoteHost), forwardedFor: request.headers["X-Forwarded-For"])
+/// ```
+///
+/// Anyone can send an `X-Forwarded-For` header, so its entries are believed only as far as listed
+/// proxies vouch for them. Each proxy appends the address it received the request from, so the header
+/// is read **right to left**, starting from the peer:
+/// - a peer that is not a listed proxy is the client, whatever the header says;
+/// - each listed proxy's entry is skipped; the first entry that is not a listed proxy is the client;
+/// - an entry that is no address (garbage, `unknown`, an obfuscated name, a zone id) ends the walk: the
+///   client is the listed proxy that wrote it (the nearest hop known), never anything further left;
+/// - when every entry is a listed proxy, the leftmost is the client (a proxy's own request).
+/// The leftmost entry, where a client puts a spoofed address, is therefore never taken unless every
+/// hop to its right is a listed proxy. Entries may carry a port (`203.0.113.7:4711`, `[2001:db8::1]:443`);
+/// an IPv4-mapped IPv6 address (`::ffff:203.0.113.7`) is its IPv4 address. Several header lines are
+/// read in order, as one list.
+///
+/// List every proxy in front of the server that appends to the header (load balancers, CDN edges),
+/// and nothing else. An empty list trusts no header: the peer is the client.
+public struct ClientAddress: Sendable {
+    /// A listed block: an address and how many leading bits must match.
+    private struct Block: Hashable, Sendable {
+        let address: IPAddress
+        let bits: Int
+    }
+
+    private let trusted: [Block]
+
+    /// Creates the helper with the proxies whose `X-Forwarded-For` entries are believed.
+    /// - Parameter trustedProxies: Addresses (`10.0.0.7`, `2001:db8::7`) or blocks in CIDR form
+    ///   (`10.0.0.0/8`, `2001:db8:1::/48`) of the proxies in front of the server.
+    /// - Throws: ``ParseError`` with subject `IP address` naming the entry that is not an address or a
+    ///   block (`malformed` for a prefix length out of range, or the address's own error).
+    public init(trustedProxies: [String]) throws(ParseError) {
+        var blocks: [Block] = []
+        for entry in trustedProxies {
+            let parts = Self.trimmed(entry[...]).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            let address = try IPAddress(String(parts[0]))
+            let normalized = Self.normalized(address)
+            let width = normalized.isIPv6 ? 128 : 32
+            var bits = width
+            if parts.count == 2 {
+                guard parts[1].utf8.allSatisfy({ $0 &- 48 < 10 }), let value = Int(parts[1]), (0...width).contains(value) else {
+                    throw ParseError(.ipAddress, .malformed, input: entry, reason: "the prefix length of a trusted proxy block is 0 to \(width)")
+                }
+                bits = value
+            }
+            blocks.append(Block(address: normalized, bits: bits))
+        }
+        trusted = blocks
+    }
+
+    /// The client's address.
+    /// - Parameters:
+    ///   - peer: The address of the socket's peer (the TCP connection's other end).
+    ///   - forwardedFor: The request's `X-Forwarded-For` header lines, in the order received; empty or
+    ///     none when it had none.
+    /// - Returns: The client's address, as the type's notes describe; never an entry no listed proxy
+    ///   vouched for.
+    public func resolve(peer: IPAddress, forwardedFor: [String]) -> IPAddress {
+        var nearest = Self.normalized(peer)
+        guard isTrusted(nearest) else { return nearest }
+        var hops: [Substring] = []
+        for line in forwardedFor { hops.append(contentsOf: line.split(separator: ",", omittingEmptySubsequences: false)) }
+        if hops.count == 1 && hops[0].allSatisfy({ $0 == " " || $0 == "\t" }) { return nearest }  // an empty header
+        for hop in hops.reversed() {
+            guard let address = Self.hop(hop) else { return nearest }  // garbage: the proxy that wrote it
+            nearest = address
+            guard isTrusted(address) else { return address }
+        }
+        return nearest
+    }
+
+    /// Reads one header entry: an address, optionally with a port (`a.b.c.d:port`, `[v6]:port`, `[v6]`).
+    /// - Parameter text: The entry, surrounding spaces and tabs allowed.
+    /// - Returns: The address, IPv4-mapped ones as IPv4; nil for anything else.
+    package static func hop(_ text: Substring) -> IPAddress? {
+        let text = trimmed(text)
+        guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            let rest = text[text.index(after: close)...]
+            guard rest.isEmpty || validPort(rest) else { return nil }
+            guard let address = try? IPAddress(String(text[text.index(after: text.startIndex)..<close])), address.isIPv6 else { return nil }
+            return normalized(address)
+        }
+        if let address = try? IPAddress(String(text)) { return normalized(address) }
+        // `a.b.c.d:port`: exactly one colon, so it is no IPv6 address.
+        guard let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].firstIndex(of: ":") == nil,
+            validPort(text[colon...]), let address = try? IPAddress(String(text[..<colon])), !address.isIPv6
+        else { return nil }
+        return address
+    }
+
+    /// The text without the spaces and tabs around it.
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text.drop { $0 == " " || $0 == "\t" }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+
+    /// `:` and 1 to 5 digits up to 65535.
+    private static func validPort(_ text: Substring) -> Bool {
+        guard text.first == ":" else { return false }
+        let digits = text.dropFirst()
+        guard (1...5).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 &- 48 < 10 }), let port = Int(digits) else { return false }
+        return port <= 65_535
+    }
+
+    /// An IPv4-mapped IPv6 address as its IPv4 address; any other as it is.
+    private static func normalized(_ address: IPAddress) -> IPAddress {
+        address.ipv4.map(IPAddress.v4) ?? address
+    }
+
+    private func isTrusted(_ address: IPAddress) -> Bool {
+        trusted.contains { Self.contains($0, address) }
+    }
+
+    private static func contains(_ block: Block, _ address: IPAddress) -> Bool {
+        switch (block.address, address) {
+        case (.v4(let network), .v4(let value)):
+            guard block.bits > 0 else { return true }
+            let mask: UInt32 = block.bits == 32 ? .max : ~(UInt32.max >> UInt32(block.bits))
+            return network & mask == value & mask
+        case (.v6(let networkHigh, let networkLow), .v6(let high, let low)):
+            func masked(_ value: UInt64, _ bits: Int) -> UInt64 {
+                bits <= 0 ? 0 : bits >= 64 ? value : value & ~(UInt64.max >> UInt64(bits))
+            }
+            return masked(networkHigh, block.bits) == masked(high, block.bits) && masked(networkLow, block.bits - 64) == masked(low, block.bits - 64)
+        default:
+            return false
+        }
+    }
+
+    /// The block an address counts in for limits and the breaker: an IPv4 address itself (also inside
+    /// `::ffff:`), or an IPv6 address's /64, the block one subscriber is given.
+    /// - Parameter address: The address.
+    /// - Returns: `203.0.113.7` or `2409:8900:1:2::/64`.
+    package static func block(of address: IPAddress) -> String {
+        if let v4 = address.ipv4 { return IPAddress.v4(v4).description }
+        guard case .v6(let high, _) = address else { return address.description }
+        return IPAddress.v6(high: high, low: 0).description + "/64"
+    }
+}

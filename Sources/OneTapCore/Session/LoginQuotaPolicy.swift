@@ -1,0 +1,220 @@
+/// The quotas on logins: `Data/login-quotas.csv`. How many logins one address, device or app session may
+/// start, and how many paid token exchanges (each billed by the carrier) its logins may cause, in a
+/// sliding window.
+///
+/// Pure: given the events each counter holds, it decides whether one more start or exchange is
+/// admitted. A request without an address or a device counts in one shared `unknown` bucket per rule,
+/// so a missing key never removes a limit (fail closed). Windows are sliding and exact to the second:
+/// an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock went back,
+/// still counts).
+public struct LoginQuotaPolicy: DataTable, BuiltInTable {
+    /// `login-quotas.csv`, the table's file in `Data/`.
+    package static let fileName = "login-quotas.csv"
+
+    /// What a rule counts per.
+    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
+        /// The client's address (an IPv6 client per /64); `unknown` when none was given.
+        case ip
+        /// The app's device id; `unknown` when none was given.
+        case device
+        /// The app session (always known: the request proved it).
+        case session
+        /// Every request.
+        case global
+    }
+
+    /// What a rule counts.
+    package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
+        /// Logins started.
+        case starts
+        /// Success reports whose token the server sends to the carrier's (paid) exchange.
+        case exchanges
+    }
+
+    /// One rule.
+    package struct Rule: Hashable, Sendable, CustomStringConvertible {
+        /// The rule's id, e.g. `ip-starts-hour`: what a rejection names.
+        package let id: String
+        /// What it counts per.
+        package let key: Key
+        /// What it counts.
+        package let counts: Counts
+        /// The sliding window.
+        package let window: Duration
+        /// How many events the window may hold.
+        package let limit: Int
+        /// Where the rule comes from, or why.
+        package let source: String
+        /// The row's line in its file.
+        package let line: Int
+
+        /// `ip-starts-hour: 600 starts per ip in 3600 s`.
+        package var description: String { "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s" }
+    }
+
+    /// The counter a rule counts in, for a request: what stores key.
+    public struct Counter: Hashable, Sendable, CustomStringConvertible {
+        /// What it counts.
+        package let counts: Counts
+        /// What it counts per.
+        package let key: Key
+        /// The key's value: the address block, the device id, the app session id, `unknown` or `all`.
+        package let value: String
+
+        /// Creates a counter.
+        /// - Parameters:
+        ///   - counts: What it counts.
+        ///   - key: What it counts per.
+        ///   - value: The key's value.
+        package init(counts: Counts, key: Key, value: String) {
+            self.counts = counts
+            self.key = key
+            self.value = value
+        }
+
+        /// `starts:ip:203.0.113.7`: the counter's id, as stores key it.
+        public var description: String { "\(counts):\(key):\(value)" }
+    }
+
+    /// What a start or an exchange is counted under.
+    package struct Request: Hashable, Sendable {
+        /// The address block (`203.0.113.7`, `2409:8900:1:2::/64`), nil when unknown.
+        package var ip: String?
+        /// The device id, nil when unknown.
+        package var device: String?
+        /// The app session id.
+        package var session: String
+
+        /// Creates a request.
+        /// - Parameters:
+        ///   - ip: The address block.
+        ///   - device: The device id.
+        ///   - session: The app session id.
+        package init(ip: String?, device: String?, session: String) {
+            self.ip = ip
+            self.device = device
+            self.session = session
+        }
+
+        /// The key's value; `unknown` for a missing address or device, the one shared bucket.
+        func value(for key: Key) -> String {
+            switch key {
+            case .ip: ip ?? "unknown"
+            case .device: device ?? "unknown"
+            case .session: session
+            case .global: "all"
+            }
+        }
+    }
+
+    /// What the policy says of one more start or exchange.
+    package enum Decision: Hashable, Sendable {
+        /// Admitted (and counted by the caller).
+        case admit
+        /// Over the rule's quota until `retryAfter`.
+        case over(rule: String, retryAfter: Date)
+    }
+
+    /// The columns of the file.
+    static let columns = ["rule", "key", "counts", "window_seconds", "limit", "source"]
+
+    /// Every rule, in file order.
+    package let rules: [Rule]
+
+    /// The policy built from `Data/login-quotas.csv`: the default of every parameter that takes one.
+    @usableFromInline package static let builtIn: LoginQuotaPolicy = EmbeddedTable.load(LoginQuotaPolicy.self)
+
+    /// Reads a policy from CSV text.
+    /// - Parameters:
+    ///   - text: The file's text, in the `Data/login-quotas.csv` format.
+    ///   - file: The name used in errors.
+    /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key or count, a window that
+    ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, or a policy with no rule.
+    public init(csv text: String, file: String) throws(TableError) {
+        let table = try CSVTable(text: text, file: file, columns: Self.columns)
+        var rules: [Rule] = []
+        var listed = ListedKeys<String>()
+        for row in table.rows {
+            let id = row[0]
+            guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
+                throw row.error(file, column: "rule", .invalidValue, "\(QuotedInput(id)) is not a rule id (letters, digits and hyphens)")
+            }
+            try listed.insert(id, "rule \(id)", at: row, file: file, column: "rule")
+            let key: Key = try row.choice(row[1], "key", from: Key.allCases, file: file, column: "key")
+            let counts: Counts = try row.choice(row[2], "count", from: Counts.allCases, file: file, column: "counts")
+            guard row[3].utf8.allSatisfy({ $0 &- 48 < 10 }), let seconds = Int64(row[3]), (1...31_536_000).contains(seconds) else {
+                throw row.error(file, column: "window_seconds", .invalidValue, "\(QuotedInput(row[3])) is not 1 to 31536000 whole seconds")
+            }
+            guard row[4].utf8.allSatisfy({ $0 &- 48 < 10 }), let limit = Int(row[4]), (1...1_000_000).contains(limit) else {
+                throw row.error(file, column: "limit", .invalidValue, "\(QuotedInput(row[4])) is not a limit from 1 to 1000000")
+            }
+            rules.append(Rule(id: id, key: key, counts: counts, window: .seconds(seconds), limit: limit, source: row[5], line: row.line))
+        }
+        guard !rules.isEmpty else {
+            throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every login through")
+        }
+        self.rules = rules
+    }
+
+    /// The counters a request touches for what it counts: one per key a rule of that count uses.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - counts: Starts or exchanges.
+    /// - Returns: The counters, each once, in rule order (a missing address or device as `unknown`).
+    package func counters(for request: Request, counting counts: Counts) -> [Counter] {
+        var out: [Counter] = []
+        for rule in rules where rule.counts == counts {
+            let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
+            if !out.contains(counter) { out.append(counter) }
+        }
+        return out
+    }
+
+    /// Decides one more start or exchange.
+    /// - Parameters:
+    ///   - request: Its keys.
+    ///   - counts: Starts or exchanges.
+    ///   - events: Every counter's events (missing counters hold none).
+    ///   - now: The time.
+    /// - Returns: `admit`, or the full rule that frees a place last (the first in file order among equals)
+    ///   and when it does.
+    package func decide(_ request: Request, counting counts: Counts, events: [Counter: [Date]], at now: Date) -> Decision {
+        var over: (rule: String, retryAfter: Date)? = nil
+        for rule in rules where rule.counts == counts {
+            let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
+            let start = now.addingTimeInterval(-rule.window.seconds)
+            let held = (events[counter] ?? []).filter { $0 > start }.sorted()
+            guard held.count >= rule.limit else { continue }
+            let leaves = max(held[held.count - rule.limit].addingTimeInterval(rule.window.seconds), now)
+            if let current = over, current.retryAfter >= leaves { continue }
+            over = (rule.id, leaves)
+        }
+        return over.map { .over(rule: $0.rule, retryAfter: $0.retryAfter) } ?? .admit
+    }
+
+    /// The events a counter keeps at `now`: those a rule on it may still count.
+    /// - Parameters:
+    ///   - counter: The counter.
+    ///   - events: Its events.
+    ///   - now: The time.
+    /// - Returns: The events to keep, oldest first.
+    package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
+        let start = now.addingTimeInterval(-horizon(of: counter))
+        return events.filter { $0 > start }.sorted()
+    }
+
+    /// How long a counter's events must be kept after the newest: its longest window.
+    /// - Parameter counter: The counter.
+    /// - Returns: The horizon in seconds.
+    package func horizon(of counter: Counter) -> Double {
+        rules.filter { $0.counts == counter.counts && $0.key == counter.key }.map(\.window.seconds).max() ?? 0
+    }
+}
+
+extension ErrorKind where Failure == LoginRejection {
+    /// The client is over a login quota (`Data/login-quotas.csv`): too many logins started, or too many
+    /// paid exchanges caused, from its address, device or app session. For HTTP: 429 Too Many Requests,
+    /// with `Retry-After` from the message's time; a refused success report changes nothing, and the
+    /// app may switch the login to SMS.
+    public static let overQuota = Self("over-quota")
+}

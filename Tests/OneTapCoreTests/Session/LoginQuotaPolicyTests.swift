@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import OneTapCore
+
+/// `Data/login-quotas.csv` and the decisions over it (issue 21: quotas on logins started and paid
+/// exchanges, failing closed on a missing key).
+@Suite struct LoginQuotaPolicyTests {
+    static let now = Date(timeIntervalSince1970: 1_796_083_200)
+    static let header = "rule,key,counts,window_seconds,limit,source\n"
+
+    /// Every row of the file, read by the independent reader, is the rule the policy holds.
+    @Test func everyRowIsARule() throws {
+        let rows = DataFile.rows("login-quotas.csv")
+        let rules = LoginQuotaPolicy.builtIn.rules
+        #expect(rows.count == rules.count)
+        for (row, rule) in zip(rows, rules) {
+            #expect(row["rule"] == rule.id)
+            #expect(row["key"] == rule.key.rawValue)
+            #expect(row["counts"] == rule.counts.rawValue)
+            #expect(Int(row["window_seconds"]) == Int(rule.window.seconds))
+            #expect(Int(row["limit"]) == rule.limit)
+            #expect(!row["source"].isEmpty)
+        }
+        // The issue asks for starts per address and device (and app session), and exchanges per address and device.
+        let covered = Set(rules.map { "\($0.counts.rawValue) \($0.key.rawValue)" })
+        #expect(covered.isSuperset(of: ["starts ip", "starts device", "starts session", "exchanges ip", "exchanges device"]))
+    }
+
+    func policy(_ rows: String) throws -> LoginQuotaPolicy {
+        try LoginQuotaPolicy(csv: Self.header + rows, file: "q.csv")
+    }
+
+    /// A missing address or device counts in the rule's one shared `unknown` bucket: never skipped.
+    @Test func aMissingKeyCountsInTheUnknownBucket() throws {
+        let policy = try policy("ip,ip,starts,60,2,t\ndevice,device,starts,60,2,t\n")
+        let anonymous = LoginQuotaPolicy.Request(ip: nil, device: nil, session: "S1")
+        #expect(policy.counters(for: anonymous, counting: .starts).map(\.description) == ["starts:ip:unknown", "starts:device:unknown"])
+        #expect(policy.counters(for: anonymous, counting: .exchanges).isEmpty)
+        // Two other anonymous requests filled the unknown buckets: a third, from another session, is refused.
+        let events: [LoginQuotaPolicy.Counter: [Date]] = [
+            LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "unknown"): [Self.now, Self.now],
+        ]
+        let other = LoginQuotaPolicy.Request(ip: nil, device: "D9", session: "S2")
+        #expect(policy.decide(other, counting: .starts, events: events, at: Self.now) == .over(rule: "ip", retryAfter: Self.now.addingTimeInterval(60)))
+        let known = LoginQuotaPolicy.Request(ip: "203.0.113.7", device: "D9", session: "S2")
+        #expect(policy.decide(known, counting: .starts, events: events, at: Self.now) == .admit)
+    }
+
+    /// Sliding windows, exact to the second; the rule that frees a place last is named.
+    @Test func slidingWindows() throws {
+        let policy = try policy("minute,ip,starts,60,2,t\nhour,ip,starts,3600,3,t\n")
+        let request = LoginQuotaPolicy.Request(ip: "203.0.113.7", device: nil, session: "S")
+        let counter = LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "203.0.113.7")
+        let t = Self.now
+        #expect(policy.decide(request, counting: .starts, events: [counter: [t, t.addingTimeInterval(1)]], at: t.addingTimeInterval(59))
+            == .over(rule: "minute", retryAfter: t.addingTimeInterval(60)))
+        #expect(policy.decide(request, counting: .starts, events: [counter: [t, t.addingTimeInterval(1)]], at: t.addingTimeInterval(60)) == .admit)
+        #expect(policy.decide(request, counting: .starts, events: [counter: [t, t.addingTimeInterval(100), t.addingTimeInterval(200)]], at: t.addingTimeInterval(201))
+            == .over(rule: "hour", retryAfter: t.addingTimeInterval(3600)))
+        // A clock that went back: an event stamped after now still counts.
+        #expect(policy.decide(request, counting: .starts, events: [counter: [t.addingTimeInterval(30), t.addingTimeInterval(40)]], at: t)
+            == .over(rule: "minute", retryAfter: t.addingTimeInterval(90)))
+        #expect(policy.keep(counter, [t, t.addingTimeInterval(10)], at: t.addingTimeInterval(3600)) == [t.addingTimeInterval(10)])
+    }
+
+    @Test(arguments: [
+        ("", "no rule"),
+        ("a b,ip,starts,60,1,t\n", "is not a rule id"),
+        ("a,ip,starts,60,1,t\na,ip,starts,60,1,t\n", "a"),
+        ("a,address,starts,60,1,t\n", "unknown key \"address\""),
+        ("a,ip,sends,60,1,t\n", "unknown count \"sends\""),
+        ("a,ip,starts,0,1,t\n", "is not 1 to 31536000 whole seconds"),
+        ("a,ip,starts,1.5,1,t\n", "is not 1 to 31536000 whole seconds"),
+        ("a,ip,starts,60,0,t\n", "is not a limit from 1 to 1000000"),
+        ("a,ip,starts,60,-1,t\n", "is not a limit from 1 to 1000000"),
+    ])
+    func aBadTableIsRefusedWithItsLine(rows: String, message: String) {
+        #expect {
+            _ = try LoginQuotaPolicy(csv: Self.header + rows, file: "q.csv")
+        } throws: { error in
+            guard let error = error as? TableError else { return false }
+            return error.file == "q.csv" && "\(error)".contains(message)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Issue 21: nothing limited how many logins one address or device starts, nor how many paid exchanges
+/// it causes. With quotas, a start or a success report over a quota is refused (`over-quota`) and
+/// changes nothing; a missing address or device shares one bucket (fail closed).
+@Suite struct LoginServerQuotaTests {
+    let clock = FakeClock()
+    let store = InMemoryLoginSessionStore()
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+    static let number = try! PhoneNumber("13800138000")
+    static let policy = try! LoginQuotaPolicy(csv: """
+        rule,key,counts,window_seconds,limit,source
+        ip-starts,ip,starts,3600,3,test
+        device-starts,device,starts,3600,3,test
+        session-starts,session,starts,3600,5,test
+        ip-exchanges,ip,exchanges,3600,2,test
+        device-exchanges,device,exchanges,3600,2,test
+        """, file: "test-quotas.csv")
+
+    func server(quotas: any LoginQuotaStore = InMemoryLoginQuotaStore(), exchange: ExchangeGuard? = nil) -> LoginServer {
+        LoginServer(store: store, exchange: exchange, quotas: LoginQuotas(policy: Self.policy, store: quotas), clock: clock, events: DiscardingEventSink())
+    }
+
+    static func client(_ index: Int) -> AccessClaims {
+        TestAppSession.claims(try! AppSessionID("QuotaTestsSession" + String(10_000 + index)))
+    }
+
+    func isOverQuota(_ error: any Error, rule: String) -> Bool {
+        guard let rejection = error as? LoginRejection else { return false }
+        return rejection.kind == .overQuota && rejection.message.contains(rule)
+    }
+
+    /// Four starts from one address (each from an app session and device of its own): the fourth is
+    /// refused, and nothing of it is stored; another address still starts.
+    @Test func startsPerAddressAreLimited() async throws {
+        let logins = server()
+        let address = try IPAddress("203.0.113.7")
+        for index in 0..<3 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: address, device: try DeviceID("device-\(index)"))
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: address, device: try DeviceID("device-3"))
+        } throws: { isOverQuota($0, rule: "ip-starts") }
+        #expect(store.count == 3)
+        // One IPv6 /64 is one address.
+        let v6 = (1...3).map { try! IPAddress("2409:8900:1:2::\($0)") }
+        for (index, address) in v6.enumerated() {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(10 + index), address: address, device: try DeviceID("v6-device-\(index)"))
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(20), address: try IPAddress("2409:8900:1:2:ffff::1"), device: try DeviceID("v6-device-9"))
+        } throws: { isOverQuota($0, rule: "ip-starts") }
+        // The hour passes: the address starts again.
+        clock.advance(by: .seconds(3600))
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(3), address: address, device: try DeviceID("device-3"))
+    }
+
+    @Test func startsPerDeviceAreLimitedAcrossAddresses() async throws {
+        let logins = server()
+        let device = try DeviceID("one-phone")
+        for index in 0..<3 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: try IPAddress("198.51.100.\(index + 1)"), device: device)
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: try IPAddress("198.51.100.9"), device: device)
+        } throws: { isOverQuota($0, rule: "device-starts") }
+    }
+
+    /// Without an address or a device, every caller shares the rule's one `unknown` bucket: a missing key
+    /// never removes the limit.
+    @Test func aMissingAddressOrDeviceSharesOneBucket() async throws {
+        let logins = server()
+        for index in 0..<3 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), device: try DeviceID("device-\(index)"))
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(3), device: try DeviceID("device-3"))
+        } throws: { isOverQuota($0, rule: "ip-starts") }
+        for index in 0..<3 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(10 + index), address: try IPAddress("198.51.100.\(index + 1)"))
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(13), address: try IPAddress("198.51.100.9"))
+        } throws: { isOverQuota($0, rule: "device-starts") }
+    }
+
+    /// Paid exchanges per address: the third success report is refused before its token reaches the
+    /// carrier, and the session is unchanged (the app may switch to SMS).
+    @Test func paidExchangesPerAddressAreLimited() async throws {
+        let carrier = MockTokenExchange(number: Self.number, clock: clock)
+        let logins = server(exchange: ExchangeGuard(provider: carrier, clock: clock))
+        let address = try IPAddress("203.0.113.7")
+        var sessions: [LoginSessionID] = []
+        for index in 0..<3 {
+            // Starts from other addresses (the start quota is not what this test is about).
+            sessions.append(try await logins.start(Self.mobileSIM, for: Self.client(index), address: try IPAddress("198.51.100.\(index + 1)"),
+                                                   device: try DeviceID("device-\(index)")).session.id)
+        }
+        for index in 0..<2 {
+            let done = try await logins.report(success("T-\(index)"), to: sessions[index], version: 1, from: Self.client(index), address: address,
+                                               device: try DeviceID("device-\(index)"))
+            #expect(done.session.ending == .success)
+        }
+        await #expect {
+            try await logins.report(success("T-2"), to: sessions[2], version: 1, from: Self.client(2), address: address, device: try DeviceID("device-2"))
+        } throws: { isOverQuota($0, rule: "ip-exchanges") }
+        #expect(carrier.tokensSent.count == 2, "the refused token never reached the carrier")
+        let stored = try #require(try await store.load(sessions[2]))
+        #expect(stored.version == 1 && stored.stage == .flow(.mobile, attempt: 1))
+        // The app switches to SMS: that is no exchange, and goes through.
+        let sms = try await logins.report(.switchToSMS(.mobile), to: sessions[2], version: 1, from: Self.client(2), address: address)
+        #expect(sms.session.next == "sms")
+    }
+
+    /// A failing quota store fails the start with its error, and nothing is stored; a start whose
+    /// count was lost at commit is not admitted either.
+    @Test func aFailingQuotaStoreStartsNothing() async throws {
+        let quotas = FaultyLoginQuotaStore(InMemoryLoginQuotaStore())
+        let logins = server(quotas: quotas)
+        quotas.faults.inject(.refuse(.io, "the quota store is down"), into: [.update], times: 1)
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("203.0.113.7"))
+        } throws: { ($0 as? StoreError)?.kind == .io }
+        quotas.faults.inject(.lose(.io, "the connection dropped at commit"), into: [.update], times: 1)
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("203.0.113.7"))
+        } throws: { ($0 as? StoreError)?.kind == .io }
+        #expect(store.count == 0)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("203.0.113.7"))
+        #expect(store.count == 1)
+    }
+
+    /// Many starts at once from one address admit exactly the quota.
+    @Test func concurrentStartsNeverPassTheQuota() async throws {
+        let logins = server()
+        let address = try IPAddress("203.0.113.7")
+        let started = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    do {
+                        _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: address, device: try DeviceID("device-\(index)"))
+                        return true
+                    } catch {
+                        return false
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(started == 3)
+        #expect(store.count == 3)
+    }
+
+    func success(_ token: String) -> LoginReport {
+        .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "uid-1"))
+    }
+}
