@@ -54,6 +54,7 @@ import Testing
         #expect(PostgresMigrations.all.map(\.version) == Array(1...PostgresMigrations.all.count))
         #expect(PostgresMigrations.all.map(\.name) == [
             "tokens", "refresh leases", "login sessions", "sms", "exchange ledger", "guests", "instants in milliseconds", "app sessions", "accounts",
+            "sms codes per session",
         ])
     }
 
