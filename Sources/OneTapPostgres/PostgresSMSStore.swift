@@ -71,7 +71,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     // MARK: The update
 
-    /// Reads the counters and the number's code record, runs `body`, and writes back what changed, in
+    /// Reads the counters and the code record of a number and session, runs `body`, and writes back what changed, in
     /// one transaction (``SMSStore/update(counters:code:at:_:)``).
     /// - Parameters:
     ///   - counters: The counters to read (missing ones read as empty).

@@ -49,7 +49,7 @@ public struct SMSState: Hashable, Sendable {
     /// - Parameters:
     ///   - events: The counters' events; missing counters are filled in as empty.
     ///   - counters: The counters the operation asked for.
-    ///   - code: The number's code record.
+    ///   - code: The code record of the update's number and session.
     ///   - keepUntil: Until when the store keeps what it writes (the rules set it).
     public init(events: [SMSPolicy.Counter: [Date]], counters: [SMSPolicy.Counter], code: SMSCodeRecord?, keepUntil: Date) {
         var filled = events

@@ -149,7 +149,7 @@ package struct SMSCodeRules: Sendable {
     /// Decides a send and, when it is admitted, counts it and installs its code (replacing the previous
     /// one of the same number and session: the state holds the record of the send's ``SMSCodeKey``).
     /// - Parameters:
-    ///   - state: The counters and the number's record, as the store read them; changed in place.
+    ///   - state: The counters and the record of the send's number and session, as the store read them; changed in place.
     ///   - request: The send's keys.
     ///   - captchaPassed: Whether a valid captcha came with it.
     ///   - record: The new code's record.
@@ -168,7 +168,7 @@ package struct SMSCodeRules: Sendable {
         return decision
     }
 
-    /// Takes back a code whose SMS did not go out, if it is still the number's code.
+    /// Takes back a code whose SMS did not go out, if it is still the code of its number and session.
     /// - Parameters:
     ///   - state: The store's state; changed in place.
     ///   - id: The code's id.
@@ -193,7 +193,7 @@ package struct SMSCodeRules: Sendable {
         verify(&state, candidate: candidate, number: number, request, keys: CollectionOfOne(key), captchaPassed: captchaPassed, at: now)
     }
 
-    /// Checks a code against the number's record under each of the server's keys (the ring's: a code
+    /// Checks a code against the record of the verify's number and session under each of the server's keys (the ring's: a code
     /// sent before a rotation still verifies; one under a retired key does not), and counts a wrong one.
     /// - Parameters:
     ///   - state: The number's failed-verify counters and record, as the store read them; changed in place.
