@@ -35,6 +35,7 @@ package struct PostgresMigration: Sendable {
 /// | 8 | app sessions | `app_sessions` (one row per app session: id, version, the account it is logged in to, when it was revoked, its refresh token's expiry, the record's JSON; the indexes `app_sessions_account` on the live sessions of an account and `app_sessions_expiry`) |
 /// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
 /// | 10 | exchange answers | to `exchange_ledger`: `session` (the login session that claimed the token), `phone_number` and `account` (an answered exchange's, kept as long as the row), `sends` (1, or 2 after a resend); the index `exchange_ledger_pending` |
+/// | 11 | sms codes per session | `sms_codes` holds one code record per number and login session: a session-bound record's row moves from the number's digits to `digits/session id` (the key ``SMSCodeKey/id``), so a stranger's send no longer replaces the owner's code; every record stays readable |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -237,6 +238,12 @@ package enum PostgresMigrations {
                 """,
                 "CREATE INDEX exchange_ledger_pending ON \(schema).exchange_ledger (claimed_at_ms) WHERE state = 'pending'",
             ]
+        },
+        PostgresMigration(version: 11, name: "sms codes per session") { schema in
+            // The session id as the record's JSON holds it (22 URL-safe base64 characters, in either form
+            // OneTap ever wrote), read by pattern so no row's JSON can fail the migration.
+            let session = #"substring(record from '"session":"([A-Za-z0-9_-]{22})"')"#
+            return ["UPDATE \(schema).sms_codes SET number = number || '/' || \(session) WHERE \(session) IS NOT NULL"]
         },
     ]
 }

@@ -5,10 +5,11 @@ import OneTap
 /// an ``SMSCodeService``.
 ///
 /// - A counter is a row of `<schema>.sms_counters` (its id `sends:number:13800138000`, its events as a
-///   `bigint[]` of milliseconds since 1970, its keep-until); a number's code record is a row of
-///   `<schema>.sms_codes` (the digits, the ``SMSCodeRecord`` as its JSON, which holds the code's HMAC and
-///   never the code, and its keep-until; a record an earlier version wrote is read as it is). Ids are
-///   `text COLLATE "C"`.
+///   `bigint[]` of milliseconds since 1970, its keep-until); the code record of a number and login
+///   session is a row of `<schema>.sms_codes` (its column `number` holds the ``SMSCodeKey``'s id: the
+///   digits, or the digits, `/` and the session id since migration 11, which moved each session-bound
+///   record there; the ``SMSCodeRecord`` as its JSON, which holds the code's HMAC and never the code; and
+///   its keep-until; a record an earlier version wrote is read as it is). Ids are `text COLLATE "C"`.
 /// - ``update(counters:code:at:_:)`` is one transaction: it takes a transaction-scoped advisory lock
 ///   for each row it reads (a 64-bit hash of the schema and the row's id, all of them in one statement,
 ///   in ascending order, so two updates never deadlock, and a row that does not exist yet is locked as
@@ -70,11 +71,11 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     // MARK: The update
 
-    /// Reads the counters and the number's code record, runs `body`, and writes back what changed, in
+    /// Reads the counters and the code record of a number and session, runs `body`, and writes back what changed, in
     /// one transaction (``SMSStore/update(counters:code:at:_:)``).
     /// - Parameters:
     ///   - counters: The counters to read (missing ones read as empty).
-    ///   - number: The number whose code record to read.
+    ///   - number: The number and session whose code record to read.
     ///   - now: The time: rows kept only until before it read as absent.
     ///   - body: The change; the state's `keepUntil` becomes the keep-until of every row written.
     /// - Returns: What the last run of `body` returned.
@@ -82,7 +83,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     ///   (the rows stayed locked past the statement timeout; nothing was written) or `corrupt` (a stored
     ///   row is not one OneTap wrote; it is left as it is).
     package func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         var seen = Set<String>()
         let keys = counters.map(\.description).filter { seen.insert($0).inserted }
@@ -109,13 +110,13 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// One run of the transaction on one connection.
     private func run<Result: Sendable>(
-        on connection: PostgresConnection, counters: [SMSPolicy.Counter], keys: [String], locks: [Int64], number: PhoneNumber, at now: Date,
+        on connection: PostgresConnection, counters: [SMSPolicy.Counter], keys: [String], locks: [Int64], number: SMSCodeKey, at now: Date,
         phase: LockedValue<Phase>, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         phase.withLock { $0 = .reading }
         return try await connection.transaction(committing: { phase.withLock { $0 = .committing } }) { connection in
             try await connection.execute(statements.lock, [.int64Array(locks)])
-            let rows = try await connection.execute(statements.read, [.textArray(keys), .text(number.digits)])
+            let rows = try await connection.execute(statements.read, [.textArray(keys), .text(number.id)])
             let stored = try read(rows, counters: counters, number: number, at: now)
 
             var state = SMSState(events: stored.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
@@ -145,7 +146,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         var keepUntil = Date.distantPast
     }
 
-    private func read(_ rows: PostgresRows, counters: [SMSPolicy.Counter], number: PhoneNumber, at now: Date) throws(StoreError) -> Stored {
+    private func read(_ rows: PostgresRows, counters: [SMSPolicy.Counter], number: SMSCodeKey, at now: Date) throws(StoreError) -> Stored {
         var stored = Stored()
         let asked = Dictionary(counters.map { ($0.description, $0) }, uniquingKeysWith: { first, _ in first })
         for row in rows.rows {
@@ -166,9 +167,11 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                     stored.code = (nil, keepUntil)  // expired: read as absent, never decoded
                     continue
                 }
-                guard let json = row[2].text, let record = try? SMSCodeRecord(json: json), record.number == number else {
+                guard let json = row[2].text, let record = try? SMSCodeRecord(json: json), record.number == number.number,
+                    record.session == number.session
+                else {
                     throw StoreError(
-                        .corrupt, message: "the code record of \(number.masked) in \(schema).sms_codes is not one OneTap wrote; it was left as it is")
+                        .corrupt, message: "the code record of \(number.number.masked) in \(schema).sms_codes is not one OneTap wrote; it was left as it is")
                 }
                 stored.code = (record, keepUntil)
                 stored.record = record
@@ -191,7 +194,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         /// record, upserting the record, upserting counters) as a data-modifying `WITH` part, the last as
         /// the statement itself. The text is made of the store's fixed fragments only; every value is a
         /// parameter. A counter's events are a slice of one `bigint[]` of all of them.
-        func statement(_ statements: Statements, number: PhoneNumber, keepUntil: Date) throws(StoreError) -> (String, [PostgresValue]) {
+        func statement(_ statements: Statements, number: SMSCodeKey, keepUntil: Date) throws(StoreError) -> (String, [PostgresValue]) {
             var parameters: [PostgresValue] = []
             func bind(_ value: PostgresValue) -> String {
                 parameters.append(value)
@@ -206,7 +209,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             var keepPlaceholder: String? = nil
             func digits() -> String {
                 if let digitsPlaceholder { return digitsPlaceholder }
-                let placeholder = bind(.text(number.digits))
+                let placeholder = bind(.text(number.id))
                 digitsPlaceholder = placeholder
                 return placeholder
             }
@@ -224,7 +227,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 do {
                     json = try putCode.json()
                 } catch {
-                    throw StoreError(.io, message: "cannot write the code record of \(number.masked) as JSON; nothing was written")
+                    throw StoreError(.io, message: "cannot write the code record of \(number.number.masked) as JSON; nothing was written")
                 }
                 parts.append("""
                     INSERT INTO \(statements.codes) (number, record, keep_until_ms) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \
@@ -283,12 +286,12 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// The advisory-lock keys of an update's rows: the first 8 bytes of SHA-256(schema, table, id),
     /// sorted and without repeats, so every update takes its locks in one order.
-    static func lockKeys(schema: String, counters: [String], number: PhoneNumber) -> [Int64] {
+    static func lockKeys(schema: String, counters: [String], number: SMSCodeKey) -> [Int64] {
         func key(_ kind: String, _ id: String) -> Int64 {
             let digest = SHA256.hash(Array("onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)".utf8))
             return Int64(bitPattern: digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
         }
-        return Array(Set(counters.map { key("counter", $0) } + [key("code", number.digits)])).sorted()
+        return Array(Set(counters.map { key("counter", $0) } + [key("code", number.id)])).sorted()
     }
 
     // MARK: Cleaning up
@@ -322,9 +325,9 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     // MARK: Helpers
 
     /// The store error for a database failure; the phase says whether a write was on its way.
-    private func failure(_ error: any Error, phase: Phase?, number: PhoneNumber?) -> any Error {
+    private func failure(_ error: any Error, phase: Phase?, number: SMSCodeKey?) -> any Error {
         if error is CancellationError || error is StoreError { return error }
-        let doing = number.map { "update the SMS counters and the code record of \($0.masked)" } ?? "remove expired SMS counters and code records"
+        let doing = number.map { "update the SMS counters and the code record of \($0.number.masked)" } ?? "remove expired SMS counters and code records"
         var message = "PostgreSQL: cannot \(doing): \(error)"
         let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
         if phase == .committing && lost {

@@ -25,6 +25,11 @@
 //     waits for a line on standard input, then sends COUNT codes at once from IP, to FIRST-NUMBER,
 //     FIRST-NUMBER + 1, …, and prints "sent N" (N the sends admitted).
 //
+//   OneTapTestHelper postgres-sms-guess URL SCHEMA NUMBER IP NOW-MS SESSIONS
+//     An attacker guessing NUMBER's SMS codes from IP on the default policy (SMSGuesser.swift): prints
+//     "ready", waits for a line on standard input, then sends and guesses in SESSIONS login sessions and
+//     prints "wrong W sent S".
+//
 //   OneTapTestHelper postgres-session-start URL SCHEMA
 //     Starts a login (LoginServer.start) for a China Mobile device over a PostgresLoginSessionStore and
 //     prints "ID VERSION".
@@ -192,6 +197,11 @@ do {
         }
         print("sent \(sent)")
         await stores.close()
+    case "postgres-sms-guess" where arguments.count == 8:
+        guard let now = Int64(arguments[6]), let sessions = Int(arguments[7]) else { fail("NOW-MS and SESSIONS must be numbers", 64) }
+        try await SMSGuesser.run(
+            url: arguments[2], schema: arguments[3], number: try PhoneNumber(arguments[4]), ip: try IPAddress(arguments[5]),
+            start: Date(millisecondsSince1970: now), sessions: sessions)
     case "postgres-session-start" where arguments.count == 4:
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
@@ -233,7 +243,8 @@ do {
         fail(
             "usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT"
                 + " | postgres-refresh-due URL SCHEMA COUNTER-FILE | postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS"
-                + " | postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT | postgres-session-start URL SCHEMA"
+                + " | postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT | postgres-sms-guess URL SCHEMA NUMBER IP NOW-MS SESSIONS"
+                + " | postgres-session-start URL SCHEMA"
                 + " | postgres-session-report URL SCHEMA ID VERSION FLOW CODE | postgres-app-refresh URL SCHEMA NOW-MS", 64)
     }
     exit(0)

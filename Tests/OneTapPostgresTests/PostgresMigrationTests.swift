@@ -55,6 +55,7 @@ import Testing
         #expect(PostgresMigrations.all.map(\.name) == [
             "tokens", "refresh leases", "login sessions", "sms", "exchange ledger", "guests", "instants in milliseconds", "app sessions", "accounts",
             "exchange answers",
+            "sms codes per session",
         ])
     }
 

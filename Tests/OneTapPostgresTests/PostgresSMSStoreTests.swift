@@ -46,23 +46,30 @@ import Testing
             let store = stores.smsStore()
             let sender = ScriptedSMSSender()
             let service = SMSServiceAt(key: ServerKey.random(), sender: sender, store: store)
-            let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("d1"))
+            let session = LoginSessionID.random()
+            let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("d1"), session: session)
             guard case .sent = try await service.send(to: Self.number, context: context, at: now) else {
                 Issue.record("the send was not admitted")
                 return
             }
             let rows = try await stores.pool.execute("SELECT counter, cardinality(events_ms), keep_until_ms, xmin::text FROM \(counters(stores)) ORDER BY counter")
-            #expect(rows.rows.compactMap { $0[0].text } == ["sends:device:d1", "sends:ip:203.0.113.7", "sends:number:13800138000"])
+            // Every key of the default policy (issue 21): an IPv4 address is its own /56 and /48; the code is the session's.
+            #expect(rows.rows.compactMap { $0[0].text } == [
+                "sends:device:d1", "sends:global:all", "sends:ip48:203.0.113.7", "sends:ip56:203.0.113.7", "sends:ip:203.0.113.7",
+                "sends:number-session:13800138000/\(session.text)", "sends:number:13800138000",
+            ])
             #expect(rows.rows.allSatisfy { $0[1] == .int64(1) })
             let keepUntil = try #require(rows.first?[2].instant)
             #expect(keepUntil > now.addingTimeInterval(86_400))
             let code = try #require(sender.lastCode(to: Self.number)).reveal()
-            let record = try #require(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores)) WHERE number = $1", [.text("13800138000")]).first)
+            let record = try #require(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores)) WHERE number = $1", [.text("13800138000/" + session.text)]).first)
             let json = try #require(record[0].text)
             #expect(json.contains("\"digest\"") && !json.contains("\"\(code)\""))
 
             // A pass that changes nothing writes no row (their row versions stay).
-            try await store.update(counters: [SMSPolicy.Counter(counts: .sends, key: .device, value: "d1")], code: Self.number, at: now.addingTimeInterval(1)) { _ in }
+            try await store.update(
+                counters: [SMSPolicy.Counter(counts: .sends, key: .device, value: "d1")], code: SMSCodeKey(number: Self.number, session: session),
+                at: now.addingTimeInterval(1)) { _ in }
             let again = try await stores.pool.execute("SELECT counter, cardinality(events_ms), keep_until_ms, xmin::text FROM \(counters(stores)) ORDER BY counter")
             #expect(again.rows == rows.rows)
             #expect(try await stores.pool.execute("SELECT record, xmin::text FROM \(codes(stores))").first == record)
@@ -116,7 +123,7 @@ import Testing
             }
         }
         try await waitForLockWaiters(stores, running: "sms_counters (counter, events")
-        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: Self.number)
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: SMSCodeKey(number: Self.number, session: nil))
         try await holder.execute("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])
         await holder.release()
         if attempts > 1 {
@@ -207,7 +214,7 @@ import Testing
         let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(1))
         let store = stores.smsStore()
         try await seed(usual.smsStore())
-        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: Self.number)
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [Self.ipCounter.description], number: SMSCodeKey(number: Self.number, session: nil))
         let holder = try await HeldTransaction.begin(
             usual.configuration,
             held == "row"

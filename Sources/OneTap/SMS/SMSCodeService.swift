@@ -14,6 +14,12 @@
 /// Every answer is decided by OneTapCore's pure SMS rules over the policy and segment tables, inside one
 /// atomic store update, so all instances that share a store share the limits. A send that a captcha rule holds back is decided again with the
 /// captcha once the verifier accepted its token: a captcha passes a captcha rule, never a hard limit.
+///
+/// Each login session has its own code per number (a stranger's send, in the stranger's session,
+/// neither replaces nor spends the owner's), and no rule locks a number against its owner: wrong codes
+/// slow down the session, address and device that made them with growing delays (`throttled`), and a
+/// number guessed at from many sessions or past its daily bound asks for a captcha with the verify
+/// (`captchaRequired`; send the verify again with the solved token in ``SMSContext/captcha``).
 /// Each answer is also an ``SMSEvent``. Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
@@ -102,15 +108,16 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         if let refusal = rules.refusal(for: number) { return .refused(refusal) }
         let request = context.request(for: number)
         let counters = rules.sendCounters(for: request)
+        let slot = SMSCodeKey(number: number, session: context.session)
         let (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         let rules = self.rules
-        var decision = try await store.update(counters: counters, code: number, at: now) { state in
+        var decision = try await store.update(counters: counters, code: slot, at: now) { state in
             rules.admit(&state, request, captchaPassed: false, record: record, at: now)
         }
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
             guard await captchaSolved(token, context: context, number: number, at: now) else { return .captchaRequired(rule: rule, rejected: true) }
-            decision = try await store.update(counters: counters, code: number, at: now) { state in
+            decision = try await store.update(counters: counters, code: slot, at: now) { state in
                 rules.admit(&state, request, captchaPassed: true, record: record, at: now)
             }
         }
@@ -126,7 +133,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 let message = Secret.scrub(String(describing: error), of: [code])
                 emit(.providerFailed(provider: "sender", number: number, message: String(message.prefix(200))), at: now)
                 let id = record.id
-                try await store.update(counters: [], code: number, at: now) { state in rules.withdraw(&state, id: id) }
+                try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
                 return .senderFailed(retryAfter: resendAfter)
             }
             return .sent(expiresAt: record.expiresAt, resendAfter: resendAfter)
@@ -148,18 +155,31 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - code: The code, as typed.
     ///   - number: The number it was sent to.
-    ///   - context: Who asks; its session must be the one the code was sent for.
+    ///   - context: Who asks; its session must be the one the code was sent for (the code of another
+    ///     session is not this verify's); its captcha token is checked when a rule asks for one.
     /// - Returns: `verified` with the ``SMSVerdict`` a login session's SMS step takes, or `wrong`,
-    ///   `expired`, `tooManyAttempts`, `noCode`, `locked`.
+    ///   `expired`, `tooManyAttempts`, `noCode`, `throttled`, `captchaRequired`, `locked` (a policy with
+    ///   a lock rule).
     /// - Throws: ``StoreError`` when the store fails (nothing was counted).
-    /// - Complexity: One HMAC-SHA-256 and one store update.
+    /// - Complexity: One HMAC-SHA-256 and one store update (two when a captcha came and was needed).
     public func verify(_ code: Secret, for number: PhoneNumber, context: SMSContext) async throws -> SMSVerifyResult {
         let now = clock.now()
         let request = context.request(for: number)
         let rules = self.rules
         let keys = self.keys.entries.map(\.key)
-        let result = try await store.update(counters: rules.verifyCounters(for: request), code: number, at: now) { state in
+        let counters = rules.verifyCounters(for: request)
+        let slot = SMSCodeKey(number: number, session: context.session)
+        var result = try await store.update(counters: counters, code: slot, at: now) { state in
             rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
+        }
+        if case .captchaRequired(let rule, _) = result, let token = context.captcha {
+            if await captchaSolved(token, context: context, number: number, at: now) {
+                result = try await store.update(counters: counters, code: slot, at: now) { state in
+                    rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: now)
+                }
+            } else {
+                result = .captchaRequired(rule: rule, rejected: true)
+            }
         }
         emit(.verify(result, number: number, session: context.session), at: now)
         return result

@@ -191,7 +191,9 @@ public struct LoginServer: Sendable {
     ///   - number: The number it was sent to.
     ///   - id: The session.
     ///   - version: The version the app acted on; required.
-    ///   - context: The client's address and device (its session is set to `id`).
+    ///   - context: The client's address and device, and a solved captcha's token when an earlier verify
+    ///     answered `captchaRequired` (a number guessed at from many sessions, or past its daily bound;
+    ///     its session is set to `id`, whose own code it verifies).
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
     /// - Throws: As ``sendSMS(for:to:context:)``, and ``LoginRejection`` as ``report(_:to:version:)``

@@ -1,6 +1,6 @@
 /// A sent SMS code as a store keeps it: never the code, only HMAC-SHA-256(server key, number ‖ code ‖
-/// code id), with its lifetime and how many wrong codes it has taken. One per number: a new send
-/// replaces it. Stores write it as JSON (``json()``; instants as whole milliseconds since 1970).
+/// code id), with its lifetime and how many wrong codes it has taken. One per number and login session
+/// (``SMSCodeKey``): a new send in the same session replaces it, one in another session does not. Stores write it as JSON (``json()``; instants as whole milliseconds since 1970).
 public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     /// The code's id: 64 random bits as 16 hex digits, bound into the digest.
     package let id: String
@@ -33,12 +33,13 @@ public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a store holds for one send or verify: the events of the counters it touches, the number's code
-/// record, and how long the store must keep what it writes back.
+/// What a store holds for one send or verify: the events of the counters it touches, the code record of
+/// the update's ``SMSCodeKey`` (the number and login session), and how long the store must keep what it
+/// writes back.
 public struct SMSState: Hashable, Sendable {
     /// Every counter the operation asked for (a counter with no events holds an empty list).
     public var events: [SMSPolicy.Counter: [Date]]
-    /// The number's code record, if one is stored.
+    /// The code record of the update's number and session, if one is stored.
     public var code: SMSCodeRecord?
     /// Until when the store must keep the counters and the record written back (later it may delete
     /// them). Read as the latest keep-until of what was read; the rules only ever move it later.
@@ -48,7 +49,7 @@ public struct SMSState: Hashable, Sendable {
     /// - Parameters:
     ///   - events: The counters' events; missing counters are filled in as empty.
     ///   - counters: The counters the operation asked for.
-    ///   - code: The number's code record.
+    ///   - code: The code record of the update's number and session.
     ///   - keepUntil: Until when the store keeps what it writes (the rules set it).
     public init(events: [SMSPolicy.Counter: [Date]], counters: [SMSPolicy.Counter], code: SMSCodeRecord?, keepUntil: Date) {
         var filled = events

@@ -3,9 +3,13 @@
 /// store's atomic update, so every instance of a server applies the same rules to the same state.
 ///
 /// - A code is six digits from the system's CSPRNG (the caller's generator), drawn without modulo bias; it verifies for five
-///   minutes (``lifetime``), once; five wrong codes (``maximumWrongAttempts``) kill it; a new send
-///   replaces it. It is stored only as HMAC-SHA-256(key, number ‖ code ‖ code id) and compared in
-///   constant time.
+///   minutes (``lifetime``), once; five wrong codes (``maximumWrongAttempts``) kill it; a new send in
+///   the same login session replaces it, a send in another session never does (one live code per
+///   number and session, ``SMSCodeKey``). It is stored only as HMAC-SHA-256(key, number ‖ code ‖ code
+///   id) and compared in constant time.
+/// - No rule locks a number against its owner (NIST SP 800-63B §5.2.2): wrong codes slow down the
+///   session, address and device that made them; a number guessed at from many sessions, or past its
+///   daily bound, asks for a captcha, which the owner can solve.
 /// - A code verifies while `now < expiresAt`; a clock that reads more than a lifetime before the code
 ///   was issued (an instance whose clock went back) counts it as expired, so skew never lengthens a
 ///   code's life past two lifetimes.
@@ -34,7 +38,12 @@ package struct SMSCodeRules: Sendable {
         var longest = Self.lifetime.seconds
         for rule in policy.rules { longest = max(longest, rule.window.seconds + (rule.lock?.seconds ?? 0)) }
         retention = longest
+        sendReadsVerifies = policy.rules.contains { $0.over == .lock }
     }
+
+    /// Whether a send reads the failed-verify counters: only when a lock rule (which also holds sends)
+    /// is in the policy.
+    private let sendReadsVerifies: Bool
 
     // MARK: Who may be sent a code
 
@@ -115,14 +124,16 @@ package struct SMSCodeRules: Sendable {
 
     // MARK: Counters
 
-    /// The counters a send reads and writes: its send counters and the number's lock counters.
+    /// The counters a send reads and writes: its send counters (and the failed-verify counters when the
+    /// policy has a lock rule, which holds sends too).
     /// - Parameter request: The send's keys.
     /// - Returns: The counters.
     package func sendCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
-        policy.counters(for: request, counting: .sends) + policy.counters(for: request, counting: .failedVerifies)
+        let sends = policy.counters(for: request, counting: .sends)
+        return sendReadsVerifies ? sends + policy.counters(for: request, counting: .failedVerifies) : sends
     }
 
-    /// The counters a verify reads and writes: the failed-verify counters.
+    /// The counters a verify reads and writes: the failed-verify and guessing-session counters.
     /// - Parameter request: The verify's keys.
     /// - Returns: The counters.
     package func verifyCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
@@ -135,10 +146,10 @@ package struct SMSCodeRules: Sendable {
 
     // MARK: Operations on a store's state
 
-    /// Decides a send and, when it is admitted, counts it and installs its code (replacing the
-    /// number's previous one).
+    /// Decides a send and, when it is admitted, counts it and installs its code (replacing the previous
+    /// one of the same number and session: the state holds the record of the send's ``SMSCodeKey``).
     /// - Parameters:
-    ///   - state: The counters and the number's record, as the store read them; changed in place.
+    ///   - state: The counters and the record of the send's number and session, as the store read them; changed in place.
     ///   - request: The send's keys.
     ///   - captchaPassed: Whether a valid captcha came with it.
     ///   - record: The new code's record.
@@ -157,7 +168,7 @@ package struct SMSCodeRules: Sendable {
         return decision
     }
 
-    /// Takes back a code whose SMS did not go out, if it is still the number's code.
+    /// Takes back a code whose SMS did not go out, if it is still the code of its number and session.
     /// - Parameters:
     ///   - state: The store's state; changed in place.
     ///   - id: The code's id.
@@ -172,15 +183,17 @@ package struct SMSCodeRules: Sendable {
     ///   - number: The number.
     ///   - request: The verify's keys.
     ///   - key: The server's key.
+    ///   - captchaPassed: Whether a valid captcha came with the verify.
     ///   - now: The time.
-    /// - Returns: As ``verify(_:candidate:number:_:keys:at:)``.
+    /// - Returns: As ``verify(_:candidate:number:_:keys:captchaPassed:at:)``.
     package func verify(
-        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: ServerKey, at now: Date
+        _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, key: ServerKey, captchaPassed: Bool = false,
+        at now: Date
     ) -> SMSVerifyResult {
-        verify(&state, candidate: candidate, number: number, request, keys: CollectionOfOne(key), at: now)
+        verify(&state, candidate: candidate, number: number, request, keys: CollectionOfOne(key), captchaPassed: captchaPassed, at: now)
     }
 
-    /// Checks a code against the number's record under each of the server's keys (the ring's: a code
+    /// Checks a code against the record of the verify's number and session under each of the server's keys (the ring's: a code
     /// sent before a rotation still verifies; one under a retired key does not), and counts a wrong one.
     /// - Parameters:
     ///   - state: The number's failed-verify counters and record, as the store read them; changed in place.
@@ -188,16 +201,24 @@ package struct SMSCodeRules: Sendable {
     ///   - number: The number.
     ///   - request: The verify's keys.
     ///   - keys: The server's keys, the signing key first.
+    ///   - captchaPassed: Whether a valid captcha came with the verify.
     ///   - now: The time.
-    /// - Returns: `locked` while a lock rule holds (nothing is compared); `noCode`, `expired`,
-    ///   `tooManyAttempts`; `verified` (the record is removed: single use) or `wrong` (counted against
-    ///   the code and the lock rules).
+    /// - Returns: `locked` while a lock rule holds, `throttled` while a limit or delay rule holds the
+    ///   request's keys, `captchaRequired` while a captcha or single-try rule wants one (nothing is
+    ///   compared); `noCode`, `expired`, `tooManyAttempts`; `verified` (the record is removed: single use)
+    ///   or `wrong` (counted against the code and the rules; under a single-try rule it kills the code).
     /// - Complexity: One HMAC-SHA-256 and a constant-time comparison per key (a handful).
     package func verify(
         _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, keys: some Collection<ServerKey>,
-        at now: Date
+        captchaPassed: Bool = false, at now: Date
     ) -> SMSVerifyResult {
-        if let (rule, until) = policy.lock(request, events: state.events, at: now) { return .locked(rule: rule, until: until) }
+        let singleTry: Bool
+        switch policy.decideVerify(request, events: state.events, captchaPassed: captchaPassed, at: now) {
+        case .locked(let rule, let until): return .locked(rule: rule, until: until)
+        case .throttled(let rule, let retryAfter): return .throttled(rule: rule, retryAfter: retryAfter)
+        case .captcha(let rule): return .captchaRequired(rule: rule, rejected: false)
+        case .compare(let single): singleTry = single
+        }
         guard var record = state.code, record.number == number else { return .noCode }
         if let bound = record.session, request.session != bound.text { return .noCode }
         let lifetime = Self.lifetime.seconds
@@ -214,13 +235,9 @@ package struct SMSCodeRules: Sendable {
             state.code = nil
             return .verified(SMSVerdict(phoneNumber: number, session: record.session, verifiedAt: now))
         }
-        record.wrongAttempts += 1
+        record.wrongAttempts = singleTry ? Self.maximumWrongAttempts : record.wrongAttempts + 1
         state.code = record
-        for counter in policy.counters(for: request, counting: .failedVerifies) {
-            var list = state.events.removeValue(forKey: counter) ?? []
-            list.append(now)
-            state.events[counter] = policy.keep(counter, list, at: now)
-        }
+        policy.countWrongCode(&state.events, request, at: now)
         state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
         return .wrong(attemptsLeft: Self.maximumWrongAttempts - record.wrongAttempts)
     }

@@ -2,13 +2,17 @@
 /// with the request.
 public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// The client's address as the server saw it (an IPv6 client counts per /64, the block one
-    /// subscriber is given).
+    /// subscriber is given, and per /56 and /48 too). Without one, the request counts in the address
+    /// rules' shared "not given" bucket: pass it.
     public var ip: IPAddress?
-    /// The app's device id.
+    /// The app's device id. Without one, the request counts in the device rules' shared bucket.
     public var device: DeviceID?
-    /// The login session the code is for.
+    /// The login session the code is for: each session has its own code and its own send limits for a
+    /// number. Without one, the request counts as the number's "no session" sender.
     public var session: LoginSessionID?
-    /// A captcha token the client solved, for the captcha verifier to check.
+    /// A captcha token the client solved, for the captcha verifier to check: on a send that a captcha
+    /// rule holds back, and on a verify of a number under attack (the service asks with
+    /// `captchaRequired`).
     public var captcha: Secret?
 
     /// Creates a context.
@@ -37,15 +41,25 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
 
     /// The policy's view of a send or verify for a number: the keys its counters count under.
     /// - Parameter number: The number.
-    /// - Returns: The number's digits, the address (an IPv6 address as its /64), the device and session ids.
+    /// - Returns: The number's digits, the address (an IPv6 address as its /64, /56 and /48), the device
+    ///   and session ids.
     package func request(for number: PhoneNumber) -> SMSPolicy.Request {
-        SMSPolicy.Request(number: number.digits, ip: ip.map(Self.limitKey), device: device?.rawValue, session: session?.text)
+        SMSPolicy.Request(
+            number: number.digits, ip: ip.map { Self.limitKey($0, prefix: 64) }, ip56: ip.map { Self.limitKey($0, prefix: 56) },
+            ip48: ip.map { Self.limitKey($0, prefix: 48) }, device: device?.rawValue, session: session?.text)
     }
 
-    /// The address a limit counts per: an IPv4 address (also inside `::ffff:`), or an IPv6 address's /64.
-    static func limitKey(_ address: IPAddress) -> String {
+    /// The address a limit counts per: an IPv4 address (also inside `::ffff:`) as it is, or an IPv6
+    /// address's block of `prefix` bits (`2001:db8:1200::/40`-style: the address with the rest zeroed,
+    /// then `/prefix`).
+    /// - Parameters:
+    ///   - address: The address.
+    ///   - prefix: 64, 56 or 48.
+    /// - Returns: The key.
+    static func limitKey(_ address: IPAddress, prefix: Int = 64) -> String {
         if let v4 = address.ipv4 { return IPAddress.v4(v4).description }
         guard case .v6(let high, _) = address else { return address.description }
-        return IPAddress.v6(high: high, low: 0).description + "/64"
+        let mask: UInt64 = prefix >= 64 ? .max : ~(UInt64.max >> UInt64(prefix))
+        return IPAddress.v6(high: high & mask, low: 0).description + "/\(min(prefix, 64))"
     }
 }

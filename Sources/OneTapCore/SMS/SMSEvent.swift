@@ -58,9 +58,12 @@ public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
             switch result {
             case .wrong(let left):
                 writer.member("attemptsLeft", left)
-            case .locked(let rule, let until):
+            case .locked(let rule, let until), .throttled(let rule, let until):
                 writer.member("rule", rule)
                 writer.member("until", until.iso8601)
+            case .captchaRequired(let rule, let rejected):
+                writer.member("rule", rule)
+                writer.member("rejected", rejected)
             case .verified, .expired, .tooManyAttempts, .noCode: break
             }
         case .providerFailed(let provider, let number, let message):

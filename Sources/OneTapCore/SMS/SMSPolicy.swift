@@ -2,7 +2,9 @@
 /// codes), SMS pumping (sends to numbers that earn per message) and guessing six digits.
 ///
 /// Pure: given the events each counter holds, it decides whether a send may go out, needs a captcha, or
-/// must wait, and whether a number's verification is locked. Windows are sliding and exact to the
+/// must wait, and whether a verify may compare a code, needs a captcha first, or must wait. Limits fail
+/// closed: a rule whose key a request lacks (no address, no device id, no session) counts the request in
+/// one shared "not given" bucket per rule, never skips it. Windows are sliding and exact to the
 /// second: an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock
 /// went back, still counts, so a clock change never releases a limit).
 public struct SMSPolicy: DataTable {
@@ -11,10 +13,19 @@ public struct SMSPolicy: DataTable {
 
     /// What a rule counts per.
     package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
-        /// The mainland number.
+        /// The mainland number, across every login session: what only captcha rules and a high hard cap
+        /// should count sends per, so that a stranger's sends never spend the owner's.
         case number
-        /// The client's address (an IPv6 client per /64).
+        /// The number within one login session (`13800138000/<session id>`; a send without a session
+        /// counts under its own "not given" session): where a number's ordinary send limits and the
+        /// growing delays after wrong codes belong, so each login spends only its own.
+        case numberSession = "number-session"
+        /// The client's address (an IPv4 address as it is; an IPv6 client per /64, one subscriber's block).
         case ip
+        /// The client's IPv6 /56 (a home's block, RIPE-690), or an IPv4 address as it is.
+        case ip56
+        /// The client's IPv6 /48 (a site's block, RIPE-690), or an IPv4 address as it is.
+        case ip48
         /// The app's device id.
         case device
         /// The login session.
@@ -29,16 +40,27 @@ public struct SMSPolicy: DataTable {
         case sends
         /// Wrong codes.
         case failedVerifies = "failed-verifies"
+        /// Wrong codes from a login session that had none for the number in the rule's window before:
+        /// how many distinct sessions guessed (a number under attack from many places).
+        case failedVerifySessions = "failed-verify-sessions"
     }
 
     /// What happens once a rule's limit is reached.
     package enum Over: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
-        /// A send needs a valid captcha.
+        /// A send, or a verify, needs a valid captcha: a step up, never a lock.
         case captcha
         /// Refused until the oldest event leaves the window.
         case limit
-        /// Locked for the rule's lock time from the event that reached the limit.
+        /// Locked for the rule's lock time from the event that reached the limit (kept for policies of
+        /// earlier versions; the default has none, since a lock on a number locks its owner out too).
         case lock
+        /// Wrong codes only: each further verify waits 2^(count − limit) seconds after the newest wrong
+        /// code (1 s, 2 s, 4 s, …), at most the rule's `lock_seconds`: a growing delay that ends.
+        case delay
+        /// Wrong codes only: every verify needs a captcha and a code takes a single wrong try, so past
+        /// the limit a number takes at most one guess per code sent, and its owner (a fresh code, a
+        /// solved captcha) still gets through.
+        case singleTry = "single-try"
     }
 
     /// One rule.
@@ -55,7 +77,7 @@ public struct SMSPolicy: DataTable {
         package let limit: Int
         /// What happens then.
         package let over: Over
-        /// How long a `lock` rule locks.
+        /// How long a `lock` rule locks; the longest wait of a `delay` rule.
         package let lock: Duration?
         /// Where the rule comes from, or why.
         package let source: String
@@ -81,7 +103,7 @@ public struct SMSPolicy: DataTable {
 
         /// `number-minute: 1 sends per number in 60 s, then limit`.
         package var description: String {
-            "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s, then \(over)\(lock.map { " for \(Int($0.seconds)) s" } ?? "")"
+            "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s, then \(over)\(lock.map { " \(over == .delay ? "up to" : "for") \(Int($0.seconds)) s" } ?? "")"
         }
     }
 
@@ -90,11 +112,13 @@ public struct SMSPolicy: DataTable {
 
     /// Every rule, in file order.
     package let rules: [Rule]
-    /// The keys rules count sends per, and failed verifies per, each once, in rule order.
-    private let sendKeys: [Key]
-    private let verifyKeys: [Key]
+    /// The keys rules count sends per, each once, in rule order.
+    let sendKeys: [Key]
+    /// What verify rules count and per what, each once, in rule order (with the session's own wrong
+    /// codes when a rule counts guessing sessions).
+    let verifyCounters: [(counts: Counts, key: Key)]
     /// How long a counter's events matter, per what it counts and its key: the longest window plus lock.
-    private let horizons: [Counts: [Key: Double]]
+    let horizons: [Counts: [Key: Double]]
 
     /// The policy built from `Data/sms-policy.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
@@ -105,9 +129,9 @@ public struct SMSPolicy: DataTable {
     ///   - text: The file's text, in the `Data/sms-policy.csv` format.
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key, count or action, a
-    ///   window that is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 100,000, a lock rule
-    ///   without a lock time (or another rule with one), a captcha rule that counts failed verifies, or a
-    ///   policy with no rule.
+    ///   window that is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 100,000, a lock or
+    ///   delay rule without its time in `lock_seconds` (or another rule with one), a delay or single-try
+    ///   rule that counts sends, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var rules: [Rule] = []
@@ -135,15 +159,17 @@ public struct SMSPolicy: DataTable {
             switch (over, row[6].isEmpty) {
             case (.lock, true):
                 throw row.error(file, column: "lock_seconds", .invalidValue, "a lock rule needs its lock time in seconds")
-            case (.lock, false):
+            case (.delay, true):
+                throw row.error(file, column: "lock_seconds", .invalidValue, "a delay rule needs its longest wait in seconds")
+            case (.lock, false), (.delay, false):
                 lock = try seconds(row[6], row: row, column: "lock_seconds", range: 1...31_536_000)
             case (_, false):
-                throw row.error(file, column: "lock_seconds", .invalidValue, "only a lock rule has a lock time")
+                throw row.error(file, column: "lock_seconds", .invalidValue, "only a lock or delay rule has a time in lock_seconds")
             case (_, true):
                 break
             }
-            if over == .captcha && counts == .failedVerifies {
-                throw row.error(file, column: "over", .invalidValue, "a captcha guards sends; a rule on failed verifies limits or locks")
+            if (over == .delay || over == .singleTry) && counts == .sends {
+                throw row.error(file, column: "over", .invalidValue, "\(over) slows or steps up verifies; a rule on sends limits, locks or asks for a captcha")
             }
             rules.append(Rule(id: id, key: key, counts: counts, window: window, limit: limit, over: over, lock: lock, source: row[7], line: row.line))
         }
@@ -157,226 +183,20 @@ public struct SMSPolicy: DataTable {
             return out
         }
         sendKeys = keys(.sends)
-        verifyKeys = keys(.failedVerifies)
+        var verifyCounters: [(Counts, Key)] = []
+        for rule in rules where rule.counts != .sends && !verifyCounters.contains(where: { $0 == (rule.counts, rule.key) }) {
+            verifyCounters.append((rule.counts, rule.key))
+        }
         var horizons: [Counts: [Key: Double]] = [:]
         for rule in rules {
             horizons[rule.counts, default: [:]][rule.key] = max(horizons[rule.counts]?[rule.key] ?? 0, rule.window.seconds + (rule.lock?.seconds ?? 0))
         }
+        // Distinct guessing sessions are told from the session's own wrong codes: read them, keep them as long.
+        for rule in rules where rule.counts == .failedVerifySessions {
+            if !verifyCounters.contains(where: { $0 == (.failedVerifies, .numberSession) }) { verifyCounters.append((.failedVerifies, .numberSession)) }
+            horizons[.failedVerifies, default: [:]][.numberSession] = max(horizons[.failedVerifies]?[.numberSession] ?? 0, rule.window.seconds)
+        }
+        self.verifyCounters = verifyCounters
         self.horizons = horizons
-    }
-
-    // MARK: Deciding
-
-    /// The counter a rule counts in, for a request.
-    public struct Counter: Hashable, Sendable, CustomStringConvertible {
-        /// What it counts.
-        package let counts: Counts
-        /// What it counts per.
-        package let key: Key
-        /// The key's value: the number's digits, the address (an IPv6 /64), the device id, the session id.
-        package let value: String
-
-        /// Creates a counter.
-        /// - Parameters:
-        ///   - counts: What it counts.
-        ///   - key: What it counts per.
-        ///   - value: The key's value.
-        package init(counts: Counts, key: Key, value: String) {
-            self.counts = counts
-            self.key = key
-            self.value = value
-        }
-
-        /// `sends:number:13800138000`: the counter's id, as stores key it.
-        public var description: String { "\(counts):\(key):\(value)" }
-    }
-
-    /// What a send asks about: the keys it counts under.
-    package struct Request: Hashable, Sendable {
-        /// The number's digits.
-        package var number: String
-        /// The client's address, counted per /64 for IPv6.
-        package var ip: String?
-        /// The device id.
-        package var device: String?
-        /// The login session id.
-        package var session: String?
-
-        /// Creates a request.
-        /// - Parameters:
-        ///   - number: The number's digits.
-        ///   - ip: The client's address key.
-        ///   - device: The device id.
-        ///   - session: The session id.
-        package init(number: String, ip: String? = nil, device: String? = nil, session: String? = nil) {
-            self.number = number
-            self.ip = ip
-            self.device = device
-            self.session = session
-        }
-
-        func value(for key: Key) -> String? {
-            switch key {
-            case .number: number
-            case .ip: ip
-            case .device: device
-            case .session: session
-            case .global: "all"
-            }
-        }
-    }
-
-    /// The counters a request touches, for rules that count `counts`.
-    /// - Parameters:
-    ///   - request: The request.
-    ///   - counts: Sends or failed verifies.
-    /// - Returns: One counter per key a rule uses and the request has.
-    package func counters(for request: Request, counting counts: Counts) -> [Counter] {
-        let keys = counts == .sends ? sendKeys : verifyKeys
-        var out: [Counter] = []
-        out.reserveCapacity(keys.count)
-        for key in keys {
-            if let value = request.value(for: key) { out.append(Counter(counts: counts, key: key, value: value)) }
-        }
-        return out
-    }
-
-    /// A send's fate under the policy.
-    package enum SendDecision: Hashable, Sendable {
-        /// Go ahead; the next send for this number is admitted from `resendAfter`.
-        case admit(resendAfter: Date)
-        /// A captcha is needed (the rule's id).
-        case captcha(rule: String)
-        /// Refused until `retryAfter` (the rule's id).
-        case limited(rule: String, retryAfter: Date)
-    }
-
-    /// The events of `events` that fall in a window at `now` (an event at `t` counts while
-    /// `now < t + window`), as an index range of the list sorted oldest first. Lists written by the
-    /// rules are sorted; another order is sorted first.
-    @inline(__always)
-    private static func window(_ events: [Date], _ window: Double, now: Date) -> (sorted: [Date], from: Int) {
-        var ordered = true
-        var index = 1
-        while ordered && index < events.count {
-            ordered = events[index - 1] <= events[index]
-            index += 1
-        }
-        let sorted = ordered ? events : events.sorted()
-        let start = now.addingTimeInterval(-window)
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] > start { high = middle } else { low = middle + 1 }
-        }
-        return (sorted, low)
-    }
-
-    /// Decides a send.
-    /// - Parameters:
-    ///   - request: The send's keys.
-    ///   - events: Every counter's events, oldest first (missing counters hold none).
-    ///   - captchaPassed: Whether a valid captcha came with the send.
-    ///   - now: The time.
-    /// - Returns: The decision: locks first, then hard limits, then captchas.
-    /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter; no allocation when the
-    ///   lists are sorted.
-    package func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
-        if let (rule, until) = lock(request, events: events, at: now) { return .limited(rule: rule, retryAfter: until) }
-        var needsCaptcha: String? = nil
-        var resendAfter = now
-        var lists = ListsByKey()
-        for rule in rules where rule.counts == .sends {
-            guard let list = lists.list(rule.key, request: request, events: events) else { continue }
-            let (held, from) = Self.window(list, rule.windowSeconds, now: now)
-            let count = held.count - from
-            if count >= rule.limit {
-                switch rule.over {
-                case .limit, .lock:
-                    let leaves = held[held.count - rule.limit].addingTimeInterval(rule.windowSeconds)
-                    return .limited(rule: rule.id, retryAfter: max(leaves, now))
-                case .captcha:
-                    if !captchaPassed && needsCaptcha == nil { needsCaptcha = rule.id }
-                }
-            } else if rule.over == .limit, count + 1 >= rule.limit {
-                // Once this send is counted the window is full: the next send waits for its oldest to leave.
-                // (`now` itself is the newest; among the held, the oldest that stays is at held.count + 1 - limit.)
-                let oldest: Date
-                if let last = held.last, last > now {
-                    // A clock went back: `now` is not the newest, so place it among the held.
-                    let counted = (Array(held[from...]) + [now]).sorted()
-                    oldest = counted[counted.count - rule.limit]
-                } else {
-                    oldest = rule.limit == 1 ? now : held[held.count + 1 - rule.limit]
-                }
-                resendAfter = max(resendAfter, oldest.addingTimeInterval(rule.windowSeconds))
-            }
-        }
-        if let rule = needsCaptcha { return .captcha(rule: rule) }
-        return .admit(resendAfter: resendAfter)
-    }
-
-    /// Each key's send list, sorted, looked up once per decision however many rules count it.
-    private struct ListsByKey {
-        private var number: [Date]?, ip: [Date]?, device: [Date]?, session: [Date]?, global: [Date]?
-
-        mutating func list(_ key: Key, request: Request, events: [Counter: [Date]]) -> [Date]? {
-            func fetch() -> [Date]? {
-                guard let value = request.value(for: key) else { return nil }
-                let list = events[Counter(counts: .sends, key: key, value: value)] ?? []
-                var ordered = true
-                var index = 1
-                while ordered && index < list.count {
-                    ordered = list[index - 1] <= list[index]
-                    index += 1
-                }
-                return ordered ? list : list.sorted()
-            }
-            switch key {
-            case .number: if number == nil { number = fetch() }; return number
-            case .ip: if ip == nil { ip = fetch() }; return ip
-            case .device: if device == nil { device = fetch() }; return device
-            case .session: if session == nil { session = fetch() }; return session
-            case .global: if global == nil { global = fetch() }; return global
-            }
-        }
-    }
-
-    /// Whether a lock rule holds the request's keys now.
-    /// - Parameters:
-    ///   - request: The keys.
-    ///   - events: Every counter's events.
-    ///   - now: The time.
-    /// - Returns: The rule's id and when the lock ends, or nil.
-    package func lock(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
-        for rule in rules where rule.over == .lock {
-            guard let value = request.value(for: rule.key), let lock = rule.lock else { continue }
-            let list = events[Counter(counts: rule.counts, key: rule.key, value: value)] ?? []
-            let held = zip(list, list.dropFirst()).allSatisfy { $0 <= $1 } ? list : list.sorted()
-            // The lock starts at the event that brought a window's count to the limit.
-            guard held.count >= rule.limit else { continue }
-            for index in stride(from: held.count - 1, through: rule.limit - 1, by: -1) {
-                let reached = held[index]
-                let first = held[index - (rule.limit - 1)]
-                guard reached.timeIntervalSince(first) < rule.windowSeconds else { continue }
-                let until = reached.addingTimeInterval(rule.lockSeconds ?? lock.seconds)
-                if now < until { return (rule.id, until) }
-                break
-            }
-        }
-        return nil
-    }
-
-    /// The events a counter keeps at `now`: those some rule on it may still count (the others are
-    /// pruned by stores on write).
-    /// - Parameters:
-    ///   - counter: The counter.
-    ///   - events: Its events.
-    ///   - now: The time.
-    /// - Returns: The events to keep, oldest first.
-    package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
-        let horizon = horizons[counter.counts]?[counter.key] ?? 0
-        let (sorted, from) = Self.window(events, horizon, now: now)
-        return from == 0 ? sorted : Array(sorted[from...])
     }
 }

@@ -50,10 +50,19 @@ public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
     /// No code is out for this number (none was sent, it was used, replaced or removed), or it was sent
     /// for another login session.
     case noCode
-    /// Too many wrong codes for this number: the rule `rule` locks verification until `until`.
+    /// Too many wrong codes for this number: the rule `rule` locks verification until `until` (only a
+    /// policy with a `lock` rule; the default has none).
     case locked(rule: String, until: Date)
+    /// Too many wrong codes from this login session, address or device (the rule `rule`): try again
+    /// from `retryAfter`. Nothing was compared. It holds the keys that guessed, never the number.
+    case throttled(rule: String, retryAfter: Date)
+    /// The number is under attack (guessed at from many sessions, or past its daily bound): the rule
+    /// `rule` wants a solved captcha with the verify. Nothing was compared. `rejected` is true when a
+    /// token came and the captcha verifier turned it down.
+    case captchaRequired(rule: String, rejected: Bool)
 
-    /// The result's name: `verified`, `wrong-code`, `expired`, `too-many-attempts`, `no-code`, `locked`.
+    /// The result's name: `verified`, `wrong-code`, `expired`, `too-many-attempts`, `no-code`, `locked`,
+    /// `throttled`, `captcha-required`.
     package var name: String {
         switch self {
         case .verified: "verified"
@@ -62,6 +71,8 @@ public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
         case .tooManyAttempts: "too-many-attempts"
         case .noCode: "no-code"
         case .locked: "locked"
+        case .throttled: "throttled"
+        case .captchaRequired: "captcha-required"
         }
     }
 
@@ -74,6 +85,8 @@ public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
         case .tooManyAttempts: "too-many-attempts"
         case .noCode: "no-code"
         case .locked(let rule, let until): "locked by \(rule) until \(until.iso8601)"
+        case .throttled(let rule, let retryAfter): "throttled by \(rule) until \(retryAfter.iso8601)"
+        case .captchaRequired(let rule, let rejected): "captcha-required by \(rule)\(rejected ? " (the captcha was rejected)" : "")"
         }
     }
 }

@@ -136,7 +136,7 @@ import Testing
         }
         #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(2)) == .tooManyAttempts)
         let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: Self.number.digits)
-        #expect(state.events[guesses]?.count == 5, "each wrong code counts toward the number's lock")
+        #expect(state.events[guesses]?.count == 5, "each wrong code counts toward the number's daily bound")
     }
 
     struct Malformed: Sendable, CustomTestStringConvertible {
@@ -155,7 +155,8 @@ import Testing
         var (first, state, request) = sent()
         let later = Self.t0.addingTimeInterval(61)
         let (second, record) = rules.issue(to: Self.number, session: nil, key: key, at: later)
-        #expect(rules.admit(&state, request, captchaPassed: false, record: record, at: later) == .admit(resendAfter: later.addingTimeInterval(60)))
+        // (With a captcha: a second send from the same, here missing, address within an hour asks for one.)
+        #expect(rules.admit(&state, request, captchaPassed: true, record: record, at: later) == .admit(resendAfter: later.addingTimeInterval(60)))
         if first.reveal() != second.reveal() {
             #expect(rules.verify(&state, candidate: first, number: Self.number, request, key: key, at: later) == .wrong(attemptsLeft: 4))
         }
@@ -183,13 +184,37 @@ import Testing
         #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: ServerKey.random(), at: Self.t0) == .wrong(attemptsLeft: 4))
     }
 
-    @Test func aLockAnswersBeforeAnyComparison() {
-        var (code, state, request) = sent()
+    /// A lock rule (a policy of an earlier version; the default has none) answers before any comparison.
+    @Test func aLockAnswersBeforeAnyComparison() throws {
+        let rules = SMSCodeRules(policy: try SMSPolicy(
+            csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nnumber-guesses,number,failed-verifies,86400,10,lock,86400,x\n", file: "lock.csv"))
+        let request = SMSPolicy.Request(number: Self.number.digits)
+        let (code, record) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0)
         let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: Self.number.digits)
-        state.events[guesses] = (0..<10).map { Self.t0.addingTimeInterval(Double($0)) }
+        var state = SMSState(events: [guesses: (0..<10).map { Self.t0.addingTimeInterval(Double($0)) }], counters: [], code: record, keepUntil: .distantFuture)
         let result = rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(20))
         #expect(result == .locked(rule: "number-guesses", until: Self.t0.addingTimeInterval(9 + 86_400)))
         #expect(state.code != nil, "a locked verify leaves the code as it was")
+    }
+
+    /// Past the default's daily bound (60 wrong codes for the number), a verify needs a captcha, and
+    /// with one a wrong code kills the code at once: one try per code.
+    @Test func pastTheDailyBoundAWrongCodeKillsTheCodeAtOnce() {
+        var (code, state, request) = sent()
+        let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: Self.number.digits)
+        state.events[guesses] = (0..<60).map { Self.t0.addingTimeInterval(Double($0) - 100) }
+        let wrong = Secret(code.reveal() == "000000" ? "000001" : "000000")
+        let now = Self.t0.addingTimeInterval(1)
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: now) == .captchaRequired(rule: "number-guesses", rejected: false))
+        #expect(state.code?.wrongAttempts == 0, "nothing was compared")
+        #expect(rules.verify(&state, candidate: wrong, number: Self.number, request, key: key, captchaPassed: true, at: now) == .wrong(attemptsLeft: 0))
+        #expect(rules.verify(&state, candidate: code, number: Self.number, request, key: key, captchaPassed: true, at: now) == .tooManyAttempts)
+        // The owner's fresh code, with a captcha, verifies.
+        let (fresh, record) = rules.issue(to: Self.number, session: nil, key: key, at: now)
+        state.code = record
+        guard case .verified = rules.verify(&state, candidate: fresh, number: Self.number, request, key: key, captchaPassed: true, at: now) else {
+            Issue.record("a fresh code with a captcha must verify past the bound"); return
+        }
     }
 
     @Test func aWithdrawnCodeIsGoneButOnlyIfItIsStillTheNumbersCode() {

@@ -19,14 +19,29 @@ import Testing
         var testDescription: String { id }
     }
 
+    /// Issue 21: the number's own limits per login session, across sessions only a captcha and a high
+    /// cap; /56, /48 and global rules; guessing slowed per session, address and device; a number
+    /// guessed from three sessions asks for a captcha; at most 100 wrong codes a day; no lock.
     static let defaults: [Expected] = [
-        Expected(id: "number-minute", key: .number, counts: .sends, window: 60, limit: 1, over: .limit, lock: nil),
-        Expected(id: "number-hour", key: .number, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
-        Expected(id: "number-day", key: .number, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
+        Expected(id: "number-minute", key: .numberSession, counts: .sends, window: 60, limit: 1, over: .limit, lock: nil),
+        Expected(id: "number-hour", key: .numberSession, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
+        Expected(id: "number-day", key: .numberSession, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
+        Expected(id: "number-captcha", key: .number, counts: .sends, window: 3600, limit: 3, over: .captcha, lock: nil),
+        Expected(id: "number-day-cap", key: .number, counts: .sends, window: 86_400, limit: 20, over: .limit, lock: nil),
         Expected(id: "ip-captcha", key: .ip, counts: .sends, window: 3600, limit: 1, over: .captcha, lock: nil),
         Expected(id: "ip-hour", key: .ip, counts: .sends, window: 3600, limit: 20, over: .limit, lock: nil),
+        Expected(id: "ip56-captcha", key: .ip56, counts: .sends, window: 3600, limit: 5, over: .captcha, lock: nil),
+        Expected(id: "ip56-hour", key: .ip56, counts: .sends, window: 3600, limit: 60, over: .limit, lock: nil),
+        Expected(id: "ip48-captcha", key: .ip48, counts: .sends, window: 3600, limit: 20, over: .captcha, lock: nil),
+        Expected(id: "ip48-hour", key: .ip48, counts: .sends, window: 3600, limit: 200, over: .limit, lock: nil),
         Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
-        Expected(id: "number-guesses", key: .number, counts: .failedVerifies, window: 86_400, limit: 10, over: .lock, lock: 86_400),
+        Expected(id: "global-minute", key: .global, counts: .sends, window: 60, limit: 300, over: .captcha, lock: nil),
+        Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
+        Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
+        Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
+        Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
+        Expected(id: "number-sources", key: .number, counts: .failedVerifySessions, window: 3600, limit: 3, over: .captcha, lock: nil),
+        Expected(id: "number-guesses", key: .number, counts: .failedVerifies, window: 86_400, limit: 60, over: .singleTry, lock: nil),
     ]
 
     @Test func theBuiltInPolicyIsTheIssuesDefaults() {
@@ -42,10 +57,14 @@ import Testing
 
     /// The request whose key the rule counts, and the counter under test.
     static func subject(_ expected: Expected) -> (SMSPolicy.Request, SMSPolicy.Counter) {
-        let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "device-1", session: "s")
+        let request = SMSPolicy.Request(
+            number: "13800138000", ip: "2001:db8:1:2::/64", ip56: "2001:db8:1:200::/56", ip48: "2001:db8:1::/48", device: "device-1", session: "s")
         let value = switch expected.key {
         case .number: "13800138000"
-        case .ip: "203.0.113.7"
+        case .numberSession: "13800138000/s"
+        case .ip: "2001:db8:1:2::/64"
+        case .ip56: "2001:db8:1:200::/56"
+        case .ip48: "2001:db8:1::/48"
         case .device: "device-1"
         case .session: "s"
         case .global: "all"
@@ -68,7 +87,9 @@ import Testing
         // The rule alone, so a shorter rule on the same key does not answer first.
         let policy = try Self.alone(expected)
         let (request, counter) = Self.subject(expected)
-        let sends = (0..<expected.limit).map { Self.t0.addingTimeInterval(Double($0)) }
+        // One a second, or closer when the limit is more than half the window's seconds (global-hour).
+        let step = min(1, Double(expected.window) / Double(expected.limit) / 2)
+        let sends = (0..<expected.limit).map { Self.t0.addingTimeInterval(Double($0) * step) }
         let last = sends.last!
         // One fewer than the limit: admitted (with a captcha, so the captcha rule stays out of it).
         let under = policy.decideSend(request, events: [counter: Array(sends.dropLast())], captchaPassed: true, at: last)
@@ -84,19 +105,26 @@ import Testing
 
     @Test func theCaptchaRuleAsksOnTheSecondSendFromAnAddressWithinAnHour() {
         let policy = SMSPolicy.builtIn
-        let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7")
+        let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", ip56: "203.0.113.7", ip48: "203.0.113.7")
         let counter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
         #expect(policy.decideSend(request, events: [:], captchaPassed: false, at: Self.t0).isAdmit)
         let held = [counter: [Self.t0]]
         #expect(policy.decideSend(request, events: held, captchaPassed: false, at: Self.t0.addingTimeInterval(3599)) == .captcha(rule: "ip-captcha"))
         #expect(policy.decideSend(request, events: held, captchaPassed: true, at: Self.t0.addingTimeInterval(3599)).isAdmit)
         #expect(policy.decideSend(request, events: held, captchaPassed: false, at: Self.t0.addingTimeInterval(3600)).isAdmit)
-        // A request with no address is never asked for the address's captcha.
+        // A request with no address counts in the shared "(not given)" bucket (issue 21: limits fail closed).
+        let unknown = [SMSPolicy.Counter(counts: .sends, key: .ip, value: "(not given)"): [Self.t0]]
+        #expect(policy.decideSend(SMSPolicy.Request(number: "13800138000"), events: unknown, captchaPassed: false, at: Self.t0) == .captcha(rule: "ip-captcha"))
         #expect(policy.decideSend(SMSPolicy.Request(number: "13800138000"), events: held, captchaPassed: false, at: Self.t0).isAdmit)
     }
 
-    @Test func tenWrongCodesInADayLockTheNumberFor24HoursFromTheTenth() throws {
-        let policy = SMSPolicy.builtIn
+    /// The default has no lock (a lock on a number locks its owner out); a policy of an earlier version
+    /// with one still locks as it did.
+    @Test func aLockRuleOfAnEarlierPolicyStillLocksButTheDefaultHasNone() throws {
+        #expect(!SMSPolicy.builtIn.rules.contains { $0.over == .lock })
+        let policy = try SMSPolicy(
+            csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nnumber-guesses,number,failed-verifies,86400,10,lock,86400,before issue 21\n",
+            file: "before-21.csv")
         let request = SMSPolicy.Request(number: "13800138000")
         let counter = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: "13800138000")
         let wrong = (0..<10).map { Self.t0.addingTimeInterval(Double($0) * 600) }
@@ -116,7 +144,7 @@ import Testing
     @Test func theHourlyWindowRollsOverOneSendAtATime() {
         let policy = SMSPolicy.builtIn
         let request = SMSPolicy.Request(number: "13800138000")
-        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: "13800138000")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .numberSession, value: "13800138000/(not given)")
         let sends = (0..<5).map { Self.t0.addingTimeInterval(Double($0) * 600) }   // 02:00, 02:10, … 02:40
         #expect(policy.decideSend(request, events: [counter: sends], captchaPassed: true, at: Self.t0.addingTimeInterval(3599))
             == .limited(rule: "number-hour", retryAfter: Self.t0.addingTimeInterval(3600)))
@@ -130,7 +158,7 @@ import Testing
     @Test func aClockThatGoesBackNeverReleasesALimit() {
         let policy = SMSPolicy.builtIn
         let request = SMSPolicy.Request(number: "13800138000")
-        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: "13800138000")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .numberSession, value: "13800138000/(not given)")
         // A send stamped at 02:10 by another instance; this one's clock reads 02:00.
         let future = Self.t0.addingTimeInterval(600)
         #expect(policy.decideSend(request, events: [counter: [future]], captchaPassed: true, at: Self.t0)
@@ -142,7 +170,7 @@ import Testing
         let request = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "d")
         #expect(policy.decideSend(request, events: [:], captchaPassed: false, at: Self.t0) == .admit(resendAfter: Self.t0.addingTimeInterval(60)))
         // With four sends in the hour, the fifth's next room is when the first leaves the hour.
-        let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: "13800138000")
+        let counter = SMSPolicy.Counter(counts: .sends, key: .numberSession, value: "13800138000/(not given)")
         let four = (0..<4).map { Self.t0.addingTimeInterval(Double($0) * 120) }
         let now = Self.t0.addingTimeInterval(600)
         #expect(policy.decideSend(request, events: [counter: four], captchaPassed: true, at: now) == .admit(resendAfter: Self.t0.addingTimeInterval(3600)))
@@ -154,9 +182,13 @@ import Testing
         let events = [Self.t0, Self.t0.addingTimeInterval(3600)]
         #expect(policy.keep(counter, events, at: Self.t0.addingTimeInterval(3600)) == [Self.t0.addingTimeInterval(3600)])
         let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: "13800138000")
-        // A lock rule keeps its events for its window and its lock.
-        #expect(policy.keep(guesses, [Self.t0], at: Self.t0.addingTimeInterval(172_799)) == [Self.t0])
-        #expect(policy.keep(guesses, [Self.t0], at: Self.t0.addingTimeInterval(172_800)) == [])
+        // The daily bound keeps its events for its day.
+        #expect(policy.keep(guesses, [Self.t0], at: Self.t0.addingTimeInterval(86_399)) == [Self.t0])
+        #expect(policy.keep(guesses, [Self.t0], at: Self.t0.addingTimeInterval(86_400)) == [])
+        // A delay rule keeps its events for its window and its longest wait.
+        let session = SMSPolicy.Counter(counts: .failedVerifies, key: .numberSession, value: "13800138000/s")
+        #expect(policy.keep(session, [Self.t0], at: Self.t0.addingTimeInterval(87_299)) == [Self.t0])
+        #expect(policy.keep(session, [Self.t0], at: Self.t0.addingTimeInterval(87_300)) == [])
     }
 
     struct BadRow: Sendable, CustomTestStringConvertible {
@@ -175,8 +207,10 @@ import Testing
         BadRow(row: "r,number,sends,60,-1,limit,,x", message: "column 'limit': \"-1\" is not a limit from 1 to 100000"),
         BadRow(row: "r,number,sends,60,1,block,,x", message: "block"),
         BadRow(row: "r,number,failed-verifies,60,1,lock,,x", message: "column 'lock_seconds': a lock rule needs its lock time in seconds"),
-        BadRow(row: "r,number,sends,60,1,limit,60,x", message: "column 'lock_seconds': only a lock rule has a lock time"),
-        BadRow(row: "r,number,failed-verifies,60,1,captcha,,x", message: "column 'over': a captcha guards sends; a rule on failed verifies limits or locks"),
+        BadRow(row: "r,number,sends,60,1,limit,60,x", message: "column 'lock_seconds': only a lock or delay rule has a time in lock_seconds"),
+        BadRow(row: "r,number,failed-verifies,60,1,delay,,x", message: "column 'lock_seconds': a delay rule needs its longest wait in seconds"),
+        BadRow(row: "r,number,sends,60,1,delay,60,x", message: "column 'over': delay slows or steps up verifies"),
+        BadRow(row: "r,number,sends,60,1,single-try,,x", message: "column 'over': single-try slows or steps up verifies"),
     ]
 
     @Test(arguments: badRows)

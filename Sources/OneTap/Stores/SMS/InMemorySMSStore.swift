@@ -10,7 +10,7 @@ public final class InMemorySMSStore: SMSStore {
 
     private struct Storage: Sendable {
         var counters: [SMSPolicy.Counter: Kept<[Date]>] = [:]
-        var codes: [PhoneNumber: Kept<SMSCodeRecord>] = [:]
+        var codes: [SMSCodeKey: Kept<SMSCodeRecord>] = [:]
         var updates = 0
     }
 
@@ -25,20 +25,27 @@ public final class InMemorySMSStore: SMSStore {
     /// The atomic update (``SMSStore/update(counters:code:at:_:)``).
     /// - Parameters:
     ///   - counters: The counters to read.
-    ///   - number: The number whose record to read.
+    ///   - key: The number and session whose record to read.
     ///   - now: The time.
     ///   - body: The change.
     /// - Returns: What `body` returned.
     public func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code key: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
-        updateNow(counters: counters, code: number, at: now, body)
+        updateNow(counters: counters, code: key, at: now, body)
+    }
+
+    /// ``updateNow(counters:code:at:_:)`` for a number's session-less record.
+    package func updateNow<Result>(
+        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: (inout SMSState) -> Result
+    ) -> Result {
+        updateNow(counters: counters, code: SMSCodeKey(number: number, session: nil), at: now, body)
     }
 
     /// The same update, without suspending: for the package's replays (`onetap sms`), which read their
     /// input synchronously.
     package func updateNow<Result>(
-        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: (inout SMSState) -> Result
     ) -> Result {
         storage.withLock { storage in
             storage.updates &+= 1

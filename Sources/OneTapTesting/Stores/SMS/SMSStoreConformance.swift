@@ -45,20 +45,51 @@ public enum SMSStoreConformance {
 
         // What is written reads back, to the millisecond; the other number and counters are untouched.
         try await suite.check("round trip", makeStore) { store in
-            let (_, record) = rules.issue(to: number, session: LoginSessionID.random(), key: key, at: now)
+            let session = LoginSessionID.random()
+            let slot = SMSCodeKey(number: number, session: session)
+            let (_, record) = rules.issue(to: number, session: session, key: key, at: now)
             let times = [now, now.addingTimeInterval(1.5)]
-            try await store.update(counters: [counter], code: number, at: now) { state in
+            try await store.update(counters: [counter], code: slot, at: now) { state in
                 state.events[counter] = times
                 state.code = record
                 state.keepUntil = now.addingTimeInterval(3600)
             }
-            let state = try await store.update(counters: [counter, ipCounter], code: number, at: now) { $0 }
+            let state = try await store.update(counters: [counter, ipCounter], code: slot, at: now) { $0 }
             let read = state.events[counter] ?? []
             suite.expect(read.count == 2 && zip(read, times).allSatisfy { abs($0.timeIntervalSince($1)) < 0.001 }, "events must read back to the millisecond, read \(read)")
             suite.expect(state.events[ipCounter] == [], "a counter never written must stay empty")
             suite.expect(state.code.map { sameRecord($0, record) } == true, "a code record must read back unchanged, read \(String(describing: state.code))")
             let elsewhere = try await store.update(counters: [], code: other, at: now) { $0.code }
             suite.expect(elsewhere == nil, "another number must have no record")
+        }
+
+        // One record per number and session: each session's reads back its own, none replaces another.
+        try await suite.check("a record per session", makeStore) { store in
+            let sessions = [LoginSessionID.random(), LoginSessionID.random(), nil]
+            var records: [SMSCodeRecord] = []
+            for session in sessions {
+                let (_, record) = rules.issue(to: number, session: session, key: key, at: now)
+                records.append(record)
+                try await store.update(counters: [], code: SMSCodeKey(number: number, session: session), at: now) { state in
+                    state.code = record
+                    state.keepUntil = now.addingTimeInterval(600)
+                }
+            }
+            for (session, record) in zip(sessions, records) {
+                let read = try await store.update(counters: [], code: SMSCodeKey(number: number, session: session), at: now) { $0.code }
+                suite.expect(read.map { sameRecord($0, record) } == true, "the record of \(SMSCodeKey(number: number, session: session)) must read back as written, read \(String(describing: read))")
+            }
+            let stranger = try await store.update(counters: [], code: SMSCodeKey(number: number, session: LoginSessionID.random()), at: now) { $0.code }
+            suite.expect(stranger == nil, "a session that was sent nothing must read no record")
+            // Through the service: a send in another session leaves the first session's code verifying.
+            let (service, sender, clock) = makeService(over: store)
+            let owner = SMSContext(session: LoginSessionID.random()), strangerContext = SMSContext(session: LoginSessionID.random())
+            _ = try await service.send(to: other, context: owner)
+            guard let ownersCode = sender.lastCode(to: other) else { return suite.problem("a send through the store must deliver a code") }
+            clock.setWallTime(now.addingTimeInterval(1))
+            _ = try await service.send(to: other, context: strangerContext)
+            let verified = try await service.verify(ownersCode, for: other, context: owner)
+            if case .verified = verified {} else { suite.problem("another session's send must leave a session's code verifying, got \(verified)") }
         }
 
         // Kept until its instant and not after; removeExpired removes it.
@@ -133,8 +164,8 @@ public enum SMSStoreConformance {
         // Through the service: a code verifies a millisecond before its five minutes and not at them.
         try await suite.check("code expiry", makeStore) { store in
             let (service, sender, clock) = makeService(over: store)
-            _ = try await service.send(to: number, context: SMSContext())
-            _ = try await service.send(to: other, context: SMSContext())
+            _ = try await service.send(to: number, context: SMSContext(ip: try IPAddress("203.0.113.1")))
+            _ = try await service.send(to: other, context: SMSContext(ip: try IPAddress("203.0.113.2")))
             guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {
                 return suite.problem("a send through the store must deliver a code")
             }

@@ -15,18 +15,26 @@ import Testing
         #expect(error.map { "\($0)".contains("concurrent updates must all land") } == true, "\(String(describing: error))")
     }
 
+    /// 2,000 sends, each from its own address, device and session, a quarter second apart: each leaves
+    /// its six counters (number, number and session, address, /56, /48, device) and its code, plus the
+    /// one global counter; all are kept for the policy's longest look (session-guesses: a day's window
+    /// and a 900 s longest wait, 87,300 s) and then removed.
     @Test func memoryStaysWithinThePoliciesLongestLook() async throws {
         let store = InMemorySMSStore()
         let t0 = Date(timeIntervalSince1970: 1_796_090_400)
-        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), store: store, events: DiscardingEventSink(), clock: FakeClock(now: t0))
+        let clock = FakeClock(now: t0)
+        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), store: store, events: DiscardingEventSink(), clock: clock)
         for index in 0..<2_000 {
-            _ = try await service.send(to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext())
+            clock.setWallTime(t0.addingTimeInterval(Double(index) / 4))
+            let context = SMSContext(
+                ip: try IPAddress("10.0.\(index / 250).\(index % 250)"), device: try DeviceID("device-\(index)"), session: LoginSessionID.random())
+            let result = try await service.send(to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: context)
+            #expect(result.name == "sent", "\(index): \(result)")
         }
-        #expect(store.count == 4_000, "one counter and one code per number")
-        // The longest rule looks back 48 h (a day's window and a day's lock).
-        #expect(try await store.removeExpired(before: t0.addingTimeInterval(172_800), limit: 10_000) == 0)
-        #expect(try await store.removeExpired(before: t0.addingTimeInterval(172_801), limit: 1_000) == 1_000)
-        #expect(try await store.removeExpired(before: t0.addingTimeInterval(172_801), limit: 10_000) == 3_000)
+        #expect(store.count == 2_000 * 7 + 1, "six counters and one code per send, one global counter")
+        #expect(try await store.removeExpired(before: t0.addingTimeInterval(87_300), limit: 100_000) == 0)
+        #expect(try await store.removeExpired(before: t0.addingTimeInterval(87_300.001), limit: 100_000) == 7, "the first send's")
+        #expect(try await store.removeExpired(before: t0.addingTimeInterval(500 + 87_300), limit: 100_000) == 2_000 * 7 + 1 - 7)
         #expect(store.count == 0)
     }
 }
@@ -36,7 +44,7 @@ final class LosingStore: SMSStore {
     private let base = InMemorySMSStore()
 
     func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         var state = try await base.update(counters: counters, code: number, at: now) { $0 }
         await Task.yield()

@@ -1,0 +1,135 @@
+extension SMSPolicy {
+    /// The value a counter takes for a key the request does not have (no address, no device id, no
+    /// session): one shared bucket per rule, so a missing key never removes its limit. It holds a space,
+    /// which no number, address, device id (printable ASCII without spaces) or session id has.
+    package static let notGiven = "(not given)"
+
+    /// The counter a rule counts in, for a request.
+    public struct Counter: Hashable, Sendable, CustomStringConvertible {
+        /// What it counts.
+        package let counts: Counts
+        /// What it counts per.
+        package let key: Key
+        /// The key's value: the number's digits, the number and session (`13800138000/<session>`), the
+        /// address (an IPv6 /64, /56 or /48), the device id, the session id, or ``SMSPolicy/notGiven``.
+        package let value: String
+
+        /// Creates a counter.
+        /// - Parameters:
+        ///   - counts: What it counts.
+        ///   - key: What it counts per.
+        ///   - value: The key's value.
+        package init(counts: Counts, key: Key, value: String) {
+            self.counts = counts
+            self.key = key
+            self.value = value
+        }
+
+        /// `sends:number:13800138000`: the counter's id, as stores key it.
+        public var description: String { "\(counts):\(key):\(value)" }
+    }
+
+    /// What a send or verify asks about: the keys it counts under.
+    package struct Request: Hashable, Sendable {
+        /// The number's digits.
+        package var number: String
+        /// The client's address, counted per /64 for IPv6.
+        package var ip: String?
+        /// The client's IPv6 /56 (an IPv4 address as it is).
+        package var ip56: String?
+        /// The client's IPv6 /48 (an IPv4 address as it is).
+        package var ip48: String?
+        /// The device id.
+        package var device: String?
+        /// The login session id.
+        package var session: String?
+
+        /// Creates a request.
+        /// - Parameters:
+        ///   - number: The number's digits.
+        ///   - ip: The client's address key.
+        ///   - ip56: The client's /56 key.
+        ///   - ip48: The client's /48 key.
+        ///   - device: The device id.
+        ///   - session: The session id.
+        package init(
+            number: String, ip: String? = nil, ip56: String? = nil, ip48: String? = nil, device: String? = nil, session: String? = nil
+        ) {
+            self.number = number
+            self.ip = ip
+            self.ip56 = ip56
+            self.ip48 = ip48
+            self.device = device
+            self.session = session
+        }
+
+        /// The key's value, or ``SMSPolicy/notGiven`` when the request lacks it: never nil, so every
+        /// rule counts every request.
+        /// - Parameter key: The key.
+        /// - Returns: The value.
+        package func value(for key: Key) -> String {
+            switch key {
+            case .number: number
+            case .numberSession: number + "/" + (session ?? SMSPolicy.notGiven)
+            case .ip: ip ?? SMSPolicy.notGiven
+            case .ip56: ip56 ?? SMSPolicy.notGiven
+            case .ip48: ip48 ?? SMSPolicy.notGiven
+            case .device: device ?? SMSPolicy.notGiven
+            case .session: session ?? SMSPolicy.notGiven
+            case .global: "all"
+            }
+        }
+    }
+
+    /// The counters a request touches, for rules that count `counts`.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - counts: Sends, or failed verifies (then every counter a verify reads: failed verifies,
+    ///     guessing sessions, and the session's own wrong codes they are told from).
+    /// - Returns: One counter per key a rule uses (a missing key's value is ``notGiven``).
+    package func counters(for request: Request, counting counts: Counts) -> [Counter] {
+        var out: [Counter] = []
+        if counts == .sends {
+            out.reserveCapacity(sendKeys.count)
+            for key in sendKeys { out.append(Counter(counts: .sends, key: key, value: request.value(for: key))) }
+        } else {
+            out.reserveCapacity(verifyCounters.count)
+            for (counts, key) in verifyCounters { out.append(Counter(counts: counts, key: key, value: request.value(for: key))) }
+        }
+        return out
+    }
+
+    /// The events of `events` that fall in a window at `now` (an event at `t` counts while
+    /// `now < t + window`), as an index range of the list sorted oldest first. Lists written by the
+    /// rules are sorted; another order is sorted first.
+    @inline(__always)
+    static func window(_ events: [Date], _ window: Double, now: Date) -> (sorted: [Date], from: Int) {
+        var ordered = true
+        var index = 1
+        while ordered && index < events.count {
+            ordered = events[index - 1] <= events[index]
+            index += 1
+        }
+        let sorted = ordered ? events : events.sorted()
+        let start = now.addingTimeInterval(-window)
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] > start { high = middle } else { low = middle + 1 }
+        }
+        return (sorted, low)
+    }
+
+    /// The events a counter keeps at `now`: those some rule on it may still count (the others are
+    /// pruned by stores on write).
+    /// - Parameters:
+    ///   - counter: The counter.
+    ///   - events: Its events.
+    ///   - now: The time.
+    /// - Returns: The events to keep, oldest first.
+    package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
+        let horizon = horizons[counter.counts]?[counter.key] ?? 0
+        let (sorted, from) = Self.window(events, horizon, now: now)
+        return from == 0 ? sorted : Array(sorted[from...])
+    }
+}

@@ -1,0 +1,117 @@
+extension SMSPolicy {
+    /// A send's fate under the policy.
+    package enum SendDecision: Hashable, Sendable {
+        /// Go ahead; the next send for this number is admitted from `resendAfter`.
+        case admit(resendAfter: Date)
+        /// A captcha is needed (the rule's id).
+        case captcha(rule: String)
+        /// Refused until `retryAfter` (the rule's id).
+        case limited(rule: String, retryAfter: Date)
+    }
+
+    /// Decides a send.
+    /// - Parameters:
+    ///   - request: The send's keys.
+    ///   - events: Every counter's events, oldest first (missing counters hold none).
+    ///   - captchaPassed: Whether a valid captcha came with the send.
+    ///   - now: The time.
+    /// - Returns: The decision: locks first, then hard limits, then captchas.
+    /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter; no allocation when the
+    ///   lists are sorted.
+    package func decideSend(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> SendDecision {
+        if let (rule, until) = lock(request, events: events, at: now) { return .limited(rule: rule, retryAfter: until) }
+        var needsCaptcha: String? = nil
+        var resendAfter = now
+        var lists = ListsByKey()
+        for rule in rules where rule.counts == .sends {
+            let list = lists.list(rule.key, request: request, events: events)
+            let (held, from) = Self.window(list, rule.windowSeconds, now: now)
+            let count = held.count - from
+            if count >= rule.limit {
+                switch rule.over {
+                case .limit, .lock:
+                    let leaves = held[held.count - rule.limit].addingTimeInterval(rule.windowSeconds)
+                    return .limited(rule: rule.id, retryAfter: max(leaves, now))
+                case .captcha:
+                    if !captchaPassed && needsCaptcha == nil { needsCaptcha = rule.id }
+                case .delay, .singleTry:
+                    break  // rules on wrong codes only: the table refuses them on sends
+                }
+            } else if rule.over == .limit, count + 1 >= rule.limit {
+                // Once this send is counted the window is full: the next send waits for its oldest to leave.
+                // (`now` itself is the newest; among the held, the oldest that stays is at held.count + 1 - limit.)
+                let oldest: Date
+                if let last = held.last, last > now {
+                    // A clock went back: `now` is not the newest, so place it among the held.
+                    let counted = (Array(held[from...]) + [now]).sorted()
+                    oldest = counted[counted.count - rule.limit]
+                } else {
+                    oldest = rule.limit == 1 ? now : held[held.count + 1 - rule.limit]
+                }
+                resendAfter = max(resendAfter, oldest.addingTimeInterval(rule.windowSeconds))
+            }
+        }
+        if let rule = needsCaptcha { return .captcha(rule: rule) }
+        return .admit(resendAfter: resendAfter)
+    }
+
+    /// Each key's send list, sorted, looked up once per decision however many rules count it.
+    private struct ListsByKey {
+        private var lists: (number: [Date]?, numberSession: [Date]?, ip: [Date]?, ip56: [Date]?, ip48: [Date]?, device: [Date]?, session: [Date]?, global: [Date]?)
+            = (nil, nil, nil, nil, nil, nil, nil, nil)
+
+        mutating func list(_ key: Key, request: Request, events: [Counter: [Date]]) -> [Date] {
+            func fetch() -> [Date] {
+                let list = events[Counter(counts: .sends, key: key, value: request.value(for: key))] ?? []
+                var ordered = true
+                var index = 1
+                while ordered && index < list.count {
+                    ordered = list[index - 1] <= list[index]
+                    index += 1
+                }
+                return ordered ? list : list.sorted()
+            }
+            func cached(_ slot: inout [Date]?) -> [Date] {
+                if let slot { return slot }
+                let list = fetch()
+                slot = list
+                return list
+            }
+            switch key {
+            case .number: return cached(&lists.number)
+            case .numberSession: return cached(&lists.numberSession)
+            case .ip: return cached(&lists.ip)
+            case .ip56: return cached(&lists.ip56)
+            case .ip48: return cached(&lists.ip48)
+            case .device: return cached(&lists.device)
+            case .session: return cached(&lists.session)
+            case .global: return cached(&lists.global)
+            }
+        }
+    }
+
+    /// Whether a lock rule holds the request's keys now.
+    /// - Parameters:
+    ///   - request: The keys.
+    ///   - events: Every counter's events.
+    ///   - now: The time.
+    /// - Returns: The rule's id and when the lock ends, or nil.
+    package func lock(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
+        for rule in rules where rule.over == .lock {
+            guard let lock = rule.lock else { continue }
+            let list = events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? []
+            let held = zip(list, list.dropFirst()).allSatisfy { $0 <= $1 } ? list : list.sorted()
+            // The lock starts at the event that brought a window's count to the limit.
+            guard held.count >= rule.limit else { continue }
+            for index in stride(from: held.count - 1, through: rule.limit - 1, by: -1) {
+                let reached = held[index]
+                let first = held[index - (rule.limit - 1)]
+                guard reached.timeIntervalSince(first) < rule.windowSeconds else { continue }
+                let until = reached.addingTimeInterval(rule.lockSeconds ?? lock.seconds)
+                if now < until { return (rule.id, until) }
+                break
+            }
+        }
+        return nil
+    }
+}

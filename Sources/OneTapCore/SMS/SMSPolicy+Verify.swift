@@ -1,0 +1,78 @@
+extension SMSPolicy {
+    /// A verify's fate under the policy, before any code is compared.
+    package enum VerifyDecision: Hashable, Sendable {
+        /// Compare the code; with `singleTry`, a wrong one kills it (a `single-try` rule holds).
+        case compare(singleTry: Bool)
+        /// A captcha is needed first (the rule's id): a step up, never a lock.
+        case captcha(rule: String)
+        /// Wait until `retryAfter` (a `limit` or `delay` rule on the request's own keys).
+        case throttled(rule: String, retryAfter: Date)
+        /// A `lock` rule holds until `until` (a policy of an earlier version).
+        case locked(rule: String, until: Date)
+    }
+
+    /// Decides whether a verify may compare its code.
+    ///
+    /// Locks first, then `limit` and `delay` rules (which hold the keys that guessed: the session, the
+    /// address, the device), then `captcha` and `single-try` rules (a step up the owner can pass).
+    /// - Parameters:
+    ///   - request: The verify's keys.
+    ///   - events: Every counter's events (missing counters hold none).
+    ///   - captchaPassed: Whether a valid captcha came with the verify.
+    ///   - now: The time.
+    /// - Returns: The decision.
+    /// - Complexity: O(*r* · log *e*) for *r* rules and *e* events per counter.
+    package func decideVerify(_ request: Request, events: [Counter: [Date]], captchaPassed: Bool, at now: Date) -> VerifyDecision {
+        if let (rule, until) = lock(request, events: events, at: now) { return .locked(rule: rule, until: until) }
+        var captchaRule: String? = nil
+        var singleTry = false
+        for rule in rules where rule.counts != .sends {
+            let list = events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? []
+            let (held, from) = Self.window(list, rule.windowSeconds, now: now)
+            let count = held.count - from
+            guard count >= rule.limit else { continue }
+            switch rule.over {
+            case .limit:
+                let leaves = held[held.count - rule.limit].addingTimeInterval(rule.windowSeconds)
+                return .throttled(rule: rule.id, retryAfter: max(leaves, now))
+            case .delay:
+                // 2^(count − limit) seconds after the newest, at most the rule's longest wait.
+                let wait = min(Double(sign: .plus, exponent: min(count - rule.limit, 62), significand: 1), rule.lockSeconds ?? 0)
+                let until = held[held.count - 1].addingTimeInterval(wait)
+                if now < until { return .throttled(rule: rule.id, retryAfter: until) }
+            case .captcha:
+                if captchaRule == nil { captchaRule = rule.id }
+            case .singleTry:
+                singleTry = true
+                if captchaRule == nil { captchaRule = rule.id }
+            case .lock:
+                break  // decided above
+            }
+        }
+        if let captchaRule, !captchaPassed { return .captcha(rule: captchaRule) }
+        return .compare(singleTry: singleTry)
+    }
+
+    /// Counts a wrong code in the verify's counters: every failed-verify counter, and each
+    /// guessing-sessions counter when the session had no wrong code for the number in that rule's window
+    /// before this one.
+    /// - Parameters:
+    ///   - events: The counters' events; changed in place.
+    ///   - request: The verify's keys.
+    ///   - now: The time.
+    package func countWrongCode(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
+        let own = Counter(counts: .failedVerifies, key: .numberSession, value: request.value(for: .numberSession))
+        let before = events[own] ?? []
+        for (counts, key) in verifyCounters {
+            let counter = Counter(counts: counts, key: key, value: request.value(for: key))
+            if counts == .failedVerifySessions {
+                let window = rules.reduce(0.0) { $1.counts == counts && $1.key == key ? max($0, $1.windowSeconds) : $0 }
+                let (held, from) = Self.window(before, window, now: now)
+                guard from == held.count else { continue }  // the session already guessed within the window
+            }
+            var list = events.removeValue(forKey: counter) ?? []
+            list.append(now)
+            events[counter] = keep(counter, list, at: now)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Issue 21, scenario 1: guessing is slowed on the keys that guess, a number guessed at from many
+/// places asks for a captcha, and the guesses a number takes in a day stay within NIST SP 800-63B
+/// §5.2.2's 100, with the owner always able to get through.
+@Suite struct SMSGuessingTests {
+    typealias Setup = SMSCodeServiceTests.Setup
+    static let t0 = SMSCodeServiceTests.t0
+    static let number = try! PhoneNumber("13800138000")
+
+    /// A context of its own: a new session, an address and a device numbered `index`.
+    static func stranger(_ index: Int, captcha: Bool = true) throws -> SMSContext {
+        SMSContext(
+            ip: try IPAddress("198.51.\(index / 250).\(index % 250 + 1)"), device: try DeviceID("stranger-\(index)"), session: LoginSessionID.random(),
+            captcha: captcha ? Secret("solved") : nil)
+    }
+
+    @Test func wrongCodesDelayTheSessionThatMadeThemWithGrowingWaitsAndNotTheOwner() async throws {
+        let setup = Setup()
+        let stranger = try Self.stranger(1)
+        _ = try await setup.send(to: Self.number, context: stranger, at: Self.t0)
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        var now = Self.t0
+        for _ in 0..<5 {
+            now = now.addingTimeInterval(1)
+            let answer = try await setup.verify(SMSLockoutTests.wrong(code), for: Self.number, context: stranger, at: now)
+            guard case .wrong = answer else { Issue.record("\(answer)"); return }
+        }
+        // Five wrong codes in the session: the next verify waits 2^0 = 1 s after the fifth.
+        let held = try await setup.verify(code, for: Self.number, context: stranger, at: now.addingTimeInterval(0.5))
+        #expect(held == .throttled(rule: "session-guesses", retryAfter: now.addingTimeInterval(1)))
+        // A second code in the same session: each wrong code doubles the wait (2 s, then 4 s).
+        _ = try await setup.send(to: Self.number, context: stranger, at: now.addingTimeInterval(61))
+        let second = try #require(setup.sender.lastCode(to: Self.number))
+        now = now.addingTimeInterval(62)
+        #expect(try await setup.verify(SMSLockoutTests.wrong(second), for: Self.number, context: stranger, at: now) == .wrong(attemptsLeft: 4))
+        #expect(
+            try await setup.verify(SMSLockoutTests.wrong(second), for: Self.number, context: stranger, at: now.addingTimeInterval(1.9))
+                == .throttled(rule: "session-guesses", retryAfter: now.addingTimeInterval(2)))
+        #expect(try await setup.verify(SMSLockoutTests.wrong(second), for: Self.number, context: stranger, at: now.addingTimeInterval(2)) == .wrong(attemptsLeft: 3))
+        #expect(
+            try await setup.verify(second, for: Self.number, context: stranger, at: now.addingTimeInterval(5.9))
+                == .throttled(rule: "session-guesses", retryAfter: now.addingTimeInterval(6)))
+        // The owner, in their own session, from their own address and device, is not slowed.
+        let owner = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("owner"), session: LoginSessionID.random())
+        guard case .sent = try await setup.send(to: Self.number, context: owner, at: now.addingTimeInterval(3)) else { Issue.record("owner's send"); return }
+        let ownersCode = try #require(setup.sender.lastCode(to: Self.number))
+        guard case .verified = try await setup.verify(ownersCode, for: Self.number, context: owner, at: now.addingTimeInterval(4)) else {
+            Issue.record("owner's verify"); return
+        }
+    }
+
+    @Test func aNumberGuessedFromThreeSessionsAsksForACaptchaBeforeVerifyingNeverALock() async throws {
+        let setup = Setup()
+        var now = Self.t0
+        for index in 0..<3 {
+            let stranger = try Self.stranger(index)
+            let sent = try await setup.send(to: Self.number, context: stranger, at: now)
+            guard case .sent = sent else { Issue.record("stranger \(index)'s send: \(sent)"); return }
+            let code = try #require(setup.sender.lastCode(to: Self.number))
+            now = now.addingTimeInterval(1)
+            let answer = try await setup.verify(SMSLockoutTests.wrong(code), for: Self.number, context: stranger, at: now)
+            guard case .wrong = answer else { Issue.record("\(answer)"); return }
+        }
+        var owner = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("owner"), session: LoginSessionID.random())
+        owner.captcha = Secret("solved")  // the fourth send to the number in an hour asks for one
+        guard case .sent = try await setup.send(to: Self.number, context: owner, at: now) else { Issue.record("owner's send"); return }
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        owner.captcha = nil
+        #expect(try await setup.verify(code, for: Self.number, context: owner, at: now) == .captchaRequired(rule: "number-sources", rejected: false))
+        owner.captcha = Secret("not-solved")
+        #expect(try await setup.verify(code, for: Self.number, context: owner, at: now) == .captchaRequired(rule: "number-sources", rejected: true))
+        owner.captcha = Secret("solved")
+        guard case .verified = try await setup.verify(code, for: Self.number, context: owner, at: now) else { Issue.record("owner with a captcha"); return }
+        #expect(setup.events.names.suffix(3) == ["verify-captcha-required", "verify-captcha-required", "verify-verified"])
+    }
+
+    /// Many sessions, each its own address and device, solving every captcha, guess one number all
+    /// day: at most 100 wrong codes are compared in the day (NIST SP 800-63B §5.2.2), and past the
+    /// daily bound the owner, with a fresh code and a captcha, still verifies.
+    @Test func aDayOfGuessingFromManySessionsStaysWithinOneHundredAndTheOwnerGetsThrough() async throws {
+        let setup = Setup()
+        var now = Self.t0
+        var wrong = 0
+        var index = 0
+        var ownerChecked = false
+        while now < Self.t0.addingTimeInterval(86_400) {
+            index += 1
+            now = now.addingTimeInterval(61)
+            let stranger = try Self.stranger(index)
+            guard case .sent = try await setup.send(to: Self.number, context: stranger, at: now) else { continue }
+            let code = try #require(setup.sender.lastCode(to: Self.number))
+            guessing: for _ in 0..<5 {
+                now = now.addingTimeInterval(1)
+                switch try await setup.verify(SMSLockoutTests.wrong(code), for: Self.number, context: stranger, at: now) {
+                case .wrong: wrong += 1
+                case .verified: Issue.record("a wrong code verified")
+                default: break guessing
+                }
+            }
+            if wrong >= 60 && !ownerChecked {
+                ownerChecked = true
+                let owner = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("owner"), session: LoginSessionID.random(), captcha: Secret("solved"))
+                now = now.addingTimeInterval(1)
+                let sent = try await setup.send(to: Self.number, context: owner, at: now)
+                guard case .sent = sent else { Issue.record("owner's send past the bound: \(sent)"); return }
+                let ownersCode = try #require(setup.sender.lastCode(to: Self.number))
+                let verified = try await setup.verify(ownersCode, for: Self.number, context: owner, at: now.addingTimeInterval(1))
+                guard case .verified = verified else { Issue.record("owner's verify past the bound: \(verified)"); return }
+            }
+        }
+        #expect(ownerChecked)
+        #expect(wrong <= 100, "\(wrong) wrong codes compared in a day")
+        #expect(wrong >= 60, "the attack did reach the bound (\(wrong))")
+    }
+
+    /// A request without a device id or session is not let off the device and session rules: it counts
+    /// in the shared "(not given)" bucket.
+    @Test func requestsWithoutADeviceShareTheDeviceBucket() throws {
+        let policy = SMSPolicy.builtIn
+        let withoutDevice = SMSContext(ip: try IPAddress("203.0.113.7")).request(for: Self.number)
+        let counters = policy.counters(for: withoutDevice, counting: .sends).map(\.description)
+        #expect(counters.contains("sends:device:(not given)"))
+        #expect(counters.contains("sends:number-session:13800138000/(not given)"))
+        #expect(counters.contains("sends:global:all"))
+        let v6 = SMSContext(ip: try IPAddress("2001:db8:1234:5678:9abc::1")).request(for: Self.number)
+        let keys = policy.counters(for: v6, counting: .sends).map(\.description)
+        // Blocks computed by hand: /64 keeps 2001:db8:1234:5678, /56 keeps 2001:db8:1234:5600, /48 keeps 2001:db8:1234.
+        #expect(keys.contains("sends:ip:2001:db8:1234:5678::/64"))
+        #expect(keys.contains("sends:ip56:2001:db8:1234:5600::/56"))
+        #expect(keys.contains("sends:ip48:2001:db8:1234::/48"))
+    }
+}
