@@ -25,15 +25,23 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     package let pool: PostgresPool
     private let clock: any WallClock
 
-    /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:)`` does both).
+    /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:events:)`` does both). Emits a
+    /// `weak-tls` event when the configuration names a weak `sslmode` for a TCP host.
     /// - Parameters:
     ///   - configuration: The server and limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's lease).
+    ///   - events: Where the `weak-tls` event goes.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
-    package init(configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil) {
+    package init(
+        configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared,
+        observer: (@Sendable (String) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.clock = clock
         pool = PostgresPool(configuration: configuration, clock: clock, observer: observer)
+        if let event = configuration.transportSecurity.event {
+            events.receive(OneTapEvent(at: clock.now(), .database(event)))
+        }
     }
 
     /// Connects and brings the schema up to date (``migrate()``).
@@ -41,12 +49,16 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - configuration: The server, schema, pool size and time limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's refresh lease); the
     ///     system clock by default.
+    ///   - events: Where a `weak-tls` ``DatabaseEvent`` goes when the configuration names a weak `sslmode`
+    ///     for a TCP host; standard error by default.
     /// - Returns: The stores, ready.
     /// - Throws: ``PostgresError``: `connection-failed` or `timeout` when the server cannot be reached,
     ///   `incompatible-schema` when a newer OneTap migrated the schema, `server-error` when a migration
     ///   failed (the schema is left as it was).
-    public static func open(_ configuration: PostgresConfiguration, clock: any WallClock = SystemClock()) async throws -> PostgresStores {
-        let stores = PostgresStores(configuration: configuration, clock: clock)
+    public static func open(
+        _ configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) async throws -> PostgresStores {
+        let stores = PostgresStores(configuration: configuration, clock: clock, events: events)
         do {
             try await stores.migrate()
         } catch {

@@ -46,6 +46,9 @@ public protocol EventSink: Sendable {
 /// An account event (area `account`, ``AccountEvent``): `dormant-number`, with `account`, `number` (masked) and
 /// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit.
 ///
+/// A database event (area `database`, ``DatabaseEvent``): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
+/// connection to a TCP host was configured not to check the server's certificate.
+///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
 /// ```
@@ -65,6 +68,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case appSession(AppSessionEvent)
         /// A login by number verified a dormant number (``AccountLogin``).
         case account(AccountEvent)
+        /// A database store's connection is less protected than it should be (`OneTapPostgres`).
+        case database(DatabaseEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -89,10 +94,11 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .sms(let event): event.name
         case .appSession(let event): event.name
         case .account(let event): event.name
+        case .database(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token`, `sms`, `app-session` or `account`.
+    /// The area it belongs to: `login`, `token`, `sms`, `app-session`, `account` or `database`.
     public var area: String {
         switch payload {
         case .login: "login"
@@ -100,6 +106,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .sms: "sms"
         case .appSession: "app-session"
         case .account: "account"
+        case .database: "database"
         }
     }
 
@@ -111,6 +118,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .sms(let event): "\(at.iso8601) sms \(event)"
         case .appSession(let event): "\(at.iso8601) app-session \(event)"
         case .account(let event): "\(at.iso8601) account \(event)"
+        case .database(let event): "\(at.iso8601) database \(event)"
         }
     }
 
@@ -144,6 +152,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .sms(let event): event.writeMembers(to: &writer)
             case .appSession(let event): event.writeMembers(to: &writer)
             case .account(let event): event.writeMembers(to: &writer)
+            case .database(let event): event.writeMembers(to: &writer)
             }
         }
     }
