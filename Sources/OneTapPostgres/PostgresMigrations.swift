@@ -34,6 +34,7 @@ package struct PostgresMigration: Sendable {
 /// | 7 | instants in milliseconds | every `timestamptz` column becomes a `bigint` of whole milliseconds since 1970 named `…_ms` (`expires_at_ms`, `keep_until_ms`, `claimed_at_ms`, …, `schema_migrations.applied_at_ms`), `sms_counters.events` the `bigint[]` `events_ms`; rows keep their instants, rounded to the millisecond |
 /// | 8 | app sessions | `app_sessions` (one row per app session: id, version, the account it is logged in to, when it was revoked, its refresh token's expiry, the record's JSON; the indexes `app_sessions_account` on the live sessions of an account and `app_sessions_expiry`) |
 /// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
+/// | 12 | sealed tokens | `tokens.key_id` (`text COLLATE "C"`, NULL for a row written unsealed): the id of the ``PostgresTokenKeyring`` key that sealed the row's tokens |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -227,6 +228,9 @@ package enum PostgresMigrations {
                 """,
                 "CREATE INDEX account_numbers_account ON \(schema).account_numbers (account)",
             ]
+        },
+        PostgresMigration(version: 12, name: "sealed tokens") { schema in
+            ["ALTER TABLE \(schema).tokens ADD COLUMN key_id text COLLATE \"C\""]
         },
     ]
 }

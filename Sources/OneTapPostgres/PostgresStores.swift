@@ -86,9 +86,14 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///     crashed instance can hold up an account's refresh elsewhere; 60 seconds.
     ///   - lockTimeout: How long a refresh waits for another instance's lease before going ahead without
     ///     it; 30 seconds.
+    ///   - keyring: The keys that seal the access and refresh tokens (AES-256-GCM) before they reach the
+    ///     database; nil stores them unsealed, readable by anyone who reads the table or a backup. Rows
+    ///     written unsealed are read either way, and sealed at their next save when a keyring is given.
     /// - Returns: The store.
-    public func tokenStore(leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30)) -> any TokenStore {
-        PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout)
+    public func tokenStore(
+        leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30), keyring: PostgresTokenKeyring? = nil
+    ) -> any TokenStore {
+        PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout, keyring: keyring)
     }
 
     /// A login-session store over the pool, for ``LoginServer``: every instance that opens the same
