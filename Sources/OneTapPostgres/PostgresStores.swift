@@ -5,7 +5,8 @@ import OneTap
 ///
 /// ```swift
 /// let stores = try await PostgresStores.open(try PostgresConfiguration(url: "postgresql:///onetap?host=/var/run/postgresql"))
-/// let vault = TokenVault(store: stores.tokenStore(), refresher: MyTianyiRefresher())
+/// let keyring = try PostgresTokenKeyring(currentKeyID: "2026-12", keys: ["2026-12": keyFromYourSecretManager])
+/// let vault = TokenVault(store: stores.tokenStore(keyring: keyring), refresher: MyTianyiRefresher())
 /// // … at shutdown:
 /// await stores.close()
 /// ```
