@@ -38,10 +38,10 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// The schema holding the tables.
     package var schema: String { pool.configuration.schema }
 
-    private let pool: PostgresPool
+    let pool: PostgresPool
     private let clock: any WallClock
     /// The keys that seal the tokens, or nil to store them unsealed (as before migration 12).
-    private let keyring: PostgresTokenKeyring?
+    let keyring: PostgresTokenKeyring?
     private let statements: Statements
     /// How often a waiting refresh asks for the lease again.
     private let pollInterval = Duration.milliseconds(20)

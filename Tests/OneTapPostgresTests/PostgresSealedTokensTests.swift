@@ -192,3 +192,36 @@ import Testing
         }
     }
 }
+
+extension PostgresSealedTokensTests {
+    @Test func sealingStoredTokensSealsUnsealedAndOlderKeysRowsAndKeepsTheirTokens() async throws {
+        try await TestDatabase.withStores { stores in
+            let plain = stores.tokenStore()
+            let old = stores.tokenStore(keyring: try keyring("k1", ["k1": Self.key1]))
+            let rotated = try keyring("k2", ["k1": Self.key1, "k2": Self.key2])
+            var versions: [AccountID: TokenVersion] = [:]
+            for account: AccountID in ["a", "b", "c"] { versions[account] = try await plain.save(token(account), replacing: nil, dueAt: now) }
+            versions["d"] = try await old.save(Tokens.make("d", Self.access, refresh: nil), replacing: nil, dueAt: now)
+            versions["e"] = try await stores.tokenStore(keyring: rotated).save(token("e"), replacing: nil, dueAt: now)
+            // Batches of 2: three statements' worth.
+            #expect(try await stores.sealStoredTokens(keyring: rotated, batch: 2) == 4)
+            let rows = try await stores.pool.execute("SELECT account, key_id, to_jsonb(t)::text FROM \(table(stores)) t ORDER BY account")
+            #expect(rows.rows.map { $0[1] } == Array(repeating: .text("k2"), count: 5))
+            for row in rows.rows { #expect(!(row[2].text ?? "").contains(Self.hex(Self.access))) }
+            let onlyNew = stores.tokenStore(keyring: try keyring("k2", ["k2": Self.key2]))
+            for account: AccountID in ["a", "b", "c", "d", "e"] {
+                let loaded = try #require(try await onlyNew.load(account))
+                #expect(loaded.version == versions[account] && loaded.token.value.reveal() == Self.access)
+                #expect(loaded.token.refreshToken?.reveal() == (account == "d" ? nil : Self.refresh))
+            }
+            #expect(try await stores.sealStoredTokens(keyring: rotated) == 0)
+            // A row of a key the keyring lacks stops it, naming the key.
+            try await stores.pool.execute("UPDATE \(table(stores)) SET key_id = 'k9' WHERE account = 'c'")
+            await #expect {
+                try await stores.sealStoredTokens(keyring: rotated)
+            } throws: { error in
+                (error as? StoreError)?.kind == .corrupt && (error as? StoreError)?.message.contains("token key \"k9\"") == true
+            }
+        }
+    }
+}
