@@ -14,7 +14,8 @@ import Darwin
 ///   token whose record would exceed ``TokenRecordLimit/bytes`` is refused at save (`too-large`).
 /// - With a ``PostgresTokenKeyring``, each token is sealed with AES-256-GCM (`nonce ‖ ciphertext ‖ tag`)
 ///   and the row's `key_id` names the key (migration 12); a row without `key_id` (written unsealed, before
-///   migration 12 or without a keyring) is read as it is and sealed at its next save. A sealed row read
+///   migration 12 or without a keyring) is read as it is and sealed at its next save, or at once by
+///   ``PostgresStores/sealStoredTokens(keyring:batch:)``. A sealed row read
 ///   without a keyring, or with a keyring missing its key, fails with `corrupt` naming the key id.
 /// - Compare-and-swap on the `version` column, in one statement (`UPDATE … WHERE version = $2` or
 ///   `INSERT … ON CONFLICT DO NOTHING`); new versions come from the `token_versions` sequence, so an
