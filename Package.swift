@@ -91,10 +91,18 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
-        // Every store on PostgreSQL: a connection pool, migrations, leases.
+        // OpenSSL's libcrypto (which libpq links already), found through pkg-config (Debian: libssl-dev):
+        // AES-256-GCM for the tokens OneTapPostgres stores. Only OneTapPostgres links it.
+        .systemLibrary(
+            name: "CLibCrypto",
+            path: "Sources/CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // Every store on PostgreSQL: a connection pool, migrations, leases, tokens sealed with AES-256-GCM.
         .target(
             name: "OneTapPostgres",
-            dependencies: ["OneTap", "CLibPQ"],
+            dependencies: ["OneTap", "CLibPQ", "CLibCrypto"],
             swiftSettings: strict
         ),
         // Starts a private PostgreSQL server for the tests and the benchmarks (initdb, pg_ctl); not a product.

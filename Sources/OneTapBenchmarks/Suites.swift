@@ -246,6 +246,7 @@ enum Suites {
         await SMSKeyBenchmarks.run(options, &report, repetitions: repetitions)
         GuestBenchmarks.run(options, &report, repetitions: repetitions)
         CredentialBenchmarks.run(options, &report, repetitions: repetitions)
+        await SealedTokenBenchmarks.run(options, &report, repetitions: repetitions)
     }
 
     static func row(

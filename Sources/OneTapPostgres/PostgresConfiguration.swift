@@ -15,6 +15,11 @@ import Darwin
 /// let configuration = try PostgresConfiguration(url: "postgres://onetap:secret@db.internal:5432/onetap", poolSize: 16)
 /// ```
 ///
+/// A TCP host is reached over TLS with the server's certificate checked (`sslmode=verify-full`: give the
+/// CA with `sslrootcert=/path/ca.crt`, or put it in `~/.postgresql/root.crt`) unless the URL or `PGSSLMODE`
+/// names a mode; a weaker mode (`disable`, `allow`, `prefer`, `require`) makes ``PostgresStores`` emit a
+/// `weak-tls` event. A Unix socket keeps libpq's default.
+///
 /// The password (and `sslpassword`) is kept for connecting only: ``description``, `dump`, every
 /// ``PostgresError`` and every event show `<redacted>` instead. A password can also come from libpq's own
 /// sources (`PGPASSWORD`, `~/.pgpass`), which OneTap never reads or prints.
@@ -38,15 +43,18 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// the server's answer (so a server that stops answering cannot hold a call for ever).
     public let statementTimeout: Duration
 
-    /// The connection keywords the URL set, passwords included; never printed.
+    /// The connection keywords the URL set, passwords included, and the `sslmode` OneTap adds; never printed.
     let parameters: [Parameter]
+    /// Whether OneTap added `sslmode=verify-full` (a TCP host, no mode named) and whether the mode named is weak.
+    package let transportSecurity: PostgresTransportSecurity
 
     /// Reads a configuration.
     /// - Parameters:
     ///   - url: A libpq connection URI (`postgresql://[user[:password]@][host][:port][/dbname][?param=value&…]`,
     ///     also `postgres://`) or a `keyword=value` connection string (`host=/tmp dbname=onetap`). Unix
     ///     sockets: `postgresql:///onetap?host=/var/run/postgresql`. What it leaves out comes from libpq's
-    ///     defaults and environment (`PGHOST`, `PGUSER`, …).
+    ///     defaults and environment (`PGHOST`, `PGUSER`, …). Without `sslmode`, a TCP host gets
+    ///     `sslmode=verify-full`.
     ///   - schema: The schema for OneTap's tables: 1 to 63 characters of `a`–`z`, `0`–`9` and `_`, not
     ///     starting with a digit or `pg_`; `onetap`.
     ///   - poolSize: The most connections open at once, 1 to 1,000; 8.
@@ -59,7 +67,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         url: String, schema: String = "onetap", poolSize: Int = 8, connectTimeout: Duration = .seconds(5),
         statementTimeout: Duration = .seconds(10)
     ) throws(PostgresError) {
-        parameters = try Self.parse(url)
+        var parameters = try Self.parse(url)
+        transportSecurity = PostgresTransportSecurity(parameters, environment: PostgresTransportSecurity.processEnvironment)
+        if let mode = transportSecurity.addedMode {
+            parameters.append(Parameter(keyword: "sslmode", value: mode, secret: false))
+        }
+        self.parameters = parameters
         guard PostgresIdentifier.problem(schema) == nil else {
             throw PostgresError(.invalidConfiguration, message: "schema name \(QuotedInput(schema)): \(PostgresIdentifier.problem(schema)!)")
         }

@@ -36,6 +36,7 @@ package struct PostgresMigration: Sendable {
 /// | 9 | accounts | `account_numbers` (one row per phone number, its primary key: the account, when it was bound, its last and previous verification; the index `account_numbers_account`) |
 /// | 10 | exchange answers | to `exchange_ledger`: `session` (the login session that claimed the token), `phone_number` and `account` (an answered exchange's, kept as long as the row), `sends` (1, or 2 after a resend); the index `exchange_ledger_pending` |
 /// | 11 | sms codes per session | `sms_codes` holds one code record per number and login session: a session-bound record's row moves from the number's digits to `digits/session id` (the key ``SMSCodeKey/id``), so a stranger's send no longer replaces the owner's code; every record stays readable |
+/// | 12 | sealed tokens | `tokens.key_id` (`text COLLATE "C"`, NULL for a row written unsealed): the id of the ``PostgresTokenKeyring`` key that sealed the row's tokens |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -244,6 +245,9 @@ package enum PostgresMigrations {
             // OneTap ever wrote), read by pattern so no row's JSON can fail the migration.
             let session = #"substring(record from '"session":"([A-Za-z0-9_-]{22})"')"#
             return ["UPDATE \(schema).sms_codes SET number = number || '/' || \(session) WHERE \(session) IS NOT NULL"]
+        },
+        PostgresMigration(version: 12, name: "sealed tokens") { schema in
+            ["ALTER TABLE \(schema).tokens ADD COLUMN key_id text COLLATE \"C\""]
         },
     ]
 }

@@ -5,7 +5,8 @@ import OneTap
 ///
 /// ```swift
 /// let stores = try await PostgresStores.open(try PostgresConfiguration(url: "postgresql:///onetap?host=/var/run/postgresql"))
-/// let vault = TokenVault(store: stores.tokenStore(), refresher: MyTianyiRefresher())
+/// let keyring = try PostgresTokenKeyring(currentKeyID: "2026-12", keys: ["2026-12": keyFromYourSecretManager])
+/// let vault = TokenVault(store: stores.tokenStore(keyring: keyring), refresher: MyTianyiRefresher())
 /// // … at shutdown:
 /// await stores.close()
 /// ```
@@ -25,15 +26,23 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     package let pool: PostgresPool
     private let clock: any WallClock
 
-    /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:)`` does both).
+    /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:events:)`` does both). Emits a
+    /// `weak-tls` event when the configuration names a weak `sslmode` for a TCP host.
     /// - Parameters:
     ///   - configuration: The server and limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's lease).
+    ///   - events: Where the `weak-tls` event goes.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
-    package init(configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil) {
+    package init(
+        configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared,
+        observer: (@Sendable (String) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.clock = clock
         pool = PostgresPool(configuration: configuration, clock: clock, observer: observer)
+        if let event = configuration.transportSecurity.event {
+            events.receive(OneTapEvent(at: clock.now(), .database(event)))
+        }
     }
 
     /// Connects and brings the schema up to date (``migrate()``).
@@ -41,12 +50,16 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - configuration: The server, schema, pool size and time limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's refresh lease); the
     ///     system clock by default.
+    ///   - events: Where a `weak-tls` ``DatabaseEvent`` goes when the configuration names a weak `sslmode`
+    ///     for a TCP host; standard error by default.
     /// - Returns: The stores, ready.
     /// - Throws: ``PostgresError``: `connection-failed` or `timeout` when the server cannot be reached,
     ///   `incompatible-schema` when a newer OneTap migrated the schema, `server-error` when a migration
     ///   failed (the schema is left as it was).
-    public static func open(_ configuration: PostgresConfiguration, clock: any WallClock = SystemClock()) async throws -> PostgresStores {
-        let stores = PostgresStores(configuration: configuration, clock: clock)
+    public static func open(
+        _ configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) async throws -> PostgresStores {
+        let stores = PostgresStores(configuration: configuration, clock: clock, events: events)
         do {
             try await stores.migrate()
         } catch {
@@ -74,9 +87,14 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///     crashed instance can hold up an account's refresh elsewhere; 60 seconds.
     ///   - lockTimeout: How long a refresh waits for another instance's lease before going ahead without
     ///     it; 30 seconds.
+    ///   - keyring: The keys that seal the access and refresh tokens (AES-256-GCM) before they reach the
+    ///     database; nil stores them unsealed, readable by anyone who reads the table or a backup. Rows
+    ///     written unsealed are read either way, and sealed at their next save when a keyring is given.
     /// - Returns: The store.
-    public func tokenStore(leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30)) -> any TokenStore {
-        PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout)
+    public func tokenStore(
+        leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30), keyring: PostgresTokenKeyring? = nil
+    ) -> any TokenStore {
+        PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout, keyring: keyring)
     }
 
     /// A login-session store over the pool, for ``LoginServer``: every instance that opens the same

@@ -12,6 +12,11 @@ import Darwin
 /// - One row per account in `<schema>.tokens`; the account id is `text COLLATE "C"`, so ids compare
 ///   by their bytes (composed and decomposed `café` are two accounts), and the tokens are `bytea`. A
 ///   token whose record would exceed ``TokenRecordLimit/bytes`` is refused at save (`too-large`).
+/// - With a ``PostgresTokenKeyring``, each token is sealed with AES-256-GCM (`nonce ‖ ciphertext ‖ tag`)
+///   and the row's `key_id` names the key (migration 12); a row without `key_id` (written unsealed, before
+///   migration 12 or without a keyring) is read as it is and sealed at its next save, or at once by
+///   ``PostgresStores/sealStoredTokens(keyring:batch:)``. A sealed row read
+///   without a keyring, or with a keyring missing its key, fails with `corrupt` naming the key id.
 /// - Compare-and-swap on the `version` column, in one statement (`UPDATE … WHERE version = $2` or
 ///   `INSERT … ON CONFLICT DO NOTHING`); new versions come from the `token_versions` sequence, so an
 ///   account never gets back a version it had, even after a removal, from any instance.
@@ -34,8 +39,10 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// The schema holding the tables.
     package var schema: String { pool.configuration.schema }
 
-    private let pool: PostgresPool
+    let pool: PostgresPool
     private let clock: any WallClock
+    /// The keys that seal the tokens, or nil to store them unsealed (as before migration 12).
+    let keyring: PostgresTokenKeyring?
     private let statements: Statements
     /// How often a waiting refresh asks for the lease again.
     private let pollInterval = Duration.milliseconds(20)
@@ -49,14 +56,14 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             let tokens = "\(schema).tokens"
             let leases = "\(schema).refresh_leases"
             let nextVersion = "nextval('\(schema).token_versions')"
-            load = "SELECT version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms FROM \(tokens) WHERE account = $1"
+            load = "SELECT version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, key_id FROM \(tokens) WHERE account = $1"
             insert = """
-                INSERT INTO \(tokens) (account, version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, due_at_ms) \
-                VALUES ($1, \(nextVersion), $2, $3, $4, $5, $6, $7) ON CONFLICT (account) DO NOTHING RETURNING version
+                INSERT INTO \(tokens) (account, version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, due_at_ms, key_id) \
+                VALUES ($1, \(nextVersion), $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (account) DO NOTHING RETURNING version
                 """
             update = """
                 UPDATE \(tokens) SET version = \(nextVersion), flow = $3, access_token = $4, refresh_token = $5, issued_at_ms = $6, \
-                expires_at_ms = $7, due_at_ms = $8 WHERE account = $1 AND version = $2 RETURNING version
+                expires_at_ms = $7, due_at_ms = $8, key_id = $9 WHERE account = $1 AND version = $2 RETURNING version
                 """
             version = "SELECT version FROM \(tokens) WHERE account = $1"
             remove = "DELETE FROM \(tokens) WHERE account = $1 RETURNING version"
@@ -79,17 +86,20 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - clock: Paces the wait for another instance's lease and the renewals.
     ///   - leaseDuration: A lease's length, at least 100 ms.
     ///   - lockTimeout: The longest wait for another instance's lease.
-    package init(pool: PostgresPool, clock: any WallClock, leaseDuration: Duration, lockTimeout: Duration) {
+    ///   - keyring: The keys that seal the tokens written; nil to write them unsealed.
+    package init(pool: PostgresPool, clock: any WallClock, leaseDuration: Duration, lockTimeout: Duration, keyring: PostgresTokenKeyring? = nil) {
         self.pool = pool
+        self.keyring = keyring
         self.clock = clock
         self.leaseDuration = max(leaseDuration, .milliseconds(100))
         self.lockTimeout = max(lockTimeout, .zero)
         statements = Statements(PostgresIdentifier.quoted(pool.configuration.schema))
     }
 
-    /// `PostgresTokenStore(schema onetap, lease 60.0 s, lock timeout 30.0 s, PostgresPool(…))`.
+    /// `PostgresTokenStore(schema onetap, lease 60.0 s, lock timeout 30.0 s, sealed with key k1, PostgresPool(…))`.
     package var description: String {
-        "PostgresTokenStore(schema \(schema), lease \(leaseDuration.seconds) s, lock timeout \(lockTimeout.seconds) s, \(pool))"
+        let sealing = keyring.map { "sealed with key \($0.currentKeyID)" } ?? "unsealed"
+        return "PostgresTokenStore(schema \(schema), lease \(leaseDuration.seconds) s, lock timeout \(lockTimeout.seconds) s, \(sealing), \(pool))"
     }
 
     // MARK: Reading
@@ -109,16 +119,32 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         func corrupt(_ reason: String) -> StoreError {
             StoreError(.corrupt, account: account, message: "the row in \(schema).tokens is not a OneTap token (\(reason)); it was left as it is")
         }
-        guard row.count == 6, let version = row[0].int64, version >= 1 else { throw corrupt("no positive version") }
+        guard row.count == 7, let version = row[0].int64, version >= 1 else { throw corrupt("no positive version") }
         guard let flowName = row[1].text, let flow = LoginFlow(rawValue: flowName) else {
             throw corrupt("unknown flow \(QuotedInput(row[1].text ?? "NULL"))")
         }
-        guard let accessBytes = row[2].bytes, let access = String(validating: accessBytes, as: UTF8.self) else {
+        var keyID: String? = nil
+        if !row[6].isNull {
+            guard let id = row[6].text else { throw corrupt("the key id is not text") }
+            guard keyring != nil else {
+                throw StoreError(
+                    .corrupt, account: account,
+                    message: "the row in \(schema).tokens is sealed with token key \(QuotedInput(id)), but this store has no keyring; give PostgresStores.tokenStore(keyring:) the keys; the row was left as it is")
+            }
+            keyID = id
+        }
+        func reveal(_ stored: [UInt8], _ field: PostgresTokenKeyring.Field) throws(StoreError) -> [UInt8] {
+            guard let keyID, let keyring else { return stored }
+            return try keyring.open(stored, keyID: keyID, field: field, account: account, table: "\(schema).tokens")
+        }
+        guard let accessStored = row[2].bytes else { throw corrupt("no access token") }
+        guard let access = String(validating: try reveal(accessStored, .access), as: UTF8.self) else {
             throw corrupt("the access token is not UTF-8")
         }
         var refresh: Secret? = nil
         if !row[3].isNull {
-            guard let bytes = row[3].bytes, let text = String(validating: bytes, as: UTF8.self) else {
+            guard let stored = row[3].bytes else { throw corrupt("the refresh token is not bytes") }
+            guard let text = String(validating: try reveal(stored, .refresh), as: UTF8.self) else {
                 throw corrupt("the refresh token is not UTF-8")
             }
             refresh = Secret(text)
@@ -142,9 +168,18 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     package func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try TokenRecordLimit.check(token)
         let account = token.account
+        let access: [UInt8]
+        var refresh: [UInt8]? = nil
+        if let keyring {
+            access = try keyring.seal(token.value, field: .access, account: account)
+            if let refreshToken = token.refreshToken { refresh = try keyring.seal(refreshToken, field: .refresh, account: account) }
+        } else {
+            access = Array(token.value.reveal().utf8)
+            refresh = token.refreshToken.map { Array($0.reveal().utf8) }
+        }
         let values: [PostgresValue] = [
-            .text(token.flow.rawValue), .bytes(Array(token.value.reveal().utf8)), token.refreshToken.map { .bytes(Array($0.reveal().utf8)) } ?? .null,
-            .instant(token.issuedAt), .instant(token.expiresAt), .instant(dueAt),
+            .text(token.flow.rawValue), .bytes(access), refresh.map { .bytes($0) } ?? .null,
+            .instant(token.issuedAt), .instant(token.expiresAt), .instant(dueAt), keyring.map { .text($0.currentKeyID) } ?? .null,
         ]
         let rows: PostgresRows
         do {

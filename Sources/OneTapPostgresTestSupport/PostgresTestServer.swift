@@ -21,14 +21,39 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     package let directory: String
     /// Where the server's binaries are (`/usr/lib/postgresql/15/bin`).
     package let binaries: String
-    /// The port in the socket's name (`.s.PGSQL.<port>`); nothing listens on TCP.
-    package let port = 5432
+    /// How a server is started.
+    package struct Options: Sendable {
+        /// The server's `max_connections`: 300 by default; a stock server has 100.
+        package var maxConnections: Int
+        /// Whether the server also listens on TCP (127.0.0.1, a free port) with TLS on (`ssl=on`), its
+        /// certificate for `localhost` and 127.0.0.1 signed by a CA made for it (``PostgresTestCertificates``).
+        package var tls: Bool
+
+        /// Options.
+        /// - Parameters:
+        ///   - maxConnections: The server's `max_connections`.
+        ///   - tls: Whether it listens on TCP with TLS.
+        package init(maxConnections: Int = 300, tls: Bool = false) {
+            self.maxConnections = maxConnections
+            self.tls = tls
+        }
+    }
+
+    /// The port in the socket's name (`.s.PGSQL.<port>`) and, with TLS, the TCP port on 127.0.0.1.
+    package let port: Int
+    /// How the server runs.
+    package let options: Options
+    /// The CA and server certificate, with TLS.
+    package let certificates: PostgresTestCertificates?
     private let runAs: [String]
 
-    private init(directory: String, binaries: String, runAs: [String]) {
+    private init(directory: String, binaries: String, runAs: [String], options: Options, port: Int, certificates: PostgresTestCertificates?) {
         self.directory = directory
         self.binaries = binaries
         self.runAs = runAs
+        self.options = options
+        self.port = port
+        self.certificates = certificates
     }
 
     /// `PostgreSQL test server at /tmp/onetap-pg-…`.
@@ -55,11 +80,19 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// A libpq URL over TCP to `localhost` (with TLS servers only), with no `sslmode`.
+    /// - Parameter database: The database; `postgres`.
+    /// - Returns: `postgresql://postgres@localhost:<port>/postgres`.
+    package func tcpURL(database: String = "postgres") -> String {
+        "postgresql://postgres@localhost:\(port)/\(database)"
+    }
+
     /// Creates and starts a server of its own.
+    /// - Parameter options: How it runs; 300 connections over a Unix socket only by default.
     /// - Returns: The running server.
     /// - Throws: ``Unavailable`` saying what is missing (no binaries, no `postgres` user under root) or
     ///   which step failed, with the tool's output.
-    package static func start() async throws(Unavailable) -> PostgresTestServer {
+    package static func start(_ options: Options = Options()) async throws(Unavailable) -> PostgresTestServer {
         guard let binaries = findBinaries() else {
             throw Unavailable(reason: "no PostgreSQL server binaries (initdb) under /usr/lib/postgresql/*/bin; install postgresql-15 (apt-get install -y postgresql-15) or set ONETAP_POSTGRES_URL")
         }
@@ -82,7 +115,18 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         let directory = String(cString: made)
         if let owner { chown(directory, owner.uid, owner.gid) }
         chmod(directory, 0o700)
-        let server = PostgresTestServer(directory: directory, binaries: binaries, runAs: runAs)
+        var certificates: PostgresTestCertificates? = nil
+        var port = 5432
+        if options.tls {
+            do {
+                certificates = try await PostgresTestCertificates.make(in: directory + "/tls", owner: owner)
+                port = try freePort()
+            } catch {
+                try? FileManager.default.removeItem(atPath: directory)
+                throw error
+            }
+        }
+        let server = PostgresTestServer(directory: directory, binaries: binaries, runAs: runAs, options: options, port: port, certificates: certificates)
         server.startWatchdog()
         do {
             try await server.run(
@@ -102,7 +146,12 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     package func start() async throws(Unavailable) {
         // fsync is off (a test server; a stopped process still leaves its writes with the kernel), and
         // synchronous_commit stays on, so a commit the client saw survives `pg_ctl stop -m immediate`.
-        let options = "-c listen_addresses='' -c unix_socket_directories='\(directory)' -c port=\(port) -c max_connections=300 -c fsync=off -c shared_buffers=64MB"
+        var options = "-c unix_socket_directories='\(directory)' -c port=\(port) -c max_connections=\(self.options.maxConnections) -c fsync=off -c shared_buffers=64MB"
+        if let certificates {
+            options += " -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file='\(certificates.serverCertificate)' -c ssl_key_file='\(certificates.serverKey)'"
+        } else {
+            options += " -c listen_addresses=''"
+        }
         try await run("pg_ctl", ["-D", dataDirectory, "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"])
     }
 
@@ -203,6 +252,23 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 && fcntl(descriptor, F_GETFD) >= 0 {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
+    }
+
+    /// A TCP port on 127.0.0.1 nothing listens on now (the kernel's pick).
+    private static func freePort() throws(Unavailable) -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Unavailable(reason: "cannot open a socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw Unavailable(reason: "cannot find a free TCP port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Starts a shell that waits for this process to end, then stops the server and removes its

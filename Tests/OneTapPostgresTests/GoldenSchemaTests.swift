@@ -14,7 +14,7 @@ import Testing
 ///
 /// Skipped, as the other PostgreSQL suites, when no server can be had (failed under
 /// `ONETAP_REQUIRE_POSTGRES=1`).
-@Suite struct GoldenSchemaTests {
+@Suite(.connectionBudget) struct GoldenSchemaTests {
     // MARK: Loading the dump
 
     /// The dump's statements, one each, with its schema renamed: `psql`'s meta-commands (`\restrict`)

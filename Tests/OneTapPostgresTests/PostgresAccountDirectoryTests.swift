@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresAccountDirectoryTests {
+@Suite(.connectionBudget) struct PostgresAccountDirectoryTests {
     let now = Date(timeIntervalSince1970: 1_796_083_200.125)
     let number = PhoneNumber(unchecked: 13_800_138_000)
 
@@ -19,7 +19,7 @@ import Testing
 
     /// Two instances (two pools, one database) racing 40 first logins of one number: one account,
     /// created once, and each later login answers the verification before it.
-    @Test func twoInstancesRacingFirstLoginsCreateOneAccount() async throws {
+    @Test(.connections(20)) func twoInstancesRacingFirstLoginsCreateOneAccount() async throws {
         try await TestDatabase.withStores(poolSize: 8) { one in
             let other = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url(), schema: one.configuration.schema, poolSize: 8))
             let directories = [one.accountDirectory(), other.accountDirectory()]

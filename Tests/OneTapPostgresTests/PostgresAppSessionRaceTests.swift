@@ -12,7 +12,7 @@ import Testing
 /// The successor is checked against its definition, computed here with HMAC-SHA-256 from the token, the
 /// key and the nonce the rotation stored: `otr1.<session>.` + base64url(HMAC(key,
 /// "onetap-refresh-successor-1" ‖ 0 ‖ token ‖ 0 ‖ nonce)). The helpers print its SHA-256 only.
-@Suite struct PostgresAppSessionRaceTests {
+@Suite(.connectionBudget) struct PostgresAppSessionRaceTests {
     /// The instant the session is opened; every process of the race runs a minute later.
     static let opened = Date(timeIntervalSince1970: 1_796_112_000.125)
     static let raceMs = 1_796_112_060_125 as Int64
@@ -42,7 +42,7 @@ import Testing
         return answers
     }
 
-    @Test func fourProcessesRotateOnceAndAReuseAfterTheGraceRevokesTheFamilyEverywhere() async throws {
+    @Test(.connections(16)) func fourProcessesRotateOnceAndAReuseAfterTheGraceRevokesTheFamilyEverywhere() async throws {
         let url = try await TestDatabase.url()
         try await TestDatabase.withStores { stores in
             let schema = stores.configuration.schema

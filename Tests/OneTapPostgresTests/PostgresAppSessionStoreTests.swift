@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresAppSessionStoreTests {
+@Suite(.connectionBudget) struct PostgresAppSessionStoreTests {
     let now = Date(timeIntervalSinceReferenceDate: 786_000_000.25)
     let rules = AppSessionRules(policy: .standard, keys: try! ServerKeyRing([(try KeyID("pg"), try ServerKey(bytes: Array(repeating: 9, count: 32)))]))
 

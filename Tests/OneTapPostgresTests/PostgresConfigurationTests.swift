@@ -12,9 +12,9 @@ import Testing
 
     @Test(arguments: [
         ("postgresql:///onetap?host=/tmp/sock", ["dbname=onetap", "host=/tmp/sock"]),
-        ("postgres://api:hunter2@db.example:5432/tokens", ["user=api", "password=<redacted>", "host=db.example", "port=5432", "dbname=tokens"]),
+        ("postgres://api:hunter2@db.example:5432/tokens", ["user=api", "password=<redacted>", "host=db.example", "port=5432", "dbname=tokens", "sslmode=verify-full"]),
         ("postgresql://api@db.example/tokens?sslmode=require&application_name=auth", ["user=api", "host=db.example", "dbname=tokens", "sslmode=require", "application_name=auth"]),
-        ("postgresql://api:p%40ss@db.example/tokens", ["user=api", "password=<redacted>", "host=db.example", "dbname=tokens"]),
+        ("postgresql://api:p%40ss@db.example/tokens", ["user=api", "password=<redacted>", "host=db.example", "dbname=tokens", "sslmode=verify-full"]),
         ("host=/var/run/postgresql dbname=onetap user=api password=hunter2", ["host=/var/run/postgresql", "dbname=onetap", "user=api", "password=<redacted>"]),
         ("host=/tmp dbname='my db'", ["host=/tmp", "dbname='my", "db'"]),
     ])

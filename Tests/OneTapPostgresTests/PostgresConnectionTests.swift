@@ -7,7 +7,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct PostgresConnectionTests {
+@Suite(.connectionBudget) struct PostgresConnectionTests {
     func withConnection(statementTimeout: Duration = .seconds(20), observer: (@Sendable (String) -> Void)? = nil, _ body: (PostgresConnection) async throws -> Void) async throws {
         let configuration = try TestDatabase.configuration(try await TestDatabase.url(), statementTimeout: statementTimeout)
         let connection = try await PostgresConnection.open(configuration, observer: observer)

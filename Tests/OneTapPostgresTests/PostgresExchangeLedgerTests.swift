@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresExchangeLedgerTests {
+@Suite(.connectionBudget) struct PostgresExchangeLedgerTests {
     let now = Date(timeIntervalSince1970: 1_796_083_200.125)
     static let abc = SHA256.hash(Array("abc".utf8))
 

@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresGuestDataStoreTests {
+@Suite(.connectionBudget) struct PostgresGuestDataStoreTests {
     /// This test's guest: random, as an app session's.
     let testGuest = GuestID.random()
 

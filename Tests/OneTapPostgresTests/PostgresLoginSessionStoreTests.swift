@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresLoginSessionStoreTests {
+@Suite(.connectionBudget) struct PostgresLoginSessionStoreTests {
     let now = Date(timeIntervalSinceReferenceDate: 786_000_000.25)
     let machine = LoginSessionMachine()
 
@@ -176,7 +176,7 @@ import Testing
 
     /// A login started by one process is advanced by another (the auth server's instances), and of four
     /// processes racing one report exactly one is accepted.
-    @Test func processesShareSessionsAndOneOfFourRacingReportsIsAccepted() async throws {
+    @Test(.connections(16)) func processesShareSessionsAndOneOfFourRacingReportsIsAccepted() async throws {
         let url = try await TestDatabase.url()
         try await TestDatabase.withStores { stores in
             let schema = stores.configuration.schema

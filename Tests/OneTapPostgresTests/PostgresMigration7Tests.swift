@@ -6,7 +6,7 @@ import Testing
 /// Migration 7: every `timestamptz` column to a `bigint` of milliseconds since 1970 (`…_ms`), the rows
 /// a schema at version 6 holds converted in place, and a schema migrated so has the columns of one
 /// made at version 7 from the start.
-@Suite struct PostgresMigration7Tests {
+@Suite(.connectionBudget) struct PostgresMigration7Tests {
     /// The columns of a schema's tables: table, column, type, nullability, default, collation, in order.
     static func columns(_ pool: PostgresPool, _ schema: String) async throws -> [[String]] {
         let rows = try await pool.execute(

@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresPoolTests {
+@Suite(.connectionBudget) struct PostgresPoolTests {
     func pool(poolSize: Int, connectTimeout: Duration = .seconds(10), clock: any WallClock = SystemClock(), url: String? = nil) async throws -> PostgresPool {
         var address = url
         if address == nil { address = try await TestDatabase.url() }

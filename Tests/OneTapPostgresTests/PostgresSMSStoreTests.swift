@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresSMSStoreTests {
+@Suite(.connectionBudget) struct PostgresSMSStoreTests {
     let now = Date(timeIntervalSince1970: 1_796_083_200.125)
     static let number = try! PhoneNumber("13800138000")
     static let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.9")
@@ -258,7 +258,7 @@ import Testing
 
     /// Four processes send codes from one address at once, under a limit of 5 per address an hour:
     /// exactly 5 go out in all.
-    @Test func fourProcessesSendingFromOneAddressSendFiveInAll() async throws {
+    @Test(.connections(24)) func fourProcessesSendingFromOneAddressSendFiveInAll() async throws {
         let url = try await TestDatabase.url()
         let policy = "/tmp/onetap-pg-policy-\(UUID().uuidString).csv"
         try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,test\n".write(toFile: policy, atomically: true, encoding: .utf8)

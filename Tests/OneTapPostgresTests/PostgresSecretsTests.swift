@@ -6,7 +6,7 @@ import Testing
 
 /// The Postgres stores for sessions, SMS codes and the exchange ledger, and every error they throw: no
 /// textual form shows the URL's password, an SMS code or its HMAC, a token or its digest.
-@Suite struct PostgresSecretsTests {
+@Suite(.connectionBudget) struct PostgresSecretsTests {
     /// The app session the logins of these tests belong to.
     static let appSession: AccessClaims = {
         let ring = try! ServerKeyRing([(try! KeyID("test"), try! ServerKey(bytes: [UInt8](repeating: 42, count: 32)))])

@@ -4,7 +4,7 @@ import OneTap
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresStoresTests {
+@Suite(.connectionBudget) struct PostgresStoresTests {
     /// Only leases expired both before the instant and on the database's clock go.
     @Test func removeExpiredRowsRemovesOnlyLeasesWhoseTimePassed() async throws {
         try await TestDatabase.withStores { stores in
@@ -107,7 +107,7 @@ import Testing
         ] {
             #expect(text.contains("host=db.example") && text.contains("password=<redacted>") && !text.contains("hunter2"), "\(text)")
         }
-        #expect(store.description.hasPrefix("PostgresTokenStore(schema tenant_a, lease 45.0 s, lock timeout 10.0 s, PostgresPool("))
+        #expect(store.description.hasPrefix("PostgresTokenStore(schema tenant_a, lease 45.0 s, lock timeout 10.0 s, unsealed, PostgresPool("))
         #expect(store.schema == "tenant_a" && sessions.schema == "tenant_a" && sms.schema == "tenant_a" && ledger.schema == "tenant_a")
         #expect(sessions.description.hasPrefix("PostgresLoginSessionStore(schema tenant_a, PostgresPool("))
         #expect(data.description.hasPrefix("PostgresGuestDataStore(schema tenant_a, PostgresPool(") && data.schema == "tenant_a")

@@ -5,7 +5,7 @@ import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
-@Suite struct PostgresTokenStoreTests {
+@Suite(.connectionBudget) struct PostgresTokenStoreTests {
     let now = Tokens.now
 
     func token(_ account: AccountID = "u1", value: String = "A0", refresh: String? = "R0", age: Double = 0) -> AccessToken {
@@ -398,7 +398,7 @@ import Testing
     // MARK: Across processes
 
     /// Four processes refreshing 1,000 due accounts in the background: 1,000 refreshes in all.
-    @Test func fourProcessesRefreshEachDueAccountOnce() async throws {
+    @Test(.connections(40)) func fourProcessesRefreshEachDueAccountOnce() async throws {
         let url = try await TestDatabase.url()
         try await TestDatabase.withStores(poolSize: 8) { stores in
             let store = stores.tokenStore()

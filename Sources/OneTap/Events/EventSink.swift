@@ -50,6 +50,9 @@ public protocol EventSink: Sendable {
 /// hexadecimal digits of the token's SHA-256, never the token), `state` (what was to be recorded) and
 /// `reason`: the exchange ledger could not record how a paid exchange ended; reconcile it.
 ///
+/// A database event (area `database`, ``DatabaseEvent``): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
+/// connection to a TCP host was configured not to check the server's certificate.
+///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
 /// ```
@@ -71,6 +74,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case account(AccountEvent)
         /// The record of a paid exchange could not be written (``ExchangeGuard``).
         case exchange(ExchangeEvent)
+        /// A database store's connection is less protected than it should be (`OneTapPostgres`).
+        case database(DatabaseEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -96,10 +101,11 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .appSession(let event): event.name
         case .account(let event): event.name
         case .exchange(let event): event.name
+        case .database(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token`, `sms`, `app-session`, `account` or `exchange`.
+    /// The area it belongs to: `login`, `token`, `sms`, `app-session`, `account`, `exchange` or `database`.
     public var area: String {
         switch payload {
         case .login: "login"
@@ -108,6 +114,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .appSession: "app-session"
         case .account: "account"
         case .exchange: "exchange"
+        case .database: "database"
         }
     }
 
@@ -120,6 +127,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .appSession(let event): "\(at.iso8601) app-session \(event)"
         case .account(let event): "\(at.iso8601) account \(event)"
         case .exchange(let event): "\(at.iso8601) exchange \(event)"
+        case .database(let event): "\(at.iso8601) database \(event)"
         }
     }
 
@@ -154,6 +162,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .appSession(let event): event.writeMembers(to: &writer)
             case .account(let event): event.writeMembers(to: &writer)
             case .exchange(let event): event.writeMembers(to: &writer)
+            case .database(let event): event.writeMembers(to: &writer)
             }
         }
     }

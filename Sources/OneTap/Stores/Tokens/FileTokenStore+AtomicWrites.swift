@@ -86,7 +86,10 @@ extension FileTokenStore {
             state.sinceSweep = 0
             return true
         }
-        if sweep { sweepTemporaries() }
+        if sweep {
+            sweepTemporaries()
+            sweepSetAside()
+        }
     }
 
     /// Removes temporary files whose writers are gone: the file's `flock` can be taken and it is not

@@ -20,7 +20,10 @@ import Darwin
 ///   or that another user owns, is refused (`insecure`).
 /// - A corrupt, foreign, over-long file, a symbolic link or a non-regular file where a token file should
 ///   be is moved aside to `<name>.corrupt-<milliseconds>` when that account is read (or by ``repair()``)
-///   and reported (`corrupt`); it is never silently overwritten. Listing never moves anything.
+///   and reported (`corrupt`); it is never silently overwritten. Listing never moves anything. What is set
+///   aside may hold a token: it is kept mode 0600 for ``setAsideRetention`` (7 days, on the injected clock)
+///   for a person to look at, then deleted when a store opens the directory, every 256 writes, or by
+///   ``repair()``.
 /// - Compare-and-swap writes hold an advisory lock (`flock`) on `.locks/<name>.lock`; refreshes hold one
 ///   on `.locks/<name>.refresh`, so two processes on one machine do not refresh the same account twice.
 ///   Waiting for a lock polls on the injected clock.
@@ -101,6 +104,7 @@ public final class FileTokenStore: TokenStore {
         try Self.prepare(locks, followLinks: false)
         try Self.prepare(temporaries, followLinks: false)
         sweepTemporaries()
+        sweepSetAside()
     }
 
     /// Creates a directory if needed and checks that it is one only this user can read, enter or write.
@@ -261,31 +265,6 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
-    /// Moves a bad file aside and returns the error that reports it.
-    func moveAside(_ path: String, account: AccountID?, reason: String) -> StoreError {
-        moveAsideReporting(path, account: account, reason: reason).error
-    }
-
-    /// Moves a bad file aside: the error that reports it, and where the file went when it moved.
-    func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: StoreError, aside: String?) {
-        let aside = "\(path).corrupt-\(clock.now().millisecondsSince1970)"
-        var moved = false
-        noteDirectoryChange { moved = rename(path, aside) == 0 }
-        if moved {
-            syncDirectory()
-            indexState.withLock { state in
-                let name = String(path.split(separator: "/").last!)
-                state.files[name] = nil
-                if let account { state.index.remove(account) }
-            }
-            return (StoreError(.corrupt, account: account, message: "\(path) is not a valid token record (\(reason)); moved aside to \(aside)"), aside)
-        }
-        let error = StoreError(
-            .corrupt, account: account,
-            message: "\(path) is not a valid token record (\(reason)); moving it aside failed: \(SystemCallError.last("rename", path).reason)")
-        return (error, nil)
-    }
-
     /// Reads an account's token (``TokenStore/load(_:)``). A bad file is moved aside and reported.
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
@@ -295,13 +274,15 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Moves every bad file where a token file should be aside (what ``load(_:)`` does for one account),
-    /// and removes temporary files crashed writers left.
+    /// removes temporary files crashed writers left, and deletes what was set aside longer than
+    /// ``setAsideRetention`` ago.
     /// - Returns: The paths the bad files were moved to.
     /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed.
     @discardableResult
     public func repair() async throws -> [String] {
         try await io.run { () throws(StoreError) -> [String] in
             self.sweepTemporaries()
+            self.sweepSetAside()
             var moved: [String] = []
             for name in try self.tokenFileNames() {
                 guard let account = Self.account(fromFileName: String(name.dropLast(6))) else { continue }

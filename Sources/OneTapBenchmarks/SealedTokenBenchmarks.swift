@@ -1,0 +1,96 @@
+import Foundation
+import OneTap
+import OneTapPostgres
+import OneTapPostgresTestSupport
+
+/// What sealing costs (issue 21): a PostgreSQL token store's compare-and-swap write and its read with a
+/// ``PostgresTokenKeyring`` (AES-256-GCM through libcrypto, each token sealed with a fresh nonce) beside the
+/// same store without one, in the same run, on the same server and schema, one connection.
+///
+/// The server is `ONETAP_POSTGRES_URL`, or a private one started for these rows; without either the rows
+/// are skipped with the reason.
+enum SealedTokenBenchmarks {
+    static let writeName = "postgres.token-write sealed"
+    static let readName = "postgres.token-read sealed"
+
+    static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
+        guard options.wants(writeName) || options.wants(readName) else { return }
+        var server: PostgresTestServer? = nil
+        let url: String
+        if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
+            url = external
+        } else {
+            do {
+                server = try await PostgresTestServer.start(.init(maxConnections: 20))
+                url = server!.url()
+            } catch {
+                print("postgres.token sealed: skipped: no PostgreSQL server (\(error)); set ONETAP_POSTGRES_URL or install postgresql-15")
+                return
+            }
+        }
+        defer { server?.remove() }
+        let schema = "bench_sealed_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let stores: PostgresStores
+        do {
+            stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+        } catch {
+            print("postgres.token sealed: skipped: \(error)")
+            return
+        }
+        do {
+            try await measure(stores, options, &report, repetitions: repetitions)
+        } catch {
+            print("postgres.token sealed: failed: \(error)")
+        }
+        do {
+            try await stores.pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
+        } catch {
+            print("postgres.token sealed: could not drop schema \(schema): \(error)")
+        }
+        await stores.close()
+    }
+
+    private static func measure(_ stores: PostgresStores, _ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async throws {
+        let key = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        let sealed = stores.tokenStore(keyring: try PostgresTokenKeyring(currentKeyID: "bench", keys: ["bench": key]))
+        let plain = stores.tokenStore()
+        let issued = Date()
+        let batch = 50
+        let runs = max(5, repetitions / 4)
+        var versions: [AccountID: TokenVersion] = [:]
+        let accounts: [(any TokenStore, AccountID)] = [(sealed, "sealed"), (plain, "plain")]
+        for (store, account) in accounts {
+            versions[account] = try await store.save(PostgresBenchmarks.token(account, issued), replacing: nil, dueAt: issued)
+        }
+        var failures = 0
+        /// Writes `batch` tokens to one account, each replacing the last.
+        func writes(_ store: any TokenStore, _ account: AccountID) async {
+            for _ in 0..<batch {
+                do {
+                    versions[account] = try await store.save(PostgresBenchmarks.token(account, issued), replacing: versions[account], dueAt: issued)
+                } catch {
+                    failures += 1
+                }
+            }
+        }
+        func reads(_ store: any TokenStore, _ account: AccountID) async {
+            for _ in 0..<batch {
+                do { blackHole(try await store.load(account)) } catch { failures += 1 }
+            }
+        }
+        if options.wants(writeName) {
+            let ours = await measureAsync(batch: batch, repetitions: runs) { await writes(sealed, "sealed") }
+            let reference = await measureAsync(batch: batch, repetitions: runs) { await writes(plain, "plain") }
+            var row = Suites.row(writeName, batch, ours, "the same write unsealed", reference, target: nil, met: nil)
+            row.extra = [("sealingCostNs", format(ours.median - reference.median)), ("failures", String(failures))]
+            report.add(row)
+        }
+        if options.wants(readName) {
+            let ours = await measureAsync(batch: batch, repetitions: runs) { await reads(sealed, "sealed") }
+            let reference = await measureAsync(batch: batch, repetitions: runs) { await reads(plain, "plain") }
+            var row = Suites.row(readName, batch, ours, "the same read unsealed", reference, target: nil, met: nil)
+            row.extra = [("openingCostNs", format(ours.median - reference.median)), ("failures", String(failures))]
+            report.add(row)
+        }
+    }
+}

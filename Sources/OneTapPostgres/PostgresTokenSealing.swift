@@ -1,0 +1,81 @@
+import OneTap
+
+// Sealing every stored token now, rather than at each token's next save: after a keyring is first given
+// (rows written unsealed) and after a rotation (rows sealed with an older key), so the older keys can be
+// dropped once it reports every row done.
+
+extension PostgresTokenStore {
+    /// Seals with the keyring's current key every row that is unsealed or sealed with another key, in
+    /// batches; the token, its version and its times stay as they are. A row a writer changes meanwhile is
+    /// left to that writer (its compare-and-swap wins; this store's update matches no row).
+    /// - Parameter batch: How many rows one statement reads; at least 1.
+    /// - Returns: How many rows were sealed again.
+    /// - Throws: ``StoreError`` of kind `corrupt` for a row that does not open (naming its account and key
+    ///   id; rows before it stay sealed), `io` when the store has no keyring; ``PostgresError`` from the pool.
+    package func sealStoredTokens(batch: Int = 500) async throws -> Int {
+        guard let keyring else {
+            throw StoreError(.io, account: nil, message: "this token store has no keyring to seal the tokens with; nothing was changed")
+        }
+        let tokens = "\(PostgresIdentifier.quoted(schema)).tokens"
+        let read = """
+            SELECT account, version, access_token, refresh_token, key_id FROM \(tokens) \
+            WHERE key_id IS DISTINCT FROM $1 AND account > $2 ORDER BY account LIMIT $3
+            """
+        let write = """
+            UPDATE \(tokens) SET access_token = $3, refresh_token = $4, key_id = $5 \
+            WHERE account = $1 AND version = $2 AND key_id IS NOT DISTINCT FROM $6
+            """
+        let limit = max(1, batch)
+        var after = ""
+        var sealed = 0
+        while true {
+            let rows = try await pool.execute(read, [.text(keyring.currentKeyID), .text(after), .int64(Int64(limit))]).rows
+            for row in rows {
+                guard row.count == 5, let name = row[0].text, let version = row[1].int64, let access = row[2].bytes else {
+                    throw StoreError(.corrupt, account: nil, message: "a row of \(tokens) is not a OneTap token; it was left as it is")
+                }
+                after = name
+                let account: AccountID
+                do {
+                    account = try AccountID(name)
+                } catch {
+                    throw StoreError(.corrupt, account: nil, message: "a row of \(tokens) has an account id OneTap cannot hold (\(error)); it was left as it is")
+                }
+                let keyID = row[4].text
+                func reveal(_ stored: [UInt8], _ field: PostgresTokenKeyring.Field) throws(StoreError) -> Secret {
+                    let bytes = try keyID.map { (id) throws(StoreError) in try keyring.open(stored, keyID: id, field: field, account: account, table: tokens) } ?? stored
+                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                        throw StoreError(.corrupt, account: account, message: "the \(field.rawValue) token in \(tokens) is not UTF-8; it was left as it is")
+                    }
+                    return Secret(text)
+                }
+                let newAccess = try keyring.seal(try reveal(access, .access), field: .access, account: account)
+                var newRefresh: PostgresValue = .null
+                if let refresh = row[3].bytes { newRefresh = .bytes(try keyring.seal(try reveal(refresh, .refresh), field: .refresh, account: account)) }
+                let result = try await pool.execute(
+                    write,
+                    [.text(name), .int64(version), .bytes(newAccess), newRefresh, .text(keyring.currentKeyID), keyID.map { .text($0) } ?? .null])
+                sealed += result.affected
+            }
+            if rows.count < limit { return sealed }
+        }
+    }
+}
+
+extension PostgresStores {
+    /// Seals every stored carrier token with the keyring's current key now, rather than at each token's
+    /// next save: run it once after first giving a keyring (rows written unsealed), and after making a new
+    /// key current; once it returns, no row needs an older key, and older keys can leave the keyring. Safe
+    /// while instances serve (a token saved meanwhile keeps its own write).
+    /// - Parameters:
+    ///   - keyring: The keys: the current one seals; the older ones open rows sealed with them.
+    ///   - batch: How many rows one statement reads; 500.
+    /// - Returns: How many rows were sealed again.
+    /// - Throws: `StoreError` of kind `corrupt` for a row that does not open (a key missing from the
+    ///   keyring, named by its id; rows before it stay sealed); ``PostgresError`` from the pool.
+    @discardableResult
+    public func sealStoredTokens(keyring: PostgresTokenKeyring, batch: Int = 500) async throws -> Int {
+        try await PostgresTokenStore(pool: pool, clock: SystemClock(), leaseDuration: .seconds(60), lockTimeout: .zero, keyring: keyring)
+            .sealStoredTokens(batch: batch)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapPostgresTestSupport
+import OneTapTesting
+import Testing
+
+/// Issue 21, scenario 6 (in transit): a TCP host gets `sslmode=verify-full` unless the URL names a mode, and a
+/// weaker mode named for a TCP host is an event.
+@Suite struct PostgresTransportSecurityTests {
+    /// The `sslmode` the configuration passes to libpq, read from its redacted connection string.
+    func mode(_ configuration: PostgresConfiguration) -> String? {
+        configuration.redactedConnection.split(separator: " ").first { $0.hasPrefix("sslmode=") }.map { String($0.dropFirst(8)) }
+    }
+
+    @Test(arguments: [
+        ("postgresql://onetap:secret@db.internal:5432/onetap", "verify-full"),
+        ("postgres://db.internal/onetap", "verify-full"),
+        ("host=10.0.0.5 dbname=onetap", "verify-full"),
+        ("hostaddr=10.0.0.5 dbname=onetap", "verify-full"),
+        ("host=/var/run/postgresql,db.internal dbname=onetap", "verify-full"),
+        ("postgresql://db.internal/onetap?sslmode=verify-ca", "verify-ca"),
+        ("postgresql://db.internal/onetap?sslmode=require", "require"),
+        ("postgresql:///onetap?host=/var/run/postgresql", nil),
+        ("host=@abstract dbname=onetap", nil),
+    ] as [(String, String?)])
+    func aTCPHostGetsVerifyFullUnlessTheURLNamesAMode(url: String, expected: String?) throws {
+        #expect(mode(try PostgresConfiguration(url: url)) == expected)
+    }
+
+    @Test(arguments: ["disable", "allow", "prefer", "require"])
+    func aWeakModeForATCPHostIsAnEventWithoutThePassword(weak: String) throws {
+        let events = RecordingEventSink()
+        let configuration = try PostgresConfiguration(url: "postgresql://onetap:hunter2-secret@db.internal:5432/onetap?sslmode=\(weak)")
+        _ = PostgresStores(configuration: configuration, clock: FakeClock(now: Tokens.now), events: events)
+        let recorded = events.recorded
+        #expect(recorded.map(\.name) == ["weak-tls"])
+        #expect(recorded.first?.area == "database")
+        #expect(recorded.first?.payload == .database(.weakTransportSecurity(sslMode: weak, hosts: "db.internal")))
+        let line = try #require(recorded.first).json()
+        #expect(line == #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"database","event":"weak-tls","sslmode":"\#(weak)","hosts":"db.internal"}"#)
+        #expect(!line.contains("hunter2") && !"\(recorded)".contains("hunter2"))
+    }
+
+    @Test(arguments: [
+        "postgresql://onetap:pw@db.internal/onetap", "postgresql://db.internal/onetap?sslmode=verify-ca",
+        "postgresql:///onetap?host=/var/run/postgresql&sslmode=disable",
+    ])
+    func aVerifyingModeOrASocketIsNoEvent(url: String) throws {
+        let events = RecordingEventSink()
+        _ = PostgresStores(configuration: try PostgresConfiguration(url: url), clock: FakeClock(now: Tokens.now), events: events)
+        #expect(events.recorded.isEmpty)
+    }
+
+    /// Against a server with TLS on and a certificate from a CA made for the test: a TCP URL without
+    /// `sslmode` is refused without that CA (none given, or another CA), and connects over TLS with it.
+    @Test func aTCPURLWithoutSSLModeChecksTheServersCertificate() async throws {
+        let server: PostgresTestServer
+        do {
+            server = try await PostgresTestServer.start(.init(maxConnections: 20, tls: true))
+        } catch {
+            if PostgresSharedServer.isRequired { throw TestDatabase.Required(reason: error.reason) }
+            try Test.cancel("skipped: no TLS test server (\(error.reason))")
+        }
+        defer { server.remove() }
+        let certificates = try #require(server.certificates)
+        // Neither ~/.postgresql/root.crt nor a CA given: libpq cannot check the certificate, so it refuses.
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        #expect(!FileManager.default.fileExists(atPath: home + "/.postgresql/root.crt"))
+        for refused in [server.tcpURL(), server.tcpURL() + "?sslrootcert=\(certificates.otherAuthority)"] {
+            let configuration = try PostgresConfiguration(url: refused, connectTimeout: .seconds(20))
+            let error = await #expect(throws: PostgresError.self) { try await PostgresConnection.open(configuration) }
+            #expect(error?.kind == .connectionFailed, "\(refused): \(String(describing: error))")
+        }
+        let configuration = try PostgresConfiguration(url: server.tcpURL() + "?sslrootcert=\(certificates.authority)", connectTimeout: .seconds(20))
+        let connection = try await PostgresConnection.open(configuration)
+        let rows = try await connection.execute("SELECT ssl FROM pg_catalog.pg_stat_ssl WHERE pid = pg_catalog.pg_backend_pid()")
+        await connection.close()
+        #expect(rows.first == [.bool(true)])
+    }
+}
