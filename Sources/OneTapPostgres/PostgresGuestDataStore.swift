@@ -138,30 +138,50 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ) async throws -> Bool {
         try StoreError.check(dataKind: kind)
         let committing = LockedValue(false)
-        let statements = statements
         do {
             return try await pool.withConnection { connection in
-                do {
-                    return try await connection.transaction(committing: { committing.withLock { $0 = true } }) { connection in
-                        let taken = try await connection.execute(statements.takeGuest, [.text(guest.text), .text(kind), .text(guestValue.json)])
-                        guard taken.first != nil else { return false }
-                        let set =
-                            if let accountValue {
-                                try await connection.execute(
-                                    statements.updateAccount, [.text(account.rawValue), .text(kind), .text(accountValue.json), .text(merged.json)])
-                            } else {
-                                try await connection.execute(statements.insertAccount, [.text(account.rawValue), .text(kind), .text(merged.json)])
-                            }
-                        guard set.first != nil else { throw AccountChanged() }
-                        return true
-                    }
-                } catch is AccountChanged {
-                    return false
-                }
+                try await self.mergeTransaction(
+                    on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged,
+                    committing: committing)
             }
+        } catch is AccountChanged {
+            return false
         } catch {
             throw failure(error, doing: "merge the \(kind) of guest \(guest) into account \(account)", write: true, sent: committing.withLock { $0 })
         }
+    }
+
+    /// ``merge(kind:of:expecting:into:expecting:setting:)``'s transaction on one connection; `committing`
+    /// turns true once the `COMMIT` is sent.
+    private func mergeTransaction(
+        on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
+        merged: JSONValue, committing: LockedValue<Bool>
+    ) async throws -> Bool {
+        try await connection.transaction(committing: { committing.withLock { $0 = true } }) { connection in
+            try await mergeRows(on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged)
+        }
+    }
+
+    /// The statements of ``merge(kind:of:expecting:into:expecting:setting:)``'s transaction: false when the
+    /// guest's row changed (nothing written yet); ``AccountChanged`` (rolling back the guest's delete) when
+    /// the account's did.
+    private func mergeRows(
+        on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
+        merged: JSONValue
+    ) async throws -> Bool {
+        let taken = try await connection.execute(statements.takeGuest, [.text(guest.text), .text(kind), .text(guestValue.json)])
+        guard taken.first != nil else { return false }
+        let (sql, parameters) = accountSet(kind: kind, account: account, accountValue: accountValue, merged: merged)
+        let set = try await connection.execute(sql, parameters)
+        guard set.first != nil else { throw AccountChanged() }
+        return true
+    }
+
+    /// The statement that sets the account's row of a merge: an update conditional on the value read, or
+    /// an insert when it had none.
+    private func accountSet(kind: String, account: AccountID, accountValue: JSONValue?, merged: JSONValue) -> (String, [PostgresValue]) {
+        guard let accountValue else { return (statements.insertAccount, [.text(account.rawValue), .text(kind), .text(merged.json)]) }
+        return (statements.updateAccount, [.text(account.rawValue), .text(kind), .text(accountValue.json), .text(merged.json)])
     }
 
     /// Rolls a merge's transaction back: the account's row changed since it was read.
