@@ -21,6 +21,10 @@
 ///   grace (30 s), so an app that lost an answer or refreshed twice at once stays logged in; presented
 ///   later, or an older one, it revokes the whole session on every instance (RFC 9700 §4.14.2). A token the
 ///   session never issued is refused and revokes nothing, so knowing a session's id ends no one's session.
+/// - **Guest data**: given a ``GuestMerger``, a login merges its former guest's data into the account; a
+///   merge that fails there (the guest-data store down) is kept in the session's record
+///   (``AppSessionRecord/unmergedGuest``) and retried at the next refresh, or by ``mergeFormerGuest(_:)``,
+///   until it succeeds: the data stays with the guest meanwhile, never lost and merged once.
 /// - **The store** keeps HMACs of refresh tokens only, under the key ring; four instances refreshing one
 ///   token at once make one rotation (compare-and-swap) and answer the same successor.
 public struct AppSessions: Sendable {
