@@ -23,7 +23,8 @@ extension AppSessions {
     func retryPendingMerge(_ record: AppSessionRecord) async {
         guard let merger, let guest = record.unmergedGuest, let account = record.account else { return }
         do {
-            _ = try await merger.merge(guest, into: account)
+            // Never waits for another applier: a login or refresh answers at once (the next one retries).
+            _ = try await merger.merge(guest, into: account, waiting: false)
             try await acknowledge(guest, in: record.id)
         } catch {
             // Kept pending in the record: the next refresh or mergeFormerGuest(_:) tries again.

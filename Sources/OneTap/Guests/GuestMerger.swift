@@ -50,6 +50,18 @@ public struct GuestMerger: Sendable {
     ///   journal for longer than two leases; ``StoreError`` when the store fails (call again to
     ///   resume); `CancellationError`.
     public func merge(_ guest: GuestID, into account: AccountID) async throws -> MergeJournal {
+        try await merge(guest, into: account, waiting: true)
+    }
+
+    /// ``merge(_:into:)``, or, when `waiting` is false, `busy` at once instead of waiting while another
+    /// applier holds the journal (for a merge retried on the way of a refresh, which must not wait).
+    /// - Parameters:
+    ///   - guest: The guest.
+    ///   - account: The account.
+    ///   - waiting: Whether to wait (up to two leases) for another applier.
+    /// - Returns: The finished journal.
+    /// - Throws: As ``merge(_:into:)``.
+    package func merge(_ guest: GuestID, into account: AccountID, waiting: Bool) async throws -> MergeJournal {
         let me = LoginSessionID.random().text
         var journal: MergeJournal
         if let existing = try await store.journal(for: guest) {
@@ -61,13 +73,15 @@ public struct GuestMerger: Sendable {
         guard journal.account == account else {
             throw GuestMergeError(kind: .mergedElsewhere, guest: guest, message: "the guest's data merged into another account already")
         }
-        let giveUp = clock.now().addingTimeInterval(2 * lease.seconds)
+        let giveUp = clock.now().addingTimeInterval(waiting ? 2 * lease.seconds : 0)
         while !journal.done {
             try Task.checkCancellation()
             let now = clock.now()
             if let holder = journal.holder, holder != me, let until = journal.leaseUntil, until > now {
                 guard now < giveUp else {
-                    throw GuestMergeError(kind: .busy, guest: guest, message: "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s")
+                    throw GuestMergeError(
+                        kind: .busy, guest: guest,
+                        message: waiting ? "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s" : "another login is merging this guest")
                 }
                 try await clock.sleep(for: poll)
                 journal = try await reread(guest)

@@ -60,6 +60,32 @@ import Testing
         #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]), "merged once")
     }
 
+    /// Another applier holds the guest's merge journal (its lease far ahead): the refresh answers at once,
+    /// without waiting for it, and the guest stays pending; once the lease ran out, the next refresh merges.
+    @Test func aRefreshNeverWaitsForAnotherApplierOfThePendingMerge() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        world.data.fail(after: 0)
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        world.data.heal()
+        let plan = try MergePlan.plan(guest: try await world.data.data(of: .guest(guest)), account: [:], rules: .builtIn)
+        var held = try await world.data.createJournal(MergeJournal(guest: guest, account: "42", plan: plan, startedAt: world.clock.now()))
+        let version = held.version
+        held.holder = "someone-else"
+        held.leaseUntil = world.clock.now().addingTimeInterval(300)
+        held.version += 1
+        #expect(try await world.data.replaceJournal(held, expecting: version))
+
+        world.clock.advance(by: .seconds(60))
+        let refreshed = try await world.sessions.refresh(account.refreshToken)  // on the fake clock, a wait would never end
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == guest, "still pending")
+        #expect(try await world.data.data(of: .guest(guest))["cart"] == .array([Self.line("x", 2)]))
+        world.clock.advance(by: .seconds(300))  // the other applier's lease ran out
+        _ = try await world.sessions.refresh(refreshed.refreshToken)
+        #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]))
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == nil)
+    }
+
     @Test func theExplicitCallMergesAPendingGuestAndSaysWhenNoneIsPending() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
