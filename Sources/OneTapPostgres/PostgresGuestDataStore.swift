@@ -7,7 +7,9 @@ import OneTap
 ///
 /// - `<schema>.guest_data`: one row per owner (`guest` or `account`, and its id) and kind, the value as
 ///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). Kinds are checked by
-///   ``StoreError/check(dataKind:)`` before anything is sent, as in every store.
+///   ``StoreError/check(dataKind:)`` before anything is sent, as in every store. A merge moves one
+///   kind in one transaction, conditional on both rows holding what the merger read
+///   (``merge(kind:of:expecting:into:expecting:setting:)``): no lost updates, and no migration.
 /// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
 ///   began and finished (milliseconds since 1970), and the journal as JSON (``MergeJournal/json()``; a
 ///   row of an earlier version, which `JSONEncoder` wrote, is read as it is). ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
@@ -31,6 +33,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
 
     private struct Statements: Sendable {
         let data, write, remove, journal, create, replace, removeDone: String
+        let takeGuest, insertAccount, updateAccount: String
 
         init(_ schema: String) {
             let table = "\(schema).guest_data"
@@ -41,6 +44,12 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
                 ON CONFLICT (owner_kind, owner, kind) DO UPDATE SET value = EXCLUDED.value
                 """
             remove = "DELETE FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3"
+            takeGuest = "DELETE FROM \(table) WHERE owner_kind = 'guest' AND owner = $1 AND kind = $2 AND value = $3 RETURNING 1"
+            insertAccount = """
+                INSERT INTO \(table) (owner_kind, owner, kind, value) VALUES ('account', $1, $2, $3) \
+                ON CONFLICT (owner_kind, owner, kind) DO NOTHING RETURNING 1
+                """
+            updateAccount = "UPDATE \(table) SET value = $4 WHERE owner_kind = 'account' AND owner = $1 AND kind = $2 AND value = $3 RETURNING 1"
             journal = "SELECT version, journal FROM \(journals) WHERE guest = $1"
             create = """
                 INSERT INTO \(journals) (guest, version, done, started_at_ms, finished_at_ms, journal) VALUES ($1, $2, $3, $4, $5, $6) \
@@ -107,6 +116,76 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         try StoreError.check(dataKind: kind)
         try await run(statements.remove, Self.owner(owner) + [.text(kind)], doing: "remove the \(kind) of \(owner)")
     }
+
+    /// Merges one kind of a guest's data into an account in one transaction
+    /// (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``): the guest's row is deleted
+    /// only if it still holds the value read, and the account's row set only if it still holds the value
+    /// read (inserted only if it still has none); either condition failing rolls back both. Values
+    /// compare as the canonical JSON text every write of this store keeps.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - guest: The guest.
+    ///   - guestValue: The guest's value as read.
+    ///   - account: The account.
+    ///   - accountValue: The account's value as read; nil for none.
+    ///   - merged: The account's new value.
+    /// - Returns: False when a side changed (nothing written).
+    /// - Throws: ``StoreError`` of kind `invalid-kind` or `io` (nothing written, unless the connection
+    ///   broke during the `COMMIT`, which the message says).
+    package func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue
+    ) async throws -> Bool {
+        try StoreError.check(dataKind: kind)
+        let committing = LockedValue(false)
+        do {
+            return try await pool.withConnection { connection in
+                try await self.mergeTransaction(
+                    on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged,
+                    committing: committing)
+            }
+        } catch is AccountChanged {
+            return false
+        } catch {
+            throw failure(error, doing: "merge the \(kind) of guest \(guest) into account \(account)", write: true, sent: committing.withLock { $0 })
+        }
+    }
+
+    /// ``merge(kind:of:expecting:into:expecting:setting:)``'s transaction on one connection; `committing`
+    /// turns true once the `COMMIT` is sent.
+    private func mergeTransaction(
+        on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
+        merged: JSONValue, committing: LockedValue<Bool>
+    ) async throws -> Bool {
+        try await connection.transaction(committing: { committing.withLock { $0 = true } }) { connection in
+            try await mergeRows(on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged)
+        }
+    }
+
+    /// The statements of ``merge(kind:of:expecting:into:expecting:setting:)``'s transaction: false when the
+    /// guest's row changed (nothing written yet); ``AccountChanged`` (rolling back the guest's delete) when
+    /// the account's did.
+    private func mergeRows(
+        on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
+        merged: JSONValue
+    ) async throws -> Bool {
+        let taken = try await connection.execute(statements.takeGuest, [.text(guest.text), .text(kind), .text(guestValue.json)])
+        guard taken.first != nil else { return false }
+        let (sql, parameters) = accountSet(kind: kind, account: account, accountValue: accountValue, merged: merged)
+        let set = try await connection.execute(sql, parameters)
+        guard set.first != nil else { throw AccountChanged() }
+        return true
+    }
+
+    /// The statement that sets the account's row of a merge: an update conditional on the value read, or
+    /// an insert when it had none.
+    private func accountSet(kind: String, account: AccountID, accountValue: JSONValue?, merged: JSONValue) -> (String, [PostgresValue]) {
+        guard let accountValue else { return (statements.insertAccount, [.text(account.rawValue), .text(kind), .text(merged.json)]) }
+        return (statements.updateAccount, [.text(account.rawValue), .text(kind), .text(accountValue.json), .text(merged.json)])
+    }
+
+    /// Rolls a merge's transaction back: the account's row changed since it was read.
+    private struct AccountChanged: Error {}
 
     // MARK: Journals
 

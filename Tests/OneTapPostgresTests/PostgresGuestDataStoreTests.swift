@@ -85,10 +85,11 @@ import Testing
         }
     }
 
-    /// The server stops in the middle of a merge (the account's copy is written, the guest's not yet
-    /// removed): the login gets a clear `io` error, nothing is lost, and once the server is back the
-    /// next login finishes the merge to the same result, adding nothing twice.
-    @Test func theServerStoppingMidMergeLosesNothingAndTheNextLoginFinishesIt() async throws {
+    /// The server stops in the middle of a merge (the cart merged, the favourites not yet): the login gets
+    /// a clear `io` error and nothing is lost; the app then adds a favourite to the account, and once the
+    /// server is back the next login merges the rest from the data as it is then, adding nothing twice
+    /// and overwriting nothing.
+    @Test func theServerStoppingMidMergeLosesNothingAndTheNextLoginFinishesItFromCurrentData() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
         let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
@@ -96,8 +97,10 @@ import Testing
         let guest = try guest()
         let store = StoppingStore(base: stores.guestDataStore(), server: server)
         try await store.write([["item": "x", "qty": 2]], kind: "cart", of: .guest(guest))
+        try await store.write(["a", "b"], kind: "favourites", of: .guest(guest))
         try await store.write([["item": "x", "qty": 1]], kind: "cart", of: .account("42"))
-        store.stopBeforeFirstRemove()
+        try await store.write(["c"], kind: "favourites", of: .account("42"))
+        store.stopBeforeSecondMerge()
         await #expect {
             _ = try await GuestMerger(store: store, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
         } throws: { error in
@@ -106,12 +109,15 @@ import Testing
         }
         try await server.start()
         let data = stores.guestDataStore()
-        #expect(try await data.data(of: .account("42"))["cart"] == [["item": "x", "qty": 3]], "the account's copy was stored before the stop")
-        #expect(try await data.data(of: .guest(guest))["cart"] != nil, "the guest's data is kept until the account's copy is stored")
+        #expect(try await data.data(of: .account("42"))["cart"] == [["item": "x", "qty": 3]], "the cart merged before the stop")
+        #expect(try await data.data(of: .guest(guest)) == ["favourites": ["a", "b"]], "the favourites are still with the guest")
+        try await data.write(["c", "d"], kind: "favourites", of: .account("42"))
         try await Task.sleep(for: .milliseconds(250))  // the stopped applier's lease runs out
         let journal = try await GuestMerger(store: data, lease: .milliseconds(200), poll: .milliseconds(5)).merge(guest, into: "42")
         #expect(journal.done)
-        #expect(try await data.data(of: .account("42"))["cart"] == [["item": "x", "qty": 3]], "the resumed merge adds nothing twice")
+        let account = try await data.data(of: .account("42"))
+        #expect(account["cart"] == [["item": "x", "qty": 3]], "the resumed merge adds nothing twice")
+        #expect(account["favourites"] == ["c", "d", "a", "b"], "the favourite the account got after the stop is kept")
         #expect(try await data.data(of: .guest(guest)).isEmpty)
         await stores.close()
     }
@@ -124,6 +130,7 @@ import Testing
         let calls: [@Sendable () async throws -> Void] = [
             { _ = try await store.data(of: .guest(guest)) }, { try await store.write(["a"], kind: "favourites", of: .guest(guest)) },
             { try await store.remove(kind: "favourites", of: .guest(guest)) }, { _ = try await store.journal(for: guest) },
+            { _ = try await store.merge(kind: "favourites", of: guest, expecting: ["a"], into: "42", expecting: nil, setting: ["a"]) },
             { _ = try await store.createJournal(journal) }, { _ = try await store.replaceJournal(journal, expecting: 1) },
         ]
         for call in calls {
@@ -138,24 +145,32 @@ import Testing
 }
 
 /// A PostgreSQL guest-data store whose server is stopped (`pg_ctl stop -m immediate`) just before the
-/// merge's first remove, the step after the account's copy is written.
+/// merge's second kind is merged (the first is merged, whole).
 final class StoppingStore: GuestDataStore {
     let base: any GuestDataStore
     let server: PostgresTestServer
-    private let armed = LockedValue(false)
+    private let merges = LockedValue<Int?>(nil)
 
     init(base: any GuestDataStore, server: PostgresTestServer) {
         self.base = base
         self.server = server
     }
 
-    func stopBeforeFirstRemove() { armed.withLock { $0 = true } }
+    func stopBeforeSecondMerge() { merges.withLock { $0 = 0 } }
 
     func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
-    func remove(kind: String, of owner: Identity) async throws {
-        if armed.withLock({ let was = $0; $0 = false; return was }) { try await server.stop() }
-        try await base.remove(kind: kind, of: owner)
+    func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
+    func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+    ) async throws -> Bool {
+        let stop = merges.withLock { count -> Bool in
+            guard let seen = count else { return false }
+            count = seen + 1
+            return seen + 1 == 2
+        }
+        if stop { try await server.stop() }
+        return try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
     }
     func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
     func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }

@@ -13,7 +13,8 @@ public struct AppSessionGrant: Sendable, CustomStringConvertible {
     public let refreshToken: Secret
     /// When the refresh token expires (30 days after issue by default, sliding at each refresh).
     public let refreshExpiresAt: Date
-    /// After a login: the session's guest before it, whose data moves to the account (hand it to
+    /// After a login: the session's guest before it, whose data moves to the account (``AppSessions``
+    /// given a ``GuestMerger`` merges it, and retries a merge that failed; otherwise hand it to
     /// `GuestMerger.merge(_:into:)`); nil otherwise.
     public let formerGuest: GuestID?
     /// How the app of this session last logged in, for the login page ("last time: one-tap, 138****8000"):

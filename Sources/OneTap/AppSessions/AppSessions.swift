@@ -21,14 +21,20 @@
 ///   grace (30 s), so an app that lost an answer or refreshed twice at once stays logged in; presented
 ///   later, or an older one, it revokes the whole session on every instance (RFC 9700 §4.14.2). A token the
 ///   session never issued is refused and revokes nothing, so knowing a session's id ends no one's session.
+/// - **Guest data**: given a ``GuestMerger``, a login merges its former guest's data into the account; a
+///   merge that fails there (the guest-data store down) is kept in the session's record
+///   (``AppSessionRecord/unmergedGuest``) and retried at the next refresh, or by ``mergeFormerGuest(_:)``,
+///   until it succeeds: the data stays with the guest meanwhile, never lost and merged once.
 /// - **The store** keeps HMACs of refresh tokens only, under the key ring; four instances refreshing one
 ///   token at once make one rotation (compare-and-swap) and answer the same successor.
 public struct AppSessions: Sendable {
     /// The rules.
     package let rules: AppSessionRules
-    private let store: any AppSessionStore
-    private let clock: any WallClock
+    let store: any AppSessionStore
+    let clock: any WallClock
     private let events: any EventSink
+    /// Merges a login's former guest into the account (``mergeFormerGuest(_:)``); nil when the integrator merges.
+    package let merger: GuestMerger?
 
     /// Creates the service.
     /// - Parameters:
@@ -37,10 +43,14 @@ public struct AppSessions: Sendable {
     ///   - policy: Lifetimes and grace; 2 hours, 30 days and 30 s by default.
     ///   - clock: The time source.
     ///   - events: Receives ``AppSessionEvent``s; standard error by default.
+    ///   - merger: Merges a login's guest data into the account: at ``loggedIn(_:account:flow:number:)``,
+    ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``) when that merge failed,
+    ///     until one succeeds. Nil (the default): the integrator merges ``AppSessionGrant/formerGuest`` itself.
     public init(
         keys: ServerKeyRing, store: any AppSessionStore = InMemoryAppSessionStore(), policy: AppSessionPolicy = .standard,
-        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared, merger: GuestMerger? = nil
     ) {
+        self.merger = merger
         self.rules = AppSessionRules(policy: policy, keys: keys)
         self.store = store
         self.clock = clock
@@ -109,6 +119,7 @@ public struct AppSessions: Sendable {
             case .rotated(let next, let successor):
                 guard try await replace(next, expecting: record.version) else { continue }
                 emit(.refreshed(next.id, repeated: false), at: now)
+                await retryPendingMerge(next)
                 return grant(next, refreshToken: successor, at: now)
             case .repeated(let current, let successor):
                 emit(.refreshed(current.id, repeated: true), at: now)
@@ -132,6 +143,11 @@ public struct AppSessions: Sendable {
     ///   - account: The account the login found or created.
     ///   - flow: The flow that logged in (one-tap or SMS).
     ///   - number: The number it logged in with, if known: only its masked form is kept (``AppSessionGrant/lastLogin``).
+    ///
+    /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
+    /// merged here; if that fails (the guest-data store down at that moment), the login still succeeds, the
+    /// session keeps the guest (``AppSessionRecord/unmergedGuest``), and its next refresh, or
+    /// ``mergeFormerGuest(_:)``, merges it: the data stays with the guest until then, never lost.
     /// - Returns: The new credentials, the guest whose data moves to the account (``AppSessionGrant/formerGuest``:
     ///   this session's own guest, never another's) and the hint.
     /// - Throws: ``AppSessionError`` (`revoked`, `wrong-session` when the session moved on since the
@@ -141,11 +157,13 @@ public struct AppSessions: Sendable {
             let now = clock.now()
             let record = try await liveRecord(claims)
             let hint = LastLoginHint(flow: flow, number: number, at: now)
-            let (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
-            guard try await replace(next, expecting: record.version) else { continue }
-            emit(.loggedIn(next.id, account), at: now)
+            var (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
             var formerGuest: GuestID?
             if case .guest(let guest) = record.identity { formerGuest = guest }
+            if merger != nil, let formerGuest { next.unmergedGuest = formerGuest }
+            guard try await replace(next, expecting: record.version) else { continue }
+            emit(.loggedIn(next.id, account), at: now)
+            await retryPendingMerge(next)
             return grant(next, refreshToken: refreshToken, at: now, formerGuest: formerGuest)
         }
         throw StoreError(.conflict, subject: .appSession(claims.session), message: "the session changed \(Self.attempts) times while logging in; try again")
@@ -181,7 +199,7 @@ public struct AppSessions: Sendable {
     }
 
     /// How often a change is tried again when another instance changed the session first.
-    private static let attempts = 4
+    static let attempts = 4
 
     /// Revokes a session; returns the last-login hint it had (the revoked record keeps none).
     @discardableResult
@@ -201,7 +219,7 @@ public struct AppSessions: Sendable {
         throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while revoking it; try again")
     }
 
-    private func liveRecord(_ claims: AccessClaims) async throws -> AppSessionRecord {
+    func liveRecord(_ claims: AccessClaims) async throws -> AppSessionRecord {
         try claims.checkCurrent(at: clock.now())
         guard let record = try await store.load(claims.session), record.revoked == nil else {
             throw AppSessionError(.revoked, session: claims.session, Self.message(.revoked))
@@ -213,7 +231,7 @@ public struct AppSessions: Sendable {
     }
 
     /// Replaces by compare-and-swap; false when another instance changed the session first.
-    private func replace(_ record: AppSessionRecord, expecting version: Int) async throws -> Bool {
+    func replace(_ record: AppSessionRecord, expecting version: Int) async throws -> Bool {
         do {
             try await store.replace(record, expecting: version)
             return true

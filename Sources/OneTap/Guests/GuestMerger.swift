@@ -1,11 +1,18 @@
-/// Moves a guest's data into the account it logged in to: plans the merge once (``MergePlan``),
-/// records the plan in a ``MergeJournal``, and applies it step by step, recording each step.
+/// Moves a guest's data into the account it logged in to, kind by kind, each kind one atomic change of
+/// the store (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``), recorded in a
+/// ``MergeJournal``.
 ///
-/// - Crash-safe: a merge that stopped (a crash, a store that failed) resumes at the first step not
-///   recorded; steps are idempotent, so a step applied but not recorded is applied again harmlessly.
-///   The guest's data is deleted only after the account's copy is stored.
-/// - Once only: a second login of the same guest finds the journal and follows its plan (waiting while
-///   another applier holds the journal's lease); a merge that is done is answered from its journal.
+/// - No lost updates: each kind is planned (``MergeRules``) from both sides' data as they are when it is
+///   applied, and applied only if neither side changed since it was read (compare-and-swap on both). A
+///   change by the app meanwhile (the account written, the guest's data added to) makes that kind be
+///   planned again from the data as it is now, up to four times; then the merge stops with
+///   ``StoreError`` of kind `conflict`, nothing lost (every kind is with the guest or merged, whole),
+///   and a later call resumes it. A kind the guest gains while the merge runs is merged too; data the
+///   guest writes after its kind merged stays with the guest.
+/// - Crash-safe: a merge that stopped (a crash, a store that failed) resumes with the kinds the guest
+///   still has, each planned from the data as it is then, never from a plan made before the stop.
+/// - Once only: a second login of the same guest finds the journal and waits while another applier holds
+///   its lease, then finishes it or answers it; a merge that is done is answered from its journal.
 /// - The same for a first login that creates the account (whose data is empty) and for an existing one.
 public struct GuestMerger: Sendable {
     /// The merge rules.
@@ -43,6 +50,18 @@ public struct GuestMerger: Sendable {
     ///   journal for longer than two leases; ``StoreError`` when the store fails (call again to
     ///   resume); `CancellationError`.
     public func merge(_ guest: GuestID, into account: AccountID) async throws -> MergeJournal {
+        try await merge(guest, into: account, waiting: true)
+    }
+
+    /// ``merge(_:into:)``, or, when `waiting` is false, `busy` at once instead of waiting while another
+    /// applier holds the journal (for a merge retried on the way of a refresh, which must not wait).
+    /// - Parameters:
+    ///   - guest: The guest.
+    ///   - account: The account.
+    ///   - waiting: Whether to wait (up to two leases) for another applier.
+    /// - Returns: The finished journal.
+    /// - Throws: As ``merge(_:into:)``.
+    package func merge(_ guest: GuestID, into account: AccountID, waiting: Bool) async throws -> MergeJournal {
         let me = LoginSessionID.random().text
         var journal: MergeJournal
         if let existing = try await store.journal(for: guest) {
@@ -54,19 +73,21 @@ public struct GuestMerger: Sendable {
         guard journal.account == account else {
             throw GuestMergeError(kind: .mergedElsewhere, guest: guest, message: "the guest's data merged into another account already")
         }
-        let giveUp = clock.now().addingTimeInterval(2 * lease.seconds)
+        let giveUp = clock.now().addingTimeInterval(waiting ? 2 * lease.seconds : 0)
         while !journal.done {
             try Task.checkCancellation()
             let now = clock.now()
             if let holder = journal.holder, holder != me, let until = journal.leaseUntil, until > now {
                 guard now < giveUp else {
-                    throw GuestMergeError(kind: .busy, guest: guest, message: "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s")
+                    throw GuestMergeError(
+                        kind: .busy, guest: guest,
+                        message: waiting ? "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s" : "another login is merging this guest")
                 }
                 try await clock.sleep(for: poll)
                 journal = try await reread(guest)
                 continue
             }
-            // Take (or renew) the lease, then apply the next step and record it, in that order.
+            // Take (or renew) the lease, merge every kind the guest has, then record the merge done.
             var claimed = journal
             claimed.holder = me
             claimed.leaseUntil = now.addingTimeInterval(lease.seconds)
@@ -76,32 +97,74 @@ public struct GuestMerger: Sendable {
                 continue
             }
             journal = claimed
-            while journal.completed < journal.plan.steps.count {
-                try Task.checkCancellation()
-                switch journal.plan.steps[journal.completed] {
-                case .write(let kind, let value): try await store.write(value, kind: kind, of: .account(account))
-                case .removeGuest(let kind): try await store.remove(kind: kind, of: .guest(guest))
-                }
-                var next = journal
-                next.completed += 1
-                next.version += 1
-                let now = clock.now()
-                next.leaseUntil = now.addingTimeInterval(lease.seconds)
-                if next.completed == next.plan.steps.count {
-                    next.done = true
-                    next.finishedAt = now
-                    next.holder = nil
-                    next.leaseUntil = nil
-                }
-                guard try await store.replaceJournal(next, expecting: journal.version) else {
-                    // Someone took over (our lease ran out): follow the journal as it stands.
-                    journal = try await reread(guest)
-                    break
-                }
-                journal = next
+            let applied = try await apply(journal)
+            var next = journal
+            next.plan = applied
+            next.completed = applied.steps.count
+            next.version += 1
+            next.done = true
+            next.finishedAt = clock.now()
+            next.holder = nil
+            next.leaseUntil = nil
+            guard try await store.replaceJournal(next, expecting: journal.version) else {
+                // Someone took over (our lease ran out): follow the journal as it stands.
+                journal = try await reread(guest)
+                continue
             }
+            journal = next
         }
         return journal
+    }
+
+    /// How many times one kind is planned again when a side changed under it before the merge gives up.
+    package static let attempts = 4
+
+    /// Merges every kind the guest has that has a rule (kinds it gains meanwhile too), each from the
+    /// data as it is; returns what was applied.
+    private func apply(_ journal: MergeJournal) async throws -> MergePlan {
+        let guest = journal.guest, account = journal.account
+        // A journal an earlier version left half applied: the kinds its applied steps wrote to the
+        // account hold the guest's data already; only the guest's copy is left to delete.
+        var legacy: [String: JSONValue] = [:]
+        for step in journal.plan.steps.prefix(journal.done ? 0 : journal.completed) {
+            if case .write(let kind, let value) = step { legacy[kind] = value }
+        }
+        var pieces: [MergePlan] = []
+        var handled = Set<String>()
+        var guestData = try await store.data(of: .guest(guest))
+        for _ in 0..<Self.attempts {
+            let kinds = guestData.keys.sorted().filter { !handled.contains($0) && rules.rule(for: $0) != nil }
+            if kinds.isEmpty { break }
+            for kind in kinds {
+                try Task.checkCancellation()
+                handled.insert(kind)
+                if let written = legacy[kind] {
+                    try await store.remove(kind: kind, of: .guest(guest))
+                    pieces.append(MergePlan.written(kind: kind, value: written))
+                } else if let piece = try await mergeKind(kind, of: guest, into: account) {
+                    pieces.append(piece)
+                }
+            }
+            guestData = try await store.data(of: .guest(guest))
+        }
+        let kept = guestData.keys.filter { rules.rule(for: $0) == nil }
+        return MergePlan.applied(pieces, account: try await store.data(of: .account(account)), kept: kept)
+    }
+
+    /// Merges one kind: plans it from both sides as they are, applies it if neither changed meanwhile,
+    /// else plans again. Nil when the guest no longer has the kind (merged by another applier).
+    private func mergeKind(_ kind: String, of guest: GuestID, into account: AccountID) async throws -> MergePlan? {
+        for _ in 0..<Self.attempts {
+            guard let guestValue = try await store.data(of: .guest(guest))[kind] else { return nil }
+            let accountValue = try await store.data(of: .account(account))[kind]
+            guard let (plan, merged) = try MergePlan.plan(kind: kind, guest: guestValue, account: accountValue, rules: rules) else { return nil }
+            if try await store.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged) {
+                return plan
+            }
+        }
+        throw StoreError(
+            .conflict, subject: .account(account),
+            message: "the \(kind) of guest \(guest) or of the account changed \(Self.attempts) times while it was being merged; nothing was lost (the kind is still with the guest); merge again")
     }
 
     private func reread(_ guest: GuestID) async throws -> MergeJournal {

@@ -9,7 +9,9 @@
 // Exactly one of `guest` (a guest id) and `account` (an account id) says who acts in it. `previous` only
 // when the last change was a rotation; `revokedAtMs` and `revocation` together, only when revoked;
 // `ancestors` always (newest first, possibly empty); `lastLogin` only when the session has a last-login
-// hint, as `LastLoginHint.json()` writes it (its number masked). Digests and the nonce (32 bytes) are 64 lowercase
+// hint, as `LastLoginHint.json()` writes it (its number masked); `unmergedGuest` (a guest id) only while a
+// login's guest-data merge is pending (added later in `/1`: a record without it, as every earlier one, has
+// none pending). Digests and the nonce (32 bytes) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
@@ -53,11 +55,13 @@ extension AppSessionRecord: JSONStoredRecord {
             writer.member("revocation", revoked.reason.rawValue)
         }
         try writer.member("lastLogin", lastLogin)
+        if let unmergedGuest { writer.member("unmergedGuest", unmergedGuest.text) }
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
         var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
+        var unmergedGuest: GuestID?
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "id": try reader.parsed(&id, key)
@@ -72,6 +76,7 @@ extension AppSessionRecord: JSONStoredRecord {
             case "revokedAtMs": try instants.read(&revokedAt, key, "revokedAtMs", &reader)
             case "revocation": try reader.raw(&revocation, key)
             case "lastLogin": try reader.record(&lastLogin, key)
+            case "unmergedGuest": try reader.parsed(&unmergedGuest, key)
             default: break
             }
         }
@@ -99,7 +104,7 @@ extension AppSessionRecord: JSONStoredRecord {
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),
             current: try reader.required(current, "current"), expiresAt: try reader.required(expiresAt, "expiresAtMs"), previous: previous ?? nil,
-            ancestors: older, revoked: revoked, lastLogin: lastLogin ?? nil)
+            ancestors: older, revoked: revoked, lastLogin: lastLogin ?? nil, unmergedGuest: unmergedGuest)
     }
 }
 

@@ -82,10 +82,15 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// a login, carried to the fresh guest session a logout opens, and readable only through this session
     /// (a revoked session keeps none).
     public package(set) var lastLogin: LastLoginHint?
+    /// The guest a login moved this session from, while its data has not been merged into the account
+    /// (the merge failed at the login: the guest-data store was down): `AppSessions` in `OneTap` retries
+    /// the merge at the session's next refresh, or when asked, and clears it once the merge is done. Nil
+    /// otherwise, and in every record written before it existed.
+    public package(set) var unmergedGuest: GuestID?
 
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
-        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil
+        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil, unmergedGuest: GuestID? = nil
     ) {
         self.id = id
         self.version = version
@@ -98,6 +103,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
         self.lastLogin = lastLogin
+        self.unmergedGuest = unmergedGuest
     }
 
     /// The account the session is logged in to, if any.

@@ -1,17 +1,21 @@
-/// The record of one guest's merge into an account, kept by the guest-data store: the plan, how many of
-/// its steps are done, and who is applying it. What makes a merge crash-safe (a restart resumes at the
-/// first step not recorded as done; steps are idempotent) and once-only (a second login of the same
-/// guest finds the journal and follows it instead of planning again).
+/// The record of one guest's merge into an account, kept by the guest-data store: the plan, whether it
+/// is done, and who is applying it. What makes a merge once-only (a second login of the same guest finds
+/// the journal and joins or answers it instead of merging again) and resumable (a restart merges the kinds
+/// the guest still has, each planned from the data as it is then: each kind's merge is one atomic change
+/// of the store, ``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)`` in `OneTap`).
 public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// The guest whose data merges.
     public let guest: GuestID
     /// The account it merges into.
     public let account: AccountID
-    /// The plan, fixed when the merge began.
-    public let plan: MergePlan
+    /// The plan: made from the data when the merge began, then, once the merge is done, what it applied
+    /// (each kind planned again from the data as it was when that kind was merged: nothing the app wrote
+    /// meanwhile is overwritten).
+    public package(set) var plan: MergePlan
     /// When the merge began.
     package let startedAt: Date
-    /// How many steps are applied.
+    /// How many steps are applied: 0 until the merge is done, then every step (a journal an earlier
+    /// version left half applied may hold another count: its first `completed` steps are applied).
     package var completed: Int
     /// Whether every step is applied.
     public package(set) var done: Bool

@@ -107,6 +107,31 @@ import Testing
         }
     }
 
+    /// An account the app changes at every attempt: the merge stops with a conflict naming the kind (never
+    /// its data), nothing is lost, and once the app stops writing the next call finishes the merge, keeping
+    /// every favourite the app wrote.
+    @Test func aMergeThatKeptConflictingStopsLosingNothingAndTheNextCallFinishesIt() async throws {
+        let base = try await Self.seeded()
+        let scripted = ScriptedGuestDataStore(base)
+        scripted.afterRead(of: .account("42"), times: nil) { store, run in
+            let now = try await store.data(of: .account("42"))["favourites"]?.arrayValue ?? []
+            try await store.write(.array(now + [.string("app-\(run)")]), kind: "favourites", of: .account("42"))
+        }
+        let clock = FakeClock()
+        let error = await #expect(throws: StoreError.self) { try await GuestMerger(store: scripted, clock: clock).merge(Self.guest, into: "42") }
+        #expect(error?.kind == .conflict)
+        #expect(error.map { "\($0)".contains("favourites") && !"\($0)".contains("app-1") } == true, "\(String(describing: error))")
+        #expect(try await base.data(of: .guest(Self.guest))["favourites"] == Self.guestData["favourites"], "the conflicting kind is still with the guest")
+        #expect(try await base.journal(for: Self.guest)?.done == false)
+
+        let written = try await base.data(of: .account("42"))["favourites"]?.arrayValue ?? []
+        clock.advance(by: .seconds(31))  // the stopped applier's lease runs out
+        let journal = try await GuestMerger(store: base, clock: clock).merge(Self.guest, into: "42")
+        #expect(journal.done)
+        #expect(try await base.data(of: .account("42"))["favourites"] == .array(written + [.string("a")]), "the app's favourites kept, the guest's added")
+        #expect(try await base.data(of: .guest(Self.guest)) == ["notes": .array([.string("kept with the guest")])])
+    }
+
     @Test func aGuestMergesIntoOneAccountOnly() async throws {
         let store = try await Self.seeded()
         _ = try await GuestMerger(store: store).merge(Self.guest, into: "42")

@@ -26,6 +26,24 @@ public protocol GuestDataStore: Sendable {
     /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none).
     func remove(kind: String, of owner: Identity) async throws
 
+    /// Merges one kind of a guest's data into an account as one atomic change: when the guest's data of
+    /// the kind is still `guestValue` and the account's is still `accountValue`, sets the account's to
+    /// `merged` and deletes the guest's; otherwise changes nothing (compare-and-swap on both sides, so a
+    /// value the app wrote after the merger read it is neither overwritten nor deleted unmerged).
+    /// - Parameters:
+    ///   - kind: The kind (as for ``write(_:kind:of:)``).
+    ///   - guest: The guest.
+    ///   - guestValue: The guest's data of the kind, as the merger read it.
+    ///   - account: The account.
+    ///   - accountValue: The account's data of the kind, as the merger read it; nil when it had none.
+    ///   - merged: The account's data of the kind after the merge.
+    /// - Returns: False when either side no longer holds what the merger read (nothing was written).
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
+    func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue
+    ) async throws -> Bool
+
     /// The journal of a guest's merge.
     /// - Parameter guest: The guest.
     /// - Returns: The journal, or nil when the guest never began one.

@@ -42,6 +42,30 @@ public final class InMemoryGuestDataStore: GuestDataStore {
         }
     }
 
+    /// Merges one kind atomically, if both sides are as read (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - guest: The guest.
+    ///   - guestValue: The guest's value as read.
+    ///   - account: The account.
+    ///   - accountValue: The account's value as read; nil for none.
+    ///   - merged: The account's new value.
+    /// - Returns: False when a side changed (nothing written).
+    /// - Throws: ``StoreError`` of kind `invalid-kind`.
+    public func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue
+    ) async throws -> Bool {
+        try StoreError.check(dataKind: kind)
+        return storage.withLock { storage in
+            guard storage.data[.guest(guest)]?[kind] == guestValue, storage.data[.account(account)]?[kind] == accountValue else { return false }
+            storage.data[.account(account), default: [:]][kind] = merged
+            storage.data[.guest(guest)]?[kind] = nil
+            if storage.data[.guest(guest)]?.isEmpty == true { storage.data[.guest(guest)] = nil }
+            return true
+        }
+    }
+
     /// A guest's journal (``GuestDataStore/journal(for:)``).
     /// - Parameter guest: The guest.
     /// - Returns: The journal, or nil.

@@ -48,6 +48,26 @@ extension FaultyStore: GuestDataStore where Base == any GuestDataStore {
         try await faults.run(.remove) { try await base.remove(kind: kind, of: owner) }
     }
 
+    /// Through the base store, or fails (a fault injected into ``StoreOperation/write`` strikes it: it
+    /// writes the account).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - guest: The guest.
+    ///   - guestValue: The guest's value as read.
+    ///   - account: The account.
+    ///   - accountValue: The account's value as read.
+    ///   - merged: The account's new value.
+    /// - Returns: Whether it was applied.
+    /// - Throws: ``StoreError`` of kind `io` when scripted to fail.
+    public func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue
+    ) async throws -> Bool {
+        try await faults.run(.write) {
+            try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+        }
+    }
+
     /// Through the base store, or fails.
     /// - Parameter guest: The guest.
     /// - Returns: The journal.

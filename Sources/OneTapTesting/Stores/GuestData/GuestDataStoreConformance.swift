@@ -8,8 +8,9 @@ import OneTap
 /// }
 /// ```
 /// It checks the data (round trip, owners kept apart, replace, remove, kinds that are none refused),
-/// the journals (first create wins, compare-and-swap, racing writers), and a merge through
-/// ``GuestMerger`` raced by many logins.
+/// the journals (first create wins, compare-and-swap, racing writers), a merge through
+/// ``GuestMerger`` raced by many logins, and merges whose data changes under them (the app writing the
+/// account or the guest meanwhile, a crash resumed after the account changed): nothing lost or overwritten.
 public enum GuestDataStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
@@ -101,6 +102,8 @@ public enum GuestDataStoreConformance {
             suite.expect(left.isEmpty, "the merged guest's data must be gone, found \(left)")
             suite.expect(try await store.journal(for: guest)?.done == true, "the journal must be done")
         }
+
+        try await checkLostUpdates(suite, makeStore)
 
         try suite.finish()
     }

@@ -24,6 +24,11 @@ final class OverwritingStore: GuestDataStore {
     func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
     func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
+    func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+    ) async throws -> Bool {
+        try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+    }
     func journal(for guest: GuestID) async throws -> MergeJournal? { journals.withLock { $0[guest] } }
     func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
         journals.withLock { $0[journal.guest] = journal }

@@ -1,0 +1,48 @@
+// What a merge applied, kind by kind: each kind is planned (``MergePlan/plan(guest:account:rules:)``) from
+// the data as it is when that kind is applied, so a journal that is done reports the plans of its kinds
+// put together, not the plan made when the merge began.
+
+extension MergePlan {
+    /// The plan of one kind's merge: its merged value, when its rule applies.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - guest: The guest's data of the kind.
+    ///   - account: The account's data of the kind; nil when it has none.
+    ///   - rules: The merge rules.
+    /// - Returns: The kind's plan and its merged value, or nil when the kind has no rule (it stays with the guest).
+    /// - Throws: ``MergeError`` for data whose shape the kind's rule cannot read.
+    package static func plan(kind: String, guest: JSONValue, account: JSONValue?, rules: MergeRules) throws(MergeError) -> (plan: MergePlan, merged: JSONValue)? {
+        let plan = try MergePlan.plan(guest: [kind: guest], account: account.map { [kind: $0] } ?? [:], rules: rules)
+        guard let merged = plan.merged[kind], plan.kept.isEmpty else { return nil }
+        return (plan, merged)
+    }
+
+    /// The plans of kinds applied one by one, as one plan: every write, then every removal, in kind order.
+    /// - Parameters:
+    ///   - kinds: Each applied kind's plan (``plan(kind:guest:account:rules:)``).
+    ///   - account: The account's data once they were applied.
+    ///   - kept: The guest's kinds with no rule, left with the guest.
+    /// - Returns: The plan.
+    package static func applied(_ kinds: [MergePlan], account: [String: JSONValue], kept: [String]) -> MergePlan {
+        var writes: [Step] = [], removals: [Step] = []
+        var moved: [String: [String]] = [:], discarded: [String: [String]] = [:]
+        for plan in kinds {
+            for step in plan.steps {
+                if case .write = step { writes.append(step) } else { removals.append(step) }
+            }
+            moved.merge(plan.moved) { _, new in new }
+            discarded.merge(plan.discarded) { _, new in new }
+        }
+        return MergePlan(steps: writes + removals, merged: account, kept: kept.sorted(), moved: moved, discarded: discarded)
+    }
+
+    /// The plan of a kind whose merged value an earlier version's journal wrote to the account already:
+    /// the write, and the removal of the guest's copy.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - value: The value written.
+    /// - Returns: The kind's plan.
+    package static func written(kind: String, value: JSONValue) -> MergePlan {
+        MergePlan(steps: [.write(kind: kind, value: value), .removeGuest(kind: kind)], merged: [kind: value], kept: [], moved: [:], discarded: [:])
+    }
+}

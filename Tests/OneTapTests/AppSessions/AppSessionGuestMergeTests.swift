@@ -1,0 +1,105 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// A login's guest-data merge that fails (the guest-data store down at that moment) is not forgotten:
+/// the app session keeps the unmerged guest until a merge of it succeeds, and the next refresh (or
+/// ``AppSessions/mergeFormerGuest(_:)``) merges it, once.
+@Suite struct AppSessionGuestMergeTests {
+    static let keys = try! ServerKeyRing(parsing: Secret("k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="))
+    static func line(_ item: String, _ qty: Int) -> JSONValue { .object(["item": .string(item), "qty": .number(Double(qty))]) }
+
+    struct World {
+        let clock = FakeClock()
+        let store = InMemoryAppSessionStore()
+        let data = FaultyGuestDataStore(InMemoryGuestDataStore())
+        var sessions: AppSessions {
+            AppSessions(keys: AppSessionGuestMergeTests.keys, store: store, clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
+        }
+
+        /// Opens a guest session whose guest has a cart (x×2) and favourites; the account 42 has a cart (x×1).
+        func guestWithData() async throws -> (grant: AppSessionGrant, guest: GuestID) {
+            let grant = try await sessions.open()
+            guard case .guest(let guest) = grant.identity else { throw StoreError(.corrupt, message: "not a guest: \(grant.identity)") }
+            try await data.write(.array([line("x", 2)]), kind: "cart", of: .guest(guest))
+            try await data.write(.array([.string("a")]), kind: "favourites", of: .guest(guest))
+            try await data.write(.array([line("x", 1)]), kind: "cart", of: .account("42"))
+            return (grant, guest)
+        }
+    }
+
+    @Test func aLoginMergesTheGuestsDataAndLeavesNothingPending() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        #expect(account.formerGuest == guest)
+        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 3)]), "favourites": .array([.string("a")])])
+        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == nil, "a merge that succeeded is acknowledged")
+    }
+
+    @Test func aMergeThatFailedAtTheLoginIsKeptAndTheNextRefreshMergesItOnce() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        world.data.fail(after: 0)  // the guest-data store is down at the login
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        #expect(account.identity == .account("42"), "the login itself succeeds")
+        world.data.heal()
+        #expect(try await world.data.data(of: .guest(guest))["cart"] == .array([Self.line("x", 2)]), "the data is still with the guest")
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == guest, "the session remembers the unmerged guest")
+
+        world.clock.advance(by: .seconds(60))
+        let refreshed = try await world.sessions.refresh(account.refreshToken)
+        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 3)]), "favourites": .array([.string("a")])])
+        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == nil, "acknowledged once merged")
+
+        world.clock.advance(by: .seconds(60))
+        _ = try await world.sessions.refresh(refreshed.refreshToken)
+        #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]), "merged once")
+    }
+
+    /// Another applier holds the guest's merge journal (its lease far ahead): the refresh answers at once,
+    /// without waiting for it, and the guest stays pending; once the lease ran out, the next refresh merges.
+    @Test func aRefreshNeverWaitsForAnotherApplierOfThePendingMerge() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        world.data.fail(after: 0)
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        world.data.heal()
+        let plan = try MergePlan.plan(guest: try await world.data.data(of: .guest(guest)), account: [:], rules: .builtIn)
+        var held = try await world.data.createJournal(MergeJournal(guest: guest, account: "42", plan: plan, startedAt: world.clock.now()))
+        let version = held.version
+        held.holder = "someone-else"
+        held.leaseUntil = world.clock.now().addingTimeInterval(300)
+        held.version += 1
+        #expect(try await world.data.replaceJournal(held, expecting: version))
+
+        world.clock.advance(by: .seconds(60))
+        let refreshed = try await world.sessions.refresh(account.refreshToken)  // on the fake clock, a wait would never end
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == guest, "still pending")
+        #expect(try await world.data.data(of: .guest(guest))["cart"] == .array([Self.line("x", 2)]))
+        world.clock.advance(by: .seconds(300))  // the other applier's lease ran out
+        _ = try await world.sessions.refresh(refreshed.refreshToken)
+        #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]))
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == nil)
+    }
+
+    @Test func theExplicitCallMergesAPendingGuestAndSaysWhenNoneIsPending() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        world.data.fail(after: 0)
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .sms, number: nil)
+        let claims = try world.sessions.authenticate(account.accessToken.reveal())
+        // Still down: the call fails with the store's error, and the guest stays pending.
+        await #expect { _ = try await world.sessions.mergeFormerGuest(claims) } throws: { ($0 as? StoreError)?.kind == .io }
+        #expect(try await world.store.load(grant.session)?.unmergedGuest == guest)
+        world.data.heal()
+        let journal = try await world.sessions.mergeFormerGuest(claims)
+        #expect(journal?.done == true && journal?.guest == guest)
+        #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]))
+        #expect(try await world.sessions.mergeFormerGuest(claims) == nil, "nothing is pending any more")
+        #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]), "merged once")
+    }
+}
