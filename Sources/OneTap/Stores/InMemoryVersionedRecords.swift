@@ -1,40 +1,7 @@
-/// A record an in-memory store keeps by id at a version, until it expires: a login session, an app
-/// session.
-package protocol InMemoryVersionedRecord: Sendable {
-    /// The record's id type.
-    associatedtype ID: Hashable & Sendable
-    /// The record's id.
-    var id: ID { get }
-    /// The record's version: a replace is made from one and raises it.
-    var version: Int { get }
-    /// When the record may be removed.
-    var expiresAt: Date { get }
-    /// The store errors' subject for a record's id.
-    /// - Parameter id: The id.
-    /// - Returns: The subject.
-    static func subject(_ id: ID) -> StoreError.Entry
-    /// The record's name in a store error (`"session"`, `"app session"`).
-    static var named: String { get }
-    /// Its indefinite article (`"a"`, `"an"`).
-    static var article: String { get }
-}
-
-extension LoginSession: InMemoryVersionedRecord {
-    package static func subject(_ id: LoginSessionID) -> StoreError.Entry { .session(id) }
-    package static var named: String { "session" }
-    package static var article: String { "a" }
-}
-
-extension AppSessionRecord: InMemoryVersionedRecord {
-    package static func subject(_ id: AppSessionID) -> StoreError.Entry { .appSession(id) }
-    package static var named: String { "app session" }
-    package static var article: String { "an" }
-}
-
 /// Records in this process's memory by id, each at a version: the create, the compare-and-swap replace
 /// and the removal of expired records that the in-memory login-session and app-session stores share.
 /// Thread-safe; every operation is atomic.
-package final class InMemoryVersionedRecords<Record: InMemoryVersionedRecord>: Sendable {
+package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable {
     /// The records by id.
     package let records = LockedValue<[Record.ID: Record]>([:])
 
