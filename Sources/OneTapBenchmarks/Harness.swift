@@ -115,19 +115,6 @@ func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Doubl
     return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
 }
 
-/// Measures a loop over `inputs` that adds up what `each` gives for each (the sum kept from the optimizer),
-/// as ``measure(batch:repetitions:_:)`` does: what every lookup benchmark times.
-@inline(__always)
-func measureSum<Inputs: Sequence>(
-    batch: Int, repetitions: Int, over inputs: Inputs, _ each: (Inputs.Element) -> Int
-) -> (median: Double, p90: Double, allocations: Double?) {
-    measure(batch: batch, repetitions: repetitions) {
-        var sum = 0
-        for input in inputs { sum &+= each(input) }
-        blackHole(sum)
-    }
-}
-
 /// The same for async bodies.
 func measureAsync(batch: Int, repetitions: Int, _ body: () async -> Void) async -> (median: Double, p90: Double, allocations: Double?) {
     for _ in 0..<max(2, repetitions / 5) { await body() }
