@@ -8,6 +8,16 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     /// Creates an empty table.
     package init() {}
 
+    /// How many records are stored.
+    package var count: Int { records.withLock { $0.count } }
+
+    /// Reads a record.
+    /// - Parameter id: The id.
+    /// - Returns: The record, or nil.
+    package func load(_ id: Record.ID) -> Record? {
+        records.withLock { $0[id] }
+    }
+
     /// Stores a new record.
     /// - Parameter record: The record.
     /// - Throws: ``StoreError`` of kind `duplicate` when its id is taken.
@@ -48,5 +58,51 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
             for id in expired { records[id] = nil }
             return expired.count
         }
+    }
+}
+
+/// An in-memory store of versioned records (``InMemoryLoginSessionStore``, ``InMemoryAppSessionStore``):
+/// its create, load, replace and removal of expired records are its table's.
+package protocol InMemoryVersionedStore: Sendable {
+    /// The records the store keeps.
+    associatedtype Record: VersionedRecord
+    /// The store's records.
+    var table: InMemoryVersionedRecords<Record> { get }
+}
+
+extension InMemoryVersionedStore {
+    /// How many records are stored.
+    package var count: Int { table.count }
+
+    /// Stores a new record.
+    /// - Parameter record: The record.
+    /// - Throws: ``StoreError`` of kind `duplicate`.
+    public func create(_ record: Record) async throws {
+        try table.create(record)
+    }
+
+    /// Reads a record.
+    /// - Parameter id: The id.
+    /// - Returns: The record, or nil.
+    public func load(_ id: Record.ID) async throws -> Record? {
+        table.load(id)
+    }
+
+    /// Replaces a record if it is still at `version`.
+    /// - Parameters:
+    ///   - record: The new record.
+    ///   - version: The version it was made from.
+    /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
+    public func replace(_ record: Record, expecting version: Int) async throws {
+        try table.replace(record, expecting: version)
+    }
+
+    /// Removes records that expired before `instant`, at most `limit`.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+        table.removeExpired(before: instant, limit: limit)
     }
 }
