@@ -21,8 +21,8 @@ struct EventLineScanner {
         var isPresent: Bool { count >= 0 }
     }
 
-    /// The known keys, and which kind of value each must have.
-    enum Key: UInt8 {
+    /// The known keys, and which kind of value each must have (17: ``Fields`` keeps a slot for each).
+    enum Key: UInt8, CaseIterable {
         case v, at, area, event, session, carrier, evidence, platform, elapsedMs, flow, attempt, code, action, meaning, ending, condition, flows
     }
 
@@ -31,22 +31,18 @@ struct EventLineScanner {
         var version: Int64? = nil
         var elapsed: Int64? = nil
         var attempt: Int64? = nil
-        var at = Span()
-        var area = Span()
-        var event = Span()
-        var session = Span()
-        var carrier = Span()
-        var evidence = Span()
-        var platform = Span()
-        var flow = Span()
-        var code = Span()
-        var action = Span()
-        var meaning = Span()
-        var ending = Span()
-        var condition = Span()
+        /// Where each string key's value is, by ``Key/rawValue`` (the slots of the integer and array keys
+        /// stay absent): a fixed array, so a line's fields are read with no allocation.
+        private var spans = InlineArray<17, Span>(repeating: Span())
         /// The `flows` array's flows, packed one ``LoginFlow/index`` per byte; `flowCount` -1 when absent.
         var flows: UInt32 = 0
         var flowCount = -1
+
+        /// Where a string key's value is (absent when the line does not hold the key).
+        subscript(key: Key) -> Span {
+            get { spans[Int(key.rawValue)] }
+            set { spans[Int(key.rawValue)] = newValue }
+        }
     }
 
     /// Why a line is not a JSON object with the fields' types.
@@ -128,19 +124,8 @@ struct EventLineScanner {
         case .elapsedMs: fields.elapsed = try integer(key)
         case .attempt: fields.attempt = try integer(key)
         case .flows: try flows(into: &fields)
-        case .at: fields.at = try stringValue(key)
-        case .area: fields.area = try stringValue(key)
-        case .event: fields.event = try stringValue(key)
-        case .session: fields.session = try stringValue(key)
-        case .carrier: fields.carrier = try stringValue(key)
-        case .evidence: fields.evidence = try stringValue(key)
-        case .platform: fields.platform = try stringValue(key)
-        case .flow: fields.flow = try stringValue(key)
-        case .code: fields.code = try stringValue(key)
-        case .action: fields.action = try stringValue(key)
-        case .meaning: fields.meaning = try stringValue(key)
-        case .ending: fields.ending = try stringValue(key)
-        case .condition: fields.condition = try stringValue(key)
+        case .at, .area, .event, .session, .carrier, .evidence, .platform, .flow, .code, .action, .meaning, .ending, .condition:
+            fields[key] = try stringValue(key)
         }
     }
 

@@ -19,12 +19,8 @@ public struct LoginFunnelChart: Sendable {
 
     /// The width of a whole bar (100 % of a row's logins), in SVG units.
     public static let barWidth = 640.0
-    /// Where bars start.
-    static let barX = 220.0
-    static let width = 900.0
-    static let barHeight = 30.0
-    static let rowHeight = 104.0
-    static let top = 112.0
+    /// Where the chart's parts stand.
+    static let layout = ChartLayout(barX: 220, barWidth: barWidth, barHeight: 30, rowHeight: 104, top: 112)
     /// The most characters of 12-unit text that fit between the bar's start and the chart's edge.
     static let lineCharacters = 96
 
@@ -48,28 +44,16 @@ public struct LoginFunnelChart: Sendable {
         var writer = SVGWriter()
         let summary = funnel.summary
         let rows = funnel.rows.filter { $0.logins > 0 }
-        let height = Self.top + Double(max(1, rows.count)) * Self.rowHeight + 40
+        let layout = Self.layout
+        let height = layout.height(rows: rows.count, foot: 40)
         let title = "Login funnel by carrier"
         var subtitle = "\(Number.grouped(summary.logins)) logins from \(source)"
         if let first = summary.first, let last = summary.last {
             subtitle += " · \(Timestamp.format(milliseconds: first).prefix(16).replacingOccurrences("T", " ")) to \(Timestamp.format(milliseconds: last).prefix(16).replacingOccurrences("T", " ")) UTC"
         }
-        writer.text(title, x: 24, y: 36, size: 22, weight: "bold", extra: [("class", "title")])
-        writer.text(subtitle, x: 24, y: 60, size: 13, fill: ChartColors.muted, extra: [("class", "subtitle")])
-        // The legend.
-        var x = 24.0
-        writer.open("g", [("class", "legend")])
-        for segment in Self.segments {
-            writer.rect(x: x, y: 76, width: 14, height: 14, fill: segment.color)
-            writer.text(segment.label, x: x + 20, y: 88, size: 13)
-            x += 20 + Double(segment.label.count) * 7.4 + 22
-        }
-        writer.close("g")
-        if rows.isEmpty {
-            writer.text("no logins", x: 24, y: Self.top + 30, size: 15, fill: ChartColors.muted)
-        }
+        layout.heading(&writer, title: title, subtitle: subtitle, legend: Self.segments.map { ($0.label, $0.color) }, characterWidth: 7.4, empty: rows.isEmpty)
         for (index, row) in rows.enumerated() {
-            let y = Self.top + Double(index) * Self.rowHeight
+            let y = layout.y(ofRow: index)
             var attributes: [(String, String)] = [("class", "bar")]
             if let carrier = row.carrier { attributes.append(("data-carrier", carrier.rawValue)) }
             if let flow = row.firstFlow { attributes.append(("data-first-flow", flow.rawValue)) }
@@ -79,16 +63,16 @@ public struct LoginFunnelChart: Sendable {
             let detail = [row.carrier?.chineseName, row.firstFlow.map { "first \($0.rawValue)" }, "\(Number.grouped(row.logins)) login\(row.logins == 1 ? "" : "s")"].compactMap { $0 }.joined(separator: " · ")
             writer.text(detail, x: 24, y: y + 32, size: 12, fill: ChartColors.muted)
             // The bar: a thin frame, then each segment as wide as its share.
-            writer.rect(x: Self.barX, y: y, width: Self.barWidth, height: Self.barHeight, fill: "#f4f4f4", extra: [("class", "frame")])
-            var left = Self.barX
+            writer.rect(x: layout.barX, y: y, width: layout.barWidth, height: layout.barHeight, fill: "#f4f4f4", extra: [("class", "frame")])
+            var left = layout.barX
             let counts = [row.oneTap, row.sms, row.cancelled, row.failed, row.unfinished]
             var parts: [String] = []
             for (segment, count) in zip(Self.segments, counts) where count > 0 {
                 let share = Double(count) / Double(row.logins)
-                let width = Self.barWidth * share
+                let width = layout.barWidth * share
                 let label = "\(Number.grouped(count)) · \(Self.percent(share))"
                 writer.rect(
-                    x: left, y: y, width: width, height: Self.barHeight, fill: segment.color,
+                    x: left, y: y, width: width, height: layout.barHeight, fill: segment.color,
                     extra: [("class", "segment \(segment.name)"), ("data-count", String(count))],
                     title: "\(segment.label): \(Number.grouped(count)) of \(Number.grouped(row.logins)) logins (\(Self.percent(share)))")
                 if width >= Double(label.count) * 6.6 + 10 {
@@ -97,7 +81,7 @@ public struct LoginFunnelChart: Sendable {
                 parts.append("\(segment.label) \(Number.grouped(count)) (\(Self.percent(share)))")
                 left += width
             }
-            writer.text(parts.joined(separator: " · "), x: Self.barX, y: y + Self.barHeight + 18, size: 12, extra: [("class", "counts")])
+            writer.text(parts.joined(separator: " · "), x: layout.barX, y: y + layout.barHeight + 18, size: 12, extra: [("class", "counts")])
             let share = row.oneTapShare
             writer.text("one-tap \(Self.percent(share.value)) (\(Self.percent(share.low))–\(Self.percent(share.high)))", x: 24, y: y + 50, size: 12,
                         fill: ChartColors.oneTap, extra: [("class", "share")])
@@ -110,20 +94,20 @@ public struct LoginFunnelChart: Sendable {
                 failures = line
             }
             if !failures.isEmpty {
-                writer.text(failures, x: Self.barX, y: y + Self.barHeight + 36, size: 12, fill: ChartColors.muted, extra: [("class", "failures")])
+                writer.text(failures, x: layout.barX, y: y + layout.barHeight + 36, size: 12, fill: ChartColors.muted, extra: [("class", "failures")])
             }
             if row.alerts.count > 0 {
                 let cost = row.alerts.cost.map { " (cost \(Self.money($0)))" } ?? ""
                 writer.text(
                     "⚠ \(Number.grouped(row.alerts.count)) misconfiguration alert\(row.alerts.count == 1 ? "" : "s"): \(Number.grouped(row.alerts.toSMS)) of \(Number.grouped(row.alerts.logins)) logins went on to SMS\(cost)",
-                    x: Self.barX, y: y + Self.barHeight + 54, size: 12, fill: ChartColors.failed, extra: [("class", "alerts")])
+                    x: layout.barX, y: y + layout.barHeight + 54, size: 12, fill: ChartColors.failed, extra: [("class", "alerts")])
             }
             writer.close("g")
         }
         let description = rows.map { row in
             "\(row.carrier?.englishName ?? "All carriers"): \(row.logins) logins, one-tap \(row.oneTap), SMS \(row.sms), cancelled \(row.cancelled), failed \(row.failed), unfinished \(row.unfinished)"
         }.joined(separator: "; ")
-        return SVGWriter.document(width: Self.width, height: height, title: "\(title): \(subtitle)", description: description.isEmpty ? "no logins" : description, body: writer.body)
+        return SVGWriter.document(width: layout.width, height: height, title: "\(title): \(subtitle)", description: description.isEmpty ? "no logins" : description, body: writer.body)
     }
 
     static func percent(_ share: Double) -> String {

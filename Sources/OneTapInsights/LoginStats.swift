@@ -185,8 +185,8 @@ public struct LoginStats: Sendable {
             throw LineError(error.message)
         }
         guard let version = fields.version else { throw LineError("no 'v': not a line of the OneTap event schema") }
-        guard fields.area.isPresent else { throw LineError("no 'area': an event names its area (login, token, sms)") }
-        let isLogin = fields.area.count == 5 && !fields.area.escaped && Self.equal(bytes, fields.area, "login")
+        guard fields[.area].isPresent else { throw LineError("no 'area': an event names its area (login, token, sms)") }
+        let isLogin = fields[.area].count == 5 && !fields[.area].escaped && Self.equal(bytes, fields[.area], "login")
         guard isLogin else {
             summary.ignored += 1
             return
@@ -195,14 +195,14 @@ public struct LoginStats: Sendable {
             if version == 1 { throw LineError("a login event of schema version 1, which has no session, carrier or elapsedMs; this onetap reads version 2") }
             throw LineError(version > 2 ? "schema version \(version) is newer than this onetap reads (2)" : "'v' is \(version); the schema's versions start at 1")
         }
-        guard fields.event.isPresent else { throw LineError("no 'event': a login event names its kind") }
-        guard let event = EventValues.match(bytes, fields.event, in: EventValues.events) else {
+        guard fields[.event].isPresent else { throw LineError("no 'event': a login event names its kind") }
+        guard let event = EventValues.match(bytes, fields[.event], in: EventValues.events) else {
             summary.ignored += 1
             return
         }
-        let key = try Self.session(bytes, fields.session)
-        guard fields.at.isPresent else { throw LineError("no 'at': every event has its time") }
-        let at = try Self.instant(bytes, fields.at)
+        let key = try Self.session(bytes, fields[.session])
+        guard fields[.at].isPresent else { throw LineError("no 'at': every event has its time") }
+        let at = try Self.instant(bytes, fields[.at])
         try apply(event, key, fields, bytes, at: at)
         // Counted once the line was taken (a refused line counts as malformed only).
         summary.loginEvents += 1
@@ -222,7 +222,7 @@ public struct LoginStats: Sendable {
             if let elapsed = fields.elapsed, elapsed >= 0 { login.lastElapsed = elapsed }
             switch event {
             case .flowStarted:
-                let flow = try Self.flow(bytes, fields.flow, required: true)!
+                let flow = try Self.flow(bytes, fields[.flow], required: true)!
                 guard let attempt = fields.attempt else { throw LineError("no 'attempt': a flow-started event has its attempt") }
                 guard attempt >= 1 else { throw LineError("key 'attempt': attempts start at 1, not \(attempt)") }
                 let elapsed = try Self.elapsed(fields)
@@ -234,25 +234,25 @@ public struct LoginStats: Sendable {
                     if flow == .sms { login.reachedSMS = true }
                 }
             case .result:
-                let flow = try Self.flow(bytes, fields.flow, required: true)!
-                guard fields.code.isPresent, fields.code.count > 0 else { throw LineError("no 'code': a result has its code") }
-                guard fields.action.isPresent else { throw LineError("no 'action': a result has the action it led to") }
-                guard let action = EventValues.match(bytes, fields.action, in: EventValues.actions) else {
-                    throw LineError("key 'action': unknown action \(EventValues.quoted(bytes, fields.action)); the actions are \(OutcomeAction.allCases.map(\.rawValue).joined(separator: ", "))")
+                let flow = try Self.flow(bytes, fields[.flow], required: true)!
+                guard fields[.code].isPresent, fields[.code].count > 0 else { throw LineError("no 'code': a result has its code") }
+                guard fields[.action].isPresent else { throw LineError("no 'action': a result has the action it led to") }
+                guard let action = EventValues.match(bytes, fields[.action], in: EventValues.actions) else {
+                    throw LineError("key 'action': unknown action \(EventValues.quoted(bytes, fields[.action])); the actions are \(OutcomeAction.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                let code = intern(flow, bytes, fields.code, action: action, meaning: fields.meaning)
+                let code = intern(flow, bytes, fields[.code], action: action, meaning: fields[.meaning])
                 rows[Int(login.row)].results += 1
                 rows[Int(login.row)].codes[code, default: 0] += 1
                 if login.stage == UInt8(flow.index) { login.lastAction = action }
             case .alert:
-                let flow = try Self.flow(bytes, fields.flow, required: true)!
-                guard fields.code.isPresent, fields.code.count > 0 else { throw LineError("no 'code': an alert has its code") }
-                let code = intern(flow, bytes, fields.code, action: nil, meaning: fields.meaning)
+                let flow = try Self.flow(bytes, fields[.flow], required: true)!
+                guard fields[.code].isPresent, fields[.code].count > 0 else { throw LineError("no 'code': an alert has its code") }
+                let code = intern(flow, bytes, fields[.code], action: nil, meaning: fields[.meaning])
                 rows[Int(login.row)].alerts += 1
                 rows[Int(login.row)].alertCodes[code, default: 0] += 1
                 login.alerted = true
             case .succeeded, .cancelled, .failed:
-                let flow = try Self.flow(bytes, fields.flow, required: event == .succeeded)
+                let flow = try Self.flow(bytes, fields[.flow], required: event == .succeeded)
                 let elapsed = try Self.elapsed(fields)
                 open[key] = nil
                 end(login, event == .succeeded ? .success : event == .cancelled ? .cancelled : .failed, flow: flow, at: elapsed)
@@ -267,16 +267,16 @@ public struct LoginStats: Sendable {
     }
 
     private mutating func plan(_ key: SessionKey, _ fields: EventLineScanner.Fields, _ bytes: UnsafeBufferPointer<UInt8>, at: Int64) throws(LineError) {
-        guard fields.carrier.isPresent else { throw LineError("no 'carrier': a planned event names the plan's carrier") }
-        guard let carrier = EventValues.match(bytes, fields.carrier, in: EventValues.carriers) else {
-            throw LineError("key 'carrier': unknown carrier \(EventValues.quoted(bytes, fields.carrier)); the carriers are \(Carrier.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard fields[.carrier].isPresent else { throw LineError("no 'carrier': a planned event names the plan's carrier") }
+        guard let carrier = EventValues.match(bytes, fields[.carrier], in: EventValues.carriers) else {
+            throw LineError("key 'carrier': unknown carrier \(EventValues.quoted(bytes, fields[.carrier])); the carriers are \(Carrier.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if fields.evidence.isPresent, EventValues.match(bytes, fields.evidence, in: EventValues.evidence) == nil {
-            throw LineError("key 'evidence': unknown evidence \(EventValues.quoted(bytes, fields.evidence)); the evidence is \(EvidenceSource.allCases.map(\.rawValue).joined(separator: ", "))")
+        if fields[.evidence].isPresent, EventValues.match(bytes, fields[.evidence], in: EventValues.evidence) == nil {
+            throw LineError("key 'evidence': unknown evidence \(EventValues.quoted(bytes, fields[.evidence])); the evidence is \(EvidenceSource.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard fields.condition.isPresent else { throw LineError("no 'condition': a planned event names the policy's condition") }
-        guard let condition = EventValues.match(bytes, fields.condition, in: EventValues.conditions) else {
-            throw LineError("key 'condition': unknown condition \(EventValues.quoted(bytes, fields.condition)); the conditions are \(RoutingPolicy.Condition.all.map(\.description).joined(separator: ", "))")
+        guard fields[.condition].isPresent else { throw LineError("no 'condition': a planned event names the policy's condition") }
+        guard let condition = EventValues.match(bytes, fields[.condition], in: EventValues.conditions) else {
+            throw LineError("key 'condition': unknown condition \(EventValues.quoted(bytes, fields[.condition])); the conditions are \(RoutingPolicy.Condition.all.map(\.description).joined(separator: ", "))")
         }
         guard fields.flowCount >= 0 else { throw LineError("no 'flows': a planned event lists the plan's flows") }
         // Checked on the packed bytes (no array per login): FlowSequence's rules, its message when broken.
@@ -291,7 +291,7 @@ public struct LoginStats: Sendable {
         if fields.flowCount == 0 || repeated || last != UInt32(LoginFlow.sms.index) {
             throw LineError("key 'flows': \(FlowSequence.validate(Self.unpack(fields.flows, fields.flowCount)) ?? "not a plan's flows")")
         }
-        let platform = try platformIndex(bytes, fields.platform)
+        let platform = try platformIndex(bytes, fields[.platform])
         let carrierIndex = UInt8(Self.carriers.firstIndex(of: carrier)!)
         let conditionIndex = UInt8(RoutingPolicy.Condition.all.firstIndex(of: condition)!)
 

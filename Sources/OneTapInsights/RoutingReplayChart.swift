@@ -21,11 +21,8 @@ public struct RoutingReplayChart: Sendable {
 
     /// The width of a whole bar (100 % of the logins), in SVG units.
     public static let barWidth = 580.0
-    static let barX = 270.0
-    static let width = 900.0
-    static let barHeight = 24.0
-    static let blockHeight = 132.0
-    static let top = 120.0
+    /// Where the chart's parts stand: a block per carrier, its two bars one above the other.
+    static let layout = ChartLayout(barX: 270, barWidth: barWidth, barHeight: 24, rowHeight: 132, top: 120)
 
     /// Creates a chart.
     /// - Parameters:
@@ -42,24 +39,17 @@ public struct RoutingReplayChart: Sendable {
     public var svg: String {
         var writer = SVGWriter()
         let blocks = replay.carriers + (replay.carriers.count > 1 ? [replay.total] : [])
-        let height = Self.top + Double(max(1, blocks.count)) * Self.blockHeight + 64
+        let layout = Self.layout
+        let height = layout.height(rows: blocks.count, foot: 64)
         let title = "What-if replay of \(policy) — an estimate"
         let subtitle = "\(Number.grouped(replay.total.logins)) recorded logins from \(source); current (recorded) above, new policy (estimated) below"
-        writer.text(title, x: 24, y: 36, size: 22, weight: "bold", extra: [("class", "title")])
-        writer.text(subtitle, x: 24, y: 60, size: 13, fill: ChartColors.muted, extra: [("class", "subtitle")])
-        var x = 24.0
-        writer.open("g", [("class", "legend")])
-        for (label, color) in [("one-tap success", ChartColors.oneTap), ("SMS success", ChartColors.sms), ("neither (cancelled, failed, unfinished)", ChartColors.notLoggedIn)] {
-            writer.rect(x: x, y: 76, width: 14, height: 14, fill: color)
-            writer.text(label, x: x + 20, y: 88, size: 13)
-            x += 20 + Double(label.count) * 7.2 + 22
+        let legend: [(label: String, color: String)] = [("one-tap success", ChartColors.oneTap), ("SMS success", ChartColors.sms), ("neither (cancelled, failed, unfinished)", ChartColors.notLoggedIn)]
+        layout.heading(&writer, title: title, subtitle: subtitle, legend: legend, characterWidth: 7.2, empty: blocks.isEmpty) { writer, x in
+            writer.lineSegment(x1: x, y1: 83, x2: x + 24, y2: 83, stroke: ChartColors.text, width: 2)
+            writer.text("95% interval of the one-tap share", x: x + 30, y: 88, size: 13)
         }
-        writer.lineSegment(x1: x, y1: 83, x2: x + 24, y2: 83, stroke: ChartColors.text, width: 2)
-        writer.text("95% interval of the one-tap share", x: x + 30, y: 88, size: 13)
-        writer.close("g")
-        if blocks.isEmpty { writer.text("no logins", x: 24, y: Self.top + 30, size: 15, fill: ChartColors.muted) }
         for (index, block) in blocks.enumerated() {
-            let y = Self.top + Double(index) * Self.blockHeight
+            let y = layout.y(ofRow: index)
             writer.open("g", [("class", "carrier"), ("data-carrier", block.carrier?.rawValue ?? "all"), ("data-logins", String(block.logins)),
                               ("data-changed", String(block.changed))])
             writer.text(block.carrier?.englishName ?? "All carriers", x: 24, y: y + 16, size: 15, weight: "bold")
@@ -69,20 +59,20 @@ public struct RoutingReplayChart: Sendable {
                         size: 12, fill: ChartColors.muted)
             bar(&writer, block.current, label: "current", y: y)
             if let proposed = block.proposed {
-                bar(&writer, proposed, label: "new", y: y + Self.barHeight + 10)
+                bar(&writer, proposed, label: "new", y: y + layout.barHeight + 10)
             } else {
                 writer.open("g", [("class", "scenario new unknown")])
-                writer.text("new", x: Self.barX - 10, y: y + Self.barHeight + 10 + 17, size: 12, fill: ChartColors.muted, anchor: "end")
-                writer.rect(x: Self.barX, y: y + Self.barHeight + 10, width: Self.barWidth, height: Self.barHeight, fill: "none",
+                writer.text("new", x: layout.barX - 10, y: y + layout.barHeight + 10 + 17, size: 12, fill: ChartColors.muted, anchor: "end")
+                writer.rect(x: layout.barX, y: y + layout.barHeight + 10, width: layout.barWidth, height: layout.barHeight, fill: "none",
                             extra: [("stroke", ChartColors.muted), ("stroke-dasharray", "6 4")])
-                writer.text("unknown: " + (block.unknown ?? "not estimated"), x: Self.barX + 8, y: y + Self.barHeight + 10 + 16, size: 11, fill: ChartColors.failed)
+                writer.text("unknown: " + (block.unknown ?? "not estimated"), x: layout.barX + 8, y: y + layout.barHeight + 10 + 16, size: 11, fill: ChartColors.failed)
                 writer.close("g")
             }
-            writer.text(summary(block), x: Self.barX, y: y + 2 * Self.barHeight + 30, size: 12, extra: [("class", "figures")])
-            writer.text(costs(block), x: Self.barX, y: y + 2 * Self.barHeight + 47, size: 12, fill: ChartColors.muted, extra: [("class", "costs")])
+            writer.text(summary(block), x: layout.barX, y: y + 2 * layout.barHeight + 30, size: 12, extra: [("class", "figures")])
+            writer.text(costs(block), x: layout.barX, y: y + 2 * layout.barHeight + 47, size: 12, fill: ChartColors.muted, extra: [("class", "costs")])
             writer.close("g")
         }
-        let footY = Self.top + Double(max(1, blocks.count)) * Self.blockHeight + 16
+        let footY = layout.height(rows: blocks.count, foot: 16)
         let notes = [
             "An estimate. Logins the new policy plans the same way keep their recorded outcome; the others are modelled",
             "from each flow's recorded outcomes and times for the same carrier and situation (flows taken as independent).",
@@ -95,20 +85,21 @@ public struct RoutingReplayChart: Sendable {
             "\(block.carrier?.englishName ?? "All carriers"): one-tap \(LoginFunnelChart.percent(block.current.oneTapShare.value)) now, "
                 + (block.proposed.map { "\(LoginFunnelChart.percent($0.oneTapShare.value)) estimated" } ?? "unknown under the new policy")
         }.joined(separator: "; ")
-        return SVGWriter.document(width: Self.width, height: height, title: title, description: description.isEmpty ? "no logins" : description, body: writer.body)
+        return SVGWriter.document(width: layout.width, height: height, title: title, description: description.isEmpty ? "no logins" : description, body: writer.body)
     }
 
     private func bar(_ writer: inout SVGWriter, _ scenario: RoutingReplay.Scenario, label: String, y: Double) {
+        let layout = Self.layout
         writer.open("g", [("class", "scenario \(label)")])
-        writer.text(label, x: Self.barX - 10, y: y + 17, size: 12, fill: ChartColors.muted, anchor: "end")
+        writer.text(label, x: layout.barX - 10, y: y + 17, size: 12, fill: ChartColors.muted, anchor: "end")
         let oneTap = min(1, max(0, scenario.oneTapShare.value))
         let sms = min(1 - oneTap, max(0, scenario.smsShare.value))
         let other = max(0, 1 - oneTap - sms)
-        var left = Self.barX
+        var left = layout.barX
         for (name, share, color, text) in [("one-tap", oneTap, ChartColors.oneTap, "#ffffff"), ("sms", sms, ChartColors.sms, "#ffffff"), ("other", other, ChartColors.notLoggedIn, ChartColors.text)]
         where share > 0 {
-            let width = Self.barWidth * share
-            writer.rect(x: left, y: y, width: width, height: Self.barHeight, fill: color,
+            let width = layout.barWidth * share
+            writer.rect(x: left, y: y, width: width, height: layout.barHeight, fill: color,
                         extra: [("class", "segment \(name)"), ("data-share", String(Self.rounded(share)))],
                         title: "\(label): \(name == "other" ? "neither" : name) \(LoginFunnelChart.percent(share))")
             let caption = LoginFunnelChart.percent(share)
@@ -117,10 +108,10 @@ public struct RoutingReplayChart: Sendable {
             }
             left += width
         }
-        let low = Self.barX + Self.barWidth * scenario.oneTapShare.low, high = Self.barX + Self.barWidth * scenario.oneTapShare.high
+        let low = layout.barX + layout.barWidth * scenario.oneTapShare.low, high = layout.barX + layout.barWidth * scenario.oneTapShare.high
         if high > low {
             // Below the labels, in the bar's lowest fifth.
-            let level = y + Self.barHeight - 5
+            let level = y + layout.barHeight - 5
             writer.lineSegment(x1: low, y1: level, x2: high, y2: level, stroke: ChartColors.text, width: 2, extra: [("class", "interval")])
             writer.lineSegment(x1: low, y1: level - 4, x2: low, y2: level + 4, stroke: ChartColors.text, width: 2)
             writer.lineSegment(x1: high, y1: level - 4, x2: high, y2: level + 4, stroke: ChartColors.text, width: 2)

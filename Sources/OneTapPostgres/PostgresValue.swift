@@ -95,43 +95,32 @@ package struct PostgresRows: Sendable {
 /// PostgreSQL's binary formats for the types OneTap uses
 /// (https://www.postgresql.org/docs/current/protocol-overview.html, the `*send` functions).
 enum PostgresBinary {
-    /// Type OIDs, from `pg_type`.
-    enum OID {
-        static let bool: UInt32 = 16
-        static let bytea: UInt32 = 17
-        static let name: UInt32 = 19
-        static let int8: UInt32 = 20
-        static let int2: UInt32 = 21
-        static let int4: UInt32 = 23
-        static let text: UInt32 = 25
-        static let oid: UInt32 = 26
-        static let bpchar: UInt32 = 1042
-        static let varchar: UInt32 = 1043
-        static let textArray: UInt32 = 1009
-        static let int8Array: UInt32 = 1016
-        static let void: UInt32 = 2278
+    /// The types OneTap writes or reads, by their OIDs (from `pg_type`).
+    enum OID: UInt32 {
+        case bool = 16, bytea = 17, name = 19, int8 = 20, int2 = 21, int4 = 23, text = 25, oid = 26
+        case textArray = 1009, int8Array = 1016, bpchar = 1042, varchar = 1043, void = 2278
     }
 
     /// A parameter's type and bytes; nil bytes for `NULL`.
     static func encode(_ value: PostgresValue) -> (type: UInt32, bytes: [UInt8]?) {
         switch value {
         case .null: (0, nil)
-        case .text(let text): (OID.text, Array(text.utf8))
-        case .bytes(let bytes): (OID.bytea, bytes)
-        case .int64(let number): (OID.int8, bigEndian(number))
-        case .bool(let flag): (OID.bool, [flag ? 1 : 0])
+        case .text(let text): (OID.text.rawValue, Array(text.utf8))
+        case .bytes(let bytes): (OID.bytea.rawValue, bytes)
+        case .int64(let number): (OID.int8.rawValue, bigEndian(number))
+        case .bool(let flag): (OID.bool.rawValue, [flag ? 1 : 0])
         case .textArray(let texts):
-            (OID.textArray, array(of: OID.text, texts.map { Array($0.utf8) }))
+            (OID.textArray.rawValue, array(of: .text, texts.map { Array($0.utf8) }))
         case .int64Array(let numbers):
-            (OID.int8Array, array(of: OID.int8, numbers.map(bigEndian)))
+            (OID.int8Array.rawValue, array(of: .int8, numbers.map(bigEndian)))
         }
     }
 
     /// The binary form of a one-dimensional array (`array_send`): dimensions, a no-nulls flag, the
     /// element type, the length and lower bound (1), then each element as its length and bytes. An empty
     /// array has no dimension.
-    private static func array(of element: UInt32, _ items: [[UInt8]]) -> [UInt8] {
-        var bytes = bigEndian(Int32(items.isEmpty ? 0 : 1)) + bigEndian(Int32(0)) + bigEndian(Int32(bitPattern: element))
+    private static func array(of element: OID, _ items: [[UInt8]]) -> [UInt8] {
+        var bytes = bigEndian(Int32(items.isEmpty ? 0 : 1)) + bigEndian(Int32(0)) + bigEndian(Int32(bitPattern: element.rawValue))
         if !items.isEmpty { bytes += bigEndian(Int32(items.count)) + bigEndian(Int32(1)) }
         for item in items { bytes += bigEndian(Int32(item.count)) + item }
         return bytes
@@ -139,14 +128,14 @@ enum PostgresBinary {
 
     /// The elements of a one-dimensional array of `element` in binary form, or nil for another shape,
     /// element type or a `NULL` element.
-    private static func elements(_ bytes: UnsafeRawBufferPointer, of element: UInt32) -> [UnsafeRawBufferPointer]? {
+    private static func elements(_ bytes: UnsafeRawBufferPointer, of element: OID) -> [UnsafeRawBufferPointer]? {
         var offset = 0
         func int32() -> Int32? {
             guard offset + 4 <= bytes.count else { return nil }
             defer { offset += 4 }
             return bytes[offset..<offset + 4].reduce(Int32(0)) { $0 << 8 | Int32($1) }
         }
-        guard let dimensions = int32(), let _ = int32(), let type = int32(), UInt32(bitPattern: type) == element else { return nil }
+        guard let dimensions = int32(), let _ = int32(), let type = int32(), UInt32(bitPattern: type) == element.rawValue else { return nil }
         if dimensions == 0 { return offset == bytes.count ? [] : nil }
         guard dimensions == 1, let count = int32(), count >= 0, let _ = int32() else { return nil }
         var items: [UnsafeRawBufferPointer] = []
@@ -161,32 +150,32 @@ enum PostgresBinary {
 
     /// A result cell's value, or nil when the type is not one OneTap reads.
     static func decode(type: UInt32, _ bytes: UnsafeRawBufferPointer) -> PostgresValue? {
-        switch type {
-        case OID.text, OID.varchar, OID.name, OID.bpchar:
+        switch OID(rawValue: type) {
+        case .text?, .varchar?, .name?, .bpchar?:
             return String(validating: bytes, as: UTF8.self).map(PostgresValue.text)
-        case OID.bytea:
+        case .bytea?:
             return .bytes(Array(bytes))
-        case OID.int8 where bytes.count == 8:
+        case .int8? where bytes.count == 8:
             return .int64(bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) })
-        case OID.int4 where bytes.count == 4, OID.oid where bytes.count == 4:
+        case .int4? where bytes.count == 4, .oid? where bytes.count == 4:
             let number = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            return .int64(type == OID.oid ? Int64(number) : Int64(Int32(bitPattern: number)))
-        case OID.int2 where bytes.count == 2:
+            return .int64(type == OID.oid.rawValue ? Int64(number) : Int64(Int32(bitPattern: number)))
+        case .int2? where bytes.count == 2:
             return .int64(Int64(Int16(bitPattern: UInt16(bytes[0]) << 8 | UInt16(bytes[1]))))
-        case OID.bool where bytes.count == 1:
+        case .bool? where bytes.count == 1:
             return .bool(bytes[0] != 0)
-        case OID.void:
+        case .void?:
             return .null
-        case OID.textArray:
-            guard let items = elements(bytes, of: OID.text) else { return nil }
+        case .textArray?:
+            guard let items = elements(bytes, of: .text) else { return nil }
             var texts: [String] = []
             for item in items {
                 guard let text = String(validating: item, as: UTF8.self) else { return nil }
                 texts.append(text)
             }
             return .textArray(texts)
-        case OID.int8Array:
-            guard let items = elements(bytes, of: OID.int8) else { return nil }
+        case .int8Array?:
+            guard let items = elements(bytes, of: .int8) else { return nil }
             var numbers: [Int64] = []
             numbers.reserveCapacity(items.count)
             for item in items {

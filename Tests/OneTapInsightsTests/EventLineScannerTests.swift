@@ -13,9 +13,9 @@ import OneTapSupport
             let fields = try EventLineScanner.scan(bytes)
             var found: [String: String] = [:]
             let spans: [(String, EventLineScanner.Span)] = [
-                ("at", fields.at), ("area", fields.area), ("event", fields.event), ("session", fields.session), ("carrier", fields.carrier),
-                ("evidence", fields.evidence), ("platform", fields.platform), ("flow", fields.flow), ("code", fields.code), ("action", fields.action),
-                ("meaning", fields.meaning), ("ending", fields.ending), ("condition", fields.condition),
+                ("at", fields[.at]), ("area", fields[.area]), ("event", fields[.event]), ("session", fields[.session]), ("carrier", fields[.carrier]),
+                ("evidence", fields[.evidence]), ("platform", fields[.platform]), ("flow", fields[.flow]), ("code", fields[.code]), ("action", fields[.action]),
+                ("meaning", fields[.meaning]), ("ending", fields[.ending]), ("condition", fields[.condition]),
             ]
             for (name, span) in spans where span.isPresent { found[name] = EventValues.text(bytes, span) }
             if let version = fields.version { found["v"] = String(version) }
@@ -35,6 +35,11 @@ import OneTapSupport
         } catch {
             return "\(error)"
         }
+    }
+
+    @Test func fieldsKeepASlotForEveryKey() {
+        // `Fields` keeps the spans in a fixed array of 17, indexed by the key's raw value.
+        #expect(EventLineScanner.Key.allCases.map(\.rawValue) == Array(0..<17))
     }
 
     @Test func readsTheFieldsOfAnEventLine() throws {

@@ -1,45 +1,22 @@
-/// A record an in-memory store keeps by id at a version, until it expires: a login session, an app
-/// session.
-package protocol InMemoryVersionedRecord: Sendable {
-    /// The record's id type.
-    associatedtype ID: Hashable & Sendable
-    /// The record's id.
-    var id: ID { get }
-    /// The record's version: a replace is made from one and raises it.
-    var version: Int { get }
-    /// When the record may be removed.
-    var expiresAt: Date { get }
-    /// The store errors' subject for a record's id.
-    /// - Parameter id: The id.
-    /// - Returns: The subject.
-    static func subject(_ id: ID) -> StoreError.Entry
-    /// The record's name in a store error (`"session"`, `"app session"`).
-    static var named: String { get }
-    /// Its indefinite article (`"a"`, `"an"`).
-    static var article: String { get }
-}
-
-extension LoginSession: InMemoryVersionedRecord {
-    package static func subject(_ id: LoginSessionID) -> StoreError.Entry { .session(id) }
-    package static var named: String { "session" }
-    package static var article: String { "a" }
-}
-
-extension AppSessionRecord: InMemoryVersionedRecord {
-    package static func subject(_ id: AppSessionID) -> StoreError.Entry { .appSession(id) }
-    package static var named: String { "app session" }
-    package static var article: String { "an" }
-}
-
 /// Records in this process's memory by id, each at a version: the create, the compare-and-swap replace
 /// and the removal of expired records that the in-memory login-session and app-session stores share.
 /// Thread-safe; every operation is atomic.
-package final class InMemoryVersionedRecords<Record: InMemoryVersionedRecord>: Sendable {
+package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable {
     /// The records by id.
     package let records = LockedValue<[Record.ID: Record]>([:])
 
     /// Creates an empty table.
     package init() {}
+
+    /// How many records are stored.
+    package var count: Int { records.withLock { $0.count } }
+
+    /// Reads a record.
+    /// - Parameter id: The id.
+    /// - Returns: The record, or nil.
+    package func load(_ id: Record.ID) -> Record? {
+        records.withLock { $0[id] }
+    }
 
     /// Stores a new record.
     /// - Parameter record: The record.
@@ -81,5 +58,51 @@ package final class InMemoryVersionedRecords<Record: InMemoryVersionedRecord>: S
             for id in expired { records[id] = nil }
             return expired.count
         }
+    }
+}
+
+/// An in-memory store of versioned records (``InMemoryLoginSessionStore``, ``InMemoryAppSessionStore``):
+/// its create, load, replace and removal of expired records are its table's.
+package protocol InMemoryVersionedStore: Sendable {
+    /// The records the store keeps.
+    associatedtype Record: VersionedRecord
+    /// The store's records.
+    var table: InMemoryVersionedRecords<Record> { get }
+}
+
+extension InMemoryVersionedStore {
+    /// How many records are stored.
+    package var count: Int { table.count }
+
+    /// Stores a new record.
+    /// - Parameter record: The record.
+    /// - Throws: ``StoreError`` of kind `duplicate`.
+    public func create(_ record: Record) async throws {
+        try table.create(record)
+    }
+
+    /// Reads a record.
+    /// - Parameter id: The id.
+    /// - Returns: The record, or nil.
+    public func load(_ id: Record.ID) async throws -> Record? {
+        table.load(id)
+    }
+
+    /// Replaces a record if it is still at `version`.
+    /// - Parameters:
+    ///   - record: The new record.
+    ///   - version: The version it was made from.
+    /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
+    public func replace(_ record: Record, expecting version: Int) async throws {
+        try table.replace(record, expecting: version)
+    }
+
+    /// Removes records that expired before `instant`, at most `limit`.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+        table.removeExpired(before: instant, limit: limit)
     }
 }
