@@ -1,6 +1,7 @@
 import Foundation
 import OneTap
 @testable import OneTapPostgres
+import OneTapPostgresTestSupport
 import OneTapTesting
 import Testing
 
@@ -152,6 +153,41 @@ import Testing
         } throws: { error in
             (error as! StoreError).kind == .io
         }
+    }
+
+    /// The server stops while an admit waits to write (a foreign transaction holds the counter's row): the
+    /// start is refused with `io`, nothing of it is stored, and once the server is back starts are admitted.
+    @Test func theServerStoppingMidUpdateRefusesTheStartAndWritesNothing() async throws {
+        let server = try await TestDatabase.privateServer()
+        defer { server.remove() }
+        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
+        let stores = try await PostgresStores.open(configuration)
+        let quotas = LoginQuotas(policy: Self.policy, store: stores.loginQuotaStore())
+        let now = self.now
+        @Sendable func admit(_ index: Int) async throws {
+            try await quotas.admit(
+                .starts, session: .random(), appSession: try AppSessionID("QuotaStopSession" + String(100_000 + index)), address: Self.address,
+                device: nil, at: now.addingTimeInterval(Double(index)))
+        }
+        try await admit(0)
+        let holder = try await HeldTransaction.begin(
+            configuration, [("SELECT counter FROM \(table(stores)) WHERE counter = $1 FOR UPDATE", [.text("starts:ip:203.0.113.7")])])
+        let admitting = Task { try await admit(1) }
+        try await waitForLockWaiters(stores, running: "login_quota_counters (counter, events_ms")
+        try await server.stop()
+        await #expect {
+            try await admitting.value
+        } throws: { error in
+            let error = error as! StoreError
+            return error.kind == .io && error.message.contains("nothing was written")
+        }
+        await holder.release()
+        try await server.start()
+        let stored = try await stores.pool.execute("SELECT events_ms FROM \(table(stores))")
+        #expect(stored.rows == [[.int64Array([1_796_083_200_125])]])
+        try await admit(2)
+        #expect(try await stores.pool.execute("SELECT events_ms FROM \(table(stores))").rows == [[.int64Array([1_796_083_200_125, 1_796_083_202_125])]])
+        await stores.close()
     }
 
     /// An update held past the statement timeout (another instance's update stuck holding the counter's
