@@ -12,6 +12,7 @@ enum CommandRegistry {
         CheckCommand.self,
         SessionCommand.self,
         SMSCommand.self,
+        QuotaCommand.self,
         GateCommand.self,
         MergeCommand.self,
         TokenCommand.self,

@@ -38,7 +38,7 @@ enum Help {
 
     /// What `--policy` does, for the commands that take it.
     private static let policyText =
-        "use a replacement routing policy (sms: a replacement SMS policy; replay: the routing policy to try on the recorded logins)"
+        "use a replacement routing policy (sms: a replacement SMS policy; quota: a replacement login quota policy; replay: the routing policy to try on the recorded logins)"
 
     /// The widest line of the overview's option descriptions.
     private static let width = 90

@@ -11,7 +11,7 @@ struct TableLoader {
     /// The tables a `--data` directory can replace, in the order the help overview names them.
     static let replaceable: [any BuiltInTable.Type] = [
         PLMNTable.self, NumberSegmentTable.self, IPv6PrefixTable.self, OutcomeTable.self, RoutingPolicy.self,
-        SMSPolicy.self, LoginGate.self,
+        SMSPolicy.self, LoginQuotaPolicy.self, LoginGate.self,
     ]
 
     /// A table: from `file` when given, else from the `--data` directory when it holds the table, else

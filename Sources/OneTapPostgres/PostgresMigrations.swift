@@ -37,6 +37,7 @@ package struct PostgresMigration: Sendable {
 /// | 10 | exchange answers | to `exchange_ledger`: `session` (the login session that claimed the token), `phone_number` and `account` (an answered exchange's, kept as long as the row), `sends` (1, or 2 after a resend); the index `exchange_ledger_pending` |
 /// | 11 | sms codes per session | `sms_codes` holds one code record per number and login session: a session-bound record's row moves from the number's digits to `digits/session id` (the key ``SMSCodeKey/id``), so a stranger's send no longer replaces the owner's code; every record stays readable |
 /// | 12 | sealed tokens | `tokens.key_id` (`text COLLATE "C"`, NULL for a row written unsealed): the id of the ``PostgresTokenKeyring`` key that sealed the row's tokens |
+/// | 13 | login quotas | `login_quota_counters` (a login quota counter's events as a `bigint[]` of milliseconds, its keep-until; the index `login_quota_counters_keep_until`), shared by every instance's ``LoginQuotas`` |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -248,6 +249,18 @@ package enum PostgresMigrations {
         },
         PostgresMigration(version: 12, name: "sealed tokens") { schema in
             ["ALTER TABLE \(schema).tokens ADD COLUMN key_id text COLLATE \"C\""]
+        },
+        PostgresMigration(version: 13, name: "login quotas") { schema in
+            [
+                """
+                CREATE TABLE \(schema).login_quota_counters (
+                    counter text COLLATE "C" PRIMARY KEY,
+                    events_ms bigint[] NOT NULL,
+                    keep_until_ms bigint NOT NULL
+                )
+                """,
+                "CREATE INDEX login_quota_counters_keep_until ON \(schema).login_quota_counters (keep_until_ms)",
+            ]
         },
     ]
 }

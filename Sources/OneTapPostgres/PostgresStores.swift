@@ -113,6 +113,20 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         PostgresSMSStore(pool: pool, attempts: attempts)
     }
 
+    /// A login quota store over the pool, for ``LoginQuotas``: every instance that opens the same schema
+    /// counts logins started and paid exchanges against the same quotas, so N instances admit a quota
+    /// once, not N times. While the database is down it fails, and the quotas admit nothing.
+    ///
+    /// ```swift
+    /// let quotas = LoginQuotas(store: stores.loginQuotaStore())
+    /// ```
+    /// - Parameter attempts: How many runs an update gets when the database reports a deadlock or a
+    ///   serialization failure (at least 1); 4.
+    /// - Returns: The store.
+    public func loginQuotaStore(attempts: Int = 4) -> any LoginQuotaStore {
+        PostgresLoginQuotaStore(pool: pool, attempts: attempts)
+    }
+
     /// An exchange ledger over the pool, for ``ExchangeGuard``: a token is exchanged once across every
     /// instance that opens the same schema.
     /// - Parameter retention: How long a token is remembered after its claim; one day, as
@@ -152,6 +166,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   database's clock is never removed, whatever `instant` is;
     /// - login sessions that expired before `instant`;
     /// - SMS counters and code records kept only until before `instant`;
+    /// - login quota counters kept only until before `instant`;
     /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago);
     /// - app sessions whose refresh token expired before `instant` (revoked ones too: they are kept until
     ///   then, so a stolen token presented late is still recognised);
@@ -198,6 +213,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
             smsCodes += codes
             return counters + codes
         }
+        let quotas = PostgresLoginQuotaStore(pool: pool, attempts: 4)
+        let loginQuotaCounters = try await drain { try await quotas.removeExpiredRows(before: instant, limit: batch) }
         let exchanges = try await drain {
             try await pool.execute(
                 PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), [.bound(instant), .int64(Int64(batch))]
@@ -208,8 +225,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         let apps = PostgresAppSessionStore(pool: pool)
         let appSessions = try await drain { try await apps.removeExpiredRows(before: instant, limit: batch) }
         return PostgresCleanupReport(
-            refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, exchangeLedgerRows: exchanges,
-            mergeJournals: journals, appSessions: appSessions)
+            refreshLeases: refreshLeases, loginSessions: loginSessions, smsCounters: smsCounters, smsCodes: smsCodes, loginQuotaCounters: loginQuotaCounters,
+            exchangeLedgerRows: exchanges, mergeJournals: journals, appSessions: appSessions)
     }
 
     /// The most rows one cleanup statement removes.

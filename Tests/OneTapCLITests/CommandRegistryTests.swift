@@ -10,7 +10,7 @@ import Testing
 
     @Test func everyCommandOnceInTheOverviewsOrder() {
         #expect(Self.names == [
-            "carrier", "number", "route", "outcome", "simulate", "check", "session", "sms", "gate", "merge", "token", "credential", "stats", "replay", "db",
+            "carrier", "number", "route", "outcome", "simulate", "check", "session", "sms", "quota", "gate", "merge", "token", "credential", "stats", "replay", "db",
         ])
         #expect(Set(Self.names).count == Self.names.count)
     }
@@ -96,6 +96,7 @@ import Testing
         ("result-codes.csv", ["outcome", "mobile", "103000"], ""),
         ("routing-policy.csv", ["route", "--plmn", "46000"], ""),
         ("sms-policy.csv", ["sms", "-"], #"{"at":"2026-12-01T10:00:00Z","number":"13800138000"}"# + "\n"),
+        ("login-quotas.csv", ["quota", "-"], #"{"at":"2026-12-01T10:00:00Z","counts":"starts"}"# + "\n"),
         ("login-gate.csv", ["gate", "favourite"], ""),
     ]
 

@@ -23,7 +23,7 @@ import Testing
         #expect(first.description == "schema \(configuration.schema) at version \(all.last ?? 0) (applied \(all.map(String.init).joined(separator: ", ")))")
         #expect(try await tables(stores.pool, configuration.schema) == [
             "schema_migrations", "tokens", "refresh_leases", "login_sessions", "sms_counters", "sms_codes", "exchange_ledger", "guest_devices",
-            "guest_data", "merge_journals", "app_sessions", "account_numbers",
+            "guest_data", "merge_journals", "app_sessions", "account_numbers", "login_quota_counters",
         ])
         let second = try await stores.migrate()
         #expect(second.applied.isEmpty && second.version == all.last)
@@ -63,6 +63,7 @@ import Testing
             "exchange answers",
             "sms codes per session",
             "sealed tokens",
+            "login quotas",
         ])
     }
 

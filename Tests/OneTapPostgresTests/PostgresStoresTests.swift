@@ -16,7 +16,7 @@ import Testing
             }
             let report = try await stores.removeExpiredRows(before: Date().addingTimeInterval(86_400))
             #expect(report == PostgresCleanupReport(refreshLeases: 2))
-            #expect(report.description == "removed 2 expired refresh leases, 0 login sessions, 0 SMS counters, 0 SMS code records, 0 exchange-ledger rows, 0 merge journals, 0 app sessions")
+            #expect(report.description == "removed 2 expired refresh leases, 0 login sessions, 0 SMS counters, 0 SMS code records, 0 login quota counters, 0 exchange-ledger rows, 0 merge journals, 0 app sessions")
             let left = try await stores.pool.execute("SELECT account FROM \(leases) ORDER BY account")
             #expect(left.rows.compactMap { $0.first?.text } == ["later", "live"])
             let early = try await stores.removeExpiredRows(before: Date(timeIntervalSince1970: 0))

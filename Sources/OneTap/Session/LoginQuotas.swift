@@ -7,7 +7,8 @@
 /// A request without an address or a device id counts in the rule's one shared `unknown` bucket (fail
 /// closed): pass both to ``LoginServer/start(_:for:pending:address:device:)`` and
 /// ``LoginServer/report(_:to:version:from:address:device:)``, or every such request shares one quota.
-/// The in-memory store counts per instance; share one store across instances to count per deployment.
+/// The in-memory store counts per instance; share one store across instances to count per deployment
+/// (`PostgresStores.loginQuotaStore()` from `OneTapPostgres`).
 public struct LoginQuotas: Sendable {
     /// The rules.
     package let policy: LoginQuotaPolicy

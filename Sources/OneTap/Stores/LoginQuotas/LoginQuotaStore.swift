@@ -4,8 +4,9 @@
 /// the change, `UPDATE`, `COMMIT`.
 ///
 /// OneTap ships ``InMemoryLoginQuotaStore`` (one instance's memory: each instance of a server then
-/// counts on its own); an adapter for a shared store proves itself with `LoginQuotaStoreConformance`
-/// from `OneTapTesting`.
+/// counts on its own) and, in `OneTapPostgres`, `PostgresStores.loginQuotaStore()` (one schema shared by
+/// every instance, so a deployment admits each quota once); an adapter for another shared store proves
+/// itself with `LoginQuotaStoreConformance` from `OneTapTesting`.
 public protocol LoginQuotaStore: Sendable {
     /// Reads the counters, runs `body` on them, and writes back what it changed, atomically with respect
     /// to every other update that touches one of them.
