@@ -51,7 +51,8 @@ public protocol EventSink: Sendable {
 /// `reason`: the exchange ledger could not record how a paid exchange ended; reconcile it.
 ///
 /// A database event (area `database`, ``DatabaseEvent``): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
-/// connection to a TCP host was configured not to check the server's certificate.
+/// connection to a TCP host was configured not to check the server's certificate; `unsealed-tokens`, with
+/// `schema`: a PostgreSQL token store was made without a keyring, so carrier tokens are stored unsealed.
 ///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
