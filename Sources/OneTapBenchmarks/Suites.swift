@@ -247,6 +247,7 @@ enum Suites {
         GuestBenchmarks.run(options, &report, repetitions: repetitions)
         CredentialBenchmarks.run(options, &report, repetitions: repetitions)
         await SealedTokenBenchmarks.run(options, &report, repetitions: repetitions)
+        await AbuseFloodBenchmarks.run(options, &report, repetitions: repetitions)
     }
 
     static func row(

@@ -54,6 +54,8 @@ package struct LoginFlood: Sendable {
         package var honest: LoginTransition?
         /// The honest user's login as stored after the flood.
         package var honestStored: LoginSession?
+        /// The honest login's time (its start and its success report), in nanoseconds.
+        package var honestLatency: Int64 = 0
         /// Admitted fake sessions found stored after the flood.
         package var storedSessions = 0
 
@@ -78,6 +80,7 @@ package struct LoginFlood: Sendable {
             problems += other.problems
             latencies += other.latencies
             storedSessions += other.storedSessions
+            honestLatency += other.honestLatency
         }
     }
 
@@ -90,8 +93,6 @@ package struct LoginFlood: Sendable {
 
     private let keys: ServerKeyRing
     private let issuedAt: Date
-    /// The honest user's app session.
-    package let honestClaims: AccessClaims
 
     /// A flood whose app sessions are signed now.
     /// - Parameter now: When the app sessions were issued (they last a year).
@@ -99,10 +100,6 @@ package struct LoginFlood: Sendable {
     package init(now: Date) throws {
         keys = try ServerKeyRing([(try KeyID("flood"), try ServerKey(bytes: [UInt8](repeating: 7, count: 32)))])
         issuedAt = now.addingTimeInterval(-60)
-        honestClaims = keys.accessToken(
-            session: try AppSessionID("HonestUsersAppSession0"), identity: .guest(try GuestID("HonestUsersGuest000000")), issuedAt: issuedAt,
-            expiresAt: issuedAt.addingTimeInterval(86_400 * 365)
-        ).claims
     }
 
     /// Runs the flood and the honest login at once (the honest user starts once half the fake logins
@@ -134,7 +131,11 @@ package struct LoginFlood: Sendable {
             }
             group.addTask {
                 for await _ in halfway { break }
-                return (Outcome(), await self.honestLogin(server))
+                let started = ContinuousClock.now
+                let login = await self.honestLogin(server)
+                var timed = Outcome()
+                timed.honestLatency = Self.nanoseconds(ContinuousClock.now - started)
+                return (timed, login)
             }
             for await (part, login) in group {
                 outcome.merge(part)
@@ -224,16 +225,22 @@ package struct LoginFlood: Sendable {
         return (outcome, Made(id: id, expected: nil))
     }
 
-    /// The honest user's login: its own address, device and app session; a real success.
-    private func honestLogin(_ server: LoginServer) async -> (LoginTransition?, String?) {
+    /// An honest user's login, alone or during a flood: its own app session, address and device, and a
+    /// real success (``FloodCarrier`` answers its token with ``honestNumber``).
+    /// - Parameters:
+    ///   - server: The server.
+    ///   - user: Which honest user (0 is the one ``run(_:store:size:)`` logs in; each has its own token).
+    /// - Returns: The success report's answer, or what went wrong.
+    package func honestLogin(_ server: LoginServer, user: Int = 0) async -> (LoginTransition?, String?) {
         do {
-            let address = try IPAddress("203.0.113.7")
-            let device = try DeviceID("honest-device")
-            let start = try await server.start(Self.mobileSIM, for: honestClaims, address: address, device: device)
+            let address = try IPAddress("203.0.113.\(user % 200 + 1)")
+            let device = try DeviceID("honest-device-\(user)")
+            let claims = try self.claims(user == 0 ? "HonestUsersAppSession0" : "HonestUserSession" + Self.digits(user, 5), guest: "HonestUsersGuest" + Self.digits(user, 6))
+            let start = try await server.start(Self.mobileSIM, for: claims, address: address, device: device)
             guard case .run(.mobile, _) = start.instruction else { return (nil, "started with \(start.instruction), not China Mobile's one-tap") }
-            let credential = CarrierCredential(flow: .mobile, token: Self.honestToken, uniqueID: "honest")
+            let credential = CarrierCredential(flow: .mobile, token: Self.honestToken(user), uniqueID: "honest")
             let done = try await server.report(
-                .result(.mobile, code: "103000", credential: credential), to: start.session.id, version: start.session.version, from: honestClaims,
+                .result(.mobile, code: "103000", credential: credential), to: start.session.id, version: start.session.version, from: claims,
                 address: address, device: device)
             return (done, nil)
         } catch {
@@ -241,13 +248,28 @@ package struct LoginFlood: Sendable {
         }
     }
 
+    /// An honest user's token (user 0's is ``honestToken``).
+    /// - Parameter user: The user.
+    /// - Returns: The token.
+    package static func honestToken(_ user: Int) -> Secret {
+        user == 0 ? honestToken : Secret("honest-users-one-tap-token-\(user)")
+    }
+
+    private func claims(_ session: String, guest: String) throws -> AccessClaims {
+        keys.accessToken(
+            session: try AppSessionID(session), identity: .guest(try GuestID(guest)), issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(86_400 * 365)
+        ).claims
+    }
+
+    private static func digits(_ number: Int, _ count: Int) -> String {
+        var digits = String(number)
+        while digits.count < count { digits = "0" + digits }
+        return String(digits.suffix(count))
+    }
+
     /// The fake client's app session: its own session and guest.
     private func fakeClaims(_ client: Int) throws -> AccessClaims {
-        var digits = String(client)
-        while digits.count < 4 { digits = "0" + digits }
-        let session = try AppSessionID("FloodClientSession" + digits.suffix(4))
-        let guest = try GuestID("FloodClientGuest00" + digits.suffix(4))
-        return keys.accessToken(session: session, identity: .guest(guest), issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(86_400 * 365)).claims
+        try claims("FloodClientSession" + Self.digits(client, 4), guest: "FloodClientGuest00" + Self.digits(client, 4))
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
@@ -275,14 +297,18 @@ package struct LoginFlood: Sendable {
     }
 }
 
-/// The carrier's exchange for a flood: the honest user's token gets its number; any other token is
+/// The carrier's exchange for a flood: an honest user's token gets the number; any other token is
 /// refused as the carrier refuses a made-up one (China Mobile's `103902`, credential check failed). Counts
 /// the calls per token (by digest).
 package final class FloodCarrier: TokenExchangeProvider {
     private let calls = LockedValue<[SHA256Digest: Int]>([:])
+    private let honest: Set<SHA256Digest>
 
     /// A carrier.
-    package init() {}
+    /// - Parameter honestUsers: How many honest users' tokens it answers with the number (``LoginFlood/honestToken(_:)``).
+    package init(honestUsers: Int = 64) {
+        honest = Set((0..<max(1, honestUsers)).map { CarrierCredential.digest(of: LoginFlood.honestToken($0)) })
+    }
 
     /// Answers.
     /// - Parameter credential: The token.
@@ -290,7 +316,7 @@ package final class FloodCarrier: TokenExchangeProvider {
     package func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         let digest = credential.tokenDigest
         calls.withLock { $0[digest, default: 0] += 1 }
-        if digest == CarrierCredential.digest(of: LoginFlood.honestToken) {
+        if honest.contains(digest) {
             return ExchangeResponse(code: "103000", phoneNumber: LoginFlood.honestNumber, account: "honest-account")
         }
         return ExchangeResponse(code: "103902")
