@@ -16,7 +16,9 @@ import OneTapTesting
 /// its target is "nothing lost" (every admitted start stored, every accepted report's transition stored,
 /// the honest login `done success` with its number after one carrier call, one ledger row per exchange).
 /// The reference, in the same run: the same honest login (a start and a success report) without a flood,
-/// per request.
+/// per request. A ratio above 1 says the flood's requests, most of them refused by the quotas, cost less
+/// each than an honest login's; `honestSlowdown` is what the flood did to the honest login (its time
+/// under the flood over its time alone).
 enum AbuseFloodBenchmarks {
     static let memoryName = "flood in-memory (40 fake clients)"
     static let postgresName = "flood postgres (40 fake clients)"
@@ -132,6 +134,7 @@ enum AbuseFloodBenchmarks {
         row.extra = [
             ("requestsPerSecond", format(Double(outcome.requests) / max(seconds, 1e-9))), ("p99Ns", String(outcome.latency(0.99))),
             ("elapsedMs", format(seconds * 1000)), ("honestLoginNs", String(outcome.honestLatency)),
+            ("honestSlowdown", format(Double(outcome.honestLatency) / (2 * alone[alone.count / 2]))),
             ("rssBeforeKiB", String(before.residentKiB)), ("rssAfterKiB", String(after.residentKiB)), ("hwmKiB", String(after.highWaterKiB)),
             ("admittedStarts", String(outcome.admittedStarts)), ("refusedOverQuota", String(outcome.refusedStarts + outcome.refusedExchanges)),
             ("refusedExchanges", String(outcome.refusedExchanges)), ("rejectedGarbage", String(outcome.rejectedReports)),

@@ -57,8 +57,14 @@ public struct ExpiredRecordSweeper: Sendable {
     }
 
     /// Sweeps every store at once, then again every ``interval``, until the calling task is cancelled;
-    /// then returns (a store's error never ends it: it is an event).
+    /// then returns (a store's error never ends it: it is an event). With no stores it waits for the
+    /// cancellation.
     public func run() async {
+        guard !stores.isEmpty else {
+            while true {
+                do { try await clock.sleep(for: interval) } catch { return }
+            }
+        }
         await withDiscardingTaskGroup { group in
             for store in stores {
                 group.addTask { await self.sweepUntilCancelled(store) }

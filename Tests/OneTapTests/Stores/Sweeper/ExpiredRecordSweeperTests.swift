@@ -156,3 +156,25 @@ import Testing
         #expect(OneTapEvent(at: at, .store(.swept(store: "sms", removed: 12))).description == "2026-12-01T00:00:00.000Z store swept sms: 12 expired records removed")
     }
 }
+
+extension ExpiredRecordSweeperTests {
+    /// A sweeper given no store still runs until cancelled (a service that returned at once would stop a
+    /// service group), sweeping nothing.
+    @Test func withNoStoresRunWaitsForCancellation() async throws {
+        let sweeper = ExpiredRecordSweeper(stores: [], clock: clock, events: DiscardingEventSink())
+        try await running(sweeper) {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(60))
+            await clock.waitForSleepers(1)
+        }
+        #expect(await sweeper.sweepOnce().isEmpty)
+    }
+
+    /// Out-of-range settings are clamped, never trapped on.
+    @Test func settingsAreClamped() {
+        let sweeper = ExpiredRecordSweeper(stores: [], interval: .zero, batchSize: -5, maxBatchesPerRound: 0, clock: clock, events: DiscardingEventSink())
+        #expect(sweeper.interval == .milliseconds(1))
+        #expect(sweeper.batchSize == 1)
+        #expect(sweeper.maxBatchesPerRound == 1)
+    }
+}
