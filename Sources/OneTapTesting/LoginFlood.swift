@@ -44,6 +44,8 @@ package struct LoginFlood: Sendable {
         package var refusedExchanges = 0
         /// Garbage reports refused (`unknown-version`, `unknown-session`), changing nothing.
         package var rejectedReports = 0
+        /// The fake clients (by index) whose SDK time-out reports the server took.
+        package var clientsReportingTimeouts: Set<Int> = []
         /// Whatever should not have happened: a store error, an unexpected answer, a lost record.
         package var problems: [String] = []
         /// Each fake request's time, in nanoseconds, sorted after the flood.
@@ -80,6 +82,7 @@ package struct LoginFlood: Sendable {
             problems += other.problems
             latencies += other.latencies
             storedSessions += other.storedSessions
+            clientsReportingTimeouts.formUnion(other.clientsReportingTimeouts)
             honestLatency += other.honestLatency
         }
     }
@@ -206,6 +209,7 @@ package struct LoginFlood: Sendable {
                 let next = try await server.report(.timeout(.mobile), to: id, version: 1, from: claims, address: address, device: device)
                 lap()
                 outcome.acceptedReports += 1
+                outcome.clientsReportingTimeouts.insert(client)
                 return (outcome, Made(id: id, expected: next.session))
             case 2:  // garbage: a version the session never had
                 _ = try await server.report(.timeout(.mobile), to: id, version: 7, from: claims, address: address, device: device)

@@ -43,6 +43,8 @@ import Testing
             #expect(verified?.phoneNumber == LoginFlood.honestNumber)
             #expect(carrier.calls(for: LoginFlood.honestToken) == 1)
             #expect(outcome.honestStored == honest.session)
+            // More than ten fake clients reported China Mobile time-outs: its channel stayed closed (one-tap on).
+            #expect(outcome.clientsReportingTimeouts.count >= 10)
             #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
 
             #expect(carrier.totalCalls == outcome.exchanges + 1)
