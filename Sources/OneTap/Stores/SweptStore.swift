@@ -18,7 +18,9 @@ public struct SweptStore: Sendable {
     /// - Parameters:
     ///   - name: The name the sweep's ``StoreEvent``s carry (it is written to the event log: no secret).
     ///   - removeExpired: Removes records that expired before the instant, at most the limit, and returns
-    ///     how many it removed (fewer than the limit when no more have expired); throws when the store fails.
+    ///     how many it removed (fewer than the limit when no more have expired); throws when the store fails
+    ///     (the error's text, its first 200 characters with numbers masked, goes to the event log: it must
+    ///     hold no secret, as a ``StoreError`` holds none).
     public init(name: String, removeExpired: @escaping @Sendable (_ before: Date, _ limit: Int) async throws -> Int) {
         self.name = name
         self.removeExpired = removeExpired
