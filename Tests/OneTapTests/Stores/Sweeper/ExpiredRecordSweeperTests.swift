@@ -178,3 +178,23 @@ extension ExpiredRecordSweeperTests {
         #expect(sweeper.maxBatchesPerRound == 1)
     }
 }
+
+extension ExpiredRecordSweeperTests {
+    /// The ledger's own removal: a token claimed exactly `retention` before the instant is still
+    /// remembered (a claim then answers it), one claimed a millisecond earlier goes; the limit holds.
+    @Test func theLedgerForgetsWhatItsClaimsWouldForget() async throws {
+        let ledger = InMemoryExchangeLedger(retention: .seconds(100))
+        let me = try LoginSessionID("SweeperTestSession0004")
+        let t0 = FakeClock.epoch
+        _ = try await ledger.claim(Self.digest(1), for: me, at: t0.addingTimeInterval(-0.001))
+        _ = try await ledger.claim(Self.digest(2), for: me, at: t0.addingTimeInterval(-0.002))
+        _ = try await ledger.claim(Self.digest(3), for: me, at: t0)
+        let instant = t0.addingTimeInterval(100)
+        #expect(try await ledger.removeExpired(before: instant, limit: 0) == 0)
+        #expect(try await ledger.removeExpired(before: instant, limit: -1) == 0)
+        #expect(try await ledger.removeExpired(before: instant, limit: 1) == 1)
+        #expect(try await ledger.removeExpired(before: instant, limit: 10) == 1)
+        #expect(ledger.count == 1)
+        #expect(try await ledger.claim(Self.digest(3), for: me, at: instant)?.state == .pending)
+    }
+}
