@@ -188,9 +188,6 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Throws: ``PostgresError`` from the pool or a statement.
     @discardableResult
     public func removeExpiredRows(before instant: Date) async throws -> PostgresCleanupReport {
-        let schema = PostgresIdentifier.quoted(configuration.schema)
-        let leases = "\(schema).refresh_leases"
-        let ledger = "\(schema).exchange_ledger"
         let batch = Self.cleanupBatch
         func drain(_ step: () async throws -> Int) async throws -> Int {
             var total = 0
@@ -200,15 +197,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
                 if removed < batch { return total }
             }
         }
-        let refreshLeases = try await drain {
-            try await pool.execute(
-                """
-                DELETE FROM \(leases) WHERE account IN \
-                (SELECT account FROM \(leases) WHERE expires_at_ms < LEAST($1, \(PostgresMigrations.databaseNow)) LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """,
-                [.bound(instant), .int64(Int64(batch))]
-            ).affected
-        }
+        let refreshLeases = try await drain { try await removeExpiredLeases(before: instant, limit: batch) }
         let sessions = PostgresLoginSessionStore(pool: pool)
         let loginSessions = try await drain { try await sessions.removeExpiredRows(before: instant, limit: batch) }
         let sms = PostgresSMSStore(pool: pool, attempts: 4)
@@ -222,11 +211,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
         let quotas = PostgresLoginQuotaStore(pool: pool, attempts: 4)
         let loginQuotaCounters = try await drain { try await quotas.removeExpiredRows(before: instant, limit: batch) }
-        let exchanges = try await drain {
-            try await pool.execute(
-                PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), [.bound(instant), .int64(Int64(batch))]
-            ).affected
-        }
+        let exchanges = try await drain { try await removeForgottenExchanges(before: instant, limit: batch) }
         let guests = PostgresGuestDataStore(pool: pool)
         let journals = try await drain { try await guests.removeFinishedJournals(before: instant, limit: batch) }
         let apps = PostgresAppSessionStore(pool: pool)
