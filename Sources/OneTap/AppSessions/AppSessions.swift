@@ -14,7 +14,7 @@
 /// Who acts comes only from a verified access token: a device id is no proof of anything here (it is no
 /// secret), and guests are random, never derived from it.
 ///
-/// - **Access tokens** are self-contained (``ServerKeyRing/verifyAccessToken(_:at:)``) and short-lived;
+/// - **Access tokens** are self-contained (signed by the key ring) and short-lived;
 ///   ``authenticate(_:)`` reads no store. ``live(_:)`` also checks the session is not revoked, for the
 ///   requests that must not outlive a logout by the access token's lifetime.
 /// - **Refresh tokens** rotate at every refresh. The previous one answers the same successor for the
