@@ -54,9 +54,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// Goes up at every change (compare-and-swap).
     public package(set) var version: Int
     /// Who acts in it: its guest until a login, then the account.
-    public package(set) var identity: Identity
+    package var identity: Identity
     /// When the session was opened.
-    public let createdAt: Date
+    package let createdAt: Date
     /// The current refresh token's digest.
     package var current: Digest
     /// When the current refresh token expires (30 days after it was issued, by default: each refresh
@@ -81,7 +81,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// How the app of this session last logged in, for the login page's hint (the number masked): set at
     /// a login, carried to the fresh guest session a logout opens, and readable only through this session
     /// (a revoked session keeps none).
-    public package(set) var lastLogin: LastLoginHint?
+    package var lastLogin: LastLoginHint?
     /// The guest a login moved this session from, while its data has not been merged into the account
     /// (the merge failed at the login: the guest-data store was down): `AppSessions` in `OneTap` retries
     /// the merge at the session's next refresh, or when asked, and clears it once the merge is done. Nil
