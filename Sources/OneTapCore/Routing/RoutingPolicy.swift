@@ -10,7 +10,7 @@ public struct RoutingPolicy: DataTable {
     package static let fileName = "routing-policy.csv"
 
     /// A situation the policy has a row for.
-    package enum Condition: Hashable, Sendable, CustomStringConvertible {
+    public enum Condition: Hashable, Sendable, CustomStringConvertible {
         /// The device has no SIM.
         case simAbsent
         /// The SIM is locked or starting.
@@ -32,7 +32,7 @@ public struct RoutingPolicy: DataTable {
             + Carrier.allCases.map { .carrier($0) }
 
         /// The id used in the file: `sim-absent`, …, `carrier:mobile`.
-        package var description: String {
+        public var description: String {
             switch self {
             case .simAbsent: "sim-absent"
             case .simNotReady: "sim-not-ready"
