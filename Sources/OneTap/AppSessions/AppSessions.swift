@@ -42,7 +42,7 @@ public struct AppSessions: Sendable {
     ///   - store: Where sessions live; in memory by default (share one across instances).
     ///   - policy: Lifetimes and grace; 2 hours, 30 days and 30 s by default.
     ///   - clock: The time source.
-    ///   - events: Receives ``AppSessionEvent``s; standard error by default.
+    ///   - events: Receives its events (area `app-session`); standard error by default.
     ///   - merger: Merges a login's guest data into the account: at ``loggedIn(_:account:flow:number:)``,
     ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``) when that merge failed,
     ///     until one succeeds. Nil (the default): the integrator merges ``AppSessionGrant/formerGuest`` itself.
