@@ -49,6 +49,24 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         #expect(decision.step == .finish(.cancelled))
     }
 
+    @Test func clientAddress() async throws {
+        let loginSessions = InMemoryLoginSessionStore(), loginQuotas = InMemoryLoginQuotaStore()
+        let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
+        let me = try sessions.authenticate(try await sessions.open().accessToken.reveal())
+        let snapshot = DeviceSnapshot(sim: .present, plmn: try PLMN("46000"), network: .both), deviceHeader = "device-7f3a"
+        // README: client address
+        let addresses = try ClientAddress(trustedProxies: ["10.0.0.0/8", "2001:db8:1::/48"])   // your own proxies, nothing else
+        let limited = LoginServer(store: loginSessions, quotas: LoginQuotas(store: loginQuotas))  // Data/login-quotas.csv
+        // in each handler: the socket's peer, and X-Forwarded-For believed only as far as listed proxies vouch for it
+        let client = addresses.resolve(peer: try IPAddress("10.0.0.7"), forwardedFor: ["198.51.100.1, 203.0.113.9, 10.0.0.8"])
+        // client == 203.0.113.9: the leftmost entry is the client's own claim, never taken
+        let started = try await limited.start(snapshot, for: me, address: client, device: try DeviceID(deviceHeader))
+        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, nothing stored
+        // README: end
+        #expect(client == (try IPAddress("203.0.113.9")))
+        #expect(started.session.version == 1)
+    }
+
     @Test func server() async throws {
         let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = FaultyAccountDirectory(InMemoryAccountDirectory())
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
@@ -128,6 +146,10 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let failed = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
         #expect(failed.status == 503, "\(failed)")
         #expect(await account(stranger, id, confirmed: false).status == 404)
+        // A second passes before the account step, as the user's tap and the carrier's page take: access tokens
+        // carry whole seconds, and the login's own account credentials must read as issued after it started
+        // (within one second they count as older, so a replay below would be told the success again).
+        try await Task.sleep(for: .seconds(1))
         let done = await account(bearer, id, confirmed: false)
         #expect(done.status == 200 && done.body.contains(#""created":true"#) && done.body.contains("accessToken"), "\(done)")
         // The guest's token no longer counts after the login (no fixation); the account's new one does.
@@ -186,7 +208,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         }
         // later, POST /sms/verify {"code": "…"}
         let result = try await sms.verify(Secret("123456"), for: try PhoneNumber("13800138000"), context: context)
-        // .verified(verdict), .wrong(attemptsLeft:), .expired, .tooManyAttempts, .noCode, .locked(rule:until:)
+        // .verified(verdict), .wrong(attemptsLeft:), .expired, .tooManyAttempts, .noCode, .throttled(rule:retryAfter:), .captchaRequired(rule:rejected:)
         // README: end
         #expect(gateway.delivered.mutate { $0.count } == 1)
         if case .verified = result { Issue.record("a guessed code must not verify") }
