@@ -17,7 +17,7 @@ public protocol EventSink: Sendable {
 /// ## The event schema, version 2
 ///
 /// ``json()`` writes one JSON object, one line of NDJSON (what ``StandardErrorEventSink`` writes and
-/// `onetap stats` reads): `v` (the schema's version, 2), `at` (ISO 8601, UTC, with
+/// `onetap stats` reads): `v` (the schema's version, ``schemaVersion``), `at` (ISO 8601, UTC, with
 /// milliseconds), `area` (`login`, `token`, `sms`), `event` (the name), then the payload's fields.
 ///
 /// A login event (area `login`) carries the login's context on every line, so each line stands alone:
@@ -58,7 +58,7 @@ public protocol EventSink: Sendable {
 /// ```
 public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWritable {
     /// The version of the event schema this type writes: 2.
-    package static let schemaVersion = 2
+    public static let schemaVersion = 2
 
     /// What happened.
     package enum Payload: Hashable, Sendable {

@@ -86,7 +86,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// (the merge failed at the login: the guest-data store was down): `AppSessions` in `OneTap` retries
     /// the merge at the session's next refresh, or when asked, and clears it once the merge is done. Nil
     /// otherwise, and in every record written before it existed.
-    package var unmergedGuest: GuestID?
+    public package(set) var unmergedGuest: GuestID?
 
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
