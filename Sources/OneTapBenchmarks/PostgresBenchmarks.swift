@@ -33,42 +33,16 @@ enum PostgresBenchmarks {
 
     static func run(_ options: BenchmarkOptions, _ report: inout Report) async {
         guard (names + PostgresAppSessionBenchmarks.names).contains(where: options.wants) else { return }
-        var server: PostgresTestServer? = nil
-        let url: String
-        if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
-            url = external
-        } else {
-            do {
-                server = try await PostgresTestServer.start()
-                url = server!.url()
-            } catch {
-                print("postgres: skipped: no PostgreSQL server (\(error)); set ONETAP_POSTGRES_URL or install postgresql-15")
+        await BenchmarkPostgres.run("postgres", schemaPrefix: "bench_", poolSize: 8, serverOptions: PostgresTestServer.Options(), &report) {
+            stores, url, server, report in
+            guard let pgbench = (server?.binaries ?? PostgresTestServer.findBinaries()).map({ $0 + "/pgbench" }),
+                  FileManager.default.isExecutableFile(atPath: pgbench)
+            else {
+                print("postgres: skipped: no pgbench to compare with (it ships with postgresql-15)")
                 return
             }
+            try await measureAll(stores, url: url, pgbench: pgbench, seconds: options.quick ? 1 : 4, options, &report)
         }
-        defer { server?.remove() }
-        guard let pgbench = (server?.binaries ?? PostgresTestServer.findBinaries()).map({ $0 + "/pgbench" }),
-              FileManager.default.isExecutableFile(atPath: pgbench)
-        else {
-            print("postgres: skipped: no pgbench to compare with (it ships with postgresql-15)")
-            return
-        }
-        let seconds = options.quick ? 1 : 4
-        let schema = "bench_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let stores: PostgresStores
-        do {
-            stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 8))
-        } catch {
-            print("postgres: skipped: \(error)")
-            return
-        }
-        do {
-            try await measureAll(stores, url: url, pgbench: pgbench, seconds: seconds, options, &report)
-        } catch {
-            print("postgres: failed: \(error)")
-        }
-        _ = try? await stores.pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        await stores.close()
     }
 
     private static func measureAll(

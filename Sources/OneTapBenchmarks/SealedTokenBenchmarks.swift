@@ -15,39 +15,11 @@ enum SealedTokenBenchmarks {
 
     static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
         guard options.wants(writeName) || options.wants(readName) else { return }
-        var server: PostgresTestServer? = nil
-        let url: String
-        if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
-            url = external
-        } else {
-            do {
-                server = try await PostgresTestServer.start(.init(maxConnections: 20))
-                url = server!.url()
-            } catch {
-                print("postgres.token sealed: skipped: no PostgreSQL server (\(error)); set ONETAP_POSTGRES_URL or install postgresql-15")
-                return
-            }
-        }
-        defer { server?.remove() }
-        let schema = "bench_sealed_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let stores: PostgresStores
-        do {
-            stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
-        } catch {
-            print("postgres.token sealed: skipped: \(error)")
-            return
-        }
-        do {
+        await BenchmarkPostgres.run(
+            "postgres.token sealed", schemaPrefix: "bench_sealed_", poolSize: 1, serverOptions: PostgresTestServer.Options(maxConnections: 20), &report
+        ) { stores, _, _, report in
             try await measure(stores, options, &report, repetitions: repetitions)
-        } catch {
-            print("postgres.token sealed: failed: \(error)")
         }
-        do {
-            try await stores.pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        } catch {
-            print("postgres.token sealed: could not drop schema \(schema): \(error)")
-        }
-        await stores.close()
     }
 
     private static func measure(_ stores: PostgresStores, _ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async throws {

@@ -8,10 +8,10 @@ import OneTap
 /// from everything libpq says, and the server's `DETAIL` (which can quote a row) is never kept.
 public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public typealias Kind = ErrorKind<PostgresError>
+    package typealias Kind = ErrorKind<PostgresError>
 
     /// What went wrong.
-    public let kind: Kind
+    public let kind: ErrorKind<PostgresError>
     /// The server's SQLSTATE code (`"57014"`, `"40001"`), when the server sent one.
     public let sqlState: String?
     /// An explanation: what was being done and why it failed, with the server's primary message.

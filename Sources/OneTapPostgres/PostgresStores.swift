@@ -53,7 +53,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - configuration: The server, schema, pool size and time limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's refresh lease); the
     ///     system clock by default.
-    ///   - events: Where a `weak-tls` ``DatabaseEvent`` goes when the configuration names a weak `sslmode`
+    ///   - events: Where a `weak-tls` event (area `database`) goes when the configuration names a weak `sslmode`
     ///     for a TCP host; standard error by default.
     /// - Returns: The stores, ready.
     /// - Throws: ``PostgresError``: `connection-failed` or `timeout` when the server cannot be reached,
@@ -92,7 +92,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///     it; 30 seconds.
     ///   - keyring: The keys that seal the access and refresh tokens (AES-256-GCM) before they reach the
     ///     database; nil stores them unsealed, readable by anyone who reads the table or a backup, and emits
-    ///     an `unsealed-tokens` ``DatabaseEvent`` saying so. Rows written unsealed are read either way, and
+    ///     an `unsealed-tokens` event (area `database`) saying so. Rows written unsealed are read either way, and
     ///     sealed at their next save when a keyring is given.
     /// - Returns: The store.
     public func tokenStore(

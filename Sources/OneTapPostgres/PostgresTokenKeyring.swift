@@ -21,7 +21,7 @@ public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomDeb
     /// The id of the key that seals what is written.
     public let currentKeyID: String
     /// Every key id the keyring holds, sorted.
-    public var keyIDs: [String] { keys.keys.sorted() }
+    package var keyIDs: [String] { keys.keys.sorted() }
 
     /// The keys by id; never printed.
     private let keys: [String: [UInt8]]

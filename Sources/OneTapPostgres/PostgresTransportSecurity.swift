@@ -14,7 +14,7 @@ import Darwin
 ///   A URL without `host` or `hostaddr` uses `PGHOST`/`PGHOSTADDR`, else libpq's default socket.
 /// - A Unix socket keeps libpq's default: TLS does not apply to it.
 /// - `disable`, `allow`, `prefer` and `require` are weak (no certificate check, or none against the name):
-///   with a TCP host they make ``PostgresStores`` emit a `weak-tls` ``DatabaseEvent``.
+///   with a TCP host they make ``PostgresStores`` emit a `weak-tls` event (area `database`).
 package struct PostgresTransportSecurity: Sendable, Hashable {
     /// The `sslmode` OneTap adds, or nil when it adds none (the URL names one, or every host is a socket).
     package let addedMode: String?

@@ -35,7 +35,7 @@ public struct AccountLogin: Sendable {
     ///   - dormantAfter: How long a number may go unverified before a login with it is flagged dormant;
     ///     180 days. Zero flags every login of a known number.
     ///   - clock: The time source.
-    ///   - events: Receives the ``AccountEvent``s; standard error by default.
+    ///   - events: Receives its events (area `account`); standard error by default.
     public init(
         directory: any AccountDirectory = InMemoryAccountDirectory(), newAccountID: @escaping @Sendable () -> AccountID = AccountLogin.randomAccountID,
         dormantAfter: Duration = .seconds(180 * 86_400), clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared

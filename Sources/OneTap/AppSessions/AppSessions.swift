@@ -14,7 +14,7 @@
 /// Who acts comes only from a verified access token: a device id is no proof of anything here (it is no
 /// secret), and guests are random, never derived from it.
 ///
-/// - **Access tokens** are self-contained (``ServerKeyRing/verifyAccessToken(_:at:)``) and short-lived;
+/// - **Access tokens** are self-contained (signed by the key ring) and short-lived;
 ///   ``authenticate(_:)`` reads no store. ``live(_:)`` also checks the session is not revoked, for the
 ///   requests that must not outlive a logout by the access token's lifetime.
 /// - **Refresh tokens** rotate at every refresh. The previous one answers the same successor for the
@@ -42,7 +42,7 @@ public struct AppSessions: Sendable {
     ///   - store: Where sessions live; in memory by default (share one across instances).
     ///   - policy: Lifetimes and grace; 2 hours, 30 days and 30 s by default.
     ///   - clock: The time source.
-    ///   - events: Receives ``AppSessionEvent``s; standard error by default.
+    ///   - events: Receives its events (area `app-session`); standard error by default.
     ///   - merger: Merges a login's guest data into the account: at ``loggedIn(_:account:flow:number:)``,
     ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``) when that merge failed,
     ///     until one succeeds. Nil (the default): the integrator merges ``AppSessionGrant/formerGuest`` itself.

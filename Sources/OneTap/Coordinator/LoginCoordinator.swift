@@ -15,7 +15,7 @@
 /// - One login at a time: a second concurrent ``login(_:phoneNumber:)`` is rejected with
 ///   ``LoginCoordinatorError/busy`` (China Mobile's SDK forbids concurrent calls, and the second caller's
 ///   device state may differ, so joining would be wrong).
-/// - Every step emits a ``LoginEvent``; the outcome carries the trace, so "why did this user get SMS?"
+/// - Every step emits an event (area `login`); the outcome carries the trace, so "why did this user get SMS?"
 ///   has an answer. Tokens never appear in events or descriptions.
 public actor LoginCoordinator {
     /// The rules.
@@ -40,7 +40,7 @@ public actor LoginCoordinator {
     ///   - exchangeLedger: Which tokens were sent to the exchange; nil for a new in-memory ledger of this
     ///     coordinator's own (share one to refuse a token another coordinator sent).
     ///   - clock: The time source (the exchange's token-age check runs on it too).
-    ///   - events: Receives ``LoginEvent``s; standard error by default.
+    ///   - events: Receives its events (area `login`); standard error by default.
     public init(
         engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = FlowTimeouts(),
         health: ChannelHealth? = nil, exchangeLedger: (any ExchangeLedger)? = nil, clock: any WallClock = SystemClock(),

@@ -1,6 +1,6 @@
 /// Something about the connection to a database store, for the event log: never a password, a token or
 /// a key.
-public enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
+package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     /// The connection to a TCP host was configured with a `sslmode` that does not check the server's
     /// certificate against its name (`disable`, `allow`, `prefer`, `require`): anyone on the path can read
     /// or change the traffic, the password included. The mode and the hosts (names or addresses, never a
@@ -12,7 +12,7 @@ public enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     case unsealedTokens(schema: String)
 
     /// `weak-tls` or `unsealed-tokens`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .weakTransportSecurity: "weak-tls"
         case .unsealedTokens: "unsealed-tokens"
@@ -20,7 +20,7 @@ public enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `weak-tls sslmode=require for db.internal: the server's certificate is not checked`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .weakTransportSecurity(let mode, let hosts):
             "weak-tls sslmode=\(mode) for \(hosts): the server's certificate is not checked; use sslmode=verify-full"

@@ -43,18 +43,18 @@ public protocol EventSink: Sendable {
 /// SMS code or a whole phone number: numbers in any text are masked (`138****8000`). Version 1 wrote login events without the context, with separate `timeout`,
 /// `exchange` and `skipped` events and a nested `plan`; readers tell the two apart by `v`.
 ///
-/// An account event (area `account`, ``AccountEvent``): `dormant-number`, with `account`, `number` (masked) and
+/// An account event (area `account`): `dormant-number`, with `account`, `number` (masked) and
 /// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit.
 ///
-/// An exchange event (area `exchange`, ``ExchangeEvent``): `settle-failed`, with `token` (the first 8
+/// An exchange event (area `exchange`): `settle-failed`, with `token` (the first 8
 /// hexadecimal digits of the token's SHA-256, never the token), `state` (what was to be recorded) and
 /// `reason`: the exchange ledger could not record how a paid exchange ended; reconcile it.
 ///
-/// A database event (area `database`, ``DatabaseEvent``): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
+/// A database event (area `database`): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
 /// connection to a TCP host was configured not to check the server's certificate; `unsealed-tokens`, with
 /// `schema`: a PostgreSQL token store was made without a keyring, so carrier tokens are stored unsealed.
 ///
-/// A store event (area `store`, ``StoreEvent``): `swept`, with `store` (the swept store's name) and
+/// A store event (area `store`): `swept`, with `store` (the swept store's name) and
 /// `removed`: a round of ``ExpiredRecordSweeper`` removed expired records; `sweep-failed`, with `store`,
 /// `removed` (before the failure) and `reason`: the store failed, the next round tries again.
 ///
@@ -66,7 +66,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
     public static let schemaVersion = 2
 
     /// What happened.
-    public enum Payload: Hashable, Sendable {
+    package enum Payload: Hashable, Sendable {
         /// A step of a login (``LoginCoordinator``, ``LoginServer``), and the login it belongs to.
         case login(LoginEvent, LoginContext)
         /// A token was stored, refreshed, or could not be (``TokenVault``).
@@ -88,7 +88,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
     /// When it happened, by the emitter's clock.
     public let at: Date
     /// What happened.
-    public let payload: Payload
+    package let payload: Payload
 
     /// Creates an event.
     /// - Parameters:

@@ -1,6 +1,6 @@
 /// What the sweep of a store's expired records did (``ExpiredRecordSweeper``), for the event log: the
 /// store's name and counts, or the store's error; never a record's content.
-public enum StoreEvent: Hashable, Sendable, CustomStringConvertible {
+package enum StoreEvent: Hashable, Sendable, CustomStringConvertible {
     /// A round removed records that had expired: the store's name (``SweptStore/name``) and how many
     /// it removed. A round that removed nothing says nothing.
     case swept(store: String, removed: Int)
@@ -9,7 +9,7 @@ public enum StoreEvent: Hashable, Sendable, CustomStringConvertible {
     case sweepFailed(store: String, removed: Int, reason: String)
 
     /// `swept` or `sweep-failed`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .swept: "swept"
         case .sweepFailed: "sweep-failed"
@@ -17,7 +17,7 @@ public enum StoreEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `swept login-sessions: 120 expired records removed`, `sweep-failed sms after 0 removed: the store is down`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .swept(let store, let removed): "swept \(store): \(removed) expired records removed"
         case .sweepFailed(let store, let removed, let reason): "sweep-failed \(store) after \(removed) removed: \(PhoneNumber.maskingNumbers(in: reason))"

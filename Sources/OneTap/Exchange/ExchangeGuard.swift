@@ -22,7 +22,7 @@
 ///   one token billed again and again. Should the resend be answered "token already used", that is
 ///   reported as unknown too, not as the user's fault.
 /// - The end of an exchange is recorded even when its caller's task was cancelled; a record that fails
-///   is an ``ExchangeEvent/settleFailed(tokenPrefix:state:reason:)`` event (the row stays `pending`, and
+///   is a `settle-failed` event in area `exchange` (the row stays `pending`, and
 ///   reconciliation lists it once it is older than ``timeout``).
 /// - Error text from the integrator's provider is scrubbed of the token before it goes anywhere.
 ///

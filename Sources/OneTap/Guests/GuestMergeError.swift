@@ -1,10 +1,10 @@
 /// Why a merge could not be done. New kinds may be added; match kinds with a `default` case.
 public struct GuestMergeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public typealias Kind = ErrorKind<GuestMergeError>
+    package typealias Kind = ErrorKind<GuestMergeError>
 
     /// What went wrong.
-    public let kind: Kind
+    public let kind: ErrorKind<GuestMergeError>
     /// The guest.
     public let guest: GuestID
     /// An explanation.

@@ -20,7 +20,7 @@
 /// slow down the session, address and device that made them with growing delays (`throttled`), and a
 /// number guessed at from many sessions or past its daily bound asks for a captcha with the verify
 /// (`captchaRequired`; send the verify again with the solved token in ``SMSContext/captcha``).
-/// Each answer is also an ``SMSEvent``. Time comes from the injected clock (`FakeClock` in tests, so a
+/// Each answer is also an event (area `sms`). Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).
 public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectable {
     /// The rules: policy, segments, code lifetime and tries.
@@ -42,7 +42,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - policy: The limits; `Data/sms-policy.csv` by default.
     ///   - segments: The number segments, whose kinds tell which numbers cannot take SMS;
     ///     `Data/number-segments.csv` by default.
-    ///   - events: Receives ``SMSEvent``s; standard error by default.
+    ///   - events: Receives its events (area `sms`); standard error by default.
     ///   - clock: The time source: when a code is sent, expires, may be sent again; the system clock by
     ///     default.
     public init(

@@ -41,7 +41,7 @@ public struct LoginServer: Sendable {
     ///   - quotas: The quotas on logins started and paid exchanges per address, device and app session
     ///     (``LoginQuotas``: `Data/login-quotas.csv` over a store); none by default.
     ///   - clock: The time source.
-    ///   - events: Receives ``LoginEvent``s; standard error by default.
+    ///   - events: Receives the login events (area `login`); standard error by default.
     public init(
         machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryLoginSessionStore(), exchange: ExchangeGuard? = nil,
         sms: SMSCodeService? = nil, health: ChannelHealth? = nil, quotas: LoginQuotas? = nil, clock: any WallClock = SystemClock(),

@@ -43,7 +43,7 @@ public struct ExpiredRecordSweeper: Sendable {
     ///   - batchSize: The most records one call removes; 1,000. Less than 1 counts as 1.
     ///   - maxBatchesPerRound: The most calls of one store in one round; 100. Less than 1 counts as 1.
     ///   - clock: The time source: what expired, and the waits.
-    ///   - events: Receives ``StoreEvent``s; standard error by default.
+    ///   - events: Receives the store events (area `store`); standard error by default.
     public init(
         stores: [SweptStore], interval: Duration = .seconds(60), batchSize: Int = 1000, maxBatchesPerRound: Int = 100,
         clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared

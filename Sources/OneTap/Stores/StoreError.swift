@@ -3,7 +3,7 @@
 /// an adapter for another database. New kinds may be added; match kinds with a `default` case.
 public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public typealias Kind = ErrorKind<StoreError>
+    package typealias Kind = ErrorKind<StoreError>
 
     /// What a failure concerns, as its description names it: `account 42`, `session q3Vn…`.
     public struct Entry: Hashable, Sendable, CustomStringConvertible {
@@ -36,7 +36,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// What went wrong.
-    public let kind: Kind
+    public let kind: ErrorKind<StoreError>
     /// What the failure concerns, or nil when it concerns the store as a whole (opening it, listing it)
     /// or the message names it.
     public let subject: Entry?
@@ -49,7 +49,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     ///   - kind: What went wrong.
     ///   - subject: What the failure concerns, if one thing.
     ///   - message: An explanation, without secrets.
-    public init(_ kind: Kind, subject: Entry? = nil, message: String) {
+    public init(_ kind: ErrorKind<StoreError>, subject: Entry? = nil, message: String) {
         self.kind = kind
         self.subject = subject
         self.message = message

@@ -16,7 +16,7 @@ public struct SweptStore: Sendable {
 
     /// A store of your own.
     /// - Parameters:
-    ///   - name: The name the sweep's ``StoreEvent``s carry (it is written to the event log: no secret).
+    ///   - name: The name the sweep's events (area `store`) carry (it is written to the event log: no secret).
     ///   - removeExpired: Removes records that expired before the instant, at most the limit, and returns
     ///     how many it removed (fewer than the limit when no more have expired); throws when the store fails
     ///     (the error's text, its first 200 characters with numbers masked, goes to the event log: it must

@@ -1,10 +1,10 @@
 /// Why no usable token could be handed out. New kinds may be added; match kinds with a `default` case.
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public typealias Kind = ErrorKind<TokenError>
+    package typealias Kind = ErrorKind<TokenError>
 
     /// What went wrong.
-    public let kind: Kind
+    public let kind: ErrorKind<TokenError>
     /// The account, or nil when the failure concerns no single account (listing the due accounts).
     public let account: AccountID?
     /// A human-readable explanation (never a token).

@@ -1,5 +1,5 @@
 /// Something the token manager did, for logs and counters. Events carry metadata only, never a token.
-public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
+package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     /// A refresh succeeded and the new token was stored (exactly one per real refresh).
     case refreshed(account: AccountID, flow: LoginFlow, expiresAt: Date, rotatedRefreshToken: Bool)
     /// A refresh failed transiently; the stored token was kept and refreshing backs off until `retryAt`.
@@ -46,7 +46,7 @@ public enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `refreshed account 42 (tianyi) until …`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .refreshed(let account, let flow, let expiresAt, let rotated):
             "refreshed account \(account) (\(flow)) until \(expiresAt)\(rotated ? ", refresh token rotated" : "")"

@@ -37,7 +37,7 @@ package struct TokenManager: Sendable {
     ///   - policy: When the token turns stale and expires.
     ///   - clock: The time source.
     ///   - backoff: The back-off after transient refresh failures.
-    ///   - events: Receives ``TokenEvent``s; standard error by default.
+    ///   - events: Receives its events (area `token`); standard error by default.
     package init(
         account: AccountID, refresher: any TokenRefresher, store: any TokenStore = InMemoryTokenStore(),
         policy: TokenPolicy = TokenPolicy(), clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(),

@@ -41,10 +41,10 @@ public struct RefreshResponse: Sendable, CustomStringConvertible {
 /// Why a refresh failed, classified.
 public struct TokenRefreshError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Whether retrying can help: ``ErrorKind/final`` or ``ErrorKind/transient``.
-    public typealias Kind = ErrorKind<TokenRefreshError>
+    package typealias Kind = ErrorKind<TokenRefreshError>
 
     /// Whether retrying can help.
-    public let kind: Kind
+    public let kind: ErrorKind<TokenRefreshError>
     /// The carrier's result code, if it gave one.
     public let code: ResultCode?
     /// What went wrong, without secrets.
@@ -55,7 +55,7 @@ public struct TokenRefreshError: Error, Hashable, Sendable, CustomStringConverti
     ///   - kind: Final or transient.
     ///   - code: The carrier's code, if any.
     ///   - message: What went wrong (never a token).
-    public init(_ kind: Kind, code: ResultCode? = nil, message: String) {
+    public init(_ kind: ErrorKind<TokenRefreshError>, code: ResultCode? = nil, message: String) {
         self.kind = kind
         self.code = code
         self.message = message

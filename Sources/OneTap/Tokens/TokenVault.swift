@@ -69,7 +69,7 @@ public actor TokenVault {
     ///   - refreshTimeout: The limit on one refresh call; 30 seconds (nil for none). A refresh that takes
     ///     longer counts as a transient failure for its callers.
     ///   - background: How due accounts are refreshed while ``run()`` runs.
-    ///   - events: Receives ``TokenEvent``s; standard error by default.
+    ///   - events: Receives the token events (area `token`); standard error by default.
     public init(
         store: any TokenStore = InMemoryTokenStore(), refresher: any TokenRefresher, policy: TokenPolicy = TokenPolicy(),
         clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(), refreshTimeout: Duration? = .seconds(30),

@@ -5,21 +5,21 @@ import Foundation
 #endif
 
 /// What happened in the account directory, for the event log: the masked number only, never the whole.
-public enum AccountEvent: Hashable, Sendable, CustomStringConvertible {
+package enum AccountEvent: Hashable, Sendable, CustomStringConvertible {
     /// A login verified a number that had not been verified for longer than the dormancy limit: it may
     /// have been reissued to someone else (二次号). The account, the masked number, and when the number
     /// had last been verified.
     case dormantNumber(AccountID, maskedNumber: String, previouslyVerifiedAt: Date)
 
     /// `dormant-number`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .dormantNumber: "dormant-number"
         }
     }
 
     /// `dormant-number account 42 138****8000 (last verified 2026-06-01T00:00:00.000Z)`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .dormantNumber(let account, let masked, let previous):
             "dormant-number account \(account) \(PhoneNumber.maskingNumbers(in: masked)) (last verified \(previous.iso8601))"

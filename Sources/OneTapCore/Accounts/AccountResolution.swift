@@ -8,12 +8,12 @@ import Foundation
 /// recorded, whether this call made it, and when the number had been verified before this login.
 public struct AccountResolution: Hashable, Sendable, CustomStringConvertible {
     /// The entry, with this login recorded as its last verification.
-    public let entry: AccountEntry
+    package let entry: AccountEntry
     /// Whether this call made the entry: a new account (find-or-create), or a new binding (bind).
     /// Of several calls racing for one new number exactly one answers true.
-    public let created: Bool
+    package let created: Bool
     /// When the number had last been verified before this call: nil when the entry is new.
-    public let previouslyVerifiedAt: Date?
+    package let previouslyVerifiedAt: Date?
 
     /// Creates a resolution (stores make them).
     /// - Parameters:

@@ -1,9 +1,9 @@
 /// What an access token says, once its signature checked out: which app session, who acts in it, and
-/// from when until when. Read from a token by ``ServerKeyRing/verifyAccessToken(_:at:)``; made by
-/// ``ServerKeyRing/accessToken(session:identity:issuedAt:expiresAt:)``.
+/// from when until when. Handed out by `AppSessions.authenticate(_:)` and `AppSessions.live(_:)` in
+/// `OneTap`, which read it from a token the key ring signed.
 public struct AccessClaims: Hashable, Sendable, CustomStringConvertible {
     /// The key that signed the token.
-    public let keyID: KeyID
+    package let keyID: KeyID
     /// The app session the token belongs to.
     public let session: AppSessionID
     /// Who acts: the session's guest, or the account it logged in to.
@@ -30,7 +30,7 @@ public struct AccessClaims: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What checking an access token found.
-public enum AccessTokenVerdict: Hashable, Sendable, CustomStringConvertible {
+package enum AccessTokenVerdict: Hashable, Sendable, CustomStringConvertible {
     /// Signed by a key of the ring and not expired: act as ``AccessClaims/identity``.
     case valid(AccessClaims)
     /// Signed by a key of the ring, but past its expiry: the app refreshes.
@@ -43,7 +43,7 @@ public enum AccessTokenVerdict: Hashable, Sendable, CustomStringConvertible {
     case malformed(String)
 
     /// `valid`, `expired`, `bad-signature`, `unknown-key`, `malformed`: stable ids.
-    public var name: String {
+    package var name: String {
         switch self {
         case .valid: "valid"
         case .expired: "expired"
@@ -54,13 +54,13 @@ public enum AccessTokenVerdict: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The claims of a valid token, else nil.
-    public var validClaims: AccessClaims? {
+    package var validClaims: AccessClaims? {
         if case .valid(let claims) = self { return claims }
         return nil
     }
 
     /// `valid: app session …`, `unknown-key 2025-01`, `malformed: …`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .valid(let claims), .expired(let claims): "\(name): \(claims)"
         case .badSignature: name

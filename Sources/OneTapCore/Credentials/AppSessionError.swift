@@ -2,10 +2,10 @@
 /// session (or logs in again). New kinds may be added; match kinds with a `default` case.
 public struct AppSessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public typealias Kind = ErrorKind<AppSessionError>
+    package typealias Kind = ErrorKind<AppSessionError>
 
     /// What went wrong.
-    public let kind: Kind
+    public let kind: ErrorKind<AppSessionError>
     /// The app session the credential named, when it named one (not a secret, and not proof: a claim).
     public let session: AppSessionID?
     /// A human-readable explanation (never a token).

@@ -1,6 +1,6 @@
 /// What happened to an app session, for the event log: never a token or a digest, the account id only
 /// where the session has one.
-public enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
+package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     /// A guest session was opened.
     case opened(AppSessionID)
     /// A refresh token was rotated (`repeated`: an honest retry within the grace got the same successor).
@@ -13,7 +13,7 @@ public enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     case refused(AppSessionID?, AppSessionError.Kind)
 
     /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .opened: "opened"
         case .refreshed: "refreshed"
@@ -24,7 +24,7 @@ public enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `revoked q3Vn… (reuse) account 42`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .opened(let id): "opened \(id)"
         case .refreshed(let id, let repeated): "refreshed \(id)\(repeated ? " (repeated within the grace)" : "")"

@@ -8,11 +8,11 @@
 /// read back from its JSON equals the one written.
 public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// A refresh token's keyed digest and the id of the key it was made under.
-    public struct Digest: Hashable, Sendable {
+    package struct Digest: Hashable, Sendable {
         /// The key the digest was made under (the token stops verifying once the ring drops it).
-        public let keyID: KeyID
+        package let keyID: KeyID
         /// HMAC-SHA-256(key, "onetap-refresh-1" ‖ 0 ‖ token).
-        public let digest: SHA256Digest
+        package let digest: SHA256Digest
 
         package init(keyID: KeyID, digest: SHA256Digest) {
             self.keyID = keyID
@@ -21,13 +21,13 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The refresh token a rotation replaced: answered with the same successor until the grace ends.
-    public struct Rotated: Hashable, Sendable {
+    package struct Rotated: Hashable, Sendable {
         /// Its digest.
-        public let token: Digest
+        package let token: Digest
         /// When it was rotated.
-        public let rotatedAt: Date
+        package let rotatedAt: Date
         /// The 32 random bytes its successor was derived with (no secret without the token and the key).
-        public let nonce: [UInt8]
+        package let nonce: [UInt8]
 
         package init(token: Digest, rotatedAt: Date, nonce: [UInt8]) {
             self.token = token
@@ -54,20 +54,20 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// Goes up at every change (compare-and-swap).
     public package(set) var version: Int
     /// Who acts in it: its guest until a login, then the account.
-    public package(set) var identity: Identity
+    package var identity: Identity
     /// When the session was opened.
-    public let createdAt: Date
+    package let createdAt: Date
     /// The current refresh token's digest.
-    public package(set) var current: Digest
+    package var current: Digest
     /// When the current refresh token expires (30 days after it was issued, by default: each refresh
     /// slides it).
     public package(set) var expiresAt: Date {
         didSet { expiresAt = expiresAt.roundedToMilliseconds }
     }
     /// The token the last rotation replaced, if the last change was a rotation.
-    public package(set) var previous: Rotated?
+    package var previous: Rotated?
     /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``).
-    public package(set) var ancestors: [Digest]
+    package var ancestors: [Digest]
     /// When and why the session was revoked, if it was.
     public package(set) var revoked: (at: Date, reason: Revocation)? {
         get { revokedAt.flatMap { at in revocation.map { (at, $0) } } }
@@ -81,7 +81,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// How the app of this session last logged in, for the login page's hint (the number masked): set at
     /// a login, carried to the fresh guest session a logout opens, and readable only through this session
     /// (a revoked session keeps none).
-    public package(set) var lastLogin: LastLoginHint?
+    package var lastLogin: LastLoginHint?
     /// The guest a login moved this session from, while its data has not been merged into the account
     /// (the merge failed at the login: the guest-data store was down): `AppSessions` in `OneTap` retries
     /// the merge at the session's next refresh, or when asked, and clears it once the merge is done. Nil

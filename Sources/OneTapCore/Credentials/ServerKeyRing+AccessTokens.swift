@@ -36,7 +36,7 @@ extension ServerKeyRing {
     ///   - now: The time to judge expiry by.
     /// - Returns: The verdict; only ``AccessTokenVerdict/valid(_:)`` lets anyone act.
     /// - Complexity: One HMAC-SHA-256 over the token's bytes; no store read.
-    public func verifyAccessToken(_ token: String, at now: Date) -> AccessTokenVerdict {
+    package func verifyAccessToken(_ token: String, at now: Date) -> AccessTokenVerdict {
         var token = token
         return token.withUTF8 { bytes in AccessTokenFormat.verify(bytes, ring: self, at: now) }
     }

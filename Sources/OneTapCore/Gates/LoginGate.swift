@@ -11,7 +11,7 @@
 /// and the answer says it was the default.
 public struct LoginGate: DataTable {
     /// `login-gate.csv`, the table's file in `Data/`.
-    public static let fileName = "login-gate.csv"
+    package static let fileName = "login-gate.csv"
 
     /// What an action needs.
     package enum Needs: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {

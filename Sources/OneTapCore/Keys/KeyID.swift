@@ -1,8 +1,8 @@
 /// The name of one key in a ``ServerKeyRing``: 1 to 16 of `A–Z a–z 0–9 _ -`. Not a secret: it travels
 /// in every access token, so a server finds the key to check the token with.
-public struct KeyID: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct KeyID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The id's text.
-    public let text: String
+    package let text: String
 
     /// The longest id, in characters: 16.
     package static let maximumLength = 16
@@ -10,7 +10,7 @@ public struct KeyID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Reads a key id.
     /// - Parameter text: 1 to 16 of `A–Z a–z 0–9 _ -` (`2026-12`, `k1`).
     /// - Throws: ``ParseError`` with subject `key id`: `empty`, `wrong-length` or `invalid-character`.
-    public init(_ text: String) throws(ParseError) {
+    package init(_ text: String) throws(ParseError) {
         if text.isEmpty { throw ParseError(.keyID, .empty, input: text, reason: "a key id has at least one character") }
         if let error = firstBadCharacterError(.keyID, in: text, allowed: Base64.isURLSafe) {
             throw ParseError(.keyID, error.kind, input: text, reason: error.reason + " (a key id is A-Z, a-z, 0-9, _ and -)")
@@ -25,8 +25,8 @@ public struct KeyID: Hashable, Sendable, Comparable, CustomStringConvertible {
     package init(unchecked text: String) { self.text = text }
 
     /// The id's text.
-    public var description: String { text }
+    package var description: String { text }
 
     /// Orders ids by their text.
-    public static func < (lhs: KeyID, rhs: KeyID) -> Bool { lhs.text < rhs.text }
+    package static func < (lhs: KeyID, rhs: KeyID) -> Bool { lhs.text < rhs.text }
 }

@@ -7,7 +7,7 @@
 /// Every instance of a server shares one key. A new key makes the codes already sent unverifiable
 /// (they answer `wrong`) and gives every device a new guest id, so rotate it rarely and when few codes
 /// are out. A secret: its description is `<redacted>` and no error quotes it.
-public struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let hmac: HMACSHA256.Key
 
     /// The shortest key, in bytes: 32 (the strength of SHA-256).
@@ -17,7 +17,7 @@ public struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// - Parameter bytes: At least 32 bytes from a secure source (a secrets manager, `openssl rand 32`).
     /// - Throws: ``ParseError`` with subject `server key` and kind `wrong-length` for fewer than 32 bytes
     ///   (its input reads `<redacted>`).
-    public init(bytes: some Collection<UInt8>) throws(ParseError) {
+    package init(bytes: some Collection<UInt8>) throws(ParseError) {
         guard bytes.count >= Self.minimumBytes else {
             throw ParseError(.serverKey, .wrongLength, input: "<redacted>", reason: "\(bytes.count) bytes; a server key has at least \(Self.minimumBytes)")
         }
@@ -28,7 +28,7 @@ public struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// - Parameter base64: Standard or URL-safe base64 of at least 32 bytes; padding optional.
     /// - Throws: ``ParseError`` with subject `server key`: `malformed` for text that is not base64,
     ///   `wrong-length` for fewer than 32 bytes (its input reads `<redacted>`).
-    public init(base64: Secret) throws(ParseError) {
+    package init(base64: Secret) throws(ParseError) {
         guard let bytes = Base64.decode(base64.reveal()) else {
             throw ParseError(.serverKey, .malformed, input: "<redacted>", reason: "the text is not base64")
         }
@@ -39,9 +39,9 @@ public struct ServerKey: Sendable, CustomStringConvertible, CustomDebugStringCon
     package init(unchecked bytes: [UInt8]) { hmac = HMACSHA256.Key(bytes) }
 
     /// Always `<redacted>`.
-    public var description: String { "<redacted>" }
+    package var description: String { "<redacted>" }
     /// Always `ServerKey(<redacted>)`.
-    public var debugDescription: String { "ServerKey(<redacted>)" }
+    package var debugDescription: String { "ServerKey(<redacted>)" }
     /// A mirror with no children.
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }

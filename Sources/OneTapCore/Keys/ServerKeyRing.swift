@@ -21,7 +21,7 @@ public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStrin
     /// Creates a ring.
     /// - Parameter keys: The keys by id, the signing key first; at least one, each id once.
     /// - Throws: ``ParseError`` with subject `server keys`: `empty` for no key, `malformed` for an id given twice.
-    public init(_ keys: [(id: KeyID, key: ServerKey)]) throws(ParseError) {
+    package init(_ keys: [(id: KeyID, key: ServerKey)]) throws(ParseError) {
         guard !keys.isEmpty else { throw ParseError(.serverKeys, .empty, input: "<redacted>", reason: "a key ring has at least one key") }
         var seen: Set<KeyID> = []
         for (id, _) in keys where !seen.insert(id).inserted {
@@ -71,13 +71,13 @@ public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStrin
     }
 
     /// The id of the key that signs.
-    public var signingID: KeyID { entries[0].id }
+    package var signingID: KeyID { entries[0].id }
 
     /// The key that signs.
     package var signing: ServerKey { entries[0].key }
 
     /// The ids of every key, the signing key first.
-    public var ids: [KeyID] { entries.map(\.id) }
+    package var ids: [KeyID] { entries.map(\.id) }
 
     /// The key with an id, if the ring has it.
     /// - Parameter id: The key id.

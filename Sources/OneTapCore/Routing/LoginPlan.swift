@@ -10,7 +10,7 @@ public struct LoginPlan: Hashable, Sendable, CustomStringConvertible {
     /// Why these flows.
     public let reason: RoutingReason
     /// The policy condition that chose the flows.
-    public let condition: RoutingPolicy.Condition
+    package let condition: RoutingPolicy.Condition
 
     /// Creates a plan.
     /// - Parameters:

@@ -1,6 +1,6 @@
 /// What the SMS code service did, for logs and abuse dashboards: every send and verify answer, with the
 /// number masked (`138****8000`). Never a code, a captcha token, a device id or the key.
-public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
+package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     /// A send was answered. `number` is nil when the text was no number at all.
     case send(SMSSendResult, number: PhoneNumber?, session: LoginSessionID?)
     /// A verify was answered.
@@ -19,7 +19,7 @@ public enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `send-limited 138****8000: limited by number-minute until …`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .send(let result, let number, _): "\(name) \(number?.masked ?? "(no number)"): \(result)"
         case .verify(let result, let number, _): "\(name) \(number.masked): \(result)"

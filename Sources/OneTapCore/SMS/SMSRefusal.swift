@@ -2,10 +2,10 @@
 /// foreign or premium numbers that earn per message) and sends that cannot arrive.
 public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why.
-    public typealias Kind = ErrorKind<SMSRefusal>
+    package typealias Kind = ErrorKind<SMSRefusal>
 
     /// Why.
-    public let kind: Kind
+    public let kind: ErrorKind<SMSRefusal>
     /// An explanation naming the input (never a code).
     public let message: String
 

@@ -6,7 +6,7 @@ import Foundation
 
 /// What happened to the record of a paid exchange, for the event log: a token's digest is named by its
 /// first 8 hexadecimal digits only, never the token.
-public enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
+package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
     /// The exchange ledger could not record how an exchange ended: its row stays `pending` (a resend is
     /// refused, the safe side) until reconciliation lists it. The digest's first 8 digits, the state that
     /// was to be written (`answered`, `unknown`, `failed`), and the ledger's error (it never quotes a
@@ -14,14 +14,14 @@ public enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
     case settleFailed(tokenPrefix: String, state: String, reason: String)
 
     /// `settle-failed`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .settleFailed: "settle-failed"
         }
     }
 
     /// `settle-failed ba7816bf… (answered): the database is down`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .settleFailed(let prefix, let state, let reason): "settle-failed \(prefix)… (\(state)): \(PhoneNumber.maskingNumbers(in: reason))"
         }

@@ -1,17 +1,17 @@
 /// Which login an event belongs to: the session, the carrier and the evidence that named it, the app's
 /// platform, and when the login started. Every login event carries it (``LoginSession/context``), so
 /// each line of the event stream stands alone: `onetap stats` counts logins from the lines alone.
-public struct LoginContext: Hashable, Sendable, CustomStringConvertible {
+package struct LoginContext: Hashable, Sendable, CustomStringConvertible {
     /// The login session.
-    public let session: LoginSessionID
+    package let session: LoginSessionID
     /// The carrier the plan resolved.
-    public let carrier: Carrier
+    package let carrier: Carrier
     /// Which evidence named the carrier.
-    public let evidence: EvidenceSource
+    package let evidence: EvidenceSource
     /// The app's platform, when its snapshot named one.
-    public let platform: Platform?
+    package let platform: Platform?
     /// When the login started.
-    public let startedAt: Date
+    package let startedAt: Date
 
     /// Creates a context.
     /// - Parameters:
@@ -39,7 +39,7 @@ public struct LoginContext: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `session Ab…: mobile from plmn (ios)`.
-    public var description: String {
+    package var description: String {
         "session \(session): \(carrier) from \(evidence)\(platform.map { " (\($0))" } ?? "")"
     }
 }

@@ -8,7 +8,7 @@
 /// result yet; `fallback` when it moves to another flow; `alert` for a misconfiguration; and one of
 /// `succeeded`, `cancelled`, `failed` at the end. ``OneTapEvent`` writes them with the login's
 /// ``LoginContext`` as lines of the versioned event schema (`v` 2).
-public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
+package enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
     /// A plan was made.
     case planned(LoginPlan)
     /// A flow started (attempt from 1).
@@ -55,7 +55,7 @@ public enum LoginEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A readable form, for messages and logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .planned(let plan): "planned \(plan)"
         case .flowStarted(let flow, let attempt): "flow-started \(flow) attempt \(attempt)"

@@ -5,10 +5,10 @@
 /// is 410 Gone (start a new login); `unknown-session` is 404 Not Found; `unverified-sms` is 403 Forbidden.
 public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why.
-    public typealias Kind = ErrorKind<LoginRejection>
+    package typealias Kind = ErrorKind<LoginRejection>
 
     /// Why.
-    public let kind: Kind
+    public let kind: ErrorKind<LoginRejection>
     /// The session.
     public let session: LoginSessionID
     /// A human-readable explanation.

@@ -64,14 +64,14 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// The verified login, once it succeeded.
     public internal(set) var verified: VerifiedLogin?
     /// The action a login gate interrupted, kept until the login ends (see ``PendingAction``).
-    public internal(set) var pending: PendingAction?
+    package internal(set) var pending: PendingAction?
 
     /// The app's platform, when the device snapshot named one.
     package let platform: Platform?
     /// The app session that started the login on the auth server: every later request about the login
     /// must come from it (`LoginServer` checks). Nil for a login on the device (``LoginCoordinator``) or a
     /// simulation.
-    public package(set) var appSession: AppSessionID?
+    package var appSession: AppSessionID?
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id

@@ -31,5 +31,5 @@ public struct LoginStatus: Hashable, Sendable, CustomStringConvertible {
 
 extension LoginSession {
     /// What the app may read of the session.
-    public var status: LoginStatus { LoginStatus(self) }
+    package var status: LoginStatus { LoginStatus(self) }
 }

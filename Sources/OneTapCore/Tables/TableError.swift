@@ -7,7 +7,7 @@ public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
     /// directory it could read: fall back, or say where) from a malformed file; which rule of the format
     /// a malformed file broke, the description says with its line and column (the other kinds, `package`,
     /// name it for OneTap's own tests). New kinds may be added; switch with a `default` case.
-    public typealias Kind = ErrorKind<TableError>
+    package typealias Kind = ErrorKind<TableError>
 
     /// The file, as given to the loader (`Data/plmn.csv` for a built-in table).
     public let file: String
@@ -16,7 +16,7 @@ public struct TableError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The column at fault, when one is.
     public let column: String?
     /// What is wrong.
-    public let kind: Kind
+    public let kind: ErrorKind<TableError>
     /// A human-readable explanation.
     public let message: String
 

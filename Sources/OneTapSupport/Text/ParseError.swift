@@ -6,7 +6,7 @@
 /// kinds with a `default` case.
 public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier for what is wrong with the input.
-    public typealias Kind = ErrorKind<ParseError>
+    package typealias Kind = ErrorKind<ParseError>
 
     /// What kind of value was being read.
     public struct Subject: Hashable, Sendable, CustomStringConvertible {
@@ -63,7 +63,7 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of value was being read.
     public let subject: Subject
     /// What is wrong with it.
-    public let kind: Kind
+    public let kind: ErrorKind<ParseError>
     /// The input exactly as given.
     public let input: String
     /// A human-readable explanation, e.g. `"'a' at position 4 is not an ASCII digit"`.

@@ -28,7 +28,7 @@ public final class Faults: Sendable {
         ///   - message: The error's message.
         ///   - delay: How long the call waits on the clock before it fails; none.
         /// - Returns: The fault.
-        public static func refuse(_ kind: StoreError.Kind = .io, _ message: String = "the store is down (injected)", delay: Duration = .zero) -> Fault {
+        public static func refuse(_ kind: ErrorKind<StoreError> = .io, _ message: String = "the store is down (injected)", delay: Duration = .zero) -> Fault {
             Fault(effect: .refused, kind: kind, message: message, delay: delay)
         }
 
@@ -39,7 +39,7 @@ public final class Faults: Sendable {
         ///   - message: The error's message.
         ///   - delay: How long the call waits on the clock before it fails; none.
         /// - Returns: The fault.
-        public static func lose(_ kind: StoreError.Kind = .io, _ message: String = "the connection dropped at commit (injected)", delay: Duration = .zero) -> Fault {
+        public static func lose(_ kind: ErrorKind<StoreError> = .io, _ message: String = "the connection dropped at commit (injected)", delay: Duration = .zero) -> Fault {
             Fault(effect: .lost, kind: kind, message: message, delay: delay)
         }
 
@@ -50,7 +50,7 @@ public final class Faults: Sendable {
         ///   - message: The error's message.
         ///   - delay: How long the call waits on the clock before it goes through; none.
         /// - Returns: The fault.
-        public static func land(_ kind: StoreError.Kind = .io, _ message: String = "the connection dropped after the commit (injected)", delay: Duration = .zero) -> Fault {
+        public static func land(_ kind: ErrorKind<StoreError> = .io, _ message: String = "the connection dropped after the commit (injected)", delay: Duration = .zero) -> Fault {
             Fault(effect: .landed, kind: kind, message: message, delay: delay)
         }
 

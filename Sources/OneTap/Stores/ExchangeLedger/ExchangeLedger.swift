@@ -88,7 +88,7 @@ public struct ExchangeLedgerEntry: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// When it counts for reconciliation: a pending entry's claim, any other's settle.
-    public var at: Date { state == .pending ? claimedAt : settledAt }
+    package var at: Date { state == .pending ? claimedAt : settledAt }
 
     /// `ba7816bf… unknown session q3Vn… claimed 2026-…`: the digest's first 8 digits, never a number.
     public var description: String {

@@ -12,7 +12,7 @@ import Darwin
 
 extension FileTokenStore {
     /// How long a file set aside as corrupt is kept before the store deletes it: 7 days.
-    public static let setAsideRetention = Duration.seconds(7 * 86_400)
+    package static let setAsideRetention = Duration.seconds(7 * 86_400)
 
     /// The mark between a set-aside file's old name and the time it was set aside.
     static let setAsideMark = ".corrupt-"

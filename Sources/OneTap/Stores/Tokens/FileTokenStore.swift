@@ -21,7 +21,7 @@ import Darwin
 /// - A corrupt, foreign, over-long file, a symbolic link or a non-regular file where a token file should
 ///   be is moved aside to `<name>.corrupt-<milliseconds>` when that account is read (or by ``repair()``)
 ///   and reported (`corrupt`); it is never silently overwritten. Listing never moves anything. What is set
-///   aside may hold a token: it is kept mode 0600 for ``setAsideRetention`` (7 days, on the injected clock)
+///   aside may hold a token: it is kept mode 0600 for 7 days (on the injected clock)
 ///   for a person to look at, then deleted when a store opens the directory, every 256 writes, or by
 ///   ``repair()``.
 /// - Compare-and-swap writes hold an advisory lock (`flock`) on `.locks/<name>.lock`; refreshes hold one
@@ -275,7 +275,7 @@ public final class FileTokenStore: TokenStore {
 
     /// Moves every bad file where a token file should be aside (what ``load(_:)`` does for one account),
     /// removes temporary files crashed writers left, and deletes what was set aside longer than
-    /// ``setAsideRetention`` ago.
+    /// 7 days ago.
     /// - Returns: The paths the bad files were moved to.
     /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed.
     @discardableResult
