@@ -100,35 +100,35 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink
     ) async throws -> ExchangeOutcome {
         let digest = credential.tokenDigest
-        return ExchangeOutcome(try await answer(credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events),
-                               token: digest)
+        let (answer, unreached) = try await answer(credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events)
+        return ExchangeOutcome(answer, token: digest, carrierUnreached: unreached)
     }
 
     private func answer(
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
         events: any EventSink
-    ) async throws -> ExchangeAnswer {
+    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool) {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
-            return .tokenExpired
+            return (.tokenExpired, false)
         }
         // A ledger's StoreError propagates from here: the token was not sent, so there is no answer.
         var held = try await ledger.claim(digest, for: session, at: now)
         var waited = false  // this call waited for another request's exchange of the token
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         while let entry = held {
-            guard entry.session == session else { return .replayed }
+            guard entry.session == session else { return (.replayed, false) }
             switch entry.state {
             case .answered(let response):
-                return .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
+                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false)
             case .failed:
-                return .fault("an earlier exchange of this token failed; it is not sent again")
+                return (.fault("an earlier exchange of this token failed; it is not sent again"), false)
             case .unknown where waited:
                 // The exchange this call waited for ended unknown: its own request applies what it got (a
                 // time-out, or a provider's fault); a waiter makes no answer of its own.
                 throw noAnswer(session, "the exchange this request waited for ended without a known result")
             case .unknown where resendRefused:
-                return .timeout  // sent twice, no result known: the ledger's final word, kept for reconciliation
+                return (.timeout, false)  // sent twice, no result known: the ledger's final word, kept for reconciliation
             case .unknown:
                 // Sent with no answer: this session may send it once more to learn the result.
                 if try await ledger.resend(digest, for: session, at: clock.now()) {
@@ -158,10 +158,11 @@ public struct ExchangeGuard: Sendable {
     /// Sends a claimed token to the carrier and records how it ended.
     private func send(
         _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?, events: any EventSink
-    ) async -> ExchangeAnswer {
+    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool) {
         let provider = self.provider
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
+        var unreached = false
         do {
             let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }
             if resent, rules.saysAlreadyUsed(response.code, for: credential.flow) {
@@ -181,13 +182,14 @@ public struct ExchangeGuard: Sendable {
             // The adapter says the request never left: nothing billed, the token not spent. A resent token's
             // first send is still unknown.
             (answer, settled) = (.fault(scrub("\(error)", credential)), resent ? .unknown : .failed)
+            unreached = true
         } catch {
             // Any other throw (a malformed body, a reset after sending) may follow a billed answer: unknown,
             // listed for reconciliation, and this session may resend it once.
             (answer, settled) = (.fault(scrub("\(error)", credential)), .unknown)
         }
         await record(digest, settled, events: events)
-        return answer
+        return (answer, unreached)
     }
 
     /// Records how an exchange ended, even for a caller whose task was cancelled; a failure is an event.

@@ -160,7 +160,9 @@ public struct LoginServer: Sendable {
     /// taken only for the token the session is exchanging, checked by its SHA-256.
     /// - Parameters:
     ///   - result: The carrier's answer, or the error its call threw (the login goes to SMS; the text of
-    ///     the error, with the token scrubbed, goes to the session's trace).
+    ///     the error, with the token scrubbed, goes to the session's trace). A throw counts for the circuit
+    ///     breaker as the server's observation when it is a `TimeoutError` or ``ExchangeNotSentError`` (the
+    ///     carrier unreached), else as the client's word (the carrier's answer to the client's token).
     ///   - token: The token that was sent to the carrier (the credential's token).
     ///   - id: The session.
     ///   - version: The version the exchange was asked at (the one with the `exchange` instruction); required.
@@ -178,7 +180,10 @@ public struct LoginServer: Sendable {
         case .failure(is TimeoutError): answer = .timeout
         case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
         }
-        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))
+        // A fault counts for the breaker as the server's word only when the call never reached the carrier.
+        let unreached: Bool
+        if case .failure(let error) = result { unreached = error is ExchangeNotSentError } else { unreached = false }
+        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached)
         return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
     }
 
