@@ -248,6 +248,7 @@ enum Suites {
         CredentialBenchmarks.run(options, &report, repetitions: repetitions)
         await SealedTokenBenchmarks.run(options, &report, repetitions: repetitions)
         await LoginQuotaBenchmarks.run(options, &report, repetitions: repetitions)
+        await AbuseFloodBenchmarks.run(options, &report, repetitions: repetitions)
     }
 
     static func row(

@@ -25,13 +25,15 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// The pool every store shares.
     package let pool: PostgresPool
     private let clock: any WallClock
+    /// Where the `database` events go.
+    private let events: any EventSink
 
     /// Makes the pool; connects on first use, migrates nothing (``open(_:clock:events:)`` does both). Emits a
     /// `weak-tls` event when the configuration names a weak `sslmode` for a TCP host.
     /// - Parameters:
     ///   - configuration: The server and limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's lease).
-    ///   - events: Where the `weak-tls` event goes.
+    ///   - events: Where the `weak-tls` and `unsealed-tokens` events go.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
     package init(
         configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared,
@@ -39,6 +41,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ) {
         self.configuration = configuration
         self.clock = clock
+        self.events = events
         pool = PostgresPool(configuration: configuration, clock: clock, observer: observer)
         if let event = configuration.transportSecurity.event {
             events.receive(OneTapEvent(at: clock.now(), .database(event)))
@@ -88,13 +91,17 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - lockTimeout: How long a refresh waits for another instance's lease before going ahead without
     ///     it; 30 seconds.
     ///   - keyring: The keys that seal the access and refresh tokens (AES-256-GCM) before they reach the
-    ///     database; nil stores them unsealed, readable by anyone who reads the table or a backup. Rows
-    ///     written unsealed are read either way, and sealed at their next save when a keyring is given.
+    ///     database; nil stores them unsealed, readable by anyone who reads the table or a backup, and emits
+    ///     an `unsealed-tokens` ``DatabaseEvent`` saying so. Rows written unsealed are read either way, and
+    ///     sealed at their next save when a keyring is given.
     /// - Returns: The store.
     public func tokenStore(
         leaseDuration: Duration = .seconds(60), lockTimeout: Duration = .seconds(30), keyring: PostgresTokenKeyring? = nil
     ) -> any TokenStore {
-        PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout, keyring: keyring)
+        if keyring == nil {
+            events.receive(OneTapEvent(at: clock.now(), .database(.unsealedTokens(schema: configuration.schema))))
+        }
+        return PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout, keyring: keyring)
     }
 
     /// A login-session store over the pool, for ``LoginServer``: every instance that opens the same
@@ -181,9 +188,6 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Throws: ``PostgresError`` from the pool or a statement.
     @discardableResult
     public func removeExpiredRows(before instant: Date) async throws -> PostgresCleanupReport {
-        let schema = PostgresIdentifier.quoted(configuration.schema)
-        let leases = "\(schema).refresh_leases"
-        let ledger = "\(schema).exchange_ledger"
         let batch = Self.cleanupBatch
         func drain(_ step: () async throws -> Int) async throws -> Int {
             var total = 0
@@ -193,15 +197,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
                 if removed < batch { return total }
             }
         }
-        let refreshLeases = try await drain {
-            try await pool.execute(
-                """
-                DELETE FROM \(leases) WHERE account IN \
-                (SELECT account FROM \(leases) WHERE expires_at_ms < LEAST($1, \(PostgresMigrations.databaseNow)) LIMIT $2 FOR UPDATE SKIP LOCKED)
-                """,
-                [.bound(instant), .int64(Int64(batch))]
-            ).affected
-        }
+        let refreshLeases = try await drain { try await removeExpiredLeases(before: instant, limit: batch) }
         let sessions = PostgresLoginSessionStore(pool: pool)
         let loginSessions = try await drain { try await sessions.removeExpiredRows(before: instant, limit: batch) }
         let sms = PostgresSMSStore(pool: pool, attempts: 4)
@@ -215,11 +211,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
         let quotas = PostgresLoginQuotaStore(pool: pool, attempts: 4)
         let loginQuotaCounters = try await drain { try await quotas.removeExpiredRows(before: instant, limit: batch) }
-        let exchanges = try await drain {
-            try await pool.execute(
-                PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), [.bound(instant), .int64(Int64(batch))]
-            ).affected
-        }
+        let exchanges = try await drain { try await removeForgottenExchanges(before: instant, limit: batch) }
         let guests = PostgresGuestDataStore(pool: pool)
         let journals = try await drain { try await guests.removeFinishedJournals(before: instant, limit: batch) }
         let apps = PostgresAppSessionStore(pool: pool)

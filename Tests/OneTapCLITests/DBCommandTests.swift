@@ -161,14 +161,34 @@ import Testing
         try result.get()
     }
 
-    /// A password in the URL (the test server trusts the socket, so it is not checked) is used and never printed.
+    /// A password in the URL given on standard input (the test server trusts the socket, so it is not
+    /// checked) is used and never printed.
     @Test func aPasswordInTheURLIsNeverPrinted() async throws {
         let url = try await url()
         try await withSchema(url) { schema in
             let secret = url + (url.contains("?") ? "&" : "?") + "password=hunter2-pw"
-            let run = try await Binary.run(["db", "migrate", "--url", secret, "--schema", schema])
-            #expect(run.status == 0)
+            let run = try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((secret + "\n").utf8))
+            #expect(run.status == 0, "\(run.stderr)")
             #expect(!run.stdout.contains("hunter2-pw") && !run.stderr.contains("hunter2-pw"))
+        }
+    }
+
+    /// A password on the command line is readable by every user of the machine (`/proc/PID/cmdline`)
+    /// for as long as the command runs: `--url` refuses a URL that carries one (exit 64, before any
+    /// connection), naming where to put it instead, and never repeating it. Before, it was used.
+    @Test(arguments: [
+        "postgresql://api:hunter2-pw@db.internal/onetap",
+        "postgresql://api@db.internal/onetap?password=hunter2-pw",
+        "host=db.internal dbname=onetap user=api password=hunter2-pw",
+    ])
+    func aPasswordOnTheCommandLineIsRefused(url: String) async throws {
+        for action in ["migrate", "reconcile"] {
+            let run = try await Binary.run(["db", action, "--url", url])
+            #expect(run.status == 64, "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr == "onetap: error: --url carries a password, which every user of this machine can read on a command line; "
+                + "give the URL on standard input (--url -) or in ONETAP_POSTGRES_URL, or the password in PGPASSWORD or ~/.pgpass "
+                + "(see 'onetap db --help')\n", "\(run.stderr)")
         }
     }
 
@@ -180,7 +200,7 @@ import Testing
     ])
     func anUnreachableServerIsExit69(url: String) async throws {
         let nowhere = url.replacing("onetap-nowhere-", with: "onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
-        let run = try await Binary.run(["db", "migrate", "--url", nowhere])
+        let run = try await Binary.run(["db", "migrate", "--url", "-"], stdin: Array((nowhere + "\n").utf8))
         #expect(run.status == 69)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.hasPrefix("onetap: error: cannot reach PostgreSQL: connection-failed: cannot connect to PostgreSQL:"), "\(run.stderr)")
@@ -189,7 +209,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (["--url", "mysql://api:hunter2-pw@db/onetap"], "onetap: error: the PostgreSQL URL"),
+        (["--url", "mysql://api@db/onetap"], "onetap: error: the PostgreSQL URL"),
         (["--url", "postgresql:///onetap", "--schema", "Tenant-A"], "onetap: error: schema name \"Tenant-A\""),
         (["--url", "   "], "onetap: error: the PostgreSQL URL is empty"),
     ])
@@ -221,7 +241,7 @@ import Testing
             process.waitUntilExit()
             return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
         }
-        let db = try run(["db", "migrate", "--url", "postgresql://api:hunter2-pw@/onetap?host=/tmp/x"])
+        let db = try run(["db", "migrate", "--url", "postgresql://api@/onetap?host=/tmp/x"])
         #expect(db.status == 69 && db.stdout.isEmpty)
         #expect(db.stderr == "onetap: error: onetap db runs onetap-db, which is not beside this onetap; build both with 'swift build' (or 'swift build --product onetap-db')\n")
         let carrier = try run(["carrier", "46000"])
@@ -259,8 +279,9 @@ import Testing
         }
         let url = "postgresql://api:hunter2-pw@db.internal/onetap"
         do {
-            let given = try await run(["db", "migrate", "--url", url, "--schema", "tenant_a"])
-            #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == url + "\n")
+            let bare = "postgresql://api@db.internal/onetap"   // --url takes no password (it would be on this command line)
+            let given = try await run(["db", "migrate", "--url", bare, "--schema", "tenant_a"])
+            #expect(given.status == 0 && given.argv == "migrate --url - --schema tenant_a " && given.stdin == bare + "\n")
             let piped = try await run(["db", "migrate", "--url", "-", "--json"], stdin: url + "\n")
             #expect(piped.status == 0 && piped.argv == "migrate --url - --json " && piped.stdin == url + "\n")
             let fromEnvironment = try await run(["db", "migrate"], environment: ["ONETAP_POSTGRES_URL": url])

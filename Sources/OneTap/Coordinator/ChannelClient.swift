@@ -1,8 +1,9 @@
 /// The client behind a report, as the circuit breaker tells clients apart: the app session (a
 /// credential OneTap issued, so a distinct one is proof of a distinct login to this server), the
-/// session's identity (the guest or account it belongs to), the client's address block (a /64 for
-/// IPv6, the address for IPv4: what one subscriber holds), and its device id when given. A missing address counts as one shared
-/// "unknown" address, so reports that give none are one client's word together (fail closed).
+/// session's identity (the guest or account it belongs to), the client's address block (a /56 for
+/// IPv6, what one site is given, so a client moving to a fresh /64 for each report is still one; the
+/// address for IPv4), and its device id when given. A missing address counts as one shared
+/// `(not given)` address, so reports that give none are one client's word together (fail closed).
 ///
 /// Two clients are the same when they share ANY of these: a fake client must hold distinct app
 /// sessions, identities AND address blocks to be counted twice, so ten logins of one app session, or
@@ -28,7 +29,7 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
         case .account(let account): keys.append("account:\(account.rawValue)")
         case nil: break
         }
-        keys.append("address:\(address.map(ClientAddress.block(of:)) ?? "unknown")")
+        keys.append("address:\(address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven)")
         if let device { keys.append("device:\(device.rawValue)") }
         self.keys = keys
     }

@@ -3,8 +3,11 @@
 /// Each channel keeps a sliding window of its last attempts. When at least
 /// ``Configuration/minimumAttempts`` are in the window and the failure share reaches
 /// ``Configuration/failureThreshold``, the circuit opens: plans skip the flow (straight to the next one)
-/// until ``Configuration/coolDown`` has passed; then one probe attempt is let through. A successful probe
-/// closes the circuit; a failed one opens it for another cool-down. User cancellations and switches do
+/// until ``Configuration/coolDown`` has passed; then a few probe attempts are let through (one per
+/// distinct client, at most ``Configuration/probes`` at once, each held at most
+/// ``Configuration/probeTimeout``: a client that starts a probe and never reports holds one slot for a
+/// while, never the channel). A successful probe closes the circuit; a failed one opens it for another
+/// cool-down. User cancellations and switches do
 /// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
 /// deterministic in tests.
 ///
@@ -37,6 +40,11 @@ public final class ChannelHealth: Sendable {
         package var failureThreshold: Double
         /// How long an open circuit stays open before a probe: 60 s.
         package var coolDown: Duration
+        /// How many probes a half-open circuit lets through at once, each from a distinct client: 3.
+        package var probes: Int
+        /// How long a probe that has not reported holds its slot: 20 s (a one-tap flow's time limit, 8 s,
+        /// and the exchange's, 5 s, with room to spare).
+        package var probeTimeout: Duration
 
         /// Creates settings.
         /// - Parameters:
@@ -44,11 +52,18 @@ public final class ChannelHealth: Sendable {
         ///   - minimumAttempts: Attempts needed before opening; at least 1.
         ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1.
         ///   - coolDown: How long the circuit stays open.
-        package init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
+        ///   - probes: Probes at once; at least 1.
+        ///   - probeTimeout: How long a silent probe holds its slot.
+        package init(
+            window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60), probes: Int = 3,
+            probeTimeout: Duration = .seconds(20)
+        ) {
             self.window = max(1, window)
             self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
             self.failureThreshold = min(1, max(0, failureThreshold))
             self.coolDown = coolDown
+            self.probes = max(1, probes)
+            self.probeTimeout = max(.zero, probeTimeout)
         }
     }
 
@@ -58,7 +73,7 @@ public final class ChannelHealth: Sendable {
         case closed
         /// Attempts are skipped until the instant.
         case open(until: Date)
-        /// The cool-down passed; one probe is (or may be) in flight.
+        /// The cool-down passed; probes are (or may be) in flight.
         case halfOpen
 
         /// A readable form, for messages and logs.
@@ -77,10 +92,30 @@ public final class ChannelHealth: Sendable {
         var client: ChannelClient?
     }
 
+    /// A probe under way: whose it is (nil: this process's own) and when it started.
+    private struct Probe {
+        var client: ChannelClient?
+        var startedAt: Date
+
+        /// Whether it is the same client's (two of this process's own probes are).
+        func isHeld(by other: ChannelClient?) -> Bool {
+            switch (client, other) {
+            case (nil, nil): true
+            case (let mine?, let theirs?): mine.overlaps(theirs)
+            default: false
+            }
+        }
+    }
+
     private struct State {
         var outcomes: [Attempt] = []  // oldest first; cleared when the circuit opens
         var openUntil: Date? = nil
-        var probeStartedAt: Date? = nil
+        var probes: [Probe] = []
+
+        /// The probes still holding their slots at `now`.
+        func live(at now: Date, timeout: Duration) -> [Probe] {
+            probes.filter { now < $0.startedAt.addingTimeInterval(timeout.seconds) }
+        }
     }
 
     /// The settings.
@@ -94,13 +129,22 @@ public final class ChannelHealth: Sendable {
     ///     10 by default.
     ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1. 0.5 by default.
     ///   - coolDown: How long an open circuit stays open before a probe. 60 s by default.
-    public init(window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60)) {
-        configuration = Configuration(window: window, minimumAttempts: minimumAttempts, failureThreshold: failureThreshold, coolDown: coolDown)
+    ///   - probes: How many probes a half-open circuit lets through at once, each from a distinct client;
+    ///     at least 1. 3 by default.
+    ///   - probeTimeout: How long a probe that has not reported holds its slot. 20 s by default.
+    public init(
+        window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60), probes: Int = 3,
+        probeTimeout: Duration = .seconds(20)
+    ) {
+        configuration = Configuration(
+            window: window, minimumAttempts: minimumAttempts, failureThreshold: failureThreshold, coolDown: coolDown, probes: probes,
+            probeTimeout: probeTimeout)
     }
 
     /// What the breaker says of every channel now, as the value the session machine takes: an open
-    /// circuit is `rejected`; a half-open one is `probe` while no probe is under way, `rejected` while one
-    /// is. Reading reserves nothing: the probe is reserved when the transition that entered it is applied.
+    /// circuit is `rejected`; a half-open one is `probe` while fewer than ``Configuration/probes`` probes are
+    /// under way, `rejected` while that many are. Reading reserves nothing: the probe is reserved when the
+    /// transition that entered it is applied.
     /// - Parameter now: The time.
     /// - Returns: The admissions of the channels that are not plainly allowed.
     package func admissions(at now: Date) -> ChannelAdmissions {
@@ -110,7 +154,7 @@ public final class ChannelHealth: Sendable {
                 guard let until = channel.openUntil else { continue }
                 if now < until {
                     admissions[key] = .rejected
-                } else if let started = channel.probeStartedAt, now < started.addingTimeInterval(configuration.coolDown.seconds) {
+                } else if channel.live(at: now, timeout: configuration.probeTimeout).count >= configuration.probes {
                     admissions[key] = .rejected
                 } else {
                     admissions[key] = .probe
@@ -142,7 +186,7 @@ public final class ChannelHealth: Sendable {
     private func apply(_ reports: [ChannelReport], client: ChannelClient?, at now: Date) {
         for report in reports {
             switch report {
-            case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, at: now)
+            case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, reservedBy: client, at: now)
             case .ended(let channel, let action, let source):
                 record(channel.flow, for: channel.carrier, action: action, reportedBy: source == .client ? client : nil, at: now)
             }
@@ -150,24 +194,34 @@ public final class ChannelHealth: Sendable {
     }
 
     /// Asks whether a flow may be attempted for a carrier now, reserving a half-open circuit's probe. A
-    /// half-open circuit admits one probe at a time (a probe that never reports is replaced after a
-    /// cool-down).
+    /// half-open circuit admits one probe per client (this process's own attempts are one client) and at
+    /// most ``Configuration/probes`` at once; a probe that never reports frees its slot after
+    /// ``Configuration/probeTimeout``.
     /// - Parameters:
     ///   - flow: The flow.
     ///   - carrier: The resolved carrier.
+    ///   - client: Whose probe it is (a server's client); nil for this process's own attempt.
     ///   - now: The time.
-    /// - Returns: allowed, probe or rejected.
-    package func admit(_ flow: LoginFlow, for carrier: Carrier, at now: Date) -> ChannelAdmission {
+    /// - Returns: allowed, probe or rejected. A server's reservation is applied after its transition was
+    ///   stored, so its answer is advice: the client's earlier probe is replaced, never a second slot taken.
+    package func admit(_ flow: LoginFlow, for carrier: Carrier, reservedBy client: ChannelClient? = nil, at now: Date) -> ChannelAdmission {
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             guard var channel = channels[key], let until = channel.openUntil else { return .allowed }
             guard now >= until else { return .rejected }
-            if let started = channel.probeStartedAt, now < started.addingTimeInterval(configuration.coolDown.seconds) {
+            var live = channel.live(at: now, timeout: configuration.probeTimeout)
+            let held = live.contains { $0.isHeld(by: client) }
+            if client == nil, held || live.count >= configuration.probes {
+                channel.probes = live
+                channels[key] = channel
                 return .rejected
             }
-            channel.probeStartedAt = now
+            live.removeAll { $0.isHeld(by: client) }
+            let admitted = live.count < configuration.probes
+            live.append(Probe(client: client, startedAt: now))
+            channel.probes = live
             channels[key] = channel
-            return .probe
+            return admitted ? .probe : .rejected
         }
     }
 
@@ -183,10 +237,10 @@ public final class ChannelHealth: Sendable {
     package func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, reportedBy client: ChannelClient? = nil, at now: Date) {
         guard action != .progress else { return }
         guard action != .cancelled, action != .switch else {
-            // The user's choice says nothing about the channel; a probe it answered frees the slot.
+            // The user's choice says nothing about the channel; a probe it answered frees its slot.
             channels.withLock { channels in
                 let key = OneTapCore.Channel(carrier: carrier, flow: flow)
-                if channels[key]?.probeStartedAt != nil { channels[key]?.probeStartedAt = nil }
+                channels[key]?.probes.removeAll { $0.isHeld(by: client) }
             }
             return
         }
@@ -194,7 +248,7 @@ public final class ChannelHealth: Sendable {
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             var channel = channels[key] ?? State()
-            if let until = channel.openUntil, now >= until || channel.probeStartedAt != nil {
+            if let until = channel.openUntil, now >= until || !channel.probes.isEmpty {
                 // The probe's answer decides, unless it is a client's word that it failed: that frees the
                 // slot and counts in the window like any client report.
                 if !attempt.failed {
@@ -203,9 +257,9 @@ public final class ChannelHealth: Sendable {
                 } else if client == nil {
                     channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
                     channel.outcomes = []
-                    channel.probeStartedAt = nil
+                    channel.probes = []
                 } else {
-                    channel.probeStartedAt = nil
+                    channel.probes.removeAll { $0.isHeld(by: client) }
                     count(attempt, in: &channel, at: now)
                 }
                 channels[key] = channel
@@ -233,7 +287,7 @@ public final class ChannelHealth: Sendable {
         {
             channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
             channel.outcomes = []
-            channel.probeStartedAt = nil
+            channel.probes = []
         }
     }
 

@@ -7,10 +7,15 @@ public enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     /// password).
     case weakTransportSecurity(sslMode: String, hosts: String)
 
-    /// `weak-tls`.
+    /// A token store was made without a keyring: carrier access and refresh tokens are stored unsealed in
+    /// the schema's `tokens` table, readable by anyone who reads the table or a backup. The schema.
+    case unsealedTokens(schema: String)
+
+    /// `weak-tls` or `unsealed-tokens`.
     public var name: String {
         switch self {
         case .weakTransportSecurity: "weak-tls"
+        case .unsealedTokens: "unsealed-tokens"
         }
     }
 
@@ -19,17 +24,21 @@ public enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .weakTransportSecurity(let mode, let hosts):
             "weak-tls sslmode=\(mode) for \(hosts): the server's certificate is not checked; use sslmode=verify-full"
+        case .unsealedTokens(let schema):
+            "unsealed-tokens in schema \(schema): carrier tokens are stored unsealed; give the token store a PostgresTokenKeyring"
         }
     }
 
     /// Writes the event's members after the schema's `v`, `at` and `area`: `event`, then `sslmode` and
-    /// `hosts`.
+    /// `hosts`, or `schema`.
     package func writeMembers(to writer: inout JSONWriter) {
         writer.member("event", name)
         switch self {
         case .weakTransportSecurity(let mode, let hosts):
             writer.member("sslmode", mode)
             writer.member("hosts", hosts)
+        case .unsealedTokens(let schema):
+            writer.member("schema", schema)
         }
     }
 }

@@ -51,7 +51,12 @@ public protocol EventSink: Sendable {
 /// `reason`: the exchange ledger could not record how a paid exchange ended; reconcile it.
 ///
 /// A database event (area `database`, ``DatabaseEvent``): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
-/// connection to a TCP host was configured not to check the server's certificate.
+/// connection to a TCP host was configured not to check the server's certificate; `unsealed-tokens`, with
+/// `schema`: a PostgreSQL token store was made without a keyring, so carrier tokens are stored unsealed.
+///
+/// A store event (area `store`, ``StoreEvent``): `swept`, with `store` (the swept store's name) and
+/// `removed`: a round of ``ExpiredRecordSweeper`` removed expired records; `sweep-failed`, with `store`,
+/// `removed` (before the failure) and `reason`: the store failed, the next round tries again.
 ///
 /// ```json
 /// {"v":2,"at":"2026-12-01T08:00:01.250Z","area":"login","event":"result","session":"q3Vn0cS2Qb-7rZ1eXo9y4w","carrier":"mobile","evidence":"plmn","platform":"ios","elapsedMs":1250,"flow":"mobile","attempt":1,"code":"103000","action":"success","meaning":"success: token obtained: exchange the token","next":"exchange mobile"}
@@ -76,6 +81,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case exchange(ExchangeEvent)
         /// A database store's connection is less protected than it should be (`OneTapPostgres`).
         case database(DatabaseEvent)
+        /// A sweep of a store's expired records removed some, or failed (``ExpiredRecordSweeper``).
+        case store(StoreEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -102,6 +109,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .account(let event): event.name
         case .exchange(let event): event.name
         case .database(let event): event.name
+        case .store(let event): event.name
         }
     }
 
@@ -115,6 +123,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .account: "account"
         case .exchange: "exchange"
         case .database: "database"
+        case .store: "store"
         }
     }
 
@@ -128,6 +137,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .account(let event): "\(at.iso8601) account \(event)"
         case .exchange(let event): "\(at.iso8601) exchange \(event)"
         case .database(let event): "\(at.iso8601) database \(event)"
+        case .store(let event): "\(at.iso8601) store \(event)"
         }
     }
 
@@ -163,6 +173,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .account(let event): event.writeMembers(to: &writer)
             case .exchange(let event): event.writeMembers(to: &writer)
             case .database(let event): event.writeMembers(to: &writer)
+            case .store(let event): event.writeMembers(to: &writer)
             }
         }
     }

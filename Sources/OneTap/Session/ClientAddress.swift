@@ -137,14 +137,4 @@ public struct ClientAddress: Sendable {
             return false
         }
     }
-
-    /// The block an address counts in for limits and the breaker: an IPv4 address itself (also inside
-    /// `::ffff:`), or an IPv6 address's /64, the block one subscriber is given.
-    /// - Parameter address: The address.
-    /// - Returns: `203.0.113.7` or `2409:8900:1:2::/64`.
-    package static func block(of address: IPAddress) -> String {
-        if let v4 = address.ipv4 { return IPAddress.v4(v4).description }
-        guard case .v6(let high, _) = address else { return address.description }
-        return IPAddress.v6(high: high, low: 0).description + "/64"
-    }
 }

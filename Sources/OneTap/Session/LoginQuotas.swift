@@ -4,8 +4,8 @@
 /// carrier's paid exchange over one, is refused with ``LoginRejection`` `over-quota` and changes
 /// nothing; every admitted one is counted, whatever happens to it next.
 ///
-/// A request without an address or a device id counts in the rule's one shared `unknown` bucket (fail
-/// closed): pass both to ``LoginServer/start(_:for:pending:address:device:)`` and
+/// A request without an address or a device id counts in the rule's one shared `(not given)` bucket
+/// (fail closed): pass both to ``LoginServer/start(_:for:pending:address:device:)`` and
 /// ``LoginServer/report(_:to:version:from:address:device:)``, or every such request shares one quota.
 /// The in-memory store counts per instance; share one store across instances to count per deployment
 /// (`PostgresStores.loginQuotaStore()` from `OneTapPostgres`).
@@ -29,15 +29,15 @@ public struct LoginQuotas: Sendable {
     ///   - counts: Starts or exchanges.
     ///   - id: The login session (named in the rejection).
     ///   - appSession: The caller's app session.
-    ///   - address: The client's address (its block is counted), nil for the shared unknown bucket.
-    ///   - device: The device id, nil for the shared unknown bucket.
+    ///   - address: The client's address (its block is counted), nil for the shared `(not given)` bucket.
+    ///   - device: The device id, nil for the shared `(not given)` bucket.
     ///   - now: The time.
     /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, or ``StoreError``
     ///   when the store fails (nothing is admitted then).
     package func admit(
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?, at now: Date
     ) async throws {
-        let request = LoginQuotaPolicy.Request(ip: address.map(ClientAddress.block(of:)), device: device?.rawValue, session: appSession.text)
+        let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
         let counters = policy.counters(for: request, counting: counts)
         guard !counters.isEmpty else { return }
         let policy = policy

@@ -64,10 +64,10 @@ public struct LoginServer: Sendable {
     ///     later request about this login must come from the same app session.
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
-    ///   - address: The client's address (``ClientAddress``). None counts in one shared "unknown" address
+    ///   - address: The client's address (``ClientAddress``). None counts in one shared `(not given)` address
     ///     for every caller that gives none (fail closed): one quota bucket, and one client to the breaker.
     ///   - device: The app's device id, for the quotas per device and the breaker. None counts in one
-    ///     shared "unknown" device bucket per quota rule.
+    ///     shared `(not given)` device bucket per quota rule.
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, ``LoginRejection``
     ///   `over-quota` when the client started too many logins (``LoginQuotas``; nothing is stored), or
@@ -100,10 +100,10 @@ public struct LoginServer: Sendable {
     ///   - claims: The verified claims of the caller's app session; it must be the one that started the login.
     ///   - address: The client's address (``ClientAddress``). The circuit breaker counts a client's word (its
     ///     SDK's codes and time-outs) once per distinct client: per app session, guest or account, and
-    ///     address block (an IPv6 /64), sharing any being one client. None counts in one shared
-    ///     "unknown" address: every caller that gives none weighs as one client.
+    ///     address block (an IPv6 /56), sharing any being one client. None counts in one shared
+    ///     `(not given)` address: every caller that gives none weighs as one client.
     ///   - device: The app's device id, for the quotas per device and the breaker; none counts in one shared
-    ///     "unknown" device bucket per quota rule.
+    ///     `(not given)` device bucket per quota rule.
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's

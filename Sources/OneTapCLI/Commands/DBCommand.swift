@@ -31,10 +31,10 @@ enum DBCommand: CommandDescription {
         Both run onetap-db, built beside onetap (the one tool that links libpq).
 
         URL is a libpq URI or connection string: postgresql://user@db.internal:5432/onetap,
-        postgresql:///onetap?host=/var/run/postgresql, "host=/tmp dbname=onetap". Keep its password
-        off the command line (every user of the machine can read a command line): put it in
-        PGPASSWORD or ~/.pgpass, or give the whole URL in ONETAP_POSTGRES_URL (used when --url is
-        absent) or on standard input with --url -. onetap passes the URL to onetap-db on its standard
+        postgresql:///onetap?host=/var/run/postgresql, "host=/tmp dbname=onetap". A password stays
+        off the command line (every user of the machine can read a command line), so --url refuses a
+        URL that carries one: put it in PGPASSWORD or ~/.pgpass, or give the whole URL in
+        ONETAP_POSTGRES_URL (used when --url is absent) or on standard input with --url -. onetap passes the URL to onetap-db on its standard
         input, never on its command line, and never prints the password. --schema names the schema
         (default onetap: lowercase letters, digits and _). --older-than takes 30s, 10m, 2h or 1d.
 
@@ -142,6 +142,13 @@ enum DBCommand: CommandDescription {
             }
             url = line
         case let given?:
+            guard ConnectionPasswords.found(in: given).isEmpty else {
+                throw CommandFailure(
+                    message: "--url carries a password, which every user of this machine can read on a command line; "
+                        + "give the URL on standard input (--url -) or in ONETAP_POSTGRES_URL, or the password in PGPASSWORD or ~/.pgpass "
+                        + "(see 'onetap db --help')",
+                    code: .usage)
+            }
             url = given
         case nil:
             guard let variable = io.environment("ONETAP_POSTGRES_URL"), !variable.trimmingCharacters(in: .whitespaces).isEmpty else {

@@ -23,8 +23,8 @@ enum QuotaCommand: CommandDescription {
           {"at":"2026-12-01T10:00:00Z","counts":"starts","ip":"203.0.113.7","device":"d1"}
         "counts" is starts (a login started) or exchanges (a success report sent to the carrier's
         paid exchange); optional "ip", "device" and "session" (the app session id). A request
-        without one counts in the rule's one shared "unknown" bucket, as the server counts it; an
-        IPv6 address counts per /64. Lines are decided in order, each at its own "at"; windows are
+        without one counts in the rule's one shared "(not given)" bucket, as the server counts it;
+        an IPv6 address counts per /64, /56 and /48. Lines are decided in order, each at its own "at"; windows are
         sliding and exact to the second. --data DIR may hold login-quotas.csv.
 
         Prints one decision per line: admitted, or over-quota (the rule and the seconds until one
@@ -159,8 +159,8 @@ enum QuotaCommand: CommandDescription {
         guard let counts = LoginQuotaPolicy.Counts(rawValue: line.counts) else {
             return .failure(Malformed("key 'counts': \(quoted(line.counts)) is not starts or exchanges"))
         }
-        var keys = LoginQuotaPolicy.Request(ip: nil, device: nil, session: "unknown")
-        do { keys.ip = try line.ip.map { (text) throws(ParseError) in ClientAddress.block(of: try IPAddress(text)) } } catch { return .failure(Malformed("key 'ip': \(error)")) }
+        var keys = LoginQuotaPolicy.Request(address: nil, device: nil, session: SMSPolicy.notGiven)
+        do { keys.address = try line.ip.map { (text) throws(ParseError) in try IPAddress(text) } } catch { return .failure(Malformed("key 'ip': \(error)")) }
         do { keys.device = try line.device.map { (text) throws(ParseError) in try DeviceID(text).rawValue } } catch { return .failure(Malformed("key 'device': \(error)")) }
         do {
             if let session = line.session { keys.session = try AppSessionID(session).text }

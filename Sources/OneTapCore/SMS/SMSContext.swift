@@ -56,7 +56,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     ///   - address: The address.
     ///   - prefix: 64, 56 or 48.
     /// - Returns: The key.
-    static func limitKey(_ address: IPAddress, prefix: Int = 64) -> String {
+    package static func limitKey(_ address: IPAddress, prefix: Int = 64) -> String {
         if let v4 = address.ipv4 { return IPAddress.v4(v4).description }
         guard case .v6(let high, _) = address else { return address.description }
         let mask: UInt64 = prefix >= 64 ? .max : ~(UInt64.max >> UInt64(prefix))

@@ -3,8 +3,11 @@
 /// sliding window.
 ///
 /// Pure: given the events each counter holds, it decides whether one more start or exchange is
-/// admitted. A request without an address or a device counts in one shared `unknown` bucket per rule,
-/// so a missing key never removes a limit (fail closed). Windows are sliding and exact to the second:
+/// admitted. A request without an address or a device counts in one shared bucket per rule,
+/// ``SMSPolicy/notGiven`` (`(not given)`, which no device id can spell: ids have no spaces), so a missing
+/// key never removes a limit (fail closed). An IPv6 client counts per /64, /56 and /48 (keys `ip`, `ip56`,
+/// `ip48`: the blocks one subscriber, one site and one customer are given), so a client moving to a fresh
+/// /64 for each login is still held by its wider blocks; an IPv4 client is its address under all three. Windows are sliding and exact to the second:
 /// an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock went back,
 /// still counts).
 public struct LoginQuotaPolicy: DataTable, BuiltInTable {
@@ -13,9 +16,13 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
 
     /// What a rule counts per.
     package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
-        /// The client's address (an IPv6 client per /64); `unknown` when none was given.
+        /// The client's address (an IPv6 client per /64); `(not given)` when none was given.
         case ip
-        /// The app's device id; `unknown` when none was given.
+        /// The client's IPv6 /56 (an IPv4 client's address); `(not given)` when none was given.
+        case ip56
+        /// The client's IPv6 /48 (an IPv4 client's address); `(not given)` when none was given.
+        case ip48
+        /// The app's device id; `(not given)` when none was given.
         case device
         /// The app session (always known: the request proved it).
         case session
@@ -78,29 +85,33 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
 
     /// What a start or an exchange is counted under.
     package struct Request: Hashable, Sendable {
-        /// The address block (`203.0.113.7`, `2409:8900:1:2::/64`), nil when unknown.
-        package var ip: String?
-        /// The device id, nil when unknown.
+        /// The client's address, nil when not given.
+        package var address: IPAddress?
+        /// The device id, nil when not given.
         package var device: String?
         /// The app session id.
         package var session: String
 
         /// Creates a request.
         /// - Parameters:
-        ///   - ip: The address block.
+        ///   - address: The client's address.
         ///   - device: The device id.
         ///   - session: The app session id.
-        package init(ip: String?, device: String?, session: String) {
-            self.ip = ip
+        package init(address: IPAddress?, device: String?, session: String) {
+            self.address = address
             self.device = device
             self.session = session
         }
 
-        /// The key's value; `unknown` for a missing address or device, the one shared bucket.
+        /// The key's value: the address's block (`203.0.113.7`, `2409:8900:1:2::/64`, `…/56`, `…/48`),
+        /// the device id, the app session id or `all`; ``SMSPolicy/notGiven`` for a missing address or
+        /// device, the one shared bucket.
         func value(for key: Key) -> String {
             switch key {
-            case .ip: ip ?? "unknown"
-            case .device: device ?? "unknown"
+            case .ip: address.map { SMSContext.limitKey($0, prefix: 64) } ?? SMSPolicy.notGiven
+            case .ip56: address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven
+            case .ip48: address.map { SMSContext.limitKey($0, prefix: 48) } ?? SMSPolicy.notGiven
+            case .device: device ?? SMSPolicy.notGiven
             case .session: session
             case .global: "all"
             }

@@ -30,26 +30,26 @@ import Testing
         try LoginQuotaPolicy(csv: Self.header + rows, file: "q.csv")
     }
 
-    /// A missing address or device counts in the rule's one shared `unknown` bucket: never skipped.
+    /// A missing address or device counts in the rule's one shared `(not given)` bucket: never skipped.
     @Test func aMissingKeyCountsInTheUnknownBucket() throws {
         let policy = try policy("ip,ip,starts,60,2,t\ndevice,device,starts,60,2,t\n")
-        let anonymous = LoginQuotaPolicy.Request(ip: nil, device: nil, session: "S1")
-        #expect(policy.counters(for: anonymous, counting: .starts).map(\.description) == ["starts:ip:unknown", "starts:device:unknown"])
+        let anonymous = LoginQuotaPolicy.Request(address: nil, device: nil, session: "S1")
+        #expect(policy.counters(for: anonymous, counting: .starts).map(\.description) == ["starts:ip:(not given)", "starts:device:(not given)"])
         #expect(policy.counters(for: anonymous, counting: .exchanges).isEmpty)
         // Two other anonymous requests filled the unknown buckets: a third, from another session, is refused.
         let events: [LoginQuotaPolicy.Counter: [Date]] = [
-            LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "unknown"): [Self.now, Self.now],
+            LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "(not given)"): [Self.now, Self.now],
         ]
-        let other = LoginQuotaPolicy.Request(ip: nil, device: "D9", session: "S2")
+        let other = LoginQuotaPolicy.Request(address: nil, device: "D9", session: "S2")
         #expect(policy.decide(other, counting: .starts, events: events, at: Self.now) == .over(rule: "ip", retryAfter: Self.now.addingTimeInterval(60)))
-        let known = LoginQuotaPolicy.Request(ip: "203.0.113.7", device: "D9", session: "S2")
+        let known = LoginQuotaPolicy.Request(address: try IPAddress("203.0.113.7"), device: "D9", session: "S2")
         #expect(policy.decide(known, counting: .starts, events: events, at: Self.now) == .admit)
     }
 
     /// Sliding windows, exact to the second; the rule that frees a place last is named.
     @Test func slidingWindows() throws {
         let policy = try policy("minute,ip,starts,60,2,t\nhour,ip,starts,3600,3,t\n")
-        let request = LoginQuotaPolicy.Request(ip: "203.0.113.7", device: nil, session: "S")
+        let request = LoginQuotaPolicy.Request(address: try IPAddress("203.0.113.7"), device: nil, session: "S")
         let counter = LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "203.0.113.7")
         let t = Self.now
         #expect(policy.decide(request, counting: .starts, events: [counter: [t, t.addingTimeInterval(1)]], at: t.addingTimeInterval(59))

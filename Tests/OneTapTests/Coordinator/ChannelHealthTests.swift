@@ -113,11 +113,12 @@ import Testing
         for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
         clock.advance(by: .seconds(60))
         for index in 1...3 {
-            #expect(health.admit(.mobile, for: .mobile, at: clock.now()) == .probe)
-            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "192.0.2.\(index)"), at: clock.now())
+            let client = Self.client(index, address: "192.0.2.\(index)")
+            #expect(health.admit(.mobile, for: .mobile, reservedBy: client, at: clock.now()) == .probe)
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: client, at: clock.now())
             #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .halfOpen)
         }
-        #expect(health.admit(.mobile, for: .mobile, at: clock.now()) == .probe)
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(4, address: "192.0.2.4"), at: clock.now()) == .probe)
         health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(4, address: "192.0.2.4"), at: clock.now())
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
     }

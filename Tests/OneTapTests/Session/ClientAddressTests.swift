@@ -97,10 +97,14 @@ import Testing
         }
     }
 
-    /// The block limits and the breaker count per: an IPv4 address, an IPv6 /64.
+    /// The blocks limits and the breaker count per: an IPv4 address itself, an IPv6 address's /64, /56
+    /// and /48 (the values written out by hand).
     @Test func blocks() throws {
-        #expect(ClientAddress.block(of: try IPAddress("203.0.113.7")) == "203.0.113.7")
-        #expect(ClientAddress.block(of: try IPAddress("::ffff:203.0.113.7")) == "203.0.113.7")
-        #expect(ClientAddress.block(of: try IPAddress("2409:8900:1:2:aaaa:bbbb:cccc:dddd")) == "2409:8900:1:2::/64")
+        #expect(SMSContext.limitKey(try IPAddress("203.0.113.7"), prefix: 48) == "203.0.113.7")
+        #expect(SMSContext.limitKey(try IPAddress("::ffff:203.0.113.7"), prefix: 56) == "203.0.113.7")
+        let v6 = try IPAddress("2409:8900:1:2ab:aaaa:bbbb:cccc:dddd")
+        #expect(SMSContext.limitKey(v6, prefix: 64) == "2409:8900:1:2ab::/64")
+        #expect(SMSContext.limitKey(v6, prefix: 56) == "2409:8900:1:200::/56")
+        #expect(SMSContext.limitKey(v6, prefix: 48) == "2409:8900:1::/48")
     }
 }

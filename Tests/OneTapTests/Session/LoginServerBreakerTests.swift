@@ -80,11 +80,14 @@ import Testing
         #expect(opened(health))
     }
 
-    /// Ten app sessions from one IPv4 address, and ten from addresses inside one IPv6 /64: one client.
+    /// Ten app sessions from one IPv4 address, and ten from addresses inside one IPv6 /56: one client.
     @Test(arguments: [
         (0..<10).map { _ in "203.0.113.7" },
         (0..<10).map { "2409:8900:1:2::\($0 + 1)" },
         (0..<10).map { "2409:8900:1:2:\($0 + 1):0:0:\($0 + 7)" },
+        // Ten /64s of one /56 (2409:8900:1:200::/56): one site, after review (a client moving to a fresh
+        // /64 for each report was ten clients).
+        (0..<10).map { "2409:8900:1:2\($0)0::1" },
     ])
     func tenAppSessionsFromOneAddressBlockDoNotOpenTheBreaker(addresses: [String]) async throws {
         let health = health()

@@ -89,6 +89,28 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
         }
     }
 
+    /// Forgets the tokens claimed longer than ``retention`` before an instant, with the answers kept with
+    /// them: what ``ExpiredRecordSweeper`` calls on a schedule (``SweptStore/exchangeLedger(_:)``), so a
+    /// ledger that stops taking claims still lets go of the numbers it kept. Claims also sweep, past
+    /// 4,096 tokens.
+    /// - Parameters:
+    ///   - instant: The instant: a token claimed before `instant` minus the retention goes.
+    ///   - limit: The most to remove; zero or less removes nothing.
+    /// - Returns: How many tokens were forgotten.
+    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+        let horizon = instant.addingTimeInterval(-retention.seconds)
+        return table.withLock { table in
+            guard limit > 0 else { return 0 }
+            var expired: [SHA256Digest] = []
+            for (token, entry) in table.entries where entry.claimedAt < horizon {
+                expired.append(token)
+                if expired.count == limit { break }
+            }
+            for token in expired { table.entries[token] = nil }
+            return expired.count
+        }
+    }
+
     /// How many sweeps for forgotten tokens the claims made (tests: a flood sweeps a logarithmic number
     /// of times).
     package var sweeps: Int { table.withLock { $0.sweeps } }

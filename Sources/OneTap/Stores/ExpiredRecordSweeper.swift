@@ -1,0 +1,117 @@
+/// Removes the expired records of the stores it is given, on an interval, in batches: a long-running
+/// service in the shape of swift-service-lifecycle's `Service` (as ``TokenVault/run()``).
+///
+/// The in-memory stores otherwise drop what expired only as they write (a quiet store keeps it), and a
+/// database's rows stay until someone deletes them. Run one sweeper per process beside the server:
+///
+/// ```swift
+/// let sweeper = ExpiredRecordSweeper(stores: [.loginSessions(sessions), .sms(smsStore), .exchangeLedger(ledger)])
+/// try await withThrowingDiscardingTaskGroup { group in
+///     group.addTask { await sweeper.run() }   // until the group is cancelled
+///     group.addTask { try await vault.run() }
+///     …
+/// }
+/// ```
+///
+/// - Each store is swept on its own child task, every ``interval``: a slow or failing store never holds
+///   the others back.
+/// - A round removes what expired before the clock's now, ``batchSize`` records per call, until a call
+///   removes fewer (nothing more has expired) or ``maxBatchesPerRound`` calls were made (the rest waits
+///   for the next round, so one huge backlog does not hold a store's lock or connection for long).
+/// - A round that removed records emits ``StoreEvent/swept(store:removed:)``; a store that fails emits
+///   ``StoreEvent/sweepFailed(store:removed:reason:)`` and is tried again the next round.
+/// - Cancelling the task that runs ``run()`` ends it promptly: between two batches, or in the sleep.
+///
+/// Time comes from the injected ``WallClock`` (what expired, and the waits between rounds).
+public struct ExpiredRecordSweeper: Sendable {
+    /// The stores it sweeps.
+    package let stores: [SweptStore]
+    /// The time between one round of a store and its next: 60 seconds by default.
+    public let interval: Duration
+    /// The most records one call removes: 1,000 by default.
+    public let batchSize: Int
+    /// The most calls of one store in one round: 100 by default.
+    public let maxBatchesPerRound: Int
+    private let clock: any WallClock
+    private let events: any EventSink
+
+    /// Creates a sweeper.
+    /// - Parameters:
+    ///   - stores: The stores to sweep (``SweptStore``).
+    ///   - interval: The time between one round of a store and its next; 60 seconds. Less than a
+    ///     millisecond counts as one millisecond.
+    ///   - batchSize: The most records one call removes; 1,000. Less than 1 counts as 1.
+    ///   - maxBatchesPerRound: The most calls of one store in one round; 100. Less than 1 counts as 1.
+    ///   - clock: The time source: what expired, and the waits.
+    ///   - events: Receives ``StoreEvent``s; standard error by default.
+    public init(
+        stores: [SweptStore], interval: Duration = .seconds(60), batchSize: Int = 1000, maxBatchesPerRound: Int = 100,
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) {
+        self.stores = stores
+        self.interval = max(interval, .milliseconds(1))
+        self.batchSize = max(1, batchSize)
+        self.maxBatchesPerRound = max(1, maxBatchesPerRound)
+        self.clock = clock
+        self.events = events
+    }
+
+    /// Sweeps every store at once, then again every ``interval``, until the calling task is cancelled;
+    /// then returns (a store's error never ends it: it is an event). With no stores it waits for the
+    /// cancellation.
+    public func run() async {
+        guard !stores.isEmpty else {
+            while true {
+                do { try await clock.sleep(for: interval) } catch { return }
+            }
+        }
+        await withDiscardingTaskGroup { group in
+            for store in stores {
+                group.addTask { await self.sweepUntilCancelled(store) }
+            }
+        }
+    }
+
+    /// One round of every store, one after the other (tools and tests; ``run()`` sweeps each store on its own task).
+    /// - Returns: How many records each store's round removed, by the store's name (a failed store: what it
+    ///   removed before failing).
+    package func sweepOnce() async -> [String: Int] {
+        var removed: [String: Int] = [:]
+        for store in stores { removed[store.name, default: 0] += await round(store) }
+        return removed
+    }
+
+    private func sweepUntilCancelled(_ store: SweptStore) async {
+        while !Task.isCancelled {
+            _ = await round(store)
+            do { try await clock.sleep(for: interval) } catch { return }
+        }
+    }
+
+    /// One round of one store: batches until one comes back short, the round's limit, cancellation or a failure.
+    /// - Returns: How many records it removed.
+    private func round(_ store: SweptStore) async -> Int {
+        let now = clock.now()
+        var removed = 0
+        for _ in 0..<maxBatchesPerRound {
+            guard !Task.isCancelled else { break }
+            let batch: Int
+            do {
+                batch = try await store.removeExpired(now, batchSize)
+            } catch {
+                if Task.isCancelled, error is CancellationError { break }
+                emit(.sweepFailed(store: store.name, removed: removed, reason: String("\(error)".prefix(200))))
+                return removed
+            }
+            removed += max(0, batch)
+            if batch < batchSize { break }
+            await Task.yield()
+        }
+        if removed > 0 { emit(.swept(store: store.name, removed: removed)) }
+        return removed
+    }
+
+    private func emit(_ event: StoreEvent) {
+        events.receive(OneTapEvent(at: clock.now(), .store(event)))
+    }
+}

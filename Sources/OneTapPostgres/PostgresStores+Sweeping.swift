@@ -1,0 +1,55 @@
+import OneTap
+
+extension PostgresStores {
+    /// Every table ``removeExpiredRows(before:)`` cleans, as stores an ``ExpiredRecordSweeper`` sweeps on
+    /// a schedule, in batches, each on its own (a failing table does not hold the others back):
+    /// `refresh-leases`, `login-sessions`, `sms`, `login-quotas`, `exchange-ledger`, `merge-journals`, `app-sessions`, with
+    /// the same rules as ``removeExpiredRows(before:)`` (a lease still live on the database's clock stays;
+    /// a merge journal goes 30 days after its merge finished).
+    ///
+    /// ```swift
+    /// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores(), interval: .seconds(300))
+    /// ```
+    /// Several instances may sweep one database at once: each batch skips the rows another transaction holds.
+    /// - Returns: The tables as stores to sweep.
+    public func sweptStores() -> [SweptStore] {
+        let sessions = PostgresLoginSessionStore(pool: pool)
+        let sms = PostgresSMSStore(pool: pool, attempts: 4)
+        let quotas = PostgresLoginQuotaStore(pool: pool, attempts: 4)
+        let guests = PostgresGuestDataStore(pool: pool)
+        let apps = PostgresAppSessionStore(pool: pool)
+        return [
+            SweptStore(name: "refresh-leases") { try await self.removeExpiredLeases(before: $0, limit: $1) },
+            SweptStore(name: "login-sessions") { try await sessions.removeExpired(before: $0, limit: $1) },
+            SweptStore(name: "sms") { try await sms.removeExpired(before: $0, limit: $1) },
+            SweptStore(name: "login-quotas") { try await quotas.removeExpired(before: $0, limit: $1) },
+            SweptStore(name: "exchange-ledger") { try await self.removeForgottenExchanges(before: $0, limit: $1) },
+            SweptStore(name: "merge-journals") { try await guests.removeFinishedJournals(before: $0, limit: $1) },
+            SweptStore(name: "app-sessions") { try await apps.removeExpired(before: $0, limit: $1) },
+        ]
+    }
+
+    /// Deletes up to `limit` refresh leases that expired before `instant` and on the database's clock
+    /// (a lease still live there stays), skipping rows another transaction holds.
+    /// - Returns: How many were deleted.
+    package func removeExpiredLeases(before instant: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let leases = "\(PostgresIdentifier.quoted(configuration.schema)).refresh_leases"
+        return try await pool.execute(
+            """
+            DELETE FROM \(leases) WHERE account IN \
+            (SELECT account FROM \(leases) WHERE expires_at_ms < LEAST($1, \(PostgresMigrations.databaseNow)) LIMIT $2 FOR UPDATE SKIP LOCKED)
+            """,
+            [.bound(instant), .int64(Int64(limit))]
+        ).affected
+    }
+
+    /// Deletes up to `limit` exchange ledger rows past their retention at `instant`, skipping rows another
+    /// transaction holds.
+    /// - Returns: How many were deleted.
+    package func removeForgottenExchanges(before instant: Date, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let ledger = "\(PostgresIdentifier.quoted(configuration.schema)).exchange_ledger"
+        return try await pool.execute(PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), [.bound(instant), .int64(Int64(limit))]).affected
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapPostgresTestSupport
+import OneTapTesting
+import Testing
+
+/// Issue 21: PostgreSQL's expired rows went only when someone ran `removeExpiredRows(before:)` (`onetap db
+/// cleanup`); `PostgresStores.sweptStores()` hands every table to an ``ExpiredRecordSweeper``, which removes
+/// them on a schedule, in batches, leaving live rows.
+@Suite(.connectionBudget) struct PostgresSweptStoresTests {
+    let clock = FakeClock()
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+
+    @Test func theSweeperRemovesExpiredRowsAndKeepsLiveOnes() async throws {
+        try await TestDatabase.withStores { stores in
+            #expect(stores.sweptStores().map(\.name) == ["refresh-leases", "login-sessions", "sms", "login-quotas", "exchange-ledger", "merge-journals", "app-sessions"])
+            let sessions = stores.loginSessionStore()
+            let ledger = stores.exchangeLedger(retention: .seconds(60))
+            let flood = try LoginFlood(now: clock.now())
+            let server = LoginServer(
+                store: sessions, exchange: ExchangeGuard(provider: FloodCarrier(), ledger: ledger, clock: clock), clock: clock, events: DiscardingEventSink())
+            // Three logins that end in the exchange (a session row and a ledger row each) now.
+            for user in 1...3 {
+                let (done, problem) = await flood.honestLogin(server, user: user)
+                #expect(done != nil && problem == nil, "\(problem ?? "")")
+            }
+            // Ten minutes and a second later the three sessions expired and their tokens were forgotten;
+            // one more login now stays.
+            clock.advance(by: .seconds(601))
+            let (live, problem) = await flood.honestLogin(server, user: 4)
+            #expect(live != nil && problem == nil, "\(problem ?? "")")
+
+            let events = RecordingEventSink()
+            let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores(), interval: .seconds(60), batchSize: 2, clock: clock, events: events)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await sweeper.run() }
+                await clock.waitForSleepers(7)
+                group.cancelAll()
+            }
+            let swept = events.recorded.compactMap { event -> String? in
+                guard case .store(.swept(let store, let removed)) = event.payload else { return nil }
+                return "\(store) \(removed)"
+            }.sorted()
+            #expect(swept == ["exchange-ledger 3", "login-sessions 3"])
+            #expect(!events.recorded.contains { $0.name == "sweep-failed" })
+            let schema = "\"\(stores.configuration.schema)\""
+            #expect(try await stores.pool.execute("SELECT count(*)::bigint FROM \(schema).login_sessions").first == [.int64(1)])
+            #expect(try await stores.pool.execute("SELECT count(*)::bigint FROM \(schema).exchange_ledger").first == [.int64(1)])
+            #expect(try await sessions.load(try #require(live).session.id) == live?.session)
+        }
+    }
+}
