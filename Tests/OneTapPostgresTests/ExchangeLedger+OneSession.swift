@@ -22,7 +22,7 @@ extension ExchangeLedger {
 
 extension ExchangeGuard {
     /// An exchange for ``OneSession/id``, its events dropped.
-    func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeOutcome {
-        await exchange(credential, for: OneSession.id, receivedAt: receivedAt, rules: rules, events: DiscardingEventSink())
+    func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async throws -> ExchangeOutcome {
+        try await exchange(credential, for: OneSession.id, receivedAt: receivedAt, rules: rules, events: DiscardingEventSink())
     }
 }

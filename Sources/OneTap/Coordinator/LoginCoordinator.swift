@@ -140,9 +140,18 @@ public actor LoginCoordinator {
         guard let exchange, let rules = machine.exchanges else {
             return .exchange(ExchangeOutcome(.fault("no exchange is configured"), for: credential))  // not reached: no exchange, no request
         }
-        let outcome = await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow], events: events)
-        if Task.isCancelled, case .fault = outcome.answer { return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential)) }
-        return .exchange(outcome)
+        do {
+            let outcome = try await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow], events: events)
+            if Task.isCancelled, case .fault = outcome.answer { return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential)) }
+            return .exchange(outcome)
+        } catch {
+            // No answer: the ledger failed on the claim (the token was not sent), or the caller stopped
+            // waiting. On the device no one retries the report, so the login moves on: a fault, the token's
+            // text scrubbed.
+            let why = Task.isCancelled || error is CancellationError
+                ? "the caller stopped waiting" : "the exchange was not made: \(Secret.scrub("\(error)", of: [credential.token, credential.refreshToken]))"
+            return .exchange(ExchangeOutcome(.fault(String(why.prefix(200))), for: credential))
+        }
     }
 
     /// The SMS page: the number (asked for when unknown), the code sent, the code verified. The SMS

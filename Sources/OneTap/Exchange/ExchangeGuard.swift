@@ -10,12 +10,20 @@
 ///   Another session's report of the same token is ``ExchangeAnswer/replayed``; the same session's
 ///   (the app retried its report) gets the kept answer, and a retry that arrives while the exchange is
 ///   under way **waits** for it (polling the ledger, so it works across instances) and gets its answer:
-///   the app never has to handle "in progress". The wait is bounded by ``timeout`` (plus a second for the
-///   answer to be recorded) from the exchange's claim; past it the answer is ``ExchangeAnswer/timeout``.
+///   the app never has to handle "in progress". A retry that waits never makes an answer up: the wait is
+///   bounded by ``timeout`` (plus a second for the answer to be recorded) from the exchange's claim, and
+///   past it, or when the exchange it waited for ended `unknown` (that exchange's own request applies
+///   what it got), it throws ``StoreError`` `timeout` (the session does not change; the app asks again);
+///   a waiting retry whose task is cancelled throws `CancellationError`.
+/// - A ledger that cannot be read or written on a claim throws its ``StoreError``: the token was not
+///   sent, nothing is answered (so the login neither falls back nor tells the circuit breaker anything).
 /// - An exchange that does not answer within ``timeout``, or whose caller goes away (a client disconnect
 ///   cancels its task) while the carrier has the token, has an **unknown** result: it may have been
 ///   billed and the token spent. The answer is ``ExchangeAnswer/timeout`` (the login goes to SMS), and
-///   the ledger keeps the token as `unknown` for reconciliation
+///   the ledger keeps the token as `unknown` for reconciliation. So does a provider that throws anything
+///   but ``ExchangeNotSentError`` (a malformed body may be a billed answer): the answer is
+///   ``ExchangeAnswer/fault(_:)``, the ledger's state `unknown`; only ``ExchangeNotSentError`` (the request
+///   never left) records `failed`, which is not sent again and not listed
 ///   (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``). Only the session that claimed it
 ///   may send it again to learn the result, once (``ExchangeLedger/resend(_:for:at:)``, atomic: of many
 ///   concurrent resends one calls the carrier), so a caller disconnecting after each report cannot have
@@ -69,10 +77,13 @@ public struct ExchangeGuard: Sendable {
     ///     the token's lifetime, and which answers mean "already used".
     ///   - events: Where a failure to record the exchange's end is told.
     /// - Returns: What came of it, bound to the token, to report to the login session.
+    /// - Throws: ``StoreError`` when the ledger fails on a claim (nothing was sent), or when this call
+    ///   waited for the same login's exchange under way and has no answer of its own to give (`timeout`);
+    ///   `CancellationError` when its task was cancelled while it waited. Never an answer made up.
     package func exchange(
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, events: any EventSink
-    ) async -> ExchangeOutcome {
-        await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, events: events)
+    ) async throws -> ExchangeOutcome {
+        try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, events: events)
     }
 
     /// Exchanges a token under a limit of the caller's (the coordinator's per-flow limit).
@@ -84,66 +95,74 @@ public struct ExchangeGuard: Sendable {
     ///   - limit: The limit on the carrier call; nil for none.
     ///   - events: Where a failure to record the exchange's end is told.
     /// - Returns: What came of it, bound to the token.
+    /// - Throws: As ``exchange(_:for:receivedAt:rules:events:)``.
     package func exchange(
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink
-    ) async -> ExchangeOutcome {
+    ) async throws -> ExchangeOutcome {
         let digest = credential.tokenDigest
-        return ExchangeOutcome(await answer(credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events),
-                               token: digest)
+        let (answer, unreached) = try await answer(credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events)
+        return ExchangeOutcome(answer, token: digest, carrierUnreached: unreached)
     }
 
     private func answer(
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
         events: any EventSink
-    ) async -> ExchangeAnswer {
+    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool) {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
-            return .tokenExpired
+            return (.tokenExpired, false)
         }
-        var resent = false
-        do {
-            var held = try await ledger.claim(digest, for: session, at: now)
-            var waited = false
-            while let entry = held {
-                guard entry.session == session else { return .replayed }
-                switch entry.state {
-                case .answered(let response):
-                    return .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
-                case .failed:
-                    return .fault("an earlier exchange of this token failed; it is not sent again")
-                case .unknown where waited:
-                    return .timeout  // the exchange this retry waited for gave no answer: the same answer it got
-                case .unknown:
-                    // Sent with no answer: this session may send it once more to learn the result.
-                    if try await ledger.resend(digest, for: session, at: clock.now()) {
-                        resent = true
-                        held = nil
-                    } else {
-                        // Resent before, or by a concurrent retry of this login: wait for that one's answer, if any.
-                        waited = true
-                        held = try await ledger.claim(digest, for: session, at: clock.now())
-                    }
-                case .pending:
-                    // The same login's exchange is under way (the app retried its report): wait for its answer.
-                    guard clock.now() < entry.claimedAt.addingTimeInterval((timeout + settleGrace).seconds) else { return .timeout }
-                    do { try await clock.sleep(for: pollInterval) } catch { return .timeout }
-                    waited = true
-                    held = try await ledger.claim(digest, for: session, at: clock.now())
+        // A ledger's StoreError propagates from here: the token was not sent, so there is no answer.
+        var held = try await ledger.claim(digest, for: session, at: now)
+        var waited = false  // this call waited for another request's exchange of the token
+        var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
+        while let entry = held {
+            guard entry.session == session else { return (.replayed, false) }
+            switch entry.state {
+            case .answered(let response):
+                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false)
+            case .failed:
+                return (.fault("an earlier exchange of this token failed; it is not sent again"), false)
+            case .unknown where waited:
+                // The exchange this call waited for ended unknown: its own request applies what it got (a
+                // time-out, or a provider's fault); a waiter makes no answer of its own.
+                throw noAnswer(session, "the exchange this request waited for ended without a known result")
+            case .unknown where resendRefused:
+                return (.timeout, false)  // sent twice, no result known: the ledger's final word, kept for reconciliation
+            case .unknown:
+                // Sent with no answer: this session may send it once more to learn the result.
+                if try await ledger.resend(digest, for: session, at: clock.now()) {
+                    return await send(credential, digest: digest, resent: true, rules: rules, limit: limit, events: events)
                 }
+                // Resent before, or by a concurrent retry of this login: wait for that one's answer, if any.
+                resendRefused = true
+                held = try await ledger.claim(digest, for: session, at: clock.now())
+            case .pending:
+                // The same login's exchange is under way (the app retried its report): wait for its answer.
+                guard clock.now() < entry.claimedAt.addingTimeInterval((timeout + settleGrace).seconds) else {
+                    throw noAnswer(session, "the exchange under way since \(entry.claimedAt.iso8601) has recorded no answer yet")
+                }
+                try await clock.sleep(for: pollInterval)  // throws CancellationError when the caller went away
+                waited = true
+                held = try await ledger.claim(digest, for: session, at: clock.now())
             }
-        } catch {
-            return .fault(scrub("the exchange ledger failed: \(error)", credential))
         }
-        return await send(credential, digest: digest, resent: resent, rules: rules, limit: limit, events: events)
+        return await send(credential, digest: digest, resent: false, rules: rules, limit: limit, events: events)
+    }
+
+    /// What a call that waited for another request's exchange throws when it has no answer to give.
+    private func noAnswer(_ session: LoginSessionID, _ why: String) -> StoreError {
+        StoreError(.timeout, subject: .session(session), message: "\(why); the login's own exchange applies its answer: read the login again")
     }
 
     /// Sends a claimed token to the carrier and records how it ended.
     private func send(
         _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?, events: any EventSink
-    ) async -> ExchangeAnswer {
+    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool) {
         let provider = self.provider
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
+        var unreached = false
         do {
             let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }
             if resent, rules.saysAlreadyUsed(response.code, for: credential.flow) {
@@ -159,11 +178,18 @@ public struct ExchangeGuard: Sendable {
             // the carrier may have answered, and billed. Unknown, so reconciliation lists it; only this
             // session may resend it, once.
             (answer, settled) = (.timeout, .unknown)
-        } catch {
+        } catch let error as ExchangeNotSentError {
+            // The adapter says the request never left: nothing billed, the token not spent. A resent token's
+            // first send is still unknown.
             (answer, settled) = (.fault(scrub("\(error)", credential)), resent ? .unknown : .failed)
+            unreached = true
+        } catch {
+            // Any other throw (a malformed body, a reset after sending) may follow a billed answer: unknown,
+            // listed for reconciliation, and this session may resend it once.
+            (answer, settled) = (.fault(scrub("\(error)", credential)), .unknown)
         }
         await record(digest, settled, events: events)
-        return answer
+        return (answer, unreached)
     }
 
     /// Records how an exchange ended, even for a caller whose task was cancelled; a failure is an event.

@@ -109,7 +109,9 @@ public struct LoginServer: Sendable {
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
     ///   report won the race, `unknown-session` for an id no session has or a login of another app
     ///   session, alike; `over-quota` for a success whose token would be sent to the paid exchange
-    ///   over the client's quota: the app may switch to SMS), or ``StoreError``.
+    ///   over the client's quota: the app may switch to SMS), or ``StoreError`` (nothing changed: a store
+    ///   or the exchange ledger failed, or the retry waited for the exchange under way and has no answer of
+    ///   its own yet: ask again), or `CancellationError` when the request's task was cancelled while it waited.
     public func report(
         _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, address: IPAddress? = nil, device: DeviceID? = nil
     ) async throws -> LoginTransition {
@@ -125,11 +127,25 @@ public struct LoginServer: Sendable {
         }
         let client = client(claims, address, device)
         if let recovered = try await recoverExchange(session, report, version: version, client: client) { return recovered }
-        let transition = try await advance(session, report, version: version, client: client) { transition in
-            // A success whose token goes to the carrier's exchange (this server's or the caller's) is billed:
-            // counted first.
-            guard case .exchange = transition.instruction, let quotas else { return }
-            try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, at: clock.now())
+        let transition: LoginTransition
+        do {
+            transition = try await advance(session, report, version: version, client: client) { transition in
+                // A success whose token goes to the carrier's exchange (this server's or the caller's) is billed:
+                // counted first, before it is stored, so one over the quota is refused with nothing stored (the
+                // session never waits at an exchange it may not make). Two copies of one report that race both
+                // count; the copy that loses the compare-and-swap then goes on below as a retry.
+                guard case .exchange = transition.instruction, let quotas else { return }
+                try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, at: clock.now())
+            }
+        } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
+            // Another copy of this report (the app's retry) won the compare-and-swap: when it stored this same
+            // success, this request is that retry, and gets the exchange's answer as any retry does.
+            guard let stored = try await store.load(id), stored.appSession == claims.session else { throw rejection }
+            if machine.repeatsSuccess(stored, report, version: version) {
+                return try machine.success(of: stored, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+            }
+            if let recovered = try await recoverExchange(stored, report, version: version, client: client) { return recovered }
+            throw rejection
         }
         if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
             case .exchange(_, _, _, let receivedAt) = transition.session.stage
@@ -144,7 +160,9 @@ public struct LoginServer: Sendable {
     /// taken only for the token the session is exchanging, checked by its SHA-256.
     /// - Parameters:
     ///   - result: The carrier's answer, or the error its call threw (the login goes to SMS; the text of
-    ///     the error, with the token scrubbed, goes to the session's trace).
+    ///     the error, with the token scrubbed, goes to the session's trace). A throw counts for the circuit
+    ///     breaker as the server's observation when it is a `TimeoutError` or ``ExchangeNotSentError`` (the
+    ///     carrier unreached), else as the client's word (the carrier's answer to the client's token).
     ///   - token: The token that was sent to the carrier (the credential's token).
     ///   - id: The session.
     ///   - version: The version the exchange was asked at (the one with the `exchange` instruction); required.
@@ -162,7 +180,10 @@ public struct LoginServer: Sendable {
         case .failure(is TimeoutError): answer = .timeout
         case .failure(let error): answer = .fault(String(Secret.scrub("\(error)", of: [token]).prefix(200)))
         }
-        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token))
+        // A fault counts for the breaker as the server's word only when the call never reached the carrier.
+        let unreached: Bool
+        if case .failure(let error) = result { unreached = error is ExchangeNotSentError } else { unreached = false }
+        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached)
         return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
     }
 
@@ -282,11 +303,23 @@ public struct LoginServer: Sendable {
     /// Exchanges a session's token through the guard and applies the answer. Two requests of one login (the
     /// report and the app's retry of it) get one exchange's answer; the one that loses the race to store
     /// it answers with the session as the other stored it (``LoginSessionMachine/exchangeSettled(_:after:)``).
+    /// A guard that gives no answer (its ledger failed, or the exchange it waited for is its own request's
+    /// to apply) changes nothing: the request throws ``StoreError`` (503, the app asks again) unless the
+    /// stored session already took the exchange's answer. A cancelled wait throws `CancellationError`.
     private func exchangeAndAdvance(
         _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules,
         client: ChannelClient
     ) async throws -> LoginTransition {
-        let answer = await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
+        let answer: ExchangeOutcome
+        do {
+            answer = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
+        } catch let error as StoreError {
+            // No answer to apply: the ledger failed (the token was not sent), or this request waited for the
+            // login's exchange under way and that exchange's own request applies its answer. The session is
+            // not changed and the breaker told nothing; the stored session is the answer if it moved on.
+            guard let stored = try await store.load(session.id), let settled = machine.exchangeSettled(stored, after: session) else { throw error }
+            return settled
+        }
         do {
             return try await advance(session, .exchange(answer), version: nil, client: client)
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {

@@ -62,11 +62,12 @@ package struct Channel: Hashable, Sendable, CustomStringConvertible {
 package enum ChannelReport: Hashable, Sendable, CustomStringConvertible {
     /// Who saw how an attempt ended, which is what the breaker weighs.
     package enum Source: String, Hashable, Sendable {
-        /// The server itself: its exchange of a token timed out or failed before the carrier answered,
-        /// or the carrier answered success with the number. No client can make these up.
+        /// The server itself: its exchange of a token timed out or never reached the carrier (the
+        /// adapter said so), or the carrier answered success with the number. No client can make these up.
         case server
         /// The client's word: a code, time-out or fault its SDK reported, or the carrier's answer to a
-        /// token the client supplied (a made-up token earns a failure code). A server counts each client
+        /// token the client supplied (a made-up token earns a failure code, or a body the adapter cannot
+        /// read: any exchange fault but an unreached carrier). A server counts each client
         /// once (`ChannelHealth`); a device's own coordinator, which ran the SDK itself, counts it fully.
         case client
     }

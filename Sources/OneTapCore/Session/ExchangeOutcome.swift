@@ -9,11 +9,17 @@ public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// The SHA-256 of the token exchanged; nil for an answer not yet bound (the package's simulations bind
     /// it with ``LoginReport/bound(to:)`` before it reaches a session).
     package let token: SHA256Digest?
+    /// Whether a ``ExchangeAnswer/fault(_:)`` is the carrier left unreached (the integrator's adapter said
+    /// the request never left): the server's own observation for the circuit breaker. Any other fault (a
+    /// malformed body, a reset after sending) may come of the token the client supplied, and counts as
+    /// the client's word.
+    package let carrierUnreached: Bool
 
     /// Binds an answer to the digest of the token exchanged.
-    package init(_ answer: ExchangeAnswer, token: SHA256Digest?) {
+    package init(_ answer: ExchangeAnswer, token: SHA256Digest?, carrierUnreached: Bool = false) {
         self.answer = answer
         self.token = token
+        self.carrierUnreached = carrierUnreached
     }
 
     /// Binds an answer to the credential whose token was exchanged.
@@ -40,6 +46,6 @@ extension LoginReport {
     /// - Returns: The report.
     package func bound(to session: LoginSession) -> LoginReport {
         guard case .exchange(let outcome) = self, outcome.token == nil, case .exchange(_, _, let digest, _) = session.stage else { return self }
-        return .exchange(ExchangeOutcome(outcome.answer, token: digest))
+        return .exchange(ExchangeOutcome(outcome.answer, token: digest, carrierUnreached: outcome.carrierUnreached))
     }
 }

@@ -42,7 +42,7 @@ extension LoginSessionMachine {
             guard outcome.token == token else {
                 throw reject(.unexpected, "the exchange answer is not bound to the token this session is exchanging")
             }
-            answerExchange(outcome.answer, flow: flow, attempt: attempt, token: token, &progress)
+            answerExchange(outcome.answer, flow: flow, attempt: attempt, token: token, carrierUnreached: outcome.carrierUnreached, &progress)
         case .flow(let flow, let attempt):
             if case .exchange = report {
                 throw reject(.unexpected, "no exchange is under way; the session waits for \(flow) attempt \(attempt)")
@@ -155,8 +155,11 @@ extension LoginSessionMachine {
 
 extension LoginSessionMachine {
     /// An answer of the server's exchange of a success's token: success with the number ends the login;
-    /// anything else moves on by `Data/exchange-codes.csv` or the answer's own rule.
-    private func answerExchange(_ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, _ progress: inout Progress) {
+    /// anything else moves on by `Data/exchange-codes.csv` or the answer's own rule. A fault counts for the
+    /// breaker as the server's word only when the carrier was left unreached (`carrierUnreached`).
+    private func answerExchange(
+        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, carrierUnreached: Bool, _ progress: inout Progress
+    ) {
         let rules = exchanges ?? .builtIn
         switch answer {
         case .answered(let code, let number, let account):
@@ -191,7 +194,9 @@ extension LoginSessionMachine {
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
             let text = String(message.prefix(200))
-            report(flow, .failed, .server, &progress)  // the carrier's call failed before it answered: the server saw it
+            // The carrier unreached is what the server saw; any other fault may come of the token the client
+            // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word.
+            report(flow, .failed, carrierUnreached ? .server : .client, &progress)
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
                   health: nil)
         case .tokenExpired:

@@ -484,8 +484,9 @@ import Testing
     }
 
     /// What the breaker hears of each exchange answer, and who saw it (issue 21): the server's own
-    /// time-out and failed call and the carrier's success with the number are the server's; a failure
-    /// code is the carrier's verdict on the client's token, so the client's word; a spent or stale token
+    /// time-out and the carrier's success with the number are the server's (so is a call that never
+    /// reached the carrier: `LoginServerBreakerTests`); a failure code, or a fault the adapter threw on the
+    /// carrier's answer, is the carrier's verdict on the client's token, so the client's word; a spent or stale token
     /// (`retry`), a token too old to send and a replay say nothing of the channel.
     @Test(arguments: [
         (ExchangeAnswer.answered("103000", phoneNumber: Fixture.number), ["success server"]),
@@ -494,7 +495,7 @@ import Testing
         (.answered("103101"), ["failed client"]),   // misconfigured
         (.answered("104201"), []),                  // retry: the token expired or was used
         (.timeout, ["failed server"]),
-        (.fault("connection reset"), ["failed server"]),
+        (.fault("the body was not JSON"), ["failed client"]),   // not an unreached carrier
         (.tokenExpired, []),
         (.replayed, []),
     ] as [(ExchangeAnswer, [String])])

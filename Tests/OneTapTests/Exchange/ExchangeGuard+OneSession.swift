@@ -13,8 +13,8 @@ enum OneSession {
 
 extension ExchangeGuard {
     /// An exchange for ``OneSession/id``, its events dropped: the tests of one login's exchanges.
-    func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async -> ExchangeOutcome {
-        await exchange(credential, for: OneSession.id, receivedAt: receivedAt, rules: rules, events: DiscardingEventSink())
+    func exchange(_ credential: CarrierCredential, receivedAt: Date, rules: ExchangeRules) async throws -> ExchangeOutcome {
+        try await exchange(credential, for: OneSession.id, receivedAt: receivedAt, rules: rules, events: DiscardingEventSink())
     }
 }
 

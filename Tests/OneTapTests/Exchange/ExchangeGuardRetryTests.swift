@@ -16,16 +16,16 @@ import Testing
         ExchangeGuard(provider: carrier, ledger: ledger ?? self.ledger, timeout: .seconds(5), clock: clock)
     }
 
-    func exchange(_ exchange: ExchangeGuard, for session: LoginSessionID = OneSession.id) -> Task<ExchangeAnswer, Never> {
+    func exchange(_ exchange: ExchangeGuard, for session: LoginSessionID = OneSession.id) -> Task<ExchangeAnswer, any Error> {
         let received = clock.now()
-        return Task { await exchange.exchange(Self.credential, for: session, receivedAt: received, rules: .builtIn, events: DiscardingEventSink()).answer }
+        return Task { try await exchange.exchange(Self.credential, for: session, receivedAt: received, rules: .builtIn, events: DiscardingEventSink()).answer }
     }
 
     /// Waits (real time, 10 s at most) until the retry waits on the clock beside the first exchange's time
     /// limit, or has answered without waiting (what the guard did before issue 21).
-    func waitingOrDone(_ retry: Task<ExchangeAnswer, Never>) async throws {
+    func waitingOrDone(_ retry: Task<ExchangeAnswer, any Error>) async throws {
         let done = LockedValue(false)
-        Task { _ = await retry.value; done.withLock { $0 = true } }
+        Task { _ = await retry.result; done.withLock { $0 = true } }
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while clock.sleeperCount < 2, !done.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
     }
@@ -33,14 +33,19 @@ import Testing
     /// Steps the fake clock by `step` until every task has finished (the suite's time limit bounds it: a
     /// real-time bound here would stop stepping under load while a task still sleeps on the clock, and
     /// the test would then wait for it for ever).
-    func drive(_ tasks: [Task<ExchangeAnswer, Never>], stepping step: Duration) async throws -> [ExchangeAnswer] {
+    func drive(_ tasks: [Task<ExchangeAnswer, any Error>], stepping step: Duration) async throws -> [ExchangeAnswer] {
+        try await driveAll(tasks, stepping: step).map { try $0.get() }
+    }
+
+    /// As ``drive(_:stepping:)``, keeping what each task threw.
+    func driveAll(_ tasks: [Task<ExchangeAnswer, any Error>], stepping step: Duration) async throws -> [Result<ExchangeAnswer, any Error>] {
         let finished = LockedValue(0)
-        let watchers = tasks.map { task in Task { let answer = await task.value; finished.withLock { $0 += 1 }; return answer } }
+        let watchers = tasks.map { task in Task { let answer = await task.result; finished.withLock { $0 += 1 }; return answer } }
         while finished.withLock({ $0 }) < tasks.count {
             clock.advance(by: step)
             try await Task.sleep(for: .milliseconds(2))
         }
-        var answers: [ExchangeAnswer] = []
+        var answers: [Result<ExchangeAnswer, any Error>] = []
         for watcher in watchers { answers.append(await watcher.value) }
         return answers
     }
@@ -55,17 +60,18 @@ import Testing
         let retry = self.exchange(exchange)
         try await waitingOrDone(retry)
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number, account: "account-7"))
-        #expect(await first.value == Self.success)
+        #expect(try await first.value == Self.success)
         #expect(try await drive([retry], stepping: exchange.pollInterval) == [Self.success])
         #expect(carrier.calls == 1)
         // The same login's later retry gets the kept answer; another login's report of the token is a replay.
-        #expect(await self.exchange(exchange).value == Self.success)
-        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed)
+        #expect(try await self.exchange(exchange).value == Self.success)
+        #expect(try await self.exchange(exchange, for: OneSession.other).value == .replayed)
         #expect(carrier.calls == 1)
     }
 
-    /// The exchange the retry waits for times out: the retry answers as it did (unknown), sends nothing,
-    /// and waited no longer than the guard's time-out.
+    /// The exchange the retry waits for times out: the retry makes no answer of its own (the first
+    /// request applies its time-out; the retry throws a retryable `timeout`), sends nothing, and waited no
+    /// longer than the guard's time-out. Before: the retry answered `timeout` itself.
     @Test func aRetryWaitsNoLongerThanTheTimeOut() async throws {
         let carrier = HeldCarrier()
         let exchange = guarded(carrier)
@@ -74,14 +80,17 @@ import Testing
         try await carrier.waitForCalls(1)
         let retry = self.exchange(exchange)
         try await waitingOrDone(retry)
-        #expect(try await drive([first, retry], stepping: .milliseconds(100)) == [.timeout, .timeout])
+        let answers = try await driveAll([first, retry], stepping: .milliseconds(100))
+        #expect(try answers[0].get() == .timeout)
+        #expect(Self.threwTimeout(answers[1]), "\(answers[1])")
         #expect(carrier.calls == 1, "the waiting retry sent nothing")
         #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.session) == [OneSession.id])
         #expect(clock.now() > start)
     }
 
     /// A claim whose exchange never ends (its instance died): the same login's retry waits until the
-    /// guard's time-out plus its grace have passed since the claim, then answers unknown, sending nothing.
+    /// guard's time-out plus its grace have passed since the claim, then gives up without an answer (a
+    /// retryable `timeout`), sending nothing. Before: it answered `timeout`, which the server stored.
     @Test func aRetryWaitsForAClaimNoLongerThanTheTimeOutAndItsGrace() async throws {
         let carrier = HeldCarrier()
         let exchange = guarded(carrier)
@@ -89,8 +98,8 @@ import Testing
         _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: claimed)
         let clock = self.clock
         let retry = Task {
-            let answer = await exchange.exchange(Self.credential, for: OneSession.id, receivedAt: claimed, rules: .builtIn, events: DiscardingEventSink())
-            return (answer.answer, clock.now())
+            let answer = await Result { try await exchange.exchange(Self.credential, for: OneSession.id, receivedAt: claimed, rules: .builtIn, events: DiscardingEventSink()).answer }
+            return (answer, clock.now())
         }
         let finished = LockedValue(false)
         let watcher = Task { let result = await retry.value; finished.withLock { $0 = true }; return result }
@@ -100,18 +109,20 @@ import Testing
             try await Task.sleep(for: .milliseconds(1))
         }
         let (answer, at) = await watcher.value
-        #expect(answer == .timeout)
+        #expect(Self.threwTimeout(answer), "\(answer)")
         let waited = at.timeIntervalSince(claimed)
         #expect(waited >= (exchange.timeout + exchange.settleGrace).seconds && waited < (exchange.timeout + exchange.settleGrace).seconds + 0.15, "\(waited) s")
         #expect(carrier.calls == 0)
     }
 
-    /// A pending claim from an instance that died: the same login's retry does not wait past the time-out.
+    /// A pending claim from an instance that died: the same login's retry does not wait past the time-out,
+    /// and makes no answer up (a retryable `timeout`).
     @Test func aPendingClaimOlderThanTheTimeOutIsNotWaitedOn() async throws {
         let carrier = HeldCarrier()
         let exchange = guarded(carrier)
         _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: clock.now().addingTimeInterval(-6))
-        #expect(await self.exchange(exchange).value == .timeout)
+        let answer = await self.exchange(exchange).result
+        #expect(Self.threwTimeout(answer), "\(answer)")
         #expect(carrier.calls == 0)
     }
 
@@ -124,14 +135,14 @@ import Testing
         try await carrier.waitForCalls(1)
         #expect(try await drive([first], stepping: .seconds(1)) == [.timeout])
         #expect(try await ledger.claim(Self.credential.tokenDigest, at: clock.now()) == .unknown)
-        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed, "another login may not resend it")
+        #expect(try await self.exchange(exchange, for: OneSession.other).value == .replayed, "another login may not resend it")
         #expect(carrier.calls == 1)
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number, account: "account-7"))
         let resends = (0..<50).map { _ in self.exchange(exchange) }
         let answers = try await drive(resends, stepping: .milliseconds(10))   // slow steps: a loaded machine's resend answers well within the wait
         #expect(carrier.calls == 2, "one carrier call for 50 resends")
         #expect(answers.allSatisfy { $0 == Self.success }, "\(Set(answers.map(\.description)))")
-        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed)
+        #expect(try await self.exchange(exchange, for: OneSession.other).value == .replayed)
         #expect(carrier.calls == 2)
     }
 
@@ -148,13 +159,28 @@ import Testing
             let deadline = ContinuousClock.now.advanced(by: .seconds(5))
             while carrier.calls <= round, carrier.calls < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
             call.cancel()
-            #expect(await call.value == .timeout, "round \(round)")
+            #expect(try await call.value == .timeout, "round \(round)")
         }
         #expect(carrier.calls == 2, "the first send and one resend, of five disconnects")
         let listed = try await ledger.unknownExchanges(since: .distantPast)
         #expect(listed.map(\.token) == [Self.credential.tokenDigest] && listed.first?.session == OneSession.id && listed.first?.sends == 2)
-        #expect(await self.exchange(exchange, for: OneSession.other).value == .replayed)
+        #expect(try await self.exchange(exchange, for: OneSession.other).value == .replayed)
         #expect(carrier.calls == 2)
+    }
+}
+
+extension ExchangeGuardRetryTests {
+    /// Whether a call gave no answer, throwing the guard's retryable `timeout`.
+    static func threwTimeout(_ result: Result<ExchangeAnswer, any Error>) -> Bool {
+        guard case .failure(let error) = result else { return false }
+        return (error as? StoreError)?.kind == .timeout
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of an async throwing body.
+    init(_ body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
 

@@ -66,9 +66,9 @@ import Testing
         #expect(verified?.phoneNumber == Self.victim)
     }
 
-    @Test func theGuardsOutcomeIsBoundToTheTokenItExchanged() async {
+    @Test func theGuardsOutcomeIsBoundToTheTokenItExchanged() async throws {
         let exchange = ExchangeGuard(provider: MockTokenExchange(number: Self.victim, clock: clock), clock: clock)
-        let outcome = await exchange.exchange(Self.credential, receivedAt: clock.now(), rules: ExchangeRules())
+        let outcome = try await exchange.exchange(Self.credential, receivedAt: clock.now(), rules: ExchangeRules())
         // SHA-256("victim-token"), computed with Python's hashlib.
         #expect(outcome.token?.hex == "d7fdeed493347204968d64681a56a60df95aa3916821f29300b9e104dcd37ec8")
     }

@@ -11,7 +11,8 @@ import Testing
     let store = InMemoryLoginSessionStore()
     static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
     static let number = try! PhoneNumber("13800138000")
-    struct CarrierDown: Error {}
+    /// The carrier unreached (the adapter says the request never left): what the server itself saw.
+    static let carrierDown = ExchangeNotSentError("connection refused by the carrier")
 
     /// The breaker's defaults: 20 attempts kept, 10 before it may open, half of them failures, 60 s.
     func health() -> ChannelHealth { ChannelHealth() }
@@ -141,7 +142,7 @@ import Testing
     /// and the exchange's failure not at all, so the circuit stayed closed.
     @Test func realExchangeFailuresObservedByTheServerOpenTheBreaker() async throws {
         let health = health()
-        let carrier = MockTokenExchange(Array(repeating: .error(CarrierDown()), count: 10), number: Self.number, clock: clock)
+        let carrier = MockTokenExchange(Array(repeating: .error(Self.carrierDown), count: 10), number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock))
         for index in 0..<10 {
             let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
@@ -152,6 +153,24 @@ import Testing
         #expect(opened(health), "\(health.state(of: .mobile, for: .mobile, at: clock.now()))")
         let skipped = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         #expect(skipped.session.trace.map(\.result.code) == ["circuit-open"])
+    }
+
+    /// Ten fake clients (no address: one client to the breaker) send made-up tokens the carrier answers
+    /// with a body the adapter cannot read: the faults are the client's word, counted once, and the
+    /// breaker stays closed. Before: each fault counted in full as the server's, and ten opened it.
+    @Test func faultsFromTokensTheClientsSuppliedDoNotOpenTheBreaker() async throws {
+        struct MalformedBody: Error {}
+        let health = health()
+        let carrier = MockTokenExchange(Array(repeating: .error(MalformedBody()), count: 10), number: Self.number, clock: clock)
+        let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock))
+        for index in 0..<10 {
+            let claims = Self.client(index)
+            let started = try await logins.start(Self.mobileSIM, for: claims)
+            let next = try await logins.report(Self.success("T-made-up-\(index)"), to: started.session.id, version: 1, from: claims)
+            #expect(next.session.trace.last?.result.code == "exchange-failed", "\(next.session.trace)")
+        }
+        #expect(carrier.tokensSent.count == 10)
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
     }
 
     /// A server that exchanges outside (no guard) hands its own call's time-outs to `exchanged`: the
@@ -176,7 +195,7 @@ import Testing
     /// failure in the window, not a success and a failure.
     @Test func aSuccessCountsOnlyAfterItsExchange() async throws {
         let health = ChannelHealth(window: 2, minimumAttempts: 2, failureThreshold: 1.0)
-        let carrier = MockTokenExchange([.error(CarrierDown()), .error(CarrierDown())], number: Self.number, clock: clock)
+        let carrier = MockTokenExchange([.error(Self.carrierDown), .error(Self.carrierDown)], number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock))
         for index in 0..<2 {
             let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
@@ -200,7 +219,7 @@ import Testing
     /// everyone; the probe slot is freed and the next login probes. Before: it re-opened for 60 s.
     @Test func aProbeFailedByAClientReportDoesNotReopenTheCircuit() async throws {
         let health = health()
-        let carrier = MockTokenExchange(Array(repeating: .error(CarrierDown()), count: 10), number: Self.number, clock: clock)
+        let carrier = MockTokenExchange(Array(repeating: .error(Self.carrierDown), count: 10), number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock))
         try await openThenCoolDown(health, logins)
         let probe = try await logins.start(Self.mobileSIM, for: Self.client(1))
@@ -214,7 +233,7 @@ import Testing
     /// The probe's exchange fails at the carrier: the server saw it, the circuit re-opens.
     @Test func aProbeWhoseExchangeFailsReopensTheCircuit() async throws {
         let health = health()
-        let carrier = MockTokenExchange(Array(repeating: .error(CarrierDown()), count: 11), number: Self.number, clock: clock)
+        let carrier = MockTokenExchange(Array(repeating: .error(Self.carrierDown), count: 11), number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock))
         try await openThenCoolDown(health, logins)
         let probe = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
@@ -225,7 +244,7 @@ import Testing
     /// The probe's exchange succeeds: the circuit closes.
     @Test func aProbeWhoseExchangeSucceedsClosesTheCircuit() async throws {
         let health = health()
-        let carrier = MockTokenExchange(Array(repeating: .error(CarrierDown()), count: 10), number: Self.number, clock: clock)
+        let carrier = MockTokenExchange(Array(repeating: .error(Self.carrierDown), count: 10), number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock))
         try await openThenCoolDown(health, logins)
         let probe = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
@@ -239,7 +258,7 @@ import Testing
     @Test func aReportThatLosesItsCompareAndSwapTellsTheBreakerNothing() async throws {
         let health = ChannelHealth(window: 1, minimumAttempts: 1, failureThreshold: 0.5)
         let failing = FaultyLoginSessionStore(store)
-        let carrier = MockTokenExchange([.error(CarrierDown())], number: Self.number, clock: clock)
+        let carrier = MockTokenExchange([.error(Self.carrierDown)], number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock), store: failing)
         let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         failing.faults.inject(.refuse(.conflict, "another instance wrote first (scripted)"), into: [.replace], times: 1)

@@ -10,7 +10,8 @@ import Testing
 @Suite struct LoginServerProbeTests {
     let clock = FakeClock()
     static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
-    struct CarrierDown: Error {}
+    /// The carrier unreached (the adapter says the request never left): what the server itself saw.
+    static let carrierDown = ExchangeNotSentError("connection refused by the carrier")
 
     /// A client of its own: its app session and its guest.
     static func client(_ index: Int) -> AccessClaims {
@@ -25,7 +26,7 @@ import Testing
     /// the cool-down passed.
     func halfOpen() async throws -> (LoginServer, ChannelHealth) {
         let health = ChannelHealth()
-        let carrier = MockTokenExchange(Array(repeating: .error(CarrierDown()), count: 10), number: try PhoneNumber("13800138000"), clock: clock)
+        let carrier = MockTokenExchange(Array(repeating: .error(Self.carrierDown), count: 10), number: try PhoneNumber("13800138000"), clock: clock)
         let logins = LoginServer(exchange: ExchangeGuard(provider: carrier, clock: clock), health: health, clock: clock, events: DiscardingEventSink())
         for index in 0..<10 {
             let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)

@@ -7,8 +7,10 @@ public protocol TokenExchangeProvider: Sendable {
     /// - Parameter credential: What the one-tap flow produced.
     /// - Returns: The carrier's answer: its result code exactly as it came (`"103000"`), with the number
     ///   on success.
-    /// - Throws: Anything when no answer came (network, a malformed body): the login falls back. Honour
-    ///   task cancellation, as every HTTP client does.
+    /// - Throws: ``ExchangeNotSentError`` when the request never reached the carrier (recorded as
+    ///   `failed`); anything else when no usable answer came (a malformed body, a reset after sending):
+    ///   the login falls back, and the exchange is recorded as `unknown` (it may have been billed) for
+    ///   reconciliation. Honour task cancellation, as every HTTP client does.
     func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse
 }
 

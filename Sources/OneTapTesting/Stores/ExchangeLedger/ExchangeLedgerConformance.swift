@@ -184,15 +184,15 @@ public enum ExchangeLedgerConformance {
             let guards = (0..<4).map { _ in ExchangeGuard(provider: provider, ledger: ledger, clock: clock) }
             let credential = CarrierCredential(flow: .tianyi, token: Secret("conformance-shared-token"))
             let sessions = try (0..<concurrency).map { try LoginSessionID("conformance-race-\(String(1000 + $0).suffix(3))00") }
-            let answers = await withTaskGroup(of: ExchangeAnswer.self) { group in
+            let answers = try await withThrowingTaskGroup(of: ExchangeAnswer.self) { group in
                 for index in 0..<concurrency {
                     let exchange = guards[index % guards.count], session = sessions[index]
                     group.addTask {
-                        await exchange.exchange(credential, for: session, receivedAt: now, rules: .builtIn, events: DiscardingEventSink()).answer
+                        try await exchange.exchange(credential, for: session, receivedAt: now, rules: .builtIn, events: DiscardingEventSink()).answer
                     }
                 }
                 var answers: [ExchangeAnswer] = []
-                for await answer in group { answers.append(answer) }
+                for try await answer in group { answers.append(answer) }
                 return answers
             }
             let exchanged = answers.filter { if case .answered = $0 { return true } else { return false } }.count

@@ -1,0 +1,142 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// A retry that waits for the same login's exchange never makes an answer up (it throws, and the
+/// exchange's own request applies what the carrier said); a ledger that fails on a claim answers nothing;
+/// a provider's throw other than "not sent" leaves the exchange unknown, for reconciliation. On a fake clock.
+@Suite(.timeLimit(.minutes(1))) struct ExchangeGuardWaiterTests {
+    let clock = FakeClock()
+    let ledger = InMemoryExchangeLedger()
+    static let number = try! PhoneNumber("13800138000")
+    static let credential = CarrierCredential(flow: .mobile, token: Secret("T-waiter-1"), uniqueID: "u")
+    static let success = ExchangeAnswer.answered("103000", phoneNumber: number)
+
+    func exchange(_ exchange: ExchangeGuard, for session: LoginSessionID = OneSession.id) -> Task<ExchangeAnswer, any Error> {
+        let received = clock.now()
+        return Task { try await exchange.exchange(Self.credential, for: session, receivedAt: received, rules: .builtIn, events: DiscardingEventSink()).answer }
+    }
+
+    /// Waits (real time, 10 s at most) until `count` tasks sleep on the fake clock.
+    func sleepers(_ count: Int) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while clock.sleeperCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    /// The retry's task is cancelled (its client disconnected) while it waits for the exchange under way:
+    /// it throws `CancellationError`, and the exchange still answers its own caller. Before: the retry
+    /// answered `timeout`, an answer the server then stored (the login went to SMS).
+    @Test func aCancelledWaiterThrowsAndMakesNoAnswer() async throws {
+        let carrier = HeldCarrier()
+        let guarded = ExchangeGuard(provider: carrier, ledger: ledger, timeout: .seconds(5), clock: clock)
+        let first = exchange(guarded)
+        try await carrier.waitForCalls(1)
+        let retry = exchange(guarded)
+        try await sleepers(2)  // the first's time limit and the retry's poll
+        retry.cancel()
+        let waited = await retry.result
+        #expect(throws: CancellationError.self) { try waited.get() }
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
+        #expect(try await first.value == Self.success)
+        #expect(carrier.calls == 1)
+    }
+
+    /// The exchange's answer is recorded late (its settle is slow, past the time-out and its grace): the
+    /// waiting retry gives up with a retryable `timeout` and no answer; the answer, recorded later, is
+    /// the exchange's own and the next retry gets it. Before: the retry answered `timeout`.
+    @Test func aWaiterPastItsBoundMakesNoAnswerAndTheLateAnswerStands() async throws {
+        let gated = GatedSettleLedger(base: ledger)
+        let guarded = ExchangeGuard(provider: MockTokenExchange(number: Self.number), ledger: gated, timeout: .seconds(5), clock: clock)
+        let first = exchange(guarded)
+        try await gated.waitForSettles(1)  // the carrier answered; its settle is held
+        let retry = exchange(guarded)
+        let finished = LockedValue(false)
+        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
+        while !finished.withLock({ $0 }) {  // no real-time bound: the suite's time limit bounds it
+            clock.advance(by: guarded.pollInterval)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let waited = await watcher.value
+        #expect(throws: StoreError.self) { try waited.get() }
+        if case .failure(let error as StoreError) = waited { #expect(error.kind == .timeout, "\(error)") }
+        gated.open()
+        #expect(try await first.value == Self.success)
+        #expect(try await exchange(guarded).value == Self.success, "the next retry gets the kept answer")
+    }
+
+    /// A provider that throws after the request may have left (a malformed body) leaves the exchange
+    /// `unknown`: listed for reconciliation, resendable once by its login, refused to any other. Before:
+    /// `failed`, never listed though the carrier may have billed.
+    @Test func aProviderThrowThatIsNotNotSentIsUnknown() async throws {
+        struct MalformedBody: Error, CustomStringConvertible { var description: String { "the carrier's body was not JSON" } }
+        let carrier = MockTokenExchange([.error(MalformedBody()), .value(ExchangeResponse(code: "103000", phoneNumber: Self.number))], number: Self.number)
+        let guarded = ExchangeGuard(provider: carrier, ledger: ledger, timeout: .seconds(5), clock: clock)
+        #expect(try await exchange(guarded).value == .fault("the carrier's body was not JSON"))
+        #expect(try await ledger.unknownExchanges(since: .distantPast).map(\.session) == [OneSession.id])
+        #expect(try await exchange(guarded, for: OneSession.other).value == .replayed)
+        #expect(try await exchange(guarded).value == Self.success, "its login resends it once and learns the result")
+        #expect(carrier.tokensSent == ["T-waiter-1": 2])
+    }
+
+    /// A ledger that fails on the claim: nothing is sent and nothing answered (its `StoreError`
+    /// propagates). Before: the answer `fault`, which the login took as a carrier failure.
+    @Test func aLedgerFailureOnTheClaimAnswersNothing() async throws {
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: 1)
+        let carrier = MockTokenExchange(number: Self.number)
+        let guarded = ExchangeGuard(provider: carrier, ledger: faulty, timeout: .seconds(5), clock: clock)
+        let failed = await exchange(guarded).result
+        #expect(throws: StoreError.self) { try failed.get() }
+        #expect(carrier.tokensSent.isEmpty)
+        #expect(try await exchange(guarded).value == Self.success, "once the ledger is back, the token is sent")
+    }
+
+    /// On the device, a coordinator whose ledger fails on the claim sends nothing and moves on to SMS (no
+    /// one retries a report there): the trace says the exchange was not made, and never the token.
+    @Test func aCoordinatorWhoseLedgerFailsSendsNothingAndFallsBack() async throws {
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: nil)
+        let carrier = MockTokenExchange(number: Self.number)
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: carrier), exchangeLedger: faulty,
+            events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:0:success"])
+        #expect(outcome.trace.contains { $0.meaning.contains("the exchange was not made") && !$0.meaning.contains("mobile-token-1") })
+        #expect(carrier.tokensSent.isEmpty)
+    }
+}
+
+/// A ledger whose settles wait until the test opens it (an exchange's answer recorded late), counting them.
+final class GatedSettleLedger: ExchangeLedger, @unchecked Sendable {
+    let base: any ExchangeLedger
+    private let opened = LockedValue(false)
+    private let arrived = LockedValue(0)
+
+    init(base: any ExchangeLedger) { self.base = base }
+
+    /// Lets every settle, waiting or later, through.
+    func open() { opened.withLock { $0 = true } }
+
+    /// Waits (real time, 10 s at most) until `n` settles arrived.
+    func waitForSettles(_ n: Int) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while arrived.withLock({ $0 }) < n, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+        try await base.claim(token, for: session, at: now)
+    }
+    func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+        try await base.resend(token, for: session, at: now)
+    }
+    func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        arrived.withLock { $0 += 1 }
+        while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await base.settle(token, state, at: now)
+    }
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+        try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+    }
+}

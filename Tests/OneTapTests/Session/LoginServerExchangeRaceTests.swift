@@ -1,0 +1,173 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Issue 21, scenario 3, through the server's report handler: a retry that gives up waiting, a copy of
+/// the report that loses its compare-and-swap to its twin, and a ledger outage on the claim change nothing
+/// of their own; the first request's billed success stands. On a fake clock.
+@Suite(.timeLimit(.minutes(1))) struct LoginServerExchangeRaceTests {
+    let clock = FakeClock()
+    let store = InMemoryLoginSessionStore()
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+    static let number = try! PhoneNumber("13800138000")
+    static let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-race-1"), uniqueID: "uid-1"))
+    static let done = "v3 done success mobile 13800138000"
+
+    /// A breaker of one attempt: any failure told to it opens the circuit.
+    func touchy() -> ChannelHealth { ChannelHealth(window: 1, minimumAttempts: 1, failureThreshold: 0.5) }
+
+    func server(_ exchange: ExchangeGuard, store: (any LoginSessionStore)? = nil, health: ChannelHealth? = nil) -> LoginServer {
+        LoginServer(store: store ?? self.store, exchange: exchange, health: health, clock: clock, events: DiscardingEventSink())
+    }
+
+    func report(_ logins: LoginServer, _ id: LoginSessionID) -> Task<LoginTransition, any Error> {
+        Task { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
+    }
+
+    /// Waits (real time, 10 s at most) until `count` tasks sleep on the fake clock.
+    func sleepers(_ count: Int) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while clock.sleeperCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    func opened(_ health: ChannelHealth) -> Bool {
+        if case .open = health.state(of: .mobile, for: .mobile, at: clock.now()) { return true }
+        return false
+    }
+
+    /// The retry's client disconnects while it waits: the retry throws `CancellationError`, the session
+    /// stays at its exchange, the breaker hears nothing, and the first request's success is stored.
+    /// Before: the retry stored a made-up `timeout` (SMS, a server-seen failure) and the billed success
+    /// lost its compare-and-swap.
+    @Test func aCancelledRetryChangesNothingAndTheBilledSuccessStands() async throws {
+        let carrier = HeldCarrier()
+        let health = touchy()
+        let logins = server(ExchangeGuard(provider: carrier, timeout: .seconds(5), clock: clock), health: health)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let first = report(logins, id)
+        try await carrier.waitForCalls(1)
+        let retry = report(logins, id)
+        try await sleepers(2)
+        retry.cancel()
+        let cancelled = await retry.result
+        #expect(throws: CancellationError.self) { try cancelled.get() }
+        #expect(try await store.load(id)?.version == 2, "the session is still at its exchange")
+        #expect(!opened(health))
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
+        #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
+        #expect(carrier.calls == 1)
+        #expect(!opened(health))
+    }
+
+    /// The first request's answer is recorded late (past the time-out and its grace): the waiting retry
+    /// fails with a retryable `timeout` (503) and changes nothing; the first request stores the billed
+    /// success, and the app's next retry is told it. Before: the retry stored `timeout` (SMS).
+    @Test func aRetryPastItsWaitChangesNothingAndTheLateSuccessStands() async throws {
+        let gated = GatedSettleLedger(base: InMemoryExchangeLedger())
+        let exchange = ExchangeGuard(provider: MockTokenExchange(number: Self.number), ledger: gated, timeout: .seconds(5), clock: clock)
+        let health = touchy()
+        let logins = server(exchange, health: health)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let first = report(logins, id)
+        try await gated.waitForSettles(1)
+        let retry = report(logins, id)
+        let finished = LockedValue(false)
+        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
+        while !finished.withLock({ $0 }) {  // no real-time bound: the suite's time limit bounds it
+            clock.advance(by: exchange.pollInterval)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let waited = await watcher.value
+        #expect((waited.failureValue as? StoreError)?.kind == .timeout, "\(LoginServerExchangeRetryTests.summary(waited))")
+        #expect(try await store.load(id)?.version == 2)
+        #expect(!opened(health))
+        gated.open()
+        #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
+        #expect(LoginServerExchangeRetryTests.summary(await report(logins, id).result) == Self.done)
+    }
+
+    /// Two copies of one success report read the session at the same version; the one that loses the
+    /// compare-and-swap to its twin is a retry: it waits for the exchange and answers its success; the
+    /// carrier is called once. Before: it failed with `stale-version`.
+    @Test func aCopyThatLosesTheCompareAndSwapToItsTwinGetsTheExchangesAnswer() async throws {
+        let carrier = HeldCarrier()
+        let exchange = ExchangeGuard(provider: carrier, timeout: .seconds(5), clock: clock)
+        let staleOnce = StaleOnceStore(base: store)
+        let logins = server(exchange, store: staleOnce)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        staleOnce.hold(try #require(try await store.load(id)))  // the twin's read, before the first report's write
+        let first = report(logins, id)
+        try await carrier.waitForCalls(1)
+        staleOnce.arm()
+        let twin = report(logins, id)
+        let finished = LockedValue(false)
+        let watcher = Task { let result = await twin.result; finished.withLock { $0 = true }; return result }
+        try await sleepers(2)  // the twin waits beside the first's limit, or (as before) has already failed
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
+        #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
+        while !finished.withLock({ $0 }) {
+            clock.advance(by: exchange.pollInterval)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(LoginServerExchangeRetryTests.summary(await watcher.value) == Self.done)
+        #expect(carrier.calls == 1)
+    }
+
+    /// The exchange ledger is down when the success's token is claimed: the token was never sent, so
+    /// the request fails with the ledger's `StoreError` (503), the session stays at its exchange and the
+    /// breaker hears nothing; the app's retry, once the ledger is back, exchanges it. Before: the login
+    /// fell back to SMS and the breaker counted a server-seen carrier failure.
+    @Test func aLedgerOutageOnTheClaimFailsTheRequestAndTellsTheBreakerNothing() async throws {
+        let ledger = FaultyExchangeLedger(InMemoryExchangeLedger())
+        ledger.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: 1)
+        let carrier = MockTokenExchange(number: Self.number)
+        let health = touchy()
+        let logins = server(ExchangeGuard(provider: carrier, ledger: ledger, clock: clock), health: health)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let failed = await report(logins, id).result
+        #expect((failed.failureValue as? StoreError)?.kind == .io, "\(LoginServerExchangeRetryTests.summary(failed))")
+        let stored = try #require(try await store.load(id))
+        #expect(stored.version == 2 && stored.trace.last?.result.code != "exchange-failed")
+        #expect(!opened(health))
+        #expect(carrier.tokensSent.isEmpty)
+        #expect(LoginServerExchangeRetryTests.summary(await report(logins, id).result) == Self.done)
+        #expect(carrier.tokensSent == ["T-race-1": 1])
+    }
+}
+
+extension Result {
+    /// The error, if it failed.
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// A session store that answers one load, once armed, with a session read earlier (a request that read
+/// the session just before another request's write).
+final class StaleOnceStore: LoginSessionStore, @unchecked Sendable {
+    let base: any LoginSessionStore
+    private let held = LockedValue<LoginSession?>(nil)
+    private let armed = LockedValue(false)
+
+    init(base: any LoginSessionStore) { self.base = base }
+
+    /// Keeps the session the next armed load answers.
+    func hold(_ session: LoginSession) { held.withLock { $0 = session } }
+
+    /// Makes the next load answer the held session.
+    func arm() { armed.withLock { $0 = true } }
+
+    func create(_ session: LoginSession) async throws { try await base.create(session) }
+    func load(_ id: LoginSessionID) async throws -> LoginSession? {
+        let stale: LoginSession? = armed.withLock { fire in
+            defer { fire = false }
+            return fire ? held.withLock { $0 } : nil
+        }
+        if let stale { return stale }
+        return try await base.load(id)
+    }
+    func replace(_ session: LoginSession, expecting version: Int) async throws { try await base.replace(session, expecting: version) }
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
+}
