@@ -87,6 +87,16 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    @Test func descriptionsNameTheModeAndHostNeverASecretOrTheURLsCredentials() throws {
+        var md5 = ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("s3cret-value")))
+        #expect(md5.description == "cmcc appid 300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate")
+        md5.url = try #require(URL(string: "https://user:pa55word@127.0.0.1:8443/unisdk/rsapi/loginTokenValidate?key=s3cret-value"))
+        #expect(md5.description == "cmcc appid 300011111111, MD5 sign, 127.0.0.1:8443/unisdk/rsapi/loginTokenValidate")
+        let rsa = ChinaMobileConfiguration(appID: "300011111111", signing: .rsa(signingKey: Secret(try TestKeys.pem("app-private-pkcs8.pem")), msisdnKey: Secret("second")))
+        #expect(rsa.description == "cmcc appid 300011111111, RSA sign (SHA256withRSA, upper-case hex, a second key for msisdn), www.cmpassport.com/unisdk/rsapi/loginTokenValidate")
+        #expect(try Self.gateway(md5, ScriptedHTTPTransport()).description == md5.description)
+    }
+
     @Test func aCredentialOfAnotherFlowIsRefusedWithoutACall() async throws {
         let transport = ScriptedHTTPTransport()
         let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("k"))), transport)

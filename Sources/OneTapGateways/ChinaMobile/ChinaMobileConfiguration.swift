@@ -78,13 +78,14 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
         self.signing = signing
     }
 
-    /// `cmcc appid 300011111111, MD5 sign, https://www.cmpassport.com/…`: never a secret or a key.
+    /// `cmcc appid 300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate`: the URL's host and path
+    /// only (never its user, password or query), never a secret or a key.
     public var description: String {
         let mode: String
         switch signing {
         case .md5: mode = "MD5 sign"
         case .rsa(_, let msisdnKey, let digest, let encoding): mode = "RSA sign (\(digest.rawValue), \(encoding.rawValue)\(msisdnKey == nil ? "" : ", a second key for msisdn"))"
         }
-        return "cmcc appid \(appID), \(mode), \(url.absoluteString)"
+        return "cmcc appid \(appID), \(mode), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
     }
 }

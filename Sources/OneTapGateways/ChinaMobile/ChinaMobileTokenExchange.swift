@@ -50,7 +50,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         self.messageIDs = messageIDs
     }
 
-    /// `cmcc appid 300011111111, MD5 sign, https://…`.
+    /// `cmcc appid 300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate`.
     public var description: String { configuration.description }
 
     /// Exchanges a China Mobile one-tap credential for its number.

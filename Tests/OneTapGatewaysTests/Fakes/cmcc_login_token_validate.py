@@ -169,6 +169,12 @@ def make_handler(args, state, public_key):
     return Handler
 
 
+class Server(ThreadingHTTPServer):
+    # The standard library's backlog of 5 resets connections when a test opens many at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--appid", required=True)
@@ -183,8 +189,7 @@ def main():
     if args.public_key:
         with open(args.public_key, "rb") as f:
             public_key = serialization.load_pem_public_key(f.read())
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(args, State(), public_key))
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), make_handler(args, State(), public_key))
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()

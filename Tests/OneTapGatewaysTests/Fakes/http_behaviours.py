@@ -80,9 +80,14 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = answer
 
 
+class Server(ThreadingHTTPServer):
+    # The standard library's backlog of 5 resets connections when a test opens many at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()
