@@ -36,6 +36,9 @@ let package = Package(
         // Stores on PostgreSQL, through libpq (`apt install libpq-dev`): `import OneTapPostgres`. `import OneTap`
         // alone links no C library.
         .library(name: "OneTapPostgres", targets: ["OneTapPostgres"]),
+        // The carriers' and aggregators' HTTP APIs (token exchange first), with their signatures and ciphers from
+        // OpenSSL's libcrypto: `import OneTapGateways`. `import OneTap` alone still links no C library.
+        .library(name: "OneTapGateways", targets: ["OneTapGateways"]),
         // The command-line tool.
         .executable(name: "onetap", targets: ["OneTapTool"]),
         // What `onetap db` runs: the one part of the tool that links libpq, so `onetap` starts without it.
@@ -103,6 +106,13 @@ let package = Package(
         .target(
             name: "OneTapPostgres",
             dependencies: ["OneTap", "CLibPQ", "CLibCrypto"],
+            swiftSettings: strict
+        ),
+        // The vendors' gateways over HTTP: a URLSession transport (FoundationNetworking on Linux), MD5/SHA-1/HMAC,
+        // AES and RSA from libcrypto, China Mobile's loginTokenValidate as a TokenExchangeProvider.
+        .target(
+            name: "OneTapGateways",
+            dependencies: ["OneTap", "CLibCrypto"],
             swiftSettings: strict
         ),
         // Starts a private PostgreSQL server for the tests and the benchmarks (initdb, pg_ctl); not a product.
@@ -181,6 +191,13 @@ let package = Package(
         .testTarget(
             name: "OneTapPostgresTests",
             dependencies: ["OneTapPostgres", "OneTapPostgresTestSupport", "OneTapTesting", "OneTapTestHelper"],
+            swiftSettings: strict
+        ),
+        // Against fake vendor servers written in Python 3 (Tests/OneTapGatewaysTests/Fakes), started by the tests.
+        .testTarget(
+            name: "OneTapGatewaysTests",
+            dependencies: ["OneTapGateways", "OneTapTesting"],
+            exclude: ["Fakes"],
             swiftSettings: strict
         ),
         .testTarget(

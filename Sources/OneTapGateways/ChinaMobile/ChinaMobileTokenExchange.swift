@@ -1,0 +1,134 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// China Mobile's 统一认证 `loginTokenValidate` as a ``TokenExchangeProvider``: the one-tap token (result 103000 in
+/// the SDK) in, the number out, over HTTP POST with a JSON body whose values are all strings.
+///
+/// Each call sends one request and never retries it (the exchange guard decides); `msgid` is 32 hexadecimal
+/// characters from the system's secure generator, `systemtime` comes from the injected clock. Its errors are
+/// ``GatewayError``s named `cmcc` that quote no token, secret, signature, number or body.
+public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomStringConvertible {
+    /// The gateway's name in errors and configuration: `cmcc`.
+    public static let name = "cmcc"
+
+    /// The settings it was made with.
+    public let configuration: ChinaMobileConfiguration
+    private let signer: ChinaMobileSigner
+    private let transport: any HTTPTransport
+    private let clock: any WallClock
+    private let messageIDs: @Sendable () -> String
+
+    /// Creates the gateway, reading its secret or keys once.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport (one ``URLSessionTransport`` shared by every gateway, in production).
+    ///   - clock: The clock `systemtime` is read from.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix: an empty or padded secret, a
+    ///   key in a form that cannot be used (which form, and the `openssl` command that converts it).
+    public convenience init(configuration: ChinaMobileConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
+        try self.init(configuration: configuration, transport: transport, clock: clock) { Hex.encode(systemRandomBytes(16)) }
+    }
+
+    /// Creates the gateway with the message ids given (tests pin them).
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport.
+    ///   - clock: The clock.
+    ///   - messageIDs: Makes each request's `msgid` (1–36 characters).
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
+    package init(
+        configuration: ChinaMobileConfiguration, transport: any HTTPTransport, clock: any WallClock, messageIDs: @escaping @Sendable () -> String
+    ) throws(GatewayError) {
+        guard !configuration.appID.isEmpty, configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw GatewayError(gateway: Self.name, .misconfigured("appId must be the app's id from China Mobile's developer community (letters and digits), not '\(configuration.appID.prefix(40))'"))
+        }
+        self.configuration = configuration
+        signer = try ChinaMobileSigner(configuration.signing)
+        self.transport = transport
+        self.clock = clock
+        self.messageIDs = messageIDs
+    }
+
+    /// `cmcc appid 300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate`.
+    public var description: String { configuration.description }
+
+    /// Exchanges a China Mobile one-tap credential for its number.
+    /// - Parameter credential: A `mobile` credential.
+    /// - Returns: China Mobile's code as it came, the number on success.
+    /// - Throws: ``GatewayError`` (see ``validate(_:)``); `misconfigured` for a credential of another flow.
+    public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        guard credential.flow == .mobile else {
+            throw GatewayError(gateway: Self.name, .misconfigured("China Mobile exchanges mobile tokens; this credential is \(credential.flow)"))
+        }
+        return try await validate(credential.token).exchangeResponse
+    }
+
+    /// Sends one `loginTokenValidate` request.
+    /// - Parameter token: The one-tap token.
+    /// - Returns: The answer: the code, the number on success (decrypted in the RSA mode), `taskId` when given.
+    /// - Throws: ``GatewayError`` from the transport (`timedOut`, `unreachable`, `bodyTooLarge`), `httpStatus`,
+    ///   `wrongContentType`, `malformedBody` (not JSON, no `resultCode`, another request's `inresponseto`, a success
+    ///   without a usable `msisdn`); `CancellationError`.
+    public func validate(_ token: Secret) async throws -> ChinaMobileAnswer {
+        let messageID = messageIDs()
+        let request = try ChinaMobileRequest(
+            token: token, messageID: messageID, systemTime: SystemTime17.format(clock.now(), offset: configuration.systemTimeUTCOffset),
+            configuration: configuration, signer: signer)
+        let response = try await transport.send(
+            HTTPRequest(
+                gateway: Self.name, method: "POST", url: configuration.url, headers: [HTTPHeader("Content-Type", "application/json")],
+                body: request.body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+        return try answer(response, messageID: messageID)
+    }
+
+    /// Reads an answer.
+    private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ChinaMobileAnswer {
+        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
+        guard let codeText = try GatewayAnswer.text(object, "resultCode", "resultcode", gateway: Self.name) else {
+            throw GatewayError(gateway: Self.name, .malformedBody("no resultCode"))
+        }
+        let code: ResultCode
+        do {
+            code = try ResultCode(codeText)
+        } catch {
+            throw GatewayError(gateway: Self.name, .malformedBody("resultCode is not a code (empty, over 64 bytes or a control character)"))
+        }
+        if let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name), echoed != messageID {
+            throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
+        }
+        let taskID = try GatewayAnswer.text(object, "taskId", "taskid", gateway: Self.name).map { String($0.prefix(128)) }
+        guard code == "103000" else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
+        guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
+            throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))
+        }
+        let number = try phoneNumber(msisdn)
+        return ChinaMobileAnswer(code: code, phoneNumber: number, taskID: taskID, messageID: messageID)
+    }
+
+    /// `msisdn` as a number: in the clear in the MD5 mode, RSA-encrypted (hexadecimal or Base64) in the RSA mode.
+    private func phoneNumber(_ msisdn: String) throws(GatewayError) -> PhoneNumber {
+        var text = msisdn
+        if case .rsa(_, let key, _, _) = signer {
+            let length = (key.bits + 7) / 8
+            let ciphertext: [UInt8]
+            if msisdn.utf8.count == length * 2, let bytes = Hex.decode(msisdn) {
+                ciphertext = bytes
+            } else if let data = Data(base64Encoded: msisdn), data.count == length {
+                ciphertext = [UInt8](data)
+            } else {
+                throw GatewayError(gateway: Self.name, .malformedBody("msisdn is neither hexadecimal nor Base64 of a \(key.bits)-bit RSA ciphertext"))
+            }
+            do {
+                text = String(decoding: try key.decryptPKCS1v15(ciphertext), as: UTF8.self)
+            } catch {
+                throw GatewayError(gateway: Self.name, .malformedBody("msisdn does not decrypt with msisdnKey (\(error.reason))"))
+            }
+        }
+        do {
+            return try PhoneNumber(text)
+        } catch {
+            throw GatewayError(gateway: Self.name, .malformedBody("msisdn is not a mainland mobile number"))
+        }
+    }
+}

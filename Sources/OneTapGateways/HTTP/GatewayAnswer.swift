@@ -1,0 +1,59 @@
+import Foundation
+import OneTap
+
+/// Judges a gateway's HTTP answer before its fields are read: the status, the content type and the JSON, each
+/// failure a ``GatewayError`` naming the gateway and what was wrong, never the body.
+package enum GatewayAnswer {
+    /// The JSON object an answer holds.
+    /// - Parameters:
+    ///   - response: The answer.
+    ///   - gateway: The gateway's name, for errors.
+    ///   - contentTypes: The media types accepted (`application/json`), compared without regard to case and
+    ///     without their parameters (`; charset=UTF-8`).
+    /// - Returns: The object's members.
+    /// - Throws: ``GatewayError``: `httpStatus` outside 200–299, `wrongContentType`, `malformedBody` for a body
+    ///   that is not UTF-8, not JSON, or not an object.
+    package static func jsonObject(_ response: HTTPResponse, gateway: String, contentTypes: [String]) throws(GatewayError) -> [String: JSONValue] {
+        guard (200...299).contains(response.status) else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
+        let contentType = response.header("content-type")
+        let mediaType = contentType.map { String($0.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let mediaType, contentTypes.contains(where: { $0.lowercased() == mediaType }) else {
+            throw GatewayError(gateway: gateway, .wrongContentType(contentType.map { String($0.prefix(80)) }))
+        }
+        guard let text = String(validating: response.body, as: UTF8.self) else {
+            throw GatewayError(gateway: gateway, .malformedBody("the body is not UTF-8 (\(response.body.count) bytes)"))
+        }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(text)
+        } catch {
+            throw GatewayError(gateway: gateway, .malformedBody("the body is not JSON (\(response.body.count) bytes)"))
+        }
+        guard let object = value.objectValue else { throw GatewayError(gateway: gateway, .malformedBody("the body is JSON but not an object")) }
+        return object
+    }
+
+    /// A member holding text: a JSON string, or a whole number (some gateways send codes as numbers).
+    /// - Parameters:
+    ///   - object: The answer's members.
+    ///   - names: The member's names, tried in order (a document that spells it two ways: `resultCode`,
+    ///     `resultcode`).
+    ///   - gateway: The gateway's name, for errors.
+    /// - Returns: The text, or nil when no name is present (or it is `null`).
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` naming the member when it holds anything else.
+    package static func text(_ object: [String: JSONValue], _ names: String..., gateway: String) throws(GatewayError) -> String? {
+        for name in names {
+            switch object[name] {
+            case nil, .null?:
+                continue
+            case .string(let text)?:
+                return text
+            case .number(let number)? where number.rounded() == number && abs(number) < 1e15:
+                return String(Int64(number))
+            default:
+                throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not a string"))
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import OneTap
+
+/// The calls a ``URLSessionTransport`` has under way, and the session's delegate that finishes them: the answer's
+/// bytes are gathered as they come and the call is cut off once they pass the request's bound.
+final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private enum Call {
+        case running(Running)
+        /// Cancelled before it started: its start finds this and ends at once.
+        case cancelledEarly
+    }
+
+    private struct Running {
+        let continuation: CheckedContinuation<HTTPResponse, any Error>
+        let gateway: String
+        let limit: Int
+        var response: HTTPURLResponse?
+        var body = Data()
+    }
+
+    private let calls = LockedValue<[Int: Call]>([:])
+
+    /// Runs a data task to its end.
+    /// - Parameters:
+    ///   - task: The task, not yet resumed.
+    ///   - gateway: The gateway's name, for errors.
+    ///   - limit: The longest body accepted.
+    /// - Returns: The answer.
+    /// - Throws: ``GatewayError`` or `CancellationError`.
+    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int) async throws -> HTTPResponse {
+        let id = task.taskIdentifier
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                let start = calls.withLock { calls -> Bool in
+                    if case .cancelledEarly? = calls[id] {
+                        calls[id] = nil
+                        return false
+                    }
+                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit))
+                    return true
+                }
+                if start { task.resume() } else { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            finish(id, .failure(CancellationError()), orMarkCancelled: true)
+            task.cancel()
+        }
+    }
+
+    /// Ends a call once: later callbacks for it find nothing.
+    private func finish(_ id: Int, _ result: Result<HTTPResponse, any Error>, orMarkCancelled: Bool = false) {
+        let running = calls.withLock { calls -> Running? in
+            switch calls[id] {
+            case .running(let running)?:
+                calls[id] = nil
+                return running
+            case .cancelledEarly?:
+                return nil
+            case nil:
+                if orMarkCancelled { calls[id] = .cancelledEarly }
+                return nil
+            }
+        }
+        running?.continuation.resume(with: result)
+    }
+
+    private func gateway(of id: Int) -> (name: String, limit: Int)? {
+        calls.withLock { calls in
+            guard case .running(let running)? = calls[id] else { return nil }
+            return (running.gateway, running.limit)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let id = dataTask.taskIdentifier
+        guard let (gateway, limit) = gateway(of: id) else { return completionHandler(.cancel) }
+        guard let http = response as? HTTPURLResponse else {
+            finish(id, .failure(GatewayError(gateway: gateway, .unreachable("the answer is not HTTP"))))
+            return completionHandler(.cancel)
+        }
+        if http.expectedContentLength > Int64(limit) {
+            finish(id, .failure(GatewayError(gateway: gateway, .bodyTooLarge(limit: limit))))
+            return completionHandler(.cancel)
+        }
+        calls.withLock { calls in
+            if case .running(var running)? = calls[id] {
+                running.response = http
+                calls[id] = .running(running)
+            }
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let id = dataTask.taskIdentifier
+        let over = calls.withLock { calls -> (String, Int)? in
+            guard case .running(var running)? = calls[id] else { return nil }
+            guard running.body.count + data.count <= running.limit else { return (running.gateway, running.limit) }
+            running.body.append(data)
+            calls[id] = .running(running)
+            return nil
+        }
+        if let (gateway, limit) = over {
+            finish(id, .failure(GatewayError(gateway: gateway, .bodyTooLarge(limit: limit))))
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // Not followed: the redirect itself comes back as the answer (a 3xx the gateway refuses).
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let id = task.taskIdentifier
+        let running = calls.withLock { calls -> Running? in
+            guard case .running(let running)? = calls[id] else { return nil }
+            calls[id] = nil
+            return running
+        }
+        guard let running else { return }
+        if let error {
+            running.continuation.resume(throwing: Self.gatewayError(error, running))
+        } else if let http = running.response {
+            var headers: [String: String] = [:]
+            for case (let name as String, let value as String) in http.allHeaderFields {
+                headers[name.lowercased(), default: ""] += headers[name.lowercased()] == nil ? value : ", \(value)"
+            }
+            running.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](running.body)))
+        } else {
+            running.continuation.resume(throwing: GatewayError(gateway: running.gateway, .unreachable("no HTTP answer")))
+        }
+    }
+
+    /// URLSession's error as a gateway's: by its code, never its text (which quotes the URL).
+    private static func gatewayError(_ error: any Error, _ running: Running) -> GatewayError {
+        let code = (error as? URLError)?.code
+        switch code {
+        case .timedOut?:
+            return GatewayError(gateway: running.gateway, .timedOut)
+        case _ where running.response != nil:
+            // The status and headers came, the body did not finish (libcurl reports that as an unknown error).
+            return GatewayError(gateway: running.gateway, .malformedBody("the answer was cut short (the connection closed mid-body)"))
+        case .networkConnectionLost?:
+            return GatewayError(gateway: running.gateway, .unreachable("the connection closed before an answer"))
+        case .cannotFindHost?, .dnsLookupFailed?:
+            return GatewayError(gateway: running.gateway, .unreachable("the host name does not resolve"))
+        case .cannotConnectToHost?:
+            return GatewayError(gateway: running.gateway, .unreachable("the connection was refused"))
+        case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?, .serverCertificateNotYetValid?,
+            .serverCertificateHasUnknownRoot?:
+            return GatewayError(gateway: running.gateway, .unreachable("TLS failed (the server's certificate or the handshake)"))
+        case let code?:
+            return GatewayError(gateway: running.gateway, .unreachable("URLError \(code.rawValue)"))
+        case nil:
+            return GatewayError(gateway: running.gateway, .unreachable("the transport failed"))
+        }
+    }
+}

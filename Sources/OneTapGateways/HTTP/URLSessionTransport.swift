@@ -1,0 +1,77 @@
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Foundation
+import OneTap
+
+/// The default ``HTTPTransport``: the toolchain's `URLSession` (FoundationNetworking on Linux).
+///
+/// One transport holds one session, so its connections (and their TLS sessions) are reused from call to call:
+/// make one at start-up and hand it to every gateway. URLSession works on threads of its own and calls back on a
+/// delegate queue of this transport's; a call suspends its task until the answer, a time-out or a cancellation,
+/// and never blocks a thread of Swift's cooperative pool. A request is sent once; nothing is retried, no cookie is
+/// kept, no answer is cached, and a redirect is not followed (a gateway that redirects is misconfigured).
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+    private let calls: TransportCalls
+
+    /// Creates a transport with a session of its own.
+    /// - Parameter maximumConnectionsPerHost: How many connections to one gateway's host may be open at once
+    ///   (calls beyond wait for one, within their time-out).
+    public init(maximumConnectionsPerHost: Int = 16) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        calls = TransportCalls()
+        let queue = OperationQueue()
+        queue.name = "OneTapGateways.URLSessionTransport"
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: calls, delegateQueue: queue)
+    }
+
+    deinit {
+        // The session keeps its delegate until it is invalidated.
+        session.invalidateAndCancel()
+    }
+
+    /// Sends a request once and returns its answer, whatever its status.
+    /// - Parameter request: The request.
+    /// - Returns: The answer.
+    /// - Throws: ``GatewayError`` naming the request's gateway: `timedOut` past the request's time-out,
+    ///   `bodyTooLarge` for an answer over its bound, `malformedBody` for one cut short, `unreachable` otherwise;
+    ///   `CancellationError` when the calling task is cancelled (the call is abandoned at once).
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        urlRequest.httpBody = request.body.isEmpty ? nil : Data(request.body)
+        urlRequest.timeoutInterval = max(0.001, request.timeout.seconds)
+        let task = session.dataTask(with: urlRequest)
+        let calls = self.calls
+        let gateway = request.gateway
+        return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            group.addTask {
+                try await calls.perform(task, gateway: gateway, limit: request.maximumResponseBytes)
+            }
+            group.addTask {
+                try await Task.sleep(for: request.timeout)
+                throw GatewayError(gateway: gateway, .timedOut)
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions kept.
+    fileprivate var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import OneTap
+@testable import OneTapGateways
+import OneTapTesting
+import Testing
+
+/// China Mobile's gateway as the exchange guard's provider: the guard's once-only rule holds over it, and with
+/// the defaults (the guard's 5 s, the gateway's 6 s) a slow answer ends as the guard's time-out, recorded as
+/// unknown (the token may be spent and billed), never as a failure that could be sent again.
+@Suite(.timeLimit(.minutes(1))) struct ChinaMobileUnderExchangeGuardTests {
+    static let session = try! LoginSessionID("gateway-test-session00")
+    static let json = ["Content-Type": "application/json"]
+
+    static func gateway(_ transport: ScriptedHTTPTransport, clock: FakeClock) throws -> ChinaMobileTokenExchange {
+        try ChinaMobileTokenExchange(
+            configuration: ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport: transport, clock: clock)
+    }
+
+    static func credential(_ token: String) -> CarrierCredential { CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "u") }
+
+    @Test func aTokenIsSentOnceAndItsSecondReportIsReplayed() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), clock: clock)
+        let first = await exchange.exchange(Self.credential("STsid-1"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        #expect(first.answer == .answered("103000", phoneNumber: try PhoneNumber("13800138000")))
+        let again = await exchange.exchange(Self.credential("STsid-1"), for: try LoginSessionID("another-login-session1"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        #expect(again.answer == .replayed)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func aSlowAnswerIsTheGuardsTimeOutAndStaysUnknown() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.delay(.seconds(30), HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
+        let ledger = InMemoryExchangeLedger()
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
+        let started = clock.now()
+        let call = Task { await exchange.exchange(Self.credential("STsid-2"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink()).answer }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(5))
+        #expect(await call.value == .timeout)
+        let unknown = try await ledger.unknownExchanges(since: started.addingTimeInterval(-1), pendingClaimedBefore: .distantPast)
+        #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-2"))])
+        #expect(transport.requests.count == 1)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import OneTap
+@testable import OneTapGateways
+import Testing
+
+/// The checks every answer passes before its fields are read, and the errors' words (no body, no secret).
+@Suite struct GatewayAnswerTests {
+    static let json = ["Content-Type": "application/json;charset=UTF-8"]
+
+    @Test func aJSONObjectWithAParameterisedContentTypeIsRead() throws {
+        let object = try GatewayAnswer.jsonObject(HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"resultCode":"103000","n":103000}"#.utf8)), gateway: "cmcc", contentTypes: ["application/json"])
+        #expect(try GatewayAnswer.text(object, "resultCode", gateway: "cmcc") == "103000")
+        #expect(try GatewayAnswer.text(object, "n", gateway: "cmcc") == "103000")
+        #expect(try GatewayAnswer.text(object, "missing", "resultCode", gateway: "cmcc") == "103000")
+        #expect(try GatewayAnswer.text(object, "missing", gateway: "cmcc") == nil)
+    }
+
+    @Test func everyMalformedAnswerIsATypedErrorThatQuotesNothingOfTheBody() throws {
+        let secret = "13812345678-STsid0000001517196594066"
+        let cases: [(HTTPResponse, GatewayError.Kind)] = [
+            (HTTPResponse(status: 502, headers: Self.json, body: Array(secret.utf8)), .httpStatus(502)),
+            (HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array(secret.utf8)), .wrongContentType("text/html")),
+            (HTTPResponse(status: 200, body: Array(secret.utf8)), .wrongContentType(nil)),
+            (HTTPResponse(status: 200, headers: Self.json, body: Array("{\"msisdn\":\"\(secret)".utf8)), .malformedBody("the body is not JSON (\(secret.count + 11) bytes)")),
+            (HTTPResponse(status: 200, headers: Self.json, body: [0xFF, 0xFE]), .malformedBody("the body is not UTF-8 (2 bytes)")),
+            (HTTPResponse(status: 200, headers: Self.json, body: Array("[\"\(secret)\"]".utf8)), .malformedBody("the body is JSON but not an object")),
+        ]
+        for (response, kind) in cases {
+            let error = #expect(throws: GatewayError.self) { try GatewayAnswer.jsonObject(response, gateway: "cmcc", contentTypes: ["application/json"]) }
+            #expect(error?.kind == kind)
+            #expect(error?.gateway == "cmcc")
+            #expect(!"\(String(describing: error))".contains("13812345678"))
+            #expect(!"\(String(describing: error))".contains("STsid"))
+        }
+        let object = try GatewayAnswer.jsonObject(HTTPResponse(status: 200, headers: Self.json, body: Array("{\"resultCode\":[\"\(secret)\"]}".utf8)), gateway: "cmcc", contentTypes: ["application/json"])
+        #expect(throws: GatewayError(gateway: "cmcc", .malformedBody("'resultCode' is not a string"))) { try GatewayAnswer.text(object, "resultCode", gateway: "cmcc") }
+    }
+
+    @Test func aRequestDescribesNoQueryHeaderOrBody() throws {
+        let request = HTTPRequest(
+            gateway: "cmcc", method: "POST", url: try #require(URL(string: "https://www.cmpassport.com/unisdk/rsapi/loginTokenValidate?sign=SECRETSIGN")),
+            headers: [HTTPHeader("Authorization", "Basic SECRETAUTH")], body: Array("SECRETBODY".utf8), timeout: .seconds(5))
+        #expect(request.description == "cmcc POST www.cmpassport.com/unisdk/rsapi/loginTokenValidate (10-byte body)")
+        #expect(request.header("authorization") == "Basic SECRETAUTH")
+        #expect(HTTPResponse(status: 200, headers: ["X-A": "1"], body: Array("13812345678".utf8)).description == "HTTP 200, no content type, 11 bytes")
+    }
+}

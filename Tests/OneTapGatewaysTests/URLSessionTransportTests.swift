@@ -1,0 +1,123 @@
+import Foundation
+import OneTap
+@testable import OneTapGateways
+import Testing
+
+/// The URLSession transport against a loopback server with fixed behaviours (Fakes/http_behaviours.py).
+@Suite(.timeLimit(.minutes(2))) struct URLSessionTransportTests {
+    static func request(_ server: FakeServer, _ path: String, method: String = "GET", body: [UInt8] = [], headers: [HTTPHeader] = [],
+                        timeout: Duration = .seconds(10), limit: Int = 65_536) -> HTTPRequest {
+        HTTPRequest(gateway: "fake", method: method, url: server.url(path), headers: headers, body: body, timeout: timeout, maximumResponseBytes: limit)
+    }
+
+    @Test func aPostArrivesWithItsHeadersAndBodyAndTheAnswerComesBackWhole() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        let body = Array(#"{"token":"一键"}"#.utf8)
+        let response = try await transport.send(Self.request(server, "/echo", method: "POST", body: body, headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("X-Trace", "abc")]))
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type") == "application/json")
+        let echoed = try GatewayAnswer.jsonObject(response, gateway: "fake", contentTypes: ["application/json"])
+        #expect(echoed["method"] == "POST")
+        #expect(echoed["body"] == #"{"token":"一键"}"#)
+        #expect(echoed["headers"]?.objectValue?["x-trace"] == "abc")
+        #expect(echoed["headers"]?.objectValue?["content-type"] == "application/json")
+    }
+
+    @Test func oneTransportReusesItsConnection() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        var ports: [String] = []
+        for _ in 0..<3 {
+            let object = try GatewayAnswer.jsonObject(try await transport.send(Self.request(server, "/json")), gateway: "fake", contentTypes: ["application/json"])
+            ports.append(try #require(object["client_port"]?.stringValue))
+        }
+        #expect(Set(ports).count == 1, "three calls in turn came from \(Set(ports).count) connections")
+    }
+
+    @Test func aSlowAnswerPastTheTimeOutIsTimedOutWithinIt() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: GatewayError.self) {
+            try await URLSessionTransport().send(Self.request(server, "/slow?ms=3000", timeout: .milliseconds(300)))
+        }
+        #expect(error == GatewayError(gateway: "fake", .timedOut))
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+
+    @Test func aBodyOverTheBoundIsRefusedWithOrWithoutAContentLength() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        for path in ["/big?bytes=200000", "/big-chunked?bytes=200000"] {
+            let error = await #expect(throws: GatewayError.self) { try await transport.send(Self.request(server, path, limit: 1000)) }
+            #expect(error == GatewayError(gateway: "fake", .bodyTooLarge(limit: 1000)), "\(path)")
+        }
+        // Under the bound it arrives whole.
+        #expect(try await transport.send(Self.request(server, "/big?bytes=1000", limit: 1000)).body.count == 1000)
+    }
+
+    @Test func aBodyCutShortIsMalformedNotAnAnswer() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let error = await #expect(throws: GatewayError.self) { try await URLSessionTransport().send(Self.request(server, "/truncated")) }
+        guard case .malformedBody? = error?.kind else {
+            Issue.record("a truncated body gave \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func aServerErrorIsAnAnswerThatTheJSONCheckRefuses() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let response = try await URLSessionTransport().send(Self.request(server, "/status/503"))
+        #expect(response.status == 503)
+        #expect(throws: GatewayError(gateway: "fake", .httpStatus(503))) { try GatewayAnswer.jsonObject(response, gateway: "fake", contentTypes: ["application/json"]) }
+        let text = try await URLSessionTransport().send(Self.request(server, "/text"))
+        #expect(throws: GatewayError(gateway: "fake", .wrongContentType("text/html"))) { try GatewayAnswer.jsonObject(text, gateway: "fake", contentTypes: ["application/json"]) }
+    }
+
+    @Test func aRefusedConnectionIsUnreachable() async throws {
+        // A port just freed by a server that stopped: nothing listens there.
+        let server = try await FakeServer.start("http_behaviours.py")
+        let url = server.url("/json")
+        server.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        let error = await #expect(throws: GatewayError.self) {
+            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "GET", url: url, timeout: .seconds(5)))
+        }
+        guard case .unreachable? = error?.kind else {
+            Issue.record("a refused connection gave \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func cancellingTheCallerEndsTheCallAtOnce() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        let call = Task { try await transport.send(Self.request(server, "/slow?ms=5000")) }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        call.cancel()
+        let result = await call.result
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(throws: CancellationError.self) { try result.get() }
+        // The transport still works afterwards.
+        #expect(try await transport.send(Self.request(server, "/json")).status == 200)
+    }
+
+    @Test func manyCallsAtOnceAllAnswer() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let transport = URLSessionTransport(maximumConnectionsPerHost: 4)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<32 { group.addTask { try await transport.send(Self.request(server, "/json")).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 32))
+    }
+}
