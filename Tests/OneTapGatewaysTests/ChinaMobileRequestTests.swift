@@ -100,7 +100,8 @@ import Testing
     @Test func aCredentialOfAnotherFlowIsRefusedWithoutACall() async throws {
         let transport = ScriptedHTTPTransport()
         let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("k"))), transport)
-        await #expect(throws: GatewayError.self) { try await gateway.exchange(CarrierCredential(flow: .tianyi, token: Secret("tianyi-token"))) }
+        // Nothing was sent: `ExchangeNotSentError`, which the exchange guard records `failed`, never `unknown`.
+        await #expect(throws: ExchangeNotSentError.self) { try await gateway.exchange(CarrierCredential(flow: .tianyi, token: Secret("tianyi-token"))) }
         #expect(transport.requests.isEmpty)
     }
 }

@@ -22,9 +22,9 @@ import Testing
         let clock = FakeClock()
         let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
         let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), clock: clock)
-        let first = await exchange.exchange(Self.credential("STsid-1"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        let first = try await exchange.exchange(Self.credential("STsid-1"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
         #expect(first.answer == .answered("103000", phoneNumber: try PhoneNumber("13800138000")))
-        let again = await exchange.exchange(Self.credential("STsid-1"), for: try LoginSessionID("another-login-session1"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        let again = try await exchange.exchange(Self.credential("STsid-1"), for: try LoginSessionID("another-login-session1"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
         #expect(again.answer == .replayed)
         #expect(transport.requests.count == 1)
     }
@@ -35,12 +35,30 @@ import Testing
         let ledger = InMemoryExchangeLedger()
         let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
         let started = clock.now()
-        let call = Task { await exchange.exchange(Self.credential("STsid-2"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink()).answer }
+        let call = Task { try await exchange.exchange(Self.credential("STsid-2"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink()).answer }
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(5))
-        #expect(await call.value == .timeout)
+        #expect(try await call.value == .timeout)
         let unknown = try await ledger.unknownExchanges(since: started.addingTimeInterval(-1), pendingClaimedBefore: .distantPast)
         #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-2"))])
         #expect(transport.requests.count == 1)
+    }
+}
+
+extension ChinaMobileUnderExchangeGuardTests {
+    /// A gateway error once the request may have left (an HTTP 502, here) leaves the token `unknown` for
+    /// reconciliation, never `failed`: China Mobile may have spent and billed it.
+    @Test func aGatewayErrorAfterSendingStaysUnknown() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 502, headers: Self.json, body: Array("bad gateway".utf8)))], clock: clock)
+        let ledger = InMemoryExchangeLedger()
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
+        let outcome = try await exchange.exchange(Self.credential("STsid-3"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        guard case .fault = outcome.answer else {
+            Issue.record("expected a fault, got \(outcome.answer)")
+            return
+        }
+        let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)
+        #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-3"))])
     }
 }

@@ -56,12 +56,20 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
     /// Exchanges a China Mobile one-tap credential for its number.
     /// - Parameter credential: A `mobile` credential.
     /// - Returns: China Mobile's code as it came, the number on success.
-    /// - Throws: ``GatewayError`` (see ``validate(_:)``); `misconfigured` for a credential of another flow.
+    /// - Throws: ``GatewayError`` (see ``validate(_:)``) once the request may have reached China Mobile (the
+    ///   exchange guard then keeps the token `unknown`, for reconciliation); ``ExchangeNotSentError`` when
+    ///   nothing was sent (a credential of another flow, a `misconfigured` request).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         guard credential.flow == .mobile else {
-            throw GatewayError(gateway: Self.name, .misconfigured("China Mobile exchanges mobile tokens; this credential is \(credential.flow)"))
+            throw ExchangeNotSentError("\(Self.name): China Mobile exchanges mobile tokens; this credential is \(credential.flow)")
         }
-        return try await validate(credential.token).exchangeResponse
+        do {
+            return try await validate(credential.token).exchangeResponse
+        } catch let error as GatewayError where !error.mayHaveReachedVendor {
+            // Failed before a byte left (a configuration the request cannot be made with): the token was not
+            // spent, and the exchange guard records it `failed`, never `unknown`.
+            throw ExchangeNotSentError(error.description)
+        }
     }
 
     /// Sends one `loginTokenValidate` request.

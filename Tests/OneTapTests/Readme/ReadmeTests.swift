@@ -57,8 +57,10 @@ import Testing
     }
 
     @Test func everySwiftBlockOfTheReadmeIsACompiledSnippet() throws {
-        // Both snippet files must be there: a missing one fails the read, never drops its blocks silently.
-        let regions = try Self.regions(in: ["Tests/OneTapTests/Readme/ReadmeSnippets.swift", "Tests/OneTapPostgresTests/ReadmeSnippets.swift"])
+        // Every snippet file must be there: a missing one fails the read, never drops its blocks silently.
+        let regions = try Self.regions(in: [
+            "Tests/OneTapTests/Readme/ReadmeSnippets.swift", "Tests/OneTapPostgresTests/ReadmeSnippets.swift", "Tests/OneTapGatewaysTests/ReadmeSnippets.swift",
+        ])
         let blocks = try Self.readmeBlocks()
         #expect(!blocks.isEmpty)
         for block in blocks {

@@ -134,16 +134,17 @@ import Testing
         #expect(events.recorded.contains { $0.json() == #"{"v":2,"at":"2026-12-01T00:11:01.000Z","area":"store","event":"swept","store":"login-sessions","removed":2}"# })
     }
 
-    @Test func cancellationEndsRunEvenDuringASlowStoreCall() async throws {
+    /// The slow store's call would last a day on the clock; cancelling the sweeper ends it at once (the
+    /// test's time limit bounds it: no real-time figure is asserted, a loaded machine under a sanitizer
+    /// takes what it takes).
+    @Test(.timeLimit(.minutes(2))) func cancellationEndsRunEvenDuringASlowStoreCall() async throws {
         let sessions = FaultyLoginSessionStore(InMemoryLoginSessionStore(), clock: clock)
         sessions.faults.inject(.delay(.seconds(86_400)), into: [.removeExpired], times: nil)
         let ledger = InMemoryExchangeLedger()
         let sweeper = ExpiredRecordSweeper(stores: [.loginSessions(sessions), .exchangeLedger(ledger)], interval: .seconds(60), clock: clock, events: DiscardingEventSink())
-        let started = ContinuousClock.now
         try await running(sweeper) {
             await clock.waitForSleepers(2)  // the ledger's sleep between rounds and the slow store's call
         }
-        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(clock.sleeperCount == 0)
     }
 
