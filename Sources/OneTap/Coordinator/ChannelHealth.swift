@@ -218,7 +218,7 @@ public final class ChannelHealth: Sendable {
             }
             live.removeAll { $0.isHeld(by: client) }
             let admitted = live.count < configuration.probes
-            live.append(Probe(client: client, startedAt: now))
+            if admitted { live.append(Probe(client: client, startedAt: now)) }  // never past the limit, raced or not
             channel.probes = live
             channels[key] = channel
             return admitted ? .probe : .rejected

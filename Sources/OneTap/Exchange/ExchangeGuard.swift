@@ -100,35 +100,38 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink
     ) async throws -> ExchangeOutcome {
         let digest = credential.tokenDigest
-        let (answer, unreached) = try await answer(credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events)
-        return ExchangeOutcome(answer, token: digest, carrierUnreached: unreached)
+        let (answer, unreached, callers) = try await answer(
+            credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events)
+        return ExchangeOutcome(answer, token: digest, carrierUnreached: unreached, callersWord: callers)
     }
 
     private func answer(
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
         events: any EventSink
-    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool) {
+    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool) {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
-            return (.tokenExpired, false)
+            return (.tokenExpired, false, false)
         }
         // A ledger's StoreError propagates from here: the token was not sent, so there is no answer.
         var held = try await ledger.claim(digest, for: session, at: now)
         var waited = false  // this call waited for another request's exchange of the token
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         while let entry = held {
-            guard entry.session == session else { return (.replayed, false) }
+            guard entry.session == session else { return (.replayed, false, false) }
             switch entry.state {
             case .answered(let response):
-                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false)
+                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false, false)
             case .failed:
-                return (.fault("an earlier exchange of this token failed; it is not sent again"), false)
+                return (.fault("an earlier exchange of this token failed; it is not sent again"), false, false)
             case .unknown where waited:
                 // The exchange this call waited for ended unknown: its own request applies what it got (a
                 // time-out, or a provider's fault); a waiter makes no answer of its own.
                 throw noAnswer(session, "the exchange this request waited for ended without a known result")
             case .unknown where resendRefused:
-                return (.timeout, false)  // sent twice, no result known: the ledger's final word, kept for reconciliation
+                // Sent twice, no result known: the ledger's final word, kept for reconciliation; the caller's
+                // retry found it resent, which says nothing the server saw of the carrier.
+                return (.timeout, false, true)
             case .unknown:
                 // Sent with no answer: this session may send it once more to learn the result.
                 if try await ledger.resend(digest, for: session, at: clock.now()) {
@@ -158,16 +161,18 @@ public struct ExchangeGuard: Sendable {
     /// Sends a claimed token to the carrier and records how it ended.
     private func send(
         _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?, events: any EventSink
-    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool) {
+    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool) {
         let provider = self.provider
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
-        var unreached = false
+        var unreached = false, callers = false
         do {
             let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }
             if resent, rules.saysAlreadyUsed(response.code, for: credential.flow) {
-                // "Already used" for a token whose first exchange went unanswered: still unknown.
+                // "Already used" for a token whose first exchange went unanswered: still unknown, and the
+                // caller's resend, not the carrier failing.
                 (answer, settled) = (.timeout, .unknown)
+                callers = true
             } else {
                 (answer, settled) = (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), .answered(response))
             }
@@ -176,8 +181,9 @@ public struct ExchangeGuard: Sendable {
         } catch where error is CancellationError || Task.isCancelled {
             // The caller went away (a client disconnect cancels its request) while the carrier had the token:
             // the carrier may have answered, and billed. Unknown, so reconciliation lists it; only this
-            // session may resend it, once.
+            // session may resend it, once. The caller's doing, not the carrier's time-out: the client's word.
             (answer, settled) = (.timeout, .unknown)
+            callers = true
         } catch let error as ExchangeNotSentError {
             // The adapter says the request never left: nothing billed, the token not spent. A resent token's
             // first send is still unknown.
@@ -189,7 +195,7 @@ public struct ExchangeGuard: Sendable {
             (answer, settled) = (.fault(scrub("\(error)", credential)), .unknown)
         }
         await record(digest, settled, events: events)
-        return (answer, unreached)
+        return (answer, unreached, callers)
     }
 
     /// Records how an exchange ended, even for a caller whose task was cancelled; a failure is an event.

@@ -14,12 +14,18 @@ public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// malformed body, a reset after sending) may come of the token the client supplied, and counts as
     /// the client's word.
     package let carrierUnreached: Bool
+    /// Whether a ``ExchangeAnswer/timeout`` came of the caller, not of the carrier: the caller went away
+    /// while the carrier had the token, or its retry found the token already resent. The client's word for
+    /// the circuit breaker (once per client), never the server's: a client disconnecting on purpose must
+    /// not count as the carrier timing out.
+    package let callersWord: Bool
 
     /// Binds an answer to the digest of the token exchanged.
-    package init(_ answer: ExchangeAnswer, token: SHA256Digest?, carrierUnreached: Bool = false) {
+    package init(_ answer: ExchangeAnswer, token: SHA256Digest?, carrierUnreached: Bool = false, callersWord: Bool = false) {
         self.answer = answer
         self.token = token
         self.carrierUnreached = carrierUnreached
+        self.callersWord = callersWord
     }
 
     /// Binds an answer to the credential whose token was exchanged.
@@ -46,6 +52,6 @@ extension LoginReport {
     /// - Returns: The report.
     package func bound(to session: LoginSession) -> LoginReport {
         guard case .exchange(let outcome) = self, outcome.token == nil, case .exchange(_, _, let digest, _) = session.stage else { return self }
-        return .exchange(ExchangeOutcome(outcome.answer, token: digest, carrierUnreached: outcome.carrierUnreached))
+        return .exchange(ExchangeOutcome(outcome.answer, token: digest, carrierUnreached: outcome.carrierUnreached, callersWord: outcome.callersWord))
     }
 }

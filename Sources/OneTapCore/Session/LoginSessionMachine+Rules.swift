@@ -42,7 +42,9 @@ extension LoginSessionMachine {
             guard outcome.token == token else {
                 throw reject(.unexpected, "the exchange answer is not bound to the token this session is exchanging")
             }
-            answerExchange(outcome.answer, flow: flow, attempt: attempt, token: token, carrierUnreached: outcome.carrierUnreached, &progress)
+            answerExchange(
+                outcome.answer, flow: flow, attempt: attempt, token: token, carrierUnreached: outcome.carrierUnreached, callersWord: outcome.callersWord,
+                &progress)
         case .flow(let flow, let attempt):
             if case .exchange = report {
                 throw reject(.unexpected, "no exchange is under way; the session waits for \(flow) attempt \(attempt)")
@@ -158,7 +160,8 @@ extension LoginSessionMachine {
     /// anything else moves on by `Data/exchange-codes.csv` or the answer's own rule. A fault counts for the
     /// breaker as the server's word only when the carrier was left unreached (`carrierUnreached`).
     private func answerExchange(
-        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, carrierUnreached: Bool, _ progress: inout Progress
+        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, carrierUnreached: Bool, callersWord: Bool,
+        _ progress: inout Progress
     ) {
         let rules = exchanges ?? .builtIn
         switch answer {
@@ -190,7 +193,7 @@ extension LoginSessionMachine {
         case .timeout:
             progress.session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: progress.now))
             let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
-            report(flow, .failed, .server, &progress)  // the server's own time-out
+            report(flow, .failed, callersWord ? .client : .server, &progress)  // the server's own time-out, unless the caller's doing
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
             let text = String(message.prefix(200))

@@ -33,6 +33,7 @@ package enum Digest: String, Sendable, CaseIterable {
     /// - Returns: The digest (``length`` bytes).
     /// - Throws: ``CryptoError`` when libcrypto failed (a FIPS-only build refusing MD5, say).
     package func hash(_ bytes: [UInt8]) throws(CryptoError) -> [UInt8] {
+        defer { ERR_clear_error() }  // the thread's error queue is shared with libpq's TLS
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var written: UInt32 = 0
         let status = bytes.withUnsafeBytes { message in
@@ -56,6 +57,7 @@ package enum Digest: String, Sendable, CaseIterable {
     /// - Throws: ``CryptoError`` when libcrypto failed.
     package func hmac(key: [UInt8], message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard key.count < Int(Int32.max) else { throw CryptoError("HMAC-\(rawValue)", "the key is too long") }
+        defer { ERR_clear_error() }  // the thread's error queue is shared with libpq's TLS
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var written: UInt32 = 0
         let result = key.withUnsafeBytes { keyBytes in

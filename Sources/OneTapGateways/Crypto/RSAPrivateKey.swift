@@ -64,6 +64,10 @@ package final class RSAPrivateKey: @unchecked Sendable, CustomStringConvertible 
         guard EVP_PKEY_decrypt_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1 else {
             throw CryptoError(operation, "libcrypto refused the key")
         }
+        // OpenSSL 3.2 and later answer bad padding with random bytes (implicit rejection, against timing
+        // oracles) instead of failing; the ciphertext here comes from the vendor over TLS, and a wrong key
+        // must say so. OpenSSL 3.0 and 3.1 know no such parameter: the call fails there, harmlessly.
+        _ = EVP_PKEY_CTX_ctrl_str(context, "rsa_pkcs1_implicit_rejection", "0")
         var length = 0
         guard EVP_PKEY_decrypt(context, nil, &length, ciphertext, ciphertext.count) == 1 else { throw CryptoError(operation, "libcrypto refused the ciphertext") }
         var plaintext = [UInt8](repeating: 0, count: length)

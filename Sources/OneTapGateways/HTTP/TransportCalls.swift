@@ -79,13 +79,20 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         let id = dataTask.taskIdentifier
-        guard let (gateway, limit) = gateway(of: id) else { return completionHandler(.cancel) }
+        guard let (gateway, limit) = gateway(of: id) else {
+            dataTask.cancel()  // no call waits for it (ended or cancelled): stop the transfer
+            return completionHandler(.cancel)
+        }
+        // FoundationNetworking on Linux ignores `.cancel` from this handler and goes on transferring:
+        // the task is cancelled as well, so a refused answer never holds its connection.
         guard let http = response as? HTTPURLResponse else {
             finish(id, .failure(GatewayError(gateway: gateway, .unreachable("the answer is not HTTP"))))
+            dataTask.cancel()
             return completionHandler(.cancel)
         }
         if http.expectedContentLength > Int64(limit) {
             finish(id, .failure(GatewayError(gateway: gateway, .bodyTooLarge(limit: limit))))
+            dataTask.cancel()
             return completionHandler(.cancel)
         }
         calls.withLock { calls in
@@ -99,16 +106,21 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let over = calls.withLock { calls -> (String, Int)? in
-            guard case .running(var running)? = calls[id] else { return nil }
+        let over = calls.withLock { calls -> (String, Int)?? in
+            guard case .running(var running)? = calls[id] else { return .some(nil) }
             guard running.body.count + data.count <= running.limit else { return (running.gateway, running.limit) }
             running.body.append(data)
             calls[id] = .running(running)
             return nil
         }
-        if let (gateway, limit) = over {
+        switch over {
+        case .some(.some(let (gateway, limit))):
             finish(id, .failure(GatewayError(gateway: gateway, .bodyTooLarge(limit: limit))))
             dataTask.cancel()
+        case .some(nil):
+            dataTask.cancel()  // no call waits for these bytes any more: stop the transfer
+        case nil:
+            break
         }
     }
 

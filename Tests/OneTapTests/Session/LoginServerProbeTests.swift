@@ -74,3 +74,27 @@ import Testing
         #expect(try await probes(logins, 3, address: "198.51.100.3"))
     }
 }
+
+/// Review of issue 21: a client that drops its connection while the carrier has its token was counted as
+/// the server's own exchange time-out, in full; ten such drops by ONE client opened China Mobile's
+/// circuit for everyone. A disconnect is the client's word, once per client.
+@Suite(.timeLimit(.minutes(1))) struct LoginServerDisconnectBreakerTests {
+    let clock = FakeClock()
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+
+    @Test func tenDisconnectsByOneClientDoNotOpenTheBreaker() async throws {
+        let health = ChannelHealth()
+        let carrier = HeldCarrier()  // never answers: each call waits until its task is cancelled
+        let logins = LoginServer(exchange: ExchangeGuard(provider: carrier, clock: clock), health: health, clock: clock, events: DiscardingEventSink())
+        for index in 0..<10 {
+            let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+            let report = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-drop-\(index)"), uniqueID: "u"))
+            let call = Task { try await logins.report(report, to: started.session.id, version: 1, from: TestAppSession.me) }
+            try await carrier.waitForCalls(index + 1)
+            call.cancel()
+            _ = await call.result
+        }
+        #expect(carrier.calls == 10)
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+}
