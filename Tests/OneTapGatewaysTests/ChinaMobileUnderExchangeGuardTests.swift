@@ -61,4 +61,24 @@ extension ChinaMobileUnderExchangeGuardTests {
         let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)
         #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-3"))])
     }
+
+    /// A request that never left (a refused connection, say) spent no token: the guard records it `failed`,
+    /// not `unknown`, and it is not listed for reconciliation.
+    @Test func aRequestThatNeverLeftIsFailedNotUnknown() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.fail(GatewayError(gateway: "cmcc", .notSent("the connection was refused")))], clock: clock)
+        let ledger = InMemoryExchangeLedger()
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
+        let outcome = try await exchange.exchange(Self.credential("STsid-4"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        guard case .fault = outcome.answer else {
+            Issue.record("expected a fault, got \(outcome.answer)")
+            return
+        }
+        #expect(try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast).isEmpty)
+        let entry = try await ledger.claim(CarrierCredential.digest(of: Secret("STsid-4")), for: Self.session, at: clock.now())
+        guard case .failed? = entry?.state else {
+            Issue.record("expected the token recorded failed, got \(String(describing: entry))")
+            return
+        }
+    }
 }

@@ -80,7 +80,9 @@ import Testing
         #expect(throws: GatewayError(gateway: "fake", .wrongContentType("text/html"))) { try GatewayAnswer.jsonObject(text, gateway: "fake", contentTypes: ["application/json"]) }
     }
 
-    @Test func aRefusedConnectionIsUnreachable() async throws {
+    /// A refused connection sent nothing: `notSent`, which the China Mobile gateway turns into
+    /// `ExchangeNotSentError` (recorded `failed`, not reconciled as maybe billed).
+    @Test func aRefusedConnectionIsNotSent() async throws {
         // A port just freed by a server that stopped: nothing listens there.
         let server = try await FakeServer.start("http_behaviours.py")
         let url = server.url("/json")
@@ -89,10 +91,11 @@ import Testing
         let error = await #expect(throws: GatewayError.self) {
             try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "GET", url: url, timeout: .seconds(5)))
         }
-        guard case .unreachable? = error?.kind else {
+        guard case .notSent? = error?.kind else {
             Issue.record("a refused connection gave \(String(describing: error))")
             return
         }
+        #expect(error?.mayHaveReachedVendor == false)
     }
 
     @Test func cancellingTheCallerEndsTheCallAtOnce() async throws {

@@ -3,9 +3,12 @@
 public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Kind: Hashable, Sendable {
-        /// No answer: the host could not be resolved or reached, or the connection failed (the transport's reason,
-        /// which names no secret).
+        /// No answer: the connection failed once the request may have been sent (the transport's reason, which
+        /// names no secret). The vendor may have received the request, and billed it.
         case unreachable(String)
+        /// The request never left: the host name did not resolve, the connection was refused, or the TLS
+        /// handshake failed (the transport's reason). Nothing was received or billed.
+        case notSent(String)
         /// No whole answer within the request's time-out. The vendor may have received the request, and billed it.
         case timedOut
         /// An HTTP status outside 200–299.
@@ -36,16 +39,19 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the vendor may have received the request (and billed it): every failure once a request may have
-    /// left, unlike ``Kind/misconfigured(_:)``, which fails before sending.
+    /// left, unlike ``Kind/misconfigured(_:)`` and ``Kind/notSent(_:)``, which fail before sending.
     public var mayHaveReachedVendor: Bool {
-        if case .misconfigured = kind { return false }
-        return true
+        switch kind {
+        case .misconfigured, .notSent: false
+        default: true
+        }
     }
 
     /// `cmcc: the answer is not JSON (unexpected end at byte 12)`.
     public var description: String {
         switch kind {
         case .unreachable(let reason): "\(gateway): unreachable (\(reason))"
+        case .notSent(let reason): "\(gateway): not sent (\(reason))"
         case .timedOut: "\(gateway): no whole answer within the time-out (the request may have been received and billed)"
         case .httpStatus(let status): "\(gateway): HTTP status \(status)"
         case .bodyTooLarge(let limit): "\(gateway): the answer's body is longer than \(limit) bytes"

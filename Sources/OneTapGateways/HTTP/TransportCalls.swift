@@ -32,6 +32,12 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     /// - Throws: ``GatewayError`` or `CancellationError`.
     func perform(_ task: URLSessionDataTask, gateway: String, limit: Int) async throws -> HTTPResponse {
         let id = task.taskIdentifier
+        // A cancellation that came after the call had ended marks an id no call will use again: drop it.
+        defer {
+            calls.withLock { calls in
+                if case .cancelledEarly? = calls[id] { calls[id] = nil }
+            }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 let start = calls.withLock { calls -> Bool in
@@ -164,13 +170,14 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             return GatewayError(gateway: running.gateway, .malformedBody("the answer was cut short (the connection closed mid-body)"))
         case .networkConnectionLost?:
             return GatewayError(gateway: running.gateway, .unreachable("the connection closed before an answer"))
+        // Before a byte of the request left: nothing received, nothing billed.
         case .cannotFindHost?, .dnsLookupFailed?:
-            return GatewayError(gateway: running.gateway, .unreachable("the host name does not resolve"))
+            return GatewayError(gateway: running.gateway, .notSent("the host name does not resolve"))
         case .cannotConnectToHost?:
-            return GatewayError(gateway: running.gateway, .unreachable("the connection was refused"))
+            return GatewayError(gateway: running.gateway, .notSent("the connection was refused"))
         case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?, .serverCertificateNotYetValid?,
             .serverCertificateHasUnknownRoot?:
-            return GatewayError(gateway: running.gateway, .unreachable("TLS failed (the server's certificate or the handshake)"))
+            return GatewayError(gateway: running.gateway, .notSent("TLS failed (the server's certificate or the handshake)"))
         case let code?:
             return GatewayError(gateway: running.gateway, .unreachable("URLError \(code.rawValue)"))
         case nil:
