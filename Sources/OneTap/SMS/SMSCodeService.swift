@@ -130,11 +130,15 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             do {
                 try await sender.send(SMSMessage(number: number, code: code, expiresAt: record.expiresAt, session: context.session))
             } catch {
-                let message = Secret.scrub(String(describing: error), of: [code])
-                emit(.providerFailed(provider: "sender", number: number, message: String(message.prefix(200))), at: now)
+                let message = String(Secret.scrub(String(describing: error), of: [code]).prefix(200))
+                emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
                 let id = record.id
                 try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
-                return .senderFailed(retryAfter: resendAfter)
+                switch (error as? SMSDeliveryError)?.reason {
+                case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
+                case .throttled: return .limited(rule: "gateway", retryAfter: resendAfter)
+                case .failed, nil: return .senderFailed(retryAfter: resendAfter)
+                }
             }
             return .sent(expiresAt: record.expiresAt, resendAfter: resendAfter)
         }

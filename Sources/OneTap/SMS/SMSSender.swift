@@ -2,9 +2,12 @@
 /// code may go out and makes it; the sender only delivers it.
 public protocol SMSSender: Sendable {
     /// Delivers a code. Return once the gateway accepted the message; throw when it did not (the code is
-    /// then withdrawn and the answer is `senderFailed`). Put the gateway's own time limit on the call.
+    /// then withdrawn). Put the gateway's own time limit on the call.
     /// - Parameter message: The number, the code and its expiry.
-    /// - Throws: Anything; the message is scrubbed of the code before it reaches an event.
+    /// - Throws: ``SMSDeliveryError`` when the gateway answered and did not take the message: `numberRejected`
+    ///   makes the answer `refused` (`gateway-rejected`), `throttled` makes it `limited` by rule `gateway`,
+    ///   `failed` makes it `senderFailed`; anything else is `senderFailed` too. The error's text is scrubbed of the
+    ///   code before it reaches an event.
     func send(_ message: SMSMessage) async throws
 }
 

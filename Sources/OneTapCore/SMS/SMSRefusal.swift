@@ -9,6 +9,15 @@ public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// An explanation naming the input (never a code).
     public let message: String
 
+    /// Creates a refusal.
+    /// - Parameters:
+    ///   - kind: Why.
+    ///   - message: An explanation naming the input (never a code).
+    package init(kind: ErrorKind<SMSRefusal>, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
     /// `not-mainland-mobile: …`.
     public var description: String { "\(kind): \(message)" }
 }
@@ -19,4 +28,7 @@ extension ErrorKind where Failure == SMSRefusal {
     public static let notMainlandMobile = Self("not-mainland-mobile")
     /// A segment whose numbers take no ordinary SMS (IoT-only, 物联网业务专用号段).
     public static let cannotTakeSMS = Self("cannot-take-sms")
+    /// The SMS gateway would not send to the number (invalid, blacklisted, unsubscribed): nothing was sent, and
+    /// asking again does not help.
+    public static let gatewayRejected = Self("gateway-rejected")
 }

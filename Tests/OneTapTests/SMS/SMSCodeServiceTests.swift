@@ -138,6 +138,29 @@ import Testing
         #expect(try await setup.send(to: Self.number, context: SMSContext(captcha: Secret("solved")), at: Self.t0.addingTimeInterval(120)).name == "sent")
     }
 
+    @Test(arguments: [
+        (SMSDeliveryError.Reason.numberRejected, "refused"), (.throttled, "limited"), (.failed, "sender-failed"),
+    ])
+    func aGatewaysOwnAnswerIsTheServicesAnswer(reason: SMSDeliveryError.Reason, expected: String) async throws {
+        let setup = Setup()
+        setup.sender.then(.fail(SMSDeliveryError(reason, gateway: "aliyun-sms", code: "isv.X", message: "the gateway said no")))
+        let result = try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0)
+        switch result {
+        case .refused(let refusal):
+            #expect(expected == "refused" && refusal.kind == .gatewayRejected)
+            #expect(refusal.message.contains("aliyun-sms number-rejected (isv.X)"))
+        case .limited(let rule, let retryAfter):
+            #expect(expected == "limited" && rule == "gateway" && retryAfter == Self.t0.addingTimeInterval(60))
+        case .senderFailed(let retryAfter):
+            #expect(expected == "sender-failed" && retryAfter == Self.t0.addingTimeInterval(60))
+        default:
+            Issue.record("\(reason): \(result)")
+        }
+        // Nothing was delivered, and the withdrawn code verifies nothing.
+        #expect(setup.sender.delivered.isEmpty)
+        #expect(try await setup.verify(Secret("000000"), for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(1)) == .noCode)
+    }
+
     /// A gateway whose error quotes the request it was handed, code included, as HTTP clients' errors may.
     struct QuotingSender: SMSSender {
         struct Failure: Error, CustomStringConvertible { let description: String }
