@@ -40,12 +40,11 @@ import os
 import re
 import secrets
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import http_behaviours  # noqa: E402
 import tianyi_xxtea  # noqa: E402
 
 USER_INFO = "/api/oauth2/account/userInfo.do"
@@ -115,30 +114,18 @@ def call_parameters(args, path, fields):
 
 
 def make_handler(args):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *a):
-            pass
-
-        def reply(self, status, body, content_type="application/json;charset=UTF-8"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(http_behaviours.Handler):
         def answer(self, **members):
-            self.reply(200, json.dumps(members).encode())
+            self.send_body(200, json.dumps(members).encode(), "application/json;charset=UTF-8")
 
         def do_GET(self):
-            self.reply(405, b'{"error":"POST only"}')
+            self.send_body(405, b'{"error":"POST only"}')
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
             if self.path not in CALLS:
-                return self.reply(404, b'{"error":"no such path"}')
+                return self.send_body(404, b'{"error":"no such path"}')
             media = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
             try:
                 if media != "application/x-www-form-urlencoded":
@@ -155,35 +142,14 @@ def make_handler(args):
                 return self.answer(result="FAKE_TOKEN_INVALID", msg="accessToken invalid")
             if token.startswith("revoked-"):
                 return self.answer(result="FAKE_REFRESH_REFUSED", msg="refreshToken invalid")
-            if token.startswith("slow-"):
-                time.sleep(3)
-            elif token.startswith("status-"):
-                return self.reply(int(token.split("-")[1]), b"<html>gateway error</html>", "text/html")
-            elif token.startswith("truncated-"):
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "400")
-                self.end_headers()
-                self.wfile.write(b'{"result":0,"mobileName":"1891')
-                self.wfile.flush()
-                self.close_connection = True
+            if http_behaviours.answer_fault(self, token, b'{"result":0,"mobileName":"18912345678"'):
                 return
-            elif token.startswith("malformed-"):
-                return self.reply(200, b'{"result":0,"mobileName":"18912345678"')
-            elif token.startswith("html-"):
-                return self.reply(200, b"<html>maintenance</html>", "text/html")
             if self.path == USER_INFO:
                 return self.answer(result=0, msg="success", mobileName=args.number)
             return self.answer(result=0, msg="success", accessToken="AT-" + secrets.token_hex(16),
                                refreshToken="RT-" + secrets.token_hex(16), expiresIn=str(MONTH))
 
     return Handler
-
-
-class Server(ThreadingHTTPServer):
-    # The standard library's backlog of 5 resets connections when a test opens many at once.
-    request_queue_size = 256
-    daemon_threads = True
 
 
 def main():
@@ -195,11 +161,7 @@ def main():
     parser.add_argument("--sign-digest", choices=["sha1", "md5"], default="sha1")
     parser.add_argument("--sign-case", choices=["upper", "lower"], default="upper")
     args = parser.parse_args()
-    server = Server(("127.0.0.1", 0), make_handler(args))
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
+    http_behaviours.serve(make_handler(args))
 
 
 if __name__ == "__main__":
