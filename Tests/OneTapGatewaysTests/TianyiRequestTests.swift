@@ -122,6 +122,20 @@ import Testing
         #expect(refresher.description == "tianyi refresh appId 8013818507, XXTEA paras, open.e.189.cn/api/oauth2/refreshToken.do")
     }
 
+    /// `paras` carries values unescaped (as the samples do): a token holding `&` or `=` is refused before sending,
+    /// as not sent (the guard records it failed), and the error does not quote it.
+    @Test func aTokenTheParasTextCannotCarryIsNotSent() async throws {
+        let transport = ScriptedHTTPTransport()
+        let gateway = try TianyiTokenExchange(configuration: Self.configuration(), transport: transport)
+        let error = await #expect(throws: ExchangeNotSentError.self) { try await gateway.exchange(CarrierCredential(flow: .tianyi, token: Secret("AT-1&timeStamp=0"))) }
+        #expect("\(String(describing: error))".contains("accessToken holds '&' or '='"))
+        #expect(!"\(String(describing: error))".contains("AT-1"))
+        #expect(transport.requests.isEmpty)
+        // The plain form percent-encodes it in the body and signs the value as it is.
+        let plain = try TianyiRequest(parameters: [("accessToken", "AT-1&x=1"), ("timeStamp", "1")], configuration: Self.configuration { $0.mode = .plain })
+        #expect(String(decoding: plain.body, as: UTF8.self).contains("accessToken=AT-1%26x%3D1"))
+    }
+
     @Test func aCredentialOfAnotherFlowIsRefusedWithoutACall() async throws {
         let transport = ScriptedHTTPTransport()
         let gateway = try TianyiTokenExchange(configuration: Self.configuration(), transport: transport)
