@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// The Tianyi gateway and refresher over the URLSession transport against the fake written from the public sources
 /// (Fakes/tianyi_open_api.py), which decrypts `paras` with its own XXTEA and recomputes `sign`: each of the fake's
