@@ -38,10 +38,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
         configuration: AliyunPNVSConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String
     ) throws(GatewayError) {
         self.configuration = configuration
-        client = try AliyunRPCClient(
-            gateway: Self.name, accessKeyID: configuration.accessKeyID, accessKeySecret: configuration.accessKeySecret, url: configuration.url,
-            version: configuration.version, timeout: configuration.timeout, contentTypes: configuration.contentTypes,
-            maximumResponseBytes: configuration.maximumResponseBytes, transport: transport, clock: clock, nonces: nonces)
+        client = try AliyunRPCClient(gateway: Self.name, configuration: configuration, transport: transport, clock: clock, nonces: nonces)
     }
 
     /// `aliyun-pnvs accessKeyId LTAI…, dypnsapi.aliyuncs.com, version 2017-05-25`.

@@ -70,6 +70,23 @@ package struct AliyunRPCClient: Sendable {
         self.nonces = nonces
     }
 
+    /// A client from an Aliyun gateway's configuration.
+    /// - Parameters:
+    ///   - gateway: The gateway's name.
+    ///   - configuration: Its AccessKey, endpoint, version and limits.
+    ///   - transport: The HTTP transport.
+    ///   - clock: The clock `x-acs-date` is read from.
+    ///   - nonces: Makes each request's `x-acs-signature-nonce`.
+    /// - Throws: ``GatewayError`` `misconfigured` as ``init(gateway:accessKeyID:accessKeySecret:url:version:timeout:contentTypes:maximumResponseBytes:transport:clock:nonces:)``.
+    package init(
+        gateway: String, configuration: some AliyunAPIConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String
+    ) throws(GatewayError) {
+        try self.init(
+            gateway: gateway, accessKeyID: configuration.accessKeyID, accessKeySecret: configuration.accessKeySecret, url: configuration.url,
+            version: configuration.version, timeout: configuration.timeout, contentTypes: configuration.contentTypes,
+            maximumResponseBytes: configuration.maximumResponseBytes, transport: transport, clock: clock, nonces: nonces)
+    }
+
     /// A nonce from the system's secure generator: 16 bytes as 32 lower-case hexadecimal digits.
     /// - Returns: The nonce.
     package static func systemNonce() -> String { Hex.encode(systemRandomBytes(16)) }
@@ -112,3 +129,25 @@ package struct AliyunRPCClient: Sendable {
     /// `dypnsapi.aliyuncs.com` (`:port` when set): the URL's host, never a user, password or query.
     package var endpointDescription: String { host }
 }
+
+/// What every Aliyun gateway's configuration holds for its RPC client: the AccessKey, the endpoint, the API's
+/// version and the call's limits.
+package protocol AliyunAPIConfiguration: Sendable {
+    /// The AccessKey's id.
+    var accessKeyID: String { get }
+    /// The AccessKey's secret.
+    var accessKeySecret: Secret { get }
+    /// The endpoint.
+    var url: URL { get }
+    /// `x-acs-version`.
+    var version: String { get }
+    /// The whole call's limit.
+    var timeout: Duration { get }
+    /// The answer's accepted content types.
+    var contentTypes: [String] { get }
+    /// The longest answer body accepted.
+    var maximumResponseBytes: Int { get }
+}
+
+extension AliyunPNVSConfiguration: AliyunAPIConfiguration {}
+extension AliyunSMSConfiguration: AliyunAPIConfiguration {}

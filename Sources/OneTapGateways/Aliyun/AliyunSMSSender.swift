@@ -44,10 +44,7 @@ public final class AliyunSMSSender: SMSSender, CustomStringConvertible {
             }
         }
         self.configuration = configuration
-        client = try AliyunRPCClient(
-            gateway: Self.name, accessKeyID: configuration.accessKeyID, accessKeySecret: configuration.accessKeySecret, url: configuration.url,
-            version: configuration.version, timeout: configuration.timeout, contentTypes: configuration.contentTypes,
-            maximumResponseBytes: configuration.maximumResponseBytes, transport: transport, clock: clock, nonces: nonces)
+        client = try AliyunRPCClient(gateway: Self.name, configuration: configuration, transport: transport, clock: clock, nonces: nonces)
     }
 
     /// `aliyun-sms accessKeyId LTAI…, template SMS_1 (code), dysmsapi.aliyuncs.com`.

@@ -60,6 +60,7 @@ package struct AliyunSignatureV3: Sendable {
     ///   - version: `x-acs-version` (`2017-05-25`).
     ///   - date: `x-acs-date`'s instant (seconds are kept, fractions dropped).
     ///   - nonce: `x-acs-signature-nonce`: unique per request.
+    ///   - gateway: The gateway's name, for errors.
     /// - Returns: The signed request.
     /// - Throws: ``GatewayError`` `misconfigured` when libcrypto refused the digest or the HMAC.
     package func sign(
