@@ -58,7 +58,7 @@ import Testing
         #expect(try await verify(Self.token("expired"), Self.number) == NumberVerificationResponse(code: "isv.TOKEN_INVALID", verdict: .unknown))
     }
 
-    @Test func aWrongSecretIsSignatureDoesNotMatchMisconfiguredInTheCodeTable() async throws {
+    @Test func aWrongSecretIsSignatureDoesNotMatch() async throws {
         let server = try await Self.startPNVS()
         defer { server.stop() }
         let response = try await Self.pnvs(server, secret: "another-secret").exchange(CarrierCredential(flow: .unicom, token: Secret(Self.token())))
@@ -101,6 +101,26 @@ import Testing
             return try await group.reduce(into: [ResultCode]()) { $0.append($1) }
         }
         #expect(codes == Array(repeating: "OK", count: 16))
+    }
+
+    /// The PNVS fake checks the signature's headers as Aliyun's gateway does: a date off by more than 15 minutes, a
+    /// nonce used twice, a version that is not the API's, each gets Aliyun's code.
+    @Test func thePNVSFakeRefusesAStaleDateAReusedNonceAndAnotherVersion() async throws {
+        let server = try await Self.startPNVS()
+        defer { server.stop() }
+        var configuration = AliyunPNVSConfiguration(accessKeyID: Self.keyID, accessKeySecret: Secret(Self.secret))
+        configuration.url = server.url("")
+        func exchange(clock: any WallClock = SystemClock(), nonce: String? = nil, version: String = "2017-05-25") async throws -> ResultCode {
+            var configured = configuration
+            configured.version = version
+            let gateway = try AliyunPNVSGateway(
+                configuration: configured, transport: URLSessionTransport(), clock: clock, nonces: { nonce ?? AliyunRPCClient.systemNonce() })
+            return try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret(Self.token()))).code
+        }
+        #expect(try await exchange(clock: FakeClock(now: Date().addingTimeInterval(-16 * 60))) == "InvalidTimeStamp.Expired")
+        #expect(try await exchange(nonce: "same-nonce") == "OK")
+        #expect(try await exchange(nonce: "same-nonce") == "SignatureNonceUsed")
+        #expect(try await exchange(version: "2020-01-01") == "InvalidApi.NotFound")
     }
 
     // MARK: SMS
