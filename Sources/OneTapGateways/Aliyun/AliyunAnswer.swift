@@ -30,9 +30,13 @@ package struct AliyunAnswer: Sendable {
         if (400...499).contains(response.status) {
             // Judged as a 200 would be; anything but an Aliyun error object is the status itself.
             let judged = HTTPResponse(status: 200, headers: response.headers, body: response.body)
-            guard let errorObject = try? GatewayAnswer.jsonObject(judged, gateway: gateway, contentTypes: contentTypes),
-                case .string? = errorObject["Code"]
-            else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
+            let errorObject: [String: JSONValue]
+            do {
+                errorObject = try GatewayAnswer.jsonObject(judged, gateway: gateway, contentTypes: contentTypes)
+            } catch {
+                throw GatewayError(gateway: gateway, .httpStatus(response.status))
+            }
+            guard case .string? = errorObject["Code"] else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
             object = errorObject
         } else {
             object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)

@@ -38,10 +38,12 @@ public final class AliyunSMSSender: SMSSender, CustomStringConvertible {
     package init(
         configuration: AliyunSMSConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String
     ) throws(GatewayError) {
-        for (field, value) in [("signName", configuration.signName), ("templateCode", configuration.templateCode), ("templateParamName", configuration.templateParamName)] {
-            guard !value.isEmpty, value.trimmingCharacters(in: .whitespacesAndNewlines) == value else {
-                throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the approved \(field == "signName" ? "signature's name" : field == "templateCode" ? "template's code (SMS_…)" : "template's variable for the code"), without surrounding spaces"))
-            }
+        let fields = [
+            ("signName", configuration.signName, "signature's name"), ("templateCode", configuration.templateCode, "template's code (SMS_…)"),
+            ("templateParamName", configuration.templateParamName, "template's variable for the code"),
+        ]
+        for (field, value, what) in fields where value.isEmpty || value.trimmingCharacters(in: .whitespacesAndNewlines) != value {
+            throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the approved \(what), without surrounding spaces"))
         }
         self.configuration = configuration
         client = try AliyunRPCClient(gateway: Self.name, configuration: configuration, transport: transport, clock: clock, nonces: nonces)
