@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The common part of the Tencent Cloud API 3.0 fakes (standard library only), written from Tencent's "请求结构",
+"公共参数", "签名方法 v3" and "返回结果" documents (Data/gateways/tencent-sms.md names them), not from OneTap's Swift:
+POST / with a JSON body, the common parameters in X-TC-* headers, the TC3-HMAC-SHA256 signature checked by
+tencent_tc3.check, and every answer {"Response": {..., "RequestId": ...}} with HTTP 200, a failure as
+{"Response": {"Error": {"Code": ..., "Message": ...}, "RequestId": ...}}.
+
+An API's fake calls serve(action, version, service, handle, region_required): handle(fields, fault) returns the
+Response's members, or raises Refused(code). `fault` is a prefix the API's fake found in a value it chose, making
+the answer slow (3 s), an HTTP status, truncated, not JSON, or text/html after the request was checked.
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import tencent_tc3
+
+# The content type of the signature document's example, signed as sent.
+CONTENT_TYPE = "application/json; charset=utf-8"
+REGIONS = {"ap-beijing", "ap-guangzhou", "ap-nanjing", "ap-shanghai", "ap-chengdu", "ap-chongqing", "ap-hongkong", "ap-singapore"}
+
+
+class Refused(Exception):
+    def __init__(self, code, message="refused by the fake"):
+        super().__init__(code)
+        self.code = code
+        self.message = message
+
+
+def arguments(extra):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--secret-id", required=True)
+    parser.add_argument("--secret-key", required=True)
+    extra(parser)
+    return parser.parse_args()
+
+
+def serve(args, action, version, service, handle, region_required):
+    secrets = {args.secret_id: args.secret_key}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def reply(self, status, body, content_type="application/json"):
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def answer(self, members):
+            members = dict(members)
+            members["RequestId"] = str(uuid.uuid4())
+            self.reply(200, json.dumps({"Response": members}, ensure_ascii=False).encode("utf-8"))
+
+        def error(self, code, message="refused by the fake"):
+            self.answer({"Error": {"Code": code, "Message": message}})
+
+        def do_GET(self):
+            self.error("InvalidParameter", "the fake serves POST with a JSON body")
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            if self.path != "/":
+                return self.reply(404, b'{"error":"no such path"}')
+            if headers.get("content-type") != CONTENT_TYPE:
+                return self.error("InvalidParameter", "content-type")
+            if headers.get("x-tc-action") != action:
+                return self.error("InvalidAction")
+            if headers.get("x-tc-version") != version:
+                return self.error("NoSuchVersion")
+            region = headers.get("x-tc-region")
+            if (region_required and region is None) or (region is not None and region not in REGIONS):
+                return self.error("UnsupportedRegion" if region else "MissingParameter")
+            refused = tencent_tc3.check("POST", "", headers, body, secrets, service)
+            if refused:
+                return self.error(refused)
+            try:
+                fields = json.loads(body.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                return self.error("InvalidParameter", "body is not JSON")
+            if not isinstance(fields, dict):
+                return self.error("InvalidParameter", "body is not an object")
+            faults = []
+            try:
+                members = handle(fields, faults.append)
+            except Refused as refusal:
+                return self.error(refusal.code, refusal.message)
+            fault = faults[0] if faults else None
+            if fault == "slow":
+                time.sleep(3)
+            elif fault and fault.startswith("status"):
+                return self.reply(int(fault[6:]), b"<html>gateway error</html>", "text/html")
+            elif fault == "truncated":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "400")
+                self.end_headers()
+                self.wfile.write(b'{"Response": {"RequestId": "cut')
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            elif fault == "malformed":
+                return self.reply(200, b'{"Response": {"RequestId": "x"')
+            elif fault == "html":
+                return self.reply(200, b"<html>maintenance</html>", "text/html")
+            return self.answer(members)
+
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 256
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    os._exit(0)
+
+
+FAULTS = ("slow", "status500", "status503", "truncated", "malformed", "html")
+
+
+def fault_of(value):
+    """The fault a value names by its prefix (slow-…, status500-…, truncated-…, malformed-…, html-…), or None."""
+    for fault in FAULTS:
+        if value.startswith(fault + "-"):
+            return fault
+    return None
