@@ -20,14 +20,12 @@ import argparse
 import hashlib
 import hmac
 import json
-import os
-import sys
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlparse, parse_qs
 
-FAULTS = ("slow", "status500", "truncated", "malformed", "html")
+import http_behaviours
+
 ERRORS = {"-50101": "not captcha_id", "-50102": "illegal captcha_id", "-50302": "not lot_number",
           "-50005": "illegal gen_time", "-50003": "illegal verify"}
 
@@ -47,11 +45,7 @@ def main():
             pass
 
         def reply(self, status, body, content_type="application/json"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            http_behaviours.reply(self, status, body, content_type)
 
         def json_reply(self, value):
             self.reply(200, json.dumps(value).encode())
@@ -96,24 +90,9 @@ def main():
                 if lot_number in used:
                     return self.error("-50003")
                 used.add(lot_number)
-            fault = next((f for f in FAULTS if lot_number.startswith(f + "-")), None)
-            if fault == "slow":
-                time.sleep(3)
-            elif fault == "status500":
-                return self.reply(500, b"<html>gateway error</html>", "text/html")
-            elif fault == "truncated":
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "400")
-                self.end_headers()
-                self.wfile.write(b'{"status": "success", "res')
-                self.wfile.flush()
-                self.close_connection = True
+            fault = http_behaviours.fault_of(lot_number)
+            if fault and http_behaviours.answer_fault(self, fault, b'{"status": "success", "res', b'{"status": "success", "result": '):
                 return
-            elif fault == "malformed":
-                return self.reply(200, b'{"status": "success", "result": ')
-            elif fault == "html":
-                return self.reply(200, b"<html>maintenance</html>", "text/html")
             if lot_number.startswith("expired-"):
                 return self.result("fail", "pass_token expire", lot_number)
             return self.result("success", "", lot_number)
@@ -121,15 +100,7 @@ def main():
         do_GET = answer
         do_POST = answer
 
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 256
-        daemon_threads = True
-
-    server = Server(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
+    http_behaviours.serve(Handler)
 
 
 if __name__ == "__main__":

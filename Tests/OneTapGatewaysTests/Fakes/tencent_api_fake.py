@@ -11,13 +11,10 @@ the answer slow (3 s), an HTTP status, truncated, not JSON, or text/html after t
 """
 import argparse
 import json
-import os
-import sys
-import threading
-import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
+import http_behaviours
 import tencent_tc3
 
 # The content type of the signature document's example, signed as sent.
@@ -50,11 +47,7 @@ def serve(args, action, version, service, handle, region_required):
             pass
 
         def reply(self, status, body, content_type="application/json"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            http_behaviours.reply(self, status, body, content_type)
 
         def answer(self, members):
             members = dict(members)
@@ -96,43 +89,11 @@ def serve(args, action, version, service, handle, region_required):
                 members = handle(fields, faults.append)
             except Refused as refusal:
                 return self.error(refusal.code, refusal.message)
-            fault = faults[0] if faults else None
-            if fault == "slow":
-                time.sleep(3)
-            elif fault and fault.startswith("status"):
-                return self.reply(int(fault[6:]), b"<html>gateway error</html>", "text/html")
-            elif fault == "truncated":
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "400")
-                self.end_headers()
-                self.wfile.write(b'{"Response": {"RequestId": "cut')
-                self.wfile.flush()
-                self.close_connection = True
+            if faults and http_behaviours.answer_fault(self, faults[0], b'{"Response": {"RequestId": "cut', b'{"Response": {"RequestId": "x"'):
                 return
-            elif fault == "malformed":
-                return self.reply(200, b'{"Response": {"RequestId": "x"')
-            elif fault == "html":
-                return self.reply(200, b"<html>maintenance</html>", "text/html")
             return self.answer(members)
 
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 256
-        daemon_threads = True
-
-    server = Server(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
+    http_behaviours.serve(Handler)
 
 
-FAULTS = ("slow", "status500", "status503", "truncated", "malformed", "html")
-
-
-def fault_of(value):
-    """The fault a value names by its prefix (slow-…, status500-…, truncated-…, malformed-…, html-…), or None."""
-    for fault in FAULTS:
-        if value.startswith(fault + "-"):
-            return fault
-    return None
+fault_of = http_behaviours.fault_of
