@@ -97,6 +97,7 @@ import Testing
     @Test(arguments: [
         (#"{"Response":{"SendStatusSet":[],"RequestId":"r"}}"#, GatewayError.Kind.malformedBody("SendStatusSet is not one status for the one number sent")),
         (#"{"Response":{"SendStatusSet":[{"PhoneNumber":"+8613800138000"}],"RequestId":"r"}}"#, .malformedBody("SendStatusSet[0] has no Code")),
+        (#"{"Response":{"SendStatusSet":[{"PhoneNumber":"+8613900000000","Code":"Ok"}],"RequestId":"r"}}"#, .malformedBody("SendStatusSet[0] is another number's")),
         (#"{"SendStatusSet":[]}"#, .malformedBody("no Response object")),
         (#"{"Response":{"Error":{"Message":"m"}}}"#, .malformedBody("Response.Error without a Code")),
     ])

@@ -73,6 +73,9 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
             guard case .array(let statuses)? = members["SendStatusSet"], statuses.count == 1, let status = statuses[0].objectValue else {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet is not one status for the one number sent"))
             }
+            if let number = try GatewayAnswer.text(status, "PhoneNumber", gateway: Self.name), number != "+86\(message.number.digits)" {
+                throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet[0] is another number's"))
+            }
             guard let code = try GatewayAnswer.text(status, "Code", gateway: Self.name), !code.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet[0] has no Code"))
             }
