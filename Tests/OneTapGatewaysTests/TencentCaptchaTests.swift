@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("status500", GatewayError.Kind.httpStatus(500)),
+        ("status-500", GatewayError.Kind.httpStatus(500)),
         ("truncated", .malformedBody("the answer was cut short (the connection closed mid-body)")),
         ("malformed", .malformedBody("the body is not JSON (30 bytes)")),
         ("html", .wrongContentType("text/html")),

@@ -85,45 +85,41 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 256
     daemon_threads = True
 
-# Shared by the vendor fakes (tencent_api_fake.py, geetest_validate.py): the faults a fake answers after it has
-# checked a request, chosen by a prefix of a value the test picks, and the server that lives until stdin closes.
-FAULTS = ("slow", "status500", "status503", "truncated", "malformed", "html")
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    os._exit(0)
 
 
-def fault_of(value):
-    """The fault a value names by its prefix (slow-…, status500-…, truncated-…, malformed-…, html-…), or None."""
-    return next((fault for fault in FAULTS if value.startswith(fault + "-")), None)
+# Shared by the vendor fakes (added for tianyi_open_api.py): the faults a token's prefix chooses, and the serving loop.
 
-
-def reply(handler, status, body, content_type="application/json"):
-    handler.send_response(status)
-    handler.send_header("Content-Type", content_type)
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
-def answer_fault(handler, fault, partial, malformed):
-    """Answers a fault: slow sleeps 3 s and returns False (the caller then answers as usual); the others answer
-    (an HTTP status with an HTML body, `partial` under a longer Content-Length then the connection closed,
-    `malformed` as 200 JSON, or 200 text/html) and return True."""
-    if fault == "slow":
+def answer_fault(handler, token, cut_short):
+    """Answers the fault a token's prefix names, after the request was checked: slow-* (the answer after 3 s: returns
+    False so the caller answers), status-NNN-* (HTTP NNN), truncated-* (a Content-Length of 400, cut_short sent, the
+    connection closed), malformed-* (200 application/json, cut_short: not JSON), html-* (200 text/html).
+    Returns True when it answered."""
+    if token.startswith("slow-"):
         time.sleep(3)
         return False
-    if fault.startswith("status"):
-        reply(handler, int(fault[6:]), b"<html>gateway error</html>", "text/html")
-    elif fault == "truncated":
+    if token.startswith("status-"):
+        handler.send_body(int(token.split("-")[1]), b"<html>gateway error</html>", "text/html")
+    elif token.startswith("truncated-"):
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(partial) + 300))
+        handler.send_header("Content-Length", "400")
         handler.end_headers()
-        handler.wfile.write(partial)
+        handler.wfile.write(cut_short)
         handler.wfile.flush()
         handler.close_connection = True
-    elif fault == "malformed":
-        reply(handler, 200, malformed)
+    elif token.startswith("malformed-"):
+        handler.send_body(200, cut_short)
+    elif token.startswith("html-"):
+        handler.send_body(200, b"<html>maintenance</html>", "text/html")
     else:
-        reply(handler, 200, b"<html>maintenance</html>", "text/html")
+        return False
     return True
 
 
@@ -136,14 +132,5 @@ def serve(handler_class):
     os._exit(0)
 
 
-def main():
-    server = Server(("127.0.0.1", 0), Handler)
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
-
-
 if __name__ == "__main__":
     main()
-

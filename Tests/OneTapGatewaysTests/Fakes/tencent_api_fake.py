@@ -6,8 +6,9 @@ tencent_tc3.check, and every answer {"Response": {..., "RequestId": ...}} with H
 {"Response": {"Error": {"Code": ..., "Message": ...}, "RequestId": ...}}.
 
 An API's fake calls serve(action, version, service, handle, region_required): handle(fields, fault) returns the
-Response's members, or raises Refused(code). `fault` is a prefix the API's fake found in a value it chose, making
-the answer slow (3 s), an HTTP status, truncated, not JSON, or text/html after the request was checked.
+Response's members, or raises Refused(code). `fault(value)` hands a value the test chose to http_behaviours.answer_fault:
+its prefix (slow-, status-NNN-, truncated-, malformed-, html-) makes the answer slow (3 s), an HTTP status,
+truncated, not JSON, or text/html after the request was checked.
 """
 import argparse
 import json
@@ -46,13 +47,17 @@ def serve(args, action, version, service, handle, region_required):
         def log_message(self, *a):
             pass
 
-        def reply(self, status, body, content_type="application/json"):
-            http_behaviours.reply(self, status, body, content_type)
+        def send_body(self, status, body, content_type="application/json"):
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
 
         def answer(self, members):
             members = dict(members)
             members["RequestId"] = str(uuid.uuid4())
-            self.reply(200, json.dumps({"Response": members}, ensure_ascii=False).encode("utf-8"))
+            self.send_body(200, json.dumps({"Response": members}, ensure_ascii=False).encode("utf-8"))
 
         def error(self, code, message="refused by the fake"):
             self.answer({"Error": {"Code": code, "Message": message}})
@@ -65,7 +70,7 @@ def serve(args, action, version, service, handle, region_required):
             body = self.rfile.read(length)
             headers = {k.lower(): v for k, v in self.headers.items()}
             if self.path != "/":
-                return self.reply(404, b'{"error":"no such path"}')
+                return self.send_body(404, b'{"error":"no such path"}')
             if headers.get("content-type") != CONTENT_TYPE:
                 return self.error("InvalidParameter", "content-type")
             if headers.get("x-tc-action") != action:
@@ -89,11 +94,10 @@ def serve(args, action, version, service, handle, region_required):
                 members = handle(fields, faults.append)
             except Refused as refusal:
                 return self.error(refusal.code, refusal.message)
-            if faults and http_behaviours.answer_fault(self, faults[0], b'{"Response": {"RequestId": "cut', b'{"Response": {"RequestId": "x"'):
+            if faults and http_behaviours.answer_fault(self, faults[0], b'{"Response": {"RequestId": "x"'):
                 return
             return self.answer(members)
 
     http_behaviours.serve(Handler)
 
 
-fault_of = http_behaviours.fault_of

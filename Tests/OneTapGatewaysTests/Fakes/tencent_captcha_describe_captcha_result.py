@@ -11,7 +11,7 @@ It checks the common parameters and the TC3 signature (no region required), then
 Ticket, UserIp, Randstr non-empty strings, CaptchaAppId an integer (not this app's: CaptchaCode 16), AppSecretKey (not
 this app's: 100). The ticket chooses the answer (each a valid ticket otherwise, used once; a second use is 9):
   expired-*  8 (ticket expired)      diff-*   21 (diff)      busy-*  26 (system busy)
-  slow-*, status500-*, truncated-*, malformed-*, html-*: the faults of tencent_api_fake
+  slow-*, status-NNN-*, truncated-*, malformed-*, html-*: the faults of http_behaviours.answer_fault
 Randstr "bad": 7 (captcha no match). Anything else: 1 (OK).
 """
 import threading
@@ -63,9 +63,7 @@ def main():
         for prefix, value, message in (("expired-", 8, "ticket expired"), ("diff-", 21, "diff"), ("busy-", 26, "system busy")):
             if ticket.startswith(prefix):
                 return code(value, message)
-        named = tencent_api_fake.fault_of(ticket)
-        if named:
-            fault(named)
+        fault(ticket)
         return code(1, "OK")
 
     tencent_api_fake.serve(args, "DescribeCaptchaResult", "2019-07-22", "captcha", handle, region_required=False)

@@ -37,8 +37,8 @@ ERROR_CODES = {
     "+8613800000006": "FailedOperation.InsufficientBalanceInSmsPackage",
     "+8613800000007": "LimitExceeded.AppDailyLimit",
 }
-FAULTS = {"+8613900000001": "slow", "+8613900000002": "status500", "+8613900000003": "truncated",
-          "+8613900000004": "malformed", "+8613900000005": "html"}
+FAULTS = {"+8613900000001": "slow-", "+8613900000002": "status-500-", "+8613900000003": "truncated-",
+          "+8613900000004": "malformed-", "+8613900000005": "html-"}
 KNOWN = {"PhoneNumberSet", "SmsSdkAppId", "TemplateId", "SignName", "TemplateParamSet", "ExtendCode", "SessionContext", "SenderId"}
 
 
