@@ -84,16 +84,16 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when the HMAC cannot be made or the URL cannot take a query.
     package func request(_ fields: [(name: String, value: String)]) throws(GatewayError) -> HTTPRequest {
         let lotNumber = fields.first { $0.name == "lot_number" }?.value ?? ""
-        let body = FormURLEncoding.encode(fields + [("sign_token", try signToken(lotNumber))])
+        let body = FormEncoding.body(fields + [("sign_token", try signToken(lotNumber))])
         guard var components = URLComponents(url: configuration.url, resolvingAgainstBaseURL: false) else {
             throw GatewayError(gateway: Self.name, .misconfigured("url cannot take a query"))
         }
-        let query = (components.percentEncodedQuery.map { $0 + "&" } ?? "") + FormURLEncoding.encode([("captcha_id", configuration.captchaID)])
+        let query = (components.percentEncodedQuery.map { $0 + "&" } ?? "") + "captcha_id=" + FormEncoding.encode(configuration.captchaID)
         components.percentEncodedQuery = query
         guard let url = components.url else { throw GatewayError(gateway: Self.name, .misconfigured("url cannot take a query")) }
         return HTTPRequest(
             gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-            body: Array(body.utf8), timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes)
+            body: body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes)
     }
 
     /// `sign_token`: HMAC-SHA256 of `lot_number` (its UTF-8) under `captcha_key`, in lower-case hexadecimal.
