@@ -34,6 +34,8 @@ import Testing
         let preview = try Self.verifier(ScriptedHTTPTransport()).signPreview(fields: ["lot_number": "4dc3cfc2cdff448cad8d13107198d473"])
         #expect(preview.signature == "c99f3aa68104bdcd085f372dc6556a17a5a830a1a3d25125fb0010466977f3d8")
         #expect(!preview.description.contains(Self.captchaKey))
+        #expect(preview.stringToSign == "4dc3cfc2cdff448cad8d13107198d473")
+        #expect(throws: GatewayError.self) { try Self.verifier(ScriptedHTTPTransport()).signPreview(fields: [:]) }
     }
 
     @Test(arguments: [

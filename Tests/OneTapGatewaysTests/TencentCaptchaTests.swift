@@ -85,9 +85,12 @@ import Testing
         ])
     }
 
-    static func live(_ server: FakeServer, appID: String = "199999164", appKey: String = "app-secret-key-0001", timeout: Duration = .seconds(3)) throws -> TencentCaptchaVerifier {
+    static func live(
+        _ server: FakeServer, appID: String = "199999164", appKey: String = "app-secret-key-0001", secretKey: String = "onetap-tc3-secret-key-0001",
+        timeout: Duration = .seconds(3)
+    ) throws -> TencentCaptchaVerifier {
         var configuration = TencentCaptchaConfiguration(
-            secretID: "AKIDonetapTEST0001", secretKey: Secret("onetap-tc3-secret-key-0001"), captchaAppID: appID, appSecretKey: Secret(appKey))
+            secretID: "AKIDonetapTEST0001", secretKey: Secret(secretKey), captchaAppID: appID, appSecretKey: Secret(appKey))
         configuration.url = server.url("/")
         configuration.timeout = timeout
         return try TencentCaptchaVerifier(configuration: configuration, transport: URLSessionTransport())
@@ -113,6 +116,11 @@ import Testing
         let wrongKey = await #expect(throws: GatewayCodeError.self) { try await Self.live(server, appKey: "app-secret-key-0002").verify(Self.token(UUID().uuidString), context: Self.context) }
         #expect(wrongKey?.code == "100")
         #expect(!"\(String(describing: wrongKey))".contains("app-secret-key"))
+        // Response.Error: the API refused the call itself (here the signature, made with another SecretKey).
+        let signature = await #expect(throws: GatewayCodeError.self) { try await Self.live(server, secretKey: "s3cret-other").verify(Self.token(UUID().uuidString), context: Self.context) }
+        #expect(signature?.code == "AuthFailure.SignatureFailure")
+        #expect(signature?.requestID != nil)
+        #expect(!"\(String(describing: signature))".contains("s3cret-other"))
         let busy = await #expect(throws: GatewayCodeError.self) { try await Self.live(server).verify(Self.token("busy-\(UUID().uuidString)"), context: Self.context) }
         #expect(busy?.code == "26")
     }
