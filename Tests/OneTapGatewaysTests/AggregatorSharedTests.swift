@@ -58,4 +58,32 @@ import Testing
         #expect(try await sameNonce.oneclickCheck(YidunTokens(token: Secret("t2"), accessToken: Secret("a2"))).code == "200")
         #expect(try await sameNonce.oneclickCheck(YidunTokens(token: Secret("t3"), accessToken: Secret("a3"))).code == "fake-nonce")
     }
+
+    /// The configuration file's three aggregator objects, as the README shows them, make working gateways.
+    @Test func theConfigurationFileMakesEachAggregator() throws {
+        let pem = try TestKeys.pem("app-private-pkcs1.pem")
+        let text = #"""
+            {"jverification": {"appKey": "7d431e42", "masterSecret": {"env": "JV_MASTER_SECRET"}, "privateKey": {"file": "/run/secrets/jverification.pem"}},
+             "shanyan": {"appId": "ZQZSp7C0", "appKey": {"env": "SHANYAN_APP_KEY"}},
+             "yidun": {"secretId": "sid1", "secretKey": {"env": "YIDUN_SECRET_KEY"}, "businessId": "bid1"}}
+            """#
+        let file = try GatewayConfigurationFile(
+            text: text, file: "gateways.json", environment: { ["JV_MASTER_SECRET": "m1", "SHANYAN_APP_KEY": "k1", "YIDUN_SECRET_KEY": "k2"][$0] },
+            readFile: { path in
+                guard path == "/run/secrets/jverification.pem" else { throw CocoaError(.fileNoSuchFile) }
+                return Data(pem.utf8)
+            })
+        let transport = ScriptedHTTPTransport([])
+        let jverification = try JVerificationGateway(configuration: JVerificationConfiguration(settings: try file.settings("jverification")), transport: transport)
+        let shanyan = try ShanyanGateway(configuration: ShanyanConfiguration(settings: try file.settings("shanyan")), transport: transport)
+        let yidun = try YidunGateway(configuration: YidunConfiguration(settings: try file.settings("yidun")), transport: transport)
+        let descriptions = [jverification.description, shanyan.description, yidun.description].joined(separator: "\n")
+        #expect(descriptions == """
+            jverification appKey 7d431e42, api.verification.jpush.cn/v1/web/loginTokenVerify
+            shanyan appId ZQZSp7C0, AES, api.253.com/open/flashsdk/mobile-query
+            yidun secretId sid1, businessId bid1, ye.dun.163yun.com/v1/oneclick/check
+            """)
+        let missing = #expect(throws: GatewayError.self) { try YidunConfiguration(settings: try GatewayConfigurationFile(text: #"{"yidun": {"secretId": "s"}}"#, file: "g.json").settings("yidun")) }
+        #expect(missing?.description == "yidun: misconfigured: secretKey is missing: add \"secretKey\": {\"env\": \"NAME\"} or {\"file\": \"PATH\"} to \"yidun\"")
+    }
 }
