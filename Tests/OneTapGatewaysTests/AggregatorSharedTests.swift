@@ -7,10 +7,8 @@ import Testing
 /// The pieces the aggregators share, and the fakes' own checks: a request that strays from the document gets the
 /// fake's refusal, so a gateway that sent one could not pass the fake-server tests.
 @Suite(.timeLimit(.minutes(2))) struct AggregatorSharedTests {
-    /// Expected with python3: `urllib.parse.quote("A2+/=中 &x", safe="-._~")`.
-    @Test func theFormBodyPercentEncodesAllButTheUnreservedBytes() {
-        #expect(String(decoding: FormBody.encode([("token", "A2+/=中 &x"), ("appId", "a-._~1")]), as: UTF8.self) == "token=A2%2B%2F%3D%E4%B8%AD%20%26x&appId=a-._~1")
-        #expect(FormBody.sortedConcatenation([("token", "t"), ("appId", "a"), ("Zeta", "z"), ("outId", "")]) == "ZetazappIdaoutIdtokent")
+    @Test func theSignedStringSortsNamesByTheirBytes() {
+        #expect(SortedParameters.concatenated([("token", "t"), ("appId", "a"), ("Zeta", "z"), ("outId", "")]) == "ZetazappIdaoutIdtokent")
     }
 
     @Test func jverificationsIdIsReadExactlyWhateverItsForm() throws {

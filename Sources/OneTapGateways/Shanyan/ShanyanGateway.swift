@@ -138,7 +138,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         let response = try await transport.send(
             HTTPRequest(
                 gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-                body: FormBody.encode(signed.fields), timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+                body: FormEncoding.body(signed.fields), timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
         let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
         return (try AggregatorCall.code(object, "code", gateway: Self.name), try AggregatorCall.object(object, "data", gateway: Self.name))
     }

@@ -30,7 +30,7 @@ package struct ShanyanSigner: Sendable {
     /// - Returns: The parameters and `sign`, and the string signed.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when libcrypto fails.
     package func signed(_ fields: [(name: String, value: String)]) throws(GatewayError) -> (fields: [(name: String, value: String)], signed: String, sign: String) {
-        let text = FormBody.sortedConcatenation(fields)
+        let text = SortedParameters.concatenated(fields)
         let sign: String
         do {
             sign = Hex.encode(try Digest.sha256.hmac(key: Array(appKey.reveal().utf8), message: Array(text.utf8)))

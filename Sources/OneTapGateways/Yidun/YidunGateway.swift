@@ -127,7 +127,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
         for (index, field) in sent.enumerated() {
             if let given = fields[field.name] { sent[index].value = given }
         }
-        let text = FormBody.sortedConcatenation(sent)
+        let text = SortedParameters.concatenated(sent)
         return SignPreview(stringToSign: text + "<secretKey>", signature: try signature(text), algorithm: "MD5")
     }
 
@@ -152,7 +152,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
 
     private func post(_ url: URL, _ tokens: YidunTokens, phone: String?) async throws -> (ResultCode, [String: JSONValue]?) {
         let fields = parameters(tokens, phone: phone)
-        let body = FormBody.encode(fields + [("signature", try signature(FormBody.sortedConcatenation(fields)))])
+        let body = FormEncoding.body(fields + [("signature", try signature(SortedParameters.concatenated(fields)))])
         let response = try await transport.send(
             HTTPRequest(
                 gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],

@@ -1,19 +1,16 @@
-"""What the aggregators' fakes share (standard library only): the loopback server, each token used once, and the
-faults a token's prefix chooses once a request was checked:
-  slow-*        the answer after 3 s
-  status-NNN-*  HTTP status NNN, text/html
-  truncated-*   a Content-Length longer than the body sent, then the connection closed
-  malformed-*   200 application/json, not JSON
-  html-*        200 text/html
-The script using it prints its port on stdout's first line and serves until stdin closes.
+"""What the aggregators' fakes share beyond http_behaviours.py (standard library only): each token or nonce used
+once, a handler that answers JSON and reads forms, and the faults a token's prefix chooses once a request was checked
+(http_behaviours.answer_fault: slow-*, status-NNN-*, truncated-*, malformed-*, html-*). The script using it prints its
+port on stdout's first line and serves until stdin closes (http_behaviours.serve).
 """
 import json
-import os
-import sys
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs
+
+import http_behaviours
+
+serve = http_behaviours.serve
 
 
 class Once:
@@ -43,7 +40,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def reply(self, status, body, content_type="application/json;charset=UTF-8"):
+    def send_body(self, status, body, content_type="application/json;charset=UTF-8"):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -51,10 +48,13 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def reply_json(self, value):
-        self.reply(200, json.dumps(value, ensure_ascii=False).encode())
+        self.send_body(200, json.dumps(value, ensure_ascii=False).encode())
 
     def read_body(self):
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def content_type(self):
+        return (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
 
     def form(self, raw):
         """An application/x-www-form-urlencoded body's parameters, each sent once; None for anything else."""
@@ -66,44 +66,6 @@ class Handler(BaseHTTPRequestHandler):
             return None
         return {name: values[0] for name, values in parsed.items()}
 
-    def content_type(self):
-        return (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-
     def fault(self, token):
         """Acts out the fault a token's prefix names; True when it answered (the caller stops)."""
-        if token.startswith("slow-"):
-            time.sleep(3)
-            return False
-        if token.startswith("status-"):
-            self.reply(int(token.split("-")[1]), b"<html>gateway error</html>", "text/html")
-            return True
-        if token.startswith("truncated-"):
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "400")
-            self.end_headers()
-            self.wfile.write(b'{"code":')
-            self.wfile.flush()
-            self.close_connection = True
-            return True
-        if token.startswith("malformed-"):
-            self.reply(200, b'{"code":')
-            return True
-        if token.startswith("html-"):
-            self.reply(200, b"<html>maintenance</html>", "text/html")
-            return True
-        return False
-
-
-class Server(ThreadingHTTPServer):
-    # The standard library's backlog of 5 resets connections when a test opens many at once.
-    request_queue_size = 256
-    daemon_threads = True
-
-
-def serve(handler):
-    server = Server(("127.0.0.1", 0), handler)
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
+        return http_behaviours.answer_fault(self, token, b'{"code":')

@@ -36,7 +36,7 @@ def make_handler(args, public_key, once):
         def do_POST(self):
             raw = self.read_body()
             if self.path not in PATHS:
-                return self.reply(404, b'{"error":"no such path"}')
+                return self.send_body(404, b'{"error":"no such path"}')
             if self.content_type() != "application/json":
                 return self.answer(9015, "http media type not supported")
             authorization = self.headers.get("Authorization")

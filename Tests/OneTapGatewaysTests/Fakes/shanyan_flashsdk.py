@@ -52,7 +52,7 @@ def make_handler(args, public_key, once):
         def do_POST(self):
             raw = self.read_body()
             if self.path not in PATHS:
-                return self.reply(404, b'{"error":"no such path"}')
+                return self.send_body(404, b'{"error":"no such path"}')
             fields = self.form(raw)
             if fields is None:
                 return self.answer("fake-parameters", "not a form of parameters each sent once")

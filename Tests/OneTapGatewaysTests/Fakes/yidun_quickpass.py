@@ -37,7 +37,7 @@ def make_handler(args, tokens, nonces):
         def do_POST(self):
             raw = self.read_body()
             if self.path not in PATHS:
-                return self.reply(404, b'{"error":"no such path"}')
+                return self.send_body(404, b'{"error":"no such path"}')
             fields = self.form(raw)
             if fields is None or sorted(fields) != sorted(PATHS[self.path]):
                 return self.answer("fake-parameters", "not a form of the documented parameters, each sent once")
