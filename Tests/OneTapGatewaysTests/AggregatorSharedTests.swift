@@ -34,7 +34,7 @@ import Testing
         let transport = URLSessionTransport()
         func code(_ body: String, type: String = "application/x-www-form-urlencoded") async throws -> String? {
             let response = try await transport.send(HTTPRequest(
-                gateway: "shanyan", method: "POST", url: server.url("/open/flashsdk/mobile-query"), headers: [HTTPHeader("Content-Type", type)], body: Array(body.utf8), timeout: .seconds(5)))
+                gateway: "shanyan", method: "POST", url: server.url("/open/flashsdk/mobile-query"), headers: [HTTPHeader("Content-Type", type)], body: Array(body.utf8), timeout: .seconds(30)))
             return try GatewayAnswer.text(try GatewayAnswer.jsonObject(response, gateway: "shanyan", contentTypes: ["application/json"]), "code", gateway: "shanyan")
         }
         #expect(try await code("appId=A1&token=t1") == "fake-parameters")

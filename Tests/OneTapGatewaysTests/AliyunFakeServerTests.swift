@@ -13,7 +13,7 @@ import Testing
     static let secret = "fake-access-key-secret"
     static let number = "13800138000"
 
-    static func pnvs(_ server: FakeServer, secret: String = secret, timeout: Duration = .seconds(6)) throws -> AliyunPNVSGateway {
+    static func pnvs(_ server: FakeServer, secret: String = secret, timeout: Duration = .seconds(30)) throws -> AliyunPNVSGateway {
         var configuration = AliyunPNVSConfiguration(accessKeyID: keyID, accessKeySecret: Secret(secret))
         configuration.url = server.url("")
         configuration.timeout = timeout
@@ -125,7 +125,7 @@ import Testing
 
     // MARK: SMS
 
-    static func sms(_ server: FakeServer, timeout: Duration = .seconds(5)) throws -> AliyunSMSSender {
+    static func sms(_ server: FakeServer, timeout: Duration = .seconds(30)) throws -> AliyunSMSSender {
         var configuration = AliyunSMSConfiguration(accessKeyID: keyID, accessKeySecret: Secret(secret), signName: "阿里云短信测试", templateCode: "SMS_154950909")
         configuration.url = server.url("/")
         configuration.timeout = timeout
@@ -145,7 +145,7 @@ import Testing
         let server = try await Self.startSMS()
         defer { server.stop() }
         try await Self.sms(server).send(try Self.message(Self.number))
-        let sent = try await URLSessionTransport().send(HTTPRequest(gateway: "test", method: "GET", url: server.url("/_sent?number=\(Self.number)"), timeout: .seconds(5)))
+        let sent = try await URLSessionTransport().send(HTTPRequest(gateway: "test", method: "GET", url: server.url("/_sent?number=\(Self.number)"), timeout: .seconds(30)))
         #expect(String(decoding: sent.body, as: UTF8.self) == #"{"TemplateParam": "{\"code\":\"482913\"}"}"#)
     }
 

@@ -12,7 +12,7 @@ import Testing
     static let captchaID = "647f5ed2ed8acb4be36784e01556bb71"
     static let captchaKey = "b09a7aafbfd83f73b35a9b530d0337bf"
 
-    static func verifier(_ transport: any HTTPTransport, url: URL? = nil, key: String = captchaKey, timeout: Duration = .seconds(3)) throws -> GeeTestCaptchaVerifier {
+    static func verifier(_ transport: any HTTPTransport, url: URL? = nil, key: String = captchaKey, timeout: Duration = .seconds(30)) throws -> GeeTestCaptchaVerifier {
         var configuration = GeeTestConfiguration(captchaID: captchaID, captchaKey: Secret(key))
         if let url { configuration.url = url }
         configuration.timeout = timeout

@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// JVerification's gateway over the URLSession transport against the fake written from JiGuang's documents
 /// (Fakes/jverification_rest_api.py), which checks the Basic authentication, the fields and the content type.
@@ -14,7 +15,7 @@ import Testing
         ])
     }
 
-    static func gateway(_ server: FakeServer, masterSecret: String = "master-1", timeout: Duration = .seconds(6)) throws -> JVerificationGateway {
+    static func gateway(_ server: FakeServer, masterSecret: String = "master-1", timeout: Duration = .seconds(30)) throws -> JVerificationGateway {
         var configuration = JVerificationConfiguration(appKey: "7d431e42", masterSecret: Secret(masterSecret), privateKey: Secret(try TestKeys.pem("app-private-pkcs1.pem")))
         configuration.url = server.url("/v1/web/loginTokenVerify")
         configuration.verifyURL = server.url("/v1/web/verify")
@@ -69,7 +70,7 @@ import Testing
         defer { server.stop() }
         let transport = URLSessionTransport()
         func send(_ body: String, headers: [HTTPHeader]) async throws -> String? {
-            let response = try await transport.send(HTTPRequest(gateway: "jverification", method: "POST", url: server.url("/v1/web/loginTokenVerify"), headers: headers, body: Array(body.utf8), timeout: .seconds(5)))
+            let response = try await transport.send(HTTPRequest(gateway: "jverification", method: "POST", url: server.url("/v1/web/loginTokenVerify"), headers: headers, body: Array(body.utf8), timeout: .seconds(30)))
             return try GatewayAnswer.text(try GatewayAnswer.jsonObject(response, gateway: "jverification", contentTypes: ["application/json"]), "code", gateway: "jverification")
         }
         let json = HTTPHeader("Content-Type", "application/json"), auth = HTTPHeader("Authorization", "Basic " + Data("7d431e42:master-1".utf8).base64EncodedString())

@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// Shanyan's gateway over the URLSession transport against the fake written from 创蓝's document
 /// (Fakes/shanyan_flashsdk.py), which checks the form, the HMAC-SHA256 sign and encrypts mobileName itself.
@@ -12,7 +13,7 @@ import Testing
         try await FakeServer.start("shanyan_flashsdk.py", arguments: ["--app-id", "ZQZSp7C0", "--app-key", "appKey-123", "--number", number] + more)
     }
 
-    static func gateway(_ server: FakeServer, appKey: String = "appKey-123", privateKey: String? = nil, timeout: Duration = .seconds(6)) throws -> ShanyanGateway {
+    static func gateway(_ server: FakeServer, appKey: String = "appKey-123", privateKey: String? = nil, timeout: Duration = .seconds(30)) throws -> ShanyanGateway {
         var configuration = ShanyanConfiguration(appID: "ZQZSp7C0", appKey: Secret(appKey))
         configuration.privateKey = try privateKey.map { Secret(try TestKeys.pem($0)) }
         configuration.url = server.url("/open/flashsdk/mobile-query")

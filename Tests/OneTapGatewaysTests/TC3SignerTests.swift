@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// Tencent Cloud's TC3-HMAC-SHA256 pinned to the worked example of Tencent's "签名方法 v3" document (cvm
 /// `DescribeInstances`, ap-guangzhou, timestamp 1551113065, SecretId `AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE`, SecretKey

@@ -12,7 +12,7 @@ import Testing
     static let now = FakeClock.epoch.addingTimeInterval(-1)
     static let context = SMSContext(ip: .v4(0xCB00_7107))  // 203.0.113.7
 
-    static func verifier(_ transport: any HTTPTransport, url: URL? = nil, appID: String = "199999164", appKey: String = "app-secret-key-0001", timeout: Duration = .seconds(3)) throws -> TencentCaptchaVerifier {
+    static func verifier(_ transport: any HTTPTransport, url: URL? = nil, appID: String = "199999164", appKey: String = "app-secret-key-0001", timeout: Duration = .seconds(30)) throws -> TencentCaptchaVerifier {
         var configuration = TencentCaptchaConfiguration(
             secretID: "AKIDonetapTEST0001", secretKey: Secret("onetap-tc3-secret-key-0001"), captchaAppID: appID, appSecretKey: Secret(appKey))
         if let url { configuration.url = url }
@@ -87,7 +87,7 @@ import Testing
 
     static func live(
         _ server: FakeServer, appID: String = "199999164", appKey: String = "app-secret-key-0001", secretKey: String = "onetap-tc3-secret-key-0001",
-        timeout: Duration = .seconds(3)
+        timeout: Duration = .seconds(30)
     ) throws -> TencentCaptchaVerifier {
         var configuration = TencentCaptchaConfiguration(
             secretID: "AKIDonetapTEST0001", secretKey: Secret(secretKey), captchaAppID: appID, appSecretKey: Secret(appKey))

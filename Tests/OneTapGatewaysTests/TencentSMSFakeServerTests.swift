@@ -2,6 +2,7 @@ import Foundation
 @testable import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// Tencent SMS over the URLSession transport against the fake written from Tencent's documents
 /// (Fakes/tencent_sms_send_sms.py, which checks the TC3 signature with Fakes/tencent_tc3.py and every field): each of
@@ -16,7 +17,7 @@ import Testing
         ])
     }
 
-    static func sender(_ server: FakeServer, key: String = secretKey, templateID: String = "1110", timeout: Duration = .seconds(6)) throws -> TencentSMSSender {
+    static func sender(_ server: FakeServer, key: String = secretKey, templateID: String = "1110", timeout: Duration = .seconds(30)) throws -> TencentSMSSender {
         var configuration = TencentSMSConfiguration(secretID: "AKIDonetapFAKE", secretKey: Secret(key), sdkAppID: "1400006666", signName: "腾讯云", templateID: templateID)
         configuration.url = server.url("/")
         configuration.timeout = timeout
@@ -106,7 +107,7 @@ import Testing
             let (request, _) = try sender.request(number: try PhoneNumber("13800138000"), code: Secret("123456"), expiresAt: Date().addingTimeInterval(300), now: Date())
             var headers = request.headers, body = request.body
             change(&headers, &body)
-            let response = try await transport.send(HTTPRequest(gateway: "tencent-sms", method: "POST", url: request.url, headers: headers, body: body, timeout: .seconds(5)))
+            let response = try await transport.send(HTTPRequest(gateway: "tencent-sms", method: "POST", url: request.url, headers: headers, body: body, timeout: .seconds(30)))
             guard case .error(let code, _) = try TencentCloudAnswer.read(response, gateway: "tencent-sms", contentTypes: ["application/json"]) else { return nil }
             return code
         }

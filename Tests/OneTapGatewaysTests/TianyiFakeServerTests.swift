@@ -17,7 +17,7 @@ import OneTapTesting
         try await FakeServer.start("tianyi_open_api.py", arguments: ["--app-id", appID, "--app-secret", secret, "--number", number] + arguments)
     }
 
-    static func configuration(_ server: FakeServer, secret: String = secret, timeout: Duration = .seconds(6), _ edit: (inout TianyiConfiguration) -> Void = { _ in }) -> TianyiConfiguration {
+    static func configuration(_ server: FakeServer, secret: String = secret, timeout: Duration = .seconds(30), _ edit: (inout TianyiConfiguration) -> Void = { _ in }) -> TianyiConfiguration {
         var configuration = TianyiConfiguration(appID: appID, appSecret: Secret(secret))
         configuration.url = server.url("/api/oauth2/account/userInfo.do")
         configuration.refreshURL = server.url("/api/oauth2/refreshToken.do")
@@ -128,7 +128,7 @@ import OneTapTesting
         func send(_ fields: [(name: String, value: String)], contentType: String = "application/x-www-form-urlencoded") async throws -> String? {
             let response = try await transport.send(HTTPRequest(
                 gateway: "tianyi", method: "POST", url: server.url("/api/oauth2/account/userInfo.do"), headers: [HTTPHeader("Content-Type", contentType)],
-                body: FormEncoding.body(fields), timeout: .seconds(5)))
+                body: FormEncoding.body(fields), timeout: .seconds(30)))
             return try GatewayAnswer.text(try GatewayAnswer.jsonObject(response, gateway: "tianyi", contentTypes: ["application/json"]), "result", gateway: "tianyi")
         }
         let now = TianyiRequest.timeStamp(Date())

@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// Yidun's gateway over the URLSession transport against the fake written from Yidun's server demo
 /// (Fakes/yidun_quickpass.py), which checks every parameter, the MD5 signature, the timestamp and the nonce.
@@ -12,7 +13,7 @@ import Testing
         try await FakeServer.start("yidun_quickpass.py", arguments: ["--secret-id", "sid1", "--secret-key", "secretKey-9", "--business-id", "bid1", "--number", number])
     }
 
-    static func gateway(_ server: FakeServer, secretKey: String = "secretKey-9", timeout: Duration = .seconds(6)) throws -> YidunGateway {
+    static func gateway(_ server: FakeServer, secretKey: String = "secretKey-9", timeout: Duration = .seconds(30)) throws -> YidunGateway {
         var configuration = YidunConfiguration(secretID: "sid1", secretKey: Secret(secretKey), businessID: "bid1")
         configuration.url = server.url("/v1/oneclick/check")
         configuration.verifyURL = server.url("/v1/check")
