@@ -10,6 +10,39 @@ protocol CounterReplayForm {
     static var takesCaptcha: Bool { get }
 }
 
+/// `--json` (NDJSON) and the tables (`--data` DIR, `--policy` a replacement policy): what a counter
+/// replay takes.
+package struct CounterReplayOptions: Hashable, Sendable {
+    /// The output format and the tables.
+    package var common: CommonOptions
+}
+
+/// A command that replays request lines of standard input against rate counters (`onetap sms -`,
+/// `onetap quota -`): its options and operands are one set, parsed once.
+protocol CounterReplayCommand: CommandDescription, CounterReplayForm where Options == CounterReplayOptions {
+    /// What its lines are, for usage errors (`"send requests (NDJSON)"`).
+    static var lines: String { get }
+}
+
+extension CounterReplayCommand {
+    /// `--json`, `--policy FILE`, `--data DIR`.
+    static var options: [OptionSpec] { [.flag("json"), .value("policy"), .value("data")] }
+
+    /// Reads `-` (standard input, the only operand) and the options.
+    /// - Parameter arguments: The arguments.
+    /// - Returns: The options.
+    /// - Throws: ``UsageError`` without `-`, or with another operand.
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> CounterReplayOptions {
+        guard arguments.operands == ["-"] else {
+            throw UsageError(
+                arguments.operands.isEmpty ? "\(name) needs -, to read \(lines) from standard input"
+                    : "\(name) reads standard input: give - as the only operand, not \(quoted(arguments.operands.first { $0 != "-" } ?? "-"))",
+                command: name)
+        }
+        return CounterReplayOptions(common: CommonOptions(arguments))
+    }
+}
+
 /// One request line of a counter replay, every key checked (an unknown key is a mistake in the input,
 /// not ignored).
 struct CounterReplayLine<Form: CounterReplayForm>: JSONReadable {
@@ -87,21 +120,6 @@ enum CounterReplay {
     struct Malformed: Error {
         let message: String
         init(_ message: String) { self.message = message }
-    }
-
-    /// Checks a replay's operands: `-` alone (standard input).
-    /// - Parameters:
-    ///   - arguments: The command's arguments.
-    ///   - command: The command's name.
-    ///   - what: What its lines are, for the message.
-    /// - Throws: ``UsageError`` without `-`, or with another operand.
-    static func standardInput(_ arguments: ParsedArguments, command: String, reading what: String) throws(UsageError) {
-        guard arguments.operands == ["-"] else {
-            throw UsageError(
-                arguments.operands.isEmpty ? "\(command) needs -, to read \(what) from standard input"
-                    : "\(command) reads standard input: give - as the only operand, not \(quoted(arguments.operands.first { $0 != "-" } ?? "-"))",
-                command: command)
-        }
     }
 
     /// What one line came to: the index of its outcome in the replay's list, and its text.

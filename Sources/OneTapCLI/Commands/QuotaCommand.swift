@@ -1,17 +1,9 @@
 import Foundation
 import OneTap
 
-/// `onetap quota -`: replays login starts and paid exchanges against the login quotas, to try a quota
-/// change on a day's traffic before shipping it.
-package struct QuotaOptions: Hashable, Sendable {
-    /// `--json` (NDJSON) and the tables: `--data` may hold `login-quotas.csv`, `--policy` is a replacement
-    /// login quota policy.
-    package var common: CommonOptions
-}
-
 /// `onetap quota -`: each start or exchange of standard input decided by the login quotas, in order, and
 /// a summary.
-enum QuotaCommand: CommandDescription {
+enum QuotaCommand: CounterReplayCommand {
     static let name = "quota"
     static let summary = "replay login starts and paid exchanges against the login quotas"
     static let help = """
@@ -38,28 +30,20 @@ enum QuotaCommand: CommandDescription {
 
         EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","counts":"starts","ip":"203.0.113.7"}' | onetap quota -
         """
-    static let options: [OptionSpec] = [.flag("json"), .value("policy"), .value("data")]
-
-    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> QuotaOptions {
-        try CounterReplay.standardInput(arguments, command: name, reading: "login starts and exchanges (NDJSON)")
-        return QuotaOptions(common: CommonOptions(arguments))
-    }
-
     /// A line names what it counts: starts or exchanges.
-    enum Form: CounterReplayForm {
-        static let subject: StaticString = "counts"
-        static let takesCaptcha = false
-    }
+    static let subject: StaticString = "counts"
+    static let takesCaptcha = false
+    static let lines = "login starts and exchanges (NDJSON)"
 
     /// Replays every line of standard input.
     /// - Returns: 0 when every line was read (a request over a quota is an answer, not an error); 65 when
     ///   a line was malformed (its error record is printed and the replay goes on).
-    static func run(_ options: QuotaOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+    static func run(_ options: CounterReplayOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let policy = try TableLoader(options: options.common.tables).table(LoginQuotaPolicy.builtIn, file: options.common.tables.policyFile)
         // Each counter's events, as a store keeps them (``LoginQuotas`` over one instance's memory).
         var events: [LoginQuotaPolicy.Counter: [Date]] = [:]
         let outcomes = [("admitted", "admitted"), ("overQuota", "over quota")]
-        return CounterReplay.run(Form.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
+        return CounterReplay.run(Self.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
             let (at, counts, keys) = try request(line)
             let decision = policy.decide(keys, counting: counts, events: events, at: at)
             object.add("counts", counts.rawValue)
@@ -81,7 +65,7 @@ enum QuotaCommand: CommandDescription {
     }
 
     private static func request(
-        _ line: CounterReplayLine<Form>
+        _ line: CounterReplayLine<Self>
     ) throws(CounterReplay.Malformed) -> (Date, LoginQuotaPolicy.Counts, LoginQuotaPolicy.Request) {
         let at = try line.instant()
         guard let counts = LoginQuotaPolicy.Counts(rawValue: line.subject) else {

@@ -1,16 +1,8 @@
 import Foundation
 import OneTap
 
-/// `onetap sms -`: replays SMS send requests against the policy, to try a policy change on a day's
-/// traffic before shipping it.
-package struct SMSOptions: Hashable, Sendable {
-    /// `--json` (NDJSON) and the tables: `--data` may hold `sms-policy.csv` and `number-segments.csv`,
-    /// `--policy` is a replacement SMS policy.
-    package var common: CommonOptions
-}
-
 /// `onetap sms -`: each send request of standard input decided by the SMS rules, in order, and a summary.
-enum SMSCommand: CommandDescription {
+enum SMSCommand: CounterReplayCommand {
     static let name = "sms"
     static let summary = "replay SMS send requests against the SMS policy"
     static let help = """
@@ -35,29 +27,21 @@ enum SMSCommand: CommandDescription {
 
         EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7"}' | onetap sms -
         """
-    static let options: [OptionSpec] = [.flag("json"), .value("policy"), .value("data")]
-
-    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> SMSOptions {
-        try CounterReplay.standardInput(arguments, command: name, reading: "send requests (NDJSON)")
-        return SMSOptions(common: CommonOptions(arguments))
-    }
-
     /// A line names the number it sends to, and may say a captcha came with it.
-    enum Form: CounterReplayForm {
-        static let subject: StaticString = "number"
-        static let takesCaptcha = true
-    }
+    static let subject: StaticString = "number"
+    static let takesCaptcha = true
+    static let lines = "send requests (NDJSON)"
 
     /// Replays every line of standard input.
     /// - Returns: 0 when every line was read (a limited send is an answer, not an error); 65 when a
     ///   line was malformed (its error record is printed and the replay goes on).
-    static func run(_ options: SMSOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+    static func run(_ options: CounterReplayOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let tables = TableLoader(options: options.common.tables)
         let rules = SMSCodeRules(policy: try tables.table(SMSPolicy.builtIn, file: options.common.tables.policyFile), segments: try tables.table(NumberSegmentTable.builtIn))
         let store = InMemorySMSStore()
         let key = ServerKey.random()
         let outcomes = [("sent", "sent"), ("captcha", "captcha"), ("limited", "limited"), ("refused", "refused")]
-        return CounterReplay.run(Form.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
+        return CounterReplay.run(Self.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
             let (at, context) = try request(line)
             switch rules.recipient(line.subject) {
             case .failure(let refusal):
@@ -76,7 +60,7 @@ enum SMSCommand: CommandDescription {
         }
     }
 
-    private static func request(_ line: CounterReplayLine<Form>) throws(CounterReplay.Malformed) -> (Date, SMSContext) {
+    private static func request(_ line: CounterReplayLine<Self>) throws(CounterReplay.Malformed) -> (Date, SMSContext) {
         let at = try line.instant()
         var context = SMSContext()
         context.ip = try line.parsed(line.ip, "ip") { (text) throws(ParseError) in try IPAddress(text) }

@@ -133,12 +133,8 @@ public struct SMSPolicy: DataTable {
     ///   delay rule without its time in `lock_seconds` (or another rule with one), a delay or single-try
     ///   rule that counts sends, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        let table = try CSVTable(text: text, file: file, columns: Self.columns)
-        var rules: [Rule] = []
-        var listed = ListedKeys<String>()
-        for row in table.rows {
-            let rule = try RateRuleColumns<Key, Counts>(row, file: file, listed: &listed, limits: 1...100_000)
-            let (id, key, counts, window, limit) = (rule.id, rule.key, rule.counts, rule.window, rule.limit)
+        let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...100_000, letting: "send") {
+            (rule, row) throws(TableError) in
             let over: Over = try row.choice(row[5], "action", from: Over.allCases, file: file, column: "over")
             var lock: Duration? = nil
             switch (over, row[6].isEmpty) {
@@ -153,13 +149,12 @@ public struct SMSPolicy: DataTable {
             case (_, true):
                 break
             }
-            if (over == .delay || over == .singleTry) && counts == .sends {
+            if (over == .delay || over == .singleTry) && rule.counts == .sends {
                 throw row.error(file, column: "over", .invalidValue, "\(over) slows or steps up verifies; a rule on sends limits, locks or asks for a captcha")
             }
-            rules.append(Rule(id: id, key: key, counts: counts, window: window, limit: limit, over: over, lock: lock, source: row[7], line: row.line))
-        }
-        guard !rules.isEmpty else {
-            throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every send through")
+            return Rule(
+                id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, over: over, lock: lock, source: row[7],
+                line: row.line)
         }
         self.rules = rules
         func keys(_ counts: Counts) -> [Key] {

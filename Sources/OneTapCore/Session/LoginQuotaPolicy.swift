@@ -142,17 +142,10 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key or count, a window that
     ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        let table = try CSVTable(text: text, file: file, columns: Self.columns)
-        var rules: [Rule] = []
-        var listed = ListedKeys<String>()
-        for row in table.rows {
-            let rule = try RateRuleColumns<Key, Counts>(row, file: file, listed: &listed, limits: 1...1_000_000)
-            rules.append(Rule(id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, source: row[5], line: row.line))
+        rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...1_000_000, letting: "login") {
+            (rule, row) throws(TableError) in
+            Rule(id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, source: row[5], line: row.line)
         }
-        guard !rules.isEmpty else {
-            throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every login through")
-        }
-        self.rules = rules
     }
 
     /// The counters a request touches for what it counts: one per key a rule of that count uses.

@@ -1,5 +1,6 @@
 /// The first five columns the two tables of sliding-window rules share (`Data/sms-policy.csv` and
-/// `Data/login-quotas.csv`): `rule`, `key`, `counts`, `window_seconds`, `limit`, read and checked once.
+/// `Data/login-quotas.csv`): `rule`, `key`, `counts`, `window_seconds`, `limit`, read and checked once;
+/// and the loop both tables read their rows with.
 struct RateRuleColumns<Key: RawRepresentable & Equatable & CaseIterable, Counts: RawRepresentable & Equatable & CaseIterable>
 where Key.RawValue == String, Counts.RawValue == String, Key.AllCases == [Key], Counts.AllCases == [Counts] {
     /// The rule's id: letters, digits and hyphens.
@@ -35,6 +36,35 @@ where Key.RawValue == String, Counts.RawValue == String, Key.AllCases == [Key], 
             throw row.error(file, column: "limit", .invalidValue, "\(QuotedInput(row[4])) is not a limit from \(limits.lowerBound) to \(limits.upperBound)")
         }
         self.limit = limit
+    }
+}
+
+extension RateRuleColumns {
+    /// Reads a table of rules: each row's shared columns, then the table's own (`make`); a table with no
+    /// rule is refused, since it would let everything through.
+    /// - Parameters:
+    ///   - text: The file's text.
+    ///   - file: The file name used in errors.
+    ///   - columns: The table's columns, the shared five first.
+    ///   - limits: The limits the table allows.
+    ///   - what: What an empty table would let through (`"send"`, `"login"`).
+    ///   - make: Makes a rule from its shared columns and its row, checking the table's own columns.
+    /// - Returns: The rules, in file order.
+    /// - Throws: ``TableError``: the file's, a row's, or `incomplete` for a table with no rule.
+    static func rules<Rule>(
+        csv text: String, file: String, columns: [String], limits: ClosedRange<Int>, letting what: String,
+        _ make: (Self, CSVTable.Row) throws(TableError) -> Rule
+    ) throws(TableError) -> [Rule] {
+        let table = try CSVTable(text: text, file: file, columns: columns)
+        var rules: [Rule] = []
+        var listed = ListedKeys<String>()
+        for row in table.rows {
+            rules.append(try make(try Self(row, file: file, listed: &listed, limits: limits), row))
+        }
+        guard !rules.isEmpty else {
+            throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every \(what) through")
+        }
+        return rules
     }
 }
 
