@@ -178,7 +178,7 @@ import Testing
         #expect {
             _ = try PostgresTokenKeyring(currentKeyID: current, keys: keys)
         } throws: { error in
-            (error as? PostgresError)?.kind == .invalidConfiguration && (error as? PostgresError)?.message.contains(reason) == true
+            (error as? StoreError)?.kind == .invalidConfiguration && (error as? StoreError)?.message.contains(reason) == true
         }
     }
 

@@ -95,4 +95,10 @@ extension ErrorKind where Failure == StoreError {
     public static let tooLarge = Self("too-large")
     /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.
     public static let invalidKind = Self("invalid-kind")
+    /// The store's configuration (a database URL, a schema name, a pool size, a time limit, a key) is not
+    /// valid; nothing was tried.
+    public static let invalidConfiguration = Self("invalid-configuration")
+    /// The database holds a schema a newer version of OneTap migrated; nothing was changed (it is never
+    /// rolled back): run the newer version.
+    public static let incompatibleSchema = Self("incompatible-schema")
 }

@@ -6,7 +6,7 @@
 ///
 /// The characters are held inline, not in a heap string: a guest's access token is read without an
 /// allocation.
-public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
+public struct GuestID: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The characters, inline.
     private let storage: InlineID
 
@@ -44,19 +44,4 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
 
     /// Orders ids by their text.
     public static func < (lhs: GuestID, rhs: GuestID) -> Bool { lhs.storage < rhs.storage }
-
-    /// Decodes the id from a string.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` for text that is no guest id.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the id as a string.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
 }

@@ -50,9 +50,9 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// Where it stands.
     package internal(set) var stage: Stage
     /// Every step so far, in order.
-    public internal(set) var trace: [LoginStep]
+    package internal(set) var trace: [LoginStep]
     /// Operator alerts raised on the way.
-    public internal(set) var alerts: [LoginAlert]
+    package internal(set) var alerts: [LoginAlert]
     /// When the login started.
     public let createdAt: Date
     /// When it stops taking reports.
