@@ -33,15 +33,15 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The schema holding OneTap's tables: a lowercase identifier, `onetap` by default.
-    public let schema: String
+    package let schema: String
     /// How many connections the pool keeps open at most, per ``PostgresStores``.
-    public let poolSize: Int
+    package let poolSize: Int
     /// The longest a call waits to get a connection: to open a new one, or for one to come free when the
     /// pool is at its size.
-    public let connectTimeout: Duration
+    package let connectTimeout: Duration
     /// The longest one statement may run: the server's `statement_timeout`, and the client's deadline for
     /// the server's answer (so a server that stops answering cannot hold a call for ever).
-    public let statementTimeout: Duration
+    package let statementTimeout: Duration
 
     /// The connection keywords the URL set, passwords included, and the `sslmode` OneTap adds; never printed.
     let parameters: [Parameter]

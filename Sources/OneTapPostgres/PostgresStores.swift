@@ -16,7 +16,7 @@ import OneTap
 ///                          sms: SMSCodeService(keys: keys, sender: MyGateway(), store: stores.smsStore()))
 /// ```
 ///
-/// Opening migrates the schema (``migrate()``). Every store made here shares the pool. While the
+/// Opening migrates the schema (as `onetap db migrate` does before a deploy). Every store made here shares the pool. While the
 /// database is down, store calls fail with `StoreError` of kind `io` (a vault answers `store-failed`, an
 /// exchange guard does not exchange); the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
@@ -48,7 +48,9 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Connects and brings the schema up to date (``migrate()``).
+    /// Connects and brings the schema up to date: applies its missing migrations, in one transaction under
+    /// an advisory lock, so instances opening together take turns and a current schema is left alone (the
+    /// schema and its `schema_migrations` table are created when missing).
     /// - Parameters:
     ///   - configuration: The server, schema, pool size and time limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's refresh lease); the
@@ -81,7 +83,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   changes), `io` for the failing statement (nothing changes; the message names its SQLSTATE) or a
     ///   server that cannot be reached, `timeout` when no connection came free in time.
     @discardableResult
-    public func migrate() async throws -> PostgresMigrationReport {
+    package func migrate() async throws -> PostgresMigrationReport {
         try await PostgresError.asStoreError(doing: "migrate the schema") { try await PostgresMigrator(schema: configuration.schema).migrate(pool) }
     }
 

@@ -19,7 +19,7 @@ import OneTap
 /// appear in ``description``, `dump`, an error or an event.
 public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The id of the key that seals what is written.
-    public let currentKeyID: String
+    package let currentKeyID: String
     /// Every key id the keyring holds, sorted.
     package var keyIDs: [String] { keys.keys.sorted() }
 

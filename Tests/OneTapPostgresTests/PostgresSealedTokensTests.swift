@@ -125,7 +125,7 @@ import Testing
         let url = try await TestDatabase.url()
         let keyring = try keyring()
         try await checkConformance(url, { $0.tokenStore(keyring: keyring) }) { make in
-            try await TokenStoreConformance.check { try await make() }
+            try await StoreConformance.check { try await make() }
         }
     }
 

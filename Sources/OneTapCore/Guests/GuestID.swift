@@ -11,7 +11,7 @@ public struct GuestID: Hashable, Sendable, CustomStringConvertible, Comparable {
     private let storage: InlineID
 
     /// The 22 characters.
-    public var text: String { storage.text }
+    package var text: String { storage.text }
 
     private init(verified text: String) { storage = InlineID(checked: text) }
 
@@ -39,7 +39,8 @@ public struct GuestID: Hashable, Sendable, CustomStringConvertible, Comparable {
         storage = InlineID(checked: text)
     }
 
-    /// The 22 characters.
+    /// The 22 characters: the id's one text form (what a store, a header or JSON holds); ``init(_:)``
+    /// reads it back.
     public var description: String { text }
 
     /// Orders ids by their text.

@@ -9,7 +9,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, CustomStringConvertibl
     ExpressibleByIntegerLiteral
 {
     /// The code's text, trimmed.
-    public let text: String
+    package let text: String
 
     /// The longest code accepted, in UTF-8 bytes: 64.
     package static let maximumBytes = 64
@@ -48,7 +48,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     private init(trimmed: String) { text = trimmed }
 
-    /// The code's text.
+    /// The code's text, trimmed: its one text form; ``init(_:)`` reads it back.
     public var description: String { text }
 
     /// Whether the code is an optional `-` and ASCII digits.
