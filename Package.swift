@@ -149,7 +149,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "OneTapBenchmarks",
-            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport", "OneTapGateways"],
             swiftSettings: strict,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
