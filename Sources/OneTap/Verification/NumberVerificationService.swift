@@ -140,13 +140,8 @@ public struct NumberVerificationService: Sendable {
 
     /// Records how a verification ended, even for a caller whose task was cancelled; a failure is an event.
     private func record(_ key: SHA256Digest, _ settled: ExchangeLedgerState) async {
-        let ledger = self.ledger, settledAt = clock.now()
         do {
-            if Task.isCancelled {
-                try await Task { try await ledger.settle(key, settled, at: settledAt) }.value
-            } else {
-                try await ledger.settle(key, settled, at: settledAt)
-            }
+            try await ledger.settleDespiteCancellation(key, settled, at: clock.now())
         } catch {
             events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: String("\(error)".prefix(200))))))
         }

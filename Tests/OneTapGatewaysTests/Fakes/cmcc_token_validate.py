@@ -13,90 +13,39 @@ with --sms-assist the answer carries an accessToken, as the document says when �
 Tokens choose a fault after the request was checked (each is otherwise a valid token, used once):
   expired-*       606 (验证Token失败)
   code-NNN-*      the documented code NNN (002, 003, 999, 102315, ...)
-  slow-*          the answer after 3 s
-  status-NNN-*    HTTP status NNN
-  truncated-*     a Content-Length longer than the body sent, then the connection closed
-  malformed-*     200 application/json, not JSON
-  html-*          200 text/html
+  slow-*, status-NNN-*, truncated-*, malformed-*, html-*: fake_support.token_fault
 Any token sent twice: 606.
 Where the document names no code the fake chooses one, said beside it (an unknown appId: 102 参数无效).
 """
 import argparse
-import datetime
 import hashlib
 import hmac
 import json
-import os
 import re
-import sys
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from fake_support import NOT_FOUND, FakeHandler, State, china_time17, serve
 
 PATH = "/openapi/rs/tokenValidate"
 HEADER_REQUIRED = ["version", "msgId", "timestamp", "appId"]
 BODY_REQUIRED = ["requesterType", "phoneNum", "token", "sign"]
 BODY_OPTIONAL = ["openType", "message", "expandParams", "keyType"]
-CHINA = datetime.timezone(datetime.timedelta(hours=8))
 HEX64 = re.compile(r"[0-9A-F]{64}")
 
 
-def timestamp():
-    now = datetime.datetime.now(CHINA)
-    return now.strftime("%Y%m%d%H%M%S") + "%03d" % (now.microsecond // 1000)
-
-
-class State:
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.tokens = set()
-        self.requests = 0
-
-    def first_use(self, token):
-        with self.lock:
-            if token in self.tokens:
-                return False
-            self.tokens.add(token)
-            return True
-
-
 def make_handler(args, state):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *a):
-            pass
-
-        def reply(self, status, body, content_type="application/json;charset=UTF-8"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(FakeHandler):
         def answer(self, msg_id, code, description, **extra):
             body = {"resultDesc": description, "message": ""}
             body.update(extra)
-            header = {"msgId": msg_id, "timestamp": timestamp(), "appId": args.appid, "resultCode": code}
+            header = {"msgId": msg_id, "timestamp": china_time17(), "appId": args.appid, "resultCode": code}
             self.reply(200, json.dumps({"header": header, "body": body}, ensure_ascii=False).encode())
 
-        def do_GET(self):
-            self.reply(405, b'{"error":"POST only"}')
-
         def do_POST(self):
-            with state.lock:
-                state.requests += 1
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length)
-            if self.path != PATH:
-                return self.reply(404, b'{"error":"no such path"}')
+            state.count_request()
+            message = self.posted_json(PATH)
+            if message is NOT_FOUND:
+                return
             # §5 Q&A: a body that is not standard JSON, or not sent as application/json, is 参数解析错误.
-            if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
-                return self.answer("", "303", "参数解析错误")
-            try:
-                message = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                return self.answer("", "303", "参数解析错误")
             if not isinstance(message, dict) or set(message) != {"header", "body"}:
                 return self.answer("", "303", "参数解析错误")
             header, body = message["header"], message["body"]
@@ -127,27 +76,12 @@ def make_handler(args, state):
             if not HEX64.fullmatch(body["phoneNum"]):
                 return self.answer(msg_id, "004", "加密手机号码错误")
             token = body["token"]
-            if not state.first_use(token) or token.startswith("expired-"):
+            if not state.first_use("token", token) or token.startswith("expired-"):
                 return self.answer(msg_id, "606", "验证Token失败")
             if token.startswith("code-"):
                 return self.answer(msg_id, token.split("-")[1], "documented error")
-            if token.startswith("slow-"):
-                time.sleep(3)
-            elif token.startswith("status-"):
-                return self.reply(int(token.split("-")[1]), b"<html>gateway error</html>", "text/html")
-            elif token.startswith("truncated-"):
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "400")
-                self.end_headers()
-                self.wfile.write(b'{"header":{"msgId":"' + msg_id.encode() + b'","resultCode":"00')
-                self.wfile.flush()
-                self.close_connection = True
+            if self.token_fault(token, b'{"header":{"msgId":"' + msg_id.encode() + b'","resultCode":"00', b'{"header":{"resultCode":"000"},"body":{'):
                 return
-            elif token.startswith("malformed-"):
-                return self.reply(200, b'{"header":{"resultCode":"000"},"body":{')
-            elif token.startswith("html-"):
-                return self.reply(200, b"<html>maintenance</html>", "text/html")
             own = hashlib.sha256((args.number + args.appkey + header["timestamp"]).encode()).hexdigest().upper()
             if body["phoneNum"] == own:
                 return self.answer(msg_id, "000", "是本机号码")
@@ -155,12 +89,6 @@ def make_handler(args, state):
             return self.answer(msg_id, "001", "非本机号码", **extra)
 
     return Handler
-
-
-class Server(ThreadingHTTPServer):
-    # The standard library's backlog of 5 resets connections when a test opens many at once.
-    request_queue_size = 256
-    daemon_threads = True
 
 
 def main():
@@ -171,11 +99,7 @@ def main():
     parser.add_argument("--whitelist", nargs="*", default=[])
     parser.add_argument("--sms-assist", action="store_true")
     args = parser.parse_args()
-    server = Server(("127.0.0.1", 0), make_handler(args, State()))
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
+    serve(make_handler(args, State()))
 
 
 if __name__ == "__main__":
