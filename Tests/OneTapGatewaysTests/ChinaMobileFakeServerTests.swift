@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// China Mobile's gateway over the URLSession transport against the fake written from China Mobile's document
 /// (Fakes/cmcc_login_token_validate.py), which checks every field and the signature: each of the fake's answers

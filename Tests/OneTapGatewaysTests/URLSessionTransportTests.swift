@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// The URLSession transport against a loopback server with fixed behaviours (Fakes/http_behaviours.py).
 @Suite(.timeLimit(.minutes(2))) struct URLSessionTransportTests {

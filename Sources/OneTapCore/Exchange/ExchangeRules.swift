@@ -12,6 +12,9 @@ public struct ExchangeRules: Sendable {
     package var codes: ExchangeCodeTable
     /// The tokens' lifetimes.
     package var lifetimes: TokenLifetimeTable
+    /// The gateway that exchanges each flow's tokens: the carrier's own (`cmcc`, `tianyi`, `unicom`) unless
+    /// ``serving(_:with:)`` named another.
+    package var gateways = ExchangeCodeTable.carrierGateways
 
     /// The built-in tables.
     package static let builtIn = ExchangeRules()
@@ -23,6 +26,35 @@ public struct ExchangeRules: Sendable {
     public init(codes: ExchangeCodeTable = .builtIn, lifetimes: TokenLifetimeTable = .builtIn) {
         self.codes = codes
         self.lifetimes = lifetimes
+    }
+
+    /// The same rules with a flow's tokens exchanged by another gateway (an aggregator's), whose answers are read
+    /// by that gateway's rows of `Data/exchange-codes.csv`.
+    /// - Parameters:
+    ///   - flow: The one-tap flow.
+    ///   - gateway: The gateway's name (`aliyun-pnvs`, `jverification`, `shanyan`, `yidun`, or a carrier's own).
+    /// - Returns: The rules with the flow's answers read by the gateway's rows.
+    /// - Throws: ``TableError`` `incomplete` when the code table has no rows of the gateway for the flow.
+    public func serving(_ flow: LoginFlow, with gateway: String) throws(TableError) -> ExchangeRules {
+        guard codes.lists(gateway, for: flow) else {
+            let known = codes.gatewayNames.filter { codes.lists($0, for: flow) }.joined(separator: ", ")
+            throw TableError(
+                file: ExchangeCodeTable.fileName, line: 0, kind: .incomplete,
+                message: "gateway \(gateway) has no rows for flow \(flow) (gateways with \(flow) rows: \(known))")
+        }
+        var rules = self
+        rules.gateways[flow] = gateway
+        return rules
+    }
+
+    /// What an exchange answer for a flow's token means, read by the rows of the gateway that exchanges the flow.
+    /// - Parameters:
+    ///   - flow: The one-tap flow.
+    ///   - code: The exchange's code as it came.
+    /// - Returns: The row.
+    /// - Complexity: O(1) expected.
+    package func entry(for flow: LoginFlow, code: ResultCode) -> ExchangeCodeTable.Entry {
+        codes.entry(for: flow, gateway: gateway(for: flow), code: code)
     }
 
     /// Whether a token is too old to be sent to the exchange: its age, from the server's receipt of the
@@ -44,7 +76,7 @@ public struct ExchangeRules: Sendable {
     ///   - flow: The one-tap flow whose token was exchanged.
     /// - Returns: True for a `retry` row.
     package func saysAlreadyUsed(_ code: ResultCode, for flow: LoginFlow) -> Bool {
-        codes.entry(for: flow, code: code).action == .retry
+        entry(for: flow, code: code).action == .retry
     }
 
     /// The code the exchange answers a flow's token with when it returns the number: the code of the
@@ -52,6 +84,18 @@ public struct ExchangeRules: Sendable {
     /// - Parameter flow: The one-tap flow.
     /// - Returns: The code, or nil when the table lists none for the flow (or for SMS).
     package func successCode(for flow: LoginFlow) -> ResultCode? {
-        codes.entries.first { $0.flow == flow && $0.action == .success && $0.code != nil }?.code
+        let served = gateway(for: flow)
+        for entry in codes.entries where entry.flow == flow && entry.gateway == served && entry.action == .success {
+            if let code = entry.code { return code }
+        }
+        return nil
+    }
+
+    /// The gateway whose rows read a flow's answers: the one ``serving(_:with:)`` named, else the carrier's own.
+    /// - Parameter flow: The one-tap flow.
+    /// - Returns: The gateway's name.
+    package func gateway(for flow: LoginFlow) -> String {
+        if let named = gateways[flow], codes.lists(named, for: flow) { return named }
+        return ExchangeCodeTable.carrierGateways[flow] ?? "cmcc"
     }
 }

@@ -18,6 +18,9 @@ package struct CodeRow: Hashable, Sendable {
     package let source: String
     /// The row's line in its file.
     package let line: Int
+    /// The gateway whose answer the row reads (an exchange-code row: `cmcc`, `aliyun-pnvs`); empty for the SDK's
+    /// codes.
+    package var gateway = ""
 }
 
 /// The rows of a table keyed by (flow, code), each flow with a default row (code `*`) for the codes it
@@ -35,6 +38,7 @@ struct CodeRows: Sendable {
     /// Reads the rows: the flow in the first column, the code (or `*`) in the second.
     /// - Parameters:
     ///   - table: The CSV table.
+    ///   - only: The rows to read, when not all of the table's (one gateway's rows).
     ///   - file: The file name used in errors.
     ///   - flows: The flows the table takes, each of which needs its default row; every flow by default.
     ///   - otherFlow: Why another flow is refused (the table lists no other when it takes every flow).
@@ -44,7 +48,7 @@ struct CodeRows: Sendable {
     /// - Throws: ``TableError`` for an unknown or refused flow, a malformed or duplicate code, what
     ///   `entry` throws, a flow without its default row, or more rows than the index holds.
     init(
-        _ table: CSVTable, file: String, flows: [LoginFlow] = LoginFlow.allCases, otherFlow: String = "", everyFlow: String, name: String,
+        _ table: CSVTable, only: [CSVTable.Row]? = nil, file: String, flows: [LoginFlow] = LoginFlow.allCases, otherFlow: String = "", everyFlow: String, name: String,
         entry: (CSVTable.Row, LoginFlow, ResultCode?) throws(TableError) -> CodeRow
     ) throws(TableError) {
         var entries: [CodeRow] = []
@@ -52,7 +56,7 @@ struct CodeRows: Sendable {
         var keyRows: [Int] = []
         var listed = ListedKeys<String>()
         var defaults = [Int](repeating: -1, count: LoginFlow.allCases.count)
-        for row in table.rows {
+        for row in only ?? table.rows {
             let flow = try LoginFlow.parse(row[0], row: row, file: file, column: "flow")
             guard flows.contains(flow) else { throw row.error(file, column: "flow", .invalidValue, otherFlow) }
             var code: ResultCode? = nil

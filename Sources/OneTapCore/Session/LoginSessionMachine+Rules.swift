@@ -166,7 +166,7 @@ extension LoginSessionMachine {
         let rules = exchanges ?? .builtIn
         switch answer {
         case .answered(let code, let number, let account):
-            let entry = rules.codes.entry(for: flow, code: code)
+            let entry = rules.entry(for: flow, code: code)
             if entry.action == .success {
                 guard let number else {
                     report(flow, .failed, .client, &progress)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OneTapCore
 
@@ -13,16 +14,18 @@ import Testing
         let action = try #require(OutcomeAction(rawValue: row["action"]))
         let alert = row["alert"] == "yes"
         #expect(row["alert"] == "yes" || row["alert"] == "no", "alert \(row["alert"])")
+        let gateway = row["gateway"]
         let entry: ExchangeCodeTable.Entry
         if row["code"] == "*" {
-            entry = table.entry(for: flow, code: "987654321")
+            entry = table.entry(for: flow, gateway: gateway, code: "987654321")
             #expect(entry.code == nil)
         } else {
             let code = try ResultCode(row["code"])
-            entry = table.entry(for: flow, code: code)
+            entry = table.entry(for: flow, gateway: gateway, code: code)
             #expect(entry.code == code)
-            #expect(table.entry(for: flow, code: try ResultCode(" \(row["code"]) ")).line == row.line)
+            #expect(table.entry(for: flow, gateway: gateway, code: try ResultCode(" \(row["code"]) ")).line == row.line)
         }
+        #expect(entry.gateway == gateway)
         #expect(entry.flow == flow && entry.action == action && entry.alert == alert)
         #expect(entry.meaningZH == row["meaning_zh"] && entry.meaningEN == row["meaning_en"] && entry.source == row["source"])
         #expect(entry.line == row.line)
@@ -69,11 +72,18 @@ import Testing
 
     // MARK: Malformed tables
 
-    static let header = "flow,code,action,alert,meaning_zh,meaning_en,source"
-    static let defaults = "mobile,*,fallback,no,a,b,s\ntianyi,*,fallback,no,a,b,s\nunicom,*,fallback,no,a,b,s\n"
+    static let header = "flow,code,action,alert,meaning_zh,meaning_en,source,gateway"
+    static let defaults = "mobile,*,fallback,no,a,b,s,cmcc\ntianyi,*,fallback,no,a,b,s,tianyi\nunicom,*,fallback,no,a,b,s,unicom\n"
 
-    /// A table with `rows` on line 2 onwards, then the three defaults.
-    static func text(_ rows: String) -> String { "\(header)\n\(rows)\n\(defaults)" }
+    /// A table with `rows` (each given its flow's carrier gateway in the last column) on line 2 onwards, then
+    /// the three defaults.
+    static func text(_ rows: String) -> String {
+        let carrier = ["mobile": "cmcc", "tianyi": "tianyi", "unicom": "unicom"]
+        let withGateways = rows.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            "\(line),\(carrier[String(line.prefix { $0 != "," })] ?? "cmcc")"
+        }
+        return "\(header)\n\(withGateways.joined(separator: "\n"))\n\(defaults)"
+    }
 
     @Test func aWellFormedReplacementLoads() throws {
         let replacement = try ExchangeCodeTable(
@@ -120,6 +130,54 @@ import Testing
         } throws: { error in
             let error = error as! TableError
             return error.kind == .incomplete && error.line == 0 && error.column == nil && error.message.contains("flow \(flow) ")
+        }
+    }
+
+    /// Aggregators' codes are read by their own rows: the same text means another thing at another gateway, and
+    /// the rules read a flow's answers by the gateway that serves it (independent rows, not the built-in file).
+    @Test func eachGatewayReadsItsOwnCodes() throws {
+        let table = try ExchangeCodeTable(
+            csv: Self.text("mobile,0,fallback,no,a,b,s") + "unicom,0,retry,no,a,b,s,relay\nunicom,OK,success,no,a,b,s,relay\nunicom,*,fallback,no,a,b,s,relay\n",
+            file: "x.csv")
+        #expect(table.entry(for: .unicom, code: "0").action == .fallback)   // the carrier's own gateway lists no 0
+        #expect(table.entry(for: .unicom, gateway: "relay", code: "0").action == .retry)
+        #expect(table.entry(for: .unicom, gateway: "relay", code: "OK").action == .success)
+        #expect(table.entry(for: .unicom, gateway: "relay", code: "nope").code == nil)
+        // A gateway the table does not list for the flow reads as the carrier's own.
+        #expect(table.entry(for: .mobile, gateway: "relay", code: "0").gateway == "cmcc")
+        let rules = try ExchangeRules(codes: table).serving(.unicom, with: "relay")
+        #expect(rules.entry(for: .unicom, code: "0").action == .retry)
+        #expect(rules.successCode(for: .unicom) == "OK")
+        #expect(rules.entry(for: .mobile, code: "0").action == .fallback)
+        #expect(ExchangeRules(codes: table).successCode(for: .unicom) == nil)
+    }
+
+    @Test func aGatewayWithoutRowsForTheFlowIsRefusedByName() {
+        #expect {
+            try ExchangeRules().serving(.unicom, with: "no-such-gateway")
+        } throws: { error in
+            let error = error as! TableError
+            return error.kind == .incomplete && error.message.contains("gateway no-such-gateway has no rows for flow unicom")
+        }
+    }
+
+    @Test(arguments: ["", "Aliyun", "ali yun", "ali_yun", String(repeating: "a", count: 33)])
+    func aMalformedGatewayNameIsRefused(name: String) {
+        #expect {
+            try ExchangeCodeTable(csv: "\(Self.header)\nmobile,1,success,no,a,b,s,\"\(name)\"\n\(Self.defaults)", file: "x.csv")
+        } throws: { error in
+            let error = error as! TableError
+            return error.line == 2 && error.column == "gateway"
+        }
+    }
+
+    @Test func aTableWithoutACarriersOwnGatewayIsRefused() {
+        let defaults = Self.defaults.replacingOccurrences(of: "s,tianyi", with: "s,relay")
+        #expect {
+            try ExchangeCodeTable(csv: "\(Self.header)\n\(defaults)", file: "x.csv")
+        } throws: { error in
+            let error = error as! TableError
+            return error.kind == .incomplete && error.message.contains("flow tianyi has no rows of its carrier's own gateway tianyi")
         }
     }
 

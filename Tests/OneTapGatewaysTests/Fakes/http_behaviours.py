@@ -94,5 +94,43 @@ def main():
     os._exit(0)
 
 
+# Shared by the vendor fakes (added for tianyi_open_api.py): the faults a token's prefix chooses, and the serving loop.
+
+def answer_fault(handler, token, cut_short):
+    """Answers the fault a token's prefix names, after the request was checked: slow-* (the answer after 3 s: returns
+    False so the caller answers), status-NNN-* (HTTP NNN), truncated-* (a Content-Length of 400, cut_short sent, the
+    connection closed), malformed-* (200 application/json, cut_short: not JSON), html-* (200 text/html).
+    Returns True when it answered."""
+    if token.startswith("slow-"):
+        time.sleep(3)
+        return False
+    if token.startswith("status-"):
+        handler.send_body(int(token.split("-")[1]), b"<html>gateway error</html>", "text/html")
+    elif token.startswith("truncated-"):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", "400")
+        handler.end_headers()
+        handler.wfile.write(cut_short)
+        handler.wfile.flush()
+        handler.close_connection = True
+    elif token.startswith("malformed-"):
+        handler.send_body(200, cut_short)
+    elif token.startswith("html-"):
+        handler.send_body(200, b"<html>maintenance</html>", "text/html")
+    else:
+        return False
+    return True
+
+
+def serve(handler_class):
+    """Serves on a loopback port, printed on stdout's first line, until stdin closes."""
+    server = Server(("127.0.0.1", 0), handler_class)
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    os._exit(0)
+
+
 if __name__ == "__main__":
     main()

@@ -72,7 +72,7 @@ import Testing
     /// the success (``aResendAfterAnUnknownExchangeCanLearnTheResult()``).
     @Test func aReplacementCodeTableIsHonoured() async throws {
         let builtIn = try String(contentsOfFile: Package.path("Data/exchange-codes.csv"), encoding: .utf8)
-        let replaced = builtIn.replacingOccurrences(of: "\nmobile,103000,success,no,", with: "\nmobile,103000,retry,no,")
+        let replaced = builtIn.replacingOccurrences(of: "\nmobile,cmcc,103000,success,no,", with: "\nmobile,cmcc,103000,retry,no,")
         #expect(replaced != builtIn)
         let rules = ExchangeRules(codes: try ExchangeCodeTable(csv: replaced, file: "exchange-codes.csv"))
         let provider = provider([.hang])

@@ -1,15 +1,16 @@
 import Foundation
 
-/// A fake vendor server from `Tests/OneTapGatewaysTests/Fakes`: a Python 3 process on loopback that the test
-/// starts and stops. The script prints its port on its first line and serves until its stdin closes, so a test
-/// process that dies takes its servers with it.
-final class FakeServer: @unchecked Sendable {
+/// A fake vendor server from `Tests/OneTapGatewaysTests/Fakes`: a Python 3 process on loopback that a test (of
+/// any of the package's test targets) or a benchmark starts and stops. The script prints its port on its first
+/// line and serves until its stdin closes, so a test process that dies takes its servers with it.
+package final class FakeServer: @unchecked Sendable {
     /// Why a fake did not start.
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
+    package struct StartFailure: Error, CustomStringConvertible {
+        package let description: String
     }
 
-    let port: Int
+    /// The loopback port it listens on.
+    package let port: Int
     private let process: Process
     private let input: Pipe
 
@@ -20,10 +21,11 @@ final class FakeServer: @unchecked Sendable {
     }
 
     /// `http://127.0.0.1:PORT` and a path.
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// The fakes' directory.
-    static let fakes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fakes")
+    /// The fakes' directory: `Tests/OneTapGatewaysTests/Fakes` of this checkout.
+    package static let fakes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/OneTapGatewaysTests/Fakes")
 
     /// Starts a fake and waits for its port (on a thread of its own: the read blocks).
     /// - Parameters:
@@ -31,7 +33,7 @@ final class FakeServer: @unchecked Sendable {
     ///   - arguments: Its arguments.
     /// - Returns: The running server.
     /// - Throws: ``StartFailure`` when python3 is missing or the script exited without printing its port.
-    static func start(_ script: String, arguments: [String] = []) async throws -> FakeServer {
+    package static func start(_ script: String, arguments: [String] = []) async throws -> FakeServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", fakes.appendingPathComponent(script).path] + arguments
@@ -59,7 +61,7 @@ final class FakeServer: @unchecked Sendable {
     }
 
     /// Stops the server: its stdin closes and it exits.
-    func stop() {
+    package func stop() {
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
     }

@@ -1,0 +1,75 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// The Tianyi account's month-long `accessToken` refreshed through the 天翼账号 open API's `refreshToken.do`, as the
+/// ``TokenRefresher`` a ``TokenVault`` calls. The answer is read by ``TianyiRefreshResponse`` (OneTap's reader of
+/// this answer: `result`, `accessToken`, `refreshToken`, `expiresIn`), so a refused refresh token is `final` and
+/// anything else that goes wrong is `transient`.
+///
+/// One request per call, never retried (the vault's back-off decides); `timeStamp` from the injected clock. Errors
+/// quote no token, secret, signature or body.
+public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible {
+    /// The settings it was made with.
+    public var configuration: TianyiConfiguration { client.configuration }
+    private let client: TianyiClient
+
+    /// Creates the refresher, checking its settings once.
+    /// - Parameters:
+    ///   - configuration: The settings (the same `tianyi` object as the user-info call's).
+    ///   - transport: The HTTP transport.
+    ///   - clock: The clock `timeStamp` is read from.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
+    public init(configuration: TianyiConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
+        client = try TianyiClient(configuration: configuration, transport: transport, clock: clock)
+    }
+
+    /// `tianyi refresh appId 8013818507, XXTEA paras, open.e.189.cn/api/oauth2/refreshToken.do`.
+    public var description: String {
+        let url = configuration.refreshURL
+        return "tianyi refresh appId \(configuration.appID), \(configuration.mode.rawValue), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
+    }
+
+    /// Refreshes a Tianyi access token with its refresh token.
+    /// - Parameter token: The stored token (its ``AccessToken/refreshToken`` is sent).
+    /// - Returns: The new access token, the rotated refresh token if one came, the new lifetime.
+    /// - Throws: ``TokenRefreshError``: `final` for a token of another flow or without a refresh token, and for a
+    ///   non-zero `result`; `transient` for everything else (no answer, a 5xx, a wrong content type, a body that is not
+    ///   the documented JSON, a configuration the request cannot be made with); `CancellationError`.
+    public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+        guard token.flow == .tianyi else {
+            throw TokenRefreshError(.final, message: "tianyi: refreshToken.do refreshes tianyi tokens; this one is \(token.flow)")
+        }
+        guard let refreshToken = token.refreshToken, !refreshToken.isEmpty else {
+            throw TokenRefreshError(.final, message: "tianyi: the token has no refresh token")
+        }
+        let response: HTTPResponse
+        do {
+            let request = try TianyiRequest(parameters: parameters(refreshToken: refreshToken.reveal(), timeStamp: client.timeStamp), configuration: configuration)
+            response = try await client.send(request, to: configuration.refreshURL)
+            // The status, the content type and the JSON judged as for every gateway; the fields by OneTap's reader.
+            _ = try GatewayAnswer.jsonObject(response, gateway: TianyiTokenExchange.name, contentTypes: configuration.contentTypes)
+        } catch let error as GatewayError {
+            throw TokenRefreshError(.transient, message: error.description)
+        }
+        return try TianyiRefreshResponse.decode(response.body)
+    }
+
+    /// The exact string `sign` is made over for a refresh, for `onetap gateway sign tianyi`.
+    /// - Parameter fields: `refreshToken` (default `REFRESH_TOKEN`) and `timeStamp` (default: the clock's milliseconds).
+    /// - Returns: The signed text and `sign`.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` for a field the call does not take.
+    package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        if let unknown = fields.keys.sorted().first(where: { !["refreshToken", "timeStamp"].contains($0) }) {
+            throw GatewayError(gateway: TianyiTokenExchange.name, .misconfigured("--field \(unknown) is not a field of refreshToken.do (its fields: refreshToken, timeStamp)"))
+        }
+        return try TianyiRequest(
+            parameters: parameters(refreshToken: fields["refreshToken"] ?? "REFRESH_TOKEN", timeStamp: fields["timeStamp"] ?? client.timeStamp),
+            configuration: configuration
+        ).preview(configuration)
+    }
+
+    private func parameters(refreshToken: String, timeStamp: String) -> [(name: String, value: String)] {
+        client.withClientIP([("refreshToken", refreshToken), ("grantType", "refresh_token"), ("timeStamp", timeStamp)])
+    }
+}

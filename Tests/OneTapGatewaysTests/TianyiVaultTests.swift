@@ -1,0 +1,58 @@
+import Foundation
+import OneTap
+@testable import OneTapGateways
+import Testing
+import OneTapTesting
+
+/// `TianyiTokenRefresher` as a `TokenVault`'s refresher against the fake: an expired month-long token is refreshed
+/// through `refreshToken.do` (both tokens rotated, a month's life), and a refused refresh token ends in relogin.
+@Suite(.timeLimit(.minutes(1))) struct TianyiVaultTests {
+    static let background = TokenVault.Background(scanInterval: .seconds(86_400), concurrentRefreshes: 2, lateAnswerLimit: .seconds(30))
+
+    static func withVault<T: Sendable>(_ server: FakeServer, _ body: @Sendable (TokenVault) async throws -> T) async throws -> T {
+        var configuration = TianyiConfiguration(appID: TianyiFakeServerTests.appID, appSecret: Secret(TianyiFakeServerTests.secret))
+        configuration.refreshURL = server.url("/api/oauth2/refreshToken.do")
+        let refresher = try TianyiTokenRefresher(configuration: configuration, transport: URLSessionTransport())
+        let vault = TokenVault(refresher: refresher, background: Self.background, events: DiscardingEventSink())
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await vault.run(); return nil }
+            let result: T
+            do { result = try await body(vault) } catch {
+                await vault.shutdown()
+                throw error
+            }
+            await vault.shutdown()
+            for try await _ in group {}
+            return result
+        }
+    }
+
+    static func expired(_ account: AccountID, refresh: String) -> AccessToken {
+        let issued = Date().addingTimeInterval(-31 * 86_400)
+        return AccessToken(value: Secret("AT-old"), refreshToken: Secret(refresh), flow: .tianyi, account: account, issuedAt: issued, expiresAt: issued.addingTimeInterval(30 * 86_400))
+    }
+
+    @Test func anExpiredTokenIsRefreshedThroughRefreshTokenDo() async throws {
+        let server = try await TianyiFakeServerTests.fake()
+        defer { server.stop() }
+        let token = try await Self.withVault(server) { vault in
+            try await vault.store(Self.expired("acct-1", refresh: "RT-\(UUID().uuidString)"))
+            return try await vault.validToken(for: "acct-1")
+        }
+        #expect(token.value.reveal().hasPrefix("AT-") && token.value != Secret("AT-old"))
+        #expect(token.refreshToken?.reveal().hasPrefix("RT-") == true)
+        #expect(abs(token.expiresAt.timeIntervalSince(token.issuedAt) - 2_592_000) < 1)
+    }
+
+    @Test func aRefusedRefreshTokenEndsInRelogin() async throws {
+        let server = try await TianyiFakeServerTests.fake()
+        defer { server.stop() }
+        let error = await #expect(throws: TokenError.self) {
+            try await Self.withVault(server) { vault in
+                try await vault.store(Self.expired("acct-2", refresh: "revoked-\(UUID().uuidString)"))
+                return try await vault.validToken(for: "acct-2")
+            }
+        }
+        #expect(error?.kind == .reloginRequired)
+    }
+}
