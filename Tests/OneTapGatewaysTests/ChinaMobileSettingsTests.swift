@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapTesting
 @testable import OneTapGateways
 import Testing
 

@@ -1,20 +1,13 @@
-"""What the vendor fakes share (standard library only): the loopback server, the JSON handler's plumbing, and the
-faults a test chooses by the token's prefix. The vendor rules stay in each fake, written from its document.
-
-Faults by token prefix (token_fault):
-  slow-*          the answer after 3 s
-  status-NNN-*    HTTP status NNN
-  truncated-*     a Content-Length longer than the body sent, then the connection closed
-  malformed-*     200 application/json, not JSON
-  html-*          200 text/html
+"""What China Mobile's fakes share beyond http_behaviours (its serving loop and fault answers): the JSON handler's
+plumbing, reading a JSON POST, China Mobile's 17-digit UTC+8 time, and first-use state. The vendor rules stay in each
+fake, written from its document. Standard library only.
 """
 import datetime
 import json
-import os
-import sys
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from http_behaviours import answer_fault, serve  # noqa: F401 (serve: re-exported for the fakes)
 
 
 CHINA = datetime.timezone(datetime.timedelta(hours=8))
@@ -45,12 +38,6 @@ class State:
                 return False
             seen.add(value)
             return True
-
-
-class Server(ThreadingHTTPServer):
-    # The standard library's backlog of 5 resets connections when a test opens many at once.
-    request_queue_size = 256
-    daemon_threads = True
 
 
 NOT_FOUND = object()  # posted_json's answer for another path
@@ -88,36 +75,13 @@ class FakeHandler(BaseHTTPRequestHandler):
         except (UnicodeDecodeError, ValueError):
             return None
 
+    send_body = reply  # what http_behaviours.answer_fault calls
+
     def token_fault(self, token, partial, malformed):
-        """Answers the fault the token's prefix names: True when answered (the caller returns), False to answer as
-        usual (after 3 s for slow-*). partial: the start of a JSON answer cut short; malformed: a body that is not JSON."""
-        if token.startswith("slow-"):
-            time.sleep(3)
-        elif token.startswith("status-"):
-            self.reply(int(token.split("-")[1]), b"<html>gateway error</html>", "text/html")
-            return True
-        elif token.startswith("truncated-"):
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "400")
-            self.end_headers()
-            self.wfile.write(partial)
-            self.wfile.flush()
-            self.close_connection = True
-            return True
-        elif token.startswith("malformed-"):
+        """Answers the fault the token's prefix names (http_behaviours.answer_fault), with a malformed body of its own:
+        True when answered (the caller returns), False to answer as usual (after 3 s for slow-*). partial: the start
+        of a JSON answer cut short; malformed: a body that is not JSON."""
+        if token.startswith("malformed-"):
             self.reply(200, malformed)
             return True
-        elif token.startswith("html-"):
-            self.reply(200, b"<html>maintenance</html>", "text/html")
-            return True
-        return False
-
-
-def serve(handler):
-    """Serves on a loopback port printed on stdout's first line, until stdin closes."""
-    server = Server(("127.0.0.1", 0), handler)
-    print(server.server_address[1], flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    sys.stdin.read()
-    os._exit(0)
+        return answer_fault(self, token, partial)
