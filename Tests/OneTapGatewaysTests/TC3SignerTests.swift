@@ -1,4 +1,5 @@
 import Foundation
+import OneTapTesting
 import OneTap
 @testable import OneTapGateways
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import OneTapTesting
 @testable import OneTap
 @testable import OneTapGateways
 import Testing

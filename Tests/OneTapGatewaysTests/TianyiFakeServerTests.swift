@@ -98,8 +98,8 @@ import OneTapTesting
         // The same answer to a refresh is a transient failure: the stored token is kept.
         let refresher = try TianyiTokenRefresher(configuration: Self.configuration(server), transport: URLSessionTransport())
         let refreshToken = "\(prefix)-\(UUID().uuidString)"
-        let refreshError = await #expect(throws: TokenRefreshError.self) { try await refresher.refresh(try Self.token(refresh: refreshToken)) }
-        #expect(refreshError?.kind == .transient)
+        let refreshError = await #expect(throws: TokenError.self) { try await refresher.refresh(try Self.token(refresh: refreshToken)) }
+        #expect(refreshError?.kind == .refreshFailed)
         #expect(refreshError?.message == GatewayError(gateway: "tianyi", kind).description)
         Self.expectNothingSecret(refreshError, token: refreshToken)
     }
@@ -113,9 +113,9 @@ import OneTapTesting
             #expect(response.accessToken.reveal().hasPrefix("AT-"))
             #expect(response.refreshToken?.reveal().hasPrefix("RT-") == true)
             #expect(response.expiresIn?.seconds == 2_592_000)
-            let refusal = await #expect(throws: TokenRefreshError.self) { try await refresher.refresh(try Self.token(refresh: "revoked-1")) }
-            #expect(refusal?.kind == .final)
-            #expect(refusal?.code == "FAKE_REFRESH_REFUSED")
+            let refusal = await #expect(throws: TokenError.self) { try await refresher.refresh(try Self.token(refresh: "revoked-1")) }
+            #expect(refusal?.kind == .reloginRequired)
+            #expect(refusal?.message.contains("FAKE_REFRESH_REFUSED") == true)
         }
     }
 
