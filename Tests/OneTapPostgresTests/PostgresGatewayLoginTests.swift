@@ -23,12 +23,13 @@ import Testing
         defer { fake.stop() }
         var configuration = ChinaMobileConfiguration(appID: Self.appID, signing: .md5(secret: Secret(Self.secret)))
         configuration.url = fake.url("/unisdk/rsapi/loginTokenValidate")
+        configuration.timeout = .seconds(31)   // past the guard's 30 s: a loaded machine is slow, never the fake
         let gateway = try ChinaMobileTokenExchange(configuration: configuration, transport: URLSessionTransport())
         try await TestDatabase.withStores(poolSize: concurrent + 1) { stores in
             let clock = SystemClock()
             let ledger = stores.exchangeLedger()
             let server = LoginServer(
-                store: stores.loginSessionStore(), exchange: ExchangeGuard(provider: gateway, ledger: ledger, clock: clock), clock: clock,
+                store: stores.loginSessionStore(), exchange: ExchangeGuard(provider: gateway, ledger: ledger, timeout: .seconds(30), clock: clock), clock: clock,
                 events: DiscardingEventSink())
             let flood = try LoginFlood(now: clock.now())
             let logins = await withTaskGroup(of: (Int, LoginTransition?, String?).self) { group in

@@ -39,6 +39,8 @@ class Nonces:
 
 class RPCHandler(BaseHTTPRequestHandler):
     """Subclasses set ACTIONS = {action: (version, [required parameters])} and implement answer(action, params)."""
+    # No Nagle delay between the status line and the body (40 ms a call otherwise).
+    disable_nagle_algorithm = True
     protocol_version = "HTTP/1.1"
     ACTIONS = {}
     secrets = {}

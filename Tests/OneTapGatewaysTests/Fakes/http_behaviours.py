@@ -18,7 +18,12 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import socketserver
 from urllib.parse import urlparse, parse_qs
+
+# Every fake answers without Nagle's delay: Python writes the status line and the body apart, and the second write
+# would wait for the client's delayed ACK (40 ms a call on Linux).
+socketserver.StreamRequestHandler.disable_nagle_algorithm = True
 
 
 class Handler(BaseHTTPRequestHandler):
