@@ -40,4 +40,44 @@ import Testing
         #expect(answer.code == "104201")
         #expect(transport.requests.count == 1)
     }
+
+    @Test func fromTheConfigurationFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { _ = try? FileManager.default.removeItem(at: directory) }   // cleanup only
+        let path = directory.appendingPathComponent("gateways.json").path
+        try Data("""
+            {"cmcc": {"appId": "300011111111", "appSecret": {"env": "CMCC_APP_SECRET"}, "appKey": {"env": "CMCC_APP_KEY"}},
+             "tencent-sms": {"secretId": "AKIDreadme", "secretKey": {"env": "TENCENT_SECRET_KEY"}, "sdkAppId": "1400006666",
+                             "signName": "OneTap", "templateId": "1110"},
+             "tencent-captcha": {"secretId": "AKIDreadme", "secretKey": {"env": "TENCENT_SECRET_KEY"}, "captchaAppId": "199999164",
+                                 "appSecretKey": {"env": "TENCENT_CAPTCHA_KEY"}}}
+            """.utf8).write(to: URL(fileURLWithPath: path))
+        for (name, value) in [("CMCC_APP_SECRET", "s1"), ("CMCC_APP_KEY", "k1"), ("TENCENT_SECRET_KEY", "s2"), ("TENCENT_CAPTCHA_KEY", "s3")] {
+            setenv(name, value, 1)
+        }
+        let keys = try ServerKeyRing(parsing: Secret("k1:" + Data(repeating: 7, count: 32).base64EncodedString()))
+        let ledger = InMemoryExchangeLedger()
+        // README: gateways from the file
+        let file = try GatewayConfigurationFile(contentsOf: path)   // checked at start-up: errors name gateway, field, fix
+        let transport = URLSessionTransport()
+
+        let exchange = try ChinaMobileTokenExchange(
+            configuration: try ChinaMobileConfiguration(settings: try file.settings("cmcc")), transport: transport)
+        let sms = SMSCodeService(
+            keys: keys,
+            sender: try TencentSMSSender(configuration: try TencentSMSConfiguration(settings: try file.settings("tencent-sms")), transport: transport),
+            captcha: try TencentCaptchaVerifier(
+                configuration: try TencentCaptchaConfiguration(settings: try file.settings("tencent-captcha")), transport: transport))
+        let server = LoginServer(exchange: ExchangeGuard(provider: exchange, ledger: ledger), sms: sms)
+
+        // Number verification (本机号码校验): each token sent once, never past its lifetime; billed as the table says.
+        let verification = NumberVerificationService(
+            provider: try ChinaMobileNumberVerification(
+                configuration: try ChinaMobileNumberVerificationConfiguration(settings: try file.settings("cmcc")), transport: transport),
+            ledger: ledger)
+        // README: end
+        _ = (server, verification)
+        #expect(file.description == "gateways: cmcc, tencent-captcha, tencent-sms")
+    }
 }
