@@ -69,7 +69,7 @@ enum GatewayBenchmarks {
         let callName = "gateway.cmcc call (loopback fake, \(mode))"
         let cpuName = "gateway.cmcc sign+encode+decode (\(mode))"
         guard options.wants(callName) || options.wants(cpuName) else { return }
-        let fake: BenchmarkFake
+        let fake: FakeServer
         switch await BenchmarkFake.start("cmcc_login_token_validate.py", fakeArguments(mode)) {
         case .success(let started): fake = started
         case .failure(let failure):
@@ -85,7 +85,7 @@ enum GatewayBenchmarks {
     }
 
     private static func measureCMCC(
-        mode: String, fake: BenchmarkFake, callName: String, cpuName: String, _ options: BenchmarkOptions, _ report: inout Report, repetitions: Int
+        mode: String, fake: FakeServer, callName: String, cpuName: String, _ options: BenchmarkOptions, _ report: inout Report, repetitions: Int
     ) async throws {
         let url = fake.url("/unisdk/rsapi/loginTokenValidate")
         let transport = URLSessionTransport()

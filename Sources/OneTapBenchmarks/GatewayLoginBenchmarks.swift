@@ -24,7 +24,7 @@ enum GatewayLoginBenchmarks {
 
     static func run(_ options: BenchmarkOptions, _ report: inout Report) async {
         guard names.contains(where: options.wants) else { return }
-        let fake: BenchmarkFake
+        let fake: FakeServer
         switch await BenchmarkFake.start("cmcc_login_token_validate.py", GatewayBenchmarks.fakeArguments("MD5")) {
         case .success(let started): fake = started
         case .failure(let failure):
@@ -41,7 +41,7 @@ enum GatewayLoginBenchmarks {
     }
 
     private static func measure(
-        _ stores: PostgresStores, url: String, pgbench: String?, fake: BenchmarkFake, _ options: BenchmarkOptions, _ report: inout Report
+        _ stores: PostgresStores, url: String, pgbench: String?, fake: FakeServer, _ options: BenchmarkOptions, _ report: inout Report
     ) async throws {
         let statements = LockedValue([String: Int]())
         // A second set of stores on the same schema whose pool counts every statement it sends.
@@ -59,7 +59,7 @@ enum GatewayLoginBenchmarks {
     }
 
     private static func measureCounted(
-        _ counted: PostgresStores, _ statements: LockedValue<[String: Int]>, url: String, pgbench: String?, fake: BenchmarkFake,
+        _ counted: PostgresStores, _ statements: LockedValue<[String: Int]>, url: String, pgbench: String?, fake: FakeServer,
         _ options: BenchmarkOptions, _ report: inout Report
     ) async throws {
         let clock = SystemClock()
