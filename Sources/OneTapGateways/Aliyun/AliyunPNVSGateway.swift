@@ -9,7 +9,7 @@ import OneTapSupport
 ///
 /// Each call sends one request and never retries it (the exchange guard decides). Its errors are ``GatewayError``s
 /// named `aliyun-pnvs` that quote no token, secret, signature, number or body.
-public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationProvider, NamedGateway, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `aliyun-pnvs`.
     public static let name = "aliyun-pnvs"
 

@@ -9,7 +9,7 @@ import OneTapSupport
 /// Each call sends one request and never retries it; `exID` is 32 hexadecimal characters from the system's secure
 /// generator, checked against the answer's echo. Its errors are ``GatewayError``s named `jverification` that quote
 /// no token, secret, number or body.
-public final class JVerificationGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+public final class JVerificationGateway: TokenExchangeProvider, NumberVerificationProvider, NamedGateway, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `jverification`.
     public static let name = "jverification"
 

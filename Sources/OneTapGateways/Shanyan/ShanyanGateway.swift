@@ -8,7 +8,7 @@ import OneTapSupport
 ///
 /// Each call sends one request and never retries it; `outId` is 32 hexadecimal characters from the system's secure
 /// generator. Its errors are ``GatewayError``s named `shanyan` that quote no token, secret, sign, number or body.
-public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProvider, NamedGateway, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `shanyan`.
     public static let name = "shanyan"
 

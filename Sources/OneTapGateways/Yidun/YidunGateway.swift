@@ -9,7 +9,7 @@ import OneTapSupport
 /// Each call sends one request and never retries it; `nonce` is 32 hexadecimal characters from the system's secure
 /// generator, `timestamp` (milliseconds) comes from the injected clock. Its errors are ``GatewayError``s named
 /// `yidun` that quote no token, secret, signature, number or body.
-public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvider, NamedGateway, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `yidun`.
     public static let name = "yidun"
 
