@@ -157,7 +157,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "OneTapBenchmarks",
-            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport", "OneTapGateways"],
             swiftSettings: strict,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
@@ -198,7 +198,7 @@ let package = Package(
         // Against a real server: a private one the tests start (or ONETAP_POSTGRES_URL).
         .testTarget(
             name: "OneTapPostgresTests",
-            dependencies: ["OneTapPostgres", "OneTapPostgresTestSupport", "OneTapTesting", "OneTapTestHelper"],
+            dependencies: ["OneTapPostgres", "OneTapPostgresTestSupport", "OneTapTesting", "OneTapTestHelper", "OneTapGateways"],
             swiftSettings: strict
         ),
         // Against fake vendor servers written in Python 3 (Tests/OneTapGatewaysTests/Fakes), started by the tests.

@@ -36,47 +36,23 @@ enum AbuseFloodBenchmarks {
     }
 
     private static func postgres(_ report: inout Report, repetitions: Int) async {
-        var server: PostgresTestServer? = nil
-        let url: String
-        if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
-            url = external
-        } else {
-            do {
-                server = try await PostgresTestServer.start(.init(maxConnections: 20))
-                url = server!.url()
-            } catch {
-                print("\(postgresName): skipped: no PostgreSQL server (\(error)); set ONETAP_POSTGRES_URL or install postgresql-15")
-                return
-            }
+        await BenchmarkPostgres.run(
+            postgresName, schemaPrefix: "bench_flood_", poolSize: 4, serverOptions: PostgresTestServer.Options(maxConnections: 20), &report
+        ) { stores, _, _, report in
+            let table = "\"\(stores.configuration.schema)\".exchange_ledger"
+            await flood(
+                postgresName, sessions: stores.loginSessionStore(), ledger: stores.exchangeLedger(),
+                ledgerRows: {
+                    do {
+                        let rows = try await stores.pool.execute("SELECT count(*)::bigint FROM \(table)")
+                        guard case .int64(let count)? = rows.first?.first else { return -1 }
+                        return Int(count)
+                    } catch {
+                        print("\(postgresName): could not count the ledger's rows: \(error)")
+                        return -1
+                    }
+                }, freshLedger: { stores.exchangeLedger() }, &report, repetitions: repetitions)
         }
-        defer { server?.remove() }
-        let schema = "bench_flood_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let stores: PostgresStores
-        do {
-            stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 4))
-        } catch {
-            print("\(postgresName): skipped: \(error)")
-            return
-        }
-        let table = "\"\(schema)\".exchange_ledger"
-        await flood(
-            postgresName, sessions: stores.loginSessionStore(), ledger: stores.exchangeLedger(),
-            ledgerRows: {
-                do {
-                    let rows = try await stores.pool.execute("SELECT count(*)::bigint FROM \(table)")
-                    guard case .int64(let count)? = rows.first?.first else { return -1 }
-                    return Int(count)
-                } catch {
-                    print("\(postgresName): could not count the ledger's rows: \(error)")
-                    return -1
-                }
-            }, freshLedger: { stores.exchangeLedger() }, &report, repetitions: repetitions)
-        do {
-            try await stores.pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        } catch {
-            print("\(postgresName): could not drop schema \(schema): \(error)")
-        }
-        await stores.close()
     }
 
     /// Runs the reference (honest logins alone), then the flood, and adds the row.

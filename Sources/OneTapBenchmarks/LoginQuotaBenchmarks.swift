@@ -15,35 +15,11 @@ enum LoginQuotaBenchmarks {
 
     static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
         guard options.wants(name) else { return }
-        var server: PostgresTestServer? = nil
-        let url: String
-        if let external = ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"], !external.isEmpty {
-            url = external
-        } else {
-            do {
-                server = try await PostgresTestServer.start(.init(maxConnections: 20))
-                url = server!.url()
-            } catch {
-                print("\(name): skipped: no PostgreSQL server (\(error)); set ONETAP_POSTGRES_URL or install postgresql-15")
-                return
-            }
+        await BenchmarkPostgres.run(
+            name, schemaPrefix: "bench_quota_", poolSize: 1, serverOptions: PostgresTestServer.Options(maxConnections: 20), &report
+        ) { stores, _, _, report in
+            await measure(stores, &report, repetitions: repetitions)
         }
-        defer { server?.remove() }
-        let schema = "bench_quota_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let stores: PostgresStores
-        do {
-            stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
-        } catch {
-            print("\(name): skipped: \(error)")
-            return
-        }
-        await measure(stores, &report, repetitions: repetitions)
-        do {
-            try await stores.pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        } catch {
-            print("\(name): could not drop schema \(schema): \(error)")
-        }
-        await stores.close()
     }
 
     private static func measure(_ stores: PostgresStores, _ report: inout Report, repetitions: Int) async {

@@ -121,7 +121,7 @@ enum PostgresBenchmarks {
             return lanes
         }
         let sorted = lanes.flatMap { $0 }.sorted()
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        func percentile(_ p: Double) -> Double { sorted.percentile(p) ?? 0 }
         let rate = lanes.reduce(0.0) { total, samples in
             let busy = samples.reduce(0, +) / 1e9
             return busy > 0 ? total + Double(samples.count) / busy : total
@@ -277,7 +277,7 @@ enum PostgresBenchmarks {
         }
         let elapsed = Double(nanoseconds() - start) / 1e9
         let sorted = samples.sorted()
-        func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        func percentile(_ p: Double) -> Double { sorted.percentile(p) ?? 0 }
         return (sorted.count, percentile(0.5), percentile(0.9), percentile(0.99), Double(sorted.count) / elapsed)
     }
 

@@ -50,19 +50,16 @@ enum SealedTokenBenchmarks {
                 do { blackHole(try await store.load(account)) } catch { failures += 1 }
             }
         }
-        if options.wants(writeName) {
-            let ours = await measureAsync(batch: batch, repetitions: runs) { await writes(sealed, "sealed") }
-            let reference = await measureAsync(batch: batch, repetitions: runs) { await writes(plain, "plain") }
-            var row = Suites.row(writeName, batch, ours, "the same write unsealed", reference, target: nil, met: nil)
-            row.extra = [("sealingCostNs", format(ours.median - reference.median)), ("failures", String(failures))]
+        /// One row: `body` on the sealed store beside the same on the plain one.
+        func add(_ name: String, reference: String, cost: String, _ body: (any TokenStore, AccountID) async -> Void) async {
+            guard options.wants(name) else { return }
+            let ours = await measureAsync(batch: batch, repetitions: runs) { await body(sealed, "sealed") }
+            let unsealed = await measureAsync(batch: batch, repetitions: runs) { await body(plain, "plain") }
+            var row = Suites.row(name, batch, ours, reference, unsealed, target: nil, met: nil)
+            row.extra = [(cost, format(ours.median - unsealed.median)), ("failures", String(failures))]
             report.add(row)
         }
-        if options.wants(readName) {
-            let ours = await measureAsync(batch: batch, repetitions: runs) { await reads(sealed, "sealed") }
-            let reference = await measureAsync(batch: batch, repetitions: runs) { await reads(plain, "plain") }
-            var row = Suites.row(readName, batch, ours, "the same read unsealed", reference, target: nil, met: nil)
-            row.extra = [("openingCostNs", format(ours.median - reference.median)), ("failures", String(failures))]
-            report.add(row)
-        }
+        await add(writeName, reference: "the same write unsealed", cost: "sealingCostNs", writes)
+        await add(readName, reference: "the same read unsealed", cost: "openingCostNs", reads)
     }
 }

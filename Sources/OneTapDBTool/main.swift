@@ -102,7 +102,9 @@ if request.action == "reconcile" {
 } else {
     let report: PostgresMigrationReport
     do {
-        report = try await stores.migrate()
+        // The migrator itself rather than `stores.migrate()`: its PostgreSQL error (not the store error the
+        // public call makes of it) tells an unreachable server (exit 69) from a refusal (exit 1).
+        report = try await PostgresMigrator(schema: configuration.schema).migrate(stores.pool)
     } catch {
         await stores.close()
         fail(error, doing: "the migration", request.url)

@@ -1,24 +1,24 @@
 /// What ``PostgresStores/removeExpiredRows(before:)`` removed, table by table.
-public struct PostgresCleanupReport: Sendable, Hashable, CustomStringConvertible {
+package struct PostgresCleanupReport: Sendable, Hashable, CustomStringConvertible {
     /// Refresh leases whose time had passed (left by instances that stopped mid-refresh).
-    public internal(set) var refreshLeases = 0
+    package internal(set) var refreshLeases = 0
     /// Login sessions that had expired.
-    public internal(set) var loginSessions = 0
+    package internal(set) var loginSessions = 0
     /// SMS counters kept only until before the cut-off.
-    public internal(set) var smsCounters = 0
+    package internal(set) var smsCounters = 0
     /// SMS code records kept only until before the cut-off.
-    public internal(set) var smsCodes = 0
+    package internal(set) var smsCodes = 0
     /// Login quota counters kept only until before the cut-off.
-    public internal(set) var loginQuotaCounters = 0
+    package internal(set) var loginQuotaCounters = 0
     /// Exchange-ledger rows past their retention.
-    public internal(set) var exchangeLedgerRows = 0
+    package internal(set) var exchangeLedgerRows = 0
     /// Journals of finished guest merges past their retention.
-    public internal(set) var mergeJournals = 0
+    package internal(set) var mergeJournals = 0
     /// App sessions whose refresh token had expired (revoked ones too).
-    public internal(set) var appSessions = 0
+    package internal(set) var appSessions = 0
 
     /// `removed 2 expired refresh leases, 1 login session, 0 SMS counters, 0 SMS code records, 0 login quota counters, 0 exchange-ledger rows, 0 merge journals, 0 app sessions`.
-    public var description: String {
+    package var description: String {
         func count(_ number: Int, _ one: String, _ many: String) -> String { "\(number) \(number == 1 ? one : many)" }
         return "removed " + [
             count(refreshLeases, "expired refresh lease", "expired refresh leases"), count(loginSessions, "login session", "login sessions"),

@@ -21,7 +21,7 @@ import Darwin
 /// `weak-tls` event. A Unix socket keeps libpq's default.
 ///
 /// The password (and `sslpassword`) is kept for connecting only: ``description``, `dump`, every
-/// ``PostgresError`` and every event show `<redacted>` instead. A password can also come from libpq's own
+/// error and every event show `<redacted>` instead. A password can also come from libpq's own
 /// sources (`PGPASSWORD`, `~/.pgpass`), which OneTap never reads or prints.
 public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// One libpq connection keyword and its value (`host`, `/tmp/sock`).
@@ -33,15 +33,15 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The schema holding OneTap's tables: a lowercase identifier, `onetap` by default.
-    public let schema: String
+    package let schema: String
     /// How many connections the pool keeps open at most, per ``PostgresStores``.
-    public let poolSize: Int
+    package let poolSize: Int
     /// The longest a call waits to get a connection: to open a new one, or for one to come free when the
     /// pool is at its size.
-    public let connectTimeout: Duration
+    package let connectTimeout: Duration
     /// The longest one statement may run: the server's `statement_timeout`, and the client's deadline for
     /// the server's answer (so a server that stops answering cannot hold a call for ever).
-    public let statementTimeout: Duration
+    package let statementTimeout: Duration
 
     /// The connection keywords the URL set, passwords included, and the `sslmode` OneTap adds; never printed.
     let parameters: [Parameter]
@@ -61,12 +61,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     ///   - connectTimeout: How long to wait for a connection (to open one or for one to come free),
     ///     1 ms to 1 hour; 5 seconds.
     ///   - statementTimeout: How long one statement may run, 1 ms to 24 days; 10 seconds.
-    /// - Throws: ``PostgresError`` of kind `invalid-configuration` naming the part that is wrong (the
+    /// - Throws: ``StoreError`` of kind `invalid-configuration` naming the part that is wrong (the
     ///   URL is quoted with its password redacted).
     public init(
         url: String, schema: String = "onetap", poolSize: Int = 8, connectTimeout: Duration = .seconds(5),
         statementTimeout: Duration = .seconds(10)
-    ) throws(PostgresError) {
+    ) throws(StoreError) {
         var parameters = try Self.parse(url)
         transportSecurity = PostgresTransportSecurity(parameters, environment: PostgresTransportSecurity.processEnvironment)
         if let mode = transportSecurity.addedMode {
@@ -74,16 +74,16 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         }
         self.parameters = parameters
         guard PostgresIdentifier.problem(schema) == nil else {
-            throw PostgresError(.invalidConfiguration, message: "schema name \(QuotedInput(schema)): \(PostgresIdentifier.problem(schema)!)")
+            throw StoreError(.invalidConfiguration, message: "schema name \(QuotedInput(schema)): \(PostgresIdentifier.problem(schema)!)")
         }
         guard (1...1000).contains(poolSize) else {
-            throw PostgresError(.invalidConfiguration, message: "pool size \(poolSize): a pool has 1 to 1000 connections")
+            throw StoreError(.invalidConfiguration, message: "pool size \(poolSize): a pool has 1 to 1000 connections")
         }
         guard connectTimeout >= .milliseconds(1), connectTimeout <= .seconds(3600) else {
-            throw PostgresError(.invalidConfiguration, message: "connect timeout \(connectTimeout.seconds) s: it must be 1 ms to 1 hour")
+            throw StoreError(.invalidConfiguration, message: "connect timeout \(connectTimeout.seconds) s: it must be 1 ms to 1 hour")
         }
         guard statementTimeout >= .milliseconds(1), statementTimeout <= .milliseconds(Int64(Int32.max)) else {
-            throw PostgresError(.invalidConfiguration, message: "statement timeout \(statementTimeout.seconds) s: it must be 1 ms to 24 days")
+            throw StoreError(.invalidConfiguration, message: "statement timeout \(statementTimeout.seconds) s: it must be 1 ms to 24 days")
         }
         self.schema = schema
         self.poolSize = poolSize
@@ -122,12 +122,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
 
     /// Parses a URI or connection string with libpq's own parser (`PQconninfoParse`), so OneTap reads it
     /// exactly as libpq will.
-    private static func parse(_ url: String) throws(PostgresError) -> [Parameter] {
+    private static func parse(_ url: String) throws(StoreError) -> [Parameter] {
         guard !url.allSatisfy(\.isWhitespace) else {
-            throw PostgresError(.invalidConfiguration, message: "the PostgreSQL URL is empty; give one such as postgresql://host/dbname")
+            throw StoreError(.invalidConfiguration, message: "the PostgreSQL URL is empty; give one such as postgresql://host/dbname")
         }
         guard !url.utf8.contains(0) else {
-            throw PostgresError(.invalidConfiguration, message: "the PostgreSQL URL \(QuotedInput(redactRaw(url))) holds a NUL character")
+            throw StoreError(.invalidConfiguration, message: "the PostgreSQL URL \(QuotedInput(redactRaw(url))) holds a NUL character")
         }
         var error: UnsafeMutablePointer<CChar>? = nil
         guard let options = PQconninfoParse(url, &error) else {
@@ -137,7 +137,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
                 PQfreemem(error)
             }
             let scrubbed = Secret.scrub(detail, of: ConnectionPasswords.found(in: url).map { Secret($0) })
-            throw PostgresError(
+            throw StoreError(
                 .invalidConfiguration,
                 message: "the PostgreSQL URL \(QuotedInput(redactRaw(url))) is not a libpq URI or connection string: \(scrubbed)")
         }

@@ -1,21 +1,22 @@
 import OneTap
 
-/// What the PostgreSQL layer reports: a bad configuration, a server that cannot be reached or went away,
-/// a time limit, or an error the server answered with (its SQLSTATE and message). New kinds may be added;
-/// match kinds with a `default` case.
+/// What the PostgreSQL layer (the connection, the pool, the migrator) reports inside the package: a bad
+/// configuration, a server that cannot be reached or went away, a time limit, or an error the server
+/// answered with (its SQLSTATE and message). A user never meets it: the stores turn it into a
+/// ``StoreError`` (``storeError(doing:)``), the one error every store throws.
 ///
 /// Messages never hold a password, a token or a statement's parameter values: passwords are redacted
 /// from everything libpq says, and the server's `DETAIL` (which can quote a row) is never kept.
-public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     package typealias Kind = ErrorKind<PostgresError>
 
     /// What went wrong.
-    public let kind: ErrorKind<PostgresError>
+    package let kind: ErrorKind<PostgresError>
     /// The server's SQLSTATE code (`"57014"`, `"40001"`), when the server sent one.
-    public let sqlState: String?
+    package let sqlState: String?
     /// An explanation: what was being done and why it failed, with the server's primary message.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
     /// - Parameters:
@@ -42,29 +43,56 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
         sqlState == "40001" || sqlState == "40P01"
     }
 
+    /// The ``StoreError`` a public call throws for this error: `invalid-configuration`,
+    /// `incompatible-schema` and `timeout` keep their kind, every other one is `io`; the message keeps this
+    /// error's description (its kind and SQLSTATE).
+    /// - Parameter doing: What was being done (`"migrate the schema"`).
+    /// - Returns: The store error.
+    package func storeError(doing: String) -> StoreError {
+        let kinds: [ErrorKind<PostgresError>: ErrorKind<StoreError>] = [
+            .invalidConfiguration: .invalidConfiguration, .incompatibleSchema: .incompatibleSchema, .timeout: .timeout,
+        ]
+        return StoreError(kinds[kind] ?? .io, message: "PostgreSQL: cannot \(doing): \(self)")
+    }
+
+    /// Runs `body`, throwing a ``StoreError`` for a ``PostgresError`` (``storeError(doing:)``); other errors
+    /// pass as they are.
+    /// - Parameters:
+    ///   - doing: What `body` does (`"migrate the schema"`).
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    @inline(never)
+    package static func asStoreError<T>(doing: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresError {
+            throw error.storeError(doing: doing)
+        }
+    }
+
     /// `connection-lost: … (SQLSTATE 57P01)`.
-    public var description: String {
+    package var description: String {
         "\(kind): \(message)\(sqlState.map { " (SQLSTATE \($0))" } ?? "")"
     }
 }
 
 extension ErrorKind where Failure == PostgresError {
     /// The URL, schema name, pool size or a time limit is not valid; nothing was tried.
-    public static let invalidConfiguration = Self("invalid-configuration")
+    package static let invalidConfiguration = Self("invalid-configuration")
     /// No connection could be opened (no server at the address, refused, authentication failed).
-    public static let connectionFailed = Self("connection-failed")
+    package static let connectionFailed = Self("connection-failed")
     /// The connection broke during the call (the server stopped or restarted). A write may or may not
     /// have been committed; the pool replaces the connection on the next call.
-    public static let connectionLost = Self("connection-lost")
+    package static let connectionLost = Self("connection-lost")
     /// A time limit passed: opening a connection, waiting for a free one, or a statement (the server's
     /// `statement_timeout`, SQLSTATE 57014, or the client's own deadline).
-    public static let timeout = Self("timeout")
+    package static let timeout = Self("timeout")
     /// The server answered with an error; ``PostgresError/sqlState`` says which.
-    public static let server = Self("server-error")
+    package static let server = Self("server-error")
     /// The database holds a schema this version of OneTap does not know (applied by a newer one).
-    public static let incompatibleSchema = Self("incompatible-schema")
+    package static let incompatibleSchema = Self("incompatible-schema")
     /// The server answered with something the code did not expect (a missing row or column).
-    public static let unexpectedResult = Self("unexpected-result")
+    package static let unexpectedResult = Self("unexpected-result")
     /// The pool was closed; no call runs any more.
-    public static let closed = Self("closed")
+    package static let closed = Self("closed")
 }

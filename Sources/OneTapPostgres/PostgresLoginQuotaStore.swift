@@ -43,13 +43,8 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
             read = "SELECT counter, events_ms, keep_until_ms FROM \(table) WHERE counter = ANY($1::text[])"
             // $1 the counters left empty, $2 every written counter's events in one array, $3 the counters
             // to write, $4 and $5 each one's slice of $2, $6 the keep-until.
-            write = """
-                WITH emptied AS (DELETE FROM \(table) WHERE counter = ANY($1::text[])) \
-                INSERT INTO \(table) (counter, events_ms, keep_until_ms) \
-                SELECT put.counter, ($2::bigint[])[put.first + 1 : put.last], $6 \
-                FROM unnest($3::text[], $4::bigint[], $5::bigint[]) AS put(counter, first, last) \
-                ON CONFLICT (counter) DO UPDATE SET events_ms = EXCLUDED.events_ms, keep_until_ms = EXCLUDED.keep_until_ms
-                """
+            write = "WITH emptied AS (DELETE FROM \(table) WHERE counter = ANY($1::text[])) "
+                + PostgresCounterRows.Write.upsert(into: table, events: "$2", counters: "$3", first: "$4", last: "$5", keepUntil: "$6")
             removeExpired = PostgresExpiredRows.delete(from: table, key: "counter", before: "keep_until_ms")
         }
     }
@@ -83,44 +78,17 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
     package func update<Result: Sendable>(
         counters: [LoginQuotaPolicy.Counter], at now: Date, _ body: @Sendable (inout LoginQuotaState) -> Result
     ) async throws -> Result {
-        var seen = Set<String>()
-        let keys = counters.map(\.description).filter { seen.insert($0).inserted }
-        let locks = Self.lockKeys(schema: schema, counters: keys)
-        var attempt = 1
-        while true {
-            let phase = LockedValue(Phase.connecting)
-            do {
-                return try await pool.withConnection { connection in
-                    try await self.run(on: connection, counters: counters, keys: keys, locks: locks, at: now, phase: phase, body)
-                }
-            } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
-                attempt += 1
-            } catch {
-                throw failure(error, phase: phase.withLock { $0 }, updating: true)
-            }
-        }
-    }
-
-    /// How far an update got, for its error message.
-    private enum Phase: Sendable {
-        case connecting, reading, writing, committing
-    }
-
-    /// One run of the transaction on one connection.
-    private func run<Result: Sendable>(
-        on connection: PostgresConnection, counters: [LoginQuotaPolicy.Counter], keys: [String], locks: [Int64], at now: Date,
-        phase: LockedValue<Phase>, _ body: @Sendable (inout LoginQuotaState) -> Result
-    ) async throws -> Result {
-        phase.withLock { $0 = .reading }
-        return try await connection.transaction(committing: { phase.withLock { $0 = .committing } }) { connection in
+        let read = PostgresCounterRows.Read(counters)
+        let locks = Self.lockKeys(schema: schema, counters: read.ids)
+        return try await PostgresCounterRows.update(pool, attempts: attempts, doing: "update the login quota counters") { connection, phase in
             try await connection.execute(statements.lock, [.int64Array(locks)])
-            let rows = try await connection.execute(statements.read, [.textArray(keys)])
-            let stored = try read(rows, counters: counters, at: now)
+            let rows = try await connection.execute(statements.read, [.textArray(read.ids)])
+            let stored = try self.read(rows, into: read, at: now)
 
             var state = LoginQuotaState(events: stored.events, keepUntil: stored.keepUntil)
             let result = body(&state)
 
-            if let write = changes(from: stored, to: state, counters: counters) {
+            if let write = stored.changes(to: state.events, keepUntil: state.keepUntil) {
                 phase.withLock { $0 = .writing }
                 try await connection.execute(
                     statements.write,
@@ -133,76 +101,24 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
         }
     }
 
-    /// The rows as they are stored (whether or not they are still kept), and the state they read as.
-    private struct Stored {
-        /// Every stored counter asked for: its events and keep-until.
-        var counters: [String: (events: [Date], keepUntil: Date)] = [:]
-        /// What the update reads: every counter asked for, the kept ones with their events.
-        var events: [LoginQuotaPolicy.Counter: [Date]] = [:]
-        /// The latest keep-until of what is read; the distant past when nothing is.
-        var keepUntil = Date.distantPast
-    }
-
-    private func read(_ rows: PostgresRows, counters: [LoginQuotaPolicy.Counter], at now: Date) throws(StoreError) -> Stored {
-        var stored = Stored()
-        for counter in counters { stored.events[counter] = [] }
-        let asked = Dictionary(counters.map { ($0.description, $0) }, uniquingKeysWith: { first, _ in first })
+    private func read(
+        _ rows: PostgresRows, into read: PostgresCounterRows.Read<LoginQuotaPolicy.Counter>, at now: Date
+    ) throws(StoreError) -> PostgresCounterRows.Read<LoginQuotaPolicy.Counter> {
+        var read = read
         for row in rows.rows {
             guard row.count == 3, let counter = row[0].text, let events = row[1].instants, let keepUntil = row[2].instant else {
                 throw StoreError(.corrupt, message: "a row of \(schema).login_quota_counters is not one OneTap wrote; it was left as it is")
             }
-            stored.counters[counter] = (events, keepUntil)
-            if keepUntil >= now, let asked = asked[counter] {
-                stored.events[asked] = events
-                stored.keepUntil = max(stored.keepUntil, keepUntil)
-            }
+            read.add(counter, events: events, keepUntil: keepUntil, at: now)
         }
-        return stored
-    }
-
-    /// What to write: nil when nothing changed.
-    private struct Write {
-        var deleteCounters: [String] = []
-        var putCounters: [String] = []
-        /// Every written counter's events, one after another; `bounds` says where each one's are.
-        var events: [Date] = []
-        var bounds: [(first: Int64, last: Int64)] = []
-    }
-
-    private func changes(from stored: Stored, to state: LoginQuotaState, counters: [LoginQuotaPolicy.Counter]) -> Write? {
-        var write = Write()
-        var changed = false
-        var written = Set<String>()
-        for counter in counters {
-            let key = counter.description
-            guard written.insert(key).inserted else { continue }
-            let list = state.events[counter] ?? []
-            let old = stored.counters[key]
-            if list.isEmpty {
-                if old != nil {
-                    write.deleteCounters.append(key)
-                    changed = true
-                }
-            } else if old.map({ $0.events != list || $0.keepUntil != state.keepUntil }) ?? true {
-                let first = Int64(write.events.count)
-                write.events += list
-                write.putCounters.append(key)
-                write.bounds.append((first, Int64(write.events.count)))
-                changed = true
-            }
-        }
-        return changed ? write : nil
+        return read
     }
 
     /// The advisory-lock keys of an update's counters: the first 8 bytes of SHA-256(schema, counter id),
     /// sorted and without repeats, so every update takes its locks in one order. Their own prefix keeps
     /// them apart from the SMS store's.
     static func lockKeys(schema: String, counters: [String]) -> [Int64] {
-        func key(_ id: String) -> Int64 {
-            let digest = SHA256.hash(Array("onetap.login-quotas\u{0}\(schema)\u{0}counter\u{0}\(id)".utf8))
-            return Int64(bitPattern: digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        }
-        return Array(Set(counters.map(key))).sorted()
+        Array(Set(counters.map { PostgresCounterRows.lockKey("onetap.login-quotas\u{0}\(schema)\u{0}counter\u{0}\($0)") })).sorted()
     }
 
     // MARK: Cleaning up
@@ -218,7 +134,7 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
         do {
             return try await removeExpiredRows(before: instant, limit: limit)
         } catch {
-            throw failure(error, phase: nil, updating: false)
+            throw PostgresCounterRows.failure(error, phase: nil, doing: "remove expired login quota counters")
         }
     }
 
@@ -229,21 +145,4 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
         return try await pool.execute(statements.removeExpired, [.bound(instant), .int64(Int64(limit))]).affected
     }
 
-    // MARK: Helpers
-
-    /// The store error for a database failure; the phase says whether a write was on its way.
-    private func failure(_ error: any Error, phase: Phase?, updating: Bool) -> any Error {
-        if error is CancellationError || error is StoreError { return error }
-        let doing = updating ? "update the login quota counters" : "remove expired login quota counters"
-        var message = "PostgreSQL: cannot \(doing): \(error)"
-        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
-        if phase == .committing && lost {
-            message += "; the update may or may not have been committed (whole, if it was)"
-        } else if phase != nil {
-            message += "; nothing was written"
-        }
-        // A statement that ran out of time, not a connection that could not be had (the database is unreachable).
-        let timedOut = (error as? PostgresError)?.kind == .timeout && phase != .connecting
-        return StoreError(timedOut ? .timeout : .io, message: message)
-    }
 }

@@ -1,11 +1,11 @@
 /// What ``PostgresStores/migrate()`` did.
-public struct PostgresMigrationReport: Sendable, Hashable, CustomStringConvertible {
+package struct PostgresMigrationReport: Sendable, Hashable, CustomStringConvertible {
     /// The schema.
-    public let schema: String
+    package let schema: String
     /// The versions this call applied, in order; empty when the schema was already current.
-    public let applied: [Int]
+    package let applied: [Int]
     /// The schema's version now.
-    public let version: Int
+    package let version: Int
 
     /// Creates a report.
     /// - Parameters:
@@ -19,7 +19,7 @@ public struct PostgresMigrationReport: Sendable, Hashable, CustomStringConvertib
     }
 
     /// `schema onetap at version 2 (applied 1, 2)` or `schema onetap at version 2 (already current)`.
-    public var description: String {
+    package var description: String {
         let what = applied.isEmpty ? "already current" : "applied \(applied.map(String.init).joined(separator: ", "))"
         return "schema \(schema) at version \(version) (\(what))"
     }

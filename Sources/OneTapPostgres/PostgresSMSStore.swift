@@ -85,45 +85,18 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     package func update<Result: Sendable>(
         counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
-        var seen = Set<String>()
-        let keys = counters.map(\.description).filter { seen.insert($0).inserted }
-        let locks = Self.lockKeys(schema: schema, counters: keys, number: number)
-        var attempt = 1
-        while true {
-            let phase = LockedValue(Phase.connecting)
-            do {
-                return try await pool.withConnection { connection in
-                    try await self.run(on: connection, counters: counters, keys: keys, locks: locks, number: number, at: now, phase: phase, body)
-                }
-            } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
-                attempt += 1
-            } catch {
-                throw failure(error, phase: phase.withLock { $0 }, number: number)
-            }
-        }
-    }
-
-    /// How far an update got, for its error message.
-    private enum Phase: Sendable {
-        case connecting, reading, writing, committing
-    }
-
-    /// One run of the transaction on one connection.
-    private func run<Result: Sendable>(
-        on connection: PostgresConnection, counters: [SMSPolicy.Counter], keys: [String], locks: [Int64], number: SMSCodeKey, at now: Date,
-        phase: LockedValue<Phase>, _ body: @Sendable (inout SMSState) -> Result
-    ) async throws -> Result {
-        phase.withLock { $0 = .reading }
-        return try await connection.transaction(committing: { phase.withLock { $0 = .committing } }) { connection in
+        let read = PostgresCounterRows.Read(counters)
+        let locks = Self.lockKeys(schema: schema, counters: read.ids, number: number)
+        let doing = "update the SMS counters and the code record of \(number.number.masked)"
+        return try await PostgresCounterRows.update(pool, attempts: attempts, doing: doing) { connection, phase in
             try await connection.execute(statements.lock, [.int64Array(locks)])
-            let rows = try await connection.execute(statements.read, [.textArray(keys), .text(number.id)])
-            let stored = try read(rows, counters: counters, number: number, at: now)
+            let rows = try await connection.execute(statements.read, [.textArray(read.ids), .text(number.id)])
+            let stored = try self.read(rows, into: read, number: number, at: now)
 
-            var state = SMSState(events: stored.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
+            var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
             let result = body(&state)
 
-            let write = changes(from: stored, to: state, counters: counters)
-            if let write {
+            if let write = changes(from: stored, to: state) {
                 phase.withLock { $0 = .writing }
                 let (sql, parameters) = try write.statement(statements, number: number, keepUntil: state.keepUntil)
                 try await connection.execute(sql, parameters)
@@ -134,21 +107,20 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// The rows as they are stored (whether or not they are still kept), and the state they read as.
     private struct Stored {
-        /// Every stored counter asked for: its events and keep-until.
-        var counters: [String: (events: [Date], keepUntil: Date)] = [:]
+        /// The counters asked for.
+        var counters: PostgresCounterRows.Read<SMSPolicy.Counter>
         /// The stored record row: its keep-until, and the record when it is still kept.
         var code: (record: SMSCodeRecord?, keepUntil: Date)? = nil
-        /// What the update reads: the kept counters' events.
-        var events: [SMSPolicy.Counter: [Date]] = [:]
         /// The kept record.
         var record: SMSCodeRecord? = nil
         /// The latest keep-until of what is read; the distant past when nothing is.
-        var keepUntil = Date.distantPast
+        var keepUntil: Date { max(counters.keepUntil, record == nil ? .distantPast : code?.keepUntil ?? .distantPast) }
     }
 
-    private func read(_ rows: PostgresRows, counters: [SMSPolicy.Counter], number: SMSCodeKey, at now: Date) throws(StoreError) -> Stored {
-        var stored = Stored()
-        let asked = Dictionary(counters.map { ($0.description, $0) }, uniquingKeysWith: { first, _ in first })
+    private func read(
+        _ rows: PostgresRows, into counters: PostgresCounterRows.Read<SMSPolicy.Counter>, number: SMSCodeKey, at now: Date
+    ) throws(StoreError) -> Stored {
+        var stored = Stored(counters: counters)
         for row in rows.rows {
             guard row.count == 4, let keepUntil = row[3].instant else {
                 throw StoreError(.corrupt, message: "a row of \(schema)'s SMS tables has no keep-until; it was left as it is")
@@ -157,11 +129,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 guard let events = row[1].instants else {
                     throw StoreError(.corrupt, message: "a row of \(schema).sms_counters holds no events; it was left as it is")
                 }
-                stored.counters[counter] = (events, keepUntil)
-                if keepUntil >= now, let asked = asked[counter] {
-                    stored.events[asked] = events
-                    stored.keepUntil = max(stored.keepUntil, keepUntil)
-                }
+                stored.counters.add(counter, events: events, keepUntil: keepUntil, at: now)
             } else {
                 guard keepUntil >= now else {
                     stored.code = (nil, keepUntil)  // expired: read as absent, never decoded
@@ -175,7 +143,6 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 }
                 stored.code = (record, keepUntil)
                 stored.record = record
-                stored.keepUntil = max(stored.keepUntil, keepUntil)
             }
         }
         return stored
@@ -183,10 +150,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// What to write: nil when nothing changed.
     private struct Write {
-        var deleteCounters: [String] = []
-        var putCounters: [String] = []
-        var events: [Date] = []
-        var bounds: [(first: Int64, last: Int64)] = []
+        var counters = PostgresCounterRows.Write()
         var deleteCode = false
         var putCode: SMSCodeRecord? = nil
 
@@ -201,8 +165,8 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 return "$\(parameters.count)"
             }
             var parts: [String] = []
-            if !deleteCounters.isEmpty {
-                parts.append("DELETE FROM \(statements.counters) WHERE counter = ANY(\(bind(.textArray(deleteCounters)))::text[])")
+            if !counters.deleteCounters.isEmpty {
+                parts.append("DELETE FROM \(statements.counters) WHERE counter = ANY(\(bind(.textArray(counters.deleteCounters)))::text[])")
             }
             // The number and the keep-until are bound once, when a part first needs them.
             var digitsPlaceholder: String? = nil
@@ -234,15 +198,12 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                     ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until_ms = EXCLUDED.keep_until_ms
                     """)
             }
-            if !putCounters.isEmpty {
-                let events = bind(.instants(self.events))
-                parts.append("""
-                    INSERT INTO \(statements.counters) (counter, events_ms, keep_until_ms) \
-                    SELECT put.counter, (\(events)::bigint[])[put.first + 1 : put.last], \(keep()) \
-                    FROM unnest(\(bind(.textArray(putCounters)))::text[], \(bind(.int64Array(bounds.map(\.first))))::bigint[], \
-                    \(bind(.int64Array(bounds.map(\.last))))::bigint[]) AS put(counter, first, last) \
-                    ON CONFLICT (counter) DO UPDATE SET events_ms = EXCLUDED.events_ms, keep_until_ms = EXCLUDED.keep_until_ms
-                    """)
+            if !counters.putCounters.isEmpty {
+                let events = bind(.instants(counters.events))
+                parts.append(
+                    PostgresCounterRows.Write.upsert(
+                        into: statements.counters, events: events, counters: bind(.textArray(counters.putCounters)),
+                        first: bind(.int64Array(counters.bounds.map(\.first))), last: bind(.int64Array(counters.bounds.map(\.last))), keepUntil: keep()))
             }
             let main = parts.removeLast()
             let with = parts.enumerated().map { "part\($0.offset) AS (\($0.element))" }
@@ -250,27 +211,12 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         }
     }
 
-    private func changes(from stored: Stored, to state: SMSState, counters: [SMSPolicy.Counter]) -> Write? {
+    private func changes(from stored: Stored, to state: SMSState) -> Write? {
         var write = Write()
         var changed = false
-        var written = Set<String>()
-        for counter in counters {
-            let key = counter.description
-            guard written.insert(key).inserted else { continue }
-            let list = state.events[counter] ?? []
-            let old = stored.counters[key]
-            if list.isEmpty {
-                if old != nil {
-                    write.deleteCounters.append(key)
-                    changed = true
-                }
-            } else if old.map({ $0.events != list || $0.keepUntil != state.keepUntil }) ?? true {
-                let first = Int64(write.events.count)
-                write.events += list
-                write.putCounters.append(key)
-                write.bounds.append((first, Int64(write.events.count)))
-                changed = true
-            }
+        if let counters = stored.counters.changes(to: state.events, keepUntil: state.keepUntil) {
+            write.counters = counters
+            changed = true
         }
         if let record = state.code {
             if stored.code.map({ $0.record != record || $0.keepUntil != state.keepUntil }) ?? true {
@@ -287,10 +233,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// The advisory-lock keys of an update's rows: the first 8 bytes of SHA-256(schema, table, id),
     /// sorted and without repeats, so every update takes its locks in one order.
     static func lockKeys(schema: String, counters: [String], number: SMSCodeKey) -> [Int64] {
-        func key(_ kind: String, _ id: String) -> Int64 {
-            let digest = SHA256.hash(Array("onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)".utf8))
-            return Int64(bitPattern: digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-        }
+        func key(_ kind: String, _ id: String) -> Int64 { PostgresCounterRows.lockKey("onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)") }
         return Array(Set(counters.map { key("counter", $0) } + [key("code", number.id)])).sorted()
     }
 
@@ -308,7 +251,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             let (counters, codes) = try await removeExpiredRows(before: instant, limit: limit)
             return counters + codes
         } catch {
-            throw failure(error, phase: nil, number: nil)
+            throw PostgresCounterRows.failure(error, phase: nil, doing: "remove expired SMS counters and code records")
         }
     }
 
@@ -322,21 +265,4 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         return (counters, codes)
     }
 
-    // MARK: Helpers
-
-    /// The store error for a database failure; the phase says whether a write was on its way.
-    private func failure(_ error: any Error, phase: Phase?, number: SMSCodeKey?) -> any Error {
-        if error is CancellationError || error is StoreError { return error }
-        let doing = number.map { "update the SMS counters and the code record of \($0.number.masked)" } ?? "remove expired SMS counters and code records"
-        var message = "PostgreSQL: cannot \(doing): \(error)"
-        let lost = (error as? PostgresError)?.leavesTheOutcomeUnknown ?? false
-        if phase == .committing && lost {
-            message += "; the update may or may not have been committed (whole, if it was)"
-        } else if phase != nil {
-            message += "; nothing was written"
-        }
-        // A statement that ran out of time, not a connection that could not be had (the database is unreachable).
-        let timedOut = (error as? PostgresError)?.kind == .timeout && phase != .connecting
-        return StoreError(timedOut ? .timeout : .io, message: message)
-    }
 }

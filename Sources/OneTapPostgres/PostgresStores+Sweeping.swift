@@ -1,11 +1,12 @@
 import OneTap
 
 extension PostgresStores {
-    /// Every table ``removeExpiredRows(before:)`` cleans, as stores an ``ExpiredRecordSweeper`` sweeps on
-    /// a schedule, in batches, each on its own (a failing table does not hold the others back):
-    /// `refresh-leases`, `login-sessions`, `sms`, `login-quotas`, `exchange-ledger`, `merge-journals`, `app-sessions`, with
-    /// the same rules as ``removeExpiredRows(before:)`` (a lease still live on the database's clock stays;
-    /// a merge journal goes 30 days after its merge finished).
+    /// Every table that keeps rows with a time to go, as stores an ``ExpiredRecordSweeper`` sweeps on a
+    /// schedule, in batches, each on its own (a failing table does not hold the others back):
+    /// `refresh-leases` (left by instances that stopped mid-refresh; a lease still live on the database's
+    /// clock stays), `login-sessions`, `sms` (counters and code records), `login-quotas`, `exchange-ledger`
+    /// (rows past the ledger's retention), `merge-journals` (30 days after the merge finished),
+    /// `app-sessions` (once the refresh token expired, revoked ones too). Guest data never expires.
     ///
     /// ```swift
     /// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores(), interval: .seconds(300))

@@ -16,7 +16,7 @@ import OneTap
 ///                          sms: SMSCodeService(keys: keys, sender: MyGateway(), store: stores.smsStore()))
 /// ```
 ///
-/// Opening migrates the schema (``migrate()``). Every store made here shares the pool. While the
+/// Opening migrates the schema (as `onetap db migrate` does before a deploy). Every store made here shares the pool. While the
 /// database is down, store calls fail with `StoreError` of kind `io` (a vault answers `store-failed`, an
 /// exchange guard does not exchange); the pool reconnects by itself once the server is back.
 public final class PostgresStores: Sendable, CustomStringConvertible {
@@ -48,7 +48,9 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Connects and brings the schema up to date (``migrate()``).
+    /// Connects and brings the schema up to date: applies its missing migrations, in one transaction under
+    /// an advisory lock, so instances opening together take turns and a current schema is left alone (the
+    /// schema and its `schema_migrations` table are created when missing).
     /// - Parameters:
     ///   - configuration: The server, schema, pool size and time limits.
     ///   - clock: Paces the waits (for a free connection, for another instance's refresh lease); the
@@ -56,9 +58,9 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - events: Where a `weak-tls` event (area `database`) goes when the configuration names a weak `sslmode`
     ///     for a TCP host; standard error by default.
     /// - Returns: The stores, ready.
-    /// - Throws: ``PostgresError``: `connection-failed` or `timeout` when the server cannot be reached,
-    ///   `incompatible-schema` when a newer OneTap migrated the schema, `server-error` when a migration
-    ///   failed (the schema is left as it was).
+    /// - Throws: ``StoreError``: `io` or `timeout` when the server cannot be reached (the message names
+    ///   libpq's reason), `incompatible-schema` when a newer OneTap migrated the schema, `io` when a
+    ///   migration failed (the schema is left as it was; the message names the server's SQLSTATE).
     public static func open(
         _ configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) async throws -> PostgresStores {
@@ -77,11 +79,12 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// schema that is current is left alone. The schema and its `schema_migrations` table are created
     /// when missing.
     /// - Returns: The versions applied and the schema's version now.
-    /// - Throws: ``PostgresError``: `incompatible-schema` when the schema is newer than this code (nothing
-    ///   changes), the failing statement's error (nothing changes), or the pool's errors.
+    /// - Throws: ``StoreError``: `incompatible-schema` when the schema is newer than this code (nothing
+    ///   changes), `io` for the failing statement (nothing changes; the message names its SQLSTATE) or a
+    ///   server that cannot be reached, `timeout` when no connection came free in time.
     @discardableResult
-    public func migrate() async throws -> PostgresMigrationReport {
-        try await PostgresMigrator(schema: configuration.schema).migrate(pool)
+    package func migrate() async throws -> PostgresMigrationReport {
+        try await PostgresError.asStoreError(doing: "migrate the schema") { try await PostgresMigrator(schema: configuration.schema).migrate(pool) }
     }
 
     /// A token store over the pool.
@@ -187,7 +190,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Returns: How many rows of each kind were removed.
     /// - Throws: ``PostgresError`` from the pool or a statement.
     @discardableResult
-    public func removeExpiredRows(before instant: Date) async throws -> PostgresCleanupReport {
+    package func removeExpiredRows(before instant: Date) async throws -> PostgresCleanupReport {
         let batch = Self.cleanupBatch
         func drain(_ step: () async throws -> Int) async throws -> Int {
             var total = 0

@@ -19,7 +19,7 @@ import OneTap
 /// appear in ``description``, `dump`, an error or an event.
 public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The id of the key that seals what is written.
-    public let currentKeyID: String
+    package let currentKeyID: String
     /// Every key id the keyring holds, sorted.
     package var keyIDs: [String] { keys.keys.sorted() }
 
@@ -31,19 +31,19 @@ public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomDeb
     ///   - currentKeyID: The id of the key that seals new rows; one of `keys`.
     ///   - keys: Every key, by id: each 32 random bytes (AES-256); ids of 1 to 32 characters of `A`–`Z`,
     ///     `a`–`z`, `0`–`9`, `.`, `_` and `-`, stored in each row.
-    /// - Throws: ``PostgresError`` of kind `invalid-configuration` naming the key id that is wrong and why
+    /// - Throws: ``StoreError`` of kind `invalid-configuration` naming the key id that is wrong and why
     ///   (never a key's bytes).
-    public init(currentKeyID: String, keys: [String: [UInt8]]) throws(PostgresError) {
+    public init(currentKeyID: String, keys: [String: [UInt8]]) throws(StoreError) {
         for (id, key) in keys.sorted(by: { $0.key < $1.key }) {
             if let problem = Self.problem(id: id) {
-                throw PostgresError(.invalidConfiguration, message: "token key id \(QuotedInput(id)): \(problem)")
+                throw StoreError(.invalidConfiguration, message: "token key id \(QuotedInput(id)): \(problem)")
             }
             guard key.count == AESGCM.keyLength else {
-                throw PostgresError(.invalidConfiguration, message: "token key \(QuotedInput(id)) has \(key.count) bytes; an AES-256 key has 32")
+                throw StoreError(.invalidConfiguration, message: "token key \(QuotedInput(id)) has \(key.count) bytes; an AES-256 key has 32")
             }
         }
         guard keys[currentKeyID] != nil else {
-            throw PostgresError(
+            throw StoreError(
                 .invalidConfiguration,
                 message: "the current token key id \(QuotedInput(currentKeyID)) is not among the keys given (\(keys.keys.sorted().joined(separator: ", ")))")
         }

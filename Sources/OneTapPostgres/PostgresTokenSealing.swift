@@ -72,10 +72,12 @@ extension PostgresStores {
     ///   - batch: How many rows one statement reads; 500.
     /// - Returns: How many rows were sealed again.
     /// - Throws: `StoreError` of kind `corrupt` for a row that does not open (a key missing from the
-    ///   keyring, named by its id; rows before it stay sealed); ``PostgresError`` from the pool.
+    ///   keyring, named by its id; rows before it stay sealed); `io` or `timeout` when the database fails.
     @discardableResult
     public func sealStoredTokens(keyring: PostgresTokenKeyring, batch: Int = 500) async throws -> Int {
-        try await PostgresTokenStore(pool: pool, clock: SystemClock(), leaseDuration: .seconds(60), lockTimeout: .zero, keyring: keyring)
-            .sealStoredTokens(batch: batch)
+        try await PostgresError.asStoreError(doing: "seal the stored tokens") {
+            try await PostgresTokenStore(pool: pool, clock: SystemClock(), leaseDuration: .seconds(60), lockTimeout: .zero, keyring: keyring)
+                .sealStoredTokens(batch: batch)
+        }
     }
 }

@@ -68,8 +68,7 @@ package struct LoginFlood: Sendable {
         /// - Parameter fraction: 0.5 for the median, 0.99 …
         /// - Returns: The latency.
         package func latency(_ fraction: Double) -> Int64 {
-            guard !latencies.isEmpty else { return 0 }
-            return latencies[min(latencies.count - 1, Int(Double(latencies.count) * fraction))]
+            latencies.percentile(fraction) ?? 0
         }
 
         mutating func merge(_ other: Outcome) {

@@ -3,7 +3,7 @@ import OneTapTesting
 import Testing
 
 /// `onetap gateway` end to end: the built `onetap` runs the built `onetap-gateway`, against China Mobile's Python fake
-/// (Tests/OneTapGatewaysTests/Fakes/cmcc_login_token_validate.py, started through OneTapTesting's FakeVendorServer).
+/// (Tests/OneTapGatewaysTests/Fakes/cmcc_login_token_validate.py, started through OneTapTesting's FakeServer).
 @Suite(.timeLimit(.minutes(2))) struct GatewayEndToEndTests {
     static let appID = "300011111111"
     static let secret = "cmcc-test-secret"
@@ -24,10 +24,8 @@ import Testing
 
     static let environment = ["CMCC_SECRET": secret, "TIANYI_SECRET": "tianyi-test-secret"]
 
-    static func fake() async throws -> FakeVendorServer {
-        try await FakeVendorServer.start(
-            script: Package.root.appendingPathComponent("Tests/OneTapGatewaysTests/Fakes/cmcc_login_token_validate.py"),
-            arguments: ["--appid", appID, "--number", "13800138000", "--secret", secret])
+    static func fake() async throws -> FakeServer {
+        try await FakeServer.start("cmcc_login_token_validate.py", arguments: ["--appid", appID, "--number", "13800138000", "--secret", secret])
     }
 
     // MARK: check

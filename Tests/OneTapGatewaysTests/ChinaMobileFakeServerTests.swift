@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// China Mobile's gateway over the URLSession transport against the fake written from China Mobile's document
 /// (Fakes/cmcc_login_token_validate.py), which checks every field and the signature: each of the fake's answers
@@ -15,7 +16,7 @@ import Testing
         try await FakeServer.start("cmcc_login_token_validate.py", arguments: ["--appid", appID, "--number", number] + arguments)
     }
 
-    static func gateway(_ server: FakeServer, signing: ChinaMobileConfiguration.Signing = .md5(secret: Secret(secret)), timeout: Duration = .seconds(6)) throws -> ChinaMobileTokenExchange {
+    static func gateway(_ server: FakeServer, signing: ChinaMobileConfiguration.Signing = .md5(secret: Secret(secret)), timeout: Duration = .seconds(30)) throws -> ChinaMobileTokenExchange {
         var configuration = ChinaMobileConfiguration(appID: appID, signing: signing)
         configuration.url = server.url("/unisdk/rsapi/loginTokenValidate")
         configuration.timeout = timeout
@@ -132,7 +133,7 @@ import Testing
         func send(_ body: String, contentType: String = "application/json") async throws -> String? {
             let response = try await transport.send(HTTPRequest(
                 gateway: "cmcc", method: "POST", url: server.url("/unisdk/rsapi/loginTokenValidate"), headers: [HTTPHeader("Content-Type", contentType)],
-                body: Array(body.utf8), timeout: .seconds(5)))
+                body: Array(body.utf8), timeout: .seconds(30)))
             return try GatewayAnswer.jsonObject(response, gateway: "cmcc", contentTypes: ["application/json"])["resultCode"]?.stringValue
         }
         let time = SystemTime17.format(Date(), offset: .seconds(8 * 3600))

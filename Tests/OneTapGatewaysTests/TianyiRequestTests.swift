@@ -146,8 +146,8 @@ import Testing
             AccessToken(value: Secret("AT"), refreshToken: Secret("RT"), flow: .mobile, account: "a", issuedAt: clock.now(), expiresAt: clock.now()),
             AccessToken(value: Secret("AT"), refreshToken: nil, flow: .tianyi, account: "a", issuedAt: clock.now(), expiresAt: clock.now()),
         ] {
-            let error = await #expect(throws: TokenRefreshError.self) { try await refresher.refresh(token) }
-            #expect(error?.kind == .final)
+            let error = await #expect(throws: TokenError.self) { try await refresher.refresh(token) }
+            #expect(error?.kind == .reloginRequired)
         }
         #expect(transport.requests.isEmpty)
     }

@@ -2,6 +2,7 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// `TianyiTokenRefresher` as a `TokenVault`'s refresher against the fake: an expired month-long token is refreshed
 /// through `refreshToken.do` (both tokens rotated, a month's life), and a refused refresh token ends in relogin.

@@ -2,11 +2,12 @@ import Foundation
 import OneTap
 @testable import OneTapGateways
 import Testing
+import OneTapTesting
 
 /// The URLSession transport against a loopback server with fixed behaviours (Fakes/http_behaviours.py).
 @Suite(.timeLimit(.minutes(2))) struct URLSessionTransportTests {
     static func request(_ server: FakeServer, _ path: String, method: String = "GET", body: [UInt8] = [], headers: [HTTPHeader] = [],
-                        timeout: Duration = .seconds(10), limit: Int = 65_536) -> HTTPRequest {
+                        timeout: Duration = .seconds(30), limit: Int = 65_536) -> HTTPRequest {
         HTTPRequest(gateway: "fake", method: method, url: server.url(path), headers: headers, body: body, timeout: timeout, maximumResponseBytes: limit)
     }
 
@@ -89,7 +90,7 @@ import Testing
         server.stop()
         try await Task.sleep(for: .milliseconds(300))
         let error = await #expect(throws: GatewayError.self) {
-            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "GET", url: url, timeout: .seconds(5)))
+            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "GET", url: url, timeout: .seconds(30)))
         }
         guard case .notSent? = error?.kind else {
             Issue.record("a refused connection gave \(String(describing: error))")

@@ -13,7 +13,7 @@ import Testing
 
     @Test func conformsToTheDirectoryContract() async throws {
         try await checkConformance(try await TestDatabase.url(), { $0.accountDirectory() }) { make in
-            try await AccountDirectoryConformance.check { try await make() }
+            try await StoreConformance.check { try await make() }
         }
     }
 

@@ -19,7 +19,7 @@ import Testing
 
     @Test func conformsToTheStoreContract() async throws {
         try await checkConformance(try await TestDatabase.url(), { $0.appSessionStore() }) { make in
-            try await AppSessionStoreConformance.check { try await make() }
+            try await StoreConformance.check { try await make() }
         }
     }
 
@@ -86,7 +86,7 @@ import Testing
                 _ = try await store.load(record.id)
             } throws: { error in
                 guard let error = error as? StoreError else { return false }
-                return error.kind == .corrupt && error.subject == .appSession(record.id) && error.message.contains(reason) && error.message.contains("left as it is")
+                return error.kind == .corrupt && error.entry == .appSession(record.id) && error.message.contains(reason) && error.message.contains("left as it is")
             }
             let rows = try await stores.pool.execute("SELECT count(*) FROM \(table(stores))")
             #expect(rows.first == [.int64(1)])
@@ -155,7 +155,7 @@ import Testing
             _ = try await sessions.refresh(grant.refreshToken)
         } throws: { error in
             guard let error = error as? StoreError else { return false }
-            return error.kind == .io && error.subject == .appSession(grant.session) && error.message.contains("statement timeout")
+            return error.kind == .io && error.entry == .appSession(grant.session) && error.message.contains("statement timeout")
                 && error.message.contains("nothing was written") && !error.description.contains(grant.refreshToken.reveal())
         }
         await holder.release()

@@ -54,7 +54,7 @@ import Testing
         #expect {
             try PostgresConfiguration(url: url)
         } throws: { error in
-            let error = error as! PostgresError
+            let error = error as! StoreError
             return error.kind == .invalidConfiguration && error.message.contains(reason) && !error.description.contains("hunter2")
         }
     }
@@ -80,7 +80,7 @@ import Testing
         #expect {
             try PostgresConfiguration(url: "host=/tmp", schema: schema)
         } throws: { error in
-            let error = error as! PostgresError
+            let error = error as! StoreError
             return error.kind == .invalidConfiguration && error.message.contains("schema name") && error.message.contains(reason)
         }
     }
@@ -97,7 +97,7 @@ import Testing
         #expect {
             try PostgresConfiguration(url: "host=/tmp", poolSize: poolSize, connectTimeout: connectTimeout, statementTimeout: statementTimeout)
         } throws: { error in
-            let error = error as! PostgresError
+            let error = error as! StoreError
             return error.kind == .invalidConfiguration && error.message.contains(reason)
         }
     }

@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: [Duration.seconds(86_400), .seconds(90)])
     func conformsToTheLedgerContract(retention: Duration) async throws {
         try await checkConformance(try await TestDatabase.url(), { $0.exchangeLedger(retention: retention) }) { make in
-            try await ExchangeLedgerConformance.check(retention: retention) { try await make() }
+            try await StoreConformance.check(retention: retention) { try await make() }
         }
     }
 

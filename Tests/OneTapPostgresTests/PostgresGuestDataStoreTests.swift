@@ -15,7 +15,7 @@ import Testing
 
     @Test func conformsToTheStoreContract() async throws {
         try await checkConformance(try await TestDatabase.url()) { $0.guestDataStore() } _: { make in
-            try await GuestDataStoreConformance.check { try await make() }
+            try await StoreConformance.check { try await make() }
         }
     }
 

@@ -23,7 +23,7 @@ import Testing
 
     @Test func conformsToTheStoreContract() async throws {
         try await checkConformance(try await TestDatabase.url(), { $0.loginSessionStore() }) { make in
-            try await LoginSessionStoreConformance.check { try await make() }
+            try await StoreConformance.check { try await make() }
         }
     }
 
@@ -92,7 +92,7 @@ import Testing
                 _ = try await store.load(session.id)
             } throws: { error in
                 let error = error as! StoreError
-                return error.kind == .corrupt && error.subject == .session(session.id) && error.message.contains(reason) && error.message.contains("left as it is")
+                return error.kind == .corrupt && error.entry == .session(session.id) && error.message.contains(reason) && error.message.contains("left as it is")
             }
             let rows = try await stores.pool.execute("SELECT count(*) FROM \(table(stores))")
             #expect(rows.first == [.int64(1)])
@@ -120,7 +120,7 @@ import Testing
             try await replacing.value
         } throws: { error in
             let error = error as! StoreError
-            return error.kind == .io && error.subject == .session(first.id) && error.message.contains("PostgreSQL: cannot replace the session")
+            return error.kind == .io && error.entry == .session(first.id) && error.message.contains("PostgreSQL: cannot replace the session")
                 && error.message.contains("connection")
         }
         await holder.release()

@@ -107,7 +107,7 @@ import Testing
             await #expect {
                 try await stores.migrate()
             } throws: { error in
-                let error = error as! PostgresError
+                let error = error as! StoreError
                 return error.kind == .incompatibleSchema && error.message.contains("version 99") && error.message.contains("knows")
             }
             #expect(try await versions(stores.pool, schema) == PostgresMigrations.all.map { Int64($0.version) } + [99])
@@ -148,7 +148,8 @@ import Testing
         await #expect {
             _ = try await PostgresStores.open(nowhere)
         } throws: { error in
-            (error as! PostgresError).kind == .connectionFailed
+            let error = error as! StoreError
+            return error.kind == .io && error.message.contains("connection-failed")
         }
     }
 }

@@ -125,7 +125,7 @@ import Testing
         let url = try await TestDatabase.url()
         let keyring = try keyring()
         try await checkConformance(url, { $0.tokenStore(keyring: keyring) }) { make in
-            try await TokenStoreConformance.check { try await make() }
+            try await StoreConformance.check { try await make() }
         }
     }
 
@@ -178,7 +178,7 @@ import Testing
         #expect {
             _ = try PostgresTokenKeyring(currentKeyID: current, keys: keys)
         } throws: { error in
-            (error as? PostgresError)?.kind == .invalidConfiguration && (error as? PostgresError)?.message.contains(reason) == true
+            (error as? StoreError)?.kind == .invalidConfiguration && (error as? StoreError)?.message.contains(reason) == true
         }
     }
 

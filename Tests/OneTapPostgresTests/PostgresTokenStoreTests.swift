@@ -29,7 +29,7 @@ import Testing
         let url = try await TestDatabase.url()
         var opened: [PostgresStores] = []
         let result = await outcome {
-            try await TokenStoreConformance.check {
+            try await StoreConformance.check {
                 let stores = try await PostgresStores.open(try TestDatabase.configuration(url))
                 opened.append(stores)
                 return stores.tokenStore()
@@ -47,7 +47,7 @@ import Testing
                 _ = try await store.save(huge, replacing: nil, dueAt: now)
             } throws: { error in
                 let error = error as! StoreError
-                return error.kind == .tooLarge && error.subject == .account("big") && !error.message.contains("xxxx")
+                return error.kind == .tooLarge && error.entry == .account("big") && !error.message.contains("xxxx")
             }
             #expect(try await store.load("big") == nil)
         }

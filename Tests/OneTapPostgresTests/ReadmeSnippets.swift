@@ -31,10 +31,10 @@ func postgresReadmeSnippet() async throws {
         sms: SMSCodeService(keys: keys, sender: AliyunSMS(), store: stores.smsStore()))
     let sessions = AppSessions(keys: keys, store: stores.appSessionStore())
     let merger = GuestMerger(store: stores.guestDataStore())
-    // hourly, from any instance:
-    _ = try await stores.removeExpiredRows(before: Date())
+    // run() it beside vault.run() in your server's task group: every minute, what expired goes
+    let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores())
     // at shutdown:
     await stores.close()
     // README: end
-    _ = (vault, logins, sessions, merger)
+    _ = (vault, logins, sessions, merger, sweeper)
 }

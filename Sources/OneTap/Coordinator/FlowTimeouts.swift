@@ -1,13 +1,13 @@
 /// How long each flow's provider call may take before it counts as a timeout (a `fallback`).
 public struct FlowTimeouts: Hashable, Sendable {
     /// China Mobile one-tap: 8 s, the SDK's own default.
-    public var mobile: Duration?
+    package var mobile: Duration?
     /// Tianyi one-tap: 8 s, the SDK's own default.
-    public var tianyi: Duration?
+    package var tianyi: Duration?
     /// Unicom one-tap: 8 s.
-    public var unicom: Duration?
+    package var unicom: Duration?
     /// SMS login: none by default (the user types the code at their own pace).
-    public var sms: Duration?
+    package var sms: Duration?
 
     /// Creates limits; nil means no limit.
     /// - Parameters:

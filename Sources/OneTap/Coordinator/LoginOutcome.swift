@@ -7,9 +7,9 @@ public struct LoginOutcome: Sendable, CustomStringConvertible {
     /// The plan that was run.
     public let plan: LoginPlan
     /// Every step, in order.
-    public let trace: [LoginStep]
+    package let trace: [LoginStep]
     /// Operator alerts raised on the way (`misconfigured` codes).
-    public let alerts: [LoginAlert]
+    package let alerts: [LoginAlert]
     /// On success: what the flow produced.
     public let credential: CarrierCredential?
     /// On success with a token exchange: who logged in.

@@ -54,6 +54,12 @@ public protocol EventSink: Sendable {
 /// connection to a TCP host was configured not to check the server's certificate; `unsealed-tokens`, with
 /// `schema`: a PostgreSQL token store was made without a keyring, so carrier tokens are stored unsealed.
 ///
+/// A verification event (area `verify`): `verified`, with `token` (the first 8 hexadecimal digits of the
+/// verification's ledger key, never the token), `flow`, `gateway`, `code` (absent when the gateway gave none),
+/// `verdict` (`pass`, `reject`, `unknown`), `billed` (`yes`, `no`, `maybe`) and `reason` (`answered`,
+/// `token-expired`, `token-replayed`, `not-sent`, `timeout`, `cancelled`, `fault`); `settle-failed`, with `token`, `state` and
+/// `reason`: the ledger could not record how a verification ended. Never a number.
+///
 /// A store event (area `store`): `swept`, with `store` (the swept store's name) and
 /// `removed`: a round of ``ExpiredRecordSweeper`` removed expired records; `sweep-failed`, with `store`,
 /// `removed` (before the failure) and `reason`: the store failed, the next round tries again.
@@ -83,6 +89,8 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case database(DatabaseEvent)
         /// A sweep of a store's expired records removed some, or failed (``ExpiredRecordSweeper``).
         case store(StoreEvent)
+        /// A number verification ended, or its end could not be recorded (``NumberVerificationService``).
+        case verify(VerificationEvent)
     }
 
     /// When it happened, by the emitter's clock.
@@ -110,10 +118,11 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .exchange(let event): event.name
         case .database(let event): event.name
         case .store(let event): event.name
+        case .verify(let event): event.name
         }
     }
 
-    /// The area it belongs to: `login`, `token`, `sms`, `app-session`, `account`, `exchange` or `database`.
+    /// The area it belongs to: `login`, `token`, `sms`, `app-session`, `account`, `exchange`, `database`, `store` or `verify`.
     public var area: String {
         switch payload {
         case .login: "login"
@@ -124,6 +133,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .exchange: "exchange"
         case .database: "database"
         case .store: "store"
+        case .verify: "verify"
         }
     }
 
@@ -138,6 +148,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case .exchange(let event): "\(at.iso8601) exchange \(event)"
         case .database(let event): "\(at.iso8601) database \(event)"
         case .store(let event): "\(at.iso8601) store \(event)"
+        case .verify(let event): "\(at.iso8601) verify \(event)"
         }
     }
 
@@ -174,6 +185,7 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
             case .exchange(let event): event.writeMembers(to: &writer)
             case .database(let event): event.writeMembers(to: &writer)
             case .store(let event): event.writeMembers(to: &writer)
+            case .verify(let event): event.writeMembers(to: &writer)
             }
         }
     }

@@ -45,9 +45,9 @@ public struct GuestMerger: Sendable {
     ///   - guest: The guest that logged in.
     ///   - account: The account it logged in to.
     /// - Returns: The finished journal: its plan says what moved, merged and stayed with the guest.
-    /// - Throws: ``MergeError`` for data whose shape its rule cannot read (nothing changed);
-    ///   ``GuestMergeError`` when the guest merged into another account, or another applier held the
-    ///   journal for longer than two leases; ``StoreError`` when the store fails (call again to
+    /// - Throws: ``MergeError``: `unreadable` for data whose shape its rule cannot read (nothing changed),
+    ///   `merged-elsewhere` when the guest merged into another account, `busy` when another applier held
+    ///   the journal for longer than two leases; ``StoreError`` when the store fails (call again to
     ///   resume); `CancellationError`.
     public func merge(_ guest: GuestID, into account: AccountID) async throws -> MergeJournal {
         try await merge(guest, into: account, waiting: true)
@@ -71,7 +71,7 @@ public struct GuestMerger: Sendable {
             journal = try await store.createJournal(MergeJournal(guest: guest, account: account, plan: plan, startedAt: clock.now()))
         }
         guard journal.account == account else {
-            throw GuestMergeError(kind: .mergedElsewhere, guest: guest, message: "the guest's data merged into another account already")
+            throw MergeError(.mergedElsewhere, message: "guest \(guest)'s data merged into another account already")
         }
         let giveUp = clock.now().addingTimeInterval(waiting ? 2 * lease.seconds : 0)
         while !journal.done {
@@ -79,9 +79,10 @@ public struct GuestMerger: Sendable {
             let now = clock.now()
             if let holder = journal.holder, holder != me, let until = journal.leaseUntil, until > now {
                 guard now < giveUp else {
-                    throw GuestMergeError(
-                        kind: .busy, guest: guest,
-                        message: waiting ? "another login has been merging this guest for longer than \(Int(2 * lease.seconds)) s" : "another login is merging this guest")
+                    throw MergeError(
+                        .busy,
+                        message: waiting
+                            ? "another login has been merging guest \(guest) for longer than \(Int(2 * lease.seconds)) s" : "another login is merging guest \(guest)")
                 }
                 try await clock.sleep(for: poll)
                 journal = try await reread(guest)

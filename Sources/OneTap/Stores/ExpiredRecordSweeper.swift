@@ -27,11 +27,11 @@ public struct ExpiredRecordSweeper: Sendable {
     /// The stores it sweeps.
     package let stores: [SweptStore]
     /// The time between one round of a store and its next: 60 seconds by default.
-    public let interval: Duration
+    package let interval: Duration
     /// The most records one call removes: 1,000 by default.
-    public let batchSize: Int
+    package let batchSize: Int
     /// The most calls of one store in one round: 100 by default.
-    public let maxBatchesPerRound: Int
+    package let maxBatchesPerRound: Int
     private let clock: any WallClock
     private let events: any EventSink
 

@@ -6,13 +6,13 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     package typealias Kind = ErrorKind<StoreError>
 
     /// What a failure concerns, as its description names it: `account 42`, `session q3Vn…`.
-    public struct Entry: Hashable, Sendable, CustomStringConvertible {
+    package struct Entry: Hashable, Sendable, CustomStringConvertible {
         /// The subject as the error's description names it.
-        public let description: String
+        package let description: String
 
         /// Names a subject.
         /// - Parameter description: What the failure concerns, e.g. `"device 7"`; never a secret.
-        public init(_ description: String) { self.description = description }
+        package init(_ description: String) { self.description = description }
 
         /// An account's token.
         /// - Parameter account: The account.
@@ -39,7 +39,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public let kind: ErrorKind<StoreError>
     /// What the failure concerns, or nil when it concerns the store as a whole (opening it, listing it)
     /// or the message names it.
-    public let subject: Entry?
+    package let entry: Entry?
     /// An explanation, naming the file or the table where one is involved; never a token, a code or a
     /// digest of one.
     public let message: String
@@ -47,13 +47,24 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Creates a store error (for store adapters outside OneTap).
     /// - Parameters:
     ///   - kind: What went wrong.
-    ///   - subject: What the failure concerns, if one thing.
+    ///   - subject: What the failure concerns, if one thing, as the description names it (`"account 42"`,
+    ///     `"device 7"`); never a secret.
     ///   - message: An explanation, without secrets.
-    public init(_ kind: ErrorKind<StoreError>, subject: Entry? = nil, message: String) {
+    public init(_ kind: ErrorKind<StoreError>, subject: String? = nil, message: String) {
+        self.init(kind, subject: subject.map(Entry.init), message: message)
+    }
+
+    /// Creates a store error about one of OneTap's records (``Entry/account(_:)`` and the like).
+    package init(_ kind: Kind, subject: Entry?, message: String) {
         self.kind = kind
-        self.subject = subject
+        entry = subject
         self.message = message
     }
+
+    /// What the failure concerns, as the description names it (`account 42`, `session q3Vn…`,
+    /// `number 138****8000`), or nil when it concerns the store as a whole (opening it, listing it) or the
+    /// message names it.
+    public var subject: String? { entry?.description }
 
     /// Creates a store error about an account's token, or the store as a whole.
     package init(_ kind: Kind, account: AccountID?, message: String) {
@@ -67,7 +78,7 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `conflict for account 42: …`, or `io: …` for the store as a whole.
     public var description: String {
-        "\(kind)\(subject.map { " for \($0)" } ?? ""): \(message)"
+        "\(kind)\(entry.map { " for \($0)" } ?? ""): \(message)"
     }
 }
 
@@ -95,4 +106,10 @@ extension ErrorKind where Failure == StoreError {
     public static let tooLarge = Self("too-large")
     /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.
     public static let invalidKind = Self("invalid-kind")
+    /// The store's configuration (a database URL, a schema name, a pool size, a time limit, a key) is not
+    /// valid; nothing was tried.
+    public static let invalidConfiguration = Self("invalid-configuration")
+    /// The database holds a schema a newer version of OneTap migrated; nothing was changed (it is never
+    /// rolled back): run the newer version.
+    public static let incompatibleSchema = Self("incompatible-schema")
 }

@@ -10,7 +10,7 @@
 /// with ``init(name:removeExpired:)``.
 public struct SweptStore: Sendable {
     /// The name its events carry (`login-sessions`, `sms`, …): never a secret.
-    public let name: String
+    package let name: String
     /// Removes records that expired before an instant, at most a limit; returns how many.
     package let removeExpired: @Sendable (_ before: Date, _ limit: Int) async throws -> Int
 

@@ -2,12 +2,12 @@ extension TokenVault {
     /// How the vault refreshes in the background while it runs.
     public struct Background: Hashable, Sendable {
         /// How often due accounts are looked for: 60 s.
-        public var scanInterval: Duration
+        package var scanInterval: Duration
         /// The most background refreshes at once (refreshes a caller waits for are not limited): 8.
-        public var concurrentRefreshes: Int
+        package var concurrentRefreshes: Int
         /// How long a refresh call may go on after ``TokenVault/refreshTimeout`` (its callers already
         /// answered) before it is cancelled: 5 minutes.
-        public var lateAnswerLimit: Duration
+        package var lateAnswerLimit: Duration
 
         /// Creates background settings.
         /// - Parameters:

@@ -2,11 +2,11 @@
 /// jitter. The jitter source is injected, so tests and benchmarks are deterministic.
 public struct RefreshBackoff: Sendable {
     /// The wait after the first failure: 30 seconds.
-    public var base: Duration
+    package var base: Duration
     /// The longest wait: 1 hour.
-    public var cap: Duration
+    package var cap: Duration
     /// Returns a factor in `0.5 ... 1.0` to scale each wait by (full jitter over the upper half).
-    public var jitter: @Sendable () -> Double
+    package var jitter: @Sendable () -> Double
 
     /// Creates a back-off.
     /// - Parameters:

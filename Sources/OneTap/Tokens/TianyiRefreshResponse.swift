@@ -2,10 +2,11 @@
 /// `accessToken`, a `refreshToken` that may be empty, and `expiresIn` in seconds as a string.
 ///
 /// The integrator's refresher does the HTTP call and hands the body here; this turns it into a
-/// ``RefreshResponse`` or a classified ``TokenRefreshError``. The public documentation defines only
-/// `result` 0 (success) and non-zero (failure, with `msg`), so a non-zero result is final: the refresh
-/// token is not accepted and the user must log in again. A body that is not the documented shape is a
-/// transient failure (a proxy's error page, a truncated answer) and the stored token is kept.
+/// ``RefreshResponse`` or a ``TokenError``. The public documentation defines only `result` 0 (success)
+/// and non-zero (failure, with `msg`), so a non-zero result is `relogin-required`: the refresh token is
+/// not accepted and the user must log in again. A body that is not the documented shape is
+/// `refresh-failed`, a failure that may pass (a proxy's error page, a truncated answer): the stored
+/// token is kept.
 public enum TianyiRefreshResponse {
     /// The answer's members this reads; others are skipped.
     private struct Body: JSONReadable {
@@ -47,9 +48,10 @@ public enum TianyiRefreshResponse {
     /// Decodes a refresh answer.
     /// - Parameter body: The HTTP response body.
     /// - Returns: The new tokens and lifetime.
-    /// - Throws: ``TokenRefreshError``: `final` for a non-zero `result`; `transient` for a body that is not
-    ///   the documented JSON, or a success without an access token.
-    public static func decode(_ body: some Collection<UInt8>) throws(TokenRefreshError) -> RefreshResponse {
+    /// - Throws: ``TokenError``: `relogin-required` for a non-zero `result` (its message names the result
+    ///   and the carrier's `msg`); `refresh-failed` for a body that is not the documented JSON, or a
+    ///   success without an access token.
+    public static func decode(_ body: some Collection<UInt8>) throws(TokenError) -> RefreshResponse {
         let decoded: Body
         do {
             decoded = try Body.reading(body)
@@ -57,16 +59,16 @@ public enum TianyiRefreshResponse {
             // Where, never what: a value of a token endpoint's answer may be a token (this answer's new
             // ones are not known as secrets yet), so the reader's message, which may quote it, stays out.
             let path = error.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            throw TokenRefreshError(.transient, message: "the refresh answer is not the documented JSON" + (path.isEmpty ? "" : " (at \(path))"))
+            throw TokenError(.refreshFailed, message: "the refresh answer is not the documented JSON" + (path.isEmpty ? "" : " (at \(path))"))
         }
         guard decoded.result.text == "0" else {
             // The carrier's message is scrubbed of any token the same answer carries.
             let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) }
             let message = decoded.msg.map { String(Secret.scrub($0, of: issued).prefix(200)) }
-            throw TokenRefreshError(.final, code: decoded.result, message: message ?? "the carrier refused the refresh token")
+            throw TokenError(.reloginRequired, message: "the carrier refused the refresh token (result \(decoded.result))" + (message.map { ": \($0)" } ?? ""))
         }
         guard let access = decoded.accessToken, !access.isEmpty else {
-            throw TokenRefreshError(.transient, code: decoded.result, message: "the refresh answer has result 0 but no accessToken")
+            throw TokenError(.refreshFailed, message: "the refresh answer has result 0 but no accessToken")
         }
         return RefreshResponse(accessToken: Secret(access), refreshToken: decoded.refreshToken.map(Secret.init), expiresIn: decoded.expiresIn)
     }

@@ -1,4 +1,8 @@
-/// Why no usable token could be handed out. New kinds may be added; match kinds with a `default` case.
+/// Why no usable token could be handed out, or why a refresh failed. New kinds may be added; match kinds
+/// with a `default` case.
+///
+/// A ``TokenRefresher`` throws one of kind `relogin-required` when the carrier refused the refresh token;
+/// any other error it throws (of another kind, or of another type) is a failure that may pass.
 public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     package typealias Kind = ErrorKind<TokenError>
@@ -12,13 +16,14 @@ public struct TokenError: Error, Hashable, Sendable, CustomStringConvertible {
     /// When a refresh will be tried again, for `backing-off` and `refresh-failed`.
     public let retryAt: Date?
 
-    /// Creates a token error.
+    /// Creates a token error (a ``TokenRefresher`` makes one of kind `relogin-required` when the carrier
+    /// refused the refresh token).
     /// - Parameters:
     ///   - kind: What went wrong.
     ///   - account: The account, if the failure concerns one.
-    ///   - message: An explanation.
+    ///   - message: An explanation, without a token (the carrier's code and message, for a refresher).
     ///   - retryAt: When refreshing resumes, if backing off.
-    package init(_ kind: Kind, account: AccountID?, message: String, retryAt: Date? = nil) {
+    public init(_ kind: ErrorKind<TokenError>, account: AccountID? = nil, message: String, retryAt: Date? = nil) {
         self.kind = kind
         self.account = account
         self.message = message
@@ -35,6 +40,7 @@ extension ErrorKind where Failure == TokenError {
     /// The store holds no token for the account: log in.
     public static let notLoggedIn = Self("not-logged-in")
     /// The token expired and cannot be refreshed (no refresh token, or the carrier refused it): log in again.
+    /// What a ``TokenRefresher`` throws when the carrier refused the refresh token.
     public static let reloginRequired = Self("relogin-required")
     /// The token expired and the refresh failed for a reason that may pass; try again later.
     public static let refreshFailed = Self("refresh-failed")

@@ -1,6 +1,6 @@
 /// What one refresh does, from the stored token to the answer its callers get: the carrier call under
 /// the store's refresh lock, the rotation written in one compare-and-swap, the back-off after a
-/// transient failure, the removal after a final one, and the events. Its methods run on the vault's
+/// transient failure, the removal after a refused refresh token, and the events. Its methods run on the vault's
 /// actor (they take it `isolated`), so each step between two `await`s is one step of the vault.
 ///
 /// Steps of ``answer(for:in:)``, in order (the first that applies ends it):
@@ -8,7 +8,7 @@
 /// 2. Someone (another instance sharing the store) wrote a fresh token since the flight began:
 ///    `refreshed-elsewhere`, and that token is the answer.
 /// 3. The carrier call fails (or answers an empty access token): its message is scrubbed of both
-///    tokens, and it goes to ``failed(_:_:_:in:)``.
+///    tokens, and it goes to ``failed(_:_:refused:_:in:)``.
 /// 4. The account logged out during the call: `logged-out`, the answer is dropped.
 /// 5. The answer's token is already expired (its lifetime within the skew margin): a transient failure.
 /// 6. The new token (with the new refresh token, or the old one when the carrier sent none) replaces the
@@ -17,8 +17,8 @@
 ///    `store-failed`, the previous token unchanged.
 /// 7. The back-off is cleared, `refreshed` is emitted, and the new token is the answer.
 ///
-/// A failure (``failed(_:_:_:in:)``): a final one removes the token (``requireRelogin(_:_:message:in:)``);
-/// a transient one is counted in the back-off book (unless the time limit already counted it) and the
+/// A failure (``failed(_:_:refused:_:in:)``): a refused refresh token (a ``TokenError`` of kind
+/// `relogin-required`) removes the token (``requireRelogin(_:_:message:in:)``); any other failure is counted in the back-off book (unless the time limit already counted it) and the
 /// callers get the stored token while it is usable, else `refresh-failed`. A logout during the flight
 /// overrides every answer with `logged-out`.
 package struct TokenRefresh: Sendable {
@@ -114,15 +114,15 @@ package struct TokenRefresh: Sendable {
         let response: RefreshResponse
         do {
             response = try await refresher.refresh(current.token)
-            guard !response.accessToken.isEmpty else {
-                throw TokenRefreshError(.transient, message: "the refresh answer has an empty access token")
-            }
         } catch is CancellationError where Task.isCancelled {
             throw CancellationError()
         } catch {
-            let classified = TokenRefreshError.classify(error)
-            let message = Secret.scrub(classified.message, of: [current.token.value, current.token.refreshToken])
-            return try await failed(flight, current, TokenRefreshError(classified.kind, code: classified.code, message: message), in: vault)
+            let message = Secret.scrub(Self.why(error), of: [current.token.value, current.token.refreshToken])
+            let refused = (error as? TokenError)?.kind == .reloginRequired
+            return try await failed(flight, current, refused: refused, "the refresh \(refused ? "was refused" : "failed"): \(message)", in: vault)
+        }
+        guard !response.accessToken.isEmpty else {
+            return try await failed(flight, current, refused: false, "the refresh failed: the refresh answer has an empty access token", in: vault)
         }
         guard !flight.loggedOut else {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -131,8 +131,9 @@ package struct TokenRefresh: Sendable {
         let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: now)
         guard policy.state(of: fresh, at: now) != .expired else {
             let seconds = response.expiresIn.map { "\($0.seconds) s" } ?? "no time"
-            return try await failed(flight, current, TokenRefreshError(
-                .transient, message: "the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired"),
+            return try await failed(
+                flight, current, refused: false,
+                "the refresh failed: the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired",
                 in: vault)
         }
         do {
@@ -162,21 +163,34 @@ package struct TokenRefresh: Sendable {
         return (fresh, rotatedRefresh)
     }
 
-    /// A failed refresh: final removes the token; transient backs off and keeps a usable token.
-    private func failed(_ flight: RefreshFlight, _ current: StoredToken, _ error: TokenRefreshError, in vault: isolated TokenVault) async throws -> AccessToken {
+    /// What a refresher's error says, without the kind of a ``TokenError`` (the caller says refused or failed).
+    private static func why(_ error: any Error) -> String {
+        if let error = error as? TokenError { return error.message }
+        if error is CancellationError { return "the refresh was cancelled" }
+        return "\(error)"
+    }
+
+    /// A failed refresh: a refused refresh token removes the token; any other failure backs off and keeps
+    /// a usable token.
+    /// - Parameters:
+    ///   - refused: Whether the carrier refused the refresh token (a ``TokenError`` of kind `relogin-required`).
+    ///   - message: What went wrong, without a token.
+    private func failed(
+        _ flight: RefreshFlight, _ current: StoredToken, refused: Bool, _ message: String, in vault: isolated TokenVault
+    ) async throws -> AccessToken {
         let account = flight.account
         let now = clock.now()
-        if error.kind == .final {
-            return try await requireRelogin(account, current, message: error.description, in: vault)
+        if refused {
+            return try await requireRelogin(account, current, message: message, in: vault)
         }
         // A refresh whose callers were already answered at the time limit counted its failure then.
         let retryAt = flight.timedOut
             ? vault.failures.entry(for: account)?.retryAt ?? now.addingTimeInterval(vault.failures.backoff.delay(afterFailure: 1))
-            : recordFailure(account, message: error.description, at: now, in: vault)
+            : recordFailure(account, message: message, at: now, in: vault)
         if policy.state(of: current.token, at: now) != .expired {
             return current.token
         }
-        throw TokenError(.refreshFailed, account: account, message: "the token expired and the refresh failed: \(error)", retryAt: retryAt)
+        throw TokenError(.refreshFailed, account: account, message: "the token expired and \(message)", retryAt: retryAt)
     }
 
     /// Counts a transient failure in the book and says so.

@@ -5,9 +5,10 @@ public protocol TokenRefresher: Sendable {
     /// Refreshes a token.
     /// - Parameter token: The current token (with its refresh token).
     /// - Returns: What the carrier answered.
-    /// - Throws: ``TokenRefreshError``: `final` when the carrier says the refresh token is invalid,
-    ///   expired or revoked; anything else (network, timeout, 5xx, rate limit, or any other error) is
-    ///   treated as transient.
+    /// - Throws: ``TokenError`` of kind `relogin-required` when the carrier says the refresh token is
+    ///   invalid, expired or revoked (the token is removed: the user logs in again); anything else
+    ///   (network, timeout, 5xx, rate limit, any other error or kind) is a failure that may pass (the token
+    ///   is kept and the refresh backs off).
     func refresh(_ token: AccessToken) async throws -> RefreshResponse
 }
 
@@ -36,48 +37,4 @@ public struct RefreshResponse: Sendable, CustomStringConvertible {
     public var description: String {
         "RefreshResponse(accessToken <redacted>, refreshToken \(refreshToken.map { $0.isEmpty ? "empty" : "<redacted>" } ?? "none"), expiresIn \(expiresIn.map(\.description) ?? "none"))"
     }
-}
-
-/// Why a refresh failed, classified.
-public struct TokenRefreshError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Whether retrying can help: ``ErrorKind/final`` or ``ErrorKind/transient``.
-    package typealias Kind = ErrorKind<TokenRefreshError>
-
-    /// Whether retrying can help.
-    public let kind: ErrorKind<TokenRefreshError>
-    /// The carrier's result code, if it gave one.
-    public let code: ResultCode?
-    /// What went wrong, without secrets.
-    public let message: String
-
-    /// Creates a refresh error.
-    /// - Parameters:
-    ///   - kind: Final or transient.
-    ///   - code: The carrier's code, if any.
-    ///   - message: What went wrong (never a token).
-    public init(_ kind: ErrorKind<TokenRefreshError>, code: ResultCode? = nil, message: String) {
-        self.kind = kind
-        self.code = code
-        self.message = message
-    }
-
-    /// `final refresh failure (code -1): refresh token expired`.
-    public var description: String {
-        "\(kind) refresh failure\(code.map { " (code \($0))" } ?? ""): \(message)"
-    }
-
-    /// Classifies any error a refresher threw: a ``TokenRefreshError`` keeps its kind, everything else is
-    /// transient.
-    static func classify(_ error: any Error) -> TokenRefreshError {
-        if let error = error as? TokenRefreshError { return error }
-        if error is CancellationError { return TokenRefreshError(.transient, message: "the refresh was cancelled") }
-        return TokenRefreshError(.transient, message: "\(error)")
-    }
-}
-
-extension ErrorKind where Failure == TokenRefreshError {
-    /// The carrier refused the refresh token (invalid, expired, revoked): the user must log in again.
-    public static let final = Self("final")
-    /// Network, timeout, 5xx, rate limit: keep the token, retry later.
-    public static let transient = Self("transient")
 }

@@ -1,7 +1,7 @@
 import OneTap
 
 /// `onetap db migrate --url URL [--schema NAME] [--json]`: brings a PostgreSQL schema up to date, with
-/// the library's own migrator (`PostgresStores.migrate()`, run by `onetap-db`: see ``DBCommand``);
+/// the library's own migrator (`PostgresMigrator`, run by `onetap-db`: see ``DBCommand``);
 /// `onetap db reconcile … [--older-than 10m]` lists the exchanges to reconcile. Its descriptions and
 /// mirror show the URL with its password redacted.
 package struct DBOptions: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

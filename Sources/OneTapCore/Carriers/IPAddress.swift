@@ -3,7 +3,7 @@
 /// Parses dotted-quad IPv4 (`10.0.0.1`, no leading zeros) and IPv6 in every RFC 4291 form (`2409:8900::1`,
 /// embedded IPv4 `::ffff:10.0.0.1`); ``description`` writes the RFC 5952 canonical form, which parses back
 /// to the same address. Zone ids (`%eth0`), brackets and ports are not part of an address and are refused.
-public enum IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
+public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// An IPv4 address, most significant byte first.
     case v4(UInt32)
     /// An IPv6 address: the high and low 64 bits, most significant first.
@@ -72,21 +72,6 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible, Codable {
 
     private static func dottedQuad(_ value: UInt32) -> String {
         "\(value >> 24).\(value >> 16 & 0xFF).\(value >> 8 & 0xFF).\(value & 0xFF)"
-    }
-
-    /// Decodes the text form.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError``'s description.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the canonical text form.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     // MARK: Parsing

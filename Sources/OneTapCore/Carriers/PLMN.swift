@@ -8,7 +8,7 @@
 ///
 /// Only ASCII digits count. A malformed value throws ``ParseError`` naming the input and why; parsing
 /// never traps and, for a valid value, never allocates.
-public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The MCC as a number, 200 ... 999.
     package let mccCode: UInt16
     /// The MNC as a number, 0 ... 999.
@@ -109,21 +109,6 @@ public struct PLMN: Hashable, Sendable, Comparable, CustomStringConvertible, Cod
     /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: PLMN, rhs: PLMN) -> Bool {
         (lhs.mccCode, lhs.mncLength, lhs.mncCode) < (rhs.mccCode, rhs.mncLength, rhs.mncCode)
-    }
-
-    /// Decodes any form ``init(_:)`` accepts.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError``'s description.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the hyphenated form, `"460-00"`, which always decodes to the same PLMN.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     // MARK: Parsing

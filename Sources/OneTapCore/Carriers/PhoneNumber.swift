@@ -67,7 +67,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// The 11 digits, e.g. `"13800138000"`.
-    public var digits: String { String(value) }
+    package var digits: String { String(value) }
 
     /// The 11 digits. They parse back to the same number.
     public var description: String { digits }

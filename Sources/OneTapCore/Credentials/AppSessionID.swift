@@ -10,7 +10,7 @@ public struct AppSessionID: Hashable, Sendable, Comparable, CustomStringConverti
     private let storage: InlineID
 
     /// The 22 characters.
-    public var text: String { storage.text }
+    package var text: String { storage.text }
 
     private init(_ storage: InlineID) { self.storage = storage }
 
@@ -37,7 +37,8 @@ public struct AppSessionID: Hashable, Sendable, Comparable, CustomStringConverti
         self.storage = storage
     }
 
-    /// The 22 characters.
+    /// The 22 characters: the id's one text form (what a store, a header or JSON holds); ``init(_:)``
+    /// reads it back.
     public var description: String { text }
 
     /// Whether two ids have the same characters.

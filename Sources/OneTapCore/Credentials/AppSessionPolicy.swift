@@ -3,15 +3,15 @@ public struct AppSessionPolicy: Hashable, Sendable {
     /// How long an access token is valid: 2 hours by default. A revoked session's access tokens stay
     /// valid until they expire unless a request checks the session (``AppSessionRules`` and
     /// `AppSessions.live(_:)`), so keep it short.
-    public let accessLifetime: Duration
+    package let accessLifetime: Duration
     /// How long a refresh token is valid from its issue: 30 days by default, sliding (each refresh issues
     /// a new one), as seed 002 keeps its session for a month and refreshes when the app opens.
-    public let refreshLifetime: Duration
+    package let refreshLifetime: Duration
     /// How long the refresh token a rotation replaced is still answered, with the same successor: 30 s by
     /// default (an app that lost the answer, or sent two refreshes at once, is not logged out).
-    public let grace: Duration
+    package let grace: Duration
     /// How many older refresh tokens of a session are remembered, to recognise a stolen one: 8.
-    public let ancestors: Int
+    package let ancestors: Int
 
     /// Creates a policy.
     /// - Parameters:

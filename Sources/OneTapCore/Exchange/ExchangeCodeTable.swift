@@ -44,10 +44,7 @@ public struct ExchangeCodeTable: DataTable {
         var order: [String] = []
         var byGateway: [String: [CSVTable.Row]] = [:]
         for row in table.rows {
-            let name = row[7]
-            guard !name.isEmpty, name.utf8.count <= 32, name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
-                throw row.error(file, column: "gateway", .invalidValue, "a gateway is named in lower-case letters, digits and '-' (cmcc, aliyun-pnvs), at most 32")
-            }
+            let name = try GatewayName.parse(row[7], row: row, file: file)
             if byGateway[name] == nil { order.append(name) }
             byGateway[name, default: []].append(row)
         }

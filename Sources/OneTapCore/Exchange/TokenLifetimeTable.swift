@@ -1,8 +1,10 @@
-/// How long each one-tap flow's SDK token may be exchanged on the server, and whether only once:
+/// How long each one-tap flow's SDK token may be exchanged on the server, per gateway, and whether only once:
 /// `Data/token-lifetimes.csv`.
 ///
 /// A token older than its lifetime is not sent to the paid exchange API: the login runs the flow once
-/// more (a new token) instead. Every one-tap flow has a row; SMS has none (it has no token to exchange).
+/// more (a new token) instead. Every one-tap flow has a row of its carrier's own gateway (`cmcc`, `tianyi`,
+/// `unicom`); an aggregator that states its own lifetimes has rows of its own, and one that does not is held to
+/// the carrier's. SMS has none (it has no token to exchange).
 public struct TokenLifetimeTable: DataTable {
     /// `token-lifetimes.csv`, the table's file in `Data/`.
     package static let fileName = "token-lifetimes.csv"
@@ -11,6 +13,8 @@ public struct TokenLifetimeTable: DataTable {
     package struct Entry: Hashable, Sendable {
         /// The flow.
         package let flow: LoginFlow
+        /// The gateway whose tokens the row is about.
+        package let gateway: String
         /// How long its token may be exchanged, from the server's receipt of the success report.
         package let lifetime: Duration
         /// Whether the carrier accepts the token once only.
@@ -22,11 +26,12 @@ public struct TokenLifetimeTable: DataTable {
     }
 
     /// The columns of the file.
-    static let columns = ["flow", "lifetime_seconds", "single_use", "source"]
+    static let columns = ["flow", "lifetime_seconds", "single_use", "source", "gateway"]
 
     /// Every row, in file order.
     package let entries: [Entry]
-    private let byFlow: [Entry?]
+    /// Each gateway's rows, by ``LoginFlow/index``.
+    private let byGateway: [String: [Entry?]]
 
     /// The table built from `Data/token-lifetimes.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
@@ -37,12 +42,13 @@ public struct TokenLifetimeTable: DataTable {
     ///   - text: The file's text, in the `Data/token-lifetimes.csv` format.
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for an unknown flow, the SMS flow, a lifetime that is not 1 to 86,400
-    ///   whole seconds, `single_use` other than `yes` or `no`, a flow listed twice, or a one-tap flow left out.
+    ///   whole seconds, `single_use` other than `yes` or `no`, a malformed gateway name, a (gateway, flow) listed
+    ///   twice, or a one-tap flow without its carrier's own gateway's row.
     public init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
-        var byFlow = [Entry?](repeating: nil, count: LoginFlow.allCases.count)
+        var byGateway: [String: [Entry?]] = [:]
         var entries: [Entry] = []
-        var listed = ListedKeys<LoginFlow>()
+        var listed = ListedKeys<String>()
         for row in table.rows {
             let flow = try LoginFlow.parse(row[0], row: row, file: file, column: "flow")
             guard flow.isOneTap else {
@@ -52,25 +58,48 @@ public struct TokenLifetimeTable: DataTable {
                 throw row.error(file, column: "lifetime_seconds", .invalidValue, "\(QuotedInput(row[1])) is not 1 to 86400 whole seconds")
             }
             let singleUse = try YesNo.parse(row[2], row: row, file: file, column: "single_use")
-            try listed.insert(flow, "\(flow)", at: row, file: file, column: "flow")
-            let entry = Entry(flow: flow, lifetime: .seconds(seconds), singleUse: singleUse, source: row[3], line: row.line)
-            byFlow[flow.index] = entry
+            let gateway = try GatewayName.parse(row[4], row: row, file: file)
+            try listed.insert("\(gateway) \(flow)", "\(flow) at gateway \(gateway)", at: row, file: file, column: "flow")
+            let entry = Entry(flow: flow, gateway: gateway, lifetime: .seconds(seconds), singleUse: singleUse, source: row[3], line: row.line)
+            byGateway[gateway, default: [Entry?](repeating: nil, count: LoginFlow.allCases.count)][flow.index] = entry
             entries.append(entry)
         }
-        for flow in LoginFlow.allCases where flow.isOneTap && byFlow[flow.index] == nil {
-            throw TableError(file: file, line: 0, kind: .incomplete, message: "no row for \(flow); every one-tap flow needs its token's lifetime")
+        for (flow, gateway) in ExchangeCodeTable.carrierGateways.sorted(by: { $0.key.index < $1.key.index }) where byGateway[gateway]?[flow.index] == nil {
+            throw TableError(
+                file: file, line: 0, kind: .incomplete,
+                message: "no row for \(flow) at its carrier's own gateway \(gateway); every one-tap flow needs its token's lifetime")
         }
         self.entries = entries
-        self.byFlow = byFlow
+        self.byGateway = byGateway
     }
 
-    /// The row of a one-tap flow.
+    /// The row of a one-tap flow at its carrier's own gateway.
     /// - Parameter flow: The flow.
     /// - Returns: Its row, or nil for SMS.
     package func entry(for flow: LoginFlow) -> Entry? {
-        byFlow[flow.index]
+        ExchangeCodeTable.carrierGateways[flow].flatMap { byGateway[$0]?[flow.index] }
+    }
+
+    /// The row of a one-tap flow's tokens exchanged by a gateway: the gateway's own row, else the carrier's.
+    /// - Parameters:
+    ///   - flow: The flow.
+    ///   - gateway: The gateway that exchanges its tokens.
+    /// - Returns: The row, or nil for SMS.
+    package func entry(for flow: LoginFlow, gateway: String) -> Entry? {
+        byGateway[gateway]?[flow.index] ?? entry(for: flow)
     }
 }
+
+/// A gateway's name in a table: lower-case letters, digits and `-`, at most 32 (`cmcc`, `aliyun-pnvs`).
+enum GatewayName {
+    static func parse(_ field: String, row: CSVTable.Row, file: String) throws(TableError) -> String {
+        guard !field.isEmpty, field.utf8.count <= 32, field.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
+            throw row.error(file, column: "gateway", .invalidValue, "a gateway is named in lower-case letters, digits and '-' (cmcc, aliyun-pnvs), at most 32")
+        }
+        return field
+    }
+}
+
 
 /// A `yes` / `no` table field.
 enum YesNo {

@@ -6,12 +6,12 @@
 ///
 /// The characters are held inline, not in a heap string: a guest's access token is read without an
 /// allocation.
-public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
+public struct GuestID: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The characters, inline.
     private let storage: InlineID
 
     /// The 22 characters.
-    public var text: String { storage.text }
+    package var text: String { storage.text }
 
     private init(verified text: String) { storage = InlineID(checked: text) }
 
@@ -39,24 +39,10 @@ public struct GuestID: Hashable, Sendable, Codable, CustomStringConvertible, Com
         storage = InlineID(checked: text)
     }
 
-    /// The 22 characters.
+    /// The 22 characters: the id's one text form (what a store, a header or JSON holds); ``init(_:)``
+    /// reads it back.
     public var description: String { text }
 
     /// Orders ids by their text.
     public static func < (lhs: GuestID, rhs: GuestID) -> Bool { lhs.storage < rhs.storage }
-
-    /// Decodes the id from a string.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` for text that is no guest id.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the id as a string.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
 }

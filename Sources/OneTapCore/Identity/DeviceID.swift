@@ -4,7 +4,7 @@
 ///
 /// An id is 1 to ``maximumBytes`` bytes of printable ASCII (no spaces or control characters), and two
 /// ids are the same exactly when their bytes are.
-public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct DeviceID: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The id's text, exactly as given.
     package let rawValue: String
 
@@ -33,19 +33,4 @@ public struct DeviceID: Hashable, Sendable, Codable, CustomStringConvertible, Cu
 
     /// A mirror with no children, so `dump` prints nothing of the id.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
-
-    /// Decodes the id from a string.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError`` for an invalid id.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the id as a string.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }

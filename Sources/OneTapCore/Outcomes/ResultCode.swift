@@ -5,11 +5,11 @@
 ///
 /// A code is 1 to 64 bytes of UTF-8 without control characters. Codes up to 15 bytes (every carrier
 /// code known) are stored inline, so making, comparing and classifying one never allocates.
-public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral,
+public struct ResultCode: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral,
     ExpressibleByIntegerLiteral
 {
     /// The code's text, trimmed.
-    public let text: String
+    package let text: String
 
     /// The longest code accepted, in UTF-8 bytes: 64.
     package static let maximumBytes = 64
@@ -48,7 +48,7 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
 
     private init(trimmed: String) { text = trimmed }
 
-    /// The code's text.
+    /// The code's text, trimmed: its one text form; ``init(_:)`` reads it back.
     public var description: String { text }
 
     /// Whether the code is an optional `-` and ASCII digits.
@@ -60,26 +60,6 @@ public struct ResultCode: Hashable, Sendable, Comparable, Codable, CustomStringC
 
     /// Orders codes by their text (stable, for sorting).
     public static func < (lhs: ResultCode, rhs: ResultCode) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
-
-    /// Decodes a JSON string, or a JSON integer (an SDK that sends `103000` as a number).
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` when the value is neither, or is not a code.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) {
-            self.init(integerLiteral: number)
-            return
-        }
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try ResultCode(text) }
-    }
-
-    /// Encodes the code as a JSON string, exactly its text.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
 
     /// The range of `bytes` without surrounding spaces, for a lookup: no validation, since text with a
     /// control character or over the limit matches no row of a table anyway.

@@ -3,9 +3,9 @@
 ///
 /// Not a routing input: the plan does not depend on it. It travels with the login's events, so the
 /// funnel can be split by platform (one-tap success differs between the SDKs of each platform).
-public struct Platform: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct Platform: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The id: 1 to 16 bytes of lowercase ASCII letters, digits and `-`.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Apple's iOS and iPadOS.
     public static let ios = Platform(unchecked: "ios")
@@ -23,7 +23,7 @@ public struct Platform: RawRepresentable, Hashable, Sendable, Codable, CustomStr
     /// - Parameter rawValue: The id.
     /// - Returns: Nil when it is empty, longer than 16 bytes, or holds anything but ASCII letters,
     ///   digits and `-` (use ``init(_:)`` for the reason).
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         guard let platform = try? Platform(rawValue) else { return nil }
         self = platform
     }
@@ -43,7 +43,7 @@ public struct Platform: RawRepresentable, Hashable, Sendable, Codable, CustomStr
         rawValue = text.lowercased()
     }
 
-    /// The id, e.g. `"harmonyos"`.
+    /// The id, e.g. `"harmonyos"`: its one text form; ``init(_:)`` reads it back.
     public var description: String { rawValue }
 
     /// Decodes the id.

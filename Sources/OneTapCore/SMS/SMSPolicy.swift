@@ -133,27 +133,8 @@ public struct SMSPolicy: DataTable {
     ///   delay rule without its time in `lock_seconds` (or another rule with one), a delay or single-try
     ///   rule that counts sends, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        let table = try CSVTable(text: text, file: file, columns: Self.columns)
-        var rules: [Rule] = []
-        var listed = ListedKeys<String>()
-        func seconds(_ field: String, row: CSVTable.Row, column: String, range: ClosedRange<Int64>) throws(TableError) -> Duration {
-            guard field.utf8.allSatisfy({ $0 &- 48 < 10 }), let value = Int64(field), range.contains(value) else {
-                throw row.error(file, column: column, .invalidValue, "\(QuotedInput(field)) is not \(range.lowerBound) to \(range.upperBound) whole seconds")
-            }
-            return .seconds(value)
-        }
-        for row in table.rows {
-            let id = row[0]
-            guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
-                throw row.error(file, column: "rule", .invalidValue, "\(QuotedInput(id)) is not a rule id (letters, digits and hyphens)")
-            }
-            try listed.insert(id, "rule \(id)", at: row, file: file, column: "rule")
-            let key: Key = try row.choice(row[1], "key", from: Key.allCases, file: file, column: "key")
-            let counts: Counts = try row.choice(row[2], "count", from: Counts.allCases, file: file, column: "counts")
-            let window = try seconds(row[3], row: row, column: "window_seconds", range: 1...31_536_000)
-            guard row[4].utf8.allSatisfy({ $0 &- 48 < 10 }), let limit = Int(row[4]), (1...100_000).contains(limit) else {
-                throw row.error(file, column: "limit", .invalidValue, "\(QuotedInput(row[4])) is not a limit from 1 to 100000")
-            }
+        let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...100_000, letting: "send") {
+            (rule, row) throws(TableError) in
             let over: Over = try row.choice(row[5], "action", from: Over.allCases, file: file, column: "over")
             var lock: Duration? = nil
             switch (over, row[6].isEmpty) {
@@ -162,19 +143,18 @@ public struct SMSPolicy: DataTable {
             case (.delay, true):
                 throw row.error(file, column: "lock_seconds", .invalidValue, "a delay rule needs its longest wait in seconds")
             case (.lock, false), (.delay, false):
-                lock = try seconds(row[6], row: row, column: "lock_seconds", range: 1...31_536_000)
+                lock = try row.seconds(row[6], file: file, column: "lock_seconds", range: 1...31_536_000)
             case (_, false):
                 throw row.error(file, column: "lock_seconds", .invalidValue, "only a lock or delay rule has a time in lock_seconds")
             case (_, true):
                 break
             }
-            if (over == .delay || over == .singleTry) && counts == .sends {
+            if (over == .delay || over == .singleTry) && rule.counts == .sends {
                 throw row.error(file, column: "over", .invalidValue, "\(over) slows or steps up verifies; a rule on sends limits, locks or asks for a captcha")
             }
-            rules.append(Rule(id: id, key: key, counts: counts, window: window, limit: limit, over: over, lock: lock, source: row[7], line: row.line))
-        }
-        guard !rules.isEmpty else {
-            throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every send through")
+            return Rule(
+                id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, over: over, lock: lock, source: row[7],
+                line: row.line)
         }
         self.rules = rules
         func keys(_ counts: Counts) -> [Key] {

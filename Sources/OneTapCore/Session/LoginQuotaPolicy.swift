@@ -142,29 +142,10 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key or count, a window that
     ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        let table = try CSVTable(text: text, file: file, columns: Self.columns)
-        var rules: [Rule] = []
-        var listed = ListedKeys<String>()
-        for row in table.rows {
-            let id = row[0]
-            guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
-                throw row.error(file, column: "rule", .invalidValue, "\(QuotedInput(id)) is not a rule id (letters, digits and hyphens)")
-            }
-            try listed.insert(id, "rule \(id)", at: row, file: file, column: "rule")
-            let key: Key = try row.choice(row[1], "key", from: Key.allCases, file: file, column: "key")
-            let counts: Counts = try row.choice(row[2], "count", from: Counts.allCases, file: file, column: "counts")
-            guard row[3].utf8.allSatisfy({ $0 &- 48 < 10 }), let seconds = Int64(row[3]), (1...31_536_000).contains(seconds) else {
-                throw row.error(file, column: "window_seconds", .invalidValue, "\(QuotedInput(row[3])) is not 1 to 31536000 whole seconds")
-            }
-            guard row[4].utf8.allSatisfy({ $0 &- 48 < 10 }), let limit = Int(row[4]), (1...1_000_000).contains(limit) else {
-                throw row.error(file, column: "limit", .invalidValue, "\(QuotedInput(row[4])) is not a limit from 1 to 1000000")
-            }
-            rules.append(Rule(id: id, key: key, counts: counts, window: .seconds(seconds), limit: limit, source: row[5], line: row.line))
+        rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...1_000_000, letting: "login") {
+            (rule, row) throws(TableError) in
+            Rule(id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, source: row[5], line: row.line)
         }
-        guard !rules.isEmpty else {
-            throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every login through")
-        }
-        self.rules = rules
     }
 
     /// The counters a request touches for what it counts: one per key a rule of that count uses.

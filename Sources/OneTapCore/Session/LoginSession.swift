@@ -46,15 +46,15 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// 1 at the start, one more with every accepted report.
     public internal(set) var version: Int
     /// The plan the login follows.
-    public let plan: LoginPlan
+    package let plan: LoginPlan
     /// Where it stands.
     package internal(set) var stage: Stage
     /// Every step so far, in order.
-    public internal(set) var trace: [LoginStep]
+    package internal(set) var trace: [LoginStep]
     /// Operator alerts raised on the way.
-    public internal(set) var alerts: [LoginAlert]
+    package internal(set) var alerts: [LoginAlert]
     /// When the login started.
-    public let createdAt: Date
+    package let createdAt: Date
     /// When it stops taking reports.
     public let expiresAt: Date
     /// The SHA-256 of every token this login sent (or was about to send) to the exchange.
@@ -62,7 +62,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// Exchanges that timed out, for reconciliation.
     package internal(set) var unknownExchanges: [UnknownExchange]
     /// The verified login, once it succeeded.
-    public internal(set) var verified: VerifiedLogin?
+    package internal(set) var verified: VerifiedLogin?
     /// The action a login gate interrupted, kept until the login ends (see ``PendingAction``).
     package internal(set) var pending: PendingAction?
 
@@ -101,7 +101,7 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     static func stored(_ date: Date) -> Date { date.roundedToMilliseconds }
 
     /// How the login ended, or nil while it runs.
-    public var ending: Decision.Ending? {
+    package var ending: Decision.Ending? {
         if case .ended(let ending, _) = stage { return ending }
         return nil
     }

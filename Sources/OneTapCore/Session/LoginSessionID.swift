@@ -3,7 +3,7 @@
 /// header or JSON as it is.
 public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The 22 characters.
-    public let text: String
+    package let text: String
 
     /// A new id from a generator (tests give a seeded one; production uses `random()` from `OneTap`, which
     /// draws from the system's CSPRNG).
@@ -32,7 +32,8 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
         self.text = text
     }
 
-    /// The 22 characters.
+    /// The 22 characters: the id's one text form (what a store, a URL or JSON holds); ``init(_:)``
+    /// reads it back.
     public var description: String { text }
 
     /// Decodes the 22 characters.

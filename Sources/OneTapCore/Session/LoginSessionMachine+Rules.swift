@@ -203,7 +203,7 @@ extension LoginSessionMachine {
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
                   health: nil)
         case .tokenExpired:
-            let lifetime = rules.lifetimes.entry(for: flow).map { "\(Int($0.lifetime.seconds)) s" } ?? "its lifetime"
+            let lifetime = rules.lifetimes.entry(for: flow, gateway: rules.gateway(for: flow)).map { "\(Int($0.lifetime.seconds)) s" } ?? "its lifetime"
             let meaning = "the token was older than \(lifetime), so it was not sent to the exchange: run the flow once more"
             apply(.retry, result: .tokenExpired, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .replayed:

@@ -1,8 +1,8 @@
 /// One step of a login's trace: a flow attempted (or skipped), what came back, and what was decided.
 /// The trace answers "why did this user get SMS?".
-public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
+package struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     /// What came back from the flow, or from the server's exchange of its token.
-    public enum Answer: Hashable, Sendable, CustomStringConvertible {
+    package enum Answer: Hashable, Sendable, CustomStringConvertible {
         /// The SDK's result code.
         case code(ResultCode)
         /// The flow did not answer within its time limit.
@@ -111,7 +111,7 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
         }
 
         /// A readable form, for messages and logs.
-        public var description: String {
+        package var description: String {
             switch self {
             case .code(let code): "\(code)"
             case .timeout: "timeout"
@@ -168,17 +168,17 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The flow.
-    public let flow: LoginFlow
+    package let flow: LoginFlow
     /// Which attempt of the flow, from 1 (0 for a skipped flow).
-    public let attempt: Int
+    package let attempt: Int
     /// What came back.
-    public let result: Answer
+    package let result: Answer
     /// The action it led to.
-    public let action: OutcomeAction
+    package let action: OutcomeAction
     /// What the result means.
-    public let meaning: String
+    package let meaning: String
     /// What was decided next.
-    public let next: Decision.Step
+    package let next: Decision.Step
 
     /// Creates a step.
     package init(flow: LoginFlow, attempt: Int, result: Answer, action: OutcomeAction, meaning: String, next: Decision.Step) {
@@ -191,18 +191,18 @@ public struct LoginStep: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `mobile 200023 → retry (…) ⇒ retry mobile`.
-    public var description: String { "\(flow) \(result) → \(action) (\(meaning)) ⇒ \(next)" }
+    package var description: String { "\(flow) \(result) → \(action) (\(meaning)) ⇒ \(next)" }
 }
 
 /// An operator alert: a code said our own configuration is wrong (credentials, signature, whitelist,
 /// quota). The user was moved on; someone should fix the configuration.
-public struct LoginAlert: Hashable, Sendable, CustomStringConvertible {
+package struct LoginAlert: Hashable, Sendable, CustomStringConvertible {
     /// The flow.
-    public let flow: LoginFlow
+    package let flow: LoginFlow
     /// The code: the SDK's, or `exchange-…` for the server's exchange.
-    public let code: String
+    package let code: String
     /// What it means.
-    public let meaning: String
+    package let meaning: String
 
     /// Creates an alert.
     package init(flow: LoginFlow, code: String, meaning: String) {
@@ -212,5 +212,5 @@ public struct LoginAlert: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `mobile 103101: …`.
-    public var description: String { "\(flow) \(code): \(meaning)" }
+    package var description: String { "\(flow) \(code): \(meaning)" }
 }

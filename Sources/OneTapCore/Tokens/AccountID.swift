@@ -8,7 +8,7 @@
 /// so OneTap compares bytes and never rewrites them.
 public struct AccountID: Hashable, Sendable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The identifier's text, exactly as given.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The longest identifier, in UTF-8 bytes: 100.
     package static let maximumBytes = 100
@@ -50,7 +50,8 @@ public struct AccountID: Hashable, Sendable, Comparable, Codable, CustomStringCo
         return nil
     }
 
-    /// The identifier.
+    /// The identifier's text, exactly as given: its one text form (what a store holds); ``init(_:)``
+    /// reads it back.
     public var description: String { rawValue }
 
     /// Whether two identifiers have the same UTF-8 bytes.

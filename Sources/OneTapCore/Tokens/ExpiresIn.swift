@@ -1,6 +1,6 @@
 /// A token lifetime as a provider reports it: `expiresIn` / `atExpiresIn`, a number of seconds that
 /// arrives as a JSON number or, from Tianyi's refresh API, as a numeric string.
-public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct ExpiresIn: Hashable, Sendable, CustomStringConvertible {
     /// The lifetime in seconds, 1 ... ``maximum``.
     public let seconds: Int64
 
@@ -43,33 +43,6 @@ public struct ExpiresIn: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// A readable form, for messages and logs.
     public var description: String { "\(seconds)s" }
-
-    /// Decodes a JSON number or a numeric string.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` naming the problem.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        do {
-            if let number = try? container.decode(Int64.self) {
-                try self.init(seconds: number)
-            } else if let text = try? container.decode(String.self) {
-                try self.init(text)
-            } else {
-                throw DecodingError.typeMismatch(
-                    ExpiresIn.self, .init(codingPath: container.codingPath, debugDescription: "expected a whole number of seconds, as a number or a string"))
-            }
-        } catch let error as ParseError {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
-        }
-    }
-
-    /// Encodes the seconds as a JSON number.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(seconds)
-    }
 }
 
 extension ExpiresIn: JSONReadable {

@@ -23,13 +23,13 @@ public enum TokenState: String, Hashable, Sendable, CaseIterable, Codable, Custo
 /// expired.
 public struct TokenPolicy: Hashable, Sendable {
     /// The lifetime of a token whose provider gave none: 30 days.
-    public var defaultLifetime: Duration
+    package var defaultLifetime: Duration
     /// The longest a token stays fresh: 24 hours (or half its lifetime, if that is shorter).
-    public var maxFreshAge: Duration { didSet { freshAgeSeconds = maxFreshAge.seconds } }
+    package var maxFreshAge: Duration { didSet { freshAgeSeconds = maxFreshAge.seconds } }
     /// A token turns stale when this little time is left: 7 days (or a quarter of its lifetime).
-    public var staleWithin: Duration { didSet { staleWithinSeconds = staleWithin.seconds } }
+    package var staleWithin: Duration { didSet { staleWithinSeconds = staleWithin.seconds } }
     /// A token counts as expired this long before its expiry, for clock skew: 60 seconds.
-    public var skewMargin: Duration { didSet { skewSeconds = skewMargin.seconds } }
+    package var skewMargin: Duration { didSet { skewSeconds = skewMargin.seconds } }
 
     // The durations in seconds, kept beside them so that ``state(of:at:)`` does no Duration arithmetic
     // (usable from inlinable code: the decisions below inline into their callers in other modules, where

@@ -2,13 +2,19 @@ import OneTap
 import OneTapSupport
 
 extension GatewayRegistration {
-    /// China Mobile's 统一认证 `loginTokenValidate` (one-tap token → number), from the `cmcc` object.
-    package static let cmcc = GatewayRegistration(name: ChinaMobileTokenExchange.name, capabilities: [.exchange]) { settings, transport, clock throws(GatewayError) in
-        let configuration = try ChinaMobileConfiguration.registrySettings(settings)
+    /// China Mobile's 统一认证 `loginTokenValidate` (one-tap token → number) and, when the `cmcc` object has `appKey`,
+    /// `tokenValidate` (number verification).
+    package static let cmcc = GatewayRegistration(name: ChinaMobileTokenExchange.name, capabilities: [.exchange, .verify]) { settings, transport, clock throws(GatewayError) in
+        let configuration = try ChinaMobileConfiguration(settings: settings)
         let exchange = try ChinaMobileTokenExchange(configuration: configuration, transport: transport, clock: clock)
         let signer = try ChinaMobileSigner(configuration.signing)
         var built = BuiltGateway(summary: configuration.description)
         built.exchange = (exchange, .mobile)
+        if settings.fields["appKey"] != nil {
+            let verification = try ChinaMobileNumberVerification(
+                configuration: try ChinaMobileNumberVerificationConfiguration(settings: settings), transport: transport, clock: clock)
+            built.verification = (verification, .mobile)
+        }
         // `onetap gateway sign cmcc --field token=… --field msgid=… --field systemtime=…`: the rest as a call makes them.
         built.signPreview = { fields throws(GatewayError) in
             let known = ["token", "msgid", "systemtime"]
@@ -28,30 +34,5 @@ extension GatewayRegistration {
             return SignPreview(stringToSign: request.signedText, signature: signature, algorithm: algorithm)
         }
         return built
-    }
-}
-
-extension ChinaMobileConfiguration {
-    /// The `cmcc` object read for the registry: `appId`, and `appSecret` (the MD5 sign) or `privateKey` (the RSA mode,
-    /// PEM, with `msisdnPrivateKey` when `msisdn` comes encrypted to a second key pair), and `url`. Until the
-    /// configuration's own `init(settings:)` lands (helper verify's branch), which then replaces this.
-    /// - Parameter settings: The `cmcc` object.
-    /// - Returns: The configuration.
-    /// - Throws: ``GatewayError`` `misconfigured` naming the field and the fix.
-    static func registrySettings(_ settings: GatewaySettings) throws(GatewayError) -> ChinaMobileConfiguration {
-        try settings.refuseUnknownFields(["appId", "appSecret", "privateKey", "msisdnPrivateKey"])
-        let appID = try settings.text("appId")
-        let signing: Signing
-        switch (try settings.optionalSecret("appSecret"), try settings.optionalSecret("privateKey")) {
-        case (let secret?, nil): signing = .md5(secret: secret)
-        case (nil, let key?): signing = .rsa(signingKey: key, msisdnKey: try settings.optionalSecret("msisdnPrivateKey"))
-        case (nil, nil):
-            throw settings.misconfigured("appSecret", "is missing: add \"appSecret\": {\"env\": \"NAME\"} (the MD5 sign) or \"privateKey\": {\"file\": \"PATH\"} (the RSA mode) to \"cmcc\"")
-        case (_?, _?):
-            throw settings.misconfigured("privateKey", "and appSecret are both set: keep appSecret for the MD5 sign or privateKey for the RSA mode")
-        }
-        var configuration = ChinaMobileConfiguration(appID: appID, signing: signing)
-        if let url = try settings.url() { configuration.url = url }
-        return configuration
     }
 }

@@ -33,15 +33,15 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
     /// Refreshes a Tianyi access token with its refresh token.
     /// - Parameter token: The stored token (its ``AccessToken/refreshToken`` is sent).
     /// - Returns: The new access token, the rotated refresh token if one came, the new lifetime.
-    /// - Throws: ``TokenRefreshError``: `final` for a token of another flow or without a refresh token, and for a
-    ///   non-zero `result`; `transient` for everything else (no answer, a 5xx, a wrong content type, a body that is not
+    /// - Throws: ``TokenError``: `relogin-required` for a token of another flow or without a refresh token, and for a
+    ///   non-zero `result`; `refresh-failed` for everything else (no answer, a 5xx, a wrong content type, a body that is not
     ///   the documented JSON, a configuration the request cannot be made with); `CancellationError`.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         guard token.flow == .tianyi else {
-            throw TokenRefreshError(.final, message: "tianyi: refreshToken.do refreshes tianyi tokens; this one is \(token.flow)")
+            throw TokenError(.reloginRequired, message: "tianyi: refreshToken.do refreshes tianyi tokens; this one is \(token.flow)")
         }
         guard let refreshToken = token.refreshToken, !refreshToken.isEmpty else {
-            throw TokenRefreshError(.final, message: "tianyi: the token has no refresh token")
+            throw TokenError(.reloginRequired, message: "tianyi: the token has no refresh token")
         }
         let response: HTTPResponse
         do {
@@ -50,7 +50,7 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
             // The status, the content type and the JSON judged as for every gateway; the fields by OneTap's reader.
             _ = try GatewayAnswer.jsonObject(response, gateway: TianyiTokenExchange.name, contentTypes: configuration.contentTypes)
         } catch let error as GatewayError {
-            throw TokenRefreshError(.transient, message: error.description)
+            throw TokenError(.refreshFailed, message: error.description)
         }
         return try TianyiRefreshResponse.decode(response.body)
     }

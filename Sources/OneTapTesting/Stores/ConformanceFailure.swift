@@ -2,11 +2,11 @@
 /// `ExchangeLedgerConformance`, `SMSStoreConformance`, `GuestDataStoreConformance`,
 /// `AppSessionStoreConformance`, `AccountDirectoryConformance`) throws when a store breaks one of its properties: every broken property,
 /// not only the first.
-public struct ConformanceFailure: Error, CustomStringConvertible {
+package struct ConformanceFailure: Error, CustomStringConvertible {
     /// The suite that found them, e.g. `TokenStoreConformance`.
-    public let suite: String
+    package let suite: String
     /// One line per broken property.
-    public let problems: [String]
+    package let problems: [String]
 
     init(suite: String, problems: [String]) {
         self.suite = suite
@@ -14,7 +14,7 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
     }
 
     /// `TokenStoreConformance: the store breaks 2 properties:`, then one line per property.
-    public var description: String {
+    package var description: String {
         "\(suite): the store breaks \(problems.count) propert\(problems.count == 1 ? "y" : "ies"):\n" + problems.joined(separator: "\n")
     }
 }

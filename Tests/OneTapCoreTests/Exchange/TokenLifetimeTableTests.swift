@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import OneTapCore
 
@@ -10,14 +11,14 @@ import Testing
         try #require(row.problem == nil)
         let flow = try #require(LoginFlow(rawValue: row["flow"]))
         let seconds = try #require(Int64(row["lifetime_seconds"]))
-        let entry = try #require(table.entry(for: flow))
-        #expect(entry.flow == flow && entry.lifetime == .seconds(seconds))
+        let entry = try #require(table.entry(for: flow, gateway: row["gateway"]))
+        #expect(entry.flow == flow && entry.gateway == row["gateway"] && entry.lifetime == .seconds(seconds))
         #expect(entry.singleUse == (row["single_use"] == "yes"))
         #expect(entry.source == row["source"] && entry.line == row.line)
     }
 
     @Test func everyOneTapFlowHasARowAndSMSNone() {
-        #expect(table.entries.map(\.flow).sorted { $0.rawValue < $1.rawValue } == [.mobile, .tianyi, .unicom])
+        #expect(Set(table.entries.map(\.flow)) == [.mobile, .tianyi, .unicom])
         #expect(table.entry(for: .sms) == nil)
         #expect(table.entries.count == DataFile.rows("token-lifetimes.csv").count)
     }
@@ -30,11 +31,42 @@ import Testing
 
     // MARK: Malformed tables
 
-    static let header = "flow,lifetime_seconds,single_use,source"
+    static let header = "flow,lifetime_seconds,single_use,source,gateway"
 
+    /// `rows` (each given its flow's carrier gateway in the last column, unless it names one), then a row per flow.
     static func text(_ rows: String, without: LoginFlow? = nil) -> String {
-        let base = ["mobile,120,yes,s", "tianyi,600,yes,s", "unicom,1800,no,s"].filter { without == nil || !$0.hasPrefix("\(without!),") }
-        return "\(header)\n\(rows)\n\(base.joined(separator: "\n"))\n"
+        let carrier = ["mobile": "cmcc", "tianyi": "tianyi", "unicom": "unicom"]
+        let given = rows.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix("#") || line.filter({ $0 == "," }).count >= 4 ? String(line) : "\(line),\(carrier[String(line.prefix { $0 != "," })] ?? "cmcc")"
+        }
+        let base = ["mobile,120,yes,s,cmcc", "tianyi,600,yes,s,tianyi", "unicom,1800,no,s,unicom"].filter { without == nil || !$0.hasPrefix("\(without!),") }
+        return "\(header)\n\(given.joined(separator: "\n"))\n\(base.joined(separator: "\n"))\n"
+    }
+
+    /// An aggregator's own lifetime is its tokens'; a gateway without rows is held to the carrier's (rows written
+    /// here, not read from the file).
+    @Test func aGatewaysOwnLifetimeElseTheCarriers() throws {
+        let table = try TokenLifetimeTable(csv: Self.text("unicom,60,yes,s,relay"), file: "t.csv")
+        #expect(table.entry(for: .unicom, gateway: "relay")?.lifetime == .seconds(60))
+        #expect(table.entry(for: .unicom)?.lifetime == .seconds(1800))
+        #expect(table.entry(for: .mobile, gateway: "relay")?.gateway == "cmcc")
+        let rules = try ExchangeRules(codes: try ExchangeCodeTable(
+            csv: "flow,code,action,alert,meaning_zh,meaning_en,source,gateway\nmobile,*,fallback,no,a,b,s,cmcc\ntianyi,*,fallback,no,a,b,s,tianyi\n"
+                + "unicom,*,fallback,no,a,b,s,unicom\nunicom,*,fallback,no,a,b,s,relay\n", file: "x.csv"), lifetimes: table).serving(.unicom, with: "relay")
+        let received = Date(timeIntervalSince1970: 1_796_090_400)
+        #expect(!rules.hasExpired(.unicom, receivedAt: received, at: received.addingTimeInterval(59)))
+        #expect(rules.hasExpired(.unicom, receivedAt: received, at: received.addingTimeInterval(60)))
+        #expect(!ExchangeRules(lifetimes: table).hasExpired(.unicom, receivedAt: received, at: received.addingTimeInterval(60)))
+    }
+
+    @Test(arguments: ["", "Relay", "re lay"])
+    func aMalformedGatewayIsRefused(name: String) {
+        #expect {
+            try TokenLifetimeTable(csv: Self.text("unicom,60,yes,s,\"\(name)\""), file: "t.csv")
+        } throws: { error in
+            let error = error as! TableError
+            return error.line == 2 && error.column == "gateway"
+        }
     }
 
     @Test(arguments: ["1", "86400", "120", "007"])
@@ -77,7 +109,7 @@ import Testing
             try TokenLifetimeTable(csv: Self.text("# no row for \(flow)", without: flow), file: "t.csv")
         } throws: { error in
             let error = error as! TableError
-            return error.kind == .incomplete && error.line == 0 && error.column == nil && error.message.contains("no row for \(flow);")
+            return error.kind == .incomplete && error.line == 0 && error.column == nil && error.message.contains("no row for \(flow) at its carrier's own gateway")
         }
     }
 }

@@ -48,12 +48,11 @@ import Testing
         }
     }
 
-    /// JSON carries a code as a string, exactly its text; a number an SDK sent decodes to its digits.
-    @Test func codableWritesStringsAndReadsStringsAndIntegers() throws {
-        let decoded = try JSONDecoder().decode([ResultCode].self, from: Data(#"[103000, "-8994014", " 7 ", "000"]"#.utf8))
-        #expect(decoded.map(\.text) == ["103000", "-8994014", "7", "000"])
-        #expect(String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self) == #"["103000","-8994014","7","000"]"#)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([ResultCode].self, from: Data(#"[""]"#.utf8)) }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([ResultCode].self, from: Data("[true]".utf8)) }
+    /// A code is its text (spaces trimmed); a number an SDK sent is its digits.
+    @Test func aCodeIsItsTextAndANumberItsDigits() throws {
+        let codes = try [" 7 ", "-8994014", "000"].map { try ResultCode($0) } + [ResultCode(integerLiteral: 103000)]
+        #expect(codes.map(\.text) == ["7", "-8994014", "000", "103000"])
+        let empty = String()
+        #expect(throws: ParseError.self) { try ResultCode(empty) }
     }
 }

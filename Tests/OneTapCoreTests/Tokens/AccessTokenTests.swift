@@ -66,11 +66,12 @@ import Testing
         }
     }
 
-    @Test func expiresInDecodesNumbersAndStrings() throws {
-        let decoded = try JSONDecoder().decode([ExpiresIn].self, from: Data(#"[2592000, "7200"]"#.utf8))
-        #expect(decoded.map(\.seconds) == [2_592_000, 7200])
-        for bad in [#"[-5]"#, #"["soon"]"#, #"[true]"#, #"[1e30]"#] {
-            #expect(throws: DecodingError.self) { try JSONDecoder().decode([ExpiresIn].self, from: Data(bad.utf8)) }
+    /// The package's reader takes a lifetime as a JSON integer or a numeric string (Tianyi's refresh answer).
+    @Test func expiresInReadsNumbersAndStrings() throws {
+        #expect(try ExpiresIn.reading(Array("2592000".utf8)).seconds == 2_592_000)
+        #expect(try ExpiresIn.reading(Array(#""7200""#.utf8)).seconds == 7200)
+        for bad in ["-5", #""soon""#, "true", "1e30"] {
+            #expect(throws: JSONReadError.self) { try ExpiresIn.reading(Array(bad.utf8)) }
         }
     }
 }

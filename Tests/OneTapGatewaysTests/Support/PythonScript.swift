@@ -1,4 +1,5 @@
 import Foundation
+import OneTapTesting
 
 /// Runs one of the fakes' Python scripts as a filter: input on stdin, its whole stdout back (on a thread of its own:
 /// the reads block).

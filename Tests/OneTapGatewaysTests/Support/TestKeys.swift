@@ -1,4 +1,5 @@
 import Foundation
+import OneTapTesting
 
 /// The test keys in `Fakes/keys` (made with the `openssl` command line for the tests alone; see its README).
 enum TestKeys {

@@ -113,7 +113,7 @@ import Testing
         let accounts = login(directory, clock, events)
         directory.faults.inject(.refuse(.io, "the database is down"), into: [.findOrCreate])
         let error = await #expect(throws: StoreError.self) { _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number)) }
-        #expect(error?.kind == .io && error?.subject == .number(number))
+        #expect(error?.kind == .io && error?.entry == .number(number))
         #expect(!"\(String(describing: error))".contains("13800138000"))
         #expect(try await base.account(for: number) == nil && base.count == 0)
 

@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func aReplacementLifetimeTableIsHonoured() async throws {
-        let lifetimes = try TokenLifetimeTable(csv: "flow,lifetime_seconds,single_use,source\nmobile,10,yes,s\ntianyi,10,yes,s\nunicom,10,yes,s\n", file: "t.csv")
+        let lifetimes = try TokenLifetimeTable(csv: "flow,gateway,lifetime_seconds,single_use,source\nmobile,cmcc,10,yes,s\ntianyi,tianyi,10,yes,s\nunicom,unicom,10,yes,s\n", file: "t.csv")
         let provider = provider()
         let exchange = guarded(provider)
         let rules = ExchangeRules(lifetimes: lifetimes)

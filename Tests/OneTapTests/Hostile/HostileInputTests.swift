@@ -197,9 +197,9 @@ import Testing
         ])
         add(.refresh, [
             (#"{"result":0,"accessToken":"A","expiresIn":"2592000"}"#, "ok:2592000"), (#"{"result":"0","accessToken":"A"}"#, "ok:default"),
-            (#"{"result":0,"accessToken":"A","expiresIn":"-1"}"#, "err:transient"), (#"{"result":0,"accessToken":"A","expiresIn":"1e9"}"#, "err:transient"),
-            (#"{"result":0,"accessToken":"A","expiresIn":99999999999}"#, "err:transient"), (#"{"result":-1,"msg":"刷新token失败"}"#, "err:final"),
-            (#"{"result":0}"#, "err:transient"), ("<html>", "err:transient"), ("", "err:transient"), (#"{"result":true,"accessToken":"A"}"#, "err:transient"),
+            (#"{"result":0,"accessToken":"A","expiresIn":"-1"}"#, "err:refresh-failed"), (#"{"result":0,"accessToken":"A","expiresIn":"1e9"}"#, "err:refresh-failed"),
+            (#"{"result":0,"accessToken":"A","expiresIn":99999999999}"#, "err:refresh-failed"), (#"{"result":-1,"msg":"刷新token失败"}"#, "err:relogin-required"),
+            (#"{"result":0}"#, "err:refresh-failed"), ("<html>", "err:refresh-failed"), ("", "err:refresh-failed"), (#"{"result":true,"accessToken":"A"}"#, "err:refresh-failed"),
         ])
         return cases
     }()

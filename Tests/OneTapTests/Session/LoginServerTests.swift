@@ -82,7 +82,7 @@ import Testing
     @Test(arguments: [(10, true), (120, false)])
     func theGuardRefusesByTheMachinesLifetimeTable(lifetime: Int, refused: Bool) async throws {
         let lifetimes = try TokenLifetimeTable(
-            csv: "flow,lifetime_seconds,single_use,source\nmobile,\(lifetime),yes,s\ntianyi,\(lifetime),yes,s\nunicom,\(lifetime),yes,s\n", file: "t.csv")
+            csv: "flow,gateway,lifetime_seconds,single_use,source\nmobile,cmcc,\(lifetime),yes,s\ntianyi,tianyi,\(lifetime),yes,s\nunicom,unicom,\(lifetime),yes,s\n", file: "t.csv")
         let provider = MockTokenExchange(number: Self.number, clock: clock)
         let events = ClockJumpingSink(clock: clock, jump: .seconds(10))   // a slow store between the report and the exchange
         let logins = LoginServer(

@@ -91,7 +91,7 @@ import Testing
 
     @Test func aCheckThatThrowsIsABrokenPropertyNamedByItsSuite() async throws {
         let failure = await #expect(throws: ConformanceFailure.self) {
-            try await TokenStoreConformance.check {
+            try await StoreConformance.check {
                 let store = FaultyTokenStore(InMemoryTokenStore())
                 store.faults.inject(.refuse(.io, "the disk is gone"), into: [.accounts], times: nil)
                 return store

@@ -7,7 +7,7 @@ extension TokenVaultTests {
     // MARK: Failures through the vault
 
     @Test func transientFailureKeepsAUsableTokenAndBacksOff() async throws {
-        let failure = TokenRefreshError(.transient, message: "timeout")
+        let failure = TokenError(.refreshFailed, message: "timeout")
         let refresher = MockRefresher([.failure(failure), .failure(failure)])
         try await running(vault(refresher)) { vault in
             try await vault.store(token(age: 2 * Self.day))
@@ -35,9 +35,28 @@ extension TokenVaultTests {
         #expect(refresher.calls == 3)
     }
 
+    /// Only a ``TokenError`` of kind `relogin-required` removes the token: an error of another type, or a
+    /// token error of another kind, is a failure that may pass (the token is kept, the refresh backs off).
+    @Test(arguments: [0, 1])
+    func anyOtherRefresherErrorKeepsTheToken(which: Int) async throws {
+        struct Network: Error, CustomStringConvertible { var description: String { "connection reset" } }
+        let failure: any Error = which == 0 ? Network() : TokenError(.notLoggedIn, message: "unknown user")
+        let refresher = MockRefresher([.failure(failure)])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            await #expect { try await vault.validToken(for: "u1") } throws: { error in
+                let error = error as! TokenError
+                return error.kind == .refreshFailed
+                    && error.message == "the token expired and the refresh failed: \(which == 0 ? "connection reset" : "unknown user")"
+            }
+        }
+        #expect(try await store.load("u1") != nil)
+        #expect(events.names == ["stored", "refresh-failed"])
+    }
+
     @Test(arguments: [2.0, 31.0])
     func finalFailureRemovesTheTokenAndRequiresRelogin(ageInDays: Double) async throws {
-        let refresher = MockRefresher([.failure(TokenRefreshError(.final, code: -1, message: "refresh token revoked"))])
+        let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "result -1: refresh token revoked"))])
         try await running(vault(refresher)) { vault in
             try await vault.store(token(age: ageInDays * Self.day))
             if ageInDays < 30 {
@@ -54,7 +73,7 @@ extension TokenVaultTests {
 
     @Test func reloginWithAFailingStoreIsAStoreError() async throws {
         let faulty = FaultyTokenStore(store)
-        let refresher = MockRefresher([.failure(TokenRefreshError(.final, message: "revoked"))])
+        let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "revoked"))])
         try await running(vault(refresher, store: faulty)) { vault in
             try await vault.store(expired())
             faulty.fail(.remove)

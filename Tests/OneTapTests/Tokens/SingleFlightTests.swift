@@ -8,7 +8,7 @@ extension TokenVaultTests {
 
     @Test(arguments: [true, false])
     func thousandCallersOnAnExpiredTokenShareOneRefresh(succeeds: Bool) async throws {
-        let refresher = MockRefresher(succeeds ? [] : [.failure(TokenRefreshError(.transient, message: "503"))])
+        let refresher = MockRefresher(succeeds ? [] : [.failure(TokenError(.refreshFailed, message: "503"))])
         refresher.hold()
         let results = try await running(vault(refresher)) { vault in
             try await vault.store(expired())

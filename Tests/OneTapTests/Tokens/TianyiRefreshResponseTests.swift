@@ -17,22 +17,22 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"result":-1,"msg":"刷新token失败"}"#, TokenRefreshError.Kind.final),
-        (#"{"result":1}"#, .final),
-        (#"{"result":0}"#, .transient),
-        (#"{"result":0,"accessToken":""}"#, .transient),
-        (#"{"result":0,"accessToken":"A","expiresIn":"-5"}"#, .transient),
-        (#"{"result":0,"accessToken":"A","expiresIn":"99999999999"}"#, .transient),
-        (#"{"result":0,"accessToken":7}"#, .transient),
-        (#"<html>502 Bad Gateway</html>"#, .transient),
-        ("", .transient),
-        (#"{"accessToken":"A"}"#, .transient),
+        (#"{"result":-1,"msg":"刷新token失败"}"#, ErrorKind<TokenError>.reloginRequired),
+        (#"{"result":1}"#, .reloginRequired),
+        (#"{"result":0}"#, .refreshFailed),
+        (#"{"result":0,"accessToken":""}"#, .refreshFailed),
+        (#"{"result":0,"accessToken":"A","expiresIn":"-5"}"#, .refreshFailed),
+        (#"{"result":0,"accessToken":"A","expiresIn":"99999999999"}"#, .refreshFailed),
+        (#"{"result":0,"accessToken":7}"#, .refreshFailed),
+        (#"<html>502 Bad Gateway</html>"#, .refreshFailed),
+        ("", .refreshFailed),
+        (#"{"accessToken":"A"}"#, .refreshFailed),
     ])
-    func failuresAreClassified(body: String, kind: TokenRefreshError.Kind) {
+    func failuresAreClassified(body: String, kind: ErrorKind<TokenError>) {
         #expect {
             try TianyiRefreshResponse.decode(Array(body.utf8))
         } throws: { error in
-            (error as! TokenRefreshError).kind == kind
+            (error as! TokenError).kind == kind
         }
     }
 
@@ -53,9 +53,12 @@ import Testing
         }
     }
 
-    @Test func classifyTreatsUnknownErrorsAsTransient() {
-        struct Network: Error {}
-        #expect(TokenRefreshError.classify(Network()).kind == .transient)
-        #expect(TokenRefreshError.classify(TokenRefreshError(.final, message: "x")).kind == .final)
+    /// A refused refresh names the carrier's result and message (what the `relogin-required` event shows).
+    @Test func aRefusalNamesTheResultAndTheMessage() {
+        #expect {
+            try TianyiRefreshResponse.decode(Array(#"{"result":-1,"msg":"刷新token失败"}"#.utf8))
+        } throws: { error in
+            (error as? TokenError)?.message == "the carrier refused the refresh token (result -1): 刷新token失败"
+        }
     }
 }

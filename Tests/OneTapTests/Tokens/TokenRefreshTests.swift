@@ -126,7 +126,7 @@ extension TokenVaultTests {
     }
 
     @Test func logoutAndNewLoginDuringARefreshThatFailsFinallyKeepTheNewLogin() async throws {
-        let refresher = MockRefresher([.failure(TokenRefreshError(.final, message: "revoked"))])
+        let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "revoked"))])
         refresher.hold()
         try await running(vault(refresher)) { vault in
             try await vault.store(expired())
@@ -173,7 +173,7 @@ extension TokenVaultTests {
     }
 
     @Test func eventsNeverCarryTokens() async throws {
-        let refresher = MockRefresher([.failure(TokenRefreshError(.transient, message: "503"))])
+        let refresher = MockRefresher([.failure(TokenError(.refreshFailed, message: "503"))])
         try await running(vault(refresher)) { vault in
             try await vault.store(token(age: 2 * Self.day, refresh: "RT-SECRET", value: "AT-SECRET"))
             _ = try await vault.validToken(for: "u1")

@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test func expiredTokenIsNeverHandedOut() async throws {
-        let refresher = MockRefresher([.failure(TokenRefreshError(.transient, message: "503"))])
+        let refresher = MockRefresher([.failure(TokenError(.refreshFailed, message: "503"))])
         try await running(vault(refresher)) { vault in
             try await vault.store(token(age: 31 * Self.day))
             await #expect {

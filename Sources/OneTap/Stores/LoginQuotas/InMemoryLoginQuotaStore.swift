@@ -3,13 +3,8 @@
 /// only until before now is dropped as it is read, and swept every 1,024 updates, so memory stays
 /// proportional to the addresses, devices and app sessions active within the policy's longest window.
 public final class InMemoryLoginQuotaStore: LoginQuotaStore {
-    private struct Kept: Sendable {
-        var events: [Date]
-        var keepUntil: Date
-    }
-
     private struct Storage: Sendable {
-        var counters: [LoginQuotaPolicy.Counter: Kept] = [:]
+        var counters = InMemoryExpiringValues<LoginQuotaPolicy.Counter, [Date]>()
         var updates = 0
     }
 
@@ -33,22 +28,10 @@ public final class InMemoryLoginQuotaStore: LoginQuotaStore {
         storage.withLock { storage in
             storage.updates &+= 1
             if storage.updates % 1024 == 0 { _ = Self.sweep(&storage, before: now, limit: .max) }
-            var events: [LoginQuotaPolicy.Counter: [Date]] = Dictionary(minimumCapacity: counters.count)
-            var keepUntil = Date.distantPast
-            for counter in counters {
-                guard let kept = storage.counters[counter], kept.keepUntil >= now else {
-                    events[counter] = []
-                    continue
-                }
-                events[counter] = kept.events
-                keepUntil = max(keepUntil, kept.keepUntil)
-            }
+            let (events, keepUntil) = storage.counters.events(counters, at: now)
             var state = LoginQuotaState(events: events, keepUntil: keepUntil)
             let result = body(&state)
-            for counter in counters {
-                let list = state.events[counter] ?? []
-                storage.counters[counter] = list.isEmpty ? nil : Kept(events: list, keepUntil: state.keepUntil)
-            }
+            storage.counters.write(counters, state.events, keepUntil: state.keepUntil)
             return result
         }
     }
@@ -63,12 +46,6 @@ public final class InMemoryLoginQuotaStore: LoginQuotaStore {
     }
 
     private static func sweep(_ storage: inout Storage, before instant: Date, limit: Int) -> Int {
-        var removed = 0
-        for (counter, kept) in storage.counters where kept.keepUntil < instant {
-            guard removed < limit else { return removed }
-            storage.counters[counter] = nil
-            removed += 1
-        }
-        return removed
+        storage.counters.sweep(before: instant, limit: limit)
     }
 }

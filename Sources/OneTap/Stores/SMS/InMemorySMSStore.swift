@@ -3,14 +3,9 @@
 /// kept only until before now is dropped as it is read, and swept every 1,024 updates, so memory stays
 /// proportional to the numbers, addresses and devices active within the policy's longest window.
 public final class InMemorySMSStore: SMSStore {
-    private struct Kept<Value: Sendable>: Sendable {
-        var value: Value
-        var keepUntil: Date
-    }
-
     private struct Storage: Sendable {
-        var counters: [SMSPolicy.Counter: Kept<[Date]>] = [:]
-        var codes: [SMSCodeKey: Kept<SMSCodeRecord>] = [:]
+        var counters = InMemoryExpiringValues<SMSPolicy.Counter, [Date]>()
+        var codes = InMemoryExpiringValues<SMSCodeKey, SMSCodeRecord>()
         var updates = 0
     }
 
@@ -50,28 +45,13 @@ public final class InMemorySMSStore: SMSStore {
         storage.withLock { storage in
             storage.updates &+= 1
             if storage.updates % 1024 == 0 { _ = Self.sweep(&storage, before: now, limit: .max) }
-            var events: [SMSPolicy.Counter: [Date]] = Dictionary(minimumCapacity: counters.count)
-            var keepUntil = Date.distantPast
-            for counter in counters {
-                guard let kept = storage.counters[counter], kept.keepUntil >= now else {
-                    events[counter] = []
-                    continue
-                }
-                events[counter] = kept.value
-                keepUntil = max(keepUntil, kept.keepUntil)
-            }
-            var record: SMSCodeRecord? = nil
-            if let kept = storage.codes[number], kept.keepUntil >= now {
-                record = kept.value
-                keepUntil = max(keepUntil, kept.keepUntil)
-            }
-            var state = SMSState(events: events, counters: [], code: record, keepUntil: keepUntil)
+            var (events, keepUntil) = storage.counters.events(counters, at: now)
+            let code = storage.codes.value(number, at: now)
+            if let code { keepUntil = max(keepUntil, code.keepUntil) }
+            var state = SMSState(events: events, counters: [], code: code?.value, keepUntil: keepUntil)
             let result = body(&state)
-            for counter in counters {
-                let list = state.events[counter] ?? []
-                storage.counters[counter] = list.isEmpty ? nil : Kept(value: list, keepUntil: state.keepUntil)
-            }
-            storage.codes[number] = state.code.map { Kept(value: $0, keepUntil: state.keepUntil) }
+            storage.counters.write(counters, state.events, keepUntil: state.keepUntil)
+            storage.codes.set(number, state.code, keepUntil: state.keepUntil)
             return result
         }
     }
@@ -86,17 +66,7 @@ public final class InMemorySMSStore: SMSStore {
     }
 
     private static func sweep(_ storage: inout Storage, before instant: Date, limit: Int) -> Int {
-        var removed = 0
-        for (counter, kept) in storage.counters where kept.keepUntil < instant {
-            guard removed < limit else { return removed }
-            storage.counters[counter] = nil
-            removed += 1
-        }
-        for (number, kept) in storage.codes where kept.keepUntil < instant {
-            guard removed < limit else { return removed }
-            storage.codes[number] = nil
-            removed += 1
-        }
-        return removed
+        let counters = storage.counters.sweep(before: instant, limit: limit)
+        return counters + storage.codes.sweep(before: instant, limit: limit - counters)
     }
 }

@@ -16,12 +16,12 @@ import OneTap
 ///
 /// Each property is checked on a fresh, empty directory; every broken property is listed, not only the
 /// first. Instants are compared to the millisecond.
-public enum AccountDirectoryConformance {
+package enum AccountDirectoryConformance {
     /// Runs every check, each on a fresh, empty directory.
     /// - Parameter makeDirectory: Makes an empty directory.
     /// - Throws: ``ConformanceFailure`` listing every property the directory broke, or what
     ///   `makeDirectory` throws.
-    public static func check(_ makeDirectory: () async throws -> any AccountDirectory) async throws {
+    package static func check(_ makeDirectory: () async throws -> any AccountDirectory) async throws {
         let suite = ConformanceHarness("AccountDirectoryConformance")
         // Whole milliseconds, as every store keeps instants.
         let now = Date(timeIntervalSince1970: 1_796_083_200.125)

@@ -3,11 +3,11 @@ import OneTap
 /// The properties every ``AppSessionStore`` must have, as a suite an adapter runs against itself
 /// (`try await AppSessionStoreConformance.check { try await MyStore(…) }`), each on a fresh, empty store;
 /// every broken property is listed, not only the first.
-public enum AppSessionStoreConformance {
+package enum AppSessionStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameter makeStore: Makes an empty store.
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
-    public static func check(_ makeStore: () async throws -> any AppSessionStore) async throws {
+    package static func check(_ makeStore: () async throws -> any AppSessionStore) async throws {
         let suite = ConformanceHarness("AppSessionStoreConformance")
         // An instant with a fraction of a second, as a server's clock gives it.
         let now = Date(timeIntervalSinceReferenceDate: 786_000_000.1)

@@ -15,7 +15,7 @@ import OneTap
 /// claims of one token) and through an ``ExchangeGuard`` (many sessions' guards sharing the ledger send
 /// one token to the carrier once). Each property
 /// is checked on a fresh, empty ledger; every broken property is listed, not only the first.
-public enum ExchangeLedgerConformance {
+package enum ExchangeLedgerConformance {
     /// Runs every check, each on a fresh, empty ledger.
     /// - Parameters:
     ///   - retention: How long the ledgers `makeLedger` makes remember a token after its claim; one day,
@@ -23,7 +23,7 @@ public enum ExchangeLedgerConformance {
     ///   - concurrency: How many claims race in the concurrency checks.
     ///   - makeLedger: Makes an empty ledger.
     /// - Throws: ``ConformanceFailure`` listing every property the ledger broke, or what `makeLedger` throws.
-    public static func check(
+    package static func check(
         retention: Duration = .seconds(86_400), concurrency: Int = 100, _ makeLedger: () async throws -> any ExchangeLedger
     ) async throws {
         let suite = ConformanceHarness("ExchangeLedgerConformance")

@@ -11,13 +11,13 @@ import OneTap
 /// the journals (first create wins, compare-and-swap, racing writers), a merge through
 /// ``GuestMerger`` raced by many logins, and merges whose data changes under them (the app writing the
 /// account or the guest meanwhile, a crash resumed after the account changed): nothing lost or overwritten.
-public enum GuestDataStoreConformance {
+package enum GuestDataStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
     ///   - concurrency: How many operations race in the concurrency checks.
     ///   - makeStore: Makes an empty store.
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
-    public static func check(concurrency: Int = 50, _ makeStore: () async throws -> any GuestDataStore) async throws {
+    package static func check(concurrency: Int = 50, _ makeStore: () async throws -> any GuestDataStore) async throws {
         let suite = ConformanceHarness("GuestDataStoreConformance")
         let guest = GuestID.random()
         let other = GuestID.random()

@@ -9,13 +9,13 @@ import OneTap
 /// ```
 /// It checks the store directly (empty read, round trip to the millisecond, keep-until, removal, no lost
 /// update) and through ``LoginQuotas`` (concurrent starts never pass a quota).
-public enum LoginQuotaStoreConformance {
+package enum LoginQuotaStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
     ///   - concurrency: How many operations race in the concurrency checks.
     ///   - makeStore: Makes an empty store.
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
-    public static func check(concurrency: Int = 200, _ makeStore: () async throws -> any LoginQuotaStore) async throws {
+    package static func check(concurrency: Int = 200, _ makeStore: () async throws -> any LoginQuotaStore) async throws {
         let suite = ConformanceHarness("LoginQuotaStoreConformance")
         let now = Date(timeIntervalSince1970: 1_796_083_200.125)
         let counter = LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "203.0.113.7")

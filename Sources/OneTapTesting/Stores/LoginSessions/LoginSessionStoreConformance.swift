@@ -10,11 +10,11 @@ import OneTap
 /// ```
 ///
 /// Each property is checked on a fresh, empty store; every broken property is listed, not only the first.
-public enum LoginSessionStoreConformance {
+package enum LoginSessionStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameter makeStore: Makes an empty store.
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
-    public static func check(_ makeStore: () async throws -> any LoginSessionStore) async throws {
+    package static func check(_ makeStore: () async throws -> any LoginSessionStore) async throws {
         let suite = ConformanceHarness("LoginSessionStoreConformance")
 
         // An instant with a fraction of a second, as a server's clock gives it; this one does not survive a

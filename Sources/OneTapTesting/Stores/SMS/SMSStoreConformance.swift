@@ -10,13 +10,13 @@ import OneTap
 /// It checks the store directly (round trip, keep-until, removal, no lost update) and through an
 /// ``SMSCodeService`` (concurrent sends never pass a limit, concurrent verifies of one code succeed at
 /// most once, a code's expiry is exact to the millisecond).
-public enum SMSStoreConformance {
+package enum SMSStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameters:
     ///   - concurrency: How many operations race in the concurrency checks.
     ///   - makeStore: Makes an empty store.
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
-    public static func check(concurrency: Int = 200, _ makeStore: () async throws -> any SMSStore) async throws {
+    package static func check(concurrency: Int = 200, _ makeStore: () async throws -> any SMSStore) async throws {
         let suite = ConformanceHarness("SMSStoreConformance")
         let now = Date(timeIntervalSince1970: 1_796_083_200.125)
         let number = try PhoneNumber("13800138000")

@@ -8,11 +8,11 @@ import OneTap
 ///     try await TokenStoreConformance.check { try await MyRedisStore(namespace: UUID().uuidString) }
 /// }
 /// ```
-public enum TokenStoreConformance {
+package enum TokenStoreConformance {
     /// Runs every check, each on a fresh, empty store.
     /// - Parameter makeStore: Makes an empty store.
     /// - Throws: ``ConformanceFailure`` listing every property the store broke, or what `makeStore` throws.
-    public static func check(_ makeStore: () async throws -> any TokenStore) async throws {
+    package static func check(_ makeStore: () async throws -> any TokenStore) async throws {
         let suite = ConformanceHarness("TokenStoreConformance")
         let now = Date(timeIntervalSince1970: 1_796_083_200)
         func token(_ account: AccountID, _ value: String, refresh: String? = "r", issued: Date = now, lifetime: Double = 30 * 86_400) -> AccessToken {

@@ -5,6 +5,6 @@ import Testing
 
 @Suite struct InMemoryAppSessionStoreTests {
     @Test func conformsToTheStoreContract() async throws {
-        try await AppSessionStoreConformance.check { InMemoryAppSessionStore() }
+        try await StoreConformance.check { InMemoryAppSessionStore() }
     }
 }

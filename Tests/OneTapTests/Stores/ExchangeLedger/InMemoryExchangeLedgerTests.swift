@@ -5,11 +5,11 @@ import Testing
 
 @Suite struct InMemoryExchangeLedgerTests {
     @Test func conformsToTheLedgerContract() async throws {
-        try await ExchangeLedgerConformance.check { InMemoryExchangeLedger() }
+        try await StoreConformance.check { InMemoryExchangeLedger() }
     }
 
     @Test func conformsWithAShortRetentionToo() async throws {
-        try await ExchangeLedgerConformance.check(retention: .seconds(90)) { InMemoryExchangeLedger(retention: .seconds(90)) }
+        try await StoreConformance.check(retention: .seconds(90)) { InMemoryExchangeLedger(retention: .seconds(90)) }
     }
 
     /// Each flaw a ledger can have, and the words the suite must find it with.
@@ -30,7 +30,7 @@ import Testing
     ])
     func theSuiteCatchesABrokenLedger(flaw: LedgerDouble.Flaw, problem: String) async {
         await #expect {
-            try await ExchangeLedgerConformance.check { LedgerDouble(flaw) }
+            try await StoreConformance.check { LedgerDouble(flaw) }
         } throws: { error in
             guard let failure = error as? ConformanceFailure else { return false }
             return failure.problems.contains { $0.contains(problem) } && failure.description.contains(problem)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func theDoubleWithoutAFlawConforms() async throws {
-        try await ExchangeLedgerConformance.check { LedgerDouble(.none) }
+        try await StoreConformance.check { LedgerDouble(.none) }
     }
 }
 

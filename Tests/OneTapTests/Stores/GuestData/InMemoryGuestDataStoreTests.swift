@@ -5,12 +5,12 @@ import Testing
 
 @Suite struct InMemoryGuestDataStoreTests {
     @Test func conforms() async throws {
-        try await GuestDataStoreConformance.check(concurrency: 100) { InMemoryGuestDataStore() }
+        try await StoreConformance.check(concurrency: 100) { InMemoryGuestDataStore() }
     }
 
     @Test func aStoreWhoseSecondCreateOverwritesIsCaught() async throws {
         let error = await #expect(throws: ConformanceFailure.self) {
-            try await GuestDataStoreConformance.check { OverwritingStore() }
+            try await StoreConformance.check { OverwritingStore() }
         }
         #expect(error.map { "\($0)".contains("a second create must return the first journal") } == true, "\(String(describing: error))")
     }

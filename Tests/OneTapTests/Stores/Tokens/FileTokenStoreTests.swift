@@ -26,7 +26,7 @@ import Testing
     @Test func conformsToTheStoreContract() async throws {
         try await withDirectory { base in
             var counter = 0
-            try await TokenStoreConformance.check {
+            try await StoreConformance.check {
                 counter += 1
                 return try FileTokenStore(directory: base + "-\(counter)")
             }
@@ -313,7 +313,7 @@ import Testing
                 _ = try await store.save(token(value: String(repeating: "x", count: TokenRecordLimit.bytes)), replacing: v1, dueAt: now)
             } throws: { error in
                 let error = error as! StoreError
-                return error.kind == .tooLarge && error.subject == .account("u1") && !error.message.contains("xxxx")
+                return error.kind == .tooLarge && error.entry == .account("u1") && !error.message.contains("xxxx")
             }
             #expect(try await store.load("u1")?.token.value.reveal() == "KEEP")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/.tmp").isEmpty)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct InMemoryTokenStoreTests {
     @Test func conformsToTheStoreContract() async throws {
-        try await TokenStoreConformance.check { InMemoryTokenStore() }
+        try await StoreConformance.check { InMemoryTokenStore() }
     }
 
     @Test func conformanceSuiteCatchesABrokenStore() async {
@@ -25,7 +25,7 @@ import Testing
             }
         }
         await #expect {
-            try await TokenStoreConformance.check { LastWriteWins() }
+            try await StoreConformance.check { LastWriteWins() }
         } throws: { error in
             let failure = error as! ConformanceFailure
             return failure.problems.contains { $0.contains("save with a stale version must conflict") }

@@ -1,0 +1,82 @@
+/// Values kept until an instant, as the in-memory SMS and login quota stores hold their counters and
+/// code records: what is kept only until before now reads as absent, and ``sweep(before:limit:)``
+/// removes it. Not locked itself: a store holds it under its own lock, so one update reads and writes
+/// several of them atomically.
+package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private var kept: [Key: (value: Value, keepUntil: Date)] = [:]
+
+    /// An empty table.
+    package init() {}
+
+    /// How many values are held (expired ones not yet swept included).
+    package var count: Int { kept.count }
+
+    /// A value still kept at `now`.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - now: The time.
+    /// - Returns: The value and its keep-until, or nil when there is none or it is kept only until before `now`.
+    package func value(_ key: Key, at now: Date) -> (value: Value, keepUntil: Date)? {
+        guard let entry = kept[key], entry.keepUntil >= now else { return nil }
+        return entry
+    }
+
+    /// Stores a value, or removes it.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - value: The value; nil removes it.
+    ///   - keepUntil: How long it is kept.
+    package mutating func set(_ key: Key, _ value: Value?, keepUntil: Date) {
+        kept[key] = value.map { ($0, keepUntil) }
+    }
+
+    /// Removes values kept only until before an instant.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    package mutating func sweep(before instant: Date, limit: Int) -> Int {
+        var removed = 0
+        for (key, entry) in kept where entry.keepUntil < instant {
+            guard removed < limit else { return removed }
+            kept[key] = nil
+            removed += 1
+        }
+        return removed
+    }
+}
+
+extension InMemoryExpiringValues where Value == [Date] {
+    /// The events of rate counters, as an update reads them.
+    /// - Parameters:
+    ///   - counters: The counters to read.
+    ///   - now: The time.
+    /// - Returns: Every counter's events (a missing or expired one as empty), and the latest keep-until of
+    ///   those read (the distant past when none is).
+    package func events(_ counters: [Key], at now: Date) -> (events: [Key: [Date]], keepUntil: Date) {
+        var events: [Key: [Date]] = Dictionary(minimumCapacity: counters.count)
+        var keepUntil = Date.distantPast
+        for counter in counters {
+            guard let entry = value(counter, at: now) else {
+                events[counter] = []
+                continue
+            }
+            events[counter] = entry.value
+            keepUntil = max(keepUntil, entry.keepUntil)
+        }
+        return (events, keepUntil)
+    }
+
+    /// Writes rate counters back after an update: each one's events, kept until `keepUntil`; a counter
+    /// left without events is removed.
+    /// - Parameters:
+    ///   - counters: The counters the update read.
+    ///   - events: Their events after it.
+    ///   - keepUntil: How long they are kept.
+    package mutating func write(_ counters: [Key], _ events: [Key: [Date]], keepUntil: Date) {
+        for counter in counters {
+            let list = events[counter] ?? []
+            set(counter, list.isEmpty ? nil : list, keepUntil: keepUntil)
+        }
+    }
+}

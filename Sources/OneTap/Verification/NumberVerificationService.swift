@@ -1,0 +1,153 @@
+/// Number verification (本机号码校验) guarded like the token exchange: each token is sent to the paid gateway at
+/// most once, never past its lifetime, and every call ends in `pass`, `reject` or `unknown` with whether it was
+/// billed.
+///
+/// - A token older than its flow's lifetime (`Data/token-lifetimes.csv`, from when the server received it) is
+///   not sent: `unknown`, not billed.
+/// - Each token is claimed in an ``ExchangeLedger`` (the exchange's; one ledger serves both) under a key of its
+///   own, the SHA-256 of a marker byte that no UTF-8 text holds followed by the token, so a verification token
+///   can never take or meet an exchange's claim (an exchange's key is the SHA-256 of the token's UTF-8). A token
+///   claimed before, by this server or another sharing the ledger, or concurrently, is not sent again:
+///   `unknown`, not billed. A ledger that fails on the claim throws its ``StoreError``: nothing was sent and
+///   there is no answer.
+/// - The provider's answer is kept in the ledger (its code, never the number); an answer's `billed` comes from
+///   `Data/verification-billing.csv` by the gateway's name and the verdict (vendors bill `pass` and `reject`).
+/// - A provider that throws ``ExchangeNotSentError`` sent nothing: `unknown`, not billed, the ledger's row
+///   `failed`. One that throws anything else, or does not answer within the time-out, may have been billed:
+///   `unknown`, `billed` nil, the row `unknown` (listed by ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``
+///   for reconciliation).
+/// - A caller's task cancelled while the provider has the token throws `CancellationError`, once the row is
+///   recorded `unknown` (the end is written even for a cancelled task).
+/// - Every call that ends is a `verified` event in area `verify`; a ledger that cannot record the end is a
+///   `settle-failed` event (the answer stands). Neither holds a token or a number.
+public struct NumberVerificationService: Sendable {
+    /// The gateway's adapter.
+    package let provider: any NumberVerificationProvider
+    /// Which tokens were sent.
+    package let ledger: any ExchangeLedger
+    /// The limit on one provider call.
+    package let timeout: Duration
+    /// The tokens' lifetimes.
+    package let lifetimes: TokenLifetimeTable
+    /// What the gateways bill.
+    package let billing: VerificationBillingTable
+    private let clock: any WallClock
+    private let events: any EventSink
+
+    /// Creates a service.
+    /// - Parameters:
+    ///   - provider: The gateway's adapter (`ChinaMobileNumberVerification` in `OneTapGateways`, or your own).
+    ///   - ledger: Which tokens were sent; in memory by default (share one across instances: `PostgresExchangeLedger`).
+    ///   - timeout: The limit on one gateway call: 5 s.
+    ///   - clock: The time source.
+    ///   - events: Where each verification's end is told.
+    public init(
+        provider: any NumberVerificationProvider, ledger: any ExchangeLedger = InMemoryExchangeLedger(), timeout: Duration = .seconds(5),
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+    ) {
+        self.init(provider: provider, ledger: ledger, timeout: timeout, clock: clock, events: events, lifetimes: .builtIn, billing: .builtIn)
+    }
+
+    /// Creates a service with other tables (tests, `--data`).
+    /// - Parameters:
+    ///   - provider: The gateway's adapter.
+    ///   - ledger: Which tokens were sent.
+    ///   - timeout: The limit on one gateway call.
+    ///   - clock: The time source.
+    ///   - events: Where each verification's end is told.
+    ///   - lifetimes: The tokens' lifetimes.
+    ///   - billing: What the gateways bill.
+    package init(
+        provider: any NumberVerificationProvider, ledger: any ExchangeLedger, timeout: Duration, clock: any WallClock, events: any EventSink,
+        lifetimes: TokenLifetimeTable, billing: VerificationBillingTable
+    ) {
+        self.provider = provider
+        self.ledger = ledger
+        self.timeout = timeout
+        self.clock = clock
+        self.events = events
+        self.lifetimes = lifetimes
+        self.billing = billing
+    }
+
+    /// The gateway's name in `Data/verification-billing.csv`: its configuration name, or `*` for a provider OneTap
+    /// does not ship.
+    package var gateway: String { (type(of: provider) as? any NamedGateway.Type)?.name ?? "*" }
+
+    /// The ledger key of a verification token: SHA-256 of `0xFF` (a byte no UTF-8 text holds), `verify:`, then the
+    /// token's UTF-8. An exchange's key hashes a token's UTF-8 alone, so the two never share an input.
+    /// - Parameter token: The token.
+    /// - Returns: The key.
+    package static func key(of token: Secret) -> SHA256Digest {
+        SHA256.hash([0xFF] + Array("verify:".utf8) + Array(token.reveal().utf8))
+    }
+
+    /// Asks the gateway whether `number` is the number of the SIM the token came from, unless the token is too old
+    /// or was sent before.
+    /// - Parameters:
+    ///   - credential: What the one-tap SDK's verification call produced (its token).
+    ///   - number: The number to check (the one the user typed).
+    ///   - receivedAt: When your server received the token; now when nil.
+    /// - Returns: The verdict, the gateway's code, and whether the call was billed.
+    /// - Throws: ``StoreError`` when the ledger fails on the claim (nothing was sent); `CancellationError` when the
+    ///   caller's task was cancelled (before the claim, or while the gateway had the token).
+    public func verify(_ credential: CarrierCredential, number: PhoneNumber, receivedAt: Date? = nil) async throws -> NumberVerification {
+        try Task.checkCancellation()
+        let now = clock.now()
+        let key = Self.key(of: credential.token)
+        if let lifetime = lifetimes.entry(for: credential.flow)?.lifetime, now.timeIntervalSince(receivedAt ?? now) >= lifetime.seconds {
+            return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired), key, credential.flow)
+        }
+        // The ledger's StoreError propagates: nothing was sent, so there is no answer. Each call claims for a session
+        // of its own, so any earlier claim, even a concurrent one, is another's.
+        guard try await ledger.claim(key, for: LoginSessionID.random(), at: now) == nil else {
+            return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed), key, credential.flow)
+        }
+        let provider = self.provider
+        let answer: NumberVerification
+        let settled: ExchangeLedgerState
+        var cancelled = false
+        do {
+            let response = try await Deadline.run(limit: timeout, clock: clock) { try await provider.verify(credential, number: number) }
+            let billed = billing.entry(gateway: gateway, verdict: response.verdict.rawValue)?.billed ?? (response.verdict != .unknown)
+            answer = NumberVerification(code: response.code, verdict: response.verdict, billed: billed, reason: .answered)
+            settled = .answered(ExchangeResponse(code: response.code))
+        } catch is TimeoutError {
+            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
+        } catch where error is CancellationError || Task.isCancelled {
+            // The caller went away while the gateway had the token: it may have answered, and billed.
+            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .cancelled), .unknown)
+            cancelled = true
+        } catch let error as ExchangeNotSentError {
+            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: scrub(error.reason, credential)), .failed)
+        } catch {
+            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .fault, detail: scrub("\(error)", credential)), .unknown)
+        }
+        await record(key, settled)
+        told(answer, key, credential.flow)
+        if cancelled { throw CancellationError() }
+        return answer
+    }
+
+    /// Tells a verification's end and hands its answer back.
+    @discardableResult
+    private func told(_ answer: NumberVerification, _ key: SHA256Digest, _ flow: LoginFlow) -> NumberVerification {
+        events.receive(OneTapEvent(at: clock.now(), .verify(.verified(
+            token: String(key.hex.prefix(8)), flow: flow, gateway: gateway, code: answer.code, verdict: answer.verdict, billed: answer.billed,
+            reason: answer.reason))))
+        return answer
+    }
+
+    /// Records how a verification ended, even for a caller whose task was cancelled; a failure is an event.
+    private func record(_ key: SHA256Digest, _ settled: ExchangeLedgerState) async {
+        do {
+            try await ledger.settleDespiteCancellation(key, settled, at: clock.now())
+        } catch {
+            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: String("\(error)".prefix(200))))))
+        }
+    }
+
+    private func scrub(_ text: String, _ credential: CarrierCredential) -> String {
+        String(Secret.scrub(text, of: [credential.token, credential.refreshToken]).prefix(200))
+    }
+}

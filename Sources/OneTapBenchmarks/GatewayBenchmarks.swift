@@ -1,0 +1,246 @@
+import Foundation
+import OneTap
+import OneTapGateways
+import OneTapPostgresTestSupport
+import OneTapTesting
+
+/// The gateways' own cost (issue 22), side by side in one run:
+///
+/// - `gateway.cmcc call`: a whole `ChinaMobileTokenExchange.validate` (sign, encode, POST, decode, and in the
+///   RSA mode the msisdn's decryption) through `URLSessionTransport` against the loopback fake
+///   (`Tests/OneTapGatewaysTests/Fakes/cmcc_login_token_validate.py`), one call after another, beside the bare
+///   HTTP round trip: the same transport POSTing a pre-made signed body to the same fake (which checks it
+///   the same way, signature included, then answers 103107, its msgid seen). `addsNs` is what the adapter
+///   adds per call; the ratio (bare / whole) the round trip's share.
+/// - `gateway.cmcc sign+encode+decode`: the adapter's own CPU, the same call over `ScriptedHTTPTransport`
+///   answering a canned 103000 body, beside the same bare round trip.
+/// - `rsa2048 decrypt` / `rsa2048 sign`: one private-key operation through `RSAPrivateKey` on the tests'
+///   2048-bit key, beside `openssl speed -elapsed -seconds 1 -mr rsa2048` run once in the same run: its
+///   private-key operations a second (its sign/s; a PKCS#1 v1.5 decryption is the same CRT exponentiation),
+///   with openssl's own key of the same size. `openssl pkeyutl` on the same key would pay a process start
+///   per input (it takes one input per run), which would measure the process, not the RSA.
+///
+/// Each mode is MD5 (the app secret) and RSA (SHA256withRSA, msisdn RSA-encrypted, hex). Rows are skipped
+/// with the reason when python3, its `cryptography` package or the checkout's fakes are missing; nothing
+/// here has a target, so nothing here fails a run.
+enum GatewayBenchmarks {
+    static let appID = "300011111111"
+    static let secret = "appSecret-9f8e7d"
+    static let number = "13800138000"
+
+    static func run(_ options: BenchmarkOptions, _ report: inout Report) async {
+        let repetitions = options.repetitions ?? (options.quick ? 5 : 21)
+        if options.wants("gateway.cmcc") {
+            for mode in ["MD5", "RSA"] {
+                await cmcc(mode: mode, options, &report, repetitions: repetitions)
+            }
+        }
+        if options.wants("rsa2048") {
+            await rsa(options, &report, repetitions: repetitions)
+        }
+        await GatewayLoginBenchmarks.run(options, &report)
+    }
+
+    /// The China Mobile signing for a mode, with the tests' key for RSA.
+    static func signing(_ mode: String) throws -> ChinaMobileConfiguration.Signing {
+        guard mode == "RSA" else { return .md5(secret: Secret(secret)) }
+        guard let path = BenchmarkFake.file("keys/app-private-pkcs8.pem") else { throw PostgresBenchmarks.BenchmarkFailure("no test key") }
+        return .rsa(signingKey: Secret(try String(contentsOfFile: path, encoding: .utf8)))
+    }
+
+    /// The fake's arguments for a mode.
+    static func fakeArguments(_ mode: String) -> [String] {
+        let common = ["--appid", appID, "--number", number]
+        guard mode == "RSA" else { return common + ["--secret", secret] }
+        return common + ["--public-key", BenchmarkFake.fakes.appendingPathComponent("keys/app-public.pem").path, "--msisdn-encoding", "hex"]
+    }
+
+    /// China Mobile's exchange over a transport, at the fake's URL (or the documented one).
+    static func gateway(_ mode: String, _ transport: any HTTPTransport, url: URL?, messageID: String? = nil) throws -> ChinaMobileTokenExchange {
+        var configuration = ChinaMobileConfiguration(appID: appID, signing: try signing(mode))
+        if let url { configuration.url = url }
+        if let messageID {
+            return try ChinaMobileTokenExchange(configuration: configuration, transport: transport, clock: SystemClock()) { messageID }
+        }
+        return try ChinaMobileTokenExchange(configuration: configuration, transport: transport)
+    }
+
+    private static func cmcc(mode: String, _ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
+        let callName = "gateway.cmcc call (loopback fake, \(mode))"
+        let cpuName = "gateway.cmcc sign+encode+decode (\(mode))"
+        guard options.wants(callName) || options.wants(cpuName) else { return }
+        let fake: BenchmarkFake
+        switch await BenchmarkFake.start("cmcc_login_token_validate.py", fakeArguments(mode)) {
+        case .success(let started): fake = started
+        case .failure(let failure):
+            print("gateway.cmcc (\(mode)): skipped: \(failure)")
+            return
+        }
+        defer { fake.stop() }
+        do {
+            try await measureCMCC(mode: mode, fake: fake, callName: callName, cpuName: cpuName, options, &report, repetitions: repetitions)
+        } catch {
+            print("gateway.cmcc (\(mode)): failed: \(error)")
+        }
+    }
+
+    private static func measureCMCC(
+        mode: String, fake: BenchmarkFake, callName: String, cpuName: String, _ options: BenchmarkOptions, _ report: inout Report, repetitions: Int
+    ) async throws {
+        let url = fake.url("/unisdk/rsapi/loginTokenValidate")
+        let transport = URLSessionTransport()
+        let whole = try gateway(mode, transport, url: url)
+        // The adapter's own CPU: a canned 103000 answer to a fixed msgid (the RSA mode's msisdn is the number
+        // encrypted to the tests' key, keys/ciphertext-pkcs1v15.hex).
+        var msisdn = number
+        if mode == "RSA" {
+            guard let path = BenchmarkFake.file("keys/ciphertext-pkcs1v15.hex") else { throw PostgresBenchmarks.BenchmarkFailure("no ciphertext-pkcs1v15.hex") }
+            msisdn = try String(contentsOfFile: path, encoding: .utf8).filter(\.isHexDigit)
+        }
+        let messageID = "0123456789abcdef0123456789abcdef"
+        let canned = HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json;charset=UTF-8"],
+            body: Array(#"{"inresponseto":"\#(messageID)","systemtime":"20261203153000123","resultCode":"103000","msisdn":"\#(msisdn)"}"#.utf8))
+        let scripted = ScriptedHTTPTransport(otherwise: canned)
+        let cpu = try gateway(mode, scripted, url: url, messageID: messageID)
+        // The pre-made body: the one the adapter signs, taken once from the scripted transport.
+        let sample = try await cpu.validate(Secret("premade-\(UUID().uuidString)"))
+        guard sample.code == "103000", sample.phoneNumber == (try PhoneNumber(number)), let body = scripted.requests.first?.body else {
+            throw PostgresBenchmarks.BenchmarkFailure("the canned answer did not decode to the number: \(sample)")
+        }
+        let bareRequest = HTTPRequest(
+            gateway: "cmcc", method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/json")], body: body, timeout: .seconds(6),
+            maximumResponseBytes: 16_384)
+        let batch = options.quick ? 20 : 100
+        var failures = 0
+        var nextToken = 0
+        let bare = await measureAsync(batch: batch, repetitions: repetitions) {
+            for _ in 0..<batch {
+                do {
+                    let response = try await transport.send(bareRequest)
+                    if response.status != 200 { failures += 1 }
+                } catch {
+                    failures += 1
+                    if failures == 1 { print("\(callName): the bare round trip failed: \(error)") }
+                }
+            }
+        }
+        let bareFailures = failures
+        failures = 0
+        if options.wants(callName) {
+            let ours = await measureAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch {
+                    nextToken += 1
+                    do {
+                        let answer = try await whole.validate(Secret("STsid-bench-\(nextToken)"))
+                        if answer.code != "103000" {
+                            failures += 1
+                            if failures == 1 { print("\(callName): the fake answered \(answer.code)") }
+                        }
+                    } catch {
+                        failures += 1
+                        if failures == 1 { print("\(callName): failed: \(error)") }
+                    }
+                }
+            }
+            add(callName, batch, ours, reference: "bare round trip, pre-made body", bare, failures: failures, bareFailures: bareFailures, &report)
+        }
+        failures = 0
+        if options.wants(cpuName) {
+            let ours = await measureAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch {
+                    nextToken += 1
+                    do {
+                        if try await cpu.validate(Secret("STsid-bench-\(nextToken)")).phoneNumber == nil { failures += 1 }
+                    } catch {
+                        failures += 1
+                        if failures == 1 { print("\(cpuName): failed: \(error)") }
+                    }
+                }
+            }
+            add(cpuName, batch, ours, reference: "bare round trip to the fake", bare, failures: failures, bareFailures: bareFailures, &report)
+        }
+    }
+
+    private static func add(
+        _ name: String, _ batch: Int, _ ours: (median: Double, p90: Double, allocations: Double?), reference: String,
+        _ bare: (median: Double, p90: Double, allocations: Double?), failures: Int, bareFailures: Int, _ report: inout Report
+    ) {
+        var row = Suites.row(name, batch, ours, reference, bare, target: nil, met: nil)
+        // The whole call: what it adds to the bare round trip; the adapter's CPU: its share of that round trip.
+        row.extra = ours.median >= bare.median || name.contains(" call ")
+            ? [("addsNs", format(ours.median - bare.median)), ("timesBare", format(ours.median / bare.median))]
+            : [("shareOfBare", format(ours.median / bare.median))]
+        row.extra += [("failedCalls", String(failures)), ("failedBareCalls", String(bareFailures))]
+        report.add(row)
+    }
+
+    /// RSA private-key operations through `RSAPrivateKey`, beside openssl's rate on this machine.
+    private static func rsa(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
+        let decryptName = "rsa2048 decrypt (PKCS#1 v1.5)"
+        let signName = "rsa2048 sign (SHA256withRSA)"
+        let key: RSAPrivateKey
+        let ciphertext: [UInt8]
+        do {
+            guard let keyPath = BenchmarkFake.file("keys/app-private-pkcs1.pem"), let hexPath = BenchmarkFake.file("keys/ciphertext-pkcs1v15.hex") else {
+                print("rsa2048: skipped: no test keys at \(BenchmarkFake.fakes.path)/keys (run from the checkout)")
+                return
+            }
+            key = try RSAPrivateKey(pem: try String(contentsOfFile: keyPath, encoding: .utf8))
+            guard let bytes = Hex.decode(try String(contentsOfFile: hexPath, encoding: .utf8).filter(\.isHexDigit)) else {
+                print("rsa2048: skipped: ciphertext-pkcs1v15.hex is not hexadecimal")
+                return
+            }
+            ciphertext = bytes
+            guard String(decoding: try key.decryptPKCS1v15(ciphertext), as: UTF8.self) == number else {
+                print("rsa2048: skipped: the test ciphertext does not decrypt to \(number)")
+                return
+            }
+        } catch {
+            print("rsa2048: skipped: \(error)")
+            return
+        }
+        let openssl = await OpenSSLSpeed.rsa2048()
+        if let reason = openssl.failure { print("rsa2048: no openssl reference: \(reason)") }
+        let referenceName = "openssl speed rsa2048 (own key, sign/s)"
+        let reference = openssl.signsPerSecond.map { 1e9 / $0 }
+        let message = Array("\(appID)STsid0000001517196594066OHmZvPMBwn2MkFxwvWkV12JixwuZuyDU".utf8)
+        let batch = options.quick ? 8 : 32
+        var failures = 0
+        let operations: [(String, () throws -> Void)] = [
+            (decryptName, { blackHole(try key.decryptPKCS1v15(ciphertext)) }), (signName, { blackHole(try key.sign(message, digest: .sha256)) }),
+        ]
+        for (name, operation) in operations where options.wants(name) {
+            let ours = measure(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch {
+                    do { try operation() } catch { failures += 1 }
+                }
+            }
+            var row = Measurement(
+                name: name, ops: batch, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: ours.allocations,
+                reference: reference == nil ? nil : referenceName, referenceMedian: reference, referenceAllocations: nil)
+            row.extra = [("opsPerSecond", format(1e9 / ours.median)), ("failed", String(failures))]
+            if let rate = openssl.signsPerSecond { row.extra.append(("opensslSignsPerSecond", format(rate))) }
+            report.add(row)
+        }
+    }
+}
+
+/// `openssl speed` for RSA-2048, once: its private-key operations a second (wall time, `-elapsed`).
+enum OpenSSLSpeed {
+    /// Runs it off the cooperative pool (about two seconds: one for signs, one for verifies) and reads its
+    /// `+F2:` line (`-mr`).
+    static func rsa2048() async -> (signsPerSecond: Double?, failure: String?) {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/openssl" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let path else { return (nil, "no openssl on PATH") }
+        let (status, text) = await PostgresTestServer.run([path, "speed", "-elapsed", "-seconds", "1", "-mr", "rsa2048"])
+        // +F2:<index>:<bits>:<signs a second>:<verifies a second>
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("+F2:") }) else {
+            return (nil, "openssl speed printed no +F2 line (exit \(status))")
+        }
+        let fields = line.split(separator: ":")
+        guard fields.count >= 4, let rate = Double(fields[3]), rate > 0 else { return (nil, "openssl speed's +F2 line is not understood: \(line)") }
+        return (rate, nil)
+    }
+}

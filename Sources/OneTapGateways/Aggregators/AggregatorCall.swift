@@ -1,0 +1,116 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// What the aggregators' gateways share: the flows they serve, the rule that a failure before sending is not a
+/// spent token, and the reading of codes, numbers and RSA-encrypted numbers from their answers.
+package enum AggregatorCall {
+    /// Refuses a credential of a flow the gateway is not configured to serve (or SMS): nothing is sent.
+    /// - Parameters:
+    ///   - credential: The credential.
+    ///   - flows: The flows the gateway serves.
+    ///   - gateway: The gateway's name.
+    /// - Throws: ``ExchangeNotSentError`` naming the flow.
+    package static func check(_ credential: CarrierCredential, serves flows: Set<LoginFlow>, gateway: String) throws(ExchangeNotSentError) {
+        guard credential.flow.isOneTap, flows.contains(credential.flow) else {
+            throw ExchangeNotSentError("\(gateway): configured for \(flows.map(\.rawValue).sorted().joined(separator: ", ")); this credential is \(credential.flow)")
+        }
+    }
+
+    /// Runs a call, turning a ``GatewayError`` raised before any byte left (`misconfigured`, `notSent`) into
+    /// ``ExchangeNotSentError``, so that the guard records the token `failed`, never `unknown`.
+    /// - Parameter call: The call.
+    /// - Returns: Its result.
+    /// - Throws: ``ExchangeNotSentError``, or what the call threw.
+    package static func sentOnce<T: Sendable>(_ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as GatewayError where !error.mayHaveReachedVendor {
+            throw ExchangeNotSentError(error.description)
+        }
+    }
+
+    /// A member read as a result code.
+    /// - Parameters:
+    ///   - object: The answer's members.
+    ///   - name: The member's name.
+    ///   - gateway: The gateway's name.
+    /// - Returns: The code.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when it is missing or not a code.
+    package static func code(_ object: [String: JSONValue], _ name: String, gateway: String) throws(GatewayError) -> ResultCode {
+        guard let text = try GatewayAnswer.text(object, name, gateway: gateway) else {
+            throw GatewayError(gateway: gateway, .malformedBody("no '\(name)'"))
+        }
+        do {
+            return try ResultCode(text)
+        } catch {
+            throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not a code (empty, over 64 bytes or a control character)"))
+        }
+    }
+
+    /// An object member (`data`), if present.
+    /// - Parameters:
+    ///   - object: The answer's members.
+    ///   - name: The member's name.
+    ///   - gateway: The gateway's name.
+    /// - Returns: Its members, or nil when absent or `null`.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when it is something else.
+    package static func object(_ object: [String: JSONValue], _ name: String, gateway: String) throws(GatewayError) -> [String: JSONValue]? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .object(let members)?: return members
+        default: throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not an object"))
+        }
+    }
+
+    /// Decrypted or plain text as a mainland mobile number.
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - field: The member it came from, for the error.
+    ///   - gateway: The gateway's name.
+    /// - Returns: The number.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` (never quoting the text).
+    package static func phoneNumber(_ text: String, field: String, gateway: String) throws(GatewayError) -> PhoneNumber {
+        do {
+            return try PhoneNumber(text)
+        } catch {
+            throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is not a mainland mobile number"))
+        }
+    }
+
+    /// Decrypts a number RSA-encrypted (PKCS#1 v1.5) to the app's public key: Base64 or hexadecimal, one block or
+    /// several of the key's length.
+    /// - Parameters:
+    ///   - text: The ciphertext as sent.
+    ///   - key: The app's private key.
+    ///   - field: The member it came from.
+    ///   - keyField: The configuration field of the key, for the error.
+    ///   - gateway: The gateway's name.
+    /// - Returns: The plaintext.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` saying which step failed and, for a key that does not
+    ///   decrypt, that the configured key must be the private half of the public key given to the vendor.
+    package static func rsaDecrypt(_ text: String, key: RSAPrivateKey, field: String, keyField: String, gateway: String) throws(GatewayError) -> String {
+        let block = (key.bits + 7) / 8
+        let bytes: [UInt8]
+        if text.utf8.count % (block * 2) == 0, let decoded = Hex.decode(text) {
+            bytes = decoded
+        } else if let data = Data(base64Encoded: text), data.count % block == 0 {
+            bytes = [UInt8](data)
+        } else {
+            throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is neither Base64 nor hexadecimal of \(key.bits)-bit RSA blocks"))
+        }
+        guard !bytes.isEmpty else { throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is empty")) }
+        var plaintext: [UInt8] = []
+        var start = 0
+        while start < bytes.count {
+            do {
+                plaintext += try key.decryptPKCS1v15(Array(bytes[start..<start + block]))
+            } catch {
+                throw GatewayError(gateway: gateway, .malformedBody(
+                    "'\(field)' does not decrypt with \(keyField) (\(key.form.rawValue), \(key.bits) bits): it must be the private half of the public key configured at the vendor (\(error.reason))"))
+            }
+            start += block
+        }
+        return String(decoding: plaintext, as: UTF8.self)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// Aliyun's 号码认证服务 (PNVS), an aggregator serving China Mobile, China Unicom and China Telecom SIMs, as two
+/// providers: `GetMobile` as a ``TokenExchangeProvider`` (the SDK's one-tap token in, the number out) and
+/// `VerifyMobile` as a ``NumberVerificationProvider`` (the SDK's verification token and a number in, `PASS`, `REJECT`
+/// or `UNKNOWN` out), both signed with Aliyun's signature V3.
+///
+/// Each call sends one request and never retries it (the exchange guard decides). Its errors are ``GatewayError``s
+/// named `aliyun-pnvs` that quote no token, secret, signature, number or body.
+public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+    /// The gateway's name in errors and configuration: `aliyun-pnvs`.
+    public static let name = "aliyun-pnvs"
+
+    /// The settings it was made with.
+    public let configuration: AliyunPNVSConfiguration
+    private let client: AliyunRPCClient
+
+    /// Creates the gateway, checking its settings once.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport (one ``URLSessionTransport`` shared by every gateway, in production).
+    ///   - clock: The clock `x-acs-date` is read from.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
+    public convenience init(configuration: AliyunPNVSConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
+        try self.init(configuration: configuration, transport: transport, clock: clock, nonces: AliyunRPCClient.systemNonce)
+    }
+
+    /// Creates the gateway with the nonces given (tests pin them).
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport.
+    ///   - clock: The clock.
+    ///   - nonces: Makes each request's `x-acs-signature-nonce`.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
+    package init(
+        configuration: AliyunPNVSConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String
+    ) throws(GatewayError) {
+        self.configuration = configuration
+        client = try AliyunRPCClient(gateway: Self.name, configuration: configuration, transport: transport, clock: clock, nonces: nonces)
+    }
+
+    /// `aliyun-pnvs accessKeyId LTAI…, dypnsapi.aliyuncs.com, version 2017-05-25`.
+    public var description: String { configuration.description }
+
+    /// Exchanges a one-tap token from Aliyun's SDK for its number (`GetMobile`).
+    /// - Parameter credential: A `mobile`, `unicom` or `tianyi` credential whose token is the SDK's `AccessToken`.
+    /// - Returns: Aliyun's `Code` as it came (`OK`, `isv.TOKEN_INVALID`, …), the number on `OK`.
+    /// - Throws: ``GatewayError`` once the request may have reached Aliyun (`timedOut`, `unreachable`, `httpStatus`,
+    ///   `wrongContentType`, `malformedBody`: an `OK` without a mainland mobile number); ``ExchangeNotSentError``
+    ///   when nothing was sent (an SMS credential, a request that could not be made or left).
+    public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        try Self.requireOneTap(credential)
+        let answer = try await Self.notSentIsNotSent { try await self.client.call(action: "GetMobile", parameters: [("AccessToken", credential.token.reveal())]) }
+        guard answer.code == "OK" else { return ExchangeResponse(code: answer.code) }
+        guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
+            throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
+        }
+        do {
+            return ExchangeResponse(code: answer.code, phoneNumber: try PhoneNumber(mobile))
+        } catch {
+            throw GatewayError(gateway: Self.name, .malformedBody("GetMobileResultDTO.Mobile is not a mainland mobile number"))
+        }
+    }
+
+    /// Asks whether a number is the SIM's own (`VerifyMobile`).
+    /// - Parameters:
+    ///   - credential: A `mobile`, `unicom` or `tianyi` credential whose token is the SDK's verification token
+    ///     (`AccessCode`).
+    ///   - number: The number to check (`PhoneNumber`, 11 digits).
+    /// - Returns: `OK` with `GateVerifyResultDTO.VerifyResult`'s verdict (`PASS` pass, `REJECT` reject, `UNKNOWN`
+    ///   unknown); any other `Code` as it came, with the verdict unknown.
+    /// - Throws: ``GatewayError`` once the request may have reached Aliyun (`malformedBody` for an `OK` without a
+    ///   `VerifyResult` of those three); ``ExchangeNotSentError`` when nothing was sent.
+    public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
+        try Self.requireOneTap(credential)
+        let answer = try await Self.notSentIsNotSent {
+            try await self.client.call(action: "VerifyMobile", parameters: [("AccessCode", credential.token.reveal()), ("PhoneNumber", number.digits)])
+        }
+        guard answer.code == "OK" else { return NumberVerificationResponse(code: answer.code, verdict: .unknown) }
+        switch try answer.text(in: "GateVerifyResultDTO", "VerifyResult", gateway: Self.name) {
+        case "PASS"?: return NumberVerificationResponse(code: answer.code, verdict: .pass)
+        case "REJECT"?: return NumberVerificationResponse(code: answer.code, verdict: .reject)
+        case "UNKNOWN"?: return NumberVerificationResponse(code: answer.code, verdict: .unknown)
+        default: throw GatewayError(gateway: Self.name, .malformedBody("OK without a VerifyResult of PASS, REJECT or UNKNOWN"))
+        }
+    }
+
+    /// What `onetap gateway sign aliyun-pnvs` shows.
+    /// - Parameter fields: `action` (`GetMobile`, the default, or `VerifyMobile`), `token` (the `AccessToken` or
+    ///   `AccessCode`), `phone` (`VerifyMobile`'s `PhoneNumber`), `date` (`x-acs-date`, `2023-10-26T10:22:32Z`; the
+    ///   clock's now by default), `nonce` (`x-acs-signature-nonce`; a fresh one by default).
+    /// - Returns: The exact string to sign and the signature.
+    /// - Throws: ``GatewayError`` `misconfigured` naming a field that is unknown, missing or malformed.
+    package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        let action = fields["action"] ?? "GetMobile"
+        let parameters: [(name: String, value: String)]
+        switch action {
+        case "GetMobile":
+            try AliyunSignPreviewFields.refuseUnknown(fields, known: ["action", "token", "date", "nonce"], gateway: Self.name)
+            parameters = [("AccessToken", try AliyunSignPreviewFields.required(fields, "token", gateway: Self.name))]
+        case "VerifyMobile":
+            try AliyunSignPreviewFields.refuseUnknown(fields, known: ["action", "token", "phone", "date", "nonce"], gateway: Self.name)
+            parameters = [
+                ("AccessCode", try AliyunSignPreviewFields.required(fields, "token", gateway: Self.name)),
+                ("PhoneNumber", try AliyunSignPreviewFields.required(fields, "phone", gateway: Self.name)),
+            ]
+        default:
+            throw GatewayError(gateway: Self.name, .misconfigured("action must be GetMobile or VerifyMobile, not '\(action.prefix(40))'"))
+        }
+        let date = try AliyunSignPreviewFields.date(fields, gateway: Self.name)
+        return AliyunSignatureV3.preview(try client.sign(action: action, parameters: parameters, date: date, nonce: fields["nonce"]))
+    }
+
+    /// Refuses, before sending, a credential no PNVS token can be.
+    private static func requireOneTap(_ credential: CarrierCredential) throws {
+        guard credential.flow.isOneTap else {
+            throw ExchangeNotSentError("\(name): PNVS takes one-tap tokens (mobile, unicom, tianyi); this credential is \(credential.flow)")
+        }
+    }
+
+    /// Runs a call, turning a failure before any byte left into ``ExchangeNotSentError`` (recorded `failed`, the
+    /// token unspent) and leaving every other error as it is (recorded `unknown`).
+    private static func notSentIsNotSent(_ call: () async throws -> AliyunAnswer) async throws -> AliyunAnswer {
+        do {
+            return try await call()
+        } catch let error as GatewayError where !error.mayHaveReachedVendor {
+            throw ExchangeNotSentError(error.description)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// JVerification (极光认证) as a ``TokenExchangeProvider`` (`loginTokenVerify`: the SDK's loginToken in, the number
+/// out, RSA-decrypted with the app's private key) and a ``NumberVerificationProvider`` (`verify`), over HTTPS POST
+/// with a JSON body and HTTP Basic authentication (`appKey:masterSecret`).
+///
+/// Each call sends one request and never retries it; `exID` is 32 hexadecimal characters from the system's secure
+/// generator, checked against the answer's echo. Its errors are ``GatewayError``s named `jverification` that quote
+/// no token, secret, number or body.
+public final class JVerificationGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+    /// The gateway's name in errors and configuration: `jverification`.
+    public static let name = "jverification"
+
+    /// The settings it was made with.
+    public let configuration: JVerificationConfiguration
+    private let key: RSAPrivateKey
+    private let authorization: String
+    private let transport: any HTTPTransport
+    private let exIDs: @Sendable () -> String
+
+    /// Creates the gateway, reading its key once.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport (one ``URLSessionTransport`` shared by every gateway, in production).
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix: an empty or malformed
+    ///   `appKey`, an empty `masterSecret`, a `privateKey` in a form that cannot be used (which form, and the
+    ///   `openssl` command that converts it).
+    public convenience init(configuration: JVerificationConfiguration, transport: any HTTPTransport) throws(GatewayError) {
+        try self.init(configuration: configuration, transport: transport) { Hex.encode(systemRandomBytes(16)) }
+    }
+
+    /// Creates the gateway with the `exID`s given (tests pin them).
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport.
+    ///   - exIDs: Makes each request's `exID`.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
+    package init(configuration: JVerificationConfiguration, transport: any HTTPTransport, exIDs: @escaping @Sendable () -> String) throws(GatewayError) {
+        let name = Self.name
+        guard !configuration.appKey.isEmpty, configuration.appKey.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw GatewayError(gateway: name, .misconfigured("appKey must be the appKey from JiGuang's console (letters and digits), not '\(configuration.appKey.prefix(40))'"))
+        }
+        guard !configuration.masterSecret.isEmpty else {
+            throw GatewayError(gateway: name, .misconfigured("masterSecret is empty: set it to the app's Master Secret from JiGuang's console"))
+        }
+        do {
+            key = try RSAPrivateKey(pem: configuration.privateKey.reveal())
+        } catch {
+            throw GatewayError(gateway: name, .misconfigured("privateKey: \(error) (JiGuang encrypts phone to the public key configured in its console; this must be its private half)"))
+        }
+        self.configuration = configuration
+        authorization = "Basic " + Data("\(configuration.appKey):\(configuration.masterSecret.reveal())".utf8).base64EncodedString()
+        self.transport = transport
+        self.exIDs = exIDs
+    }
+
+    /// `jverification appKey 7d431e42…, api.verification.jpush.cn/v1/web/loginTokenVerify`.
+    public var description: String { configuration.description }
+
+    /// Exchanges a one-tap credential for its number.
+    /// - Parameter credential: A credential of a flow in ``JVerificationConfiguration/flows``: its token is the
+    ///   JVerification SDK's loginToken.
+    /// - Returns: JVerification's code as it came (`8000` is success), the number on success.
+    /// - Throws: ``GatewayError`` once the request may have reached JiGuang; ``ExchangeNotSentError`` when nothing
+    ///   was sent (another flow, a request that could not leave).
+    public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
+        return try await AggregatorCall.sentOnce { try await loginTokenVerify(credential.token).exchangeResponse }
+    }
+
+    /// Asks whether a number is the SIM's own.
+    /// - Parameters:
+    ///   - credential: A credential whose token is the SDK's number-verification token.
+    ///   - number: The number to check.
+    /// - Returns: The code and its verdict: `9000` pass, `9001` reject, anything else unknown.
+    /// - Throws: As ``exchange(_:)``.
+    public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
+        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
+        return try await AggregatorCall.sentOnce { try await verify(token: credential.token, number: number).verificationResponse }
+    }
+
+    /// Sends one `loginTokenVerify` request.
+    /// - Parameter token: The SDK's loginToken.
+    /// - Returns: The answer: the code, the number on `8000`, JiGuang's `id`.
+    /// - Throws: ``GatewayError``: the transport's, `httpStatus`, `wrongContentType`, `malformedBody` (no `code`,
+    ///   another request's `exID`, an `8000` whose `phone` is missing or does not decrypt with `privateKey`).
+    public func loginTokenVerify(_ token: Secret) async throws -> AggregatorAnswer {
+        let exID = exIDs()
+        let object = try await post(configuration.url, ["loginToken": .string(token.reveal()), "exID": .string(exID)], exID: exID)
+        let answer = try common(object, exID: exID)
+        guard answer.code == "8000" else { return answer }
+        guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {
+            throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
+        }
+        let plain = try AggregatorCall.rsaDecrypt(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
+        let number = try AggregatorCall.phoneNumber(plain, field: "phone", gateway: Self.name)
+        return AggregatorAnswer(gateway: Self.name, code: answer.code, phoneNumber: number, serial: answer.serial)
+    }
+
+    /// Sends one `verify` request.
+    /// - Parameters:
+    ///   - token: The SDK's token.
+    ///   - number: The number to check.
+    /// - Returns: The answer with its verdict.
+    /// - Throws: ``GatewayError`` as ``loginTokenVerify(_:)``.
+    public func verify(token: Secret, number: PhoneNumber) async throws -> AggregatorAnswer {
+        let exID = exIDs()
+        let object = try await post(configuration.verifyURL, ["token": .string(token.reveal()), "phone": .string(number.digits), "exID": .string(exID)], exID: exID)
+        let answer = try common(object, exID: exID)
+        let verdict: NumberVerdict = switch answer.code {
+        case "9000": .pass
+        case "9001": .reject
+        default: .unknown
+        }
+        return AggregatorAnswer(gateway: Self.name, code: answer.code, verdict: verdict, serial: answer.serial)
+    }
+
+    /// What `onetap gateway sign jverification` shows: JiGuang signs nothing; the `Authorization` header carries
+    /// `appKey:masterSecret` in Base64, which is the secret itself and so is not shown.
+    /// - Parameter fields: Ignored (the header depends on the configuration alone).
+    /// - Returns: The preview.
+    package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        SignPreview(
+            stringToSign: "\(configuration.appKey):<masterSecret>", signature: "Basic <Base64 of the string: the masterSecret itself, not shown>",
+            algorithm: "HTTP Basic")
+    }
+
+    private func post(_ url: URL, _ body: [String: JSONValue], exID: String) async throws -> (members: [String: JSONValue], raw: [UInt8]) {
+        let response = try await transport.send(
+            HTTPRequest(
+                gateway: Self.name, method: "POST", url: url,
+                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", authorization)],
+                body: Array(JSONValue.object(body).json.utf8), timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+        return (try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes), response.body)
+    }
+
+    /// The code, the echoed `exID` and `id` (a JSON number past a double's exact range, so read from the raw text).
+    private func common(_ object: (members: [String: JSONValue], raw: [UInt8]), exID: String) throws(GatewayError) -> AggregatorAnswer {
+        let code = try AggregatorCall.code(object.members, "code", gateway: Self.name)
+        if let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name), !echoed.isEmpty, echoed != exID {
+            throw GatewayError(gateway: Self.name, .malformedBody("exID is not this request's"))
+        }
+        return AggregatorAnswer(gateway: Self.name, code: code, serial: Self.rawID(object.raw, members: object.members))
+    }
+
+    /// `id` exactly as written: its digits from the body (a double would round 117270465679982592).
+    static func rawID(_ body: [UInt8], members: [String: JSONValue]) -> String? {
+        if case .string(let text)? = members["id"] { return String(text.prefix(64)) }
+        guard case .number? = members["id"] else { return nil }
+        let text = String(decoding: body, as: UTF8.self)
+        var rest = Substring(text)
+        while let range = rest.range(of: "\"id\"") {
+            rest = rest[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            guard rest.first == ":" else { continue }
+            let digits = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }.prefix { $0.isASCII && ($0.isNumber || $0 == "-") }
+            if !digits.isEmpty { return String(digits.prefix(64)) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// Tencent Captcha's `DescribeCaptchaResult` (API 3.0, version `2019-07-22`) as a ``CaptchaVerifier``.
+///
+/// The client sends, as ``SMSContext/captcha``, the captcha callback's result as JSON (`JSON.stringify(res)`:
+/// `{"ret":0,"ticket":"…","randstr":"…",…}`; `ticket` and `randstr` are read, other members ignored). The client's
+/// address (``SMSContext/ip``, which Tencent requires as `UserIp`) must be given. `CaptchaCode` 1 is solved; a
+/// ticket Tencent judges bad, expired or reused is not solved (`false`); a code that says the configuration is
+/// wrong (16, 100) or Tencent failed (26), and `Response.Error`, throw (the SMS service records the throw as the
+/// provider failing, and asks for a captcha again). One request per call, never retried.
+public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConvertible {
+    /// The gateway's name in errors and configuration: `tencent-captcha`.
+    public static let name = "tencent-captcha"
+    /// `X-TC-Action`.
+    static let action = "DescribeCaptchaResult"
+    /// `X-TC-Version`.
+    static let version = "2019-07-22"
+    /// The codes that throw rather than answer "not solved": the configuration's or Tencent's fault.
+    static let faults: [String: String] = [
+        "16": "appid-ticket mismatch: captchaAppId is not the CaptchaAppId the client's captcha used (see the captcha console)",
+        "100": "appid-secretkey-ticket mismatch: captchaAppId and appSecretKey do not belong together, or the ticket is another app's",
+        "26": "system busy: Tencent Captcha's internal error",
+    ]
+
+    /// The settings it was made with.
+    public let configuration: TencentCaptchaConfiguration
+    private let signer: TC3Signer
+    private let transport: any HTTPTransport
+    private let clock: any WallClock
+
+    /// Creates the verifier, checking its configuration.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport.
+    ///   - clock: The clock `X-TC-Timestamp` is read from.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
+    public init(configuration: TencentCaptchaConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
+        signer = TC3Signer(gateway: Self.name, secretID: configuration.secretID, secretKey: configuration.secretKey, service: "captcha")
+        try signer.validate()
+        guard !configuration.captchaAppID.isEmpty, configuration.captchaAppID.count <= 15, configuration.captchaAppID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw GatewayError(gateway: Self.name, .misconfigured("captchaAppId must be the CaptchaAppId the captcha console shows (digits), not '\(configuration.captchaAppID.prefix(40))'"))
+        }
+        let key = configuration.appSecretKey.reveal()
+        guard !key.isEmpty, key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw GatewayError(gateway: Self.name, .misconfigured("appSecretKey must be the AppSecretKey the captcha console shows, without spaces"))
+        }
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+    }
+
+    /// `tencent-captcha CaptchaAppId 199999164, captcha.tencentcloudapi.com/`.
+    public var description: String { configuration.description }
+
+    /// Checks a captcha the client solved.
+    /// - Parameters:
+    ///   - token: The callback's result as JSON, holding `ticket` and `randstr`.
+    ///   - context: The send's context: its `ip` is sent as `UserIp`.
+    /// - Returns: Whether Tencent answered `CaptchaCode` 1.
+    /// - Throws: ``CaptchaTokenError`` for a token that is not the callback's JSON, or a context without an
+    ///   address (nothing is sent); ``GatewayCodeError`` for `Response.Error` and `CaptchaCode` 16, 100, 26;
+    ///   ``GatewayError`` from the transport or for an answer that is not Tencent's; `CancellationError`.
+    public func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+        let members = try CaptchaToken.members(token, gateway: Self.name, required: ["ticket", "randstr"])
+        guard let ip = context.ip else {
+            throw CaptchaTokenError(gateway: Self.name, "the send's context has no client address: Tencent requires UserIp (set SMSContext.ip)")
+        }
+        let (built, _) = try request(ticket: members["ticket"] ?? "", randstr: members["randstr"] ?? "", userIP: ip.description, now: clock.now())
+        let response = try await transport.send(built)
+        switch try TencentCloudAnswer.read(response, gateway: Self.name, contentTypes: configuration.contentTypes) {
+        case .error(let code, let requestID):
+            throw GatewayCodeError(gateway: Self.name, code: code, meaning: "Tencent Cloud API refused the call", requestID: requestID)
+        case .response(let members):
+            guard let code = try GatewayAnswer.text(members, "CaptchaCode", gateway: Self.name), Int(code) != nil else {
+                throw GatewayError(gateway: Self.name, .malformedBody("no CaptchaCode integer"))
+            }
+            if code == "1" { return true }
+            if let meaning = Self.faults[code] {
+                throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: try GatewayAnswer.text(members, "RequestId", gateway: Self.name))
+            }
+            return false
+        }
+    }
+
+    /// Builds and signs one `DescribeCaptchaResult` request.
+    /// - Parameters:
+    ///   - ticket: `Ticket`.
+    ///   - randstr: `Randstr`.
+    ///   - userIP: `UserIp`.
+    ///   - now: The clock's time.
+    /// - Returns: The request and its signature's strings.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when the signature cannot be made.
+    package func request(ticket: String, randstr: String, userIP: String, now: Date) throws(GatewayError) -> (HTTPRequest, TC3Signer.Signed) {
+        let body = JSONValue.object([
+            "CaptchaType": .number(9), "Ticket": .string(ticket), "UserIp": .string(userIP), "Randstr": .string(randstr),
+            "CaptchaAppId": .number(Double(configuration.captchaAppID) ?? 0), "AppSecretKey": .string(configuration.appSecretKey.reveal()),
+        ])
+        return try signer.post(
+            Array(body.json.utf8), action: Self.action, version: Self.version, region: nil, url: configuration.url, at: now,
+            timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes)
+    }
+
+    /// What `onetap gateway sign tencent-captcha` shows: the TC3 string to sign for a `DescribeCaptchaResult` request
+    /// and its signature.
+    /// - Parameter fields: `ticket`, `randstr`, `userIp` (defaults `t`, `r`, `127.0.0.1`), `timestamp` (seconds, default
+    ///   the clock's); unknown fields are refused.
+    /// - Returns: The string to sign (no secret in it) and the signature.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming a bad field.
+    package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        if let unknown = fields.keys.sorted().first(where: { !["ticket", "randstr", "userIp", "timestamp"].contains($0) }) {
+            throw GatewayError(gateway: Self.name, .misconfigured("--field \(unknown) is not read by tencent-captcha (its fields: ticket, randstr, userIp, timestamp)"))
+        }
+        let now = try TencentSignPreviewTime.instant(fields["timestamp"], clock: clock, gateway: Self.name)
+        let (_, signed) = try request(ticket: fields["ticket"] ?? "t", randstr: fields["randstr"] ?? "r", userIP: fields["userIp"] ?? "127.0.0.1", now: now)
+        return SignPreview(stringToSign: signed.stringToSign, signature: signed.signature, algorithm: TC3Signer.algorithm)
+    }
+}

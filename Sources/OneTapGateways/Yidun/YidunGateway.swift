@@ -1,0 +1,163 @@
+import Foundation
+import OneTap
+import OneTapSupport
+
+/// Netease Yidun (网易易盾) as a ``TokenExchangeProvider`` (`oneclick/check`: Yidun's token and the carrier's
+/// accessToken in, the number out) and a ``NumberVerificationProvider`` (`check`), over HTTPS POST with an
+/// `application/x-www-form-urlencoded` body signed with MD5.
+///
+/// Each call sends one request and never retries it; `nonce` is 32 hexadecimal characters from the system's secure
+/// generator, `timestamp` (milliseconds) comes from the injected clock. Its errors are ``GatewayError``s named
+/// `yidun` that quote no token, secret, signature, number or body.
+public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvider, CustomStringConvertible {
+    /// The gateway's name in errors and configuration: `yidun`.
+    public static let name = "yidun"
+
+    /// The settings it was made with.
+    public let configuration: YidunConfiguration
+    private let transport: any HTTPTransport
+    private let clock: any WallClock
+    private let nonces: @Sendable () -> String
+
+    /// Creates the gateway.
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport (one ``URLSessionTransport`` shared by every gateway, in production).
+    ///   - clock: The clock `timestamp` is read from.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
+    public convenience init(configuration: YidunConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
+        try self.init(configuration: configuration, transport: transport, clock: clock) { Hex.encode(systemRandomBytes(16)) }
+    }
+
+    /// Creates the gateway with the nonces given (tests pin them).
+    /// - Parameters:
+    ///   - configuration: The settings.
+    ///   - transport: The HTTP transport.
+    ///   - clock: The clock.
+    ///   - nonces: Makes each request's `nonce`.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
+    package init(configuration: YidunConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String) throws(GatewayError) {
+        for (field, value) in [("secretId", configuration.secretID), ("businessId", configuration.businessID)] {
+            guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the \(field) from Yidun's console (letters and digits), not '\(value.prefix(40))'"))
+            }
+        }
+        guard !configuration.secretKey.isEmpty else {
+            throw GatewayError(gateway: Self.name, .misconfigured("secretKey is empty: set it to the product's secretKey from Yidun's console"))
+        }
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.nonces = nonces
+    }
+
+    /// `yidun secretId …, businessId …, ye.dun.163yun.com/v1/oneclick/check`.
+    public var description: String { configuration.description }
+
+    /// Exchanges a one-tap credential for its number.
+    /// - Parameter credential: A credential of a flow in ``YidunConfiguration/flows`` whose token is
+    ///   ``YidunTokens/joined``.
+    /// - Returns: Yidun's `code` (`200` with the number on success); for a `200` without a number, the carrier's
+    ///   `resultCode` Yidun passed on.
+    /// - Throws: ``GatewayError`` once the request may have reached Yidun; ``ExchangeNotSentError`` when nothing
+    ///   was sent (another flow, a token that is not a pair).
+    public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
+        return try await AggregatorCall.sentOnce { try await oneclickCheck(try YidunTokens(joined: credential.token)).exchangeResponse }
+    }
+
+    /// Asks whether a number is the SIM's own.
+    /// - Parameters:
+    ///   - credential: A credential whose token is ``YidunTokens/joined``.
+    ///   - number: The number to check.
+    /// - Returns: The code and its verdict: `data.result` 1 pass, 2 reject, 3 (or any failure) unknown.
+    /// - Throws: As ``exchange(_:)``.
+    public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
+        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
+        return try await AggregatorCall.sentOnce { try await check(try YidunTokens(joined: credential.token), number: number).verificationResponse }
+    }
+
+    /// Sends one `oneclick/check` request.
+    /// - Parameter tokens: Yidun's token and the carrier's accessToken.
+    /// - Returns: The answer: `200` with the number, the carrier's `resultCode` for a `200` without one, or Yidun's
+    ///   error code.
+    /// - Throws: ``GatewayError``: the transport's, `httpStatus`, `wrongContentType`, `malformedBody`.
+    public func oneclickCheck(_ tokens: YidunTokens) async throws -> AggregatorAnswer {
+        let (code, data) = try await post(configuration.url, tokens, phone: nil)
+        guard code == "200" else { return AggregatorAnswer(gateway: Self.name, code: code) }
+        if let phone = try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "phone", gateway: Self.name) }), !phone.isEmpty {
+            return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try AggregatorCall.phoneNumber(phone, field: "phone", gateway: Self.name))
+        }
+        guard let data else { throw GatewayError(gateway: Self.name, .malformedBody("200 without data")) }
+        return AggregatorAnswer(gateway: Self.name, code: try AggregatorCall.code(data, "resultCode", gateway: Self.name))
+    }
+
+    /// Sends one `check` request.
+    /// - Parameters:
+    ///   - tokens: Yidun's token and the carrier's accessToken.
+    ///   - number: The number to check.
+    /// - Returns: The answer with its verdict.
+    /// - Throws: ``GatewayError`` as ``oneclickCheck(_:)``; `malformedBody` for a `200` whose `data.result` is not
+    ///   1, 2 or 3.
+    public func check(_ tokens: YidunTokens, number: PhoneNumber) async throws -> AggregatorAnswer {
+        let (code, data) = try await post(configuration.verifyURL, tokens, phone: number.digits)
+        guard code == "200" else { return AggregatorAnswer(gateway: Self.name, code: code, verdict: .unknown) }
+        let verdict: NumberVerdict
+        switch try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "result", gateway: Self.name) }) {
+        case "1"?: verdict = .pass
+        case "2"?: verdict = .reject
+        case "3"?: verdict = .unknown
+        default: throw GatewayError(gateway: Self.name, .malformedBody("200 without data.result 1, 2 or 3"))
+        }
+        return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict)
+    }
+
+    /// What `onetap gateway sign yidun` shows: the string MD5 signs, with the secretKey as `<secretKey>`, and the
+    /// signature.
+    /// - Parameter fields: The parameters as sent: `token` and `accessToken` (required), `phone` for `check`,
+    ///   `timestamp` (default: the clock, in milliseconds) and `nonce` (default: a new one); `secretId`,
+    ///   `businessId` and `version` default to the configuration's.
+    /// - Returns: The preview.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when a token is missing.
+    package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        guard let token = fields["token"], let accessToken = fields["accessToken"] else {
+            throw GatewayError(gateway: Self.name, .misconfigured("give both tokens: --field token=… --field accessToken=…"))
+        }
+        var sent = parameters(YidunTokens(token: Secret(token), accessToken: Secret(accessToken)), phone: fields["phone"])
+        for (index, field) in sent.enumerated() {
+            if let given = fields[field.name] { sent[index].value = given }
+        }
+        let text = SortedParameters.concatenated(sent)
+        return SignPreview(stringToSign: text + "<secretKey>", signature: try signature(text), algorithm: "MD5")
+    }
+
+    private func parameters(_ tokens: YidunTokens, phone: String?) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = [
+            ("secretId", configuration.secretID), ("businessId", configuration.businessID), ("version", configuration.version),
+            ("timestamp", String(clock.now().millisecondsSince1970)), ("nonce", nonces()),
+            ("accessToken", tokens.accessToken.reveal()), ("token", tokens.token.reveal()),
+        ]
+        if let phone { fields.append(("phone", phone)) }
+        return fields
+    }
+
+    /// MD5 of the sorted concatenation followed by the secretKey, 32 lower-case hexadecimal digits.
+    private func signature(_ concatenation: String) throws(GatewayError) -> String {
+        do {
+            return Hex.encode(try Digest.md5.hash(concatenation + configuration.secretKey.reveal()))
+        } catch {
+            throw GatewayError(gateway: Self.name, .misconfigured("the signature could not be made: \(error)"))
+        }
+    }
+
+    private func post(_ url: URL, _ tokens: YidunTokens, phone: String?) async throws -> (ResultCode, [String: JSONValue]?) {
+        let fields = parameters(tokens, phone: phone)
+        let body = FormEncoding.body(fields + [("signature", try signature(SortedParameters.concatenated(fields)))])
+        let response = try await transport.send(
+            HTTPRequest(
+                gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                body: body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
+        return (try AggregatorCall.code(object, "code", gateway: Self.name), try AggregatorCall.object(object, "data", gateway: Self.name))
+    }
+}

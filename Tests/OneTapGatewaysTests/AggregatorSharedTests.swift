@@ -1,0 +1,87 @@
+import Foundation
+import OneTap
+@testable import OneTapGateways
+import OneTapTesting
+import Testing
+
+/// The pieces the aggregators share, and the fakes' own checks: a request that strays from the document gets the
+/// fake's refusal, so a gateway that sent one could not pass the fake-server tests.
+@Suite(.timeLimit(.minutes(2))) struct AggregatorSharedTests {
+    @Test func theSignedStringSortsNamesByTheirBytes() {
+        #expect(SortedParameters.concatenated([("token", "t"), ("appId", "a"), ("Zeta", "z"), ("outId", "")]) == "ZetazappIdaoutIdtokent")
+    }
+
+    @Test func jverificationsIdIsReadExactlyWhateverItsForm() throws {
+        func id(_ body: String) throws -> String? {
+            let members = try #require(try JSONValue.parse(body).objectValue)
+            return JVerificationGateway.rawID(Array(body.utf8), members: members)
+        }
+        #expect(try id(#"{"id" : 117270465679982593,"code":8000}"#) == "117270465679982593")
+        #expect(try id(#"{"exID":"1","id":"abc"}"#) == "abc")
+        #expect(try id(#"{"code":8001}"#) == nil)
+        #expect(try id(#"{"content":"\"id\"","id":42}"#) == "42")
+    }
+
+    @Test func aNumberThatDoesNotDecryptAsANumberIsMalformed() throws {
+        #expect(throws: GatewayError(gateway: "x", .malformedBody("'phone' is not a mainland mobile number"))) {
+            try AggregatorCall.phoneNumber("hello", field: "phone", gateway: "x")
+        }
+    }
+
+    @Test func theShanyanFakeRefusesAFormWithoutSignOrWithAnUnknownParameter() async throws {
+        let server = try await FakeServer.start("shanyan_flashsdk.py", arguments: ["--app-id", "A1", "--app-key", "K1", "--number", "13800138000"])
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        func code(_ body: String, type: String = "application/x-www-form-urlencoded") async throws -> String? {
+            let response = try await transport.send(HTTPRequest(
+                gateway: "shanyan", method: "POST", url: server.url("/open/flashsdk/mobile-query"), headers: [HTTPHeader("Content-Type", type)], body: Array(body.utf8), timeout: .seconds(30)))
+            return try GatewayAnswer.text(try GatewayAnswer.jsonObject(response, gateway: "shanyan", contentTypes: ["application/json"]), "code", gateway: "shanyan")
+        }
+        #expect(try await code("appId=A1&token=t1") == "fake-parameters")
+        #expect(try await code("appId=A1&token=t1&sign=x&extra=1") == "fake-parameters")
+        #expect(try await code("appId=A1&token=t1&token=t2&sign=x") == "fake-parameters")
+        #expect(try await code("appId=A1&token=t1&sign=x", type: "application/json") == "fake-parameters")
+        #expect(try await code("appId=A2&token=t1&sign=x") == "fake-app")
+        #expect(try await code("appId=A1&token=t1&sign=00") == "fake-sign")
+    }
+
+    @Test func theYidunFakeRefusesAStaleTimestampAndAReusedNonce() async throws {
+        let server = try await FakeServer.start("yidun_quickpass.py", arguments: ["--secret-id", "s1", "--secret-key", "k1", "--business-id", "b1", "--number", "13800138000"])
+        defer { server.stop() }
+        var configuration = YidunConfiguration(secretID: "s1", secretKey: Secret("k1"), businessID: "b1")
+        configuration.url = server.url("/v1/oneclick/check")
+        let stale = try YidunGateway(configuration: configuration, transport: URLSessionTransport(), clock: FakeClock(now: Date().addingTimeInterval(-60)), nonces: { UUID().uuidString })
+        #expect(try await stale.oneclickCheck(YidunTokens(token: Secret("t1"), accessToken: Secret("a1"))).code == "fake-timestamp")
+        let sameNonce = try YidunGateway(configuration: configuration, transport: URLSessionTransport(), clock: SystemClock(), nonces: { "n-fixed" })
+        #expect(try await sameNonce.oneclickCheck(YidunTokens(token: Secret("t2"), accessToken: Secret("a2"))).code == "200")
+        #expect(try await sameNonce.oneclickCheck(YidunTokens(token: Secret("t3"), accessToken: Secret("a3"))).code == "fake-nonce")
+    }
+
+    /// The configuration file's three aggregator objects, as the README shows them, make working gateways.
+    @Test func theConfigurationFileMakesEachAggregator() throws {
+        let pem = try TestKeys.pem("app-private-pkcs1.pem")
+        let text = #"""
+            {"jverification": {"appKey": "7d431e42", "masterSecret": {"env": "JV_MASTER_SECRET"}, "privateKey": {"file": "/run/secrets/jverification.pem"}},
+             "shanyan": {"appId": "ZQZSp7C0", "appKey": {"env": "SHANYAN_APP_KEY"}},
+             "yidun": {"secretId": "sid1", "secretKey": {"env": "YIDUN_SECRET_KEY"}, "businessId": "bid1"}}
+            """#
+        let file = try GatewayConfigurationFile(
+            text: text, file: "gateways.json", environment: { ["JV_MASTER_SECRET": "m1", "SHANYAN_APP_KEY": "k1", "YIDUN_SECRET_KEY": "k2"][$0] },
+            readFile: { path in
+                guard path == "/run/secrets/jverification.pem" else { throw CocoaError(.fileNoSuchFile) }
+                return Data(pem.utf8)
+            })
+        let transport = ScriptedHTTPTransport([])
+        let jverification = try JVerificationGateway(configuration: JVerificationConfiguration(settings: try file.settings("jverification")), transport: transport)
+        let shanyan = try ShanyanGateway(configuration: ShanyanConfiguration(settings: try file.settings("shanyan")), transport: transport)
+        let yidun = try YidunGateway(configuration: YidunConfiguration(settings: try file.settings("yidun")), transport: transport)
+        let descriptions = [jverification.description, shanyan.description, yidun.description].joined(separator: "\n")
+        #expect(descriptions == """
+            jverification appKey 7d431e42, api.verification.jpush.cn/v1/web/loginTokenVerify
+            shanyan appId ZQZSp7C0, AES, api.253.com/open/flashsdk/mobile-query
+            yidun secretId sid1, businessId bid1, ye.dun.163yun.com/v1/oneclick/check
+            """)
+        let missing = #expect(throws: GatewayError.self) { try YidunConfiguration(settings: try GatewayConfigurationFile(text: #"{"yidun": {"secretId": "s"}}"#, file: "g.json").settings("yidun")) }
+        #expect(missing?.description == "yidun: misconfigured: secretKey is missing: add \"secretKey\": {\"env\": \"NAME\"} or {\"file\": \"PATH\"} to \"yidun\"")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import OneTap
+@testable import OneTapGateways
+import OneTapTesting
+import Testing
+
+/// The PNVS gateway as the exchange guard's provider: a token is sent once (its second report replayed), a slow
+/// answer ends as the guard's 5 s time-out before the gateway's 6 s and stays unknown, and an Aliyun token code maps
+/// through the exchange-code rules like a carrier's.
+@Suite(.timeLimit(.minutes(1))) struct AliyunPNVSUnderExchangeGuardTests {
+    static let session = try! LoginSessionID("aliyun-test-session000")
+    static let ok = HTTPResponse(
+        status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"Code":"OK","RequestId":"r","GetMobileResultDTO":{"Mobile":"13800138000"}}"#.utf8))
+
+    static func gateway(_ transport: ScriptedHTTPTransport, clock: FakeClock) throws -> AliyunPNVSGateway {
+        try AliyunPNVSGateway(configuration: AliyunPNVSConfiguration(accessKeyID: "LTAI1", accessKeySecret: Secret("k")), transport: transport, clock: clock)
+    }
+
+    @Test func aTokenIsSentOnceAndItsSecondReportIsReplayed() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.answer(Self.ok)], clock: clock)
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), clock: clock)
+        let credential = CarrierCredential(flow: .unicom, token: Secret("aliyun-token-1"), uniqueID: "u")
+        let first = try await exchange.exchange(credential, for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        #expect(first.answer == .answered("OK", phoneNumber: try PhoneNumber("13800138000")))
+        let again = try await exchange.exchange(credential, for: try LoginSessionID("another-aliyun-session"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        #expect(again.answer == .replayed)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func aSlowAnswerIsTheGuardsTimeOutAndStaysUnknown() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.delay(.seconds(30), Self.ok)], clock: clock)
+        let ledger = InMemoryExchangeLedger()
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
+        let call = Task {
+            try await exchange.exchange(
+                CarrierCredential(flow: .tianyi, token: Secret("aliyun-token-2"), uniqueID: "u"), for: Self.session, receivedAt: clock.now(), rules: .builtIn,
+                events: DiscardingEventSink()
+            ).answer
+        }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(5))
+        #expect(try await call.value == .timeout)
+        let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)
+        #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("aliyun-token-2"))])
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapTesting
+import Testing
+
+/// Number verification on the PostgreSQL exchange ledger (issue 22 item 4): the ledger the exchange uses serves
+/// verification tokens under keys of their own, across instances, keeping the code and never the token or number.
+@Suite(.connectionBudget) struct PostgresNumberVerificationTests {
+    /// Counts the tokens that reach it; answers `000 pass`, or hangs for tokens starting `hang`.
+    final class CountingVerifier: NumberVerificationProvider {
+        private let sent = LockedValue<[String: Int]>([:])
+        var tokensSent: [String: Int] { sent.withLock { $0 } }
+
+        func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
+            let token = credential.token.reveal()
+            sent.withLock { $0[token, default: 0] += 1 }
+            if token.hasPrefix("hang") { while true { try await Task.sleep(for: .seconds(3600)) } }
+            return NumberVerificationResponse(code: "000", verdict: .pass)
+        }
+    }
+
+    static let number = try! PhoneNumber("13800138000")
+
+    func table(_ stores: PostgresStores) -> String { "\"\(stores.configuration.schema)\".exchange_ledger" }
+
+    @Test func twoInstancesSendATokenOnceAndTheRowHoldsTheKeyAndCodeOnly() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let provider = CountingVerifier()
+            let services = [one.exchangeLedger(), other.exchangeLedger()].map {
+                NumberVerificationService(provider: provider, ledger: $0, events: DiscardingEventSink())
+            }
+            let answers = try await withThrowingTaskGroup(of: NumberVerification.self) { group in
+                for copy in 0..<12 {
+                    group.addTask { try await services[copy % 2].verify(CarrierCredential(flow: .mobile, token: Secret("T-pg-1")), number: Self.number) }
+                }
+                return try await group.reduce(into: [NumberVerification]()) { $0.append($1) }
+            }
+            #expect(answers.filter { $0.verdict == .pass && $0.billed == true }.count == 1)
+            #expect(answers.filter { $0.verdict == .unknown && $0.billed == false && $0.code == nil }.count == 11)
+            #expect(provider.tokensSent == ["T-pg-1": 1])
+            // python3 -c "import hashlib; print(hashlib.sha256(b'\xff' + b'verify:' + b'T-pg-1').hexdigest())"
+            let key = NumberVerificationService.key(of: Secret("T-pg-1"))
+            #expect(key.hex == "5f8cdce6907ef55d86c1cd9b7439b4578efb5c962095835008893eb85347ebb3")
+            let rows = try await one.pool.execute("SELECT token, state, code, phone_number FROM \(table(one))")
+            #expect(rows.rows == [[.bytes(key.bytes), .text("answered"), .text("000"), .null]])
+            await other.close()
+        }
+    }
+
+    @Test func aTimeOutIsKeptUnknownForReconciliation() async throws {
+        try await TestDatabase.withStores { stores in
+            let ledger = stores.exchangeLedger()
+            let service = NumberVerificationService(provider: CountingVerifier(), ledger: ledger, timeout: .milliseconds(300), events: DiscardingEventSink())
+            let answer = try await service.verify(CarrierCredential(flow: .mobile, token: Secret("hang-pg-1")), number: Self.number)
+            #expect(answer.verdict == .unknown && answer.billed == nil)
+            let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)
+            #expect(unknown.map(\.token) == [NumberVerificationService.key(of: Secret("hang-pg-1"))])
+        }
+    }
+}

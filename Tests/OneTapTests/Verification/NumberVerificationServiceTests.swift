@@ -1,0 +1,249 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// The guarded number verification, on a fake clock with a scripted provider and the in-memory ledger (issue 22
+/// item 4): a token used once, its lifetime checked, answers pass / reject / unknown with whether they were billed.
+@Suite struct NumberVerificationServiceTests {
+    let clock = FakeClock()
+    let ledger = InMemoryExchangeLedger()
+    let events = RecordingEventSink()
+    static let number = try! PhoneNumber("13800138000")
+
+    func service(_ provider: any NumberVerificationProvider, ledger: (any ExchangeLedger)? = nil, timeout: Duration = .seconds(5),
+                 billing: VerificationBillingTable = .builtIn) -> NumberVerificationService {
+        NumberVerificationService(provider: provider, ledger: ledger ?? self.ledger, timeout: timeout, clock: clock, events: events, lifetimes: .builtIn, billing: billing)
+    }
+
+    static func credential(_ token: String = "abc", _ flow: LoginFlow = .mobile) -> CarrierCredential {
+        CarrierCredential(flow: flow, token: Secret(token))
+    }
+
+    /// What the ledger holds for a verification token, by its key.
+    func row(_ token: String) async throws -> ExchangeLedgerEntry? {
+        try await ledger.claim(NumberVerificationService.key(of: Secret(token)), for: LoginSessionID("AAAAAAAAAAAAAAAAAAAAAA"), at: clock.now())
+    }
+
+    // MARK: Verdicts
+
+    @Test func aPassAndARejectAreBilledAndKeptWithTheirCode() async throws {
+        let provider = ScriptedNumberVerifier([.answer(.init(code: "000", verdict: .pass)), .answer(.init(code: "001", verdict: .reject))])
+        let service = service(provider)
+        let pass = try await service.verify(Self.credential("T-1"), number: Self.number)
+        #expect(pass == NumberVerification(code: "000", verdict: .pass, billed: true, reason: .answered))
+        #expect(pass.description == "pass 000 (billed)")
+        let reject = try await service.verify(Self.credential("T-2"), number: Self.number)
+        #expect(reject == NumberVerification(code: "001", verdict: .reject, billed: true, reason: .answered))
+        #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
+        #expect(try await row("T-1")?.state == .answered(ExchangeResponse(code: "000")))
+        #expect(try await row("T-2")?.state == .answered(ExchangeResponse(code: "001")))
+    }
+
+    /// An answer the gateway calls unknown (a sign error, a spent token) is not billed: vendors bill pass and reject.
+    @Test func anUnknownAnswerIsNotBilled() async throws {
+        let provider = ScriptedNumberVerifier([.answer(.init(code: "302", verdict: .unknown))])
+        let answer = try await service(provider).verify(Self.credential(), number: Self.number)
+        #expect(answer == NumberVerification(code: "302", verdict: .unknown, billed: false, reason: .answered))
+    }
+
+    /// Billing is data: a gateway's own rows decide for it, other providers take the `*` rows.
+    @Test func billingComesFromTheTableByGatewayName() async throws {
+        let table = try VerificationBillingTable(csv: """
+            gateway,verdict,billed,source
+            *,pass,yes,s
+            *,reject,yes,s
+            *,unknown,no,s
+            test-gateway,reject,no,s
+            test-gateway,unknown,yes,s
+            """, file: "b.csv")
+        let named = NamedScriptedVerifier([.answer(.init(code: "R", verdict: .reject)), .answer(.init(code: "U", verdict: .unknown)), .answer(.init(code: "P", verdict: .pass))])
+        let service = service(named, billing: table)
+        #expect(service.gateway == "test-gateway")
+        #expect(try await service.verify(Self.credential("a"), number: Self.number).billed == false)
+        #expect(try await service.verify(Self.credential("b"), number: Self.number).billed == true)
+        #expect(try await service.verify(Self.credential("c"), number: Self.number).billed == true)
+        let unnamed = self.service(ScriptedNumberVerifier([.answer(.init(code: "R", verdict: .reject))]), billing: table)
+        #expect(unnamed.gateway == "*")
+        #expect(try await unnamed.verify(Self.credential("d"), number: Self.number).billed == true)
+    }
+
+    // MARK: Once per token, within its lifetime
+
+    @Test func aTokenUsedTwiceNeverReachesTheProviderTheSecondTime() async throws {
+        let provider = ScriptedNumberVerifier()
+        let service = service(provider)
+        #expect(try await service.verify(Self.credential(), number: Self.number).verdict == .pass)
+        let second = try await service.verify(Self.credential(), number: Self.number)
+        #expect(second == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed))
+        #expect(provider.tokensSent == ["abc": 1])
+        // Another instance sharing the ledger refuses it too.
+        let other = NumberVerificationService(provider: provider, ledger: ledger, clock: clock, events: events)
+        #expect(try await other.verify(Self.credential(), number: Self.number).reason == .tokenReplayed)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    /// China Mobile's token lives 2 minutes, Telecom's 10, Unicom's 30 (`Data/token-lifetimes.csv`, written out here).
+    @Test(arguments: [(LoginFlow.mobile, 120.0, true), (.mobile, 119.999, false), (.tianyi, 600, true), (.tianyi, 599, false), (.unicom, 1800, true), (.unicom, 1799, false)])
+    func anExpiredTokenIsNeverSent(flow: LoginFlow, age: Double, expired: Bool) async throws {
+        let provider = ScriptedNumberVerifier()
+        let answer = try await service(provider).verify(Self.credential("T", flow), number: Self.number, receivedAt: clock.now().addingTimeInterval(-age))
+        if expired {
+            #expect(answer == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired))
+            #expect(provider.tokensSent.isEmpty)
+            #expect(try await row("T") == nil)  // nothing claimed
+        } else {
+            #expect(answer.verdict == .pass)
+            #expect(provider.tokensSent == ["T": 1])
+        }
+    }
+
+    @Test func theAgeRunsOnTheInjectedClockFromReceipt() async throws {
+        let provider = ScriptedNumberVerifier()
+        let received = clock.now()
+        clock.advance(by: .seconds(120))
+        #expect(try await service(provider).verify(Self.credential(), number: Self.number, receivedAt: received).reason == .tokenExpired)
+        #expect(provider.tokensSent.isEmpty)
+    }
+
+    @Test func twoConcurrentVerifiesOfOneTokenMakeOneProviderCall() async throws {
+        let provider = ScriptedNumberVerifier([.held])
+        let service = service(provider)
+        let first = Task { try await service.verify(Self.credential(), number: Self.number) }
+        // The first holds the claim while the provider has the token; the second finds it claimed.
+        await provider.waitUntilHeld()
+        let second = try await service.verify(Self.credential(), number: Self.number)
+        provider.release()
+        #expect(try await first.value.verdict == .pass)
+        #expect(second.reason == .tokenReplayed)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    @Test func manyConcurrentVerifiesOfOneTokenMakeOneProviderCall() async throws {
+        let provider = ScriptedNumberVerifier()
+        let service = service(provider)
+        let answers = try await withThrowingTaskGroup(of: NumberVerification.self) { group in
+            for _ in 0..<20 { group.addTask { try await service.verify(Self.credential("shared"), number: Self.number) } }
+            return try await group.reduce(into: [NumberVerification]()) { $0.append($1) }
+        }
+        #expect(answers.filter { $0.verdict == .pass }.count == 1)
+        #expect(answers.filter { $0.reason == .tokenReplayed }.count == 19)
+        #expect(provider.tokensSent == ["shared": 1])
+    }
+
+    /// The verification key is not the exchange's: an exchanged token's claim cannot block its verification, nor the
+    /// reverse. Key pinned with Python: hashlib.sha256(b'\xff' + b'verify:' + b'abc').hexdigest().
+    @Test func aVerificationKeyNeverMeetsAnExchangeClaim() async throws {
+        #expect(NumberVerificationService.key(of: Secret("abc")).hex == "97ea5d85263313b3b50669321ce5db64159698312691b05dd629b8cc937101bb")
+        #expect(NumberVerificationService.key(of: Secret("abc")) != CarrierCredential.digest(of: Secret("abc")))
+        let exchange = ExchangeGuard(provider: MockTokenExchange(number: Self.number, clock: clock), ledger: ledger, clock: clock)
+        #expect(try await exchange.exchange(Self.credential(), for: LoginSessionID("BBBBBBBBBBBBBBBBBBBBBB"), receivedAt: clock.now(), rules: .builtIn,
+                                            events: events).answer == .answered("103000", phoneNumber: Self.number))
+        let provider = ScriptedNumberVerifier()
+        #expect(try await service(provider).verify(Self.credential(), number: Self.number).verdict == .pass)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    // MARK: The provider's failures
+
+    @Test func aRequestThatNeverLeftIsNotBilledAndNotSentAgain() async throws {
+        let provider = ScriptedNumberVerifier([.error(ExchangeNotSentError("connection refused for abc"))])
+        let service = service(provider)
+        let answer = try await service.verify(Self.credential(), number: Self.number)
+        #expect(answer == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: "connection refused for <redacted>"))
+        #expect(try await row("abc")?.state == .failed)
+        #expect(try await service.verify(Self.credential(), number: Self.number).reason == .tokenReplayed)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    struct Reset: Error, CustomStringConvertible {
+        var description: String { "connection reset after sending abc for 13800138000" }
+    }
+
+    @Test func anyOtherErrorIsUnknownMayBeBilledAndListedForReconciliation() async throws {
+        let provider = ScriptedNumberVerifier([.error(Reset())])
+        let answer = try await service(provider).verify(Self.credential(), number: Self.number)
+        #expect(answer.verdict == .unknown)
+        #expect(answer.billed == nil)
+        #expect(answer.reason == .fault)
+        #expect(answer.detail == "connection reset after sending <redacted> for 138****8000")
+        #expect(answer.description == "unknown (fault: connection reset after sending <redacted> for 138****8000, may be billed)")
+        #expect(try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast).map(\.token) == [NumberVerificationService.key(of: Secret("abc"))])
+    }
+
+    @Test func aProviderPastTheTimeOutIsUnknownMayBeBilled() async throws {
+        let provider = ScriptedNumberVerifier([.hang])
+        let service = service(provider, timeout: .seconds(5))
+        let task = Task { try await service.verify(Self.credential(), number: Self.number) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(4999))
+        #expect(clock.sleeperCount == 1, "the service gave up before its limit")
+        clock.advance(by: .milliseconds(1))
+        #expect(try await task.value == NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut))
+        #expect(try await row("abc")?.state == .unknown)
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
+    @Test func aCancelledCallerGetsCancellationAndTheTokenIsKeptUnknown() async throws {
+        let provider = ScriptedNumberVerifier([.hang])
+        let service = service(provider)
+        let task = Task { try await service.verify(Self.credential(), number: Self.number) }
+        await clock.waitForSleepers(1)  // the time-out's timer: the provider has the token
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await row("abc")?.state == .unknown)
+        #expect(events.recorded.last?.json().contains("\"reason\":\"cancelled\"") == true)
+    }
+
+    @Test func aCallerCancelledBeforehandSendsAndClaimsNothing() async throws {
+        let provider = ScriptedNumberVerifier()
+        let service = service(provider)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await service.verify(Self.credential(), number: Self.number)
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(provider.tokensSent.isEmpty)
+        #expect(try await row("abc") == nil)
+    }
+
+    // MARK: The ledger's failures
+
+    @Test func aLedgerThatCannotClaimThrowsAndSendsNothing() async throws {
+        let provider = ScriptedNumberVerifier()
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "ledger down"), into: [.claim], times: nil)
+        await #expect {
+            _ = try await service(provider, ledger: faulty).verify(Self.credential(), number: Self.number)
+        } throws: { ($0 as? StoreError)?.kind == .io }
+        #expect(provider.tokensSent.isEmpty)
+    }
+
+    @Test func aLedgerThatCannotSettleKeepsTheAnswerAndTells() async throws {
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: nil)
+        let answer = try await service(ScriptedNumberVerifier(), ledger: faulty).verify(Self.credential(), number: Self.number)
+        #expect(answer.verdict == .pass)
+        #expect(events.names == ["settle-failed", "verified"])
+        #expect(try await row("abc")?.state == .pending)
+    }
+
+    // MARK: Events
+
+    /// One `verified` event per call in area `verify`, with the key's first 8 digits: never the token, never the number.
+    @Test func eachVerificationIsAnEventWithoutTokenOrNumber() async throws {
+        let token = "T-secret-verify-1"
+        let service = service(ScriptedNumberVerifier([.answer(.init(code: "001", verdict: .reject))]))
+        _ = try await service.verify(Self.credential(token), number: Self.number)
+        _ = try await service.verify(Self.credential(token), number: Self.number)
+        let lines = events.recorded.map { $0.json() }
+        let prefix = String(NumberVerificationService.key(of: Secret(token)).hex.prefix(8))
+        #expect(lines.count == 2)
+        #expect(lines[0].hasSuffix(#""area":"verify","event":"verified","token":"\#(prefix)","flow":"mobile","gateway":"*","code":"001","verdict":"reject","billed":"yes","reason":"answered"}"#))
+        #expect(lines[1].hasSuffix(#""event":"verified","token":"\#(prefix)","flow":"mobile","gateway":"*","verdict":"unknown","billed":"no","reason":"token-replayed"}"#))
+        for line in lines + events.recorded.map(\.description) {
+            #expect(!line.contains(token))
+            #expect(!line.contains("13800138000"))
+        }
+    }
+}
