@@ -29,7 +29,7 @@ struct GatewayCheck {
                 let built = try registration.build(try configuration.settings(name), NeverCalledTransport(), SystemClock())
                 let prefix = name + " "
                 let summary = built.summary.hasPrefix(prefix) ? String(built.summary.dropFirst(prefix.count)) : built.summary
-                return Result(gateway: name, does: registration.capabilities, summary: summary, error: nil)
+                return Result(gateway: name, does: built.roles, summary: summary, error: nil)
             } catch {
                 return Result(gateway: name, does: registration.capabilities, summary: nil, error: "\(error)")
             }

@@ -34,6 +34,19 @@ package struct BuiltGateway: Sendable {
     /// given (`token`, `timestamp`, …; the gateway defaults the rest).
     package var signPreview: (@Sendable ([String: String]) throws(GatewayError) -> SignPreview)?
 
+    /// The roles it was built to play, in ``GatewayCapability``'s order.
+    package var roles: [GatewayCapability] {
+        GatewayCapability.allCases.filter { role in
+            switch role {
+            case .exchange: exchange != nil
+            case .verify: verification != nil
+            case .sms: sms != nil
+            case .captcha: captcha != nil
+            case .refresh: refresher != nil
+            }
+        }
+    }
+
     /// A built gateway with its description; set the roles it plays.
     /// - Parameter summary: The configuration's description.
     package init(summary: String) {

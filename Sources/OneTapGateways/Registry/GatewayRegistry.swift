@@ -7,6 +7,14 @@ package enum GatewayRegistry {
     package static let all: [GatewayRegistration] = [
         .cmcc,
         .tianyi,
+        .aliyunPNVS,
+        .jverification,
+        .shanyan,
+        .yidun,
+        .aliyunSMS,
+        .tencentSMS,
+        .tencentCaptcha,
+        .geetest,
     ]
 
     /// The registration of a name.
