@@ -72,6 +72,20 @@ import Testing
         #expect(!run.stdout.contains(Self.secret) && !run.stderr.contains(Self.secret))
     }
 
+    /// The vendors' gateways are registered too: each line says what it was built to do, or names the field.
+    @Test func checkCoversTheRegisteredVendors() async throws {
+        let file = try Self.config(#"""
+            {"geetest": {"captchaId": "647f5ed2ed8acb4be36784e01556bb71", "captchaKey": {"env": "GEETEST_KEY"}},
+             "tencent-sms": {"secretId": "AKIDexample", "secretKey": {"env": "TENCENT_KEY"}, "signName": "OneTap"}}
+            """#)
+        let run = try await Binary.run(["gateway", "check", "--config", file], environment: ["GEETEST_KEY": "geetest-test-key", "TENCENT_KEY": "tencent-test-key"])
+        #expect(run.status == 78, "\(run.stderr)")
+        #expect(run.lines.count == 2)
+        #expect(run.lines.first?.hasPrefix("tencent-sms  error  tencent-sms: misconfigured: ") == true, "\(run.lines)")
+        #expect(run.lines.last == "geetest      ok  captcha_id 647f5ed2ed8acb4be36784e01556bb71, gcaptcha4.geetest.com/validate (captcha)", "\(run.lines)")
+        #expect(!run.stdout.contains("geetest-test-key") && !run.stdout.contains("tencent-test-key"))
+    }
+
     /// A file that is not a configuration (not JSON, an unknown gateway, missing) is exit 78 with one error line.
     @Test(arguments: [
         ("{\"cmcc\": ", "is not JSON"),
