@@ -35,33 +35,21 @@ extension GatewayRegistration {
 
     /// Aliyun SMS `SendSms`, from the `aliyun-sms` object.
     package static let aliyunSMS = GatewayRegistration(name: AliyunSMSSender.name, capabilities: [.sms]) { settings, transport, clock throws(GatewayError) in
-        let sender = try AliyunSMSSender(configuration: try AliyunSMSConfiguration(settings: settings), transport: transport, clock: clock)
-        var built = BuiltGateway(sender)
-        built.sms = sender
-        return built
+        .sms(try AliyunSMSSender(configuration: try AliyunSMSConfiguration(settings: settings), transport: transport, clock: clock))
     }
 
     /// Tencent Cloud SMS `SendSms`, from the `tencent-sms` object.
     package static let tencentSMS = GatewayRegistration(name: TencentSMSSender.name, capabilities: [.sms]) { settings, transport, clock throws(GatewayError) in
-        let sender = try TencentSMSSender(configuration: try TencentSMSConfiguration(settings: settings), transport: transport, clock: clock)
-        var built = BuiltGateway(sender)
-        built.sms = sender
-        return built
+        .sms(try TencentSMSSender(configuration: try TencentSMSConfiguration(settings: settings), transport: transport, clock: clock))
     }
 
     /// Tencent Captcha `DescribeCaptchaResult`, from the `tencent-captcha` object.
     package static let tencentCaptcha = GatewayRegistration(name: TencentCaptchaVerifier.name, capabilities: [.captcha]) { settings, transport, clock throws(GatewayError) in
-        let verifier = try TencentCaptchaVerifier(configuration: try TencentCaptchaConfiguration(settings: settings), transport: transport, clock: clock)
-        var built = BuiltGateway(verifier)
-        built.captcha = verifier
-        return built
+        .captcha(try TencentCaptchaVerifier(configuration: try TencentCaptchaConfiguration(settings: settings), transport: transport, clock: clock))
     }
 
     /// GeeTest v4 `validate`, from the `geetest` object.
     package static let geetest = GatewayRegistration(name: GeeTestCaptchaVerifier.name, capabilities: [.captcha]) { settings, transport, _ throws(GatewayError) in
-        let verifier = try GeeTestCaptchaVerifier(configuration: try GeeTestConfiguration(settings: settings), transport: transport)
-        var built = BuiltGateway(verifier)
-        built.captcha = verifier
-        return built
+        .captcha(try GeeTestCaptchaVerifier(configuration: try GeeTestConfiguration(settings: settings), transport: transport))
     }
 }

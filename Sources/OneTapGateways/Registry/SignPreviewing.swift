@@ -29,4 +29,22 @@ extension BuiltGateway {
         built.verification = (gateway, flow)
         return built
     }
+
+    /// An SMS gateway.
+    /// - Parameter sender: The sender.
+    /// - Returns: The built gateway.
+    package static func sms(_ sender: some SignPreviewing & SMSSender) -> BuiltGateway {
+        var built = BuiltGateway(sender)
+        built.sms = sender
+        return built
+    }
+
+    /// A captcha gateway.
+    /// - Parameter verifier: The verifier.
+    /// - Returns: The built gateway.
+    package static func captcha(_ verifier: some SignPreviewing & CaptchaVerifier) -> BuiltGateway {
+        var built = BuiltGateway(verifier)
+        built.captcha = verifier
+        return built
+    }
 }
