@@ -43,6 +43,8 @@ let package = Package(
         .executable(name: "onetap", targets: ["OneTapTool"]),
         // What `onetap db` runs: the one part of the tool that links libpq, so `onetap` starts without it.
         .executable(name: "onetap-db", targets: ["OneTapDBTool"]),
+        // What `onetap gateway` runs: the one part of the tool that links libcrypto (through OneTapGateways).
+        .executable(name: "onetap-gateway", targets: ["OneTapGatewayTool"]),
         // Speed, measured side by side with references: `swift run -c release OneTapBenchmarks`.
         .executable(name: "OneTapBenchmarks", targets: ["OneTapBenchmarks"]),
     ],
@@ -126,7 +128,8 @@ let package = Package(
             dependencies: ["OneTap"],
             swiftSettings: strict + fuzz
         ),
-        // The CLI links no C library: `onetap db` runs `onetap-db` (OneTapDBTool), which links libpq.
+        // The CLI links no C library: `onetap db` runs `onetap-db` (OneTapDBTool), which links libpq, and `onetap gateway`
+        // runs `onetap-gateway` (OneTapGatewayTool), which links libcrypto.
         .target(
             name: "OneTapCLI",
             dependencies: ["OneTap", "OneTapInsights"],
@@ -135,6 +138,11 @@ let package = Package(
         .executableTarget(
             name: "OneTapDBTool",
             dependencies: ["OneTap", "OneTapPostgres"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "OneTapGatewayTool",
+            dependencies: ["OneTap", "OneTapGateways"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -202,7 +210,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapCLITests",
-            dependencies: ["OneTapCLI", "OneTapInsights", "OneTapTool", "OneTapDBTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport"],
+            dependencies: [
+                "OneTapCLI", "OneTapInsights", "OneTapTool", "OneTapDBTool", "OneTapGatewayTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport",
+                "OneTapTesting",
+            ],
             exclude: ["DecisionTables"],
             swiftSettings: strict
         ),

@@ -20,6 +20,7 @@ enum CommandRegistry {
         StatsCommand.self,
         ReplayCommand.self,
         DBCommand.self,
+        GatewayCommand.self,
     ]
 
     /// The command of a name.

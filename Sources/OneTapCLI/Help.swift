@@ -27,9 +27,11 @@ enum Help {
         -- ends the options; an operand that reads as a negative number (-8994014) is a value.
         A single - operand reads one input per line from standard input.
 
-        EXIT STATUS: 0 ok; 1 a check failed (db: the server refused; credential: not valid);
-                     64 usage error; 65 bad input data; 66 input file unreadable; 69 a server
-                     that cannot be reached (db); 74 output write error.
+        EXIT STATUS: 0 ok; 1 a check failed (db: the server refused; credential: not valid;
+                     gateway: the vendor answered an error); 64 usage error; 65 bad input data
+                     (gateway: a malformed answer); 66 input file unreadable; 69 a server that
+                     cannot be reached (db, gateway); 74 output write error; 78 a gateway
+                     misconfigured (gateway).
         """
 
     /// What `--data` does: the tables it can replace are ``TableLoader/replaceable``'s.

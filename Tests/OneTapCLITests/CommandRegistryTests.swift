@@ -11,6 +11,7 @@ import Testing
     @Test func everyCommandOnceInTheOverviewsOrder() {
         #expect(Self.names == [
             "carrier", "number", "route", "outcome", "simulate", "check", "session", "sms", "quota", "gate", "merge", "token", "credential", "stats", "replay", "db",
+            "gateway",
         ])
         #expect(Set(Self.names).count == Self.names.count)
     }
@@ -75,8 +76,8 @@ import Testing
         let lines = io.outputText.split(separator: "\n")
         let words = lines.flatMap { $0.split(separator: " ") }.joined(separator: " ")
         #expect(words.contains("--json print one JSON object per result per line (NDJSON) (every command) --data DIR"))
-        #expect(words.contains("stays built in (every command but merge, token, credential, stats, replay and db) --policy FILE"))
-        #expect(words.contains("(every command but gate, merge, token, credential, stats and db) -h, --help"))
+        #expect(words.contains("stays built in (every command but merge, token, credential, stats, replay, db and gateway) --policy FILE"))
+        #expect(words.contains("(every command but gate, merge, token, credential, stats, db and gateway) -h, --help"))
         for table in TableLoader.replaceable {
             #expect(words.contains(table.fileName))
         }

@@ -22,7 +22,7 @@ public struct SMSMessage: Hashable, Sendable, CustomStringConvertible {
     /// The login session it is for.
     public let session: LoginSessionID?
 
-    init(number: PhoneNumber, code: Secret, expiresAt: Date, session: LoginSessionID?) {
+    package init(number: PhoneNumber, code: Secret, expiresAt: Date, session: LoginSessionID?) {
         self.number = number
         self.code = code
         self.expiresAt = expiresAt

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import OneTap
 
@@ -81,47 +80,24 @@ enum DBCommand: CommandDescription {
         return DBOptions(action: action, url: arguments.value("url"), schema: arguments.value("schema"), json: arguments.has("json"), olderThan: olderThan)
     }
 
-    /// The tool's file name, beside the running executable.
-    static let toolName = "onetap-db"
+    /// The tool `onetap db` runs.
+    static let tool = SiblingTool(name: "onetap-db", command: name)
 
     /// Runs `onetap-db` with the options and passes on its output, errors and exit status.
     /// - Returns: The tool's exit status.
-    /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 1 when a signal stopped it.
+    /// - Throws: ``CommandFailure``: 64 without a usable URL, 69 when the tool is missing or cannot start, 1 when a
+    ///   signal stopped it.
     static func run(_ options: DBOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
-        guard let tool = location() else {
-            throw CommandFailure(
-                message: "onetap db runs \(toolName), which is not beside this onetap; build both with 'swift build' "
-                    + "(or 'swift build --product \(toolName)')",
-                code: .unavailable)
-        }
         let url = try resolvedURL(options, io: io)
-        // The URL goes to the tool on its standard input, never on its command line (which every user of
-        // the machine can read in /proc).
+        // The URL goes to the tool on its standard input, never on its command line (which every user of the
+        // machine can read in /proc).
         var arguments = [options.action.rawValue, "--url", "-"]
         if let schema = options.schema { arguments += ["--schema", schema] }
         if options.json { arguments.append("--json") }
         if let olderThan = options.olderThan { arguments += ["--older-than", String(olderThan)] }
-        let finished: Finished
-        do {
-            finished = try await launch(tool, arguments, input: Data((url + "\n").utf8))
-        } catch {
-            throw CommandFailure(message: "cannot run \(tool.path): \(error.localizedDescription)", code: .unavailable)
+        return try await tool.run(arguments, input: Data((url + "\n").utf8), output: output, io: io) {
+            ConnectionPasswords.redacting(in: $0, foundIn: [url])
         }
-        let text = String(decoding: finished.output, as: UTF8.self)
-        if !text.isEmpty {
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
-                output.line(String(line))
-            }
-        }
-        output.flush()
-        let errors = String(decoding: finished.errors, as: UTF8.self)
-        for line in errors.split(separator: "\n") {
-            io.writeError(ConnectionPasswords.redacting(in: String(line), foundIn: [url]))
-        }
-        guard !finished.signalled else {
-            throw CommandFailure(message: "\(toolName) was stopped by signal \(finished.status)", code: .failed)
-        }
-        return ExitCode(rawValue: finished.status)
     }
 
     /// The URL: as given, one line of standard input for `--url -`, or `ONETAP_POSTGRES_URL`.
@@ -130,14 +106,7 @@ enum DBCommand: CommandDescription {
         let url: String
         switch options.url {
         case "-"?:
-            // One line: read up to its line break (a terminal or a pipe left open need not end).
-            var bytes: [UInt8] = []
-            var byte: UInt8 = 0
-            while bytes.count <= 65_536, withUnsafeMutableBytes(of: &byte, { io.readInput(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
-                bytes.append(byte)
-            }
-            let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !line.isEmpty else {
+            guard let line = SiblingTool.readLine(io) else {
                 throw CommandFailure(message: "--url - reads the URL from standard input, which held none (see 'onetap db --help')", code: .usage)
             }
             url = line
@@ -164,61 +133,5 @@ enum DBCommand: CommandDescription {
             throw CommandFailure(message: "the PostgreSQL URL holds a line break; write it on one line (see 'onetap db --help')", code: .usage)
         }
         return url
-    }
-
-    /// The tool beside the running executable (the test runner's folder in tests, which holds it too).
-    private static func location() -> URL? {
-        guard let directory = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() else { return nil }
-        let tool = directory.appendingPathComponent(toolName)
-        return FileManager.default.isExecutableFile(atPath: tool.path) ? tool : nil
-    }
-
-    private struct Finished: Sendable {
-        let output: Data
-        let errors: Data
-        let status: Int32
-        let signalled: Bool
-    }
-
-    /// Runs the tool to its end on a thread of its own (its pipes are read with blocking calls, off the
-    /// cooperative pool).
-    private static func launch(_ tool: URL, _ arguments: [String], input: Data) async throws -> Finished {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue(label: "onetap.db-tool").async {
-                let process = Process()
-                process.executableURL = tool
-                process.arguments = arguments
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                let standardInput = Pipe()
-                process.standardInput = standardInput
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                // One short line: it fits in the pipe, so writing it before reading the output cannot block.
-                do {
-                    try standardInput.fileHandleForWriting.write(contentsOf: input)
-                    try standardInput.fileHandleForWriting.close()
-                } catch {
-                    // The tool ended before reading it: its exit status and message say why.
-                }
-                let errorText = LockedValue(Data())
-                let group = DispatchGroup()
-                DispatchQueue(label: "onetap.db-tool.stderr").async(group: group) {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
-                    errorText.withLock { $0 = data }
-                }
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
-                process.waitUntilExit()
-                continuation.resume(returning: Finished(output: data, errors: errorText.withLock { $0 }, status: process.terminationStatus,
-                    signalled: process.terminationReason == .uncaughtSignal))
-            }
-        }
     }
 }

@@ -1,0 +1,152 @@
+import Foundation
+import OneTap
+
+/// `onetap gateway …` runs in `onetap-gateway`, the tool built beside `onetap`: it links OpenSSL's libcrypto (through
+/// OneTapGateways), which `onetap` itself does not. This side checks the arguments (so a usage error reads as every
+/// other command's), reads the token from standard input, runs the tool with the arguments in one form and the token
+/// on its standard input, and passes on its output, errors and exit status.
+enum GatewayCommand: CommandDescription {
+    static let name = "gateway"
+    static let summary = "check the vendors' gateways' configuration, show what they sign, make one real call"
+    static let help = """
+        USAGE: onetap gateway check --config FILE [--json]
+               onetap gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--json]
+               onetap gateway exchange GATEWAY --config FILE --token - [--json]
+               onetap gateway verify GATEWAY --config FILE --token - --number N [--json]
+               onetap gateway sms GATEWAY --config FILE --to N --param CODE [--json]
+
+        FILE is the gateways' configuration (one JSON object, one member per gateway keyed by its
+        name: cmcc, tianyi, aliyun-pnvs, jverification, shanyan, yidun, aliyun-sms, tencent-sms,
+        tencent-captcha, geetest), each secret as {"env": "NAME"} or {"file": "PATH"}, never a literal.
+
+        check builds every gateway in FILE offline: each field read, each secret's variable or file
+        read, each key parsed (a PKCS#1 key where PKCS#8 is needed is named, with the openssl command
+        that converts it), and no call made. It prints one line per gateway, "cmcc  ok  appid
+        300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate (exchange)" (what
+        it does in brackets: exchange, verify, sms, captcha, refresh) or "cmcc  error  cmcc:
+        misconfigured: appSecret names the environment variable CMCC_SECRET, which is not set"
+        (the gateway, the field and the fix). JSON fields: config, ok, gateways (gateway, ok, does,
+        and summary when ok, error when not).
+
+        sign prints the exact string a gateway signs, each secret shown as <appSecret>, and the
+        signature, to set beside what the vendor's support says when it answers "sign error". It
+        sends nothing. --field NAME=VALUE sets one of the request's values (cmcc: token, msgid,
+        systemtime; tianyi: accessToken, timeStamp); the others are made as a call makes them (the
+        clock's time, a fresh msgid). Give a token already spent, or none: a live token on a
+        command line can be read by every user of the machine. JSON fields: gateway, algorithm,
+        stringToSign, signature.
+
+        exchange, verify and sms make one real call to the vendor (or to FILE's "url" for the
+        gateway). The token is read from standard input (--token -, one line), never from the
+        command line, which every user of the machine can read: a literal --token VALUE is refused.
+        onetap passes it to onetap-gateway on its standard input too, and nothing prints it.
+        exchange prints the code, its action and meaning from Data/exchange-codes.csv for that
+        gateway, and the number masked (138****8000); JSON fields: gateway, flow, code, action,
+        alert, meaning, meaningZh, number (absent when the answer has none). verify prints code, verdict (pass, reject, unknown) and the
+        number masked. sms is a test send: --to gets the template with --param as its code (the
+        value the template's code placeholder gets: use a test code, never one a user must type);
+        it prints the outcome (sent, number-rejected, throttled, failed) and the vendor's code.
+
+        Each command runs onetap-gateway, built beside onetap (the one tool that links libcrypto).
+
+        EXIT STATUS: 0 all ok (check), shown (sign), success (exchange), pass (verify), sent (sms);
+        1 the vendor answered an error (an exchange code whose action is not success, a verify
+        reject or unknown, an SMS refused); 64 usage error (a literal --token, a gateway that is
+        not built in or does not do the action, a --field the gateway does not sign); 65 a
+        malformed answer (not JSON, a wrong content type, an HTTP error status, a body too long);
+        69 the vendor cannot be reached or did not answer within the gateway's time-out; 78 FILE
+        cannot be read or is not a configuration, or a gateway in it is misconfigured.
+
+        EXAMPLE: CMCC_APP_SECRET=… onetap gateway check --config gateways.json
+        EXAMPLE: onetap gateway sign cmcc --config gateways.json --field msgid=1 --field systemtime=20261203103000000
+        EXAMPLE: printf '%s\\n' "$TOKEN" | onetap gateway exchange cmcc --config gateways.json --token - --json
+        """
+    static let options: [OptionSpec] = [
+        .value("config"), .flag("json"), .value("field", repeatable: true), .value("token"), .value("number"), .value("to"), .value("param"),
+    ]
+
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> GatewayOptions {
+        let actions = GatewayOptions.Action.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let first = arguments.operands.first else {
+            throw UsageError("gateway needs an action: \(actions)", command: name)
+        }
+        guard let action = GatewayOptions.Action(rawValue: first) else {
+            throw UsageError("unknown gateway action \(quoted(first)); the actions are \(actions)", command: name)
+        }
+        let rest = arguments.operands.dropFirst()
+        var gateway: String? = nil
+        if action != .check {
+            guard let given = rest.first else {
+                throw UsageError("gateway \(action.rawValue) needs a gateway: onetap gateway \(action.rawValue) cmcc --config FILE …", command: name)
+            }
+            guard !given.isEmpty, given.utf8.count <= 32, given.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
+                throw UsageError("a gateway is named in lower-case letters, digits and '-' (cmcc, aliyun-sms)", command: name)
+            }
+            gateway = given
+        }
+        // An extra operand is never quoted: it may be a token given where --token - belongs.
+        if rest.count > (action == .check ? 0 : 1) {
+            throw UsageError("gateway \(action.rawValue) takes \(action == .check ? "no operand" : "one gateway") and options; one operand too many", command: name)
+        }
+        guard let config = arguments.value("config") else {
+            throw UsageError("gateway \(action.rawValue) needs --config FILE, the gateways' configuration", command: name)
+        }
+        let allowed: [GatewayOptions.Action: Set<String>] = [.sign: ["field"], .exchange: ["token"], .verify: ["token", "number"], .sms: ["to", "param"]]
+        for option in ["field", "token", "number", "to", "param"] where arguments.values[option] != nil && !(allowed[action]?.contains(option) ?? false) {
+            throw UsageError("--\(option) is not an option of gateway \(action.rawValue)", command: name)
+        }
+        let fields = arguments.values["field"] ?? []
+        for field in fields {
+            guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+                throw UsageError("--field takes NAME=VALUE (--field msgid=1)", command: name)
+            }
+        }
+        if action == .exchange || action == .verify {
+            guard let token = arguments.value("token") else {
+                throw UsageError("gateway \(action.rawValue) needs the token on standard input: --token -", command: name)
+            }
+            guard token == "-" else {
+                throw UsageError(
+                    "--token takes - and reads the token from standard input: a token on the command line can be read by every user of this machine "
+                        + "(printf '%s\\n' \"$TOKEN\" | onetap gateway \(action.rawValue) \(gateway ?? "cmcc") --config FILE --token -)",
+                    command: name)
+            }
+        }
+        let number = arguments.value("number"), to = arguments.value("to"), param = arguments.value("param")
+        for (option, value) in [("number", number), ("to", to)] {
+            if let value, !(value.utf8.count == 11 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }) {
+                throw UsageError("--\(option) takes a mainland mobile number, 11 digits (13800138000)", command: name)
+            }
+        }
+        if action == .verify, number == nil { throw UsageError("gateway verify needs --number N, the number to verify", command: name) }
+        if action == .sms, to == nil || param == nil {
+            throw UsageError("gateway sms needs --to N and --param CODE (the code the template gets)", command: name)
+        }
+        return GatewayOptions(action: action, gateway: gateway, config: config, json: arguments.has("json"), fields: fields, number: number, to: to, param: param.map(Secret.init))
+    }
+
+    /// The tool `onetap gateway` runs.
+    static let tool = SiblingTool(name: "onetap-gateway", command: name)
+
+    /// Runs `onetap-gateway` with the options, the token (or SMS code) on its standard input.
+    /// - Returns: The tool's exit status.
+    /// - Throws: ``CommandFailure``: 64 when `--token -` finds no token on standard input, 69 when the tool is
+    ///   missing or cannot start, 1 when a signal stopped it.
+    static func run(_ options: GatewayOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
+        var secret: String? = nil
+        switch options.action {
+        case .exchange, .verify:
+            guard let token = SiblingTool.readLine(io) else {
+                throw CommandFailure(message: "--token - reads the token from standard input, which held none (see 'onetap gateway --help')", code: .usage)
+            }
+            secret = token
+        case .sms: secret = options.param?.reveal()
+        case .check, .sign: break
+        }
+        let input = Data(secret.map { $0 + "\n" }?.utf8 ?? "".utf8)
+        return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in
+            guard let secret, !secret.isEmpty else { return line }
+            return line.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import OneTap
+
+/// `onetap gateway check|sign|exchange|verify|sms …`: what ``GatewayCommand`` parsed. It holds no token (a token is
+/// only ever read from standard input, `--token -`); the SMS code `sms` sends (`--param`) is a ``Secret``, so no
+/// description or mirror shows it.
+package struct GatewayOptions: Hashable, Sendable {
+    /// What to do.
+    package enum Action: String, Hashable, Sendable, CaseIterable {
+        /// Every gateway in the file configured and its keys read, offline.
+        case check
+        /// The exact string a gateway signs and the signature.
+        case sign
+        /// One token exchange.
+        case exchange
+        /// One number verification.
+        case verify
+        /// One SMS send.
+        case sms
+    }
+
+    /// What to do.
+    package var action: Action
+    /// The gateway's name (its key in the configuration file); nil for `check`.
+    package var gateway: String?
+    /// `--config`: the gateways' configuration file.
+    package var config: String
+    /// Whether to print JSON.
+    package var json: Bool
+    /// `sign`'s `--field NAME=VALUE`s, as given.
+    package var fields: [String]
+    /// `verify`'s `--number`.
+    package var number: String?
+    /// `sms`'s `--to`.
+    package var to: String?
+    /// `sms`'s `--param`: the code the template gets.
+    package var param: Secret?
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - action: What to do.
+    ///   - gateway: The gateway; nil for `check`.
+    ///   - config: The configuration file.
+    ///   - json: Whether to print JSON.
+    ///   - fields: `sign`'s fields.
+    ///   - number: `verify`'s number.
+    ///   - to: `sms`'s number.
+    ///   - param: `sms`'s code.
+    package init(
+        action: Action, gateway: String? = nil, config: String, json: Bool = false, fields: [String] = [], number: String? = nil, to: String? = nil,
+        param: Secret? = nil
+    ) {
+        self.action = action
+        self.gateway = gateway
+        self.config = config
+        self.json = json
+        self.fields = fields
+        self.number = number
+        self.to = to
+        self.param = param
+    }
+
+    /// The arguments `onetap-gateway` is run with: never a secret (the token and the code go on its standard input).
+    package var toolArguments: [String] {
+        var arguments = [action.rawValue]
+        if let gateway { arguments.append(gateway) }
+        arguments += ["--config", config]
+        for field in fields { arguments += ["--field", field] }
+        switch action {
+        case .exchange: arguments += ["--token", "-"]
+        case .verify: arguments += ["--token", "-", "--number", number ?? ""]
+        case .sms: arguments += ["--to", to ?? "", "--param", "-"]
+        case .check, .sign: break
+        }
+        if json { arguments.append("--json") }
+        return arguments
+    }
+}

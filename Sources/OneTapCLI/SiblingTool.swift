@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+import OneTap
+
+/// A tool built beside `onetap` that a command runs to keep a C library out of `onetap` itself: `onetap-db`
+/// (libpq, for `onetap db`) and `onetap-gateway` (libcrypto, for `onetap gateway`). The command checks its
+/// arguments first (so a usage error reads as every other command's), then runs the tool with them in one form,
+/// a secret on the tool's standard input (never on its command line, which every user of the machine can read),
+/// and passes on the tool's output, errors and exit status.
+struct SiblingTool {
+    /// The tool's file name: `onetap-db`.
+    let name: String
+    /// The command that runs it: `db`.
+    let command: String
+
+    /// Runs the tool to its end and passes on what it printed.
+    /// - Parameters:
+    ///   - arguments: Its arguments (never a secret).
+    ///   - input: What it reads on standard input (a secret, one line).
+    ///   - output: Where its standard output goes.
+    ///   - io: Where its standard error goes, line by line.
+    ///   - redacting: Applied to each error line before it is written (a URL's password, a token).
+    /// - Returns: The tool's exit status.
+    /// - Throws: ``CommandFailure``: 69 when the tool is missing or cannot start, 1 when a signal stopped it.
+    func run(
+        _ arguments: [String], input: Data, output: OutputBuffer, io: any CommandIO, redacting: (String) -> String = { $0 }
+    ) async throws(CommandFailure) -> ExitCode {
+        guard let tool = location() else {
+            throw CommandFailure(
+                message: "onetap \(command) runs \(name), which is not beside this onetap; build both with 'swift build' "
+                    + "(or 'swift build --product \(name)')",
+                code: .unavailable)
+        }
+        let finished: Finished
+        do {
+            finished = try await Self.launch(tool, arguments, input: input)
+        } catch {
+            throw CommandFailure(message: "cannot run \(tool.path): \(error.localizedDescription)", code: .unavailable)
+        }
+        let text = String(decoding: finished.output, as: UTF8.self)
+        if !text.isEmpty {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
+                output.line(String(line))
+            }
+        }
+        output.flush()
+        let errors = String(decoding: finished.errors, as: UTF8.self)
+        for line in errors.split(separator: "\n") {
+            io.writeError(redacting(String(line)))
+        }
+        guard !finished.signalled else {
+            throw CommandFailure(message: "\(name) was stopped by signal \(finished.status)", code: .failed)
+        }
+        return ExitCode(rawValue: finished.status)
+    }
+
+    /// The tool beside the running executable (the test runner's folder in tests, which holds it too).
+    private func location() -> URL? {
+        guard let directory = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() else { return nil }
+        let tool = directory.appendingPathComponent(name)
+        return FileManager.default.isExecutableFile(atPath: tool.path) ? tool : nil
+    }
+
+    private struct Finished: Sendable {
+        let output: Data
+        let errors: Data
+        let status: Int32
+        let signalled: Bool
+    }
+
+    /// Runs the tool to its end on a thread of its own (its pipes are read with blocking calls, off the
+    /// cooperative pool).
+    private static func launch(_ tool: URL, _ arguments: [String], input: Data) async throws -> Finished {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                let process = Process()
+                process.executableURL = tool
+                process.arguments = arguments
+                let output = Pipe()
+                let errors = Pipe()
+                process.standardOutput = output
+                process.standardError = errors
+                let standardInput = Pipe()
+                process.standardInput = standardInput
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                // One short line: it fits in the pipe, so writing it before reading the output cannot block.
+                do {
+                    try standardInput.fileHandleForWriting.write(contentsOf: input)
+                    try standardInput.fileHandleForWriting.close()
+                } catch {
+                    // The tool ended before reading it: its exit status and message say why.
+                }
+                let errorText = LockedValue(Data())
+                let errorsRead = DispatchSemaphore(value: 0)
+                Thread {
+                    let data = errors.fileHandleForReading.readDataToEndOfFile()
+                    errorText.withLock { $0 = data }
+                    errorsRead.signal()
+                }.start()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                errorsRead.wait()
+                process.waitUntilExit()
+                continuation.resume(returning: Finished(output: data, errors: errorText.withLock { $0 }, status: process.terminationStatus,
+                    signalled: process.terminationReason == .uncaughtSignal))
+            }.start()
+        }
+    }
+
+    /// One line of standard input, for `--url -` and `--token -`: read up to its line break (a terminal or a pipe
+    /// left open need not end), at most 64 KiB, trimmed.
+    /// - Parameter io: The standard streams.
+    /// - Returns: The line, or nil when standard input held none.
+    static func readLine(_ io: any CommandIO) -> String? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while bytes.count <= 65_536, withUnsafeMutableBytes(of: &byte, { io.readInput(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
+            bytes.append(byte)
+        }
+        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return line.isEmpty ? nil : line
+    }
+}

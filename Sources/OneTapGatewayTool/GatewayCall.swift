@@ -1,0 +1,118 @@
+import Foundation
+import OneTap
+import OneTapGateways
+import OneTapSupport
+
+/// `sign`, `exchange`, `verify` and `sms` on one built gateway: each prints its lines (or one JSON object) and exits.
+struct GatewayCall {
+    let gateway: String
+    let built: BuiltGateway
+    let does: [GatewayCapability]
+    let json: Bool
+
+    /// A usage error: the gateway does not do this.
+    private func doesNot(_ action: String) -> Never {
+        ToolExit.fail("\(gateway) does not \(action) (it does: \(does.map(\.rawValue).joined(separator: ", ")))", .usage)
+    }
+
+    func sign(_ fields: [String: String]) async {
+        guard let preview = built.signPreview else { ToolExit.fail("\(gateway) shows no sign preview", .usage) }
+        let result: SignPreview
+        do { result = try preview(fields) } catch { ToolExit.fail("\(error) (see 'onetap gateway sign --help')", .usage) }
+        if json {
+            print(object { writer in
+                writer.member("gateway", gateway)
+                writer.member("algorithm", result.algorithm)
+                writer.member("stringToSign", result.stringToSign)
+                writer.member("signature", result.signature)
+            })
+        } else {
+            ToolExit.print(["gateway    \(gateway)", "algorithm  \(result.algorithm)", "signed     \(result.stringToSign)", "signature  \(result.signature)"])
+        }
+        exit(0)
+    }
+
+    func exchange(_ token: Secret) async {
+        guard let (provider, flow) = built.exchange else { doesNot("exchange") }
+        let response: ExchangeResponse
+        do { response = try await provider.exchange(CarrierCredential(flow: flow, token: token)) } catch { ToolExit.fail(error) }
+        let entry = ExchangeCodeTable.builtIn.entry(for: flow, gateway: gateway, code: response.code)
+        let number = response.phoneNumber?.masked
+        if json {
+            print(object(flow: flow, code: response.code) { writer in
+                writer.member("action", entry.action.rawValue)
+                writer.member("alert", entry.alert)
+                writer.member("meaning", entry.meaningEN)
+                writer.member("meaningZh", entry.meaningZH)
+                writer.member("number", number)
+            })
+        } else {
+            ToolExit.print([
+                "gateway  \(gateway) (\(flow.rawValue))", "code     \(response.code.text)", "action   \(entry.action.rawValue)\(entry.alert ? " (alert)" : "")",
+                "meaning  \(entry.meaningEN) (\(entry.meaningZH))", "number   \(number ?? "none")",
+            ])
+        }
+        exit(entry.action == .success ? 0 : ToolExit.Code.vendorError.rawValue)
+    }
+
+    func verify(_ token: Secret, number: PhoneNumber?) async {
+        guard let (provider, flow) = built.verification else { doesNot("verify numbers") }
+        guard let number else { ToolExit.fail("onetap gateway verify needs --number N", .usage) }
+        let response: NumberVerificationResponse
+        do { response = try await provider.verify(CarrierCredential(flow: flow, token: token), number: number) } catch { ToolExit.fail(error) }
+        if json {
+            print(object(flow: flow, code: response.code) { writer in
+                writer.member("verdict", response.verdict.rawValue)
+                writer.member("number", number.masked)
+            })
+        } else {
+            ToolExit.print(["gateway  \(gateway) (\(flow.rawValue))", "code     \(response.code.text)", "verdict  \(response.verdict.rawValue)", "number   \(number.masked)"])
+        }
+        exit(response.verdict == .pass ? 0 : ToolExit.Code.vendorError.rawValue)
+    }
+
+    func sms(to number: PhoneNumber?, code: Secret) async {
+        guard let sender = built.sms else { doesNot("send SMS") }
+        guard let number else { ToolExit.fail("onetap gateway sms needs --to N", .usage) }
+        let message = SMSMessage(number: number, code: code, expiresAt: SystemClock().now().addingTimeInterval(300), session: nil)
+        do {
+            try await sender.send(message)
+        } catch let error as SMSDeliveryError {
+            report(number: number, outcome: error.reason.rawValue, code: error.code)
+            exit(ToolExit.Code.vendorError.rawValue)
+        } catch {
+            ToolExit.fail(error)
+        }
+        report(number: number, outcome: "sent", code: nil)
+        exit(0)
+    }
+
+    private func report(number: PhoneNumber, outcome: String, code: String?) {
+        if json {
+            print(object { writer in
+                writer.member("gateway", gateway)
+                writer.member("outcome", outcome)
+                writer.member("code", code)
+                writer.member("number", number.masked)
+            })
+        } else {
+            ToolExit.print(["gateway  \(gateway)", "outcome  \(outcome)", "code     \(code ?? "none")", "number   \(number.masked)"])
+        }
+    }
+
+    /// `{"gateway":"cmcc","flow":"mobile","code":"103000",…}`: a call's answer, its own members after these.
+    private func object(flow: LoginFlow, code: ResultCode, _ body: (inout JSONWriter) -> Void) -> String {
+        object { writer in
+            writer.member("gateway", gateway)
+            writer.member("flow", flow.rawValue)
+            writer.member("code", code.text)
+            body(&writer)
+        }
+    }
+
+    private func object(_ body: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter()
+        writer.object(body)
+        return writer.text
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import OneTap
+import OneTapGateways
+
+/// What `onetap gateway` asked, in the one form it passes (its own parser has checked the arguments; this one refuses
+/// any other form with exit 64).
+struct ToolRequest {
+    var action: String
+    var gateway = ""
+    var config = ""
+    var json = false
+    var fields: [String: String] = [:]
+    var number: PhoneNumber?
+    var to: PhoneNumber?
+
+    static let actions = ["check", "sign", "exchange", "verify", "sms"]
+
+    static func parse(_ arguments: [String]) -> ToolRequest {
+        var rest = arguments[...]
+        guard let action = rest.popFirst(), actions.contains(action) else {
+            ToolExit.fail("onetap-gateway is run by 'onetap gateway' (see 'onetap gateway --help')", .usage)
+        }
+        var request = ToolRequest(action: action)
+        if action != "check" {
+            guard let gateway = rest.popFirst(), !gateway.hasPrefix("-") else { ToolExit.fail("onetap gateway \(action) needs a gateway", .usage) }
+            request.gateway = gateway
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--json": request.json = true
+            case "--config" where !rest.isEmpty: request.config = rest.popFirst() ?? ""
+            case "--token" where rest.first == "-", "--param" where rest.first == "-": _ = rest.popFirst()
+            case "--field" where !rest.isEmpty:
+                let pair = rest.popFirst() ?? ""
+                guard let equals = pair.firstIndex(of: "=") else { ToolExit.fail("--field takes NAME=VALUE", .usage) }
+                request.fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            case "--number" where !rest.isEmpty: request.number = phone(rest.popFirst() ?? "", "--number")
+            case "--to" where !rest.isEmpty: request.to = phone(rest.popFirst() ?? "", "--to")
+            default: ToolExit.fail("onetap-gateway is run by 'onetap gateway'; unexpected \(argument) (see 'onetap gateway --help')", .usage)
+            }
+        }
+        guard !request.config.isEmpty else { ToolExit.fail("onetap gateway \(action) needs --config FILE", .usage) }
+        return request
+    }
+
+    private static func phone(_ text: String, _ option: String) -> PhoneNumber {
+        do { return try PhoneNumber(text) } catch { ToolExit.fail("\(option) takes a mainland mobile number (11 digits)", .usage) }
+    }
+}
+
+/// The tool's exits and output.
+enum ToolExit {
+    /// An exit status.
+    struct Code {
+        let rawValue: Int32
+        /// The vendor answered an error.
+        static let vendorError = Code(rawValue: 1)
+        /// An argument the tool cannot use.
+        static let usage = Code(rawValue: 64)
+        /// A malformed answer.
+        static let malformed = Code(rawValue: 65)
+        /// The vendor cannot be reached, or did not answer in time.
+        static let unreachable = Code(rawValue: 69)
+        /// A configuration that cannot be used (EX_CONFIG).
+        static let config = Code(rawValue: 78)
+    }
+
+    static func fail(_ message: String, _ code: Code) -> Never {
+        FileHandle.standardError.write(Data("onetap: error: \(message)\n".utf8))
+        exit(code.rawValue)
+    }
+
+    static func print(_ lines: [String]) {
+        FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+    }
+
+    /// One line of standard input: a secret `onetap` passes there, never on a command line.
+    static func secretLine(_ option: String) -> Secret {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            fail("\(option) - reads it from standard input, which held none (see 'onetap gateway --help')", .usage)
+        }
+        return Secret(line)
+    }
+
+    /// The exit a gateway's failure calls for, and its message (a ``GatewayError``'s quotes no token or secret).
+    static func fail(_ error: any Error) -> Never {
+        switch error {
+        case let error as GatewayError:
+            switch error.kind {
+            case .unreachable, .timedOut, .notSent: fail("\(error)", .unreachable)
+            case .httpStatus, .bodyTooLarge, .wrongContentType, .malformedBody: fail("\(error)", .malformed)
+            case .misconfigured: fail("\(error) (see 'onetap gateway check')", .config)
+            }
+        case let error as ExchangeNotSentError:
+            // Nothing left: the transport's own error (a refused connection) says why, else the request could not be made.
+            if let sent = CallTransport.failure.withLock({ $0 }) { fail(sent) }
+            fail("not sent: \(error.reason)", .config)
+        default: fail("the call failed: \(type(of: error))", .vendorError)
+        }
+    }
+}
+
+/// The transport the calls go through: URLSession's, remembering its last failure, so that a gateway's "not sent"
+/// (which wraps it) exits as unreachable (69) when the connection failed and as misconfigured (78) otherwise.
+struct CallTransport: HTTPTransport {
+    /// The last error the transport threw.
+    static let failure = LockedValue<GatewayError?>(nil)
+    let base = URLSessionTransport()
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await base.send(request)
+        } catch let error as GatewayError {
+            Self.failure.withLock { $0 = error }
+            throw error
+        }
+    }
+}

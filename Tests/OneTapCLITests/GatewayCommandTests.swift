@@ -1,0 +1,79 @@
+import Foundation
+@testable import OneTapCLI
+import OneTapSupport
+import OneTapTesting
+import Testing
+
+/// `onetap gateway` on the command line: what it parses to and how it refuses, in process (no tool run).
+@Suite struct GatewayCommandArgumentsTests {
+    @Test(arguments: [
+        (["gateway", "check", "--config", "g.json"], GatewayOptions(action: .check, config: "g.json")),
+        (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid=1", "--field", "token=a=b", "--json"],
+         GatewayOptions(action: .sign, gateway: "cmcc", config: "g.json", json: true, fields: ["msgid=1", "token=a=b"])),
+        (["gateway", "exchange", "tianyi", "--config", "g.json", "--token", "-"], GatewayOptions(action: .exchange, gateway: "tianyi", config: "g.json")),
+        (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "13800138000"],
+         GatewayOptions(action: .verify, gateway: "cmcc", config: "g.json", number: "13800138000")),
+    ])
+    func parses(arguments: [String], expected: GatewayOptions) throws {
+        #expect(try OneTapCommandLine.parse(arguments) == .command(GatewayCommand.self, expected))
+    }
+
+    /// The tool's command line holds no token and no SMS code: both go on its standard input.
+    @Test func toolArgumentsHoldNoSecret() throws {
+        let sms = GatewayOptions(action: .sms, gateway: "aliyun-sms", config: "g.json", to: "13800138000", param: .init("246810"))
+        #expect(sms.toolArguments == ["sms", "aliyun-sms", "--config", "g.json", "--to", "13800138000", "--param", "-"])
+        #expect(!"\(sms)".contains("246810") && !String(reflecting: sms).contains("246810"))
+        let exchange = GatewayOptions(action: .exchange, gateway: "cmcc", config: "g.json", json: true)
+        #expect(exchange.toolArguments == ["exchange", "cmcc", "--config", "g.json", "--token", "-", "--json"])
+    }
+
+    @Test func helpIsTheCommandsHelp() throws {
+        #expect(try OneTapCommandLine.parse(["gateway", "--help"]) == .help(command: "gateway"))
+        #expect(GatewayCommand.help.contains("EXIT STATUS:") && GatewayCommand.help.contains("EXAMPLE:"))
+    }
+
+    @Test(arguments: [
+        (["gateway"], "onetap: error: gateway needs an action: check, sign, exchange, verify, sms (see 'onetap gateway --help')"),
+        (["gateway", "call", "--config", "g.json"], "onetap: error: unknown gateway action 'call'; the actions are check, sign, exchange, verify, sms (see 'onetap gateway --help')"),
+        (["gateway", "check"], "onetap: error: gateway check needs --config FILE, the gateways' configuration (see 'onetap gateway --help')"),
+        (["gateway", "exchange", "--config", "g.json", "--token", "-"], "onetap: error: gateway exchange needs a gateway: onetap gateway exchange cmcc --config FILE … (see 'onetap gateway --help')"),
+        (["gateway", "exchange", "CMCC", "--config", "g.json", "--token", "-"], "onetap: error: a gateway is named in lower-case letters, digits and '-' (cmcc, aliyun-sms) (see 'onetap gateway --help')"),
+        (["gateway", "exchange", "cmcc", "--config", "g.json"], "onetap: error: gateway exchange needs the token on standard input: --token - (see 'onetap gateway --help')"),
+        (["gateway", "exchange", "cmcc", "--config", "g.json", "--token", "-", "--field", "msgid=1"], "onetap: error: --field is not an option of gateway exchange (see 'onetap gateway --help')"),
+        (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid"], "onetap: error: --field takes NAME=VALUE (--field msgid=1) (see 'onetap gateway --help')"),
+        (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
+        (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
+        (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and --param CODE (the code the template gets) (see 'onetap gateway --help')"),
+    ])
+    func usageErrorsAreExit64(arguments: [String], message: String) async {
+        let (code, io) = await runInProcess(arguments)
+        #expect(code == .usage)
+        #expect(io.output.isEmpty)
+        #expect(io.errors == [message])
+    }
+
+    /// A token on the command line is refused, with why and how, and is never repeated, wherever it stood.
+    @Test(arguments: [
+        (["gateway", "exchange", "cmcc", "--config", "g.json", "--token", "STsid0000001517196594066OHmZv"],
+         "onetap: error: --token takes - and reads the token from standard input: a token on the command line can be read by every user of this machine "
+            + "(printf '%s\\n' \"$TOKEN\" | onetap gateway exchange cmcc --config FILE --token -) (see 'onetap gateway --help')"),
+        (["gateway", "verify", "cmcc", "--config", "g.json", "--token=STsid0000001517196594066OHmZv", "--number", "13800138000"],
+         "onetap: error: --token takes - and reads the token from standard input: a token on the command line can be read by every user of this machine "
+            + "(printf '%s\\n' \"$TOKEN\" | onetap gateway verify cmcc --config FILE --token -) (see 'onetap gateway --help')"),
+        (["gateway", "exchange", "cmcc", "STsid0000001517196594066OHmZv", "--config", "g.json", "--token", "-"],
+         "onetap: error: gateway exchange takes one gateway and options; one operand too many (see 'onetap gateway --help')"),
+    ])
+    func aTokenOnTheCommandLineIsRefused(arguments: [String], message: String) async {
+        let (code, io) = await runInProcess(arguments)
+        #expect(code == .usage)
+        #expect(io.output.isEmpty)
+        #expect(io.errors == [message])
+        #expect(!io.errors.joined().contains("STsid0000001517196594066OHmZv"))
+    }
+
+    @Test func noTokenOnStandardInputIsAUsageError() async {
+        let (code, io) = await runInProcess(["gateway", "exchange", "cmcc", "--config", "g.json", "--token", "-"], stdin: Array("\n".utf8))
+        #expect(code == .usage)
+        #expect(io.errors == ["onetap: error: --token - reads the token from standard input, which held none (see 'onetap gateway --help')"])
+    }
+}

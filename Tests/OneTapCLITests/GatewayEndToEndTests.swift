@@ -1,0 +1,200 @@
+import Foundation
+import OneTapTesting
+import Testing
+
+/// `onetap gateway` end to end: the built `onetap` runs the built `onetap-gateway`, against China Mobile's Python fake
+/// (Tests/OneTapGatewaysTests/Fakes/cmcc_login_token_validate.py, started through OneTapTesting's FakeServer).
+@Suite(.timeLimit(.minutes(2))) struct GatewayEndToEndTests {
+    static let appID = "300011111111"
+    static let secret = "cmcc-test-secret"
+    static let keys = Package.root.appendingPathComponent("Tests/OneTapGatewaysTests/Fakes/keys")
+    static let path = "/unisdk/rsapi/loginTokenValidate"
+
+    /// A configuration file in a fresh directory; returns its path.
+    static func config(_ json: String) throws -> String {
+        let file = try Package.temporaryDirectory().appendingPathComponent("gateways.json")
+        try json.write(to: file, atomically: true, encoding: .utf8)
+        return file.path
+    }
+
+    /// The cmcc object (MD5 sign, its secret in CMCC_SECRET) against a URL.
+    static func cmcc(_ url: String) -> String {
+        #"{"cmcc": {"appId": "\#(appID)", "appSecret": {"env": "CMCC_SECRET"}, "url": "\#(url)"}}"#
+    }
+
+    static let environment = ["CMCC_SECRET": secret, "TIANYI_SECRET": "tianyi-test-secret"]
+
+    static func fake() async throws -> FakeServer {
+        try await FakeServer.start("cmcc_login_token_validate.py", arguments: ["--appid", appID, "--number", "13800138000", "--secret", secret])
+    }
+
+    // MARK: check
+
+    @Test func checkPrintsOneLinePerGatewayAndExits0() async throws {
+        let file = try Self.config(#"""
+            {"tianyi": {"appId": "8013818507", "appSecret": {"env": "TIANYI_SECRET"}},
+             "cmcc": {"appId": "300011111111", "appSecret": {"env": "CMCC_SECRET"}}}
+            """#)
+        let run = try await Binary.run(["gateway", "check", "--config", file], environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "cmcc    ok  appid 300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate (exchange)",
+            "tianyi  ok  appId 8013818507, XXTEA paras, HMAC-SHA1, open.e.189.cn/api/oauth2/account/userInfo.do (exchange, refresh)",
+        ])
+        #expect(run.stderr.isEmpty)
+        let json = try await Binary.run(["gateway", "check", "--config", file, "--json"], environment: Self.environment)
+        #expect(json.status == 0)
+        #expect(json.lines == [
+            #"{"config":"\#(file)","ok":true,"gateways":[{"gateway":"cmcc","ok":true,"does":["exchange"],"summary":"appid 300011111111, MD5 sign, www.cmpassport.com/unisdk/rsapi/loginTokenValidate"},"#
+                + #"{"gateway":"tianyi","ok":true,"does":["exchange","refresh"],"summary":"appId 8013818507, XXTEA paras, HMAC-SHA1, open.e.189.cn/api/oauth2/account/userInfo.do"}]}"#,
+        ])
+        for output in [run.stdout, json.stdout] { #expect(!output.contains(Self.secret) && !output.contains("tianyi-test-secret")) }
+    }
+
+    /// Each bad gateway is one error line naming the gateway, the field and the fix; the good ones still print ok; exit 78.
+    @Test(arguments: [
+        (#""appSecret": "cmcc-test-secret""#, "appSecret is a secret and must not be written in the file: use {\"env\": \"NAME\"} or {\"file\": \"PATH\"}"),
+        (#""appSecret": {"env": "CMCC_UNSET_SECRET"}"#, "appSecret names the environment variable CMCC_UNSET_SECRET, which is not set"),
+        (#""privateKey": {"file": "\#(keys.path)/app-public.pem"}"#, "the key is a public key (X.509 SubjectPublicKeyInfo); needed:"),
+        (#""privateKey": {"file": "\#(keys.path)/app-private-encrypted.pem"}"#, "the key is an encrypted PKCS#8 private key; needed:"),
+        (#""appsecret": {"env": "CMCC_SECRET"}"#, "appsecret is not a field of cmcc"),
+    ])
+    func checkNamesTheGatewayFieldAndFix(cmccSecret: String, error: String) async throws {
+        let file = try Self.config(#"""
+            {"cmcc": {"appId": "300011111111", \#(cmccSecret)}, "tianyi": {"appId": "8013818507", "appSecret": {"env": "TIANYI_SECRET"}}}
+            """#)
+        let run = try await Binary.run(["gateway", "check", "--config", file], environment: Self.environment)
+        #expect(run.status == 78, "\(run.stdout) \(run.stderr)")
+        #expect(run.lines.count == 2)
+        #expect(run.lines.first?.hasPrefix("cmcc    error  cmcc: misconfigured: ") == true, "\(run.lines)")
+        #expect(run.lines.first?.contains(error) == true, "\(run.lines)")
+        #expect(run.lines.last?.hasPrefix("tianyi  ok  appId 8013818507") == true)
+        #expect(!run.stdout.contains(Self.secret) && !run.stderr.contains(Self.secret))
+    }
+
+    /// The vendors' gateways are registered too: each line says what it was built to do, or names the field.
+    @Test func checkCoversTheRegisteredVendors() async throws {
+        let file = try Self.config(#"""
+            {"geetest": {"captchaId": "647f5ed2ed8acb4be36784e01556bb71", "captchaKey": {"env": "GEETEST_KEY"}},
+             "tencent-sms": {"secretId": "AKIDexample", "secretKey": {"env": "TENCENT_KEY"}, "signName": "OneTap"}}
+            """#)
+        let run = try await Binary.run(["gateway", "check", "--config", file], environment: ["GEETEST_KEY": "geetest-test-key", "TENCENT_KEY": "tencent-test-key"])
+        #expect(run.status == 78, "\(run.stderr)")
+        #expect(run.lines.count == 2)
+        #expect(run.lines.first?.hasPrefix("tencent-sms  error  tencent-sms: misconfigured: ") == true, "\(run.lines)")
+        #expect(run.lines.last == "geetest      ok  captcha_id 647f5ed2ed8acb4be36784e01556bb71, gcaptcha4.geetest.com/validate (captcha)", "\(run.lines)")
+        #expect(!run.stdout.contains("geetest-test-key") && !run.stdout.contains("tencent-test-key"))
+    }
+
+    /// A file that is not a configuration (not JSON, an unknown gateway, missing) is exit 78 with one error line.
+    @Test(arguments: [
+        ("{\"cmcc\": ", "is not JSON"),
+        (#"{"cmcc-v2": {"appId": "1"}}"#, "\"cmcc-v2\" is not a gateway (known: cmcc, tianyi, aliyun-pnvs,"),
+        (#"["cmcc"]"#, "must hold one JSON object keyed by gateway name"),
+    ])
+    func aFileThatIsNotAConfigurationIsExit78(text: String, error: String) async throws {
+        let file = try Self.config(text)
+        let run = try await Binary.run(["gateway", "check", "--config", file], environment: Self.environment)
+        #expect(run.status == 78)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("onetap: error: config: misconfigured: \(file)") && run.stderr.contains(error), "\(run.stderr)")
+    }
+
+    // MARK: sign
+
+    /// The MD5 sign over appid+version+msgid+systemtime+strictcheck+token+APPSecret, pinned to python3:
+    /// python3 -c "import hashlib; print(hashlib.md5(b'3000111111112.00123456789abcdef0123456789abcdef202612031030000000spent-token-1cmcc-test-secret').hexdigest().upper())"
+    @Test func signShowsTheSignedStringWithTheSecretAsItsName() async throws {
+        let file = try Self.config(Self.cmcc("https://www.cmpassport.com/unisdk/rsapi/loginTokenValidate"))
+        let arguments = ["gateway", "sign", "cmcc", "--config", file, "--field", "msgid=0123456789abcdef0123456789abcdef",
+                         "--field", "systemtime=20261203103000000", "--field", "token=spent-token-1"]
+        let run = try await Binary.run(arguments, environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "gateway    cmcc", "algorithm  MD5", "signed     3000111111112.00123456789abcdef0123456789abcdef202612031030000000spent-token-1<appSecret>",
+            "signature  94B4281710428E1CF293FC88A6D0A9C0",
+        ])
+        let json = try await Binary.run(arguments + ["--json"], environment: Self.environment)
+        #expect(json.lines == [
+            #"{"gateway":"cmcc","algorithm":"MD5","stringToSign":"3000111111112.00123456789abcdef0123456789abcdef202612031030000000spent-token-1<appSecret>","signature":"94B4281710428E1CF293FC88A6D0A9C0"}"#,
+        ])
+        #expect(!run.stdout.contains(Self.secret) && !json.stdout.contains(Self.secret))
+        let unknown = try await Binary.run(["gateway", "sign", "cmcc", "--config", file, "--field", "appid=1"], environment: Self.environment)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("--field appid is not a field of loginTokenValidate's sign (its fields: token, msgid, systemtime)"))
+    }
+
+    // MARK: exchange
+
+    @Test func exchangeSucceedsAndMasksTheNumber() async throws {
+        let server = try await Self.fake()
+        defer { server.stop() }
+        let file = try Self.config(Self.cmcc(server.url(Self.path).absoluteString))
+        let token = "STsid-success-\(UUID().uuidString)"
+        let run = try await Binary.run(["gateway", "exchange", "cmcc", "--config", file, "--token", "-", "--json"], stdin: Array((token + "\n").utf8), environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [#"{"gateway":"cmcc","flow":"mobile","code":"103000","action":"success","alert":false,"meaning":"number returned","meaningZh":"返回成功","number":"138****8000"}"#])
+        #expect(run.stderr.isEmpty)
+        #expect(!run.stdout.contains(token) && !run.stdout.contains("13800138000"))
+        let text = try await Binary.run(["gateway", "exchange", "cmcc", "--config", file, "--token", "-"], stdin: Array("STsid-text-\(UUID().uuidString)\n".utf8), environment: Self.environment)
+        #expect(text.status == 0)
+        #expect(text.lines == ["gateway  cmcc (mobile)", "code     103000", "action   success", "meaning  number returned (返回成功)", "number   138****8000"])
+    }
+
+    /// 1 a vendor error code, 65 a malformed answer, 69 unreachable; the token in no output.
+    @Test(arguments: [
+        ("expired-", Int32(1), "", "104201"),
+        ("malformed-", Int32(65), "onetap: error: cmcc: malformed answer", ""),
+        ("html-", Int32(65), "onetap: error: cmcc: the answer's content type is 'text/html'", ""),
+        ("status-503-", Int32(65), "onetap: error: cmcc: HTTP status 503", ""),
+    ])
+    func exchangeFailuresHaveTheirExitStatus(prefix: String, status: Int32, error: String, code: String) async throws {
+        let server = try await Self.fake()
+        defer { server.stop() }
+        let file = try Self.config(Self.cmcc(server.url(Self.path).absoluteString))
+        let token = prefix + UUID().uuidString
+        let run = try await Binary.run(["gateway", "exchange", "cmcc", "--config", file, "--token", "-", "--json"], stdin: Array((token + "\n").utf8), environment: Self.environment)
+        #expect(run.status == status, "\(run.stdout) \(run.stderr)")
+        if code.isEmpty {
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.hasPrefix(error), "\(run.stderr)")
+        } else {
+            #expect(run.stdout.contains(#""code":"\#(code)""#) && !run.stdout.contains(#""action":"success""#), "\(run.stdout)")
+            #expect(!run.stdout.contains(#""number""#))
+        }
+        #expect(!run.stdout.contains(token) && !run.stderr.contains(token) && !run.stderr.contains(Self.secret))
+    }
+
+    @Test func anUnreachableGatewayIsExit69() async throws {
+        // A port nothing listens on: the fake's, once it has stopped.
+        let server = try await Self.fake()
+        let url = server.url(Self.path).absoluteString
+        server.stop()
+        try await Task.sleep(for: .milliseconds(200))
+        let file = try Self.config(Self.cmcc(url))
+        let run = try await Binary.run(["gateway", "exchange", "cmcc", "--config", file, "--token", "-"], stdin: Array("STsid-unreachable\n".utf8), environment: Self.environment)
+        #expect(run.status == 69, "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.hasPrefix("onetap: error: cmcc: not sent (the connection was refused)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("STsid-unreachable"))
+    }
+
+    /// While a call is under way (the fake answers a slow- token after 3 s), no process's command line holds the token:
+    /// neither onetap's nor onetap-gateway's.
+    @Test func theTokenIsOnNoCommandLine() async throws {
+        let server = try await Self.fake()
+        defer { server.stop() }
+        let file = try Self.config(Self.cmcc(server.url(Self.path).absoluteString))
+        let token = "slow-" + UUID().uuidString
+        async let run = Binary.run(["gateway", "exchange", "cmcc", "--config", file, "--token", "-"], stdin: Array((token + "\n").utf8), environment: Self.environment)
+        try await Task.sleep(for: .milliseconds(1500))
+        let commandLines = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry -> String? in
+            guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+            return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        }
+        #expect(commandLines.contains { $0.contains("onetap-gateway exchange cmcc --config \(file) --token -") }, "the tool was not running")
+        #expect(!commandLines.contains { $0.contains(token) })
+        let finished = try await run
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(!finished.stdout.contains(token))
+    }
+}
