@@ -9,6 +9,17 @@ struct GatewayCall {
     let built: BuiltGateway
     let does: [GatewayCapability]
     let json: Bool
+    /// The flow `--flow` named, if any.
+    let flow: LoginFlow?
+
+    /// The flow a call's token is of: the one `--flow` named, when the gateway takes its tokens, else the gateway's own.
+    private func flow(_ own: LoginFlow) -> LoginFlow {
+        guard let flow, flow != own else { return own }
+        guard built.flows.contains(flow) else {
+            ToolExit.fail("\(gateway) takes \(own) tokens only; --flow \(flow) is for the aggregators (aliyun-pnvs, jverification, shanyan, yidun)", .usage)
+        }
+        return flow
+    }
 
     /// A usage error: the gateway does not do this.
     private func doesNot(_ action: String) -> Never {
@@ -33,7 +44,8 @@ struct GatewayCall {
     }
 
     func exchange(_ token: Secret) async {
-        guard let (provider, flow) = built.exchange else { doesNot("exchange") }
+        guard let (provider, own) = built.exchange else { doesNot("exchange") }
+        let flow = flow(own)
         let response: ExchangeResponse
         do { response = try await provider.exchange(CarrierCredential(flow: flow, token: token)) } catch { ToolExit.fail(error) }
         let entry = ExchangeCodeTable.builtIn.entry(for: flow, gateway: gateway, code: response.code)
@@ -56,7 +68,8 @@ struct GatewayCall {
     }
 
     func verify(_ token: Secret, number: PhoneNumber?) async {
-        guard let (provider, flow) = built.verification else { doesNot("verify numbers") }
+        guard let (provider, own) = built.verification else { doesNot("verify numbers") }
+        let flow = flow(own)
         guard let number else { ToolExit.fail("onetap gateway verify needs --number N", .usage) }
         let response: NumberVerificationResponse
         do { response = try await provider.verify(CarrierCredential(flow: flow, token: token), number: number) } catch { ToolExit.fail(error) }

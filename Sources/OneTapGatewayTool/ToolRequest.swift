@@ -12,6 +12,7 @@ struct ToolRequest {
     var fields: [String: String] = [:]
     var number: PhoneNumber?
     var to: PhoneNumber?
+    var flow: LoginFlow?
 
     static let actions = ["check", "sign", "exchange", "verify", "sms"]
 
@@ -36,6 +37,9 @@ struct ToolRequest {
                 request.fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
             case "--number" where !rest.isEmpty: request.number = phone(rest.popFirst() ?? "", "--number")
             case "--to" where !rest.isEmpty: request.to = phone(rest.popFirst() ?? "", "--to")
+            case "--flow" where !rest.isEmpty:
+                guard let flow = LoginFlow(rawValue: rest.popFirst() ?? ""), flow.isOneTap else { ToolExit.fail("--flow takes mobile, tianyi or unicom", .usage) }
+                request.flow = flow
             default: ToolExit.fail("onetap-gateway is run by 'onetap gateway'; unexpected \(argument) (see 'onetap gateway --help')", .usage)
             }
         }

@@ -4,8 +4,8 @@
 //
 //   onetap-gateway check --config FILE [--json]
 //   onetap-gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--json]
-//   onetap-gateway exchange GATEWAY --config FILE --token - [--json]
-//   onetap-gateway verify GATEWAY --config FILE --token - --number N [--json]
+//   onetap-gateway exchange GATEWAY --config FILE --token - [--flow F] [--json]
+//   onetap-gateway verify GATEWAY --config FILE --token - --number N [--flow F] [--json]
 //   onetap-gateway sms GATEWAY --config FILE --to N --param - [--json]
 //
 // with the token (and the SMS code) as one line on standard input, so that no secret is on a command line. It prints
@@ -40,7 +40,7 @@ do {
 } catch {
     ToolExit.fail("\(error) (see 'onetap gateway check')", .config)
 }
-let call = GatewayCall(gateway: request.gateway, built: built, does: registration.capabilities, json: request.json)
+let call = GatewayCall(gateway: request.gateway, built: built, does: registration.capabilities, json: request.json, flow: request.flow)
 switch request.action {
 case "sign": await call.sign(request.fields)
 case "exchange": await call.exchange(ToolExit.secretLine("--token"))

@@ -1,4 +1,5 @@
 import Foundation
+import OneTap
 @testable import OneTapCLI
 import OneTapSupport
 import OneTapTesting
@@ -13,6 +14,8 @@ import Testing
         (["gateway", "exchange", "tianyi", "--config", "g.json", "--token", "-"], GatewayOptions(action: .exchange, gateway: "tianyi", config: "g.json")),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "13800138000"],
          GatewayOptions(action: .verify, gateway: "cmcc", config: "g.json", number: "13800138000")),
+        (["gateway", "exchange", "aliyun-pnvs", "--config", "g.json", "--token", "-", "--flow", "unicom"],
+         GatewayOptions(action: .exchange, gateway: "aliyun-pnvs", config: "g.json", flow: .unicom)),
     ])
     func parses(arguments: [String], expected: GatewayOptions) throws {
         #expect(try OneTapCommandLine.parse(arguments) == .command(GatewayCommand.self, expected))
@@ -25,6 +28,8 @@ import Testing
         #expect(!"\(sms)".contains("246810") && !String(reflecting: sms).contains("246810"))
         let exchange = GatewayOptions(action: .exchange, gateway: "cmcc", config: "g.json", json: true)
         #expect(exchange.toolArguments == ["exchange", "cmcc", "--config", "g.json", "--token", "-", "--json"])
+        let unicom = GatewayOptions(action: .verify, gateway: "shanyan", config: "g.json", number: "13800138000", flow: .unicom)
+        #expect(unicom.toolArguments == ["verify", "shanyan", "--config", "g.json", "--token", "-", "--number", "13800138000", "--flow", "unicom"])
     }
 
     @Test func helpIsTheCommandsHelp() throws {
@@ -44,6 +49,8 @@ import Testing
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
         (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and --param CODE (the code the template gets) (see 'onetap gateway --help')"),
+        (["gateway", "exchange", "shanyan", "--config", "g.json", "--token", "-", "--flow", "sms"], "onetap: error: --flow takes mobile, tianyi or unicom (the carrier whose SIM made the token); got 'sms' (see 'onetap gateway --help')"),
+        (["gateway", "sign", "shanyan", "--config", "g.json", "--flow", "unicom"], "onetap: error: --flow is not an option of gateway sign (see 'onetap gateway --help')"),
     ])
     func usageErrorsAreExit64(arguments: [String], message: String) async {
         let (code, io) = await runInProcess(arguments)

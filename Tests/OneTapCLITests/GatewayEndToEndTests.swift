@@ -165,6 +165,27 @@ import Testing
         #expect(!run.stdout.contains(token) && !run.stderr.contains(token) && !run.stderr.contains(Self.secret))
     }
 
+    /// An aggregator takes each carrier's token (`--flow`), its code read from that flow's rows; a carrier's own
+    /// gateway refuses another carrier's flow before anything is sent.
+    @Test func flowNamesTheCarrierOfAnAggregatorsToken() async throws {
+        let server = try await FakeServer.start("shanyan_flashsdk.py", arguments: ["--app-id", "ZQZSp7C0", "--app-key", "appKey-123", "--number", "13800138000"])
+        defer { server.stop() }
+        let file = try Self.config(#"{"shanyan": {"appId": "ZQZSp7C0", "appKey": {"env": "SHANYAN_KEY"}, "url": "\#(server.url("/open/flashsdk/mobile-query").absoluteString)"}}"#)
+        let run = try await Binary.run(
+            ["gateway", "exchange", "shanyan", "--config", file, "--token", "-", "--flow", "unicom", "--json"], stdin: Array("A2-\(UUID().uuidString)\n".utf8),
+            environment: ["SHANYAN_KEY": "appKey-123"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""gateway":"shanyan","flow":"unicom","code":"200000","action":"success""#), "\(run.stdout)")
+        #expect(run.stdout.contains(#""number":"138****8000""#))
+
+        let cmcc = try Self.config(Self.cmcc("http://127.0.0.1:9/unused"))
+        let refused = try await Binary.run(
+            ["gateway", "exchange", "cmcc", "--config", cmcc, "--token", "-", "--flow", "tianyi"], stdin: Array("STsid-flow\n".utf8), environment: Self.environment)
+        #expect(refused.status == 64)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr == "onetap: error: cmcc takes mobile tokens only; --flow tianyi is for the aggregators (aliyun-pnvs, jverification, shanyan, yidun)\n")
+    }
+
     @Test func anUnreachableGatewayIsExit69() async throws {
         // A port nothing listens on: the fake's, once it has stopped.
         let server = try await Self.fake()

@@ -11,8 +11,8 @@ enum GatewayCommand: CommandDescription {
     static let help = """
         USAGE: onetap gateway check --config FILE [--json]
                onetap gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--json]
-               onetap gateway exchange GATEWAY --config FILE --token - [--json]
-               onetap gateway verify GATEWAY --config FILE --token - --number N [--json]
+               onetap gateway exchange GATEWAY --config FILE --token - [--flow F] [--json]
+               onetap gateway verify GATEWAY --config FILE --token - --number N [--flow F] [--json]
                onetap gateway sms GATEWAY --config FILE --to N --param CODE [--json]
 
         FILE is the gateways' configuration (one JSON object, one member per gateway keyed by its
@@ -46,6 +46,10 @@ enum GatewayCommand: CommandDescription {
         number masked. sms is a test send: --to gets the template with --param as its code (the
         value the template's code placeholder gets: use a test code, never one a user must type);
         it prints the outcome (sent, number-rejected, throttled, failed) and the vendor's code.
+        --flow (exchange, verify) names the carrier whose SIM made the token: mobile, tianyi or
+        unicom. The aggregators (aliyun-pnvs, jverification, shanyan, yidun) take all three (mobile
+        when --flow is absent) and their code is read from that flow's rows; cmcc takes mobile
+        tokens and tianyi tianyi tokens only (another --flow is a usage error).
 
         Each command runs onetap-gateway, built beside onetap (the one tool that links libcrypto).
 
@@ -60,9 +64,10 @@ enum GatewayCommand: CommandDescription {
         EXAMPLE: CMCC_APP_SECRET=… onetap gateway check --config gateways.json
         EXAMPLE: onetap gateway sign cmcc --config gateways.json --field msgid=1 --field systemtime=20261203103000000
         EXAMPLE: printf '%s\\n' "$TOKEN" | onetap gateway exchange cmcc --config gateways.json --token - --json
+        EXAMPLE: printf '%s\\n' "$TOKEN" | onetap gateway exchange aliyun-pnvs --config gateways.json --token - --flow unicom
         """
     static let options: [OptionSpec] = [
-        .value("config"), .flag("json"), .value("field", repeatable: true), .value("token"), .value("number"), .value("to"), .value("param"),
+        .value("config"), .flag("json"), .value("field", repeatable: true), .value("token"), .value("number"), .value("to"), .value("param"), .value("flow"),
     ]
 
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> GatewayOptions {
@@ -91,8 +96,8 @@ enum GatewayCommand: CommandDescription {
         guard let config = arguments.value("config") else {
             throw UsageError("gateway \(action.rawValue) needs --config FILE, the gateways' configuration", command: name)
         }
-        let allowed: [GatewayOptions.Action: Set<String>] = [.sign: ["field"], .exchange: ["token"], .verify: ["token", "number"], .sms: ["to", "param"]]
-        for option in ["field", "token", "number", "to", "param"] where arguments.values[option] != nil && !(allowed[action]?.contains(option) ?? false) {
+        let allowed: [GatewayOptions.Action: Set<String>] = [.sign: ["field"], .exchange: ["token", "flow"], .verify: ["token", "number", "flow"], .sms: ["to", "param"]]
+        for option in ["field", "token", "number", "to", "param", "flow"] where arguments.values[option] != nil && !(allowed[action]?.contains(option) ?? false) {
             throw UsageError("--\(option) is not an option of gateway \(action.rawValue)", command: name)
         }
         let fields = arguments.values["field"] ?? []
@@ -122,7 +127,16 @@ enum GatewayCommand: CommandDescription {
         if action == .sms, to == nil || param == nil {
             throw UsageError("gateway sms needs --to N and --param CODE (the code the template gets)", command: name)
         }
-        return GatewayOptions(action: action, gateway: gateway, config: config, json: arguments.has("json"), fields: fields, number: number, to: to, param: param.map(Secret.init))
+        var flow: LoginFlow? = nil
+        if let text = arguments.value("flow") {
+            guard let named = LoginFlow(rawValue: text), named.isOneTap else {
+                throw UsageError("--flow takes mobile, tianyi or unicom (the carrier whose SIM made the token); got \(quoted(text))", command: name)
+            }
+            flow = named
+        }
+        return GatewayOptions(
+            action: action, gateway: gateway, config: config, json: arguments.has("json"), fields: fields, number: number, to: to, param: param.map(Secret.init),
+            flow: flow)
     }
 
     /// The tool `onetap gateway` runs.

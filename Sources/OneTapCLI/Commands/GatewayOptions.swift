@@ -34,6 +34,8 @@ package struct GatewayOptions: Hashable, Sendable {
     package var to: String?
     /// `sms`'s `--param`: the code the template gets.
     package var param: Secret?
+    /// The one-tap flow of the token (`exchange`, `verify`): an aggregator takes each carrier's; nil: the gateway's own.
+    package var flow: LoginFlow?
 
     /// Creates options.
     /// - Parameters:
@@ -47,8 +49,9 @@ package struct GatewayOptions: Hashable, Sendable {
     ///   - param: `sms`'s code.
     package init(
         action: Action, gateway: String? = nil, config: String, json: Bool = false, fields: [String] = [], number: String? = nil, to: String? = nil,
-        param: Secret? = nil
+        param: Secret? = nil, flow: LoginFlow? = nil
     ) {
+        self.flow = flow
         self.action = action
         self.gateway = gateway
         self.config = config
@@ -66,8 +69,8 @@ package struct GatewayOptions: Hashable, Sendable {
         arguments += ["--config", config]
         for field in fields { arguments += ["--field", field] }
         switch action {
-        case .exchange: arguments += ["--token", "-"]
-        case .verify: arguments += ["--token", "-", "--number", number ?? ""]
+        case .exchange: arguments += ["--token", "-"] + (flow.map { ["--flow", $0.rawValue] } ?? [])
+        case .verify: arguments += ["--token", "-", "--number", number ?? ""] + (flow.map { ["--flow", $0.rawValue] } ?? [])
         case .sms: arguments += ["--to", to ?? "", "--param", "-"]
         case .check, .sign: break
         }

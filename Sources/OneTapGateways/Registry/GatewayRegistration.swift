@@ -24,6 +24,9 @@ package struct BuiltGateway: Sendable {
     package var exchange: (provider: any TokenExchangeProvider, flow: LoginFlow)?
     /// Number verification, with the flow whose tokens `onetap gateway verify` hands it.
     package var verification: (provider: any NumberVerificationProvider, flow: LoginFlow)?
+    /// The one-tap flows whose tokens its exchange and verification take (an aggregator's: all three; a carrier's:
+    /// its own), which `onetap gateway exchange|verify --flow` may name.
+    package var flows: [LoginFlow] = []
     /// The SMS sender.
     package var sms: (any SMSSender)?
     /// The captcha verifier.

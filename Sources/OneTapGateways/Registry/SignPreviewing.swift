@@ -27,6 +27,7 @@ extension BuiltGateway {
         var built = BuiltGateway(gateway)
         built.exchange = (gateway, flow)
         built.verification = (gateway, flow)
+        built.flows = LoginFlow.allCases.filter(\.isOneTap)
         return built
     }
 
