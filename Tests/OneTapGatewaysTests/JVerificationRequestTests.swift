@@ -62,7 +62,7 @@ import Testing
         ])
         // A key of another pair: the phone does not decrypt, and the error says what the key must be.
         let other = try JVerificationGateway(
-            configuration: JVerificationConfiguration(appKey: "7d431e42dfa6a6d693ac2d04", masterSecret: Secret("m"), privateKey: Secret(try Self.otherKey())),
+            configuration: JVerificationConfiguration(appKey: "7d431e42dfa6a6d693ac2d04", masterSecret: Secret("m"), privateKey: Secret(try await Self.otherKey())),
             transport: ScriptedHTTPTransport([Self.json(#"{"code":8000,"phone":"\#(Self.phone)"}"#)]), exIDs: { Self.exID })
         let gateway = try Self.gateway(transport)
         for expected in ["exID is not this request's", "'phone' is neither Base64 nor hexadecimal of 2048-bit RSA blocks", "8000 without phone"] {
@@ -74,16 +74,9 @@ import Testing
     }
 
     /// A fresh 2048-bit key of another pair, made with python3-cryptography (not the pair the fake encrypts to).
-    static func otherKey() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "from cryptography.hazmat.primitives.asymmetric import rsa; from cryptography.hazmat.primitives import serialization as s; print(rsa.generate_private_key(65537, 2048).private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()).decode())"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    static func otherKey() async throws -> String {
+        try await PythonScript.run(
+            code: "from cryptography.hazmat.primitives.asymmetric import rsa; from cryptography.hazmat.primitives import serialization as s; print(rsa.generate_private_key(65537, 2048).private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()).decode())")
     }
 
     @Test func misconfigurationNamesTheFieldAndTheFixAndNoSecret() throws {

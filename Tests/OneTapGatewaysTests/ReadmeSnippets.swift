@@ -44,7 +44,6 @@ import Testing
     @Test func fromTheConfigurationFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { _ = try? FileManager.default.removeItem(at: directory) }   // cleanup only
         let path = directory.appendingPathComponent("gateways.json").path
         try Data("""
             {"cmcc": {"appId": "300011111111", "appSecret": {"env": "CMCC_APP_SECRET"}, "appKey": {"env": "CMCC_APP_KEY"}},
@@ -79,5 +78,6 @@ import Testing
         // README: end
         _ = (server, verification)
         #expect(file.description == "gateways: cmcc, tencent-captcha, tencent-sms")
+        try FileManager.default.removeItem(at: directory)
     }
 }

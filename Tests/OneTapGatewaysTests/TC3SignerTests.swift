@@ -84,23 +84,9 @@ import OneTapTesting
         }
     }
 
-    /// Runs `Fakes/tencent_tc3.py` (on a thread of its own: the read blocks) and splits its output at `--` lines.
+    /// Runs `Fakes/tencent_tc3.py` and splits its output at `--` lines.
     static func python(_ arguments: [String], input: String) async throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", FakeServer.fakes.appendingPathComponent("tencent_tc3.py").path] + arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output: Data = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: stdout.fileHandleForReading.readDataToEndOfFile()) }.start()
-        }
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let text = String(decoding: output, as: UTF8.self)
+        let text = try await PythonScript.run("tencent_tc3.py", arguments: arguments, input: input)
         return text.components(separatedBy: "\n--\n").filter { !$0.isEmpty }
     }
 }
