@@ -26,8 +26,8 @@ import aliyun_rpc
 VERSION = "2017-05-25"
 CODES = {"13800000011": "isv.MOBILE_NUMBER_ILLEGAL", "13800000012": "isv.BUSINESS_LIMIT_CONTROL",
          "13800000013": "isv.DAY_LIMIT_CONTROL", "13800000014": "isv.OUT_OF_SERVICE"}
-FAULTS = {"13800000001": "slow", "13800000500": "status-500", "13800000503": "status-503", "13800000002": "truncated",
-          "13800000003": "malformed", "13800000004": "html"}
+FAULTS = {"13800000001": "slow-", "13800000500": "status-500-", "13800000503": "status-503-", "13800000002": "truncated-",
+          "13800000003": "malformed-", "13800000004": "html-"}
 
 
 def make_handler(args):
@@ -43,7 +43,7 @@ def make_handler(args):
             if url.path == "/_sent":
                 with lock:
                     value = sent.get(parse_qs(url.query).get("number", [""])[0])
-                return self.reply(200, json.dumps({"TemplateParam": value}).encode())
+                return self.send_body(200, json.dumps({"TemplateParam": value}).encode())
             return self.handle_rpc()
 
         def answer(self, action, params):
