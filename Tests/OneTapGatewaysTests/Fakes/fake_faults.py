@@ -35,12 +35,16 @@ class Once:
 
 
 class Handler(BaseHTTPRequestHandler):
+    """Every fake's handler: HTTP/1.1, silent, answers with send_body (its JSON content type a class attribute, as
+    each vendor writes it)."""
     protocol_version = "HTTP/1.1"
+    json_content_type = "application/json;charset=UTF-8"
 
     def log_message(self, *a):
         pass
 
-    def send_body(self, status, body, content_type="application/json;charset=UTF-8"):
+    def send_body(self, status, body, content_type=None):
+        content_type = content_type or self.json_content_type
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))

@@ -5,7 +5,7 @@ fake, written from its document. Standard library only.
 import datetime
 import json
 import threading
-from http.server import BaseHTTPRequestHandler
+import fake_faults
 
 from http_behaviours import answer_fault, serve  # noqa: F401 (serve: re-exported for the fakes)
 
@@ -43,19 +43,11 @@ class State:
 NOT_FOUND = object()  # posted_json's answer for another path
 
 
-class FakeHandler(BaseHTTPRequestHandler):
-    """HTTP/1.1, silent, with reply(); GET is refused."""
-    protocol_version = "HTTP/1.1"
+class FakeHandler(fake_faults.Handler):
+    """fake_faults' handler with reply() (send_body's name here); GET is refused."""
 
-    def log_message(self, *a):
-        pass
-
-    def reply(self, status, body, content_type="application/json;charset=UTF-8"):
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    def reply(self, status, body, content_type=None):
+        self.send_body(status, body, content_type)
 
     def do_GET(self):
         self.reply(405, b'{"error":"POST only"}')
@@ -75,7 +67,6 @@ class FakeHandler(BaseHTTPRequestHandler):
         except (UnicodeDecodeError, ValueError):
             return None
 
-    send_body = reply  # what http_behaviours.answer_fault calls
 
     def token_fault(self, token, partial, malformed):
         """Answers the fault the token's prefix names (http_behaviours.answer_fault), with a malformed body of its own:

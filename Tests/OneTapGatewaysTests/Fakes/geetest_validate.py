@@ -21,9 +21,9 @@ import hashlib
 import hmac
 import json
 import threading
-from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlparse, parse_qs
 
+import fake_faults
 import http_behaviours
 
 ERRORS = {"-50101": "not captcha_id", "-50102": "illegal captcha_id", "-50302": "not lot_number",
@@ -38,18 +38,8 @@ def main():
     used = set()
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *a):
-            pass
-
-        def send_body(self, status, body, content_type="application/json"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    class Handler(fake_faults.Handler):
+        json_content_type = "application/json"
 
         def json_reply(self, value):
             self.send_body(200, json.dumps(value).encode())

@@ -13,8 +13,8 @@ truncated, not JSON, or text/html after the request was checked.
 import argparse
 import json
 import uuid
-from http.server import BaseHTTPRequestHandler
 
+import fake_faults
 import http_behaviours
 import tencent_tc3
 
@@ -41,18 +41,8 @@ def arguments(extra):
 def serve(args, action, version, service, handle, region_required):
     secrets = {args.secret_id: args.secret_key}
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *a):
-            pass
-
-        def send_body(self, status, body, content_type="application/json"):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    class Handler(fake_faults.Handler):
+        json_content_type = "application/json"
 
         def answer(self, members):
             members = dict(members)
