@@ -17,19 +17,6 @@ package enum AggregatorCall {
         }
     }
 
-    /// Runs a call, turning a ``GatewayError`` raised before any byte left (`misconfigured`, `notSent`) into
-    /// ``ExchangeNotSentError``, so that the guard records the token `failed`, never `unknown`.
-    /// - Parameter call: The call.
-    /// - Returns: Its result.
-    /// - Throws: ``ExchangeNotSentError``, or what the call threw.
-    package static func sentOnce<T: Sendable>(_ call: () async throws -> T) async throws -> T {
-        do {
-            return try await call()
-        } catch let error as GatewayError where !error.mayHaveReachedVendor {
-            throw ExchangeNotSentError(error.description)
-        }
-    }
-
     /// A member read as a result code.
     /// - Parameters:
     ///   - object: The answer's members.

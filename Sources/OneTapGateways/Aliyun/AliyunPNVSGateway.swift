@@ -52,7 +52,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     ///   when nothing was sent (an SMS credential, a request that could not be made or left).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try Self.requireOneTap(credential)
-        let answer = try await Self.notSentIsNotSent { try await self.client.call(action: "GetMobile", parameters: [("AccessToken", credential.token.reveal())]) }
+        let answer = try await SentOnce.run { try await self.client.call(action: "GetMobile", parameters: [("AccessToken", credential.token.reveal())]) }
         guard answer.code == "OK" else { return ExchangeResponse(code: answer.code) }
         guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
@@ -75,7 +75,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     ///   `VerifyResult` of those three); ``ExchangeNotSentError`` when nothing was sent.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try Self.requireOneTap(credential)
-        let answer = try await Self.notSentIsNotSent {
+        let answer = try await SentOnce.run {
             try await self.client.call(action: "VerifyMobile", parameters: [("AccessCode", credential.token.reveal()), ("PhoneNumber", number.digits)])
         }
         guard answer.code == "OK" else { return NumberVerificationResponse(code: answer.code, verdict: .unknown) }
@@ -120,13 +120,4 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
         }
     }
 
-    /// Runs a call, turning a failure before any byte left into ``ExchangeNotSentError`` (recorded `failed`, the
-    /// token unspent) and leaving every other error as it is (recorded `unknown`).
-    private static func notSentIsNotSent(_ call: () async throws -> AliyunAnswer) async throws -> AliyunAnswer {
-        do {
-            return try await call()
-        } catch let error as GatewayError where !error.mayHaveReachedVendor {
-            throw ExchangeNotSentError(error.description)
-        }
-    }
 }

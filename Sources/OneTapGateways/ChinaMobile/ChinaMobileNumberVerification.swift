@@ -77,7 +77,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
         guard credential.flow == .mobile else {
             throw ExchangeNotSentError("\(Self.name): China Mobile verifies numbers with mobile tokens; this credential is \(credential.flow)")
         }
-        do {
+        return try await SentOnce.run {
             let messageID = messageIDs()
             let request = try ChinaMobileNumberVerificationRequest(
                 token: credential.token, phone: number.digits, messageID: messageID,
@@ -88,9 +88,6 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
                     body: request.json, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
             let code = try answer(response, messageID: messageID)
             return NumberVerificationResponse(code: code, verdict: Self.verdicts[code] ?? .unknown)
-        } catch let error as GatewayError where !error.mayHaveReachedVendor {
-            // Failed before a byte left: nothing billed, the token not spent.
-            throw ExchangeNotSentError(error.description)
         }
     }
 

@@ -63,13 +63,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         guard credential.flow == .mobile else {
             throw ExchangeNotSentError("\(Self.name): China Mobile exchanges mobile tokens; this credential is \(credential.flow)")
         }
-        do {
-            return try await validate(credential.token).exchangeResponse
-        } catch let error as GatewayError where !error.mayHaveReachedVendor {
-            // Failed before a byte left (a configuration the request cannot be made with): the token was not
-            // spent, and the exchange guard records it `failed`, never `unknown`.
-            throw ExchangeNotSentError(error.description)
-        }
+        return try await SentOnce.run { try await validate(credential.token).exchangeResponse }
     }
 
     /// Sends one `loginTokenValidate` request.

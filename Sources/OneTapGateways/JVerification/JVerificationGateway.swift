@@ -67,7 +67,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     ///   was sent (another flow, a request that could not leave).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await AggregatorCall.sentOnce { try await loginTokenVerify(credential.token).exchangeResponse }
+        return try await SentOnce.run { try await loginTokenVerify(credential.token).exchangeResponse }
     }
 
     /// Asks whether a number is the SIM's own.
@@ -78,7 +78,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await AggregatorCall.sentOnce { try await verify(token: credential.token, number: number).verificationResponse }
+        return try await SentOnce.run { try await verify(token: credential.token, number: number).verificationResponse }
     }
 
     /// Sends one `loginTokenVerify` request.

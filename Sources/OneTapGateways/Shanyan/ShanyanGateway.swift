@@ -60,7 +60,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     ///   was sent.
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await AggregatorCall.sentOnce { try await mobileQuery(credential.token).exchangeResponse }
+        return try await SentOnce.run { try await mobileQuery(credential.token).exchangeResponse }
     }
 
     /// Asks whether a number is the SIM's own.
@@ -71,7 +71,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await AggregatorCall.sentOnce { try await mobileValidate(token: credential.token, number: number).verificationResponse }
+        return try await SentOnce.run { try await mobileValidate(token: credential.token, number: number).verificationResponse }
     }
 
     /// Sends one `mobile-query` request.

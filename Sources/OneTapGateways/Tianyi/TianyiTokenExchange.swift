@@ -40,11 +40,7 @@ public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConve
         guard credential.flow == .tianyi else {
             throw ExchangeNotSentError("\(Self.name): the 天翼账号 open API exchanges tianyi access tokens; this credential is \(credential.flow)")
         }
-        do {
-            return try await userInfo(credential.token)
-        } catch let error as GatewayError where !error.mayHaveReachedVendor {
-            throw ExchangeNotSentError(error.description)
-        }
+        return try await SentOnce.run { try await userInfo(credential.token) }
     }
 
     /// Sends one user-info request.

@@ -63,7 +63,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     ///   was sent (another flow, a token that is not a pair).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await AggregatorCall.sentOnce { try await oneclickCheck(try YidunTokens(joined: credential.token)).exchangeResponse }
+        return try await SentOnce.run { try await oneclickCheck(try YidunTokens(joined: credential.token)).exchangeResponse }
     }
 
     /// Asks whether a number is the SIM's own.
@@ -74,7 +74,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await AggregatorCall.sentOnce { try await check(try YidunTokens(joined: credential.token), number: number).verificationResponse }
+        return try await SentOnce.run { try await check(try YidunTokens(joined: credential.token), number: number).verificationResponse }
     }
 
     /// Sends one `oneclick/check` request.
