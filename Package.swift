@@ -165,7 +165,7 @@ let package = Package(
         // tool that runs the same invariants over files otherwise (the tests replay the committed corpus).
         .executableTarget(
             name: "OneTapFuzz",
-            dependencies: ["OneTap", "OneTapInsights", "OneTapCLI"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapCLI", "OneTapGateways"],
             swiftSettings: strict + fuzz,
             linkerSettings: fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])] : []
         ),

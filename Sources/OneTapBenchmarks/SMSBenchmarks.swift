@@ -3,8 +3,7 @@ import OneTap
 import OneTapTesting
 
 /// The SMS code service in memory (a send decision with its code, a verify), each beside its floor
-/// (the HMAC and CSPRNG draw every send must make), and HMAC-SHA-256 over 64 bytes, with its
-/// throughput against `openssl dgst -sha256 -hmac` over the same bytes in the same run.
+/// (the HMAC and CSPRNG draw every send must make). HMAC-SHA-256 alone is in `DigestBenchmarks`.
 enum SMSBenchmarks {
     static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
         let now = Date(timeIntervalSince1970: 1_796_090_400)
@@ -69,34 +68,6 @@ enum SMSBenchmarks {
                 for _ in 0..<batch { blackHole(hmacKey.authenticationCode(for: message)) }
             }
             report.add(Suites.row("sms.verify (in memory, right code)", batch, verify, "its HMAC alone", floor, target: "≤ 2 µs", met: verify.median <= 2000))
-        }
-
-        if options.wants("hmac") {
-            let data = Array(repeating: UInt8(ascii: "m"), count: 64)
-            let keyBytes = Array(repeating: UInt8(0x0b), count: 32)
-            let fresh = measure(batch: 1000, repetitions: repetitions) {
-                for _ in 0..<1000 { blackHole(HMACSHA256.authenticationCode(for: data, key: keyBytes)) }
-            }
-            let prepared = HMACSHA256.Key(keyBytes)
-            let kept = measure(batch: 1000, repetitions: repetitions) {
-                for _ in 0..<1000 { blackHole(prepared.authenticationCode(for: data)) }
-            }
-            var result = Suites.row("hmac-sha256 (64 bytes, key prepared)", 1000, kept, "a new key each time", fresh, target: nil, met: nil)
-            // Throughput over the same bytes, in this process and in `openssl dgst -sha256 -hmac` (per 64 bytes,
-            // a process's start-up would swamp OpenSSL's figure; over 16 MiB it is subtracted).
-            let size = options.quick ? 4 << 20 : 16 << 20
-            let bulk = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            let bulkKey = "onetap-benchmark-key"
-            let bulkPrepared = HMACSHA256.Key(Array(bulkKey.utf8))
-            let ours = measure(batch: 1, repetitions: max(3, repetitions / 5)) { blackHole(bulkPrepared.authenticationCode(for: bulk)) }
-            if let openssl = OpenSSL.dgst(bulk, repetitions: max(3, repetitions / 5), hmacKey: bulkKey) {
-                let oursRate = Double(size) / ours.median * 1e3   // MB/s
-                let theirsRate = Double(size) / openssl * 1e3
-                result.extra = [("oursMBps", format(oursRate)), ("opensslMBps", format(theirsRate)), ("ratio", format(oursRate / theirsRate))]
-            } else {
-                result.extra = [("openssl", "\"not installed\"")]
-            }
-            report.add(result)
         }
     }
 }

@@ -1,12 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import OneTap
 import OneTapTesting
 
 /// The login session machine against the coordinator running the same login, a session's JSON round
-/// trip, and SHA-256 against `openssl dgst`.
+/// trip.
 enum SessionBenchmarks {
     static func run(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
         let now = Date(timeIntervalSince1970: 1_796_083_200)
@@ -83,63 +80,6 @@ enum SessionBenchmarks {
             result.extra = [("bytes", String(bytes.count)), ("jsonSerializationNs", format(foundation.median))]
             report.add(result)
         }
-
-        if options.wants("sha256") {
-            let token = Array(repeating: UInt8(ascii: "t"), count: 64)
-            let small = measure(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(SHA256.hash(token)) }
-            }
-            // Throughput over the same 16 MiB, in this process and in `openssl dgst -sha256`.
-            let size = options.quick ? 4 << 20 : 16 << 20
-            let data = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-            let ours = measure(batch: 1, repetitions: max(3, repetitions / 5)) { blackHole(SHA256.hash(data)) }
-            var result = Suites.row("sha256 (64-byte token)", batch, small, "—", small, target: nil, met: nil)
-            if let openssl = OpenSSL.dgst(data, repetitions: max(3, repetitions / 5)) {
-                let oursRate = Double(size) / ours.median * 1e3   // MB/s (bytes per ns × 1000)
-                let theirsRate = Double(size) / openssl * 1e3
-                result.extra = [
-                    ("oursMBps", format(oursRate)), ("opensslMBps", format(theirsRate)), ("ratio", format(oursRate / theirsRate)),
-                ]
-            } else {
-                result.extra = [("openssl", "\"not installed\"")]
-            }
-            report.add(result)
-        }
     }
 }
 
-/// `openssl dgst -sha256` (with `-hmac KEY`, HMAC-SHA-256) over a file, timed as a process, minus the
-/// time `openssl version` takes to start (so the figure is its hashing, not its start-up). A process
-/// timing, not `openssl speed`: that one stops its loops with `SIGALRM`, which a child of this process
-/// may inherit blocked, and then never stops.
-enum OpenSSL {
-    static func dgst(_ data: [UInt8], repetitions: Int, hmacKey: String? = nil) -> Double? {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-sha256-\(getpid()).bin").path
-        guard FileManager.default.createFile(atPath: path, contents: Data(data)) else { return nil }
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let arguments = ["dgst", "-sha256"] + (hmacKey.map { ["-hmac", $0] } ?? []) + [path]
-        guard let startup = time(["version"], repetitions: repetitions), let total = time(arguments, repetitions: repetitions) else {
-            return nil
-        }
-        return max(1, total - startup)
-    }
-
-    /// The median wall time of `openssl ARGUMENTS`, in nanoseconds.
-    private static func time(_ arguments: [String], repetitions: Int) -> Double? {
-        var samples: [Double] = []
-        for _ in 0..<repetitions {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let start = nanoseconds()
-            guard (try? process.run()) != nil else { return nil }
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { return nil }
-            samples.append(Double(nanoseconds() - start))
-        }
-        samples.sort()
-        return samples[samples.count / 2]
-    }
-}

@@ -242,6 +242,7 @@ enum Suites {
 
         await SessionBenchmarks.run(options, &report, repetitions: repetitions)
         await SMSBenchmarks.run(options, &report, repetitions: repetitions)
+        await DigestBenchmarks.run(options, &report, repetitions: repetitions)
         await ExchangeBenchmarks.run(options, &report, repetitions: repetitions)
         await SMSKeyBenchmarks.run(options, &report, repetitions: repetitions)
         GuestBenchmarks.run(options, &report, repetitions: repetitions)

@@ -4,7 +4,7 @@
 //                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
 //   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
 //
-// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, session-json, events.
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, session-json, events, sha256.
 
 import Foundation
 #if canImport(Glibc)
@@ -39,7 +39,7 @@ enum Invariant {
 }
 
 enum Targets {
-    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, sessionJSON, events]
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, sessionJSON, events, sha256]
 
     static let knownKinds: Set<ParseError.Kind> = [
         .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,

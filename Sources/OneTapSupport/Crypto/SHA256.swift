@@ -34,51 +34,50 @@ package struct SHA256: Sendable {
     /// - Parameter bytes: The next bytes of the message.
     /// - Complexity: O(*n*); whole blocks of contiguous input are hashed in place.
     package mutating func update(_ bytes: some Sequence<UInt8>) {
-        let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: UnsafeRawBufferPointer($0)) }
         if done != nil { return }
         for byte in bytes { append(byte) }
     }
 
-    private mutating func update(buffer: UnsafeBufferPointer<UInt8>) {
+    private mutating func update(buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         var index = 0
         let count = buffer.count
         length &+= UInt64(count)
         // Fill a partly filled block first.
         if pendingCount > 0 {
-            while index < count, pendingCount < 64 {
-                setPending(pendingCount, buffer[index])
-                pendingCount += 1
-                index += 1
-            }
-            if pendingCount == 64 { compressPending() }
+            let taken = min(64 - pendingCount, count)
+            addPending(base, taken)
+            index = taken
+            if pendingCount < 64 { return }
+            compressPending()
         }
-        while count - index >= 64 {
-            compress(UnsafeBufferPointer(rebasing: buffer[index..<(index + 64)]))
-            index += 64
+        let blocks = (count - index) / 64
+        if blocks > 0 {
+            compress(base + index, blocks: blocks)
+            index += blocks * 64
         }
-        while index < count {
-            setPending(pendingCount, buffer[index])
-            pendingCount += 1
-            index += 1
-        }
+        if index < count { addPending(base + index, count - index) }
+    }
+
+    /// Copies `count` bytes (which fit) after the pending ones.
+    @inline(__always)
+    private mutating func addPending(_ source: UnsafeRawPointer, _ count: Int) {
+        let offset = pendingCount
+        withUnsafeMutableBytes(of: &pending) { $0.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(from: source, byteCount: count) }
+        pendingCount += count
     }
 
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
-        setPending(pendingCount, byte)
-        pendingCount += 1
+        withUnsafeBytes(of: byte) { addPending($0.baseAddress.unsafelyUnwrapped, 1) }
         length &+= 1
         if pendingCount == 64 { compressPending() }
     }
 
-    @inline(__always)
-    private mutating func setPending(_ index: Int, _ byte: UInt8) {
-        withUnsafeMutableBytes(of: &pending) { $0[index] = byte }
-    }
-
     private mutating func compressPending() {
         var block = pending
-        withUnsafeBytes(of: &block) { raw in compress(raw.bindMemory(to: UInt8.self)) }
+        withUnsafeBytes(of: &block) { raw in compress(raw.baseAddress.unsafelyUnwrapped, blocks: 1) }
         pendingCount = 0
     }
 
@@ -87,7 +86,7 @@ package struct SHA256: Sendable {
     package consuming func finalize() -> Digest {
         pad()
         let out = [UInt8](unsafeUninitializedCapacity: 32) { buffer, initialized in
-            writeState(to: buffer)
+            writeState(to: UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped))
             initialized = 32
         }
         return Digest(bytes: out)
@@ -99,39 +98,31 @@ package struct SHA256: Sendable {
     package consuming func finalize(into output: UnsafeMutableBufferPointer<UInt8>) {
         precondition(output.count >= 32, "a SHA-256 digest needs 32 bytes")
         pad()
-        writeState(to: output)
+        writeState(to: UnsafeMutableRawPointer(output.baseAddress.unsafelyUnwrapped))
     }
 
-    /// Appends the padding and the length (FIPS 180-4 §5.1.1) and hashes the last block.
+    /// Appends the padding and the length (FIPS 180-4 §5.1.1) and hashes the last block (or two).
     private mutating func pad() {
         let bits = length &* 8
-        setPending(pendingCount, 0x80)
-        pendingCount += 1
-        if pendingCount > 56 {
-            while pendingCount < 64 { setPending(pendingCount, 0); pendingCount += 1 }
+        let used = pendingCount
+        withUnsafeMutableBytes(of: &pending) { raw in
+            raw[used] = 0x80
+            raw.baseAddress.unsafelyUnwrapped.advanced(by: used + 1).initializeMemory(as: UInt8.self, repeating: 0, count: 63 - used)
+        }
+        if used >= 56 {
             compressPending()
+            pending = (0, 0, 0, 0, 0, 0, 0, 0)
         }
-        while pendingCount < 56 { setPending(pendingCount, 0); pendingCount += 1 }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            setPending(pendingCount, UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
-            pendingCount += 1
-        }
+        pending.7 = bits.bigEndian
         compressPending()
     }
 
     /// Writes the eight state words big-endian into the first 32 bytes of `output`.
     @inline(__always)
-    private func writeState(to output: UnsafeMutableBufferPointer<UInt8>) {
-        var words = state
-        withUnsafeBytes(of: &words) { raw in
-            for index in 0..<8 {
-                let word = raw.load(fromByteOffset: 4 * index, as: UInt32.self)
-                output[4 * index] = UInt8(truncatingIfNeeded: word >> 24)
-                output[4 * index + 1] = UInt8(truncatingIfNeeded: word >> 16)
-                output[4 * index + 2] = UInt8(truncatingIfNeeded: word >> 8)
-                output[4 * index + 3] = UInt8(truncatingIfNeeded: word)
-            }
-        }
+    private func writeState(to output: UnsafeMutableRawPointer) {
+        let words = (state.0.bigEndian, state.1.bigEndian, state.2.bigEndian, state.3.bigEndian,
+                     state.4.bigEndian, state.5.bigEndian, state.6.bigEndian, state.7.bigEndian)
+        withUnsafeBytes(of: words) { output.copyMemory(from: $0.baseAddress.unsafelyUnwrapped, byteCount: 32) }
     }
 
     /// The digest of a whole message.
@@ -147,45 +138,62 @@ package struct SHA256: Sendable {
     @inline(__always)
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 &- n)) }
 
-    /// Processes one 64-byte block.
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var w = (
-            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
-            UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
-        withUnsafeMutableBytes(of: &w) { raw in
-            let words = raw.bindMemory(to: UInt32.self)
-            for index in 0..<16 {
-                let base = index * 4
-                words[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
-            }
-        }
-        var (a, b, c, d, e, f, g, h) = state
-        withUnsafeMutableBytes(of: &w) { raw in
-            let words = raw.bindMemory(to: UInt32.self)
-            Self.k.withUnsafeBufferPointer { k in
-                for round in 0..<64 {
-                    let word: UInt32
-                    if round < 16 {
-                        word = words[round]
-                    } else {
-                        let w15 = words[(round &- 15) & 15], w2 = words[(round &- 2) & 15]
-                        let s0 = Self.rotr(w15, 7) ^ Self.rotr(w15, 18) ^ (w15 >> 3)
-                        let s1 = Self.rotr(w2, 17) ^ Self.rotr(w2, 19) ^ (w2 >> 10)
-                        word = words[round & 15] &+ s0 &+ words[(round &- 7) & 15] &+ s1
-                        words[round & 15] = word
+    /// One round (FIPS 180-4 §6.2.2 step 3) written so that the eight working variables never move: the
+    /// caller names them in turn, `d` receives `d + T1` and `h` receives `T1 + T2` (the new `a`).
+    @inline(__always)
+    private static func round(
+        _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32, _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32,
+        _ kw: UInt32
+    ) {
+        let t1 = h &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ (g ^ (e & (f ^ g))) &+ kw
+        d &+= t1
+        h = t1 &+ (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) | (c & (a | b)))
+    }
+
+    /// Processes `blocks` consecutive 64-byte blocks starting at `data` (any alignment).
+    ///
+    /// The message schedule lives in 16 words on the stack, rewritten in place from round 16 on; each pass of
+    /// the loop runs eight rounds with the working variables renamed rather than moved (FIPS 180-4 §6.2.2).
+    private mutating func compress(_ data: UnsafeRawPointer, blocks: Int) {
+        var (h0, h1, h2, h3, h4, h5, h6, h7) = state
+        var schedule: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutablePointer(to: &schedule) { tuple in tuple.withMemoryRebound(to: UInt32.self, capacity: 16) { w in
+            Self.k.withUnsafeBufferPointer { constants in
+                let k = constants.baseAddress.unsafelyUnwrapped
+                for block in 0..<blocks {
+                    let bytes = data + block &* 64
+                    for index in 0..<16 {
+                        w[index] = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self))
                     }
-                    let s1 = Self.rotr(e, 6) ^ Self.rotr(e, 11) ^ Self.rotr(e, 25)
-                    let choice = (e & f) ^ (~e & g)
-                    let t1 = h &+ s1 &+ choice &+ k[round] &+ word
-                    let s0 = Self.rotr(a, 2) ^ Self.rotr(a, 13) ^ Self.rotr(a, 22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ majority
-                    h = g; g = f; f = e; e = d &+ t1
-                    d = c; c = b; b = a; a = t1 &+ t2
+                    var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
+                    var round = 0
+                    while round < 64 {
+                        if round >= 16 {
+                            for index in 0..<8 {
+                                let at = (round &+ index) & 15
+                                let w15 = w[(at &+ 1) & 15], w2 = w[(at &+ 14) & 15]
+                                let s0 = Self.rotr(w15, 7) ^ Self.rotr(w15, 18) ^ (w15 >> 3)
+                                let s1 = Self.rotr(w2, 17) ^ Self.rotr(w2, 19) ^ (w2 >> 10)
+                                w[at] = w[at] &+ s0 &+ w[(at &+ 9) & 15] &+ s1
+                            }
+                        }
+                        let at = round & 15
+                        Self.round(a, b, c, &d, e, f, g, &h, k[round] &+ w[at])
+                        Self.round(h, a, b, &c, d, e, f, &g, k[round &+ 1] &+ w[at &+ 1])
+                        Self.round(g, h, a, &b, c, d, e, &f, k[round &+ 2] &+ w[at &+ 2])
+                        Self.round(f, g, h, &a, b, c, d, &e, k[round &+ 3] &+ w[at &+ 3])
+                        Self.round(e, f, g, &h, a, b, c, &d, k[round &+ 4] &+ w[at &+ 4])
+                        Self.round(d, e, f, &g, h, a, b, &c, k[round &+ 5] &+ w[at &+ 5])
+                        Self.round(c, d, e, &f, g, h, a, &b, k[round &+ 6] &+ w[at &+ 6])
+                        Self.round(b, c, d, &e, f, g, h, &a, k[round &+ 7] &+ w[at &+ 7])
+                        round &+= 8
+                    }
+                    h0 &+= a; h1 &+= b; h2 &+= c; h3 &+= d; h4 &+= e; h5 &+= f; h6 &+= g; h7 &+= h
                 }
             }
-        }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+        } }
+        state = (h0, h1, h2, h3, h4, h5, h6, h7)
     }
 }
 
