@@ -22,6 +22,7 @@ func runBenchmarks() async -> Int32 {
     await Suites.async(options, &report)
     await PostgresBenchmarks.run(options, &report)
     await GatewayBenchmarks.run(options, &report)
+    await StoreGrowthBenchmarks.run(options, &report)
     report.finish()
     if options.enforceAllocations, !report.allocationFailures.isEmpty { return 1 }
     return report.failedTargets.isEmpty || !options.enforce ? 0 : 1
