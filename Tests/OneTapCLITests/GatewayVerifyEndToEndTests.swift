@@ -178,6 +178,15 @@ import Testing
         #expect(run.stderr == error)
     }
 
+    /// A cmcc object without appKey builds no verification: the error names what it does do, as configured.
+    @Test func cmccWithoutAppKeySaysWhatItDoes() async throws {
+        let file = try Self.cmcc("http://127.0.0.1:9/unused", appKey: false)
+        let run = try await Self.verify("cmcc", file, token: "STsid-nokey", number: "13800138000")
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr == "onetap: error: cmcc does not verify numbers as configured (it does: exchange; see 'onetap gateway check')\n", "\(run.stderr)")
+    }
+
     // MARK: Aliyun PNVS VerifyMobile
 
     @Test func aliyunPassRejectAndUnknown() async throws {
