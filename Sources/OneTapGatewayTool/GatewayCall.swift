@@ -97,25 +97,30 @@ struct GatewayCall {
         do {
             try await sender.send(message)
         } catch let error as SMSDeliveryError {
-            report(number: number, outcome: error.reason.rawValue, code: error.code)
+            // The error's message is the code's meaning, which quotes no number, code sent or secret.
+            report(number: number, outcome: error.reason.rawValue, code: error.code, meaning: error.message)
             exit(ToolExit.Code.vendorError.rawValue)
         } catch {
             ToolExit.fail(error)
         }
-        report(number: number, outcome: "sent", code: nil)
+        report(number: number, outcome: "sent", code: nil, meaning: nil)
         exit(0)
     }
 
-    private func report(number: PhoneNumber, outcome: String, code: String?) {
+    /// `sms`'s answer: the outcome, the vendor's code and its meaning (none when sent), the number masked.
+    private func report(number: PhoneNumber, outcome: String, code: String?, meaning: String?) {
         if json {
             print(object { writer in
                 writer.member("gateway", gateway)
                 writer.member("outcome", outcome)
                 writer.member("code", code)
+                writer.member("meaning", meaning)
                 writer.member("number", number.masked)
             })
         } else {
-            ToolExit.print(["gateway  \(gateway)", "outcome  \(outcome)", "code     \(code ?? "none")", "number   \(number.masked)"])
+            ToolExit.print(
+                ["gateway  \(gateway)", "outcome  \(outcome)", "code     \(code ?? "none")"] + (meaning.map { ["meaning  \($0)"] } ?? [])
+                    + ["number   \(number.masked)"])
         }
     }
 

@@ -80,25 +80,26 @@ import Testing
         Self.expectNothingSecret(json, number: "13800138000")
     }
 
-    /// The vendor answered and did not take the message: exit 1, the outcome and Aliyun's code on standard output.
+    /// The vendor answered and did not take the message: exit 1, the outcome, Aliyun's code and its meaning (issue
+    /// 22, item 7: "printing the code, its meaning and action") on standard output.
     @Test(arguments: [
-        ("13800000011", "number-rejected", "isv.MOBILE_NUMBER_ILLEGAL", "138****0011"),
-        ("13800000012", "throttled", "isv.BUSINESS_LIMIT_CONTROL", "138****0012"),
-        ("13800000013", "throttled", "isv.DAY_LIMIT_CONTROL", "138****0013"),
-        ("13800000014", "failed", "isv.OUT_OF_SERVICE", "138****0014"),
+        ("13800000011", "number-rejected", "isv.MOBILE_NUMBER_ILLEGAL", "Aliyun refuses the number (号码格式非法)", "138****0011"),
+        ("13800000012", "throttled", "isv.BUSINESS_LIMIT_CONTROL", "Aliyun's sending-frequency limit for the number was reached (触发业务流控)", "138****0012"),
+        ("13800000013", "throttled", "isv.DAY_LIMIT_CONTROL", "the account's daily sending limit set in Aliyun's console was reached (触发日发送限额)", "138****0013"),
+        ("13800000014", "failed", "isv.OUT_OF_SERVICE", "Aliyun did not take the message", "138****0014"),
     ])
-    func aliyunRefusedIsExit1(number: String, outcome: String, code: String, masked: String) async throws {
+    func aliyunRefusedIsExit1(number: String, outcome: String, code: String, meaning: String, masked: String) async throws {
         let server = try await Self.aliyunFake()
         defer { server.stop() }
         let file = try Self.aliyun(server.url("").absoluteString)
         let text = try await Self.sms("aliyun-sms", file, to: number)
         #expect(text.status == 1, "\(text.stderr)")
-        #expect(text.lines == ["gateway  aliyun-sms", "outcome  \(outcome)", "code     \(code)", "number   \(masked)"])
+        #expect(text.lines == ["gateway  aliyun-sms", "outcome  \(outcome)", "code     \(code)", "meaning  \(meaning)", "number   \(masked)"])
         #expect(text.stderr.isEmpty)
         Self.expectNothingSecret(text, number: number)
         let json = try await Self.sms("aliyun-sms", file, to: number, ["--json"])
         #expect(json.status == 1)
-        #expect(json.lines == [#"{"gateway":"aliyun-sms","outcome":"\#(outcome)","code":"\#(code)","number":"\#(masked)"}"#])
+        #expect(json.lines == [#"{"gateway":"aliyun-sms","outcome":"\#(outcome)","code":"\#(code)","meaning":"\#(meaning)","number":"\#(masked)"}"#])
         Self.expectNothingSecret(json, number: number)
     }
 
@@ -106,6 +107,7 @@ import Testing
         ("13800000003", "onetap: error: aliyun-sms: malformed answer: "),
         ("13800000004", "onetap: error: aliyun-sms: the answer's content type is 'text/html', not JSON\n"),
         ("13800000500", "onetap: error: aliyun-sms: HTTP status 500\n"),
+        ("13800000002", "onetap: error: aliyun-sms: malformed answer: the answer was cut short (the connection closed mid-body)\n"),
     ])
     func aliyunMalformedAnswerIsExit65(number: String, error: String) async throws {
         let server = try await Self.aliyunFake()
@@ -131,6 +133,21 @@ import Testing
         Self.expectNothingSecret(run, number: "13800138000")
     }
 
+    /// A short code corrupts an error line: onetap redacts the code wherever it occurs in the tool's errors, so
+    /// `--param 503` turns "HTTP status 503" into "HTTP status <redacted>". The redaction is in
+    /// Sources/OneTapCLI/Commands/GatewayCommand.swift (outside this change): a known issue until it is fixed there,
+    /// when this test reports the known issue missing and the wrapper goes.
+    @Test func aShortCodeDoesNotCorruptAnErrorLine() async throws {
+        let server = try await Self.aliyunFake()
+        defer { server.stop() }
+        let file = try Self.aliyun(server.url("").absoluteString)
+        let run = try await Binary.run(["gateway", "sms", "aliyun-sms", "--config", file, "--to", "13800000503", "--param", "503"], environment: Self.environment)
+        #expect(run.status == 65)
+        withKnownIssue("GatewayCommand redacts every occurrence of the SMS code in the tool's error lines") {
+            #expect(run.stderr == "onetap: error: aliyun-sms: HTTP status 503\n")
+        }
+    }
+
     // MARK: Tencent Cloud SMS
 
     @Test func tencentSentIsExit0() async throws {
@@ -147,29 +164,39 @@ import Testing
         #expect(json.lines == [#"{"gateway":"tencent-sms","outcome":"sent","number":"138****8000"}"#])
     }
 
-    /// Each of SendStatusSet's codes and Response.Error's the fake answers: exit 1, the outcome the help names.
+    /// Each of SendStatusSet's codes and Response.Error's the fake answers: exit 1, the outcome the help names, the
+    /// code's meaning with Tencent's RequestId (a fresh UUID each answer, shown here as X).
     @Test(arguments: [
-        ("13800000004", "number-rejected", "InvalidParameterValue.IncorrectPhoneNumber", "138****0004"),
-        ("13800000005", "number-rejected", "FailedOperation.PhoneNumberInBlacklist", "138****0005"),
-        ("13800000002", "throttled", "LimitExceeded.PhoneNumberThirtySecondLimit", "138****0002"),
-        ("13800000007", "throttled", "LimitExceeded.AppDailyLimit", "138****0007"),
-        ("13800000006", "failed", "FailedOperation.InsufficientBalanceInSmsPackage", "138****0006"),
+        ("13800000004", "number-rejected", "InvalidParameterValue.IncorrectPhoneNumber", "the number's format is wrong", "138****0004"),
+        ("13800000005", "number-rejected", "FailedOperation.PhoneNumberInBlacklist", "the number is on the do-not-disturb list (unsubscribed or the carrier's list)", "138****0005"),
+        ("13800000002", "throttled", "LimitExceeded.PhoneNumberThirtySecondLimit", "the number's 30-second limit was reached", "138****0002"),
+        ("13800000007", "throttled", "LimitExceeded.AppDailyLimit", "the application's daily limit was reached", "138****0007"),
+        ("13800000006", "failed", "FailedOperation.InsufficientBalanceInSmsPackage", "the SMS package's balance is used up", "138****0006"),
     ])
-    func tencentRefusedIsExit1(number: String, outcome: String, code: String, masked: String) async throws {
+    func tencentRefusedIsExit1(number: String, outcome: String, code: String, meaning: String, masked: String) async throws {
         let server = try await Self.tencentFake()
         defer { server.stop() }
         let file = try Self.tencent(server.url("/").absoluteString)
         let json = try await Self.sms("tencent-sms", file, to: number, ["--json"])
         #expect(json.status == 1, "\(json.stderr)")
-        #expect(json.lines == [#"{"gateway":"tencent-sms","outcome":"\#(outcome)","code":"\#(code)","number":"\#(masked)"}"#])
+        #expect(json.lines.map(Self.requestIDAsX) == [#"{"gateway":"tencent-sms","outcome":"\#(outcome)","code":"\#(code)","meaning":"\#(meaning) (RequestId X)","number":"\#(masked)"}"#])
         #expect(json.stderr.isEmpty)
         Self.expectNothingSecret(json, number: number)
+        let text = try await Self.sms("tencent-sms", file, to: number)
+        #expect(text.status == 1)
+        #expect(text.lines.map(Self.requestIDAsX) == ["gateway  tencent-sms", "outcome  \(outcome)", "code     \(code)", "meaning  \(meaning) (RequestId X)", "number   \(masked)"])
+    }
+
+    /// `RequestId 6f0c…-…` as `RequestId X`.
+    static func requestIDAsX(_ line: String) -> String {
+        line.replacing(/RequestId [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/, with: "RequestId X")
     }
 
     @Test(arguments: [
         ("13900000004", "onetap: error: tencent-sms: malformed answer: "),
         ("13900000005", "onetap: error: tencent-sms: the answer's content type is 'text/html', not JSON\n"),
         ("13900000002", "onetap: error: tencent-sms: HTTP status 500\n"),
+        ("13900000003", "onetap: error: tencent-sms: malformed answer: the answer was cut short (the connection closed mid-body)\n"),
     ])
     func tencentMalformedAnswerIsExit65(number: String, error: String) async throws {
         let server = try await Self.tencentFake()

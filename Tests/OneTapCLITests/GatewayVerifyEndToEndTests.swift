@@ -124,6 +124,7 @@ import Testing
         ("malformed-", "onetap: error: cmcc: malformed answer: "),
         ("html-", "onetap: error: cmcc: the answer's content type is 'text/html', not JSON\n"),
         ("status-503-", "onetap: error: cmcc: HTTP status 503\n"),
+        ("truncated-", "onetap: error: cmcc: malformed answer: the answer was cut short (the connection closed mid-body)\n"),
     ])
     func cmccMalformedAnswerIsExit65(prefix: String, error: String) async throws {
         let server = try await Self.cmccFake()
@@ -231,6 +232,7 @@ import Testing
         ("malformed-", "onetap: error: aliyun-pnvs: malformed answer: "),
         ("html-", "onetap: error: aliyun-pnvs: the answer's content type is 'text/html', not JSON\n"),
         ("status-500-", "onetap: error: aliyun-pnvs: HTTP status 500\n"),
+        ("truncated-", "onetap: error: aliyun-pnvs: malformed answer: the answer was cut short (the connection closed mid-body)\n"),
     ])
     func aliyunMalformedAnswerIsExit65(prefix: String, error: String) async throws {
         let server = try await Self.aliyunFake()
