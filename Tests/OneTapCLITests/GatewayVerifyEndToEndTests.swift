@@ -165,6 +165,32 @@ import Testing
         #expect(!run.stderr.contains("STsid0000001517196594066OHmZv"))
     }
 
+    /// onetap-gateway run by hand (it is on the PATH beside onetap) refuses a token on its command line too, without
+    /// repeating it: an unexpected argument is named by its option only, an operand not at all.
+    @Test(arguments: [
+        (["--token=STsid0000001517196594066OHmZv"], "onetap: error: onetap-gateway is run by 'onetap gateway'; unexpected --token=… (see 'onetap gateway --help')\n"),
+        (["--token", "STsid0000001517196594066OHmZv"], "onetap: error: onetap-gateway is run by 'onetap gateway'; unexpected --token (see 'onetap gateway --help')\n"),
+        (["STsid0000001517196594066OHmZv"], "onetap: error: onetap-gateway is run by 'onetap gateway'; unexpected operand (see 'onetap gateway --help')\n"),
+    ])
+    func theToolRefusesATokenWithoutRepeatingIt(token: [String], error: String) async throws {
+        let file = try Self.cmcc("http://127.0.0.1:9/unused")
+        let run = try await Binary.run(
+            ["verify", "cmcc", "--config", file, "--number", "13800138000"] + token, environment: Self.environment, executable: "onetap-gateway")
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr == error, "\(run.stderr)")
+        #expect(!run.stderr.contains("STsid0000001517196594066OHmZv"))
+    }
+
+    /// cmcc takes mobile tokens only: another --flow is exit 64 before anything is sent.
+    @Test func cmccRefusesAnotherCarriersFlow() async throws {
+        let file = try Self.cmcc("http://127.0.0.1:9/unused")
+        let run = try await Self.verify("cmcc", file, token: "STsid-flow", number: "13800138000", ["--flow", "unicom"])
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr == "onetap: error: cmcc takes mobile tokens only; --flow unicom is for the aggregators (aliyun-pnvs, jverification, shanyan, yidun)\n")
+    }
+
     /// No token on standard input, no --number, a number that is not 11 digits: exit 64 before any call.
     @Test(arguments: [
         (["--token", "-", "--number", "13800138000"], "", "onetap: error: --token - reads the token from standard input, which held none (see 'onetap gateway --help')\n"),
