@@ -285,4 +285,36 @@ import Testing
         #expect(run.stderr.hasPrefix("onetap: error: aliyun-pnvs: not sent (the connection was refused)"), "\(run.stderr)")
         Self.expectNothingSecret(run, token: token)
     }
+
+    // MARK: JVerification verify
+
+    /// 9000 (verify consistent) pass, 9001 reject, 9002 unknown, 9003 (an expired token) the documented error: the code
+    /// as JiGuang answered it, exit 0 only on pass; the masterSecret in no output.
+    @Test(arguments: [
+        ("tok-", "13800138000", Int32(0), "9000", "pass", "138****8000"),
+        ("tok-", "13900139000", Int32(1), "9001", "reject", "139****9000"),
+        ("unknown-", "13800138000", Int32(1), "9002", "unknown", "138****8000"),
+        ("expired-", "13800138000", Int32(1), "9003", "unknown", "138****8000"),
+    ])
+    func jverificationVerdicts(prefix: String, number: String, status: Int32, code: String, verdict: String, masked: String) async throws {
+        let server = try await FakeServer.start("jverification_rest_api.py", arguments: [
+            "--app-key", "7d431e42", "--master-secret", "jv-master-secret", "--public-key", FakeServer.fakes.appendingPathComponent("keys/app-public.pem").path,
+            "--number", "13800138000",
+        ])
+        defer { server.stop() }
+        let key = FakeServer.fakes.appendingPathComponent("keys/app-private-pkcs8.pem").path
+        let file = try GatewayEndToEndTests.config(#"""
+            {"jverification": {"appKey": "7d431e42", "masterSecret": {"env": "JV_SECRET"}, "privateKey": {"file": "\#(key)"},
+                               "url": "\#(server.url("/v1/web/loginTokenVerify").absoluteString)", "verifyUrl": "\#(server.url("/v1/web/verify").absoluteString)"}}
+            """#)
+        let token = prefix + UUID().uuidString
+        let run = try await Binary.run(
+            ["gateway", "verify", "jverification", "--config", file, "--token", "-", "--number", number, "--json"], stdin: Array((token + "\n").utf8),
+            environment: ["JV_SECRET": "jv-master-secret"])
+        #expect(run.status == status, "\(run.stderr)")
+        #expect(run.lines == [#"{"gateway":"jverification","flow":"mobile","code":"\#(code)","verdict":"\#(verdict)","number":"\#(masked)"}"#])
+        #expect(run.stderr.isEmpty)
+        Self.expectNothingSecret(run, token: token, number: number)
+        #expect(!run.stdout.contains("jv-master-secret") && !run.stderr.contains("jv-master-secret"))
+    }
 }
