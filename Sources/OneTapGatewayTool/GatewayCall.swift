@@ -7,7 +7,8 @@ import OneTapSupport
 struct GatewayCall {
     let gateway: String
     let built: BuiltGateway
-    let does: [GatewayCapability]
+    /// What the gateway's registration can do (what `built` does is `built.roles`: cmcc verifies only with `appKey`).
+    let can: [GatewayCapability]
     let json: Bool
     /// The flow `--flow` named, if any.
     let flow: LoginFlow?
@@ -21,9 +22,14 @@ struct GatewayCall {
         return flow
     }
 
-    /// A usage error: the gateway does not do this.
-    private func doesNot(_ action: String) -> Never {
-        ToolExit.fail("\(gateway) does not \(action) (it does: \(does.map(\.rawValue).joined(separator: ", ")))", .usage)
+    /// A usage error: the gateway, as its object configures it, does not do this; when another configuration of it
+    /// would (cmcc verifies with `appKey`), the message says so.
+    private func doesNot(_ action: String, _ capability: GatewayCapability) -> Never {
+        let does = built.roles.map(\.rawValue).joined(separator: ", ")
+        if can.contains(capability) {
+            ToolExit.fail("\(gateway) does not \(action) as configured (it does: \(does); see 'onetap gateway check')", .usage)
+        }
+        ToolExit.fail("\(gateway) does not \(action) (it does: \(does))", .usage)
     }
 
     func sign(_ fields: [String: String]) async {
@@ -44,7 +50,7 @@ struct GatewayCall {
     }
 
     func exchange(_ token: Secret) async {
-        guard let (provider, own) = built.exchange else { doesNot("exchange") }
+        guard let (provider, own) = built.exchange else { doesNot("exchange", .exchange) }
         let flow = flow(own)
         let response: ExchangeResponse
         do { response = try await provider.exchange(CarrierCredential(flow: flow, token: token)) } catch { ToolExit.fail(error) }
@@ -68,7 +74,7 @@ struct GatewayCall {
     }
 
     func verify(_ token: Secret, number: PhoneNumber?) async {
-        guard let (provider, own) = built.verification else { doesNot("verify numbers") }
+        guard let (provider, own) = built.verification else { doesNot("verify numbers", .verify) }
         let flow = flow(own)
         guard let number else { ToolExit.fail("onetap gateway verify needs --number N", .usage) }
         let response: NumberVerificationResponse
@@ -85,31 +91,36 @@ struct GatewayCall {
     }
 
     func sms(to number: PhoneNumber?, code: Secret) async {
-        guard let sender = built.sms else { doesNot("send SMS") }
+        guard let sender = built.sms else { doesNot("send SMS", .sms) }
         guard let number else { ToolExit.fail("onetap gateway sms needs --to N", .usage) }
         let message = SMSMessage(number: number, code: code, expiresAt: SystemClock().now().addingTimeInterval(300), session: nil)
         do {
             try await sender.send(message)
         } catch let error as SMSDeliveryError {
-            report(number: number, outcome: error.reason.rawValue, code: error.code)
+            // The error's message is the code's meaning, which quotes no number, code sent or secret.
+            report(number: number, outcome: error.reason.rawValue, code: error.code, meaning: error.message)
             exit(ToolExit.Code.vendorError.rawValue)
         } catch {
             ToolExit.fail(error)
         }
-        report(number: number, outcome: "sent", code: nil)
+        report(number: number, outcome: "sent", code: nil, meaning: nil)
         exit(0)
     }
 
-    private func report(number: PhoneNumber, outcome: String, code: String?) {
+    /// `sms`'s answer: the outcome, the vendor's code and its meaning (none when sent), the number masked.
+    private func report(number: PhoneNumber, outcome: String, code: String?, meaning: String?) {
         if json {
             print(object { writer in
                 writer.member("gateway", gateway)
                 writer.member("outcome", outcome)
                 writer.member("code", code)
+                writer.member("meaning", meaning)
                 writer.member("number", number.masked)
             })
         } else {
-            ToolExit.print(["gateway  \(gateway)", "outcome  \(outcome)", "code     \(code ?? "none")", "number   \(number.masked)"])
+            ToolExit.print(
+                ["gateway  \(gateway)", "outcome  \(outcome)", "code     \(code ?? "none")"] + (meaning.map { ["meaning  \($0)"] } ?? [])
+                    + ["number   \(number.masked)"])
         }
     }
 

@@ -40,7 +40,10 @@ struct ToolRequest {
             case "--flow" where !rest.isEmpty:
                 guard let flow = LoginFlow(rawValue: rest.popFirst() ?? ""), flow.isOneTap else { ToolExit.fail("--flow takes mobile, tianyi or unicom", .usage) }
                 request.flow = flow
-            default: ToolExit.fail("onetap-gateway is run by 'onetap gateway'; unexpected \(argument) (see 'onetap gateway --help')", .usage)
+            default:
+                // Never quoted whole: it may be a token written where `--token -` belongs (`--token=…`, an operand).
+                let named = !argument.hasPrefix("--") ? "operand" : argument.contains("=") ? "\(argument.prefix { $0 != "=" })=…" : argument
+                ToolExit.fail("onetap-gateway is run by 'onetap gateway'; unexpected \(named) (see 'onetap gateway --help')", .usage)
             }
         }
         guard !request.config.isEmpty else { ToolExit.fail("onetap gateway \(action) needs --config FILE", .usage) }

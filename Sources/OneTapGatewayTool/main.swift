@@ -40,7 +40,7 @@ do {
 } catch {
     ToolExit.fail("\(error) (see 'onetap gateway check')", .config)
 }
-let call = GatewayCall(gateway: request.gateway, built: built, does: registration.capabilities, json: request.json, flow: request.flow)
+let call = GatewayCall(gateway: request.gateway, built: built, can: registration.capabilities, json: request.json, flow: request.flow)
 switch request.action {
 case "sign": await call.sign(request.fields)
 case "exchange": await call.exchange(ToolExit.secretLine("--token"))
