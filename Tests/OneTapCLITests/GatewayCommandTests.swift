@@ -83,4 +83,16 @@ import Testing
         #expect(code == .usage)
         #expect(io.errors == ["onetap: error: --token - reads the token from standard input, which held none (see 'onetap gateway --help')"])
     }
+
+    /// Whole occurrences are hidden, parts of longer words and numbers are not (values written here by hand).
+    @Test(arguments: [
+        ("503", "HTTP status 503", "HTTP status <redacted>"),
+        ("50", "HTTP status 503", "HTTP status 503"),
+        ("482913", "code 482913, again 482913.", "code <redacted>, again <redacted>."),
+        ("4829", "id x4829 and 4829y and (4829)", "id x4829 and 4829y and (<redacted>)"),
+        ("tok-en", "tok-en", "<redacted>"),
+    ])
+    func redactionHidesWholeOccurrences(secret: String, line: String, expected: String) {
+        #expect(GatewayCommand.redacting(secret, in: line) == expected)
+    }
 }

@@ -207,13 +207,20 @@ import Testing
         let file = try Self.config(Self.cmcc(server.url(Self.path).absoluteString))
         let token = "slow-" + UUID().uuidString
         async let run = Binary.run(["gateway", "exchange", "cmcc", "--config", file, "--token", "-"], stdin: Array((token + "\n").utf8), environment: Self.environment)
-        try await Task.sleep(for: .milliseconds(1500))
-        let commandLines = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry -> String? in
-            guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
-            return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        // Once started the tool lives at least the fake's 3 s, so looking every 100 ms finds it however slowly a
+        // loaded machine starts it; every look checks that no command line holds the token.
+        var sawTheTool = false
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !sawTheTool, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            let commandLines = try FileManager.default.contentsOfDirectory(atPath: "/proc").compactMap { entry -> String? in
+                guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+                return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+            }
+            sawTheTool = commandLines.contains { $0.contains("onetap-gateway exchange cmcc --config \(file) --token -") }
+            #expect(!commandLines.contains { $0.contains(token) })
         }
-        #expect(commandLines.contains { $0.contains("onetap-gateway exchange cmcc --config \(file) --token -") }, "the tool was not running")
-        #expect(!commandLines.contains { $0.contains(token) })
+        #expect(sawTheTool, "the tool was not seen running within 20 s")
         let finished = try await run
         #expect(finished.status == 0, "\(finished.stderr)")
         #expect(!finished.stdout.contains(token))

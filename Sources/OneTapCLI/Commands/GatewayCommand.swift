@@ -42,10 +42,12 @@ enum GatewayCommand: CommandDescription {
         onetap passes it to onetap-gateway on its standard input too, and nothing prints it.
         exchange prints the code, its action and meaning from Data/exchange-codes.csv for that
         gateway, and the number masked (138****8000); JSON fields: gateway, flow, code, action,
-        alert, meaning, meaningZh, number (absent when the answer has none). verify prints code, verdict (pass, reject, unknown) and the
-        number masked. sms is a test send: --to gets the template with --param as its code (the
-        value the template's code placeholder gets: use a test code, never one a user must type);
-        it prints the outcome (sent, number-rejected, throttled, failed) and the vendor's code.
+        alert, meaning, meaningZh, number (absent when the answer has none). verify prints code, verdict
+        (pass, reject, unknown) and the number masked; JSON fields: gateway, flow, code, verdict, number.
+        sms is a test send: --to gets the template with --param as its code (the value the template's
+        code placeholder gets: use a test code, never one a user must type); it prints the outcome
+        (sent, number-rejected, throttled, failed), the vendor's code and its meaning, and the number
+        masked; JSON fields: gateway, outcome, code and meaning (absent when sent), number.
         --flow (exchange, verify) names the carrier whose SIM made the token: mobile, tianyi or
         unicom. The aggregators (aliyun-pnvs, jverification, shanyan, yidun) take all three (mobile
         when --flow is absent) and their code is read from that flow's rows; cmcc takes mobile
@@ -160,7 +162,28 @@ enum GatewayCommand: CommandDescription {
         let input = Data(secret.map { $0 + "\n" }?.utf8 ?? "".utf8)
         return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in
             guard let secret, !secret.isEmpty else { return line }
-            return line.replacingOccurrences(of: secret, with: "<redacted>")
+            return redacting(secret, in: line)
         }
+    }
+
+    /// `line` with each whole occurrence of `secret` replaced by `<redacted>`: one that no letter or digit touches
+    /// on either side, so a short SMS code (`503`) hides where it stands alone and leaves "HTTP status 5031" or a
+    /// longer number alone (the tool never prints the code inside another word or number).
+    /// - Parameters:
+    ///   - secret: The token or code (not empty).
+    ///   - line: A line the tool printed.
+    /// - Returns: The line, redacted.
+    static func redacting(_ secret: String, in line: String) -> String {
+        var out = ""
+        var rest = line[...]
+        while let found = rest.range(of: secret) {
+            let before = found.lowerBound > line.startIndex ? line[line.index(before: found.lowerBound)] : nil
+            let after = found.upperBound < line.endIndex ? line[found.upperBound] : nil
+            let whole = ![before, after].contains { $0.map { $0.isLetter || $0.isNumber } ?? false }
+            out += rest[..<found.lowerBound]
+            out += whole ? "<redacted>" : String(line[found])
+            rest = line[found.upperBound...]
+        }
+        return out + rest
     }
 }

@@ -84,4 +84,22 @@ import Testing
         let error = #expect(throws: TableError.self) { try LoginGate(csv: Self.header + bad.rows, file: "policy.csv") }
         #expect(error.map { "\($0)".hasPrefix(bad.message) } == true, "\(String(describing: error))")
     }
+
+    /// A table of many actions (the fixed index past a few probes): each id finds its own row, and ids that are
+    /// prefixes, extensions, other cases or other scripts of listed ones, the empty text and `*` itself fall to the
+    /// default. Written from the rule (exact ids), not from the index.
+    @Test func manyActionsEachFindTheirOwnRowAndNearMissesTheDefault() throws {
+        let ids = (0..<300).map { "action-\($0)" } + ["a", "ab", "abc", "b"]
+        let rows = ids.enumerated().map { index, id in index.isMultiple(of: 2) ? "\(id),guest,,,row \(index)\n" : "\(id),account,登录,Log in,row \(index)\n" }
+        let gate = try LoginGate(csv: Self.header + Self.star + rows.joined(), file: "many.csv")
+        for (index, id) in ids.enumerated() {
+            let rule = gate.decide(id, for: Self.guest).rule
+            #expect(rule.action == id && !rule.isDefault && rule.source == "row \(index)", "\(id)")
+        }
+        for nearMiss in ["action-", "action-3000", "action-0299", "Action-1", "action-1 ", "ａ", "", "*", "abcd", "action-\u{0}1"] {
+            #expect(gate.decide(nearMiss, for: Self.guest).rule.isDefault, "\(nearMiss.debugDescription)")
+        }
+        // "action-2", "action-29" and "action-299" are each their own row.
+        #expect(["action-2", "action-29", "action-299"].map { gate.decide($0, for: Self.guest).rule.source } == ["row 2", "row 29", "row 299"])
+    }
 }
