@@ -37,6 +37,6 @@ public struct AliyunPNVSConfiguration: Sendable, CustomStringConvertible {
     /// `aliyun-pnvs accessKeyId LTAI…, dypnsapi.aliyuncs.com, version 2017-05-25`: the endpoint's host and port only,
     /// never the secret.
     public var description: String {
-        "aliyun-pnvs accessKeyId \(accessKeyID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? ""), version \(version)"
+        "aliyun-pnvs accessKeyId \(accessKeyID), \(url.hostAndPort), version \(version)"
     }
 }

@@ -43,7 +43,5 @@ public struct AliyunSMSConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `aliyun-sms accessKeyId LTAI…, template SMS_1 (code), dysmsapi.aliyuncs.com`: never the secret.
-    public var description: String {
-        "aliyun-sms accessKeyId \(accessKeyID), template \(templateCode) (\(templateParamName)), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")"
-    }
+    public var description: String { summary("aliyun-sms accessKeyId \(accessKeyID), template \(templateCode) (\(templateParamName))") }
 }

@@ -86,6 +86,6 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
         case .md5: mode = "MD5 sign"
         case .rsa(_, let msisdnKey, let digest, let encoding): mode = "RSA sign (\(digest.rawValue), \(encoding.rawValue)\(msisdnKey == nil ? "" : ", a second key for msisdn"))"
         }
-        return "cmcc appid \(appID), \(mode), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
+        return summary("cmcc appid \(appID), \(mode)")
     }
 }

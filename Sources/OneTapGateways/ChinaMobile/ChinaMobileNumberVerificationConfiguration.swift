@@ -46,7 +46,5 @@ public struct ChinaMobileNumberVerificationConfiguration: Sendable, CustomString
 
     /// `cmcc appid 300011111111, HMAC-SHA256 sign, www.cmpassport.com/openapi/rs/tokenValidate`: the URL's host and path
     /// only, never the appkey.
-    public var description: String {
-        "cmcc appid \(appID), HMAC-SHA256 sign, \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("cmcc appid \(appID), HMAC-SHA256 sign") }
 }

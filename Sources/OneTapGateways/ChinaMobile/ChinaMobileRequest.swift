@@ -68,10 +68,8 @@ package enum ChinaMobileSigner: Sendable {
         let gateway = ChinaMobileTokenExchange.name
         switch signing {
         case .md5(let secret):
-            guard !secret.isEmpty else { throw GatewayError(gateway: gateway, .misconfigured("appSecret is empty: set it to the APPSecret of the app in China Mobile's developer community")) }
-            guard secret.reveal() == secret.reveal().trimmingCharacters(in: .whitespacesAndNewlines) else {
-                throw GatewayError(gateway: gateway, .misconfigured("appSecret begins or ends with white space (a 103101 sign error): remove it"))
-            }
+            try CredentialCheck.trimmed(
+                secret, "appSecret", setTo: "the APPSecret of the app in China Mobile's developer community", padded: "a 103101 sign error", gateway: gateway)
             self = .md5(secret)
         case .rsa(let signingKey, let msisdnKey, let digest, let encoding):
             let signer: RSAPrivateKey, decrypter: RSAPrivateKey

@@ -33,7 +33,5 @@ public struct GeeTestConfiguration: Sendable, CustomStringConvertible {
 
     /// `geetest captcha_id 647f5ed2…, gcaptcha4.geetest.com/validate`: never the key, the URL's user, password or
     /// query.
-    public var description: String {
-        "geetest captcha_id \(captchaID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("geetest captcha_id \(captchaID)") }
 }

@@ -43,7 +43,5 @@ public struct JVerificationConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `jverification appKey 7d431e42…, api.verification.jpush.cn/v1/web/loginTokenVerify`: never a secret or key.
-    public var description: String {
-        "jverification appKey \(appKey), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("jverification appKey \(appKey)") }
 }

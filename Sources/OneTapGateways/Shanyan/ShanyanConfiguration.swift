@@ -43,7 +43,5 @@ public struct ShanyanConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `shanyan appId ZQZSp7C0, AES, api.253.com/open/flashsdk/mobile-query`: never a secret or key.
-    public var description: String {
-        "shanyan appId \(appID), \(privateKey == nil ? "AES" : "RSA"), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("shanyan appId \(appID), \(privateKey == nil ? "AES" : "RSA")") }
 }

@@ -40,7 +40,5 @@ public struct TencentCaptchaConfiguration: Sendable, CustomStringConvertible {
 
     /// `tencent-captcha CaptchaAppId 199999164, captcha.tencentcloudapi.com/`: never a key, the URL's user, password
     /// or query.
-    public var description: String {
-        "tencent-captcha CaptchaAppId \(captchaAppID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("tencent-captcha CaptchaAppId \(captchaAppID)") }
 }

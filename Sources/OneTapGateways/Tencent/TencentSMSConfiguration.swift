@@ -59,7 +59,5 @@ public struct TencentSMSConfiguration: Sendable, CustomStringConvertible {
 
     /// `tencent-sms SdkAppId 1400006666, template 1110, ap-guangzhou, sms.tencentcloudapi.com/`: never the key, the
     /// URL's user, password or query.
-    public var description: String {
-        "tencent-sms SdkAppId \(sdkAppID), template \(templateID), \(region), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("tencent-sms SdkAppId \(sdkAppID), template \(templateID), \(region)") }
 }

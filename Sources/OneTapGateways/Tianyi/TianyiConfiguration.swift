@@ -74,7 +74,5 @@ public struct TianyiConfiguration: Sendable, CustomStringConvertible {
 
     /// `tianyi appId 8013818507, XXTEA paras, HMAC-SHA1, open.e.189.cn/api/oauth2/account/userInfo.do`: the URL's host
     /// and path only, never a secret.
-    public var description: String {
-        "tianyi appId \(appID), \(mode.rawValue), \(signDigest.rawValue)\(signSecret == nil ? "" : " with a sign secret"), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("tianyi appId \(appID), \(mode.rawValue), \(signDigest.rawValue)\(signSecret == nil ? "" : " with a sign secret")") }
 }

@@ -44,7 +44,5 @@ public struct YidunConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `yidun secretId 3f2a…, businessId 8c1d…, ye.dun.163yun.com/v1/oneclick/check`: never a secret.
-    public var description: String {
-        "yidun secretId \(secretID), businessId \(businessID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("yidun secretId \(secretID), businessId \(businessID)") }
 }
