@@ -3,7 +3,7 @@ import OneTap
 import OneTapSupport
 
 /// What the aggregators' gateways share: the flows they serve, the rule that a failure before sending is not a
-/// spent token, and the reading of numbers and RSA-encrypted numbers from their answers.
+/// spent token, and the decryption of RSA-encrypted numbers in their answers.
 package enum AggregatorCall {
     /// Refuses a credential of a flow the gateway is not configured to serve (or SMS): nothing is sent.
     /// - Parameters:
@@ -46,21 +46,6 @@ package enum AggregatorCall {
     ) async throws -> NumberVerificationResponse {
         try check(credential, serves: flows, gateway: gateway)
         return try await SentOnce.run { try await call(credential.token).verificationResponse }
-    }
-
-    /// Decrypted or plain text as a mainland mobile number.
-    /// - Parameters:
-    ///   - text: The text.
-    ///   - field: The member it came from, for the error.
-    ///   - gateway: The gateway's name.
-    /// - Returns: The number.
-    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` (never quoting the text).
-    package static func phoneNumber(_ text: String, field: String, gateway: String) throws(GatewayError) -> PhoneNumber {
-        do {
-            return try PhoneNumber(text)
-        } catch {
-            throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is not a mainland mobile number"))
-        }
     }
 
     /// Decrypts a number RSA-encrypted (PKCS#1 v1.5) to the app's public key: Base64 or hexadecimal, one block or

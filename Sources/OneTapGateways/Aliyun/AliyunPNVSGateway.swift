@@ -57,11 +57,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
         guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
         }
-        do {
-            return ExchangeResponse(code: answer.code, phoneNumber: try PhoneNumber(mobile))
-        } catch {
-            throw GatewayError(gateway: Self.name, .malformedBody("GetMobileResultDTO.Mobile is not a mainland mobile number"))
-        }
+        return ExchangeResponse(code: answer.code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: Self.name, label: "GetMobileResultDTO.Mobile"))
     }
 
     /// Asks whether a number is the SIM's own (`VerifyMobile`).

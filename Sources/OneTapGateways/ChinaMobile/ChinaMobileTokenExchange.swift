@@ -114,10 +114,6 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
                 throw GatewayError(gateway: Self.name, .malformedBody("msisdn does not decrypt with msisdnKey (\(error.reason))"))
             }
         }
-        do {
-            return try PhoneNumber(text)
-        } catch {
-            throw GatewayError(gateway: Self.name, .malformedBody("msisdn is not a mainland mobile number"))
-        }
+        return try GatewayAnswer.phoneNumber(text, gateway: Self.name, label: "msisdn")
     }
 }

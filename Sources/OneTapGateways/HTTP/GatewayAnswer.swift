@@ -78,6 +78,21 @@ package enum GatewayAnswer {
         }
     }
 
+    /// A member's text (plain, or as decrypted) as a mainland mobile number.
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - gateway: The gateway's name, for errors.
+    ///   - label: How the error names the member (`'phone'`, `GetMobileResultDTO.Mobile`).
+    /// - Returns: The number.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` `<label> is not a mainland mobile number`, never quoting the text.
+    package static func phoneNumber(_ text: String, gateway: String, label: String) throws(GatewayError) -> PhoneNumber {
+        do {
+            return try PhoneNumber(text)
+        } catch {
+            throw GatewayError(gateway: gateway, .malformedBody("\(label) is not a mainland mobile number"))
+        }
+    }
+
     /// An object member (`data`, `header`), if present.
     /// - Parameters:
     ///   - object: The answer's members.

@@ -91,7 +91,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
             throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
         }
         let plain = try AggregatorCall.rsaDecrypt(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
-        let number = try AggregatorCall.phoneNumber(plain, field: "phone", gateway: Self.name)
+        let number = try GatewayAnswer.phoneNumber(plain, gateway: Self.name, label: "'phone'")
         return AggregatorAnswer(gateway: Self.name, code: answer.code, phoneNumber: number, serial: answer.serial)
     }
 

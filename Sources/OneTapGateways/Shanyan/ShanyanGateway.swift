@@ -87,7 +87,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         let plain = try key.map { key throws(GatewayError) in
             try AggregatorCall.rsaDecrypt(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
         } ?? signer.decryptAES(mobileName)
-        let number = try AggregatorCall.phoneNumber(plain, field: "mobileName", gateway: Self.name)
+        let number = try GatewayAnswer.phoneNumber(plain, gateway: Self.name, label: "'mobileName'")
         return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: try tradeNo(data))
     }
 

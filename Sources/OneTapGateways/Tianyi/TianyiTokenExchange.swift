@@ -80,10 +80,6 @@ public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConve
         guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
             throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
         }
-        do {
-            return ExchangeResponse(code: code, phoneNumber: try PhoneNumber(mobile))
-        } catch {
-            throw GatewayError(gateway: name, .malformedBody("mobileName is not a mainland mobile number"))
-        }
+        return ExchangeResponse(code: code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: name, label: "mobileName"))
     }
 }

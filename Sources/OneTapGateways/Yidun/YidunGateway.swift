@@ -82,7 +82,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
         let (code, data) = try await post(configuration.url, tokens, phone: nil)
         guard code == "200" else { return AggregatorAnswer(gateway: Self.name, code: code) }
         if let phone = try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "phone", gateway: Self.name) }), !phone.isEmpty {
-            return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try AggregatorCall.phoneNumber(phone, field: "phone", gateway: Self.name))
+            return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try GatewayAnswer.phoneNumber(phone, gateway: Self.name, label: "'phone'"))
         }
         guard let data else { throw GatewayError(gateway: Self.name, .malformedBody("200 without data")) }
         return AggregatorAnswer(gateway: Self.name, code: try GatewayAnswer.code(data, "resultCode", gateway: Self.name))
