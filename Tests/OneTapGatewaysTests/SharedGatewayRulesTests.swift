@@ -68,9 +68,10 @@ import Testing
         var configuration = GeeTestConfiguration(captchaID: "647f5ed2ed8acb4be36784e01556bb71", captchaKey: Secret("k"))
         configuration.url = try #require(URL(string: "https://user:pw@127.0.0.1:8443/validate?x=1"))
         configuration.timeout = .seconds(2)
-        configuration.maximumResponseBytes = 100
         let request = configuration.post(gateway: "geetest", headers: [FormEncoding.contentType], body: [1])
-        #expect(request.method == "POST" && request.url == configuration.url && request.timeout == .seconds(2) && request.maximumResponseBytes == 100)
+        // One bound for every gateway's answer: 16 KiB (16 × 1024).
+        #expect(request.method == "POST" && request.url == configuration.url && request.timeout == .seconds(2) && request.maximumResponseBytes == 16_384)
+        #expect(GatewayAnswer.maximumBytes == 16_384)
         #expect(request.header("content-type") == "application/x-www-form-urlencoded")
         #expect(configuration.description == "geetest captcha_id 647f5ed2ed8acb4be36784e01556bb71, 127.0.0.1:8443/validate")
         let other = try #require(URL(string: "https://example.invalid/other"))

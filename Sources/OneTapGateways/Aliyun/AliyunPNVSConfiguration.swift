@@ -22,8 +22,6 @@ public struct AliyunPNVSConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(6)
     /// The answer's accepted content types: `application/json` (parameters such as `;charset=utf-8` accepted).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

@@ -66,8 +66,6 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the document names the request's, not
     /// the answer's).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

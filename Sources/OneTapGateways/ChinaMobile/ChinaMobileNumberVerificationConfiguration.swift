@@ -32,8 +32,6 @@ public struct ChinaMobileNumberVerificationConfiguration: Sendable, CustomString
     public var timestampUTCOffset: Duration = .seconds(8 * 3600)
     /// The answer's accepted content types: `application/json` unless set (the document names the request's only).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

@@ -19,8 +19,6 @@ public struct GeeTestConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(3)
     /// The answer's accepted content types: `application/json` unless set (the document says the answer is JSON).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

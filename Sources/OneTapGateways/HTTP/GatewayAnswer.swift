@@ -4,6 +4,10 @@ import OneTap
 /// Judges a gateway's HTTP answer before its fields are read: the status, the content type and the JSON, each
 /// failure a ``GatewayError`` naming the gateway and what was wrong, never the body.
 package enum GatewayAnswer {
+    /// The longest answer body any gateway accepts: 16 KiB. Every vendor's answer is a small JSON object (a code, a
+    /// number, an id); a longer body is an error page or worse, and is cut off unread.
+    package static let maximumBytes = 16_384
+
     /// The JSON object an answer holds.
     /// - Parameters:
     ///   - response: The answer.

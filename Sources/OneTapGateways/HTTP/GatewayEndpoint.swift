@@ -10,12 +10,11 @@ package protocol GatewayEndpoint: Sendable {
     var timeout: Duration { get }
     /// The answer's accepted content types.
     var contentTypes: [String] { get }
-    /// The longest answer body accepted.
-    var maximumResponseBytes: Int { get }
 }
 
 extension GatewayEndpoint {
-    /// A POST to the endpoint (or to `url`), with the configuration's time-out and answer bound.
+    /// A POST to the endpoint (or to `url`), with the configuration's time-out and the answers' one bound
+    /// (``GatewayAnswer/maximumBytes``).
     /// - Parameters:
     ///   - gateway: The gateway's name, for errors.
     ///   - url: Where it goes: ``url`` unless given.
@@ -25,7 +24,7 @@ extension GatewayEndpoint {
     package func post(gateway: String, to url: URL? = nil, headers: [HTTPHeader], body: [UInt8] = []) -> HTTPRequest {
         HTTPRequest(
             gateway: gateway, method: "POST", url: url ?? self.url, headers: headers, body: body, timeout: timeout,
-            maximumResponseBytes: maximumResponseBytes)
+            maximumResponseBytes: GatewayAnswer.maximumBytes)
     }
 
     /// A configuration's description: what identifies it, then the endpoint's host, port and path, never the URL's

@@ -28,8 +28,6 @@ public struct JVerificationConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the documents show JSON answers and
     /// name no content type).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

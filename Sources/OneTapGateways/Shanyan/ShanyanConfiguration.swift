@@ -30,8 +30,6 @@ public struct ShanyanConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(6)
     /// The answer's accepted content types: `application/json`, as the document says.
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

@@ -22,8 +22,6 @@ public struct TencentCaptchaConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(3)
     /// The answer's accepted content types: `application/json` unless set.
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

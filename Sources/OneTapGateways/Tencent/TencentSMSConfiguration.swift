@@ -39,8 +39,6 @@ public struct TencentSMSConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the document shows JSON answers without
     /// naming their content type).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:

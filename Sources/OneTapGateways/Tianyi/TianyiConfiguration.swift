@@ -60,8 +60,6 @@ public struct TianyiConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(6)
     /// The answer's accepted content types: `application/json` unless set (not public).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the defaults above.
     /// - Parameters:

@@ -29,8 +29,6 @@ public struct YidunConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the demo reads JSON; no document names
     /// the type).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
