@@ -48,9 +48,17 @@ package struct ChinaMobileRequest: Sendable {
         self.fields = fields
     }
 
+    /// China Mobile's JSON objects (`loginTokenValidate`'s body, `tokenValidate`'s `header` and `body`): every value a
+    /// string.
+    /// - Parameter fields: The fields.
+    /// - Returns: The object.
+    package static func object(_ fields: [(name: String, value: String)]) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, JSONValue.string($0.value)) }))
+    }
+
     /// The JSON body: one object, every value a string.
     package var body: [UInt8] {
-        Array(JSONValue.object(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, JSONValue.string($0.value)) })).json.utf8)
+        Array(ChinaMobileRequest.object(fields).json.utf8)
     }
 }
 
