@@ -24,7 +24,7 @@ import Testing
 
     @Test func aNumberThatDoesNotDecryptAsANumberIsMalformed() throws {
         #expect(throws: GatewayError(gateway: "x", .malformedBody("'phone' is not a mainland mobile number"))) {
-            try AggregatorCall.phoneNumber("hello", field: "phone", gateway: "x")
+            try GatewayAnswer.phoneNumber("hello", gateway: "x", label: "'phone'")
         }
     }
 

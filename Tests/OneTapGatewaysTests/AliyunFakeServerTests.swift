@@ -114,7 +114,7 @@ import Testing
             var configured = configuration
             configured.version = version
             let gateway = try AliyunPNVSGateway(
-                configuration: configured, transport: URLSessionTransport(), clock: clock, nonces: { nonce ?? AliyunRPCClient.systemNonce() })
+                configuration: configured, transport: URLSessionTransport(), clock: clock, nonces: { nonce ?? RequestNonce.make() })
             return try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret(Self.token()))).code
         }
         #expect(try await exchange(clock: FakeClock(now: Date().addingTimeInterval(-16 * 60))) == "InvalidTimeStamp.Expired")

@@ -91,6 +91,6 @@ import Testing
         #expect(preview.stringToSign == "ACS3-HMAC-SHA256\n1a81528d2d39e79ead89215aa4f93464ef800def62adb904b5c13a260710ecff")
         #expect(preview.signature == "70c117ce85035085a5b97c721c816ee07adc569dc024c4736bf2b826f533d46a")
         let error = #expect(throws: GatewayError.self) { try sender.signPreview(fields: ["token": "t"]) }
-        #expect("\(String(describing: error))".contains("--field token is not taken"))
+        #expect("\(String(describing: error))".contains("--field token is not a field of SendSms (its fields: phone, code, date, nonce)"))
     }
 }

@@ -51,7 +51,7 @@ import Testing
         #expect(preview.stringToSign == "TC3-HMAC-SHA256\n1796083199\n2026-11-30/sms/tc3_request\n8050f47b60717d6874195c93b85df00a95c080428ca002503df2d341c3314db5")
         #expect(preview.signature == "a69f8b532b6ba9b9125000f0bb2de41ecd0bc0a5c52d4ebc695d5889fd814555")
         #expect(!preview.description.contains(Self.secretKey))
-        for (fields, words) in [(["token": "x"], "--field token is not read by tencent-sms"), (["phone": "12345"], "--field phone"), (["timestamp": "soon"], "--field timestamp")] {
+        for (fields, words) in [(["token": "x"], "--field token is not a field of SendSms (its fields: phone, code, timestamp)"), (["phone": "12345"], "--field phone"), (["timestamp": "soon"], "--field timestamp")] {
             let error = #expect(throws: GatewayError.self) { try sender.signPreview(fields: fields) }
             #expect("\(String(describing: error))".contains(words))
         }

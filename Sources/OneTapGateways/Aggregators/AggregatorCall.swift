@@ -3,7 +3,7 @@ import OneTap
 import OneTapSupport
 
 /// What the aggregators' gateways share: the flows they serve, the rule that a failure before sending is not a
-/// spent token, and the reading of codes, numbers and RSA-encrypted numbers from their answers.
+/// spent token, and the decryption of RSA-encrypted numbers in their answers.
 package enum AggregatorCall {
     /// Refuses a credential of a flow the gateway is not configured to serve (or SMS): nothing is sent.
     /// - Parameters:
@@ -11,58 +11,41 @@ package enum AggregatorCall {
     ///   - flows: The flows the gateway serves.
     ///   - gateway: The gateway's name.
     /// - Throws: ``ExchangeNotSentError`` naming the flow.
-    package static func check(_ credential: CarrierCredential, serves flows: Set<LoginFlow>, gateway: String) throws(ExchangeNotSentError) {
+    private static func check(_ credential: CarrierCredential, serves flows: Set<LoginFlow>, gateway: String) throws(ExchangeNotSentError) {
         guard credential.flow.isOneTap, flows.contains(credential.flow) else {
             throw ExchangeNotSentError("\(gateway): configured for \(flows.map(\.rawValue).sorted().joined(separator: ", ")); this credential is \(credential.flow)")
         }
     }
 
-    /// A member read as a result code.
+    /// One exchange: a credential of a flow the gateway does not serve is refused, the call runs under ``SentOnce``'s
+    /// rule, and its answer is read as the login reads it.
     /// - Parameters:
-    ///   - object: The answer's members.
-    ///   - name: The member's name.
+    ///   - credential: The credential.
+    ///   - flows: The flows the gateway serves.
     ///   - gateway: The gateway's name.
-    /// - Returns: The code.
-    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when it is missing or not a code.
-    package static func code(_ object: [String: JSONValue], _ name: String, gateway: String) throws(GatewayError) -> ResultCode {
-        guard let text = try GatewayAnswer.text(object, name, gateway: gateway) else {
-            throw GatewayError(gateway: gateway, .malformedBody("no '\(name)'"))
-        }
-        do {
-            return try ResultCode(text)
-        } catch {
-            throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not a code (empty, over 64 bytes or a control character)"))
-        }
+    ///   - call: Sends the request for the credential's token.
+    /// - Returns: The code and the number.
+    /// - Throws: ``ExchangeNotSentError`` when nothing was sent; what the call threw otherwise.
+    package static func exchange(
+        _ credential: CarrierCredential, serves flows: Set<LoginFlow>, gateway: String, _ call: (Secret) async throws -> AggregatorAnswer
+    ) async throws -> ExchangeResponse {
+        try check(credential, serves: flows, gateway: gateway)
+        return try await SentOnce.run { try await call(credential.token).exchangeResponse }
     }
 
-    /// An object member (`data`), if present.
+    /// One number verification, under the rules of ``exchange(_:serves:gateway:_:)``.
     /// - Parameters:
-    ///   - object: The answer's members.
-    ///   - name: The member's name.
+    ///   - credential: The credential.
+    ///   - flows: The flows the gateway serves.
     ///   - gateway: The gateway's name.
-    /// - Returns: Its members, or nil when absent or `null`.
-    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when it is something else.
-    package static func object(_ object: [String: JSONValue], _ name: String, gateway: String) throws(GatewayError) -> [String: JSONValue]? {
-        switch object[name] {
-        case nil, .null?: return nil
-        case .object(let members)?: return members
-        default: throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not an object"))
-        }
-    }
-
-    /// Decrypted or plain text as a mainland mobile number.
-    /// - Parameters:
-    ///   - text: The text.
-    ///   - field: The member it came from, for the error.
-    ///   - gateway: The gateway's name.
-    /// - Returns: The number.
-    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` (never quoting the text).
-    package static func phoneNumber(_ text: String, field: String, gateway: String) throws(GatewayError) -> PhoneNumber {
-        do {
-            return try PhoneNumber(text)
-        } catch {
-            throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is not a mainland mobile number"))
-        }
+    ///   - call: Sends the request for the credential's token.
+    /// - Returns: The code and the verdict.
+    /// - Throws: ``ExchangeNotSentError`` when nothing was sent; what the call threw otherwise.
+    package static func verify(
+        _ credential: CarrierCredential, serves flows: Set<LoginFlow>, gateway: String, _ call: (Secret) async throws -> AggregatorAnswer
+    ) async throws -> NumberVerificationResponse {
+        try check(credential, serves: flows, gateway: gateway)
+        return try await SentOnce.run { try await call(credential.token).verificationResponse }
     }
 
     /// Decrypts a number RSA-encrypted (PKCS#1 v1.5) to the app's public key: Base64 or hexadecimal, one block or

@@ -41,15 +41,7 @@ package struct AliyunAnswer: Sendable {
         } else {
             object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)
         }
-        guard let text = try GatewayAnswer.text(object, "Code", gateway: gateway) else {
-            throw GatewayError(gateway: gateway, .malformedBody("no Code"))
-        }
-        let code: ResultCode
-        do {
-            code = try ResultCode(text)
-        } catch {
-            throw GatewayError(gateway: gateway, .malformedBody("Code is not a code (empty, over 64 bytes or a control character)"))
-        }
+        let code = try GatewayAnswer.code(object, "Code", gateway: gateway, label: "Code")
         let requestID = try GatewayAnswer.text(object, "RequestId", gateway: gateway).map { String($0.prefix(128)) }
         return AliyunAnswer(code: code, requestID: requestID, status: response.status, object: object)
     }

@@ -22,8 +22,6 @@ public struct AliyunPNVSConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(6)
     /// The answer's accepted content types: `application/json` (parameters such as `;charset=utf-8` accepted).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -37,6 +35,6 @@ public struct AliyunPNVSConfiguration: Sendable, CustomStringConvertible {
     /// `aliyun-pnvs accessKeyId LTAI…, dypnsapi.aliyuncs.com, version 2017-05-25`: the endpoint's host and port only,
     /// never the secret.
     public var description: String {
-        "aliyun-pnvs accessKeyId \(accessKeyID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? ""), version \(version)"
+        "aliyun-pnvs accessKeyId \(accessKeyID), \(url.hostAndPort), version \(version)"
     }
 }

@@ -24,7 +24,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     ///   - clock: The clock `x-acs-date` is read from.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
     public convenience init(configuration: AliyunPNVSConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport, clock: clock, nonces: AliyunRPCClient.systemNonce)
+        try self.init(configuration: configuration, transport: transport, clock: clock, nonces: RequestNonce.make)
     }
 
     /// Creates the gateway with the nonces given (tests pin them).
@@ -57,11 +57,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
         guard let mobile = try answer.text(in: "GetMobileResultDTO", "Mobile", gateway: Self.name), !mobile.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("OK without GetMobileResultDTO.Mobile"))
         }
-        do {
-            return ExchangeResponse(code: answer.code, phoneNumber: try PhoneNumber(mobile))
-        } catch {
-            throw GatewayError(gateway: Self.name, .malformedBody("GetMobileResultDTO.Mobile is not a mainland mobile number"))
-        }
+        return ExchangeResponse(code: answer.code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: Self.name, label: "GetMobileResultDTO.Mobile"))
     }
 
     /// Asks whether a number is the SIM's own (`VerifyMobile`).
@@ -95,22 +91,18 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     /// - Throws: ``GatewayError`` `misconfigured` naming a field that is unknown, missing or malformed.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
         let action = fields["action"] ?? "GetMobile"
-        let parameters: [(name: String, value: String)]
+        let given: SignPreviewFields, parameters: [(name: String, value: String)]
         switch action {
         case "GetMobile":
-            try AliyunSignPreviewFields.refuseUnknown(fields, known: ["action", "token", "date", "nonce"], gateway: Self.name)
-            parameters = [("AccessToken", try AliyunSignPreviewFields.required(fields, "token", gateway: Self.name))]
+            given = try SignPreviewFields(fields, known: ["action", "token", "date", "nonce"], of: "GetMobile", gateway: Self.name)
+            parameters = [("AccessToken", try given.required("token"))]
         case "VerifyMobile":
-            try AliyunSignPreviewFields.refuseUnknown(fields, known: ["action", "token", "phone", "date", "nonce"], gateway: Self.name)
-            parameters = [
-                ("AccessCode", try AliyunSignPreviewFields.required(fields, "token", gateway: Self.name)),
-                ("PhoneNumber", try AliyunSignPreviewFields.required(fields, "phone", gateway: Self.name)),
-            ]
+            given = try SignPreviewFields(fields, known: ["action", "token", "phone", "date", "nonce"], of: "VerifyMobile", gateway: Self.name)
+            parameters = [("AccessCode", try given.required("token")), ("PhoneNumber", try given.required("phone"))]
         default:
             throw GatewayError(gateway: Self.name, .misconfigured("action must be GetMobile or VerifyMobile, not '\(action.prefix(40))'"))
         }
-        let date = try AliyunSignPreviewFields.date(fields, gateway: Self.name)
-        return AliyunSignatureV3.preview(try client.sign(action: action, parameters: parameters, date: date, nonce: fields["nonce"]))
+        return AliyunSignatureV3.preview(try client.sign(action: action, parameters: parameters, date: try given.date(), nonce: given["nonce"]))
     }
 
     /// Refuses, before sending, a credential no PNVS token can be.

@@ -13,86 +13,43 @@ package struct AliyunRPCClient: Sendable {
     package let gateway: String
     /// The signer.
     package let signer: AliyunSignatureV3
-    /// Where requests go (scheme, host and port; its path is `/`).
-    package let url: URL
-    /// `x-acs-version`.
-    package let version: String
-    /// The whole call's limit.
-    package let timeout: Duration
-    /// The answer's accepted content types.
-    package let contentTypes: [String]
-    /// The longest answer body accepted.
-    package let maximumResponseBytes: Int
+    /// The AccessKey, the endpoint (scheme, host and port; its path is `/`), the API's version and the call's limits.
+    package let configuration: any AliyunAPIConfiguration
     private let transport: any HTTPTransport
     private let clock: any WallClock
     private let nonces: @Sendable () -> String
 
-    /// A client, its settings checked before any call.
-    /// - Parameters:
-    ///   - gateway: The gateway's name.
-    ///   - accessKeyID: The AccessKey's id (`LTAI…`).
-    ///   - accessKeySecret: Its secret.
-    ///   - url: The endpoint.
-    ///   - version: The API's version.
-    ///   - timeout: The call's limit.
-    ///   - contentTypes: The answer's accepted content types.
-    ///   - maximumResponseBytes: The longest answer body.
-    ///   - transport: The HTTP transport.
-    ///   - clock: The clock `x-acs-date` is read from.
-    ///   - nonces: Makes each request's `x-acs-signature-nonce`.
-    /// - Throws: ``GatewayError`` `misconfigured` naming the field and the fix: an id that is not letters and digits,
-    ///   an empty or padded secret, a URL with a path or a query.
-    package init(
-        gateway: String, accessKeyID: String, accessKeySecret: Secret, url: URL, version: String, timeout: Duration, contentTypes: [String],
-        maximumResponseBytes: Int, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String
-    ) throws(GatewayError) {
-        guard !accessKeyID.isEmpty, accessKeyID.count <= 128, accessKeyID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: gateway, .misconfigured("accessKeyId must be a RAM AccessKey's id (letters and digits, LTAI…), not '\(accessKeyID.prefix(40))'"))
-        }
-        guard !accessKeySecret.isEmpty else {
-            throw GatewayError(gateway: gateway, .misconfigured("accessKeySecret is empty: set it to the AccessKey's secret from the RAM console"))
-        }
-        guard accessKeySecret.reveal() == accessKeySecret.reveal().trimmingCharacters(in: .whitespacesAndNewlines) else {
-            throw GatewayError(gateway: gateway, .misconfigured("accessKeySecret begins or ends with white space (a SignatureDoesNotMatch): remove it"))
-        }
-        guard url.host?.isEmpty == false, ["", "/"].contains(url.path), url.query == nil, url.user == nil, url.password == nil else {
-            throw GatewayError(gateway: gateway, .misconfigured("url must be the endpoint alone (https://host), without a path, query or user: RPC APIs are signed at /"))
-        }
-        self.gateway = gateway
-        signer = AliyunSignatureV3(accessKeyID: accessKeyID, accessKeySecret: accessKeySecret)
-        self.url = url
-        self.version = version
-        self.timeout = timeout
-        self.contentTypes = contentTypes
-        self.maximumResponseBytes = maximumResponseBytes
-        self.transport = transport
-        self.clock = clock
-        self.nonces = nonces
-    }
-
-    /// A client from an Aliyun gateway's configuration.
+    /// A client from an Aliyun gateway's configuration, its settings checked before any call.
     /// - Parameters:
     ///   - gateway: The gateway's name.
     ///   - configuration: Its AccessKey, endpoint, version and limits.
     ///   - transport: The HTTP transport.
     ///   - clock: The clock `x-acs-date` is read from.
     ///   - nonces: Makes each request's `x-acs-signature-nonce`.
-    /// - Throws: ``GatewayError`` `misconfigured` as ``init(gateway:accessKeyID:accessKeySecret:url:version:timeout:contentTypes:maximumResponseBytes:transport:clock:nonces:)``.
+    /// - Throws: ``GatewayError`` `misconfigured` naming the field and the fix: an id that is not letters and digits,
+    ///   an empty or padded secret, a URL with a path or a query.
     package init(
         gateway: String, configuration: some AliyunAPIConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String
     ) throws(GatewayError) {
-        try self.init(
-            gateway: gateway, accessKeyID: configuration.accessKeyID, accessKeySecret: configuration.accessKeySecret, url: configuration.url,
-            version: configuration.version, timeout: configuration.timeout, contentTypes: configuration.contentTypes,
-            maximumResponseBytes: configuration.maximumResponseBytes, transport: transport, clock: clock, nonces: nonces)
+        let accessKeyID = configuration.accessKeyID, accessKeySecret = configuration.accessKeySecret, url = configuration.url
+        guard !accessKeyID.isEmpty, accessKeyID.count <= 128, accessKeyID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw GatewayError(gateway: gateway, .misconfigured("accessKeyId must be a RAM AccessKey's id (letters and digits, LTAI…), not '\(accessKeyID.prefix(40))'"))
+        }
+        try CredentialCheck.trimmed(
+            accessKeySecret, "accessKeySecret", setTo: "the AccessKey's secret from the RAM console", padded: "a SignatureDoesNotMatch", gateway: gateway)
+        guard url.host?.isEmpty == false, ["", "/"].contains(url.path), url.query == nil, url.user == nil, url.password == nil else {
+            throw GatewayError(gateway: gateway, .misconfigured("url must be the endpoint alone (https://host), without a path, query or user: RPC APIs are signed at /"))
+        }
+        self.gateway = gateway
+        signer = AliyunSignatureV3(accessKeyID: accessKeyID, accessKeySecret: accessKeySecret)
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.nonces = nonces
     }
 
-    /// A nonce from the system's secure generator: 16 bytes as 32 lower-case hexadecimal digits.
-    /// - Returns: The nonce.
-    package static func systemNonce() -> String { Hex.encode(systemRandomBytes(16)) }
-
     /// The `host` header's value: the URL's host, and `:port` when the URL names a port.
-    package var host: String { "\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")" }
+    package var host: String { configuration.url.hostAndPort }
 
     /// Signs a call without sending it.
     /// - Parameters:
@@ -103,7 +60,7 @@ package struct AliyunRPCClient: Sendable {
     /// - Returns: The signed request.
     /// - Throws: ``GatewayError`` `misconfigured`.
     package func sign(action: String, parameters: [(name: String, value: String)], date: Date? = nil, nonce: String? = nil) throws(GatewayError) -> AliyunSignatureV3.Signed {
-        try signer.sign(host: host, query: parameters, action: action, version: version, date: date ?? clock.now(), nonce: nonce ?? nonces(), gateway: gateway)
+        try signer.sign(host: host, query: parameters, action: action, version: configuration.version, date: date ?? clock.now(), nonce: nonce ?? nonces(), gateway: gateway)
     }
 
     /// Sends one call.
@@ -116,37 +73,23 @@ package struct AliyunRPCClient: Sendable {
     ///   `CancellationError`.
     package func call(action: String, parameters: [(name: String, value: String)]) async throws -> AliyunAnswer {
         let signed = try sign(action: action, parameters: parameters)
-        guard let target = URL(string: "\(url.scheme ?? "https")://\(host)/?\(signed.query)") else {
+        guard let target = URL(string: "\(configuration.url.scheme ?? "https")://\(host)/?\(signed.query)") else {
             throw GatewayError(gateway: gateway, .misconfigured("url: no request URL can be made from it"))
         }
-        let response = try await transport.send(
-            HTTPRequest(
-                gateway: gateway, method: "POST", url: target, headers: signed.headers + [HTTPHeader("Accept", "application/json")], timeout: timeout,
-                maximumResponseBytes: maximumResponseBytes))
-        return try AliyunAnswer.read(response, gateway: gateway, contentTypes: contentTypes)
+        let response = try await transport.send(configuration.post(gateway: gateway, to: target, headers: signed.headers + [HTTPHeader("Accept", "application/json")]))
+        return try AliyunAnswer.read(response, gateway: gateway, contentTypes: configuration.contentTypes)
     }
-
-    /// `dypnsapi.aliyuncs.com` (`:port` when set): the URL's host, never a user, password or query.
-    package var endpointDescription: String { host }
 }
 
-/// What every Aliyun gateway's configuration holds for its RPC client: the AccessKey, the endpoint, the API's
-/// version and the call's limits.
-package protocol AliyunAPIConfiguration: Sendable {
+/// What every Aliyun gateway's configuration holds for its RPC client beside its endpoint and limits: the AccessKey
+/// and the API's version.
+package protocol AliyunAPIConfiguration: GatewayEndpoint {
     /// The AccessKey's id.
     var accessKeyID: String { get }
     /// The AccessKey's secret.
     var accessKeySecret: Secret { get }
-    /// The endpoint.
-    var url: URL { get }
     /// `x-acs-version`.
     var version: String { get }
-    /// The whole call's limit.
-    var timeout: Duration { get }
-    /// The answer's accepted content types.
-    var contentTypes: [String] { get }
-    /// The longest answer body accepted.
-    var maximumResponseBytes: Int { get }
 }
 
 extension AliyunPNVSConfiguration: AliyunAPIConfiguration {}

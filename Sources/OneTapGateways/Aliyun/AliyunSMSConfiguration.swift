@@ -26,8 +26,6 @@ public struct AliyunSMSConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(5)
     /// The answer's accepted content types: `application/json` (parameters such as `;charset=utf-8` accepted).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -43,7 +41,5 @@ public struct AliyunSMSConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `aliyun-sms accessKeyId LTAI…, template SMS_1 (code), dysmsapi.aliyuncs.com`: never the secret.
-    public var description: String {
-        "aliyun-sms accessKeyId \(accessKeyID), template \(templateCode) (\(templateParamName)), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")"
-    }
+    public var description: String { summary("aliyun-sms accessKeyId \(accessKeyID), template \(templateCode) (\(templateParamName))") }
 }

@@ -25,7 +25,7 @@ public final class AliyunSMSSender: SMSSender, CustomStringConvertible {
     ///   - clock: The clock `x-acs-date` is read from.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
     public convenience init(configuration: AliyunSMSConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport, clock: clock, nonces: AliyunRPCClient.systemNonce)
+        try self.init(configuration: configuration, transport: transport, clock: clock, nonces: RequestNonce.make)
     }
 
     /// Creates the sender with the nonces given (tests pin them).
@@ -90,10 +90,8 @@ public final class AliyunSMSSender: SMSSender, CustomStringConvertible {
     /// - Returns: The exact string to sign and the signature.
     /// - Throws: ``GatewayError`` `misconfigured` naming a field that is unknown, missing or malformed.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        try AliyunSignPreviewFields.refuseUnknown(fields, known: ["phone", "code", "date", "nonce"], gateway: Self.name)
-        let number = try AliyunSignPreviewFields.required(fields, "phone", gateway: Self.name)
-        let date = try AliyunSignPreviewFields.date(fields, gateway: Self.name)
-        let parameters = parameters(number: number, code: fields["code"] ?? "123456")
-        return AliyunSignatureV3.preview(try client.sign(action: "SendSms", parameters: parameters, date: date, nonce: fields["nonce"]))
+        let given = try SignPreviewFields(fields, known: ["phone", "code", "date", "nonce"], of: "SendSms", gateway: Self.name)
+        let parameters = parameters(number: try given.required("phone"), code: given["code"] ?? "123456")
+        return AliyunSignatureV3.preview(try client.sign(action: "SendSms", parameters: parameters, date: try given.date(), nonce: given["nonce"]))
     }
 }

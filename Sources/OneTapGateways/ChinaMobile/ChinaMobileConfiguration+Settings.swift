@@ -2,6 +2,9 @@ import Foundation
 import OneTap
 
 extension ChinaMobileConfiguration {
+    /// What `appId` must be, for errors: the app's id from China Mobile's developer community.
+    static let appIDSource = "the app's id from China Mobile's developer community"
+
     /// Every field of the `cmcc` object: the token exchange's and number verification's, which share it.
     package static let settingsFields: Set<String> = [
         "appId", "appSecret", "privateKey", "msisdnPrivateKey", "rsaDigest", "signatureEncoding", "signType", "strictcheck", "appKey",

@@ -66,8 +66,6 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the document names the request's, not
     /// the answer's).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -86,6 +84,6 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
         case .md5: mode = "MD5 sign"
         case .rsa(_, let msisdnKey, let digest, let encoding): mode = "RSA sign (\(digest.rawValue), \(encoding.rawValue)\(msisdnKey == nil ? "" : ", a second key for msisdn"))"
         }
-        return "cmcc appid \(appID), \(mode), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
+        return summary("cmcc appid \(appID), \(mode)")
     }
 }

@@ -33,7 +33,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
     public convenience init(
         configuration: ChinaMobileNumberVerificationConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()
     ) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport, clock: clock) { Hex.encode(systemRandomBytes(16), uppercase: true) }
+        try self.init(configuration: configuration, transport: transport, clock: clock, messageIDs: RequestNonce.makeUppercase)
     }
 
     /// Creates the gateway with the message ids given (tests pin them).
@@ -47,14 +47,9 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
         configuration: ChinaMobileNumberVerificationConfiguration, transport: any HTTPTransport, clock: any WallClock,
         messageIDs: @escaping @Sendable () -> String
     ) throws(GatewayError) {
-        guard !configuration.appID.isEmpty, configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: Self.name, .misconfigured("appId must be the app's id from China Mobile's developer community (letters and digits), not '\(configuration.appID.prefix(40))'"))
-        }
-        let key = configuration.appKey.reveal()
-        guard !key.isEmpty else { throw GatewayError(gateway: Self.name, .misconfigured("appKey is empty: set it to the appkey of the app in China Mobile's developer community")) }
-        guard key == key.trimmingCharacters(in: .whitespacesAndNewlines) else {
-            throw GatewayError(gateway: Self.name, .misconfigured("appKey begins or ends with white space (a 302 sign error): remove it"))
-        }
+        try CredentialCheck.lettersAndDigits(configuration.appID, "appId", mustBe: ChinaMobileConfiguration.appIDSource, gateway: Self.name)
+        try CredentialCheck.trimmed(
+            configuration.appKey, "appKey", setTo: "the appkey of the app in China Mobile's developer community", padded: "a 302 sign error", gateway: Self.name)
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
@@ -82,10 +77,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
             let request = try ChinaMobileNumberVerificationRequest(
                 token: credential.token, phone: number.digits, messageID: messageID,
                 timestamp: SystemTime17.format(clock.now(), offset: configuration.timestampUTCOffset), configuration: configuration)
-            let response = try await transport.send(
-                HTTPRequest(
-                    gateway: Self.name, method: "POST", url: configuration.url, headers: [HTTPHeader("Content-Type", "application/json")],
-                    body: request.json, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+            let response = try await transport.send(configuration.post(gateway: Self.name, headers: [HTTPHeader("Content-Type", "application/json")], body: request.json))
             let code = try answer(response, messageID: messageID)
             return NumberVerificationResponse(code: code, verdict: Self.verdicts[code] ?? .unknown)
         }
@@ -109,18 +101,12 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
 
     /// Reads an answer's `header.resultCode`.
     private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ResultCode {
-        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
+        let object = try configuration.jsonObject(response, gateway: Self.name)
         guard case .object(let header)? = object["header"] else { throw GatewayError(gateway: Self.name, .malformedBody("no header object")) }
-        guard let text = try GatewayAnswer.text(header, "resultCode", "resultcode", gateway: Self.name) else {
-            throw GatewayError(gateway: Self.name, .malformedBody("no header.resultCode"))
-        }
+        let code = try GatewayAnswer.code(header, "resultCode", "resultcode", gateway: Self.name, label: "header.resultCode")
         if let echoed = try GatewayAnswer.text(header, "msgId", "msgid", gateway: Self.name), echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("header.msgId is not this request's msgId"))
         }
-        do {
-            return try ResultCode(text)
-        } catch {
-            throw GatewayError(gateway: Self.name, .malformedBody("header.resultCode is not a code (empty, over 64 bytes or a control character)"))
-        }
+        return code
     }
 }

@@ -32,8 +32,6 @@ public struct ChinaMobileNumberVerificationConfiguration: Sendable, CustomString
     public var timestampUTCOffset: Duration = .seconds(8 * 3600)
     /// The answer's accepted content types: `application/json` unless set (the document names the request's only).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -46,7 +44,5 @@ public struct ChinaMobileNumberVerificationConfiguration: Sendable, CustomString
 
     /// `cmcc appid 300011111111, HMAC-SHA256 sign, www.cmpassport.com/openapi/rs/tokenValidate`: the URL's host and path
     /// only, never the appkey.
-    public var description: String {
-        "cmcc appid \(appID), HMAC-SHA256 sign, \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("cmcc appid \(appID), HMAC-SHA256 sign") }
 }

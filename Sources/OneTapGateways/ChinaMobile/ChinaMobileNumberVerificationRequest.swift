@@ -49,9 +49,6 @@ package struct ChinaMobileNumberVerificationRequest: Sendable {
 
     /// The JSON body: `{"header": {…}, "body": {…}}`, every value a string.
     package var json: [UInt8] {
-        func object(_ fields: [(name: String, value: String)]) -> JSONValue {
-            .object(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, JSONValue.string($0.value)) }))
-        }
-        return Array(JSONValue.object(["header": object(header), "body": object(body)]).json.utf8)
+        Array(JSONValue.object(["header": ChinaMobileRequest.object(header), "body": ChinaMobileRequest.object(body)]).json.utf8)
     }
 }

@@ -17,13 +17,10 @@ extension GatewayRegistration {
         }
         // `onetap gateway sign cmcc --field token=… --field msgid=… --field systemtime=…`: the rest as a call makes them.
         built.signPreview = { fields throws(GatewayError) in
-            let known = ["token", "msgid", "systemtime"]
-            if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-                throw GatewayError(gateway: ChinaMobileTokenExchange.name, .misconfigured("--field \(unknown) is not a field of loginTokenValidate's sign (its fields: \(known.joined(separator: ", ")))"))
-            }
+            let given = try SignPreviewFields(fields, known: ["token", "msgid", "systemtime"], of: "loginTokenValidate's sign", gateway: ChinaMobileTokenExchange.name)
             let request = try ChinaMobileRequest(
-                token: Secret(fields["token"] ?? "TOKEN"), messageID: fields["msgid"] ?? Hex.encode(systemRandomBytes(16)),
-                systemTime: fields["systemtime"] ?? SystemTime17.format(clock.now(), offset: configuration.systemTimeUTCOffset),
+                token: Secret(given["token"] ?? "TOKEN"), messageID: given["msgid"] ?? RequestNonce.make(),
+                systemTime: given["systemtime"] ?? SystemTime17.format(clock.now(), offset: configuration.systemTimeUTCOffset),
                 configuration: configuration, signer: signer)
             let signature = request.fields.first { $0.name == "sign" }?.value ?? ""
             let algorithm: String

@@ -48,9 +48,17 @@ package struct ChinaMobileRequest: Sendable {
         self.fields = fields
     }
 
+    /// China Mobile's JSON objects (`loginTokenValidate`'s body, `tokenValidate`'s `header` and `body`): every value a
+    /// string.
+    /// - Parameter fields: The fields.
+    /// - Returns: The object.
+    package static func object(_ fields: [(name: String, value: String)]) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, JSONValue.string($0.value)) }))
+    }
+
     /// The JSON body: one object, every value a string.
     package var body: [UInt8] {
-        Array(JSONValue.object(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, JSONValue.string($0.value)) })).json.utf8)
+        Array(ChinaMobileRequest.object(fields).json.utf8)
     }
 }
 
@@ -68,10 +76,8 @@ package enum ChinaMobileSigner: Sendable {
         let gateway = ChinaMobileTokenExchange.name
         switch signing {
         case .md5(let secret):
-            guard !secret.isEmpty else { throw GatewayError(gateway: gateway, .misconfigured("appSecret is empty: set it to the APPSecret of the app in China Mobile's developer community")) }
-            guard secret.reveal() == secret.reveal().trimmingCharacters(in: .whitespacesAndNewlines) else {
-                throw GatewayError(gateway: gateway, .misconfigured("appSecret begins or ends with white space (a 103101 sign error): remove it"))
-            }
+            try CredentialCheck.trimmed(
+                secret, "appSecret", setTo: "the APPSecret of the app in China Mobile's developer community", padded: "a 103101 sign error", gateway: gateway)
             self = .md5(secret)
         case .rsa(let signingKey, let msisdnKey, let digest, let encoding):
             let signer: RSAPrivateKey, decrypter: RSAPrivateKey

@@ -27,7 +27,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix: an empty or padded secret, a
     ///   key in a form that cannot be used (which form, and the `openssl` command that converts it).
     public convenience init(configuration: ChinaMobileConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport, clock: clock) { Hex.encode(systemRandomBytes(16)) }
+        try self.init(configuration: configuration, transport: transport, clock: clock, messageIDs: RequestNonce.make)
     }
 
     /// Creates the gateway with the message ids given (tests pin them).
@@ -40,9 +40,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
     package init(
         configuration: ChinaMobileConfiguration, transport: any HTTPTransport, clock: any WallClock, messageIDs: @escaping @Sendable () -> String
     ) throws(GatewayError) {
-        guard !configuration.appID.isEmpty, configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: Self.name, .misconfigured("appId must be the app's id from China Mobile's developer community (letters and digits), not '\(configuration.appID.prefix(40))'"))
-        }
+        try CredentialCheck.lettersAndDigits(configuration.appID, "appId", mustBe: ChinaMobileConfiguration.appIDSource, gateway: Self.name)
         self.configuration = configuration
         signer = try ChinaMobileSigner(configuration.signing)
         self.transport = transport
@@ -77,25 +75,14 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         let request = try ChinaMobileRequest(
             token: token, messageID: messageID, systemTime: SystemTime17.format(clock.now(), offset: configuration.systemTimeUTCOffset),
             configuration: configuration, signer: signer)
-        let response = try await transport.send(
-            HTTPRequest(
-                gateway: Self.name, method: "POST", url: configuration.url, headers: [HTTPHeader("Content-Type", "application/json")],
-                body: request.body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+        let response = try await transport.send(configuration.post(gateway: Self.name, headers: [HTTPHeader("Content-Type", "application/json")], body: request.body))
         return try answer(response, messageID: messageID)
     }
 
     /// Reads an answer.
     private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ChinaMobileAnswer {
-        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
-        guard let codeText = try GatewayAnswer.text(object, "resultCode", "resultcode", gateway: Self.name) else {
-            throw GatewayError(gateway: Self.name, .malformedBody("no resultCode"))
-        }
-        let code: ResultCode
-        do {
-            code = try ResultCode(codeText)
-        } catch {
-            throw GatewayError(gateway: Self.name, .malformedBody("resultCode is not a code (empty, over 64 bytes or a control character)"))
-        }
+        let object = try configuration.jsonObject(response, gateway: Self.name)
+        let code = try GatewayAnswer.code(object, "resultCode", "resultcode", gateway: Self.name, label: "resultCode")
         if let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name), echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
@@ -127,10 +114,6 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
                 throw GatewayError(gateway: Self.name, .malformedBody("msisdn does not decrypt with msisdnKey (\(error.reason))"))
             }
         }
-        do {
-            return try PhoneNumber(text)
-        } catch {
-            throw GatewayError(gateway: Self.name, .malformedBody("msisdn is not a mainland mobile number"))
-        }
+        return try GatewayAnswer.phoneNumber(text, gateway: Self.name, label: "msisdn")
     }
 }

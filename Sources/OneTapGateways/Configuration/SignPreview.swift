@@ -1,5 +1,6 @@
 /// What a gateway signs and the signature it makes, for `onetap gateway sign`: to set beside what a vendor's
-/// support says when it answers "sign error". Secrets stand in the text as `<fieldName>`.
+/// support says when it answers "sign error". Secrets stand in the text as `<fieldName>`. Only the gateways make one
+/// (its memberwise initialiser is internal).
 public struct SignPreview: Hashable, Sendable, CustomStringConvertible {
     /// The exact string the signature is made over, each secret shown as `<appSecret>`, `<secretKey>`.
     public let stringToSign: String
@@ -7,17 +8,6 @@ public struct SignPreview: Hashable, Sendable, CustomStringConvertible {
     public let signature: String
     /// The signature's algorithm as the vendor names it (`MD5`, `ACS3-HMAC-SHA256`, `TC3-HMAC-SHA256`).
     public let algorithm: String
-
-    /// A preview.
-    /// - Parameters:
-    ///   - stringToSign: The signed string with secrets as `<fieldName>`.
-    ///   - signature: The signature.
-    ///   - algorithm: The algorithm's name.
-    package init(stringToSign: String, signature: String, algorithm: String) {
-        self.stringToSign = stringToSign
-        self.signature = signature
-        self.algorithm = algorithm
-    }
 
     /// `MD5 over "300011…<appSecret>": 213EF8…`.
     public var description: String { "\(algorithm) over \"\(stringToSign)\": \(signature)" }

@@ -1,30 +1,10 @@
 import CLibCrypto
 
 /// An RSA private key read from PEM (PKCS#8 or PKCS#1), held by libcrypto: it signs (SHA256withRSA, MD5withRSA,
-/// PKCS#1 v1.5) and decrypts what a vendor encrypted to its public half (PKCS#1 v1.5). Its description names its
-/// form and size, never a byte of it.
-package final class RSAPrivateKey: @unchecked Sendable, CustomStringConvertible {
-    // libcrypto's EVP_PKEY is safe to use from many threads at once for signing and decrypting, each call with a
-    // context of its own; it is never changed after it was read.
-    private let key: OpaquePointer
-    /// The PEM form it was read from.
-    package let form: PEMKeyForm
-    /// The modulus's size in bits.
-    package let bits: Int
+/// PKCS#1 v1.5) and decrypts what a vendor encrypted to its public half (PKCS#1 v1.5).
+package typealias RSAPrivateKey = RSAKey<PrivateHalf>
 
-    /// Reads a key.
-    /// - Parameter pem: PEM text (`-----BEGIN PRIVATE KEY-----` or `-----BEGIN RSA PRIVATE KEY-----`), or bare
-    ///   Base64 of the DER.
-    /// - Throws: ``KeyFormatError`` naming the form found and the `openssl` command that converts it.
-    package init(pem: String) throws(KeyFormatError) {
-        (key, form, bits) = try PEMKeyReader.read(pem, wantsPrivate: true)
-    }
-
-    deinit { EVP_PKEY_free(key) }
-
-    /// `RSA private key (2048 bits, a PKCS#8 private key)`.
-    package var description: String { "RSA private key (\(bits) bits, \(form.rawValue))" }
-
+extension RSAKey where Half == PrivateHalf {
     /// Signs a message: RSASSA-PKCS1-v1_5 over its digest (`SHA256withRSA`, `MD5withRSA` in Java's names).
     /// - Parameters:
     ///   - message: The bytes signed.

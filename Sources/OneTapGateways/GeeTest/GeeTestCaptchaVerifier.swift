@@ -66,7 +66,7 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             throw CaptchaTokenError(gateway: Self.name, "\"gen_time\" is not a timestamp of digits")
         }
         let response = try await transport.send(try request(names.map { (name: $0, value: members[$0] ?? "") }))
-        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
+        let object = try configuration.jsonObject(response, gateway: Self.name)
         if try GatewayAnswer.text(object, "status", gateway: Self.name) == "error" {
             let code = String((try GatewayAnswer.text(object, "code", gateway: Self.name) ?? "").prefix(32))
             throw GatewayCodeError(gateway: Self.name, code: code.isEmpty ? "error" : code, meaning: Self.errors[code] ?? "GeeTest refused the request")
@@ -91,9 +91,7 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         let query = (components.percentEncodedQuery.map { $0 + "&" } ?? "") + "captcha_id=" + FormEncoding.encode(configuration.captchaID)
         components.percentEncodedQuery = query
         guard let url = components.url else { throw GatewayError(gateway: Self.name, .misconfigured("url cannot take a query")) }
-        return HTTPRequest(
-            gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-            body: body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes)
+        return configuration.post(gateway: Self.name, to: url, headers: [FormEncoding.contentType], body: body)
     }
 
     /// `sign_token`: HMAC-SHA256 of `lot_number` (its UTF-8) under `captcha_key`, in lower-case hexadecimal.
@@ -113,10 +111,7 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
     /// - Returns: The message signed (`lot_number`; the key is `<captchaKey>`) and `sign_token`.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming a missing or unknown field.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        if let unknown = fields.keys.sorted().first(where: { $0 != "lot_number" }) {
-            throw GatewayError(gateway: Self.name, .misconfigured("--field \(unknown) is not read by geetest (its field: lot_number)"))
-        }
-        guard let lotNumber = fields["lot_number"], !lotNumber.isEmpty else {
+        guard let lotNumber = try SignPreviewFields(fields, known: ["lot_number"], of: "sign_token", gateway: Self.name)["lot_number"], !lotNumber.isEmpty else {
             throw GatewayError(gateway: Self.name, .misconfigured("--field lot_number=… is required: the lot_number the client's captcha gave"))
         }
         return SignPreview(stringToSign: lotNumber, signature: try signToken(lotNumber), algorithm: "HMAC-SHA256 under <captchaKey>")

@@ -19,8 +19,6 @@ public struct GeeTestConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(3)
     /// The answer's accepted content types: `application/json` unless set (the document says the answer is JSON).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -33,7 +31,5 @@ public struct GeeTestConfiguration: Sendable, CustomStringConvertible {
 
     /// `geetest captcha_id 647f5ed2…, gcaptcha4.geetest.com/validate`: never the key, the URL's user, password or
     /// query.
-    public var description: String {
-        "geetest captcha_id \(captchaID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("geetest captcha_id \(captchaID)") }
 }

@@ -1,6 +1,11 @@
+import OneTap
+
 /// `application/x-www-form-urlencoded` bodies (the WHATWG URL standard's form encoding): every byte outside
 /// `A–Z a–z 0–9 * - . _` percent-encoded in upper-case hex, a space as `+`.
 package enum FormEncoding {
+    /// `Content-Type: application/x-www-form-urlencoded`: the header a form body is sent with.
+    package static let contentType = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
+
     /// A form body.
     /// - Parameter fields: The fields, in the order sent.
     /// - Returns: `name=value&…` as UTF-8 bytes.

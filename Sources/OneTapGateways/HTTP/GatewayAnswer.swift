@@ -4,6 +4,10 @@ import OneTap
 /// Judges a gateway's HTTP answer before its fields are read: the status, the content type and the JSON, each
 /// failure a ``GatewayError`` naming the gateway and what was wrong, never the body.
 package enum GatewayAnswer {
+    /// The longest answer body any gateway accepts: 16 KiB. Every vendor's answer is a small JSON object (a code, a
+    /// number, an id); a longer body is an error page or worse, and is cut off unread.
+    package static let maximumBytes = 16_384
+
     /// The JSON object an answer holds.
     /// - Parameters:
     ///   - response: The answer.
@@ -55,5 +59,56 @@ package enum GatewayAnswer {
             }
         }
         return nil
+    }
+
+    /// A member read as a result code: what every gateway's answer carries first.
+    /// - Parameters:
+    ///   - object: The answer's members.
+    ///   - names: The member's names, tried in order (`resultCode`, `resultcode`).
+    ///   - gateway: The gateway's name, for errors.
+    ///   - label: How errors name the member (`Code`, `header.resultCode`); `'name'` when nil.
+    /// - Returns: The code.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)``: `no <label>` when it is missing, `<label> is not a code` when
+    ///   it is empty, over 64 bytes or holds a control character.
+    package static func code(_ object: [String: JSONValue], _ names: String..., gateway: String, label: String? = nil) throws(GatewayError) -> ResultCode {
+        let label = label ?? "'\(names[0])'"
+        var text: String?
+        for name in names where text == nil { text = try Self.text(object, name, gateway: gateway) }
+        guard let text else { throw GatewayError(gateway: gateway, .malformedBody("no \(label)")) }
+        do {
+            return try ResultCode(text)
+        } catch {
+            throw GatewayError(gateway: gateway, .malformedBody("\(label) is not a code (empty, over 64 bytes or a control character)"))
+        }
+    }
+
+    /// A member's text (plain, or as decrypted) as a mainland mobile number.
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - gateway: The gateway's name, for errors.
+    ///   - label: How the error names the member (`'phone'`, `GetMobileResultDTO.Mobile`).
+    /// - Returns: The number.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` `<label> is not a mainland mobile number`, never quoting the text.
+    package static func phoneNumber(_ text: String, gateway: String, label: String) throws(GatewayError) -> PhoneNumber {
+        do {
+            return try PhoneNumber(text)
+        } catch {
+            throw GatewayError(gateway: gateway, .malformedBody("\(label) is not a mainland mobile number"))
+        }
+    }
+
+    /// An object member (`data`, `header`), if present.
+    /// - Parameters:
+    ///   - object: The answer's members.
+    ///   - name: The member's name.
+    ///   - gateway: The gateway's name, for errors.
+    /// - Returns: Its members, or nil when absent or `null`.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` when it is something else.
+    package static func object(_ object: [String: JSONValue], _ name: String, gateway: String) throws(GatewayError) -> [String: JSONValue]? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .object(let members)?: return members
+        default: throw GatewayError(gateway: gateway, .malformedBody("'\(name)' is not an object"))
+        }
     }
 }

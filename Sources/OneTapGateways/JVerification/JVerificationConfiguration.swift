@@ -28,8 +28,6 @@ public struct JVerificationConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the documents show JSON answers and
     /// name no content type).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -43,7 +41,5 @@ public struct JVerificationConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `jverification appKey 7d431e42…, api.verification.jpush.cn/v1/web/loginTokenVerify`: never a secret or key.
-    public var description: String {
-        "jverification appKey \(appKey), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("jverification appKey \(appKey)") }
 }

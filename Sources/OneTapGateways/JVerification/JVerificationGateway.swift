@@ -28,7 +28,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     ///   `appKey`, an empty `masterSecret`, a `privateKey` in a form that cannot be used (which form, and the
     ///   `openssl` command that converts it).
     public convenience init(configuration: JVerificationConfiguration, transport: any HTTPTransport) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport) { Hex.encode(systemRandomBytes(16)) }
+        try self.init(configuration: configuration, transport: transport, exIDs: RequestNonce.make)
     }
 
     /// Creates the gateway with the `exID`s given (tests pin them).
@@ -39,9 +39,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
     package init(configuration: JVerificationConfiguration, transport: any HTTPTransport, exIDs: @escaping @Sendable () -> String) throws(GatewayError) {
         let name = Self.name
-        guard !configuration.appKey.isEmpty, configuration.appKey.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: name, .misconfigured("appKey must be the appKey from JiGuang's console (letters and digits), not '\(configuration.appKey.prefix(40))'"))
-        }
+        try CredentialCheck.lettersAndDigits(configuration.appKey, "appKey", mustBe: "the appKey from JiGuang's console", gateway: name)
         guard !configuration.masterSecret.isEmpty else {
             throw GatewayError(gateway: name, .misconfigured("masterSecret is empty: set it to the app's Master Secret from JiGuang's console"))
         }
@@ -66,8 +64,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// - Throws: ``GatewayError`` once the request may have reached JiGuang; ``ExchangeNotSentError`` when nothing
     ///   was sent (another flow, a request that could not leave).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await SentOnce.run { try await loginTokenVerify(credential.token).exchangeResponse }
+        try await AggregatorCall.exchange(credential, serves: configuration.flows, gateway: Self.name) { try await loginTokenVerify($0) }
     }
 
     /// Asks whether a number is the SIM's own.
@@ -77,8 +74,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// - Returns: The code and its verdict: `9000` pass, `9001` reject, anything else unknown.
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
-        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await SentOnce.run { try await verify(token: credential.token, number: number).verificationResponse }
+        try await AggregatorCall.verify(credential, serves: configuration.flows, gateway: Self.name) { try await verify(token: $0, number: number) }
     }
 
     /// Sends one `loginTokenVerify` request.
@@ -95,7 +91,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
             throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
         }
         let plain = try AggregatorCall.rsaDecrypt(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
-        let number = try AggregatorCall.phoneNumber(plain, field: "phone", gateway: Self.name)
+        let number = try GatewayAnswer.phoneNumber(plain, gateway: Self.name, label: "'phone'")
         return AggregatorAnswer(gateway: Self.name, code: answer.code, phoneNumber: number, serial: answer.serial)
     }
 
@@ -128,17 +124,14 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     }
 
     private func post(_ url: URL, _ body: [String: JSONValue], exID: String) async throws -> (members: [String: JSONValue], raw: [UInt8]) {
-        let response = try await transport.send(
-            HTTPRequest(
-                gateway: Self.name, method: "POST", url: url,
-                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", authorization)],
-                body: Array(JSONValue.object(body).json.utf8), timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
-        return (try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes), response.body)
+        let headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", authorization)]
+        let response = try await transport.send(configuration.post(gateway: Self.name, to: url, headers: headers, body: Array(JSONValue.object(body).json.utf8)))
+        return (try configuration.jsonObject(response, gateway: Self.name), response.body)
     }
 
     /// The code, the echoed `exID` and `id` (a JSON number past a double's exact range, so read from the raw text).
     private func common(_ object: (members: [String: JSONValue], raw: [UInt8]), exID: String) throws(GatewayError) -> AggregatorAnswer {
-        let code = try AggregatorCall.code(object.members, "code", gateway: Self.name)
+        let code = try GatewayAnswer.code(object.members, "code", gateway: Self.name)
         if let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name), !echoed.isEmpty, echoed != exID {
             throw GatewayError(gateway: Self.name, .malformedBody("exID is not this request's"))
         }

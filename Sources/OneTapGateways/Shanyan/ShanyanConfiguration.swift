@@ -30,8 +30,6 @@ public struct ShanyanConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(6)
     /// The answer's accepted content types: `application/json`, as the document says.
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -43,7 +41,5 @@ public struct ShanyanConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `shanyan appId ZQZSp7C0, AES, api.253.com/open/flashsdk/mobile-query`: never a secret or key.
-    public var description: String {
-        "shanyan appId \(appID), \(privateKey == nil ? "AES" : "RSA"), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("shanyan appId \(appID), \(privateKey == nil ? "AES" : "RSA")") }
 }

@@ -25,7 +25,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     ///   - transport: The HTTP transport (one ``URLSessionTransport`` shared by every gateway, in production).
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
     public convenience init(configuration: ShanyanConfiguration, transport: any HTTPTransport) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport) { Hex.encode(systemRandomBytes(16)) }
+        try self.init(configuration: configuration, transport: transport, outIDs: RequestNonce.make)
     }
 
     /// Creates the gateway with the `outId`s given (tests pin them).
@@ -35,9 +35,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     ///   - outIDs: Makes each request's `outId`.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
     package init(configuration: ShanyanConfiguration, transport: any HTTPTransport, outIDs: @escaping @Sendable () -> String) throws(GatewayError) {
-        guard !configuration.appID.isEmpty, configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: Self.name, .misconfigured("appId must be the appId from Shanyan's console (letters and digits), not '\(configuration.appID.prefix(40))'"))
-        }
+        try CredentialCheck.lettersAndDigits(configuration.appID, "appId", mustBe: "the appId from Shanyan's console", gateway: Self.name)
         signer = try ShanyanSigner(configuration)
         do {
             key = try configuration.privateKey.map { pem throws(KeyFormatError) in try RSAPrivateKey(pem: pem.reveal()) }
@@ -59,8 +57,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Throws: ``GatewayError`` once the request may have reached Shanyan; ``ExchangeNotSentError`` when nothing
     ///   was sent.
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await SentOnce.run { try await mobileQuery(credential.token).exchangeResponse }
+        try await AggregatorCall.exchange(credential, serves: configuration.flows, gateway: Self.name) { try await mobileQuery($0) }
     }
 
     /// Asks whether a number is the SIM's own.
@@ -70,8 +67,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Returns: The code and its verdict: `200000` with `isVerify` 1 pass, 0 reject; anything else unknown.
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
-        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await SentOnce.run { try await mobileValidate(token: credential.token, number: number).verificationResponse }
+        try await AggregatorCall.verify(credential, serves: configuration.flows, gateway: Self.name) { try await mobileValidate(token: $0, number: number) }
     }
 
     /// Sends one `mobile-query` request.
@@ -91,7 +87,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         let plain = try key.map { key throws(GatewayError) in
             try AggregatorCall.rsaDecrypt(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
         } ?? signer.decryptAES(mobileName)
-        let number = try AggregatorCall.phoneNumber(plain, field: "mobileName", gateway: Self.name)
+        let number = try GatewayAnswer.phoneNumber(plain, gateway: Self.name, label: "'mobileName'")
         return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: try tradeNo(data))
     }
 
@@ -135,12 +131,9 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
 
     private func post(_ url: URL, _ fields: [(name: String, value: String)]) async throws -> (ResultCode, [String: JSONValue]?) {
         let signed = try signer.signed(fields)
-        let response = try await transport.send(
-            HTTPRequest(
-                gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-                body: FormEncoding.body(signed.fields), timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
-        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
-        return (try AggregatorCall.code(object, "code", gateway: Self.name), try AggregatorCall.object(object, "data", gateway: Self.name))
+        let response = try await transport.send(configuration.post(gateway: Self.name, to: url, headers: [FormEncoding.contentType], body: FormEncoding.body(signed.fields)))
+        let object = try configuration.jsonObject(response, gateway: Self.name)
+        return (try GatewayAnswer.code(object, "code", gateway: Self.name), try GatewayAnswer.object(object, "data", gateway: Self.name))
     }
 
     private func tradeNo(_ data: [String: JSONValue]?) throws(GatewayError) -> String? {

@@ -43,24 +43,11 @@ package struct TC3Signer: Sendable {
     /// The service: the product's domain's first label (`sms`, `captcha`, `cvm`).
     package let service: String
 
-    /// A signer.
-    /// - Parameters:
-    ///   - gateway: The gateway's name, for errors.
-    ///   - secretID: `SecretId`.
-    ///   - secretKey: `SecretKey`.
-    ///   - service: The service in the credential scope.
-    package init(gateway: String, secretID: String, secretKey: Secret, service: String) {
-        self.gateway = gateway
-        self.secretID = secretID
-        self.secretKey = secretKey
-        self.service = service
-    }
-
     /// The `Host` header's value for a URL: its host, and its port when it names one.
     /// - Parameter url: Where the request goes.
     /// - Returns: `sms.tencentcloudapi.com`, `127.0.0.1:8443`.
     package static func host(of url: URL) -> String {
-        "\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")".lowercased()
+        url.hostAndPort.lowercased()
     }
 
     /// The credential scope's date: the timestamp's UTC date, `yyyy-MM-dd`.
@@ -106,28 +93,6 @@ package struct TC3Signer: Sendable {
         } catch {
             throw GatewayError(gateway: gateway, .misconfigured("the TC3-HMAC-SHA256 signature could not be made (\(error))"))
         }
-    }
-
-    /// Signs a POST of a JSON body and makes the request.
-    /// - Parameters:
-    ///   - payload: The body's bytes, exactly as sent.
-    ///   - action: `X-TC-Action`.
-    ///   - version: `X-TC-Version`.
-    ///   - region: `X-TC-Region`, or nil.
-    ///   - url: Where it goes (its host, with its port, is signed as `host`).
-    ///   - now: The clock's time (`X-TC-Timestamp`, whole seconds).
-    ///   - timeout: The whole call's limit.
-    ///   - maximumResponseBytes: The longest answer accepted.
-    /// - Returns: The request and its signature's strings.
-    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when the signature cannot be made.
-    package func post(
-        _ payload: [UInt8], action: String, version: String, region: String?, url: URL, at now: Date, timeout: Duration, maximumResponseBytes: Int
-    ) throws(GatewayError) -> (HTTPRequest, Signed) {
-        let signed = try sign(
-            action: action, version: version, region: region, host: Self.host(of: url), timestamp: Int64(now.timeIntervalSince1970.rounded(.down)), payload: payload)
-        let request = HTTPRequest(
-            gateway: gateway, method: "POST", url: url, headers: signed.headers, body: payload, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
-        return (request, signed)
     }
 
     /// Checks a configuration's credential: `SecretId` and `SecretKey` present, without spaces.

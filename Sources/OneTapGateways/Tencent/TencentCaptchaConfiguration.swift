@@ -22,8 +22,6 @@ public struct TencentCaptchaConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(3)
     /// The answer's accepted content types: `application/json` unless set.
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -40,7 +38,5 @@ public struct TencentCaptchaConfiguration: Sendable, CustomStringConvertible {
 
     /// `tencent-captcha CaptchaAppId 199999164, captcha.tencentcloudapi.com/`: never a key, the URL's user, password
     /// or query.
-    public var description: String {
-        "tencent-captcha CaptchaAppId \(captchaAppID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("tencent-captcha CaptchaAppId \(captchaAppID)") }
 }

@@ -13,10 +13,6 @@ import OneTapSupport
 public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `tencent-captcha`.
     public static let name = "tencent-captcha"
-    /// `X-TC-Action`.
-    static let action = "DescribeCaptchaResult"
-    /// `X-TC-Version`.
-    static let version = "2019-07-22"
     /// The codes that throw rather than answer "not solved": the configuration's or Tencent's fault.
     static let faults: [String: String] = [
         "16": "appid-ticket mismatch: captchaAppId is not the CaptchaAppId the client's captcha used (see the captcha console)",
@@ -26,9 +22,7 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
 
     /// The settings it was made with.
     public let configuration: TencentCaptchaConfiguration
-    private let signer: TC3Signer
-    private let transport: any HTTPTransport
-    private let clock: any WallClock
+    private let client: TencentCloudClient
 
     /// Creates the verifier, checking its configuration.
     /// - Parameters:
@@ -37,8 +31,8 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
     ///   - clock: The clock `X-TC-Timestamp` is read from.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
     public init(configuration: TencentCaptchaConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
-        signer = TC3Signer(gateway: Self.name, secretID: configuration.secretID, secretKey: configuration.secretKey, service: "captcha")
-        try signer.validate()
+        let signer = TC3Signer(gateway: Self.name, secretID: configuration.secretID, secretKey: configuration.secretKey, service: "captcha")
+        client = try TencentCloudClient(signer: signer, action: "DescribeCaptchaResult", version: "2019-07-22", endpoint: configuration, transport: transport, clock: clock)
         guard !configuration.captchaAppID.isEmpty, configuration.captchaAppID.count <= 15, configuration.captchaAppID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw GatewayError(gateway: Self.name, .misconfigured("captchaAppId must be the CaptchaAppId the captcha console shows (digits), not '\(configuration.captchaAppID.prefix(40))'"))
         }
@@ -47,8 +41,6 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             throw GatewayError(gateway: Self.name, .misconfigured("appSecretKey must be the AppSecretKey the captcha console shows, without spaces"))
         }
         self.configuration = configuration
-        self.transport = transport
-        self.clock = clock
     }
 
     /// `tencent-captcha CaptchaAppId 199999164, captcha.tencentcloudapi.com/`.
@@ -67,9 +59,8 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         guard let ip = context.ip else {
             throw CaptchaTokenError(gateway: Self.name, "the send's context has no client address: Tencent requires UserIp (set SMSContext.ip)")
         }
-        let (built, _) = try request(ticket: members["ticket"] ?? "", randstr: members["randstr"] ?? "", userIP: ip.description, now: clock.now())
-        let response = try await transport.send(built)
-        switch try TencentCloudAnswer.read(response, gateway: Self.name, contentTypes: configuration.contentTypes) {
+        let (built, _) = try request(ticket: members["ticket"] ?? "", randstr: members["randstr"] ?? "", userIP: ip.description, now: client.clock.now())
+        switch try await client.send(built) {
         case .error(let code, let requestID):
             throw GatewayCodeError(gateway: Self.name, code: code, meaning: "Tencent Cloud API refused the call", requestID: requestID)
         case .response(let members):
@@ -97,9 +88,7 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             "CaptchaType": .number(9), "Ticket": .string(ticket), "UserIp": .string(userIP), "Randstr": .string(randstr),
             "CaptchaAppId": .number(Double(configuration.captchaAppID) ?? 0), "AppSecretKey": .string(configuration.appSecretKey.reveal()),
         ])
-        return try signer.post(
-            Array(body.json.utf8), action: Self.action, version: Self.version, region: nil, url: configuration.url, at: now,
-            timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes)
+        return try client.request(body, region: nil, at: now)
     }
 
     /// What `onetap gateway sign tencent-captcha` shows: the TC3 string to sign for a `DescribeCaptchaResult` request
@@ -109,11 +98,8 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
     /// - Returns: The string to sign (no secret in it) and the signature.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming a bad field.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        if let unknown = fields.keys.sorted().first(where: { !["ticket", "randstr", "userIp", "timestamp"].contains($0) }) {
-            throw GatewayError(gateway: Self.name, .misconfigured("--field \(unknown) is not read by tencent-captcha (its fields: ticket, randstr, userIp, timestamp)"))
-        }
-        let now = try TencentSignPreviewTime.instant(fields["timestamp"], clock: clock, gateway: Self.name)
-        let (_, signed) = try request(ticket: fields["ticket"] ?? "t", randstr: fields["randstr"] ?? "r", userIP: fields["userIp"] ?? "127.0.0.1", now: now)
-        return SignPreview(stringToSign: signed.stringToSign, signature: signed.signature, algorithm: TC3Signer.algorithm)
+        let given = try SignPreviewFields(fields, known: ["ticket", "randstr", "userIp", "timestamp"], of: client.action, gateway: Self.name)
+        let now = try given.timestamp(client.clock)
+        return try request(ticket: given["ticket"] ?? "t", randstr: given["randstr"] ?? "r", userIP: given["userIp"] ?? "127.0.0.1", now: now).1.preview
     }
 }

@@ -39,8 +39,6 @@ public struct TencentSMSConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the document shows JSON answers without
     /// naming their content type).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -59,7 +57,5 @@ public struct TencentSMSConfiguration: Sendable, CustomStringConvertible {
 
     /// `tencent-sms SdkAppId 1400006666, template 1110, ap-guangzhou, sms.tencentcloudapi.com/`: never the key, the
     /// URL's user, password or query.
-    public var description: String {
-        "tencent-sms SdkAppId \(sdkAppID), template \(templateID), \(region), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("tencent-sms SdkAppId \(sdkAppID), template \(templateID), \(region)") }
 }

@@ -13,16 +13,10 @@ import OneTapSupport
 public final class TencentSMSSender: SMSSender, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `tencent-sms`.
     public static let name = "tencent-sms"
-    /// `X-TC-Action`.
-    static let action = "SendSms"
-    /// `X-TC-Version`.
-    static let version = "2021-01-11"
 
     /// The settings it was made with.
     public let configuration: TencentSMSConfiguration
-    private let signer: TC3Signer
-    private let transport: any HTTPTransport
-    private let clock: any WallClock
+    private let client: TencentCloudClient
 
     /// Creates the gateway, checking its configuration.
     /// - Parameters:
@@ -32,8 +26,8 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix: an empty or padded id, a
     ///   `SecretKey` with spaces, an `SmsSdkAppId` or `TemplateId` that is not digits, no template parameter.
     public init(configuration: TencentSMSConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
-        signer = TC3Signer(gateway: Self.name, secretID: configuration.secretID, secretKey: configuration.secretKey, service: "sms")
-        try signer.validate()
+        let signer = TC3Signer(gateway: Self.name, secretID: configuration.secretID, secretKey: configuration.secretKey, service: "sms")
+        client = try TencentCloudClient(signer: signer, action: "SendSms", version: "2021-01-11", endpoint: configuration, transport: transport, clock: clock)
         for (field, value) in [("sdkAppId", configuration.sdkAppID), ("templateId", configuration.templateID)] {
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the digits the SMS console shows, not '\(value.prefix(40))'"))
@@ -49,8 +43,6 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
             throw GatewayError(gateway: Self.name, .misconfigured("region must be a Tencent Cloud region such as ap-guangzhou"))
         }
         self.configuration = configuration
-        self.transport = transport
-        self.clock = clock
     }
 
     /// `tencent-sms SdkAppId 1400006666, template 1110, ap-guangzhou, sms.tencentcloudapi.com/`.
@@ -62,10 +54,8 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
     ///   transport (`timedOut`, `unreachable`, `notSent`) or for an answer that is not Tencent's (`httpStatus`,
     ///   `wrongContentType`, `malformedBody`); `CancellationError`.
     public func send(_ message: SMSMessage) async throws {
-        let now = clock.now()
-        let (built, _) = try request(number: message.number, code: message.code, expiresAt: message.expiresAt, now: now)
-        let response = try await transport.send(built)
-        switch try TencentCloudAnswer.read(response, gateway: Self.name, contentTypes: configuration.contentTypes) {
+        let (built, _) = try request(number: message.number, code: message.code, expiresAt: message.expiresAt, now: client.clock.now())
+        switch try await client.send(built) {
         case .error(let code, let requestID):
             throw TencentSMSCodes.error(code, requestID: requestID)
         case .response(let members):
@@ -103,9 +93,7 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
             "PhoneNumberSet": .array([.string("+86\(number.digits)")]), "SmsSdkAppId": .string(configuration.sdkAppID),
             "SignName": .string(configuration.signName), "TemplateId": .string(configuration.templateID), "TemplateParamSet": .array(parameters),
         ])
-        return try signer.post(
-            Array(body.json.utf8), action: Self.action, version: Self.version, region: configuration.region, url: configuration.url, at: now,
-            timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes)
+        return try client.request(body, region: configuration.region, at: now)
     }
 
     /// What `onetap gateway sign tencent-sms` shows: the TC3 string to sign for a `SendSms` request and its signature.
@@ -115,15 +103,12 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
     ///   the signature.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming a bad field.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        if let unknown = fields.keys.sorted().first(where: { !["phone", "code", "timestamp"].contains($0) }) {
-            throw GatewayError(gateway: Self.name, .misconfigured("--field \(unknown) is not read by tencent-sms (its fields: phone, code, timestamp)"))
-        }
+        let given = try SignPreviewFields(fields, known: ["phone", "code", "timestamp"], of: client.action, gateway: Self.name)
         let number: PhoneNumber
-        do { number = try PhoneNumber(fields["phone"] ?? "13800138000") } catch {
+        do { number = try PhoneNumber(given["phone"] ?? "13800138000") } catch {
             throw GatewayError(gateway: Self.name, .misconfigured("--field phone must be an 11-digit mainland mobile number"))
         }
-        let now = try TencentSignPreviewTime.instant(fields["timestamp"], clock: clock, gateway: Self.name)
-        let (_, signed) = try request(number: number, code: Secret(fields["code"] ?? "123456"), expiresAt: now.addingTimeInterval(300), now: now)
-        return SignPreview(stringToSign: signed.stringToSign, signature: signed.signature, algorithm: TC3Signer.algorithm)
+        let now = try given.timestamp(client.clock)
+        return try request(number: number, code: Secret(given["code"] ?? "123456"), expiresAt: now.addingTimeInterval(300), now: now).1.preview
     }
 }

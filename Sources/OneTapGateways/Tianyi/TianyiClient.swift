@@ -17,15 +17,10 @@ package struct TianyiClient: Sendable {
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
     package init(configuration: TianyiConfiguration, transport: any HTTPTransport, clock: any WallClock) throws(GatewayError) {
         let gateway = TianyiTokenExchange.name
-        guard !configuration.appID.isEmpty, configuration.appID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: gateway, .misconfigured("appId must be the app's id on the 天翼账号 open platform (letters and digits), not '\(configuration.appID.prefix(40))'"))
-        }
+        try CredentialCheck.lettersAndDigits(configuration.appID, "appId", mustBe: "the app's id on the 天翼账号 open platform", gateway: gateway)
         for (field, secret) in [("appSecret", configuration.appSecret), ("signSecret", configuration.signSecret)] {
             guard let secret else { continue }
-            guard !secret.isEmpty else { throw GatewayError(gateway: gateway, .misconfigured("\(field) is empty: set it to the secret the open platform issued the app")) }
-            guard secret.reveal() == secret.reveal().trimmingCharacters(in: .whitespacesAndNewlines) else {
-                throw GatewayError(gateway: gateway, .misconfigured("\(field) begins or ends with white space (a sign error): remove it"))
-            }
+            try CredentialCheck.trimmed(secret, field, setTo: "the secret the open platform issued the app", padded: "a sign error", gateway: gateway)
         }
         for (field, value) in [("clientType", configuration.clientType), ("format", configuration.format), ("version", configuration.version)] {
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "&" && $0 != "=" }) else {
@@ -54,10 +49,7 @@ package struct TianyiClient: Sendable {
     /// - Returns: The answer, whatever its status.
     /// - Throws: ``GatewayError`` from the transport; `CancellationError`.
     package func send(_ request: TianyiRequest, to url: URL) async throws -> HTTPResponse {
-        try await transport.send(
-            HTTPRequest(
-                gateway: TianyiTokenExchange.name, method: "POST", url: url,
-                headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded;charset=UTF-8"), HTTPHeader("Accept", "application/json")],
-                body: request.body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
+        let headers = [HTTPHeader("Content-Type", "application/x-www-form-urlencoded;charset=UTF-8"), HTTPHeader("Accept", "application/json")]
+        return try await transport.send(configuration.post(gateway: TianyiTokenExchange.name, to: url, headers: headers, body: request.body))
     }
 }

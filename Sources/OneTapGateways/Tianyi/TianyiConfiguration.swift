@@ -60,8 +60,6 @@ public struct TianyiConfiguration: Sendable, CustomStringConvertible {
     public var timeout: Duration = .seconds(6)
     /// The answer's accepted content types: `application/json` unless set (not public).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the defaults above.
     /// - Parameters:
@@ -74,7 +72,5 @@ public struct TianyiConfiguration: Sendable, CustomStringConvertible {
 
     /// `tianyi appId 8013818507, XXTEA paras, HMAC-SHA1, open.e.189.cn/api/oauth2/account/userInfo.do`: the URL's host
     /// and path only, never a secret.
-    public var description: String {
-        "tianyi appId \(appID), \(mode.rawValue), \(signDigest.rawValue)\(signSecret == nil ? "" : " with a sign secret"), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("tianyi appId \(appID), \(mode.rawValue), \(signDigest.rawValue)\(signSecret == nil ? "" : " with a sign secret")") }
 }

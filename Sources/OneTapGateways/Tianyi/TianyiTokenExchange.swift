@@ -52,7 +52,7 @@ public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConve
     package func userInfo(_ accessToken: Secret) async throws -> ExchangeResponse {
         let request = try TianyiRequest(parameters: parameters(accessToken: accessToken.reveal(), timeStamp: client.timeStamp), configuration: configuration)
         let response = try await client.send(request, to: configuration.url)
-        return try Self.answer(response, contentTypes: configuration.contentTypes)
+        return try answer(response)
     }
 
     /// The exact string `sign` is made over, for `onetap gateway sign tianyi`.
@@ -60,11 +60,9 @@ public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConve
     /// - Returns: The signed text and `sign`.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` for a field the call does not take.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        if let unknown = fields.keys.sorted().first(where: { !["accessToken", "timeStamp"].contains($0) }) {
-            throw GatewayError(gateway: Self.name, .misconfigured("--field \(unknown) is not a field of the user-info call (its fields: accessToken, timeStamp)"))
-        }
+        let given = try SignPreviewFields(fields, known: ["accessToken", "timeStamp"], of: "the user-info call", gateway: Self.name)
         let request = try TianyiRequest(
-            parameters: parameters(accessToken: fields["accessToken"] ?? "ACCESS_TOKEN", timeStamp: fields["timeStamp"] ?? client.timeStamp),
+            parameters: parameters(accessToken: given["accessToken"] ?? "ACCESS_TOKEN", timeStamp: given["timeStamp"] ?? client.timeStamp),
             configuration: configuration)
         return request.preview(configuration)
     }
@@ -74,25 +72,14 @@ public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConve
     }
 
     /// Reads an answer: `result` (`0` is success) and `mobileName`.
-    private static func answer(_ response: HTTPResponse, contentTypes: [String]) throws(GatewayError) -> ExchangeResponse {
-        let object = try GatewayAnswer.jsonObject(response, gateway: name, contentTypes: contentTypes)
-        guard let codeText = try GatewayAnswer.text(object, "result", gateway: name) else {
-            throw GatewayError(gateway: name, .malformedBody("no result"))
-        }
-        let code: ResultCode
-        do {
-            code = try ResultCode(codeText)
-        } catch {
-            throw GatewayError(gateway: name, .malformedBody("result is not a code (empty, over 64 bytes or a control character)"))
-        }
+    private func answer(_ response: HTTPResponse) throws(GatewayError) -> ExchangeResponse {
+        let name = Self.name
+        let object = try configuration.jsonObject(response, gateway: name)
+        let code = try GatewayAnswer.code(object, "result", gateway: name, label: "result")
         guard code == "0" else { return ExchangeResponse(code: code) }
         guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
             throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
         }
-        do {
-            return ExchangeResponse(code: code, phoneNumber: try PhoneNumber(mobile))
-        } catch {
-            throw GatewayError(gateway: name, .malformedBody("mobileName is not a mainland mobile number"))
-        }
+        return ExchangeResponse(code: code, phoneNumber: try GatewayAnswer.phoneNumber(mobile, gateway: name, label: "mobileName"))
     }
 }

@@ -26,8 +26,7 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
 
     /// `tianyi refresh appId 8013818507, XXTEA paras, open.e.189.cn/api/oauth2/refreshToken.do`.
     public var description: String {
-        let url = configuration.refreshURL
-        return "tianyi refresh appId \(configuration.appID), \(configuration.mode.rawValue), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
+        "tianyi refresh appId \(configuration.appID), \(configuration.mode.rawValue), \(configuration.refreshURL.endpointDescription)"
     }
 
     /// Refreshes a Tianyi access token with its refresh token.
@@ -48,7 +47,7 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
             let request = try TianyiRequest(parameters: parameters(refreshToken: refreshToken.reveal(), timeStamp: client.timeStamp), configuration: configuration)
             response = try await client.send(request, to: configuration.refreshURL)
             // The status, the content type and the JSON judged as for every gateway; the fields by OneTap's reader.
-            _ = try GatewayAnswer.jsonObject(response, gateway: TianyiTokenExchange.name, contentTypes: configuration.contentTypes)
+            _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
         } catch let error as GatewayError {
             throw TokenError(.refreshFailed, message: error.description)
         }
@@ -60,11 +59,9 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
     /// - Returns: The signed text and `sign`.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` for a field the call does not take.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        if let unknown = fields.keys.sorted().first(where: { !["refreshToken", "timeStamp"].contains($0) }) {
-            throw GatewayError(gateway: TianyiTokenExchange.name, .misconfigured("--field \(unknown) is not a field of refreshToken.do (its fields: refreshToken, timeStamp)"))
-        }
+        let given = try SignPreviewFields(fields, known: ["refreshToken", "timeStamp"], of: "refreshToken.do", gateway: TianyiTokenExchange.name)
         return try TianyiRequest(
-            parameters: parameters(refreshToken: fields["refreshToken"] ?? "REFRESH_TOKEN", timeStamp: fields["timeStamp"] ?? client.timeStamp),
+            parameters: parameters(refreshToken: given["refreshToken"] ?? "REFRESH_TOKEN", timeStamp: given["timeStamp"] ?? client.timeStamp),
             configuration: configuration
         ).preview(configuration)
     }

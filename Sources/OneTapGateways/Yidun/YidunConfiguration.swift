@@ -29,8 +29,6 @@ public struct YidunConfiguration: Sendable, CustomStringConvertible {
     /// The answer's accepted content types: `application/json` unless set (the demo reads JSON; no document names
     /// the type).
     public var contentTypes = ["application/json"]
-    /// The longest answer body accepted: 16 KiB.
-    public var maximumResponseBytes = 16_384
 
     /// A configuration with the documented defaults.
     /// - Parameters:
@@ -44,7 +42,5 @@ public struct YidunConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// `yidun secretId 3f2a…, businessId 8c1d…, ye.dun.163yun.com/v1/oneclick/check`: never a secret.
-    public var description: String {
-        "yidun secretId \(secretID), businessId \(businessID), \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)"
-    }
+    public var description: String { summary("yidun secretId \(secretID), businessId \(businessID)") }
 }

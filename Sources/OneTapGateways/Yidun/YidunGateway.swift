@@ -26,7 +26,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     ///   - clock: The clock `timestamp` is read from.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
     public convenience init(configuration: YidunConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
-        try self.init(configuration: configuration, transport: transport, clock: clock) { Hex.encode(systemRandomBytes(16)) }
+        try self.init(configuration: configuration, transport: transport, clock: clock, nonces: RequestNonce.make)
     }
 
     /// Creates the gateway with the nonces given (tests pin them).
@@ -38,9 +38,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)``.
     package init(configuration: YidunConfiguration, transport: any HTTPTransport, clock: any WallClock, nonces: @escaping @Sendable () -> String) throws(GatewayError) {
         for (field, value) in [("secretId", configuration.secretID), ("businessId", configuration.businessID)] {
-            guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-                throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the \(field) from Yidun's console (letters and digits), not '\(value.prefix(40))'"))
-            }
+            try CredentialCheck.lettersAndDigits(value, field, mustBe: "the \(field) from Yidun's console", gateway: Self.name)
         }
         guard !configuration.secretKey.isEmpty else {
             throw GatewayError(gateway: Self.name, .misconfigured("secretKey is empty: set it to the product's secretKey from Yidun's console"))
@@ -62,8 +60,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Throws: ``GatewayError`` once the request may have reached Yidun; ``ExchangeNotSentError`` when nothing
     ///   was sent (another flow, a token that is not a pair).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await SentOnce.run { try await oneclickCheck(try YidunTokens(joined: credential.token)).exchangeResponse }
+        try await AggregatorCall.exchange(credential, serves: configuration.flows, gateway: Self.name) { try await oneclickCheck(try YidunTokens(joined: $0)) }
     }
 
     /// Asks whether a number is the SIM's own.
@@ -73,8 +70,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Returns: The code and its verdict: `data.result` 1 pass, 2 reject, 3 (or any failure) unknown.
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
-        try AggregatorCall.check(credential, serves: configuration.flows, gateway: Self.name)
-        return try await SentOnce.run { try await check(try YidunTokens(joined: credential.token), number: number).verificationResponse }
+        try await AggregatorCall.verify(credential, serves: configuration.flows, gateway: Self.name) { try await check(try YidunTokens(joined: $0), number: number) }
     }
 
     /// Sends one `oneclick/check` request.
@@ -86,10 +82,10 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
         let (code, data) = try await post(configuration.url, tokens, phone: nil)
         guard code == "200" else { return AggregatorAnswer(gateway: Self.name, code: code) }
         if let phone = try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "phone", gateway: Self.name) }), !phone.isEmpty {
-            return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try AggregatorCall.phoneNumber(phone, field: "phone", gateway: Self.name))
+            return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: try GatewayAnswer.phoneNumber(phone, gateway: Self.name, label: "'phone'"))
         }
         guard let data else { throw GatewayError(gateway: Self.name, .malformedBody("200 without data")) }
-        return AggregatorAnswer(gateway: Self.name, code: try AggregatorCall.code(data, "resultCode", gateway: Self.name))
+        return AggregatorAnswer(gateway: Self.name, code: try GatewayAnswer.code(data, "resultCode", gateway: Self.name))
     }
 
     /// Sends one `check` request.
@@ -153,11 +149,8 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     private func post(_ url: URL, _ tokens: YidunTokens, phone: String?) async throws -> (ResultCode, [String: JSONValue]?) {
         let fields = parameters(tokens, phone: phone)
         let body = FormEncoding.body(fields + [("signature", try signature(SortedParameters.concatenated(fields)))])
-        let response = try await transport.send(
-            HTTPRequest(
-                gateway: Self.name, method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
-                body: body, timeout: configuration.timeout, maximumResponseBytes: configuration.maximumResponseBytes))
-        let object = try GatewayAnswer.jsonObject(response, gateway: Self.name, contentTypes: configuration.contentTypes)
-        return (try AggregatorCall.code(object, "code", gateway: Self.name), try AggregatorCall.object(object, "data", gateway: Self.name))
+        let response = try await transport.send(configuration.post(gateway: Self.name, to: url, headers: [FormEncoding.contentType], body: body))
+        let object = try configuration.jsonObject(response, gateway: Self.name)
+        return (try GatewayAnswer.code(object, "code", gateway: Self.name), try GatewayAnswer.object(object, "data", gateway: Self.name))
     }
 }

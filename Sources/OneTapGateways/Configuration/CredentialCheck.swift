@@ -1,0 +1,35 @@
+import Foundation
+import OneTap
+
+/// The checks a gateway makes of its ids and secrets when it is created, before any call, each failure a
+/// ``GatewayError`` `misconfigured` naming the field and the fix: the same rules, and the same words, for every vendor.
+package enum CredentialCheck {
+    /// An id a vendor's console shows (`appId`, `appKey`, `secretId`): ASCII letters and digits, not empty.
+    /// - Parameters:
+    ///   - value: The id.
+    ///   - field: The configuration's field (`appId`).
+    ///   - what: What it must be (`the appId from Shanyan's console`).
+    ///   - gateway: The gateway's name.
+    /// - Throws: `<field> must be <what> (letters and digits), not '<the first 40 characters>'`.
+    package static func lettersAndDigits(_ value: String, _ field: String, mustBe what: String, gateway: String) throws(GatewayError) {
+        guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw GatewayError(gateway: gateway, .misconfigured("\(field) must be \(what) (letters and digits), not '\(value.prefix(40))'"))
+        }
+    }
+
+    /// A secret that signs: not empty, and without white space around it (the vendor would answer a sign error).
+    /// - Parameters:
+    ///   - secret: The secret.
+    ///   - field: The configuration's field (`appSecret`).
+    ///   - fix: What to set it to (`the APPSecret of the app in China Mobile's developer community`).
+    ///   - symptom: What a padded secret causes (`a 103101 sign error`).
+    ///   - gateway: The gateway's name.
+    /// - Throws: `<field> is empty: set it to <fix>`, or `<field> begins or ends with white space (<symptom>): remove it`;
+    ///   never the secret.
+    package static func trimmed(_ secret: Secret, _ field: String, setTo fix: String, padded symptom: String, gateway: String) throws(GatewayError) {
+        guard !secret.isEmpty else { throw GatewayError(gateway: gateway, .misconfigured("\(field) is empty: set it to \(fix)")) }
+        guard secret.reveal() == secret.reveal().trimmingCharacters(in: .whitespacesAndNewlines) else {
+            throw GatewayError(gateway: gateway, .misconfigured("\(field) begins or ends with white space (\(symptom)): remove it"))
+        }
+    }
+}
