@@ -49,6 +49,37 @@ import Testing
         }
     }
 
+    /// An honest retry (the app lost the answer) on another instance gets the verdict the row keeps, unsent and
+    /// unbilled; the same token with another number is still refused. The row holds the verdict, never the number.
+    @Test func aRetryOnAnotherInstanceGetsTheVerdictTheRowKeeps() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let provider = RejectingVerifier()
+            let first = NumberVerificationService(provider: provider, ledger: one.exchangeLedger(), events: DiscardingEventSink())
+            let second = NumberVerificationService(provider: provider, ledger: other.exchangeLedger(), events: DiscardingEventSink())
+            let credential = CarrierCredential(flow: .mobile, token: Secret("T-pg-retry"))
+            #expect(try await first.verify(credential, number: Self.number).description == "reject 001 (billed)")
+            #expect(try await second.verify(credential, number: Self.number).description == "reject 001 (replayed-answer, not billed)")
+            #expect(try await second.verify(credential, number: try PhoneNumber("13900139000")).description == "unknown (token-replayed, not billed)")
+            #expect(provider.calls == 1)
+            let key = NumberVerificationService.key(of: Secret("T-pg-retry"))
+            let rows = try await one.pool.execute("SELECT state, code, phone_number, account, verdict FROM \(table(one)) WHERE token = $1", [.bytes(key.bytes)])
+            #expect(rows.rows == [[.text("answered"), .text("001"), .null, .null, .text("reject")]])
+            await other.close()
+        }
+    }
+
+    /// Answers `001 reject`, counting its calls.
+    final class RejectingVerifier: NumberVerificationProvider {
+        private let count = LockedValue(0)
+        var calls: Int { count.withLock { $0 } }
+
+        func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
+            count.withLock { $0 += 1 }
+            return NumberVerificationResponse(code: "001", verdict: .reject)
+        }
+    }
+
     @Test func aTimeOutIsKeptUnknownForReconciliation() async throws {
         try await TestDatabase.withStores { stores in
             let ledger = stores.exchangeLedger()
