@@ -5,9 +5,13 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
     package enum Reason: String, Hashable, Sendable {
         /// The gateway answered.
         case answered
+        /// The same token with the same number was answered before (the app lost the answer and asked again): the
+        /// recorded answer, not sent again, not billed again.
+        case replayedAnswer = "replayed-answer"
         /// The token was older than its lifetime (`Data/token-lifetimes.csv`): not sent.
         case tokenExpired = "token-expired"
-        /// The token was claimed before (by this server or another sharing the ledger): not sent again.
+        /// The token was claimed before (by this server or another sharing the ledger) with no answer to give back
+        /// (another number, a call under way or never recorded, timed out or failed): not sent again.
         case tokenReplayed = "token-replayed"
         /// The provider said the request never left (``ExchangeNotSentError``): nothing billed.
         case notSent = "not-sent"
@@ -49,7 +53,8 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
         self.detail = detail.map { String(PhoneNumber.maskingNumbers(in: $0).prefix(200)) }
     }
 
-    /// `pass 000 (billed)`, `unknown (token-replayed, not billed)`, `unknown (timeout, may be billed)`.
+    /// `pass 000 (billed)`, `pass 000 (replayed-answer, not billed)`, `unknown (token-replayed, not billed)`,
+    /// `unknown (timeout, may be billed)`.
     public var description: String {
         let billing = billed.map { $0 ? "billed" : "not billed" } ?? "may be billed"
         let why = reason == .answered ? "" : "\(reason.rawValue)\(detail.map { ": \($0)" } ?? ""), "

@@ -90,6 +90,13 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
+    /// The claim's owner, pinned with Python:
+    /// `base64.urlsafe_b64encode(hmac.new(b'abc', b'verify-owner:13800138000', hashlib.sha256).digest()[:16]).rstrip(b'=')`.
+    @Test func theOwnerIsAnHMACOfTheNumberKeyedByTheToken() {
+        #expect(NumberVerificationService.owner(of: Secret("abc"), number: Self.number).text == "e2vn0YzfZNbUYPCRNvOSgg")
+        #expect(NumberVerificationService.owner(of: Secret("abc"), number: Self.another).text == "57WqtJJod8KYlTn-puK7jw")
+    }
+
     // MARK: No recorded answer: unknown
 
     @Test func aRetryWhileTheFirstIsUnderWayIsUnknownAndUnsent() async throws {
@@ -129,5 +136,15 @@ import Testing
         #expect(try await service.verify(Self.credential("T-2"), number: Self.number).reason == .notSent)
         #expect(try await service.verify(Self.credential("T-2"), number: Self.number).description == "unknown (token-replayed, not billed)")
         #expect(provider.tokensSent == ["T-1": 1, "T-2": 1])
+    }
+
+    /// A row answered without a verdict (a ledger adapter that does not store it) gives nothing back: unknown, unsent.
+    @Test func anAnswerWithoutItsVerdictIsNotReplayed() async throws {
+        let key = NumberVerificationService.key(of: Secret("abc"))
+        _ = try await ledger.claim(key, for: NumberVerificationService.owner(of: Secret("abc"), number: Self.number), at: clock.now())
+        try await ledger.settle(key, .answered(ExchangeResponse(code: "000")), at: clock.now())
+        let provider = ScriptedNumberVerifier()
+        #expect(try await service(provider).verify(Self.credential(), number: Self.number).description == "unknown (token-replayed, not billed)")
+        #expect(provider.tokensSent.isEmpty)
     }
 }
