@@ -71,6 +71,32 @@ import Testing
         }
     }
 
+    /// The quota counted in the shared login quota store: two instances hold one caller to its limit between them;
+    /// the row holds the caller key's SHA-256, never the key. python3 -c "import hashlib;
+    /// print(hashlib.sha256(b'client-key-7').hexdigest())".
+    @Test func aQuotaOnTheSharedCounterStoreHoldsAcrossInstances() async throws {
+        try await TestDatabase.withStores { one in
+            let other = PostgresStores(configuration: one.configuration)
+            let provider = RejectingVerifier()
+            var services: [NumberVerificationService] = []
+            for stores in [one, other] {
+                let quota = try NumberVerificationQuota(limit: 2, per: .seconds(3600), store: stores.loginQuotaStore())
+                services.append(NumberVerificationService(provider: provider, ledger: stores.exchangeLedger(), quota: quota, events: DiscardingEventSink()))
+            }
+            var reasons: [String] = []
+            for index in 0..<4 {
+                let answer = try await services[index % 2].verify(
+                    CarrierCredential(flow: .mobile, token: Secret("T-pg-quota-\(index)")), number: Self.number, caller: "client-key-7")
+                reasons.append(answer.reason.rawValue)
+            }
+            #expect(reasons == ["answered", "answered", "limited", "limited"])
+            #expect(provider.calls == 2)
+            let rows = try await one.pool.execute("SELECT counter FROM \"\(one.configuration.schema)\".login_quota_counters")
+            #expect(rows.rows == [[.text("exchanges:session:verify:c00fa49ac9e9fbe447e8efed9f54d9be52672ea0978fc377ed4b222b3db0bdca")]])
+            await other.close()
+        }
+    }
+
     /// Answers `001 reject`, counting its calls.
     final class RejectingVerifier: NumberVerificationProvider {
         private let count = LockedValue(0)

@@ -8,6 +8,10 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
         /// The same token with the same number was answered before (the app lost the answer and asked again): the
         /// recorded answer, not sent again, not billed again.
         case replayedAnswer = "replayed-answer"
+        /// The caller is over its ``NumberVerificationQuota``: not sent.
+        case limited
+        /// The quota's counter store failed, so the call was refused (fail closed): not sent.
+        case quotaStoreFailed = "quota-store-failed"
         /// The token was older than its lifetime (`Data/token-lifetimes.csv`): not sent.
         case tokenExpired = "token-expired"
         /// The token was claimed before (by this server or another sharing the ledger) with no answer to give back
@@ -35,7 +39,8 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
     public let billed: Bool?
     /// Why.
     package let reason: Reason
-    /// What failed, for a `fault` or `not-sent` (never the token; numbers masked), at most 200 characters.
+    /// What failed, for a `fault`, `not-sent` or `quota-store-failed`, or when to try again, for `limited` (never the
+    /// token; numbers masked), at most 200 characters.
     package let detail: String?
 
     /// An answer.
