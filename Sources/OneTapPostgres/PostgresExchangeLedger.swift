@@ -9,7 +9,8 @@ import OneTap
 ///   token): its state (`pending`, `answered` with the code, `unknown`, `failed`), the login session that
 ///   claimed it, how many times it was sent, when it was claimed and settled, when it is forgotten (its
 ///   claim plus ``retention``), and for an answered exchange the verified number and account (migration
-///   10). The number is the user's: it is kept only as long as the row, and goes with it.
+///   10), for an answered number verification its verdict (migration 14; never the number). The number is the
+///   user's: it is kept only as long as the row, and goes with it.
 /// - ``claim(_:for:at:)`` is one statement (`INSERT … ON CONFLICT (token) DO UPDATE … WHERE forgotten`), so
 ///   of any number of instances claiming one token at once exactly one gets nil and exchanges it;
 ///   ``resend(_:for:at:)`` is one `UPDATE … WHERE state = 'unknown' AND session = … AND sends < 2`, so of
@@ -34,26 +35,26 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
 
         init(_ schema: String) {
             let table = "\(schema).exchange_ledger"
-            let columns = "entry.state, entry.code, entry.phone_number, entry.account, entry.session, entry.claimed_at_ms, entry.settled_at_ms, entry.sends"
+            let columns = "entry.state, entry.code, entry.phone_number, entry.account, entry.session, entry.claimed_at_ms, entry.settled_at_ms, entry.sends, entry.verdict"
             // Claimed (first column true) or, when not, the row as it stood when the statement began.
             // $2 the claim's instant as stored, $4 the bound a stored instant is compared with, $5 the session.
             claim = """
                 WITH claimed AS (INSERT INTO \(table) AS entry (token, state, code, phone_number, account, session, sends, claimed_at_ms, settled_at_ms, \
                 forget_at_ms) VALUES ($1, 'pending', NULL, NULL, NULL, $5, 1, $2, $2, $3) ON CONFLICT (token) DO UPDATE SET state = 'pending', code = NULL, \
-                phone_number = NULL, account = NULL, session = EXCLUDED.session, sends = 1, claimed_at_ms = EXCLUDED.claimed_at_ms, \
+                phone_number = NULL, account = NULL, verdict = NULL, session = EXCLUDED.session, sends = 1, claimed_at_ms = EXCLUDED.claimed_at_ms, \
                 settled_at_ms = EXCLUDED.settled_at_ms, forget_at_ms = EXCLUDED.forget_at_ms WHERE entry.forget_at_ms < $4 RETURNING 1) \
                 SELECT EXISTS (SELECT 1 FROM claimed), \(columns) FROM (SELECT 1) AS one LEFT JOIN \(table) AS entry ON entry.token = $1
                 """
             state = "SELECT false, \(columns) FROM \(table) AS entry WHERE token = $1"
             // $3 the resend's instant, $4 the bound for "not forgotten", $5 the new forget time.
             resend = """
-                UPDATE \(table) SET state = 'pending', code = NULL, phone_number = NULL, account = NULL, sends = sends + 1, claimed_at_ms = $3, \
+                UPDATE \(table) SET state = 'pending', code = NULL, phone_number = NULL, account = NULL, verdict = NULL, sends = sends + 1, claimed_at_ms = $3, \
                 settled_at_ms = $3, forget_at_ms = $5 WHERE token = $1 AND state = 'unknown' AND session = $2 AND sends < 2 AND forget_at_ms >= $4 RETURNING 1
                 """
             settle = """
-                INSERT INTO \(table) (token, state, code, phone_number, account, session, sends, claimed_at_ms, settled_at_ms, forget_at_ms) \
-                VALUES ($1, $2, $3, $6, $7, NULL, 1, $4, $4, $5) ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, \
-                phone_number = EXCLUDED.phone_number, account = EXCLUDED.account, settled_at_ms = EXCLUDED.settled_at_ms
+                INSERT INTO \(table) (token, state, code, phone_number, account, verdict, session, sends, claimed_at_ms, settled_at_ms, forget_at_ms) \
+                VALUES ($1, $2, $3, $6, $7, $8, NULL, 1, $4, $4, $5) ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, \
+                phone_number = EXCLUDED.phone_number, account = EXCLUDED.account, verdict = EXCLUDED.verdict, settled_at_ms = EXCLUDED.settled_at_ms
                 """
             unknown = """
                 SELECT entry.token, \(columns) FROM \(table) AS entry \
@@ -93,7 +94,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
             // A claim that waited for another instance's insert of the same token cannot see that row in its
             // own snapshot; the next statement can (and a row removed meanwhile is claimed again).
             for _ in 0..<3 {
-                guard let row = rows.first, row.count == 9 else { break }
+                guard let row = rows.first, row.count == 10 else { break }
                 if row[0].bool == true { return nil }
                 if !row[1].isNull { return try entry(token, row, from: 1) }
                 rows = try await pool.execute(statements.state, [.bytes(token.bytes)])
@@ -134,7 +135,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
         let parameters: [PostgresValue] = [
             .bytes(token.bytes), .text(state.name), response.map { .text($0.code.text) } ?? .null, .instant(now),
             .instant(now.addingTimeInterval(retention.seconds)), response?.phoneNumber.map { .text($0.digits) } ?? .null,
-            response?.account.map { .text($0.rawValue) } ?? .null,
+            response?.account.map { .text($0.rawValue) } ?? .null, response?.verdict.map { .text($0.rawValue) } ?? .null,
         ]
         try await pool.execute(statements.settle, parameters) { failure($0, doing: "record how the token's exchange ended") }
     }
@@ -150,14 +151,15 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
             failure($0, doing: "list the exchanges to reconcile")
         }
         return try rows.rows.map { row throws(StoreError) in
-            guard row.count == 9, let bytes = row[0].bytes, bytes.count == 32 else { throw corrupt("its token is not a SHA-256") }
+            guard row.count == 10, let bytes = row[0].bytes, bytes.count == 32 else { throw corrupt("its token is not a SHA-256") }
             return try entry(SHA256Digest(bytes: bytes), row, from: 1)
         }
     }
 
     // MARK: Helpers
 
-    /// The entry a row's columns from `first` hold: state, code, number, account, session, claimed, settled, sends.
+    /// The entry a row's columns from `first` hold: state, code, number, account, session, claimed, settled, sends,
+    /// verdict.
     private func entry(_ token: SHA256Digest, _ row: [PostgresValue], from first: Int) throws(StoreError) -> ExchangeLedgerEntry {
         let state: ExchangeLedgerState
         switch (row[first].text, row[first + 1].text) {
@@ -174,7 +176,11 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
                 guard let account = try? AccountID(text) else { throw corrupt("its account is not an account id") }
                 return account
             }
-            state = .answered(ExchangeResponse(code: code, phoneNumber: number, account: account))
+            let verdict = try row[first + 8].text.map { (text) throws(StoreError) in
+                guard let verdict = NumberVerdict(rawValue: text) else { throw corrupt("its verdict is not pass, reject or unknown") }
+                return verdict
+            }
+            state = .answered(ExchangeResponse(code: code, phoneNumber: number, account: account, verdict: verdict))
         default:
             throw corrupt("it holds a state OneTap does not write")
         }

@@ -38,6 +38,7 @@ package struct PostgresMigration: Sendable {
 /// | 11 | sms codes per session | `sms_codes` holds one code record per number and login session: a session-bound record's row moves from the number's digits to `digits/session id` (the key ``SMSCodeKey/id``), so a stranger's send no longer replaces the owner's code; every record stays readable |
 /// | 12 | sealed tokens | `tokens.key_id` (`text COLLATE "C"`, NULL for a row written unsealed): the id of the ``PostgresTokenKeyring`` key that sealed the row's tokens |
 /// | 13 | login quotas | `login_quota_counters` (a login quota counter's events as a `bigint[]` of milliseconds, its keep-until; the index `login_quota_counters_keep_until`), shared by every instance's ``LoginQuotas`` |
+/// | 14 | verification verdicts | to `exchange_ledger`: `verdict` (`pass`, `reject` or `unknown`: an answered number verification's, so a retry of the same token and number gets it back; NULL for an exchange) |
 ///
 /// Account ids, session ids, counters and numbers are `text COLLATE "C"`, so they compare and sort by
 /// their UTF-8 bytes, as the Swift types do. Tokens are `bytea`. Every instant is a `bigint` of whole
@@ -261,6 +262,9 @@ package enum PostgresMigrations {
                 """,
                 "CREATE INDEX login_quota_counters_keep_until ON \(schema).login_quota_counters (keep_until_ms)",
             ]
+        },
+        PostgresMigration(version: 14, name: "verification verdicts") { schema in
+            ["ALTER TABLE \(schema).exchange_ledger ADD COLUMN verdict text COLLATE \"C\" CHECK (verdict IN ('pass', 'reject', 'unknown'))"]
         },
     ]
 }

@@ -64,6 +64,7 @@ import Testing
             "sms codes per session",
             "sealed tokens",
             "login quotas",
+            "verification verdicts",
         ])
     }
 

@@ -5,9 +5,17 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
     package enum Reason: String, Hashable, Sendable {
         /// The gateway answered.
         case answered
+        /// The same token with the same number was answered before (the app lost the answer and asked again): the
+        /// recorded answer, not sent again, not billed again.
+        case replayedAnswer = "replayed-answer"
+        /// The caller is over its ``NumberVerificationQuota``: not sent.
+        case limited
+        /// The quota's counter store failed, so the call was refused (fail closed): not sent.
+        case quotaStoreFailed = "quota-store-failed"
         /// The token was older than its lifetime (`Data/token-lifetimes.csv`): not sent.
         case tokenExpired = "token-expired"
-        /// The token was claimed before (by this server or another sharing the ledger): not sent again.
+        /// The token was claimed before (by this server or another sharing the ledger) with no answer to give back
+        /// (another number, a call under way or never recorded, timed out or failed): not sent again.
         case tokenReplayed = "token-replayed"
         /// The provider said the request never left (``ExchangeNotSentError``): nothing billed.
         case notSent = "not-sent"
@@ -31,7 +39,8 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
     public let billed: Bool?
     /// Why.
     package let reason: Reason
-    /// What failed, for a `fault` or `not-sent` (never the token; numbers masked), at most 200 characters.
+    /// What failed, for a `fault`, `not-sent` or `quota-store-failed`, or when to try again, for `limited` (never the
+    /// token; numbers masked), at most 200 characters.
     package let detail: String?
 
     /// An answer.
@@ -49,7 +58,8 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
         self.detail = detail.map { String(PhoneNumber.maskingNumbers(in: $0).prefix(200)) }
     }
 
-    /// `pass 000 (billed)`, `unknown (token-replayed, not billed)`, `unknown (timeout, may be billed)`.
+    /// `pass 000 (billed)`, `pass 000 (replayed-answer, not billed)`, `unknown (token-replayed, not billed)`,
+    /// `unknown (timeout, may be billed)`.
     public var description: String {
         let billing = billed.map { $0 ? "billed" : "not billed" } ?? "may be billed"
         let why = reason == .answered ? "" : "\(reason.rawValue)\(detail.map { ": \($0)" } ?? ""), "

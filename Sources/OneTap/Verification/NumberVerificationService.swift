@@ -1,25 +1,36 @@
 /// Number verification (本机号码校验) guarded like the token exchange: each token is sent to the paid gateway at
-/// most once, never past its lifetime, and every call ends in `pass`, `reject` or `unknown` with whether it was
-/// billed.
+/// most once, never past its lifetime, never over the caller's quota, and every call ends in `pass`, `reject` or
+/// `unknown` with whether it was billed.
 ///
 /// - A token older than its flow's lifetime (`Data/token-lifetimes.csv`, from when the server received it) is
-///   not sent: `unknown`, not billed.
+///   not sent: `unknown`, not billed, not counted.
+/// - With a ``NumberVerificationQuota``, each call with a live token counts against the caller key the integrator
+///   passes (a retry too): over the quota, `unknown` (`limited`, with when to try again), not sent, not billed; a
+///   counter store that fails, `unknown` (`quota-store-failed`), not sent, not billed (fail closed). Neither claims
+///   the token, so it can still be verified once the window passes (within its lifetime).
 /// - Each token is claimed in an ``ExchangeLedger`` (the exchange's; one ledger serves both) under a key of its
 ///   own, the SHA-256 of a marker byte that no UTF-8 text holds followed by the token, so a verification token
-///   can never take or meet an exchange's claim (an exchange's key is the SHA-256 of the token's UTF-8). A token
-///   claimed before, by this server or another sharing the ledger, or concurrently, is not sent again:
-///   `unknown`, not billed. A ledger that fails on the claim throws its ``StoreError``: nothing was sent and
-///   there is no answer.
-/// - The provider's answer is kept in the ledger (its code, never the number); an answer's `billed` comes from
-///   `Data/verification-billing.csv` by the gateway's name and the verdict (vendors bill `pass` and `reject`).
+///   can never take or meet an exchange's claim (an exchange's key is the SHA-256 of the token's UTF-8). The
+///   claim's owner is derived from the token and the number (HMAC-SHA256 keyed by the token over the number, its
+///   first 16 bytes as a ``LoginSessionID``): the same token with the same number is the same owner on every
+///   instance, and the ledger, which never holds the token, cannot be searched for the number.
+/// - The same token with the same number again, once the gateway's answer is recorded (the app lost it and asked
+///   again), gets that answer back from the ledger: its code and verdict, `billed` false, reason `replayed-answer`;
+///   it is not sent again. Any other earlier claim (the same token with another number, so a captured token never
+///   answers for a guessed number; a call still under way, or one whose end was never recorded; one that timed
+///   out, failed or never left) is not sent again: `unknown`, not billed, `token-replayed`. A ledger that fails on
+///   the claim throws its ``StoreError``: nothing was sent and there is no answer.
+/// - The provider's answer is kept in the ledger (its code and verdict, never the number); an answer's `billed`
+///   comes from `Data/verification-billing.csv` by the gateway's name and the verdict (vendors bill `pass` and
+///   `reject`).
 /// - A provider that throws ``ExchangeNotSentError`` sent nothing: `unknown`, not billed, the ledger's row
 ///   `failed`. One that throws anything else, or does not answer within the time-out, may have been billed:
 ///   `unknown`, `billed` nil, the row `unknown` (listed by ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``
 ///   for reconciliation).
 /// - A caller's task cancelled while the provider has the token throws `CancellationError`, once the row is
 ///   recorded `unknown` (the end is written even for a cancelled task).
-/// - Every call that ends is a `verified` event in area `verify`; a ledger that cannot record the end is a
-///   `settle-failed` event (the answer stands). Neither holds a token or a number.
+/// - Every call that ends is a `verified` event in area `verify` with its reason; a ledger that cannot record the
+///   end is a `settle-failed` event (the answer stands). Neither holds a token, a number or a caller key.
 public struct NumberVerificationService: Sendable {
     /// The gateway's adapter.
     package let provider: any NumberVerificationProvider
@@ -31,6 +42,8 @@ public struct NumberVerificationService: Sendable {
     package let lifetimes: TokenLifetimeTable
     /// What the gateways bill.
     package let billing: VerificationBillingTable
+    /// The limit on each caller's verifications; nil for none.
+    package let quota: NumberVerificationQuota?
     private let clock: any WallClock
     private let events: any EventSink
 
@@ -39,13 +52,14 @@ public struct NumberVerificationService: Sendable {
     ///   - provider: The gateway's adapter (`ChinaMobileNumberVerification` in `OneTapGateways`, or your own).
     ///   - ledger: Which tokens were sent; in memory by default (share one across instances: `PostgresExchangeLedger`).
     ///   - timeout: The limit on one gateway call: 5 s.
+    ///   - quota: The limit on each caller's verifications (each a paid call); none by default.
     ///   - clock: The time source.
     ///   - events: Where each verification's end is told.
     public init(
         provider: any NumberVerificationProvider, ledger: any ExchangeLedger = InMemoryExchangeLedger(), timeout: Duration = .seconds(5),
-        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        quota: NumberVerificationQuota? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
-        self.init(provider: provider, ledger: ledger, timeout: timeout, clock: clock, events: events, lifetimes: .builtIn, billing: .builtIn)
+        self.init(provider: provider, ledger: ledger, timeout: timeout, clock: clock, events: events, lifetimes: .builtIn, billing: .builtIn, quota: quota)
     }
 
     /// Creates a service with other tables (tests, `--data`).
@@ -57,9 +71,10 @@ public struct NumberVerificationService: Sendable {
     ///   - events: Where each verification's end is told.
     ///   - lifetimes: The tokens' lifetimes.
     ///   - billing: What the gateways bill.
+    ///   - quota: The limit on each caller's verifications; nil for none.
     package init(
         provider: any NumberVerificationProvider, ledger: any ExchangeLedger, timeout: Duration, clock: any WallClock, events: any EventSink,
-        lifetimes: TokenLifetimeTable, billing: VerificationBillingTable
+        lifetimes: TokenLifetimeTable, billing: VerificationBillingTable, quota: NumberVerificationQuota? = nil
     ) {
         self.provider = provider
         self.ledger = ledger
@@ -68,6 +83,7 @@ public struct NumberVerificationService: Sendable {
         self.events = events
         self.lifetimes = lifetimes
         self.billing = billing
+        self.quota = quota
     }
 
     /// The gateway's name in `Data/verification-billing.csv`: its configuration name, or `*` for a provider OneTap
@@ -82,26 +98,47 @@ public struct NumberVerificationService: Sendable {
         SHA256.hash([0xFF] + Array("verify:".utf8) + Array(token.reveal().utf8))
     }
 
-    /// Asks the gateway whether `number` is the number of the SIM the token came from, unless the token is too old
-    /// or was sent before.
+    /// The owner a verification claims its token for: the first 16 bytes of HMAC-SHA256 keyed by the token's UTF-8
+    /// over `verify-owner:` and the number's 11 digits. The same for the same token and number on every instance;
+    /// another number is another owner; without the token (which no ledger holds) it says nothing of the number.
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - number: The number verified.
+    /// - Returns: The owner.
+    package static func owner(of token: Secret, number: PhoneNumber) -> LoginSessionID {
+        LoginSessionID(derivedFrom: HMACSHA256.authenticationCode(for: Array("verify-owner:\(number.digits)".utf8), key: Array(token.reveal().utf8)))
+    }
+
+    /// Asks the gateway whether `number` is the number of the SIM the token came from, unless the token is too old,
+    /// the caller is over its quota, or the token was sent before (the same token with the same number gets the
+    /// recorded answer back).
     /// - Parameters:
     ///   - credential: What the one-tap SDK's verification call produced (its token).
     ///   - number: The number to check (the one the user typed).
     ///   - receivedAt: When your server received the token; now when nil.
+    ///   - caller: Whom the quota counts the call against: what your server proved of the caller (the account id
+    ///     its authentication established, your client's key), never a claim read from the request, which a caller
+    ///     changes at will to get a fresh quota. Stored only as its SHA-256. Nil or empty counts in the quota's one
+    ///     shared `(not given)` bucket (a missing key never removes the limit); unused without a quota.
     /// - Returns: The verdict, the gateway's code, and whether the call was billed.
     /// - Throws: ``StoreError`` when the ledger fails on the claim (nothing was sent); `CancellationError` when the
     ///   caller's task was cancelled (before the claim, or while the gateway had the token).
-    public func verify(_ credential: CarrierCredential, number: PhoneNumber, receivedAt: Date? = nil) async throws -> NumberVerification {
+    public func verify(
+        _ credential: CarrierCredential, number: PhoneNumber, receivedAt: Date? = nil, caller: String? = nil
+    ) async throws -> NumberVerification {
         try Task.checkCancellation()
         let now = clock.now()
         let key = Self.key(of: credential.token)
         if let lifetime = lifetimes.entry(for: credential.flow)?.lifetime, now.timeIntervalSince(receivedAt ?? now) >= lifetime.seconds {
             return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired), key, credential.flow)
         }
-        // The ledger's StoreError propagates: nothing was sent, so there is no answer. Each call claims for a session
-        // of its own, so any earlier claim, even a concurrent one, is another's.
-        guard try await ledger.claim(key, for: LoginSessionID.random(), at: now) == nil else {
-            return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed), key, credential.flow)
+        if let quota, let refused = try await quota.refusal(caller, at: now) {
+            return told(refused, key, credential.flow)
+        }
+        // The ledger's StoreError propagates: nothing was sent, so there is no answer.
+        let owner = Self.owner(of: credential.token, number: number)
+        if let held = try await ledger.claim(key, for: owner, at: now) {
+            return told(Self.replay(held, owner: owner), key, credential.flow)
         }
         let provider = self.provider
         let answer: NumberVerification
@@ -111,7 +148,7 @@ public struct NumberVerificationService: Sendable {
             let response = try await Deadline.run(limit: timeout, clock: clock) { try await provider.verify(credential, number: number) }
             let billed = billing.entry(gateway: gateway, verdict: response.verdict.rawValue)?.billed ?? (response.verdict != .unknown)
             answer = NumberVerification(code: response.code, verdict: response.verdict, billed: billed, reason: .answered)
-            settled = .answered(ExchangeResponse(code: response.code))
+            settled = .answered(ExchangeResponse(code: response.code, verdict: response.verdict))
         } catch is TimeoutError {
             (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
         } catch where error is CancellationError || Task.isCancelled {
@@ -127,6 +164,19 @@ public struct NumberVerificationService: Sendable {
         told(answer, key, credential.flow)
         if cancelled { throw CancellationError() }
         return answer
+    }
+
+    /// What a token claimed before answers: the recorded answer, unbilled, when the claim is this token's with this
+    /// number and its answer (with its verdict) is recorded; otherwise `unknown`, not sent, not billed.
+    /// - Parameters:
+    ///   - entry: What the ledger holds.
+    ///   - owner: This call's owner (``owner(of:number:)``).
+    /// - Returns: The answer.
+    package static func replay(_ entry: ExchangeLedgerEntry, owner: LoginSessionID) -> NumberVerification {
+        if entry.session == owner, case .answered(let response) = entry.state, let verdict = response.verdict {
+            return NumberVerification(code: response.code, verdict: verdict, billed: false, reason: .replayedAnswer)
+        }
+        return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed)
     }
 
     /// Tells a verification's end and hands its answer back.

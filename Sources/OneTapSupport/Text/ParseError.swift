@@ -58,6 +58,8 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let appSessionID = Subject("app session id")
         /// The platform a device snapshot names (`ios`, `android`, `harmonyos`, …).
         public static let platform = Subject("platform")
+        /// A quota's limit or window (a number verification quota's).
+        public static let quota = Subject("quota")
     }
 
     /// What kind of value was being read.

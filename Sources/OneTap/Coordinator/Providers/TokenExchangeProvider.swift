@@ -22,18 +22,24 @@ public struct ExchangeResponse: Hashable, Sendable, CustomStringConvertible {
     public let phoneNumber: PhoneNumber?
     /// The app's account for the number, if the adapter looked it up.
     public let account: AccountID?
+    /// A number verification's verdict, when the answer is a verification's (``NumberVerificationService`` keeps its
+    /// answers in the exchange's ledger, so a retry of the same token and number gets it back); nil for an exchange.
+    /// A ledger adapter stores and reads it back like the code.
+    public let verdict: NumberVerdict?
 
     /// Creates an answer.
     /// - Parameters:
     ///   - code: The carrier's code.
     ///   - phoneNumber: The number, on success.
     ///   - account: The app's account, if known.
-    public init(code: ResultCode, phoneNumber: PhoneNumber? = nil, account: AccountID? = nil) {
+    ///   - verdict: A number verification's verdict; nil for an exchange.
+    public init(code: ResultCode, phoneNumber: PhoneNumber? = nil, account: AccountID? = nil, verdict: NumberVerdict? = nil) {
         self.code = code
         self.phoneNumber = phoneNumber
         self.account = account
+        self.verdict = verdict
     }
 
-    /// `103000 138****8000`.
-    public var description: String { "\(code)\(phoneNumber.map { " \($0.masked)" } ?? "")" }
+    /// `103000 138****8000`, a verification's `000 pass`.
+    public var description: String { "\(code)\(phoneNumber.map { " \($0.masked)" } ?? "")\(verdict.map { " \($0.rawValue)" } ?? "")" }
 }

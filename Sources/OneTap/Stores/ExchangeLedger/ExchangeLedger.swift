@@ -3,7 +3,8 @@
 /// shares the ledger, and a retry of the same login gets the answer the exchange gave. Tokens are kept
 /// only as SHA-256 digests, never as themselves.
 ///
-/// A row holds the answer of an answered exchange (its code, the verified number and the account): the
+/// A row holds the answer of an answered exchange (its code, the verified number and the account; a number
+/// verification's code and verdict, ``ExchangeResponse/verdict``, which an adapter stores too): the
 /// user's phone number is kept for as long as the row is, the ledger's retention (one day by default),
 /// and goes with it.
 ///
@@ -101,7 +102,8 @@ public enum ExchangeLedgerState: Hashable, Sendable, CustomStringConvertible {
     /// Claimed; the exchange is under way.
     case pending
     /// The exchange answered: the carrier's code, and on success the number and account, kept so a retry
-    /// of the same login gets the same answer.
+    /// of the same login gets the same answer; for a number verification, its code and verdict (never the
+    /// number), kept so a retry of the same token and number gets the same verdict.
     case answered(ExchangeResponse)
     /// The exchange timed out, or its caller went away: it may have been billed and spent.
     case unknown

@@ -10,7 +10,7 @@ import OneTap
 /// ```
 ///
 /// It checks the ledger directly (a first claim with its session, every state read back with the kept
-/// answer, settling without a claim, a resend only by the claiming session and only once, concurrent
+/// answer, a number verification's verdict too, settling without a claim, a resend only by the claiming session and only once, concurrent
 /// resends, the exchanges to reconcile oldest first with the old pending ones, the retention, concurrent
 /// claims of one token) and through an ``ExchangeGuard`` (many sessions' guards sharing the ledger send
 /// one token to the carrier once). Each property
@@ -52,13 +52,16 @@ package enum ExchangeLedgerConformance {
             let states: [ExchangeLedgerState] = [
                 .answered(ExchangeResponse(code: "103000", phoneNumber: number, account: "account-42")), .answered(ExchangeResponse(code: "000")),
                 .answered(ExchangeResponse(code: "-8994014")), .unknown, .failed, .pending,
+                // A number verification's answers keep their verdict (appended: the indexes above are named below).
+                .answered(ExchangeResponse(code: "000", verdict: .pass)), .answered(ExchangeResponse(code: "001", verdict: .reject)),
+                .answered(ExchangeResponse(code: "302", verdict: .unknown)),
             ]
             for (index, state) in states.enumerated() {
                 let token = digest("settled-\(index)")
                 _ = try await ledger.claim(token, for: me, at: now)
                 try await ledger.settle(token, state, at: now.addingTimeInterval(2))
                 let read = try await ledger.claim(token, for: me, at: now.addingTimeInterval(3))
-                suite.expect(read?.state == state, "a claim of a token settled as \(state) must answer it (with its number and account), answered \(String(describing: read?.state))")
+                suite.expect(read?.state == state, "a claim of a token settled as \(state) must answer it (with its number, account and verdict), answered \(String(describing: read?.state))")
                 suite.expect(read?.session == me && near(read?.settledAt, now.addingTimeInterval(2)) && near(read?.claimedAt, now),
                              "a settle must keep the claim's session and time and record its own, read \(String(describing: read))")
             }

@@ -22,7 +22,8 @@ import Testing
         (.listsNewestFirst, "the unknown exchanges must be listed oldest first"),
         (.dropsUnclaimedSettles, "a token settled without a claim must be recorded"),
         (.keepsTheCodeAsANumber, "a claim of a token settled as answered 000 must answer it"),
-        (.dropsTheNumber, "a claim of a token settled as answered 103000 must answer it (with its number and account)"),
+        (.dropsTheNumber, "a claim of a token settled as answered 103000 must answer it (with its number, account and verdict)"),
+        (.dropsTheVerdict, "a claim of a token settled as answered 000 must answer it (with its number, account and verdict)"),
         (.resendsForAnySession, "a resend of an unknown exchange by another session must be refused"),
         (.resendsAgainAndAgain, "an unknown exchange must be resent once only"),
         (.listsNoPending, "pending exchanges claimed before the bound must be listed with the unknown ones"),
@@ -78,6 +79,8 @@ final class LedgerDouble: ExchangeLedger {
         case keepsTheCodeAsANumber
         /// An answer's number and account are not kept.
         case dropsTheNumber
+        /// A number verification's verdict is not kept (an adapter that stores no `verdict` column).
+        case dropsTheVerdict
         /// `resend` does not check the session.
         case resendsForAnySession
         /// `resend` does not count the sends.
@@ -149,6 +152,7 @@ final class LedgerDouble: ExchangeLedger {
                 state = .answered(ExchangeResponse(code: ResultCode(integerLiteral: number), phoneNumber: response.phoneNumber, account: response.account))
             }
             if flaw == .dropsTheNumber { state = .answered(ExchangeResponse(code: response.code)) }
+            if flaw == .dropsTheVerdict { state = .answered(ExchangeResponse(code: response.code, phoneNumber: response.phoneNumber, account: response.account)) }
         }
         let flaw = flaw
         entries.withLock { entries in
