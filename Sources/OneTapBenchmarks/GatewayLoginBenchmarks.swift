@@ -24,7 +24,7 @@ import OneTapTesting
 /// logins a second over pgbench's transactions a second) is the share of the database's limit a login
 /// reaches with the carrier's loopback fake and the server's own work on top. After the rows, the replayed
 /// rows are checked (`replayCheck`): every pgbench session at the login's last version, its ledger row
-/// answered.
+/// answered. `ONETAP_BENCH_LOGIN_SCRIPT=PATH` keeps a copy of the script.
 enum GatewayLoginBenchmarks {
     static let names = [1, 8].map { "login end to end on postgres (cmcc fake, \($0) client\($0 == 1 ? "" : "s"))" }
 
@@ -112,7 +112,12 @@ enum GatewayLoginBenchmarks {
         let directory = String(cString: mkdtemp(strdup("/tmp/onetap-pgbench-gw-XXXXXX")))
         defer { _ = system("rm -rf '\(directory)'") }
         let script = directory + "/login.sql"
-        try PgbenchReplay.script(captured.statements, keys: [captured.session.id.text]).write(toFile: script, atomically: true, encoding: .utf8)
+        let replay = try PgbenchReplay.script(captured.statements, keys: [captured.session.id.text])
+        try replay.write(toFile: script, atomically: true, encoding: .utf8)
+        // To read the script: ONETAP_BENCH_LOGIN_SCRIPT=PATH keeps a copy.
+        if let keep = ProcessInfo.processInfo.environment["ONETAP_BENCH_LOGIN_SCRIPT"], !keep.isEmpty {
+            try replay.write(toFile: keep, atomically: true, encoding: .utf8)
+        }
         let seconds = options.quick ? 1 : 4
         var rows: [Measurement] = []
         for (clients, name) in zip([1, 8], names) where options.wants(name) {
