@@ -109,8 +109,8 @@ enum GatewayLoginBenchmarks {
         let perLogin = Double(counts.values.reduce(0, +)) / Double(counting)
         let breakdown = counts.sorted { $0.key < $1.key }.map { "\($0.key)×\(format(Double($0.value) / Double(counting)))" }.joined(separator: " ")
 
-        let directory = String(cString: mkdtemp(strdup("/tmp/onetap-pgbench-gw-XXXXXX")))
-        defer { _ = system("rm -rf '\(directory)'") }
+        let directory = try TemporaryDirectory.make("onetap-pgbench-gw-")
+        defer { TemporaryDirectory.remove(directory) }
         let script = directory + "/login.sql"
         let replay = try PgbenchReplay.script(captured.statements, keys: [captured.session.id.text])
         try replay.write(toFile: script, atomically: true, encoding: .utf8)
