@@ -14,11 +14,7 @@ import OneTapTesting
 ///   adds per call; the ratio (bare / whole) the round trip's share.
 /// - `gateway.cmcc sign+encode+decode`: the adapter's own CPU, the same call over `ScriptedHTTPTransport`
 ///   answering a canned 103000 body, beside the same bare round trip.
-/// - `rsa2048 decrypt` / `rsa2048 sign`: one private-key operation through `RSAPrivateKey` on the tests'
-///   2048-bit key, beside `openssl speed -elapsed -seconds 1 -mr rsa2048` run once in the same run: its
-///   private-key operations a second (its sign/s; a PKCS#1 v1.5 decryption is the same CRT exponentiation),
-///   with openssl's own key of the same size. `openssl pkeyutl` on the same key would pay a process start
-///   per input (it takes one input per run), which would measure the process, not the RSA.
+/// - `rsa2048 decrypt` / `rsa2048 sign`: ``RSABenchmarks``, beside OpenSSL on the same key.
 ///
 /// Each mode is MD5 (the app secret) and RSA (SHA256withRSA, msisdn RSA-encrypted, hex). Rows are skipped
 /// with the reason when python3, its `cryptography` package or the checkout's fakes are missing; nothing
@@ -36,7 +32,7 @@ enum GatewayBenchmarks {
             }
         }
         if options.wants("rsa2048") {
-            await rsa(options, &report, repetitions: repetitions)
+            await RSABenchmarks.run(options, &report, repetitions: repetitions)
         }
         await GatewayLoginBenchmarks.run(options, &report)
     }
@@ -173,74 +169,5 @@ enum GatewayBenchmarks {
             : [("shareOfBare", format(ours.median / bare.median))]
         row.extra += [("failedCalls", String(failures)), ("failedBareCalls", String(bareFailures))]
         report.add(row)
-    }
-
-    /// RSA private-key operations through `RSAPrivateKey`, beside openssl's rate on this machine.
-    private static func rsa(_ options: BenchmarkOptions, _ report: inout Report, repetitions: Int) async {
-        let decryptName = "rsa2048 decrypt (PKCS#1 v1.5)"
-        let signName = "rsa2048 sign (SHA256withRSA)"
-        let key: RSAPrivateKey
-        let ciphertext: [UInt8]
-        do {
-            guard let keyPath = BenchmarkFake.file("keys/app-private-pkcs1.pem"), let hexPath = BenchmarkFake.file("keys/ciphertext-pkcs1v15.hex") else {
-                print("rsa2048: skipped: no test keys at \(BenchmarkFake.fakes.path)/keys (run from the checkout)")
-                return
-            }
-            key = try RSAPrivateKey(pem: try String(contentsOfFile: keyPath, encoding: .utf8))
-            guard let bytes = Hex.decode(try String(contentsOfFile: hexPath, encoding: .utf8).filter(\.isHexDigit)) else {
-                print("rsa2048: skipped: ciphertext-pkcs1v15.hex is not hexadecimal")
-                return
-            }
-            ciphertext = bytes
-            guard String(decoding: try key.decryptPKCS1v15(ciphertext), as: UTF8.self) == number else {
-                print("rsa2048: skipped: the test ciphertext does not decrypt to \(number)")
-                return
-            }
-        } catch {
-            print("rsa2048: skipped: \(error)")
-            return
-        }
-        let openssl = await OpenSSLSpeed.rsa2048()
-        if let reason = openssl.failure { print("rsa2048: no openssl reference: \(reason)") }
-        let referenceName = "openssl speed rsa2048 (own key, sign/s)"
-        let reference = openssl.signsPerSecond.map { 1e9 / $0 }
-        let message = Array("\(appID)STsid0000001517196594066OHmZvPMBwn2MkFxwvWkV12JixwuZuyDU".utf8)
-        let batch = options.quick ? 8 : 32
-        var failures = 0
-        let operations: [(String, () throws -> Void)] = [
-            (decryptName, { blackHole(try key.decryptPKCS1v15(ciphertext)) }), (signName, { blackHole(try key.sign(message, digest: .sha256)) }),
-        ]
-        for (name, operation) in operations where options.wants(name) {
-            let ours = measure(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch {
-                    do { try operation() } catch { failures += 1 }
-                }
-            }
-            var row = Measurement(
-                name: name, ops: batch, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: ours.allocations,
-                reference: reference == nil ? nil : referenceName, referenceMedian: reference, referenceAllocations: nil)
-            row.extra = [("opsPerSecond", format(1e9 / ours.median)), ("failed", String(failures))]
-            if let rate = openssl.signsPerSecond { row.extra.append(("opensslSignsPerSecond", format(rate))) }
-            report.add(row)
-        }
-    }
-}
-
-/// `openssl speed` for RSA-2048, once: its private-key operations a second (wall time, `-elapsed`).
-enum OpenSSLSpeed {
-    /// Runs it off the cooperative pool (about two seconds: one for signs, one for verifies) and reads its
-    /// `+F2:` line (`-mr`).
-    static func rsa2048() async -> (signsPerSecond: Double?, failure: String?) {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/openssl" }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else { return (nil, "no openssl on PATH") }
-        let (status, text) = await PostgresTestServer.run([path, "speed", "-elapsed", "-seconds", "1", "-mr", "rsa2048"])
-        // +F2:<index>:<bits>:<signs a second>:<verifies a second>
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("+F2:") }) else {
-            return (nil, "openssl speed printed no +F2 line (exit \(status))")
-        }
-        let fields = line.split(separator: ":")
-        guard fields.count >= 4, let rate = Double(fields[3]), rate > 0 else { return (nil, "openssl speed's +F2 line is not understood: \(line)") }
-        return (rate, nil)
     }
 }

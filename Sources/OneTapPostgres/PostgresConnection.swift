@@ -42,10 +42,13 @@ package final class PostgresConnection: Sendable {
     private let configuration: PostgresConfiguration
     /// Sees every statement's text just before it is sent, on the connection's queue (tests).
     private let observer: (@Sendable (String) -> Void)?
+    /// The same with the values, `bytea` zero-filled (see ``open(_:observer:valuesObserver:)``).
+    private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
 
-    private init(_ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)?) {
+    private init(_ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)?, valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?) {
         self.configuration = configuration
         self.observer = observer
+        self.valuesObserver = valuesObserver
         queue = DispatchQueue(label: Self.queueLabel, qos: .utility)
         queue.setSpecific(key: Self.key, value: Self.queueLabel)
     }
@@ -55,10 +58,16 @@ package final class PostgresConnection: Sendable {
     /// - Parameters:
     ///   - configuration: Where and how to connect.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
+    ///   - valuesObserver: Sees every statement's text and its values before it is sent (benchmarks); nil for
+    ///     none. Every `bytea` value reaches it zero-filled, its length kept: tokens travel only as `bytea`
+    ///     (sealed, hashed or, in an unsealed token store, as they are), so no token ever reaches it.
     /// - Returns: The open connection.
     /// - Throws: ``PostgresError`` of kind `connection-failed` or `timeout`.
-    package static func open(_ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)? = nil) async throws(PostgresError) -> PostgresConnection {
-        let connection = PostgresConnection(configuration, observer: observer)
+    package static func open(
+        _ configuration: PostgresConfiguration, observer: (@Sendable (String) -> Void)? = nil,
+        valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil
+    ) async throws(PostgresError) -> PostgresConnection {
+        let connection = PostgresConnection(configuration, observer: observer, valuesObserver: valuesObserver)
         try await connection.run { () throws(PostgresError) in try connection.connectBlocking() }
         return connection
     }
@@ -228,6 +237,7 @@ package final class PostgresConnection: Sendable {
             throw PostgresError(.connectionLost, message: "the connection is closed")
         }
         observer?(sql)
+        valuesObserver?(sql, parameters.map(\.zeroFilled))
         let limit = configuration.statementTimeout
         // The server cancels the statement at `limit`; the client waits a second longer for that answer.
         let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 1_000_000_000

@@ -17,6 +17,7 @@ package actor PostgresPool: CustomStringConvertible {
     package nonisolated let configuration: PostgresConfiguration
     private let clock: any WallClock
     private let observer: (@Sendable (String) -> Void)?
+    private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
 
     private var idle: [PostgresConnection] = []
     /// Connections open, lent out or being opened.
@@ -31,10 +32,16 @@ package actor PostgresPool: CustomStringConvertible {
     ///   - configuration: The server and the limits.
     ///   - clock: Measures the wait for a free connection.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
-    package init(configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil) {
+    ///   - valuesObserver: Sees every statement's text and values before it is sent, `bytea` values zero-filled
+    ///     (benchmarks; see ``PostgresConnection/open(_:observer:valuesObserver:)``); nil for none.
+    package init(
+        configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), observer: (@Sendable (String) -> Void)? = nil,
+        valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.clock = clock
         self.observer = observer
+        self.valuesObserver = valuesObserver
     }
 
     /// `PostgresPool(PostgresConfiguration(…password=<redacted>…))`.
@@ -160,7 +167,7 @@ package actor PostgresPool: CustomStringConvertible {
         case .open:
             let connection: PostgresConnection
             do {
-                connection = try await PostgresConnection.open(configuration, observer: observer)
+                connection = try await PostgresConnection.open(configuration, observer: observer, valuesObserver: valuesObserver)
             } catch {
                 await discard(nil)
                 throw error

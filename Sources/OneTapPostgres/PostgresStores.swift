@@ -35,14 +35,16 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     ///   - clock: Paces the waits (for a free connection, for another instance's lease).
     ///   - events: Where the `weak-tls` and `unsealed-tokens` events go.
     ///   - observer: Sees every statement's text before it is sent (tests); nil for none.
+    ///   - valuesObserver: Sees every statement's text and values before it is sent, `bytea` values zero-filled
+    ///     (benchmarks; see ``PostgresConnection/open(_:observer:valuesObserver:)``); nil for none.
     package init(
         configuration: PostgresConfiguration, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared,
-        observer: (@Sendable (String) -> Void)? = nil
+        observer: (@Sendable (String) -> Void)? = nil, valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.clock = clock
         self.events = events
-        pool = PostgresPool(configuration: configuration, clock: clock, observer: observer)
+        pool = PostgresPool(configuration: configuration, clock: clock, observer: observer, valuesObserver: valuesObserver)
         if let event = configuration.transportSecurity.event {
             events.receive(OneTapEvent(at: clock.now(), .database(event)))
         }

@@ -71,6 +71,13 @@ package enum PostgresValue: Sendable, Hashable {
         return nil
     }
 
+    /// The value, or for `bytea` as many zero bytes (what a statement observer sees: tokens travel only as
+    /// `bytea`, so none reaches it).
+    package var zeroFilled: PostgresValue {
+        if case .bytes(let bytes) = self { return .bytes([UInt8](repeating: 0, count: bytes.count)) }
+        return self
+    }
+
     /// Whether the value is SQL `NULL`.
     package var isNull: Bool {
         if case .null = self { return true }

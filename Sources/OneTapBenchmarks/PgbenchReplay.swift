@@ -1,0 +1,116 @@
+import Foundation
+import OneTapPostgres
+
+/// One statement as a store sent it, seen by the pool's values observer: its text with `$1`, `$2`… and its
+/// values (`bytea` values zero-filled by the observer, so no token reaches a benchmark).
+struct ObservedStatement: Sendable {
+    let sql: String
+    let values: [PostgresValue]
+}
+
+/// Statements a real call sent, turned into a `pgbench` custom script that sends the same statements, in the
+/// same order and the same transaction grouping (a `BEGIN` … `COMMIT` the store sent is two statements of the
+/// script), one round trip each, with each `$n` replaced by its value as a typed literal. One script run (one
+/// pgbench "transaction") is one replay of the call.
+///
+/// So that runs do not collide on keys, each run draws `:replay` (`\set replay random(…)`), and
+/// - every text value listed as a key (a login session's id) becomes `'pgb-' || :client_id || '-' || :replay`
+///   wherever it is a whole value (inside a JSON document it is left as captured);
+/// - every `bytea` value (zero-filled by the observer: the exchange ledger's token digest) becomes the first
+///   bytes of `sha512('pgb-<client>-<replay>')`, the same within a run, so a statement that reaches the row
+///   an earlier one wrote (the ledger's settle after its claim) reaches it in the script too.
+/// Every other value (versions, instants, the session's JSON) is the captured one.
+enum PgbenchReplay {
+    /// pgbench's variables a literal must not name (`-D v=1` of ``PostgresBenchmarks/runPgbench``, the
+    /// automatic ones, and the script's own): in simple mode pgbench substitutes `:name` even inside quotes.
+    private static let variables: Set<String> = ["v", "client_id", "scale", "random_seed", "default_seed", "replay"]
+
+    /// The script.
+    /// - Parameters:
+    ///   - statements: The statements, in the order they were sent.
+    ///   - keys: Text values to make unique per run.
+    /// - Returns: The script's text.
+    /// - Throws: ``PostgresBenchmarks/BenchmarkFailure`` when a statement names a value it was not given, a
+    ///   `bytea` value is longer than 64 bytes, or a literal would name one of pgbench's variables.
+    static func script(_ statements: [ObservedStatement], keys: Set<String>) throws -> String {
+        var script = "\\set replay random(1, 1000000000000000000)\n"
+        let key = "'pgb-' || :client_id || '-' || :replay"
+        for statement in statements {
+            let literals = try statement.values.map { value -> String in
+                switch value {
+                case .text(let text) where keys.contains(text): return "(\(key))"
+                case .bytes(let bytes):
+                    guard bytes.count <= 64 else { throw PostgresBenchmarks.BenchmarkFailure("a bytea value of \(bytes.count) bytes (at most 64 are replayed)") }
+                    return "substring(sha512(convert_to(\(key), 'UTF8')) FROM 1 FOR \(bytes.count))"
+                default: return try literal(value)
+                }
+            }
+            script += try substitute(statement.sql, literals) + ";\n"
+        }
+        return script
+    }
+
+    /// A value as a typed SQL literal.
+    private static func literal(_ value: PostgresValue) throws -> String {
+        let literal: String
+        switch value {
+        case .null: return "NULL"
+        case .text(let text): literal = quoted(text) + "::text"
+        case .bytes(let bytes): literal = "'\\x" + bytes.map { String(format: "%02x", $0) }.joined() + "'::bytea"
+        case .int64(let number): return "(\(number))::bigint"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .textArray(let texts): literal = "ARRAY[" + texts.map(quoted).joined(separator: ",") + "]::text[]"
+        case .int64Array(let numbers): return "ARRAY[" + numbers.map { "(\($0))" }.joined(separator: ",") + "]::bigint[]"
+        }
+        if let name = namedVariable(literal) {
+            throw PostgresBenchmarks.BenchmarkFailure("a captured value holds `:\(name)`, which pgbench would replace with its variable")
+        }
+        return literal
+    }
+
+    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+
+    /// The first pgbench variable `text` names as `:name`, if any.
+    private static func namedVariable(_ text: String) -> String? {
+        let characters = Array(text.unicodeScalars)
+        var index = 0
+        while index < characters.count {
+            defer { index += 1 }
+            guard characters[index] == ":" else { continue }
+            var end = index + 1
+            while end < characters.count, characters[end].properties.isAlphabetic || ("0"..."9").contains(characters[end]) || characters[end] == "_" { end += 1 }
+            let name = String(String.UnicodeScalarView(characters[(index + 1)..<end]))
+            if variables.contains(name) { return name }
+        }
+        return nil
+    }
+
+    /// The statement with each `$n` outside a quoted literal replaced by `literals[n - 1]`.
+    private static func substitute(_ sql: String, _ literals: [String]) throws -> String {
+        var result = ""
+        var quoted = false
+        var characters = sql.makeIterator()
+        var pending: Character? = nil
+        while let character = pending ?? characters.next() {
+            pending = nil
+            if character == "'" { quoted.toggle() }
+            guard character == "$", !quoted else {
+                result.append(character)
+                continue
+            }
+            var digits = ""
+            while let next = characters.next() {
+                if next.isASCII, next.isNumber { digits.append(next) } else { pending = next; break }
+            }
+            guard let number = Int(digits) else {
+                result.append("$" + digits)
+                continue
+            }
+            guard number >= 1, number <= literals.count else {
+                throw PostgresBenchmarks.BenchmarkFailure("a statement names $\(number) but was sent \(literals.count) values")
+            }
+            result += literals[number - 1]
+        }
+        return result
+    }
+}
