@@ -71,7 +71,7 @@ public actor TokenVault {
     ///   - background: How due accounts are refreshed while ``run()`` runs.
     ///   - events: Receives the token events (area `token`); standard error by default.
     public init(
-        store: any TokenStore = InMemoryTokenStore(), refresher: any TokenRefresher, policy: TokenPolicy = TokenPolicy(),
+        store: any TokenStore = InMemoryStores.newTokenStore(), refresher: any TokenRefresher, policy: TokenPolicy = TokenPolicy(),
         clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(), refreshTimeout: Duration? = .seconds(30),
         background: Background = Background(), events: any EventSink = StandardErrorEventSink.shared
     ) {
