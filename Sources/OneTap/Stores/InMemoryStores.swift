@@ -58,7 +58,7 @@ public final class InMemoryStores: Sendable {
 }
 
 extension InMemoryStores {
-    // A new in-memory store of each kind: the defaults of the services' `store:` parameters (a public
+    // A new in-memory store of each kind: the defaults of the services' `store:` parameters (an init's
     // default argument may name only what the module's interface shows, and these name no store type).
 
     /// A new in-memory token store (`TokenVault`'s default).
