@@ -37,7 +37,7 @@ public struct AccountLogin: Sendable {
     ///   - clock: The time source.
     ///   - events: Receives its events (area `account`); standard error by default.
     public init(
-        directory: any AccountDirectory = InMemoryAccountDirectory(), newAccountID: @escaping @Sendable () -> AccountID = AccountLogin.randomAccountID,
+        directory: any AccountDirectory = InMemoryStores.newAccountDirectory(), newAccountID: @escaping @Sendable () -> AccountID = AccountLogin.randomAccountID,
         dormantAfter: Duration = .seconds(180 * 86_400), clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.directory = directory

@@ -47,7 +47,7 @@ public struct AppSessions: Sendable {
     ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``) when that merge failed,
     ///     until one succeeds. Nil (the default): the integrator merges ``AppSessionGrant/formerGuest`` itself.
     public init(
-        keys: ServerKeyRing, store: any AppSessionStore = InMemoryAppSessionStore(), policy: AppSessionPolicy = .standard,
+        keys: ServerKeyRing, store: any AppSessionStore = InMemoryStores.newAppSessionStore(), policy: AppSessionPolicy = .standard,
         clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared, merger: GuestMerger? = nil
     ) {
         self.merger = merger

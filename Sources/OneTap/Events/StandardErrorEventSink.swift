@@ -23,9 +23,10 @@ public final class StandardErrorEventSink: EventSink {
     /// The sink writing to the process's standard error.
     public static let shared = StandardErrorEventSink()
 
-    /// Creates a sink.
+    /// Creates a sink writing to standard error (``shared`` is the one a process needs: two would
+    /// interleave their lines).
     /// - Parameter limit: The most lines that may wait; 10,000.
-    public convenience init(limit: Int = 10_000) {
+    package convenience init(limit: Int = 10_000) {
         self.init(descriptor: 2, limit: limit)
     }
 

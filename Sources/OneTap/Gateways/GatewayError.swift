@@ -40,7 +40,7 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the vendor may have received the request (and billed it): every failure once a request may have
     /// left, unlike ``Kind/misconfigured(_:)`` and ``Kind/notSent(_:)``, which fail before sending.
-    public var mayHaveReachedVendor: Bool {
+    package var mayHaveReachedVendor: Bool {
         switch kind {
         case .misconfigured, .notSent: false
         default: true

@@ -21,7 +21,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
     /// A header's value, its name compared without regard to case.
     /// - Parameter name: The header's name.
     /// - Returns: Its value, or nil.
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// `HTTP 200, application/json, 96 bytes`: never the body, which may hold a number or a token.
     public var description: String { "HTTP \(status), \(header("content-type") ?? "no content type"), \(body.count) bytes" }

@@ -30,7 +30,7 @@ public struct GuestMerger: Sendable {
     ///   - lease: How long an applier holds a journal before another may take over (it renews at each step).
     ///   - poll: How often a second login waits for the first to finish.
     public init(
-        store: any GuestDataStore = InMemoryGuestDataStore(), rules: MergeRules = .builtIn, clock: any WallClock = SystemClock(),
+        store: any GuestDataStore = InMemoryStores.newGuestDataStore(), rules: MergeRules = .builtIn, clock: any WallClock = SystemClock(),
         lease: Duration = .seconds(30), poll: Duration = .milliseconds(50)
     ) {
         self.store = store

@@ -40,14 +40,14 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out.
     ///   - store: Counters and code records; in memory by default (share one across instances).
     ///   - policy: The limits; `Data/sms-policy.csv` by default.
-    ///   - segments: The number segments, whose kinds tell which numbers cannot take SMS;
-    ///     `Data/number-segments.csv` by default.
+    ///   - tables: The decision tables, the engine's (built in from `Data/` by default, or
+    ///     `DecisionTables(directory:)`): their number segments' kinds tell which numbers cannot take SMS.
     ///   - events: Receives its events (area `sms`); standard error by default.
     ///   - clock: The time source: when a code is sent, expires, may be sent again; the system clock by
     ///     default.
     public init(
-        keys: ServerKeyRing, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
-        policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn, events: any EventSink = StandardErrorEventSink.shared,
+        keys: ServerKeyRing, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemoryStores.newSMSStore(),
+        policy: SMSPolicy = .builtIn, tables: DecisionTables = DecisionTables(), events: any EventSink = StandardErrorEventSink.shared,
         clock: any WallClock = SystemClock()
     ) {
         self.clock = clock
@@ -55,18 +55,18 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         self.sender = sender
         self.captcha = captcha
         self.store = store
-        self.rules = SMSCodeRules(policy: policy, segments: segments)
+        self.rules = SMSCodeRules(policy: policy, segments: tables.segments)
         self.events = events
     }
 
     /// A service with one key (the package's tests and tools).
     package init(
-        key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemorySMSStore(),
-        policy: SMSPolicy = .builtIn, segments: NumberSegmentTable = .builtIn, events: any EventSink = StandardErrorEventSink.shared,
+        key: ServerKey, sender: any SMSSender, captcha: (any CaptchaVerifier)? = nil, store: any SMSStore = InMemoryStores.newSMSStore(),
+        policy: SMSPolicy = .builtIn, tables: DecisionTables = DecisionTables(), events: any EventSink = StandardErrorEventSink.shared,
         clock: any WallClock = SystemClock()
     ) {
         self.init(
-            keys: ServerKeyRing(single: key), sender: sender, captcha: captcha, store: store, policy: policy, segments: segments, events: events,
+            keys: ServerKeyRing(single: key), sender: sender, captcha: captcha, store: store, policy: policy, tables: tables, events: events,
             clock: clock)
     }
 

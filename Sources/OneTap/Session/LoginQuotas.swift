@@ -19,7 +19,7 @@ public struct LoginQuotas: Sendable {
     /// - Parameters:
     ///   - policy: The rules; `Data/login-quotas.csv` by default.
     ///   - store: Where the counters live; this process's memory by default.
-    public init(policy: LoginQuotaPolicy = .builtIn, store: any LoginQuotaStore = InMemoryLoginQuotaStore()) {
+    public init(policy: LoginQuotaPolicy = .builtIn, store: any LoginQuotaStore = InMemoryStores.newLoginQuotaStore()) {
         self.policy = policy
         self.store = store
     }

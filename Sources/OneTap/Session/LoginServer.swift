@@ -43,7 +43,7 @@ public struct LoginServer: Sendable {
     ///   - clock: The time source.
     ///   - events: Receives the login events (area `login`); standard error by default.
     public init(
-        machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryLoginSessionStore(), exchange: ExchangeGuard? = nil,
+        machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryStores.newLoginSessionStore(), exchange: ExchangeGuard? = nil,
         sms: SMSCodeService? = nil, health: ChannelHealth? = nil, quotas: LoginQuotas? = nil, clock: any WallClock = SystemClock(),
         events: any EventSink = StandardErrorEventSink.shared
     ) {

@@ -77,14 +77,14 @@ extension InMemoryVersionedStore {
     /// Stores a new record.
     /// - Parameter record: The record.
     /// - Throws: ``StoreError`` of kind `duplicate`.
-    public func create(_ record: Record) async throws {
+    package func create(_ record: Record) async throws {
         try table.create(record)
     }
 
     /// Reads a record.
     /// - Parameter id: The id.
     /// - Returns: The record, or nil.
-    public func load(_ id: Record.ID) async throws -> Record? {
+    package func load(_ id: Record.ID) async throws -> Record? {
         table.load(id)
     }
 
@@ -93,7 +93,7 @@ extension InMemoryVersionedStore {
     ///   - record: The new record.
     ///   - version: The version it was made from.
     /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
-    public func replace(_ record: Record, expecting version: Int) async throws {
+    package func replace(_ record: Record, expecting version: Int) async throws {
         try table.replace(record, expecting: version)
     }
 
@@ -102,7 +102,7 @@ extension InMemoryVersionedStore {
     ///   - instant: The instant.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
-    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+    package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         table.removeExpired(before: instant, limit: limit)
     }
 }

@@ -2,12 +2,9 @@
 /// store's own removal of expired records, in batches.
 ///
 /// ```swift
-/// let sweeper = ExpiredRecordSweeper(stores: [
-///     .loginSessions(sessions), .appSessions(appSessions), .sms(smsStore), .loginQuotas(quotaStore), .exchangeLedger(ledger),
-/// ])
+/// let sweeper = ExpiredRecordSweeper(stores: stores.sweptStores())   // InMemoryStores or PostgresStores
 /// ```
-/// A store of your own (or a PostgreSQL one: `PostgresStores`' stores take the same calls) is named
-/// with ``init(name:removeExpired:)``.
+/// A store of your own is named with ``init(name:removeExpired:)``.
 public struct SweptStore: Sendable {
     /// The name its events carry (`login-sessions`, `sms`, …): never a secret.
     package let name: String
@@ -29,28 +26,28 @@ public struct SweptStore: Sendable {
     /// Login sessions (``LoginSessionStore/removeExpired(before:limit:)``), named `login-sessions`.
     /// - Parameter store: The store.
     /// - Returns: The store to sweep.
-    public static func loginSessions(_ store: any LoginSessionStore) -> SweptStore {
+    package static func loginSessions(_ store: any LoginSessionStore) -> SweptStore {
         SweptStore(name: "login-sessions") { try await store.removeExpired(before: $0, limit: $1) }
     }
 
     /// App sessions (``AppSessionStore/removeExpired(before:limit:)``), named `app-sessions`.
     /// - Parameter store: The store.
     /// - Returns: The store to sweep.
-    public static func appSessions(_ store: any AppSessionStore) -> SweptStore {
+    package static func appSessions(_ store: any AppSessionStore) -> SweptStore {
         SweptStore(name: "app-sessions") { try await store.removeExpired(before: $0, limit: $1) }
     }
 
     /// SMS codes and counters (``SMSStore/removeExpired(before:limit:)``), named `sms`.
     /// - Parameter store: The store.
     /// - Returns: The store to sweep.
-    public static func sms(_ store: any SMSStore) -> SweptStore {
+    package static func sms(_ store: any SMSStore) -> SweptStore {
         SweptStore(name: "sms") { try await store.removeExpired(before: $0, limit: $1) }
     }
 
     /// Login quota counters (``LoginQuotaStore/removeExpired(before:limit:)``), named `login-quotas`.
     /// - Parameter store: The store.
     /// - Returns: The store to sweep.
-    public static func loginQuotas(_ store: any LoginQuotaStore) -> SweptStore {
+    package static func loginQuotas(_ store: any LoginQuotaStore) -> SweptStore {
         SweptStore(name: "login-quotas") { try await store.removeExpired(before: $0, limit: $1) }
     }
 
@@ -58,7 +55,7 @@ public struct SweptStore: Sendable {
     /// claimed longer ago than its retention), named `exchange-ledger`.
     /// - Parameter ledger: The ledger.
     /// - Returns: The store to sweep.
-    public static func exchangeLedger(_ ledger: InMemoryExchangeLedger) -> SweptStore {
+    package static func exchangeLedger(_ ledger: InMemoryExchangeLedger) -> SweptStore {
         SweptStore(name: "exchange-ledger") { try await ledger.removeExpired(before: $0, limit: $1) }
     }
 }

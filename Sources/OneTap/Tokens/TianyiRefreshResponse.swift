@@ -1,13 +1,13 @@
 /// Reads the JSON answer of Tianyi's refresh API (`refreshToken.do`): `result` (0 is success), a new
 /// `accessToken`, a `refreshToken` that may be empty, and `expiresIn` in seconds as a string.
 ///
-/// The integrator's refresher does the HTTP call and hands the body here; this turns it into a
+/// `OneTapGateways`' `TianyiTokenRefresher` does the HTTP call and hands the body here; this turns it into a
 /// ``RefreshResponse`` or a ``TokenError``. The public documentation defines only `result` 0 (success)
 /// and non-zero (failure, with `msg`), so a non-zero result is `relogin-required`: the refresh token is
 /// not accepted and the user must log in again. A body that is not the documented shape is
 /// `refresh-failed`, a failure that may pass (a proxy's error page, a truncated answer): the stored
 /// token is kept.
-public enum TianyiRefreshResponse {
+package enum TianyiRefreshResponse {
     /// The answer's members this reads; others are skipped.
     private struct Body: JSONReadable {
         static var skipsByteOrderMark: Bool { true }
@@ -51,7 +51,7 @@ public enum TianyiRefreshResponse {
     /// - Throws: ``TokenError``: `relogin-required` for a non-zero `result` (its message names the result
     ///   and the carrier's `msg`); `refresh-failed` for a body that is not the documented JSON, or a
     ///   success without an access token.
-    public static func decode(_ body: some Collection<UInt8>) throws(TokenError) -> RefreshResponse {
+    package static func decode(_ body: some Collection<UInt8>) throws(TokenError) -> RefreshResponse {
         let decoded: Body
         do {
             decoded = try Body.reading(body)

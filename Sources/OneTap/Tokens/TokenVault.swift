@@ -71,7 +71,7 @@ public actor TokenVault {
     ///   - background: How due accounts are refreshed while ``run()`` runs.
     ///   - events: Receives the token events (area `token`); standard error by default.
     public init(
-        store: any TokenStore = InMemoryTokenStore(), refresher: any TokenRefresher, policy: TokenPolicy = TokenPolicy(),
+        store: any TokenStore = InMemoryStores.newTokenStore(), refresher: any TokenRefresher, policy: TokenPolicy = TokenPolicy(),
         clock: any WallClock = SystemClock(), backoff: RefreshBackoff = RefreshBackoff(), refreshTimeout: Duration? = .seconds(30),
         background: Background = Background(), events: any EventSink = StandardErrorEventSink.shared
     ) {
@@ -177,11 +177,12 @@ public actor TokenVault {
 
     // MARK: Reading
 
-    /// The state of an account's stored token now, or nil when none is stored.
+    /// The state of an account's stored token now, or nil when none is stored (the package's tests and
+    /// tools; a caller asks ``validToken(for:)``, which refreshes what needs it).
     /// - Parameter account: The account.
     /// - Returns: fresh, stale, expired, or nil.
     /// - Throws: ``TokenError`` of kind `store-failed`.
-    public nonisolated(nonsending) func state(for account: AccountID) async throws -> TokenState? {
+    package nonisolated(nonsending) func state(for account: AccountID) async throws -> TokenState? {
         try await refresh.load(account).map { policy.state(of: $0.token, at: clock.now()) }
     }
 

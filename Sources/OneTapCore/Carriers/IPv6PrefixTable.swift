@@ -4,7 +4,7 @@
 /// client's IPv6 address comes from its carrier's mobile pool and names the carrier. The longest
 /// matching prefix wins. Rows in a `non-cellular` pool (home broadband, legacy blocks) are not evidence
 /// of a SIM's carrier.
-public struct IPv6PrefixTable: DataTable {
+package struct IPv6PrefixTable: DataTable {
     /// `ipv6-prefixes.csv`, the table's file in `Data/`.
     package static let fileName = "ipv6-prefixes.csv"
 
@@ -71,7 +71,7 @@ public struct IPv6PrefixTable: DataTable {
 
     /// The table built from `Data/ipv6-prefixes.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
-    @usableFromInline package static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
+    package static let builtIn: IPv6PrefixTable = EmbeddedTable.load(IPv6PrefixTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:
@@ -79,7 +79,7 @@ public struct IPv6PrefixTable: DataTable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for a prefix that is not IPv6 CIDR with zero host bits, an unknown
     ///   carrier or pool, or a duplicate prefix.
-    public init(csv text: String, file: String) throws(TableError) {
+    package init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var prefixes: [Prefix] = []
         var listed = ListedKeys<String>()

@@ -5,7 +5,7 @@
 ///
 /// Since number portability (携号转网, 2019) the segment tells only the carrier that first issued the
 /// number: a SIM's PLMN wins whenever both are known.
-public struct NumberSegmentTable: DataTable {
+package struct NumberSegmentTable: DataTable {
     /// `number-segments.csv`, the table's file in `Data/`.
     package static let fileName = "number-segments.csv"
 
@@ -25,7 +25,7 @@ public struct NumberSegmentTable: DataTable {
 
     /// The table built from `Data/number-segments.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
-    @usableFromInline package static let builtIn: NumberSegmentTable = EmbeddedTable.load(NumberSegmentTable.self)
+    package static let builtIn: NumberSegmentTable = EmbeddedTable.load(NumberSegmentTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:
@@ -33,7 +33,7 @@ public struct NumberSegmentTable: DataTable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for a prefix that is not 3 to 7 ASCII digits of a mobile number (13 to 19 first), an unknown
     ///   carrier or kind, or a duplicate prefix.
-    public init(csv text: String, file: String) throws(TableError) {
+    package init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var segments: [NumberSegment] = []
         var children = [UInt16](repeating: 0, count: 10)

@@ -1,9 +1,9 @@
 /// Which carrier each mainland China PLMN (MCC 460) belongs to: `Data/plmn.csv`.
 ///
 /// Any valid PLMN with another MCC is ``Carrier/other``; a 460 MNC the table does not list is
-/// ``Carrier/unknown``. The built-in table is the default; load a replacement file with
-/// ``init(contentsOf:)`` when a new code is assigned before a release carries it.
-public struct PLMNTable: DataTable {
+/// ``Carrier/unknown``. The built-in table is the default; a replacement file comes in through
+/// `DecisionTables(directory:)` when a new code is assigned before a release carries it.
+package struct PLMNTable: DataTable {
     /// `plmn.csv`, the table's file in `Data/`.
     package static let fileName = "plmn.csv"
 
@@ -32,7 +32,7 @@ public struct PLMNTable: DataTable {
 
     /// The table built from `Data/plmn.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
-    @usableFromInline package static let builtIn: PLMNTable = EmbeddedTable.load(PLMNTable.self)
+    package static let builtIn: PLMNTable = EmbeddedTable.load(PLMNTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:
@@ -40,7 +40,7 @@ public struct PLMNTable: DataTable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` naming the file, line and column of the first problem: an unparsable or
     ///   non-mainland PLMN, a carrier id that is not a mainland carrier, a duplicate PLMN.
-    public init(csv text: String, file: String) throws(TableError) {
+    package init(csv text: String, file: String) throws(TableError) {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var entries: [Entry] = []
         var mainland = [Carrier](repeating: .unknown, count: 1100)

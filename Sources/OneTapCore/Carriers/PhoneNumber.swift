@@ -5,7 +5,7 @@
 /// prefix (`+86`, `0086`, `86`), spaces and hyphens between digit groups, surrounding whitespace. Since
 /// number portability (携号转网, nationwide from November 2019) a number's segment tells only the carrier
 /// that first issued it; the SIM's PLMN wins whenever both are known.
-public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertible, Codable {
+public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The 11 digits as a number, 13000000000 ... 19999999999.
     package let value: UInt64
 
@@ -122,21 +122,6 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// Orders values by their numbers (stable, for sorting).
     public static func < (lhs: PhoneNumber, rhs: PhoneNumber) -> Bool { lhs.value < rhs.value }
-
-    /// Decodes any accepted form.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError``'s description.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the 11 digits as a string.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(digits)
-    }
 
     // MARK: Parsing
 

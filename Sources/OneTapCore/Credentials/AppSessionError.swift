@@ -6,8 +6,9 @@ public struct AppSessionError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// What went wrong.
     public let kind: ErrorKind<AppSessionError>
-    /// The app session the credential named, when it named one (not a secret, and not proof: a claim).
-    public let session: AppSessionID?
+    /// The app session the credential named, when it named one (not a secret, and not proof: a claim);
+    /// the error's ``description`` carries it.
+    package let session: AppSessionID?
     /// A human-readable explanation (never a token).
     public let message: String
 

@@ -41,12 +41,6 @@ public struct AppSessionID: Hashable, Sendable, Comparable, CustomStringConverti
     /// reads it back.
     public var description: String { text }
 
-    /// Whether two ids have the same characters.
-    public static func == (lhs: AppSessionID, rhs: AppSessionID) -> Bool { lhs.storage == rhs.storage }
-
-    /// Hashes the characters.
-    public func hash(into hasher: inout Hasher) { storage.hash(into: &hasher) }
-
     /// Orders ids by their text.
     public static func < (lhs: AppSessionID, rhs: AppSessionID) -> Bool { lhs.storage < rhs.storage }
 }

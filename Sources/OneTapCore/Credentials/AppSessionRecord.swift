@@ -37,7 +37,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why a session was revoked.
-    public enum Revocation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    package enum Revocation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// The app logged out.
         case logout
         /// The account logged out everywhere.
@@ -46,7 +46,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         case reuse
 
         /// The id: `logout`, `logout-everywhere`, `reuse`.
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     /// The session.
@@ -69,7 +69,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``).
     package var ancestors: [Digest]
     /// When and why the session was revoked, if it was.
-    public package(set) var revoked: (at: Date, reason: Revocation)? {
+    package var revoked: (at: Date, reason: Revocation)? {
         get { revokedAt.flatMap { at in revocation.map { (at, $0) } } }
         set {
             revokedAt = newValue?.at.roundedToMilliseconds
@@ -86,7 +86,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// (the merge failed at the login: the guest-data store was down): `AppSessions` in `OneTap` retries
     /// the merge at the session's next refresh, or when asked, and clears it once the merge is done. Nil
     /// otherwise, and in every record written before it existed.
-    public package(set) var unmergedGuest: GuestID?
+    package var unmergedGuest: GuestID?
 
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,

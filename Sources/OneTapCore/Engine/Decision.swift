@@ -2,7 +2,7 @@
 /// ``LoginDecisionEngine/next(after:code:in:attempt:)``.
 public struct Decision: Hashable, Sendable, CustomStringConvertible {
     /// The next step.
-    public enum Step: Hashable, Sendable, Codable, CustomStringConvertible {
+    public enum Step: Hashable, Sendable, CustomStringConvertible {
         /// Try this flow next (the plan's next flow, or SMS after a `switch`).
         case attempt(LoginFlow)
         /// Try the same flow once more.
@@ -44,26 +44,6 @@ public struct Decision: Hashable, Sendable, CustomStringConvertible {
 
         /// The message for text that is no step.
         static func unknown(_ text: String) -> String { "not a step: \(QuotedInput(text))" }
-
-        /// Decodes ``description``'s text.
-        /// - Parameter decoder: The decoder.
-        /// - Throws: `DecodingError.dataCorrupted` for text that is no step.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let step = Step(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.unknown(text))
-            }
-            self = step
-        }
-
-        /// Encodes ``description``.
-        /// - Parameter encoder: The encoder.
-        /// - Throws: What the encoder throws.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(description)
-        }
     }
 
     /// How a login ended.

@@ -13,13 +13,18 @@ public struct DecisionTables: Sendable {
     /// The tables built from `Data/`.
     package static var builtIn: DecisionTables { DecisionTables() }
 
+    /// The tables built from `Data/`; `DecisionTables(directory:)` loads replacements.
+    public init() {
+        self.init(plmn: .builtIn)
+    }
+
     /// Creates a set of tables; each defaults to the built-in one.
     /// - Parameters:
     ///   - plmn: The PLMN table.
     ///   - segments: The number-segment table.
     ///   - ipv6: The IPv6 prefix table.
     ///   - outcomes: The result-code table.
-    public init(
+    package init(
         plmn: PLMNTable = .builtIn, segments: NumberSegmentTable = .builtIn, ipv6: IPv6PrefixTable = .builtIn,
         outcomes: OutcomeTable = .builtIn
     ) {

@@ -4,7 +4,7 @@
 /// classification never fails: an unknown code is not an error. Seed 002's defaults: China Mobile's
 /// unknown codes fall back to SMS; Tianyi's unknown codes are `failed` (the error is shown, SMS is not
 /// forced).
-public struct OutcomeTable: DataTable {
+package struct OutcomeTable: DataTable {
     /// `result-codes.csv`, the table's file in `Data/`.
     package static let fileName = "result-codes.csv"
 
@@ -26,7 +26,7 @@ public struct OutcomeTable: DataTable {
 
     /// The table built from `Data/result-codes.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
-    @usableFromInline package static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
+    package static let builtIn: OutcomeTable = EmbeddedTable.load(OutcomeTable.self)
 
     /// Reads a table from CSV text.
     /// - Parameters:
@@ -34,7 +34,7 @@ public struct OutcomeTable: DataTable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for an unknown flow or action, a code that is neither an integer nor `*`,
     ///   a duplicate (flow, code), or a flow without exactly one `*` row.
-    public init(csv text: String, file: String) throws(TableError) {
+    package init(csv text: String, file: String) throws(TableError) {
         let rows = try CodeRows(
             try CSVTable(text: text, file: file, columns: Self.columns), file: file,
             everyFlow: "every flow needs one to classify unknown codes", name: "a result-code table"

@@ -2,7 +2,7 @@
 ///
 /// A plan is built on every login request; keeping its flows in a fixed-size value instead of an array
 /// keeps ``LoginDecisionEngine/plan(for:)`` free of heap allocation.
-public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, Codable, CustomStringConvertible,
+public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, CustomStringConvertible,
     ExpressibleByArrayLiteral
 {
     /// The flows' ``LoginFlow/index`` values, one per byte from the lowest.
@@ -88,24 +88,4 @@ public struct FlowSequence: RandomAccessCollection, Hashable, Sendable, Codable,
 
     /// `mobile → sms`.
     public var description: String { map(\.rawValue).joined(separator: " → ") }
-
-    /// Decodes a JSON array of flow ids.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError` for unknown ids or a list ``validate(_:)`` refuses.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        let flows = try container.decode([LoginFlow].self)
-        if let problem = Self.validate(flows) {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: problem)
-        }
-        self.init(unchecked: flows)
-    }
-
-    /// Encodes a JSON array of flow ids.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Array(self))
-    }
 }

@@ -3,7 +3,7 @@
 ///
 /// Not a routing input: the plan does not depend on it. It travels with the login's events, so the
 /// funnel can be split by platform (one-tap success differs between the SDKs of each platform).
-public struct Platform: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct Platform: Hashable, Sendable, CustomStringConvertible {
     /// The id: 1 to 16 bytes of lowercase ASCII letters, digits and `-`.
     package let rawValue: String
 
@@ -45,19 +45,4 @@ public struct Platform: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// The id, e.g. `"harmonyos"`: its one text form; ``init(_:)`` reads it back.
     public var description: String { rawValue }
-
-    /// Decodes the id.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` for an id ``init(_:)`` refuses.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Platform(text) }
-    }
-
-    /// Encodes the id.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }

@@ -11,7 +11,7 @@ public struct SMSCodeKey: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - number: The number.
     ///   - session: The login session, or nil.
-    public init(number: PhoneNumber, session: LoginSessionID?) {
+    package init(number: PhoneNumber, session: LoginSessionID?) {
         self.number = number
         self.session = session
     }

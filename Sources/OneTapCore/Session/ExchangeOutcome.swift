@@ -5,7 +5,7 @@
 /// made up by a request decoder.
 public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// What came of the exchange.
-    public let answer: ExchangeAnswer
+    package let answer: ExchangeAnswer
     /// The SHA-256 of the token exchanged; nil for an answer not yet bound (the package's simulations bind
     /// it with ``LoginReport/bound(to:)`` before it reaches a session).
     package let token: SHA256Digest?

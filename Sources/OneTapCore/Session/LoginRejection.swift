@@ -9,8 +9,8 @@ public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible
 
     /// Why.
     public let kind: ErrorKind<LoginRejection>
-    /// The session.
-    public let session: LoginSessionID
+    /// The session (the caller named it: the rejection's ``description`` is what an answer or a log needs).
+    package let session: LoginSessionID
     /// A human-readable explanation.
     public let message: String
 

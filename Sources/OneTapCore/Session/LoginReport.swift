@@ -49,8 +49,9 @@ public enum LoginReport: Sendable, CustomStringConvertible {
     }
 }
 
-/// The server's exchange of a one-tap token for the number: what came of it.
-public enum ExchangeAnswer: Hashable, Sendable, CustomStringConvertible {
+/// The server's exchange of a one-tap token for the number: what came of it. Made and read by the
+/// exchange path and the session machine only (a report carries it inside an ``ExchangeOutcome``).
+package enum ExchangeAnswer: Hashable, Sendable, CustomStringConvertible {
     /// The exchange answered with a code; on success with the number (and the app's account, if known).
     case answered(ResultCode, phoneNumber: PhoneNumber? = nil, account: AccountID? = nil)
     /// No answer in time: the result is unknown (the carrier may have billed and spent the token).
@@ -63,7 +64,7 @@ public enum ExchangeAnswer: Hashable, Sendable, CustomStringConvertible {
     case replayed
 
     /// `103000`, `timeout`, `fault: …`, `token-expired`, `replayed`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .answered(let code, let number, _): "\(code)\(number.map { " \($0.masked)" } ?? "")"
         case .timeout: "timeout"

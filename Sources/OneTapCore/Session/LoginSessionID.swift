@@ -1,7 +1,7 @@
 /// A login session's id: 128 bits from the system's CSPRNG (`LoginSessionID.random()` in `OneTap`),
 /// written as 22 characters of URL-safe base64 (RFC 4648 §5, no padding), so it can travel in a URL, a
 /// header or JSON as it is.
-public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertible {
+public struct LoginSessionID: Hashable, Sendable, CustomStringConvertible {
     /// The 22 characters.
     package let text: String
 
@@ -35,19 +35,4 @@ public struct LoginSessionID: Hashable, Sendable, Codable, CustomStringConvertib
     /// The 22 characters: the id's one text form (what a store, a URL or JSON holds); ``init(_:)``
     /// reads it back.
     public var description: String { text }
-
-    /// Decodes the 22 characters.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` for a malformed id.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try LoginSessionID(text) }
-    }
-
-    /// Encodes the 22 characters.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(text)
-    }
 }

@@ -6,7 +6,7 @@
 /// instead treat canonically equivalent spellings as one (`café` composed and decomposed), and
 /// normalising would silently merge two ids a server keeps apart; an id is a key, not text to display,
 /// so OneTap compares bytes and never rewrites them.
-public struct AccountID: Hashable, Sendable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The identifier's text, exactly as given.
     package let rawValue: String
 
@@ -70,20 +70,5 @@ public struct AccountID: Hashable, Sendable, Comparable, Codable, CustomStringCo
     /// Orders identifiers by their UTF-8 bytes (code point order, as PostgreSQL's `C` collation does).
     public static func < (lhs: AccountID, rhs: AccountID) -> Bool {
         lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
-    }
-
-    /// Decodes the identifier from a string.
-    /// - Parameter decoder: The decoder.
-    /// - Throws: `DecodingError.dataCorrupted` carrying the ``ParseError`` for an invalid identifier.
-    public init(from decoder: any Decoder) throws {
-        self = try ParseError.decode(from: decoder) { (text) throws(ParseError) in try Self(text) }
-    }
-
-    /// Encodes the identifier as a string.
-    /// - Parameter encoder: The encoder.
-    /// - Throws: What the encoder throws.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 }

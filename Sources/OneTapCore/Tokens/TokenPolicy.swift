@@ -1,5 +1,5 @@
 /// Whether a token can be used now, and whether it should be refreshed.
-public enum TokenState: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
+@usableFromInline package enum TokenState: String, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
     /// Use it; no refresh needed.
     case fresh
     /// Use it, and refresh now.
@@ -8,7 +8,7 @@ public enum TokenState: String, Hashable, Sendable, CaseIterable, Codable, Custo
     case expired
 
     /// The id, e.g. `"stale"`.
-    public var description: String { rawValue }
+    @usableFromInline package var description: String { rawValue }
 }
 
 /// When a token turns stale and when it counts as expired.

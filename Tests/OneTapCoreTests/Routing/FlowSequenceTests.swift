@@ -33,12 +33,4 @@ import Testing
     func validSequencesAreKeptInOrder(flows: [LoginFlow]) throws {
         #expect(Array(try FlowSequence(flows)) == flows)
     }
-
-    @Test func codable() throws {
-        let flows: FlowSequence = [.mobile, .sms]
-        let data = try JSONEncoder().encode(flows)
-        #expect(String(decoding: data, as: UTF8.self) == #"["mobile","sms"]"#)
-        #expect(try JSONDecoder().decode(FlowSequence.self, from: data) == flows)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(FlowSequence.self, from: Data(#"["mobile"]"#.utf8)) }
-    }
 }

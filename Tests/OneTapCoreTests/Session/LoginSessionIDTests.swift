@@ -76,11 +76,10 @@ import Testing
         }
     }
 
-    @Test func jsonIsTheTextItself() throws {
+    @Test func theTextFormIsTheIDItself() throws {
         let id = try LoginSessionID("lW7rLyYy170D8WayM-PvKA")
-        #expect(String(decoding: try JSONEncoder().encode([id]), as: UTF8.self) == #"["lW7rLyYy170D8WayM-PvKA"]"#)
-        #expect(try JSONDecoder().decode([LoginSessionID].self, from: Data(#"["lW7rLyYy170D8WayM-PvKA"]"#.utf8)) == [id])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([LoginSessionID].self, from: Data(#"["lW7rLyYy170D8WayM+PvKA"]"#.utf8)) }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([LoginSessionID].self, from: Data(#"[42]"#.utf8)) }
+        #expect(id.description == "lW7rLyYy170D8WayM-PvKA")
+        #expect(try LoginSessionID(id.description) == id)
+        #expect(throws: ParseError.self) { try LoginSessionID("lW7rLyYy170D8WayM+PvKA") }
     }
 }

@@ -8,7 +8,9 @@ import Testing
     @Test func theVocabularyIsNotCodable() {
         let types: [(String, Any.Type)] = [
             ("IPAddress", IPAddress.self), ("PLMN", PLMN.self), ("DeviceID", DeviceID.self), ("ExpiresIn", ExpiresIn.self),
-            ("GuestID", GuestID.self), ("ResultCode", ResultCode.self),
+            ("GuestID", GuestID.self), ("ResultCode", ResultCode.self), ("PhoneNumber", PhoneNumber.self), ("AccountID", AccountID.self),
+            ("LoginSessionID", LoginSessionID.self), ("Platform", Platform.self), ("FlowSequence", FlowSequence.self),
+            ("Decision.Step", Decision.Step.self),
         ]
         for (name, type) in types {
             #expect(!(type is any Encodable.Type), "\(name) is Encodable")

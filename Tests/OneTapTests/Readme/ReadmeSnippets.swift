@@ -282,4 +282,23 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         try await sessions.replace(v3, expecting: 2)
         #expect(try await sessions.load(v1.id) == v3)
     }
+
+    /// The faulty-stores block over the public set of in-memory stores (the in-memory store types are the
+    /// package's): README.md's block moves to this region, and the one above goes, when the README changes.
+    @Test func faultyStoresOverTheInMemoryStores() async throws {
+        let machine = LoginSessionMachine()
+        let start = Date(timeIntervalSince1970: 1_796_083_200)
+        let v1 = machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), at: start, id: .random()).session
+        let v2 = try machine.advance(v1, .result(.mobile, code: "200023"), version: 1, at: start.addingTimeInterval(1)).session
+        // README: faulty-stores over InMemoryStores
+        let sessions = FaultyLoginSessionStore(InMemoryStores().loginSessionStore())
+        sessions.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 1, times: nil)
+        // the first replace goes through, every later one throws StoreError `io`, until sessions.faults.heal()
+        // README: end
+        try await sessions.create(v1)
+        try await sessions.replace(v2, expecting: 1)
+        await #expect { try await sessions.replace(v2, expecting: 2) } throws: { ($0 as? StoreError)?.kind == .io }
+        sessions.faults.heal()
+        #expect(try await sessions.load(v1.id) == v2)
+    }
 }

@@ -6,7 +6,7 @@ import Foundation
 
 /// The account directory in this process's memory: the default for tests and one instance, and the
 /// model the conformance suite checks other directories against. Thread-safe; every operation is atomic.
-public final class InMemoryAccountDirectory: AccountDirectory {
+package final class InMemoryAccountDirectory: AccountDirectory {
     private struct State {
         var entries: [PhoneNumber: AccountEntry] = [:]
         var accounts: Set<AccountID> = []
@@ -15,7 +15,7 @@ public final class InMemoryAccountDirectory: AccountDirectory {
     private let state = LockedValue(State())
 
     /// Creates an empty directory.
-    public init() {}
+    package init() {}
 
     /// How many numbers are bound.
     package var count: Int { state.withLock { $0.entries.count } }
@@ -23,7 +23,7 @@ public final class InMemoryAccountDirectory: AccountDirectory {
     /// The entry of a number (``AccountDirectory/account(for:)``).
     /// - Parameter number: The number.
     /// - Returns: Its entry, or nil.
-    public func account(for number: PhoneNumber) async throws -> AccountEntry? {
+    package func account(for number: PhoneNumber) async throws -> AccountEntry? {
         state.withLock { $0.entries[number] }
     }
 
@@ -36,7 +36,7 @@ public final class InMemoryAccountDirectory: AccountDirectory {
     /// - Returns: The entry, whether it was created, and the previous verification.
     /// - Throws: ``StoreError`` of kind `duplicate` when the number is new and `newID` is another
     ///   number's account.
-    public func findOrCreate(_ number: PhoneNumber, newID: AccountID, at now: Date) async throws -> AccountResolution {
+    package func findOrCreate(_ number: PhoneNumber, newID: AccountID, at now: Date) async throws -> AccountResolution {
         try state.withLock { state throws(StoreError) in
             if let existing = state.entries[number] { return Self.verify(existing, at: now, in: &state) }
             guard !state.accounts.contains(newID) else {
@@ -56,7 +56,7 @@ public final class InMemoryAccountDirectory: AccountDirectory {
     ///   - now: When the number was verified.
     /// - Returns: The entry, whether this call bound the number, and the previous verification.
     /// - Throws: ``StoreError`` of kind `conflict` when another account has the number.
-    public func bind(_ number: PhoneNumber, to account: AccountID, at now: Date) async throws -> AccountResolution {
+    package func bind(_ number: PhoneNumber, to account: AccountID, at now: Date) async throws -> AccountResolution {
         try state.withLock { state throws(StoreError) in
             if let existing = state.entries[number] {
                 guard existing.account == account else {

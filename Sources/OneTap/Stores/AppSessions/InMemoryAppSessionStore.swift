@@ -1,17 +1,17 @@
 /// App sessions in this process's memory: the default, and the model the conformance suite checks other
 /// stores against. Thread-safe; every operation is atomic. Its create, load, replace and removal of
 /// expired sessions are its table's (``InMemoryVersionedRecords``).
-public final class InMemoryAppSessionStore: AppSessionStore, InMemoryVersionedStore {
+package final class InMemoryAppSessionStore: AppSessionStore, InMemoryVersionedStore {
     /// The sessions.
     package let table = InMemoryVersionedRecords<AppSessionRecord>()
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// The live sessions of an account (``AppSessionStore/sessions(of:)``).
     /// - Parameter account: The account.
     /// - Returns: Their ids.
-    public func sessions(of account: AccountID) async throws -> [AppSessionID] {
+    package func sessions(of account: AccountID) async throws -> [AppSessionID] {
         table.records.withLock { records in records.values.filter { $0.account == account && $0.revoked == nil }.map(\.id) }
     }
 }

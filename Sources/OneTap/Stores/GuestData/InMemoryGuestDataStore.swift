@@ -1,6 +1,6 @@
 /// Guest and account data in this process's memory: the default for tests and one instance, and the
 /// model the conformance suite checks other stores against. Every call is atomic.
-public final class InMemoryGuestDataStore: GuestDataStore {
+package final class InMemoryGuestDataStore: GuestDataStore {
     private struct Storage: Sendable {
         var data: [Identity: [String: JSONValue]] = [:]
         var journals: [GuestID: MergeJournal] = [:]
@@ -9,12 +9,12 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     private let storage = LockedValue(Storage())
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// An owner's data (``GuestDataStore/data(of:)``).
     /// - Parameter owner: The owner.
     /// - Returns: The data by kind.
-    public func data(of owner: Identity) async throws -> [String: JSONValue] {
+    package func data(of owner: Identity) async throws -> [String: JSONValue] {
         storage.withLock { $0.data[owner] ?? [:] }
     }
 
@@ -24,7 +24,7 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     ///   - kind: The kind.
     ///   - owner: The owner.
     /// - Throws: ``StoreError`` of kind `invalid-kind` (``StoreError/check(dataKind:)``).
-    public func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
+    package func write(_ value: JSONValue, kind: String, of owner: Identity) async throws {
         try StoreError.check(dataKind: kind)
         storage.withLock { $0.data[owner, default: [:]][kind] = value }
     }
@@ -34,7 +34,7 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     ///   - kind: The kind.
     ///   - owner: The owner.
     /// - Throws: ``StoreError`` of kind `invalid-kind`.
-    public func remove(kind: String, of owner: Identity) async throws {
+    package func remove(kind: String, of owner: Identity) async throws {
         try StoreError.check(dataKind: kind)
         storage.withLock { storage in
             storage.data[owner]?[kind] = nil
@@ -52,7 +52,7 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     ///   - merged: The account's new value.
     /// - Returns: False when a side changed (nothing written).
     /// - Throws: ``StoreError`` of kind `invalid-kind`.
-    public func merge(
+    package func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
         setting merged: JSONValue
     ) async throws -> Bool {
@@ -69,14 +69,14 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     /// A guest's journal (``GuestDataStore/journal(for:)``).
     /// - Parameter guest: The guest.
     /// - Returns: The journal, or nil.
-    public func journal(for guest: GuestID) async throws -> MergeJournal? {
+    package func journal(for guest: GuestID) async throws -> MergeJournal? {
         storage.withLock { $0.journals[guest] }
     }
 
     /// Stores a journal unless one exists (``GuestDataStore/createJournal(_:)``).
     /// - Parameter journal: The journal.
     /// - Returns: The stored journal.
-    public func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
+    package func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
         storage.withLock { storage in
             if let existing = storage.journals[journal.guest] { return existing }
             storage.journals[journal.guest] = journal
@@ -89,7 +89,7 @@ public final class InMemoryGuestDataStore: GuestDataStore {
     ///   - journal: The new journal.
     ///   - version: The version it was made from.
     /// - Returns: Whether it was stored.
-    public func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
+    package func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
         storage.withLock { storage in
             guard let current = storage.journals[journal.guest], current.version == version, journal.version > version else { return false }
             storage.journals[journal.guest] = journal

@@ -2,7 +2,7 @@
 /// conformance suite checks other stores against. Every update is atomic under one lock; what is kept
 /// only until before now is dropped as it is read, and swept every 1,024 updates, so memory stays
 /// proportional to the addresses, devices and app sessions active within the policy's longest window.
-public final class InMemoryLoginQuotaStore: LoginQuotaStore {
+package final class InMemoryLoginQuotaStore: LoginQuotaStore {
     private struct Storage: Sendable {
         var counters = InMemoryExpiringValues<LoginQuotaPolicy.Counter, [Date]>()
         var updates = 0
@@ -11,7 +11,7 @@ public final class InMemoryLoginQuotaStore: LoginQuotaStore {
     private let storage = LockedValue(Storage())
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// How many counters are held.
     package var count: Int { storage.withLock { $0.counters.count } }
@@ -22,7 +22,7 @@ public final class InMemoryLoginQuotaStore: LoginQuotaStore {
     ///   - now: The time.
     ///   - body: The change.
     /// - Returns: What `body` returned.
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         counters: [LoginQuotaPolicy.Counter], at now: Date, _ body: @Sendable (inout LoginQuotaState) -> Result
     ) async throws -> Result {
         storage.withLock { storage in
@@ -41,7 +41,7 @@ public final class InMemoryLoginQuotaStore: LoginQuotaStore {
     ///   - instant: The instant.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
-    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+    package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         storage.withLock { Self.sweep(&$0, before: instant, limit: max(0, limit)) }
     }
 

@@ -1,10 +1,10 @@
 /// Login sessions in this process's memory: the default, and the model the conformance suite checks
 /// other stores against. Thread-safe; every operation is atomic. Its operations are its table's
 /// (``InMemoryVersionedRecords``).
-public final class InMemoryLoginSessionStore: LoginSessionStore, InMemoryVersionedStore {
+package final class InMemoryLoginSessionStore: LoginSessionStore, InMemoryVersionedStore {
     /// The sessions.
     package let table = InMemoryVersionedRecords<LoginSession>()
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 }

@@ -2,7 +2,7 @@
 /// the conformance suite checks other stores against. Every update is atomic under one lock; what is
 /// kept only until before now is dropped as it is read, and swept every 1,024 updates, so memory stays
 /// proportional to the numbers, addresses and devices active within the policy's longest window.
-public final class InMemorySMSStore: SMSStore {
+package final class InMemorySMSStore: SMSStore {
     private struct Storage: Sendable {
         var counters = InMemoryExpiringValues<SMSPolicy.Counter, [Date]>()
         var codes = InMemoryExpiringValues<SMSCodeKey, SMSCodeRecord>()
@@ -12,7 +12,7 @@ public final class InMemorySMSStore: SMSStore {
     private let storage = LockedValue(Storage())
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// How many counters and code records are held.
     package var count: Int { storage.withLock { $0.counters.count + $0.codes.count } }
@@ -24,7 +24,7 @@ public final class InMemorySMSStore: SMSStore {
     ///   - now: The time.
     ///   - body: The change.
     /// - Returns: What `body` returned.
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         counters: [SMSPolicy.Counter], code key: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         updateNow(counters: counters, code: key, at: now, body)
@@ -61,7 +61,7 @@ public final class InMemorySMSStore: SMSStore {
     ///   - instant: The instant.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
-    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+    package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         storage.withLock { Self.sweep(&$0, before: instant, limit: max(0, limit)) }
     }
 

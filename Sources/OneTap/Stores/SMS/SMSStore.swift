@@ -44,7 +44,7 @@ extension SMSStore {
     ///   - body: The change.
     /// - Returns: What `body` returned.
     /// - Throws: As ``update(counters:code:at:_:)``.
-    public func update<Result: Sendable>(
+    package func update<Result: Sendable>(
         counters: [SMSPolicy.Counter], code number: PhoneNumber, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         try await update(counters: counters, code: SMSCodeKey(number: number, session: nil), at: now, body)

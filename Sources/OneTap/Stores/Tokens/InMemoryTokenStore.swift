@@ -1,5 +1,5 @@
 /// A token store in this process's memory: the default. Thread-safe; every operation is atomic.
-public final class InMemoryTokenStore: TokenStore {
+package final class InMemoryTokenStore: TokenStore {
     private struct State: Sendable {
         var tokens: [AccountID: StoredToken] = [:]
         var index = DueIndex()
@@ -11,7 +11,7 @@ public final class InMemoryTokenStore: TokenStore {
     private let state = LockedValue(State())
 
     /// Creates an empty store.
-    public init() {}
+    package init() {}
 
     /// How many accounts hold a token.
     package var count: Int { state.withLock { $0.tokens.count } }
@@ -20,7 +20,7 @@ public final class InMemoryTokenStore: TokenStore {
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
     /// - Throws: ``StoreError``.
-    public func load(_ account: AccountID) async throws -> StoredToken? {
+    package func load(_ account: AccountID) async throws -> StoredToken? {
         state.withLock { $0.tokens[account] }
     }
 
@@ -31,7 +31,7 @@ public final class InMemoryTokenStore: TokenStore {
     ///   - dueAt: When the token needs attention.
     /// - Returns: The new version.
     /// - Throws: ``StoreError`` of kind `too-large` or `conflict`.
-    public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+    package func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
         try TokenRecordLimit.check(token)
         return try state.withLock { state throws(StoreError) -> TokenVersion in
             let current = state.tokens[token.account]
@@ -55,7 +55,7 @@ public final class InMemoryTokenStore: TokenStore {
     /// - Returns: Whether a token was removed.
     /// - Throws: ``StoreError`` of kind `conflict` or `io`.
     @discardableResult
-    public func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+    package func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
         try state.withLock { state throws(StoreError) -> Bool in
             guard let current = state.tokens[account] else {
                 if expected != nil {
@@ -78,7 +78,7 @@ public final class InMemoryTokenStore: TokenStore {
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
     /// - Throws: ``StoreError`` of kind `io`.
-    public func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+    package func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         state.withLock { $0.index.accounts(dueBefore: instant, limit: limit) }
     }
 }
