@@ -20,7 +20,7 @@ public struct NumberVerificationQuota: Sendable {
     ///   - window: The sliding window: 1 s to 365 days.
     ///   - store: Where the counters live; this process's memory by default (share one across instances).
     /// - Throws: ``ParseError`` with subject `quota` and kind `out-of-range` naming the limit or window given.
-    public init(limit: Int, per window: Duration, store: any LoginQuotaStore = InMemoryLoginQuotaStore()) throws(ParseError) {
+    public init(limit: Int, per window: Duration, store: any LoginQuotaStore = InMemoryStores.newLoginQuotaStore()) throws(ParseError) {
         guard (1...1_000_000).contains(limit) else {
             throw ParseError(.quota, .outOfRange, input: "\(limit)", reason: "a verification quota's limit must be 1 to 1000000 calls")
         }

@@ -90,21 +90,6 @@ public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-extension ParseError {
-    /// Decodes a value written as text with the parser that reads it, reporting a malformed text as
-    /// `DecodingError.dataCorrupted` carrying the ``ParseError``'s description (what `PLMN`,
-    /// `PhoneNumber` and `IPAddress` decode with).
-    package static func decode<Value>(from decoder: any Decoder, _ parse: (String) throws(ParseError) -> Value) throws -> Value {
-        let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        do {
-            return try parse(text)
-        } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
-        }
-    }
-}
-
 extension ErrorKind where Failure == ParseError {
     /// The input is empty or only whitespace.
     public static let empty = Self("empty")

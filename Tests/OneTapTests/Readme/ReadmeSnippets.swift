@@ -263,28 +263,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         #expect(grant.lastLogin?.maskedNumber == "138****8000")
     }
 
-    @Test func faultyStores() async throws {
-        let machine = LoginSessionMachine()
-        let start = Date(timeIntervalSince1970: 1_796_083_200)
-        let v1 = machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), at: start, id: .random()).session
-        let v2 = try machine.advance(v1, .result(.mobile, code: "200023"), version: 1, at: start.addingTimeInterval(1)).session
-        let v3 = try machine.advance(v2, .result(.mobile, code: "102101"), version: 2, at: start.addingTimeInterval(2)).session
-        // README: faulty-stores
-        let sessions = FaultyLoginSessionStore(InMemoryLoginSessionStore())
-        sessions.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 1, times: nil)
-        // the first replace goes through, every later one throws StoreError `io`, until sessions.faults.heal()
-        // README: end
-        try await sessions.create(v1)
-        try await sessions.replace(v2, expecting: 1)
-        await #expect { try await sessions.replace(v3, expecting: 2) } throws: { ($0 as? StoreError)?.kind == .io }
-        await #expect { try await sessions.replace(v3, expecting: 2) } throws: { ($0 as? StoreError)?.kind == .io }
-        sessions.faults.heal()
-        try await sessions.replace(v3, expecting: 2)
-        #expect(try await sessions.load(v1.id) == v3)
-    }
-
-    /// The faulty-stores block over the public set of in-memory stores (the in-memory store types are the
-    /// package's): README.md's block moves to this region, and the one above goes, when the README changes.
+    /// The faulty-stores block over the public set of in-memory stores (the in-memory store types are the package's).
     @Test func faultyStoresOverTheInMemoryStores() async throws {
         let machine = LoginSessionMachine()
         let start = Date(timeIntervalSince1970: 1_796_083_200)
@@ -300,5 +279,21 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         await #expect { try await sessions.replace(v2, expecting: 2) } throws: { ($0 as? StoreError)?.kind == .io }
         sessions.faults.heal()
         #expect(try await sessions.load(v1.id) == v2)
+    }
+
+    @Test func verificationQuota() async throws {
+        let gateway = ScriptedNumberVerifier()
+        let ledger = InMemoryStores().exchangeLedger()
+        let loginQuotas = InMemoryStores().loginQuotaStore()
+        let credential = CarrierCredential(flow: .mobile, token: Secret("readme-verify-token"))
+        let typed = try PhoneNumber("13800138000")
+        let provenAccount = "42"
+        // README: verification quota
+        let verification = NumberVerificationService(
+            provider: gateway, ledger: ledger,
+            quota: try NumberVerificationQuota(limit: 20, per: .seconds(3600), store: loginQuotas))
+        let answer = try await verification.verify(credential, number: typed, caller: provenAccount)  // what your auth proved, as text
+        // README: end
+        #expect(answer.verdict == .pass)
     }
 }
