@@ -17,7 +17,7 @@ package enum VerificationVerdicts {
     /// - Throws: ``GatewayError`` `malformedBody` for a code listed by value whose answer holds none of its listed
     ///   values (`200 without data.result 1, 2 or 3`), or what `value` throws.
     package static func verdict(
-        gateway: String, code: ResultCode, member: String = "", value: () throws(GatewayError) -> String? = { nil }
+        gateway: String, code: ResultCode, member: String, value: () throws(GatewayError) -> String?
     ) throws(GatewayError) -> NumberVerdict {
         let table = VerificationCodeTable.builtIn
         guard table.takesValue(gateway: gateway, code: code.text) else { return verdict(table.entry(gateway: gateway, code: code.text)) }
@@ -27,6 +27,18 @@ package enum VerificationVerdicts {
             throw GatewayError(gateway: gateway, .malformedBody("\(code.text) without \(member) \(listed)"))
         }
         return verdict(entry)
+    }
+
+    /// The verdict of an answer whose gateway lists no code by value (cmcc, jverification): the code's own row's
+    /// verdict, else the gateway's `*` row's.
+    /// - Parameters:
+    ///   - gateway: The gateway's configuration name.
+    ///   - code: The answer's code as it came.
+    /// - Returns: The verdict.
+    /// - Throws: ``GatewayError`` `malformedBody` when the table lists the code by value, whose value such a gateway
+    ///   cannot give.
+    package static func verdict(gateway: String, code: ResultCode) throws(GatewayError) -> NumberVerdict {
+        try verdict(gateway: gateway, code: code, member: "its value of") { () throws(GatewayError) in nil }
     }
 
     /// A row's verdict; a gateway the table does not list cannot tell (`unknown`).
