@@ -79,13 +79,21 @@ struct GatewayCall {
         guard let number else { ToolExit.fail("onetap gateway verify needs --number N", .usage) }
         let response: NumberVerificationResponse
         do { response = try await provider.verify(CarrierCredential(flow: flow, token: token), number: number) } catch { ToolExit.fail(error) }
+        // The row the provider's verdict came from (Data/verification-codes.csv); every built-in verifier has rows.
+        let entry = VerificationCodeTable.builtIn.entry(gateway: gateway, code: response.code.text, verdict: response.verdict.rawValue)
+        let meaningZH = entry.flatMap { $0.meaningZH.isEmpty ? nil : $0.meaningZH }
         if json {
             print(object(flow: flow, code: response.code) { writer in
                 writer.member("verdict", response.verdict.rawValue)
+                writer.member("meaning", entry?.meaningEN)
+                writer.member("meaningZh", meaningZH)
                 writer.member("number", number.masked)
             })
         } else {
-            ToolExit.print(["gateway  \(gateway) (\(flow.rawValue))", "code     \(response.code.text)", "verdict  \(response.verdict.rawValue)", "number   \(number.masked)"])
+            let meaning = entry.map { ["meaning  \($0.meaningEN)" + (meaningZH.map { " (\($0))" } ?? "")] } ?? []
+            ToolExit.print(
+                ["gateway  \(gateway) (\(flow.rawValue))", "code     \(response.code.text)", "verdict  \(response.verdict.rawValue)"] + meaning
+                    + ["number   \(number.masked)"])
         }
         exit(response.verdict == .pass ? 0 : ToolExit.Code.vendorError.rawValue)
     }

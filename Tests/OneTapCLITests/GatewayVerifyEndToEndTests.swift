@@ -63,13 +63,18 @@ import Testing
         let token = "STsid-pass-\(UUID().uuidString)"
         let text = try await Self.verify("cmcc", file, token: token, number: "13800138000")
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.lines == ["gateway  cmcc (mobile)", "code     000", "verdict  pass", "number   138****8000"])
+        #expect(text.lines == [
+            "gateway  cmcc (mobile)", "code     000", "verdict  pass", "meaning  the number is the SIM's own (billed) (是本机号码（纳入计费次数）)",
+            "number   138****8000",
+        ])
         #expect(text.stderr.isEmpty)
         Self.expectNothingSecret(text, token: token)
         let jsonToken = "STsid-json-\(UUID().uuidString)"
         let json = try await Self.verify("cmcc", file, token: jsonToken, number: "13800138000", ["--json"])
         #expect(json.status == 0, "\(json.stderr)")
-        #expect(json.lines == [#"{"gateway":"cmcc","flow":"mobile","code":"000","verdict":"pass","number":"138****8000"}"#])
+        #expect(json.lines == [
+            #"{"gateway":"cmcc","flow":"mobile","code":"000","verdict":"pass","meaning":"the number is the SIM's own (billed)","meaningZh":"是本机号码（纳入计费次数）","number":"138****8000"}"#
+        ])
         #expect(json.stderr.isEmpty)
         Self.expectNothingSecret(json, token: jsonToken)
     }
@@ -82,27 +87,37 @@ import Testing
         let token = "STsid-reject-\(UUID().uuidString)"
         let text = try await Self.verify("cmcc", file, token: token, number: "13900139000")
         #expect(text.status == 1, "\(text.stderr)")
-        #expect(text.lines == ["gateway  cmcc (mobile)", "code     001", "verdict  reject", "number   139****9000"])
+        #expect(text.lines == [
+            "gateway  cmcc (mobile)", "code     001", "verdict  reject",
+            "meaning  the number is not the SIM's own (billed; SMS assist allowed) (非本机号码（纳入计费次数，允许使用短验辅助）)", "number   139****9000",
+        ])
         #expect(text.stderr.isEmpty)
         Self.expectNothingSecret(text, token: token, number: "13900139000")
         let jsonToken = "STsid-reject-\(UUID().uuidString)"
         let json = try await Self.verify("cmcc", file, token: jsonToken, number: "13900139000", ["--json"])
         #expect(json.status == 1)
-        #expect(json.lines == [#"{"gateway":"cmcc","flow":"mobile","code":"001","verdict":"reject","number":"139****9000"}"#])
+        #expect(json.lines == [
+            #"{"gateway":"cmcc","flow":"mobile","code":"001","verdict":"reject","meaning":"the number is not the SIM's own (billed; SMS assist allowed)","meaningZh":"非本机号码（纳入计费次数，允许使用短验辅助）","number":"139****9000"}"#
+        ])
         Self.expectNothingSecret(json, token: jsonToken, number: "13900139000")
     }
 
     /// A documented error code (606 验证Token失败 for an expired or reused token; 102315 as the fake answers it): the
     /// verdict is unknown, exit 1, the code as it came.
-    @Test(arguments: [("expired-", "606"), ("code-102315-", "102315")])
-    func cmccVendorErrorIsExit1AndUnknown(prefix: String, code: String) async throws {
+    @Test(arguments: [
+        ("expired-", "606", "token check failed: a spent, expired or foreign token", "验证Token失败"),
+        ("code-102315-", "102315", "the daily free quota is used up", "次数已用完"),
+    ])
+    func cmccVendorErrorIsExit1AndUnknown(prefix: String, code: String, meaning: String, meaningZh: String) async throws {
         let server = try await Self.cmccFake()
         defer { server.stop() }
         let file = try Self.cmcc(server.url(Self.tokenValidate).absoluteString)
         let token = prefix + UUID().uuidString
         let run = try await Self.verify("cmcc", file, token: token, number: "13800138000", ["--json"])
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.lines == [#"{"gateway":"cmcc","flow":"mobile","code":"\#(code)","verdict":"unknown","number":"138****8000"}"#])
+        #expect(run.lines == [
+            #"{"gateway":"cmcc","flow":"mobile","code":"\#(code)","verdict":"unknown","meaning":"\#(meaning)","meaningZh":"\#(meaningZh)","number":"138****8000"}"#
+        ])
         #expect(run.stderr.isEmpty)
         Self.expectNothingSecret(run, token: token)
     }
@@ -116,7 +131,10 @@ import Testing
         #expect(try await Self.verify("cmcc", file, token: token, number: "13800138000").status == 0)
         let again = try await Self.verify("cmcc", file, token: token, number: "13800138000")
         #expect(again.status == 1)
-        #expect(again.lines == ["gateway  cmcc (mobile)", "code     606", "verdict  unknown", "number   138****8000"])
+        #expect(again.lines == [
+            "gateway  cmcc (mobile)", "code     606", "verdict  unknown", "meaning  token check failed: a spent, expired or foreign token (验证Token失败)",
+            "number   138****8000",
+        ])
     }
 
     /// An answer that is not a usable one is exit 65, one error line, nothing on standard output.
@@ -223,21 +241,28 @@ import Testing
         let pass = "tok-\(UUID().uuidString)"
         let passed = try await Self.verify("aliyun-pnvs", file, token: pass, number: "13800138000", ["--json"])
         #expect(passed.status == 0, "\(passed.stderr)")
-        #expect(passed.lines == [#"{"gateway":"aliyun-pnvs","flow":"mobile","code":"OK","verdict":"pass","number":"138****8000"}"#])
+        #expect(passed.lines == [
+            #"{"gateway":"aliyun-pnvs","flow":"mobile","code":"OK","verdict":"pass","meaning":"the number is the SIM's own (VerifyResult PASS)","meaningZh":"一致","number":"138****8000"}"#
+        ])
         #expect(passed.stderr.isEmpty)
         Self.expectNothingSecret(passed, token: pass)
 
         let reject = "tok-\(UUID().uuidString)"
         let rejected = try await Self.verify("aliyun-pnvs", file, token: reject, number: "13900139000", ["--flow", "unicom"])
         #expect(rejected.status == 1, "\(rejected.stderr)")
-        #expect(rejected.lines == ["gateway  aliyun-pnvs (unicom)", "code     OK", "verdict  reject", "number   139****9000"])
+        #expect(rejected.lines == [
+            "gateway  aliyun-pnvs (unicom)", "code     OK", "verdict  reject", "meaning  the number is not the SIM's own (VerifyResult REJECT) (不一致)",
+            "number   139****9000",
+        ])
         #expect(rejected.stderr.isEmpty)
         Self.expectNothingSecret(rejected, token: reject, number: "13900139000")
 
         let unknown = "unknown-\(UUID().uuidString)"
         let unknowns = try await Self.verify("aliyun-pnvs", file, token: unknown, number: "13800138000", ["--flow", "tianyi", "--json"])
         #expect(unknowns.status == 1)
-        #expect(unknowns.lines == [#"{"gateway":"aliyun-pnvs","flow":"tianyi","code":"OK","verdict":"unknown","number":"138****8000"}"#])
+        #expect(unknowns.lines == [
+            #"{"gateway":"aliyun-pnvs","flow":"tianyi","code":"OK","verdict":"unknown","meaning":"Aliyun cannot tell (VerifyResult UNKNOWN)","meaningZh":"无法判断","number":"138****8000"}"#
+        ])
         Self.expectNothingSecret(unknowns, token: unknown)
     }
 
@@ -249,7 +274,10 @@ import Testing
         let token = "expired-\(UUID().uuidString)"
         let run = try await Self.verify("aliyun-pnvs", file, token: token, number: "13800138000")
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.lines == ["gateway  aliyun-pnvs (mobile)", "code     isv.TOKEN_INVALID", "verdict  unknown", "number   138****8000"])
+        #expect(run.lines == [
+            "gateway  aliyun-pnvs (mobile)", "code     isv.TOKEN_INVALID", "verdict  unknown",
+            "meaning  a Code other than OK (isv.TOKEN_INVALID, isv.PARAMETERS_MISMATCH, …): Aliyun could not tell", "number   138****8000",
+        ])
         #expect(run.stderr.isEmpty)
         Self.expectNothingSecret(run, token: token)
     }
@@ -291,12 +319,15 @@ import Testing
     /// 9000 (verify consistent) pass, 9001 reject, 9002 unknown, 9003 (an expired token) the documented error: the code
     /// as JiGuang answered it, exit 0 only on pass; the masterSecret in no output.
     @Test(arguments: [
-        ("tok-", "13800138000", Int32(0), "9000", "pass", "138****8000"),
-        ("tok-", "13900139000", Int32(1), "9001", "reject", "139****9000"),
-        ("unknown-", "13800138000", Int32(1), "9002", "unknown", "138****8000"),
-        ("expired-", "13800138000", Int32(1), "9003", "unknown", "138****8000"),
+        ("tok-", "13800138000", Int32(0), "9000", "pass", "verify consistent: the number is the SIM's own", "138****8000"),
+        ("tok-", "13900139000", Int32(1), "9001", "reject", "verify not consistent: the number is not the SIM's own", "139****9000"),
+        ("unknown-", "13800138000", Int32(1), "9002", "unknown", "unknown result", "138****8000"),
+        (
+            "expired-", "13800138000", Int32(1), "9003", "unknown", "a code this table does not list (9003 token expired or not exist, errors): JiGuang could not tell",
+            "138****8000"
+        ),
     ])
-    func jverificationVerdicts(prefix: String, number: String, status: Int32, code: String, verdict: String, masked: String) async throws {
+    func jverificationVerdicts(prefix: String, number: String, status: Int32, code: String, verdict: String, meaning: String, masked: String) async throws {
         let server = try await FakeServer.start("jverification_rest_api.py", arguments: [
             "--app-key", "7d431e42", "--master-secret", "jv-master-secret", "--public-key", FakeServer.fakes.appendingPathComponent("keys/app-public.pem").path,
             "--number", "13800138000",
@@ -312,7 +343,7 @@ import Testing
             ["gateway", "verify", "jverification", "--config", file, "--token", "-", "--number", number, "--json"], stdin: Array((token + "\n").utf8),
             environment: ["JV_SECRET": "jv-master-secret"])
         #expect(run.status == status, "\(run.stderr)")
-        #expect(run.lines == [#"{"gateway":"jverification","flow":"mobile","code":"\#(code)","verdict":"\#(verdict)","number":"\#(masked)"}"#])
+        #expect(run.lines == [#"{"gateway":"jverification","flow":"mobile","code":"\#(code)","verdict":"\#(verdict)","meaning":"\#(meaning)","number":"\#(masked)"}"#])
         #expect(run.stderr.isEmpty)
         Self.expectNothingSecret(run, token: token, number: number)
         #expect(!run.stdout.contains("jv-master-secret") && !run.stderr.contains("jv-master-secret"))

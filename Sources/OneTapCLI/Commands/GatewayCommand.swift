@@ -42,8 +42,10 @@ enum GatewayCommand: CommandDescription {
         onetap passes it to onetap-gateway on its standard input too, and nothing prints it.
         exchange prints the code, its action and meaning from Data/exchange-codes.csv for that
         gateway, and the number masked (138****8000); JSON fields: gateway, flow, code, action,
-        alert, meaning, meaningZh, number (absent when the answer has none). verify prints code, verdict
-        (pass, reject, unknown) and the number masked; JSON fields: gateway, flow, code, verdict, number.
+        alert, meaning, meaningZh, number (absent when the answer has none). verify prints the code, its
+        verdict (pass, reject, unknown) and meaning from Data/verification-codes.csv for that gateway,
+        and the number masked; JSON fields: gateway, flow, code, verdict, meaning, meaningZh (absent
+        when the table quotes no Chinese text), number.
         sms is a test send: --to gets the template with --param as its code (the value the template's
         code placeholder gets: use a test code, never one a user must type); it prints the outcome
         (sent, number-rejected, throttled, failed), the vendor's code and its meaning, and the number

@@ -65,8 +65,8 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     ///   - credential: A `mobile`, `unicom` or `tianyi` credential whose token is the SDK's verification token
     ///     (`AccessCode`).
     ///   - number: The number to check (`PhoneNumber`, 11 digits).
-    /// - Returns: `OK` with `GateVerifyResultDTO.VerifyResult`'s verdict (`PASS` pass, `REJECT` reject, `UNKNOWN`
-    ///   unknown); any other `Code` as it came, with the verdict unknown.
+    /// - Returns: From `Data/verification-codes.csv`: `OK` with `GateVerifyResultDTO.VerifyResult`'s verdict (`PASS`
+    ///   pass, `REJECT` reject, `UNKNOWN` unknown); any other `Code` as it came, with the verdict unknown.
     /// - Throws: ``GatewayError`` once the request may have reached Aliyun (`malformedBody` for an `OK` without a
     ///   `VerifyResult` of those three); ``ExchangeNotSentError`` when nothing was sent.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
@@ -74,13 +74,10 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
         let answer = try await SentOnce.run {
             try await self.client.call(action: "VerifyMobile", parameters: [("AccessCode", credential.token.reveal()), ("PhoneNumber", number.digits)])
         }
-        guard answer.code == "OK" else { return NumberVerificationResponse(code: answer.code, verdict: .unknown) }
-        switch try answer.text(in: "GateVerifyResultDTO", "VerifyResult", gateway: Self.name) {
-        case "PASS"?: return NumberVerificationResponse(code: answer.code, verdict: .pass)
-        case "REJECT"?: return NumberVerificationResponse(code: answer.code, verdict: .reject)
-        case "UNKNOWN"?: return NumberVerificationResponse(code: answer.code, verdict: .unknown)
-        default: throw GatewayError(gateway: Self.name, .malformedBody("OK without a VerifyResult of PASS, REJECT or UNKNOWN"))
+        let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: answer.code, member: "a VerifyResult of") { () throws(GatewayError) in
+            try answer.text(in: "GateVerifyResultDTO", "VerifyResult", gateway: Self.name)
         }
+        return NumberVerificationResponse(code: answer.code, verdict: verdict)
     }
 
     /// What `onetap gateway sign aliyun-pnvs` shows.

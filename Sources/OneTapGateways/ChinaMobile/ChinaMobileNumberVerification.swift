@@ -13,10 +13,6 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
     /// The gateway's name in errors, configuration and `Data/verification-billing.csv`: `cmcc`.
     public static let name = "cmcc"
 
-    /// What each documented code says of the number (`Data/gateways/cmcc-token-validate.md`, §4.2 of China Mobile's
-    /// document): `000` pass, `001` reject; every other code (an error, a spent or expired token) is unknown.
-    package static let verdicts: [ResultCode: NumberVerdict] = ["000": .pass, "001": .reject]
-
     /// The settings it was made with.
     public let configuration: ChinaMobileNumberVerificationConfiguration
     private let transport: any HTTPTransport
@@ -63,7 +59,8 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
     /// - Parameters:
     ///   - credential: A `mobile` credential: the SDK's token.
     ///   - number: The number the user typed.
-    /// - Returns: China Mobile's `resultCode` as it came, with its verdict: `000` pass, `001` reject, any other unknown.
+    /// - Returns: China Mobile's `resultCode` as it came, with its verdict from `Data/verification-codes.csv`: `000`
+    ///   pass, `001` reject, any other unknown.
     /// - Throws: ``ExchangeNotSentError`` when nothing was sent (a credential of another flow, a request that cannot
     ///   be made, a connection never made); ``GatewayError`` once the request may have reached China Mobile
     ///   (`timedOut`, `httpStatus`, `wrongContentType`, `malformedBody`: no `header.resultCode`, another request's
@@ -79,7 +76,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
                 timestamp: SystemTime17.format(clock.now(), offset: configuration.timestampUTCOffset), configuration: configuration)
             let response = try await transport.send(configuration.post(gateway: Self.name, headers: [HTTPHeader("Content-Type", "application/json")], body: request.json))
             let code = try answer(response, messageID: messageID)
-            return NumberVerificationResponse(code: code, verdict: Self.verdicts[code] ?? .unknown)
+            return NumberVerificationResponse(code: code, verdict: try VerificationVerdicts.verdict(gateway: Self.name, code: code))
         }
     }
 

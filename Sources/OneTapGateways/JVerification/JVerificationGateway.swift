@@ -71,7 +71,8 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// - Parameters:
     ///   - credential: A credential whose token is the SDK's number-verification token.
     ///   - number: The number to check.
-    /// - Returns: The code and its verdict: `9000` pass, `9001` reject, anything else unknown.
+    /// - Returns: The code and its verdict from `Data/verification-codes.csv`: `9000` pass, `9001` reject, anything
+    ///   else unknown.
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try await AggregatorCall.verify(credential, serves: configuration.flows, gateway: Self.name) { try await verify(token: $0, number: number) }
@@ -99,17 +100,13 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// - Parameters:
     ///   - token: The SDK's token.
     ///   - number: The number to check.
-    /// - Returns: The answer with its verdict.
+    /// - Returns: The answer with its verdict, from `Data/verification-codes.csv`.
     /// - Throws: ``GatewayError`` as ``loginTokenVerify(_:)``.
     public func verify(token: Secret, number: PhoneNumber) async throws -> AggregatorAnswer {
         let exID = exIDs()
         let object = try await post(configuration.verifyURL, ["token": .string(token.reveal()), "phone": .string(number.digits), "exID": .string(exID)], exID: exID)
         let answer = try common(object, exID: exID)
-        let verdict: NumberVerdict = switch answer.code {
-        case "9000": .pass
-        case "9001": .reject
-        default: .unknown
-        }
+        let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: answer.code)
         return AggregatorAnswer(gateway: Self.name, code: answer.code, verdict: verdict, serial: answer.serial)
     }
 

@@ -64,7 +64,8 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Parameters:
     ///   - credential: A credential whose token is the SDK's number-verification token.
     ///   - number: The number to check.
-    /// - Returns: The code and its verdict: `200000` with `isVerify` 1 pass, 0 reject; anything else unknown.
+    /// - Returns: The code and its verdict from `Data/verification-codes.csv`: `200000` with `isVerify` 1 pass, 0
+    ///   reject; anything else unknown.
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try await AggregatorCall.verify(credential, serves: configuration.flows, gateway: Self.name) { try await mobileValidate(token: $0, number: number) }
@@ -95,17 +96,13 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Parameters:
     ///   - token: The SDK's token.
     ///   - number: The number to check.
-    /// - Returns: The answer with its verdict.
+    /// - Returns: The answer with its verdict, from `Data/verification-codes.csv`.
     /// - Throws: ``GatewayError`` as ``mobileQuery(_:)``; `malformedBody` for a `200000` without `isVerify` 0 or 1.
     public func mobileValidate(token: Secret, number: PhoneNumber) async throws -> AggregatorAnswer {
         let fields: [(name: String, value: String)] = [("appId", configuration.appID), ("token", token.reveal()), ("mobile", number.digits), ("outId", outIDs())]
         let (code, data) = try await post(configuration.verifyURL, fields)
-        guard code == "200000" else { return AggregatorAnswer(gateway: Self.name, code: code, verdict: .unknown, serial: try tradeNo(data)) }
-        let verdict: NumberVerdict
-        switch try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "isVerify", gateway: Self.name) }) {
-        case "1"?: verdict = .pass
-        case "0"?: verdict = .reject
-        default: throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.isVerify 0 or 1"))
+        let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: code, member: "data.isVerify") { () throws(GatewayError) in
+            try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "isVerify", gateway: Self.name) }
         }
         return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict, serial: try tradeNo(data))
     }

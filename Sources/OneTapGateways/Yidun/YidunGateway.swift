@@ -67,7 +67,8 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Parameters:
     ///   - credential: A credential whose token is ``YidunTokens/joined``.
     ///   - number: The number to check.
-    /// - Returns: The code and its verdict: `data.result` 1 pass, 2 reject, 3 (or any failure) unknown.
+    /// - Returns: The code and its verdict from `Data/verification-codes.csv`: `data.result` 1 pass, 2 reject, 3 (or
+    ///   any failure) unknown.
     /// - Throws: As ``exchange(_:)``.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try await AggregatorCall.verify(credential, serves: configuration.flows, gateway: Self.name) { try await check(try YidunTokens(joined: $0), number: number) }
@@ -92,18 +93,13 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Parameters:
     ///   - tokens: Yidun's token and the carrier's accessToken.
     ///   - number: The number to check.
-    /// - Returns: The answer with its verdict.
+    /// - Returns: The answer with its verdict, from `Data/verification-codes.csv`.
     /// - Throws: ``GatewayError`` as ``oneclickCheck(_:)``; `malformedBody` for a `200` whose `data.result` is not
     ///   1, 2 or 3.
     public func check(_ tokens: YidunTokens, number: PhoneNumber) async throws -> AggregatorAnswer {
         let (code, data) = try await post(configuration.verifyURL, tokens, phone: number.digits)
-        guard code == "200" else { return AggregatorAnswer(gateway: Self.name, code: code, verdict: .unknown) }
-        let verdict: NumberVerdict
-        switch try data.flatMap({ data throws(GatewayError) in try GatewayAnswer.text(data, "result", gateway: Self.name) }) {
-        case "1"?: verdict = .pass
-        case "2"?: verdict = .reject
-        case "3"?: verdict = .unknown
-        default: throw GatewayError(gateway: Self.name, .malformedBody("200 without data.result 1, 2 or 3"))
+        let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: code, member: "data.result") { () throws(GatewayError) in
+            try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "result", gateway: Self.name) }
         }
         return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict)
     }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct BuiltInTablesTests {
     static let dataFiles = [
         "exchange-codes.csv", "ipv6-prefixes.csv", "login-gate.csv", "login-quotas.csv", "merge-rules.csv", "number-segments.csv", "plmn.csv", "result-codes.csv", "routing-policy.csv", "sms-policy.csv",
-        "token-lifetimes.csv", "verification-billing.csv",
+        "token-lifetimes.csv", "verification-billing.csv", "verification-codes.csv",
     ]
 
     @Test func everyDataFileIsEmbedded() throws {
@@ -39,6 +39,7 @@ import Testing
         #expect(MergeRules.builtIn.rules.count == DataFile.rows("merge-rules.csv").count)
         #expect(LoginQuotaPolicy.builtIn.rules.count == DataFile.rows("login-quotas.csv").count)
         #expect(VerificationBillingTable.builtIn.entries.count == DataFile.rows("verification-billing.csv").count)
+        #expect(VerificationCodeTable.builtIn.entries.count == DataFile.rows("verification-codes.csv").count)
     }
 
     /// The sizes the tables had when they were last reviewed: a row lost or gained by accident shows here.
@@ -64,7 +65,7 @@ import Testing
         #expect([
             PLMNTable.fileName, NumberSegmentTable.fileName, IPv6PrefixTable.fileName, OutcomeTable.fileName, RoutingPolicy.fileName,
             ExchangeCodeTable.fileName, TokenLifetimeTable.fileName, SMSPolicy.fileName, LoginGate.fileName,
-            MergeRules.fileName, LoginQuotaPolicy.fileName, VerificationBillingTable.fileName,
+            MergeRules.fileName, LoginQuotaPolicy.fileName, VerificationBillingTable.fileName, VerificationCodeTable.fileName,
         ].sorted() == Self.dataFiles)
     }
 }
