@@ -3,7 +3,7 @@ import OneTap
 import OneTapSupport
 
 /// One gateway's object in the gateways' configuration file (``GatewayConfigurationFile``): its ids under the
-/// vendor's own field names, an optional `url`, and each secret as `{"env": "NAME"}` or `{"file": "PATH"}`, resolved
+/// vendor's own field names, an optional `url` and `timeout` (seconds), and each secret as `{"env": "NAME"}` or `{"file": "PATH"}`, resolved
 /// when read. A gateway's configuration type reads its fields from it, with errors that name the gateway, the field
 /// and the fix.
 public struct GatewaySettings: Sendable, CustomStringConvertible {
@@ -119,11 +119,22 @@ public struct GatewaySettings: Sendable, CustomStringConvertible {
         return url
     }
 
+    /// The optional `timeout`: the limit on one call in seconds, a number from 0.1 to 120 (`"timeout": 8`), in place of
+    /// the gateway's documented default.
+    /// - Returns: The limit, or nil when the field is absent.
+    /// - Throws: ``GatewayError`` `misconfigured` naming the field: not a number, or outside 0.1 to 120 seconds.
+    package func timeout() throws(GatewayError) -> Duration? {
+        guard let value = fields["timeout"] else { return nil }
+        guard case .number(let seconds) = value else { throw misconfigured("timeout", "must be a number of seconds (\"timeout\": 8)") }
+        guard seconds >= 0.1, seconds <= 120 else { throw misconfigured("timeout", "must be from 0.1 to 120 seconds") }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
     /// Refuses fields the gateway does not read, so a misspelt field is an error rather than a silent default.
-    /// - Parameter known: Every field the gateway reads.
+    /// - Parameter known: Every field the gateway reads (`url` and `timeout` are every gateway's).
     /// - Throws: ``GatewayError`` `misconfigured` naming the first unknown field and the known ones.
     package func refuseUnknownFields(_ known: Set<String>) throws(GatewayError) {
-        let all = known.union(["url"])
+        let all = known.union(["url", "timeout"])
         if let unknown = fields.keys.sorted().first(where: { !all.contains($0) }) {
             throw misconfigured(unknown, "is not a field of \(gateway) (its fields: \(all.sorted().joined(separator: ", ")))")
         }

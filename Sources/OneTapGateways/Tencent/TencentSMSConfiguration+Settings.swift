@@ -23,6 +23,7 @@ extension TencentSMSConfiguration {
             }
             templateParameters = parameters
         }
+        if let timeout = try settings.timeout() { self.timeout = timeout }
         if let url = try settings.url() { self.url = url }
     }
 }
