@@ -178,11 +178,15 @@ enum StoreGrowthBenchmarks {
         ).rows.compactMap { $0.first?.text }
         guard columns.contains(key) else { throw PostgresBenchmarks.BenchmarkFailure("\(table) has no column \(key)") }
         let selected = columns.map { replacing[$0] ?? "t.\($0)" }.joined(separator: ", ")
-        let inserted = try await pool.execute(
-            "INSERT INTO \(schema).\(table) (\(columns.joined(separator: ", "))) SELECT \(selected) FROM \(schema).\(table) AS t, generate_series($2::bigint, $3::bigint) AS g WHERE t.\(key) = $1",
-            [template, .int64(Int64(from)), .int64(Int64(to - 1))])
-        guard inserted.affected == to - from else {
-            throw PostgresBenchmarks.BenchmarkFailure("\(table): \(inserted.affected) rows copied, not \(to - from)")
+        // In statements of 50,000 rows, each well within the pool's statement time-out (10 s).
+        for start in stride(from: from, to: to, by: 50_000) {
+            let end = min(start + 50_000, to)
+            let inserted = try await pool.execute(
+                "INSERT INTO \(schema).\(table) (\(columns.joined(separator: ", "))) SELECT \(selected) FROM \(schema).\(table) AS t, generate_series($2::bigint, $3::bigint) AS g WHERE t.\(key) = $1",
+                [template, .int64(Int64(start)), .int64(Int64(end - 1))])
+            guard inserted.affected == end - start else {
+                throw PostgresBenchmarks.BenchmarkFailure("\(table): \(inserted.affected) rows copied, not \(end - start)")
+            }
         }
         try await pool.execute("ANALYZE \(schema).\(table)")
     }
