@@ -20,11 +20,16 @@ enum DigestBenchmarks {
             let ours = measure(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch { blackHole(SHA256.hash(token)) }
             }
+            var failures = 0
             let openssl = measure(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(try? Digest.sha256.hash(token)) }
+                for _ in 0..<batch {
+                    do { blackHole(try Digest.sha256.hash(token)) } catch { failures += 1 }
+                }
             }
-            report.add(Suites.row("sha256 (64 bytes)", batch, ours, "OpenSSL EVP_Digest, same bytes", openssl, target: "≤ OpenSSL's time",
-                                  met: ours.median <= openssl.median))
+            var row = Suites.row("sha256 (64 bytes)", batch, ours, "OpenSSL EVP_Digest, same bytes", openssl, target: "≤ OpenSSL's time",
+                                 met: ours.median <= openssl.median)
+            row.extra = [("opensslFailures", String(failures))]
+            report.add(row)
             report.add(await rate("sha256 (16 MiB)", options, repetitions: repetitions, hmacKey: nil))
         }
         if options.wants("hmac") {
@@ -34,15 +39,18 @@ enum DigestBenchmarks {
             let ours = measure(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch { blackHole(prepared.authenticationCode(for: message)) }
             }
+            var failures = 0
             let openssl = measure(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(try? Digest.sha256.hmac(key: keyBytes, message: message)) }
+                for _ in 0..<batch {
+                    do { blackHole(try Digest.sha256.hmac(key: keyBytes, message: message)) } catch { failures += 1 }
+                }
             }
             var row = Suites.row("hmac-sha256 (64 bytes, key prepared)", batch, ours, "OpenSSL HMAC(), same key and bytes", openssl,
                                  target: "≤ OpenSSL's time", met: ours.median <= openssl.median)
             let fresh = measure(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch { blackHole(HMACSHA256.authenticationCode(for: message, key: keyBytes)) }
             }
-            row.extra = [("newKeyEachTimeNs", format(fresh.median))]
+            row.extra = [("newKeyEachTimeNs", format(fresh.median)), ("opensslFailures", String(failures))]
             report.add(row)
             report.add(await rate("hmac-sha256 (16 MiB)", options, repetitions: repetitions, hmacKey: Array("onetap-benchmark-key".utf8)))
         }
@@ -54,20 +62,28 @@ enum DigestBenchmarks {
         let size = options.quick ? 4 << 20 : 16 << 20
         let data = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let runs = max(3, repetitions / 5)
+        var failures = 0
         let ours: (median: Double, p90: Double, allocations: Double?)
         let openssl: (median: Double, p90: Double, allocations: Double?)
         if let hmacKey {
             let key = HMACSHA256.Key(hmacKey)
             ours = measure(batch: 1, repetitions: runs) { blackHole(key.authenticationCode(for: data)) }
-            openssl = measure(batch: 1, repetitions: runs) { blackHole(try? Digest.sha256.hmac(key: hmacKey, message: data)) }
+            openssl = measure(batch: 1, repetitions: runs) {
+                do { blackHole(try Digest.sha256.hmac(key: hmacKey, message: data)) } catch { failures += 1 }
+            }
         } else {
             ours = measure(batch: 1, repetitions: runs) { blackHole(SHA256.hash(data)) }
-            openssl = measure(batch: 1, repetitions: runs) { blackHole(try? Digest.sha256.hash(data)) }
+            openssl = measure(batch: 1, repetitions: runs) {
+                do { blackHole(try Digest.sha256.hash(data)) } catch { failures += 1 }
+            }
         }
         let oursRate = Double(size) / ours.median * 1e3   // MB/s: bytes per ns × 1000
         let opensslRate = Double(size) / openssl.median * 1e3
         var row = Suites.row(name, 1, ours, "OpenSSL in process, same bytes", openssl, target: "≥ 0.5× OpenSSL's rate", met: oursRate >= 0.5 * opensslRate)
-        row.extra = [("oursMBps", format(oursRate)), ("opensslMBps", format(opensslRate)), ("rateRatio", format(oursRate / opensslRate))]
+        row.extra = [
+            ("oursMBps", format(oursRate)), ("opensslMBps", format(opensslRate)), ("rateRatio", format(oursRate / opensslRate)),
+            ("opensslFailures", String(failures)),
+        ]
         if hmacKey == nil {
             switch await softwareRate(seconds: options.quick ? 1 : 3) {
             case .success(let software):
