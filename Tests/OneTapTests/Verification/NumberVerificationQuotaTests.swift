@@ -79,6 +79,18 @@ import Testing
         #expect(provider.tokensSent == ["T-1": 1, "T-2": 1, "T-4": 1])
     }
 
+    /// Strangers who give no caller key fill the one shared bucket; a caller who proved a key is counted apart and is
+    /// never refused for their calls, even when its key spells the shared bucket's name (the key is hashed first).
+    @Test func aProvenCallerIsNeverLimitedByTheSharedBucket() async throws {
+        let provider = ScriptedNumberVerifier()
+        let service = service(provider, quota: try quota(1))
+        #expect(try await service.verify(Self.credential("T-1"), number: Self.number).verdict == .pass)
+        for index in 2...4 { #expect(try await service.verify(Self.credential("T-\(index)"), number: Self.number).reason == .limited) }
+        #expect(try await service.verify(Self.credential("T-5"), number: Self.number, caller: "account-42").verdict == .pass)
+        #expect(try await service.verify(Self.credential("T-6"), number: Self.number, caller: "(not given)").verdict == .pass)
+        #expect(provider.tokensSent == ["T-1": 1, "T-5": 1, "T-6": 1])
+    }
+
     /// The counter is keyed by the SHA-256 of the caller key (an API key may serve; no store holds it). Pinned with
     /// python3 -c "import hashlib; print(hashlib.sha256(b'account-42').hexdigest())".
     @Test func theCounterHoldsTheCallerKeysDigestOnly() throws {
