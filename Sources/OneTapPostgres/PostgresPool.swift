@@ -12,20 +12,28 @@ import OneTap
 ///   `connection-lost`; the next call opens a new connection, and fails with `connection-failed` only
 ///   while the server is still down.
 /// - No task of its own: waiting callers wait in their own tasks.
-package actor PostgresPool: CustomStringConvertible {
+/// - Lending and taking back are a few instructions under a lock, never a hop to another executor: a
+///   statement's only hop is to its connection's queue (libpq blocks, so it never runs on the cooperative
+///   pool). Closing connections happens outside the lock.
+package final class PostgresPool: Sendable, CustomStringConvertible {
     /// What the pool is connected to and its limits.
-    package nonisolated let configuration: PostgresConfiguration
+    package let configuration: PostgresConfiguration
     private let clock: any WallClock
     private let observer: (@Sendable (String) -> Void)?
     private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
 
-    private var idle: [PostgresConnection] = []
-    /// Connections open, lent out or being opened.
-    private var open = 0
-    private var waiters: [Waiter] = []
-    private var closed = false
-    private var opened = 0
-    private var peak = 0
+    /// The pool's bookkeeping, under one lock.
+    private struct State: Sendable {
+        var idle: [PostgresConnection] = []
+        /// Connections open, lent out or being opened.
+        var open = 0
+        var waiters: [Waiter] = []
+        var closed = false
+        var opened = 0
+        var peak = 0
+    }
+
+    private let state = LockedValue(State())
 
     /// Creates a pool; it connects when first used.
     /// - Parameters:
@@ -45,7 +53,7 @@ package actor PostgresPool: CustomStringConvertible {
     }
 
     /// `PostgresPool(PostgresConfiguration(…password=<redacted>…))`.
-    package nonisolated var description: String { "PostgresPool(\(configuration))" }
+    package var description: String { "PostgresPool(\(configuration))" }
 
     /// How the pool stands, for tests and operators.
     package struct Statistics: Sendable, Hashable {
@@ -63,7 +71,9 @@ package actor PostgresPool: CustomStringConvertible {
 
     /// How the pool stands now.
     package var statistics: Statistics {
-        Statistics(open: open, idle: idle.count, waiting: waiters.count, opened: opened, peak: peak)
+        get async {
+            state.withLock { Statistics(open: $0.open, idle: $0.idle.count, waiting: $0.waiters.count, opened: $0.opened, peak: $0.peak) }
+        }
     }
 
     /// Lends a connection to `body` and takes it back when `body` returns or throws.
@@ -72,7 +82,7 @@ package actor PostgresPool: CustomStringConvertible {
     /// - Throws: ``PostgresError`` of kind `timeout` (no connection within the connect timeout),
     ///   `connection-failed`, `closed`, or what `body` throws; `CancellationError` when the caller is
     ///   cancelled while waiting in line.
-    package nonisolated func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         var connection: PostgresConnection
         while true {
             let (lent, fresh) = try await checkOut()
@@ -101,7 +111,7 @@ package actor PostgresPool: CustomStringConvertible {
     /// - Returns: The rows.
     /// - Throws: What `failure` makes of an error ``execute(_:_:)`` throws.
     @discardableResult
-    package nonisolated func execute(
+    package func execute(
         _ sql: String, _ parameters: [PostgresValue], else failure: (any Error) -> any Error
     ) async throws -> PostgresRows {
         do {
@@ -118,7 +128,7 @@ package actor PostgresPool: CustomStringConvertible {
     /// - Returns: The rows.
     /// - Throws: As ``withConnection(_:)`` and ``PostgresConnection/execute(_:_:)``.
     @discardableResult
-    package nonisolated func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
+    package func execute(_ sql: String, _ parameters: [PostgresValue] = []) async throws -> PostgresRows {
         while true {
             let (connection, fresh) = try await checkOut()
             let rows: PostgresRows?
@@ -141,13 +151,17 @@ package actor PostgresPool: CustomStringConvertible {
     /// Closes every connection; calls waiting in line and later calls fail with `closed`. Connections
     /// lent out close when they come back.
     package func close() async {
-        closed = true
+        let (waiting, closing) = state.withLock { state -> ([Waiter], [PostgresConnection]) in
+            state.closed = true
+            defer {
+                state.waiters = []
+                state.open -= state.idle.count
+                state.idle = []
+            }
+            return (state.waiters, state.idle)
+        }
         let error = PostgresError(.closed, message: "the PostgreSQL pool was closed")
-        for waiter in waiters { _ = waiter.resolve(.failure(error)) }
-        waiters = []
-        let closing = idle
-        idle = []
-        open -= closing.count
+        for waiter in waiting { _ = waiter.resolve(.failure(error)) }
         for connection in closing { await connection.close() }
     }
 
@@ -160,7 +174,7 @@ package actor PostgresPool: CustomStringConvertible {
     }
 
     /// Gets a connection: an idle one (to be checked by the caller) or a newly opened one (`fresh`).
-    private nonisolated func checkOut() async throws -> (PostgresConnection, fresh: Bool) {
+    private func checkOut() async throws -> (PostgresConnection, fresh: Bool) {
         switch try await ticket() {
         case .connection(let connection):
             return (connection, false)
@@ -172,13 +186,13 @@ package actor PostgresPool: CustomStringConvertible {
                 await discard(nil)
                 throw error
             }
-            await countOpened()
+            state.withLock { $0.opened += 1 }
             return (connection, true)
         }
     }
 
-    private nonisolated func ticket() async throws -> PostgresPoolTicket {
-        switch await take() {
+    private func ticket() async throws -> PostgresPoolTicket {
+        switch take() {
         case .ready(let ticket):
             return ticket
         case .failed(let error):
@@ -197,57 +211,61 @@ package actor PostgresPool: CustomStringConvertible {
                 group.cancelAll()
                 return result
             }
-            if case .failure = result { await forget(waiter) }
+            if case .failure = result { forget(waiter) }
             return try result.get()
         }
     }
 
     private func take() -> Taken {
-        guard !closed else { return .failed(PostgresError(.closed, message: "the PostgreSQL pool was closed")) }
-        if let connection = idle.popLast() { return .ready(.connection(connection)) }
-        if open < configuration.poolSize {
-            open += 1
-            peak = max(peak, open)
-            return .ready(.open)
+        state.withLock { state in
+            guard !state.closed else { return .failed(PostgresError(.closed, message: "the PostgreSQL pool was closed")) }
+            if let connection = state.idle.popLast() { return .ready(.connection(connection)) }
+            if state.open < configuration.poolSize {
+                state.open += 1
+                state.peak = max(state.peak, state.open)
+                return .ready(.open)
+            }
+            let waiter = Waiter()
+            state.waiters.append(waiter)
+            return .wait(waiter)
         }
-        let waiter = Waiter()
-        waiters.append(waiter)
-        return .wait(waiter)
     }
-
-    private func countOpened() { opened += 1 }
 
     /// Takes a connection back: to the first caller in line, else to the idle ones; a broken one is
     /// closed and its place given to the first caller in line.
     private func checkIn(_ connection: PostgresConnection) async {
-        guard !connection.isBroken, !closed else {
-            await discard(connection)
-            return
+        let kept = state.withLock { state -> Bool in
+            guard !connection.isBroken, !state.closed else { return false }
+            if !Self.handOff(.connection(connection), &state) { state.idle.append(connection) }
+            return true
         }
-        if !handOff(.connection(connection)) { idle.append(connection) }
+        if !kept { await discard(connection) }
     }
 
     /// Gives up a connection's place (nil: one that never opened).
     private func discard(_ connection: PostgresConnection?) async {
-        open -= 1
-        if !closed, !waiters.isEmpty {
-            open += 1
-            if !handOff(.open) { open -= 1 }
+        state.withLock { state in
+            state.open -= 1
+            if !state.closed, !state.waiters.isEmpty {
+                state.open += 1
+                if !Self.handOff(.open, &state) { state.open -= 1 }
+            }
         }
         if let connection { await connection.close() }
     }
 
-    /// Hands a ticket to the first caller in line that is still waiting.
+    /// Hands a ticket to the first caller in line that is still waiting (under the lock: resolving a waiter
+    /// only resumes its continuation, which runs the caller later on its own executor).
     /// - Returns: False when nobody waits.
-    private func handOff(_ ticket: PostgresPoolTicket) -> Bool {
-        while !waiters.isEmpty {
-            if waiters.removeFirst().resolve(.success(ticket)) { return true }
+    private static func handOff(_ ticket: PostgresPoolTicket, _ state: inout State) -> Bool {
+        while !state.waiters.isEmpty {
+            if state.waiters.removeFirst().resolve(.success(ticket)) { return true }
         }
         return false
     }
 
     private func forget(_ waiter: Waiter) {
-        waiters.removeAll { $0 === waiter }
+        state.withLock { $0.waiters.removeAll { $0 === waiter } }
     }
 }
 
