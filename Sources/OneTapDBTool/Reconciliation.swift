@@ -54,18 +54,13 @@ enum Reconciliation {
         writer.object { writer in
             writer.member("schema", schema)
             writer.member("olderThanSeconds", olderThan)
-            writer.key("exchanges")
-            writer.array { writer in
-                for entry in entries {
-                    writer.object { writer in
-                        writer.member("token", entry.token.hex)
-                        writer.member("state", entry.state.name)
-                        writer.member("claimedAt", entry.claimedAt.iso8601)
-                        writer.member("settledAt", entry.settledAt.iso8601)
-                        writer.member("session", entry.session?.text)
-                        writer.member("sends", entry.sends)
-                    }
-                }
+            writer.member("exchanges", objects: entries) { writer, entry in
+                writer.member("token", entry.token.hex)
+                writer.member("state", entry.state.name)
+                writer.member("claimedAt", entry.claimedAt.iso8601)
+                writer.member("settledAt", entry.settledAt.iso8601)
+                writer.member("session", entry.session?.text)
+                writer.member("sends", entry.sends)
             }
         }
         return writer.text

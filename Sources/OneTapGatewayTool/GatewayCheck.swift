@@ -55,17 +55,12 @@ struct GatewayCheck {
         writer.object { writer in
             writer.member("config", file)
             writer.member("ok", allOK)
-            writer.key("gateways")
-            writer.array { writer in
-                for result in results {
-                    writer.object { writer in
-                        writer.member("gateway", result.gateway)
-                        writer.member("ok", result.error == nil)
-                        writer.member("does", strings: result.does.map(\.rawValue))
-                        writer.member("summary", result.summary)
-                        writer.member("error", result.error)
-                    }
-                }
+            writer.member("gateways", objects: results) { writer, result in
+                writer.member("gateway", result.gateway)
+                writer.member("ok", result.error == nil)
+                writer.member("does", strings: result.does.map(\.rawValue))
+                writer.member("summary", result.summary)
+                writer.member("error", result.error)
             }
         }
         return writer.text

@@ -10,17 +10,22 @@ enum PostgresCounterRows {
         case connecting, reading, writing, committing
     }
 
+    /// Takes an update's transaction-scoped advisory locks, all of them in one statement, in the order given.
+    static let lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
+
     /// Runs one update's transaction on a connection of the pool, again (up to `attempts` runs in all)
-    /// when the database reports a deadlock or a serialization failure.
+    /// when the database reports a deadlock or a serialization failure: first the advisory locks
+    /// (``lock``), then `run`.
     /// - Parameters:
     ///   - pool: The pool.
     ///   - attempts: How many runs at most.
+    ///   - locks: The update's lock keys (``lockKeys(_:)``).
     ///   - doing: What the update does, for the error message (`"update the login quota counters"`).
-    ///   - run: The transaction's body; it sets the phase to `writing` before it writes.
+    ///   - run: The transaction's body, under the locks; it sets the phase to `writing` before it writes.
     /// - Returns: What the last run returned.
     /// - Throws: ``StoreError`` (``failure(_:phase:doing:)``), or cancellation.
     static func update<Result: Sendable>(
-        _ pool: PostgresPool, attempts: Int, doing: String,
+        _ pool: PostgresPool, attempts: Int, locks: [Int64], doing: String,
         _ run: (PostgresConnection, LockedValue<Phase>) async throws -> Result
     ) async throws -> Result {
         var attempt = 1
@@ -30,7 +35,8 @@ enum PostgresCounterRows {
                 return try await pool.withConnection { connection in
                     phase.withLock { $0 = .reading }
                     return try await connection.transaction(committing: { phase.withLock { $0 = .committing } }) { connection in
-                        try await run(connection, phase)
+                        try await connection.execute(lock, [.int64Array(locks)])
+                        return try await run(connection, phase)
                     }
                 }
             } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
@@ -63,13 +69,16 @@ enum PostgresCounterRows {
         return StoreError(timedOut ? .timeout : .io, message: message)
     }
 
-    /// An advisory-lock key: the first 8 bytes of SHA-256 of the text (the store's prefix, the schema,
-    /// the row's kind and id, NUL-separated).
-    /// - Parameter text: The text.
-    /// - Returns: The key.
-    static func lockKey(_ text: String) -> Int64 {
-        let digest = SHA256.hash(Array(text.utf8))
-        return Int64(bitPattern: digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    /// An update's advisory-lock keys: each the first 8 bytes of SHA-256 of a row's text (the store's prefix,
+    /// the schema, the row's kind and id, NUL-separated), sorted and without repeats, so every update takes its
+    /// locks in one order and two updates never deadlock.
+    /// - Parameter texts: The texts of the rows the update reads.
+    /// - Returns: The keys.
+    static func lockKeys(_ texts: [String]) -> [Int64] {
+        Array(Set(texts.map { text in
+            let digest = SHA256.hash(Array(text.utf8))
+            return Int64(bitPattern: digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        })).sorted()
     }
 
     /// One update's counters as stored (whether or not still kept) and as the update reads them.

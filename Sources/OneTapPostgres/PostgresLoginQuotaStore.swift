@@ -35,11 +35,10 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
 
     /// The statement texts, made once from the quoted schema name.
     private struct Statements: Sendable {
-        let table, lock, read, write, removeExpired: String
+        let table, read, write, removeExpired: String
 
         init(_ schema: String) {
             table = "\(schema).login_quota_counters"
-            lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
             read = "SELECT counter, events_ms, keep_until_ms FROM \(table) WHERE counter = ANY($1::text[])"
             // $1 the counters left empty, $2 every written counter's events in one array, $3 the counters
             // to write, $4 and $5 each one's slice of $2, $6 the keep-until.
@@ -80,8 +79,7 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
     ) async throws -> Result {
         let read = PostgresCounterRows.Read(counters)
         let locks = Self.lockKeys(schema: schema, counters: read.ids)
-        return try await PostgresCounterRows.update(pool, attempts: attempts, doing: "update the login quota counters") { connection, phase in
-            try await connection.execute(statements.lock, [.int64Array(locks)])
+        return try await PostgresCounterRows.update(pool, attempts: attempts, locks: locks, doing: "update the login quota counters") { connection, phase in
             let rows = try await connection.execute(statements.read, [.textArray(read.ids)])
             let stored = try self.read(rows, into: read, at: now)
 
@@ -114,11 +112,10 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
         return read
     }
 
-    /// The advisory-lock keys of an update's counters: the first 8 bytes of SHA-256(schema, counter id),
-    /// sorted and without repeats, so every update takes its locks in one order. Their own prefix keeps
-    /// them apart from the SMS store's.
+    /// The advisory-lock keys of an update's counters (``PostgresCounterRows/lockKeys(_:)``), each named by the
+    /// schema and the counter's id. Their own prefix keeps them apart from the SMS store's.
     static func lockKeys(schema: String, counters: [String]) -> [Int64] {
-        Array(Set(counters.map { PostgresCounterRows.lockKey("onetap.login-quotas\u{0}\(schema)\u{0}counter\u{0}\($0)") })).sorted()
+        PostgresCounterRows.lockKeys(counters.map { "onetap.login-quotas\u{0}\(schema)\u{0}counter\u{0}\($0)" })
     }
 
     // MARK: Cleaning up

@@ -40,12 +40,11 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// The statement texts, made once from the quoted schema name.
     private struct Statements: Sendable {
         let counters, codes: String
-        let lock, read, removeCounters, removeCodes: String
+        let read, removeCounters, removeCodes: String
 
         init(_ schema: String) {
             counters = "\(schema).sms_counters"
             codes = "\(schema).sms_codes"
-            lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
             read = """
                 SELECT counter, events_ms, NULL::text AS record, keep_until_ms FROM \(counters) WHERE counter = ANY($1::text[]) \
                 UNION ALL SELECT NULL, NULL, record, keep_until_ms FROM \(codes) WHERE number = $2
@@ -88,8 +87,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let read = PostgresCounterRows.Read(counters)
         let locks = Self.lockKeys(schema: schema, counters: read.ids, number: number)
         let doing = "update the SMS counters and the code record of \(number.number.masked)"
-        return try await PostgresCounterRows.update(pool, attempts: attempts, doing: doing) { connection, phase in
-            try await connection.execute(statements.lock, [.int64Array(locks)])
+        return try await PostgresCounterRows.update(pool, attempts: attempts, locks: locks, doing: doing) { connection, phase in
             let rows = try await connection.execute(statements.read, [.textArray(read.ids), .text(number.id)])
             let stored = try self.read(rows, into: read, number: number, at: now)
 
@@ -230,11 +228,11 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         return changed ? write : nil
     }
 
-    /// The advisory-lock keys of an update's rows: the first 8 bytes of SHA-256(schema, table, id),
-    /// sorted and without repeats, so every update takes its locks in one order.
+    /// The advisory-lock keys of an update's rows (``PostgresCounterRows/lockKeys(_:)``): its counters' and its code
+    /// record's, each named by the schema, the table and the id.
     static func lockKeys(schema: String, counters: [String], number: SMSCodeKey) -> [Int64] {
-        func key(_ kind: String, _ id: String) -> Int64 { PostgresCounterRows.lockKey("onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)") }
-        return Array(Set(counters.map { key("counter", $0) } + [key("code", number.id)])).sorted()
+        func text(_ kind: String, _ id: String) -> String { "onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)" }
+        return PostgresCounterRows.lockKeys(counters.map { text("counter", $0) } + [text("code", number.id)])
     }
 
     // MARK: Cleaning up

@@ -173,11 +173,27 @@ extension CSVTable.Row {
         _ field: String, _ name: String, from allowed: [Value], file: String, column: String
     ) throws(TableError) -> Value where Value.RawValue == String {
         guard let value = Value(rawValue: field), allowed.contains(value) else {
-            throw error(
-                file, column: column, .invalidValue,
-                "unknown \(name) \(QuotedInput(field)); expected one of \(allowed.map(\.rawValue).joined(separator: ", "))")
+            throw unknown(field, name, expected: allowed.map(\.rawValue), file: file, column: column)
         }
         return value
+    }
+
+    /// Reads a field that is one of a fixed set of names (a gateway's, a verdict's), with the message a value's id gets.
+    /// - Parameters:
+    ///   - field: The field's text.
+    ///   - name: What the value is, for the message (`"verdict"`).
+    ///   - allowed: The names the column accepts, in the order the message lists them.
+    ///   - file: The file name used in errors.
+    ///   - column: The column.
+    /// - Returns: The name.
+    /// - Throws: ``TableError`` of kind `invalid-value`: `unknown verdict "passed"; expected one of …`.
+    func choice(_ field: String, _ name: String, from allowed: [String], file: String, column: String) throws(TableError) -> String {
+        guard allowed.contains(field) else { throw unknown(field, name, expected: allowed, file: file, column: column) }
+        return field
+    }
+
+    private func unknown(_ field: String, _ name: String, expected allowed: [String], file: String, column: String) -> TableError {
+        error(file, column: column, .invalidValue, "unknown \(name) \(QuotedInput(field)); expected one of \(allowed.joined(separator: ", "))")
     }
 
     /// A table error at this row.

@@ -8,9 +8,6 @@ package struct VerificationBillingTable: DataTable, BuiltInTable {
     /// `verification-billing.csv`, the table's file in `Data/`.
     package static let fileName = "verification-billing.csv"
 
-    /// The verdicts a row may name, as `NumberVerdict`'s raw values.
-    package static let verdicts = ["pass", "reject", "unknown"]
-
     /// One row.
     package struct Entry: Hashable, Sendable {
         /// The gateway's configuration name (`cmcc`), or `*` for every gateway without rows of its own.
@@ -52,17 +49,15 @@ package struct VerificationBillingTable: DataTable, BuiltInTable {
             guard gateway == "*" || (!gateway.isEmpty && gateway.utf8.allSatisfy({ ($0 &- 97 < 26) || ($0 &- 48 < 10) || $0 == 45 })) else {
                 throw row.error(file, column: "gateway", .invalidValue, "\(QuotedInput(gateway)) is not * or a gateway name (a-z, 0-9, -)")
             }
-            guard Self.verdicts.contains(row[1]) else {
-                throw row.error(file, column: "verdict", .invalidValue, "unknown verdict \(QuotedInput(row[1])); expected one of \(Self.verdicts.joined(separator: ", "))")
-            }
+            let verdict = try row.choice(row[1], "verdict", from: VerificationCodeTable.verdicts, file: file, column: "verdict")
             let billed = try YesNo.parse(row[2], row: row, file: file, column: "billed")
-            let key = Self.key(gateway, row[1])
-            try listed.insert(key, "\(gateway) \(row[1])", at: row, file: file, column: nil)
-            let entry = Entry(gateway: gateway, verdict: row[1], billed: billed, source: row[3], line: row.line)
+            let key = Self.key(gateway, verdict)
+            try listed.insert(key, "\(gateway) \(verdict)", at: row, file: file, column: nil)
+            let entry = Entry(gateway: gateway, verdict: verdict, billed: billed, source: row[3], line: row.line)
             entries.append(entry)
             byKey[key] = entry
         }
-        for verdict in Self.verdicts where byKey[Self.key("*", verdict)] == nil {
+        for verdict in VerificationCodeTable.verdicts where byKey[Self.key("*", verdict)] == nil {
             throw TableError(file: file, line: 0, kind: .incomplete, message: "no * row for \(verdict); the default must name every verdict")
         }
         self.entries = entries

@@ -12,7 +12,7 @@ package struct VerificationCodeTable: DataTable, BuiltInTable {
     /// The gateways that verify numbers, by their configuration names: each must have a `*` row.
     package static let gateways = ["aliyun-pnvs", "cmcc", "jverification", "shanyan", "yidun"]
 
-    /// The verdicts a row may name, as `NumberVerdict`'s raw values.
+    /// The verdicts a row may name, as `NumberVerdict`'s raw values (``VerificationBillingTable``'s too).
     package static let verdicts = ["pass", "reject", "unknown"]
 
     /// One row.
@@ -59,17 +59,12 @@ package struct VerificationCodeTable: DataTable, BuiltInTable {
         var byValue: [String: [Entry]] = [:]
         var listed = ListedKeys<String>()
         for row in table.rows {
-            let gateway = row[0], code = row[1], verdict = row[2]
-            guard Self.gateways.contains(gateway) else {
-                throw row.error(file, column: "gateway", .invalidValue, "unknown gateway \(QuotedInput(gateway)); expected one of \(Self.gateways.joined(separator: ", "))")
-            }
+            let gateway = try row.choice(row[0], "gateway", from: Self.gateways, file: file, column: "gateway"), code = row[1]
             let parts = code.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
             guard !code.isEmpty, parts.allSatisfy({ !$0.isEmpty }), code == "*" || !code.contains("*") else {
                 throw row.error(file, column: "code", .invalidValue, "\(QuotedInput(code)) is not a code, CODE/VALUE or *")
             }
-            guard Self.verdicts.contains(verdict) else {
-                throw row.error(file, column: "verdict", .invalidValue, "unknown verdict \(QuotedInput(verdict)); expected one of \(Self.verdicts.joined(separator: ", "))")
-            }
+            let verdict = try row.choice(row[2], "verdict", from: Self.verdicts, file: file, column: "verdict")
             guard !row[4].isEmpty else { throw row.error(file, column: "meaning_en", .invalidValue, "the meaning is empty") }
             try listed.insert(Self.key(gateway, code), "\(gateway) \(code)", at: row, file: file, column: "code")
             let entry = Entry(gateway: gateway, code: code, verdict: verdict, meaningZH: row[3], meaningEN: row[4], source: row[5], line: row.line)

@@ -14,7 +14,6 @@ extension AliyunPNVSConfiguration {
     public init(settings: GatewaySettings) throws(GatewayError) {
         try settings.refuseUnknownFields(["accessKeyId", "accessKeySecret"])
         self.init(accessKeyID: try settings.text("accessKeyId"), accessKeySecret: try settings.secret("accessKeySecret"))
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
     }
 }

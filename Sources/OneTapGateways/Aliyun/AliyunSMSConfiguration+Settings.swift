@@ -19,7 +19,6 @@ extension AliyunSMSConfiguration {
             accessKeyID: try settings.text("accessKeyId"), accessKeySecret: try settings.secret("accessKeySecret"), signName: try settings.text("signName"),
             templateCode: try settings.text("templateCode"))
         if let name = try settings.optionalText("templateParamName") { templateParamName = name }
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
     }
 }

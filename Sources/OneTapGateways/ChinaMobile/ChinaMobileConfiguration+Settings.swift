@@ -56,8 +56,7 @@ extension ChinaMobileConfiguration {
             throw settings.misconfigured("privateKey", "and appSecret are both set: keep appSecret for the MD5 sign or privateKey for the RSA mode")
         }
         self.init(appID: appID, signing: signing)
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
         if let signType = try settings.optionalText("signType") { self.signType = signType }
         if let strict = try settings.optionalText("strictcheck") {
             guard strict == "0" || strict == "1" else { throw settings.misconfigured("strictcheck", "must be \"0\" or \"1\"") }

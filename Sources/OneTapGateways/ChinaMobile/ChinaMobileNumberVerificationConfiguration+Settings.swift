@@ -17,7 +17,6 @@ extension ChinaMobileNumberVerificationConfiguration {
     public init(settings: GatewaySettings) throws(GatewayError) {
         try settings.refuseUnknownFields(ChinaMobileConfiguration.settingsFields)
         self.init(appID: try settings.text("appId"), appKey: try settings.secret("appKey"))
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url("tokenValidateUrl") { self.url = url }
+        try settings.applyEndpoint(to: &self, urlField: "tokenValidateUrl")
     }
 }

@@ -80,17 +80,8 @@ package enum ChinaMobileSigner: Sendable {
                 secret, "appSecret", setTo: "the APPSecret of the app in China Mobile's developer community", padded: "a 103101 sign error", gateway: gateway)
             self = .md5(secret)
         case .rsa(let signingKey, let msisdnKey, let digest, let encoding):
-            let signer: RSAPrivateKey, decrypter: RSAPrivateKey
-            do {
-                signer = try RSAPrivateKey(pem: signingKey.reveal())
-            } catch {
-                throw GatewayError(gateway: gateway, .misconfigured("signingKey: \(error)"))
-            }
-            do {
-                decrypter = try msisdnKey.map { key throws(KeyFormatError) in try RSAPrivateKey(pem: key.reveal()) } ?? signer
-            } catch {
-                throw GatewayError(gateway: gateway, .misconfigured("msisdnKey: \(error)"))
-            }
+            let signer = try CredentialCheck.privateKey(signingKey, "signingKey", gateway: gateway)
+            let decrypter = try msisdnKey.map { (key) throws(GatewayError) in try CredentialCheck.privateKey(key, "msisdnKey", gateway: gateway) } ?? signer
             self = .rsa(signer, msisdnKey: decrypter, digest, encoding)
         }
     }

@@ -17,6 +17,22 @@ package enum CredentialCheck {
         }
     }
 
+    /// A private key in PEM, read once when the gateway is created.
+    /// - Parameters:
+    ///   - pem: The key's PEM text.
+    ///   - field: The key's field (`privateKey`).
+    ///   - note: What the key is for, when the key's error alone would not say (`JiGuang encrypts phone to …`).
+    ///   - gateway: The gateway's name.
+    /// - Returns: The key.
+    /// - Throws: `<field>: <what is wrong with the key> (<note>)`; never the key.
+    package static func privateKey(_ pem: Secret, _ field: String, note: String? = nil, gateway: String) throws(GatewayError) -> RSAPrivateKey {
+        do {
+            return try RSAPrivateKey(pem: pem.reveal())
+        } catch {
+            throw GatewayError(gateway: gateway, .misconfigured("\(field): \(error)" + (note.map { " (\($0))" } ?? "")))
+        }
+    }
+
     /// A secret that signs: not empty, and without white space around it (the vendor would answer a sign error).
     /// - Parameters:
     ///   - secret: The secret.

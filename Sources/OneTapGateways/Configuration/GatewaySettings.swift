@@ -130,6 +130,17 @@ public struct GatewaySettings: Sendable, CustomStringConvertible {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
+    /// Sets what every gateway's object may hold beside its own fields, each where it is written: the ``timeout()``
+    /// and the endpoint's ``url(_:)``, in place of the configuration's documented defaults.
+    /// - Parameters:
+    ///   - configuration: The configuration read from the object's own fields.
+    ///   - urlField: The field naming its endpoint: `url` unless given (`tokenValidateUrl`).
+    /// - Throws: ``GatewayError`` `misconfigured`, as ``timeout()`` and ``url(_:)``.
+    package func applyEndpoint(to configuration: inout some GatewayEndpoint, urlField: String = "url") throws(GatewayError) {
+        if let timeout = try timeout() { configuration.timeout = timeout }
+        if let url = try url(urlField) { configuration.url = url }
+    }
+
     /// Refuses fields the gateway does not read, so a misspelt field is an error rather than a silent default.
     /// - Parameter known: Every field the gateway reads (`url` and `timeout` are every gateway's).
     /// - Throws: ``GatewayError`` `misconfigured` naming the first unknown field and the known ones.

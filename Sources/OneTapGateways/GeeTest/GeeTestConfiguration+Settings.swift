@@ -8,7 +8,6 @@ extension GeeTestConfiguration {
     public init(settings: GatewaySettings) throws(GatewayError) {
         try settings.refuseUnknownFields(["captchaId", "captchaKey"])
         self.init(captchaID: try settings.text("captchaId"), captchaKey: try settings.secret("captchaKey"))
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
     }
 }

@@ -5,9 +5,9 @@ import OneTap
 /// is accepted. The one place a gateway's request is given its limits and its answer is judged by them.
 package protocol GatewayEndpoint: Sendable {
     /// Where requests go (a gateway with a second call keeps its second URL beside it: `verifyURL`, `refreshURL`).
-    var url: URL { get }
+    var url: URL { get set }
     /// The whole call's limit.
-    var timeout: Duration { get }
+    var timeout: Duration { get set }
     /// The answer's accepted content types.
     var contentTypes: [String] { get }
 }

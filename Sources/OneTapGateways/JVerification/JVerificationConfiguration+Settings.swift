@@ -9,8 +9,6 @@ extension JVerificationConfiguration {
     public init(settings: GatewaySettings) throws(GatewayError) {
         try settings.refuseUnknownFields(["appKey", "masterSecret", "privateKey", "verifyUrl"])
         self.init(appKey: try settings.text("appKey"), masterSecret: try settings.secret("masterSecret"), privateKey: try settings.secret("privateKey"))
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
-        if let url = try settings.url("verifyUrl") { verifyURL = url }
+        try settings.applyEndpoints(to: &self)
     }
 }

@@ -43,11 +43,8 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         guard !configuration.masterSecret.isEmpty else {
             throw GatewayError(gateway: name, .misconfigured("masterSecret is empty: set it to the app's Master Secret from JiGuang's console"))
         }
-        do {
-            key = try RSAPrivateKey(pem: configuration.privateKey.reveal())
-        } catch {
-            throw GatewayError(gateway: name, .misconfigured("privateKey: \(error) (JiGuang encrypts phone to the public key configured in its console; this must be its private half)"))
-        }
+        key = try CredentialCheck.privateKey(
+            configuration.privateKey, "privateKey", note: "JiGuang encrypts phone to the public key configured in its console; this must be its private half", gateway: name)
         self.configuration = configuration
         authorization = "Basic " + Data("\(configuration.appKey):\(configuration.masterSecret.reveal())".utf8).base64EncodedString()
         self.transport = transport

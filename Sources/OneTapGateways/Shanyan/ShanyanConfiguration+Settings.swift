@@ -10,8 +10,6 @@ extension ShanyanConfiguration {
         try settings.refuseUnknownFields(["appId", "appKey", "privateKey", "verifyUrl"])
         self.init(appID: try settings.text("appId"), appKey: try settings.secret("appKey"))
         privateKey = try settings.optionalSecret("privateKey")
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
-        if let url = try settings.url("verifyUrl") { verifyURL = url }
+        try settings.applyEndpoints(to: &self)
     }
 }

@@ -37,10 +37,9 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     package init(configuration: ShanyanConfiguration, transport: any HTTPTransport, outIDs: @escaping @Sendable () -> String) throws(GatewayError) {
         try CredentialCheck.lettersAndDigits(configuration.appID, "appId", mustBe: "the appId from Shanyan's console", gateway: Self.name)
         signer = try ShanyanSigner(configuration)
-        do {
-            key = try configuration.privateKey.map { pem throws(KeyFormatError) in try RSAPrivateKey(pem: pem.reveal()) }
-        } catch {
-            throw GatewayError(gateway: Self.name, .misconfigured("privateKey: \(error) (Shanyan encrypts mobileName to the RSA public key given to its console; this must be its private half)"))
+        key = try configuration.privateKey.map { (pem) throws(GatewayError) in
+            try CredentialCheck.privateKey(
+                pem, "privateKey", note: "Shanyan encrypts mobileName to the RSA public key given to its console; this must be its private half", gateway: Self.name)
         }
         self.configuration = configuration
         self.transport = transport

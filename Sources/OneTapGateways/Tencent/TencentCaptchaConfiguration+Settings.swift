@@ -10,7 +10,6 @@ extension TencentCaptchaConfiguration {
         self.init(
             secretID: try settings.text("secretId"), secretKey: try settings.secret("secretKey"), captchaAppID: try settings.text("captchaAppId"),
             appSecretKey: try settings.secret("appSecretKey"))
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
     }
 }

@@ -23,7 +23,6 @@ extension TencentSMSConfiguration {
             }
             templateParameters = parameters
         }
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
     }
 }

@@ -33,8 +33,7 @@ extension TianyiConfiguration {
             guard ["upper", "lower"].contains(signCase) else { throw settings.misconfigured("signCase", "must be \"upper\" or \"lower\"") }
             uppercaseSign = signCase == "upper"
         }
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
+        try settings.applyEndpoint(to: &self)
         if let url = try settings.url("refreshUrl") { refreshURL = url }
         clientType = try settings.optionalText("clientType") ?? clientType
         format = try settings.optionalText("format") ?? format

@@ -8,8 +8,6 @@ extension YidunConfiguration {
     public init(settings: GatewaySettings) throws(GatewayError) {
         try settings.refuseUnknownFields(["secretId", "secretKey", "businessId", "verifyUrl"])
         self.init(secretID: try settings.text("secretId"), secretKey: try settings.secret("secretKey"), businessID: try settings.text("businessId"))
-        if let timeout = try settings.timeout() { self.timeout = timeout }
-        if let url = try settings.url() { self.url = url }
-        if let url = try settings.url("verifyUrl") { verifyURL = url }
+        try settings.applyEndpoints(to: &self)
     }
 }

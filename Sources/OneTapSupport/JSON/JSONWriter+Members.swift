@@ -111,6 +111,19 @@ extension JSONWriter {
         }
     }
 
+    /// Writes an array member of objects, each element's members written by `body`.
+    /// - Parameters:
+    ///   - name: The key.
+    ///   - values: The elements, in order.
+    ///   - body: Writes one element's members, inside its object.
+    @inlinable @inline(__always)
+    package mutating func member<Element>(_ name: StaticString, objects values: some Sequence<Element>, _ body: (inout JSONWriter, Element) -> Void) {
+        key(name)
+        array { writer in
+            for value in values { writer.object { writer in body(&writer, value) } }
+        }
+    }
+
     /// Writes an array member of strings.
     /// - Parameters:
     ///   - name: The key.
