@@ -28,7 +28,10 @@ import OneTapTesting
 /// ends, as succeeded or as failed with its reason (`lost` = started − succeeded − failed, printed); and
 /// the tables grew by what the succeeded logins leave (`stored`: app sessions opened = started, and
 /// login sessions, answered ledger rows, accounts and app sessions on an account each = succeeded, counted
-/// before and after our clients ran, while nothing else writes). Memory: the peak resident growth while
+/// before and after our clients ran, while nothing else writes). `processCpuPerLoginNs`: this process's
+/// CPU time (user and system, every thread: the server's work, libpq, URLSession; not PostgreSQL's nor
+/// the fake's) over the row's logins; `exchangeCallCpuNs`, the same for the carrier's call alone (the
+/// gateway's exchange, one call after another, before the rows). Memory: the peak resident growth while
 /// the clients ran (`VmHWM` reset through /proc/self/clear_refs before, over `VmRSS` before).
 extension GatewayLoginBenchmarks {
     /// The most the resident memory may grow while a row's clients run.
@@ -58,6 +61,15 @@ extension GatewayLoginBenchmarks {
                 "SELECT version FROM \"\(pool.configuration.schema)\".app_sessions WHERE id = $1", [.text(appSession)]).first?.first?.int64
         else { throw PostgresBenchmarks.BenchmarkFailure("the captured login's app session was not stored") }
 
+        // What the exchange alone costs this process: the carrier's calls one after another, as a login makes them.
+        let probes = options.quick ? 10 : 50
+        let probeCPU = cpuNanoseconds()
+        for probe in 0..<probes {
+            let answer = try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret("cpu-probe-\(probe)"), uniqueID: "bench"))
+            guard answer.phoneNumber != nil else { throw PostgresBenchmarks.BenchmarkFailure("the fake refused a probe: \(answer.code)") }
+        }
+        let exchangeCPU = (cpuNanoseconds() - probeCPU) / Double(probes)
+
         let directory = try TemporaryDirectory.make("onetap-pgbench-whole-")
         defer { TemporaryDirectory.remove(directory) }
         // To read the script: ONETAP_BENCH_WHOLE_LOGIN_SCRIPT=PATH keeps a copy.
@@ -76,7 +88,9 @@ extension GatewayLoginBenchmarks {
             let before = try await tableCounts(pool)
             let memoryBefore = ProcessMemory.read()
             let peakReset = ProcessMemory.resetPeak()
+            let cpuBefore = cpuNanoseconds()
             let ours = try await runLanes(clients: clients, seconds: seconds, login)
+            let cpuPerLogin = (cpuNanoseconds() - cpuBefore) / Double(max(1, ours.started))
             let memoryAfter = ProcessMemory.read()
             let after = try await tableCounts(pool)
             var second: (tps: Double, latency: Double)? = nil
@@ -106,7 +120,7 @@ extension GatewayLoginBenchmarks {
                 ("roundTripsPerLogin", format(captured.perLogin)), ("statements", "\"\(captured.breakdown)\""),
                 ("started", String(ours.started)), ("succeeded", String(ours.succeeded)), ("failed", String(ours.failed)), ("lost", String(ours.lost)),
                 ("stored", "\"\(zip(["app sessions", "login sessions", "answered exchanges", "accounts", "app sessions on an account"], grown).map { "\($0) +\($1)" }.joined(separator: ", "))\""),
-                ("rssGrowthMiB", growthMiB.map { format($0) } ?? "null"), ("rssBeforeMiB", format(Double(memoryBefore.residentKiB) / 1024)),
+                ("processCpuPerLoginNs", format(cpuPerLogin)), ("exchangeCallCpuNs", format(exchangeCPU)), ("rssGrowthMiB", growthMiB.map { format($0) } ?? "null"), ("rssBeforeMiB", format(Double(memoryBefore.residentKiB) / 1024)),
             ]
             print("\(name): lost: \(ours.lost) (started \(ours.started), succeeded \(ours.succeeded), failed \(ours.failed))\(stored ? "" : "; the tables did not grow by what the logins leave")")
             rows.append(row)
