@@ -130,6 +130,14 @@ struct ProcessMemory {
     /// `VmHWM`: the most ever resident, KiB.
     var highWaterKiB = 0
 
+    /// Resets `VmHWM` to the resident memory now (writes `5` to /proc/self/clear_refs, Linux 4.0 and later).
+    /// - Returns: Whether it was reset.
+    static func resetPeak() -> Bool {
+        guard let file = fopen("/proc/self/clear_refs", "w") else { return false }
+        let written = fputs("5", file) >= 0
+        return fclose(file) == 0 && written
+    }
+
     static func read() -> ProcessMemory {
         var memory = ProcessMemory()
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return memory }

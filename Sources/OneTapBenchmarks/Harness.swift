@@ -27,6 +27,15 @@ func nanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
+/// CPU time (user and system) in nanoseconds: this process's (`RUSAGE_SELF`), or that of its children
+/// that were waited for (`RUSAGE_CHILDREN`).
+func cpuNanoseconds(children: Bool = false) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(truncatingIfNeeded: (children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue), &usage)
+    func ns(_ time: timeval) -> Double { Double(time.tv_sec) * 1e9 + Double(time.tv_usec) * 1e3 }
+    return ns(usage.ru_utime) + ns(usage.ru_stime)
+}
+
 /// The command line of the benchmark executable.
 struct BenchmarkOptions {
     var json = false

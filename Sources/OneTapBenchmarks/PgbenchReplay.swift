@@ -15,10 +15,13 @@ struct ObservedStatement: Sendable {
 ///
 /// So that runs do not collide on keys, each run draws `:replay` (`\set replay random(…)`), and
 /// - every text value listed as a key (a login session's id) becomes `'pgb-' || :client_id || '-' || :replay`
-///   wherever it is a whole value (inside a JSON document it is left as captured);
+///   (or another prefix) wherever it is a whole value (inside a JSON document it is left as captured);
 /// - every `bytea` value (zero-filled by the observer: the exchange ledger's token digest) becomes the first
-///   bytes of `sha512('pgb-<client>-<replay>')`, the same within a run, so a statement that reaches the row
+///   bytes of `sha512('pgb-<client>-<replay>')` (the key's), the same within a run, so a statement that reaches the row
 ///   an earlier one wrote (the ledger's settle after its claim) reaches it in the script too.
+/// - every text value listed as a number (a verified phone number: the account directory's key, which must
+///   look like a mainland mobile number) becomes a number drawn from `:replay`, `1[3-9]` and nine digits
+///   (7 × 10⁹ of them: two runs of one benchmark row meet on one with a chance of about runs² / 1.4 × 10¹⁰);
 /// Every other value (versions, instants, the session's JSON) is the captured one.
 enum PgbenchReplay {
     /// pgbench's variables a literal must not name (`-D v=1` of ``PostgresBenchmarks/runPgbench``, the
@@ -29,16 +32,20 @@ enum PgbenchReplay {
     /// - Parameters:
     ///   - statements: The statements, in the order they were sent.
     ///   - keys: Text values to make unique per run.
+    ///   - numbers: Phone numbers (text values) to make unique per run, as phone numbers.
+    ///   - prefix: What the keys start with (`pgb-`), so that a check finds one script's rows.
     /// - Returns: The script's text.
     /// - Throws: ``PostgresBenchmarks/BenchmarkFailure`` when a statement names a value it was not given, a
     ///   `bytea` value is longer than 64 bytes, or a literal would name one of pgbench's variables.
-    static func script(_ statements: [ObservedStatement], keys: Set<String>) throws -> String {
+    static func script(_ statements: [ObservedStatement], keys: Set<String>, numbers: Set<String> = [], prefix: String = "pgb-") throws -> String {
         var script = "\\set replay random(1, 1000000000000000000)\n"
-        let key = "'pgb-' || :client_id || '-' || :replay"
+        let key = "\(quoted(prefix)) || :client_id || '-' || :replay"
+        let number = "'1' || (3 + :replay % 7)::text || lpad((:replay / 7 % 1000000000)::text, 9, '0')"
         for statement in statements {
             let literals = try statement.values.map { value -> String in
                 switch value {
                 case .text(let text) where keys.contains(text): return "(\(key))"
+                case .text(let text) where numbers.contains(text): return "(\(number))"
                 case .bytes(let bytes):
                     guard bytes.count <= 64 else { throw PostgresBenchmarks.BenchmarkFailure("a bytea value of \(bytes.count) bytes (at most 64 are replayed)") }
                     return "substring(sha512(convert_to(\(key), 'UTF8')) FROM 1 FOR \(bytes.count))"

@@ -127,7 +127,12 @@ enum PostgresAppSessionBenchmarks {
         let logins: LoginServer
         let accounts: AccountLogin
 
-        init(appSessions: any AppSessionStore, loginSessions: any LoginSessionStore, ledger: any ExchangeLedger, directory: any AccountDirectory) {
+        /// The services over the stores; `exchange` is the carrier behind the ``ExchangeGuard`` (by default
+        /// ``NumberedExchange`` alone, no carrier called).
+        init(
+            appSessions: any AppSessionStore, loginSessions: any LoginSessionStore, ledger: any ExchangeLedger, directory: any AccountDirectory,
+            exchange: any TokenExchangeProvider = NumberedExchange()
+        ) {
             let keys: ServerKeyRing
             do {
                 keys = try ServerKeyRing([(try KeyID("bench"), try ServerKey(bytes: [UInt8](repeating: 9, count: 32)))])
@@ -136,12 +141,18 @@ enum PostgresAppSessionBenchmarks {
             }
             sessions = AppSessions(keys: keys, store: appSessions, events: DiscardingEventSink())
             logins = LoginServer(
-                store: loginSessions, exchange: ExchangeGuard(provider: NumberedExchange(), ledger: ledger), events: DiscardingEventSink())
+                store: loginSessions, exchange: ExchangeGuard(provider: exchange, ledger: ledger), events: DiscardingEventSink())
             accounts = AccountLogin(directory: directory, events: DiscardingEventSink())
         }
 
         /// First open to account credentials for a number not seen before (its account is created).
         func run(number: UInt64) async throws {
+            blackHole(try await credentials(number: number))
+        }
+
+        /// First open to account credentials for a number not seen before: what the login left (the login
+        /// session at its end, the app session's new credentials, the account it created).
+        func credentials(number: UInt64) async throws -> (login: LoginSession, grant: AppSessionGrant, account: AccountID) {
             let guest = try await sessions.open()                                        // POST /session
             let bearer = guest.accessToken.reveal()
             let me = try sessions.authenticate(bearer)                                  // POST /login
@@ -150,21 +161,29 @@ enum PostgresAppSessionBenchmarks {
             let claims = try await sessions.live(bearer).claims                         // POST /login/{id}
             let credential = CarrierCredential(flow: .mobile, token: Secret(String(number)), uniqueID: "bench")
             let next = try await logins.report(.result(.mobile, code: "103000", credential: credential), to: started.session.id, version: 1, from: claims)
-            guard case .done(.success, let flow?, let verified?) = next.instruction else {
-                throw PostgresBenchmarks.BenchmarkFailure("the login did not succeed: \(next.instruction)")
+            let expected = try PhoneNumber(String(number))
+            guard case .done(.success, let flow?, let verified?) = next.instruction, verified.phoneNumber == expected else {
+                throw PostgresBenchmarks.BenchmarkFailure("the login did not succeed with its number: \(next.instruction)")
             }
             let account = try await accounts.resolve(verified)
             guard account.created else { throw PostgresBenchmarks.BenchmarkFailure("a new number found an account") }
             let grant = try await sessions.loggedIn(claims, account: account.account, flow: flow, number: verified.phoneNumber)
-            blackHole(grant)
+            return (next.session, grant, account.account)
         }
     }
 
     /// The carrier's exchange, answering success with the number the token names (so every login is a
-    /// new number, and creates its account).
+    /// new number, and creates its account). Given a carrier (the loopback fake, whose number is always
+    /// the same), the carrier is called first with the same token and its refusal passed on; its success
+    /// is answered with the token's number instead of its own.
     struct NumberedExchange: TokenExchangeProvider {
+        var carrier: (any TokenExchangeProvider)? = nil
+
         func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-            ExchangeResponse(code: "103000", phoneNumber: try PhoneNumber(credential.token.reveal()))
+            guard let carrier else { return ExchangeResponse(code: "103000", phoneNumber: try PhoneNumber(credential.token.reveal())) }
+            let answer = try await carrier.exchange(credential)
+            guard answer.phoneNumber != nil else { return answer }
+            return ExchangeResponse(code: answer.code, phoneNumber: try PhoneNumber(credential.token.reveal()), account: answer.account, verdict: answer.verdict)
         }
     }
 }

@@ -120,12 +120,7 @@ enum RSASameKeyReference {
     }
 
     /// The CPU time (user and system) of this process's children that were waited for, in nanoseconds.
-    private static func childrenCPU() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(truncatingIfNeeded: RUSAGE_CHILDREN.rawValue), &usage)
-        func ns(_ time: timeval) -> Double { Double(time.tv_sec) * 1e9 + Double(time.tv_usec) * 1e3 }
-        return ns(usage.ru_utime) + ns(usage.ru_stime)
-    }
+    private static func childrenCPU() -> Double { cpuNanoseconds(children: true) }
 
     /// The program's candidates on the PATH.
     private static func path(_ program: String) -> [String] {
