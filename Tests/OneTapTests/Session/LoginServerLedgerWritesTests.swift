@@ -47,6 +47,25 @@ import Testing
         #expect(store.calls == ["create", "load", "replace", "replace"])
     }
 
+    /// A token past its lifetime at the guard's check is claimed by nobody: the move to the exchange is stored
+    /// alone, then the answer (`token-expired`, run the flow again); the carrier never hears of it.
+    @Test func anExpiredTokenIsNotClaimedAndTheMoveIsStoredAlone() async throws {
+        let lifetimes = try TokenLifetimeTable(
+            csv: "flow,gateway,lifetime_seconds,single_use,source\nmobile,cmcc,10,yes,s\ntianyi,tianyi,10,yes,s\nunicom,unicom,10,yes,s\n", file: "t.csv")
+        let ticking = TickingClock(start: clock.now(), step: .seconds(11))   // every reading 11 s after the one before
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = LoginServer(
+            machine: LoginSessionMachine(exchanges: ExchangeRules(lifetimes: lifetimes)), store: store,
+            exchange: ExchangeGuard(provider: carrier, ledger: ledger, clock: ticking), clock: ticking, events: DiscardingEventSink())
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let next = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(next.session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:token-expired:retry"])
+        #expect(next.session.version == 3)
+        #expect(store.calls == ["create", "load", "replace", "replace"])
+        #expect(carrier.tokensSent.isEmpty)
+        #expect(try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now()) == nil, "the token was never claimed")
+    }
+
     @Test func aFailedJointClaimWritesNothingAndCallsNoCarrier() async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier)
@@ -142,4 +161,19 @@ final class JointStore: LoginSessionLedgerStore {
             try await base.replace(session, expecting: version, settling: token, state, at: now)
         }
     }
+}
+
+/// A clock each reading of which is `step` after the one before: time passes between any two steps of a request.
+final class TickingClock: WallClock {
+    private let time: LockedValue<Date>
+    private let step: Duration
+
+    init(start: Date, step: Duration) {
+        time = LockedValue(start)
+        self.step = step
+    }
+
+    func now() -> Date { time.withLock { $0 = $0.addingTimeInterval(step.seconds); return $0 } }
+
+    func sleep(for duration: Duration) async throws {}
 }
