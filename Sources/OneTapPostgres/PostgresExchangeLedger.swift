@@ -26,42 +26,91 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// The schema holding the table.
     package var schema: String { pool.configuration.schema }
 
-    private let pool: PostgresPool
+    let pool: PostgresPool
     private let statements: Statements
 
     /// The statement texts, made once from the quoted schema name.
     private struct Statements: Sendable {
-        let claim, state, resend, settle, unknown: String
+        let table, claim, state, resend, settle, unknown: String
+        static let columns =
+            "entry.state, entry.code, entry.phone_number, entry.account, entry.session, entry.claimed_at_ms, entry.settled_at_ms, entry.sends, entry.verdict"
 
         init(_ schema: String) {
-            let table = "\(schema).exchange_ledger"
-            let columns = "entry.state, entry.code, entry.phone_number, entry.account, entry.session, entry.claimed_at_ms, entry.settled_at_ms, entry.sends, entry.verdict"
-            // Claimed (first column true) or, when not, the row as it stood when the statement began.
-            // $2 the claim's instant as stored, $4 the bound a stored instant is compared with, $5 the session.
-            claim = """
-                WITH claimed AS (INSERT INTO \(table) AS entry (token, state, code, phone_number, account, session, sends, claimed_at_ms, settled_at_ms, \
-                forget_at_ms) VALUES ($1, 'pending', NULL, NULL, NULL, $5, 1, $2, $2, $3) ON CONFLICT (token) DO UPDATE SET state = 'pending', code = NULL, \
-                phone_number = NULL, account = NULL, verdict = NULL, session = EXCLUDED.session, sends = 1, claimed_at_ms = EXCLUDED.claimed_at_ms, \
-                settled_at_ms = EXCLUDED.settled_at_ms, forget_at_ms = EXCLUDED.forget_at_ms WHERE entry.forget_at_ms < $4 RETURNING 1) \
-                SELECT EXISTS (SELECT 1 FROM claimed), \(columns) FROM (SELECT 1) AS one LEFT JOIN \(table) AS entry ON entry.token = $1
-                """
+            table = "\(schema).exchange_ledger"
+            let columns = Self.columns
+            claim = "WITH claimed AS (\(Self.claim(table, from: 1, gate: nil))) SELECT \(Self.claimAnswer(table, from: 1, inserted: "claimed"))"
             state = "SELECT false, \(columns) FROM \(table) AS entry WHERE token = $1"
             // $3 the resend's instant, $4 the bound for "not forgotten", $5 the new forget time.
             resend = """
                 UPDATE \(table) SET state = 'pending', code = NULL, phone_number = NULL, account = NULL, verdict = NULL, sends = sends + 1, claimed_at_ms = $3, \
                 settled_at_ms = $3, forget_at_ms = $5 WHERE token = $1 AND state = 'unknown' AND session = $2 AND sends < 2 AND forget_at_ms >= $4 RETURNING 1
                 """
-            settle = """
-                INSERT INTO \(table) (token, state, code, phone_number, account, verdict, session, sends, claimed_at_ms, settled_at_ms, forget_at_ms) \
-                VALUES ($1, $2, $3, $6, $7, $8, NULL, 1, $4, $4, $5) ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, code = EXCLUDED.code, \
-                phone_number = EXCLUDED.phone_number, account = EXCLUDED.account, verdict = EXCLUDED.verdict, settled_at_ms = EXCLUDED.settled_at_ms
-                """
+            settle = Self.settle(table, from: 1, gate: nil)
             unknown = """
                 SELECT entry.token, \(columns) FROM \(table) AS entry \
                 WHERE (entry.state = 'unknown' AND entry.settled_at_ms >= $1) OR (entry.state = 'pending' AND entry.claimed_at_ms < $2) \
                 ORDER BY CASE WHEN entry.state = 'pending' THEN entry.claimed_at_ms ELSE entry.settled_at_ms END, entry.token
                 """
         }
+
+        /// The claim's insert, its values numbered from `first`: the token, the claim's instant as stored, the
+        /// forget time, the bound a stored instant is compared with, the session; only when `gate` holds
+        /// (nil: always).
+        static func claim(_ table: String, from first: Int, gate: String?) -> String {
+            let p = { (n: Int) in "$\(first + n - 1)" }
+            let values = "\(p(1)), 'pending', NULL, NULL, NULL, \(p(5)), 1, \(p(2)), \(p(2)), \(p(3))"
+            return """
+                INSERT INTO \(table) AS entry (token, state, code, phone_number, account, session, sends, claimed_at_ms, settled_at_ms, forget_at_ms) \
+                \(gate.map { "SELECT \(values) WHERE \($0)" } ?? "VALUES (\(values))") ON CONFLICT (token) DO UPDATE SET state = 'pending', code = NULL, \
+                phone_number = NULL, account = NULL, verdict = NULL, session = EXCLUDED.session, sends = 1, claimed_at_ms = EXCLUDED.claimed_at_ms, \
+                settled_at_ms = EXCLUDED.settled_at_ms, forget_at_ms = EXCLUDED.forget_at_ms WHERE entry.forget_at_ms < \(p(4)) RETURNING 1
+                """
+        }
+
+        /// The claim's answer (after `SELECT`): claimed (the first column true) or, when not, the row as it
+        /// stood when the statement began; `inserted` names the claim's `WITH` query.
+        static func claimAnswer(_ table: String, from first: Int, inserted: String) -> String {
+            "EXISTS (SELECT 1 FROM \(inserted)), \(columns) FROM (SELECT 1) AS one LEFT JOIN \(table) AS entry ON entry.token = $\(first)"
+        }
+
+        /// The settle's upsert, its values numbered from `first`: the token, the state, the code, the instant, the
+        /// forget time, the number, the account, the verdict; only when `gate` holds (nil: always).
+        static func settle(_ table: String, from first: Int, gate: String?) -> String {
+            let p = { (n: Int) in "$\(first + n - 1)" }
+            let values = "\(p(1)), \(p(2)), \(p(3)), \(p(6)), \(p(7)), \(p(8)), NULL, 1, \(p(4)), \(p(4)), \(p(5))"
+            return """
+                INSERT INTO \(table) (token, state, code, phone_number, account, verdict, session, sends, claimed_at_ms, settled_at_ms, forget_at_ms) \
+                \(gate.map { "SELECT \(values) WHERE \($0)" } ?? "VALUES (\(values))") ON CONFLICT (token) DO UPDATE SET state = EXCLUDED.state, \
+                code = EXCLUDED.code, phone_number = EXCLUDED.phone_number, account = EXCLUDED.account, verdict = EXCLUDED.verdict, \
+                settled_at_ms = EXCLUDED.settled_at_ms
+                """
+        }
+    }
+
+    /// The ledger's claim as another statement's `WITH` query named `alongside` (``PostgresLoginSessionLedgerWrites``).
+    /// - Parameters:
+    ///   - first: The number of its first value.
+    ///   - gate: The condition it is made under.
+    /// - Returns: The insert.
+    func claimStatement(from first: Int, gate: String) -> String {
+        Statements.claim(statements.table, from: first, gate: gate)
+    }
+
+    /// The columns (with their `FROM`) that ``claim(_:for:at:answered:)`` reads of a statement holding
+    /// ``claimStatement(from:gate:)`` as its `WITH` query `alongside`.
+    /// - Parameter first: The number of the claim's first value.
+    /// - Returns: The columns.
+    func claimAnswer(from first: Int) -> String {
+        Statements.claimAnswer(statements.table, from: first, inserted: "alongside")
+    }
+
+    /// The ledger's settle as another statement's `WITH` query (``PostgresLoginSessionLedgerWrites``).
+    /// - Parameters:
+    ///   - first: The number of its first value.
+    ///   - gate: The condition it is made under.
+    /// - Returns: The upsert.
+    func settleStatement(from first: Int, gate: String) -> String {
+        Statements.settle(statements.table, from: first, gate: gate)
     }
 
     /// Creates a ledger over a pool whose schema is migrated.
@@ -87,10 +136,25 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`; the token is then not
     ///   exchanged.
     package func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
-        let forget = now.addingTimeInterval(retention.seconds)
+        try await claim(token, for: session, at: now, answered: nil)
+    }
+
+    /// The values of a claim's statement (``claimStatement(from:gate:)`` numbers them).
+    func claimParameters(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) -> [PostgresValue] {
+        [.bytes(token.bytes), .instant(now), .instant(now.addingTimeInterval(retention.seconds)), .bound(now), .text(session.text)]
+    }
+
+    /// A claim, from the answer of its statement when another statement sent it (``claimStatement(from:gate:)``),
+    /// else sending it now.
+    func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date, answered: [PostgresValue]?) async throws -> ExchangeLedgerEntry? {
         do {
-            let parameters: [PostgresValue] = [.bytes(token.bytes), .instant(now), .instant(forget), .bound(now), .text(session.text)]
-            var rows = try await pool.execute(statements.claim, parameters)
+            let parameters = claimParameters(token, for: session, at: now)
+            var rows: PostgresRows
+            if let answered {
+                rows = PostgresRows(columns: [], rows: [answered], affected: 1)
+            } else {
+                rows = try await pool.execute(statements.claim, parameters)
+            }
             // A claim that waited for another instance's insert of the same token cannot see that row in its
             // own snapshot; the next statement can (and a row removed meanwhile is claimed again).
             for _ in 0..<3 {
@@ -130,14 +194,18 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     ///   - now: The time.
     /// - Throws: ``StoreError`` of kind `io` or `timeout`.
     package func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        try await pool.execute(statements.settle, settleParameters(token, state, at: now)) { failure($0, doing: "record how the token's exchange ended") }
+    }
+
+    /// The values of a settle's statement (``settleStatement(from:gate:)`` numbers them).
+    func settleParameters(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) -> [PostgresValue] {
         var response: ExchangeResponse? = nil
         if case .answered(let answer) = state { response = answer }
-        let parameters: [PostgresValue] = [
+        return [
             .bytes(token.bytes), .text(state.name), response.map { .text($0.code.text) } ?? .null, .instant(now),
             .instant(now.addingTimeInterval(retention.seconds)), response?.phoneNumber.map { .text($0.digits) } ?? .null,
             response?.account.map { .text($0.rawValue) } ?? .null, response?.verdict.map { .text($0.rawValue) } ?? .null,
         ]
-        try await pool.execute(statements.settle, parameters) { failure($0, doing: "record how the token's exchange ended") }
     }
 
     /// The exchanges to reconcile, oldest first (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).

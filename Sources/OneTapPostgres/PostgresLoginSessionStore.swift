@@ -11,6 +11,9 @@ import OneTap
 ///   The JSON holds token digests only, never a token.
 /// - ``replace(_:expecting:)`` is one compare-and-swap statement (`UPDATE … WHERE id = $1 AND version =
 ///   $2`), so of many instances racing one report exactly one wins; the others get `conflict`.
+/// - With a ``PostgresExchangeLedger`` over the same pool (``PostgresStores`` makes both), the
+///   compare-and-swap and the ledger's claim or settle of a token go in one statement, both or neither
+///   (``LoginSessionLedgerStore``, ``PostgresLoginSessionLedgerWrites``): a one-tap login is four round trips.
 /// - Every value is a bound parameter; only the validated, quoted schema name is part of the statement
 ///   text. Errors never quote a session's contents.
 /// - A database that is down or unreachable, or a statement that outlives the statement timeout (a row

@@ -115,10 +115,54 @@ package final class PostgresVersionedStore<Record: PostgresVersionedRecord>: Cus
         let found = try await pool.execute(statements.version, [.text(Record.key(record.id))]) {
             failure($0, record.id, doing: "read the \(Record.named)'s version after a refused replace (nothing was written)")
         }.first?.first?.int64
-        guard let found else {
-            throw StoreError(.notFound, subject: Record.subject(record.id), message: "no \(Record.named) has this id")
+        throw refused(record.id, expecting: version, found: found)
+    }
+
+    /// Why a replace was refused: `not-found` when no record has the id, else `conflict`.
+    private func refused(_ id: Record.ID, expecting version: Int, found: Int64?) -> StoreError {
+        guard let found else { return StoreError(.notFound, subject: Record.subject(id), message: "no \(Record.named) has this id") }
+        return StoreError(.conflict, subject: Record.subject(id), message: "expected version \(version), found \(found)")
+    }
+
+    // MARK: A replace with another write
+
+    /// How many values ``replace(_:expecting:)`` binds: another write in the same statement
+    /// (``replaceStatement(alongside:selecting:)``) numbers its own from the next.
+    var replaceParameterCount: Int { Record.copiedColumns.count + 4 }
+
+    /// A statement that replaces a record as ``replace(_:expecting:)`` does and runs another data-modifying
+    /// statement only when the replace wrote: both or neither, one trip to the server.
+    /// - Parameters:
+    ///   - alongside: The other write, with `$n` from ``replaceParameterCount`` + 1 on, and `gate` where it
+    ///     takes a condition (`EXISTS (SELECT 1 FROM replaced)`); it is the `WITH` query `alongside`.
+    ///   - selecting: More of the answer after its first two columns (whether the record was replaced, and its
+    ///     version as it stood when the statement began), with a `FROM` of its own if it needs one; nil for none.
+    /// - Returns: The statement, for ``replace(_:expecting:statement:alongside:)``.
+    func replaceStatement(alongside: (_ gate: String) -> String, selecting: String?) -> String {
+        "WITH replaced AS (\(statements.replace)), alongside AS (\(alongside("EXISTS (SELECT 1 FROM replaced)"))) "
+            + "SELECT EXISTS (SELECT 1 FROM replaced), (SELECT version FROM \(statements.table) WHERE id = $1)" + (selecting.map { ", " + $0 } ?? "")
+    }
+
+    /// Replaces a record if it is still at `version` with a statement of ``replaceStatement(alongside:selecting:)``.
+    /// - Parameters:
+    ///   - record: The record after a change.
+    ///   - version: The version the change was made from.
+    ///   - statement: The statement.
+    ///   - parameters: The other write's values.
+    ///   - doing: What the statement does, for its error (`replace the login session and claim the token`).
+    /// - Returns: The answer's columns after its first two.
+    /// - Throws: ``StoreError`` of kind `conflict` or `not-found` (nothing was written), or `io`.
+    func replace(_ record: Record, expecting version: Int, statement: String, alongside parameters: [PostgresValue], doing: String) async throws -> [PostgresValue] {
+        let json = try encode(record)
+        let rows = try await pool.execute(
+            statement,
+            [.text(Record.key(record.id)), .int64(Int64(version)), .int64(Int64(record.version))] + record.copiedValues + [.text(json)] + parameters
+        ) { failure($0, record.id, doing: doing, write: true) }
+        guard let row = rows.first, row.count >= 2 else {
+            throw StoreError(.io, subject: Record.subject(record.id), message: "PostgreSQL: cannot \(doing): the statement answered no row")
         }
-        throw StoreError(.conflict, subject: Record.subject(record.id), message: "expected version \(version), found \(found)")
+        guard row[0].bool == true else { throw refused(record.id, expecting: version, found: row[1].int64) }
+        return Array(row.dropFirst(2))
     }
 
     /// Removes records that expired before an instant, soonest expired first, skipping rows another

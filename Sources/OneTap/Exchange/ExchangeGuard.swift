@@ -99,31 +99,65 @@ public struct ExchangeGuard: Sendable {
     package func exchange(
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink
     ) async throws -> ExchangeOutcome {
+        let ledger = self.ledger
+        let (outcome, settlement) = try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: limit) { digest, now in
+            try await ledger.claim(digest, for: session, at: now)
+        }
+        if let settlement { await record(settlement, events: events) }
+        return outcome
+    }
+
+    /// Exchanges a token as ``exchange(_:for:receivedAt:rules:events:)`` does, under the guard's ``timeout``,
+    /// with two of its ledger writes left to travel with the login session's own (a store that writes both
+    /// in one step, ``LoginSessionLedgerWrites``): the first claim is `claim`'s (the ledger's claim written
+    /// with the session's compare-and-swap), and the end of a call that went to the carrier is handed back
+    /// unrecorded, for the caller to record at once with ``record(_:events:alongside:)``.
+    /// - Parameters:
+    ///   - credential: The success report's credential.
+    ///   - session: The login session the report came to.
+    ///   - receivedAt: When the server received the success report.
+    ///   - rules: The exchange rules of the machine the login runs on.
+    ///   - claim: Makes the first claim of the token (the digest, the time) as ``ExchangeLedger/claim(_:for:at:)``
+    ///     does, for `session`; not called when the token has expired (nothing is claimed then).
+    /// - Returns: What came of it, bound to the token, and the end of the call to record (nil when no call
+    ///   was made: the answer came from the ledger, or the token had expired).
+    /// - Throws: As ``exchange(_:for:receivedAt:rules:events:)``, and what `claim` throws.
+    package func exchange(
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules,
+        claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
+    ) async throws -> (outcome: ExchangeOutcome, settlement: ExchangeSettlement?) {
+        try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, claim: claim)
+    }
+
+    private func exchange(
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
+        claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
+    ) async throws -> (outcome: ExchangeOutcome, settlement: ExchangeSettlement?) {
         let digest = credential.tokenDigest
-        let (answer, unreached, callers) = try await answer(
-            credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, events: events)
-        return ExchangeOutcome(answer, token: digest, carrierUnreached: unreached, callersWord: callers)
+        let (answer, unreached, callers, settlement) = try await answer(
+            credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, claim: claim)
+        return (ExchangeOutcome(answer, token: digest, carrierUnreached: unreached, callersWord: callers), settlement)
     }
 
     private func answer(
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
-        events: any EventSink
-    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool) {
+        claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
+    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
-            return (.tokenExpired, false, false)
+            return (.tokenExpired, false, false, nil)
         }
         // A ledger's StoreError propagates from here: the token was not sent, so there is no answer.
-        var held = try await ledger.claim(digest, for: session, at: now)
+        var held = try await claim(digest, now)
         var waited = false  // this call waited for another request's exchange of the token
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         while let entry = held {
-            guard entry.session == session else { return (.replayed, false, false) }
+            guard entry.session == session else { return (.replayed, false, false, nil) }
             switch entry.state {
             case .answered(let response):
-                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false, false)
+                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false, false, nil)
             case .failed:
-                return (.fault("an earlier exchange of this token failed; it is not sent again"), false, false)
+                return (.fault("an earlier exchange of this token failed; it is not sent again"), false, false, nil)
             case .unknown where waited:
                 // The exchange this call waited for ended unknown: its own request applies what it got (a
                 // time-out, or a provider's fault); a waiter makes no answer of its own.
@@ -131,11 +165,11 @@ public struct ExchangeGuard: Sendable {
             case .unknown where resendRefused:
                 // Sent twice, no result known: the ledger's final word, kept for reconciliation; the caller's
                 // retry found it resent, which says nothing the server saw of the carrier.
-                return (.timeout, false, true)
+                return (.timeout, false, true, nil)
             case .unknown:
                 // Sent with no answer: this session may send it once more to learn the result.
                 if try await ledger.resend(digest, for: session, at: clock.now()) {
-                    return await send(credential, digest: digest, resent: true, rules: rules, limit: limit, events: events)
+                    return await send(credential, digest: digest, resent: true, rules: rules, limit: limit)
                 }
                 // Resent before, or by a concurrent retry of this login: wait for that one's answer, if any.
                 resendRefused = true
@@ -150,7 +184,7 @@ public struct ExchangeGuard: Sendable {
                 held = try await ledger.claim(digest, for: session, at: clock.now())
             }
         }
-        return await send(credential, digest: digest, resent: false, rules: rules, limit: limit, events: events)
+        return await send(credential, digest: digest, resent: false, rules: rules, limit: limit)
     }
 
     /// What a call that waited for another request's exchange throws when it has no answer to give.
@@ -158,10 +192,10 @@ public struct ExchangeGuard: Sendable {
         StoreError(.timeout, subject: .session(session), message: "\(why); the login's own exchange applies its answer: read the login again")
     }
 
-    /// Sends a claimed token to the carrier and records how it ended.
+    /// Sends a claimed token to the carrier; how it ended is for the caller to record.
     private func send(
-        _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?, events: any EventSink
-    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool) {
+        _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?
+    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
         let provider = self.provider
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
@@ -194,31 +228,55 @@ public struct ExchangeGuard: Sendable {
             // listed for reconciliation, and this session may resend it once.
             (answer, settled) = (.fault(scrub("\(error)", credential)), .unknown)
         }
-        await record(digest, settled, events: events)
-        return (answer, unreached, callers)
+        return (answer, unreached, callers, ExchangeSettlement(token: digest, state: settled, at: clock.now()))
     }
 
-    /// Records how an exchange ended, even for a caller whose task was cancelled; a failure is an event.
-    private func record(_ digest: SHA256Digest, _ settled: ExchangeLedgerState, events: any EventSink) async {
-        let ledger = self.ledger, settledAt = clock.now()
-        do {
-            if Task.isCancelled {
-                // A store gives up at once on a cancelled task (a pool waiting for a connection does), yet the
-                // carrier may have billed: the end is written from a task that inherits no cancellation, and
-                // awaited here, so it never outlives the exchange.
-                try await Task { try await ledger.settle(digest, settled, at: settledAt) }.value
-            } else {
-                try await ledger.settle(digest, settled, at: settledAt)
+    /// Records how an exchange ended, even for a caller whose task was cancelled (``writeDespiteCancellation(_:)``):
+    /// with `alongside` (the login session's compare-and-swap carrying the settle, ``LoginSessionLedgerWrites``)
+    /// when given, else, or when that write fails (it wrote neither), the ledger's settle alone. A settle alone
+    /// that fails is an event.
+    /// - Parameters:
+    ///   - settlement: How the exchange ended.
+    ///   - events: Where a failure to record it is told.
+    ///   - alongside: A write of the settle together with the session's; nil for the settle alone.
+    /// - Returns: True when `alongside` wrote (the session with the settle); false when the session was not
+    ///   written (no `alongside`, or it failed: the caller writes the session alone).
+    @discardableResult
+    package func record(
+        _ settlement: ExchangeSettlement, events: any EventSink, alongside: (@Sendable (ExchangeSettlement) async throws -> Void)? = nil
+    ) async -> Bool {
+        if let alongside {
+            do {
+                try await writeDespiteCancellation { try await alongside(settlement) }
+                return true
+            } catch {
+                // Neither was written (a refused compare-and-swap, or the store failed): the settle goes alone.
             }
+        }
+        let ledger = self.ledger
+        do {
+            try await writeDespiteCancellation { try await ledger.settle(settlement.token, settlement.state, at: settlement.at) }
         } catch {
             // The answer stands; the ledger keeps `pending`, which refuses a resend (the safe side), and
             // reconciliation lists it once it is older than the time-out. Said, never swallowed.
             let reason = String("\(error)".prefix(200))
-            events.receive(OneTapEvent(at: clock.now(), .exchange(.settleFailed(tokenPrefix: String(digest.hex.prefix(8)), state: settled.name, reason: reason))))
+            events.receive(OneTapEvent(
+                at: clock.now(), .exchange(.settleFailed(tokenPrefix: String(settlement.token.hex.prefix(8)), state: settlement.state.name, reason: reason))))
         }
+        return false
     }
 
     private func scrub(_ text: String, _ credential: CarrierCredential) -> String {
         String(Secret.scrub(text, of: [credential.token, credential.refreshToken]).prefix(200))
     }
+}
+
+/// How a call to the carrier ended, to record in the ledger (``ExchangeGuard/record(_:events:alongside:)``).
+package struct ExchangeSettlement: Sendable, Hashable {
+    /// The token's SHA-256.
+    package let token: SHA256Digest
+    /// How the call ended: `answered`, `unknown` or `failed`.
+    package let state: ExchangeLedgerState
+    /// When it ended.
+    package let at: Date
 }

@@ -28,6 +28,10 @@ public struct LoginServer: Sendable {
     package let health: ChannelHealth?
     /// The quotas on logins started and paid exchanges, if any.
     package let quotas: LoginQuotas?
+    /// The store's writes of a session together with the guard's ledger rows, when it offers them for that
+    /// ledger (``LoginSessionLedgerStore``): a success's claim goes with the session's move to its exchange,
+    /// and the exchange's settle with its answer, one trip to the store each.
+    private let ledgerWrites: (any LoginSessionLedgerWrites)?
     private let clock: any WallClock
     private let events: any EventSink
 
@@ -55,6 +59,7 @@ public struct LoginServer: Sendable {
         self.quotas = quotas
         self.clock = clock
         self.events = events
+        ledgerWrites = exchange.flatMap { (store as? any LoginSessionLedgerStore)?.ledgerWrites(with: $0.ledger) }
     }
 
     /// Starts a login for a device, in the app session whose access token the request carried.
@@ -128,8 +133,10 @@ public struct LoginServer: Sendable {
         let client = client(claims, address, device)
         if let recovered = try await recoverExchange(session, report, version: version, client: client) { return recovered }
         let transition: LoginTransition
+        var exchanging: (credential: CarrierCredential, receivedAt: Date, exchange: ExchangeGuard, rules: ExchangeRules)? = nil
+        let now = clock.now()
         do {
-            transition = try await advance(session, report, version: version, client: client) { transition in
+            transition = try await admitted(session, report, version: version, at: now) { transition in
                 // A success whose token goes to the carrier's exchange (this server's or the caller's) is billed:
                 // counted first, before it is stored, so one over the quota is refused with nothing stored (the
                 // session never waits at an exchange it may not make). Two copies of one report that race both
@@ -137,22 +144,41 @@ public struct LoginServer: Sendable {
                 guard case .exchange = transition.instruction, let quotas else { return }
                 try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, at: clock.now())
             }
-        } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
-            // Another copy of this report (the app's retry) won the compare-and-swap: when it stored this same
-            // success, this request is that retry, and gets the exchange's answer as any retry does.
-            guard let stored = try await store.load(id), stored.appSession == claims.session else { throw rejection }
-            if machine.repeatsSuccess(stored, report, version: version) {
-                return try machine.success(of: stored, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+            if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
+                case .exchange(_, _, _, let receivedAt) = transition.session.stage
+            {
+                exchanging = (credential, receivedAt, exchange, rules)
             }
-            if let recovered = try await recoverExchange(stored, report, version: version, client: client) { return recovered }
-            throw rejection
+            // With a store that writes with the guard's ledger, the move to the exchange is stored with the
+            // guard's claim of the token, in one write (below); every other move is stored here.
+            if exchanging == nil || ledgerWrites == nil { try await commit(transition, replacing: session, at: now, client: client) }
+        } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
+            return try await lostRace(rejection, report, to: id, version: version, from: claims, client: client)
         }
-        if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
-            case .exchange(_, _, _, let receivedAt) = transition.session.stage
-        {
+        guard let (credential, receivedAt, exchange, rules) = exchanging else { return transition }
+        guard let ledgerWrites else {
             return try await exchangeAndAdvance(transition.session, credential, receivedAt: receivedAt, exchange, rules, client: client)
         }
-        return transition
+        do {
+            let move = Move(transition: transition, previous: session, at: now, writes: ledgerWrites)
+            return try await exchangeAndAdvance(transition.session, credential, receivedAt: receivedAt, exchange, rules, client: client, storing: move)
+        } catch let lost as Move.Lost {
+            return try await lostRace(lost.rejection, report, to: id, version: version, from: claims, client: client)
+        }
+    }
+
+    /// A report whose compare-and-swap lost (`stale-version`): when another copy of this report (the app's
+    /// retry) won and stored this same success, this request is that retry, and gets the exchange's answer as
+    /// any retry does; else the rejection stands.
+    private func lostRace(
+        _ rejection: LoginRejection, _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, client: ChannelClient
+    ) async throws -> LoginTransition {
+        guard let stored = try await store.load(id), stored.appSession == claims.session else { throw rejection }
+        if machine.repeatsSuccess(stored, report, version: version) {
+            return try machine.success(of: stored, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+        }
+        if let recovered = try await recoverExchange(stored, report, version: version, client: client) { return recovered }
+        throw rejection
     }
 
     /// Applies the carrier's answer to an exchange this server made itself (a server with no
@@ -306,13 +332,35 @@ public struct LoginServer: Sendable {
     /// A guard that gives no answer (its ledger failed, or the exchange it waited for is its own request's
     /// to apply) changes nothing: the request throws ``StoreError`` (503, the app asks again) unless the
     /// stored session already took the exchange's answer. A cancelled wait throws `CancellationError`.
+    ///
+    /// With `move` (the session's move to its exchange, not stored yet: a server whose store writes with the
+    /// guard's ledger), the move is stored with the guard's first claim of the token, in one write, and the
+    /// exchange's answer with the guard's settle; a stale version of the move throws ``Move/Lost`` (nothing
+    /// stored, nothing claimed), which ``report(_:to:version:from:address:device:)`` handles as a lost race.
     private func exchangeAndAdvance(
         _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules,
-        client: ChannelClient
+        client: ChannelClient, storing move: Move? = nil
     ) async throws -> LoginTransition {
         let answer: ExchangeOutcome
+        var settlement: ExchangeSettlement? = nil
         do {
-            answer = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
+            if let move {
+                var stored = false
+                (answer, settlement) = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules) { token, now in
+                    let entry = try await move.lostIfStale {
+                        try await move.writes.replace(move.transition.session, expecting: move.previous.version, claiming: token, at: now)
+                    }
+                    stored = true
+                    emit(move.transition, at: move.at, client: client)
+                    return entry
+                }
+                // Nothing was claimed (the token had expired): the move to the exchange is stored alone, first.
+                if !stored {
+                    try await move.lostIfStale { try await commit(move.transition, replacing: move.previous, at: move.at, client: client) }
+                }
+            } else {
+                answer = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
+            }
         } catch let error as StoreError {
             // No answer to apply: the ledger failed (the token was not sent), or this request waited for the
             // login's exchange under way and that exchange's own request applies its answer. The session is
@@ -321,26 +369,87 @@ public struct LoginServer: Sendable {
             return settled
         }
         do {
-            return try await advance(session, .exchange(answer), version: nil, client: client)
+            guard let settlement else { return try await advance(session, .exchange(answer), version: nil, client: client) }
+            return try await advance(session, .exchange(answer), settling: settlement, exchange, client: client)
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
             guard let stored = try await store.load(session.id), let settled = machine.exchangeSettled(stored, after: session) else { throw rejection }
             return settled
         }
     }
 
+    /// A session's move to its exchange, not stored yet, and the store's joint writes to store it with.
+    private struct Move {
+        let transition: LoginTransition
+        let previous: LoginSession
+        let at: Date
+        let writes: any LoginSessionLedgerWrites
+
+        /// The move's compare-and-swap lost: the report lost the race (told apart from the answer's own
+        /// compare-and-swap, which ``exchangeAndAdvance(_:_:receivedAt:_:_:client:storing:)`` handles).
+        struct Lost: Error {
+            let rejection: LoginRejection
+        }
+
+        /// A write of the move, its `conflict` (or `stale-version`) thrown as ``Lost``.
+        func lostIfStale<T>(_ write: () async throws -> T) async throws -> T {
+            do {
+                return try await LoginServer.staleIfConflict(previous, write)
+            } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
+                throw Lost(rejection: rejection)
+            }
+        }
+    }
+
     /// Applies a report to a stored session, stores the result (compare-and-swap) and emits its events:
     /// the one path every change of a session on this server takes.
-    /// `admit` runs before anything is stored, and may refuse the transition by throwing.
+    private func advance(_ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient) async throws -> LoginTransition {
+        let now = clock.now()
+        let transition = try await admitted(session, report, version: version, at: now)
+        try await commit(transition, replacing: session, at: now, client: client)
+        return transition
+    }
+
+    /// Applies the answer of an exchange this request made to the session at its exchange, storing it with
+    /// the guard's settle of the token (``ExchangeGuard/record(_:events:alongside:)``): in one write when the
+    /// store writes with the ledger, else one after the other. The settle is recorded whatever comes of the
+    /// session (refused by the machine, or its compare-and-swap lost).
     private func advance(
-        _ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient,
-        admit: (LoginTransition) async throws -> Void = { _ in }
+        _ session: LoginSession, _ report: LoginReport, settling settlement: ExchangeSettlement, _ exchange: ExchangeGuard, client: ChannelClient
     ) async throws -> LoginTransition {
         let now = clock.now()
-        let transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
-        try await admit(transition)
-        try await save(transition, replacing: session)
+        let transition: LoginTransition
+        do {
+            transition = try await admitted(session, report, version: nil, at: now)
+        } catch {
+            await exchange.record(settlement, events: events)
+            throw error
+        }
+        let next = transition.session, version = session.version
+        var alongside: (@Sendable (ExchangeSettlement) async throws -> Void)? = nil
+        if let writes = ledgerWrites, next.version != version {  // an answer always moves the session on; else the settle goes alone
+            alongside = { settlement in try await writes.replace(next, expecting: version, settling: settlement.token, settlement.state, at: settlement.at) }
+        }
+        if !(await exchange.record(settlement, events: events, alongside: alongside)) {
+            try await save(transition, replacing: session)
+        }
         emit(transition, at: now, client: client)
         return transition
+    }
+
+    /// The transition a report makes of a stored session, admitted but not stored: `admit` runs before
+    /// anything is stored, and may refuse the transition by throwing.
+    private func admitted(
+        _ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date, admit: (LoginTransition) async throws -> Void = { _ in }
+    ) async throws -> LoginTransition {
+        let transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
+        try await admit(transition)
+        return transition
+    }
+
+    /// Stores an admitted transition (compare-and-swap) and emits its events.
+    private func commit(_ transition: LoginTransition, replacing session: LoginSession, at now: Date, client: ChannelClient) async throws {
+        try await save(transition, replacing: session)
+        emit(transition, at: now, client: client)
     }
 
     private func channels(at now: Date) -> ChannelAdmissions {
@@ -349,8 +458,13 @@ public struct LoginServer: Sendable {
 
     private func save(_ transition: LoginTransition, replacing previous: LoginSession) async throws {
         guard transition.session.version != previous.version else { return }  // a progress report changes nothing
+        try await Self.staleIfConflict(previous) { try await store.replace(transition.session, expecting: previous.version) }
+    }
+
+    /// A write of a session's compare-and-swap, its `conflict` told as the report's `stale-version`.
+    private static func staleIfConflict<T>(_ previous: LoginSession, _ write: () async throws -> T) async throws -> T {
         do {
-            try await store.replace(transition.session, expecting: previous.version)
+            return try await write()
         } catch let error as StoreError where error.kind == .conflict {
             throw LoginRejection(.staleVersion, session: previous.id, "another report for version \(previous.version) was taken first")
         }

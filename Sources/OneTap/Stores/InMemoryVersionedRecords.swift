@@ -36,6 +36,20 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     ///   - version: The version it was made from.
     /// - Throws: ``StoreError`` of kind `conflict` or `not-found`.
     package func replace(_ record: Record, expecting version: Int) throws(StoreError) {
+        try replace(record, expecting: version) {}
+    }
+
+    /// Replaces a record if it is still at `version`, and runs `alongside` under the same lock once the
+    /// compare-and-swap holds and before the record is written: both happen, or neither (a refused replace
+    /// runs nothing).
+    /// - Parameters:
+    ///   - record: The new record.
+    ///   - version: The version it was made from.
+    ///   - alongside: What goes with the replace (an exchange ledger's claim or settle); it must not touch this
+    ///     table.
+    /// - Returns: What `alongside` returns.
+    /// - Throws: ``StoreError`` of kind `conflict` or `not-found`; `alongside` did not run then.
+    package func replace<T>(_ record: Record, expecting version: Int, alongside: () -> T) throws(StoreError) -> T {
         try records.withLock { records throws(StoreError) in
             guard let current = records[record.id] else {
                 throw StoreError(.notFound, subject: Record.subject(record.id), message: "no \(Record.named) has this id")
@@ -43,7 +57,9 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
             guard current.version == version, record.version > version else {
                 throw StoreError(.conflict, subject: Record.subject(record.id), message: "expected version \(version), found \(current.version)")
             }
+            let result = alongside()
             records[record.id] = record
+            return result
         }
     }
 

@@ -86,7 +86,9 @@ import Testing
         let provider = MockTokenExchange(number: Self.number, clock: clock)
         let events = ClockJumpingSink(clock: clock, jump: .seconds(10))   // a slow store between the report and the exchange
         let logins = LoginServer(
-            machine: LoginSessionMachine(exchanges: ExchangeRules(lifetimes: lifetimes)), store: store,
+            // Behind a wrapper, so the move to the exchange is stored (and its events told) before the guard's
+            // check: a store that writes the move with the claim has no write there (LoginServerLedgerWritesTests).
+            machine: LoginSessionMachine(exchanges: ExchangeRules(lifetimes: lifetimes)), store: FaultyLoginSessionStore(store),
             exchange: ExchangeGuard(provider: provider, clock: clock), clock: clock, events: events)
         let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         let next = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)

@@ -28,6 +28,17 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - now: The time.
     /// - Returns: Nil when it was never claimed (or was forgotten), else its entry.
     public func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+        claimNow(token, for: session, at: now)
+    }
+
+    /// ``claim(_:for:at:)`` at once, under the ledger's lock: what a login-session store that claims with a
+    /// session's replace calls under its own lock (``InMemoryLoginSessionStore``).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - session: The login session the token came with.
+    ///   - now: The time.
+    /// - Returns: Nil when it was never claimed (or was forgotten), else its entry.
+    package func claimNow(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) -> ExchangeLedgerEntry? {
         let horizon = now.addingTimeInterval(-retention.seconds)
         return table.withLock { table in
             if table.entries.count > table.sweepAbove {
@@ -64,6 +75,15 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - state: How it ended.
     ///   - now: The time.
     public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+        settleNow(token, state, at: now)
+    }
+
+    /// ``settle(_:_:at:)`` at once, under the ledger's lock (``claimNow(_:for:at:)`` says who calls it).
+    /// - Parameters:
+    ///   - token: The token's SHA-256.
+    ///   - state: How it ended.
+    ///   - now: The time.
+    package func settleNow(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) {
         table.withLock { table in
             let entry = table.entries[token]
             table.entries[token] = ExchangeLedgerEntry(

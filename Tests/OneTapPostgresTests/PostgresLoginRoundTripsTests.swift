@@ -1,0 +1,84 @@
+import Foundation
+import OneTap
+import OneTapGateways
+@testable import OneTapPostgres
+import OneTapPostgresTestSupport
+import OneTapTesting
+import Testing
+
+/// Issue 23, item 3: the login-session store writes a session together with the exchange ledger of its own
+/// pool, one statement each (the joint writes' conformance suite), and a whole one-tap login through China
+/// Mobile's gateway against its fake sends four statements, one round trip each: the start's insert, the
+/// report's read, the move to the exchange with the token's claim, the answer with the settle. Before, six.
+@Suite(.connectionBudget, .timeLimit(.minutes(3))) struct PostgresLoginRoundTripsTests {
+    @Test func conformsToTheJointWritesContract() async throws {
+        try await checkConformance(try await TestDatabase.url(), { stores -> (store: any LoginSessionLedgerStore, ledger: any ExchangeLedger) in
+            (PostgresLoginSessionStore(pool: stores.pool), stores.exchangeLedger())
+        }) { make in
+            try await LoginSessionLedgerWritesConformance.check(concurrency: 20) { try await make() }
+        }
+    }
+
+    /// A ledger of another pool (another instance's, or another database's) is never written with the session.
+    @Test func aLedgerOfAnotherPoolIsNotWrittenWithTheSession() async throws {
+        try await TestDatabase.withStores { stores in
+            let other = PostgresStores(configuration: stores.configuration)
+            let store = PostgresLoginSessionStore(pool: stores.pool)
+            #expect(store.ledgerWrites(with: stores.exchangeLedger()) != nil)
+            #expect(store.ledgerWrites(with: other.exchangeLedger()) == nil)
+            #expect(store.ledgerWrites(with: InMemoryExchangeLedger()) == nil)
+            await other.close()
+        }
+    }
+
+    /// One login's statements, counted by the pool's statement observer after a first login opened the
+    /// connection: with the joint writes (``PostgresStores``' session store and ledger) and without them (the
+    /// same store behind a wrapper, which offers none).
+    @Test(arguments: [true, false])
+    func aOneTapLoginIsFourRoundTrips(joint: Bool) async throws {
+        let fake = try await FakeServer.start(
+            "cmcc_login_token_validate.py",
+            arguments: ["--appid", PostgresGatewayLoginTests.appID, "--number", LoginFlood.honestNumber.digits, "--secret", PostgresGatewayLoginTests.secret])
+        defer { fake.stop() }
+        var configuration = ChinaMobileConfiguration(appID: PostgresGatewayLoginTests.appID, signing: .md5(secret: Secret(PostgresGatewayLoginTests.secret)))
+        configuration.url = fake.url("/unisdk/rsapi/loginTokenValidate")
+        configuration.timeout = .seconds(31)
+        let gateway = try ChinaMobileTokenExchange(configuration: configuration, transport: URLSessionTransport())
+        let log = StatementLog()
+        try await TestDatabase.withStores(poolSize: 1, observer: log.observer) { stores in
+            let clock = SystemClock()
+            let store: any LoginSessionStore = joint ? stores.loginSessionStore() : FaultyLoginSessionStore(stores.loginSessionStore())
+            let server = LoginServer(
+                store: store, exchange: ExchangeGuard(provider: gateway, ledger: stores.exchangeLedger(), timeout: .seconds(30), clock: clock), clock: clock,
+                events: DiscardingEventSink())
+            let flood = try LoginFlood(now: clock.now())
+            let (_, warming) = await flood.honestLogin(server, user: 1)
+            #expect(warming == nil)
+            let before = log.statements.count
+            let (done, problem) = await flood.honestLogin(server, user: 2)
+            #expect(problem == nil)
+            guard case .done(.success, .mobile, let verified)? = done?.instruction else {
+                Issue.record("the login ended \(done.map { "\($0.instruction)" } ?? "nowhere")")
+                return
+            }
+            #expect(verified?.phoneNumber == LoginFlood.honestNumber)
+            let sent = Array(log.statements[before...])
+            let table = "\"\(stores.configuration.schema)\""
+            let expected: [String] =
+                joint
+                ? ["INSERT INTO \(table).login_sessions", "SELECT version, session", "WITH replaced AS (UPDATE \(table).login_sessions", "WITH replaced AS (UPDATE \(table).login_sessions"]
+                : ["INSERT INTO \(table).login_sessions", "SELECT version, session", "UPDATE \(table).login_sessions", "WITH claimed AS (INSERT INTO \(table).exchange_ledger",
+                    "INSERT INTO \(table).exchange_ledger", "UPDATE \(table).login_sessions"]
+            #expect(sent.count == expected.count, "\(sent)")
+            for (statement, start) in zip(sent, expected) { #expect(statement.hasPrefix(start), "\(statement)") }
+            if joint {
+                #expect(sent[2].contains("alongside AS (INSERT INTO \(table).exchange_ledger AS entry"), "the claim goes with the move")
+                #expect(sent[3].contains("alongside AS (INSERT INTO \(table).exchange_ledger (token, state"), "the settle goes with the answer")
+            }
+            let rows = try await stores.pool.execute("SELECT state, code, phone_number, sends::bigint FROM \(table).exchange_ledger ORDER BY claimed_at_ms")
+            #expect(rows.rows == Array(repeating: [.text("answered"), .text("103000"), .text(LoginFlood.honestNumber.digits), .int64(1)], count: 2))
+            let finished = try #require(done)
+            #expect(try await stores.loginSessionStore().load(finished.session.id) == finished.session)
+        }
+    }
+}

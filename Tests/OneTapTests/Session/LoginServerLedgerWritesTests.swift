@@ -1,0 +1,179 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// Issue 23, item 3: with a store that writes a session together with the guard's ledger
+/// (``LoginSessionLedgerStore``), a one-tap success stores its move to the exchange with the token's claim, and
+/// the exchange's answer with the settle: two joint writes, no write alone. When a joint write fails, nothing of
+/// it was written: a claim's failure leaves the session and the ledger as they were (the carrier never called),
+/// a settle's is followed by the settle and the session's compare-and-swap alone, and the login ends as before.
+@Suite(.timeLimit(.minutes(1))) struct LoginServerLedgerWritesTests {
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+    static let number = try! PhoneNumber("13800138000")
+    static let credential = CarrierCredential(flow: .mobile, token: Secret("T-joint-1"), uniqueID: "uid-1")
+    static let success = LoginReport.result(.mobile, code: "103000", credential: credential)
+
+    let clock = FakeClock()
+    let ledger = InMemoryExchangeLedger()
+    let store = JointStore()
+
+    func server(_ carrier: MockTokenExchange, ledger: (any ExchangeLedger)? = nil) -> LoginServer {
+        LoginServer(
+            store: store, exchange: ExchangeGuard(provider: carrier, ledger: ledger ?? self.ledger, clock: clock), clock: clock, events: DiscardingEventSink())
+    }
+
+    @Test func aSuccessIsTwoJointWritesAndNoneAlone() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(store.calls == ["create", "load", "replace claiming", "replace settling"])
+        #expect(try await store.load(id) == done.session)
+        let entry = try await ledger.claim(Self.credential.tokenDigest, for: .random(), at: clock.now())
+        #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)))
+        #expect(entry?.session == id)
+        #expect(carrier.tokensSent == ["T-joint-1": 1])
+    }
+
+    /// A ledger the store cannot write with (a wrapper) takes today's path: one write after the other.
+    @Test func aLedgerTheStoreCannotWriteWithGoesAlone() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier, ledger: FaultyExchangeLedger(ledger))
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(store.calls == ["create", "load", "replace", "replace"])
+    }
+
+    /// A token past its lifetime at the guard's check is claimed by nobody: the move to the exchange is stored
+    /// alone, then the answer (`token-expired`, run the flow again); the carrier never hears of it.
+    @Test func anExpiredTokenIsNotClaimedAndTheMoveIsStoredAlone() async throws {
+        let lifetimes = try TokenLifetimeTable(
+            csv: "flow,gateway,lifetime_seconds,single_use,source\nmobile,cmcc,10,yes,s\ntianyi,tianyi,10,yes,s\nunicom,unicom,10,yes,s\n", file: "t.csv")
+        let ticking = TickingClock(start: clock.now(), step: .seconds(11))   // every reading 11 s after the one before
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = LoginServer(
+            machine: LoginSessionMachine(exchanges: ExchangeRules(lifetimes: lifetimes)), store: store,
+            exchange: ExchangeGuard(provider: carrier, ledger: ledger, clock: ticking), clock: ticking, events: DiscardingEventSink())
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let next = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(next.session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:token-expired:retry"])
+        #expect(next.session.version == 3)
+        #expect(store.calls == ["create", "load", "replace", "replace"])
+        #expect(carrier.tokensSent.isEmpty)
+        #expect(try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now()) == nil, "the token was never claimed")
+    }
+
+    @Test func aFailedJointClaimWritesNothingAndCallsNoCarrier() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.failing.withLock { $0 = ["replace claiming"] }
+        await #expect(throws: StoreError.self) { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
+        #expect(try await store.load(id)?.version == 1, "the session did not move")
+        #expect(carrier.tokensSent.isEmpty)
+        #expect(try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now()) == nil, "the token was never claimed")
+    }
+
+    /// The app asks again after a failed joint claim: the login goes through as the first time.
+    @Test func theAppsRetryAfterAFailedJointClaimSucceeds() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.failing.withLock { $0 = ["replace claiming"] }
+        await #expect(throws: StoreError.self) { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
+        store.failing.withLock { $0 = [] }
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(carrier.tokensSent == ["T-joint-1": 1])
+    }
+
+    @Test func aFailedJointSettleIsWrittenAloneAndTheLoginEndsAsBefore() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.failing.withLock { $0 = ["replace settling"] }
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(store.calls == ["create", "load", "replace claiming", "replace settling", "replace"])
+        #expect(try await store.load(id) == done.session)
+        let entry = try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now())
+        #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)), "the settle went alone")
+    }
+}
+
+/// The joint writes of an in-memory store and ledger, on the in-memory store's model.
+@Suite struct InMemoryLoginSessionLedgerWritesTests {
+    @Test func conforms() async throws {
+        try await LoginSessionLedgerWritesConformance.check(concurrency: 100) { (InMemoryLoginSessionStore(), InMemoryExchangeLedger()) }
+    }
+}
+
+/// An in-memory store whose joint writes fail on demand (`io`, nothing written), recording every call.
+final class JointStore: LoginSessionLedgerStore {
+    let base = InMemoryLoginSessionStore()
+    let failing = LockedValue<Set<String>>([])
+    private let log = LockedValue<[String]>([])
+
+    var calls: [String] { log.withLock { $0 } }
+
+    private func note(_ call: String) throws {
+        log.withLock { $0.append(call) }
+        if failing.withLock({ $0.contains(call) }) { throw StoreError(.io, message: "the store is down (\(call))") }
+    }
+
+    func create(_ session: LoginSession) async throws {
+        try note("create")
+        try await base.create(session)
+    }
+
+    func load(_ id: LoginSessionID) async throws -> LoginSession? {
+        try note("load")
+        return try await base.load(id)
+    }
+
+    func replace(_ session: LoginSession, expecting version: Int) async throws {
+        try note("replace")
+        try await base.replace(session, expecting: version)
+    }
+
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+        try await base.removeExpired(before: instant, limit: limit)
+    }
+
+    func ledgerWrites(with ledger: any ExchangeLedger) -> (any LoginSessionLedgerWrites)? {
+        base.ledgerWrites(with: ledger).map { Writes(store: self, base: $0) }
+    }
+
+    private struct Writes: LoginSessionLedgerWrites {
+        let store: JointStore
+        let base: any LoginSessionLedgerWrites
+
+        func replace(_ session: LoginSession, expecting version: Int, claiming token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerEntry? {
+            try store.note("replace claiming")
+            return try await base.replace(session, expecting: version, claiming: token, at: now)
+        }
+
+        func replace(_ session: LoginSession, expecting version: Int, settling token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+            try store.note("replace settling")
+            try await base.replace(session, expecting: version, settling: token, state, at: now)
+        }
+    }
+}
+
+/// A clock each reading of which is `step` after the one before: time passes between any two steps of a request.
+final class TickingClock: WallClock {
+    private let time: LockedValue<Date>
+    private let step: Duration
+
+    init(start: Date, step: Duration) {
+        time = LockedValue(start)
+        self.step = step
+    }
+
+    func now() -> Date { time.withLock { $0 = $0.addingTimeInterval(step.seconds); return $0 } }
+
+    func sleep(for duration: Duration) async throws {}
+}
