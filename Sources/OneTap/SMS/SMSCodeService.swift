@@ -26,6 +26,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// The rules: policy, segments, code lifetime and tries.
     package let rules: SMSCodeRules
     private let keys: ServerKeyRing
+    /// The ring's keys, the signing key first, listed once: what a verify tries.
+    private let verifyKeys: [ServerKey]
     private let sender: any SMSSender
     private let captcha: (any CaptchaVerifier)?
     private let store: any SMSStore
@@ -52,6 +54,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ) {
         self.clock = clock
         self.keys = keys
+        verifyKeys = keys.entries.map(\.key)
         self.sender = sender
         self.captcha = captcha
         self.store = store
@@ -170,7 +173,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let now = clock.now()
         let request = context.request(for: number)
         let rules = self.rules
-        let keys = self.keys.entries.map(\.key)
+        let keys = verifyKeys
         let counters = rules.verifyCounters(for: request)
         let slot = SMSCodeKey(number: number, session: context.session)
         var result = try await store.update(counters: counters, code: slot, at: now) { state in

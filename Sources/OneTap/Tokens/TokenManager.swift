@@ -66,6 +66,7 @@ package struct TokenManager: Sendable {
     /// refreshed in the background, so a user who opens the app at least monthly never logs in again.
     /// - Returns: A token that is not expired.
     /// - Throws: As ``TokenVault/validToken(for:)``.
+    @inlinable  // no async frame of its own between the caller and the vault
     package nonisolated(nonsending) func validToken() async throws -> AccessToken {
         try await vault.validToken(for: account)
     }

@@ -27,7 +27,8 @@ public actor TokenVault {
     // `TokenRefresh` (what one refresh does, and in which order it writes and emits),
     // `RefreshFailures` with `RefreshBackoff` (the back-off book), and `BackgroundRefreshes` (the
     // scan for due accounts). Every mutable part is a value this actor owns, so each check-then-act below
-    // is one step on the actor; the fresh path reads the store without entering the actor at all.
+    // is one step on the actor; the fresh path reads the store without entering the actor at all (and,
+    // on the in-memory store, without suspending: `InMemoryTokenStore.loadNow`).
     //
     // What `validToken(for:)` does with the stored token's state:
     // - **fresh**: returned, without the actor.
@@ -39,6 +40,10 @@ public actor TokenVault {
 
     /// Where the tokens live.
     package nonisolated let store: any TokenStore
+    /// The store itself when it is the in-memory one, read without suspending: the store is still read
+    /// on every call (a write by another vault sharing it is seen at once), with no hop off the
+    /// caller's executor.
+    private nonisolated let memory: InMemoryTokenStore?
     /// When tokens turn stale and expire.
     package nonisolated let policy: TokenPolicy
     /// The limit on one refresh call, and so on a caller's wait for an expired token; nil for none.
@@ -76,6 +81,7 @@ public actor TokenVault {
         background: Background = Background(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.store = store
+        memory = store as? InMemoryTokenStore
         self.policy = policy
         self.refreshTimeout = refreshTimeout
         self.clock = clock
@@ -196,7 +202,9 @@ public actor TokenVault {
     ///   refresh failed transiently), `backing-off`, `logged-out`, `store-failed`, `not-running` (expired
     ///   and the vault is not running); `CancellationError` when the caller is cancelled while waiting.
     public nonisolated(nonsending) func validToken(for account: AccountID) async throws -> AccessToken {
-        guard let stored = try await refresh.load(account) else {
+        let loaded: StoredToken?
+        if let memory { loaded = memory.loadNow(account) } else { loaded = try await refresh.load(account) }
+        guard let stored = loaded else {
             throw TokenError(.notLoggedIn, account: account, message: "no token is stored; log in")
         }
         let now = clock.now()

@@ -38,7 +38,7 @@ package struct SMSCodeRules: Sendable {
         var longest = Self.lifetime.seconds
         for rule in policy.rules { longest = max(longest, rule.window.seconds + (rule.lock?.seconds ?? 0)) }
         retention = longest
-        sendReadsVerifies = policy.rules.contains { $0.over == .lock }
+        sendReadsVerifies = policy.hasLockRules
     }
 
     /// Whether a send reads the failed-verify counters: only when a lock rule (which also holds sends)
@@ -158,10 +158,9 @@ package struct SMSCodeRules: Sendable {
     package func admit(_ state: inout SMSState, _ request: SMSPolicy.Request, captchaPassed: Bool, record: SMSCodeRecord, at now: Date) -> SMSPolicy.SendDecision {
         let decision = policy.decideSend(request, events: state.events, captchaPassed: captchaPassed, at: now)
         guard case .admit = decision else { return decision }
-        for counter in policy.counters(for: request, counting: .sends) {
-            var list = state.events.removeValue(forKey: counter) ?? []
-            list.append(now)
-            state.events[counter] = policy.keep(counter, list, at: now)
+        for key in policy.sendKeys {
+            let counter = SMSPolicy.Counter(counts: .sends, key: key, value: request.value(for: key))
+            policy.count(now, in: &state.events[counter, default: []], of: counter)
         }
         state.code = record
         state.keepUntil = now.addingTimeInterval(retention)

@@ -1,3 +1,45 @@
+extension SMSPolicy.Key {
+    /// The case's position in `allCases`.
+    var position: Int {
+        switch self {
+        case .number: 0
+        case .numberSession: 1
+        case .ip: 2
+        case .ip56: 3
+        case .ip48: 4
+        case .device: 5
+        case .session: 6
+        case .global: 7
+        }
+    }
+
+    /// Hashes the case's position, not its text: a counter is hashed several times per decision, and
+    /// its raw value cost a string hash each time.
+    /// - Parameter hasher: The hasher.
+    package func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
+    /// Whether two keys are the same case (compared by position, not by text).
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.position == rhs.position }
+}
+
+extension SMSPolicy.Counts {
+    /// The case's position in `allCases`.
+    var position: Int {
+        switch self {
+        case .sends: 0
+        case .failedVerifies: 1
+        case .failedVerifySessions: 2
+        }
+    }
+
+    /// Hashes the case's position, not its text (as ``SMSPolicy/Key``).
+    /// - Parameter hasher: The hasher.
+    package func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
+    /// Whether two counts are the same case (compared by position, not by text).
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.position == rhs.position }
+}
+
 extension SMSPolicy {
     /// The value a counter takes for a key the request does not have (no address, no device id, no
     /// session): one shared bucket per rule, so a missing key never removes its limit. It holds a space,
@@ -32,7 +74,7 @@ extension SMSPolicy {
     /// What a send or verify asks about: the keys it counts under.
     package struct Request: Hashable, Sendable {
         /// The number's digits.
-        package var number: String
+        package var number: String { didSet { numberSession = Self.numberSession(number, session) } }
         /// The client's address, counted per /64 for IPv6.
         package var ip: String?
         /// The client's IPv6 /56 (an IPv4 address as it is).
@@ -42,7 +84,14 @@ extension SMSPolicy {
         /// The device id.
         package var device: String?
         /// The login session id.
-        package var session: String?
+        package var session: String? { didSet { numberSession = Self.numberSession(number, session) } }
+        /// The number-session key's value, made once per request (every rule on it reads it).
+        private var numberSession: String
+
+        /// `13800138000/<session>`, or `13800138000/(not given)`.
+        private static func numberSession(_ number: String, _ session: String?) -> String {
+            number + "/" + (session ?? SMSPolicy.notGiven)
+        }
 
         /// Creates a request.
         /// - Parameters:
@@ -61,6 +110,7 @@ extension SMSPolicy {
             self.ip48 = ip48
             self.device = device
             self.session = session
+            numberSession = Self.numberSession(number, session)
         }
 
         /// The key's value, or ``SMSPolicy/notGiven`` when the request lacks it: never nil, so every
@@ -70,7 +120,7 @@ extension SMSPolicy {
         package func value(for key: Key) -> String {
             switch key {
             case .number: number
-            case .numberSession: number + "/" + (session ?? SMSPolicy.notGiven)
+            case .numberSession: numberSession
             case .ip: ip ?? SMSPolicy.notGiven
             case .ip56: ip56 ?? SMSPolicy.notGiven
             case .ip48: ip48 ?? SMSPolicy.notGiven
@@ -128,8 +178,19 @@ extension SMSPolicy {
     ///   - now: The time.
     /// - Returns: The events to keep, oldest first.
     package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
-        let horizon = horizons[counter.counts]?[counter.key] ?? 0
+        let horizon = horizons[Self.horizonSlot(counter.counts, counter.key)]
         let (sorted, from) = Self.window(events, horizon, now: now)
         return from == 0 ? sorted : Array(sorted[from...])
+    }
+
+    /// Counts an event at `now` in a counter's list, in place (one dictionary access when the list is
+    /// `events[counter, default: []]`), and drops what no rule on the counter counts any more.
+    /// - Parameters:
+    ///   - now: The event's time.
+    ///   - events: The counter's events, oldest first; changed in place.
+    ///   - counter: The counter.
+    func count(_ now: Date, in events: inout [Date], of counter: Counter) {
+        events.append(now)
+        events = keep(counter, events, at: now)
     }
 }

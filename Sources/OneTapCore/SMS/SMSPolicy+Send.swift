@@ -97,6 +97,7 @@ extension SMSPolicy {
     ///   - now: The time.
     /// - Returns: The rule's id and when the lock ends, or nil.
     package func lock(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
+        guard hasLockRules else { return nil }
         for rule in rules where rule.over == .lock {
             guard let lock = rule.lock else { continue }
             let list = events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? []

@@ -70,9 +70,7 @@ extension SMSPolicy {
                 let (held, from) = Self.window(before, window, now: now)
                 guard from == held.count else { continue }  // the session already guessed within the window
             }
-            var list = events.removeValue(forKey: counter) ?? []
-            list.append(now)
-            events[counter] = keep(counter, list, at: now)
+            count(now, in: &events[counter, default: []], of: counter)
         }
     }
 }

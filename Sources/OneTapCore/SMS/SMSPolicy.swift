@@ -117,8 +117,16 @@ public struct SMSPolicy: DataTable {
     /// What verify rules count and per what, each once, in rule order (with the session's own wrong
     /// codes when a rule counts guessing sessions).
     let verifyCounters: [(counts: Counts, key: Key)]
-    /// How long a counter's events matter, per what it counts and its key: the longest window plus lock.
-    let horizons: [Counts: [Key: Double]]
+    /// How long a counter's events matter, per what it counts and its key: the longest window plus lock
+    /// (0 when no rule counts it), at ``horizonSlot(_:_:)``.
+    let horizons: [Double]
+    /// Whether a rule locks (`over` is `lock`): only then do sends and verifies look for a lock.
+    let hasLockRules: Bool
+
+    /// Where a counter's horizon is in ``horizons``.
+    static func horizonSlot(_ counts: Counts, _ key: Key) -> Int { counts.position * keyCount + key.position }
+    /// How many keys there are.
+    private static let keyCount = Key.allCases.count
 
     /// The policy built from `Data/sms-policy.csv`: the default of every parameter that takes one
     /// (`@usableFromInline` for those default arguments; integrators pass a replacement or nothing).
@@ -177,6 +185,11 @@ public struct SMSPolicy: DataTable {
             horizons[.failedVerifies, default: [:]][.numberSession] = max(horizons[.failedVerifies]?[.numberSession] ?? 0, rule.window.seconds)
         }
         self.verifyCounters = verifyCounters
-        self.horizons = horizons
+        var table = [Double](repeating: 0, count: Counts.allCases.count * Self.keyCount)
+        for (counts, byKey) in horizons {
+            for (key, horizon) in byKey { table[Self.horizonSlot(counts, key)] = horizon }
+        }
+        self.horizons = table
+        hasLockRules = rules.contains { $0.over == .lock }
     }
 }

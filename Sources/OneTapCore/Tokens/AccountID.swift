@@ -56,19 +56,28 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Whether two identifiers have the same UTF-8 bytes.
     public static func == (lhs: AccountID, rhs: AccountID) -> Bool {
-        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        lhs.withUTF8 { left in rhs.withUTF8 { right in left.elementsEqual(right) } }
     }
 
     /// Hashes the UTF-8 bytes.
     /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
-        let count = rawValue.utf8.count
-        hasher.combine(count)
-        for byte in rawValue.utf8 { hasher.combine(byte) }
+        // One call over the contiguous bytes (a byte at a time cost a Hasher call each).
+        withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
     }
 
     /// Orders identifiers by their UTF-8 bytes (code point order, as PostgreSQL's `C` collation does).
     public static func < (lhs: AccountID, rhs: AccountID) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        lhs.withUTF8 { left in rhs.withUTF8 { right in left.lexicographicallyPrecedes(right) } }
+    }
+
+    /// Runs `body` over the identifier's UTF-8 bytes in one buffer: comparing and hashing a buffer is a
+    /// loop over bytes, where `String.UTF8View`'s iterator cost a call per byte.
+    private func withUTF8<T>(_ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        var text = rawValue
+        return text.withUTF8(body)
     }
 }

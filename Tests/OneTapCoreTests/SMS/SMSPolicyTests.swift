@@ -191,6 +191,30 @@ import Testing
         #expect(policy.keep(session, [Self.t0], at: Self.t0.addingTimeInterval(87_300)) == [])
     }
 
+    /// Keys and counts hash and compare by case (not by their text), so every counter of a request is
+    /// its own; a request's number-session value follows its number and session when either changes.
+    @Test func countersAndRequestKeysStayApart() {
+        #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<8))
+        #expect(SMSPolicy.Counts.allCases.map(\.position) == Array(0..<3))
+        var counters: Set<SMSPolicy.Counter> = []
+        for counts in SMSPolicy.Counts.allCases {
+            for key in SMSPolicy.Key.allCases {
+                counters.insert(SMSPolicy.Counter(counts: counts, key: key, value: "13800138000"))
+            }
+        }
+        #expect(counters.count == 24)
+        #expect(counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138000")))
+        #expect(!counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138001")))
+        #expect(SMSPolicy.Key.ip56 == SMSPolicy.Key(rawValue: "ip56") && SMSPolicy.Key.ip56 != .ip48)
+        var request = SMSPolicy.Request(number: "13800138000")
+        #expect(request.value(for: .numberSession) == "13800138000/(not given)")
+        request.session = "s1"
+        #expect(request.value(for: .numberSession) == "13800138000/s1")
+        request.number = "13900139000"
+        #expect(request.value(for: .numberSession) == "13900139000/s1")
+        #expect(request == SMSPolicy.Request(number: "13900139000", session: "s1"))
+    }
+
     struct BadRow: Sendable, CustomTestStringConvertible {
         let row: String
         let message: String

@@ -232,6 +232,40 @@ import Testing
         #expect(refresher.calls == 0)
     }
 
+    /// The fresh path reads the in-memory store without suspending, but still reads it on every call:
+    /// nothing it served before outlives a logout, a refresh, a write by another vault sharing the
+    /// store, or the injected clock moving the token to stale or expired.
+    @Test func freshPathReadsTheStoreEveryCall() async throws {
+        let refresher = MockRefresher()
+        let other = vault(MockRefresher())   // another instance over the same store
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 60))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            // Another vault's write and logout are seen at once.
+            try await other.store(token(age: 60, value: "B0"))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "B0")
+            try await other.logout("u1")
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .notLoggedIn }
+            // This vault's own logout.
+            try await vault.store(token(age: 60, value: "A1"))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")
+            try await vault.logout("u1")
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .notLoggedIn }
+            // The clock makes a served fresh token stale: served once more while one refresh runs, then the refreshed one.
+            try await vault.store(token(age: 60, value: "A2"))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
+            clock.setWallTime(clock.now().addingTimeInterval(2 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
+            await events.wait(for: "refreshed")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+            // The clock makes it expired: the caller waits for a refresh, never gets the expired token.
+            clock.setWallTime(clock.now().addingTimeInterval(31 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
+        }
+        #expect(refresher.calls == 2)
+        #expect(events.names == ["stored", "stored", "logged-out", "stored", "logged-out", "stored", "refreshed", "refreshed"])
+    }
+
     @Test func managerServesOneAccount() async throws {
         let refresher = MockRefresher()
         let manager = TokenManager(account: "me", vault: vault(refresher))

@@ -21,6 +21,14 @@ package final class InMemoryTokenStore: TokenStore {
     /// - Returns: The token and its version, or nil.
     /// - Throws: ``StoreError``.
     package func load(_ account: AccountID) async throws -> StoredToken? {
+        loadNow(account)
+    }
+
+    /// The same read, without suspending: what ``TokenVault``'s fresh path calls on this store, so a
+    /// fresh token is served with no hop off the caller's executor.
+    /// - Parameter account: The account.
+    /// - Returns: The token and its version, or nil.
+    package func loadNow(_ account: AccountID) -> StoredToken? {
         state.withLock { $0.tokens[account] }
     }
 
