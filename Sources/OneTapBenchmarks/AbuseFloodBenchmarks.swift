@@ -65,7 +65,7 @@ enum AbuseFloodBenchmarks {
         do {
             flood = try LoginFlood(now: clock.now())
         } catch {
-            print("\(name): failed: \(error)")
+            report.fail(name, error)
             return
         }
         // The reference: honest users logging in one after another, no flood; the same kind of server.

@@ -45,7 +45,7 @@ enum BenchmarkPostgres {
         do {
             try await measure(stores, url, server, &report)
         } catch {
-            print("\(label): failed: \(error)")
+            report.fail(label, error)
         }
         do {
             try await stores.pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")

@@ -76,7 +76,7 @@ enum GatewayBenchmarks {
         do {
             try await measureCMCC(mode: mode, fake: fake, callName: callName, cpuName: cpuName, options, &report, repetitions: repetitions)
         } catch {
-            print("gateway.cmcc (\(mode)): failed: \(error)")
+            report.fail("gateway.cmcc (\(mode))", error)
         }
     }
 

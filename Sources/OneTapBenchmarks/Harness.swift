@@ -147,6 +147,9 @@ struct Report {
     var failedTargets: [String] = []
     /// Benchmarks that promise no allocation and allocated.
     var allocationFailures: [String] = []
+    /// Rows (or suites) that could not measure what they meant to: each printed its failure, and the run
+    /// exits non-zero (`main.swift`), whatever the other options.
+    var failures: [String] = []
 
     init(json: Bool) {
         self.json = json
@@ -193,9 +196,25 @@ struct Report {
         }
     }
 
+    /// Records a row (or suite) that failed: prints `name: failed: error` and counts it in ``failures``, so
+    /// the run goes on with the next row and exits non-zero at the end.
+    /// - Parameters:
+    ///   - name: The row's (or suite's) name.
+    ///   - error: Why it failed.
+    mutating func fail(_ name: String, _ error: any Error) {
+        fail(name, "\(error)")
+    }
+
+    /// Records a row (or suite) that failed, with the reason as text (as the other `fail`).
+    mutating func fail(_ name: String, _ reason: String) {
+        failures.append(name)
+        print("\(name): failed: \(reason)")
+    }
+
     func finish() {
         guard !json else { return }
         print("")
+        if !failures.isEmpty { print("FAILED: \(failures.joined(separator: ", "))") }
         print(failedTargets.isEmpty ? "all targets met" : "targets missed: \(failedTargets.joined(separator: ", "))")
         print(allocationFailures.isEmpty ? "every allocation promise kept" : "ALLOCATED though promised not to: \(allocationFailures.joined(separator: ", "))")
     }

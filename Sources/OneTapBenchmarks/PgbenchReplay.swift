@@ -22,6 +22,12 @@ struct ObservedStatement: Sendable {
 /// - every text value listed as a number (a verified phone number: the account directory's key, which must
 ///   look like a mainland mobile number) becomes a number drawn from `:replay`, `1[3-9]` and nine digits
 ///   (7 × 10⁹ of them: two runs of one benchmark row meet on one with a chance of about runs² / 1.4 × 10¹⁰);
+/// - every text value listed as suffixed (an SMS counter's id, a code record's key), whole or an element of a
+///   `text[]`, becomes itself followed by `-<client>-<replay>`: each such value unique per run and distinct from
+///   the others, the same within a run (the write reaches the row the read read);
+/// - every `bigint` listed as a lock key (an advisory-lock key the store hashed from a per-call row), whole or
+///   an element of a `bigint[]`, becomes `hashtextextended('<value>-<client>-<replay>', 0)`, so runs do not
+///   queue on one another's locks; a key not listed (a shared counter's) stays shared, as in the store.
 /// Every other value (versions, instants, the session's JSON) is the captured one.
 enum PgbenchReplay {
     /// pgbench's variables a literal must not name (`-D v=1` of ``PostgresBenchmarks/runPgbench``, the
@@ -34,18 +40,38 @@ enum PgbenchReplay {
     ///   - keys: Text values to make unique per run.
     ///   - numbers: Phone numbers (text values) to make unique per run, as phone numbers.
     ///   - prefix: What the keys start with (`pgb-`), so that a check finds one script's rows.
+    ///   - suffixed: Text values (whole or in a `text[]`) to make unique per run and keep distinct.
+    ///   - lockKeys: `bigint` values (whole or in a `bigint[]`) to make unique per run.
     /// - Returns: The script's text.
     /// - Throws: ``PostgresBenchmarks/BenchmarkFailure`` when a statement names a value it was not given, a
     ///   `bytea` value is longer than 64 bytes, or a literal would name one of pgbench's variables.
-    static func script(_ statements: [ObservedStatement], keys: Set<String>, numbers: Set<String> = [], prefix: String = "pgb-") throws -> String {
+    static func script(
+        _ statements: [ObservedStatement], keys: Set<String>, numbers: Set<String> = [], prefix: String = "pgb-", suffixed: Set<String> = [],
+        lockKeys: Set<Int64> = []
+    ) throws -> String {
         var script = "\\set replay random(1, 1000000000000000000)\n"
         let key = "\(quoted(prefix)) || :client_id || '-' || :replay"
         let number = "'1' || (3 + :replay % 7)::text || lpad((:replay / 7 % 1000000000)::text, 9, '0')"
+        let run = "'-' || :client_id || '-' || :replay"
+        func suffix(_ text: String) throws -> String {
+            let literal = quoted(text)
+            if let name = namedVariable(literal) {
+                throw PostgresBenchmarks.BenchmarkFailure("a captured value holds `:\(name)`, which pgbench would replace with its variable")
+            }
+            return "(\(literal) || \(run))"
+        }
+        func lock(_ value: Int64) -> String { "hashtextextended('\(value)' || \(run), 0)" }
         for statement in statements {
             let literals = try statement.values.map { value -> String in
                 switch value {
                 case .text(let text) where keys.contains(text): return "(\(key))"
                 case .text(let text) where numbers.contains(text): return "(\(number))"
+                case .text(let text) where suffixed.contains(text): return try suffix(text)
+                case .textArray(let texts) where texts.contains(where: { suffixed.contains($0) }):
+                    return try "ARRAY[" + texts.map { try suffixed.contains($0) ? suffix($0) : literal(.text($0)) }.joined(separator: ",") + "]::text[]"
+                case .int64(let value) where lockKeys.contains(value): return lock(value)
+                case .int64Array(let values) where values.contains(where: { lockKeys.contains($0) }):
+                    return "ARRAY[" + values.map { lockKeys.contains($0) ? lock($0) : "(\($0))" }.joined(separator: ",") + "]::bigint[]"
                 case .bytes(let bytes):
                     guard bytes.count <= 64 else { throw PostgresBenchmarks.BenchmarkFailure("a bytea value of \(bytes.count) bytes (at most 64 are replayed)") }
                     return "substring(sha512(convert_to(\(key), 'UTF8')) FROM 1 FOR \(bytes.count))"

@@ -12,14 +12,14 @@ import OneTapPostgresTestSupport
 ///
 /// - the token store's compare-and-swap write (`save(_:replacing:dueAt:)`) and read (`load(_:)`), beside
 ///   the single-row `UPDATE … WHERE account = … AND version = … RETURNING version` and `SELECT`;
-/// - an SMS send decision round trip (`PostgresSMSStore.update` running the real `SMSCodeRules.admit`
-///   for a number not seen before: the advisory locks, the read, the write of its counter and code
-///   record, the commit), beside the same five statements;
+/// - an admitted SMS send decision from a fresh client (``PostgresSMSSendBenchmark``), beside pgbench
+///   replaying the statements the store sent for one;
 /// - a login session's advance (`PostgresLoginSessionStore.replace(_:expecting:)`), beside the same
 ///   `UPDATE … WHERE id = … AND version = …` with the session's JSON.
 ///
 /// The server is `ONETAP_POSTGRES_URL`, or a private one started for the run (as the tests do); without
-/// either the suite says so and is skipped.
+/// either the suite says so and is skipped. A row that fails prints its failure and counts in the report's
+/// failures (the run exits non-zero); the suite goes on with its other rows.
 enum PostgresBenchmarks {
     static let tokenValue = String(repeating: "t", count: 64)
     static let refreshValue = String(repeating: "r", count: 64)
@@ -73,17 +73,35 @@ enum PostgresBenchmarks {
             for connections in [1, 8] {
                 let name = "postgres.\(kind) (\(connections) conn)"
                 guard options.wants(name) else { continue }
-                // pgbench's clients start from version 1 (-D v=1) and carry the version \gset returns.
-                try await stores.pool.execute("UPDATE \(quoted).tokens SET version = 1 WHERE account LIKE 'bench-%'")
-                let reference = await runPgbench(pgbench, url: url, script: directory + "/" + script, clients: connections, seconds: seconds)
-                let ours = try await measureOurs(store, kind: kind, connections: connections, seconds: seconds, issued: issued)
-                add(name, connections: connections, ours: ours, reference: reference, &report)
+                do {
+                    // pgbench's clients start from version 1 (-D v=1) and carry the version \gset returns.
+                    try await stores.pool.execute("UPDATE \(quoted).tokens SET version = 1 WHERE account LIKE 'bench-%'")
+                    let reference = await runPgbench(pgbench, url: url, script: directory + "/" + script, clients: connections, seconds: seconds)
+                    let ours = try await measureOurs(store, kind: kind, connections: connections, seconds: seconds, issued: issued)
+                    add(name, connections: connections, ours: ours, reference: reference, &report)
+                } catch {
+                    report.fail(name, error)
+                }
             }
         }
-        try await measureSMS(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
-        try await measureSessions(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
-        try await PostgresAppSessionBenchmarks.measureRefresh(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
-        try await PostgresAppSessionBenchmarks.measureWholeLogin(stores, quick: seconds == 1, options, &report)
+        // A part that fails prints its failure and counts in the report (the run exits non-zero); the
+        // suite goes on with the next part.
+        await PostgresSMSSendBenchmark.measure(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+        do {
+            try await measureSessions(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+        } catch {
+            report.fail("postgres.session-advance", error)
+        }
+        do {
+            try await PostgresAppSessionBenchmarks.measureRefresh(stores, url: url, pgbench: pgbench, directory: directory, seconds: seconds, options, &report)
+        } catch {
+            report.fail("postgres.app-session refresh", error)
+        }
+        do {
+            try await PostgresAppSessionBenchmarks.measureWholeLogin(stores, quick: seconds == 1, options, &report)
+        } catch {
+            report.fail("postgres.whole-login", error)
+        }
     }
 
     /// Adds a row: ours beside pgbench's rate and latency.
@@ -91,7 +109,7 @@ enum PostgresBenchmarks {
         _ name: String, connections: Int, ours: Timing, reference: (tps: Double, latency: Double)?, extra: [(String, String)] = [], _ report: inout Report
     ) {
         guard let reference else {
-            print("\(name): pgbench failed; ours \(format(ours.rate)) ops/s")
+            report.fail(name, "pgbench failed (see its output above); ours \(format(ours.rate)) ops/s")
             return
         }
         let ratio = ours.rate / reference.tps
@@ -127,59 +145,6 @@ enum PostgresBenchmarks {
             return busy > 0 ? total + Double(samples.count) / busy : total
         }
         return (sorted.count, percentile(0.5), percentile(0.9), percentile(0.99), rate)
-    }
-
-    /// An SMS send decision for a number not seen before, through the store with the real rules, beside
-    /// pgbench running the statements such an update runs.
-    private static func measureSMS(
-        _ stores: PostgresStores, url: String, pgbench: String, directory: String, seconds: Int, _ options: BenchmarkOptions, _ report: inout Report
-    ) async throws {
-        let store = stores.smsStore()
-        let rules = SMSCodeRules()
-        let key = ServerKey.random()
-        let now = Date()
-        let quoted = "\"\(stores.configuration.schema)\""
-        // pgbench's transaction: the statements PostgresSMSStore sends for one admitted send, for a random
-        // number in 150…: lock, read, write (the counter and the record), commit.
-        let (_, sample) = rules.issue(to: try PhoneNumber("15000000000"), session: nil, key: key, at: now)
-        let record = try sample.json()
-        let nowMs = "(extract(epoch FROM now()) * 1000)::bigint"
-        let script = """
-            \\set n random(1, 99999999)
-            BEGIN;
-            SELECT pg_advisory_xact_lock(key) FROM unnest(ARRAY[hashtextextended('c' || :n, 0), hashtextextended('n' || :n, 0)]) AS key;
-            SELECT counter, events_ms, NULL::text AS record, keep_until_ms FROM \(quoted).sms_counters WHERE counter = ANY(ARRAY['sends:number:150' || :n, 'failed-verifies:number:150' || :n]) UNION ALL SELECT NULL, NULL, record, keep_until_ms FROM \(quoted).sms_codes WHERE number = '150' || :n;
-            WITH part0 AS (INSERT INTO \(quoted).sms_codes (number, record, keep_until_ms) VALUES ('150' || :n, '\(record)', \(nowMs) + 172800000) ON CONFLICT (number) DO UPDATE SET record = EXCLUDED.record, keep_until_ms = EXCLUDED.keep_until_ms) INSERT INTO \(quoted).sms_counters (counter, events_ms, keep_until_ms) SELECT put.counter, (ARRAY[\(nowMs)])[put.first + 1 : put.last], \(nowMs) + 172800000 FROM unnest(ARRAY['sends:number:150' || :n], ARRAY[0::bigint], ARRAY[1::bigint]) AS put(counter, first, last) ON CONFLICT (counter) DO UPDATE SET events_ms = EXCLUDED.events_ms, keep_until_ms = EXCLUDED.keep_until_ms;
-            COMMIT;
-
-            """
-        try script.write(toFile: directory + "/sms.sql", atomically: true, encoding: .utf8)
-        for connections in [1, 8] {
-            let name = "postgres.sms-send (\(connections) conn)"
-            guard options.wants(name) else { continue }
-            let reference = await runPgbench(pgbench, url: url, script: directory + "/sms.sql", clients: connections, seconds: seconds)
-            // Numbers 13x…: lane i takes 13i00000000 onwards, one new number per send.
-            let ours = try await measureLanes(connections: connections, seconds: seconds) { lane, until in
-                var samples: [Double] = []
-                samples.reserveCapacity(100_000)
-                var next = UInt64(13_000_000_000) + UInt64(lane) * 100_000_000 + UInt64(connections) * 10_000_000
-                while nanoseconds() < until {
-                    let number = try PhoneNumber(value: next)
-                    next += 1
-                    let request = SMSContext().request(for: number)
-                    let counters = rules.sendCounters(for: request)
-                    let (_, record) = rules.issue(to: number, session: nil, key: key, at: now)
-                    let before = nanoseconds()
-                    let decision = try await store.update(counters: counters, code: number, at: now) { state in
-                        rules.admit(&state, request, captchaPassed: false, record: record, at: now)
-                    }
-                    samples.append(Double(nanoseconds() - before))
-                    guard case .admit = decision else { throw BenchmarkFailure("a send to a new number was not admitted: \(decision)") }
-                }
-                return samples
-            }
-            add(name, connections: connections, ours: ours, reference: reference, &report)
-        }
     }
 
     /// A login session's advance (compare-and-swap on its version), beside pgbench's `UPDATE` of the

@@ -39,7 +39,7 @@ enum StoreGrowthBenchmarks {
                 report.add(try await measure(growth, backend: "in memory", sizes: sizes, operations: operations * 5))
             }
         } catch {
-            print("growth (in memory): failed: \(error)")
+            report.fail("growth (in memory)", error)
         }
         guard names.contains(where: { $0.hasSuffix("(postgres)") && options.wants($0) }) else { return }
         await BenchmarkPostgres.run("growth (postgres)", schemaPrefix: "growth_", poolSize: 2, serverOptions: PostgresTestServer.Options(), &report) {

@@ -24,6 +24,8 @@ func runBenchmarks() async -> Int32 {
     await GatewayBenchmarks.run(options, &report)
     await StoreGrowthBenchmarks.run(options, &report)
     report.finish()
+    // A row that failed fails the run, whatever the options: CI must not pass on a row that did not measure.
+    if !report.failures.isEmpty { return 1 }
     if options.enforceAllocations, !report.allocationFailures.isEmpty { return 1 }
     return report.failedTargets.isEmpty || !options.enforce ? 0 : 1
 }
