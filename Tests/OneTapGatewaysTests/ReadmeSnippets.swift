@@ -7,13 +7,15 @@ import Testing
 // The README's Gateways blocks, compiled and run here (ReadmeTests in OneTapTests checks them word for word).
 @Suite struct GatewayReadmeSnippets {
     @Test func gateways() throws {
-        setenv("CMCC_APP_SECRET", "readme-app-secret", 1)   // the server's environment holds it
+        // The server's environment, as a value: a test never calls setenv (other suites spawn processes at the same
+        // time, and Foundation's Process.run copies the environment while setenv may be reallocating it).
+        let environment = ["CMCC_APP_SECRET": "readme-app-secret"]
         // README: gateways
         // One transport for the whole server: its URLSession reuses connections.
         let transport = URLSessionTransport()
 
         // The MD5 sign with the app's APPSecret (China Mobile's developer community, dev.10086.cn) …
-        let secret = ProcessInfo.processInfo.environment["CMCC_APP_SECRET"] ?? ""   // an empty secret fails at start-up
+        let secret = environment["CMCC_APP_SECRET"] ?? ""   // ProcessInfo.processInfo.environment; an empty secret fails at start-up
         var cmcc = ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret(secret)))
         // … or the RSA mode: your private key signs appid+token; msisdn comes back encrypted to your public key.
         // var cmcc = ChinaMobileConfiguration(appID: "300011111111", signing: .rsa(signingKey: Secret(pemText)))
@@ -52,13 +54,13 @@ import Testing
              "tencent-captcha": {"secretId": "AKIDreadme", "secretKey": {"env": "TENCENT_SECRET_KEY"}, "captchaAppId": "199999164",
                                  "appSecretKey": {"env": "TENCENT_CAPTCHA_KEY"}}}
             """.utf8).write(to: URL(fileURLWithPath: path))
-        for (name, value) in [("CMCC_APP_SECRET", "s1"), ("CMCC_APP_KEY", "k1"), ("TENCENT_SECRET_KEY", "s2"), ("TENCENT_CAPTCHA_KEY", "s3")] {
-            setenv(name, value, 1)
-        }
+        // The environment the file's {"env": …} secrets are read from (the process's by default); never setenv in a test.
+        let variables = ["CMCC_APP_SECRET": "s1", "CMCC_APP_KEY": "k1", "TENCENT_SECRET_KEY": "s2", "TENCENT_CAPTCHA_KEY": "s3"]
+        let environment: @Sendable (String) -> String? = { variables[$0] }
         let keys = try ServerKeyRing(parsing: Secret("k1:" + Data(repeating: 7, count: 32).base64EncodedString()))
         let ledger = InMemoryExchangeLedger()
         // README: gateways from the file
-        let file = try GatewayConfigurationFile(contentsOf: path)   // checked at start-up: errors name gateway, field, fix
+        let file = try GatewayConfigurationFile(contentsOf: path, environment: environment)   // checked at start-up: errors name gateway, field, fix
         let transport = URLSessionTransport()
 
         let exchange = try ChinaMobileTokenExchange(
