@@ -220,3 +220,31 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `ONETAP_TEST_TARGETS="OneTapTests OneTapGatewaysTests"` (what .ci/run sets for its sanitizer runs) keeps
+// only those test targets and what they need, so a sanitized build compiles no executable, library or
+// suite it will not run. A name that is not a test target of this package stops the build.
+if let listed = ProcessInfo.processInfo.environment["ONETAP_TEST_TARGETS"] {
+    let wanted = Set(listed.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+    let tests = Set(package.targets.filter { $0.type == .test }.map(\.name))
+    let unknown = wanted.subtracting(tests).sorted()
+    precondition(unknown.isEmpty, "ONETAP_TEST_TARGETS names \(unknown), which are not test targets here; expected some of \(tests.sorted())")
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    // Plugins run at build time for whichever target uses them: they and their tools always stay.
+    var kept = Set<String>()
+    var pending = Array(wanted) + package.targets.filter { $0.type == .plugin }.map(\.name)
+    while let name = pending.popLast() {
+        guard kept.insert(name).inserted, let target = byName[name] else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _), .productItem(let name, _, _, _): pending.append(name)
+            @unknown default: break
+            }
+        }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Executable)?.targets ?? (product as? Product.Library)?.targets ?? []
+        return !targets.allSatisfy(kept.contains)
+    }
+}
