@@ -70,6 +70,11 @@ let package = Package(
         ),
         // The pure decisions: values in, values out. No clock, no randomness, no I/O, no actor, no global
         // state; the compiler keeps it that way, since this module cannot see the layers above it.
+        // How the package's tools and tests start a child process (posix_spawn; see ChildProcess.swift).
+        .target(
+            name: "OneTapChildProcess",
+            swiftSettings: strict
+        ),
         .target(
             name: "OneTapCore",
             dependencies: ["OneTapSupport"],
@@ -120,19 +125,19 @@ let package = Package(
         // Starts a private PostgreSQL server for the tests and the benchmarks (initdb, pg_ctl); not a product.
         .target(
             name: "OneTapPostgresTestSupport",
-            dependencies: ["OneTap"],
+            dependencies: ["OneTap", "OneTapChildProcess"],
             swiftSettings: strict
         ),
         .target(
             name: "OneTapTesting",
-            dependencies: ["OneTap"],
+            dependencies: ["OneTap", "OneTapChildProcess"],
             swiftSettings: strict + fuzz
         ),
         // The CLI links no C library: `onetap db` runs `onetap-db` (OneTapDBTool), which links libpq, and `onetap gateway`
         // runs `onetap-gateway` (OneTapGatewayTool), which links libcrypto.
         .target(
             name: "OneTapCLI",
-            dependencies: ["OneTap", "OneTapInsights"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapChildProcess"],
             swiftSettings: strict + fuzz
         ),
         .executableTarget(
@@ -157,7 +162,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "OneTapBenchmarks",
-            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport", "OneTapGateways"],
+            dependencies: ["OneTap", "OneTapInsights", "OneTapTesting", "OneTapAllocationCounter", "OneTapPostgres", "OneTapPostgresTestSupport", "OneTapGateways", "OneTapChildProcess"],
             swiftSettings: strict,
             linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic"], .when(platforms: [.linux]))]
         ),
@@ -182,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapInsightsTests",
-            dependencies: ["OneTapInsights", "OneTapTesting"],
+            dependencies: ["OneTapInsights", "OneTapTesting", "OneTapChildProcess"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -192,19 +197,19 @@ let package = Package(
         ),
         .testTarget(
             name: "OneTapTests",
-            dependencies: ["OneTap", "OneTapTesting", "OneTapTestHelper"],
+            dependencies: ["OneTap", "OneTapTesting", "OneTapTestHelper", "OneTapChildProcess"],
             swiftSettings: strict
         ),
         // Against a real server: a private one the tests start (or ONETAP_POSTGRES_URL).
         .testTarget(
             name: "OneTapPostgresTests",
-            dependencies: ["OneTapPostgres", "OneTapPostgresTestSupport", "OneTapTesting", "OneTapTestHelper", "OneTapGateways"],
+            dependencies: ["OneTapPostgres", "OneTapPostgresTestSupport", "OneTapTesting", "OneTapTestHelper", "OneTapGateways", "OneTapChildProcess"],
             swiftSettings: strict
         ),
         // Against fake vendor servers written in Python 3 (Tests/OneTapGatewaysTests/Fakes), started by the tests.
         .testTarget(
             name: "OneTapGatewaysTests",
-            dependencies: ["OneTapGateways", "OneTapTesting"],
+            dependencies: ["OneTapGateways", "OneTapTesting", "OneTapChildProcess"],
             exclude: ["Fakes"],
             swiftSettings: strict
         ),
@@ -212,7 +217,7 @@ let package = Package(
             name: "OneTapCLITests",
             dependencies: [
                 "OneTapCLI", "OneTapInsights", "OneTapTool", "OneTapDBTool", "OneTapGatewayTool", "OneTapFuzz", "OneTapPostgres", "OneTapPostgresTestSupport",
-                "OneTapTesting",
+                "OneTapTesting", "OneTapChildProcess",
             ],
             exclude: ["DecisionTables"],
             swiftSettings: strict

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import OneTap
+import OneTapChildProcess
 
 /// Process-level benchmarks of the `onetap` binary: streaming 1,000,000 lines with `--json` (throughput
 /// and peak memory), side by side with an `awk` hash-join printing the same JSON, and cold start.
@@ -15,22 +16,16 @@ enum CLIBenchmarks {
 
     /// Runs a program with stdin and stdout redirected to files; waits and reads its rusage.
     static func spawn(_ path: String, _ arguments: [String], stdin: String, stdout: String) -> RunCost? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
         let start = nanoseconds()
-        guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return nil }
-        var status: Int32 = 0
-        var usage = rusage()
-        guard wait4(pid, &status, 0, &usage) == pid else { return nil }
+        let ended: ChildProcess.Termination
+        do {
+            ended = try ChildProcess(path, arguments, input: .file(stdin), output: .file(stdout)).wait()
+        } catch {
+            print("cli: \(error)")
+            return nil
+        }
         let elapsed = Double(nanoseconds() - start) / 1e9
-        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return RunCost(seconds: elapsed, peakKilobytes: Int(usage.ru_maxrss), status: exit)
+        return RunCost(seconds: elapsed, peakKilobytes: ended.peakResidentKilobytes, status: ended.signalled ? 128 + ended.status : ended.status)
     }
 
     /// The best (fastest) of several runs, with the largest peak memory seen.

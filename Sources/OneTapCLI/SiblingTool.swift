@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import OneTap
+import OneTapChildProcess
 
 /// A tool built beside `onetap` that a command runs to keep a C library out of `onetap` itself: `onetap-db`
 /// (libpq, for `onetap db`) and `onetap-gateway` (libcrypto, for `onetap gateway`). The command checks its
@@ -31,11 +31,11 @@ struct SiblingTool {
                     + "(or 'swift build --product \(name)')",
                 code: .unavailable)
         }
-        let finished: Finished
+        let finished: ChildProcess.Outcome
         do {
-            finished = try await Self.launch(tool, arguments, input: input)
+            finished = try await ChildProcess.run(tool.path, arguments, input: input)
         } catch {
-            throw CommandFailure(message: "cannot run \(tool.path): \(error.localizedDescription)", code: .unavailable)
+            throw CommandFailure(message: error.description, code: .unavailable)
         }
         let text = String(decoding: finished.output, as: UTF8.self)
         if !text.isEmpty {
@@ -48,67 +48,16 @@ struct SiblingTool {
         for line in errors.split(separator: "\n") {
             io.writeError(redacting(String(line)))
         }
-        guard !finished.signalled else {
-            throw CommandFailure(message: "\(name) was stopped by signal \(finished.status)", code: .failed)
+        guard !finished.termination.signalled else {
+            throw CommandFailure(message: "\(name) was stopped by signal \(finished.termination.status)", code: .failed)
         }
-        return ExitCode(rawValue: finished.status)
+        return ExitCode(rawValue: finished.termination.status)
     }
 
     /// The tool beside the running executable (the test runner's folder in tests, which holds it too).
     private func location() -> URL? {
-        guard let directory = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() else { return nil }
-        let tool = directory.appendingPathComponent(name)
+        let tool = BuildProducts.directory.appendingPathComponent(name)
         return FileManager.default.isExecutableFile(atPath: tool.path) ? tool : nil
-    }
-
-    private struct Finished: Sendable {
-        let output: Data
-        let errors: Data
-        let status: Int32
-        let signalled: Bool
-    }
-
-    /// Runs the tool to its end on a thread of its own (its pipes are read with blocking calls, off the
-    /// cooperative pool).
-    private static func launch(_ tool: URL, _ arguments: [String], input: Data) async throws -> Finished {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                let process = Process()
-                process.executableURL = tool
-                process.arguments = arguments
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                let standardInput = Pipe()
-                process.standardInput = standardInput
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                // One short line: it fits in the pipe, so writing it before reading the output cannot block.
-                do {
-                    try standardInput.fileHandleForWriting.write(contentsOf: input)
-                    try standardInput.fileHandleForWriting.close()
-                } catch {
-                    // The tool ended before reading it: its exit status and message say why.
-                }
-                let errorText = LockedValue(Data())
-                let errorsRead = DispatchSemaphore(value: 0)
-                Thread {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
-                    errorText.withLock { $0 = data }
-                    errorsRead.signal()
-                }.start()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                errorsRead.wait()
-                process.waitUntilExit()
-                continuation.resume(returning: Finished(output: data, errors: errorText.withLock { $0 }, status: process.terminationStatus,
-                    signalled: process.terminationReason == .uncaughtSignal))
-            }.start()
-        }
     }
 
     /// One line of standard input, for `--url -` and `--token -`: read up to its line break (a terminal or a pipe

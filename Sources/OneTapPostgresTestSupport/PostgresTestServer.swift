@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OneTap
+import OneTapChildProcess
 
 /// A private PostgreSQL server for tests and benchmarks: `initdb` into a fresh directory under `/tmp`,
 /// then `pg_ctl start` listening on a Unix socket in that directory only (`listen_addresses=''`), with
@@ -181,77 +182,32 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     }
 
     /// Runs a command to its end on a thread of its own and waits without blocking the caller's thread.
-    ///
-    /// A thread of its own, not `DispatchQueue.global()`: that queue shares its few threads (as many as
-    /// the cores, on Linux) with Swift's cooperative pool, so tests blocked on other children could keep
-    /// the command from ever starting.
     /// - Parameter command: The program's path and its arguments.
     /// - Returns: Its exit status and its output, as ``runBlocking(_:)``.
     package static func run(_ command: [String]) async -> (Int32, String) {
-        await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
-            Thread { continuation.resume(returning: runBlocking(command)) }.start()
-        }
+        await ChildProcess.onOwnThread { runBlocking(command) }
     }
 
     /// Runs a command to its end, returning its exit status and its output (standard output and error).
     ///
-    /// Spawned with `posix_spawn` and every descriptor above 2 closed in the child, not with Foundation's
-    /// `Process`: `pg_ctl start` leaves a daemon behind, which would otherwise inherit the descriptor
-    /// `Process` watches for its child's exit (and the test runner's own), and keep them open.
+    /// A ``ChildProcess`` keeps no descriptor of this process but its standard streams: `pg_ctl start` leaves
+    /// a daemon behind, which would otherwise hold the test runner's pipes open.
     private static func runBlocking(_ command: [String]) -> (Int32, String) {
         let output = "/tmp/onetap-pg-output-\(UUID().uuidString)"
         defer { unlink(output) }
-        guard let pid = spawn(command, output: output) else { return (-1, "cannot run \(command[0]): \(String(cString: strerror(errno)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        let exited = (status & 0x7F) == 0
-        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
-    }
-
-    /// Starts a command with standard input from /dev/null, output to a file (or /dev/null), and no
-    /// other descriptor.
-    private static func spawn(_ command: [String], output: String?) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        closeOthers(&actions)
-        // The calling thread may block signals (a dispatch worker blocks most), and a blocked mask survives exec:
-        // pgbench's -T (SIGALRM) and pg_ctl's kill would never arrive. Start with every signal
-        // unblocked and at its default action.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, command[0], &actions, &attributes, argv, environ) == 0 else { return nil }
-        return pid
-    }
-
-    /// Adds "close every descriptor from 3" to the actions: glibc's `posix_spawn_file_actions_addclosefrom_np`
-    /// (2.34 and later, found at run time since Swift's Glibc module does not declare it), else one close
-    /// per descriptor open now.
-    private static func closeOthers(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-            return
+        let ended: ChildProcess.Termination
+        do {
+            ended = try ChildProcess(command[0], Array(command.dropFirst()), input: .null, output: .file(output), errors: .output).wait()
+        } catch {
+            return (-1, error.description)
         }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 && fcntl(descriptor, F_GETFD) >= 0 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
+        let text: String
+        do {
+            text = try String(contentsOfFile: output, encoding: .utf8)
+        } catch {
+            text = "(its output could not be read: \(error))"
         }
+        return (ended.signalled ? 128 + ended.status : ended.status, text)
     }
 
     /// A TCP port on 127.0.0.1 nothing listens on now (the kernel's pick).
@@ -277,7 +233,13 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         let stop = (runAs + [binaries + "/pg_ctl", "-D", dataDirectory, "-m", "immediate", "-w", "stop"]).joined(separator: " ")
         // It ignores the signals a test runner or `timeout` sends its whole process group.
         let script = "trap '' HUP INT TERM; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory)'"
-        _ = Self.spawn(["/bin/sh", "-c", script], output: nil)
+        do {
+            // Never waited for: it outlives this process by design.
+            _ = try ChildProcess("/bin/sh", ["-c", script], input: .null, output: .null, errors: .output)
+        } catch {
+            // Without a watchdog a crashed test process leaves the server running; its directory under /tmp
+            // names it, and `pg_ctl stop` ends it. Tests still pass.
+        }
     }
 }
 

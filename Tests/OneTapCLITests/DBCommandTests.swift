@@ -1,5 +1,6 @@
 import Foundation
 @testable import OneTapCLI
+import OneTapChildProcess
 import OneTapPostgres
 import OneTapPostgresTestSupport
 import Testing
@@ -222,29 +223,20 @@ import Testing
 
     /// `onetap` runs `onetap-db` beside itself: without it, `db` says what is missing (exit 69) and the
     /// other commands work as ever (the tool links no libpq of its own).
-    @Test func withoutTheDBToolBesideItDBSaysSoAndNothingElseChanges() throws {
+    @Test func withoutTheDBToolBesideItDBSaysSoAndNothingElseChanges() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-alone-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let alone = directory.appendingPathComponent("onetap")
         try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: alone)
-        func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = alone
-            process.arguments = arguments
-            let output = Pipe(), error = Pipe()
-            process.standardOutput = output
-            process.standardError = error
-            try process.run()
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            let ran = try await ChildProcess.run(alone.path, arguments)
+            return (ran.termination.status, String(decoding: ran.output, as: UTF8.self), String(decoding: ran.errors, as: UTF8.self))
         }
-        let db = try run(["db", "migrate", "--url", "postgresql://api@/onetap?host=/tmp/x"])
+        let db = try await run(["db", "migrate", "--url", "postgresql://api@/onetap?host=/tmp/x"])
         #expect(db.status == 69 && db.stdout.isEmpty)
         #expect(db.stderr == "onetap: error: onetap db runs onetap-db, which is not beside this onetap; build both with 'swift build' (or 'swift build --product onetap-db')\n")
-        let carrier = try run(["carrier", "46000"])
+        let carrier = try await run(["carrier", "46000"])
         #expect(carrier.status == 0 && carrier.stdout.contains("China Mobile"))
     }
 
@@ -261,21 +253,12 @@ import Testing
         try Data(script.utf8).write(to: tool)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
         func run(_ arguments: [String], stdin: String = "", environment: [String: String] = [:]) async throws -> (status: Int32, argv: String, stdin: String) {
-            let process = Process()
-            process.executableURL = onetap
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(environment) { $1 }
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
-            while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }   // no pool thread held
-            _ = output.fileHandleForReading.readDataToEndOfFile()   // one short line: it fit in the pipe
+            let ran = try await ChildProcess.run(
+                onetap.path, arguments, input: Data(stdin.utf8),
+                environment: ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(environment) { $1 }, errors: .inherit)
             let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
             let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
-            return (process.terminationStatus, argv, received)
+            return (ran.termination.status, argv, received)
         }
         let url = "postgresql://api:hunter2-pw@db.internal/onetap"
         do {

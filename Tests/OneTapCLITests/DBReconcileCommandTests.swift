@@ -1,6 +1,7 @@
 import Foundation
 import OneTap
 @testable import OneTapCLI
+import OneTapChildProcess
 import OneTapPostgres
 import OneTapPostgresTestSupport
 import Testing
@@ -48,20 +49,12 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: tool.path)
         let url = "postgresql://api:hunter2-pw@db.internal/onetap"
         let environment = ProcessInfo.processInfo.environment.filter { $0.key != "ONETAP_POSTGRES_URL" }.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
-        let process = Process()
-        process.executableURL = onetap
-        process.arguments = ["db", "reconcile", "--older-than", "10m", "--json"]
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }   // no pool thread held
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)   // one short line: it fit in the pipe
+        let run = try await ChildProcess.run(onetap.path, ["db", "reconcile", "--older-than", "10m", "--json"], environment: environment, errors: .inherit)
+        let stdout = String(decoding: run.output, as: UTF8.self)
         let argv = try String(contentsOf: directory.appendingPathComponent("argv"), encoding: .utf8)
         let received = try String(contentsOf: directory.appendingPathComponent("stdin"), encoding: .utf8)
         try FileManager.default.removeItem(at: directory)
-        #expect(process.terminationStatus == 0 && stdout == "recorded\n")
+        #expect(run.termination.succeeded && stdout == "recorded\n")
         #expect(argv == "reconcile --url - --json --older-than 600 ")
         #expect(received == url + "\n")
     }

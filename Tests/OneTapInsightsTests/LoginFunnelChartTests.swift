@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import OneTapChildProcess
 import Testing
 import OneTapCore
 @testable import OneTapInsights
@@ -135,17 +136,15 @@ enum Browser {
         let chart = directory.appendingPathComponent("chart.svg")
         let png = directory.appendingPathComponent("chart.png")
         try svg.write(to: chart, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = browser
-        process.arguments = [
-            "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--user-data-dir=\(directory.appendingPathComponent("profile").path)",
-            "--window-size=\(width),\(height)", "--screenshot=\(png.path)", chart.absoluteString,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the browser exited with \(process.terminationStatus)")
+        let drawing = try ChildProcess(
+            browser.path,
+            [
+                "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--user-data-dir=\(directory.appendingPathComponent("profile").path)",
+                "--window-size=\(width),\(height)", "--screenshot=\(png.path)", chart.absoluteString,
+            ],
+            output: .null, errors: .null)
+        let ended = drawing.wait()
+        #expect(ended.succeeded, "the browser ended with \(ended)")
         return try Data(contentsOf: png)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapChildProcess
 @testable import OneTapPostgres
 import OneTapPostgresTestSupport
 import OneTapTesting
@@ -292,22 +293,10 @@ import Testing
             let vault = TokenVault(store: store, refresher: refresher, clock: clock, events: DiscardingEventSink())
             try await vault.store(token(age: 31 * 86_400))
 
-            let helper = Process()
-            helper.executableURL = Products.executable("OneTapTestHelper")
-            helper.arguments = ["postgres-hold-lease", url, stores.configuration.schema, "u1", "3000"]
-            let output = Pipe()
-            helper.standardOutput = output
-            try helper.run()
-            var said = Data()
-            while !said.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                said.append(chunk)
-            }
-            #expect(String(decoding: said, as: UTF8.self) == "holding\n")
-            #expect(try await leaseHolder(stores, "u1")?.contains(":\(helper.processIdentifier):") == true)
-            kill(helper.processIdentifier, SIGKILL)
-            helper.waitUntilExit()
+            let helper = try HelperProcess(["postgres-hold-lease", url, stores.configuration.schema, "u1", "3000"])
+            #expect(helper.line() == "holding")
+            #expect(try await leaseHolder(stores, "u1")?.contains(":\(helper.identifier):") == true)
+            helper.kill()
 
             let started = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -419,14 +408,10 @@ import Testing
             let counter = "/tmp/onetap-pg-refresh-count-\(UUID().uuidString)"
             defer { try? FileManager.default.removeItem(atPath: counter) }
             let processes = try (0..<4).map { _ in
-                let process = Process()
-                process.executableURL = Products.executable("OneTapTestHelper")
-                process.arguments = ["postgres-refresh-due", url, stores.configuration.schema, counter]
-                try process.run()
-                return process
+                try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["postgres-refresh-due", url, stores.configuration.schema, counter])
             }
             for process in processes {
-                #expect(try await process.exited() == 0)
+                #expect(await process.exited().succeeded)
             }
             let lines = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == 1000)

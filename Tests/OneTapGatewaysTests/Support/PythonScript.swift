@@ -1,8 +1,9 @@
 import Foundation
+import OneTapChildProcess
 import OneTapTesting
 
-/// Runs python3 as a filter: input on stdin, its whole stdout back. The writes and reads block, so they run on a
-/// thread of their own, never on the cooperative pool.
+/// Runs python3 as a filter: input on stdin, its whole stdout back (``ChildProcess/run(_:_:input:environment:errors:)``:
+/// the writes and reads run on threads of their own, never on the cooperative pool).
 enum PythonScript {
     /// Why a script failed.
     struct Failure: Error, CustomStringConvertible {
@@ -15,7 +16,8 @@ enum PythonScript {
     ///   - arguments: Its arguments.
     ///   - input: What it reads on stdin.
     /// - Returns: What it printed.
-    /// - Throws: ``Failure`` when its input cannot be written or it exits with a status other than 0.
+    /// - Throws: ``Failure`` when it exits with a status other than 0 or is ended by a signal; ``ChildProcess/Failure``
+    ///   when python3 cannot be started.
     static func run(_ script: String, arguments: [String] = [], input: String = "") async throws -> String {
         try await python([FakeServer.fakes.appendingPathComponent(script).path] + arguments, input: input, name: script)
     }
@@ -31,31 +33,8 @@ enum PythonScript {
     }
 
     private static func python(_ arguments: [String], input: String, name: String) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let output: Data = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                do {
-                    try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-                    try stdin.fileHandleForWriting.close()
-                } catch {
-                    process.terminate()
-                    process.waitUntilExit()
-                    continuation.resume(throwing: Failure(description: "\(name): its input could not be written: \(error)"))
-                    return
-                }
-                let data = stdout.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: data)
-            }.start()
-        }
-        guard process.terminationStatus == 0 else { throw Failure(description: "\(name) exited with \(process.terminationStatus)") }
-        return String(decoding: output, as: UTF8.self)
+        let run = try await ChildProcess.run("/usr/bin/env", ["python3"] + arguments, input: Data(input.utf8), errors: .inherit)
+        guard run.termination.succeeded else { throw Failure(description: "\(name) ended with \(run.termination)") }
+        return String(decoding: run.output, as: UTF8.self)
     }
 }

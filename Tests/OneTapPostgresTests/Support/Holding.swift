@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapChildProcess
 @testable import OneTapPostgres
 import Testing
 
@@ -71,9 +72,7 @@ func checkConformance<Store: Sendable>(
 
 /// A helper process (`OneTapTestHelper`) the test talks to over its standard streams.
 final class HelperProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let child: ChildProcess
     private var buffer = Data()
 
     /// Starts `OneTapTestHelper` with the arguments.
@@ -81,25 +80,24 @@ final class HelperProcess: @unchecked Sendable {
     ///   - arguments: Its arguments.
     ///   - environment: Variables set for it on top of this process's (`ONETAP_SERVER_KEYS`).
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Products.executable("OneTapTestHelper")
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, set in set }
-        }
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        child = try ChildProcess(
+            BuildProducts.path("OneTapTestHelper"), arguments,
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, set in set },
+            input: .pipe, output: .pipe)
         // A helper that hangs is killed after two minutes, so the test reading it fails (its output
         // ends) instead of waiting for ever.
-        let process = self.process
+        let child = self.child
         Thread {
             Thread.sleep(forTimeInterval: Self.limit)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            child.signal(SIGKILL)
         }.start()
     }
 
     /// How long a helper may run.
     static let limit: TimeInterval = 120
+
+    /// Its process identifier.
+    var identifier: Int32 { child.identifier }
 
     /// The next line the helper prints (without its newline), or nil when it closed its output.
     func line() -> String? {
@@ -109,21 +107,25 @@ final class HelperProcess: @unchecked Sendable {
                 buffer = Data(buffer[buffer.index(after: newline)...])
                 return line
             }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return nil }
+            guard let chunk = child.output?.availableData, !chunk.isEmpty else { return nil }
             buffer.append(chunk)
         }
     }
 
     /// Writes a line to the helper's standard input.
     func send(_ line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        child.input?.write(Data((line + "\n").utf8))
     }
 
     /// Waits for the helper to end.
     /// - Returns: Its exit status.
     func finish() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.wait().status
+    }
+
+    /// Kills the helper (SIGKILL) and waits for it to end.
+    func kill() {
+        child.signal(SIGKILL)
+        _ = child.wait()
     }
 }

@@ -66,12 +66,18 @@ import Testing
         #expect(try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now()) == nil, "the token was never claimed")
     }
 
-    @Test func aFailedJointClaimWritesNothingAndCallsNoCarrier() async throws {
-        let carrier = MockTokenExchange(number: Self.number)
+    /// A login started and its success reported while the joint claim fails: the report throws.
+    private func failedJointClaim(_ carrier: MockTokenExchange) async throws -> (LoginServer, LoginSessionID) {
         let logins = server(carrier)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         store.failing.withLock { $0 = ["replace claiming"] }
         await #expect(throws: StoreError.self) { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
+        return (logins, id)
+    }
+
+    @Test func aFailedJointClaimWritesNothingAndCallsNoCarrier() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let (_, id) = try await failedJointClaim(carrier)
         #expect(try await store.load(id)?.version == 1, "the session did not move")
         #expect(carrier.tokensSent.isEmpty)
         #expect(try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now()) == nil, "the token was never claimed")
@@ -80,10 +86,7 @@ import Testing
     /// The app asks again after a failed joint claim: the login goes through as the first time.
     @Test func theAppsRetryAfterAFailedJointClaimSucceeds() async throws {
         let carrier = MockTokenExchange(number: Self.number)
-        let logins = server(carrier)
-        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        store.failing.withLock { $0 = ["replace claiming"] }
-        await #expect(throws: StoreError.self) { try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
+        let (logins, id) = try await failedJointClaim(carrier)
         store.failing.withLock { $0 = [] }
         let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
         #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")

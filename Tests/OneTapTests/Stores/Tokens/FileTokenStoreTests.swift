@@ -1,4 +1,5 @@
 import Foundation
+import OneTapChildProcess
 import OneTapTesting
 import Testing
 @testable import OneTap
@@ -469,14 +470,10 @@ import Testing
             let store = try FileTokenStore(directory: directory)
             var last = TokenVersion(0)
             for round in 0..<25 {
-                let process = Process()
-                process.executableURL = Products.executable("OneTapTestHelper")
-                process.arguments = ["write-loop", directory, "crash"]
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let writer = try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["write-loop", directory, "crash"], errors: .null)
                 try await Task.sleep(for: .milliseconds(20 + (round * 7) % 40))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                writer.signal(SIGKILL)
+                _ = await writer.exited()
                 let reopened = try FileTokenStore(directory: directory)
                 let stored = try await reopened.load("crash")
                 if let stored {
@@ -519,20 +516,13 @@ import Testing
                 replacing: nil, dueAt: issued)
             let counter = directory + "-refresh-count"
             defer { try? FileManager.default.removeItem(atPath: counter) }
-            var processes: [(Process, Pipe)] = []
-            for _ in 0..<2 {
-                let process = Process()
-                process.executableURL = Products.executable("OneTapTestHelper")
-                process.arguments = ["refresh", directory, "shared", counter, "300"]
-                let output = Pipe()
-                process.standardOutput = output
-                try process.run()
-                processes.append((process, output))
+            let processes = try (0..<2).map { _ in
+                try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["refresh", directory, "shared", counter, "300"], output: .pipe)
             }
             var values: [String] = []
-            for (process, output) in processes {
-                #expect(try await process.exited() == 0)   // one line of output: it fits in the pipe
-                let data = output.fileHandleForReading.readDataToEndOfFile()
+            for process in processes {
+                #expect(await process.exited().succeeded)   // one line of output: it fits in the pipe
+                let data = try #require(process.output).readDataToEndOfFile()
                 values.append(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
             }
             let calls = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
@@ -554,15 +544,9 @@ import Testing
             }
             let counter = directory + "-refresh-count"
             defer { try? FileManager.default.removeItem(atPath: counter) }
-            let processes = try (0..<4).map { _ in
-                let process = Process()
-                process.executableURL = Products.executable("OneTapTestHelper")
-                process.arguments = ["refresh-due", directory, counter]
-                try process.run()
-                return process
-            }
+            let processes = try (0..<4).map { _ in try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["refresh-due", directory, counter]) }
             for process in processes {
-                #expect(try await process.exited() == 0)
+                #expect(await process.exited().succeeded)
             }
             let lines = try String(contentsOfFile: counter, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == 200)

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import OneTapChildProcess
+import Testing
+
+/// `ChildProcess`, against what `/bin/sh`, `cat`, `env` and `sleep` do: streams, statuses, signals,
+/// descriptors and the signal mask a child starts with.
+@Suite struct ChildProcessTests {
+    @Test func inputOutputErrorsAndExitStatus() async throws {
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "cat; echo oops >&2; exit 3"], input: Data("hello\n".utf8))
+        #expect(String(decoding: run.output, as: UTF8.self) == "hello\n")
+        #expect(String(decoding: run.errors, as: UTF8.self) == "oops\n")
+        #expect(run.termination.status == 3 && !run.termination.signalled && !run.termination.succeeded)
+        #expect(run.termination.description == "exit status 3")
+    }
+
+    /// Four MiB each way through `cat`: the pipes hold 64 KiB, so writing all before reading would deadlock.
+    @Test func largeDataBothWaysDoesNotDeadlock() async throws {
+        let input = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let run = try await ChildProcess.run("/bin/cat", [], input: input)
+        #expect(run.termination.succeeded)
+        #expect(run.output == input)
+    }
+
+    /// A program that exits without reading its input: the write fails quietly (no SIGPIPE ends the test
+    /// process), and the status is the program's.
+    @Test func aProgramThatReadsNothingEndsTheRunNormally() async throws {
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "echo done"], input: Data(repeating: 65, count: 1 << 20))
+        #expect(run.termination.succeeded)
+        #expect(String(decoding: run.output, as: UTF8.self) == "done\n")
+    }
+
+    @Test func aSignalEndsItAndIsReportedAsSuch() async throws {
+        let sleeper = try ChildProcess("/bin/sleep", ["30"])
+        sleeper.signal(SIGKILL)
+        let ended = await sleeper.exited()
+        #expect(ended.signalled && ended.status == SIGKILL && ended.description == "signal 9")
+        // Reaped: a second wait answers the same, and a signal now reaches no one.
+        sleeper.signal(SIGKILL)
+        #expect(sleeper.wait() == ended)
+    }
+
+    @Test func aMissingProgramIsAFailureThatNamesIt() throws {
+        #expect {
+            _ = try ChildProcess("/nonexistent/onetap-no-such-tool", [])
+        } throws: { error in
+            "\(error)" == "cannot start /nonexistent/onetap-no-such-tool: No such file or directory"
+        }
+    }
+
+    @Test func onlyStandardErrorCanFollowStandardOutput() throws {
+        #expect {
+            _ = try ChildProcess("/bin/true", [], input: .output)
+        } throws: { error in
+            "\(error)" == "cannot start /bin/true: only standard error can go where standard output goes"
+        }
+    }
+
+    @Test func aBareNameIsLookedUpInPath() async throws {
+        let run = try await ChildProcess.run("sh", ["-c", "echo found"])
+        #expect(String(decoding: run.output, as: UTF8.self) == "found\n")
+    }
+
+    @Test func theEnvironmentIsExactlyTheOneGiven() async throws {
+        let run = try await ChildProcess.run("/usr/bin/env", [], environment: ["ONETAP_ONLY": "1"])
+        #expect(String(decoding: run.output, as: UTF8.self) == "ONETAP_ONLY=1\n")
+    }
+
+    @Test func standardErrorGoesWhereStandardOutputGoes() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-child-\(UUID().uuidString)").path
+        defer { unlink(file) }
+        let child = try ChildProcess("/bin/sh", ["-c", "echo out; echo err >&2"], output: .file(file), errors: .output)
+        #expect(await child.exited().succeeded)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "out\nerr\n")
+    }
+
+    /// A descriptor this process holds open without close-on-exec does not reach the child.
+    @Test func theChildGetsNoOtherDescriptorOfOurs() async throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer { for end in ends { close(end) } }
+        let script = "for n in \(ends[0]) \(ends[1]); do if [ -e /proc/$$/fd/$n ]; then echo open $n; fi; done; echo checked"
+        let run = try await ChildProcess.run("/bin/sh", ["-c", script])
+        #expect(String(decoding: run.output, as: UTF8.self) == "checked\n")
+    }
+
+    /// A thread that blocks SIGTERM (a dispatch worker blocks most signals) still starts a child that SIGTERM ends.
+    @Test func theChildStartsWithNoSignalBlocked() async throws {
+        var term = sigset_t(), previous = sigset_t()
+        sigemptyset(&term)
+        sigaddset(&term, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &term, &previous)
+        let child: ChildProcess
+        do {
+            child = try ChildProcess("/bin/sh", ["-c", "kill -TERM $$; sleep 5"])
+        } catch {
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+            throw error
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        let ended = await child.exited()
+        #expect(ended.signalled && ended.status == SIGTERM)
+    }
+
+    /// Its description names the program and never its arguments, which may carry secrets.
+    @Test func theDescriptionLeavesTheArgumentsOut() async throws {
+        let child = try ChildProcess("/bin/sh", ["-c", "exit 0", "secret-argument"])
+        #expect(child.description == "/bin/sh (pid \(child.identifier))")
+        #expect(await child.exited().succeeded)
+    }
+}
