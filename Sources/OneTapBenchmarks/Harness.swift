@@ -7,8 +7,10 @@ import OneTapAllocationCounter
 /// wrappers over glibc's own, exported from this executable, so every allocation in the process passes
 /// through it (the Swift runtime, the standard library, Foundation, OneTap).
 enum Allocations {
-    /// Allocation calls so far.
+    /// Allocation calls so far, by every thread.
     static var count: Int { Int(onetap_allocation_count()) }
+    /// Allocation calls so far by the calling thread.
+    static var countOnThisThread: Int { Int(onetap_thread_allocation_count()) }
     /// Whether counting works in this build (Linux with glibc).
     static var available: Bool { onetap_allocation_counting_available() != 0 }
 }
@@ -107,7 +109,9 @@ struct Measurement {
 }
 
 /// Measures `body`, which runs `batch` operations per call. Warm-up first, then `repetitions` timed
-/// batches; the median and 90th percentile are per operation. Allocations are counted over one batch.
+/// batches; the median and 90th percentile are per operation. Allocations are counted over one batch, on this
+/// thread only: a background thread of an earlier suite (URLSession's, a pool's) cannot make a row that
+/// promises none allocate.
 func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Double, p90: Double, allocations: Double?) {
     for _ in 0..<max(2, repetitions / 5) { body() }
     var samples: [Double] = []
@@ -118,9 +122,9 @@ func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Doubl
         samples.append(Double(nanoseconds() - start) / Double(batch))
     }
     samples.sort()
-    let before = Allocations.count
+    let before = Allocations.countOnThisThread
     body()
-    let allocations = Double(Allocations.count - before) / Double(batch)
+    let allocations = Double(Allocations.countOnThisThread - before) / Double(batch)
     return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
 }
 

@@ -5,8 +5,11 @@
 #ifndef ONETAP_ALLOCATION_COUNTER_H
 #define ONETAP_ALLOCATION_COUNTER_H
 
-/// The number of allocation calls so far.
+/// The number of allocation calls so far, by every thread.
 unsigned long onetap_allocation_count(void);
+
+/// The number of allocation calls so far by the calling thread.
+unsigned long onetap_thread_allocation_count(void);
 
 /// Whether allocations are being counted (1 on Linux/glibc, 0 elsewhere).
 int onetap_allocation_counting_available(void);
