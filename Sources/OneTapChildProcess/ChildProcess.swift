@@ -41,7 +41,8 @@ package final class ChildProcess: Sendable {
 
     /// How a child ended.
     package struct Termination: Sendable, Equatable, CustomStringConvertible {
-        /// Its exit status, or the number of the signal that ended it.
+        /// Its exit status, or the number of the signal that ended it; 255 when its status was lost (the child
+        /// was reaped elsewhere, as when this process ignores `SIGCHLD`).
         package let status: Int32
         /// Whether a signal ended it.
         package let signalled: Bool
@@ -185,7 +186,15 @@ package final class ChildProcess: Sendable {
             if let termination { return termination }
             var raw: Int32 = 0
             var usage = rusage()
-            while wait4(identifier, &raw, 0, &usage) == -1 && errno == EINTR {}
+            var reaped: pid_t = -1
+            repeat { reaped = wait4(identifier, &raw, 0, &usage) } while reaped == -1 && errno == EINTR
+            guard reaped == identifier else {
+                // Reaped elsewhere (this process ignores SIGCHLD, or another waiter took it): the status is lost,
+                // and a lost status is never reported as success.
+                let lost = Termination(status: 255, signalled: false, peakResidentKilobytes: 0)
+                termination = lost
+                return lost
+            }
             let signalled = (raw & 0x7F) != 0
             let ending = Termination(
                 status: signalled ? raw & 0x7F : (raw >> 8) & 0xFF, signalled: signalled, peakResidentKilobytes: Int(usage.ru_maxrss))
