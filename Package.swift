@@ -68,13 +68,13 @@ let package = Package(
             name: "OneTapSupport",
             swiftSettings: strict + fuzz
         ),
-        // The pure decisions: values in, values out. No clock, no randomness, no I/O, no actor, no global
-        // state; the compiler keeps it that way, since this module cannot see the layers above it.
         // How the package's tools and tests start a child process (posix_spawn; see ChildProcess.swift).
         .target(
             name: "OneTapChildProcess",
             swiftSettings: strict
         ),
+        // The pure decisions: values in, values out. No clock, no randomness, no I/O, no actor, no global
+        // state; the compiler keeps it that way, since this module cannot see the layers above it.
         .target(
             name: "OneTapCore",
             dependencies: ["OneTapSupport"],

@@ -25,7 +25,7 @@ enum CLIBenchmarks {
             return nil
         }
         let elapsed = Double(nanoseconds() - start) / 1e9
-        return RunCost(seconds: elapsed, peakKilobytes: ended.peakResidentKilobytes, status: ended.signalled ? 128 + ended.status : ended.status)
+        return RunCost(seconds: elapsed, peakKilobytes: ended.peakResidentKilobytes, status: ended.shellStatus)
     }
 
     /// The best (fastest) of several runs, with the largest peak memory seen.

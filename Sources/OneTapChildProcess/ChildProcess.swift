@@ -52,6 +52,9 @@ package final class ChildProcess: Sendable {
         /// Whether it exited with status 0.
         package var succeeded: Bool { !signalled && status == 0 }
 
+        /// The status as a shell reports it: the exit status, or 128 plus the signal's number.
+        package var shellStatus: Int32 { signalled ? 128 + status : status }
+
         /// `exit status N` or `signal N`.
         package var description: String { signalled ? "signal \(status)" : "exit status \(status)" }
     }
@@ -150,13 +153,17 @@ package final class ChildProcess: Sendable {
         self.errors = handles[2]
     }
 
-    /// Adds "close every descriptor from 3" to the actions: glibc's `posix_spawn_file_actions_addclosefrom_np`
-    /// (2.34 and later, found at run time: Swift's Glibc module does not declare it), else one close per
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up once: Swift's Glibc module
+    /// does not declare it.
+    private static let closeFrom: CloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: CloseFrom.self) }
+
+    /// Adds "close every descriptor from 3" to the actions: ``closeFrom`` where glibc has it, else one close per
     /// descriptor open now.
     private static func closeEveryOtherDescriptor(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        if let closeFrom {
+            _ = closeFrom(&actions, 3)
             return
         }
         // Descriptors are close-on-exec or closed here; a listing that cannot be read leaves the rest to

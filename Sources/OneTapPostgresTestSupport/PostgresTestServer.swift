@@ -207,7 +207,7 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         } catch {
             text = "(its output could not be read: \(error))"
         }
-        return (ended.signalled ? 128 + ended.status : ended.status, text)
+        return (ended.shellStatus, text)
     }
 
     /// A TCP port on 127.0.0.1 nothing listens on now (the kernel's pick).

@@ -38,8 +38,9 @@ package final class FakeServer: Sendable {
     package static func start(_ script: String, arguments: [String] = []) async throws -> FakeServer {
         let process = try ChildProcess("/usr/bin/env", ["python3", fakes.appendingPathComponent(script).path] + arguments, input: .pipe, output: .pipe)
         let line: String? = await ChildProcess.onOwnThread {
+            guard let output = process.output else { return nil }
             var bytes: [UInt8] = []
-            while let output = process.output {
+            while true {
                 let data = output.readData(ofLength: 1)
                 guard let byte = data.first, byte != UInt8(ascii: "\n") else { break }
                 bytes.append(byte)

@@ -14,6 +14,7 @@ import Testing
         #expect(String(decoding: run.errors, as: UTF8.self) == "oops\n")
         #expect(run.termination.status == 3 && !run.termination.signalled && !run.termination.succeeded)
         #expect(run.termination.description == "exit status 3")
+        #expect(run.termination.shellStatus == 3)
     }
 
     /// Four MiB each way through `cat`: the pipes hold 64 KiB, so writing all before reading would deadlock.
@@ -37,6 +38,7 @@ import Testing
         sleeper.signal(SIGKILL)
         let ended = await sleeper.exited()
         #expect(ended.signalled && ended.status == SIGKILL && ended.description == "signal 9")
+        #expect(ended.shellStatus == 137, "as sh reports a SIGKILL: 128 + 9")
         // Reaped: a second wait answers the same, and a signal now reaches no one.
         sleeper.signal(SIGKILL)
         #expect(sleeper.wait() == ended)
