@@ -13,7 +13,8 @@ import OneTap
 ///   $2`), so of many instances racing one report exactly one wins; the others get `conflict`.
 /// - With a ``PostgresExchangeLedger`` over the same pool (``PostgresStores`` makes both), the
 ///   compare-and-swap and the ledger's claim or settle of a token go in one statement, both or neither
-///   (``LoginSessionLedgerStore``, ``PostgresLoginSessionLedgerWrites``): a one-tap login is four round trips.
+///   (``LoginSessionLedgerStore``, ``PostgresLoginSessionLedgerWrites``). With `LoginServer`, which reports on
+///   the copy of the session it stored last, a one-tap login is three round trips.
 /// - Every value is a bound parameter; only the validated, quoted schema name is part of the statement
 ///   text. Errors never quote a session's contents.
 /// - A database that is down or unreachable, or a statement that outlives the statement timeout (a row

@@ -12,6 +12,11 @@
 /// A success report is exchanged at once, in the same request (``ExchangeGuard``), so the app gets
 /// `done` or its next step back. Every answer is the session after the report; a report the session
 /// cannot take throws ``LoginRejection`` and changes nothing. Events go to the sink.
+///
+/// A server keeps a copy of each session it stored or read last (at most 4,096) and decides a report on
+/// it with no read of the store: on PostgreSQL a one-tap login is then three round trips. Every write from
+/// a copy is the store's compare-and-swap on the copy's version, so instances sharing the store stay
+/// exact: a copy that is behind loses it, and a report is then decided on the stored session.
 public struct LoginServer: Sendable {
     /// The rules.
     package let machine: LoginSessionMachine
@@ -32,6 +37,9 @@ public struct LoginServer: Sendable {
     /// ledger (``LoginSessionLedgerStore``): a success's claim goes with the session's move to its exchange,
     /// and the exchange's settle with its answer, one trip to the store each.
     private let ledgerWrites: (any LoginSessionLedgerWrites)?
+    /// The sessions this server stored or read last: a report of a login it served decides on its copy and
+    /// stores with a compare-and-swap on the copy's version, with no read first (``RecentLoginSessions``).
+    private let recent = RecentLoginSessions()
     private let clock: any WallClock
     private let events: any EventSink
 
@@ -125,7 +133,31 @@ public struct LoginServer: Sendable {
             // (the guard, or ``exchanged(_:token:session:version:from:)``), never from a request.
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
-        let session = try await owned(id, by: claims)
+        try claims.checkCurrent(at: clock.now())
+        if let copy = recent.session(id, of: claims.session) {
+            do {
+                return try await apply(report, to: copy, stored: false, version: version, from: claims, address: address, device: device)
+            } catch is CopyMayBeBehind {
+                // The copy may be behind the store (another instance took a report since): decide on the stored session.
+                recent.forget(id)
+            }
+        }
+        return try await apply(report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device)
+    }
+
+    /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, or one
+    /// that writes nothing. Only the stored session may answer those.
+    private struct CopyMayBeBehind: Error {}
+
+    /// Applies a report to a session: as stored (`stored`), or as this server kept it. From a copy, a report
+    /// the machine refuses or one that would write nothing throws ``CopyMayBeBehind``, and every write is the
+    /// store's compare-and-swap on the copy's version: a copy that is behind loses it with nothing written,
+    /// and the loss is decided on the stored session (``lostRace(_:_:to:version:from:client:)``), as a fresh
+    /// read's would be (the copy is at the version the app acted on, so the stored one is past it).
+    private func apply(
+        _ report: LoginReport, to session: LoginSession, stored: Bool, version: Int, from claims: AccessClaims, address: IPAddress?, device: DeviceID?
+    ) async throws -> LoginTransition {
+        let id = session.id
         if machine.repeatsSuccess(session, report, version: version) {
             // The app's retry after the answer was lost: the same success, told again (no second exchange).
             return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
@@ -136,7 +168,7 @@ public struct LoginServer: Sendable {
         var exchanging: (credential: CarrierCredential, receivedAt: Date, exchange: ExchangeGuard, rules: ExchangeRules)? = nil
         let now = clock.now()
         do {
-            transition = try await admitted(session, report, version: version, at: now) { transition in
+            transition = try await admitted(session, report, version: version, at: now, copy: !stored) { transition in
                 // A success whose token goes to the carrier's exchange (this server's or the caller's) is billed:
                 // counted first, before it is stored, so one over the quota is refused with nothing stored (the
                 // session never waits at an exchange it may not make). Two copies of one report that race both
@@ -312,6 +344,7 @@ public struct LoginServer: Sendable {
         guard let session = try await store.load(id), session.appSession == claims.session else {
             throw LoginRejection(.unknownSession, session: id, "no login session has this id (it may have expired and been removed)")
         }
+        recent.keep(session)
         return session
     }
 
@@ -438,10 +471,18 @@ public struct LoginServer: Sendable {
 
     /// The transition a report makes of a stored session, admitted but not stored: `admit` runs before
     /// anything is stored, and may refuse the transition by throwing.
+    /// With `copy` (the session is this server's kept copy), the machine's refusal throws ``CopyMayBeBehind``.
     private func admitted(
-        _ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date, admit: (LoginTransition) async throws -> Void = { _ in }
+        _ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date, copy: Bool = false,
+        admit: (LoginTransition) async throws -> Void = { _ in }
     ) async throws -> LoginTransition {
-        let transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
+        let transition: LoginTransition
+        do {
+            transition = try machine.advance(session, report, version: version, at: now, channels: channels(at: now))
+        } catch where copy {
+            throw CopyMayBeBehind()
+        }
+        if copy, transition.session.version == session.version { throw CopyMayBeBehind() }
         try await admit(transition)
         return transition
     }
@@ -479,6 +520,7 @@ public struct LoginServer: Sendable {
     /// is stored (its create or compare-and-swap succeeded), so a report that lost tells nothing. What
     /// the server saw counts in full; the client's word once per client.
     private func emit(_ transition: LoginTransition, at now: Date, client: ChannelClient) {
+        recent.keep(transition.session)
         health?.apply(transition.channelReports, reportedBy: client, at: now)
         let context = transition.context
         for event in transition.events { events.receive(OneTapEvent(at: now, .login(event, context))) }

@@ -29,7 +29,7 @@ import Testing
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
         #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
-        #expect(store.calls == ["create", "load", "replace claiming", "replace settling"])
+        #expect(store.calls == ["create", "replace claiming", "replace settling"])
         #expect(try await store.load(id) == done.session)
         let entry = try await ledger.claim(Self.credential.tokenDigest, for: .random(), at: clock.now())
         #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)))
@@ -44,7 +44,7 @@ import Testing
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
         #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
-        #expect(store.calls == ["create", "load", "replace", "replace"])
+        #expect(store.calls == ["create", "replace", "replace"])
     }
 
     /// A token past its lifetime at the guard's check is claimed by nobody: the move to the exchange is stored
@@ -61,7 +61,7 @@ import Testing
         let next = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
         #expect(next.session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" } == ["mobile:103000:success", "mobile:token-expired:retry"])
         #expect(next.session.version == 3)
-        #expect(store.calls == ["create", "load", "replace", "replace"])
+        #expect(store.calls == ["create", "replace", "replace"])
         #expect(carrier.tokensSent.isEmpty)
         #expect(try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now()) == nil, "the token was never claimed")
     }
@@ -100,7 +100,7 @@ import Testing
         store.failing.withLock { $0 = ["replace settling"] }
         let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
         #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
-        #expect(store.calls == ["create", "load", "replace claiming", "replace settling", "replace"])
+        #expect(store.calls == ["create", "replace claiming", "replace settling", "replace"])
         #expect(try await store.load(id) == done.session)
         let entry = try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now())
         #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)), "the settle went alone")
