@@ -103,24 +103,32 @@ enum References {
         }
     }
 
-    /// A token manager without single flight: every caller refreshes.
+    /// The obvious token manager: one actor holding each account's token in a dictionary, reading the time
+    /// from the same clock as ours, with no single flight (every caller whose token is not fresh refreshes).
     actor NaiveTokenManager {
-        var token: AccessToken
+        struct NotLoggedIn: Error {}
+
+        var tokens: [AccountID: AccessToken]
         let policy = TokenPolicy()
         let refresher: any TokenRefresher
-        let now: Date
+        let clock: any WallClock
 
-        init(token: AccessToken, refresher: any TokenRefresher, now: Date) {
-            self.token = token
+        init(token: AccessToken, refresher: any TokenRefresher, clock: any WallClock) {
+            tokens = [token.account: token]
             self.refresher = refresher
-            self.now = now
+            self.clock = clock
         }
 
-        func validToken() async throws -> AccessToken {
+        func validToken(for account: AccountID) async throws -> AccessToken {
+            guard let token = tokens[account] else { throw NotLoggedIn() }
+            let now = clock.now()
             if policy.state(of: token, at: now) == .fresh { return token }
             let response = try await refresher.refresh(token)
-            token = AccessToken(value: response.accessToken, refreshToken: response.refreshToken, flow: token.flow, account: token.account, issuedAt: now, expiresAt: now.addingTimeInterval(2_592_000))
-            return token
+            let refreshed = AccessToken(
+                value: response.accessToken, refreshToken: response.refreshToken, flow: token.flow, account: account, issuedAt: now,
+                expiresAt: now.addingTimeInterval(2_592_000))
+            tokens[account] = refreshed
+            return refreshed
         }
     }
 }

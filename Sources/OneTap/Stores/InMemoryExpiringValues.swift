@@ -2,8 +2,15 @@
 /// code records: what is kept only until before now reads as absent, and ``sweep(before:limit:)``
 /// removes it. Not locked itself: a store holds it under its own lock, so one update reads and writes
 /// several of them atomically.
+///
+/// A sweep reads only what is due: every kept key stands in an ``ExpiryQueue`` once, at the keep-until it
+/// had when queued (`queued`). When that passes, a key kept longer since is queued again at its new
+/// keep-until, and one still expired is removed; an entry whose time is not its key's `queued` any more
+/// (the key was removed, or kept shorter and queued again) is dropped. So a sweep costs what it removes
+/// and re-queues, not the table's size.
 package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private var kept: [Key: (value: Value, keepUntil: Date)] = [:]
+    private var kept: [Key: (value: Value, keepUntil: Date, queued: Date)] = [:]
+    private var due = ExpiryQueue<Key>()
 
     /// An empty table.
     package init() {}
@@ -18,7 +25,7 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
     /// - Returns: The value and its keep-until, or nil when there is none or it is kept only until before `now`.
     package func value(_ key: Key, at now: Date) -> (value: Value, keepUntil: Date)? {
         guard let entry = kept[key], entry.keepUntil >= now else { return nil }
-        return entry
+        return (entry.value, entry.keepUntil)
     }
 
     /// Stores a value, or removes it.
@@ -26,8 +33,15 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
     ///   - key: The key.
     ///   - value: The value; nil removes it.
     ///   - keepUntil: How long it is kept.
+    /// - Complexity: O(1), or O(log n) for a key not kept before or kept shorter than it was queued.
     package mutating func set(_ key: Key, _ value: Value?, keepUntil: Date) {
-        kept[key] = value.map { ($0, keepUntil) }
+        guard let value else {
+            kept[key] = nil
+            return
+        }
+        var queued = keepUntil
+        if let current = kept[key]?.queued, current <= keepUntil { queued = current } else { due.insert(key, due: keepUntil) }
+        kept[key] = (value, keepUntil, queued)
     }
 
     /// Removes values kept only until before an instant.
@@ -35,15 +49,25 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
     ///   - instant: The instant.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
+    /// - Complexity: O((r + q) log n), for r values removed and q kept longer since they were queued.
     package mutating func sweep(before instant: Date, limit: Int) -> Int {
         var removed = 0
-        for (key, entry) in kept where entry.keepUntil < instant {
-            guard removed < limit else { return removed }
-            kept[key] = nil
-            removed += 1
+        while removed < limit, let next = due.first, next.due < instant {
+            _ = due.removeFirst()
+            guard let entry = kept[next.key], entry.queued == next.due else { continue }  // removed, or queued again sooner
+            if entry.keepUntil < instant {
+                kept[next.key] = nil
+                removed += 1
+            } else {
+                kept[next.key]?.queued = entry.keepUntil
+                due.insert(next.key, due: entry.keepUntil)
+            }
         }
         return removed
     }
+
+    /// How many entries the sweep's queue holds (the tests').
+    package var queued: Int { due.count }
 }
 
 extension InMemoryExpiringValues where Value == [Date] {
