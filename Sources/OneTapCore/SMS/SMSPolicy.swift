@@ -7,32 +7,12 @@
 /// one shared "not given" bucket per rule, never skips it. Windows are sliding and exact to the
 /// second: an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock
 /// went back, still counts, so a clock change never releases a limit).
-public struct SMSPolicy: DataTable {
+public struct SMSPolicy: DataTable, RateTable {
     /// `sms-policy.csv`, the table's file in `Data/`.
     package static let fileName = "sms-policy.csv"
 
-    /// What a rule counts per.
-    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
-        /// The mainland number, across every login session: what only captcha rules and a high hard cap
-        /// should count sends per, so that a stranger's sends never spend the owner's.
-        case number
-        /// The number within one login session (`13800138000/<session id>`; a send without a session
-        /// counts under its own "not given" session): where a number's ordinary send limits and the
-        /// growing delays after wrong codes belong, so each login spends only its own.
-        case numberSession = "number-session"
-        /// The client's address (an IPv4 address as it is; an IPv6 client per /64, one subscriber's block).
-        case ip
-        /// The client's IPv6 /56 (a home's block, RIPE-690), or an IPv4 address as it is.
-        case ip56
-        /// The client's IPv6 /48 (a site's block, RIPE-690), or an IPv4 address as it is.
-        case ip48
-        /// The app's device id.
-        case device
-        /// The login session.
-        case session
-        /// Every send, whoever asks.
-        case global
-    }
+    /// What a rule counts per: any of the request's keys, its number's included.
+    package typealias Key = RateKey
 
     /// What a rule counts.
     package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
@@ -141,7 +121,7 @@ public struct SMSPolicy: DataTable {
     ///   delay rule without its time in `lock_seconds` (or another rule with one), a delay or single-try
     ///   rule that counts sends, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...100_000, letting: "send") {
+        let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, keys: Key.allCases, limits: 1...100_000, letting: "send") {
             (rule, row) throws(TableError) in
             let over: Over = try row.choice(row[5], "action", from: Over.allCases, file: file, column: "over")
             var lock: Duration? = nil
