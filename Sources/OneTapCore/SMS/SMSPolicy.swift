@@ -43,18 +43,11 @@ public struct SMSPolicy: DataTable, RateTable {
         case singleTry = "single-try"
     }
 
-    /// One rule.
-    package struct Rule: Hashable, Sendable, CustomStringConvertible {
-        /// The rule's id, e.g. `number-minute`: what results and the CLI name.
-        package let id: String
-        /// What it counts per.
-        package let key: Key
-        /// What it counts.
-        package let counts: Counts
-        /// The sliding window.
-        package let window: Duration
-        /// How many events the window may hold before the rule applies.
-        package let limit: Int
+    /// One rule: its shared columns (``RateRule``), then what happens once its limit is reached.
+    package struct Rule: Hashable, Sendable, CustomStringConvertible, RateRule {
+        /// Its id (e.g. `number-minute`: what results and the CLI name), what it counts per key, the
+        /// sliding window and how many events it may hold before the rule applies.
+        package let columns: RateRuleColumns<Key, Counts>
         /// What happens then.
         package let over: Over
         /// How long a `lock` rule locks; the longest wait of a `delay` rule.
@@ -67,23 +60,19 @@ public struct SMSPolicy: DataTable, RateTable {
         let windowSeconds: Double
         let lockSeconds: Double?
 
-        init(id: String, key: Key, counts: Counts, window: Duration, limit: Int, over: Over, lock: Duration?, source: String, line: Int) {
-            self.id = id
-            self.key = key
-            self.counts = counts
-            self.window = window
-            self.limit = limit
+        init(_ columns: RateRuleColumns<Key, Counts>, over: Over, lock: Duration?, source: String, line: Int) {
+            self.columns = columns
             self.over = over
             self.lock = lock
             self.source = source
             self.line = line
-            windowSeconds = window.seconds
+            windowSeconds = columns.window.seconds
             lockSeconds = lock?.seconds
         }
 
         /// `number-minute: 1 sends per number in 60 s, then limit`.
         package var description: String {
-            "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s, then \(over)\(lock.map { " \(over == .delay ? "up to" : "for") \(Int($0.seconds)) s" } ?? "")"
+            "\(columns), then \(over)\(lock.map { " \(over == .delay ? "up to" : "for") \(Int($0.seconds)) s" } ?? "")"
         }
     }
 
@@ -140,9 +129,7 @@ public struct SMSPolicy: DataTable, RateTable {
             if (over == .delay || over == .singleTry) && rule.counts == .sends {
                 throw row.error(file, column: "over", .invalidValue, "\(over) slows or steps up verifies; a rule on sends limits, locks or asks for a captcha")
             }
-            return Rule(
-                id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, over: over, lock: lock, source: row[7],
-                line: row.line)
+            return Rule(rule, over: over, lock: lock, source: row[7], line: row.line)
         }
         self.rules = rules
         func keys(_ counts: Counts) -> [Key] {

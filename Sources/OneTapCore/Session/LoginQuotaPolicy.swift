@@ -29,25 +29,18 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         case exchanges
     }
 
-    /// One rule.
-    package struct Rule: Hashable, Sendable, CustomStringConvertible {
-        /// The rule's id, e.g. `ip-starts-hour`: what a rejection names.
-        package let id: String
-        /// What it counts per.
-        package let key: Key
-        /// What it counts.
-        package let counts: Counts
-        /// The sliding window.
-        package let window: Duration
-        /// How many events the window may hold.
-        package let limit: Int
+    /// One rule: its shared columns (``RateRule``), all a quota has.
+    package struct Rule: Hashable, Sendable, CustomStringConvertible, RateRule {
+        /// Its id (e.g. `ip-starts-hour`: what a rejection names), what it counts per key, the sliding
+        /// window and how many events it may hold.
+        package let columns: RateRuleColumns<Key, Counts>
         /// Where the rule comes from, or why.
         package let source: String
         /// The row's line in its file.
         package let line: Int
 
         /// `ip-starts-hour: 600 starts per ip in 3600 s`.
-        package var description: String { "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s" }
+        package var description: String { columns.description }
     }
 
     /// The counter a rule counts in, for a request, what stores key: a ``RateCounter`` whose value is the
@@ -126,7 +119,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     public init(csv text: String, file: String) throws(TableError) {
         rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, keys: Self.keys, limits: 1...1_000_000, letting: "login") {
             (rule, row) throws(TableError) in
-            Rule(id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, source: row[5], line: row.line)
+            Rule(columns: rule, source: row[5], line: row.line)
         }
     }
 

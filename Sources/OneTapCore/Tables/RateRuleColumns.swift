@@ -1,7 +1,7 @@
 /// The first five columns the two tables of sliding-window rules share (`Data/sms-policy.csv` and
 /// `Data/login-quotas.csv`): `rule`, `key`, `counts`, `window_seconds`, `limit`, read and checked once;
 /// and the loop both tables read their rows with.
-struct RateRuleColumns<Key: RawRepresentable & Equatable, Counts: RawRepresentable & Equatable & CaseIterable>
+package struct RateRuleColumns<Key: RawRepresentable & Equatable, Counts: RawRepresentable & Equatable & CaseIterable>
 where Key.RawValue == String, Counts.RawValue == String, Counts.AllCases == [Counts] {
     /// The rule's id: letters, digits and hyphens.
     let id: String
@@ -38,6 +38,16 @@ where Key.RawValue == String, Counts.RawValue == String, Counts.AllCases == [Cou
         }
         self.limit = limit
     }
+}
+
+extension RateRuleColumns: Equatable {}
+extension RateRuleColumns: Hashable where Key: Hashable, Counts: Hashable {}
+extension RateRuleColumns: Sendable where Key: Sendable, Counts: Sendable {}
+
+extension RateRuleColumns: CustomStringConvertible where Key: CustomStringConvertible, Counts: CustomStringConvertible {
+    /// `ip-starts-hour: 600 starts per ip in 3600 s`: the rule as both tables describe it (the SMS
+    /// policy's then says what happens past the limit).
+    package var description: String { "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s" }
 }
 
 extension RateRuleColumns {
