@@ -45,7 +45,7 @@ public struct LoginQuotas: Sendable {
             let decision = policy.decide(request, counting: counts, events: state.events, at: now)
             guard decision == .admit else { return decision }
             for counter in counters {
-                state.events[counter] = policy.keep(counter, (state.events[counter] ?? []) + [now], at: now)
+                policy.count(now, in: &state.events[counter, default: []], of: counter)
                 state.keepUntil = max(state.keepUntil, now.addingTimeInterval(policy.horizon(of: counter)))
             }
             return decision

@@ -50,7 +50,7 @@ enum QuotaCommand: CounterReplayCommand {
             switch decision {
             case .admit:
                 for counter in policy.counters(for: keys, counting: counts) {
-                    events[counter] = policy.keep(counter, (events[counter] ?? []) + [at], at: at)
+                    policy.count(at, in: &events[counter, default: []], of: counter)
                 }
                 object.add("decision", "admitted")
                 return (0, "\(counts): admitted")

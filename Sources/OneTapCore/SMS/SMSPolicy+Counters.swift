@@ -1,27 +1,3 @@
-extension SMSPolicy.Key {
-    /// The case's position in `allCases`.
-    var position: Int {
-        switch self {
-        case .number: 0
-        case .numberSession: 1
-        case .ip: 2
-        case .ip56: 3
-        case .ip48: 4
-        case .device: 5
-        case .session: 6
-        case .global: 7
-        }
-    }
-
-    /// Hashes the case's position, not its text: a counter is hashed several times per decision, and
-    /// its raw value cost a string hash each time.
-    /// - Parameter hasher: The hasher.
-    package func hash(into hasher: inout Hasher) { hasher.combine(position) }
-
-    /// Whether two keys are the same case (compared by position, not by text).
-    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.position == rhs.position }
-}
-
 extension SMSPolicy.Counts {
     /// The case's position in `allCases`.
     var position: Int {
@@ -32,7 +8,7 @@ extension SMSPolicy.Counts {
         }
     }
 
-    /// Hashes the case's position, not its text (as ``SMSPolicy/Key``).
+    /// Hashes the case's position, not its text (as ``RateKey``).
     /// - Parameter hasher: The hasher.
     package func hash(into hasher: inout Hasher) { hasher.combine(position) }
 
@@ -46,29 +22,19 @@ extension SMSPolicy {
     /// which no number, address, device id (printable ASCII without spaces) or session id has.
     package static let notGiven = "(not given)"
 
-    /// The counter a rule counts in, for a request.
-    public struct Counter: Hashable, Sendable, CustomStringConvertible {
-        /// What it counts.
-        package let counts: Counts
-        /// What it counts per.
-        package let key: Key
-        /// The key's value: the number's digits, the number and session (`13800138000/<session>`), the
-        /// address (an IPv6 /64, /56 or /48), the device id, the session id, or ``SMSPolicy/notGiven``.
-        package let value: String
+    /// The counter a rule counts in, for a request: a ``RateCounter`` whose value is the number's digits,
+    /// the number and session (`13800138000/<session>`), the address (an IPv6 /64, /56 or /48), the device
+    /// id, the session id, or ``SMSPolicy/notGiven``.
+    public struct Counter: Hashable, Sendable, CustomStringConvertible, RateCounting {
+        /// What it counts, per what key, and the key's value.
+        package let counter: RateCounter<Counts, Key>
 
-        /// Creates a counter.
-        /// - Parameters:
-        ///   - counts: What it counts.
-        ///   - key: What it counts per.
-        ///   - value: The key's value.
-        package init(counts: Counts, key: Key, value: String) {
-            self.counts = counts
-            self.key = key
-            self.value = value
-        }
+        /// Wraps a counter.
+        /// - Parameter counter: The counter.
+        package init(_ counter: RateCounter<Counts, Key>) { self.counter = counter }
 
         /// `sends:number:13800138000`: the counter's id, as stores key it.
-        public var description: String { "\(counts):\(key):\(value)" }
+        public var description: String { counter.description }
     }
 
     /// What a send or verify asks about: the keys it counts under.
@@ -149,48 +115,11 @@ extension SMSPolicy {
         return out
     }
 
-    /// The events of `events` that fall in a window at `now` (an event at `t` counts while
-    /// `now < t + window`), as an index range of the list sorted oldest first. Lists written by the
-    /// rules are sorted; another order is sorted first.
-    @inline(__always)
-    static func window(_ events: [Date], _ window: Double, now: Date) -> (sorted: [Date], from: Int) {
-        var ordered = true
-        var index = 1
-        while ordered && index < events.count {
-            ordered = events[index - 1] <= events[index]
-            index += 1
-        }
-        let sorted = ordered ? events : events.sorted()
-        let start = now.addingTimeInterval(-window)
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] > start { high = middle } else { low = middle + 1 }
-        }
-        return (sorted, low)
-    }
-
-    /// The events a counter keeps at `now`: those some rule on it may still count (the others are
-    /// pruned by stores on write).
-    /// - Parameters:
-    ///   - counter: The counter.
-    ///   - events: Its events.
-    ///   - now: The time.
-    /// - Returns: The events to keep, oldest first.
-    package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
-        let horizon = horizons[Self.horizonSlot(counter.counts, counter.key)]
-        let (sorted, from) = Self.window(events, horizon, now: now)
-        return from == 0 ? sorted : Array(sorted[from...])
-    }
-
-    /// Counts an event at `now` in a counter's list, in place (one dictionary access when the list is
-    /// `events[counter, default: []]`), and drops what no rule on the counter counts any more.
-    /// - Parameters:
-    ///   - now: The event's time.
-    ///   - events: The counter's events, oldest first; changed in place.
-    ///   - counter: The counter.
-    func count(_ now: Date, in events: inout [Date], of counter: Counter) {
-        events.append(now)
-        events = keep(counter, events, at: now)
+    /// How long a counter's events matter (``RateTable/horizon(of:)``): the longest window of a rule on it
+    /// plus its lock, looked up in ``horizons``.
+    /// - Parameter counter: The counter.
+    /// - Returns: The horizon in seconds.
+    package func horizon(of counter: Counter) -> Double {
+        horizons[Self.horizonSlot(counter.counts, counter.key)]
     }
 }

@@ -25,13 +25,12 @@ extension SMSPolicy {
         var lists = ListsByKey()
         for rule in rules where rule.counts == .sends {
             let list = lists.list(rule.key, request: request, events: events)
-            let (held, from) = Self.window(list, rule.windowSeconds, now: now)
+            let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
             let count = held.count - from
             if count >= rule.limit {
                 switch rule.over {
                 case .limit, .lock:
-                    let leaves = held[held.count - rule.limit].addingTimeInterval(rule.windowSeconds)
-                    return .limited(rule: rule.id, retryAfter: max(leaves, now))
+                    return .limited(rule: rule.id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
                 case .captcha:
                     if !captchaPassed && needsCaptcha == nil { needsCaptcha = rule.id }
                 case .delay, .singleTry:
@@ -62,14 +61,7 @@ extension SMSPolicy {
 
         mutating func list(_ key: Key, request: Request, events: [Counter: [Date]]) -> [Date] {
             func fetch() -> [Date] {
-                let list = events[Counter(counts: .sends, key: key, value: request.value(for: key))] ?? []
-                var ordered = true
-                var index = 1
-                while ordered && index < list.count {
-                    ordered = list[index - 1] <= list[index]
-                    index += 1
-                }
-                return ordered ? list : list.sorted()
+                SlidingWindow.sorted(events[Counter(counts: .sends, key: key, value: request.value(for: key))] ?? [])
             }
             func cached(_ slot: inout [Date]?) -> [Date] {
                 if let slot { return slot }
@@ -100,8 +92,7 @@ extension SMSPolicy {
         guard hasLockRules else { return nil }
         for rule in rules where rule.over == .lock {
             guard let lock = rule.lock else { continue }
-            let list = events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? []
-            let held = zip(list, list.dropFirst()).allSatisfy { $0 <= $1 } ? list : list.sorted()
+            let held = SlidingWindow.sorted(events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? [])
             // The lock starts at the event that brought a window's count to the limit.
             guard held.count >= rule.limit else { continue }
             for index in stride(from: held.count - 1, through: rule.limit - 1, by: -1) {

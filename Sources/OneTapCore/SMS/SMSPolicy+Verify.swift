@@ -28,13 +28,12 @@ extension SMSPolicy {
         var singleTry = false
         for rule in rules where rule.counts != .sends {
             let list = events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? []
-            let (held, from) = Self.window(list, rule.windowSeconds, now: now)
+            let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
             let count = held.count - from
             guard count >= rule.limit else { continue }
             switch rule.over {
             case .limit:
-                let leaves = held[held.count - rule.limit].addingTimeInterval(rule.windowSeconds)
-                return .throttled(rule: rule.id, retryAfter: max(leaves, now))
+                return .throttled(rule: rule.id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
             case .delay:
                 // 2^(count − limit) seconds after the newest, at most the rule's longest wait.
                 let wait = min(Double(sign: .plus, exponent: min(count - rule.limit, 62), significand: 1), rule.lockSeconds ?? 0)
@@ -67,7 +66,7 @@ extension SMSPolicy {
             let counter = Counter(counts: counts, key: key, value: request.value(for: key))
             if counts == .failedVerifySessions {
                 let window = rules.reduce(0.0) { $1.counts == counts && $1.key == key ? max($0, $1.windowSeconds) : $0 }
-                let (held, from) = Self.window(before, window, now: now)
+                let (held, from) = SlidingWindow.events(before, window, now: now)
                 guard from == held.count else { continue }  // the session already guessed within the window
             }
             count(now, in: &events[counter, default: []], of: counter)

@@ -7,32 +7,12 @@
 /// one shared "not given" bucket per rule, never skips it. Windows are sliding and exact to the
 /// second: an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock
 /// went back, still counts, so a clock change never releases a limit).
-public struct SMSPolicy: DataTable {
+public struct SMSPolicy: DataTable, RateTable {
     /// `sms-policy.csv`, the table's file in `Data/`.
     package static let fileName = "sms-policy.csv"
 
-    /// What a rule counts per.
-    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
-        /// The mainland number, across every login session: what only captcha rules and a high hard cap
-        /// should count sends per, so that a stranger's sends never spend the owner's.
-        case number
-        /// The number within one login session (`13800138000/<session id>`; a send without a session
-        /// counts under its own "not given" session): where a number's ordinary send limits and the
-        /// growing delays after wrong codes belong, so each login spends only its own.
-        case numberSession = "number-session"
-        /// The client's address (an IPv4 address as it is; an IPv6 client per /64, one subscriber's block).
-        case ip
-        /// The client's IPv6 /56 (a home's block, RIPE-690), or an IPv4 address as it is.
-        case ip56
-        /// The client's IPv6 /48 (a site's block, RIPE-690), or an IPv4 address as it is.
-        case ip48
-        /// The app's device id.
-        case device
-        /// The login session.
-        case session
-        /// Every send, whoever asks.
-        case global
-    }
+    /// What a rule counts per: any of the request's keys, its number's included.
+    package typealias Key = RateKey
 
     /// What a rule counts.
     package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
@@ -63,18 +43,11 @@ public struct SMSPolicy: DataTable {
         case singleTry = "single-try"
     }
 
-    /// One rule.
-    package struct Rule: Hashable, Sendable, CustomStringConvertible {
-        /// The rule's id, e.g. `number-minute`: what results and the CLI name.
-        package let id: String
-        /// What it counts per.
-        package let key: Key
-        /// What it counts.
-        package let counts: Counts
-        /// The sliding window.
-        package let window: Duration
-        /// How many events the window may hold before the rule applies.
-        package let limit: Int
+    /// One rule: its shared columns (``RateRule``), then what happens once its limit is reached.
+    package struct Rule: Hashable, Sendable, CustomStringConvertible, RateRule {
+        /// Its id (e.g. `number-minute`: what results and the CLI name), what it counts per key, the
+        /// sliding window and how many events it may hold before the rule applies.
+        package let columns: RateRuleColumns<Key, Counts>
         /// What happens then.
         package let over: Over
         /// How long a `lock` rule locks; the longest wait of a `delay` rule.
@@ -87,23 +60,19 @@ public struct SMSPolicy: DataTable {
         let windowSeconds: Double
         let lockSeconds: Double?
 
-        init(id: String, key: Key, counts: Counts, window: Duration, limit: Int, over: Over, lock: Duration?, source: String, line: Int) {
-            self.id = id
-            self.key = key
-            self.counts = counts
-            self.window = window
-            self.limit = limit
+        init(_ columns: RateRuleColumns<Key, Counts>, over: Over, lock: Duration?, source: String, line: Int) {
+            self.columns = columns
             self.over = over
             self.lock = lock
             self.source = source
             self.line = line
-            windowSeconds = window.seconds
+            windowSeconds = columns.window.seconds
             lockSeconds = lock?.seconds
         }
 
         /// `number-minute: 1 sends per number in 60 s, then limit`.
         package var description: String {
-            "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s, then \(over)\(lock.map { " \(over == .delay ? "up to" : "for") \(Int($0.seconds)) s" } ?? "")"
+            "\(columns), then \(over)\(lock.map { " \(over == .delay ? "up to" : "for") \(Int($0.seconds)) s" } ?? "")"
         }
     }
 
@@ -141,7 +110,7 @@ public struct SMSPolicy: DataTable {
     ///   delay rule without its time in `lock_seconds` (or another rule with one), a delay or single-try
     ///   rule that counts sends, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...100_000, letting: "send") {
+        let rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, keys: Key.allCases, limits: 1...100_000, letting: "send") {
             (rule, row) throws(TableError) in
             let over: Over = try row.choice(row[5], "action", from: Over.allCases, file: file, column: "over")
             var lock: Duration? = nil
@@ -160,9 +129,7 @@ public struct SMSPolicy: DataTable {
             if (over == .delay || over == .singleTry) && rule.counts == .sends {
                 throw row.error(file, column: "over", .invalidValue, "\(over) slows or steps up verifies; a rule on sends limits, locks or asks for a captcha")
             }
-            return Rule(
-                id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, over: over, lock: lock, source: row[7],
-                line: row.line)
+            return Rule(rule, over: over, lock: lock, source: row[7], line: row.line)
         }
         self.rules = rules
         func keys(_ counts: Counts) -> [Key] {

@@ -10,25 +10,16 @@
 /// /64 for each login is still held by its wider blocks; an IPv4 client is its address under all three. Windows are sliding and exact to the second:
 /// an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock went back,
 /// still counts).
-public struct LoginQuotaPolicy: DataTable, BuiltInTable {
+public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// `login-quotas.csv`, the table's file in `Data/`.
     package static let fileName = "login-quotas.csv"
 
-    /// What a rule counts per.
-    package enum Key: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
-        /// The client's address (an IPv6 client per /64); `(not given)` when none was given.
-        case ip
-        /// The client's IPv6 /56 (an IPv4 client's address); `(not given)` when none was given.
-        case ip56
-        /// The client's IPv6 /48 (an IPv4 client's address); `(not given)` when none was given.
-        case ip48
-        /// The app's device id; `(not given)` when none was given.
-        case device
-        /// The app session (always known: the request proved it).
-        case session
-        /// Every request.
-        case global
-    }
+    /// What a rule counts per: one of the client's keys (``keys``); a login has no number to count per.
+    package typealias Key = RateKey
+
+    /// The keys a rule may count per, in the order an unknown key's error lists them: the client's
+    /// address (`ip`, `ip56`, `ip48`), its device, its app session, or `global`.
+    static let keys: [Key] = [.ip, .ip56, .ip48, .device, .session, .global]
 
     /// What a rule counts.
     package enum Counts: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
@@ -38,49 +29,32 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
         case exchanges
     }
 
-    /// One rule.
-    package struct Rule: Hashable, Sendable, CustomStringConvertible {
-        /// The rule's id, e.g. `ip-starts-hour`: what a rejection names.
-        package let id: String
-        /// What it counts per.
-        package let key: Key
-        /// What it counts.
-        package let counts: Counts
-        /// The sliding window.
-        package let window: Duration
-        /// How many events the window may hold.
-        package let limit: Int
+    /// One rule: its shared columns (``RateRule``), all a quota has.
+    package struct Rule: Hashable, Sendable, CustomStringConvertible, RateRule {
+        /// Its id (e.g. `ip-starts-hour`: what a rejection names), what it counts per key, the sliding
+        /// window and how many events it may hold.
+        package let columns: RateRuleColumns<Key, Counts>
         /// Where the rule comes from, or why.
         package let source: String
         /// The row's line in its file.
         package let line: Int
 
         /// `ip-starts-hour: 600 starts per ip in 3600 s`.
-        package var description: String { "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s" }
+        package var description: String { columns.description }
     }
 
-    /// The counter a rule counts in, for a request: what stores key.
-    public struct Counter: Hashable, Sendable, CustomStringConvertible {
-        /// What it counts.
-        package let counts: Counts
-        /// What it counts per.
-        package let key: Key
-        /// The key's value: the address block, the device id, the app session id, `unknown` or `all`.
-        package let value: String
+    /// The counter a rule counts in, for a request, what stores key: a ``RateCounter`` whose value is the
+    /// address block, the device id, the app session id, ``SMSPolicy/notGiven`` or `all`.
+    public struct Counter: Hashable, Sendable, CustomStringConvertible, RateCounting {
+        /// What it counts, per what key, and the key's value.
+        package let counter: RateCounter<Counts, Key>
 
-        /// Creates a counter.
-        /// - Parameters:
-        ///   - counts: What it counts.
-        ///   - key: What it counts per.
-        ///   - value: The key's value.
-        package init(counts: Counts, key: Key, value: String) {
-            self.counts = counts
-            self.key = key
-            self.value = value
-        }
+        /// Wraps a counter.
+        /// - Parameter counter: The counter.
+        package init(_ counter: RateCounter<Counts, Key>) { self.counter = counter }
 
         /// `starts:ip:203.0.113.7`: the counter's id, as stores key it.
-        public var description: String { "\(counts):\(key):\(value)" }
+        public var description: String { counter.description }
     }
 
     /// What a start or an exchange is counted under.
@@ -114,6 +88,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
             case .device: device ?? SMSPolicy.notGiven
             case .session: session
             case .global: "all"
+            case .number, .numberSession: SMSPolicy.notGiven  // no rule counts per them (``keys``)
             }
         }
     }
@@ -142,9 +117,9 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key or count, a window that
     ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, limits: 1...1_000_000, letting: "login") {
+        rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, keys: Self.keys, limits: 1...1_000_000, letting: "login") {
             (rule, row) throws(TableError) in
-            Rule(id: rule.id, key: rule.key, counts: rule.counts, window: rule.window, limit: rule.limit, source: row[5], line: row.line)
+            Rule(columns: rule, source: row[5], line: row.line)
         }
     }
 
@@ -174,25 +149,13 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable {
         var over: (rule: String, retryAfter: Date)? = nil
         for rule in rules where rule.counts == counts {
             let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
-            let start = now.addingTimeInterval(-rule.window.seconds)
-            let held = (events[counter] ?? []).filter { $0 > start }.sorted()
-            guard held.count >= rule.limit else { continue }
-            let leaves = max(held[held.count - rule.limit].addingTimeInterval(rule.window.seconds), now)
+            let (held, from) = SlidingWindow.events(events[counter] ?? [], rule.window.seconds, now: now)
+            guard held.count - from >= rule.limit else { continue }
+            let leaves = SlidingWindow.freesAPlace(held, limit: rule.limit, rule.window.seconds, now: now)
             if let current = over, current.retryAfter >= leaves { continue }
             over = (rule.id, leaves)
         }
         return over.map { .over(rule: $0.rule, retryAfter: $0.retryAfter) } ?? .admit
-    }
-
-    /// The events a counter keeps at `now`: those a rule on it may still count.
-    /// - Parameters:
-    ///   - counter: The counter.
-    ///   - events: Its events.
-    ///   - now: The time.
-    /// - Returns: The events to keep, oldest first.
-    package func keep(_ counter: Counter, _ events: [Date], at now: Date) -> [Date] {
-        let start = now.addingTimeInterval(-horizon(of: counter))
-        return events.filter { $0 > start }.sorted()
     }
 
     /// How long a counter's events must be kept after the newest: its longest window.

@@ -1,8 +1,8 @@
 /// The first five columns the two tables of sliding-window rules share (`Data/sms-policy.csv` and
 /// `Data/login-quotas.csv`): `rule`, `key`, `counts`, `window_seconds`, `limit`, read and checked once;
 /// and the loop both tables read their rows with.
-struct RateRuleColumns<Key: RawRepresentable & Equatable & CaseIterable, Counts: RawRepresentable & Equatable & CaseIterable>
-where Key.RawValue == String, Counts.RawValue == String, Key.AllCases == [Key], Counts.AllCases == [Counts] {
+package struct RateRuleColumns<Key: RawRepresentable & Equatable, Counts: RawRepresentable & Equatable & CaseIterable>
+where Key.RawValue == String, Counts.RawValue == String, Counts.AllCases == [Counts] {
     /// The rule's id: letters, digits and hyphens.
     let id: String
     /// What it counts per.
@@ -19,17 +19,18 @@ where Key.RawValue == String, Counts.RawValue == String, Key.AllCases == [Key], 
     ///   - row: The row.
     ///   - file: The file name used in errors.
     ///   - listed: The rule ids listed so far; the row's is added.
+    ///   - keys: The keys the table allows, in the order an unknown key's error lists them.
     ///   - limits: The limits the table allows.
     /// - Throws: ``TableError`` for an empty, malformed or duplicate rule id, an unknown key or count, a
     ///   window that is not 1 to 31,536,000 whole seconds, or a limit out of `limits`.
-    init(_ row: CSVTable.Row, file: String, listed: inout ListedKeys<String>, limits: ClosedRange<Int>) throws(TableError) {
+    init(_ row: CSVTable.Row, file: String, listed: inout ListedKeys<String>, keys: [Key], limits: ClosedRange<Int>) throws(TableError) {
         let id = row[0]
         guard !id.isEmpty, id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }) else {
             throw row.error(file, column: "rule", .invalidValue, "\(QuotedInput(id)) is not a rule id (letters, digits and hyphens)")
         }
         try listed.insert(id, "rule \(id)", at: row, file: file, column: "rule")
         self.id = id
-        key = try row.choice(row[1], "key", from: Key.allCases, file: file, column: "key")
+        key = try row.choice(row[1], "key", from: keys, file: file, column: "key")
         counts = try row.choice(row[2], "count", from: Counts.allCases, file: file, column: "counts")
         window = try row.seconds(row[3], file: file, column: "window_seconds", range: 1...31_536_000)
         guard row[4].utf8.allSatisfy({ $0 &- 48 < 10 }), let limit = Int(row[4]), limits.contains(limit) else {
@@ -39,6 +40,16 @@ where Key.RawValue == String, Counts.RawValue == String, Key.AllCases == [Key], 
     }
 }
 
+extension RateRuleColumns: Equatable {}
+extension RateRuleColumns: Hashable where Key: Hashable, Counts: Hashable {}
+extension RateRuleColumns: Sendable where Key: Sendable, Counts: Sendable {}
+
+extension RateRuleColumns: CustomStringConvertible where Key: CustomStringConvertible, Counts: CustomStringConvertible {
+    /// `ip-starts-hour: 600 starts per ip in 3600 s`: the rule as both tables describe it (the SMS
+    /// policy's then says what happens past the limit).
+    package var description: String { "\(id): \(limit) \(counts) per \(key) in \(Int(window.seconds)) s" }
+}
+
 extension RateRuleColumns {
     /// Reads a table of rules: each row's shared columns, then the table's own (`make`); a table with no
     /// rule is refused, since it would let everything through.
@@ -46,20 +57,21 @@ extension RateRuleColumns {
     ///   - text: The file's text.
     ///   - file: The file name used in errors.
     ///   - columns: The table's columns, the shared five first.
+    ///   - keys: The keys the table allows, in the order an unknown key's error lists them.
     ///   - limits: The limits the table allows.
     ///   - what: What an empty table would let through (`"send"`, `"login"`).
     ///   - make: Makes a rule from its shared columns and its row, checking the table's own columns.
     /// - Returns: The rules, in file order.
     /// - Throws: ``TableError``: the file's, a row's, or `incomplete` for a table with no rule.
     static func rules<Rule>(
-        csv text: String, file: String, columns: [String], limits: ClosedRange<Int>, letting what: String,
+        csv text: String, file: String, columns: [String], keys: [Key], limits: ClosedRange<Int>, letting what: String,
         _ make: (Self, CSVTable.Row) throws(TableError) -> Rule
     ) throws(TableError) -> [Rule] {
         let table = try CSVTable(text: text, file: file, columns: columns)
         var rules: [Rule] = []
         var listed = ListedKeys<String>()
         for row in table.rows {
-            rules.append(try make(try Self(row, file: file, listed: &listed, limits: limits), row))
+            rules.append(try make(try Self(row, file: file, listed: &listed, keys: keys, limits: limits), row))
         }
         guard !rules.isEmpty else {
             throw TableError(file: file, line: 0, kind: .incomplete, message: "the policy has no rule; an empty policy would let every \(what) through")

@@ -1,0 +1,52 @@
+/// What a rule of a rate table counts per (`key` in `Data/sms-policy.csv` and `Data/login-quotas.csv`):
+/// the keys of the request it counts. The login quotas count per the client's keys only (``LoginQuotaPolicy/keys``);
+/// the SMS policy per its number too.
+package enum RateKey: String, Hashable, Sendable, CaseIterable, Codable, DescribedByID {
+    /// The mainland number, across every login session: what only captcha rules and a high hard cap
+    /// should count sends per, so that a stranger's sends never spend the owner's (SMS only).
+    case number
+    /// The number within one login session (`13800138000/<session id>`; a send without a session
+    /// counts under its own "not given" session): where a number's ordinary send limits and the
+    /// growing delays after wrong codes belong, so each login spends only its own (SMS only).
+    case numberSession = "number-session"
+    /// The client's address (an IPv4 address as it is; an IPv6 client per /64, one subscriber's block);
+    /// `(not given)` when none was given.
+    case ip
+    /// The client's IPv6 /56 (a home's block, RIPE-690), or an IPv4 address as it is; `(not given)` when
+    /// none was given.
+    case ip56
+    /// The client's IPv6 /48 (a site's block, RIPE-690), or an IPv4 address as it is; `(not given)` when
+    /// none was given.
+    case ip48
+    /// The app's device id; `(not given)` when none was given.
+    case device
+    /// The session: the login session for SMS codes (`(not given)` when none was given), the app session
+    /// for login quotas (always known: the request proved it).
+    case session
+    /// Every request.
+    case global
+}
+
+extension RateKey {
+    /// The case's position in `allCases`.
+    var position: Int {
+        switch self {
+        case .number: 0
+        case .numberSession: 1
+        case .ip: 2
+        case .ip56: 3
+        case .ip48: 4
+        case .device: 5
+        case .session: 6
+        case .global: 7
+        }
+    }
+
+    /// Hashes the case's position, not its text: a counter is hashed several times per decision, and
+    /// its raw value cost a string hash each time.
+    /// - Parameter hasher: The hasher.
+    package func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
+    /// Whether two keys are the same case (compared by position, not by text).
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.position == rhs.position }
+}
