@@ -20,7 +20,8 @@ extension LoginSessionMachine {
             self.now = now
         }
 
-        func transition(_ instruction: LoginInstruction, continued: PendingAction? = nil) -> LoginTransition {
+        /// The transition, made from the progress without copying it (its session and events move).
+        consuming func transition(_ instruction: LoginInstruction, continued: PendingAction? = nil) -> LoginTransition {
             LoginTransition(session: session, instruction: instruction, events: events, channelReports: channelReports, continued: continued)
         }
     }
@@ -28,11 +29,13 @@ extension LoginSessionMachine {
     /// Applies a checked report: the session's next stage, the trace, the events.
     /// - Returns: What to do next.
     func apply(_ report: LoginReport, to progress: inout Progress) throws(LoginRejection) -> LoginInstruction {
-        let session = progress.session
+        // The id only: a copy of the whole session would share its arrays with `progress`, and the
+        // first change to them would copy each.
+        let id = progress.session.id
         func reject(_ kind: LoginRejection.Kind, _ message: String) -> LoginRejection {
-            LoginRejection(kind, session: session.id, message)
+            LoginRejection(kind, session: id, message)
         }
-        switch session.stage {
+        switch progress.session.stage {
         case .ended:
             throw reject(.ended, "the login is over")
         case .exchange(let flow, let attempt, let token, _):
@@ -58,7 +61,7 @@ extension LoginSessionMachine {
                 if outcome.action == .progress {
                     // Not a result: nothing changes, and the app keeps waiting for this attempt.
                     progress.events = [.progress(flow: flow, code: code.text)]
-                    return instruction(session)
+                    return instruction(progress.session)
                 }
                 if outcome.action == .success {
                     return try succeed(flow: flow, attempt: attempt, code: code, meaning: outcome.meaningEN, credential: credential, &progress)
@@ -82,7 +85,7 @@ extension LoginSessionMachine {
                 }
                 apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &progress, health: reason == .user ? .client : nil)
             case .smsVerified(let verdict):
-                guard verdict.session == session.id else {
+                guard verdict.session == id else {
                     throw reject(.unverifiedSMS, verdict.session == nil
                         ? "the SMS code was sent for no login session; only a code sent for this session completes it"
                         : "the SMS verdict belongs to another login session")

@@ -86,12 +86,14 @@ public struct LoginSessionMachine: Sendable {
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform?, pending: PendingAction?, channels: ChannelAdmissions,
         appSession: AppSessionID?
     ) -> LoginTransition {
-        var session = LoginSession(
-            id: id, plan: plan, stage: .flow(plan.flows[0], attempt: 1), createdAt: now, expiresAt: now.addingTimeInterval(sessionLifetime.seconds),
-            platform: platform)
-        session.pending = pending
-        session.appSession = appSession
-        var progress = Progress(session: session, events: [.planned(plan)], channels: channels, now: now)
+        // Made in place: a session built in a variable first was copied whole into the progress.
+        var progress = Progress(
+            session: LoginSession(
+                id: id, plan: plan, stage: .flow(plan.flows[0], attempt: 1), createdAt: now, expiresAt: now.addingTimeInterval(sessionLifetime.seconds),
+                platform: platform),
+            events: [.planned(plan)], channels: channels, now: now)
+        progress.session.pending = pending
+        progress.session.appSession = appSession
         enter(plan.flows[0], &progress)
         return progress.transition(instruction(progress.session))
     }
