@@ -138,22 +138,25 @@ public struct LoginServer: Sendable {
             do {
                 return try await apply(report, to: copy, stored: false, version: version, from: claims, address: address, device: device)
             } catch is CopyMayBeBehind {
-                // The copy may be behind the store (another instance took a report since): decide on the stored session.
-                recent.forget(id)
+                // The copy may be behind the store (another instance took a report since): decide on the stored
+                // session, which replaces the copy.
             }
         }
         return try await apply(report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device)
     }
 
-    /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, or one
-    /// that writes nothing. Only the stored session may answer those.
+    /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, one
+    /// that writes nothing, or one whose write lost its compare-and-swap. Only the stored session may answer
+    /// those.
     private struct CopyMayBeBehind: Error {}
 
-    /// Applies a report to a session: as stored (`stored`), or as this server kept it. From a copy, a report
-    /// the machine refuses or one that would write nothing throws ``CopyMayBeBehind``, and every write is the
-    /// store's compare-and-swap on the copy's version: a copy that is behind loses it with nothing written,
-    /// and the loss is decided on the stored session (``lostRace(_:_:to:version:from:client:)``), as a fresh
-    /// read's would be (the copy is at the version the app acted on, so the stored one is past it).
+    /// Applies a report to a session: as stored (`stored`), or as this server kept it (a copy of a login
+    /// waiting for a report: ``RecentLoginSessions/session(_:of:)``). From a copy, every write is the store's
+    /// compare-and-swap on the copy's version, and a report the machine refuses, one that would write
+    /// nothing, or one whose write loses (the copy was behind; nothing was written) throws
+    /// ``CopyMayBeBehind``: the report is then decided on the stored session, exactly as without a copy. The
+    /// one trace a copy behind leaves is a billed success's count in the exchange quota, once per copy (the
+    /// stored session replaces it), as two racing copies of one report both count.
     private func apply(
         _ report: LoginReport, to session: LoginSession, stored: Bool, version: Int, from claims: AccessClaims, address: IPAddress?, device: DeviceID?
     ) async throws -> LoginTransition {
@@ -185,6 +188,7 @@ public struct LoginServer: Sendable {
             // guard's claim of the token, in one write (below); every other move is stored here.
             if exchanging == nil || ledgerWrites == nil { try await commit(transition, replacing: session, at: now, client: client) }
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
+            guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(rejection, report, to: id, version: version, from: claims, client: client)
         }
         guard let (credential, receivedAt, exchange, rules) = exchanging else { return transition }
@@ -195,6 +199,7 @@ public struct LoginServer: Sendable {
             let move = Move(transition: transition, previous: session, at: now, writes: ledgerWrites)
             return try await exchangeAndAdvance(transition.session, credential, receivedAt: receivedAt, exchange, rules, client: client, storing: move)
         } catch let lost as Move.Lost {
+            guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(lost.rejection, report, to: id, version: version, from: claims, client: client)
         }
     }
@@ -206,6 +211,7 @@ public struct LoginServer: Sendable {
         _ rejection: LoginRejection, _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, client: ChannelClient
     ) async throws -> LoginTransition {
         guard let stored = try await store.load(id), stored.appSession == claims.session else { throw rejection }
+        recent.keep(stored)
         if machine.repeatsSuccess(stored, report, version: version) {
             return try machine.success(of: stored, credentialsIssuedAt: claims.issuedAt, at: clock.now())
         }
@@ -398,14 +404,18 @@ public struct LoginServer: Sendable {
             // No answer to apply: the ledger failed (the token was not sent), or this request waited for the
             // login's exchange under way and that exchange's own request applies its answer. The session is
             // not changed and the breaker told nothing; the stored session is the answer if it moved on.
-            guard let stored = try await store.load(session.id), let settled = machine.exchangeSettled(stored, after: session) else { throw error }
+            guard let stored = try await store.load(session.id) else { throw error }
+            recent.keep(stored)
+            guard let settled = machine.exchangeSettled(stored, after: session) else { throw error }
             return settled
         }
         do {
             guard let settlement else { return try await advance(session, .exchange(answer), version: nil, client: client) }
             return try await advance(session, .exchange(answer), settling: settlement, exchange, client: client)
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
-            guard let stored = try await store.load(session.id), let settled = machine.exchangeSettled(stored, after: session) else { throw rejection }
+            guard let stored = try await store.load(session.id) else { throw rejection }
+            recent.keep(stored)
+            guard let settled = machine.exchangeSettled(stored, after: session) else { throw rejection }
             return settled
         }
     }

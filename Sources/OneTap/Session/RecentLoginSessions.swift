@@ -6,10 +6,12 @@
 /// A copy here is a guess, never the truth: another instance may have taken a report since. Every write
 /// made from a copy is the store's compare-and-swap on the copy's version, so a copy that is behind loses
 /// it and nothing is written; ``LoginServer`` then decides again on the stored session. An answer that
-/// writes nothing (a rejection, a progress report) is never given from a copy alone.
+/// writes nothing (a rejection, a progress report) is never given from a copy alone. Only a login waiting
+/// for a report (its `flow` stage) is answered from here: one at its exchange or ended is decided on the
+/// stored session (a retry of a success, the guard's kept answer, the check of newer credentials), but
+/// is still kept, so that an older copy read or written before it never replaces it.
 ///
-/// Bounded: at most ``capacity`` sessions, the oldest written or read dropped first. An ended session is
-/// dropped at once (it takes no more writes).
+/// Bounded: at most ``capacity`` sessions, the oldest written or read dropped first.
 package final class RecentLoginSessions: Sendable {
     /// How many sessions one server keeps by default: more than its logins in flight at a few hundred
     /// logins a second, each a few kilobytes.
@@ -38,27 +40,24 @@ package final class RecentLoginSessions: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// The kept copy of a session, if the app session it belongs to is `appSession`.
+    /// The kept copy of a session waiting for a report (its `flow` stage), if the app session it belongs to
+    /// is `appSession`.
     /// - Parameters:
     ///   - id: The session's id.
     ///   - appSession: The app session asking (another's login is never answered from here).
-    /// - Returns: The copy, or nil.
+    /// - Returns: The copy, or nil (none kept, another app session's, or one at its exchange or ended).
     /// - Complexity: O(1).
     package func session(_ id: LoginSessionID, of appSession: AppSessionID) -> LoginSession? {
         kept.withLock { kept in
-            guard let entry = kept.sessions[id], entry.session.appSession == appSession else { return nil }
+            guard let entry = kept.sessions[id], entry.session.appSession == appSession, case .flow = entry.session.stage else { return nil }
             return entry.session
         }
     }
 
-    /// Keeps a session as it was just stored or read (an ended one is dropped instead).
+    /// Keeps a session as it was just stored or read, unless a newer version of it is kept.
     /// - Parameter session: The session.
     /// - Complexity: Amortised O(1).
     package func keep(_ session: LoginSession) {
-        if case .ended = session.stage {
-            forget(session.id)
-            return
-        }
         let capacity = capacity
         kept.withLock { kept in
             if let current = kept.sessions[session.id], current.session.version > session.version { return }  // a newer copy stays
@@ -70,20 +69,13 @@ package final class RecentLoginSessions: Sendable {
                 kept.head += 1
                 if kept.sessions[oldest.id]?.stamp == oldest.stamp { kept.sessions[oldest.id] = nil }
             }
-            // `order` holds each kept session once, plus entries left behind by sessions kept again or
-            // dropped: compact when those reach half, so it never grows past twice what it must hold.
+            // `order` holds each kept session once, plus entries left behind by sessions kept again: compact
+            // when those reach half, so it never grows past twice what it must hold.
             if kept.head > kept.order.count / 2 || kept.order.count > 2 * capacity + 16 {
                 kept.order = kept.order[kept.head...].filter { kept.sessions[$0.id]?.stamp == $0.stamp }
                 kept.head = 0
             }
         }
-    }
-
-    /// Drops the copy of a session, if one is kept.
-    /// - Parameter id: The session's id.
-    /// - Complexity: O(1).
-    package func forget(_ id: LoginSessionID) {
-        kept.withLock { _ = $0.sessions.removeValue(forKey: id) }
     }
 
     /// How many sessions are kept (the tests').

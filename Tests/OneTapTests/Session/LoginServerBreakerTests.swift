@@ -261,7 +261,8 @@ import Testing
         let carrier = MockTokenExchange([.error(Self.carrierDown)], number: Self.number, clock: clock)
         let logins = server(health: health, exchange: ExchangeGuard(provider: carrier, clock: clock), store: failing)
         let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
-        failing.faults.inject(.refuse(.conflict, "another instance wrote first (scripted)"), into: [.replace], times: 1)
+        // Twice: the report is tried on this instance's copy first, then on the stored session; both lose.
+        failing.faults.inject(.refuse(.conflict, "another instance wrote first (scripted)"), into: [.replace], times: 2)
         await #expect {
             try await logins.report(.timeout(.mobile), to: started.session.id, version: 1, from: TestAppSession.me)
         } throws: { error in (error as? LoginRejection)?.kind == .staleVersion }

@@ -7,7 +7,7 @@ import Testing
 /// no read of the store, and a copy that is behind the store (another instance took a report since) never
 /// decides alone: a report the machine refuses on it, or one that writes nothing, is decided on the stored
 /// session, and a write from it loses its compare-and-swap with nothing written.
-@Suite struct LoginServerKeptCopyTests {
+@Suite(.timeLimit(.minutes(1))) struct LoginServerKeptCopyTests {
     static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
 
     let clock = FakeClock()
@@ -94,5 +94,101 @@ import Testing
         #expect(next.session.version == 2)
         #expect(store.faults.calls(.load) == 0)
         #expect(try await store.load(started.session.id) == next.session)
+    }
+
+    /// Instances over one store, one exchange ledger and one carrier, as a deployment runs them.
+    func exchangingInstance(_ carrier: MockTokenExchange, _ ledger: InMemoryExchangeLedger, quotas: LoginQuotas? = nil) -> LoginServer {
+        LoginServer(store: store, exchange: ExchangeGuard(provider: carrier, ledger: ledger, clock: clock), quotas: quotas, clock: clock, events: DiscardingEventSink())
+    }
+
+    static let number = try! PhoneNumber("13800138000")
+
+    static func success(_ token: String) -> LoginReport {
+        .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "uid-1"))
+    }
+
+    /// A started the login; B took its success and the account step followed, with credentials issued after
+    /// the login. A replay of the success to A (whose copy is still at the start) is decided on the stored
+    /// session: refused as `ended` under the newer credentials, told again under the ones that ran the login,
+    /// and the carrier is called once.
+    @Test func aReplayedSuccessIsDecidedOnTheStoredSessionNotTheCopy() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let ledger = InMemoryExchangeLedger()
+        let a = exchangingInstance(carrier, ledger), b = exchangingInstance(carrier, ledger)
+        let started = try await a.start(Self.mobileSIM, for: TestAppSession.me)
+        let done = try await b.report(Self.success("T-replay"), to: started.session.id, version: 1, from: TestAppSession.me)
+        #expect(done.session.ending == .success && done.session.version == 3)
+        clock.advance(by: .seconds(5))
+        let newer = TestAppSession.keys.accessToken(
+            session: TestAppSession.me.session, identity: .account("account-1"), issuedAt: clock.now(),
+            expiresAt: clock.now().addingTimeInterval(7200)).claims
+        await #expect {
+            try await a.report(Self.success("T-replay"), to: started.session.id, version: 1, from: newer)
+        } throws: { error in (error as? LoginRejection)?.kind == .ended }
+        let again = try await a.report(Self.success("T-replay"), to: started.session.id, version: 1, from: TestAppSession.me)
+        #expect(again.session == done.session)
+        #expect(carrier.tokensSent == ["T-replay": 1])
+        #expect(try await store.load(started.session.id) == done.session)
+    }
+
+    /// A's copy is at the start; B moved the login to SMS. Success reports for the old version sent to A, over
+    /// and over, are stale, and count in the exchange quota once at most (the stored session replaces A's
+    /// copy): the app session's next login still exchanges under a quota of two.
+    @Test func staleSuccessReportsCountTheExchangeQuotaOnceAtMost() async throws {
+        let policy = try LoginQuotaPolicy(csv: """
+            rule,key,counts,window_seconds,limit,source
+            session-exchanges,session,exchanges,3600,2,test
+            """, file: "kept-copy-quotas.csv")
+        let quotas = LoginQuotas(policy: policy, store: InMemoryLoginQuotaStore())
+        let carrier = MockTokenExchange(number: Self.number)
+        let ledger = InMemoryExchangeLedger()
+        let a = exchangingInstance(carrier, ledger, quotas: quotas), b = exchangingInstance(carrier, ledger, quotas: quotas)
+        let first = try await a.start(Self.mobileSIM, for: TestAppSession.me)
+        _ = try await b.report(.timeout(.mobile), to: first.session.id, version: 1, from: TestAppSession.me)
+        for attempt in 0..<5 {
+            await #expect {
+                try await a.report(Self.success("T-stale-\(attempt)"), to: first.session.id, version: 1, from: TestAppSession.me)
+            } throws: { error in (error as? LoginRejection)?.kind == .staleVersion }
+        }
+        #expect(carrier.tokensSent.isEmpty)
+        let second = try await a.start(Self.mobileSIM, for: TestAppSession.me)
+        let done = try await a.report(Self.success("T-second"), to: second.session.id, version: 1, from: TestAppSession.me)
+        #expect(done.session.ending == .success)
+        #expect(carrier.tokensSent == ["T-second": 1])
+    }
+
+    /// A moved the login to its exchange and called the carrier; the app's retry reached B, which read the
+    /// session at its exchange and waited for A's answer. After the account step, a replay of the success to
+    /// B under the newer credentials is refused (`ended`), as a fresh read's would be: B's copy at the
+    /// exchange never tells the success again (it did before, from the guard's kept answer). The carrier is
+    /// called once.
+    @Test func aRetryThatWaitedOnAnotherInstanceLeavesNoCopyThatTellsTheSuccessAgain() async throws {
+        let carrier = HeldCarrier()
+        let exchange = ExchangeGuard(provider: carrier, timeout: .seconds(5), clock: clock)
+        let a = LoginServer(store: store, exchange: exchange, clock: clock, events: DiscardingEventSink())
+        let b = LoginServer(store: store, exchange: exchange, clock: clock, events: DiscardingEventSink())
+        let id = try await a.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let first = Task { try await a.report(Self.success("T-held"), to: id, version: 1, from: TestAppSession.me) }
+        try await carrier.waitForCalls(1)
+        let retry = Task { try await b.report(Self.success("T-held"), to: id, version: 1, from: TestAppSession.me) }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while clock.sleeperCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
+        let done = try await first.value
+        #expect(done.session.ending == .success && done.session.version == 3)
+        let finished = LockedValue(false)
+        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
+        while !finished.withLock({ $0 }) {
+            clock.advance(by: exchange.pollInterval)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(try await watcher.value.get().session == done.session, "the retry answered the same success")
+        clock.advance(by: .seconds(5))
+        let newer = TestAppSession.keys.accessToken(
+            session: TestAppSession.me.session, identity: .account("account-1"), issuedAt: clock.now(), expiresAt: clock.now().addingTimeInterval(7200)).claims
+        await #expect {
+            try await b.report(Self.success("T-held"), to: id, version: 1, from: newer)
+        } throws: { error in (error as? LoginRejection)?.kind == .ended }
+        #expect(carrier.calls == 1)
     }
 }
