@@ -146,8 +146,8 @@ public struct LoginServer: Sendable {
     }
 
     /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, one
-    /// that writes nothing, or one whose write lost its compare-and-swap. Only the stored session may answer
-    /// those.
+    /// that writes nothing, or one whose write lost its compare-and-swap or found the session gone. Only the
+    /// stored session may answer those.
     private struct CopyMayBeBehind: Error {}
 
     /// Applies a report to a session: as stored (`stored`), or as this server kept it (a copy of a login
@@ -190,6 +190,8 @@ public struct LoginServer: Sendable {
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
             guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(rejection, report, to: id, version: version, from: claims, client: client)
+        } catch let error as StoreError where error.kind == .notFound && !stored {
+            throw CopyMayBeBehind()  // the login is gone from the store (swept): the stored state answers (`unknown-session`)
         }
         guard let (credential, receivedAt, exchange, rules) = exchanging else { return transition }
         guard let ledgerWrites else {
@@ -201,6 +203,8 @@ public struct LoginServer: Sendable {
         } catch let lost as Move.Lost {
             guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(lost.rejection, report, to: id, version: version, from: claims, client: client)
+        } catch let error as StoreError where error.kind == .notFound && !stored {
+            throw CopyMayBeBehind()
         }
     }
 

@@ -81,6 +81,19 @@ import Testing
         #expect(store.faults.calls(.replace) == 1, "only B wrote")
     }
 
+    /// The login was swept from the store (another instance's clock judged it expired) while this instance
+    /// still holds a copy: the report is answered as the store stands, `unknown-session`, not with the
+    /// write's `not-found`.
+    @Test func aLoginSweptFromTheStoreIsUnknownThoughACopyIsKept() async throws {
+        let server = instance()
+        let started = try await server.start(Self.mobileSIM, for: TestAppSession.me)
+        #expect(try await store.removeExpired(before: clock.now().addingTimeInterval(3600), limit: 10) == 1)
+        await #expect {
+            try await server.report(.timeout(.mobile), to: started.session.id, version: 1, from: TestAppSession.me)
+        } throws: { error in (error as? LoginRejection)?.kind == .unknownSession }
+        #expect(try await store.load(started.session.id) == nil)
+    }
+
     /// A store that fails the write: the report fails with the store's error and the copy is not advanced, so
     /// the next report (the app's retry) writes from the same version.
     @Test func aFailedWriteLeavesTheCopyWhereItWas() async throws {
