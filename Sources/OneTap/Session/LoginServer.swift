@@ -140,14 +140,17 @@ public struct LoginServer: Sendable {
             } catch is CopyMayBeBehind {
                 // The copy may be behind the store (another instance took a report since): decide on the stored
                 // session, which replaces the copy.
+            } catch let error as StoreError where error.kind == .notFound {
+                // A write from the copy found the login gone (swept): the store answers (`unknown-session`).
             }
         }
         return try await apply(report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device)
     }
 
     /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, one
-    /// that writes nothing, or one whose write lost its compare-and-swap or found the session gone. Only the
-    /// stored session may answer those.
+    /// that writes nothing, or one whose write lost its compare-and-swap (a write that found the login gone
+    /// throws the store's `not-found`, which ``report(_:to:version:from:address:device:)`` takes the same
+    /// way). Only the stored session may answer those.
     private struct CopyMayBeBehind: Error {}
 
     /// Applies a report to a session: as stored (`stored`), or as this server kept it (a copy of a login
@@ -190,8 +193,6 @@ public struct LoginServer: Sendable {
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
             guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(rejection, report, to: id, version: version, from: claims, client: client)
-        } catch let error as StoreError where error.kind == .notFound && !stored {
-            throw CopyMayBeBehind()  // the login is gone from the store (swept): the stored state answers (`unknown-session`)
         }
         guard let (credential, receivedAt, exchange, rules) = exchanging else { return transition }
         guard let ledgerWrites else {
@@ -203,8 +204,6 @@ public struct LoginServer: Sendable {
         } catch let lost as Move.Lost {
             guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(lost.rejection, report, to: id, version: version, from: claims, client: client)
-        } catch let error as StoreError where error.kind == .notFound && !stored {
-            throw CopyMayBeBehind()
         }
     }
 

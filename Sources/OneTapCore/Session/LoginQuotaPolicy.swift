@@ -149,9 +149,10 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         var over: (rule: String, retryAfter: Date)? = nil
         for rule in rules where rule.counts == counts {
             let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
-            let (held, from) = SlidingWindow.events(events[counter] ?? [], rule.window.seconds, now: now)
+            let window = rule.window.seconds
+            let (held, from) = SlidingWindow.events(events[counter] ?? [], window, now: now)
             guard held.count - from >= rule.limit else { continue }
-            let leaves = SlidingWindow.freesAPlace(held, limit: rule.limit, rule.window.seconds, now: now)
+            let leaves = SlidingWindow.freesAPlace(held, limit: rule.limit, window, now: now)
             if let current = over, current.retryAfter >= leaves { continue }
             over = (rule.id, leaves)
         }
