@@ -71,9 +71,24 @@ enum PEMKeyReader {
         return (key, form, bits)
     }
 
-    /// PEM text decoded, whatever its structure; nil when it does not decode. Leaves libcrypto's error queue empty
-    /// (the thread's queue is shared with libpq's TLS).
+    /// How many times a text is decoded before it is called damaged. OpenSSL 3.0 (Debian 12's 3.0.19) now and then
+    /// fails to decode a sound key ("DECODER routines::unsupported", with all its decoders found) while other threads
+    /// of the process use libcrypto: a key read by the gateway tests failed so about once in ten runs, and decoded at
+    /// the next try every time. A damaged key fails every try; keys are read when a gateway is configured, so the
+    /// extra tries cost nothing on a request.
+    static let decodeAttempts = 3
+
+    /// PEM text decoded, whatever its structure; nil when it does not decode in ``decodeAttempts`` tries.
     private static func decode(_ text: String) -> OpaquePointer? {
+        for _ in 0..<decodeAttempts {
+            if let key = decodeOnce(text) { return key }
+        }
+        return nil
+    }
+
+    /// One try at decoding PEM text. Leaves libcrypto's error queue empty (the thread's queue is shared with libpq's
+    /// TLS).
+    private static func decodeOnce(_ text: String) -> OpaquePointer? {
         defer { ERR_clear_error() }
         var key: OpaquePointer?
         guard let context = OSSL_DECODER_CTX_new_for_pkey(&key, "PEM", nil, nil, 0, nil, nil) else { return nil }
