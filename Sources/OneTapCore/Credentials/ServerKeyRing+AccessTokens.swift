@@ -44,7 +44,9 @@ extension ServerKeyRing {
 
 /// The access token's grammar.
 enum AccessTokenFormat {
-    static let prefix = "ota1."
+    static var prefix: String { "\(prefixBytes)" }
+    /// The prefix's bytes, compared in place with a token's first bytes.
+    private static let prefixBytes: StaticString = "ota1."
     /// The longest token read: a 16-character key id, a 100-byte account id (136 characters) and 12-digit
     /// times come to about 260; anything much longer is refused before it is hashed.
     static let maximumLength = 512
@@ -61,16 +63,32 @@ enum AccessTokenFormat {
     /// account id takes one allocation.
     static func verify(_ bytes: UnsafeBufferPointer<UInt8>, ring: ServerKeyRing, at now: Date) -> AccessTokenVerdict {
         guard bytes.count <= maximumLength else { return .malformed("\(bytes.count) bytes; an access token has at most \(maximumLength)") }
-        guard bytes.starts(with: prefix.utf8) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
+        let head = UnsafeBufferPointer(start: prefixBytes.utf8Start, count: prefixBytes.utf8CodeUnitCount)
+        guard bytes.count >= head.count, UnsafeBufferPointer(rebasing: bytes[0..<head.count]).elementsEqual(head) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
         // The seven dots after `ota1`, each part non-empty.
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: 7) { dots in
             // Unchecked reads: `bytes` starts with `ota1.`, so it has a base address, and every index is below its count.
             let base = bytes.baseAddress!
             var count = 0
-            for index in 0..<bytes.count where base[index] == UInt8(ascii: ".") {
+            func found(_ index: Int) {
                 if count < 7 { dots[count] = index }
                 count += 1
             }
+            // Eight bytes at a time: the high bit of each byte of `mask` is set exactly where the byte is a dot
+            // (a zero byte of `word ^ dots`, found without a carry between bytes), so the loop branches once a
+            // word and once a dot, not once a byte.
+            let raw = UnsafeRawPointer(base)
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) ^ 0x2E2E_2E2E_2E2E_2E2E
+                var mask = ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word | 0x7F7F_7F7F_7F7F_7F7F)
+                while mask != 0 {
+                    found(offset + mask.trailingZeroBitCount / 8)
+                    mask &= mask &- 1
+                }
+                offset += 8
+            }
+            for index in offset..<bytes.count where base[index] == UInt8(ascii: ".") { found(index) }
             guard count == 7 else { return .malformed("\(count + 1) dot-separated parts; an access token has 8") }
             func part(_ number: Int) -> Range<Int> {
                 (number == 0 ? 0 : dots[number - 1] + 1)..<(number == 7 ? bytes.count : dots[number])

@@ -20,7 +20,7 @@ package struct InlineID: Hashable, Sendable, Comparable {
     /// - Parameter utf8: The bytes.
     /// - Returns: The id, or nil unless they are 22 URL-safe base64 characters.
     package init?(utf8: UnsafeBufferPointer<UInt8>) {
-        guard utf8.count == Self.length, utf8.allSatisfy({ Base64.isURLSafe(Unicode.Scalar($0)) }) else { return nil }
+        guard utf8.count == Self.length, Base64.isURLSafe(utf8) else { return nil }
         self.init(checked: utf8)
     }
 

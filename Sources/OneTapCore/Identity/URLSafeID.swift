@@ -9,7 +9,7 @@ enum URLSafeID {
     /// - Complexity: One pass over the bytes for a well-formed id.
     static func check(_ text: String, _ subject: ParseError.Subject) throws(ParseError) {
         // The common case, a well-formed id, in one pass over the bytes.
-        if text.utf8.count == 22, text.utf8.allSatisfy({ Base64.isURLSafe(Unicode.Scalar($0)) }) { return }
+        if text.utf8.count == 22, text.utf8.allSatisfy({ Base64.isURLSafe($0) }) { return }
         if text.isEmpty { throw ParseError(subject, .empty, input: text, reason: "no id") }
         if let error = firstBadCharacterError(subject, in: text, allowed: Base64.isURLSafe) {
             throw ParseError(subject, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")

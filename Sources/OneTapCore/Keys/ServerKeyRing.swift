@@ -88,8 +88,15 @@ public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStrin
     }
 
     /// The key with an id given as bytes of a token, if the ring has it (no allocation).
-    package func key(utf8 id: some Collection<UInt8>) -> (id: KeyID, key: ServerKey)? {
-        entries.first(where: { $0.id.text.utf8.elementsEqual(id) })
+    /// - Parameter id: The id's bytes, as the token carries them.
+    /// - Returns: The key and its id, or nil when the ring has no such key.
+    /// - Complexity: O(*k*) in the number of keys (a handful).
+    package func key(utf8 id: UnsafeBufferPointer<UInt8>) -> (id: KeyID, key: ServerKey)? {
+        for entry in entries {
+            let text = entry.id.text.utf8
+            if text.withContiguousStorageIfAvailable({ $0.elementsEqual(id) }) ?? text.elementsEqual(id) { return (entry.id, entry.key) }
+        }
+        return nil
     }
 
     /// `ServerKeyRing(signing 2026-12; also 2026-06)`: the ids, never a key.

@@ -110,16 +110,45 @@ package struct SMSCodeRules: Sendable {
     private static let hex = Array("0123456789abcdef".utf8)
 
     /// HMAC-SHA-256(key, "onetap-sms-1" ‖ 0 ‖ number ‖ 0 ‖ code ‖ 0 ‖ id).
-    static func digest(key: ServerKey, number: PhoneNumber, code: some Sequence<UInt8>, id: String) -> SHA256Digest {
-        var message: [UInt8] = Array("onetap-sms-1".utf8)
-        message.reserveCapacity(64)
-        message.append(0)
-        message.append(contentsOf: number.digits.utf8)
-        message.append(0)
-        message.append(contentsOf: code)
-        message.append(0)
-        message.append(contentsOf: id.utf8)
-        return key.hmac.authenticationCode(for: message)
+    static func digest(key: ServerKey, number: PhoneNumber, code: some Collection<UInt8>, id: String) -> SHA256Digest {
+        withMessage(number: number, code: code, id: id) { key.hmac.authenticationCode(for: $0) }
+    }
+
+    /// Whether a record's digest is ``digest(key:number:code:id:)`` of a candidate code, in time that does not
+    /// depend on where they differ; the message and the code are built on the stack (no allocation).
+    static func digest(_ expected: SHA256Digest, matches key: ServerKey, number: PhoneNumber, code: some Collection<UInt8>, id: String) -> Bool {
+        withMessage(number: number, code: code, id: id) { message in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
+                key.hmac.authenticationCode(for: message, into: mac)
+                return HMACSHA256.constantTimeEquals(UnsafeBufferPointer(mac), expected)
+            }
+        }
+    }
+
+    /// The digest's message, "onetap-sms-1" ‖ 0 ‖ number ‖ 0 ‖ code ‖ 0 ‖ id, in a buffer on the stack.
+    private static func withMessage<Result>(
+        number: PhoneNumber, code: some Collection<UInt8>, id: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
+        let label: StaticString = "onetap-sms-1"
+        let digits = number.digits
+        let count = label.utf8CodeUnitCount + digits.utf8.count + code.count + id.utf8.count + 3
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            var end = 0
+            func append(_ bytes: some Sequence<UInt8>) {
+                for byte in bytes {
+                    buffer[end] = byte
+                    end += 1
+                }
+            }
+            append(UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount))
+            append(CollectionOfOne(0))
+            append(digits.utf8)
+            append(CollectionOfOne(0))
+            append(code)
+            append(CollectionOfOne(0))
+            append(id.utf8)
+            return body(UnsafeBufferPointer(rebasing: buffer[0..<end]))
+        }
     }
 
     // MARK: Counters
@@ -228,7 +257,7 @@ package struct SMSCodeRules: Sendable {
         // Every key is tried, whichever matches, so the time taken does not tell which key a code is under.
         var matched = false
         for key in keys where wellFormed {
-            matched = HMACSHA256.constantTimeEquals(Self.digest(key: key, number: number, code: text, id: record.id), record.digest) || matched
+            matched = Self.digest(record.digest, matches: key, number: number, code: text, id: record.id) || matched
         }
         if matched {
             state.code = nil

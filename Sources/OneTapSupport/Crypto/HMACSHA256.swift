@@ -68,9 +68,18 @@ package enum HMACSHA256 {
     ///   - rhs: The other.
     /// - Returns: Whether they are equal.
     package static func constantTimeEquals(_ lhs: SHA256Digest, _ rhs: SHA256Digest) -> Bool {
-        guard lhs.bytes.count == rhs.bytes.count else { return false }
+        lhs.bytes.withUnsafeBufferPointer { constantTimeEquals($0, rhs) }
+    }
+
+    /// Compares a code computed into a buffer with a digest, in time that does not depend on where they differ.
+    /// - Parameters:
+    ///   - code: The computed code's bytes.
+    ///   - digest: The digest to compare it with.
+    /// - Returns: Whether they are the same bytes.
+    package static func constantTimeEquals(_ code: UnsafeBufferPointer<UInt8>, _ digest: SHA256Digest) -> Bool {
+        guard code.count == digest.bytes.count else { return false }
         var difference: UInt8 = 0
-        for index in lhs.bytes.indices { difference |= lhs.bytes[index] ^ rhs.bytes[index] }
+        for index in code.indices { difference |= code[index] ^ digest.bytes[index] }
         return difference == 0
     }
 }

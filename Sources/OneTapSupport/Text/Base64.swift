@@ -4,8 +4,23 @@ package enum Base64 {
 
     /// Whether a character belongs to the URL-safe alphabet (RFC 4648 §5).
     package static func isURLSafe(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "A"..."Z", "a"..."z", "0"..."9", "-", "_": true
+        scalar.isASCII && isURLSafe(UInt8(truncatingIfNeeded: scalar.value))
+    }
+
+    /// Whether every byte is a character of the URL-safe alphabet (RFC 4648 §5): one call for a whole id read
+    /// from a token, on every authenticated request.
+    /// - Parameter bytes: The bytes.
+    /// - Returns: Whether all are URL-safe characters (true for none).
+    package static func isURLSafe(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { isURLSafe($0) }
+    }
+
+    /// Whether a byte is a character of the URL-safe alphabet (RFC 4648 §5).
+    @inline(__always)
+    package static func isURLSafe(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"): true
         default: false
         }
     }

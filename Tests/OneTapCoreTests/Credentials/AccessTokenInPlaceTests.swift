@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OneTapCore
+import OneTapSupport
 
 /// The verifier reads a token in place (parts as offsets, the MAC on the stack, the account id decoded on
 /// the stack): the edges of that reading, with tokens signed under `k1` by Python's `hmac`, `hashlib` and
@@ -42,6 +43,27 @@ import Testing
         let verdict = Self.ring.verifyAccessToken(test.token, at: Self.now)
         #expect(verdict.name == test.verdict, "\(verdict)")
         if test.verdict == "valid" { #expect(verdict.validClaims?.identity == .account("42")) }
+    }
+
+    /// The dots are found eight bytes at a time: every count of dots, wherever they stand (at the ends of a word,
+    /// in the bytes after the last whole word, beside the byte 0xAE of `®`, which is a dot with its high bit set),
+    /// is the count the verdict names. The expectation counts the dots as characters.
+    @Test func everyDotIsFoundWhereverItStands() {
+        var generator = SplitMix64(seed: 2026_12_04)
+        let pieces = ["a", ".", "®", "/", "-", "k1", "A"]
+        for length in 0..<90 {
+            for _ in 0..<12 {
+                var token = "ota1."
+                for _ in 0..<length { token += pieces[Int(generator.next() % UInt64(pieces.count))] }
+                let dots = token.filter { $0 == "." }.count
+                let verdict = Self.ring.verifyAccessToken(token, at: Self.now)
+                if dots == 7 {
+                    #expect(verdict != .malformed("8 dot-separated parts; an access token has 8"), "\(token)")
+                } else {
+                    #expect(verdict == .malformed("\(dots + 1) dot-separated parts; an access token has 8"), "\(token)")
+                }
+            }
+        }
     }
 
     @Test func theVerdictNamesWhatIsWrong() {
