@@ -44,7 +44,8 @@ extension ServerKeyRing {
 
 /// The access token's grammar.
 enum AccessTokenFormat {
-    static var prefix: String { "\(prefixBytes)" }
+    /// `ota1.`: what every access token of format 1 starts with.
+    static var prefix: String { prefixBytes.description }
     /// The prefix's bytes, compared in place with a token's first bytes.
     private static let prefixBytes: StaticString = "ota1."
     /// The longest token read: a 16-character key id, a 100-byte account id (136 characters) and 12-digit
@@ -67,28 +68,7 @@ enum AccessTokenFormat {
         guard bytes.count >= head.count, UnsafeBufferPointer(rebasing: bytes[0..<head.count]).elementsEqual(head) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
         // The seven dots after `ota1`, each part non-empty.
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: 7) { dots in
-            // Unchecked reads: `bytes` starts with `ota1.`, so it has a base address, and every index is below its count.
-            let base = bytes.baseAddress!
-            var count = 0
-            func found(_ index: Int) {
-                if count < 7 { dots[count] = index }
-                count += 1
-            }
-            // Eight bytes at a time: the high bit of each byte of `mask` is set exactly where the byte is a dot
-            // (a zero byte of `word ^ dots`, found without a carry between bytes), so the loop branches once a
-            // word and once a dot, not once a byte.
-            let raw = UnsafeRawPointer(base)
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) ^ 0x2E2E_2E2E_2E2E_2E2E
-                var mask = ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word | 0x7F7F_7F7F_7F7F_7F7F)
-                while mask != 0 {
-                    found(offset + mask.trailingZeroBitCount / 8)
-                    mask &= mask &- 1
-                }
-                offset += 8
-            }
-            for index in offset..<bytes.count where base[index] == UInt8(ascii: ".") { found(index) }
+            let count = findDots(bytes, into: dots)
             guard count == 7 else { return .malformed("\(count + 1) dot-separated parts; an access token has 8") }
             func part(_ number: Int) -> Range<Int> {
                 (number == 0 ? 0 : dots[number - 1] + 1)..<(number == 7 ? bytes.count : dots[number])
@@ -96,6 +76,36 @@ enum AccessTokenFormat {
             for number in 0..<8 where part(number).isEmpty { return .malformed("part \(number + 1) is empty") }
             return verify(bytes, parts: part, ring: ring, at: now)
         }
+    }
+
+    /// Finds the dots of a token: their offsets, the first seven of them, go into `dots` in order.
+    /// - Parameters:
+    ///   - bytes: The token's bytes (any length, none at all included).
+    ///   - dots: Room for seven offsets.
+    /// - Returns: How many dots `bytes` holds (also past the seventh).
+    /// - Complexity: O(*n*), eight bytes at a time: the high bit of each byte of `mask` is set exactly where the
+    ///   byte is a dot (a zero byte of `word ^ dots`, found without a carry between bytes), so the loop branches
+    ///   once a word and once a dot, not once a byte.
+    static func findDots(_ bytes: UnsafeBufferPointer<UInt8>, into dots: UnsafeMutableBufferPointer<Int>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var count = 0
+        func found(_ index: Int) {
+            if count < dots.count { dots[count] = index }
+            count += 1
+        }
+        let raw = UnsafeRawPointer(base)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) ^ 0x2E2E_2E2E_2E2E_2E2E
+            var mask = ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word | 0x7F7F_7F7F_7F7F_7F7F)
+            while mask != 0 {
+                found(offset + mask.trailingZeroBitCount / 8)
+                mask &= mask &- 1
+            }
+            offset += 8
+        }
+        for index in offset..<bytes.count where base[index] == UInt8(ascii: ".") { found(index) }
+        return count
     }
 
     /// The rest of ``verify(_:ring:at:)``, once the eight parts are found.

@@ -116,6 +116,13 @@ package struct SMSCodeRules: Sendable {
 
     /// Whether a record's digest is ``digest(key:number:code:id:)`` of a candidate code, in time that does not
     /// depend on where they differ; the message and the code are built on the stack (no allocation).
+    /// - Parameters:
+    ///   - expected: The record's digest.
+    ///   - key: The server key the code may be under.
+    ///   - number: The record's number.
+    ///   - code: The candidate code's bytes.
+    ///   - id: The record's id.
+    /// - Returns: Whether the candidate's digest is `expected`.
     static func digest(_ expected: SHA256Digest, matches key: ServerKey, number: PhoneNumber, code: some Collection<UInt8>, id: String) -> Bool {
         withMessage(number: number, code: code, id: id) { message in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { mac in
@@ -136,6 +143,7 @@ package struct SMSCodeRules: Sendable {
             var end = 0
             func append(_ bytes: some Sequence<UInt8>) {
                 for byte in bytes {
+                    precondition(end < count, "the SMS digest's message has more bytes than its parts counted")
                     buffer[end] = byte
                     end += 1
                 }

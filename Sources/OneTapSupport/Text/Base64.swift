@@ -16,6 +16,8 @@ package enum Base64 {
     }
 
     /// Whether a byte is a character of the URL-safe alphabet (RFC 4648 §5).
+    /// - Parameter byte: The byte.
+    /// - Returns: Whether it is one of A-Z, a-z, 0-9, `-` and `_`.
     @inline(__always)
     package static func isURLSafe(_ byte: UInt8) -> Bool {
         switch byte {

@@ -45,23 +45,36 @@ import OneTapSupport
         if test.verdict == "valid" { #expect(verdict.validClaims?.identity == .account("42")) }
     }
 
-    /// The dots are found eight bytes at a time: every count of dots, wherever they stand (at the ends of a word,
-    /// in the bytes after the last whole word, beside the byte 0xAE of `®`, which is a dot with its high bit set),
-    /// is the count the verdict names. The expectation counts the dots as characters.
-    @Test func everyDotIsFoundWhereverItStands() {
+    /// The dots are found eight bytes at a time: for buffers of every length from 0 to 130 bytes, with dots
+    /// anywhere, beside bytes one bit away from a dot (0x2F, 0x2C, 0xAE, 0x0E) and 0x00, 0x80, 0xFF, the offsets and
+    /// the count are those a byte-by-byte scan written here finds.
+    @Test func theDotsAreFoundWhereverTheyStand() {
         var generator = SplitMix64(seed: 2026_12_04)
-        let pieces = ["a", ".", "®", "/", "-", "k1", "A"]
-        for length in 0..<90 {
-            for _ in 0..<12 {
-                var token = "ota1."
-                for _ in 0..<length { token += pieces[Int(generator.next() % UInt64(pieces.count))] }
-                let dots = token.filter { $0 == "." }.count
-                let verdict = Self.ring.verifyAccessToken(token, at: Self.now)
-                if dots == 7 {
-                    #expect(verdict != .malformed("8 dot-separated parts; an access token has 8"), "\(token)")
-                } else {
-                    #expect(verdict == .malformed("\(dots + 1) dot-separated parts; an access token has 8"), "\(token)")
+        let bytes: [UInt8] = [0x2E, 0x2E, 0x2F, 0x2C, 0xAE, 0x0E, 0x00, 0x80, 0xFF, 0x61]
+        for length in 0...130 {
+            for _ in 0..<16 {
+                let buffer = (0..<length).map { _ in bytes[Int(generator.next() % UInt64(bytes.count))] }
+                let expected = buffer.indices.filter { buffer[$0] == 0x2E }
+                var found = [Int](repeating: -1, count: 7)
+                let count = buffer.withUnsafeBufferPointer { token in
+                    found.withUnsafeMutableBufferPointer { AccessTokenFormat.findDots(token, into: $0) }
                 }
+                #expect(count == expected.count, "\(buffer)")
+                #expect(Array(found.prefix(min(7, count))) == Array(expected.prefix(7)), "\(buffer)")
+            }
+        }
+    }
+
+    /// The verdict names the count of dots the token holds, counted here as characters.
+    @Test func theVerdictCountsTheDots() {
+        var generator = SplitMix64(seed: 2026_12_05)
+        let pieces = ["a", ".", "®", "/", "-", "k1", "A"]
+        for length in 0..<60 {
+            var token = "ota1."
+            for _ in 0..<length { token += pieces[Int(generator.next() % UInt64(pieces.count))] }
+            let dots = token.filter { $0 == "." }.count
+            if dots != 7 {
+                #expect(Self.ring.verifyAccessToken(token, at: Self.now) == .malformed("\(dots + 1) dot-separated parts; an access token has 8"), "\(token)")
             }
         }
     }
