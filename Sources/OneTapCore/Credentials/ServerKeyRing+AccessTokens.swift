@@ -86,6 +86,7 @@ enum AccessTokenFormat {
     /// - Complexity: O(*n*), eight bytes at a time: the high bit of each byte of `mask` is set exactly where the
     ///   byte is a dot (a zero byte of `word ^ dots`, found without a carry between bytes), so the loop branches
     ///   once a word and once a dot, not once a byte.
+    @inline(__always)
     static func findDots(_ bytes: UnsafeBufferPointer<UInt8>, into dots: UnsafeMutableBufferPointer<Int>) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
         var count = 0
