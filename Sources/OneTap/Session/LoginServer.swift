@@ -407,20 +407,27 @@ public struct LoginServer: Sendable {
             // No answer to apply: the ledger failed (the token was not sent), or this request waited for the
             // login's exchange under way and that exchange's own request applies its answer. The session is
             // not changed and the breaker told nothing; the stored session is the answer if it moved on.
-            guard let stored = try await store.load(session.id) else { throw error }
-            recent.keep(stored)
-            guard let settled = machine.exchangeSettled(stored, after: session) else { throw error }
+            guard let settled = try await settledAsStored(after: session) else { throw error }
             return settled
         }
         do {
             guard let settlement else { return try await advance(session, .exchange(answer), version: nil, client: client) }
             return try await advance(session, .exchange(answer), settling: settlement, exchange, client: client)
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
-            guard let stored = try await store.load(session.id) else { throw rejection }
-            recent.keep(stored)
-            guard let settled = machine.exchangeSettled(stored, after: session) else { throw rejection }
+            guard let settled = try await settledAsStored(after: session) else { throw rejection }
             return settled
         }
+    }
+
+    /// The stored session's answer to an exchange this request could not apply, if the login moved on from
+    /// `session` (``LoginSessionMachine/exchangeSettled(_:after:)``); the read replaces the kept copy.
+    /// - Parameter session: The session at its exchange, as this request had it.
+    /// - Returns: The settled transition, or nil when the stored session is gone or has not moved on.
+    /// - Throws: ``StoreError`` when the read fails.
+    private func settledAsStored(after session: LoginSession) async throws -> LoginTransition? {
+        guard let stored = try await store.load(session.id) else { return nil }
+        recent.keep(stored)
+        return machine.exchangeSettled(stored, after: session)
     }
 
     /// A session's move to its exchange, not stored yet, and the store's joint writes to store it with.
