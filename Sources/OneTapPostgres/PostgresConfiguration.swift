@@ -42,6 +42,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     /// The longest one statement may run: the server's `statement_timeout`, and the client's deadline for
     /// the server's answer (so a server that stops answering cannot hold a call for ever).
     package let statementTimeout: Duration
+    /// Whether a connection prepares the statements it runs again (``PostgresStatementCache``).
+    package let preparesStatements: Bool
 
     /// The connection keywords the URL set, passwords included, and the `sslmode` OneTap adds; never printed.
     let parameters: [Parameter]
@@ -61,11 +63,15 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     ///   - connectTimeout: How long to wait for a connection (to open one or for one to come free),
     ///     1 ms to 1 hour; 5 seconds.
     ///   - statementTimeout: How long one statement may run, 1 ms to 24 days; 10 seconds.
+    ///   - prepareStatements: Whether each connection prepares a statement it runs a second time (a named
+    ///     prepared statement: parsed and planned once per connection, then run by name); true. Turn it
+    ///     off behind a connection pooler in transaction mode that does not keep prepared statements
+    ///     (PgBouncer before 1.21, or with `max_prepared_statements = 0`).
     /// - Throws: ``StoreError`` of kind `invalid-configuration` naming the part that is wrong (the
     ///   URL is quoted with its password redacted).
     public init(
         url: String, schema: String = "onetap", poolSize: Int = 8, connectTimeout: Duration = .seconds(5),
-        statementTimeout: Duration = .seconds(10)
+        statementTimeout: Duration = .seconds(10), prepareStatements: Bool = true
     ) throws(StoreError) {
         var parameters = try Self.parse(url)
         transportSecurity = PostgresTransportSecurity(parameters, environment: PostgresTransportSecurity.processEnvironment)
@@ -89,6 +95,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         self.poolSize = poolSize
         self.connectTimeout = connectTimeout
         self.statementTimeout = statementTimeout
+        preparesStatements = prepareStatements
     }
 
     /// The connection as libpq keywords, passwords shown as `<redacted>`: `host=/tmp dbname=onetap password=<redacted>`.
@@ -98,7 +105,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
 
     /// `PostgresConfiguration(host=/tmp dbname=onetap password=<redacted>; schema onetap, pool 8, …)`.
     public var description: String {
-        "PostgresConfiguration(\(redactedConnection); schema \(schema), pool \(poolSize), connect timeout \(connectTimeout.seconds) s, statement timeout \(statementTimeout.seconds) s)"
+        "PostgresConfiguration(\(redactedConnection); schema \(schema), pool \(poolSize), connect timeout \(connectTimeout.seconds) s, statement timeout \(statementTimeout.seconds) s\(preparesStatements ? "" : ", statements unprepared"))"
     }
 
     /// The same as ``description``.
@@ -108,7 +115,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var customMirror: Mirror {
         Mirror(self, children: [
             "connection": redactedConnection, "schema": schema, "poolSize": poolSize, "connectTimeout": connectTimeout,
-            "statementTimeout": statementTimeout,
+            "statementTimeout": statementTimeout, "preparesStatements": preparesStatements,
         ], displayStyle: .struct)
     }
 

@@ -15,6 +15,11 @@ import Darwin
 ///
 /// - Statements go out with `PQsendQueryParams`: the text holds `$1`, `$2`… and every value travels
 ///   apart, in binary format, with its type named. No statement is ever built from a value.
+/// - A statement the connection runs a second time is prepared (`PQsendPrepare`, one more round trip,
+///   once) and from then on run by name (`PQsendQueryPrepared`): parsed and planned once per connection,
+///   its text not sent again (``PostgresStatementCache``). One the server no longer has, or whose plan
+///   no longer fits a changed table, is forgotten and, outside a transaction, run again unprepared.
+///   ``PostgresConfiguration`` can turn this off (behind a pooler that does not keep prepared statements).
 /// - A connection that broke (the server stopped, restarted or closed it; a time limit passed while
 ///   the server had the statement) is marked broken and never used again; ``PostgresPool`` replaces it.
 /// - Time limits are measured on the monotonic clock: they bound real waits on a socket, which an
@@ -33,6 +38,8 @@ package final class PostgresConnection: Sendable {
     /// The libpq handle, touched only on ``queue``.
     private final class Handle: @unchecked Sendable {
         var pointer: OpaquePointer?
+        /// The statements prepared on this connection.
+        var statements = PostgresStatementCache()
         deinit { if let pointer { PQfinish(pointer) } }
     }
 
@@ -255,7 +262,39 @@ package final class PostgresConnection: Sendable {
         let lengths = encoded.map { Int32($0.bytes?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: encoded.count)
         let values = buffers.map { $0.map { UnsafePointer($0) } }
-        let sent = PQsendQueryParams(connection, sql, Int32(encoded.count), types, values, lengths, formats, 1)
+        let count = Int32(encoded.count)
+        let plan = configuration.preparesStatements ? handle.statements.plan(sql, types: types) : .unprepared
+        let idle = PQtransactionStatus(connection) == PQTRANS_IDLE
+        do throws(PostgresError) {
+            switch plan {
+            case .unprepared:
+                return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, deadline, limit)
+            case .prepare(let name):
+                _ = try collect(PQsendPrepare(connection, name, sql, count, types), connection, deadline, limit)
+                handle.statements.prepared(sql, types: types, name: name)
+                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, deadline, limit)
+            case .prepared(let name):
+                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, deadline, limit)
+            }
+        } catch where plan != .unprepared && error.kind == .server && Self.staleStatementStates.contains(error.sqlState ?? "") {
+            // The server no longer has the statement (a pooler or `DISCARD ALL` dropped it), or a table
+            // changed under its plan: forget it. Outside a transaction nothing was done, so run it unprepared;
+            // inside one, the transaction is aborted and the caller's error says so.
+            handle.statements.forget(sql, types: types)
+            guard idle else { throw error }
+            return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, deadline, limit)
+        }
+    }
+
+    /// The SQLSTATEs of a prepared statement that no longer fits: `0A000` (its cached plan would change its
+    /// result type) and `26000` (no prepared statement of that name).
+    private static let staleStatementStates: Set<String> = ["0A000", "26000"]
+
+    /// Waits for the answer to what a `PQsend…` call (`sent`, its result) queued: sends it all, then
+    /// collects the results (the first error wins, else the last result).
+    /// - Returns: The rows.
+    /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`.
+    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ deadline: UInt64, _ limit: Duration) throws(PostgresError) -> PostgresRows {
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
 
         // Send everything (the connection is non-blocking), reading whatever the server says meanwhile.
@@ -267,7 +306,6 @@ package final class PostgresConnection: Sendable {
             guard PQconsumeInput(connection) != 0 else { throw lost("the server went away: \(libpqMessage(connection))", connection) }
         }
 
-        // Collect the results: the first error wins, else the last result.
         var kept: OpaquePointer? = nil
         defer { if let kept { PQclear(kept) } }
         while true {

@@ -102,6 +102,16 @@ import Testing
         }
     }
 
+    @Test func preparedStatementsAreOnUnlessTurnedOffAndTheDescriptionSaysWhenOff() throws {
+        let usual = try PostgresConfiguration(url: "host=/tmp dbname=onetap")
+        #expect(usual.preparesStatements)
+        #expect(usual.description == "PostgresConfiguration(dbname=onetap host=/tmp; schema onetap, pool 8, connect timeout 5.0 s, statement timeout 10.0 s)")
+        let off = try PostgresConfiguration(url: "host=/tmp dbname=onetap", prepareStatements: false)
+        #expect(!off.preparesStatements)
+        #expect(off.description.hasSuffix("statement timeout 10.0 s, statements unprepared)"))
+        #expect(off != usual)
+    }
+
     @Test func errorsDescribeTheirKindAndSQLState() {
         let error = PostgresError(.timeout, sqlState: "57014", message: "the statement ran too long")
         #expect(error.description == "timeout: the statement ran too long (SQLSTATE 57014)")

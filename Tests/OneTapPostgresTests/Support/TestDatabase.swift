@@ -47,9 +47,11 @@ enum TestDatabase {
     /// A configuration for a fresh schema on the server at `url`.
     static func configuration(
         _ url: String, schema: String = schemaName(), poolSize: Int = 4, connectTimeout: Duration = .seconds(10),
-        statementTimeout: Duration = .seconds(20)
+        statementTimeout: Duration = .seconds(20), prepareStatements: Bool = true
     ) throws -> PostgresConfiguration {
-        try PostgresConfiguration(url: url, schema: schema, poolSize: poolSize, connectTimeout: connectTimeout, statementTimeout: statementTimeout)
+        try PostgresConfiguration(
+            url: url, schema: schema, poolSize: poolSize, connectTimeout: connectTimeout, statementTimeout: statementTimeout,
+            prepareStatements: prepareStatements)
     }
 
     /// Opens (and migrates) stores over a fresh schema on the shared server, runs `body`, then drops the

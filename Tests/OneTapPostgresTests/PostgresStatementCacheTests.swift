@@ -1,0 +1,161 @@
+import OneTap
+@testable import OneTapPostgres
+import Testing
+
+/// What a connection sends for a statement, as a value (no server needed).
+@Suite struct PostgresStatementCacheTests {
+    let select = "SELECT value FROM t WHERE key = $1"
+
+    @Test func aStatementIsPreparedOnItsSecondRunAndRunByNameAfter() {
+        var cache = PostgresStatementCache()
+        #expect(cache.plan(select, types: [25]) == .unprepared)
+        #expect(cache.plan(select, types: [25]) == .prepare("onetap_1"))
+        cache.prepared(select, types: [25], name: "onetap_1")
+        #expect(cache.plan(select, types: [25]) == .prepared("onetap_1"))
+        #expect(cache.plan(select, types: [25]) == .prepared("onetap_1"))
+        #expect(cache.count == 1)
+    }
+
+    @Test func aPrepareTheServerRefusedIsAskedForAgainUnderANewName() {
+        var cache = PostgresStatementCache()
+        _ = cache.plan(select, types: [25])
+        #expect(cache.plan(select, types: [25]) == .prepare("onetap_1"))
+        // not reported as prepared: the server refused it
+        #expect(cache.plan(select, types: [25]) == .prepare("onetap_2"))
+        #expect(cache.count == 0)
+    }
+
+    @Test func theSameTextWithOtherParameterTypesIsAnotherStatement() {
+        var cache = PostgresStatementCache()
+        for _ in 0..<2 { _ = cache.plan(select, types: [25]) }
+        cache.prepared(select, types: [25], name: "onetap_1")
+        // A NULL travels untyped (0): the server would infer a type the prepared one need not share.
+        #expect(cache.plan(select, types: [0]) == .unprepared)
+        #expect(cache.plan(select, types: [0]) == .prepare("onetap_2"))
+        #expect(cache.plan(select, types: [20]) == .unprepared)
+        #expect(cache.plan(select, types: [25]) == .prepared("onetap_1"))
+    }
+
+    @Test func aForgottenStatementRunsUnpreparedThenTakesANewName() {
+        var cache = PostgresStatementCache()
+        for _ in 0..<2 { _ = cache.plan(select, types: []) }
+        cache.prepared(select, types: [], name: "onetap_1")
+        cache.forget(select, types: [])
+        #expect(cache.count == 0)
+        #expect(cache.plan(select, types: []) == .unprepared)
+        #expect(cache.plan(select, types: []) == .prepare("onetap_2"))
+    }
+
+    @Test func theCacheIsBounded() {
+        var cache = PostgresStatementCache()
+        let capacity = PostgresStatementCache.capacity
+        for index in 0..<capacity {
+            _ = cache.plan("SELECT \(index)", types: [])
+            guard case .prepare(let name) = cache.plan("SELECT \(index)", types: []) else {
+                Issue.record("statement \(index) was not prepared on its second run")
+                return
+            }
+            cache.prepared("SELECT \(index)", types: [], name: name)
+        }
+        #expect(cache.count == capacity)
+        // Full: a new statement stays unprepared, however often it runs; the prepared ones stay.
+        for _ in 0..<3 { #expect(cache.plan("SELECT 'new'", types: []) == .unprepared) }
+        #expect(cache.plan("SELECT 0", types: []) == .prepared("onetap_1"))
+        // Texts seen once are bounded too: past the capacity they are not remembered.
+        var fresh = PostgresStatementCache()
+        for index in 0..<(capacity + 10) { _ = fresh.plan("SELECT \(index)", types: []) }
+        #expect(fresh.plan("SELECT \(capacity + 5)", types: []) == .unprepared)
+        #expect(fresh.plan("SELECT 0", types: []) == .prepare("onetap_1"))
+    }
+}
+
+/// Prepared statements on a real server: what the server holds, and what happens when it drops a
+/// statement or a table changes under one.
+@Suite(.connectionBudget) struct PostgresPreparedStatementTests {
+    func withConnection(prepareStatements: Bool = true, _ body: (PostgresConnection) async throws -> Void) async throws {
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url(), prepareStatements: prepareStatements)
+        let connection = try await PostgresConnection.open(configuration)
+        do {
+            try await body(connection)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+    }
+
+    /// The statements the server holds prepared for this connection, but for this very query (which is
+    /// prepared itself from its second run).
+    func prepared(_ connection: PostgresConnection) async throws -> [PostgresValue] {
+        try await connection.execute(
+            "SELECT statement FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_prepared_statements%' ORDER BY statement"
+        ).rows.map { $0[0] }
+    }
+
+    @Test func aStatementRunTwiceIsPreparedOnTheServerAndAnswersTheSame() async throws {
+        try await withConnection { connection async throws in
+            let sum = "SELECT $1::bigint + 1 AS next"
+            for number in Int64(1)...4 {
+                #expect(try await connection.execute(sum, [.int64(number)]).first == [.int64(number + 1)])
+            }
+            // `pg_prepared_statements` lists protocol-level prepared statements with their text.
+            #expect(try await prepared(connection) == [.text(sum)])
+            #expect(!connection.isBroken)
+        }
+    }
+
+    @Test func turnedOffNothingIsPrepared() async throws {
+        try await withConnection(prepareStatements: false) { connection async throws in
+            for number in Int64(1)...4 {
+                #expect(try await connection.execute("SELECT $1::bigint + 1", [.int64(number)]).first == [.int64(number + 1)])
+            }
+            for _ in 0..<3 { #expect(try await prepared(connection) == []) }
+        }
+    }
+
+    @Test func aStatementTheServerDroppedRunsAgain() async throws {
+        try await withConnection { connection async throws in
+            let sum = "SELECT $1::bigint * 2"
+            for number in Int64(1)...3 { _ = try await connection.execute(sum, [.int64(number)]) }
+            #expect(try await prepared(connection) == [.text(sum)])
+            try await connection.execute("DEALLOCATE ALL")  // what a pooler's `DISCARD ALL` does too
+            #expect(try await connection.execute(sum, [.int64(21)]).first == [.int64(42)])
+            #expect(try await connection.execute(sum, [.int64(5)]).first == [.int64(10)])
+            #expect(try await connection.execute(sum, [.int64(6)]).first == [.int64(12)])
+            #expect(try await prepared(connection) == [.text(sum)])
+        }
+    }
+
+    @Test func aTableThatChangedUnderAPreparedStatementIsReadAgainOutsideATransaction() async throws {
+        try await withConnection { connection async throws in
+            try await connection.execute("CREATE TEMPORARY TABLE changing (a bigint)")
+            try await connection.execute("INSERT INTO changing VALUES (7)")
+            let everything = "SELECT * FROM changing WHERE a = $1"
+            for _ in 0..<3 { #expect(try await connection.execute(everything, [.int64(7)]).columns == ["a"]) }
+            try await connection.execute("ALTER TABLE changing ADD COLUMN b bigint DEFAULT 8")
+            // The server refuses the prepared plan (0A000: it would change the result type); outside a
+            // transaction the statement runs again unprepared and answers from the new table.
+            let rows = try await connection.execute(everything, [.int64(7)])
+            #expect(rows.columns == ["a", "b"])
+            #expect(rows.first == [.int64(7), .int64(8)])
+            #expect(!connection.isBroken)
+        }
+    }
+
+    @Test func insideATransactionTheChangeIsTheCallersErrorAndTheNextRunWorks() async throws {
+        try await withConnection { connection async throws in
+            try await connection.execute("CREATE TEMPORARY TABLE changing (a bigint)")
+            let everything = "SELECT * FROM changing"
+            for _ in 0..<3 { _ = try await connection.execute(everything) }
+            try await connection.execute("ALTER TABLE changing ADD COLUMN b bigint")
+            await #expect {
+                try await connection.transaction { connection in try await connection.execute(everything) }
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.kind == .server && error.sqlState == "0A000"
+            }
+            #expect(!connection.isBroken)
+            #expect(try await connection.execute(everything).columns == ["a", "b"])
+        }
+    }
+}
