@@ -108,54 +108,61 @@ enum GatewayBenchmarks {
             gateway: "cmcc", method: "POST", url: url, headers: [HTTPHeader("Content-Type", "application/json")], body: body, timeout: .seconds(6),
             maximumResponseBytes: 16_384)
         let batch = options.quick ? 20 : 100
-        var failures = 0
         var nextToken = 0
-        let bare = await measureAsync(batch: batch, repetitions: repetitions) {
-            for _ in 0..<batch {
-                do {
-                    let response = try await transport.send(bareRequest)
-                    if response.status != 200 { failures += 1 }
-                } catch {
-                    failures += 1
-                    if failures == 1 { print("\(callName): the bare round trip failed: \(error)") }
-                }
-            }
+        let (bare, bareFailures) = await measureCalls(callName, failed: "the bare round trip failed", batch: batch, repetitions: repetitions) {
+            try await transport.send(bareRequest).status == 200 ? .answered : .wrong(nil)
         }
-        let bareFailures = failures
-        failures = 0
         if options.wants(callName) {
-            let ours = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch {
-                    nextToken += 1
-                    do {
-                        let answer = try await whole.validate(Secret("STsid-bench-\(nextToken)"))
-                        if answer.code != "103000" {
-                            failures += 1
-                            if failures == 1 { print("\(callName): the fake answered \(answer.code)") }
-                        }
-                    } catch {
-                        failures += 1
-                        if failures == 1 { print("\(callName): failed: \(error)") }
-                    }
-                }
+            let (ours, failures) = await measureCalls(callName, batch: batch, repetitions: repetitions) {
+                nextToken += 1
+                let answer = try await whole.validate(Secret("STsid-bench-\(nextToken)"))
+                return answer.code == "103000" ? .answered : .wrong("the fake answered \(answer.code)")
             }
             add(callName, batch, ours, reference: "bare round trip, pre-made body", bare, failures: failures, bareFailures: bareFailures, &report)
         }
-        failures = 0
         if options.wants(cpuName) {
-            let ours = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch {
-                    nextToken += 1
-                    do {
-                        if try await cpu.validate(Secret("STsid-bench-\(nextToken)")).phoneNumber == nil { failures += 1 }
-                    } catch {
-                        failures += 1
-                        if failures == 1 { print("\(cpuName): failed: \(error)") }
-                    }
-                }
+            let (ours, failures) = await measureCalls(cpuName, batch: batch, repetitions: repetitions) {
+                nextToken += 1
+                return try await cpu.validate(Secret("STsid-bench-\(nextToken)")).phoneNumber == nil ? .wrong(nil) : .answered
             }
             add(cpuName, batch, ours, reference: "bare round trip to the fake", bare, failures: failures, bareFailures: bareFailures, &report)
         }
+    }
+
+    /// How one timed call ended, when it did not throw.
+    private enum CallCheck {
+        /// As expected.
+        case answered
+        /// Not as expected: a failed call, printed (when it is the first failure) with the message if one is given.
+        case wrong(String?)
+    }
+
+    /// Times `call` made `batch` times a sample (``measureAsync(batch:repetitions:_:)``), counting the calls
+    /// that threw or answered wrong over every sample; the first failure is printed, after `name`.
+    /// - Parameters:
+    ///   - name: The row's name, before a printed failure.
+    ///   - failed: What a printed error follows: `failed` unless given.
+    ///   - batch: Calls a sample.
+    ///   - repetitions: Samples.
+    ///   - call: One call, checked.
+    /// - Returns: The timing and how many calls failed.
+    private static func measureCalls(
+        _ name: String, failed: String = "failed", batch: Int, repetitions: Int, _ call: () async throws -> CallCheck
+    ) async -> (timing: (median: Double, p90: Double, allocations: Double?), failures: Int) {
+        var failures = 0
+        let timing = await measureAsync(batch: batch, repetitions: repetitions) {
+            for _ in 0..<batch {
+                do {
+                    guard case .wrong(let message) = try await call() else { continue }
+                    failures += 1
+                    if failures == 1, let message { print("\(name): \(message)") }
+                } catch {
+                    failures += 1
+                    if failures == 1 { print("\(name): \(failed): \(error)") }
+                }
+            }
+        }
+        return (timing, failures)
     }
 
     private static func add(

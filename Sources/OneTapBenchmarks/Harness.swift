@@ -128,6 +128,25 @@ func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Doubl
     return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
 }
 
+/// ``measure(batch:repetitions:_:)`` of one pass over `inputs` (a batch) that adds up what `count` gives each input,
+/// the sum kept from the optimizer by ``blackHole(_:)``: the timed loop of every lookup benchmark.
+/// - Parameters:
+///   - batch: The inputs' number.
+///   - repetitions: Timed passes.
+///   - inputs: The batch.
+///   - count: What one input adds: 1 for a hit, a flow count, …
+/// - Returns: As ``measure(batch:repetitions:_:)``.
+@inline(__always)
+func measureSum<Inputs: Sequence>(
+    batch: Int, repetitions: Int, over inputs: Inputs, _ count: (Inputs.Element) -> Int
+) -> (median: Double, p90: Double, allocations: Double?) {
+    measure(batch: batch, repetitions: repetitions) {
+        var sum = 0
+        for input in inputs { sum &+= count(input) }
+        blackHole(sum)
+    }
+}
+
 /// The same for async bodies.
 func measureAsync(batch: Int, repetitions: Int, _ body: () async -> Void) async -> (median: Double, p90: Double, allocations: Double?) {
     for _ in 0..<max(2, repetitions / 5) { await body() }

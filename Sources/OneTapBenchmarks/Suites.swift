@@ -23,35 +23,15 @@ enum Suites {
         let dictionary = References.plmnDictionary(plmnTable)
 
         if options.wants("plmn.parsed") {
-            let ours = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for plmn in plmnParsed { sum &+= plmnTable.carrier(for: plmn) == .mobile ? 1 : 0 }
-                blackHole(sum)
-            }
-            let reference = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for (mcc, mnc) in plmnSplit { sum &+= seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
-                blackHole(sum)
-            }
+            let ours = measureSum(batch: batch, repetitions: repetitions, over: plmnParsed) { plmnTable.carrier(for: $0) == .mobile ? 1 : 0 }
+            let reference = measureSum(batch: batch, repetitions: repetitions, over: plmnSplit) { seed.carrier(mcc: $0.0, mnc: $0.1) == .mobile ? 1 : 0 }
             report.add(row("plmn.parsed→carrier", batch, ours, "seed chain (pre-split)", reference, target: "≤ 3 ns, 0 allocs", met: ours.median <= 3 && ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }
 
         if options.wants("plmn.string") {
-            let ours = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for text in plmnStrings { sum &+= (try? plmnTable.carrier(forReported: text)) == .mobile ? 1 : 0 }
-                blackHole(sum)
-            }
-            let seedTime = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for (mcc, mnc) in plmnSplit { sum &+= seed.carrier(mcc: mcc, mnc: mnc) == .mobile ? 1 : 0 }
-                blackHole(sum)
-            }
-            let dictionaryTime = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for key in plmnCompact { sum &+= (dictionary[key] ?? .other) == .mobile ? 1 : 0 }
-                blackHole(sum)
-            }
+            let ours = measureSum(batch: batch, repetitions: repetitions, over: plmnStrings) { (try? plmnTable.carrier(forReported: $0)) == .mobile ? 1 : 0 }
+            let seedTime = measureSum(batch: batch, repetitions: repetitions, over: plmnSplit) { seed.carrier(mcc: $0.0, mnc: $0.1) == .mobile ? 1 : 0 }
+            let dictionaryTime = measureSum(batch: batch, repetitions: repetitions, over: plmnCompact) { (dictionary[$0] ?? .other) == .mobile ? 1 : 0 }
             var row1 = row("plmn.string→carrier", batch, ours, "seed chain (pre-split)", seedTime,
                            target: "≤ 20 ns, < seed, ≥ 2× dictionary, 0 allocs",
                            met: ours.median <= 20 && ours.median < seedTime.median && dictionaryTime.median / ours.median >= 2 && ours.allocations ?? 0 == 0)
@@ -69,18 +49,11 @@ enum Suites {
             }
             let scan = References.PrefixScan(segmentTable)
             let plain = numbers.map { $0.hasPrefix("+86 ") ? String($0.dropFirst(4)) : $0 }
-            let ours = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for text in numbers {
-                    if let number = try? PhoneNumber(text) { sum &+= segmentTable.carrier(for: number) == .mobile ? 1 : 0 }
-                }
-                blackHole(sum)
+            let ours = measureSum(batch: batch, repetitions: repetitions, over: numbers) { text in
+                guard let number = try? PhoneNumber(text) else { return 0 }
+                return segmentTable.carrier(for: number) == .mobile ? 1 : 0
             }
-            let reference = measure(batch: batch, repetitions: max(5, repetitions / 4)) {
-                var sum = 0
-                for digits in plain { sum &+= scan.carrier(digits) == .mobile ? 1 : 0 }
-                blackHole(sum)
-            }
+            let reference = measureSum(batch: batch, repetitions: max(5, repetitions / 4), over: plain) { scan.carrier($0) == .mobile ? 1 : 0 }
             report.add(row("number→carrier", batch, ours, "hasPrefix scan", reference, target: "≤ 30 ns, ≥ 20× scan, 0 allocs",
                            met: ours.median <= 30 && reference.median / ours.median >= 20 && ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }
@@ -105,16 +78,8 @@ enum Suites {
                     access: snapshot.cellularAccess?.rawValue, network: snapshot.network?.rawValue)
             }
             let naive = References.NaivePlanner(RoutingPolicy.builtIn, plmnTable)
-            let ours = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for snapshot in snapshots { sum &+= engine.plan(for: snapshot).flows.count }
-                blackHole(sum)
-            }
-            let reference = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for snapshot in raw { sum &+= naive.plan(snapshot).1.count }
-                blackHole(sum)
-            }
+            let ours = measureSum(batch: batch, repetitions: repetitions, over: snapshots) { engine.plan(for: $0).flows.count }
+            let reference = measureSum(batch: batch, repetitions: repetitions, over: raw) { naive.plan($0).1.count }
             report.add(row("plan(for:)", batch, ours, "strings + dictionaries", reference, target: "≤ 100 ns, 0 allocs",
                            met: ours.median <= 100 && ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }
@@ -126,29 +91,13 @@ enum Suites {
             }
             let texts = pairs.map { ($0.0, $0.1.text) }
             let dictionaries = References.CodeDictionaries(outcomeTable)
-            let oursCode = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for (flow, code) in pairs { sum &+= outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
-                blackHole(sum)
-            }
-            let referenceCode = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for (flow, code) in pairs { sum &+= dictionaries.action(flow, code.text) == .fallback ? 1 : 0 }
-                blackHole(sum)
-            }
+            let oursCode = measureSum(batch: batch, repetitions: repetitions, over: pairs) { outcomeTable.action(for: $0.0, code: $0.1) == .fallback ? 1 : 0 }
+            let referenceCode = measureSum(batch: batch, repetitions: repetitions, over: pairs) { dictionaries.action($0.0, $0.1.text) == .fallback ? 1 : 0 }
             report.add(row("classify(ResultCode)", batch, oursCode, "[String: Action] per flow", referenceCode, target: "≤ 15 ns, ≥ 2× dictionary, 0 allocs",
                            met: oursCode.median <= 15 && referenceCode.median / oursCode.median >= 2 && oursCode.allocations ?? 0 == 0,
                            promisesNoAllocation: true))
-            let oursText = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for (flow, code) in texts { sum &+= outcomeTable.action(for: flow, code: code) == .fallback ? 1 : 0 }
-                blackHole(sum)
-            }
-            let referenceText = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for (flow, code) in texts { sum &+= dictionaries.action(flow, code) == .fallback ? 1 : 0 }
-                blackHole(sum)
-            }
+            let oursText = measureSum(batch: batch, repetitions: repetitions, over: texts) { outcomeTable.action(for: $0.0, code: $0.1) == .fallback ? 1 : 0 }
+            let referenceText = measureSum(batch: batch, repetitions: repetitions, over: texts) { dictionaries.action($0.0, $0.1) == .fallback ? 1 : 0 }
             report.add(row("classify(string code)", batch, oursText, "[String: Action] per flow", referenceText, target: "≤ 15 ns, ≥ 2× dictionary, 0 allocs",
                            met: oursText.median <= 15 && referenceText.median / oursText.median >= 2 && oursText.allocations ?? 0 == 0,
                            promisesNoAllocation: true))
@@ -160,22 +109,14 @@ enum Suites {
             let tokens = (0..<batch).map { index in
                 AccessToken(value: Secret("t"), refreshToken: nil, flow: .tianyi, account: "a", issuedAt: now.addingTimeInterval(-Double(index) * 3000), expiresAt: now.addingTimeInterval(2_592_000 - Double(index) * 3000))
             }
-            let ours = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for token in tokens { sum &+= policy.state(of: token, at: now) == .stale ? 1 : 0 }
-                blackHole(sum)
-            }
-            let reference = measure(batch: batch, repetitions: repetitions) {
-                var sum = 0
-                for token in tokens {
-                    // The obvious way: recompute ages with Date arithmetic and Calendar-free constants.
-                    let age = now.timeIntervalSince(token.issuedAt)
-                    let left = token.expiresAt.timeIntervalSince(now)
-                    let lifetime = token.expiresAt.timeIntervalSince(token.issuedAt)
-                    let stale = age >= min(86_400, lifetime / 2) || left <= min(604_800, lifetime / 4)
-                    sum &+= (left > 60 && stale) ? 1 : 0
-                }
-                blackHole(sum)
+            let ours = measureSum(batch: batch, repetitions: repetitions, over: tokens) { policy.state(of: $0, at: now) == .stale ? 1 : 0 }
+            let reference = measureSum(batch: batch, repetitions: repetitions, over: tokens) { token in
+                // The obvious way: recompute ages with Date arithmetic and Calendar-free constants.
+                let age = now.timeIntervalSince(token.issuedAt)
+                let left = token.expiresAt.timeIntervalSince(now)
+                let lifetime = token.expiresAt.timeIntervalSince(token.issuedAt)
+                let stale = age >= min(86_400, lifetime / 2) || left <= min(604_800, lifetime / 4)
+                return (left > 60 && stale) ? 1 : 0
             }
             report.add(row("token.state", batch, ours, "inline Date arithmetic", reference, target: "0 allocs", met: ours.allocations ?? 0 == 0, promisesNoAllocation: true))
         }

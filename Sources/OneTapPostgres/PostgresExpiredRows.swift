@@ -1,3 +1,5 @@
+import OneTap
+
 /// How every store deletes what it no longer keeps: a batch of at most `$2` rows whose instant column is
 /// before `$1`, soonest first, skipping rows another transaction holds (so a cleanup never waits for a
 /// login, nor holds one up).
@@ -14,5 +16,18 @@ enum PostgresExpiredRows {
         let expired = (condition.map { "\($0) AND " } ?? "") + "\(column) < $1"
         return "DELETE FROM \(table) WHERE \(key) IN "
             + "(SELECT \(key) FROM \(table) WHERE \(expired) ORDER BY \(column) LIMIT $2 FOR UPDATE SKIP LOCKED)"
+    }
+
+    /// Runs one batch of such a statement: nothing at all when `limit` is not positive.
+    /// - Parameters:
+    ///   - statement: A ``delete(from:key:before:where:)`` statement (or one taking the same `$1` and `$2`).
+    ///   - instant: What `$1` is bound to.
+    ///   - limit: The batch size, `$2`.
+    ///   - pool: The pool it runs on.
+    /// - Returns: How many rows were deleted.
+    /// - Throws: The database's own error.
+    static func remove(_ statement: String, before instant: Date, limit: Int, on pool: PostgresPool) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        return try await pool.execute(statement, [.bound(instant), .int64(Int64(limit))]).affected
     }
 }

@@ -243,9 +243,8 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
     func removeFinishedJournals(before instant: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
         let before = instant.addingTimeInterval(-Double(Self.finishedJournalRetention.components.seconds))
-        return try await pool.execute(statements.removeDone, [.bound(before), .int64(Int64(limit))]).affected
+        return try await PostgresExpiredRows.remove(statements.removeDone, before: before, limit: limit, on: pool)
     }
 
     // MARK: Helpers

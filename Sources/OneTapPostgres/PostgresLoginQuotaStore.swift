@@ -138,8 +138,7 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
     /// ``removeExpired(before:limit:)`` failing with the database's own error (for
     /// ``PostgresStores/removeExpiredRows(before:)``).
     func removeExpiredRows(before instant: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await pool.execute(statements.removeExpired, [.bound(instant), .int64(Int64(limit))]).affected
+        try await PostgresExpiredRows.remove(statements.removeExpired, before: instant, limit: limit, on: pool)
     }
 
 }

@@ -256,10 +256,8 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// ``removeExpired(before:limit:)`` counting each table apart and failing with the database's own
     /// error (for ``PostgresStores/removeExpiredRows(before:)``).
     func removeExpiredRows(before instant: Date, limit: Int) async throws -> (counters: Int, codes: Int) {
-        guard limit > 0 else { return (0, 0) }
-        let counters = try await pool.execute(statements.removeCounters, [.bound(instant), .int64(Int64(limit))]).affected
-        guard counters < limit else { return (counters, 0) }
-        let codes = try await pool.execute(statements.removeCodes, [.bound(instant), .int64(Int64(limit - counters))]).affected
+        let counters = try await PostgresExpiredRows.remove(statements.removeCounters, before: instant, limit: limit, on: pool)
+        let codes = try await PostgresExpiredRows.remove(statements.removeCodes, before: instant, limit: limit - counters, on: pool)
         return (counters, codes)
     }
 

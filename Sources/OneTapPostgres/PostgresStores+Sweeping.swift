@@ -34,23 +34,20 @@ extension PostgresStores {
     /// (a lease still live there stays), skipping rows another transaction holds.
     /// - Returns: How many were deleted.
     package func removeExpiredLeases(before instant: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
         let leases = "\(PostgresIdentifier.quoted(configuration.schema)).refresh_leases"
-        return try await pool.execute(
+        return try await PostgresExpiredRows.remove(
             """
             DELETE FROM \(leases) WHERE account IN \
             (SELECT account FROM \(leases) WHERE expires_at_ms < LEAST($1, \(PostgresMigrations.databaseNow)) LIMIT $2 FOR UPDATE SKIP LOCKED)
             """,
-            [.bound(instant), .int64(Int64(limit))]
-        ).affected
+            before: instant, limit: limit, on: pool)
     }
 
     /// Deletes up to `limit` exchange ledger rows past their retention at `instant`, skipping rows another
     /// transaction holds.
     /// - Returns: How many were deleted.
     package func removeForgottenExchanges(before instant: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
         let ledger = "\(PostgresIdentifier.quoted(configuration.schema)).exchange_ledger"
-        return try await pool.execute(PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), [.bound(instant), .int64(Int64(limit))]).affected
+        return try await PostgresExpiredRows.remove(PostgresExpiredRows.delete(from: ledger, key: "token", before: "forget_at_ms"), before: instant, limit: limit, on: pool)
     }
 }

@@ -185,8 +185,7 @@ package final class PostgresVersionedStore<Record: PostgresVersionedRecord>: Cus
     /// ``PostgresStores/removeExpiredRows(before:)``).
     @inline(never)
     func removeExpiredRows(before instant: Date, limit: Int) async throws -> Int {
-        guard limit > 0 else { return 0 }
-        return try await pool.execute(statements.removeExpired, [.bound(instant), .int64(Int64(limit))]).affected
+        try await PostgresExpiredRows.remove(statements.removeExpired, before: instant, limit: limit, on: pool)
     }
 
     // MARK: Helpers

@@ -98,8 +98,7 @@ extension JSONReader {
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading the value throws.
     @inline(__always)
     package mutating func member<Value: JSONScalar>(_ slot: inout Value?, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = try Value(scalar: &self)
+        try member(&slot, key) { (reader) throws(JSONReadError) in try Value(scalar: &reader) }
     }
 
     /// Reads a member that may be `null` (absent) into its slot.
@@ -109,8 +108,7 @@ extension JSONReader {
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what reading the value throws.
     @inline(__always)
     package mutating func member<Value: JSONScalar>(_ slot: inout Value??, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = .some(try null() ? nil : try Value(scalar: &self))
+        try member(&slot, key) { (reader) throws(JSONReadError) in try Value(scalar: &reader) }
     }
 
     /// Reads a nested record into its slot.
@@ -120,8 +118,7 @@ extension JSONReader {
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what the record throws.
     @inline(__always)
     package mutating func record<Value: JSONReadable>(_ slot: inout Value?, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = try Value(reading: &self)
+        try member(&slot, key) { (reader) throws(JSONReadError) in try Value(reading: &reader) }
     }
 
     /// Reads a nested record that may be `null` (absent) into its slot.
@@ -131,8 +128,7 @@ extension JSONReader {
     /// - Throws: ``JSONReadError``: corrupt for a member written twice; what the record throws.
     @inline(__always)
     package mutating func record<Value: JSONReadable>(_ slot: inout Value??, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = .some(try null() ? nil : try Value(reading: &self))
+        try member(&slot, key) { (reader) throws(JSONReadError) in try Value(reading: &reader) }
     }
 
     /// Reads an array member, each element with `element`, into its slot.
@@ -145,8 +141,7 @@ extension JSONReader {
     package mutating func elements<Element>(
         _ slot: inout [Element]?, _ key: JSONKey, _ element: (inout JSONReader) throws(JSONReadError) -> Element
     ) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = try elements(element)
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.elements(element) }
     }
 
     /// Reads a member's text, parsed by its type, into its slot.
@@ -157,8 +152,7 @@ extension JSONReader {
     ///   ``ParseError``'s description); a mismatch for a value that is no string.
     @inline(__always)
     package mutating func parsed<Value: JSONParsedText>(_ slot: inout Value?, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = try parsed { (text) throws(ParseError) in try Value(text) }
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.parsed { (text) throws(ParseError) in try Value(text) } }
     }
 
     /// Reads a member's text that may be `null` (absent), parsed by its type, into its slot.
@@ -168,8 +162,7 @@ extension JSONReader {
     /// - Throws: ``JSONReadError``, as ``parsed(_:_:)-(Value?,_)``.
     @inline(__always)
     package mutating func parsed<Value: JSONParsedText>(_ slot: inout Value??, _ key: JSONKey) throws(JSONReadError) {
-        if slot != nil { throw duplicate(key) }
-        slot = .some(try null() ? nil : try parsed { (text) throws(ParseError) in try Value(text) })
+        try member(&slot, key) { (reader) throws(JSONReadError) in try reader.parsed { (text) throws(ParseError) in try Value(text) } }
     }
 
     /// Reads an array member of scalars into its slot.
