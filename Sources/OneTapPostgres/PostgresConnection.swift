@@ -13,12 +13,14 @@ import Darwin
 /// `poll(2)` calls with a deadline, so a server that stops answering holds one dispatch thread for at
 /// most the time limit.
 ///
-/// - Statements go out with `PQsendQueryParams`: the text holds `$1`, `$2`… and every value travels
-///   apart, in binary format, with its type named. No statement is ever built from a value.
-/// - A statement the connection runs a second time is prepared (`PQsendPrepare`, one more round trip,
-///   once) and from then on run by name (`PQsendQueryPrepared`): parsed and planned once per connection,
-///   its text not sent again (``PostgresStatementCache``). One the server no longer has, or whose plan
-///   no longer fits a changed table, is forgotten and, outside a transaction, run again unprepared.
+/// - A statement's text holds `$1`, `$2`… and every value travels apart, in binary format, with its type
+///   named. No statement is ever built from a value.
+/// - A statement goes out with its text (`PQsendQueryParams`) the first time the connection runs it; the
+///   second time it is prepared (`PQsendPrepare`, one more round trip, once) and from then on run by name
+///   (`PQsendQueryPrepared`): parsed once per connection, its text not sent again
+///   (``PostgresStatementCache``). One the server no longer has (26000), or whose cached plan a changed
+///   table broke (0A000 from `RevalidateCachedQuery`), is forgotten and, outside a transaction, run again
+///   unprepared: the server refused it before running it.
 ///   ``PostgresConfiguration`` can turn this off (behind a pooler that does not keep prepared statements).
 /// - A connection that broke (the server stopped, restarted or closed it; a time limit passed while
 ///   the server had the statement) is marked broken and never used again; ``PostgresPool`` replaces it.
@@ -39,7 +41,7 @@ package final class PostgresConnection: Sendable {
     private final class Handle: @unchecked Sendable {
         var pointer: OpaquePointer?
         /// The statements prepared on this connection.
-        var statements = PostgresStatementCache()
+        var statements = PostgresStatementCache(prefix: PostgresStatementCache.randomPrefix())
         deinit { if let pointer { PQfinish(pointer) } }
     }
 
@@ -246,8 +248,6 @@ package final class PostgresConnection: Sendable {
         observer?(sql)
         valuesObserver?(sql, parameters.map(\.zeroFilled))
         let limit = configuration.statementTimeout
-        // The server cancels the statement at `limit`; the client waits a second longer for that answer.
-        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 1_000_000_000
         let encoded = parameters.map(PostgresBinary.encode)
         let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { value in
             guard let bytes = value.bytes else { return nil }
@@ -265,36 +265,49 @@ package final class PostgresConnection: Sendable {
         let count = Int32(encoded.count)
         let plan = configuration.preparesStatements ? handle.statements.plan(sql, types: types) : .unprepared
         let idle = PQtransactionStatus(connection) == PQTRANS_IDLE
+        var stale = false
         do throws(PostgresError) {
             switch plan {
             case .unprepared:
-                return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, deadline, limit)
+                return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
             case .prepare(let name):
-                _ = try collect(PQsendPrepare(connection, name, sql, count, types), connection, deadline, limit)
+                _ = try collect(PQsendPrepare(connection, name, sql, count, types), connection, limit, stale: &stale)
                 handle.statements.prepared(sql, types: types, name: name)
-                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, deadline, limit)
+                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
             case .prepared(let name):
-                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, deadline, limit)
+                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
             }
-        } catch where plan != .unprepared && error.kind == .server && Self.staleStatementStates.contains(error.sqlState ?? "") {
+        } catch where plan != .unprepared && stale {
             // The server no longer has the statement (a pooler or `DISCARD ALL` dropped it), or a table
-            // changed under its plan: forget it. Outside a transaction nothing was done, so run it unprepared;
-            // inside one, the transaction is aborted and the caller's error says so.
+            // changed under its plan: forget it. The server refused it before running it, so outside a
+            // transaction nothing was done and it runs unprepared; inside one, the transaction is aborted
+            // and the caller's error says so.
             handle.statements.forget(sql, types: types)
             guard idle else { throw error }
-            return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, deadline, limit)
+            return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
         }
     }
 
-    /// The SQLSTATEs of a prepared statement that no longer fits: `0A000` (its cached plan would change its
-    /// result type) and `26000` (no prepared statement of that name).
-    private static let staleStatementStates: Set<String> = ["0A000", "26000"]
+    /// Whether a server error says a prepared statement no longer fits, before it ran: `26000` (no prepared
+    /// statement of that name), or `0A000` raised where the server checks a cached plan
+    /// (`RevalidateCachedQuery`: the plan would change the statement's result type). Another `0A000`
+    /// (a feature not supported) may come from a statement that ran, so it is not one.
+    private static func isStaleStatement(_ result: OpaquePointer) -> Bool {
+        guard let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map({ String(cString: $0) }) else { return false }
+        if state == "26000" { return true }
+        let function = PQresultErrorField(result, Int32(UInt8(ascii: "R"))).map { String(cString: $0) }
+        return state == "0A000" && function == "RevalidateCachedQuery"
+    }
 
     /// Waits for the answer to what a `PQsend…` call (`sent`, its result) queued: sends it all, then
-    /// collects the results (the first error wins, else the last result).
+    /// collects the results (the first error wins, else the last result). The server cancels a statement
+    /// at `limit`; the client waits a second longer for that answer, from this call's start.
+    /// - Parameters:
+    ///   - stale: Set when the server refused a prepared statement that no longer fits (``isStaleStatement(_:)``).
     /// - Returns: The rows.
     /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`.
-    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ deadline: UInt64, _ limit: Duration) throws(PostgresError) -> PostgresRows {
+    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout Bool) throws(PostgresError) -> PostgresRows {
+        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 1_000_000_000
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
 
         // Send everything (the connection is non-blocking), reading whatever the server says meanwhile.
@@ -329,7 +342,9 @@ package final class PostgresConnection: Sendable {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
             return try rows(result)
         case PGRES_FATAL_ERROR:
-            throw serverError(result, connection, limit: limit)
+            let error = serverError(result, connection, limit: limit)
+            stale = error.kind == .server && Self.isStaleStatement(result)
+            throw error
         default:
             let status = String(cString: PQresStatus(PQresultStatus(result)))
             throw PostgresError(.unexpectedResult, message: "the server answered \(status), which OneTap does not expect")

@@ -1,15 +1,19 @@
 /// The statements one connection has prepared on the server (named prepared statements), so a statement
-/// the connection runs again is parsed and planned once, not on every call, and its text is not sent
-/// again.
+/// the connection runs again is parsed once, not on every call (and planned once when PostgreSQL settles
+/// on a generic plan for it, after its fifth run), and its text is not sent again.
 ///
 /// - A statement is prepared on its **second** run on the connection: one that runs once (a migration's
 ///   DDL, the session's `set_config`) never takes a name on the server.
 /// - The key is the text **and the parameter types** sent with it: a prepared statement keeps the types
 ///   it was prepared with, and a `NULL` travels untyped (the server infers its type), so a statement run
 ///   once with a `NULL` and once with a value in the same place is two prepared statements.
-/// - The cache is bounded: at most ``capacity`` prepared statements and as many texts seen once; past
-///   that, a new statement runs unprepared (OneTap's statements are fixed texts, a few dozen of them).
-/// - Names are `onetap_1`, `onetap_2`… per connection; a forgotten statement's name is never reused.
+/// - The cache is bounded: at most ``capacity`` names the server accepted on this connection, forgotten
+///   ones included (a forgotten statement stays on the server until the connection closes), so the
+///   server holds at most that many for it; past that, a new statement runs unprepared. The texts seen
+///   once are bounded too, started afresh when full. (OneTap's statements are fixed texts, a few dozen.)
+/// - Names are `onetap_<prefix>_1`, `onetap_<prefix>_2`…, the prefix drawn at random per connection, so a
+///   pooler that mixes up server connections makes a name unknown (26000, which the connection recovers
+///   from) rather than run another connection's statement. A forgotten statement's name is never reused.
 ///
 /// Touched only on the connection's queue. A pure value: the connection asks ``plan(_:types:)`` what
 /// to send and reports what the server accepted.
@@ -33,11 +37,27 @@ struct PostgresStatementCache {
     /// The most statements prepared on one connection, and the most texts remembered as seen once.
     static let capacity = 256
 
+    private let prefix: String
     private var names: [Key: String] = [:]
     private var seenOnce: Set<Key> = []
     private var issued = 0
+    private var forgotten = 0
 
-    /// How many statements are prepared now.
+    /// An empty cache.
+    /// - Parameter prefix: What every name starts with (`onetap_3f9a06c1_`): random per connection.
+    init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    /// A prefix for a new connection: `onetap_` and 32 random bits in hex, from the system's random
+    /// number generator.
+    static func randomPrefix() -> String {
+        let bits = UInt32.random(in: .min ... .max)
+        let hex = String(bits, radix: 16)
+        return "onetap_" + String(repeating: "0", count: 8 - hex.count) + hex + "_"
+    }
+
+    /// How many statements are prepared and remembered now.
     var count: Int { names.count }
 
     /// What to send for `sql` run with values of `types`.
@@ -51,11 +71,12 @@ struct PostgresStatementCache {
         let key = Key(sql: sql, types: types)
         if let name = names[key] { return .prepared(name) }
         if seenOnce.contains(key) {
-            guard names.count < Self.capacity else { return .unprepared }
+            guard names.count + forgotten < Self.capacity else { return .unprepared }
             issued += 1
-            return .prepare("onetap_\(issued)")
+            return .prepare(prefix + String(issued))
         }
-        if seenOnce.count < Self.capacity { seenOnce.insert(key) }
+        if seenOnce.count >= Self.capacity { seenOnce.removeAll(keepingCapacity: true) }
+        seenOnce.insert(key)
         return .unprepared
     }
 
@@ -76,6 +97,6 @@ struct PostgresStatementCache {
     ///   - sql: The statement's text.
     ///   - types: The types it was prepared with.
     mutating func forget(_ sql: String, types: [UInt32]) {
-        names[Key(sql: sql, types: types)] = nil
+        if names.removeValue(forKey: Key(sql: sql, types: types)) != nil { forgotten += 1 }
     }
 }

@@ -7,47 +7,74 @@ import Testing
     let select = "SELECT value FROM t WHERE key = $1"
 
     @Test func aStatementIsPreparedOnItsSecondRunAndRunByNameAfter() {
-        var cache = PostgresStatementCache()
+        var cache = PostgresStatementCache(prefix: "p_")
         #expect(cache.plan(select, types: [25]) == .unprepared)
-        #expect(cache.plan(select, types: [25]) == .prepare("onetap_1"))
-        cache.prepared(select, types: [25], name: "onetap_1")
-        #expect(cache.plan(select, types: [25]) == .prepared("onetap_1"))
-        #expect(cache.plan(select, types: [25]) == .prepared("onetap_1"))
+        #expect(cache.plan(select, types: [25]) == .prepare("p_1"))
+        cache.prepared(select, types: [25], name: "p_1")
+        #expect(cache.plan(select, types: [25]) == .prepared("p_1"))
+        #expect(cache.plan(select, types: [25]) == .prepared("p_1"))
         #expect(cache.count == 1)
     }
 
     @Test func aPrepareTheServerRefusedIsAskedForAgainUnderANewName() {
-        var cache = PostgresStatementCache()
+        var cache = PostgresStatementCache(prefix: "p_")
         _ = cache.plan(select, types: [25])
-        #expect(cache.plan(select, types: [25]) == .prepare("onetap_1"))
+        #expect(cache.plan(select, types: [25]) == .prepare("p_1"))
         // not reported as prepared: the server refused it
-        #expect(cache.plan(select, types: [25]) == .prepare("onetap_2"))
+        #expect(cache.plan(select, types: [25]) == .prepare("p_2"))
         #expect(cache.count == 0)
     }
 
     @Test func theSameTextWithOtherParameterTypesIsAnotherStatement() {
-        var cache = PostgresStatementCache()
+        var cache = PostgresStatementCache(prefix: "p_")
         for _ in 0..<2 { _ = cache.plan(select, types: [25]) }
-        cache.prepared(select, types: [25], name: "onetap_1")
+        cache.prepared(select, types: [25], name: "p_1")
         // A NULL travels untyped (0): the server would infer a type the prepared one need not share.
         #expect(cache.plan(select, types: [0]) == .unprepared)
-        #expect(cache.plan(select, types: [0]) == .prepare("onetap_2"))
+        #expect(cache.plan(select, types: [0]) == .prepare("p_2"))
         #expect(cache.plan(select, types: [20]) == .unprepared)
-        #expect(cache.plan(select, types: [25]) == .prepared("onetap_1"))
+        #expect(cache.plan(select, types: [25]) == .prepared("p_1"))
+    }
+
+    @Test func forgottenStatementsCountAgainstTheBoundForTheServerStillHoldsThem() {
+        var cache = PostgresStatementCache(prefix: "p_")
+        let capacity = PostgresStatementCache.capacity
+        for round in 0..<capacity {
+            _ = cache.plan(select, types: [])
+            guard case .prepare(let name) = cache.plan(select, types: []) else {
+                Issue.record("round \(round): not prepared")
+                return
+            }
+            #expect(name == "p_\(round + 1)")
+            cache.prepared(select, types: [], name: name)
+            cache.forget(select, types: [])  // a table changed under it, say
+        }
+        #expect(cache.count == 0)
+        // 256 names were accepted by the server and none closed: no more on this connection.
+        for _ in 0..<3 { #expect(cache.plan(select, types: []) == .unprepared) }
+    }
+
+    @Test func everyConnectionDrawsItsOwnPrefix() {
+        let prefixes = (0..<8).map { _ in PostgresStatementCache.randomPrefix() }
+        for prefix in prefixes {
+            #expect(prefix.count == 16 && prefix.hasPrefix("onetap_") && prefix.hasSuffix("_"), "\(prefix)")
+            #expect(prefix.dropFirst(7).dropLast().allSatisfy { "0123456789abcdef".contains($0) }, "\(prefix)")
+        }
+        #expect(Set(prefixes).count > 1)
     }
 
     @Test func aForgottenStatementRunsUnpreparedThenTakesANewName() {
-        var cache = PostgresStatementCache()
+        var cache = PostgresStatementCache(prefix: "p_")
         for _ in 0..<2 { _ = cache.plan(select, types: []) }
-        cache.prepared(select, types: [], name: "onetap_1")
+        cache.prepared(select, types: [], name: "p_1")
         cache.forget(select, types: [])
         #expect(cache.count == 0)
         #expect(cache.plan(select, types: []) == .unprepared)
-        #expect(cache.plan(select, types: []) == .prepare("onetap_2"))
+        #expect(cache.plan(select, types: []) == .prepare("p_2"))
     }
 
     @Test func theCacheIsBounded() {
-        var cache = PostgresStatementCache()
+        var cache = PostgresStatementCache(prefix: "p_")
         let capacity = PostgresStatementCache.capacity
         for index in 0..<capacity {
             _ = cache.plan("SELECT \(index)", types: [])
@@ -60,12 +87,12 @@ import Testing
         #expect(cache.count == capacity)
         // Full: a new statement stays unprepared, however often it runs; the prepared ones stay.
         for _ in 0..<3 { #expect(cache.plan("SELECT 'new'", types: []) == .unprepared) }
-        #expect(cache.plan("SELECT 0", types: []) == .prepared("onetap_1"))
-        // Texts seen once are bounded too: past the capacity they are not remembered.
-        var fresh = PostgresStatementCache()
+        #expect(cache.plan("SELECT 0", types: []) == .prepared("p_1"))
+        // Texts seen once are bounded too: when full they start afresh, so a later text can still be prepared.
+        var fresh = PostgresStatementCache(prefix: "p_")
         for index in 0..<(capacity + 10) { _ = fresh.plan("SELECT \(index)", types: []) }
-        #expect(fresh.plan("SELECT \(capacity + 5)", types: []) == .unprepared)
-        #expect(fresh.plan("SELECT 0", types: []) == .prepare("onetap_1"))
+        #expect(fresh.plan("SELECT 0", types: []) == .unprepared)  // dropped when the set started afresh
+        #expect(fresh.plan("SELECT \(capacity + 5)", types: []) == .prepare("p_1"))
     }
 }
 
@@ -101,6 +128,41 @@ import Testing
             // `pg_prepared_statements` lists protocol-level prepared statements with their text.
             #expect(try await prepared(connection) == [.text(sum)])
             #expect(!connection.isBroken)
+        }
+    }
+
+    @Test func twoConnectionsNameTheirStatementsApart() async throws {
+        var names: [String] = []
+        for _ in 0..<2 {
+            try await withConnection { connection async throws in
+                for _ in 0..<2 { _ = try await connection.execute("SELECT $1::bigint", [.int64(1)]) }
+                let rows = try await connection.execute("SELECT name FROM pg_prepared_statements WHERE statement = 'SELECT $1::bigint'")
+                guard case .text(let name)? = rows.first?.first else {
+                    Issue.record("no prepared statement: \(rows.rows)")
+                    return
+                }
+                names.append(name)
+            }
+        }
+        #expect(names.count == 2 && names[0] != names[1] && names.allSatisfy { $0.hasPrefix("onetap_") && $0.hasSuffix("_1") }, "\(names)")
+    }
+
+    @Test func anotherUnsupportedFeatureIsNotTakenForAStaleStatement() async throws {
+        try await withConnection { connection async throws in
+            // A 0A000 raised while the statement runs (not by the plan check) is the caller's error, not
+            // run again: its statement may have done something already.
+            try await connection.execute("CREATE TEMPORARY SEQUENCE counted")
+            try await connection.execute(
+                "CREATE FUNCTION pg_temp.unsupported(bigint) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'not here' USING ERRCODE = 'feature_not_supported'; END $$"
+            )
+            let failing = "SELECT nextval('counted'), pg_temp.unsupported($1::bigint)"
+            for round in 0..<3 {
+                await #expect("round \(round)") { try await connection.execute(failing, [.int64(1)]) } throws: { error in
+                    (error as? PostgresError)?.sqlState == "0A000"
+                }
+            }
+            // Three runs, each one nextval: none ran twice.
+            #expect(try await connection.execute("SELECT last_value FROM counted").first == [.int64(3)])
         }
     }
 
