@@ -9,15 +9,7 @@ import Glibc
 
 @Suite(.connectionBudget) struct PostgresConnectionTests {
     func withConnection(statementTimeout: Duration = .seconds(20), observer: (@Sendable (String) -> Void)? = nil, _ body: (PostgresConnection) async throws -> Void) async throws {
-        let configuration = try TestDatabase.configuration(try await TestDatabase.url(), statementTimeout: statementTimeout)
-        let connection = try await PostgresConnection.open(configuration, observer: observer)
-        do {
-            try await body(connection)
-        } catch {
-            await connection.close()
-            throw error
-        }
-        await connection.close()
+        try await TestDatabase.withConnection(statementTimeout: statementTimeout, observer: observer, body)
     }
 
     @Test(arguments: [

@@ -100,15 +100,7 @@ import Testing
 /// statement or a table changes under one.
 @Suite(.connectionBudget) struct PostgresPreparedStatementTests {
     func withConnection(prepareStatements: Bool = true, _ body: (PostgresConnection) async throws -> Void) async throws {
-        let configuration = try TestDatabase.configuration(try await TestDatabase.url(), prepareStatements: prepareStatements)
-        let connection = try await PostgresConnection.open(configuration)
-        do {
-            try await body(connection)
-        } catch {
-            await connection.close()
-            throw error
-        }
-        await connection.close()
+        try await TestDatabase.withConnection(prepareStatements: prepareStatements, body)
     }
 
     /// The statements the server holds prepared for this connection, but for this very query (which is

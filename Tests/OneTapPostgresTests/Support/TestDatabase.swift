@@ -54,6 +54,22 @@ enum TestDatabase {
             prepareStatements: prepareStatements)
     }
 
+    /// Opens one connection to the shared server, runs `body` with it, then closes it (also when `body` throws).
+    static func withConnection(
+        statementTimeout: Duration = .seconds(20), prepareStatements: Bool = true, observer: (@Sendable (String) -> Void)? = nil,
+        _ body: (PostgresConnection) async throws -> Void
+    ) async throws {
+        let configuration = try configuration(try await url(), statementTimeout: statementTimeout, prepareStatements: prepareStatements)
+        let connection = try await PostgresConnection.open(configuration, observer: observer)
+        do {
+            try await body(connection)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        await connection.close()
+    }
+
     /// Opens (and migrates) stores over a fresh schema on the shared server, runs `body`, then drops the
     /// schema and closes the pool.
     static func withStores(
