@@ -275,6 +275,9 @@ extension LoginSessionMachine {
     /// Adds a step to the trace, and its `result` event: every step is told once.
     private func record(_ step: LoginStep, _ progress: inout Progress) {
         progress.session.trace.append(step)
+        // A recorded step is followed by one or two more events (a fallback and the next flow's start, or the
+        // end): room for four at once, rather than growing the array at each (1, 2, then 4).
+        if progress.events.capacity == 0 { progress.events.reserveCapacity(4) }
         progress.events.append(.result(step))
     }
 
