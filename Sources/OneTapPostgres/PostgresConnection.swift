@@ -266,16 +266,22 @@ package final class PostgresConnection: Sendable {
         let plan = configuration.preparesStatements ? handle.statements.plan(sql, types: types) : .unprepared
         let idle = PQtransactionStatus(connection) == PQTRANS_IDLE
         var stale = false
+        func withText() throws(PostgresError) -> PostgresRows {
+            try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
+        }
+        func byName(_ name: String) throws(PostgresError) -> PostgresRows {
+            try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
+        }
         do throws(PostgresError) {
             switch plan {
             case .unprepared:
-                return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
+                return try withText()
             case .prepare(let name):
                 _ = try collect(PQsendPrepare(connection, name, sql, count, types), connection, limit, stale: &stale)
                 handle.statements.prepared(sql, types: types, name: name)
-                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
+                return try byName(name)
             case .prepared(let name):
-                return try collect(PQsendQueryPrepared(connection, name, count, values, lengths, formats, 1), connection, limit, stale: &stale)
+                return try byName(name)
             }
         } catch where plan != .unprepared && stale {
             // The server no longer has the statement (a pooler or `DISCARD ALL` dropped it), or a table
@@ -284,7 +290,7 @@ package final class PostgresConnection: Sendable {
             // and the caller's error says so.
             handle.statements.forget(sql, types: types)
             guard idle else { throw error }
-            return try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
+            return try withText()
         }
     }
 
