@@ -284,12 +284,12 @@ package final class PostgresConnection: Sendable {
                 return try byName(name)
             }
         } catch where plan != .unprepared && stale {
-            // The server no longer has the statement (a pooler or `DISCARD ALL` dropped it), or a table
-            // changed under its plan: forget it. The server refused it before running it, so outside a
-            // transaction nothing was done and it runs unprepared; inside one, the transaction is aborted
-            // and the caller's error says so.
-            handle.statements.forget(sql, types: types)
-            guard idle else { throw error }
+            // The server no longer has the statement (a pooler or `DISCARD ALL` dropped them all: forget
+            // them all), or a table changed under its plan (forget it). The server refused it before running
+            // it, so outside a transaction nothing was done and it runs unprepared; inside one, the
+            // transaction is aborted, and the caller's error asks for it to be run again.
+            if error.sqlState == "26000" { handle.statements.forgetAll() } else { handle.statements.forget(sql, types: types) }
+            guard idle else { throw error.refusedAsStale() }
             return try withText()
         }
     }

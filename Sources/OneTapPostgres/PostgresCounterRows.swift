@@ -2,8 +2,8 @@ import OneTap
 
 /// What the PostgreSQL SMS and login quota stores share about rate counters, said once: a counter is a
 /// row (its id, its events as a `bigint[]` of milliseconds since 1970, its keep-until); an update is one
-/// transaction under advisory locks, retried on a deadlock or a serialization failure, and worded the
-/// same way when it fails.
+/// transaction under advisory locks, retried on a deadlock, a serialization failure or a prepared
+/// statement gone stale, and worded the same way when it fails.
 enum PostgresCounterRows {
     /// How far an update got, for its error message.
     enum Phase: Sendable {
@@ -14,8 +14,9 @@ enum PostgresCounterRows {
     static let lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
 
     /// Runs one update's transaction on a connection of the pool, again (up to `attempts` runs in all)
-    /// when the database reports a deadlock or a serialization failure: first the advisory locks
-    /// (``lock``), then `run`.
+    /// when the database reports a deadlock or a serialization failure, or refused a prepared statement
+    /// gone stale (``PostgresPool/transaction(attempts:retrying:committing:_:)``): first the advisory
+    /// locks (``lock``), then `run`.
     /// - Parameters:
     ///   - pool: The pool.
     ///   - attempts: How many runs at most.
@@ -28,22 +29,17 @@ enum PostgresCounterRows {
         _ pool: PostgresPool, attempts: Int, locks: [Int64], doing: String,
         _ run: (PostgresConnection, LockedValue<Phase>) async throws -> Result
     ) async throws -> Result {
-        var attempt = 1
-        while true {
-            let phase = LockedValue(Phase.connecting)
-            do {
-                return try await pool.withConnection { connection in
-                    phase.withLock { $0 = .reading }
-                    return try await connection.transaction(committing: { phase.withLock { $0 = .committing } }) { connection in
-                        try await connection.execute(lock, [.int64Array(locks)])
-                        return try await run(connection, phase)
-                    }
-                }
-            } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
-                attempt += 1
-            } catch {
-                throw failure(error, phase: phase.withLock { $0 }, doing: doing)
+        let phase = LockedValue(Phase.connecting)
+        do {
+            return try await pool.transaction(
+                attempts: attempts, retrying: { phase.withLock { $0 = .connecting } }, committing: { phase.withLock { $0 = .committing } }
+            ) { connection in
+                phase.withLock { $0 = .reading }
+                try await connection.execute(lock, [.int64Array(locks)])
+                return try await run(connection, phase)
             }
+        } catch {
+            throw failure(error, phase: phase.withLock { $0 }, doing: doing)
         }
     }
 

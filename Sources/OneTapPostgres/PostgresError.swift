@@ -16,7 +16,11 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
     /// The server's SQLSTATE code (`"57014"`, `"40001"`), when the server sent one.
     package let sqlState: String?
     /// An explanation: what was being done and why it failed, with the server's primary message.
-    package let message: String
+    package private(set) var message: String
+    /// Whether the server refused a prepared statement inside a transaction before running it, because it
+    /// no longer fits (the server dropped it, or a table changed under its plan): the transaction is
+    /// aborted, nothing of it was written, and the connection has forgotten the statement.
+    package private(set) var refusedStaleStatement = false
 
     /// Creates an error.
     /// - Parameters:
@@ -37,10 +41,28 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
         kind == .connectionLost || (kind == .timeout && sqlState == nil)
     }
 
-    /// Whether the server asks for the transaction to be run again: a deadlock (SQLSTATE `40P01`) or a
-    /// serialization failure (`40001`), which another transaction caused; nothing of this one was written.
+    /// Whether the transaction should be run again: a deadlock (SQLSTATE `40P01`) or a serialization
+    /// failure (`40001`), which another transaction caused, or a prepared statement refused before it ran
+    /// (``refusedStaleStatement``), which the next run sends afresh; nothing of this one was written.
     package var asksForARetry: Bool {
-        sqlState == "40001" || sqlState == "40P01"
+        sqlState == "40001" || sqlState == "40P01" || refusedStaleStatement
+    }
+
+    /// This error with another message, its kind, SQLSTATE and marks kept.
+    /// - Parameter message: The message, without secrets.
+    /// - Returns: The error.
+    package func withMessage(_ message: String) -> PostgresError {
+        var changed = self
+        changed.message = message
+        return changed
+    }
+
+    /// This error, marked as a prepared statement's refusal inside a transaction (``refusedStaleStatement``).
+    /// - Returns: The marked error.
+    package func refusedAsStale() -> PostgresError {
+        var marked = self
+        marked.refusedStaleStatement = true
+        return marked
     }
 
     /// The ``StoreError`` a public call throws for this error: `invalid-configuration`,

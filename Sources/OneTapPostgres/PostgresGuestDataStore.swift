@@ -28,6 +28,11 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// How long a finished merge's journal is kept after the merge finished: 30 days.
     package static let finishedJournalRetention: Duration = .seconds(30 * 86_400)
 
+    /// How many runs a merge's transaction gets when the database reports a deadlock, a serialization
+    /// failure or a prepared statement gone stale (nothing of a refused run is written): 4, as the
+    /// counter stores'.
+    static let mergeAttempts = 4
+
     private let pool: PostgresPool
     private let statements: Statements
 
@@ -131,7 +136,8 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - merged: The account's new value.
     /// - Returns: False when a side changed (nothing written).
     /// - Throws: ``StoreError`` of kind `invalid-kind` or `io` (nothing written, unless the connection
-    ///   broke during the `COMMIT`, which the message says).
+    ///   broke during the `COMMIT`, which the message says). A run the database refused and asks to be run
+    ///   again (``mergeAttempts``) runs again.
     package func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
         setting merged: JSONValue
@@ -139,26 +145,15 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         try StoreError.check(dataKind: kind)
         let committing = LockedValue(false)
         do {
-            return try await pool.withConnection { connection in
-                try await self.mergeTransaction(
-                    on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged,
-                    committing: committing)
+            return try await pool.transaction(
+                attempts: Self.mergeAttempts, retrying: { committing.withLock { $0 = false } }, committing: { committing.withLock { $0 = true } }
+            ) { connection in
+                try await mergeRows(on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged)
             }
         } catch is AccountChanged {
             return false
         } catch {
             throw failure(error, doing: "merge the \(kind) of guest \(guest) into account \(account)", write: true, sent: committing.withLock { $0 })
-        }
-    }
-
-    /// ``merge(kind:of:expecting:into:expecting:setting:)``'s transaction on one connection; `committing`
-    /// turns true once the `COMMIT` is sent.
-    private func mergeTransaction(
-        on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
-        merged: JSONValue, committing: LockedValue<Bool>
-    ) async throws -> Bool {
-        try await connection.transaction(committing: { committing.withLock { $0 = true } }) { connection in
-            try await mergeRows(on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged)
         }
     }
 

@@ -14,8 +14,9 @@ import OneTap
 ///   (upserts, and deletes of counters left empty; nothing when nothing changed), and commits. So an
 ///   update is atomic against every other update that touches any of its counters, on any instance.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
-///   same rows can cause one) is retried, up to ``attempts`` runs in all: `body` may then run more than
-///   once, and only the last run is written.
+///   same rows can cause one), or a prepared statement the server refused before it ran (dropped by
+///   `DISCARD ALL`, or a table changed under it), is retried, up to ``attempts`` runs in all: `body` may
+///   then run more than once, and only the last run is written.
 /// - What is kept only until before the update's `now` reads as absent, as in
 ///   ``InMemoryLoginQuotaStore``, and ``removeExpired(before:limit:)`` (or
 ///   ``PostgresStores/removeExpiredRows(before:)``) deletes it.
@@ -51,8 +52,8 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
     /// Creates a store over a pool whose schema is migrated.
     /// - Parameters:
     ///   - pool: The pool.
-    ///   - attempts: How many runs an update gets when the database reports a deadlock or a
-    ///     serialization failure, at least 1.
+    ///   - attempts: How many runs an update gets when the database reports a deadlock, a
+    ///     serialization failure or a prepared statement gone stale, at least 1.
     package init(pool: PostgresPool, attempts: Int) {
         self.pool = pool
         self.attempts = max(1, attempts)

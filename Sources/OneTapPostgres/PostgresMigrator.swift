@@ -21,7 +21,8 @@ package struct PostgresMigrator: Sendable {
     }
 
     /// Applies what is missing.
-    /// - Parameter pool: The pool to run on (one connection, one transaction).
+    /// - Parameter pool: The pool to run on (one transaction on one connection, run once more when the
+    ///   server asks: ``PostgresPool/transaction(attempts:retrying:committing:_:)``).
     /// - Returns: What was applied and the version now.
     /// - Throws: ``PostgresError``: `incompatible-schema` when the schema holds a version newer than this
     ///   code knows (nothing is changed), or the failure of a statement (nothing is changed).
@@ -30,50 +31,49 @@ package struct PostgresMigrator: Sendable {
         let schema = self.schema
         let migrations = self.migrations
         let newest = migrations.last?.version ?? 0
-        return try await pool.withConnection { connection in
-            try await connection.transaction { (connection) -> PostgresMigrationReport in
-                try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)])
-                // Checked before creating, so that a role without CREATE on the database can run over a
-                // schema its administrator made.
-                let exists = try await connection.execute("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(schema)])
-                if exists.first?.first?.int64 == 0 {
-                    try await connection.execute("CREATE SCHEMA \(quoted)")
-                }
-                let table = try await connection.execute("SELECT to_regclass($1) IS NOT NULL", [.text("\(quoted).schema_migrations")])
-                if table.first?.first?.bool != true {
-                    try await connection.execute("""
-                        CREATE TABLE \(quoted).schema_migrations (
-                            version integer PRIMARY KEY,
-                            name text NOT NULL,
-                            applied_at timestamptz NOT NULL DEFAULT now()
-                        )
-                        """)
-                }
-                let rows = try await connection.execute("SELECT version FROM \(quoted).schema_migrations ORDER BY version")
-                let done = Set(rows.rows.compactMap { $0.first?.int64 }.map(Int.init))
-                if let unknown = done.max(), unknown > newest {
-                    throw PostgresError(
-                        .incompatibleSchema,
-                        message: "schema \(schema) is at version \(unknown), newer than the \(newest) this version of OneTap knows; upgrade OneTap (nothing was changed)")
-                }
-                var applied: [Int] = []
-                for migration in migrations where !done.contains(migration.version) {
-                    for statement in migration.statements(quoted) {
-                        do throws(PostgresError) {
-                            try await connection.execute(statement)
-                        } catch {
-                            throw PostgresError(
-                                error.kind, sqlState: error.sqlState,
-                                message: "migration \(migration.version) (\(migration.name)) of schema \(schema) failed: \(error.message); nothing was changed")
-                        }
-                    }
-                    try await connection.execute(
-                        "INSERT INTO \(quoted).schema_migrations (version, name) VALUES ($1, $2)",
-                        [.int64(Int64(migration.version)), .text(migration.name)])
-                    applied.append(migration.version)
-                }
-                return PostgresMigrationReport(schema: schema, applied: applied, version: max(done.max() ?? 0, applied.last ?? 0))
+        // A second run when the server asks for one (a prepared statement gone stale, a deadlock): nothing
+        // of the first was written.
+        return try await pool.transaction(attempts: 2) { (connection) -> PostgresMigrationReport in
+            try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)])
+            // Checked before creating, so that a role without CREATE on the database can run over a
+            // schema its administrator made.
+            let exists = try await connection.execute("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(schema)])
+            if exists.first?.first?.int64 == 0 {
+                try await connection.execute("CREATE SCHEMA \(quoted)")
             }
+            let table = try await connection.execute("SELECT to_regclass($1) IS NOT NULL", [.text("\(quoted).schema_migrations")])
+            if table.first?.first?.bool != true {
+                try await connection.execute("""
+                    CREATE TABLE \(quoted).schema_migrations (
+                        version integer PRIMARY KEY,
+                        name text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    )
+                    """)
+            }
+            let rows = try await connection.execute("SELECT version FROM \(quoted).schema_migrations ORDER BY version")
+            let done = Set(rows.rows.compactMap { $0.first?.int64 }.map(Int.init))
+            if let unknown = done.max(), unknown > newest {
+                throw PostgresError(
+                    .incompatibleSchema,
+                    message: "schema \(schema) is at version \(unknown), newer than the \(newest) this version of OneTap knows; upgrade OneTap (nothing was changed)")
+            }
+            var applied: [Int] = []
+            for migration in migrations where !done.contains(migration.version) {
+                for statement in migration.statements(quoted) {
+                    do throws(PostgresError) {
+                        try await connection.execute(statement)
+                    } catch {
+                        throw error.withMessage(
+                            "migration \(migration.version) (\(migration.name)) of schema \(schema) failed: \(error.message); nothing was changed")
+                    }
+                }
+                try await connection.execute(
+                    "INSERT INTO \(quoted).schema_migrations (version, name) VALUES ($1, $2)",
+                    [.int64(Int64(migration.version)), .text(migration.name)])
+                applied.append(migration.version)
+            }
+            return PostgresMigrationReport(schema: schema, applied: applied, version: max(done.max() ?? 0, applied.last ?? 0))
         }
     }
 }

@@ -103,6 +103,31 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         return try result.get()
     }
 
+    /// Runs `body` in a transaction on a pooled connection, and again in a new one (up to `attempts` runs in
+    /// all) while the server refuses a run in a way that asks for another (``PostgresError/asksForARetry``:
+    /// a deadlock, a serialization failure, a prepared statement gone stale); nothing of a refused run was
+    /// written.
+    /// - Parameters:
+    ///   - attempts: How many runs at most.
+    ///   - retrying: Called before each run after the first.
+    ///   - committing: Called just before a run's `COMMIT` is sent (``PostgresConnection/transaction(_:committing:_:)``).
+    ///   - body: The transaction's statements; it may run more than once.
+    /// - Returns: What the last run of `body` returned.
+    /// - Throws: The last run's error: as ``withConnection(_:)``, or ``PostgresError`` from `BEGIN` and `COMMIT`.
+    package func transaction<T: Sendable>(
+        attempts: Int, retrying: () -> Void = {}, committing: () -> Void = {}, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await withConnection { connection in try await connection.transaction(committing: committing, body) }
+            } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
+                attempt += 1
+                retrying()
+            }
+        }
+    }
+
     /// Runs one statement on a pooled connection, as a store does: its failure becomes the store's error.
     /// - Parameters:
     ///   - sql: The statement, with `$1`, `$2`… for the values.

@@ -14,6 +14,10 @@
 /// - Names are `onetap_<prefix>_1`, `onetap_<prefix>_2`…, the prefix drawn at random per connection, so a
 ///   pooler that mixes up server connections makes a name unknown (26000, which the connection recovers
 ///   from) rather than run another connection's statement. A forgotten statement's name is never reused.
+/// - A name the server no longer knows (26000) means the session's prepared statements were dropped
+///   together (`DEALLOCATE ALL`, `DISCARD ALL`, a pooler's reset): every statement is forgotten at once
+///   (``forgetAll()``), so the statements after it, in the same transaction too, run unprepared rather
+///   than fail one by one.
 ///
 /// Touched only on the connection's queue. A pure value: the connection asks ``plan(_:types:)`` what
 /// to send and reports what the server accepted.
@@ -98,5 +102,14 @@ struct PostgresStatementCache {
     ///   - types: The types it was prepared with.
     mutating func forget(_ sql: String, types: [UInt32]) {
         if names.removeValue(forKey: Key(sql: sql, types: types)) != nil { forgotten += 1 }
+    }
+
+    /// Forgets every statement: the server said it no longer has one of them (26000), which happens when
+    /// the session's prepared statements are dropped together (`DEALLOCATE ALL`, `DISCARD ALL`, a pooler's
+    /// reset). None counts against the bound any more, for the server holds none of them; the texts seen
+    /// once are kept, so each is prepared again on its next run, under a new name.
+    mutating func forgetAll() {
+        names.removeAll(keepingCapacity: true)
+        forgotten = 0
     }
 }

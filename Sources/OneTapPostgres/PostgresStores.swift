@@ -118,8 +118,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
 
     /// An SMS store over the pool, for ``SMSCodeService``: every instance that opens the same schema
     /// counts against the same limits.
-    /// - Parameter attempts: How many runs an update gets when the database reports a deadlock or a
-    ///   serialization failure (at least 1); 4.
+    /// - Parameter attempts: How many runs an update gets when the database reports a deadlock, a
+    ///   serialization failure or a prepared statement gone stale (at least 1); 4.
     /// - Returns: The store.
     public func smsStore(attempts: Int = 4) -> any SMSStore {
         PostgresSMSStore(pool: pool, attempts: attempts)
@@ -132,8 +132,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// ```swift
     /// let quotas = LoginQuotas(store: stores.loginQuotaStore())
     /// ```
-    /// - Parameter attempts: How many runs an update gets when the database reports a deadlock or a
-    ///   serialization failure (at least 1); 4.
+    /// - Parameter attempts: How many runs an update gets when the database reports a deadlock, a
+    ///   serialization failure or a prepared statement gone stale (at least 1); 4.
     /// - Returns: The store.
     public func loginQuotaStore(attempts: Int = 4) -> any LoginQuotaStore {
         PostgresLoginQuotaStore(pool: pool, attempts: attempts)

@@ -122,6 +122,28 @@ import Testing
         await stores.close()
     }
 
+    /// A merge whose prepared statements the server dropped (`DEALLOCATE ALL`, or a pooler's `DISCARD ALL`)
+    /// is refused inside its transaction before anything ran; it runs again and merges once.
+    @Test func aMergeWhoseStatementsTheServerDroppedRunsAgainOnce() async throws {
+        try await TestDatabase.withStores(poolSize: 1) { stores in
+            let store = stores.guestDataStore()
+            func favourites(_ rounds: Range<Int>) -> JSONValue { .array(rounds.map { .string("g\($0)") }) }
+            for round in 0..<3 {  // the merge's statements prepared from their second run on
+                let guest = GuestID.random()
+                let had: JSONValue? = round == 0 ? .none : .some(favourites(0..<round))  // none, not JSON null
+                try await store.write(favourites(round..<round + 1), kind: "favourites", of: .guest(guest))
+                #expect(try await store.merge(
+                    kind: "favourites", of: guest, expecting: favourites(round..<round + 1), into: "42", expecting: had, setting: favourites(0..<round + 1)))
+            }
+            try await stores.pool.execute("DEALLOCATE ALL")  // on the pool's one connection
+            let guest = try guest()
+            try await store.write(["g3"], kind: "favourites", of: .guest(guest))
+            #expect(try await store.merge(kind: "favourites", of: guest, expecting: ["g3"], into: "42", expecting: ["g0", "g1", "g2"], setting: ["g0", "g1", "g2", "g3"]))
+            #expect(try await store.data(of: .account("42"))["favourites"] == ["g0", "g1", "g2", "g3"])
+            #expect(try await store.data(of: .guest(guest)).isEmpty)
+        }
+    }
+
     @Test func everyCallFailsWithIOWhileTheDatabaseIsUnreachable() async throws {
         let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
         let store = PostgresStores(configuration: nowhere).guestDataStore()

@@ -161,4 +161,36 @@ import Testing
         #expect(try await pool.execute("SELECT 6").first == [.int64(6)])
         await pool.close()
     }
+
+    /// A transaction the server refused because a prepared statement in it no longer fits (a table changed
+    /// under its plan: 0A000) runs again, once the statement is forgotten; with one attempt the refusal is
+    /// the caller's, and says a retry would do.
+    @Test func aTransactionRefusedForAStalePreparedStatementRunsAgain() async throws {
+        let pool = try await pool(poolSize: 1)
+        let table = "pg_temp.changing"  // the pool's one connection's own
+        try await pool.execute("CREATE TEMPORARY TABLE changing (a bigint)")
+        let everything = "SELECT * FROM \(table)"
+        let runs = LockedValue(0)
+        func read(attempts: Int) async throws -> [String] {
+            try await pool.transaction(attempts: attempts) { connection in
+                runs.withLock { $0 += 1 }
+                return try await connection.execute(everything).columns
+            }
+        }
+        for _ in 0..<3 { #expect(try await read(attempts: 2) == ["a"]) }  // prepared from its second run
+        try await pool.execute("ALTER TABLE \(table) ADD COLUMN b bigint")
+        runs.withLock { $0 = 0 }
+        #expect(try await read(attempts: 2) == ["a", "b"])
+        #expect(runs.withLock { $0 } == 2, "refused inside the first transaction, run again in a second")
+        for _ in 0..<2 { _ = try await read(attempts: 1) }  // unprepared once, then prepared again
+        try await pool.execute("ALTER TABLE \(table) ADD COLUMN c bigint")
+        await #expect {
+            _ = try await read(attempts: 1)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.sqlState == "0A000" && error.asksForARetry
+        }
+        #expect(try await read(attempts: 1) == ["a", "b", "c"])
+        await pool.close()
+    }
 }

@@ -31,6 +31,28 @@ import Testing
         try await stores.pool.execute("SELECT count(*) FROM \(codes(stores))").first?.first?.int64
     }
 
+    // MARK: Prepared statements
+
+    /// An update whose prepared statements the server dropped (`DEALLOCATE ALL`; a pooler's `DISCARD ALL`
+    /// does the same) is refused inside its transaction before anything ran; the update runs again and is
+    /// neither lost nor counted twice.
+    @Test func anUpdateWhoseStatementsTheServerDroppedRunsAgainOnce() async throws {
+        try await TestDatabase.withStores(poolSize: 1) { stores in
+            let store = stores.smsStore()
+            func append(_ offset: Double) async throws {
+                try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+                    state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(offset))
+                    state.keepUntil = now.addingTimeInterval(3600)
+                }
+            }
+            for offset in [1.0, 2, 3] { try await append(offset) }  // prepared from their second run on
+            try await stores.pool.execute("DEALLOCATE ALL")  // on the pool's one connection
+            try await append(4)
+            try await append(5)
+            #expect(try await storedEvents(stores) == [1, 2, 3, 4, 5])
+        }
+    }
+
     // MARK: The contract
 
     @Test func conformsToTheStoreContract() async throws {

@@ -206,10 +206,60 @@ import Testing
                 try await connection.transaction { connection in try await connection.execute(everything) }
             } throws: { error in
                 let error = error as! PostgresError
-                return error.kind == .server && error.sqlState == "0A000"
+                // Refused before it ran: the transaction may run again, as the counter stores and guest merges do.
+                return error.kind == .server && error.sqlState == "0A000" && error.asksForARetry
             }
             #expect(!connection.isBroken)
             #expect(try await connection.execute(everything).columns == ["a", "b"])
+        }
+    }
+
+    @Test func insideATransactionDroppedStatementsAreAllForgottenSoOneRetryRunsThem() async throws {
+        try await withConnection { connection async throws in
+            let statements = ["SELECT $1::bigint + 1", "SELECT $1::bigint + 2", "SELECT $1::bigint + 3"]
+            // Each `BEGIN` another text, so it is never prepared and the first prepared statement stands
+            // inside the transaction.
+            var runs = 0
+            func transaction() async throws -> [PostgresValue] {
+                runs += 1
+                return try await connection.transaction("BEGIN /* run \(runs) */") { connection in
+                    var answers: [PostgresValue] = []
+                    for sql in statements { answers += try await connection.execute(sql, [.int64(10)]).rows.map { $0[0] } }
+                    return answers
+                }
+            }
+            for _ in 0..<3 { #expect(try await transaction() == [.int64(11), .int64(12), .int64(13)]) }
+            #expect(try await prepared(connection).count == statements.count + 1)  // and COMMIT
+            try await connection.execute("DEALLOCATE ALL")  // what a pooler's `DISCARD ALL` does too
+            await #expect {
+                _ = try await transaction()
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.sqlState == "26000" && error.asksForARetry
+            }
+            // The server holds none of them any more, so none is run by name again: the retry runs whole.
+            #expect(try await transaction() == [.int64(11), .int64(12), .int64(13)])
+            #expect(!connection.isBroken)
+        }
+    }
+
+    @Test func aTransactionWhosePreparedBeginTheServerDroppedRunsWhole() async throws {
+        try await withConnection { connection async throws in
+            let statements = ["SELECT $1::bigint + 1", "SELECT $1::bigint + 2"]
+            func transaction() async throws -> [PostgresValue] {
+                try await connection.transaction { connection in
+                    var answers: [PostgresValue] = []
+                    for sql in statements { answers += try await connection.execute(sql, [.int64(10)]).rows.map { $0[0] } }
+                    return answers
+                }
+            }
+            for _ in 0..<3 { _ = try await transaction() }
+            try await connection.execute("DEALLOCATE ALL")
+            // The prepared `BEGIN` is refused while the connection is idle: every statement is forgotten and
+            // it runs unprepared, and so does each statement after it.
+            #expect(try await transaction() == [.int64(11), .int64(12)])
+            #expect(try await transaction() == [.int64(11), .int64(12)])
+            #expect(!connection.isBroken)
         }
     }
 }
