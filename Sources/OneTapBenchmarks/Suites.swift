@@ -128,16 +128,19 @@ enum Suites {
         let clock = FakeClock(now: now)
 
         if options.wants("token.fastPath") {
-            let fresh = AccessToken(value: Secret("t"), refreshToken: Secret("r"), flow: .tianyi, account: "me", issuedAt: now, expiresAt: now.addingTimeInterval(2_592_000))
-            let manager = TokenManager(account: "me", refresher: MockRefresher(), clock: clock, events: DiscardingEventSink())
-            try? await manager.store(fresh)
+            // The public call an app makes, `TokenVault.validToken(for:)`, and the reference's, each given the
+            // same account value (made once, outside the timed loops).
+            let account: AccountID = "me"
+            let fresh = AccessToken(value: Secret("t"), refreshToken: Secret("r"), flow: .tianyi, account: account, issuedAt: now, expiresAt: now.addingTimeInterval(2_592_000))
+            let vault = TokenVault(refresher: MockRefresher(), clock: clock, events: DiscardingEventSink())
+            try? await vault.store(fresh)
             let naive = References.NaiveTokenManager(token: fresh, refresher: MockRefresher(), clock: clock)
             let batch = 1000
             let ours = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(try? await manager.validToken()) }
+                for _ in 0..<batch { blackHole(try? await vault.validToken(for: account)) }
             }
             let reference = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(try? await naive.validToken(for: "me")) }
+                for _ in 0..<batch { blackHole(try? await naive.validToken(for: account)) }
             }
             report.add(row("token.validToken (fresh)", batch, ours, "one actor + dictionary", reference, target: "≤ 1 µs", met: ours.median <= 1000))
         }

@@ -1,8 +1,7 @@
 /// Keeps one user's carrier access token usable: a view of a ``TokenVault`` for one account, with the
 /// same guarantees (single flight, never an expired token, rotation in one write, logout wins). It holds
 /// no state of its own, so it is a value: copies share the vault. Package: an app holds the vault and
-/// its account (every method here is the vault's with the account filled in); the benchmarks measure
-/// the vault through it.
+/// its account (every method here is the vault's with the account filled in).
 ///
 /// Run the vault for as long as the app lives, so stale tokens are refreshed in the background:
 ///
