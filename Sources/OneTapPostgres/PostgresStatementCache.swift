@@ -106,10 +106,11 @@ struct PostgresStatementCache {
 
     /// Forgets every statement: the server said it no longer has one of them (26000), which happens when
     /// the session's prepared statements are dropped together (`DEALLOCATE ALL`, `DISCARD ALL`, a pooler's
-    /// reset). None counts against the bound any more, for the server holds none of them; the texts seen
-    /// once are kept, so each is prepared again on its next run, under a new name.
+    /// reset). They still count against the bound, as every forgotten one does: behind a pooler that mixes
+    /// up server connections another server connection may hold them yet. The texts seen once are kept, so
+    /// each statement is prepared again on its next run, under a new name, while the bound allows.
     mutating func forgetAll() {
+        forgotten += names.count
         names.removeAll(keepingCapacity: true)
-        forgotten = 0
     }
 }

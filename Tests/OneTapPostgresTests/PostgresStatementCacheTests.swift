@@ -73,6 +73,27 @@ import Testing
         #expect(cache.plan(select, types: []) == .prepare("p_2"))
     }
 
+    @Test func forgettingAllRunsEachUnpreparedOnceThenUnderANewNameAndCountsThemAgainstTheBound() {
+        var cache = PostgresStatementCache(prefix: "p_")
+        for sql in ["SELECT 1", "SELECT 2"] {
+            for _ in 0..<2 { _ = cache.plan(sql, types: []) }
+            cache.prepared(sql, types: [], name: sql == "SELECT 1" ? "p_1" : "p_2")
+        }
+        cache.forgetAll()  // a 26000: `DISCARD ALL` dropped them together
+        #expect(cache.count == 0)
+        #expect(cache.plan("SELECT 1", types: []) == .unprepared)
+        #expect(cache.plan("SELECT 2", types: []) == .unprepared)
+        #expect(cache.plan("SELECT 1", types: []) == .prepare("p_3"))
+        // Forgotten names still count: a full cache forgotten whole prepares nothing more.
+        var full = PostgresStatementCache(prefix: "q_")
+        for index in 1...PostgresStatementCache.capacity {
+            for _ in 0..<2 { _ = full.plan("SELECT \(index)", types: []) }
+            full.prepared("SELECT \(index)", types: [], name: "q_\(index)")
+        }
+        full.forgetAll()
+        for _ in 0..<3 { #expect(full.plan("SELECT 1", types: []) == .unprepared) }
+    }
+
     @Test func theCacheIsBounded() {
         var cache = PostgresStatementCache(prefix: "p_")
         let capacity = PostgresStatementCache.capacity
