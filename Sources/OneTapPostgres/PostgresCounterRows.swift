@@ -15,7 +15,7 @@ enum PostgresCounterRows {
 
     /// Runs one update's transaction on a connection of the pool, again (up to `attempts` runs in all)
     /// when the database reports a deadlock or a serialization failure, or refused a prepared statement
-    /// gone stale (``PostgresPool/transaction(attempts:retrying:committing:_:)``): first the advisory
+    /// gone stale (``PostgresPool/transaction(attempts:retrying:connected:committing:_:)``): first the advisory
     /// locks (``lock``), then `run`.
     /// - Parameters:
     ///   - pool: The pool.
@@ -32,9 +32,9 @@ enum PostgresCounterRows {
         let phase = LockedValue(Phase.connecting)
         do {
             return try await pool.transaction(
-                attempts: attempts, retrying: { phase.withLock { $0 = .connecting } }, committing: { phase.withLock { $0 = .committing } }
+                attempts: attempts, retrying: { phase.withLock { $0 = .connecting } }, connected: { phase.withLock { $0 = .reading } },
+                committing: { phase.withLock { $0 = .committing } }
             ) { connection in
-                phase.withLock { $0 = .reading }
                 try await connection.execute(lock, [.int64Array(locks)])
                 return try await run(connection, phase)
             }

@@ -22,7 +22,7 @@ package struct PostgresMigrator: Sendable {
 
     /// Applies what is missing.
     /// - Parameter pool: The pool to run on (one transaction on one connection, run once more when the
-    ///   server asks: ``PostgresPool/transaction(attempts:retrying:committing:_:)``).
+    ///   server asks: ``PostgresPool/transaction(attempts:retrying:connected:committing:_:)``).
     /// - Returns: What was applied and the version now.
     /// - Throws: ``PostgresError``: `incompatible-schema` when the schema holds a version newer than this
     ///   code knows (nothing is changed), or the failure of a statement (nothing is changed).

@@ -107,21 +107,29 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     /// all) while the server refuses a run in a way that asks for another (``PostgresError/asksForARetry``:
     /// a deadlock, a serialization failure, a prepared statement gone stale); nothing of a refused run was
     /// written.
+    /// A cancelled caller gets no further run.
     /// - Parameters:
     ///   - attempts: How many runs at most.
     ///   - retrying: Called before each run after the first.
+    ///   - connected: Called at each run once its connection is had, before its `BEGIN`.
     ///   - committing: Called just before a run's `COMMIT` is sent (``PostgresConnection/transaction(_:committing:_:)``).
     ///   - body: The transaction's statements; it may run more than once.
     /// - Returns: What the last run of `body` returned.
-    /// - Throws: The last run's error: as ``withConnection(_:)``, or ``PostgresError`` from `BEGIN` and `COMMIT`.
+    /// - Throws: The last run's error: as ``withConnection(_:)``, or ``PostgresError`` from `BEGIN` and `COMMIT`;
+    ///   `CancellationError` when the caller was cancelled before a further run.
     package func transaction<T: Sendable>(
-        attempts: Int, retrying: () -> Void = {}, committing: () -> Void = {}, _ body: (PostgresConnection) async throws -> T
+        attempts: Int, retrying: () -> Void = {}, connected: () -> Void = {}, committing: () -> Void = {},
+        _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await withConnection { connection in try await connection.transaction(committing: committing, body) }
+                return try await withConnection { connection in
+                    connected()
+                    return try await connection.transaction(committing: committing, body)
+                }
             } catch let error as PostgresError where attempt < attempts && error.asksForARetry {
+                try Task.checkCancellation()
                 attempt += 1
                 retrying()
             }

@@ -122,10 +122,12 @@ import Testing
         await stores.close()
     }
 
-    /// A merge whose prepared statements the server dropped (`DEALLOCATE ALL`, or a pooler's `DISCARD ALL`)
-    /// is refused inside its transaction before anything ran; it runs again and merges once.
-    @Test func aMergeWhoseStatementsTheServerDroppedRunsAgainOnce() async throws {
-        try await TestDatabase.withStores(poolSize: 1) { stores in
+    /// A merge one of whose prepared statements the server no longer has (a `DEALLOCATE`; a pooler's
+    /// `DISCARD ALL` drops them all) is refused inside its transaction, before anything of it ran; it
+    /// runs again, whole, and merges once.
+    @Test func aMergeWhoseStatementTheServerDroppedRunsAgainOnce() async throws {
+        let begins = LockedValue(0)
+        try await TestDatabase.withStores(poolSize: 1, observer: { sql in if sql == "BEGIN" { begins.withLock { $0 += 1 } } }) { stores in
             let store = stores.guestDataStore()
             func favourites(_ rounds: Range<Int>) -> JSONValue { .array(rounds.map { .string("g\($0)") }) }
             for round in 0..<3 {  // the merge's statements prepared from their second run on
@@ -135,10 +137,16 @@ import Testing
                 #expect(try await store.merge(
                     kind: "favourites", of: guest, expecting: favourites(round..<round + 1), into: "42", expecting: had, setting: favourites(0..<round + 1)))
             }
-            try await stores.pool.execute("DEALLOCATE ALL")  // on the pool's one connection
+            // The guest's delete, dropped on the pool's one connection: `BEGIN` still runs by name.
+            let dropped = try await stores.pool.execute(
+                "SELECT name FROM pg_prepared_statements WHERE statement LIKE 'DELETE FROM%guest_data%RETURNING 1'")
+            #expect(dropped.rows.count == 1)
+            for row in dropped.rows { try await stores.pool.execute("DEALLOCATE \"\(row[0].text ?? "")\"") }
             let guest = try guest()
             try await store.write(["g3"], kind: "favourites", of: .guest(guest))
+            begins.withLock { $0 = 0 }
             #expect(try await store.merge(kind: "favourites", of: guest, expecting: ["g3"], into: "42", expecting: ["g0", "g1", "g2"], setting: ["g0", "g1", "g2", "g3"]))
+            #expect(begins.withLock { $0 } == 2, "refused in the first transaction, run again in a second")
             #expect(try await store.data(of: .account("42"))["favourites"] == ["g0", "g1", "g2", "g3"])
             #expect(try await store.data(of: .guest(guest)).isEmpty)
         }

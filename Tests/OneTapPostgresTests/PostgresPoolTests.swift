@@ -182,7 +182,7 @@ import Testing
         runs.withLock { $0 = 0 }
         #expect(try await read(attempts: 2) == ["a", "b"])
         #expect(runs.withLock { $0 } == 2, "refused inside the first transaction, run again in a second")
-        for _ in 0..<2 { _ = try await read(attempts: 1) }  // unprepared once, then prepared again
+        for _ in 0..<2 { _ = try await read(attempts: 1) }  // prepared again, then run by name
         try await pool.execute("ALTER TABLE \(table) ADD COLUMN c bigint")
         await #expect {
             _ = try await read(attempts: 1)

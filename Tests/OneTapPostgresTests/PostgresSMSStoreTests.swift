@@ -33,11 +33,12 @@ import Testing
 
     // MARK: Prepared statements
 
-    /// An update whose prepared statements the server dropped (`DEALLOCATE ALL`; a pooler's `DISCARD ALL`
-    /// does the same) is refused inside its transaction before anything ran; the update runs again and is
-    /// neither lost nor counted twice.
-    @Test func anUpdateWhoseStatementsTheServerDroppedRunsAgainOnce() async throws {
-        try await TestDatabase.withStores(poolSize: 1) { stores in
+    /// An update one of whose prepared statements the server no longer has (a `DEALLOCATE`; a pooler's
+    /// `DISCARD ALL` drops them all) is refused inside its transaction, before anything of it ran; the
+    /// update runs again, whole, and is neither lost nor counted twice.
+    @Test func anUpdateWhoseStatementTheServerDroppedRunsAgainOnce() async throws {
+        let begins = LockedValue(0)
+        try await TestDatabase.withStores(poolSize: 1, observer: { sql in if sql == "BEGIN" { begins.withLock { $0 += 1 } } }) { stores in
             let store = stores.smsStore()
             func append(_ offset: Double) async throws {
                 try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
@@ -46,8 +47,14 @@ import Testing
                 }
             }
             for offset in [1.0, 2, 3] { try await append(offset) }  // prepared from their second run on
-            try await stores.pool.execute("DEALLOCATE ALL")  // on the pool's one connection
+            // The counters' read, dropped on the pool's one connection: `BEGIN` and the lock still run by name.
+            let dropped = try await stores.pool.execute(
+                "SELECT name FROM pg_prepared_statements WHERE statement LIKE 'SELECT counter, events_ms%' AND statement LIKE '%sms_counters%'")
+            #expect(dropped.rows.count == 1)
+            for row in dropped.rows { try await stores.pool.execute("DEALLOCATE \"\(row[0].text ?? "")\"") }
+            begins.withLock { $0 = 0 }
             try await append(4)
+            #expect(begins.withLock { $0 } == 2, "refused in the first transaction, run again in a second")
             try await append(5)
             #expect(try await storedEvents(stores) == [1, 2, 3, 4, 5])
         }
