@@ -265,7 +265,7 @@ package final class PostgresConnection: Sendable {
         let count = Int32(encoded.count)
         let plan = configuration.preparesStatements ? handle.statements.plan(sql, types: types) : .unprepared
         let idle = PQtransactionStatus(connection) == PQTRANS_IDLE
-        var stale = false
+        var stale: StaleStatement? = nil
         func withText() throws(PostgresError) -> PostgresRows {
             try collect(PQsendQueryParams(connection, sql, count, types, values, lengths, formats, 1), connection, limit, stale: &stale)
         }
@@ -283,36 +283,43 @@ package final class PostgresConnection: Sendable {
             case .prepared(let name):
                 return try byName(name)
             }
-        } catch where plan != .unprepared && stale {
-            // The server no longer has the statement (a pooler or `DISCARD ALL` dropped them all: forget
-            // them all), or a table changed under its plan (forget it). The server refused it before running
-            // it, so outside a transaction nothing was done and it runs unprepared; inside one, the
-            // transaction is aborted, and the caller's error asks for it to be run again.
-            if error.sqlState == "26000" { handle.statements.forgetAll() } else { handle.statements.forget(sql, types: types) }
+        } catch where plan != .unprepared && stale != nil {
+            // The server refused it before running it, so outside a transaction nothing was done and it runs
+            // unprepared; inside one, the transaction is aborted, and the caller's error asks for it to be run
+            // again.
+            if stale == .dropped { handle.statements.forgetAll() } else { handle.statements.forget(sql, types: types) }
             guard idle else { throw error.refusedAsStale() }
             return try withText()
         }
     }
 
-    /// Whether a server error says a prepared statement no longer fits, before it ran: `26000` (no prepared
-    /// statement of that name), or `0A000` raised where the server checks a cached plan
-    /// (`RevalidateCachedQuery`: the plan would change the statement's result type). Another `0A000`
-    /// (a feature not supported) may come from a statement that ran, so it is not one.
-    private static func isStaleStatement(_ result: OpaquePointer) -> Bool {
-        guard let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map({ String(cString: $0) }) else { return false }
-        if state == "26000" { return true }
+    /// Why the server refused a prepared statement before it ran, and so what the connection forgets.
+    private enum StaleStatement {
+        /// `26000`, no prepared statement of that name: the session's were dropped together (`DEALLOCATE
+        /// ALL`, `DISCARD ALL`, a pooler's reset), so every statement is forgotten.
+        case dropped
+        /// `0A000` raised where the server checks a cached plan (`RevalidateCachedQuery`: a changed table
+        /// would change the statement's result type): this statement is forgotten.
+        case replanned
+    }
+
+    /// Whether a server error says a prepared statement no longer fits, before it ran (``StaleStatement``),
+    /// or nil. Another `0A000` (a feature not supported) may come from a statement that ran, so it is none.
+    private static func staleStatement(_ result: OpaquePointer) -> StaleStatement? {
+        guard let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map({ String(cString: $0) }) else { return nil }
+        if state == "26000" { return .dropped }
         let function = PQresultErrorField(result, Int32(UInt8(ascii: "R"))).map { String(cString: $0) }
-        return state == "0A000" && function == "RevalidateCachedQuery"
+        return state == "0A000" && function == "RevalidateCachedQuery" ? .replanned : nil
     }
 
     /// Waits for the answer to what a `PQsend…` call (`sent`, its result) queued: sends it all, then
     /// collects the results (the first error wins, else the last result). The server cancels a statement
     /// at `limit`; the client waits a second longer for that answer, from this call's start.
     /// - Parameters:
-    ///   - stale: Set when the server refused a prepared statement that no longer fits (``isStaleStatement(_:)``).
+    ///   - stale: Set when the server refused a prepared statement that no longer fits (``staleStatement(_:)``).
     /// - Returns: The rows.
     /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`.
-    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout Bool) throws(PostgresError) -> PostgresRows {
+    private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout StaleStatement?) throws(PostgresError) -> PostgresRows {
         let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 1_000_000_000
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
 
@@ -349,7 +356,7 @@ package final class PostgresConnection: Sendable {
             return try rows(result)
         case PGRES_FATAL_ERROR:
             let error = serverError(result, connection, limit: limit)
-            stale = error.kind == .server && Self.isStaleStatement(result)
+            stale = error.kind == .server ? Self.staleStatement(result) : nil
             throw error
         default:
             let status = String(cString: PQresStatus(PQresultStatus(result)))
