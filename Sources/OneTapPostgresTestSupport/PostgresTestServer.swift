@@ -210,21 +210,41 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
         return (ended.shellStatus, text)
     }
 
-    /// A TCP port on 127.0.0.1 nothing listens on now (the kernel's pick).
-    private static func freePort() throws(Unavailable) -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Unavailable(reason: "cannot open a socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+    /// A TCP port on 127.0.0.1 that nothing listens on now, drawn **below** the kernel's range of ephemeral
+    /// ports (`/proc/sys/net/ipv4/ip_local_port_range`, 32768–60999 by default). A port from that range (the
+    /// kernel's own pick) can be taken as the local port of any outgoing connection, of any test, in the
+    /// moment between this check and `pg_ctl` binding it; below the range only a listener can take it.
+    /// - Returns: The port.
+    /// - Throws: ``Unavailable`` when no port of 100 drawn is free.
+    package static func freePort() throws(Unavailable) -> Int {
+        let lowest = 10_000
+        let ephemeralStart = ephemeralPorts()?.lowerBound ?? 32_768
+        let candidates = ephemeralStart > lowest + 1_000 ? lowest..<ephemeralStart : 1_024..<max(1_025, ephemeralStart)
+        var failure = "no port was free"
+        for _ in 0..<100 {
+            let port = Int.random(in: candidates)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw Unavailable(reason: "cannot open a socket: \(String(cString: strerror(errno)))") }
+            defer { close(descriptor) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let bound = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if bound { return port }
+            failure = "port \(port): \(String(cString: strerror(errno)))"
         }
-        guard bound else { throw Unavailable(reason: "cannot find a free TCP port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        throw Unavailable(reason: "cannot find a free TCP port below the ephemeral range in 100 tries (the last: \(failure))")
+    }
+
+    /// The kernel's range of ephemeral ports, or nil when it cannot be read.
+    private static func ephemeralPorts() -> ClosedRange<Int>? {
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) else { return nil }
+        let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1] else { return nil }
+        return bounds[0]...bounds[1]
     }
 
     /// Starts a shell that waits for this process to end, then stops the server and removes its
