@@ -15,17 +15,17 @@ import Testing
         for _ in 0..<20 {
             let port = try PostgresTestServer.freePort()
             #expect(port >= 1024 && port < bounds[0], "port \(port), ephemeral ports \(bounds[0])–\(bounds[1])")
-            // Free: a listener binds it at once.
+            // Nothing listens on it: a connection to it is refused.
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = UInt16(port).bigEndian
-            let bound = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            var target = sockaddr_in()
+            target.sin_family = sa_family_t(AF_INET)
+            target.sin_port = UInt16(port).bigEndian
+            target.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &target) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            #expect(bound, "port \(port) is in use")
+            #expect(connected == -1 && errno == ECONNREFUSED, "port \(port) answers")
         }
     }
 }
