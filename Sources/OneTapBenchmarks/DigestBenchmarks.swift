@@ -63,8 +63,8 @@ enum DigestBenchmarks {
         let data = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let runs = max(3, repetitions / 5)
         var failures = 0
-        let ours: (median: Double, p90: Double, allocations: Double?)
-        let openssl: (median: Double, p90: Double, allocations: Double?)
+        let ours: BatchTiming
+        let openssl: BatchTiming
         if let hmacKey {
             let key = HMACSHA256.Key(hmacKey)
             ours = measure(batch: 1, repetitions: runs) { blackHole(key.authenticationCode(for: data)) }

@@ -148,7 +148,7 @@ enum GatewayBenchmarks {
     /// - Returns: The timing and how many calls failed.
     private static func measureCalls(
         _ name: String, failed: String = "failed", batch: Int, repetitions: Int, _ call: () async throws -> CallCheck
-    ) async -> (timing: (median: Double, p90: Double, allocations: Double?), failures: Int) {
+    ) async -> (timing: BatchTiming, failures: Int) {
         var failures = 0
         let timing = await measureAsync(batch: batch, repetitions: repetitions) {
             for _ in 0..<batch {
@@ -166,8 +166,8 @@ enum GatewayBenchmarks {
     }
 
     private static func add(
-        _ name: String, _ batch: Int, _ ours: (median: Double, p90: Double, allocations: Double?), reference: String,
-        _ bare: (median: Double, p90: Double, allocations: Double?), failures: Int, bareFailures: Int, _ report: inout Report
+        _ name: String, _ batch: Int, _ ours: BatchTiming, reference: String,
+        _ bare: BatchTiming, failures: Int, bareFailures: Int, _ report: inout Report
     ) {
         var row = Suites.row(name, batch, ours, reference, bare, target: nil, met: nil)
         // The whole call: what it adds to the bare round trip; the adapter's CPU: its share of that round trip.

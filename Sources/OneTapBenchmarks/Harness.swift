@@ -108,24 +108,51 @@ struct Measurement {
     var ratio: Double? { referenceMedian.map { $0 / medianNanoseconds } }
 }
 
+/// What one side of a row measured: the median and 90th percentile nanoseconds per operation, and the
+/// allocations per operation (nil where they cannot be counted).
+typealias BatchTiming = (median: Double, p90: Double, allocations: Double?)
+
+/// The timed batches of one side: each batch's time per operation.
+struct BatchSamples {
+    private let batch: Int
+    private var times: [Double] = []
+
+    /// Room for `repetitions` batches of `batch` operations.
+    init(batch: Int, repetitions: Int) {
+        self.batch = batch
+        times.reserveCapacity(repetitions)
+    }
+
+    /// Adds a batch that started at `start` and ended now.
+    mutating func add(since start: UInt64) {
+        times.append(Double(nanoseconds() - start) / Double(batch))
+    }
+
+    /// The median and 90th percentile per operation, with the allocations one batch made.
+    func timing(allocations: Int) -> BatchTiming {
+        let sorted = times.sorted()
+        return (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 9 / 10)], Allocations.available ? Double(allocations) / Double(batch) : nil)
+    }
+}
+
+/// The untimed batches before the timed ones.
+private func warmUps(_ repetitions: Int) -> Int { max(2, repetitions / 5) }
+
 /// Measures `body`, which runs `batch` operations per call. Warm-up first, then `repetitions` timed
 /// batches; the median and 90th percentile are per operation. Allocations are counted over one batch, on this
 /// thread only: a background thread of an earlier suite (URLSession's, a pool's) cannot make a row that
 /// promises none allocate.
-func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Double, p90: Double, allocations: Double?) {
-    for _ in 0..<max(2, repetitions / 5) { body() }
-    var samples: [Double] = []
-    samples.reserveCapacity(repetitions)
+func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> BatchTiming {
+    for _ in 0..<warmUps(repetitions) { body() }
+    var samples = BatchSamples(batch: batch, repetitions: repetitions)
     for _ in 0..<repetitions {
         let start = nanoseconds()
         body()
-        samples.append(Double(nanoseconds() - start) / Double(batch))
+        samples.add(since: start)
     }
-    samples.sort()
     let before = Allocations.countOnThisThread
     body()
-    let allocations = Double(Allocations.countOnThisThread - before) / Double(batch)
-    return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
+    return samples.timing(allocations: Allocations.countOnThisThread - before)
 }
 
 /// ``measure(batch:repetitions:_:)`` of one pass over `inputs` (a batch) that adds up what `count` gives each input,
@@ -139,7 +166,7 @@ func measure(batch: Int, repetitions: Int, _ body: () -> Void) -> (median: Doubl
 @inline(__always)
 func measureSum<Inputs: Sequence>(
     batch: Int, repetitions: Int, over inputs: Inputs, _ count: (Inputs.Element) -> Int
-) -> (median: Double, p90: Double, allocations: Double?) {
+) -> BatchTiming {
     measure(batch: batch, repetitions: repetitions) {
         var sum = 0
         for input in inputs { sum &+= count(input) }
@@ -147,20 +174,75 @@ func measureSum<Inputs: Sequence>(
     }
 }
 
-/// The same for async bodies.
-func measureAsync(batch: Int, repetitions: Int, _ body: () async -> Void) async -> (median: Double, p90: Double, allocations: Double?) {
-    for _ in 0..<max(2, repetitions / 5) { await body() }
-    var samples: [Double] = []
+/// The same for async bodies; allocations are counted on every thread (the body may resume on another).
+func measureAsync(batch: Int, repetitions: Int, _ body: () async -> Void) async -> BatchTiming {
+    for _ in 0..<warmUps(repetitions) { await body() }
+    var samples = BatchSamples(batch: batch, repetitions: repetitions)
     for _ in 0..<repetitions {
         let start = nanoseconds()
         await body()
-        samples.append(Double(nanoseconds() - start) / Double(batch))
+        samples.add(since: start)
     }
-    samples.sort()
     let before = Allocations.count
     await body()
-    let allocations = Double(Allocations.count - before) / Double(batch)
-    return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 9 / 10)], Allocations.available ? allocations : nil)
+    return samples.timing(allocations: Allocations.count - before)
+}
+
+/// Measures ours and its reference together, batch by batch: ours first in even repetitions, the reference
+/// first in odd ones. A burst of load from elsewhere on a shared machine (these move a row 2× between runs)
+/// then falls on both sides alike, and the ratio of their medians holds where each side's own time moves.
+/// Each side runs as often as ``measure(batch:repetitions:_:)`` runs a body, so a cursor sized for that suffices.
+/// - Parameters:
+///   - batch: The operations each call of either side runs.
+///   - repetitions: Timed batches per side.
+///   - ours: One batch of ours.
+///   - reference: One batch of the reference.
+/// - Returns: Each side's timing; allocations counted over one batch on this thread.
+func measurePair(batch: Int, repetitions: Int, _ ours: () -> Void, reference: () -> Void) -> (ours: BatchTiming, reference: BatchTiming) {
+    for _ in 0..<warmUps(repetitions) {
+        ours()
+        reference()
+    }
+    var oursSamples = BatchSamples(batch: batch, repetitions: repetitions)
+    var referenceSamples = BatchSamples(batch: batch, repetitions: repetitions)
+    for repetition in 0..<repetitions {
+        for side in [repetition % 2, 1 - repetition % 2] {
+            let start = nanoseconds()
+            if side == 0 { ours() } else { reference() }
+            if side == 0 { oursSamples.add(since: start) } else { referenceSamples.add(since: start) }
+        }
+    }
+    var before = Allocations.countOnThisThread
+    ours()
+    let oursAllocations = Allocations.countOnThisThread - before
+    before = Allocations.countOnThisThread
+    reference()
+    return (oursSamples.timing(allocations: oursAllocations), referenceSamples.timing(allocations: Allocations.countOnThisThread - before))
+}
+
+/// ``measurePair(batch:repetitions:_:reference:)`` for async sides; allocations are counted on every thread.
+func measurePairAsync(
+    batch: Int, repetitions: Int, _ ours: () async -> Void, reference: () async -> Void
+) async -> (ours: BatchTiming, reference: BatchTiming) {
+    for _ in 0..<warmUps(repetitions) {
+        await ours()
+        await reference()
+    }
+    var oursSamples = BatchSamples(batch: batch, repetitions: repetitions)
+    var referenceSamples = BatchSamples(batch: batch, repetitions: repetitions)
+    for repetition in 0..<repetitions {
+        for side in [repetition % 2, 1 - repetition % 2] {
+            let start = nanoseconds()
+            if side == 0 { await ours() } else { await reference() }
+            if side == 0 { oursSamples.add(since: start) } else { referenceSamples.add(since: start) }
+        }
+    }
+    var before = Allocations.count
+    await ours()
+    let oursAllocations = Allocations.count - before
+    before = Allocations.count
+    await reference()
+    return (oursSamples.timing(allocations: oursAllocations), referenceSamples.timing(allocations: Allocations.count - before))
 }
 
 /// Collects measurements and prints them as a table or as NDJSON.

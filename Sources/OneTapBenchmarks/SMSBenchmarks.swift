@@ -19,7 +19,10 @@ enum SMSBenchmarks {
             let (_, record) = rules.issue(to: numbers[0], session: nil, key: key, at: now)
             let store = InMemorySMSStore()
             let decisions = Cursor()
-            let decision = measure(batch: batch, repetitions: repetitions) {
+            // The same rules the obvious way: every rule filters and sorts its counter's list, in a locked dictionary.
+            let naive = NaiveSMSLimits(policy: rules.policy, key: HMACSHA256.Key(Array(repeating: UInt8(7), count: 32)))
+            let naiveCursor = Cursor()
+            let (decision, reference) = measurePair(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch {
                     let number = numbers[decisions.take() % numbers.count]
                     let request = SMSContext().request(for: number)
@@ -27,15 +30,11 @@ enum SMSBenchmarks {
                         rules.admit(&state, request, captchaPassed: false, record: record, at: now)
                     })
                 }
-            }
-            // The same rules the obvious way: every rule filters and sorts its counter's list, in a locked dictionary.
-            let naive = NaiveSMSLimits(policy: rules.policy, key: HMACSHA256.Key(Array(repeating: UInt8(7), count: 32)))
-            let naiveCursor = Cursor()
-            let reference = measure(batch: batch, repetitions: repetitions) {
+            } reference: {
                 for _ in 0..<batch { blackHole(naive.send(numbers[naiveCursor.take() % numbers.count].digits, code: "123456", at: now)) }
             }
-            report.add(Suites.row("sms send decision (policy + store)", batch, decision, "filter-and-sort per rule", reference, target: "≤ 2 µs",
-                                  met: decision.median <= 2000))
+            report.add(Suites.row("sms send decision (policy + store)", batch, decision, "filter-and-sort per rule", reference, target: "≤ 2 µs, ≥ 1× the obvious rules",
+                                  met: decision.median <= 2000 && decision.median <= reference.median))
             // The whole send: the code drawn (CSPRNG) and its HMAC, the decision, the event (the sender does nothing).
             let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: InMemorySMSStore(), events: DiscardingEventSink(), clock: FakeClock(now: now))
             let next = Cursor()
@@ -56,17 +55,16 @@ enum SMSBenchmarks {
             let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: store, events: DiscardingEventSink(), clock: FakeClock(now: now.addingTimeInterval(5)))
             let codes = SMSKeyBenchmarks.seed(store, rules: rules, key: key, numbers: numbers, sessions: numbers.map { _ in nil }, at: now)
             let next = Cursor()
-            let verify = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch {
-                    let index = next.take()
-                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext()))
-                }
-            }
             // The same rules the obvious way, over as many kept codes, each verified once with its right code.
             let naive = NaiveSMSLimits(policy: rules.policy, key: HMACSHA256.Key(Array(repeating: UInt8(7), count: 32)))
             for (index, number) in numbers.enumerated() { naive.seed(number.digits, code: String(100_000 + index % 900_000), at: now) }
             let naiveCursor = Cursor()
-            let reference = measure(batch: batch, repetitions: repetitions) {
+            let (verify, reference) = await measurePairAsync(batch: batch, repetitions: repetitions) {
+                for _ in 0..<batch {
+                    let index = next.take()
+                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext()))
+                }
+            } reference: {
                 for _ in 0..<batch {
                     let index = naiveCursor.take()
                     blackHole(naive.verify(numbers[index].digits, code: String(100_000 + index % 900_000), at: now.addingTimeInterval(5)))
@@ -77,7 +75,9 @@ enum SMSBenchmarks {
             let floor = measure(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch { blackHole(hmacKey.authenticationCode(for: message)) }
             }
-            var row = Suites.row("sms.verify (in memory, right code)", batch, verify, "filter-and-sort per rule, then the HMAC", reference, target: "≤ 2 µs", met: verify.median <= 2000)
+            var row = Suites.row(
+                "sms.verify (in memory, right code)", batch, verify, "filter-and-sort per rule, then the HMAC", reference, target: "≤ 2 µs, ≥ 1× the obvious rules",
+                met: verify.median <= 2000 && verify.median <= reference.median)
             row.extra.append(("hmacAloneNs", format(floor.median)))
             report.add(row)
         }

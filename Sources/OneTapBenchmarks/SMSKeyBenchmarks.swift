@@ -43,7 +43,7 @@ enum SMSKeyBenchmarks {
                 session: LoginSessionID.random())
         }
 
-        func decisions(_ rules: SMSCodeRules) -> (median: Double, p90: Double, allocations: Double?) {
+        func decisions(_ rules: SMSCodeRules) -> BatchTiming {
             let store = InMemorySMSStore()
             let (_, record) = rules.issue(to: numbers[0], session: nil, key: key, at: now)
             let cursor = Cursor()
@@ -62,7 +62,7 @@ enum SMSKeyBenchmarks {
         let reference = decisions(before)
         report.add(Suites.row("sms send decision, issue 21 keys", batch, ours, "the same, policy before issue 21", reference, target: nil, met: nil))
 
-        func verifies(_ rules: SMSCodeRules) async -> (median: Double, p90: Double, allocations: Double?) {
+        func verifies(_ rules: SMSCodeRules) async -> BatchTiming {
             let store = InMemorySMSStore()
             let service = SMSCodeService(
                 key: key, sender: DryRunSMSSender(), store: store, policy: rules.policy, events: DiscardingEventSink(),

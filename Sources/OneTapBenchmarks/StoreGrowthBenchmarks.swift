@@ -52,7 +52,7 @@ enum StoreGrowthBenchmarks {
 
     /// Grows the table size by size and times the operation at each.
     private static func measure(_ growth: Case, backend: String, sizes: [Int], operations: Int) async throws -> Measurement {
-        var medians: [(size: Int, timing: (median: Double, p90: Double, allocations: Double?))] = []
+        var medians: [(size: Int, timing: BatchTiming)] = []
         var stored = 0
         for size in sizes {
             try await growth.grow(stored, size)

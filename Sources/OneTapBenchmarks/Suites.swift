@@ -136,13 +136,13 @@ enum Suites {
             try? await vault.store(fresh)
             let naive = References.NaiveTokenManager(token: fresh, refresher: MockRefresher(), clock: clock)
             let batch = 1000
-            let ours = await measureAsync(batch: batch, repetitions: repetitions) {
+            let (ours, reference) = await measurePairAsync(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch { blackHole(try? await vault.validToken(for: account)) }
-            }
-            let reference = await measureAsync(batch: batch, repetitions: repetitions) {
+            } reference: {
                 for _ in 0..<batch { blackHole(try? await naive.validToken(for: account)) }
             }
-            report.add(row("token.validToken (fresh)", batch, ours, "one actor + dictionary", reference, target: "≤ 1 µs", met: ours.median <= 1000))
+            report.add(row("token.validToken (fresh)", batch, ours, "one actor + dictionary", reference, target: "≤ 1 µs, ≥ 1× the actor",
+                           met: ours.median <= 1000 && ours.median <= reference.median))
         }
 
         for (label, age) in [("stale", 2 * 86_400.0), ("expired", 30 * 86_400.0 - 30)] where options.wants("token.stampede") {
@@ -197,8 +197,8 @@ enum Suites {
     }
 
     static func row(
-        _ name: String, _ ops: Int, _ ours: (median: Double, p90: Double, allocations: Double?), _ referenceName: String,
-        _ reference: (median: Double, p90: Double, allocations: Double?), target: String?, met: Bool?, promisesNoAllocation: Bool = false
+        _ name: String, _ ops: Int, _ ours: BatchTiming, _ referenceName: String,
+        _ reference: BatchTiming, target: String?, met: Bool?, promisesNoAllocation: Bool = false
     ) -> Measurement {
         var measurement = Measurement(
             name: name, ops: ops, medianNanoseconds: ours.median, p90Nanoseconds: ours.p90, allocationsPerOp: ours.allocations,
