@@ -50,6 +50,31 @@ import Testing
 
     /// A stranger's send, after the owner's, neither replaces the owner's code nor spends the owner's
     /// sends. Before issue 21 it replaced the number's one code record.
+    /// A stranger who never solves a captcha sends to the number all day, as often as it gets through with no
+    /// captcha: three an hour (the number's hourly captcha step-up), each from a new address, device and login
+    /// session. The number's daily hard cap (20) must stay out of reach of such a stranger, so the owner, a
+    /// captcha solved, still gets a code at the end of the day. (An attacker's read found that before
+    /// `number-day-captcha` the stranger filled the cap in seven hours and locked the owner out for a day.)
+    @Test func aStrangerWhoSolvesNoCaptchaCannotFillTheNumbersDailyCap() async throws {
+        let setup = Setup()
+        var captchaFree = 0
+        for hour in 0..<23 {
+            for slot in 0..<3 {
+                let at = Self.t0.addingTimeInterval(Double(hour) * 3600 + Double(slot) * 61)
+                let context = SMSContext(
+                    ip: try IPAddress("198.\(51 + slot).\(hour).7"), device: try DeviceID("stranger-\(hour)-\(slot)"), session: LoginSessionID.random())
+                if case .sent = try await setup.send(to: Self.number, context: context, at: at) { captchaFree += 1 }
+            }
+        }
+        #expect(captchaFree < 20, "a stranger with no captcha solved sent \(captchaFree) codes in a day")
+        let owner = SMSContext(ip: Self.ownerIP, device: try DeviceID("owner-device"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        let result = try await setup.send(to: Self.number, context: owner, at: Self.t0.addingTimeInterval(23 * 3600))
+        guard case .sent = result else {
+            Issue.record("the owner is locked out by a stranger who solved no captcha: \(result)")
+            return
+        }
+    }
+
     @Test func aStrangersSendNeitherReplacesNorSpendsTheOwnersCode() async throws {
         let setup = Setup()
         let owner = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random())
