@@ -23,7 +23,7 @@
 ///   session never issued is refused and revokes nothing, so knowing a session's id ends no one's session.
 /// - **Guest data**: given a ``GuestMerger``, a login merges its former guest's data into the account; a
 ///   merge that fails there (the guest-data store down) is kept in the session's record
-///   (``AppSessionRecord/unmergedGuest``) and retried at the next refresh, or by ``mergeFormerGuest(_:)``,
+///   (``AppSessionRecord/pendingMerge``) and retried at the next refresh, or by ``mergeFormerGuest(_:)``,
 ///   until it succeeds: the data stays with the guest meanwhile, never lost and merged once.
 /// - **The store** keeps HMACs of refresh tokens only, under the key ring; four instances refreshing one
 ///   token at once make one rotation (compare-and-swap) and answer the same successor.
@@ -146,8 +146,9 @@ public struct AppSessions: Sendable {
     ///
     /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
     /// merged here; if that fails (the guest-data store down at that moment), the login still succeeds, the
-    /// session keeps the guest (``AppSessionRecord/unmergedGuest``), and its next refresh, or
-    /// ``mergeFormerGuest(_:)``, merges it: the data stays with the guest until then, never lost.
+    /// session keeps the guest and this account (``AppSessionRecord/pendingMerge``), and its next refresh, or
+    /// ``mergeFormerGuest(_:)``, merges it into this account, even after a later login to another: the data stays
+    /// with the guest until then, never lost.
     /// - Returns: The new credentials, the guest whose data moves to the account (``AppSessionGrant/formerGuest``:
     ///   this session's own guest, never another's) and the hint.
     /// - Throws: ``AppSessionError`` (`revoked`, `wrong-session` when the session moved on since the
@@ -160,7 +161,8 @@ public struct AppSessions: Sendable {
             var (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
             var formerGuest: GuestID?
             if case .guest(let guest) = record.identity { formerGuest = guest }
-            if merger != nil, let formerGuest { next.unmergedGuest = formerGuest }
+            // The merge is bound to this login's account: one pending from an earlier login keeps its own.
+            if merger != nil, let formerGuest { next.pendingMerge = .init(guest: formerGuest, account: account) }
             guard try await replace(next, expecting: record.version) else { continue }
             emit(.loggedIn(next.id, account), at: now)
             await retryPendingMerge(next)

@@ -11,7 +11,9 @@
 // `ancestors` always (newest first, possibly empty); `lastLogin` only when the session has a last-login
 // hint, as `LastLoginHint.json()` writes it (its number masked); `unmergedGuest` (a guest id) only while a
 // login's guest-data merge is pending (added later in `/1`: a record without it, as every earlier one, has
-// none pending). Digests and the nonce (32 bytes) are 64 lowercase
+// none pending), with `unmergedInto` (the account id that login was to) only when that is not the session's
+// own account (it logged in to another since; added later still: without it the merge goes to the session's
+// account, as before). Digests and the nonce (32 bytes) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
@@ -55,13 +57,16 @@ extension AppSessionRecord: JSONStoredRecord {
             writer.member("revocation", revoked.reason.rawValue)
         }
         try writer.member("lastLogin", lastLogin)
-        if let unmergedGuest { writer.member("unmergedGuest", unmergedGuest.text) }
+        if let pendingMerge {
+            writer.member("unmergedGuest", pendingMerge.guest.text)
+            if pendingMerge.account != account { writer.member("unmergedInto", pendingMerge.account.rawValue) }
+        }
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
         var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
-        var unmergedGuest: GuestID?
+        var unmergedGuest: GuestID?, unmergedInto: AccountID?
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "id": try reader.parsed(&id, key)
@@ -77,6 +82,7 @@ extension AppSessionRecord: JSONStoredRecord {
             case "revocation": try reader.raw(&revocation, key)
             case "lastLogin": try reader.record(&lastLogin, key)
             case "unmergedGuest": try reader.parsed(&unmergedGuest, key)
+            case "unmergedInto": try reader.parsed(&unmergedInto, key)
             default: break
             }
         }
@@ -101,10 +107,19 @@ extension AppSessionRecord: JSONStoredRecord {
         case (nil, _?): throw reader.missing("revokedAtMs")
         case (_?, nil): throw reader.missing("revocation")
         }
+        var pendingMerge: PendingMerge?
+        switch (unmergedGuest, unmergedInto ?? account) {
+        case (nil, nil): pendingMerge = nil
+        case (let guest?, let into?): pendingMerge = PendingMerge(guest: guest, account: into)
+        case (nil, _?):
+            guard unmergedInto == nil else { throw reader.invalid("an account to merge into names no guest to merge").at("unmergedInto") }
+            pendingMerge = nil
+        case (_?, nil): throw reader.missing("unmergedInto")
+        }
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),
             current: try reader.required(current, "current"), expiresAt: try reader.required(expiresAt, "expiresAtMs"), previous: previous ?? nil,
-            ancestors: older, revoked: revoked, lastLogin: lastLogin ?? nil, unmergedGuest: unmergedGuest)
+            ancestors: older, revoked: revoked, lastLogin: lastLogin ?? nil, pendingMerge: pendingMerge)
     }
 }
 

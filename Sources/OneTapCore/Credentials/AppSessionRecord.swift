@@ -82,15 +82,36 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// a login, carried to the fresh guest session a logout opens, and readable only through this session
     /// (a revoked session keeps none).
     package var lastLogin: LastLoginHint?
-    /// The guest a login moved this session from, while its data has not been merged into the account
-    /// (the merge failed at the login: the guest-data store was down): `AppSessions` in `OneTap` retries
-    /// the merge at the session's next refresh, or when asked, and clears it once the merge is done. Nil
-    /// otherwise, and in every record written before it existed.
-    package var unmergedGuest: GuestID?
+    /// A login's guest-data merge not done yet (it failed at the login: the guest-data store was down): the
+    /// guest the login moved this session from, and the account that login was to. `AppSessions` in `OneTap`
+    /// retries it at the session's next refresh, or when asked, and clears it once done. It keeps its account
+    /// when the session later logs in to another one, so the guest's data never follows the session into an
+    /// account the guest did not log in to. Nil otherwise, and in every record written before it existed.
+    package var pendingMerge: PendingMerge?
+
+    /// The guest of ``pendingMerge``, if any.
+    package var unmergedGuest: GuestID? { pendingMerge?.guest }
+
+    /// A guest whose data is still to be merged into an account.
+    package struct PendingMerge: Hashable, Sendable {
+        /// The guest a login moved the session from.
+        package let guest: GuestID
+        /// The account that login was to: where the guest's data goes.
+        package let account: AccountID
+
+        /// Names a pending merge.
+        /// - Parameters:
+        ///   - guest: The former guest.
+        ///   - account: The account the login was to.
+        package init(guest: GuestID, account: AccountID) {
+            self.guest = guest
+            self.account = account
+        }
+    }
 
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
-        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil, unmergedGuest: GuestID? = nil
+        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil, pendingMerge: PendingMerge? = nil
     ) {
         self.id = id
         self.version = version
@@ -103,7 +124,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
         self.lastLogin = lastLogin
-        self.unmergedGuest = unmergedGuest
+        self.pendingMerge = pendingMerge
     }
 
     /// The account the session is logged in to, if any.

@@ -4,7 +4,8 @@ import Testing
 
 /// The app session's pending guest merge (`unmergedGuest`, issue 21) in its JSON: the golden files
 /// written before the member existed read with none pending and write back byte for byte; the golden
-/// file with it (`account-unmerged-guest`, written with Python) reads and writes back byte for byte.
+/// files with it (`account-unmerged-guest`, `account-unmerged-guest-elsewhere`, written with Python) read and write
+/// back byte for byte.
 @Suite struct AppSessionRecordUnmergedGuestTests {
     static func golden(_ name: String) throws -> String {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: Package.path("Tests/Golden/app-session/\(name).json"))), as: UTF8.self)
@@ -24,9 +25,32 @@ import Testing
         #expect(record.unmergedGuest == (try GuestID("GoldenGuest-app-000004")))
         let withoutIt = try AppSessionRecord(json: try Self.golden("account-with-hint"))
         var expected = withoutIt
-        expected.unmergedGuest = try GuestID("GoldenGuest-app-000004")
-        #expect(record == expected, "the same session as account-with-hint, with the pending guest")
+        expected.pendingMerge = .init(guest: try GuestID("GoldenGuest-app-000004"), account: "42")
+        #expect(record == expected, "the same session as account-with-hint, with the pending guest, into its own account")
         #expect(try record.json() == text)
+    }
+
+    /// A session that logged in to account 99 while the merge of its former guest into account 42 (the login
+    /// that guest made) is pending keeps the merge bound to 42 (an attacker's read found the merge followed the
+    /// session into 99, a stranger's account on a shared device).
+    @Test func aPendingMergeIntoAnotherAccountThanTheSessionsReadsAndWritesBackByteForByte() throws {
+        let text = try Self.golden("account-unmerged-guest-elsewhere")
+        let record = try AppSessionRecord(json: text)
+        #expect(record.account == "99")
+        #expect(record.pendingMerge == .init(guest: try GuestID("GoldenGuest-app-000004"), account: "42"))
+        #expect(try record.json() == text)
+    }
+
+    @Test func anAccountToMergeIntoWithNoGuestIsRefusedNamingTheMember() throws {
+        let text = try Self.golden("account-unmerged-guest-elsewhere").replacingOccurrences(of: #","unmergedGuest":"GoldenGuest-app-000004""#, with: "")
+        #expect(!text.contains("unmergedGuest"))
+        #expect { try AppSessionRecord(json: text) } throws: { "\($0)".contains("unmergedInto") }
+    }
+
+    @Test func aGuestsSessionWithAPendingGuestButNoAccountToMergeIntoIsRefusedNamingTheMember() throws {
+        // A guest's session never holds a pending merge: no version wrote one, and one without an account is refused.
+        let text = try Self.golden("account-unmerged-guest").replacingOccurrences(of: #""account":"42""#, with: #""guest":"GoldenGuest-app-000009""#)
+        #expect { try AppSessionRecord(json: text) } throws: { "\($0)".contains("unmergedInto") }
     }
 
     @Test func aPendingGuestThatIsNoGuestIdIsRefusedNamingTheMember() throws {

@@ -39,6 +39,26 @@ import Testing
         #expect(try await world.store.load(grant.session)?.unmergedGuest == nil, "a merge that succeeded is acknowledged")
     }
 
+    /// An attacker's read: the guest's login to account 42 could not merge (the store down); the same app session
+    /// then logged in to account 99 (another number, perhaps another person on a shared device), and the pending
+    /// merge went into 99. It must go to 42, the account the guest logged in to, and 99 must get nothing of it.
+    @Test func aPendingMergeStaysWithItsLoginsAccountWhenTheSessionLogsInToAnother() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        world.data.fail(after: 0)
+        let first = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        world.data.heal()
+        #expect(try await world.store.load(grant.session)?.pendingMerge == .init(guest: guest, account: "42"))
+
+        world.clock.advance(by: .seconds(5))
+        let second = try await world.sessions.loggedIn(try world.sessions.authenticate(first.accessToken.reveal()), account: "99", flow: .sms, number: nil)
+        #expect(second.formerGuest == nil, "the second login moved an account's session, not a guest's")
+        #expect(try await world.data.data(of: .account("99")).isEmpty, "account 99 got nothing of the guest's data")
+        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 3)]), "favourites": .array([.string("a")])])
+        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
+        #expect(try await world.store.load(grant.session)?.pendingMerge == nil, "acknowledged once merged")
+    }
+
     @Test func aMergeThatFailedAtTheLoginIsKeptAndTheNextRefreshMergesItOnce() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
