@@ -314,13 +314,14 @@ package final class PostgresConnection: Sendable {
 
     /// Waits for the answer to what a `PQsend…` call (`sent`, its result) queued: sends it all, then
     /// collects the results (the first error wins, else the last result). The server cancels a statement
-    /// at `limit`; the client waits a second longer for that answer, from this call's start.
+    /// at `limit`; the client waits two seconds longer for that answer, from this call's start (a loaded
+    /// machine may schedule the server's cancel, or this thread, late).
     /// - Parameters:
     ///   - stale: Set when the server refused a prepared statement that no longer fits (``staleStatement(_:)``).
     /// - Returns: The rows.
     /// - Throws: ``PostgresError``: `server-error`, `timeout`, `connection-lost`, `unexpected-result`.
     private func collect(_ sent: Int32, _ connection: OpaquePointer, _ limit: Duration, stale: inout StaleStatement?) throws(PostgresError) -> PostgresRows {
-        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 1_000_000_000
+        let deadline = Monotonic.now + Monotonic.nanoseconds(limit) + 2_000_000_000
         guard sent != 0 else { throw lost("cannot send the statement: \(libpqMessage(connection))", connection) }
 
         // Send everything (the connection is non-blocking), reading whatever the server says meanwhile.
@@ -423,17 +424,19 @@ package final class PostgresConnection: Sendable {
         return PostgresRows(columns: names, rows: rows, affected: touched)
     }
 
-    /// Waits until the socket is ready for `events` or the deadline passes.
-    /// - Returns: False when the deadline passed first.
-    private static func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) -> Bool {
+    /// Waits until the socket is ready for `events` or the deadline passes. Past the deadline the socket is
+    /// still asked once, without waiting: an answer that came while this thread was not running (a loaded
+    /// machine) is taken, not thrown away as a time-out.
+    /// - Returns: False when the deadline passed with the socket not ready.
+    static func wait(_ socket: Int32, for events: Int16, until deadline: UInt64) -> Bool {
         while true {
             let now = Monotonic.now
-            guard now < deadline else { return false }
-            let milliseconds = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+            let milliseconds = now < deadline ? Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max))) : 0
             var descriptor = pollfd(fd: socket, events: events, revents: 0)
             let ready = poll(&descriptor, 1, milliseconds)
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return true }  // libpq's next call reports the failure
+            if ready == 0 && milliseconds == 0 { return false }
         }
     }
 }

@@ -45,13 +45,20 @@ import Testing
         #expect(try await code("appId=A1&token=t1&sign=00") == "fake-sign")
     }
 
+    /// The stale timestamp against the demo's own 6 s window (a loaded machine's delay only makes it staler); the
+    /// fresh call and the reused nonce against a fake with a 60 s window, so that a loaded CI machine's delay
+    /// between signing and arrival (it once passed 6 s) cannot turn the fresh call stale.
     @Test func theYidunFakeRefusesAStaleTimestampAndAReusedNonce() async throws {
-        let server = try await FakeServer.start("yidun_quickpass.py", arguments: ["--secret-id", "s1", "--secret-key", "k1", "--business-id", "b1", "--number", "13800138000"])
-        defer { server.stop() }
+        let arguments = ["--secret-id", "s1", "--secret-key", "k1", "--business-id", "b1", "--number", "13800138000"]
+        let demo = try await FakeServer.start("yidun_quickpass.py", arguments: arguments)
+        defer { demo.stop() }
         var configuration = YidunConfiguration(secretID: "s1", secretKey: Secret("k1"), businessID: "b1")
-        configuration.url = server.url("/v1/oneclick/check")
+        configuration.url = demo.url("/v1/oneclick/check")
         let stale = try YidunGateway(configuration: configuration, transport: URLSessionTransport(), clock: FakeClock(now: Date().addingTimeInterval(-60)), nonces: { UUID().uuidString })
         #expect(try await stale.oneclickCheck(YidunTokens(token: Secret("t1"), accessToken: Secret("a1"))).code == "fake-timestamp")
+        let server = try await FakeServer.start("yidun_quickpass.py", arguments: arguments + ["--timestamp-window-ms", "60000"])
+        defer { server.stop() }
+        configuration.url = server.url("/v1/oneclick/check")
         let sameNonce = try YidunGateway(configuration: configuration, transport: URLSessionTransport(), clock: SystemClock(), nonces: { "n-fixed" })
         #expect(try await sameNonce.oneclickCheck(YidunTokens(token: Secret("t2"), accessToken: Secret("a2"))).code == "200")
         #expect(try await sameNonce.oneclickCheck(YidunTokens(token: Secret("t3"), accessToken: Secret("a3"))).code == "fake-nonce")

@@ -31,14 +31,15 @@ import Testing
     }
 
     /// Starts `count` instances at `nowMs`, hands each its token at once, and returns their answers.
-    func race(_ url: String, _ schema: String, at nowMs: Int64, tokens: [String]) throws -> [String] {
+    func race(_ url: String, _ schema: String, at nowMs: Int64, tokens: [String]) async throws -> [String] {
         let helpers = try tokens.map { _ in
             try HelperProcess(["postgres-app-refresh", url, schema, String(nowMs)], environment: ["ONETAP_SERVER_KEYS": keysText])
         }
-        for helper in helpers { #expect(helper.line() == "ready") }
+        for helper in helpers { #expect(await helper.line() == "ready") }
         for (helper, token) in zip(helpers, tokens) { helper.send(token) }
-        let answers = helpers.map { $0.line() ?? "nothing" }
-        for helper in helpers { #expect(helper.finish() == 0) }
+        var answers: [String] = []
+        for helper in helpers { answers.append(await helper.line() ?? "nothing") }
+        for helper in helpers { #expect(await helper.finish() == 0) }
         return answers
     }
 
@@ -53,7 +54,7 @@ import Testing
             let first = grant.refreshToken.reveal()
 
             // Four instances refresh the same token at once.
-            let answers = try race(url, schema, at: Self.raceMs, tokens: Array(repeating: first, count: 4))
+            let answers = try await race(url, schema, at: Self.raceMs, tokens: Array(repeating: first, count: 4))
             let record = try #require(try await store.load(grant.session))
             #expect(record.version == 2, "one rotation")
             let previous = try #require(record.previous)
@@ -68,17 +69,17 @@ import Testing
             #expect(record.current.digest == digest)
 
             // Within the grace another instance still answers the same successor, and changes nothing.
-            #expect(try race(url, schema, at: Self.raceMs + 29_999, tokens: [first]) == ["repeated \(hash)"])
+            #expect(try await race(url, schema, at: Self.raceMs + 29_999, tokens: [first]) == ["repeated \(hash)"])
             #expect(try await store.load(grant.session)?.version == 2)
 
             // After the grace, one instance is handed the rotated token: reuse, the family is revoked.
-            #expect(try race(url, schema, at: Self.raceMs + 30_000, tokens: [first]) == ["refused reused"])
+            #expect(try await race(url, schema, at: Self.raceMs + 30_000, tokens: [first]) == ["refused reused"])
             let revoked = try #require(try await store.load(grant.session))
             #expect(revoked.revoked?.reason == .reuse && revoked.version == 3)
 
             // Every instance then refuses the family: the successor (the one the thief or the app holds)
             // and the rotated token alike; and the session's access token no longer stands.
-            let after = try race(url, schema, at: Self.raceMs + 31_000, tokens: [next, next, first, next])
+            let after = try await race(url, schema, at: Self.raceMs + 31_000, tokens: [next, next, first, next])
             #expect(after == Array(repeating: "refused revoked", count: 4), "\(after)")
             let other = PostgresStores(configuration: stores.configuration)
             let elsewhere = AppSessions(

@@ -140,3 +140,21 @@ import Glibc
         #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(20), "\(elapsed)")  // bounded, whatever the load
     }
 }
+
+/// The socket wait under every statement's deadline (no server needed): an answer that came while the waiting
+/// thread was not running is taken, even when the thread wakes past the deadline (a loaded CI machine once woke
+/// a thread late enough that an arrived answer was thrown away as the client's own time-out).
+@Suite struct PostgresSocketWaitTests {
+    @Test func pastTheDeadlineAReadySocketIsTakenAndAQuietOneTimesOut() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        #expect(write(ends[1], "x", 1) == 1)
+        let passed = Monotonic.now - 1
+        #expect(PostgresConnection.wait(ends[0], for: Int16(POLLIN), until: passed), "the byte that came is taken")
+        #expect(!PostgresConnection.wait(ends[1], for: Int16(POLLIN), until: passed), "nothing came: a time-out, at once")
+    }
+}

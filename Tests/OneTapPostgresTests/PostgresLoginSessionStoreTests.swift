@@ -181,8 +181,8 @@ import Testing
         try await TestDatabase.withStores { stores in
             let schema = stores.configuration.schema
             let starter = try HelperProcess(["postgres-session-start", url, schema])
-            let startedLine = try #require(starter.line())
-            #expect(starter.finish() == 0)
+            let startedLine = try #require(await starter.line())
+            #expect(await starter.finish() == 0)
             let parts = startedLine.split(separator: " ").map(String.init)
             #expect(parts.count == 2 && parts[1] == "1", "\(startedLine)")
             let id = try LoginSessionID(parts[0])
@@ -191,19 +191,20 @@ import Testing
 
             // China Mobile 200023 (retry): another process advances the session to version 2.
             let advancer = try HelperProcess(["postgres-session-report", url, schema, id.text, "1", "mobile", "200023"])
-            #expect(advancer.line() == "ready")
+            #expect(await advancer.line() == "ready")
             advancer.send("go")
-            let advanced = advancer.line()
-            #expect(advancer.finish() == 0)
+            let advanced = await advancer.line()
+            #expect(await advancer.finish() == 0)
             #expect(advanced?.hasPrefix("accepted 2 ") == true, "\(advanced ?? "nothing")")
             #expect(try await store.load(id)?.version == 2)
 
             // Four processes report for version 2 at once.
             let racers = try (0..<4).map { _ in try HelperProcess(["postgres-session-report", url, schema, id.text, "2", "mobile", "200023"]) }
-            for racer in racers { #expect(racer.line() == "ready") }
+            for racer in racers { #expect(await racer.line() == "ready") }
             for racer in racers { racer.send("go") }
-            let answers = racers.map { $0.line() ?? "nothing" }
-            for racer in racers { #expect(racer.finish() == 0) }
+            var answers: [String] = []
+            for racer in racers { answers.append(await racer.line() ?? "nothing") }
+            for racer in racers { #expect(await racer.finish() == 0) }
             #expect(answers.filter { $0.hasPrefix("accepted 3 ") }.count == 1, "\(answers)")
             #expect(answers.filter { $0 == "rejected stale-version" }.count == 3, "\(answers)")
             #expect(try await store.load(id)?.version == 3)

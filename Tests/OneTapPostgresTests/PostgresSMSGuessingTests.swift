@@ -21,10 +21,11 @@ import Testing
             let guessers = try (0..<4).map { index in
                 try HelperProcess(["postgres-sms-guess", url, schema, Self.number.digits, "198.51.100.\(10 + index)", startMs, "30"])
             }
-            for guesser in guessers { #expect(guesser.line() == "ready") }
+            for guesser in guessers { #expect(await guesser.line() == "ready") }
             for guesser in guessers { guesser.send("go") }
-            let lines = guessers.map { $0.line() ?? "nothing" }
-            for guesser in guessers { #expect(guesser.finish() == 0) }
+            var lines: [String] = []
+            for guesser in guessers { lines.append(await guesser.line() ?? "nothing") }
+            for guesser in guessers { #expect(await guesser.finish() == 0) }
             let counts = lines.map { line in line.split(separator: " ").compactMap { Int($0) } }
             #expect(counts.allSatisfy { $0.count == 2 }, "\(lines)")
             let wrong = counts.map { $0.first ?? 0 }.reduce(0, +)

@@ -299,10 +299,11 @@ import Testing
             let senders = try (0..<4).map { index in
                 try HelperProcess(["postgres-sms-send", url, schema, policy, "198.51.100.20", String(13_900_000_000 + index * 100), "10"])
             }
-            for sender in senders { #expect(sender.line() == "ready") }
+            for sender in senders { #expect(await sender.line() == "ready") }
             for sender in senders { sender.send("go") }
-            let lines = senders.map { $0.line() ?? "nothing" }
-            for sender in senders { #expect(sender.finish() == 0) }
+            var lines: [String] = []
+            for sender in senders { lines.append(await sender.line() ?? "nothing") }
+            for sender in senders { #expect(await sender.finish() == 0) }
             let sent = lines.compactMap { $0.hasPrefix("sent ") ? Int($0.dropFirst(5)) : nil }
             #expect(sent.count == 4 && sent.reduce(0, +) == 5, "\(lines)")
             let events = try await stores.pool.execute("SELECT cardinality(events_ms) FROM \(counters(stores)) WHERE counter = 'sends:ip:198.51.100.20'")

@@ -294,9 +294,9 @@ import Testing
             try await vault.store(token(age: 31 * 86_400))
 
             let helper = try HelperProcess(["postgres-hold-lease", url, stores.configuration.schema, "u1", "3000"])
-            #expect(helper.line() == "holding")
+            #expect(await helper.line() == "holding")
             #expect(try await leaseHolder(stores, "u1")?.contains(":\(helper.identifier):") == true)
-            helper.kill()
+            await helper.kill()
 
             let started = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in

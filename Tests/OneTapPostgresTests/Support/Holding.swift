@@ -99,8 +99,14 @@ final class HelperProcess: @unchecked Sendable {
     /// Its process identifier.
     var identifier: Int32 { child.identifier }
 
-    /// The next line the helper prints (without its newline), or nil when it closed its output.
-    func line() -> String? {
+    /// The next line the helper prints (without its newline), or nil when it closed its output. The read
+    /// blocks, so it runs on a thread of its own: a test waiting for its helpers holds none of the cooperative
+    /// pool's threads (two on a 2-core machine), which every other test running meanwhile needs.
+    func line() async -> String? {
+        await ChildProcess.onOwnThread { self.readLine() }
+    }
+
+    private func readLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
@@ -117,15 +123,15 @@ final class HelperProcess: @unchecked Sendable {
         child.input?.write(Data((line + "\n").utf8))
     }
 
-    /// Waits for the helper to end.
+    /// Waits for the helper to end, on a thread of its own.
     /// - Returns: Its exit status.
-    func finish() -> Int32 {
-        child.wait().status
+    func finish() async -> Int32 {
+        await ChildProcess.onOwnThread { self.child.wait().status }
     }
 
-    /// Kills the helper (SIGKILL) and waits for it to end.
-    func kill() {
+    /// Kills the helper (SIGKILL) and waits for it to end, on a thread of its own.
+    func kill() async {
         child.signal(SIGKILL)
-        _ = child.wait()
+        await ChildProcess.onOwnThread { _ = self.child.wait() }
     }
 }
