@@ -35,7 +35,7 @@ import Testing
         Expected(id: "ip56-hour", key: .ip56, counts: .sends, window: 3600, limit: 60, over: .limit, lock: nil),
         Expected(id: "ip48-captcha", key: .ip48, counts: .sends, window: 3600, limit: 20, over: .captcha, lock: nil),
         Expected(id: "ip48-hour", key: .ip48, counts: .sends, window: 3600, limit: 200, over: .limit, lock: nil),
-        Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
+        Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .captcha, lock: nil),
         Expected(id: "global-minute", key: .global, counts: .sends, window: 60, limit: 300, over: .captcha, lock: nil),
         Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),

@@ -75,6 +75,27 @@ import Testing
         }
     }
 
+    /// A device id is a claim: a stranger who knows the owner's (or guesses it) sends ten codes a day under it,
+    /// to numbers of its own, from addresses of its own, each captcha the rules ask for solved. The owner's own
+    /// send from that device must still go out, at the cost of a captcha at most (an attacker's read found the
+    /// device's daily rule a hard limit: the owner was refused for a day).
+    @Test func aStrangerClaimingTheOwnersDeviceCostsTheOwnerACaptchaNotADay() async throws {
+        let setup = Setup()
+        let device = try DeviceID("owners-device-id")
+        for index in 0..<10 {
+            let context = SMSContext(
+                ip: try IPAddress("198.\(51 + index).100.9"), device: device, session: LoginSessionID.random(), captcha: Secret("solved"))
+            let sent = try await setup.send(to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: context, at: Self.t0.addingTimeInterval(Double(index) * 61))
+            guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return }
+        }
+        let owner = SMSContext(ip: Self.ownerIP, device: device, session: LoginSessionID.random(), captcha: Secret("solved"))
+        let result = try await setup.send(to: Self.number, context: owner, at: Self.t0.addingTimeInterval(3600))
+        guard case .sent = result else {
+            Issue.record("the owner is refused on their own device by a stranger who claimed its id: \(result)")
+            return
+        }
+    }
+
     @Test func aStrangersSendNeitherReplacesNorSpendsTheOwnersCode() async throws {
         let setup = Setup()
         let owner = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random())
