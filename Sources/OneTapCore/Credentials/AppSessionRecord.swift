@@ -103,10 +103,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         /// - Parameters:
         ///   - guest: The former guest.
         ///   - account: The account the login was to.
-        package init(guest: GuestID, account: AccountID) {
-            self.guest = guest
-            self.account = account
-        }
+        package init(guest: GuestID, account: AccountID) { (self.guest, self.account) = (guest, account) }
     }
 
     package init(

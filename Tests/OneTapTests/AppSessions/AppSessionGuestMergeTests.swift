@@ -27,6 +27,15 @@ import Testing
             try await data.write(.array([line("x", 1)]), kind: "cart", of: .account("42"))
             return (grant, guest)
         }
+
+        /// Logs the session in to account 42 while the guest-data store is down (the merge fails; the login
+        /// succeeds), then brings the store back.
+        func loginToAccount42WithTheStoreDown(_ grant: AppSessionGrant) async throws -> AppSessionGrant {
+            data.fail(after: 0)
+            let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+            data.heal()
+            return account
+        }
     }
 
     @Test func aLoginMergesTheGuestsDataAndLeavesNothingPending() async throws {
@@ -45,9 +54,7 @@ import Testing
     @Test func aPendingMergeStaysWithItsLoginsAccountWhenTheSessionLogsInToAnother() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
-        world.data.fail(after: 0)
-        let first = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
-        world.data.heal()
+        let first = try await world.loginToAccount42WithTheStoreDown(grant)
         #expect(try await world.store.load(grant.session)?.pendingMerge == .init(guest: guest, account: "42"))
 
         world.clock.advance(by: .seconds(5))
@@ -85,9 +92,7 @@ import Testing
     @Test func aRefreshNeverWaitsForAnotherApplierOfThePendingMerge() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
-        world.data.fail(after: 0)
-        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
-        world.data.heal()
+        let account = try await world.loginToAccount42WithTheStoreDown(grant)
         let plan = try MergePlan.plan(guest: try await world.data.data(of: .guest(guest)), account: [:], rules: .builtIn)
         var held = try await world.data.createJournal(MergeJournal(guest: guest, account: "42", plan: plan, startedAt: world.clock.now()))
         let version = held.version
