@@ -142,10 +142,8 @@ enum AccessTokenFormat {
             identity = .guest(guest)
         case UInt8(ascii: "a"):
             let account = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: subjectCapacity) { buffer -> AccountID? in
-                guard let count = Base64.decode(UnsafeBufferPointer(rebasing: bytes[parts(4)]), into: buffer),
-                      let name = String(validating: UnsafeBufferPointer(rebasing: buffer[0..<count]), as: UTF8.self)
-                else { return nil }
-                return try? AccountID(name)
+                guard let count = Base64.decode(UnsafeBufferPointer(rebasing: bytes[parts(4)]), into: buffer) else { return nil }
+                return AccountID(utf8: UnsafeBufferPointer(rebasing: buffer[0..<count]))
             }
             guard let account else { return .malformed("the account id is not URL-safe base64 of an account id") }
             identity = .account(account)

@@ -38,16 +38,41 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
         if count > maximumBytes {
             return ParseError(.accountID, .wrongLength, input: text, reason: "\(count) bytes of UTF-8; an account id has at most \(maximumBytes)")
         }
-        var position = 0
-        for scalar in text.unicodeScalars {
-            position += 1
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-                return ParseError(
-                    .accountID, .invalidCharacter, input: text,
-                    reason: "\(describeCharacter(scalar)) at position \(position) is a control character")
-            }
+        var copy = text
+        guard let control = copy.withUTF8(firstControl) else { return nil }
+        // The control character's scalar, and its position counted in scalars (1-based), for the message.
+        let scalars = text.unicodeScalars
+        let index = text.utf8.index(text.utf8.startIndex, offsetBy: control)
+        let position = scalars.distance(from: scalars.startIndex, to: index) + 1
+        return ParseError(
+            .accountID, .invalidCharacter, input: text,
+            reason: "\(describeCharacter(scalars[index])) at position \(position) is a control character")
+    }
+
+    /// The rule on an id's characters, over its UTF-8: the offset of the first control character (C0, DEL, or
+    /// C1, U+0080 to U+009F, which UTF-8 writes as 0xC2 and a byte from 0x80 to 0x9F), or nil when there is none.
+    /// - Parameter utf8: Valid UTF-8.
+    /// - Returns: The byte offset where the control character starts.
+    /// - Complexity: O(*n*), a byte at a time; no allocation.
+    private static func firstControl(_ utf8: UnsafeBufferPointer<UInt8>) -> Int? {
+        var lead = false  // the byte before was 0xC2, the lead byte of U+0080 to U+00BF
+        for (offset, byte) in utf8.enumerated() {
+            if byte < 0x20 || byte == 0x7F { return offset }
+            if lead && byte <= 0x9F { return offset - 1 }
+            lead = byte == 0xC2
         }
         return nil
+    }
+
+    /// An identifier from UTF-8 bytes, or nil for bytes that are not valid UTF-8 or not an identifier (as
+    /// ``init(_:)`` refuses them, without building its error): the access-token verifier's path.
+    /// - Parameter utf8: The bytes.
+    /// - Complexity: O(*n*); one allocation for an id of more than 15 bytes, none otherwise.
+    package init?(utf8: UnsafeBufferPointer<UInt8>) {
+        guard (1...Self.maximumBytes).contains(utf8.count), Self.firstControl(utf8) == nil,
+              let text = String(validating: utf8, as: UTF8.self)
+        else { return nil }
+        rawValue = text
     }
 
     /// The identifier's text, exactly as given: its one text form (what a store holds); ``init(_:)``
