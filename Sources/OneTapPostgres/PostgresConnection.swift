@@ -369,7 +369,7 @@ package final class PostgresConnection: Sendable {
     private func clientTimeout(_ limit: Duration) -> PostgresError {
         finish()
         return PostgresError(
-            .timeout, message: "no answer from the server within the statement timeout of \(limit.seconds) s (and a second more); the connection was closed")
+            .timeout, message: "no answer from the server within the statement timeout of \(limit.seconds) s (and two seconds more); the connection was closed")
     }
 
     private func lost(_ message: String, _ connection: OpaquePointer) -> PostgresError {

@@ -8,7 +8,9 @@ extension AppSessions {
     /// Merges the session's pending former guest into the account its login was to, if it has one: what the next refresh
     /// does anyway, for an integrator that wants the data now (after an error at the login, say).
     /// - Parameter claims: The verified claims of the session (``authenticate(_:)``).
-    /// - Returns: The merge's journal, or nil when nothing is pending (or no merger was given).
+    /// - Returns: The merge's journal, or nil when nothing is pending (or no merger was given). Nil too when the
+    ///   merge went into another account than the session's (it logged in to a second account since): that
+    ///   journal's plan holds the other account's data, which is not the caller's to see.
     /// - Throws: ``AppSessionError`` (`revoked`, `wrong-session`); what ``GuestMerger/merge(_:into:)``
     ///   throws (the guest stays pending; call again); ``StoreError``.
     public func mergeFormerGuest(_ claims: AccessClaims) async throws -> MergeJournal? {
@@ -16,7 +18,7 @@ extension AppSessions {
         guard let merger, let pending = record.pendingMerge else { return nil }
         let journal = try await merger.merge(pending.guest, into: pending.account)
         try await acknowledge(pending, in: record.id)
-        return journal
+        return pending.account == record.account ? journal : nil
     }
 
     /// After a login or a refresh stored `record`: merges its pending guest, if any; a failure leaves it

@@ -11,9 +11,11 @@
 // `ancestors` always (newest first, possibly empty); `lastLogin` only when the session has a last-login
 // hint, as `LastLoginHint.json()` writes it (its number masked); `unmergedGuest` (a guest id) only while a
 // login's guest-data merge is pending (added later in `/1`: a record without it, as every earlier one, has
-// none pending), with `unmergedInto` (the account id that login was to) only when that is not the session's
-// own account (it logged in to another since; added later still: without it the merge goes to the session's
-// account, as before). Digests and the nonce (32 bytes) are 64 lowercase
+// none pending) when the merge goes to the session's own account; when it goes to another (the session
+// logged in to a second account since), `pendingGuest` and `pendingInto` (the guest id and the account id that
+// login was to) instead, added later still under names an earlier version does not read, so an instance of that
+// version running beside this one never merges the guest into the session's current account (it leaves the data
+// with the guest). Digests and the nonce (32 bytes) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
@@ -57,16 +59,18 @@ extension AppSessionRecord: JSONStoredRecord {
             writer.member("revocation", revoked.reason.rawValue)
         }
         try writer.member("lastLogin", lastLogin)
-        if let pendingMerge {
+        if let pendingMerge, pendingMerge.account == account {
             writer.member("unmergedGuest", pendingMerge.guest.text)
-            if pendingMerge.account != account { writer.member("unmergedInto", pendingMerge.account.rawValue) }
+        } else if let pendingMerge {
+            writer.member("pendingGuest", pendingMerge.guest.text)
+            writer.member("pendingInto", pendingMerge.account.rawValue)
         }
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
         var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
-        var unmergedGuest: GuestID?, unmergedInto: AccountID?
+        var unmergedGuest: GuestID?, pendingGuest: GuestID?, pendingInto: AccountID?
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "id": try reader.parsed(&id, key)
@@ -82,7 +86,8 @@ extension AppSessionRecord: JSONStoredRecord {
             case "revocation": try reader.raw(&revocation, key)
             case "lastLogin": try reader.record(&lastLogin, key)
             case "unmergedGuest": try reader.parsed(&unmergedGuest, key)
-            case "unmergedInto": try reader.parsed(&unmergedInto, key)
+            case "pendingGuest": try reader.parsed(&pendingGuest, key)
+            case "pendingInto": try reader.parsed(&pendingInto, key)
             default: break
             }
         }
@@ -108,13 +113,15 @@ extension AppSessionRecord: JSONStoredRecord {
         case (_?, nil): throw reader.missing("revocation")
         }
         var pendingMerge: PendingMerge?
-        switch (unmergedGuest, unmergedInto ?? account) {
-        case (nil, nil): pendingMerge = nil
-        case (let guest?, let into?): pendingMerge = PendingMerge(guest: guest, account: into)
-        case (nil, _?):
-            guard unmergedInto == nil else { throw reader.invalid("an account to merge into names no guest to merge").at("unmergedInto") }
-            pendingMerge = nil
-        case (_?, nil): throw reader.missing("unmergedInto")
+        switch (unmergedGuest, pendingGuest, pendingInto) {
+        case (nil, nil, nil): pendingMerge = nil
+        case (let guest?, nil, nil):
+            guard let account else { throw reader.invalid("a guest's session has no guest to merge").at("unmergedGuest") }
+            pendingMerge = PendingMerge(guest: guest, account: account)
+        case (nil, let guest?, let into?): pendingMerge = PendingMerge(guest: guest, account: into)
+        case (nil, _?, nil): throw reader.missing("pendingInto")
+        case (nil, nil, _?): throw reader.missing("pendingGuest")
+        case (_?, _, _): throw reader.invalid("a session has one pending merge, not two").at("pendingGuest")
         }
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),

@@ -41,16 +41,21 @@ import Testing
         #expect(try record.json() == text)
     }
 
-    @Test func anAccountToMergeIntoWithNoGuestIsRefusedNamingTheMember() throws {
-        let text = try Self.golden("account-unmerged-guest-elsewhere").replacingOccurrences(of: #","unmergedGuest":"GoldenGuest-app-000004""#, with: "")
-        #expect(!text.contains("unmergedGuest"))
-        #expect { try AppSessionRecord(json: text) } throws: { "\($0)".contains("unmergedInto") }
+    @Test(arguments: [
+        (#","pendingGuest":"GoldenGuest-app-000004""#, "", "pendingGuest"),
+        (#","pendingInto":"42""#, "", "pendingInto"),
+        (#""pendingInto":"42""#, #""pendingInto":"42","unmergedGuest":"GoldenGuest-app-000004""#, "pendingGuest"),
+    ])
+    func aPendingMergeWithAHalfMissingOrTwiceIsRefusedNamingTheMember(cut: String, replacement: String, member: String) throws {
+        let text = try Self.golden("account-unmerged-guest-elsewhere").replacingOccurrences(of: cut, with: replacement)
+        #expect(text != (try Self.golden("account-unmerged-guest-elsewhere")))
+        #expect { try AppSessionRecord(json: text) } throws: { "\($0)".contains(member) }
     }
 
-    @Test func aGuestsSessionWithAPendingGuestButNoAccountToMergeIntoIsRefusedNamingTheMember() throws {
-        // A guest's session never holds a pending merge: no version wrote one, and one without an account is refused.
+    @Test func aGuestsSessionWithAGuestToMergeIntoItselfIsRefusedNamingTheMember() throws {
+        // A guest's session never holds a pending merge: no version wrote one, and one with no account is refused.
         let text = try Self.golden("account-unmerged-guest").replacingOccurrences(of: #""account":"42""#, with: #""guest":"GoldenGuest-app-000009""#)
-        #expect { try AppSessionRecord(json: text) } throws: { "\($0)".contains("unmergedInto") }
+        #expect { try AppSessionRecord(json: text) } throws: { "\($0)".contains("unmergedGuest") }
     }
 
     @Test func aPendingGuestThatIsNoGuestIdIsRefusedNamingTheMember() throws {

@@ -66,6 +66,25 @@ import Testing
         #expect(try await world.store.load(grant.session)?.pendingMerge == nil, "acknowledged once merged")
     }
 
+    /// The same, merged by ``AppSessions/mergeFormerGuest(_:)`` called as account 99: the merge goes to 42, and 99
+    /// is handed no journal, whose plan would show it account 42's data (a reviewer's read).
+    @Test func aMergeAskedForByTheSessionsNextAccountShowsThatAccountNothingOfTheFirst() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        try await world.data.write(.object(["homeAddress": .string("account 42's own")]), kind: "settings", of: .account("42"))
+        let first = try await world.loginToAccount42WithTheStoreDown(grant)
+        world.data.fail(after: 0)
+        world.clock.advance(by: .seconds(5))
+        let second = try await world.sessions.loggedIn(try world.sessions.authenticate(first.accessToken.reveal()), account: "99", flow: .sms, number: nil)
+        world.data.heal()
+        #expect(try await world.store.load(grant.session)?.pendingMerge == .init(guest: guest, account: "42"), "still pending, still for 42")
+        let journal = try await world.sessions.mergeFormerGuest(try world.sessions.authenticate(second.accessToken.reveal()))
+        #expect(journal == nil, "account 99 is shown nothing of account 42's merge")
+        #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]), "merged into 42")
+        #expect(try await world.data.data(of: .account("99")).isEmpty)
+        #expect(try await world.store.load(grant.session)?.pendingMerge == nil)
+    }
+
     @Test func aMergeThatFailedAtTheLoginIsKeptAndTheNextRefreshMergesItOnce() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
