@@ -36,6 +36,24 @@ import Testing
             data.heal()
             return account
         }
+
+        /// Whether the guest's data is all in account 42 (its cart added to 42's), none is left with the guest, and
+        /// the session has no merge pending.
+        func mergedInto42(_ guest: GuestID, session: AppSessionID) async throws -> Bool {
+            let into42 = try await data.data(of: .account("42")) == ["cart": .array([AppSessionGuestMergeTests.line("x", 3)]), "favourites": .array([.string("a")])]
+            let leftWithTheGuest = try await data.data(of: .guest(guest))
+            let pending = try await store.load(session)?.pendingMerge
+            return into42 && leftWithTheGuest.isEmpty && pending == nil
+        }
+
+        /// The session that logged in to account 42 logs in to account 99, five seconds later, the guest-data store
+        /// up or (`storeDown`) down during that login.
+        func loginToAccount99(after first: AppSessionGrant, storeDown: Bool = false) async throws -> AppSessionGrant {
+            clock.advance(by: .seconds(5))
+            if storeDown { data.fail(after: 0) }
+            defer { if storeDown { data.heal() } }
+            return try await sessions.loggedIn(try sessions.authenticate(first.accessToken.reveal()), account: "99", flow: .sms, number: nil)
+        }
     }
 
     @Test func aLoginMergesTheGuestsDataAndLeavesNothingPending() async throws {
@@ -43,9 +61,7 @@ import Testing
         let (grant, guest) = try await world.guestWithData()
         let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
         #expect(account.formerGuest == guest)
-        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 3)]), "favourites": .array([.string("a")])])
-        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
-        #expect(try await world.store.load(grant.session)?.unmergedGuest == nil, "a merge that succeeded is acknowledged")
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged, nothing left with the guest, acknowledged")
     }
 
     /// An attacker's read: the guest's login to account 42 could not merge (the store down); the same app session
@@ -57,13 +73,10 @@ import Testing
         let first = try await world.loginToAccount42WithTheStoreDown(grant)
         #expect(try await world.store.load(grant.session)?.pendingMerge == .init(guest: guest, account: "42"))
 
-        world.clock.advance(by: .seconds(5))
-        let second = try await world.sessions.loggedIn(try world.sessions.authenticate(first.accessToken.reveal()), account: "99", flow: .sms, number: nil)
+        let second = try await world.loginToAccount99(after: first)
         #expect(second.formerGuest == nil, "the second login moved an account's session, not a guest's")
         #expect(try await world.data.data(of: .account("99")).isEmpty, "account 99 got nothing of the guest's data")
-        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 3)]), "favourites": .array([.string("a")])])
-        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
-        #expect(try await world.store.load(grant.session)?.pendingMerge == nil, "acknowledged once merged")
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged into 42, acknowledged")
     }
 
     /// The same, merged by ``AppSessions/mergeFormerGuest(_:)`` called as account 99: the merge goes to 42, and 99
@@ -73,10 +86,7 @@ import Testing
         let (grant, guest) = try await world.guestWithData()
         try await world.data.write(.object(["homeAddress": .string("account 42's own")]), kind: "settings", of: .account("42"))
         let first = try await world.loginToAccount42WithTheStoreDown(grant)
-        world.data.fail(after: 0)
-        world.clock.advance(by: .seconds(5))
-        let second = try await world.sessions.loggedIn(try world.sessions.authenticate(first.accessToken.reveal()), account: "99", flow: .sms, number: nil)
-        world.data.heal()
+        let second = try await world.loginToAccount99(after: first, storeDown: true)
         #expect(try await world.store.load(grant.session)?.pendingMerge == .init(guest: guest, account: "42"), "still pending, still for 42")
         let journal = try await world.sessions.mergeFormerGuest(try world.sessions.authenticate(second.accessToken.reveal()))
         #expect(journal == nil, "account 99 is shown nothing of account 42's merge")
@@ -97,9 +107,7 @@ import Testing
 
         world.clock.advance(by: .seconds(60))
         let refreshed = try await world.sessions.refresh(account.refreshToken)
-        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 3)]), "favourites": .array([.string("a")])])
-        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
-        #expect(try await world.store.load(grant.session)?.unmergedGuest == nil, "acknowledged once merged")
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged at the refresh, acknowledged")
 
         world.clock.advance(by: .seconds(60))
         _ = try await world.sessions.refresh(refreshed.refreshToken)
