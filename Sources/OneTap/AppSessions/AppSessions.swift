@@ -172,7 +172,9 @@ public struct AppSessions: Sendable {
     }
 
     /// Logs a session out: it is revoked (its refresh token stops working; ``live(_:)`` refuses its access
-    /// tokens) and a new guest session is opened, a new random guest whose data starts empty. The
+    /// tokens) and a new guest session is opened, a new random guest whose data starts empty. A guest-data
+    /// merge still pending in the session (``AppSessionRecord/pendingMerge``) is tried first, once: a revoked
+    /// session is never refreshed, so nothing would try it later (if it fails, the data stays with the guest). The
     /// last-login hint moves to the new session (the login page shows it); the revoked one keeps none.
     /// - Parameter claims: The verified claims of the session.
     /// - Returns: The new guest session's credentials, with the hint.
@@ -206,6 +208,7 @@ public struct AppSessions: Sendable {
     /// Revokes a session; returns the last-login hint it had (the revoked record keeps none).
     @discardableResult
     private func revoke(_ id: AppSessionID, _ reason: AppSessionRecord.Revocation, identity: Identity) async throws -> LastLoginHint? {
+        var mergeTried = false
         for _ in 0..<Self.attempts {
             let now = clock.now()
             guard let record = try await store.load(id) else {
@@ -213,6 +216,14 @@ public struct AppSessions: Sendable {
             }
             guard record.revoked == nil else { throw AppSessionError(.revoked, session: id, Self.message(.revoked)) }
             guard record.identity == identity else { throw AppSessionError(.wrongSession, session: id, "the session is no longer \(identity)") }
+            // A revoked session is never refreshed, so nothing would try its pending merge again: it is tried once
+            // now (a failure leaves the data with the guest, never lost), then the session is read again, since a
+            // merge that went in cleared it with a new version.
+            if record.pendingMerge != nil, !mergeTried {
+                mergeTried = true
+                await retryPendingMerge(record)
+                continue
+            }
             let next = rules.revoke(record, reason, at: now)
             guard try await replace(next, expecting: record.version) else { continue }
             emit(.revoked(id, reason, account: record.account), at: now)

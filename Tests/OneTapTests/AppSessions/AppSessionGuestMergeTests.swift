@@ -95,6 +95,19 @@ import Testing
         #expect(try await world.store.load(grant.session)?.pendingMerge == nil)
     }
 
+    /// A merge still pending when the session logs out goes in at the logout, the store being back: a revoked
+    /// session is never refreshed, so nothing else would try it again (a reviewer's read; the data stayed with the
+    /// guest, never merged).
+    @Test func aMergeStillPendingAtTheLogoutGoesInThen() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let account = try await world.loginToAccount42WithTheStoreDown(grant)
+        let fresh = try await world.sessions.logout(try world.sessions.authenticate(account.accessToken.reveal()))
+        #expect(fresh.identity != account.identity, "logged out: a new guest")
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged into 42 at the logout")
+        #expect(try await world.store.load(grant.session)?.revoked != nil, "and the session revoked")
+    }
+
     @Test func aMergeThatFailedAtTheLoginIsKeptAndTheNextRefreshMergesItOnce() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
