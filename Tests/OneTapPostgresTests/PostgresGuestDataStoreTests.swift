@@ -92,7 +92,7 @@ import Testing
     @Test func theServerStoppingMidMergeLosesNothingAndTheNextLoginFinishesItFromCurrentData() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
-        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
+        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(30))
         let stores = try await PostgresStores.open(configuration)
         let guest = try guest()
         let store = StoppingStore(base: stores.guestDataStore(), server: server)

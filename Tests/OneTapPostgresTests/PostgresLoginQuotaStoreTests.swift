@@ -162,7 +162,7 @@ import Testing
     @Test func theServerStoppingMidUpdateRefusesTheStartAndWritesNothing() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
-        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
+        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(30))
         let stores = try await PostgresStores.open(configuration)
         let quotas = LoginQuotas(policy: Self.policy, store: stores.loginQuotaStore())
         let now = self.now

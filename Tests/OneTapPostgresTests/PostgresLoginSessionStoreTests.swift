@@ -106,7 +106,7 @@ import Testing
     @Test func theServerStoppingMidReplaceFailsTheCallerAndLosesNothing() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
-        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2))
+        let configuration = try TestDatabase.configuration(server.url(), connectTimeout: .seconds(30))
         let stores = try await PostgresStores.open(configuration)
         let store = stores.loginSessionStore()
         let first = try started()

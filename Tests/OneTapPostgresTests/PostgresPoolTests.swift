@@ -115,9 +115,11 @@ import Testing
     @Test func reconnectsAfterTheServerRestarts() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
-        let pool = try await pool(poolSize: 2, connectTimeout: .seconds(2), url: server.url())
-        async let one = pool.execute("SELECT 1 FROM pg_sleep(0.05)")
-        async let two = pool.execute("SELECT 2 FROM pg_sleep(0.05)")
+        // Two statements of half a second each, at once, so the pool opens two connections however late a loaded
+        // machine starts the second; a refused connection to the stopped server still fails at once.
+        let pool = try await pool(poolSize: 2, connectTimeout: .seconds(30), url: server.url())
+        async let one = pool.execute("SELECT 1 FROM pg_sleep(0.5)")
+        async let two = pool.execute("SELECT 2 FROM pg_sleep(0.5)")
         _ = try await (one, two)
         #expect(await pool.statistics.opened == 2)
         try await server.stop()

@@ -341,7 +341,7 @@ import Testing
     @Test func theServerStoppingMidRefreshFailsTheCallerAndLosesNothing() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
-        let stores = try await PostgresStores.open(try TestDatabase.configuration(server.url(), connectTimeout: .seconds(2)))
+        let stores = try await PostgresStores.open(try TestDatabase.configuration(server.url(), connectTimeout: .seconds(30)))
         let store = stores.tokenStore(leaseDuration: .seconds(1), lockTimeout: .seconds(30))
         let clock = FakeClock(now: now)
         let refresher = MockRefresher()
