@@ -97,7 +97,10 @@ enum ToolExit {
             case .unreachable, .timedOut, .notSent: fail("\(error)", .unreachable)
             case .httpStatus, .bodyTooLarge, .wrongContentType, .malformedBody: fail("\(error)", .malformed)
             case .misconfigured: fail("\(error) (see 'onetap gateway check')", .config)
+            case .refusedCredential: fail("\(error)", .malformed)
             }
+        case let error as ExchangeNotSentError where error.refusedCredential:
+            fail("not sent: \(error.reason)", .malformed)
         case let error as ExchangeNotSentError:
             // Nothing left: the transport's own error (a refused connection) says why, else the request could not be made.
             if let sent = CallTransport.failure.withLock({ $0 }) { fail(sent) }

@@ -120,4 +120,14 @@ import Testing
         #expect(preview.stringToSign == "7d431e42dfa6a6d693ac2d04:<masterSecret>")
         #expect(!preview.description.contains("5e987ac6d2e04d95a9d8f0d1") && !preview.description.contains("N2Q0MzFl"))
     }
+
+    /// `dump()` of the gateway (what a crash report or a debugger prints) shows neither the masterSecret nor the
+    /// Basic header made from it (a gateway attacker's read found the header held as plain text).
+    @Test func aDumpOfTheGatewayShowsNoMasterSecret() throws {
+        var text = ""
+        dump(try Self.gateway(ScriptedHTTPTransport([])), to: &text)
+        // base64("7d431e42dfa6a6d693ac2d04:5e987ac6d2e04d95a9d8f0d1"), computed with `printf %s … | base64 -w0`.
+        #expect(!text.contains("N2Q0MzFlNDJkZmE2YTZkNjkzYWMyZDA0OjVlOTg3YWM2ZDJlMDRkOTVhOWQ4ZjBkMQ=="), "\(text)")
+        #expect(!text.contains("5e987ac6d2e04d95a9d8f0d1"))
+    }
 }

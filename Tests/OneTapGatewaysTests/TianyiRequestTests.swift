@@ -129,6 +129,7 @@ import Testing
         let gateway = try TianyiTokenExchange(configuration: Self.configuration(), transport: transport)
         let error = await #expect(throws: ExchangeNotSentError.self) { try await gateway.exchange(CarrierCredential(flow: .tianyi, token: Secret("AT-1&timeStamp=0"))) }
         #expect("\(String(describing: error))".contains("accessToken holds '&' or '='"))
+        #expect(error?.refusedCredential == true, "the client's credential, not the way to the carrier")
         #expect(!"\(String(describing: error))".contains("AT-1"))
         #expect(transport.requests.isEmpty)
         // The plain form percent-encodes it in the body and signs the value as it is.

@@ -75,6 +75,7 @@ import Testing
         for token in ["no-colon", ":access", "token:"] {
             let error = await #expect(throws: ExchangeNotSentError.self) { try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret(token))) }
             #expect(error?.reason.contains("token:accessToken") == true)
+            #expect(error?.refusedCredential == true, "the client's credential, not the way to the carrier")
         }
         #expect(transport.requests.isEmpty)
         #expect(try YidunTokens(joined: Secret("abc:acc:ess")).accessToken.reveal() == "acc:ess")

@@ -220,9 +220,11 @@ public struct ExchangeGuard: Sendable {
             callers = true
         } catch let error as ExchangeNotSentError {
             // The adapter says the request never left: nothing billed, the token not spent. A resent token's
-            // first send is still unknown.
+            // first send is still unknown. The carrier left unreached is what the server saw, unless it was the
+            // client's credential that could not be sent: then the client's word (a made-up token cannot open
+            // the breaker for everyone).
             (answer, settled) = (.fault(scrub("\(error)", credential)), resent ? .unknown : .failed)
-            unreached = true
+            unreached = !error.refusedCredential
         } catch {
             // Any other throw (a malformed body, a reset after sending) may follow a billed answer: unknown,
             // listed for reconciliation, and this session may resend it once.

@@ -22,6 +22,10 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
         case malformedBody(String)
         /// The gateway's configuration or keys cannot make the call (which field, and the fix).
         case misconfigured(String)
+        /// The credential the client supplied cannot go into the vendor's request (its token holds what the
+        /// request's format cannot carry, or lacks a part it must have; which, never the token). Nothing was sent,
+        /// and it is the client's doing: it says nothing of the gateway or the channel.
+        case refusedCredential(String)
     }
 
     /// The gateway's name: `cmcc`.
@@ -39,10 +43,11 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether the vendor may have received the request (and billed it): every failure once a request may have
-    /// left, unlike ``Kind/misconfigured(_:)`` and ``Kind/notSent(_:)``, which fail before sending.
+    /// left, unlike ``Kind/misconfigured(_:)``, ``Kind/notSent(_:)`` and ``Kind/refusedCredential(_:)``, which fail
+    /// before sending.
     package var mayHaveReachedVendor: Bool {
         switch kind {
-        case .misconfigured, .notSent: false
+        case .misconfigured, .notSent, .refusedCredential: false
         default: true
         }
     }
@@ -58,6 +63,7 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
         case .wrongContentType(let type): "\(gateway): the answer's content type is \(type.map { "'\($0)'" } ?? "missing"), not JSON"
         case .malformedBody(let reason): "\(gateway): malformed answer: \(reason)"
         case .misconfigured(let reason): "\(gateway): misconfigured: \(reason)"
+        case .refusedCredential(let reason): "\(gateway): the credential cannot be sent: \(reason)"
         }
     }
 }

@@ -61,7 +61,8 @@ enum GatewayCommand: CommandDescription {
         1 the vendor answered an error (an exchange code whose action is not success, a verify
         reject or unknown, an SMS refused); 64 usage error (a literal --token, a gateway that is
         not built in or does not do the action, a --field the gateway does not sign); 65 a
-        malformed answer (not JSON, a wrong content type, an HTTP error status, a body too long);
+        malformed answer (not JSON, a wrong content type, an HTTP error status, a body too long),
+        or a --token the gateway's request cannot carry;
         69 the vendor cannot be reached or did not answer within the gateway's time-out; 78 FILE
         cannot be read or is not a configuration, or a gateway in it is misconfigured.
 

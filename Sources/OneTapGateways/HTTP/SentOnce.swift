@@ -13,6 +13,7 @@ enum SentOnce {
         do {
             return try await call()
         } catch let error as GatewayError where !error.mayHaveReachedVendor {
+            if case .refusedCredential = error.kind { throw ExchangeNotSentError(error.description, refusedCredential: true) }
             throw ExchangeNotSentError(error.description)
         }
     }

@@ -16,7 +16,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     /// The settings it was made with.
     public let configuration: JVerificationConfiguration
     private let key: RSAPrivateKey
-    private let authorization: String
+    private let authorization: Secret
     private let transport: any HTTPTransport
     private let exIDs: @Sendable () -> String
 
@@ -46,7 +46,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         key = try CredentialCheck.privateKey(
             configuration.privateKey, "privateKey", note: "JiGuang encrypts phone to the public key configured in its console; this must be its private half", gateway: name)
         self.configuration = configuration
-        authorization = "Basic " + Data("\(configuration.appKey):\(configuration.masterSecret.reveal())".utf8).base64EncodedString()
+        authorization = Secret("Basic " + Data("\(configuration.appKey):\(configuration.masterSecret.reveal())".utf8).base64EncodedString())
         self.transport = transport
         self.exIDs = exIDs
     }
@@ -118,7 +118,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     }
 
     private func post(_ url: URL, _ body: [String: JSONValue], exID: String) async throws -> (members: [String: JSONValue], raw: [UInt8]) {
-        let headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", authorization)]
+        let headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Authorization", authorization.reveal())]
         let response = try await transport.send(configuration.post(gateway: Self.name, to: url, headers: headers, body: Array(JSONValue.object(body).json.utf8)))
         return (try configuration.jsonObject(response, gateway: Self.name), response.body)
     }

@@ -16,8 +16,8 @@ package struct TianyiRequest: Sendable {
     /// - Parameters:
     ///   - parameters: The call's own parameters, in order (`accessToken`, `timeStamp`, …).
     ///   - configuration: The gateway's settings.
-    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when the HMAC cannot be made, or (the encrypted form) a value
-    ///   holds `&` or `=`.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when the HMAC cannot be made;
+    ///   ``GatewayError/Kind/refusedCredential(_:)`` when (the encrypted form) a value holds `&` or `=`.
     package init(parameters: [(name: String, value: String)], configuration: TianyiConfiguration) throws(GatewayError) {
         let c = configuration
         var fields: [(name: String, value: String)]
@@ -26,7 +26,7 @@ package struct TianyiRequest: Sendable {
             // `paras` is `name=value&…` with the values as they are (the samples escape nothing): a value holding `&`
             // or `=` would be read as other fields, so it is refused before anything is sent (never quoted).
             if let odd = parameters.first(where: { $0.value.contains("&") || $0.value.contains("=") }) {
-                throw GatewayError(gateway: TianyiTokenExchange.name, .misconfigured("\(odd.name) holds '&' or '=', which the XXTEA paras text cannot carry"))
+                throw GatewayError(gateway: TianyiTokenExchange.name, .refusedCredential("\(odd.name) holds '&' or '=', which the XXTEA paras text cannot carry"))
             }
             let plain = parameters.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
             let paras = XXTEA.encryptHex(plain, secret: c.appSecret)

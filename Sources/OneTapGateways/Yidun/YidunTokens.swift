@@ -20,11 +20,11 @@ public struct YidunTokens: Sendable {
 
     /// Reads the pair from a credential's token, `token:accessToken`.
     /// - Parameter joined: The credential's token.
-    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when it is not two non-empty parts around a colon.
+    /// - Throws: ``GatewayError/Kind/refusedCredential(_:)`` when it is not two non-empty parts around a colon.
     public init(joined: Secret) throws(GatewayError) {
         let text = joined.reveal()
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
-            throw GatewayError(gateway: YidunGateway.name, .misconfigured(
+            throw GatewayError(gateway: YidunGateway.name, .refusedCredential(
                 "the credential's token must be Yidun's token and the carrier's accessToken joined as token:accessToken (YidunTokens.joined)"))
         }
         self.init(token: Secret(String(text[..<colon])), accessToken: Secret(String(text[text.index(after: colon)...])))

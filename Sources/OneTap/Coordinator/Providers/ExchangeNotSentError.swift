@@ -11,11 +11,19 @@
 public struct ExchangeNotSentError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why the request was not sent, e.g. `"connection refused by 10.0.0.7:443"`; never a token.
     public let reason: String
+    /// Whether the adapter refused the credential the client supplied (its token cannot go into the vendor's
+    /// request): the client's doing, so the circuit breaker counts it as the client's word, once per client, and
+    /// never as a failure the server saw reaching the carrier. False for a failure of the way to the carrier. (Set
+    /// through ``init(_:refusedCredential:)``; the guard reads it.)
+    package let refusedCredential: Bool
 
     /// Says that the exchange request never reached the carrier.
-    /// - Parameter reason: Why it was not sent; never a token (the guard scrubs the token out of it anyway).
-    public init(_ reason: String) {
+    /// - Parameters:
+    ///   - reason: Why it was not sent; never a token (the guard scrubs the token out of it anyway).
+    ///   - refusedCredential: Whether it was the client's credential that could not be sent.
+    public init(_ reason: String, refusedCredential: Bool = false) {
         self.reason = reason
+        self.refusedCredential = refusedCredential
     }
 
     /// `not sent: connection refused by 10.0.0.7:443`.
