@@ -99,6 +99,17 @@ import Testing
         #expect(!"\(String(describing: error))".contains("tok-secret-1"))
     }
 
+    /// A 4xx whose body says `OK` (a proxy's or a broken gateway's page dressed as an answer) is the status, never a
+    /// login or a verification (a gateway attacker's read found it read as the number).
+    @Test func aClientErrorStatusWhoseBodySaysOKIsTheStatusNotALogin() async throws {
+        let body = #"{"Code":"OK","RequestId":"r","GetMobileResultDTO":{"Mobile":"13800138000"}}"#
+        let transport = ScriptedHTTPTransport([Self.answer(body, status: 403), Self.answer(body, status: 400)])
+        let gateway = try Self.gateway(transport)
+        for status in [403, 400] {
+            await #expect { _ = try await gateway.exchange(Self.credential("t")) } throws: { ($0 as? GatewayError)?.kind == .httpStatus(status) }
+        }
+    }
+
     @Test func anOKVerificationWithoutAKnownVerdictIsMalformed() async throws {
         let transport = ScriptedHTTPTransport([Self.answer(#"{"Code":"OK","GateVerifyResultDTO":{"VerifyResult":"MAYBE"}}"#)])
         let error = await #expect(throws: GatewayError.self) { try await Self.gateway(transport).verify(Self.credential("c"), number: try PhoneNumber("13800138000")) }

@@ -23,7 +23,7 @@ package struct AliyunAnswer: Sendable {
     ///   - gateway: The gateway's name, for errors.
     ///   - contentTypes: The media types accepted.
     /// - Returns: The answer.
-    /// - Throws: ``GatewayError``: `httpStatus` (5xx, or a 4xx without an Aliyun error body), `wrongContentType`,
+    /// - Throws: ``GatewayError``: `httpStatus` (5xx, or a 4xx without an Aliyun error body or whose `Code` is `OK`), `wrongContentType`,
     ///   `malformedBody` (not JSON, no `Code`, a `Code` that is no code). Never the body's words.
     package static func read(_ response: HTTPResponse, gateway: String, contentTypes: [String]) throws(GatewayError) -> AliyunAnswer {
         let object: [String: JSONValue]
@@ -36,7 +36,8 @@ package struct AliyunAnswer: Sendable {
             } catch {
                 throw GatewayError(gateway: gateway, .httpStatus(response.status))
             }
-            guard case .string? = errorObject["Code"] else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
+            // An error object names an error: a 4xx whose body says `OK` is no answer to read (never a login, never "sent").
+            guard case .string(let code)? = errorObject["Code"], code != "OK" else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
             object = errorObject
         } else {
             object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)
