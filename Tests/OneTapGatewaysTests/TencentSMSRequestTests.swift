@@ -157,4 +157,27 @@ import Testing
             #expect(!"\(String(describing: error))".contains("s3cret-value"))
         }
     }
+
+    /// A vendor's request id and error code reach the SMS error (and from it a refusal's message and the CLI) only as
+    /// labels: bounded, with no control character (a gateway attacker's read: 10,078 characters, an escape sequence
+    /// and a forged log line came through).
+    @Test func theVendorsRequestIDAndCodeReachTheErrorBoundedAndWithoutControlCharacters() async throws {
+        let forged = String(repeating: "R", count: 10_000) + #"\u001b[2J\n2026-01-01 level=info msg=forged"#
+        let answers = [
+            #"{"Response":{"SendStatusSet":[{"PhoneNumber":"+8613800138000","Code":"InvalidParameterValue.IncorrectPhoneNumber"}],"RequestId":"\#(forged)"}}"#,
+            #"{"Response":{"Error":{"Code":"X\u001b[31m\nforged","Message":"m"},"RequestId":"r"}}"#,
+        ]
+        for body in answers {
+            let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(body.utf8)))])
+            let sender = try TencentSMSSender(
+                configuration: TencentSMSConfiguration(secretID: "AKIDonetapTEST0001", secretKey: Secret("k"), sdkAppID: "1400006666", signName: "s", templateID: "1110"),
+                transport: transport, clock: FakeClock())
+            let error = await #expect(throws: SMSDeliveryError.self) {
+                try await sender.send(SMSMessage(number: try PhoneNumber("13800138000"), code: Secret("123456"), expiresAt: FakeClock.epoch.addingTimeInterval(300), session: nil))
+            }
+            let text = (error?.message ?? "") + (error?.code ?? "")
+            #expect(text.count < 400, "\(text.count) characters")
+            #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(String(reflecting: text))")
+        }
+    }
 }
