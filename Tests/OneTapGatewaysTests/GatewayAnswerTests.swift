@@ -53,5 +53,8 @@ import Testing
         #expect(GatewayAnswer.label(forged) == String(repeating: "R", count: 128))
         #expect(GatewayAnswer.label("X\u{1B}[31m\nforged\u{202E}") == "X\u{FFFD}[31m\u{FFFD}forged\u{FFFD}")
         #expect(GatewayAnswer.label("8906582E-6722-请求") == "8906582E-6722-请求")
+        // One character of 10,001 scalars (a letter and 10,000 combining accents) is no way around the bound.
+        let heaped = GatewayAnswer.label("a" + String(repeating: "\u{301}", count: 10_000))
+        #expect(heaped.unicodeScalars.count == 128 && heaped.utf8.count <= 512, "\(heaped.unicodeScalars.count) scalars")
     }
 }
