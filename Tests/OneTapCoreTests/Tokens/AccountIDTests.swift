@@ -42,6 +42,27 @@ import OneTapSupport
         #expect(copy.withUTF8 { AccountID(utf8: $0) } == nil)
     }
 
+    /// Two ids are equal when their bytes are, at every length around the comparison's eight-byte steps and
+    /// wherever the one differing byte stands; canonically equivalent texts with other bytes are not equal.
+    @Test func idsAreEqualExactlyWhenTheirBytesAre() throws {
+        for count in 1...40 {
+            let bytes = (0..<count).map { UInt8(0x61 + $0 % 26) }
+            let id = try AccountID(String(decoding: bytes, as: UTF8.self))
+            let same = try AccountID(String(decoding: bytes, as: UTF8.self) + "")
+            #expect(id == same && id.hashValue == same.hashValue, "\(count) bytes")
+            let longer = try AccountID(String(decoding: bytes + [0x61], as: UTF8.self))
+            #expect(id != longer, "\(count) bytes and one more")
+            for position in 0..<count {
+                var other = bytes
+                other[position] = 0x5A
+                let differing = try AccountID(String(decoding: other, as: UTF8.self))
+                #expect(id != differing, "\(count) bytes, byte \(position) differs")
+            }
+        }
+        let composed: AccountID = "caf\u{E9}", decomposed: AccountID = "cafe\u{301}"
+        #expect(composed != decomposed)
+    }
+
     @Test func bytesThatAreNoUTF8AreRefused() {
         for bytes: [UInt8] in [[0xC3], [0xFF], [0x61, 0xC2], [0xED, 0xA0, 0x80]] {
             #expect(bytes.withUnsafeBufferPointer { AccountID(utf8: $0) } == nil, "\(bytes)")
