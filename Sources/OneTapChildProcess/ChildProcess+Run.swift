@@ -33,8 +33,13 @@ extension ChildProcess {
     package static func run(
         _ path: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil, errors: Stream = .pipe
     ) async throws(Failure) -> Outcome {
-        let child = try ChildProcess(path, arguments, environment: environment, input: .pipe, output: .pipe, errors: errors)
-        return await onOwnThread { child.collect(writing: input) }
+        // The start too runs on its own thread: it can wait (a program still open for writing).
+        let outcome = await onOwnThread { () -> Result<Outcome, Failure> in
+            Result { () throws(Failure) -> Outcome in
+                try ChildProcess(path, arguments, environment: environment, input: .pipe, output: .pipe, errors: errors).collect(writing: input)
+            }
+        }
+        return try outcome.get()
     }
 
     /// Writes the input and drains both outputs, then reaps the child; blocks the calling thread.

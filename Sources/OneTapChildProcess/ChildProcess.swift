@@ -79,7 +79,7 @@ package final class ChildProcess: Sendable {
     ///   - output: Where its standard output goes.
     ///   - errors: Where its standard error goes.
     /// - Throws: ``Failure`` when a pipe cannot be made or the program cannot be started (not found, not
-    ///   executable), naming it.
+    ///   executable, still open for writing after a second of waiting), naming it.
     package init(
         _ path: String, _ arguments: [String], environment: [String: String]? = nil,
         input: Stream = .null, output: Stream = .inherit, errors: Stream = .inherit
@@ -142,7 +142,19 @@ package final class ChildProcess: Sendable {
         defer { for pointer in envp ?? [] { free(pointer) } }
         var pid: pid_t = 0
         let spawn = path.contains("/") ? posix_spawn : posix_spawnp
-        let started = envp.map { spawn(&pid, path, &actions, &attributes, argv, $0) } ?? spawn(&pid, path, &actions, &attributes, argv, environ)
+        func start() -> Int32 {
+            envp.map { spawn(&pid, path, &actions, &attributes, argv, $0) } ?? spawn(&pid, path, &actions, &attributes, argv, environ)
+        }
+        var started = start()
+        // ETXTBSY: the program was written a moment ago and a descriptor open for writing it is still held, by
+        // this process or by a child another thread is starting (which holds every descriptor until it closes
+        // them just before its exec). That passes: try again every 10 ms, for up to a second.
+        var waits = 0
+        while started == ETXTBSY && waits < 100 {
+            usleep(10_000)
+            waits += 1
+            started = start()
+        }
         guard started == 0 else {
             handles = []   // closes our ends
             throw Failure(description: "cannot start \(path): \(String(cString: strerror(started)))")
