@@ -12,14 +12,20 @@ import Testing
     }
 
     @Test func jverificationsIdIsReadExactlyWhateverItsForm() throws {
-        func id(_ body: String) throws -> String? {
-            let members = try #require(try JSONValue.parse(body).objectValue)
-            return JVerificationGateway.rawID(Array(body.utf8), members: members)
-        }
-        #expect(try id(#"{"id" : 117270465679982593,"code":8000}"#) == "117270465679982593")
-        #expect(try id(#"{"exID":"1","id":"abc"}"#) == "abc")
-        #expect(try id(#"{"code":8001}"#) == nil)
-        #expect(try id(#"{"content":"\"id\"","id":42}"#) == "42")
+        func id(_ body: String) -> String? { JVerificationGateway.rawID(Array(body.utf8)) }
+        #expect(id(#"{"id" : 117270465679982593,"code":8000}"#) == "117270465679982593")
+        #expect(id(#"{"exID":"1","id":"abc"}"#) == "abc")
+        #expect(id(#"{"code":8001}"#) == nil)
+        #expect(id(#"{"content":"\"id\"","id":42}"#) == "42")
+        // Only the top level's id is the call's: not one in an object before it, nor one in an array.
+        #expect(id(#"{"data":{"id":5},"list":[{"id":6}],"id":117270465679982592}"#) == "117270465679982592")
+        #expect(id(#"{"data":{"id":5},"code":8000}"#) == nil)
+        #expect(id(#"{"id":-7}"#) == "-7")
+        #expect(id(#"{"id":1.5}"#) == nil)
+        #expect(id(#"{"id":true}"#) == nil)
+        // A string id is quoted as any vendor text: bounded, no control character.
+        #expect(id(#"{"id":"a\u001b[2Jb"}"#) == "a\u{FFFD}[2Jb")
+        #expect(id("{\"id\":\"\(String(repeating: "x", count: 300))\"}") == String(repeating: "x", count: 128))
     }
 
     @Test func aNumberThatDoesNotDecryptAsANumberIsMalformed() throws {

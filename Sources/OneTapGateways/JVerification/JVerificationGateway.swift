@@ -129,21 +129,31 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         if let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name), !echoed.isEmpty, echoed != exID {
             throw GatewayError(gateway: Self.name, .malformedBody("exID is not this request's"))
         }
-        return AggregatorAnswer(gateway: Self.name, code: code, serial: Self.rawID(object.raw, members: object.members))
+        return AggregatorAnswer(gateway: Self.name, code: code, serial: Self.rawID(object.raw))
     }
 
-    /// `id` exactly as written: its digits from the body (a double would round 117270465679982592).
-    static func rawID(_ body: [UInt8], members: [String: JSONValue]) -> String? {
-        if case .string(let text)? = members["id"] { return String(text.prefix(64)) }
-        guard case .number? = members["id"] else { return nil }
-        let text = String(decoding: body, as: UTF8.self)
-        var rest = Substring(text)
-        while let range = rest.range(of: "\"id\"") {
-            rest = rest[range.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-            guard rest.first == ":" else { continue }
-            let digits = rest.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }.prefix { $0.isASCII && ($0.isNumber || $0 == "-") }
-            if !digits.isEmpty { return String(digits.prefix(64)) }
+    /// The top-level `id` exactly as written: a number's digits from the body (a double would round
+    /// 117270465679982592), or a string's text, as a ``GatewayAnswer/label(_:)``; nil when there is none or it
+    /// is neither. An `id` in a nested object is not the call's.
+    /// - Parameter body: The answer's body, already read as a JSON object.
+    /// - Returns: The id.
+    static func rawID(_ body: [UInt8]) -> String? {
+        let read = Result { () throws(JSONReadError) -> String? in
+            try JSONReader.read(body, skippingByteOrderMark: true) { (reader) throws(JSONReadError) -> String? in
+                var id: String?
+                try reader.members { (key, reader) throws(JSONReadError) in
+                    guard "id" ~= key else { return try reader.skipValue() }
+                    switch try reader.peek() {
+                    case .number: id = try reader.integerText()
+                    case .string: id = try reader.string()
+                    default: try reader.skipValue()
+                    }
+                }
+                return id
+            }
         }
-        return nil
+        // A body that is not one JSON object was refused before; a fractional id is no serial.
+        guard case .success(let id?) = read else { return nil }
+        return GatewayAnswer.label(id)
     }
 }

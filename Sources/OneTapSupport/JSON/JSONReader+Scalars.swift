@@ -163,6 +163,18 @@ extension JSONReader {
         return value
     }
 
+    /// Reads an integer as it is written (a vendor's id past a `Double`'s exact range, 117270465679982592).
+    /// - Returns: Its text: an optional minus sign and the digits.
+    /// - Throws: `JSONReadError` when the next value is no number, or has a fraction or an exponent.
+    /// - Complexity: O(*n*) in its length.
+    package mutating func integerText() throws(JSONReadError) -> String {
+        skipSpace()
+        guard index < bytes.count, Self.kind(startedBy: bytes[index]) == .number else { throw mismatch(.integer) }
+        let (range, integral) = try numberRange()
+        guard integral else { throw corrupt("expected an integer, found a fraction or an exponent") }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
     /// Reads a number.
     /// - Returns: The nearest `Double`.
     /// - Throws: `JSONReadError` when the next value is no number, or is beyond `Double`'s range.

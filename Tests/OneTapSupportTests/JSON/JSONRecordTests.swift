@@ -134,6 +134,21 @@ import Testing
         }
     }
 
+    /// An integer's text as written, beyond any fixed-width range too; a fraction, an exponent or a string is refused.
+    @Test(arguments: [("117270465679982593", "117270465679982593"), (" -0 ", "-0"), ("123456789012345678901234567890", "123456789012345678901234567890")])
+    func integerTextIsReadAsWritten(_ text: String, _ value: String) throws {
+        #expect(try JSONReader.read(text.utf8) { (reader) throws(JSONReadError) in try reader.integerText() } == value)
+    }
+
+    @Test(arguments: [("1.5", "expected an integer"), ("1e5", "expected an integer"), ("\"1\"", "expected an integer"), ("01", "leading zero")])
+    func integerTextRefusesWhatIsNoInteger(_ text: String, _ why: String) {
+        #expect {
+            try JSONReader.read(text.utf8) { (reader) throws(JSONReadError) in try reader.integerText() }
+        } throws: { error in
+            (error as? JSONReadError)?.description.contains(why) == true
+        }
+    }
+
     /// A byte order mark is refused unless the reader is asked to skip it (what `JSONDecoder` read).
     @Test func aByteOrderMarkIsSkippedOnlyWhereAsked() throws {
         let text = "\u{FEFF}[1]"
