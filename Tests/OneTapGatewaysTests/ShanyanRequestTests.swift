@@ -92,4 +92,18 @@ import Testing
         #expect(preview.signature == "e893358b498680c1fd3d7b8ab66b83e3b6e714a48f805b7329117b00da8fa556")
         #expect(throws: GatewayError.self) { try Self.gateway(transport).signPreview(fields: [:]) }
     }
+
+    /// `dump()` of the gateway shows neither the appKey nor the AES key and IV cut from MD5(appKey) (whoever holds
+    /// those decrypts every `mobileName`). MD5("appKey-123") = 9a1e1d3f9568c3c6e8306b5bbc78061d (Python's hashlib);
+    /// a dump writes a byte array one element a line, so the dump's text without white space is searched for each
+    /// half's bytes as `-57-97-…`.
+    @Test func aDumpOfTheGatewayShowsNoKey() throws {
+        var text = ""
+        dump(try Self.gateway(ScriptedHTTPTransport([])), to: &text)
+        let squeezed = text.filter { !$0.isWhitespace }
+        #expect(!text.contains("appKey-123"), "\(text)")
+        #expect(!text.contains("9a1e1d3f9568c3c6") && !text.contains("e8306b5bbc78061d"))
+        #expect(!squeezed.contains("-57-97-49-101-49-100-51-102-57-53-54-56-99-51-99-54"), "the AES key: \(text)")
+        #expect(!squeezed.contains("-101-56-51-48-54-98-53-98-98-99-55-56-48-54-49-100"), "the AES IV: \(text)")
+    }
 }

@@ -5,8 +5,10 @@ import OneTap
 /// and IV cut from MD5(appKey)'s 32 hexadecimal digits (the first 16 the key, the last 16 the IV).
 package struct ShanyanSigner: Sendable {
     private let appKey: Secret
-    private let aesKey: [UInt8]
-    private let aesIV: [UInt8]
+    /// The AES key and IV (16 hexadecimal digits each, used as their ASCII bytes), held as secrets: whoever has
+    /// them decrypts every `mobileName`, and a `dump()` shows a secret redacted, where it shows a byte array whole.
+    private let aesKey: Secret
+    private let aesIV: Secret
 
     /// Reads the configuration's appKey once.
     /// - Parameter configuration: The settings.
@@ -17,9 +19,9 @@ package struct ShanyanSigner: Sendable {
         }
         appKey = configuration.appKey
         do {
-            let digits = Array(Hex.encode(try Digest.md5.hash(configuration.appKey.reveal()), uppercase: configuration.aesKeyFromUppercaseDigest).utf8)
-            aesKey = Array(digits[0..<16])
-            aesIV = Array(digits[16..<32])
+            let digits = Hex.encode(try Digest.md5.hash(configuration.appKey.reveal()), uppercase: configuration.aesKeyFromUppercaseDigest)
+            aesKey = Secret(String(digits.prefix(16)))
+            aesIV = Secret(String(digits.suffix(16)))
         } catch {
             throw GatewayError(gateway: ShanyanGateway.name, .misconfigured("MD5 of appKey cannot be made: \(error)"))
         }
@@ -49,7 +51,7 @@ package struct ShanyanSigner: Sendable {
             throw GatewayError(gateway: ShanyanGateway.name, .malformedBody("'mobileName' is not hexadecimal"))
         }
         do {
-            return String(decoding: try AESCipher.decrypt(bytes, key: aesKey, mode: .cbc(iv: aesIV)), as: UTF8.self)
+            return String(decoding: try AESCipher.decrypt(bytes, key: Array(aesKey.reveal().utf8), mode: .cbc(iv: Array(aesIV.reveal().utf8))), as: UTF8.self)
         } catch {
             throw GatewayError(gateway: ShanyanGateway.name, .malformedBody(
                 "'mobileName' does not decrypt with the key and IV from MD5(appKey) (\(error.reason)): check appKey, or set privateKey if the console holds an RSA public key"))
