@@ -181,6 +181,9 @@ import Testing
         "postgresql://api:hunter2-pw@db.internal/onetap",
         "postgresql://api@db.internal/onetap?password=hunter2-pw",
         "host=db.internal dbname=onetap user=api password=hunter2-pw",
+        // Forms libpq reads as a password too: a percent-encoded keyword, white space other than a space.
+        "postgresql://api@db.internal/onetap?pass%77ord=hunter2-pw",
+        "host=db.internal dbname=onetap user=api password\t=\thunter2-pw",
     ])
     func aPasswordOnTheCommandLineIsRefused(url: String) async throws {
         for action in ["migrate", "reconcile"] {

@@ -30,11 +30,13 @@ package enum ConnectionPasswords {
             if let query = rest.firstIndex(of: "?") {
                 for pair in rest[rest.index(after: query)...].split(separator: "&") {
                     let parts = pair.split(separator: "=", maxSplits: 1)
-                    if parts.count == 2, parts[0].lowercased().hasSuffix("password") { add(parts[1]) }
+                    // libpq percent-decodes a parameter's keyword as it does its value (`pass%77ord`).
+                    let keyword = String(parts[0]).removingPercentEncodingIfValid ?? String(parts[0])
+                    if parts.count == 2, keyword.lowercased().hasSuffix("password") { add(parts[1]) }
                 }
             }
         }
-        // keyword = value forms, quoted or not.
+        // keyword = value forms, quoted or not, separated by any white space (libpq's `isspace`).
         let scalars = Array(text.unicodeScalars)
         var index = 0
         while index < scalars.count {
@@ -43,10 +45,10 @@ package enum ConnectionPasswords {
             index += word.unicodeScalars.count
             guard word.lowercased().hasSuffix("password") else { continue }
             var cursor = index
-            while cursor < scalars.count, scalars[cursor] == " " { cursor += 1 }
+            while cursor < scalars.count, isSpace(scalars[cursor]) { cursor += 1 }
             guard cursor < scalars.count, scalars[cursor] == "=" else { continue }
             cursor += 1
-            while cursor < scalars.count, scalars[cursor] == " " { cursor += 1 }
+            while cursor < scalars.count, isSpace(scalars[cursor]) { cursor += 1 }
             var value = String.UnicodeScalarView()
             if cursor < scalars.count, scalars[cursor] == "'" {
                 cursor += 1
@@ -56,7 +58,7 @@ package enum ConnectionPasswords {
                     cursor += 1
                 }
             } else {
-                while cursor < scalars.count, scalars[cursor] != " ", scalars[cursor] != "&" {
+                while cursor < scalars.count, !isSpace(scalars[cursor]), scalars[cursor] != "&" {
                     value.append(scalars[cursor])
                     cursor += 1
                 }
@@ -85,6 +87,12 @@ extension String {
 /// Whether a character can be part of a libpq keyword.
 private func isKeywordScalar(_ scalar: Unicode.Scalar) -> Bool {
     (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || scalar == "_"
+}
+
+/// Whether a character is white space as C's `isspace` has it in the C locale: what separates libpq's
+/// `keyword = value` pairs.
+private func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+    scalar == " " || ("\t"..."\r").contains(scalar)
 }
 
 private func hexDigit(_ byte: UInt8) -> UInt8? {

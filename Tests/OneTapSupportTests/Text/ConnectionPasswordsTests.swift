@@ -1,0 +1,31 @@
+import OneTapSupport
+import Testing
+
+/// The passwords found in a PostgreSQL connection string, in every form libpq reads one (its documentation,
+/// "Connection Strings": a URI's user information, a `password` parameter whose keyword may be percent-encoded,
+/// `keyword = value` pairs separated by any white space, single-quoted values with `\'` and `\\`).
+@Suite struct ConnectionPasswordsTests {
+    @Test(arguments: [
+        ("postgresql://api:hunter2-pw@db/onetap", "hunter2-pw"),
+        ("postgresql://api:hunter2%2Dpw@db/onetap", "hunter2-pw"),
+        ("postgresql://api@db/onetap?password=hunter2-pw", "hunter2-pw"),
+        ("postgresql://api@db/onetap?sslmode=require&PASSWORD=hunter2-pw", "hunter2-pw"),
+        ("postgresql://api@db/onetap?pass%77ord=hunter2-pw", "hunter2-pw"),
+        ("postgresql://api@db/onetap?%70%61%73%73%77%6F%72%64=hunter2-pw&x=1", "hunter2-pw"),
+        ("host=db password=hunter2-pw dbname=onetap", "hunter2-pw"),
+        ("host=db password = hunter2-pw", "hunter2-pw"),
+        ("host=db\tpassword\t=\thunter2-pw\tdbname=onetap", "hunter2-pw"),
+        ("host=db\npassword=\nhunter2-pw", "hunter2-pw"),
+        ("host=db password='hunter2 pw\\'s' dbname=onetap", "hunter2 pw's"),
+        ("host=db sslpassword=hunter2-pw", "hunter2-pw"),
+    ])
+    func aPasswordIsFoundInEveryFormLibpqReads(_ text: String, _ password: String) {
+        #expect(ConnectionPasswords.found(in: text).contains(password), "\(ConnectionPasswords.found(in: text))")
+        #expect(!ConnectionPasswords.redacting(in: "could not connect: \(text)", foundIn: [text]).contains(password))
+    }
+
+    @Test(arguments: ["postgresql://api@db/onetap?sslmode=require", "host=db dbname=onetap user=api", "host=db passwords_file=x"])
+    func aStringWithoutAPasswordHasNone(_ text: String) {
+        #expect(ConnectionPasswords.found(in: text) == [])
+    }
+}
