@@ -25,7 +25,7 @@ enum SMSBenchmarks {
             let (decision, reference) = measurePair(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch {
                     let number = numbers[decisions.take() % numbers.count]
-                    let request = SMSContext().request(for: number)
+                    let request = SMSContext.request(for: number, ip: nil, device: nil, session: nil)
                     blackHole(store.updateNow(counters: rules.sendCounters(for: request), code: number, at: now) { state in
                         rules.admit(&state, request, captchaPassed: false, record: record, at: now)
                     })
@@ -38,8 +38,9 @@ enum SMSBenchmarks {
             // The whole send: the code drawn (CSPRNG) and its HMAC, the decision, the event (the sender does nothing).
             let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: InMemorySMSStore(), events: DiscardingEventSink(), clock: FakeClock(now: now))
             let next = Cursor()
+            let context = SMSContext(session: .random())
             let send = await measureAsync(batch: batch, repetitions: repetitions) {
-                for _ in 0..<batch { blackHole(try? await service.send(to: numbers[next.take()], context: SMSContext())) }
+                for _ in 0..<batch { blackHole(try? await service.send(to: numbers[next.take()], context: context)) }
             }
             let floorCursor = Cursor()
             let floor = measure(batch: batch, repetitions: repetitions) {
@@ -53,7 +54,8 @@ enum SMSBenchmarks {
             // would hold back sends this many at one instant): the row measures the verify alone.
             let store = InMemorySMSStore()
             let service = SMSCodeService(key: key, sender: DryRunSMSSender(), store: store, events: DiscardingEventSink(), clock: FakeClock(now: now.addingTimeInterval(5)))
-            let codes = SMSKeyBenchmarks.seed(store, rules: rules, key: key, numbers: numbers, sessions: numbers.map { _ in nil }, at: now)
+            let session = LoginSessionID.random()
+            let codes = SMSKeyBenchmarks.seed(store, rules: rules, key: key, numbers: numbers, sessions: numbers.map { _ in session }, at: now)
             let next = Cursor()
             // The same rules the obvious way, over as many kept codes, each verified once with its right code.
             let naive = NaiveSMSLimits(policy: rules.policy, key: HMACSHA256.Key(Array(repeating: UInt8(7), count: 32)))
@@ -62,7 +64,7 @@ enum SMSBenchmarks {
             let (verify, reference) = await measurePairAsync(batch: batch, repetitions: repetitions) {
                 for _ in 0..<batch {
                     let index = next.take()
-                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext()))
+                    blackHole(try? await service.verify(codes[index], for: numbers[index], context: SMSContext(session: session)))
                 }
             } reference: {
                 for _ in 0..<batch {

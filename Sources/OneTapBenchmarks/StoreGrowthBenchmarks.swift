@@ -251,9 +251,9 @@ enum StoreGrowthBenchmarks {
         // A client of its own for each (an address spread over the whole space, a device), so no per-address or
         // per-device rule asks for a captcha: every send is admitted, and every one adds rows.
         let spread = UInt32(truncatingIfNeeded: value &* 2_654_435_761)
-        let context = SMSContext(
-            ip: try IPAddress("11.\(spread >> 16 & 255).\(spread >> 8 & 255).\(spread & 255)"), device: try DeviceID("growth-\(value)"))
-        let request = context.request(for: number)
+        let request = SMSContext.request(
+            for: number, ip: try IPAddress("11.\(spread >> 16 & 255).\(spread >> 8 & 255).\(spread & 255)"), device: try DeviceID("growth-\(value)"),
+            session: nil)
         let (_, record) = rules.issue(to: number, session: nil, key: growthKey, at: now)
         let decision = try await store.update(counters: rules.sendCounters(for: request), code: number, at: now) { state in
             rules.admit(&state, request, captchaPassed: false, record: record, at: now)

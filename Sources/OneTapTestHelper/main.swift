@@ -182,7 +182,7 @@ do {
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 4))
         let service = SMSCodeService(
             key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), policy: policy, events: DiscardingEventSink())
-        let context = SMSContext(ip: try IPAddress(arguments[5]))
+        let context = SMSContext(ip: try IPAddress(arguments[5]), session: .random())
         waitForGo()
         let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<count {

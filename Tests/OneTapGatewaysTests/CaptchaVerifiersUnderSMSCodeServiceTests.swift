@@ -11,12 +11,12 @@ import Testing
     static func exercise(_ verifier: any CaptchaVerifier, solved: Secret, expired: Secret) async throws {
         let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: verifier, events: RecordingEventSink())
         let ip = IPAddress.v4(0xC633_640A)  // 198.51.100.10
-        #expect(try await service.send(to: "13800138000", context: SMSContext(ip: ip)).name == "sent")
-        #expect(try await service.send(to: "13900139000", context: SMSContext(ip: ip)) == .captchaRequired(rule: "ip-captcha", rejected: false))
-        #expect(try await service.send(to: "13900139000", context: SMSContext(ip: ip, captcha: expired)) == .captchaRequired(rule: "ip-captcha", rejected: true))
-        #expect(try await service.send(to: "13900139000", context: SMSContext(ip: ip, captcha: solved)).name == "sent")
+        #expect(try await service.send(to: "13800138000", context: SMSContext(ip: ip, session: .testSession)).name == "sent")
+        #expect(try await service.send(to: "13900139000", context: SMSContext(ip: ip, session: .testSession)) == .captchaRequired(rule: "ip-captcha", rejected: false))
+        #expect(try await service.send(to: "13900139000", context: SMSContext(ip: ip, session: .testSession, captcha: expired)) == .captchaRequired(rule: "ip-captcha", rejected: true))
+        #expect(try await service.send(to: "13900139000", context: SMSContext(ip: ip, session: .testSession, captcha: solved)).name == "sent")
         // The same token again: the vendor says it was used.
-        #expect(try await service.send(to: "13700137000", context: SMSContext(ip: ip, captcha: solved)) == .captchaRequired(rule: "ip-captcha", rejected: true))
+        #expect(try await service.send(to: "13700137000", context: SMSContext(ip: ip, session: .testSession, captcha: solved)) == .captchaRequired(rule: "ip-captcha", rejected: true))
     }
 
     @Test func tencentCaptcha() async throws {

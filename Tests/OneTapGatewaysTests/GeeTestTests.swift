@@ -25,7 +25,7 @@ import Testing
 
     @Test func theRequestPostsTheFourValuesAndTheSignTokenPythonComputes() async throws {
         let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"status":"success","result":"success","reason":""}"#.utf8)))])
-        #expect(try await Self.verifier(transport).verify(Self.token("4dc3cfc2cdff448cad8d13107198d473"), context: SMSContext()))
+        #expect(try await Self.verifier(transport).verify(Self.token("4dc3cfc2cdff448cad8d13107198d473"), context: SMSContext(session: .testSession)))
         let request = try #require(transport.requests.last)
         #expect(request.url.absoluteString == "https://gcaptcha4.geetest.com/validate?captcha_id=647f5ed2ed8acb4be36784e01556bb71")
         #expect(request.header("Content-Type") == "application/x-www-form-urlencoded")
@@ -46,7 +46,7 @@ import Testing
     ])
     func aMalformedTokenIsRefusedBeforeAnyRequest(token: String, words: String) async throws {
         let transport = ScriptedHTTPTransport()
-        let error = await #expect(throws: CaptchaTokenError.self) { try await Self.verifier(transport).verify(Secret(token), context: SMSContext()) }
+        let error = await #expect(throws: CaptchaTokenError.self) { try await Self.verifier(transport).verify(Secret(token), context: SMSContext(session: .testSession)) }
         #expect(error?.description.contains(words) == true, "\(String(describing: error))")
         #expect(transport.requests.isEmpty)
     }
@@ -70,12 +70,12 @@ import Testing
         defer { server.stop() }
         let verifier = try Self.verifier(URLSessionTransport(), url: server.url("/validate"))
         let lot = UUID().uuidString
-        #expect(try await verifier.verify(Self.token(lot), context: SMSContext()))
-        let again = await #expect(throws: GatewayCodeError.self) { try await verifier.verify(Self.token(lot), context: SMSContext()) }
+        #expect(try await verifier.verify(Self.token(lot), context: SMSContext(session: .testSession)))
+        let again = await #expect(throws: GatewayCodeError.self) { try await verifier.verify(Self.token(lot), context: SMSContext(session: .testSession)) }
         #expect(again?.code == "-50003")
-        #expect(try await verifier.verify(Self.token("expired-\(UUID().uuidString)"), context: SMSContext()) == false)
+        #expect(try await verifier.verify(Self.token("expired-\(UUID().uuidString)"), context: SMSContext(session: .testSession)) == false)
         // Another key signs another sign_token: not solved.
-        #expect(try await Self.verifier(URLSessionTransport(), url: server.url("/validate"), key: "another-key").verify(Self.token(UUID().uuidString), context: SMSContext()) == false)
+        #expect(try await Self.verifier(URLSessionTransport(), url: server.url("/validate"), key: "another-key").verify(Self.token(UUID().uuidString), context: SMSContext(session: .testSession)) == false)
     }
 
     @Test(arguments: [
@@ -88,7 +88,7 @@ import Testing
         let server = try await Self.fake()
         defer { server.stop() }
         let error = await #expect(throws: GatewayError.self) {
-            try await Self.verifier(URLSessionTransport(), url: server.url("/validate")).verify(Self.token("\(prefix)-\(UUID().uuidString)"), context: SMSContext())
+            try await Self.verifier(URLSessionTransport(), url: server.url("/validate")).verify(Self.token("\(prefix)-\(UUID().uuidString)"), context: SMSContext(session: .testSession))
         }
         #expect(error == GatewayError(gateway: "geetest", kind))
     }
@@ -97,7 +97,7 @@ import Testing
         let server = try await Self.fake()
         defer { server.stop() }
         let error = await #expect(throws: GatewayError.self) {
-            try await Self.verifier(URLSessionTransport(), url: server.url("/validate"), timeout: .milliseconds(700)).verify(Self.token("slow-\(UUID().uuidString)"), context: SMSContext())
+            try await Self.verifier(URLSessionTransport(), url: server.url("/validate"), timeout: .milliseconds(700)).verify(Self.token("slow-\(UUID().uuidString)"), context: SMSContext(session: .testSession))
         }
         #expect(error == GatewayError(gateway: "geetest", .timedOut))
     }

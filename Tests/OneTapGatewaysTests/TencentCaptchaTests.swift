@@ -10,7 +10,7 @@ import Testing
 /// written from Tencent's document (Fakes/tencent_captcha_describe_captcha_result.py).
 @Suite(.timeLimit(.minutes(2))) struct TencentCaptchaTests {
     static let now = FakeClock.epoch.addingTimeInterval(-1)
-    static let context = SMSContext(ip: .v4(0xCB00_7107))  // 203.0.113.7
+    static let context = SMSContext(ip: .v4(0xCB00_7107), session: .testSession)  // 203.0.113.7
 
     static func verifier(_ transport: any HTTPTransport, url: URL? = nil, appID: String = "199999164", appKey: String = "app-secret-key-0001", timeout: Duration = .seconds(30)) throws -> TencentCaptchaVerifier {
         var configuration = TencentCaptchaConfiguration(
@@ -59,7 +59,7 @@ import Testing
 
     @Test func aContextWithoutTheClientsAddressIsRefusedBeforeAnyRequest() async throws {
         let transport = ScriptedHTTPTransport()
-        let error = await #expect(throws: CaptchaTokenError.self) { try await Self.verifier(transport).verify(Self.token("t"), context: SMSContext()) }
+        let error = await #expect(throws: CaptchaTokenError.self) { try await Self.verifier(transport).verify(Self.token("t"), context: SMSContext(session: .testSession)) }
         #expect(error?.description.contains("UserIp") == true)
         #expect(transport.requests.isEmpty)
     }

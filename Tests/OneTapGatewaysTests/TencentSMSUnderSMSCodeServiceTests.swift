@@ -16,7 +16,7 @@ import Testing
         var address: UInt32 = 0xC633_6401  // 198.51.100.1, one address per send: no address rule holds a send back
         func send(_ number: String) async throws -> SMSSendResult {
             address += 1
-            return try await service.send(to: number, context: SMSContext(ip: .v4(address)))
+            return try await service.send(to: number, context: SMSContext(ip: .v4(address), session: .testSession))
         }
         #expect(try await send("13800138000").name == "sent")
         guard case .limited(let rule, _) = try await send("13800000002") else { Issue.record("a 30-second limit is not limited"); return }

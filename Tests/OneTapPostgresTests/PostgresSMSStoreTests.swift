@@ -181,11 +181,11 @@ import Testing
             let store = stores.smsStore()
             let sender = ScriptedSMSSender()
             let service = SMSServiceAt(key: ServerKey.random(), sender: sender, store: store)
-            _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
+            _ = try await service.send(to: Self.number, context: SMSContext(session: .testSession), at: now)
             try await stores.pool.execute("UPDATE \(codes(stores)) \(change)")
             if corrupt {
                 await #expect {
-                    _ = try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(), at: now.addingTimeInterval(1))
+                    _ = try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(session: .testSession), at: now.addingTimeInterval(1))
                 } throws: { error in
                     let error = error as! StoreError
                     return error.kind == .corrupt && error.message.contains("138****8000") && error.message.contains("left as it is")
@@ -193,7 +193,7 @@ import Testing
                 }
             } else {
                 // Its keep-until passed: it reads as absent, and the pass removes it.
-                #expect(try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(), at: now.addingTimeInterval(1)) == .noCode)
+                #expect(try await service.verify(Secret("123456"), for: Self.number, context: SMSContext(session: .testSession), at: now.addingTimeInterval(1)) == .noCode)
                 #expect(try await codeCount(stores) == 0)
             }
         }
@@ -272,7 +272,7 @@ import Testing
         let store = PostgresStores(configuration: nowhere).smsStore()
         let service = SMSServiceAt(key: ServerKey.random(), sender: ScriptedSMSSender(), store: store)
         await #expect {
-            _ = try await service.send(to: Self.number, context: SMSContext(), at: now)
+            _ = try await service.send(to: Self.number, context: SMSContext(session: .testSession), at: now)
         } throws: { error in
             let error = error as! StoreError
             return error.kind == .io && error.message.contains("connection-failed") && error.message.contains("nothing was written")

@@ -52,7 +52,7 @@ import Testing
         let number = try PhoneNumber("13800138000")
         let sender = ScriptedSMSSender()
         let service = SMSServiceAt(key: ServerKey.random(), sender: sender, store: sms)
-        _ = try await service.send(to: number, context: SMSContext(), at: now)
+        _ = try await service.send(to: number, context: SMSContext(session: .testSession), at: now)
         let code = try #require(sender.lastCode(to: number)).reveal()
         let json = try #require(try await stores.pool.execute("SELECT record FROM \(schema).sms_codes").first?.first?.text)
         let hmac = try SMSCodeRecord(json: json).digest.hex
@@ -71,15 +71,15 @@ import Testing
         try await stores.pool.execute("UPDATE \(schema).login_sessions SET session = $1", [.text(Self.token + " " + digest.hex)])
         errors.append(await failure { _ = try await sessions.load(started.session.id) })
         try await stores.pool.execute("UPDATE \(schema).sms_codes SET record = $1", [.text(code + " " + hmac)])
-        errors.append(await failure { _ = try await service.verify(Secret(code), for: number, context: SMSContext(), at: now) })
+        errors.append(await failure { _ = try await service.verify(Secret(code), for: number, context: SMSContext(session: .testSession), at: now) })
         try await stores.pool.execute("UPDATE \(schema).exchange_ledger SET state = $1", [.text(Self.token)])
         errors.append(await failure { _ = try await ledger.claim(digest, at: now) })
         for table in ["login_sessions", "sms_counters", "sms_codes", "exchange_ledger"] {
             try await stores.pool.execute("ALTER TABLE \(schema).\(table) RENAME TO \(table)_gone")
         }
         errors.append(await failure { try await sessions.replace(done.session, expecting: done.session.version) })
-        errors.append(await failure { _ = try await service.verify(Secret(code), for: number, context: SMSContext(), at: now) })
-        errors.append(await failure { _ = try await service.send(to: number, context: SMSContext(), at: now.addingTimeInterval(120)) })
+        errors.append(await failure { _ = try await service.verify(Secret(code), for: number, context: SMSContext(session: .testSession), at: now) })
+        errors.append(await failure { _ = try await service.send(to: number, context: SMSContext(session: .testSession), at: now.addingTimeInterval(120)) })
         errors.append(await failure { _ = try await ledger.claim(digest, at: now) })
         errors.append(await failure { try await ledger.settle(digest, .unknown, at: now) })
         errors.append(await failure { _ = try await stores.removeExpiredRows(before: now) })

@@ -45,10 +45,10 @@ import Testing
             // send below keeps.
             for index in 0..<3 {
                 _ = try await service.send(
-                    to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(ip: try IPAddress("203.0.113.\(index + 1)")),
+                    to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)), context: SMSContext(ip: try IPAddress("203.0.113.\(index + 1)"), session: .testSession),
                     at: now.addingTimeInterval(-3 * 86_400))
             }
-            _ = try await service.send(to: try PhoneNumber("13900139000"), context: SMSContext(), at: now)
+            _ = try await service.send(to: try PhoneNumber("13900139000"), context: SMSContext(session: .testSession), at: now)
             let ledger = stores.exchangeLedger(retention: .seconds(3600))
             _ = try await ledger.claim(SHA256.hash(Array("old".utf8)), at: now.addingTimeInterval(-3601))
             _ = try await ledger.claim(SHA256.hash(Array("new".utf8)), at: now.addingTimeInterval(-3599))

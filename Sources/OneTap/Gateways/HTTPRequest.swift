@@ -46,7 +46,7 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     /// The first value of a header, its name compared without regard to case.
     /// - Parameter name: The header's name.
     /// - Returns: Its value, or nil when the request has none.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 

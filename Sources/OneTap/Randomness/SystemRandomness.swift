@@ -3,9 +3,11 @@
 // random server keys. The core's rules take the generator as a value and never name this one.
 
 extension LoginSessionID {
-    /// A new id: 128 bits from the system's cryptographically secure generator.
+    /// A new id: 128 bits from the system's cryptographically secure generator. What ``LoginServer`` gives
+    /// each login, and what an SMS code sent outside one is bound to (``SMSContext/session``): hand it to the
+    /// client with the send, and take it back with the code.
     /// - Returns: The id.
-    package static func random() -> LoginSessionID {
+    public static func random() -> LoginSessionID {
         var generator = SystemRandom()
         return random(using: &generator)
     }

@@ -258,7 +258,7 @@ public struct LoginServer: Sendable {
     /// - Parameters:
     ///   - id: The session; it must be waiting for SMS.
     ///   - number: The number as the user typed it.
-    ///   - context: The client's address, device and captcha token (its session is set to `id`).
+    ///   - context: The client's address, device and captcha token (its session is replaced by `id`).
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The SMS code service's answer (the session does not change: a send is no result).
     /// - Throws: ``LoginRejection`` (`unknown-session`, `ended`, `expired`, `wrong-flow` when the session
@@ -281,15 +281,18 @@ public struct LoginServer: Sendable {
     ///   - version: The version the app acted on; required.
     ///   - context: The client's address and device, and a solved captcha's token when an earlier verify
     ///     answered `captchaRequired` (a number guessed at from many sessions, or past its daily bound;
-    ///     its session is set to `id`, whose own code it verifies).
+    ///     its session is replaced by `id`, whose own code it verifies).
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
     /// - Throws: As ``sendSMS(for:to:context:)``, and ``LoginRejection`` as ``report(_:to:version:)``
-    ///   for the success report.
+    ///   for the success report: the session's stage and `version` are checked before the code is verified,
+    ///   so a refused version never spends a right code. Only a report that fails after the verify (the
+    ///   session store failed, or another request moved the session on in between) leaves the code spent:
+    ///   the app asks for a new one.
     public func verifySMS(
         _ code: Secret, for number: PhoneNumber, session id: LoginSessionID, version: Int, context: SMSContext, from claims: AccessClaims
     ) async throws -> (result: SMSVerifyResult, transition: LoginTransition?) {
-        let (sms, _) = try await smsStep(id, claims)
+        let (sms, _) = try await smsStep(id, claims, version: version)
         var context = context
         context.session = id
         let result = try await sms.verify(code, for: number, context: context)
@@ -297,11 +300,11 @@ public struct LoginServer: Sendable {
         return (result, try await report(.smsVerified(verdict), to: id, version: version, from: claims, address: context.ip, device: context.device))
     }
 
-    private func smsStep(_ id: LoginSessionID, _ claims: AccessClaims) async throws -> (SMSCodeService, Date) {
+    private func smsStep(_ id: LoginSessionID, _ claims: AccessClaims, version: Int? = nil) async throws -> (SMSCodeService, Date) {
         guard let sms else { throw LoginRejection(.unexpected, session: id, "this server has no SMS code service") }
         let session = try await owned(id, by: claims)
         let now = clock.now()
-        try machine.checkSMSStep(session, at: now)
+        try machine.checkSMSStep(session, version: version, at: now)
         return (sms, now)
     }
 

@@ -42,7 +42,7 @@ enum SMSCommand: CounterReplayCommand {
         let key = ServerKey.random()
         let outcomes = [("sent", "sent"), ("captcha", "captcha"), ("limited", "limited"), ("refused", "refused")]
         return CounterReplay.run(Self.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
-            let (at, context) = try request(line)
+            let (at, ip, device, session) = try request(line)
             switch rules.recipient(line.subject) {
             case .failure(let refusal):
                 object.add("decision", "refused")
@@ -50,8 +50,8 @@ enum SMSCommand: CounterReplayCommand {
                 object.add("message", refusal.message)
                 return (3, "refused (\(refusal.kind)): \(refusal.message)")
             case .success(let phone):
-                let keys = context.request(for: phone)
-                let (_, code) = rules.issue(to: phone, session: context.session, key: key, at: at)
+                let keys = SMSContext.request(for: phone, ip: ip, device: device, session: session)
+                let (_, code) = rules.issue(to: phone, session: session, key: key, at: at)
                 let decision = store.updateNow(counters: rules.sendCounters(for: keys), code: phone, at: at) { state in
                     rules.admit(&state, keys, captchaPassed: line.captcha ?? false, record: code, at: at)
                 }
@@ -60,13 +60,16 @@ enum SMSCommand: CounterReplayCommand {
         }
     }
 
-    private static func request(_ line: CounterReplayLine<Self>) throws(CounterReplay.Malformed) -> (Date, SMSContext) {
+    /// A line's instant, and who sent: the address, device and session, each optional (a log may hold sends of
+    /// no session; they count as the number's "no session" sender).
+    private static func request(
+        _ line: CounterReplayLine<Self>
+    ) throws(CounterReplay.Malformed) -> (at: Date, ip: IPAddress?, device: DeviceID?, session: LoginSessionID?) {
         let at = try line.instant()
-        var context = SMSContext()
-        context.ip = try line.parsed(line.ip, "ip") { (text) throws(ParseError) in try IPAddress(text) }
-        context.device = try line.parsed(line.device, "device") { (text) throws(ParseError) in try DeviceID(text) }
-        context.session = try line.parsed(line.session, "session") { (text) throws(ParseError) in try LoginSessionID(text) }
-        return (at, context)
+        let ip = try line.parsed(line.ip, "ip") { (text) throws(ParseError) in try IPAddress(text) }
+        let device = try line.parsed(line.device, "device") { (text) throws(ParseError) in try DeviceID(text) }
+        let session = try line.parsed(line.session, "session") { (text) throws(ParseError) in try LoginSessionID(text) }
+        return (at, ip, device, session)
     }
 
     /// A decided send's members and text.

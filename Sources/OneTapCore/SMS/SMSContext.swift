@@ -7,9 +7,12 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     public var ip: IPAddress?
     /// The app's device id. Without one, the request counts in the device rules' shared bucket.
     public var device: DeviceID?
-    /// The login session the code is for: each session has its own code and its own send limits for a
-    /// number. Without one, the request counts as the number's "no session" sender.
-    public var session: LoginSessionID?
+    /// The login session the code is for: each session has its own code, its own wrong tries and its own
+    /// send limits for a number, so a stranger's sends and guesses (in sessions of their own) neither spend
+    /// nor replace the owner's code. Required: requests without one would share one code and one set of
+    /// limits per number, which a stranger could spend. An id OneTap issued (``LoginServer``'s, or
+    /// ``LoginSessionID/random()`` handed to the client with the send), never one the client chose.
+    public var session: LoginSessionID
     /// A captcha token the client solved, for the captcha verifier to check: on a send that a captcha
     /// rule holds back, and on a verify of a number under attack (the service asks with
     /// `captchaRequired`).
@@ -21,7 +24,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     ///   - device: The device id.
     ///   - session: The login session.
     ///   - captcha: A solved captcha's token.
-    public init(ip: IPAddress? = nil, device: DeviceID? = nil, session: LoginSessionID? = nil, captcha: Secret? = nil) {
+    public init(ip: IPAddress? = nil, device: DeviceID? = nil, session: LoginSessionID, captcha: Secret? = nil) {
         self.ip = ip
         self.device = device
         self.session = session
@@ -34,7 +37,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
         var parts: [String] = []
         if let ip { parts.append("ip \(ip)") }
         if device != nil { parts.append("device") }
-        if let session { parts.append("session \(session)") }
+        parts.append("session \(session)")
         if captcha != nil { parts.append("captcha") }
         return "SMSContext(\(parts.joined(separator: ", ")))"
     }
@@ -44,9 +47,21 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// - Returns: The number's digits, the address (an IPv6 address as its /64, /56 and /48), the device
     ///   and session ids.
     package func request(for number: PhoneNumber) -> SMSPolicy.Request {
+        Self.request(for: number, ip: ip, device: device, session: session)
+    }
+
+    /// The same keys for a request that may lack a session: what `onetap sms` replays from a log written
+    /// before sessions were required (such a request counts as the number's "no session" sender).
+    /// - Parameters:
+    ///   - number: The number.
+    ///   - ip: The client's address.
+    ///   - device: The device id.
+    ///   - session: The login session.
+    /// - Returns: The keys.
+    package static func request(for number: PhoneNumber, ip: IPAddress?, device: DeviceID?, session: LoginSessionID?) -> SMSPolicy.Request {
         SMSPolicy.Request(
-            number: number.digits, ip: ip.map { Self.limitKey($0, prefix: 64) }, ip56: ip.map { Self.limitKey($0, prefix: 56) },
-            ip48: ip.map { Self.limitKey($0, prefix: 48) }, device: device?.rawValue, session: session?.text)
+            number: number.digits, ip: ip.map { limitKey($0, prefix: 64) }, ip56: ip.map { limitKey($0, prefix: 56) },
+            ip48: ip.map { limitKey($0, prefix: 48) }, device: device?.rawValue, session: session?.text)
     }
 
     /// The address a limit counts per: an IPv4 address (also inside `::ffff:`) as it is, or an IPv6

@@ -126,18 +126,22 @@ public struct LoginSessionMachine: Sendable {
         return progress.transition(instruction, continued: continued)
     }
 
-    /// Whether a session takes an SMS send or verify now (the SMS code service's steps that are no report).
+    /// Whether a session takes an SMS send or verify now (the SMS code service's steps that are no report),
+    /// and, for a verify, the report its right code makes: checked before the code is verified, so a code is
+    /// never spent on a report the session would refuse.
     /// - Parameters:
     ///   - session: The session as stored.
+    ///   - version: For a verify, the version the app acted on (as ``advance(_:_:version:at:channels:)`` checks it); nil
+    ///     for a send.
     ///   - now: The time.
-    /// - Throws: ``LoginRejection``: `ended`, `expired`, or `wrong-flow` when the session is not at its
-    ///   SMS step.
-    package func checkSMSStep(_ session: LoginSession, at now: Date) throws(LoginRejection) {
+    /// - Throws: ``LoginRejection``: `ended`, `expired`, `wrong-flow` when the session is not at its SMS step,
+    ///   `stale-version` or `unknown-version`.
+    package func checkSMSStep(_ session: LoginSession, version: Int? = nil, at now: Date) throws(LoginRejection) {
         switch session.stage {
         case .ended(let ending, _): throw LoginRejection(.ended, session: session.id, "the login has ended (\(ending))")
         case _ where now >= session.expiresAt:
             throw LoginRejection(.expired, session: session.id, "the login session expired at \(session.expiresAt.iso8601)")
-        case .flow(.sms, _): return
+        case .flow(.sms, _): try check(session, version: version, at: now)
         default: throw LoginRejection(.wrongFlow, session: session.id, "the session is at \(session.stage), not at SMS")
         }
     }

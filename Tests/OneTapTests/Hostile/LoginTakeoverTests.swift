@@ -41,14 +41,14 @@ import Testing
         let logins = server()
         let pending = try PendingAction(action: "favourite", payload: .object(["item": "v42"]), at: clock.now())
         let id = try await logins.start(Self.noSIM, for: victim, pending: pending).session.id
-        await refusedAsUnknown { _ = try await logins.sendSMS(for: id, to: Self.attackerNumber.digits, context: SMSContext(), from: attacker) }
+        await refusedAsUnknown { _ = try await logins.sendSMS(for: id, to: Self.attackerNumber.digits, context: SMSContext(session: .testSession), from: attacker) }
         #expect(sender.delivered.isEmpty, "no code went to the attacker's number for the victim's login")
         // Even a code the attacker got for a login of their own completes nothing of the victim's.
         let own = try await logins.start(Self.noSIM, for: attacker).session.id
-        _ = try await logins.sendSMS(for: own, to: Self.attackerNumber.digits, context: SMSContext(), from: attacker)
+        _ = try await logins.sendSMS(for: own, to: Self.attackerNumber.digits, context: SMSContext(session: .testSession), from: attacker)
         let code = try #require(sender.lastCode(to: Self.attackerNumber))
         await refusedAsUnknown {
-            _ = try await logins.verifySMS(code, for: Self.attackerNumber, session: id, version: 1, context: SMSContext(), from: attacker)
+            _ = try await logins.verifySMS(code, for: Self.attackerNumber, session: id, version: 1, context: SMSContext(session: .testSession), from: attacker)
         }
         let victimsLogin = try #require(try await logins.session(id))
         #expect(victimsLogin.ending == nil && victimsLogin.verified == nil && victimsLogin.pending == pending, "the pending action stays the victim's")
@@ -57,9 +57,9 @@ import Testing
     @Test func aReadGivesTheMaskedNumberToItsOwnAppSessionOnlyAndNothingOnceExpired() async throws {
         let logins = server()
         let id = try await logins.start(Self.noSIM, for: victim).session.id
-        _ = try await logins.sendSMS(for: id, to: Self.victimNumber.digits, context: SMSContext(), from: victim)
+        _ = try await logins.sendSMS(for: id, to: Self.victimNumber.digits, context: SMSContext(session: .testSession), from: victim)
         let code = try #require(sender.lastCode(to: Self.victimNumber))
-        _ = try await logins.verifySMS(code, for: Self.victimNumber, session: id, version: 1, context: SMSContext(), from: victim)
+        _ = try await logins.verifySMS(code, for: Self.victimNumber, session: id, version: 1, context: SMSContext(session: .testSession), from: victim)
         let status = try await logins.status(id, from: victim)
         #expect(status.ending == .success && status.maskedNumber == "138****8000")
         #expect(!"\(status)".contains("13800138000"))

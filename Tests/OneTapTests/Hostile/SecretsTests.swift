@@ -86,7 +86,7 @@ import Testing
         let captcha = ScriptedCaptchaVerifier(accepting: [], failing: LeakySender.Failure(description: "captcha \(Self.secret)"))
         let clock = FakeClock(now: now)
         let service = SMSCodeService(key: key, sender: LeakySender(), captcha: captcha, events: events, clock: clock)
-        let first = try await service.send(to: number, context: SMSContext(ip: context.ip))
+        let first = try await service.send(to: number, context: SMSContext(ip: context.ip, session: .testSession))
         clock.setWallTime(now.addingTimeInterval(90))
         let second = try await service.send(to: try PhoneNumber("13900139000"), context: context)
         clock.setWallTime(now)

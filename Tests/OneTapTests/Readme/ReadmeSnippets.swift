@@ -199,7 +199,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let keysText = "2026-12:q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80="
         // README: sms
         let sms = SMSCodeService(keys: try ServerKeyRing(parsing: Secret(keysText)), sender: gateway, store: shared)   // ONETAP_SERVER_KEYS
-        let context = SMSContext(ip: clientIP, device: device)
+        let session = LoginSessionID.random()   // a login's own (LoginServer's), or one handed to the client with the send
+        let context = SMSContext(ip: clientIP, device: device, session: session)
         switch try await sms.send(to: "+86 138 0013 8000", context: context) {
         case .sent(let expiresAt, let resendAfter): print("sent; valid until \(expiresAt), resend from \(resendAfter)")
         case .captchaRequired(let rule, _): print("428: show a captcha (\(rule)), then send again with its token")

@@ -16,9 +16,9 @@ import Testing
         let sender = ScriptedSMSSender()
         let clock = FakeClock()
         let before = SMSCodeService(keys: try ServerKeyRing(parsing: Secret(Self.first)), sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
-        _ = try await before.send(to: Self.number.digits, context: SMSContext())
+        _ = try await before.send(to: Self.number.digits, context: SMSContext(session: .testSession))
         let code = try #require(sender.lastCode(to: Self.number))
         let after = SMSCodeService(keys: try ServerKeyRing(parsing: Secret(ring)), sender: sender, store: store, events: DiscardingEventSink(), clock: clock)
-        #expect(try await after.verify(code, for: Self.number, context: SMSContext()).name == expected)
+        #expect(try await after.verify(code, for: Self.number, context: SMSContext(session: .testSession)).name == expected)
     }
 }

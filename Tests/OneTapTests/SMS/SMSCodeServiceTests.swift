@@ -45,12 +45,12 @@ import Testing
 
     @Test func aSendDeliversSixDigitsThatVerify() async throws {
         let setup = Setup()
-        let result = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        let result = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
         #expect(result == .sent(expiresAt: Self.t0.addingTimeInterval(300), resendAfter: Self.t0.addingTimeInterval(60)))
         let message = try #require(setup.sender.delivered.first)
         #expect(message.number == Self.number && message.expiresAt == Self.t0.addingTimeInterval(300))
         #expect(message.code.reveal().utf8.count == 6)
-        let verified = try await setup.verify(message.code, for: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0.addingTimeInterval(30))
+        let verified = try await setup.verify(message.code, for: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0.addingTimeInterval(30))
         guard case .verified(let verdict) = verified else { Issue.record("\(verified)"); return }
         #expect(verdict.phoneNumber == Self.number)
         #expect(setup.events.names == ["send-sent", "verify-verified"])
@@ -58,12 +58,12 @@ import Testing
 
     @Test func typedNumbersAreReadAndForeignOnesRefused() async throws {
         let setup = Setup()
-        let sent = try await setup.send(to: "+86 138 0013 8000", context: SMSContext(), at: Self.t0)
+        let sent = try await setup.send(to: "+86 138 0013 8000", context: SMSContext(session: .testSession), at: Self.t0)
         #expect(sent.name == "sent")
-        let foreign = try await setup.send(to: "+44 7700 900123", context: SMSContext(), at: Self.t0)
+        let foreign = try await setup.send(to: "+44 7700 900123", context: SMSContext(session: .testSession), at: Self.t0)
         guard case .refused(let refusal) = foreign else { Issue.record("\(foreign)"); return }
         #expect(refusal.kind == .notMainlandMobile)
-        let iot = try await setup.send(to: "14812345678", context: SMSContext(), at: Self.t0)
+        let iot = try await setup.send(to: "14812345678", context: SMSContext(session: .testSession), at: Self.t0)
         guard case .refused(let noSMS) = iot else { Issue.record("\(iot)"); return }
         #expect(noSMS.kind == .cannotTakeSMS)
         #expect(setup.sender.attempts == 1, "a refused number is never handed to the gateway")
@@ -73,26 +73,26 @@ import Testing
     @Test func theSecondSendFromAnAddressNeedsACaptcha() async throws {
         let setup = Setup()
         let other = try PhoneNumber("13900139000")
-        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
         let later = Self.t0.addingTimeInterval(120)
-        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip), at: later) == .captchaRequired(rule: "ip-captcha", rejected: false))
-        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, captcha: Secret("guessed")), at: later)
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession), at: later) == .captchaRequired(rule: "ip-captcha", rejected: false))
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("guessed")), at: later)
             == .captchaRequired(rule: "ip-captcha", rejected: true))
-        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, captcha: Secret("solved")), at: later).name == "sent")
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("solved")), at: later).name == "sent")
         #expect(setup.sender.attempts == 2)
         // An IPv6 client counts per /64: another address in the same /64 is the same client.
         let v6 = try IPAddress("2409:8a00:1:2::1"), sameBlock = try IPAddress("2409:8a00:1:2:ffff::9")
-        _ = try await setup.send(to: try PhoneNumber("13700137000"), context: SMSContext(ip: v6), at: Self.t0)
-        #expect(try await setup.send(to: try PhoneNumber("13600136000"), context: SMSContext(ip: sameBlock), at: later)
+        _ = try await setup.send(to: try PhoneNumber("13700137000"), context: SMSContext(ip: v6, session: .testSession), at: Self.t0)
+        #expect(try await setup.send(to: try PhoneNumber("13600136000"), context: SMSContext(ip: sameBlock, session: .testSession), at: later)
             == .captchaRequired(rule: "ip-captcha", rejected: false))
     }
 
     @Test func aCaptchaProviderThatFailsCountsAsNotSolvedAndSaysSo() async throws {
         struct Down: Error, CustomStringConvertible { var description: String { "captcha API down for token solved-123" } }
         let setup = Setup(captcha: ScriptedCaptchaVerifier(accepting: ["solved-123"], failing: Down()))
-        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
         let result = try await setup.send(
-            to: try PhoneNumber("13900139000"), context: SMSContext(ip: Self.ip, captcha: Secret("solved-123")), at: Self.t0.addingTimeInterval(90))
+            to: try PhoneNumber("13900139000"), context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("solved-123")), at: Self.t0.addingTimeInterval(90))
         #expect(result == .captchaRequired(rule: "ip-captcha", rejected: true))
         let failure = try #require(setup.events.recorded.first { $0.name == "provider-failed" })
         #expect("\(failure)".contains("captcha API down for token <redacted>"))
@@ -100,11 +100,11 @@ import Testing
 
     @Test func withoutAVerifierACaptchaRuleCanOnlyBeWaitedOut() async throws {
         let setup = Setup(captcha: nil)
-        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip), at: Self.t0)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
         let other = try PhoneNumber("13900139000")
-        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(90))
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(90))
             == .captchaRequired(rule: "ip-captcha", rejected: true))
-        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip), at: Self.t0.addingTimeInterval(3600)).name == "sent")
+        #expect(try await setup.send(to: other, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0.addingTimeInterval(3600)).name == "sent")
     }
 
     @Test func aCaptchaNeverPassesAHardLimit() async throws {
@@ -113,7 +113,7 @@ import Testing
         for index in 0..<25 {
             let result = try await setup.send(
                 to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)),
-                context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), captcha: Secret("solved")), at: Self.t0.addingTimeInterval(Double(index)))
+                context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(Double(index)))
             if case .sent = result { sent += 1 } else { #expect(result == .limited(rule: "ip-hour", retryAfter: Self.t0.addingTimeInterval(3600)), "\(index)") }
         }
         #expect(sent == 20)
@@ -121,21 +121,21 @@ import Testing
 
     @Test func aGatewayFailureSendsNothingCountsTheAttemptAndWithdrawsTheCode() async throws {
         let setup = Setup()
-        _ = try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0)
+        _ = try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0)
         let first = try #require(setup.sender.lastCode(to: Self.number))
         setup.sender.then(.fail(ScriptedSMSSender.GatewayError("HTTP 500")))
         // Every later send carries a captcha: a second send from one (here missing) address in an hour asks for one.
-        let result = try await setup.send(to: Self.number, context: SMSContext(captcha: Secret("solved")), at: Self.t0.addingTimeInterval(60))
+        let result = try await setup.send(to: Self.number, context: SMSContext(session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(60))
         #expect(result == .senderFailed(retryAfter: Self.t0.addingTimeInterval(120)))
         // The attempt counted: a send at once is limited.
-        #expect(try await setup.send(to: Self.number, context: SMSContext(captcha: Secret("solved")), at: Self.t0.addingTimeInterval(61))
+        #expect(try await setup.send(to: Self.number, context: SMSContext(session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(61))
             == .limited(rule: "number-minute", retryAfter: Self.t0.addingTimeInterval(120)))
         #expect(setup.sender.delivered.count == 1 && setup.sender.attempts == 2)
         // The unsent code was withdrawn, and it had replaced the first: nothing verifies now.
-        #expect(try await setup.verify(first, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(62)) == .noCode)
+        #expect(try await setup.verify(first, for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(62)) == .noCode)
         #expect(setup.events.names == ["send-sent", "provider-failed", "send-sender-failed", "send-limited", "verify-no-code"])
         // After the cool-down a send goes out.
-        #expect(try await setup.send(to: Self.number, context: SMSContext(captcha: Secret("solved")), at: Self.t0.addingTimeInterval(120)).name == "sent")
+        #expect(try await setup.send(to: Self.number, context: SMSContext(session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(120)).name == "sent")
     }
 
     @Test(arguments: [
@@ -144,7 +144,7 @@ import Testing
     func aGatewaysOwnAnswerIsTheServicesAnswer(reason: SMSDeliveryError.Reason, expected: String) async throws {
         let setup = Setup()
         setup.sender.then(.fail(SMSDeliveryError(reason, gateway: "aliyun-sms", code: "isv.X", message: "the gateway said no")))
-        let result = try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0)
+        let result = try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0)
         switch result {
         case .refused(let refusal):
             #expect(expected == "refused" && refusal.kind == .gatewayRejected)
@@ -158,7 +158,7 @@ import Testing
         }
         // Nothing was delivered, and the withdrawn code verifies nothing.
         #expect(setup.sender.delivered.isEmpty)
-        #expect(try await setup.verify(Secret("000000"), for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(1)) == .noCode)
+        #expect(try await setup.verify(Secret("000000"), for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(1)) == .noCode)
     }
 
     /// A gateway whose error quotes the request it was handed, code included, as HTTP clients' errors may.
@@ -172,7 +172,7 @@ import Testing
     @Test func aGatewayErrorReachesTheEventWithoutTheCode() async throws {
         let events = RecordingEventSink()
         let service = SMSCodeService(key: .random(), sender: QuotingSender(), events: events, clock: FakeClock(now: Self.t0))
-        #expect(try await service.send(to: Self.number, context: SMSContext()).name == "sender-failed")
+        #expect(try await service.send(to: Self.number, context: SMSContext(session: .testSession)).name == "sender-failed")
         let failure = try #require(events.recorded.first { $0.name == "provider-failed" })
         let json = failure.json()
         #expect(json.contains(#"TemplateParam={\"code\":\"<redacted>\"}"#), "\(json)")
@@ -182,19 +182,19 @@ import Testing
         let faulty = FaultySMSStore(InMemorySMSStore())
         let setup = Setup(store: faulty)
         faulty.fail(.beforeRead)
-        await #expect(throws: StoreError.self) { try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0) }
+        await #expect(throws: StoreError.self) { try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0) }
         faulty.fail(.beforeWrite)
-        await #expect(throws: StoreError.self) { try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0) }
+        await #expect(throws: StoreError.self) { try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0) }
         #expect(setup.sender.attempts == 0, "nothing goes out when the store could not count it")
         // Nothing was counted: the next send is the first.
-        #expect(try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(1)).name == "sent")
+        #expect(try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(1)).name == "sent")
         let code = try #require(setup.sender.lastCode(to: Self.number))
         faulty.fail(.beforeWrite)
         await #expect(throws: StoreError.self) {
-            try await setup.verify(code, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(2))
+            try await setup.verify(code, for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(2))
         }
         // The lost verify used nothing up: the code still verifies.
-        let again = try await setup.verify(code, for: Self.number, context: SMSContext(), at: Self.t0.addingTimeInterval(3))
+        let again = try await setup.verify(code, for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(3))
         #expect(again.name == "verified")
     }
 
@@ -206,7 +206,7 @@ import Testing
                 group.addTask {
                     let result = try await service.send(
                         to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)),
-                        context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), captcha: Secret("solved")))
+                        context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), session: .testSession, captcha: Secret("solved")))
                     return result.name == "sent"
                 }
             }
@@ -218,13 +218,13 @@ import Testing
 
     @Test func aThousandConcurrentVerifiesOfTheRightCodeVerifyOnce() async throws {
         let setup = Setup()
-        _ = try await setup.send(to: Self.number, context: SMSContext(), at: Self.t0)
+        _ = try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0)
         let code = try #require(setup.sender.lastCode(to: Self.number))
         let service = setup.service
         setup.clock.setWallTime(Self.t0.addingTimeInterval(5))
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<1_000 {
-                group.addTask { try await service.verify(code, for: Self.number, context: SMSContext()).name }
+                group.addTask { try await service.verify(code, for: Self.number, context: SMSContext(session: .testSession)).name }
             }
             return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
         }
@@ -245,13 +245,13 @@ import Testing
             let now = Self.t0.addingTimeInterval(week * Double(step) / 100_000)
             let value = Int.random(in: 0..<1_000_000, using: &generator)
             let guess = String(String(value + 1_000_000).dropFirst())
-            switch try await setup.verify(Secret(guess), for: Self.number, context: SMSContext(), at: now) {
+            switch try await setup.verify(Secret(guess), for: Self.number, context: SMSContext(session: .testSession), at: now) {
             case .wrong: compared += 1
             case .verified: compared += 1; verified += 1
             case .locked: Issue.record("the default policy locked the number")
             case .throttled, .captchaRequired: held += 1
             case .noCode, .expired, .tooManyAttempts:
-                _ = try await setup.send(to: Self.number, context: SMSContext(), at: now)
+                _ = try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: now)
             }
         }
         #expect(compared <= 480, "\(compared) guesses were compared in a week")

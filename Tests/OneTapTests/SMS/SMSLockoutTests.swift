@@ -98,6 +98,28 @@ import Testing
         }
     }
 
+    /// An attacker's read found that requests without a login session shared one code and one count of wrong
+    /// tries per number: five strangers' wrong guesses, with no send and no captcha, killed the owner's code.
+    /// `SMSContext` now requires a session, so a stranger guesses in sessions of their own: five strangers
+    /// guessing from five addresses cost the owner at most a captcha, and the owner's code still logs in.
+    @Test func strangersGuessingInSessionsOfTheirOwnCostTheOwnerAtMostACaptcha() async throws {
+        let setup = Setup()
+        let owner = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random())
+        guard case .sent = try await setup.send(to: Self.number, context: owner, at: Self.t0) else { Issue.record("owner's send"); return }
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        for index in 0..<5 {
+            let stranger = SMSContext(ip: try IPAddress("198.51.100.\(10 + index)"), session: LoginSessionID.random())
+            _ = try await setup.verify(Self.wrong(code), for: Self.number, context: stranger, at: Self.t0.addingTimeInterval(Double(10 + index)))
+        }
+        var answer = try await setup.verify(code, for: Self.number, context: owner, at: Self.t0.addingTimeInterval(30))
+        if case .captchaRequired = answer {
+            var solved = owner
+            solved.captcha = Secret("solved")
+            answer = try await setup.verify(code, for: Self.number, context: solved, at: Self.t0.addingTimeInterval(31))
+        }
+        guard case .verified = answer else { Issue.record("the owner's code after five strangers' guesses: \(answer)"); return }
+    }
+
     /// A stranger's send, after the owner's, neither replaces the owner's code nor spends the owner's
     /// sends. Before issue 21 it replaced the number's one code record.
     @Test func aStrangersSendNeitherReplacesNorSpendsTheOwnersCode() async throws {

@@ -24,6 +24,8 @@ package enum SMSStoreConformance {
         let counter = SMSPolicy.Counter(counts: .sends, key: .number, value: number.digits)
         let ipCounter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.7")
         let key = ServerKey.random()
+        // The one login session the checks' requests come from (a code and its limits are per number and session).
+        let session = LoginSessionID.random()
         let rules = SMSCodeRules()
         /// Runs `count` calls at once and counts those that succeeded.
         func succeeding(_ count: Int, _ call: @escaping @Sendable (Int) async throws -> Bool) async throws -> Int {
@@ -142,7 +144,7 @@ package enum SMSStoreConformance {
             let ip = try IPAddress("203.0.113.7")
             let sent = try await succeeding(concurrency) { index in
                 let target = try PhoneNumber(value: 13_800_000_000 + UInt64(index))
-                if case .sent = try await service.send(to: target, context: SMSContext(ip: ip)) { return true }
+                if case .sent = try await service.send(to: target, context: SMSContext(ip: ip, session: session)) { return true }
                 return false
             }
             suite.expect(sent == 5, "\(concurrency) concurrent sends from one address under a limit of 5 must send exactly 5, sent \(sent)")
@@ -151,11 +153,11 @@ package enum SMSStoreConformance {
         // Through the service: concurrent verifies of the right code succeed once.
         try await suite.check("concurrent verifies", makeStore) { store in
             let (service, sender, clock) = makeService(over: store)
-            _ = try await service.send(to: number, context: SMSContext())
+            _ = try await service.send(to: number, context: SMSContext(session: session))
             guard let code = sender.lastCode(to: number) else { return suite.problem("a send through the store must deliver a code") }
             clock.setWallTime(now.addingTimeInterval(10))
             let verified = try await succeeding(concurrency) { _ in
-                if case .verified = try await service.verify(code, for: number, context: SMSContext()) { return true }
+                if case .verified = try await service.verify(code, for: number, context: SMSContext(session: session)) { return true }
                 return false
             }
             suite.expect(verified == 1, "\(concurrency) concurrent verifies of one code must succeed exactly once, succeeded \(verified)")
@@ -164,16 +166,16 @@ package enum SMSStoreConformance {
         // Through the service: a code verifies a millisecond before its five minutes and not at them.
         try await suite.check("code expiry", makeStore) { store in
             let (service, sender, clock) = makeService(over: store)
-            _ = try await service.send(to: number, context: SMSContext(ip: try IPAddress("203.0.113.1")))
-            _ = try await service.send(to: other, context: SMSContext(ip: try IPAddress("203.0.113.2")))
+            _ = try await service.send(to: number, context: SMSContext(ip: try IPAddress("203.0.113.1"), session: session))
+            _ = try await service.send(to: other, context: SMSContext(ip: try IPAddress("203.0.113.2"), session: session))
             guard let code = sender.lastCode(to: number), let otherCode = sender.lastCode(to: other) else {
                 return suite.problem("a send through the store must deliver a code")
             }
             clock.setWallTime(now.addingTimeInterval(300))
-            let atEnd = try await service.verify(code, for: number, context: SMSContext())
+            let atEnd = try await service.verify(code, for: number, context: SMSContext(session: session))
             suite.expect(atEnd == .expired, "a code must be expired at exactly 5 minutes, got \(atEnd)")
             clock.setWallTime(now.addingTimeInterval(299.999))
-            let before = try await service.verify(otherCode, for: other, context: SMSContext())
+            let before = try await service.verify(otherCode, for: other, context: SMSContext(session: session))
             if case .verified = before {} else { suite.problem("a code must verify 1 ms before its 5 minutes end, got \(before)") }
         }
 
