@@ -93,8 +93,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - leaseDuration: How long a refresh lease lasts without renewal (at least 100 ms): how long a
     ///     crashed instance can hold up an account's refresh elsewhere; 60 seconds.
-    ///   - lockTimeout: How long a refresh waits for another instance's lease before going ahead without
-    ///     it; 30 seconds.
+    ///   - lockTimeout: How long a refresh waits for another instance's lease before it fails without
+    ///     calling the carrier (one refresh at a time); 30 seconds.
     ///   - keyring: The keys that seal the access and refresh tokens (AES-256-GCM) before they reach the
     ///     database; nil stores them unsealed, readable by anyone who reads the table or a backup, and emits
     ///     an `unsealed-tokens` event (area `database`) saying so. Rows written unsealed are read either way, and

@@ -33,8 +33,8 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// How long a refresh lease lasts without renewal: an instance that crashed mid-refresh blocks the
     /// account's refresh elsewhere for at most this long.
     package let leaseDuration: Duration
-    /// How long a refresh waits for another instance's lease before it goes ahead without one
-    /// (compare-and-swap still keeps the store right).
+    /// How long a refresh waits for another instance's lease before it fails without running (one
+    /// refresh at a time).
     package let lockTimeout: Duration
     /// The schema holding the tables.
     package var schema: String { pool.configuration.schema }
@@ -263,14 +263,16 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// Expiry is measured on **the database's clock** (`clock_timestamp()`, in milliseconds), not on the injected clock: every
     /// instance compares against the same clock, so clock skew between servers cannot make two of them
     /// take one lease. The injected clock paces the waiting: a held lease is asked for again every 20 ms
-    /// for up to ``lockTimeout``, after which the refresh goes ahead without it (compare-and-swap still
-    /// keeps the store right, as with ``FileTokenStore``).
+    /// for up to ``lockTimeout``, after which the refresh fails without running: one refresh at a time, so
+    /// that no two calls ever carry one refresh token (a carrier that refuses a reused one would end the
+    /// account's login), as with ``FileTokenStore``.
     /// - Parameters:
     ///   - account: The account.
     ///   - body: The refresh.
     /// - Returns: What `body` returns.
     /// - Throws: ``StoreError`` of kind `io` when the lease cannot be asked for (the database is
-    ///   down; `body` does not run), or what `body` throws.
+    ///   down; `body` does not run), `timeout` when another instance holds it past ``lockTimeout`` (`body`
+    ///   does not run), or what `body` throws.
     package func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let holder = Self.holderPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         var waited = Duration.zero
@@ -285,7 +287,12 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             try await clock.sleep(for: pollInterval)
             waited += pollInterval
         }
-        guard held else { return try await body() }
+        guard held else {
+            throw StoreError(
+                .timeout, account: account,
+                message: "another instance held the refresh lease for longer than \(lockTimeout.seconds) s; the refresh did not run "
+                    + "(one refresh at a time: the holder's refresh stores its token)")
+        }
         let result: Result<T, any Error>
         do {
             result = .success(try await whileRenewing(account, holder, body))

@@ -238,8 +238,9 @@ import Testing
                 try await waitUntil {
                     try await one.pool.execute("SELECT count(*) FROM \(leases) WHERE expires_at_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 50000").first == [.int64(1)]
                 }
-                let seen = try await second.withRefreshLock(for: "slow") { try await leaseHolder(other, "slow") }
-                #expect(seen == holder)  // the second went ahead without it (lock timeout zero) and left it alone
+                // Another instance (lock time-out zero) cannot take it: its refresh does not run.
+                await #expect(throws: StoreError.self) { try await second.withRefreshLock(for: "slow") { Issue.record("ran without the lease") } }
+                #expect(try await leaseHolder(other, "slow") == holder)
                 gate.open()
                 try await group.waitForAll()
             }
@@ -248,23 +249,34 @@ import Testing
         }
     }
 
-    /// A lease held elsewhere for longer than the lock time-out: the refresh goes ahead without it,
-    /// after polling on the injected clock.
-    @Test func aLeaseHeldPastTheLockTimeoutIsGoneAheadWithout() async throws {
+    /// One refresh at a time: a lease held elsewhere for longer than the lock time-out fails the refresh, after
+    /// polling on the injected clock, and the refresh does not run (before, it went ahead with the same refresh
+    /// token as the holder's call).
+    @Test func aLeaseHeldPastTheLockTimeoutFailsAndTheRefreshDoesNotRun() async throws {
         let clock = FakeClock()
         try await TestDatabase.withStores(clock: clock) { stores in
             try await stores.pool.execute(
                 "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', (extract(epoch FROM now()) * 1000)::bigint + 3600000)",
                 [.text("u1")])
             let store = stores.tokenStore(lockTimeout: .milliseconds(100))
-            try await withThrowingTaskGroup(of: Int.self) { group async throws in
-                group.addTask { try await store.withRefreshLock(for: "u1") { 7 } }
+            let ran = LockedValue(false)
+            try await withThrowingTaskGroup(of: StoreError?.self) { group async throws in
+                group.addTask {
+                    do {
+                        try await store.withRefreshLock(for: "u1") { ran.withLock { $0 = true } }
+                        return nil
+                    } catch let error as StoreError {
+                        return error
+                    }
+                }
                 for _ in 0..<5 {
                     await clock.waitForSleepers(1)
                     clock.advance(by: .milliseconds(20))
                 }
-                #expect(try await group.next() == 7)
+                let error = try await group.next() ?? nil
+                #expect(error?.kind == .timeout && error?.message.contains("the refresh did not run") == true, "\(String(describing: error))")
             }
+            #expect(ran.withLock { $0 } == false)
             #expect(clock.totalSleeps == 5)
             #expect(try await leaseHolder(stores, "u1") == "elsewhere")
         }

@@ -62,17 +62,24 @@ extension FileTokenStore {
 
     // MARK: The refresh lock
 
-    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``). After
-    /// ``lockTimeout`` the refresh goes ahead without it; compare-and-swap keeps the store right.
+    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``): one refresh
+    /// at a time across processes, so no two calls ever carry one refresh token (a carrier that refuses a
+    /// reused one would end the account's login).
     /// - Parameters:
     ///   - account: The account.
     ///   - body: The refresh.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws.
+    /// - Throws: ``StoreError`` of kind `timeout` when another process holds the lock past ``lockTimeout``
+    ///   (`body` does not run), `io` when the lock file cannot be used, or what `body` throws.
     public func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let path = locks + "/" + Self.fileName(account) + ".refresh"
-        let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(10))
-        defer { if let fd { unlock(fd) } }
+        guard let fd = try await lock(path, account: account, timeout: lockTimeout, poll: .milliseconds(10)) else {
+            throw StoreError(
+                .timeout, account: account,
+                message: "another process held \(path) for longer than \(lockTimeout.seconds) s; the refresh did not run "
+                    + "(one refresh at a time: the holder's refresh stores its token)")
+        }
+        defer { unlock(fd) }
         return try await body()
     }
 }

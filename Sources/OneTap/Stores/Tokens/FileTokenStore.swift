@@ -35,8 +35,8 @@ import Darwin
 public final class FileTokenStore: TokenStore {
     /// The directory holding the token files.
     package let directory: String
-    /// How long a write waits for another process's write lock (then `timeout`), and a refresh for
-    /// another process's refresh lock (then it goes ahead: compare-and-swap still keeps the store right).
+    /// How long a write waits for another process's write lock, and a refresh for another process's refresh
+    /// lock (then `timeout`, and nothing runs: one refresh at a time).
     package let lockTimeout: Duration
     /// How old the directory's time must be before an unchanged time is trusted to mean no change (the
     /// kernel stamps it from a coarse clock): 2 seconds.

@@ -82,12 +82,14 @@ public protocol TokenStore: Sendable {
     func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID]
 
     /// Runs `body` holding this account's refresh lock, when the store has one that reaches other
-    /// processes (``FileTokenStore`` uses `flock`). The default just runs `body`.
+    /// processes (``FileTokenStore`` uses `flock`, PostgreSQL a lease row): one refresh at a time, so no two
+    /// carrier calls carry one refresh token. The default just runs `body`.
     /// - Parameters:
     ///   - account: The account.
     ///   - body: The refresh.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws.
+    /// - Throws: ``StoreError`` of kind `timeout` when another holds the lock past the store's time-out
+    ///   (`body` does not run), or what `body` throws.
     func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T
 }
 

@@ -389,13 +389,23 @@ import Testing
         }
     }
 
-    @Test func aRefreshLockHeldTooLongIsGoneAheadWithout() async throws {
+    /// One refresh at a time: a refresh lock another process holds past the time-out fails the refresh, which
+    /// does not run (before, it went ahead: two refreshes with one refresh token, and a carrier that refuses a
+    /// reused one made the account log in again).
+    @Test func aRefreshLockHeldTooLongFailsAndTheRefreshDoesNotRun() async throws {
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
             let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".refresh", O_RDWR | O_CREAT, 0o600)
             #expect(flock(lock, LOCK_EX) == 0)
             defer { close(lock) }
-            #expect(try await store.withRefreshLock(for: "u1") { 7 } == 7)
+            let ran = LockedValue(false)
+            await #expect {
+                try await store.withRefreshLock(for: "u1") { ran.withLock { $0 = true } }
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .timeout && error.message.contains("the refresh did not run")
+            }
+            #expect(ran.withLock { $0 } == false)
         }
     }
 
