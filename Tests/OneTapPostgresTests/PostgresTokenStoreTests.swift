@@ -352,10 +352,11 @@ import Testing
         }
     }
 
-    /// The server stops while a vault's refresh holds the lease: the caller gets a clear store failure,
-    /// the stored token is untouched, and once the server is back (the pool reconnects, the left lease
-    /// expires) the next refresh works.
-    @Test func theServerStoppingMidRefreshFailsTheCallerAndLosesNothing() async throws {
+    /// The server stops while a vault's refresh holds the lease: the refreshed token is served all the same
+    /// (kept in the vault's memory) or the caller's own read fails clearly, the stored token is never torn,
+    /// and once the server is back (the pool reconnects, the left lease expires) the refreshed token is
+    /// written, with no second carrier call.
+    @Test func theServerStoppingMidRefreshLosesNothing() async throws {
         let server = try await TestDatabase.privateServer()
         defer { server.remove() }
         let stores = try await PostgresStores.open(try TestDatabase.configuration(server.url(), connectTimeout: .seconds(30)))
@@ -375,14 +376,14 @@ import Testing
             refresher.release()
             switch await first {
             case .success(let token):
-                Issue.record("the refresh was stored while the server was down: \(token)")
+                // The refresh's write failed (or waited for the restart): the refreshed token, served all the same.
+                #expect(token.value.reveal() == "refreshed-1")
             case .failure(let error):
+                // The caller's own read met the stopped server first (it may start its read after the background
+                // scan's refresh).
                 let error = try #require(error as? TokenError)
                 #expect(error.kind == .storeFailed)
-                // The refresh's write failed (the stored token is unchanged), or the caller's own read met the
-                // stopped server first (the caller may start its read after the background scan's refresh).
-                let said = error.message.contains("the previous token is unchanged") || error.message.contains("cannot read the token")
-                #expect(error.message.contains("PostgreSQL") && said, "\(error)")
+                #expect(error.message.contains("PostgreSQL") && error.message.contains("cannot read the token"), "\(error)")
                 #expect(!error.message.contains("refreshed-1") && !error.message.contains("refresh-1") && !error.message.contains("tok-old"))
             }
             try await server.start()
@@ -391,12 +392,13 @@ import Testing
             let after = try #require(try await store.load("u1"))
             let kept = after.token.value.reveal() == "refreshed-1"
             #expect(after == before || (kept && after.token.refreshToken?.reveal() == "refresh-1"), "\(after)")
-            let next = kept ? "refreshed-1" : "refreshed-2"
-            #expect(try await vault.validToken(for: "u1").value.reveal() == next)
+            // Written or only in memory, the refreshed token is served, and written by now at the latest.
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+            await vault.waitUntilNoRefreshRuns()
             await vault.shutdown()
             try await group.waitForAll()
-            #expect(try await store.load("u1")?.token.value.reveal() == next)
-            #expect(refresher.calls == (kept ? 1 : 2))
+            #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "refresh-1")
+            #expect(refresher.calls == 1)
         }
         await stores.close()
     }

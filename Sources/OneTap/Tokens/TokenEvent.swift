@@ -13,6 +13,9 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     case loggedOut(account: AccountID)
     /// Another instance refreshed first; its token was used instead of refreshing again.
     case refreshedElsewhere(account: AccountID)
+    /// A refresh's token could not be written (the store failed): it is served from this vault's memory
+    /// and written at the account's next refresh, before any carrier call.
+    case notStored(account: AccountID, message: String)
     /// The background refresher could not list the due accounts; it tries again at its next scan.
     case dueScanFailed(message: String)
     /// A refresh call gave no answer for this long (its time limit and the late-answer limit) and was
@@ -23,7 +26,8 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     package var account: AccountID? {
         switch self {
         case .refreshed(let account, _, _, _), .refreshFailed(let account, _, _, _), .reloginRequired(let account, _),
-            .stored(let account, _, _), .loggedOut(let account), .refreshedElsewhere(let account), .refreshAbandoned(let account, _):
+            .stored(let account, _, _), .loggedOut(let account), .refreshedElsewhere(let account), .refreshAbandoned(let account, _),
+            .notStored(let account, _):
             account
         case .dueScanFailed:
             nil
@@ -31,7 +35,7 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The event's name: `refreshed`, `refresh-failed`, `relogin-required`, `stored`, `logged-out`,
-    /// `refreshed-elsewhere`.
+    /// `refreshed-elsewhere`, `not-stored`, `due-scan-failed`, `refresh-abandoned`.
     package var name: String {
         switch self {
         case .refreshed: "refreshed"
@@ -40,6 +44,7 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
         case .stored: "stored"
         case .loggedOut: "logged-out"
         case .refreshedElsewhere: "refreshed-elsewhere"
+        case .notStored: "not-stored"
         case .dueScanFailed: "due-scan-failed"
         case .refreshAbandoned: "refresh-abandoned"
         }
@@ -56,6 +61,7 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
         case .stored(let account, let flow, let expiresAt): "stored account \(account) (\(flow)) until \(expiresAt)"
         case .loggedOut(let account): "logged-out account \(account)"
         case .refreshedElsewhere(let account): "refreshed-elsewhere account \(account)"
+        case .notStored(let account, let message): "not-stored account \(account): \(message)"
         case .dueScanFailed(let message): "due-scan-failed: \(message)"
         case .refreshAbandoned(let account, let after): "refresh-abandoned account \(account) after \(after.seconds) s"
         }
@@ -82,7 +88,7 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
         case .stored(_, let flow, let expiresAt):
             writer.member("flow", flow.rawValue)
             writer.member("expiresAt", expiresAt.iso8601)
-        case .dueScanFailed(let message):
+        case .dueScanFailed(let message), .notStored(_, let message):
             writer.member("message", message)
         case .refreshAbandoned(_, let after):
             writer.key("seconds")

@@ -13,9 +13,14 @@
 /// 5. The answer's token is already expired (its lifetime within the skew margin): a transient failure.
 /// 6. The new token (with the new refresh token, or the old one when the carrier sent none) replaces the
 ///    stored one by compare-and-swap. On a conflict: a usable token someone else wrote is the answer
-///    (`refreshed-elsewhere`), else the token was removed (`logged-out`). Any other store error:
-///    `store-failed`, the previous token unchanged.
+///    (`refreshed-elsewhere`), else the token was removed (`logged-out`). Any other store error: the new
+///    token is the answer all the same and is kept in the vault's memory (`not-stored`): the carrier may
+///    have rotated the refresh token, so it must not be lost.
 /// 7. The back-off is cleared, `refreshed` is emitted, and the new token is the answer.
+///
+/// Before step 2, a token an earlier refresh kept in memory over the stored version is written first
+/// (`refreshed` then): while it is fresh it is the answer, else the refresh goes on from it (its refresh
+/// token is the latest). A write that fails again keeps it and answers it while usable; a conflict forgets it.
 ///
 /// A failure (``failed(_:_:refused:_:in:)``): a refused refresh token (a ``TokenError`` of kind
 /// `relogin-required`) removes the token (``requireRelogin(_:_:message:in:)``); any other failure is counted in the back-off book (unless the time limit already counted it) and the
@@ -104,8 +109,16 @@ package struct TokenRefresh: Sendable {
     private func attempt(_ flight: RefreshFlight, in vault: isolated TokenVault) async throws -> AccessToken {
         let account = flight.account
         // Another process or instance may have refreshed while this one waited for the lock.
-        guard !flight.loggedOut, let current = try await load(account) else {
+        guard !flight.loggedOut, var current = try await load(account) else {
             throw TokenError(.loggedOut, account: account, message: "the token was removed before the refresh")
+        }
+        if let kept = vault.unsaved.token(for: account, over: current.version) {
+            // An earlier refresh's token that the store failed to write: written first, since its refresh token may
+            // be the only one the carrier still takes.
+            switch try await writeKept(kept, over: current, in: vault) {
+            case .answer(let token): return token
+            case .refreshFrom(let token): current = token
+            }
         }
         if current.version != flight.stored.version, policy.state(of: current.token, at: clock.now()) == .fresh {
             emit(.refreshedElsewhere(account: account))
@@ -146,12 +159,53 @@ package struct TokenRefresh: Sendable {
             }
             throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
         } catch {
+            // The carrier answered and may have rotated the refresh token: the new token is served and kept until
+            // a write lands (the next refresh writes it before any carrier call).
+            vault.unsaved.keep(fresh, over: current.version)
             let message = Secret.scrub("\(error)", of: [fresh.value, fresh.refreshToken, current.token.value, current.token.refreshToken])
-            throw TokenError(.storeFailed, account: account, message: "the refreshed token could not be stored (\(message)); the previous token is unchanged")
+            emit(.notStored(account: account, message: "the refreshed token could not be stored (\(message)); it is served from memory and written at the next refresh"))
+            return fresh
         }
         vault.failures.clear(account)
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
         return fresh
+    }
+
+    /// What writing a kept token leads to.
+    private enum KeptWrite {
+        /// The answer for the callers: the kept token (written, or still only in memory while usable), or
+        /// another writer's usable token.
+        case answer(AccessToken)
+        /// Refresh from this token: the kept one, written or not, whose refresh token is the latest.
+        case refreshFrom(StoredToken)
+    }
+
+    /// Writes a token an earlier refresh could not store, over the version it replaces.
+    private func writeKept(_ kept: AccessToken, over current: StoredToken, in vault: isolated TokenVault) async throws -> KeptWrite {
+        let account = kept.account
+        let now = clock.now()
+        do {
+            let version = try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept))
+            vault.unsaved.forget(account)
+            vault.failures.clear(account)
+            let rotated = kept.refreshToken != nil && kept.refreshToken != current.token.refreshToken
+            emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
+            let written = StoredToken(token: kept, version: version)
+            return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(written)
+        } catch let error as StoreError where error.kind == .conflict {
+            // Someone wrote since (another instance's refresh, a logout, a login): theirs stands.
+            vault.unsaved.forget(account)
+            if let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
+                return .answer(latest.token)
+            }
+            throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
+        } catch {
+            let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
+            emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
+            if policy.state(of: kept, at: now) != .expired { return .answer(kept) }
+            // Expired in memory too: refresh from it (its refresh token is the latest); its write replaces the same version.
+            return .refreshFrom(StoredToken(token: kept, version: current.version))
+        }
     }
 
     /// The token a refresh answer makes: the new access token, the new refresh token or else the old one

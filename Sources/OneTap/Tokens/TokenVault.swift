@@ -19,6 +19,8 @@
 ///   sharing the store refreshed first, its token is used instead of refreshing again.
 /// - An answer that arrives after ``refreshTimeout`` (the callers already got their answer) is still
 ///   stored if nothing replaced the token meanwhile: the carrier may have rotated the refresh token.
+///   For the same reason a refreshed token the store fails to write is never thrown away: it is served,
+///   kept in the vault's memory, and written at the account's next refresh before any carrier call.
 /// - **Logout wins**: a refresh that finishes after ``logout(_:)`` does not bring credentials back.
 public actor TokenVault {
     // The vault composes its parts, each in a file of its own: `VaultLifecycle` (idle, running,
@@ -61,6 +63,8 @@ public actor TokenVault {
     var lifecycle = VaultLifecycle()
     var flights = SingleFlight()
     var failures: RefreshFailures
+    /// Refreshed tokens whose write failed, until a write lands.
+    var unsaved = UnsavedTokens()
     /// Refresh calls running now (from the start of a flight's run to its end, late answers included).
     private var running = 0
 
@@ -149,6 +153,7 @@ public actor TokenVault {
     public func store(_ token: AccessToken) async throws {
         let account = token.account
         failures.clear(account)
+        unsaved.forget(account)
         var attempts = 0
         while true {
             attempts += 1
@@ -173,6 +178,7 @@ public actor TokenVault {
     public func logout(_ account: AccountID) async throws {
         flights.markLoggedOut(account)
         failures.clear(account)
+        unsaved.forget(account)
         do {
             try await store.remove(account, replacing: nil)
         } catch {
@@ -264,6 +270,11 @@ public actor TokenVault {
 
     /// The expired path's decision, in one step on the actor (see the type's comment).
     private func admitExpired(_ account: AccountID, _ stored: StoredToken, at now: Date) async throws -> ExpiredAnswer {
+        if let kept = unsaved.token(for: account, over: stored.version), policy.state(of: kept, at: now) != .expired {
+            // A refresh's token the store failed to write: served, and written by the next refresh.
+            refreshBehind(account, stored, at: now)
+            return .token(kept)
+        }
         if let flight = flights.flight(for: account), !flight.isResolved {
             return .wait(flight, limit: waitLimit)
         }

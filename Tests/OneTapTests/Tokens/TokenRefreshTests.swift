@@ -55,21 +55,60 @@ extension TokenVaultTests {
         #expect(refresher.calls == 2)
     }
 
-    @Test func writeFailureAfterTheRefreshLeavesTheOldTokenUsable() async throws {
-        let faulty = FaultyTokenStore(store)
-        let refresher = MockRefresher()
-        try await running(vault(refresher, store: faulty)) { vault in
-            try await vault.store(expired())
-            faulty.fail(.save)
-            await #expect {
-                try await vault.validToken(for: "u1")
-            } throws: { error in
-                let error = error as! TokenError
-                return error.kind == .storeFailed && error.message.contains("the previous token is unchanged")
+    /// A carrier that rotates refresh tokens and refuses one it replaced (RFC 9700's reuse detection): only the
+    /// latest refresh token refreshes.
+    final class RotatingCarrier: TokenRefresher, @unchecked Sendable {
+        private let state = LockedValue((valid: "R0", issued: 0, calls: 0))
+        var calls: Int { state.withLock { $0.calls } }
+
+        func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+            try state.withLock { state in
+                state.calls += 1
+                guard token.refreshToken?.reveal() == state.valid else {
+                    throw TokenError(.reloginRequired, account: token.account, message: "the refresh token was replaced")
+                }
+                state.issued += 1
+                state.valid = "R\(state.issued)"
+                return RefreshResponse(accessToken: Secret("A\(state.issued)"), refreshToken: Secret(state.valid))
             }
         }
-        #expect(try await stored() == "A0")
-        #expect(!events.names.contains("refreshed"))
+    }
+
+    /// An attacker's read found that a refresh whose write failed threw its answer away: the carrier had rotated
+    /// the refresh token, so the stored one was dead, and the next refresh removed the account's token (log in
+    /// again). Now the refreshed token is served and kept in memory, and written at the next refresh, before any
+    /// carrier call: nothing is lost, and the carrier is not asked again with the replaced refresh token.
+    @Test func aRefreshWhoseWriteFailsIsServedKeptAndWrittenLater() async throws {
+        let faulty = FaultyTokenStore(store)
+        let carrier = RotatingCarrier()
+        try await running(vault(carrier, store: faulty)) { vault in
+            try await vault.store(expired())
+            faulty.fail(.save)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // refreshed; its write failed
+            #expect(try await stored() == "A0")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // served from memory, written now
+            await vault.waitUntilNoRefreshRuns()
+            #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R1")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")
+        }
+        #expect(try await stored() == "A1")
+        #expect(carrier.calls == 1)
+        #expect(!events.names.contains("relogin-required"))
+    }
+
+    /// A logout forgets a refreshed token that could not be written: it is never written later.
+    @Test func aLogoutForgetsARefreshedTokenThatWasNotWritten() async throws {
+        let faulty = FaultyTokenStore(store)
+        let carrier = RotatingCarrier()
+        try await running(vault(carrier, store: faulty)) { vault in
+            try await vault.store(expired())
+            faulty.fail(.save)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")
+            try await vault.logout("u1")
+            await #expect(throws: TokenError.self) { try await vault.validToken(for: "u1") }
+            await vault.waitUntilNoRefreshRuns()
+        }
+        #expect(try await stored() == nil)
     }
 
     // MARK: Another writer

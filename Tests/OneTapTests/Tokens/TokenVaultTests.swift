@@ -17,7 +17,7 @@ import Testing
     static let background = TokenVault.Background(scanInterval: .seconds(86_400), concurrentRefreshes: 8, lateAnswerLimit: .seconds(300))
 
     func vault(
-        _ refresher: MockRefresher, store: (any TokenStore)? = nil, jitter: Double = 1.0, refreshTimeout: Duration? = .seconds(30),
+        _ refresher: any TokenRefresher, store: (any TokenStore)? = nil, jitter: Double = 1.0, refreshTimeout: Duration? = .seconds(30),
         background: TokenVault.Background = TokenVaultTests.background
     ) -> TokenVault {
         TokenVault(
