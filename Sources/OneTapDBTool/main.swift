@@ -14,13 +14,14 @@
 import Foundation
 import OneTap
 import OneTapPostgres
+import OneTapSupport
 
 /// The longest one statement may run (a migration may wait for another instance's migration).
 let statementTimeout = Duration.seconds(60)
 
 func fail(_ message: String, _ url: String?, _ status: Int32) -> Never {
     let text = PostgresConfiguration.redactingPasswords(in: "onetap: error: \(message)\n", foundIn: url.map { [$0] } ?? [])
-    FileHandle.standardError.write(Data(text.utf8))
+    StandardStream.writeError(text)
     exit(status)
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import OneTap
 import OneTapGateways
+import OneTapSupport
 
 /// What `onetap gateway` asked, in the one form it passes (its own parser has checked the arguments; this one refuses
 /// any other form with exit 64).
@@ -73,7 +74,7 @@ enum ToolExit {
     }
 
     static func fail(_ message: String, _ code: Code) -> Never {
-        FileHandle.standardError.write(Data("onetap: error: \(message)\n".utf8))
+        StandardStream.writeError("onetap: error: \(message)\n")
         exit(code.rawValue)
     }
 

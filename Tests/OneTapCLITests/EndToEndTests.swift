@@ -176,6 +176,21 @@ import Testing
         #expect(text.contains("status 74"))
     }
 
+    /// A standard error that is closed, or a pipe whose reader went away, loses the message but never the exit
+    /// status: onetap exits 65 for a malformed input, 74 for an output it cannot write, and never dies of the
+    /// failed write (an attacker's read: Foundation's `FileHandle.write` trapped, exit 132).
+    @Test func aClosedOrBrokenStandardErrorLosesTheMessageNotTheStatus() async throws {
+        let onetap = "'\(Binary.url.path)'"
+        let closed = try await ChildProcess.run("/bin/sh", ["-c", "\(onetap) carrier bogus 2>&-; echo \"status $?\""])
+        #expect(String(decoding: closed.output, as: UTF8.self) == "status 65\n")
+        // Both streams into a pipe read for 10 bytes: stdout's write fails (74), then the message on stderr fails too.
+        let broken = "(yes 46000 | timeout -s KILL 90 \(onetap) carrier - --json 2>&1; echo \"status $?\" > \"$0\") | head -c 10 > /dev/null"
+        let status = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-status-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: status) }
+        _ = try await ChildProcess.run("/bin/sh", ["-c", broken, status.path])
+        #expect(try String(contentsOf: status, encoding: .utf8) == "status 74\n")
+    }
+
 }
 
 /// `onetap simulate` and `onetap token`, end to end.

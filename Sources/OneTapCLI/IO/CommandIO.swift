@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import OneTapSupport
 
 /// Where a command reads its input and writes its output: the process's standard streams, or memory in
 /// tests. A command runs on one task; an instance is not shared between tasks.
@@ -41,22 +42,14 @@ package final class ProcessIO: CommandIO {
     /// - Parameter bytes: The bytes.
     /// - Returns: False when the write failed.
     package func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
+        StandardStream.writeAll(1, bytes)
     }
 
-    /// Writes one line to standard error.
+    /// Writes one line to standard error. A standard error that is closed, or a pipe nobody reads, loses the
+    /// line; the exit status still tells.
     /// - Parameter line: The line, without its line break.
     package func writeError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStream.writeError(line + "\n")
     }
 
     /// Reads from standard input.
