@@ -1,3 +1,5 @@
+import OneTapSupport
+
 /// One option a command accepts (a command's ``CommandDescription/options`` lists them): how
 /// ``ParsedArguments/parse(_:options:command:)`` sorts it, and, through ``CommandRegistry``, whether an
 /// argument before the command's name is an option's value.
@@ -109,7 +111,7 @@ struct ParsedArguments {
 
 /// An argument quoted for a message.
 func quoted(_ text: String) -> String {
-    "'\(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())'"
+    "'\(text.unicodeScalars.map { $0.isUnsafeToShow ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())'"
 }
 
 /// Reads an enumerated option value.

@@ -53,6 +53,8 @@ import Testing
 
     @Test(arguments: [
         (["frobnicate"], "unknown command 'frobnicate'"),
+        // Control and format characters are escaped: ESC, C1's CSI (U+009B), a right-to-left override.
+        (["\u{1B}[2J\u{9B}31m\u{202E}x"], "unknown command '\\u{1b}[2J\\u{9b}31m\\u{202e}x'"),
         (["carrier"], "carrier needs at least one value"),
         (["carrier", "--jsn", "46000"], "unknown option '--jsn'"),
         (["carrier", "-x", "46000"], "unknown option '-x'"),

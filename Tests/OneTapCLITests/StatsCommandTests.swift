@@ -53,6 +53,20 @@ import Testing
         ])
     }
 
+    /// A meaning in the stream that holds a terminal's escape sequences (a client's fault text, written by a
+    /// version that kept it as it came) is shown with U+FFFD in their place: no byte below 0x20 but the line
+    /// breaks reaches the terminal (an attacker's read: raw ESC and OSC bytes reached it).
+    @Test func escapeSequencesInAStreamNeverReachTheTerminal() async throws {
+        let hostile = Self.small.map {
+            $0.replacingOccurrences(of: "no answer in time: fall back", with: #"owned\u001b]0;title\u0007\u001b[2J\u009b31m\u202e"#)
+        }
+        let run = try await Binary.run(["stats", "-"], stdin: Array((hostile.joined(separator: "\n") + "\n").utf8))
+        #expect(run.status == 0)
+        #expect(!run.stdoutBytes.contains { $0 < 0x20 && $0 != 0x0A })
+        #expect(!run.stdout.unicodeScalars.contains { $0 == "\u{9B}" || $0 == "\u{202E}" })
+        #expect(run.stdout.contains("owned\u{FFFD}]0;title\u{FFFD}\u{FFFD}[2J\u{FFFD}31m\u{FFFD}"), "\(run.stdout)")
+    }
+
     @Test func aSmallStreamAsNDJSON() async throws {
         let run = try await Binary.run(["stats", "-", "--json"], stdin: Self.input)
         #expect(run.status == 0)

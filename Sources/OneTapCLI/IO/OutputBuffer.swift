@@ -1,3 +1,5 @@
+import OneTapSupport
+
 /// A fixed-size output buffer over a ``CommandIO``: commands append bytes, the buffer writes them out in
 /// large blocks. Memory stays bounded whatever the output size.
 final class OutputBuffer {
@@ -60,9 +62,11 @@ final class OutputBuffer {
         text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
-    /// Appends a string and a line break.
+    /// Appends text output and a line break; a control or format character in it but a tab or a line feed
+    /// (from an input file, a stored record, a client's report) is shown as U+FFFD, so no input sends the
+    /// terminal an escape sequence.
     func line(_ text: String) {
-        append(text)
+        append(DisplayText.line(text))
         append("\n")
     }
 }

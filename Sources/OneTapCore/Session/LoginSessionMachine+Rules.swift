@@ -71,7 +71,8 @@ extension LoginSessionMachine {
             case .timeout:
                 apply(.fallback, result: .timeout, meaning: "no answer in time: fall back", flow: flow, attempt: attempt, &progress)
             case .fault(_, let message):
-                let text = String(message.prefix(200))
+                // A client's text: kept short and without control or format characters (it reaches events, logs and terminals).
+                let text = DisplayText.label(message, limit: 200)
                 apply(.fallback, result: .providerError(text), meaning: "the provider failed (\(text)): fall back", flow: flow, attempt: attempt, &progress)
             case .unavailable:
                 apply(.fallback, result: .unavailable, meaning: "no provider is configured for \(flow)", flow: flow, attempt: 0, &progress)

@@ -62,21 +62,14 @@ package enum GatewayAnswer {
     }
 
     /// Text of the vendor's that names something (a request id, a code, a serial), as errors, events and the CLI
-    /// quote it: at most 128 Unicode scalars (not characters: one character may hold any number of combining
-    /// marks), every control or format character (a newline, an escape, a direction override) replaced by U+FFFD,
-    /// so an answer can neither forge a log line or a terminal's escape sequence nor grow an error without bound.
+    /// quote it: ``DisplayText/label(_:limit:)``, at most 128 Unicode scalars, every control or format character
+    /// replaced by U+FFFD, so an answer can neither forge a log line or a terminal's escape sequence nor grow an
+    /// error without bound.
     /// - Parameter text: The vendor's text.
     /// - Returns: The text to quote: at most 128 scalars, 512 bytes of UTF-8.
     /// - Complexity: O(1): at most 128 scalars are read.
     package static func label(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars.prefix(128) {
-            switch scalar.properties.generalCategory {
-            case .control, .format: scalars.append("\u{FFFD}")
-            default: scalars.append(scalar)
-            }
-        }
-        return String(scalars)
+        DisplayText.label(text)
     }
 
     /// A member read as a result code: what every gateway's answer carries first.

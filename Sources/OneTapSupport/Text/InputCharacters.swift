@@ -11,7 +11,7 @@ package func describeCharacter(_ scalar: Unicode.Scalar) -> String {
     default:
         let hex = String(scalar.value, radix: 16, uppercase: true)
         let padded = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        let printable = scalar.properties.isWhitespace || scalar.value < 0xA0 ? "" : " '\(Character(scalar))'"
+        let printable = scalar.properties.isWhitespace || scalar.value < 0xA0 || scalar.isUnsafeToShow ? "" : " '\(Character(scalar))'"
         return "U+\(padded)\(printable)"
     }
 }

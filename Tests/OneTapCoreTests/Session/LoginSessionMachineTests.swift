@@ -190,6 +190,21 @@ import Testing
         }
     }
 
+    /// A client's fault text reaches the trace, events and terminals only short and without control or format
+    /// characters (an attacker's read: an escape sequence in it reached `onetap stats` as it came).
+    @Test func aClientsFaultTextIsStoredWithoutControlOrFormatCharacters() throws {
+        let start = device.start(DeviceSnapshot(plmn: try PLMN("46000")), at: Fixture.now, id: Fixture.id)
+        let hostile = "crashed\u{1B}]0;owned\u{7}\u{9B}2J\u{202E}" + String(repeating: "x", count: 500)
+        let report = LoginReport.fault(.mobile, hostile).bound(to: start.session)
+        let after = try device.advance(start.session, report, version: start.session.version, at: Fixture.now.addingTimeInterval(1))
+        let step = try #require(after.session.trace.first)
+        let replaced = "crashed\u{FFFD}]0;owned\u{FFFD}\u{FFFD}2J\u{FFFD}"   // 21 scalars, then x up to 200
+        let shown = replaced + String(repeating: "x", count: 200 - 21)
+        #expect(step.result == .providerError(shown))
+        #expect(step.meaning == "the provider failed (\(shown)): fall back")
+        #expect(!step.meaning.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x9B || $0.value == 0x202E })
+    }
+
     @Test(arguments: scenarios)
     func scenario(_ scenario: Scenario) throws {
         let machine = scenario.exchanges ? server : device
