@@ -283,7 +283,7 @@ package struct DecisionTable: Sendable {
             do {
                 session = try SimulateCommand.simulate(options, engine: engine)
             } catch {
-                return [error.description]
+                return [error.message]
             }
             actual = [
                 "outcome": session.ending?.rawValue ?? "running", "flow": session.flow?.rawValue ?? "none",

@@ -195,6 +195,24 @@ import Testing
 
 /// `onetap simulate` and `onetap token`, end to end.
 @Suite struct SimulateAndTokenEndToEndTests {
+    /// A replacement result-code table under which a simulation cannot fail SMS (its code 1 is a success, or
+    /// keeps the login waiting) stops the simulation with exit 65 and says why (an attacker's read: the first
+    /// trapped, exit 132, and the second never ended).
+    @Test(arguments: ["success", "progress"])
+    func tablesASimulationCannotRunOnAreAnErrorNotATrapOrAHang(smsDefault: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-sim-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let table = try String(contentsOfFile: Package.path("Data/result-codes.csv"), encoding: .utf8)
+        let replaced = table.replacingOccurrences(of: "sms,*,failed,", with: "sms,*,\(smsDefault),")
+        #expect(replaced != table)
+        try replaced.write(to: directory.appendingPathComponent("result-codes.csv"), atomically: true, encoding: .utf8)
+        let run = try await Binary.run(["simulate", "--sim", "absent", "--sms", "fail", "--data", directory.path])
+        #expect(run.status == 65)
+        #expect(run.stderr == "onetap: error: the result-code table makes SMS code 1 a \(smsDefault), where a simulation fails SMS with it: "
+            + "give the sms flow a failure for code 1\n", "\(run.stderr)")
+    }
+
     @Test func simulateJSON() async throws {
         let run = try await Binary.run(["simulate", "--plmn", "46000", "--mobile", "200023,103000", "--json"])
         #expect(run.status == 0)

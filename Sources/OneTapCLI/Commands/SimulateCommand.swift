@@ -100,16 +100,53 @@ enum SimulateCommand: CommandDescription {
     /// result-code table (``OutcomeTable/successCode(for:)``); when the table lists none for the flow, the
     /// simulation cannot succeed on it, and the call is a provider fault that says so (the login falls
     /// back).
+    ///
+    /// A replacement result-code table can make a simulation impossible: one whose `sms` row for code `1` (the
+    /// simulated SMS failure) is no failure, or one that keeps a login waiting forever; the simulation then
+    /// stops (after at most ``answerLimit`` answers) with an error that says why, never a trap or a hang.
     /// - Returns: The session when it ended.
-    /// - Throws: ``ParseError`` for a malformed snapshot value or code.
-    static func simulate(_ options: SimulateOptions, engine: LoginDecisionEngine) throws(ParseError) -> LoginSession {
-        let snapshot = try options.snapshot.snapshot()
+    /// - Throws: ``CommandFailure`` (65) for a malformed snapshot value or code, or tables a simulation cannot
+    ///   run on.
+    static func simulate(_ options: SimulateOptions, engine: LoginDecisionEngine) throws(CommandFailure) -> LoginSession {
+        do {
+            return try simulate(options, engine: engine, scripts: try scripts(options))
+        } catch let error as ParseError {
+            throw CommandFailure(error)
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure(message: "\(error)", code: .dataError)
+        }
+    }
+
+    /// The most answers a simulation gives before it stops: no table-made login needs more.
+    static let answerLimit = 1_000
+
+    /// The scripted codes of each one-tap flow, read from the options.
+    private static func scripts(_ options: SimulateOptions) throws(ParseError) -> [LoginFlow: [ResultCode]] {
         var scripts: [LoginFlow: [ResultCode]] = [:]
         for flow in [LoginFlow.mobile, .tianyi, .unicom] { scripts[flow] = try options.codes(flow) }
+        return scripts
+    }
+
+    private static func simulate(
+        _ options: SimulateOptions, engine: LoginDecisionEngine, scripts: [LoginFlow: [ResultCode]]
+    ) throws -> LoginSession {
+        let snapshot = try options.snapshot.snapshot()
+        let smsFailure: ResultCode = "1"
+        if !options.smsSucceeds, [.success, .progress].contains(engine.outcomeTable.action(for: .sms, code: smsFailure)) {
+            throw CommandFailure(
+                message: "the result-code table makes SMS code \(smsFailure) a \(engine.outcomeTable.action(for: .sms, code: smsFailure).rawValue), "
+                    + "where a simulation fails SMS with it: give the sms flow a failure for code \(smsFailure)",
+                code: .dataError)
+        }
         var driver = LoginDriver(LoginSessionMachine(engine: engine, exchanges: nil), starting: snapshot, at: start, id: .random())
         var calls: [LoginFlow: Int] = [:]
+        var answers = 0
         let number = snapshot.phoneHint ?? (try? PhoneNumber("13800138000"))
         driver.run { request -> (report: LoginReport, at: Date)? in
+            answers += 1
+            guard answers <= answerLimit else { return nil }
             switch request {
             case .run(let flow, _):
                 calls[flow, default: 0] += 1
@@ -126,15 +163,21 @@ enum SimulateCommand: CommandDescription {
                 return (.result(flow, code: code, credential: credential), start)
             case .sms(let session):
                 if options.hangs.contains(.sms) { return (.timeout(.sms), start) }
-                guard options.smsSucceeds, let number else { return (.result(.sms, code: "1"), start) }
+                guard options.smsSucceeds, let number else { return (.result(.sms, code: smsFailure), start) }
                 return (.smsVerified(SMSVerdict(phoneNumber: number, session: session, verifiedAt: start)), start)
             case .exchange:
                 return (.exchanged(.fault("a simulation exchanges nothing")), start)  // not reached: exchanges are off
             }
         }
         if let refusal = driver.refusal {
-            // The simulation answers only what the session waits for, with a new token each call.
-            preconditionFailure("the session machine refused the simulation's own report: \(refusal)")
+            // The simulation answers only what the session waits for: only tables that make an answer something
+            // else than the simulation meant it (a failure code read as a success) are refused.
+            throw CommandFailure(message: "the session machine refused the simulation's report (\(refusal)): check the tables", code: .dataError)
+        }
+        guard answers <= answerLimit else {
+            throw CommandFailure(
+                message: "the login did not end after \(answerLimit) answers: the tables keep it waiting (a code whose action is progress?)",
+                code: .dataError)
         }
         return driver.session
     }
@@ -143,12 +186,7 @@ enum SimulateCommand: CommandDescription {
     /// - Returns: 0; a malformed snapshot value or code (65) is thrown.
     static func run(_ options: SimulateOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
         let engine = try TableLoader(options: options.tables).engine()
-        let session: LoginSession
-        do {
-            session = try simulate(options, engine: engine)
-        } catch {
-            throw CommandFailure(error)
-        }
+        let session = try simulate(options, engine: engine)
         if options.json {
             output.line(json(session).json)
         } else {
