@@ -108,6 +108,21 @@ import Testing
         }
     }
 
+    /// A login replaces a row no key of the keyring opens (a rolling deploy's, or one whose key was dropped): the
+    /// vault's write of the login's token went through `load` first, and every login of the account failed.
+    @Test func aLoginReplacesARowNoKeyOpens() async throws {
+        try await TestDatabase.withStores { stores in
+            _ = try await stores.tokenStore(keyring: try keyring("k1", ["k1": Self.key1])).save(token(), replacing: nil, dueAt: now)
+            let onlyNew = stores.tokenStore(keyring: try keyring("k2", ["k2": Self.key2]))
+            await expectCorrupt(onlyNew, "u1", ["sealed with token key \"k1\""])
+            let vault = TokenVault(store: onlyNew, refresher: MockRefresher(), clock: FakeClock(now: now), events: DiscardingEventSink())
+            try await vault.store(Tokens.make("u1", "NEW-ACCESS", refresh: "NEW-REFRESH"))
+            let read = try #require(try await onlyNew.load("u1"))
+            #expect(read.token.value.reveal() == "NEW-ACCESS" && read.token.refreshToken?.reveal() == "NEW-REFRESH")
+            #expect(try await stores.pool.execute("SELECT key_id FROM \(table(stores))").first == [.text("k2")])
+        }
+    }
+
     @Test func aRowWrittenUnsealedIsReadAndSealedAtItsNextSave() async throws {
         try await TestDatabase.withStores { stores in
             let sealed = stores.tokenStore(keyring: try keyring())

@@ -111,7 +111,10 @@ package struct BackgroundRefreshes: Sendable {
                 guard let loaded = try await vault.store.load(account) else { continue }
                 stored = loaded
             } catch {
-                continue  // a caller reading this account gets the store's error
+                // A caller reading this account gets the store's error. The account backs off like a failing
+                // refresh, so the listing (four per free slot plus the failing) reaches past it next time.
+                vault.refresh.unreadable(account, error, in: vault)
+                continue
             }
             guard vault.flights.flight(for: account) == nil else { continue }
             switch plan(for: stored, at: vault.clock.now(), policy: vault.policy) {

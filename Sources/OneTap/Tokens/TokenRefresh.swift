@@ -247,6 +247,17 @@ package struct TokenRefresh: Sendable {
         throw TokenError(.refreshFailed, account: account, message: "the token expired and \(message)", retryAt: retryAt)
     }
 
+    /// A listed account whose token cannot be read (the store failed, or a row no key opens): counted in the
+    /// back-off book like a failed refresh (and said so), so the background scan neither retries it every
+    /// scan nor stops at it.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - error: What the store threw.
+    ///   - vault: The vault whose book counts it.
+    package func unreadable(_ account: AccountID, _ error: any Error, in vault: isolated TokenVault) {
+        _ = recordFailure(account, message: "the stored token cannot be read: \(Self.storeFailure(account, error).message)", at: clock.now(), in: vault)
+    }
+
     /// Counts a transient failure in the book and says so.
     /// - Returns: When refreshing may be tried again.
     private func recordFailure(_ account: AccountID, message: String, at now: Date, in vault: isolated TokenVault) -> Date {

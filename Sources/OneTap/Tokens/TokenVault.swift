@@ -146,7 +146,8 @@ public actor TokenVault {
 
     // MARK: Storing and removing
 
-    /// Stores a token after a login, replacing whatever the account had.
+    /// Stores a token after a login, replacing whatever the account had: a row no key opens any more (a
+    /// `corrupt` read, its key gone from the keyring) too, since the login's token supersedes it.
     /// - Parameter token: The token; its ``AccessToken/account`` is the key.
     /// - Throws: ``TokenError`` of kind `store-failed` when the store fails (a token over 64 KiB, a full
     ///   disk, a database that is down, or five writers in a row that got there first).
@@ -157,7 +158,16 @@ public actor TokenVault {
         var attempts = 0
         while true {
             attempts += 1
-            let current = try await refresh.load(account)
+            let current: StoredToken?
+            do {
+                current = try await store.load(account)
+            } catch let error as StoreError where error.kind == .corrupt && attempts < 5 {
+                // A row no key opens: the login's token replaces it (removed whatever it holds, then written).
+                do { try await store.remove(account, replacing: nil) } catch { throw TokenRefresh.storeFailure(account, error) }
+                continue
+            } catch {
+                throw TokenRefresh.storeFailure(account, error)
+            }
             do {
                 _ = try await store.save(token, replacing: current?.version, dueAt: policy.dueAt(token))
                 refresh.emit(.stored(account: account, flow: token.flow, expiresAt: token.expiresAt))

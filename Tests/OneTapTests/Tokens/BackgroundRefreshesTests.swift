@@ -55,7 +55,81 @@ extension TokenVaultTests {
     }
 }
 
+/// A store whose rows of some accounts cannot be read back (sealed with a key no instance holds any more):
+/// `load` answers `corrupt` for them until a write replaces the row.
+final class UnreadableRowsStore: TokenStore, @unchecked Sendable {
+    let base: InMemoryTokenStore
+    private let unreadable: LockedValue<Set<AccountID>>
+
+    init(_ base: InMemoryTokenStore, unreadable: Set<AccountID>) {
+        self.base = base
+        self.unreadable = LockedValue(unreadable)
+    }
+
+    func load(_ account: AccountID) async throws -> StoredToken? {
+        if unreadable.withLock({ $0.contains(account) }) {
+            throw StoreError(.corrupt, account: account, message: "sealed with token key \"k9\", which the keyring does not hold")
+        }
+        return try await base.load(account)
+    }
+
+    func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        // The row is there, readable or not: a write that expects none conflicts, as the database's would.
+        if expected == nil, unreadable.withLock({ $0.contains(token.account) }) {
+            throw StoreError(.conflict, account: token.account, message: "expected no token, found one")
+        }
+        let version = try await base.save(token, replacing: expected, dueAt: dueAt)
+        _ = unreadable.withLock { $0.remove(token.account) }
+        return version
+    }
+
+    func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+        if expected == nil, unreadable.withLock({ $0.remove(account) }) != nil {
+            _ = try await base.remove(account, replacing: nil)
+            return true
+        }
+        return try await base.remove(account, replacing: expected)
+    }
+
+    func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+        try await base.accounts(dueBefore: instant, limit: limit)
+    }
+}
+
 extension TokenVaultTests {
+    /// An attacker's read: a token row no instance can read (its key left the keyring) blocked every login of
+    /// the account (the vault read the row before writing the login's token), and 32 such rows due first
+    /// stopped every background refresh (the scan skipped them without moving on). A login now replaces such a
+    /// row; the scan counts it as a failing account (backing off), so later scans list past it.
+    @Test func aLoginReplacesARowNoKeyOpens() async throws {
+        _ = try await store.save(token(value: "A-old"), replacing: nil, dueAt: clock.now().addingTimeInterval(Self.day))
+        let unreadable = UnreadableRowsStore(store, unreadable: ["u1"])
+        try await running(vault(MockRefresher(), store: unreadable)) { vault in
+            try await vault.store(token(value: "A-new"))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A-new")
+        }
+        #expect(try await stored() == "A-new")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func rowsNoKeyOpensDoNotStopTheBackgroundRefreshes() async throws {
+        let refresher = MockRefresher()
+        var broken: Set<AccountID> = []
+        for index in 0..<40 {
+            let account = try AccountID("broken-\(index)")
+            broken.insert(account)
+            _ = try await store.save(token(account, age: 2 * Self.day), replacing: nil, dueAt: clock.now().addingTimeInterval(-1000 + Double(index)))
+        }
+        _ = try await store.save(token("readable", age: 2 * Self.day), replacing: nil, dueAt: clock.now().addingTimeInterval(-1))
+        let background = TokenVault.Background(scanInterval: .seconds(60), concurrentRefreshes: 8)
+        try await running(vault(refresher, store: UnreadableRowsStore(store, unreadable: broken), background: background)) { _ in
+            // The first scan lists 32 (four per free slot), all unreadable; the next lists past them.
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(60))
+            await events.wait(for: "refreshed")
+        }
+        #expect(refresher.tokensSeen.map(\.account) == ["readable"])
+    }
+
     /// The scan's rules on their own: how much it lists, and what a listed account needs.
     @Suite struct BackgroundRefreshesTests {
         @Test func theListingTakesFourPerFreeSlotPlusTheFailingAtMostTenThousand() {
