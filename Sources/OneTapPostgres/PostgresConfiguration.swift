@@ -56,7 +56,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     ///     also `postgres://`) or a `keyword=value` connection string (`host=/tmp dbname=onetap`). Unix
     ///     sockets: `postgresql:///onetap?host=/var/run/postgresql`. What it leaves out comes from libpq's
     ///     defaults and environment (`PGHOST`, `PGUSER`, …). Without `sslmode`, a TCP host gets
-    ///     `sslmode=verify-full`.
+    ///     `sslmode=verify-full`; a connection service (`service=`, `PGSERVICE`) needs `sslmode` or the host
+    ///     in the URL.
     ///   - schema: The schema for OneTap's tables: 1 to 63 characters of `a`–`z`, `0`–`9` and `_`, not
     ///     starting with a digit or `pg_`; `onetap`.
     ///   - poolSize: The most connections open at once, 1 to 1,000; 8.
@@ -75,6 +76,13 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     ) throws(StoreError) {
         var parameters = try Self.parse(url)
         transportSecurity = PostgresTransportSecurity(parameters, environment: PostgresTransportSecurity.processEnvironment)
+        if let service = transportSecurity.unresolvedService {
+            throw StoreError(
+                .invalidConfiguration,
+                message: "the PostgreSQL URL \(QuotedInput(Self.redactRaw(url))) uses the connection service \(QuotedInput(service)), whose host and "
+                    + "sslmode come from pg_service.conf, which OneTap does not read: name sslmode in the URL (verify-full for a TCP host), "
+                    + "or the host")
+        }
         if let mode = transportSecurity.addedMode {
             parameters.append(Parameter(keyword: "sslmode", value: mode, secret: false))
         }
@@ -129,7 +137,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
 
     /// Parses a URI or connection string with libpq's own parser (`PQconninfoParse`), so OneTap reads it
     /// exactly as libpq will.
-    private static func parse(_ url: String) throws(StoreError) -> [Parameter] {
+    static func parse(_ url: String) throws(StoreError) -> [Parameter] {
         guard !url.allSatisfy(\.isWhitespace) else {
             throw StoreError(.invalidConfiguration, message: "the PostgreSQL URL is empty; give one such as postgresql://host/dbname")
         }

@@ -15,6 +15,10 @@ import Darwin
 /// - A Unix socket keeps libpq's default: TLS does not apply to it.
 /// - `disable`, `allow`, `prefer` and `require` are weak (no certificate check, or none against the name):
 ///   with a TCP host they make ``PostgresStores`` emit a `weak-tls` event (area `database`).
+/// - A connection service (`service=`, or `PGSERVICE`) takes its host and `sslmode` from `pg_service.conf`,
+///   which OneTap does not read, and its values outrank libpq's environment: when the URL names neither a
+///   host nor `sslmode`, nothing here can tell what protects the connection, so ``unresolvedService`` names
+///   the service and the configuration is refused.
 package struct PostgresTransportSecurity: Sendable, Hashable {
     /// The `sslmode` OneTap adds, or nil when it adds none (the URL names one, or every host is a socket).
     package let addedMode: String?
@@ -22,6 +26,8 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
     package let weakMode: String?
     /// The hosts, as the URL or the environment name them (for the event): `db.internal`, `10.0.0.5`.
     package let hosts: String
+    /// The connection service whose host and TLS mode OneTap cannot see (the URL names neither), or nil.
+    package let unresolvedService: String?
 
     /// The modes that do not check the server's certificate against its name.
     package static let weakModes: Set<String> = ["disable", "allow", "prefer", "require"]
@@ -29,7 +35,7 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
     /// Decides for a parsed connection.
     /// - Parameters:
     ///   - parameters: The connection's keywords and values.
-    ///   - environment: Where libpq's `PGHOST`, `PGHOSTADDR` and `PGSSLMODE` are read from.
+    ///   - environment: Where libpq's `PGHOST`, `PGHOSTADDR`, `PGSSLMODE` and `PGSERVICE` are read from.
     init(_ parameters: [PostgresConfiguration.Parameter], environment: [String: String]) {
         func value(_ keyword: String) -> String? {
             parameters.last(where: { $0.keyword == keyword }).map(\.value).flatMap { $0.isEmpty ? nil : $0 }
@@ -49,6 +55,8 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
             tcp = false
         }
         hosts = address ?? host ?? "the default socket"
+        let service = value("service") ?? nonEmpty("PGSERVICE")
+        unresolvedService = service != nil && value("host") == nil && value("hostaddr") == nil && value("sslmode") == nil ? service : nil
         let named = value("sslmode") ?? nonEmpty("PGSSLMODE")
         if let named {
             addedMode = nil
@@ -59,10 +67,11 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
         }
     }
 
-    /// libpq's environment variables the decision reads, from this process's environment.
+    /// libpq's environment variables the decision reads (`PGHOST`, `PGHOSTADDR`, `PGSSLMODE`, `PGSERVICE`),
+    /// from this process's environment.
     package static var processEnvironment: [String: String] {
         var found: [String: String] = [:]
-        for name in ["PGHOST", "PGHOSTADDR", "PGSSLMODE"] {
+        for name in ["PGHOST", "PGHOSTADDR", "PGSSLMODE", "PGSERVICE"] {
             if let value = getenv(name) { found[name] = String(cString: value) }
         }
         return found

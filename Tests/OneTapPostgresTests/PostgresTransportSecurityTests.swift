@@ -28,6 +28,24 @@ import Testing
         #expect(mode(try PostgresConfiguration(url: url)) == expected)
     }
 
+    /// A connection service takes its host and sslmode from pg_service.conf, which OneTap does not read, and they
+    /// outrank libpq's environment: a URL naming neither the host nor sslmode is refused (an attacker's read: such a
+    /// URL got no verify-full and no weak-tls event, whatever the service's host was). Naming either decides it.
+    @Test func aServiceWithoutHostOrSSLModeInTheURLIsRefused() throws {
+        #expect {
+            try PostgresConfiguration(url: "service=prod dbname=onetap password=hunter2-pw")
+        } throws: { error in
+            let error = error as! StoreError
+            return error.kind == .invalidConfiguration && error.message.contains("connection service \"prod\"")
+                && error.message.contains("name sslmode in the URL") && !error.message.contains("hunter2-pw")
+        }
+        #expect(throws: StoreError.self) { try PostgresConfiguration(url: "postgresql:///onetap?service=prod") }
+        #expect(mode(try PostgresConfiguration(url: "service=prod sslmode=verify-full")) == "verify-full")
+        #expect(mode(try PostgresConfiguration(url: "service=prod host=db.internal")) == "verify-full")
+        let fromEnvironment = PostgresTransportSecurity(try PostgresConfiguration.parse("dbname=onetap"), environment: ["PGSERVICE": "prod", "PGSSLMODE": "require"])
+        #expect(fromEnvironment.unresolvedService == "prod")
+    }
+
     @Test(arguments: ["disable", "allow", "prefer", "require"])
     func aWeakModeForATCPHostIsAnEventWithoutThePassword(weak: String) throws {
         let events = RecordingEventSink()
