@@ -51,7 +51,8 @@ final class FileInput: CommandIO {
 }
 
 /// Writes a whole file a command makes (a chart): to a temporary file beside it, then renamed over it,
-/// so a reader never sees half a file.
+/// so a reader never sees half a file. The temporary file has a random name and is created anew
+/// (`O_EXCL | O_NOFOLLOW`), so in a folder others can write to nothing planted there is written through.
 enum FileOutput {
     /// Writes the bytes.
     /// - Parameters:
@@ -62,8 +63,13 @@ enum FileOutput {
         func failure(_ code: Int32) -> CommandFailure {
             CommandFailure(message: "cannot write the \(what) to \(quoted(path)): \(String(cString: strerror(code)))", code: .ioError)
         }
-        let temporary = path + ".onetap-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        var temporary = ""
+        var descriptor: Int32 = -1
+        for _ in 0..<8 where descriptor < 0 {
+            temporary = path + ".onetap-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor < 0, errno != EEXIST { break }
+        }
         guard descriptor >= 0 else { throw failure(errno) }
         var bytes = Array(text.utf8)
         var offset = 0
