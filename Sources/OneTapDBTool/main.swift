@@ -84,6 +84,7 @@ func fail(_ error: any Error, doing: String, _ url: String) -> Never {
     }
 }
 
+StandardStream.ignoreBrokenPipes()
 let request = parse(CommandLine.arguments.dropFirst())
 let configuration: PostgresConfiguration
 do {
@@ -121,5 +122,6 @@ if request.action == "reconcile" {
     }
 }
 await stores.close()
-FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+var output = lines.map { $0 + "\n" }.joined()
+_ = output.withUTF8 { StandardStream.writeAll(1, UnsafeRawBufferPointer($0)) }
 exit(0)

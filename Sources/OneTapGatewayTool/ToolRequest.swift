@@ -79,7 +79,8 @@ enum ToolExit {
     }
 
     static func print(_ lines: [String]) {
-        FileHandle.standardOutput.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        var text = lines.map { $0 + "\n" }.joined()
+        _ = text.withUTF8 { StandardStream.writeAll(1, UnsafeRawBufferPointer($0)) }
     }
 
     /// One line of standard input: a secret `onetap` passes there, never on a command line.

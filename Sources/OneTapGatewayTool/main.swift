@@ -16,6 +16,7 @@ import Foundation
 import OneTap
 import OneTapGateways
 
+StandardStream.ignoreBrokenPipes()
 let arguments = Array(CommandLine.arguments.dropFirst())
 let request = ToolRequest.parse(arguments)
 let configuration: GatewayConfigurationFile

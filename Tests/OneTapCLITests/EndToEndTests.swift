@@ -189,6 +189,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: status) }
         _ = try await ChildProcess.run("/bin/sh", ["-c", broken, status.path])
         #expect(try String(contentsOf: status, encoding: .utf8) == "status 74\n")
+        // The tools onetap runs, too: a usage error (64) whose message meets a pipe nobody reads any more (the reader
+        // is gone 0.3 s before the write) is still 64, not a death by SIGPIPE (141).
+        for tool in ["onetap-db", "onetap-gateway"] {
+            let script = #"exec 3>&1; { sleep 0.3; "$0" --bogus 2>&1 >/dev/null; echo "status $?" >&3; } | true"#
+            let run = try await ChildProcess.run("/bin/sh", ["-c", script, BuildProducts.path(tool)])
+            #expect(String(decoding: run.output, as: UTF8.self) == "status 64\n", "\(tool)")
+        }
     }
 
 }

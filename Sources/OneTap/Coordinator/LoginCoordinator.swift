@@ -110,7 +110,7 @@ public actor LoginCoordinator {
             return .failure(Failure(report: .timeout(flow)))
         } catch {
             if Task.isCancelled { return .failure(Failure(report: .cancel(flow, reason: .caller))) }
-            return .failure(Failure(report: .fault(flow, String("\(error)".prefix(200)))))
+            return .failure(Failure(report: .fault(flow, DisplayText.label("\(error)", limit: 200))))
         }
     }
 

@@ -133,7 +133,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             do {
                 try await sender.send(SMSMessage(number: number, code: code, expiresAt: record.expiresAt, session: context.session))
             } catch {
-                let message = String(Secret.scrub(String(describing: error), of: [code]).prefix(200))
+                let message = DisplayText.label(Secret.scrub(String(describing: error), of: [code]), limit: 200)
                 emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
                 let id = record.id
                 try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
@@ -153,7 +153,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             return try await captcha.verify(token, context: context)
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
-            emit(.providerFailed(provider: "captcha", number: number, message: String(message.prefix(200))), at: now)
+            emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
             return false
         }
     }

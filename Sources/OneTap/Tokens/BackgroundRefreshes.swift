@@ -94,6 +94,7 @@ package struct BackgroundRefreshes: Sendable {
     /// One scan: refreshes the due accounts, as many as the free slots allow.
     /// - Parameter vault: The vault.
     package func scan(_ vault: isolated TokenVault) async {
+        await vault.refresh.writeKeptTokens(in: vault)
         let free = settings.concurrentRefreshes - vault.flights.backgroundUnderWay
         guard free > 0 else { return }
         let due: [AccountID]

@@ -64,7 +64,7 @@ package enum TianyiRefreshResponse {
         guard decoded.result.text == "0" else {
             // The carrier's message is scrubbed of any token the same answer carries.
             let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) }
-            let message = decoded.msg.map { String(Secret.scrub($0, of: issued).prefix(200)) }
+            let message = decoded.msg.map { DisplayText.label(Secret.scrub($0, of: issued), limit: 200) }
             throw TokenError(.reloginRequired, message: "the carrier refused the refresh token (result \(decoded.result))" + (message.map { ": \($0)" } ?? ""))
         }
         guard let access = decoded.accessToken, !access.isEmpty else {

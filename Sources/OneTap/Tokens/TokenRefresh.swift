@@ -159,11 +159,16 @@ package struct TokenRefresh: Sendable {
             }
             throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
         } catch {
+            guard !flight.loggedOut else {
+                throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
+            }
             // The carrier answered and may have rotated the refresh token: the new token is served and kept until
-            // a write lands (the next refresh writes it before any carrier call).
+            // a write lands (the next background scan, or the account's next refresh, writes it before any
+            // carrier call). The account backs off, so a store that is down is not asked again at every call.
             vault.unsaved.keep(fresh, over: current.version)
             let message = Secret.scrub("\(error)", of: [fresh.value, fresh.refreshToken, current.token.value, current.token.refreshToken])
-            emit(.notStored(account: account, message: "the refreshed token could not be stored (\(message)); it is served from memory and written at the next refresh"))
+            emit(.notStored(account: account, message: "the refreshed token could not be stored (\(message)); it is served from this instance's memory and written when the store takes it"))
+            _ = vault.failures.record(account, at: now)
             return fresh
         }
         vault.failures.clear(account)
@@ -195,10 +200,10 @@ package struct TokenRefresh: Sendable {
         } catch let error as StoreError where error.kind == .conflict {
             // Someone wrote since (another instance's refresh, a logout, a login): theirs stands.
             vault.unsaved.forget(account)
-            if let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
-                return .answer(latest.token)
+            guard let latest = try await load(account) else {
+                throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
             }
-            throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
+            return policy.state(of: latest.token, at: now) == .fresh ? .answer(latest.token) : .refreshFrom(latest)
         } catch {
             let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
             emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
@@ -245,6 +250,19 @@ package struct TokenRefresh: Sendable {
             return current.token
         }
         throw TokenError(.refreshFailed, account: account, message: "the token expired and \(message)", retryAt: retryAt)
+    }
+
+    /// Writes every token this vault kept after a failed write, over the version each replaces (what the
+    /// background scan does first): the store may be back, and until a token is written other instances see
+    /// only the one it replaced.
+    /// - Parameter vault: The vault.
+    package func writeKeptTokens(in vault: isolated TokenVault) async {
+        for account in vault.unsaved.accounts {
+            guard vault.flights.flight(for: account) == nil, let current = try? await load(account),
+                let kept = vault.unsaved.token(for: account, over: current.version)
+            else { continue }  // a flight writes it itself; a store still down is tried again at the next scan
+            _ = try? await writeKept(kept, over: current, in: vault)
+        }
     }
 
     /// A listed account whose token cannot be read (the store failed, or a row no key opens): counted in the

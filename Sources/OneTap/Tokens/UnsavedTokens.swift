@@ -29,6 +29,9 @@ struct UnsavedTokens: Sendable {
         return entry.token
     }
 
+    /// The accounts with a kept token.
+    var accounts: [AccountID] { Array(kept.keys) }
+
     /// Forgets an account's kept token.
     /// - Parameter account: The account.
     mutating func forget(_ account: AccountID) {

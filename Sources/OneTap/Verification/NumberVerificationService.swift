@@ -193,11 +193,11 @@ public struct NumberVerificationService: Sendable {
         do {
             try await ledger.settleDespiteCancellation(key, settled, at: clock.now())
         } catch {
-            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: String("\(error)".prefix(200))))))
+            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: DisplayText.label("\(error)", limit: 200)))))
         }
     }
 
     private func scrub(_ text: String, _ credential: CarrierCredential) -> String {
-        String(Secret.scrub(text, of: [credential.token, credential.refreshToken]).prefix(200))
+        DisplayText.label(Secret.scrub(text, of: [credential.token, credential.refreshToken]), limit: 200)
     }
 }

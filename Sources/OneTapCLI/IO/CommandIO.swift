@@ -35,7 +35,7 @@ package protocol CommandIO: AnyObject {
 package final class ProcessIO: CommandIO {
     /// Creates the process's IO. Ignores `SIGPIPE`, so a closed output pipe is a write error, not a kill.
     package init() {
-        signal(SIGPIPE, SIG_IGN)
+        StandardStream.ignoreBrokenPipes()
     }
 
     /// Writes bytes to standard output.

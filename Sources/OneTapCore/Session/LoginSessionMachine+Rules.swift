@@ -200,7 +200,7 @@ extension LoginSessionMachine {
             report(flow, .failed, callersWord ? .client : .server, &progress)  // the server's own time-out, unless the caller's doing
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
-            let text = String(message.prefix(200))
+            let text = DisplayText.label(message, limit: 200)
             // The carrier unreached is what the server saw; any other fault may come of the token the client
             // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word.
             report(flow, .failed, carrierUnreached ? .server : .client, &progress)

@@ -29,10 +29,17 @@ package enum StandardStream {
         return true
     }
 
-    /// Writes text to standard error; a failed write loses it.
+    /// Writes text to standard error, any control or format character in it but a tab or a line feed shown as
+    /// U+FFFD (``DisplayText/line(_:)``: a message may quote outside text); a failed write loses it.
     /// - Parameter text: The text, its line breaks included.
     package static func writeError(_ text: String) {
-        var text = text
+        var text = DisplayText.line(text)
         _ = text.withUTF8 { writeAll(2, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Makes a write to a pipe nobody reads fail (`EPIPE`) instead of ending the process with `SIGPIPE`, so a
+    /// tool whose reader went away still exits with its own status. Call once, first thing in `main`.
+    package static func ignoreBrokenPipes() {
+        signal(SIGPIPE, SIG_IGN)
     }
 }

@@ -1,7 +1,9 @@
 /// RFC 8259 string literals, the one escaper behind every JSON string OneTap writes by hand (the CLI's
 /// streaming output buffer and JSON objects, the file store's token records): `"` and `\` are escaped, line breaks and tabs by name,
-/// other control characters and DEL as `\u00XX`; invalid UTF-8 becomes U+FFFD, so every string written
-/// is valid JSON in valid UTF-8.
+/// other control characters (C0, DEL and C1) and format characters (U+200D, U+202E, U+FEFF, …: what
+/// ``DisplayText`` will not show) as `\uXXXX` (a surrogate pair past U+FFFF), so no JSON line OneTap writes
+/// carries a terminal escape or a direction override raw, and nothing is lost; invalid UTF-8 becomes
+/// U+FFFD, so every string written is valid JSON in valid UTF-8.
 ///
 /// `@usableFromInline` (still `package`, outside the API) so that ``JSONWriter``'s `@inlinable` string
 /// writing may call it.
@@ -65,6 +67,14 @@ package enum JSONString {
             if byte >= 0x80 {
                 let length = validSequenceLength(bytes, at: index)
                 if length > 0 {
+                    let scalar = Self.scalar(bytes, at: index, length: length)
+                    if scalar.isUnsafeToShow {
+                        flushRun(index)
+                        escape(scalar, emit)
+                        index += length
+                        runStart = index
+                        continue
+                    }
                     index += length
                     continue
                 }
@@ -90,6 +100,29 @@ package enum JSONString {
             runStart = index
         }
         flushRun(index)
+    }
+
+    /// The scalar of a well-formed UTF-8 sequence of 2 to 4 bytes.
+    private static func scalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int) -> Unicode.Scalar {
+        var value = UInt32(bytes[index]) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        return Unicode.Scalar(value) ?? "\u{FFFD}"
+    }
+
+    /// `\uXXXX`, or a surrogate pair's two for a scalar past U+FFFF.
+    private static func escape(_ scalar: Unicode.Scalar, _ emit: (UnsafeRawBufferPointer) -> Void) {
+        let hex: StaticString = "0123456789abcdef"
+        func unit(_ value: UInt32) {
+            let digits = (0..<4).map { hex.utf8Start[Int(value >> (12 - 4 * UInt32($0)) & 0xF)] }
+            ([0x5C, 0x75] + digits).withUnsafeBytes { emit($0) }
+        }
+        if scalar.value > 0xFFFF {
+            let offset = scalar.value - 0x10000
+            unit(0xD800 | offset >> 10)
+            unit(0xDC00 | offset & 0x3FF)
+        } else {
+            unit(scalar.value)
+        }
     }
 
     /// The length of the well-formed UTF-8 sequence starting at `index`, or 0 if it is ill-formed.

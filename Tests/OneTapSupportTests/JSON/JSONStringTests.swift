@@ -20,6 +20,8 @@ import Testing
         Case(input: [0xE4, 0xB8], literal: "\"\u{FFFD}\u{FFFD}\""),          // truncated sequence
         Case(input: [0xED, 0xA0, 0x80], literal: "\"\u{FFFD}\u{FFFD}\u{FFFD}\""),  // encoded surrogate
         Case(input: [0xC0, 0xAF], literal: "\"\u{FFFD}\u{FFFD}\""),          // overlong
+        // C1 and format characters escaped (as Python's json.dumps writes them), the rest as it is.
+        Case(input: Array("a\u{9B}b\u{200D}c\u{202E}\u{E0001} 用户🙂é".utf8), literal: #""a\u009bb\u200dc\u202e\udb40\udc01 "# + "用户🙂é\""),
     ]
 
     /// The byte and string forms write the same literal, and a JSON parser reads it back;

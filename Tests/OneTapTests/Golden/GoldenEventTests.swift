@@ -125,6 +125,8 @@ import Testing
             "message": .s("the store is down (fake)")],
         ["v": .n(2), "at": .s("2026-12-01T08:16:47.625Z"), "area": .s("token"), "event": .s("refresh-abandoned"),
             "account": .s("acct-golden-tianyi-1"), "seconds": .n(2.5)],
+        ["v": .n(2), "at": .s("2026-12-01T08:16:48.750Z"), "area": .s("token"), "event": .s("not-stored"),
+            "account": .s("acct-golden-tianyi-1"), "message": .s("the refreshed token could not be stored (the store is down (fake))")],
         ["v": .n(2), "at": .s("2026-12-01T08:18:20.500Z"), "area": .s("sms"), "event": .s("send-sent"), "number": .s("138****8000"),
             "session": .s("Golden-cancel-00000009"), "expiresAt": .s("2026-12-01T08:23:20.500Z"), "resendAfter": .s("2026-12-01T08:19:20.500Z")],
         ["v": .n(2), "at": .s("2026-12-01T08:18:30.500Z"), "area": .s("sms"), "event": .s("send-captcha-required"), "number": .s("138****8000"),
@@ -166,7 +168,7 @@ import Testing
         }
     }
 
-    /// Every kind is there: the nine login kinds, the eight token events, the twelve SMS outcomes.
+    /// Every kind is there: the nine login kinds, the nine token events, the twelve SMS outcomes.
     @Test func everyKindIsThere() throws {
         var kinds: [String: Set<String>] = [:]
         for line in try Self.lines() {
@@ -176,6 +178,7 @@ import Testing
         #expect(kinds["login"] == ["planned", "flow-started", "progress", "result", "fallback", "alert", "succeeded", "cancelled", "failed"])
         #expect(kinds["token"] == [
             "stored", "refreshed", "refresh-failed", "relogin-required", "logged-out", "refreshed-elsewhere", "due-scan-failed", "refresh-abandoned",
+            "not-stored",
         ])
         #expect(kinds["sms"] == [
             "send-sent", "send-captcha-required", "send-limited", "send-refused", "send-sender-failed", "verify-verified", "verify-wrong-code",
@@ -223,6 +226,9 @@ import Testing
             OneTapEvent(at: try at("2026-12-01T08:16:45.999Z"), .token(.refreshedElsewhere(account: account))),
             OneTapEvent(at: try at("2026-12-01T08:16:46.500Z"), .token(.dueScanFailed(message: "the store is down (fake)"))),
             OneTapEvent(at: try at("2026-12-01T08:16:47.625Z"), .token(.refreshAbandoned(account: account, after: .milliseconds(2500)))),
+            OneTapEvent(
+                at: try at("2026-12-01T08:16:48.750Z"),
+                .token(.notStored(account: account, message: "the refreshed token could not be stored (the store is down (fake))"))),
             OneTapEvent(
                 at: try at("2026-12-01T08:18:20.500Z"),
                 .sms(.send(.sent(expiresAt: try at("2026-12-01T08:23:20.500Z"), resendAfter: try at("2026-12-01T08:19:20.500Z")), number: number, session: session))),
