@@ -33,11 +33,10 @@ import Testing
         #expect(String(decoding: run.output, as: UTF8.self) == "done\n")
     }
 
-    /// A program written a moment ago whose writing descriptor is still open somewhere (here in this process;
-    /// in a test run, a child another thread is starting holds every descriptor until just before its exec)
-    /// cannot be executed (`ETXTBSY`, "Text file busy"): the start waits for the writer to close, up to a
-    /// second, instead of failing. Without the wait the start throws at once.
-    @Test func aProgramStillOpenForWritingStartsOnceTheWriterCloses() async throws {
+    /// A script `echo started` in a fresh folder, still open for writing (here in this process; in a test run, a
+    /// child another thread is starting holds every descriptor until just before its exec), handed to `body`
+    /// with the writing descriptor, which `body` closes when it wants to (else it is closed after `body`).
+    private func withProgramOpenForWriting(_ body: (_ program: String, _ writer: Int32) async throws -> Bool) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-busy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -46,26 +45,30 @@ import Testing
         try #require(writer >= 0)
         let script = Array("#!/bin/sh\necho started\n".utf8)
         #expect(write(writer, script, script.count) == script.count)
-        let closer = Thread { usleep(100_000); close(writer) }
-        closer.start()
-        let run = try await ChildProcess.run(program, [])
-        #expect(run.termination.succeeded && String(decoding: run.output, as: UTF8.self) == "started\n")
+        if try await !body(program, writer) { close(writer) }
+    }
+
+    /// Such a program cannot be executed (`ETXTBSY`, "Text file busy"): the start waits for the writer to
+    /// close, up to a second, instead of failing. Without the wait the start throws at once.
+    @Test func aProgramStillOpenForWritingStartsOnceTheWriterCloses() async throws {
+        try await withProgramOpenForWriting { program, writer in
+            Thread { usleep(100_000); close(writer) }.start()
+            let run = try await ChildProcess.run(program, [])
+            #expect(run.termination.succeeded && String(decoding: run.output, as: UTF8.self) == "started\n")
+            return true   // closed by the thread
+        }
     }
 
     /// A program that stays busy longer than the wait is a failure that says so.
     @Test func aProgramBusyPastTheWaitIsAFailureThatSaysSo() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-busy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let program = directory.appendingPathComponent("busy").path
-        let writer = open(program, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
-        try #require(writer >= 0)
-        defer { close(writer) }
-        let started = ContinuousClock.now
-        await #expect { _ = try await ChildProcess.run(program, []) } throws: { error in
-            "\(error)" == "cannot start \(program): Text file busy"
+        try await withProgramOpenForWriting { program, _ in
+            let started = ContinuousClock.now
+            await #expect { _ = try await ChildProcess.run(program, []) } throws: { error in
+                "\(error)" == "cannot start \(program): Text file busy"
+            }
+            #expect(ContinuousClock.now - started >= .milliseconds(900))
+            return false
         }
-        #expect(ContinuousClock.now - started >= .milliseconds(900))
     }
 
     @Test func aSignalEndsItAndIsReportedAsSuch() async throws {
