@@ -56,7 +56,13 @@ package struct TokenRefresh: Sendable {
         } catch is CancellationError {
             result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
         } catch {
-            result = .failure(Self.storeFailure(account, error))
+            let failure = Self.storeFailure(account, error)
+            if (error as? StoreError)?.kind == .timeout {
+                // Another instance's refresh holds the lock (or the store is slow): the account backs off, so the next
+                // callers are answered at once instead of each waiting out the time-out again.
+                _ = recordFailure(account, message: failure.message, at: clock.now(), in: vault)
+            }
+            result = .failure(failure)
         }
         if flight.loggedOut {
             result = .failure(TokenError(.loggedOut, account: account, message: "the account logged out during the refresh"))
