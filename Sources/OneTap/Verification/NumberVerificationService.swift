@@ -99,14 +99,18 @@ public struct NumberVerificationService: Sendable {
     }
 
     /// The owner a verification claims its token for: the first 16 bytes of HMAC-SHA256 keyed by the token's UTF-8
-    /// over `verify-owner:` and the number's 11 digits. The same for the same token and number on every instance;
-    /// another number is another owner; without the token (which no ledger holds) it says nothing of the number.
+    /// over `verify-owner:`, the number's 11 digits and, when a caller is given, `:` and the caller. The same for the
+    /// same token, number and caller on every instance; another number or another caller is another owner, so a
+    /// recorded answer goes back to none but its own caller; without the token (which no ledger holds) it says
+    /// nothing of the number.
     /// - Parameters:
     ///   - token: The token.
     ///   - number: The number verified.
+    ///   - caller: The caller, as ``verify(_:number:receivedAt:caller:)`` took it.
     /// - Returns: The owner.
-    package static func owner(of token: Secret, number: PhoneNumber) -> LoginSessionID {
-        LoginSessionID(derivedFrom: HMACSHA256.authenticationCode(for: Array("verify-owner:\(number.digits)".utf8), key: Array(token.reveal().utf8)))
+    package static func owner(of token: Secret, number: PhoneNumber, caller: String? = nil) -> LoginSessionID {
+        let message = "verify-owner:\(number.digits)" + (caller.flatMap { $0.isEmpty ? nil : ":" + $0 } ?? "")
+        return LoginSessionID(derivedFrom: HMACSHA256.authenticationCode(for: Array(message.utf8), key: Array(token.reveal().utf8)))
     }
 
     /// Asks the gateway whether `number` is the number of the SIM the token came from, unless the token is too old,
@@ -136,9 +140,10 @@ public struct NumberVerificationService: Sendable {
             return told(refused, key, credential.flow)
         }
         // The ledger's StoreError propagates: nothing was sent, so there is no answer.
-        let owner = Self.owner(of: credential.token, number: number)
+        let owner = Self.owner(of: credential.token, number: number, caller: caller)
         if let held = try await ledger.claim(key, for: owner, at: now) {
-            return told(Self.replay(held, owner: owner), key, credential.flow)
+            let lifetime = lifetimes.entry(for: credential.flow)?.lifetime
+            return told(Self.replay(held, owner: owner, lifetime: lifetime, at: now), key, credential.flow)
         }
         let provider = self.provider
         let answer: NumberVerification
@@ -167,12 +172,19 @@ public struct NumberVerificationService: Sendable {
     }
 
     /// What a token claimed before answers: the recorded answer, unbilled, when the claim is this token's with this
-    /// number and its answer (with its verdict) is recorded; otherwise `unknown`, not sent, not billed.
+    /// number and caller, its answer (with its verdict) is recorded and the token's lifetime since the claim has not
+    /// passed (an honest retry); `unknown` (`token-expired`) once it has, so a one-time token never becomes a lasting
+    /// proof; otherwise `unknown` (`token-replayed`), not sent, not billed.
     /// - Parameters:
     ///   - entry: What the ledger holds.
-    ///   - owner: This call's owner (``owner(of:number:)``).
+    ///   - owner: This call's owner (``owner(of:number:caller:)``).
+    ///   - lifetime: The token's lifetime for its flow, or nil when the table lists none.
+    ///   - now: The time.
     /// - Returns: The answer.
-    package static func replay(_ entry: ExchangeLedgerEntry, owner: LoginSessionID) -> NumberVerification {
+    package static func replay(_ entry: ExchangeLedgerEntry, owner: LoginSessionID, lifetime: Duration?, at now: Date) -> NumberVerification {
+        if let lifetime, now >= entry.claimedAt.addingTimeInterval(lifetime.seconds) {
+            return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired)
+        }
         if entry.session == owner, case .answered(let response) = entry.state, let verdict = response.verdict {
             return NumberVerification(code: response.code, verdict: verdict, billed: false, reason: .replayedAnswer)
         }

@@ -95,6 +95,8 @@ import Testing
     @Test func theOwnerIsAnHMACOfTheNumberKeyedByTheToken() {
         #expect(NumberVerificationService.owner(of: Secret("abc"), number: Self.number).text == "e2vn0YzfZNbUYPCRNvOSgg")
         #expect(NumberVerificationService.owner(of: Secret("abc"), number: Self.another).text == "57WqtJJod8KYlTn-puK7jw")
+        // With a caller: `hmac.new(b'abc', b'verify-owner:13800138000:victim', hashlib.sha256)`, the same way.
+        #expect(NumberVerificationService.owner(of: Secret("abc"), number: Self.number, caller: "victim").text == "1pJaUWZeaU1oYjD5P389tQ")
     }
 
     // MARK: No recorded answer: unknown

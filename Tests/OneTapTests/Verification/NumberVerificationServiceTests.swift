@@ -85,6 +85,27 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
+    /// A recorded answer is given back only to the caller that made the verification, and only within the token's
+    /// lifetime from its claim (an attacker's read: anyone who saw one token and number got `pass` again, under any
+    /// caller, for the ledger's whole day, so a two-minute, one-time token was a day-long proof).
+    @Test func aRecordedAnswerGoesBackOnlyToItsCallerWithinTheTokensLifetime() async throws {
+        let provider = ScriptedNumberVerifier()
+        let service = service(provider)
+        #expect(try await service.verify(Self.credential(), number: Self.number, caller: "victim").verdict == .pass)
+        // The same caller again within the token's two minutes (an honest retry): the recorded answer, unbilled.
+        clock.advance(by: .seconds(30))
+        let retry = try await service.verify(Self.credential(), number: Self.number, receivedAt: clock.now(), caller: "victim")
+        #expect(retry == NumberVerification(code: "000", verdict: .pass, billed: false, reason: .replayedAnswer))
+        // Another caller with the same token and number: no answer of someone else's.
+        let stranger = try await service.verify(Self.credential(), number: Self.number, receivedAt: clock.now(), caller: "attacker")
+        #expect(stranger == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed))
+        // Past the token's lifetime from its claim, even its own caller gets nothing back.
+        clock.advance(by: .seconds(3600))
+        let late = try await service.verify(Self.credential(), number: Self.number, receivedAt: clock.now(), caller: "victim")
+        #expect(late == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired))
+        #expect(provider.tokensSent == ["abc": 1])
+    }
+
     /// China Mobile's token lives 2 minutes, Telecom's 10, Unicom's 30 (`Data/token-lifetimes.csv`, written out here).
     @Test(arguments: [(LoginFlow.mobile, 120.0, true), (.mobile, 119.999, false), (.tianyi, 600, true), (.tianyi, 599, false), (.unicom, 1800, true), (.unicom, 1799, false)])
     func anExpiredTokenIsNeverSent(flow: LoginFlow, age: Double, expired: Bool) async throws {
