@@ -62,7 +62,7 @@ public struct NumberVerificationQuota: Sendable {
         } catch where error is CancellationError || Task.isCancelled {
             throw CancellationError()
         } catch {
-            return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .quotaStoreFailed, detail: DisplayText.label("\(error)", limit: 200))
+            return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .quotaStoreFailed, detail: "\(error)")
         }
         return retryAfter.map { after in
             let detail = "over the quota of \(limit) verifications per \(Self.seconds(window)) s for this caller; try again after \(after.iso8601)"

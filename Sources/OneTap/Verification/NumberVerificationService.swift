@@ -205,11 +205,12 @@ public struct NumberVerificationService: Sendable {
         do {
             try await ledger.settleDespiteCancellation(key, settled, at: clock.now())
         } catch {
-            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: DisplayText.label("\(error)", limit: 200)))))
+            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: DisplayText.label(PhoneNumber.maskingNumbers(in: "\(error)"), limit: 200)))))
         }
     }
 
     private func scrub(_ text: String, _ credential: CarrierCredential) -> String {
-        DisplayText.label(Secret.scrub(text, of: [credential.token, credential.refreshToken]), limit: 200)
+        // Not cut here: `NumberVerification` masks the numbers first, then cuts (a number cut in two would not be masked).
+        Secret.scrub(text, of: [credential.token, credential.refreshToken])
     }
 }

@@ -201,6 +201,14 @@ import Testing
         #expect(try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast).map(\.token) == [NumberVerificationService.key(of: Secret("abc"))])
     }
 
+    /// A number in a provider's error text is masked before the text is cut to its 200 scalars, so a number the cut
+    /// falls in is never left whole or in part (an attacker's read: the text was cut first, and `13800138` stayed).
+    @Test func aNumberWhereTheDetailIsCutIsMaskedFirst() async throws {
+        struct Echo: Error, CustomStringConvertible { var description: String { String(repeating: "x", count: 192) + " 13800138000 echoed" } }
+        let answer = try await service(ScriptedNumberVerifier([.error(Echo())])).verify(Self.credential(), number: Self.number)
+        #expect(answer.detail == String(repeating: "x", count: 192) + " 138****")
+    }
+
     @Test func aProviderPastTheTimeOutIsUnknownMayBeBilled() async throws {
         let provider = ScriptedNumberVerifier([.hang])
         let service = service(provider, timeout: .seconds(5))
