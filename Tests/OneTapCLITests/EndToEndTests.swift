@@ -1,5 +1,6 @@
 import Foundation
 import OneTapChildProcess
+import OneTapTesting
 import Testing
 
 /// Runs the built `onetap` binary and checks stdout, stderr and the exit status.
@@ -185,10 +186,11 @@ import Testing
         #expect(String(decoding: closed.output, as: UTF8.self) == "status 65\n")
         // Both streams into a pipe read for 10 bytes: stdout's write fails (74), then the message on stderr fails too.
         let broken = "(yes 46000 | timeout -s KILL 90 \(onetap) carrier - --json 2>&1; echo \"status $?\" > \"$0\") | head -c 10 > /dev/null"
-        let status = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-status-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: status) }
-        _ = try await ChildProcess.run("/bin/sh", ["-c", broken, status.path])
-        #expect(try String(contentsOf: status, encoding: .utf8) == "status 74\n")
+        try await TemporaryDirectory.with("onetap-status") { directory in
+            let status = directory.appendingPathComponent("status")
+            _ = try await ChildProcess.run("/bin/sh", ["-c", broken, status.path])
+            #expect(try String(contentsOf: status, encoding: .utf8) == "status 74\n")
+        }
         // The tools onetap runs, too: a usage error (64) whose message meets a pipe nobody reads any more (the reader
         // is gone 0.3 s before the write) is still 64, not a death by SIGPIPE (141).
         for tool in ["onetap-db", "onetap-gateway"] {
@@ -207,14 +209,13 @@ import Testing
     /// trapped, exit 132, and the second never ended).
     @Test(arguments: ["success", "progress"])
     func tablesASimulationCannotRunOnAreAnErrorNotATrapOrAHang(smsDefault: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-sim-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let table = try String(contentsOfFile: Package.path("Data/result-codes.csv"), encoding: .utf8)
         let replaced = table.replacingOccurrences(of: "sms,*,failed,", with: "sms,*,\(smsDefault),")
         #expect(replaced != table)
-        try replaced.write(to: directory.appendingPathComponent("result-codes.csv"), atomically: true, encoding: .utf8)
-        let run = try await Binary.run(["simulate", "--sim", "absent", "--sms", "fail", "--data", directory.path])
+        let run = try await TemporaryDirectory.with("onetap-sim") { directory in
+            try replaced.write(to: directory.appendingPathComponent("result-codes.csv"), atomically: true, encoding: .utf8)
+            return try await Binary.run(["simulate", "--sim", "absent", "--sms", "fail", "--data", directory.path])
+        }
         #expect(run.status == 65)
         #expect(run.stderr == "onetap: error: the result-code table makes SMS code 1 a \(smsDefault), where a simulation fails SMS with it: "
             + "give the sms flow a failure for code 1\n", "\(run.stderr)")

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import OneTapChildProcess
+import OneTapTesting
 import Testing
 
 /// `ChildProcess`, against what `/bin/sh`, `cat`, `env` and `sleep` do: streams, statuses, signals,
@@ -37,15 +38,14 @@ import Testing
     /// child another thread is starting holds every descriptor until just before its exec), handed to `body`
     /// with the writing descriptor, which `body` closes when it wants to (else it is closed after `body`).
     private func withProgramOpenForWriting(_ body: (_ program: String, _ writer: Int32) async throws -> Bool) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-busy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let program = directory.appendingPathComponent("busy").path
-        let writer = open(program, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
-        try #require(writer >= 0)
-        let script = Array("#!/bin/sh\necho started\n".utf8)
-        #expect(write(writer, script, script.count) == script.count)
-        if try await !body(program, writer) { close(writer) }
+        try await TemporaryDirectory.with("onetap-busy") { directory in
+            let program = directory.appendingPathComponent("busy").path
+            let writer = open(program, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
+            try #require(writer >= 0)
+            let script = Array("#!/bin/sh\necho started\n".utf8)
+            #expect(write(writer, script, script.count) == script.count)
+            if try await !body(program, writer) { close(writer) }
+        }
     }
 
     /// Such a program cannot be executed (`ETXTBSY`, "Text file busy"): the start waits for the writer to

@@ -132,21 +132,21 @@ extension TokenVaultTests {
     /// and the account then backs off: the next caller hears `backing-off` at once instead of waiting out the
     /// time-out again (a review: each request polled the lock for the whole time-out).
     @Test func aRefreshLockHeldElsewhereFailsOnceThenBacksOff() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-vault-lock-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let files = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
         let refresher = MockRefresher()
-        try await running(vault(refresher, store: files)) { vault in
-            try await vault.store(expired())
-            let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".refresh", O_RDWR | O_CREAT, 0o600)
-            #expect(flock(lock, LOCK_EX) == 0)   // another process's refresh holds it
-            defer { close(lock) }
-            for expected in [TokenError.Kind.storeFailed, .backingOff] {
-                await #expect {
-                    try await vault.validToken(for: "u1")
-                } throws: { error in
-                    (error as? TokenError)?.kind == expected
+        try await TemporaryDirectory.with("onetap-vault-lock") { base in
+            let directory = base.appendingPathComponent("store").path   // the store makes it, private to this user
+            let files = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
+            try await running(vault(refresher, store: files)) { vault in
+                try await vault.store(expired())
+                let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".refresh", O_RDWR | O_CREAT, 0o600)
+                #expect(flock(lock, LOCK_EX) == 0)   // another process's refresh holds it
+                defer { close(lock) }
+                for expected in [TokenError.Kind.storeFailed, .backingOff] {
+                    await #expect {
+                        try await vault.validToken(for: "u1")
+                    } throws: { error in
+                        (error as? TokenError)?.kind == expected
+                    }
                 }
             }
         }
