@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OneTapSupport
 
 /// A file read as a command's standard input, so ``LineReader`` streams it in its fixed buffer: memory
 /// stays bounded whatever the file's size. Output and errors go to the command's own streams.
@@ -71,20 +72,9 @@ enum FileOutput {
             if descriptor < 0, errno != EEXIST { break }
         }
         guard descriptor >= 0 else { throw failure(errno) }
-        var bytes = Array(text.utf8)
-        var offset = 0
+        var text = text
         var problem: Int32 = 0
-        bytes.withUnsafeMutableBytes { buffer in
-            while offset < buffer.count {
-                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    problem = errno
-                    return
-                }
-                offset += written
-            }
-        }
+        if !text.withUTF8({ StandardStream.writeAll(descriptor, UnsafeRawBufferPointer($0)) }) { problem = errno }
         if problem == 0, fsync(descriptor) != 0 { problem = errno }
         close(descriptor)
         if problem == 0, rename(temporary, path) != 0 { problem = errno }
@@ -94,6 +84,3 @@ enum FileOutput {
         }
     }
 }
-
-/// `write(2)`, under a name the types here that have their own `write` can call.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, buffer, count) }

@@ -10,11 +10,12 @@ import Darwin
 /// nobody reads, makes the write fail (`SIGPIPE` ignored), where Foundation's `FileHandle.write` traps. What
 /// every tool of the package writes its messages with, so the exit status always tells.
 package enum StandardStream {
-    /// Writes every byte to a descriptor, again after an interruption.
+    /// Writes every byte to a descriptor (standard output or error, or a file a command makes), again after an
+    /// interruption.
     /// - Parameters:
-    ///   - descriptor: 1 or 2.
+    ///   - descriptor: The descriptor.
     ///   - bytes: The bytes.
-    /// - Returns: False when a write failed (the rest is not written).
+    /// - Returns: False when a write failed (the rest is not written; `errno` says why).
     package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         var offset = 0
