@@ -91,10 +91,7 @@ package enum JSONString {
             case 0x0A: emitText("\\n", emit)
             case 0x0D: emitText("\\r", emit)
             case 0x09: emitText("\\t", emit)
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                let escape: [UInt8] = [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0xF)]]
-                escape.withUnsafeBytes { emit($0) }
+            default: escape(Unicode.Scalar(byte), emit)
             }
             index += 1
             runStart = index
