@@ -44,17 +44,4 @@ import Testing
         #expect(request.header("authorization") == "Basic SECRETAUTH")
         #expect(HTTPResponse(status: 200, headers: ["X-A": "1"], body: Array("13812345678".utf8)).description == "HTTP 200, no content type, 11 bytes")
     }
-
-    /// What errors quote of a vendor's text: at most 128 characters, control and format characters replaced (a
-    /// gateway attacker's read found a 10,000-character request id with an escape sequence and a forged log line
-    /// reaching an SMS error's message).
-    @Test func aLabelIsBoundedAndHoldsNoControlOrFormatCharacter() {
-        let forged = String(repeating: "R", count: 10_000) + "\u{1B}[2J\n2026-01-01 level=info msg=forged"
-        #expect(GatewayAnswer.label(forged) == String(repeating: "R", count: 128))
-        #expect(GatewayAnswer.label("X\u{1B}[31m\nforged\u{202E}") == "X\u{FFFD}[31m\u{FFFD}forged\u{FFFD}")
-        #expect(GatewayAnswer.label("8906582E-6722-请求") == "8906582E-6722-请求")
-        // One character of 10,001 scalars (a letter and 10,000 combining accents) is no way around the bound.
-        let heaped = GatewayAnswer.label("a" + String(repeating: "\u{301}", count: 10_000))
-        #expect(heaped.unicodeScalars.count == 128 && heaped.utf8.count <= 512, "\(heaped.unicodeScalars.count) scalars")
-    }
 }

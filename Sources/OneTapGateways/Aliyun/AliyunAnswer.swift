@@ -43,7 +43,7 @@ package struct AliyunAnswer: Sendable {
             object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)
         }
         let code = try GatewayAnswer.code(object, "Code", gateway: gateway, label: "Code")
-        let requestID = try GatewayAnswer.text(object, "RequestId", gateway: gateway).map(GatewayAnswer.label)
+        let requestID = try GatewayAnswer.text(object, "RequestId", gateway: gateway).map { DisplayText.label($0) }
         return AliyunAnswer(code: code, requestID: requestID, status: response.status, object: object)
     }
 

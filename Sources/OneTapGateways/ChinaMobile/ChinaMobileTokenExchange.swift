@@ -86,7 +86,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         if let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name), echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
-        let taskID = try GatewayAnswer.text(object, "taskId", "taskid", gateway: Self.name).map(GatewayAnswer.label)
+        let taskID = try GatewayAnswer.text(object, "taskId", "taskid", gateway: Self.name).map { DisplayText.label($0) }
         guard code == "103000" else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
         guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))

@@ -61,17 +61,6 @@ package enum GatewayAnswer {
         return nil
     }
 
-    /// Text of the vendor's that names something (a request id, a code, a serial), as errors, events and the CLI
-    /// quote it: ``DisplayText/label(_:limit:)``, at most 128 Unicode scalars, every control or format character
-    /// replaced by U+FFFD, so an answer can neither forge a log line or a terminal's escape sequence nor grow an
-    /// error without bound.
-    /// - Parameter text: The vendor's text.
-    /// - Returns: The text to quote: at most 128 scalars, 512 bytes of UTF-8.
-    /// - Complexity: O(1): at most 128 scalars are read.
-    package static func label(_ text: String) -> String {
-        DisplayText.label(text)
-    }
-
     /// A member read as a result code: what every gateway's answer carries first.
     /// - Parameters:
     ///   - object: The answer's members.

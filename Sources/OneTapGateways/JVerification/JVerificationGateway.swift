@@ -133,7 +133,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     }
 
     /// The top-level `id` exactly as written: a number's digits from the body (a double would round
-    /// 117270465679982592), or a string's text, as a ``GatewayAnswer/label(_:)``; nil when there is none or it
+    /// 117270465679982592), or a string's text, as a ``DisplayText/label(_:limit:)``; nil when there is none or it
     /// is neither. An `id` in a nested object is not the call's.
     /// - Parameter body: The answer's body, already read as a JSON object.
     /// - Returns: The id.
@@ -154,6 +154,6 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         }
         // A body that is not one JSON object was refused before; a fractional id is no serial.
         guard case .success(let id?) = read else { return nil }
-        return GatewayAnswer.label(id)
+        return DisplayText.label(id)
     }
 }

@@ -133,6 +133,6 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     }
 
     private func tradeNo(_ data: [String: JSONValue]?) throws(GatewayError) -> String? {
-        try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "tradeNo", gateway: Self.name) }.map(GatewayAnswer.label)
+        try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "tradeNo", gateway: Self.name) }.map { DisplayText.label($0) }
     }
 }

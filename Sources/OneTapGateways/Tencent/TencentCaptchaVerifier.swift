@@ -69,7 +69,7 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             }
             if code == "1" { return true }
             if let meaning = Self.faults[code] {
-                throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map(GatewayAnswer.label))
+                throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) })
             }
             return false
         }

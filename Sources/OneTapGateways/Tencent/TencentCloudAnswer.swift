@@ -24,12 +24,12 @@ package enum TencentCloudAnswer {
     package static func read(_ response: HTTPResponse, gateway: String, contentTypes: [String]) throws(GatewayError) -> Outcome {
         let object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)
         guard let members = object["Response"]?.objectValue else { throw GatewayError(gateway: gateway, .malformedBody("no Response object")) }
-        let requestID = try GatewayAnswer.text(members, "RequestId", gateway: gateway).map(GatewayAnswer.label)
+        let requestID = try GatewayAnswer.text(members, "RequestId", gateway: gateway).map { DisplayText.label($0) }
         if let error = members["Error"] {
             guard let fields = error.objectValue, let code = try GatewayAnswer.text(fields, "Code", gateway: gateway), !code.isEmpty else {
                 throw GatewayError(gateway: gateway, .malformedBody("Response.Error without a Code"))
             }
-            return .error(code: GatewayAnswer.label(code), requestID: requestID)
+            return .error(code: DisplayText.label(code), requestID: requestID)
         }
         return .response(members)
     }

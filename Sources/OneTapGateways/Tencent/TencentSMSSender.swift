@@ -59,7 +59,7 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
         case .error(let code, let requestID):
             throw TencentSMSCodes.error(code, requestID: requestID)
         case .response(let members):
-            let requestID = try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map(GatewayAnswer.label)
+            let requestID = try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) }
             guard case .array(let statuses)? = members["SendStatusSet"], statuses.count == 1, let status = statuses[0].objectValue else {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet is not one status for the one number sent"))
             }
@@ -69,7 +69,7 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
             guard let code = try GatewayAnswer.text(status, "Code", gateway: Self.name), !code.isEmpty else {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet[0] has no Code"))
             }
-            guard code == TencentSMSCodes.sent else { throw TencentSMSCodes.error(GatewayAnswer.label(code), requestID: requestID) }
+            guard code == TencentSMSCodes.sent else { throw TencentSMSCodes.error(DisplayText.label(code), requestID: requestID) }
         }
     }
 

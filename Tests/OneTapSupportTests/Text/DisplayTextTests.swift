@@ -30,4 +30,17 @@ import Testing
         #expect(DisplayText.line("é\tb\nc\r") == "é\tb\nc\u{FFFD}")
         #expect(DisplayText.label("a\tb\nc\r") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}")
     }
+
+    /// What errors quote of a vendor's text (a request id, a code, a serial): at most 128 scalars, control and
+    /// format characters replaced (a gateway attacker's read found a 10,000-character request id with an escape
+    /// sequence and a forged log line reaching an SMS error's message).
+    @Test func aLabelIsBoundedAndHoldsNoControlOrFormatCharacter() {
+        let forged = String(repeating: "R", count: 10_000) + "\u{1B}[2J\n2026-01-01 level=info msg=forged"
+        #expect(DisplayText.label(forged) == String(repeating: "R", count: 128))
+        #expect(DisplayText.label("X\u{1B}[31m\nforged\u{202E}") == "X\u{FFFD}[31m\u{FFFD}forged\u{FFFD}")
+        #expect(DisplayText.label("8906582E-6722-请求") == "8906582E-6722-请求")
+        // One character of 10,001 scalars (a letter and 10,000 combining accents) is no way around the bound.
+        let heaped = DisplayText.label("a" + String(repeating: "\u{301}", count: 10_000))
+        #expect(heaped.unicodeScalars.count == 128 && heaped.utf8.count <= 512, "\(heaped.unicodeScalars.count) scalars")
+    }
 }
