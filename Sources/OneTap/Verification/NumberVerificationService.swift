@@ -133,7 +133,8 @@ public struct NumberVerificationService: Sendable {
         try Task.checkCancellation()
         let now = clock.now()
         let key = Self.key(of: credential.token)
-        if let lifetime = lifetimes.entry(for: credential.flow)?.lifetime, now.timeIntervalSince(receivedAt ?? now) >= lifetime.seconds {
+        let lifetime = lifetimes.entry(for: credential.flow)?.lifetime
+        if let lifetime, now.timeIntervalSince(receivedAt ?? now) >= lifetime.seconds {
             return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired), key, credential.flow)
         }
         if let quota, let refused = try await quota.refusal(caller, at: now) {
@@ -142,7 +143,6 @@ public struct NumberVerificationService: Sendable {
         // The ledger's StoreError propagates: nothing was sent, so there is no answer.
         let owner = Self.owner(of: credential.token, number: number, caller: caller)
         if let held = try await ledger.claim(key, for: owner, at: now) {
-            let lifetime = lifetimes.entry(for: credential.flow)?.lifetime
             return told(Self.replay(held, owner: owner, lifetime: lifetime, at: now), key, credential.flow)
         }
         let provider = self.provider
