@@ -9,9 +9,9 @@ import Testing
 /// refreshing one refresh token at once make one rotation and all four answer the same successor; a reuse
 /// after the grace revokes the family for every instance.
 ///
-/// The successor is checked against its definition, computed here with HMAC-SHA-256 from the token, the
-/// key and the nonce the rotation stored: `otr1.<session>.` + base64url(HMAC(key,
-/// "onetap-refresh-successor-1" ‖ 0 ‖ token ‖ 0 ‖ nonce)). The helpers print its SHA-256 only.
+/// The successor is checked against its definition, computed here with HMAC-SHA-256 from the key and the
+/// family seed the session stored: `otr2.<session>.2.` + base64url(HMAC(key, "onetap-refresh-2" ‖ 0 ‖
+/// session ‖ 0 ‖ "2" ‖ 0 ‖ seed)). The helpers print its SHA-256 only.
 @Suite(.connectionBudget) struct PostgresAppSessionRaceTests {
     /// The instant the session is opened; every process of the race runs a minute later.
     static let opened = Date(timeIntervalSince1970: 1_796_112_000.125)
@@ -21,13 +21,14 @@ import Testing
     let keyBytes = systemRandomBytes(32)
     var keysText: String { "race:" + Data(keyBytes).base64EncodedString() }
 
-    /// `otr1.<session>.` + base64url(HMAC-SHA-256(key, "onetap-refresh-successor-1" ‖ 0 ‖ token ‖ 0 ‖ nonce)).
-    func successor(of token: String, session: AppSessionID, nonce: [UInt8]) -> String {
-        let message = Array("onetap-refresh-successor-1".utf8) + [0] + Array(token.utf8) + [0] + nonce
+    /// `otr2.<session>.<generation>.` + base64url(HMAC-SHA-256(key, "onetap-refresh-2" ‖ 0 ‖ session ‖ 0 ‖
+    /// generation ‖ 0 ‖ seed)).
+    func token(session: AppSessionID, generation: Int, seed: [UInt8]) -> String {
+        let message = Array("onetap-refresh-2".utf8) + [0] + Array(session.text.utf8) + [0] + Array(String(generation).utf8) + [0] + seed
         let mac = HMACSHA256.authenticationCode(for: message, key: keyBytes).bytes
         let base64url = Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return "otr1.\(session.text).\(base64url)"
+        return "otr2.\(session.text).\(generation).\(base64url)"
     }
 
     /// Starts `count` instances at `nowMs`, hands each its token at once, and returns their answers.
@@ -59,7 +60,10 @@ import Testing
             #expect(record.version == 2, "one rotation")
             let previous = try #require(record.previous)
             #expect(previous.rotatedAt == Date(timeIntervalSince1970: Double(Self.raceMs) / 1000))
-            let next = successor(of: first, session: grant.session, nonce: previous.nonce)
+            let family = try #require(record.family)
+            #expect(family.generation == 2)
+            #expect(first == token(session: grant.session, generation: 1, seed: family.seed), "the first token is generation 1 of the family")
+            let next = token(session: grant.session, generation: 2, seed: family.seed)
             let hash = SHA256.hash(next.utf8).hex
             #expect(answers.filter { $0 == "rotated \(hash)" }.count == 1, "\(answers)")
             #expect(answers.filter { $0 == "repeated \(hash)" }.count == 3, "\(answers)")

@@ -10,7 +10,8 @@ public struct AppSessionPolicy: Hashable, Sendable {
     /// How long the refresh token a rotation replaced is still answered, with the same successor: 30 s by
     /// default (an app that lost the answer, or sent two refreshes at once, is not logged out).
     package let grace: Duration
-    /// How many older refresh tokens of a session are remembered, to recognise a stolen one: 8.
+    /// How many older refresh tokens of a session are remembered by their digests, to recognise a stolen one
+    /// of the earlier format `otr1`: 8. A token of format 2 is recognised from its family, however old.
     package let ancestors: Int
 
     /// Creates a policy.

@@ -36,6 +36,20 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The family of the session's format-2 refresh tokens: the seed every one of them is derived from, and
+    /// the generation of the current one (every lower generation was issued before it).
+    package struct Family: Hashable, Sendable {
+        /// 32 random bytes, drawn at the login (or the opening) that started the family.
+        package let seed: [UInt8]
+        /// The current token's generation, from 1.
+        package let generation: Int
+
+        package init(seed: [UInt8], generation: Int) {
+            self.seed = seed
+            self.generation = generation
+        }
+    }
+
     /// Why a session was revoked.
     package enum Revocation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// The app logged out.
@@ -66,8 +80,12 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     }
     /// The token the last rotation replaced, if the last change was a rotation.
     package var previous: Rotated?
-    /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``).
+    /// Digests of older tokens of this session, newest first (at most ``AppSessionPolicy/ancestors``): a
+    /// format-1 token is recognised only by these; a format-2 one also by ``family``, however old.
     package var ancestors: [Digest]
+    /// The family of the current refresh token when it is of format 2; nil in a record whose current token
+    /// is of format 1 (written before format 2, or by an instance that predates it).
+    package var family: Family?
     /// When and why the session was revoked, if it was.
     package var revoked: (at: Date, reason: Revocation)? {
         get { revokedAt.flatMap { at in revocation.map { (at, $0) } } }
@@ -108,7 +126,8 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
 
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
-        ancestors: [Digest], revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil, pendingMerge: PendingMerge? = nil
+        ancestors: [Digest], family: Family? = nil, revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil,
+        pendingMerge: PendingMerge? = nil
     ) {
         self.id = id
         self.version = version
@@ -118,6 +137,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.expiresAt = expiresAt.roundedToMilliseconds
         self.previous = previous
         self.ancestors = ancestors
+        self.family = family
         self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
         self.lastLogin = lastLogin

@@ -1,5 +1,5 @@
 /// Every rule of an app session's refresh tokens, pure: opening, rotating with reuse detection (RFC 9700
-/// §4.14.2), logging in and revoking. The random bytes come from the caller (`AppSessions` draws them
+/// §4.14.2: any earlier token of the family revokes it), logging in and revoking. The random bytes come from the caller (`AppSessions` draws them
 /// from the system's CSPRNG); the store and the clock are the caller's too.
 package struct AppSessionRules: Sendable {
     /// The lifetimes and the grace.
@@ -29,15 +29,16 @@ package struct AppSessionRules: Sendable {
     /// - Parameters:
     ///   - id: Its id (random).
     ///   - guest: Its guest (random).
-    ///   - secret: 32 random bytes for its first refresh token.
+    ///   - secret: 32 random bytes: the seed of its refresh tokens' family.
     ///   - lastLogin: The last-login hint it carries: the hint of the session a logout ended, nil at a first open.
     ///   - now: The time.
-    /// - Returns: The record (version 1) and the refresh token.
+    /// - Returns: The record (version 1) and the refresh token (generation 1).
     package func open(id: AppSessionID, guest: GuestID, secret: [UInt8], lastLogin: LastLoginHint? = nil, at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
-        let token = PresentedRefreshToken.text(session: id, secret: secret)
+        let family = AppSessionRecord.Family(seed: secret, generation: 1)
+        let token = RefreshDigests.token(session: id, family: family, key: keys.signing)
         let record = AppSessionRecord(
             id: id, version: 1, identity: .guest(guest), createdAt: now, current: digest(token), expiresAt: now.addingTimeInterval(policy.refreshLifetime.seconds),
-            previous: nil, ancestors: [], revoked: nil, lastLogin: lastLogin)
+            previous: nil, ancestors: [], family: family, revoked: nil, lastLogin: lastLogin)
         return (record, token)
     }
 
@@ -45,20 +46,28 @@ package struct AppSessionRules: Sendable {
     /// - Parameters:
     ///   - record: The session the token names.
     ///   - presented: The token.
-    ///   - nonce: 32 random bytes, used when the token rotates.
+    ///   - nonce: 32 random bytes: kept with the rotated token, and the seed of a new family when the session's
+    ///     current token is of format 1 (or its family has reached its last generation).
     ///   - now: The time.
     /// - Returns: What to store and answer.
-    /// - Complexity: At most 2 + ``AppSessionPolicy/ancestors`` HMACs.
+    /// - Complexity: At most 2 + ``AppSessionPolicy/ancestors`` + (keys in the ring) HMACs.
     package func refresh(_ record: AppSessionRecord, presented: PresentedRefreshToken, nonce: [UInt8], at now: Date) -> Refresh {
         guard record.revoked == nil else { return .refused(.revoked) }
         if matches(presented, record.current) {
             guard now < record.expiresAt else { return .refused(.expired) }
-            let successor = RefreshDigests.successor(of: presented.token, session: record.id, nonce: nonce, key: keys.signing)
+            let family: AppSessionRecord.Family
+            if let current = record.family, current.generation < PresentedRefreshToken.lastGeneration {
+                family = AppSessionRecord.Family(seed: current.seed, generation: current.generation + 1)
+            } else {
+                family = AppSessionRecord.Family(seed: nonce, generation: 1)
+            }
+            let successor = RefreshDigests.token(session: record.id, family: family, key: keys.signing)
             var next = record
             next.version += 1
             next.ancestors = Array(([record.previous?.token].compactMap { $0 } + record.ancestors).prefix(policy.ancestors))
             next.previous = AppSessionRecord.Rotated(token: record.current, rotatedAt: now, nonce: nonce)
             next.current = digest(successor)
+            next.family = family
             next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
             return .rotated(next, successor: successor)
         }
@@ -67,7 +76,8 @@ package struct AppSessionRules: Sendable {
                 // An instance whose ring lacks the key the rotation used (a key rollout under way) cannot
                 // answer the successor: refused, never taken for reuse.
                 guard let key = keys.key(record.current.keyID) else { return .refused(.invalid) }
-                let successor = RefreshDigests.successor(of: presented.token, session: record.id, nonce: previous.nonce, key: key)
+                let successor = record.family.map { RefreshDigests.token(session: record.id, family: $0, key: key) }
+                    ?? RefreshDigests.legacySuccessor(of: presented.token, session: record.id, nonce: previous.nonce, key: key)
                 // The successor is what the rotation stored; anything else is not ours to answer.
                 guard HMACSHA256.constantTimeEquals(RefreshDigests.digest(successor, key: key), record.current.digest) else {
                     return .refused(.invalid)
@@ -80,25 +90,31 @@ package struct AppSessionRules: Sendable {
         if record.ancestors.contains(where: { matches(presented, $0) }) {
             return .reused(revoke(record, .reuse, at: now))
         }
+        // Any earlier generation of the current family, however old: its code proves the server issued it.
+        if let family = record.family, let generation = presented.generation, generation < family.generation,
+            presented.session == record.id, presented.belongs(to: family, keys: keys) {
+            return .reused(revoke(record, .reuse, at: now))
+        }
         // A token this session never issued (or one under a retired key): refused, and nothing revoked, so
         // that knowing a session's id (no secret) lets no one end it.
         return .refused(.invalid)
     }
 
-    /// A login in the session: the account acts in it from now on, with a new refresh token; the tokens
-    /// issued before (the guest's) are forgotten, so one planted before the login (session fixation)
-    /// neither works nor, presented, ends the session.
+    /// A login in the session: the account acts in it from now on, with a new refresh token of a new family;
+    /// the tokens issued before (the guest's) are forgotten, so one planted before the login (session
+    /// fixation) neither works nor, presented, ends the session.
     /// - Parameters:
     ///   - record: The session.
     ///   - account: The account.
     ///   - hint: How it logged in (the session's last-login hint from now on; its number masked).
-    ///   - secret: 32 random bytes for the new refresh token.
+    ///   - secret: 32 random bytes: the seed of the new family.
     ///   - now: The time.
-    /// - Returns: The record to store and the new refresh token.
+    /// - Returns: The record to store and the new refresh token (generation 1).
     package func login(
         _ record: AppSessionRecord, account: AccountID, hint: LastLoginHint, secret: [UInt8], at now: Date
     ) -> (record: AppSessionRecord, refreshToken: Secret) {
-        let token = PresentedRefreshToken.text(session: record.id, secret: secret)
+        let family = AppSessionRecord.Family(seed: secret, generation: 1)
+        let token = RefreshDigests.token(session: record.id, family: family, key: keys.signing)
         var next = record
         next.version += 1
         next.identity = .account(account)
@@ -107,6 +123,7 @@ package struct AppSessionRules: Sendable {
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
         next.previous = nil
         next.ancestors = []
+        next.family = family
         return (next, token)
     }
 

@@ -43,9 +43,60 @@ import Testing
         #expect(try record.json() == text)
         // Its token (`golden-refresh-secret-guest-0001`) is the current one: it rotates.
         let token = "otr1.Golden-app-session-001.Z29sZGVuLXJlZnJlc2gtc2VjcmV0LWd1ZXN0LTAwMDE"
-        guard case .rotated = Self.rules.refresh(record, presented: try Self.presented(token), nonce: Array(repeating: 3, count: 32), at: Self.ms(1_796_115_700_000)) else {
+        guard case .rotated(let next, let successor) = Self.rules.refresh(record, presented: try Self.presented(token), nonce: Array(repeating: 3, count: 32), at: Self.ms(1_796_115_700_000)) else {
             Issue.record("the golden guest session's token did not rotate")
             return
+        }
+        // Its first rotation starts a format-2 family seeded with the nonce (the successor computed by Python:
+        // `otr2.<session>.1.` + base64url(HMAC-SHA-256(k2, "onetap-refresh-2" ‖ 0 ‖ session ‖ 0 ‖ "1" ‖ 0 ‖ 0x03 × 32))).
+        let first = "otr2.Golden-app-session-001.1.4hLCfr8Z_iCkOKs8RmgdxDUVtmq9lO2Z_Q_m_SY6Ras"
+        #expect(successor.reveal() == first)
+        #expect(next.family == AppSessionRecord.Family(seed: Array(repeating: 3, count: 32), generation: 1))
+        // The format-1 token retried within the grace gets the same format-2 successor.
+        guard case .repeated(_, let again) = Self.rules.refresh(next, presented: try Self.presented(token), nonce: [], at: Self.ms(1_796_115_710_000)) else {
+            Issue.record("the format-1 token within the grace was not answered again")
+            return
+        }
+        #expect(again.reveal() == first)
+    }
+
+    /// A session of format-2 tokens (`account-family`, written by `app-session-family.py`) on a server that
+    /// remembers no ancestors: every earlier generation is still reuse, from the family alone.
+    @Test func anAccountSessionOfAFamily() throws {
+        let text = try Self.golden("account-family")
+        let record = try AppSessionRecord(json: text)
+        let seed = Array("golden-refresh-family-seed-00005".utf8)
+        let expected = AppSessionRecord(
+            id: try AppSessionID("Golden-app-session-005"), version: 5, identity: .account("42"), createdAt: Self.ms(1_796_115_660_000),
+            current: try Self.digest(Self.k2, "a23fa24c9bde6b4ab277223722803a2c8386f08488d2d64e15bbfb53d72eef7d"), expiresAt: Self.ms(1_798_707_960_000),
+            previous: AppSessionRecord.Rotated(
+                token: try Self.digest(Self.k2, "dec7a747a9e69b75fc43d1f80eba00ece0e576b713e9c2a8e890a811c32bfad1"), rotatedAt: Self.ms(1_796_115_960_000),
+                nonce: Array(97...128)),
+            ancestors: [], family: AppSessionRecord.Family(seed: seed, generation: 4), revoked: nil)
+        #expect(record == expected)
+        #expect(try record.json() == text)
+        let rules = AppSessionRules(policy: try AppSessionPolicy(ancestors: 0), keys: Self.ring)
+        let now = Self.ms(1_796_115_970_000)
+        let current = "otr2.Golden-app-session-005.4.7I2CKrIVAs_yAxdzkboFZqL9Qka-vFVWGdVA9F7Eh14"
+        guard case .rotated(let next, let successor) = rules.refresh(record, presented: try Self.presented(current), nonce: Array(repeating: 5, count: 32), at: now) else {
+            Issue.record("the current golden token did not rotate")
+            return
+        }
+        #expect(successor.reveal() == "otr2.Golden-app-session-005.5.wxgW1k3wX68GSziFaNW4ZxzBNtx0x1JR55um3w-fYfc")
+        #expect(next.family?.generation == 5 && next.ancestors.isEmpty)
+        // Generation 3, rotated 10 s ago, within the grace: the same successor, generation 4.
+        guard case .repeated(_, let again) = rules.refresh(record, presented: try Self.presented("otr2.Golden-app-session-005.3.oLXFgJgdJjtsroIgWY8CpmDP3wtpJgQ1wWEJgO4-Og4"), nonce: [], at: now) else {
+            Issue.record("generation 3 within the grace was not answered again")
+            return
+        }
+        #expect(again.reveal() == current)
+        // Generations 2 (under k2) and 1 (under k1): reuse.
+        for earlier in ["otr2.Golden-app-session-005.2.iK2IVUYRcM4awuSFMOxcLTEkX8bwzseGnvRjGej-R2U", "otr2.Golden-app-session-005.1.XNKbrwPiGLCI_KBlifRLgbozvbZHGbj_vYlVjDHf--w"] {
+            guard case .reused(let revoked) = rules.refresh(record, presented: try Self.presented(earlier), nonce: [], at: now) else {
+                Issue.record("\(earlier) was not reuse")
+                return
+            }
+            #expect(revoked.revoked?.reason == .reuse)
         }
     }
 
@@ -207,6 +258,12 @@ import Testing
         (#""revocation":"reuse""#, #""revocation":"reuse","lastLogin":{"format":"onetap-last-login/2","flow":"fax","atMs":1796115641000}"#, "lastLogin.flow"),
         (#""revocation":"reuse""#, #""revocation":"reuse","lastLogin":{"format":"onetap-last-login/2","flow":"sms"}"#, "lastLogin.atMs"),
         (#""revocation":"reuse""#, #""revocation":"reuse","lastLogin":"sms""#, "lastLogin"),
+        (#""ancestors":[]"#, #""ancestors":[],"family":{"seed":"a5a5","generation":2}"#, "family.seed"),
+        (#""ancestors":[]"#, #""ancestors":[],"family":{"seed":"a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5","generation":0}"#, "family.generation"),
+        (#""ancestors":[]"#, #""ancestors":[],"family":{"seed":"a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5","generation":10000000000}"#, "family.generation"),
+        (#""ancestors":[]"#, #""ancestors":[],"family":{"seed":"a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5"}"#, "family.generation"),
+        (#""ancestors":[]"#, #""ancestors":[],"family":{"generation":2}"#, "family.seed"),
+        (#""ancestors":[]"#, #""ancestors":[],"family":4"#, "family"),
     ])
     func aCorruptRecordIsRefusedNamingItsMember(_ replacing: String, _ with: String, _ member: String) throws {
         #expect(Self.good.contains(replacing), "the case must change the good record")

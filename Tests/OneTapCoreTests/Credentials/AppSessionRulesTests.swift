@@ -10,8 +10,10 @@ import Testing
     static let session = try! AppSessionID("AAAAAAAAAAAAAAAAAAAAAA")
     static let guest = try! GuestID("BBBBBBBBBBBBBBBBBBBBBB")
     static let start = Date(timeIntervalSince1970: 1_795_773_600)
-    static let first = "otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"
-    static let successor = "otr1.AAAAAAAAAAAAAAAAAAAAAA.mypNXDYZjA6doO5UBxG8ffWjiRAvu0OiJlNd-xnT_A4"
+    /// `otr2.<session>.<generation>.` + base64url(HMAC-SHA-256(k1, "onetap-refresh-2" ‖ 0 ‖ session ‖ 0 ‖
+    /// generation ‖ 0 ‖ seed)), the seed 32 bytes 0x01.
+    static let first = "otr2.AAAAAAAAAAAAAAAAAAAAAA.1.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0"
+    static let successor = "otr2.AAAAAAAAAAAAAAAAAAAAAA.2.qsLFIbLGso7ZTwZ9YX5Pf6j_6NadDVIB1JfACOImThY"
 
     static func opened() -> (record: AppSessionRecord, refreshToken: Secret) {
         rules.open(id: session, guest: guest, secret: Array(repeating: 1, count: 32), at: start)
@@ -24,11 +26,11 @@ import Testing
     @Test func openingStoresOnlyTheKeyedDigestOfThePinnedToken() {
         let (record, token) = Self.opened()
         #expect(token.reveal() == Self.first)
-        #expect(record.current.digest.hex == "52c96f79ba92d1d94426c09c07bc69151f2ef84b46ef0a64f2afa14a83961360")
+        #expect(record.current.digest.hex == "8785385ddf8be08a7e92860c39656b47b4055e6fa93ad51acef23da6e8f8aa6c")
         #expect(record.current.keyID.text == "k1")
         #expect(record.version == 1 && record.identity == .guest(Self.guest))
         #expect(record.expiresAt == Self.start.addingTimeInterval(30 * 86_400))
-        #expect(!"\(record)".contains("52c96f") && !"\(record)".contains("AQEBAQ"))
+        #expect(!"\(record)".contains("878538") && !"\(record)".contains("ezYTic") && !"\(record)".contains("010101"))
     }
 
     @Test func aRotationDerivesThePinnedSuccessorAndSlidesTheExpiry() throws {
@@ -39,8 +41,9 @@ import Testing
             return
         }
         #expect(successor.reveal() == Self.successor)
-        #expect(next.current.digest.hex == "fa5c85c2ae6522cffb80dfa3546726ea45b152c0adee2389d611292df12fe781")
+        #expect(next.current.digest.hex == "c1babed0cb2a2f1942259aa880e1a1f2e229a6bfcaf9d72d1c71f229f4742d2d")
         #expect(next.previous?.token == record.current && next.previous?.rotatedAt == later)
+        #expect(next.family == AppSessionRecord.Family(seed: Array(repeating: 1, count: 32), generation: 2), "the family's seed stays; its generation counts")
         #expect(next.version == 2 && next.expiresAt == later.addingTimeInterval(30 * 86_400))
     }
 
@@ -85,12 +88,65 @@ import Testing
         }
     }
 
+    /// The attacker's read of 2026-12-04: a thief who refreshes a stolen token more times than the record
+    /// remembers ancestors pushed the victim's token out of memory, so presenting it was "never issued"
+    /// and revoked nothing. Every earlier token of the family is reuse, however many rotations back.
+    @Test func everyEarlierTokenOfTheFamilyIsReuseHoweverManyRotationsBack() throws {
+        var (record, token) = Self.opened()
+        let first = token
+        for step in 1...(AppSessionPolicy.standard.ancestors + 4) {
+            guard case .rotated(let next, let successor) = Self.rules.refresh(record, presented: try Self.presented(token.reveal()), nonce: Array(repeating: UInt8(step), count: 32), at: Self.start.addingTimeInterval(Double(step))) else {
+                Issue.record("rotation \(step) did not rotate")
+                return
+            }
+            (record, token) = (next, successor)
+        }
+        guard case .reused(let revoked) = Self.rules.refresh(record, presented: try Self.presented(first.reveal()), nonce: [], at: Self.start.addingTimeInterval(3600)) else {
+            Issue.record("the first token, twelve rotations back, was not recognised as reuse")
+            return
+        }
+        #expect(revoked.revoked?.reason == .reuse)
+    }
+
     /// Knowing a session's id (no secret) and guessing a token ends no one's session.
     @Test func aTokenTheSessionNeverIssuedIsRefusedAndRevokesNothing() throws {
         let (record, _) = Self.opened()
         let guess = "otr1.AAAAAAAAAAAAAAAAAAAAAA." + String(repeating: "A", count: 43)
         guard case .refused(.invalid) = Self.rules.refresh(record, presented: try Self.presented(guess), nonce: [], at: Self.start) else {
             Issue.record("a guessed token was not refused as invalid")
+            return
+        }
+    }
+
+    /// Only a code the server made counts as an earlier generation: a stranger who knows the session id and
+    /// writes a lower (or higher) generation with any code, or a code of another session's family, ends
+    /// nothing.
+    @Test func aGenerationWithoutTheFamilysCodeIsRefusedAndRevokesNothing() throws {
+        var (record, token) = Self.opened()
+        for step in 1...3 {
+            guard case .rotated(let next, let successor) = Self.rules.refresh(record, presented: try Self.presented(token.reveal()), nonce: Array(repeating: UInt8(step), count: 32), at: Self.start) else {
+                Issue.record("not rotated")
+                return
+            }
+            (record, token) = (next, successor)
+        }
+        let code = String(Self.first.suffix(43))
+        let other = Self.rules.open(id: try AppSessionID("CCCCCCCCCCCCCCCCCCCCCC"), guest: Self.guest, secret: Array(repeating: 1, count: 32), at: Self.start).refreshToken
+        let guesses = [
+            "otr2.AAAAAAAAAAAAAAAAAAAAAA.1." + String(repeating: "A", count: 43),   // a lower generation, a made-up code
+            "otr2.AAAAAAAAAAAAAAAAAAAAAA.2." + code,                               // generation 1's code under generation 2
+            "otr2.AAAAAAAAAAAAAAAAAAAAAA.9." + code,                               // a generation not issued yet
+            "otr2.AAAAAAAAAAAAAAAAAAAAAA.1." + String(other.reveal().suffix(43)),  // another session's generation 1
+        ]
+        for guess in guesses {
+            guard case .refused(.invalid) = Self.rules.refresh(record, presented: try Self.presented(guess), nonce: [], at: Self.start.addingTimeInterval(3600)) else {
+                Issue.record("\(guess) was not refused as invalid")
+                return
+            }
+        }
+        // The real generation 1 is still recognised as reuse.
+        guard case .reused = Self.rules.refresh(record, presented: try Self.presented(Self.first), nonce: [], at: Self.start.addingTimeInterval(3600)) else {
+            Issue.record("generation 1 was not reuse")
             return
         }
     }
@@ -120,6 +176,38 @@ import Testing
         }
         let guestClaims = Self.ring.accessToken(session: record.id, identity: record.identity, issuedAt: Self.start, expiresAt: Self.start.addingTimeInterval(60)).claims
         #expect(!Self.rules.stands(guestClaims, in: login))
+    }
+
+    @Test(arguments: [
+        "otr2.AAAAAAAAAAAAAAAAAAAAAA.0.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0", "otr2.AAAAAAAAAAAAAAAAAAAAAA.01.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0",
+        "otr2.AAAAAAAAAAAAAAAAAAAAAA.12345678901.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0", "otr2.AAAAAAAAAAAAAAAAAAAAAA.+1.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0",
+        "otr2.AAAAAAAAAAAAAAAAAAAAAA..ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0", "otr1.AAAAAAAAAAAAAAAAAAAAAA.1.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0",
+        "otr2.AAAAAAAAAAAAAAAAAAAAAA.1.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh", "otr2.AAAAAAAAAAAAAAAAAAAAAA.1.1.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0",
+        "otr2.AAAAAAAAAAAAAAAAAAAAAA.١.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0",
+    ])
+    func malformedFormatTwoTokens(_ text: String) {
+        #expect(PresentedRefreshToken(Secret(text)) == nil)
+    }
+
+    /// A family that reached its last generation (10 digits) goes on as a new family seeded with the nonce.
+    @Test func theLastGenerationRotatesIntoANewFamily() throws {
+        var (record, _) = Self.opened()
+        let last = "otr2.AAAAAAAAAAAAAAAAAAAAAA.9999999999.fr101ul_Pmocxl2nUVP9wJDgHIFOD-F-MJsB-XMWfPY"
+        record.family = AppSessionRecord.Family(seed: Array(repeating: 1, count: 32), generation: 9_999_999_999)
+        record.current = AppSessionRecord.Digest(keyID: record.current.keyID, digest: HMACSHA256.authenticationCode(for: Array("onetap-refresh-1\0\(last)".utf8), key: (0..<32).map(UInt8.init)))
+        guard case .rotated(let next, let successor) = Self.rules.refresh(record, presented: try Self.presented(last), nonce: Array(repeating: 7, count: 32), at: Self.start) else {
+            Issue.record("the last generation did not rotate")
+            return
+        }
+        #expect(successor.reveal() == "otr2.AAAAAAAAAAAAAAAAAAAAAA.1.xvrJs3RbBotZJtJ6DqNYTLloqBoC1OU87PkZnUjXwOs")
+        #expect(next.family?.generation == 1)
+    }
+
+    @Test func theGrammarReadsBothFormats() throws {
+        #expect(try Self.presented(Self.first).generation == 1)
+        #expect(try Self.presented("otr2.AAAAAAAAAAAAAAAAAAAAAA.9999999999.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0").generation == 9_999_999_999)
+        let legacy = try Self.presented("otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE")
+        #expect(legacy.generation == nil && legacy.session == Self.session)
     }
 
     @Test(arguments: ["", "otr1.", "otr2.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE", "otr1.AAAAAAAAAAAAAAAAAAAAA*.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE", "otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQ=", "otr1.AAAAAAAAAAAAAAAAAAAAAA.AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEX"])

@@ -62,6 +62,22 @@ import Testing
         #expect(world.events.recorded.contains { $0.json().contains(#""event":"revoked""#) && $0.json().contains(#""reason":"reuse""#) })
     }
 
+    /// The attacker's read of 2026-12-04: a thief refreshes a stolen token in a burst, more times than a
+    /// session remembers older tokens. The victim's token, presented next, still revokes the session, and
+    /// the thief's newest token stops working.
+    @Test func aBurstOfRefreshesByAThiefDoesNotHideTheVictimsToken() async throws {
+        let world = World()
+        let victim = try await world.sessions.open()
+        var stolen = victim.refreshToken
+        for _ in 0..<20 {
+            world.clock.advance(by: .seconds(1))
+            stolen = try await world.sessions.refresh(stolen).refreshToken
+        }
+        world.clock.advance(by: .seconds(60))
+        await #expect { try await world.sessions.refresh(victim.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .reused }
+        await #expect { try await world.sessions.refresh(stolen) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+    }
+
     /// Four requests refreshing one token at once: one rotation, one successor for all.
     @Test func concurrentRefreshesOfOneTokenMakeOneRotation() async throws {
         let world = World()
