@@ -1,5 +1,5 @@
 # Writes Tests/Golden/app-session/account-family.json, a session whose refresh tokens are of format 2 (a family),
-# from the format of onetap-app-session/1 with its `family` member (run once, in that directory; never again:
+# from the format of onetap-app-session/1 with its `familySeed` and `generation` members (run once, in that directory; never again:
 # the file is pinned). Python 3 standard library only. The keys are app-session.py's.
 import hmac, hashlib, base64, json
 def b64u(b): return base64.urlsafe_b64encode(b).rstrip(b'=').decode()
@@ -18,7 +18,7 @@ nonce = bytes(range(97, 129))
 text = ('{"format":"onetap-app-session/1","id":"%s","version":5,"account":"42","createdAtMs":1796115660000,'
   '"current":{"kid":"k2","digest":"%s"},"expiresAtMs":1798707960000,'
   '"previous":{"kid":"k2","digest":"%s","rotatedAtMs":1796115960000,"nonce":"%s"},'
-  '"ancestors":[],"family":{"seed":"%s","generation":4}}') % (sid, digest("k2", g4), digest("k2", g3), nonce.hex(), seed.hex())
+  '"ancestors":[],"familySeed":"%s","generation":4}') % (sid, digest("k2", g4), digest("k2", g3), nonce.hex(), seed.hex())
 json.loads(text)
 open("account-family.json", "w", encoding="utf-8").write(text)
 print("tokens:", g1, g2, g3, g4, "generation 5:", token("k2", sid, 5, seed), sep="\n")

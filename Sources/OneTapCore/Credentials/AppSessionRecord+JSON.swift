@@ -3,7 +3,7 @@
 //     {"format":"onetap-app-session/1","id":"…22 chars…","version":3,"account":"42","createdAtMs":1796112000250,
 //      "current":{"kid":"k2","digest":"…64 hex…"},"expiresAtMs":1798704060500,
 //      "previous":{"kid":"k2","digest":"…","rotatedAtMs":1796112060500,"nonce":"…64 hex…"},
-//      "ancestors":[{"kid":"k1","digest":"…"}],"family":{"seed":"…64 hex…","generation":4},
+//      "ancestors":[{"kid":"k1","digest":"…"}],"familySeed":"…64 hex…","generation":4,
 //      "revokedAtMs":1796112090000,"revocation":"reuse",
 //      "lastLogin":{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796112000125}}
 //
@@ -16,9 +16,9 @@
 // logged in to a second account since), `pendingGuest` and `pendingInto` (the guest id and the account id that
 // login was to) instead, added later still under names an earlier version does not read, so an instance of that
 // version running beside this one never merges the guest into the session's current account (it leaves the data
-// with the guest). `family` (added later in `/1`) only while the current refresh token is of format 2: its
-// family's seed and the current token's generation (1 to 9999999999); an earlier version ignores it, and a record
-// it rotates leaves it out. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
+// with the guest). `familySeed` and `generation` (added later in `/1`) together, only while the current refresh
+// token is of format 2: its family's seed and the current token's generation (1 to 9999999999); an earlier version
+// ignores them, and a record it rotates leaves them out. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
@@ -57,7 +57,10 @@ extension AppSessionRecord: JSONStoredRecord {
         try writer.instant("expiresAtMs", expiresAt)
         try writer.member("previous", previous)
         try writer.member("ancestors", elements: ancestors)
-        try writer.member("family", family)
+        if let family {
+            writer.member("familySeed", SHA256Digest(bytes: family.seed).hex)
+            writer.member("generation", family.generation)
+        }
         if let revoked {
             try writer.instant("revokedAtMs", revoked.at)
             writer.member("revocation", revoked.reason.rawValue)
@@ -74,7 +77,8 @@ extension AppSessionRecord: JSONStoredRecord {
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
         var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
-        var unmergedGuest: GuestID?, pendingGuest: GuestID?, pendingInto: AccountID?, family: Family??
+        var unmergedGuest: GuestID?, pendingGuest: GuestID?, pendingInto: AccountID?
+        var familySeed: SHA256Digest?, generation: Int?
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "id": try reader.parsed(&id, key)
@@ -86,7 +90,8 @@ extension AppSessionRecord: JSONStoredRecord {
             case "expiresAtMs": try instants.read(&expiresAt, key, "expiresAtMs", &reader)
             case "previous": try reader.record(&previous, key)
             case "ancestors": try reader.record(&ancestors, key)
-            case "family": try reader.record(&family, key)
+            case "familySeed": try reader.member(&familySeed, key)
+            case "generation": try reader.member(&generation, key)
             case "revokedAtMs": try instants.read(&revokedAt, key, "revokedAtMs", &reader)
             case "revocation": try reader.raw(&revocation, key)
             case "lastLogin": try reader.record(&lastLogin, key)
@@ -117,6 +122,18 @@ extension AppSessionRecord: JSONStoredRecord {
         case (nil, _?): throw reader.missing("revokedAtMs")
         case (_?, nil): throw reader.missing("revocation")
         }
+        var family: Family?
+        switch (familySeed, generation) {
+        case (nil, nil): family = nil
+        case (let seed?, let generation?):
+            guard (1...PresentedRefreshToken.lastGeneration).contains(generation) else {
+                throw reader.invalid("a generation counts from 1 to \(PresentedRefreshToken.lastGeneration), not \(generation)").at("generation")
+            }
+            // The seed is 32 bytes, written as a digest is: 64 hexadecimal digits.
+            family = Family(seed: seed.bytes, generation: generation)
+        case (nil, _?): throw reader.missing("familySeed")
+        case (_?, nil): throw reader.missing("generation")
+        }
         var pendingMerge: PendingMerge?
         switch (unmergedGuest, pendingGuest, pendingInto) {
         case (nil, nil, nil): pendingMerge = nil
@@ -131,7 +148,7 @@ extension AppSessionRecord: JSONStoredRecord {
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),
             current: try reader.required(current, "current"), expiresAt: try reader.required(expiresAt, "expiresAtMs"), previous: previous ?? nil,
-            ancestors: older, family: family ?? nil, revoked: revoked, lastLogin: lastLogin ?? nil, pendingMerge: pendingMerge)
+            ancestors: older, family: family, revoked: revoked, lastLogin: lastLogin ?? nil, pendingMerge: pendingMerge)
     }
 }
 
@@ -188,32 +205,5 @@ extension AppSessionRecord.Rotated: JSONRecord {
         self.init(
             token: AppSessionRecord.Digest(keyID: try reader.required(keyID, "kid"), digest: try reader.required(digest, "digest")),
             rotatedAt: try reader.required(rotatedAt, "rotatedAtMs"), nonce: try reader.required(nonce, "nonce"))
-    }
-}
-
-extension AppSessionRecord.Family: JSONRecord {
-    /// Writes `{"seed":…,"generation":…}`.
-    package func write(to writer: inout JSONWriter) throws(JSONWriteError) {
-        writer.object { writer in
-            writer.member("seed", SHA256Digest(bytes: seed).hex)
-            writer.member("generation", generation)
-        }
-    }
-
-    package init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var seed: SHA256Digest?, generation: Int?
-        try reader.members { (key, reader) throws(JSONReadError) in
-            switch key {
-            // 32 bytes, written as a digest is: 64 hexadecimal digits.
-            case "seed": try reader.member(&seed, key)
-            case "generation": try reader.member(&generation, key)
-            default: break
-            }
-        }
-        let counted = try reader.required(generation, "generation")
-        guard (1...PresentedRefreshToken.lastGeneration).contains(counted) else {
-            throw reader.invalid("a generation counts from 1 to \(PresentedRefreshToken.lastGeneration), not \(counted)").at("generation")
-        }
-        self.init(seed: try reader.required(seed, "seed").bytes, generation: counted)
     }
 }
