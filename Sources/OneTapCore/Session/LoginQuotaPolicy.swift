@@ -78,14 +78,19 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         }
 
         /// The key's value: the address's block (`203.0.113.7`, `2409:8900:1:2::/64`, `…/56`, `…/48`),
-        /// the device id, the app session id or `all`; ``SMSPolicy/notGiven`` for a missing address or
-        /// device, the one shared bucket.
+        /// the device id at the address's /64 (`one-phone at 203.0.113.7`), the app session id or `all`;
+        /// ``SMSPolicy/notGiven`` for a missing address or device, the one shared bucket.
+        ///
+        /// A device is counted per address because its id is the app's claim, no secret: counted alone, a
+        /// stranger who knew it used up the device's quota from anywhere and its owner could start no login.
+        /// Counted per address, the stranger fills only the device's count at the stranger's address (which
+        /// the `ip` rules already bound).
         func value(for key: Key) -> String {
             switch key {
             case .ip: address.map { SMSContext.limitKey($0, prefix: 64) } ?? SMSPolicy.notGiven
             case .ip56: address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven
             case .ip48: address.map { SMSContext.limitKey($0, prefix: 48) } ?? SMSPolicy.notGiven
-            case .device: device ?? SMSPolicy.notGiven
+            case .device: device.map { "\($0) at \(value(for: .ip))" } ?? SMSPolicy.notGiven
             case .session: session
             case .global: "all"
             case .number, .numberSession: SMSPolicy.notGiven  // no rule counts per them (``keys``)

@@ -46,6 +46,20 @@ import Testing
         #expect(policy.decide(known, counting: .starts, events: events, at: Self.now) == .admit)
     }
 
+    /// A device is counted at its address (an IPv6 client's /64): its id is a claim a stranger can send from
+    /// anywhere. The missing device's bucket stays one across every address (fail closed).
+    @Test func aDeviceIsCountedAtItsAddress() throws {
+        let policy = try policy("device,device,starts,60,2,t\n")
+        let counters = { (address: String?, device: String?) throws -> [String] in
+            policy.counters(for: LoginQuotaPolicy.Request(address: try address.map(IPAddress.init), device: device, session: "S1"), counting: .starts).map(\.description)
+        }
+        #expect(try counters("203.0.113.7", "one-phone") == ["starts:device:one-phone at 203.0.113.7"])
+        #expect(try counters("2409:8900:1:2:aaaa::1", "one-phone") == ["starts:device:one-phone at 2409:8900:1:2::/64"])
+        #expect(try counters(nil, "one-phone") == ["starts:device:one-phone at (not given)"])
+        #expect(try counters("203.0.113.7", nil) == ["starts:device:(not given)"])
+        #expect(try counters("198.51.100.1", nil) == ["starts:device:(not given)"])
+    }
+
     /// Sliding windows, exact to the second; the rule that frees a place last is named.
     @Test func slidingWindows() throws {
         let policy = try policy("minute,ip,starts,60,2,t\nhour,ip,starts,3600,3,t\n")

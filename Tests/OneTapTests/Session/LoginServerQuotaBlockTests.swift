@@ -51,16 +51,16 @@ import Testing
     }
 
     /// A client that names its device `unknown` neither shares nor fills the bucket of requests that
-    /// gave no device.
+    /// gave no device (a device is counted per address since 2026-12-04, the missing device's one
+    /// bucket still across every address).
     @Test func aDeviceCalledUnknownIsNotTheMissingDevicesBucket() async throws {
         let logins = server()
-        let named = try DeviceID("unknown")
-        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: try IPAddress("198.51.100.1"), device: named)
-        _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("198.51.100.2"), device: named)
-        // The "unknown"-named device is spent; a request without a device still starts.
-        _ = try await logins.start(Self.mobileSIM, for: Self.client(2), address: try IPAddress("198.51.100.3"))
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: try IPAddress("198.51.100.1"))
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("198.51.100.2"))
+        // The missing devices' bucket is spent; a device named "unknown" still starts.
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(2), address: try IPAddress("198.51.100.3"), device: try DeviceID("unknown"))
         await #expect {
-            try await logins.start(Self.mobileSIM, for: Self.client(3), address: try IPAddress("198.51.100.4"), device: named)
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: try IPAddress("198.51.100.4"))
         } throws: { Self.isOverQuota($0, rule: "device-starts") }
     }
 }

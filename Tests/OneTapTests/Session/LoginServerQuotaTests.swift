@@ -20,8 +20,8 @@ import Testing
         device-exchanges,device,exchanges,3600,2,test
         """, file: "test-quotas.csv")
 
-    func server(quotas: any LoginQuotaStore = InMemoryLoginQuotaStore(), exchange: ExchangeGuard? = nil) -> LoginServer {
-        LoginServer(store: store, exchange: exchange, quotas: LoginQuotas(policy: Self.policy, store: quotas), clock: clock, events: DiscardingEventSink())
+    func server(quotas: any LoginQuotaStore = InMemoryLoginQuotaStore(), exchange: ExchangeGuard? = nil, policy: LoginQuotaPolicy = Self.policy) -> LoginServer {
+        LoginServer(store: store, exchange: exchange, quotas: LoginQuotas(policy: policy, store: quotas), clock: clock, events: DiscardingEventSink())
     }
 
     static func client(_ index: Int) -> AccessClaims {
@@ -58,15 +58,49 @@ import Testing
         _ = try await logins.start(Self.mobileSIM, for: Self.client(3), address: address, device: try DeviceID("device-3"))
     }
 
-    @Test func startsPerDeviceAreLimitedAcrossAddresses() async throws {
-        let logins = server()
+    @Test func startsPerDeviceAreLimitedFromOneAddress() async throws {
+        let logins = server(policy: try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,source\nip-starts,ip,starts,3600,10,test\ndevice-starts,device,starts,3600,3,test\n", file: "q.csv"))
         let device = try DeviceID("one-phone")
+        let address = try IPAddress("2409:8900:1:2::1")
         for index in 0..<3 {
-            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: try IPAddress("198.51.100.\(index + 1)"), device: device)
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: try IPAddress("2409:8900:1:2::\(index + 1)"), device: device)
         }
         await #expect {
-            try await logins.start(Self.mobileSIM, for: Self.client(3), address: try IPAddress("198.51.100.9"), device: device)
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: address, device: device)
         } throws: { isOverQuota($0, rule: "device-starts") }
+    }
+
+    /// The attacker's read of 2026-12-04: a device id is the app's claim. A stranger who knows one (it is no
+    /// secret) started the device's quota of logins from elsewhere, and the device's owner could start
+    /// none for an hour. A device is now counted per address (an IPv6 /64): the stranger fills only the
+    /// device's count at the stranger's own address.
+    @Test func aStrangerWhoKnowsADeviceIDCannotUseUpItsStartsFromElsewhere() async throws {
+        let logins = server()
+        let device = try DeviceID("victims-phone")
+        let stranger = try IPAddress("198.51.100.1")
+        for index in 0..<3 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: stranger, device: device)
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: stranger, device: device)
+        } throws: { isOverQuota($0, rule: "ip-starts") || isOverQuota($0, rule: "device-starts") }
+        // The owner, from the owner's own address, still starts.
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(4), address: try IPAddress("203.0.113.50"), device: device)
+    }
+
+    /// The same for paid exchanges: a stranger's success reports under the device id from elsewhere leave
+    /// the owner's exchanges alone.
+    @Test func aStrangerWhoKnowsADeviceIDCannotUseUpItsExchangesFromElsewhere() async throws {
+        let logins = server(exchange: ExchangeGuard(provider: MockTokenExchange(number: Self.number, clock: clock), clock: clock))
+        let device = try DeviceID("victims-phone")
+        for index in 0..<2 {
+            let address = try IPAddress("198.51.100.\(index + 1)")
+            let started = try await logins.start(Self.mobileSIM, for: Self.client(index), address: address, device: device)
+            _ = try await logins.report(success("T-\(index)"), to: started.session.id, version: 1, from: Self.client(index), address: address, device: device)
+        }
+        let owner = try IPAddress("203.0.113.50")
+        let started = try await logins.start(Self.mobileSIM, for: Self.client(9), address: owner, device: device)
+        _ = try await logins.report(success("T-9"), to: started.session.id, version: 1, from: Self.client(9), address: owner, device: device)
     }
 
     /// Without an address or a device, every caller shares the rule's one `unknown` bucket: a missing key
