@@ -28,6 +28,11 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
         return (entry.value, entry.keepUntil)
     }
 
+    /// A value whatever its keep-until (one kept only until before now included, until a sweep removes it).
+    /// - Parameter key: The key.
+    /// - Returns: The value, or nil when none is held.
+    package func stored(_ key: Key) -> Value? { kept[key]?.value }
+
     /// Stores a value, or removes it.
     /// - Parameters:
     ///   - key: The key.
@@ -60,14 +65,16 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
     ///   - instant: The instant.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
+    ///   - removing: Told of each value as it is removed.
     /// - Complexity: O((r + q) log n), for r values removed and q kept longer since they were queued.
-    package mutating func sweep(before instant: Date, limit: Int) -> Int {
+    package mutating func sweep(before instant: Date, limit: Int, removing: (Key, Value) -> Void = { _, _ in }) -> Int {
         var removed = 0
         while removed < limit, let next = due.first, next.due < instant {
             _ = due.removeFirst()
             guard let entry = kept[next.key], entry.queued == next.due else { continue }  // removed, or queued again sooner
             if entry.keepUntil < instant {
                 kept[next.key] = nil
+                removing(next.key, entry.value)
                 removed += 1
             } else {
                 kept[next.key]?.queued = entry.keepUntil

@@ -1,32 +1,63 @@
 /// Records in this process's memory by id, each at a version: the create, the compare-and-swap replace
 /// and the removal of expired records that the in-memory login-session and app-session stores share.
 /// Thread-safe; every operation is atomic.
+///
+/// The records stand in an ``InMemoryExpiringValues`` until their expiry, so a sweep reads only what is due,
+/// and an index by owner finds an account's sessions: no operation reads the whole table.
 package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable {
-    /// The records by id.
-    package let records = LockedValue<[Record.ID: Record]>([:])
+    /// The records, and their ids by owner.
+    private struct Table: Sendable {
+        var records = InMemoryExpiringValues<Record.ID, Record>()
+        var owned: [Record.Owner: Set<Record.ID>] = [:]
+
+        /// Stores a record in place of the one before it (nil for none), keeping the owner index.
+        mutating func put(_ record: Record, replacing old: Record?) {
+            records.set(record.id, record, keepUntil: record.expiresAt)
+            guard old?.owner != record.owner else { return }
+            if let old { forget(old) }
+            if let owner = record.owner { owned[owner, default: []].insert(record.id) }
+        }
+
+        /// Takes a removed record out of the owner index.
+        mutating func forget(_ record: Record) {
+            guard let owner = record.owner else { return }
+            owned[owner]?.remove(record.id)
+            if owned[owner]?.isEmpty == true { owned[owner] = nil }
+        }
+    }
+
+    private let table = LockedValue(Table())
 
     /// Creates an empty table.
     package init() {}
 
     /// How many records are stored.
-    package var count: Int { records.withLock { $0.count } }
+    package var count: Int { table.withLock { $0.records.count } }
 
     /// Reads a record.
     /// - Parameter id: The id.
     /// - Returns: The record, or nil.
     package func load(_ id: Record.ID) -> Record? {
-        records.withLock { $0[id] }
+        table.withLock { $0.records.stored(id) }
+    }
+
+    /// The records of an owner.
+    /// - Parameter owner: The owner.
+    /// - Returns: Its records, in no order.
+    /// - Complexity: O(its records).
+    package func records(of owner: Record.Owner) -> [Record] {
+        table.withLock { table in (table.owned[owner] ?? []).compactMap { table.records.stored($0) } }
     }
 
     /// Stores a new record.
     /// - Parameter record: The record.
     /// - Throws: ``StoreError`` of kind `duplicate` when its id is taken.
     package func create(_ record: Record) throws(StoreError) {
-        try records.withLock { records throws(StoreError) in
-            guard records[record.id] == nil else {
+        try table.withLock { table throws(StoreError) in
+            guard table.records.stored(record.id) == nil else {
                 throw StoreError(.duplicate, subject: Record.subject(record.id), message: "\(Record.article) \(Record.named) with this id exists")
             }
-            records[record.id] = record
+            table.put(record, replacing: nil)
         }
     }
 
@@ -50,15 +81,15 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     /// - Returns: What `alongside` returns.
     /// - Throws: ``StoreError`` of kind `conflict` or `not-found`; `alongside` did not run then.
     package func replace<T>(_ record: Record, expecting version: Int, alongside: () -> T) throws(StoreError) -> T {
-        try records.withLock { records throws(StoreError) in
-            guard let current = records[record.id] else {
+        try table.withLock { table throws(StoreError) in
+            guard let current = table.records.stored(record.id) else {
                 throw StoreError(.notFound, subject: Record.subject(record.id), message: "no \(Record.named) has this id")
             }
             guard current.version == version, record.version > version else {
                 throw StoreError(.conflict, subject: Record.subject(record.id), message: "expected version \(version), found \(current.version)")
             }
             let result = alongside()
-            records[record.id] = record
+            table.put(record, replacing: current)
             return result
         }
     }
@@ -68,11 +99,14 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     ///   - instant: The instant.
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
+    /// - Complexity: O((r + q) log n) for r records removed and q whose expiry moved later since they were
+    ///   queued; never the table's size.
     package func removeExpired(before instant: Date, limit: Int) -> Int {
-        records.withLock { records in
-            let expired = records.values.filter { $0.expiresAt < instant }.prefix(max(0, limit)).map(\.id)
-            for id in expired { records[id] = nil }
-            return expired.count
+        table.withLock { table in
+            var removed: [Record] = []
+            let count = table.records.sweep(before: instant, limit: max(0, limit)) { _, record in removed.append(record) }
+            for record in removed { table.forget(record) }
+            return count
         }
     }
 }

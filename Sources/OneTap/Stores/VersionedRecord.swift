@@ -4,12 +4,17 @@
 package protocol VersionedRecord: Sendable {
     /// The record's id type.
     associatedtype ID: Hashable & Sendable
+    /// Who a record belongs to, when a store finds records by it (an app session's account); `Never` when
+    /// none does.
+    associatedtype Owner: Hashable & Sendable = Never
     /// The record's id.
     var id: ID { get }
     /// The record's version: a replace is made from one and raises it.
     var version: Int { get }
     /// When the record may be removed.
     var expiresAt: Date { get }
+    /// Who it belongs to, nil for no one.
+    var owner: Owner? { get }
     /// The store errors' subject for a record's id.
     /// - Parameter id: The id.
     /// - Returns: The subject.
@@ -18,6 +23,11 @@ package protocol VersionedRecord: Sendable {
     static var named: String { get }
     /// Its indefinite article (`"a"`, `"an"`).
     static var article: String { get }
+}
+
+extension VersionedRecord where Owner == Never {
+    /// No one: no store finds these records by an owner.
+    package var owner: Never? { nil }
 }
 
 extension LoginSession: VersionedRecord {
@@ -30,4 +40,6 @@ extension AppSessionRecord: VersionedRecord {
     package static func subject(_ id: AppSessionID) -> StoreError.Entry { .appSession(id) }
     package static var named: String { "app session" }
     package static var article: String { "an" }
+    /// The account it is logged in to: what `sessions(of:)` finds it by.
+    package var owner: AccountID? { account }
 }

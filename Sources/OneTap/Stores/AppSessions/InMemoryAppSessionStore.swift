@@ -11,7 +11,8 @@ package final class InMemoryAppSessionStore: AppSessionStore, InMemoryVersionedS
     /// The live sessions of an account (``AppSessionStore/sessions(of:)``).
     /// - Parameter account: The account.
     /// - Returns: Their ids.
+    /// - Complexity: O(the account's sessions), never the table's size.
     package func sessions(of account: AccountID) async throws -> [AppSessionID] {
-        table.records.withLock { records in records.values.filter { $0.account == account && $0.revoked == nil }.map(\.id) }
+        table.records(of: account).filter { $0.revoked == nil }.map(\.id)
     }
 }
