@@ -38,7 +38,8 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
 
     /// The family of the session's format-2 refresh tokens: the seed every one of them is derived from, and
     /// the generation of the current one (every lower generation was issued before it).
-    package struct Family: Hashable, Sendable {
+    /// With its key ring, the seed makes every token of the family: `dump` shows its generation only.
+    package struct Family: Hashable, Sendable, CustomReflectable {
         /// 32 random bytes, drawn at the login (or the opening) that started the family.
         package let seed: [UInt8]
         /// The current token's generation, from 1.
@@ -48,6 +49,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
             self.seed = seed
             self.generation = generation
         }
+
+        /// The generation; never the seed.
+        package var customMirror: Mirror { Mirror(self, children: ["generation": generation]) }
     }
 
     /// Why a session was revoked.

@@ -39,11 +39,17 @@ package struct PresentedRefreshToken: Sendable {
     /// The last generation a family reaches: the rotation after it starts a new family.
     static let lastGeneration = 9_999_999_999
 
+    /// The longest token of either format, in bytes: `otr2.`, a 22-character session id, `.`, 10 digits, `.` and
+    /// a 43-character code.
+    static let maximumBytes = 5 + 22 + 1 + generationDigits + 1 + 43
+
     /// Reads a token's grammar.
     /// - Parameter token: The token.
     /// - Returns: The token, or nil when it is not a refresh token of format 1 or 2.
+    /// - Complexity: O(1) for a text longer than ``maximumBytes``: it is refused before it is read.
     package init?(_ token: Secret) {
         let text = token.reveal()
+        guard text.utf8.count <= Self.maximumBytes else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 4, parts.last?.utf8.count == 43, parts[parts.count - 1].unicodeScalars.allSatisfy(Base64.isURLSafe),
             let session = try? AppSessionID(String(parts[1]))

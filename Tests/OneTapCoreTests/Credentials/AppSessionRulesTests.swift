@@ -31,6 +31,10 @@ import Testing
         #expect(record.version == 1 && record.identity == .guest(Self.guest))
         #expect(record.expiresAt == Self.start.addingTimeInterval(30 * 86_400))
         #expect(!"\(record)".contains("878538") && !"\(record)".contains("ezYTic") && !"\(record)".contains("010101"))
+        // `dump` shows the family's generation, never its seed (32 bytes of 1).
+        var dumped = ""
+        dump(record, to: &dumped)
+        #expect(dumped.contains("generation: 1") && !dumped.contains("seed"), "\(dumped)")
     }
 
     @Test func aRotationDerivesThePinnedSuccessorAndSlidesTheExpiry() throws {
@@ -201,6 +205,16 @@ import Testing
         }
         #expect(successor.reveal() == "otr2.AAAAAAAAAAAAAAAAAAAAAA.1.xvrJs3RbBotZJtJ6DqNYTLloqBoC1OU87PkZnUjXwOs")
         #expect(next.family?.generation == 1)
+    }
+
+    /// The attacker's read of the format-2 change: the grammar split any text on `.` before it checked a
+    /// length, so a request carrying megabytes of dots cost hundreds of megabytes of substrings. A text longer
+    /// than the longest token (82 bytes) is refused before it is read.
+    @Test func aTextLongerThanAnyTokenIsRefusedBeforeItIsRead() throws {
+        let longest = "otr2.AAAAAAAAAAAAAAAAAAAAAA.9999999999.ezYTicnzgj8417ADBdFMizE3TMdaRvzWmmBLNpD3Lh0"
+        #expect(longest.utf8.count == 82 && PresentedRefreshToken(Secret(longest)) != nil)
+        #expect(PresentedRefreshToken(Secret(longest + ".")) == nil)
+        #expect(PresentedRefreshToken(Secret(String(repeating: ".", count: 1_000_000))) == nil)
     }
 
     @Test func theGrammarReadsBothFormats() throws {
