@@ -18,15 +18,12 @@ import OneTap
 /// - Every value is a bound parameter; errors never quote the data. A database that is down, or a row
 ///   held past the statement timeout, fails the call with ``StoreError`` of kind `io`, and
 ///   nothing is written; the merger's journal makes the merge resume where it stopped.
-/// - Data has no expiry. A finished merge's journal is kept for ``finishedJournalRetention`` (30 days)
+/// - Data has no expiry. A finished merge's journal is kept for ``MergeJournal/finishedRetention`` (30 days)
 ///   after the merge finished, so a late login of the same guest still finds it (and merges nothing
 ///   twice); ``PostgresStores/removeExpiredRows(before:)`` then removes it.
 package final class PostgresGuestDataStore: GuestDataStore, CustomStringConvertible {
     /// The schema holding the tables.
     package var schema: String { pool.configuration.schema }
-
-    /// How long a finished merge's journal is kept after the merge finished: 30 days.
-    package static let finishedJournalRetention: Duration = .seconds(30 * 86_400)
 
     /// How many runs a merge's transaction gets when the database reports a deadlock, a serialization
     /// failure or a prepared statement gone stale (nothing of a refused run is written): 4, as the
@@ -230,7 +227,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         ).first != nil
     }
 
-    /// Removes journals of finished merges begun more than ``finishedJournalRetention`` before an
+    /// Removes journals of merges that finished more than ``MergeJournal/finishedRetention`` before an
     /// instant, oldest first, skipping rows another transaction holds (for
     /// ``PostgresStores/removeExpiredRows(before:)``).
     /// - Parameters:
@@ -238,7 +235,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - limit: The most to remove.
     /// - Returns: How many were removed.
     func removeFinishedJournals(before instant: Date, limit: Int) async throws -> Int {
-        let before = instant.addingTimeInterval(-Double(Self.finishedJournalRetention.components.seconds))
+        let before = instant.addingTimeInterval(-MergeJournal.finishedRetention.seconds)
         return try await PostgresExpiredRows.remove(statements.removeDone, before: before, limit: limit, on: pool)
     }
 

@@ -183,7 +183,7 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - app sessions whose refresh token expired before `instant` (revoked ones too: they are kept until
     ///   then, so a stolen token presented late is still recognised);
     /// - journals of guest merges that finished more than 30 days before `instant`
-    ///   (``PostgresGuestDataStore/finishedJournalRetention``). Guest data never expires, and the
+    ///   (``MergeJournal/finishedRetention``). Guest data never expires, and the
     ///   `guest_devices` rows of earlier versions (migration 6) are left as they are: nothing reads them.
     ///
     /// Each table is cleaned in batches of 10,000 rows, one statement each, so no statement holds many

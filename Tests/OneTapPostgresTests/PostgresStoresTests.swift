@@ -58,33 +58,15 @@ import Testing
                 "INSERT INTO \(table) SELECT 'bulk-' || n, 1, $1, '{}' FROM generate_series(1, $2) AS n",
                 [.instant(now.addingTimeInterval(-60)), .int64(Int64(PostgresStores.cleanupBatch + 5))])
 
-            // Merge journals: finished 30 days and a second ago (goes), finished just inside 30 days, and
-            // unfinished for 40 days (a merge to resume: kept).
+            // Merge journals around the 30 days a finished merge's journal is kept (``MergeJournalRetentionCase``):
+            // one goes, three stay.
             let guests = stores.guestDataStore()
-            func guest(_ n: Int) throws -> GuestID { try GuestID("cleanup-guest-0000000\(n)") }
-            let empty = try MergePlan.plan(guest: [:], account: [:], rules: .builtIn)
-            let unfinished = try MergePlan.plan(guest: ["favourites": ["a"]], account: [:], rules: .builtIn)
-            let month = 30.0 * 86_400
-            _ = try await guests.createJournal(MergeJournal(guest: try guest(0), account: "a", plan: empty, startedAt: now.addingTimeInterval(-month - 1)))
-            _ = try await guests.createJournal(MergeJournal(guest: try guest(1), account: "a", plan: empty, startedAt: now.addingTimeInterval(-month + 1)))
-            _ = try await guests.createJournal(MergeJournal(guest: try guest(2), account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400)))
-            // Begun 40 days ago, resumed and finished yesterday: kept 30 days from its finish.
-            let late = MergeJournal(guest: try guest(3), account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400))
-            _ = try await guests.createJournal(late)
-            var finished = late
-            finished.completed = late.plan.steps.count
-            finished.done = true
-            finished.finishedAt = now.addingTimeInterval(-86_400)
-            finished.version += 1
-            #expect(try await guests.replaceJournal(finished, expecting: late.version))
+            let journals = try await MergeJournalRetentionCase.write(to: guests, now: now, prefix: "cleanup-guest-")
 
             let report = try await stores.removeExpiredRows(before: now)
             #expect(report == PostgresCleanupReport(
                 refreshLeases: 0, loginSessions: 2 + PostgresStores.cleanupBatch + 5, smsCounters: 15, smsCodes: 3, exchangeLedgerRows: 1, mergeJournals: 1))
-            #expect(try await guests.journal(for: try guest(0)) == nil)
-            #expect(try await guests.journal(for: try guest(1))?.done == true)
-            #expect(try await guests.journal(for: try guest(2))?.done == false)
-            #expect(try await guests.journal(for: try guest(3)) == finished)
+            #expect(try await journals.problems(afterASweepOf: guests) == [])
             let kept = try await stores.pool.execute("SELECT count(*) FROM \(table)")
             #expect(kept.first == [.int64(2)])
             #expect(try await ledger.claim(SHA256.hash(Array("new".utf8)), at: now) == .pending)

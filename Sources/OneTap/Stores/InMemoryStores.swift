@@ -50,10 +50,10 @@ public final class InMemoryStores: Sendable {
     public func exchangeLedger() -> any ExchangeLedger { ledger }
 
     /// The stores whose records expire, for an ``ExpiredRecordSweeper``: login sessions, app sessions, SMS
-    /// codes and counters, login quota counters and the exchange ledger.
+    /// codes and counters, login quota counters, the exchange ledger and finished merges' journals.
     /// - Returns: The stores to sweep.
     public func sweptStores() -> [SweptStore] {
-        [.loginSessions(loginSessions), .appSessions(appSessions), .sms(sms), .loginQuotas(loginQuotas), .exchangeLedger(ledger)]
+        [.loginSessions(loginSessions), .appSessions(appSessions), .sms(sms), .loginQuotas(loginQuotas), .exchangeLedger(ledger), .mergeJournals(guestData)]
     }
 }
 

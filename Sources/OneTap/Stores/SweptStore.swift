@@ -58,4 +58,13 @@ public struct SweptStore: Sendable {
     package static func exchangeLedger(_ ledger: InMemoryExchangeLedger) -> SweptStore {
         SweptStore(name: "exchange-ledger") { try await ledger.removeExpired(before: $0, limit: $1) }
     }
+
+    /// The in-memory guest-data store's journals of finished merges
+    /// (``InMemoryGuestDataStore/removeFinishedJournals(before:limit:)``), named `merge-journals` as the
+    /// PostgreSQL stores name theirs.
+    /// - Parameter store: The store.
+    /// - Returns: The store to sweep.
+    package static func mergeJournals(_ store: InMemoryGuestDataStore) -> SweptStore {
+        SweptStore(name: "merge-journals") { store.removeFinishedJournals(before: $0, limit: $1) }
+    }
 }

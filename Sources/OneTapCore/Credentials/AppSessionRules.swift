@@ -1,6 +1,7 @@
 /// Every rule of an app session's refresh tokens, pure: opening, rotating with reuse detection (RFC 9700
-/// §4.14.2: any earlier token of the family revokes it), logging in and revoking. The random bytes come from the caller (`AppSessions` draws them
-/// from the system's CSPRNG); the store and the clock are the caller's too.
+/// §4.14.2: any earlier token of the family revokes it), logging in and revoking. The random bytes come
+/// from the caller (`AppSessions` draws them from the system's CSPRNG); the store and the clock are the
+/// caller's too.
 package struct AppSessionRules: Sendable {
     /// The lifetimes and the grace.
     package let policy: AppSessionPolicy

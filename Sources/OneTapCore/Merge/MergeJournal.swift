@@ -28,6 +28,17 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// Goes up by one at every change: stores replace a journal only at the version read (compare-and-swap).
     public package(set) var version: Int
 
+    /// How long a finished merge's journal is kept after the merge finished, so a late login of the same guest
+    /// still finds it (and merges nothing twice): 30 days. Every guest-data store removes it then.
+    package static let finishedRetention: Duration = .seconds(30 * 86_400)
+
+    /// Until when a store keeps the journal: ``finishedRetention`` after the merge finished (its start when no
+    /// finish is recorded), the distant future while it runs.
+    package var keepUntil: Date {
+        guard done else { return .distantFuture }
+        return (finishedAt ?? startedAt).addingTimeInterval(Self.finishedRetention.seconds)
+    }
+
     package init(guest: GuestID, account: AccountID, plan: MergePlan, startedAt: Date) {
         self.guest = guest
         self.account = account

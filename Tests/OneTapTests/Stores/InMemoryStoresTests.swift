@@ -33,7 +33,7 @@ import OneTap
     @Test func itsSweptStoresAreTheOnesWhoseRecordsExpire() async throws {
         let stores = InMemoryStores()
         let swept = stores.sweptStores()
-        #expect(swept.map(\.name) == ["login-sessions", "app-sessions", "sms", "login-quotas", "exchange-ledger"])
+        #expect(swept.map(\.name) == ["login-sessions", "app-sessions", "sms", "login-quotas", "exchange-ledger", "merge-journals"])
         let session = try session(at: now)
         try await stores.loginSessionStore().create(session)
         let removed = try await swept[0].removeExpired(session.expiresAt.addingTimeInterval(1), 10)

@@ -3,7 +3,8 @@
 package final class InMemoryGuestDataStore: GuestDataStore {
     private struct Storage: Sendable {
         var data: [Identity: [String: JSONValue]] = [:]
-        var journals: [GuestID: MergeJournal] = [:]
+        /// Each kept until ``MergeJournal/keepUntil``: a finished merge's for 30 days, as every store keeps it.
+        var journals = InMemoryExpiringValues<GuestID, MergeJournal>()
     }
 
     private let storage = LockedValue(Storage())
@@ -70,7 +71,7 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     /// - Parameter guest: The guest.
     /// - Returns: The journal, or nil.
     package func journal(for guest: GuestID) async throws -> MergeJournal? {
-        storage.withLock { $0.journals[guest] }
+        storage.withLock { $0.journals.stored(guest) }
     }
 
     /// Stores a journal unless one exists (``GuestDataStore/createJournal(_:)``).
@@ -78,8 +79,8 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     /// - Returns: The stored journal.
     package func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
         storage.withLock { storage in
-            if let existing = storage.journals[journal.guest] { return existing }
-            storage.journals[journal.guest] = journal
+            if let existing = storage.journals.stored(journal.guest) { return existing }
+            storage.journals.set(journal.guest, journal, keepUntil: journal.keepUntil)
             return journal
         }
     }
@@ -91,9 +92,21 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     /// - Returns: Whether it was stored.
     package func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
         storage.withLock { storage in
-            guard let current = storage.journals[journal.guest], current.version == version, journal.version > version else { return false }
-            storage.journals[journal.guest] = journal
+            guard let current = storage.journals.stored(journal.guest), current.version == version, journal.version > version else { return false }
+            storage.journals.set(journal.guest, journal, keepUntil: journal.keepUntil)
             return true
         }
+    }
+
+    /// Removes the journals of merges that finished more than ``MergeJournal/finishedRetention`` before an
+    /// instant, at most a limit (what an ``ExpiredRecordSweeper`` calls through ``InMemoryStores/sweptStores()``).
+    /// Data never expires.
+    /// - Parameters:
+    ///   - instant: The instant.
+    ///   - limit: The most to remove.
+    /// - Returns: How many were removed.
+    /// - Complexity: O(r log n) for r journals removed; never the store's size.
+    package func removeFinishedJournals(before instant: Date, limit: Int) -> Int {
+        storage.withLock { $0.journals.sweep(before: instant, limit: max(0, limit)) }
     }
 }

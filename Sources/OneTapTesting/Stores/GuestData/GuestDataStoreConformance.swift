@@ -122,3 +122,55 @@ enum MergeJournalFixture {
         return next
     }
 }
+
+/// Four merge journals around the 30-day retention of a finished merge's journal, for a test of a store's sweep:
+/// finished 30 days and a second before `now` (a sweep at `now` removes it), finished just inside the 30 days,
+/// unfinished for 40 days (a merge to resume: kept), and begun 40 days ago but finished yesterday (kept 30 days
+/// from its finish).
+package struct MergeJournalRetentionCase: Sendable {
+    /// The guests of the four journals, in that order.
+    package let guests: [GuestID]
+    /// The fourth journal as its finish stored it.
+    package let finished: MergeJournal
+
+    /// Writes the four journals.
+    /// - Parameters:
+    ///   - store: The store.
+    ///   - now: The instant the sweep will run at.
+    ///   - prefix: The guest ids' first 14 characters (each store's test its own).
+    /// - Returns: The case.
+    /// - Throws: What the store throws.
+    package static func write(to store: any GuestDataStore, now: Date, prefix: String) async throws -> MergeJournalRetentionCase {
+        let guests = try (0..<4).map { try GuestID(prefix + "0000000\($0)") }
+        let empty = try MergePlan.plan(guest: [:], account: [:], rules: .builtIn)
+        let unfinished = try MergePlan.plan(guest: ["favourites": ["a"]], account: [:], rules: .builtIn)
+        let month = MergeJournal.finishedRetention.seconds
+        _ = try await store.createJournal(MergeJournal(guest: guests[0], account: "a", plan: empty, startedAt: now.addingTimeInterval(-month - 1)))
+        _ = try await store.createJournal(MergeJournal(guest: guests[1], account: "a", plan: empty, startedAt: now.addingTimeInterval(-month + 1)))
+        _ = try await store.createJournal(MergeJournal(guest: guests[2], account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400)))
+        let late = MergeJournal(guest: guests[3], account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400))
+        _ = try await store.createJournal(late)
+        var finished = late
+        finished.completed = late.plan.steps.count
+        finished.done = true
+        finished.finishedAt = now.addingTimeInterval(-86_400)
+        finished.version += 1
+        guard try await store.replaceJournal(finished, expecting: late.version) else {
+            throw ConformanceFailure(suite: "GuestDataStoreConformance", problems: ["the store refused to finish a merge journal at its version"])
+        }
+        return MergeJournalRetentionCase(guests: guests, finished: finished)
+    }
+
+    /// What a sweep at `now` must leave, unmet: empty when the first journal is gone and the other three stay as written.
+    /// - Parameter store: The store, swept at `now`.
+    /// - Returns: The problems found.
+    /// - Throws: What the store throws.
+    package func problems(afterASweepOf store: any GuestDataStore) async throws -> [String] {
+        var problems: [String] = []
+        if try await store.journal(for: guests[0]) != nil { problems.append("a journal finished 30 days and a second ago is still kept") }
+        if try await store.journal(for: guests[1])?.done != true { problems.append("a journal finished inside 30 days is gone") }
+        if try await store.journal(for: guests[2])?.done != false { problems.append("an unfinished journal is gone") }
+        if try await store.journal(for: guests[3]) != finished { problems.append("a journal finished yesterday is not as its finish wrote it") }
+        return problems
+    }
+}

@@ -8,6 +8,22 @@ import Testing
         try await StoreConformance.check(concurrency: 100) { InMemoryGuestDataStore() }
     }
 
+    /// A finished merge's journal was never removed from memory (one per login with a merge, for the life of
+    /// the process). It now goes 30 days after the merge finished, as the PostgreSQL store's does; an
+    /// unfinished one stays, to be resumed.
+    @Test func finishedJournalsGoThirtyDaysAfterTheirMergeFinished() async throws {
+        let stores = InMemoryStores()
+        let guests = stores.guestDataStore()
+        let sweep = try #require(stores.sweptStores().first { $0.name == "merge-journals" })
+        let now = Date(timeIntervalSince1970: 1_796_112_000)
+        let journals = try await MergeJournalRetentionCase.write(to: guests, now: now, prefix: "memory-guest-0")
+        #expect(try await sweep.removeExpired(now, 10) == 1)
+        #expect(try await journals.problems(afterASweepOf: guests) == [])
+        // A month on, the two finished ones go; the unfinished one stays.
+        #expect(try await sweep.removeExpired(now.addingTimeInterval(30 * 86_400), 10) == 2)
+        #expect(try await guests.journal(for: journals.guests[2])?.done == false)
+    }
+
     @Test func aStoreWhoseSecondCreateOverwritesIsCaught() async throws {
         let error = await #expect(throws: ConformanceFailure.self) {
             try await StoreConformance.check { OverwritingStore() }
