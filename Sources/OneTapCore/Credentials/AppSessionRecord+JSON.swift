@@ -18,7 +18,8 @@
 // version running beside this one never merges the guest into the session's current account (it leaves the data
 // with the guest). `familySeed` and `generation` (added later in `/1`) together, only while the current refresh
 // token is of format 2: its family's seed and the current token's generation (1 to 9999999999); an earlier version
-// ignores them, and a record it rotates leaves them out. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
+// ignores them, and a record it rotates leaves them out. `identitySinceMs` (added later still) only once the session
+// logged in: the last login's instant in whole seconds; access tokens issued before it no longer stand. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
@@ -53,6 +54,7 @@ extension AppSessionRecord: JSONStoredRecord {
         case .account(let account): writer.member("account", account.rawValue)
         }
         try writer.instant("createdAtMs", createdAt)
+        try writer.instant("identitySinceMs", identitySince)
         try writer.member("current", current)
         try writer.instant("expiresAtMs", expiresAt)
         try writer.member("previous", previous)
@@ -78,7 +80,7 @@ extension AppSessionRecord: JSONStoredRecord {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
         var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
         var unmergedGuest: GuestID?, pendingGuest: GuestID?, pendingInto: AccountID?
-        var familySeed: SHA256Digest?, generation: Int?
+        var familySeed: SHA256Digest?, generation: Int?, identitySince: Date?
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "id": try reader.parsed(&id, key)
@@ -86,6 +88,7 @@ extension AppSessionRecord: JSONStoredRecord {
             case "guest": try reader.parsed(&guest, key)
             case "account": try reader.parsed(&account, key)
             case "createdAtMs": try instants.read(&createdAt, key, "createdAtMs", &reader)
+            case "identitySinceMs": try instants.read(&identitySince, key, "identitySinceMs", &reader)
             case "current": try reader.record(&current, key)
             case "expiresAtMs": try instants.read(&expiresAt, key, "expiresAtMs", &reader)
             case "previous": try reader.record(&previous, key)
@@ -148,7 +151,8 @@ extension AppSessionRecord: JSONStoredRecord {
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),
             current: try reader.required(current, "current"), expiresAt: try reader.required(expiresAt, "expiresAtMs"), previous: previous ?? nil,
-            ancestors: older, family: family, revoked: revoked, lastLogin: lastLogin ?? nil, pendingMerge: pendingMerge)
+            ancestors: older, family: family, revoked: revoked, lastLogin: lastLogin ?? nil, pendingMerge: pendingMerge,
+            identitySince: identitySince)
     }
 }
 

@@ -73,6 +73,10 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var version: Int
     /// Who acts in it: its guest until a login, then the account.
     package var identity: Identity
+    /// When the last login in it happened, in whole seconds rounded down (as access tokens carry their issue):
+    /// access tokens issued before it no longer stand, even when the login was to the same account. Nil
+    /// before the first login, and in every record written before it existed.
+    package var identitySince: Date?
     /// When the session was opened.
     package let createdAt: Date
     /// The current refresh token's digest.
@@ -131,7 +135,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
         ancestors: [Digest], family: Family? = nil, revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil,
-        pendingMerge: PendingMerge? = nil
+        pendingMerge: PendingMerge? = nil, identitySince: Date? = nil
     ) {
         self.id = id
         self.version = version
@@ -146,6 +150,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.revocation = revoked?.reason
         self.lastLogin = lastLogin
         self.pendingMerge = pendingMerge
+        self.identitySince = identitySince
     }
 
     /// The account the session is logged in to, if any.

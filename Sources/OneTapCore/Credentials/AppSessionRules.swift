@@ -119,6 +119,7 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.identity = .account(account)
+        next.identitySince = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         next.lastLogin = hint
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
@@ -145,10 +146,13 @@ package struct AppSessionRules: Sendable {
         return next
     }
 
-    /// Whether an access token's claims still stand against the session's record: not revoked, and the
-    /// same identity (a guest's tokens from before a login no longer count).
+    /// Whether an access token's claims still stand against the session's record: not revoked, the same
+    /// identity, and issued no earlier than the session's last login (whole seconds), so no token from before a
+    /// login counts after it: a guest's, nor the account's own when it logs in again (a token stolen before
+    /// cannot take the new login's account step).
     package func stands(_ claims: AccessClaims, in record: AppSessionRecord) -> Bool {
         record.revoked == nil && record.id == claims.session && record.identity == claims.identity
+            && record.identitySince.map { claims.issuedAt >= $0 } ?? true
     }
 
     private func digest(_ token: Secret) -> AppSessionRecord.Digest {

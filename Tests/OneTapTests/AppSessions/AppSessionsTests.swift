@@ -78,6 +78,33 @@ import Testing
         await #expect { try await world.sessions.refresh(stolen) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
     }
 
+    /// The attacker's read of 2026-12-04: a session logged in to an account that logs in to the same account
+    /// again kept every access token issued before, so one stolen before the new login still passed `live` and
+    /// could take the login's account step again for a refresh family of its own, logging the owner out. A login
+    /// now ends the tokens issued before it, whatever account it is to (and an account's tokens from before a
+    /// login to another one never come back).
+    @Test func aLoginToTheSameAccountEndsTheAccessTokensIssuedBeforeIt() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        world.clock.advance(by: .seconds(5))
+        let first = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        let stolen = try world.sessions.authenticate(first.accessToken.reveal())
+        world.clock.advance(by: .seconds(600))
+        let again = try await world.sessions.loggedIn(stolen, account: "acct-a", flow: .mobile, number: nil)
+        await #expect { try await world.sessions.live(first.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+        await #expect { try await world.sessions.loggedIn(stolen, account: "acct-a", flow: .mobile, number: nil) } throws: {
+            ($0 as? AppSessionError)?.kind == .wrongSession
+        }
+        #expect(try await world.sessions.live(again.accessToken.reveal()).claims.identity == .account("acct-a"))
+        #expect(try await world.sessions.refresh(again.refreshToken).identity == .account("acct-a"))
+        // A → B → A: the first period's tokens stay ended.
+        world.clock.advance(by: .seconds(60))
+        let other = try await world.sessions.loggedIn(try world.sessions.authenticate(again.accessToken.reveal()), account: "acct-b", flow: .sms, number: nil)
+        world.clock.advance(by: .seconds(60))
+        _ = try await world.sessions.loggedIn(try world.sessions.authenticate(other.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        await #expect { try await world.sessions.live(again.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+    }
+
     /// Four requests refreshing one token at once: one rotation, one successor for all.
     @Test func concurrentRefreshesOfOneTokenMakeOneRotation() async throws {
         let world = World()
