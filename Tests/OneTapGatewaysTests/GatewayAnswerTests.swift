@@ -21,6 +21,8 @@ import Testing
             (HTTPResponse(status: 502, headers: Self.json, body: Array(secret.utf8)), .httpStatus(502)),
             (HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array(secret.utf8)), .wrongContentType("text/html")),
             (HTTPResponse(status: 200, body: Array(secret.utf8)), .wrongContentType(nil)),
+            // A content type with a direction override or an escape is shown with U+FFFD in their place.
+            (HTTPResponse(status: 200, headers: ["Content-Type": "text/\u{202E}lmth\u{1B}[2J"], body: Array(secret.utf8)), .wrongContentType("text/\u{FFFD}lmth\u{FFFD}[2J")),
             (HTTPResponse(status: 200, headers: Self.json, body: Array("{\"msisdn\":\"\(secret)".utf8)), .malformedBody("the body is not JSON (\(secret.count + 11) bytes)")),
             (HTTPResponse(status: 200, headers: Self.json, body: [0xFF, 0xFE]), .malformedBody("the body is not UTF-8 (2 bytes)")),
             (HTTPResponse(status: 200, headers: Self.json, body: Array("[\"\(secret)\"]".utf8)), .malformedBody("the body is JSON but not an object")),

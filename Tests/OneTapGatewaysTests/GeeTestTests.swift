@@ -23,6 +23,17 @@ import Testing
         Secret(#"{"lot_number":"\#(lotNumber)","captcha_output":"out+put/=","pass_token":"pass","gen_time":"\#(genTime)","captcha_id":"\#(id)"}"#)
     }
 
+    /// GeeTest's error code is vendor text: shown with U+FFFD for a direction override or an escape, at most
+    /// 32 characters (the attacker's read of the gateways).
+    @Test func anErrorCodeIsShownAsALabel() async throws {
+        let body = #"{"status":"error","code":"-5\u202e0005\u001b[2J","msg":"x"}"#
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(body.utf8)))])
+        let error = await #expect(throws: GatewayCodeError.self) {
+            try await Self.verifier(transport).verify(Self.token("4dc3cfc2cdff448cad8d13107198d473"), context: SMSContext(session: .testSession))
+        }
+        #expect(error?.code == "-5\u{FFFD}0005\u{FFFD}[2J")
+    }
+
     @Test func theRequestPostsTheFourValuesAndTheSignTokenPythonComputes() async throws {
         let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"status":"success","result":"success","reason":""}"#.utf8)))])
         #expect(try await Self.verifier(transport).verify(Self.token("4dc3cfc2cdff448cad8d13107198d473"), context: SMSContext(session: .testSession)))

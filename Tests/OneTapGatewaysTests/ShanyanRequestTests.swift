@@ -63,12 +63,27 @@ import Testing
         ])
         let gateway = try Self.gateway(transport)
         let first = await #expect(throws: GatewayError.self) { try await gateway.mobileQuery(Secret("A2-token")) }
-        #expect(first?.description.contains("does not decrypt with the key and IV from MD5(appKey)") == true)
+        #expect(first?.description.contains("does not decrypt to a mainland mobile number with the key and IV from MD5(appKey)") == true)
         #expect(!String(describing: first).contains("00112233445566778899aabbccddeeff"))
         let second = await #expect(throws: GatewayError.self) { try await gateway.mobileQuery(Secret("A2-token")) }
         #expect(second == GatewayError(gateway: "shanyan", .malformedBody("200000 without data.mobileName")))
         let third = await #expect(throws: GatewayError.self) { try await gateway.mobileQuery(Secret("A2-token")) }
         #expect(third == GatewayError(gateway: "shanyan", .malformedBody("'mobileName' is not hexadecimal")))
+    }
+
+    /// The attacker's read of the gateways: a `mobileName` whose padding is wrong and one that decrypts to "x"
+    /// were told apart in the error (which reaches the login's trace), a padding oracle for whoever can inject
+    /// answers. Both now give one error. Ciphertexts by python3-cryptography: AES-128-CBC under MD5("appKey-123")'s
+    /// halves of "x" with PKCS#7 padding, and of "0123456789abcde\0" with none.
+    @Test func aBadPaddingAndAPlaintextThatIsNoNumberGiveOneError() async throws {
+        let transport = ScriptedHTTPTransport([
+            Self.json(#"{"code":"200000","data":{"mobileName":"838c392500c1c375194f89cb1fdf2820"}}"#),
+            Self.json(#"{"code":"200000","data":{"mobileName":"e93e7d344f0f425404ab23a3bb2581a7"}}"#),
+        ])
+        let gateway = try Self.gateway(transport)
+        let notANumber = await #expect(throws: GatewayError.self) { try await gateway.mobileQuery(Secret("A2-token")) }
+        let badPadding = await #expect(throws: GatewayError.self) { try await gateway.mobileQuery(Secret("A2-token")) }
+        #expect(notANumber != nil && notANumber == badPadding, "\(String(describing: notANumber)) / \(String(describing: badPadding))")
     }
 
     @Test func misconfigurationSettingsAndSignPreview() throws {

@@ -96,6 +96,23 @@ import OneTapTesting
         #expect(error?.mayHaveReachedVendor == false)
     }
 
+    /// The attacker's read of the gateways: plain `http` was refused only in a settings file's `url`; a URL set
+    /// in code went out in the clear. The transport now refuses it (and a URL carrying a password) before anything
+    /// is sent; loopback `http`, for fakes, still goes.
+    @Test(arguments: ["http://example.com/api", "http://10.0.0.7:8080/x", "https://user:pass@example.com/x"])
+    func aURLThatMayNotCarryARequestIsRefusedBeforeAnythingIsSent(_ text: String) async throws {
+        let url = try #require(URL(string: text))
+        let error = await #expect(throws: GatewayError.self) {
+            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "POST", url: url, body: Array("secret".utf8), timeout: .seconds(30)))
+        }
+        guard case .misconfigured(let reason)? = error?.kind else {
+            Issue.record("\(text) gave \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("nothing was sent") && !reason.contains("user:pass"), "\(reason)")
+        #expect(error?.mayHaveReachedVendor == false)
+    }
+
     @Test func cancellingTheCallerEndsTheCallAtOnce() async throws {
         let server = try await FakeServer.start("http_behaviours.py")
         defer { server.stop() }

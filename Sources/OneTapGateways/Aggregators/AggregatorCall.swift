@@ -56,10 +56,12 @@ package enum AggregatorCall {
     ///   - field: The member it came from.
     ///   - keyField: The configuration field of the key, for the error.
     ///   - gateway: The gateway's name.
-    /// - Returns: The plaintext.
-    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` saying which step failed and, for a key that does not
-    ///   decrypt, that the configured key must be the private half of the public key given to the vendor.
-    package static func rsaDecrypt(_ text: String, key: RSAPrivateKey, field: String, keyField: String, gateway: String) throws(GatewayError) -> String {
+    /// - Returns: The number.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` for a text that is no ciphertext of the key's blocks, and one
+    ///   error, ``GatewayAnswer/decryptedPhoneNumber(gateway:label:key:_:)``'s, for a ciphertext that does not decrypt
+    ///   or decrypts to no number, saying that the configured key must be the private half of the public key given
+    ///   to the vendor.
+    package static func rsaPhoneNumber(_ text: String, key: RSAPrivateKey, field: String, keyField: String, gateway: String) throws(GatewayError) -> PhoneNumber {
         let block = (key.bits + 7) / 8
         let bytes: [UInt8]
         if text.utf8.count % (block * 2) == 0, let decoded = Hex.decode(text) {
@@ -70,17 +72,13 @@ package enum AggregatorCall {
             throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is neither Base64 nor hexadecimal of \(key.bits)-bit RSA blocks"))
         }
         guard !bytes.isEmpty else { throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is empty")) }
-        var plaintext: [UInt8] = []
-        var start = 0
-        while start < bytes.count {
-            do {
+        let described = "with \(keyField) (\(key.form.rawValue), \(key.bits) bits): it must be the private half of the public key configured at the vendor"
+        return try GatewayAnswer.decryptedPhoneNumber(gateway: gateway, label: "'\(field)'", key: described) { () throws(CryptoError) in
+            var plaintext: [UInt8] = []
+            for start in stride(from: 0, to: bytes.count, by: block) {
                 plaintext += try key.decryptPKCS1v15(Array(bytes[start..<start + block]))
-            } catch {
-                throw GatewayError(gateway: gateway, .malformedBody(
-                    "'\(field)' does not decrypt with \(keyField) (\(key.form.rawValue), \(key.bits) bits): it must be the private half of the public key configured at the vendor (\(error.reason))"))
             }
-            start += block
+            return plaintext
         }
-        return String(decoding: plaintext, as: UTF8.self)
     }
 }

@@ -97,7 +97,6 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
 
     /// `msisdn` as a number: in the clear in the MD5 mode, RSA-encrypted (hexadecimal or Base64) in the RSA mode.
     private func phoneNumber(_ msisdn: String) throws(GatewayError) -> PhoneNumber {
-        var text = msisdn
         if case .rsa(_, let key, _, _) = signer {
             let length = (key.bits + 7) / 8
             let ciphertext: [UInt8]
@@ -108,12 +107,10 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
             } else {
                 throw GatewayError(gateway: Self.name, .malformedBody("msisdn is neither hexadecimal nor Base64 of a \(key.bits)-bit RSA ciphertext"))
             }
-            do {
-                text = String(decoding: try key.decryptPKCS1v15(ciphertext), as: UTF8.self)
-            } catch {
-                throw GatewayError(gateway: Self.name, .malformedBody("msisdn does not decrypt with msisdnKey (\(error.reason))"))
+            return try GatewayAnswer.decryptedPhoneNumber(gateway: Self.name, label: "msisdn", key: "with msisdnKey") { () throws(CryptoError) in
+                try key.decryptPKCS1v15(ciphertext)
             }
         }
-        return try GatewayAnswer.phoneNumber(text, gateway: Self.name, label: "msisdn")
+        return try GatewayAnswer.phoneNumber(msisdn, gateway: Self.name, label: "msisdn")
     }
 }

@@ -103,19 +103,13 @@ public struct GatewaySettings: Sendable, CustomStringConvertible {
     }
 
     /// The optional `url` overriding the documented endpoint: absolute `https` (or `http` to a loopback host, for a
-    /// fake in tests).
+    /// fake in tests), as ``EndpointRule`` says.
     /// - Returns: The URL, or nil when the field is absent.
     /// - Throws: ``GatewayError`` `misconfigured` naming the field: not an absolute URL, or `http` to another host.
     package func url(_ field: String = "url") throws(GatewayError) -> URL? {
         guard let text = try optionalText(field) else { return nil }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
-            throw misconfigured(field, "is not an absolute URL")
-        }
-        let loopback = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased())
-        guard scheme == "https" || (scheme == "http" && loopback) else {
-            throw misconfigured(field, "must be https (http only to a loopback host, for a fake)")
-        }
-        guard url.user == nil, url.password == nil else { throw misconfigured(field, "must not carry a user or password") }
+        guard let url = URL(string: text) else { throw misconfigured(field, "is not an absolute URL") }
+        if let refusal = EndpointRule.refusal(of: url) { throw misconfigured(field, refusal) }
         return url
     }
 

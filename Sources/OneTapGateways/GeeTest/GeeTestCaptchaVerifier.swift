@@ -68,7 +68,7 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         let response = try await transport.send(try request(names.map { (name: $0, value: members[$0] ?? "") }))
         let object = try configuration.jsonObject(response, gateway: Self.name)
         if try GatewayAnswer.text(object, "status", gateway: Self.name) == "error" {
-            let code = String((try GatewayAnswer.text(object, "code", gateway: Self.name) ?? "").prefix(32))
+            let code = DisplayText.label(try GatewayAnswer.text(object, "code", gateway: Self.name) ?? "", limit: 32)
             throw GatewayCodeError(gateway: Self.name, code: code.isEmpty ? "error" : code, meaning: Self.errors[code] ?? "GeeTest refused the request")
         }
         switch try GatewayAnswer.text(object, "result", gateway: Self.name) {

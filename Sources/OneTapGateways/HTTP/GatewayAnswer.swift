@@ -22,7 +22,7 @@ package enum GatewayAnswer {
         let contentType = response.header("content-type")
         let mediaType = contentType.map { String($0.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() }
         guard let mediaType, contentTypes.contains(where: { $0.lowercased() == mediaType }) else {
-            throw GatewayError(gateway: gateway, .wrongContentType(contentType.map { String($0.prefix(80)) }))
+            throw GatewayError(gateway: gateway, .wrongContentType(contentType.map { DisplayText.label($0, limit: 80) }))
         }
         guard let text = String(validating: response.body, as: UTF8.self) else {
             throw GatewayError(gateway: gateway, .malformedBody("the body is not UTF-8 (\(response.body.count) bytes)"))
@@ -95,6 +95,30 @@ package enum GatewayAnswer {
         } catch {
             throw GatewayError(gateway: gateway, .malformedBody("\(label) is not a mainland mobile number"))
         }
+    }
+
+    /// A number the vendor encrypted to the app's key. A ciphertext that does not decrypt (wrong padding, another
+    /// key) and one that decrypts to anything but a mainland mobile number give one error, word for word: told
+    /// apart, they would be a padding oracle for whoever can inject answers. The error quotes nothing it read.
+    /// - Parameters:
+    ///   - gateway: The gateway's name, for errors.
+    ///   - label: How the error names the member (`msisdn`, `'phone'`).
+    ///   - key: What the error says of the key, for an operator (`with msisdnKey`).
+    ///   - decrypt: Decrypts the member's ciphertext.
+    /// - Returns: The number.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` `<label> does not decrypt to a mainland mobile number <key>`.
+    package static func decryptedPhoneNumber(
+        gateway: String, label: String, key: String, _ decrypt: () throws(CryptoError) -> [UInt8]
+    ) throws(GatewayError) -> PhoneNumber {
+        let failure = GatewayError(gateway: gateway, .malformedBody("\(label) does not decrypt to a mainland mobile number \(key)"))
+        let plaintext: [UInt8]
+        do {
+            plaintext = try decrypt()
+        } catch {
+            throw failure
+        }
+        guard let number = try? PhoneNumber(String(decoding: plaintext, as: UTF8.self)) else { throw failure }
+        return number
     }
 
     /// An object member (`data`, `header`), if present.

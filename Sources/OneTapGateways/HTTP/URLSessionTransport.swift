@@ -40,11 +40,16 @@ public final class URLSessionTransport: HTTPTransport {
     /// Sends a request once and returns its answer, whatever its status.
     /// - Parameter request: The request.
     /// - Returns: The answer.
-    /// - Throws: ``GatewayError`` naming the request's gateway: `timedOut` past the request's time-out,
-    ///   `bodyTooLarge` for an answer over its bound, `malformedBody` for one cut short, `unreachable` otherwise;
-    ///   `CancellationError` when the calling task is cancelled (the call is abandoned at once).
+    /// - Throws: ``GatewayError`` naming the request's gateway: `misconfigured`, with nothing sent, for a URL
+    ///   ``EndpointRule`` refuses (plain `http` to a host that is not loopback, a user or password in it);
+    ///   `timedOut` past the request's time-out, `bodyTooLarge` for an answer over its bound, `malformedBody` for
+    ///   one cut short, `unreachable` otherwise; `CancellationError` when the calling task is cancelled (the call is
+    ///   abandoned at once).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        if let refusal = EndpointRule.refusal(of: request.url) {
+            throw GatewayError(gateway: request.gateway, .misconfigured("the URL \(refusal); nothing was sent"))
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }

@@ -88,8 +88,7 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
         }
-        let plain = try AggregatorCall.rsaDecrypt(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
-        let number = try GatewayAnswer.phoneNumber(plain, gateway: Self.name, label: "'phone'")
+        let number = try AggregatorCall.rsaPhoneNumber(phone, key: key, field: "phone", keyField: "privateKey", gateway: Self.name)
         return AggregatorAnswer(gateway: Self.name, code: answer.code, phoneNumber: number, serial: answer.serial)
     }
 

@@ -84,10 +84,9 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
         }
-        let plain = try key.map { key throws(GatewayError) in
-            try AggregatorCall.rsaDecrypt(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
-        } ?? signer.decryptAES(mobileName)
-        let number = try GatewayAnswer.phoneNumber(plain, gateway: Self.name, label: "'mobileName'")
+        let number = try key.map { key throws(GatewayError) in
+            try AggregatorCall.rsaPhoneNumber(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
+        } ?? signer.aesPhoneNumber(mobileName)
         return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: try tradeNo(data))
     }
 

@@ -42,19 +42,19 @@ package struct ShanyanSigner: Sendable {
         return (fields + [("sign", sign)], text, sign)
     }
 
-    /// `mobileName` in the AES mode: hexadecimal AES-128-CBC ciphertext, PKCS#7 padded.
+    /// `mobileName` in the AES mode: hexadecimal AES-128-CBC ciphertext, PKCS#7 padded, of the number.
     /// - Parameter text: `mobileName` as sent.
-    /// - Returns: The plaintext.
-    /// - Throws: ``GatewayError/Kind/malformedBody(_:)`` naming the step that failed.
-    package func decryptAES(_ text: String) throws(GatewayError) -> String {
+    /// - Returns: The number.
+    /// - Throws: ``GatewayError/Kind/malformedBody(_:)``: `'mobileName' is not hexadecimal`, or one error,
+    ///   ``GatewayAnswer/decryptedPhoneNumber(gateway:label:key:_:)``'s, for a ciphertext that does not decrypt or
+    ///   decrypts to no number.
+    package func aesPhoneNumber(_ text: String) throws(GatewayError) -> PhoneNumber {
         guard let bytes = Hex.decode(text), !bytes.isEmpty else {
             throw GatewayError(gateway: ShanyanGateway.name, .malformedBody("'mobileName' is not hexadecimal"))
         }
-        do {
-            return String(decoding: try AESCipher.decrypt(bytes, key: Array(aesKey.reveal().utf8), mode: .cbc(iv: Array(aesIV.reveal().utf8))), as: UTF8.self)
-        } catch {
-            throw GatewayError(gateway: ShanyanGateway.name, .malformedBody(
-                "'mobileName' does not decrypt with the key and IV from MD5(appKey) (\(error.reason)): check appKey, or set privateKey if the console holds an RSA public key"))
+        let described = "with the key and IV from MD5(appKey): check appKey, or set privateKey if the console holds an RSA public key"
+        return try GatewayAnswer.decryptedPhoneNumber(gateway: ShanyanGateway.name, label: "'mobileName'", key: described) { () throws(CryptoError) in
+            try AESCipher.decrypt(bytes, key: Array(aesKey.reveal().utf8), mode: .cbc(iv: Array(aesIV.reveal().utf8)))
         }
     }
 }
