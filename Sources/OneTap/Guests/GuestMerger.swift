@@ -27,7 +27,8 @@ public struct GuestMerger: Sendable {
     ///   - store: The guest and account data and the journals; in memory by default.
     ///   - rules: The merge rules; `Data/merge-rules.csv` by default.
     ///   - clock: The time source (leases and waits).
-    ///   - lease: How long an applier holds a journal before another may take over (it renews at each step).
+    ///   - lease: How long an applier holds a journal before another may take over (renewed between kinds once half
+    ///     of it has passed, so a merge that makes progress keeps it).
     ///   - poll: How often a second login waits for the first to finish.
     public init(
         store: any GuestDataStore = InMemoryStores.newGuestDataStore(), rules: MergeRules = .builtIn, clock: any WallClock = SystemClock(),
@@ -98,7 +99,14 @@ public struct GuestMerger: Sendable {
                 continue
             }
             journal = claimed
-            let applied = try await apply(journal)
+            let applied: MergePlan
+            do {
+                applied = try await apply(&journal)
+            } catch is LeaseLost {
+                // Someone took over between two kinds (our lease ran out): follow the journal as it stands.
+                journal = try await reread(guest)
+                continue
+            }
             var next = journal
             next.plan = applied
             next.completed = applied.steps.count
@@ -120,9 +128,25 @@ public struct GuestMerger: Sendable {
     /// How many times one kind is planned again when a side changed under it before the merge gives up.
     package static let attempts = 4
 
+    /// Another applier took the journal over between two kinds.
+    private struct LeaseLost: Error {}
+
+    /// Renews the lease once half of it has passed: a merge of many kinds, or of a slow store, keeps the journal
+    /// for as long as it makes progress, and no second applier joins it.
+    /// - Throws: ``LeaseLost`` when another applier changed the journal since; the store's errors.
+    private func renewLease(_ journal: inout MergeJournal) async throws {
+        let now = clock.now()
+        guard let until = journal.leaseUntil, now >= until.addingTimeInterval(-lease.seconds / 2) else { return }
+        var renewed = journal
+        renewed.leaseUntil = now.addingTimeInterval(lease.seconds)
+        renewed.version += 1
+        guard try await store.replaceJournal(renewed, expecting: journal.version) else { throw LeaseLost() }
+        journal = renewed
+    }
+
     /// Merges every kind the guest has that has a rule (kinds it gains meanwhile too), each from the
-    /// data as it is; returns what was applied.
-    private func apply(_ journal: MergeJournal) async throws -> MergePlan {
+    /// data as it is, renewing the lease between kinds; returns what was applied.
+    private func apply(_ journal: inout MergeJournal) async throws -> MergePlan {
         let guest = journal.guest, account = journal.account
         // A journal an earlier version left half applied: the kinds its applied steps wrote to the
         // account hold the guest's data already; only the guest's copy is left to delete.
@@ -138,6 +162,7 @@ public struct GuestMerger: Sendable {
             if kinds.isEmpty { break }
             for kind in kinds {
                 try Task.checkCancellation()
+                try await renewLease(&journal)
                 handled.insert(kind)
                 if let written = legacy[kind] {
                     try await store.remove(kind: kind, of: .guest(guest))

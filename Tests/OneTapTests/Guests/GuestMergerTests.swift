@@ -148,6 +148,40 @@ import Testing
         #expect(try await store.data(of: .account("42")) == Self.accountData)
     }
 
+    /// The attacker's read of 2026-12-04: the lease was taken once, though the doc said it renews at each step, so a
+    /// merge slower than the lease let a second applier join it. Each kind here takes 20 s of a 30 s lease; the
+    /// lease is renewed between kinds, so it never lapses while the merge makes progress, and a second login
+    /// meanwhile finds the merge busy.
+    @Test func aSlowMergeRenewsItsLeaseBetweenKinds() async throws {
+        let clock = FakeClock()
+        let store = SlowMergeStore(try await Self.seeded(), clock: clock, step: .seconds(20))
+        let merger = GuestMerger(store: store, clock: clock, lease: .seconds(30))
+        let journal = try await merger.merge(Self.guest, into: "42", waiting: false)
+        #expect(journal.done && store.merges.count == 4, "\(store.merges)")
+        for (at, leaseUntil) in store.merges {
+            #expect(leaseUntil.map { $0 > at } == true, "a kind merged at \(at) after the lease ran out at \(String(describing: leaseUntil))")
+        }
+        #expect(try await store.data(of: .account("42")) == Self.expectedAccount)
+    }
+
+    /// Another applier that took the journal over between two kinds (this one's lease had run out) keeps it: the
+    /// first stops before its next kind, follows the journal as it stands, and finds the merge busy.
+    @Test func anApplierWhoseJournalWasTakenOverStopsBeforeItsNextKind() async throws {
+        let clock = FakeClock()
+        let store = SlowMergeStore(try await Self.seeded(), clock: clock, step: .seconds(20)) { base, guest, count in
+            guard count == 2, var taken = try await base.journal(for: guest) else { return }
+            let version = taken.version
+            taken.holder = "another-applier"
+            taken.leaseUntil = clock.now().addingTimeInterval(3_600)
+            taken.version += 1
+            #expect(try await base.replaceJournal(taken, expecting: version))
+        }
+        let merger = GuestMerger(store: store, clock: clock, lease: .seconds(30))
+        await #expect { try await merger.merge(Self.guest, into: "42", waiting: false) } throws: { ($0 as? MergeError)?.kind == .busy }
+        #expect(store.merges.count == 2, "no kind merged after the journal was taken over")
+        #expect(try await store.journal(for: Self.guest)?.holder == "another-applier")
+    }
+
     @Test func aMergeHeldByAnotherLoginForTooLongIsBusy() async throws {
         let store = try await Self.seeded()
         let clock = FakeClock()
@@ -175,4 +209,42 @@ import Testing
         }
         #expect(clock.sleeperCount == 0)
     }
+}
+
+/// A store whose merge of each kind takes `step` of the fake clock, recording when each kind was merged and the
+/// journal's lease then.
+final class SlowMergeStore: GuestDataStore, @unchecked Sendable {
+    private let base: InMemoryGuestDataStore
+    private let clock: FakeClock
+    private let step: Duration
+    private let recorded = LockedValue<[(at: Date, leaseUntil: Date?)]>([])
+    /// Runs after each kind's merge, with how many kinds were merged so far.
+    private let after: @Sendable (InMemoryGuestDataStore, GuestID, Int) async throws -> Void
+
+    init(
+        _ base: InMemoryGuestDataStore, clock: FakeClock, step: Duration,
+        after: @escaping @Sendable (InMemoryGuestDataStore, GuestID, Int) async throws -> Void = { _, _, _ in }
+    ) {
+        (self.base, self.clock, self.step, self.after) = (base, clock, step, after)
+    }
+
+    /// When each kind was merged, and the journal's lease at that moment.
+    var merges: [(at: Date, leaseUntil: Date?)] { recorded.withLock { $0 } }
+
+    func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
+    func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
+    func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
+    func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+    ) async throws -> Bool {
+        clock.advance(by: step)
+        let leaseUntil = try await base.journal(for: guest)?.leaseUntil
+        let count = recorded.withLock { $0.append((clock.now(), leaseUntil)); return $0.count }
+        let done = try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+        try await after(base, guest, count)
+        return done
+    }
+    func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
+    func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }
+    func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool { try await base.replaceJournal(journal, expecting: version) }
 }

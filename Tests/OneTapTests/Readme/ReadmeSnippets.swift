@@ -16,7 +16,8 @@ struct MyTianyiRefresher: TokenRefresher {
 
 struct MyCarrierExchange: TokenExchangeProvider {
     func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
-        ExchangeResponse(code: credential.flow == .mobile ? "103000" : "0", phoneNumber: try PhoneNumber("13800138000"))
+        // The token "T-dormant" is the SIM of 13900139000, a number `server()` makes dormant; every other 13800138000.
+        ExchangeResponse(code: credential.flow == .mobile ? "103000" : "0", phoneNumber: try PhoneNumber(credential.token == Secret("T-dormant") ? "13900139000" : "13800138000"))
     }
 }
 
@@ -107,8 +108,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // After a success: the number's account, found or created (seed 002); the app session moves to it, with new credentials
         func finish(_ me: AccessClaims, _ flow: LoginFlow, _ verified: VerifiedLogin, confirmed: Bool = false) async throws -> (status: Int, body: String) {
             let account = try await accounts.resolve(verified, confirmed: confirmed)
-            guard !account.dormant else {                                // 二次号? check the user another way first,
-                return (403, #"{"next":"second-factor"}"#)                // then POST /login/{id}/account
+            guard confirmed || !account.dormant else {                   // 二次号? check the user another way first,
+                return (403, #"{"next":"second-factor"}"#)                // then POST /login/{id}/account, confirmed
             }
             let grant = try await sessions.loggedIn(me, account: account.account, flow: flow, number: verified.phoneNumber)
             return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
@@ -161,6 +162,18 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         #expect(replay.status == 410, "\(replay)")
         #expect(await report(accountBearer, LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
         #expect(await report("forged", id, .timeout(.mobile), version: 2).status == 401)
+
+        // A number last verified 200 days ago (二次号?): 403 until the integrator's own second factor passed,
+        // then the account step with `confirmed` logs in (the review of 2026-12-04: the handler asked again).
+        _ = try await accountDirectory.findOrCreate(try PhoneNumber("13900139000"), newID: "dormant-owner", at: Date().addingTimeInterval(-200 * 86_400))
+        let later = try await sessions.open().accessToken.reveal()
+        let second = try await start(later, Data(#"{"sim":"present","plmn":"46000"}"#.utf8))
+        let secondID = String(second.body.split(separator: "\"")[3])
+        let dormant = await report(later, secondID, .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-dormant"), uniqueID: "u2")), version: 1)
+        #expect(dormant.status == 403 && dormant.body.contains("second-factor"), "\(dormant)")
+        try await Task.sleep(for: .seconds(1))
+        let confirmed = await account(later, secondID, confirmed: true)
+        #expect(confirmed.status == 200 && confirmed.body.contains(#""created":false"#), "\(confirmed)")
     }
 
     @Test func tokens() async throws {
