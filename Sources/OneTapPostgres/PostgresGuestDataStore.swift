@@ -256,9 +256,9 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         }
     }
 
-    /// The finish time of a journal that is done (the start when it has none), as the table keeps it.
+    /// The finish time of a journal that is done (``MergeJournal/finished``), as the table keeps it.
     private func finished(_ journal: MergeJournal) -> PostgresValue {
-        journal.done ? .instant(journal.finishedAt ?? journal.startedAt) : .null
+        journal.finished.map(PostgresValue.instant) ?? .null
     }
 
     /// Checks a journal before it is written: the table's constraints, said in OneTap's terms.

@@ -73,6 +73,21 @@ import Testing
         #expect(error?.description.contains("must be the private half of the public key configured at the vendor") == true)
     }
 
+    /// No padding oracle on the RSA path either: a `phone` that decrypts to "x" and one whose padding is wrong (block
+    /// type 7) give one error. Both made with python3-cryptography to Fakes/keys/app-public.pem: `pub.encrypt(b"x",
+    /// padding.PKCS1v15())`, and `pow(m, e, n)` of m = 00 07 11…11.
+    @Test func aBadPaddingAndAPlaintextThatIsNoNumberGiveOneError() async throws {
+        let notANumber = "I3sLRUVxC8+79f5c8iNBe6uZMDuWcNBX4PoAIY6vsZf7rKmd0JHcKXMGeTmk39L4kCDAM5SWiDvBnXGRK67h6FC05HVvuj44zKQaagu9/h8r4nE92fQcAokciQprTqHELzfSQSNWFfN3Bpi0ehHW46u0XvkXREiywDIg/3MiFqJP0ckLXLNDjOplfYr6bl8stZDoE7tdI/VdC5uB1bXLsfmJKL0FbzW6EgdPV4hmAdfiTntC1RIDDyXGhLjchItQ5F1hc2NScOsEiI4/Z3GolqQ210R6Qhv2aWXMSlCcugnkfKr/jXq8rfOpXUR875RQV9nF/heaLKtnASxf1bPNtw=="
+        let badPadding = "U49b3FdQ3wXz8/a8CEkJTCbV+X5E9D5OZ+yMpJQLU9J8/RdrRPpiHaqO6RrCZ1+czQ+pII0zZtID7L6gvEYA7BJRFOOpWgHHnDkzbM3acHxnv9YEt5MnuZYDnlN1xDUdHq6QXZ9eEkwQksolRzxzAR5XqatUAdZu5OsEzVv16nyxZty8ZNx+riXSOmjOzIm0yn8tGMd22DbNrFqxYAQiQ4rEoZ6FzFeY2BKddqtTvgQJHGmhMFTUWI7XyaqjOfqf6fierqcmD80oNe/ei0APW8BDClXHtKaYu14z+8kQAMPhXBPao09gmOkc/5B2xasWVi3P1x7AdTiLvJlmCzRwig=="
+        let transport = ScriptedHTTPTransport([
+            Self.json(#"{"code":8000,"exID":"\#(Self.exID)","phone":"\#(notANumber)"}"#), Self.json(#"{"code":8000,"exID":"\#(Self.exID)","phone":"\#(badPadding)"}"#),
+        ])
+        let gateway = try Self.gateway(transport)
+        let first = await #expect(throws: GatewayError.self) { try await gateway.loginTokenVerify(Secret("t")) }
+        let second = await #expect(throws: GatewayError.self) { try await gateway.loginTokenVerify(Secret("t")) }
+        #expect(first != nil && first == second, "\(String(describing: first)) / \(String(describing: second))")
+    }
+
     /// A fresh 2048-bit key of another pair, made with python3-cryptography (not the pair the fake encrypts to).
     static func otherKey() async throws -> String {
         try await PythonScript.run(

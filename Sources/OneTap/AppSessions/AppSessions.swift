@@ -87,8 +87,8 @@ public struct AppSessions: Sendable {
         return claims
     }
 
-    /// Checks an access token and its session in the store: not revoked, and the same identity (a guest's
-    /// token from before a login no longer counts).
+    /// Checks an access token and its session in the store: not revoked, and issued to the session's identity
+    /// since its last login (a token from before a login no longer counts, a guest's nor the same account's).
     /// - Parameter accessToken: The `Authorization: Bearer` value.
     /// - Returns: The claims and the session's record.
     /// - Throws: ``AppSessionError`` (`unauthenticated`, `revoked`), or ``StoreError``.
@@ -178,10 +178,13 @@ public struct AppSessions: Sendable {
     /// last-login hint moves to the new session (the login page shows it); the revoked one keeps none.
     /// - Parameter claims: The verified claims of the session.
     /// - Returns: The new guest session's credentials, with the hint.
-    /// - Throws: ``AppSessionError`` (`revoked` when it was logged out already), or ``StoreError``.
+    /// - Throws: ``AppSessionError`` (`revoked` when it was logged out already, `wrong-session` when the claims were
+    ///   issued before the session's last login), or ``StoreError``.
     public func logout(_ claims: AccessClaims) async throws -> AppSessionGrant {
         try claims.checkCurrent(at: clock.now())
-        let hint = try await revoke(claims.session, .logout, identity: claims.identity)
+        let hint = try await revoke(claims.session, .logout) { record throws(AppSessionError) in
+            guard rules.stands(claims, in: record) else { throw Self.stale(claims) }
+        }
         return try await open(carrying: hint)
     }
 
@@ -193,7 +196,11 @@ public struct AppSessions: Sendable {
         var revoked = 0
         for id in try await store.sessions(of: account) {
             do {
-                try await revoke(id, .logoutEverywhere, identity: .account(account))
+                try await revoke(id, .logoutEverywhere) { record throws(AppSessionError) in
+                    guard record.identity == .account(account) else {
+                        throw AppSessionError(.wrongSession, session: id, "the session is no longer \(Identity.account(account))")
+                    }
+                }
                 revoked += 1
             } catch let error as AppSessionError where error.kind == .revoked || error.kind == .wrongSession {
                 continue  // revoked or moved on meanwhile
@@ -206,8 +213,14 @@ public struct AppSessions: Sendable {
     static let attempts = 4
 
     /// Revokes a session; returns the last-login hint it had (the revoked record keeps none).
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - reason: Why.
+    ///   - check: Throws when the caller may not revoke the session as it is now (its credentials no longer stand).
     @discardableResult
-    private func revoke(_ id: AppSessionID, _ reason: AppSessionRecord.Revocation, identity: Identity) async throws -> LastLoginHint? {
+    private func revoke(
+        _ id: AppSessionID, _ reason: AppSessionRecord.Revocation, checking check: (AppSessionRecord) throws(AppSessionError) -> Void
+    ) async throws -> LastLoginHint? {
         var mergeTried = false
         for _ in 0..<Self.attempts {
             let now = clock.now()
@@ -215,7 +228,7 @@ public struct AppSessions: Sendable {
                 throw AppSessionError(.revoked, session: id, "no app session has this id (it expired and was removed)")
             }
             guard record.revoked == nil else { throw AppSessionError(.revoked, session: id, Self.message(.revoked)) }
-            guard record.identity == identity else { throw AppSessionError(.wrongSession, session: id, "the session is no longer \(identity)") }
+            try check(record)
             // A revoked session is never refreshed, so nothing would try its pending merge again: it is tried once
             // now (a failure leaves the data with the guest, never lost), then the session is read again, since a
             // merge that went in cleared it with a new version.
@@ -237,10 +250,13 @@ public struct AppSessions: Sendable {
         guard let record = try await store.load(claims.session), record.revoked == nil else {
             throw AppSessionError(.revoked, session: claims.session, Self.message(.revoked))
         }
-        guard rules.stands(claims, in: record) else {
-            throw AppSessionError(.wrongSession, session: claims.session, "the access token was issued to the session's earlier identity (before a login)")
-        }
+        guard rules.stands(claims, in: record) else { throw Self.stale(claims) }
         return record
+    }
+
+    /// The error for credentials issued before the session's last login (to its guest, or to the same account).
+    private static func stale(_ claims: AccessClaims) -> AppSessionError {
+        AppSessionError(.wrongSession, session: claims.session, "the access token was issued before the session's last login")
     }
 
     /// Replaces by compare-and-swap; false when another instance changed the session first.
@@ -254,8 +270,11 @@ public struct AppSessions: Sendable {
     }
 
     private func grant(_ record: AppSessionRecord, refreshToken: Secret, at now: Date, formerGuest: GuestID? = nil) -> AppSessionGrant {
+        // Never dated before the session's last login: an instance whose clock is behind the one that logged the
+        // session in would otherwise issue a token that does not stand.
+        let issued = max(now, record.identitySince ?? now)
         let access = rules.keys.accessToken(
-            session: record.id, identity: record.identity, issuedAt: now, expiresAt: now.addingTimeInterval(rules.policy.accessLifetime.seconds))
+            session: record.id, identity: record.identity, issuedAt: issued, expiresAt: issued.addingTimeInterval(rules.policy.accessLifetime.seconds))
         return AppSessionGrant(
             session: record.id, identity: record.identity, accessToken: access.token, accessExpiresAt: access.claims.expiresAt,
             refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest, lastLogin: record.lastLogin)

@@ -7,7 +7,8 @@
 /// had when queued (`queued`). When that passes, a key kept longer since is queued again at its new
 /// keep-until, and one still expired is removed; an entry whose time is not its key's `queued` any more
 /// (the key was removed, or kept shorter and queued again) is dropped. So a sweep costs what it removes
-/// and re-queues, not the table's size.
+/// and re-queues, not the table's size. A value kept until the distant future (a merge journal while its merge
+/// runs) is never queued, until it is kept until a time that comes.
 package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var kept: [Key: (value: Value, keepUntil: Date, queued: Date)] = [:]
     private var due = ExpiryQueue<Key>()
@@ -46,7 +47,7 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
             kept[key] = nil
             return
         }
-        if Self.replace(&kept[key], with: value, keepUntil: keepUntil) { due.insert(key, due: keepUntil) }
+        if Self.replace(&kept[key], with: value, keepUntil: keepUntil), keepUntil != .distantFuture { due.insert(key, due: keepUntil) }
     }
 
     /// Puts a value in a dictionary's slot, keeping its place in the queue when that comes no later.
@@ -64,8 +65,8 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
     /// - Parameters:
     ///   - instant: The instant.
     ///   - limit: The most to remove.
-    /// - Returns: How many were removed.
     ///   - removing: Told of each value as it is removed.
+    /// - Returns: How many were removed.
     /// - Complexity: O((r + q) log n), for r values removed and q kept longer since they were queued.
     package mutating func sweep(before instant: Date, limit: Int, removing: (Key, Value) -> Void = { _, _ in }) -> Int {
         var removed = 0
@@ -78,7 +79,7 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
                 removed += 1
             } else {
                 kept[next.key]?.queued = entry.keepUntil
-                due.insert(next.key, due: entry.keepUntil)
+                if entry.keepUntil != .distantFuture { due.insert(next.key, due: entry.keepUntil) }
             }
         }
         return removed

@@ -21,12 +21,14 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The refresh token a rotation replaced: answered with the same successor until the grace ends.
-    package struct Rotated: Hashable, Sendable {
+    package struct Rotated: Hashable, Sendable, CustomReflectable {
         /// Its digest.
         package let token: Digest
         /// When it was rotated.
         package let rotatedAt: Date
-        /// The 32 random bytes its successor was derived with (no secret without the token and the key).
+        /// 32 random bytes: a format-1 token's successor was derived with them (from the token and the key). When
+        /// the rotation started a family, they are its seed too, so with the key ring they make every token of the
+        /// family, as the seed does: `dump` never shows them.
         package let nonce: [UInt8]
 
         package init(token: Digest, rotatedAt: Date, nonce: [UInt8]) {
@@ -34,6 +36,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
             self.rotatedAt = rotatedAt.roundedToMilliseconds
             self.nonce = nonce
         }
+
+        /// The digest and the instant; never the nonce.
+        package var customMirror: Mirror { Mirror(self, children: ["token": token, "rotatedAt": rotatedAt]) }
     }
 
     /// The family of the session's format-2 refresh tokens: the seed every one of them is derived from, and

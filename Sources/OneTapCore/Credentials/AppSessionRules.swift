@@ -119,7 +119,7 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.identity = .account(account)
-        next.identitySince = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        next.identitySince = now.wholeSeconds
         next.lastLogin = hint
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)

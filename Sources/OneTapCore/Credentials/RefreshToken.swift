@@ -51,7 +51,7 @@ package struct PresentedRefreshToken: Sendable {
         let text = token.reveal()
         guard text.utf8.count <= Self.maximumBytes else { return nil }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 || parts.count == 4, parts.last?.utf8.count == 43, parts[parts.count - 1].unicodeScalars.allSatisfy(Base64.isURLSafe),
+        guard parts.count == 3 || parts.count == 4, let code = parts.last, code.utf8.count == 43, code.unicodeScalars.allSatisfy(Base64.isURLSafe),
             let session = try? AppSessionID(String(parts[1]))
         else { return nil }
         switch (parts[0], parts.count) {

@@ -17,8 +17,8 @@ extension ServerKeyRing {
     ///   - expiresAt: When it stops being valid (rounded down to the second); after `issuedAt`.
     /// - Returns: The token (a secret: hand it to the app and nowhere else) and its claims.
     package func accessToken(session: AppSessionID, identity: Identity, issuedAt: Date, expiresAt: Date) -> (token: Secret, claims: AccessClaims) {
-        let issued = Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down))
-        let expires = Date(timeIntervalSince1970: expiresAt.timeIntervalSince1970.rounded(.down))
+        let issued = issuedAt.wholeSeconds
+        let expires = expiresAt.wholeSeconds
         let subject: String
         switch identity {
         case .guest(let guest): subject = "g.\(guest.text)"

@@ -32,12 +32,13 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// still finds it (and merges nothing twice): 30 days. Every guest-data store removes it then.
     package static let finishedRetention: Duration = .seconds(30 * 86_400)
 
-    /// Until when a store keeps the journal: ``finishedRetention`` after the merge finished (its start when no
-    /// finish is recorded), the distant future while it runs.
-    package var keepUntil: Date {
-        guard done else { return .distantFuture }
-        return (finishedAt ?? startedAt).addingTimeInterval(Self.finishedRetention.seconds)
-    }
+    /// When the merge finished, as stores keep it (its start when a done journal records no finish); nil while it
+    /// runs.
+    package var finished: Date? { done ? finishedAt ?? startedAt : nil }
+
+    /// Until when a store keeps the journal: ``finishedRetention`` after ``finished``, the distant future while the
+    /// merge runs.
+    package var keepUntil: Date { finished.map { $0.addingTimeInterval(Self.finishedRetention.seconds) } ?? .distantFuture }
 
     package init(guest: GuestID, account: AccountID, plan: MergePlan, startedAt: Date) {
         self.guest = guest

@@ -44,7 +44,8 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     }
 
     /// The counter a rule counts in, for a request, what stores key: a ``RateCounter`` whose value is the
-    /// address block, the device id, the app session id, ``SMSPolicy/notGiven`` or `all`.
+    /// address block, the device id at the address's /64 (`one-phone at 203.0.113.7`), the app session id,
+    /// ``SMSPolicy/notGiven`` or `all`.
     public struct Counter: Hashable, Sendable, CustomStringConvertible, RateCounting {
         /// What it counts, per what key, and the key's value.
         package let counter: RateCounter<Counts, Key>

@@ -46,4 +46,9 @@ extension Date {
     /// no millisecond count, infinite or NaN, as it is: a record's writer refuses it).
     @inlinable
     package var roundedToMilliseconds: Date { hasMillisecondsSince1970 ? Date(millisecondsSince1970: millisecondsSince1970) : self }
+
+    /// The instant rounded down to the whole second: what an access token carries of its issue and expiry, and
+    /// what an app session keeps of its last login to compare them with.
+    @inlinable
+    package var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
 }

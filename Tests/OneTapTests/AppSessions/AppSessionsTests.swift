@@ -95,6 +95,8 @@ import Testing
         await #expect { try await world.sessions.loggedIn(stolen, account: "acct-a", flow: .mobile, number: nil) } throws: {
             ($0 as? AppSessionError)?.kind == .wrongSession
         }
+        // Nor can it log the owner out (the review of this fix: `logout` checked the identity only).
+        await #expect { try await world.sessions.logout(stolen) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
         #expect(try await world.sessions.live(again.accessToken.reveal()).claims.identity == .account("acct-a"))
         #expect(try await world.sessions.refresh(again.refreshToken).identity == .account("acct-a"))
         // A → B → A: the first period's tokens stay ended.
@@ -103,6 +105,20 @@ import Testing
         world.clock.advance(by: .seconds(60))
         _ = try await world.sessions.loggedIn(try world.sessions.authenticate(other.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
         await #expect { try await world.sessions.live(again.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+    }
+
+    /// An instance whose clock is behind the one that logged the session in (by less than a second, across the
+    /// login's second) never dates an access token before that login: the token it issues stands.
+    @Test func anInstanceWhoseClockIsBehindIssuesTokensThatStand() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        let second = Date(timeIntervalSince1970: world.clock.now().timeIntervalSince1970.rounded(.down) + 60)
+        world.clock.setWallTime(second.addingTimeInterval(0.2))
+        let login = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        world.clock.setWallTime(second.addingTimeInterval(-0.1))   // another instance, 0.3 s behind
+        let refreshed = try await world.sessions.refresh(login.refreshToken)
+        #expect(try world.sessions.authenticate(refreshed.accessToken.reveal()).issuedAt == second)
+        #expect(try await world.sessions.live(refreshed.accessToken.reveal()).claims.identity == .account("acct-a"))
     }
 
     /// Four requests refreshing one token at once: one rotation, one successor for all.

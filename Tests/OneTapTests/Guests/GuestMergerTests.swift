@@ -154,11 +154,18 @@ import Testing
     /// meanwhile finds the merge busy.
     @Test func aSlowMergeRenewsItsLeaseBetweenKinds() async throws {
         let clock = FakeClock()
-        let store = SlowMergeStore(try await Self.seeded(), clock: clock, step: .seconds(20))
+        let store = ScriptedGuestDataStore(try await Self.seeded())
+        let merges = LockedValue<[(at: Date, leaseUntil: Date?)]>([])
+        store.afterMerge { base, _ in
+            let leaseUntil = try await base.journal(for: Self.guest)?.leaseUntil
+            merges.withLock { $0.append((clock.now(), leaseUntil)) }
+            clock.advance(by: .seconds(20))   // each kind takes 20 s of the 30 s lease
+        }
         let merger = GuestMerger(store: store, clock: clock, lease: .seconds(30))
         let journal = try await merger.merge(Self.guest, into: "42", waiting: false)
-        #expect(journal.done && store.merges.count == 4, "\(store.merges)")
-        for (at, leaseUntil) in store.merges {
+        let seen = merges.withLock { $0 }
+        #expect(journal.done && seen.count == 4, "\(seen)")
+        for (at, leaseUntil) in seen {
             #expect(leaseUntil.map { $0 > at } == true, "a kind merged at \(at) after the lease ran out at \(String(describing: leaseUntil))")
         }
         #expect(try await store.data(of: .account("42")) == Self.expectedAccount)
@@ -168,8 +175,10 @@ import Testing
     /// first stops before its next kind, follows the journal as it stands, and finds the merge busy.
     @Test func anApplierWhoseJournalWasTakenOverStopsBeforeItsNextKind() async throws {
         let clock = FakeClock()
-        let store = SlowMergeStore(try await Self.seeded(), clock: clock, step: .seconds(20)) { base, guest, count in
-            guard count == 2, var taken = try await base.journal(for: guest) else { return }
+        let store = ScriptedGuestDataStore(try await Self.seeded())
+        store.afterMerge { base, count in
+            clock.advance(by: .seconds(20))
+            guard count == 2, var taken = try await base.journal(for: Self.guest) else { return }
             let version = taken.version
             taken.holder = "another-applier"
             taken.leaseUntil = clock.now().addingTimeInterval(3_600)
@@ -178,7 +187,8 @@ import Testing
         }
         let merger = GuestMerger(store: store, clock: clock, lease: .seconds(30))
         await #expect { try await merger.merge(Self.guest, into: "42", waiting: false) } throws: { ($0 as? MergeError)?.kind == .busy }
-        #expect(store.merges.count == 2, "no kind merged after the journal was taken over")
+        let left = try await store.data(of: .guest(Self.guest))
+        #expect(left.count == 3, "two kinds merged, none after the journal was taken over: \(left.keys.sorted())")
         #expect(try await store.journal(for: Self.guest)?.holder == "another-applier")
     }
 
@@ -209,42 +219,4 @@ import Testing
         }
         #expect(clock.sleeperCount == 0)
     }
-}
-
-/// A store whose merge of each kind takes `step` of the fake clock, recording when each kind was merged and the
-/// journal's lease then.
-final class SlowMergeStore: GuestDataStore, @unchecked Sendable {
-    private let base: InMemoryGuestDataStore
-    private let clock: FakeClock
-    private let step: Duration
-    private let recorded = LockedValue<[(at: Date, leaseUntil: Date?)]>([])
-    /// Runs after each kind's merge, with how many kinds were merged so far.
-    private let after: @Sendable (InMemoryGuestDataStore, GuestID, Int) async throws -> Void
-
-    init(
-        _ base: InMemoryGuestDataStore, clock: FakeClock, step: Duration,
-        after: @escaping @Sendable (InMemoryGuestDataStore, GuestID, Int) async throws -> Void = { _, _, _ in }
-    ) {
-        (self.base, self.clock, self.step, self.after) = (base, clock, step, after)
-    }
-
-    /// When each kind was merged, and the journal's lease at that moment.
-    var merges: [(at: Date, leaseUntil: Date?)] { recorded.withLock { $0 } }
-
-    func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
-    func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
-    func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
-    func merge(
-        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
-    ) async throws -> Bool {
-        clock.advance(by: step)
-        let leaseUntil = try await base.journal(for: guest)?.leaseUntil
-        let count = recorded.withLock { $0.append((clock.now(), leaseUntil)); return $0.count }
-        let done = try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
-        try await after(base, guest, count)
-        return done
-    }
-    func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
-    func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }
-    func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool { try await base.replaceJournal(journal, expecting: version) }
 }

@@ -31,6 +31,24 @@ import Testing
         #expect(values.count == 0)
     }
 
+    /// A value kept until the distant future is never queued (the review of 2026-12-04: each running merge's
+    /// journal left one entry in the queue that no sweep ever reached), and is queued once it is kept until a
+    /// time that comes, whichever way it got there.
+    @Test func aValueKeptUntilTheDistantFutureIsNeverQueued() {
+        var values = InMemoryExpiringValues<String, Int>()
+        values.set("running", 1, keepUntil: .distantFuture)
+        #expect(values.queued == 0)
+        values.set("running", 2, keepUntil: Self.at(100))
+        #expect(values.queued == 1)
+        #expect(values.sweep(before: Self.at(101), limit: .max) == 1)
+        #expect(values.queued == 0 && values.count == 0)
+        // Queued at a time, then kept until the distant future: its entry goes at that time and is not put back.
+        values.set("reopened", 1, keepUntil: Self.at(100))
+        values.set("reopened", 2, keepUntil: .distantFuture)
+        #expect(values.sweep(before: Self.at(200), limit: .max) == 0)
+        #expect(values.queued == 0 && values.value("reopened", at: Self.at(200))?.value == 2)
+    }
+
     /// A value kept shorter than it was queued is swept at its shorter time.
     @Test func aValueKeptShorterIsSweptAtItsShorterTime() {
         var values = InMemoryExpiringValues<String, Int>()

@@ -144,7 +144,7 @@ package struct MergeJournalRetentionCase: Sendable {
         let guests = try (0..<4).map { try GuestID(prefix + "0000000\($0)") }
         let empty = try MergePlan.plan(guest: [:], account: [:], rules: .builtIn)
         let unfinished = try MergePlan.plan(guest: ["favourites": ["a"]], account: [:], rules: .builtIn)
-        let month = MergeJournal.finishedRetention.seconds
+        let month = 2_592_000.0  // 30 days, written out: the retention the stores promise, not read from them
         _ = try await store.createJournal(MergeJournal(guest: guests[0], account: "a", plan: empty, startedAt: now.addingTimeInterval(-month - 1)))
         _ = try await store.createJournal(MergeJournal(guest: guests[1], account: "a", plan: empty, startedAt: now.addingTimeInterval(-month + 1)))
         _ = try await store.createJournal(MergeJournal(guest: guests[2], account: "a", plan: unfinished, startedAt: now.addingTimeInterval(-40 * 86_400)))

@@ -6,6 +6,8 @@ import OneTap
 ///
 /// - ``afterRead(of:times:_:)``: after a read of an owner's data returns, a hook runs on the base store
 ///   (the read's answer is already stale when the merger gets it).
+/// - ``afterMerge(_:)``: after each merge of a kind, a hook runs on the base store (a slow store, or another
+///   applier acting between two kinds).
 /// - ``crash(afterAccountChanges:)``: once the merger changed the account's data that many times, every
 ///   call fails with ``StoreError`` of kind `io` (the process died) until ``heal()``.
 package final class ScriptedGuestDataStore: GuestDataStore {
@@ -14,6 +16,8 @@ package final class ScriptedGuestDataStore: GuestDataStore {
 
     private struct Script: Sendable {
         var hooks: [Identity: (remaining: Int?, runs: Int, hook: Hook)] = [:]
+        var merges = 0
+        var afterMerge: Hook?
         var crashAfter: Int?
         var accountChanges = 0
         var crashed = false
@@ -34,6 +38,12 @@ package final class ScriptedGuestDataStore: GuestDataStore {
     ///   - hook: What runs, given the base store and the run's number (from 1).
     package func afterRead(of owner: Identity, times: Int? = 1, _ hook: @escaping Hook) {
         script.withLock { $0.hooks[owner] = (times, 0, hook) }
+    }
+
+    /// Runs `hook` after each merge of a kind (applied or not), given the base store and the merge's number (from 1).
+    /// - Parameter hook: What runs.
+    package func afterMerge(_ hook: @escaping Hook) {
+        script.withLock { $0.afterMerge = hook }
     }
 
     /// Fails every call once the account's data was changed `count` times (through this store).
@@ -125,6 +135,11 @@ package final class ScriptedGuestDataStore: GuestDataStore {
         try checkAlive()
         let applied = try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
         if applied { changed(.account(account)) }
+        let due: (Hook, Int)? = script.withLock { script in
+            script.merges += 1
+            return script.afterMerge.map { ($0, script.merges) }
+        }
+        if let (hook, run) = due { try await hook(base, run) }
         return applied
     }
 
