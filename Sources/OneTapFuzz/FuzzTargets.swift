@@ -4,7 +4,8 @@
 //                            ONETAP_FUZZ_TARGET=plmn .build/fuzz/debug/OneTapFuzz -max_total_time=60 CORPUS
 //   Replaying files (any build):  swift run OneTapFuzz plmn Tests/FuzzCorpus/plmn
 //
-// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, session-json, events, sha256.
+// Targets: plmn, phone, code, ip, snapshot, tables, token-record, cli-args, session, session-json, events, sha256,
+// app-session.
 
 import Foundation
 #if canImport(Glibc)
@@ -39,7 +40,7 @@ enum Invariant {
 }
 
 enum Targets {
-    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, sessionJSON, events, sha256]
+    static let all: [FuzzTarget] = [plmn, phone, code, ip, snapshot, tables, tokenRecord, cliArguments, session, sessionJSON, events, sha256, appSession]
 
     static let knownKinds: Set<ParseError.Kind> = [
         .empty, .placeholder, .invalidCharacter, .nonASCIIDigit, .wrongLength, .reserved, .outOfRange, .foreignNumber, .notMobile, .malformed,

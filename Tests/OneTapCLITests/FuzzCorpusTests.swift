@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func everyFuzzTargetHasACorpus() throws {
-        #expect(try Self.targets.get() == ["cli-args", "code", "events", "ip", "phone", "plmn", "session", "session-json", "sha256", "snapshot", "tables", "token-record"])
+        #expect(try Self.targets.get() == ["app-session", "cli-args", "code", "events", "ip", "phone", "plmn", "session", "session-json", "sha256", "snapshot", "tables", "token-record"])
     }
 
     @Test(arguments: (try? targets.get()) ?? [])

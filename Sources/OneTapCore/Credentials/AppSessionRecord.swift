@@ -78,9 +78,9 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var version: Int
     /// Who acts in it: its guest until a login, then the account.
     package var identity: Identity
-    /// When the last login in it happened, in whole seconds rounded down (as access tokens carry their issue):
-    /// access tokens issued before it no longer stand, even when the login was to the same account. Nil
-    /// before the first login, and in every record written before it existed.
+    /// The whole second after the last login in it (access tokens carry whole seconds): access tokens dated
+    /// before it no longer stand, even when the login was to the same account, and those issued since are dated
+    /// from it. Nil before the first login, and in every record written before it existed.
     package var identitySince: Date?
     /// When the session was opened.
     package let createdAt: Date

@@ -119,7 +119,9 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.identity = .account(account)
-        next.identitySince = now.wholeSeconds
+        // The whole second after the login: access tokens carry whole seconds, so one issued in the login's own
+        // second, before it, must not stand; those issued for the session from now on are dated from here.
+        next.identitySince = now.wholeSeconds.addingTimeInterval(1)
         next.lastLogin = hint
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
@@ -147,9 +149,10 @@ package struct AppSessionRules: Sendable {
     }
 
     /// Whether an access token's claims still stand against the session's record: not revoked, the same
-    /// identity, and issued no earlier than the session's last login (whole seconds), so no token from before a
-    /// login counts after it: a guest's, nor the account's own when it logs in again (a token stolen before
-    /// cannot take the new login's account step).
+    /// identity, and dated no earlier than ``AppSessionRecord/identitySince`` (the whole second after the
+    /// session's last login), so no token from before a login counts after it, not even one issued in the same
+    /// second: a guest's, nor the account's own when it logs in again (a token stolen before cannot take the new
+    /// login's account step, nor log the owner out).
     package func stands(_ claims: AccessClaims, in record: AppSessionRecord) -> Bool {
         record.revoked == nil && record.id == claims.session && record.identity == claims.identity
             && record.identitySince.map { claims.issuedAt >= $0 } ?? true

@@ -30,7 +30,9 @@ extension RSAKey where Half == PrivateHalf {
     /// - Parameter ciphertext: As long as the modulus.
     /// - Returns: The plaintext.
     /// - Throws: ``CryptoError`` for a ciphertext of the wrong length, or one that does not decrypt (another key,
-    ///   other padding, damaged bytes).
+    ///   other padding, damaged bytes). OpenSSL 3.2 and later answer bad padding with random bytes instead
+    ///   (implicit rejection, against timing oracles): a caller must check what it decrypted, as
+    ///   `GatewayAnswer.decryptedPhoneNumber` does, giving one error for both.
     package func decryptPKCS1v15(_ ciphertext: [UInt8]) throws(CryptoError) -> [UInt8] {
         let operation = "RSA PKCS#1 v1.5 decryption"
         guard ciphertext.count == (bits + 7) / 8 else {
@@ -44,10 +46,9 @@ extension RSAKey where Half == PrivateHalf {
         guard EVP_PKEY_decrypt_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1 else {
             throw CryptoError(operation, "libcrypto refused the key")
         }
-        // OpenSSL 3.2 and later answer bad padding with random bytes (implicit rejection, against timing
-        // oracles) instead of failing; the ciphertext here comes from the vendor over TLS, and a wrong key
-        // must say so. OpenSSL 3.0 and 3.1 know no such parameter: the call fails there, harmlessly.
-        _ = EVP_PKEY_CTX_ctrl_str(context, "rsa_pkcs1_implicit_rejection", "0")
+        // OpenSSL 3.2 and later keep their default, implicit rejection (bad padding decrypts to random bytes, in
+        // the same time as good padding): the gateways give one error for a ciphertext that does not decrypt and
+        // one that decrypts to no number, so nothing is lost, and no timing tells them apart (the Marvin attack).
         var length = 0
         guard EVP_PKEY_decrypt(context, nil, &length, ciphertext, ciphertext.count) == 1 else { throw CryptoError(operation, "libcrypto refused the ciphertext") }
         var plaintext = [UInt8](repeating: 0, count: length)

@@ -181,16 +181,17 @@ import Testing
         let guestClaims = Self.ring.accessToken(session: record.id, identity: record.identity, issuedAt: Self.start, expiresAt: Self.start.addingTimeInterval(60)).claims
         #expect(!Self.rules.stands(guestClaims, in: login))
         // A second login to the same account, 90.7 s later: the account's tokens from before it stop standing,
-        // those issued in its second (whole seconds, as tokens carry them) or later stand.
+        // even one issued at 90.2 (tokens carry whole seconds: 90); those dated from 91, the whole second after
+        // the login, stand (the attacker's read of the first version, which kept 90 and let the 90.2 one stand).
         let later = Self.start.addingTimeInterval(90.7)
         let again = Self.rules.login(login, account: "42", hint: LastLoginHint(flow: .sms, number: nil, at: later), secret: Array(repeating: 4, count: 32), at: later).record
-        #expect(again.identitySince == Self.start.addingTimeInterval(90))
+        #expect(again.identitySince == Self.start.addingTimeInterval(91))
         func claims(_ seconds: Double) -> AccessClaims {
             Self.ring.accessToken(session: record.id, identity: .account("42"), issuedAt: Self.start.addingTimeInterval(seconds), expiresAt: Self.start.addingTimeInterval(7200)).claims
         }
         #expect(Self.rules.stands(claims(89), in: login) && !Self.rules.stands(claims(89), in: again))
-        #expect(Self.rules.stands(claims(90.7), in: again) && Self.rules.stands(claims(91), in: again))
-        #expect(try again.json().contains(#""identitySinceMs":1795773690000"#))
+        #expect(!Self.rules.stands(claims(90.2), in: again) && Self.rules.stands(claims(91), in: again))
+        #expect(try again.json().contains(#""identitySinceMs":1795773691000"#))
         #expect(try AppSessionRecord(json: again.json()) == again, "the last login's second reads back")
     }
 

@@ -117,8 +117,38 @@ import Testing
         let login = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
         world.clock.setWallTime(second.addingTimeInterval(-0.1))   // another instance, 0.3 s behind
         let refreshed = try await world.sessions.refresh(login.refreshToken)
-        #expect(try world.sessions.authenticate(refreshed.accessToken.reveal()).issuedAt == second)
+        #expect(try world.sessions.authenticate(refreshed.accessToken.reveal()).issuedAt == second.addingTimeInterval(1), "dated from the second after the login")
         #expect(try await world.sessions.live(refreshed.accessToken.reveal()).claims.identity == .account("acct-a"))
+    }
+
+    /// The attacker's read of the `identitySince` fix: a token issued in the login's own second, before the
+    /// login (a thief refreshing in a loop), still stood, since tokens carry whole seconds. It no longer does; and
+    /// the owner, whose new tokens are dated from the next second, still starts and finishes a login at once.
+    @Test func aTokenIssuedInTheLoginsOwnSecondBeforeItDoesNotStand() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        let second = Date(timeIntervalSince1970: world.clock.now().timeIntervalSince1970.rounded(.down) + 60)
+        world.clock.setWallTime(second.addingTimeInterval(0.1))
+        let first = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        world.clock.setWallTime(second.addingTimeInterval(30.1))
+        let stolen = try await world.sessions.refresh(first.refreshToken)        // the thief's refresh, at 30.1
+        world.clock.setWallTime(second.addingTimeInterval(30.6))
+        let owner = try await world.sessions.loggedIn(try world.sessions.authenticate(stolen.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        await #expect { try await world.sessions.live(stolen.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+        await #expect { try await world.sessions.logout(try world.sessions.authenticate(stolen.accessToken.reveal())) } throws: {
+            ($0 as? AppSessionError)?.kind == .wrongSession
+        }
+        // Still within that second, the owner's new token starts a login and finishes it.
+        let logins = LoginServer(store: InMemoryLoginSessionStore(), exchange: ExchangeGuard(provider: MockTokenExchange(number: try PhoneNumber("13800138000"), clock: world.clock), clock: world.clock), clock: world.clock, events: DiscardingEventSink())
+        let claims = try await world.sessions.live(owner.accessToken.reveal()).claims
+        let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: claims)
+        let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T"), uniqueID: "u"))
+        let done = try await logins.report(success, to: started.session.id, version: started.session.version, from: claims)
+        guard case .done(.success, _, _) = done.instruction else {
+            Issue.record("the owner's login did not finish: \(done.instruction)")
+            return
+        }
+        _ = try await logins.success(of: started.session.id, from: claims)
     }
 
     /// Four requests refreshing one token at once: one rotation, one successor for all.
