@@ -270,11 +270,12 @@ public struct AppSessions: Sendable {
     }
 
     private func grant(_ record: AppSessionRecord, refreshToken: Secret, at now: Date, formerGuest: GuestID? = nil) -> AppSessionGrant {
-        // Never dated before the session's last login: an instance whose clock is behind the one that logged the
-        // session in would otherwise issue a token that does not stand.
+        // Dated no earlier than the second after the session's last login (``AppSessionRecord/identitySince``), so
+        // it stands, even on an instance whose clock is behind the one that logged the session in; it still expires
+        // the access lifetime after now, never later.
         let issued = max(now, record.identitySince ?? now)
-        let access = rules.keys.accessToken(
-            session: record.id, identity: record.identity, issuedAt: issued, expiresAt: issued.addingTimeInterval(rules.policy.accessLifetime.seconds))
+        let expires = max(now.addingTimeInterval(rules.policy.accessLifetime.seconds), issued.addingTimeInterval(1))
+        let access = rules.keys.accessToken(session: record.id, identity: record.identity, issuedAt: issued, expiresAt: expires)
         return AppSessionGrant(
             session: record.id, identity: record.identity, accessToken: access.token, accessExpiresAt: access.claims.expiresAt,
             refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest, lastLogin: record.lastLogin)

@@ -92,11 +92,7 @@ public struct LoginServer: Sendable {
         try claims.checkCurrent(at: now)
         let id = LoginSessionID.random()
         try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, at: now)
-        // Never started before the credentials that start it were issued: a session's tokens are dated from the
-        // whole second after its last login, and an instance whose clock is behind must still let them finish
-        // the login they start (its account step takes credentials issued at the start or before).
-        let startedAt = max(now, claims.issuedAt)
-        let transition = machine.start(snapshot, at: startedAt, id: id, pending: pending, channels: channels(at: now), appSession: claims.session)
+        let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session)
         try await store.create(transition.session)
         emit(transition, at: now, client: client(claims, address, device))
         return transition

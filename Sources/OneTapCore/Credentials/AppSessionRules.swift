@@ -120,8 +120,10 @@ package struct AppSessionRules: Sendable {
         next.version += 1
         next.identity = .account(account)
         // The whole second after the login: access tokens carry whole seconds, so one issued in the login's own
-        // second, before it, must not stand; those issued for the session from now on are dated from here.
-        next.identitySince = now.wholeSeconds.addingTimeInterval(1)
+        // second, before it, must not stand; those issued for the session from now on are dated from here. It
+        // never goes back (an instance whose clock is behind the one that logged the session in last), or tokens
+        // dated by the earlier login would stand again.
+        next.identitySince = max(now.wholeSeconds.addingTimeInterval(1), record.identitySince ?? .distantPast)
         next.lastLogin = hint
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)

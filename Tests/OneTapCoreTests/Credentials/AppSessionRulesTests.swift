@@ -192,6 +192,11 @@ import Testing
         #expect(Self.rules.stands(claims(89), in: login) && !Self.rules.stands(claims(89), in: again))
         #expect(!Self.rules.stands(claims(90.2), in: again) && Self.rules.stands(claims(91), in: again))
         #expect(try again.json().contains(#""identitySinceMs":1795773691000"#))
+        // A login on an instance whose clock is 3 s behind never moves it back: the tokens the first login's
+        // second dated would stand again.
+        let behind = Self.start.addingTimeInterval(87.7)
+        let skewed = Self.rules.login(again, account: "42", hint: LastLoginHint(flow: .sms, number: nil, at: behind), secret: Array(repeating: 5, count: 32), at: behind).record
+        #expect(skewed.identitySince == Self.start.addingTimeInterval(91))
         #expect(try AppSessionRecord(json: again.json()) == again, "the last login's second reads back")
     }
 

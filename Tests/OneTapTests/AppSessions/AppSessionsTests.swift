@@ -117,13 +117,17 @@ import Testing
         let login = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
         world.clock.setWallTime(second.addingTimeInterval(-0.1))   // another instance, 0.3 s behind
         let refreshed = try await world.sessions.refresh(login.refreshToken)
-        #expect(try world.sessions.authenticate(refreshed.accessToken.reveal()).issuedAt == second.addingTimeInterval(1), "dated from the second after the login")
+        let refreshedClaims = try world.sessions.authenticate(refreshed.accessToken.reveal())
+        #expect(refreshedClaims.issuedAt == second.addingTimeInterval(1), "dated from the second after the login")
+        #expect(refreshedClaims.expiresAt == second.addingTimeInterval(7200 - 1), "the access lifetime from now (rounded down), never longer")
         #expect(try await world.sessions.live(refreshed.accessToken.reveal()).claims.identity == .account("acct-a"))
     }
 
     /// The attacker's read of the `identitySince` fix: a token issued in the login's own second, before the
-    /// login (a thief refreshing in a loop), still stood, since tokens carry whole seconds. It no longer does; and
-    /// the owner, whose new tokens are dated from the next second, still starts and finishes a login at once.
+    /// login (a thief refreshing in a loop), still stood, since tokens carry whole seconds. It no longer does. The
+    /// owner's next login finishes, and the account step's own new credentials (dated from the second after the
+    /// login) cannot run that step again for a second refresh family (the review of the fix's second version,
+    /// which dated a login's start from its credentials and so let them).
     @Test func aTokenIssuedInTheLoginsOwnSecondBeforeItDoesNotStand() async throws {
         let world = World()
         let guest = try await world.sessions.open()
@@ -138,7 +142,8 @@ import Testing
         await #expect { try await world.sessions.logout(try world.sessions.authenticate(stolen.accessToken.reveal())) } throws: {
             ($0 as? AppSessionError)?.kind == .wrongSession
         }
-        // Still within that second, the owner's new token starts a login and finishes it.
+        // The owner logs in again a little later: the login finishes, and its account step is done once.
+        world.clock.setWallTime(second.addingTimeInterval(35))
         let logins = LoginServer(store: InMemoryLoginSessionStore(), exchange: ExchangeGuard(provider: MockTokenExchange(number: try PhoneNumber("13800138000"), clock: world.clock), clock: world.clock), clock: world.clock, events: DiscardingEventSink())
         let claims = try await world.sessions.live(owner.accessToken.reveal()).claims
         let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: claims)
@@ -148,7 +153,11 @@ import Testing
             Issue.record("the owner's login did not finish: \(done.instruction)")
             return
         }
+        world.clock.setWallTime(second.addingTimeInterval(35.4))
         _ = try await logins.success(of: started.session.id, from: claims)
+        let fresh = try await world.sessions.loggedIn(claims, account: "acct-a", flow: .mobile, number: nil)
+        let freshClaims = try world.sessions.authenticate(fresh.accessToken.reveal())
+        await #expect { try await logins.success(of: started.session.id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
     }
 
     /// Four requests refreshing one token at once: one rotation, one successor for all.
