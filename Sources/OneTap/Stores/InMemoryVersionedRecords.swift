@@ -104,7 +104,7 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     package func removeExpired(before instant: Date, limit: Int) -> Int {
         table.withLock { table in
             var removed: [Record] = []
-            let count = table.records.sweep(before: instant, limit: max(0, limit)) { _, record in removed.append(record) }
+            let count = table.records.sweep(before: instant, limit: limit) { _, record in removed.append(record) }
             for record in removed { table.forget(record) }
             return count
         }

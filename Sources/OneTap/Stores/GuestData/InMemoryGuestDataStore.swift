@@ -107,6 +107,6 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     /// - Returns: How many were removed.
     /// - Complexity: O(r log n) for r journals removed; never the store's size.
     package func removeFinishedJournals(before instant: Date, limit: Int) -> Int {
-        storage.withLock { $0.journals.sweep(before: instant, limit: max(0, limit)) }
+        storage.withLock { $0.journals.sweep(before: instant, limit: limit) }
     }
 }
