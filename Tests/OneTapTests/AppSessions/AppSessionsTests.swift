@@ -13,6 +13,21 @@ import Testing
         let store = InMemoryAppSessionStore()
         let events = RecordingEventSink()
         var sessions: AppSessions { AppSessions(keys: AppSessionsTests.keys, store: store, clock: clock, events: events) }
+
+        /// The account step: the session of a grant logs in to an account with the grant's access token.
+        func logIn(_ grant: AppSessionGrant, to account: AccountID, flow: LoginFlow = .mobile) async throws -> AppSessionGrant {
+            try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), account: account, flow: flow, number: nil)
+        }
+
+        /// A new guest session that logs in to an account a fraction past a whole second (a minute after the clock's
+        /// now), for tests that place instants around a second's edge.
+        /// - Returns: The login's grant and that whole second.
+        func guestLogsIn(to account: AccountID, atFraction fraction: Double) async throws -> (grant: AppSessionGrant, second: Date) {
+            let guest = try await sessions.open()
+            let second = Date(timeIntervalSince1970: clock.now().timeIntervalSince1970.rounded(.down) + 60)
+            clock.setWallTime(second.addingTimeInterval(fraction))
+            return (try await logIn(guest, to: account), second)
+        }
     }
 
     @Test func aFirstOpenIsAGuestWhoseAccessTokenVerifiesWithoutTheStore() async throws {
@@ -87,7 +102,7 @@ import Testing
         let world = World()
         let guest = try await world.sessions.open()
         world.clock.advance(by: .seconds(5))
-        let first = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        let first = try await world.logIn(guest, to: "acct-a")
         let stolen = try world.sessions.authenticate(first.accessToken.reveal())
         world.clock.advance(by: .seconds(600))
         let again = try await world.sessions.loggedIn(stolen, account: "acct-a", flow: .mobile, number: nil)
@@ -101,9 +116,9 @@ import Testing
         #expect(try await world.sessions.refresh(again.refreshToken).identity == .account("acct-a"))
         // A → B → A: the first period's tokens stay ended.
         world.clock.advance(by: .seconds(60))
-        let other = try await world.sessions.loggedIn(try world.sessions.authenticate(again.accessToken.reveal()), account: "acct-b", flow: .sms, number: nil)
+        let other = try await world.logIn(again, to: "acct-b", flow: .sms)
         world.clock.advance(by: .seconds(60))
-        _ = try await world.sessions.loggedIn(try world.sessions.authenticate(other.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        _ = try await world.logIn(other, to: "acct-a")
         await #expect { try await world.sessions.live(again.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
     }
 
@@ -111,10 +126,7 @@ import Testing
     /// login's second) never dates an access token before that login: the token it issues stands.
     @Test func anInstanceWhoseClockIsBehindIssuesTokensThatStand() async throws {
         let world = World()
-        let guest = try await world.sessions.open()
-        let second = Date(timeIntervalSince1970: world.clock.now().timeIntervalSince1970.rounded(.down) + 60)
-        world.clock.setWallTime(second.addingTimeInterval(0.2))
-        let login = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        let (login, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.2)
         world.clock.setWallTime(second.addingTimeInterval(-0.1))   // another instance, 0.3 s behind
         let refreshed = try await world.sessions.refresh(login.refreshToken)
         let refreshedClaims = try world.sessions.authenticate(refreshed.accessToken.reveal())
@@ -130,14 +142,11 @@ import Testing
     /// which dated a login's start from its credentials and so let them).
     @Test func aTokenIssuedInTheLoginsOwnSecondBeforeItDoesNotStand() async throws {
         let world = World()
-        let guest = try await world.sessions.open()
-        let second = Date(timeIntervalSince1970: world.clock.now().timeIntervalSince1970.rounded(.down) + 60)
-        world.clock.setWallTime(second.addingTimeInterval(0.1))
-        let first = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        let (first, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.1)
         world.clock.setWallTime(second.addingTimeInterval(30.1))
         let stolen = try await world.sessions.refresh(first.refreshToken)        // the thief's refresh, at 30.1
         world.clock.setWallTime(second.addingTimeInterval(30.6))
-        let owner = try await world.sessions.loggedIn(try world.sessions.authenticate(stolen.accessToken.reveal()), account: "acct-a", flow: .mobile, number: nil)
+        let owner = try await world.logIn(stolen, to: "acct-a")
         await #expect { try await world.sessions.live(stolen.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
         await #expect { try await world.sessions.logout(try world.sessions.authenticate(stolen.accessToken.reveal())) } throws: {
             ($0 as? AppSessionError)?.kind == .wrongSession
@@ -191,7 +200,7 @@ import Testing
         var grants: [AppSessionGrant] = []
         for _ in 0..<3 {
             let guest = try await world.sessions.open()
-            grants.append(try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42", flow: .sms, number: nil))
+            grants.append(try await world.logIn(guest, to: "42", flow: .sms))
         }
         let fresh = try await world.sessions.logout(try world.sessions.authenticate(grants[0].accessToken.reveal()))
         #expect(fresh.session != grants[0].session)
@@ -221,7 +230,7 @@ import Testing
     @Test func noTokenInAnyDescriptionEventOrError() async throws {
         let world = World()
         let guest = try await world.sessions.open()
-        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(guest.accessToken.reveal()), account: "42", flow: .sms, number: nil)
+        let account = try await world.logIn(guest, to: "42", flow: .sms)
         world.clock.advance(by: .seconds(60))
         let next = try await world.sessions.refresh(account.refreshToken)
         var texts = [guest, account, next].flatMap { ["\($0)", String(reflecting: $0)] }
