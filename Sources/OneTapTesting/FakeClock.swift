@@ -60,7 +60,10 @@ public final class FakeClock: WallClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                // Parked only if not cancelled, under the lock the cancellation handler takes: a cancellation
+                // that came before this point ran the handler already, and it found no sleeper to wake.
+                let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
+                    if Task.isCancelled { return nil }
                     state.sleepers.append(Sleeper(id: id, deadline: state.elapsed + duration, continuation: continuation))
                     state.totalSleeps += 1
                     let count = state.sleepers.count
@@ -68,6 +71,7 @@ public final class FakeClock: WallClock {
                     state.watchers.removeAll { $0.count <= count }
                     return ready
                 }
+                guard let watchers else { return continuation.resume(throwing: CancellationError()) }
                 for watcher in watchers { watcher.resume() }
             }
         } onCancel: {
