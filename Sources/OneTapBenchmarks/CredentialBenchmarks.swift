@@ -26,7 +26,7 @@ enum CredentialBenchmarks {
             fatalError("the benchmark's key ring: \(error)")  // constant input: not reached
         }
         let issued = Date(timeIntervalSince1970: 1_796_000_000)
-        let token = ring.accessToken(session: .random(), identity: .account("account-42"), issuedAt: issued, expiresAt: issued.addingTimeInterval(7200))
+        let token = ring.accessToken(session: .random(), identity: .account("account-42"), epoch: 0, issuedAt: issued, expiresAt: issued.addingTimeInterval(7200))
             .token.reveal()
         let now = issued.addingTimeInterval(60)
         let batch = 1000
@@ -47,7 +47,7 @@ enum CredentialBenchmarks {
             }
         }
         // A guest's token: the guest id is held inline too, so this path allocates nothing either.
-        let guestToken = ring.accessToken(session: .random(), identity: .guest(.random()), issuedAt: issued, expiresAt: issued.addingTimeInterval(7200))
+        let guestToken = ring.accessToken(session: .random(), identity: .guest(.random()), epoch: 0, issuedAt: issued, expiresAt: issued.addingTimeInterval(7200))
             .token.reveal()
         let guest = measure(batch: batch, repetitions: repetitions) {
             for _ in 0..<batch { blackHole(ring.verifyAccessToken(guestToken, at: now)) }

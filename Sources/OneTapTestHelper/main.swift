@@ -258,6 +258,6 @@ func helperAppSession() throws -> AccessClaims {
     let ring = try ServerKeyRing([(try KeyID("helper"), try ServerKey(bytes: [UInt8](repeating: 9, count: 32)))])
     let now = Date()
     return ring.accessToken(
-        session: try AppSessionID("HelperAppSession000000"), identity: .guest(try GuestID("HelperGuest00000000000")), issuedAt: now,
+        session: try AppSessionID("HelperAppSession000000"), identity: .guest(try GuestID("HelperGuest00000000000")), epoch: 0, issuedAt: now,
         expiresAt: now.addingTimeInterval(3600)).claims
 }

@@ -260,7 +260,7 @@ package struct LoginFlood: Sendable {
 
     private func claims(_ session: String, guest: String) throws -> AccessClaims {
         keys.accessToken(
-            session: try AppSessionID(session), identity: .guest(try GuestID(guest)), issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(86_400 * 365)
+            session: try AppSessionID(session), identity: .guest(try GuestID(guest)), epoch: 0, issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(86_400 * 365)
         ).claims
     }
 

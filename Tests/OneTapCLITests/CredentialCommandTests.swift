@@ -9,6 +9,8 @@ import Testing
     /// Account 42, app session AAAA…, issued 2026-11-27T10:00:00Z, expires two hours later.
     static let token = "ota1.k1.AAAAAAAAAAAAAAAAAAAAAA.a.NDI.1795773600.1795780800.UyPHf0sLEAIrEJWD44sBY6cMOOV3A6vig4K3_maQ3Wg"
     static let signature = "UyPHf0sLEAIrEJWD44sBY6cMOOV3A6vig4K3_maQ3Wg"
+    /// The same claims in format 2, in the login epoch 1795773591 (2026-11-27T09:59:51Z).
+    static let tokenInAnEpoch = "ota2.k1.AAAAAAAAAAAAAAAAAAAAAA.a.NDI.1795773591.1795773600.1795780800.dWyvuZ6oEnxPAduWVK-Sxr-XByuM1W-qnRN6OAI6OWg"
 
     @Test func optionsNeverShowTheToken() throws {
         let invocation = try OneTapCommandLine.parse(["credential", "inspect", Self.token, "--json"])
@@ -43,6 +45,22 @@ import Testing
             app session:  AAAAAAAAAAAAAAAAAAAAAA
             identity:     account 42
             key:          k1
+            issued at:    2026-11-27T10:00:00.000Z
+            expires at:   2026-11-27T12:00:00.000Z
+
+            """)
+        #expect(io.errors.isEmpty)
+    }
+
+    @Test func aTokenOfFormat2PrintsItsLoginEpoch() async {
+        let (code, io) = await runInProcess(["credential", "inspect", "-", "--now", "2026-11-27T11:00:00Z"], stdin: Array("\(Self.tokenInAnEpoch)\n".utf8), environment: Self.keys)
+        #expect(code == .success)
+        #expect(io.outputText == """
+            verdict:      valid
+            app session:  AAAAAAAAAAAAAAAAAAAAAA
+            identity:     account 42
+            key:          k1
+            login epoch:  1795773591
             issued at:    2026-11-27T10:00:00.000Z
             expires at:   2026-11-27T12:00:00.000Z
 
@@ -85,12 +103,14 @@ import Testing
     static let cases: [Case] = [
         Case(name: "expired", token: CredentialCommandTests.token, keys: "k1:\(key)", status: 1,
              stdout: #"{"verdict":"expired","key":"k1","session":"AAAAAAAAAAAAAAAAAAAAAA","kind":"account","subject":"42","issuedAt":"2026-11-27T10:00:00.000Z","expiresAt":"2026-11-27T12:00:00.000Z"}"# + "\n", stderr: ""),
+        Case(name: "expired, format 2", token: CredentialCommandTests.tokenInAnEpoch, keys: "k1:\(key)", status: 1,
+             stdout: #"{"verdict":"expired","key":"k1","session":"AAAAAAAAAAAAAAAAAAAAAA","kind":"account","subject":"42","epoch":1795773591,"issuedAt":"2026-11-27T10:00:00.000Z","expiresAt":"2026-11-27T12:00:00.000Z"}"# + "\n", stderr: ""),
         Case(name: "bad signature", token: CredentialCommandTests.token.replacingOccurrences(of: ".NDI.", with: ".NDM."), keys: "k1:\(key)", status: 1,
              stdout: #"{"verdict":"bad-signature"}"# + "\n", stderr: ""),
         Case(name: "unknown key", token: CredentialCommandTests.token, keys: "k2:\(key)", status: 1,
              stdout: #"{"verdict":"unknown-key","key":"k1"}"# + "\n", stderr: ""),
         Case(name: "malformed", token: "Bearer x", keys: "k1:\(key)", status: 65,
-             stdout: #"{"verdict":"malformed","reason":"not an access token of format 1 (it starts with ota1.)"}"# + "\n", stderr: ""),
+             stdout: #"{"verdict":"malformed","reason":"not an access token (it starts with ota2., or ota1. for one issued before format 2)"}"# + "\n", stderr: ""),
         Case(name: "malformed keys", token: CredentialCommandTests.token, keys: "k1:short", status: 65,
              stdout: "", stderr: "onetap: error: the keys of ONETAP_SERVER_KEYS: invalid server keys \"<redacted>\": the key k1 (entry 1): the text is not base64\n"),
     ]
@@ -108,6 +128,6 @@ import Testing
         #expect(run.status == test.status)
         #expect(run.stdout == test.stdout)
         #expect(run.stderr == test.stderr)
-        for secret in ["UyPHf0", "AAECAwQF"] { #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret)) }
+        for secret in ["UyPHf0", "dWyvuZ6o", "AAECAwQF"] { #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret)) }
     }
 }

@@ -13,7 +13,7 @@ import Testing
     static let me: AccessClaims = {
         let now = Date(timeIntervalSince1970: 1_795_000_000)
         return keys.accessToken(
-            session: try! AppSessionID("MyAppSession0000000000"), identity: .guest(try! GuestID("GuestOfTheTests000000A")), issuedAt: now,
+            session: try! AppSessionID("MyAppSession0000000000"), identity: .guest(try! GuestID("GuestOfTheTests000000A")), epoch: 0, issuedAt: now,
             expiresAt: now.addingTimeInterval(86_400 * 365)
         ).claims
     }()

@@ -139,7 +139,7 @@ import Testing
             store: sessions, quotas: LoginQuotas(policy: Self.policy, store: store), clock: FakeClock(), events: DiscardingEventSink())
         let keys = try ServerKeyRing([(try KeyID("test"), try ServerKey(bytes: [UInt8](repeating: 42, count: 32)))])
         let claims = keys.accessToken(
-            session: try AppSessionID("QuotaDownSession000000"), identity: .guest(try GuestID("GuestOfTheTests000000A")), issuedAt: now,
+            session: try AppSessionID("QuotaDownSession000000"), identity: .guest(try GuestID("GuestOfTheTests000000A")), epoch: 0, issuedAt: now,
             expiresAt: now.addingTimeInterval(86_400)
         ).claims
         await #expect {

@@ -11,7 +11,7 @@ import Testing
     static let appSession: AccessClaims = {
         let ring = try! ServerKeyRing([(try! KeyID("test"), try! ServerKey(bytes: [UInt8](repeating: 42, count: 32)))])
         return ring.accessToken(
-            session: try! AppSessionID("MyAppSession0000000000"), identity: .guest(try! GuestID("GuestOfTheTests000000A")), issuedAt: Date(),
+            session: try! AppSessionID("MyAppSession0000000000"), identity: .guest(try! GuestID("GuestOfTheTests000000A")), epoch: 0, issuedAt: Date(),
             expiresAt: Date().addingTimeInterval(3600)).claims
     }()
 

@@ -92,7 +92,7 @@ public struct LoginServer: Sendable {
         try claims.checkCurrent(at: now)
         let id = LoginSessionID.random()
         try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, at: now)
-        let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session)
+        let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session, epoch: claims.epoch)
         try await store.create(transition.session)
         emit(transition, at: now, client: client(claims, address, device))
         return transition
@@ -166,7 +166,7 @@ public struct LoginServer: Sendable {
         let id = session.id
         if machine.repeatsSuccess(session, report, version: version) {
             // The app's retry after the answer was lost: the same success, told again (no second exchange).
-            return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+            return try machine.success(of: session, credentials: claims, at: clock.now())
         }
         let client = client(claims, address, device)
         if let recovered = try await recoverExchange(session, report, version: version, client: client) { return recovered }
@@ -216,7 +216,7 @@ public struct LoginServer: Sendable {
         guard let stored = try await store.load(id), stored.appSession == claims.session else { throw rejection }
         recent.keep(stored)
         if machine.repeatsSuccess(stored, report, version: version) {
-            return try machine.success(of: stored, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+            return try machine.success(of: stored, credentials: claims, at: clock.now())
         }
         if let recovered = try await recoverExchange(stored, report, version: version, client: client) { return recovered }
         throw rejection
@@ -324,7 +324,7 @@ public struct LoginServer: Sendable {
     ///   newer than the login; `unexpected` while it still runs), or ``StoreError``.
     public func success(of id: LoginSessionID, from claims: AccessClaims) async throws -> LoginTransition {
         let session = try await owned(id, by: claims)
-        return try machine.success(of: session, credentialsIssuedAt: claims.issuedAt, at: clock.now())
+        return try machine.success(of: session, credentials: claims, at: clock.now())
     }
 
     /// What an app may read of its login, for a client that lost its last answer: the verified number

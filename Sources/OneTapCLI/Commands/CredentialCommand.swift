@@ -43,19 +43,21 @@ enum CredentialCommand: CommandDescription {
     static let help = """
         USAGE: onetap credential inspect TOKEN|- [--keys FILE] [--now ISO8601] [--json]
 
-        Checks an access token the auth server issued to an app (ota1.…): its format, the key
-        that signed it, its signature and its expiry, with the keys of ONETAP_SERVER_KEYS or of
-        FILE (one id:base64 entry per line, the signing key first; # starts a comment). Prints
-        the verdict (valid, expired, bad-signature, unknown-key, malformed) and, for a token
-        whose signature checked out, its claims: app session, guest or account, key, issued,
-        expires. Never prints the token or a key.
+        Checks an access token the auth server issued to an app (ota2.…, or ota1.… issued
+        before format 2): its format, the key that signed it, its signature and its expiry,
+        with the keys of ONETAP_SERVER_KEYS or of FILE (one id:base64 entry per line, the
+        signing key first; # starts a comment). Prints the verdict (valid, expired,
+        bad-signature, unknown-key, malformed) and, for a token whose signature checked out, its
+        claims: app session, guest or account, key, login epoch (format 2), issued, expires.
+        Never prints the token or a key.
 
         Pass - to read the token from the first line of standard input: a token on the command
         line is visible to other users of the machine while the command runs, and stays in the
         shell's history. --now judges expiry at another time (default: the current time).
 
         JSON fields: verdict, reason (malformed), key, session, kind (guest or account),
-        subject, issuedAt, expiresAt.
+        subject, epoch (format 2: the session's login epoch, seconds since 1970, 0 before any
+        login), issuedAt, expiresAt.
 
         EXIT STATUS: 0 valid; 1 not valid (expired, bad-signature, unknown-key); 65 malformed
         (the token, or the keys); 64 usage error (no keys given); 66 the key file cannot be read.
@@ -121,6 +123,7 @@ enum CredentialCommand: CommandDescription {
                     object.add("kind", "account")
                     object.add("subject", account.rawValue)
                 }
+                if let epoch = claims.epoch { object.add("epoch", epoch) }
                 object.add("issuedAt", Timestamp.format(claims.issuedAt))
                 object.add("expiresAt", Timestamp.format(claims.expiresAt))
             }
@@ -135,7 +138,7 @@ enum CredentialCommand: CommandDescription {
                 output.line("""
                     app session:  \(claims.session)
                     identity:     \(claims.identity)
-                    key:          \(claims.keyID)
+                    key:          \(claims.keyID)\(claims.epoch.map { "\nlogin epoch:  \($0)" } ?? "")
                     issued at:    \(Timestamp.format(claims.issuedAt))
                     expires at:   \(Timestamp.format(claims.expiresAt))
                     """)

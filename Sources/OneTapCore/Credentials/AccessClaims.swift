@@ -12,6 +12,12 @@ public struct AccessClaims: Hashable, Sendable, CustomStringConvertible {
     public let issuedAt: Date
     /// When it stops being valid (whole seconds).
     public let expiresAt: Date
+    /// The session's login epoch when the token was issued (format 2): its last login's
+    /// ``AppSessionRecord/identitySince`` in whole seconds since 1970, 0 before any login. A login moves it
+    /// on, so a token stands only in the epoch it was issued in, whatever the clocks of the instances that
+    /// issued it and logged the session in. Nil for a token of format 1 (issued before format 2), judged by
+    /// its issue time instead.
+    package let epoch: Int64?
 
     /// Refuses claims whose token expired: claims are proof only while their token is valid (an expired
     /// token's claims are for telling the app to refresh, never for acting).

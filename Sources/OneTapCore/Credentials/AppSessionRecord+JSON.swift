@@ -19,7 +19,9 @@
 // with the guest). `familySeed` and `generation` (added later in `/1`) together, only while the current refresh
 // token is of format 2: its family's seed and the current token's generation (1 to 9999999999); an earlier version
 // ignores them, and a record it rotates leaves them out. `identitySinceMs` (added later still) only once the session
-// logged in: the last login's instant in whole seconds; access tokens issued before it no longer stand. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
+// logged in: the session's login epoch, the whole second after its last login (a second past the one before at
+// least); access tokens of format 2 stand only in the epoch they carry, those of format 1 only when dated no
+// earlier than it. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
 // hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 

@@ -78,10 +78,22 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     public package(set) var version: Int
     /// Who acts in it: its guest until a login, then the account.
     package var identity: Identity
-    /// The whole second after the last login in it (access tokens carry whole seconds): access tokens dated
-    /// before it no longer stand, even when the login was to the same account, and those issued since are dated
-    /// from it. Nil before the first login, and in every record written before it existed.
+    /// The whole second after the last login in it, later than the one before it (each login moves it on by a
+    /// second at least): the session's login epoch. Access tokens of format 2 carry it (``epoch``) and stand only
+    /// while it is theirs; those of format 1 (no epoch) stand only when dated no earlier than it, and those issued
+    /// since are dated from it. Nil before the first login, and in every record written before it existed.
     package var identitySince: Date?
+
+    /// The login epoch access tokens of format 2 carry: ``identitySince`` in whole seconds since 1970, 0 before
+    /// any login.
+    /// - Complexity: O(1). An instant no access token can carry (past the year 33658, or not finite) gives -1,
+    ///   which no token does: none stands.
+    package var epoch: Int64 {
+        guard let identitySince else { return 0 }
+        let seconds = identitySince.timeIntervalSince1970.rounded(.down)
+        guard seconds >= 0, seconds <= 999_999_999_999 else { return -1 }
+        return Int64(seconds)
+    }
     /// When the session was opened.
     package let createdAt: Date
     /// The current refresh token's digest.

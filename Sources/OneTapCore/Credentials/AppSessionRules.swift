@@ -119,11 +119,12 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.identity = .account(account)
-        // The whole second after the login: access tokens carry whole seconds, so one issued in the login's own
-        // second, before it, must not stand; those issued for the session from now on are dated from here. It
-        // never goes back (an instance whose clock is behind the one that logged the session in last), or tokens
-        // dated by the earlier login would stand again.
-        next.identitySince = max(now.wholeSeconds.addingTimeInterval(1), record.identitySince ?? .distantPast)
+        // The new login epoch: the whole second after the login, and a second past the last epoch at least, so
+        // every login moves it on, even one on an instance whose clock is behind the one that logged the session
+        // in last. Tokens of format 2 carry the epoch they were issued in, so none issued before the login stands
+        // after it, whatever clock issued it; those of format 1 carry whole seconds only, so one issued in the
+        // login's own second, before it, must not stand: those issued from now on are dated from here.
+        next.identitySince = max(now.wholeSeconds.addingTimeInterval(1), (record.identitySince ?? .distantPast).addingTimeInterval(1))
         next.lastLogin = hint
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
@@ -151,12 +152,15 @@ package struct AppSessionRules: Sendable {
     }
 
     /// Whether an access token's claims still stand against the session's record: not revoked, the same
-    /// identity, and dated no earlier than ``AppSessionRecord/identitySince`` (the whole second after the
-    /// session's last login), so no token from before a login counts after it, not even one issued in the same
-    /// second: a guest's, nor the account's own when it logs in again (a token stolen before cannot take the new
-    /// login's account step, nor log the owner out).
+    /// identity, issued in the session's current login epoch (format 2: ``AccessClaims/epoch`` is
+    /// ``AppSessionRecord/epoch``), and dated no earlier than ``AppSessionRecord/identitySince`` (the whole second
+    /// after the session's last login). No token from before a login counts after it: a guest's, nor the
+    /// account's own when it logs in again, not one issued in the login's own second, nor one an instance whose
+    /// clock is ahead dated after the login (a token stolen before cannot take the new login's account step, nor
+    /// log the owner out).
     package func stands(_ claims: AccessClaims, in record: AppSessionRecord) -> Bool {
         record.revoked == nil && record.id == claims.session && record.identity == claims.identity
+            && claims.epoch.map { $0 == record.epoch } ?? true
             && record.identitySince.map { claims.issuedAt >= $0 } ?? true
     }
 

@@ -1,22 +1,28 @@
-// The app's access token, version 1: self-contained, checked with one HMAC and no store read.
+// The app's access token: self-contained, checked with one HMAC and no store read. Format 2:
 //
-//     ota1.<key id>.<app session id>.<g|a>.<subject>.<issued>.<expires>.<mac>
+//     ota2.<key id>.<app session id>.<g|a>.<subject>.<epoch>.<issued>.<expires>.<mac>
 //
 // `g` names a guest by its guest id; `a` an account by the URL-safe base64 (RFC 4648 §5, no padding) of
-// its id's UTF-8. `issued` and `expires` are whole seconds since 1970 in decimal. `mac` is the URL-safe
-// base64 (43 characters) of HMAC-SHA-256 under the key named by the key id, over every byte before the
-// last dot. The leading `ota1.` keeps these MACs apart from every other use of the key (guest ids, SMS
-// codes and refresh tokens authenticate messages that start with labels of their own).
+// its id's UTF-8. `epoch` is the session's login epoch (its last login's `identitySince`, whole seconds
+// since 1970; 0 before any login); `issued` and `expires` are whole seconds since 1970. All three are
+// decimal, 1 to 12 digits. `mac` is the URL-safe base64 (43 characters) of HMAC-SHA-256 under the key named
+// by the key id, over every byte before the last dot. The leading `ota2.` keeps these MACs apart from every
+// other use of the key (guest ids, SMS codes and refresh tokens authenticate messages that start with labels
+// of their own) and from format 1.
+//
+// Format 1 (`ota1.<key id>.<app session id>.<g|a>.<subject>.<issued>.<expires>.<mac>`, no epoch) is no
+// longer issued; one issued before is still read until it expires (two hours), and judged by its issue time.
 
 extension ServerKeyRing {
-    /// Issues an access token, signed with the ring's signing key.
+    /// Issues an access token of format 2, signed with the ring's signing key.
     /// - Parameters:
     ///   - session: The app session it belongs to.
     ///   - identity: Who acts in it.
+    ///   - epoch: The session's login epoch (``AppSessionRecord/epoch``): 0 to 999999999999.
     ///   - issuedAt: When it is issued (rounded down to the second).
     ///   - expiresAt: When it stops being valid (rounded down to the second); after `issuedAt`.
     /// - Returns: The token (a secret: hand it to the app and nowhere else) and its claims.
-    package func accessToken(session: AppSessionID, identity: Identity, issuedAt: Date, expiresAt: Date) -> (token: Secret, claims: AccessClaims) {
+    package func accessToken(session: AppSessionID, identity: Identity, epoch: Int64, issuedAt: Date, expiresAt: Date) -> (token: Secret, claims: AccessClaims) {
         let issued = issuedAt.wholeSeconds
         let expires = expiresAt.wholeSeconds
         let subject: String
@@ -24,9 +30,9 @@ extension ServerKeyRing {
         case .guest(let guest): subject = "g.\(guest.text)"
         case .account(let account): subject = "a.\(Base64.urlEncoded(Array(account.rawValue.utf8)))"
         }
-        let body = "\(AccessTokenFormat.prefix)\(signingID.text).\(session.text).\(subject).\(Int64(issued.timeIntervalSince1970)).\(Int64(expires.timeIntervalSince1970))"
+        let body = "\(AccessTokenFormat.prefix)\(signingID.text).\(session.text).\(subject).\(epoch).\(Int64(issued.timeIntervalSince1970)).\(Int64(expires.timeIntervalSince1970))"
         let mac = signing.hmac.authenticationCode(for: body.utf8)
-        let claims = AccessClaims(keyID: signingID, session: session, identity: identity, issuedAt: issued, expiresAt: expires)
+        let claims = AccessClaims(keyID: signingID, session: session, identity: identity, issuedAt: issued, expiresAt: expires, epoch: epoch)
         return (Secret("\(body).\(Base64.urlEncoded(mac.bytes))"), claims)
     }
 
@@ -44,12 +50,14 @@ extension ServerKeyRing {
 
 /// The access token's grammar.
 enum AccessTokenFormat {
-    /// `ota1.`: what every access token of format 1 starts with.
-    static var prefix: String { prefixBytes.description }
-    /// The prefix's bytes, compared in place with a token's first bytes.
-    private static let prefixBytes: StaticString = "ota1."
+    /// `ota2.`: what every access token issued now starts with.
+    static var prefix: String { currentPrefix.description }
+    /// The prefix of format 2, compared in place with a token's first bytes.
+    private static let currentPrefix: StaticString = "ota2."
+    /// The prefix of format 1.
+    private static let formerPrefix: StaticString = "ota1."
     /// The longest token read: a 16-character key id, a 100-byte account id (136 characters) and 12-digit
-    /// times come to about 260; anything much longer is refused before it is hashed.
+    /// numbers come to about 275; anything much longer is refused before it is hashed.
     static let maximumLength = 512
 
     /// The URL-safe base64 alphabet, as bytes with no heap behind them.
@@ -64,25 +72,38 @@ enum AccessTokenFormat {
     /// account id takes one allocation.
     static func verify(_ bytes: UnsafeBufferPointer<UInt8>, ring: ServerKeyRing, at now: Date) -> AccessTokenVerdict {
         guard bytes.count <= maximumLength else { return .malformed("\(bytes.count) bytes; an access token has at most \(maximumLength)") }
-        let head = UnsafeBufferPointer(start: prefixBytes.utf8Start, count: prefixBytes.utf8CodeUnitCount)
-        guard bytes.count >= head.count, UnsafeBufferPointer(rebasing: bytes[0..<head.count]).elementsEqual(head) else { return .malformed("not an access token of format 1 (it starts with ota1.)") }
-        // The seven dots after `ota1`, each part non-empty.
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 7) { dots in
+        // Format 2 has a part more than format 1: the epoch, before the issue time.
+        let parts: Int
+        if starts(bytes, with: currentPrefix) {
+            parts = 9
+        } else if starts(bytes, with: formerPrefix) {
+            parts = 8
+        } else {
+            return .malformed("not an access token (it starts with ota2., or ota1. for one issued before format 2)")
+        }
+        let dotCount = parts - 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 8) { dots in
             let count = findDots(bytes, into: dots)
-            guard count == 7 else { return .malformed("\(count + 1) dot-separated parts; an access token has 8") }
+            guard count == dotCount else { return .malformed("\(count + 1) dot-separated parts; an access token of format \(parts - 7) has \(parts)") }
             func part(_ number: Int) -> Range<Int> {
-                (number == 0 ? 0 : dots[number - 1] + 1)..<(number == 7 ? bytes.count : dots[number])
+                (number == 0 ? 0 : dots[number - 1] + 1)..<(number == dotCount ? bytes.count : dots[number])
             }
-            for number in 0..<8 where part(number).isEmpty { return .malformed("part \(number + 1) is empty") }
-            return verify(bytes, parts: part, ring: ring, at: now)
+            for number in 0..<parts where part(number).isEmpty { return .malformed("part \(number + 1) is empty") }
+            return verify(bytes, parts: part, epoch: parts == 9, ring: ring, at: now)
         }
     }
 
-    /// Finds the dots of a token: their offsets, the first seven of them, go into `dots` in order.
+    /// Whether `bytes` starts with `prefix`.
+    private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: StaticString) -> Bool {
+        let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return bytes.count >= head.count && UnsafeBufferPointer(rebasing: bytes[0..<head.count]).elementsEqual(head)
+    }
+
+    /// Finds the dots of a token: their offsets, as many as `dots` holds, go into `dots` in order.
     /// - Parameters:
     ///   - bytes: The token's bytes (any length, none at all included).
-    ///   - dots: Room for seven offsets.
-    /// - Returns: How many dots `bytes` holds (also past the seventh).
+    ///   - dots: Room for the offsets wanted.
+    /// - Returns: How many dots `bytes` holds (also past the room in `dots`).
     /// - Complexity: O(*n*), eight bytes at a time: the high bit of each byte of `mask` is set exactly where the
     ///   byte is a dot (a zero byte of `word ^ dots`, found without a carry between bytes), so the loop branches
     ///   once a word and once a dot, not once a byte.
@@ -109,10 +130,11 @@ enum AccessTokenFormat {
         return count
     }
 
-    /// The rest of ``verify(_:ring:at:)``, once the eight parts are found.
+    /// The rest of ``verify(_:ring:at:)``, once the parts are found: eight, or nine with `epoch`.
     private static func verify(
-        _ bytes: UnsafeBufferPointer<UInt8>, parts: (Int) -> Range<Int>, ring: ServerKeyRing, at now: Date
+        _ bytes: UnsafeBufferPointer<UInt8>, parts: (Int) -> Range<Int>, epoch hasEpoch: Bool, ring: ServerKeyRing, at now: Date
     ) -> AccessTokenVerdict {
+        let times = hasEpoch ? 6 : 5
         let keyPart = UnsafeBufferPointer(rebasing: bytes[parts(1)])
         guard let (keyID, key) = ring.key(utf8: keyPart) else {
             guard let id = try? KeyID(String(decoding: keyPart, as: UTF8.self)) else {
@@ -120,9 +142,9 @@ enum AccessTokenFormat {
             }
             return .unknownKey(id)
         }
-        let macPart = UnsafeBufferPointer(rebasing: bytes[parts(7)])
+        let macPart = UnsafeBufferPointer(rebasing: bytes[parts(times + 2)])
         guard macPart.count == 43 else { return .malformed("the signature has \(macPart.count) characters; it has 43") }
-        let signed = UnsafeBufferPointer(rebasing: bytes[0..<(parts(7).lowerBound - 1)])
+        let signed = UnsafeBufferPointer(rebasing: bytes[0..<(parts(times + 2).lowerBound - 1)])
         let matches = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 33) { mac in
             key.hmac.authenticationCode(for: signed, into: mac)
             mac[32] = 0
@@ -150,12 +172,17 @@ enum AccessTokenFormat {
         default:
             return .malformed("the subject kind is neither g (guest) nor a (account)")
         }
-        guard let issued = seconds(bytes[parts(5)]), let expires = seconds(bytes[parts(6)]) else {
+        guard let issued = seconds(bytes[parts(times)]), let expires = seconds(bytes[parts(times + 1)]) else {
             return .malformed("the issue and expiry times are not whole seconds since 1970")
+        }
+        var epoch: Int64?
+        if hasEpoch {
+            guard let value = seconds(bytes[parts(5)]) else { return .malformed("the epoch is not whole seconds since 1970") }
+            epoch = value
         }
         let claims = AccessClaims(
             keyID: keyID, session: session, identity: identity, issuedAt: Date(timeIntervalSince1970: Double(issued)),
-            expiresAt: Date(timeIntervalSince1970: Double(expires)))
+            expiresAt: Date(timeIntervalSince1970: Double(expires)), epoch: epoch)
         return now < claims.expiresAt ? .valid(claims) : .expired(claims)
     }
 

@@ -2,8 +2,9 @@
 // (instants as seconds since 1970, a Double, under the names without `Ms`) is read as it always was,
 // from `json()`'s text and from the `Codable` form `JSONEncoder` wrote in earlier versions (keys in any order,
 // `/` escaped), so a session a store kept stays readable. `appSession` (the app session that started a
-// login on the server) is an optional member of version 2, written only when set; earlier OneTap versions
-// skip it, as they skip every member they do not know.
+// login on the server) and `appSessionEpoch` (the login epoch of the credentials that started it, an integer;
+// added later) are optional members of version 2, written only when set; earlier OneTap versions skip them, as
+// they skip every member they do not know.
 
 extension LoginSession: JSONRecord {
     /// The session as one line of compact JSON (`onetap-session/2`): what a store keeps. It holds no
@@ -130,6 +131,10 @@ extension LoginSession: JSONRecord {
                 writer.key("appSession")
                 writer.string(appSession.text)
             }
+            if let appSessionEpoch {
+                writer.key("appSessionEpoch")
+                writer.int(appSessionEpoch)
+            }
         }
     }
 
@@ -140,6 +145,7 @@ extension LoginSession: JSONRecord {
         var trace: [LoginStep]?, alerts: [LoginAlert]?
         var exchangedTokens: [SHA256Digest]?, unknownExchanges: [UnknownExchange]?
         var verified: VerifiedLogin??, pending: PendingAction??, platform: Platform??, appSession: AppSessionID??
+        var appSessionEpoch: Int?
         // Every instant, as seconds (version 1) or milliseconds (version 2); which one the format says.
         var instants = StoredInstants(legacy: .unix)
         var receivedAt: Date??, createdAt: Date?, expiresAt: Date?
@@ -212,6 +218,11 @@ extension LoginSession: JSONRecord {
             case "appSession":
                 try reader.unseen(appSession != nil, key)
                 appSession = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AppSessionID(text) })
+            case "appSessionEpoch":
+                try reader.member(&appSessionEpoch, key)
+                guard let epoch = appSessionEpoch, (0...999_999_999_999).contains(epoch) else {
+                    throw reader.corrupt("a login epoch is whole seconds since 1970, 0 to 999999999999", at: "appSessionEpoch")
+                }
             default: break
             }
         }
@@ -267,6 +278,7 @@ extension LoginSession: JSONRecord {
         self.verified = verified ?? nil
         self.pending = pending ?? nil
         self.appSession = appSession ?? nil
+        self.appSessionEpoch = appSessionEpoch.map(Int64.init)
     }
 
     /// ``format``'s bytes.

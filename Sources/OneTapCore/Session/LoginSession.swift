@@ -72,6 +72,11 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// must come from it (`LoginServer` checks). Nil for a login on the device (``LoginCoordinator``) or a
     /// simulation.
     package var appSession: AppSessionID?
+    /// The login epoch of the credentials that started the login on the auth server (``AccessClaims/epoch``):
+    /// the login's success is told again only to credentials of that epoch, so the account step, which moves
+    /// the epoch on, is taken once. Nil when those credentials were of format 1 (judged by their issue time
+    /// instead), for a login on the device, and in every session written before it existed.
+    package var appSessionEpoch: Int64?
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id

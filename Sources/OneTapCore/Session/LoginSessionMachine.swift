@@ -60,12 +60,17 @@ public struct LoginSessionMachine: Sendable {
     ///   - pending: The action a login gate interrupted, handed back once the login succeeds (dropped on
     ///     cancel, failure or after its 10 minutes); nil when the login was asked for directly.
     ///   - channels: What the circuit breaker says of each channel now; every channel allowed by default.
+    ///   - appSession: The app session that starts the login on the auth server; nil on the device.
+    ///   - epoch: The login epoch of the credentials it starts under (``AccessClaims/epoch``); nil for those
+    ///     of format 1 and on the device.
     /// - Returns: The new session (version 1), what to do first, the events and the channel reports.
     package func start(
         _ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil, channels: ChannelAdmissions = .allAllowed,
-        appSession: AppSessionID? = nil
+        appSession: AppSessionID? = nil, epoch: Int64? = nil
     ) -> LoginTransition {
-        begin(plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels, appSession: appSession)
+        begin(
+            plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels, appSession: appSession,
+            epoch: epoch)
     }
 
     /// Starts a login on a plan made beforehand.
@@ -79,12 +84,12 @@ public struct LoginSessionMachine: Sendable {
     package func start(
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform? = nil, channels: ChannelAdmissions = .allAllowed
     ) -> LoginTransition {
-        begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels, appSession: nil)
+        begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels, appSession: nil, epoch: nil)
     }
 
     private func begin(
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform?, pending: PendingAction?, channels: ChannelAdmissions,
-        appSession: AppSessionID?
+        appSession: AppSessionID?, epoch: Int64?
     ) -> LoginTransition {
         // Made in place: a session built in a variable first was copied whole into the progress.
         var progress = Progress(
@@ -94,6 +99,7 @@ public struct LoginSessionMachine: Sendable {
             events: [.planned(plan)], channels: channels, now: now)
         progress.session.pending = pending
         progress.session.appSession = appSession
+        progress.session.appSessionEpoch = epoch
         enter(plan.flows[0], &progress)
         return progress.transition(instruction(progress.session))
     }
@@ -151,23 +157,25 @@ public struct LoginSessionMachine: Sendable {
     /// needed a second factor first. The session is unchanged, no event is emitted, and nothing is handed
     /// back (the pending action left with the success itself).
     ///
-    /// Only the credentials the login ran under are told it: ones issued since the login started (the
-    /// account step's own, or a refresh's) are refused, so the account step is finished once and an
-    /// access token of the account cannot run it again for a fresh refresh token.
+    /// Only credentials of the login epoch the login started in are told it: the account step moves the app
+    /// session's epoch on, so its own credentials (and a refresh's after it) are refused, the account step is
+    /// finished once, and an access token of the account cannot run it again for a fresh refresh token. A login
+    /// started under credentials of format 1 (no epoch), or stored before logins kept the epoch, judges them by
+    /// their issue time instead: at the login's start or before.
     /// - Parameters:
     ///   - session: The session as stored.
-    ///   - credentialsIssuedAt: When the caller's credentials were issued (whole seconds, rounded down, as
-    ///     access tokens carry them): at the login's start or before.
+    ///   - credentials: The caller's verified claims.
     ///   - now: The time.
     /// - Returns: The `done(success)` transition with the flow and the verified login.
     /// - Throws: ``LoginRejection``: `expired` once the session's lifetime passed, `ended` when it ended
-    ///   otherwise or the credentials are newer than the login, `unexpected` while it still runs.
-    package func success(of session: LoginSession, credentialsIssuedAt: Date, at now: Date) throws(LoginRejection) -> LoginTransition {
-        // Access tokens carry whole seconds (rounded down): credentials issued in the second the login started
-        // count as older. An account step cannot follow a start within that second (a carrier SDK's page and
-        // the user's tap come between), while an app that opens its session and starts a login at once must
+    ///   otherwise or the credentials are of a later epoch than the login's, `unexpected` while it still runs.
+    package func success(of session: LoginSession, credentials: AccessClaims, at now: Date) throws(LoginRejection) -> LoginTransition {
+        // Access tokens carry whole seconds (rounded down): credentials of format 1 issued in the second the login
+        // started count as older. An account step cannot follow a start within that second (a carrier SDK's page
+        // and the user's tap come between), while an app that opens its session and starts a login at once must
         // still be able to finish.
-        guard credentialsIssuedAt <= session.createdAt else {
+        let sameEpoch = session.appSessionEpoch.map { $0 == credentials.epoch } ?? (credentials.issuedAt <= session.createdAt)
+        guard sameEpoch else {
             throw LoginRejection(.ended, session: session.id, "these credentials were issued after the login started; its account step is done")
         }
         guard now < session.expiresAt else {

@@ -74,13 +74,17 @@ import OneTapSupport
             for _ in 0..<length { token += pieces[Int(generator.next() % UInt64(pieces.count))] }
             let dots = token.filter { $0 == "." }.count
             if dots != 7 {
-                #expect(Self.ring.verifyAccessToken(token, at: Self.now) == .malformed("\(dots + 1) dot-separated parts; an access token has 8"), "\(token)")
+                #expect(Self.ring.verifyAccessToken(token, at: Self.now) == .malformed("\(dots + 1) dot-separated parts; an access token of format 1 has 8"), "\(token)")
+            }
+            let second = "ota2." + token.dropFirst(5)
+            if dots != 8 {
+                #expect(Self.ring.verifyAccessToken(second, at: Self.now) == .malformed("\(dots + 1) dot-separated parts; an access token of format 2 has 9"), "\(second)")
             }
         }
     }
 
     @Test func theVerdictNamesWhatIsWrong() {
-        #expect(Self.ring.verifyAccessToken("ota1.x." + AppAccessTokenTests.account42.dropFirst(5), at: Self.now) == .malformed("9 dot-separated parts; an access token has 8"))
-        #expect(Self.ring.verifyAccessToken("ota1.k1.a.b", at: Self.now) == .malformed("4 dot-separated parts; an access token has 8"))
+        #expect(Self.ring.verifyAccessToken("ota1.x." + AppAccessTokenTests.account42.dropFirst(5), at: Self.now) == .malformed("9 dot-separated parts; an access token of format 1 has 8"))
+        #expect(Self.ring.verifyAccessToken("ota1.k1.a.b", at: Self.now) == .malformed("4 dot-separated parts; an access token of format 1 has 8"))
     }
 }

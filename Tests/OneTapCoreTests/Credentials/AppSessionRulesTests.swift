@@ -178,7 +178,7 @@ import Testing
             Issue.record("the guest's refresh token still worked after the login")
             return
         }
-        let guestClaims = Self.ring.accessToken(session: record.id, identity: record.identity, issuedAt: Self.start, expiresAt: Self.start.addingTimeInterval(60)).claims
+        let guestClaims = Self.ring.accessToken(session: record.id, identity: record.identity, epoch: 0, issuedAt: Self.start, expiresAt: Self.start.addingTimeInterval(60)).claims
         #expect(!Self.rules.stands(guestClaims, in: login))
         // A second login to the same account, 90.7 s later: the account's tokens from before it stop standing,
         // even one issued at 90.2 (tokens carry whole seconds: 90); those dated from 91, the whole second after
@@ -186,17 +186,26 @@ import Testing
         let later = Self.start.addingTimeInterval(90.7)
         let again = Self.rules.login(login, account: "42", hint: LastLoginHint(flow: .sms, number: nil, at: later), secret: Array(repeating: 4, count: 32), at: later).record
         #expect(again.identitySince == Self.start.addingTimeInterval(91))
-        func claims(_ seconds: Double) -> AccessClaims {
-            Self.ring.accessToken(session: record.id, identity: .account("42"), issuedAt: Self.start.addingTimeInterval(seconds), expiresAt: Self.start.addingTimeInterval(7200)).claims
+        func claims(_ seconds: Double, epoch: Int64?) -> AccessClaims {
+            AccessClaims(
+                keyID: Self.ring.signingID, session: record.id, identity: .account("42"), issuedAt: Self.start.addingTimeInterval(seconds).wholeSeconds,
+                expiresAt: Self.start.addingTimeInterval(7200), epoch: epoch)
         }
-        #expect(Self.rules.stands(claims(89), in: login) && !Self.rules.stands(claims(89), in: again))
-        #expect(!Self.rules.stands(claims(90.2), in: again) && Self.rules.stands(claims(91), in: again))
+        #expect(login.epoch == 1_795_773_601 && again.epoch == 1_795_773_691)
+        // Format 2: a token stands in its own epoch only, whatever its date (one dated after the login in the
+        // epoch before it came from an instance whose clock is ahead).
+        #expect(Self.rules.stands(claims(89, epoch: login.epoch), in: login) && !Self.rules.stands(claims(89, epoch: login.epoch), in: again))
+        #expect(Self.rules.stands(claims(91, epoch: again.epoch), in: again) && !Self.rules.stands(claims(95, epoch: login.epoch), in: again))
+        // Format 1 (no epoch): by its whole second.
+        #expect(Self.rules.stands(claims(89, epoch: nil), in: login) && !Self.rules.stands(claims(89, epoch: nil), in: again))
+        #expect(!Self.rules.stands(claims(90.2, epoch: nil), in: again) && Self.rules.stands(claims(91, epoch: nil), in: again))
         #expect(try again.json().contains(#""identitySinceMs":1795773691000"#))
-        // A login on an instance whose clock is 3 s behind never moves it back: the tokens the first login's
-        // second dated would stand again.
+        // A login on an instance whose clock is 3 s behind still moves the epoch on, a second past the last: the
+        // tokens of the login before it stop standing.
         let behind = Self.start.addingTimeInterval(87.7)
         let skewed = Self.rules.login(again, account: "42", hint: LastLoginHint(flow: .sms, number: nil, at: behind), secret: Array(repeating: 5, count: 32), at: behind).record
-        #expect(skewed.identitySince == Self.start.addingTimeInterval(91))
+        #expect(skewed.identitySince == Self.start.addingTimeInterval(92))
+        #expect(!Self.rules.stands(claims(91, epoch: again.epoch), in: skewed) && Self.rules.stands(claims(92, epoch: skewed.epoch), in: skewed))
         #expect(try AppSessionRecord(json: again.json()) == again, "the last login's second reads back")
     }
 

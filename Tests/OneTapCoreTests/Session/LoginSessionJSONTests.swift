@@ -80,6 +80,21 @@ import Testing
             """)
     }
 
+    /// The app session that started a login on the server and the login epoch of its credentials: written only
+    /// when set (the epoch an integer), read back, and a bad epoch refused by name.
+    @Test func theAppSessionAndItsEpoch() throws {
+        let session = LoginSessionMachine().start(F.mobileSIM, at: F.now, id: F.id, appSession: try AppSessionID("AppSessionOfTheTests00"), epoch: 1_795_773_601).session
+        let text = try session.json()
+        #expect(text.hasSuffix(#""unknownExchanges":[],"appSession":"AppSessionOfTheTests00","appSessionEpoch":1795773601}"#))
+        #expect(try LoginSession(json: text) == session)
+        #expect(try LoginSession(json: text).appSessionEpoch == 1_795_773_601)
+        #expect(try LoginSession(json: LoginSessionTests.mobile([]).json()).appSessionEpoch == nil)
+        for bad in ["-1", "1000000000000", "1.5", #""1795773601""#, "null"] {
+            let error = #expect(throws: DecodingError.self) { try LoginSession(json: text.replacingOccurrences(of: "1795773601", with: bad)) }
+            #expect(error.map { "\($0)" }?.contains("appSessionEpoch") == true, "\(bad): \(String(describing: error))")
+        }
+    }
+
     /// A pending action's and an unknown exchange's instants are milliseconds too.
     @Test func theTextOfAPendingActionAndAnUnknownExchange() throws {
         let pending = try Self.pendingSession(nil).json()

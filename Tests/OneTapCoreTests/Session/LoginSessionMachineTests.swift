@@ -691,3 +691,51 @@ import Testing
         #expect(ended > 200, "only \(ended) of 300 random logins ended: the pool is too weak to test endings")
     }
 }
+
+/// `success(of:credentials:at:)`: a login's success is told again only to credentials of the login epoch it
+/// started in (format 2); a login started under credentials of format 1, or stored before logins kept the epoch,
+/// judges them by their issue time.
+@Suite struct LoginSuccessToldAgainTests {
+    typealias F = Fixture
+    static let appSession = try! AppSessionID("AppSessionOfTheTests00")
+
+    static func succeeded(epoch: Int64?) throws -> LoginSession {
+        let machine = LoginSessionMachine()
+        var session = machine.start(F.mobileSIM, at: F.now, id: F.id, appSession: Self.appSession, epoch: epoch).session
+        for report in [F.success(.mobile, "T1"), F.exchange("103000")] {
+            session = try machine.advance(session, report.bound(to: session), at: F.now.addingTimeInterval(10)).session
+        }
+        #expect(session.ending == .success)
+        return session
+    }
+
+    static func credentials(issued: Double, epoch: Int64?) -> AccessClaims {
+        AccessClaims(
+            keyID: try! KeyID("k1"), session: appSession, identity: .guest(try! GuestID("GuestOfTheTests000000A")),
+            issuedAt: F.now.addingTimeInterval(issued), expiresAt: F.now.addingTimeInterval(7200), epoch: epoch)
+    }
+
+    @Test func onlyCredentialsOfTheLoginsEpochAreToldItAgain() throws {
+        let session = try Self.succeeded(epoch: 1_796_083_101)
+        #expect(session.appSessionEpoch == 1_796_083_101)
+        let machine = LoginSessionMachine()
+        let later = F.now.addingTimeInterval(20)
+        // Issued before the login or after it, the date does not matter: the epoch does.
+        #expect(throws: Never.self) { try machine.success(of: session, credentials: Self.credentials(issued: -100, epoch: 1_796_083_101), at: later) }
+        #expect(throws: Never.self) { try machine.success(of: session, credentials: Self.credentials(issued: 15, epoch: 1_796_083_101), at: later) }
+        for other in [Self.credentials(issued: -100, epoch: 1_796_083_221), Self.credentials(issued: -100, epoch: 0), Self.credentials(issued: -100, epoch: nil)] {
+            let error = #expect(throws: LoginRejection.self) { try machine.success(of: session, credentials: other, at: later) }
+            #expect(error?.kind == .ended)
+        }
+    }
+
+    @Test func aLoginWithoutAnEpochJudgesCredentialsByTheirIssueTime() throws {
+        let session = try Self.succeeded(epoch: nil)
+        let machine = LoginSessionMachine()
+        let later = F.now.addingTimeInterval(20)
+        #expect(throws: Never.self) { try machine.success(of: session, credentials: Self.credentials(issued: 0, epoch: nil), at: later) }
+        #expect(throws: Never.self) { try machine.success(of: session, credentials: Self.credentials(issued: -100, epoch: 1_796_083_101), at: later) }
+        let error = #expect(throws: LoginRejection.self) { try machine.success(of: session, credentials: Self.credentials(issued: 1, epoch: nil), at: later) }
+        #expect(error?.kind == .ended)
+    }
+}

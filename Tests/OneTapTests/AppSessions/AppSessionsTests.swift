@@ -169,6 +169,42 @@ import Testing
         await #expect { try await logins.success(of: started.session.id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
     }
 
+    /// A token minted before a login by an instance whose clock is ahead (a thief's refresh there) is dated after
+    /// the login's second, yet it was issued before the login: it must not stand after it. Tokens carry the number
+    /// of logins the session had when they were issued, and a login moves that number on.
+    @Test func aTokenMintedBeforeALoginByAnInstanceWhoseClockIsAheadDoesNotStandAfterIt() async throws {
+        let world = World()
+        let (first, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.1)
+        world.clock.setWallTime(second.addingTimeInterval(35))   // the thief's refresh, on an instance 5 s ahead
+        let stolen = try await world.sessions.refresh(first.refreshToken)
+        world.clock.setWallTime(second.addingTimeInterval(30.5))  // the owner logs in again, on an instance on time
+        _ = try await world.logIn(first, to: "acct-a")
+        await #expect { try await world.sessions.live(stolen.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+        await #expect { try await world.sessions.logout(try world.sessions.authenticate(stolen.accessToken.reveal())) } throws: {
+            ($0 as? AppSessionError)?.kind == .wrongSession
+        }
+    }
+
+    /// A login started on an instance whose clock is ahead, and its account step taken on one whose clock is behind:
+    /// the account step's own new credentials are dated before the login's start, yet they must not run that step
+    /// again (a second refresh family, logging the owner's out).
+    @Test func anAccountStepUnderSkewedClocksIsTakenOnce() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        let claims = try world.sessions.authenticate(guest.accessToken.reveal())
+        let start = world.clock.now()
+        world.clock.setWallTime(start.addingTimeInterval(5))   // the instance that runs the login is 5 s ahead
+        let logins = LoginServer(store: InMemoryLoginSessionStore(), exchange: ExchangeGuard(provider: MockTokenExchange(number: try PhoneNumber("13800138000"), clock: world.clock), clock: world.clock), clock: world.clock, events: DiscardingEventSink())
+        let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: claims)
+        let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T"), uniqueID: "u"))
+        _ = try await logins.report(success, to: started.session.id, version: started.session.version, from: claims)
+        world.clock.setWallTime(start.addingTimeInterval(1))   // the account step, on an instance on time
+        _ = try await logins.success(of: started.session.id, from: claims)
+        let fresh = try await world.sessions.loggedIn(claims, account: "acct-a", flow: .mobile, number: nil)
+        let freshClaims = try world.sessions.authenticate(fresh.accessToken.reveal())
+        await #expect { try await logins.success(of: started.session.id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
+    }
+
     /// Four requests refreshing one token at once: one rotation, one successor for all.
     @Test func concurrentRefreshesOfOneTokenMakeOneRotation() async throws {
         let world = World()

@@ -26,7 +26,7 @@ import Testing
         let suffix = String(index).leftPadded(to: 4)
         let now = Date(timeIntervalSince1970: 1_795_000_000)
         return TestAppSession.keys.accessToken(
-            session: try! AppSessionID("FakeClientSession0" + suffix), identity: .guest(try! GuestID("FakeClientGuest000" + suffix)), issuedAt: now,
+            session: try! AppSessionID("FakeClientSession0" + suffix), identity: .guest(try! GuestID("FakeClientGuest000" + suffix)), epoch: 0, issuedAt: now,
             expiresAt: now.addingTimeInterval(86_400 * 365)
         ).claims
     }

@@ -133,7 +133,7 @@ import Testing
         #expect(done.session.ending == .success && done.session.version == 3)
         clock.advance(by: .seconds(5))
         let newer = TestAppSession.keys.accessToken(
-            session: TestAppSession.me.session, identity: .account("account-1"), issuedAt: clock.now(),
+            session: TestAppSession.me.session, identity: .account("account-1"), epoch: Int64(clock.now().timeIntervalSince1970), issuedAt: clock.now(),
             expiresAt: clock.now().addingTimeInterval(7200)).claims
         await #expect {
             try await a.report(Self.success("T-replay"), to: started.session.id, version: 1, from: newer)
@@ -198,7 +198,7 @@ import Testing
         #expect(try await watcher.value.get().session == done.session, "the retry answered the same success")
         clock.advance(by: .seconds(5))
         let newer = TestAppSession.keys.accessToken(
-            session: TestAppSession.me.session, identity: .account("account-1"), issuedAt: clock.now(), expiresAt: clock.now().addingTimeInterval(7200)).claims
+            session: TestAppSession.me.session, identity: .account("account-1"), epoch: Int64(clock.now().timeIntervalSince1970), issuedAt: clock.now(), expiresAt: clock.now().addingTimeInterval(7200)).claims
         await #expect {
             try await b.report(Self.success("T-held"), to: id, version: 1, from: newer)
         } throws: { error in (error as? LoginRejection)?.kind == .ended }

@@ -18,7 +18,7 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_795_000_000)
         return TestAppSession.keys.accessToken(
             session: try! AppSessionID("ProbeTestsSession0" + String(1_000 + index)), identity: .guest(try! GuestID("ProbeTestsGuest000" + String(1_000 + index))),
-            issuedAt: now, expiresAt: now.addingTimeInterval(86_400 * 365)
+            epoch: 0, issuedAt: now, expiresAt: now.addingTimeInterval(86_400 * 365)
         ).claims
     }
 

@@ -10,6 +10,6 @@ enum TestAppSession {
 
     static func claims(_ session: AppSessionID) -> AccessClaims {
         let now = Date(timeIntervalSince1970: 1_795_000_000)
-        return keys.accessToken(session: session, identity: .guest(try! GuestID("GuestOfTheTests000000A")), issuedAt: now, expiresAt: now.addingTimeInterval(86_400 * 365)).claims
+        return keys.accessToken(session: session, identity: .guest(try! GuestID("GuestOfTheTests000000A")), epoch: 0, issuedAt: now, expiresAt: now.addingTimeInterval(86_400 * 365)).claims
     }
 }
