@@ -19,7 +19,8 @@ public final class MockRefresher: TokenRefresher {
         var calls = CountWatch()
         var seen: [AccessToken] = []
         var held = false
-        var gateWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Held calls, by their call number.
+        var gateWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state: LockedValue<State>
@@ -43,15 +44,15 @@ public final class MockRefresher: TokenRefresher {
     /// The tokens the calls were made with, in order.
     public var tokensSeen: [AccessToken] { state.withLock { $0.seen } }
 
-    /// Holds every call at a gate until ``release()``.
+    /// Holds every call at a gate until ``release()`` (a held call that is cancelled throws `CancellationError`).
     package func hold() { state.withLock { $0.held = true } }
 
     /// Lets held calls (and later ones) through.
     package func release() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.held = false
-            defer { state.gateWaiters = [] }
-            return state.gateWaiters
+            defer { state.gateWaiters = [:] }
+            return Array(state.gateWaiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -74,13 +75,23 @@ public final class MockRefresher: TokenRefresher {
         }
         for watcher in watchers { watcher.resume() }
         if held {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let stillHeld = state.withLock { state -> Bool in
-                    if state.held { state.gateWaiters.append(continuation) }
-                    return state.held
+            // Held until released, or until the call is cancelled (then it throws, as a carrier call would): a
+            // test that stops early never leaves a call parked. Parked only if not cancelled, under the lock the
+            // cancellation handler takes.
+            let waiter = number
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let parked = state.withLock { state -> Bool in
+                        guard state.held, !Task.isCancelled else { return false }
+                        state.gateWaiters[waiter] = continuation
+                        return true
+                    }
+                    if !parked { continuation.resume() }
                 }
-                if !stillHeld { continuation.resume() }
+            } onCancel: {
+                state.withLock { $0.gateWaiters.removeValue(forKey: waiter) }?.resume()
             }
+            try Task.checkCancellation()
         }
         switch step {
         case .success(let response)?:

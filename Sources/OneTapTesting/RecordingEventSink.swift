@@ -7,6 +7,8 @@ public final class RecordingEventSink: EventSink {
         var counts: [String: Int] = [:]
         var watchers: [(id: Int, name: String, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWatcher = 0
+        /// Waits whose time ran out (or whose task was cancelled) before they parked: they must not park.
+        var expired: Set<Int> = []
     }
 
     private let state = LockedValue(State())
@@ -31,7 +33,7 @@ public final class RecordingEventSink: EventSink {
 
     /// Waits until at least `count` events named `name` have been recorded (work done in the background,
     /// such as a vault's refresh, announces itself this way), or until a real-time limit passes, so a
-    /// test whose event never comes fails instead of hanging.
+    /// test whose event never comes fails instead of hanging; a cancelled task stops waiting at once.
     /// - Parameters:
     ///   - name: The event's name, e.g. `refreshed`.
     ///   - count: How many.
@@ -43,21 +45,27 @@ public final class RecordingEventSink: EventSink {
             state.nextWatcher += 1
             return state.nextWatcher
         }
-        return await withTaskGroup(of: Bool.self) { group in
+        let came = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let ready = self.state.withLock { state -> Bool in
+                    let ready = self.state.withLock { state -> Bool? in
                         if state.counts[name, default: 0] >= count { return true }
+                        if state.expired.contains(id) { return false }
                         state.watchers.append((id, name, count, continuation))
-                        return false
+                        return nil
                     }
-                    if ready { continuation.resume(returning: true) }
+                    if let ready { continuation.resume(returning: ready) }
                 }
             }
             group.addTask {
-                do { try await Task.sleep(for: limit) } catch { return false }
+                // The limit passed, or the test was cancelled (its own time limit): either way the wait ends, so a
+                // cancelled test finishes instead of waiting for an event that may never come.
+                do { try await Task.sleep(for: limit) } catch {}
                 let expired = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                    guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                    guard let index = state.watchers.firstIndex(where: { $0.id == id }) else {
+                        state.expired.insert(id)
+                        return nil
+                    }
                     return state.watchers.remove(at: index).continuation
                 }
                 expired?.resume(returning: false)
@@ -67,6 +75,8 @@ public final class RecordingEventSink: EventSink {
             group.cancelAll()
             return first
         }
+        state.withLock { _ = $0.expired.remove(id) }
+        return came
     }
 
     /// Every event so far, in order.

@@ -1,0 +1,57 @@
+import Foundation
+@testable import OneTap
+import OneTapTesting
+import Testing
+
+/// The test doubles' waits end when their task is cancelled: a test that fails (or hits its time limit) and
+/// cancels its tasks finishes, instead of hanging the run with no timer left to end it.
+@Suite struct TestDoubleCancellationTests {
+    /// Whether `task` finished within `seconds` of real time (polled, so a task that never ends is not awaited).
+    static func ends<T: Sendable>(_ task: Task<T, Never>, within seconds: Double, flag: LockedValue<Bool>) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !flag.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        return flag.withLock { $0 }
+    }
+
+    @Test func aCancelledWaitForAnEventThatNeverComesEndsAtOnce() async throws {
+        let events = RecordingEventSink()
+        let done = LockedValue(false)
+        let started = LockedValue(false)
+        let task = Task {
+            started.withLock { $0 = true }
+            let came = await events.wait(for: "never", count: 1, limit: .seconds(3600))
+            done.withLock { $0 = true }
+            return came
+        }
+        while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(20))   // most runs: parked by now; the others test the race
+        task.cancel()
+        #expect(try await Self.ends(task, within: 10, flag: done), "the wait outlived its task's cancellation")
+        if done.withLock({ $0 }) { #expect(await task.value == false) }
+    }
+
+    @Test func aHeldRefreshThatIsCancelledThrows() async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        let done = LockedValue(false)
+        let token = AccessToken(
+            value: Secret("old"), refreshToken: Secret("r"), flow: .tianyi, account: "acct-1", issuedAt: Date(timeIntervalSince1970: 1_796_000_000),
+            expiresAt: Date(timeIntervalSince1970: 1_798_592_000))
+        let task = Task { () -> String in
+            defer { done.withLock { $0 = true } }
+            do {
+                _ = try await refresher.refresh(token)
+                return "answered"
+            } catch is CancellationError {
+                return "cancelled"
+            } catch {
+                return "\(error)"
+            }
+        }
+        await refresher.waitForCalls(1)
+        task.cancel()
+        #expect(try await Self.ends(task, within: 10, flag: done), "the held call outlived its cancellation")
+        if done.withLock({ $0 }) { #expect(await task.value == "cancelled") }
+        refresher.release()
+    }
+}
