@@ -312,8 +312,10 @@ public struct LoginServer: Sendable {
     /// request: the request that saw the success failed after it (the account or app-session store was
     /// down: the app tries again), or a dormant number needed a second factor first. Within the login's
     /// lifetime (10 minutes); the full number goes only to the app session that started the login, and
-    /// only under the credentials it started with (ones issued since, such as the account step's own, are
-    /// refused: the account step is finished once).
+    /// only under credentials of the login epoch it started in (those it started with, or their refreshes):
+    /// the account step moves the session's epoch on, so its own credentials are refused and the account step
+    /// is finished once. A login started under a token of format 1 takes only credentials issued at its start
+    /// or before.
     /// - Parameters:
     ///   - id: The login.
     ///   - claims: The verified claims of the app session that started it.
@@ -321,7 +323,8 @@ public struct LoginServer: Sendable {
     ///   action: that was handed back with the success itself).
     /// - Throws: ``LoginRejection`` (`unknown-session` for an id no session has or another app
     ///   session's login, alike; `expired`; `ended` when the login did not succeed or the credentials are
-    ///   newer than the login; `unexpected` while it still runs), or ``StoreError``.
+    ///   of another epoch than the login's (or, under format 1, newer than the login); `unexpected` while it
+    ///   still runs), or ``StoreError``.
     public func success(of id: LoginSessionID, from claims: AccessClaims) async throws -> LoginTransition {
         let session = try await owned(id, by: claims)
         return try machine.success(of: session, credentials: claims, at: clock.now())

@@ -168,14 +168,19 @@ public struct LoginSessionMachine: Sendable {
     ///   - now: The time.
     /// - Returns: The `done(success)` transition with the flow and the verified login.
     /// - Throws: ``LoginRejection``: `expired` once the session's lifetime passed, `ended` when it ended
-    ///   otherwise or the credentials are of a later epoch than the login's, `unexpected` while it still runs.
+    ///   otherwise or the credentials are of another epoch than the login's (or, judged by issue time, newer
+    ///   than the login), `unexpected` while it still runs.
     package func success(of session: LoginSession, credentials: AccessClaims, at now: Date) throws(LoginRejection) -> LoginTransition {
         // Access tokens carry whole seconds (rounded down): credentials of format 1 issued in the second the login
         // started count as older. An account step cannot follow a start within that second (a carrier SDK's page
         // and the user's tap come between), while an app that opens its session and starts a login at once must
         // still be able to finish.
-        let sameEpoch = session.appSessionEpoch.map { $0 == credentials.epoch } ?? (credentials.issuedAt <= session.createdAt)
-        guard sameEpoch else {
+        if let started = session.appSessionEpoch {
+            guard credentials.epoch == started else {
+                throw LoginRejection(
+                    .ended, session: session.id, "these credentials are not of the login epoch the login started in; its account step is done")
+            }
+        } else if credentials.issuedAt > session.createdAt {
             throw LoginRejection(.ended, session: session.id, "these credentials were issued after the login started; its account step is done")
         }
         guard now < session.expiresAt else {
@@ -214,7 +219,7 @@ public struct LoginSessionMachine: Sendable {
     }
 
     /// Whether a report repeats the success report a login ended in success with: the app retried after
-    /// the answer was lost. It is answered with the success told again (``success(of:credentialsIssuedAt:at:)``,
+    /// the answer was lost. It is answered with the success told again (``success(of:credentials:at:)``,
     /// which checks the caller's credentials and the login's lifetime), not refused as `ended`.
     /// - Parameters:
     ///   - session: The session as stored.
