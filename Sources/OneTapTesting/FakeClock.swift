@@ -10,7 +10,7 @@ public final class FakeClock: WallClock {
     private struct Sleeper {
         let id: Int
         let deadline: Duration
-        let continuation: CheckedContinuation<Void, any Error>
+        let continuation: CheckedContinuation<Bool, Never>
     }
 
     private struct State {
@@ -18,8 +18,10 @@ public final class FakeClock: WallClock {
         var wall: Date
         var sleepers: [Sleeper] = []
         var nextID = 0
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(id: Int, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
         var totalSleeps = 0
+        /// Run by every sleep as it starts, before it parks (``whenASleepStarts(_:)``).
+        var sleepStarts: (@Sendable () -> Void)?
     }
 
     private let state: LockedValue<State>
@@ -54,33 +56,30 @@ public final class FakeClock: WallClock {
     public func sleep(for duration: Duration) async throws {
         try Task.checkCancellation()
         guard duration > .zero else { return }
-        let id = state.withLock { state -> Int in
+        let (id, starts) = state.withLock { state -> (Int, (@Sendable () -> Void)?) in
             state.nextID += 1
-            return state.nextID
+            return (state.nextID, state.sleepStarts)
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // Parked only if not cancelled, under the lock the cancellation handler takes: a cancellation
-                // that came before this point ran the handler already, and it found no sleeper to wake.
-                let watchers = state.withLock { state -> [CheckedContinuation<Void, Never>]? in
-                    if Task.isCancelled { return nil }
-                    state.sleepers.append(Sleeper(id: id, deadline: state.elapsed + duration, continuation: continuation))
-                    state.totalSleeps += 1
-                    let count = state.sleepers.count
-                    let ready = state.watchers.filter { $0.count <= count }.map(\.continuation)
-                    state.watchers.removeAll { $0.count <= count }
-                    return ready
-                }
-                guard let watchers else { return continuation.resume(throwing: CancellationError()) }
-                for watcher in watchers { watcher.resume() }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.sleepers.remove(at: index)
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
+        starts?()
+        // Parked, it wakes those waiting for this many sleepers.
+        let woken = await state.park { state, continuation in
+            state.sleepers.append(Sleeper(id: id, deadline: state.elapsed + duration, continuation: continuation))
+            state.totalSleeps += 1
+            let count = state.sleepers.count
+            defer { state.watchers.removeAll { $0.count <= count } }
+            return state.watchers.filter { $0.count <= count }.map(\.continuation)
+        } unpark: { state in
+            guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.sleepers.remove(at: index).continuation
         }
+        guard woken else { throw CancellationError() }
+    }
+
+    /// Runs `body` in every sleep as it starts, after its first check for cancellation and before it parks: a
+    /// test cancels the sleeping task there, the moment a cancellation used to be lost.
+    /// - Parameter body: What to run (in the sleeping task); nil to stop.
+    package func whenASleepStarts(_ body: (@Sendable () -> Void)?) {
+        state.withLock { $0.sleepStarts = body }
     }
 
     /// Moves time forward, waking every sleeper whose deadline passed, soonest first.
@@ -94,7 +93,7 @@ public final class FakeClock: WallClock {
             state.sleepers.removeAll { $0.deadline <= state.elapsed }
             return due
         }
-        for sleeper in woken { sleeper.continuation.resume() }
+        for sleeper in woken { sleeper.continuation.resume(returning: true) }
     }
 
     /// Sets the wall time without moving sleepers: a device clock that jumps, forwards or backwards.
@@ -104,16 +103,20 @@ public final class FakeClock: WallClock {
     }
 
     /// Waits until at least `count` tasks are sleeping on the clock: call it before ``advance(by:)`` so
-    /// the advance does not race the code under test.
+    /// the advance does not race the code under test. Returns at once when the task is cancelled.
     /// - Parameter count: How many sleepers to wait for.
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        _ = await state.park { state, continuation in
+            guard state.sleepers.count < count else { return nil }
+            state.watchers.append((id, count, continuation))
+            return []
+        } unpark: { state in
+            guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.watchers.remove(at: index).continuation
         }
     }
 }

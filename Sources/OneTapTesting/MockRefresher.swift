@@ -20,7 +20,7 @@ public final class MockRefresher: TokenRefresher {
         var seen: [AccessToken] = []
         var held = false
         /// Held calls, by their call number.
-        var gateWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var gateWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
     }
 
     private let state: LockedValue<State>
@@ -49,15 +49,15 @@ public final class MockRefresher: TokenRefresher {
 
     /// Lets held calls (and later ones) through.
     package func release() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.held = false
             defer { state.gateWaiters = [:] }
             return Array(state.gateWaiters.values)
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.resume(returning: true) }
     }
 
-    /// Waits until at least `count` calls have started.
+    /// Waits until at least `count` calls have started (or the task is cancelled).
     package func waitForCalls(_ count: Int) async {
         await state.wait(until: count, on: \.calls)
     }
@@ -67,31 +67,24 @@ public final class MockRefresher: TokenRefresher {
     /// - Returns: The scripted response.
     /// - Throws: The scripted error.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
-        let (number, step, held, watchers) = state.withLock { state -> (Int, Reply?, Bool, [CheckedContinuation<Void, Never>]) in
+        let (number, step, held, watchers) = state.withLock { state -> (Int, Reply?, Bool, [CheckedContinuation<Bool, Never>]) in
             let ready = state.calls.increment()
             state.seen.append(token)
             let step = state.script.isEmpty ? nil : state.script.removeFirst()
             return (state.calls.count, step, state.held, ready)
         }
-        for watcher in watchers { watcher.resume() }
+        for watcher in watchers { watcher.resume(returning: true) }
         if held {
             // Held until released, or until the call is cancelled (then it throws, as a carrier call would): a
-            // test that stops early never leaves a call parked. Parked only if not cancelled, under the lock the
-            // cancellation handler takes.
-            let waiter = number
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let parked = state.withLock { state -> Bool in
-                        guard state.held, !Task.isCancelled else { return false }
-                        state.gateWaiters[waiter] = continuation
-                        return true
-                    }
-                    if !parked { continuation.resume() }
-                }
-            } onCancel: {
-                state.withLock { $0.gateWaiters.removeValue(forKey: waiter) }?.resume()
+            // test that stops early never leaves a call parked.
+            let released = await state.park { state, continuation in
+                guard state.held else { return nil }
+                state.gateWaiters[number] = continuation
+                return []
+            } unpark: { state in
+                state.gateWaiters.removeValue(forKey: number)
             }
-            try Task.checkCancellation()
+            guard released else { throw CancellationError() }
         }
         switch step {
         case .success(let response)?:

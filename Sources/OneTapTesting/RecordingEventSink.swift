@@ -38,7 +38,7 @@ public final class RecordingEventSink: EventSink {
     ///   - name: The event's name, e.g. `refreshed`.
     ///   - count: How many.
     ///   - limit: How long to wait in real time; 120 s by default.
-    /// - Returns: True when the events came, false when the limit passed first.
+    /// - Returns: True when the events came, false when the limit passed or the task was cancelled first.
     @discardableResult
     public func wait(for name: String, count: Int = 1, limit: Duration = .seconds(120)) async -> Bool {
         let id = state.withLock { state -> Int in

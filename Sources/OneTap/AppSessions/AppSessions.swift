@@ -270,11 +270,11 @@ public struct AppSessions: Sendable {
     }
 
     private func grant(_ record: AppSessionRecord, refreshToken: Secret, at now: Date, formerGuest: GuestID? = nil) -> AppSessionGrant {
-        // In the session's login epoch (``AppSessionRecord/epoch``), what it stands by; dated no earlier than the
-        // second after the session's last login (``AppSessionRecord/identitySince``), so that a login started
-        // under it and stored before logins kept the epoch judges it newer than that login, even on an instance
-        // whose clock is behind the one that logged the session in. It still expires the access lifetime after
-        // now, never later.
+        // In the session's login epoch (``AppSessionRecord/epoch``) and dated no earlier than the second after the
+        // session's last login (``AppSessionRecord/identitySince``): `stands` asks both, so it stands even when
+        // minted on an instance whose clock is behind the one that logged the session in (and a login stored before
+        // logins kept the epoch judges it newer than that login). It still expires the access lifetime after now,
+        // never later.
         let issued = max(now, record.identitySince ?? now)
         let expires = max(now.addingTimeInterval(rules.policy.accessLifetime.seconds), issued.addingTimeInterval(1))
         let access = rules.keys.accessToken(session: record.id, identity: record.identity, epoch: record.epoch, issuedAt: issued, expiresAt: expires)

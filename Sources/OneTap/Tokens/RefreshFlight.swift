@@ -128,7 +128,7 @@ package final class RefreshFlight: Sendable {
 
     /// Parks a caller, or answers it at once when the flight is resolved or the caller already left.
     private func join(_ waiter: Int, _ continuation: CheckedContinuation<AccessToken, any Error>) {
-        let (answer, watchers) = state.withLock { state -> (Result<AccessToken, any Error>?, [CheckedContinuation<Void, Never>]) in
+        let (answer, watchers) = state.withLock { state -> (Result<AccessToken, any Error>?, [CheckedContinuation<Bool, Never>]) in
             let watchers = state.joins.increment()
             if let result = state.result { return (result, watchers) }
             if state.left.remove(waiter) != nil { return (.failure(CancellationError()), watchers) }
@@ -136,7 +136,7 @@ package final class RefreshFlight: Sendable {
             return (nil, watchers)
         }
         if let answer { continuation.resume(with: answer) }
-        for watcher in watchers { watcher.resume() }
+        for watcher in watchers { watcher.resume(returning: true) }
     }
 
     /// A caller was cancelled: it leaves with `CancellationError`; the flight and the others go on.

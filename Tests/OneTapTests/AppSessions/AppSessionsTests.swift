@@ -170,8 +170,8 @@ import Testing
     }
 
     /// A token minted before a login by an instance whose clock is ahead (a thief's refresh there) is dated after
-    /// the login's second, yet it was issued before the login: it must not stand after it. Tokens carry the number
-    /// of logins the session had when they were issued, and a login moves that number on.
+    /// the login's second, yet it was issued before the login: it must not stand after it. Tokens carry the session's
+    /// login epoch, and a login moves it on.
     @Test func aTokenMintedBeforeALoginByAnInstanceWhoseClockIsAheadDoesNotStandAfterIt() async throws {
         let world = World()
         let (first, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.1)
@@ -183,6 +183,24 @@ import Testing
         await #expect { try await world.sessions.logout(try world.sessions.authenticate(stolen.accessToken.reveal())) } throws: {
             ($0 as? AppSessionError)?.kind == .wrongSession
         }
+    }
+
+    /// A refresh retry within the grace (`.repeated`, which writes nothing) that read the session just before a login
+    /// wrote it, on an instance whose clock is a few seconds ahead: the token it answers carries the epoch before the
+    /// login, and does not stand after it (its date alone, after the login's second, would let it).
+    @Test func aRepeatedRefreshThatReadTheSessionBeforeALoginMintsATokenThatDoesNotStand() async throws {
+        let world = World()
+        let (first, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.1)
+        world.clock.setWallTime(second.addingTimeInterval(30))
+        let rotated = try await world.sessions.refresh(first.refreshToken)   // the owner's refresh: first's token is now the previous one
+        let ahead = FakeClock(now: second.addingTimeInterval(33))             // the instance the retry reaches
+        let store = LoginBeforeTheAnswer(base: world.store)
+        let retrying = AppSessions(keys: Self.keys, store: store, clock: ahead, events: world.events)
+        store.afterLoad.withLock { $0 = { _ = try await world.logIn(rotated, to: "acct-a") } }   // the owner logs in again meanwhile
+        let retried = try await retrying.refresh(first.refreshToken)
+        #expect(store.afterLoad.withLock { $0 == nil }, "the login ran between the retry's read and its answer")
+        #expect(retried.refreshToken.reveal() == rotated.refreshToken.reveal(), "a repeat within the grace")
+        await #expect { try await world.sessions.live(retried.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
     }
 
     /// A login started on an instance whose clock is ahead, and its account step taken on one whose clock is behind:
@@ -289,4 +307,27 @@ import Testing
 extension Date {
     /// Rounded down to the second, as access tokens keep times.
     fileprivate var rounded: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+}
+
+/// An app-session store that runs a step once, right after a load returns (another request's write landing
+/// between a read and what the reader does with it).
+final class LoginBeforeTheAnswer: AppSessionStore, @unchecked Sendable {
+    let base: any AppSessionStore
+    let afterLoad = LockedValue<(@Sendable () async throws -> Void)?>(nil)
+
+    init(base: any AppSessionStore) { self.base = base }
+
+    func create(_ record: AppSessionRecord) async throws { try await base.create(record) }
+
+    func load(_ id: AppSessionID) async throws -> AppSessionRecord? {
+        let record = try await base.load(id)
+        if let step = afterLoad.withLock({ step -> (@Sendable () async throws -> Void)? in defer { step = nil }; return step }) { try await step() }
+        return record
+    }
+
+    func replace(_ record: AppSessionRecord, expecting version: Int) async throws { try await base.replace(record, expecting: version) }
+
+    func sessions(of account: AccountID) async throws -> [AppSessionID] { try await base.sessions(of: account) }
+
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
 }

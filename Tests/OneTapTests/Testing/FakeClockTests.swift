@@ -10,7 +10,7 @@ import Testing
     @Test func aSleepCancelledAtAnyMomentEnds() async throws {
         let clock = FakeClock()
         let ended = LockedValue(0)
-        let rounds = 200, sleeps = 500
+        let rounds = 20, sleeps = 500
         var parked = 0
         for _ in 0..<rounds {
             let tasks = (0..<sleeps).map { _ in
@@ -31,6 +31,28 @@ import Testing
         #expect(parked == 0, "\(parked) cancelled sleeps were still parked after 10 s of real time")
         #expect(clock.sleeperCount == parked)
         clock.advance(by: .seconds(61))   // frees whatever was parked
+    }
+
+    /// The moment the cancellation used to be lost, every time: the task is cancelled after the sleep's first check
+    /// and before it parks.
+    @Test func aSleepCancelledJustBeforeItParksThrowsAndParksNothing() async throws {
+        let clock = FakeClock()
+        clock.whenASleepStarts { withUnsafeCurrentTask { $0?.cancel() } }
+        let done = LockedValue(false)
+        let task = Task { () -> String in
+            defer { done.withLock { $0 = true } }
+            do {
+                try await clock.sleep(for: .seconds(1))
+                return "slept"
+            } catch {
+                return error is CancellationError ? "cancelled" : "\(error)"
+            }
+        }
+        #expect(try await TestDoubleCancellationTests.ends(task, within: 10, flag: done), "the sleep was parked after its cancellation")
+        if done.withLock({ $0 }) { #expect(await task.value == "cancelled") }
+        #expect(clock.sleeperCount == 0 && clock.totalSleeps == 0)
+        clock.whenASleepStarts(nil)
+        clock.advance(by: .seconds(2))   // frees a parked sleeper, if the test failed
     }
 
     @Test func aSleepByACancelledTaskThrowsAndParksNothing() async {

@@ -54,4 +54,20 @@ import Testing
         if done.withLock({ $0 }) { #expect(await task.value == "cancelled") }
         refresher.release()
     }
+
+    /// Waiting for sleepers or calls that never come ends when the task is cancelled.
+    @Test func waitsForSleepersAndCallsEndWhenCancelled() async throws {
+        let clock = FakeClock()
+        let refresher = MockRefresher()
+        for wait in [{ await clock.waitForSleepers(1) }, { await refresher.waitForCalls(1) }] as [@Sendable () async -> Void] {
+            let done = LockedValue(false)
+            let task = Task {
+                await wait()
+                done.withLock { $0 = true }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            task.cancel()
+            #expect(try await Self.ends(task, within: 10, flag: done), "the wait outlived its task's cancellation")
+        }
+    }
 }
