@@ -112,7 +112,8 @@ package struct LoginFlood: Sendable {
     ///   - size: How big.
     /// - Returns: What happened.
     package func run(_ server: LoginServer, store: any LoginSessionStore, size: Size) async -> Outcome {
-        let half = size.clients * size.loginsPerClient / 2
+        // The honest user starts once this many fake logins were tried: half of them, one at least (a flood of one).
+        let half = max(1, size.clients * size.loginsPerClient / 2)
         let (halfway, signal) = AsyncStream<Void>.makeStream()
         let tried = LockedValue(0)
         let started = ContinuousClock.now

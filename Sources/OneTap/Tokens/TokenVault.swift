@@ -76,7 +76,8 @@ public actor TokenVault {
     ///   - clock: The time source; the system clock by default.
     ///   - backoff: The back-off after transient refresh failures.
     ///   - refreshTimeout: The limit on one refresh call; 30 seconds (nil for none). A refresh that takes
-    ///     longer counts as a transient failure for its callers.
+    ///     longer counts as a transient failure for its callers. Before ``run()`` starts, a caller waits this
+    ///     long (30 seconds when nil) for it, then hears `not-running`.
     ///   - background: How due accounts are refreshed while ``run()`` runs.
     ///   - events: Receives the token events (area `token`); standard error by default.
     public init(
@@ -307,9 +308,10 @@ public actor TokenVault {
         return .wait(flight, limit: waitLimit)
     }
 
-    /// While the vault has not started, a caller bounds its own wait by ``refreshTimeout`` (a running
-    /// vault bounds each refresh itself), so a vault that is never run answers `not-running`, not never.
-    private var waitLimit: Duration? { lifecycle.isIdle ? refreshTimeout : nil }
+    /// While the vault has not started, a caller bounds its own wait by ``refreshTimeout``, 30 seconds when
+    /// that is nil (a running vault bounds each refresh itself, or not at all), so a vault that is never run
+    /// answers `not-running`, not never.
+    private var waitLimit: Duration? { lifecycle.isIdle ? refreshTimeout ?? .seconds(30) : nil }
 
     /// Starts a refresh: queues it for `run()`.
     /// - Returns: The flight, or nil when the vault is stopping or stopped (or, for a background

@@ -11,6 +11,17 @@ import Testing
 @Suite struct LoginFloodTests {
     let clock = FakeClock()
 
+    /// A flood of one fake login still lets the honest user start (half of one was none, and it waited for ever).
+    @Test(.timeLimit(.minutes(1))) func aFloodOfOneEnds() async throws {
+        let sessions = InMemoryLoginSessionStore()
+        let server = LoginServer(
+            store: sessions, exchange: ExchangeGuard(provider: FloodCarrier(), ledger: InMemoryExchangeLedger(), clock: clock), clock: clock,
+            events: DiscardingEventSink())
+        let outcome = try await LoginFlood(now: clock.now()).run(server, store: sessions, size: .init(clients: 1, loginsPerClient: 1))
+        #expect(outcome.admittedStarts + outcome.refusedStarts == 1)
+        #expect(outcome.honest != nil, "\(outcome.problems)")
+    }
+
     @Test func aFloodOfFakeLoginsLosesNothingAndTheHonestUserLogsIn() async throws {
         let sessions = InMemoryLoginSessionStore()
         let ledger = InMemoryExchangeLedger()

@@ -55,11 +55,12 @@ import Testing
         refresher.release()
     }
 
-    /// Waiting for sleepers or calls that never come ends when the task is cancelled.
+    /// Waiting for sleepers or calls that never come, or at a gate never opened, ends when the task is cancelled.
     @Test func waitsForSleepersAndCallsEndWhenCancelled() async throws {
         let clock = FakeClock()
         let refresher = MockRefresher()
-        for wait in [{ await clock.waitForSleepers(1) }, { await refresher.waitForCalls(1) }] as [@Sendable () async -> Void] {
+        let gate = Gate()
+        for wait in [{ await clock.waitForSleepers(1) }, { await refresher.waitForCalls(1) }, { await gate.wait() }] as [@Sendable () async -> Void] {
             let done = LockedValue(false)
             let task = Task {
                 await wait()

@@ -281,32 +281,6 @@ import Testing
     }
 }
 
-/// A door tasks wait at until a test opens it; once open, it stays open.
-final class Gate: Sendable {
-    private let state = LockedValue<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    /// Waits until the gate is open.
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isOpen = state.withLock { state -> Bool in
-                if !state.isOpen { state.waiters.append(continuation) }
-                return state.isOpen
-            }
-            if isOpen { continuation.resume() }
-        }
-    }
-
-    /// Opens the gate: every waiter goes on.
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
-
 extension AccessToken {
     /// A token issued at the fake clock's epoch with a 30-day life.
     static func sample(_ account: AccountID = "u1", value: String = "A0", refresh: String? = "R0") -> AccessToken {

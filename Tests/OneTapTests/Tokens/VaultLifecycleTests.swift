@@ -23,6 +23,18 @@ extension TokenVaultTests {
         await #expect { try await vault.validToken(for: "expired") } throws: { ($0 as? TokenError)?.kind == .notRunning }
     }
 
+    /// With no limit on refresh calls (`refreshTimeout: nil`), a caller of a vault that never runs still hears,
+    /// after the default 30 s, that it is not running (it waited for ever).
+    @Test(.timeLimit(.minutes(1))) func aVaultWithNoRefreshLimitThatIsNotRunningStillAnswers() async throws {
+        let vault = vault(MockRefresher(), refreshTimeout: nil)
+        try await vault.store(expired("expired"))
+        let call = Task { try await vault.validToken(for: "expired") }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(30))
+        await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .notRunning }
+        await vault.shutdown()
+    }
+
     /// A refresh asked for just before `run` starts is run once it does.
     @Test func aRefreshAskedForBeforeRunStartsRunsWhenItDoes() async throws {
         let vault = vault(MockRefresher())
