@@ -145,7 +145,7 @@ extension LoginSession: JSONRecord {
         var trace: [LoginStep]?, alerts: [LoginAlert]?
         var exchangedTokens: [SHA256Digest]?, unknownExchanges: [UnknownExchange]?
         var verified: VerifiedLogin??, pending: PendingAction??, platform: Platform??, appSession: AppSessionID??
-        var appSessionEpoch: Int?
+        var appSessionEpoch: Int??
         // Every instant, as seconds (version 1) or milliseconds (version 2); which one the format says.
         var instants = StoredInstants(legacy: .unix)
         var receivedAt: Date??, createdAt: Date?, expiresAt: Date?
@@ -220,7 +220,7 @@ extension LoginSession: JSONRecord {
                 appSession = .some(try reader.null() ? nil : try reader.parsed { (text) throws(ParseError) in try AppSessionID(text) })
             case "appSessionEpoch":
                 try reader.member(&appSessionEpoch, key)
-                guard let epoch = appSessionEpoch, (0...999_999_999_999).contains(epoch) else {
+                if let epoch = appSessionEpoch ?? nil, !(0...999_999_999_999).contains(epoch) {
                     throw reader.corrupt("a login epoch is whole seconds since 1970, 0 to 999999999999", at: "appSessionEpoch")
                 }
             default: break
@@ -278,7 +278,7 @@ extension LoginSession: JSONRecord {
         self.verified = verified ?? nil
         self.pending = pending ?? nil
         self.appSession = appSession ?? nil
-        self.appSessionEpoch = appSessionEpoch.map(Int64.init)
+        self.appSessionEpoch = (appSessionEpoch ?? nil).map(Int64.init)
     }
 
     /// ``format``'s bytes.

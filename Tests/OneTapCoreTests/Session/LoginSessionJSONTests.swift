@@ -89,7 +89,8 @@ import Testing
         #expect(try LoginSession(json: text) == session)
         #expect(try LoginSession(json: text).appSessionEpoch == 1_795_773_601)
         #expect(try LoginSession(json: LoginSessionTests.mobile([]).json()).appSessionEpoch == nil)
-        for bad in ["-1", "1000000000000", "1.5", #""1795773601""#, "null"] {
+        #expect(try LoginSession(json: text.replacingOccurrences(of: "1795773601", with: "null")).appSessionEpoch == nil, "null is no value, as for appSession")
+        for bad in ["-1", "1000000000000", "1.5", #""1795773601""#] {
             let error = #expect(throws: DecodingError.self) { try LoginSession(json: text.replacingOccurrences(of: "1795773601", with: bad)) }
             #expect(error.map { "\($0)" }?.contains("appSessionEpoch") == true, "\(bad): \(String(describing: error))")
         }
