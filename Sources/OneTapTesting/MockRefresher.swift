@@ -44,7 +44,7 @@ public final class MockRefresher: TokenRefresher {
     /// The tokens the calls were made with, in order.
     public var tokensSeen: [AccessToken] { state.withLock { $0.seen } }
 
-    /// Holds every call at a gate until ``release()`` (a held call that is cancelled throws `CancellationError`).
+    /// Holds every call at a gate until ``release()`` (a held call cancelled before the release throws `CancellationError`).
     package func hold() { state.withLock { $0.held = true } }
 
     /// Lets held calls (and later ones) through.
@@ -75,8 +75,8 @@ public final class MockRefresher: TokenRefresher {
         }
         for watcher in watchers { watcher.resume(returning: true) }
         if held {
-            // Held until released, or until the call is cancelled (then it throws, as a carrier call would): a
-            // test that stops early never leaves a call parked.
+            // Held until released, or until the call is cancelled before the release (then it throws, as a carrier
+            // call would): a test that stops early never leaves a call parked.
             let released = await state.park { state, continuation in
                 guard state.held else { return nil }
                 state.gateWaiters[number] = continuation

@@ -10,7 +10,7 @@ import Testing
     @Test func aSleepCancelledAtAnyMomentEnds() async throws {
         let clock = FakeClock()
         let ended = LockedValue(0)
-        let rounds = 20, sleeps = 500
+        let rounds = 50, sleeps = 500
         var parked = 0
         for _ in 0..<rounds {
             let tasks = (0..<sleeps).map { _ in
