@@ -15,12 +15,16 @@ package final class Gate: Sendable {
     package init() {}
 
     /// Waits until the gate is open, or until the task is cancelled.
-    package func wait() async {
+    package func wait() async { _ = await passes() }
+
+    /// Waits as ``wait()`` does, and says how it ended.
+    /// - Returns: True when the gate opened (or was open), false when the task was cancelled first.
+    package func passes() async -> Bool {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
         }
-        _ = await state.park { state, continuation in
+        return await state.park { state, continuation in
             guard !state.isOpen else { return nil }
             state.waiters[id] = continuation
             return []

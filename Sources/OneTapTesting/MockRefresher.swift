@@ -18,9 +18,8 @@ public final class MockRefresher: TokenRefresher {
         var script: [Reply]
         var calls = CountWatch()
         var seen: [AccessToken] = []
-        var held = false
-        /// Held calls, by their call number.
-        var gateWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        /// Where calls wait while held (``hold()``), nil while they go through.
+        var gate: Gate?
     }
 
     private let state: LockedValue<State>
@@ -45,16 +44,18 @@ public final class MockRefresher: TokenRefresher {
     public var tokensSeen: [AccessToken] { state.withLock { $0.seen } }
 
     /// Holds every call at a gate until ``release()`` (a held call cancelled before the release throws `CancellationError`).
-    package func hold() { state.withLock { $0.held = true } }
+    package func hold() {
+        state.withLock { state in
+            if state.gate == nil { state.gate = Gate() }
+        }
+    }
 
     /// Lets held calls (and later ones) through.
     package func release() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.held = false
-            defer { state.gateWaiters = [:] }
-            return Array(state.gateWaiters.values)
-        }
-        for waiter in waiters { waiter.resume(returning: true) }
+        state.withLock { state -> Gate? in
+            defer { state.gate = nil }
+            return state.gate
+        }?.open()
     }
 
     /// Waits until at least `count` calls have started (or the task is cancelled).
@@ -67,25 +68,16 @@ public final class MockRefresher: TokenRefresher {
     /// - Returns: The scripted response.
     /// - Throws: The scripted error.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
-        let (number, step, held, watchers) = state.withLock { state -> (Int, Reply?, Bool, [CheckedContinuation<Bool, Never>]) in
+        let (number, step, gate, watchers) = state.withLock { state -> (Int, Reply?, Gate?, [CheckedContinuation<Bool, Never>]) in
             let ready = state.calls.increment()
             state.seen.append(token)
             let step = state.script.isEmpty ? nil : state.script.removeFirst()
-            return (state.calls.count, step, state.held, ready)
+            return (state.calls.count, step, state.gate, ready)
         }
         for watcher in watchers { watcher.resume(returning: true) }
-        if held {
-            // Held until released, or until the call is cancelled before the release (then it throws, as a carrier
-            // call would): a test that stops early never leaves a call parked.
-            let released = await state.park { state, continuation in
-                guard state.held else { return nil }
-                state.gateWaiters[number] = continuation
-                return []
-            } unpark: { state in
-                state.gateWaiters.removeValue(forKey: number)
-            }
-            guard released else { throw CancellationError() }
-        }
+        // Held until released, or until the call is cancelled before the release (then it throws, as a carrier call
+        // would): a test that stops early never leaves a call parked.
+        if let gate, await !gate.passes() { throw CancellationError() }
         switch step {
         case .success(let response)?:
             return response
