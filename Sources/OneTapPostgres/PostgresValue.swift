@@ -145,6 +145,9 @@ enum PostgresBinary {
         guard let dimensions = int32(), let _ = int32(), let type = int32(), UInt32(bitPattern: type) == element.rawValue else { return nil }
         if dimensions == 0 { return offset == bytes.count ? [] : nil }
         guard dimensions == 1, let count = int32(), count >= 0, let _ = int32() else { return nil }
+        // Each element takes 4 bytes at least (its length): a count the bytes cannot hold is refused before
+        // anything is reserved for it (a server's 2³¹ − 1 would reserve 32 GiB).
+        guard Int(count) <= (bytes.count - offset) / 4 else { return nil }
         var items: [UnsafeRawBufferPointer] = []
         items.reserveCapacity(Int(count))
         for _ in 0..<count {

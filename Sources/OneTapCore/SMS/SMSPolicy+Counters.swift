@@ -22,9 +22,21 @@ extension SMSPolicy {
     /// which no number, address, device id (printable ASCII without spaces) or session id has.
     package static let notGiven = "(not given)"
 
+    /// The value a device counts under: its id at the client's address block (`one-phone at 203.0.113.7`,
+    /// `one-phone at 2409:8900:1:2::/64`, `one-phone at (not given)`), for the SMS rules and the login quotas
+    /// alike. A device id is the app's claim, no secret: counted alone, a stranger who knew it spent its count
+    /// from anywhere (its sends, its wrong guesses, its login starts) and held its owner back; counted per
+    /// address, the stranger fills only the device's count at the stranger's own address, which the address
+    /// rules already bound.
+    /// - Parameters:
+    ///   - device: The device id.
+    ///   - block: The address's key (``SMSContext/limitKey(_:prefix:)``, its /64), or ``notGiven``.
+    /// - Returns: The counter's value.
+    package static func device(_ device: String, at block: String) -> String { "\(device) at \(block)" }
+
     /// The counter a rule counts in, for a request: a ``RateCounter`` whose value is the number's digits,
     /// the number and session (`13800138000/<session>`), the address (an IPv6 /64, /56 or /48), the device
-    /// id, the session id, or ``SMSPolicy/notGiven``.
+    /// id at the address's /64 (``SMSPolicy/device(_:at:)``), the session id, or ``SMSPolicy/notGiven``.
     public struct Counter: Hashable, Sendable, CustomStringConvertible, RateCounting {
         /// What it counts, per what key, and the key's value.
         package let counter: RateCounter<Counts, Key>
@@ -90,7 +102,7 @@ extension SMSPolicy {
             case .ip: ip ?? SMSPolicy.notGiven
             case .ip56: ip56 ?? SMSPolicy.notGiven
             case .ip48: ip48 ?? SMSPolicy.notGiven
-            case .device: device ?? SMSPolicy.notGiven
+            case .device: device.map { SMSPolicy.device($0, at: ip ?? SMSPolicy.notGiven) } ?? SMSPolicy.notGiven
             case .session: session ?? SMSPolicy.notGiven
             case .global: "all"
             }

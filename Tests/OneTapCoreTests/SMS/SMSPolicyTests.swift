@@ -194,6 +194,14 @@ import Testing
 
     /// Keys and counts hash and compare by case (not by their text), so every counter of a request is
     /// its own; a request's number-session value follows its number and session when either changes.
+    /// A device id counts at its address's block (a claim: a stranger who knows it counts at the stranger's own).
+    @Test func aDeviceCountsAtItsAddress() {
+        #expect(SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "d1").value(for: .device) == "d1 at 203.0.113.7")
+        #expect(SMSPolicy.Request(number: "13800138000", ip: "2409:8900:1:2::/64", device: "d1").value(for: .device) == "d1 at 2409:8900:1:2::/64")
+        #expect(SMSPolicy.Request(number: "13800138000", device: "d1").value(for: .device) == "d1 at (not given)")
+        #expect(SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7").value(for: .device) == "(not given)")
+    }
+
     @Test func countersAndRequestKeysStayApart() {
         #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<8))
         #expect(SMSPolicy.Counts.allCases.map(\.position) == Array(0..<3))
