@@ -18,12 +18,13 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `send-limited 138****8000: limited by number-minute until …`.
+    /// `send-limited 138****8000: limited by number-minute until …`. A number in free text (a refusal that quotes
+    /// what the client typed, a provider's message) is masked too.
     package var description: String {
         switch self {
-        case .send(let result, let number, _): "\(name) \(number?.masked ?? "(no number)"): \(result)"
+        case .send(let result, let number, _): "\(name) \(number?.masked ?? "(no number)"): \(PhoneNumber.maskingNumbers(in: "\(result)"))"
         case .verify(let result, let number, _): "\(name) \(number.masked): \(result)"
-        case .providerFailed(let provider, let number, let message): "provider-failed \(provider) \(number.masked): \(message)"
+        case .providerFailed(let provider, let number, let message): "provider-failed \(provider) \(number.masked): \(PhoneNumber.maskingNumbers(in: message))"
         }
     }
 
@@ -48,7 +49,7 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
                 writer.member("until", retryAfter.iso8601)
             case .refused(let refusal):
                 writer.member("reason", refusal.kind.id)
-                writer.member("message", refusal.message)
+                writer.member("message", PhoneNumber.maskingNumbers(in: refusal.message))
             case .senderFailed(let retryAfter):
                 writer.member("until", retryAfter.iso8601)
             }
@@ -69,7 +70,7 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
         case .providerFailed(let provider, let number, let message):
             writer.member("provider", provider)
             writer.member("number", number.masked)
-            writer.member("message", message)
+            writer.member("message", PhoneNumber.maskingNumbers(in: message))
         }
     }
 }

@@ -56,6 +56,22 @@ import Testing
         #expect(setup.events.names == ["send-sent", "verify-verified"])
     }
 
+    /// A refused text that holds a mainland number (typed with a stray character, or a wrong country code) is
+    /// quoted in the refusal; its event masks the number, as every event does (an attacker's read found it whole).
+    @Test func aRefusedNumbersEventMasksTheNumberItQuotes() async throws {
+        let setup = Setup()
+        for typed in ["13800138000x", "+1 13800138000"] {
+            let refused = try await setup.send(to: typed, context: SMSContext(session: .testSession), at: Self.t0)
+            guard case .refused = refused else { Issue.record("\(typed): \(refused)"); return }
+        }
+        #expect(setup.events.names == ["send-refused", "send-refused"])
+        for event in setup.events.recorded {
+            for text in [event.json(), "\(event)"] {
+                #expect(!text.contains("13800138000") && text.contains("138****8000"), "\(text)")
+            }
+        }
+    }
+
     @Test func typedNumbersAreReadAndForeignOnesRefused() async throws {
         let setup = Setup()
         let sent = try await setup.send(to: "+86 138 0013 8000", context: SMSContext(session: .testSession), at: Self.t0)
