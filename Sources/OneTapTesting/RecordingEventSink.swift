@@ -7,8 +7,6 @@ public final class RecordingEventSink: EventSink {
         var counts: [String: Int] = [:]
         var watchers: [(id: Int, name: String, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextWatcher = 0
-        /// Waits whose time ran out (or whose task was cancelled) before they parked: they must not park.
-        var expired: Set<Int> = []
     }
 
     private let state = LockedValue(State())
@@ -45,38 +43,28 @@ public final class RecordingEventSink: EventSink {
             state.nextWatcher += 1
             return state.nextWatcher
         }
-        let came = await withTaskGroup(of: Bool.self) { group in
+        return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let ready = self.state.withLock { state -> Bool? in
-                        if state.counts[name, default: 0] >= count { return true }
-                        if state.expired.contains(id) { return false }
-                        state.watchers.append((id, name, count, continuation))
-                        return nil
-                    }
-                    if let ready { continuation.resume(returning: ready) }
+                await self.state.park { state, continuation in
+                    if state.counts[name, default: 0] >= count { return nil }
+                    state.watchers.append((id, name, count, continuation))
+                    return []
+                } unpark: { state in
+                    guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.watchers.remove(at: index).continuation
                 }
             }
             group.addTask {
-                // The limit passed, or the test was cancelled (its own time limit): either way the wait ends, so a
-                // cancelled test finishes instead of waiting for an event that may never come.
+                // The limit passed, or the test was cancelled (its own time limit): either way the wait ends (the
+                // watcher, cancelled below, leaves its park), so a test finishes instead of waiting for an event that
+                // may never come.
                 do { try await Task.sleep(for: limit) } catch {}
-                let expired = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                    guard let index = state.watchers.firstIndex(where: { $0.id == id }) else {
-                        state.expired.insert(id)
-                        return nil
-                    }
-                    return state.watchers.remove(at: index).continuation
-                }
-                expired?.resume(returning: false)
                 return false
             }
             let first = await group.next() ?? false
             group.cancelAll()
             return first
         }
-        state.withLock { _ = $0.expired.remove(id) }
-        return came
     }
 
     /// Every event so far, in order.

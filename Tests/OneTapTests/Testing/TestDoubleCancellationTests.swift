@@ -30,6 +30,12 @@ import Testing
         if done.withLock({ $0 }) { #expect(await task.value == false) }
     }
 
+    /// The limit passes first: the wait ends with false (and its watcher leaves), the task not cancelled.
+    @Test func aWaitWhoseLimitPassesEndsWithFalse() async {
+        let events = RecordingEventSink()
+        #expect(await events.wait(for: "never", count: 1, limit: .milliseconds(20)) == false)
+    }
+
     @Test func aHeldRefreshThatIsCancelledThrows() async throws {
         let refresher = MockRefresher()
         refresher.hold()
