@@ -28,6 +28,30 @@ import Testing
             clock.setWallTime(second.addingTimeInterval(fraction))
             return (try await logIn(guest, to: account), second)
         }
+
+        /// A login server on the world's clock, whose carrier exchange answers 13800138000.
+        func loginServer() throws -> LoginServer {
+            LoginServer(
+                store: InMemoryLoginSessionStore(), exchange: ExchangeGuard(provider: MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock), clock: clock),
+                clock: clock, events: DiscardingEventSink())
+        }
+
+        /// A China Mobile one-tap login started under `claims`, and its success reported.
+        /// - Returns: The login's id and the server's answer to the success.
+        func mobileLoginSucceeds(on logins: LoginServer, for claims: AccessClaims) async throws -> (id: LoginSessionID, done: LoginTransition) {
+            let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: claims)
+            let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T"), uniqueID: "u"))
+            return (started.session.id, try await logins.report(success, to: started.session.id, version: started.session.version, from: claims))
+        }
+
+        /// The login's account step under `claims` (its success told again, then the session logged in to `acct-a`),
+        /// and then the step's own new credentials refused it: the step is taken once.
+        func accountStepIsTakenOnce(_ id: LoginSessionID, on logins: LoginServer, under claims: AccessClaims, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            _ = try await logins.success(of: id, from: claims)
+            let fresh = try await sessions.loggedIn(claims, account: "acct-a", flow: .mobile, number: nil)
+            let freshClaims = try sessions.authenticate(fresh.accessToken.reveal())
+            await #expect(sourceLocation: sourceLocation) { try await logins.success(of: id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
+        }
     }
 
     @Test func aFirstOpenIsAGuestWhoseAccessTokenVerifiesWithoutTheStore() async throws {
@@ -153,20 +177,15 @@ import Testing
         }
         // The owner logs in again a little later: the login finishes, and its account step is done once.
         world.clock.setWallTime(second.addingTimeInterval(35))
-        let logins = LoginServer(store: InMemoryLoginSessionStore(), exchange: ExchangeGuard(provider: MockTokenExchange(number: try PhoneNumber("13800138000"), clock: world.clock), clock: world.clock), clock: world.clock, events: DiscardingEventSink())
+        let logins = try world.loginServer()
         let claims = try await world.sessions.live(owner.accessToken.reveal()).claims
-        let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: claims)
-        let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T"), uniqueID: "u"))
-        let done = try await logins.report(success, to: started.session.id, version: started.session.version, from: claims)
+        let (id, done) = try await world.mobileLoginSucceeds(on: logins, for: claims)
         guard case .done(.success, _, _) = done.instruction else {
             Issue.record("the owner's login did not finish: \(done.instruction)")
             return
         }
         world.clock.setWallTime(second.addingTimeInterval(35.4))
-        _ = try await logins.success(of: started.session.id, from: claims)
-        let fresh = try await world.sessions.loggedIn(claims, account: "acct-a", flow: .mobile, number: nil)
-        let freshClaims = try world.sessions.authenticate(fresh.accessToken.reveal())
-        await #expect { try await logins.success(of: started.session.id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
+        try await world.accountStepIsTakenOnce(id, on: logins, under: claims)
     }
 
     /// A token minted before a login by an instance whose clock is ahead (a thief's refresh there) is dated after
@@ -212,15 +231,10 @@ import Testing
         let claims = try world.sessions.authenticate(guest.accessToken.reveal())
         let start = world.clock.now()
         world.clock.setWallTime(start.addingTimeInterval(5))   // the instance that runs the login is 5 s ahead
-        let logins = LoginServer(store: InMemoryLoginSessionStore(), exchange: ExchangeGuard(provider: MockTokenExchange(number: try PhoneNumber("13800138000"), clock: world.clock), clock: world.clock), clock: world.clock, events: DiscardingEventSink())
-        let started = try await logins.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: claims)
-        let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T"), uniqueID: "u"))
-        _ = try await logins.report(success, to: started.session.id, version: started.session.version, from: claims)
+        let logins = try world.loginServer()
+        let (id, _) = try await world.mobileLoginSucceeds(on: logins, for: claims)
         world.clock.setWallTime(start.addingTimeInterval(1))   // the account step, on an instance on time
-        _ = try await logins.success(of: started.session.id, from: claims)
-        let fresh = try await world.sessions.loggedIn(claims, account: "acct-a", flow: .mobile, number: nil)
-        let freshClaims = try world.sessions.authenticate(fresh.accessToken.reveal())
-        await #expect { try await logins.success(of: started.session.id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
+        try await world.accountStepIsTakenOnce(id, on: logins, under: claims)
     }
 
     /// Four requests refreshing one token at once: one rotation, one successor for all.
