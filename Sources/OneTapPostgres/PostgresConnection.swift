@@ -96,6 +96,20 @@ package final class PostgresConnection: Sendable {
         try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters) }
     }
 
+    /// Runs one statement that may take longer than the configuration's statement timeout (a migration
+    /// step): the caller has raised the server's limit in its transaction (`set_config('statement_timeout',
+    /// …, true)`), and the client waits for the server's answer as long as `limit`.
+    /// - Parameters:
+    ///   - sql: The statement.
+    ///   - parameters: The values, bound in order.
+    ///   - limit: How long the client waits for the answer (two seconds more, as for every statement).
+    /// - Returns: The rows and the count of rows touched.
+    /// - Throws: As ``execute(_:_:)``.
+    @discardableResult
+    package func execute(_ sql: String, _ parameters: [PostgresValue] = [], waitingUpTo limit: Duration) async throws(PostgresError) -> PostgresRows {
+        try await run { () throws(PostgresError) -> PostgresRows in try self.executeBlocking(sql, parameters, limit: limit) }
+    }
+
     /// Runs one statement on a connection that was idle, checking first (in the same trip to the
     /// connection's queue) that it still works, as ``isAlive()`` does.
     /// - Parameters:
@@ -114,20 +128,27 @@ package final class PostgresConnection: Sendable {
     /// Runs `body` inside a transaction: `begin`, then `COMMIT` when it returns, `ROLLBACK` when it (or the
     /// `COMMIT`) throws and the connection still stands (a broken one is rolled back by the server).
     /// - Parameters:
-    ///   - begin: The statement that opens it (`BEGIN ISOLATION LEVEL READ COMMITTED`, say).
+    ///   - begin: The statement that opens it: `BEGIN ISOLATION LEVEL READ COMMITTED`, the level the stores'
+    ///     statements are written for, whatever the database's or the role's `default_transaction_isolation`.
     ///   - committing: Called just before the `COMMIT` is sent: from then on, a connection that breaks
     ///     leaves the outcome unknown, which the caller's error says.
     ///   - body: The statements.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws, or ``PostgresError`` from `begin` and `COMMIT`.
+    /// - Throws: What `body` throws, or ``PostgresError`` from `begin` and `COMMIT`: of kind `server-error`
+    ///   when the server rolled the transaction back instead (a statement in it failed and `body` went on).
     package func transaction<T: Sendable>(
-        _ begin: String = "BEGIN", committing: () -> Void = {}, _ body: (PostgresConnection) async throws -> T
+        _ begin: String = "BEGIN ISOLATION LEVEL READ COMMITTED", committing: () -> Void = {}, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await execute(begin)
         do {
             let result = try await body(self)
             committing()
-            try await execute("COMMIT")
+            // The server answers the COMMIT of a transaction a failed statement aborted with `ROLLBACK`.
+            let outcome = try await execute("COMMIT")
+            guard outcome.command == "COMMIT" else {
+                throw PostgresError(
+                    .server, message: "the server rolled the transaction back instead of committing it (\(outcome.command)): a statement in it failed; nothing was written")
+            }
             return result
         } catch {
             if !isBroken {
@@ -241,13 +262,13 @@ package final class PostgresConnection: Sendable {
         _ = try executeBlocking("SELECT set_config('statement_timeout', $1, false)", [.text(String(milliseconds))])
     }
 
-    private func executeBlocking(_ sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> PostgresRows {
+    private func executeBlocking(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) throws(PostgresError) -> PostgresRows {
         guard let connection = handle.pointer, !isBroken else {
             throw PostgresError(.connectionLost, message: "the connection is closed")
         }
         observer?(sql)
         valuesObserver?(sql, parameters.map(\.zeroFilled))
-        let limit = configuration.statementTimeout
+        let limit = limit ?? configuration.statementTimeout
         let encoded = parameters.map(PostgresBinary.encode)
         let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { value in
             guard let bytes = value.bytes else { return nil }
@@ -421,7 +442,7 @@ package final class PostgresConnection: Sendable {
             rows.append(values)
         }
         let touched = PQcmdTuples(result).map { Int(String(cString: $0)) ?? count } ?? count
-        return PostgresRows(columns: names, rows: rows, affected: touched)
+        return PostgresRows(columns: names, rows: rows, affected: touched, command: PQcmdStatus(result).map { String(cString: $0) } ?? "")
     }
 
     /// Waits until the socket is ready for `events` or the deadline passes. Past the deadline the socket is

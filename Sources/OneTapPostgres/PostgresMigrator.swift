@@ -5,19 +5,30 @@
 /// instance waits, then finds nothing to do), creates the schema and `schema_migrations` when they are
 /// missing, applies the steps not yet recorded, records each, and commits. PostgreSQL's DDL is
 /// transactional, so a step that fails leaves the schema as it was before the call.
+///
+/// Time limits: a step may take longer than one statement of the stores may (an index built over a large
+/// table), so the transaction runs under ``timeout`` (PostgreSQL's `statement_timeout`, set for the
+/// transaction only), and so does a second instance's wait for the advisory lock. A step that waits for a
+/// lock on a table gives up after the configuration's statement timeout instead (`lock_timeout`, SQLSTATE
+/// 55P03), so that a migration queued behind a long transaction never queues the stores' statements on that
+/// table behind itself for longer than they would wait anyway; nothing is changed, and it can be run again.
 package struct PostgresMigrator: Sendable {
     /// The schema's name (validated).
     package let schema: String
     /// The steps, in version order.
     package let migrations: [PostgresMigration]
+    /// The longest the migration's transaction may run, waiting for another instance's included.
+    package let timeout: Duration
 
     /// Creates a runner.
     /// - Parameters:
     ///   - schema: A schema name ``PostgresConfiguration`` accepted.
     ///   - migrations: The steps; OneTap's own by default (tests pass others).
-    package init(schema: String, migrations: [PostgresMigration] = PostgresMigrations.all) {
+    ///   - timeout: The longest one step, or the wait for another instance's migration, may take; an hour.
+    package init(schema: String, migrations: [PostgresMigration] = PostgresMigrations.all, timeout: Duration = .seconds(3600)) {
         self.schema = schema
         self.migrations = migrations.sorted { $0.version < $1.version }
+        self.timeout = timeout
     }
 
     /// Applies what is missing.
@@ -33,8 +44,14 @@ package struct PostgresMigrator: Sendable {
         let newest = migrations.last?.version ?? 0
         // A second run when the server asks for one (a prepared statement gone stale, a deadlock): nothing
         // of the first was written.
+        let timeout = self.timeout
+        let milliseconds = { (duration: Duration) in PostgresValue.text(String(max(1, Monotonic.nanoseconds(duration) / 1_000_000))) }
+        let lockTimeout = milliseconds(pool.configuration.statementTimeout)
         return try await pool.transaction(attempts: 2) { (connection) -> PostgresMigrationReport in
-            try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)])
+            try await connection.execute("SELECT set_config('statement_timeout', $1, true)", [milliseconds(timeout)])
+            try await connection.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)], waitingUpTo: timeout)
+            try await connection.execute("SELECT set_config('lock_timeout', $1, true)", [lockTimeout])
             // Checked before creating, so that a role without CREATE on the database can run over a
             // schema its administrator made.
             let exists = try await connection.execute("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(schema)])
@@ -62,7 +79,7 @@ package struct PostgresMigrator: Sendable {
             for migration in migrations where !done.contains(migration.version) {
                 for statement in migration.statements(quoted) {
                     do throws(PostgresError) {
-                        try await connection.execute(statement)
+                        try await connection.execute(statement, waitingUpTo: timeout)
                     } catch {
                         throw error.withMessage(
                             "migration \(migration.version) (\(migration.name)) of schema \(schema) failed: \(error.message); nothing was changed")

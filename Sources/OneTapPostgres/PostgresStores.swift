@@ -106,7 +106,10 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
         if keyring == nil {
             events.receive(OneTapEvent(at: clock.now(), .database(.unsealedTokens(schema: configuration.schema))))
         }
-        return PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout, keyring: keyring)
+        let (events, clock, schema) = (events, clock, configuration.schema)
+        return PostgresTokenStore(pool: pool, clock: clock, leaseDuration: leaseDuration, lockTimeout: lockTimeout, keyring: keyring) { account in
+            events.receive(OneTapEvent(at: clock.now(), .database(.refreshLeaseLost(schema: schema, account: account.rawValue))))
+        }
     }
 
     /// A login-session store over the pool, for ``LoginServer``: every instance that opens the same

@@ -41,6 +41,8 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
 
     let pool: PostgresPool
     private let clock: any WallClock
+    /// Told the account when a renewal finds that another instance holds the lease now.
+    private let leaseLost: @Sendable (AccountID) -> Void
     /// The keys that seal the tokens, or nil to store them unsealed (as before migration 12).
     let keyring: PostgresTokenKeyring?
     private let statements: Statements
@@ -87,8 +89,13 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   - leaseDuration: A lease's length, at least 100 ms.
     ///   - lockTimeout: The longest wait for another instance's lease.
     ///   - keyring: The keys that seal the tokens written; nil to write them unsealed.
-    package init(pool: PostgresPool, clock: any WallClock, leaseDuration: Duration, lockTimeout: Duration, keyring: PostgresTokenKeyring? = nil) {
+    ///   - leaseLost: Told the account when a renewal finds that another instance holds the lease now.
+    package init(
+        pool: PostgresPool, clock: any WallClock, leaseDuration: Duration, lockTimeout: Duration, keyring: PostgresTokenKeyring? = nil,
+        leaseLost: @escaping @Sendable (AccountID) -> Void = { _ in }
+    ) {
         self.pool = pool
+        self.leaseLost = leaseLost
         self.keyring = keyring
         self.clock = clock
         self.leaseDuration = max(leaseDuration, .milliseconds(100))
@@ -313,17 +320,25 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         return rows.first?.first?.text == holder
     }
 
-    /// Runs `body` while a child task renews the lease.
+    /// Runs `body` while a child task renews the lease. A renewal that finds no row of this holder (it
+    /// expired and was swept, or another instance took it) takes the lease again when it is free; when
+    /// another holder has it, the renewals stop and ``leaseLost`` is told.
     private func whileRenewing<T: Sendable>(_ account: AccountID, _ holder: String, _ body: () async throws -> T) async throws -> T {
         let every = leaseDuration / 3
-        let renew = statements.renewLease
+        let (renew, take) = (statements.renewLease, statements.takeLease)
         let parameters: [PostgresValue] = [.text(account.rawValue), .text(holder), .int64(Self.milliseconds(of: leaseDuration))]
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
-            group.addTask { [pool, clock] in
+            group.addTask { [pool, clock, leaseLost] in
                 while true {
                     do { try await clock.sleep(for: every) } catch { return }
                     do {
-                        try await pool.execute(renew, parameters)
+                        // The row stays this holder's until it is swept or another takes it, expired or not.
+                        if try await pool.execute(renew, parameters).affected == 0,
+                            try await pool.execute(take, parameters).first?.first?.text != holder
+                        {
+                            leaseLost(account)
+                            return
+                        }
                     } catch {
                         if Task.isCancelled { return }  // a failed renewal is retried; the lease may lapse meanwhile
                     }

@@ -94,6 +94,9 @@ package struct PostgresRows: Sendable {
     package let rows: [[PostgresValue]]
     /// The rows an `INSERT`, `UPDATE` or `DELETE` touched (`PQcmdTuples`), or the rows returned.
     package let affected: Int
+    /// The command tag the server answered (`PQcmdStatus`): `INSERT 0 1`, `COMMIT`, or `ROLLBACK` for the
+    /// `COMMIT` of a transaction a failed statement aborted.
+    package var command: String = ""
 
     /// The first row, if any.
     package var first: [PostgresValue]? { rows.first }

@@ -88,6 +88,37 @@ import Glibc
         }
     }
 
+    /// A body that swallows a failed statement and returns does not make the transaction look committed:
+    /// the server answers the `COMMIT` of an aborted transaction with `ROLLBACK`, and the call throws.
+    @Test func aTransactionTheServerRolledBackIsNotReportedCommitted() async throws {
+        try await withConnection { connection in
+            try await connection.execute("CREATE TEMPORARY TABLE kept (value bigint)")
+            await #expect {
+                try await connection.transaction { (connection) -> Void in
+                    try await connection.execute("INSERT INTO kept VALUES (1)")
+                    await #expect(throws: PostgresError.self) { try await connection.execute("SELECT * FROM no_such_table") }
+                }
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.kind == .server && error.message.contains("rolled the transaction back") && error.message.contains("nothing was written")
+            }
+            #expect(try await connection.execute("SELECT count(*) FROM kept").first == [.int64(0)])
+            #expect(try await connection.execute("SELECT 1::bigint").first == [.int64(1)])
+        }
+    }
+
+    /// A transaction runs at READ COMMITTED, which the stores' statements are written for, whatever the
+    /// database's or the role's default (`default_transaction_isolation`).
+    @Test func aTransactionIsReadCommittedWhateverTheSessionsDefault() async throws {
+        try await withConnection { connection in
+            try await connection.execute("SET default_transaction_isolation = 'serializable'")
+            let level = try await connection.transaction { connection in
+                try await connection.execute("SHOW transaction_isolation").first?.first?.text
+            }
+            #expect(level == "read committed")
+        }
+    }
+
     /// libpq's blocking calls run on the connection's own queue, never on Swift's cooperative pool.
     @Test func libpqRunsOnTheConnectionsOwnQueue() async throws {
         let log = StatementLog()

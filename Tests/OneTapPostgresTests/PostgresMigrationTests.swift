@@ -139,6 +139,54 @@ import Testing
         await pool.close()
     }
 
+    /// A step may take longer than one statement of the stores may (an index built over a large table):
+    /// migrations run under their own limit, not the configuration's `statementTimeout`. A second instance
+    /// that waits meanwhile for the first one's advisory lock waits under the same limit, then finds nothing to do.
+    @Test(.connections(2)) func aStepLongerThanTheStatementTimeoutRunsAndAnotherInstanceWaitsForIt() async throws {
+        let url = try await TestDatabase.url()
+        let schema = TestDatabase.schemaName()
+        let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(300))
+        let first = PostgresPool(configuration: configuration)
+        let second = PostgresPool(configuration: configuration)
+        let slow = PostgresMigration(version: 1, name: "slow") { schema in ["SELECT pg_sleep(1)", "CREATE TABLE \(schema).a (id bigint)"] }
+        let migrator = PostgresMigrator(schema: schema, migrations: [slow])
+        async let one = migrator.migrate(first)
+        async let two = migrator.migrate(second)
+        let reports = try await [one, two]
+        #expect(reports.map(\.applied).sorted { $0.count < $1.count } == [[], [1]])
+        #expect(try await tables(first, schema) == ["schema_migrations", "a"])
+        try await first.execute("DROP SCHEMA \"\(schema)\" CASCADE")
+        await first.close()
+        await second.close()
+    }
+
+    /// A step that waits for a table another transaction holds gives up after the configuration's
+    /// `statementTimeout` (PostgreSQL's `lock_timeout`, SQLSTATE 55P03), rather than queueing every store's
+    /// statements on that table behind it for as long as a migration may run; nothing is changed.
+    @Test(.connections(2)) func aStepWaitingForATableLockGivesUpAfterTheStatementTimeout() async throws {
+        let url = try await TestDatabase.url()
+        let schema = TestDatabase.schemaName()
+        let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(500))
+        let holder = PostgresPool(configuration: configuration)
+        let pool = PostgresPool(configuration: configuration)
+        let table = PostgresMigration(version: 1, name: "a") { schema in ["CREATE TABLE \(schema).a (id bigint)"] }
+        _ = try await PostgresMigrator(schema: schema, migrations: [table]).migrate(pool)
+        let column = PostgresMigration(version: 2, name: "column") { schema in ["ALTER TABLE \(schema).a ADD COLUMN b bigint"] }
+        try await holder.transaction(attempts: 1) { connection in
+            try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
+            await #expect {
+                try await PostgresMigrator(schema: schema, migrations: [table, column]).migrate(pool)
+            } throws: { error in
+                let error = error as! PostgresError
+                return error.sqlState == "55P03" && error.message.contains("migration 2 (column)") && error.message.contains("nothing was changed")
+            }
+        }
+        #expect(try await versions(pool, schema) == [1])
+        try await pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
+        await holder.close()
+        await pool.close()
+    }
+
     @Test func openingMigratesAndAnUnreachableServerFailsClearly() async throws {
         let url = try await TestDatabase.url()
         let configuration = try TestDatabase.configuration(url)

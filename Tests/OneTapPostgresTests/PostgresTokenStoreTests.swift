@@ -249,6 +249,70 @@ import Testing
         }
     }
 
+    /// A refresh whose lease another instance took (its renewals failed for longer than the lease, or its
+    /// process stood still) is told: a `refresh-lease-lost` event names the account, the renewals stop and
+    /// the other instance's lease is left alone. The refresh itself goes on: its answer is the carrier's
+    /// newest token, which the compare-and-swap write keeps or refuses, never a lost one.
+    @Test func aRefreshWhoseLeaseAnotherInstanceTookIsTold() async throws {
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let url = try await TestDatabase.url()
+        let stores = PostgresStores(configuration: try TestDatabase.configuration(url), clock: clock, events: events)
+        let result = await outcome {
+            try await stores.migrate()
+            let store = stores.tokenStore(leaseDuration: .seconds(60))
+            let leases = "\"\(stores.configuration.schema)\".refresh_leases"
+            let gate = Gate()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.withRefreshLock(for: "taken") { await gate.wait() } }
+                try await waitUntil { try await leaseHolder(stores, "taken") != nil }
+                try await stores.pool.execute("UPDATE \(leases) SET holder = 'elsewhere'")
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(20))
+                #expect(await events.wait(for: "refresh-lease-lost", limit: .seconds(30)))
+                let event = try #require(events.recorded.first { $0.name == "refresh-lease-lost" })
+                #expect(event.description.contains("account taken") && event.description.contains("another instance"))
+                gate.open()
+                try await group.waitForAll()
+            }
+            #expect(try await leaseHolder(stores, "taken") == "elsewhere")
+            #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
+        }
+        await TestDatabase.dispose(stores)
+        try result.get()
+    }
+
+    /// A refresh whose lease expired and was swept while its renewals failed takes it again at the next
+    /// renewal, when nobody else has: no event, and the lease is its own again.
+    @Test func aRefreshWhoseSweptLeaseIsFreeTakesItAgain() async throws {
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let url = try await TestDatabase.url()
+        let stores = PostgresStores(configuration: try TestDatabase.configuration(url), clock: clock, events: events)
+        let result = await outcome {
+            try await stores.migrate()
+            let store = stores.tokenStore(leaseDuration: .seconds(60))
+            let leases = "\"\(stores.configuration.schema)\".refresh_leases"
+            let gate = Gate()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.withRefreshLock(for: "swept") { await gate.wait() } }
+                try await waitUntil { try await leaseHolder(stores, "swept") != nil }
+                let holder = try await leaseHolder(stores, "swept")
+                try await stores.pool.execute("DELETE FROM \(leases)")
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(20))
+                try await waitUntil { try await leaseHolder(stores, "swept") == holder }
+                await clock.waitForSleepers(1)  // renewing still
+                gate.open()
+                try await group.waitForAll()
+            }
+            #expect(try await leaseHolder(stores, "swept") == nil)
+            #expect(!events.names.contains("refresh-lease-lost"))
+        }
+        await TestDatabase.dispose(stores)
+        try result.get()
+    }
+
     /// One refresh at a time: a lease held elsewhere for longer than the lock time-out fails the refresh, after
     /// polling on the injected clock, and the refresh does not run (before, it went ahead with the same refresh
     /// token as the holder's call).

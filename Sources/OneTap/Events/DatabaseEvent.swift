@@ -11,11 +11,19 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     /// the schema's `tokens` table, readable by anyone who reads the table or a backup. The schema.
     case unsealedTokens(schema: String)
 
-    /// `weak-tls` or `unsealed-tokens`.
+    /// A refresh found, renewing its refresh lease, that another instance holds it now (its renewals
+    /// failed for longer than the lease, or its process stood still): two refreshes of the account may
+    /// overlap, and a carrier that refuses a refresh token used twice may end the account's login. The
+    /// refresh goes on (its token is written by compare-and-swap, never over a newer one) and stops
+    /// renewing. The schema and the account.
+    case refreshLeaseLost(schema: String, account: String)
+
+    /// `weak-tls`, `unsealed-tokens` or `refresh-lease-lost`.
     package var name: String {
         switch self {
         case .weakTransportSecurity: "weak-tls"
         case .unsealedTokens: "unsealed-tokens"
+        case .refreshLeaseLost: "refresh-lease-lost"
         }
     }
 
@@ -26,11 +34,14 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
             "weak-tls sslmode=\(mode) for \(hosts): the server's certificate is not checked; use sslmode=verify-full"
         case .unsealedTokens(let schema):
             "unsealed-tokens in schema \(schema): carrier tokens are stored unsealed; give the token store a PostgresTokenKeyring"
+        case .refreshLeaseLost(let schema, let account):
+            "refresh-lease-lost in schema \(schema) for account \(account): another instance took the refresh lease while this one refreshed; "
+                + "the two refreshes may overlap (check the database's load and the instances' pauses)"
         }
     }
 
     /// Writes the event's members after the schema's `v`, `at` and `area`: `event`, then `sslmode` and
-    /// `hosts`, or `schema`.
+    /// `hosts`, or `schema` (and `account`).
     package func writeMembers(to writer: inout JSONWriter) {
         writer.member("event", name)
         switch self {
@@ -39,6 +50,9 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("hosts", hosts)
         case .unsealedTokens(let schema):
             writer.member("schema", schema)
+        case .refreshLeaseLost(let schema, let account):
+            writer.member("schema", schema)
+            writer.member("account", account)
         }
     }
 }

@@ -52,7 +52,9 @@ public protocol EventSink: Sendable {
 ///
 /// A database event (area `database`): `weak-tls`, with `sslmode` and `hosts`: a PostgreSQL
 /// connection to a TCP host was configured not to check the server's certificate; `unsealed-tokens`, with
-/// `schema`: a PostgreSQL token store was made without a keyring, so carrier tokens are stored unsealed.
+/// `schema`: a PostgreSQL token store was made without a keyring, so carrier tokens are stored unsealed;
+/// `refresh-lease-lost`, with `schema` and `account`: another instance took an account's refresh lease while
+/// this one refreshed, so two refreshes may have overlapped.
 ///
 /// A verification event (area `verify`): `verified`, with `token` (the first 8 hexadecimal digits of the
 /// verification's ledger key, never the token), `flow`, `gateway`, `code` (absent when the gateway gave none),
