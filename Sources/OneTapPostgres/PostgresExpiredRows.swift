@@ -1,11 +1,15 @@
 import OneTap
 
 /// How every store deletes what it no longer keeps: a batch of at most `$2` rows whose instant column is
-/// before `$1`, soonest first, skipping rows another transaction holds (so a cleanup never waits for a
-/// login, nor holds one up).
+/// before `$1` and before the database's clock (``PostgresMigrations/databaseNow``), soonest first,
+/// skipping rows another transaction holds (so a cleanup never waits for a login, nor holds one up).
+///
+/// The database's clock bounds the sweeper's: an instance whose clock runs ahead would otherwise delete
+/// rows every other instance still keeps (a live login, an SMS counter still counting, an app session), for
+/// as long as its clock is ahead.
 enum PostgresExpiredRows {
     /// The `DELETE` statement: `$1` the bound an instant is compared with (``PostgresValue/bound(_:)``),
-    /// `$2` the batch size.
+    /// `$2` the batch size; a row goes only when its instant is also before the database's clock.
     /// - Parameters:
     ///   - table: The schema-qualified table.
     ///   - key: The table's key column.
@@ -13,7 +17,7 @@ enum PostgresExpiredRows {
     ///   - condition: A further condition a row must meet to go (`done`), if any.
     /// - Returns: The statement.
     static func delete(from table: String, key: String, before column: String, where condition: String? = nil) -> String {
-        let expired = (condition.map { "\($0) AND " } ?? "") + "\(column) < $1"
+        let expired = (condition.map { "\($0) AND " } ?? "") + "\(column) < LEAST($1, \(PostgresMigrations.databaseNow))"
         return "DELETE FROM \(table) WHERE \(key) IN "
             + "(SELECT \(key) FROM \(table) WHERE \(expired) ORDER BY \(column) LIMIT $2 FOR UPDATE SKIP LOCKED)"
     }

@@ -36,11 +36,7 @@ extension PostgresStores {
     package func removeExpiredLeases(before instant: Date, limit: Int) async throws -> Int {
         let leases = "\(PostgresIdentifier.quoted(configuration.schema)).refresh_leases"
         return try await PostgresExpiredRows.remove(
-            """
-            DELETE FROM \(leases) WHERE account IN \
-            (SELECT account FROM \(leases) WHERE expires_at_ms < LEAST($1, \(PostgresMigrations.databaseNow)) LIMIT $2 FOR UPDATE SKIP LOCKED)
-            """,
-            before: instant, limit: limit, on: pool)
+            PostgresExpiredRows.delete(from: leases, key: "account", before: "expires_at_ms"), before: instant, limit: limit, on: pool)
     }
 
     /// Deletes up to `limit` exchange ledger rows past their retention at `instant`, skipping rows another

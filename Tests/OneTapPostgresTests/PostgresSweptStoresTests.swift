@@ -50,4 +50,26 @@ import Testing
             #expect(try await sessions.load(try #require(live).session.id) == live?.session)
         }
     }
+
+    /// A sweeper on an instance whose clock runs two hours ahead deletes only what the database's clock
+    /// calls expired: a login another instance started a minute ago stays; one that expired an hour ago goes.
+    @Test func aSweeperWhoseClockIsAheadKeepsWhatTheDatabasesClockCallsLive() async throws {
+        try await TestDatabase.withStores { stores in
+            let databaseNow = try #require(try await stores.pool.execute("SELECT \(PostgresMigrations.databaseNow)").first?.first?.int64)
+            let now = Date(timeIntervalSince1970: Double(databaseNow) / 1000)
+            let sessions = stores.loginSessionStore()
+            func login(at instant: Date) async throws -> LoginSessionID {
+                let session = LoginSessionMachine().start(Self.mobileSIM, at: instant, id: .random()).session
+                try await sessions.create(session)
+                return session.id
+            }
+            let live = try await login(at: now.addingTimeInterval(-60))
+            let expired = try await login(at: now.addingTimeInterval(-3600))
+            let ahead = FakeClock(now: now.addingTimeInterval(7200))
+            let removed = try await sessions.removeExpired(before: ahead.now(), limit: 10)
+            #expect(removed == 1)
+            #expect(try await sessions.load(live) != nil)
+            #expect(try await sessions.load(expired) == nil)
+        }
+    }
 }
