@@ -39,7 +39,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - keys: The server's keys (every instance shares them): codes are stored under the signing key
     ///     and checked under every key, so a rotation keeps the codes already sent.
     ///   - sender: The SMS gateway.
-    ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out.
+    ///   - captcha: Checks captcha tokens; without one, a captcha rule can only be waited out, and the
+    ///     service says so when it is made (an `sms` `captcha-missing` event naming the policy's captcha rules).
     ///   - store: Counters and code records; in memory by default (share one across instances).
     ///   - policy: The limits; `Data/sms-policy.csv` by default.
     ///   - tables: The decision tables, the engine's (built in from `Data/` by default, or
@@ -60,6 +61,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         self.store = store
         self.rules = SMSCodeRules(policy: policy, segments: tables.segments)
         self.events = events
+        let captchaRules = policy.rules.filter { $0.over == .captcha }.map(\.id)
+        if captcha == nil, !captchaRules.isEmpty {
+            events.receive(OneTapEvent(at: clock.now(), .sms(.captchaMissing(rules: captchaRules))))
+        }
     }
 
     /// A service with one key (the package's tests and tools).

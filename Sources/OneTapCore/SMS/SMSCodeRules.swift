@@ -66,7 +66,11 @@ package struct SMSCodeRules: Sendable {
     ///   number, a landline, a malformed text).
     package func recipient(_ text: String) -> Result<PhoneNumber, SMSRefusal> {
         let number: PhoneNumber
-        do { number = try PhoneNumber(text) } catch { return .failure(SMSRefusal(kind: .notMainlandMobile, message: error.description)) }
+        do {
+            number = try PhoneNumber(text)
+        } catch {
+            return .failure(SMSRefusal(kind: .notMainlandMobile, message: error.description, eventMessage: "invalid \(error.subject): \(error.reason)"))
+        }
         if let refusal = refusal(for: number) { return .failure(refusal) }
         return .success(number)
     }

@@ -7,14 +7,18 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     case verify(SMSVerifyResult, number: PhoneNumber, session: LoginSessionID?)
     /// The SMS gateway failed (what it said, with the code removed), or the captcha verifier did.
     case providerFailed(provider: String, number: PhoneNumber, message: String)
+    /// The service was made without a captcha verifier over a policy with captcha rules (their ids): a send
+    /// or verify such a rule holds back can only wait for its window to pass.
+    case captchaMissing(rules: [String])
 
     /// The event's name: `send-` or `verify-` and the result's name (`send-limited`,
-    /// `verify-wrong-code`), or `provider-failed`.
+    /// `verify-wrong-code`), `provider-failed` or `captcha-missing`.
     package var name: String {
         switch self {
         case .send(let result, _, _): "send-" + result.name
         case .verify(let result, _, _): "verify-" + result.name
         case .providerFailed: "provider-failed"
+        case .captchaMissing: "captcha-missing"
         }
     }
 
@@ -22,9 +26,14 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     /// what the client typed, a provider's message) is masked too.
     package var description: String {
         switch self {
+        case .send(.refused(let refusal), let number, _):
+            "\(name) \(number?.masked ?? "(no number)"): refused: \(refusal.kind): \(PhoneNumber.maskingNumbers(in: refusal.eventMessage))"
         case .send(let result, let number, _): "\(name) \(number?.masked ?? "(no number)"): \(PhoneNumber.maskingNumbers(in: "\(result)"))"
         case .verify(let result, let number, _): "\(name) \(number.masked): \(result)"
         case .providerFailed(let provider, let number, let message): "provider-failed \(provider) \(number.masked): \(PhoneNumber.maskingNumbers(in: message))"
+        case .captchaMissing(let rules):
+            "captcha-missing: the policy's captcha rules (\(rules.joined(separator: ", "))) have no CaptchaVerifier to pass them: "
+                + "what they hold back waits for their window (give SMSCodeService a captcha verifier)"
         }
     }
 
@@ -49,7 +58,7 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
                 writer.member("until", retryAfter.iso8601)
             case .refused(let refusal):
                 writer.member("reason", refusal.kind.id)
-                writer.member("message", PhoneNumber.maskingNumbers(in: refusal.message))
+                writer.member("message", PhoneNumber.maskingNumbers(in: refusal.eventMessage))
             case .senderFailed(let retryAfter):
                 writer.member("until", retryAfter.iso8601)
             }
@@ -71,6 +80,8 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("provider", provider)
             writer.member("number", number.masked)
             writer.member("message", PhoneNumber.maskingNumbers(in: message))
+        case .captchaMissing(let rules):
+            writer.member("rules", strings: rules)
         }
     }
 }

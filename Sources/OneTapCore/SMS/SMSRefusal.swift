@@ -8,14 +8,19 @@ public struct SMSRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     public let kind: ErrorKind<SMSRefusal>
     /// An explanation naming the input (never a code).
     public let message: String
+    /// The explanation events carry: ``message``, or for a text that is no number, the parser's reason
+    /// without the text (what a client typed may be any number, or anything else, and stays out of logs).
+    package let eventMessage: String
 
     /// Creates a refusal.
     /// - Parameters:
     ///   - kind: Why.
     ///   - message: An explanation naming the input (never a code).
-    package init(kind: ErrorKind<SMSRefusal>, message: String) {
+    ///   - eventMessage: The explanation for events, when it must leave out some of `message`.
+    package init(kind: ErrorKind<SMSRefusal>, message: String, eventMessage: String? = nil) {
         self.kind = kind
         self.message = message
+        self.eventMessage = eventMessage ?? message
     }
 
     /// `not-mainland-mobile: …`.

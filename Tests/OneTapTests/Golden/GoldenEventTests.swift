@@ -134,7 +134,7 @@ import Testing
         ["v": .n(2), "at": .s("2026-12-01T08:18:40.500Z"), "area": .s("sms"), "event": .s("send-limited"), "number": .s("138****8000"),
             "session": .s("Golden-cancel-00000009"), "rule": .s("number-minute"), "until": .s("2026-12-01T08:19:20.500Z")],
         ["v": .n(2), "at": .s("2026-12-01T08:18:50.500Z"), "area": .s("sms"), "event": .s("send-refused"), "reason": .s("not-mainland-mobile"),
-            "message": .s("invalid phone number \"12345\": 5 digits after any country prefix; a mainland mobile number has 11")],
+            "message": .s("invalid phone number: 5 digits after any country prefix; a mainland mobile number has 11")],
         ["v": .n(2), "at": .s("2026-12-01T08:19:00.500Z"), "area": .s("sms"), "event": .s("send-sender-failed"), "number": .s("139****9000"),
             "until": .s("2026-12-01T08:20:00.500Z")],
         ["v": .n(2), "at": .s("2026-12-01T08:19:10.500Z"), "area": .s("sms"), "event": .s("verify-verified"), "number": .s("138****8000"),

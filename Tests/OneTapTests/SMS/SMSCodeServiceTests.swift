@@ -67,9 +67,47 @@ import Testing
         #expect(setup.events.names == ["send-refused", "send-refused"])
         for event in setup.events.recorded {
             for text in [event.json(), "\(event)"] {
-                #expect(!text.contains("13800138000") && text.contains("138****8000"), "\(text)")
+                #expect(!text.contains("13800138000") && !text.contains("0013") && text.contains("invalid phone number: "), "\(text)")
             }
         }
+    }
+
+    /// What the client typed is never quoted by a refusal's event, whatever it holds (a foreign number
+    /// written with spaces, which no masking of mainland numbers finds); the refusal itself, which goes back
+    /// to that client, still quotes it.
+    @Test func aRefusedTextsEventQuotesNoneOfIt() async throws {
+        let setup = Setup()
+        for typed in ["+1 650 555 0100", "+44 7700-900-123", "138 0013 800x"] {
+            let refused = try await setup.send(to: typed, context: SMSContext(session: .testSession), at: Self.t0)
+            guard case .refused(let refusal) = refused else { Issue.record("\(typed): \(refused)"); return }
+            #expect(refusal.message.contains(typed))
+        }
+        let events = setup.events.recorded
+        #expect(events.map(\.name) == ["send-refused", "send-refused", "send-refused"])
+        for event in events {
+            for text in [event.json(), "\(event)"] {
+                for digits in ["650", "555 0100", "7700", "900", "0013"] { #expect(!text.contains(digits), "\(text)") }
+                #expect(text.contains("invalid phone number: "), "\(text)")
+            }
+        }
+    }
+
+    /// A service made without a captcha verifier over a policy with captcha rules says so once, when it is
+    /// made: every send or verify such a rule holds back can then only wait for its window to pass (an hour
+    /// for the built-in `ip-captcha`, which holds back a user's second code from one address).
+    @Test func aServiceWithCaptchaRulesButNoVerifierSaysSoOnce() throws {
+        let events = RecordingEventSink()
+        _ = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), events: events, clock: FakeClock(now: Self.t0))
+        #expect(events.names == ["captcha-missing"])
+        let event = try #require(events.recorded.first)
+        #expect(event.json().contains(#""rules":["number-captcha","number-day-captcha","ip-captcha""#), "\(event.json())")
+        #expect("\(event)".contains("no CaptchaVerifier"), "\(event)")
+        let quiet = RecordingEventSink()
+        _ = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: ScriptedCaptchaVerifier(accepting: []), events: quiet)
+        let noCaptchaRules = try SMSPolicy(
+            csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nnumber-minute,number-session,sends,60,1,limit,,test\n", file: "test.csv")
+        _ = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), policy: noCaptchaRules, events: quiet)
+        #expect(quiet.names.isEmpty)
     }
 
     @Test func typedNumbersAreReadAndForeignOnesRefused() async throws {
