@@ -18,6 +18,10 @@ import OneTap
 ///   changed), and commits. So an update
 ///   is atomic against every other update that touches any of its rows, on any instance. Rows are read
 ///   without `FOR UPDATE`: the advisory locks order the updates, and no placeholder row is ever made.
+///   The global counters (`sends:global:all`, which every send reads) are the exception: an update takes
+///   their lock only when `body` writes one of them, last, and then reads every row again and runs `body`
+///   again under it. A send the rules refuse decides on the global counters as they stand and never
+///   queues on their lock, so a flood of refused sends cannot hold up the cluster's admitted ones.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
 ///   same rows can cause one), or a prepared statement the server refused before it ran (dropped by
 ///   `DISCARD ALL`, or a table changed under it), is retried, up to ``attempts`` runs in all: `body` may
@@ -86,16 +90,29 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         let read = PostgresCounterRows.Read(counters)
-        let locks = Self.lockKeys(schema: schema, counters: read.ids, number: number)
+        // The global counters every send shares are locked only by an update that writes them (taken last,
+        // so every update takes its locks in one order): a refused send never queues on them.
+        let shared = Set(counters.filter { $0.counter.key == .global }.map(\.description))
+        let locks = Self.lockKeys(schema: schema, counters: read.ids.filter { !shared.contains($0) }, number: number)
+        let sharedLocks = Self.lockKeys(schema: schema, counters: read.ids.filter(shared.contains), number: nil)
         let doing = "update the SMS counters and the code record of \(number.number.masked)"
         return try await PostgresCounterRows.update(pool, attempts: attempts, locks: locks, doing: doing) { connection, phase in
-            let rows = try await connection.execute(statements.read, [.textArray(read.ids), .text(number.id)])
-            let stored = try self.read(rows, into: read, number: number, at: now)
-
-            var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
-            let result = body(&state)
-
-            if let write = changes(from: stored, to: state) {
+            func run() async throws -> (Result, Stored, SMSState) {
+                let rows = try await connection.execute(statements.read, [.textArray(read.ids), .text(number.id)])
+                let stored = try self.read(rows, into: read, number: number, at: now)
+                var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
+                let result = body(&state)
+                return (result, stored, state)
+            }
+            var (result, stored, state) = try await run()
+            var write = changes(from: stored, to: state)
+            if let counters = write?.counters, !shared.isDisjoint(with: counters.putCounters + counters.deleteCounters) {
+                // It writes a global counter: decided again on what it holds under its lock.
+                try await connection.execute(PostgresCounterRows.lock, [.int64Array(sharedLocks)])
+                (result, stored, state) = try await run()
+                write = changes(from: stored, to: state)
+            }
+            if let write {
                 phase.withLock { $0 = .writing }
                 let (sql, parameters) = try write.statement(statements, number: number, keepUntil: state.keepUntil)
                 try await connection.execute(sql, parameters)
@@ -231,9 +248,9 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
 
     /// The advisory-lock keys of an update's rows (``PostgresCounterRows/lockKeys(_:)``): its counters' and its code
     /// record's, each named by the schema, the table and the id.
-    static func lockKeys(schema: String, counters: [String], number: SMSCodeKey) -> [Int64] {
+    static func lockKeys(schema: String, counters: [String], number: SMSCodeKey?) -> [Int64] {
         func text(_ kind: String, _ id: String) -> String { "onetap.sms\u{0}\(schema)\u{0}\(kind)\u{0}\(id)" }
-        return PostgresCounterRows.lockKeys(counters.map { text("counter", $0) } + [text("code", number.id)])
+        return PostgresCounterRows.lockKeys(counters.map { text("counter", $0) } + (number.map { [text("code", $0.id)] } ?? []))
     }
 
     // MARK: Cleaning up

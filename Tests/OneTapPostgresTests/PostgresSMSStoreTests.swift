@@ -267,6 +267,42 @@ import Testing
         await TestDatabase.dispose(usual)
     }
 
+    /// The global counters every send shares are locked only by an update that writes them: a send the
+    /// rules refuse (by a counter of its own) while another instance's transaction holds the global lock
+    /// is answered at once, rather than queueing every refused send of the cluster on one lock (what a
+    /// flood of refused sends would otherwise do to every honest send). One that writes them waits for
+    /// the lock as before, and reads them again under it: no send it admits is lost.
+    @Test func aSendThatWritesNoGlobalCounterTakesNoGlobalLock() async throws {
+        let (stores, usual) = try await TestDatabase.timingOutStores(statementTimeout: .seconds(2))
+        let store = stores.smsStore()
+        let global = SMSPolicy.Counter(counts: .sends, key: .global, value: "all")
+        let keys = PostgresSMSStore.lockKeys(schema: stores.configuration.schema, counters: [global.description], number: nil)
+        let now = self.now
+        // What a send does: a refused one changes nothing; an admitted one appends to both counters.
+        func send(admitted: Bool) -> @Sendable (inout SMSState) -> Int {
+            { state in
+                guard admitted else { return state.events[global]?.count ?? 0 }
+                state.events[Self.ipCounter, default: []].append(now)
+                state.events[global, default: []].append(now)
+                state.keepUntil = now.addingTimeInterval(3600)
+                return state.events[global]?.count ?? 0
+            }
+        }
+        #expect(try await store.update(counters: [Self.ipCounter, global], code: Self.number, at: now, send(admitted: true)) == 1)
+        let holder = try await HeldTransaction.begin(usual.configuration, [("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])])
+        let refused = try await store.update(counters: [Self.ipCounter, global], code: Self.number, at: now, send(admitted: false))
+        #expect(refused == 1, "the refusal reads the global counter as it stands")
+        await #expect {
+            try await store.update(counters: [Self.ipCounter, global], code: Self.number, at: now, send(admitted: true))
+        } throws: { error in
+            (error as? StoreError)?.kind == .timeout
+        }
+        await holder.release()
+        #expect(try await store.update(counters: [Self.ipCounter, global], code: Self.number, at: now, send(admitted: true)) == 2)
+        await stores.close()
+        await TestDatabase.dispose(usual)
+    }
+
     @Test func updatesAndCleanupFailWithIOWhileTheDatabaseIsUnreachable() async throws {
         let nowhere = try PostgresConfiguration(url: "postgresql://api:hunter2-pw@/onetap?host=/tmp/onetap-nowhere-\(UInt32.random(in: 0...UInt32.max))")
         let store = PostgresStores(configuration: nowhere).smsStore()
