@@ -117,16 +117,19 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let request = context.request(for: number)
         let counters = rules.sendCounters(for: request)
         let slot = SMSCodeKey(number: number, session: context.session)
-        let (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
+        var (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         let rules = self.rules
-        var decision = try await store.update(counters: counters, code: slot, at: now) { state in
+        var decision = try await store.update(counters: counters, code: slot, at: now) { [record] state in
             rules.admit(&state, request, captchaPassed: false, record: record, at: now)
         }
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
             guard await captchaSolved(token, context: context, number: number, at: now) else { return .captchaRequired(rule: rule, rejected: true) }
-            decision = try await store.update(counters: counters, code: slot, at: now) { state in
-                rules.admit(&state, request, captchaPassed: true, record: record, at: now)
+            // The captcha provider took its time: the send is decided, and its code issued, at the time it returns.
+            let solvedAt = clock.now()
+            (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: solvedAt)
+            decision = try await store.update(counters: counters, code: slot, at: solvedAt) { [record] state in
+                rules.admit(&state, request, captchaPassed: true, record: record, at: solvedAt)
             }
         }
         switch decision {
@@ -186,8 +189,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
         if case .captchaRequired(let rule, _) = result, let token = context.captcha {
             if await captchaSolved(token, context: context, number: number, at: now) {
-                result = try await store.update(counters: counters, code: slot, at: now) { state in
-                    rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: now)
+                // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
+                let solvedAt = clock.now()
+                result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in
+                    rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: solvedAt)
                 }
             } else {
                 result = .captchaRequired(rule: rule, rejected: true)

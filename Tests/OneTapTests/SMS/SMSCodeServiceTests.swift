@@ -110,6 +110,47 @@ import Testing
         #expect(quiet.names.isEmpty)
     }
 
+    /// A captcha provider that takes its time (30 s here): the send it lets through is decided, and its
+    /// code issued, when it answered, not when the request came in, and a verify it lets through finds a
+    /// code that expired meanwhile expired.
+    @Test func whatACaptchaLetsThroughIsDecidedWhenItAnswered() async throws {
+        final class SlowCaptcha: CaptchaVerifier {
+            let clock: FakeClock
+            init(_ clock: FakeClock) { self.clock = clock }
+            func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+                clock.advance(by: .seconds(30))
+                return token.reveal() == "solved"
+            }
+        }
+        let clock = FakeClock(now: Self.t0)
+        let sender = ScriptedSMSSender()
+        let service = SMSCodeService(key: .random(), sender: sender, captcha: SlowCaptcha(clock), events: DiscardingEventSink(), clock: clock)
+        let address = try IPAddress("203.0.113.7")
+        let first = try await service.send(to: try PhoneNumber("13800138000"), context: SMSContext(ip: address, session: .testSession))
+        guard case .sent(let firstExpiry, _) = first else { Issue.record("\(first)"); return }
+        // `ip-captcha`: the second send from one address within an hour needs a captcha.
+        let second = try await service.send(
+            to: try PhoneNumber("13900139000"), context: SMSContext(ip: address, session: .testSession, captcha: Secret("solved")))
+        guard case .sent(let secondExpiry, _) = second else { Issue.record("\(second)"); return }
+        #expect(secondExpiry.timeIntervalSince(firstExpiry) == 30)
+
+        // A number guessed at from three sessions asks for a captcha with each verify (`number-sources`).
+        let number = try PhoneNumber("13700137000")
+        for index in 0..<3 {
+            let stranger = try SMSGuessingTests.stranger(index)
+            guard case .sent = try await service.send(to: number, context: stranger) else { Issue.record("stranger \(index)"); return }
+            let code = try #require(sender.lastCode(to: number))
+            guard case .wrong = try await service.verify(SMSLockoutTests.wrong(code), for: number, context: stranger) else { Issue.record("guess"); return }
+        }
+        let owner = SMSContext(ip: try IPAddress("192.0.2.80"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        let sent = try await service.send(to: number, context: owner)
+        guard case .sent(let expiry, _) = sent else { Issue.record("\(sent)"); return }
+        // The owner's code with 20 s left, verified through the slow captcha: expired by the time it answers.
+        clock.setWallTime(expiry.addingTimeInterval(-20))
+        let verified = try await service.verify(try #require(sender.lastCode(to: number)), for: number, context: owner)
+        #expect(verified == .expired, "\(verified)")
+    }
+
     @Test func typedNumbersAreReadAndForeignOnesRefused() async throws {
         let setup = Setup()
         let sent = try await setup.send(to: "+86 138 0013 8000", context: SMSContext(session: .testSession), at: Self.t0)
