@@ -60,7 +60,8 @@ public protocol EventSink: Sendable {
 /// verification's ledger key, never the token), `flow`, `gateway`, `code` (absent when the gateway gave none),
 /// `verdict` (`pass`, `reject`, `unknown`), `billed` (`yes`, `no`, `maybe`) and `reason` (`answered`,
 /// `token-expired`, `token-replayed`, `not-sent`, `timeout`, `cancelled`, `fault`); `settle-failed`, with `token`, `state` and
-/// `reason`: the ledger could not record how a verification ended. Never a number.
+/// `reason`: the ledger could not record how a verification ended; `quota-missing`, with `gateway`: a
+/// ``NumberVerificationService`` was made without a quota. Never a number.
 ///
 /// A store event (area `store`): `swept`, with `store` (the swept store's name) and
 /// `removed`: a round of ``ExpiredRecordSweeper`` removed expired records; `sweep-failed`, with `store`,

@@ -52,7 +52,8 @@ public struct NumberVerificationService: Sendable {
     ///   - provider: The gateway's adapter (`ChinaMobileNumberVerification` in `OneTapGateways`, or your own).
     ///   - ledger: Which tokens were sent; in memory by default (share one across instances: `PostgresExchangeLedger`).
     ///   - timeout: The limit on one gateway call: 5 s.
-    ///   - quota: The limit on each caller's verifications (each a paid call); none by default.
+    ///   - quota: The limit on each caller's verifications (each a paid call); none by default, which the
+    ///     service says when it is made (a `verify` `quota-missing` event).
     ///   - clock: The time source.
     ///   - events: Where each verification's end is told.
     public init(
@@ -71,7 +72,7 @@ public struct NumberVerificationService: Sendable {
     ///   - events: Where each verification's end is told.
     ///   - lifetimes: The tokens' lifetimes.
     ///   - billing: What the gateways bill.
-    ///   - quota: The limit on each caller's verifications; nil for none.
+    ///   - quota: The limit on each caller's verifications; nil for none (a `quota-missing` event says so).
     package init(
         provider: any NumberVerificationProvider, ledger: any ExchangeLedger, timeout: Duration, clock: any WallClock, events: any EventSink,
         lifetimes: TokenLifetimeTable, billing: VerificationBillingTable, quota: NumberVerificationQuota? = nil
@@ -84,6 +85,9 @@ public struct NumberVerificationService: Sendable {
         self.lifetimes = lifetimes
         self.billing = billing
         self.quota = quota
+        if quota == nil {
+            events.receive(OneTapEvent(at: clock.now(), .verify(.quotaMissing(gateway: gateway))))
+        }
     }
 
     /// The gateway's name in `Data/verification-billing.csv`: its configuration name, or `*` for a provider OneTap

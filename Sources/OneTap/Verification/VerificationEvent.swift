@@ -7,12 +7,16 @@ package enum VerificationEvent: Hashable, Sendable, CustomStringConvertible {
     /// The ledger could not record how a verification ended (its row stays `pending`, listed for reconciliation):
     /// the key's first 8 digits, the state that was to be written, and the ledger's error.
     case settleFailed(token: String, state: String, reason: String)
+    /// The service was made without a quota: nothing bounds how many paid gateway calls one caller makes
+    /// (with fresh tokens, or garbage ones, each sent once). The gateway.
+    case quotaMissing(gateway: String)
 
-    /// `verified` or `settle-failed`.
+    /// `verified`, `settle-failed` or `quota-missing`.
     package var name: String {
         switch self {
         case .verified: "verified"
         case .settleFailed: "settle-failed"
+        case .quotaMissing: "quota-missing"
         }
     }
 
@@ -22,12 +26,14 @@ package enum VerificationEvent: Hashable, Sendable, CustomStringConvertible {
         case .verified(let token, let flow, let gateway, let code, let verdict, let billed, let reason):
             "verified \(token)… \(flow) \(gateway) \(code.map(\.description) ?? "none") \(verdict.rawValue) (\(reason.rawValue), billed \(Self.billed(billed)))"
         case .settleFailed(let token, let state, let reason): "settle-failed \(token)… (\(state)): \(PhoneNumber.maskingNumbers(in: reason))"
+        case .quotaMissing(let gateway):
+            "quota-missing \(gateway): no NumberVerificationQuota bounds how many paid verifications one caller makes; give the service one"
         }
     }
 
     /// Writes the event's members after the schema's `v`, `at` and `area`: `event`, `token`; for `verified`
     /// `flow`, `gateway`, `code` (absent when none), `verdict`, `billed` (`yes`, `no`, `maybe`), `reason`; for
-    /// `settle-failed` `state` and `reason` (numbers masked).
+    /// `settle-failed` `state` and `reason` (numbers masked); for `quota-missing` only `gateway`.
     /// - Parameter writer: The writer.
     package func writeMembers(to writer: inout JSONWriter) {
         writer.member("event", name)
@@ -44,6 +50,8 @@ package enum VerificationEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("token", token)
             writer.member("state", state)
             writer.member("reason", PhoneNumber.maskingNumbers(in: reason))
+        case .quotaMissing(let gateway):
+            writer.member("gateway", gateway)
         }
     }
 

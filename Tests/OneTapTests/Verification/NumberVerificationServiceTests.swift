@@ -262,8 +262,22 @@ import Testing
         faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: nil)
         let answer = try await service(ScriptedNumberVerifier(), ledger: faulty).verify(Self.credential(), number: Self.number)
         #expect(answer.verdict == .pass)
-        #expect(events.names == ["settle-failed", "verified"])
+        #expect(events.names == ["quota-missing", "settle-failed", "verified"])
         #expect(try await row("abc")?.state == .pending)
+    }
+
+    /// A service made without a quota says so once, when it is made, naming the gateway: nothing then bounds
+    /// how many paid calls one caller makes. One made with a quota says nothing.
+    @Test func aServiceWithoutAQuotaSaysSoOnce() async throws {
+        _ = service(NamedScriptedVerifier([]))
+        #expect(events.names == ["quota-missing"])
+        let event = try #require(events.recorded.first)
+        #expect(event.json().hasSuffix(#""area":"verify","event":"quota-missing","gateway":"test-gateway"}"#), "\(event.json())")
+        #expect("\(event)".contains("NumberVerificationQuota"))
+        let quiet = RecordingEventSink()
+        _ = NumberVerificationService(
+            provider: ScriptedNumberVerifier(), quota: try NumberVerificationQuota(limit: 20, per: .seconds(3600)), clock: clock, events: quiet)
+        #expect(quiet.names.isEmpty)
     }
 
     // MARK: Events
@@ -274,7 +288,8 @@ import Testing
         let service = service(ScriptedNumberVerifier([.answer(.init(code: "001", verdict: .reject))]))
         _ = try await service.verify(Self.credential(token), number: Self.number)
         _ = try await service.verify(Self.credential(token), number: Self.number)
-        let lines = events.recorded.map { $0.json() }
+        #expect(events.names == ["quota-missing", "verified", "verified"])  // made without a quota
+        let lines = events.recorded.filter { $0.name == "verified" }.map { $0.json() }
         let prefix = String(NumberVerificationService.key(of: Secret(token)).hex.prefix(8))
         #expect(lines.count == 2)
         #expect(lines[0].hasSuffix(#""area":"verify","event":"verified","token":"\#(prefix)","flow":"mobile","gateway":"*","code":"001","verdict":"reject","billed":"yes","reason":"answered"}"#))
