@@ -143,8 +143,13 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             } catch {
                 let message = DisplayText.label(Secret.scrub(String(describing: error), of: [code]), limit: 200)
                 emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
-                let id = record.id
-                try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
+                // A message the gateway may have taken (no answer in time, an answer that cannot be read) keeps
+                // its code: withdrawn, a code that arrives anyway would not verify, and the user would pay for a
+                // second message. One the gateway refused, or that never left, is withdrawn.
+                if !((error as? GatewayError)?.mayHaveReachedVendor ?? false) {
+                    let id = record.id
+                    try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
+                }
                 switch (error as? SMSDeliveryError)?.reason {
                 case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
                 case .throttled: return .limited(rule: "gateway", retryAfter: resendAfter)

@@ -10,8 +10,10 @@ public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
     case limited(rule: String, retryAfter: Date)
     /// The number cannot be sent a code.
     case refused(SMSRefusal)
-    /// The SMS gateway failed: nothing was sent. The attempt still counts toward the limits (gateways
-    /// count every submission), and the user may ask again from `retryAfter`.
+    /// The SMS gateway did not confirm the message: it refused it, or its answer did not come or could not
+    /// be read. A message it may have taken keeps its code (one that arrives still verifies); a refused one
+    /// is withdrawn. The attempt counts toward the limits (gateways count every submission), and the user
+    /// may ask again from `retryAfter`.
     case senderFailed(retryAfter: Date)
 
     /// The result's name: `sent`, `captcha-required`, `limited`, `refused`, `sender-failed`.
@@ -32,7 +34,7 @@ public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
         case .captchaRequired(let rule, let rejected): "captcha-required by \(rule)\(rejected ? " (the captcha was rejected)" : "")"
         case .limited(let rule, let retryAfter): "limited by \(rule) until \(retryAfter.iso8601)"
         case .refused(let refusal): "refused: \(refusal)"
-        case .senderFailed(let retryAfter): "sender-failed, nothing was sent; retry after \(retryAfter.iso8601)"
+        case .senderFailed(let retryAfter): "sender-failed, the gateway did not confirm the message; retry after \(retryAfter.iso8601)"
         }
     }
 }

@@ -233,6 +233,33 @@ import Testing
         #expect(try await setup.send(to: Self.number, context: SMSContext(session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(120)).name == "sent")
     }
 
+    /// A gateway that may have taken the message (its answer did not come in time, or could not be read)
+    /// keeps the code: a message that arrives anyway verifies, and the user does not pay for a second one. A
+    /// request that never left withdraws it.
+    @Test(arguments: [
+        (GatewayError.Kind.timedOut, true), (.malformedBody("SendStatusSet[0] is another number's"), true), (.httpStatus(502), true),
+        (.notSent("the transport refused the URL"), false),
+    ])
+    func aMessageTheGatewayMayHaveTakenKeepsItsCode(kind: GatewayError.Kind, kept: Bool) async throws {
+        struct TakesThenFails: SMSSender {
+            let taken = LockedValue<[SMSMessage]>([])
+            let error: GatewayError
+            func send(_ message: SMSMessage) async throws {
+                taken.withLock { $0.append(message) }
+                throw error
+            }
+        }
+        let sender = TakesThenFails(error: GatewayError(gateway: "tencent-sms", kind))
+        let clock = FakeClock(now: Self.t0)
+        let service = SMSCodeService(key: .random(), sender: sender, captcha: ScriptedCaptchaVerifier(accepting: []), events: DiscardingEventSink(), clock: clock)
+        let result = try await service.send(to: Self.number, context: SMSContext(session: .testSession))
+        #expect(result == .senderFailed(retryAfter: Self.t0.addingTimeInterval(60)))
+        #expect(result.description == "sender-failed, the gateway did not confirm the message; retry after 2026-12-01T02:01:00.000Z")
+        let code = try #require(sender.taken.withLock { $0.first?.code })
+        let verified = try await service.verify(code, for: Self.number, context: SMSContext(session: .testSession))
+        if kept { #expect(verified.name == "verified", "\(verified)") } else { #expect(verified == .noCode) }
+    }
+
     @Test(arguments: [
         (SMSDeliveryError.Reason.numberRejected, "refused"), (.throttled, "limited"), (.failed, "sender-failed"),
     ])
