@@ -119,15 +119,17 @@ enum PostgresCounterRows {
         /// - Parameters:
         ///   - events: Each counter's events after the update.
         ///   - keepUntil: The keep-until of every row written.
+        ///   - eventsOnly: Counters rewritten only when their events changed, not for a later keep-until alone
+        ///     (their own keep-until covers their events): the shared ones, whose lock every write takes.
         /// - Returns: The counters to delete (left empty) and to upsert.
-        func changes(to events: [Counter: [Date]], keepUntil: Date) -> Write? {
+        func changes(to events: [Counter: [Date]], keepUntil: Date, eventsOnly: Set<String> = []) -> Write? {
             var write = Write()
             for (id, counter) in order {
                 let list = events[counter] ?? []
                 let old = stored[id]
                 if list.isEmpty {
                     if old != nil { write.deleteCounters.append(id) }
-                } else if old.map({ $0.events != list || $0.keepUntil != keepUntil }) ?? true {
+                } else if old.map({ $0.events != list || ($0.keepUntil != keepUntil && !eventsOnly.contains(id)) }) ?? true {
                     let first = Int64(write.events.count)
                     write.events += list
                     write.putCounters.append(id)

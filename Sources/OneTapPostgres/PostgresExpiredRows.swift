@@ -17,7 +17,9 @@ enum PostgresExpiredRows {
     ///   - condition: A further condition a row must meet to go (`done`), if any.
     /// - Returns: The statement.
     static func delete(from table: String, key: String, before column: String, where condition: String? = nil) -> String {
-        let expired = (condition.map { "\($0) AND " } ?? "") + "\(column) < LEAST($1, \(PostgresMigrations.databaseNow))"
+        // The clock in a sub-select: read once per statement, so the bound is the index's condition; read per
+        // row (`clock_timestamp()` is volatile), it would be a filter on every row the scan reads, live ones too.
+        let expired = (condition.map { "\($0) AND " } ?? "") + "\(column) < LEAST($1, (SELECT \(PostgresMigrations.databaseNow)))"
         return "DELETE FROM \(table) WHERE \(key) IN "
             + "(SELECT \(key) FROM \(table) WHERE \(expired) ORDER BY \(column) LIMIT $2 FOR UPDATE SKIP LOCKED)"
     }

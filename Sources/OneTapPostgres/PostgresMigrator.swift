@@ -1,3 +1,5 @@
+import OneTap
+
 /// Brings a schema to the newest version this code knows, idempotently and safely when several instances
 /// start at once.
 ///
@@ -8,10 +10,12 @@
 ///
 /// Time limits: a step may take longer than one statement of the stores may (an index built over a large
 /// table), so the transaction runs under ``timeout`` (PostgreSQL's `statement_timeout`, set for the
-/// transaction only), and so does a second instance's wait for the advisory lock. A step that waits for a
-/// lock on a table gives up after the configuration's statement timeout instead (`lock_timeout`, SQLSTATE
-/// 55P03), so that a migration queued behind a long transaction never queues the stores' statements on that
-/// table behind itself for longer than they would wait anyway; nothing is changed, and it can be run again.
+/// transaction only; never less than the configuration's statement timeout), and so does a second
+/// instance's wait for the advisory lock. A step that waits for a lock on a table gives up sooner instead:
+/// after half the configuration's statement timeout, at most 2 s (`lock_timeout`, SQLSTATE 55P03), so that
+/// a migration queued behind a long transaction never holds the stores' statements on that table queued
+/// behind itself long enough for them to time out. Then the whole migration runs again, up to
+/// ``lockAttempts`` times in all, a little later each time; nothing of a run that gave up is kept.
 package struct PostgresMigrator: Sendable {
     /// The schema's name (validated).
     package let schema: String
@@ -19,6 +23,8 @@ package struct PostgresMigrator: Sendable {
     package let migrations: [PostgresMigration]
     /// The longest the migration's transaction may run, waiting for another instance's included.
     package let timeout: Duration
+    /// How many runs a migration gets whose step gave up waiting for a table's lock.
+    package static let lockAttempts = 5
 
     /// Creates a runner.
     /// - Parameters:
@@ -39,16 +45,32 @@ package struct PostgresMigrator: Sendable {
     ///   code knows (nothing is changed), or the failure of a statement (nothing is changed).
     package func migrate(_ pool: PostgresPool) async throws -> PostgresMigrationReport {
         let quoted = PostgresIdentifier.quoted(schema)
+        let statementTimeout = pool.configuration.statementTimeout
+        let timeout = max(self.timeout, statementTimeout)
+        let milliseconds = { (duration: Duration) in PostgresValue.text(String(max(1, Monotonic.nanoseconds(duration) / 1_000_000))) }
+        let lockTimeout = milliseconds(min(statementTimeout / 2, .seconds(2)))
+        var attempt = 1
+        while true {
+            do {
+                return try await run(on: pool, quoted: quoted, timeout: timeout, lockTimeout: lockTimeout, statementTimeout: milliseconds(timeout))
+            } catch let error as PostgresError where error.sqlState == "55P03" && attempt < Self.lockAttempts {
+                try await pool.clock.sleep(for: .milliseconds(100 * attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    /// One run of the migration, in one transaction.
+    private func run(
+        on pool: PostgresPool, quoted: String, timeout: Duration, lockTimeout: PostgresValue, statementTimeout: PostgresValue
+    ) async throws -> PostgresMigrationReport {
         let schema = self.schema
         let migrations = self.migrations
         let newest = migrations.last?.version ?? 0
         // A second run when the server asks for one (a prepared statement gone stale, a deadlock): nothing
         // of the first was written.
-        let timeout = self.timeout
-        let milliseconds = { (duration: Duration) in PostgresValue.text(String(max(1, Monotonic.nanoseconds(duration) / 1_000_000))) }
-        let lockTimeout = milliseconds(pool.configuration.statementTimeout)
         return try await pool.transaction(attempts: 2) { (connection) -> PostgresMigrationReport in
-            try await connection.execute("SELECT set_config('statement_timeout', $1, true)", [milliseconds(timeout)])
+            try await connection.execute("SELECT set_config('statement_timeout', $1, true)", [statementTimeout])
             try await connection.execute(
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)], waitingUpTo: timeout)
             try await connection.execute("SELECT set_config('lock_timeout', $1, true)", [lockTimeout])

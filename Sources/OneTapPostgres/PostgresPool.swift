@@ -18,7 +18,8 @@ import OneTap
 package final class PostgresPool: Sendable, CustomStringConvertible {
     /// What the pool is connected to and its limits.
     package let configuration: PostgresConfiguration
-    private let clock: any WallClock
+    /// Measures the wait for a free connection, and paces what waits on the pool (a migration's next run).
+    package let clock: any WallClock
     private let observer: (@Sendable (String) -> Void)?
     private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
 

@@ -105,12 +105,12 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 return (result, stored, state)
             }
             var (result, stored, state) = try await run()
-            var write = changes(from: stored, to: state)
+            var write = changes(from: stored, to: state, shared: shared)
             if let counters = write?.counters, !shared.isDisjoint(with: counters.putCounters + counters.deleteCounters) {
                 // It writes a global counter: decided again on what it holds under its lock.
                 try await connection.execute(PostgresCounterRows.lock, [.int64Array(sharedLocks)])
                 (result, stored, state) = try await run()
-                write = changes(from: stored, to: state)
+                write = changes(from: stored, to: state, shared: shared)
             }
             if let write {
                 phase.withLock { $0 = .writing }
@@ -227,10 +227,10 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         }
     }
 
-    private func changes(from stored: Stored, to state: SMSState) -> Write? {
+    private func changes(from stored: Stored, to state: SMSState, shared: Set<String>) -> Write? {
         var write = Write()
         var changed = false
-        if let counters = stored.counters.changes(to: state.events, keepUntil: state.keepUntil) {
+        if let counters = stored.counters.changes(to: state.events, keepUntil: state.keepUntil, eventsOnly: shared) {
             write.counters = counters
             changed = true
         }

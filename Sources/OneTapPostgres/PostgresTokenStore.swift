@@ -321,8 +321,9 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     }
 
     /// Runs `body` while a child task renews the lease. A renewal that finds no row of this holder (it
-    /// expired and was swept, or another instance took it) takes the lease again when it is free; when
-    /// another holder has it, the renewals stop and ``leaseLost`` is told.
+    /// expired and was swept, or another instance took it, and may have refreshed and let it go) tells
+    /// ``leaseLost``: two refreshes may have overlapped. It takes the lease again when it is free, and stops
+    /// renewing when another holder has it.
     private func whileRenewing<T: Sendable>(_ account: AccountID, _ holder: String, _ body: () async throws -> T) async throws -> T {
         let every = leaseDuration / 3
         let (renew, take) = (statements.renewLease, statements.takeLease)
@@ -333,11 +334,9 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
                     do { try await clock.sleep(for: every) } catch { return }
                     do {
                         // The row stays this holder's until it is swept or another takes it, expired or not.
-                        if try await pool.execute(renew, parameters).affected == 0,
-                            try await pool.execute(take, parameters).first?.first?.text != holder
-                        {
+                        if try await pool.execute(renew, parameters).affected == 0 {
                             leaseLost(account)
-                            return
+                            if try await pool.execute(take, parameters).first?.first?.text != holder { return }
                         }
                     } catch {
                         if Task.isCancelled { return }  // a failed renewal is retried; the lease may lapse meanwhile

@@ -1,6 +1,7 @@
 import Foundation
 import OneTap
 @testable import OneTapPostgres
+import OneTapTesting
 import Testing
 
 /// The migration runner (`PostgresMigrator`) over OneTap's steps (`PostgresMigrations`) and others.
@@ -160,10 +161,11 @@ import Testing
         await second.close()
     }
 
-    /// A step that waits for a table another transaction holds gives up after the configuration's
+    /// A step that waits for a table another transaction holds gives up after half the configuration's
     /// `statementTimeout` (PostgreSQL's `lock_timeout`, SQLSTATE 55P03), rather than queueing every store's
-    /// statements on that table behind it for as long as a migration may run; nothing is changed.
-    @Test(.connections(2)) func aStepWaitingForATableLockGivesUpAfterTheStatementTimeout() async throws {
+    /// statements on that table behind it for as long as a migration may run; the migration runs again a few
+    /// times, then fails, and nothing is changed.
+    @Test(.connections(2)) func aStepWaitingForATableLockGivesUpAndChangesNothing() async throws {
         let url = try await TestDatabase.url()
         let schema = TestDatabase.schemaName()
         let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(500))
@@ -182,6 +184,38 @@ import Testing
             }
         }
         #expect(try await versions(pool, schema) == [1])
+        try await pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
+        await holder.close()
+        await pool.close()
+    }
+
+    private static func migrate(_ pool: PostgresPool, _ schema: String, _ steps: [PostgresMigration], after gate: Gate) async throws -> PostgresMigrationReport {
+        await gate.wait()
+        return try await PostgresMigrator(schema: schema, migrations: steps).migrate(pool)
+    }
+
+    /// A step that gave up waiting for a table's lock runs again: once the other transaction ends, the
+    /// migration goes through.
+    @Test(.connections(2)) func aStepThatGaveUpOnATableLockRunsAgainAndGoesThrough() async throws {
+        let url = try await TestDatabase.url()
+        let schema = TestDatabase.schemaName()
+        let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(400))
+        let holder = PostgresPool(configuration: configuration)
+        let pool = PostgresPool(configuration: configuration)
+        let table = PostgresMigration(version: 1, name: "a") { schema in ["CREATE TABLE \(schema).a (id bigint)"] }
+        _ = try await PostgresMigrator(schema: schema, migrations: [table]).migrate(pool)
+        let column = PostgresMigration(version: 2, name: "column") { schema in ["ALTER TABLE \(schema).a ADD COLUMN b bigint"] }
+        let held = Gate()
+        async let migrated = Self.migrate(pool, schema, [table, column], after: held)
+        try await holder.transaction(attempts: 1) { connection in
+            try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
+            held.open()
+            // Held past the first run's lock timeout (200 ms), then let go.
+            try await connection.execute("SELECT pg_sleep(0.3)")
+        }
+        let report = try await migrated
+        #expect(report.applied == [2])
+        #expect(try await versions(pool, schema) == [1, 2])
         try await pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
         await holder.close()
         await pool.close()

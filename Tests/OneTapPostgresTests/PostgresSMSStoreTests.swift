@@ -289,6 +289,12 @@ import Testing
             }
         }
         #expect(try await store.update(counters: [Self.ipCounter, global], code: Self.number, at: now, send(admitted: true)) == 1)
+        // A counter of its own kept later than the global one (a wrong verify's, say): the refused send's
+        // state keeps everything until then, which is no reason to rewrite the global counter.
+        try await store.update(counters: [Self.ipCounter], code: Self.number, at: now) { state in
+            state.events[Self.ipCounter, default: []].append(now.addingTimeInterval(1))
+            state.keepUntil = now.addingTimeInterval(7200)
+        }
         let holder = try await HeldTransaction.begin(usual.configuration, [("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])])
         let refused = try await store.update(counters: [Self.ipCounter, global], code: Self.number, at: now, send(admitted: false))
         #expect(refused == 1, "the refusal reads the global counter as it stands")

@@ -72,4 +72,29 @@ import Testing
             #expect(try await sessions.load(expired) == nil)
         }
     }
+
+    /// Each sweep statement finds its rows through the table's expiry index, bounded by it: the database's
+    /// clock is read once per statement (a sub-select), not per row, which would make the bound a filter and
+    /// every sweep's last batch a read of every live row.
+    @Test func sweepStatementsUseTheExpiryIndex() async throws {
+        try await TestDatabase.withStores { stores in
+            let schema = PostgresIdentifier.quoted(stores.configuration.schema)
+            let statements = [
+                ("login_sessions_expiry", "expires_at_ms", PostgresExpiredRows.delete(from: "\(schema).login_sessions", key: "id", before: "expires_at_ms")),
+                ("app_sessions_expiry", "expires_at_ms", PostgresExpiredRows.delete(from: "\(schema).app_sessions", key: "id", before: "expires_at_ms")),
+                ("sms_counters_keep_until", "keep_until_ms", PostgresExpiredRows.delete(from: "\(schema).sms_counters", key: "counter", before: "keep_until_ms")),
+            ]
+            try await stores.pool.withConnection { connection in
+                try await connection.execute("SET enable_seqscan = off")
+                for (index, column, statement) in statements {
+                    let plan = try await connection.execute("EXPLAIN " + statement.replacingOccurrences(of: "$1", with: "0").replacingOccurrences(of: "$2", with: "10"))
+                    let text = plan.rows.compactMap { $0.first?.text }.joined(separator: "\n")
+                    // The bound is the index's condition (the scan stops at the first live row), not a filter on every row it reads.
+                    #expect(text.contains("Index Scan using \(index)") && text.contains("Index Cond: (\(column) <"), "\(index):\n\(text)")
+                    #expect(!text.contains("Filter: (\(column) <"), "\(index):\n\(text)")
+                }
+                try await connection.execute("RESET enable_seqscan")
+            }
+        }
+    }
 }

@@ -11,11 +11,12 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     /// the schema's `tokens` table, readable by anyone who reads the table or a backup. The schema.
     case unsealedTokens(schema: String)
 
-    /// A refresh found, renewing its refresh lease, that another instance holds it now (its renewals
-    /// failed for longer than the lease, or its process stood still): two refreshes of the account may
-    /// overlap, and a carrier that refuses a refresh token used twice may end the account's login. The
-    /// refresh goes on (its token is written by compare-and-swap, never over a newer one) and stops
-    /// renewing. The schema and the account.
+    /// A refresh found, renewing its refresh lease, that the lease was no longer its own (its renewals
+    /// failed for longer than the lease, or its process stood still, and another instance took it, or it
+    /// expired and was swept): two refreshes of the account may have overlapped, and a carrier that refuses
+    /// a refresh token used twice may end the account's login. The refresh goes on (its token is written by
+    /// compare-and-swap, never over a newer one), taking the lease again when it is free. The schema and the
+    /// account.
     case refreshLeaseLost(schema: String, account: String)
 
     /// `weak-tls`, `unsealed-tokens` or `refresh-lease-lost`.
@@ -35,8 +36,8 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
         case .unsealedTokens(let schema):
             "unsealed-tokens in schema \(schema): carrier tokens are stored unsealed; give the token store a PostgresTokenKeyring"
         case .refreshLeaseLost(let schema, let account):
-            "refresh-lease-lost in schema \(schema) for account \(account): another instance took the refresh lease while this one refreshed; "
-                + "the two refreshes may overlap (check the database's load and the instances' pauses)"
+            "refresh-lease-lost in schema \(schema) for account \(account): the refresh lease lapsed while this instance refreshed, and another "
+                + "instance's refresh may have overlapped it (check the database's load and the instances' pauses)"
         }
     }
 
