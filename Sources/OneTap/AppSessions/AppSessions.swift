@@ -127,9 +127,13 @@ public struct AppSessions: Sendable {
             case .reused(let revoked):
                 guard try await replace(revoked, expecting: record.version) else { continue }
                 emit(.revoked(revoked.id, .reuse, account: revoked.account), at: now)
+                // A revoked session is never refreshed again: its pending merge goes in now, or nothing tries it.
+                await retryPendingMerge(revoked)
                 throw AppSessionError(.reused, session: revoked.id, "a rotated refresh token was presented again after its grace; the session is revoked")
             case .refused(let kind):
                 emit(.refused(presented.session, kind), at: now)
+                // Nor is one whose refresh token expired.
+                if kind == .expired { await retryPendingMerge(record) }
                 throw AppSessionError(kind, session: presented.session, Self.message(kind))
             }
         }

@@ -108,6 +108,33 @@ import Testing
         #expect(try await world.store.load(grant.session)?.revoked != nil, "and the session revoked")
     }
 
+    /// A merge still pending when the session's last refresh token is presented after its grace (a flaky retry,
+    /// or a copy someone kept) goes in as the session is revoked for the reuse: a revoked session is never
+    /// refreshed again, so nothing else would try it (an attacker's read).
+    @Test func aMergeStillPendingWhenARotatedTokenIsReusedGoesInThen() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let account = try await world.loginToAccount42WithTheStoreDown(grant)
+        world.data.fail(after: 0)
+        world.clock.advance(by: .seconds(60))
+        _ = try await world.sessions.refresh(account.refreshToken)  // rotated; the merge fails again
+        world.data.heal()
+        world.clock.advance(by: .seconds(60))
+        await #expect { _ = try await world.sessions.refresh(account.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .reused }
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged into 42 as the session was revoked")
+    }
+
+    /// A merge still pending when the session's refresh token expired (the app never came back within 30 days)
+    /// goes in when that token is presented, rather than waiting for a refresh that can no longer happen.
+    @Test func aMergeStillPendingWhenTheRefreshTokenExpiredGoesInThen() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let account = try await world.loginToAccount42WithTheStoreDown(grant)
+        world.clock.advance(by: .seconds(31 * 86_400))
+        await #expect { _ = try await world.sessions.refresh(account.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .expired }
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged into 42 when the expired token came")
+    }
+
     @Test func aMergeThatFailedAtTheLoginIsKeptAndTheNextRefreshMergesItOnce() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
