@@ -33,6 +33,17 @@ import Testing
         answer(#"{"header":{"msgId":"\#(msgId)","timestamp":"20261201080000500","appId":"3000666666666","resultCode":"\#(code)"},"body":{"resultDesc":"x","message":""}}"#)
     }
 
+    /// A pass is taken only from an answer bound to this request: one that echoes no `msgId` (a cached or replayed
+    /// answer) is malformed; a reject or an unknown without it is taken as it is.
+    @Test func aPassWithoutTheEchoedMsgIdIsMalformed() async throws {
+        let unbound = { (code: String) in Self.answer(#"{"header":{"timestamp":"20261201080000500","appId":"3000666666666","resultCode":"\#(code)"},"body":{}}"#) }
+        let transport = ScriptedHTTPTransport([unbound("000"), unbound("001")])
+        let gateway = try Self.gateway(transport)
+        let error = await #expect(throws: GatewayError.self) { try await gateway.verify(CarrierCredential(flow: .mobile, token: Secret(Self.token)), number: Self.number) }
+        #expect(error == GatewayError(gateway: "cmcc", .malformedBody("a pass without header.msgId")))
+        #expect(try await gateway.verify(CarrierCredential(flow: .mobile, token: Secret(Self.token)), number: Self.number).verdict == .reject)
+    }
+
     @Test func theRequestHasTheDocumentsShapeAndThePythonComputedPhoneNumAndSign() async throws {
         let transport = ScriptedHTTPTransport([Self.answer(code: "000")])
         let response = try await Self.gateway(transport).verify(CarrierCredential(flow: .mobile, token: Secret(Self.token)), number: Self.number)

@@ -29,6 +29,15 @@ import Testing
         #expect(SystemTime17.format(.distantPast, offset: .seconds(8 * 3600)) == "19700101080000000")
     }
 
+    /// A number is taken only from an answer bound to this request: a `103000` that echoes no `inresponseto` (a
+    /// cached or replayed answer) is malformed.
+    @Test func aSuccessWithoutTheEchoedMsgidIsMalformed() async throws {
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"resultCode":"103000","msisdn":"13800138000"}"#.utf8)))])
+        let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport)
+        let error = await #expect(throws: GatewayError.self) { try await gateway.validate(Secret(Self.token)) }
+        #expect(error == GatewayError(gateway: "cmcc", .malformedBody("103000 without inresponseto")))
+    }
+
     @Test func theMD5ModeSendsEveryDocumentedFieldAsAStringWithTheSignPythonComputes() async throws {
         let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"resultCode":"103000","msisdn":"13800138000","inresponseto":"0123456789abcdef0123456789abcdef","taskId":"t-1"}"#.utf8)))])
         let gateway = try Self.gateway(ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport)

@@ -13,14 +13,15 @@ import Testing
 
     static func gateway(_ transport: ScriptedHTTPTransport, clock: FakeClock) throws -> ChinaMobileTokenExchange {
         try ChinaMobileTokenExchange(
-            configuration: ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport: transport, clock: clock)
+            configuration: ChinaMobileConfiguration(appID: "300011111111", signing: .md5(secret: Secret("appSecret-123"))), transport: transport, clock: clock,
+            messageIDs: { "msg-1" })
     }
 
     static func credential(_ token: String) -> CarrierCredential { CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "u") }
 
     @Test func aTokenIsSentOnceAndItsSecondReportIsReplayed() async throws {
         let clock = FakeClock()
-        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"inresponseto":"msg-1","resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
         let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), clock: clock)
         let first = try await exchange.exchange(Self.credential("STsid-1"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
         #expect(first.answer == .answered("103000", phoneNumber: try PhoneNumber("13800138000")))
@@ -31,7 +32,7 @@ import Testing
 
     @Test func aSlowAnswerIsTheGuardsTimeOutAndStaysUnknown() async throws {
         let clock = FakeClock()
-        let transport = ScriptedHTTPTransport([.delay(.seconds(30), HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
+        let transport = ScriptedHTTPTransport([.delay(.seconds(30), HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"inresponseto":"msg-1","resultCode":"103000","msisdn":"13800138000"}"#.utf8)))], clock: clock)
         let ledger = InMemoryExchangeLedger()
         let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
         let started = clock.now()

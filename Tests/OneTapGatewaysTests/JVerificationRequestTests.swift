@@ -56,16 +56,21 @@ import Testing
         #expect(try JSONValue.parse(String(decoding: request.body, as: UTF8.self)) == .object(["token": "token-1", "phone": "13800138000", "exID": .string(Self.exID)]))
     }
 
+    /// An answer bound to another request, or to none (no `exID` echoed: a cached or replayed answer), gives no number.
     @Test func anAnswerForAnotherExIDOrAPhoneThatDoesNotDecryptIsMalformed() async throws {
         let transport = ScriptedHTTPTransport([
-            Self.json(#"{"code":8000,"exID":"another","phone":"\#(Self.phone)"}"#), Self.json(#"{"code":8000,"phone":"not base64!"}"#), Self.json(#"{"code":8000}"#),
+            Self.json(#"{"code":8000,"exID":"another","phone":"\#(Self.phone)"}"#), Self.json(#"{"code":8000,"phone":"\#(Self.phone)"}"#),
+            Self.json(#"{"code":8000,"exID":"\#(Self.exID)","phone":"not base64!"}"#), Self.json(#"{"code":8000,"exID":"\#(Self.exID)"}"#),
         ])
         // A key of another pair: the phone does not decrypt, and the error says what the key must be.
         let other = try JVerificationGateway(
             configuration: JVerificationConfiguration(appKey: "7d431e42dfa6a6d693ac2d04", masterSecret: Secret("m"), privateKey: Secret(try await Self.otherKey())),
-            transport: ScriptedHTTPTransport([Self.json(#"{"code":8000,"phone":"\#(Self.phone)"}"#)]), exIDs: { Self.exID })
+            transport: ScriptedHTTPTransport([Self.json(#"{"code":8000,"exID":"\#(Self.exID)","phone":"\#(Self.phone)"}"#)]), exIDs: { Self.exID })
         let gateway = try Self.gateway(transport)
-        for expected in ["exID is not this request's", "'phone' is neither Base64 nor hexadecimal of 2048-bit RSA blocks", "8000 without phone"] {
+        for expected in [
+            "exID is not this request's", "8000 without this request's exID", "'phone' is neither Base64 nor hexadecimal of 2048-bit RSA blocks",
+            "8000 without phone",
+        ] {
             let error = await #expect(throws: GatewayError.self) { try await gateway.loginTokenVerify(Secret("t")) }
             #expect(error == GatewayError(gateway: "jverification", .malformedBody(expected)))
         }

@@ -51,6 +51,11 @@ import OneTapTesting
         #expect(TC3Signer.date(-1) == "1969-12-31")
         #expect(TC3Signer.host(of: try #require(URL(string: "https://SMS.tencentcloudapi.com/"))) == "sms.tencentcloudapi.com")
         #expect(TC3Signer.host(of: try #require(URL(string: "http://127.0.0.1:8443/"))) == "127.0.0.1:8443")
+        // The scheme's own port is left out, as libcurl leaves it out of the `Host` header it sends: signed with
+        // it, every call would fail the vendor's signature check.
+        #expect(TC3Signer.host(of: try #require(URL(string: "https://sms.tencentcloudapi.com:443/"))) == "sms.tencentcloudapi.com")
+        #expect(TC3Signer.host(of: try #require(URL(string: "http://127.0.0.1:80/"))) == "127.0.0.1")
+        #expect(TC3Signer.host(of: try #require(URL(string: "http://127.0.0.1:443/"))) == "127.0.0.1:443")
     }
 
     @Test func aRegionlessAPISendsNoRegionHeader() throws {

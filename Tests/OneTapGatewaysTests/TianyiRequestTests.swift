@@ -137,6 +137,19 @@ import Testing
         #expect(String(decoding: plain.body, as: UTF8.self).contains("accessToken=AT-1%26x%3D1"))
     }
 
+    /// A refresh token the `paras` text cannot carry never will be sent: the refresh is refused as final
+    /// (`relogin-required`), not retried for ever with back-off as a failure that may pass, and not quoted.
+    @Test func aRefreshTokenTheParasTextCannotCarryRequiresALogin() async throws {
+        let transport = ScriptedHTTPTransport()
+        let refresher = try TianyiTokenRefresher(configuration: Self.configuration(), transport: transport)
+        let clock = FakeClock()
+        let token = AccessToken(value: Secret("AT"), refreshToken: Secret("RT-1&grantType=x"), flow: .tianyi, account: "a", issuedAt: clock.now(), expiresAt: clock.now())
+        let error = await #expect(throws: TokenError.self) { try await refresher.refresh(token) }
+        #expect(error?.kind == .reloginRequired, "\(String(describing: error))")
+        #expect(!"\(String(describing: error))".contains("RT-1"))
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func aCredentialOfAnotherFlowIsRefusedWithoutACall() async throws {
         let transport = ScriptedHTTPTransport()
         let gateway = try TianyiTokenExchange(configuration: Self.configuration(), transport: transport)

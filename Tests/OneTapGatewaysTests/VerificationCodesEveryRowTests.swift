@@ -70,7 +70,7 @@ import Testing
             let transport = ScriptedHTTPTransport([AliyunPNVSRequestTests.answer(body)])
             response = try await AliyunPNVSRequestTests.gateway(transport).verify(AliyunPNVSRequestTests.credential("code-1"), number: number)
         case "jverification":
-            let transport = ScriptedHTTPTransport([JVerificationRequestTests.json(#"{"id":1,"code":\#(code),"content":"x"}"#)])
+            let transport = ScriptedHTTPTransport([JVerificationRequestTests.json(#"{"id":1,"code":\#(code),"content":"x","exID":"\#(JVerificationRequestTests.exID)"}"#)])
             response = try await JVerificationRequestTests.gateway(transport).verify(CarrierCredential(flow: .mobile, token: Secret("t")), number: number)
         case "shanyan":
             let body = value.map { #"{"code":"\#(code)","data":{"isVerify":"\#($0)","tradeNo":"t"}}"# } ?? #"{"code":"\#(code)","message":"x"}"#

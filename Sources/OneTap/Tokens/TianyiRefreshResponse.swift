@@ -46,12 +46,15 @@ package enum TianyiRefreshResponse {
     }
 
     /// Decodes a refresh answer.
-    /// - Parameter body: The HTTP response body.
+    /// - Parameters:
+    ///   - body: The HTTP response body.
+    ///   - sent: The tokens the request carried: scrubbed from the carrier's `msg`, as the answer's own are (a
+    ///     carrier or proxy that quotes the refresh token it refused).
     /// - Returns: The new tokens and lifetime.
     /// - Throws: ``TokenError``: `relogin-required` for a non-zero `result` (its message names the result
     ///   and the carrier's `msg`); `refresh-failed` for a body that is not the documented JSON, or a
     ///   success without an access token.
-    package static func decode(_ body: some Collection<UInt8>) throws(TokenError) -> RefreshResponse {
+    package static func decode(_ body: some Collection<UInt8>, sent: [Secret?] = []) throws(TokenError) -> RefreshResponse {
         let decoded: Body
         do {
             decoded = try Body.reading(body)
@@ -63,7 +66,7 @@ package enum TianyiRefreshResponse {
         }
         guard decoded.result.text == "0" else {
             // The carrier's message is scrubbed of any token the same answer carries.
-            let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) }
+            let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) } + sent
             let message = decoded.msg.map { DisplayText.label(Secret.scrub($0, of: issued), limit: 200) }
             throw TokenError(.reloginRequired, message: "the carrier refused the refresh token (result \(decoded.result))" + (message.map { ": \($0)" } ?? ""))
         }

@@ -75,8 +75,11 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
                 token: credential.token, phone: number.digits, messageID: messageID,
                 timestamp: SystemTime17.format(clock.now(), offset: configuration.timestampUTCOffset), configuration: configuration)
             let response = try await transport.send(configuration.post(gateway: Self.name, headers: [HTTPHeader("Content-Type", "application/json")], body: request.json))
-            let code = try answer(response, messageID: messageID)
-            return NumberVerificationResponse(code: code, verdict: try VerificationVerdicts.verdict(gateway: Self.name, code: code))
+            let (code, echoed) = try answer(response, messageID: messageID)
+            let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: code)
+            // A pass is taken only from an answer bound to this request (the document echoes the msgId in every answer).
+            guard verdict != .pass || echoed else { throw GatewayError(gateway: Self.name, .malformedBody("a pass without header.msgId")) }
+            return NumberVerificationResponse(code: code, verdict: verdict)
         }
     }
 
@@ -96,14 +99,15 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
         return SignPreview(stringToSign: request.signedText, signature: request.sign, algorithm: "HMAC-SHA256 keyed with <appKey>, phoneNum = SHA-256(phone + <appKey> + timestamp)")
     }
 
-    /// Reads an answer's `header.resultCode`.
-    private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ResultCode {
+    /// Reads an answer's `header.resultCode`, and whether it echoed this request's `msgId`.
+    private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> (code: ResultCode, echoed: Bool) {
         let object = try configuration.jsonObject(response, gateway: Self.name)
         guard case .object(let header)? = object["header"] else { throw GatewayError(gateway: Self.name, .malformedBody("no header object")) }
         let code = try GatewayAnswer.code(header, "resultCode", "resultcode", gateway: Self.name, label: "header.resultCode")
-        if let echoed = try GatewayAnswer.text(header, "msgId", "msgid", gateway: Self.name), echoed != messageID {
+        let echoed = try GatewayAnswer.text(header, "msgId", "msgid", gateway: Self.name)
+        if let echoed, echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("header.msgId is not this request's msgId"))
         }
-        return code
+        return (code, echoed != nil)
     }
 }

@@ -83,11 +83,14 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
     private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ChinaMobileAnswer {
         let object = try configuration.jsonObject(response, gateway: Self.name)
         let code = try GatewayAnswer.code(object, "resultCode", "resultcode", gateway: Self.name, label: "resultCode")
-        if let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name), echoed != messageID {
+        let echoed = try GatewayAnswer.text(object, "inresponseto", gateway: Self.name)
+        if let echoed, echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
         let taskID = try GatewayAnswer.text(object, "taskId", "taskid", gateway: Self.name).map { DisplayText.label($0) }
         guard code == "103000" else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
+        // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
+        guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("103000 without inresponseto")) }
         guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("103000 without msisdn"))
         }

@@ -45,8 +45,12 @@ extension GatewayEndpoint {
 }
 
 extension URL {
-    /// `127.0.0.1:8443`, `sms.tencentcloudapi.com`: the host, and `:port` when the URL names one (a request's `Host`).
-    package var hostAndPort: String { "\(host ?? "")\(port.map { ":\($0)" } ?? "")" }
+    /// `127.0.0.1:8443`, `sms.tencentcloudapi.com`: the host, and `:port` when the URL names one other than its
+    /// scheme's own (443 for `https`, 80 for `http`): the request's `Host`, as libcurl sends it and signatures sign it.
+    package var hostAndPort: String {
+        let defaultPort = scheme?.lowercased() == "https" ? 443 : scheme?.lowercased() == "http" ? 80 : nil
+        return "\(host ?? "")\(port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? "")"
+    }
 
     /// `www.cmpassport.com/unisdk/rsapi/loginTokenValidate`: the host, port and path a configuration's description
     /// shows, never the URL's user, password or query.

@@ -83,8 +83,10 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     public func loginTokenVerify(_ token: Secret) async throws -> AggregatorAnswer {
         let exID = exIDs()
         let object = try await post(configuration.url, ["loginToken": .string(token.reveal()), "exID": .string(exID)], exID: exID)
-        let answer = try common(object, exID: exID)
+        let (answer, echoed) = try common(object, exID: exID)
         guard answer.code == "8000" else { return answer }
+        // A number is taken only from an answer bound to this request (JiGuang echoes the exID it was sent).
+        guard echoed else { throw GatewayError(gateway: Self.name, .malformedBody("8000 without this request's exID")) }
         guard let phone = try GatewayAnswer.text(object.members, "phone", gateway: Self.name), !phone.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("8000 without phone"))
         }
@@ -101,8 +103,9 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
     public func verify(token: Secret, number: PhoneNumber) async throws -> AggregatorAnswer {
         let exID = exIDs()
         let object = try await post(configuration.verifyURL, ["token": .string(token.reveal()), "phone": .string(number.digits), "exID": .string(exID)], exID: exID)
-        let answer = try common(object, exID: exID)
+        let (answer, echoed) = try common(object, exID: exID)
         let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: answer.code)
+        guard verdict != .pass || echoed else { throw GatewayError(gateway: Self.name, .malformedBody("a pass without this request's exID")) }
         return AggregatorAnswer(gateway: Self.name, code: answer.code, verdict: verdict, serial: answer.serial)
     }
 
@@ -122,13 +125,15 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
         return (try configuration.jsonObject(response, gateway: Self.name), response.body)
     }
 
-    /// The code, the echoed `exID` and `id` (a JSON number past a double's exact range, so read from the raw text).
-    private func common(_ object: (members: [String: JSONValue], raw: [UInt8]), exID: String) throws(GatewayError) -> AggregatorAnswer {
+    /// The code and `id` (a JSON number past a double's exact range, so read from the raw text), and whether the
+    /// answer echoed this request's `exID`.
+    private func common(_ object: (members: [String: JSONValue], raw: [UInt8]), exID: String) throws(GatewayError) -> (AggregatorAnswer, echoed: Bool) {
         let code = try GatewayAnswer.code(object.members, "code", gateway: Self.name)
-        if let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name), !echoed.isEmpty, echoed != exID {
+        let echoed = try GatewayAnswer.text(object.members, "exID", gateway: Self.name) ?? ""
+        if !echoed.isEmpty, echoed != exID {
             throw GatewayError(gateway: Self.name, .malformedBody("exID is not this request's"))
         }
-        return AggregatorAnswer(gateway: Self.name, code: code, serial: Self.rawID(object.raw))
+        return (AggregatorAnswer(gateway: Self.name, code: code, serial: Self.rawID(object.raw)), echoed == exID)
     }
 
     /// The top-level `id` exactly as written: a number's digits from the body (a double would round

@@ -32,8 +32,8 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
     /// Refreshes a Tianyi access token with its refresh token.
     /// - Parameter token: The stored token (its ``AccessToken/refreshToken`` is sent).
     /// - Returns: The new access token, the rotated refresh token if one came, the new lifetime.
-    /// - Throws: ``TokenError``: `relogin-required` for a token of another flow or without a refresh token, and for a
-    ///   non-zero `result`; `refresh-failed` for everything else (no answer, a 5xx, a wrong content type, a body that is not
+    /// - Throws: ``TokenError``: `relogin-required` for a token of another flow, without a refresh token or with one
+    ///   the request cannot carry, and for a non-zero `result`; `refresh-failed` for everything else (no answer, a 5xx, a wrong content type, a body that is not
     ///   the documented JSON, a configuration the request cannot be made with); `CancellationError`.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         guard token.flow == .tianyi else {
@@ -49,9 +49,11 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
             // The status, the content type and the JSON judged as for every gateway; the fields by OneTap's reader.
             _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
         } catch let error as GatewayError {
+            // A refresh token the request cannot carry never will: the account logs in again.
+            if case .refusedCredential = error.kind { throw TokenError(.reloginRequired, message: error.description) }
             throw TokenError(.refreshFailed, message: error.description)
         }
-        return try TianyiRefreshResponse.decode(response.body)
+        return try TianyiRefreshResponse.decode(response.body, sent: [token.value, refreshToken])
     }
 
     /// The exact string `sign` is made over for a refresh, for `onetap gateway sign tianyi`.

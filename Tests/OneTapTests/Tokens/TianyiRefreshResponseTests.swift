@@ -61,4 +61,16 @@ import Testing
             (error as? TokenError)?.message == "the carrier refused the refresh token (result -1): 刷新token失败"
         }
     }
+
+    /// A carrier (or a proxy) whose refusal quotes the tokens the request carried: neither reaches the message.
+    @Test func aRefusalQuotingTheSentTokensNamesNeither() {
+        let body = #"{"result":-1,"msg":"invalid refreshToken RT-SENT-1 for accessToken AT-SENT-1"}"#
+        #expect {
+            try TianyiRefreshResponse.decode(Array(body.utf8), sent: [Secret("AT-SENT-1"), Secret("RT-SENT-1")])
+        } throws: { error in
+            let message = (error as? TokenError)?.message ?? ""
+            return message.hasPrefix("the carrier refused the refresh token (result -1): invalid refreshToken ")
+                && !message.contains("RT-SENT-1") && !message.contains("AT-SENT-1")
+        }
+    }
 }
