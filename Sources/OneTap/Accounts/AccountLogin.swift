@@ -31,7 +31,10 @@ public struct AccountLogin: Sendable {
     /// - Parameters:
     ///   - directory: Where numbers' accounts live; in memory by default (share one across instances).
     ///   - newAccountID: Makes the id of an account created by number; by default `acct_` and 128 bits
-    ///     from the system's cryptographically secure generator as 22 URL-safe characters.
+    ///     from the system's cryptographically secure generator as 22 URL-safe characters. Each id it makes
+    ///     must be new (never a counter or a time): a directory refuses an id that is already another number's
+    ///     account (`duplicate`), but PostgreSQL's checks it without a lock, so two first logins of different
+    ///     numbers given one id at the same moment could both take it.
     ///   - dormantAfter: How long a number may go unverified before a login with it is flagged dormant;
     ///     180 days. Zero flags every login of a known number.
     ///   - clock: The time source.
