@@ -140,25 +140,47 @@ import Testing
         await pool.close()
     }
 
+    /// Runs `body` with a fresh schema's name and two pools of one connection each on it, under the statement
+    /// timeout given; with `tableA`, the schema is first migrated to version 1, the table `a`. Then the schema is
+    /// dropped and both pools close, also when `body` throws.
+    func withTwoPools(
+        statementTimeout: Duration, tableA: Bool = false, _ body: (String, PostgresPool, PostgresPool) async throws -> Void
+    ) async throws {
+        let schema = TestDatabase.schemaName()
+        let configuration = try TestDatabase.configuration(try await TestDatabase.url(), schema: schema, poolSize: 1, statementTimeout: statementTimeout)
+        let (first, second) = (PostgresPool(configuration: configuration), PostgresPool(configuration: configuration))
+        let result: Result<Void, any Error>
+        do {
+            if tableA { _ = try await PostgresMigrator(schema: schema, migrations: [Self.tableA]).migrate(first) }
+            try await body(schema, first, second)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        try await first.execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+        await first.close()
+        await second.close()
+        try result.get()
+    }
+
+    /// Version 1: the table `a`.
+    static let tableA = PostgresMigration(version: 1, name: "a") { schema in ["CREATE TABLE \(schema).a (id bigint)"] }
+    /// Version 2: a column of `a`, which waits for every transaction that read `a`.
+    static let columnB = PostgresMigration(version: 2, name: "column") { schema in ["ALTER TABLE \(schema).a ADD COLUMN b bigint"] }
+
     /// A step may take longer than one statement of the stores may (an index built over a large table):
     /// migrations run under their own limit, not the configuration's `statementTimeout`. A second instance
     /// that waits meanwhile for the first one's advisory lock waits under the same limit, then finds nothing to do.
     @Test(.connections(2)) func aStepLongerThanTheStatementTimeoutRunsAndAnotherInstanceWaitsForIt() async throws {
-        let url = try await TestDatabase.url()
-        let schema = TestDatabase.schemaName()
-        let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(300))
-        let first = PostgresPool(configuration: configuration)
-        let second = PostgresPool(configuration: configuration)
-        let slow = PostgresMigration(version: 1, name: "slow") { schema in ["SELECT pg_sleep(1)", "CREATE TABLE \(schema).a (id bigint)"] }
-        let migrator = PostgresMigrator(schema: schema, migrations: [slow])
-        async let one = migrator.migrate(first)
-        async let two = migrator.migrate(second)
-        let reports = try await [one, two]
-        #expect(reports.map(\.applied).sorted { $0.count < $1.count } == [[], [1]])
-        #expect(try await tables(first, schema) == ["schema_migrations", "a"])
-        try await first.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        await first.close()
-        await second.close()
+        try await withTwoPools(statementTimeout: .milliseconds(300)) { schema, first, second in
+            let slow = PostgresMigration(version: 1, name: "slow") { schema in ["SELECT pg_sleep(1)", "CREATE TABLE \(schema).a (id bigint)"] }
+            let migrator = PostgresMigrator(schema: schema, migrations: [slow])
+            async let one = migrator.migrate(first)
+            async let two = migrator.migrate(second)
+            let reports = try await [one, two]
+            #expect(reports.map(\.applied).sorted { $0.count < $1.count } == [[], [1]])
+            #expect(try await tables(first, schema) == ["schema_migrations", "a"])
+        }
     }
 
     /// A step that waits for a table another transaction holds gives up after half the configuration's
@@ -166,27 +188,18 @@ import Testing
     /// statements on that table behind it for as long as a migration may run; the migration runs again a few
     /// times, then fails, and nothing is changed.
     @Test(.connections(2)) func aStepWaitingForATableLockGivesUpAndChangesNothing() async throws {
-        let url = try await TestDatabase.url()
-        let schema = TestDatabase.schemaName()
-        let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(500))
-        let holder = PostgresPool(configuration: configuration)
-        let pool = PostgresPool(configuration: configuration)
-        let table = PostgresMigration(version: 1, name: "a") { schema in ["CREATE TABLE \(schema).a (id bigint)"] }
-        _ = try await PostgresMigrator(schema: schema, migrations: [table]).migrate(pool)
-        let column = PostgresMigration(version: 2, name: "column") { schema in ["ALTER TABLE \(schema).a ADD COLUMN b bigint"] }
-        try await holder.transaction(attempts: 1) { connection in
-            try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
-            await #expect {
-                try await PostgresMigrator(schema: schema, migrations: [table, column]).migrate(pool)
-            } throws: { error in
-                let error = error as! PostgresError
-                return error.sqlState == "55P03" && error.message.contains("migration 2 (column)") && error.message.contains("nothing was changed")
+        try await withTwoPools(statementTimeout: .milliseconds(500), tableA: true) { schema, pool, holder in
+            try await holder.transaction(attempts: 1) { connection in
+                try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
+                await #expect {
+                    try await PostgresMigrator(schema: schema, migrations: [Self.tableA, Self.columnB]).migrate(pool)
+                } throws: { error in
+                    let error = error as! PostgresError
+                    return error.sqlState == "55P03" && error.message.contains("migration 2 (column)") && error.message.contains("nothing was changed")
+                }
             }
+            #expect(try await versions(pool, schema) == [1])
         }
-        #expect(try await versions(pool, schema) == [1])
-        try await pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        await holder.close()
-        await pool.close()
     }
 
     private static func migrate(_ pool: PostgresPool, _ schema: String, _ steps: [PostgresMigration], after gate: Gate) async throws -> PostgresMigrationReport {
@@ -197,28 +210,19 @@ import Testing
     /// A step that gave up waiting for a table's lock runs again: once the other transaction ends, the
     /// migration goes through.
     @Test(.connections(2)) func aStepThatGaveUpOnATableLockRunsAgainAndGoesThrough() async throws {
-        let url = try await TestDatabase.url()
-        let schema = TestDatabase.schemaName()
-        let configuration = try TestDatabase.configuration(url, schema: schema, poolSize: 1, statementTimeout: .milliseconds(400))
-        let holder = PostgresPool(configuration: configuration)
-        let pool = PostgresPool(configuration: configuration)
-        let table = PostgresMigration(version: 1, name: "a") { schema in ["CREATE TABLE \(schema).a (id bigint)"] }
-        _ = try await PostgresMigrator(schema: schema, migrations: [table]).migrate(pool)
-        let column = PostgresMigration(version: 2, name: "column") { schema in ["ALTER TABLE \(schema).a ADD COLUMN b bigint"] }
-        let held = Gate()
-        async let migrated = Self.migrate(pool, schema, [table, column], after: held)
-        try await holder.transaction(attempts: 1) { connection in
-            try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
-            held.open()
-            // Held past the first run's lock timeout (200 ms), then let go.
-            try await connection.execute("SELECT pg_sleep(0.3)")
+        try await withTwoPools(statementTimeout: .milliseconds(400), tableA: true) { schema, pool, holder in
+            let held = Gate()
+            async let migrated = Self.migrate(pool, schema, [Self.tableA, Self.columnB], after: held)
+            try await holder.transaction(attempts: 1) { connection in
+                try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
+                held.open()
+                // Held past the first run's lock timeout (200 ms), then let go.
+                try await connection.execute("SELECT pg_sleep(0.3)")
+            }
+            let report = try await migrated
+            #expect(report.applied == [2])
+            #expect(try await versions(pool, schema) == [1, 2])
         }
-        let report = try await migrated
-        #expect(report.applied == [2])
-        #expect(try await versions(pool, schema) == [1, 2])
-        try await pool.execute("DROP SCHEMA \"\(schema)\" CASCADE")
-        await holder.close()
-        await pool.close()
     }
 
     @Test func openingMigratesAndAnUnreachableServerFailsClearly() async throws {

@@ -249,69 +249,69 @@ import Testing
         }
     }
 
+    /// Holds account `account`'s refresh lease in a refresh that waits, does `meanwhile` to the lease's row
+    /// (`stores`, the table's quoted name, the holder), then moves the clock to the next renewal and runs
+    /// `renewed` before the refresh ends; returns the events.
+    func leaseChangedDuringARefresh(
+        _ account: AccountID, meanwhile: (PostgresStores, String, String?) async throws -> Void,
+        renewed: (PostgresStores, RecordingEventSink, FakeClock, String?) async throws -> Void
+    ) async throws -> (stores: PostgresStores, events: RecordingEventSink, result: Result<Void, any Error>) {
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let stores = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url()), clock: clock, events: events)
+        let result = await outcome {
+            try await stores.migrate()
+            let store = stores.tokenStore(leaseDuration: .seconds(60))
+            let gate = Gate()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.withRefreshLock(for: account) { await gate.wait() } }
+                try await waitUntil { try await leaseHolder(stores, account.rawValue) != nil }
+                let holder = try await leaseHolder(stores, account.rawValue)
+                try await meanwhile(stores, "\"\(stores.configuration.schema)\".refresh_leases", holder)
+                await clock.waitForSleepers(1)
+                clock.advance(by: .seconds(20))
+                try await renewed(stores, events, clock, holder)
+                gate.open()
+                try await group.waitForAll()
+            }
+        }
+        return (stores, events, result)
+    }
+
     /// A refresh whose lease another instance took (its renewals failed for longer than the lease, or its
     /// process stood still) is told: a `refresh-lease-lost` event names the account, the renewals stop and
     /// the other instance's lease is left alone. The refresh itself goes on: its answer is the carrier's
     /// newest token, which the compare-and-swap write keeps or refuses, never a lost one.
     @Test func aRefreshWhoseLeaseAnotherInstanceTookIsTold() async throws {
-        let clock = FakeClock()
-        let events = RecordingEventSink()
-        let url = try await TestDatabase.url()
-        let stores = PostgresStores(configuration: try TestDatabase.configuration(url), clock: clock, events: events)
-        let result = await outcome {
-            try await stores.migrate()
-            let store = stores.tokenStore(leaseDuration: .seconds(60))
-            let leases = "\"\(stores.configuration.schema)\".refresh_leases"
-            let gate = Gate()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.withRefreshLock(for: "taken") { await gate.wait() } }
-                try await waitUntil { try await leaseHolder(stores, "taken") != nil }
-                try await stores.pool.execute("UPDATE \(leases) SET holder = 'elsewhere'")
-                await clock.waitForSleepers(1)
-                clock.advance(by: .seconds(20))
-                #expect(await events.wait(for: "refresh-lease-lost", limit: .seconds(30)))
-                let event = try #require(events.recorded.first { $0.name == "refresh-lease-lost" })
-                #expect(event.description.contains("account taken") && event.description.contains("another instance"), "\(event)")
-                gate.open()
-                try await group.waitForAll()
-            }
-            #expect(try await leaseHolder(stores, "taken") == "elsewhere")
-            #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
+        let (stores, events, result) = try await leaseChangedDuringARefresh("taken") { stores, leases, _ in
+            try await stores.pool.execute("UPDATE \(leases) SET holder = 'elsewhere'")
+        } renewed: { _, events, _, _ in
+            #expect(await events.wait(for: "refresh-lease-lost", limit: .seconds(30)))
+            let event = try #require(events.recorded.first { $0.name == "refresh-lease-lost" })
+            #expect(event.description.contains("account taken") && event.description.contains("another instance"), "\(event)")
         }
+        let holder = await outcome { try await leaseHolder(stores, "taken") }
         await TestDatabase.dispose(stores)
         try result.get()
+        #expect(try holder.get() == "elsewhere")
+        #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
     }
 
     /// A refresh whose lease expired and was swept while its renewals failed takes it again at the next
     /// renewal, when nobody else has, and tells: another instance may have taken it, refreshed and let it go
     /// meanwhile.
     @Test func aRefreshWhoseSweptLeaseIsFreeTakesItAgain() async throws {
-        let clock = FakeClock()
-        let events = RecordingEventSink()
-        let url = try await TestDatabase.url()
-        let stores = PostgresStores(configuration: try TestDatabase.configuration(url), clock: clock, events: events)
-        let result = await outcome {
-            try await stores.migrate()
-            let store = stores.tokenStore(leaseDuration: .seconds(60))
-            let leases = "\"\(stores.configuration.schema)\".refresh_leases"
-            let gate = Gate()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.withRefreshLock(for: "swept") { await gate.wait() } }
-                try await waitUntil { try await leaseHolder(stores, "swept") != nil }
-                let holder = try await leaseHolder(stores, "swept")
-                try await stores.pool.execute("DELETE FROM \(leases)")
-                await clock.waitForSleepers(1)
-                clock.advance(by: .seconds(20))
-                try await waitUntil { try await leaseHolder(stores, "swept") == holder }
-                await clock.waitForSleepers(1)  // renewing still
-                gate.open()
-                try await group.waitForAll()
-            }
-            #expect(try await leaseHolder(stores, "swept") == nil)
-            #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
+        let (stores, events, result) = try await leaseChangedDuringARefresh("swept") { stores, leases, _ in
+            try await stores.pool.execute("DELETE FROM \(leases)")
+        } renewed: { stores, _, clock, holder in
+            try await waitUntil { try await leaseHolder(stores, "swept") == holder }
+            await clock.waitForSleepers(1)  // renewing still
         }
+        let holder = await outcome { try await leaseHolder(stores, "swept") }
         await TestDatabase.dispose(stores)
         try result.get()
+        #expect(try holder.get() == nil)
+        #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
     }
 
     /// One refresh at a time: a lease held elsewhere for longer than the lock time-out fails the refresh, after
