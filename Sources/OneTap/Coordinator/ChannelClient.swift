@@ -1,8 +1,9 @@
 /// The client behind a report, as the circuit breaker tells clients apart: the app session (a
 /// credential OneTap issued, so a distinct one is proof of a distinct login to this server), the
-/// session's identity (the guest or account it belongs to), the client's address block (a /56 for
-/// IPv6, what one site is given, so a client moving to a fresh /64 for each report is still one; the
-/// address for IPv4), and its device id when given. A missing address counts as one shared
+/// session's identity (the guest or account it belongs to), the client's address blocks (a /56 for
+/// IPv6, what one site is given, so a client moving to a fresh /64 for each report is still one, and
+/// the /48 around it, 256 such blocks, as the login quotas count them; the address for IPv4), and its
+/// device id when given. A missing address counts as one shared
 /// `(not given)` address, so reports that give none are one client's word together (fail closed).
 ///
 /// Two clients are the same when they share ANY of these: a fake client must hold distinct app
@@ -30,6 +31,7 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
         case nil: break
         }
         keys.append("address:\(address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven)")
+        if let address { keys.append("address48:\(SMSContext.limitKey(address, prefix: 48))") }
         if let device { keys.append("device:\(device.rawValue)") }
         self.keys = keys
     }

@@ -5,8 +5,9 @@
 /// ``Configuration/failureThreshold``, the circuit opens: plans skip the flow (straight to the next one)
 /// until ``Configuration/coolDown`` has passed; then a few probe attempts are let through (one per
 /// distinct client, at most ``Configuration/probes`` at once, each held at most
-/// ``Configuration/probeTimeout``: a client that starts a probe and never reports holds one slot for a
-/// while, never the channel). A successful probe closes the circuit; a failed one opens it for another
+/// ``Configuration/probeTimeout`` from the client's first probe, however often it starts again: a client
+/// that starts a probe and never reports holds one slot for a while, never the channel, and probes no
+/// more until the circuit opens or closes again). A successful probe closes the circuit; a failed one opens it for another
 /// cool-down. User cancellations and switches do
 /// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
 /// deterministic in tests.
@@ -111,6 +112,10 @@ public final class ChannelHealth: Sendable {
         var outcomes: [Attempt] = []  // oldest first; cleared when the circuit opens
         var openUntil: Date? = nil
         var probes: [Probe] = []
+        /// Clients whose probe ran out unreported: no further probe until the circuit opens or closes again
+        /// (the newest ``spentLimit``).
+        var spent: [ChannelClient] = []
+        static let spentLimit = 256
 
         /// The probes still holding their slots at `now`.
         func live(at now: Date, timeout: Duration) -> [Probe] {
@@ -210,15 +215,21 @@ public final class ChannelHealth: Sendable {
             guard var channel = channels[key], let until = channel.openUntil else { return .allowed }
             guard now >= until else { return .rejected }
             var live = channel.live(at: now, timeout: configuration.probeTimeout)
-            let held = live.contains { $0.isHeld(by: client) }
-            if client == nil, held || live.count >= configuration.probes {
+            for probe in channel.probes where !live.contains(where: { $0.startedAt == probe.startedAt && $0.isHeld(by: probe.client) }) {
+                if let spender = probe.client { channel.spent.append(spender) }  // ran out unreported
+            }
+            if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
+            let held = live.first { $0.isHeld(by: client) }
+            let spent = client.map { client in channel.spent.contains { $0.overlaps(client) } } ?? false
+            if spent || (client == nil && (held != nil || live.count >= configuration.probes)) {
                 channel.probes = live
                 channels[key] = channel
                 return .rejected
             }
             live.removeAll { $0.isHeld(by: client) }
             let admitted = live.count < configuration.probes
-            if admitted { live.append(Probe(client: client, startedAt: now)) }  // never past the limit, raced or not
+            // A client starting again keeps its first probe's time: starting again never holds a slot longer.
+            if admitted { live.append(Probe(client: client, startedAt: held?.startedAt ?? now)) }  // never past the limit, raced or not
             channel.probes = live
             channels[key] = channel
             return admitted ? .probe : .rejected

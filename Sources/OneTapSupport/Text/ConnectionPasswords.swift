@@ -23,16 +23,19 @@ package enum ConnectionPasswords {
         // Any scheme: a URL libpq refuses (`mysql://user:pw@host`) is quoted back in its message.
         if let scheme = text.firstRange(of: "://") {
             let rest = text[scheme.upperBound...]
-            let authority = rest.prefix { $0 != "/" && $0 != "?" }
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                add(authority[authority.index(after: colon)..<at])
+            // libpq ends the user information at the first `@` or `/` (never at `?`); the last `@` is looked at
+            // too, for a password holding an unencoded `@`.
+            for authority in [rest.prefix { $0 != "/" && $0 != "@" }, rest.prefix { $0 != "/" && $0 != "?" }] {
+                let end = authority.endIndex < rest.endIndex && rest[authority.endIndex] == "@" ? authority.endIndex : authority.lastIndex(of: "@")
+                if let at = end, let colon = rest[..<at].firstIndex(of: ":") { add(rest[rest.index(after: colon)..<at]) }
             }
             if let query = rest.firstIndex(of: "?") {
                 for pair in rest[rest.index(after: query)...].split(separator: "&") {
-                    let parts = pair.split(separator: "=", maxSplits: 1)
+                    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                     // libpq percent-decodes a parameter's keyword as it does its value (`pass%77ord`).
+                    guard parts.count == 2 else { continue }
                     let keyword = String(parts[0]).removingPercentEncodingIfValid ?? String(parts[0])
-                    if parts.count == 2, keyword.lowercased().hasSuffix("password") { add(parts[1]) }
+                    if keyword.lowercased().hasSuffix("password") { add(parts[1]) }
                 }
             }
         }
@@ -58,10 +61,12 @@ package enum ConnectionPasswords {
                     cursor += 1
                 }
             } else {
-                while cursor < scalars.count, !isSpace(scalars[cursor]), scalars[cursor] != "&" {
+                // Up to white space, as libpq reads it; and up to an `&` too, as a URI's parameter would end.
+                while cursor < scalars.count, !isSpace(scalars[cursor]) {
                     value.append(scalars[cursor])
                     cursor += 1
                 }
+                if let ampersand = value.firstIndex(of: "&") { add(Substring(String(value[..<ampersand]))) }
             }
             add(Substring(String(value)))
             index = cursor

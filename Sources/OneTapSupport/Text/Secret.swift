@@ -27,8 +27,9 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
     /// a request body that holds the token).
     package static func scrub(_ text: String, of secrets: [Secret?]) -> String {
         var text = text
-        for case let secret? in secrets where !secret.value.isEmpty {
-            text = text.replacing(secret.value, with: "<redacted>")
+        // The longest first: a secret inside another (an access token within its refresh token) would leave the rest.
+        for secret in secrets.compactMap({ $0?.value }).filter({ !$0.isEmpty }).sorted(by: { $0.count > $1.count }) {
+            text = text.replacing(secret, with: "<redacted>")
         }
         return text
     }

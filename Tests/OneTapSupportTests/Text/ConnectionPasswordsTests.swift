@@ -18,6 +18,10 @@ import Testing
         ("host=db\npassword=\nhunter2-pw", "hunter2-pw"),
         ("host=db password='hunter2 pw\\'s' dbname=onetap", "hunter2 pw's"),
         ("host=db sslpassword=hunter2-pw", "hunter2-pw"),
+        // libpq ends a URI's user information at its first `@` or `/`, never at `?`.
+        ("postgresql://api:hunter2?pw@db/onetap", "hunter2?pw"),
+        // `&` separates a URI's parameters, never `keyword=value` pairs.
+        ("host=db password=hunter2&pw dbname=onetap", "hunter2&pw"),
     ])
     func aPasswordIsFoundInEveryFormLibpqReads(_ text: String, _ password: String) {
         #expect(ConnectionPasswords.found(in: text).contains(password), "\(ConnectionPasswords.found(in: text))")
@@ -27,5 +31,16 @@ import Testing
     @Test(arguments: ["postgresql://api@db/onetap?sslmode=require", "host=db dbname=onetap user=api", "host=db passwords_file=x"])
     func aStringWithoutAPasswordHasNone(_ text: String) {
         #expect(ConnectionPasswords.found(in: text) == [])
+    }
+
+    /// Text that is no connection string at all never traps: a parameter that is only `=`, a bare `?`.
+    @Test(arguments: ["postgresql://h/d?=", "a://b?=&=x&password", "?=", "postgresql://@", "password=", "x://:@?password"])
+    func oddTextIsReadWithoutTrapping(_ text: String) {
+        _ = ConnectionPasswords.redacting(in: "usage: \(text)", foundIn: [text])
+    }
+
+    /// A secret that holds another (an access token inside its refresh token) is hidden whole: the longer goes first.
+    @Test func aSecretInsideAnotherIsHiddenWhole() {
+        #expect(Secret.scrub("refresh AT-1-R-9", of: [Secret("AT-1"), Secret("AT-1-R-9")]) == "refresh <redacted>")
     }
 }

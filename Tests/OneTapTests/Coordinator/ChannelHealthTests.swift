@@ -123,6 +123,40 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
     }
 
+    /// An attacker's read: three clients that each start a probe and never report, starting again just before
+    /// their slot frees, held every probe slot for ever, and every other user skipped the channel. A client's
+    /// slot now frees a probe timeout after its first probe, however often it starts again, and a client whose
+    /// probe ran out unreported probes no more until the circuit opens or closes again.
+    @Test func clientsThatNeverReportCannotHoldTheProbeSlots() {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        let squatters = (1...3).map { Self.client($0, address: "2001:db8:\($0)::1") }
+        for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .probe) }
+        let honest = Self.client(9, address: "2001:db9::1")
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: honest, at: clock.now()) == .rejected, "three probes under way")
+        clock.advance(by: .seconds(19))
+        for squatter in squatters { _ = health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) }  // started again
+        clock.advance(by: .seconds(2))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: honest, at: clock.now()) == .probe, "their slots ran out 20 s after their first probes")
+        for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .rejected) }
+        health.record(.mobile, for: .mobile, action: .success, at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+
+    /// Clients in one IPv6 /48 (a site's block: 256 /56s) are one client, as the login quotas count them: twenty
+    /// guests from twenty /56s of one /48 reporting failures hold one place in the window and cannot open the
+    /// circuit for everyone.
+    @Test func clientsOfOneSlash48CountOnce() {
+        let health = health()
+        for index in 1...20 {
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "2001:db8:0:\(String(index * 256, radix: 16))::1"), at: clock.now())
+        }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        #expect(Self.client(1, address: "2001:db8:0:100::1").overlaps(Self.client(2, address: "2001:db8:0:ff00::1")))
+        #expect(!Self.client(1, address: "2001:db8:0:100::1").overlaps(Self.client(2, address: "2001:db8:1:100::1")))
+    }
+
     /// What a server's transition says goes by source: the server's own observation in full, the
     /// client's word once per client.
     @Test func applyWeighsEachReportBySource() {
