@@ -12,7 +12,8 @@
 ///   expired one hears `backing-off`, and the background scan skips the account. After it, the entry
 ///   stays (it counts the attempts) until one of the above clears it.
 ///
-/// A final failure is not kept here: the refresh removes the token and the user logs in again.
+/// A final failure of an expired token is not kept here: the refresh removes the token and the user logs in
+/// again. One of a token that still has time is: it backs off until the token expires (``record(_:until:at:)``).
 /// Once the book holds more than ``pruneThreshold`` accounts, entries whose retry time has passed are
 /// dropped when the next failure is recorded, so it stays bounded.
 package struct RefreshFailures: Sendable {
@@ -73,6 +74,21 @@ package struct RefreshFailures: Sendable {
     package mutating func record(_ account: AccountID, at now: Date) -> Entry {
         let attempts = (entries[account]?.attempts ?? 0) + 1
         let entry = Entry(attempts: attempts, retryAt: now.addingTimeInterval(backoff.delay(afterFailure: attempts)))
+        if entries.count > Self.pruneThreshold {
+            entries = entries.filter { $0.value.retryAt > now }
+        }
+        entries[account] = entry
+        return entry
+    }
+
+    /// Counts a refused refresh of a token that still has time: no try before `retryAt` (the token's expiry).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - retryAt: When refreshing may be tried again.
+    ///   - now: When it was refused.
+    /// - Returns: The new entry.
+    package mutating func record(_ account: AccountID, until retryAt: Date, at now: Date) -> Entry {
+        let entry = Entry(attempts: (entries[account]?.attempts ?? 0) + 1, retryAt: max(retryAt, now))
         if entries.count > Self.pruneThreshold {
             entries = entries.filter { $0.value.retryAt > now }
         }

@@ -246,7 +246,17 @@ package struct TokenRefresh: Sendable {
         let account = flight.account
         let now = clock.now()
         if refused {
-            return try await requireRelogin(account, current, message: message, in: vault)
+            guard policy.state(of: current.token, at: now) != .expired else {
+                return try await requireRelogin(account, current, message: message, in: vault)
+            }
+            // The access token still works: served until it expires, when the refresh is tried once more (a carrier's
+            // refusal for a reason that passes, or a token whose refresh token it left empty, costs no login before then).
+            let expiry = policy.expiredFrom(current.token)
+            let entry = vault.failures.record(account, until: expiry, at: now)
+            emit(.refreshFailed(
+                account: account, message: "\(message); the token is served until it expires at \(expiry.iso8601), then refreshed once more",
+                attempt: entry.attempts, retryAt: entry.retryAt))
+            return current.token
         }
         // A refresh whose callers were already answered at the time limit counted its failure then.
         let retryAt = flight.timedOut

@@ -11,8 +11,10 @@
 ///   refreshes due accounts in the background (``Background``). A vault that is not running still serves
 ///   fresh and stale tokens; an expired one then fails with `not-running`.
 /// - A transient refresh failure keeps the stored token, serves it while it is usable, and backs off
-///   (capped exponential, with jitter). A final one (the carrier refused the refresh token) removes the
-///   token: the user must log in again. An answer whose token would already be expired (its `expiresIn`
+///   (capped exponential, with jitter). A final one (the carrier refused the refresh token) removes an
+///   expired token: the user must log in again. A token that still has time is served until it expires,
+///   when the refresh is tried once more (a refusal for a reason that passes, or a refresh token the carrier
+///   left empty, costs no login before then). An answer whose token would already be expired (its `expiresIn`
 ///   within the policy's skew margin) is a failed refresh; a short one is served until it expires.
 /// - **Rotation**: the new access token and the new refresh token (or the old one when the answer has
 ///   none) are written in one compare-and-swap before any caller sees them. When another instance
