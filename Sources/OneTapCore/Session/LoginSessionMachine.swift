@@ -211,7 +211,7 @@ public struct LoginSessionMachine: Sendable {
         _ session: LoginSession, _ report: LoginReport, version: Int?
     ) -> (credential: CarrierCredential, receivedAt: Date)? {
         guard case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
-            case .result(let reported, _, let credential?) = report, reported == flow,
+            case .result(let reported, _, let credential?) = report, reported == flow, credential.flow == flow,
             credential.tokenDigest == digest,
             version == nil || version == session.version - 1 || version == session.version
         else { return nil }
@@ -228,7 +228,7 @@ public struct LoginSessionMachine: Sendable {
     /// - Returns: True when the report carries the token the login's success was exchanged from.
     package func repeatsSuccess(_ session: LoginSession, _ report: LoginReport, version: Int?) -> Bool {
         guard case .ended(.success, let flow?) = session.stage, case .result(let reported, _, let credential?) = report, reported == flow,
-            session.exchangedTokens.last == credential.tokenDigest, session.verified != nil,
+            credential.flow == flow, session.exchangedTokens.last == credential.tokenDigest, session.verified != nil,
             version == nil || version == session.version - 2 || version == session.version - 1
         else { return false }
         return true

@@ -278,6 +278,21 @@ import Testing
         #expect(after.session.version == 2)
     }
 
+    /// A repeat of a success report is one only with the credential of the login's flow: the same token marked as
+    /// another carrier's (held to that carrier's lifetime, sent through its adapter) recovers no exchange and is
+    /// told no success (an attacker's read).
+    @Test func aRepeatedSuccessMustCarryTheCredentialOfTheLoginsFlow() throws {
+        var transition = server.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
+        transition = try server.advance(transition.session, Fixture.success(.mobile, "T1"), at: Fixture.now)
+        let honest = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T1")))
+        let relabelled = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .tianyi, token: Secret("T1")))
+        let recovered = (honest: server.exchangeToRecover(transition.session, honest, version: 1), relabelled: server.exchangeToRecover(transition.session, relabelled, version: 1))
+        #expect(recovered.honest != nil && recovered.relabelled == nil)
+        transition = try server.advance(transition.session, LoginReport.exchanged(.answered("103000", phoneNumber: Fixture.number, account: "acct-7")).bound(to: transition.session), at: Fixture.now)
+        let repeats = (honest: server.repeatsSuccess(transition.session, honest, version: 1), relabelled: server.repeatsSuccess(transition.session, relabelled, version: 1))
+        #expect(repeats.honest && !repeats.relabelled)
+    }
+
     @Test func exchangeSuccessRecordsTheVerifiedLogin() throws {
         var transition = server.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         transition = try server.advance(transition.session, Fixture.success(.mobile, "T1"), at: Fixture.now)
