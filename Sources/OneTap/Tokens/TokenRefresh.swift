@@ -57,7 +57,8 @@ package struct TokenRefresh: Sendable {
             result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
         } catch {
             let failure = Self.storeFailure(account, error)
-            if (error as? StoreError)?.kind == .timeout {
+            if (error as? StoreError)?.kind == .timeout, !flight.timedOut {
+                // (A flight whose callers were answered at its time limit counted its failure then.)
                 // Another instance's refresh holds the lock (or the store is slow): the account backs off, so the next
                 // callers are answered at once instead of each waiting out the time-out again.
                 _ = recordFailure(account, message: failure.message, at: clock.now(), in: vault)
@@ -197,7 +198,7 @@ package struct TokenRefresh: Sendable {
         let now = clock.now()
         do {
             let version = try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept))
-            vault.unsaved.forget(account)
+            vault.unsaved.forget(account, ifStill: kept)
             vault.failures.clear(account)
             let rotated = kept.refreshToken != nil && kept.refreshToken != current.token.refreshToken
             emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
@@ -205,7 +206,7 @@ package struct TokenRefresh: Sendable {
             return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(written)
         } catch let error as StoreError where error.kind == .conflict {
             // Someone wrote since (another instance's refresh, a logout, a login): theirs stands.
-            vault.unsaved.forget(account)
+            vault.unsaved.forget(account, ifStill: kept)
             guard let latest = try await load(account) else {
                 throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
             }
@@ -273,11 +274,25 @@ package struct TokenRefresh: Sendable {
     /// only the one it replaced.
     /// - Parameter vault: The vault.
     package func writeKeptTokens(in vault: isolated TokenVault) async {
-        for account in vault.unsaved.accounts {
-            guard vault.flights.flight(for: account) == nil, let current = try? await load(account),
-                let kept = vault.unsaved.token(for: account, over: current.version)
-            else { continue }  // a flight writes it itself; a store still down is tried again at the next scan
-            _ = try? await writeKept(kept, over: current, in: vault)
+        for account in vault.unsaved.accounts where vault.flights.flight(for: account) == nil {
+            let current: StoredToken
+            do {
+                guard let stored = try await load(account) else {
+                    // Removed since (a logout elsewhere): nothing to write it over.
+                    if let kept = vault.unsaved.anyToken(for: account) { vault.unsaved.forget(account, ifStill: kept) }
+                    continue
+                }
+                current = stored
+            } catch {
+                continue  // a store still down is tried again at the next scan
+            }
+            // A flight that started while the store was read writes it itself.
+            guard vault.flights.flight(for: account) == nil, let kept = vault.unsaved.token(for: account, over: current.version) else { continue }
+            do {
+                _ = try await writeKept(kept, over: current, in: vault)
+            } catch {
+                continue  // said by the write's event; tried again at the next scan
+            }
         }
     }
 

@@ -106,7 +106,9 @@ public actor TokenVault {
     /// ``Background/concurrentRefreshes`` at once).
     ///
     /// After ``shutdown()`` no refresh starts; the ones under way finish (each within
-    /// ``refreshTimeout``), their callers get their answers, then `run()` returns. When the task is
+    /// ``refreshTimeout``), their callers get their answers, and a refresh call still running after its
+    /// callers' time limit is waited for (within ``Background/lateAnswerLimit``, and its answer stored), then
+    /// `run()` returns. When the task is
     /// cancelled instead, refreshes under way are cancelled and their callers get `not-running`.
     ///
     /// A `run()` that starts after ``shutdown()`` (a service group stopping while its task was still
@@ -122,6 +124,9 @@ public actor TokenVault {
             }
             // Shut down (or cancelled): let the refreshes callers wait for finish, then stop the rest.
             await self.drained.wait(until: { await self.flights.unresolvedCount == 0 })
+            // Shut down: late answers too (each ends within the late-answer limit): a carrier's answer after the
+            // callers' time limit may carry a rotated refresh token, the only one the carrier still takes.
+            await self.drained.wait(until: { await self.running == 0 })
             group.cancelAll()
         }
         lifecycle.stopped()
@@ -231,8 +236,7 @@ public actor TokenVault {
         case .fresh:
             return stored.token
         case .stale:
-            await refreshBehind(account, stored, at: now)
-            return stored.token
+            return await staleAnswer(account, stored, at: now)
         case .expired:
             switch try await admitExpired(account, stored, at: now) {
             case .token(let token):
@@ -266,6 +270,15 @@ public actor TokenVault {
     }
 
     // MARK: Starting and running refreshes
+
+    /// What a caller on a stale token gets: a refreshed token kept in memory after its write failed (newer,
+    /// and its refresh token the latest) while it is usable, else the stale one; either way a refresh starts
+    /// behind the caller unless one runs or the account backs off.
+    private func staleAnswer(_ account: AccountID, _ stored: StoredToken, at now: Date) -> AccessToken {
+        refreshBehind(account, stored, at: now)
+        if let kept = unsaved.token(for: account, over: stored.version), policy.state(of: kept, at: now) != .expired { return kept }
+        return stored.token
+    }
 
     /// A stale token was served: refresh it behind the caller, unless a refresh runs or it backs off.
     private func refreshBehind(_ account: AccountID, _ stored: StoredToken, at now: Date) {

@@ -37,4 +37,20 @@ struct UnsavedTokens: Sendable {
     mutating func forget(_ account: AccountID) {
         kept[account] = nil
     }
+
+    /// Forgets the account's kept token only when it is still `token`: a newer one kept meanwhile (another
+    /// refresh of the account whose write failed too) stays.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - token: The token written or given up.
+    mutating func forget(_ account: AccountID, ifStill token: AccessToken) {
+        if kept[account]?.token == token { kept[account] = nil }
+    }
+
+    /// The account's kept token, whatever version it was kept over.
+    /// - Parameter account: The account.
+    /// - Returns: The token, or nil.
+    func anyToken(for account: AccountID) -> AccessToken? {
+        kept[account]?.token
+    }
 }

@@ -24,6 +24,34 @@ extension TokenVaultTests {
         #expect(events.names.suffix(2) == ["refresh-failed", "refreshed"])
     }
 
+    /// A graceful shutdown waits for a late answer too: the callers were answered at the time limit, but the
+    /// carrier's answer may carry a rotated refresh token, the only one it still takes. Cancelling the call
+    /// to stop sooner would lose it on every deploy while the carrier is slow.
+    @Test(.timeLimit(.minutes(1))) func aShutdownWaitsForALateAnswerAndKeepsIt() async throws {
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("LATE"), refreshToken: Secret("ROTATED")))])
+        refresher.hold()
+        let vault = vault(refresher)
+        try await vault.store(expired())
+        let stopped = LockedValue(false)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await vault.run()
+                stopped.withLock { $0 = true }
+            }
+            let call = Task { try await vault.validToken(for: "u1") }
+            await refresher.waitForCalls(1)
+            await clock.waitForSleepers(2)   // the scan's and the refresh's time limit
+            clock.advance(by: .seconds(30))
+            await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+            await vault.shutdown()
+            refresher.release()
+            try await group.waitForAll()
+        }
+        #expect(stopped.withLock { $0 })
+        let stored = try await store.load("u1")
+        #expect(stored?.token.value.reveal() == "LATE" && stored?.token.refreshToken?.reveal() == "ROTATED")
+    }
+
     @Test func aHungRefresherTimesOutAndIsCancelledAfterTheLateLimit() async throws {
         let refresher = MockRefresher([.hang])
         try await running(vault(refresher)) { vault in

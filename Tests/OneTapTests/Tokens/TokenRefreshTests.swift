@@ -106,6 +106,44 @@ extension TokenVaultTests {
         #expect(notStored.contains("No space left on device") && !["A0", "A1", "R0", "R1"].contains { notStored.contains($0) }, "\(notStored)")
     }
 
+    /// A stale token's refresh whose write failed: callers are served the refreshed token kept in memory (as the
+    /// `not-stored` event says), not the stale one still stored, while the store is down.
+    @Test func aStaleTokensRefreshThatWasNotWrittenIsServedFromMemory() async throws {
+        let faulty = FaultyTokenStore(store)
+        let carrier = RotatingCarrier()
+        try await running(vault(carrier, store: faulty)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            faulty.fail(.save)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, refreshed behind
+            await events.wait(for: "not-stored")
+            await vault.waitUntilNoRefreshRuns()
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1", "the kept token, not the stale stored one")
+        }
+        #expect(carrier.calls == 1)
+    }
+
+    /// A token kept in memory for an account another instance removed (a logout there) is let go by the next
+    /// scan, not loaded again every scan for ever.
+    @Test func aKeptTokenOfAnAccountRemovedElsewhereIsLetGo() async throws {
+        let faulty = FaultyTokenStore(store)
+        let carrier = RotatingCarrier()
+        let background = TokenVault.Background(scanInterval: .seconds(60), concurrentRefreshes: 8, lateAnswerLimit: .seconds(300))
+        try await running(vault(carrier, store: faulty, background: background)) { vault in
+            try await vault.store(expired())
+            faulty.fail(.save)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // refreshed; its write failed
+            await vault.waitUntilNoRefreshRuns()
+            try await store.remove("u1", replacing: nil)   // another instance's logout
+            let loads = faulty.faults.calls(.load)
+            clock.advance(by: .seconds(60))
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(60))
+            await clock.waitForSleepers(1)
+            #expect(faulty.faults.calls(.load) - loads == 1, "looked at once, then let go")
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .notLoggedIn }
+        }
+    }
+
     /// A logout forgets a refreshed token that could not be written, even when its own removal fails: the kept
     /// token is never served after it, nor written later.
     @Test func aLogoutForgetsARefreshedTokenThatWasNotWritten() async throws {
