@@ -12,24 +12,20 @@ import Testing
     /// The same claims in format 2, in the login epoch 1795773591 (2026-11-27T09:59:51Z).
     static let tokenInAnEpoch = "ota2.k1.AAAAAAAAAAAAAAAAAAAAAA.a.NDI.1795773591.1795773600.1795780800.dWyvuZ6oEnxPAduWVK-Sxr-XByuM1W-qnRN6OAI6OWg"
 
-    @Test func optionsNeverShowTheToken() throws {
-        let invocation = try OneTapCommandLine.parse(["credential", "inspect", Self.token, "--json"])
-        guard let options = invocation.options(of: CredentialCommand.self) else {
-            Issue.record("parsed to \(invocation)")
-            return
-        }
-        for value in [invocation as Any, options] {
-            var dumped = ""
-            dump(value, to: &dumped)
-            for form in ["\(value)", String(reflecting: value), dumped] { #expect(!form.contains(Self.signature), "\(form)") }
-        }
-        #expect(try OneTapCommandLine.parse(["credential", "inspect", "-"]).options(of: CredentialCommand.self)?.token == .standardInput)
+    /// A token on the command line is refused, and the refusal does not quote it: every user of the machine can
+    /// read a process's arguments.
+    @Test func aTokenOnTheCommandLineIsRefusedUnquoted() throws {
+        let error = #expect(throws: UsageError.self) { try OneTapCommandLine.parse(["credential", "inspect", Self.token, "--json"]) }
+        #expect(error?.message.hasPrefix("credential inspect reads the token from standard input (-): a token on the command line") == true)
+        #expect(error?.message.contains(Self.signature) == false)
+        #expect(try OneTapCommandLine.parse(["credential", "inspect", "-"]).options(of: CredentialCommand.self)
+            == CredentialOptions(keysFile: nil, now: nil, json: false))
     }
 
     @Test(arguments: [
-        (["credential"], "credential needs an action: onetap credential inspect TOKEN|-"),
+        (["credential"], "credential needs an action: onetap credential inspect -"),
         (["credential", "show", "x"], "unknown credential action 'show'; the actions are inspect"),
-        (["credential", "inspect"], "credential inspect needs the token, or - to read it from standard input"),
+        (["credential", "inspect"], "credential inspect needs -, to read the token from standard input"),
         (["credential", "inspect", "a", "b"], "credential inspect takes one token, not 2"),
     ])
     func usageErrors(arguments: [String], message: String) {
@@ -58,14 +54,14 @@ import Testing
         let directory = try Package.temporaryDirectory()
         let file = directory.appendingPathComponent("keys")
         try "# newest first\n2026-12:ZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXp7fH1+f4CBgoM=\nk1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n".write(to: file, atomically: true, encoding: .utf8)
-        let (code, io) = await runInProcess(["credential", "inspect", Self.token, "--keys", file.path, "--now", "2026-11-27T12:00:00Z", "--json"])
+        let (code, io) = await runInProcess(["credential", "inspect", "-", "--keys", file.path, "--now", "2026-11-27T12:00:00Z", "--json"], stdin: Array("\(Self.token)\n".utf8))
         #expect(code == .failed)
         #expect(io.outputText == #"{"verdict":"expired","key":"k1","session":"AAAAAAAAAAAAAAAAAAAAAA","kind":"account","subject":"42","issuedAt":"2026-11-27T10:00:00.000Z","expiresAt":"2026-11-27T12:00:00.000Z"}"# + "\n")
         try FileManager.default.removeItem(at: directory)
     }
 
     @Test func withoutKeysItIsAUsageError() async {
-        let (code, io) = await runInProcess(["credential", "inspect", Self.token])
+        let (code, io) = await runInProcess(["credential", "inspect", "-"], stdin: Array("\(Self.token)\n".utf8))
         #expect(code == .usage)
         #expect(io.output.isEmpty)
         #expect(io.errors == ["onetap: error: credential inspect needs the server's keys: set ONETAP_SERVER_KEYS or give --keys FILE (one id:base64 per line)"])

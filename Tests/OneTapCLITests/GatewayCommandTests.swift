@@ -23,9 +23,8 @@ import Testing
 
     /// The tool's command line holds no token and no SMS code: both go on its standard input.
     @Test func toolArgumentsHoldNoSecret() throws {
-        let sms = GatewayOptions(action: .sms, gateway: "aliyun-sms", config: "g.json", to: "13800138000", param: .init("246810"))
+        let sms = GatewayOptions(action: .sms, gateway: "aliyun-sms", config: "g.json", to: "13800138000")
         #expect(sms.toolArguments == ["sms", "aliyun-sms", "--config", "g.json", "--to", "13800138000", "--param", "-"])
-        #expect(!"\(sms)".contains("246810") && !String(reflecting: sms).contains("246810"))
         let exchange = GatewayOptions(action: .exchange, gateway: "cmcc", config: "g.json", json: true)
         #expect(exchange.toolArguments == ["exchange", "cmcc", "--config", "g.json", "--token", "-", "--json"])
         let unicom = GatewayOptions(action: .verify, gateway: "shanyan", config: "g.json", number: "13800138000", flow: .unicom)
@@ -48,7 +47,7 @@ import Testing
         (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid"], "onetap: error: --field takes NAME=VALUE (--field msgid=1) (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
-        (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and --param CODE (the code the template gets) (see 'onetap gateway --help')"),
+        (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and the code the template gets on standard input: --param - (see 'onetap gateway --help')"),
         (["gateway", "exchange", "shanyan", "--config", "g.json", "--token", "-", "--flow", "sms"], "onetap: error: --flow takes mobile, tianyi or unicom (the carrier whose SIM made the token); got 'sms' (see 'onetap gateway --help')"),
         (["gateway", "sign", "shanyan", "--config", "g.json", "--flow", "unicom"], "onetap: error: --flow is not an option of gateway sign (see 'onetap gateway --help')"),
     ])

@@ -1,19 +1,9 @@
 import Foundation
 import OneTap
 
-/// `onetap credential inspect TOKEN|- [--keys FILE] [--now ISO8601] [--json]`. The token is a secret:
-/// the descriptions and the mirror never show it.
-package struct CredentialOptions: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// Where the token comes from.
-    package enum Source: Hashable, Sendable {
-        /// The command line (visible to other users of the machine while the command runs).
-        case argument(Secret)
-        /// The first line of standard input (`-`).
-        case standardInput
-    }
-
-    /// The token.
-    package var token: Source
+/// `onetap credential inspect - [--keys FILE] [--now ISO8601] [--json]`. The token is a secret, so it is
+/// only ever read from standard input, never from the command line; the options hold none.
+package struct CredentialOptions: Hashable, Sendable, CustomStringConvertible {
     /// `--keys`, as given; `ONETAP_SERVER_KEYS` when absent.
     package var keysFile: String?
     /// `--now`, as given (the current time when absent).
@@ -21,18 +11,9 @@ package struct CredentialOptions: Hashable, Sendable, CustomStringConvertible, C
     /// Whether to print JSON.
     package var json: Bool
 
-    /// `CredentialOptions(inspect, token <redacted>, keys $ONETAP_SERVER_KEYS, json false)`.
+    /// `CredentialOptions(inspect -, keys $ONETAP_SERVER_KEYS, now now, json false)`.
     package var description: String {
-        let token = token == .standardInput ? "-" : "<redacted>"
-        return "CredentialOptions(inspect, token \(token), keys \(keysFile ?? "$ONETAP_SERVER_KEYS"), now \(now ?? "now"), json \(json))"
-    }
-
-    /// The same as ``description``.
-    package var debugDescription: String { description }
-
-    /// A mirror without the token.
-    package var customMirror: Mirror {
-        Mirror(self, children: ["keysFile": keysFile as Any, "now": now as Any, "json": json], displayStyle: .struct)
+        "CredentialOptions(inspect -, keys \(keysFile ?? "$ONETAP_SERVER_KEYS"), now \(now ?? "now"), json \(json))"
     }
 }
 
@@ -41,7 +22,7 @@ enum CredentialCommand: CommandDescription {
     static let name = "credential"
     static let summary = "check an app access token with the server's keys"
     static let help = """
-        USAGE: onetap credential inspect TOKEN|- [--keys FILE] [--now ISO8601] [--json]
+        USAGE: onetap credential inspect - [--keys FILE] [--now ISO8601] [--json]
 
         Checks an access token the auth server issued to an app (ota2.…, or ota1.… issued
         before format 2): its format, the key that signed it, its signature and its expiry,
@@ -51,16 +32,17 @@ enum CredentialCommand: CommandDescription {
         claims: app session, guest or account, key, login epoch (format 2), issued, expires.
         Never prints the token or a key.
 
-        Pass - to read the token from the first line of standard input: a token on the command
-        line is visible to other users of the machine while the command runs, and stays in the
-        shell's history. --now judges expiry at another time (default: the current time).
+        The token is read from the first line of standard input (-), never from the command line,
+        which every user of the machine can read while the command runs (and the shell's history
+        keeps): a token given there is refused. --now judges expiry at another time (default: the
+        current time).
 
         JSON fields: verdict, reason (malformed), key, session, kind (guest or account),
         subject, epoch (format 2: the session's login epoch, seconds since 1970, 0 before any
         login), issuedAt, expiresAt.
 
         EXIT STATUS: 0 valid; 1 not valid (expired, bad-signature, unknown-key); 65 malformed
-        (the token, or the keys); 64 usage error (no keys given); 66 the key file cannot be read.
+        (the token, or the keys); 64 usage error (no keys given, a token on the command line); 66 the key file cannot be read.
 
         EXAMPLE: printf '%s\\n' "$TOKEN" | onetap credential inspect - --keys /etc/onetap/keys
         """
@@ -68,21 +50,25 @@ enum CredentialCommand: CommandDescription {
 
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> CredentialOptions {
         guard let action = arguments.operands.first else {
-            throw UsageError("credential needs an action: onetap credential inspect TOKEN|-", command: name)
+            throw UsageError("credential needs an action: onetap credential inspect -", command: name)
         }
         guard action == "inspect" else {
             throw UsageError("unknown credential action \(quoted(action)); the actions are inspect", command: name)
         }
         let operands = arguments.operands.dropFirst()
         guard let token = operands.first else {
-            throw UsageError("credential inspect needs the token, or - to read it from standard input", command: name)
+            throw UsageError("credential inspect needs -, to read the token from standard input", command: name)
         }
         if operands.count > 1 {
             throw UsageError("credential inspect takes one token, not \(operands.count)", command: name)
         }
-        return CredentialOptions(
-            token: token == "-" ? .standardInput : .argument(Secret(token)), keysFile: arguments.value("keys"), now: arguments.value("now"),
-            json: arguments.has("json"))
+        guard token == "-" else {
+            throw UsageError(
+                "credential inspect reads the token from standard input (-): a token on the command line can be read by every user of this machine "
+                    + "(printf '%s\\n' \"$TOKEN\" | onetap credential inspect -)",
+                command: name)
+        }
+        return CredentialOptions(keysFile: arguments.value("keys"), now: arguments.value("now"), json: arguments.has("json"))
     }
 
     /// Prints the verdict and the claims.
@@ -96,11 +82,7 @@ enum CredentialCommand: CommandDescription {
         } catch {
             throw CommandFailure(error)
         }
-        let token: String
-        switch options.token {
-        case .argument(let secret): token = secret.reveal()
-        case .standardInput: token = try firstLine(io)
-        }
+        let token = try firstLine(io)
         let verdict = ring.verifyAccessToken(token, at: now)
         let claims: AccessClaims?
         switch verdict {

@@ -13,7 +13,7 @@ enum GatewayCommand: CommandDescription {
                onetap gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--json]
                onetap gateway exchange GATEWAY --config FILE --token - [--flow F] [--json]
                onetap gateway verify GATEWAY --config FILE --token - --number N [--flow F] [--json]
-               onetap gateway sms GATEWAY --config FILE --to N --param CODE [--json]
+               onetap gateway sms GATEWAY --config FILE --to N --param - [--json]
 
         FILE is the gateways' configuration (one JSON object, one member per gateway keyed by its
         name: cmcc, tianyi, aliyun-pnvs, jverification, shanyan, yidun, aliyun-sms, tencent-sms,
@@ -46,8 +46,9 @@ enum GatewayCommand: CommandDescription {
         verdict (pass, reject, unknown) and meaning from Data/verification-codes.csv for that gateway,
         and the number masked; JSON fields: gateway, flow, code, verdict, meaning, meaningZh (absent
         when the table quotes no Chinese text), number.
-        sms is a test send: --to gets the template with --param as its code (the value the template's
-        code placeholder gets: use a test code, never one a user must type); it prints the outcome
+        sms is a test send: --to gets the template with the code read from standard input (--param -,
+        one line; a literal --param VALUE is refused, as a literal --token is) as its code (the value
+        the template's code placeholder gets: use a test code, never one a user must type); it prints the outcome
         (sent, number-rejected, throttled, failed), the vendor's code and its meaning, and the number
         masked; JSON fields: gateway, outcome, code and meaning (absent when sent), number.
         --flow (exchange, verify) names the carrier whose SIM made the token: mobile, tianyi or
@@ -59,7 +60,7 @@ enum GatewayCommand: CommandDescription {
 
         EXIT STATUS: 0 all ok (check), shown (sign), success (exchange), pass (verify), sent (sms);
         1 the vendor answered an error (an exchange code whose action is not success, a verify
-        reject or unknown, an SMS refused); 64 usage error (a literal --token, a gateway that is
+        reject or unknown, an SMS refused); 64 usage error (a literal --token or --param, a gateway that is
         not built in or does not do the action, a --field the gateway does not sign); 65 a
         malformed answer (not JSON, a wrong content type, an HTTP error status, a body too long),
         or a --token the gateway's request cannot carry;
@@ -70,6 +71,7 @@ enum GatewayCommand: CommandDescription {
         EXAMPLE: onetap gateway sign cmcc --config gateways.json --field msgid=1 --field systemtime=20261203103000000
         EXAMPLE: printf '%s\\n' "$TOKEN" | onetap gateway exchange cmcc --config gateways.json --token - --json
         EXAMPLE: printf '%s\\n' "$TOKEN" | onetap gateway exchange aliyun-pnvs --config gateways.json --token - --flow unicom
+        EXAMPLE: printf '%s\\n' 482913 | onetap gateway sms aliyun-sms --config gateways.json --to 13800138000 --param -
         """
     static let options: [OptionSpec] = [
         .value("config"), .flag("json"), .value("field", repeatable: true), .value("token"), .value("number"), .value("to"), .value("param"), .value("flow"),
@@ -122,15 +124,23 @@ enum GatewayCommand: CommandDescription {
                     command: name)
             }
         }
-        let number = arguments.value("number"), to = arguments.value("to"), param = arguments.value("param")
+        let number = arguments.value("number"), to = arguments.value("to")
         for (option, value) in [("number", number), ("to", to)] {
             if let value, !(value.utf8.count == 11 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }) {
                 throw UsageError("--\(option) takes a mainland mobile number, 11 digits (13800138000)", command: name)
             }
         }
         if action == .verify, number == nil { throw UsageError("gateway verify needs --number N, the number to verify", command: name) }
-        if action == .sms, to == nil || param == nil {
-            throw UsageError("gateway sms needs --to N and --param CODE (the code the template gets)", command: name)
+        if action == .sms {
+            guard to != nil, let param = arguments.value("param") else {
+                throw UsageError("gateway sms needs --to N and the code the template gets on standard input: --param -", command: name)
+            }
+            guard param == "-" else {
+                throw UsageError(
+                    "--param takes - and reads the code from standard input: a code on the command line can be read by every user of this machine "
+                        + "(printf '%s\\n' \"$CODE\" | onetap gateway sms \(gateway ?? "aliyun-sms") --config FILE --to N --param -)",
+                    command: name)
+            }
         }
         var flow: LoginFlow? = nil
         if let text = arguments.value("flow") {
@@ -140,8 +150,7 @@ enum GatewayCommand: CommandDescription {
             flow = named
         }
         return GatewayOptions(
-            action: action, gateway: gateway, config: config, json: arguments.has("json"), fields: fields, number: number, to: to, param: param.map(Secret.init),
-            flow: flow)
+            action: action, gateway: gateway, config: config, json: arguments.has("json"), fields: fields, number: number, to: to, flow: flow)
     }
 
     /// The tool `onetap gateway` runs.
@@ -159,7 +168,11 @@ enum GatewayCommand: CommandDescription {
                 throw CommandFailure(message: "--token - reads the token from standard input, which held none (see 'onetap gateway --help')", code: .usage)
             }
             secret = token
-        case .sms: secret = options.param?.reveal()
+        case .sms:
+            guard let code = SiblingTool.readLine(io), !code.isEmpty else {
+                throw CommandFailure(message: "--param - reads the code from standard input, which held none (see 'onetap gateway --help')", code: .usage)
+            }
+            secret = code
         case .check, .sign: break
         }
         let input = Data(secret.map { $0 + "\n" }?.utf8 ?? "".utf8)

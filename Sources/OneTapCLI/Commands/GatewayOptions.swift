@@ -1,8 +1,7 @@
 import OneTap
 
-/// `onetap gateway check|sign|exchange|verify|sms …`: what ``GatewayCommand`` parsed. It holds no token (a token is
-/// only ever read from standard input, `--token -`); the SMS code `sms` sends (`--param`) is a ``Secret``, so no
-/// description or mirror shows it.
+/// `onetap gateway check|sign|exchange|verify|sms …`: what ``GatewayCommand`` parsed. It holds no secret: a token
+/// (`--token -`) and the SMS code `sms` sends (`--param -`) are only ever read from standard input.
 package struct GatewayOptions: Hashable, Sendable {
     /// What to do.
     package enum Action: String, Hashable, Sendable, CaseIterable {
@@ -32,8 +31,6 @@ package struct GatewayOptions: Hashable, Sendable {
     package var number: String?
     /// `sms`'s `--to`.
     package var to: String?
-    /// `sms`'s `--param`: the code the template gets.
-    package var param: Secret?
     /// The one-tap flow of the token (`exchange`, `verify`): an aggregator takes each carrier's; nil: the gateway's own.
     package var flow: LoginFlow?
 
@@ -46,10 +43,9 @@ package struct GatewayOptions: Hashable, Sendable {
     ///   - fields: `sign`'s fields.
     ///   - number: `verify`'s number.
     ///   - to: `sms`'s number.
-    ///   - param: `sms`'s code.
     package init(
         action: Action, gateway: String? = nil, config: String, json: Bool = false, fields: [String] = [], number: String? = nil, to: String? = nil,
-        param: Secret? = nil, flow: LoginFlow? = nil
+        flow: LoginFlow? = nil
     ) {
         self.flow = flow
         self.action = action
@@ -59,7 +55,6 @@ package struct GatewayOptions: Hashable, Sendable {
         self.fields = fields
         self.number = number
         self.to = to
-        self.param = param
     }
 
     /// The arguments `onetap-gateway` is run with: never a secret (the token and the code go on its standard input).
