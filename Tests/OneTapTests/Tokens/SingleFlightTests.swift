@@ -6,6 +6,29 @@ import Testing
 extension TokenVaultTests {
     // MARK: Single flight through the vault
 
+    /// Two vaults in one process sharing one in-memory store (which the store's documentation allows) refresh an
+    /// account one at a time: the second waits for the first's refresh lock, then finds the refreshed token, so
+    /// the carrier is asked once and one refresh token is never sent twice (an attacker's read: the in-memory
+    /// store took no lock at all).
+    @Test(.timeLimit(.minutes(1))) func twoVaultsSharingAnInMemoryStoreRefreshOneAtATime() async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        let (first, second) = (vault(refresher), vault(refresher))
+        try await first.store(expired())
+        try await running(first) { first in
+            try await running(second) { second in
+                async let one = first.validToken(for: "u1")
+                await refresher.waitForCalls(1)
+                async let two = second.validToken(for: "u1")
+                await second.flights.flight(for: "u1")?.waitForCallers(1)
+                refresher.release()
+                let tokens = try await [one, two].map { $0.value.reveal() }
+                #expect(tokens == ["refreshed-1", "refreshed-1"])
+            }
+        }
+        #expect(refresher.calls == 1)
+    }
+
     @Test(arguments: [true, false])
     func thousandCallersOnAnExpiredTokenShareOneRefresh(succeeds: Bool) async throws {
         let refresher = MockRefresher(succeeds ? [] : [.failure(TokenError(.refreshFailed, message: "503"))])

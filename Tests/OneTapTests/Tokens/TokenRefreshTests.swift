@@ -193,13 +193,25 @@ extension TokenVaultTests {
 
     // MARK: Another writer
 
+    /// A store whose refresh lock does not span instances (the protocol's default: compare-and-swap alone).
+    struct LocklessStore: TokenStore {
+        let base: any TokenStore
+        func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+        func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+            try await base.save(token, replacing: expected, dueAt: dueAt)
+        }
+        func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+        func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+    }
+
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
-        // Two vaults (two server instances) over one store.
+        // Two vaults (two server instances) over one store whose refresh lock does not span them.
         let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-A")))])
         let refresherB = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-B")))])
         refresherA.hold()
-        try await running(vault(refresherA)) { a in
-            try await running(vault(refresherB)) { b in
+        let lockless = LocklessStore(base: store)
+        try await running(vault(refresherA, store: lockless)) { a in
+            try await running(vault(refresherB, store: lockless)) { b in
                 try await a.store(expired())
                 let first = Task { try await a.validToken(for: "u1") }
                 await refresherA.waitForCalls(1)

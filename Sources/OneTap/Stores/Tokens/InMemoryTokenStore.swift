@@ -10,8 +10,60 @@ package final class InMemoryTokenStore: TokenStore {
 
     private let state = LockedValue(State())
 
+    /// The accounts whose refresh lock is held, each with the refreshes waiting for it, oldest first.
+    private struct RefreshLocks: Sendable {
+        var waiting: [AccountID: [(id: Int, continuation: CheckedContinuation<Bool, Never>)]] = [:]
+        var lastID = 0
+    }
+
+    private let refreshLocks = LockedValue(RefreshLocks())
+
     /// Creates an empty store.
     package init() {}
+
+    /// Runs `body` holding the account's refresh lock (``TokenStore/withRefreshLock(for:_:)``): two vaults of
+    /// this process sharing the store refresh an account one at a time, so one refresh token is never sent
+    /// twice. Waiters take the lock in the order they asked.
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - body: The refresh.
+    /// - Returns: What `body` returns.
+    /// - Throws: `CancellationError` when the caller is cancelled while waiting (`body` does not run), or what
+    ///   `body` throws.
+    package func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+        let id = refreshLocks.withLock { locks in
+            locks.lastID += 1
+            return locks.lastID
+        }
+        let acquired = await refreshLocks.park { locks, continuation in
+            guard locks.waiting[account] != nil else {
+                locks.waiting[account] = []  // free: taken at once
+                return nil
+            }
+            locks.waiting[account, default: []].append((id, continuation))
+            return []
+        } unpark: { locks in
+            guard let index = locks.waiting[account]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return locks.waiting[account]?.remove(at: index).continuation
+        }
+        guard acquired else { throw CancellationError() }
+        defer { releaseRefreshLock(account) }
+        return try await body()
+    }
+
+    /// Hands the account's refresh lock to the oldest waiter, or frees it.
+    private func releaseRefreshLock(_ account: AccountID) {
+        let next = refreshLocks.withLock { locks -> CheckedContinuation<Bool, Never>? in
+            guard var queue = locks.waiting[account], !queue.isEmpty else {
+                locks.waiting[account] = nil
+                return nil
+            }
+            let first = queue.removeFirst()
+            locks.waiting[account] = queue
+            return first.continuation
+        }
+        next?.resume(returning: true)
+    }
 
     /// How many accounts hold a token.
     package var count: Int { state.withLock { $0.tokens.count } }

@@ -47,4 +47,30 @@ import Testing
         #expect(index.accounts(dueBefore: base.addingTimeInterval(86_401), limit: 10) == ["c", "a"])
         #expect(index.accounts(dueBefore: base.addingTimeInterval(86_400 * 41), limit: 2) == ["c", "a"])
     }
+
+    /// The refresh lock is one holder at a time, in order; a waiter cancelled while it waits runs nothing and
+    /// leaves the lock to the next one.
+    @Test(.timeLimit(.minutes(1))) func theRefreshLockIsHeldByOneAtATimeAndACancelledWaiterLeavesIt() async throws {
+        let store = InMemoryTokenStore()
+        let holding = Gate(), release = Gate()
+        let ran = LockedValue<[String]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await store.withRefreshLock(for: "u1") {
+                    holding.open()
+                    await release.wait()
+                    ran.withLock { $0.append("first") }
+                }
+            }
+            await holding.wait()
+            let cancelled = Task { try await store.withRefreshLock(for: "u1") { ran.withLock { $0.append("cancelled") } } }
+            cancelled.cancel()
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            try await store.withRefreshLock(for: "u2") { ran.withLock { $0.append("other account") } }
+            group.addTask { try await store.withRefreshLock(for: "u1") { ran.withLock { $0.append("third") } } }
+            release.open()
+            try await group.waitForAll()
+        }
+        #expect(ran.withLock { $0 } == ["other account", "first", "third"])
+    }
 }
