@@ -81,14 +81,24 @@ extension TokenVaultTests {
     /// the refresh token, so the stored one was dead, and the next refresh removed the account's token (log in
     /// again). Now the refreshed token is served and kept in memory, and written at the next background scan,
     /// before any carrier call: nothing is lost, and the carrier is not asked again with the replaced refresh token.
-    @Test func aRefreshWhoseWriteFailsIsServedKeptAndWrittenLater() async throws {
+    /// Runs `body` in a vault that scans every minute, over a store that failed the write of a refresh of the
+    /// expired token A0 to A1 (the carrier counted in `carrier`).
+    func afterARefreshWhoseWriteFailed(
+        _ carrier: RotatingCarrier, _ body: @Sendable (TokenVault, FaultyTokenStore) async throws -> Void
+    ) async throws {
         let faulty = FaultyTokenStore(store)
-        let carrier = RotatingCarrier()
         let background = TokenVault.Background(scanInterval: .seconds(60), concurrentRefreshes: 8, lateAnswerLimit: .seconds(300))
         try await running(vault(carrier, store: faulty, background: background)) { vault in
             try await vault.store(expired())
             faulty.fail(.save)
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // refreshed; its write failed
+            try await body(vault, faulty)
+        }
+    }
+
+    @Test func aRefreshWhoseWriteFailsIsServedKeptAndWrittenLater() async throws {
+        let carrier = RotatingCarrier()
+        try await afterARefreshWhoseWriteFailed(carrier) { (vault, _) async throws in
             #expect(try await stored() == "A0")
             #expect(events.names.contains("not-stored"))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // served from memory
@@ -125,13 +135,7 @@ extension TokenVaultTests {
     /// A token kept in memory for an account another instance removed (a logout there) is let go by the next
     /// scan, not loaded again every scan for ever.
     @Test func aKeptTokenOfAnAccountRemovedElsewhereIsLetGo() async throws {
-        let faulty = FaultyTokenStore(store)
-        let carrier = RotatingCarrier()
-        let background = TokenVault.Background(scanInterval: .seconds(60), concurrentRefreshes: 8, lateAnswerLimit: .seconds(300))
-        try await running(vault(carrier, store: faulty, background: background)) { vault in
-            try await vault.store(expired())
-            faulty.fail(.save)
-            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // refreshed; its write failed
+        try await afterARefreshWhoseWriteFailed(RotatingCarrier()) { (vault, faulty) async throws in
             await vault.waitUntilNoRefreshRuns()
             try await store.remove("u1", replacing: nil)   // another instance's logout
             let loads = faulty.faults.calls(.load)
