@@ -144,11 +144,12 @@ import Testing
     /// timeout given; with `tableA`, the schema is first migrated to version 1, the table `a`. Then the schema is
     /// dropped and both pools close, also when `body` throws.
     func withTwoPools(
-        statementTimeout: Duration, tableA: Bool = false, _ body: (String, PostgresPool, PostgresPool) async throws -> Void
+        statementTimeout: Duration, tableA: Bool = false, observingTheFirst observer: (@Sendable (String) -> Void)? = nil,
+        _ body: (String, PostgresPool, PostgresPool) async throws -> Void
     ) async throws {
         let schema = TestDatabase.schemaName()
         let configuration = try TestDatabase.configuration(try await TestDatabase.url(), schema: schema, poolSize: 1, statementTimeout: statementTimeout)
-        let (first, second) = (PostgresPool(configuration: configuration), PostgresPool(configuration: configuration))
+        let (first, second) = (PostgresPool(configuration: configuration, observer: observer), PostgresPool(configuration: configuration))
         let result: Result<Void, any Error>
         do {
             if tableA { _ = try await PostgresMigrator(schema: schema, migrations: [Self.tableA]).migrate(first) }
@@ -210,19 +211,25 @@ import Testing
     /// A step that gave up waiting for a table's lock runs again: once the other transaction ends, the
     /// migration goes through.
     @Test(.connections(2)) func aStepThatGaveUpOnATableLockRunsAgainAndGoesThrough() async throws {
-        try await withTwoPools(statementTimeout: .milliseconds(400), tableA: true) { schema, pool, holder in
+        let alters = LockedValue(0)
+        try await withTwoPools(statementTimeout: .milliseconds(400), tableA: true, observingTheFirst: { sql in
+            if sql.hasPrefix("ALTER TABLE") { alters.withLock { $0 += 1 } }
+        }) { schema, pool, holder in
             let held = Gate()
             async let migrated = Self.migrate(pool, schema, [Self.tableA, Self.columnB], after: held)
             try await holder.transaction(attempts: 1) { connection in
                 try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
                 held.open()
-                // Held past the first run's lock timeout (200 ms), then let go.
+                // Held until the step is sent, then past its lock timeout (200 ms) with room to spare, then let go.
+                try await waitUntil { alters.withLock { $0 } >= 1 }
+                try await connection.execute("SELECT pg_sleep(0.3)")
                 try await connection.execute("SELECT pg_sleep(0.3)")
             }
             let report = try await migrated
             #expect(report.applied == [2])
             #expect(try await versions(pool, schema) == [1, 2])
         }
+        #expect(alters.withLock { $0 } >= 2, "the step gave up at least once and ran again")
     }
 
     @Test func openingMigratesAndAnUnreachableServerFailsClearly() async throws {

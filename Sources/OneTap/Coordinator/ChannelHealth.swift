@@ -269,6 +269,7 @@ public final class ChannelHealth: Sendable {
                     channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
                     channel.outcomes = []
                     channel.probes = []
+                    channel.spent = []
                 } else {
                     channel.probes.removeAll { $0.isHeld(by: client) }
                     count(attempt, in: &channel, at: now)
@@ -299,6 +300,7 @@ public final class ChannelHealth: Sendable {
             channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
             channel.outcomes = []
             channel.probes = []
+            channel.spent = []
         }
     }
 

@@ -84,7 +84,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
     ///   `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment), or
-    ///   `senderFailed` (nothing was sent, the attempt counted).
+    ///   `senderFailed` (the gateway did not confirm the message; the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
@@ -103,7 +103,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - number: The number.
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
-    ///   or `senderFailed` (nothing was sent, the attempt counted).
+    ///   or `senderFailed` (the gateway did not confirm the message; the attempt counted).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     package func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
         let now = clock.now()

@@ -9,6 +9,9 @@ package final class ConditionSignal: Sendable {
     private struct State {
         var generation = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Those waiting for a waiter to park (``waitForAWaiter()``), by id.
+        var watchers: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        var lastWatcher = 0
     }
 
     private let state = LockedValue(State())
@@ -25,16 +28,35 @@ package final class ConditionSignal: Sendable {
             if await condition() { return }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let now = state.withLock { state -> Bool in
-                        if state.generation != seen { return true }
+                    let (now, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
+                        if state.generation != seen { return (true, []) }
                         state.waiters.append(continuation)
-                        return false
+                        defer { state.watchers = [] }
+                        return (false, state.watchers.map(\.continuation))
                     }
                     if now { continuation.resume() }
+                    for watcher in watchers { watcher.resume(returning: true) }
                 }
             } onCancel: {
                 check()
             }
+        }
+    }
+
+    /// Returns once a waiter is parked, its condition not holding (or when the task is cancelled): lets a test
+    /// see that a wait has begun instead of guessing.
+    package func waitForAWaiter() async {
+        let id = state.withLock { state in
+            state.lastWatcher += 1
+            return state.lastWatcher
+        }
+        _ = await state.park { state, continuation in
+            guard state.waiters.isEmpty else { return nil }
+            state.watchers.append((id, continuation))
+            return []
+        } unpark: { state in
+            guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.watchers.remove(at: index).continuation
         }
     }
 

@@ -23,7 +23,8 @@
 /// token is the latest). A write that fails again keeps it and answers it while usable; a conflict forgets it.
 ///
 /// A failure (``failed(_:_:refused:_:in:)``): a refused refresh token (a ``TokenError`` of kind
-/// `relogin-required`) removes the token (``requireRelogin(_:_:message:in:)``); any other failure is counted in the back-off book (unless the time limit already counted it) and the
+/// `relogin-required`) removes an expired token (``requireRelogin(_:_:message:in:)``) and keeps one that still has
+/// time until it expires, due then and backing off until then; any other failure is counted in the back-off book (unless the time limit already counted it) and the
 /// callers get the stored token while it is usable, else `refresh-failed`. A logout during the flight
 /// overrides every answer with `logged-out`.
 package struct TokenRefresh: Sendable {
@@ -236,8 +237,8 @@ package struct TokenRefresh: Sendable {
         return "\(error)"
     }
 
-    /// A failed refresh: a refused refresh token removes the token; any other failure backs off and keeps
-    /// a usable token.
+    /// A failed refresh: a refused refresh token removes an expired token, and keeps one that still has time
+    /// until it expires (backing off until then); any other failure backs off and keeps a usable token.
     /// - Parameters:
     ///   - refused: Whether the carrier refused the refresh token (a ``TokenError`` of kind `relogin-required`).
     ///   - message: What went wrong, without a token.
@@ -254,6 +255,12 @@ package struct TokenRefresh: Sendable {
             // refusal for a reason that passes, or a token whose refresh token it left empty, costs no login before then).
             let expiry = policy.expiredFrom(current.token)
             let entry = vault.failures.record(account, until: expiry, at: now)
+            // Due at its expiry now, so that the background scans of every instance pass it by until then.
+            do {
+                _ = try await store.save(current.token, replacing: current.version, dueAt: expiry)
+            } catch {
+                // Someone wrote since, or the store failed: the back-off alone holds this instance's scans off.
+            }
             emit(.refreshFailed(
                 account: account, message: "\(message); the token is served until it expires at \(expiry.iso8601), then refreshed once more",
                 attempt: entry.attempts, retryAt: entry.retryAt))

@@ -6,7 +6,8 @@ public protocol TokenRefresher: Sendable {
     /// - Parameter token: The current token (with its refresh token).
     /// - Returns: What the carrier answered.
     /// - Throws: ``TokenError`` of kind `relogin-required` when the carrier says the refresh token is
-    ///   invalid, expired or revoked (the token is removed: the user logs in again); anything else
+    ///   invalid, expired or revoked (an expired token is removed: the user logs in again; one that still has
+    ///   time is served until it expires, then refreshed once more); anything else
     ///   (network, timeout, 5xx, rate limit, any other error or kind) is a failure that may pass (the token
     ///   is kept and the refresh backs off).
     func refresh(_ token: AccessToken) async throws -> RefreshResponse

@@ -140,6 +140,10 @@ import Testing
         clock.advance(by: .seconds(2))
         #expect(health.admit(.mobile, for: .mobile, reservedBy: honest, at: clock.now()) == .probe, "their slots ran out 20 s after their first probes")
         for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .rejected) }
+        // The server sees the honest probe fail: the circuit opens again, and after its cool-down everyone may probe.
+        health.record(.mobile, for: .mobile, action: .failed, at: clock.now())
+        clock.advance(by: .seconds(60))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: squatters[0], at: clock.now()) == .probe)
         health.record(.mobile, for: .mobile, action: .success, at: clock.now())
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
     }

@@ -44,6 +44,7 @@ extension TokenVaultTests {
             clock.advance(by: .seconds(30))
             await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
             await vault.shutdown()
+            await vault.drained.waitForAWaiter()   // run() waits for the late answer (before, it cancelled the call)
             refresher.release()
             try await group.waitForAll()
         }

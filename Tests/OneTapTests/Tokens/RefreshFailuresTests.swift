@@ -79,6 +79,7 @@ extension TokenVaultTests {
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, then refused
             await events.wait(for: "refresh-failed")
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A0", "still served")
+            #expect(try await store.accounts(dueBefore: clock.now().addingTimeInterval(27 * Self.day), limit: 10).isEmpty, "due at its expiry: scans pass it by")
             clock.advance(by: .seconds(20 * Self.day))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A0", "not refreshed again before it expires")
             #expect(refresher.calls == 1)
