@@ -7,7 +7,7 @@
 /// distinct client, at most ``Configuration/probes`` at once, each held at most
 /// ``Configuration/probeTimeout`` from the client's first probe, however often it starts again: a client
 /// that starts a probe and never reports holds one slot for a while, never the channel, and probes no
-/// more until the circuit opens or closes again). A successful probe closes the circuit; a failed one opens it for another
+/// more for a cool-down after, or until the circuit opens or closes again). A successful probe closes the circuit; a failed one opens it for another
 /// cool-down. User cancellations and switches do
 /// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
 /// deterministic in tests.
@@ -112,9 +112,10 @@ public final class ChannelHealth: Sendable {
         var outcomes: [Attempt] = []  // oldest first; cleared when the circuit opens
         var openUntil: Date? = nil
         var probes: [Probe] = []
-        /// Clients whose probe ran out unreported: no further probe until the circuit opens or closes again
-        /// (the newest ``spentLimit``).
-        var spent: [ChannelClient] = []
+        /// Clients whose probe ran out unreported, and until when they probe no more: a cool-down after the
+        /// probe ran out, or until the circuit opens or closes again (the newest ``spentLimit``). Bounded in time,
+        /// so that one abandoned probe never bars a whole address block (a /48 is one client) for good.
+        var spent: [(client: ChannelClient, until: Date)] = []
         static let spentLimit = 256
 
         /// The probes still holding their slots at `now`.
@@ -216,11 +217,14 @@ public final class ChannelHealth: Sendable {
             guard now >= until else { return .rejected }
             var live = channel.live(at: now, timeout: configuration.probeTimeout)
             for probe in channel.probes where !live.contains(where: { $0.startedAt == probe.startedAt && $0.isHeld(by: probe.client) }) {
-                if let spender = probe.client { channel.spent.append(spender) }  // ran out unreported
+                // Ran out unreported: no probe for that client for a cool-down after it ran out.
+                let until = probe.startedAt.addingTimeInterval(configuration.probeTimeout.seconds + configuration.coolDown.seconds)
+                if let spender = probe.client { channel.spent.append((spender, until)) }
             }
+            channel.spent.removeAll { $0.until <= now }
             if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
             let held = live.first { $0.isHeld(by: client) }
-            let spent = client.map { client in channel.spent.contains { $0.overlaps(client) } } ?? false
+            let spent = client.map { client in channel.spent.contains { $0.client.overlaps(client) } } ?? false
             if spent || (client == nil && (held != nil || live.count >= configuration.probes)) {
                 channel.probes = live
                 channels[key] = channel

@@ -126,7 +126,7 @@ import Testing
     /// An attacker's read: three clients that each start a probe and never report, starting again just before
     /// their slot frees, held every probe slot for ever, and every other user skipped the channel. A client's
     /// slot now frees a probe timeout after its first probe, however often it starts again, and a client whose
-    /// probe ran out unreported probes no more until the circuit opens or closes again.
+    /// probe ran out unreported probes no more for a cool-down (or until the circuit opens or closes again).
     @Test func clientsThatNeverReportCannotHoldTheProbeSlots() {
         let health = health()
         for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
@@ -140,6 +140,12 @@ import Testing
         clock.advance(by: .seconds(2))
         #expect(health.admit(.mobile, for: .mobile, reservedBy: honest, at: clock.now()) == .probe, "their slots ran out 20 s after their first probes")
         for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .rejected) }
+        // Spent for a cool-down only: one abandoned probe never bars a client (a whole /48) for good.
+        health.record(.mobile, for: .mobile, action: .cancelled, reportedBy: honest, at: clock.now())
+        clock.advance(by: .seconds(58))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: squatters[1], at: clock.now()) == .rejected)
+        clock.advance(by: .seconds(1))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: squatters[1], at: clock.now()) == .probe)
         // The server sees the honest probe fail: the circuit opens again, and after its cool-down everyone may probe.
         health.record(.mobile, for: .mobile, action: .failed, at: clock.now())
         clock.advance(by: .seconds(60))
