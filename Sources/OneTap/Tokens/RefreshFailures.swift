@@ -73,15 +73,11 @@ package struct RefreshFailures: Sendable {
     /// - Returns: The new entry: its attempt number and retry time.
     package mutating func record(_ account: AccountID, at now: Date) -> Entry {
         let attempts = (entries[account]?.attempts ?? 0) + 1
-        let entry = Entry(attempts: attempts, retryAt: now.addingTimeInterval(backoff.delay(afterFailure: attempts)))
-        if entries.count > Self.pruneThreshold {
-            entries = entries.filter { $0.value.retryAt > now }
-        }
-        entries[account] = entry
-        return entry
+        return record(account, until: now.addingTimeInterval(backoff.delay(afterFailure: attempts)), at: now)
     }
 
-    /// Counts a refused refresh of a token that still has time: no try before `retryAt` (the token's expiry).
+    /// Counts a failure whose next try waits until `retryAt`: the back-off's delay (``record(_:at:)``), or for a
+    /// refused refresh of a token that still has time, the token's expiry.
     /// - Parameters:
     ///   - account: The account.
     ///   - retryAt: When refreshing may be tried again.

@@ -285,8 +285,7 @@ package struct TokenRefresh: Sendable {
             let current: StoredToken
             do {
                 guard let stored = try await load(account) else {
-                    // Removed since (a logout elsewhere): nothing to write it over.
-                    if let kept = vault.unsaved.anyToken(for: account) { vault.unsaved.forget(account, ifStill: kept) }
+                    vault.unsaved.forget(account)  // removed since (a logout elsewhere): nothing to write it over
                     continue
                 }
                 current = stored

@@ -47,10 +47,4 @@ struct UnsavedTokens: Sendable {
         if kept[account]?.token == token { kept[account] = nil }
     }
 
-    /// The account's kept token, whatever version it was kept over.
-    /// - Parameter account: The account.
-    /// - Returns: The token, or nil.
-    func anyToken(for account: AccountID) -> AccessToken? {
-        kept[account]?.token
-    }
 }
