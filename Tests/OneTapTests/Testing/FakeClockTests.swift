@@ -21,7 +21,11 @@ import Testing
             }
             for task in tasks { task.cancel() }
             // A real-time bound, so a parked sleeper fails the test instead of hanging it; the tasks are
-            // unstructured, so a parked one is not awaited.
+            // unstructured, so a parked one is not awaited. First every task must have run to its end or its
+            // park (on a loaded machine some may not have run yet, which is no parked sleeper), then a parked
+            // one has 10 s to end.
+            let settled = ContinuousClock.now + .seconds(120)
+            while ended.withLock({ $0 }) + clock.sleeperCount < sleeps, ContinuousClock.now < settled { try await Task.sleep(for: .milliseconds(1)) }
             let deadline = ContinuousClock.now + .seconds(10)
             while ended.withLock({ $0 }) < sleeps, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             parked = sleeps - ended.withLock { $0 }
