@@ -43,6 +43,14 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
         keys.contains { other.keys.contains($0) }
     }
 
+    /// Whether two clients share a key other than a device id (the app's claim, which a stranger may copy):
+    /// what a penalty on one client (``ChannelHealth``'s spent probers) may reach the other by.
+    /// - Parameter other: The other client.
+    /// - Returns: True when an app session, identity or address key is the same.
+    package func overlapsBeyondTheDevice(_ other: ChannelClient) -> Bool {
+        keys.contains { !$0.hasPrefix("device:") && other.keys.contains($0) }
+    }
+
     /// `client(3 keys)`: the keys identify a person, and stay out of logs.
     package var description: String { "client(\(keys.count) keys)" }
 }

@@ -224,7 +224,8 @@ public final class ChannelHealth: Sendable {
             channel.spent.removeAll { $0.until <= now }
             if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
             let held = live.first { $0.isHeld(by: client) }
-            let spent = client.map { client in channel.spent.contains { $0.client.overlaps(client) } } ?? false
+            // Never by a device id alone: a stranger claiming the owner's would spend the owner.
+            let spent = client.map { client in channel.spent.contains { $0.client.overlapsBeyondTheDevice(client) } } ?? false
             if spent || (client == nil && (held != nil || live.count >= configuration.probes)) {
                 channel.probes = live
                 channels[key] = channel

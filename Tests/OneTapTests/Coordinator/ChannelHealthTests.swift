@@ -154,6 +154,21 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
     }
 
+    /// An attacker's read: a device id is the app's claim. A stranger who claims the owner's device id, starts a
+    /// probe and abandons it must not spend the owner, whose app session, identity and address are its own.
+    @Test func aStrangerClaimingADeviceIDDoesNotSpendItsOwner() {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        let device = try! DeviceID("owners-phone")
+        let stranger = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9001"), identity: nil, address: try! IPAddress("2001:db8:1::1"), device: device)
+        let owner = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9002"), identity: nil, address: try! IPAddress("2001:db9:1::1"), device: device)
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: stranger, at: clock.now()) == .probe)
+        clock.advance(by: .seconds(21))   // the stranger's probe ran out unreported
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: owner, at: clock.now()) == .probe)
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: stranger, at: clock.now()) == .rejected)
+    }
+
     /// Clients in one IPv6 /48 (a site's block: 256 /56s) are one client, as the login quotas count them: twenty
     /// guests from twenty /56s of one /48 reporting failures hold one place in the window and cannot open the
     /// circuit for everyone.
