@@ -127,6 +127,23 @@ extension SMSPolicy {
         return out
     }
 
+    /// The events a state holds in the request's counter of `counts` per `key`, found by comparing each
+    /// counter's parts rather than hashing a new one: a state holds one counter per (counts, key) a rule
+    /// uses, a dozen at most, and the rules read it many times per decision.
+    /// - Parameters:
+    ///   - counts: What the counter counts.
+    ///   - key: What it counts per.
+    ///   - request: The request, whose value for `key` the counter must have.
+    ///   - events: The state's counters.
+    /// - Returns: The counter's events as stored, or none.
+    /// - Complexity: O(*n*) for *n* counters in `events`.
+    static func events(_ counts: Counts, _ key: Key, of request: Request, in events: [Counter: [Date]]) -> [Date] {
+        for (counter, list) in events where counter.counts == counts && counter.key == key {
+            if counter.value == request.value(for: key) { return list }
+        }
+        return []
+    }
+
     /// How long a counter's events matter (``RateTable/horizon(of:)``): the longest window of a rule on it
     /// plus its lock, looked up in ``horizons``.
     /// - Parameter counter: The counter.

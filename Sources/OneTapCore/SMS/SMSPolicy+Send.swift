@@ -23,16 +23,16 @@ extension SMSPolicy {
         var needsCaptcha: String? = nil
         var resendAfter = now
         var lists = ListsByKey()
-        for rule in rules where rule.counts == .sends {
+        for rule in limits where rule.counts == .sends {
             let list = lists.list(rule.key, request: request, events: events)
             let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
             let count = held.count - from
             if count >= rule.limit {
                 switch rule.over {
                 case .limit, .lock:
-                    return .limited(rule: rule.id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
+                    return .limited(rule: rules[rule.rule].id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
                 case .captcha:
-                    if !captchaPassed && needsCaptcha == nil { needsCaptcha = rule.id }
+                    if !captchaPassed && needsCaptcha == nil { needsCaptcha = rules[rule.rule].id }
                 case .delay, .singleTry:
                     break  // rules on wrong codes only: the table refuses them on sends
                 }
@@ -61,7 +61,7 @@ extension SMSPolicy {
 
         mutating func list(_ key: Key, request: Request, events: [Counter: [Date]]) -> [Date] {
             func fetch() -> [Date] {
-                SlidingWindow.sorted(events[Counter(counts: .sends, key: key, value: request.value(for: key))] ?? [])
+                SlidingWindow.sorted(SMSPolicy.events(.sends, key, of: request, in: events))
             }
             func cached(_ slot: inout [Date]?) -> [Date] {
                 if let slot { return slot }
@@ -90,17 +90,17 @@ extension SMSPolicy {
     /// - Returns: The rule's id and when the lock ends, or nil.
     package func lock(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
         guard hasLockRules else { return nil }
-        for rule in rules where rule.over == .lock {
-            guard let lock = rule.lock else { continue }
-            let held = SlidingWindow.sorted(events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? [])
+        for rule in limits where rule.over == .lock {
+            guard let lockSeconds = rule.lockSeconds else { continue }
+            let held = SlidingWindow.sorted(Self.events(rule.counts, rule.key, of: request, in: events))
             // The lock starts at the event that brought a window's count to the limit.
             guard held.count >= rule.limit else { continue }
             for index in stride(from: held.count - 1, through: rule.limit - 1, by: -1) {
                 let reached = held[index]
                 let first = held[index - (rule.limit - 1)]
                 guard reached.timeIntervalSince(first) < rule.windowSeconds else { continue }
-                let until = reached.addingTimeInterval(rule.lockSeconds ?? lock.seconds)
-                if now < until { return (rule.id, until) }
+                let until = reached.addingTimeInterval(lockSeconds)
+                if now < until { return (rules[rule.rule].id, until) }
                 break
             }
         }

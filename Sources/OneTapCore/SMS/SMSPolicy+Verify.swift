@@ -26,24 +26,24 @@ extension SMSPolicy {
         if let (rule, until) = lock(request, events: events, at: now) { return .locked(rule: rule, until: until) }
         var captchaRule: String? = nil
         var singleTry = false
-        for rule in rules where rule.counts != .sends {
-            let list = events[Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))] ?? []
+        for rule in limits where rule.counts != .sends {
+            let list = Self.events(rule.counts, rule.key, of: request, in: events)
             let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
             let count = held.count - from
             guard count >= rule.limit else { continue }
             switch rule.over {
             case .limit:
-                return .throttled(rule: rule.id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
+                return .throttled(rule: rules[rule.rule].id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
             case .delay:
                 // 2^(count − limit) seconds after the newest, at most the rule's longest wait.
                 let wait = min(Double(sign: .plus, exponent: min(count - rule.limit, 62), significand: 1), rule.lockSeconds ?? 0)
                 let until = held[held.count - 1].addingTimeInterval(wait)
-                if now < until { return .throttled(rule: rule.id, retryAfter: until) }
+                if now < until { return .throttled(rule: rules[rule.rule].id, retryAfter: until) }
             case .captcha:
-                if captchaRule == nil { captchaRule = rule.id }
+                if captchaRule == nil { captchaRule = rules[rule.rule].id }
             case .singleTry:
                 singleTry = true
-                if captchaRule == nil { captchaRule = rule.id }
+                if captchaRule == nil { captchaRule = rules[rule.rule].id }
             case .lock:
                 break  // decided above
             }

@@ -91,6 +91,28 @@ public struct SMSPolicy: DataTable, RateTable {
     let horizons: [Double]
     /// Whether a rule locks (`over` is `lock`): only then do sends and verifies look for a lock.
     let hasLockRules: Bool
+    /// Every rule's numbers, in rule order, as the decisions read them (``Limit``).
+    let limits: [Limit]
+
+    /// What a decision reads of a rule, as a plain value: the rules hold text (their id, their source), so
+    /// each one a decision's loop took from ``rules`` was retained and released; these are copied for free,
+    /// and the rule's id is read only for the rule that decides.
+    struct Limit: Sendable {
+        /// The rule's place in ``SMSPolicy/rules``.
+        let rule: Int
+        /// What it counts.
+        let counts: Counts
+        /// What it counts per.
+        let key: Key
+        /// How many events the window may hold before the rule applies.
+        let limit: Int
+        /// What happens then.
+        let over: Over
+        /// The window, in seconds.
+        let windowSeconds: Double
+        /// The lock or longest delay, in seconds (nil for rules with neither).
+        let lockSeconds: Double?
+    }
 
     /// Where a counter's horizon is in ``horizons``.
     static func horizonSlot(_ counts: Counts, _ key: Key) -> Int { counts.position * keyCount + key.position }
@@ -158,5 +180,8 @@ public struct SMSPolicy: DataTable, RateTable {
         }
         self.horizons = table
         hasLockRules = rules.contains { $0.over == .lock }
+        limits = rules.enumerated().map { (index, rule) in
+            Limit(rule: index, counts: rule.counts, key: rule.key, limit: rule.limit, over: rule.over, windowSeconds: rule.windowSeconds, lockSeconds: rule.lockSeconds)
+        }
     }
 }
