@@ -108,6 +108,9 @@ public struct LoginFunnel: Hashable, Sendable {
         public var malformed = 0
         /// Login events of logins whose `planned` event was not in the stream (skipped).
         public var orphans = 0
+        /// Logins whose platform came after the first ``LoginStats/platformLimit`` − 1 distinct ones: counted
+        /// under the platform `other`.
+        public var otherPlatformLogins = 0
         /// Logins started in the stream.
         public var logins = 0
         /// The most logins open at once.

@@ -97,7 +97,7 @@ public struct LoginFunnelChart: Sendable {
                 writer.text(failures, x: layout.barX, y: y + layout.barHeight + 36, size: 12, fill: ChartColors.muted, extra: [("class", "failures")])
             }
             if row.alerts.count > 0 {
-                let cost = row.alerts.cost.map { " (cost \(Self.money($0)))" } ?? ""
+                let cost = row.alerts.cost.map { " (cost \(Number.money($0)))" } ?? ""
                 writer.text(
                     "⚠ \(Number.grouped(row.alerts.count)) misconfiguration alert\(row.alerts.count == 1 ? "" : "s"): \(Number.grouped(row.alerts.toSMS)) of \(Number.grouped(row.alerts.logins)) logins went on to SMS\(cost)",
                     x: layout.barX, y: y + layout.barHeight + 54, size: 12, fill: ChartColors.failed, extra: [("class", "alerts")])
@@ -113,11 +113,6 @@ public struct LoginFunnelChart: Sendable {
     static func percent(_ share: Double) -> String {
         let tenths = Int64((share * 1000).rounded())
         return "\(tenths / 10).\(tenths % 10)%"
-    }
-
-    static func money(_ value: Double) -> String {
-        let cents = Int64((value * 100).rounded())
-        return "\(cents / 100).\(cents % 100 < 10 ? "0" : "")\(cents % 100)"
     }
 
     /// A meaning cut to its first clause, at most 24 characters (parentheses left out).

@@ -109,6 +109,7 @@ public struct LoginStats: Sendable {
     private var codes: [CodeEntry] = []
     private var codeIndex: [UInt64: [Int32]] = [:]
     private var platforms: [Platform] = []
+    private var platformNumbers: [Platform: Int32] = [:]
     private var lastSweep: Int64 = .min
     private var latest: Int64 = .min
     private var summary = LoginFunnel.Summary()
@@ -117,7 +118,12 @@ public struct LoginStats: Sendable {
     /// - Parameter idleLimit: How long a login may stay silent, by the stream's clock, before it counts
     ///   as unfinished; 15 minutes by default.
     public init(idleLimit: Duration = .seconds(900)) {
-        self.idleLimit = max(1, Int64(idleLimit.components.seconds) * 1000 + idleLimit.components.attoseconds / 1_000_000_000_000_000)
+        // In milliseconds, at least 1; a limit past what an Int64 of milliseconds holds is the longest (its
+        // product trapped).
+        let (seconds, attoseconds) = idleLimit.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        let (milliseconds, carried) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        self.idleLimit = seconds < 0 ? 1 : overflow || carried ? .max : max(1, milliseconds)
         var stages: [LoginObservations.Stage] = []
         stages.reserveCapacity(Self.carriers.count * RoutingPolicy.Condition.all.count * LoginFlow.allCases.count)
         for carrier in Self.carriers {
@@ -480,10 +486,25 @@ public struct LoginStats: Sendable {
         } catch {
             throw LineError("key 'platform': \(error)")
         }
-        if let index = platforms.firstIndex(of: platform) { return Int32(index) }
-        platforms.append(platform)
-        return Int32(platforms.count - 1)
+        var counted = platform
+        if platformNumbers[platform] == nil, platforms.count >= Self.platformLimit - 1, let other = Self.otherPlatform {
+            counted = other
+            summary.otherPlatformLogins += 1
+        }
+        if let number = platformNumbers[counted] { return number }
+        let number = Int32(platforms.count)
+        platforms.append(counted)
+        platformNumbers[counted] = number
+        return number
     }
+
+    /// How many platforms the rows tell apart: the first 255 distinct ids a stream names, and `other` for
+    /// every later one. A platform id is the device's own claim (any short id), so a stream, or a client,
+    /// naming a new one per login must not make a row per login.
+    public static let platformLimit = 256
+    /// The platform the logins of platforms past ``platformLimit`` are counted under (a device naming
+    /// `other` itself is counted there too).
+    static let otherPlatform = Platform(rawValue: "other")
 
     /// The code's number in the table of codes seen, made on first sight (with its action and meaning).
     private mutating func intern(

@@ -135,8 +135,8 @@ public struct RoutingReplayChart: Sendable {
             value(block.current) + " → " + (block.proposed.map(value) ?? "unknown")
         }
         var parts = ["SMS messages " + change { String(Int64($0.smsMessages.value.rounded())) }]
-        if replay.smsPrice != nil { parts.append("SMS cost " + change { $0.smsCost.map { LoginFunnelChart.money($0.value) } ?? "—" }) }
-        if replay.oneTapPrice != nil { parts.append("one-tap cost " + change { $0.oneTapCost.map { LoginFunnelChart.money($0.value) } ?? "—" }) }
+        if replay.smsPrice != nil { parts.append("SMS cost " + change { $0.smsCost.map { Number.money($0.value) } ?? "—" }) }
+        if replay.oneTapPrice != nil { parts.append("one-tap cost " + change { $0.oneTapCost.map { Number.money($0.value) } ?? "—" }) }
         return parts.joined(separator: " · ")
     }
 

@@ -178,6 +178,8 @@ import Testing
         (["stats", "-", "--sms-price", "-1"], "option --sms-price must be a price of 0 or more (0.05), not '-1'"),
         (["stats", "-", "--sms-price", "1e3"], "option --sms-price must be a price of 0 or more (0.05), not '1e3'"),
         (["stats", "-", "--sms-price", "nan"], "option --sms-price must be a price of 0 or more (0.05), not 'nan'"),
+        // A price past any SMS's made the chart's money overflow (a trap) before the bound.
+        (["stats", "-", "--sms-price", "100000000000000000"], "option --sms-price must be a price of 0 to 1000000 (0.05), not '100000000000000000'"),
         (["stats", "-", "--svg", "-"], "option --svg needs a file to write the chart to"),
         (["stats", "-", "--policy", "x.csv"], "unknown option '--policy'"),
         (["replay", "-"], "replay needs --policy FILE: the routing policy to try on the recorded logins"),

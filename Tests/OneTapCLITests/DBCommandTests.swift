@@ -184,6 +184,8 @@ import Testing
         // Forms libpq reads as a password too: a percent-encoded keyword, white space other than a space.
         "postgresql://api@db.internal/onetap?pass%77ord=hunter2-pw",
         "host=db.internal dbname=onetap user=api password\t=\thunter2-pw",
+        // A password holding an unencoded `/`, which libpq does not read as one (its pieces reach its messages).
+        "postgresql://api:hunter2/pw@db.internal/onetap",
     ])
     func aPasswordOnTheCommandLineIsRefused(url: String) async throws {
         for action in ["migrate", "reconcile"] {

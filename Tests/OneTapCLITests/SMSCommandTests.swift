@@ -66,6 +66,19 @@ import Testing
         #expect(run.lines[7] == #"{"summary":true,"requests":1,"sent":1,"captcha":0,"limited":0,"refused":0,"malformed":6}"#)
     }
 
+    /// A key is input too: one holding a line feed printed raw forged a line of the report (`line 2: …`), and
+    /// a key of a megabyte came back whole. Keys that are not plain names are quoted, escaped and cut.
+    @Test func anOddKeyIsQuotedNotEchoed() async throws {
+        let long = String(repeating: "k", count: 100_000)
+        let input = "{\"\\nline 2: sent\":1}\n{\"\(long)\":1}\n"
+        let run = try await Binary.run(["sms", "-"], stdin: Array(input.utf8))
+        #expect(run.status == 65)
+        let printed = run.stdout + run.stderr
+        #expect(!printed.contains("\nline 2: sent"), "\(printed)")
+        #expect(printed.contains(#"key '"\nline 2: sent"'"#), "\(printed)")
+        #expect(printed.utf8.count < 2_000, "\(printed.prefix(300))")
+    }
+
     @Test func aReplacementPolicyDecidesInstead() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

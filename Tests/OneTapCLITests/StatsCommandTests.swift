@@ -67,6 +67,23 @@ import Testing
         #expect(run.stdout.contains("owned\u{FFFD}]0;title\u{FFFD}\u{FFFD}[2J\u{FFFD}31m\u{FFFD}"), "\(run.stdout)")
     }
 
+    /// A code or meaning in the stream is one cell of the report: one holding a line break printed it raw
+    /// and forged a row of the table (`  tianyi  103000  9,999  99.9%`), and one of megabytes came back whole.
+    /// Cells are cut and their line breaks and tabs replaced like any unsafe character.
+    @Test func aCellFromTheStreamCannotForgeARow() async throws {
+        let plain = try await Binary.run(["stats", "-"], stdin: Self.input)
+        let forged = #"x\n  tianyi  103000  9,999  99.9%"#
+        let hostile = Self.small.map {
+            $0.replacingOccurrences(of: "user cancelled login", with: forged + String(repeating: "m", count: 10_000))
+                .replacingOccurrences(of: #""code":"200020""#, with: #""code":"200\n020""#)
+        }
+        let run = try await Binary.run(["stats", "-"], stdin: Array((hostile.joined(separator: "\n") + "\n").utf8))
+        #expect(run.status == 0)
+        #expect(run.lines.count == plain.lines.count, "\(run.stdout)")
+        #expect(!run.lines.contains { $0.hasPrefix("  tianyi  103000") })
+        #expect(run.stdout.utf8.count < plain.stdout.utf8.count + 1_000)
+    }
+
     @Test func aSmallStreamAsNDJSON() async throws {
         let run = try await Binary.run(["stats", "-", "--json"], stdin: Self.input)
         #expect(run.status == 0)

@@ -77,6 +77,13 @@ import OneTapSupport
         #expect(inside == ["2 · 40.0%", "1 · 20.0%", "2 · 40.0%"])
     }
 
+    /// The chart's money is written by the one formatter the text report uses: a cost past what an
+    /// `Int64` of cents holds trapped (`Int64((value * 100).rounded())`) here and in the replay chart.
+    @Test func aCostPastAnyIntegerOfCentsIsWrittenWithoutTrapping() throws {
+        let (svg, _) = try Self.chart(smsPrice: 1e17)
+        #expect(svg.contains("(cost 1e+17)"), "\(svg)")
+    }
+
     @Test func textThatLooksLikeMarkupIsEscaped() throws {
         let lines = [
             LoginStatsTests.planned("X"), LoginStatsTests.started("X", "mobile", at: 0),

@@ -222,6 +222,39 @@ import OneTapSupport
         #expect(stats.funnel().rows[0].unfinished == 20_000)
     }
 
+    /// Platform ids are the devices' own claims: a stream of logins each naming a new one must neither
+    /// make a row (and its latency histogram) per id nor look each one up among all the ids seen (the count
+    /// took hours and gigabytes for a million). The first 255 distinct platforms are counted apart, every
+    /// later one under `other`, and the summary says how many logins were.
+    @Test(.timeLimit(.minutes(1))) func platformsPastTheLimitAreCountedTogetherUnderOther() throws {
+        var stats = LoginStats()
+        let logins = 1_000
+        for index in 0..<logins {
+            let session = "s\(index)"
+            try stats.add(Self.planned(session, platform: "p\(index)"))
+            try stats.add(Self.ended("succeeded", session, "mobile", at: 1500))
+        }
+        stats.finish()
+        let funnel = stats.funnel(by: [.platform])
+        #expect(funnel.rows.count == 256)
+        let apart = funnel.rows.filter { $0.platform?.rawValue != "other" }
+        #expect(Set(apart.map { $0.platform?.rawValue ?? "none" }) == Set((0..<255).map { "p\($0)" }))
+        #expect(apart.allSatisfy { $0.logins == 1 })
+        let other = try #require(funnel.rows.first { $0.platform?.rawValue == "other" })
+        #expect(other.logins == logins - 255)
+        #expect(funnel.summary.otherPlatformLogins == logins - 255)
+        #expect(funnel.summary.logins == logins)
+    }
+
+    /// An idle limit past what milliseconds in an `Int64` hold trapped on its product; it is the longest one.
+    @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max / 10), .seconds(-Int64.max)])
+    func anIdleLimitOfAnyLengthIsTaken(_ limit: Duration) throws {
+        var stats = LoginStats(idleLimit: limit)
+        try stats.add(Self.planned("A"))
+        stats.finish()
+        #expect(stats.funnel().summary.logins == 1)
+    }
+
     @Test func aPlanRepeatedForTheSameSessionEndsTheFirstAsUnfinished() throws {
         let stats = try Self.counted([Self.planned("R"), Self.planned("R", startedAt: 10), Self.ended("cancelled", "R", nil, at: 20)])
         let row = try #require(stats.funnel().rows.first)

@@ -124,7 +124,7 @@ enum RouteCommand: CommandDescription {
     /// A one-line account of why a snapshot did not decode.
     static func describe(_ error: any Error) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }
+            let keys = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.map(QuotedInput.name)
             return keys.isEmpty ? "" : "key '\(keys.joined(separator: "."))': "
         }
         switch error {

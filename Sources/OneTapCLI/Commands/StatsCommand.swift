@@ -40,8 +40,15 @@ enum InsightsArguments {
         guard let value = Double(text), value.isFinite, value >= 0, !text.contains("e"), !text.contains("E") else {
             throw UsageError("option --\(name) must be a price of 0 or more (0.05), not \(quoted(text))", command: command)
         }
+        guard value <= maximumPrice else {
+            throw UsageError("option --\(name) must be a price of 0 to \(Int(maximumPrice)) (0.05), not \(quoted(text))", command: command)
+        }
         return value
     }
+
+    /// The highest price `--sms-price` and `--onetap-price` take: far past any message's or exchange's, so that
+    /// costs stay in the range money is written in.
+    static let maximumPrice = 1_000_000.0
 
     /// The most error records printed; the rest are counted in the summary.
     static let errorRecordLimit = 100
@@ -213,7 +220,7 @@ enum StatsCommand: CommandDescription {
         object.add("summary", true)
         object.add(counts: [
             "lines": summary.lines, "loginEvents": summary.loginEvents, "logins": summary.logins, "ignored": summary.ignored, "orphans": summary.orphans,
-            "malformed": summary.malformed,
+            "malformed": summary.malformed, "otherPlatformLogins": summary.otherPlatformLogins,
         ])
         object.add("from", summary.first.map({ Timestamp.format(milliseconds: $0) }))
         object.add("to", summary.last.map({ Timestamp.format(milliseconds: $0) }))
@@ -232,6 +239,9 @@ enum StatsCommand: CommandDescription {
         if summary.ignored > 0 { notes.append("\(Number.grouped(summary.ignored)) other event\(summary.ignored == 1 ? "" : "s") skipped") }
         if summary.orphans > 0 { notes.append("\(Number.grouped(summary.orphans)) event\(summary.orphans == 1 ? "" : "s") of logins not begun in the stream skipped") }
         if summary.malformed > 0 { notes.append("\(Number.grouped(summary.malformed)) malformed line\(summary.malformed == 1 ? "" : "s")") }
+        if summary.otherPlatformLogins > 0 {
+            notes.append("\(Number.grouped(summary.otherPlatformLogins)) login\(summary.otherPlatformLogins == 1 ? "" : "s") of platforms past the first \(LoginStats.platformLimit - 1) counted as other")
+        }
         if !notes.isEmpty { output.line("(" + notes.joined(separator: "; ") + ")") }
         guard !funnel.rows.isEmpty else {
             output.line("no logins")
@@ -263,7 +273,7 @@ enum StatsCommand: CommandDescription {
                 var codes = TextTable()
                 codes.add(["  flow", "code", "count", "share", "action", "meaning"])
                 for code in row.topFailures {
-                    codes.add(["  " + code.flow.rawValue, code.code, Number.grouped(code.count), Number.percent(code.share), code.action?.rawValue ?? "—", code.meaning])
+                    codes.add(["  " + code.flow.rawValue, cell(code.code), Number.grouped(code.count), Number.percent(code.share), code.action?.rawValue ?? "—", cell(code.meaning)])
                 }
                 for line in codes.lines(leftAligned: 2, trailingLeft: 2) { output.line(line) }
             }
@@ -273,11 +283,16 @@ enum StatsCommand: CommandDescription {
                 if let cost = row.alerts.cost, let price = funnel.smsPrice { line += " (money lost: \(Number.money(cost)) at \(Number.money(price)) per SMS)" }
                 output.line(line)
                 for code in row.alerts.codes {
-                    output.line("    \(code.flow) \(code.code) ×\(Number.grouped(code.count)): \(code.meaning)")
+                    output.line("    \(code.flow) \(cell(code.code)) ×\(Number.grouped(code.count)): \(cell(code.meaning))")
                 }
             }
         }
     }
+
+    /// A code or meaning read from the stream, as one cell of a line: at most 120 characters, line breaks,
+    /// tabs and other unsafe characters replaced (the stream is input: a cell holding a line break forged a
+    /// row of the report).
+    static func cell(_ text: String) -> String { DisplayText.label(text, limit: 120) }
 
     static func label(_ row: LoginFunnel.Row, _ funnel: LoginFunnel) -> [String] {
         var label: [String] = []

@@ -115,7 +115,8 @@ extension AppSessionRecord: JSONStoredRecord {
         case (_?, _?): throw reader.invalid("an app session is a guest's or an account's, not both").at("account")
         }
         let stored = try reader.required(version, "version")
-        guard stored >= 1 else { throw reader.invalid("a version counts from 1, not \(stored)").at("version") }
+        // A version whose next one an Int cannot hold trapped on the next write's increment.
+        guard stored >= 1, stored < Int.max else { throw reader.invalid("a version counts from 1 to \(Int.max - 1), not \(stored)").at("version") }
         let older = try reader.required(ancestors, "ancestors")
         guard older.count <= Self.maximumAncestors else {
             throw reader.invalid("\(older.count) older digests; a session keeps at most \(Self.maximumAncestors)").at("ancestors")

@@ -56,11 +56,16 @@ extension MergeJournal: JSONStoredRecord {
         self.init(
             guest: try reader.required(guest, "guest"), account: try reader.required(account, "account"), plan: try reader.required(plan, "plan"),
             startedAt: try reader.required(startedAt, current ? "startedAtMs" : "startedAt"))
-        self.completed = try reader.required(completed, "completed")
+        let steps = try reader.required(completed, "completed")
+        // Counts OneTap never writes: a resume would trap on them (a negative prefix, a version's increment).
+        guard steps >= 0 else { throw reader.invalid("the steps completed count from 0, not \(steps)").at("completed") }
+        self.completed = steps
         self.done = try reader.required(done, "done")
         self.finishedAt = finishedAt ?? nil
         self.holder = holder ?? nil
         self.leaseUntil = leaseUntil ?? nil
-        self.version = try reader.required(version, "version")
+        let stored = try reader.required(version, "version")
+        guard stored >= 1, stored < Int.max else { throw reader.invalid("a version counts from 1 to \(Int.max - 1), not \(stored)").at("version") }
+        self.version = stored
     }
 }

@@ -24,10 +24,15 @@ package enum ConnectionPasswords {
         if let scheme = text.firstRange(of: "://") {
             let rest = text[scheme.upperBound...]
             // libpq ends the user information at the first `@` or `/` (never at `?`); the last `@` is looked at
-            // too, for a password holding an unencoded `@`.
-            for authority in [rest.prefix { $0 != "/" && $0 != "@" }, rest.prefix { $0 != "/" && $0 != "?" }] {
+            // too, for a password holding an unencoded `@`, and the last `@` before the parameters, for one
+            // holding an unencoded `/` (which libpq reads as no user information at all: the password's
+            // pieces become the port and the database, and its messages quote them, so each piece is one too).
+            for authority in [rest.prefix { $0 != "/" && $0 != "@" }, rest.prefix { $0 != "/" && $0 != "?" }, rest.prefix { $0 != "?" }] {
                 let end = authority.endIndex < rest.endIndex && rest[authority.endIndex] == "@" ? authority.endIndex : authority.lastIndex(of: "@")
-                if let at = end, let colon = rest[..<at].firstIndex(of: ":") { add(rest[rest.index(after: colon)..<at]) }
+                guard let at = end, let colon = rest[..<at].firstIndex(of: ":") else { continue }
+                let password = rest[rest.index(after: colon)..<at]
+                add(password)
+                if password.contains("/") { password.split(separator: "/").forEach(add) }
             }
             if let query = rest.firstIndex(of: "?") {
                 for pair in rest[rest.index(after: query)...].split(separator: "&") {

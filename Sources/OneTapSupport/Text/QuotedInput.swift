@@ -27,4 +27,14 @@ package struct QuotedInput: CustomStringConvertible {
         }
         return out + "\""
     }
+
+    /// A name from the input (a JSON key) as a message shows it: as it is when it is a plain name (1 to 64
+    /// printable ASCII characters, no quote, backslash or space), else quoted, escaped and cut like any input.
+    /// - Parameter name: The name.
+    /// - Returns: The text to show.
+    package static func name(_ name: String) -> String {
+        let plain = !name.isEmpty && name.utf8.count <= limit
+            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "'") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        return plain ? name : QuotedInput(name).description
+    }
 }

@@ -239,6 +239,8 @@ import Testing
         (#""format":"onetap-app-session/1","#, "", "format"),
         (#""format":"onetap-app-session/1""#, #""format":"onetap-app-session/2""#, "format"),
         (#""version":3"#, #""version":0"#, "version"),
+        // A version whose next one an Int cannot hold trapped on the next write's increment.
+        (#""version":3"#, #""version":9223372036854775807"#, "version"),
         (#""version":3"#, #""version":"3""#, "version"),
         (#""guest":"GoldenGuest-app-000003","#, "", "guest"),
         (#""guest":"GoldenGuest-app-000003""#, #""guest":"GoldenGuest-app-000003","account":"42""#, "account"),

@@ -482,6 +482,15 @@ import Testing
         #expect(try journal.json() == text)
     }
 
+    /// A journal row whose counts OneTap never writes is reported unreadable, not run: a negative
+    /// `completed` trapped in `steps.prefix(_:)` when resumed, and a version at `Int.max` on its increment.
+    @Test(arguments: [(#""completed":2"#, #""completed":-1"#), (#""version":4"#, #""version":9223372036854775807"#), (#""version":4"#, #""version":0"#)])
+    func aJournalWithCountsOneTapNeverWritesIsRefused(_ replacing: String, _ with: String) throws {
+        let text = try Self.goldenText("merge-journal-v2/in-progress.json")
+        #expect(text.contains(replacing))
+        #expect(throws: DecodingError.self) { try MergeJournal(json: text.replacingOccurrences(of: replacing, with: with)) }
+    }
+
     @Test(arguments: ["one-tap-with-number", "sms-without-number"])
     func lastLoginHintOfVersion2(_ name: String) throws {
         let text = try Self.goldenText("last-login-hint-v2/\(name).json")

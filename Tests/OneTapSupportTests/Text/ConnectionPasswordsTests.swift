@@ -20,12 +20,25 @@ import Testing
         ("host=db sslpassword=hunter2-pw", "hunter2-pw"),
         // libpq ends a URI's user information at its first `@` or `/`, never at `?`.
         ("postgresql://api:hunter2?pw@db/onetap", "hunter2?pw"),
+        // A password holding an unencoded `/` (Base64 passwords do): libpq reads no user information then,
+        // but the user meant one.
+        ("postgresql://api:hunter2/pw@db/onetap", "hunter2/pw"),
         // `&` separates a URI's parameters, never `keyword=value` pairs.
         ("host=db password=hunter2&pw dbname=onetap", "hunter2&pw"),
     ])
     func aPasswordIsFoundInEveryFormLibpqReads(_ text: String, _ password: String) {
         #expect(ConnectionPasswords.found(in: text).contains(password), "\(ConnectionPasswords.found(in: text))")
         #expect(!ConnectionPasswords.redacting(in: "could not connect: \(text)", foundIn: [text]).contains(password))
+    }
+
+    /// libpq reads `postgresql://api:Ab/cD@db/onetap` as host `api`, port `Ab` and database `cD@db/onetap`,
+    /// and its message quotes the port (`invalid integer value "Ab" for connection option "port"`): each
+    /// piece of such a password is hidden too.
+    @Test func aPieceOfAPasswordHoldingASlashIsHiddenToo() {
+        let url = "postgresql://api:hunter2/pw-x@db/onetap"
+        let message = #"invalid integer value "hunter2" for connection option "port"; database "pw-x@db/onetap""#
+        let redacted = ConnectionPasswords.redacting(in: message, foundIn: [url])
+        #expect(!redacted.contains("hunter2") && !redacted.contains("pw-x"), "\(redacted)")
     }
 
     @Test(arguments: ["postgresql://api@db/onetap?sslmode=require", "host=db dbname=onetap user=api", "host=db passwords_file=x"])
