@@ -19,11 +19,13 @@ package enum OneTapCommandLine {
         var rest = arguments
         rest.remove(at: commandIndex)
         if name == "help" {
-            guard let topic = rest.first else { return .help(command: nil) }
+            // The topic is the first operand: options around it (`onetap --json help carrier`) are not one.
+            guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else { return .help(command: nil) }
             guard CommandRegistry.command(named: topic) != nil else { throw UsageError("no help for unknown command \(quoted(topic))") }
             return .help(command: topic)
         }
-        if rest.contains("--version") { return .version }
+        // `--` ends the options: a `--version` after it is an operand (`onetap carrier -- --version`).
+        if rest.prefix(while: { $0 != "--" }).contains("--version") { return .version }
         guard let command = CommandRegistry.command(named: name) else {
             throw UsageError("unknown command \(quoted(name)); the commands are \(CommandRegistry.names)")
         }

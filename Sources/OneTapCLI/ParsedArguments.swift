@@ -114,6 +114,14 @@ func quoted(_ text: String) -> String {
     "'\(text.unicodeScalars.map { $0.isUnsafeToShow ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())'"
 }
 
+/// An argument that stands where a command's action goes, for a message: quoted when it looks like an
+/// action's name (1 to 32 lower-case letters and hyphens), else only its length, for where a token or a code
+/// may be typed by mistake (`onetap credential "$TOKEN"`): such an argument is never repeated.
+func quotedAction(_ text: String) -> String {
+    let name = !text.isEmpty && text.utf8.count <= 32 && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
+    return name ? quoted(text) : "(an argument of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
+}
+
 /// Reads an enumerated option value.
 func choice<Value: RawRepresentable & CaseIterable>(
     _ parsed: ParsedArguments, _ name: String, command: String

@@ -13,7 +13,9 @@ enum Reconciliation {
         let newest: Int
 
         var description: String {
-            "schema \(schema) is at version \(version.map(String.init) ?? "none"), this OneTap's is \(newest): run 'onetap db migrate' first"
+            // A newer OneTap's schema cannot be migrated back (migrate refuses it): the fix is this tool's upgrade.
+            let fix = (version ?? 0) > Int64(newest) ? "upgrade onetap to the version that migrated it" : "run 'onetap db migrate' first"
+            return "schema \(schema) is at version \(version.map(String.init) ?? "none"), this OneTap's is \(newest): \(fix)"
         }
     }
 

@@ -46,6 +46,14 @@ import Testing
             == .command(CarrierCommand.self, LookupOptions(inputs: ["-46000"], readsStandardInput: false, common: CommonOptions(json: false))))
     }
 
+    /// `--` ends the options, so a `--version` after it is no request for the version (it printed it); and
+    /// `help`'s topic is its first operand, not an option before it.
+    @Test func versionAfterTheEndOfOptionsAndHelpAfterAnOption() throws {
+        #expect(try OneTapCommandLine.parse(["carrier", "--", "--version"]) != .version)
+        #expect(try OneTapCommandLine.parse(["carrier", "--version"]) == .version)
+        #expect(try OneTapCommandLine.parse(["--json", "help", "carrier"]) == .help(command: "carrier"))
+    }
+
     @Test func standardInputOperand() throws {
         #expect(try OneTapCommandLine.parse(["number", "-", "--json"])
             == .command(NumberCommand.self, LookupOptions(inputs: [], readsStandardInput: true, common: CommonOptions(json: true))))
@@ -60,6 +68,9 @@ import Testing
         (["carrier", "-x", "46000"], "unknown option '-x'"),
         (["carrier", "-", "46000"], "- reads standard input and must be the only operand"),
         (["carrier", "--json=yes", "46000"], "option --json takes no value"),
+        // A lookup reads no policy: --policy was taken and silently ignored.
+        (["carrier", "46000", "--policy", "p.csv"], "unknown option '--policy'"),
+        (["number", "13800138000", "--policy", "p.csv"], "unknown option '--policy'"),
         (["route", "--plmn"], "option --plmn needs a value"),
         (["route", "--plmn", "46000", "--plmn", "46001"], "option --plmn is given twice"),
         (["route", "--plmn", "46000", "--mcc", "460", "--mnc", "00"], "give --plmn or --mcc with --mnc, not both"),

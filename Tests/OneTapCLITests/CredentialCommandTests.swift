@@ -25,6 +25,8 @@ import Testing
     @Test(arguments: [
         (["credential"], "credential needs an action: onetap credential inspect -"),
         (["credential", "show", "x"], "unknown credential action 'show'; the actions are inspect"),
+        // A token typed where the action goes (`onetap credential "$TOKEN"`) is never repeated.
+        (["credential", "eyJhbGciOiJIUzI1NiJ9.secret-part"], "unknown credential action (an argument of 32 characters, not repeated: it may be a secret); the actions are inspect"),
         (["credential", "inspect"], "credential inspect needs -, to read the token from standard input"),
         (["credential", "inspect", "a", "b"], "credential inspect takes one token, not 2"),
     ])

@@ -156,6 +156,14 @@ import Testing
             #expect(old.status == 1 && old.stdout.isEmpty)
             #expect(old.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(newest - 1), "
                 + "this OneTap's is \(newest): run 'onetap db migrate' first\n", "\(old.stderr)")
+            // A schema a newer OneTap migrated: migrating cannot help (it refuses), upgrading does.
+            let later = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+            try await later.pool.execute("INSERT INTO \"\(schema)\".schema_migrations (version, name) VALUES (\(newest), 'back'), (\(newest + 1), 'newer')")
+            await later.close()
+            let newer = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+            #expect(newer.status == 1 && newer.stdout.isEmpty)
+            #expect(newer.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(newest + 1), "
+                + "this OneTap's is \(newest): upgrade onetap to the version that migrated it\n", "\(newer.stderr)")
         }
     }
 

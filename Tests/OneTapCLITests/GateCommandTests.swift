@@ -31,6 +31,15 @@ import Testing
         #expect(run.lines[1] == #"{"action":"comment","needs":"account","prompt":"登录后可发表评论","default":false}"#)
     }
 
+    /// In text mode an invalid action's error goes to standard error as every command's does (it was printed
+    /// on standard output, among the answers).
+    @Test func aBadActionInTextIsAnErrorLineOnStandardError() async throws {
+        let run = try await Binary.run(["gate", "Bad Id", "comment"])
+        #expect(run.status == 65)
+        #expect(run.lines == ["comment: account: log in first (登录后可发表评论)"], "\(run.stdout)")
+        #expect(run.stderr.hasPrefix(#"onetap: error: invalid action: "Bad Id" is not an action id"#), "\(run.stderr)")
+    }
+
     @Test func aReplacementTableFromDataAndItsErrors() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

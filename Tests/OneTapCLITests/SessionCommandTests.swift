@@ -68,4 +68,17 @@ import Testing
         #expect(run.status == 64)
         #expect(run.stderr.contains("give --json or --events, not both"))
     }
+
+    /// The JSON fields are the ones the help names (it named `stage` and `kind`, which never appear, and
+    /// left out `flow`, `attempt`, `ending` and `reason`).
+    @Test func theJSONFieldsAreTheOnesTheHelpNames() async throws {
+        let input = Self.iosMobile + "{\"flow\":\"tianyi\",\"code\":\"0\"}\nnot json\n"
+        let run = try await Binary.run(["session", "--json", "-"], stdin: Array(input.utf8))
+        let objects = try run.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let keys = Set(objects.flatMap(\.keys))
+        #expect(keys == ["line", "next", "flow", "attempt", "ending", "reason", "version", "rejected", "error"], "\(run.stdout)")
+        let help = try await Binary.run(["session", "--help"])
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("JSON fields: line, next, flow, attempt, ending, reason, version; a rejected report: line, rejected, reason; a malformed line: line, error"))
+    }
 }

@@ -140,8 +140,11 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         }
     }
 
-    /// `2026-12-01T00:00:00.000Z token refreshed account 42 (tianyi) until …`.
-    public var description: String {
+    /// `2026-12-01T00:00:00.000Z token refreshed account 42 (tianyi) until …`: like the event's line, it holds
+    /// no whole phone number (a provider's or a refresher's message quoting one is masked).
+    public var description: String { PhoneNumber.maskingNumbers(in: unmaskedDescription) }
+
+    private var unmaskedDescription: String {
         switch payload {
         case .login(let event, let context): "\(at.iso8601) login \(context.session) \(event)"
         case .token(let event): "\(at.iso8601) token \(event)"

@@ -80,16 +80,16 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("expiresAt", expiresAt.iso8601)
             writer.member("rotatedRefreshToken", rotated)
         case .refreshFailed(_, let message, let attempt, let retryAt):
-            writer.member("message", message)
+            writer.member("message", PhoneNumber.maskingNumbers(in: message))
             writer.member("attempt", attempt)
             writer.member("retryAt", retryAt.iso8601)
         case .reloginRequired(_, let message):
-            writer.member("message", message)
+            writer.member("message", PhoneNumber.maskingNumbers(in: message))
         case .stored(_, let flow, let expiresAt):
             writer.member("flow", flow.rawValue)
             writer.member("expiresAt", expiresAt.iso8601)
         case .dueScanFailed(let message), .notStored(_, let message):
-            writer.member("message", message)
+            writer.member("message", PhoneNumber.maskingNumbers(in: message))
         case .refreshAbandoned(_, let after):
             writer.key("seconds")
             try writer.double(after.seconds)

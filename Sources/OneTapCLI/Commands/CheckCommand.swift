@@ -16,8 +16,9 @@ enum CheckCommand: CommandDescription {
         USAGE: onetap check FILE... [--data DIR] [--policy FILE]
 
         Runs decision-table files against the engine and prints each failing case with expected
-        and actual, then "N passed, M failed". Exit 1 if any case failed, 65 for a malformed
-        table (file and line named), 66 for an unreadable file.
+        and actual, then "N passed, M failed". Exit 1 if any case failed (a line that cannot run
+        fails as its case, file and line named), 65 for a file with no case or not UTF-8 (or a
+        bad --data table), 66 for an unreadable file.
 
         One case per line; # starts a comment. Left of => the inputs, right of it the
         expectations (only those given are checked):

@@ -53,7 +53,7 @@ enum CredentialCommand: CommandDescription {
             throw UsageError("credential needs an action: onetap credential inspect -", command: name)
         }
         guard action == "inspect" else {
-            throw UsageError("unknown credential action \(quoted(action)); the actions are inspect", command: name)
+            throw UsageError("unknown credential action \(quotedAction(action)); the actions are inspect", command: name)
         }
         let operands = arguments.operands.dropFirst()
         guard let token = operands.first else {

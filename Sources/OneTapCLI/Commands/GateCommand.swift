@@ -46,7 +46,7 @@ enum GateCommand: CommandDescription {
 
     /// Prints each action's gate.
     /// - Returns: 0, or 65 when an operand is no action id (its error is printed and the rest go on).
-    static func run(_ options: GateOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
+    static func run(_ options: GateOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let gate = try TableLoader(options: TableOptions(dataDirectory: options.dataDirectory)).table(LoginGate.builtIn)
         var worst = ExitCode.success
         for action in options.actions {
@@ -55,7 +55,8 @@ enum GateCommand: CommandDescription {
             if let problem = LoginGate.problem(action) {
                 worst = .dataError
                 object.add("error", "invalid action: \(problem)")
-                output.line(options.json ? object.json : "\(action): error: invalid action: \(problem)")
+                // An error record in JSON mode; otherwise an error line on standard error, as every command's.
+                if options.json { output.line(object.json) } else { io.writeError("onetap: error: invalid action: \(problem)") }
                 continue
             }
             // A guest asks: what the app must do before the action.

@@ -83,7 +83,7 @@ enum GatewayCommand: CommandDescription {
             throw UsageError("gateway needs an action: \(actions)", command: name)
         }
         guard let action = GatewayOptions.Action(rawValue: first) else {
-            throw UsageError("unknown gateway action \(quoted(first)); the actions are \(actions)", command: name)
+            throw UsageError("unknown gateway action \(quotedAction(first)); the actions are \(actions)", command: name)
         }
         let rest = arguments.operands.dropFirst()
         var gateway: String? = nil

@@ -90,8 +90,8 @@ enum NumberCommand: LookupCommand {
 protocol LookupCommand: CommandDescription where Options == LookupOptions {}
 
 extension LookupCommand {
-    /// ``CommonOptions/specs``: `--json` and the tables.
-    static var options: [OptionSpec] { CommonOptions.specs }
+    /// `--json` and `--data` (a lookup reads one table and no policy: `--policy` was taken and ignored).
+    static var options: [OptionSpec] { [.flag("json"), .value("data")] }
 
     /// Reads the operands (or `-`) and the lookup options.
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> LookupOptions {

@@ -30,8 +30,10 @@ enum SessionCommand: CommandDescription {
         {"exchange":"timeout"|"fault"|"token-expired"|"replayed"}. Any line may carry "at"
         (ISO 8601) and a report "version" (checked against the session's).
 
-        Prints, per line, the session's version, stage and what the app does next, or why the
-        report was rejected. JSON fields: line, version, stage, next, rejected, kind, error.
+        Prints, per line, what the app does next, where the login is (its flow and attempt, or its
+        ending), why, and the session's version; or why the report was rejected. JSON fields: line,
+        next, flow, attempt, ending, reason, version; a rejected report: line, rejected, reason; a
+        malformed line: line, error; and file, when several files are read.
 
         --events prints the logins' events instead, one per line in the event schema (v 2, what
         onetap stats reads), with fixed session ids so the same transcripts give the same

@@ -143,7 +143,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
         do {
             return (item, try Timestamp.parse(at), element)
         } catch {
-            throw MergeError(kind: kind, side: side, "entry \(index + 1)'s at: \(error)")
+            // The kind of fault, never the value: the data may be another account's (``MergeError``'s rule).
+            throw MergeError(kind: kind, side: side, "entry \(index + 1)'s at is not an ISO 8601 time (\(error.kind))")
         }
     }
 

@@ -86,12 +86,22 @@ import Testing
         BadShape(guest: ["favourites": .array([.number(1)])], account: [:], message: "the guest's favourites: element 1 is not an item id"),
         BadShape(guest: [:], account: [:], message: ""),
         BadShape(guest: ["history": .array([.object(["item": .string("n")])])], account: [:], message: "the guest's history: entry 1 is not {\"item\": ID, \"at\": ISO 8601 time}"),
-        BadShape(guest: ["history": .array([item("n", "yesterday")])], account: [:], message: "the guest's history: entry 1's at: invalid timestamp \"yesterday\""),
+        // The value is stored data (another account's, when the merge is resumed by a session now on another
+        // account): the message names its place and its kind of fault, never the value.
+        BadShape(guest: ["history": .array([item("n", "yesterday")])], account: [:], message: "the guest's history: entry 1's at is not an ISO 8601 time (malformed)"),
         BadShape(guest: ["cart": .array([line("x", 0)])], account: [:], message: "the guest's cart: line 1 is not {\"item\": ID, \"qty\": a whole number from 1 to 1000000}"),
         BadShape(guest: ["cart": .array([.object(["item": .string("x"), "qty": .number(1.5)])])], account: [:], message: "the guest's cart: line 1"),
         BadShape(guest: ["settings": .array([])], account: [:], message: "the guest's settings: is not an object"),
         BadShape(guest: ["favourites": strings("a")], account: ["favourites": .object([:])], message: "the account's favourites: is not an array"),
     ]
+
+    /// A merge error never quotes the data (the record's rule): an unreadable time was quoted.
+    @Test func anUnreadableTimeIsNotQuoted() {
+        let error = #expect(throws: MergeError.self) {
+            try MergePlan.plan(guest: ["history": .array([Self.item("n", "secret-xyz")])], account: [:], rules: .builtIn)
+        }
+        #expect(error.map { !"\($0)".contains("secret-xyz") } == true, "\(String(describing: error))")
+    }
 
     @Test(arguments: badShapes)
     func aShapeTheRuleCannotReadIsRefused(_ bad: BadShape) {

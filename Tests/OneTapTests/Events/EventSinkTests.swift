@@ -66,4 +66,19 @@ import Testing
         #expect(StandardErrorEventSink.line(token).hasPrefix(#"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"token","event":"#))
         #expect(OneTapEvent.schemaVersion == 2)
     }
+
+    /// No event holds a whole phone number, in its line or in its text form (`description`, documented for
+    /// logs): a refresher's or a provider's message quoting one was masked in the line only, or not at all.
+    @Test func neitherFormOfAnEventHoldsAWholeNumber() {
+        let events = [
+            OneTapEvent(at: Self.start, .token(.refreshFailed(account: "a-1", message: "carrier said 13800138000 is barred", attempt: 1, retryAt: Self.start))),
+            OneTapEvent(at: Self.start, .token(.reloginRequired(account: "a-1", message: "number 13800138000 changed hands"))),
+            OneTapEvent(at: Self.start, .token(.dueScanFailed(message: "row 8613800138000 unreadable"))),
+        ]
+        for event in events {
+            #expect(!event.description.contains("13800138000"), "\(event.description)")
+            #expect(!StandardErrorEventSink.line(event).contains("13800138000"), "\(StandardErrorEventSink.line(event))")
+            #expect(event.description.contains("138****8000"), "\(event.description)")
+        }
+    }
 }
