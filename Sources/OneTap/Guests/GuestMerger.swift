@@ -156,6 +156,9 @@ public struct GuestMerger: Sendable {
         }
         var pieces: [MergePlan] = []
         var handled = Set<String>()
+        // Kinds whose data became unreadable to their rule after the merge began (the app wrote a new shape):
+        // each stays with the guest, reported as kept, so that it does not stop every other kind for good.
+        var unreadable = Set<String>()
         var guestData = try await store.data(of: .guest(guest))
         for _ in 0..<Self.attempts {
             let kinds = guestData.keys.sorted().filter { !handled.contains($0) && rules.rule(for: $0) != nil }
@@ -167,13 +170,17 @@ public struct GuestMerger: Sendable {
                 if let written = legacy[kind] {
                     try await store.remove(kind: kind, of: .guest(guest))
                     pieces.append(MergePlan.written(kind: kind, value: written))
-                } else if let piece = try await mergeKind(kind, of: guest, into: account) {
-                    pieces.append(piece)
+                } else {
+                    do {
+                        if let piece = try await mergeKind(kind, of: guest, into: account) { pieces.append(piece) }
+                    } catch let error as MergeError where error.kind == .unreadable {
+                        unreadable.insert(kind)
+                    }
                 }
             }
             guestData = try await store.data(of: .guest(guest))
         }
-        let kept = guestData.keys.filter { rules.rule(for: $0) == nil }
+        let kept = guestData.keys.filter { rules.rule(for: $0) == nil || unreadable.contains($0) }
         return MergePlan.applied(pieces, account: try await store.data(of: .account(account)), kept: kept)
     }
 

@@ -21,7 +21,7 @@ extension MergePlan {
     /// - Parameters:
     ///   - kinds: Each applied kind's plan (``plan(kind:guest:account:rules:)``).
     ///   - account: The account's data once they were applied.
-    ///   - kept: The guest's kinds with no rule, left with the guest.
+    ///   - kept: The guest's kinds left with the guest: with no rule, or unreadable when applied.
     /// - Returns: The plan.
     package static func applied(_ kinds: [MergePlan], account: [String: JSONValue], kept: [String]) -> MergePlan {
         var writes: [Step] = [], removals: [Step] = []

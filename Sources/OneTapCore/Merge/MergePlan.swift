@@ -26,7 +26,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     package let steps: [Step]
     /// The account's data once the plan is applied, by kind.
     public let merged: [String: JSONValue]
-    /// The guest's kinds with no rule: left in the guest's space, reported.
+    /// The guest's kinds with no rule, and, in a merge as applied, those whose data (the guest's or the
+    /// account's) became unreadable to their rule after the merge began: left in the guest's space, reported.
     public let kept: [String]
     /// For `move-unless-present` kinds, the guest's items that move to the account.
     public let moved: [String: [String]]

@@ -148,6 +148,24 @@ import Testing
         #expect(try await store.data(of: .account("42")) == Self.accountData)
     }
 
+    /// The attacker's read of 2026-12-05: a kind whose data became unreadable after the merge began (the app
+    /// wrote a new shape to the account's cart) failed every run of the merge, so no other kind ever merged. It
+    /// stays with the guest, reported as kept, and the other kinds merge.
+    @Test func aKindThatBecameUnreadableIsKeptAndTheOthersMerge() async throws {
+        let base = try await Self.seeded()
+        let scripted = ScriptedGuestDataStore(base)
+        scripted.afterRead(of: .account("42"), times: 1) { store, _ in
+            try await store.write(.string("a new shape"), kind: "cart", of: .account("42"))
+        }
+        let journal = try await GuestMerger(store: scripted).merge(Self.guest, into: "42")
+        #expect(journal.done)
+        let account = try await base.data(of: .account("42"))
+        for kind in ["favourites", "downloads", "settings"] { #expect(account[kind] == Self.expectedAccount[kind], "\(kind)") }
+        #expect(account["cart"] == .string("a new shape"))
+        #expect(try await base.data(of: .guest(Self.guest))["cart"] == Self.guestData["cart"], "the cart is still with the guest")
+        #expect(journal.plan.kept == ["cart", "notes"])
+    }
+
     /// The attacker's read of 2026-12-04: the lease was taken once, though the doc said it renews at each step, so a
     /// merge slower than the lease let a second applier join it. Each kind here takes 20 s of a 30 s lease; the
     /// lease is renewed between kinds, so it never lapses while the merge makes progress, and a second login
