@@ -2,7 +2,7 @@ import OneTap
 
 /// The options every command that consults the tables takes (`check`, `outcome`, `route`, `session`,
 /// `carrier`, `number`, `sms`): `--json`, and the tables (`--data`, and `--policy` for those that read a
-/// policy: not the two lookups). Read once, here, as swift-argument-parser's option groups are.
+/// policy: not the lookups or `outcome`). Read once, here, as swift-argument-parser's option groups are.
 package struct CommonOptions: Hashable, Sendable {
     /// Whether to print JSON (NDJSON for a command that prints a record per input).
     package var json: Bool

@@ -19,15 +19,19 @@ package enum OneTapCommandLine {
         var rest = arguments
         rest.remove(at: commandIndex)
         if name == "help" {
-            // The topic is the first operand: options around it (`onetap --json help carrier`) are not one.
-            guard let topic = rest.first(where: { !$0.hasPrefix("-") }) else { return .help(command: nil) }
+            // The topic is the first operand after `help`, found as the command is: options around it and their
+            // values (`onetap --data DIR help carrier`) are not one.
+            let after = Array(arguments[(commandIndex + 1)...])
+            guard let position = CommandRegistry.commandPosition(after) else { return .help(command: nil) }
+            let topic = after[position]
             guard CommandRegistry.command(named: topic) != nil else { throw UsageError("no help for unknown command \(quoted(topic))") }
             return .help(command: topic)
         }
         // `--` ends the options: a `--version` after it is an operand (`onetap carrier -- --version`).
         if rest.prefix(while: { $0 != "--" }).contains("--version") { return .version }
         guard let command = CommandRegistry.command(named: name) else {
-            throw UsageError("unknown command \(quoted(name)); the commands are \(CommandRegistry.names)")
+            // Not repeated unless it looks like a command's name: a token typed alone (`onetap "$TOKEN"`) would be.
+            throw UsageError("unknown command \(quotedAction(name)); the commands are \(CommandRegistry.names)")
         }
         return try command.invocation(rest[...])
     }

@@ -393,7 +393,10 @@ public struct LoginStats: Sendable {
     private mutating func sweep() {
         guard latest > lastSweep &+ idleLimit / 4 || lastSweep == .min else { return }
         lastSweep = latest
-        let cutoff = latest - idleLimit
+        // Instants are 1970 or later (the scanner refuses earlier ones); still, with the longest limit the
+        // difference could fall below what an Int64 holds: then nothing is that old.
+        let (difference, overflow) = latest.subtractingReportingOverflow(idleLimit)
+        let cutoff = overflow ? .min : difference
         guard open.values.contains(where: { $0.lastAt < cutoff }) else { return }
         let silent = open.filter { $0.value.lastAt < cutoff }
         for (key, login) in silent {

@@ -81,8 +81,8 @@ enum PostgresStoreFailure {
         case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context
         @unknown default: nil
         }
-        var keys = context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } ?? []
-        if case .keyNotFound(let key, _) = error { keys.append(key.stringValue) }
-        return keys.isEmpty ? "the top" : keys.joined(separator: ".")
+        var keys: [any CodingKey] = context?.codingPath ?? []
+        if case .keyNotFound(let key, _) = error { keys.append(key) }
+        return keys.isEmpty ? "the top" : QuotedInput.path(keys)
     }
 }

@@ -52,6 +52,8 @@ import Testing
         #expect(try OneTapCommandLine.parse(["carrier", "--", "--version"]) != .version)
         #expect(try OneTapCommandLine.parse(["carrier", "--version"]) == .version)
         #expect(try OneTapCommandLine.parse(["--json", "help", "carrier"]) == .help(command: "carrier"))
+        #expect(try OneTapCommandLine.parse(["--data", "DIR", "help", "carrier"]) == .help(command: "carrier"))
+        #expect(try OneTapCommandLine.parse(["help", "--data", "DIR", "carrier"]) == .help(command: "carrier"))
     }
 
     @Test func standardInputOperand() throws {
@@ -62,7 +64,9 @@ import Testing
     @Test(arguments: [
         (["frobnicate"], "unknown command 'frobnicate'"),
         // Control and format characters are escaped: ESC, C1's CSI (U+009B), a right-to-left override.
-        (["\u{1B}[2J\u{9B}31m\u{202E}x"], "unknown command '\\u{1b}[2J\\u{9b}31m\\u{202e}x'"),
+        (["\u{1B}[2J\u{9B}31m\u{202E}x"], "unknown command (an argument of 10 characters, not repeated: it may be a secret)"),
+        // A token typed alone is never repeated.
+        (["eyJhbGciOiJIUzI1NiJ9.secret-part"], "unknown command (an argument of 32 characters, not repeated: it may be a secret)"),
         (["carrier"], "carrier needs at least one value"),
         (["carrier", "--jsn", "46000"], "unknown option '--jsn'"),
         (["carrier", "-x", "46000"], "unknown option '-x'"),
@@ -71,6 +75,7 @@ import Testing
         // A lookup reads no policy: --policy was taken and silently ignored.
         (["carrier", "46000", "--policy", "p.csv"], "unknown option '--policy'"),
         (["number", "13800138000", "--policy", "p.csv"], "unknown option '--policy'"),
+        (["outcome", "mobile", "103000", "--policy", "p.csv"], "unknown option '--policy'"),
         (["route", "--plmn"], "option --plmn needs a value"),
         (["route", "--plmn", "46000", "--plmn", "46001"], "option --plmn is given twice"),
         (["route", "--plmn", "46000", "--mcc", "460", "--mnc", "00"], "give --plmn or --mcc with --mnc, not both"),
@@ -186,16 +191,16 @@ import Testing
         (["stats", "-", "--top", "101"], "option --top must be a whole number from 0 to 100, not '101'"),
         (["stats", "-", "--by", "carrier,os"], "option --by takes carrier, flow and platform separated by commas, not 'os'"),
         (["stats", "-", "--by", ""], "option --by takes carrier, flow and platform separated by commas, not ''"),
-        (["stats", "-", "--sms-price", "-1"], "option --sms-price must be a price of 0 or more (0.05), not '-1'"),
-        (["stats", "-", "--sms-price", "1e3"], "option --sms-price must be a price of 0 or more (0.05), not '1e3'"),
-        (["stats", "-", "--sms-price", "nan"], "option --sms-price must be a price of 0 or more (0.05), not 'nan'"),
+        (["stats", "-", "--sms-price", "-1"], "option --sms-price must be a price of 0 to 1000000 (0.05), not '-1'"),
+        (["stats", "-", "--sms-price", "1e3"], "option --sms-price must be a price of 0 to 1000000 (0.05), not '1e3'"),
+        (["stats", "-", "--sms-price", "nan"], "option --sms-price must be a price of 0 to 1000000 (0.05), not 'nan'"),
         // A price past any SMS's made the chart's money overflow (a trap) before the bound.
         (["stats", "-", "--sms-price", "100000000000000000"], "option --sms-price must be a price of 0 to 1000000 (0.05), not '100000000000000000'"),
         (["stats", "-", "--svg", "-"], "option --svg needs a file to write the chart to"),
         (["stats", "-", "--policy", "x.csv"], "unknown option '--policy'"),
         (["replay", "-"], "replay needs --policy FILE: the routing policy to try on the recorded logins"),
         (["replay", "--policy", "p.csv"], "replay needs an events file, or - to read events from standard input"),
-        (["replay", "-", "--policy", "p.csv", "--onetap-price", "free"], "option --onetap-price must be a price of 0 or more (0.05), not 'free'"),
+        (["replay", "-", "--policy", "p.csv", "--onetap-price", "free"], "option --onetap-price must be a price of 0 to 1000000 (0.05), not 'free'"),
         (["replay", "-", "--policy", "p.csv", "--top", "3"], "unknown option '--top'"),
         (["session", "-", "--events", "--json"], "--events prints the logins' events as NDJSON already; give --json or --events, not both"),
     ])

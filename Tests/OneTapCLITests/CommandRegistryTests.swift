@@ -77,8 +77,8 @@ import Testing
         let words = lines.flatMap { $0.split(separator: " ") }.joined(separator: " ")
         #expect(words.contains("--json print one JSON object per result per line (NDJSON) (every command) --data DIR"))
         #expect(words.contains("stays built in (every command but merge, token, credential, stats, replay, db and gateway) --policy FILE"))
-        // The lookups (carrier, number) read no policy and refuse --policy.
-        #expect(words.contains("(route, outcome, simulate, check, session, sms, quota and replay) -h, --help"))
+        // The lookups (carrier, number) and outcome read no policy and refuse --policy.
+        #expect(words.contains("(route, simulate, check, session, sms, quota and replay) -h, --help"))
         for table in TableLoader.replaceable {
             #expect(words.contains(table.fileName))
         }

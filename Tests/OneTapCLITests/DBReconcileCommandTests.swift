@@ -148,22 +148,23 @@ import Testing
             #expect(missing.status == 1 && missing.stdout.isEmpty)
             #expect(missing.stderr.hasPrefix("onetap: error: listing the exchanges to reconcile failed: "), "\(missing.stderr)")
             #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
-            let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
             let newest = PostgresMigrations.all.count
-            try await stores.pool.execute("DELETE FROM \"\(schema)\".schema_migrations WHERE version = \(newest)")
-            await stores.close()
-            let old = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
-            #expect(old.status == 1 && old.stdout.isEmpty)
-            #expect(old.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(newest - 1), "
-                + "this OneTap's is \(newest): run 'onetap db migrate' first\n", "\(old.stderr)")
+            // The schema's versions changed by hand, then what reconcile says of them (exit 1, nothing listed).
+            func reconcile(after change: String, says fix: String, at version: Int) async throws {
+                let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+                try await stores.pool.execute(change)
+                await stores.close()
+                let run = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+                #expect(run.status == 1 && run.stdout.isEmpty)
+                #expect(run.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(version), "
+                    + "this OneTap's is \(newest): \(fix)\n", "\(run.stderr)")
+            }
+            let versions = "\"\(schema)\".schema_migrations"
+            try await reconcile(after: "DELETE FROM \(versions) WHERE version = \(newest)", says: "run 'onetap db migrate' first", at: newest - 1)
             // A schema a newer OneTap migrated: migrating cannot help (it refuses), upgrading does.
-            let later = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
-            try await later.pool.execute("INSERT INTO \"\(schema)\".schema_migrations (version, name) VALUES (\(newest), 'back'), (\(newest + 1), 'newer')")
-            await later.close()
-            let newer = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
-            #expect(newer.status == 1 && newer.stdout.isEmpty)
-            #expect(newer.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(newest + 1), "
-                + "this OneTap's is \(newest): upgrade onetap to the version that migrated it\n", "\(newer.stderr)")
+            try await reconcile(
+                after: "INSERT INTO \(versions) (version, name) VALUES (\(newest), 'back'), (\(newest + 1), 'newer')",
+                says: "upgrade onetap to the version that migrated it", at: newest + 1)
         }
     }
 

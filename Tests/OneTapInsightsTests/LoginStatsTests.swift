@@ -251,6 +251,8 @@ import OneTapSupport
     func anIdleLimitOfAnyLengthIsTaken(_ limit: Duration) throws {
         var stats = LoginStats(idleLimit: limit)
         try stats.add(Self.planned("A"))
+        // An instant before 1970 is refused (so the sweep's cutoff stays within an Int64 whatever the limit).
+        #expect(throws: LoginStats.LineError.self) { try stats.add(Self.planned("B", startedAt: -Self.start - 1000)) }
         stats.finish()
         #expect(stats.funnel().summary.logins == 1)
     }

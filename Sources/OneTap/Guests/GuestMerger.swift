@@ -14,6 +14,9 @@
 /// - Once only: a second login of the same guest finds the journal and waits while another applier holds
 ///   its lease, then finishes it or answers it; a merge that is done is answered from its journal.
 /// - The same for a first login that creates the account (whose data is empty) and for an existing one.
+/// - One kind never holds up the others: a kind whose data (the guest's or the account's) becomes
+///   unreadable to its rule after the merge began (the app wrote a new shape) stays with the guest, reported
+///   in the plan's ``MergePlan/kept`` beside the kinds with no rule.
 public struct GuestMerger: Sendable {
     /// The merge rules.
     package let rules: MergeRules
@@ -46,8 +49,9 @@ public struct GuestMerger: Sendable {
     ///   - guest: The guest that logged in.
     ///   - account: The account it logged in to.
     /// - Returns: The finished journal: its plan says what moved, merged and stayed with the guest.
-    /// - Throws: ``MergeError``: `unreadable` for data whose shape its rule cannot read (nothing changed),
-    ///   `merged-elsewhere` when the guest merged into another account, `busy` when another applier held
+    /// - Throws: ``MergeError``: `unreadable` for data whose shape its rule cannot read when the merge begins
+    ///   (nothing changed; a kind that becomes unreadable once it began stays with the guest, in the plan's
+    ///   `kept`, and the other kinds merge), `merged-elsewhere` when the guest merged into another account, `busy` when another applier held
     ///   the journal for longer than two leases; ``StoreError`` when the store fails (call again to
     ///   resume); `CancellationError`.
     public func merge(_ guest: GuestID, into account: AccountID) async throws -> MergeJournal {

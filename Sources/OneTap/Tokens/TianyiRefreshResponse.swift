@@ -61,7 +61,7 @@ package enum TianyiRefreshResponse {
         } catch {
             // Where, never what: a value of a token endpoint's answer may be a token (this answer's new
             // ones are not known as secrets yet), so the reader's message, which may quote it, stays out.
-            let path = error.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            let path = QuotedInput.path(error.codingPath)
             throw TokenError(.refreshFailed, message: "the refresh answer is not the documented JSON" + (path.isEmpty ? "" : " (at \(path))"))
         }
         guard decoded.result.text == "0" else {

@@ -23,7 +23,9 @@ enum OutcomeCommand: CommandDescription {
         JSON fields: flow, code, action, meaning, meaningZH, source, default.
         Actions: success, cancelled, fallback, retry, switch, failed, misconfigured.
         """
-    static let options: [OptionSpec] = CommonOptions.specs
+    /// `--json` and `--data`: an outcome reads the result codes, never a routing policy (`--policy` was taken
+    /// and ignored).
+    static let options: [OptionSpec] = [.flag("json"), .value("data")]
 
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> OutcomeOptions {
         guard arguments.operands.count == 2 else {

@@ -28,11 +28,12 @@ enum ReplayCommand: CommandDescription {
         A what-if replay: what the routing policy NEW.csv (the routing-policy.csv format) would
         have tried first for the recorded logins, and, per carrier, the expected one-tap share,
         SMS share, SMS messages and cost (--sms-price: per message, one per login that reached
-        SMS), one-tap successes and cost (--onetap-price: per success) and mean time to login,
-        current beside new. It is an estimate: logins the new policy plans the same way keep
-        their recorded outcome; the others are modelled from the recorded outcomes and times of
-        each flow for the same carrier and situation. A flow the new plan reaches that no
-        recorded login of that carrier and situation reached is shown as unknown, not guessed.
+        SMS), one-tap successes and cost (--onetap-price: per success; either 0 to 1000000) and
+        mean time to login, current beside new. It is an estimate: logins the new policy plans
+        the same way keep their recorded outcome; the others are modelled from the recorded
+        outcomes and times of each flow for the same carrier and situation. A flow the new plan
+        reaches that no recorded login of that carrier and situation reached is shown as
+        unknown, not guessed.
         95% intervals: recorded shares Wilson score; estimated shares Wilson at the effective
         sample size (delta method); times and costs ±1.96 standard errors.
 

@@ -124,8 +124,8 @@ enum RouteCommand: CommandDescription {
     /// A one-line account of why a snapshot did not decode.
     static func describe(_ error: any Error) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.map(QuotedInput.name)
-            return keys.isEmpty ? "" : "key '\(keys.joined(separator: "."))': "
+            let keys = context.codingPath.filter { !$0.stringValue.isEmpty || $0.intValue != nil }
+            return keys.isEmpty ? "" : "key '\(QuotedInput.path(keys))': "
         }
         switch error {
         case DecodingError.dataCorrupted(let context):

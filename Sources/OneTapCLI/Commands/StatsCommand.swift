@@ -37,10 +37,7 @@ enum InsightsArguments {
 
     static func price(_ parsed: ParsedArguments, _ name: String, command: String) throws(UsageError) -> Double? {
         guard let text = parsed.value(name) else { return nil }
-        guard let value = Double(text), value.isFinite, value >= 0, !text.contains("e"), !text.contains("E") else {
-            throw UsageError("option --\(name) must be a price of 0 or more (0.05), not \(quoted(text))", command: command)
-        }
-        guard value <= maximumPrice else {
+        guard let value = Double(text), value.isFinite, value >= 0, value <= maximumPrice, !text.contains("e"), !text.contains("E") else {
             throw UsageError("option --\(name) must be a price of 0 to \(Int(maximumPrice)) (0.05), not \(quoted(text))", command: command)
         }
         return value
@@ -113,9 +110,10 @@ enum StatsCommand: CommandDescription {
         unfinished: silent for 15 minutes or still open when the stream ended); the one-tap
         success share with its 95% Wilson interval; the time to success p50 and p95; the most
         frequent result codes besides success, with their action and meaning; misconfiguration
-        alerts and, with --sms-price, what the SMS they caused cost. --by splits the rows by
-        carrier, flow (the plan's first flow) and platform. --svg writes a chart: one stacked
-        bar per carrier, counts and shares labelled, and the top failure codes.
+        alerts and, with --sms-price (0 to 1000000 per message), what the SMS they caused cost.
+        --by splits the rows by carrier, flow (the plan's first flow) and platform (the first
+        255 distinct platform ids apart, any later one as "other"). --svg writes a chart: one
+        stacked bar per carrier, counts and shares labelled, and the top failure codes.
 
         Memory is bounded by the logins open at once and the distinct rows and codes, whatever
         the stream's length. JSON: one object per row (carrier, firstFlow, logins, oneTap, sms,

@@ -96,22 +96,12 @@ public struct SMSPolicy: DataTable, RateTable {
 
     /// What a decision reads of a rule, as a plain value: the rules hold text (their id, their source), so
     /// each one a decision's loop took from ``rules`` was retained and released; these are copied for free,
-    /// and the rule's id is read only for the rule that decides.
+    /// and the rule's id is read only for the rule that decides. `rule` is the rule's place in ``rules``;
+    /// `counts`, `key`, `limit` and `over` are the rule's; `windowSeconds` and `lockSeconds` its window and
+    /// its lock (or longest delay) in seconds, nil for a rule with neither.
     struct Limit: Sendable {
-        /// The rule's place in ``SMSPolicy/rules``.
-        let rule: Int
-        /// What it counts.
-        let counts: Counts
-        /// What it counts per.
-        let key: Key
-        /// How many events the window may hold before the rule applies.
-        let limit: Int
-        /// What happens then.
-        let over: Over
-        /// The window, in seconds.
-        let windowSeconds: Double
-        /// The lock or longest delay, in seconds (nil for rules with neither).
-        let lockSeconds: Double?
+        let rule: Int, counts: Counts, key: Key, limit: Int, over: Over
+        let windowSeconds: Double, lockSeconds: Double?
     }
 
     /// Where a counter's horizon is in ``horizons``.

@@ -23,9 +23,7 @@ package struct RateCounter<Counts: Hashable & Sendable & CustomStringConvertible
     ///   - value: The key's value.
     /// - Complexity: O(*n*) in the value's length, once; look-ups of the counter are O(1) in it after.
     init(counts: Counts, key: Key, value: String) {
-        self.counts = counts
-        self.key = key
-        self.value = value
+        (self.counts, self.key, self.value) = (counts, key, value)
         var hasher = Hasher()
         hasher.combine(counts)
         hasher.combine(key)

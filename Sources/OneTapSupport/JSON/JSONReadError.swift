@@ -120,7 +120,7 @@ package struct JSONReadError: Error, Sendable, CustomStringConvertible {
 
     /// `at plan.flows: …`.
     @usableFromInline package var description: String {
-        let path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? QuotedInput.name($0.stringValue) }.joined(separator: ".")
+        let path = QuotedInput.path(codingPath)
         return path.isEmpty ? message : "at \(path): \(message)"
     }
 

@@ -24,15 +24,23 @@ package enum ConnectionPasswords {
         if let scheme = text.firstRange(of: "://") {
             let rest = text[scheme.upperBound...]
             // libpq ends the user information at the first `@` or `/` (never at `?`); the last `@` is looked at
-            // too, for a password holding an unencoded `@`, and the last `@` before the parameters, for one
-            // holding an unencoded `/` (which libpq reads as no user information at all: the password's
-            // pieces become the port and the database, and its messages quote them, so each piece is one too).
-            for authority in [rest.prefix { $0 != "/" && $0 != "@" }, rest.prefix { $0 != "/" && $0 != "?" }, rest.prefix { $0 != "?" }] {
+            // too, for a password holding an unencoded `@`.
+            for authority in [rest.prefix { $0 != "/" && $0 != "@" }, rest.prefix { $0 != "/" && $0 != "?" }] {
                 let end = authority.endIndex < rest.endIndex && rest[authority.endIndex] == "@" ? authority.endIndex : authority.lastIndex(of: "@")
-                guard let at = end, let colon = rest[..<at].firstIndex(of: ":") else { continue }
+                if let at = end, let colon = rest[..<at].firstIndex(of: ":") { add(rest[rest.index(after: colon)..<at]) }
+            }
+            // A password holding an unencoded `/` (`user:Ab/cD@host`): libpq reads no user information then, and
+            // takes the password's pieces for the port and the database, which its messages quote. Told from a
+            // host and port (`db:5432/name@x`, `[::1]:5432/…`) by what stands before the first `/`: `user:` and
+            // no `@`, and after the colon something that is not a port.
+            let head = rest.prefix { $0 != "/" && $0 != "?" }
+            if head.endIndex < rest.endIndex, rest[head.endIndex] == "/", !head.contains("@"), !head.hasPrefix("["),
+               let colon = head.firstIndex(of: ":"), !head[head.index(after: colon)...].allSatisfy({ ("0"..."9").contains($0) }),
+               let at = rest.prefix(while: { $0 != "?" }).lastIndex(of: "@") {
                 let password = rest[rest.index(after: colon)..<at]
                 add(password)
-                if password.contains("/") { password.split(separator: "/").forEach(add) }
+                // Each piece of four characters or more: a shorter one would hide every such word of a message.
+                for piece in password.split(separator: "/") where piece.count >= 4 { add(piece) }
             }
             if let query = rest.firstIndex(of: "?") {
                 for pair in rest[rest.index(after: query)...].split(separator: "&") {

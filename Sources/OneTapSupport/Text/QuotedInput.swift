@@ -37,4 +37,12 @@ package struct QuotedInput: CustomStringConvertible {
             && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "'") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
         return plain ? name : QuotedInput(name).description
     }
+
+    /// A coding path as messages show it (`plan.flows.[0]`): an element by its index in brackets, each key
+    /// through ``name(_:)`` (the keys are input: one holding a line feed forged a line of a report).
+    /// - Parameter keys: The path.
+    /// - Returns: The text; empty for an empty path.
+    package static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? name($0.stringValue) }.joined(separator: ".")
+    }
 }

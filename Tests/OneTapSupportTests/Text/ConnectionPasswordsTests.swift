@@ -41,7 +41,11 @@ import Testing
         #expect(!redacted.contains("hunter2") && !redacted.contains("pw-x"), "\(redacted)")
     }
 
-    @Test(arguments: ["postgresql://api@db/onetap?sslmode=require", "host=db dbname=onetap user=api", "host=db passwords_file=x"])
+    @Test(arguments: [
+        "postgresql://api@db/onetap?sslmode=require", "host=db dbname=onetap user=api", "host=db passwords_file=x",
+        // An `@` in a database name after a host and port is no password (nor are the port and the name).
+        "postgresql://db.internal:5432/onetap@eu", "postgresql://api@db:5432/a@b", "postgresql://[::1]:5432/x@y",
+    ])
     func aStringWithoutAPasswordHasNone(_ text: String) {
         #expect(ConnectionPasswords.found(in: text) == [])
     }

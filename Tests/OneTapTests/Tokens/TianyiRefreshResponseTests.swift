@@ -54,6 +54,19 @@ import Testing
     }
 
     /// A refused refresh names the carrier's result and message (what the `relogin-required` event shows).
+    /// The path of a malformed answer names its keys, which are the carrier's (or a man in the middle's): a key
+    /// holding a line break or a megabyte was put in the error (and the event's text) as it came.
+    @Test func anOddKeyInAMalformedAnswerIsQuotedAndCut() {
+        let key = "x\\ny: forged" + String(repeating: "k", count: 10_000)
+        let body = #"{"result":0,""# + key + #"":tru}"#
+        #expect {
+            try TianyiRefreshResponse.decode(Array(body.utf8))
+        } throws: { error in
+            guard let message = (error as? TokenError)?.message else { return false }
+            return !message.contains("\n") && message.utf8.count < 300 && message.contains(#""x\ny: forged"#)
+        }
+    }
+
     @Test func aRefusalNamesTheResultAndTheMessage() {
         #expect {
             try TianyiRefreshResponse.decode(Array(#"{"result":-1,"msg":"刷新token失败"}"#.utf8))
