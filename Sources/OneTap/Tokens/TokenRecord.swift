@@ -12,6 +12,8 @@ struct TokenRecord: JSONRecord, Hashable {
     static let format = "onetap-token/1"
     /// A byte order mark is skipped, as `JSONDecoder` skipped it when it read a token file.
     static var skipsByteOrderMark: Bool { true }
+    /// The highest version a record may hold, exclusive: 2^62, far past what a sequence of saves reaches.
+    static let maximumVersion: UInt64 = 1 << 62
     /// The latest instant a record may hold: 9999-12-31T23:59:59.999Z.
     static let maxMilliseconds: Int64 = Timestamp.latest
 
@@ -136,6 +138,9 @@ struct TokenRecord: JSONRecord, Hashable {
             throw Invalid(description: "the record is for account \(QuotedInput(record.account)), not \(QuotedInput(account.rawValue))")
         }
         guard record.version >= 1 else { throw Invalid(description: "version 0 is not a stored version") }
+        // Past this, the next version (``StoredToken/next``) would saturate and two writers' compare-and-swap
+        // from one version would both succeed: no store writes one, so a record holding one is not OneTap's.
+        guard record.version < Self.maximumVersion else { throw Invalid(description: "version \(record.version) is past any version a store writes") }
         guard let flow = LoginFlow(rawValue: record.flow) else { throw Invalid(description: "unknown flow \(QuotedInput(record.flow))") }
         guard !record.accessToken.isEmpty else { throw Invalid(description: "the access token is empty") }
         for (name, value) in [("issuedAtMs", record.issuedAtMs), ("expiresAtMs", record.expiresAtMs), ("dueAtMs", record.dueAtMs)] {

@@ -16,8 +16,8 @@ import Darwin
 ///   256 writes): a temporary file whose writer is gone (its `flock` can be taken and its process is not
 ///   running) holds a token in clear text and is never needed again.
 /// - Files are created with mode 0600 in a directory created with mode 0700; a directory other users
-///   can read, enter or write (an existing one too), or a token file that other users can read or write
-///   or that another user owns, is refused (`insecure`).
+///   can read, enter or write or that another user owns (an existing one too), or a token file that other
+///   users can read or write or that another user owns, is refused (`insecure`).
 /// - A corrupt, foreign, over-long file, a symbolic link or a non-regular file where a token file should
 ///   be is moved aside to `<name>.corrupt-<milliseconds>` when that account is read (or by ``repair()``)
 ///   and reported (`corrupt`); it is never silently overwritten. Listing never moves anything. What is set
@@ -126,6 +126,12 @@ public final class FileTokenStore: TokenStore {
             throw StoreError(
                 .insecure, account: nil,
                 message: "\(path) is open to other users (mode \(String(info.st_mode & 0o777, radix: 8))); use a directory only you can use (chmod 700)")
+        }
+        guard info.st_uid == geteuid() else {
+            // Its owner can list, rename, delete and plant the files, and open it up again after this check.
+            throw StoreError(
+                .insecure, account: nil,
+                message: "\(path) belongs to another user (owner \(info.st_uid)); use a directory this user owns (chown)")
         }
     }
 

@@ -109,6 +109,8 @@ import Testing
         (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":-1,"version":1}"#, "1970"),
         (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":253402300800000,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "9999"),
         (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":0}"#, "version 0"),
+        // A version whose next one saturates: two writers' compare-and-swap from it would both succeed.
+        (#"{"accessToken":"A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":18446744073709551615}"#, "past any version"),
         (#"{"accessToken":"A","account":"u1","dueAtMs":"0","expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1}"#, "mistyped"),
     ])
     func corruptOrForeignFilesAreMovedAsideAndReported(content: String, reason: String) async throws {
@@ -282,6 +284,22 @@ import Testing
                 return error.kind == .insecure && error.message.contains("owner 65534")
             }
             #expect(FileManager.default.fileExists(atPath: store.path(for: "u1")))
+        }
+    }
+
+    /// A directory another user owns (its mode 0700 or not) lets that user list, rename, delete and plant the
+    /// token files and open it up again after the check: the store refuses it as it refuses one open to others.
+    @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root (CI runs as root)"))
+    func aDirectoryOwnedByAnotherUserIsRefused() async throws {
+        try await withDirectory { directory in
+            _ = try FileTokenStore(directory: directory)
+            #expect(chown(directory, 65534, 65534) == 0)
+            #expect {
+                try FileTokenStore(directory: directory)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .insecure && error.message.contains("owner 65534")
+            }
         }
     }
 
