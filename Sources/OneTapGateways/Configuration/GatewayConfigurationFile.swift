@@ -23,13 +23,13 @@ public struct GatewayConfigurationFile: Sendable, CustomStringConvertible {
     ///   - text: The file's contents.
     ///   - file: Its path, for errors.
     ///   - environment: Reads environment variables (the process's by default).
-    ///   - readFile: Reads the files secrets name (the file system by default).
+    ///   - readFile: Reads the files secrets name (by default from the file system: a regular file of at most 64 KiB).
     /// - Throws: ``GatewayError`` named `config` when the text is not a JSON object of objects, or names a gateway
     ///   OneTap does not know (the error lists the known ones). Secrets are resolved when a gateway reads them.
     public init(
         text: String, file: String,
         environment: @escaping @Sendable (String) -> String? = { ProcessInfo.processInfo.environment[$0] },
-        readFile: @escaping @Sendable (String) throws -> Data = { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        readFile: @escaping @Sendable (String) throws -> Data = { try BoundedFile.read($0, limit: BoundedFile.secretLimit) }
     ) throws(GatewayError) {
         let value: JSONValue
         do {
@@ -60,8 +60,9 @@ public struct GatewayConfigurationFile: Sendable, CustomStringConvertible {
     /// - Throws: ``GatewayError`` named `config` when the file cannot be read or is not a configuration.
     public init(contentsOf path: String, environment: @escaping @Sendable (String) -> String? = { ProcessInfo.processInfo.environment[$0] }) throws(GatewayError) {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw GatewayError(gateway: "config", .misconfigured("\(path) cannot be read"))
+        // A regular file of at most 1 MiB, as a secret's file is read (a FIFO named here blocked the start).
+        do { data = try BoundedFile.read(path, limit: 1024 * 1024) } catch {
+            throw GatewayError(gateway: "config", .misconfigured("\(path) cannot be read: \(error.reason)"))
         }
         guard let text = String(data: data, encoding: .utf8) else { throw GatewayError(gateway: "config", .misconfigured("\(path) is not UTF-8 text")) }
         try self.init(text: text, file: path, environment: environment)

@@ -91,7 +91,9 @@ public struct GatewaySettings: Sendable, CustomStringConvertible {
             text = found
         case (nil, .string(let path)?):
             let data: Data
-            do { data = try readFile(path) } catch { throw misconfigured(field, "names the file \(path), which cannot be read") }
+            do { data = try readFile(path) } catch {
+                throw misconfigured(field, "names the file \(path), which cannot be read" + ((error as? BoundedFile.Refused).map { ": \($0.reason)" } ?? ""))
+            }
             guard let decoded = String(data: data, encoding: .utf8) else { throw misconfigured(field, "names the file \(path), which is not UTF-8 text") }
             text = decoded.hasSuffix("\r\n") ? String(decoded.dropLast(2)) : decoded.hasSuffix("\n") ? String(decoded.dropLast()) : decoded
         default:
