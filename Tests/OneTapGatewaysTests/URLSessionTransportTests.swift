@@ -81,6 +81,22 @@ import OneTapTesting
         #expect(throws: GatewayError(gateway: "fake", .wrongContentType("text/html"))) { try GatewayAnswer.jsonObject(text, gateway: "fake", contentTypes: ["application/json"]) }
     }
 
+    /// A 401 asking for credentials (JiGuang's Basic authentication with a wrong secret, a firewall) is the
+    /// answer: FoundationNetworking's default handling of the challenge never completed the task, so the call
+    /// waited out its time limit and was reported `timedOut` (maybe billed) instead of `httpStatus(401)`.
+    @Test func aStatusAskingForCredentialsIsTheAnswerNotATimeout() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let clock = ContinuousClock()
+        let started = clock.now
+        // Far sooner than the time limit it waited out before (a loaded machine may take seconds).
+        let response = try await URLSessionTransport().send(Self.request(server, "/challenge/401", timeout: .seconds(60)))
+        #expect(clock.now - started < .seconds(30))
+        #expect(response.status == 401)
+        #expect(response.header("WWW-Authenticate") == #"Basic realm="fake""#)
+        #expect(throws: GatewayError(gateway: "fake", .httpStatus(401))) { try GatewayAnswer.jsonObject(response, gateway: "fake", contentTypes: ["application/json"]) }
+    }
+
     /// A refused connection sent nothing: `notSent`, which the China Mobile gateway turns into
     /// `ExchangeNotSentError` (recorded `failed`, not reconciled as maybe billed).
     @Test func aRefusedConnectionIsNotSent() async throws {

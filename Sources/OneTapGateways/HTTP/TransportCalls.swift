@@ -148,15 +148,39 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         guard let running else { return }
         if let error {
             running.continuation.resume(throwing: Self.gatewayError(error, running))
-        } else if let http = running.response {
-            var headers: [String: String] = [:]
-            for case (let name as String, let value as String) in http.allHeaderFields {
-                headers[name.lowercased(), default: ""] += headers[name.lowercased()] == nil ? value : ", \(value)"
-            }
-            running.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](running.body)))
         } else {
-            running.continuation.resume(throwing: GatewayError(gateway: running.gateway, .unreachable("no HTTP answer")))
+            Self.answer(running)
         }
+    }
+
+    /// Ends a call with the answer it received: the response and the body read so far, or `unreachable` when
+    /// no HTTP response came.
+    private static func answer(_ running: Running) {
+        guard let http = running.response else {
+            return running.continuation.resume(throwing: GatewayError(gateway: running.gateway, .unreachable("no HTTP answer")))
+        }
+        var headers: [String: String] = [:]
+        for case (let name as String, let value as String) in http.allHeaderFields {
+            headers[name.lowercased(), default: ""] += headers[name.lowercased()] == nil ? value : ", \(value)"
+        }
+        running.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: [UInt8](running.body)))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // A vendor's 401 (or a proxy's 407) asking for credentials is the answer: no call ever gives any, and
+        // FoundationNetworking's default handling of the challenge left the task running until its time limit,
+        // reported as a time-out that may have been billed. The call ends with the answer received.
+        let running = calls.withLock { calls -> Running? in
+            guard case .running(let running)? = calls[task.taskIdentifier] else { return nil }
+            calls[task.taskIdentifier] = nil
+            return running
+        }
+        if let running { Self.answer(running) }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+        task.cancel()
     }
 
     /// URLSession's error as a gateway's: by its code, never its text (which quotes the URL).

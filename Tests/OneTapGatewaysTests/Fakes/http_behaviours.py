@@ -10,6 +10,7 @@ Paths:
   /big-chunked?bytes=N  the same in chunks, no Content-Length
   /truncated          Content-Length 100, 20 bytes sent, the connection closed
   /status/N           status N, a JSON body
+  /challenge/N        status N (401 or 407) asking for credentials (WWW-Authenticate / Proxy-Authenticate), a JSON body
   /text               200 text/html
 """
 import json
@@ -76,6 +77,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif url.path.startswith("/status/"):
             self.send_body(int(url.path.rsplit("/", 1)[1]), b'{"error":"status"}')
+        elif url.path.startswith("/challenge/"):
+            status = int(url.path.rsplit("/", 1)[1])
+            body = b'{"error":"credentials"}'
+            self.send_response(status)
+            self.send_header("WWW-Authenticate" if status == 401 else "Proxy-Authenticate", 'Basic realm="fake"')
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         elif url.path == "/text":
             self.send_body(200, b"<html>busy</html>", "text/html")
         else:
