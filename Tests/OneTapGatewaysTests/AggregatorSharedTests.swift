@@ -94,6 +94,17 @@ import Testing
             shanyan appId ZQZSp7C0, AES, api.253.com/open/flashsdk/mobile-query
             yidun secretId sid1, businessId bid1, ye.dun.163yun.com/v1/oneclick/check
             """)
+        // A sign preview refuses a field the signed call does not take (a typo was ignored and the preview made
+        // without it), naming the field, as every other gateway's does.
+        let previews: [(String, [String: String], ([String: String]) throws -> SignPreview)] = [
+            ("shanyan", ["token": "t"], { try shanyan.signPreview(fields: $0) }), ("yidun", ["token": "t", "accessToken": "a"], { try yidun.signPreview(fields: $0) }),
+            ("jverification", [:], { try jverification.signPreview(fields: $0) }),
+        ]
+        for (name, fields, preview) in previews {
+            #expect(throws: Never.self) { try preview(fields) }
+            let error = #expect(throws: GatewayError.self) { try preview(fields.merging(["phnoe": "13800138000"]) { a, _ in a }) }
+            #expect(error.map { "\($0)".contains("--field phnoe is not a field of") } == true, "\(name): \(String(describing: error))")
+        }
         let missing = #expect(throws: GatewayError.self) { try YidunConfiguration(settings: try GatewayConfigurationFile(text: #"{"yidun": {"secretId": "s"}}"#, file: "g.json").settings("yidun")) }
         #expect(missing?.description == "yidun: misconfigured: secretKey is missing: add \"secretKey\": {\"env\": \"NAME\"} or {\"file\": \"PATH\"} to \"yidun\"")
     }

@@ -67,6 +67,8 @@ import Testing
         #expect(preview.signature == Self.sign)
         #expect(!preview.description.contains(Self.appKey))
         #expect(throws: GatewayError.self) { try Self.gateway(ScriptedHTTPTransport()).signPreview(fields: ["token": "t"]) }
+        let typo = #expect(throws: GatewayError.self) { try Self.gateway(ScriptedHTTPTransport()).signPreview(fields: ["token": "t", "phone": "13800138000", "msgid": "x"]) }
+        #expect(typo.map { "\($0)".contains("--field msgid is not a field of") } == true, "\(String(describing: typo))")
     }
 
     @Test(arguments: [("000", NumberVerdict.pass), ("001", .reject), ("002", .unknown), ("102", .unknown), ("124", .unknown), ("302", .unknown),

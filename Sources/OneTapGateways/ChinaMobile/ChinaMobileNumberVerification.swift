@@ -89,6 +89,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
     /// - Returns: The preview; the appkey appears as `<appKey>` in the algorithm's name, never itself.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming a missing field.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        _ = try SignPreviewFields(fields, known: ["token", "phone", "msgId", "timestamp"], of: "tokenValidate's sign", gateway: Self.name)
         guard let token = fields["token"], let phone = fields["phone"] else {
             throw GatewayError(gateway: Self.name, .misconfigured("sign needs --field token=… and --field phone=… (and optionally msgId, timestamp)"))
         }

@@ -111,10 +111,12 @@ public final class JVerificationGateway: TokenExchangeProvider, NumberVerificati
 
     /// What `onetap gateway sign jverification` shows: JiGuang signs nothing; the `Authorization` header carries
     /// `appKey:masterSecret` in Base64, which is the secret itself and so is not shown.
-    /// - Parameter fields: Ignored (the header depends on the configuration alone).
+    /// - Parameter fields: None: the header depends on the configuration alone.
     /// - Returns: The preview.
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` for any field given (none is signed).
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
-        SignPreview(
+        _ = try SignPreviewFields(fields, known: [], of: "the Authorization header", gateway: Self.name)
+        return SignPreview(
             stringToSign: "\(configuration.appKey):<masterSecret>", signature: "Basic <Base64 of the string: the masterSecret itself, not shown>",
             algorithm: "HTTP Basic")
     }

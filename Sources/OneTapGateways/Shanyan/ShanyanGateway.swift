@@ -112,6 +112,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Returns: The preview.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when `token` is missing.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        _ = try SignPreviewFields(fields, known: ["token", "outId", "mobile", "appId", "encryptType"], of: "mobile-query's sign", gateway: Self.name)
         guard let token = fields["token"] else { throw GatewayError(gateway: Self.name, .misconfigured("give the token: --field token=…")) }
         var sent: [(name: String, value: String)] = [("appId", fields["appId"] ?? configuration.appID), ("token", token)]
         if let outID = fields["outId"] { sent.append(("outId", outID)) }

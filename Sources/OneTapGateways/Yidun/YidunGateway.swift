@@ -112,6 +112,8 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
     /// - Returns: The preview.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when a token is missing.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
+        _ = try SignPreviewFields(
+            fields, known: ["token", "accessToken", "phone", "timestamp", "nonce", "secretId", "businessId", "version"], of: "oneclick's signature", gateway: Self.name)
         guard let token = fields["token"], let accessToken = fields["accessToken"] else {
             throw GatewayError(gateway: Self.name, .misconfigured("give both tokens: --field token=… --field accessToken=…"))
         }
