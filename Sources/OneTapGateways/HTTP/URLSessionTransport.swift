@@ -9,8 +9,11 @@ import OneTap
 /// One transport holds one session, so its connections (and their TLS sessions) are reused from call to call:
 /// make one at start-up and hand it to every gateway. URLSession works on threads of its own and calls back on a
 /// delegate queue of this transport's; a call suspends its task until the answer, a time-out or a cancellation,
-/// and never blocks a thread of Swift's cooperative pool. A request is sent once; nothing is retried, no cookie is
-/// kept, no answer is cached, and a redirect is not followed (a gateway that redirects is misconfigured).
+/// and never blocks a thread of Swift's cooperative pool. OneTap never retries a request; no cookie is kept, no
+/// answer is cached, and a redirect is not followed (a gateway that redirects is misconfigured). One case is
+/// libcurl's own, under FoundationNetworking on Linux, and no option turns it off: when a reused connection closes
+/// before any byte of the answer, libcurl sends the request again on a new connection (a vendor that drops an idle
+/// connection just as a call goes out may then see it twice; Aliyun answers the repeat `SignatureNonceUsed`).
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let calls: TransportCalls
