@@ -17,14 +17,23 @@ extension FileTokenStore {
     /// The mark between a set-aside file's old name and the time it was set aside.
     static let setAsideMark = ".corrupt-"
 
-    /// Moves a bad file aside and returns the error that reports it.
-    func moveAside(_ path: String, account: AccountID?, reason: String) -> StoreError {
-        moveAsideReporting(path, account: account, reason: reason).error
-    }
-
-    /// Moves a bad file aside (mode 0600 when it is a regular file): the error that reports it, and where
-    /// the file went when it moved.
-    func moveAsideReporting(_ path: String, account: AccountID?, reason: String) -> (error: StoreError, aside: String?) {
+    /// Moves a bad file aside (mode 0600 when it is a regular file): the error that reports it, where the file
+    /// went when it moved, and whether it was left because another file stands at `path` now.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - account: Its account, for the error and the index.
+    ///   - reason: Why it is bad.
+    ///   - identity: The file read as bad; when another stands at `path` now (a token another process saved
+    ///     since), nothing is moved and `replaced` is true. Nil moves whatever is there (a symbolic link).
+    func moveAsideReporting(_ path: String, account: AccountID?, reason: String, expecting identity: FileIdentity?) -> (error: StoreError, aside: String?, replaced: Bool) {
+        try? faults.withLock { $0 }?(.beforeMoveAside)
+        if let identity {
+            var info = stat()
+            guard lstat(path, &info) == 0, FileIdentity(info) == identity else {
+                let error = StoreError(.corrupt, account: account, message: "\(path) was not a valid token record (\(reason)) and was replaced while it was read; read it again")
+                return (error, nil, true)
+            }
+        }
         let aside = "\(path)\(Self.setAsideMark)\(clock.now().millisecondsSince1970)"
         var moved = false
         noteDirectoryChange { moved = rename(path, aside) == 0 }
@@ -41,13 +50,13 @@ extension FileTokenStore {
                 StoreError(
                     .corrupt, account: account,
                     message: "\(path) is not a valid token record (\(reason)); moved aside to \(aside), which is deleted after \(retention) days"),
-                aside
+                aside, false
             )
         }
         let error = StoreError(
             .corrupt, account: account,
             message: "\(path) is not a valid token record (\(reason)); moving it aside failed: \(SystemCallError.last("rename", path).reason)")
-        return (error, nil)
+        return (error, nil, false)
     }
 
     /// Deletes the set-aside files whose retention has passed, and makes the others mode 0600. A name

@@ -20,7 +20,8 @@ import Darwin
 ///   users can read or write or that another user owns, is refused (`insecure`).
 /// - A corrupt, foreign, over-long file, a symbolic link or a non-regular file where a token file should
 ///   be is moved aside to `<name>.corrupt-<milliseconds>` when that account is read (or by ``repair()``)
-///   and reported (`corrupt`); it is never silently overwritten. Listing never moves anything. What is set
+///   and reported (`corrupt`); it is never silently overwritten. Only the file read is moved: one another
+///   process saved in its place meanwhile is read instead. Listing never moves anything. What is set
 ///   aside may hold a token: it is kept mode 0600 for 7 days (on the injected clock)
 ///   for a person to look at, then deleted when a store opens the directory, every 256 writes, or by
 ///   ``repair()``.
@@ -50,6 +51,8 @@ public final class FileTokenStore: TokenStore {
         case beforeRename
         case beforeDirectorySync
         case beforeUnlink
+        /// A file read as bad is about to be moved aside.
+        case beforeMoveAside
     }
 
     /// Called before each step; throwing fails the call there (tests only).
@@ -219,8 +222,9 @@ public final class FileTokenStore: TokenStore {
     enum FileRead {
         case absent
         case record(StoredToken, dueAt: Date, FileIdentity)
-        /// Not a token record: moved aside when the account is read, skipped when listing.
-        case bad(reason: String)
+        /// Not a token record: moved aside when the account is read, skipped when listing. The identity of the
+        /// file read (nil for a symbolic link, which is not opened).
+        case bad(reason: String, FileIdentity?)
         case insecure(String)
         case failed(String)
     }
@@ -231,14 +235,14 @@ public final class FileTokenStore: TokenStore {
         if fd < 0 {
             switch errno {
             case ENOENT: return .absent
-            case ELOOP: return .bad(reason: "it is a symbolic link")
+            case ELOOP: return .bad(reason: "it is a symbolic link", nil)
             default: return .failed("cannot open \(path): \(SystemCallError.last("open", path).reason)")
             }
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failed("cannot stat \(path): \(SystemCallError.last("fstat", path).reason)") }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .bad(reason: "it is not a regular file") }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .bad(reason: "it is not a regular file", FileIdentity(info)) }
         guard info.st_mode & 0o077 == 0, info.st_uid == geteuid() else {
             return .insecure(
                 "\(path) can be read or written by other users or belongs to another user (mode \(String(info.st_mode & 0o777, radix: 8)), owner \(info.st_uid)); it was not read. Fix its mode (chmod 600) or remove it")
@@ -247,7 +251,7 @@ public final class FileTokenStore: TokenStore {
         do {
             bytes = try FileBytes.read(fd: fd, path: path, limit: TokenRecordLimit.bytes)
         } catch where error.code == EFBIG {
-            return .bad(reason: "it is larger than any token record (\(TokenRecordLimit.bytes / 1024) KiB)")
+            return .bad(reason: "it is larger than any token record (\(TokenRecordLimit.bytes / 1024) KiB)", FileIdentity(info))
         } catch {
             return .failed("cannot read \(path): \(error.reason)")
         }
@@ -255,20 +259,28 @@ public final class FileTokenStore: TokenStore {
             let (stored, dueAt) = try TokenRecord.decode(bytes, account: account)
             return .record(stored, dueAt: dueAt, FileIdentity(info))
         } catch {
-            return .bad(reason: error.description)
+            return .bad(reason: error.description, FileIdentity(info))
         }
     }
 
     /// Reads an account's token, moving a bad file aside.
     func read(_ account: AccountID) throws(StoreError) -> StoredToken? {
         let path = path(for: account)
-        switch inspect(account, path: path) {
-        case .absent: return nil
-        case .record(let stored, _, _): return stored
-        case .bad(let reason): throw moveAside(path, account: account, reason: reason)
-        case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
-        case .failed(let message): throw StoreError(.io, account: account, message: message)
+        // A file that changed between its reading and its moving aside (another process saved a token there) is
+        // read again: twice at most, then reported as it is.
+        for attempt in 1...3 {
+            switch inspect(account, path: path) {
+            case .absent: return nil
+            case .record(let stored, _, _): return stored
+            case .bad(let reason, let identity):
+                let (error, _, replaced) = moveAsideReporting(path, account: account, reason: reason, expecting: identity)
+                if replaced && attempt < 3 { continue }
+                throw error
+            case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
+            case .failed(let message): throw StoreError(.io, account: account, message: message)
+            }
         }
+        return nil
     }
 
     /// Reads an account's token (``TokenStore/load(_:)``). A bad file is moved aside and reported.
@@ -293,8 +305,8 @@ public final class FileTokenStore: TokenStore {
             for name in try self.tokenFileNames() {
                 guard let account = Self.account(fromFileName: String(name.dropLast(6))) else { continue }
                 let path = self.directory + "/" + name
-                if case .bad(let reason) = self.inspect(account, path: path) {
-                    if let aside = self.moveAsideReporting(path, account: account, reason: reason).aside { moved.append(aside) }
+                if case .bad(let reason, let identity) = self.inspect(account, path: path) {
+                    if let aside = self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside { moved.append(aside) }
                 }
             }
             return moved

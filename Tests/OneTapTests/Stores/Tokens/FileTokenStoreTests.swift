@@ -287,6 +287,33 @@ import Testing
         }
     }
 
+    /// The attacker's read of 2026-12-05: a corrupt file was moved aside without a second look, so a valid token
+    /// another process saved in its place after this one read it (a login's, with the corrupt file already set
+    /// aside there) was moved aside in its stead and lost. The file is moved only if it is still the one read;
+    /// otherwise it is read again, and the new token is what `load` returns.
+    @Test func aTokenSavedInPlaceOfACorruptFileWhileItWasReadIsNotMovedAside() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let path = store.path(for: "u1")
+            _ = FileManager.default.createFile(atPath: path, contents: Data("garbage".utf8), attributes: [.posixPermissions: 0o600])
+            let saved = StoredToken(token: token(value: "NEW"), version: TokenVersion(1))
+            let record = Data(FileTokenStore.encodeRecord(saved, dueAt: now))
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    guard case .beforeMoveAside = step, !FileManager.default.fileExists(atPath: path + ".other") else { return }
+                    // Another process, as `save` writes: a new file renamed over the path.
+                    _ = FileManager.default.createFile(atPath: path + ".other", contents: record, attributes: [.posixPermissions: 0o600])
+                    _ = rename(path + ".other", path)
+                    _ = FileManager.default.createFile(atPath: path + ".other", contents: nil)
+                }
+            }
+            let loaded = try await store.load("u1")
+            store.faults.withLock { $0 = nil }
+            #expect(loaded?.token.value.reveal() == "NEW")
+            #expect(try await store.load("u1")?.token.value.reveal() == "NEW")
+        }
+    }
+
     /// A directory another user owns (its mode 0700 or not) lets that user list, rename, delete and plant the
     /// token files and open it up again after the check: the store refuses it as it refuses one open to others.
     @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root (CI runs as root)"))
