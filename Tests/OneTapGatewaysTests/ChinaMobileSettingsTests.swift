@@ -38,17 +38,16 @@ import Testing
 
     /// A secret's file is read only when it is a regular file of at most 64 KiB: `/dev/zero` was read until
     /// memory ran out, and a FIFO blocked the server's start (and `onetap gateway check`) for ever.
-    @Test(.timeLimit(.minutes(1))) func aSecretFileThatIsNoSmallRegularFileIsRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-secret-files-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let fifo = directory.appendingPathComponent("fifo").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let big = directory.appendingPathComponent("big").path
-        #expect(FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x61, count: 65_537)))
-        for (path, reason) in [("/dev/zero", "not a regular file"), (fifo, "not a regular file"), (big, "larger than 64 KiB")] {
-            Self.expectMisconfigured("names the file \(path), which cannot be read: \(reason)") {
-                _ = try ChinaMobileConfiguration(settings: try Self.settings(#"{"appId": "300011111111", "appSecret": {"file": "\#(path)"}}"#))
+    @Test(.timeLimit(.minutes(1))) func aSecretFileThatIsNoSmallRegularFileIsRefused() async throws {
+        try await TemporaryDirectory.with("onetap-secret-files") { directory in
+            let fifo = directory.appendingPathComponent("fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let big = directory.appendingPathComponent("big").path
+            #expect(FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x61, count: 65_537)))
+            for (path, reason) in [("/dev/zero", "not a regular file"), (fifo, "not a regular file"), (big, "larger than 64 KiB")] {
+                Self.expectMisconfigured("names the file \(path), which cannot be read: \(reason)") {
+                    _ = try ChinaMobileConfiguration(settings: try Self.settings(#"{"appId": "300011111111", "appSecret": {"file": "\#(path)"}}"#))
+                }
             }
         }
     }
