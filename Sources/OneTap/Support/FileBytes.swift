@@ -7,18 +7,19 @@ import Darwin
 #endif
 
 /// A failed system call on a file, with the operating system's reason.
-struct SystemCallError: Error, Sendable, CustomStringConvertible {
+package struct SystemCallError: Error, Sendable, CustomStringConvertible {
     /// What was attempted, e.g. `"open"`.
     let operation: String
     /// The file concerned.
     let path: String
     /// `errno` after the call.
-    let code: Int32
+    package let code: Int32
 
     /// The system's text for ``code``, e.g. `"No such file or directory"`.
-    var reason: String { String(cString: strerror(code)) }
+    package var reason: String { String(cString: strerror(code)) }
 
-    var description: String { "\(operation) \(path): \(reason)" }
+    /// `read /path: No such file or directory`.
+    package var description: String { "\(operation) \(path): \(reason)" }
 
     /// Captures `errno` for a call that just failed.
     static func last(_ operation: String, _ path: String) -> SystemCallError {
@@ -32,7 +33,7 @@ func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) ->
 func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 
 /// Whole-file reads and durable whole-file writes over POSIX calls.
-enum FileBytes {
+package enum FileBytes {
     /// Reads a whole file.
     /// - Parameters:
     ///   - path: The file to read.
@@ -48,7 +49,13 @@ enum FileBytes {
     }
 
     /// Reads everything from an open descriptor, from its current offset.
-    static func read(fd: Int32, path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
+    /// - Parameters:
+    ///   - fd: The open descriptor.
+    ///   - path: Its file, for errors.
+    ///   - limit: The largest size accepted, in bytes.
+    /// - Returns: The bytes read.
+    /// - Throws: ``SystemCallError`` when a read fails, or `EFBIG` past `limit`.
+    package static func read(fd: Int32, path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {

@@ -1,4 +1,5 @@
 import Foundation
+import OneTap
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,19 +37,13 @@ import Glibc
         guard info.st_mode & S_IFMT == S_IFREG else { throw Refused(reason: "not a regular file") }
         let tooLarge = Refused(reason: "larger than \(limit / 1024) KiB")
         guard info.st_size <= limit else { throw tooLarge }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while data.count <= limit {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Refused(reason: String(cString: strerror(errno)))
-            }
-            data.append(contentsOf: buffer[0..<count])
+        // Read by the one bounded reader (the file may have grown since `fstat`).
+        do {
+            return Data(try FileBytes.read(fd: fd, path: path, limit: limit))
+        } catch where error.code == EFBIG {
+            throw tooLarge
+        } catch {
+            throw Refused(reason: error.reason)
         }
-        // The file may have grown since `fstat`.
-        guard data.count <= limit else { throw tooLarge }
-        return data
     }
 }
