@@ -34,10 +34,24 @@ extension FileTokenStore {
                 return (error, nil, true)
             }
         }
-        let aside = "\(path)\(Self.setAsideMark)\(clock.now().millisecondsSince1970)"
-        var moved = false
-        noteDirectoryChange { moved = rename(path, aside) == 0 }
-        if moved {
+        var moved: String?
+        var failure: SystemCallError?
+        noteDirectoryChange {
+            var info = stat()
+            let isDirectory = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            switch reserveSetAsideName(for: path, directory: isDirectory) {
+            case .success(let name):
+                if rename(path, name) == 0 {
+                    moved = name
+                } else {
+                    failure = SystemCallError.last("rename", path)
+                    _ = isDirectory ? rmdir(name) : unlink(name)
+                }
+            case .failure(let error):
+                failure = error
+            }
+        }
+        if let aside = moved {
             Self.restrict(aside)
             syncDirectory()
             indexState.withLock { state in
@@ -55,8 +69,48 @@ extension FileTokenStore {
         }
         let error = StoreError(
             .corrupt, account: account,
-            message: "\(path) is not a valid token record (\(reason)); moving it aside failed: \(SystemCallError.last("rename", path).reason)")
+            message: "\(path) is not a valid token record (\(reason)); moving it aside failed: \(failure?.reason ?? "unknown")")
         return (error, nil, false)
+    }
+
+    /// Reserves a name no file has for a file set aside now: `<path>.corrupt-<milliseconds>`, or, when that is
+    /// taken (another file set aside in the same millisecond, by this process or another), the first free of
+    /// `….1`, `….2`, …. An empty file, mode 0600, made with `O_EXCL` (an empty directory, mode 0700, for a
+    /// directory set aside) holds the name until the rename replaces it, so two files set aside at once never
+    /// share one (a rename onto a taken name would delete the other).
+    /// - Parameters:
+    ///   - path: The file to set aside.
+    ///   - directory: Whether it is a directory (which a rename moves onto an empty directory only).
+    /// - Returns: The reserved name, or why none could be made.
+    private func reserveSetAsideName(for path: String, directory: Bool) -> Result<String, SystemCallError> {
+        let stem = "\(path)\(Self.setAsideMark)\(clock.now().millisecondsSince1970)"
+        for copy in 0..<Self.setAsideCopiesPerMillisecond {
+            let name = copy == 0 ? stem : "\(stem).\(copy)"
+            if directory {
+                if mkdir(name, 0o700) == 0 { return .success(name) }
+                guard errno == EEXIST else { return .failure(SystemCallError.last("mkdir", name)) }
+                continue
+            }
+            let fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 {
+                close(fd)
+                return .success(name)
+            }
+            guard errno == EEXIST else { return .failure(SystemCallError.last("open", name)) }
+        }
+        return .failure(SystemCallError(operation: "open", path: stem, code: EEXIST))
+    }
+
+    /// The most files set aside for one name in one millisecond (the reservation's bound).
+    static let setAsideCopiesPerMillisecond = 1000
+
+    /// The milliseconds in a set-aside file's name, after its mark: digits, then optionally `.` and the copy's
+    /// digits; nil for any other text (a name the store did not make).
+    static func setAsideStamp(_ suffix: Substring) -> Int64? {
+        let digits = { (text: Substring) in !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+        let parts = suffix.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard digits(parts[0]), parts.count == 1 || digits(parts[1]) else { return nil }
+        return Int64(parts[0])
     }
 
     /// Deletes the set-aside files whose retention has passed, and makes the others mode 0600. A name
@@ -74,7 +128,7 @@ extension FileTokenStore {
         let cutoff = clock.now().millisecondsSince1970 - Int64(Self.setAsideRetention.components.seconds) * 1000
         var removed = false
         for name in names {
-            guard let range = name.ranges(of: Self.setAsideMark).last, let stamp = Int64(name[range.upperBound...]) else { continue }
+            guard let range = name.ranges(of: Self.setAsideMark).last, let stamp = Self.setAsideStamp(name[range.upperBound...]) else { continue }
             let path = directory + "/" + name
             if stamp <= cutoff {
                 noteDirectoryChange { if unlink(path) == 0 { removed = true } }

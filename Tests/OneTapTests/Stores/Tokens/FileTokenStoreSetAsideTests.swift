@@ -11,9 +11,9 @@ import Testing
     let damaged = #"{"accessToken":"SECRET-A","account":"u1","dueAtMs":0,"expiresAtMs":0,"flow":"tianyi","format":"onetap-token/1","issuedAtMs":0,"version":1,"x":1}"#
 
     func withDirectory(_ body: (String) async throws -> Void) async throws {
-        let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(directory.appendingPathComponent("store").path)
+        try await TemporaryDirectory.with("onetap-set-aside") { directory in
+            try await body(directory.appendingPathComponent("store").path)
+        }
     }
 
     func setAside(_ directory: String) throws -> [String] {
@@ -71,6 +71,27 @@ import Testing
             _ = try await store.repair()
             #expect(!FileManager.default.fileExists(atPath: aside))
             #expect(FileManager.default.fileExists(atPath: foreign))
+        }
+    }
+
+    @Test func twoFilesSetAsideInTheSameMillisecondAreBothKept() async throws {
+        try await withDirectory { directory in
+            // The clock does not move: both damaged files are set aside at the same millisecond, and the
+            // second must not take the first's name (a rename over it would delete what the first held).
+            let clock = FakeClock(now: now)
+            let store = try FileTokenStore(directory: directory, clock: clock)
+            try await damage(store, "u1")
+            let second = damaged.replacingOccurrences(of: "SECRET-A", with: "SECRET-B")
+            _ = FileManager.default.createFile(atPath: store.path(for: "u1"), contents: Data(second.utf8), attributes: [.posixPermissions: 0o600])
+            await #expect(throws: StoreError.self) { try await store.load("u1") }
+            let names = try setAside(directory)
+            #expect(names.count == 2)
+            let contents = try names.map { try String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
+            #expect(contents.contains(damaged) && contents.contains(second))
+            // Both are still the store's own: deleted once the retention passed.
+            clock.advance(by: .seconds(7 * 86_400))
+            _ = try await store.repair()
+            #expect(try setAside(directory).isEmpty)
         }
     }
 }
