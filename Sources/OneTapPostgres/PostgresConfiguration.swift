@@ -75,6 +75,14 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         statementTimeout: Duration = .seconds(10), prepareStatements: Bool = true
     ) throws(StoreError) {
         var parameters = try Self.parse(url)
+        // A password libpq does not read as one: `user:pass/word@host` ends its user information at the `/`, so
+        // the pieces become a host, a port and a database name that descriptions and libpq's errors show.
+        if !parameters.contains(where: \.secret), !ConnectionPasswords.found(in: url).isEmpty {
+            throw StoreError(
+                .invalidConfiguration,
+                message: "the PostgreSQL URL \(QuotedInput(Self.redactRaw(url))) holds a password libpq does not read as one: percent-encode "
+                    + "each `/`, `@`, `:` and `?` in it (`%2F`, `%40`, `%3A`, `%3F`), or give it as a password parameter")
+        }
         transportSecurity = PostgresTransportSecurity(parameters, environment: PostgresTransportSecurity.processEnvironment)
         if let service = transportSecurity.unresolvedService {
             throw StoreError(
@@ -82,6 +90,12 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
                 message: "the PostgreSQL URL \(QuotedInput(Self.redactRaw(url))) uses the connection service \(QuotedInput(service)), whose host and "
                     + "sslmode come from pg_service.conf, which OneTap does not read: name sslmode in the URL (verify-full for a TCP host), "
                     + "or the host")
+        }
+        if let encoding = parameters.last(where: { $0.keyword == "client_encoding" })?.value,
+           !["utf8", "utf-8", "unicode"].contains(encoding.lowercased()) {
+            throw StoreError(
+                .invalidConfiguration,
+                message: "the PostgreSQL URL sets client_encoding \(QuotedInput(encoding)): OneTap reads and writes UTF-8 text; leave it out or set UTF8")
         }
         if let mode = transportSecurity.addedMode {
             parameters.append(Parameter(keyword: "sslmode", value: mode, secret: false))

@@ -228,6 +228,10 @@ package final class PostgresConnection: Sendable {
             keywords.append("fallback_application_name")
             values.append("onetap")
         }
+        // Text is bound and read as UTF-8, and PostgreSQL converts text to the session's encoding (binary format
+        // too): say it, over `PGCLIENTENCODING` and the database's or role's setting (the last keyword wins).
+        keywords.append("client_encoding")
+        values.append("UTF8")
         let started = CStrings.with(keywords) { keywords in
             CStrings.with(values) { values in PQconnectStartParams(keywords, values, 0) }
         }

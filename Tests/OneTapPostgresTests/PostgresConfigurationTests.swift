@@ -49,6 +49,8 @@ import Testing
         ("postgresql://db.example/tokens?nosuch=1&password=hunter2", "invalid URI query parameter"),
         ("dbname='unterminated password=hunter2", "unterminated quoted string"),
         ("host=/tmp\u{0}password=hunter2", "NUL"),
+        ("host=/tmp client_encoding=GBK password=hunter2", "client_encoding"),
+        ("postgresql://api:hunter2@db/tokens?client_encoding=auto", "client_encoding"),
     ])
     func refusesWhatLibpqCannotReadWithoutQuotingThePassword(url: String, reason: String) {
         #expect {
@@ -56,6 +58,20 @@ import Testing
         } throws: { error in
             let error = error as! StoreError
             return error.kind == .invalidConfiguration && error.message.contains(reason) && !error.description.contains("hunter2")
+        }
+    }
+
+    /// A password holding an unencoded `/` is no password to libpq: it reads `api:hunter2/pw-xy@db/onetap` as host
+    /// `api`, port `hunter2` and database `pw-xy@db/onetap`, shows them in the description, and its connect error
+    /// quotes the port. Refused, with neither piece in the message.
+    @Test(arguments: ["postgresql://api:hunter2/pw-xy@db/onetap", "postgres://api:hunter2/pw-xy/more@db:5432/onetap?sslmode=require"])
+    func aPasswordHoldingAnUnencodedSlashIsRefusedNotReadAsAPort(url: String) {
+        #expect {
+            try PostgresConfiguration(url: url)
+        } throws: { error in
+            let error = error as! StoreError
+            return error.kind == .invalidConfiguration && error.message.contains("%2F")
+                && !error.description.contains("hunter2") && !error.description.contains("pw-xy")
         }
     }
 

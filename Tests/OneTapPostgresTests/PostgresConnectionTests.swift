@@ -40,6 +40,34 @@ import Glibc
         #expect(log.statements.allSatisfy { !$0.contains("DROP") && !$0.contains("用户") })
     }
 
+    /// OneTap binds and reads text as UTF-8, and PostgreSQL converts text to the session's `client_encoding` (binary
+    /// format too): a database whose default for clients is GBK (or `PGCLIENTENCODING=GBK` in the server's
+    /// environment) would refuse `中` or store it garbled. Every session says UTF8 itself.
+    @Test func aSessionIsUTF8WhateverTheDatabaseSetsForClients() async throws {
+        let database = "gbk_" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        try await withConnection { connection in
+            try await connection.execute("CREATE DATABASE \(database)")
+            try await connection.execute("ALTER DATABASE \(database) SET client_encoding = 'GBK'")
+        }
+        let base = try await TestDatabase.url()
+        let url = base.contains("://") ? base + (base.contains("?") ? "&" : "?") + "dbname=\(database)" : base + " dbname=\(database)"
+        var failure: (any Error)?
+        do {
+            let connection = try await PostgresConnection.open(try TestDatabase.configuration(url))
+            do {
+                #expect(try await connection.execute("SHOW client_encoding").first == [.text("UTF8")])
+                #expect(try await connection.execute("SELECT $1::text", [.text("用户 中文")]).first == [.text("用户 中文")])
+            } catch {
+                failure = error
+            }
+            await connection.close()
+        } catch {
+            failure = error
+        }
+        try await withConnection { connection in try await connection.execute("DROP DATABASE \(database)") }
+        if let failure { throw failure }
+    }
+
     @Test func aServerErrorCarriesItsSQLStateButNeverItsDetail() async throws {
         try await withConnection { connection in
             try await connection.execute("CREATE TEMPORARY TABLE secrets (value text PRIMARY KEY)")
