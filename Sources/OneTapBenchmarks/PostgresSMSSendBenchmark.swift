@@ -18,7 +18,8 @@ import OneTapPostgres
 /// - at a synthetic instant that advances one second per send (a counter shared by every lane: the base plus
 ///   n seconds for the n-th send), whatever the wall clock: one send a second is the busiest steady rate the
 ///   default policy's global rules take without holding a send back (`global-minute`: 300 a minute → at most
-///   60 in any minute; `global-hour`: 6,000 an hour → at most 3,600 in any hour, 60 %), so the global counter
+///   60 in any minute; `global-hour-captcha`: 4,000 an hour and `global-hour`: 6,000 → at most 3,600 in any
+///   hour), so the global counter
 ///   holds what a server at that rate holds (up to an hour of events, 3,600) and no send is refused.
 ///   Timing many sends a real second would put thousands in one synthetic minute and hit `global-minute`.
 ///

@@ -37,6 +37,7 @@ import Testing
         Expected(id: "ip48-hour", key: .ip48, counts: .sends, window: 3600, limit: 200, over: .limit, lock: nil),
         Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .captcha, lock: nil),
         Expected(id: "global-minute", key: .global, counts: .sends, window: 60, limit: 300, over: .captcha, lock: nil),
+        Expected(id: "global-hour-captcha", key: .global, counts: .sends, window: 3600, limit: 4000, over: .captcha, lock: nil),
         Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
         Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
@@ -117,6 +118,41 @@ import Testing
         let unknown = [SMSPolicy.Counter(counts: .sends, key: .ip, value: "(not given)"): [Self.t0]]
         #expect(policy.decideSend(SMSPolicy.Request(number: "13800138000"), events: unknown, captchaPassed: false, at: Self.t0) == .captcha(rule: "ip-captcha"))
         #expect(policy.decideSend(SMSPolicy.Request(number: "13800138000"), events: held, captchaPassed: false, at: Self.t0).isAdmit)
+    }
+
+    /// An attacker's read: strangers who solve no captcha, each from an address, device, session and number of
+    /// their own, sending 4 a second (under global-minute's 300 a minute), must never fill a hard limit every
+    /// requester shares: the owner's send afterwards asks for a captcha at most, and with it goes through.
+    @Test func strangersWhoSolveNoCaptchaCannotFillTheGlobalHourlyCap() {
+        let policy = SMSPolicy.builtIn
+        let global = SMSPolicy.Counter(counts: .sends, key: .global, value: "all")
+        var admitted: [Date] = []
+        for second in 0..<(30 * 60) {
+            for quarter in 0..<4 {
+                let now = Self.t0.addingTimeInterval(Double(second) + Double(quarter) / 4)
+                let index = second * 4 + quarter
+                let stranger = SMSPolicy.Request(
+                    number: "139\(String(format: "%08d", index))", ip: "198.51.\(index / 256 % 256).\(index % 256)", ip56: "x\(index)", ip48: "y\(index)",
+                    device: "d\(index)", session: "s\(index)")
+                if policy.decideSend(stranger, events: [global: admitted], captchaPassed: false, at: now).isAdmit { admitted.append(now) }
+            }
+        }
+        let later = Self.t0.addingTimeInterval(30 * 60)
+        let owner = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", ip56: "203.0.113.7", ip48: "203.0.113.7", device: "own", session: "own")
+        let withoutCaptcha = policy.decideSend(owner, events: [global: admitted], captchaPassed: false, at: later)
+        #expect(withoutCaptcha.isAdmit || withoutCaptcha == .captcha(rule: "global-hour-captcha"), "\(withoutCaptcha) after \(admitted.count) sends")
+        #expect(policy.decideSend(owner, events: [global: admitted], captchaPassed: true, at: later).isAdmit)
+    }
+
+    /// The shipped table keeps the rule its header states: a hard limit (or lock) on a key every requester shares
+    /// with the owner (the number across sessions, every request) has a captcha rule on the same key and counts
+    /// below it, over a window at least as long, so only a stranger who solves captchas can reach it.
+    @Test func everyHardLimitOnASharedKeyHasACaptchaRuleBelowIt() {
+        let rules = SMSPolicy.builtIn.rules
+        for rule in rules where (rule.over == .limit || rule.over == .lock) && (rule.key == .number || rule.key == .global) {
+            #expect(rules.contains { $0.over == .captcha && $0.key == rule.key && $0.counts == rule.counts && $0.window >= rule.window && $0.limit < rule.limit },
+                    "\(rule.id)")
+        }
     }
 
     /// The default has no lock (a lock on a number locks its owner out); a policy of an earlier version
