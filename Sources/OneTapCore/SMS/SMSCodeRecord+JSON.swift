@@ -46,9 +46,12 @@ extension SMSCodeRecord: JSONStoredRecord {
             default: break
             }
         }
+        let wrong = try reader.required(wrongAttempts, "wrongAttempts")
+        // A count OneTap never writes: the tries left would be more than the rules allow, or trap when counted.
+        guard wrong >= 0 else { throw reader.invalid("wrong tries count from 0, not \(wrong)").at("wrongAttempts") }
         self.init(
             id: try reader.required(id, "id"), number: try reader.required(number, "number"), digest: try reader.required(digest, "digest"),
             session: session ?? nil, issuedAt: try reader.required(issuedAt, current ? "issuedAtMs" : "issuedAt"),
-            expiresAt: try reader.required(expiresAt, current ? "expiresAtMs" : "expiresAt"), wrongAttempts: try reader.required(wrongAttempts, "wrongAttempts"))
+            expiresAt: try reader.required(expiresAt, current ? "expiresAtMs" : "expiresAt"), wrongAttempts: wrong)
     }
 }

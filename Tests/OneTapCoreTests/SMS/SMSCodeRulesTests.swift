@@ -92,6 +92,20 @@ import Testing
         #expect(try SMSCodeRecord(json: json) == record)
     }
 
+    /// A stored record whose wrong-try count OneTap never writes (below 0) is refused when read: a wrong code
+    /// against `Int.min` tries trapped when the tries left were counted, and any negative count gave more tries.
+    @Test(arguments: [-1, Int.min])
+    func aStoredRecordWithANegativeWrongTryCountIsRefused(_ count: Int) throws {
+        let (_, record) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0)
+        let json = try record.json().replacingOccurrences(of: #""wrongAttempts":0"#, with: #""wrongAttempts":\#(count)"#)
+        #expect(json.contains("\(count)"))
+        #expect {
+            try SMSCodeRecord(json: json)
+        } throws: { error in
+            "\(error)".contains("wrongAttempts")
+        }
+    }
+
     /// A state with one code out, as a store would hand it over.
     func sent(session: LoginSessionID? = nil, at: Date = t0) -> (Secret, SMSState, SMSPolicy.Request) {
         let request = SMSPolicy.Request(number: Self.number.digits, session: session?.text)
