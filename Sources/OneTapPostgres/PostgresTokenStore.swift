@@ -117,7 +117,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// - Throws: ``StoreError`` of kind `io` (the database failed or is unreachable) or `corrupt`
     ///   (the row is not a token OneTap wrote; it is left as it is).
     package func load(_ account: AccountID) async throws -> StoredToken? {
-        let rows = try await pool.execute(statements.load, [.text(account.rawValue)]) { failure($0, account: account, doing: "read the token") }
+        let rows = try await pool.execute(statements.load, [.text(account.rawValue)]) { Self.failure($0, account: account, doing: "read the token") }
         guard let row = rows.first else { return nil }
         return try decode(row, account: account)
     }
@@ -196,7 +196,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
                 rows = try await pool.execute(statements.insert, [.text(account.rawValue)] + values)
             }
         } catch {
-            throw failure(error, account: account, doing: "save the token", write: true, secrets: [token.value, token.refreshToken])
+            throw Self.failure(error, account: account, doing: "save the token", write: true, secrets: [token.value, token.refreshToken])
         }
         guard let version = rows.first?.first?.int64 else {
             throw await conflict(account, expected: expected)
@@ -220,7 +220,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
                 rows = try await pool.execute(statements.remove, [.text(account.rawValue)])
             }
         } catch {
-            throw failure(error, account: account, doing: "remove the token", write: true)
+            throw Self.failure(error, account: account, doing: "remove the token", write: true)
         }
         if rows.first != nil { return true }
         guard expected == nil else { throw await conflict(account, expected: expected) }
@@ -250,7 +250,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         guard limit > 0 else { return [] }
         // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
         let rows = try await pool.execute(statements.due, [.bound(instant), .int64(Int64(limit))]) {
-            failure($0, account: nil, doing: "list the due accounts")
+            Self.failure($0, account: nil, doing: "list the due accounts")
         }
         return rows.rows.compactMap { row in row.first?.text.flatMap { try? AccountID($0) } }
     }
@@ -288,7 +288,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             do {
                 held = try await takeLease(account, holder)
             } catch {
-                throw failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
+                throw Self.failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
             }
             if held || waited >= lockTimeout { break }
             try await clock.sleep(for: pollInterval)
@@ -357,18 +357,18 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
 
     // MARK: Helpers
 
-    /// The store error for a database failure, never quoting a token.
-    private func failure(_ error: any Error, account: AccountID?, doing: String, write: Bool = false, secrets: [Secret?] = []) -> any Error {
-        if error is CancellationError || error is StoreError { return error }
-        var message = "PostgreSQL: cannot \(doing): \(error)"
-        if let error = error as? PostgresError, error.kind == .connectionLost, write {
-            message += "; the write may or may not have been committed: the stored token is the previous one or this one, whole; read it again"
-        } else if write {
-            message += "; nothing was changed"
-        }
-        return StoreError(.io, account: account, message: Secret.scrub(message, of: secrets))
+    /// The store error for a database failure, never quoting a token: the stores' one rule
+    /// (`PostgresStoreFailure.io`), a write whose outcome is unknown (a broken connection, the client's own
+    /// deadline) said so, with the tokens the message might quote removed.
+    static func failure(_ error: any Error, account: AccountID?, doing: String, write: Bool = false, secrets: [Secret?] = []) -> any Error {
+        let failure = PostgresStoreFailure.io(
+            error, subject: account.map(StoreError.Entry.account), doing: doing, write: write,
+            unknownOutcome: ": the stored token is the previous one or this one, whole; read it again")
+        guard let failure = failure as? StoreError else { return failure }
+        return StoreError(failure.kind, subject: failure.entry, message: Secret.scrub(failure.message, of: secrets))
     }
 
+    /// A duration in milliseconds, at most 584 years (the most ``Monotonic/nanoseconds(_:)`` holds).
     static func milliseconds(of duration: Duration) -> Int64 {
         Int64(clamping: Monotonic.nanoseconds(duration) / 1_000_000)
     }

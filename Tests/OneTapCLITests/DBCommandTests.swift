@@ -277,6 +277,9 @@ import Testing
             // A connection string over two lines is refused (the tool reads one line), never cut short.
             let twoLines = try await Binary.run(["db", "migrate", "--url", "host=/tmp\ndbname=onetap"])
             #expect(twoLines.status == 64 && twoLines.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"))
+            // CR LF too: one Character in Swift, neither "\n" nor "\r", and the tool's line read stops at it.
+            let crlf = try await Binary.run(["db", "migrate", "--url", "host=/tmp dbname=prod\r\ndbname=test"])
+            #expect(crlf.status == 64 && crlf.stderr.hasPrefix("onetap: error: the PostgreSQL URL holds a line break"), "\(crlf.stderr)")
         } catch {
             try FileManager.default.removeItem(at: directory)
             throw error

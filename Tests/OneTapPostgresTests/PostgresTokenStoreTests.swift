@@ -26,6 +26,27 @@ import Testing
 
     // MARK: The contract
 
+    /// A save the client gave up on (its own deadline passed with no answer: a `timeout` with no SQLSTATE) may have
+    /// committed: the error says so, as for a broken connection, never "nothing was written"; and it quotes no token.
+    @Test(arguments: [PostgresError(.timeout, message: "no answer within 12.0 s (tok-new-γ)"), PostgresError(.connectionLost, message: "server closed the connection")])
+    func aSaveWhoseAnswerNeverCameSaysItsOutcomeIsUnknown(_ cause: PostgresError) {
+        let error = PostgresTokenStore.failure(cause, account: "u1", doing: "save the token", write: true, secrets: [Secret("tok-new-γ")]) as! StoreError
+        #expect(error.kind == .io && error.message.contains("may or may not have been committed"), "\(error)")
+        #expect(!error.message.contains("nothing was") && !error.message.contains("tok-new-γ"), "\(error)")
+        let refused = PostgresTokenStore.failure(PostgresError(.server, sqlState: "42P01", message: "relation does not exist"), account: "u1", doing: "save the token", write: true)
+        #expect("\(refused)".contains("nothing was written"))
+    }
+
+    /// A lease of any length is taken in milliseconds without trapping (`.seconds(Int64.max)` read as "never
+    /// expires" overflowed the nanoseconds).
+    @Test func aDurationOfAnyLengthIsCountedWithoutTrapping() {
+        #expect(PostgresTokenStore.milliseconds(of: .seconds(Int64.max)) == 18_446_744_073_709)  // 584 years, the most a UInt64 of nanoseconds holds
+        #expect(Monotonic.nanoseconds(.seconds(Int64.max)) == UInt64.max)
+        #expect(Monotonic.nanoseconds(.seconds(18_446_744_074)) == UInt64.max)
+        #expect(Monotonic.nanoseconds(.milliseconds(1500)) == 1_500_000_000)
+        #expect(Monotonic.nanoseconds(.seconds(-1)) == 0)
+    }
+
     @Test func conformsToTheStoreContract() async throws {
         let url = try await TestDatabase.url()
         var opened: [PostgresStores] = []
@@ -159,7 +180,7 @@ import Testing
             _ = try await store.save(token("u1", value: "tok-new-γ", refresh: "ref-secret-β"), replacing: version, dueAt: now)
         } throws: { error in
             let error = error as! StoreError
-            return error.kind == .io && error.message.contains("does not exist") && error.message.contains("nothing was changed") && clean(error.description)
+            return error.kind == .io && error.message.contains("does not exist") && error.message.contains("nothing was written") && clean(error.description)
         }
         await TestDatabase.dispose(stores)
 

@@ -129,7 +129,8 @@ enum DBCommand: CommandDescription {
             url = variable
         }
         // The tool reads one line: a connection string spread over lines would lose its later pairs.
-        guard !url.contains(where: { $0 == "\n" || $0 == "\r" }) else {
+        // Read as bytes: CR LF is one Character in Swift, equal to neither.
+        guard !url.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
             throw CommandFailure(message: "the PostgreSQL URL holds a line break; write it on one line (see 'onetap db --help')", code: .usage)
         }
         return url
