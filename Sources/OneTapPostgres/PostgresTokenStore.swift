@@ -270,9 +270,9 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// Expiry is measured on **the database's clock** (`clock_timestamp()`, in milliseconds), not on the injected clock: every
     /// instance compares against the same clock, so clock skew between servers cannot make two of them
     /// take one lease. The injected clock paces the waiting: a held lease is asked for again every 20 ms
-    /// for up to ``lockTimeout``, after which the refresh fails without running: one refresh at a time, so
-    /// that no two calls ever carry one refresh token (a carrier that refuses a reused one would end the
-    /// account's login), as with ``FileTokenStore``.
+    /// for up to ``lockTimeout`` (of pauses, or on the clock, whichever comes first), after which the
+    /// refresh fails without running: one refresh at a time, so that no two calls ever carry one refresh
+    /// token (a carrier that refuses a reused one would end the account's login), as with ``FileTokenStore``.
     /// - Parameters:
     ///   - account: The account.
     ///   - body: The refresh.
@@ -282,6 +282,9 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   does not run), or what `body` throws.
     package func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let holder = Self.holderPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        // The time-out is whichever comes first: the pauses' sum, or the time the clock says passed (the
+        // statements' own time counts too; a clock set back cannot stretch the wait past the pauses).
+        let started = clock.now()
         var waited = Duration.zero
         var held = false
         while true {
@@ -290,7 +293,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             } catch {
                 throw Self.failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
             }
-            if held || waited >= lockTimeout { break }
+            if held || waited >= lockTimeout || clock.now().timeIntervalSince(started) >= lockTimeout.seconds { break }
             try await clock.sleep(for: pollInterval)
             waited += pollInterval
         }

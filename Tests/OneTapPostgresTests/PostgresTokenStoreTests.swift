@@ -335,6 +335,33 @@ import Testing
         #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
     }
 
+    /// A clock on which each reading is a second after the last (every lease statement as slow as a loaded
+    /// database), and a pause takes no time of its own.
+    final class SlowStatementsClock: WallClock, @unchecked Sendable {
+        private let state = LockedValue((now: Date(timeIntervalSince1970: 1_796_083_200), pauses: 0))
+        var pauses: Int { state.withLock { $0.pauses } }
+        func now() -> Date { state.withLock { $0.now += 1; return $0.now } }
+        func sleep(for duration: Duration) async throws { state.withLock { $0.pauses += 1 } }
+    }
+
+    /// The lock time-out is the time that passed, not the pauses alone: with each lease statement taking a second,
+    /// a 5 s time-out polled 250 times (250 × 20 ms of pauses, four minutes of statements) before it gave up.
+    @Test func theLockTimeoutCountsTheTimeTheStatementsTookToo() async throws {
+        let clock = SlowStatementsClock()
+        try await TestDatabase.withStores(clock: clock) { stores in
+            try await stores.pool.execute(
+                "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', (extract(epoch FROM now()) * 1000)::bigint + 3600000)",
+                [.text("u1")])
+            let store = try concrete(stores.tokenStore(lockTimeout: .seconds(5)), as: PostgresTokenStore.self)
+            await #expect {
+                try await store.withRefreshLock(for: "u1") {}
+            } throws: { error in
+                (error as? StoreError)?.kind == .timeout
+            }
+            #expect(clock.pauses <= 6, "\(clock.pauses) pauses")
+        }
+    }
+
     /// One refresh at a time: a lease held elsewhere for longer than the lock time-out fails the refresh, after
     /// polling on the injected clock, and the refresh does not run (before, it went ahead with the same refresh
     /// token as the holder's call).
