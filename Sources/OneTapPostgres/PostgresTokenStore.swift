@@ -282,10 +282,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     ///   does not run), or what `body` throws.
     package func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
         let holder = Self.holderPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        // The time-out is whichever comes first: the pauses' sum, or the time the clock says passed (the
-        // statements' own time counts too; a clock set back cannot stretch the wait past the pauses).
-        let started = clock.now()
-        var waited = Duration.zero
+        var wait = LockWait(timeout: lockTimeout, clock: clock)
         var held = false
         while true {
             do {
@@ -293,9 +290,8 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             } catch {
                 throw Self.failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
             }
-            if held || waited >= lockTimeout || clock.now().timeIntervalSince(started) >= lockTimeout.seconds { break }
-            try await clock.sleep(for: pollInterval)
-            waited += pollInterval
+            if held || wait.isOver { break }
+            try await wait.pause(pollInterval)
         }
         guard held else {
             throw StoreError(

@@ -18,7 +18,7 @@ extension FileTokenStore {
             }
             return fd
         }
-        var waited = Duration.zero
+        var wait = LockWait(timeout: timeout, clock: clock)
         while true {
             let taken = try await io.run { () throws(StoreError) -> Bool in
                 if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
@@ -30,17 +30,16 @@ extension FileTokenStore {
                 return false
             }
             if taken { return fd }
-            guard waited < timeout else {
+            guard !wait.isOver else {
                 close(fd)
                 return nil
             }
             do {
-                try await clock.sleep(for: poll)
+                try await wait.pause(poll)
             } catch {
                 close(fd)
                 throw error
             }
-            waited += poll
         }
     }
 
