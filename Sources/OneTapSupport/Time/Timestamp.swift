@@ -63,7 +63,10 @@ package enum Timestamp {
         guard day >= 1, day <= CivilDate.days(inMonth: month, of: year) else {
             return .impossible("\(year)-\(month < 10 ? "0" : "")\(month) has no day \(day)")
         }
-        var milliseconds = CivilDate.days(year: year, month: month, day: day) * 86_400_000
+        // Past 10000 no offset (at most a day) brings an instant back into range, and the milliseconds of a
+        // year past 292,278,994 do not fit an Int64: such a year is out of range once the rest is read.
+        let beyondRange = year > 10_000
+        var milliseconds = beyondRange ? 0 : CivilDate.days(year: year, month: month, day: day) * 86_400_000
         var whole = false
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "t") || bytes[index] == UInt8(ascii: " ") {
             let separatorIsT = bytes[index] != UInt8(ascii: " ")
@@ -112,7 +115,7 @@ package enum Timestamp {
             }
         }
         guard index == bytes.count else { return .malformed }
-        guard milliseconds >= earliest, milliseconds <= latest else { return .outOfRange }
+        guard !beyondRange, milliseconds >= earliest, milliseconds <= latest else { return .outOfRange }
         return .instant(milliseconds, whole: whole)
     }
 

@@ -89,6 +89,8 @@ import Testing
         // The value is stored data (another account's, when the merge is resumed by a session now on another
         // account): the message names its place and its kind of fault, never the value.
         BadShape(guest: ["history": .array([item("n", "yesterday")])], account: [:], message: "the guest's history: entry 1's at is not an ISO 8601 time (malformed)"),
+        // A year whose milliseconds pass Int64 trapped the parse: a guest's own data crashed the server at each login.
+        BadShape(guest: ["history": .array([item("n", "999999999-01-01")])], account: [:], message: "the guest's history: entry 1's at is not an ISO 8601 time (out-of-range)"),
         BadShape(guest: ["cart": .array([line("x", 0)])], account: [:], message: "the guest's cart: line 1 is not {\"item\": ID, \"qty\": a whole number from 1 to 1000000}"),
         BadShape(guest: ["cart": .array([.object(["item": .string("x"), "qty": .number(1.5)])])], account: [:], message: "the guest's cart: line 1"),
         BadShape(guest: ["settings": .array([])], account: [:], message: "the guest's settings: is not an object"),

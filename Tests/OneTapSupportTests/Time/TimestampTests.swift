@@ -24,6 +24,8 @@ import Testing
         ("2026-12-01t08:00:01.5z", 1_796_112_001.5), ("2026-12-01T03:00:01-05:00", 1_796_112_001), ("2026-12-01T08:00:01-00:00", 1_796_112_001),
         ("2026-12-01T08:00:01.123456789Z", 1_796_112_001.123), ("2026-12-01 08:00:01.5+08:00", 1_796_083_201.5),
         ("9999-12-31T23:59:59.999Z", 253_402_300_799.999), ("1970-01-01T08:00:00+08:00", 0),
+        // A year past 9999 that an offset brings back into range (date -u -d '9999-12-31T23:30:00Z' +%s: 253402299000).
+        ("10000-01-01T00:30:00+01:00", 253_402_299_000),
     ])
     func knownInstants(_ text: String, _ seconds: Double) throws {
         #expect(try Timestamp.parse(text) == Date(millisecondsSince1970: Int64((seconds * 1000).rounded())))
@@ -40,6 +42,13 @@ import Testing
         ("9999-12-31T23:59:59-01:00", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
         ("10000-01-01T00:00:00Z", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
         ("0999-01-01", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
+        // Years whose milliseconds pass Int64 trapped before the range was checked (an attacker's read: a guest's
+        // stored `at` crashed the server at every login that merged it).
+        ("999999999-01-01", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
+        ("99999999999-12-31T23:59:59.999Z", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
+        ("292278995-01-01T00:00:00+08:00", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
+        ("10001-01-01T00:00:00+23:59", "out-of-range", "a timestamp here lies between 1970-01-01 and 9999-12-31"),
+        ("999999999-02-30", "out-of-range", "999999999-02 has no day 30"), ("999999999-01-01junk", "malformed", "not ISO 8601"),
         ("yesterday", "malformed", "not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)"),
         ("12/01/2026", "malformed", "not ISO 8601; write 2026-11-30T18:48:26Z (or with +08:00)"),
         ("2026-12-01junk", "malformed", "not ISO 8601"), ("2026-12-01T8:00:01Z", "malformed", "not ISO 8601"), ("2026-1-01", "malformed", "not ISO 8601"),
