@@ -77,8 +77,10 @@ public struct LoginServer: Sendable {
     ///     later request about this login must come from the same app session.
     ///   - pending: The action a login gate interrupted, handed back once in the success transition
     ///     (``LoginTransition/continued``).
-    ///   - address: The client's address (``ClientAddress``). None counts in one shared `(not given)` address
-    ///     for every caller that gives none (fail closed): one quota bucket, and one client to the breaker.
+    ///   - address: The client's address (``ClientAddress``): the carrier's IPv6 evidence (the snapshot's own
+    ///     `clientIP`, a claim the request carried, is replaced by it). None counts in one shared `(not given)`
+    ///     address for every caller that gives none (fail closed): one quota bucket, and one client to the
+    ///     breaker; and names no carrier.
     ///   - device: The app's device id, for the quotas per device and the breaker. None counts in one
     ///     shared `(not given)` device bucket per quota rule.
     /// - Returns: The new session (version 1) and what the app does first.
@@ -92,6 +94,9 @@ public struct LoginServer: Sendable {
         try claims.checkCurrent(at: now)
         let id = LoginSessionID.random()
         try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, at: now)
+        // The carrier's IPv6 evidence is the address this server saw; the snapshot's own `ip` is a claim.
+        var snapshot = snapshot
+        snapshot.clientIP = address
         let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session, epoch: claims.epoch)
         try await store.create(transition.session)
         emit(transition, at: now, client: client(claims, address, device))

@@ -30,6 +30,18 @@ import Testing
         #expect(events.names == ["planned", "flow-started"])
     }
 
+    /// The carrier's IPv6 evidence is the address the server saw, never the `ip` a request's snapshot claims (an
+    /// attacker's read: a client named its carrier by the body's address, and with it the breaker it counts against).
+    @Test func theCarriersAddressEvidenceIsTheAddressTheServerSawNotTheBodys() async throws {
+        let claimed = try DeviceSnapshot(json: #"{"network":"cellular","ip":"2409:8900::1"}"#)
+        #expect(claimed.clientIP != nil)
+        let seen = try await server().start(claimed, for: TestAppSession.me, address: try IPAddress("240e:400::1"))
+        #expect(seen.session.plan.carrier == .telecom && seen.session.plan.evidence == .ipv6, "\(seen.session.plan)")
+        // No address given: the body's claim is no evidence at all.
+        let none = try await server().start(claimed, for: TestAppSession.me)
+        #expect(none.session.plan.evidence != .ipv6, "\(none.session.plan)")
+    }
+
     @Test func aReportAdvancesAndIsStored() async throws {
         let logins = server()
         let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
