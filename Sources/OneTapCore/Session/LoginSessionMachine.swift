@@ -120,7 +120,7 @@ public struct LoginSessionMachine: Sendable {
     package func advance(
         _ session: LoginSession, _ report: LoginReport, version: Int? = nil, at now: Date, channels: ChannelAdmissions = .allAllowed
     ) throws(LoginRejection) -> LoginTransition {
-        try check(session, version: version, at: now)
+        try check(session, version: version, at: now, until: Self.deadline(of: session, taking: report))
         var progress = Progress(session: session, events: [], channels: channels, now: now)
         let instruction = try apply(report, to: &progress)
         // A pending action leaves with the login's end: handed back once on success (while live), dropped otherwise.
@@ -249,12 +249,24 @@ public struct LoginSessionMachine: Sendable {
         return LoginTransition(session: stored, instruction: instruction(stored), events: [])
     }
 
+    /// How long after a login's end the answer of the exchange it began in time is still taken: the exchange's
+    /// own time-out and the app's retry of the report (answered from the ledger) fit in it. A carrier that answers
+    /// just after the end has billed the exchange: refusing its answer would lose it, and a new login pay again.
+    package static let exchangeAnswerGrace: TimeInterval = 60
+
+    /// Until when a session takes a report: its end, or, for the answer of the exchange it is at (begun by a
+    /// report it took before its end), ``exchangeAnswerGrace`` later.
+    private static func deadline(of session: LoginSession, taking report: LoginReport) -> Date {
+        if case .exchange = report, case .exchange = session.stage { return session.expiresAt.addingTimeInterval(exchangeAnswerGrace) }
+        return session.expiresAt
+    }
+
     /// Refuses a report a session cannot take, before anything changes.
-    private func check(_ session: LoginSession, version: Int?, at now: Date) throws(LoginRejection) {
+    private func check(_ session: LoginSession, version: Int?, at now: Date, until deadline: Date? = nil) throws(LoginRejection) {
         if case .ended(let ending, _) = session.stage {
             throw LoginRejection(.ended, session: session.id, "the login is over (\(ending)); it takes no more reports")
         }
-        guard now < session.expiresAt else {
+        guard now < deadline ?? session.expiresAt else {
             throw LoginRejection(.expired, session: session.id, "the login expired at \(session.expiresAt.iso8601); start a new one")
         }
         if let version, version != session.version {

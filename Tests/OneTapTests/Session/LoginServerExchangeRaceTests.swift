@@ -36,6 +36,32 @@ import Testing
         return false
     }
 
+    /// A carrier that answers a second after the login's last one: the clock moves on while it works.
+    struct LateCarrier: TokenExchangeProvider {
+        let clock: FakeClock
+        let number: PhoneNumber
+        func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
+            clock.advance(by: .seconds(2))
+            return ExchangeResponse(code: "103000", phoneNumber: number)
+        }
+    }
+
+    /// An attacker's read: a success report taken in the login's last second, whose exchange the carrier answered
+    /// (and billed) a second after the login expired, was refused `expired` with its answer kept in the ledger, and
+    /// the app's retry was refused again: a paid exchange lost, and a new login would pay a second. The answer to
+    /// a report the login took in time is taken.
+    @Test func anExchangeAnsweredJustAfterTheLoginsLastSecondStillSucceeds() async throws {
+        let logins = server(ExchangeGuard(provider: LateCarrier(clock: clock, number: Self.number), clock: clock))
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        clock.setWallTime(started.session.expiresAt.addingTimeInterval(-1))
+        let done = try await logins.report(Self.success, to: started.session.id, version: 1, from: TestAppSession.me)
+        guard case .done(.success, .mobile, let verified) = done.instruction else {
+            Issue.record("\(done.instruction)")
+            return
+        }
+        #expect(verified?.phoneNumber == Self.number)
+    }
+
     /// The retry's client disconnects while it waits: the retry throws `CancellationError`, the session
     /// stays at its exchange, the breaker hears nothing, and the first request's success is stored.
     /// Before: the retry stored a made-up `timeout` (SMS, a server-seen failure) and the billed success
