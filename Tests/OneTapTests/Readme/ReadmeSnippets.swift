@@ -90,7 +90,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 guard case .done(.success, let flow?, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
-                return try await finish(me, flow, verified)
+                return try await finish(me, flow, verified, continued: next.continued)   // the interrupted action, handed back once
             }
         }
 
@@ -106,13 +106,16 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         }
 
         // After a success: the number's account, found or created (seed 002); the app session moves to it, with new credentials
-        func finish(_ me: AccessClaims, _ flow: LoginFlow, _ verified: VerifiedLogin, confirmed: Bool = false) async throws -> (status: Int, body: String) {
+        func finish(
+            _ me: AccessClaims, _ flow: LoginFlow, _ verified: VerifiedLogin, continued: PendingAction? = nil, confirmed: Bool = false
+        ) async throws -> (status: Int, body: String) {
             let account = try await accounts.resolve(verified, confirmed: confirmed)
             guard confirmed || !account.dormant else {                   // 二次号? check the user another way first,
                 return (403, #"{"next":"second-factor"}"#)                // then POST /login/{id}/account, confirmed
             }
             let grant = try await sessions.loggedIn(me, account: account.account, flow: flow, number: verified.phoneNumber)
-            return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"}"#)
+            let resume = continued.map { #","continue":{"action":"\#($0.action)","key":"\#($0.key)"}"# } ?? ""   // seed 000: carry on with it
+            return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"\#(resume)}"#)
         }
 
         // Errors to HTTP statuses, for every handler above
@@ -126,6 +129,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 case .staleVersion, .unknownVersion, .alreadyExchanged: return (409, "\(rejection)")   // a replay: read the status again
                 case .ended, .expired: return (410, "\(rejection)")
                 case .unknownSession: return (404, "\(rejection)")       // no such login, or another app session's
+                case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many logins or exchanges; back off
                 default: return (422, "\(rejection)")                    // a report the session cannot take
                 }
             } catch {
