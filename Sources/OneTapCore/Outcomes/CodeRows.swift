@@ -68,7 +68,9 @@ struct CodeRows: Sendable {
                 }
             }
             let read = try entry(row, flow, code)
-            try listed.insert("\(flow) \(row[1])", "\(flow) code \(row[1])", at: row, file: file, column: "code")
+            // Keyed by the code as read (trimmed), so one code written two ways is one key.
+            let key = code?.text ?? "*"
+            try listed.insert("\(flow) \(key)", "\(flow) code \(key)", at: row, file: file, column: "code")
             if let code {
                 keys.append((flow, code))
                 keyRows.append(entries.count)

@@ -122,13 +122,16 @@ package struct VerificationCodeTable: DataTable, BuiltInTable {
         byKey[Self.key(gateway, "\(code)/\(value)")]
     }
 
-    /// The row that decides a code listed alone: the gateway's own, else its `*` row.
+    /// The row that decides a code listed alone: the gateway's own, else its `*` row (always for a code
+    /// holding `/`, which only a code with its value spells).
     /// - Parameters:
     ///   - gateway: The gateway's configuration name.
     ///   - code: The code as it came.
     /// - Returns: The row; nil only for a gateway the table does not list.
     package func entry(gateway: String, code: String) -> Entry? {
-        byKey[Self.key(gateway, code)] ?? byKey[Self.key(gateway, "*")]
+        // A code holding `/` is no code listed alone: `200/1` came bare is not `200` with the value 1.
+        if !code.contains("/"), let own = byKey[Self.key(gateway, code)] { return own }
+        return byKey[Self.key(gateway, "*")]
     }
 
     /// The row an answer was decided by, from its code and verdict alone (what `onetap gateway verify` has): for a

@@ -71,6 +71,8 @@ import Testing
         "10.0.0.0/8",
         "2409:89zz::/24",
         "2409:8900::/2x",
+        "2409:8900::/+24",   // a sign or a leading zero: the other numeric columns take digits only
+        "2409:8900::/024",
     ])
     func malformedPrefixesAreRefused(prefix: String) {
         #expect {

@@ -65,6 +65,10 @@ import Testing
         ("flow,code,action,meaning_zh,meaning_en,source\nmobile,1,success,,,s\n", .invalidValue, 2),
         ("flow,code,action,meaning_zh,meaning_en,source\nmobile,1,success,a,b,s\nmobile,1,failed,a,b,s\n", .duplicateKey, 3),
         ("flow,code,action,meaning_zh,meaning_en,source\nmobile,*,fallback,a,b,s\nmobile,*,failed,a,b,s\n", .duplicateKey, 3),
+        // One code written two ways (a quoted space, which the code's reading trims): the first row answered for it
+        // while the success code was read from the second.
+        ("flow,code,action,meaning_zh,meaning_en,source\nmobile,\"103000 \",fallback,a,b,s\nmobile,103000,success,a,b,s\n", .duplicateKey, 3),
+        ("flow,code,action,meaning_zh,meaning_en,source\nmobile,103000,success,a,b,s\nmobile,\" 103000\",fallback,a,b,s\n", .duplicateKey, 3),
     ])
     func malformedTables(text: String, kind: TableError.Kind, line: Int) {
         #expect {

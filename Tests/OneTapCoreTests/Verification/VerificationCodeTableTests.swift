@@ -71,4 +71,13 @@ import Testing
             "\(error)".hasPrefix(place)
         }
     }
+
+    /// A code that came alone is never read as a code with its value: an answer whose bare code is `200/1` (Yidun's
+    /// pass needs `data.result` 1 beside a `200`) takes the gateway's `*` row, not the pass of `200/1`.
+    @Test(arguments: [("yidun", "200/1"), ("aliyun-pnvs", "OK/PASS"), ("yidun", "200/2")])
+    func aBareCodeSpellingACodeAndItsValueTakesTheDefaultRow(_ gateway: String, _ code: String) throws {
+        let table = VerificationCodeTable.builtIn
+        #expect(table.entry(gateway: gateway, code: code)?.verdict == "unknown")
+        #expect(table.entry(gateway: gateway, code: code)?.code == "*")
+    }
 }
