@@ -32,7 +32,8 @@ public actor TokenVault {
     // `RefreshFailures` with `RefreshBackoff` (the back-off book), and `BackgroundRefreshes` (the
     // scan for due accounts). Every mutable part is a value this actor owns, so each check-then-act below
     // is one step on the actor; the fresh path reads the store without entering the actor at all (and,
-    // on the in-memory store, without suspending: `InMemoryTokenStore.loadNow`).
+    // on the in-memory store, without suspending, judged under the store's lock with only the token copied
+    // out: `InMemoryTokenStore.freshToken`).
     //
     // What `validToken(for:)` does with the stored token's state:
     // - **fresh**: returned, without the actor.
@@ -227,7 +228,13 @@ public actor TokenVault {
     ///   and the vault is not running); `CancellationError` when the caller is cancelled while waiting.
     public nonisolated(nonsending) func validToken(for account: AccountID) async throws -> AccessToken {
         let loaded: StoredToken?
-        if let memory { loaded = memory.loadNow(account) } else { loaded = try await refresh.load(account) }
+        if let memory {
+            // The common case in one step: a fresh token, judged where it is stored.
+            if let fresh = memory.freshToken(account, at: clock.now(), policy: policy) { return fresh }
+            loaded = memory.loadNow(account)
+        } else {
+            loaded = try await refresh.load(account)
+        }
         guard let stored = loaded else {
             throw TokenError(.notLoggedIn, account: account, message: "no token is stored; log in")
         }

@@ -84,6 +84,21 @@ package final class InMemoryTokenStore: TokenStore {
         state.withLock { $0.tokens[account] }
     }
 
+    /// The account's token when `policy` calls it fresh at `now`, judged under the lock with only the token copied
+    /// out (`TokenVault.validToken(for:)`'s fast path: no copy and release of the whole stored record).
+    /// - Parameters:
+    ///   - account: The account.
+    ///   - now: The time.
+    ///   - policy: When tokens turn stale.
+    /// - Returns: The fresh token, or nil (none stored, stale or expired).
+    package func freshToken(_ account: AccountID, at now: Date, policy: TokenPolicy) -> AccessToken? {
+        state.withLock { state in
+            guard let index = state.tokens.index(forKey: account) else { return nil }
+            let token = state.tokens.values[index].token
+            return policy.state(of: token, at: now) == .fresh ? token : nil
+        }
+    }
+
     /// Writes a token if the stored version is still `expected` (``TokenStore/save(_:replacing:dueAt:)``).
     /// - Parameters:
     ///   - token: The token.

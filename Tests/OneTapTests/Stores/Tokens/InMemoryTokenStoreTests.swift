@@ -32,6 +32,22 @@ import Testing
         }
     }
 
+    /// The vault's fast path: the token when the policy calls it fresh, nil when it is stale (from a day after its
+    /// issue), expired (60 s before its end) or not stored.
+    @Test func aFreshTokenIsHandedOutAndNoOther() async throws {
+        let store = InMemoryTokenStore()
+        let issued = Date(timeIntervalSince1970: 1_796_083_200)
+        let token = AccessToken(
+            value: Secret("AT"), refreshToken: Secret("RT"), flow: .tianyi, account: "u1", issuedAt: issued, expiresAt: issued.addingTimeInterval(30 * 86_400))
+        _ = try await store.save(token, replacing: nil, dueAt: issued)
+        let policy = TokenPolicy()
+        #expect(store.freshToken("u1", at: issued.addingTimeInterval(3600), policy: policy) == token)
+        #expect(store.freshToken("u1", at: issued.addingTimeInterval(86_399), policy: policy) == token)
+        #expect(store.freshToken("u1", at: issued.addingTimeInterval(86_400), policy: policy) == nil)
+        #expect(store.freshToken("u1", at: issued.addingTimeInterval(30 * 86_400 - 30), policy: policy) == nil)
+        #expect(store.freshToken("u2", at: issued.addingTimeInterval(3600), policy: policy) == nil)
+    }
+
     @Test func dueIndexOrdersAndMoves() {
         var index = DueIndex()
         let base = Date(timeIntervalSince1970: 1_796_083_200)
