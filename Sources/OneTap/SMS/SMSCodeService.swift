@@ -124,17 +124,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
-            switch await captchaCheck(token, context: context, number: number, at: now) {
-            case .solved:
-                break
-            case .rejected:
-                // Counted on the requester's own keys: bad tokens reach the address's hard limit, and the provider
-                // is asked no more (each check is a call it may bill or throttle).
-                try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
-                return .captchaRequired(rule: rule, rejected: true)
-            case .unchecked:
-                return .captchaRequired(rule: rule, rejected: true)
-            }
+            guard await captchaSolved(token, context: context, number: number, at: now) else { return .captchaRequired(rule: rule, rejected: true) }
             // The captcha provider took its time: the send is decided, and its code issued, at the time it returns.
             let solvedAt = clock.now()
             (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: solvedAt)
@@ -170,24 +160,14 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    /// What the captcha provider said of a token.
-    private enum CaptchaCheck {
-        /// Solved.
-        case solved
-        /// The provider answered that it is not solved.
-        case rejected
-        /// Not checked: no verifier, or the provider failed (said by a `provider-failed` event).
-        case unchecked
-    }
-
-    private func captchaCheck(_ token: Secret, context: SMSContext, number: PhoneNumber, at now: Date) async -> CaptchaCheck {
-        guard let captcha else { return .unchecked }
+    private func captchaSolved(_ token: Secret, context: SMSContext, number: PhoneNumber, at now: Date) async -> Bool {
+        guard let captcha else { return false }
         do {
-            return try await captcha.verify(token, context: context) ? .solved : .rejected
+            return try await captcha.verify(token, context: context)
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
-            return .unchecked
+            return false
         }
     }
 
@@ -213,7 +193,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
         }
         if case .captchaRequired(let rule, _) = result, let token = context.captcha {
-            if await captchaCheck(token, context: context, number: number, at: now) == .solved {
+            if await captchaSolved(token, context: context, number: number, at: now) {
                 // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
                 let solvedAt = clock.now()
                 result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in

@@ -208,22 +208,6 @@ package struct SMSCodeRules: Sendable {
         return decision
     }
 
-    /// Counts a captcha the provider rejected on a send, as a send from the requester's own keys (its address
-    /// blocks and its device at its address, ``RateKey/isTheRequestersOwn``), never on the number's or every
-    /// request's: a client that sends bad tokens reaches its address's hard limit (`ip-hour`), which is decided
-    /// before any captcha, so the provider is asked a bounded number of times and the owner spends nothing.
-    /// - Parameters:
-    ///   - state: The store's state (the send's counters); changed in place.
-    ///   - request: The send's keys.
-    ///   - now: The time.
-    package func countRejectedCaptcha(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
-        for key in policy.sendKeys where key.isTheRequestersOwn {
-            let counter = SMSPolicy.Counter(counts: .sends, key: key, value: request.value(for: key))
-            policy.count(now, in: &state.events[counter, default: []], of: counter)
-        }
-        state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
-    }
-
     /// Takes back a code whose SMS did not go out, if it is still the code of its number and session.
     /// - Parameters:
     ///   - state: The store's state; changed in place.
