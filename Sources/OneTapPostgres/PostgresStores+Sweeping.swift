@@ -21,7 +21,7 @@ extension PostgresStores {
         let apps = PostgresAppSessionStore(pool: pool)
         return [
             SweptStore(name: "refresh-leases") { try await self.removeExpiredLeases(before: $0, limit: $1) },
-            SweptStore(name: "login-sessions") { try await sessions.removeExpired(before: $0, limit: $1) },
+            .loginSessions(sessions),
             SweptStore(name: "sms") { try await sms.removeExpired(before: $0, limit: $1) },
             SweptStore(name: "login-quotas") { try await quotas.removeExpired(before: $0, limit: $1) },
             SweptStore(name: "exchange-ledger") { try await self.removeForgottenExchanges(before: $0, limit: $1) },

@@ -25,9 +25,10 @@ import Testing
                 let (done, problem) = await flood.honestLogin(server, user: user)
                 #expect(done != nil && problem == nil, "\(problem ?? "")")
             }
-            // Ten minutes and a second later the three sessions expired and their tokens were forgotten;
-            // one more login now stays.
-            clock.advance(by: .seconds(601))
+            // Eleven minutes and a second later the three sessions expired and the minute they are kept past
+            // their end passed (their exchanges' answers are no longer taken), and their tokens were
+            // forgotten; one more login now stays.
+            clock.advance(by: .seconds(661))
             let (live, problem) = await flood.honestLogin(server, user: 4)
             #expect(live != nil && problem == nil, "\(problem ?? "")")
 

@@ -336,7 +336,7 @@ public struct LoginServer: Sendable {
     }
 
     /// What an app may read of its login, for a client that lost its last answer: the verified number
-    /// masked, nothing once the login expired.
+    /// masked, nothing once the login expired (a login that succeeded: a minute after its end).
     /// - Parameters:
     ///   - id: The login.
     ///   - claims: The verified claims of the app session that started it.
@@ -345,7 +345,7 @@ public struct LoginServer: Sendable {
     ///   login, alike; `expired`), or ``StoreError``.
     public func status(_ id: LoginSessionID, from claims: AccessClaims) async throws -> LoginStatus {
         let session = try await owned(id, by: claims)
-        guard clock.now() < session.expiresAt else {
+        guard clock.now() < LoginSessionMachine.readableUntil(session) else {
             throw LoginRejection(.expired, session: id, "the login expired at \(session.expiresAt.iso8601); start a new one")
         }
         return session.status

@@ -23,11 +23,15 @@ public struct SweptStore: Sendable {
         self.removeExpired = removeExpired
     }
 
-    /// Login sessions (``LoginSessionStore/removeExpired(before:limit:)``), named `login-sessions`.
+    /// Login sessions (``LoginSessionStore/removeExpired(before:limit:)``), named `login-sessions`: each kept
+    /// `LoginSessionMachine.exchangeAnswerGrace` (a minute) past its end, while its exchange's answer is still
+    /// taken and its success still told.
     /// - Parameter store: The store.
     /// - Returns: The store to sweep.
     package static func loginSessions(_ store: any LoginSessionStore) -> SweptStore {
-        SweptStore(name: "login-sessions") { try await store.removeExpired(before: $0, limit: $1) }
+        SweptStore(name: "login-sessions") {
+            try await store.removeExpired(before: $0.addingTimeInterval(-LoginSessionMachine.exchangeAnswerGrace), limit: $1)
+        }
     }
 
     /// App sessions (``AppSessionStore/removeExpired(before:limit:)``), named `app-sessions`.

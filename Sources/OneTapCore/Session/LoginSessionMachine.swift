@@ -183,7 +183,7 @@ public struct LoginSessionMachine: Sendable {
         } else if credentials.issuedAt > session.createdAt {
             throw LoginRejection(.ended, session: session.id, "these credentials were issued after the login started; its account step is done")
         }
-        guard now < session.expiresAt else {
+        guard now < Self.readableUntil(session) else {
             throw LoginRejection(.expired, session: session.id, "the login expired at \(session.expiresAt.iso8601); start a new one")
         }
         guard case .ended(let ending, let flow) = session.stage else {
@@ -249,10 +249,20 @@ public struct LoginSessionMachine: Sendable {
         return LoginTransition(session: stored, instruction: instruction(stored), events: [])
     }
 
-    /// How long after a login's end the answer of the exchange it began in time is still taken: the exchange's
-    /// own time-out and the app's retry of the report (answered from the ledger) fit in it. A carrier that answers
-    /// just after the end has billed the exchange: refusing its answer would lose it, and a new login pay again.
+    /// How long after a login's end the answer of the exchange it began in time is still taken, and a login
+    /// that succeeded is still told (a retry of its report, its account step, its status): the exchange's own
+    /// time-out and the app's retry fit in it. A carrier that answers just after the end has billed the exchange:
+    /// refusing its answer would lose it, and a new login pay again. Stores keep a login this long past its end
+    /// (``SweptStore`` sweeps login sessions that much later).
     package static let exchangeAnswerGrace: TimeInterval = 60
+
+    /// Until when a login is told as it is (its success told again, its status read): its end, or, for a login
+    /// that succeeded, ``exchangeAnswerGrace`` later (it may have succeeded in that minute).
+    /// - Parameter session: The login.
+    /// - Returns: The instant from which it is expired.
+    package static func readableUntil(_ session: LoginSession) -> Date {
+        session.ending == .success ? session.expiresAt.addingTimeInterval(exchangeAnswerGrace) : session.expiresAt
+    }
 
     /// Until when a session takes a report: its end, or, for the answer of the exchange it is at (begun by a
     /// report it took before its end), ``exchangeAnswerGrace`` later.

@@ -373,6 +373,21 @@ import Testing
                   kind: .unverifiedSMS),
     ]
 
+    /// The answer of an exchange begun before the login's end (600 s) is taken up to a minute after it (the carrier
+    /// billed it), and the login's success is told as long: at 630 s and at 659.999 s; at 660 s it is refused.
+    @Test(arguments: [630.0, 659.999])
+    func anExchangesAnswerWithinAMinuteOfTheEndIsTaken(_ at: Double) throws {
+        let machine = LoginSessionMachine()
+        let started = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
+        let exchanging = try machine.advance(started.session, Fixture.success(.mobile, "T1"), at: Fixture.now.addingTimeInterval(599))
+        let answered = try machine.advance(exchanging.session, Fixture.exchange("103000").bound(to: exchanging.session), at: Fixture.now.addingTimeInterval(at))
+        guard case .done(.success, .mobile, _) = answered.instruction else {
+            Issue.record("\(answered.instruction)")
+            return
+        }
+        #expect(answered.session.ending == .success)
+    }
+
     @Test(arguments: rejections)
     func rejection(_ given: Rejection) throws {
         let gate = RecordingGate()

@@ -107,7 +107,11 @@ import Testing
         _ = try await logins.report(Self.success("T-3"), to: succeeded.session.id, version: 1, from: TestAppSession.me)
         clock.advance(by: .seconds(599))
         _ = try await logins.success(of: succeeded.session.id, from: TestAppSession.me)
-        clock.advance(by: .seconds(1))   // 600 s: the login's lifetime
+        clock.advance(by: .seconds(1))   // 600 s: the login's lifetime; a success is told a minute more
+        _ = try await logins.success(of: succeeded.session.id, from: TestAppSession.me)
+        clock.advance(by: .seconds(59))
+        _ = try await logins.success(of: succeeded.session.id, from: TestAppSession.me)
+        clock.advance(by: .seconds(1))   // 660 s
         await #expect {
             _ = try await logins.success(of: succeeded.session.id, from: TestAppSession.me)
         } throws: { ($0 as? LoginRejection)?.kind == .expired }
