@@ -369,11 +369,11 @@ public struct LoginServer: Sendable {
     }
 
     /// Asks the guard again for a session left at its exchange, when the report repeats the success it is
-    /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:)`` says when): the app's retry of
+    /// exchanging (``LoginSessionMachine/exchangeToRecover(_:_:version:at:)`` says when): the app's retry of
     /// its report, while the exchange is under way (the guard waits for it) or after its answer could not
     /// be stored (the guard answers what the ledger kept). Either way the retry gets the exchange's answer.
     private func recoverExchange(_ session: LoginSession, _ report: LoginReport, version: Int?, client: ChannelClient) async throws -> LoginTransition? {
-        guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version) else {
+        guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version, at: clock.now()) else {
             return nil
         }
         return try await exchangeAndAdvance(session, credential, receivedAt: receivedAt, exchange, rules, client: client)

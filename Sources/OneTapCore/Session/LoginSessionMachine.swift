@@ -205,12 +205,15 @@ public struct LoginSessionMachine: Sendable {
     ///   - session: The session as stored.
     ///   - report: The report that came in.
     ///   - version: The version it was sent for: the one before the exchange or the exchange's own.
+    ///   - now: The time: past the minute after the login's end in which its exchange's answer is taken
+    ///     (``exchangeAnswerGrace``), nothing is asked again (the guard may resend an `unknown` exchange, once).
     /// - Returns: The credential and when its success report was first received, or nil when the report
-    ///   is no repeat of the success the session is exchanging.
+    ///   is no repeat of the success the session is exchanging, or comes too late.
     package func exchangeToRecover(
-        _ session: LoginSession, _ report: LoginReport, version: Int?
+        _ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date
     ) -> (credential: CarrierCredential, receivedAt: Date)? {
-        guard case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
+        guard now < session.expiresAt.addingTimeInterval(Self.exchangeAnswerGrace),
+            case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
             case .result(let reported, _, let credential?) = report, reported == flow, credential.flow == flow,
             credential.tokenDigest == digest,
             version == nil || version == session.version - 1 || version == session.version

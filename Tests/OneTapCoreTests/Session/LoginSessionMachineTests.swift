@@ -286,8 +286,14 @@ import Testing
         transition = try server.advance(transition.session, Fixture.success(.mobile, "T1"), at: Fixture.now)
         let honest = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T1")))
         let relabelled = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .tianyi, token: Secret("T1")))
-        let recovered = (honest: server.exchangeToRecover(transition.session, honest, version: 1), relabelled: server.exchangeToRecover(transition.session, relabelled, version: 1))
+        let recovered = (
+            honest: server.exchangeToRecover(transition.session, honest, version: 1, at: Fixture.now),
+            relabelled: server.exchangeToRecover(transition.session, relabelled, version: 1, at: Fixture.now))
         #expect(recovered.honest != nil && recovered.relabelled == nil)
+        // Asked again only within the minute after the login's end (600 s) in which its answer is taken: later the
+        // guard is not asked (it may resend an unknown exchange, billed again).
+        #expect(server.exchangeToRecover(transition.session, honest, version: 1, at: Fixture.now.addingTimeInterval(659)) != nil)
+        #expect(server.exchangeToRecover(transition.session, honest, version: 1, at: Fixture.now.addingTimeInterval(660)) == nil)
         transition = try server.advance(transition.session, LoginReport.exchanged(.answered("103000", phoneNumber: Fixture.number, account: "acct-7")).bound(to: transition.session), at: Fixture.now)
         let repeats = (honest: server.repeatsSuccess(transition.session, honest, version: 1), relabelled: server.repeatsSuccess(transition.session, relabelled, version: 1))
         #expect(repeats.honest && !repeats.relabelled)
