@@ -13,14 +13,11 @@ extension ExchangeLedger {
 
 /// Runs a write that must land even for a caller whose task was cancelled (the end of a paid call): a store
 /// gives up at once on a cancelled task (a pool waiting for a connection does), yet the gateway may have
-/// billed, so the write runs from a task that inherits no cancellation, and is awaited, so it never outlives
-/// the call.
+/// billed, so the write always runs from a task that inherits no cancellation, whether the caller was
+/// cancelled before it began or is cancelled while it runs, and is awaited, so it never outlives the call.
 /// - Parameter write: The write.
 /// - Returns: What it returns.
 /// - Throws: What it throws.
 package func writeDespiteCancellation<T: Sendable>(_ write: @escaping @Sendable () async throws -> T) async throws -> T {
-    if Task.isCancelled {
-        return try await Task { try await write() }.value
-    }
-    return try await write()
+    try await Task { try await write() }.value
 }
