@@ -143,10 +143,12 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             } catch {
                 let message = DisplayText.label(Secret.scrub(String(describing: error), of: [code]), limit: 200)
                 emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
-                // A message the gateway may have taken (no answer in time, an answer that cannot be read) keeps
-                // its code: withdrawn, a code that arrives anyway would not verify, and the user would pay for a
-                // second message. One the gateway refused, or that never left, is withdrawn.
-                if !((error as? GatewayError)?.mayHaveReachedVendor ?? false) {
+                // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
+                // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
+                // would not verify, and the user would pay for a second message. One the gateway refused, or
+                // that never left, is withdrawn.
+                let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
+                if !mayHaveReached {
                     let id = record.id
                     try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
                 }

@@ -4,7 +4,8 @@ public protocol SMSSender: Sendable {
     /// Delivers a code. Return once the gateway accepted the message; throw when it did not (the code is
     /// then withdrawn), or when its answer did not come or cannot be read: a ``GatewayError`` that says the
     /// request may have reached the gateway (`timed-out`, an unreadable answer, an HTTP error status) keeps
-    /// the code, so a message that arrives anyway still verifies. Put the gateway's own time limit on the call.
+    /// the code, so a message that arrives anyway still verifies, and so does a `CancellationError` (the
+    /// caller went away; the request may have left). Put the gateway's own time limit on the call.
     /// - Parameter message: The number, the code and its expiry.
     /// - Throws: ``SMSDeliveryError`` when the gateway answered and did not take the message: `numberRejected`
     ///   makes the answer `refused` (`gateway-rejected`), `throttled` makes it `limited` by rule `gateway`,

@@ -182,6 +182,36 @@ import Testing
             == .captchaRequired(rule: "ip-captcha", rejected: false))
     }
 
+    /// A sender whose request left, then whose caller went away: it has the message, and throws the cancellation.
+    final class LeftThenCancelled: SMSSender, @unchecked Sendable {
+        let left = Gate()
+        let message = LockedValue<SMSMessage?>(nil)
+        func send(_ message: SMSMessage) async throws {
+            self.message.withLock { $0 = message }
+            left.open()
+            try await Task.sleep(for: .seconds(60))
+        }
+    }
+
+    /// An attacker's read: a send whose request had left (the vendor delivers and bills it) and whose caller was
+    /// then cancelled (its client went away) withdrew the code: the message arrived and did not verify, and the
+    /// user paid for a second one. A cancelled send keeps its code, as a timed-out one does.
+    @Test func aSendCancelledAfterItsRequestLeftKeepsItsCode() async throws {
+        let sender = LeftThenCancelled()
+        let clock = FakeClock(now: Self.t0)
+        let service = SMSCodeService(key: .random(), sender: sender, captcha: nil, events: DiscardingEventSink(), clock: clock)
+        let context = SMSContext(ip: Self.ip, session: .testSession)
+        let sending = Task { try await service.send(to: Self.number, context: context) }
+        await sender.left.wait()
+        sending.cancel()
+        _ = await sending.result   // the caller is gone: what it was told does not matter, the code does
+        let code = try #require(sender.message.withLock { $0 }?.code)
+        guard case .verified = try await service.verify(code, for: Self.number, context: context) else {
+            Issue.record("the delivered code does not verify")
+            return
+        }
+    }
+
     @Test func aCaptchaProviderThatFailsCountsAsNotSolvedAndSaysSo() async throws {
         struct Down: Error, CustomStringConvertible { var description: String { "captcha API down for token solved-123" } }
         let setup = Setup(captcha: ScriptedCaptchaVerifier(accepting: ["solved-123"], failing: Down()))
