@@ -200,6 +200,12 @@ public struct ExchangeGuard: Sendable {
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
         var unreached = false, callers = false
+        // A caller gone before the token left (its client disconnected): nothing is sent, nothing billed; the
+        // client's doing. (`Deadline.run` checks again as it starts the call.)
+        if Task.isCancelled {
+            let state: ExchangeLedgerState = resent ? .unknown : .failed
+            return (.fault("the caller went away before the token was sent"), false, true, ExchangeSettlement(token: digest, state: state, at: clock.now()))
+        }
         do {
             let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }
             if resent, rules.saysAlreadyUsed(response.code, for: credential.flow) {

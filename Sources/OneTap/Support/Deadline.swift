@@ -61,11 +61,13 @@ enum Deadline {
     ///   - operation: The work.
     /// - Returns: What the operation returned.
     /// - Throws: ``TimeoutError`` when the limit passed, `CancellationError` when the caller was
-    ///   cancelled, or what the operation threw.
+    ///   cancelled (before the operation started: it never ran), or what the operation threw.
     static func run<T: Sendable>(
         limit: Duration?, clock: any WallClock, late: (@Sendable (Result<T, any Error>) -> Void)? = nil,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
+        // A caller already cancelled starts nothing (the work's task would not inherit the cancellation).
+        try Task.checkCancellation()
         let once = Once<T>()
         let work = Task {
             let result: Result<T, any Error>

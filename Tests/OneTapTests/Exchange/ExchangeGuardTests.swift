@@ -27,6 +27,22 @@ import Testing
         .answered(flow == .mobile ? "103000" : "0", phoneNumber: number)
     }
 
+    /// An attacker's read: a caller already cancelled (its client gone) when the guard reached the carrier still had
+    /// the token sent (the work ran in a task of its own, which no cancellation reached before it left), and the
+    /// exchange was recorded `unknown`. Nothing is sent, and nothing billed is listed for reconciliation.
+    @Test func aCallerCancelledBeforeTheSendSendsNothing() async throws {
+        let provider = provider()
+        let exchange = guarded(provider)
+        let credential = Self.credential()
+        let now = clock.now()
+        let answer = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await exchange.exchange(credential, receivedAt: now, rules: .builtIn).answer
+        }.result
+        #expect(provider.flowsExchanged.isEmpty, "\(answer)")
+        #expect(try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantFuture).isEmpty)
+    }
+
     // MARK: Token age
 
     /// The carriers' published lifetimes: China Mobile 2 minutes, China Telecom 10, China Unicom 30.
