@@ -14,16 +14,17 @@ struct UnsavedTokens: Sendable {
         kept[token.account] = (token, version)
     }
 
-    /// The kept token of an account, when it replaces the version stored now; one kept over another version
-    /// (someone wrote since) is forgotten.
+    /// The kept token of an account, when it replaces the version stored now; one kept under a newer version
+    /// (someone wrote since) is forgotten. A caller's older view (read before another writer's version the token
+    /// was kept over) gets nothing and forgets nothing: versions only grow.
     /// - Parameters:
     ///   - account: The account.
-    ///   - version: The version stored now.
+    ///   - version: The version stored now, as the caller read it.
     /// - Returns: The token, or nil.
     mutating func token(for account: AccountID, over version: TokenVersion) -> AccessToken? {
         guard let entry = kept[account] else { return nil }
         guard entry.over == version else {
-            kept[account] = nil
+            if version > entry.over { kept[account] = nil }
             return nil
         }
         return entry.token
