@@ -75,9 +75,16 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         statementTimeout: Duration = .seconds(10), prepareStatements: Bool = true
     ) throws(StoreError) {
         var parameters = try Self.parse(url)
-        // A password libpq does not read as one: `user:pass/word@host` ends its user information at the `/`, so
-        // the pieces become a host, a port and a database name that descriptions and libpq's errors show.
-        if !parameters.contains(where: \.secret), !ConnectionPasswords.found(in: url).isEmpty {
+        // A password libpq does not read whole as one: `user:pass/word@host` ends its user information at the `/`
+        // and `user:pass@word@host` at the first `@`, so pieces become a host, a port or a database name that
+        // descriptions and libpq's errors show. Every password written must be (within) one libpq read, as
+        // written or percent-decoded.
+        let read = parameters.filter(\.secret).map(\.value)
+        let unread = ConnectionPasswords.found(in: url).filter { written in
+            let decoded = written.removingPercentEncodingIfValid ?? written
+            return !read.contains { $0.contains(written) || $0.contains(decoded) }
+        }
+        if !unread.isEmpty {
             throw StoreError(
                 .invalidConfiguration,
                 message: "the PostgreSQL URL \(QuotedInput(Self.redactRaw(url))) holds a password libpq does not read as one: percent-encode "
@@ -91,8 +98,9 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
                     + "sslmode come from pg_service.conf, which OneTap does not read: name sslmode in the URL (verify-full for a TCP host), "
                     + "or the host")
         }
+        // PostgreSQL reads an encoding's name without case or punctuation (`UTF-8`, `utf_8`, `Unicode`).
         if let encoding = parameters.last(where: { $0.keyword == "client_encoding" })?.value,
-           !["utf8", "utf-8", "unicode"].contains(encoding.lowercased()) {
+           !["utf8", "unicode"].contains(String(encoding.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) })) {
             throw StoreError(
                 .invalidConfiguration,
                 message: "the PostgreSQL URL sets client_encoding \(QuotedInput(encoding)): OneTap reads and writes UTF-8 text; leave it out or set UTF8")

@@ -64,7 +64,12 @@ import Testing
     /// A password holding an unencoded `/` is no password to libpq: it reads `api:hunter2/pw-xy@db/onetap` as host
     /// `api`, port `hunter2` and database `pw-xy@db/onetap`, shows them in the description, and its connect error
     /// quotes the port. Refused, with neither piece in the message.
-    @Test(arguments: ["postgresql://api:hunter2/pw-xy@db/onetap", "postgres://api:hunter2/pw-xy/more@db:5432/onetap?sslmode=require"])
+    /// An unencoded `@` the same way: libpq ends the user information at the first, reads `hunter2` as the password
+    /// and `pw-xy@db` as the host, which the description and a "could not translate host name" error show.
+    @Test(arguments: [
+        "postgresql://api:hunter2/pw-xy@db/onetap", "postgres://api:hunter2/pw-xy/more@db:5432/onetap?sslmode=require",
+        "postgresql://api:hunter2@pw-xy@db/onetap",
+    ])
     func aPasswordHoldingAnUnencodedSlashIsRefusedNotReadAsAPort(url: String) {
         #expect {
             try PostgresConfiguration(url: url)
@@ -73,6 +78,15 @@ import Testing
             return error.kind == .invalidConfiguration && error.message.contains("%2F")
                 && !error.description.contains("hunter2") && !error.description.contains("pw-xy")
         }
+    }
+
+    /// What libpq reads as the password whole is no refusal: percent-encoded, in a parameter, quoted, or holding `&`.
+    @Test(arguments: [
+        "postgresql://api:p%40ss%2Fw@db/onetap", "postgresql://api@db/onetap?password=p%40ss", "host=/tmp password='a b@c/d' dbname=x",
+        "host=/tmp password=abc&xyz dbname=x", "host=/tmp password=p client_encoding=utf_8", "host=/tmp password=p client_encoding=UTF-8",
+    ])
+    func aPasswordLibpqReadsWholeIsTaken(url: String) throws {
+        #expect(try PostgresConfiguration(url: url).parameters.contains { $0.keyword == "password" })
     }
 
     @Test(arguments: ["onetap", "a", "_x", "tenant_42", String(repeating: "s", count: 63)])
