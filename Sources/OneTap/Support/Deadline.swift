@@ -4,54 +4,6 @@
 /// (a carrier SDK that never calls back): the operation is cancelled and left to finish on its own. When
 /// the calling task is cancelled, the operation is cancelled and `CancellationError` is thrown at once.
 enum Deadline {
-    /// Hands the first result to the waiting caller, whichever side produces it first.
-    private final class Once<T: Sendable>: Sendable {
-        private enum State {
-            case waiting
-            case installed(CheckedContinuation<T, any Error>)
-            case finished(Result<T, any Error>)
-            case done
-        }
-
-        private let state = LockedValue<State>(.waiting)
-
-        func install(_ continuation: CheckedContinuation<T, any Error>) {
-            let early = state.withLock { state -> Result<T, any Error>? in
-                switch state {
-                case .waiting:
-                    state = .installed(continuation)
-                    return nil
-                case .finished(let result):
-                    state = .done
-                    return result
-                case .installed, .done:
-                    return nil
-                }
-            }
-            if let early { continuation.resume(with: early) }
-        }
-
-        /// Hands over a result if none was handed over yet.
-        /// - Returns: Whether this result is the one the caller gets.
-        @discardableResult
-        func resume(_ result: Result<T, any Error>) -> Bool {
-            let (waiting, taken) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Bool) in
-                switch state {
-                case .waiting:
-                    state = .finished(result)
-                    return (nil, true)
-                case .installed(let continuation):
-                    state = .done
-                    return (continuation, true)
-                case .finished, .done:
-                    return (nil, false)
-                }
-            }
-            waiting?.resume(with: result)
-            return taken
-        }
-    }
-
     /// Runs `operation`, giving up after `limit`.
     /// - Parameters:
     ///   - limit: The time limit; `nil` waits as long as it takes (cancellation still ends it).
@@ -68,7 +20,7 @@ enum Deadline {
     ) async throws -> T {
         // A caller already cancelled starts nothing (the work's task would not inherit the cancellation).
         try Task.checkCancellation()
-        let once = Once<T>()
+        let once = FirstResult<T>()
         let work = Task {
             let result: Result<T, any Error>
             do {
@@ -93,7 +45,7 @@ enum Deadline {
             timer?.cancel()
         }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { once.install($0) }
+            try await once.wait().get()
         } onCancel: {
             once.resume(.failure(CancellationError()))
         }

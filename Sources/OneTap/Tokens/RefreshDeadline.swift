@@ -8,9 +8,12 @@
 /// - calling → **late** when ``limit`` passes first: `atLimit` runs once (it answers the callers and
 ///   counts the failure), and the call goes on.
 /// - late → **answered** when the call ends before ``lateAnswerLimit`` passes.
-/// - late → **abandoned** when it does not: the call is cancelled (and awaited).
-/// - Cancelling the task running it cancels the call and the limits (the vault is stopping): it ends
-///   **answered** once the call has given up.
+/// - late → **abandoned** when it does not: the call is cancelled and left, not awaited (a call that
+///   ignores its cancellation, a carrier SDK whose callback has no cancellation handler, would otherwise
+///   hold its account and the vault's shutdown for ever); if it ends after all, its answer is handled as
+///   any late answer (idempotently).
+/// - Cancelling the task running it cancels the call: it ends **answered** once the call has given up,
+///   or **abandoned** at the limits if it does not.
 ///
 /// With no ``limit`` the call runs until it ends (and no clock sleeps).
 package struct RefreshDeadline: Sendable {
@@ -49,23 +52,30 @@ package struct RefreshDeadline: Sendable {
         let limit = self.limit
         let late = lateAnswerLimit
         let clock = self.clock
-        // The call answers `.answered`; the limits answer `.abandoned` once both have passed.
-        return await withTaskGroup(of: Ending.self) { group in
-            group.addTask {
-                await call()
-                return .answered
-            }
-            if let limit {
-                group.addTask {
-                    do { try await clock.sleep(for: limit) } catch { return .answered }
-                    await atLimit()
-                    do { try await clock.sleep(for: late) } catch { return .answered }
-                    return .abandoned
-                }
-            }
-            let first = await group.next() ?? .answered
-            group.cancelAll()
-            return first
+        // The call answers `.answered`; the limits answer `.abandoned` once both have passed. Each runs in a
+        // task of its own, raced through `FirstResult`, so a call that never returns is left, not awaited.
+        let first = FirstResult<Ending>()
+        let work = Task {
+            await call()
+            _ = first.resume(.success(.answered))
         }
+        let limits: Task<Void, Never>? = limit.map { limit in
+            Task {
+                do { try await clock.sleep(for: limit) } catch { return }
+                await atLimit()
+                do { try await clock.sleep(for: late) } catch { return }
+                _ = first.resume(.success(.abandoned))
+            }
+        }
+        let ending: Ending = await withTaskCancellationHandler { () async -> Ending in
+            switch await first.wait() {
+            case .success(let ending): return ending
+            case .failure: return .answered
+            }
+        } onCancel: {
+            work.cancel()
+        }
+        if ending == .abandoned { work.cancel() } else { limits?.cancel() }
+        return ending
     }
 }

@@ -2,7 +2,9 @@
 /// refresh API (Tianyi's `refreshToken.do`). OneTap ships no network code; `OneTapTesting` ships a
 /// scriptable mock.
 public protocol TokenRefresher: Sendable {
-    /// Refreshes a token.
+    /// Refreshes a token. Honour task cancellation, as every HTTP client does: a call still running past the
+    /// vault's late-answer limit is cancelled and abandoned (the vault no longer waits for it, and can stop), but
+    /// the account's refresh lock stays with it until it returns, so no second call carries the same refresh token.
     /// - Parameter token: The current token (with its refresh token).
     /// - Returns: What the carrier answered.
     /// - Throws: ``TokenError`` of kind `relogin-required` when the carrier says the refresh token is

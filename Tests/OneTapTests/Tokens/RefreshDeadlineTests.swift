@@ -73,6 +73,52 @@ extension TokenVaultTests {
         #expect(events.names.filter { $0 == "refresh-failed" }.count == 1)   // counted once, at the limit
     }
 
+    /// A refresher whose first call never returns and ignores its cancellation (a carrier SDK's callback with no
+    /// cancellation handler); later calls answer.
+    final class DeafRefresher: TokenRefresher, @unchecked Sendable {
+        let held = LockedValue<(calls: Int, continuation: CheckedContinuation<Void, Never>?)>((0, nil))
+        let firstCalled = Gate()
+        func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+            let call = held.withLock { $0.calls += 1; return $0.calls }
+            if call == 1 {
+                await withCheckedContinuation { continuation in
+                    held.withLock { $0.continuation = continuation }
+                    firstCalled.open()
+                }
+                throw CancellationError()
+            }
+            return RefreshResponse(accessToken: Secret("refreshed-\(call)"), refreshToken: Secret("R\(call)"))
+        }
+    }
+
+    /// An attacker's read: past the late-answer limit the vault cancelled a refresh call and awaited it; a call that
+    /// ignores its cancellation held the vault's shutdown for ever (`run()` never returned) and every later caller
+    /// of the account waited on its flight. It is abandoned and left: later callers are answered at their time
+    /// limit (the deaf call still holds the account's refresh lock: one refresh at a time, as its refresh token
+    /// may still be in use), and the vault stops.
+    @Test(.timeLimit(.minutes(1))) func aRefreshCallThatIgnoresItsCancellationIsAbandonedAndTheVaultStops() async throws {
+        let refresher = DeafRefresher()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(expired())
+            let call = Task { try await vault.validToken(for: "u1") }
+            await refresher.firstCalled.wait()
+            await clock.waitForSleepers(2)
+            clock.advance(by: .seconds(30))
+            await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+            await clock.waitForSleepers(2)   // the late limit
+            clock.advance(by: .seconds(300))
+            await events.wait(for: "refresh-abandoned")
+            let later = Task { try await vault.validToken(for: "u1") }
+            await clock.waitForSleepers(2)
+            clock.advance(by: .seconds(30))
+            await #expect { try await later.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+            await clock.waitForSleepers(2)   // its late limit: past it, the vault can stop
+            clock.advance(by: .seconds(300))
+        }
+        #expect(events.names.filter { $0 == "refresh-abandoned" }.count == 2)
+        refresher.held.withLock { $0.continuation }?.resume()   // the SDK calls back at last
+    }
+
     @Test func withoutATimeLimitCallersWaitForTheAnswer() async throws {
         let refresher = MockRefresher()
         refresher.hold()
@@ -122,16 +168,42 @@ extension TokenVaultTests {
 
         @Test func aCallPastTheLateAnswerLimitIsCancelledAndAbandoned() async {
             let cancelled = LockedValue(false)
+            let gaveUp = Gate()
             let deadline = deadline()
             async let ending = deadline.run({
                 do { try await Hang.forever() } catch { cancelled.withLock { $0 = error is CancellationError } }
+                gaveUp.open()
             }, atLimit: {})
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(30))
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(300))
             #expect(await ending == .abandoned)
+            await gaveUp.wait()   // the abandoned call was cancelled (it is no longer awaited)
             #expect(cancelled.withLock { $0 })
+        }
+
+        /// An attacker's read: a call that ignores its cancellation (a carrier SDK's callback wrapped with no
+        /// cancellation handler) held the limits' task group for ever past the late-answer limit, and with it
+        /// the account's refresh and the vault's shutdown. It is abandoned at the limit and left behind.
+        @Test(.timeLimit(.minutes(1))) func aCallThatIgnoresItsCancellationIsAbandonedNotAwaited() async {
+            let held = LockedValue<CheckedContinuation<Void, Never>?>(nil)
+            let called = Gate()
+            let deadline = deadline()
+            async let ending = deadline.run({
+                await withCheckedContinuation { continuation in
+                    held.withLock { $0 = continuation }
+                    called.open()
+                }
+            }, atLimit: {})
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(30))
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(300))
+            #expect(await ending == .abandoned)
+            // The SDK calls back at last: the left call ends on its own.
+            await called.wait()
+            held.withLock { $0 }?.resume()
         }
 
         @Test func withoutALimitNothingSleeps() async {
