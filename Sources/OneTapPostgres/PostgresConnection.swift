@@ -393,8 +393,8 @@ package final class PostgresConnection: Sendable {
     /// The client's deadline passed: the connection is in an unknown state, so it is closed.
     private func clientTimeout(_ limit: Duration) -> PostgresError {
         finish()
-        return PostgresError(
-            .timeout, message: "no answer from the server within the statement timeout of \(limit.seconds) s (and two seconds more); the connection was closed")
+        return PostgresError.noAnswer(
+            "no answer from the server within the statement timeout of \(limit.seconds) s (and two seconds more); the connection was closed")
     }
 
     private func lost(_ message: String, _ connection: OpaquePointer) -> PostgresError {

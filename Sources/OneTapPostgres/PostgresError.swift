@@ -21,6 +21,10 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
     /// no longer fits (the server dropped it, or a table changed under its plan): the transaction is
     /// aborted, nothing of it was written, and the connection has forgotten the statement.
     package private(set) var refusedStaleStatement = false
+    /// Whether the time limit passed while a sent statement awaited its answer (the client's own deadline):
+    /// the statement may have run. A time limit that passed before anything was sent (no connection came free,
+    /// none could be opened) leaves nothing unknown.
+    package private(set) var passedAwaitingAnAnswer = false
 
     /// Creates an error.
     /// - Parameters:
@@ -34,11 +38,20 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// Whether a statement sent before this error may or may not have run: the connection broke, or the
-    /// client's own deadline passed with no answer (a `timeout` with no SQLSTATE). A write's outcome is
-    /// then unknown until the row is read again; after any other error it did not run (the server refused it,
-    /// or it was never sent).
+    /// client's own deadline passed with no answer (``passedAwaitingAnAnswer``). A write's outcome is then
+    /// unknown until the row is read again; after any other error it did not run (the server refused it, or it
+    /// was never sent: the pool had no connection free, none could be opened).
     package var leavesTheOutcomeUnknown: Bool {
-        kind == .connectionLost || (kind == .timeout && sqlState == nil)
+        kind == .connectionLost || (kind == .timeout && passedAwaitingAnAnswer)
+    }
+
+    /// The error of a time limit that passed while a sent statement awaited its answer.
+    /// - Parameter message: What was being done.
+    /// - Returns: A `timeout` whose statement may have run.
+    package static func noAnswer(_ message: String) -> PostgresError {
+        var error = PostgresError(.timeout, message: message)
+        error.passedAwaitingAnAnswer = true
+        return error
     }
 
     /// Whether the transaction should be run again: a deadlock (SQLSTATE `40P01`) or a serialization

@@ -28,13 +28,17 @@ import Testing
 
     /// A save the client gave up on (its own deadline passed with no answer: a `timeout` with no SQLSTATE) may have
     /// committed: the error says so, as for a broken connection, never "nothing was written"; and it quotes no token.
-    @Test(arguments: [PostgresError(.timeout, message: "no answer within 12.0 s (tok-new-γ)"), PostgresError(.connectionLost, message: "server closed the connection")])
+    @Test(arguments: [PostgresError.noAnswer("no answer within 12.0 s (tok-new-γ)"), PostgresError(.connectionLost, message: "server closed the connection")])
     func aSaveWhoseAnswerNeverCameSaysItsOutcomeIsUnknown(_ cause: PostgresError) {
         let error = PostgresTokenStore.failure(cause, account: "u1", doing: "save the token", write: true, secrets: [Secret("tok-new-γ")]) as! StoreError
         #expect(error.kind == .io && error.message.contains("may or may not have been committed"), "\(error)")
         #expect(!error.message.contains("nothing was") && !error.message.contains("tok-new-γ"), "\(error)")
         let refused = PostgresTokenStore.failure(PostgresError(.server, sqlState: "42P01", message: "relation does not exist"), account: "u1", doing: "save the token", write: true)
         #expect("\(refused)".contains("nothing was written"))
+        // A time limit that passed before anything was sent (the pool had no connection free): nothing unknown.
+        let unsent = PostgresTokenStore.failure(
+            PostgresError(.timeout, message: "no connection came free within the connect timeout of 5.0 s"), account: "u1", doing: "save the token", write: true)
+        #expect("\(unsent)".contains("nothing was written") && !"\(unsent)".contains("may or may not"), "\(unsent)")
     }
 
     /// A lease of any length is taken in milliseconds without trapping (`.seconds(Int64.max)` read as "never
