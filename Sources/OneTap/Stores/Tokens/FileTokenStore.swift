@@ -19,7 +19,8 @@ import Darwin
 ///   can read, enter or write or that another user owns (an existing one too), or a token file that other
 ///   users can read or write or that another user owns, is refused (`insecure`).
 /// - A corrupt, foreign, over-long file, a symbolic link or a non-regular file where a token file should
-///   be is moved aside to `<name>.corrupt-<milliseconds>` when that account is read (or by ``repair()``)
+///   be is moved aside to `<name>.corrupt-<milliseconds>` (`….1`, `….2` for more in the same millisecond)
+///   when that account is read (or by ``repair()``)
 ///   and reported (`corrupt`); it is never silently overwritten. Only the file read is moved: one another
 ///   process saved in its place meanwhile is read instead. Listing never moves anything. What is set
 ///   aside may hold a token: it is kept mode 0600 for 7 days (on the injected clock)
