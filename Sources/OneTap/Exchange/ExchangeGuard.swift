@@ -151,6 +151,7 @@ public struct ExchangeGuard: Sendable {
         var held = try await claim(digest, now)
         var waited = false  // this call waited for another request's exchange of the token
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
+        var pending: LockWait?  // the wait for the exchange under way, on this instance's clock
         while let entry = held {
             guard entry.session == session else { return (.replayed, false, false, nil) }
             switch entry.state {
@@ -175,11 +176,15 @@ public struct ExchangeGuard: Sendable {
                 resendRefused = true
                 held = try await ledger.claim(digest, for: session, at: clock.now())
             case .pending:
-                // The same login's exchange is under way (the app retried its report): wait for its answer.
-                guard clock.now() < entry.claimedAt.addingTimeInterval((timeout + settleGrace).seconds) else {
+                // The same login's exchange is under way (the app retried its report): wait for its answer, until
+                // the claim's time (the claiming instance's clock) plus the time-out and its grace, and no longer
+                // than those on this instance's clock (a claimer's clock ahead, this one set back).
+                var wait = pending ?? LockWait(timeout: timeout + settleGrace, clock: clock)
+                guard clock.now() < entry.claimedAt.addingTimeInterval((timeout + settleGrace).seconds), !wait.isOver else {
                     throw noAnswer(session, "the exchange under way since \(entry.claimedAt.iso8601) has recorded no answer yet")
                 }
-                try await clock.sleep(for: pollInterval)  // throws CancellationError when the caller went away
+                try await wait.pause(pollInterval)  // throws CancellationError when the caller went away
+                pending = wait
                 waited = true
                 held = try await ledger.claim(digest, for: session, at: clock.now())
             }

@@ -65,6 +65,26 @@ import Testing
         #expect(try await exchange(guarded).value == Self.success, "the next retry gets the kept answer")
     }
 
+    /// An attacker's read: the wait for the exchange under way ended at the claim's time (the claiming instance's
+    /// clock) plus the time-out and its grace, read on this instance's clock: a claimer a minute ahead, or this
+    /// clock set back, kept the retry polling the ledger a minute longer. The wait also ends once this
+    /// instance's own time-out and grace have passed.
+    @Test func aWaitIsBoundedOnThisInstancesClockToo() async throws {
+        let guarded = ExchangeGuard(provider: MockTokenExchange(number: Self.number), ledger: ledger, timeout: .seconds(5), clock: clock)
+        _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: clock.now().addingTimeInterval(60))
+        let start = clock.now()
+        let retry = exchange(guarded)
+        let finished = LockedValue(false)
+        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
+        while !finished.withLock({ $0 }) {  // no real-time bound: the suite's time limit bounds it
+            clock.advance(by: guarded.pollInterval)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let waited = await watcher.value
+        if case .failure(let error as StoreError) = waited { #expect(error.kind == .timeout, "\(error)") } else { Issue.record("\(waited)") }
+        #expect(clock.now().timeIntervalSince(start) <= 8, "waited \(clock.now().timeIntervalSince(start)) s")
+    }
+
     /// A provider that throws after the request may have left (a malformed body) leaves the exchange
     /// `unknown`: listed for reconciliation, resendable once by its login, refused to any other. Before:
     /// `failed`, never listed though the carrier may have billed.
