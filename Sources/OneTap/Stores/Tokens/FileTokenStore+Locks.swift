@@ -43,9 +43,14 @@ extension FileTokenStore {
         }
     }
 
-    func unlock(_ fd: Int32) {
-        flock(fd, LOCK_UN)
-        close(fd)
+    /// Unlocks and closes a lock file on the store's threads (a `close` can block, on a network file system).
+    func unlock(_ fd: Int32) async {
+        let faults = self.faults
+        await io.run {
+            try? faults.withLock { $0 }?(.beforeUnlock)   // a test's hook: it only watches where this runs
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
     }
 
     /// Holds the account's write lock while `body` runs on the store's threads.
@@ -55,8 +60,10 @@ extension FileTokenStore {
             throw StoreError(
                 .timeout, account: account, message: "another process held \(path) for longer than \(lockTimeout.seconds) s; nothing was changed")
         }
-        defer { unlock(fd) }
-        return try await io.run(body)
+        let result: Result<T, StoreError>
+        do { result = .success(try await io.run(body)) } catch { result = .failure(error) }
+        await unlock(fd)
+        return try result.get()
     }
 
     // MARK: The refresh lock
@@ -78,7 +85,9 @@ extension FileTokenStore {
                 message: "another process held \(path) for longer than \(lockTimeout.seconds) s; the refresh did not run "
                     + "(one refresh at a time: the holder's refresh stores its token)")
         }
-        defer { unlock(fd) }
-        return try await body()
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        await unlock(fd)
+        return try result.get()
     }
 }

@@ -54,6 +54,8 @@ public final class FileTokenStore: TokenStore {
         case beforeUnlink
         /// A file read as bad is about to be moved aside.
         case beforeMoveAside
+        /// A lock file is about to be unlocked and closed.
+        case beforeUnlock
     }
 
     /// Called before each step; throwing fails the call there (tests only).

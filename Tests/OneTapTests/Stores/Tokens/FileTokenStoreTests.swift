@@ -417,6 +417,25 @@ import Testing
         }
     }
 
+    /// An attacker's read: the locks were released (`flock` and `close`, which can block on a network file
+    /// system) on the caller's thread, Swift's cooperative pool for the vault's refresh lock. Both run on the
+    /// store's own threads.
+    @Test func locksAreReleasedOnTheStoresOwnThreads() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory)
+            let unlocks = LockedValue<[String]>([])
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    guard case .beforeUnlock = step else { return }
+                    unlocks.withLock { $0.append(BlockingIO.currentLabel ?? "not a OneTap I/O thread") }
+                }
+            }
+            _ = try await store.save(token(), replacing: nil, dueAt: now)
+            try await store.withRefreshLock(for: "u1") {}
+            #expect(unlocks.withLock { $0 } == ["onetap.file-token-store", "onetap.file-token-store"])
+        }
+    }
+
     @Test func aWriteLockHeldByAnotherProcessTimesOutWithNothingChanged() async throws {
         try await withDirectory { directory in
             let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
