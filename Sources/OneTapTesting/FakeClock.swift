@@ -102,6 +102,26 @@ public final class FakeClock: WallClock {
         state.withLock { $0.wall = date }
     }
 
+    /// Moves the clock on by `step`, letting a little real time pass each time, until `task` ends: for a task
+    /// that polls on the clock in a loop of its own. No real-time bound of its own (a suite's time limit bounds it).
+    /// - Parameters:
+    ///   - step: How far to move the clock each time (the task's poll interval).
+    ///   - task: The task.
+    /// - Returns: How the task ended.
+    package func advance<T: Sendable>(by step: Duration, until task: Task<T, any Error>) async -> Result<T, any Error> {
+        let finished = LockedValue(false)
+        let watcher = Task {
+            let result = await task.result
+            finished.withLock { $0 = true }
+            return result
+        }
+        while !finished.withLock({ $0 }) {
+            advance(by: step)
+            do { try await Task.sleep(for: .milliseconds(2)) } catch { break }
+        }
+        return await watcher.value
+    }
+
     /// Waits until at least `count` tasks are sleeping on the clock: call it before ``advance(by:)`` so
     /// the advance does not race the code under test. Returns at once when the task is cancelled.
     /// - Parameter count: How many sleepers to wait for.

@@ -339,23 +339,19 @@ import Testing
         #expect(events.names.filter { $0 == "refresh-lease-lost" }.count == 1)
     }
 
-    /// A clock on which each reading is a second after the last (every lease statement as slow as a loaded
-    /// database), and a pause takes no time of its own.
-    final class SlowStatementsClock: WallClock, @unchecked Sendable {
-        private let state = LockedValue((now: Date(timeIntervalSince1970: 1_796_083_200), pauses: 0))
-        var pauses: Int { state.withLock { $0.pauses } }
-        func now() -> Date { state.withLock { $0.now += 1; return $0.now } }
-        func sleep(for duration: Duration) async throws { state.withLock { $0.pauses += 1 } }
+    /// Another instance holds the account's refresh lease for the next hour (on the database's clock).
+    static func holdLeaseElsewhere(_ stores: PostgresStores, _ account: AccountID) async throws {
+        try await stores.pool.execute(
+            "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', (extract(epoch FROM now()) * 1000)::bigint + 3600000)",
+            [.text(account.rawValue)])
     }
 
     /// The lock time-out is the time that passed, not the pauses alone: with each lease statement taking a second,
     /// a 5 s time-out polled 250 times (250 × 20 ms of pauses, four minutes of statements) before it gave up.
     @Test func theLockTimeoutCountsTheTimeTheStatementsTookToo() async throws {
-        let clock = SlowStatementsClock()
+        let clock = TickingClock()   // each lease statement as slow as a loaded database: a second
         try await TestDatabase.withStores(clock: clock) { stores in
-            try await stores.pool.execute(
-                "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', (extract(epoch FROM now()) * 1000)::bigint + 3600000)",
-                [.text("u1")])
+            try await Self.holdLeaseElsewhere(stores, "u1")
             let store = try concrete(stores.tokenStore(lockTimeout: .seconds(5)), as: PostgresTokenStore.self)
             await #expect {
                 try await store.withRefreshLock(for: "u1") {}
@@ -372,9 +368,7 @@ import Testing
     @Test func aLeaseHeldPastTheLockTimeoutFailsAndTheRefreshDoesNotRun() async throws {
         let clock = FakeClock()
         try await TestDatabase.withStores(clock: clock) { stores in
-            try await stores.pool.execute(
-                "INSERT INTO \"\(stores.configuration.schema)\".refresh_leases VALUES ($1, 'elsewhere', (extract(epoch FROM now()) * 1000)::bigint + 3600000)",
-                [.text("u1")])
+            try await Self.holdLeaseElsewhere(stores, "u1")
             let store = stores.tokenStore(lockTimeout: .milliseconds(100))
             let ran = LockedValue(false)
             try await withThrowingTaskGroup(of: StoreError?.self) { group async throws in

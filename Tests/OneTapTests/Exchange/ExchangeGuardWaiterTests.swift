@@ -51,13 +51,7 @@ import Testing
         let first = exchange(guarded)
         try await gated.waitForSettles(1)  // the carrier answered; its settle is held
         let retry = exchange(guarded)
-        let finished = LockedValue(false)
-        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
-        while !finished.withLock({ $0 }) {  // no real-time bound: the suite's time limit bounds it
-            clock.advance(by: guarded.pollInterval)
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        let waited = await watcher.value
+        let waited = await clock.advance(by: guarded.pollInterval, until: retry)  // bounded by the suite's time limit
         #expect(throws: StoreError.self) { try waited.get() }
         if case .failure(let error as StoreError) = waited { #expect(error.kind == .timeout, "\(error)") }
         gated.open()
@@ -74,13 +68,7 @@ import Testing
         _ = try await ledger.claim(Self.credential.tokenDigest, for: OneSession.id, at: clock.now().addingTimeInterval(60))
         let start = clock.now()
         let retry = exchange(guarded)
-        let finished = LockedValue(false)
-        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
-        while !finished.withLock({ $0 }) {  // no real-time bound: the suite's time limit bounds it
-            clock.advance(by: guarded.pollInterval)
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        let waited = await watcher.value
+        let waited = await clock.advance(by: guarded.pollInterval, until: retry)  // bounded by the suite's time limit
         if case .failure(let error as StoreError) = waited { #expect(error.kind == .timeout, "\(error)") } else { Issue.record("\(waited)") }
         #expect(clock.now().timeIntervalSince(start) <= 8, "waited \(clock.now().timeIntervalSince(start)) s")
     }

@@ -105,13 +105,7 @@ import Testing
         let first = report(logins, id)
         try await gated.waitForSettles(1)
         let retry = report(logins, id)
-        let finished = LockedValue(false)
-        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
-        while !finished.withLock({ $0 }) {  // no real-time bound: the suite's time limit bounds it
-            clock.advance(by: exchange.pollInterval)
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        let waited = await watcher.value
+        let waited = await clock.advance(by: exchange.pollInterval, until: retry)  // bounded by the suite's time limit
         #expect((waited.failureValue as? StoreError)?.kind == .timeout, "\(LoginServerExchangeRetryTests.summary(waited))")
         #expect(try await store.load(id)?.version == 2)
         #expect(!opened(health))
@@ -134,16 +128,10 @@ import Testing
         try await carrier.waitForCalls(1)
         staleOnce.arm()
         let twin = report(logins, id)
-        let finished = LockedValue(false)
-        let watcher = Task { let result = await twin.result; finished.withLock { $0 = true }; return result }
         try await sleepers(2)  // the twin waits beside the first's limit, or (as before) has already failed
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
         #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
-        while !finished.withLock({ $0 }) {
-            clock.advance(by: exchange.pollInterval)
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        #expect(LoginServerExchangeRetryTests.summary(await watcher.value) == Self.done)
+        #expect(LoginServerExchangeRetryTests.summary(await clock.advance(by: exchange.pollInterval, until: twin)) == Self.done)
         #expect(carrier.calls == 1)
     }
 

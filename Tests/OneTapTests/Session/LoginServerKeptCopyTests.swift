@@ -189,13 +189,8 @@ import Testing
         carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
         let done = try await first.value
         #expect(done.session.ending == .success && done.session.version == 3)
-        let finished = LockedValue(false)
-        let watcher = Task { let result = await retry.result; finished.withLock { $0 = true }; return result }
-        while !finished.withLock({ $0 }) {
-            clock.advance(by: exchange.pollInterval)
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        #expect(try await watcher.value.get().session == done.session, "the retry answered the same success")
+        let answered = await clock.advance(by: exchange.pollInterval, until: retry)
+        #expect(try answered.get().session == done.session, "the retry answered the same success")
         clock.advance(by: .seconds(5))
         let newer = TestAppSession.keys.accessToken(
             session: TestAppSession.me.session, identity: .account("account-1"), epoch: Int64(clock.now().timeIntervalSince1970), issuedAt: clock.now(), expiresAt: clock.now().addingTimeInterval(7200)).claims

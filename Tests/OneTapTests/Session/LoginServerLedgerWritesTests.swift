@@ -165,18 +165,3 @@ final class JointStore: LoginSessionLedgerStore {
         }
     }
 }
-
-/// A clock each reading of which is `step` after the one before: time passes between any two steps of a request.
-final class TickingClock: WallClock {
-    private let time: LockedValue<Date>
-    private let step: Duration
-
-    init(start: Date, step: Duration) {
-        time = LockedValue(start)
-        self.step = step
-    }
-
-    func now() -> Date { time.withLock { $0 = $0.addingTimeInterval(step.seconds); return $0 } }
-
-    func sleep(for duration: Duration) async throws {}
-}

@@ -145,6 +145,14 @@ extension TokenVaultTests {
             RefreshDeadline(limit: limit, lateAnswerLimit: .seconds(300), clock: clock)
         }
 
+        /// Lets the callers' limit (30 s) and then the late-answer limit (300 s) pass, each once its sleep began.
+        func passBothLimits() async {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(30))
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(300))
+        }
+
         @Test func aCallThatAnswersInTimeEndsItsLimit() async {
             let limits = LockedValue(0)
             let ending = await deadline().run({}, atLimit: { limits.withLock { $0 += 1 } })
@@ -174,10 +182,7 @@ extension TokenVaultTests {
                 do { try await Hang.forever() } catch { cancelled.withLock { $0 = error is CancellationError } }
                 gaveUp.open()
             }, atLimit: {})
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(30))
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(300))
+            await passBothLimits()
             #expect(await ending == .abandoned)
             await gaveUp.wait()   // the abandoned call was cancelled (it is no longer awaited)
             #expect(cancelled.withLock { $0 })
@@ -196,10 +201,7 @@ extension TokenVaultTests {
                     called.open()
                 }
             }, atLimit: {})
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(30))
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(300))
+            await passBothLimits()
             #expect(await ending == .abandoned)
             // The SDK calls back at last: the left call ends on its own.
             await called.wait()

@@ -453,20 +453,11 @@ import Testing
         }
     }
 
-    /// A clock on which each reading is a second after the last (every attempt as slow as a busy disk), and a
-    /// pause takes no time of its own.
-    final class SlowAttemptsClock: WallClock, @unchecked Sendable {
-        private let state = LockedValue((now: Date(timeIntervalSince1970: 1_796_083_200), pauses: 0))
-        var pauses: Int { state.withLock { $0.pauses } }
-        func now() -> Date { state.withLock { $0.now += 1; return $0.now } }
-        func sleep(for duration: Duration) async throws { state.withLock { $0.pauses += 1 } }
-    }
-
     /// The lock time-out is the time that passed, not the pauses alone: with each attempt taking a second, a 5 s
     /// time-out polled 5,000 times (1 ms pauses) before it gave up.
     @Test func theLockTimeoutCountsTheTimeTheAttemptsTookToo() async throws {
         try await withDirectory { directory in
-            let clock = SlowAttemptsClock()
+            let clock = TickingClock()   // each attempt as slow as a busy disk: a second
             let store = try FileTokenStore(directory: directory, clock: clock, lockTimeout: .seconds(5))
             let v1 = try await store.save(token(value: "KEEP"), replacing: nil, dueAt: now)
             let lock = open(directory + "/.locks/" + FileTokenStore.fileName("u1") + ".lock", O_RDWR)
