@@ -77,14 +77,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         var parameters = try Self.parse(url)
         // A password libpq does not read whole as one: `user:pass/word@host` ends its user information at the `/`
         // and `user:pass@word@host` at the first `@`, so pieces become a host, a port or a database name that
-        // descriptions and libpq's errors show. Every password written must be (within) one libpq read, as
-        // written or percent-decoded.
-        let read = parameters.filter(\.secret).map(\.value)
-        let unread = ConnectionPasswords.found(in: url).filter { written in
-            let decoded = written.removingPercentEncodingIfValid ?? written
-            return !read.contains { $0.contains(written) || $0.contains(decoded) }
-        }
-        if !unread.isEmpty {
+        // descriptions and libpq's errors show.
+        if ConnectionPasswords.holdsAPasswordLibpqMisreads(url) {
             throw StoreError(
                 .invalidConfiguration,
                 message: "the PostgreSQL URL \(QuotedInput(Self.redactRaw(url))) holds a password libpq does not read as one: percent-encode "

@@ -84,10 +84,14 @@ import Testing
     @Test(arguments: [
         "postgresql://api:p%40ss%2Fw@db/onetap", "postgresql://api@db/onetap?password=p%40ss", "host=/tmp password='a b@c/d' dbname=x",
         "host=/tmp password=abc&xyz dbname=x", "host=/tmp password=p client_encoding=utf_8", "host=/tmp password=p client_encoding=UTF-8",
+        // The review: a password parameter followed by another, a backslash in a keyword value (libpq unescapes it).
+        "postgresql://h/db?password=abc&sslmode=verify-full", "postgresql://h/db?sslpassword=abc&password=x%26y", #"host=db password=ab\\cd"#,
+        #"host=db password=a\ b"#,
     ])
     func aPasswordLibpqReadsWholeIsTaken(url: String) throws {
         #expect(try PostgresConfiguration(url: url).parameters.contains { $0.keyword == "password" })
     }
+
 
     @Test(arguments: ["onetap", "a", "_x", "tenant_42", String(repeating: "s", count: 63)])
     func acceptsLowercaseSchemaNames(schema: String) throws {

@@ -11,6 +11,30 @@ package enum ConnectionPasswords {
         Secret.scrub(text, of: inputs.flatMap(found(in:)).map { Secret($0) })
     }
 
+    /// Whether a URI holds a password libpq does not read whole: one with an unencoded `/` (`user:pass/word@host`:
+    /// libpq ends the user information at the `/` and reads the pieces as host, port and database) or `@`
+    /// (`user:pass@word@host`: it ends at the first `@`, and the rest becomes the host). Their pieces would show in
+    /// descriptions and in libpq's own connect errors. Keyword strings are read as written: never.
+    /// - Parameter text: The connection string.
+    /// - Returns: True for such a URI.
+    package static func holdsAPasswordLibpqMisreads(_ text: String) -> Bool {
+        guard let scheme = text.firstRange(of: "://") else { return false }
+        let rest = text[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        if authority.filter({ $0 == "@" }).count > 1, let at = authority.firstIndex(of: "@"), authority[..<at].contains(":") { return true }
+        return holdsASlashPassword(authority, in: rest)
+    }
+
+    /// Whether the text before a URI's first `/` is `user:` and a piece of a password holding an unencoded `/`:
+    /// `user:` and no `@` before the `/`, after the colon something that is no port, an `@` later, and not a
+    /// host list (`h1:5432,h2:5433/d@b`) nor an IPv6 host (`[::1]:5432/…`).
+    private static func holdsASlashPassword(_ head: Substring, in rest: Substring) -> Bool {
+        guard head.endIndex < rest.endIndex, rest[head.endIndex] == "/", !head.contains("@"), !head.contains(","), !head.hasPrefix("["),
+              let colon = head.firstIndex(of: ":"), !head[head.index(after: colon)...].allSatisfy({ ("0"..."9").contains($0) })
+        else { return false }
+        return rest.prefix(while: { $0 != "?" }).contains("@")
+    }
+
     /// What looks like a password in a URI's user information or `password=` parameters, as written and
     /// percent-decoded.
     package static func found(in text: String) -> [String] {
@@ -34,8 +58,7 @@ package enum ConnectionPasswords {
             // host and port (`db:5432/name@x`, `[::1]:5432/…`) by what stands before the first `/`: `user:` and
             // no `@`, and after the colon something that is not a port.
             let head = rest.prefix { $0 != "/" && $0 != "?" }
-            if head.endIndex < rest.endIndex, rest[head.endIndex] == "/", !head.contains("@"), !head.hasPrefix("["),
-               let colon = head.firstIndex(of: ":"), !head[head.index(after: colon)...].allSatisfy({ ("0"..."9").contains($0) }),
+            if Self.holdsASlashPassword(head, in: rest), let colon = head.firstIndex(of: ":"),
                let at = rest.prefix(while: { $0 != "?" }).lastIndex(of: "@") {
                 let password = rest[rest.index(after: colon)..<at]
                 add(password)

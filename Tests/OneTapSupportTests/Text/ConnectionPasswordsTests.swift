@@ -60,4 +60,20 @@ import Testing
     @Test func aSecretInsideAnotherIsHiddenWhole() {
         #expect(Secret.scrub("refresh AT-1-R-9", of: [Secret("AT-1"), Secret("AT-1-R-9")]) == "refresh <redacted>")
     }
+
+    /// URLs with no password, or one libpq reads whole, hold no password libpq misreads: a host list
+    /// with an `@` in the database name, a password-like `options` value, an `@` in the database name.
+    @Test(arguments: [
+        "postgresql://h1:5432,h2:5433/d@b", "postgresql://h/db?options=-cmy.password%3Dfoo", "postgresql://u:pw@h/db?password=other",
+        "postgresql://api@db.internal:5432/onetap@eu", "postgresql://[::1]:5432/x@y",
+    ])
+    func noMisreadPasswordIsSeenWhereThereIsNone(url: String) {
+        #expect(!ConnectionPasswords.holdsAPasswordLibpqMisreads(url))
+    }
+
+    /// A password holding an unencoded `/` or `@` is one libpq misreads.
+    @Test(arguments: ["postgresql://api:hunter2/pw-xy@db/onetap", "postgresql://api:hunter2@pw-xy@db/onetap", "postgres://u:a/b/c@h:5432/d?sslmode=require"])
+    func aPasswordHoldingAnUnencodedSlashOrAtIsMisread(url: String) {
+        #expect(ConnectionPasswords.holdsAPasswordLibpqMisreads(url))
+    }
 }
