@@ -74,6 +74,8 @@ func parse(_ arguments: ArraySlice<String>) -> Request {
 func fail(_ error: any Error, doing: String, _ url: String) -> Never {
     switch (error as? PostgresError)?.kind {
     case .connectionFailed?, .connectionLost?, .closed?: fail("cannot reach PostgreSQL: \(error)", url, 69)
+    case .timeout? where (error as? PostgresError)?.passedAwaitingAnAnswer == true:
+        fail("\(doing) failed: \(error); whether the statement ran is unknown: run the command again (each step is one transaction)", url, 1)
     case .timeout? where (error as? PostgresError)?.sqlState == nil: fail("cannot reach PostgreSQL: \(error)", url, 69)
     case .some: fail("\(doing) failed: \(error)", url, 1)
     case nil:

@@ -179,7 +179,8 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// - refresh leases left by instances that stopped mid-refresh (a finished refresh deletes its own):
     ///   expired before both `instant` and the database's clock, so a lease still live on the
     ///   database's clock is never removed, whatever `instant` is;
-    /// - login sessions that expired before `instant`;
+    /// - login sessions that expired before `instant` (the sweepers, `sweptStores()`, keep each a minute past
+    ///   its end, while its exchange's answer is still taken: pass an instant a minute earlier to match them);
     /// - SMS counters and code records kept only until before `instant`;
     /// - login quota counters kept only until before `instant`;
     /// - exchange-ledger rows forgotten before `instant` (claimed longer than the ledger's retention ago);

@@ -117,7 +117,12 @@ public final class FakeClock: WallClock {
         }
         while !finished.withLock({ $0 }) {
             advance(by: step)
-            do { try await Task.sleep(for: .milliseconds(2)) } catch { break }
+            do {
+                try await Task.sleep(for: .milliseconds(2))
+            } catch {
+                task.cancel()   // the caller went away: so does the task it watched
+                break
+            }
         }
         return await watcher.value
     }

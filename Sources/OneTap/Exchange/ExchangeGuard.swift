@@ -208,8 +208,9 @@ public struct ExchangeGuard: Sendable {
         // A caller gone before the token left (its client disconnected): nothing is sent, nothing billed; the
         // client's doing. (`Deadline.run` checks again as it starts the call.)
         if Task.isCancelled {
-            let state: ExchangeLedgerState = resent ? .unknown : .failed
-            return (.fault("the caller went away before the token was sent"), false, true, ExchangeSettlement(token: digest, state: state, at: clock.now()))
+            // A resend's first send is still unknown (the resend is spent): the login learns nothing new.
+            if resent { return (.timeout, false, true, ExchangeSettlement(token: digest, state: .unknown, at: clock.now())) }
+            return (.fault("the caller went away before the token was sent"), false, true, ExchangeSettlement(token: digest, state: .failed, at: clock.now()))
         }
         do {
             let response = try await Deadline.run(limit: limit, clock: clock) { try await provider.exchange(credential) }

@@ -3,8 +3,11 @@
 /// scriptable mock.
 public protocol TokenRefresher: Sendable {
     /// Refreshes a token. Honour task cancellation, as every HTTP client does: a call still running past the
-    /// vault's late-answer limit is cancelled and abandoned (the vault no longer waits for it, and can stop), but
-    /// the account's refresh lock stays with it until it returns, so no second call carries the same refresh token.
+    /// vault's late-answer limit is cancelled and abandoned (the vault no longer waits for it, and can stop). A
+    /// lock held in this process (the in-memory and file stores') stays with the abandoned call until it returns;
+    /// PostgreSQL's refresh lease stops being renewed once the call is cancelled and lapses after its lease
+    /// duration, so another refresh may then run: a call still running that long after its cancellation is
+    /// taken for dead. Without a time limit (`refreshTimeout` nil) nothing is abandoned.
     /// - Parameter token: The current token (with its refresh token).
     /// - Returns: What the carrier answered.
     /// - Throws: ``TokenError`` of kind `relogin-required` when the carrier says the refresh token is

@@ -153,7 +153,11 @@ public struct NumberVerificationService: Sendable {
         let answer: NumberVerification
         let settled: ExchangeLedgerState
         var cancelled = false
-        do {
+        if Task.isCancelled {
+            // The caller went away before the token left: nothing sent, nothing billed, nothing to reconcile.
+            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .cancelled), .failed)
+            cancelled = true
+        } else { do {
             let response = try await Deadline.run(limit: timeout, clock: clock) { try await provider.verify(credential, number: number) }
             let billed = billing.entry(gateway: gateway, verdict: response.verdict.rawValue)?.billed ?? (response.verdict != .unknown)
             answer = NumberVerification(code: response.code, verdict: response.verdict, billed: billed, reason: .answered)
@@ -168,7 +172,7 @@ public struct NumberVerificationService: Sendable {
             (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: scrub(error.reason, credential)), .failed)
         } catch {
             (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .fault, detail: scrub("\(error)", credential)), .unknown)
-        }
+        } }
         await record(key, settled)
         told(answer, key, credential.flow)
         if cancelled { throw CancellationError() }

@@ -94,7 +94,7 @@ extension TokenVaultTests {
     /// An attacker's read: past the late-answer limit the vault cancelled a refresh call and awaited it; a call that
     /// ignores its cancellation held the vault's shutdown for ever (`run()` never returned) and every later caller
     /// of the account waited on its flight. It is abandoned and left: later callers are answered at their time
-    /// limit (the deaf call still holds the account's refresh lock: one refresh at a time, as its refresh token
+    /// limit (on the in-memory store the deaf call still holds the account's refresh lock, as its refresh token
     /// may still be in use), and the vault stops.
     @Test(.timeLimit(.minutes(1))) func aRefreshCallThatIgnoresItsCancellationIsAbandonedAndTheVaultStops() async throws {
         let refresher = DeafRefresher()

@@ -40,6 +40,34 @@ import Testing
         #expect(try await row("T-2")?.state == .answered(ExchangeResponse(code: "001", verdict: .reject)))
     }
 
+    /// A ledger whose claim sees its caller cancelled meanwhile (the client went away while the claim was stored).
+    struct CancelledWhileClaiming: ExchangeLedger {
+        let base: InMemoryExchangeLedger
+        func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+            let held = try await base.claim(token, for: session, at: now)
+            withUnsafeCurrentTask { $0?.cancel() }
+            return held
+        }
+        func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool { try await base.resend(token, for: session, at: now) }
+        func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws { try await base.settle(token, state, at: now) }
+        func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+            try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+        }
+    }
+
+    /// The review: a caller cancelled after the claim and before the send (its client gone) sent nothing (the time
+    /// limit's work starts no call for a cancelled caller), yet the verification was recorded `unknown`: listed for
+    /// reconciliation as maybe billed, and an honest retry told the token was replayed. Now `failed`, not billed.
+    @Test func aCallerCancelledBeforeTheSendSendsNothingAndIsNotBilled() async throws {
+        let provider = ScriptedNumberVerifier([.answer(.init(code: "000", verdict: .pass))])
+        let service = service(provider, ledger: CancelledWhileClaiming(base: ledger))
+        let outcome = await Task { try await service.verify(Self.credential("T-gone"), number: Self.number) }.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(provider.tokensSent.isEmpty)
+        #expect(try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantFuture).isEmpty)
+        #expect(try await row("T-gone")?.state == .failed)
+    }
+
     /// An answer the gateway calls unknown (a sign error, a spent token) is not billed: vendors bill pass and reject.
     @Test func anUnknownAnswerIsNotBilled() async throws {
         let provider = ScriptedNumberVerifier([.answer(.init(code: "302", verdict: .unknown))])

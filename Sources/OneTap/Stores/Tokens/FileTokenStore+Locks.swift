@@ -31,13 +31,13 @@ extension FileTokenStore {
             }
             if taken { return fd }
             guard !wait.isOver else {
-                close(fd)
+                await io.run { _ = close(fd) }
                 return nil
             }
             do {
                 try await wait.pause(poll)
             } catch {
-                close(fd)
+                await io.run { _ = close(fd) }
                 throw error
             }
         }
