@@ -119,12 +119,23 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let slot = SMSCodeKey(number: number, session: context.session)
         var (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         let rules = self.rules
-        var decision = try await store.update(counters: counters, code: slot, at: now) { [record] state in
-            rules.admit(&state, request, captchaPassed: false, record: record, at: now)
+        let first = try await store.update(counters: counters, code: slot, at: now) { [record] state in
+            (rules.admit(&state, request, captchaPassed: false, record: record, at: now), rules.captchaCheckWait(state, request, at: now))
         }
+        var decision = first.0
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
-            guard await captchaSolved(token, context: context, number: number, at: now) else { return .captchaRequired(rule: rule, rejected: true) }
+            // Past the rejected captchas its own keys sent, the requester waits before its token is checked.
+            if let wait = first.1 { return .limited(rule: wait.rule, retryAfter: wait.until) }
+            switch await captchaCheck(token, context: context, number: number, at: now) {
+            case .solved:
+                break
+            case .rejected:
+                try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
+                return .captchaRequired(rule: rule, rejected: true)
+            case .unchecked:
+                return .captchaRequired(rule: rule, rejected: true)
+            }
             // The captcha provider took its time: the send is decided, and its code issued, at the time it returns.
             let solvedAt = clock.now()
             (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: solvedAt)
@@ -162,14 +173,24 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    private func captchaSolved(_ token: Secret, context: SMSContext, number: PhoneNumber, at now: Date) async -> Bool {
-        guard let captcha else { return false }
+    /// What the captcha provider said of a token.
+    private enum CaptchaCheck {
+        /// Solved.
+        case solved
+        /// The provider answered that it is not solved: counted against the requester's own keys.
+        case rejected
+        /// Not checked: no verifier, or the provider failed (said by a `provider-failed` event); counts nothing.
+        case unchecked
+    }
+
+    private func captchaCheck(_ token: Secret, context: SMSContext, number: PhoneNumber, at now: Date) async -> CaptchaCheck {
+        guard let captcha else { return .unchecked }
         do {
-            return try await captcha.verify(token, context: context)
+            return try await captcha.verify(token, context: context) ? .solved : .rejected
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
-            return false
+            return .unchecked
         }
     }
 
@@ -191,18 +212,28 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let keys = verifyKeys
         let counters = rules.verifyCounters(for: request)
         let slot = SMSCodeKey(number: number, session: context.session)
-        var result = try await store.update(counters: counters, code: slot, at: now) { state in
-            rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
+        let first = try await store.update(counters: counters, code: slot, at: now) { state in
+            (rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now), rules.captchaCheckWait(state, request, at: now))
         }
+        var result = first.0
         if case .captchaRequired(let rule, _) = result, let token = context.captcha {
-            if await captchaSolved(token, context: context, number: number, at: now) {
-                // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
-                let solvedAt = clock.now()
-                result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in
-                    rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: solvedAt)
-                }
+            if let wait = first.1 {
+                // Past the rejected captchas its own keys sent, the requester waits before its token is checked.
+                result = .throttled(rule: wait.rule, retryAfter: wait.until)
             } else {
-                result = .captchaRequired(rule: rule, rejected: true)
+                switch await captchaCheck(token, context: context, number: number, at: now) {
+                case .solved:
+                    // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
+                    let solvedAt = clock.now()
+                    result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in
+                        rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: solvedAt)
+                    }
+                case .rejected:
+                    try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
+                    result = .captchaRequired(rule: rule, rejected: true)
+                case .unchecked:
+                    result = .captchaRequired(rule: rule, rejected: true)
+                }
             }
         }
         emit(.verify(result, number: number, session: context.session), at: now)

@@ -208,6 +208,26 @@ package struct SMSCodeRules: Sendable {
         return decision
     }
 
+    /// Counts a captcha token the provider rejected, at the requester's own keys (`rejected-captchas` rules).
+    /// - Parameters:
+    ///   - state: The store's state (a send's or verify's counters); changed in place.
+    ///   - request: The request's keys.
+    ///   - now: The time.
+    package func countRejectedCaptcha(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
+        policy.countRejectedCaptcha(&state.events, request, at: now)
+        state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
+    }
+
+    /// How long the requester waits before its captcha token is checked (``SMSPolicy/captchaCheckWait(_:events:at:)``).
+    /// - Parameters:
+    ///   - state: The store's state.
+    ///   - request: The request's keys.
+    ///   - now: The time.
+    /// - Returns: The rule and the time the check may be made, or nil for now.
+    package func captchaCheckWait(_ state: SMSState, _ request: SMSPolicy.Request, at now: Date) -> (rule: String, until: Date)? {
+        policy.captchaCheckWait(request, events: state.events, at: now)
+    }
+
     /// Takes back a code whose SMS did not go out, if it is still the code of its number and session.
     /// - Parameters:
     ///   - state: The store's state; changed in place.

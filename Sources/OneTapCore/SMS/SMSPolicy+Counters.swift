@@ -5,6 +5,7 @@ extension SMSPolicy.Counts {
         case .sends: 0
         case .failedVerifies: 1
         case .failedVerifySessions: 2
+        case .rejectedCaptchas: 3
         }
     }
 
@@ -118,12 +119,14 @@ extension SMSPolicy {
     package func counters(for request: Request, counting counts: Counts) -> [Counter] {
         var out: [Counter] = []
         if counts == .sends {
-            out.reserveCapacity(sendKeys.count)
+            out.reserveCapacity(sendKeys.count + captchaKeys.count)
             for key in sendKeys { out.append(Counter(counts: .sends, key: key, value: request.value(for: key))) }
         } else {
-            out.reserveCapacity(verifyCounters.count)
+            out.reserveCapacity(verifyCounters.count + captchaKeys.count)
             for (counts, key) in verifyCounters { out.append(Counter(counts: counts, key: key, value: request.value(for: key))) }
         }
+        // Both read the rejected captchas before asking the captcha provider.
+        for key in captchaKeys { out.append(Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))) }
         return out
     }
 

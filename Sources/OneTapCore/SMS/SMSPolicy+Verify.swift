@@ -26,7 +26,7 @@ extension SMSPolicy {
         if let (rule, until) = lock(request, events: events, at: now) { return .locked(rule: rule, until: until) }
         var captchaRule: String? = nil
         var singleTry = false
-        for rule in limits where rule.counts != .sends {
+        for rule in limits where rule.counts == .failedVerifies || rule.counts == .failedVerifySessions {
             let list = Self.events(rule.counts, rule.key, of: request, in: events)
             let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
             let count = held.count - from
@@ -50,6 +50,41 @@ extension SMSPolicy {
         }
         if let captchaRule, !captchaPassed { return .captcha(rule: captchaRule) }
         return .compare(singleTry: singleTry)
+    }
+
+    /// How long the requester waits before its captcha token is checked: after the rejected captchas its own keys
+    /// sent past a rule's limit, 2^(count − limit) seconds after the newest, at most the rule's longest wait. A
+    /// wait, never a refusal: a neighbour behind the same address is slowed, not locked out.
+    /// - Parameters:
+    ///   - request: The send's or verify's keys.
+    ///   - events: The counters' events.
+    ///   - now: The time.
+    /// - Returns: The rule and the time the check may be made, or nil for now.
+    package func captchaCheckWait(_ request: Request, events: [Counter: [Date]], at now: Date) -> (rule: String, until: Date)? {
+        var latest: (rule: String, until: Date)? = nil
+        for rule in limits where rule.counts == .rejectedCaptchas {
+            let list = Self.events(rule.counts, rule.key, of: request, in: events)
+            let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
+            let count = held.count - from
+            guard count >= rule.limit else { continue }
+            let wait = min(Double(sign: .plus, exponent: min(count - rule.limit, 62), significand: 1), rule.lockSeconds ?? 0)
+            let until = held[held.count - 1].addingTimeInterval(wait)
+            let later = latest.map { until > $0.until } ?? true
+            if now < until, later { latest = (rules[rule.rule].id, until) }
+        }
+        return latest
+    }
+
+    /// Counts a captcha token the provider rejected at the requester's own keys (``captchaKeys``).
+    /// - Parameters:
+    ///   - events: The counters' events; changed in place.
+    ///   - request: The send's or verify's keys.
+    ///   - now: The time.
+    package func countRejectedCaptcha(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
+        for key in captchaKeys {
+            let counter = Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))
+            count(now, in: &events[counter, default: []], of: counter)
+        }
     }
 
     /// Counts a wrong code in the verify's counters: every failed-verify counter, and each

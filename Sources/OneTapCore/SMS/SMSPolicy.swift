@@ -23,6 +23,9 @@ public struct SMSPolicy: DataTable, RateTable {
         /// Wrong codes from a login session that had none for the number in the rule's window before:
         /// how many distinct sessions guessed (a number under attack from many places).
         case failedVerifySessions = "failed-verify-sessions"
+        /// Captcha tokens the provider rejected, counted at the requester's own keys (its address blocks, its
+        /// device at its address): each check is a call the provider may bill or throttle.
+        case rejectedCaptchas = "rejected-captchas"
     }
 
     /// What happens once a rule's limit is reached.
@@ -86,6 +89,9 @@ public struct SMSPolicy: DataTable, RateTable {
     /// What verify rules count and per what, each once, in rule order (with the session's own wrong
     /// codes when a rule counts guessing sessions).
     let verifyCounters: [(counts: Counts, key: Key)]
+    /// The keys rules count rejected captchas per, each once, in rule order: sends and verifies read them
+    /// before asking the captcha provider.
+    let captchaKeys: [Key]
     /// How long a counter's events matter, per what it counts and its key: the longest window plus lock
     /// (0 when no rule counts it), at ``horizonSlot(_:_:)``.
     let horizons: [Double]
@@ -141,6 +147,13 @@ public struct SMSPolicy: DataTable, RateTable {
             if (over == .delay || over == .singleTry) && rule.counts == .sends {
                 throw row.error(file, column: "over", .invalidValue, "\(over) slows or steps up verifies; a rule on sends limits, locks or asks for a captcha")
             }
+            // Rejected captchas only slow the keys that sent them: a limit there would let a neighbour behind the
+            // same address (a carrier's NAT) lock its users out of every captcha.
+            if rule.counts == .rejectedCaptchas && (over != .delay || !rule.key.isTheRequestersOwn) {
+                throw row.error(
+                    file, column: over != .delay ? "over" : "key", .invalidValue,
+                    "a rule on rejected captchas delays (never limits) and counts per ip, ip56, ip48 or device")
+            }
             return Rule(rule, over: over, lock: lock, source: row[7], line: row.line)
         }
         self.rules = rules
@@ -150,8 +163,10 @@ public struct SMSPolicy: DataTable, RateTable {
             return out
         }
         sendKeys = keys(.sends)
+        captchaKeys = keys(.rejectedCaptchas)
         var verifyCounters: [(Counts, Key)] = []
-        for rule in rules where rule.counts != .sends && !verifyCounters.contains(where: { $0 == (rule.counts, rule.key) }) {
+        for rule in rules where (rule.counts == .failedVerifies || rule.counts == .failedVerifySessions)
+            && !verifyCounters.contains(where: { $0 == (rule.counts, rule.key) }) {
             verifyCounters.append((rule.counts, rule.key))
         }
         var horizons: [Counts: [Key: Double]] = [:]

@@ -28,6 +28,16 @@ package enum RateKey: String, Hashable, Sendable, CaseIterable, Codable, Describ
 }
 
 extension RateKey {
+    /// Whether the key is the requester's own place (its address blocks, its device at its address): where
+    /// what only the requester caused (a captcha its provider rejected) is counted, never on a key it shares
+    /// with the owner (the number, every request).
+    package var isTheRequestersOwn: Bool {
+        switch self {
+        case .ip, .ip56, .ip48, .device: true
+        case .number, .numberSession, .session, .global: false
+        }
+    }
+
     /// The case's position in `allCases`.
     var position: Int {
         switch self {

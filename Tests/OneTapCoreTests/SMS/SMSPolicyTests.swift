@@ -39,6 +39,7 @@ import Testing
         Expected(id: "global-minute", key: .global, counts: .sends, window: 60, limit: 300, over: .captcha, lock: nil),
         Expected(id: "global-hour-captcha", key: .global, counts: .sends, window: 3600, limit: 4000, over: .captcha, lock: nil),
         Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
+        Expected(id: "captcha-rejects", key: .ip, counts: .rejectedCaptchas, window: 3600, limit: 10, over: .delay, lock: 60),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
         Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
         Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
@@ -240,14 +241,14 @@ import Testing
 
     @Test func countersAndRequestKeysStayApart() {
         #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<8))
-        #expect(SMSPolicy.Counts.allCases.map(\.position) == Array(0..<3))
+        #expect(SMSPolicy.Counts.allCases.map(\.position) == Array(0..<4))
         var counters: Set<SMSPolicy.Counter> = []
         for counts in SMSPolicy.Counts.allCases {
             for key in SMSPolicy.Key.allCases {
                 counters.insert(SMSPolicy.Counter(counts: counts, key: key, value: "13800138000"))
             }
         }
-        #expect(counters.count == 24)
+        #expect(counters.count == 32)
         #expect(counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138000")))
         #expect(!counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138001")))
         #expect(SMSPolicy.Key.ip56 == SMSPolicy.Key(rawValue: "ip56") && SMSPolicy.Key.ip56 != .ip48)
@@ -275,6 +276,11 @@ import Testing
         BadRow(row: "r,number,sends,60,0,limit,,x", message: "column 'limit': \"0\" is not a limit from 1 to 100000"),
         BadRow(row: "r,number,sends,60,-1,limit,,x", message: "column 'limit': \"-1\" is not a limit from 1 to 100000"),
         BadRow(row: "r,number,sends,60,1,block,,x", message: "block"),
+        // Rejected captchas only delay, and only the requester's own keys: a limit, or the number's, would let a
+        // neighbour or a stranger lock others out of every captcha.
+        BadRow(row: "r,ip,rejected-captchas,3600,10,limit,,x", message: "column 'over': a rule on rejected captchas delays"),
+        BadRow(row: "r,number,rejected-captchas,3600,10,delay,60,x", message: "column 'key': a rule on rejected captchas delays"),
+        BadRow(row: "r,global,rejected-captchas,3600,10,delay,60,x", message: "column 'key': a rule on rejected captchas delays"),
         BadRow(row: "r,number,failed-verifies,60,1,lock,,x", message: "column 'lock_seconds': a lock rule needs its lock time in seconds"),
         BadRow(row: "r,number,sends,60,1,limit,60,x", message: "column 'lock_seconds': only a lock or delay rule has a time in lock_seconds"),
         BadRow(row: "r,number,failed-verifies,60,1,delay,,x", message: "column 'lock_seconds': a delay rule needs its longest wait in seconds"),

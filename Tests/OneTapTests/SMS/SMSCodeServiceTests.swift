@@ -212,6 +212,43 @@ import Testing
         }
     }
 
+    /// An attacker's read: a captcha token the provider rejected counted nowhere, so one address sending bad tokens
+    /// had the provider asked (a call it may bill or throttle) once per request without end. Past 10 rejections in
+    /// an hour the address waits 1, 2, 4, … seconds (at most 60) after the newest before its next token is checked:
+    /// a thousand bad tokens sent over ten minutes reach the provider a few dozen times, not a thousand.
+    @Test func badCaptchaTokensFromOneAddressReachTheProviderABoundedNumberOfTimes() async throws {
+        let verifier = ScriptedCaptchaVerifier(accepting: ["solved"])
+        let setup = Setup(captcha: verifier)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        var waited = 0
+        for index in 0..<1000 {
+            let result = try await setup.send(
+                to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("bad-\(index)")),
+                at: Self.t0.addingTimeInterval(1 + Double(index) * 0.6))
+            if case .limited(rule: "captcha-rejects", _) = result { waited += 1 }
+        }
+        // 10 free, then one per wait of 1, 2, …, 32, then 60 s over the rest of the ten minutes: about 20.
+        #expect(verifier.checks <= 30, "\(verifier.checks) checks")
+        #expect(waited >= 970)
+    }
+
+    /// No lock-out: a user behind the same address (a carrier's NAT) whose captcha is solved waits at most a minute
+    /// after the newest rejected token, then gets through.
+    @Test func aNeighbourBehindTheSameAddressWaitsAtMostAMinute() async throws {
+        let setup = Setup(captcha: ScriptedCaptchaVerifier(accepting: ["solved"]))
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        var last = Self.t0
+        for index in 0..<200 {
+            last = Self.t0.addingTimeInterval(1 + Double(index))
+            _ = try await setup.send(
+                to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("bad-\(index)")),
+                at: last)
+        }
+        let neighbour = SMSContext(ip: Self.ip, device: try DeviceID("neighbour"), session: .testSession, captcha: Secret("solved"))
+        let later = last.addingTimeInterval(60)
+        #expect(try await setup.send(to: try PhoneNumber("13700137000"), context: neighbour, at: later).name == "sent")
+    }
+
     @Test func aCaptchaProviderThatFailsCountsAsNotSolvedAndSaysSo() async throws {
         struct Down: Error, CustomStringConvertible { var description: String { "captcha API down for token solved-123" } }
         let setup = Setup(captcha: ScriptedCaptchaVerifier(accepting: ["solved-123"], failing: Down()))
