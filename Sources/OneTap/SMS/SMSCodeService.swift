@@ -119,21 +119,17 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let slot = SMSCodeKey(number: number, session: context.session)
         var (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         let rules = self.rules
-        let first = try await store.update(counters: counters, code: slot, at: now) { [record] state in
-            (rules.admit(&state, request, captchaPassed: false, record: record, at: now), rules.captchaCheckWait(state, request, at: now))
+        var decision = try await store.update(counters: counters, code: slot, at: now) { [record] state in
+            rules.admit(&state, request, captchaPassed: false, record: record, at: now)
         }
-        var decision = first.0
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
-            // Past the rejected captchas its own keys sent, the requester waits before its token is checked.
-            if let wait = first.1 { return .limited(rule: wait.rule, retryAfter: wait.until) }
-            switch await captchaCheck(token, context: context, number: number, at: now) {
+            switch try await checkCaptcha(token, request, slot: slot, context: context, number: number, at: now) {
             case .solved:
                 break
-            case .rejected:
-                try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
-                return .captchaRequired(rule: rule, rejected: true)
-            case .unchecked:
+            case .waits(let wait):
+                return .limited(rule: wait.rule, retryAfter: wait.until)
+            case .rejected, .unchecked:
                 return .captchaRequired(rule: rule, rejected: true)
             }
             // The captcha provider took its time: the send is decided, and its code issued, at the time it returns.
@@ -173,25 +169,43 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    /// What the captcha provider said of a token.
+    /// What came of a captcha token.
     private enum CaptchaCheck {
         /// Solved.
         case solved
+        /// Not checked yet: past the rejected captchas its own keys sent, the requester waits until then.
+        case waits((rule: String, until: Date))
         /// The provider answered that it is not solved: counted against the requester's own keys.
         case rejected
         /// Not checked: no verifier, or the provider failed (said by a `provider-failed` event); counts nothing.
         case unchecked
     }
 
-    private func captchaCheck(_ token: Secret, context: SMSContext, number: PhoneNumber, at now: Date) async -> CaptchaCheck {
+    /// Checks a token with the captcha provider, unless the requester's rejected captchas make it wait, and
+    /// counts a rejection. The one place a send and a verify ask the provider: the rejected-captcha counters are
+    /// read here only, off the path of every request that brings no token.
+    private func checkCaptcha(
+        _ token: Secret, _ request: SMSPolicy.Request, slot: SMSCodeKey, context: SMSContext, number: PhoneNumber, at now: Date
+    ) async throws -> CaptchaCheck {
         guard let captcha else { return .unchecked }
+        let rules = self.rules
+        let counters = rules.captchaCounters(for: request)
+        if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.captchaCheckWait(state, request, at: now) }) {
+            return .waits(wait)
+        }
+        let solved: Bool
         do {
-            return try await captcha.verify(token, context: context) ? .solved : .rejected
+            solved = try await captcha.verify(token, context: context)
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
             return .unchecked
         }
+        guard solved else {
+            try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
+            return .rejected
+        }
+        return .solved
     }
 
     /// Verifies the code a client typed.
@@ -212,28 +226,21 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let keys = verifyKeys
         let counters = rules.verifyCounters(for: request)
         let slot = SMSCodeKey(number: number, session: context.session)
-        let first = try await store.update(counters: counters, code: slot, at: now) { state in
-            (rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now), rules.captchaCheckWait(state, request, at: now))
+        var result = try await store.update(counters: counters, code: slot, at: now) { state in
+            rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
         }
-        var result = first.0
         if case .captchaRequired(let rule, _) = result, let token = context.captcha {
-            if let wait = first.1 {
-                // Past the rejected captchas its own keys sent, the requester waits before its token is checked.
-                result = .throttled(rule: wait.rule, retryAfter: wait.until)
-            } else {
-                switch await captchaCheck(token, context: context, number: number, at: now) {
-                case .solved:
-                    // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
-                    let solvedAt = clock.now()
-                    result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in
-                        rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: solvedAt)
-                    }
-                case .rejected:
-                    try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
-                    result = .captchaRequired(rule: rule, rejected: true)
-                case .unchecked:
-                    result = .captchaRequired(rule: rule, rejected: true)
+            switch try await checkCaptcha(token, request, slot: slot, context: context, number: number, at: now) {
+            case .solved:
+                // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
+                let solvedAt = clock.now()
+                result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in
+                    rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: solvedAt)
                 }
+            case .waits(let wait):
+                result = .throttled(rule: wait.rule, retryAfter: wait.until)
+            case .rejected, .unchecked:
+                result = .captchaRequired(rule: rule, rejected: true)
             }
         }
         emit(.verify(result, number: number, session: context.session), at: now)

@@ -208,6 +208,14 @@ package struct SMSCodeRules: Sendable {
         return decision
     }
 
+    /// The counters a captcha check reads and writes: the requester's rejected captchas (`rejected-captchas`
+    /// rules), read only when a token is to be checked, off the path of every other send and verify.
+    /// - Parameter request: The send's or verify's keys.
+    /// - Returns: The counters.
+    package func captchaCounters(for request: SMSPolicy.Request) -> [SMSPolicy.Counter] {
+        policy.counters(for: request, counting: .rejectedCaptchas)
+    }
+
     /// Counts a captcha token the provider rejected, at the requester's own keys (`rejected-captchas` rules).
     /// - Parameters:
     ///   - state: The store's state (a send's or verify's counters); changed in place.

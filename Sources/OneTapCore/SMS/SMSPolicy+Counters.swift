@@ -113,20 +113,21 @@ extension SMSPolicy {
     /// The counters a request touches, for rules that count `counts`.
     /// - Parameters:
     ///   - request: The request.
-    ///   - counts: Sends, or failed verifies (then every counter a verify reads: failed verifies,
-    ///     guessing sessions, and the session's own wrong codes they are told from).
+    ///   - counts: Sends; rejected captchas (read only when a captcha token is to be checked); or failed
+    ///     verifies (then every counter a verify reads: failed verifies, guessing sessions, and the session's
+    ///     own wrong codes they are told from).
     /// - Returns: One counter per key a rule uses (a missing key's value is ``notGiven``).
     package func counters(for request: Request, counting counts: Counts) -> [Counter] {
         var out: [Counter] = []
-        if counts == .sends {
-            out.reserveCapacity(sendKeys.count + captchaKeys.count)
-            for key in sendKeys { out.append(Counter(counts: .sends, key: key, value: request.value(for: key))) }
-        } else {
-            out.reserveCapacity(verifyCounters.count + captchaKeys.count)
+        switch counts {
+        case .sends, .rejectedCaptchas:
+            let keys = counts == .sends ? sendKeys : captchaKeys
+            out.reserveCapacity(keys.count)
+            for key in keys { out.append(Counter(counts: counts, key: key, value: request.value(for: key))) }
+        case .failedVerifies, .failedVerifySessions:
+            out.reserveCapacity(verifyCounters.count)
             for (counts, key) in verifyCounters { out.append(Counter(counts: counts, key: key, value: request.value(for: key))) }
         }
-        // Both read the rejected captchas before asking the captcha provider.
-        for key in captchaKeys { out.append(Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))) }
         return out
     }
 

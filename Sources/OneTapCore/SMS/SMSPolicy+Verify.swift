@@ -35,9 +35,7 @@ extension SMSPolicy {
             case .limit:
                 return .throttled(rule: rules[rule.rule].id, retryAfter: SlidingWindow.freesAPlace(held, limit: rule.limit, rule.windowSeconds, now: now))
             case .delay:
-                // 2^(count − limit) seconds after the newest, at most the rule's longest wait.
-                let wait = min(Double(sign: .plus, exponent: min(count - rule.limit, 62), significand: 1), rule.lockSeconds ?? 0)
-                let until = held[held.count - 1].addingTimeInterval(wait)
+                let until = rule.delayEnds(after: held[held.count - 1], count: count)
                 if now < until { return .throttled(rule: rules[rule.rule].id, retryAfter: until) }
             case .captcha:
                 if captchaRule == nil { captchaRule = rules[rule.rule].id }
@@ -67,8 +65,7 @@ extension SMSPolicy {
             let (held, from) = SlidingWindow.events(list, rule.windowSeconds, now: now)
             let count = held.count - from
             guard count >= rule.limit else { continue }
-            let wait = min(Double(sign: .plus, exponent: min(count - rule.limit, 62), significand: 1), rule.lockSeconds ?? 0)
-            let until = held[held.count - 1].addingTimeInterval(wait)
+            let until = rule.delayEnds(after: held[held.count - 1], count: count)
             let later = latest.map { until > $0.until } ?? true
             if now < until, later { latest = (rules[rule.rule].id, until) }
         }

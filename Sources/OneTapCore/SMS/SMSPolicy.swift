@@ -108,6 +108,16 @@ public struct SMSPolicy: DataTable, RateTable {
     struct Limit: Sendable {
         let rule: Int, counts: Counts, key: Key, limit: Int, over: Over
         let windowSeconds: Double, lockSeconds: Double?
+
+        /// The end of a delay rule's wait, for `count` events in its window (at least its limit): 2^(count − limit)
+        /// seconds after the newest, at most the rule's longest wait.
+        /// - Parameters:
+        ///   - newest: The newest event.
+        ///   - count: The events in the window.
+        /// - Returns: The instant the wait ends.
+        func delayEnds(after newest: Date, count: Int) -> Date {
+            newest.addingTimeInterval(min(Double(sign: .plus, exponent: min(count - limit, 62), significand: 1), lockSeconds ?? 0))
+        }
     }
 
     /// Where a counter's horizon is in ``horizons``.
