@@ -157,22 +157,24 @@ public struct NumberVerificationService: Sendable {
             // The caller went away before the token left: nothing sent, nothing billed, nothing to reconcile.
             (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .cancelled), .failed)
             cancelled = true
-        } else { do {
-            let response = try await Deadline.run(limit: timeout, clock: clock) { try await provider.verify(credential, number: number) }
-            let billed = billing.entry(gateway: gateway, verdict: response.verdict.rawValue)?.billed ?? (response.verdict != .unknown)
-            answer = NumberVerification(code: response.code, verdict: response.verdict, billed: billed, reason: .answered)
-            settled = .answered(ExchangeResponse(code: response.code, verdict: response.verdict))
-        } catch is TimeoutError {
-            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
-        } catch where error is CancellationError || Task.isCancelled {
-            // The caller went away while the gateway had the token: it may have answered, and billed.
-            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .cancelled), .unknown)
-            cancelled = true
-        } catch let error as ExchangeNotSentError {
-            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: scrub(error.reason, credential)), .failed)
-        } catch {
-            (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .fault, detail: scrub("\(error)", credential)), .unknown)
-        } }
+        } else {
+            do {
+                let response = try await Deadline.run(limit: timeout, clock: clock) { try await provider.verify(credential, number: number) }
+                let billed = billing.entry(gateway: gateway, verdict: response.verdict.rawValue)?.billed ?? (response.verdict != .unknown)
+                answer = NumberVerification(code: response.code, verdict: response.verdict, billed: billed, reason: .answered)
+                settled = .answered(ExchangeResponse(code: response.code, verdict: response.verdict))
+            } catch is TimeoutError {
+                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
+            } catch where error is CancellationError || Task.isCancelled {
+                // The caller went away while the gateway had the token: it may have answered, and billed.
+                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .cancelled), .unknown)
+                cancelled = true
+            } catch let error as ExchangeNotSentError {
+                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: scrub(error.reason, credential)), .failed)
+            } catch {
+                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .fault, detail: scrub("\(error)", credential)), .unknown)
+            }
+        }
         await record(key, settled)
         told(answer, key, credential.flow)
         if cancelled { throw CancellationError() }

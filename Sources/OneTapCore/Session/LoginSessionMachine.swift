@@ -212,8 +212,7 @@ public struct LoginSessionMachine: Sendable {
     package func exchangeToRecover(
         _ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date
     ) -> (credential: CarrierCredential, receivedAt: Date)? {
-        guard now < session.expiresAt.addingTimeInterval(Self.exchangeAnswerGrace),
-            case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
+        guard now < Self.graceEnds(session), case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
             case .result(let reported, _, let credential?) = report, reported == flow, credential.flow == flow,
             credential.tokenDigest == digest,
             version == nil || version == session.version - 1 || version == session.version
@@ -264,13 +263,18 @@ public struct LoginSessionMachine: Sendable {
     /// - Parameter session: The login.
     /// - Returns: The instant from which it is expired.
     package static func readableUntil(_ session: LoginSession) -> Date {
-        session.ending == .success ? session.expiresAt.addingTimeInterval(exchangeAnswerGrace) : session.expiresAt
+        session.ending == .success ? graceEnds(session) : session.expiresAt
+    }
+
+    /// The end of the minute after a login's end (``exchangeAnswerGrace``).
+    private static func graceEnds(_ session: LoginSession) -> Date {
+        session.expiresAt.addingTimeInterval(exchangeAnswerGrace)
     }
 
     /// Until when a session takes a report: its end, or, for the answer of the exchange it is at (begun by a
     /// report it took before its end), ``exchangeAnswerGrace`` later.
     private static func deadline(of session: LoginSession, taking report: LoginReport) -> Date {
-        if case .exchange = report, case .exchange = session.stage { return session.expiresAt.addingTimeInterval(exchangeAnswerGrace) }
+        if case .exchange = report, case .exchange = session.stage { return graceEnds(session) }
         return session.expiresAt
     }
 

@@ -43,7 +43,7 @@ import Testing
     /// A ledger whose claim sees its caller cancelled meanwhile (the client went away while the claim was stored).
     struct CancelledWhileClaiming: ExchangeLedger {
         let base: InMemoryExchangeLedger
-        func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+        func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Optional<ExchangeLedgerEntry> {
             let held = try await base.claim(token, for: session, at: now)
             withUnsafeCurrentTask { $0?.cancel() }
             return held
