@@ -35,7 +35,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
 
     private struct Statements: Sendable {
         let data, write, remove, journal, create, replace, removeDone: String
-        let takeGuest, insertAccount, updateAccount: String
+        let insertIfNone, updateIfHeld, deleteIfHeld, holdsNone: String
 
         init(_ schema: String) {
             let table = "\(schema).guest_data"
@@ -46,12 +46,13 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
                 ON CONFLICT (owner_kind, owner, kind) DO UPDATE SET value = EXCLUDED.value
                 """
             remove = "DELETE FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3"
-            takeGuest = "DELETE FROM \(table) WHERE owner_kind = 'guest' AND owner = $1 AND kind = $2 AND value = $3 RETURNING 1"
-            insertAccount = """
-                INSERT INTO \(table) (owner_kind, owner, kind, value) VALUES ('account', $1, $2, $3) \
+            insertIfNone = """
+                INSERT INTO \(table) (owner_kind, owner, kind, value) VALUES ($1, $2, $3, $4) \
                 ON CONFLICT (owner_kind, owner, kind) DO NOTHING RETURNING 1
                 """
-            updateAccount = "UPDATE \(table) SET value = $4 WHERE owner_kind = 'account' AND owner = $1 AND kind = $2 AND value = $3 RETURNING 1"
+            updateIfHeld = "UPDATE \(table) SET value = $5 WHERE owner_kind = $1 AND owner = $2 AND kind = $3 AND value = $4 RETURNING 1"
+            deleteIfHeld = "DELETE FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3 AND value = $4 RETURNING 1"
+            holdsNone = "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM \(table) WHERE owner_kind = $1 AND owner = $2 AND kind = $3)"
             journal = "SELECT version, journal FROM \(journals) WHERE guest = $1"
             create = """
                 INSERT INTO \(journals) (guest, version, done, started_at_ms, finished_at_ms, journal) VALUES ($1, $2, $3, $4, $5, $6) \
@@ -119,6 +120,24 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         try await run(statements.remove, Self.owner(owner) + [.text(kind)], doing: "remove the \(kind) of \(owner)")
     }
 
+    /// Sets or deletes an owner's data of one kind if it still holds what was read
+    /// (``GuestDataStore/replace(kind:of:expecting:with:)``), in one statement: an insert that does nothing
+    /// over an existing row, or an update or delete conditional on the row's value (compared as the canonical
+    /// JSON text every write of this store keeps).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: A guest or an account.
+    ///   - current: The value as read; nil for none.
+    ///   - value: The new value; nil deletes.
+    /// - Returns: False when the row changed (nothing written).
+    /// - Throws: ``StoreError`` of kind `invalid-kind` or `io`; nothing is written then, unless the message says
+    ///   the outcome is unknown.
+    package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        try StoreError.check(dataKind: kind)
+        let (sql, parameters) = conditional(kind: kind, of: owner, expecting: current, with: value)
+        return try await run(sql, parameters, doing: "replace the \(kind) of \(owner)").first != nil
+    }
+
     /// Merges one kind of a guest's data into an account in one transaction
     /// (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``): the guest's row is deleted
     /// only if it still holds the value read, and the account's row set only if it still holds the value
@@ -161,19 +180,24 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
         merged: JSONValue
     ) async throws -> Bool {
-        let taken = try await connection.execute(statements.takeGuest, [.text(guest.text), .text(kind), .text(guestValue.json)])
-        guard taken.first != nil else { return false }
-        let (sql, parameters) = accountSet(kind: kind, account: account, accountValue: accountValue, merged: merged)
-        let set = try await connection.execute(sql, parameters)
-        guard set.first != nil else { throw AccountChanged() }
+        let (take, taking) = conditional(kind: kind, of: .guest(guest), expecting: guestValue, with: nil)
+        guard try await connection.execute(take, taking).first != nil else { return false }
+        let (set, setting) = conditional(kind: kind, of: .account(account), expecting: accountValue, with: merged)
+        guard try await connection.execute(set, setting).first != nil else { throw AccountChanged() }
         return true
     }
 
-    /// The statement that sets the account's row of a merge: an update conditional on the value read, or
-    /// an insert when it had none.
-    private func accountSet(kind: String, account: AccountID, accountValue: JSONValue?, merged: JSONValue) -> (String, [PostgresValue]) {
-        guard let accountValue else { return (statements.insertAccount, [.text(account.rawValue), .text(kind), .text(merged.json)]) }
-        return (statements.updateAccount, [.text(account.rawValue), .text(kind), .text(accountValue.json), .text(merged.json)])
+    /// The one statement of a compare-and-swap of one owner's kind: an insert that does nothing over an
+    /// existing row, an update or a delete conditional on the row's value, or a check that there is no row.
+    /// It returns a row when it applied.
+    private func conditional(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) -> (String, [PostgresValue]) {
+        let row = Self.owner(owner) + [.text(kind)]
+        return switch (current, value) {
+        case (nil, let value?): (statements.insertIfNone, row + [.text(value.json)])
+        case (let current?, let value?): (statements.updateIfHeld, row + [.text(current.json), .text(value.json)])
+        case (let current?, nil): (statements.deleteIfHeld, row + [.text(current.json)])
+        case (nil, nil): (statements.holdsNone, row)
+        }
     }
 
     /// Rolls a merge's transaction back: the account's row changed since it was read.

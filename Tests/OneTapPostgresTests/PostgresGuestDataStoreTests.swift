@@ -191,6 +191,9 @@ final class StoppingStore: GuestDataStore {
     func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
     func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
+    func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        try await base.replace(kind: kind, of: owner, expecting: current, with: value)
+    }
     func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
     ) async throws -> Bool {

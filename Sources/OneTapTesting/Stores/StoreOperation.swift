@@ -12,7 +12,8 @@ public enum StoreOperation: Hashable, Sendable {
     case accounts
     /// ``LoginSessionStore/create(_:)``, ``AppSessionStore/create(_:)``.
     case create
-    /// ``LoginSessionStore/replace(_:expecting:)``, ``AppSessionStore/replace(_:expecting:)``.
+    /// ``LoginSessionStore/replace(_:expecting:)``, ``AppSessionStore/replace(_:expecting:)``,
+    /// ``GuestDataStore/replace(kind:of:expecting:with:)``.
     case replace
     /// ``AppSessionStore/sessions(of:)``.
     case sessions

@@ -132,6 +132,26 @@ import Testing
         #expect(try await base.data(of: .guest(Self.guest)) == ["notes": .array([.string("kept with the guest")])])
     }
 
+    /// The app's own change of account data it read (a cart line added) used to be a plain write: a merge that
+    /// landed between the app's read and its write was overwritten, and the guest's cart, already deleted from
+    /// the guest, was gone. Written through `replace(kind:of:expecting:with:)`, the app's write is refused once
+    /// the merge landed; read again and redone, it keeps both.
+    @Test func anAppsChangeOfDataItReadNeverOverwritesAMergeThatLandedMeanwhile() async throws {
+        let store = try await Self.seeded()
+        let read = try await store.data(of: .account("42"))["cart"]
+        #expect(read == .array([Self.line("y", 5)]))
+        // The login's merge lands while the app holds what it read.
+        #expect(try await GuestMerger(store: store).merge(Self.guest, into: "42").done)
+        // The app's change, made from its stale read, is refused and writes nothing.
+        let stale = JSONValue.array([Self.line("y", 5), Self.line("z", 1)])
+        #expect(try await store.replace(kind: "cart", of: .account("42"), expecting: read, with: stale) == false)
+        #expect(try await store.data(of: .account("42"))["cart"] == .array([Self.line("y", 99), Self.line("x", 2)]))
+        // Redone from a fresh read, it lands and keeps the guest's line.
+        let fresh = try #require(try await store.data(of: .account("42"))["cart"]?.arrayValue)
+        #expect(try await store.replace(kind: "cart", of: .account("42"), expecting: .array(fresh), with: .array(fresh + [Self.line("z", 1)])))
+        #expect(try await store.data(of: .account("42"))["cart"] == .array([Self.line("y", 99), Self.line("x", 2), Self.line("z", 1)]))
+    }
+
     @Test func aGuestMergesIntoOneAccountOnly() async throws {
         let store = try await Self.seeded()
         _ = try await GuestMerger(store: store).merge(Self.guest, into: "42")

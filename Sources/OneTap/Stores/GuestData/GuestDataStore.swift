@@ -10,7 +10,9 @@ public protocol GuestDataStore: Sendable {
     /// - Throws: ``StoreError``.
     func data(of owner: Identity) async throws -> [String: JSONValue]
 
-    /// Sets an owner's data of one kind (replacing it).
+    /// Sets an owner's data of one kind (replacing it), whatever it holds: for data nothing else changes.
+    /// To change data the app read (add a cart line to the cart it read), use
+    /// ``replace(kind:of:expecting:with:)``: a merge that lands between the read and this write is overwritten.
     /// - Parameters:
     ///   - value: The data.
     ///   - kind: The kind: 1 to 64 lowercase ASCII letters, digits, hyphens and underscores
@@ -25,6 +27,18 @@ public protocol GuestDataStore: Sendable {
     ///   - owner: A guest or an account.
     /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none).
     func remove(kind: String, of owner: Identity) async throws
+
+    /// Sets or deletes an owner's data of one kind only if it still holds what the caller read
+    /// (compare-and-swap): how the app changes data it read, so that a merge landing between its read and its
+    /// write is never overwritten. On false, read again and redo the change from what is there.
+    /// - Parameters:
+    ///   - kind: The kind (as for ``write(_:kind:of:)``).
+    ///   - owner: A guest or an account.
+    ///   - current: The owner's data of the kind as the caller read it; nil when it had none.
+    ///   - value: The new data; nil deletes the kind.
+    /// - Returns: False when the owner's data of the kind is no longer `current` (nothing was written).
+    /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
+    func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool
 
     /// Merges one kind of a guest's data into an account as one atomic change: when the guest's data of
     /// the kind is still `guestValue` and the account's is still `accountValue`, sets the account's to
@@ -67,10 +81,10 @@ public protocol GuestDataStore: Sendable {
 }
 
 extension StoreError {
-    /// Refuses a text that is not a data kind: what every ``GuestDataStore``'s `write` and `remove`
-    /// check first, so every store holds the same kinds (ASCII only, so no store can tell apart two kinds
-    /// another takes for one, and every kind fits a database index). The rule is the merge rules' (the
-    /// kinds of `Data/merge-rules.csv`).
+    /// Refuses a text that is not a data kind: what every ``GuestDataStore``'s `write`, `remove` and
+    /// `replace` check first, so every store holds the same kinds (ASCII only, so no store can tell apart
+    /// two kinds another takes for one, and every kind fits a database index). The rule is the merge
+    /// rules' (the kinds of `Data/merge-rules.csv`).
     /// - Parameter kind: The kind.
     /// - Throws: ``StoreError`` of kind `invalid-kind`, naming the kind (quoted and escaped) and the rule.
     public static func check(dataKind kind: String) throws(StoreError) {

@@ -43,6 +43,24 @@ package final class InMemoryGuestDataStore: GuestDataStore {
         }
     }
 
+    /// Sets or deletes one kind if it is still as read (``GuestDataStore/replace(kind:of:expecting:with:)``).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: The owner.
+    ///   - current: The value as read; nil for none.
+    ///   - value: The new value; nil deletes.
+    /// - Returns: False when the kind changed (nothing written).
+    /// - Throws: ``StoreError`` of kind `invalid-kind`.
+    package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        try StoreError.check(dataKind: kind)
+        return storage.withLock { storage in
+            guard storage.data[owner]?[kind] == current else { return false }
+            storage.data[owner, default: [:]][kind] = value
+            if storage.data[owner]?.isEmpty == true { storage.data[owner] = nil }
+            return true
+        }
+    }
+
     /// Merges one kind atomically, if both sides are as read (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``).
     /// - Parameters:
     ///   - kind: The kind.

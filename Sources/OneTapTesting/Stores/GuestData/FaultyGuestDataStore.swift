@@ -48,6 +48,18 @@ extension FaultyStore: GuestDataStore where Base == any GuestDataStore {
         try await faults.run(.remove) { try await base.remove(kind: kind, of: owner) }
     }
 
+    /// Through the base store, or fails (a fault injected into ``StoreOperation/replace`` strikes it).
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: The owner.
+    ///   - current: The value as read.
+    ///   - value: The new value; nil deletes.
+    /// - Returns: Whether it was written.
+    /// - Throws: ``StoreError`` of kind `io` when scripted to fail.
+    public func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        try await faults.run(.replace) { try await base.replace(kind: kind, of: owner, expecting: current, with: value) }
+    }
+
     /// Through the base store, or fails (a fault injected into ``StoreOperation/write`` strikes it: it
     /// writes the account).
     /// - Parameters:

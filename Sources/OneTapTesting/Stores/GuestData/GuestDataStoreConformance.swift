@@ -61,6 +61,47 @@ package enum GuestDataStoreConformance {
             suite.expect(try await store.data(of: .guest(guest))[String(repeating: "k", count: 64)] == favourites, "a kind of 64 characters must be kept")
         }
 
+        // A conditional write applies only over what was read: an insert over none, an update or a delete over
+        // the value read, a check of none; anything else writes nothing. Kinds that are none are refused.
+        try await suite.check("conditional writes", makeStore) { store in
+            let owner = Identity.guest(guest)
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: favourites, with: settings) == false, "a replace expecting data the owner has not must fail")
+            suite.expect(try await store.data(of: owner).isEmpty, "a failed replace must write nothing")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: nil, with: nil), "a replace of none by none must succeed when the owner has none")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: nil, with: favourites), "a replace expecting none must insert when the owner has none")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: nil, with: settings) == false, "a replace expecting none must fail over data")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: nil, with: nil) == false, "a replace of none by none must fail over data")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: settings, with: .array([])) == false, "a replace expecting other data must fail")
+            let kept = try await store.data(of: owner)
+            suite.expect(kept == ["cart": favourites], "failed replaces must leave the data as it was, read \(kept)")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: favourites, with: settings), "a replace expecting the data held must succeed")
+            suite.expect(try await store.data(of: .account(account)).isEmpty, "a replace must change only its owner")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: favourites, with: nil) == false, "a delete expecting replaced data must fail")
+            suite.expect(try await store.replace(kind: "cart", of: owner, expecting: settings, with: nil), "a delete expecting the data held must succeed")
+            let deleted = try await store.data(of: owner)
+            suite.expect(deleted.isEmpty, "a delete must remove the kind, read \(deleted)")
+            do {
+                _ = try await store.replace(kind: "Cart", of: owner, expecting: nil, with: favourites)
+                suite.expect(false, "a replace of the kind \"Cart\" must be refused as invalid-kind")
+            } catch let error as StoreError where error.kind == .invalidKind {
+            } catch {
+                suite.expect(false, "a replace of the kind \"Cart\" must be refused as invalid-kind, threw \(error)")
+            }
+            suite.expect(try await store.data(of: owner).isEmpty, "a refused kind must change nothing")
+        }
+
+        // Racing changes made from one read: exactly one lands, and it lands whole.
+        try await suite.check("racing conditional writes", makeStore) { store in
+            let owner = Identity.account(account)
+            try await store.write(favourites, kind: "cart", of: owner)
+            let wins = try await suite.race(concurrency) { index in
+                try await store.replace(kind: "cart", of: owner, expecting: favourites, with: .array([.number(Double(index))])) ? index : nil
+            }.compactMap { $0 }
+            let landed = try await store.data(of: owner)["cart"]
+            suite.expect(wins.count == 1, "\(concurrency) racing changes from one read must let exactly one land, \(wins.count) landed")
+            suite.expect(wins.count != 1 || landed == .array([.number(Double(wins[0]))]), "the change that landed must be the one stored, read \(String(describing: landed))")
+        }
+
         // Journals: the first create wins; compare-and-swap on the version.
         try await suite.check("journals", makeStore) { store in
             let plan = try MergePlan.plan(guest: ["favourites": favourites], account: [:], rules: .builtIn)

@@ -118,6 +118,21 @@ package final class ScriptedGuestDataStore: GuestDataStore {
         changed(owner)
     }
 
+    /// Through the base store; a change of the owner when applied.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - owner: The owner.
+    ///   - current: The value as read.
+    ///   - value: The new value; nil deletes.
+    /// - Returns: Whether it was written.
+    /// - Throws: ``StoreError``.
+    package func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        try checkAlive()
+        let written = try await base.replace(kind: kind, of: owner, expecting: current, with: value)
+        if written { changed(owner) }
+        return written
+    }
+
     /// Through the base store; a change of the account when applied.
     /// - Parameters:
     ///   - kind: The kind.

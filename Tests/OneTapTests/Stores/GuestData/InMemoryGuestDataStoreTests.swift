@@ -30,6 +30,37 @@ import Testing
         }
         #expect(error.map { "\($0)".contains("a second create must return the first journal") } == true, "\(String(describing: error))")
     }
+
+    /// A store whose conditional write writes whatever the owner holds: the app's change would overwrite a merge.
+    @Test func aStoreWhoseReplaceIgnoresWhatWasReadIsCaught() async throws {
+        let error = await #expect(throws: ConformanceFailure.self) {
+            try await StoreConformance.check { UnconditionalStore() }
+        }
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.contains("a replace expecting data the owner has not must fail"), "\(text)")
+        #expect(text.contains("racing changes from one read must let exactly one land"), "\(text)")
+    }
+}
+
+/// A store whose `replace` is a plain write (or remove).
+final class UnconditionalStore: GuestDataStore {
+    private let base = InMemoryGuestDataStore()
+
+    func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
+    func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
+    func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
+    func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        if let value { try await base.write(value, kind: kind, of: owner) } else { try await base.remove(kind: kind, of: owner) }
+        return true
+    }
+    func merge(
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+    ) async throws -> Bool {
+        try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+    }
+    func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
+    func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }
+    func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool { try await base.replaceJournal(journal, expecting: version) }
 }
 
 /// A store whose create always writes: two racing merges would each follow their own plan.
@@ -40,6 +71,9 @@ final class OverwritingStore: GuestDataStore {
     func data(of owner: Identity) async throws -> [String: JSONValue] { try await base.data(of: owner) }
     func write(_ value: JSONValue, kind: String, of owner: Identity) async throws { try await base.write(value, kind: kind, of: owner) }
     func remove(kind: String, of owner: Identity) async throws { try await base.remove(kind: kind, of: owner) }
+    func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool {
+        try await base.replace(kind: kind, of: owner, expecting: current, with: value)
+    }
     func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
     ) async throws -> Bool {
