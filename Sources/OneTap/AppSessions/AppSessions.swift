@@ -195,10 +195,14 @@ public struct AppSessions: Sendable {
     /// Revokes every session of an account ("log out everywhere").
     /// - Parameter account: The account.
     /// - Returns: How many sessions were revoked.
-    /// - Throws: ``StoreError`` when the store fails (the sessions revoked before it stay revoked; call again).
+    /// - Throws: ``StoreError`` when the store fails to list the sessions, or to revoke one of them: every other
+    ///   session is still revoked first (a failure never leaves the ones after it live), and the error, of the
+    ///   first failure's kind, says how many were revoked and how many failed; call again for the rest.
     public func logoutEverywhere(_ account: AccountID) async throws -> Int {
+        let ids = try await store.sessions(of: account)
         var revoked = 0
-        for id in try await store.sessions(of: account) {
+        var failures: [StoreError] = []
+        for id in ids {
             do {
                 try await revoke(id, .logoutEverywhere) { record throws(AppSessionError) in
                     guard record.identity == .account(account) else {
@@ -208,9 +212,14 @@ public struct AppSessions: Sendable {
                 revoked += 1
             } catch let error as AppSessionError where error.kind == .revoked || error.kind == .wrongSession {
                 continue  // revoked or moved on meanwhile
+            } catch let error as StoreError {
+                failures.append(error)
             }
         }
-        return revoked
+        guard let first = failures.first else { return revoked }
+        throw StoreError(
+            first.kind, account: account,
+            message: "revoked \(revoked) of \(ids.count) sessions; \(failures.count) could not be revoked (the first: \(first)); call again")
     }
 
     /// How often a change is tried again when another instance changed the session first.
@@ -274,14 +283,11 @@ public struct AppSessions: Sendable {
     }
 
     private func grant(_ record: AppSessionRecord, refreshToken: Secret, at now: Date, formerGuest: GuestID? = nil) -> AppSessionGrant {
-        // In the session's login epoch (``AppSessionRecord/epoch``) and dated no earlier than the second after the
-        // session's last login (``AppSessionRecord/identitySince``): `stands` asks both, so it stands even when
-        // minted on an instance whose clock is behind the one that logged the session in (and a login stored before
-        // logins kept the epoch judges it newer than that login). It still expires the access lifetime after now,
-        // never later.
-        let issued = max(now, record.identitySince ?? now)
-        let expires = max(now.addingTimeInterval(rules.policy.accessLifetime.seconds), issued.addingTimeInterval(1))
-        let access = rules.keys.accessToken(session: record.id, identity: record.identity, epoch: record.epoch, issuedAt: issued, expiresAt: expires)
+        // In the session's login epoch (``AppSessionRecord/epoch``), which is what `stands` asks of it: dated by this
+        // instance's clock, even one behind the instance that ran the login, and expiring the access lifetime after
+        // now, never later (a login stamped by a clock hours ahead does not stretch it).
+        let expires = now.addingTimeInterval(rules.policy.accessLifetime.seconds)
+        let access = rules.keys.accessToken(session: record.id, identity: record.identity, epoch: record.epoch, issuedAt: now, expiresAt: expires)
         return AppSessionGrant(
             session: record.id, identity: record.identity, accessToken: access.token, accessExpiresAt: access.claims.expiresAt,
             refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest, lastLogin: record.lastLogin)

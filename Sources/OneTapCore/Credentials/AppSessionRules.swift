@@ -152,16 +152,19 @@ package struct AppSessionRules: Sendable {
     }
 
     /// Whether an access token's claims still stand against the session's record: not revoked, the same
-    /// identity, issued in the session's current login epoch (format 2: ``AccessClaims/epoch`` is
-    /// ``AppSessionRecord/epoch``), and dated no earlier than ``AppSessionRecord/identitySince`` (the whole second
-    /// after the session's last login). No token from before a login counts after it: a guest's, nor the
-    /// account's own when it logs in again, not one issued in the login's own second, nor one an instance whose
-    /// clock is ahead dated after the login (a token stolen before cannot take the new login's account step, nor
-    /// log the owner out).
+    /// identity, and issued in the session's current login: a token of format 2 carries the login epoch it was
+    /// issued in (``AccessClaims/epoch`` is ``AppSessionRecord/epoch``), which no token issued before the login
+    /// can carry, whatever clock issued it; one of format 1 (no epoch, issued before format 2) must be dated no
+    /// earlier than ``AppSessionRecord/identitySince`` (the whole second after the session's last login). No token
+    /// from before a login counts after it: a guest's, nor the account's own when it logs in again, not one issued
+    /// in the login's own second, nor one an instance whose clock is ahead dated after the login (a token stolen
+    /// before cannot take the new login's account step, nor log the owner out). A token of the current epoch
+    /// stands whatever its issue time, so an instance whose clock is behind the one that ran the login dates it
+    /// by its own clock, and it lasts the access lifetime from then, never longer.
     package func stands(_ claims: AccessClaims, in record: AppSessionRecord) -> Bool {
-        record.revoked == nil && record.id == claims.session && record.identity == claims.identity
-            && claims.epoch.map { $0 == record.epoch } ?? true
-            && record.identitySince.map { claims.issuedAt >= $0 } ?? true
+        guard record.revoked == nil, record.id == claims.session, record.identity == claims.identity else { return false }
+        if let epoch = claims.epoch { return epoch == record.epoch }
+        return record.identitySince.map { claims.issuedAt >= $0 } ?? true
     }
 
     private func digest(_ token: Secret) -> AppSessionRecord.Digest {

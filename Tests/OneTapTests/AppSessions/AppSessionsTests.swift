@@ -147,15 +147,33 @@ import Testing
     }
 
     /// An instance whose clock is behind the one that logged the session in (by less than a second, across the
-    /// login's second) never dates an access token before that login: the token it issues stands.
+    /// login's second) issues access tokens that stand: they carry the login's epoch, and are dated by the issuing
+    /// instance's own clock (they were dated from the second after the login, which stretched them when that
+    /// login's clock was far ahead).
     @Test func anInstanceWhoseClockIsBehindIssuesTokensThatStand() async throws {
         let world = World()
         let (login, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.2)
         world.clock.setWallTime(second.addingTimeInterval(-0.1))   // another instance, 0.3 s behind
         let refreshed = try await world.sessions.refresh(login.refreshToken)
         let refreshedClaims = try world.sessions.authenticate(refreshed.accessToken.reveal())
-        #expect(refreshedClaims.issuedAt == second.addingTimeInterval(1), "dated from the second after the login")
+        #expect(refreshedClaims.issuedAt == second.addingTimeInterval(-1), "dated now (rounded down)")
+        #expect(refreshedClaims.epoch == Int64(second.timeIntervalSince1970) + 1, "in the login's epoch")
         #expect(refreshedClaims.expiresAt == second.addingTimeInterval(7200 - 1), "the access lifetime from now (rounded down), never longer")
+        #expect(try await world.sessions.live(refreshed.accessToken.reveal()).claims.identity == .account("acct-a"))
+    }
+
+    /// The attacker's read of the app sessions: a login stamped by an instance whose clock is three hours ahead made an
+    /// instance on time mint access tokens dated three hours on and lasting until then (a token living past the
+    /// access lifetime, and past a logout by as much). A token now expires the access lifetime after the minting
+    /// instance's now, never later, and still stands (its login epoch says it is of this login).
+    @Test func aLoginStampedByAClockFarAheadNeverStretchesAnAccessToken() async throws {
+        let world = World()
+        let start = world.clock.now()
+        world.clock.setWallTime(start.addingTimeInterval(3 * 3_600))   // the instance that runs the login
+        let login = try await world.logIn(try await world.sessions.open(), to: "acct-a")
+        world.clock.setWallTime(start.addingTimeInterval(60))          // an instance on time
+        let refreshed = try await world.sessions.refresh(login.refreshToken)
+        #expect(refreshed.accessExpiresAt <= start.addingTimeInterval(60 + 7_200), "expires \(refreshed.accessExpiresAt)")
         #expect(try await world.sessions.live(refreshed.accessToken.reveal()).claims.identity == .account("acct-a"))
     }
 
@@ -282,6 +300,34 @@ import Testing
             await #expect { try await world.sessions.live(grant.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
         }
         #expect(try await world.sessions.refresh(fresh.refreshToken).session == fresh.session)
+    }
+
+    /// The attacker's read of the app sessions: "log out everywhere" stopped at the first session the store failed
+    /// to revoke, leaving every later session of the account live (a stolen one among them) and the count of those
+    /// already revoked lost. It now goes on through every session, then throws, naming how many it revoked and how
+    /// many failed; called again, it revokes the rest.
+    @Test func logoutEverywhereGoesOnPastASessionTheStoreFailsToRevoke() async throws {
+        let world = World()
+        let faulty = FaultyAppSessionStore(world.store)
+        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: world.events)
+        var grants: [AppSessionGrant] = []
+        for _ in 0..<3 {
+            let guest = try await sessions.open()
+            grants.append(try await sessions.loggedIn(try sessions.authenticate(guest.accessToken.reveal()), account: "42", flow: .sms, number: nil))
+        }
+        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 0, times: 1)
+        let error = await #expect(throws: StoreError.self) { try await sessions.logoutEverywhere("42") }
+        #expect(error?.kind == .io)
+        #expect(error.map { "\($0)".contains("revoked 2 of 3") } == true, "\(String(describing: error))")
+        var live = 0
+        for grant in grants {
+            do {
+                _ = try await sessions.live(grant.accessToken.reveal())
+                live += 1
+            } catch let error as AppSessionError where error.kind == .revoked {}
+        }
+        #expect(live == 1, "one session (the one the store failed on) is still live")
+        #expect(try await sessions.logoutEverywhere("42") == 1)
     }
 
     /// A store that fails mid-refresh changes nothing: the token still works once the store is back.
