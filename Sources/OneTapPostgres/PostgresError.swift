@@ -8,11 +8,34 @@ import OneTap
 /// Messages never hold a password, a token or a statement's parameter values: passwords are redacted
 /// from everything libpq says, and the server's `DETAIL` (which can quote a row) is never kept.
 package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    package typealias Kind = ErrorKind<PostgresError>
+    /// What went wrong: a closed set inside the package (a user meets only ``StoreError``), so the mapping to a
+    /// store error's kind (``storeError(doing:)``) is a `switch` the compiler checks whole.
+    package enum Kind: String, Hashable, Sendable, CustomStringConvertible {
+        /// The URL, schema name, pool size or a time limit is not valid; nothing was tried.
+        case invalidConfiguration = "invalid-configuration"
+        /// No connection could be opened (no server at the address, refused, authentication failed).
+        case connectionFailed = "connection-failed"
+        /// The connection broke during the call (the server stopped or restarted). A write may or may not
+        /// have been committed; the pool replaces the connection on the next call.
+        case connectionLost = "connection-lost"
+        /// A time limit passed: opening a connection, waiting for a free one, or a statement (the server's
+        /// `statement_timeout`, SQLSTATE 57014, or the client's own deadline).
+        case timeout
+        /// The server answered with an error; ``PostgresError/sqlState`` says which.
+        case server = "server-error"
+        /// The database holds a schema this version of OneTap does not know (applied by a newer one).
+        case incompatibleSchema = "incompatible-schema"
+        /// The server answered with something the code did not expect (a missing row or column).
+        case unexpectedResult = "unexpected-result"
+        /// The pool was closed; no call runs any more.
+        case closed
+
+        /// The kind's stable id, e.g. `connection-lost`, as messages show it.
+        package var description: String { rawValue }
+    }
 
     /// What went wrong.
-    package let kind: ErrorKind<PostgresError>
+    package let kind: Kind
     /// The server's SQLSTATE code (`"57014"`, `"40001"`), when the server sent one.
     package let sqlState: String?
     /// An explanation: what was being done and why it failed, with the server's primary message.
@@ -84,10 +107,14 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
     /// - Parameter doing: What was being done (`"migrate the schema"`).
     /// - Returns: The store error.
     package func storeError(doing: String) -> StoreError {
-        let kinds: [ErrorKind<PostgresError>: ErrorKind<StoreError>] = [
-            .invalidConfiguration: .invalidConfiguration, .incompatibleSchema: .incompatibleSchema, .timeout: .timeout,
-        ]
-        return StoreError(kinds[kind] ?? .io, message: "PostgreSQL: cannot \(doing): \(self)")
+        let storeKind: ErrorKind<StoreError> =
+            switch kind {
+            case .invalidConfiguration: .invalidConfiguration
+            case .incompatibleSchema: .incompatibleSchema
+            case .timeout: .timeout
+            case .connectionFailed, .connectionLost, .server, .unexpectedResult, .closed: .io
+            }
+        return StoreError(storeKind, message: "PostgreSQL: cannot \(doing): \(self)")
     }
 
     /// Runs `body`, throwing a ``StoreError`` for a ``PostgresError`` (``storeError(doing:)``); other errors
@@ -109,25 +136,4 @@ package struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible
     package var description: String {
         "\(kind): \(message)\(sqlState.map { " (SQLSTATE \($0))" } ?? "")"
     }
-}
-
-extension ErrorKind where Failure == PostgresError {
-    /// The URL, schema name, pool size or a time limit is not valid; nothing was tried.
-    package static let invalidConfiguration = Self("invalid-configuration")
-    /// No connection could be opened (no server at the address, refused, authentication failed).
-    package static let connectionFailed = Self("connection-failed")
-    /// The connection broke during the call (the server stopped or restarted). A write may or may not
-    /// have been committed; the pool replaces the connection on the next call.
-    package static let connectionLost = Self("connection-lost")
-    /// A time limit passed: opening a connection, waiting for a free one, or a statement (the server's
-    /// `statement_timeout`, SQLSTATE 57014, or the client's own deadline).
-    package static let timeout = Self("timeout")
-    /// The server answered with an error; ``PostgresError/sqlState`` says which.
-    package static let server = Self("server-error")
-    /// The database holds a schema this version of OneTap does not know (applied by a newer one).
-    package static let incompatibleSchema = Self("incompatible-schema")
-    /// The server answered with something the code did not expect (a missing row or column).
-    package static let unexpectedResult = Self("unexpected-result")
-    /// The pool was closed; no call runs any more.
-    package static let closed = Self("closed")
 }
