@@ -102,7 +102,8 @@ let package = Package(
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         // OpenSSL's libcrypto (which libpq links already), found through pkg-config (Debian: libssl-dev):
-        // AES-256-GCM for the tokens OneTapPostgres stores. Only OneTapPostgres links it.
+        // AES-256-GCM for the tokens OneTapPostgres stores, and the gateways' RSA, AES and digests. OneTapPostgres and
+        // OneTapGateways link it (so onetap-db and onetap-gateway do); OneTap and onetap never do.
         .systemLibrary(
             name: "CLibCrypto",
             path: "Sources/CLibCrypto",

@@ -289,7 +289,7 @@ public struct LoginServer: Sendable {
     ///     its session is replaced by `id`, whose own code it verifies).
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
-    /// - Throws: As ``sendSMS(for:to:context:)``, and ``LoginRejection`` as ``report(_:to:version:)``
+    /// - Throws: As ``sendSMS(for:to:context:from:)``, and ``LoginRejection`` as ``report(_:to:version:from:address:device:)``
     ///   for the success report: the session's stage and `version` are checked before the code is verified,
     ///   so a refused version never spends a right code. Only a report that fails after the verify (the
     ///   session store failed, or another request moved the session on in between) leaves the code spent:

@@ -37,8 +37,8 @@ enum DBCommand: CommandDescription {
         input, never on its command line, and never prints the password. --schema names the schema
         (default onetap: lowercase letters, digits and _). --older-than takes 30s, 10m, 2h or 1d.
 
-        migrate prints "migrated schema onetap to version 6 (applied: 3, 4, 5, 6)" or "schema onetap
-        is at version 6 (nothing to apply)"; JSON fields: schema, version, applied. reconcile prints
+        migrate prints "migrated schema onetap to version 14 (applied: 13, 14)" or "schema onetap
+        is at version 14 (nothing to apply)"; JSON fields: schema, version, applied. reconcile prints
         a header and one line per exchange: token-sha256 (the token's SHA-256, never the token),
         state (unknown or pending), claimed-at (ISO 8601, UTC), session (the login session that
         claimed it), sends (2 after a resend); or "no exchanges to reconcile in schema onetap …".

@@ -226,7 +226,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         }
         // later, POST /sms/verify {"code": "…"}
         let result = try await sms.verify(Secret("123456"), for: try PhoneNumber("13800138000"), context: context)
-        // .verified(verdict), .wrong(attemptsLeft:), .expired, .tooManyAttempts, .noCode, .throttled(rule:retryAfter:), .captchaRequired(rule:rejected:)
+        // .verified(verdict), .wrong(attemptsLeft:), .expired, .tooManyAttempts, .noCode, .throttled(rule:retryAfter:), .captchaRequired(rule:rejected:),
+        // .locked(rule:until:) (only with a `lock` rule: the built-in policy has none)
         // README: end
         #expect(gateway.delivered.mutate { $0.count } == 1)
         if case .verified = result { Issue.record("a guessed code must not verify") }
