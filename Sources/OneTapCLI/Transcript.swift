@@ -59,6 +59,20 @@ package struct Transcript {
     /// Whether the replay ended with the login over.
     var ended: Bool { driver?.end != nil }
 
+    /// Replays one line read as bytes (standard input): a line cut for its length, or one that is not UTF-8, is
+    /// malformed (reported and skipped), as such a line makes a whole file unreadable.
+    /// - Parameters:
+    ///   - bytes: The line's bytes.
+    ///   - number: Its 1-based number, for the message.
+    ///   - cut: Whether it was cut for its length.
+    /// - Returns: What came of it.
+    mutating func replay(bytes: UnsafeBufferPointer<UInt8>, number: Int, cut: Bool) -> Record {
+        if !cut, let text = String(validating: bytes, as: UTF8.self) { return replay(text) }
+        lines += 1
+        malformed = true
+        return .malformed("line \(number) \(cut ? "is too long to be a report" : "is not UTF-8 text"); it was skipped")
+    }
+
     /// Replays one line.
     /// - Parameter text: The line's text (a JSON object), or blank, or a `#` comment.
     /// - Returns: What came of it.

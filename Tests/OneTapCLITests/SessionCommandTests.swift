@@ -30,6 +30,21 @@ import Testing
         #expect(!run.stdout.contains("13912345678"))
     }
 
+    /// A device attacker's read: on standard input a line too long to read, or one that is not UTF-8, was reported
+    /// but the run still exited 0 (or 1), where a file with such a line exits 65 as the help says; the bytes that are
+    /// not UTF-8 were read as U+FFFD replacements. Both are malformed lines now: reported, skipped, exit 65.
+    @Test func aMalformedLineOnStandardInputExitsAsDataError() async throws {
+        let lines = Self.iosMobile.split(separator: "\n").map { Array($0.utf8) }
+        let tooLong = Array(repeating: UInt8(ascii: "x"), count: 5 << 20)
+        let long = try await Binary.run(["session", "-"], stdin: lines[0] + [10] + tooLong + [10] + lines[1] + [10] + lines[2] + [10])
+        #expect(long.status == 65)
+        #expect(long.stdout.contains("line 2 is too long to be a report"), "\(long.stdout)")
+        let notUTF8: [UInt8] = Array(#"{"flow":"mobile","code":"102101","at":"2026-12-01T08:00:01Z","x":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        let bad = try await Binary.run(["session", "-"], stdin: lines[0] + [10] + notUTF8 + [10] + lines[1] + [10] + lines[2] + [10])
+        #expect(bad.status == 65)
+        #expect(bad.stdout.contains("line 2 is not UTF-8 text"), "\(bad.stdout)")
+    }
+
     @Test func theSameTranscriptsMakeTheSameEventsAndEachLoginItsOwnSession() async throws {
         let directory = try Package.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

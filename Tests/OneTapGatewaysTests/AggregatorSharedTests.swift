@@ -34,6 +34,22 @@ import Testing
         }
     }
 
+    /// A gateway attacker's read: a number encrypted to the app's key may come in any count of RSA blocks, and each was
+    /// decrypted before the number was read, so an answer of 47 blocks (16 KiB of Base64) cost 47 private-key
+    /// operations. A number fits in one block: more than two are refused as malformed before any is decrypted.
+    @Test func aNumberInMoreThanTwoRSABlocksIsRefusedBeforeDecrypting() throws {
+        let key = try RSAPrivateKey(pem: try TestKeys.pem("app-private-pkcs1.pem"))
+        let block = (key.bits + 7) / 8
+        let many = Data(repeating: 1, count: block * 47).base64EncodedString()
+        #expect(throws: GatewayError(gateway: "x", .malformedBody("'phone' holds 47 RSA blocks; a number takes one (at most 2 are read)"))) {
+            try AggregatorCall.rsaPhoneNumber(many, key: key, field: "phone", keyField: "privateKey", gateway: "x")
+        }
+        // Two blocks are read (and these, not made with the key, do not decrypt).
+        let two = Data(repeating: 1, count: block * 2).base64EncodedString()
+        let error = #expect(throws: GatewayError.self) { try AggregatorCall.rsaPhoneNumber(two, key: key, field: "phone", keyField: "privateKey", gateway: "x") }
+        #expect(error.map { "\($0)".contains("blocks") } == false, "\(String(describing: error))")
+    }
+
     @Test func theShanyanFakeRefusesAFormWithoutSignOrWithAnUnknownParameter() async throws {
         let server = try await FakeServer.start("shanyan_flashsdk.py", arguments: ["--app-id", "A1", "--app-key", "K1", "--number", "13800138000"])
         defer { server.stop() }

@@ -47,8 +47,13 @@ import Testing
 
     @Test func idsAndSecretsAreCheckedInTheSameWordsForEveryVendorNeverQuotingASecret() throws {
         try CredentialCheck.lettersAndDigits("300011111111", "appId", mustBe: "the app's id", gateway: "cmcc")
-        #expect(throws: GatewayError(gateway: "cmcc", .misconfigured("appId must be the app's id (letters and digits), not '3000 1'"))) {
+        #expect(throws: GatewayError(gateway: "cmcc", .misconfigured("appId must be the app's id (letters and digits), not '3000…' (6 characters)"))) {
             try CredentialCheck.lettersAndDigits("3000 1", "appId", mustBe: "the app's id", gateway: "cmcc")
+        }
+        // A gateway attacker's read: an id's field quoted 40 characters of what it held, so a secret pasted into it by
+        // mistake (an Aliyun AccessKeySecret with a `/`) reached the error. Four characters and the length now.
+        #expect(throws: GatewayError(gateway: "cmcc", .misconfigured("appId must be the app's id (letters and digits), not 'wJal…' (30 characters)"))) {
+            try CredentialCheck.lettersAndDigits("wJalrXUtnFEMI/K7MDENG+bPxRfiCY", "appId", mustBe: "the app's id", gateway: "cmcc")
         }
         #expect(throws: GatewayError(gateway: "cmcc", .misconfigured("appId must be the app's id (letters and digits), not ''"))) {
             try CredentialCheck.lettersAndDigits("", "appId", mustBe: "the app's id", gateway: "cmcc")

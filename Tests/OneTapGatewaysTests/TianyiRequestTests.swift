@@ -128,9 +128,15 @@ import Testing
         let transport = ScriptedHTTPTransport()
         let gateway = try TianyiTokenExchange(configuration: Self.configuration(), transport: transport)
         let error = await #expect(throws: ExchangeNotSentError.self) { try await gateway.exchange(CarrierCredential(flow: .tianyi, token: Secret("AT-1&timeStamp=0"))) }
-        #expect("\(String(describing: error))".contains("accessToken holds '&' or '='"))
+        #expect("\(String(describing: error))".contains("accessToken holds '&', '=', '%' or a control character"))
         #expect(error?.refusedCredential == true, "the client's credential, not the way to the carrier")
         #expect(!"\(String(describing: error))".contains("AT-1"))
+        #expect(transport.requests.isEmpty)
+        // A gateway attacker's read: a token holding `%26clientIp%3D…` went out, and would be other fields if the
+        // server percent-decodes `paras` before it splits it. Refused too, as a control character is.
+        for token in ["AT-1%26clientIp%3D1.2.3.4", "AT-1\u{0}x", "AT-1\nx"] {
+            await #expect(throws: ExchangeNotSentError.self) { try await gateway.exchange(CarrierCredential(flow: .tianyi, token: Secret(token))) }
+        }
         #expect(transport.requests.isEmpty)
         // The plain form percent-encodes it in the body and signs the value as it is.
         let plain = try TianyiRequest(parameters: [("accessToken", "AT-1&x=1"), ("timeStamp", "1")], configuration: Self.configuration { $0.mode = .plain })

@@ -7,8 +7,11 @@
 /// distinct client, at most ``Configuration/probes`` at once, each held at most
 /// ``Configuration/probeTimeout`` from the client's first probe, however often it starts again: a client
 /// that starts a probe and never reports holds one slot for a while, never the channel, and probes no
-/// more for a cool-down after, or until the circuit opens or closes again). A successful probe closes the circuit; a failed one opens it for another
-/// cool-down. User cancellations and switches do
+/// more for a cool-down after, or until the circuit opens or closes again). A probe is reserved when the
+/// transition that entered it is applied, after ``admissions(at:)`` was read: logins that read the admissions
+/// before the first reservation is applied (a burst of starts within a request's time) may each run the
+/// channel once, so "at most ``Configuration/probes``" bounds the reservations, not such a burst. A successful
+/// probe closes the circuit; a failed one opens it for another cool-down. User cancellations and switches do
 /// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
 /// deterministic in tests.
 ///
@@ -118,6 +121,19 @@ public final class ChannelHealth: Sendable {
         var spent: [(client: ChannelClient, until: Date)] = []
         static let spentLimit = 256
 
+        /// Brings back to `now` what a clock that has since gone back put further ahead than the rules allow:
+        /// an open circuit ends at most a cool-down from now, a probe started at most now, a spent client waits
+        /// at most a probe time-out and a cool-down. So a wall clock set back (a device's corrected by the
+        /// network) never keeps a channel skipped longer than the rules say, counted from the first time the
+        /// breaker is asked after it.
+        mutating func settle(at now: Date, _ configuration: Configuration) {
+            let latestEnd = now.addingTimeInterval(configuration.coolDown.seconds)
+            if let until = openUntil, until > latestEnd { openUntil = latestEnd }
+            for index in probes.indices where probes[index].startedAt > now { probes[index].startedAt = now }
+            let latestSpent = now.addingTimeInterval(configuration.probeTimeout.seconds + configuration.coolDown.seconds)
+            for index in spent.indices where spent[index].until > latestSpent { spent[index].until = latestSpent }
+        }
+
         /// The probes still holding their slots at `now`.
         func live(at now: Date, timeout: Duration) -> [Probe] {
             probes.filter { now < $0.startedAt.addingTimeInterval(timeout.seconds) }
@@ -156,8 +172,9 @@ public final class ChannelHealth: Sendable {
     package func admissions(at now: Date) -> ChannelAdmissions {
         channels.withLock { channels in
             var admissions: [OneTapCore.Channel: ChannelAdmission] = [:]
-            for (key, channel) in channels {
-                guard let until = channel.openUntil else { continue }
+            for key in Array(channels.keys) {
+                channels[key]?.settle(at: now, configuration)
+                guard let channel = channels[key], let until = channel.openUntil else { continue }
                 if now < until {
                     admissions[key] = .rejected
                 } else if channel.live(at: now, timeout: configuration.probeTimeout).count >= configuration.probes {
@@ -213,6 +230,7 @@ public final class ChannelHealth: Sendable {
     package func admit(_ flow: LoginFlow, for carrier: Carrier, reservedBy client: ChannelClient? = nil, at now: Date) -> ChannelAdmission {
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
+            channels[key]?.settle(at: now, configuration)
             guard var channel = channels[key], let until = channel.openUntil else { return .allowed }
             guard now >= until else { return .rejected }
             var live = channel.live(at: now, timeout: configuration.probeTimeout)
@@ -264,6 +282,7 @@ public final class ChannelHealth: Sendable {
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             var channel = channels[key] ?? State()
+            channel.settle(at: now, configuration)
             if let until = channel.openUntil, now >= until || !channel.probes.isEmpty {
                 // The probe's answer decides, unless it is a client's word that it failed: that frees the
                 // slot and counts in the window like any client report.
@@ -317,7 +336,9 @@ public final class ChannelHealth: Sendable {
     /// - Returns: closed, open or half-open.
     package func state(of flow: LoginFlow, for carrier: Carrier, at now: Date) -> CircuitState {
         channels.withLock { channels in
-            guard let channel = channels[OneTapCore.Channel(carrier: carrier, flow: flow)], let until = channel.openUntil else { return .closed }
+            let key = OneTapCore.Channel(carrier: carrier, flow: flow)
+            channels[key]?.settle(at: now, configuration)
+            guard let channel = channels[key], let until = channel.openUntil else { return .closed }
             return now < until ? .open(until: until) : .halfOpen
         }
     }

@@ -87,12 +87,19 @@ public actor LoginCoordinator {
         while let request = driver.request {
             let report: LoginReport
             switch request {
+            // The caller went away: whatever the login asks next (a flow without a provider included) ends it cancelled.
+            case .run(let flow, _) where Task.isCancelled: report = .cancel(flow, reason: .caller)
+            case .sms where Task.isCancelled: report = .cancel(.sms, reason: .caller)
             case .run(let flow, _): (report, credential) = await runOneTap(flow)
             case .exchange(let pending, let receivedAt): report = await exchange(pending, session: driver.session.id, receivedAt: receivedAt)
             case .sms(let session): (report, credential) = await runSMS(&number, session: session)
             }
             let now = clock.now()
-            if let transition = driver.answer(report, at: now, channels: admissions(at: now)) { emit(transition, at: now) }
+            if let transition = driver.answer(report, at: now, channels: admissions(at: now)) {
+                emit(transition, at: now)
+            } else if let ending = driver.refusalEvent {
+                events.receive(OneTapEvent(at: now, .login(ending, driver.session.context)))
+            }
         }
         return LoginOutcome(driver, credential: credential)
     }
@@ -168,13 +175,14 @@ public actor LoginCoordinator {
         guard let target = number else { return (.cancel(.sms, reason: .noPhoneNumber), nil) }
         switch await call(.sms, { try await provider.sendCode(to: target) }) {
         case .failure(let failure): return (failure.report, nil)
-        case .success(let code) where code.text != "0": return (.result(.sms, code: code), nil)
+        // Success is what the result-code table says it is (`Data/result-codes.csv`'s sms rows), as for the machine.
+        case .success(let code) where engine.outcome(for: .sms, code: code).action != .success: return (.result(.sms, code: code), nil)
         case .success: break
         }
         switch await call(.sms, { try await provider.verifyCode(for: target) }) {
         case .failure(let failure):
             return (failure.report, nil)
-        case .success(let answer) where answer.resultCode.text != "0":
+        case .success(let answer) where engine.outcome(for: .sms, code: answer.resultCode).action != .success:
             return (.result(.sms, code: answer.resultCode), nil)
         case .success(let answer):
             guard let token = answer.session, !token.isEmpty else { return (.fault(.sms, "a verified code without a session"), nil) }

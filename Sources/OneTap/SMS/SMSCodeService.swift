@@ -194,16 +194,19 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             return .waits(wait)
         }
         let solved: Bool
+        var failed = false
         do {
             solved = try await captcha.verify(token, context: context)
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
-            return .unchecked
+            (solved, failed) = (false, true)
         }
         guard solved else {
+            // Every check that does not pass counts, whatever the provider answered: a token it answers with an
+            // error (a made-up or replayed one) costs it a call as a refused one does.
             try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
-            return .rejected
+            return failed ? .unchecked : .rejected
         }
         return .solved
     }

@@ -108,8 +108,7 @@ enum SessionCommand: CommandDescription {
         if options.readsStandardInput {
             var transcript = Transcript(engine: engine, sessionID: options.events ? LoginSessionID.random(using: &ids) : nil)
             let ending = LineReader(io: io).forEachLine { bytes, number, cut in
-                let record = cut ? .malformed("line \(number) is too long to be a report; it was skipped") : transcript.replay(String(decoding: bytes, as: UTF8.self))
-                emit(record, line: number, file: nil)
+                emit(transcript.replay(bytes: bytes, number: number, cut: cut), line: number, file: nil)
                 return !output.failed
             }
             if let failure = ending.failure(output: output, io: io) { return failure }

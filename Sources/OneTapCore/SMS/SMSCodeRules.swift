@@ -216,7 +216,8 @@ package struct SMSCodeRules: Sendable {
         policy.counters(for: request, counting: .rejectedCaptchas)
     }
 
-    /// Counts a captcha token the provider rejected, at the requester's own keys (`rejected-captchas` rules).
+    /// Counts a captcha token that did not pass (refused, or answered with an error), at the requester's own keys
+    /// (`rejected-captchas` rules).
     /// - Parameters:
     ///   - state: The store's state (a send's or verify's counters); changed in place.
     ///   - request: The request's keys.

@@ -23,8 +23,9 @@ public struct SMSPolicy: DataTable, RateTable {
         /// Wrong codes from a login session that had none for the number in the rule's window before:
         /// how many distinct sessions guessed (a number under attack from many places).
         case failedVerifySessions = "failed-verify-sessions"
-        /// Captcha tokens the provider rejected, counted at the requester's own keys (its address blocks, its
-        /// device at its address): each check is a call the provider may bill or throttle.
+        /// Captcha tokens that did not pass (the provider refused them, or answered with an error), counted at
+        /// the requester's own keys (its address blocks, its device at its address): each check is a call the
+        /// provider may bill or throttle.
         case rejectedCaptchas = "rejected-captchas"
     }
 

@@ -14,7 +14,11 @@
 ///   gave earlier in the login, say). The drive stops, the login counts as failed at the flow it stood
 ///   at, and ``refusal`` says why;
 /// - how the login ended (``end``): its ending, flow, verified login and the pending action handed
-///   back; the trace and alerts are the session's.
+///   back; the trace and alerts are the session's;
+/// - a flow whose answers keep the login waiting: a `progress` code (`Data/result-codes.csv`: China Mobile's
+///   200087 page shown, 200029/200089 busy with an earlier call) changes nothing, and a caller that runs the
+///   flow again at once would loop for as long as the SDK stays busy. The ``progressLimit``-th `progress`
+///   answer in a row is applied as the SDK's fault instead, which falls back.
 ///
 /// A report that comes from outside and may be refused (a transcript's line) goes through
 /// ``take(_:version:at:channels:)`` instead, which throws and changes nothing.
@@ -66,6 +70,12 @@ package struct LoginDriver: Sendable {
     package private(set) var transition: LoginTransition
     /// The machine's refusal of an answer, which stopped the drive; nil while none.
     package private(set) var refusal: LoginRejection? = nil
+    /// How many answers in a row were `progress` codes (each left the session as it was).
+    private var progressInARow = 0
+
+    /// The `progress` answer in a row that ends the flow as the SDK's fault: 3 (the page shown, then one
+    /// overlap with an earlier call, may be honest; a third means the SDK is stuck).
+    package static let progressLimit = 3
 
     /// Starts a login for a device (``LoginSessionMachine/start(_:at:id:pending:channels:)``).
     /// - Parameters:
@@ -128,6 +138,12 @@ package struct LoginDriver: Sendable {
         return End(ending: ending, flow: flow, verified: verified, continued: transition.continued, refusal: nil)
     }
 
+    /// The event that closes a drive a refusal stopped (the machine emits the ending of every other login):
+    /// `failed` at the flow it stood at, saying why, so an event stream never leaves the login open.
+    package var refusalEvent: LoginEvent? {
+        refusal.map { .failed(flow: session.flow, meaning: "the session machine refused an answer (\($0.kind)): \($0.message)") }
+    }
+
     /// Applies the caller's answer to the current ``request``. A refusal stops the drive (see
     /// ``refusal``); nothing else changes then.
     /// - Parameters:
@@ -140,6 +156,16 @@ package struct LoginDriver: Sendable {
     @discardableResult
     package mutating func answer(_ report: LoginReport, at now: Date, channels: ChannelAdmissions = .allAllowed) -> LoginTransition? {
         guard request != nil else { return nil }
+        var report = report
+        if case .result(let flow, let code, _) = report, machine.engine.outcome(for: flow, code: code).action == .progress {
+            progressInARow += 1
+            if progressInARow >= Self.progressLimit {
+                progressInARow = 0
+                report = .fault(flow, "the SDK answered \(code) (progress) \(Self.progressLimit) times in a row: it is stuck")
+            }
+        } else {
+            progressInARow = 0
+        }
         do {
             transition = try machine.advance(transition.session, report, at: now, channels: channels)
             return transition

@@ -84,7 +84,8 @@ extension LoginSessionMachine {
                 case .noPhoneNumber: "the user gave no phone number for SMS login"
                 case .caller: "the login was cancelled"
                 }
-                apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &progress, health: reason == .user ? .client : nil)
+                // A cancel, whoever made it, counts nothing against the channel and frees a probe the login held.
+                apply(.cancelled, result: .abandoned(reason), meaning: meaning, flow: flow, attempt: attempt, &progress, health: .client)
             case .smsVerified(let verdict):
                 guard verdict.session == id else {
                     throw reject(.unverifiedSMS, verdict.session == nil
@@ -197,7 +198,9 @@ extension LoginSessionMachine {
         case .timeout:
             progress.session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: progress.now))
             let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
-            report(flow, .failed, callersWord ? .client : .server, &progress)  // the server's own time-out, unless the caller's doing
+            // The server's own time-out counts against the channel; a caller that went away (its request
+            // cancelled) says nothing of it, and only frees a probe it held, as a user's cancel does.
+            report(flow, callersWord ? .cancelled : .failed, callersWord ? .client : .server, &progress)
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
             let text = DisplayText.label(message, limit: 200)

@@ -48,8 +48,11 @@ package enum AggregatorCall {
         return try await SentOnce.run { try await call(credential.token).verificationResponse }
     }
 
+    /// The most RSA blocks a number's ciphertext is read in: 2.
+    static let maximumRSABlocks = 2
+
     /// Decrypts a number RSA-encrypted (PKCS#1 v1.5) to the app's public key: Base64 or hexadecimal, one block or
-    /// several of the key's length.
+    /// two of the key's length (more are refused before any is decrypted: ``maximumRSABlocks``).
     /// - Parameters:
     ///   - text: The ciphertext as sent.
     ///   - key: The app's private key.
@@ -72,6 +75,13 @@ package enum AggregatorCall {
             throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is neither Base64 nor hexadecimal of \(key.bits)-bit RSA blocks"))
         }
         guard !bytes.isEmpty else { throw GatewayError(gateway: gateway, .malformedBody("'\(field)' is empty")) }
+        // A number fits in one block; a second is tolerated (a vendor that splits its plaintext), more are refused
+        // before any is decrypted: each costs a private-key operation, and a hostile answer could hold many.
+        guard bytes.count <= Self.maximumRSABlocks * block else {
+            throw GatewayError(
+                gateway: gateway,
+                .malformedBody("'\(field)' holds \(bytes.count / block) RSA blocks; a number takes one (at most \(Self.maximumRSABlocks) are read)"))
+        }
         let described = "with \(keyField) (\(key.form.rawValue), \(key.bits) bits): it must be the private half of the public key configured at the vendor"
         return try GatewayAnswer.decryptedPhoneNumber(gateway: gateway, label: "'\(field)'", key: described) { () throws(CryptoError) in
             var plaintext: [UInt8] = []

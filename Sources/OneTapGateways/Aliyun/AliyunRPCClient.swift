@@ -33,7 +33,7 @@ package struct AliyunRPCClient: Sendable {
     ) throws(GatewayError) {
         let accessKeyID = configuration.accessKeyID, accessKeySecret = configuration.accessKeySecret, url = configuration.url
         guard !accessKeyID.isEmpty, accessKeyID.count <= 128, accessKeyID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: gateway, .misconfigured("accessKeyId must be a RAM AccessKey's id (letters and digits, LTAI…), not '\(accessKeyID.prefix(40))'"))
+            throw GatewayError(gateway: gateway, .misconfigured("accessKeyId must be a RAM AccessKey's id (letters and digits, LTAI…), not \(CredentialCheck.glimpse(accessKeyID))"))
         }
         try CredentialCheck.trimmed(
             accessKeySecret, "accessKeySecret", setTo: "the AccessKey's secret from the RAM console", padded: "a SignatureDoesNotMatch", gateway: gateway)

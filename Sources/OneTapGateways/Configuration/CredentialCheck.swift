@@ -13,8 +13,17 @@ package enum CredentialCheck {
     /// - Throws: `<field> must be <what> (letters and digits), not '<the first 40 characters>'`.
     package static func lettersAndDigits(_ value: String, _ field: String, mustBe what: String, gateway: String) throws(GatewayError) {
         guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw GatewayError(gateway: gateway, .misconfigured("\(field) must be \(what) (letters and digits), not '\(value.prefix(40))'"))
+            throw GatewayError(gateway: gateway, .misconfigured("\(field) must be \(what) (letters and digits), not \(glimpse(value))"))
         }
+    }
+
+    /// A value that should have been an id, as an error shows it: its first four characters and its length,
+    /// never more (a secret pasted into an id's field by mistake stays a secret).
+    /// - Parameter value: The value.
+    /// - Returns: `'LTAI…' (31 characters)`.
+    package static func glimpse(_ value: String) -> String {
+        guard value.count > 4 else { return "'\(DisplayText.label(value, limit: 4))'" }
+        return "'\(DisplayText.label(String(value.prefix(4)), limit: 4))…' (\(value.count) characters)"
     }
 
     /// A private key in PEM, read once when the gateway is created.

@@ -47,8 +47,11 @@ extension RSAKey where Half == PrivateHalf {
             throw CryptoError(operation, "libcrypto refused the key")
         }
         // OpenSSL 3.2 and later keep their default, implicit rejection (bad padding decrypts to random bytes, in
-        // the same time as good padding): the gateways give one error for a ciphertext that does not decrypt and
-        // one that decrypts to no number, so nothing is lost, and no timing tells them apart (the Marvin attack).
+        // the same time as good padding), so no timing tells a ciphertext that does not decrypt from one that
+        // decrypts to no number (the Marvin attack). The OpenSSL 3.0 of Debian 12 does not: bad padding fails
+        // here, sooner than a number is read. The gateways give one error for both, but an attacker who can
+        // answer in a vendor's place (a broken TLS connection) over many exchanges could time them; so give the
+        // number's decryption a key pair of its own (China Mobile's `msisdnKey`), never the signing key.
         var length = 0
         guard EVP_PKEY_decrypt(context, nil, &length, ciphertext, ciphertext.count) == 1 else { throw CryptoError(operation, "libcrypto refused the ciphertext") }
         var plaintext = [UInt8](repeating: 0, count: length)

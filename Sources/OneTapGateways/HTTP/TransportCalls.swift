@@ -172,7 +172,17 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     ) {
         // A vendor's 401 (or a proxy's 407) asking for credentials is the answer: no call ever gives any, and
         // FoundationNetworking's default handling of the challenge left the task running until its time limit,
-        // reported as a time-out that may have been billed. The call ends with the answer received.
+        // reported as a time-out that may have been billed. The call ends with the answer received. Any other
+        // challenge (the server's TLS trust, which Apple's Foundation sends here when the session has no handler
+        // of its own) is the system's to judge, as by default: never cancelled, never trusted by this code.
+        let asksForCredentials = [
+            NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+            NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
+        ].contains(challenge.protectionSpace.authenticationMethod)
+        guard asksForCredentials else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
         let running = calls.withLock { calls -> Running? in
             guard case .running(let running)? = calls[task.taskIdentifier] else { return nil }
             calls[task.taskIdentifier] = nil

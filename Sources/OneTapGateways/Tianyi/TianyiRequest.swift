@@ -17,16 +17,24 @@ package struct TianyiRequest: Sendable {
     ///   - parameters: The call's own parameters, in order (`accessToken`, `timeStamp`, …).
     ///   - configuration: The gateway's settings.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when the HMAC cannot be made;
-    ///   ``GatewayError/Kind/refusedCredential(_:)`` when (the encrypted form) a value holds `&` or `=`.
+    ///   ``GatewayError/Kind/refusedCredential(_:)`` when (the encrypted form) a value holds `&`, `=`, `%` or a control
+    ///   character.
     package init(parameters: [(name: String, value: String)], configuration: TianyiConfiguration) throws(GatewayError) {
         let c = configuration
         var fields: [(name: String, value: String)]
         switch c.mode {
         case .encrypted:
             // `paras` is `name=value&…` with the values as they are (the samples escape nothing): a value holding `&`
-            // or `=` would be read as other fields, so it is refused before anything is sent (never quoted).
-            if let odd = parameters.first(where: { $0.value.contains("&") || $0.value.contains("=") }) {
-                throw GatewayError(gateway: TianyiTokenExchange.name, .refusedCredential("\(odd.name) holds '&' or '=', which the XXTEA paras text cannot carry"))
+            // or `=` would be read as other fields, and one holding `%` would be if the server percent-decodes the
+            // text before it splits it (not stated), so such a value, or one with a control character, is refused
+            // before anything is sent (never quoted).
+            let odd = parameters.first { parameter in
+                parameter.value.unicodeScalars.contains { "&=%".unicodeScalars.contains($0) || $0.properties.generalCategory == .control }
+            }
+            if let odd {
+                throw GatewayError(
+                    gateway: TianyiTokenExchange.name,
+                    .refusedCredential("\(odd.name) holds '&', '=', '%' or a control character, which the XXTEA paras text cannot carry"))
             }
             let plain = parameters.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
             let paras = XXTEA.encryptHex(plain, secret: c.appSecret)

@@ -53,6 +53,27 @@ import Testing
         #expect(driver.session.version == 5)
     }
 
+    /// `progress` codes keep the login waiting; the third in a row for one attempt is the SDK's fault, and the
+    /// count starts again after any other answer (200087, the page shown, and 200089, an overlap, are from
+    /// `Data/result-codes.csv`).
+    @Test func theThirdProgressAnswerInARowIsTheSDKsFault() throws {
+        var driver = LoginDriver(device, starting: F.mobileSIM, at: F.now, id: F.id)
+        driver.answer(.result(.mobile, code: "200087"), at: at(1))
+        driver.answer(.result(.mobile, code: "200089"), at: at(2))
+        #expect(Self.summary(driver.request) == "run mobile (attempt 1)" && driver.session.trace.isEmpty)
+        driver.answer(.result(.mobile, code: "200023"), at: at(3))   // transient: the flow runs again
+        #expect(Self.summary(driver.request) == "run mobile (attempt 2)")
+        driver.answer(.result(.mobile, code: "200089"), at: at(4))
+        driver.answer(.result(.mobile, code: "200089"), at: at(5))
+        #expect(Self.summary(driver.request) == "run mobile (attempt 2)", "two in a row since the last result: still waiting")
+        let answered = driver.answer(.result(.mobile, code: "200089"), at: at(6))
+        let third = try #require(answered)
+        #expect(Self.summary(driver.request) == "sms")
+        #expect(driver.session.trace.map(F.summary) == ["mobile:200023:retry", "mobile:provider-error:fallback"])
+        #expect(driver.session.trace.last?.meaning.contains("200089 (progress) 3 times in a row") == true)
+        #expect(third.events.contains { if case .progress = $0 { true } else { false } } == false)
+    }
+
     @Test func anExchangedSuccessEndsWithWhoLoggedIn() throws {
         var driver = LoginDriver(server, starting: F.mobileSIM, at: F.now, id: F.id)
         driver.answer(F.success(.mobile, "T1"), at: at(1))

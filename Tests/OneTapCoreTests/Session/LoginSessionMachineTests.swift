@@ -507,7 +507,7 @@ import Testing
         (.result(.mobile, code: "103000"), [.fallback]),   // a success without its token: the provider failed
         (Fixture.success(.mobile, "T1"), []),   // a success counts once its exchange succeeded, not when reported
         (.cancel(.mobile, reason: .user), [.cancelled]),
-        (.cancel(.mobile, reason: .caller), []),   // the caller's choice, not the user's nor the channel's
+        (.cancel(.mobile, reason: .caller), [.cancelled]),   // counted by no breaker, as the user's: it frees a probe the login held
         (.switchToSMS(.mobile), [.switch]),
         (.timeout(.mobile), [.fallback]),
         (.fault(.mobile, "crashed"), [.fallback]),

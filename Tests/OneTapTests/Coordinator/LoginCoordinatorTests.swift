@@ -192,13 +192,34 @@ import Testing
     @Test func aTokenRepeatedWithinALoginEndsItAsFailed() async throws {
         let same = MockAnswer<OneTapResult>.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(flow: .mobile, token: Secret("T-again"), uniqueID: "u")))
         let exchange = MockTokenExchange(codes: ["104201"], number: try PhoneNumber("13800138000"))
+        let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [same, same]), sms: MockSMSProvider(), exchange: exchange), events: DiscardingEventSink())
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, [same, same]), sms: MockSMSProvider(), exchange: exchange), events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
         #expect(outcome.ending == .failed && outcome.flow == .mobile)
+        // A device attacker's read: the refused login emitted no ending, so the event stream never closed it
+        // (`onetap stats` counted it unfinished). It ends with `failed`, saying why.
+        #expect(events.names.last == "failed")
+        #expect(events.recorded.last.map { $0.json().contains("refused") && !$0.json().contains("T-again") } == true, "\(String(describing: events.recorded.last?.json()))")
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-104201:retry"])
         #expect(outcome.credential == nil && outcome.verified == nil)
         #expect(exchange.tokensSent == ["T-again": 1])
+    }
+
+    /// A device attacker's read: an SDK that answers `progress` (China Mobile's 200089, "busy with the previous
+    /// call", after a call that timed out and still runs) made the coordinator call it again at once, in a loop
+    /// without end (here: fifty calls, until the script ran out). The third progress answer in a row for one
+    /// attempt now ends the flow as the SDK's fault, which falls back to SMS.
+    @Test func anSDKThatKeepsAnsweringProgressFallsBackAfterThreeCalls() async throws {
+        let busy = MockOneTapProvider(.mobile, codes: Array(repeating: 200089, count: 50))
+        let events = RecordingEventSink()
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: busy, sms: MockSMSProvider()), events: events)
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(busy.calls == 3)
+        #expect(outcome.ending == .success && outcome.flow == .sms)
+        #expect(outcome.trace.map(Self.summary) == ["mobile:provider-error:fallback", "sms:0:success"])
+        #expect(outcome.trace.first?.meaning.contains("200089") == true, "\(String(describing: outcome.trace.first?.meaning))")
+        #expect(events.names.filter { $0 == "progress" }.count == 2)
     }
 
     /// The exchange keeps the flow's time limit on the device (3 s here), not the guard's 5 s.
@@ -241,6 +262,67 @@ import Testing
         #expect(outcome.trace[1].meaning == "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation")
         #expect(events.names.last == "cancelled")
         #expect(clock.elapsed == .zero)
+    }
+
+    /// A device attacker's read: cancelled during the exchange with no SMS provider, the login went on to the SMS
+    /// flow, found it unavailable and ended `failed`, where the coordinator promises a cancelled caller's login
+    /// ends cancelled. A request made once the caller is cancelled is answered as the caller's cancel.
+    @Test func cancellingDuringTheExchangeWithoutAnSMSProviderEndsAsCancelled() async throws {
+        let clock = FakeClock()
+        let exchange = HangingExchange()
+        let events = RecordingEventSink()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), exchange: exchange), clock: clock, events: events)
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        var calls = exchange.calls.makeAsyncIterator()
+        #expect(await calls.next() == .mobile)
+        login.cancel()
+        let outcome = try await login.value
+        #expect(outcome.ending == .cancelled && outcome.flow == .sms)
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:caller-cancelled:cancelled"])
+        #expect(events.names.last == "cancelled")
+    }
+
+    /// A device attacker's read: a user who left while the token was being exchanged counted as a failure of
+    /// China Mobile's channel on the device's breaker (ten such, and the channel was skipped), where leaving
+    /// during the flow itself counts nothing. The caller's cancellation says nothing of the channel either way.
+    @Test func cancellingDuringTheExchangeCountsNothingAgainstTheChannel() async throws {
+        let clock = FakeClock()
+        let health = ChannelHealth(window: 4, minimumAttempts: 1, failureThreshold: 0.5, coolDown: .seconds(60))
+        let exchange = HangingExchange()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(send: [.hang], clock: clock), exchange: exchange),
+            health: health, clock: clock, events: DiscardingEventSink())
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")), phoneNumber: try PhoneNumber("13800138000")) }
+        var calls = exchange.calls.makeAsyncIterator()
+        #expect(await calls.next() == .mobile)
+        login.cancel()
+        #expect(try await login.value.ending == .cancelled)
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+
+    /// A device attacker's read: the coordinator took an SMS send or verify as successful only when its code was
+    /// `0`, where the session machine reads the SMS success code from the result-code table: with a replacement
+    /// table whose SMS success is `OK`, a verified code was reported as a bare result and refused, and the login
+    /// ended failed. The coordinator now reads the table too.
+    @Test func theSMSStepsSuccessCodeIsTheTablesToo() async throws {
+        let outcomes = try OutcomeTable(csv: """
+            flow,code,action,meaning_zh,meaning_en,source
+            mobile,103000,success,成功,success,t
+            mobile,*,fallback,失败,failure,t
+            tianyi,0,success,成功,success,t
+            tianyi,*,fallback,失败,failure,t
+            unicom,0,success,成功,success,t
+            unicom,*,fallback,失败,failure,t
+            sms,OK,success,成功,success,t
+            sms,*,failed,失败,failure,t
+            """, file: "codes.csv")
+        let sms = MockSMSProvider(send: [.value("OK")], verify: [.value(SMSVerification(resultCode: "OK", session: Secret("s-1")))])
+        let coordinator = LoginCoordinator(
+            engine: LoginDecisionEngine(tables: DecisionTables(outcomes: outcomes)), providers: LoginProviders(sms: sms), events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(sim: .absent))
+        #expect(outcome.ending == .success && outcome.flow == .sms)
+        #expect(outcome.trace.map(Self.summary) == ["sms:OK:success"])
     }
 
     @Test func unicomFlowEndToEnd() async throws {
@@ -346,6 +428,27 @@ import Testing
         #expect(outcome.flow == .mobile)
         #expect(sms.codesSent == 0)
         #expect(clock.elapsed == .zero)   // no time passed: it did not wait for the timeout
+    }
+
+    /// A device attacker's read: a login cancelled while it probed a half-open channel kept the probe's slot (a
+    /// caller's cancel reported nothing), so with one probe allowed the device skipped the channel as
+    /// `circuit-open` until the probe's time-out (20 s). A cancel counts nothing and frees the slot: the next
+    /// login probes.
+    @Test func aLoginCancelledWhileItProbesFreesTheProbe() async throws {
+        let clock = FakeClock()
+        let health = ChannelHealth(window: 4, minimumAttempts: 1, failureThreshold: 0.5, coolDown: .seconds(60), probes: 1)
+        health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+        clock.advance(by: .seconds(61))
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .halfOpen)
+        let provider = MockOneTapProvider(.mobile, [.hang, .value(MockOneTapProvider.answer(103000, 2, flow: .mobile))], clock: clock)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), health: health, clock: clock, events: DiscardingEventSink())
+        let first = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(1)
+        first.cancel()
+        #expect(try await first.value.ending == .cancelled)
+        let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(second.trace.map(Self.summary) == ["mobile:103000:success"])
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
     }
 
     @Test func aSecondConcurrentLoginIsRejected() async throws {

@@ -232,6 +232,23 @@ import Testing
         #expect(waited >= 970)
     }
 
+    /// A gateway attacker's read: a token the provider answers with an error rather than a refusal (GeeTest's
+    /// `status` `error` for a made-up `lot_number` or a replayed `pass_token`, Tencent's `CaptchaCode` 16) was
+    /// never counted, so the bound above did not hold: every such token reached the provider. Every check that
+    /// does not pass counts now, whatever the provider answered.
+    @Test func tokensTheProviderAnswersWithAnErrorReachItABoundedNumberOfTimes() async throws {
+        struct Refused: Error, CustomStringConvertible { var description: String { "-50304 lot_number mismatch" } }
+        let verifier = ScriptedCaptchaVerifier(accepting: [], failing: Refused())
+        let setup = Setup(captcha: verifier)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        for index in 0..<1000 {
+            _ = try await setup.send(
+                to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("bad-\(index)")),
+                at: Self.t0.addingTimeInterval(1 + Double(index) * 0.6))
+        }
+        #expect(verifier.checks <= 30, "\(verifier.checks) checks")
+    }
+
     /// No lock-out: a user behind the same address (a carrier's NAT) whose captcha is solved waits at most a minute
     /// after the newest rejected token, then gets through.
     @Test func aNeighbourBehindTheSameAddressWaitsAtMostAMinute() async throws {
