@@ -16,9 +16,9 @@ public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
     package let carrierUnreached: Bool
     /// Whether a ``ExchangeAnswer/timeout`` came of the caller, not of the carrier: the caller went away
     /// while the carrier had the token, or its retry found the token already resent. It says nothing of the
-    /// channel, so the circuit breaker hears nothing of it (as of a caller's cancel of the flow itself): a
-    /// client disconnecting on purpose, or a user leaving a device's login, must not count as the carrier
-    /// timing out.
+    /// channel, so the circuit breaker counts nothing of it and only frees a probe the caller held (as for a
+    /// cancel of the flow itself): a client disconnecting on purpose, or a user leaving a device's login, must
+    /// not count as the carrier timing out.
     package let callersWord: Bool
 
     /// Binds an answer to the digest of the token exchanged.
