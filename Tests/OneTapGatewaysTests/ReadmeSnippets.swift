@@ -70,7 +70,7 @@ import Testing
             sender: try TencentSMSSender(configuration: try TencentSMSConfiguration(settings: try file.settings("tencent-sms")), transport: transport),
             captcha: try TencentCaptchaVerifier(
                 configuration: try TencentCaptchaConfiguration(settings: try file.settings("tencent-captcha")), transport: transport))
-        let server = LoginServer(exchange: ExchangeGuard(provider: exchange, ledger: ledger), sms: sms)
+        let server = LoginServer(exchange: ExchangeGuard(provider: exchange, ledger: ledger), sms: sms, quotas: LoginQuotas())
 
         // Number verification (本机号码校验): each token sent once, never past its lifetime; billed as the table says.
         let verification = NumberVerificationService(

@@ -28,7 +28,8 @@ func postgresReadmeSnippet() async throws {
     let logins = LoginServer(
         store: stores.loginSessionStore(),
         exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: stores.exchangeLedger()),
-        sms: SMSCodeService(keys: keys, sender: AliyunSMS(), store: stores.smsStore()))
+        sms: SMSCodeService(keys: keys, sender: AliyunSMS(), store: stores.smsStore()),
+        quotas: LoginQuotas(store: stores.loginQuotaStore()))
     let sessions = AppSessions(keys: keys, store: stores.appSessionStore())
     let merger = GuestMerger(store: stores.guestDataStore())
     // run() it beside vault.run() in your server's task group: every minute, what expired goes

@@ -51,7 +51,8 @@ public struct LoginServer: Sendable {
     ///   - sms: The SMS code service for the SMS step; nil when this server sends no codes.
     ///   - health: A circuit breaker to skip failing channels, shared across logins; none by default.
     ///   - quotas: The quotas on logins started and paid exchanges per address, device and app session
-    ///     (``LoginQuotas``: `Data/login-quotas.csv` over a store); none by default.
+    ///     (``LoginQuotas``: `Data/login-quotas.csv` over a store); none by default, which the server says once
+    ///     when it is made (an `exchange` `quota-missing` event): a server facing the internet needs them.
     ///   - clock: The time source.
     ///   - events: Receives the login events (area `login`); standard error by default.
     public init(
@@ -68,6 +69,7 @@ public struct LoginServer: Sendable {
         self.clock = clock
         self.events = events
         ledgerWrites = exchange.flatMap { (store as? any LoginSessionLedgerStore)?.ledgerWrites(with: $0.ledger) }
+        if quotas == nil { events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaMissing))) }
     }
 
     /// Starts a login for a device, in the app session whose access token the request carried.

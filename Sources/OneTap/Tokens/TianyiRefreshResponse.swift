@@ -4,9 +4,11 @@
 /// `OneTapGateways`' `TianyiTokenRefresher` does the HTTP call and hands the body here; this turns it into a
 /// ``RefreshResponse`` or a ``TokenError``. The public documentation defines only `result` 0 (success)
 /// and non-zero (failure, with `msg`), so a non-zero result is `relogin-required`: the refresh token is
-/// not accepted and the user must log in again. A body that is not the documented shape is
-/// `refresh-failed`, a failure that may pass (a proxy's error page, a truncated answer): the stored
-/// token is kept.
+/// not accepted and the user must log in again. But the open platform's own refusals, which say nothing of
+/// the refresh token (the codes `Data/exchange-codes.csv` marks `misconfigured` for Tianyi: no permission,
+/// the call limit, a stale timestamp, a bad signature, an unknown app), are `refresh-failed`, as is a body
+/// that is not the documented shape (a proxy's error page, a truncated answer): failures that may pass or
+/// that the operator fixes, so the stored token is kept and the refresh tried again after its back-off.
 package enum TianyiRefreshResponse {
     /// The answer's members this reads; others are skipped.
     private struct Body: JSONReadable {
@@ -68,7 +70,11 @@ package enum TianyiRefreshResponse {
             // The carrier's message is scrubbed of any token the same answer carries.
             let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) } + sent
             let message = decoded.msg.map { DisplayText.label(Secret.scrub($0, of: issued), limit: 200) }
-            throw TokenError(.reloginRequired, message: "the carrier refused the refresh token (result \(decoded.result))" + (message.map { ": \($0)" } ?? ""))
+            let platform = ExchangeCodeTable.builtIn.entry(for: .tianyi, gateway: "tianyi", code: decoded.result).action == .misconfigured
+            throw TokenError(
+                platform ? .refreshFailed : .reloginRequired,
+                message: (platform ? "the carrier refused the call, not the refresh token (result \(decoded.result))" : "the carrier refused the refresh token (result \(decoded.result))")
+                    + (message.map { ": \($0)" } ?? ""))
         }
         guard let access = decoded.accessToken, !access.isEmpty else {
             throw TokenError(.refreshFailed, message: "the refresh answer has result 0 but no accessToken")

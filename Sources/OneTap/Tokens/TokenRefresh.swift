@@ -133,6 +133,9 @@ package struct TokenRefresh: Sendable {
             return current.token
         }
         let response: RefreshResponse
+        // The answer's lifetime counts from when the request left: the carrier counted it from before its answer
+        // arrived, which may take long (a late answer up to the late-answer limit after).
+        let sent = clock.now()
         do {
             response = try await refresher.refresh(current.token)
         } catch is CancellationError where Task.isCancelled {
@@ -149,7 +152,7 @@ package struct TokenRefresh: Sendable {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
         }
         let now = clock.now()
-        let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: now)
+        let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: sent)
         guard policy.state(of: fresh, at: now) != .expired else {
             let seconds = response.expiresIn.map { "\($0.seconds) s" } ?? "no time"
             return try await failed(
@@ -222,7 +225,7 @@ package struct TokenRefresh: Sendable {
     }
 
     /// The token a refresh answer makes: the new access token, the new refresh token or else the old one
-    /// (rotation), and the answer's lifetime or else the policy's default, from `now`.
+    /// (rotation), and the answer's lifetime or else the policy's default, from `now` (when the request left).
     private func refreshed(_ token: AccessToken, with response: RefreshResponse, at now: Date) -> (AccessToken, rotatedRefresh: Secret?) {
         let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
         let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }

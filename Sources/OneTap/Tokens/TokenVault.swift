@@ -112,6 +112,10 @@ public actor TokenVault {
     /// `run()` returns. When the task is
     /// cancelled instead, refreshes under way are cancelled and their callers get `not-running`.
     ///
+    /// Before it returns, it writes the refreshed tokens it kept in memory because their writes failed (a
+    /// carrier's rotated refresh token may be the only one it still takes), and emits `not-stored` for each it
+    /// still could not write.
+    ///
     /// A `run()` that starts after ``shutdown()`` (a service group stopping while its task was still
     /// starting) returns at once.
     /// - Throws: ``TokenError`` of kind `already-running` when the vault is running or has run.
@@ -129,6 +133,12 @@ public actor TokenVault {
             // callers' time limit may carry a rotated refresh token, the only one the carrier still takes.
             await self.drained.wait(until: { await self.running == 0 })
             group.cancelAll()
+        }
+        // A refreshed token whose write failed lives only in memory until a scan writes it: write it now (the
+        // store may be back), and say which are lost with this process if it still cannot be written.
+        await refresh.writeKeptTokens(in: self)
+        for account in unsaved.accounts {
+            refresh.emit(.notStored(account: account, message: "the vault stopped before the refreshed token could be written: it is lost"))
         }
         lifecycle.stopped()
         flights.resolveAll(TokenError(.notRunning, account: nil, message: "the vault stopped before the refresh finished"))

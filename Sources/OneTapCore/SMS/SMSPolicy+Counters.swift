@@ -28,9 +28,10 @@ extension SMSPolicy {
     /// alike. A device id is the app's claim, no secret: counted alone, a stranger who knew it spent its count
     /// from anywhere (its sends, its wrong guesses, its login starts) and held its owner back; counted per
     /// address, the stranger fills only the device's count at the stranger's own address, which the address
-    /// rules already bound.
+    /// rules already bound. A missing device id is `(not given)` at its address (no device id can spell it: it
+    /// holds a space): one bucket across every address let anyone fill it for every client that sends none.
     /// - Parameters:
-    ///   - device: The device id.
+    ///   - device: The device id, or ``notGiven``.
     ///   - block: The address's key (``SMSContext/limitKey(_:prefix:)``, its /64), or ``notGiven``.
     /// - Returns: The counter's value.
     package static func device(_ device: String, at block: String) -> String { "\(device) at \(block)" }
@@ -103,7 +104,7 @@ extension SMSPolicy {
             case .ip: ip ?? SMSPolicy.notGiven
             case .ip56: ip56 ?? SMSPolicy.notGiven
             case .ip48: ip48 ?? SMSPolicy.notGiven
-            case .device: device.map { SMSPolicy.device($0, at: ip ?? SMSPolicy.notGiven) } ?? SMSPolicy.notGiven
+            case .device: SMSPolicy.device(device ?? SMSPolicy.notGiven, at: ip ?? SMSPolicy.notGiven)
             case .session: session ?? SMSPolicy.notGiven
             case .global: "all"
             }

@@ -79,8 +79,9 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         }
 
         /// The key's value: the address's block (`203.0.113.7`, `2409:8900:1:2::/64`, `…/56`, `…/48`),
-        /// the device id at the address's /64 (`one-phone at 203.0.113.7`), the app session id or `all`;
-        /// ``SMSPolicy/notGiven`` for a missing address or device, the one shared bucket.
+        /// the device id at the address's /64 (`one-phone at 203.0.113.7`; a missing one is `(not given) at …`,
+        /// counted at its address too), the app session id or `all`; ``SMSPolicy/notGiven`` for a missing address,
+        /// the one shared bucket.
         ///
         /// A device is counted per address because its id is the app's claim, no secret: counted alone, a
         /// stranger who knew it used up the device's quota from anywhere and its owner could start no login.
@@ -91,7 +92,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
             case .ip: address.map { SMSContext.limitKey($0, prefix: 64) } ?? SMSPolicy.notGiven
             case .ip56: address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven
             case .ip48: address.map { SMSContext.limitKey($0, prefix: 48) } ?? SMSPolicy.notGiven
-            case .device: device.map { SMSPolicy.device($0, at: value(for: .ip)) } ?? SMSPolicy.notGiven
+            case .device: SMSPolicy.device(device ?? SMSPolicy.notGiven, at: value(for: .ip))
             case .session: session
             case .global: "all"
             case .number, .numberSession: SMSPolicy.notGiven  // no rule counts per them (``keys``)

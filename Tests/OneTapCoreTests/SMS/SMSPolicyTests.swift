@@ -236,7 +236,8 @@ import Testing
         #expect(SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", device: "d1").value(for: .device) == "d1 at 203.0.113.7")
         #expect(SMSPolicy.Request(number: "13800138000", ip: "2409:8900:1:2::/64", device: "d1").value(for: .device) == "d1 at 2409:8900:1:2::/64")
         #expect(SMSPolicy.Request(number: "13800138000", device: "d1").value(for: .device) == "d1 at (not given)")
-        #expect(SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7").value(for: .device) == "(not given)")
+        #expect(SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7").value(for: .device) == "(not given) at 203.0.113.7")
+        #expect(SMSPolicy.Request(number: "13800138000").value(for: .device) == "(not given) at (not given)")
     }
 
     @Test func countersAndRequestKeysStayApart() {

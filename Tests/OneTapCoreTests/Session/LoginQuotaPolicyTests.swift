@@ -34,7 +34,7 @@ import Testing
     @Test func aMissingKeyCountsInTheUnknownBucket() throws {
         let policy = try policy("ip,ip,starts,60,2,t\ndevice,device,starts,60,2,t\n")
         let anonymous = LoginQuotaPolicy.Request(address: nil, device: nil, session: "S1")
-        #expect(policy.counters(for: anonymous, counting: .starts).map(\.description) == ["starts:ip:(not given)", "starts:device:(not given)"])
+        #expect(policy.counters(for: anonymous, counting: .starts).map(\.description) == ["starts:ip:(not given)", "starts:device:(not given) at (not given)"])
         #expect(policy.counters(for: anonymous, counting: .exchanges).isEmpty)
         // Two other anonymous requests filled the unknown buckets: a third, from another session, is refused.
         let events: [LoginQuotaPolicy.Counter: [Date]] = [
@@ -47,7 +47,9 @@ import Testing
     }
 
     /// A device is counted at its address (an IPv6 client's /64): its id is a claim a stranger can send from
-    /// anywhere. The missing device's bucket stays one across every address (fail closed).
+    /// anywhere. A missing device is counted at its address too (still counted: fail closed). It was one bucket
+    /// across every address, which a quota attacker's read showed anyone could fill: twenty starts without a
+    /// device id, and for an hour no client anywhere that sent none could start a login.
     @Test func aDeviceIsCountedAtItsAddress() throws {
         let policy = try policy("device,device,starts,60,2,t\n")
         let counters = { (address: String?, device: String?) throws -> [String] in
@@ -56,8 +58,17 @@ import Testing
         #expect(try counters("203.0.113.7", "one-phone") == ["starts:device:one-phone at 203.0.113.7"])
         #expect(try counters("2409:8900:1:2:aaaa::1", "one-phone") == ["starts:device:one-phone at 2409:8900:1:2::/64"])
         #expect(try counters(nil, "one-phone") == ["starts:device:one-phone at (not given)"])
-        #expect(try counters("203.0.113.7", nil) == ["starts:device:(not given)"])
-        #expect(try counters("198.51.100.1", nil) == ["starts:device:(not given)"])
+        #expect(try counters("203.0.113.7", nil) == ["starts:device:(not given) at 203.0.113.7"])
+        #expect(try counters("198.51.100.1", nil) == ["starts:device:(not given) at 198.51.100.1"])
+        #expect(try counters(nil, nil) == ["starts:device:(not given) at (not given)"])
+        // Twenty device-less starts at one address leave another address's device-less clients free.
+        let full: [LoginQuotaPolicy.Counter: [Date]] = [
+            LoginQuotaPolicy.Counter(counts: .starts, key: .device, value: "(not given) at 198.51.100.1"): [Self.now, Self.now],
+        ]
+        let elsewhere = LoginQuotaPolicy.Request(address: try IPAddress("203.0.113.9"), device: nil, session: "S2")
+        #expect(policy.decide(elsewhere, counting: .starts, events: full, at: Self.now) == .admit)
+        let there = LoginQuotaPolicy.Request(address: try IPAddress("198.51.100.1"), device: nil, session: "S2")
+        #expect(policy.decide(there, counting: .starts, events: full, at: Self.now) != .admit)
     }
 
     /// Sliding windows, exact to the second; the rule that frees a place last is named.

@@ -70,23 +70,29 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 
     @Test func server() async throws {
         let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = FaultyAccountDirectory(InMemoryAccountDirectory())
+        let loginQuotas = InMemoryLoginQuotaStore()
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         // README: server
-        let logins = LoginServer(store: loginSessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger))
+        let logins = LoginServer(
+            store: loginSessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger),
+            quotas: LoginQuotas(store: loginQuotas))                   // Data/login-quotas.csv: without them nothing bounds starts or paid exchanges
         let accounts = AccountLogin(directory: accountDirectory)       // seed 002: a new number gets an account
 
         // POST /login            Authorization: Bearer <access token>; body: the app's DeviceSnapshot
-        func start(_ bearer: String, _ body: Data) async throws -> (status: Int, body: String) {
+        // client: the address ClientAddress resolved (below); device: the app's device id header, if it sent one
+        func start(_ bearer: String, _ body: Data, _ client: IPAddress, _ device: DeviceID?) async throws -> (status: Int, body: String) {
             let me = try sessions.authenticate(bearer)                   // the app session; AppSessionError → 401
-            let started = try await logins.start(try DeviceSnapshot(json: body), for: me)
+            let started = try await logins.start(try DeviceSnapshot(json: body), for: me, address: client, device: device)
             return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
         }
 
         // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on
-        func report(_ bearer: String, _ id: String, _ report: LoginReport, version: Int) async -> (status: Int, body: String) {
+        func report(
+            _ bearer: String, _ id: String, _ report: LoginReport, version: Int, _ client: IPAddress, _ device: DeviceID?
+        ) async -> (status: Int, body: String) {
             await answer {
                 let me = try await sessions.live(bearer).claims          // checked against the store: not logged out
-                let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me)
+                let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me, address: client, device: device)
                 guard case .done(.success, let flow?, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
@@ -137,18 +143,19 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             }
         }
         // README: end
+        let client = try IPAddress("203.0.113.9")
         let guest = try await sessions.open()
         let bearer = guest.accessToken.reveal()
-        let started = try await start(bearer, Data(#"{"sim":"present","plmn":"46000"}"#.utf8))
+        let started = try await start(bearer, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil)
         #expect(started.status == 201 && started.body.contains(#""next":"run mobile (attempt 1)""#))
         let id = String(started.body.split(separator: "\"")[3])
         let credential = CarrierCredential(flow: .mobile, token: Secret("T1"), uniqueID: "u1")
         // Another app session cannot report to this login, even knowing its id.
         let stranger = try await sessions.open().accessToken.reveal()
-        #expect(await report(stranger, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 404)
+        #expect(await report(stranger, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil).status == 404)
         // The directory is down when the success comes: 503, and the login is finished by a later request.
         accountDirectory.faults.inject(.refuse(.io, "the directory is down"), into: [.account])
-        let failed = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        let failed = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil)
         #expect(failed.status == 503, "\(failed)")
         #expect(await account(stranger, id, confirmed: false).status == 404)
         // A second passes before the account step, as the user's tap and the carrier's page take: access tokens
@@ -158,22 +165,22 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let done = await account(bearer, id, confirmed: false)
         #expect(done.status == 200 && done.body.contains(#""created":true"#) && done.body.contains("accessToken"), "\(done)")
         // The guest's token no longer counts after the login (no fixation); the account's new one does.
-        #expect(await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1).status == 401)
+        #expect(await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil).status == 401)
         let fields = done.body.split(separator: "\"")
         let at = try #require(fields.firstIndex(of: "accessToken"))
         let accountBearer = String(fields[at + 2])
-        let replay = await report(accountBearer, id, .result(.mobile, code: "103000", credential: credential), version: 1)
+        let replay = await report(accountBearer, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil)
         #expect(replay.status == 410, "\(replay)")
-        #expect(await report(accountBearer, LoginSessionID.random().text, .timeout(.mobile), version: 1).status == 404)
-        #expect(await report("forged", id, .timeout(.mobile), version: 2).status == 401)
+        #expect(await report(accountBearer, LoginSessionID.random().text, .timeout(.mobile), version: 1, client, nil).status == 404)
+        #expect(await report("forged", id, .timeout(.mobile), version: 2, client, nil).status == 401)
 
         // A number last verified 200 days ago (二次号?): 403 until the integrator's own second factor passed,
         // then the account step with `confirmed` logs in (the review of 2026-12-04: the handler asked again).
         _ = try await accountDirectory.findOrCreate(try PhoneNumber("13900139000"), newID: "dormant-owner", at: Date().addingTimeInterval(-200 * 86_400))
         let later = try await sessions.open().accessToken.reveal()
-        let second = try await start(later, Data(#"{"sim":"present","plmn":"46000"}"#.utf8))
+        let second = try await start(later, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil)
         let secondID = String(second.body.split(separator: "\"")[3])
-        let dormant = await report(later, secondID, .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-dormant"), uniqueID: "u2")), version: 1)
+        let dormant = await report(later, secondID, .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-dormant"), uniqueID: "u2")), version: 1, client, nil)
         #expect(dormant.status == 403 && dormant.body.contains("second-factor"), "\(dormant)")
         // No second to wait here: the credentials of the account step are the ones the login started with.
         let confirmed = await account(later, secondID, confirmed: true)

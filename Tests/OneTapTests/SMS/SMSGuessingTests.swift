@@ -117,14 +117,15 @@ import Testing
         #expect(wrong >= 60, "the attack did reach the bound (\(wrong))")
     }
 
-    /// A request without a device id is not let off the device rules: it counts in the shared "(not given)"
-    /// bucket. A session is always given (`SMSContext` requires one): the number-and-session rules count per it.
+    /// A request without a device id is not let off the device rules: it counts in the "(not given)" bucket at its
+    /// address (one bucket across every address let anyone fill it for all). A session is always given
+    /// (`SMSContext` requires one): the number-and-session rules count per it.
     @Test func requestsWithoutADeviceShareTheDeviceBucket() throws {
         let policy = SMSPolicy.builtIn
         let session = try LoginSessionID("Session-counted-000001")
         let withoutDevice = SMSContext(ip: try IPAddress("203.0.113.7"), session: session).request(for: Self.number)
         let counters = policy.counters(for: withoutDevice, counting: .sends).map(\.description)
-        #expect(counters.contains("sends:device:(not given)"))
+        #expect(counters.contains("sends:device:(not given) at 203.0.113.7"))
         #expect(counters.contains("sends:number-session:13800138000/Session-counted-000001"))
         #expect(counters.contains("sends:global:all"))
         let v6 = SMSContext(ip: try IPAddress("2001:db8:1234:5678:9abc::1"), session: .testSession).request(for: Self.number)

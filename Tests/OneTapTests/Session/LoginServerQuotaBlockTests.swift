@@ -51,16 +51,19 @@ import Testing
     }
 
     /// A client that names its device `unknown` neither shares nor fills the bucket of requests that
-    /// gave no device (a device is counted per address since 2026-12-04, the missing device's one
-    /// bucket still across every address).
+    /// gave no device (a device is counted per address since 2026-12-04; a missing device too since 2026-12-05:
+    /// its one bucket across every address let anyone fill it for every client that sends none).
     @Test func aDeviceCalledUnknownIsNotTheMissingDevicesBucket() async throws {
-        let logins = server()
+        let devices = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,source\ndevice-starts,device,starts,3600,2,test\n", file: "q.csv")
+        let logins = LoginServer(quotas: LoginQuotas(policy: devices), clock: clock, events: DiscardingEventSink())
         _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: try IPAddress("198.51.100.1"))
-        _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("198.51.100.2"))
-        // The missing devices' bucket is spent; a device named "unknown" still starts.
-        _ = try await logins.start(Self.mobileSIM, for: Self.client(2), address: try IPAddress("198.51.100.3"), device: try DeviceID("unknown"))
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("198.51.100.1"))
+        // The missing devices' bucket at that address is spent; a device named "unknown" there still starts.
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(2), address: try IPAddress("198.51.100.1"), device: try DeviceID("unknown"))
         await #expect {
-            try await logins.start(Self.mobileSIM, for: Self.client(3), address: try IPAddress("198.51.100.4"))
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: try IPAddress("198.51.100.1"))
         } throws: { Self.isOverQuota($0, rule: "device-starts") }
+        // Elsewhere, a client without a device starts.
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(4), address: try IPAddress("198.51.100.4"))
     }
 }

@@ -103,8 +103,9 @@ import Testing
         _ = try await logins.report(success("T-9"), to: started.session.id, version: 1, from: Self.client(9), address: owner, device: device)
     }
 
-    /// Without an address or a device, every caller shares the rule's one `unknown` bucket: a missing key
-    /// never removes the limit.
+    /// Without an address, every caller shares the rule's one `(not given)` bucket; without a device, every
+    /// caller at one address shares that address's: a missing key never removes the limit (a missing device's
+    /// bucket is its address's since a quota attacker's read: one across every address let anyone fill it for all).
     @Test func aMissingAddressOrDeviceSharesOneBucket() async throws {
         let logins = server()
         for index in 0..<3 {
@@ -114,11 +115,14 @@ import Testing
             try await logins.start(Self.mobileSIM, for: Self.client(3), device: try DeviceID("device-3"))
         } throws: { isOverQuota($0, rule: "ip-starts") }
         for index in 0..<3 {
-            _ = try await logins.start(Self.mobileSIM, for: Self.client(10 + index), address: try IPAddress("198.51.100.\(index + 1)"))
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(10 + index), address: try IPAddress("2409:8900:1:2::\(index + 1)"))
         }
+        // The /64's device-less bucket is spent (its `ip` rule too: a /64 is one place).
         await #expect {
-            try await logins.start(Self.mobileSIM, for: Self.client(13), address: try IPAddress("198.51.100.9"))
-        } throws: { isOverQuota($0, rule: "device-starts") }
+            try await logins.start(Self.mobileSIM, for: Self.client(13), address: try IPAddress("2409:8900:1:2::9"))
+        } throws: { isOverQuota($0, rule: "device-starts") || isOverQuota($0, rule: "ip-starts") }
+        // Another address's clients without a device still start.
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(14), address: try IPAddress("198.51.100.9"))
     }
 
     /// Paid exchanges per address: the third success report is refused before its token reaches the

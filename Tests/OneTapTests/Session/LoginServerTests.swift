@@ -27,7 +27,21 @@ import Testing
         if case .run(.mobile, attempt: 1) = started.instruction {} else { Issue.record("expected run mobile 1, got \(started.instruction)") }
         #expect(try await store.load(started.session.id) == started.session)
         #expect(store.count == 1)
-        #expect(events.names == ["planned", "flow-started"])
+        #expect(events.names == ["quota-missing", "planned", "flow-started"])
+    }
+
+    /// A quota attacker's read: a server made without login quotas bounded nothing, and said nothing (the README's
+    /// handlers made theirs so). It says so once, when it is made; one with quotas says nothing.
+    @Test func aServerWithoutQuotasSaysSoOnce() async throws {
+        let without = RecordingEventSink()
+        let logins = LoginServer(store: store, clock: clock, events: without)
+        _ = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        #expect(without.recorded.filter { $0.area == "exchange" }.map { $0.json() } == [
+            #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"quota-missing"}"#,
+        ])
+        let with = RecordingEventSink()
+        _ = LoginServer(store: store, quotas: LoginQuotas(), clock: clock, events: with)
+        #expect(with.recorded.isEmpty)
     }
 
     /// The carrier's IPv6 evidence is the address the server saw, never the `ip` a request's snapshot claims (an
@@ -244,6 +258,6 @@ import Testing
             try await server(store: failing).start(Self.mobileSIM, for: TestAppSession.me)
         } throws: { error in (error as? StoreError)?.kind == .io }
         #expect(store.count == 0)
-        #expect(events.recorded.isEmpty)
+        #expect(events.names == ["quota-missing"], "no login event: nothing was stored")
     }
 }

@@ -56,6 +56,18 @@ import Testing
     /// A refused refresh names the carrier's result and message (what the `relogin-required` event shows).
     /// The path of a malformed answer names its keys, which are the carrier's (or a man in the middle's): a key
     /// holding a line break or a megabyte was put in the error (and the event's text) as it came.
+    /// A token-vault attacker's read: every result but 0 was taken as the carrier refusing the refresh token, and an
+    /// expired token was then deleted, so a burst over the call limit (-65), a clock step (-10009) or a wrong
+    /// app secret after a deploy (-20005) logged every account it touched out. Those answers (the open platform's
+    /// codes `Data/exchange-codes.csv` marks `misconfigured`) are failed refreshes: the token is kept, and the
+    /// refresh is tried again after its back-off.
+    @Test(arguments: ["-64", "-65", "-10009", "-20005", "-20006"])
+    func thePlatformsOwnRefusalsKeepTheToken(code: String) {
+        let error = #expect(throws: TokenError.self) { try TianyiRefreshResponse.decode(Array(#"{"result":\#(code),"msg":"调用接口超限"}"#.utf8)) }
+        #expect(error?.kind == .refreshFailed, "\(String(describing: error))")
+        #expect(error.map { "\($0)".contains("result \(code)") } == true)
+    }
+
     @Test func anOddKeyInAMalformedAnswerIsQuotedAndCut() {
         let key = "x\\ny: forged" + String(repeating: "k", count: 10_000)
         let body = #"{"result":0,""# + key + #"":tru}"#

@@ -58,6 +58,27 @@ extension TokenVaultTests {
         #expect(refresher.calls == 2)
     }
 
+    /// A token-vault attacker's read: a refreshed token's expiry was counted from when the answer arrived, so an answer
+    /// that took 200 s (its lifetime counted by the carrier from before then) was believed 200 s longer than it lives,
+    /// past the 60 s skew margin. It counts from when the request left.
+    @Test func aRefreshedTokensLifetimeCountsFromTheRequest() async throws {
+        final class SlowCarrier: TokenRefresher, @unchecked Sendable {
+            let clock: FakeClock
+            init(clock: FakeClock) { self.clock = clock }
+            func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+                clock.advance(by: .seconds(200))   // the answer takes 200 s
+                return RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))
+            }
+        }
+        let sent = clock.now()
+        try await running(vault(SlowCarrier(clock: clock), refreshTimeout: nil)) { vault in
+            try await vault.store(expired())
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")
+        }
+        let expiresAt = try #require(try await store.load("u1")?.token.expiresAt)
+        #expect(expiresAt <= sent.addingTimeInterval(3_600), "expires \(expiresAt), sent \(sent)")
+    }
+
     /// A carrier that rotates refresh tokens and refuses one it replaced (RFC 9700's reuse detection): only the
     /// latest refresh token refreshes.
     final class RotatingCarrier: TokenRefresher, @unchecked Sendable {
@@ -114,6 +135,19 @@ extension TokenVaultTests {
         // The event names the failure, never a token.
         let notStored = events.tokenEvents.first { $0.name == "not-stored" }.map(\.description) ?? ""
         #expect(notStored.contains("No space left on device") && !["A0", "A1", "R0", "R1"].contains { notStored.contains($0) }, "\(notStored)")
+    }
+
+    /// A token-vault attacker's read: a refreshed token kept in memory because its write failed was written only by
+    /// a later background scan, so a graceful shutdown before it (the store back, then a deploy) lost it, and with it
+    /// the carrier's rotated refresh token. The vault writes what it keeps before `run()` returns.
+    @Test func aGracefulShutdownWritesTheKeptTokens() async throws {
+        let carrier = RotatingCarrier()
+        try await afterARefreshWhoseWriteFailed(carrier) { (vault, _) async throws in
+            await vault.waitUntilNoRefreshRuns()
+            #expect(try await stored() == "A0")
+        }
+        #expect(try await stored() == "A1")
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R1")
     }
 
     /// A stale token's refresh whose write failed: callers are served the refreshed token kept in memory (as the
