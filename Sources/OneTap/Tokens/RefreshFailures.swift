@@ -15,7 +15,8 @@
 /// A final failure of an expired token is not kept here: the refresh removes the token and the user logs in
 /// again. One of a token that still has time is: it backs off until the token expires (``record(_:until:at:)``).
 /// Once the book holds more than ``pruneThreshold`` accounts, entries whose retry time has passed are
-/// dropped when the next failure is recorded, so it stays bounded.
+/// dropped when the next failure is recorded, so it stays bounded; a prune that leaves the book large waits
+/// until it has doubled (amortized O(1) a failure, however many accounts back off at once).
 package struct RefreshFailures: Sendable {
     /// One account's failures in a row.
     package struct Entry: Hashable, Sendable {
@@ -31,6 +32,10 @@ package struct RefreshFailures: Sendable {
     /// The delays.
     package let backoff: RefreshBackoff
     private var entries: [AccountID: Entry] = [:]
+    /// How many times the whole book was filtered for passed entries (the tests').
+    package private(set) var prunes = 0
+    /// The size above which the next failure prunes: the threshold, or twice what the last prune left.
+    private var pruneAbove = Self.pruneThreshold
 
     /// An empty book.
     /// - Parameter backoff: The delays after failures.
@@ -85,8 +90,10 @@ package struct RefreshFailures: Sendable {
     /// - Returns: The new entry.
     package mutating func record(_ account: AccountID, until retryAt: Date, at now: Date) -> Entry {
         let entry = Entry(attempts: (entries[account]?.attempts ?? 0) + 1, retryAt: max(retryAt, now))
-        if entries.count > Self.pruneThreshold {
+        if entries.count > pruneAbove {
+            prunes += 1
             entries = entries.filter { $0.value.retryAt > now }
+            pruneAbove = max(Self.pruneThreshold, 2 * entries.count)
         }
         entries[account] = entry
         return entry

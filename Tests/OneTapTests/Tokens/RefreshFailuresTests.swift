@@ -162,5 +162,15 @@ extension TokenVaultTests {
             #expect(book.count == after)
             #expect(book.entry(for: "late")?.attempts == 1)
         }
+
+        /// A token-vault attacker's read: with more accounts backing off than the threshold (a carrier outage),
+        /// every later failure filtered the whole book again and dropped nothing: quadratic time on the vault's
+        /// actor. The book prunes again only once it has doubled since the last prune.
+        @Test func aBookOfAccountsAllBackingOffIsNotFilteredAtEveryFailure() throws {
+            var book = book()
+            for index in 0..<(3 * RefreshFailures.pruneThreshold) { _ = book.record(try AccountID("a\(index)"), at: start) }
+            #expect(book.count == 3 * RefreshFailures.pruneThreshold)
+            #expect(book.prunes <= 2, "\(book.prunes) filters of the whole book")
+        }
     }
 }
