@@ -252,11 +252,7 @@ import Testing
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: sms, exchange: exchange), clock: clock, events: events)
-        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")), phoneNumber: try PhoneNumber("13800138000")) }
-        var calls = exchange.calls.makeAsyncIterator()
-        #expect(await calls.next() == .mobile)
-        login.cancel()
-        let outcome = try await login.value
+        let outcome = try await Self.cancelledDuringTheExchange(coordinator, exchange, phoneNumber: try PhoneNumber("13800138000"))
         #expect(outcome.ending == .cancelled && outcome.flow == .sms)
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:caller-cancelled:cancelled"])
         #expect(outcome.trace[1].meaning == "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation")
@@ -273,14 +269,19 @@ import Testing
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(
             providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), exchange: exchange), clock: clock, events: events)
-        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
-        var calls = exchange.calls.makeAsyncIterator()
-        #expect(await calls.next() == .mobile)
-        login.cancel()
-        let outcome = try await login.value
+        let outcome = try await Self.cancelledDuringTheExchange(coordinator, exchange, phoneNumber: nil)
         #expect(outcome.ending == .cancelled && outcome.flow == .sms)
         #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-timeout:switch", "sms:caller-cancelled:cancelled"])
         #expect(events.names.last == "cancelled")
+    }
+
+    /// Runs a China Mobile login on `coordinator` and cancels its caller once its token reached `exchange`.
+    static func cancelledDuringTheExchange(_ coordinator: LoginCoordinator, _ exchange: HangingExchange, phoneNumber: PhoneNumber?) async throws -> LoginOutcome {
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")), phoneNumber: phoneNumber) }
+        var calls = exchange.calls.makeAsyncIterator()
+        #expect(await calls.next() == .mobile)
+        login.cancel()
+        return try await login.value
     }
 
     /// A device attacker's read: a user who left while the token was being exchanged counted as a failure of
@@ -293,11 +294,7 @@ import Testing
         let coordinator = LoginCoordinator(
             providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(send: [.hang], clock: clock), exchange: exchange),
             health: health, clock: clock, events: DiscardingEventSink())
-        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")), phoneNumber: try PhoneNumber("13800138000")) }
-        var calls = exchange.calls.makeAsyncIterator()
-        #expect(await calls.next() == .mobile)
-        login.cancel()
-        #expect(try await login.value.ending == .cancelled)
+        #expect(try await Self.cancelledDuringTheExchange(coordinator, exchange, phoneNumber: try PhoneNumber("13800138000")).ending == .cancelled)
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
     }
 
