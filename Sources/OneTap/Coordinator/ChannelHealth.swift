@@ -125,13 +125,15 @@ public final class ChannelHealth: Sendable {
         /// an open circuit ends at most a cool-down from now, a probe started at most now, a spent client waits
         /// at most a probe time-out and a cool-down. So a wall clock set back (a device's corrected by the
         /// network) never keeps a channel skipped longer than the rules say, counted from the first time the
-        /// breaker is asked after it.
+        /// breaker is asked after it. A `now` behind by less than a probe time-out is a slow request's instant,
+        /// read before another request moved the channel on: nothing is brought back for it.
         mutating func settle(at now: Date, _ configuration: Configuration) {
+            let tolerance = configuration.probeTimeout.seconds
             let latestEnd = now.addingTimeInterval(configuration.coolDown.seconds)
-            if let until = openUntil, until > latestEnd { openUntil = latestEnd }
-            for index in probes.indices where probes[index].startedAt > now { probes[index].startedAt = now }
+            if let until = openUntil, until > latestEnd.addingTimeInterval(tolerance) { openUntil = latestEnd }
+            for index in probes.indices where probes[index].startedAt > now.addingTimeInterval(tolerance) { probes[index].startedAt = now }
             let latestSpent = now.addingTimeInterval(configuration.probeTimeout.seconds + configuration.coolDown.seconds)
-            for index in spent.indices where spent[index].until > latestSpent { spent[index].until = latestSpent }
+            for index in spent.indices where spent[index].until > latestSpent.addingTimeInterval(tolerance) { spent[index].until = latestSpent }
         }
 
         /// The probes still holding their slots at `now`.
@@ -172,9 +174,10 @@ public final class ChannelHealth: Sendable {
     package func admissions(at now: Date) -> ChannelAdmissions {
         channels.withLock { channels in
             var admissions: [OneTapCore.Channel: ChannelAdmission] = [:]
-            for key in Array(channels.keys) {
-                channels[key]?.settle(at: now, configuration)
-                guard let channel = channels[key], let until = channel.openUntil else { continue }
+            for index in channels.indices {
+                channels.values[index].settle(at: now, configuration)
+                let (key, channel) = channels[index]
+                guard let until = channel.openUntil else { continue }
                 if now < until {
                     admissions[key] = .rejected
                 } else if channel.live(at: now, timeout: configuration.probeTimeout).count >= configuration.probes {

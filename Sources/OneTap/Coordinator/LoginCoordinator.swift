@@ -149,15 +149,18 @@ public actor LoginCoordinator {
         }
         do {
             let outcome = try await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow], events: events)
-            if Task.isCancelled, case .fault = outcome.answer { return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential)) }
+            if Task.isCancelled, case .fault = outcome.answer {
+                return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential, callersWord: true))
+            }
             return .exchange(outcome)
         } catch {
             // No answer: the ledger failed on the claim (the token was not sent), or the caller stopped
             // waiting. On the device no one retries the report, so the login moves on: a fault, the token's
             // text scrubbed.
-            let why = Task.isCancelled || error is CancellationError
+            let callerLeft = Task.isCancelled || error is CancellationError
+            let why = callerLeft
                 ? "the caller stopped waiting" : "the exchange was not made: \(Secret.scrub("\(error)", of: [credential.token, credential.refreshToken]))"
-            return .exchange(ExchangeOutcome(.fault(String(why.prefix(200))), for: credential))
+            return .exchange(ExchangeOutcome(.fault(String(why.prefix(200))), for: credential, callersWord: callerLeft))
         }
     }
 

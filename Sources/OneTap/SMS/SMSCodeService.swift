@@ -177,7 +177,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         case waits((rule: String, until: Date))
         /// The provider answered that it is not solved: counted against the requester's own keys.
         case rejected
-        /// Not checked: no verifier, or the provider failed (said by a `provider-failed` event); counts nothing.
+        /// Not checked: no verifier, or the verifier threw (said by a `provider-failed` event). Counted against the
+        /// requester's own keys when the error came of the token (a vendor's error code for a made-up or replayed
+        /// one, a token refused before sending); not when the provider could not be reached or answered nothing
+        /// usable (a ``GatewayError``), nor when the caller went away.
         case unchecked
     }
 
@@ -194,19 +197,21 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             return .waits(wait)
         }
         let solved: Bool
-        var failed = false
         do {
             solved = try await captcha.verify(token, context: context)
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
-            (solved, failed) = (false, true)
+            // A token the provider answers with an error (a made-up or replayed one) costs it a call as a refused
+            // one does, so it counts; a provider down (a ``GatewayError``) or a caller gone is no word on the token.
+            if !(error is GatewayError || error is CancellationError || Task.isCancelled) {
+                try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
+            }
+            return .unchecked
         }
         guard solved else {
-            // Every check that does not pass counts, whatever the provider answered: a token it answers with an
-            // error (a made-up or replayed one) costs it a call as a refused one does.
             try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
-            return failed ? .unchecked : .rejected
+            return .rejected
         }
         return .solved
     }

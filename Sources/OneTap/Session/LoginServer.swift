@@ -83,8 +83,8 @@ public struct LoginServer: Sendable {
     ///     `clientIP`, a claim the request carried, is replaced by it). None counts in one shared `(not given)`
     ///     address for every caller that gives none (fail closed): one quota bucket, and one client to the
     ///     breaker; and names no carrier.
-    ///   - device: The app's device id, for the quotas per device and the breaker. None counts in one
-    ///     shared `(not given)` device bucket per quota rule.
+    ///   - device: The app's device id, for the quotas per device and the breaker. None counts as the device
+    ///     `(not given)` at the address.
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, ``LoginRejection``
     ///   `over-quota` when the client started too many logins (``LoginQuotas``; nothing is stored), or

@@ -5,11 +5,16 @@
 /// ``RefreshResponse`` or a ``TokenError``. The public documentation defines only `result` 0 (success)
 /// and non-zero (failure, with `msg`), so a non-zero result is `relogin-required`: the refresh token is
 /// not accepted and the user must log in again. But the open platform's own refusals, which say nothing of
-/// the refresh token (the codes `Data/exchange-codes.csv` marks `misconfigured` for Tianyi: no permission,
-/// the call limit, a stale timestamp, a bad signature, an unknown app), are `refresh-failed`, as is a body
-/// that is not the documented shape (a proxy's error page, a truncated answer): failures that may pass or
-/// that the operator fixes, so the stored token is kept and the refresh tried again after its back-off.
+/// the refresh token (``platformRefusals``), are `refresh-failed`, as is a body that is not the documented
+/// shape (a proxy's error page, a truncated answer): failures that may pass or that the operator fixes, so
+/// the stored token is kept and the refresh tried again after its back-off.
 package enum TianyiRefreshResponse {
+    /// The open platform's own refusals, whatever the API: no permission (-64), the call limit (-65), a stale
+    /// timestamp (-10009: the server's clock), a bad signature (-20005), an unknown app (-20006), as
+    /// `Data/exchange-codes.csv` lists them for Tianyi's token API with their sources (ishumei's 数美认证 manual,
+    /// MobClub's SecVerify readme). Positive codes there speak of the token itself, so they are not here.
+    static let platformRefusals: Set<String> = ["-64", "-65", "-10009", "-20005", "-20006"]
+
     /// The answer's members this reads; others are skipped.
     private struct Body: JSONReadable {
         static var skipsByteOrderMark: Bool { true }
@@ -70,7 +75,7 @@ package enum TianyiRefreshResponse {
             // The carrier's message is scrubbed of any token the same answer carries.
             let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) } + sent
             let message = decoded.msg.map { DisplayText.label(Secret.scrub($0, of: issued), limit: 200) }
-            let platform = ExchangeCodeTable.builtIn.entry(for: .tianyi, gateway: "tianyi", code: decoded.result).action == .misconfigured
+            let platform = Self.platformRefusals.contains(decoded.result.text)
             throw TokenError(
                 platform ? .refreshFailed : .reloginRequired,
                 message: (platform ? "the carrier refused the call, not the refresh token (result \(decoded.result))" : "the carrier refused the refresh token (result \(decoded.result))")

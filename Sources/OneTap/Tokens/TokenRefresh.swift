@@ -282,8 +282,11 @@ package struct TokenRefresh: Sendable {
     /// Writes every token this vault kept after a failed write, over the version each replaces (what the
     /// background scan does first): the store may be back, and until a token is written other instances see
     /// only the one it replaced.
-    /// - Parameter vault: The vault.
-    package func writeKeptTokens(in vault: isolated TokenVault) async {
+    /// - Parameters:
+    ///   - vault: The vault.
+    ///   - stoppingAtAFailure: Whether the first account the store fails on ends the pass (at shutdown: a store still
+    ///     down would hold it one time-out per account).
+    package func writeKeptTokens(in vault: isolated TokenVault, stoppingAtAFailure: Bool = false) async {
         for account in vault.unsaved.accounts where vault.flights.flight(for: account) == nil {
             let current: StoredToken
             do {
@@ -293,6 +296,7 @@ package struct TokenRefresh: Sendable {
                 }
                 current = stored
             } catch {
+                if stoppingAtAFailure { return }
                 continue  // a store still down is tried again at the next scan
             }
             // A flight that started while the store was read writes it itself.
@@ -300,6 +304,7 @@ package struct TokenRefresh: Sendable {
             do {
                 _ = try await writeKept(kept, over: current, in: vault)
             } catch {
+                if stoppingAtAFailure { return }
                 continue  // said by the write's event; tried again at the next scan
             }
         }

@@ -112,9 +112,9 @@ public actor TokenVault {
     /// `run()` returns. When the task is
     /// cancelled instead, refreshes under way are cancelled and their callers get `not-running`.
     ///
-    /// Before it returns, it writes the refreshed tokens it kept in memory because their writes failed (a
-    /// carrier's rotated refresh token may be the only one it still takes), and emits `not-stored` for each it
-    /// still could not write.
+    /// Before it returns from a shutdown, it writes the refreshed tokens it kept in memory because their writes
+    /// failed (a carrier's rotated refresh token may be the only one it still takes), stopping at the store's
+    /// first failure; it emits `not-stored` for each it could not write (a cancelled run writes none).
     ///
     /// A `run()` that starts after ``shutdown()`` (a service group stopping while its task was still
     /// starting) returns at once.
@@ -135,8 +135,9 @@ public actor TokenVault {
             group.cancelAll()
         }
         // A refreshed token whose write failed lives only in memory until a scan writes it: write it now (the
-        // store may be back), and say which are lost with this process if it still cannot be written.
-        await refresh.writeKeptTokens(in: self)
+        // store may be back; not when cancelled, whose store calls would be too, and stopping at the store's first
+        // failure, so a store still down does not hold the shutdown), and say which are lost with this process.
+        if !Task.isCancelled { await refresh.writeKeptTokens(in: self, stoppingAtAFailure: true) }
         for account in unsaved.accounts {
             refresh.emit(.notStored(account: account, message: "the vault stopped before the refreshed token could be written: it is lost"))
         }

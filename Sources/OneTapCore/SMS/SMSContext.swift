@@ -5,7 +5,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// subscriber is given, and per /56 and /48 too). Without one, the request counts in the address
     /// rules' shared "not given" bucket: pass it.
     public var ip: IPAddress?
-    /// The app's device id. Without one, the request counts in the device rules' shared bucket.
+    /// The app's device id. Without one, the request counts as the device "not given" at its address.
     public var device: DeviceID?
     /// The login session the code is for: each session has its own code, its own wrong tries and its own
     /// send limits for a number, so a stranger's sends and guesses (in sessions of their own) neither spend

@@ -3,8 +3,9 @@
 ///
 /// Pure: given the events each counter holds, it decides whether a send may go out, needs a captcha, or
 /// must wait, and whether a verify may compare a code, needs a captcha first, or must wait. Limits fail
-/// closed: a rule whose key a request lacks (no address, no device id, no session) counts the request in
-/// one shared "not given" bucket per rule, never skips it. Windows are sliding and exact to the
+/// closed: a rule whose key a request lacks (no address, no session) counts the request in one shared
+/// "not given" bucket per rule, never skips it; one without a device id counts as the device "not given" at its
+/// address. Windows are sliding and exact to the
 /// second: an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock
 /// went back, still counts, so a clock change never releases a limit).
 public struct SMSPolicy: DataTable, RateTable {

@@ -30,8 +30,12 @@ public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Binds an answer to the credential whose token was exchanged.
-    package init(_ answer: ExchangeAnswer, for credential: CarrierCredential) {
-        self.init(answer, token: credential.tokenDigest)
+    /// - Parameters:
+    ///   - answer: The answer.
+    ///   - credential: The credential.
+    ///   - callersWord: Whether it came of the caller going away (see ``callersWord``).
+    package init(_ answer: ExchangeAnswer, for credential: CarrierCredential, callersWord: Bool = false) {
+        self.init(answer, token: credential.tokenDigest, callersWord: callersWord)
     }
 
     /// The answer: `103000 138****8000`, `timeout`, …

@@ -18,7 +18,8 @@
 /// - a flow whose answers keep the login waiting: a `progress` code (`Data/result-codes.csv`: China Mobile's
 ///   200087 page shown, 200029/200089 busy with an earlier call) changes nothing, and a caller that runs the
 ///   flow again at once would loop for as long as the SDK stays busy. The ``progressLimit``-th `progress`
-///   answer in a row is applied as the SDK's fault instead, which falls back.
+///   answer in a row is applied as the SDK's fault instead, which falls back. (A report from outside, through
+///   ``take(_:version:at:channels:)``, is applied as it came: a transcript replays what a client sent.)
 ///
 /// A report that comes from outside and may be refused (a transcript's line) goes through
 /// ``take(_:version:at:channels:)`` instead, which throws and changes nothing.

@@ -3,9 +3,9 @@
 /// sliding window.
 ///
 /// Pure: given the events each counter holds, it decides whether one more start or exchange is
-/// admitted. A request without an address or a device counts in one shared bucket per rule,
-/// ``SMSPolicy/notGiven`` (`(not given)`, which no device id can spell: ids have no spaces), so a missing
-/// key never removes a limit (fail closed). An IPv6 client counts per /64, /56 and /48 (keys `ip`, `ip56`,
+/// admitted. A request without an address counts in one shared bucket per rule, ``SMSPolicy/notGiven``
+/// (`(not given)`, which no device id can spell: ids have no spaces), one without a device id as the device
+/// `(not given)` at its address, so a missing key never removes a limit (fail closed). An IPv6 client counts per /64, /56 and /48 (keys `ip`, `ip56`,
 /// `ip48`: the blocks one subscriber, one site and one customer are given), so a client moving to a fresh
 /// /64 for each login is still held by its wider blocks; an IPv4 client is its address under all three. Windows are sliding and exact to the second:
 /// an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock went back,

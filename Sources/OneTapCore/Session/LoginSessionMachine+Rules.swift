@@ -205,8 +205,13 @@ extension LoginSessionMachine {
         case .fault(let message):
             let text = DisplayText.label(message, limit: 200)
             // The carrier unreached is what the server saw; any other fault may come of the token the client
-            // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word.
-            report(flow, .failed, carrierUnreached ? .server : .client, &progress)
+            // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word. A
+            // caller that went away (before the send, or while the ledger's answer was awaited) says nothing of it.
+            if callersWord {
+                report(flow, .cancelled, .client, &progress)
+            } else {
+                report(flow, .failed, carrierUnreached ? .server : .client, &progress)
+            }
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
                   health: nil)
         case .tokenExpired:

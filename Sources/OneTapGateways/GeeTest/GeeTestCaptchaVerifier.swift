@@ -35,7 +35,7 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         guard !configuration.captchaID.isEmpty, configuration.captchaID.count <= 64,
             configuration.captchaID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
         else {
-            throw GatewayError(gateway: Self.name, .misconfigured("captchaId must be the captcha's id from GeeTest's console (letters and digits), not '\(configuration.captchaID.prefix(40))'"))
+            throw GatewayError(gateway: Self.name, .misconfigured("captchaId must be the captcha's id from GeeTest's console (letters and digits), not \(CredentialCheck.glimpse(configuration.captchaID))"))
         }
         let key = configuration.captchaKey.reveal()
         guard !key.isEmpty, key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {

@@ -34,7 +34,7 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         let signer = TC3Signer(gateway: Self.name, secretID: configuration.secretID, secretKey: configuration.secretKey, service: "captcha")
         client = try TencentCloudClient(signer: signer, action: "DescribeCaptchaResult", version: "2019-07-22", endpoint: configuration, transport: transport, clock: clock)
         guard !configuration.captchaAppID.isEmpty, configuration.captchaAppID.count <= 15, configuration.captchaAppID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw GatewayError(gateway: Self.name, .misconfigured("captchaAppId must be the CaptchaAppId the captcha console shows (digits), not '\(configuration.captchaAppID.prefix(40))'"))
+            throw GatewayError(gateway: Self.name, .misconfigured("captchaAppId must be the CaptchaAppId the captcha console shows (digits), not \(CredentialCheck.glimpse(configuration.captchaAppID))"))
         }
         let key = configuration.appSecretKey.reveal()
         guard !key.isEmpty, key.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {

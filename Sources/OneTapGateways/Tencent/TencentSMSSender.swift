@@ -30,7 +30,7 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
         client = try TencentCloudClient(signer: signer, action: "SendSms", version: "2021-01-11", endpoint: configuration, transport: transport, clock: clock)
         for (field, value) in [("sdkAppId", configuration.sdkAppID), ("templateId", configuration.templateID)] {
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the digits the SMS console shows, not '\(value.prefix(40))'"))
+                throw GatewayError(gateway: Self.name, .misconfigured("\(field) must be the digits the SMS console shows, not \(CredentialCheck.glimpse(value))"))
             }
         }
         guard !configuration.signName.isEmpty, configuration.signName.trimmingCharacters(in: .whitespacesAndNewlines) == configuration.signName else {

@@ -24,7 +24,7 @@ package struct TianyiClient: Sendable {
         }
         for (field, value) in [("clientType", configuration.clientType), ("format", configuration.format), ("version", configuration.version)] {
             guard !value.isEmpty, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "&" && $0 != "=" }) else {
-                throw GatewayError(gateway: gateway, .misconfigured("\(field) must be a non-empty ASCII word without spaces, '&' or '=', not '\(value.prefix(40))'"))
+                throw GatewayError(gateway: gateway, .misconfigured("\(field) must be a non-empty ASCII word without spaces, '&' or '=', not \(CredentialCheck.glimpse(value))"))
             }
         }
         self.configuration = configuration

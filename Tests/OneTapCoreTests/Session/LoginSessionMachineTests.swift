@@ -563,6 +563,19 @@ import Testing
         #expect(gate.records.map { "\($0.action) \($0.source)" } == heard)
     }
 
+    /// The review of the cancel fix: an exchange that ends because its caller went away counts nothing and frees a
+    /// probe, whether it was a time-out or a fault (the guard answers a caller gone before the send with a fault):
+    /// the fault case counted it as the client's failure.
+    @Test(arguments: [ExchangeAnswer.timeout, .fault("the caller went away before the token was sent")])
+    func anExchangeTheCallerLeftCountsNothing(answer: ExchangeAnswer) throws {
+        let gate = RecordingGate()
+        let machine = GatedMachine(gate: gate)
+        let start = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
+        let exchanging = try machine.advance(start.session, Fixture.success(.mobile, "T1"), version: 1, at: Fixture.now)
+        _ = try machine.advance(exchanging.session, .exchange(ExchangeOutcome(answer, token: nil, callersWord: true)).bound(to: exchanging.session), at: Fixture.now)
+        #expect(gate.records.map { "\($0.action) \($0.source)" } == ["cancelled client"])
+    }
+
     // MARK: Properties over random logins
 
     /// The reports a random login draws from: valid and invalid, for every flow.

@@ -249,6 +249,20 @@ import Testing
         #expect(verifier.checks <= 30, "\(verifier.checks) checks")
     }
 
+    /// The review of that fix: a provider that is down (its transport's error) says nothing of the tokens, so its
+    /// failures count against no one: a user behind the same address is not made to wait once it is back.
+    @Test func aProviderThatIsDownCountsAgainstNoOne() async throws {
+        let verifier = ScriptedCaptchaVerifier(accepting: ["solved"], failing: GatewayError(gateway: "captcha", .timedOut))
+        let setup = Setup(captcha: verifier)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        for index in 0..<20 {
+            _ = try await setup.send(
+                to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("t-\(index)")),
+                at: Self.t0.addingTimeInterval(1 + Double(index)))
+        }
+        #expect(verifier.checks == 20, "every check reached the provider: none waited")
+    }
+
     /// No lock-out: a user behind the same address (a carrier's NAT) whose captcha is solved waits at most a minute
     /// after the newest rejected token, then gets through.
     @Test func aNeighbourBehindTheSameAddressWaitsAtMostAMinute() async throws {

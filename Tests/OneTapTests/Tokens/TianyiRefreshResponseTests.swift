@@ -53,13 +53,10 @@ import Testing
         }
     }
 
-    /// A refused refresh names the carrier's result and message (what the `relogin-required` event shows).
-    /// The path of a malformed answer names its keys, which are the carrier's (or a man in the middle's): a key
-    /// holding a line break or a megabyte was put in the error (and the event's text) as it came.
     /// A token-vault attacker's read: every result but 0 was taken as the carrier refusing the refresh token, and an
     /// expired token was then deleted, so a burst over the call limit (-65), a clock step (-10009) or a wrong
     /// app secret after a deploy (-20005) logged every account it touched out. Those answers (the open platform's
-    /// codes `Data/exchange-codes.csv` marks `misconfigured`) are failed refreshes: the token is kept, and the
+    /// own codes, `TianyiRefreshResponse.platformRefusals`) are failed refreshes: the token is kept, and the
     /// refresh is tried again after its back-off.
     @Test(arguments: ["-64", "-65", "-10009", "-20005", "-20006"])
     func thePlatformsOwnRefusalsKeepTheToken(code: String) {
@@ -68,6 +65,16 @@ import Testing
         #expect(error.map { "\($0)".contains("result \(code)") } == true)
     }
 
+    /// A code the token API's table marks `misconfigured` but that speaks of the token itself (51004, the app and the
+    /// token do not match) is still the carrier refusing the refresh token.
+    @Test func aRefusalOfTheTokenItselfIsStillARefusal() {
+        let error = #expect(throws: TokenError.self) { try TianyiRefreshResponse.decode(Array(#"{"result":51004}"#.utf8)) }
+        #expect(error?.kind == .reloginRequired)
+    }
+
+    /// A refused refresh names the carrier's result and message (what the `relogin-required` event shows).
+    /// The path of a malformed answer names its keys, which are the carrier's (or a man in the middle's): a key
+    /// holding a line break or a megabyte was put in the error (and the event's text) as it came.
     @Test func anOddKeyInAMalformedAnswerIsQuotedAndCut() {
         let key = "x\\ny: forged" + String(repeating: "k", count: 10_000)
         let body = #"{"result":0,""# + key + #"":tru}"#
