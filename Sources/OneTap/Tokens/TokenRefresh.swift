@@ -155,10 +155,21 @@ package struct TokenRefresh: Sendable {
         let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: sent)
         guard policy.state(of: fresh, at: now) != .expired else {
             let seconds = response.expiresIn.map { "\($0.seconds) s" } ?? "no time"
-            return try await failed(
-                flight, current, refused: false,
-                "the refresh failed: the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired",
-                in: vault)
+            let message = "the refresh failed: the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired"
+            guard let rotatedRefresh else { return try await failed(flight, current, refused: false, message, in: vault) }
+            // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
+            // token the account had, so the next refresh carries it.
+            let kept = current.token.rotated(
+                value: current.token.value, refreshToken: rotatedRefresh, issuedAt: current.token.issuedAt, expiresAt: current.token.expiresAt)
+            var stored = current
+            do {
+                stored = StoredToken(token: kept, version: try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept)))
+            } catch let error as StoreError where error.kind == .conflict {
+                // Someone wrote since: theirs stands.
+            } catch {
+                vault.unsaved.keep(kept, over: current.version)  // written by the next scan, as a refreshed token is
+            }
+            return try await failed(flight, stored, refused: false, message, in: vault)
         }
         do {
             _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))

@@ -37,9 +37,22 @@ extension TokenVaultTests {
             }
         }
         #expect(refresher.calls == 1)
-        #expect(try await stored() == "A0")   // the answer was not stored
-        guard case .refreshFailed(_, let message, 1, _) = events.tokenEvents.last else { Issue.record("no refresh-failed"); return }
+        #expect(try await stored() == "A0")   // the answer's access token was not stored (its refresh token was)
+        guard case .refreshFailed(_, let message, 1, _) = events.tokenEvents.last else { Issue.record("no refresh-failed: \(events.tokenEvents)"); return }
         #expect(message.contains("already expired"))
+    }
+
+    /// A token-vault attacker's read: such an answer's new refresh token was thrown away with it, so a carrier that
+    /// rotates (and retires the one it replaced) logged the account out at the next refresh. The stored token keeps
+    /// its access token and takes the answer's refresh token; the next refresh carries it.
+    @Test func anAnswerTooShortToServeKeepsItsRotatedRefreshToken() async throws {
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 30)))])
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+        }
+        let kept = try #require(try await store.load("u1"))
+        #expect(kept.token.value.reveal() == "A0" && kept.token.refreshToken?.reveal() == "R1")
     }
 
     /// A short answer that is not yet expired is served until it expires, without a refresh per call.
