@@ -121,19 +121,20 @@ public final class ChannelHealth: Sendable {
         var spent: [(client: ChannelClient, until: Date)] = []
         static let spentLimit = 256
 
-        /// Brings back to `now` what a clock that has since gone back put further ahead than the rules allow:
-        /// an open circuit ends at most a cool-down from now, a probe started at most now, a spent client waits
-        /// at most a probe time-out and a cool-down. So a wall clock set back (a device's corrected by the
-        /// network) never keeps a channel skipped longer than the rules say, counted from the first time the
-        /// breaker is asked after it. A `now` behind by less than a probe time-out is a slow request's instant,
-        /// read before another request moved the channel on: nothing is brought back for it.
+        /// Brings back what a clock that has since gone back put further ahead than the rules allow, give or take
+        /// a probe time-out (a slow request's instant, read before another request moved the channel on, is that
+        /// much behind, and shortens nothing): an open circuit ends at most a cool-down and a probe time-out from
+        /// now, a probe started at most a probe time-out from now, a spent client waits at most two probe
+        /// time-outs and a cool-down. So a wall clock set back (a device's corrected by the network) never keeps
+        /// a channel skipped for much longer than the rules say, counted from the first time the breaker is asked
+        /// after it.
         mutating func settle(at now: Date, _ configuration: Configuration) {
-            let tolerance = configuration.probeTimeout.seconds
-            let latestEnd = now.addingTimeInterval(configuration.coolDown.seconds)
-            if let until = openUntil, until > latestEnd.addingTimeInterval(tolerance) { openUntil = latestEnd }
-            for index in probes.indices where probes[index].startedAt > now.addingTimeInterval(tolerance) { probes[index].startedAt = now }
-            let latestSpent = now.addingTimeInterval(configuration.probeTimeout.seconds + configuration.coolDown.seconds)
-            for index in spent.indices where spent[index].until > latestSpent.addingTimeInterval(tolerance) { spent[index].until = latestSpent }
+            let ahead = now.addingTimeInterval(configuration.probeTimeout.seconds)
+            let latestEnd = ahead.addingTimeInterval(configuration.coolDown.seconds)
+            if let until = openUntil, until > latestEnd { openUntil = latestEnd }
+            for index in probes.indices where probes[index].startedAt > ahead { probes[index].startedAt = ahead }
+            let latestSpent = latestEnd.addingTimeInterval(configuration.probeTimeout.seconds)
+            for index in spent.indices where spent[index].until > latestSpent { spent[index].until = latestSpent }
         }
 
         /// The probes still holding their slots at `now`.
@@ -174,7 +175,9 @@ public final class ChannelHealth: Sendable {
     package func admissions(at now: Date) -> ChannelAdmissions {
         channels.withLock { channels in
             var admissions: [OneTapCore.Channel: ChannelAdmission] = [:]
-            for index in channels.indices {
+            var index = channels.startIndex
+            while index != channels.endIndex {
+                defer { channels.formIndex(after: &index) }
                 channels.values[index].settle(at: now, configuration)
                 let (key, channel) = channels[index]
                 guard let until = channel.openUntil else { continue }

@@ -178,9 +178,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         /// The provider answered that it is not solved: counted against the requester's own keys.
         case rejected
         /// Not checked: no verifier, or the verifier threw (said by a `provider-failed` event). Counted against the
-        /// requester's own keys when the error came of the token (a vendor's error code for a made-up or replayed
-        /// one, a token refused before sending); not when the provider could not be reached or answered nothing
-        /// usable (a ``GatewayError``), nor when the caller went away.
+        /// requester's own keys like a refusal (a vendor's error code for a made-up or replayed token, a token
+        /// refused before sending, a verifier's own error), unless the provider was down or misconfigured (a
+        /// ``GatewayError`` that it could not be reached, sent nothing, timed out, answered 5xx, or is
+        /// misconfigured): that is no word on the token.
         case unchecked
     }
 
@@ -196,6 +197,11 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.captchaCheckWait(state, request, at: now) }) {
             return .waits(wait)
         }
+        // Counted even for a caller that went away meanwhile: the provider was asked all the same.
+        let store = self.store
+        let countRejection = { @Sendable () async throws in
+            try await writeDespiteCancellation { try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) } }
+        }
         let solved: Bool
         do {
             solved = try await captcha.verify(token, context: context)
@@ -203,17 +209,28 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
             // A token the provider answers with an error (a made-up or replayed one) costs it a call as a refused
-            // one does, so it counts; a provider down (a ``GatewayError``) or a caller gone is no word on the token.
-            if !(error is GatewayError || error is CancellationError || Task.isCancelled) {
-                try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
-            }
+            // one does, so it counts; a provider that is down or misconfigured is no word on the token.
+            if !Self.providerDown(error) { try await countRejection() }
             return .unchecked
         }
         guard solved else {
-            try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) }
+            try await countRejection()
             return .rejected
         }
         return .solved
+    }
+
+    /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
+    /// it could not be reached, sent nothing, timed out, answered 5xx, or its configuration is wrong.
+    /// - Parameter error: What the verifier threw.
+    /// - Returns: Whether it is the provider's trouble.
+    private static func providerDown(_ error: any Error) -> Bool {
+        guard let error = error as? GatewayError else { return false }
+        switch error.kind {
+        case .unreachable, .notSent, .timedOut, .misconfigured: return true
+        case .httpStatus(let status): return status >= 500
+        case .bodyTooLarge, .malformedBody, .refusedCredential, .wrongContentType: return false
+        }
     }
 
     /// Verifies the code a client typed.

@@ -166,8 +166,12 @@ package struct TokenRefresh: Sendable {
                 stored = StoredToken(token: kept, version: try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept)))
             } catch let error as StoreError where error.kind == .conflict {
                 // Someone wrote since: theirs stands.
-            } catch {
+            } catch where !flight.loggedOut {
                 vault.unsaved.keep(kept, over: current.version)  // written by the next scan, as a refreshed token is
+                let text = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
+                emit(.notStored(account: account, message: "the refresh token the carrier rotated could not be stored (\(text)); it is kept in this instance's memory"))
+            } catch {
+                // Logged out meanwhile: nothing to keep.
             }
             return try await failed(flight, stored, refused: false, message, in: vault)
         }
@@ -315,9 +319,10 @@ package struct TokenRefresh: Sendable {
             do {
                 _ = try await writeKept(kept, over: current, in: vault)
             } catch {
-                if stoppingAtAFailure { return }
-                continue  // said by the write's event; tried again at the next scan
+                continue  // a logout since, said by the write's event
             }
+            // Still kept: the store failed the write (said by its `not-stored` event); tried again at the next scan.
+            if stoppingAtAFailure, vault.unsaved.accounts.contains(account) { return }
         }
     }
 

@@ -113,8 +113,8 @@ public actor TokenVault {
     /// cancelled instead, refreshes under way are cancelled and their callers get `not-running`.
     ///
     /// Before it returns from a shutdown, it writes the refreshed tokens it kept in memory because their writes
-    /// failed (a carrier's rotated refresh token may be the only one it still takes), stopping at the store's
-    /// first failure; it emits `not-stored` for each it could not write (a cancelled run writes none).
+    /// failed (a carrier's rotated refresh token may be the only one it still takes), stopping at the first the
+    /// store fails to read or write; it emits `not-stored` for each it could not write (a cancelled run writes none).
     ///
     /// A `run()` that starts after ``shutdown()`` (a service group stopping while its task was still
     /// starting) returns at once.

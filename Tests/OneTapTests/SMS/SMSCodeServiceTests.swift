@@ -235,7 +235,7 @@ import Testing
     /// A gateway attacker's read: a token the provider answers with an error rather than a refusal (GeeTest's
     /// `status` `error` for a made-up `lot_number` or a replayed `pass_token`, Tencent's `CaptchaCode` 16) was
     /// never counted, so the bound above did not hold: every such token reached the provider. Every check that
-    /// does not pass counts now, whatever the provider answered.
+    /// does not pass counts now, unless the provider was down or misconfigured.
     @Test func tokensTheProviderAnswersWithAnErrorReachItABoundedNumberOfTimes() async throws {
         struct Refused: Error, CustomStringConvertible { var description: String { "-50304 lot_number mismatch" } }
         let verifier = ScriptedCaptchaVerifier(accepting: [], failing: Refused())
@@ -247,6 +247,29 @@ import Testing
                 at: Self.t0.addingTimeInterval(1 + Double(index) * 0.6))
         }
         #expect(verifier.checks <= 30, "\(verifier.checks) checks")
+    }
+
+    /// The second review of that fix: a client that hung up while the provider checked its made-up token (its request's
+    /// task cancelled, the transport throwing `CancellationError`) was not counted, though the provider was asked.
+    @Test func aCallerWhoHangsUpDuringTheCheckIsCountedAllTheSame() async throws {
+        final class HangingUp: CaptchaVerifier, @unchecked Sendable {
+            let calls = LockedValue(0)
+            func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+                calls.withLock { $0 += 1 }
+                withUnsafeCurrentTask { $0?.cancel() }   // the client hung up while the provider was asked
+                throw CancellationError()
+            }
+        }
+        let verifier = HangingUp()
+        let setup = Setup(captcha: verifier)
+        _ = try await setup.send(to: Self.number, context: SMSContext(ip: Self.ip, session: .testSession), at: Self.t0)
+        for index in 0..<1000 {
+            let context = SMSContext(ip: Self.ip, session: .testSession, captcha: Secret("bad-\(index)"))
+            let number = try PhoneNumber(value: 13_900_000_000 + UInt64(index))
+            let at = Self.t0.addingTimeInterval(1 + Double(index) * 0.6)
+            _ = await Task { try await setup.send(to: number, context: context, at: at) }.result
+        }
+        #expect(verifier.calls.withLock { $0 } <= 30, "\(verifier.calls.withLock { $0 }) checks")
     }
 
     /// The review of that fix: a provider that is down (its transport's error) says nothing of the tokens, so its
