@@ -167,9 +167,7 @@ package struct TokenRefresh: Sendable {
             } catch let error as StoreError where error.kind == .conflict {
                 // Someone wrote since: theirs stands.
             } catch where !flight.loggedOut {
-                vault.unsaved.keep(kept, over: current.version)  // written by the next scan, as a refreshed token is
-                let text = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
-                emit(.notStored(account: account, message: "the refresh token the carrier rotated could not be stored (\(text)); it is kept in this instance's memory"))
+                keepInMemory(kept, over: current, after: error, "the refresh token the carrier rotated", then: "it is kept in this instance's memory", in: vault)
             } catch {
                 // Logged out meanwhile: nothing to keep.
             }
@@ -191,15 +189,32 @@ package struct TokenRefresh: Sendable {
             // The carrier answered and may have rotated the refresh token: the new token is served and kept until
             // a write lands (the next background scan, or the account's next refresh, writes it before any
             // carrier call). The account backs off, so a store that is down is not asked again at every call.
-            vault.unsaved.keep(fresh, over: current.version)
-            let message = Secret.scrub("\(error)", of: [fresh.value, fresh.refreshToken, current.token.value, current.token.refreshToken])
-            emit(.notStored(account: account, message: "the refreshed token could not be stored (\(message)); it is served from this instance's memory and written when the store takes it"))
+            keepInMemory(
+                fresh, over: current, after: error, "the refreshed token", then: "it is served from this instance's memory and written when the store takes it",
+                in: vault)
             _ = vault.failures.record(account, at: now)
             return fresh
         }
         vault.failures.clear(account)
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
         return fresh
+    }
+
+    /// Keeps a token the store failed to write in this vault's memory, over the version it replaces (the next scan,
+    /// or the account's next refresh, writes it), and says so with a `not-stored` event that quotes no token.
+    /// - Parameters:
+    ///   - token: The token to keep.
+    ///   - current: The stored token it replaces.
+    ///   - error: What the store threw.
+    ///   - what: What could not be stored, for the event.
+    ///   - then: What becomes of it, for the event.
+    ///   - vault: The vault.
+    private func keepInMemory(
+        _ token: AccessToken, over current: StoredToken, after error: any Error, _ what: String, then: String, in vault: isolated TokenVault
+    ) {
+        vault.unsaved.keep(token, over: current.version)
+        let message = Secret.scrub("\(error)", of: [token.value, token.refreshToken, current.token.value, current.token.refreshToken])
+        emit(.notStored(account: token.account, message: "\(what) could not be stored (\(message)); \(then)"))
     }
 
     /// What writing a kept token leads to.
@@ -322,7 +337,7 @@ package struct TokenRefresh: Sendable {
                 continue  // a logout since, said by the write's event
             }
             // Still kept: the store failed the write (said by its `not-stored` event); tried again at the next scan.
-            if stoppingAtAFailure, vault.unsaved.accounts.contains(account) { return }
+            if stoppingAtAFailure, vault.unsaved.holds(account) { return }
         }
     }
 

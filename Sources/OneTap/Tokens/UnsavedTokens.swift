@@ -33,6 +33,11 @@ struct UnsavedTokens: Sendable {
     /// The accounts with a kept token.
     var accounts: [AccountID] { Array(kept.keys) }
 
+    /// Whether an account has a kept token.
+    /// - Parameter account: The account.
+    /// - Returns: Whether one is kept.
+    func holds(_ account: AccountID) -> Bool { kept[account] != nil }
+
     /// Forgets an account's kept token.
     /// - Parameter account: The account.
     mutating func forget(_ account: AccountID) {

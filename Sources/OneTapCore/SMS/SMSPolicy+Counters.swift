@@ -31,10 +31,10 @@ extension SMSPolicy {
     /// rules already bound. A missing device id is `(not given)` at its address (no device id can spell it: it
     /// holds a space): one bucket across every address let anyone fill it for every client that sends none.
     /// - Parameters:
-    ///   - device: The device id, or ``notGiven``.
+    ///   - device: The device id, or nil when the request gave none.
     ///   - block: The address's key (``SMSContext/limitKey(_:prefix:)``, its /64), or ``notGiven``.
     /// - Returns: The counter's value.
-    package static func device(_ device: String, at block: String) -> String { "\(device) at \(block)" }
+    package static func device(_ device: String?, at block: String) -> String { "\(device ?? notGiven) at \(block)" }
 
     /// The counter a rule counts in, for a request: a ``RateCounter`` whose value is the number's digits,
     /// the number and session (`13800138000/<session>`), the address (an IPv6 /64, /56 or /48), the device
@@ -104,7 +104,7 @@ extension SMSPolicy {
             case .ip: ip ?? SMSPolicy.notGiven
             case .ip56: ip56 ?? SMSPolicy.notGiven
             case .ip48: ip48 ?? SMSPolicy.notGiven
-            case .device: SMSPolicy.device(device ?? SMSPolicy.notGiven, at: ip ?? SMSPolicy.notGiven)
+            case .device: SMSPolicy.device(device, at: ip ?? SMSPolicy.notGiven)
             case .session: session ?? SMSPolicy.notGiven
             case .global: "all"
             }

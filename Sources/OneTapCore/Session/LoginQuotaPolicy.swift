@@ -92,7 +92,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
             case .ip: address.map { SMSContext.limitKey($0, prefix: 64) } ?? SMSPolicy.notGiven
             case .ip56: address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven
             case .ip48: address.map { SMSContext.limitKey($0, prefix: 48) } ?? SMSPolicy.notGiven
-            case .device: SMSPolicy.device(device ?? SMSPolicy.notGiven, at: value(for: .ip))
+            case .device: SMSPolicy.device(device, at: value(for: .ip))
             case .session: session
             case .global: "all"
             case .number, .numberSession: SMSPolicy.notGiven  // no rule counts per them (``keys``)

@@ -198,20 +198,13 @@ extension LoginSessionMachine {
         case .timeout:
             progress.session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: progress.now))
             let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
-            // The server's own time-out counts against the channel; a caller that went away (its request
-            // cancelled) says nothing of it, and only frees a probe it held, as a user's cancel does.
-            report(flow, callersWord ? .cancelled : .failed, callersWord ? .client : .server, &progress)
+            reportFailedExchange(flow, seenBy: .server, callersWord: callersWord, &progress)  // the server's own time-out
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
             let text = DisplayText.label(message, limit: 200)
             // The carrier unreached is what the server saw; any other fault may come of the token the client
-            // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word. A
-            // caller that went away (before the send, or while the ledger's answer was awaited) says nothing of it.
-            if callersWord {
-                report(flow, .cancelled, .client, &progress)
-            } else {
-                report(flow, .failed, carrierUnreached ? .server : .client, &progress)
-            }
+            // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word.
+            reportFailedExchange(flow, seenBy: carrierUnreached ? .server : .client, callersWord: callersWord, &progress)
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
                   health: nil)
         case .tokenExpired:
@@ -309,6 +302,13 @@ extension LoginSessionMachine {
     private func report(_ flow: LoginFlow, _ action: OutcomeAction, _ source: ChannelReport.Source, _ progress: inout Progress) {
         guard flow.isOneTap else { return }
         progress.channelReports.append(.ended(Channel(carrier: progress.session.plan.carrier, flow: flow), action, source))
+    }
+
+    /// An exchange that gave no usable answer, for the breaker: a failure in `source`'s word, unless it came of the
+    /// caller going away (``ExchangeOutcome/callersWord``: before the send, or while the answer was awaited), which
+    /// says nothing of the channel and only frees a probe the caller held, as a user's cancel does.
+    private func reportFailedExchange(_ flow: LoginFlow, seenBy source: ChannelReport.Source, callersWord: Bool, _ progress: inout Progress) {
+        report(flow, callersWord ? .cancelled : .failed, callersWord ? .client : source, &progress)
     }
 
     /// The instruction a session's stage stands for (an exchange's is made where its credential is).
