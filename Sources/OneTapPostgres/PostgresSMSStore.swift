@@ -87,7 +87,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     ///   (the rows stayed locked past the statement timeout; nothing was written) or `corrupt` (a stored
     ///   row is not one OneTap wrote; it is left as it is).
     package func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey?, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         let read = PostgresCounterRows.Read(counters)
         // The global counters every send shares are locked only by an update that writes them (taken last,
@@ -95,13 +95,14 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         let shared = Set(counters.filter { $0.counter.key == .global }.map(\.description))
         let locks = Self.lockKeys(schema: schema, counters: read.ids.filter { !shared.contains($0) }, number: number)
         let sharedLocks = Self.lockKeys(schema: schema, counters: read.ids.filter(shared.contains), number: nil)
-        let doing = "update the SMS counters and the code record of \(number.number.masked)"
+        let doing = number.map { "update the SMS counters and the code record of \($0.number.masked)" } ?? "update the SMS counters"
         return try await PostgresCounterRows.update(pool, attempts: attempts, locks: locks, doing: doing) { connection, phase in
             func run() async throws -> (Result, Stored, SMSState) {
-                let rows = try await connection.execute(statements.read, [.textArray(read.ids), .text(number.id)])
+                let rows = try await connection.execute(statements.read, [.textArray(read.ids), number.map { .text($0.id) } ?? .null])
                 let stored = try self.read(rows, into: read, number: number, at: now)
                 var state = SMSState(events: stored.counters.events, counters: counters, code: stored.record, keepUntil: stored.keepUntil)
                 let result = body(&state)
+                if number == nil { state.code = nil }  // counters only: no record is written
                 return (result, stored, state)
             }
             var (result, stored, state) = try await run()
@@ -134,7 +135,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     }
 
     private func read(
-        _ rows: PostgresRows, into counters: PostgresCounterRows.Read<SMSPolicy.Counter>, number: SMSCodeKey, at now: Date
+        _ rows: PostgresRows, into counters: PostgresCounterRows.Read<SMSPolicy.Counter>, number: SMSCodeKey?, at now: Date
     ) throws(StoreError) -> Stored {
         var stored = Stored(counters: counters)
         for row in rows.rows {
@@ -147,6 +148,8 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 }
                 stored.counters.add(counter, events: events, keepUntil: keepUntil, at: now)
             } else {
+                // A counters-only update (no key) binds NULL, which no row's number equals: no record row comes.
+                guard let number else { continue }
                 guard keepUntil >= now else {
                     stored.code = (nil, keepUntil)  // expired: read as absent, never decoded
                     continue
@@ -174,7 +177,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
         /// record, upserting the record, upserting counters) as a data-modifying `WITH` part, the last as
         /// the statement itself. The text is made of the store's fixed fragments only; every value is a
         /// parameter. A counter's events are a slice of one `bigint[]` of all of them.
-        func statement(_ statements: Statements, number: SMSCodeKey, keepUntil: Date) throws(StoreError) -> (String, [PostgresValue]) {
+        func statement(_ statements: Statements, number: SMSCodeKey?, keepUntil: Date) throws(StoreError) -> (String, [PostgresValue]) {
             var parameters: [PostgresValue] = []
             func bind(_ value: PostgresValue) -> String {
                 parameters.append(value)
@@ -189,7 +192,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
             var keepPlaceholder: String? = nil
             func digits() -> String {
                 if let digitsPlaceholder { return digitsPlaceholder }
-                let placeholder = bind(.text(number.id))
+                let placeholder = bind(number.map { .text($0.id) } ?? .null)
                 digitsPlaceholder = placeholder
                 return placeholder
             }
@@ -207,7 +210,7 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
                 do {
                     json = try putCode.json()
                 } catch {
-                    throw StoreError(.io, message: "cannot write the code record of \(number.number.masked) as JSON; nothing was written")
+                    throw StoreError(.io, message: "cannot write the code record of \(number?.number.masked ?? "(no number)") as JSON; nothing was written")
                 }
                 parts.append("""
                     INSERT INTO \(statements.codes) (number, record, keep_until_ms) VALUES (\(digits()), \(bind(.text(json))), \(keep())) \

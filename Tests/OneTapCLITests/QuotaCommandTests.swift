@@ -52,7 +52,7 @@ import Testing
             "line 10: exchanges: admitted",
             "line 11: exchanges: admitted",
             "line 12: exchanges: over-quota by device-exchange, retry after 3480 s",
-            "10 requests: 7 admitted, 3 over quota",
+            "10 requests: 7 admitted, 0 captcha required, 3 over quota",
         ]
         // The same table through --policy and through --data.
         for arguments in [["--policy", file], ["--data", directory.path]] {
@@ -63,15 +63,20 @@ import Testing
         }
     }
 
-    /// The built-in table (Data/login-quotas.csv: 60 starts per address a minute) when none is given.
+    /// The built-in table (Data/login-quotas.csv: past 60 starts per address a minute, a captcha) when none is given;
+    /// a start that says a captcha came with it passes the captcha rule.
     @Test func theBuiltInQuotasByDefault() async throws {
         let starts = (0..<61).map { #"{"at":"2026-12-01T10:00:\#(String(format: "%02d", $0 / 2)).\#($0 % 2 == 0 ? "000" : "500")Z","counts":"starts","ip":"198.51.100.1","device":"d\#($0)","session":"QuotaCliSession\#(1_000_000 + $0)"}"# }
         let run = try await Binary.run(["quota", "-", "--json"], stdin: Array((starts.joined(separator: "\n") + "\n").utf8))
         #expect(run.status == 0 && run.stderr == "")
         #expect(run.lines.count == 62)
         // The 61st start, at 10:00:30.000, waits for the first (10:00:00.000) to leave at 10:01:00.000: 30 s.
-        #expect(run.lines[60] == #"{"line":61,"counts":"starts","decision":"over-quota","rule":"ip-starts-minute","retryAfter":30}"#)
-        #expect(run.lines[61] == #"{"summary":true,"requests":61,"admitted":60,"overQuota":1,"malformed":0}"#)
+        #expect(run.lines[60] == #"{"line":61,"counts":"starts","decision":"captcha-required","rule":"ip-starts-minute","retryAfter":30}"#)
+        #expect(run.lines[61] == #"{"summary":true,"requests":61,"admitted":60,"captchaRequired":1,"overQuota":0,"malformed":0}"#)
+        let solved = starts + [#"{"at":"2026-12-01T10:00:30.500Z","counts":"starts","ip":"198.51.100.1","device":"d61","captcha":true}"#]
+        let again = try await Binary.run(["quota", "-"], stdin: Array((solved.joined(separator: "\n") + "\n").utf8))
+        #expect(again.status == 0 && again.stderr == "")
+        #expect(again.lines.suffix(2) == ["line 62: starts: admitted", "62 requests: 61 admitted, 1 captcha required, 0 over quota"])
     }
 
     /// A malformed line is an error record, the replay goes on, and the exit is 65.
@@ -95,7 +100,7 @@ import Testing
         #expect(run.lines[3].hasPrefix("line 4: error: key 'at': "))
         #expect(run.lines[4].hasPrefix("line 5: error: ") && run.lines[4].contains("colour"))
         #expect(run.lines[5] == "line 6: starts: admitted")
-        #expect(run.lines[6] == "1 request: 1 admitted, 0 over quota; 5 malformed lines")
+        #expect(run.lines[6] == "1 request: 1 admitted, 0 captcha required, 0 over quota; 5 malformed lines")
     }
 
     /// A malformed replacement login-quotas.csv in --data (or given as --policy) stops the command before

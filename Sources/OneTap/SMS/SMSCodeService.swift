@@ -127,8 +127,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             switch try await checkCaptcha(token, request, slot: slot, context: context, number: number, at: now) {
             case .solved:
                 break
-            case .waits(let wait):
-                return .limited(rule: wait.rule, retryAfter: wait.until)
+            case .waits(let rule, let until):
+                return .limited(rule: rule, retryAfter: until)
             case .rejected, .unchecked:
                 return .captchaRequired(rule: rule, rejected: true)
             }
@@ -170,11 +170,11 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     }
 
     /// What came of a captcha token.
-    private enum CaptchaCheck {
+    package enum CaptchaCheck: Equatable {
         /// Solved.
         case solved
         /// Not checked yet: past the rejected captchas its own keys sent, the requester waits until then.
-        case waits((rule: String, until: Date))
+        case waits(rule: String, until: Date)
         /// The provider answered that it is not solved: counted against the requester's own keys.
         case rejected
         /// Not checked: no verifier, or the verifier threw (said by a `provider-failed` event). Counted against the
@@ -189,13 +189,13 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// counts a rejection. The one place a send and a verify ask the provider: the rejected-captcha counters are
     /// read here only, off the path of every request that brings no token.
     private func checkCaptcha(
-        _ token: Secret, _ request: SMSPolicy.Request, slot: SMSCodeKey, context: SMSContext, number: PhoneNumber, at now: Date
+        _ token: Secret, _ request: SMSPolicy.Request, slot: SMSCodeKey?, context: SMSContext, number: PhoneNumber?, at now: Date
     ) async throws -> CaptchaCheck {
         guard let captcha else { return .unchecked }
         let rules = self.rules
         let counters = rules.captchaCounters(for: request)
         if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.captchaCheckWait(state, request, at: now) }) {
-            return .waits(wait)
+            return .waits(rule: wait.rule, until: wait.until)
         }
         // Counted even for a caller that went away meanwhile: the provider was asked all the same.
         let store = self.store
@@ -218,6 +218,23 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             return .rejected
         }
         return .solved
+    }
+
+    /// Whether this service checks captcha tokens (it was given a ``CaptchaVerifier``).
+    package var checksCaptchas: Bool { captcha != nil }
+
+    /// Checks the captcha a login start brought past a login quota's captcha rule (`LoginServer.start`): the same
+    /// check as a send's, counted the same way at the requester's own keys (its address blocks, its device at its
+    /// address: the policy's `rejected-captchas` rules, which count per nothing else), with no number.
+    /// - Parameters:
+    ///   - token: The captcha's token.
+    ///   - context: The start's address, device and login session.
+    /// - Returns: `solved`; `waits` when the requester's rejected captchas make it wait; `rejected`; or `unchecked`
+    ///   (no verifier, or it threw).
+    /// - Throws: ``StoreError`` when the store fails (the token was not checked, or its rejection not counted).
+    package func checkStartCaptcha(_ token: Secret, context: SMSContext) async throws -> CaptchaCheck {
+        let request = SMSContext.request(digits: SMSPolicy.notGiven, ip: context.ip, device: context.device, session: context.session)
+        return try await checkCaptcha(token, request, slot: nil, context: context, number: nil, at: clock.now())
     }
 
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
@@ -262,8 +279,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 result = try await store.update(counters: counters, code: slot, at: solvedAt) { state in
                     rules.verify(&state, candidate: code, number: number, request, keys: keys, captchaPassed: true, at: solvedAt)
                 }
-            case .waits(let wait):
-                result = .throttled(rule: wait.rule, retryAfter: wait.until)
+            case .waits(let rule, let until):
+                result = .throttled(rule: rule, retryAfter: until)
             case .rejected, .unchecked:
                 result = .captchaRequired(rule: rule, rejected: true)
             }

@@ -2,10 +2,13 @@
 /// device and app session (`Data/login-quotas.csv`, or your own ``LoginQuotaPolicy``), counted in a
 /// ``LoginQuotaStore``. A start over a quota, or a success report whose token would be sent to the
 /// carrier's paid exchange over one, is refused with ``LoginRejection`` `over-quota` and changes
-/// nothing; every admitted one is counted, whatever happens to it next.
+/// nothing; every admitted one is counted, whatever happens to it next. A start past a captcha rule (the built-in
+/// rules on address blocks and devices, which strangers behind one carrier NAT share or may claim) is refused with
+/// `captcha-required` until it brings a solved captcha (`LoginServer`'s SMS code service checks it), so a stranger's
+/// flood costs its neighbours a captcha, never their login.
 ///
 /// A request without an address or a device id counts in the rule's one shared `(not given)` bucket
-/// (fail closed): pass both to ``LoginServer/start(_:for:pending:address:device:)`` and
+/// (fail closed): pass both to ``LoginServer/start(_:for:pending:address:device:captcha:)`` and
 /// ``LoginServer/report(_:to:version:from:address:device:)``, or every such request shares one quota.
 /// The in-memory store counts per instance; share one store across instances to count per deployment
 /// (`PostgresStores.loginQuotaStore()` from `OneTapPostgres`).
@@ -25,35 +28,64 @@ public struct LoginQuotas: Sendable {
     }
 
     /// Admits and counts one more start or exchange, atomically with every other, or refuses it.
+    ///
+    /// A start past a captcha rule (and no limit rule) needs the captcha its client solved: the SMS code service's
+    /// verifier checks it, counting a token that does not pass at the client's own keys as a send's would, and the
+    /// start is then decided again with the captcha passed. Without a verifier such a start waits for the rule's
+    /// window, as over a limit.
     /// - Parameters:
     ///   - counts: Starts or exchanges.
     ///   - id: The login session (named in the rejection).
     ///   - appSession: The caller's app session.
     ///   - address: The client's address (its block is counted), nil for the shared `(not given)` bucket.
     ///   - device: The device id, nil for the shared `(not given)` bucket.
+    ///   - captcha: The captcha token the start brought, if any.
+    ///   - sms: The SMS code service whose captcha verifier checks it.
     ///   - now: The time.
-    /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, or ``StoreError``
-    ///   when the store fails (nothing is admitted then).
+    /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, `captcha-required` naming
+    ///   the rule (and whether a token came and did not pass), or ``StoreError`` when a store fails (nothing is
+    ///   admitted then).
     package func admit(
-        _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?, at now: Date
+        _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
+        captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, at now: Date
     ) async throws {
         let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
         let counters = policy.counters(for: request, counting: counts)
         guard !counters.isEmpty else { return }
         let policy = policy
-        let decision = try await store.update(counters: counters, at: now) { state in
-            let decision = policy.decide(request, counting: counts, events: state.events, at: now)
-            guard decision == .admit else { return decision }
-            for counter in counters {
-                policy.count(now, in: &state.events[counter, default: []], of: counter)
-                state.keepUntil = max(state.keepUntil, now.addingTimeInterval(policy.horizon(of: counter)))
+        let admit = { @Sendable (passed: Bool) async throws -> LoginQuotaPolicy.Decision in
+            try await store.update(counters: counters, at: now) { state in
+                let (decision, keepUntil) = policy.admit(request, counting: counts, in: counters, events: &state.events, at: now, captchaPassed: passed)
+                if let keepUntil { state.keepUntil = max(state.keepUntil, keepUntil) }
+                return decision
             }
-            return decision
         }
-        if case .over(let rule, let retryAfter) = decision {
+        var decision = try await admit(false)
+        if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
+            guard let captcha else {
+                throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): start again with a solved captcha")
+            }
+            switch try await sms.checkStartCaptcha(captcha, context: SMSContext(ip: address, device: device, session: id, captcha: captcha)) {
+            case .solved:
+                decision = try await admit(true)
+            case .waits(let wait, let until):
+                throw LoginRejection(
+                    .overQuota, session: id, "too many captchas that did not pass: over the quota \(wait); try again after \(until.iso8601)")
+            case .rejected, .unchecked:
+                throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
+            }
+        }
+        switch decision {
+        case .admit:
+            return
+        case .over(let rule, let retryAfter), .captcha(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
-            let described = policy.rules.first { $0.id == rule }.map { " (\($0))" } ?? ""
-            throw LoginRejection(.overQuota, session: id, "too many \(what): over the quota \(rule)\(described); try again after \(retryAfter.iso8601)")
+            throw LoginRejection(.overQuota, session: id, "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
         }
+    }
+
+    /// `ip-starts-hour (ip-starts-hour: 600 starts per ip in 3600 s, then captcha)`: a rule's id and what it says.
+    private func describe(_ rule: String) -> String {
+        rule + (policy.rules.first { $0.id == rule }.map { " (\($0))" } ?? "")
     }
 }

@@ -52,7 +52,9 @@ public struct LoginServer: Sendable {
     ///   - health: A circuit breaker to skip failing channels, shared across logins; none by default.
     ///   - quotas: The quotas on logins started and paid exchanges per address, device and app session
     ///     (``LoginQuotas``: `Data/login-quotas.csv` over a store); none by default, which the server says once
-    ///     when it is made (an `exchange` `quota-missing` event): a server facing the internet needs them.
+    ///     when it is made (an `exchange` `quota-missing` event): a server facing the internet needs them. Their
+    ///     captcha rules are passed with `sms`'s captcha verifier; without one the server says so once (an `sms`
+    ///     `captcha-missing` event) and a start past such a rule waits for its window.
     ///   - clock: The time source.
     ///   - events: Receives the login events (area `login`); standard error by default.
     public init(
@@ -70,6 +72,10 @@ public struct LoginServer: Sendable {
         self.events = events
         ledgerWrites = exchange.flatMap { (store as? any LoginSessionLedgerStore)?.ledgerWrites(with: $0.ledger) }
         if quotas == nil { events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaMissing))) }
+        let captchaRules = quotas?.policy.rules.filter { $0.over == .captcha }.map(\.id) ?? []
+        if !captchaRules.isEmpty, !(sms?.checksCaptchas ?? false) {
+            events.receive(OneTapEvent(at: clock.now(), .sms(.captchaMissing(rules: captchaRules))))
+        }
     }
 
     /// Starts a login for a device, in the app session whose access token the request carried.
@@ -85,17 +91,21 @@ public struct LoginServer: Sendable {
     ///     breaker; and names no carrier.
     ///   - device: The app's device id, for the quotas per device and the breaker. None counts as the device
     ///     `(not given)` at the address.
+    ///   - captcha: The token of a captcha the client solved, after a `captcha-required` rejection: the SMS code
+    ///     service's ``CaptchaVerifier`` checks it (at most once per token the client sends).
     /// - Returns: The new session (version 1) and what the app does first.
     /// - Throws: ``AppSessionError`` `unauthenticated` for claims whose token expired, ``LoginRejection``
-    ///   `over-quota` when the client started too many logins (``LoginQuotas``; nothing is stored), or
-    ///   ``StoreError`` when a store fails.
+    ///   `over-quota` when the client started too many logins, or `captcha-required` when its address block or
+    ///   device is past a captcha rule and no solved captcha came (``LoginQuotas``; nothing is stored either way),
+    ///   or ``StoreError`` when a store fails.
     public func start(
-        _ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil, address: IPAddress? = nil, device: DeviceID? = nil
+        _ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil, address: IPAddress? = nil, device: DeviceID? = nil,
+        captcha: Secret? = nil
     ) async throws -> LoginTransition {
         let now = clock.now()
         try claims.checkCurrent(at: now)
         let id = LoginSessionID.random()
-        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, at: now)
+        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, at: now)
         // The carrier's IPv6 evidence is the address this server saw; the snapshot's own `ip` is a claim.
         var snapshot = snapshot
         snapshot.clientIP = address

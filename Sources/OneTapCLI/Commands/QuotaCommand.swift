@@ -14,15 +14,17 @@ enum QuotaCommand: CounterReplayCommand {
         request per line:
           {"at":"2026-12-01T10:00:00Z","counts":"starts","ip":"203.0.113.7","device":"d1"}
         "counts" is starts (a login started) or exchanges (a success report sent to the carrier's
-        paid exchange); optional "ip", "device" and "session" (the app session id). A request
+        paid exchange); optional "ip", "device", "session" (the app session id) and "captcha":true
+        (a start came with a captcha its provider took: captcha rules let it through). A request
         without one counts in the rule's one shared "(not given)" bucket, as the server counts it;
         an IPv6 address counts per /64, /56 and /48. Lines are decided in order, each at its own "at"; windows are
         sliding and exact to the second. --data DIR may hold login-quotas.csv.
 
-        Prints one decision per line: admitted, or over-quota (the rule and the seconds until one
+        Prints one decision per line: admitted, captcha-required (a captcha rule's; the seconds until
+        one more is admitted without a captcha), or over-quota (the rule and the seconds until one
         more is admitted), then a summary line.
         JSON fields: line, decision, counts, rule, retryAfter, error; the last record is
-        {"summary":true,"requests":N,"admitted":…,"overQuota":…,"malformed":…}.
+        {"summary":true,"requests":N,"admitted":…,"captchaRequired":…,"overQuota":…,"malformed":…}.
 
         EXIT STATUS: 0 every line was read (a request over a quota is an answer, not an error);
         65 a line was malformed (an error record, and the replay goes on) or a replacement
@@ -30,9 +32,9 @@ enum QuotaCommand: CounterReplayCommand {
 
         EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","counts":"starts","ip":"203.0.113.7"}' | onetap quota -
         """
-    /// A line names what it counts: starts or exchanges.
+    /// A line names what it counts: starts or exchanges, and may say a captcha came with it.
     static let subject: StaticString = "counts"
-    static let takesCaptcha = false
+    static let takesCaptcha = true
     static let lines = "login starts and exchanges (NDJSON)"
 
     /// Replays every line of standard input.
@@ -42,25 +44,25 @@ enum QuotaCommand: CounterReplayCommand {
         let policy = try TableLoader(options: options.common.tables).table(LoginQuotaPolicy.builtIn, file: options.common.tables.policyFile)
         // Each counter's events, as a store keeps them (``LoginQuotas`` over one instance's memory).
         var events: [LoginQuotaPolicy.Counter: [Date]] = [:]
-        let outcomes = [("admitted", "admitted"), ("overQuota", "over quota")]
+        let outcomes = [("admitted", "admitted"), ("captchaRequired", "captcha required"), ("overQuota", "over quota")]
         return CounterReplay.run(Self.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
             let (at, counts, keys) = try request(line)
-            let decision = policy.decide(keys, counting: counts, events: events, at: at)
+            let counters = policy.counters(for: keys, counting: counts)
+            let decision = policy.admit(keys, counting: counts, in: counters, events: &events, at: at, captchaPassed: line.captcha ?? false).decision
             object.add("counts", counts.rawValue)
+            let (outcome, name, rule, retryAfter): (Int, String, String, Date)
             switch decision {
             case .admit:
-                for counter in policy.counters(for: keys, counting: counts) {
-                    policy.count(at, in: &events[counter, default: []], of: counter)
-                }
                 object.add("decision", "admitted")
                 return (0, "\(counts): admitted")
-            case .over(let rule, let retryAfter):
-                let seconds = Int64(max(0, retryAfter.timeIntervalSince(at)).rounded(.up))
-                object.add("decision", "over-quota")
-                object.add("rule", rule)
-                object.add("retryAfter", seconds)
-                return (1, "\(counts): over-quota by \(rule), retry after \(seconds) s")
+            case .captcha(let id, let until): (outcome, name, rule, retryAfter) = (1, "captcha-required", id, until)
+            case .over(let id, let until): (outcome, name, rule, retryAfter) = (2, "over-quota", id, until)
             }
+            let seconds = Int64(max(0, retryAfter.timeIntervalSince(at)).rounded(.up))
+            object.add("decision", name)
+            object.add("rule", rule)
+            object.add("retryAfter", seconds)
+            return (outcome, "\(counts): \(name) by \(rule), retry after \(seconds) s")
         }
     }
 

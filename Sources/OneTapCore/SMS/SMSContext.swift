@@ -59,8 +59,20 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     ///   - session: The login session.
     /// - Returns: The keys.
     package static func request(for number: PhoneNumber, ip: IPAddress?, device: DeviceID?, session: LoginSessionID?) -> SMSPolicy.Request {
+        request(digits: number.digits, ip: ip, device: device, session: session)
+    }
+
+    /// The same keys under the number key's value `digits`: ``SMSPolicy/notGiven`` for a login start's captcha
+    /// check, which concerns no number.
+    /// - Parameters:
+    ///   - digits: The number key's value.
+    ///   - ip: The client's address.
+    ///   - device: The device id.
+    ///   - session: The login session.
+    /// - Returns: The keys.
+    package static func request(digits: String, ip: IPAddress?, device: DeviceID?, session: LoginSessionID?) -> SMSPolicy.Request {
         SMSPolicy.Request(
-            number: number.digits, ip: ip.map { limitKey($0, prefix: 64) }, ip56: ip.map { limitKey($0, prefix: 56) },
+            number: digits, ip: ip.map { limitKey($0, prefix: 64) }, ip56: ip.map { limitKey($0, prefix: 56) },
             ip48: ip.map { limitKey($0, prefix: 48) }, device: device?.rawValue, session: session?.text)
     }
 

@@ -5,8 +5,9 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     case send(SMSSendResult, number: PhoneNumber?, session: LoginSessionID?)
     /// A verify was answered.
     case verify(SMSVerifyResult, number: PhoneNumber, session: LoginSessionID?)
-    /// The SMS gateway failed (what it said, with the code removed), or the captcha verifier did.
-    case providerFailed(provider: String, number: PhoneNumber, message: String)
+    /// The SMS gateway failed (what it said, with the code removed), or the captcha verifier did (`number` is nil
+    /// for a login start's captcha).
+    case providerFailed(provider: String, number: PhoneNumber?, message: String)
     /// The service was made without a captcha verifier over a policy with captcha rules (their ids): a send
     /// or verify such a rule holds back can only wait for its window to pass.
     case captchaMissing(rules: [String])
@@ -30,7 +31,8 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
             "\(name) \(number?.masked ?? "(no number)"): refused: \(refusal.kind): \(PhoneNumber.maskingNumbers(in: refusal.eventMessage))"
         case .send(let result, let number, _): "\(name) \(number?.masked ?? "(no number)"): \(PhoneNumber.maskingNumbers(in: "\(result)"))"
         case .verify(let result, let number, _): "\(name) \(number.masked): \(result)"
-        case .providerFailed(let provider, let number, let message): "provider-failed \(provider) \(number.masked): \(PhoneNumber.maskingNumbers(in: message))"
+        case .providerFailed(let provider, let number, let message):
+            "provider-failed \(provider) \(number?.masked ?? "(no number)"): \(PhoneNumber.maskingNumbers(in: message))"
         case .captchaMissing(let rules):
             "captcha-missing: the policy's captcha rules (\(rules.joined(separator: ", "))) have no CaptchaVerifier to pass them: "
                 + "what they hold back waits for their window (give SMSCodeService a captcha verifier)"
@@ -78,7 +80,7 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
             }
         case .providerFailed(let provider, let number, let message):
             writer.member("provider", provider)
-            writer.member("number", number.masked)
+            writer.member("number", number?.masked)
             writer.member("message", PhoneNumber.maskingNumbers(in: message))
         case .captchaMissing(let rules):
             writer.member("rules", strings: rules)

@@ -10,6 +10,11 @@
 /// /64 for each login is still held by its wider blocks; an IPv4 client is its address under all three. Windows are sliding and exact to the second:
 /// an event at `t` counts while `now < t + window` (one stamped after `now`, because a clock went back,
 /// still counts).
+///
+/// A rule on starts either limits (refused until a place frees) or asks for a captcha (column `over`: a start past
+/// it needs a solved captcha, which the owner of a shared address can always bring): rules on an address block or
+/// a device id, which a stranger behind the same carrier NAT shares or may claim, ask for a captcha, so no stranger
+/// can stop the others' logins. A rule on exchanges limits: the app falls back to SMS.
 public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// `login-quotas.csv`, the table's file in `Data/`.
     package static let fileName = "login-quotas.csv"
@@ -29,18 +34,20 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         case exchanges
     }
 
-    /// One rule: its shared columns (``RateRule``), all a quota has.
+    /// One rule: its shared columns (``RateRule``), then what happens past its limit.
     package struct Rule: Hashable, Sendable, CustomStringConvertible, RateRule {
         /// Its id (e.g. `ip-starts-hour`: what a rejection names), what it counts per key, the sliding
         /// window and how many events it may hold.
         package let columns: RateRuleColumns<Key, Counts>
+        /// Past the limit: refused (`limit`), or admitted with a solved captcha (`captcha`, starts only).
+        package let over: SMSPolicy.Over
         /// Where the rule comes from, or why.
         package let source: String
         /// The row's line in its file.
         package let line: Int
 
-        /// `ip-starts-hour: 600 starts per ip in 3600 s`.
-        package var description: String { columns.description }
+        /// `ip-starts-hour: 600 starts per ip in 3600 s, then captcha`.
+        package var description: String { "\(columns), then \(over)" }
     }
 
     /// The counter a rule counts in, for a request, what stores key: a ``RateCounter`` whose value is the
@@ -106,10 +113,13 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         case admit
         /// Over the rule's quota until `retryAfter`.
         case over(rule: String, retryAfter: Date)
+        /// Past the captcha rule's limit (the first such in file order) and no hard limit's: admitted with a solved
+        /// captcha; `retryAfter` is when a place frees without one.
+        case captcha(rule: String, retryAfter: Date)
     }
 
-    /// The columns of the file.
-    static let columns = ["rule", "key", "counts", "window_seconds", "limit", "source"]
+    /// The columns of the file; `over` may be left out (a file written before it: every rule limits).
+    static let columns = ["rule", "key", "counts", "window_seconds", "limit", "source", "over"]
 
     /// Every rule, in file order.
     package let rules: [Rule]
@@ -122,11 +132,18 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     ///   - text: The file's text, in the `Data/login-quotas.csv` format.
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key or count, a window that
-    ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, or a policy with no rule.
+    ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, an `over` that is neither
+    ///   `limit` nor `captcha` (or `captcha` on exchanges), or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
-        rules = try RateRuleColumns<Key, Counts>.rules(csv: text, file: file, columns: Self.columns, keys: Self.keys, limits: 1...1_000_000, letting: "login") {
-            (rule, row) throws(TableError) in
-            Rule(columns: rule, source: row[5], line: row.line)
+        rules = try RateRuleColumns<Key, Counts>.rules(
+            csv: text, file: file, columns: Self.columns, keys: Self.keys, limits: 1...1_000_000, letting: "login", optional: ["over"]
+        ) { (rule, row) throws(TableError) in
+            let over: SMSPolicy.Over = row[6].isEmpty ? .limit : try row.choice(row[6], "action", from: [.limit, .captcha], file: file, column: "over")
+            if over == .captcha && rule.counts == .exchanges {
+                // A success report brings no captcha: an app refused its exchange falls back to SMS.
+                throw row.error(file, column: "over", .invalidValue, "a rule on exchanges limits; a captcha steps up starts only")
+            }
+            return Rule(columns: rule, over: over, source: row[5], line: row.line)
         }
     }
 
@@ -150,20 +167,53 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     ///   - counts: Starts or exchanges.
     ///   - events: Every counter's events (missing counters hold none).
     ///   - now: The time.
-    /// - Returns: `admit`, or the full rule that frees a place last (the first in file order among equals)
-    ///   and when it does.
-    package func decide(_ request: Request, counting counts: Counts, events: [Counter: [Date]], at now: Date) -> Decision {
+    ///   - captchaPassed: Whether the request brought a captcha its provider took: captcha rules let it through.
+    /// - Returns: `admit`; or `over` with the full limit rule that frees a place last (the first in file order among
+    ///   equals) and when it does; or, with no limit rule full, `captcha` with the full captcha rule that frees a place
+    ///   last, unless the captcha was passed.
+    package func decide(_ request: Request, counting counts: Counts, events: [Counter: [Date]], at now: Date, captchaPassed: Bool = false) -> Decision {
         var over: (rule: String, retryAfter: Date)? = nil
-        for rule in rules where rule.counts == counts {
+        var captcha: (rule: String, retryAfter: Date)? = nil
+        for rule in rules where rule.counts == counts && !(captchaPassed && rule.over == .captcha) {
             let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
             let window = rule.window.seconds
             let (held, from) = SlidingWindow.events(events[counter] ?? [], window, now: now)
             guard held.count - from >= rule.limit else { continue }
             let leaves = SlidingWindow.freesAPlace(held, limit: rule.limit, window, now: now)
-            if let current = over, current.retryAfter >= leaves { continue }
-            over = (rule.id, leaves)
+            if rule.over == .captcha {
+                if let current = captcha, current.retryAfter >= leaves { continue }
+                captcha = (rule.id, leaves)
+            } else {
+                if let current = over, current.retryAfter >= leaves { continue }
+                over = (rule.id, leaves)
+            }
         }
-        return over.map { .over(rule: $0.rule, retryAfter: $0.retryAfter) } ?? .admit
+        if let over { return .over(rule: over.rule, retryAfter: over.retryAfter) }
+        return captcha.map { .captcha(rule: $0.rule, retryAfter: $0.retryAfter) } ?? .admit
+    }
+
+    /// Decides one more start or exchange and, admitted, counts it: the one place a decision is counted (the
+    /// server's ``LoginQuotas`` under its store's lock, and `onetap quota`).
+    /// - Parameters:
+    ///   - request: Its keys.
+    ///   - counts: Starts or exchanges.
+    ///   - counters: The counters it touches (``counters(for:counting:)``).
+    ///   - events: Every counter's events; the admitted event is added to each of `counters`.
+    ///   - now: The time.
+    ///   - captchaPassed: Whether it brought a captcha its provider took.
+    /// - Returns: The decision (``decide(_:counting:events:at:captchaPassed:)``), and when admitted the instant the
+    ///   counters must be kept until (their longest window after `now`).
+    package func admit(
+        _ request: Request, counting counts: Counts, in counters: [Counter], events: inout [Counter: [Date]], at now: Date, captchaPassed: Bool = false
+    ) -> (decision: Decision, keepUntil: Date?) {
+        let decision = decide(request, counting: counts, events: events, at: now, captchaPassed: captchaPassed)
+        guard decision == .admit else { return (decision, nil) }
+        var keepUntil = now
+        for counter in counters {
+            count(now, in: &events[counter, default: []], of: counter)
+            keepUntil = max(keepUntil, now.addingTimeInterval(horizon(of: counter)))
+        }
+        return (decision, keepUntil)
     }
 
     /// How long a counter's events must be kept after the newest: its longest window.
@@ -180,4 +230,8 @@ extension ErrorKind where Failure == LoginRejection {
     /// with `Retry-After` from the message's time; a refused success report changes nothing, and the
     /// app may switch the login to SMS.
     public static let overQuota = Self("over-quota")
+    /// A start past a quota's captcha rule (an address block's or a device's, which strangers may share): show a
+    /// captcha and start again with its token; the message says whether a token came and did not pass. For
+    /// HTTP: 428 Precondition Required. Nothing is stored or counted.
+    public static let captchaRequired = Self("captcha-required")
 }

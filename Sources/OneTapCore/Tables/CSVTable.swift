@@ -21,6 +21,9 @@ struct CSVTable {
     let file: String
     /// The column names asked for, in the order of each row's fields.
     let columns: [String]
+    /// The columns a header may leave out (added to a table after files were written without them); a row's field
+    /// for one left out is empty.
+    let optional: Set<String>
     /// The data rows in file order.
     let rows: [Row]
 
@@ -29,11 +32,13 @@ struct CSVTable {
     ///   - text: The file's text.
     ///   - file: The file name used in errors.
     ///   - columns: The columns every row must have, in the order wanted in ``Row/fields``.
+    ///   - optional: The columns of `columns` the header may leave out; their fields are then empty.
     /// - Throws: ``TableError`` naming the file and line of the first problem found.
     /// - Complexity: O(*n*) in the length of the text.
-    init(text: String, file: String, columns: [String]) throws(TableError) {
+    init(text: String, file: String, columns: [String], optional: Set<String> = []) throws(TableError) {
         self.file = file
         self.columns = columns
+        self.optional = optional
         var header: [Int]? = nil  // header field index -> wanted column index
         var headerWidth = 0
         var rows: [Row] = []
@@ -54,7 +59,7 @@ struct CSVTable {
             }
             let fields = try Self.split(line, file: file, line: lineNumber)
             guard let mapping = header else {
-                header = try Self.mapHeader(fields, columns: columns, file: file, line: lineNumber)
+                header = try Self.mapHeader(fields, columns: columns, optional: optional, file: file, line: lineNumber)
                 headerWidth = fields.count
                 continue
             }
@@ -77,7 +82,7 @@ struct CSVTable {
 
     /// Maps the header's fields to the wanted columns.
     private static func mapHeader(
-        _ fields: [String], columns: [String], file: String, line: Int
+        _ fields: [String], columns: [String], optional: Set<String>, file: String, line: Int
     ) throws(TableError) -> [Int] {
         var mapping: [Int] = []
         var seen = Set<String>()
@@ -92,7 +97,7 @@ struct CSVTable {
             }
             mapping.append(index)
         }
-        if let missing = columns.first(where: { !seen.contains($0) }) {
+        if let missing = columns.first(where: { !seen.contains($0) && !optional.contains($0) }) {
             throw TableError(
                 file: file, line: line, column: missing, kind: .missingColumn,
                 message: "the header lacks this column; expected \(columns.joined(separator: ","))")

@@ -60,14 +60,15 @@ extension RateRuleColumns {
     ///   - keys: The keys the table allows, in the order an unknown key's error lists them.
     ///   - limits: The limits the table allows.
     ///   - what: What an empty table would let through (`"send"`, `"login"`).
+    ///   - optional: The table's own columns a file may leave out (their fields read as empty).
     ///   - make: Makes a rule from its shared columns and its row, checking the table's own columns.
     /// - Returns: The rules, in file order.
     /// - Throws: ``TableError``: the file's, a row's, or `incomplete` for a table with no rule.
     static func rules<Rule>(
         csv text: String, file: String, columns: [String], keys: [Key], limits: ClosedRange<Int>, letting what: String,
-        _ make: (Self, CSVTable.Row) throws(TableError) -> Rule
+        optional: Set<String> = [], _ make: (Self, CSVTable.Row) throws(TableError) -> Rule
     ) throws(TableError) -> [Rule] {
-        let table = try CSVTable(text: text, file: file, columns: columns)
+        let table = try CSVTable(text: text, file: file, columns: columns, optional: optional)
         var rules: [Rule] = []
         var listed = ListedKeys<String>()
         for row in table.rows {

@@ -20,6 +20,13 @@ import Testing
             #expect(Int(row["window_seconds"]) == Int(rule.window.seconds))
             #expect(Int(row["limit"]) == rule.limit)
             #expect(!row["source"].isEmpty)
+            #expect(row["over"] == rule.over.rawValue)
+        }
+        // Starts per address block and per device (what strangers share or may claim) ask for a captcha; starts per
+        // app session (proof) and every exchange limit.
+        for rule in rules {
+            let stepsUp = rule.counts == .starts && [.ip, .ip56, .ip48, .device].contains(rule.key)
+            #expect(rule.over == (stepsUp ? .captcha : .limit), "\(rule.id)")
         }
         // The issue asks for starts per address and device (and app session), and exchanges per address and device.
         let covered = Set(rules.map { "\($0.counts.rawValue) \($0.key.rawValue)" })
@@ -106,5 +113,48 @@ import Testing
             guard let error = error as? TableError else { return false }
             return error.file == "q.csv" && "\(error)".contains(message)
         }
+    }
+
+    /// The `over` column: left out, every rule limits (a table written before it reads as it did); `captcha` on
+    /// starts; anything else, or a captcha on exchanges (a success report brings none), is refused with its line.
+    @Test func theOverColumn() throws {
+        let older = try policy("a,ip,starts,60,1,t\n")
+        #expect(older.rules.map(\.over) == [.limit])
+        let newer = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\na,ip,starts,60,1,captcha,t\nb,ip,exchanges,60,1,limit,t\nc,ip,starts,60,1,,t\n", file: "q.csv")
+        #expect(newer.rules.map(\.over) == [.captcha, .limit, .limit])
+        #expect(newer.rules[0].description == "a: 1 starts per ip in 60 s, then captcha")
+        for (row, message) in [
+            ("a,ip,exchanges,60,1,captcha,t", "q.csv:2: column 'over': a rule on exchanges limits; a captcha steps up starts only"),
+            ("a,ip,starts,60,1,delay,t", "q.csv:2: column 'over': unknown action \"delay\""),
+            ("a,ip,starts,60,1,Captcha,t", "q.csv:2: column 'over': unknown action \"Captcha\""),
+        ] {
+            #expect {
+                _ = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\n\(row)\n", file: "q.csv")
+            } throws: { error in "\(error)".hasPrefix(message) }
+        }
+    }
+
+    /// Past a captcha rule a start is `captcha` (when a place frees), unless it passed one; past a limit rule it is
+    /// `over` whatever it brought, and a limit rule full wins over a captcha rule full.
+    @Test func captchaRulesStepUpAndLimitsRefuse() throws {
+        let policy = try LoginQuotaPolicy(csv: """
+            rule,key,counts,window_seconds,limit,over,source
+            address,ip,starts,60,2,captcha,t
+            app,session,starts,3600,3,limit,t
+            """, file: "q.csv")
+        let request = LoginQuotaPolicy.Request(address: try IPAddress("203.0.113.7"), device: nil, session: "s1")
+        let t = Self.now
+        var events: [LoginQuotaPolicy.Counter: [Date]] = [:]
+        let counters = policy.counters(for: request, counting: .starts)
+        #expect(policy.admit(request, counting: .starts, in: counters, events: &events, at: t).keepUntil == t.addingTimeInterval(3600))
+        #expect(policy.admit(request, counting: .starts, in: counters, events: &events, at: t.addingTimeInterval(1)).decision == .admit)
+        // Two in the minute: the third needs a captcha until the first leaves at t + 60.
+        let third = policy.admit(request, counting: .starts, in: counters, events: &events, at: t.addingTimeInterval(2))
+        #expect(third.decision == .captcha(rule: "address", retryAfter: t.addingTimeInterval(60)))
+        #expect(third.keepUntil == nil)
+        #expect(policy.admit(request, counting: .starts, in: counters, events: &events, at: t.addingTimeInterval(2), captchaPassed: true).decision == .admit)
+        // Three for the app session: refused, captcha or not, until the first leaves at t + 3600.
+        #expect(policy.decide(request, counting: .starts, events: events, at: t.addingTimeInterval(3), captchaPassed: true) == .over(rule: "app", retryAfter: t.addingTimeInterval(3600)))
+        #expect(policy.decide(request, counting: .starts, events: events, at: t.addingTimeInterval(3)) == .over(rule: "app", retryAfter: t.addingTimeInterval(3600)))
     }
 }

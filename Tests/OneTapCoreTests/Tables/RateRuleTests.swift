@@ -14,7 +14,7 @@ import Testing
         #expect(rule.limit == 25)
         #expect(rule.source == "why")
         #expect(rule.line == 2)
-        #expect(rule.description == "ip-hour: 25 exchanges per ip56 in 3600 s")
+        #expect(rule.description == "ip-hour: 25 exchanges per ip56 in 3600 s, then limit")
     }
 
     @Test func anSMSRuleIsItsSharedColumnsAndWhatHappensPastItsLimit() throws {

@@ -62,7 +62,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let client = addresses.resolve(peer: try IPAddress("10.0.0.7"), forwardedFor: ["198.51.100.1, 203.0.113.9, 10.0.0.8"])
         // client == 203.0.113.9: the leftmost entry is the client's own claim, never taken
         let started = try await limited.start(snapshot, for: me, address: client, device: try DeviceID(deviceHeader))
-        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, nothing stored
+        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, `captcha-required` → 428
         // README: end
         #expect(client == (try IPAddress("203.0.113.9")))
         #expect(started.session.version == 1)
@@ -72,18 +72,24 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = FaultyAccountDirectory(InMemoryAccountDirectory())
         let loginQuotas = InMemoryLoginQuotaStore()
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
+        let sms = SMSCodeService(key: .random(), sender: AliyunSMS(), captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), events: DiscardingEventSink())
         // README: server
         let logins = LoginServer(
             store: loginSessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger),
+            sms: sms,                                                  // the SMS step; its CaptchaVerifier passes the quotas' captcha rules
             quotas: LoginQuotas(store: loginQuotas))                   // Data/login-quotas.csv: without them nothing bounds starts or paid exchanges
         let accounts = AccountLogin(directory: accountDirectory)       // seed 002: a new number gets an account
 
         // POST /login            Authorization: Bearer <access token>; body: the app's DeviceSnapshot
-        // client: the address ClientAddress resolved (below); device: the app's device id header, if it sent one
-        func start(_ bearer: String, _ body: Data, _ client: IPAddress, _ device: DeviceID?) async throws -> (status: Int, body: String) {
-            let me = try sessions.authenticate(bearer)                   // the app session; AppSessionError → 401
-            let started = try await logins.start(try DeviceSnapshot(json: body), for: me, address: client, device: device)
-            return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
+        // client: the address ClientAddress resolved (below); device: the app's device id header, if it sent one;
+        // captcha: the token of the captcha the user solved after a 428, if any
+        func start(_ bearer: String, _ body: Data, _ client: IPAddress, _ device: DeviceID?, _ captcha: String?) async -> (status: Int, body: String) {
+            await answer {
+                let me = try sessions.authenticate(bearer)               // the app session; AppSessionError → 401
+                let started = try await logins.start(
+                    try DeviceSnapshot(json: body), for: me, address: client, device: device, captcha: captcha.map { Secret($0) })
+                return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
+            }
         }
 
         // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on
@@ -136,6 +142,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 case .ended, .expired: return (410, "\(rejection)")
                 case .unknownSession: return (404, "\(rejection)")       // no such login, or another app session's
                 case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many logins or exchanges; back off
+                case .captchaRequired: return (428, "\(rejection)")      // past an address's start quota: show a captcha, start again with it
                 default: return (422, "\(rejection)")                    // a report the session cannot take
                 }
             } catch {
@@ -146,7 +153,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let client = try IPAddress("203.0.113.9")
         let guest = try await sessions.open()
         let bearer = guest.accessToken.reveal()
-        let started = try await start(bearer, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil)
+        let started = await start(bearer, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil, nil)
         #expect(started.status == 201 && started.body.contains(#""next":"run mobile (attempt 1)""#))
         let id = String(started.body.split(separator: "\"")[3])
         let credential = CarrierCredential(flow: .mobile, token: Secret("T1"), uniqueID: "u1")
@@ -178,13 +185,24 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // then the account step with `confirmed` logs in (the review of 2026-12-04: the handler asked again).
         _ = try await accountDirectory.findOrCreate(try PhoneNumber("13900139000"), newID: "dormant-owner", at: Date().addingTimeInterval(-200 * 86_400))
         let later = try await sessions.open().accessToken.reveal()
-        let second = try await start(later, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil)
+        let second = await start(later, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil, nil)
         let secondID = String(second.body.split(separator: "\"")[3])
         let dormant = await report(later, secondID, .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-dormant"), uniqueID: "u2")), version: 1, client, nil)
         #expect(dormant.status == 403 && dormant.body.contains("second-factor"), "\(dormant)")
         // No second to wait here: the credentials of the account step are the ones the login started with.
         let confirmed = await account(later, secondID, confirmed: true)
         #expect(confirmed.status == 200 && confirmed.body.contains(#""created":false"#), "\(confirmed)")
+
+        // Behind a carrier NAT address that 60 strangers' starts filled this minute: 428, then 201 with a solved captcha.
+        let nat = try IPAddress("198.51.100.77")
+        for index in 0..<60 {
+            let flood = await start(try await sessions.open().accessToken.reveal(), Data(#"{"sim":"present"}"#.utf8), nat, try DeviceID("flood-\(index)"), nil)
+            #expect(flood.status == 201, "\(flood)")
+        }
+        let neighbour = try await sessions.open().accessToken.reveal()
+        let asked = await start(neighbour, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), nat, nil, nil)
+        #expect(asked.status == 428 && asked.body.contains("ip-starts-minute"), "\(asked)")
+        #expect(await start(neighbour, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), nat, nil, "solved").status == 201)
     }
 
     @Test func tokens() async throws {

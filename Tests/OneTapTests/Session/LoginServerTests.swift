@@ -31,7 +31,8 @@ import Testing
     }
 
     /// A quota attacker's read: a server made without login quotas bounded nothing, and said nothing (the README's
-    /// handlers made theirs so). It says so once, when it is made; one with quotas says nothing.
+    /// handlers made theirs so). It says so once, when it is made; one with quotas and an SMS code service that checks
+    /// captchas says nothing; one with quotas and no verifier says once that their captcha rules cannot be passed.
     @Test func aServerWithoutQuotasSaysSoOnce() async throws {
         let without = RecordingEventSink()
         let logins = LoginServer(store: store, clock: clock, events: without)
@@ -40,8 +41,13 @@ import Testing
             #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"quota-missing"}"#,
         ])
         let with = RecordingEventSink()
-        _ = LoginServer(store: store, quotas: LoginQuotas(), clock: clock, events: with)
+        let sms = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: ScriptedCaptchaVerifier(accepting: []), events: DiscardingEventSink())
+        _ = LoginServer(store: store, sms: sms, quotas: LoginQuotas(), clock: clock, events: with)
         #expect(with.recorded.isEmpty)
+        let noVerifier = RecordingEventSink()
+        _ = LoginServer(store: store, quotas: LoginQuotas(), clock: clock, events: noVerifier)
+        #expect(noVerifier.recorded.map(\.name) == ["captcha-missing"])
+        #expect(noVerifier.recorded.first?.description.contains("ip-starts-minute, ip-starts-hour, device-starts-hour, ip56-starts-hour, ip48-starts-hour") == true)
     }
 
     /// The carrier's IPv6 evidence is the address the server saw, never the `ip` a request's snapshot claims (an

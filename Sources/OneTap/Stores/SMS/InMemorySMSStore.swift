@@ -20,12 +20,12 @@ package final class InMemorySMSStore: SMSStore {
     /// The atomic update (``SMSStore/update(counters:code:at:_:)``).
     /// - Parameters:
     ///   - counters: The counters to read.
-    ///   - key: The number and session whose record to read.
+    ///   - key: The number and session whose record to read; nil for counters only.
     ///   - now: The time.
     ///   - body: The change.
     /// - Returns: What `body` returned.
     package func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code key: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code key: SMSCodeKey?, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         updateNow(counters: counters, code: key, at: now, body)
     }
@@ -40,18 +40,18 @@ package final class InMemorySMSStore: SMSStore {
     /// The same update, without suspending: for the package's replays (`onetap sms`), which read their
     /// input synchronously.
     package func updateNow<Result>(
-        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey?, at now: Date, _ body: (inout SMSState) -> Result
     ) -> Result {
         storage.withLock { storage in
             storage.updates &+= 1
             if storage.updates % 1024 == 0 { _ = Self.sweep(&storage, before: now, limit: .max) }
             var (events, keepUntil) = storage.counters.events(counters, at: now)
-            let code = storage.codes.value(number, at: now)
+            let code = number.flatMap { storage.codes.value($0, at: now) }
             if let code { keepUntil = max(keepUntil, code.keepUntil) }
             var state = SMSState(events: events, counters: [], code: code?.value, keepUntil: keepUntil)
             let result = body(&state)
             storage.counters.write(counters, state.events, keepUntil: state.keepUntil)
-            storage.codes.set(number, state.code, keepUntil: state.keepUntil)
+            if let number { storage.codes.set(number, state.code, keepUntil: state.keepUntil) }
             return result
         }
     }

@@ -20,13 +20,13 @@ extension FaultyStore: SMSStore where Base == any SMSStore {
     /// Updates through the base store, or fails as scripted.
     /// - Parameters:
     ///   - counters: The counters.
-    ///   - number: The number and session.
+    ///   - number: The number and session, or nil for counters only.
     ///   - now: The time.
     ///   - body: The change.
     /// - Returns: What `body` returned.
     /// - Throws: ``StoreError`` of kind `io` when scripted to fail.
     public func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey?, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         try await faults.run(.update) {
             try await base.update(counters: counters, code: number, at: now, body)

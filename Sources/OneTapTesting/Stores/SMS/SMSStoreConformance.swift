@@ -94,6 +94,26 @@ package enum SMSStoreConformance {
             if case .verified = verified {} else { suite.problem("another session's send must leave a session's code verifying, got \(verified)") }
         }
 
+        // Without a key (a login start's captcha check) counters are read and written, and no record is read or written.
+        try await suite.check("counters only", makeStore) { store in
+            let (_, record) = rules.issue(to: number, session: nil, key: key, at: now)
+            try await store.update(counters: [], code: number, at: now) { state in
+                state.code = record
+                state.keepUntil = now.addingTimeInterval(600)
+            }
+            let read = try await store.update(counters: [ipCounter], code: nil, at: now) { state -> SMSCodeRecord? in
+                state.events[ipCounter, default: []].append(now)
+                state.keepUntil = now.addingTimeInterval(600)
+                let read = state.code
+                state.code = nil
+                return read
+            }
+            suite.expect(read == nil, "an update without a key must read no code record, read \(String(describing: read))")
+            let after = try await store.update(counters: [ipCounter], code: number, at: now) { $0 }
+            suite.expect(after.events[ipCounter]?.count == 1, "an update without a key must write its counters, read \(after.events)")
+            suite.expect(after.code.map { sameRecord($0, record) } == true, "an update without a key must leave every record as it was")
+        }
+
         // Kept until its instant and not after; removeExpired removes it.
         try await suite.check("keep-until", makeStore) { store in
             let until = now.addingTimeInterval(60)

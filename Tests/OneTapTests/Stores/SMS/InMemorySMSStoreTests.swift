@@ -44,7 +44,7 @@ final class LosingStore: SMSStore {
     private let base = InMemorySMSStore()
 
     func update<Result: Sendable>(
-        counters: [SMSPolicy.Counter], code number: SMSCodeKey, at now: Date, _ body: @Sendable (inout SMSState) -> Result
+        counters: [SMSPolicy.Counter], code number: SMSCodeKey?, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         var state = try await base.update(counters: counters, code: number, at: now) { $0 }
         await Task.yield()

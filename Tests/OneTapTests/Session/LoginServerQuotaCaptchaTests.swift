@@ -1,0 +1,137 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// An attacker's read: the login quotas limited starts per address block, which a carrier's NAT shares among
+/// thousands of subscribers (an IPv4 address, a mobile /48): one stranger behind it starting a login a second
+/// refused every neighbour's login, SMS included, for up to an hour. Past an address block's (or a device's)
+/// quota a start now needs a solved captcha, which the neighbour can bring and the flood must pay for.
+@Suite struct LoginServerQuotaCaptchaTests {
+    let clock = FakeClock()
+    let store = InMemoryLoginSessionStore()
+    static let mobileSIM = DeviceSnapshot(sim: .present, plmn: try! PLMN("46000"))
+    static let nat = try! IPAddress("203.0.113.7")
+    static let solved = "solved-by-the-owner"
+
+    func server(
+        verifier: (any CaptchaVerifier)? = ScriptedCaptchaVerifier(accepting: [Self.solved]), sms: any SMSStore = InMemorySMSStore(),
+        policy: LoginQuotaPolicy = .builtIn, events: any EventSink = DiscardingEventSink()
+    ) -> LoginServer {
+        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: verifier, store: sms, events: DiscardingEventSink(), clock: clock)
+        return LoginServer(store: store, sms: service, quotas: LoginQuotas(policy: policy), clock: clock, events: events)
+    }
+
+    static func client(_ index: Int) -> AccessClaims {
+        TestAppSession.claims(try! AppSessionID("QuotaCaptchaSess" + String(100_000 + index)))
+    }
+
+    static func rejection(_ error: any Error) -> LoginRejection? { error as? LoginRejection }
+
+    /// The stranger's 60 starts in a minute from one NAT address (each from a guest session and device of its
+    /// own, as anyone can mint them) reach the built-in `ip-starts-minute`. The neighbour behind the same address
+    /// is asked for a captcha, not refused, and starts with one.
+    @Test func aStrangerBehindTheSameNATCannotStopItsNeighboursLogin() async throws {
+        let logins = server()
+        for index in 0..<60 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: Self.nat, device: try DeviceID("stranger-\(index)"))
+        }
+        let owner = Self.client(1000)
+        let device = try DeviceID("owners-phone")
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: owner, address: Self.nat, device: device)
+        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("ip-starts-minute") }
+        let started = try await logins.start(Self.mobileSIM, for: owner, address: Self.nat, device: device, captcha: Secret(Self.solved))
+        #expect(started.session.version == 1)
+        #expect(store.count == 61)
+        // The stranger, solving none, starts nothing more.
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(61), address: Self.nat, device: try DeviceID("stranger-61"))
+        } throws: { Self.rejection($0)?.kind == .captchaRequired }
+        #expect(store.count == 61)
+    }
+
+    /// A captcha that does not pass is refused as such; past the SMS policy's `captcha-rejects` (10 an hour from one
+    /// address) each further check waits, so junk tokens reach the provider a bounded number of times, and the wait
+    /// ends: the neighbour's solved captcha passes a minute later.
+    @Test func tokensThatDoNotPassReachTheProviderABoundedNumberOfTimes() async throws {
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved])
+        let logins = server(verifier: verifier)
+        for index in 0..<60 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: Self.nat, device: try DeviceID("stranger-\(index)"))
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(100), address: Self.nat, device: try DeviceID("junk"), captcha: Secret("made-up"))
+        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("did not pass") }
+        for index in 0..<100 {
+            await #expect(throws: LoginRejection.self) {
+                try await logins.start(Self.mobileSIM, for: Self.client(101 + index), address: Self.nat, device: try DeviceID("junk"), captcha: Secret("made-up-\(index)"))
+            }
+        }
+        #expect(verifier.checks <= 11)
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(300), address: Self.nat, device: try DeviceID("junk"), captcha: Secret("made-up"))
+        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("captcha-rejects") }
+        clock.advance(by: .seconds(61))
+        let started = try await logins.start(Self.mobileSIM, for: Self.client(1000), address: Self.nat, device: try DeviceID("owners-phone"), captcha: Secret(Self.solved))
+        #expect(started.session.version == 1)
+    }
+
+    /// A limit rule is not a captcha rule: one app session (proof OneTap issued) past `session-starts-hour` is
+    /// refused even with a solved captcha.
+    @Test func aSolvedCaptchaNeverPassesALimit() async throws {
+        let logins = server()
+        let claims = Self.client(0)
+        for index in 0..<20 {
+            _ = try await logins.start(Self.mobileSIM, for: claims, address: try IPAddress("198.51.100.\(index + 1)"), device: try DeviceID("d\(index)"))
+        }
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: claims, address: try IPAddress("198.51.100.99"), device: try DeviceID("d99"), captcha: Secret(Self.solved))
+        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("session-starts-hour") }
+    }
+
+    /// A start with a solved captcha is counted like any other: the stranger who pays in captchas still fills the
+    /// address's count, and the count is what the next caller is asked a captcha by.
+    @Test func aStartWithACaptchaCounts() async throws {
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,3600,1,captcha,test\n", file: "q.csv")
+        let logins = server(policy: policy)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: Self.nat, captcha: Secret(Self.solved))
+        // A captcha not needed is not checked.
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(2), address: try IPAddress("198.51.100.1"), captcha: Secret("never-checked"))
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(3), address: Self.nat)
+        } throws: { Self.rejection($0)?.kind == .captchaRequired }
+        #expect(store.count == 3)
+    }
+
+    /// A server whose SMS code service has no captcha verifier cannot pass a captcha rule: it says so once when
+    /// it is made, and a start past the rule waits for its window (`over-quota` with the time), as over a limit.
+    @Test func withoutAVerifierACaptchaRuleIsWaitedOutAndSaidOnce() async throws {
+        let events = RecordingEventSink()
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,60,1,captcha,test\n", file: "q.csv")
+        let logins = server(verifier: nil, policy: policy, events: events)
+        #expect(events.names.filter { $0 == "captcha-missing" }.count == 1)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: Self.client(1), address: Self.nat, captcha: Secret(Self.solved))
+        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("2026-12-01T00:01:00") }
+        #expect(store.count == 1)
+    }
+
+    /// A store that fails while a start's captcha is checked fails the start with the store's error; nothing is
+    /// stored and the provider was not asked.
+    @Test func aFailingSMSStoreDuringTheCheckStartsNothing() async throws {
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved])
+        let sms = FaultySMSStore(InMemorySMSStore())
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,60,1,captcha,test\n", file: "q.csv")
+        let logins = server(verifier: verifier, sms: sms, policy: policy)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        sms.fail(.beforeRead)
+        await #expect(throws: StoreError.self) {
+            try await logins.start(Self.mobileSIM, for: Self.client(1), address: Self.nat, captcha: Secret(Self.solved))
+        }
+        #expect(verifier.checks == 0)
+        #expect(store.count == 1)
+    }
+}
