@@ -21,11 +21,13 @@ package enum TianyiRefreshResponse {
         var result: ResultCode
         var accessToken: String?
         var refreshToken: String?
-        var expiresIn: ExpiresIn?
+        /// The lifetime, or why the value given is none (read apart, so an answer whose lifetime is no lifetime
+        /// still yields its rotated refresh token).
+        var expiresIn: Result<ExpiresIn, ParseError>?
         var msg: String?
 
         init(reading reader: inout JSONReader) throws(JSONReadError) {
-            var result: ResultCode?, accessToken: String??, refreshToken: String??, expiresIn: ExpiresIn??, msg: String??
+            var result: ResultCode?, accessToken: String??, refreshToken: String??, expiresIn: Result<ExpiresIn, ParseError>??, msg: String??
             try reader.members { (key, reader) throws(JSONReadError) in
                 switch key {
                 case "result":
@@ -38,8 +40,20 @@ package enum TianyiRefreshResponse {
                     }
                 case "accessToken": try reader.member(&accessToken, key)
                 case "refreshToken": try reader.member(&refreshToken, key)
-                // Seconds as a JSON integer or, as Tianyi sends them, a numeric string.
-                case "expiresIn": try reader.record(&expiresIn, key)
+                // Seconds as a JSON integer or, as Tianyi sends them, a numeric string; null as absent.
+                case "expiresIn":
+                    if expiresIn != nil { throw reader.duplicate(key) }
+                    switch try reader.peek() {
+                    case .null:
+                        _ = try reader.null()
+                        expiresIn = .some(nil)
+                    case .number:
+                        let seconds = try reader.int64()
+                        expiresIn = Result { () throws(ParseError) in try ExpiresIn(seconds: seconds) }
+                    default:
+                        let text = try reader.string()
+                        expiresIn = Result { () throws(ParseError) in try ExpiresIn(text) }
+                    }
                 case "msg": try reader.member(&msg, key)
                 default: break
                 }
@@ -81,9 +95,21 @@ package enum TianyiRefreshResponse {
                 message: (platform ? "the carrier refused the call, not the refresh token (result \(decoded.result))" : "the carrier refused the refresh token (result \(decoded.result))")
                     + (message.map { ": \($0)" } ?? ""))
         }
-        guard let access = decoded.accessToken, !access.isEmpty else {
-            throw TokenError(.refreshFailed, message: "the refresh answer has result 0 but no accessToken")
+        // A success that cannot be served may still have rotated the refresh token (the one sent may be retired):
+        // handed back as such, so the vault keeps it; without one there is nothing to keep.
+        let rotated = decoded.refreshToken.flatMap { $0.isEmpty ? nil : Secret($0) }
+        var lifetime: ExpiresIn? = nil
+        var unusable: String? = nil
+        switch decoded.expiresIn {
+        case .success(let value)?: lifetime = value
+        case .failure(let error)?: unusable = "the refresh answer's expiresIn is no lifetime (\(error.reason))"
+        case nil: break
         }
-        return RefreshResponse(accessToken: Secret(access), refreshToken: decoded.refreshToken.map(Secret.init), expiresIn: decoded.expiresIn)
+        if decoded.accessToken?.isEmpty ?? true { unusable = "the refresh answer has result 0 but no accessToken" }
+        if let unusable {
+            guard let rotated else { throw TokenError(.refreshFailed, message: unusable) }
+            return RefreshResponse(rotating: rotated, unusable: unusable)
+        }
+        return RefreshResponse(accessToken: Secret(decoded.accessToken ?? ""), refreshToken: decoded.refreshToken.map(Secret.init), expiresIn: lifetime)
     }
 }

@@ -145,17 +145,20 @@ package struct TokenRefresh: Sendable {
             let refused = (error as? TokenError)?.kind == .reloginRequired
             return try await failed(flight, current, refused: refused, "the refresh \(refused ? "was refused" : "failed"): \(message)", in: vault)
         }
-        guard !response.accessToken.isEmpty else {
-            return try await failed(flight, current, refused: false, "the refresh failed: the refresh answer has an empty access token", in: vault)
-        }
         guard !flight.loggedOut else {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
         }
         let now = clock.now()
         let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: sent)
-        guard policy.state(of: fresh, at: now) != .expired else {
+        // An answer that cannot be served: none to serve (no access token, a lifetime that is none), or one expired
+        // on arrival.
+        var unusable = response.unusable ?? (response.accessToken.isEmpty ? "the refresh answer has an empty access token" : nil)
+        if unusable == nil, policy.state(of: fresh, at: now) == .expired {
             let seconds = response.expiresIn.map { "\($0.seconds) s" } ?? "no time"
-            let message = "the refresh failed: the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired"
+            unusable = "the refresh answer's token lives \(seconds), within the \(policy.skewMargin.seconds) s skew margin: it is already expired"
+        }
+        if let unusable {
+            let message = "the refresh failed: " + unusable
             guard let rotatedRefresh else { return try await failed(flight, current, refused: false, message, in: vault) }
             // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
             // token the account had, so the next refresh carries it.

@@ -27,6 +27,10 @@ public struct RefreshResponse: Sendable, CustomStringConvertible {
     public let refreshToken: Secret?
     /// The new lifetime, if the carrier gave one.
     public let expiresIn: ExpiresIn?
+    /// Why the answer cannot be served though the carrier said it succeeded (no access token, a lifetime that is
+    /// none), when it still carries a rotated refresh token: the vault keeps that refresh token with the account's
+    /// access token, and counts the refresh as failed. Nil for every answer made with the public initializer.
+    package let unusable: String?
 
     /// Creates a response.
     /// - Parameters:
@@ -37,6 +41,18 @@ public struct RefreshResponse: Sendable, CustomStringConvertible {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.expiresIn = expiresIn
+        unusable = nil
+    }
+
+    /// An answer that cannot be served but rotated the refresh token (``unusable``).
+    /// - Parameters:
+    ///   - refreshToken: The rotated refresh token.
+    ///   - why: Why it cannot be served, quoting no token.
+    package init(rotating refreshToken: Secret, unusable why: String) {
+        accessToken = Secret("")
+        self.refreshToken = refreshToken
+        expiresIn = nil
+        unusable = why
     }
 
     /// `RefreshResponse(accessToken <redacted>, refreshToken <redacted>, expiresIn 2592000s)`.

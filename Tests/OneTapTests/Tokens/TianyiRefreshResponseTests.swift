@@ -40,8 +40,8 @@ import Testing
     /// names none of them, though they are not yet known to the caller as secrets.
     @Test(arguments: [
         #"{"result":1,"msg":"refused; issued AT-NEW-1 and RT-NEW-1 anyway","accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1"}"#,
-        #"{"result":0,"accessToken":"","refreshToken":"RT-NEW-1","msg":"RT-NEW-1"}"#,
-        #"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":"RT-NEW-1"}"#,
+        #"{"result":0,"accessToken":"","msg":"RT-NEW-1"}"#,
+        #"{"result":0,"accessToken":"AT-NEW-1","expiresIn":"RT-NEW-1"}"#,
     ])
     func aFailedRefreshNamesNoNewToken(body: String) {
         do {
@@ -104,5 +104,30 @@ import Testing
             return message.hasPrefix("the carrier refused the refresh token (result -1): invalid refreshToken ")
                 && !message.contains("RT-SENT-1") && !message.contains("AT-SENT-1")
         }
+    }
+
+    /// A success that cannot be served (no access token, an `expiresIn` that is no lifetime) but carries a rotated
+    /// refresh token hands that refresh token back, marked unusable with a reason that quotes no token; without one it
+    /// is a failed refresh, as before.
+    @Test(arguments: [
+        (#"{"result":0,"accessToken":"","refreshToken":"RT-NEW-1","msg":"RT-NEW-1"}"#, "the refresh answer has result 0 but no accessToken"),
+        (#"{"result":0,"refreshToken":"RT-NEW-1"}"#, "the refresh answer has result 0 but no accessToken"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":"RT-NEW-1"}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":0}"#, "the refresh answer's expiresIn is no lifetime"),
+    ])
+    func aSuccessThatCannotBeServedHandsBackItsRotatedRefreshToken(body: String, why: String) throws {
+        let response = try TianyiRefreshResponse.decode(Array(body.utf8))
+        #expect(response.refreshToken?.reveal() == "RT-NEW-1")
+        let unusable = try #require(response.unusable)
+        #expect(unusable.hasPrefix(why), "\(unusable)")
+        #expect(!unusable.contains("NEW-1") && !response.description.contains("NEW-1"))
+    }
+
+    /// `expiresIn` null reads as absent; an object there is not the documented JSON.
+    @Test func aNullLifetimeIsAbsent() throws {
+        let response = try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"A","expiresIn":null}"#.utf8))
+        #expect(response.expiresIn == nil && response.unusable == nil)
+        let error = #expect(throws: TokenError.self) { try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"A","expiresIn":{}}"#.utf8)) }
+        #expect(error?.kind == .refreshFailed)
     }
 }

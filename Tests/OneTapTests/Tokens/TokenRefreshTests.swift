@@ -55,6 +55,30 @@ extension TokenVaultTests {
         #expect(kept.token.value.reveal() == "A0" && kept.token.refreshToken?.reveal() == "R1")
     }
 
+    /// A token-vault attacker's read: a Tianyi answer with result 0 and a rotated refresh token, but an `expiresIn` that
+    /// is no lifetime or no access token, failed to decode as a whole, and its refresh token was lost with it. The
+    /// stored token keeps its access token and takes the answer's refresh token, and the refresh counts as failed.
+    @Test(arguments: [
+        #"{"result":0,"accessToken":"A1","refreshToken":"R1","expiresIn":"soon"}"#,
+        #"{"result":0,"accessToken":"A1","refreshToken":"R1","expiresIn":-1}"#,
+        #"{"result":0,"accessToken":"","refreshToken":"R1","expiresIn":"2592000"}"#,
+    ])
+    func aTianyiSuccessThatCannotBeServedKeepsItsRotatedRefreshToken(body: String) async throws {
+        struct Tianyi: TokenRefresher {
+            let body: String
+            func refresh(_ token: AccessToken) async throws -> RefreshResponse { try TianyiRefreshResponse.decode(Array(body.utf8)) }
+        }
+        try await running(vault(Tianyi(body: body))) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            let error = await #expect(throws: TokenError.self) { try await vault.validToken(for: "u1") }
+            #expect(error?.kind == .refreshFailed)
+            #expect(error.map { !"\($0)".contains("R1") && !"\($0)".contains("A1") } == true, "\(String(describing: error))")
+        }
+        let kept = try #require(try await store.load("u1"))
+        #expect(kept.token.value.reveal() == "A0")
+        #expect(kept.token.refreshToken?.reveal() == "R1")
+    }
+
     /// A short answer that is not yet expired is served until it expires, without a refresh per call.
     @Test func aShortAnswerIsServedUntilItExpires() async throws {
         let refresher = MockRefresher(expiresIn: try ExpiresIn(seconds: 100))   // expired from 40 s (100 − 60)
