@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapTesting
 import OneTapPostgres
 import OneTapPostgresTestSupport
 
@@ -39,7 +40,7 @@ enum LoginQuotaBenchmarks {
                 do {
                     let session = try AppSessionID("QuotaBench" + String(100_000_000_000 + next))
                     let address = try IPAddress("10.\(next >> 16 & 255).\(next >> 8 & 255).\(next & 255)")
-                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: try DeviceID("bench-\(next)"), at: now)
+                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: try DeviceID("bench-\(next)"), clock: FakeClock(now: now))
                 } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                     refused += 1
                 } catch {

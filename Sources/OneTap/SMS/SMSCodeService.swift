@@ -194,13 +194,16 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         guard let captcha else { return .unchecked }
         let rules = self.rules
         let counters = rules.captchaCounters(for: request)
-        if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.captchaCheckWait(state, request, at: now) }) {
+        // The check is counted as rejected in the update that finds no wait, before the provider is asked, so checks
+        // that race each see the ones before them (read apart, every one of a burst found no wait and reached the
+        // provider: an attacker's read); a token that passes, or that the provider never judged, is taken back.
+        if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.reserveCaptchaCheck(&state, request, at: now) }) {
             return .waits(rule: wait.rule, until: wait.until)
         }
-        // Counted even for a caller that went away meanwhile: the provider was asked all the same.
+        // Taken back even for a caller that went away meanwhile.
         let store = self.store
-        let countRejection = { @Sendable () async throws in
-            try await writeDespiteCancellation { try await store.update(counters: counters, code: slot, at: now) { state in rules.countRejectedCaptcha(&state, request, at: now) } }
+        let takeBack = { @Sendable () async throws in
+            try await writeDespiteCancellation { try await store.update(counters: counters, code: slot, at: now) { state in rules.uncountRejectedCaptcha(&state, request, at: now) } }
         }
         let solved: Bool
         do {
@@ -209,14 +212,12 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
             // A token the provider answers with an error (a made-up or replayed one) costs it a call as a refused
-            // one does, so it counts; a provider that is down or misconfigured is no word on the token.
-            if !Self.providerDown(error) { try await countRejection() }
+            // one does, so it stays counted; a provider that is down or misconfigured is no word on the token.
+            if Self.providerDown(error) { try await takeBack() }
             return .unchecked
         }
-        guard solved else {
-            try await countRejection()
-            return .rejected
-        }
+        guard solved else { return .rejected }
+        try await takeBack()
         return .solved
     }
 

@@ -5,7 +5,8 @@
 /// nothing; every admitted one is counted, whatever happens to it next. A start past a captcha rule (the built-in
 /// rules on address blocks and devices, which strangers behind one carrier NAT share or may claim) is refused with
 /// `captcha-required` until it brings a solved captcha (`LoginServer`'s SMS code service checks it), so a stranger's
-/// flood costs its neighbours a captcha, never their login.
+/// flood costs its neighbours a captcha, not a refusal (the SMS policy's `captcha-rejects` wait says what a stranger sending
+/// junk captcha tokens can still do).
 ///
 /// A request without an address or a device id counts in the rule's one shared `(not given)` bucket
 /// (fail closed): pass both to ``LoginServer/start(_:for:pending:address:device:captcha:)`` and
@@ -30,9 +31,9 @@ public struct LoginQuotas: Sendable {
     /// Admits and counts one more start or exchange, atomically with every other, or refuses it.
     ///
     /// A start past a captcha rule (and no limit rule) needs the captcha its client solved: the SMS code service's
-    /// verifier checks it, counting a token that does not pass at the client's own keys as a send's would, and the
-    /// start is then decided again with the captcha passed. Without a verifier such a start waits for the rule's
-    /// window, as over a limit.
+    /// verifier checks it, counting a token that does not pass under the SMS policy's rejected-captcha rules as a
+    /// send's would, and the start is then decided again, at the time the check ended, with the captcha passed.
+    /// Without a verifier such a start waits for the rule's window, as over a limit.
     /// - Parameters:
     ///   - counts: Starts or exchanges.
     ///   - id: The login session (named in the rejection).
@@ -41,46 +42,56 @@ public struct LoginQuotas: Sendable {
     ///   - device: The device id, nil for the shared `(not given)` bucket.
     ///   - captcha: The captcha token the start brought, if any.
     ///   - sms: The SMS code service whose captcha verifier checks it.
-    ///   - now: The time.
+    ///   - clock: The time source: the decision's time, and after a captcha check the time it ended.
     /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, `captcha-required` naming
     ///   the rule (and whether a token came and did not pass), or ``StoreError`` when a store fails (nothing is
     ///   admitted then).
     package func admit(
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
-        captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, at now: Date
+        captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, clock: any WallClock
     ) async throws {
         let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
         let counters = policy.counters(for: request, counting: counts)
         guard !counters.isEmpty else { return }
         let policy = policy
-        let admit = { @Sendable (passed: Bool) async throws -> LoginQuotaPolicy.Decision in
+        let admit = { @Sendable (passed: Bool, now: Date) async throws -> LoginQuotaPolicy.Decision in
             try await store.update(counters: counters, at: now) { state in
                 let (decision, keepUntil) = policy.admit(request, counting: counts, in: counters, events: &state.events, at: now, captchaPassed: passed)
                 if let keepUntil { state.keepUntil = max(state.keepUntil, keepUntil) }
                 return decision
             }
         }
-        var decision = try await admit(false)
+        var decision = try await admit(false, clock.now())
         if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
             guard let captcha else {
                 throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): start again with a solved captcha")
             }
             switch try await sms.checkStartCaptcha(captcha, context: SMSContext(ip: address, device: device, session: id, captcha: captcha)) {
             case .solved:
-                decision = try await admit(true)
+                // Decided again at the time the provider answered, as an SMS send is.
+                decision = try await admit(true, clock.now())
             case .waits(let wait, let until):
                 throw LoginRejection(
-                    .overQuota, session: id, "too many captchas that did not pass: over the quota \(wait); try again after \(until.iso8601)")
-            case .rejected, .unchecked:
+                    .overQuota, session: id,
+                    "too many captchas that did not pass from this address (the SMS policy's \(wait)): its captchas are checked again after \(until.iso8601)")
+            case .rejected:
                 throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
+            case .unchecked:
+                throw LoginRejection(
+                    .captchaRequired, session: id, "past the quota \(describe(rule)): the captcha could not be checked (its provider failed); solve a new one")
             }
         }
         switch decision {
         case .admit:
             return
-        case .over(let rule, let retryAfter), .captcha(let rule, let retryAfter):
+        case .over(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
             throw LoginRejection(.overQuota, session: id, "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
+        case .captcha(let rule, let retryAfter):
+            throw LoginRejection(
+                .overQuota, session: id,
+                "too many logins started: past the quota \(rule), whose captcha this server cannot check (its SMS code service has no "
+                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)")
         }
     }
 

@@ -105,7 +105,7 @@ public struct LoginServer: Sendable {
         let now = clock.now()
         try claims.checkCurrent(at: now)
         let id = LoginSessionID.random()
-        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, at: now)
+        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock)
         // The carrier's IPv6 evidence is the address this server saw; the snapshot's own `ip` is a claim.
         var snapshot = snapshot
         snapshot.clientIP = address
@@ -197,7 +197,7 @@ public struct LoginServer: Sendable {
                 // session never waits at an exchange it may not make). Two copies of one report that race both
                 // count; the copy that loses the compare-and-swap then goes on below as a retry.
                 guard case .exchange = transition.instruction, let quotas else { return }
-                try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, at: clock.now())
+                try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, clock: clock)
             }
             if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
                 case .exchange(_, _, _, let receivedAt) = transition.session.stage

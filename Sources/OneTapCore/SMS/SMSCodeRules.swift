@@ -227,6 +227,30 @@ package struct SMSCodeRules: Sendable {
         state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
     }
 
+    /// Takes back a captcha counted at `now` (``countRejectedCaptcha(_:_:at:)``) that then passed, or that the provider
+    /// never judged.
+    /// - Parameters:
+    ///   - state: The store's state; changed in place.
+    ///   - request: The request's keys.
+    ///   - now: The instant it was counted at.
+    package func uncountRejectedCaptcha(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
+        policy.uncountRejectedCaptcha(&state.events, request, at: now)
+    }
+
+    /// Reserves a captcha check: nil, counting it as rejected until the provider says otherwise, when the requester
+    /// may be checked now; else the rule and the time its wait ends (nothing counted). One update, so checks that
+    /// race are counted one after another and each sees the ones before it.
+    /// - Parameters:
+    ///   - state: The store's state; changed in place when the check may be made.
+    ///   - request: The request's keys.
+    ///   - now: The time.
+    /// - Returns: The wait, or nil when the check is reserved.
+    package func reserveCaptchaCheck(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) -> (rule: String, until: Date)? {
+        if let wait = captchaCheckWait(state, request, at: now) { return wait }
+        countRejectedCaptcha(&state, request, at: now)
+        return nil
+    }
+
     /// How long the requester waits before its captcha token is checked (``SMSPolicy/captchaCheckWait(_:events:at:)``).
     /// - Parameters:
     ///   - state: The store's state.

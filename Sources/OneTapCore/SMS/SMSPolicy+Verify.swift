@@ -52,7 +52,8 @@ extension SMSPolicy {
 
     /// How long the requester waits before its captcha token is checked: after the rejected captchas its own keys
     /// sent past a rule's limit, 2^(count − limit) seconds after the newest, at most the rule's longest wait. A
-    /// wait, never a refusal: a neighbour behind the same address is slowed, not locked out.
+    /// wait, never a refusal; but the address's, so a stranger who sends a junk token each time it ends keeps a
+    /// neighbour's checks waiting: the trade-off for bounding the provider calls one address causes.
     /// - Parameters:
     ///   - request: The send's or verify's keys.
     ///   - events: The counters' events.
@@ -81,6 +82,19 @@ extension SMSPolicy {
         for key in captchaKeys {
             let counter = Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))
             count(now, in: &events[counter, default: []], of: counter)
+        }
+    }
+
+    /// Takes back one captcha counted at `now` by ``countRejectedCaptcha(_:_:at:)`` (a check counted before the
+    /// provider answered, which it then passed, or which the provider never judged).
+    /// - Parameters:
+    ///   - events: The counters' events; changed in place.
+    ///   - request: The send's or verify's keys.
+    ///   - now: The instant it was counted at.
+    package func uncountRejectedCaptcha(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
+        for key in captchaKeys {
+            let counter = Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))
+            if let index = events[counter]?.lastIndex(of: now) { events[counter]?.remove(at: index) }
         }
     }
 

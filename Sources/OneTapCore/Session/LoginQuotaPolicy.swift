@@ -232,6 +232,7 @@ extension ErrorKind where Failure == LoginRejection {
     public static let overQuota = Self("over-quota")
     /// A start past a quota's captcha rule (an address block's or a device's, which strangers may share): show a
     /// captcha and start again with its token; the message says whether a token came and did not pass. For
-    /// HTTP: 428 Precondition Required. Nothing is stored or counted.
+    /// HTTP: 428 Precondition Required. Nothing is stored; a token that did not pass counts under the SMS policy's
+    /// rejected-captcha rules (`captcha-rejects`).
     public static let captchaRequired = Self("captcha-required")
 }

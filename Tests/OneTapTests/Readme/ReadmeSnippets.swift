@@ -62,7 +62,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let client = addresses.resolve(peer: try IPAddress("10.0.0.7"), forwardedFor: ["198.51.100.1, 203.0.113.9, 10.0.0.8"])
         // client == 203.0.113.9: the leftmost entry is the client's own claim, never taken
         let started = try await limited.start(snapshot, for: me, address: client, device: try DeviceID(deviceHeader))
-        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, `captcha-required` → 428
+        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, nothing stored
         // README: end
         #expect(client == (try IPAddress("203.0.113.9")))
         #expect(started.session.version == 1)

@@ -441,19 +441,25 @@ import Testing
         #expect(again.name == "verified")
     }
 
+    /// A thousand sends with solved captchas from one address, ten at a time (as many captcha checks as
+    /// `captcha-rejects` lets one address have in flight: each is counted as rejected until its provider answers):
+    /// exactly ip-hour's 20 go out.
     @Test func aThousandConcurrentSendsFromOneAddressSendExactlyItsLimit() async throws {
         let setup = Setup()
         let service = setup.service
-        let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for index in 0..<1_000 {
-                group.addTask {
-                    let result = try await service.send(
-                        to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)),
-                        context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), session: .testSession, captcha: Secret("solved")))
-                    return result.name == "sent"
+        var sent = 0
+        for batch in 0..<100 {
+            sent += try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in batch * 10..<(batch + 1) * 10 {
+                    group.addTask {
+                        let result = try await service.send(
+                            to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)),
+                            context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), session: .testSession, captcha: Secret("solved")))
+                        return result.name == "sent"
+                    }
                 }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
-            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(sent == 20, "ip-hour allows 20 sends per address per hour")
         #expect(setup.sender.delivered.count == 20)

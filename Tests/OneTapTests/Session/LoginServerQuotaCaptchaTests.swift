@@ -91,18 +91,67 @@ import Testing
     }
 
     /// A start with a solved captcha is counted like any other: the stranger who pays in captchas still fills the
-    /// address's count, and the count is what the next caller is asked a captcha by.
+    /// address's count. One start a minute is admitted without a captcha: a start at t, one with a captcha at t + 30,
+    /// and at t + 61 (the first gone, the second still counted) a start needs a captcha again.
     @Test func aStartWithACaptchaCounts() async throws {
-        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,3600,1,captcha,test\n", file: "q.csv")
-        let logins = server(policy: policy)
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved])
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,60,1,captcha,test\n", file: "q.csv")
+        let logins = server(verifier: verifier, policy: policy)
         _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        clock.advance(by: .seconds(30))
         _ = try await logins.start(Self.mobileSIM, for: Self.client(1), address: Self.nat, captcha: Secret(Self.solved))
+        #expect(verifier.checks == 1)
         // A captcha not needed is not checked.
         _ = try await logins.start(Self.mobileSIM, for: Self.client(2), address: try IPAddress("198.51.100.1"), captcha: Secret("never-checked"))
+        #expect(verifier.checks == 1)
+        clock.advance(by: .seconds(31))
         await #expect {
             try await logins.start(Self.mobileSIM, for: Self.client(3), address: Self.nat)
         } throws: { Self.rejection($0)?.kind == .captchaRequired }
         #expect(store.count == 3)
+    }
+
+    /// A burst of junk tokens sent at once: each check is counted in the update that finds no wait, before the
+    /// provider is asked, so the burst reaches the provider at most as often as `captcha-rejects` lets one address
+    /// (10) before its wait. Read apart, every one of the burst found no wait (an attacker's read: 50 of 50).
+    @Test func aBurstOfJunkTokensReachesTheProviderAtMostTheRulesCount() async throws {
+        final class SlowVerifier: CaptchaVerifier {
+            let calls = LockedValue(0)
+            func verify(_ token: Secret, context: SMSContext) async throws -> Bool {
+                calls.withLock { $0 += 1 }
+                try await Task.sleep(for: .milliseconds(100))   // a provider's round trip, during which the others arrive
+                return false
+            }
+        }
+        let verifier = SlowVerifier()
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,60,1,captcha,test\n", file: "q.csv")
+        let logins = server(verifier: verifier, policy: policy)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 1...50 {
+                group.addTask {
+                    await #expect(throws: LoginRejection.self) {
+                        try await logins.start(Self.mobileSIM, for: Self.client(index), address: Self.nat, captcha: Secret("junk-\(index)"))
+                    }
+                }
+            }
+        }
+        #expect(verifier.calls.withLock { $0 } == 10)
+    }
+
+    /// A captcha provider that is down is no word on the token: the start is asked for a captcha again, saying the
+    /// check could not be made, and nothing is counted against the address.
+    @Test func aProviderThatIsDownCountsAgainstNoOne() async throws {
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved], failing: GatewayError(gateway: "captcha", .timedOut))
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,60,1,captcha,test\n", file: "q.csv")
+        let logins = server(verifier: verifier, policy: policy)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        for index in 1...20 {
+            await #expect {
+                try await logins.start(Self.mobileSIM, for: Self.client(index), address: Self.nat, captcha: Secret(Self.solved))
+            } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("could not be checked") }
+        }
+        #expect(verifier.checks == 20, "every check reached the provider: none waited")
     }
 
     /// A server whose SMS code service has no captcha verifier cannot pass a captcha rule: it says so once when

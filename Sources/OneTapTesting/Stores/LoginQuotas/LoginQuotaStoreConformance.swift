@@ -71,7 +71,7 @@ package enum LoginQuotaStoreConformance {
             let address = try IPAddress("203.0.113.7")
             let admitted = try await suite.race(concurrency) { _ in
                 do {
-                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: nil, at: now)
+                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: nil, clock: FakeClock(now: now))
                     return true
                 } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                     return false

@@ -101,17 +101,20 @@ package enum SMSStoreConformance {
                 state.code = record
                 state.keepUntil = now.addingTimeInterval(600)
             }
+            let (_, stray) = rules.issue(to: number, session: LoginSessionID.random(), key: key, at: now)
             let read = try await store.update(counters: [ipCounter], code: nil, at: now) { state -> SMSCodeRecord? in
                 state.events[ipCounter, default: []].append(now)
                 state.keepUntil = now.addingTimeInterval(600)
                 let read = state.code
-                state.code = nil
+                state.code = stray   // a body that sets a record without a key: nothing is written
                 return read
             }
             suite.expect(read == nil, "an update without a key must read no code record, read \(String(describing: read))")
             let after = try await store.update(counters: [ipCounter], code: number, at: now) { $0 }
             suite.expect(after.events[ipCounter]?.count == 1, "an update without a key must write its counters, read \(after.events)")
             suite.expect(after.code.map { sameRecord($0, record) } == true, "an update without a key must leave every record as it was")
+            let strays = try await store.update(counters: [], code: SMSCodeKey(number: number, session: stray.session), at: now) { $0.code }
+            suite.expect(strays == nil, "an update without a key must write no record, read \(String(describing: strays))")
         }
 
         // Kept until its instant and not after; removeExpired removes it.
