@@ -28,7 +28,7 @@ enum LoginQuotaBenchmarks {
         let local = LoginQuotas(store: InMemoryLoginQuotaStore())
         let batch = 50
         let runs = max(5, repetitions / 4)
-        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        let clock = FakeClock(now: Date(timeIntervalSince1970: 1_796_083_200))
         var next = 0
         var failures = 0
         var refused = 0
@@ -40,7 +40,7 @@ enum LoginQuotaBenchmarks {
                 do {
                     let session = try AppSessionID("QuotaBench" + String(100_000_000_000 + next))
                     let address = try IPAddress("10.\(next >> 16 & 255).\(next >> 8 & 255).\(next & 255)")
-                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: try DeviceID("bench-\(next)"), clock: FakeClock(now: now))
+                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: try DeviceID("bench-\(next)"), clock: clock)
                 } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                     refused += 1
                 } catch {

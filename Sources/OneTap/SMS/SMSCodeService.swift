@@ -175,13 +175,13 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         case solved
         /// Not checked yet: past the rejected captchas its own keys sent, the requester waits until then.
         case waits(rule: String, until: Date)
-        /// The provider answered that it is not solved: counted against the requester's own keys.
+        /// The provider answered that it is not solved, or answered with an error (a vendor's error code for a made-up
+        /// or replayed token, a token refused before sending, a verifier's own error: said by a `provider-failed`
+        /// event): counted against the requester's own keys.
         case rejected
-        /// Not checked: no verifier, or the verifier threw (said by a `provider-failed` event). Counted against the
-        /// requester's own keys like a refusal (a vendor's error code for a made-up or replayed token, a token
-        /// refused before sending, a verifier's own error), unless the provider was down or misconfigured (a
-        /// ``GatewayError`` that it could not be reached, sent nothing, timed out, answered 5xx, or is
-        /// misconfigured): that is no word on the token.
+        /// Not judged: no verifier, or the provider was down or misconfigured (a ``GatewayError`` that it could not be
+        /// reached, sent nothing, timed out, answered 5xx, or is misconfigured: a `provider-failed` event), which is no
+        /// word on the token; nothing is counted.
         case unchecked
     }
 
@@ -200,10 +200,15 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.reserveCaptchaCheck(&state, request, at: now) }) {
             return .waits(rule: wait.rule, until: wait.until)
         }
-        // Taken back even for a caller that went away meanwhile.
+        // Taken back even for a caller that went away meanwhile. A store that fails to take it back leaves it counted
+        // (the side that bounds the provider); the check's answer stands.
         let store = self.store
-        let takeBack = { @Sendable () async throws in
-            try await writeDespiteCancellation { try await store.update(counters: counters, code: slot, at: now) { state in rules.uncountRejectedCaptcha(&state, request, at: now) } }
+        let takeBack = { @Sendable () async in
+            do {
+                try await writeDespiteCancellation { try await store.update(counters: counters, code: slot, at: now) { state in rules.uncountRejectedCaptcha(&state, request, at: now) } }
+            } catch {
+                // Counted once too often: a wait comes one check sooner for these keys, within the rule's hour.
+            }
         }
         let solved: Bool
         do {
@@ -212,12 +217,13 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             let message = Secret.scrub(String(describing: error), of: [token])
             emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
             // A token the provider answers with an error (a made-up or replayed one) costs it a call as a refused
-            // one does, so it stays counted; a provider that is down or misconfigured is no word on the token.
-            if Self.providerDown(error) { try await takeBack() }
+            // one does: rejected, and it stays counted; a provider that is down or misconfigured is no word on the token.
+            guard Self.providerDown(error) else { return .rejected }
+            await takeBack()
             return .unchecked
         }
         guard solved else { return .rejected }
-        try await takeBack()
+        await takeBack()
         return .solved
     }
 
@@ -232,7 +238,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - context: The start's address, device and login session.
     /// - Returns: `solved`; `waits` when the requester's rejected captchas make it wait; `rejected`; or `unchecked`
     ///   (no verifier, or it threw).
-    /// - Throws: ``StoreError`` when the store fails (the token was not checked, or its rejection not counted).
+    /// - Throws: ``StoreError`` when the store fails (the token was not checked).
     package func checkStartCaptcha(_ token: Secret, context: SMSContext) async throws -> CaptchaCheck {
         let request = SMSContext.request(digits: SMSPolicy.notGiven, ip: context.ip, device: context.device, session: context.session)
         return try await checkCaptcha(token, request, slot: nil, context: context, number: nil, at: clock.now())

@@ -73,12 +73,13 @@ public struct LoginQuotas: Sendable {
             case .waits(let wait, let until):
                 throw LoginRejection(
                     .overQuota, session: id,
-                    "too many captchas that did not pass from this address (the SMS policy's \(wait)): its captchas are checked again after \(until.iso8601)")
+                    "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
+                        + "its captchas are checked again after \(until.iso8601)")
             case .rejected:
                 throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
             case .unchecked:
                 throw LoginRejection(
-                    .captchaRequired, session: id, "past the quota \(describe(rule)): the captcha could not be checked (its provider failed); solve a new one")
+                    .captchaRequired, session: id, "past the quota \(describe(rule)): the captcha could not be checked (its provider is down); solve a new one")
             }
         }
         switch decision {
@@ -90,7 +91,7 @@ public struct LoginQuotas: Sendable {
         case .captcha(let rule, let retryAfter):
             throw LoginRejection(
                 .overQuota, session: id,
-                "too many logins started: past the quota \(rule), whose captcha this server cannot check (its SMS code service has no "
+                "too many logins started: past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
                     + "CaptchaVerifier); try again after \(retryAfter.iso8601)")
         }
     }

@@ -38,22 +38,15 @@ package enum TianyiRefreshResponse {
                     } else {
                         try reader.parsed(&result, key)
                     }
-                case "accessToken": try reader.member(&accessToken, key)
+                // Not a string (a number, an object): no access token, so a rotated refresh token beside it is kept.
+                case "accessToken":
+                    if accessToken != nil { throw reader.duplicate(key) }
+                    if try reader.peek() == .string { try reader.member(&accessToken, key) } else { try reader.skipValue(); accessToken = .some(nil) }
                 case "refreshToken": try reader.member(&refreshToken, key)
                 // Seconds as a JSON integer or, as Tianyi sends them, a numeric string; null as absent.
                 case "expiresIn":
                     if expiresIn != nil { throw reader.duplicate(key) }
-                    switch try reader.peek() {
-                    case .null:
-                        _ = try reader.null()
-                        expiresIn = .some(nil)
-                    case .number:
-                        let seconds = try reader.int64()
-                        expiresIn = Result { () throws(ParseError) in try ExpiresIn(seconds: seconds) }
-                    default:
-                        let text = try reader.string()
-                        expiresIn = Result { () throws(ParseError) in try ExpiresIn(text) }
-                    }
+                    expiresIn = .some(try ExpiresIn.read(&reader))
                 case "msg": try reader.member(&msg, key)
                 default: break
                 }

@@ -159,7 +159,10 @@ package struct TokenRefresh: Sendable {
         }
         if let unusable {
             let message = "the refresh failed: " + unusable
-            guard let rotatedRefresh else { return try await failed(flight, current, refused: false, message, in: vault) }
+            // A refresh token the same as the one sent is no rotation: nothing to keep.
+            guard let rotatedRefresh, rotatedRefresh != current.token.refreshToken else {
+                return try await failed(flight, current, refused: false, message, in: vault)
+            }
             // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
             // token the account had, so the next refresh carries it.
             let kept = current.token.rotated(
@@ -238,7 +241,10 @@ package struct TokenRefresh: Sendable {
             vault.unsaved.forget(account, ifStill: kept)
             vault.failures.clear(account)
             let rotated = kept.refreshToken != nil && kept.refreshToken != current.token.refreshToken
-            emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
+            // A kept refresh token alone (an answer that could not be served) is no refresh: only a new access token is.
+            if kept.value != current.token.value {
+                emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
+            }
             let written = StoredToken(token: kept, version: version)
             return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(written)
         } catch let error as StoreError where error.kind == .conflict {

@@ -21,16 +21,17 @@ public protocol TokenRefresher: Sendable {
 /// A successful refresh: the new access token, a new refresh token if the carrier rotated it, and the
 /// new lifetime.
 public struct RefreshResponse: Sendable, CustomStringConvertible {
-    /// The new access token.
+    /// The new access token; empty in an answer that cannot be served (``unusable``), which is never handed out.
     public let accessToken: Secret
     /// The new refresh token; nil or empty means "keep the old one".
     public let refreshToken: Secret?
     /// The new lifetime, if the carrier gave one.
     public let expiresIn: ExpiresIn?
     /// Why the answer cannot be served though the carrier said it succeeded (no access token, a lifetime that is
-    /// none), when it still carries a rotated refresh token: the vault keeps that refresh token with the account's
-    /// access token, and counts the refresh as failed. Nil for every answer made with the public initializer.
-    package let unusable: String?
+    /// none), when it still carries a rotated refresh token (``TianyiTokenRefresher``'s answers): the vault keeps that
+    /// refresh token with the account's access token, and counts the refresh as failed; a caller of a refresher
+    /// outside the vault must not serve ``accessToken`` then. Nil for every answer made with the public initializer.
+    public let unusable: String?
 
     /// Creates a response.
     /// - Parameters:

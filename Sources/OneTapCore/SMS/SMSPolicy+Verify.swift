@@ -90,11 +90,11 @@ extension SMSPolicy {
     /// - Parameters:
     ///   - events: The counters' events; changed in place.
     ///   - request: The send's or verify's keys.
-    ///   - now: The instant it was counted at.
+    ///   - now: The instant it was counted at: an event within a millisecond of it (stores keep whole milliseconds).
     package func uncountRejectedCaptcha(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
         for key in captchaKeys {
             let counter = Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))
-            if let index = events[counter]?.lastIndex(of: now) { events[counter]?.remove(at: index) }
+            if let index = events[counter]?.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) { events[counter]?.remove(at: index) }
         }
     }
 

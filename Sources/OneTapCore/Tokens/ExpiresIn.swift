@@ -51,17 +51,44 @@ extension ExpiresIn: JSONReadable {
     /// - Throws: ``JSONReadError``: a mismatch for another kind of value, corrupt for a number that is no
     ///   lifetime.
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
-        let read: Result<ExpiresIn, ParseError>
-        if try reader.peek() == .number {
-            let seconds = try reader.int64()
-            read = Result { () throws(ParseError) in try ExpiresIn(seconds: seconds) }
-        } else {
-            let text = try reader.string()
-            read = Result { () throws(ParseError) in try ExpiresIn(text) }
+        let kind = try reader.peek()
+        guard kind == .number || kind == .string else { throw reader.invalid("a lifetime is a number of seconds") }
+        switch try Self.read(&reader) {
+        case .success(let value)?: self = value
+        case .failure(let error)?: throw reader.invalid(error.description)
+        case nil: throw reader.invalid("a lifetime is a number of seconds, not null")
         }
-        switch read {
-        case .success(let value): self = value
-        case .failure(let error): throw reader.invalid(error.description)
+    }
+
+    /// Reads a lifetime's value whatever JSON value it is, saying why one is no lifetime rather than throwing, so the
+    /// rest of the document can still be read (a refresh answer's rotated refresh token, beside an `expiresIn` of
+    /// `7200.0` or `"soon"`): the one reading of a lifetime.
+    /// - Parameter reader: The reader, at the value; past it after.
+    /// - Returns: The lifetime, or why the value is none (a fraction or an exponent, a negative, zero or over-long
+    ///   number, text that is no number, `true`, an array or an object); nil for `null`.
+    /// - Throws: ``JSONReadError`` only for text that is not JSON.
+    package static func read(_ reader: inout JSONReader) throws(JSONReadError) -> Result<ExpiresIn, ParseError>? {
+        let whole = "a lifetime is a whole number of seconds"
+        switch try reader.peek() {
+        case .null:
+            _ = try reader.null()
+            return nil
+        case .string:
+            let text = try reader.string()
+            return Result { () throws(ParseError) in try ExpiresIn(text) }
+        case .number:
+            var probe = reader
+            do {
+                let text = try probe.integerText()
+                reader = probe
+                return Result { () throws(ParseError) in try ExpiresIn(text) }
+            } catch {
+                try reader.skipValue()  // a fraction or an exponent; text that is no JSON number throws here
+                return .failure(ParseError(.seconds, .malformed, input: "a fraction or an exponent", reason: whole))
+            }
+        case .bool, .array, .object:
+            try reader.skipValue()
+            return .failure(ParseError(.seconds, .malformed, input: "not a number", reason: whole))
         }
     }
 }

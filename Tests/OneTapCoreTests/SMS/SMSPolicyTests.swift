@@ -40,8 +40,6 @@ import Testing
         Expected(id: "global-hour-captcha", key: .global, counts: .sends, window: 3600, limit: 4000, over: .captcha, lock: nil),
         Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
         Expected(id: "captcha-rejects", key: .ip, counts: .rejectedCaptchas, window: 3600, limit: 10, over: .delay, lock: 60),
-        Expected(id: "ip56-captcha-rejects", key: .ip56, counts: .rejectedCaptchas, window: 3600, limit: 40, over: .delay, lock: 60),
-        Expected(id: "ip48-captcha-rejects", key: .ip48, counts: .rejectedCaptchas, window: 3600, limit: 160, over: .delay, lock: 60),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
         Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
         Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),

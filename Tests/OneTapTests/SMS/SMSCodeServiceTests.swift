@@ -465,6 +465,26 @@ import Testing
         #expect(setup.sender.delivered.count == 20)
     }
 
+    /// All thousand at once: never more than ip-hour's 20 go out. Fewer may: past ten captcha checks in flight from one
+    /// address (each counted as rejected until the provider answers) a check waits a second or more.
+    @Test func aThousandSimultaneousSendsFromOneAddressNeverPassItsLimit() async throws {
+        let setup = Setup()
+        let service = setup.service
+        let sent = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<1_000 {
+                group.addTask {
+                    let result = try await service.send(
+                        to: try PhoneNumber(value: 13_800_000_000 + UInt64(index)),
+                        context: SMSContext(ip: Self.ip, device: try DeviceID("device-\(index)"), session: .testSession, captcha: Secret("solved")))
+                    return result.name == "sent"
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(sent >= 10 && sent <= 20, "\(sent)")
+        #expect(setup.sender.delivered.count == sent)
+    }
+
     @Test func aThousandConcurrentVerifiesOfTheRightCodeVerifyOnce() async throws {
         let setup = Setup()
         _ = try await setup.send(to: Self.number, context: SMSContext(session: .testSession), at: Self.t0)

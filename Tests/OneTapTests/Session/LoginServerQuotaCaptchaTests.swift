@@ -77,6 +77,21 @@ import Testing
         #expect(started.session.version == 1)
     }
 
+    /// A solved captcha is counted as rejected only while its provider answers: fifteen neighbours behind a busy NAT
+    /// address each start with a solved captcha, one after another, and none waits for `captcha-rejects` (past its
+    /// ten, a check left counted would make the next wait).
+    @Test func solvedCaptchasAreNotCountedAsRejected() async throws {
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved])
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,3600,1,captcha,test\n", file: "q.csv")
+        let logins = server(verifier: verifier, policy: policy)
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat)
+        for index in 1...15 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: Self.nat, captcha: Secret(Self.solved))
+        }
+        #expect(verifier.checks == 15)
+        #expect(store.count == 16)
+    }
+
     /// A limit rule is not a captcha rule: one app session (proof OneTap issued) past `session-starts-hour` is
     /// refused even with a solved captcha.
     @Test func aSolvedCaptchaNeverPassesALimit() async throws {

@@ -114,6 +114,14 @@ import Testing
         (#"{"result":0,"refreshToken":"RT-NEW-1"}"#, "the refresh answer has result 0 but no accessToken"),
         (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":"RT-NEW-1"}"#, "the refresh answer's expiresIn is no lifetime"),
         (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":0}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":7200.0}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":1e3}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":99999999999999999999999}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":true}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":[7200]}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":"AT-NEW-1","refreshToken":"RT-NEW-1","expiresIn":{"s":7200}}"#, "the refresh answer's expiresIn is no lifetime"),
+        (#"{"result":0,"accessToken":7,"refreshToken":"RT-NEW-1"}"#, "the refresh answer has result 0 but no accessToken"),
+        (#"{"result":0,"accessToken":null,"refreshToken":"RT-NEW-1","expiresIn":"7200"}"#, "the refresh answer has result 0 but no accessToken"),
     ])
     func aSuccessThatCannotBeServedHandsBackItsRotatedRefreshToken(body: String, why: String) throws {
         let response = try TianyiRefreshResponse.decode(Array(body.utf8))
@@ -123,11 +131,15 @@ import Testing
         #expect(!unusable.contains("NEW-1") && !response.description.contains("NEW-1"))
     }
 
-    /// `expiresIn` null reads as absent; an object there is not the documented JSON.
+    /// `expiresIn` null reads as absent.
     @Test func aNullLifetimeIsAbsent() throws {
         let response = try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"A","expiresIn":null}"#.utf8))
         #expect(response.expiresIn == nil && response.unusable == nil)
+        // Without a refresh token to keep, a lifetime that is none is a failed refresh.
         let error = #expect(throws: TokenError.self) { try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"A","expiresIn":{}}"#.utf8)) }
         #expect(error?.kind == .refreshFailed)
+        // Text that is not JSON stays a failed refresh, whatever comes before it.
+        let broken = #expect(throws: TokenError.self) { try TianyiRefreshResponse.decode(Array(#"{"result":0,"refreshToken":"R","expiresIn":1.e5}"#.utf8)) }
+        #expect(broken.map { "\($0)".contains("not the documented JSON") } == true)
     }
 }

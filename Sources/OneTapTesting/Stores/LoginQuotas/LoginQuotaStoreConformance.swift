@@ -69,9 +69,10 @@ package enum LoginQuotaStoreConformance {
             let quotas = LoginQuotas(policy: policy, store: store)
             let session = try AppSessionID("ConformanceSession0000")
             let address = try IPAddress("203.0.113.7")
+            let clock = FakeClock(now: now)
             let admitted = try await suite.race(concurrency) { _ in
                 do {
-                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: nil, clock: FakeClock(now: now))
+                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: nil, clock: clock)
                     return true
                 } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                     return false

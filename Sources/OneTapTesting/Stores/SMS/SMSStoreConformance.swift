@@ -117,6 +117,24 @@ package enum SMSStoreConformance {
             suite.expect(strays == nil, "an update without a key must write no record, read \(String(describing: strays))")
         }
 
+        // A captcha check is counted as rejected before the provider answers and taken back when it passes, at a time
+        // finer than the store's milliseconds: twenty solved captchas from one address leave it no wait.
+        try await suite.check("a solved captcha is taken back", makeStore) { store in
+            let clock = FakeClock(now: now.addingTimeInterval(0.000_4))
+            let service = SMSCodeService(
+                key: key, sender: ScriptedSMSSender(), captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), store: store, events: DiscardingEventSink(),
+                clock: clock)
+            let ip = try IPAddress("198.51.100.201")
+            for index in 0..<20 {
+                clock.setWallTime(now.addingTimeInterval(Double(index) + 0.000_4))
+                let result = try await service.send(
+                    to: try PhoneNumber(value: 13_700_000_000 + UInt64(index)), context: SMSContext(ip: ip, session: LoginSessionID.random(), captcha: Secret("solved")))
+                guard result.name == "sent" else {
+                    return suite.problem("send \(index + 1) with a solved captcha must be sent, got \(result): a passed check left counted")
+                }
+            }
+        }
+
         // Kept until its instant and not after; removeExpired removes it.
         try await suite.check("keep-until", makeStore) { store in
             let until = now.addingTimeInterval(60)
