@@ -34,4 +34,22 @@ import Testing
             try GeeTestTests.verifier(URLSessionTransport(), url: server.url("/validate")), solved: GeeTestTests.token(UUID().uuidString),
             expired: GeeTestTests.token("expired-\(UUID().uuidString)"))
     }
+
+    /// An attacker's read: Tencent answering that it is busy (26), throttled or refusing the account's signature
+    /// counted every user's check as a rejected captcha, so an outage put every address's checks behind
+    /// `captcha-rejects`' wait. Such answers count against no one: fifteen of them from one address, and a solved
+    /// ticket still goes straight through.
+    @Test func aTencentOutageCountsAgainstNoOne() async throws {
+        let server = try await TencentCaptchaTests.fake()
+        defer { server.stop() }
+        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: try TencentCaptchaTests.live(server), events: RecordingEventSink())
+        let ip = IPAddress.v4(0xC633_640B)  // 198.51.100.11
+        #expect(try await service.send(to: "13800138000", context: SMSContext(ip: ip, session: .testSession)).name == "sent")
+        for _ in 0..<15 {
+            let busy = SMSContext(ip: ip, session: .testSession, captcha: TencentCaptchaTests.token("busy-\(UUID().uuidString)"))
+            #expect(try await service.send(to: "13900139000", context: busy) == .captchaRequired(rule: "ip-captcha", rejected: true))
+        }
+        let solved = SMSContext(ip: ip, session: .testSession, captcha: TencentCaptchaTests.token("tr03-\(UUID().uuidString)"))
+        #expect(try await service.send(to: "13900139000", context: solved).name == "sent")
+    }
 }

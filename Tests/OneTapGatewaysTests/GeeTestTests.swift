@@ -84,6 +84,7 @@ import Testing
         #expect(try await verifier.verify(Self.token(lot), context: SMSContext(session: .testSession)))
         let again = await #expect(throws: GatewayCodeError.self) { try await verifier.verify(Self.token(lot), context: SMSContext(session: .testSession)) }
         #expect(again?.code == "-50003")
+        #expect(again?.isProviderFault == false)  // a repeat: the client's doing
         #expect(try await verifier.verify(Self.token("expired-\(UUID().uuidString)"), context: SMSContext(session: .testSession)) == false)
         // Another key signs another sign_token: not solved.
         #expect(try await Self.verifier(URLSessionTransport(), url: server.url("/validate"), key: "another-key").verify(Self.token(UUID().uuidString), context: SMSContext(session: .testSession)) == false)
@@ -111,5 +112,15 @@ import Testing
             try await Self.verifier(URLSessionTransport(), url: server.url("/validate"), timeout: .milliseconds(700)).verify(Self.token("slow-\(UUID().uuidString)"), context: SMSContext(session: .testSession))
         }
         #expect(error == GatewayError(gateway: "geetest", .timedOut))
+    }
+
+    /// A configuration GeeTest refuses (another `captcha_id`, -50102) is a provider fault: no client's values cause it.
+    @Test func aRefusedCaptchaIDIsTheConfigurationsFault() async throws {
+        let server = try await FakeServer.start("geetest_validate.py", arguments: ["--captcha-id", "0000000000000000000000000000000a", "--captcha-key", "another"])
+        defer { server.stop() }
+        let error = await #expect(throws: GatewayCodeError.self) {
+            try await Self.verifier(URLSessionTransport(), url: server.url("/validate")).verify(Self.token(UUID().uuidString), context: SMSContext(session: .testSession))
+        }
+        #expect(error?.code == "-50102" && error?.isProviderFault == true, "\(String(describing: error))")
     }
 }

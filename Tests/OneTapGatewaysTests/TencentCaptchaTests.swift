@@ -123,6 +123,10 @@ import Testing
         #expect(!"\(String(describing: signature))".contains("s3cret-other"))
         let busy = await #expect(throws: GatewayCodeError.self) { try await Self.live(server).verify(Self.token("busy-\(UUID().uuidString)"), context: Self.context) }
         #expect(busy?.code == "26")
+        // Which of them a client's ticket can cause (16 and 100 answer another app's ticket too), and which are
+        // Tencent's or the account's own trouble (a captcha check that ends in one counts against no one).
+        #expect(wrongApp?.isProviderFault == false && wrongKey?.isProviderFault == false)
+        #expect(signature?.isProviderFault == true && busy?.isProviderFault == true)
     }
 
     @Test(arguments: [
@@ -145,5 +149,17 @@ import Testing
         defer { server.stop() }
         let error = await #expect(throws: GatewayError.self) { try await Self.live(server, timeout: .milliseconds(700)).verify(Self.token("slow-\(UUID().uuidString)"), context: Self.context) }
         #expect(error == GatewayError(gateway: "tencent-captcha", .timedOut))
+    }
+
+    /// Tencent Cloud API 3.0's common error codes (its 公共错误码 page): the platform's or the account's own trouble is a
+    /// provider fault, a code a request's values can cause is not.
+    @Test(arguments: [
+        ("RequestLimitExceeded", true), ("RequestLimitExceeded.UinLimitExceeded", true), ("InternalError", true), ("AuthFailure.SecretIdNotFound", true),
+        ("ResourceUnavailable", true), ("UnauthorizedOperation", true), ("IpNotInWhitelist", true), ("InvalidParameter", false),
+        ("InvalidParameterValue", false), ("MissingParameter", false), ("FailedOperation", false), ("RequestSizeLimitExceeded", false),
+        ("InternalErrorish", false),
+    ])
+    func platformFaultsAreTheCommonCodesNoTicketCauses(code: String, fault: Bool) {
+        #expect(TencentCaptchaVerifier.isPlatformFault(code) == fault)
     }
 }

@@ -244,11 +244,27 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         return try await checkCaptcha(token, request, slot: nil, context: context, number: nil, at: clock.now())
     }
 
+    /// The wait a login start's captcha check would meet now (the start brought no token yet): so the client is told
+    /// when to come back rather than to solve a captcha that will not be checked before then. Nothing is counted.
+    /// - Parameter context: The start's address, device and login session.
+    /// - Returns: The rule and when its wait ends, or nil.
+    /// - Throws: ``StoreError`` when the store fails.
+    package func startCaptchaWait(context: SMSContext) async throws -> (rule: String, until: Date)? {
+        let request = SMSContext.request(digits: SMSPolicy.notGiven, ip: context.ip, device: context.device, session: context.session)
+        let counters = rules.captchaCounters(for: request)
+        guard !counters.isEmpty else { return nil }
+        let rules = self.rules
+        let now = clock.now()
+        return try await store.update(counters: counters, code: nil, at: now) { state in rules.captchaCheckWait(state, request, at: now) }
+    }
+
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
-    /// it could not be reached, sent nothing, timed out, answered 5xx, or its configuration is wrong.
+    /// it could not be reached, sent nothing, timed out, answered 5xx, its configuration is wrong, or it answered a code
+    /// that says so (a ``ProviderFault``: Tencent's busy or throttled, GeeTest's runtime error).
     /// - Parameter error: What the verifier threw.
     /// - Returns: Whether it is the provider's trouble.
     private static func providerDown(_ error: any Error) -> Bool {
+        if let fault = error as? any ProviderFault { return fault.isProviderFault }
         guard let error = error as? GatewayError else { return false }
         switch error.kind {
         case .unreachable, .notSent, .timedOut, .misconfigured: return true

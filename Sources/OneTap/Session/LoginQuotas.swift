@@ -63,18 +63,24 @@ public struct LoginQuotas: Sendable {
         }
         var decision = try await admit(false, clock.now())
         if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
+            let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
+            func waiting(_ wait: String, until: Date) -> LoginRejection {
+                LoginRejection(
+                    .overQuota, session: id,
+                    "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
+                        + "its captchas are checked again after \(until.iso8601)")
+            }
             guard let captcha else {
+                // A captcha that would not be checked before a wait ends is not asked for until then.
+                if let wait = try await sms.startCaptchaWait(context: context) { throw waiting(wait.rule, until: wait.until) }
                 throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): start again with a solved captcha")
             }
-            switch try await sms.checkStartCaptcha(captcha, context: SMSContext(ip: address, device: device, session: id, captcha: captcha)) {
+            switch try await sms.checkStartCaptcha(captcha, context: context) {
             case .solved:
                 // Decided again at the time the provider answered, as an SMS send is.
                 decision = try await admit(true, clock.now())
             case .waits(let wait, let until):
-                throw LoginRejection(
-                    .overQuota, session: id,
-                    "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
-                        + "its captchas are checked again after \(until.iso8601)")
+                throw waiting(wait, until: until)
             case .rejected:
                 throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
             case .unchecked:

@@ -102,10 +102,13 @@ public struct LoginServer: Sendable {
         _ snapshot: DeviceSnapshot, for claims: AccessClaims, pending: PendingAction? = nil, address: IPAddress? = nil, device: DeviceID? = nil,
         captcha: Secret? = nil
     ) async throws -> LoginTransition {
-        let now = clock.now()
-        try claims.checkCurrent(at: now)
+        try claims.checkCurrent(at: clock.now())
         let id = LoginSessionID.random()
         try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock)
+        // After the quotas, whose captcha check may take the provider's time: the login starts, and the claims are
+        // judged, at the time it ended.
+        let now = clock.now()
+        try claims.checkCurrent(at: now)
         // The carrier's IPv6 evidence is the address this server saw; the snapshot's own `ip` is a claim.
         var snapshot = snapshot
         snapshot.clientIP = address

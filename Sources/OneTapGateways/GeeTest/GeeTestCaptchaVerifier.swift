@@ -21,6 +21,10 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         "-50301": "no proof (the lot's record expired)", "-50302": "no lot_number", "-50303": "illegal lot_number", "-50304": "lot_number does not match",
         "-50305": "lot_number expired", "-50306": "process_token error", "-50307": "payload error", "-50308": "payload used",
     ]
+    /// The codes of ``errors`` no client's values can cause: GeeTest's runtime error and the configuration's
+    /// `captcha_id` refused (missing, illegal, unknown, deleted, paused). Every other code, a client's made-up, expired
+    /// or repeated values may cause.
+    static let providerFaults: Set<String> = ["-50000", "-50101", "-50102", "-50103", "-50104", "-50105"]
 
     /// The settings it was made with.
     public let configuration: GeeTestConfiguration
@@ -69,7 +73,9 @@ public final class GeeTestCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         let object = try configuration.jsonObject(response, gateway: Self.name)
         if try GatewayAnswer.text(object, "status", gateway: Self.name) == "error" {
             let code = DisplayText.label(try GatewayAnswer.text(object, "code", gateway: Self.name) ?? "", limit: 32)
-            throw GatewayCodeError(gateway: Self.name, code: code.isEmpty ? "error" : code, meaning: Self.errors[code] ?? "GeeTest refused the request")
+            throw GatewayCodeError(
+                gateway: Self.name, code: code.isEmpty ? "error" : code, meaning: Self.errors[code] ?? "GeeTest refused the request",
+                providerFault: Self.providerFaults.contains(code))
         }
         switch try GatewayAnswer.text(object, "result", gateway: Self.name) {
         case "success"?: return true

@@ -9,7 +9,8 @@ import OneTapSupport
 /// address (``SMSContext/ip``, which Tencent requires as `UserIp`) must be given. `CaptchaCode` 1 is solved; a
 /// ticket Tencent judges bad, expired or reused is not solved (`false`); a code that says the configuration is
 /// wrong (16, 100) or Tencent failed (26), and `Response.Error`, throw (the SMS service records the throw as the
-/// provider failing, and asks for a captcha again). One request per call, never retried.
+/// provider failing, and asks for a captcha again; it counts the check against the client unless the code is
+/// Tencent's own trouble: 26, or a platform fault of `Response.Error`). One request per call, never retried.
 public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `tencent-captcha`.
     public static let name = "tencent-captcha"
@@ -19,6 +20,25 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         "100": "appid-secretkey-ticket mismatch: captchaAppId and appSecretKey do not belong together, or the ticket is another app's",
         "26": "system busy: Tencent Captcha's internal error",
     ]
+    /// The codes of ``faults`` no client's ticket can cause: Tencent's own trouble (16 and 100 also answer another
+    /// app's ticket, so they count against the client that sent it).
+    static let providerFaults: Set<String> = ["26"]
+    /// The prefixes of Tencent Cloud API 3.0's common error codes (`Response.Error.Code`) that say the fault is the
+    /// platform's or the account's, never the request's values: an outage, a throttle, a refused signature or key,
+    /// an address or product the account may not use (cloud.tencent.com/document/api/1132/49078, 公共错误码). Every
+    /// other code (`InvalidParameter`, `MissingParameter`, `FailedOperation`, …) a client's ticket may cause.
+    static let platformFaults = [
+        "ActionOffline", "AuthFailure", "InternalError", "InvalidAction", "IpInBlacklist", "IpNotInWhitelist", "LimitExceeded", "NoSuchProduct",
+        "NoSuchVersion", "RequestLimitExceeded", "ResourceInsufficient", "ResourceUnavailable", "ServiceUnavailable", "UnauthorizedOperation",
+        "UnsupportedProtocol", "UnsupportedRegion",
+    ]
+
+    /// Whether a `Response.Error.Code` is one of ``platformFaults`` (the code itself, or a `.`-separated refinement).
+    /// - Parameter code: The code as it came.
+    /// - Returns: Whether no client's ticket can cause it.
+    static func isPlatformFault(_ code: String) -> Bool {
+        platformFaults.contains { code == $0 || code.hasPrefix($0 + ".") }
+    }
 
     /// The settings it was made with.
     public let configuration: TencentCaptchaConfiguration
@@ -62,14 +82,16 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
         let (built, _) = try request(ticket: members["ticket"] ?? "", randstr: members["randstr"] ?? "", userIP: ip.description, now: client.clock.now())
         switch try await client.send(built) {
         case .error(let code, let requestID):
-            throw GatewayCodeError(gateway: Self.name, code: code, meaning: "Tencent Cloud API refused the call", requestID: requestID)
+            throw GatewayCodeError(
+                gateway: Self.name, code: code, meaning: "Tencent Cloud API refused the call", requestID: requestID, providerFault: Self.isPlatformFault(code))
         case .response(let members):
             guard let code = try GatewayAnswer.text(members, "CaptchaCode", gateway: Self.name), Int(code) != nil else {
                 throw GatewayError(gateway: Self.name, .malformedBody("no CaptchaCode integer"))
             }
             if code == "1" { return true }
             if let meaning = Self.faults[code] {
-                throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) })
+                let requestID = try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) }
+                throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: requestID, providerFault: Self.providerFaults.contains(code))
             }
             return false
         }
