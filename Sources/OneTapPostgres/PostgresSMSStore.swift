@@ -79,7 +79,8 @@ package final class PostgresSMSStore: SMSStore, CustomStringConvertible {
     /// one transaction (``SMSStore/update(counters:code:at:_:)``).
     /// - Parameters:
     ///   - counters: The counters to read (missing ones read as empty).
-    ///   - number: The number and session whose code record to read.
+    ///   - number: The number and session whose code record to read; nil to read and write counters only (no record
+    ///   row is read, locked or written).
     ///   - now: The time: rows kept only until before it read as absent.
     ///   - body: The change; the state's `keepUntil` becomes the keep-until of every row written.
     /// - Returns: What the last run of `body` returned.

@@ -37,8 +37,8 @@ import Testing
 
     /// An attacker's read: Tencent answering that it is busy (26), throttled or refusing the account's signature
     /// counted every user's check as a rejected captcha, so an outage put every address's checks behind
-    /// `captcha-rejects`' wait. Such answers count against no one: fifteen of them from one address, and a solved
-    /// ticket still goes straight through.
+    /// `captcha-rejects`' wait. Such answers count against no one: fifteen "busy" answers to one address, and a solved
+    /// ticket still goes straight through (which codes are such faults: `TencentCaptchaTests`).
     @Test func aTencentOutageCountsAgainstNoOne() async throws {
         let server = try await TencentCaptchaTests.fake()
         defer { server.stop() }

@@ -15,6 +15,10 @@ struct MyCarrierExchange: TokenExchangeProvider {
     }
 }
 
+struct MyCaptcha: CaptchaVerifier {
+    func verify(_ token: Secret, context: SMSContext) async throws -> Bool { token.reveal() == "solved" }
+}
+
 struct AliyunSMS: SMSSender {
     func send(_ message: SMSMessage) async throws {}
 }
@@ -28,7 +32,7 @@ func postgresReadmeSnippet() async throws {
     let logins = LoginServer(
         store: stores.loginSessionStore(),
         exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: stores.exchangeLedger()),
-        sms: SMSCodeService(keys: keys, sender: AliyunSMS(), store: stores.smsStore()),
+        sms: SMSCodeService(keys: keys, sender: AliyunSMS(), captcha: MyCaptcha(), store: stores.smsStore()),
         quotas: LoginQuotas(store: stores.loginQuotaStore()))
     let sessions = AppSessions(keys: keys, store: stores.appSessionStore())
     let merger = GuestMerger(store: stores.guestDataStore())

@@ -124,7 +124,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
-            switch try await checkCaptcha(token, request, slot: slot, context: context, number: number, at: now) {
+            switch try await checkCaptcha(token, request, context: context, number: number, at: now) {
             case .solved:
                 break
             case .waits(let rule, let until):
@@ -180,24 +180,24 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         /// event): counted against the requester's own keys.
         case rejected
         /// Not judged: no verifier, or the provider was down or misconfigured (a ``GatewayError`` that it could not be
-        /// reached, sent nothing, timed out, answered 5xx, or is misconfigured: a `provider-failed` event), which is no
-        /// word on the token; nothing is counted.
+        /// reached, sent nothing, timed out, answered 5xx, or is misconfigured; or it answered a code that says the fault
+        /// is its own or the account's, a ``ProviderFault``: a `provider-failed` event), which is no word on the token;
+        /// nothing is counted.
         case unchecked
     }
 
     /// Checks a token with the captcha provider, unless the requester's rejected captchas make it wait, and
-    /// counts a rejection. The one place a send and a verify ask the provider: the rejected-captcha counters are
-    /// read here only, off the path of every request that brings no token.
-    private func checkCaptcha(
-        _ token: Secret, _ request: SMSPolicy.Request, slot: SMSCodeKey?, context: SMSContext, number: PhoneNumber?, at now: Date
-    ) async throws -> CaptchaCheck {
+    /// counts a rejection. The one place a send, a verify and a login start ask the provider: the rejected-captcha
+    /// counters are read here only (no code record: counters-only updates), off the path of every request that brings
+    /// no token.
+    private func checkCaptcha(_ token: Secret, _ request: SMSPolicy.Request, context: SMSContext, number: PhoneNumber?, at now: Date) async throws -> CaptchaCheck {
         guard let captcha else { return .unchecked }
         let rules = self.rules
         let counters = rules.captchaCounters(for: request)
         // The check is counted as rejected in the update that finds no wait, before the provider is asked, so checks
         // that race each see the ones before them (read apart, every one of a burst found no wait and reached the
         // provider: an attacker's read); a token that passes, or that the provider never judged, is taken back.
-        if let wait = try await store.update(counters: counters, code: slot, at: now, { state in rules.reserveCaptchaCheck(&state, request, at: now) }) {
+        if let wait = try await store.update(counters: counters, code: nil, at: now, { state in rules.reserveCaptchaCheck(&state, request, at: now) }) {
             return .waits(rule: wait.rule, until: wait.until)
         }
         // Taken back even for a caller that went away meanwhile. A store that fails to take it back leaves it counted
@@ -205,7 +205,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let store = self.store
         let takeBack = { @Sendable () async in
             do {
-                try await writeDespiteCancellation { try await store.update(counters: counters, code: slot, at: now) { state in rules.uncountRejectedCaptcha(&state, request, at: now) } }
+                try await writeDespiteCancellation { try await store.update(counters: counters, code: nil, at: now) { state in rules.uncountRejectedCaptcha(&state, request, at: now) } }
             } catch {
                 // Counted once too often: a wait comes one check sooner for these keys, within the rule's hour.
             }
@@ -236,12 +236,16 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - token: The captcha's token.
     ///   - context: The start's address, device and login session.
-    /// - Returns: `solved`; `waits` when the requester's rejected captchas make it wait; `rejected`; or `unchecked`
-    ///   (no verifier, or it threw).
+    /// - Returns: `solved`; `waits` when the requester's rejected captchas make it wait; `rejected` (refused, or a
+    ///   verifier's error that is no fault of the provider's); or `unchecked` (no verifier, a provider down or at fault).
     /// - Throws: ``StoreError`` when the store fails (the token was not checked).
     package func checkStartCaptcha(_ token: Secret, context: SMSContext) async throws -> CaptchaCheck {
-        let request = SMSContext.request(digits: SMSPolicy.notGiven, ip: context.ip, device: context.device, session: context.session)
-        return try await checkCaptcha(token, request, slot: nil, context: context, number: nil, at: clock.now())
+        try await checkCaptcha(token, Self.startRequest(context), context: context, number: nil, at: clock.now())
+    }
+
+    /// A login start's keys for the rejected-captcha rules: its address and device, and no number.
+    private static func startRequest(_ context: SMSContext) -> SMSPolicy.Request {
+        SMSContext.request(digits: SMSPolicy.notGiven, ip: context.ip, device: context.device, session: context.session)
     }
 
     /// The wait a login start's captcha check would meet now (the start brought no token yet): so the client is told
@@ -250,7 +254,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Returns: The rule and when its wait ends, or nil.
     /// - Throws: ``StoreError`` when the store fails.
     package func startCaptchaWait(context: SMSContext) async throws -> (rule: String, until: Date)? {
-        let request = SMSContext.request(digits: SMSPolicy.notGiven, ip: context.ip, device: context.device, session: context.session)
+        let request = Self.startRequest(context)
         let counters = rules.captchaCounters(for: request)
         guard !counters.isEmpty else { return nil }
         let rules = self.rules
@@ -295,7 +299,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             rules.verify(&state, candidate: code, number: number, request, keys: keys, at: now)
         }
         if case .captchaRequired(let rule, _) = result, let token = context.captcha {
-            switch try await checkCaptcha(token, request, slot: slot, context: context, number: number, at: now) {
+            switch try await checkCaptcha(token, request, context: context, number: number, at: now) {
             case .solved:
                 // Decided at the time the captcha provider answered: a code that expired meanwhile is expired.
                 let solvedAt = clock.now()

@@ -85,7 +85,7 @@ public struct LoginQuotas: Sendable {
                 throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
             case .unchecked:
                 throw LoginRejection(
-                    .captchaRequired, session: id, "past the quota \(describe(rule)): the captcha could not be checked (its provider is down); solve a new one")
+                    .captchaRequired, session: id, "past the quota \(describe(rule)): the captcha could not be checked (its provider failed, or refused this server); solve a new one")
             }
         }
         switch decision {

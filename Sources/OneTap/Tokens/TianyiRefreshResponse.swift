@@ -64,10 +64,12 @@ package enum TianyiRefreshResponse {
     ///   - body: The HTTP response body.
     ///   - sent: The tokens the request carried: scrubbed from the carrier's `msg`, as the answer's own are (a
     ///     carrier or proxy that quotes the refresh token it refused).
-    /// - Returns: The new tokens and lifetime.
+    /// - Returns: The new tokens and lifetime; or, for a success that cannot be served (no access token, an
+    ///   `expiresIn` that is no lifetime) but carries a rotated refresh token, that refresh token with an empty access
+    ///   token and ``RefreshResponse/unusable`` saying why.
     /// - Throws: ``TokenError``: `relogin-required` for a non-zero `result` (its message names the result
-    ///   and the carrier's `msg`); `refresh-failed` for a body that is not the documented JSON, or a
-    ///   success without an access token.
+    ///   and the carrier's `msg`; `refresh-failed` for the open platform's own refusals); `refresh-failed` for a body
+    ///   that is not the documented JSON, or a success that cannot be served and carries no refresh token.
     package static func decode(_ body: some Collection<UInt8>, sent: [Secret?] = []) throws(TokenError) -> RefreshResponse {
         let decoded: Body
         do {

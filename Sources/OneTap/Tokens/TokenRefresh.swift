@@ -159,8 +159,7 @@ package struct TokenRefresh: Sendable {
         }
         if let unusable {
             let message = "the refresh failed: " + unusable
-            // A refresh token the same as the one sent is no rotation: nothing to keep.
-            guard let rotatedRefresh, rotatedRefresh != current.token.refreshToken else {
+            guard let rotatedRefresh else {
                 return try await failed(flight, current, refused: false, message, in: vault)
             }
             // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
@@ -267,7 +266,8 @@ package struct TokenRefresh: Sendable {
     /// (rotation), and the answer's lifetime or else the policy's default, from `now` (when the request left).
     private func refreshed(_ token: AccessToken, with response: RefreshResponse, at now: Date) -> (AccessToken, rotatedRefresh: Secret?) {
         let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
-        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        // Rotated: a refresh token that is not empty and not the one sent (the same one again is no rotation).
+        let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty || $0 == token.refreshToken ? nil : $0 }
         let fresh = token.rotated(value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
         return (fresh, rotatedRefresh)
     }

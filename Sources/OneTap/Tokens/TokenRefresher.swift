@@ -56,8 +56,10 @@ public struct RefreshResponse: Sendable, CustomStringConvertible {
         unusable = why
     }
 
-    /// `RefreshResponse(accessToken <redacted>, refreshToken <redacted>, expiresIn 2592000s)`.
+    /// `RefreshResponse(accessToken <redacted>, refreshToken <redacted>, expiresIn 2592000s)`, and why it cannot be
+    /// served when it cannot.
     public var description: String {
-        "RefreshResponse(accessToken <redacted>, refreshToken \(refreshToken.map { $0.isEmpty ? "empty" : "<redacted>" } ?? "none"), expiresIn \(expiresIn.map(\.description) ?? "none"))"
+        "RefreshResponse(accessToken <redacted>, refreshToken \(refreshToken.map { $0.isEmpty ? "empty" : "<redacted>" } ?? "none"), expiresIn \(expiresIn.map(\.description) ?? "none")"
+            + (unusable.map { ", unusable: \($0)" } ?? "") + ")"
     }
 }

@@ -12,9 +12,10 @@
 /// still counts).
 ///
 /// A rule on starts either limits (refused until a place frees) or asks for a captcha (column `over`: a start past
-/// it needs a solved captcha, which the owner of a shared address can always bring): rules on an address block or
-/// a device id, which a stranger behind the same carrier NAT shares or may claim, ask for a captcha, so no stranger
-/// can stop the others' logins. A rule on exchanges limits: the app falls back to SMS.
+/// it needs a solved captcha): rules on an address block or a device id, which a stranger behind the same carrier NAT
+/// shares or may claim, ask for a captcha, so a stranger's starts cost the others a captcha, not a refusal (the SMS
+/// policy's `captcha-rejects` wait says what junk captcha tokens can still do). A rule on exchanges limits: the app
+/// falls back to SMS.
 public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// `login-quotas.csv`, the table's file in `Data/`.
     package static let fileName = "login-quotas.csv"
@@ -113,8 +114,8 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         case admit
         /// Over the rule's quota until `retryAfter`.
         case over(rule: String, retryAfter: Date)
-        /// Past the captcha rule's limit (the first such in file order) and no hard limit's: admitted with a solved
-        /// captcha; `retryAfter` is when a place frees without one.
+        /// Past a captcha rule's limit (the full one that frees a place last) and no limit rule's: admitted with a
+        /// solved captcha; `retryAfter` is when a place frees without one.
         case captcha(rule: String, retryAfter: Date)
     }
 
@@ -226,7 +227,8 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
 
 extension ErrorKind where Failure == LoginRejection {
     /// The client is over a login quota (`Data/login-quotas.csv`): too many logins started, or too many
-    /// paid exchanges caused, from its address, device or app session. For HTTP: 429 Too Many Requests,
+    /// paid exchanges caused, from its address, device or app session; or a start past a captcha rule whose
+    /// address's captcha checks wait (the SMS policy's `captcha-rejects`; the message says until when). For HTTP: 429 Too Many Requests,
     /// with `Retry-After` from the message's time; a refused success report changes nothing, and the
     /// app may switch the login to SMS.
     public static let overQuota = Self("over-quota")

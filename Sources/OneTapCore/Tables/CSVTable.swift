@@ -21,9 +21,6 @@ struct CSVTable {
     let file: String
     /// The column names asked for, in the order of each row's fields.
     let columns: [String]
-    /// The columns a header may leave out (added to a table after files were written without them); a row's field
-    /// for one left out is empty.
-    let optional: Set<String>
     /// The data rows in file order.
     let rows: [Row]
 
@@ -38,7 +35,6 @@ struct CSVTable {
     init(text: String, file: String, columns: [String], optional: Set<String> = []) throws(TableError) {
         self.file = file
         self.columns = columns
-        self.optional = optional
         var header: [Int]? = nil  // header field index -> wanted column index
         var headerWidth = 0
         var rows: [Row] = []

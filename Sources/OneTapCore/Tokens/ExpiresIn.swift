@@ -48,8 +48,8 @@ public struct ExpiresIn: Hashable, Sendable, CustomStringConvertible {
 extension ExpiresIn: JSONReadable {
     /// Reads a JSON integer or a numeric string (Tianyi's refresh answer sends `"2592000"`).
     /// - Parameter reader: The reader, at the value.
-    /// - Throws: ``JSONReadError``: a mismatch for another kind of value, corrupt for a number that is no
-    ///   lifetime.
+    /// - Throws: ``JSONReadError``: invalid for another kind of value (`null` included) and for a number or text
+    ///   that is no lifetime (``read(_:)`` says why).
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         let kind = try reader.peek()
         guard kind == .number || kind == .string else { throw reader.invalid("a lifetime is a number of seconds") }

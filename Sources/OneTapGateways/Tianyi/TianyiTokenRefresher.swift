@@ -31,7 +31,9 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
 
     /// Refreshes a Tianyi access token with its refresh token.
     /// - Parameter token: The stored token (its ``AccessToken/refreshToken`` is sent).
-    /// - Returns: The new access token, the rotated refresh token if one came, the new lifetime.
+    /// - Returns: The new access token, the rotated refresh token if one came, the new lifetime; for a success that
+    ///   cannot be served but rotated the refresh token, an empty access token with ``RefreshResponse/unusable`` set
+    ///   (never serve it: ``TokenVault`` keeps the refresh token and counts a failed refresh).
     /// - Throws: ``TokenError``: `relogin-required` for a token of another flow, without a refresh token or with one
     ///   the request cannot carry, and for a non-zero `result`; `refresh-failed` for everything else (no answer, a 5xx, a wrong content type, a body that is not
     ///   the documented JSON, a configuration the request cannot be made with); `CancellationError`.

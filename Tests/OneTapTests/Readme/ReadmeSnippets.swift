@@ -55,14 +55,15 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         let me = try sessions.authenticate(try await sessions.open().accessToken.reveal())
         let snapshot = DeviceSnapshot(sim: .present, plmn: try PLMN("46000"), network: .both), deviceHeader = "device-7f3a"
+        let sms = SMSCodeService(key: .random(), sender: AliyunSMS(), captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), events: DiscardingEventSink())
         // README: client address
         let addresses = try ClientAddress(trustedProxies: ["10.0.0.0/8", "2001:db8:1::/48"])   // your own proxies, nothing else
-        let limited = LoginServer(store: loginSessions, quotas: LoginQuotas(store: loginQuotas))  // Data/login-quotas.csv
+        let limited = LoginServer(store: loginSessions, sms: sms, quotas: LoginQuotas(store: loginQuotas))  // sms: with its CaptchaVerifier
         // in each handler: the socket's peer, and X-Forwarded-For believed only as far as listed proxies vouch for it
         let client = addresses.resolve(peer: try IPAddress("10.0.0.7"), forwardedFor: ["198.51.100.1, 203.0.113.9, 10.0.0.8"])
         // client == 203.0.113.9: the leftmost entry is the client's own claim, never taken
         let started = try await limited.start(snapshot, for: me, address: client, device: try DeviceID(deviceHeader))
-        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, nothing stored
+        // the same address and device go to report(…), and into SMSContext; `over-quota` → 429, `captcha-required` → 428
         // README: end
         #expect(client == (try IPAddress("203.0.113.9")))
         #expect(started.session.version == 1)

@@ -79,6 +79,24 @@ extension TokenVaultTests {
         #expect(kept.token.refreshToken?.reveal() == "R1")
     }
 
+    /// An answer that cannot be served whose refresh token is the one sent rotated nothing: nothing is written (the
+    /// stored token keeps its version), no `refreshed` event is emitted, and the refresh counts as failed.
+    @Test func anUnusableAnswerRepeatingTheSentRefreshTokenWritesNothing() async throws {
+        struct Tianyi: TokenRefresher {
+            func refresh(_ token: AccessToken) async throws -> RefreshResponse {
+                try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"A1","refreshToken":"R0","expiresIn":"soon"}"#.utf8))
+            }
+        }
+        try await running(vault(Tianyi())) { vault in
+            try await vault.store(token(age: 31 * Self.day))
+            let before = try #require(try await store.load("u1")).version
+            await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
+            #expect(try await store.load("u1")?.version == before)
+        }
+        #expect(!events.tokenEvents.contains { if case .refreshed = $0 { true } else { false } })
+        #expect(events.tokenEvents.contains { if case .refreshFailed = $0 { true } else { false } })
+    }
+
     /// A short answer that is not yet expired is served until it expires, without a refresh per call.
     @Test func aShortAnswerIsServedUntilItExpires() async throws {
         let refresher = MockRefresher(expiresIn: try ExpiresIn(seconds: 100))   // expired from 40 s (100 − 60)
