@@ -40,7 +40,7 @@ enum LoginQuotaBenchmarks {
                 do {
                     let session = try AppSessionID("QuotaBench" + String(100_000_000_000 + next))
                     let address = try IPAddress("10.\(next >> 16 & 255).\(next >> 8 & 255).\(next & 255)")
-                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: try DeviceID("bench-\(next)"), clock: clock)
+                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: try DeviceID("bench-\(next)"), clock: clock, events: DiscardingEventSink())
                 } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                     refused += 1
                 } catch {

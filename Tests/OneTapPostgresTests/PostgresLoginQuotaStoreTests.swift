@@ -27,7 +27,7 @@ import Testing
                     do {
                         try await quotas.admit(
                             .starts, session: .random(), appSession: try AppSessionID("QuotaRaceSession" + String(100_000 + index)),
-                            address: Self.address, device: try DeviceID("device-\(index)"), clock: FakeClock(now: now))
+                            address: Self.address, device: try DeviceID("device-\(index)"), clock: FakeClock(now: now), events: DiscardingEventSink())
                         return true
                     } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                         return false
@@ -56,7 +56,7 @@ import Testing
         try await TestDatabase.withStores { stores in
             let store = stores.loginQuotaStore()
             let quotas = LoginQuotas(policy: Self.policy, store: store)
-            try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaRowsSession000000"), address: Self.address, device: nil, clock: FakeClock(now: now))
+            try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaRowsSession000000"), address: Self.address, device: nil, clock: FakeClock(now: now), events: DiscardingEventSink())
             let rows = try await stores.pool.execute("SELECT counter, events_ms, keep_until_ms, xmin::text FROM \(table(stores)) ORDER BY counter")
             // 1796083200.125 s is 1796083200125 ms; the rule's window is 60 s, so it is kept until 60 s later.
             #expect(rows.rows.map { [$0[0], $0[1], $0[2]] } == [[.text("starts:ip:203.0.113.7"), .int64Array([1_796_083_200_125]), .int64(1_796_083_260_125)]])
@@ -97,7 +97,7 @@ import Testing
                 [.instant(now.addingTimeInterval(60))])
             let quotas = LoginQuotas(policy: Self.policy, store: stores.loginQuotaStore())
             await #expect {
-                try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaCorruptSession000"), address: Self.address, device: nil, clock: FakeClock(now: now))
+                try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaCorruptSession000"), address: Self.address, device: nil, clock: FakeClock(now: now), events: DiscardingEventSink())
             } throws: { error in
                 let error = error as! StoreError
                 return error.message.contains("events_ms") && error.message.contains("nothing was written")
@@ -169,7 +169,7 @@ import Testing
         @Sendable func admit(_ index: Int) async throws {
             try await quotas.admit(
                 .starts, session: .random(), appSession: try AppSessionID("QuotaStopSession" + String(100_000 + index)), address: Self.address,
-                device: nil, clock: FakeClock(now: now.addingTimeInterval(Double(index))))
+                device: nil, clock: FakeClock(now: now.addingTimeInterval(Double(index))), events: DiscardingEventSink())
         }
         try await admit(0)
         let holder = try await HeldTransaction.begin(
@@ -200,7 +200,7 @@ import Testing
         let holder = try await HeldTransaction.begin(usual.configuration, [("SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key", [.int64Array(keys)])])
         let quotas = LoginQuotas(policy: Self.policy, store: stores.loginQuotaStore())
         await #expect {
-            try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaHeldSession000000"), address: Self.address, device: nil, clock: FakeClock(now: now))
+            try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaHeldSession000000"), address: Self.address, device: nil, clock: FakeClock(now: now), events: DiscardingEventSink())
         } throws: { error in
             let error = error as! StoreError
             return error.kind == .timeout && error.message.contains("statement timeout") && error.message.contains("nothing was written")

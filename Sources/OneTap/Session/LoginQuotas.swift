@@ -43,17 +43,32 @@ public struct LoginQuotas: Sendable {
     ///   - captcha: The captcha token the start brought, if any.
     ///   - sms: The SMS code service whose captcha verifier checks it.
     ///   - clock: The time source: the decision's time, and after a captcha check the time it ended.
+    ///   - events: Receives an `exchange` `quota-refused` event for each refusal (its rule and outcome; never the
+    ///     client's address, device or token).
     /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, `captcha-required` naming
     ///   the rule (and whether a token came and did not pass), or ``StoreError`` when a store fails (nothing is
     ///   admitted then).
     package func admit(
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
-        captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, clock: any WallClock
+        captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
     ) async throws {
         let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
         let counters = policy.counters(for: request, counting: counts)
         guard !counters.isEmpty else { return }
+        let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
+        guard let refusal = try await refusal(counts, request, counters, context, checkedBy: sms, clock: clock) else { return }
+        events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaRefused(counts: counts.rawValue, rule: refusal.rule, outcome: refusal.outcome))))
+        throw LoginRejection(refusal.kind, session: id, refusal.message)
+    }
+
+    /// Why a start or an exchange is refused, or nil when it is admitted (and counted): ``admit(_:session:appSession:address:device:captcha:checkedBy:clock:events:)``'s
+    /// decision, apart from its event and its throw.
+    private func refusal(
+        _ counts: LoginQuotaPolicy.Counts, _ request: LoginQuotaPolicy.Request, _ counters: [LoginQuotaPolicy.Counter], _ context: SMSContext,
+        checkedBy sms: SMSCodeService?, clock: any WallClock
+    ) async throws -> (kind: LoginRejection.Kind, rule: String, outcome: String, message: String)? {
         let policy = policy
+        let store = store
         let admit = { @Sendable (passed: Bool, now: Date) async throws -> LoginQuotaPolicy.Decision in
             try await store.update(counters: counters, at: now) { state in
                 let (decision, keepUntil) = policy.admit(request, counting: counts, in: counters, events: &state.events, at: now, captchaPassed: passed)
@@ -63,42 +78,43 @@ public struct LoginQuotas: Sendable {
         }
         var decision = try await admit(false, clock.now())
         if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
-            let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
-            func waiting(_ wait: String, until: Date) -> LoginRejection {
-                LoginRejection(
-                    .overQuota, session: id,
-                    "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
-                        + "its captchas are checked again after \(until.iso8601)")
+            func waiting(_ wait: String, until: Date) -> (LoginRejection.Kind, String, String, String) {
+                (.overQuota, wait, "captcha-waits",
+                 "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
+                    + "its captchas are checked again after \(until.iso8601)")
             }
-            guard let captcha else {
+            guard let captcha = context.captcha else {
                 // A captcha that would not be checked before a wait ends is not asked for until then.
-                if let wait = try await sms.startCaptchaWait(context: context) { throw waiting(wait.rule, until: wait.until) }
-                throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): start again with a solved captcha")
+                if let wait = try await sms.startCaptchaWait(context: context) { return waiting(wait.rule, until: wait.until) }
+                return (.captchaRequired, rule, "captcha-required", "past the quota \(describe(rule)): start again with a solved captcha")
             }
             switch try await sms.checkStartCaptcha(captcha, context: context) {
             case .solved:
                 // Decided again at the time the provider answered, as an SMS send is.
                 decision = try await admit(true, clock.now())
             case .waits(let wait, let until):
-                throw waiting(wait, until: until)
+                return waiting(wait, until: until)
             case .rejected:
-                throw LoginRejection(.captchaRequired, session: id, "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
+                return (.captchaRequired, rule, "captcha-rejected", "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
             case .unchecked:
-                throw LoginRejection(
-                    .captchaRequired, session: id, "past the quota \(describe(rule)): the captcha could not be checked (its provider failed, or refused this server); solve a new one")
+                return (
+                    .captchaRequired, rule, "captcha-unchecked",
+                    "past the quota \(describe(rule)): the captcha could not be checked (its provider failed, or refused this server); solve a new one"
+                )
             }
         }
         switch decision {
         case .admit:
-            return
+            return nil
         case .over(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
-            throw LoginRejection(.overQuota, session: id, "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
+            return (.overQuota, rule, "over-quota", "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
         case .captcha(let rule, let retryAfter):
-            throw LoginRejection(
-                .overQuota, session: id,
+            return (
+                .overQuota, rule, "over-quota",
                 "too many logins started: past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
-                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)")
+                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)"
+            )
         }
     }
 

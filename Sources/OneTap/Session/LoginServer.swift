@@ -104,7 +104,7 @@ public struct LoginServer: Sendable {
     ) async throws -> LoginTransition {
         try claims.checkCurrent(at: clock.now())
         let id = LoginSessionID.random()
-        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock)
+        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock, events: events)
         // After the quotas, whose captcha check may take the provider's time: the login starts, and the claims are
         // judged, at the time it ended.
         let now = clock.now()
@@ -200,7 +200,7 @@ public struct LoginServer: Sendable {
                 // session never waits at an exchange it may not make). Two copies of one report that race both
                 // count; the copy that loses the compare-and-swap then goes on below as a retry.
                 guard case .exchange = transition.instruction, let quotas else { return }
-                try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, clock: clock)
+                try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, clock: clock, events: events)
             }
             if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
                 case .exchange(_, _, _, let receivedAt) = transition.session.stage

@@ -15,12 +15,18 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
     /// A login server was made without login quotas: nothing bounds how many logins one client starts nor how many
     /// paid exchanges its success reports cause (said once, when the server is made).
     case quotaMissing
+    /// A start or a paid exchange was refused by the login quotas: what it counts (`starts`, `exchanges`), the rule
+    /// (a login quota's, or the SMS policy's `captcha-rejects` for a start whose captcha checks wait) and the outcome:
+    /// `over-quota`, `captcha-required` (no token), `captcha-rejected`, `captcha-unchecked` (the provider down or at
+    /// fault) or `captcha-waits`. Never the client's address, device or token: a flood shows as a run of them.
+    case quotaRefused(counts: String, rule: String, outcome: String)
 
-    /// `settle-failed` or `quota-missing`.
+    /// `settle-failed`, `quota-missing` or `quota-refused`.
     package var name: String {
         switch self {
         case .settleFailed: "settle-failed"
         case .quotaMissing: "quota-missing"
+        case .quotaRefused: "quota-refused"
         }
     }
 
@@ -29,11 +35,13 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .settleFailed(let prefix, let state, let reason): "settle-failed \(prefix)… (\(state)): \(PhoneNumber.maskingNumbers(in: reason))"
         case .quotaMissing: "quota-missing: no LoginQuotas bounds the logins one client starts or the paid exchanges it causes; give the server one"
+        case .quotaRefused(let counts, let rule, let outcome): "quota-refused \(counts) by \(rule): \(outcome)"
         }
     }
 
     /// Writes the event's members after the schema's `v`, `at` and `area`: `event`; for `settle-failed`, `token`
-    /// (the digest's first 8 digits), `state`, `reason` (numbers masked).
+    /// (the digest's first 8 digits), `state`, `reason` (numbers masked); for `quota-refused`, `counts`, `rule`,
+    /// `outcome`.
     package func writeMembers(to writer: inout JSONWriter) {
         writer.member("event", name)
         switch self {
@@ -43,6 +51,10 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("reason", PhoneNumber.maskingNumbers(in: reason))
         case .quotaMissing:
             break
+        case .quotaRefused(let counts, let rule, let outcome):
+            writer.member("counts", counts)
+            writer.member("rule", rule)
+            writer.member("outcome", outcome)
         }
     }
 }

@@ -97,6 +97,32 @@ import Testing
         #expect(store.count == 16)
     }
 
+    /// Each refusal is an `exchange` `quota-refused` event naming what it counts, the rule and the outcome, and never
+    /// the client's address, device or token: an operator sees a NAT address under a flood as a run of them.
+    @Test func refusalsAreEventsThatNameNoClient() async throws {
+        let events = RecordingEventSink()
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved])
+        let policy = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\nip,ip,starts,60,1,captcha,test\nme,session,starts,60,2,limit,test\n", file: "q.csv")
+        let logins = server(verifier: verifier, policy: policy, events: events)
+        let device = try DeviceID("neighbours-phone")
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat, device: device)
+        await #expect(throws: LoginRejection.self) { try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat, device: device) }
+        await #expect(throws: LoginRejection.self) {
+            try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat, device: device, captcha: Secret("made-up"))
+        }
+        _ = try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat, device: device, captcha: Secret(Self.solved))
+        await #expect(throws: LoginRejection.self) {
+            try await logins.start(Self.mobileSIM, for: Self.client(0), address: Self.nat, device: device, captcha: Secret(Self.solved))
+        }
+        let refused = events.recorded.filter { $0.name == "quota-refused" }.map { $0.json() }
+        #expect(refused == [
+            #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"quota-refused","counts":"starts","rule":"ip","outcome":"captcha-required"}"#,
+            #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"quota-refused","counts":"starts","rule":"ip","outcome":"captcha-rejected"}"#,
+            #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"quota-refused","counts":"starts","rule":"me","outcome":"over-quota"}"#,
+        ])
+        for line in refused { #expect(!line.contains("203.0.113") && !line.contains("neighbours-phone") && !line.contains(Self.solved)) }
+    }
+
     /// A limit rule is not a captcha rule: one app session (proof OneTap issued) past `session-starts-hour` is
     /// refused even with a solved captcha.
     @Test func aSolvedCaptchaNeverPassesALimit() async throws {

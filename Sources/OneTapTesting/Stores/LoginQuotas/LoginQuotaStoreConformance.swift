@@ -72,7 +72,7 @@ package enum LoginQuotaStoreConformance {
             let clock = FakeClock(now: now)
             let admitted = try await suite.race(concurrency) { _ in
                 do {
-                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: nil, clock: clock)
+                    try await quotas.admit(.starts, session: .random(), appSession: session, address: address, device: nil, clock: clock, events: DiscardingEventSink())
                     return true
                 } catch let rejection as LoginRejection where rejection.kind == .overQuota {
                     return false

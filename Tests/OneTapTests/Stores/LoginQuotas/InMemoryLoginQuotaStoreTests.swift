@@ -23,7 +23,7 @@ import Testing
         let t0 = Date(timeIntervalSince1970: 1_796_090_400)
         for index in 0..<200 {
             try await quotas.admit(.starts, session: .random(), appSession: try AppSessionID("QuotaMemoryTest" + String(1_000_000 + index)),
-                                   address: try IPAddress("198.51.\(index / 200).\(index % 200)"), device: try DeviceID("device-\(index)"), clock: FakeClock(now: t0))
+                                   address: try IPAddress("198.51.\(index / 200).\(index % 200)"), device: try DeviceID("device-\(index)"), clock: FakeClock(now: t0), events: DiscardingEventSink())
         }
         #expect(store.count == 1000, "an address (under ip, ip56 and ip48), a device and an app session counter per start")
         #expect(try await store.removeExpired(before: t0.addingTimeInterval(3600), limit: 10_000) == 0)
