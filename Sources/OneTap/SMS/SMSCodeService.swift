@@ -188,8 +188,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
 
     /// Checks a token with the captcha provider, unless the requester's rejected captchas make it wait, and
     /// counts a rejection. The one place a send, a verify and a login start ask the provider: the rejected-captcha
-    /// counters are read here only (no code record: counters-only updates), off the path of every request that brings
-    /// no token.
+    /// counters are read here (and by ``startCaptchaWait(context:)``) only, in counters-only updates, off the path of
+    /// every request that brings no token.
     private func checkCaptcha(_ token: Secret, _ request: SMSPolicy.Request, context: SMSContext, number: PhoneNumber?, at now: Date) async throws -> CaptchaCheck {
         guard let captcha else { return .unchecked }
         let rules = self.rules

@@ -56,7 +56,8 @@ public struct LoginServer: Sendable {
     ///     captcha rules are passed with `sms`'s captcha verifier; without one the server says so once (an `sms`
     ///     `captcha-missing` event) and a start past such a rule waits for its window.
     ///   - clock: The time source.
-    ///   - events: Receives the login events (area `login`); standard error by default.
+    ///   - events: Receives the login events (area `login`), the quotas' (`exchange` `quota-missing` and
+    ///     `quota-refused`) and a start captcha's (`sms` `provider-failed`); standard error by default.
     public init(
         machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryStores.newLoginSessionStore(), exchange: ExchangeGuard? = nil,
         sms: SMSCodeService? = nil, health: ChannelHealth? = nil, quotas: LoginQuotas? = nil, clock: any WallClock = SystemClock(),

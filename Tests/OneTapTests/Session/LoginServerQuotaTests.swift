@@ -20,8 +20,11 @@ import Testing
         device-exchanges,device,exchanges,3600,2,test
         """, file: "test-quotas.csv")
 
-    func server(quotas: any LoginQuotaStore = InMemoryLoginQuotaStore(), exchange: ExchangeGuard? = nil, policy: LoginQuotaPolicy = Self.policy) -> LoginServer {
-        LoginServer(store: store, exchange: exchange, quotas: LoginQuotas(policy: policy, store: quotas), clock: clock, events: DiscardingEventSink())
+    func server(
+        quotas: any LoginQuotaStore = InMemoryLoginQuotaStore(), exchange: ExchangeGuard? = nil, policy: LoginQuotaPolicy = Self.policy,
+        events: any EventSink = DiscardingEventSink()
+    ) -> LoginServer {
+        LoginServer(store: store, exchange: exchange, quotas: LoginQuotas(policy: policy, store: quotas), clock: clock, events: events)
     }
 
     static func client(_ index: Int) -> AccessClaims {
@@ -130,7 +133,8 @@ import Testing
     /// carrier, and the session is unchanged (the app may switch to SMS).
     @Test func paidExchangesPerAddressAreLimited() async throws {
         let carrier = MockTokenExchange(number: Self.number, clock: clock)
-        let logins = server(exchange: ExchangeGuard(provider: carrier, clock: clock))
+        let events = RecordingEventSink()
+        let logins = server(exchange: ExchangeGuard(provider: carrier, clock: clock), events: events)
         let address = try IPAddress("203.0.113.7")
         var sessions: [LoginSessionID] = []
         for index in 0..<3 {
@@ -147,6 +151,10 @@ import Testing
             try await logins.report(success("T-2"), to: sessions[2], version: 1, from: Self.client(2), address: address, device: try DeviceID("device-2"))
         } throws: { isOverQuota($0, rule: "ip-exchanges") }
         #expect(carrier.tokensSent.count == 2, "the refused token never reached the carrier")
+        // One event for the refusal, naming the rule and nothing of the client.
+        #expect(events.recorded.filter { $0.name == "quota-refused" }.map { $0.json() } == [
+            #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"quota-refused","counts":"exchanges","rule":"ip-exchanges","outcome":"over-quota"}"#,
+        ])
         let stored = try #require(try await store.load(sessions[2]))
         #expect(stored.version == 1 && stored.stage == .flow(.mobile, attempt: 1))
         // The app switches to SMS: that is no exchange, and goes through.
