@@ -45,28 +45,67 @@ public struct LoginQuotas: Sendable {
     ///   - clock: The time source: the decision's time, and after a captcha check the time it ended.
     ///   - events: Receives an `exchange` `quota-refused` event for each refusal (its rule and outcome; never the
     ///     client's address, device or token).
+    /// - Returns: The instant it was counted at (for ``refund(_:appSession:address:device:countedAt:)``), or nil when
+    ///   no rule counts it.
     /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, `captcha-required` naming
     ///   the rule (and whether a token came and did not pass), or ``StoreError`` when a store fails (nothing is
     ///   admitted then).
+    @discardableResult
     package func admit(
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
         captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
-    ) async throws {
+    ) async throws -> Date? {
         let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
         let counters = policy.counters(for: request, counting: counts)
-        guard !counters.isEmpty else { return }
+        guard !counters.isEmpty else { return nil }
         let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
-        guard let refusal = try await refusal(counts, request, counters, context, checkedBy: sms, clock: clock) else { return }
-        events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaRefused(counts: counts.rawValue, rule: refusal.rule, outcome: refusal.outcome))))
-        throw LoginRejection(refusal.kind, session: id, refusal.message)
+        switch try await decision(counts, request, counters, context, checkedBy: sms, clock: clock) {
+        case .admitted(let at):
+            return at
+        case .refused(let kind, let rule, let outcome, let message):
+            events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaRefused(counts: counts.rawValue, rule: rule, outcome: outcome))))
+            throw LoginRejection(kind, session: id, message)
+        }
     }
 
-    /// Why a start or an exchange is refused, or nil when it is admitted (and counted): ``admit(_:session:appSession:address:device:captcha:checkedBy:clock:events:)``'s
-    /// decision, apart from its event and its throw.
-    private func refusal(
+    /// Takes back a start or an exchange ``admit(_:session:appSession:address:device:captcha:checkedBy:clock:events:)``
+    /// counted whose request then did not happen (a start whose session the store failed to write), so a store's
+    /// failures never use up a client's quota. Best effort: a store that fails again leaves it counted (fail closed).
+    /// - Parameters:
+    ///   - counts: Starts or exchanges.
+    ///   - appSession: The caller's app session.
+    ///   - address: The client's address.
+    ///   - device: The device id.
+    ///   - countedAt: The instant `admit` returned.
+    package func refund(_ counts: LoginQuotaPolicy.Counts, appSession: AppSessionID, address: IPAddress?, device: DeviceID?, countedAt: Date) async {
+        let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
+        let counters = policy.counters(for: request, counting: counts)
+        let policy = policy
+        let store = store
+        do {
+            try await writeDespiteCancellation {
+                try await store.update(counters: counters, at: countedAt) { state in policy.refund(counters, events: &state.events, at: countedAt) }
+            }
+        } catch {
+            // Left counted: the quota is the stricter for it until the window moves.
+        }
+    }
+
+    /// What the quotas decide of a request.
+    private enum Decision {
+        /// Admitted and counted at the instant.
+        case admitted(at: Date)
+        /// Refused: the rejection's kind, the rule, the event's outcome, the rejection's message.
+        case refused(kind: LoginRejection.Kind, rule: String, outcome: String, message: String)
+    }
+
+    /// Whether a start or an exchange is admitted (and counted) or refused, and why:
+    /// ``admit(_:session:appSession:address:device:captcha:checkedBy:clock:events:)``'s decision, apart from its event
+    /// and its throw.
+    private func decision(
         _ counts: LoginQuotaPolicy.Counts, _ request: LoginQuotaPolicy.Request, _ counters: [LoginQuotaPolicy.Counter], _ context: SMSContext,
         checkedBy sms: SMSCodeService?, clock: any WallClock
-    ) async throws -> (kind: LoginRejection.Kind, rule: String, outcome: String, message: String)? {
+    ) async throws -> Decision {
         let policy = policy
         let store = store
         let admit = { @Sendable (passed: Bool, now: Date) async throws -> LoginQuotaPolicy.Decision in
@@ -76,45 +115,47 @@ public struct LoginQuotas: Sendable {
                 return decision
             }
         }
-        var decision = try await admit(false, clock.now())
+        var decidedAt = clock.now()
+        var decision = try await admit(false, decidedAt)
         if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
-            func waiting(_ wait: String, until: Date) -> (LoginRejection.Kind, String, String, String) {
-                (.overQuota, wait, "captcha-waits",
-                 "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
-                    + "its captchas are checked again after \(until.iso8601)")
+            func waiting(_ wait: String, until: Date) -> Decision {
+                .refused(
+                    kind: .overQuota, rule: wait, outcome: "captcha-waits",
+                    message: "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
+                        + "its captchas are checked again after \(until.iso8601)")
             }
             guard let captcha = context.captcha else {
                 // A captcha that would not be checked before a wait ends is not asked for until then.
                 if let wait = try await sms.startCaptchaWait(context: context) { return waiting(wait.rule, until: wait.until) }
-                return (.captchaRequired, rule, "captcha-required", "past the quota \(describe(rule)): start again with a solved captcha")
+                return .refused(kind: .captchaRequired, rule: rule, outcome: "captcha-required", message: "past the quota \(describe(rule)): start again with a solved captcha")
             }
             switch try await sms.checkStartCaptcha(captcha, context: context) {
             case .solved:
                 // Decided again at the time the provider answered, as an SMS send is.
-                decision = try await admit(true, clock.now())
+                decidedAt = clock.now()
+                decision = try await admit(true, decidedAt)
             case .waits(let wait, let until):
                 return waiting(wait, until: until)
             case .rejected:
-                return (.captchaRequired, rule, "captcha-rejected", "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
+                return .refused(kind: .captchaRequired, rule: rule, outcome: "captcha-rejected", message: "past the quota \(describe(rule)): the captcha did not pass; solve a new one")
             case .unchecked:
-                return (
-                    .captchaRequired, rule, "captcha-unchecked",
-                    "past the quota \(describe(rule)): the captcha could not be checked (its provider failed, or refused this server); solve a new one"
-                )
+                return .refused(
+                    kind: .captchaRequired, rule: rule, outcome: "captcha-unchecked",
+                    message: "past the quota \(describe(rule)): the captcha could not be checked (its provider failed, or refused this server); solve a new one")
             }
         }
         switch decision {
         case .admit:
-            return nil
+            return .admitted(at: decidedAt)
         case .over(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
-            return (.overQuota, rule, "over-quota", "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
+            return .refused(
+                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
         case .captcha(let rule, let retryAfter):
-            return (
-                .overQuota, rule, "over-quota",
-                "too many logins started: past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
-                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)"
-            )
+            return .refused(
+                kind: .overQuota, rule: rule, outcome: "over-quota",
+                message: "too many logins started: past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
+                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)")
         }
     }
 

@@ -105,7 +105,7 @@ public struct LoginServer: Sendable {
     ) async throws -> LoginTransition {
         try claims.checkCurrent(at: clock.now())
         let id = LoginSessionID.random()
-        try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock, events: events)
+        let counted = try await quotas?.admit(.starts, session: id, appSession: claims.session, address: address, device: device, captcha: captcha, checkedBy: sms, clock: clock, events: events)
         // After the quotas, whose captcha check may take the provider's time: the login starts, and the claims are
         // judged, at the time it ended.
         let now = clock.now()
@@ -114,7 +114,13 @@ public struct LoginServer: Sendable {
         var snapshot = snapshot
         snapshot.clientIP = address
         let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session, epoch: claims.epoch)
-        try await store.create(transition.session)
+        do {
+            try await store.create(transition.session)
+        } catch {
+            // No login started: the start's count is taken back, so a store's failures never use up a client's quota.
+            if let quotas, let counted { await quotas.refund(.starts, appSession: claims.session, address: address, device: device, countedAt: counted) }
+            throw error
+        }
         emit(transition, at: now, client: client(claims, address, device))
         return transition
     }

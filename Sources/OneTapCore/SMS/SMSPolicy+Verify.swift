@@ -94,7 +94,7 @@ extension SMSPolicy {
     package func uncountRejectedCaptcha(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
         for key in captchaKeys {
             let counter = Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))
-            if let index = events[counter]?.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) { events[counter]?.remove(at: index) }
+            if events[counter] != nil { uncount(now, in: &events[counter, default: []]) }
         }
     }
 

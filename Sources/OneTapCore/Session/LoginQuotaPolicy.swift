@@ -217,6 +217,16 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         return (decision, keepUntil)
     }
 
+    /// Takes back what ``admit(_:counting:in:events:at:captchaPassed:)`` counted at `now` for a request that then did
+    /// not happen (a start whose session could not be stored).
+    /// - Parameters:
+    ///   - counters: The counters it counted in.
+    ///   - events: Every counter's events; changed in place.
+    ///   - now: The instant it was counted at.
+    package func refund(_ counters: [Counter], events: inout [Counter: [Date]], at now: Date) {
+        for counter in counters where events[counter] != nil { uncount(now, in: &events[counter, default: []]) }
+    }
+
     /// How long a counter's events must be kept after the newest: its longest window.
     /// - Parameter counter: The counter.
     /// - Returns: The horizon in seconds.

@@ -34,4 +34,13 @@ extension RateTable {
         events.append(now)
         events = keep(counter, events, at: now)
     }
+
+    /// Takes back one event counted at `now` (``count(_:in:of:)``) whose request then did not happen: the newest
+    /// within a millisecond of it (stores keep whole milliseconds), if any is still there.
+    /// - Parameters:
+    ///   - now: The instant it was counted at.
+    ///   - events: The counter's events; changed in place.
+    package func uncount(_ now: Date, in events: inout [Date]) {
+        if let index = events.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) { events.remove(at: index) }
+    }
 }

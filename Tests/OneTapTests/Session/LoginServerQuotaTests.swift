@@ -180,6 +180,25 @@ import Testing
         #expect(store.count == 1)
     }
 
+    /// A start whose session the store failed to write started no login: its count is taken back, so a store that is
+    /// down never uses up a client's quota (before, three failed writes left the address's three starts spent).
+    @Test func aStartTheSessionStoreFailedToWriteCountsNothing() async throws {
+        let sessions = FaultyLoginSessionStore(store)
+        let logins = LoginServer(store: sessions, quotas: LoginQuotas(policy: Self.policy), clock: clock, events: DiscardingEventSink())
+        let address = try IPAddress("203.0.113.7")
+        sessions.faults.inject(.refuse(.io, "the session store is down (scripted)"), into: [.create], times: 3)
+        for index in 0..<3 {
+            await #expect {
+                try await logins.start(Self.mobileSIM, for: Self.client(index), address: address, device: try DeviceID("device-\(index)"))
+            } throws: { ($0 as? StoreError)?.kind == .io }
+        }
+        // The address's three starts (ip-starts) are all still there.
+        for index in 3..<6 {
+            _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: address, device: try DeviceID("device-\(index)"))
+        }
+        #expect(store.count == 3)
+    }
+
     /// Many starts at once from one address admit exactly the quota.
     @Test func concurrentStartsNeverPassTheQuota() async throws {
         let logins = server()
