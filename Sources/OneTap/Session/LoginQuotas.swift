@@ -56,8 +56,7 @@ public struct LoginQuotas: Sendable {
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
         captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
     ) async throws -> Date? {
-        let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
-        let counters = policy.counters(for: request, counting: counts)
+        let (request, counters) = keys(counts, appSession: appSession, address: address, device: device)
         guard !counters.isEmpty else { return nil }
         let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
         switch try await decision(counts, request, counters, context, checkedBy: sms, clock: clock) {
@@ -82,8 +81,7 @@ public struct LoginQuotas: Sendable {
     ///   - device: The device id.
     ///   - countedAt: The instant `admit` returned.
     package func refund(_ counts: LoginQuotaPolicy.Counts, appSession: AppSessionID, address: IPAddress?, device: DeviceID?, countedAt: Date) async {
-        let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
-        let counters = policy.counters(for: request, counting: counts)
+        let counters = keys(counts, appSession: appSession, address: address, device: device).counters
         let policy = policy
         let store = store
         do {
@@ -93,6 +91,14 @@ public struct LoginQuotas: Sendable {
         } catch {
             // Left counted: the quota is the stricter for it until the window moves.
         }
+    }
+
+    /// A start's or an exchange's keys and the counters they touch: what `admit` counts in and `refund` takes back from.
+    private func keys(
+        _ counts: LoginQuotaPolicy.Counts, appSession: AppSessionID, address: IPAddress?, device: DeviceID?
+    ) -> (request: LoginQuotaPolicy.Request, counters: [LoginQuotaPolicy.Counter]) {
+        let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
+        return (request, policy.counters(for: request, counting: counts))
     }
 
     /// What the quotas decide of a request.

@@ -94,7 +94,7 @@ extension SMSPolicy {
     package func uncountRejectedCaptcha(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
         for key in captchaKeys {
             let counter = Counter(counts: .rejectedCaptchas, key: key, value: request.value(for: key))
-            if events[counter] != nil { uncount(now, in: &events[counter, default: []]) }
+            uncount(now, in: &events, of: counter)
         }
     }
 

@@ -224,7 +224,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     ///   - events: Every counter's events; changed in place.
     ///   - now: The instant it was counted at.
     package func refund(_ counters: [Counter], events: inout [Counter: [Date]], at now: Date) {
-        for counter in counters where events[counter] != nil { uncount(now, in: &events[counter, default: []]) }
+        for counter in counters { uncount(now, in: &events, of: counter) }
     }
 
     /// How long a counter's events must be kept after the newest: its longest window.

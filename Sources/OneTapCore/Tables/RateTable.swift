@@ -36,11 +36,14 @@ extension RateTable {
     }
 
     /// Takes back one event counted at `now` (``count(_:in:of:)``) whose request then did not happen: the newest
-    /// within a millisecond of it (stores keep whole milliseconds), if any is still there.
+    /// within a millisecond of it (stores keep whole milliseconds), if any is still there. A counter with no events
+    /// is left absent.
     /// - Parameters:
     ///   - now: The instant it was counted at.
-    ///   - events: The counter's events; changed in place.
-    package func uncount(_ now: Date, in events: inout [Date]) {
-        if let index = events.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) { events.remove(at: index) }
+    ///   - events: Every counter's events; the counter's changed in place.
+    ///   - counter: The counter.
+    package func uncount(_ now: Date, in events: inout [Counter: [Date]], of counter: Counter) {
+        guard let index = events[counter]?.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) else { return }
+        events[counter]?.remove(at: index)
     }
 }
