@@ -17,8 +17,9 @@
 ///
 /// Each login session has its own code per number (a stranger's send, in the stranger's session,
 /// neither replaces nor spends the owner's), and no rule locks a number against its owner: wrong codes
-/// slow down the session, address and device that made them with growing delays (`throttled`), and a
-/// number guessed at from many sessions or past its daily bound asks for a captcha with the verify
+/// slow down the login session that made them with growing delays (`throttled`), and an address or device
+/// id past its hourly wrong codes, or a number guessed at from many sessions or past its daily bound, asks for
+/// a captcha with the verify
 /// (`captchaRequired`; send the verify again with the solved token in ``SMSContext/captcha``).
 /// Each answer is also an event (area `sms`). Time comes from the injected clock (`FakeClock` in tests, so a
 /// test decides a day of traffic in a moment; give a ``LoginServer``'s service the server's clock).

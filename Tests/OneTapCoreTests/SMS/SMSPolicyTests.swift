@@ -41,8 +41,8 @@ import Testing
         Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
         Expected(id: "captcha-rejects", key: .ip, counts: .rejectedCaptchas, window: 3600, limit: 10, over: .delay, lock: 60),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
-        Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
-        Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .delay, lock: 3600),
+        Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .captcha, lock: nil),
+        Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .captcha, lock: nil),
         Expected(id: "number-sources", key: .number, counts: .failedVerifySessions, window: 3600, limit: 3, over: .captcha, lock: nil),
         Expected(id: "number-guesses", key: .number, counts: .failedVerifies, window: 86_400, limit: 60, over: .singleTry, lock: nil),
     ]

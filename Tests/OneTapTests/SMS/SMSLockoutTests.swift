@@ -90,6 +90,51 @@ import Testing
         guard case .verified = verified else { Issue.record("the owner's verify: \(verified)"); return }
     }
 
+    /// Many subscribers share one carrier-NAT IPv4 address. A stranger behind it guesses wrong codes to numbers of its
+    /// own, under the owner's device id too, waiting out every delay and solving every captcha asked: past ten an
+    /// hour the address's and the device's guesses were delays that doubled up to an hour, so each neighbour's verify
+    /// from the address waited past its code's five-minute life, for as long as the stranger kept guessing (an
+    /// attacker's read). The address and device guess rules are captcha step-ups: the owner, a captcha solved, gets in.
+    @Test func aStrangerGuessingBehindTheSameNATCannotDelayItsNeighboursVerifies() async throws {
+        let setup = Setup()
+        let shared = try IPAddress("100.64.0.7")
+        let device = try DeviceID("owner-device")
+        var now = Self.t0
+        var wrongAnswers = 0
+        for index in 0..<10 where wrongAnswers < 20 {
+            let target = try PhoneNumber(value: 13_900_139_000 + UInt64(index))
+            let session = LoginSessionID.random()
+            let sent = try await setup.send(
+                to: target, context: SMSContext(ip: try IPAddress("198.51.\(100 + index).9"), session: session, captcha: Secret("solved")), at: now)
+            guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return }
+            let code = try #require(setup.sender.lastCode(to: target))
+            var captcha: Secret? = nil
+            var alive = true
+            while alive && wrongAnswers < 20 {
+                now = now.addingTimeInterval(1)
+                let context = SMSContext(ip: shared, device: device, session: session, captcha: captcha)
+                switch try await setup.verify(Self.wrong(code), for: target, context: context, at: now) {
+                case .wrong(let left): wrongAnswers += 1; alive = left > 0
+                case .tooManyAttempts, .expired: alive = false           // the next code, in a session of its own
+                case .throttled(_, let retryAfter): now = retryAfter   // waited out, and guessed again at once
+                case .captchaRequired: captcha = Secret("solved")       // a stranger who solves captchas
+                case let other: Issue.record("a stranger's guess: \(other)"); return
+                }
+            }
+        }
+        #expect(wrongAnswers == 20, "every guess was compared and counted")
+
+        let owner = SMSContext(ip: shared, device: device, session: LoginSessionID.random())
+        let sent = try await setup.send(to: Self.number, context: owner, at: now)
+        guard case .sent = sent else { Issue.record("the owner's send: \(sent)"); return }
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        var solved = owner
+        solved.captcha = Secret("solved")
+        let verified = try await setup.verify(code, for: Self.number, context: solved, at: now.addingTimeInterval(20))
+        guard case .verified(let verdict) = verified else { Issue.record("the owner's verify behind the shared address: \(verified)"); return }
+        #expect(verdict.phoneNumber == Self.number)
+    }
+
     /// A stranger who never solves a captcha sends to the number all day, as often as it gets through with no
     /// captcha: three an hour (the number's hourly captcha step-up), each from a new address, device and login
     /// session. The number's daily hard cap (20) must stay out of reach of such a stranger, so the owner, a
