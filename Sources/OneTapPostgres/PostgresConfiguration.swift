@@ -17,13 +17,13 @@ import Darwin
 ///
 /// A TCP host is reached over TLS with the server's certificate checked (`sslmode=verify-full`: give the
 /// CA with `sslrootcert=/path/ca.crt`, or put it in `~/.postgresql/root.crt`) unless the URL or `PGSSLMODE`
-/// names a mode; a weaker mode (`disable`, `allow`, `prefer`, `require`) makes ``PostgresStores`` emit a
+/// names a mode; a weaker mode (`disable`, `allow`, `prefer`, `require`, `verify-ca`) makes ``PostgresStores`` emit a
 /// `weak-tls` event. A Unix socket keeps libpq's default.
 ///
 /// The password (and `sslpassword`) is kept for connecting only: ``description``, `dump`, every
 /// error and every event show `<redacted>` instead. A password can also come from libpq's own
 /// sources (`PGPASSWORD`, `~/.pgpass`), which OneTap never reads or prints.
-public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// One libpq connection keyword and its value (`host`, `/tmp/sock`).
     struct Parameter: Sendable, Hashable {
         let keyword: String
@@ -131,9 +131,6 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     public var description: String {
         "PostgresConfiguration(\(redactedConnection); schema \(schema), pool \(poolSize), connect timeout \(connectTimeout.seconds) s, statement timeout \(statementTimeout.seconds) s\(preparesStatements ? "" : ", statements unprepared"))"
     }
-
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror without the password, so `dump` shows the redacted connection only.
     public var customMirror: Mirror {

@@ -17,7 +17,7 @@ import OneTap
 /// generator; the additional authenticated data binds it to its field (access or refresh), its key id and
 /// its account, so a sealed token moved to another row or another account does not open. Keys never
 /// appear in ``description``, `dump`, an error or an event.
-public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomReflectable {
     /// The id of the key that seals what is written.
     package let currentKeyID: String
     /// Every key id the keyring holds, sorted.
@@ -62,9 +62,6 @@ public struct PostgresTokenKeyring: Sendable, CustomStringConvertible, CustomDeb
 
     /// `PostgresTokenKeyring(current 2026-12; keys 2026-06, 2026-12)`: ids only.
     public var description: String { "PostgresTokenKeyring(current \(currentKeyID); keys \(keyIDs.joined(separator: ", ")))" }
-
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror of the ids only, so `dump` shows no key.
     public var customMirror: Mirror {

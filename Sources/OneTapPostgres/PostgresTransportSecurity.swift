@@ -13,8 +13,9 @@ import Darwin
 /// - A host is a TCP host unless it is a Unix socket's directory (`/var/run/postgresql`, `@abstract`).
 ///   A URL without `host` or `hostaddr` uses `PGHOST`/`PGHOSTADDR`, else libpq's default socket.
 /// - A Unix socket keeps libpq's default: TLS does not apply to it.
-/// - `disable`, `allow`, `prefer` and `require` are weak (no certificate check, or none against the name):
-///   with a TCP host they make ``PostgresStores`` emit a `weak-tls` event (area `database`).
+/// - `disable`, `allow`, `prefer`, `require` and `verify-ca` are weak (no certificate check, or none against the
+///   name: under `verify-ca` any server holding a certificate from the CA passes): with a TCP host they make
+///   ``PostgresStores`` emit a `weak-tls` event (area `database`).
 /// - A connection service (`service=`, or `PGSERVICE`) takes its host and `sslmode` from `pg_service.conf`,
 ///   which OneTap does not read, and its values outrank libpq's environment: when the URL names neither a
 ///   host nor `sslmode`, nothing here can tell what protects the connection, so ``unresolvedService`` names
@@ -30,7 +31,7 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
     package let unresolvedService: String?
 
     /// The modes that do not check the server's certificate against its name.
-    package static let weakModes: Set<String> = ["disable", "allow", "prefer", "require"]
+    package static let weakModes: Set<String> = ["disable", "allow", "prefer", "require", "verify-ca"]
 
     /// Decides for a parsed connection.
     /// - Parameters:

@@ -46,4 +46,22 @@ import Testing
         #expect(request.header("authorization") == "Basic SECRETAUTH")
         #expect(HTTPResponse(status: 200, headers: ["X-A": "1"], body: Array("13812345678".utf8)).description == "HTTP 200, no content type, 11 bytes")
     }
+
+    /// `dump` of a request, a header or an answer (a transport that logs what it sends) shows no query, header value
+    /// or body either: a header may be JVerification's `Authorization: Basic` (the master secret), a body a token, an
+    /// SMS code or a signature, an answer's body Tianyi's new tokens (an attacker's read: `dump` showed them all).
+    @Test func dumpShowsNoQueryHeaderValueOrBody() throws {
+        let request = HTTPRequest(
+            gateway: "jverification", method: "POST", url: try #require(URL(string: "https://api.example.cn/v1/verify?sign=SECRETSIGN")),
+            headers: [HTTPHeader("Authorization", "Basic SECRETAUTH")], body: Array("SECRETBODY".utf8), timeout: .seconds(5))
+        let response = HTTPResponse(status: 200, headers: ["Set-Cookie": "SECRETCOOKIE"], body: Array(#"{"refreshToken":"SECRETRT"}"#.utf8))
+        var text = ""
+        dump(request, to: &text)
+        dump(request.headers[0], to: &text)
+        dump(response, to: &text)
+        for secret in ["SECRETSIGN", "SECRETAUTH", "SECRETBODY", "SECRETCOOKIE", "SECRETRT", "- 83\n"] {
+            #expect(!text.contains(secret), "\(text)")
+        }
+        #expect(text.contains("jverification") && text.contains("Authorization") && text.contains("200"))
+    }
 }

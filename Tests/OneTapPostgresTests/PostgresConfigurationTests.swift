@@ -80,6 +80,20 @@ import Testing
         }
     }
 
+    /// A connection string libpq refuses (here a misspelt keyword) is quoted back in the error with its password
+    /// hidden as written: escaped (`\'`) or running past an escaped space (an attacker's read: both showed whole).
+    @Test(arguments: [
+        #"password='hunter2 pw\'s' host=db dbname=onetap sslmod=require"#, #"host=db password=pw\ hunter2 sslmod=require"#,
+    ])
+    func aRefusedStringHidesAnEscapedPassword(url: String) {
+        #expect {
+            try PostgresConfiguration(url: url)
+        } throws: { error in
+            let error = error as! StoreError
+            return error.kind == .invalidConfiguration && error.message.contains("sslmod") && !error.description.contains("hunter2")
+        }
+    }
+
     /// What libpq reads as the password whole is no refusal: percent-encoded, in a parameter, quoted, or holding `&`.
     @Test(arguments: [
         "postgresql://api:p%40ss%2Fw@db/onetap", "postgresql://api@db/onetap?password=p%40ss", "host=/tmp password='a b@c/d' dbname=x",

@@ -46,7 +46,9 @@ import Testing
         #expect(fromEnvironment.unresolvedService == "prod")
     }
 
-    @Test(arguments: ["disable", "allow", "prefer", "require"])
+    /// `verify-ca` too (an attacker's read): it checks the chain but not the host's name, so any server holding a
+    /// certificate from that CA (a public one, or a CA shared by many servers) passes.
+    @Test(arguments: ["disable", "allow", "prefer", "require", "verify-ca"])
     func aWeakModeForATCPHostIsAnEventWithoutThePassword(weak: String) throws {
         let events = RecordingEventSink()
         let configuration = try PostgresConfiguration(url: "postgresql://onetap:hunter2-secret@db.internal:5432/onetap?sslmode=\(weak)")
@@ -61,8 +63,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "postgresql://onetap:pw@db.internal/onetap", "postgresql://db.internal/onetap?sslmode=verify-ca",
-        "postgresql:///onetap?host=/var/run/postgresql&sslmode=disable",
+        "postgresql://onetap:pw@db.internal/onetap", "postgresql://db.internal/onetap?sslmode=verify-full",
+        "postgresql:///onetap?host=/var/run/postgresql&sslmode=disable", "postgresql:///onetap?host=/var/run/postgresql&sslmode=verify-ca",
     ])
     func aVerifyingModeOrASocketIsNoEvent(url: String) throws {
         let events = RecordingEventSink()

@@ -2,9 +2,9 @@
 /// a key.
 package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     /// The connection to a TCP host was configured with a `sslmode` that does not check the server's
-    /// certificate against its name (`disable`, `allow`, `prefer`, `require`): anyone on the path can read
-    /// or change the traffic, the password included. The mode and the hosts (names or addresses, never a
-    /// password).
+    /// certificate against its name (`disable`, `allow`, `prefer`, `require`, `verify-ca`): anyone on the path
+    /// (under `verify-ca`, anyone holding a certificate from the CA) can read or change the traffic, the password
+    /// included. The mode and the hosts (names or addresses, never a password).
     case weakTransportSecurity(sslMode: String, hosts: String)
 
     /// A token store was made without a keyring: carrier access and refresh tokens are stored unsealed in
@@ -32,7 +32,7 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .weakTransportSecurity(let mode, let hosts):
-            "weak-tls sslmode=\(mode) for \(hosts): the server's certificate is not checked; use sslmode=verify-full"
+            "weak-tls sslmode=\(mode) for \(hosts): the server's certificate is not checked\(mode == "verify-ca" ? " against the host's name" : ""); use sslmode=verify-full"
         case .unsealedTokens(let schema):
             "unsealed-tokens in schema \(schema): carrier tokens are stored unsealed; give the token store a PostgresTokenKeyring"
         case .refreshLeaseLost(let schema, let account):

@@ -2,9 +2,10 @@ import Foundation
 
 /// One HTTP request to a vendor's gateway: what an ``HTTPTransport`` sends, once.
 ///
-/// Its description names the gateway, the method, the host and the path, and the body's size: never the query,
-/// a header's value or the body, which may hold a token, a signature or a key.
-public struct HTTPRequest: Sendable, CustomStringConvertible {
+/// Its description and its mirror (what `dump` shows) name the gateway, the method, the host and the path, the
+/// headers' names and the body's size: never the query, a header's value or the body, which may hold a token, a
+/// signature or a key.
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomReflectable {
     /// The gateway's name as errors and events give it (`cmcc`).
     public let gateway: String
     /// The method: `POST`, `GET`.
@@ -54,10 +55,18 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     public var description: String {
         "\(gateway) \(method) \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path) (\(body.count)-byte body)"
     }
+
+    /// What `dump` shows: the description's parts, the headers' names, the limits; no query, header value or body.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "gateway": gateway, "method": method, "url": "\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")\(url.path)",
+            "headers": headers.map(\.name), "body": "\(body.count) bytes", "timeout": timeout, "maximumResponseBytes": maximumResponseBytes,
+        ], displayStyle: .struct)
+    }
 }
 
-/// One HTTP header: a name and its value.
-public struct HTTPHeader: Hashable, Sendable {
+/// One HTTP header: a name and its value (`dump` shows the name only: a value may be a credential).
+public struct HTTPHeader: Hashable, Sendable, CustomReflectable {
     /// The name, as sent: `Content-Type`.
     public let name: String
     /// The value.
@@ -71,4 +80,7 @@ public struct HTTPHeader: Hashable, Sendable {
         self.name = name
         self.value = value
     }
+
+    /// What `dump` shows: the name; the value `<redacted>`.
+    public var customMirror: Mirror { Mirror(self, children: ["name": name, "value": "<redacted>"], displayStyle: .struct) }
 }

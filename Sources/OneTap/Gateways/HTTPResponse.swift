@@ -1,5 +1,7 @@
 /// A gateway's HTTP answer: the status, the headers and the whole body (never longer than the request's bound).
-public struct HTTPResponse: Sendable, CustomStringConvertible {
+/// Its description and its mirror (what `dump` shows) give the status, the content type or the headers' names, and
+/// the body's size: never a header's value or the body, which may hold a number or a token.
+public struct HTTPResponse: Sendable, CustomStringConvertible, CustomReflectable {
     /// The status code: 200, 503.
     public let status: Int
     /// The headers, names in lower case (`content-type`); a repeated header's values joined with `, `.
@@ -25,4 +27,9 @@ public struct HTTPResponse: Sendable, CustomStringConvertible {
 
     /// `HTTP 200, application/json, 96 bytes`: never the body, which may hold a number or a token.
     public var description: String { "HTTP \(status), \(header("content-type") ?? "no content type"), \(body.count) bytes" }
+
+    /// What `dump` shows: the status, the headers' names and the body's size.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["status": status, "headers": headers.keys.sorted(), "body": "\(body.count) bytes"], displayStyle: .struct)
+    }
 }

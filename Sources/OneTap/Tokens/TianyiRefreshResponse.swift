@@ -47,7 +47,10 @@ package enum TianyiRefreshResponse {
                 case "expiresIn":
                     if expiresIn != nil { throw reader.duplicate(key) }
                     expiresIn = .some(try ExpiresIn.read(&reader))
-                case "msg": try reader.member(&msg, key)
+                // Only ever shown: one that is no string is read as absent, never a reason to lose the answer's tokens.
+                case "msg":
+                    if msg != nil { throw reader.duplicate(key) }
+                    if try reader.peek() == .string { try reader.member(&msg, key) } else { try reader.skipValue(); msg = .some(nil) }
                 default: break
                 }
             }

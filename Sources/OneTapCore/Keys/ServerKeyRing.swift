@@ -14,7 +14,7 @@
 /// ```
 ///
 /// A secret: its description lists the key ids only.
-public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomReflectable {
     /// The keys, the signing key first.
     package let entries: [(id: KeyID, key: ServerKey)]
 
@@ -103,9 +103,6 @@ public struct ServerKeyRing: Sendable, CustomStringConvertible, CustomDebugStrin
     public var description: String {
         "ServerKeyRing(signing \(signingID)\(entries.count > 1 ? "; also " + entries.dropFirst().map(\.id.text).joined(separator: ", ") : ""))"
     }
-
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror with no children.
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }

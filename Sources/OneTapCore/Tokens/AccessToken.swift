@@ -1,9 +1,9 @@
 /// A carrier access token (Tianyi's `accessToken` lives a month) with what is needed to keep it alive.
 ///
-/// Its value and refresh token are ``Secret``s: `description`, `debugDescription`, `dump` and every
+/// Its value and refresh token are ``Secret``s: `description`, `String(reflecting:)`, `dump` and every
 /// event show `<redacted>`; only ``Secret/reveal()`` returns them. Times are kept to the millisecond, so a
 /// token survives a round trip through any store unchanged.
-public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// The token.
     public let value: Secret
     /// The refresh token, if the carrier gave one.
@@ -69,9 +69,6 @@ public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomDe
     public var description: String {
         "AccessToken(\(flow), account \(account), issued \(issuedAt), expires \(expiresAt), value <redacted>, refresh \(refreshToken == nil ? "none" : "<redacted>"))"
     }
-
-    /// The same as ``description``.
-    public var debugDescription: String { description }
 
     /// A mirror without the secrets, so `dump` shows the metadata only.
     public var customMirror: Mirror {

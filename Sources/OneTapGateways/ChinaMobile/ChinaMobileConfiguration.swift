@@ -16,7 +16,9 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
         /// `msisdn` comes back RSA-encrypted to the app's public key.
         /// - Parameters:
         ///   - signingKey: The PEM private key that signs (PKCS#8 or PKCS#1).
-        ///   - msisdnKey: The PEM private key that decrypts `msisdn` (PKCS#1 v1.5); nil: the signing key.
+        ///   - msisdnKey: The PEM private key that decrypts `msisdn` (PKCS#1 v1.5); nil: the signing key, as China
+        ///     Mobile's document has one key pair. Give one where China Mobile takes a second: with an OpenSSL older
+        ///     than 3.2, a failed decryption's timing could tell one who answers in China Mobile's place about the key.
         ///   - digest: The signature's digest: SHA-256 (`SHA256withRSA`) unless set; the document does not name it.
         ///   - encoding: How the signature is written in `sign`: upper-case hexadecimal unless set; the document does
         ///     not say.

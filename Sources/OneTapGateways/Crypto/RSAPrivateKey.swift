@@ -50,8 +50,10 @@ extension RSAKey where Half == PrivateHalf {
         // the same time as good padding), so no timing tells a ciphertext that does not decrypt from one that
         // decrypts to no number (the Marvin attack). The OpenSSL 3.0 of Debian 12 does not: bad padding fails
         // here, sooner than a number is read. The gateways give one error for both, but an attacker who can
-        // answer in a vendor's place (a broken TLS connection) over many exchanges could time them; so give the
-        // number's decryption a key pair of its own (China Mobile's `msisdnKey`), never the signing key.
+        // answer in a vendor's place (a broken TLS connection) over many exchanges could time them; so the number's
+        // decryption should have a key pair of its own (China Mobile's `msisdnKey`), not the signing key. The
+        // vendor's document has one key pair, so by default the signing key decrypts (said in the configuration
+        // and in `Data/gateways/cmcc-login-token-validate.md`).
         var length = 0
         guard EVP_PKEY_decrypt(context, nil, &length, ciphertext, ciphertext.count) == 1 else { throw CryptoError(operation, "libcrypto refused the ciphertext") }
         var plaintext = [UInt8](repeating: 0, count: length)

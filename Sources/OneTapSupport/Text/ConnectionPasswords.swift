@@ -88,22 +88,22 @@ package enum ConnectionPasswords {
             guard cursor < scalars.count, scalars[cursor] == "=" else { continue }
             cursor += 1
             while cursor < scalars.count, isSpace(scalars[cursor]) { cursor += 1 }
+            // As libpq's parser reads a value, quoted or not: a backslash takes the next character as it is (`\'`,
+            // `\\`, and in an unquoted value `\ `, a space that is the password's). Both forms are found: the value as
+            // libpq reads it (its messages quote that), and as written (a message quoting the string shows that).
             var value = String.UnicodeScalarView()
-            if cursor < scalars.count, scalars[cursor] == "'" {
+            let quoted = cursor < scalars.count && scalars[cursor] == "'"
+            if quoted { cursor += 1 }
+            let start = cursor
+            while cursor < scalars.count, quoted ? scalars[cursor] != "'" : !isSpace(scalars[cursor]) {
+                if scalars[cursor] == "\\", cursor + 1 < scalars.count { cursor += 1 }
+                value.append(scalars[cursor])
                 cursor += 1
-                while cursor < scalars.count, scalars[cursor] != "'" {
-                    if scalars[cursor] == "\\", cursor + 1 < scalars.count { cursor += 1 }
-                    value.append(scalars[cursor])
-                    cursor += 1
-                }
-            } else {
-                // Up to white space, as libpq reads it; and up to an `&` too, as a URI's parameter would end.
-                while cursor < scalars.count, !isSpace(scalars[cursor]) {
-                    value.append(scalars[cursor])
-                    cursor += 1
-                }
-                if let ampersand = value.firstIndex(of: "&") { add(Substring(String(value[..<ampersand]))) }
             }
+            let written = String(String.UnicodeScalarView(scalars[start..<cursor]))
+            // Up to an `&` too, as a URI's parameter would end.
+            if !quoted, let ampersand = written.firstIndex(of: "&") { add(written[..<ampersand]) }
+            add(Substring(written))
             add(Substring(String(value)))
             index = cursor
         }

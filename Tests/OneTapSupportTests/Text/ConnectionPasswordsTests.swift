@@ -31,6 +31,21 @@ import Testing
         #expect(!ConnectionPasswords.redacting(in: "could not connect: \(text)", foundIn: [text]).contains(password))
     }
 
+    /// libpq reads backslash escapes in a keyword string's values, quoted (`'pw\'s'`, `'a\\b'`) or not (`ab\ cd`:
+    /// the space is the password's). A message quoting the string as written shows the password as written, escapes
+    /// and all: that form is hidden too, and an unquoted value runs past an escaped space (an attacker's read: the
+    /// value as libpq reads it was hidden, which the text never holds, and the rest of the string showed it).
+    @Test(arguments: [
+        (#"password='hunter2 pw\'s-xy' host=db dbname=onetap sslmod=require"#, ["hunter2", "s-xy"]),
+        (#"host=db password='back\\slash-hunter2' dbname=x"#, ["back", "slash-hunter2"]),
+        (#"host=db password=ab\ cdef-hunter2 dbname=x"#, ["cdef-hunter2"]),
+        (#"host=db password=ab\'cd\\ef-hunter2"#, ["cd", "ef-hunter2"]),
+    ])
+    func aPasswordWithEscapesIsHiddenAsWritten(_ text: String, _ pieces: [String]) {
+        let redacted = ConnectionPasswords.redacting(in: "could not read \(text)", foundIn: [text])
+        for piece in pieces { #expect(!redacted.contains(piece), "\(redacted)") }
+    }
+
     /// libpq reads `postgresql://api:Ab/cD@db/onetap` as host `api`, port `Ab` and database `cD@db/onetap`,
     /// and its message quotes the port (`invalid integer value "Ab" for connection option "port"`): each
     /// piece of such a password is hidden too.

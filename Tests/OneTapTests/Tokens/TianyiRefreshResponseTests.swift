@@ -131,6 +131,17 @@ import Testing
         #expect(!unusable.contains("NEW-1") && !response.description.contains("NEW-1"))
     }
 
+    /// `msg` says nothing the refresh needs: one that is no string (a number, an object, an array) is read as absent,
+    /// so a success keeps its rotated refresh token and a refusal stays a refusal (an attacker's read: such an
+    /// answer failed to decode as a whole, and the vault kept the refresh token the carrier had just retired).
+    @Test(arguments: [#""msg":0"#, #""msg":{"zh":"成功"}"#, #""msg":["ok"]"#, #""msg":true"#, #""msg":null"#])
+    func aMessageOfAnotherTypeIsNoReasonToLoseTheAnswer(msg: String) throws {
+        let response = try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"AT2","refreshToken":"RT2","expiresIn":"2592000",\#(msg)}"#.utf8))
+        #expect(response.accessToken.reveal() == "AT2" && response.refreshToken?.reveal() == "RT2" && response.unusable == nil)
+        let refusal = #expect(throws: TokenError.self) { try TianyiRefreshResponse.decode(Array(#"{"result":-1,\#(msg)}"#.utf8)) }
+        #expect(refusal?.kind == .reloginRequired)
+    }
+
     /// `expiresIn` null reads as absent.
     @Test func aNullLifetimeIsAbsent() throws {
         let response = try TianyiRefreshResponse.decode(Array(#"{"result":0,"accessToken":"A","expiresIn":null}"#.utf8))
