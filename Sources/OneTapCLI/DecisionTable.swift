@@ -23,8 +23,9 @@ package struct DecisionTable: Sendable {
         case outcome(LoginFlow, ResultCode)
         /// `simulate <simulate options>`.
         case simulate(SimulateOptions)
-        /// A transcript's lines up to the one whose record is checked (the last).
-        case transcript([String])
+        /// A transcript: the file's lines (one array, shared by every case of the file) and how many of them lead up
+        /// to the one whose record is checked (the last of them).
+        case transcript(lines: [String], count: Int)
     }
 
     /// One case.
@@ -109,7 +110,10 @@ package struct DecisionTable: Sendable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` of kind `incomplete` for a transcript that expects nothing.
     package init(transcript text: String, file: String) throws(TableError) {
-        var cases: [Case] = []
+        // The cases are made once every line is read, all over one array of lines: a case made as its expectation
+        // was read held its own copy of every line before it, quadratic in a long transcript's expectations (an
+        // attacker's read: a 1 MB transcript made `onetap check` ask for tens of gigabytes).
+        var expected: [(line: Int, text: String, count: Int, expectations: [(key: String, value: String)])] = []
         var problems: [Problem] = []
         var lines: [String] = []
         for (number, line) in Self.lines(of: text) {
@@ -129,9 +133,10 @@ package struct DecisionTable: Sendable {
                 continue
             }
             let expectations = object.keys.sorted().map { (key: $0, value: object[$0]!) }
-            cases.append(Case(file: file, line: number, text: line, input: .transcript(lines), expectations: expectations))
+            expected.append((number, line, lines.count, expectations))
             lines.append("")  // the expectation line itself replays as nothing
         }
+        let cases = expected.map { Case(file: file, line: $0.line, text: $0.text, input: .transcript(lines: lines, count: $0.count), expectations: $0.expectations) }
         try self.init(cases: cases, problems: problems, file: file)
     }
 
@@ -260,7 +265,46 @@ package struct DecisionTable: Sendable {
     ///   - testCase: The case.
     ///   - engine: The engine to check.
     /// - Returns: One message per expectation that did not hold (empty when the case passed).
+    /// - Complexity: A transcript case replays every line before it; ``evaluate(_:engine:)-([Case],_)`` replays a
+    ///   transcript's lines once for all its cases.
     package static func evaluate(_ testCase: Case, engine: LoginDecisionEngine) -> [String] {
+        var replay: TranscriptReplay? = nil
+        return evaluate(testCase, engine: engine, replay: &replay)
+    }
+
+    /// Runs a table's cases in order.
+    /// - Parameters:
+    ///   - cases: The cases, in the order of their lines.
+    ///   - engine: The engine to check.
+    /// - Returns: Each case's messages, in order (empty for a case that passed).
+    /// - Complexity: O(*n*) replays for a transcript of *n* lines, however many expectations it has.
+    package static func evaluate(_ cases: [Case], engine: LoginDecisionEngine) -> [[String]] {
+        var replay: TranscriptReplay? = nil
+        return cases.map { evaluate($0, engine: engine, replay: &replay) }
+    }
+
+    /// A transcript replayed as far as a case needed: the next case of the same file goes on from there.
+    private struct TranscriptReplay {
+        let file: String
+        let lines: Int
+        var transcript: Transcript
+        var last: Transcript.Record = .skipped
+        var lineNumber = 0
+        var position = 0
+
+        /// Replays the lines up to `count`.
+        mutating func advance(through count: Int, of lines: [String]) {
+            while position < count {
+                let record = transcript.replay(lines[position])
+                position += 1
+                if case .skipped = record { continue }
+                last = record
+                lineNumber = position
+            }
+        }
+    }
+
+    private static func evaluate(_ testCase: Case, engine: LoginDecisionEngine, replay: inout TranscriptReplay?) -> [String] {
         var actual: [String: String] = [:]
         switch testCase.input {
         case .route(let arguments):
@@ -290,17 +334,14 @@ package struct DecisionTable: Sendable {
                 "steps": session.trace.map { "\($0.flow):\($0.result.code):\($0.action)" }.joined(separator: ","),
                 "alerts": session.alerts.isEmpty ? "none" : session.alerts.map { "\($0.flow):\($0.code)" }.joined(separator: ","),
             ]
-        case .transcript(let lines):
-            var transcript = Transcript(engine: engine)
-            var last: Transcript.Record = .skipped
-            var lineNumber = 0
-            for (index, line) in lines.enumerated() {
-                let record = transcript.replay(line)
-                if case .skipped = record { continue }
-                last = record
-                lineNumber = index + 1
+        case .transcript(let lines, let count):
+            if let current = replay, current.file == testCase.file, current.lines == lines.count, current.position <= count {
+                // The same transcript, further on.
+            } else {
+                replay = TranscriptReplay(file: testCase.file, lines: lines.count, transcript: Transcript(engine: engine))
             }
-            guard let object = Transcript.json(last, line: lineNumber), let parsed = fields(object.json) else {
+            replay!.advance(through: min(count, lines.count), of: lines)
+            guard let current = replay, let object = Transcript.json(current.last, line: current.lineNumber), let parsed = fields(object.json) else {
                 return ["no line before the expectation makes a record"]
             }
             actual = parsed

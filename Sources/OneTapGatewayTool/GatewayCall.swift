@@ -32,19 +32,31 @@ struct GatewayCall {
         ToolExit.fail("\(gateway) does not \(action) (it does: \(does))", .usage)
     }
 
-    func sign(_ fields: [String: String]) async {
+    /// Shows what a gateway signs.
+    /// - Parameters:
+    ///   - fields: The request's values given.
+    ///   - secret: The name of the field whose value is a secret (read from standard input): shown as `<name>` where it
+    ///     stands in the string signed, as written and as the gateways encode it (every occurrence: a short SMS code
+    ///     may hide a digit run more, never show one).
+    func sign(_ fields: [String: String], secret: String?) async {
         guard let preview = built.signPreview else { ToolExit.fail("\(gateway) shows no sign preview", .usage) }
         let result: SignPreview
         do { result = try preview(fields) } catch { ToolExit.fail("\(error) (see 'onetap gateway sign --help')", .usage) }
+        var shown = result.stringToSign
+        if let secret, let value = fields[secret], !value.isEmpty {
+            for form in Set([value, AliyunSignatureV3.percentEncode(value), FormEncoding.encode(value)]).sorted(by: { $0.count > $1.count }) {
+                shown = shown.replacing(form, with: "<\(secret)>")
+            }
+        }
         if json {
             print(object { writer in
                 writer.member("gateway", gateway)
                 writer.member("algorithm", result.algorithm)
-                writer.member("stringToSign", result.stringToSign)
+                writer.member("stringToSign", shown)
                 writer.member("signature", result.signature)
             })
         } else {
-            ToolExit.print(["gateway    \(gateway)", "algorithm  \(result.algorithm)", "signed     \(result.stringToSign)", "signature  \(result.signature)"])
+            ToolExit.print(["gateway    \(gateway)", "algorithm  \(result.algorithm)", "signed     \(shown)", "signature  \(result.signature)"])
         }
         exit(0)
     }

@@ -3,12 +3,12 @@
 // checks its arguments, then runs this tool beside itself with them in one form:
 //
 //   onetap-gateway check --config FILE [--json]
-//   onetap-gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--json]
+//   onetap-gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--field SECRET=-] [--json]
 //   onetap-gateway exchange GATEWAY --config FILE --token - [--flow F] [--json]
 //   onetap-gateway verify GATEWAY --config FILE --token - --number N [--flow F] [--json]
 //   onetap-gateway sms GATEWAY --config FILE --to N --param - [--json]
 //
-// with the token (and the SMS code) as one line on standard input, so that no secret is on a command line. It prints
+// with the token (the SMS code, a secret field of sign) as one line on standard input, so that no secret is on a command line. It prints
 // what `onetap gateway` prints and exits as it does (see GatewayCommand's help): 0 ok, 1 the vendor answered an error,
 // 64 usage, 65 a malformed answer, 69 unreachable, 78 a configuration that cannot be used.
 
@@ -43,7 +43,12 @@ do {
 }
 let call = GatewayCall(gateway: request.gateway, built: built, can: registration.capabilities, json: request.json, flow: request.flow)
 switch request.action {
-case "sign": await call.sign(request.fields)
+case "sign":
+    // A field given as `-` (a secret one: `onetap gateway` takes those from standard input only) is its one line.
+    var fields = request.fields
+    let secret = fields.first(where: { $0.value == "-" })?.key
+    if let secret { fields[secret] = ToolExit.secretLine("--field \(secret)").reveal() }
+    await call.sign(fields, secret: secret)
 case "exchange": await call.exchange(ToolExit.secretLine("--token"))
 case "verify": await call.verify(ToolExit.secretLine("--token"), number: request.number)
 default: await call.sms(to: request.to, code: ToolExit.secretLine("--param"))

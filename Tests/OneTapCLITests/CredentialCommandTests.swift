@@ -62,6 +62,22 @@ import Testing
         try FileManager.default.removeItem(at: directory)
     }
 
+    /// A key file is read to a bound, and one that is no key ring is malformed (65), as the help says: an endless
+    /// file (`/dev/zero`) was read until memory ran out, and one that is not UTF-8 was "cannot read" (66) (an
+    /// attacker's read).
+    @Test func aKeyFileThatIsNoKeyRingIsMalformedAndReadToABound() async throws {
+        let (endless, endlessIO) = await runInProcess(["credential", "inspect", "-", "--keys", "/dev/zero"], stdin: Array("\(Self.token)\n".utf8))
+        #expect(endless == .dataError)
+        #expect(endlessIO.errors == ["onetap: error: the key file '/dev/zero' is larger than any key ring (64 KiB)"])
+        let directory = try Package.temporaryDirectory()
+        let file = directory.appendingPathComponent("keys")
+        try Data([0x6B, 0x31, 0x3A, 0xFF, 0x0A]).write(to: file)
+        let (binary, binaryIO) = await runInProcess(["credential", "inspect", "-", "--keys", file.path], stdin: Array("\(Self.token)\n".utf8))
+        #expect(binary == .dataError)
+        #expect(binaryIO.errors == ["onetap: error: the key file '\(file.path)' is not UTF-8 text"])
+        try FileManager.default.removeItem(at: directory)
+    }
+
     @Test func withoutKeysItIsAUsageError() async {
         let (code, io) = await runInProcess(["credential", "inspect", "-"], stdin: Array("\(Self.token)\n".utf8))
         #expect(code == .usage)

@@ -75,20 +75,38 @@ import Testing
         #expect(DecisionTable.evaluate(table.cases[1], engine: engine).isEmpty)
     }
 
+    /// A transcript's first two lines, each with its expectation (the second's version wrong: it is 2).
+    static let transcriptHead = """
+        {"sim":"present","plmn":"46000"}
+        => {"next":"run","flow":"mobile","attempt":1,"version":1}
+        {"flow":"mobile","code":"102101"}
+        => {"next":"sms","version":3}
+
+        """
+
     @Test func transcriptExpectationsAreCheckedLineByLine() async throws {
-        let text = """
-            {"sim":"present","plmn":"46000"}
-            => {"next":"run","flow":"mobile","attempt":1,"version":1}
-            {"flow":"mobile","code":"102101"}
-            => {"next":"sms","version":3}
-            => not json
-            """
+        let text = Self.transcriptHead + "=> not json"
         let table = try DecisionTable(transcript: text, file: "t.transcript")
         #expect(table.cases.map(\.line) == [2, 4])
         #expect(table.problems.map(\.line) == [5])
         let engine = LoginDecisionEngine()
         #expect(DecisionTable.evaluate(table.cases[0], engine: engine).isEmpty)
         #expect(DecisionTable.evaluate(table.cases[1], engine: engine) == ["version: expected 3, got 2"])
+    }
+
+    /// A table's cases evaluated in order give what each evaluated alone gives; a long transcript's expectations
+    /// (20,000 here) share one copy of its lines and are answered in one replay (an attacker's read: each held a
+    /// copy of every line before it, and replayed them, so 100,000 asked for tens of gigabytes).
+    @Test func aTranscriptsExpectationsAreAnsweredInOrderFromOneReplay() async throws {
+        let text = Self.transcriptHead + String(repeating: "=> {\"version\":2}\n", count: 20_000)
+        let table = try DecisionTable(transcript: text, file: "long.transcript")
+        #expect(table.cases.count == 20_002)
+        let engine = LoginDecisionEngine()
+        let results = DecisionTable.evaluate(table.cases, engine: engine)
+        #expect(results.count == 20_002)
+        #expect(results[0].isEmpty && results[1] == ["version: expected 3, got 2"])
+        #expect(results.dropFirst(2).allSatisfy { $0.isEmpty }, "every later expectation is about the last record, version 2")
+        for index in [0, 1, 2, 20_001] { #expect(DecisionTable.evaluate(table.cases[index], engine: engine) == results[index]) }
     }
 
     @Test func checkCommandEndToEnd() async throws {

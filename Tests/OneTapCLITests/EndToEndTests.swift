@@ -166,6 +166,36 @@ import Testing
         #expect(run.stderr == "onetap: error: \(directory.path)/plmn.csv:3: column 'carrier': unknown carrier \"unicorn\"; expected one of mobile, unicom, telecom, tietong, broadnet\n")
     }
 
+    /// A `--data` entry that cannot be resolved (a dangling link, a failed generator's) is no absent table: the
+    /// built-in one stood in silently and the run passed against it (an attacker's read). It fails 66, naming it.
+    @Test func aReplacementTheDirectoryHoldsButCannotBeReadIsExit66() async throws {
+        try await TemporaryDirectory.with("onetap-e2e-dangling") { directory in
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("plmn.csv").path, withDestinationPath: directory.appendingPathComponent("gen/plmn.csv").path)
+            let run = try await Binary.run(["carrier", "46000", "--data", directory.path])
+            #expect(run.status == 66, "\(run.stdout)")
+            #expect(run.stdout.isEmpty)
+            #expect(run.stderr.hasPrefix("onetap: error: \(directory.path)/plmn.csv: cannot read the file"), "\(run.stderr)")
+        }
+    }
+
+    /// A replacement lookup table with no rows (only its header) would make every PLMN unknown, every number not a
+    /// mainland one, every prefix no carrier's, with no word about the table (an attacker's read): refused, 65.
+    @Test(arguments: [
+        ("plmn.csv", "mcc,mnc,carrier,note,source\n", ["carrier", "46000"]),
+        ("number-segments.csv", "prefix,carrier,kind,note,source\n", ["number", "13800138000"]),
+        ("ipv6-prefixes.csv", "prefix,carrier,pool,note,source\n", ["route", "--ip", "2409:8000::1"]),
+    ])
+    func anEmptyReplacementLookupTableIsExit65(file: String, header: String, arguments: [String]) async throws {
+        try await TemporaryDirectory.with("onetap-e2e-empty") { directory in
+            try header.write(to: directory.appendingPathComponent(file), atomically: true, encoding: .utf8)
+            let run = try await Binary.run(arguments + ["--data", directory.path])
+            #expect(run.status == 65, "\(run.stdout)")
+            #expect(run.stderr.hasPrefix("onetap: error: \(directory.path)/\(file)"), "\(run.stderr)")
+            #expect(run.stderr.contains("no rows"), "\(run.stderr)")
+        }
+    }
+
     @Test func closedStdoutStopsAnEndlessStreamWithAnIOError() async throws {
         // `yes 46000 | onetap carrier - --json | head -c 10`: the reader goes away; onetap must stop reading
         // at once and exit 74, not run forever or die of SIGPIPE. An onetap that ran on would be killed by

@@ -9,8 +9,8 @@ import Testing
 @Suite struct GatewayCommandArgumentsTests {
     @Test(arguments: [
         (["gateway", "check", "--config", "g.json"], GatewayOptions(action: .check, config: "g.json")),
-        (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid=1", "--field", "token=a=b", "--json"],
-         GatewayOptions(action: .sign, gateway: "cmcc", config: "g.json", json: true, fields: ["msgid=1", "token=a=b"])),
+        (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid=1=2", "--field", "token=-", "--json"],
+         GatewayOptions(action: .sign, gateway: "cmcc", config: "g.json", json: true, fields: ["msgid=1=2", "token=-"])),
         (["gateway", "exchange", "tianyi", "--config", "g.json", "--token", "-"], GatewayOptions(action: .exchange, gateway: "tianyi", config: "g.json")),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "13800138000"],
          GatewayOptions(action: .verify, gateway: "cmcc", config: "g.json", number: "13800138000")),
@@ -45,6 +45,13 @@ import Testing
         (["gateway", "exchange", "cmcc", "--config", "g.json"], "onetap: error: gateway exchange needs the token on standard input: --token - (see 'onetap gateway --help')"),
         (["gateway", "exchange", "cmcc", "--config", "g.json", "--token", "-", "--field", "msgid=1"], "onetap: error: --field is not an option of gateway exchange (see 'onetap gateway --help')"),
         (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid"], "onetap: error: --field takes NAME=VALUE (--field msgid=1) (see 'onetap gateway --help')"),
+        // A secret field on the command line (an attacker's read: a live token went into two processes' argv, and out).
+        (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "token=STlive-token"],
+         #"onetap: error: --field token takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine (printf '%s\n' "$TOKEN" | onetap gateway sign cmcc --config FILE --field token=-) (see 'onetap gateway --help')"#),
+        (["gateway", "sign", "tianyi", "--config", "g.json", "--field", "accessToken=", "--field", "timeStamp=1"],
+         #"onetap: error: --field accessToken takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine (printf '%s\n' "$TOKEN" | onetap gateway sign tianyi --config FILE --field accessToken=-) (see 'onetap gateway --help')"#),
+        (["gateway", "sign", "aliyun-pnvs", "--config", "g.json", "--field", "token=-", "--field", "phone=-"],
+         "onetap: error: one --field NAME=- at most: standard input holds one value (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
         (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and the code the template gets on standard input: --param - (see 'onetap gateway --help')"),

@@ -104,21 +104,24 @@ import Testing
 
     /// The MD5 sign over appid+version+msgid+systemtime+strictcheck+token+APPSecret, pinned to python3:
     /// python3 -c "import hashlib; print(hashlib.md5(b'3000111111112.00123456789abcdef0123456789abcdef202612031030000000spent-token-1cmcc-test-secret').hexdigest().upper())"
+    /// The token comes on standard input (`--field token=-`) and shows by its name, as the secret does.
     @Test func signShowsTheSignedStringWithTheSecretAsItsName() async throws {
         let file = try Self.config(Self.cmcc("https://www.cmpassport.com/unisdk/rsapi/loginTokenValidate"))
         let arguments = ["gateway", "sign", "cmcc", "--config", file, "--field", "msgid=0123456789abcdef0123456789abcdef",
-                         "--field", "systemtime=20261203103000000", "--field", "token=spent-token-1"]
-        let run = try await Binary.run(arguments, environment: Self.environment)
+                         "--field", "systemtime=20261203103000000", "--field", "token=-"]
+        let token = Array("spent-token-1\n".utf8)
+        let run = try await Binary.run(arguments, stdin: token, environment: Self.environment)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.lines == [
-            "gateway    cmcc", "algorithm  MD5", "signed     3000111111112.00123456789abcdef0123456789abcdef202612031030000000spent-token-1<appSecret>",
+            "gateway    cmcc", "algorithm  MD5", "signed     3000111111112.00123456789abcdef0123456789abcdef202612031030000000<token><appSecret>",
             "signature  94B4281710428E1CF293FC88A6D0A9C0",
         ])
-        let json = try await Binary.run(arguments + ["--json"], environment: Self.environment)
+        let json = try await Binary.run(arguments + ["--json"], stdin: token, environment: Self.environment)
         #expect(json.lines == [
-            #"{"gateway":"cmcc","algorithm":"MD5","stringToSign":"3000111111112.00123456789abcdef0123456789abcdef202612031030000000spent-token-1<appSecret>","signature":"94B4281710428E1CF293FC88A6D0A9C0"}"#,
+            #"{"gateway":"cmcc","algorithm":"MD5","stringToSign":"3000111111112.00123456789abcdef0123456789abcdef202612031030000000<token><appSecret>","signature":"94B4281710428E1CF293FC88A6D0A9C0"}"#,
         ])
         #expect(!run.stdout.contains(Self.secret) && !json.stdout.contains(Self.secret))
+        #expect(!run.stdout.contains("spent-token-1") && !json.stdout.contains("spent-token-1"))
         let unknown = try await Binary.run(["gateway", "sign", "cmcc", "--config", file, "--field", "appid=1"], environment: Self.environment)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("--field appid is not a field of loginTokenValidate's sign (its fields: token, msgid, systemtime)"))

@@ -76,14 +76,18 @@ public struct ExchangeGuard: Sendable {
     ///   - rules: The exchange rules of the machine the login runs on (``LoginSessionMachine/exchanges``):
     ///     the token's lifetime, and which answers mean "already used".
     ///   - events: Where a failure to record the exchange's end is told.
+    ///   - recovering: Whether the login's exchange began before (a retry of its success report, whose first request
+    ///     exchanged the token and could not store the answer): a token too old to send then still gets what the
+    ///     ledger kept of this login's exchange (its answer, or its failure); without, a token too old to send touches
+    ///     no ledger.
     /// - Returns: What came of it, bound to the token, to report to the login session.
     /// - Throws: ``StoreError`` when the ledger fails on a claim (nothing was sent), or when this call
     ///   waited for the same login's exchange under way and has no answer of its own to give (`timeout`);
     ///   `CancellationError` when its task was cancelled while it waited. Never an answer made up.
     package func exchange(
-        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, events: any EventSink
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, events: any EventSink, recovering: Bool = false
     ) async throws -> ExchangeOutcome {
-        try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, events: events)
+        try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, events: events, recovering: recovering)
     }
 
     /// Exchanges a token under a limit of the caller's (the coordinator's per-flow limit).
@@ -94,13 +98,17 @@ public struct ExchangeGuard: Sendable {
     ///   - rules: The exchange rules of the machine the login runs on.
     ///   - limit: The limit on the carrier call; nil for none.
     ///   - events: Where a failure to record the exchange's end is told.
+    ///   - recovering: As in ``exchange(_:for:receivedAt:rules:events:recovering:)``.
     /// - Returns: What came of it, bound to the token.
-    /// - Throws: As ``exchange(_:for:receivedAt:rules:events:)``.
+    /// - Throws: As ``exchange(_:for:receivedAt:rules:events:recovering:)``.
     package func exchange(
-        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, events: any EventSink,
+        recovering: Bool = false
     ) async throws -> ExchangeOutcome {
         let ledger = self.ledger
-        let (outcome, settlement) = try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: limit) { digest, now in
+        let (outcome, settlement) = try await exchange(
+            credential, for: session, receivedAt: receivedAt, rules: rules, limit: limit, recovering: recovering
+        ) { digest, now in
             try await ledger.claim(digest, for: session, at: now)
         }
         if let settlement { await record(settlement, events: events) }
@@ -126,26 +134,26 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules,
         claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
     ) async throws -> (outcome: ExchangeOutcome, settlement: ExchangeSettlement?) {
-        try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, claim: claim)
+        try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, recovering: false, claim: claim)
     }
 
     private func exchange(
-        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?, recovering: Bool,
         claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
     ) async throws -> (outcome: ExchangeOutcome, settlement: ExchangeSettlement?) {
         let digest = credential.tokenDigest
         let (answer, unreached, callers, settlement) = try await answer(
-            credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, claim: claim)
+            credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, recovering: recovering, claim: claim)
         return (ExchangeOutcome(answer, token: digest, carrierUnreached: unreached, callersWord: callers), settlement)
     }
 
     private func answer(
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
-        claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
+        recovering: Bool, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
     ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
-            return (.tokenExpired, false, false, nil)
+            return recovering ? try await keptAnswer(digest, session: session, claim: claim, at: now) : (.tokenExpired, false, false, nil)
         }
         // A ledger's StoreError propagates from here: the token was not sent, so there is no answer.
         var held = try await claim(digest, now)
@@ -190,6 +198,24 @@ public struct ExchangeGuard: Sendable {
             }
         }
         return await send(credential, digest: digest, resent: false, rules: rules, limit: limit)
+    }
+
+    /// What the ledger kept of a login's exchange of a token too old to send again (a retry after the first request's
+    /// answer could not be stored): its answer or its failure; else `tokenExpired`, nothing sent. The token's claim is
+    /// read through `claim`; one this makes (no claim was kept: the ledger lost it, or swept it) is settled `failed`
+    /// with the call's end (the token never left), so no claim is left pending for reconciliation.
+    private func keptAnswer(
+        _ digest: SHA256Digest, session: LoginSessionID, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?, at now: Date
+    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
+        guard let entry = try await claim(digest, now) else {
+            return (.tokenExpired, false, false, ExchangeSettlement(token: digest, state: .failed, at: now))
+        }
+        guard entry.session == session else { return (.replayed, false, false, nil) }
+        switch entry.state {
+        case .answered(let response): return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false, false, nil)
+        case .failed: return (.fault("an earlier exchange of this token failed; it is not sent again"), false, false, nil)
+        case .pending, .unknown: return (.tokenExpired, false, false, nil)
+        }
     }
 
     /// What a call that waited for another request's exchange throws when it has no answer to give.

@@ -71,6 +71,8 @@ public struct HTTPHeader: Hashable, Sendable, CustomReflectable {
     public let name: String
     /// The value.
     public let value: String
+    /// What `dump` shows: the name; the value `<redacted>`.
+    public var customMirror: Mirror { Mirror(self, children: ["name": name, "value": "<redacted>"], displayStyle: .struct) }
 
     /// Creates a header.
     /// - Parameters:
@@ -80,7 +82,4 @@ public struct HTTPHeader: Hashable, Sendable, CustomReflectable {
         self.name = name
         self.value = value
     }
-
-    /// What `dump` shows: the name; the value `<redacted>`.
-    public var customMirror: Mirror { Mirror(self, children: ["name": name, "value": "<redacted>"], displayStyle: .struct) }
 }

@@ -256,7 +256,9 @@ public struct LoginServer: Sendable {
     ///   - result: The carrier's answer, or the error its call threw (the login goes to SMS; the text of
     ///     the error, with the token scrubbed, goes to the session's trace). A throw counts for the circuit
     ///     breaker as the server's observation when it is a `TimeoutError` or ``ExchangeNotSentError`` (the
-    ///     carrier unreached), else as the client's word (the carrier's answer to the client's token).
+    ///     carrier unreached), else as the client's word (the carrier's answer to the client's token), as does an
+    ///     ``ExchangeNotSentError`` whose ``ExchangeNotSentError/refusedCredential`` is set (the client's credential
+    ///     could not be sent: a made-up token cannot open the breaker for everyone).
     ///   - token: The token that was sent to the carrier (the credential's token).
     ///   - id: The session.
     ///   - version: The version the exchange was asked at (the one with the `exchange` instruction); required.
@@ -276,7 +278,7 @@ public struct LoginServer: Sendable {
         }
         // A fault counts for the breaker as the server's word only when the call never reached the carrier.
         let unreached: Bool
-        if case .failure(let error) = result { unreached = error is ExchangeNotSentError } else { unreached = false }
+        if case .failure(let error as ExchangeNotSentError) = result { unreached = !error.refusedCredential } else { unreached = false }
         let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached)
         return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
     }
@@ -398,7 +400,7 @@ public struct LoginServer: Sendable {
         guard let exchange, let rules = machine.exchanges, let (credential, receivedAt) = machine.exchangeToRecover(session, report, version: version, at: clock.now()) else {
             return nil
         }
-        return try await exchangeAndAdvance(session, credential, receivedAt: receivedAt, exchange, rules, client: client)
+        return try await exchangeAndAdvance(session, credential, receivedAt: receivedAt, exchange, rules, client: client, recovering: true)
     }
 
     /// Exchanges a session's token through the guard and applies the answer. Two requests of one login (the
@@ -414,7 +416,7 @@ public struct LoginServer: Sendable {
     /// stored, nothing claimed), which ``report(_:to:version:from:address:device:)`` handles as a lost race.
     private func exchangeAndAdvance(
         _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules,
-        client: ChannelClient, storing move: Move? = nil
+        client: ChannelClient, storing move: Move? = nil, recovering: Bool = false
     ) async throws -> LoginTransition {
         let answer: ExchangeOutcome
         var settlement: ExchangeSettlement? = nil
@@ -434,7 +436,7 @@ public struct LoginServer: Sendable {
                     try await move.lostIfStale { try await commit(move.transition, replacing: move.previous, at: move.at, client: client) }
                 }
             } else {
-                answer = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events)
+                answer = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events, recovering: recovering)
             }
         } catch let error as StoreError {
             // No answer to apply: the ledger failed (the token was not sent), or this request waited for the

@@ -41,7 +41,7 @@ package enum FileBytes {
     /// - Returns: The file's bytes.
     /// - Throws: ``SystemCallError`` when the file cannot be opened or read, or is larger than `limit`
     ///   (reported as `EFBIG`).
-    static func read(path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
+    package static func read(path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .last("open", path) }
         defer { close(fd) }

@@ -13,10 +13,13 @@ package enum TableFile {
     /// - Parameters:
     ///   - name: The file name, e.g. `plmn.csv`.
     ///   - directory: The directory.
-    /// - Returns: The path, or nil when nothing is there (readable or not: reading it reports why not).
+    /// - Returns: The path, or nil when the directory holds no entry by that name. Any entry is a table to read, and
+    ///   reading it reports why it cannot be (a dangling link, a directory); so is a name the directory does not let
+    ///   be looked up (no search permission): it may hold the table, and the built-in one must not stand in silently.
     package static func path(of name: String, in directory: String) -> String? {
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        return access(path, F_OK) == 0 ? path : nil
+        var info = stat()
+        return lstat(path, &info) == 0 || errno != ENOENT ? path : nil
     }
 
     /// Whether a path names a directory.

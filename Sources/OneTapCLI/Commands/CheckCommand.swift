@@ -70,8 +70,8 @@ enum CheckCommand: CommandDescription {
             var rows: [(line: Int, run: () -> Void)] = table.problems.map { problem in
                 (problem.line, { report(file: problem.file, line: problem.line, text: problem.text, problems: ["cannot run: \(problem.message)"]) })
             }
-            rows += table.cases.map { testCase in
-                (testCase.line, { report(file: testCase.file, line: testCase.line, text: testCase.text, problems: DecisionTable.evaluate(testCase, engine: engine)) })
+            rows += zip(table.cases, DecisionTable.evaluate(table.cases, engine: engine)).map { testCase, problems in
+                (testCase.line, { report(file: testCase.file, line: testCase.line, text: testCase.text, problems: problems) })
             }
             for row in rows.sorted(by: { $0.line < $1.line }) { row.run() }
         }

@@ -139,11 +139,18 @@ enum CredentialCommand: CommandDescription {
         let source: String
         if let path = options.keysFile {
             source = quoted(path)
+            let bytes: [UInt8]
             do {
-                text = try String(contentsOfFile: path, encoding: .utf8)
+                bytes = try FileBytes.read(path: path, limit: 64 << 10)
+            } catch where error.code == EFBIG {
+                throw CommandFailure(message: "the key file \(quoted(path)) is larger than any key ring (64 KiB)", code: .dataError)
             } catch {
-                throw CommandFailure(message: "cannot read the key file \(quoted(path)): \(error.localizedDescription)", code: .noInput)
+                throw CommandFailure(message: "cannot read the key file \(quoted(path)): \(error.reason)", code: .noInput)
             }
+            guard let decoded = String(validating: bytes, as: UTF8.self) else {
+                throw CommandFailure(message: "the key file \(quoted(path)) is not UTF-8 text", code: .dataError)
+            }
+            text = decoded
         } else if let variable = io.environment("ONETAP_SERVER_KEYS"), !variable.isEmpty {
             source = "ONETAP_SERVER_KEYS"
             text = variable

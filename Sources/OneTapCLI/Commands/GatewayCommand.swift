@@ -10,7 +10,7 @@ enum GatewayCommand: CommandDescription {
     static let summary = "check the vendors' gateways' configuration, show what they sign, make one real call"
     static let help = """
         USAGE: onetap gateway check --config FILE [--json]
-               onetap gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--json]
+               onetap gateway sign GATEWAY --config FILE [--field NAME=VALUE]... [--field SECRET=-] [--json]
                onetap gateway exchange GATEWAY --config FILE --token - [--flow F] [--json]
                onetap gateway verify GATEWAY --config FILE --token - --number N [--flow F] [--json]
                onetap gateway sms GATEWAY --config FILE --to N --param - [--json]
@@ -32,9 +32,10 @@ enum GatewayCommand: CommandDescription {
         signature, to set beside what the vendor's support says when it answers "sign error". It
         sends nothing. --field NAME=VALUE sets one of the request's values (cmcc: token, msgid,
         systemtime; tianyi: accessToken, timeStamp); the others are made as a call makes them (the
-        clock's time, a fresh msgid). Give a token already spent, or none: a live token on a
-        command line can be read by every user of the machine. JSON fields: gateway, algorithm,
-        stringToSign, signature.
+        clock's time, a fresh msgid). A secret field (token, accessToken, refreshToken, ticket,
+        code) takes - and its value from standard input (--field token=-, one line), never from
+        the command line, and is shown as <redacted> where it stands in the string signed. JSON
+        fields: gateway, algorithm, stringToSign, signature.
 
         exchange, verify and sms make one real call to the vendor (or to FILE's "url" for the
         gateway). The token is read from standard input (--token -, one line), never from the
@@ -108,10 +109,21 @@ enum GatewayCommand: CommandDescription {
             throw UsageError("--\(option) is not an option of gateway \(action.rawValue)", command: name)
         }
         let fields = arguments.values["field"] ?? []
-        for field in fields {
-            guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+        for pair in fields {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw UsageError("--field takes NAME=VALUE (--field msgid=1)", command: name)
             }
+            // A secret field's value is never quoted back: it may be a live token.
+            let field = String(pair[..<equals])
+            if GatewayOptions.secretFields.contains(field), pair[pair.index(after: equals)...] != "-" {
+                throw UsageError(
+                    "--field \(field) takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine "
+                        + "(printf '%s\\n' \"$TOKEN\" | onetap gateway sign \(gateway ?? "cmcc") --config FILE --field \(field)=-)",
+                    command: name)
+            }
+        }
+        if fields.filter({ $0.hasSuffix("=-") }).count > 1 {
+            throw UsageError("one --field NAME=- at most: standard input holds one value", command: name)
         }
         if action == .exchange || action == .verify {
             guard let token = arguments.value("token") else {
@@ -173,7 +185,14 @@ enum GatewayCommand: CommandDescription {
                 throw CommandFailure(message: "--param - reads the code from standard input, which held none (see 'onetap gateway --help')", code: .usage)
             }
             secret = code
-        case .check, .sign: break
+        case .sign:
+            if let field = options.fields.first(where: { $0.hasSuffix("=-") }) {
+                guard let value = SiblingTool.readLine(io), !value.isEmpty else {
+                    throw CommandFailure(message: "--field \(field) reads the value from standard input, which held none (see 'onetap gateway --help')", code: .usage)
+                }
+                secret = value
+            }
+        case .check: break
         }
         let input = Data(secret.map { $0 + "\n" }?.utf8 ?? "".utf8)
         return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in

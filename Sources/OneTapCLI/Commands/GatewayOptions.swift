@@ -57,7 +57,12 @@ package struct GatewayOptions: Hashable, Sendable {
         self.to = to
     }
 
-    /// The arguments `onetap-gateway` is run with: never a secret (the token and the code go on its standard input).
+    /// The fields of `sign` that hold a secret (a carrier token, a refresh token, a captcha ticket, an SMS code): given as
+    /// `-`, their value read from standard input.
+    package static let secretFields: Set<String> = ["token", "accessToken", "refreshToken", "ticket", "code"]
+
+    /// The arguments `onetap-gateway` is run with: never a secret (the token, the code and a secret field go on its
+    /// standard input).
     package var toolArguments: [String] {
         var arguments = [action.rawValue]
         if let gateway { arguments.append(gateway) }

@@ -83,7 +83,7 @@ package struct IPv6PrefixTable: DataTable {
         let table = try CSVTable(text: text, file: file, columns: Self.columns)
         var prefixes: [Prefix] = []
         var listed = ListedKeys<String>()
-        for row in table.rows {
+        for row in try table.requiringRows("IPv6 prefixes") {
             let field = row[0]
             let parts = field.split(separator: "/", omittingEmptySubsequences: false)
             // Digits only, no sign and no leading zero (as every other numeric column reads them).

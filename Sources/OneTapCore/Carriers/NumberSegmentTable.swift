@@ -39,7 +39,7 @@ package struct NumberSegmentTable: DataTable {
         var children = [UInt16](repeating: 0, count: 10)
         var match: [UInt16] = [0]
         var listed = ListedKeys<String>()
-        for row in table.rows {
+        for row in try table.requiringRows("number segments") {
             let prefix = row[0]
             guard (3...7).contains(prefix.utf8.count), PhoneNumber.isMobilePrefix(Substring(prefix).utf8) else {
                 throw row.error(

@@ -45,7 +45,7 @@ package struct PLMNTable: DataTable {
         var entries: [Entry] = []
         var mainland = [Carrier](repeating: .unknown, count: 1100)
         var listed = ListedKeys<PLMN>()
-        for row in table.rows {
+        for row in try table.requiringRows("PLMNs") {
             let plmn: PLMN
             do {
                 plmn = try PLMN(mcc: row[0], mnc: row[1])

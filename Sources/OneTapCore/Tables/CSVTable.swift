@@ -76,6 +76,18 @@ struct CSVTable {
         self.rows = rows
     }
 
+    /// The rows of a lookup table, which must have some: one with none would answer every lookup with nothing
+    /// found, without a word about the table.
+    /// - Parameter what: What a row holds, for the message (`PLMNs`).
+    /// - Returns: The rows.
+    /// - Throws: ``TableError`` of kind `incomplete` for a table with no rows.
+    func requiringRows(_ what: String) throws(TableError) -> [Row] {
+        guard !rows.isEmpty else {
+            throw TableError(file: file, line: 0, kind: .incomplete, message: "the table has no rows; without \(what) every lookup would find nothing")
+        }
+        return rows
+    }
+
     /// Maps the header's fields to the wanted columns.
     private static func mapHeader(
         _ fields: [String], columns: [String], optional: Set<String>, file: String, line: Int

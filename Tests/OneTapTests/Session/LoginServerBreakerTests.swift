@@ -176,19 +176,41 @@ import Testing
     /// A server that exchanges outside (no guard) hands its own call's time-outs to `exchanged`: the
     /// server saw them, so ten open the circuit.
     @Test func timeoutsOfTheServersOwnExchangeOpenTheBreaker() async throws {
+        let health = try await tenOwnExchanges(failingWith: TimeoutError(limit: .seconds(5))) { _ in TestAppSession.me }
+        #expect(opened(health))
+    }
+
+    /// Ten logins whose exchange the server makes itself (no guard), each exchange handed to `exchanged` as `error`.
+    /// - Parameters:
+    ///   - error: What each exchange threw.
+    ///   - claims: The app session of the login of each index.
+    /// - Returns: The breaker's health after them.
+    func tenOwnExchanges(failingWith error: any Error, _ claims: (Int) -> AccessClaims) async throws -> ChannelHealth {
         let health = health()
         let logins = server(health: health)
         for index in 0..<10 {
-            let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
-            let asked = try await logins.report(Self.success("T-\(index)"), to: started.session.id, version: 1, from: TestAppSession.me)
+            let started = try await logins.start(Self.mobileSIM, for: claims(index))
+            let asked = try await logins.report(Self.success("T-\(index)&x"), to: started.session.id, version: 1, from: claims(index))
             guard case .exchange(let credential) = asked.instruction else {
                 Issue.record("expected an exchange instruction, got \(asked.instruction)")
-                return
+                return health
             }
-            _ = try await logins.exchanged(.failure(TimeoutError(limit: .seconds(5))), token: credential.token, session: started.session.id, version: 2,
-                                           from: TestAppSession.me)
+            _ = try await logins.exchanged(.failure(error), token: credential.token, session: started.session.id, version: 2, from: claims(index))
         }
-        #expect(opened(health))
+        return health
+    }
+
+    /// A server that exchanges outside (no guard) hands `exchanged` its adapter's refusal of a credential the client
+    /// made up (`ExchangeNotSentError(refusedCredential: true)`: a token the vendor's request cannot carry). Nothing
+    /// was sent and it is the client's doing: ten from one stranger leave the breaker closed, as on the guard's path
+    /// (an attacker's read: `exchanged` counted every `ExchangeNotSentError` as the carrier unreached, so ten made-up
+    /// tokens shut one-tap for every user).
+    @Test func credentialsTheAdapterRefusedToSendDoNotOpenTheBreakerOnTheServersOwnExchange() async throws {
+        let refused = ExchangeNotSentError("the token holds a character the request cannot carry", refusedCredential: true)
+        let health = try await tenOwnExchanges(failingWith: refused) { Self.client($0) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        // The carrier unreached, as the adapter says of a request that never left: the server's own observation.
+        #expect(opened(try await tenOwnExchanges(failingWith: Self.carrierDown) { Self.client($0) }))
     }
 
     /// A success counts once its exchange succeeded: a success report whose exchange failed is one

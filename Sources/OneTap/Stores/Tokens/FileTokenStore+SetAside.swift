@@ -41,6 +41,7 @@ extension FileTokenStore {
             let isDirectory = lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
             switch reserveSetAsideName(for: path, directory: isDirectory) {
             case .success(let name):
+                try? faults.withLock { $0 }?(.beforeSetAsideRename)
                 if rename(path, name) == 0 {
                     moved = name
                 } else {

@@ -54,6 +54,8 @@ public final class FileTokenStore: TokenStore {
         case beforeUnlink
         /// A file read as bad is about to be moved aside.
         case beforeMoveAside
+        /// A file read as bad was found still the one read, and is about to be renamed aside.
+        case beforeSetAsideRename
         /// A lock file is about to be unlocked and closed.
         case beforeUnlock
     }
@@ -232,33 +234,51 @@ public final class FileTokenStore: TokenStore {
     }
 
     /// Reads an account's token (``TokenStore/load(_:)``). A bad file is moved aside and reported.
+    ///
+    /// A bad file is moved only under the account's write lock, which every save and removal holds: a token another
+    /// process saves in its place is never moved aside in its stead (it is read instead).
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil.
-    /// - Throws: ``StoreError`` of kind `corrupt` (the file was moved aside), `insecure` or `io`.
+    /// - Throws: ``StoreError`` of kind `corrupt` (the file was moved aside), `insecure`, `io`, or `timeout` (a bad
+    ///   file, and another process held the write lock past ``lockTimeout``; nothing was moved).
     public func load(_ account: AccountID) async throws -> StoredToken? {
-        try await io.run { () throws(StoreError) -> StoredToken? in try self.read(account) }
+        let path = path(for: account)
+        let first = await io.run { self.inspect(account, path: path) }
+        switch first {
+        case .absent: return nil
+        case .record(let stored, _, _): return stored
+        case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
+        case .failed(let message): throw StoreError(.io, account: account, message: message)
+        case .bad: return try await withWriteLock(account) { () throws(StoreError) -> StoredToken? in try self.read(account) }
+        }
     }
 
-    /// Moves every bad file where a token file should be aside (what ``load(_:)`` does for one account),
-    /// removes temporary files crashed writers left, and deletes what was set aside longer than
-    /// 7 days ago.
+    /// Moves every bad file where a token file should be aside (what ``load(_:)`` does for one account, under the
+    /// account's write lock), removes temporary files crashed writers left, and deletes what was set aside longer
+    /// than 7 days ago.
     /// - Returns: The paths the bad files were moved to.
-    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed.
+    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed, `timeout` when another process held
+    ///   a bad file's write lock past ``lockTimeout`` (the files before it were moved).
     @discardableResult
     public func repair() async throws -> [String] {
-        try await io.run { () throws(StoreError) -> [String] in
+        let bad = try await io.run { () throws(StoreError) -> [(account: AccountID, path: String)] in
             self.sweepTemporaries()
             self.sweepSetAside()
-            var moved: [String] = []
-            for name in try self.tokenFileNames() {
-                guard let account = Self.account(fromFileName: String(name.dropLast(6))) else { continue }
+            return try self.tokenFileNames().compactMap { name in
                 let path = self.directory + "/" + name
-                if case .bad(let reason, let identity) = self.inspect(account, path: path) {
-                    if let aside = self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside { moved.append(aside) }
-                }
+                guard let account = Self.account(fromFileName: String(name.dropLast(6))), case .bad = self.inspect(account, path: path) else { return nil }
+                return (account, path)
             }
-            return moved
         }
+        var moved: [String] = []
+        for (account, path) in bad {
+            let aside = try await withWriteLock(account) { () throws(StoreError) -> String? in
+                guard case .bad(let reason, let identity) = self.inspect(account, path: path) else { return nil }
+                return self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside
+            }
+            if let aside { moved.append(aside) }
+        }
+        return moved
     }
 
     // MARK: Writing

@@ -314,6 +314,54 @@ import Testing
         }
     }
 
+    /// The attacker's read of 2026-12-05, again: the file read as bad was checked to be still the one read, then
+    /// moved, without the account's write lock; another process's save (which holds it) landed between the check
+    /// and the move, and its token was moved aside in the corrupt one's stead and lost, though `save` had returned.
+    /// A load moves a bad file aside only under the write lock: the save waits for it, then lands.
+    @Test func aSaveBetweenTheCheckAndTheMoveAsideIsNeverMovedAside() async throws {
+        try await withDirectory { directory in
+            let reader = try FileTokenStore(directory: directory)
+            let writer = try FileTokenStore(directory: directory, lockTimeout: .seconds(20))
+            let path = reader.path(for: "u1")
+            _ = FileManager.default.createFile(atPath: path, contents: Data("garbage".utf8), attributes: [.posixPermissions: 0o600])
+            let (inTheWindow, window) = AsyncStream<Void>.makeStream()
+            let saved = DispatchSemaphore(value: 0)
+            reader.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    guard case .beforeSetAsideRename = step else { return }
+                    window.yield()
+                    window.finish()
+                    // The other process's save gets its chance here: 2 s, far more than a save takes.
+                    _ = saved.wait(timeout: .now() + 2)
+                }
+            }
+            async let load: Result<StoredToken?, any Error> = Result { try await reader.load("u1") }
+            async let save: TokenVersion? = {
+                for await _ in inTheWindow { break }
+                // As an integrator's process would: the first save finds the corrupt file (and sets it aside), the next lands.
+                for _ in 0..<3 {
+                    do {
+                        let version = try await writer.save(token(value: "SAVED"), replacing: nil, dueAt: now)
+                        saved.signal()
+                        return version
+                    } catch let error as StoreError where error.kind == .corrupt {
+                        continue
+                    } catch {
+                        Issue.record("the other process's save: \(error)")
+                        return nil
+                    }
+                }
+                return nil
+            }()
+            let (loaded, version) = await (load, save)
+            reader.faults.withLock { $0 = nil }
+            #expect(throws: StoreError.self) { try loaded.get() }   // the garbage, set aside
+            #expect(version != nil)
+            let after = try await reader.load("u1")
+            #expect(after?.token.value.reveal() == "SAVED", "the saved token was moved aside: \(String(describing: after))")
+        }
+    }
+
     /// A directory another user owns (its mode 0700 or not) lets that user list, rename, delete and plant the
     /// token files and open it up again after the check: the store refuses it as it refuses one open to others.
     @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root (CI runs as root)"))
