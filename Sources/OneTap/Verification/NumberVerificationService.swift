@@ -90,6 +90,13 @@ public struct NumberVerificationService: Sendable {
         }
     }
 
+    /// How long a recorded answer goes back to its caller: the shortest lifetime of the gateway's one-tap tokens
+    /// (`Data/token-lifetimes.csv`), whatever flow a request names (a caller sets the label at will); nil when the
+    /// table lists none.
+    private var replayLifetime: Duration? {
+        LoginFlow.allCases.filter(\.isOneTap).compactMap { lifetimes.entry(for: $0, gateway: gateway)?.lifetime }.min()
+    }
+
     /// The gateway's name in `Data/verification-billing.csv`: its configuration name, or `*` for a provider OneTap
     /// does not ship.
     package var gateway: String { (type(of: provider) as? any NamedGateway.Type)?.name ?? "*" }
@@ -123,12 +130,14 @@ public struct NumberVerificationService: Sendable {
     /// - Parameters:
     ///   - credential: What the one-tap SDK's verification call produced (its token).
     ///   - number: The number to check (the one the user typed).
-    ///   - receivedAt: When your server received the token; now when nil.
+    ///   - receivedAt: When your server received the token; now when nil (or later than now).
     ///   - caller: Whom the quota counts the call against: what your server proved of the caller (the account id
     ///     its authentication established, your client's key), never a claim read from the request, which a caller
     ///     changes at will to get a fresh quota. Stored only as its SHA-256. Nil or empty counts in the quota's one
     ///     shared `(not given)` bucket (a missing key never removes the limit); unused without a quota.
-    /// - Returns: The verdict, the gateway's code, and whether the call was billed.
+    /// - Returns: The verdict, the gateway's code, and whether the call was billed; `not-sent` for a credential of no
+    ///   one-tap flow. A recorded answer goes back to its caller for the gateway's shortest token lifetime from its
+    ///   claim, whatever flow the credential names.
     /// - Throws: ``StoreError`` when the ledger fails on the claim (nothing was sent); `CancellationError` when the
     ///   caller's task was cancelled (before the claim, or while the gateway had the token).
     public func verify(
@@ -137,8 +146,13 @@ public struct NumberVerificationService: Sendable {
         try Task.checkCancellation()
         let now = clock.now()
         let key = Self.key(of: credential.token)
-        let lifetime = lifetimes.entry(for: credential.flow)?.lifetime
-        if let lifetime, now.timeIntervalSince(receivedAt ?? now) >= lifetime.seconds {
+        // The flow is the request's label: it picks the token's lifetime before the send (the gateway's own row, as an
+        // exchange's), which the vendor, which knows the token, bounds anyway; never how long a recorded answer lasts.
+        guard credential.flow.isOneTap else {
+            return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: "a number verification takes a one-tap flow's token, not \(credential.flow)'s"), key, credential.flow)
+        }
+        let lifetime = lifetimes.entry(for: credential.flow, gateway: gateway)?.lifetime
+        if let lifetime, now.timeIntervalSince(min(receivedAt ?? now, now)) >= lifetime.seconds {
             return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired), key, credential.flow)
         }
         if let quota, let refused = try await quota.refusal(caller, at: now) {
@@ -147,7 +161,7 @@ public struct NumberVerificationService: Sendable {
         // The ledger's StoreError propagates: nothing was sent, so there is no answer.
         let owner = Self.owner(of: credential.token, number: number, caller: caller)
         if let held = try await ledger.claim(key, for: owner, at: now) {
-            return told(Self.replay(held, owner: owner, lifetime: lifetime, at: now), key, credential.flow)
+            return told(Self.replay(held, owner: owner, lifetime: replayLifetime, at: now), key, credential.flow)
         }
         let provider = self.provider
         let answer: NumberVerification
@@ -188,7 +202,8 @@ public struct NumberVerificationService: Sendable {
     /// - Parameters:
     ///   - entry: What the ledger holds.
     ///   - owner: This call's owner (``owner(of:number:caller:)``).
-    ///   - lifetime: The token's lifetime for its flow, or nil when the table lists none.
+    ///   - lifetime: How long an answer lasts from its claim (the gateway's shortest token lifetime), or nil when the
+    ///     table lists none.
     ///   - now: The time.
     /// - Returns: The answer.
     package static func replay(_ entry: ExchangeLedgerEntry, owner: LoginSessionID, lifetime: Duration?, at now: Date) -> NumberVerification {

@@ -34,7 +34,7 @@ enum GatewayCommand: CommandDescription {
         systemtime; tianyi: accessToken, timeStamp); the others are made as a call makes them (the
         clock's time, a fresh msgid). A secret field (token, accessToken, refreshToken, ticket,
         code) takes - and its value from standard input (--field token=-, one line), never from
-        the command line, and is shown as <redacted> where it stands in the string signed. JSON
+        the command line, and is shown as <token> (its name) where it stands in the string signed. JSON
         fields: gateway, algorithm, stringToSign, signature.
 
         exchange, verify and sms make one real call to the vendor (or to FILE's "url" for the
@@ -122,7 +122,7 @@ enum GatewayCommand: CommandDescription {
                     command: name)
             }
         }
-        if fields.filter({ $0.hasSuffix("=-") }).count > 1 {
+        if fields.filter(GatewayOptions.readsStandardInput).count > 1 {
             throw UsageError("one --field NAME=- at most: standard input holds one value", command: name)
         }
         if action == .exchange || action == .verify {
@@ -186,7 +186,7 @@ enum GatewayCommand: CommandDescription {
             }
             secret = code
         case .sign:
-            if let field = options.fields.first(where: { $0.hasSuffix("=-") }) {
+            if let field = options.fields.first(where: GatewayOptions.readsStandardInput) {
                 guard let value = SiblingTool.readLine(io), !value.isEmpty else {
                     throw CommandFailure(message: "--field \(field) reads the value from standard input, which held none (see 'onetap gateway --help')", code: .usage)
                 }

@@ -61,6 +61,14 @@ package struct GatewayOptions: Hashable, Sendable {
     /// `-`, their value read from standard input.
     package static let secretFields: Set<String> = ["token", "accessToken", "refreshToken", "ticket", "code"]
 
+    /// Whether a `--field NAME=VALUE` takes its value from standard input: its value (after the first `=`) is `-`, as
+    /// `onetap-gateway` reads it.
+    /// - Parameter field: The field as given.
+    /// - Returns: True for `NAME=-`.
+    package static func readsStandardInput(_ field: String) -> Bool {
+        field.firstIndex(of: "=").map { field[field.index(after: $0)...] == "-" } ?? false
+    }
+
     /// The arguments `onetap-gateway` is run with: never a secret (the token, the code and a secret field go on its
     /// standard input).
     package var toolArguments: [String] {

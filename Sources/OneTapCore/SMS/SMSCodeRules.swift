@@ -8,8 +8,8 @@
 ///   number and session, ``SMSCodeKey``). It is stored only as HMAC-SHA-256(key, number ‖ code ‖ code
 ///   id) and compared in constant time.
 /// - No rule locks a number against its owner (NIST SP 800-63B §5.2.2): wrong codes slow down the
-///   session, address and device that made them; a number guessed at from many sessions, or past its
-///   daily bound, asks for a captcha, which the owner can solve.
+///   login session that made them; an address or device id past its hourly wrong codes, a number guessed
+///   at from many sessions, or past its daily bound, asks for a captcha, which the owner can solve.
 /// - A code verifies while `now < expiresAt`; a clock that reads more than a lifetime before the code
 ///   was issued (an instance whose clock went back) counts it as expired, so skew never lengthens a
 ///   code's life past two lifetimes.

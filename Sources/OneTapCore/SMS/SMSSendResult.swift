@@ -55,12 +55,13 @@ public enum SMSVerifyResult: Hashable, Sendable, CustomStringConvertible {
     /// Too many wrong codes for this number: the rule `rule` locks verification until `until` (only a
     /// policy with a `lock` rule; the default has none).
     case locked(rule: String, until: Date)
-    /// Too many wrong codes from this login session, address or device (the rule `rule`): try again
-    /// from `retryAfter`. Nothing was compared. It holds the keys that guessed, never the number.
+    /// Too many wrong codes from this login session (the built-in policy's `session-guesses`; a replacement
+    /// policy's delay or limit rules on other keys too), or the captcha checks of its address waiting (the rule
+    /// `rule`): try again from `retryAfter`. Nothing was compared. It holds the keys that guessed, never the number.
     case throttled(rule: String, retryAfter: Date)
-    /// The number is under attack (guessed at from many sessions, or past its daily bound): the rule
-    /// `rule` wants a solved captcha with the verify. Nothing was compared. `rejected` is true when a
-    /// token came and the captcha verifier turned it down.
+    /// Too many wrong codes from this address or device id, or the number is under attack (guessed at from many
+    /// sessions, or past its daily bound): the rule `rule` wants a solved captcha with the verify. Nothing was
+    /// compared. `rejected` is true when a token came and the captcha verifier turned it down.
     case captchaRequired(rule: String, rejected: Bool)
 
     /// The result's name: `verified`, `wrong-code`, `expired`, `too-many-attempts`, `no-code`, `locked`,

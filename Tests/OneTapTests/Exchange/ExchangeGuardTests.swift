@@ -65,6 +65,41 @@ import Testing
         #expect(provider.flowsExchanged == [flow])
     }
 
+    /// A recovery (the retry of a login whose first request exchanged the token and could not store the answer) of a
+    /// token too old to send: what the ledger kept for this login is the answer (the 121 s case of
+    /// `LoginServerTests.aRetryAfterAnUnstoredExchangeAnswerGetsTheKeptAnswer`); anything else is `token-expired`,
+    /// and nothing is ever sent.
+    @Test func aRecoveryOfATokenTooOldToSendGetsOnlyWhatTheLedgerKept() async throws {
+        let provider = provider()
+        let exchange = guarded(provider)
+        let old = clock.now().addingTimeInterval(-200)
+        func recover(_ token: String, for session: LoginSessionID = OneSession.id) async throws -> ExchangeAnswer {
+            try await exchange.exchange(
+                Self.credential(.mobile, token), for: session, receivedAt: old, rules: .builtIn, events: DiscardingEventSink(), recovering: true).answer
+        }
+        let digest = { (token: String) in Self.credential(.mobile, token).tokenDigest }
+        // Answered for this login, and for another: the answer, and `replayed`.
+        #expect(try await ledger.claim(digest("answered"), at: clock.now()) == nil)
+        try await ledger.settle(digest("answered"), .answered(ExchangeResponse(code: "103000", phoneNumber: Self.number)), at: clock.now())
+        #expect(try await recover("answered") == Self.success(.mobile))
+        #expect(try await recover("answered", for: OneSession.other) == .replayed)
+        // Pending (a crashed instance's claim) or unknown (sent, no answer): too old to resend, `token-expired`.
+        #expect(try await ledger.claim(digest("pending"), at: clock.now()) == nil)
+        #expect(try await recover("pending") == .tokenExpired)
+        #expect(try await ledger.claim(digest("unknown"), at: clock.now()) == nil)
+        try await ledger.settle(digest("unknown"), .unknown, at: clock.now())
+        #expect(try await recover("unknown") == .tokenExpired)
+        // No claim kept (the ledger lost it): the claim this makes is settled failed at once, so none is left pending
+        // for reconciliation; asked again, the failure is the answer.
+        #expect(try await recover("lost") == .tokenExpired)
+        #expect(try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantFuture).map(\.token) == [digest("pending"), digest("unknown")])
+        guard case .fault = try await recover("lost") else {
+            Issue.record("a lost claim recovered twice")
+            return
+        }
+        #expect(provider.flowsExchanged.isEmpty, "nothing is sent")
+    }
+
     @Test func theAgeRunsOnTheInjectedClock() async throws {
         let provider = provider()
         let exchange = guarded(provider)

@@ -134,6 +134,24 @@ import Testing
         #expect(provider.tokensSent == ["abc": 1])
     }
 
+    /// The flow is the request's label, which a caller sets at will: a recorded answer went back to its caller as long
+    /// as the label's lifetime allowed (none for `sms`: the ledger's whole day; 30 minutes for `unicom`), so a `pass`
+    /// got with the SIM present passed again without it (an attacker's read). A replay lasts the gateway's shortest
+    /// token lifetime whatever the label (2 minutes here), and a verification of no one-tap flow is not sent.
+    @Test func aRecordedAnswerLastsNoLongerThanTheShortestTokenWhateverTheLabel() async throws {
+        let provider = ScriptedNumberVerifier()
+        let service = service(provider)
+        #expect(try await service.verify(Self.credential("T", .mobile), number: Self.number, caller: "A").verdict == .pass)
+        clock.advance(by: .seconds(180))
+        for flow in [LoginFlow.sms, .unicom, .tianyi, .mobile] {
+            let again = try await service.verify(Self.credential("T", flow), number: Self.number, receivedAt: clock.now(), caller: "A")
+            #expect(again.verdict == .unknown && again.reason != .replayedAnswer, "\(flow): \(again)")
+        }
+        let sms = try await service.verify(Self.credential("U", .sms), number: Self.number, caller: "A")
+        #expect(sms.reason == .notSent && sms.billed == false)
+        #expect(provider.tokensSent == ["T": 1])
+    }
+
     /// China Mobile's token lives 2 minutes, Telecom's 10, Unicom's 30 (`Data/token-lifetimes.csv`, written out here).
     @Test(arguments: [(LoginFlow.mobile, 120.0, true), (.mobile, 119.999, false), (.tianyi, 600, true), (.tianyi, 599, false), (.unicom, 1800, true), (.unicom, 1799, false)])
     func anExpiredTokenIsNeverSent(flow: LoginFlow, age: Double, expired: Bool) async throws {

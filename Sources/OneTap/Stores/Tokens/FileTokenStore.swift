@@ -257,8 +257,9 @@ public final class FileTokenStore: TokenStore {
     /// account's write lock), removes temporary files crashed writers left, and deletes what was set aside longer
     /// than 7 days ago.
     /// - Returns: The paths the bad files were moved to.
-    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed, `timeout` when another process held
-    ///   a bad file's write lock past ``lockTimeout`` (the files before it were moved).
+    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed; `timeout` when another process held
+    ///   the write lock of a bad file's account past ``lockTimeout``, once every other bad file was moved (the error
+    ///   says how many were, and how many were left; run it again).
     @discardableResult
     public func repair() async throws -> [String] {
         let bad = try await io.run { () throws(StoreError) -> [(account: AccountID, path: String)] in
@@ -271,12 +272,22 @@ public final class FileTokenStore: TokenStore {
             }
         }
         var moved: [String] = []
+        var timedOut: [AccountID] = []
         for (account, path) in bad {
-            let aside = try await withWriteLock(account) { () throws(StoreError) -> String? in
-                guard case .bad(let reason, let identity) = self.inspect(account, path: path) else { return nil }
-                return self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside
+            do {
+                let aside = try await withWriteLock(account) { () throws(StoreError) -> String? in
+                    guard case .bad(let reason, let identity) = self.inspect(account, path: path) else { return nil }
+                    return self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside
+                }
+                if let aside { moved.append(aside) }
+            } catch let error as StoreError where error.kind == .timeout {
+                timedOut.append(account)
             }
-            if let aside { moved.append(aside) }
+        }
+        if let first = timedOut.first {
+            throw StoreError(
+                .timeout, account: first,
+                message: "\(moved.count) bad files moved aside, \(timedOut.count) left: another process held their write lock for longer than \(lockTimeout.seconds) s; run repair again")
         }
         return moved
     }

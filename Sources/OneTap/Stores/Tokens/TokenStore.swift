@@ -45,7 +45,8 @@ public protocol TokenStore: Sendable {
     /// Reads an account's token.
     /// - Parameter account: The account.
     /// - Returns: The token and its version, or nil when none is stored.
-    /// - Throws: ``StoreError`` (`corrupt`, `insecure`, `io`).
+    /// - Throws: ``StoreError`` (`corrupt`, `insecure`, `io`; `timeout` when a store that moves a damaged record aside waits past its
+    ///   time limit for the lock writers hold).
     func load(_ account: AccountID) async throws -> StoredToken?
 
     /// Writes a token if the stored version is still `expected` (compare-and-swap).

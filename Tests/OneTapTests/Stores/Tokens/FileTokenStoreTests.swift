@@ -326,19 +326,31 @@ import Testing
             _ = FileManager.default.createFile(atPath: path, contents: Data("garbage".utf8), attributes: [.posixPermissions: 0o600])
             let (inTheWindow, window) = AsyncStream<Void>.makeStream()
             let saved = DispatchSemaphore(value: 0)
+            let savedInTheWindow = LockedValue(false)
             reader.faults.withLock { fault in
                 fault = { step throws(SystemCallError) in
                     guard case .beforeSetAsideRename = step else { return }
                     window.yield()
-                    window.finish()
-                    // The other process's save gets its chance here: 2 s, far more than a save takes.
-                    _ = saved.wait(timeout: .now() + 2)
+                    // The other process's save gets a second here, far more than a save takes: it must not land
+                    // (it waits for the write lock the move is made under).
+                    savedInTheWindow.withLock { $0 = saved.wait(timeout: .now() + 1) == .success }
                 }
             }
-            async let load: Result<StoredToken?, any Error> = Result { try await reader.load("u1") }
+            async let load: Result<StoredToken?, any Error> = {
+                defer { window.finish() }   // never reached the move: the save below gives up, and the test fails
+                return await Result { try await reader.load("u1") }
+            }()
             async let save: TokenVersion? = {
-                for await _ in inTheWindow { break }
-                // As an integrator's process would: the first save finds the corrupt file (and sets it aside), the next lands.
+                var reached = false
+                for await _ in inTheWindow {
+                    reached = true
+                    break
+                }
+                guard reached else {
+                    Issue.record("the load never reached the move aside")
+                    return nil
+                }
+                // As an integrator's process would: a save that finds the corrupt file (and sets it aside) tries again.
                 for _ in 0..<3 {
                     do {
                         let version = try await writer.save(token(value: "SAVED"), replacing: nil, dueAt: now)
@@ -355,6 +367,7 @@ import Testing
             }()
             let (loaded, version) = await (load, save)
             reader.faults.withLock { $0 = nil }
+            #expect(!savedInTheWindow.withLock { $0 }, "the save landed between the check and the move")
             #expect(throws: StoreError.self) { try loaded.get() }   // the garbage, set aside
             #expect(version != nil)
             let after = try await reader.load("u1")
