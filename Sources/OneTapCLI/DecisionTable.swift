@@ -116,9 +116,11 @@ package struct DecisionTable: Sendable {
         var expected: [(line: Int, text: String, count: Int, expectations: [(key: String, value: String)])] = []
         var problems: [Problem] = []
         var lines: [String] = []
+        var sawReport = false  // a line before that can make a record (not blank, not a comment)
         for (number, line) in Self.lines(of: text) {
             guard line.hasPrefix("=>") else {
                 lines.append(line)  // comments and blank lines too, so record numbers match the file's lines
+                if !line.isEmpty && !line.hasPrefix("#") { sawReport = true }
                 continue
             }
             let body = line.dropFirst(2).trimmingCharacters(in: " \t")
@@ -127,7 +129,7 @@ package struct DecisionTable: Sendable {
                 lines.append("")
                 continue
             }
-            guard lines.contains(where: { !$0.isEmpty && !$0.hasPrefix("#") }) else {
+            guard sawReport else {
                 problems.append(Problem(file: file, line: number, text: line, message: "an expectation follows the line it is about"))
                 lines.append("")
                 continue
@@ -285,8 +287,8 @@ package struct DecisionTable: Sendable {
 
     /// A transcript replayed as far as a case needed: the next case of the same file goes on from there.
     private struct TranscriptReplay {
-        let file: String
-        let lines: Int
+        /// The transcript's lines (the table's own array: comparing it with a case's is O(1) when they are one).
+        let lines: [String]
         var transcript: Transcript
         var last: Transcript.Record = .skipped
         var lineNumber = 0
@@ -335,10 +337,10 @@ package struct DecisionTable: Sendable {
                 "alerts": session.alerts.isEmpty ? "none" : session.alerts.map { "\($0.flow):\($0.code)" }.joined(separator: ","),
             ]
         case .transcript(let lines, let count):
-            if let current = replay, current.file == testCase.file, current.lines == lines.count, current.position <= count {
+            if let current = replay, current.position <= count, current.lines == lines {
                 // The same transcript, further on.
             } else {
-                replay = TranscriptReplay(file: testCase.file, lines: lines.count, transcript: Transcript(engine: engine))
+                replay = TranscriptReplay(lines: lines, transcript: Transcript(engine: engine))
             }
             replay!.advance(through: min(count, lines.count), of: lines)
             guard let current = replay, let object = Transcript.json(current.last, line: current.lineNumber), let parsed = fields(object.json) else {

@@ -35,18 +35,20 @@ struct GatewayCall {
     /// Shows what a gateway signs.
     /// - Parameters:
     ///   - fields: The request's values given.
-    ///   - secret: The name of the field whose value is a secret (read from standard input): shown as `<name>` where it
-    ///     stands in the string signed, as written and as the gateways encode it (every occurrence: a short SMS code
-    ///     may hide a digit run more, never show one).
-    func sign(_ fields: [String: String], secret: String?) async {
+    ///   - secrets: The names of the fields whose values are secrets (read from standard input): each shown as `<name>`
+    ///     where it stands in the string signed, as written and as the gateways encode it (every occurrence: a short SMS
+    ///     code may hide a digit run more, never show one).
+    func sign(_ fields: [String: String], secrets: [String]) async {
         guard let preview = built.signPreview else { ToolExit.fail("\(gateway) shows no sign preview", .usage) }
         let result: SignPreview
         do { result = try preview(fields) } catch { ToolExit.fail("\(error) (see 'onetap gateway sign --help')", .usage) }
         var shown = result.stringToSign
-        if let secret, let value = fields[secret], !value.isEmpty {
-            for form in Set([value, AliyunSignatureV3.percentEncode(value), FormEncoding.encode(value)]).sorted(by: { $0.count > $1.count }) {
-                shown = shown.replacing(form, with: "<\(secret)>")
-            }
+        // The longest first: a value inside another (an access token inside a joined token) is hidden whole.
+        let forms = secrets.flatMap { name in
+            fields[name].map { value in [value, AliyunSignatureV3.percentEncode(value), FormEncoding.encode(value)].map { (name, $0) } } ?? []
+        }
+        for (name, form) in forms.filter({ !$0.1.isEmpty }).sorted(by: { $0.1.count > $1.1.count }) {
+            shown = shown.replacing(form, with: "<\(name)>")
         }
         if json {
             print(object { writer in

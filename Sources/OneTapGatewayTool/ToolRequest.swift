@@ -11,6 +11,8 @@ struct ToolRequest {
     var config = ""
     var json = false
     var fields: [String: String] = [:]
+    /// The fields given as `-` (their values on standard input, one line each), in the order given.
+    var fromStandardInput: [String] = []
     var number: PhoneNumber?
     var to: PhoneNumber?
     var flow: LoginFlow?
@@ -35,7 +37,9 @@ struct ToolRequest {
             case "--field" where !rest.isEmpty:
                 let pair = rest.popFirst() ?? ""
                 guard let equals = pair.firstIndex(of: "=") else { ToolExit.fail("--field takes NAME=VALUE", .usage) }
-                request.fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+                let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
+                request.fields[name] = value
+                if value == "-" { request.fromStandardInput.append(name) }
             case "--number" where !rest.isEmpty: request.number = phone(rest.popFirst() ?? "", "--number")
             case "--to" where !rest.isEmpty: request.to = phone(rest.popFirst() ?? "", "--to")
             case "--flow" where !rest.isEmpty:

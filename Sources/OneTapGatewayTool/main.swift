@@ -46,9 +46,8 @@ switch request.action {
 case "sign":
     // A field given as `-` (a secret one: `onetap gateway` takes those from standard input only) is its one line.
     var fields = request.fields
-    let secret = fields.first(where: { $0.value == "-" })?.key
-    if let secret { fields[secret] = ToolExit.secretLine("--field \(secret)").reveal() }
-    await call.sign(fields, secret: secret)
+    for name in request.fromStandardInput { fields[name] = ToolExit.secretLine("--field \(name)").reveal() }
+    await call.sign(fields, secrets: request.fromStandardInput)
 case "exchange": await call.exchange(ToolExit.secretLine("--token"))
 case "verify": await call.verify(ToolExit.secretLine("--token"), number: request.number)
 default: await call.sms(to: request.to, code: ToolExit.secretLine("--param"))

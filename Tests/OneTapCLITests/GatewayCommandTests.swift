@@ -11,6 +11,9 @@ import Testing
         (["gateway", "check", "--config", "g.json"], GatewayOptions(action: .check, config: "g.json")),
         (["gateway", "sign", "cmcc", "--config", "g.json", "--field", "msgid=1=2", "--field", "token=-", "--json"],
          GatewayOptions(action: .sign, gateway: "cmcc", config: "g.json", json: true, fields: ["msgid=1=2", "token=-"])),
+        // Yidun signs two secrets: each `-`, one line each on standard input (a review: one `-` at most made it unusable).
+        (["gateway", "sign", "yidun", "--config", "g.json", "--field", "token=-", "--field", "accessToken=-"],
+         GatewayOptions(action: .sign, gateway: "yidun", config: "g.json", fields: ["token=-", "accessToken=-"])),
         (["gateway", "exchange", "tianyi", "--config", "g.json", "--token", "-"], GatewayOptions(action: .exchange, gateway: "tianyi", config: "g.json")),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "13800138000"],
          GatewayOptions(action: .verify, gateway: "cmcc", config: "g.json", number: "13800138000")),
@@ -50,8 +53,6 @@ import Testing
          #"onetap: error: --field token takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine (printf '%s\n' "$TOKEN" | onetap gateway sign cmcc --config FILE --field token=-) (see 'onetap gateway --help')"#),
         (["gateway", "sign", "tianyi", "--config", "g.json", "--field", "accessToken=", "--field", "timeStamp=1"],
          #"onetap: error: --field accessToken takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine (printf '%s\n' "$TOKEN" | onetap gateway sign tianyi --config FILE --field accessToken=-) (see 'onetap gateway --help')"#),
-        (["gateway", "sign", "aliyun-pnvs", "--config", "g.json", "--field", "token=-", "--field", "phone=-"],
-         "onetap: error: one --field NAME=- at most: standard input holds one value (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
         (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and the code the template gets on standard input: --param - (see 'onetap gateway --help')"),

@@ -127,6 +127,20 @@ import Testing
         #expect(unknown.stderr.contains("--field appid is not a field of loginTokenValidate's sign (its fields: token, msgid, systemtime)"))
     }
 
+    /// Yidun signs two secrets, the SDK's token and access token: each given as `-`, one line each on standard input in
+    /// the order given, and neither shows (a review: one `-` at most left Yidun's sign unusable).
+    @Test func signTakesTwoSecretsFromStandardInputInOrder() async throws {
+        let file = try Self.config(#"{"yidun": {"secretId": "sid1", "secretKey": {"env": "YIDUN_SECRET_KEY"}, "businessId": "bid1"}}"#)
+        let arguments = ["gateway", "sign", "yidun", "--config", file, "--field", "token=-", "--field", "accessToken=-", "--json"]
+        let run = try await Binary.run(arguments, stdin: Array("yidun-token-123456\nyidun-access-654321\n".utf8), environment: ["YIDUN_SECRET_KEY": "yidun-key-xyz"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("<token>") && run.stdout.contains("<accessToken>"), "\(run.stdout)")
+        for secret in ["yidun-token-123456", "yidun-access-654321", "yidun-key-xyz"] { #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret)) }
+        let short = try await Binary.run(arguments, stdin: Array("yidun-token-123456\n".utf8), environment: ["YIDUN_SECRET_KEY": "yidun-key-xyz"])
+        #expect(short.status == 64)
+        #expect(short.stderr.hasPrefix("onetap: error: --field accessToken=- reads its value from standard input"), "\(short.stderr)")
+    }
+
     // MARK: exchange
 
     @Test func exchangeSucceedsAndMasksTheNumber() async throws {

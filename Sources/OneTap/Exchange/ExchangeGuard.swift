@@ -4,7 +4,8 @@
 ///
 /// - A token older than its lifetime (`Data/token-lifetimes.csv`, from the server's receipt of the
 ///   success report) is not sent: the answer is ``ExchangeAnswer/tokenExpired`` (the login runs the flow
-///   once more).
+///   once more), unless the login's retry recovers an exchange its first request made (the ledger's kept
+///   answer, or its failure, is the answer then).
 /// - Each token is claimed in an ``ExchangeLedger`` (by its SHA-256, never the token) for the login
 ///   session it came with, and the exchange's answer (code, number, account) is kept with the claim.
 ///   Another session's report of the same token is ``ExchangeAnswer/replayed``; the same session's

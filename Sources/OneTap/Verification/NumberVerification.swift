@@ -17,7 +17,8 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
         /// The token was claimed before (by this server or another sharing the ledger) with no answer to give back
         /// (another number, a call under way or never recorded, timed out or failed): not sent again.
         case tokenReplayed = "token-replayed"
-        /// The provider said the request never left (``ExchangeNotSentError``): nothing billed.
+        /// The provider said the request never left (``ExchangeNotSentError``), or the credential is of no one-tap flow
+        /// (the service sends none such): nothing billed.
         case notSent = "not-sent"
         /// No answer within the service's time-out: it may have been billed.
         case timedOut = "timeout"

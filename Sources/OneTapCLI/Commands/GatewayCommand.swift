@@ -33,8 +33,9 @@ enum GatewayCommand: CommandDescription {
         sends nothing. --field NAME=VALUE sets one of the request's values (cmcc: token, msgid,
         systemtime; tianyi: accessToken, timeStamp); the others are made as a call makes them (the
         clock's time, a fresh msgid). A secret field (token, accessToken, refreshToken, ticket,
-        code) takes - and its value from standard input (--field token=-, one line), never from
-        the command line, and is shown as <token> (its name) where it stands in the string signed. JSON
+        code) takes - and its value from standard input (--field token=-: one line each, in the
+        order given), never from the command line, and is shown by its name (<token>) where it
+        stands in the string signed. JSON
         fields: gateway, algorithm, stringToSign, signature.
 
         exchange, verify and sms make one real call to the vendor (or to FILE's "url" for the
@@ -122,9 +123,7 @@ enum GatewayCommand: CommandDescription {
                     command: name)
             }
         }
-        if fields.filter(GatewayOptions.readsStandardInput).count > 1 {
-            throw UsageError("one --field NAME=- at most: standard input holds one value", command: name)
-        }
+
         if action == .exchange || action == .verify {
             guard let token = arguments.value("token") else {
                 throw UsageError("gateway \(action.rawValue) needs the token on standard input: --token -", command: name)
@@ -174,6 +173,7 @@ enum GatewayCommand: CommandDescription {
     ///   missing or cannot start, 1 when a signal stopped it.
     static func run(_ options: GatewayOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
         var secret: String? = nil
+        var secrets: [String] = []  // sign's fields given as `-`, one line each in the order given
         switch options.action {
         case .exchange, .verify:
             guard let token = SiblingTool.readLine(io) else {
@@ -186,18 +186,20 @@ enum GatewayCommand: CommandDescription {
             }
             secret = code
         case .sign:
-            if let field = options.fields.first(where: GatewayOptions.readsStandardInput) {
+            for field in options.fields where GatewayOptions.readsStandardInput(field) {
                 guard let value = SiblingTool.readLine(io), !value.isEmpty else {
-                    throw CommandFailure(message: "--field \(field) reads the value from standard input, which held none (see 'onetap gateway --help')", code: .usage)
+                    throw CommandFailure(
+                        message: "--field \(field) reads its value from standard input (one line each field given as -, in order), which held none (see 'onetap gateway --help')",
+                        code: .usage)
                 }
-                secret = value
+                secrets.append(value)
             }
         case .check: break
         }
-        let input = Data(secret.map { $0 + "\n" }?.utf8 ?? "".utf8)
+        if let secret { secrets = [secret] }
+        let input = Data(secrets.map { $0 + "\n" }.joined().utf8)
         return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in
-            guard let secret, !secret.isEmpty else { return line }
-            return redacting(secret, in: line)
+            secrets.filter { !$0.isEmpty }.reduce(line) { redacting($1, in: $0) }
         }
     }
 

@@ -91,7 +91,7 @@ public final class ChinaMobileNumberVerification: NumberVerificationProvider, Na
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
         _ = try SignPreviewFields(fields, known: ["token", "phone", "msgId", "timestamp"], of: "tokenValidate's sign", gateway: Self.name)
         guard let token = fields["token"], let phone = fields["phone"] else {
-            throw GatewayError(gateway: Self.name, .misconfigured("sign needs --field token=… and --field phone=… (and optionally msgId, timestamp)"))
+            throw GatewayError(gateway: Self.name, .misconfigured("sign needs --field token=- (on standard input) and --field phone=… (and optionally msgId, timestamp)"))
         }
         let timestamp = fields["timestamp"] ?? SystemTime17.format(clock.now(), offset: configuration.timestampUTCOffset)
         let request = try ChinaMobileNumberVerificationRequest(

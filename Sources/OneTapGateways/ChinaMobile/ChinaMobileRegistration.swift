@@ -15,7 +15,7 @@ extension GatewayRegistration {
                 configuration: try ChinaMobileNumberVerificationConfiguration(settings: settings), transport: transport, clock: clock)
             built.verification = (verification, .mobile)
         }
-        // `onetap gateway sign cmcc --field token=… --field msgid=… --field systemtime=…`: the rest as a call makes them.
+        // `onetap gateway sign cmcc --field token=- --field msgid=… --field systemtime=…` (the token on standard input): the rest as a call makes them.
         built.signPreview = { fields throws(GatewayError) in
             let given = try SignPreviewFields(fields, known: ["token", "msgid", "systemtime"], of: "loginTokenValidate's sign", gateway: ChinaMobileTokenExchange.name)
             let request = try ChinaMobileRequest(

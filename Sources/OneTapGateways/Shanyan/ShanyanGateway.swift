@@ -113,7 +113,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` when `token` is missing.
     package func signPreview(fields: [String: String]) throws(GatewayError) -> SignPreview {
         _ = try SignPreviewFields(fields, known: ["token", "outId", "mobile", "appId", "encryptType"], of: "mobile-query's sign", gateway: Self.name)
-        guard let token = fields["token"] else { throw GatewayError(gateway: Self.name, .misconfigured("give the token: --field token=…")) }
+        guard let token = fields["token"] else { throw GatewayError(gateway: Self.name, .misconfigured("give the token: --field token=- (on standard input)")) }
         var sent: [(name: String, value: String)] = [("appId", fields["appId"] ?? configuration.appID), ("token", token)]
         if let outID = fields["outId"] { sent.append(("outId", outID)) }
         if let mobile = fields["mobile"] {

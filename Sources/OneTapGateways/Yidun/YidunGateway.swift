@@ -115,7 +115,7 @@ public final class YidunGateway: TokenExchangeProvider, NumberVerificationProvid
         _ = try SignPreviewFields(
             fields, known: ["token", "accessToken", "phone", "timestamp", "nonce", "secretId", "businessId", "version"], of: "oneclick's signature", gateway: Self.name)
         guard let token = fields["token"], let accessToken = fields["accessToken"] else {
-            throw GatewayError(gateway: Self.name, .misconfigured("give both tokens: --field token=… --field accessToken=…"))
+            throw GatewayError(gateway: Self.name, .misconfigured("give both tokens: --field token=- --field accessToken=- (one line each on standard input, in that order)"))
         }
         var sent = parameters(YidunTokens(token: Secret(token), accessToken: Secret(accessToken)), phone: fields["phone"])
         for (index, field) in sent.enumerated() {

@@ -257,9 +257,9 @@ public final class FileTokenStore: TokenStore {
     /// account's write lock), removes temporary files crashed writers left, and deletes what was set aside longer
     /// than 7 days ago.
     /// - Returns: The paths the bad files were moved to.
-    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed; `timeout` when another process held
-    ///   the write lock of a bad file's account past ``lockTimeout``, once every other bad file was moved (the error
-    ///   says how many were, and how many were left; run it again).
+    /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed; once every other bad file was moved,
+    ///   the first failure to take a bad file's write lock (`timeout`: another process held it past ``lockTimeout``;
+    ///   `io`: its lock file cannot be used), saying how many files were moved and how many were left (run it again).
     @discardableResult
     public func repair() async throws -> [String] {
         let bad = try await io.run { () throws(StoreError) -> [(account: AccountID, path: String)] in
@@ -272,7 +272,7 @@ public final class FileTokenStore: TokenStore {
             }
         }
         var moved: [String] = []
-        var timedOut: [AccountID] = []
+        var left: [StoreError] = []
         for (account, path) in bad {
             do {
                 let aside = try await withWriteLock(account) { () throws(StoreError) -> String? in
@@ -280,14 +280,12 @@ public final class FileTokenStore: TokenStore {
                     return self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside
                 }
                 if let aside { moved.append(aside) }
-            } catch let error as StoreError where error.kind == .timeout {
-                timedOut.append(account)
+            } catch let error as StoreError {
+                left.append(error)
             }
         }
-        if let first = timedOut.first {
-            throw StoreError(
-                .timeout, account: first,
-                message: "\(moved.count) bad files moved aside, \(timedOut.count) left: another process held their write lock for longer than \(lockTimeout.seconds) s; run repair again")
+        if let first = left.first {
+            throw StoreError(first.kind, subject: first.entry, message: "\(moved.count) bad files moved aside, \(left.count) left (run repair again); the first: \(first.message)")
         }
         return moved
     }

@@ -375,6 +375,32 @@ import Testing
         }
     }
 
+    /// A bad file whose account's write lock another process holds is not moved (by `repair` or `load`): the time-out
+    /// says so, and `repair` moves every other bad file first, saying how many were moved and how many were left (a
+    /// review: the first time-out ended the repair).
+    @Test func aHeldWriteLockLeavesItsBadFileAndRepairGoesOn() async throws {
+        try await withDirectory { directory in
+            let store = try FileTokenStore(directory: directory, lockTimeout: .milliseconds(50))
+            for account: AccountID in ["held", "free"] {
+                _ = FileManager.default.createFile(atPath: store.path(for: account), contents: Data("garbage".utf8), attributes: [.posixPermissions: 0o600])
+            }
+            _ = try FileManager.default.createDirectory(atPath: store.locks, withIntermediateDirectories: true)
+            let lock = open(store.locks + "/" + FileTokenStore.fileName("held") + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+            defer { close(lock) }
+            await #expect {
+                try await store.repair()
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .timeout && error.subject == "account held" && error.message.hasPrefix("1 bad files moved aside, 1 left (run repair again)")
+            }
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "held")))
+            #expect(!FileManager.default.fileExists(atPath: store.path(for: "free")))
+            await #expect { try await store.load("held") } throws: { ($0 as? StoreError)?.kind == .timeout }
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "held")))
+        }
+    }
+
     /// A directory another user owns (its mode 0700 or not) lets that user list, rename, delete and plant the
     /// token files and open it up again after the check: the store refuses it as it refuses one open to others.
     @Test(.enabled(if: geteuid() == 0, "changing a directory's owner needs root (CI runs as root)"))
