@@ -16,7 +16,7 @@ struct SiblingTool {
     /// Runs the tool to its end and passes on what it printed.
     /// - Parameters:
     ///   - arguments: Its arguments (never a secret).
-    ///   - input: What it reads on standard input (a secret, one line).
+    ///   - input: What it reads on standard input (its secrets, one line each).
     ///   - output: Where its standard output goes.
     ///   - io: Where its standard error goes, line by line.
     ///   - redacting: Applied to each error line before it is written (a URL's password, a token).
@@ -60,14 +60,19 @@ struct SiblingTool {
         return FileManager.default.isExecutableFile(atPath: tool.path) ? tool : nil
     }
 
-    /// One line of standard input, for `--url -` and `--token -`: read up to its line break (a terminal or a pipe
-    /// left open need not end), at most 64 KiB, trimmed.
+    /// One line of standard input, for `--url -`, `--token -` and `--field NAME=-`: read up to its line break (a
+    /// terminal or a pipe left open need not end), at most 64 KiB, trimmed.
     /// - Parameter io: The standard streams.
     /// - Returns: The line, or nil when standard input held none.
-    static func readLine(_ io: any CommandIO) -> String? {
+    /// - Throws: ``CommandFailure`` (64) for a line longer than 64 KiB, which no URL, token or code is: its rest would
+    ///   be read as the next line.
+    static func readLine(_ io: any CommandIO) throws(CommandFailure) -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while bytes.count <= 65_536, withUnsafeMutableBytes(of: &byte, { io.readInput(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
+        while withUnsafeMutableBytes(of: &byte, { io.readInput(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
+            guard bytes.count < 65_536 else {
+                throw CommandFailure(message: "a line of standard input is longer than 64 KiB, which no URL, token or code is", code: .usage)
+            }
             bytes.append(byte)
         }
         let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

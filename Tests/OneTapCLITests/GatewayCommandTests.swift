@@ -53,6 +53,8 @@ import Testing
          #"onetap: error: --field token takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine (printf '%s\n' "$TOKEN" | onetap gateway sign cmcc --config FILE --field token=-) (see 'onetap gateway --help')"#),
         (["gateway", "sign", "tianyi", "--config", "g.json", "--field", "accessToken=", "--field", "timeStamp=1"],
          #"onetap: error: --field accessToken takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine (printf '%s\n' "$TOKEN" | onetap gateway sign tianyi --config FILE --field accessToken=-) (see 'onetap gateway --help')"#),
+        (["gateway", "sign", "yidun", "--config", "g.json", "--field", "token=-", "--field", "token=-"],
+         "onetap: error: --field token is given twice; give each field once (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
         (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and the code the template gets on standard input: --param - (see 'onetap gateway --help')"),
@@ -64,6 +66,16 @@ import Testing
         #expect(code == .usage)
         #expect(io.output.isEmpty)
         #expect(io.errors == [message])
+    }
+
+    /// A line of standard input longer than 64 KiB is no token: refused (64), where its first 64 KiB were taken and the
+    /// rest left to be read as the next field's value (a review).
+    @Test func aStandardInputLineLongerThan64KiBIsRefused() async {
+        let (code, io) = await runInProcess(
+            ["gateway", "sign", "yidun", "--config", "g.json", "--field", "token=-", "--field", "accessToken=-"], stdin: Array(repeating: UInt8(ascii: "t"), count: 70_000) + [0x0A])
+        #expect(code == .usage)
+        #expect(io.output.isEmpty)
+        #expect(io.errors == ["onetap: error: a line of standard input is longer than 64 KiB, which no URL, token or code is"])
     }
 
     /// A token on the command line is refused, with why and how, and is never repeated, wherever it stood.

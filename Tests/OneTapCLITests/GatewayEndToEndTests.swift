@@ -128,13 +128,18 @@ import Testing
     }
 
     /// Yidun signs two secrets, the SDK's token and access token: each given as `-`, one line each on standard input in
-    /// the order given, and neither shows (a review: one `-` at most left Yidun's sign unusable).
+    /// the order given, and neither shows (a review: one `-` at most left Yidun's sign unusable). The signature pins the
+    /// order, from python3:
+    /// python3 -c "import hashlib; print(hashlib.md5(b'accessTokenyidun-access-654321businessIdbid1noncen0ncesecretIdsid1timestamp1796083200000tokenyidun-token-123456versionv1yidun-key-xyz').hexdigest())"
     @Test func signTakesTwoSecretsFromStandardInputInOrder() async throws {
         let file = try Self.config(#"{"yidun": {"secretId": "sid1", "secretKey": {"env": "YIDUN_SECRET_KEY"}, "businessId": "bid1"}}"#)
-        let arguments = ["gateway", "sign", "yidun", "--config", file, "--field", "token=-", "--field", "accessToken=-", "--json"]
+        let arguments = ["gateway", "sign", "yidun", "--config", file, "--field", "token=-", "--field", "accessToken=-",
+                         "--field", "timestamp=1796083200000", "--field", "nonce=n0nce", "--json"]
         let run = try await Binary.run(arguments, stdin: Array("yidun-token-123456\nyidun-access-654321\n".utf8), environment: ["YIDUN_SECRET_KEY": "yidun-key-xyz"])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("<token>") && run.stdout.contains("<accessToken>"), "\(run.stdout)")
+        #expect(run.lines == [
+            #"{"gateway":"yidun","algorithm":"MD5","stringToSign":"accessToken<accessToken>businessIdbid1noncen0ncesecretIdsid1timestamp1796083200000token<token>versionv1<secretKey>","signature":"04fd1d28d0ebf3f6e1da1abfeb93d173"}"#,
+        ])
         for secret in ["yidun-token-123456", "yidun-access-654321", "yidun-key-xyz"] { #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret)) }
         let short = try await Binary.run(arguments, stdin: Array("yidun-token-123456\n".utf8), environment: ["YIDUN_SECRET_KEY": "yidun-key-xyz"])
         #expect(short.status == 64)

@@ -89,7 +89,7 @@ import Testing
         let verify = try pnvs.signPreview(fields: ["action": "VerifyMobile", "token": "code-1", "phone": "13800138000", "date": "2026-12-01T00:00:00Z", "nonce": AliyunPNVSRequestTests.nonce])
         #expect(verify.stringToSign == "ACS3-HMAC-SHA256\naaab9620b25dd6771d64bc3834ba9bb872ab8eb22f43728906b4d08740276c3c")
         for (bad, words) in [
-            (["token": "t", "phone": "1"], "--field phone is not a field of GetMobile (its fields: action, token, date, nonce)"), (["action": "GetMobile"], "--field token is needed (a secret one as -, its value on standard input)"),
+            (["token": "t", "phone": "1"], "--field phone is not a field of GetMobile (its fields: action, token, date, nonce)"), (["action": "GetMobile"], "--field token=… is needed (a secret one as token=-, its value on standard input)"),
             (["token": "t", "date": "yesterday"], "--field date must be UTC"), (["action": "SendSms", "token": "t"], "action must be GetMobile or VerifyMobile"),
         ] {
             let error = #expect(throws: GatewayError.self) { try pnvs.signPreview(fields: bad) }

@@ -38,7 +38,7 @@ import Testing
         #expect(try fields.date() == Date(timeIntervalSince1970: 1_698_315_752))  // python3: datetime(2023,10,26,10,22,32,tzinfo=utc).timestamp()
         #expect(try fields.timestamp(FakeClock(now: Self.instant)) == Date(timeIntervalSince1970: 1_551_113_065))
         #expect(try SignPreviewFields([:], known: [], of: "x", gateway: "g").timestamp(FakeClock(now: Self.instant)) == Self.instant)
-        #expect(throws: GatewayError(gateway: "g", .misconfigured("--field token is needed (a secret one as -, its value on standard input)"))) { try SignPreviewFields([:], known: [], of: "x", gateway: "g").required("token") }
+        #expect(throws: GatewayError(gateway: "g", .misconfigured("--field token=… is needed (a secret one as token=-, its value on standard input)"))) { try SignPreviewFields([:], known: [], of: "x", gateway: "g").required("token") }
         let badDate = try SignPreviewFields(["date": "yesterday"], known: ["date"], of: "x", gateway: "g")
         #expect(throws: GatewayError(gateway: "g", .misconfigured("--field date must be UTC like 2023-10-26T10:22:32Z, not 'yesterday'"))) { try badDate.date() }
         let badSeconds = try SignPreviewFields(["timestamp": "-1"], known: ["timestamp"], of: "x", gateway: "g")

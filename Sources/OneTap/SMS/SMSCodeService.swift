@@ -119,6 +119,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let counters = rules.sendCounters(for: request)
         let slot = SMSCodeKey(number: number, session: context.session)
         var (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
+        var decidedAt = now  // the instant the send is counted at
         let rules = self.rules
         var decision = try await store.update(counters: counters, code: slot, at: now) { [record] state in
             rules.admit(&state, request, captchaPassed: false, record: record, at: now)
@@ -135,6 +136,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             }
             // The captcha provider took its time: the send is decided, and its code issued, at the time it returns.
             let solvedAt = clock.now()
+            decidedAt = solvedAt
             (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: solvedAt)
             decision = try await store.update(counters: counters, code: slot, at: solvedAt) { [record] state in
                 rules.admit(&state, request, captchaPassed: true, record: record, at: solvedAt)
@@ -154,11 +156,15 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
                 // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
                 // would not verify, and the user would pay for a second message. One the gateway refused, or
-                // that never left, is withdrawn.
+                // that never left, is withdrawn; one that never left is no send either: its count is taken back
+                // (the gateway refusing it counted it, as gateways count every submission).
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
                 if !mayHaveReached {
-                    let id = record.id
-                    try await store.update(counters: [], code: slot, at: now) { state in rules.withdraw(&state, id: id) }
+                    let id = record.id, neverLeft = error is GatewayError, countedAt = decidedAt
+                    try await store.update(counters: neverLeft ? counters : [], code: slot, at: now) { state in
+                        rules.withdraw(&state, id: id)
+                        if neverLeft { rules.uncountSend(&state, request, at: countedAt) }
+                    }
                 }
                 switch (error as? SMSDeliveryError)?.reason {
                 case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
@@ -264,17 +270,20 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     }
 
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
-    /// it could not be reached, sent nothing, timed out, answered 5xx, its configuration is wrong, or it answered a code
-    /// that says so (a ``ProviderFault``: Tencent's busy or throttled, GeeTest's runtime error).
+    /// it could not be reached, sent nothing, timed out, answered 5xx or 429 (it throttles the app), answered what is no
+    /// answer of its (another content type: a web firewall's page; a body past the bound), its configuration is wrong,
+    /// or it answered a code that says so (a ``ProviderFault``: Tencent's busy or throttled, GeeTest's runtime error). A
+    /// body of the right type that does not read (a code its table does not list) stays the token's: counted, the side
+    /// that bounds the provider.
     /// - Parameter error: What the verifier threw.
     /// - Returns: Whether it is the provider's trouble.
     private static func providerDown(_ error: any Error) -> Bool {
         if let fault = error as? any ProviderFault { return fault.isProviderFault }
         guard let error = error as? GatewayError else { return false }
         switch error.kind {
-        case .unreachable, .notSent, .timedOut, .misconfigured: return true
-        case .httpStatus(let status): return status >= 500
-        case .bodyTooLarge, .malformedBody, .refusedCredential, .wrongContentType: return false
+        case .unreachable, .notSent, .timedOut, .misconfigured, .wrongContentType, .bodyTooLarge: return true
+        case .httpStatus(let status): return status >= 500 || status == 429
+        case .malformedBody, .refusedCredential: return false
         }
     }
 

@@ -106,7 +106,7 @@ enum DBCommand: CommandDescription {
         let url: String
         switch options.url {
         case "-"?:
-            guard let line = SiblingTool.readLine(io) else {
+            guard let line = try SiblingTool.readLine(io) else {
                 throw CommandFailure(message: "--url - reads the URL from standard input, which held none (see 'onetap db --help')", code: .usage)
             }
             url = line

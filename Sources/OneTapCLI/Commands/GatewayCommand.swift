@@ -110,12 +110,14 @@ enum GatewayCommand: CommandDescription {
             throw UsageError("--\(option) is not an option of gateway \(action.rawValue)", command: name)
         }
         let fields = arguments.values["field"] ?? []
+        var named = Set<String>()
         for pair in fields {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw UsageError("--field takes NAME=VALUE (--field msgid=1)", command: name)
             }
             // A secret field's value is never quoted back: it may be a live token.
             let field = String(pair[..<equals])
+            guard named.insert(field).inserted else { throw UsageError("--field \(field) is given twice; give each field once", command: name) }
             if GatewayOptions.secretFields.contains(field), pair[pair.index(after: equals)...] != "-" {
                 throw UsageError(
                     "--field \(field) takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine "
@@ -176,18 +178,18 @@ enum GatewayCommand: CommandDescription {
         var secrets: [String] = []  // sign's fields given as `-`, one line each in the order given
         switch options.action {
         case .exchange, .verify:
-            guard let token = SiblingTool.readLine(io) else {
+            guard let token = try SiblingTool.readLine(io) else {
                 throw CommandFailure(message: "--token - reads the token from standard input, which held none (see 'onetap gateway --help')", code: .usage)
             }
             secret = token
         case .sms:
-            guard let code = SiblingTool.readLine(io), !code.isEmpty else {
+            guard let code = try SiblingTool.readLine(io), !code.isEmpty else {
                 throw CommandFailure(message: "--param - reads the code from standard input, which held none (see 'onetap gateway --help')", code: .usage)
             }
             secret = code
         case .sign:
             for field in options.fields where GatewayOptions.readsStandardInput(field) {
-                guard let value = SiblingTool.readLine(io), !value.isEmpty else {
+                guard let value = try SiblingTool.readLine(io), !value.isEmpty else {
                     throw CommandFailure(
                         message: "--field \(field) reads its value from standard input (one line each field given as -, in order), which held none (see 'onetap gateway --help')",
                         code: .usage)
@@ -199,7 +201,8 @@ enum GatewayCommand: CommandDescription {
         if let secret { secrets = [secret] }
         let input = Data(secrets.map { $0 + "\n" }.joined().utf8)
         return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in
-            secrets.filter { !$0.isEmpty }.reduce(line) { redacting($1, in: $0) }
+            // The longest first: a secret inside another (a token inside an access token) is hidden whole.
+            secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(line) { redacting($1, in: $0) }
         }
     }
 

@@ -227,6 +227,19 @@ package struct SMSCodeRules: Sendable {
         state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
     }
 
+    /// Takes back a send counted at `now` (``admit(_:_:captchaPassed:record:at:)``) whose message never left (the gateway
+    /// unreachable): an outage counts against no one. A message the gateway may have taken stays counted.
+    /// - Parameters:
+    ///   - state: The store's state (the send's counters); changed in place.
+    ///   - request: The send's keys.
+    ///   - now: The instant it was counted at.
+    package func uncountSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
+        for key in policy.sendKeys {
+            let counter = SMSPolicy.Counter(counts: .sends, key: key, value: request.value(for: key))
+            policy.uncount(now, in: &state.events, of: counter)
+        }
+    }
+
     /// Takes back a captcha counted at `now` (``countRejectedCaptcha(_:_:at:)``) that then passed, or that the provider
     /// never judged.
     /// - Parameters:

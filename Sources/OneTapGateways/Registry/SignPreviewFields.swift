@@ -36,7 +36,7 @@ package struct SignPreviewFields: Sendable {
     /// - Returns: Its value.
     /// - Throws: ``GatewayError`` `misconfigured` when it is missing or empty.
     package func required(_ name: String) throws(GatewayError) -> String {
-        guard let value = values[name], !value.isEmpty else { throw GatewayError(gateway: gateway, .misconfigured("--field \(name) is needed (a secret one as -, its value on standard input)")) }
+        guard let value = values[name], !value.isEmpty else { throw GatewayError(gateway: gateway, .misconfigured("--field \(name)=… is needed (a secret one as \(name)=-, its value on standard input)")) }
         return value
     }
 

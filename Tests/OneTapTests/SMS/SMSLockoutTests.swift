@@ -236,6 +236,71 @@ import Testing
         #expect(second == .captchaRequired(rule: "ip-captcha", rejected: false), "\(second)")
     }
 
+    /// A carrier's IPv6 pool hands each subscriber a /64 out of blocks many share. A stranger who solves captchas sent
+    /// 200 codes an hour from one /48 (a new /64 and session each time, its own numbers): every neighbour in the /48,
+    /// captcha solved, was then refused for the hour by `ip48-hour`, and by `ip56-hour` in its /56 after 60 (an
+    /// attacker's read). A block asks for captchas; it has no hard cap (a /64's `ip-hour` stays).
+    @Test func aCaptchaSolvingStrangerCannotStopItsBlockNeighboursSends() async throws {
+        let setup = Setup()
+        var sent = 0
+        for index in 0..<200 {
+            let address = try IPAddress("2409:8a00:0:\(String(index, radix: 16))::1")
+            let number = try PhoneNumber(value: 13_900_000_000 + UInt64(index % 20))
+            let context = SMSContext(ip: address, session: LoginSessionID.random(), captcha: Secret("solved"))
+            if case .sent = try await setup.send(to: number, context: context, at: Self.t0.addingTimeInterval(Double(index))) { sent += 1 }
+        }
+        #expect(sent == 200, "the stranger's sends, each captcha solved")
+        let neighbour = SMSContext(ip: try IPAddress("2409:8a00:0:42::9"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        let result = try await setup.send(to: Self.number, context: neighbour, at: Self.t0.addingTimeInterval(300))
+        guard case .sent = result else {
+            Issue.record("a neighbour in the stranger's block, captcha solved: \(result)")
+            return
+        }
+    }
+
+    /// A send whose message never left (the gateway unreachable: `GatewayError` `not-sent`) counts against no one: an
+    /// outage spent each retry's place under `number-hour` (and the address's, the block's, the day's), so once the
+    /// gateway was back the user was refused for the hour (an attacker's read). A message the gateway may have taken
+    /// still counts (gateways count every submission).
+    @Test func aSendThatNeverLeftCountsAgainstNoOne() async throws {
+        let down = GatewayError(gateway: "sms", .notSent("connection refused"))
+        let setup = Setup()
+        setup.sender.then(.fail(down), .fail(down), .fail(down), .fail(down), .fail(down))
+        let context = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random(), captcha: Secret("solved"))
+        for attempt in 0..<5 {
+            let failed = try await setup.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(Double(attempt) * 61))
+            guard case .senderFailed = failed else { Issue.record("attempt \(attempt + 1): \(failed)"); return }
+        }
+        let result = try await setup.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(5 * 61))
+        guard case .sent = result else {
+            Issue.record("the send once the gateway is back: \(result)")
+            return
+        }
+    }
+
+    /// A captcha provider that answers what OneTap cannot read (a web firewall's HTML page, a body past the bound) or
+    /// throttles the app (HTTP 429) says nothing of the token: such checks count against no one, where each counted as
+    /// the user's rejected captcha and ten held the address's checks (an attacker's read).
+    @Test(arguments: [GatewayError.Kind.wrongContentType("text/html"), .bodyTooLarge(limit: 16_384), .httpStatus(429)])
+    func aCaptchaProviderAnsweringGarbageCountsAgainstNoOne(kind: GatewayError.Kind) async throws {
+        let broken = Setup(captcha: ScriptedCaptchaVerifier(accepting: [], failing: GatewayError(gateway: "captcha", kind)))
+        let store = broken.store
+        let working = Setup(store: store)
+        let first = try await working.send(to: Self.number, context: SMSContext(ip: Self.ownerIP, session: LoginSessionID.random()), at: Self.t0)
+        guard case .sent = first else { Issue.record("the first send: \(first)"); return }
+        for index in 0..<15 {
+            let context = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random(), captcha: Secret("solved"))
+            let result = try await broken.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(Double(1 + index)))
+            #expect(result == .captchaRequired(rule: "ip-captcha", rejected: true), "check \(index + 1): \(result)")
+        }
+        let solved = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random(), captcha: Secret("solved"))
+        let result = try await working.send(to: Self.number, context: solved, at: Self.t0.addingTimeInterval(20))
+        guard case .sent = result else {
+            Issue.record("a solved captcha once the provider is back: \(result)")
+            return
+        }
+    }
+
     /// SMS pumping from one IPv6 /48: every address in its own /64 (and many in their own /56), every
     /// send to another number. Before issue 21 each /64's first send was captcha-free: 65,536 an hour.
     @Test func oneSlash48CannotSendManyCaptchaFreeMessages() async throws {

@@ -277,7 +277,9 @@ public final class FileTokenStore: TokenStore {
             do {
                 let aside = try await withWriteLock(account) { () throws(StoreError) -> String? in
                     guard case .bad(let reason, let identity) = self.inspect(account, path: path) else { return nil }
-                    return self.moveAsideReporting(path, account: account, reason: reason, expecting: identity).aside
+                    let (error, aside, replaced) = self.moveAsideReporting(path, account: account, reason: reason, expecting: identity)
+                    if aside == nil && !replaced { throw error }  // not moved: left, and said
+                    return aside
                 }
                 if let aside { moved.append(aside) }
             } catch let error as StoreError {

@@ -387,7 +387,6 @@ import Testing
             _ = try FileManager.default.createDirectory(atPath: store.locks, withIntermediateDirectories: true)
             let lock = open(store.locks + "/" + FileTokenStore.fileName("held") + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
-            defer { close(lock) }
             await #expect {
                 try await store.repair()
             } throws: { error in
@@ -397,6 +396,17 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: store.path(for: "held")))
             #expect(!FileManager.default.fileExists(atPath: store.path(for: "free")))
             await #expect { try await store.load("held") } throws: { ($0 as? StoreError)?.kind == .timeout }
+            #expect(FileManager.default.fileExists(atPath: store.path(for: "held")))
+            // A lock file that cannot be used (a directory stands at its path): `io`, and the file is left, said.
+            close(lock)
+            try FileManager.default.removeItem(atPath: store.locks + "/" + FileTokenStore.fileName("held") + ".lock")
+            try FileManager.default.createDirectory(atPath: store.locks + "/" + FileTokenStore.fileName("held") + ".lock", withIntermediateDirectories: false)
+            await #expect {
+                try await store.repair()
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .io && error.subject == "account held" && error.message.hasPrefix("0 bad files moved aside, 1 left (run repair again)")
+            }
             #expect(FileManager.default.fileExists(atPath: store.path(for: "held")))
         }
     }
