@@ -108,6 +108,15 @@ import Testing
         #expect(try await verifier.verify(Self.token(UUID().uuidString, randstr: "bad"), context: Self.context) == false)  // 7
     }
 
+    /// In the invisible mode (无感验证) a malicious request's ticket checks out `CaptchaCode` 1 and the verdict is
+    /// `EvilLevel`: 100 is malicious (Tencent's "无感验证方式如何接入"). A bot passed as solved (an attacker's read).
+    @Test func aTicketTencentJudgesMaliciousIsNotSolved() async throws {
+        let server = try await Self.fake()
+        defer { server.stop() }
+        #expect(try await Self.live(server).verify(Self.token("evil-\(UUID().uuidString)"), context: Self.context) == false)
+        #expect(try await Self.live(server).verify(Self.token("tr03-\(UUID().uuidString)"), context: Self.context))
+    }
+
     @Test func aConfigurationTencentRefusesThrowsItsCode() async throws {
         let server = try await Self.fake()
         defer { server.stop() }

@@ -85,7 +85,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
     ///   `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment), or
-    ///   `senderFailed` (the gateway did not confirm the message; the attempt counted).
+    ///   `senderFailed` (the gateway did not confirm the message; the attempt counted, but for one that never
+    ///   reached it, whose counts on the number, the session and all requests are taken back).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
@@ -104,7 +105,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - number: The number.
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
-    ///   or `senderFailed` (the gateway did not confirm the message; the attempt counted).
+    ///   or `senderFailed` (the gateway did not confirm the message; the attempt counted, but for one that never
+    ///   reached it, whose counts on the number, the session and all requests are taken back).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     package func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
         let now = clock.now()
@@ -270,20 +272,19 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     }
 
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
-    /// it could not be reached, sent nothing, timed out, answered 5xx or 429 (it throttles the app), answered what is no
-    /// answer of its (another content type: a web firewall's page; a body past the bound), its configuration is wrong,
-    /// or it answered a code that says so (a ``ProviderFault``: Tencent's busy or throttled, GeeTest's runtime error). A
-    /// body of the right type that does not read (a code its table does not list) stays the token's: counted, the side
-    /// that bounds the provider.
+    /// it could not be reached, sent nothing, timed out, answered 5xx, its configuration is wrong, or it answered a code
+    /// that says so (a ``ProviderFault``: Tencent's busy or throttled, GeeTest's runtime error). An answer it throttles
+    /// with (429), or one that does not read (another content type, a body past the bound), stays counted: junk tokens
+    /// from one address can bring those about, and counted, they cost that address a wait of at most a minute.
     /// - Parameter error: What the verifier threw.
     /// - Returns: Whether it is the provider's trouble.
     private static func providerDown(_ error: any Error) -> Bool {
         if let fault = error as? any ProviderFault { return fault.isProviderFault }
         guard let error = error as? GatewayError else { return false }
         switch error.kind {
-        case .unreachable, .notSent, .timedOut, .misconfigured, .wrongContentType, .bodyTooLarge: return true
-        case .httpStatus(let status): return status >= 500 || status == 429
-        case .malformedBody, .refusedCredential: return false
+        case .unreachable, .notSent, .timedOut, .misconfigured: return true
+        case .httpStatus(let status): return status >= 500
+        case .bodyTooLarge, .malformedBody, .refusedCredential, .wrongContentType: return false
         }
     }
 

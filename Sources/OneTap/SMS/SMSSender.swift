@@ -5,7 +5,11 @@ public protocol SMSSender: Sendable {
     /// then withdrawn), or when its answer did not come or cannot be read: a ``GatewayError`` that says the
     /// request may have reached the gateway (`timed-out`, an unreadable answer, an HTTP error status) keeps
     /// the code, so a message that arrives anyway still verifies, and so does a `CancellationError` (the
-    /// caller went away; the request may have left). Put the gateway's own time limit on the call.
+    /// caller went away; the request may have left). Put the gateway's own time limit on the call. A
+    /// ``GatewayError`` that says the request never reached the gateway (`not-sent`, `misconfigured`,
+    /// `refused-credential`) also takes back the send's counts on the number, the session and all requests: throw
+    /// those kinds only for what no client controls (a host that does not resolve, a key that is wrong), never for
+    /// something in the message.
     /// - Parameter message: The number, the code and its expiry.
     /// - Throws: ``SMSDeliveryError`` when the gateway answered and did not take the message: `numberRejected`
     ///   makes the answer `refused` (`gateway-rejected`), `throttled` makes it `limited` by rule `gateway`,

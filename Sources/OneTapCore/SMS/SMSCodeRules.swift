@@ -228,13 +228,16 @@ package struct SMSCodeRules: Sendable {
     }
 
     /// Takes back a send counted at `now` (``admit(_:_:captchaPassed:record:at:)``) whose message never left (the gateway
-    /// unreachable): an outage counts against no one. A message the gateway may have taken stays counted.
+    /// not reached): its counts on the number, the login session and all requests, so an outage refuses no owner and
+    /// fills no global cap. Its counts on the requester's address, blocks and device stay: they slow only the one
+    /// retrying, and during an outage a client still meets its captchas. A message the gateway may have taken stays
+    /// counted whole.
     /// - Parameters:
     ///   - state: The store's state (the send's counters); changed in place.
     ///   - request: The send's keys.
     ///   - now: The instant it was counted at.
     package func uncountSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
-        for key in policy.sendKeys {
+        for key in policy.sendKeys where !key.isTheRequestersOwn {
             let counter = SMSPolicy.Counter(counts: .sends, key: key, value: request.value(for: key))
             policy.uncount(now, in: &state.events, of: counter)
         }

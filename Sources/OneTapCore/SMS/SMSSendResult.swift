@@ -12,8 +12,9 @@ public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
     case refused(SMSRefusal)
     /// The SMS gateway did not confirm the message: it refused it, or its answer did not come or could not
     /// be read. A message it may have taken keeps its code (one that arrives still verifies); a refused one
-    /// is withdrawn. The attempt counts toward the limits (gateways count every submission), and the user
-    /// may ask again from `retryAfter`.
+    /// is withdrawn. The attempt counts toward the limits (gateways count every submission), but for one that
+    /// never reached the gateway (its counts on the number, the session and all requests are taken back; the
+    /// requester's address and device keep theirs), and the user may ask again from `retryAfter`.
     case senderFailed(retryAfter: Date)
 
     /// The result's name: `sent`, `captcha-required`, `limited`, `refused`, `sender-failed`.

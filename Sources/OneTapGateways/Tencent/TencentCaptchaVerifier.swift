@@ -70,7 +70,7 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
     /// - Parameters:
     ///   - token: The callback's result as JSON, holding `ticket` and `randstr`.
     ///   - context: The send's context: its `ip` is sent as `UserIp`.
-    /// - Returns: Whether Tencent answered `CaptchaCode` 1.
+    /// - Returns: Whether Tencent answered `CaptchaCode` 1 with no `EvilLevel` but 0 (the invisible mode's verdict).
     /// - Throws: ``CaptchaTokenError`` for a token that is not the callback's JSON, or a context without an
     ///   address (nothing is sent); ``GatewayCodeError`` for `Response.Error` and `CaptchaCode` 16, 100, 26;
     ///   ``GatewayError`` from the transport or for an answer that is not Tencent's; `CancellationError`.
@@ -88,7 +88,10 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             guard let code = try GatewayAnswer.text(members, "CaptchaCode", gateway: Self.name), Int(code) != nil else {
                 throw GatewayError(gateway: Self.name, .malformedBody("no CaptchaCode integer"))
             }
-            if code == "1" { return true }
+            // The invisible mode (无感验证) answers a malicious request's ticket 1 too, and gives its verdict in EvilLevel:
+            // 0 no malice, 100 malicious (Tencent's "无感验证方式如何接入", cloud.tencent.com/document/product/1110/83666).
+            // Any level but 0 is not solved (fail closed); absent or null, the other modes' answer, is no verdict.
+            if code == "1" { return (try GatewayAnswer.text(members, "EvilLevel", gateway: Self.name)).map { $0 == "0" } ?? true }
             if let meaning = Self.faults[code] {
                 let requestID = try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) }
                 throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: requestID, providerFault: Self.providerFaults.contains(code))

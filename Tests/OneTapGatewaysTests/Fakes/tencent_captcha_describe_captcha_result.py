@@ -11,8 +11,10 @@ It checks the common parameters and the TC3 signature (no region required), then
 Ticket, UserIp, Randstr non-empty strings, CaptchaAppId an integer (not this app's: CaptchaCode 16), AppSecretKey (not
 this app's: 100). The ticket chooses the answer (each a valid ticket otherwise, used once; a second use is 9):
   expired-*  8 (ticket expired)      diff-*   21 (diff)      busy-*  26 (system busy)
+  evil-*     1 (OK) with EvilLevel 100: the invisible mode (无感验证) answers a malicious request's ticket so, and the
+             verdict is EvilLevel's ("无感验证方式如何接入", cloud.tencent.com/document/product/1110/83666)
   slow-*, status-NNN-*, truncated-*, malformed-*, html-*: the faults of http_behaviours.answer_fault
-Randstr "bad": 7 (captcha no match). Anything else: 1 (OK).
+Randstr "bad": 7 (captcha no match). Anything else: 1 (OK), EvilLevel 0.
 """
 import threading
 
@@ -46,8 +48,8 @@ def main():
         if not integer(fields.get("CaptchaAppId")):
             raise Refused("InvalidParameter", "CaptchaAppId must be an integer")
 
-        def code(value, message):
-            return {"CaptchaCode": value, "CaptchaMsg": message, "EvilLevel": 0, "GetCaptchaTime": 0}
+        def code(value, message, evil=0):
+            return {"CaptchaCode": value, "CaptchaMsg": message, "EvilLevel": evil, "GetCaptchaTime": 0}
 
         if fields["CaptchaAppId"] != args.captcha_app_id:
             return code(16, "appid-ticket mismatch")
@@ -63,6 +65,8 @@ def main():
         for prefix, value, message in (("expired-", 8, "ticket expired"), ("diff-", 21, "diff"), ("busy-", 26, "system busy")):
             if ticket.startswith(prefix):
                 return code(value, message)
+        if ticket.startswith("evil-"):
+            return code(1, "OK", evil=100)
         fault(ticket)
         return code(1, "OK")
 

@@ -259,7 +259,8 @@ public final class FileTokenStore: TokenStore {
     /// - Returns: The paths the bad files were moved to.
     /// - Throws: ``StoreError`` of kind `io` when the directory cannot be listed; once every other bad file was moved,
     ///   the first failure to take a bad file's write lock (`timeout`: another process held it past ``lockTimeout``;
-    ///   `io`: its lock file cannot be used), saying how many files were moved and how many were left (run it again).
+    ///   `io`: its lock file cannot be used) or to move it (`io`), saying how many files were moved and how many were
+    ///   left (run it again).
     @discardableResult
     public func repair() async throws -> [String] {
         let bad = try await io.run { () throws(StoreError) -> [(account: AccountID, path: String)] in
@@ -278,7 +279,8 @@ public final class FileTokenStore: TokenStore {
                 let aside = try await withWriteLock(account) { () throws(StoreError) -> String? in
                     guard case .bad(let reason, let identity) = self.inspect(account, path: path) else { return nil }
                     let (error, aside, replaced) = self.moveAsideReporting(path, account: account, reason: reason, expecting: identity)
-                    if aside == nil && !replaced { throw error }  // not moved: left, and said
+                    // Not moved (its rename failed): left, and said as the `io` failure it is.
+                    if aside == nil && !replaced { throw StoreError(.io, subject: error.entry, message: error.message) }
                     return aside
                 }
                 if let aside { moved.append(aside) }
