@@ -45,6 +45,22 @@ import Testing
         #expect(preview.signature == "43b21e008f4c4980730009f0af90b6e3f51baa68fb6f8623a44f1f0245115aa0")
     }
 
+    /// `EvilLevel` as Tencent's SDKs type it (a nullable integer): 0, absent or null is solved; any other level is not;
+    /// a value of another kind is no answer of Tencent's (it throws, and the check counts as not passed).
+    @Test(arguments: [
+        (#""EvilLevel":0"#, true as Bool?), (#""EvilLevel":null"#, true), ("", true), (#""EvilLevel":100"#, false), (#""EvilLevel":50"#, false),
+        (#""EvilLevel":{"x":1}"#, nil),
+    ])
+    func theInvisibleModesEvilLevelDecides(member: String, solved: Bool?) async throws {
+        let body = #"{"Response":{"CaptchaCode":1,"CaptchaMsg":"OK","RequestId":"r""# + (member.isEmpty ? "" : "," + member) + "}}"
+        let verifier = try Self.verifier(ScriptedHTTPTransport([Self.answer(body)]))
+        if let solved {
+            #expect(try await verifier.verify(Self.token("tr03ticket*"), context: Self.context) == solved)
+        } else {
+            await #expect(throws: GatewayError.self) { try await verifier.verify(Self.token("tr03ticket*"), context: Self.context) }
+        }
+    }
+
     @Test(arguments: [
         ("not json", "not JSON"), (#"["ticket"]"#, "not a JSON object"), (#"{"randstr":"@Vki"}"#, #"no "ticket""#),
         (#"{"ticket":"","randstr":"@Vki"}"#, #""ticket" is empty"#), (#"{"ticket":"t","randstr":true}"#, #""randstr" is not a string"#),

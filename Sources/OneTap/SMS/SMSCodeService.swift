@@ -158,8 +158,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
                 // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
                 // would not verify, and the user would pay for a second message. One the gateway refused, or
-                // that never left, is withdrawn; one that never left is no send either: its count is taken back
-                // (the gateway refusing it counted it, as gateways count every submission).
+                // that never left, is withdrawn; one that never left is no send to its number either: its counts on
+                // the number, the session and all requests are taken back, the requester's address and device keep
+                // theirs (the gateway refusing it counted it, as gateways count every submission).
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
                 if !mayHaveReached {
                     let id = record.id, neverLeft = error is GatewayError, countedAt = decidedAt

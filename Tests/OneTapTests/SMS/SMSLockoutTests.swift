@@ -281,6 +281,27 @@ import Testing
             Issue.record("the send once the gateway is back: \(result)")
             return
         }
+        // The number's own counts were taken back too: from another address, with no captcha, its fourth send in the
+        // hour (`number-captcha` asks from the fourth) goes out.
+        let elsewhere = SMSContext(ip: Self.strangerIP, session: LoginSessionID.random())
+        let fresh = try await setup.send(to: Self.number, context: elsewhere, at: Self.t0.addingTimeInterval(6 * 61))
+        #expect(fresh.name == "sent", "\(fresh)")
+    }
+
+    /// A captcha provider's throttle (HTTP 429) or an answer that does not read (a web firewall's page, a body past the
+    /// bound) stays counted under `captcha-rejects`: junk tokens from one address can bring those about, and uncounted
+    /// they would keep the provider throttled for everyone; counted, they cost that address a wait of a minute at most.
+    @Test(arguments: [GatewayError.Kind.wrongContentType("text/html"), .bodyTooLarge(limit: 16_384), .httpStatus(429)])
+    func aCaptchaProvidersThrottleOrUnreadableAnswerStaysCounted(kind: GatewayError.Kind) async throws {
+        let broken = Setup(captcha: ScriptedCaptchaVerifier(accepting: [], failing: GatewayError(gateway: "captcha", kind)))
+        let first = try await broken.send(to: Self.number, context: SMSContext(ip: Self.ownerIP, session: LoginSessionID.random()), at: Self.t0)
+        guard case .sent = first else { Issue.record("the first send: \(first)"); return }
+        var answers: [String] = []
+        for index in 0..<12 {
+            let context = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random(), captcha: Secret("solved"))
+            answers.append(try await broken.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(Double(1 + index))).name)
+        }
+        #expect(answers.prefix(10).allSatisfy { $0 == "captcha-required" } && answers.last == "limited", "\(answers)")
     }
 
     /// SMS pumping from one IPv6 /48: every address in its own /64 (and many in their own /56), every

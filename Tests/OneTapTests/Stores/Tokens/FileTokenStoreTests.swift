@@ -406,6 +406,21 @@ import Testing
             try FileManager.default.removeItem(atPath: store.locks + "/" + FileTokenStore.fileName("held") + ".lock")
             try FileManager.default.createDirectory(atPath: store.locks + "/" + FileTokenStore.fileName("held") + ".lock", withIntermediateDirectories: false)
             await repairLeavesHeld(.io, moved: 0)
+            // A move that fails (a directory with a file in it stands where the file was to go): `io`, the file left.
+            try FileManager.default.removeItem(atPath: store.locks + "/" + FileTokenStore.fileName("held") + ".lock")
+            store.faults.withLock { fault in
+                fault = { step throws(SystemCallError) in
+                    guard case .beforeSetAsideRename = step,
+                          let reserved = FileManager.default.subpaths(atPath: directory)?.first(where: { $0.hasPrefix(FileTokenStore.fileName("held") + ".token.corrupt-") })
+                    else { return }
+                    let path = directory + "/" + reserved
+                    _ = unlink(path)
+                    _ = mkdir(path, 0o700)
+                    _ = FileManager.default.createFile(atPath: path + "/kept", contents: Data("x".utf8))
+                }
+            }
+            await repairLeavesHeld(.io, moved: 0)
+            store.faults.withLock { $0 = nil }
         }
     }
 
