@@ -86,7 +86,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         // captcha: the token of the captcha the user solved after a 428, if any
         func start(_ bearer: String, _ body: Data, _ client: IPAddress, _ device: DeviceID?, _ captcha: String?) async -> (status: Int, body: String) {
             await answer {
-                let me = try sessions.authenticate(bearer)               // the app session; AppSessionError → 401
+                let me = try await sessions.live(bearer).claims          // the app session, not logged out; AppSessionError → 401
                 let started = try await logins.start(
                     try DeviceSnapshot(json: body), for: me, address: client, device: device, captcha: captcha.map { Secret($0) })
                 return (201, #"{"session":"\#(started.session.id)","version":1,"next":"\#(started.instruction)"}"#)
@@ -139,13 +139,21 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 return (401, "\(error)")                                  // open a new session or log in again
             } catch let rejection as LoginRejection {
                 switch rejection.kind {
-                case .staleVersion, .unknownVersion, .alreadyExchanged: return (409, "\(rejection)")   // a replay: read the status again
-                case .ended, .expired: return (410, "\(rejection)")
+                case .staleVersion, .unknownVersion, .alreadyExchanged, .wrongFlow, .unexpected, .ended:
+                    return (409, "\(rejection)")                         // out of step (a replay, a double submit): read the status again
+                case .expired: return (410, "\(rejection)")              // start a new login
                 case .unknownSession: return (404, "\(rejection)")       // no such login, or another app session's
-                case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many logins or exchanges; back off
+                case .unverifiedSMS: return (403, "\(rejection)")        // an SMS success comes from verifySMS only
+                case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many logins or exchanges; the message says until when
                 case .captchaRequired: return (428, "\(rejection)")      // past an address's start quota: show a captcha, start again with it
                 default: return (422, "\(rejection)")                    // a report the session cannot take
                 }
+            } catch is ParseError {
+                return (400, "malformed login id")                      // the client's own input: never a 5xx
+            } catch is DecodingError {
+                return (400, "malformed body")
+            } catch let error as StoreError where error.kind == .conflict || error.kind == .duplicate {
+                return (409, "\(error.kind)")                            // the number is bound elsewhere, or a write raced: read again
             } catch {
                 return (503, "a store is unavailable; try again")       // nothing was changed, or POST …/account again
             }
@@ -178,8 +186,11 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let at = try #require(fields.firstIndex(of: "accessToken"))
         let accountBearer = String(fields[at + 2])
         let replay = await report(accountBearer, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil)
-        #expect(replay.status == 410, "\(replay)")
+        #expect(replay.status == 409, "the login ended: out of step, as LoginRejection's documentation maps it: \(replay)")
         #expect(await report(accountBearer, LoginSessionID.random().text, .timeout(.mobile), version: 1, client, nil).status == 404)
+        // The client's own malformed input is a 400, never a 5xx (an attacker's read: any guest could make 503s at will).
+        #expect(await report(accountBearer, "not a login id!", .timeout(.mobile), version: 1, client, nil).status == 400)
+        #expect(await start(accountBearer, Data("not json".utf8), client, nil, nil).status == 400)
         #expect(await report("forged", id, .timeout(.mobile), version: 2, client, nil).status == 401)
 
         // A number last verified 200 days ago (二次号?): 403 until the integrator's own second factor passed,
