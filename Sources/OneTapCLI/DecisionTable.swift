@@ -295,7 +295,7 @@ package struct DecisionTable: Sendable {
         var position = 0
 
         /// Replays the lines up to `count`.
-        mutating func advance(through count: Int, of lines: [String]) {
+        mutating func advance(through count: Int) {
             while position < count {
                 let record = transcript.replay(lines[position])
                 position += 1
@@ -342,7 +342,7 @@ package struct DecisionTable: Sendable {
             } else {
                 replay = TranscriptReplay(lines: lines, transcript: Transcript(engine: engine))
             }
-            replay!.advance(through: min(count, lines.count), of: lines)
+            replay!.advance(through: min(count, lines.count))
             guard let current = replay, let object = Transcript.json(current.last, line: current.lineNumber), let parsed = fields(object.json) else {
                 return ["no line before the expectation makes a record"]
             }

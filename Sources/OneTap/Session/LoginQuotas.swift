@@ -86,7 +86,7 @@ public struct LoginQuotas: Sendable {
         let store = store
         do {
             try await writeDespiteCancellation {
-                try await store.update(counters: counters, at: countedAt) { state in policy.refund(counters, events: &state.events, at: countedAt) }
+                try await store.update(counters: counters, at: countedAt) { state in policy.uncount(countedAt, in: &state.events, of: counters) }
             }
         } catch {
             // Left counted: the quota is the stricter for it until the window moves.

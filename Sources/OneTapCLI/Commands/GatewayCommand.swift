@@ -118,7 +118,7 @@ enum GatewayCommand: CommandDescription {
             // A secret field's value is never quoted back: it may be a live token.
             let field = String(pair[..<equals])
             guard named.insert(field).inserted else { throw UsageError("--field \(field) is given twice; give each field once", command: name) }
-            if GatewayOptions.secretFields.contains(field), pair[pair.index(after: equals)...] != "-" {
+            if GatewayOptions.secretFields.contains(field), !GatewayOptions.readsStandardInput(pair) {
                 throw UsageError(
                     "--field \(field) takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine "
                         + "(printf '%s\\n' \"$TOKEN\" | onetap gateway sign \(gateway ?? "cmcc") --config FILE --field \(field)=-)",
@@ -174,19 +174,18 @@ enum GatewayCommand: CommandDescription {
     /// - Throws: ``CommandFailure``: 64 when `--token -` finds no token on standard input, 69 when the tool is
     ///   missing or cannot start, 1 when a signal stopped it.
     static func run(_ options: GatewayOptions, output: OutputBuffer, io: any CommandIO) async throws(CommandFailure) -> ExitCode {
-        var secret: String? = nil
-        var secrets: [String] = []  // sign's fields given as `-`, one line each in the order given
+        var secrets: [String] = []  // what the tool reads on standard input: the token, the code, or sign's fields given as `-`
         switch options.action {
         case .exchange, .verify:
             guard let token = try SiblingTool.readLine(io) else {
                 throw CommandFailure(message: "--token - reads the token from standard input, which held none (see 'onetap gateway --help')", code: .usage)
             }
-            secret = token
+            secrets = [token]
         case .sms:
             guard let code = try SiblingTool.readLine(io), !code.isEmpty else {
                 throw CommandFailure(message: "--param - reads the code from standard input, which held none (see 'onetap gateway --help')", code: .usage)
             }
-            secret = code
+            secrets = [code]
         case .sign:
             for field in options.fields where GatewayOptions.readsStandardInput(field) {
                 guard let value = try SiblingTool.readLine(io), !value.isEmpty else {
@@ -198,11 +197,11 @@ enum GatewayCommand: CommandDescription {
             }
         case .check: break
         }
-        if let secret { secrets = [secret] }
         let input = Data(secrets.map { $0 + "\n" }.joined().utf8)
+        // The longest first: a secret inside another (a token inside an access token) is hidden whole.
+        let hidden = secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }
         return try await tool.run(options.toolArguments, input: input, output: output, io: io) { line in
-            // The longest first: a secret inside another (a token inside an access token) is hidden whole.
-            secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(line) { redacting($1, in: $0) }
+            hidden.reduce(line) { redacting($1, in: $0) }
         }
     }
 

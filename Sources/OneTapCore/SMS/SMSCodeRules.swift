@@ -237,10 +237,7 @@ package struct SMSCodeRules: Sendable {
     ///   - request: The send's keys.
     ///   - now: The instant it was counted at.
     package func uncountSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
-        for key in policy.sendKeys where !key.isTheRequestersOwn {
-            let counter = SMSPolicy.Counter(counts: .sends, key: key, value: request.value(for: key))
-            policy.uncount(now, in: &state.events, of: counter)
-        }
+        policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { !$0.counter.key.isTheRequestersOwn })
     }
 
     /// Takes back a captcha counted at `now` (``countRejectedCaptcha(_:_:at:)``) that then passed, or that the provider

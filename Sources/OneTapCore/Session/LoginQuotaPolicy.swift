@@ -217,16 +217,6 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         return (decision, keepUntil)
     }
 
-    /// Takes back what ``admit(_:counting:in:events:at:captchaPassed:)`` counted at `now` for a request that then did
-    /// not happen (a start whose session could not be stored).
-    /// - Parameters:
-    ///   - counters: The counters it counted in.
-    ///   - events: Every counter's events; changed in place.
-    ///   - now: The instant it was counted at.
-    package func refund(_ counters: [Counter], events: inout [Counter: [Date]], at now: Date) {
-        for counter in counters { uncount(now, in: &events, of: counter) }
-    }
-
     /// How long a counter's events must be kept after the newest: its longest window.
     /// - Parameter counter: The counter.
     /// - Returns: The horizon in seconds.

@@ -46,4 +46,14 @@ extension RateTable {
         guard let index = events[counter]?.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) else { return }
         events[counter]?.remove(at: index)
     }
+
+    /// Takes back one event counted at `now` in each of `counters`, as the one-counter `uncount` does: a request
+    /// counted in all of them that then did not happen.
+    /// - Parameters:
+    ///   - now: The instant it was counted at.
+    ///   - events: Every counter's events; changed in place.
+    ///   - counters: The counters.
+    package func uncount(_ now: Date, in events: inout [Counter: [Date]], of counters: some Sequence<Counter>) {
+        for counter in counters { uncount(now, in: &events, of: counter) }
+    }
 }
