@@ -64,24 +64,28 @@ public struct AccountLogin: Sendable {
     ///
     /// A number last verified longer ago than `dormantAfter` may have been reissued to someone else
     /// (二次号): the answer is `dormant`, the verification is **not** recorded, and the number stays
-    /// dormant for every later login until the server has checked the user another way (a second factor,
-    /// a security question) and calls again with `confirmed: true`. So logging in twice does not turn a
-    /// dormant number into a fresh one.
+    /// dormant for every later login until the server has checked the user with the account's own second
+    /// factor (its password, an email code, a support call) and calls again naming that account in
+    /// `secondFactorPassedFor`. So logging in twice does not turn a dormant number into a fresh one, and a
+    /// check passed for another account (the caller's own, a guest's) confirms nothing. An SMS code or a
+    /// one-tap login of the same number is no second factor: the number's new holder receives both.
     /// - Parameters:
     ///   - verified: Who logged in: the session's verified number.
-    ///   - confirmed: Whether the server checked the user of a dormant number another way; false by default.
+    ///   - secondFactorPassedFor: The account your server's own second factor just passed for, in this
+    ///     login, from your server's records (never a value the request carries); nil by default. It lifts
+    ///     the dormant flag only when it is the account the number belongs to.
     /// - Returns: The account, whether it was just created, when the number was verified before, and
-    ///   whether it had lain dormant longer than `dormantAfter` (then hand out no credentials yet).
+    ///   whether it is `dormant` (then hand out no credentials yet).
     /// - Throws: ``StoreError`` from the directory: `conflict` when the login named an account and the
     ///   number is another's, `duplicate` when every drawn id was already an account's, `io`. Nothing
     ///   is written then, and no event is emitted.
-    public func resolve(_ verified: VerifiedLogin, confirmed: Bool = false) async throws -> AccountOutcome {
+    public func resolve(_ verified: VerifiedLogin, secondFactorPassedFor checked: AccountID? = nil) async throws -> AccountOutcome {
         let now = clock.now()
         let number = verified.phoneNumber
-        if !confirmed, let entry = try await directory.account(for: number) {
+        if let entry = try await directory.account(for: number) {
             let standing = AccountOutcome(
                 AccountResolution(entry: entry, created: false, previouslyVerifiedAt: entry.lastVerifiedAt), created: false, at: now,
-                dormantAfter: dormantAfter)
+                dormantAfter: dormantAfter, secondFactorPassedFor: checked)
             if standing.dormant {
                 events.receive(
                     OneTapEvent(at: now, .account(.dormantNumber(standing.account, maskedNumber: number.masked, previouslyVerifiedAt: entry.lastVerifiedAt))))
@@ -91,22 +95,27 @@ public struct AccountLogin: Sendable {
         let outcome: AccountOutcome
         if let account = verified.account {
             let resolution = try await directory.bind(number, to: account, at: now)
-            outcome = AccountOutcome(resolution, created: false, at: now, dormantAfter: dormantAfter)
+            outcome = AccountOutcome(resolution, created: false, at: now, dormantAfter: dormantAfter, secondFactorPassedFor: checked)
         } else {
             var draw = 1
             while true {
                 do {
                     let resolution = try await directory.findOrCreate(number, newID: newAccountID(), at: now)
-                    outcome = AccountOutcome(resolution, created: resolution.created, at: now, dormantAfter: dormantAfter)
+                    outcome = AccountOutcome(resolution, created: resolution.created, at: now, dormantAfter: dormantAfter, secondFactorPassedFor: checked)
                     break
                 } catch let error as StoreError where error.kind == .duplicate && draw < Self.draws {
                     draw += 1
                 }
             }
         }
-        if outcome.dormant, !confirmed, let previous = outcome.previouslyVerifiedAt {
-            // Another instance recorded a dormant login between the read above and this write.
-            events.receive(OneTapEvent(at: now, .account(.dormantNumber(outcome.account, maskedNumber: number.masked, previouslyVerifiedAt: previous))))
+        if outcome.lapsed, let previous = outcome.previouslyVerifiedAt {
+            // Confirmed by the account's own second factor; unconfirmed only when the number's account changed
+            // between the read above and this write (a directory that moves numbers): flagged all the same.
+            let masked = number.masked
+            events.receive(
+                OneTapEvent(at: now, .account(outcome.dormant
+                    ? .dormantNumber(outcome.account, maskedNumber: masked, previouslyVerifiedAt: previous)
+                    : .dormantNumberConfirmed(outcome.account, maskedNumber: masked, previouslyVerifiedAt: previous))))
         }
         return outcome
     }

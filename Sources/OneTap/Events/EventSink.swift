@@ -44,7 +44,9 @@ public protocol EventSink: Sendable {
 /// `exchange` and `skipped` events and a nested `plan`; readers tell the two apart by `v`.
 ///
 /// An account event (area `account`): `dormant-number`, with `account`, `number` (masked) and
-/// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit.
+/// `previouslyVerifiedAt` (ISO 8601): a login verified a number unverified for longer than ``AccountLogin``'s limit;
+/// `dormant-number-confirmed`, with the same members: such a login was recorded after the account's own second
+/// factor passed.
 ///
 /// An exchange event (area `exchange`): `settle-failed`, with `token` (the first 8
 /// hexadecimal digits of the token's SHA-256, never the token), `state` (what was to be recorded) and

@@ -17,10 +17,13 @@ public struct AccountOutcome: Hashable, Sendable, CustomStringConvertible {
     public let created: Bool
     /// When the number had last been verified before this login: nil for a new account or binding.
     public let previouslyVerifiedAt: Date?
-    /// Whether the number had last been verified longer ago than the dormancy limit: the holder may be
-    /// a new subscriber of a recycled number, not the account's owner. The server decides what to ask
-    /// (a second factor, a confirmation) before it hands over the account.
+    /// Whether the number had last been verified longer ago than the dormancy limit and no second factor
+    /// passed for its account confirmed this login: the holder may be a new subscriber of a recycled number,
+    /// not the account's owner. Hand out no credentials while it is true; ask for the account's own second
+    /// factor (never an SMS code or a one-tap login of the same number: the new holder receives both).
     public let dormant: Bool
+    /// Whether the number had last been verified longer ago than the dormancy limit, confirmed or not.
+    package let lapsed: Bool
 
     /// Decides a login's outcome from the directory's answer.
     /// - Parameters:
@@ -29,12 +32,15 @@ public struct AccountOutcome: Hashable, Sendable, CustomStringConvertible {
     ///     login named).
     ///   - now: When the login was verified.
     ///   - dormantAfter: How long a number may go unverified before a login with it is flagged.
-    package init(_ resolution: AccountResolution, created: Bool, at now: Date, dormantAfter: Duration) {
+    ///   - secondFactorPassedFor: The account the server's own second factor passed for, if any: a login of
+    ///     a dormant number of that very account is not flagged.
+    package init(_ resolution: AccountResolution, created: Bool, at now: Date, dormantAfter: Duration, secondFactorPassedFor checked: AccountID? = nil) {
         account = resolution.entry.account
         number = resolution.entry.number
         self.created = created
         previouslyVerifiedAt = resolution.previouslyVerifiedAt
-        dormant = resolution.previouslyVerifiedAt.map { now.timeIntervalSince($0) > dormantAfter.seconds } ?? false
+        lapsed = resolution.previouslyVerifiedAt.map { now.timeIntervalSince($0) > dormantAfter.seconds } ?? false
+        dormant = lapsed && checked != resolution.entry.account
     }
 
     /// `AccountOutcome(account 42, 138****8000, found, previously verified …, dormant)`.

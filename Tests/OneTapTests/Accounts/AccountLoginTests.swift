@@ -70,14 +70,45 @@ import Testing
             #expect(recorded.isEmpty)
         }
         // A dormant login is not recorded: logging in again a minute later is still dormant (the review's
-        // bypass); once the server confirmed the user another way, the next login is not.
+        // bypass); once the account's own second factor passed, that login is recorded and the next is not dormant.
         clock.advance(by: .seconds(60))
         #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number)).dormant == dormant)
         if dormant {
-            #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number), confirmed: true).dormant == true)
+            let confirmed = try await accounts.resolve(VerifiedLogin(phoneNumber: number), secondFactorPassedFor: "acct-1")
+            #expect(!confirmed.dormant && confirmed.account == "acct-1" && confirmed.previouslyVerifiedAt == FakeClock.epoch)
         }
         clock.advance(by: day)
         #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number)).dormant == false)
+    }
+
+    /// An attacker's read: a second factor the server checked for another account (the caller's own, a guest's)
+    /// does not confirm a dormant number; the verification stays unrecorded and the number dormant. The account's
+    /// own second factor does: the login is recorded, with a `dormant-number-confirmed` event.
+    @Test func aSecondFactorOfAnotherAccountDoesNotConfirmADormantNumber() async throws {
+        let directory = InMemoryAccountDirectory()
+        let clock = FakeClock()
+        let events = RecordingEventSink()
+        let accounts = login(directory, clock, events)
+        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        clock.advance(by: day * 200)
+        for other: AccountID in ["acct-attacker", "acct-2"] {
+            let outcome = try await accounts.resolve(VerifiedLogin(phoneNumber: number), secondFactorPassedFor: other)
+            #expect(outcome.dormant && outcome.account == "acct-1")
+        }
+        // A login naming an account (a binding) of the dormant number, with another account's check: dormant too.
+        #expect(try await accounts.resolve(VerifiedLogin(phoneNumber: number, account: "acct-1"), secondFactorPassedFor: "acct-2").dormant)
+        #expect(try await directory.account(for: number)?.lastVerifiedAt == FakeClock.epoch)
+        #expect(events.recorded.map(\.name) == ["dormant-number", "dormant-number", "dormant-number"])
+
+        let confirmed = try await accounts.resolve(VerifiedLogin(phoneNumber: number), secondFactorPassedFor: "acct-1")
+        #expect(!confirmed.dormant && !confirmed.created && confirmed.account == "acct-1" && confirmed.previouslyVerifiedAt == FakeClock.epoch)
+        #expect(try await directory.account(for: number)?.lastVerifiedAt == FakeClock.epoch.addingTimeInterval(200 * 86_400))
+        #expect(events.recorded.last?.json() ==
+            #"{"v":2,"at":"2027-06-19T00:00:00.000Z","area":"account","event":"dormant-number-confirmed","account":"acct-1","number":"138****8000","previouslyVerifiedAt":"2026-12-01T00:00:00.000Z"}"#)
+        // A check passed for an account whose number is not dormant changes nothing and says nothing.
+        clock.advance(by: day)
+        let fresh = try await accounts.resolve(VerifiedLogin(phoneNumber: number), secondFactorPassedFor: "acct-2")
+        #expect(!fresh.dormant && fresh.account == "acct-1" && events.recorded.count == 4)
     }
 
     /// The limit is configurable: 30 days.
@@ -118,10 +149,10 @@ import Testing
         #expect(try await base.account(for: number) == nil && base.count == 0)
 
         // A confirmed dormant login whose recording fails: no event, the stored verification unchanged.
-        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        let owner = try await accounts.resolve(VerifiedLogin(phoneNumber: number)).account
         clock.advance(by: day * 200)
         directory.faults.inject(.lose(), into: [.findOrCreate])
-        await #expect(throws: StoreError.self) { _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number), confirmed: true) }
+        await #expect(throws: StoreError.self) { _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number), secondFactorPassedFor: owner) }
         #expect(events.recorded.isEmpty)
         #expect(try await base.account(for: number)?.lastVerifiedAt == FakeClock.epoch)
     }
