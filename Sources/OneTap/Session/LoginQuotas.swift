@@ -62,9 +62,9 @@ public struct LoginQuotas: Sendable {
         switch try await decision(counts, request, counters, context, checkedBy: sms, clock: clock) {
         case .admitted(let at):
             return at
-        case .refused(let kind, let rule, let outcome, let message):
+        case .refused(let kind, let rule, let outcome, let message, let retryAt):
             events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaRefused(counts: counts.rawValue, rule: rule, outcome: outcome))))
-            throw LoginRejection(kind, session: id, message)
+            throw LoginRejection(kind, session: id, message, retryAt: retryAt)
         }
     }
 
@@ -106,7 +106,7 @@ public struct LoginQuotas: Sendable {
         /// Admitted and counted at the instant.
         case admitted(at: Date)
         /// Refused: the rejection's kind, the rule, the event's outcome, the rejection's message.
-        case refused(kind: LoginRejection.Kind, rule: String, outcome: String, message: String)
+        case refused(kind: LoginRejection.Kind, rule: String, outcome: String, message: String, retryAt: Date? = nil)
     }
 
     /// Whether a start or an exchange is admitted (and counted) or refused, and why:
@@ -132,7 +132,7 @@ public struct LoginQuotas: Sendable {
                 .refused(
                     kind: .overQuota, rule: wait, outcome: "captcha-waits",
                     message: "too many captchas that did not pass, or are being checked, from this client's address or device (the SMS policy's \(wait)): "
-                        + "its captchas are checked again after \(until.iso8601)")
+                        + "its captchas are checked again after \(until.iso8601)", retryAt: until)
             }
             guard let captcha = context.captcha else {
                 // A captcha that would not be checked before a wait ends is not asked for until then.
@@ -160,12 +160,13 @@ public struct LoginQuotas: Sendable {
         case .over(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
             return .refused(
-                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)")
+                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)",
+                retryAt: retryAfter)
         case .captcha(let rule, let retryAfter):
             return .refused(
                 kind: .overQuota, rule: rule, outcome: "over-quota",
                 message: "too many logins started: past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
-                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)")
+                    + "CaptchaVerifier); try again after \(retryAfter.iso8601)", retryAt: retryAfter)
         }
     }
 

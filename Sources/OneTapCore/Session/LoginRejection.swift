@@ -1,8 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Why a login session refused a report. Nothing changed: the session and its version are as they were.
 ///
 /// For an HTTP answer: `stale-version`, `unknown-version`, `wrong-flow`, `unexpected`, `ended` and
 /// `already-exchanged` are 409 Conflict (the client is out of step: fetch the session's state); `expired`
-/// is 410 Gone (start a new login); `unknown-session` is 404 Not Found; `unverified-sms` is 403 Forbidden.
+/// is 410 Gone (start a new login); `unknown-session` is 404 Not Found; `unverified-sms` is 403 Forbidden;
+/// `over-quota` is 429 Too Many Requests, with a `Retry-After` of ``retryAt``; `captcha-required` is 428.
 public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible {
     /// Why.
     package typealias Kind = ErrorKind<LoginRejection>
@@ -13,11 +20,14 @@ public struct LoginRejection: Error, Hashable, Sendable, CustomStringConvertible
     package let session: LoginSessionID
     /// A human-readable explanation.
     public let message: String
+    /// When a refusal by the login quotas (`over-quota`) ends, for an HTTP `Retry-After`; nil for every other kind.
+    public let retryAt: Date?
 
-    package init(_ kind: Kind, session: LoginSessionID, _ message: String) {
+    package init(_ kind: Kind, session: LoginSessionID, _ message: String, retryAt: Date? = nil) {
         self.kind = kind
         self.session = session
         self.message = message
+        self.retryAt = retryAt
     }
 
     /// `stale-version: the report is for version 2; the session is at version 3`.

@@ -145,7 +145,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 case .expired: return (410, "\(rejection)")              // start a new login
                 case .unknownSession: return (404, "\(rejection)")       // no such login, or another app session's
                 case .unverifiedSMS: return (403, "\(rejection)")        // an SMS success comes from verifySMS only
-                case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many logins or exchanges; the message says until when
+                case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many; send Retry-After: rejection.retryAt
                 case .captchaRequired: return (428, "\(rejection)")      // past an address's start quota: show a captcha, start again with it
                 default: return (422, "\(rejection)")                    // a report the session cannot take
                 }

@@ -62,7 +62,7 @@ import Testing
         }
         await #expect {
             try await logins.start(Self.mobileSIM, for: Self.client(100), address: Self.nat, device: try DeviceID("junk"), captcha: Secret("made-up"))
-        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("did not pass") }
+        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("did not pass") && Self.rejection($0)?.retryAt == nil }
         for index in 0..<100 {
             await #expect(throws: LoginRejection.self) {
                 try await logins.start(Self.mobileSIM, for: Self.client(101 + index), address: Self.nat, device: try DeviceID("junk"), captcha: Secret("made-up-\(index)"))
@@ -75,7 +75,10 @@ import Testing
         // Without a token, the neighbour is told when checks resume rather than asked for a captcha it could not use.
         await #expect {
             try await logins.start(Self.mobileSIM, for: Self.client(301), address: Self.nat, device: try DeviceID("owners-phone"))
-        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("checked again after 2026-12-01T00:00:01") }
+        } throws: {
+            Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("checked again after 2026-12-01T00:00:01")
+                && Self.rejection($0)?.retryAt == Date(timeIntervalSince1970: 1_796_083_201)
+        }
         // The wait after ten (2^0 s after the newest) ends; the neighbour's solved captcha passes.
         clock.advance(by: .seconds(1))
         let started = try await logins.start(Self.mobileSIM, for: Self.client(1000), address: Self.nat, device: try DeviceID("owners-phone"), captcha: Secret(Self.solved))

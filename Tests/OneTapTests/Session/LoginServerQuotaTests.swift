@@ -44,9 +44,12 @@ import Testing
         for index in 0..<3 {
             _ = try await logins.start(Self.mobileSIM, for: Self.client(index), address: address, device: try DeviceID("device-\(index)"))
         }
-        await #expect {
+        let refused = await #expect(throws: LoginRejection.self) {
             try await logins.start(Self.mobileSIM, for: Self.client(3), address: address, device: try DeviceID("device-3"))
-        } throws: { isOverQuota($0, rule: "ip-starts") }
+        }
+        // The hour's window ends at 01:00: the time a Retry-After says, as a value and not only in the message.
+        #expect(refused.map { isOverQuota($0, rule: "ip-starts") } == true)
+        #expect(refused?.retryAt == Date(timeIntervalSince1970: 1_796_086_800))
         #expect(store.count == 3)
         // One IPv6 /64 is one address.
         let v6 = (1...3).map { try! IPAddress("2409:8900:1:2::\($0)") }
