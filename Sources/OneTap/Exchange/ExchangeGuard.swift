@@ -162,29 +162,8 @@ public struct ExchangeGuard: Sendable {
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         var pending: LockWait?  // the wait for the exchange under way, on this instance's clock
         while let entry = held {
-            guard entry.session == session else { return (.replayed, false, false, nil) }
-            switch entry.state {
-            case .answered(let response):
-                return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false, false, nil)
-            case .failed:
-                return (.fault("an earlier exchange of this token failed; it is not sent again"), false, false, nil)
-            case .unknown where waited:
-                // The exchange this call waited for ended unknown: its own request applies what it got (a
-                // time-out, or a provider's fault); a waiter makes no answer of its own.
-                throw noAnswer(session, "the exchange this request waited for ended without a known result")
-            case .unknown where resendRefused:
-                // Sent twice, no result known: the ledger's final word, kept for reconciliation; the caller's
-                // retry found it resent, which says nothing the server saw of the carrier.
-                return (.timeout, false, true, nil)
-            case .unknown:
-                // Sent with no answer: this session may send it once more to learn the result.
-                if try await ledger.resend(digest, for: session, at: clock.now()) {
-                    return await send(credential, digest: digest, resent: true, rules: rules, limit: limit)
-                }
-                // Resent before, or by a concurrent retry of this login: wait for that one's answer, if any.
-                resendRefused = true
-                held = try await ledger.claim(digest, for: session, at: clock.now())
-            case .pending:
+            if let kept = Self.kept(entry, for: session) { return (kept, false, false, nil) }
+            if case .pending = entry.state {
                 // The same login's exchange is under way (the app retried its report): wait for its answer, until
                 // the claim's time (the claiming instance's clock) plus the time-out and its grace, and no longer
                 // than those on this instance's clock (a claimer's clock ahead, this one set back).
@@ -196,7 +175,26 @@ public struct ExchangeGuard: Sendable {
                 pending = wait
                 waited = true
                 held = try await ledger.claim(digest, for: session, at: clock.now())
+                continue
             }
+            // Unknown: sent, with no answer known.
+            if waited {
+                // The exchange this call waited for ended unknown: its own request applies what it got (a
+                // time-out, or a provider's fault); a waiter makes no answer of its own.
+                throw noAnswer(session, "the exchange this request waited for ended without a known result")
+            }
+            if resendRefused {
+                // Sent twice, no result known: the ledger's final word, kept for reconciliation; the caller's
+                // retry found it resent, which says nothing the server saw of the carrier.
+                return (.timeout, false, true, nil)
+            }
+            // This session may send it once more to learn the result.
+            if try await ledger.resend(digest, for: session, at: clock.now()) {
+                return await send(credential, digest: digest, resent: true, rules: rules, limit: limit)
+            }
+            // Resent before, or by a concurrent retry of this login: wait for that one's answer, if any.
+            resendRefused = true
+            held = try await ledger.claim(digest, for: session, at: clock.now())
         }
         return await send(credential, digest: digest, resent: false, rules: rules, limit: limit)
     }
@@ -211,11 +209,21 @@ public struct ExchangeGuard: Sendable {
         guard let entry = try await claim(digest, now) else {
             return (.tokenExpired, false, false, ExchangeSettlement(token: digest, state: .failed, at: now))
         }
-        guard entry.session == session else { return (.replayed, false, false, nil) }
+        return (Self.kept(entry, for: session) ?? .tokenExpired, false, false, nil)
+    }
+
+    /// What a ledger's entry for a token answers a login without sending it: another login's claim is `replayed`, a
+    /// kept answer is that answer, a failed exchange a fault; nil while an exchange is `pending` or `unknown`.
+    /// - Parameters:
+    ///   - entry: The token's entry.
+    ///   - session: The login asking.
+    /// - Returns: The answer, or nil.
+    private static func kept(_ entry: ExchangeLedgerEntry, for session: LoginSessionID) -> ExchangeAnswer? {
+        guard entry.session == session else { return .replayed }
         switch entry.state {
-        case .answered(let response): return (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), false, false, nil)
-        case .failed: return (.fault("an earlier exchange of this token failed; it is not sent again"), false, false, nil)
-        case .pending, .unknown: return (.tokenExpired, false, false, nil)
+        case .answered(let response): return .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
+        case .failed: return .fault("an earlier exchange of this token failed; it is not sent again")
+        case .pending, .unknown: return nil
         }
     }
 

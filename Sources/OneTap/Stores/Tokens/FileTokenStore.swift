@@ -177,6 +177,21 @@ public final class FileTokenStore: TokenStore {
         case bad(reason: String, FileIdentity?)
         case insecure(String)
         case failed(String)
+
+        /// The token read: nil for no file; a file not to be read is `insecure`, one that could not be read `io`, and a
+        /// bad one `corrupt`, left where it is (the callers move it aside first, under the account's write lock).
+        /// - Parameter account: The account the file is for.
+        /// - Returns: The token and its version, or nil.
+        /// - Throws: ``StoreError`` of kind `insecure`, `io` or `corrupt`.
+        func token(of account: AccountID) throws(StoreError) -> StoredToken? {
+            switch self {
+            case .absent: return nil
+            case .record(let stored, _, _): return stored
+            case .bad(let reason, _): throw StoreError(.corrupt, account: account, message: reason)
+            case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
+            case .failed(let message): throw StoreError(.io, account: account, message: message)
+            }
+        }
     }
 
     /// Reads a token file, checking its type, ownership, mode and size. Moves nothing.
@@ -219,16 +234,11 @@ public final class FileTokenStore: TokenStore {
         // A file that changed between its reading and its moving aside (another process saved a token there) is
         // read again: twice at most, then reported as it is.
         for attempt in 1...3 {
-            switch inspect(account, path: path) {
-            case .absent: return nil
-            case .record(let stored, _, _): return stored
-            case .bad(let reason, let identity):
-                let (error, _, replaced) = moveAsideReporting(path, account: account, reason: reason, expecting: identity)
-                if replaced && attempt < 3 { continue }
-                throw error
-            case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
-            case .failed(let message): throw StoreError(.io, account: account, message: message)
-            }
+            let found = inspect(account, path: path)
+            guard case .bad(let reason, let identity) = found else { return try found.token(of: account) }
+            let (error, _, replaced) = moveAsideReporting(path, account: account, reason: reason, expecting: identity)
+            if replaced && attempt < 3 { continue }
+            throw error
         }
         return nil
     }
@@ -244,13 +254,8 @@ public final class FileTokenStore: TokenStore {
     public func load(_ account: AccountID) async throws -> StoredToken? {
         let path = path(for: account)
         let first = await io.run { self.inspect(account, path: path) }
-        switch first {
-        case .absent: return nil
-        case .record(let stored, _, _): return stored
-        case .insecure(let message): throw StoreError(.insecure, account: account, message: message)
-        case .failed(let message): throw StoreError(.io, account: account, message: message)
-        case .bad: return try await withWriteLock(account) { () throws(StoreError) -> StoredToken? in try self.read(account) }
-        }
+        guard case .bad = first else { return try first.token(of: account) }
+        return try await withWriteLock(account) { () throws(StoreError) -> StoredToken? in try self.read(account) }
     }
 
     /// Moves every bad file where a token file should be aside (what ``load(_:)`` does for one account, under the
