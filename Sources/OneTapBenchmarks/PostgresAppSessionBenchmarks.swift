@@ -167,7 +167,7 @@ enum PostgresAppSessionBenchmarks {
             }
             let account = try await accounts.resolve(verified)
             guard account.created else { throw PostgresBenchmarks.BenchmarkFailure("a new number found an account") }
-            let grant = try await sessions.loggedIn(claims, account: account.account, flow: flow, number: verified.phoneNumber)
+            let grant = try await sessions.loggedIn(claims, as: account, flow: flow)
             return (next.session, grant, account.account)
         }
     }

@@ -27,7 +27,12 @@ import Testing
             try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
             try await data.write(.array([Self.line("x", 1)]), kind: "cart", of: .account(account))
             data.fail(after: 0)
-            let loggedIn = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), account: account, flow: .mobile, number: nil)
+            let loggedIn = try await sessions.loggedIn(
+                try sessions.authenticate(grant.accessToken.reveal()),
+                as: AccountOutcome(
+                    AccountResolution(entry: AccountEntry(account: account, number: try PhoneNumber("13800138000"), createdAt: clock.now(), lastVerifiedAt: clock.now()),
+                                      created: false, previouslyVerifiedAt: nil), created: false, at: clock.now(), dormantAfter: .seconds(86_400)),
+                flow: .mobile)
             data.heal()
             #expect(try await data.data(of: .guest(guest))["cart"] == .array([Self.line("x", 2)]), "the data is still with the guest")
             #expect(try await sessionStore.load(grant.session)?.unmergedGuest == guest, "the row remembers the unmerged guest")

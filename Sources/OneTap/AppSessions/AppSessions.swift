@@ -43,7 +43,7 @@ public struct AppSessions: Sendable {
     ///   - policy: Lifetimes and grace; 2 hours, 30 days and 30 s by default.
     ///   - clock: The time source.
     ///   - events: Receives its events (area `app-session`); standard error by default.
-    ///   - merger: Merges a login's guest data into the account: at ``loggedIn(_:account:flow:number:)``,
+    ///   - merger: Merges a login's guest data into the account: at ``loggedIn(_:as:flow:)``,
     ///     and again at the session's next refresh (or ``mergeFormerGuest(_:)``) when that merge failed,
     ///     until one succeeds. Nil (the default): the integrator merges ``AppSessionGrant/formerGuest`` itself.
     public init(
@@ -142,11 +142,15 @@ public struct AppSessions: Sendable {
 
     /// Moves a session to the account a login verified, with new credentials (no session fixation: the
     /// tokens issued before stop working), and records how it logged in as the session's last-login hint.
+    ///
+    /// The account comes only as ``AccountLogin``'s answer for a verified login (``AccountLogin/resolve(_:secondFactorPassedFor:)``),
+    /// never as an id: no session moves to an account no login verified, nor to one whose number lay dormant
+    /// (二次号) with no second factor passed for it.
     /// - Parameters:
     ///   - claims: The verified claims of the app session the login ran in (``authenticate(_:)``).
-    ///   - account: The account the login found or created.
+    ///   - outcome: The account the login found or created, and its number: only the number's masked form is kept
+    ///     (``AppSessionGrant/lastLogin``).
     ///   - flow: The flow that logged in (one-tap or SMS).
-    ///   - number: The number it logged in with, if known: only its masked form is kept (``AppSessionGrant/lastLogin``).
     ///
     /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
     /// merged here; if that fails (the guest-data store down at that moment), the login still succeeds, the
@@ -155,13 +159,19 @@ public struct AppSessions: Sendable {
     /// with the guest until then, never lost.
     /// - Returns: The new credentials, the guest whose data moves to the account (``AppSessionGrant/formerGuest``:
     ///   this session's own guest, never another's) and the hint.
-    /// - Throws: ``AppSessionError`` (`revoked`, `wrong-session` when the session moved on since the
-    ///   claims were issued), or ``StoreError``.
-    public func loggedIn(_ claims: AccessClaims, account: AccountID, flow: LoginFlow, number: PhoneNumber?) async throws -> AppSessionGrant {
+    /// - Throws: ``AppSessionError`` (`dormant-number` for a dormant outcome, nothing changed; `revoked`;
+    ///   `wrong-session` when the session moved on since the claims were issued), or ``StoreError``.
+    public func loggedIn(_ claims: AccessClaims, as outcome: AccountOutcome, flow: LoginFlow) async throws -> AppSessionGrant {
+        guard !outcome.dormant else {
+            throw AppSessionError(
+                .dormantNumber, session: claims.session,
+                "the number of account \(outcome.account) lay dormant and no second factor passed for the account: no credentials are handed out")
+        }
+        let account = outcome.account
         for _ in 0..<Self.attempts {
             let now = clock.now()
             let record = try await liveRecord(claims)
-            let hint = LastLoginHint(flow: flow, number: number, at: now)
+            let hint = LastLoginHint(flow: flow, number: outcome.number, at: now)
             var (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
             var formerGuest: GuestID?
             if case .guest(let guest) = record.identity { formerGuest = guest }

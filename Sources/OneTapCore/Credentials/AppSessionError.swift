@@ -1,5 +1,7 @@
-/// Why an app session's credential was refused. Every kind is a 401 to the app: it opens a new guest
-/// session (or logs in again). New kinds may be added; match kinds with a `default` case.
+/// Why an app session's credential was refused. Every kind but `dormant-number` is a 401 to the app: it opens a new
+/// guest session (or logs in again). `dormant-number` is 403: the server's account step went to
+/// `AppSessions.loggedIn(_:as:flow:)` before the account's second factor passed. New kinds may be added; match kinds
+/// with a `default` case.
 public struct AppSessionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong.
     package typealias Kind = ErrorKind<AppSessionError>
@@ -39,4 +41,6 @@ extension ErrorKind where Failure == AppSessionError {
     public static let reused = Self("reused")
     /// The request came from another app session than the one it concerns.
     public static let wrongSession = Self("wrong-session")
+    /// The login's number lay dormant (二次号) and no second factor passed for its account: no credentials.
+    public static let dormantNumber = Self("dormant-number")
 }

@@ -32,7 +32,7 @@ import Testing
         /// succeeds), then brings the store back.
         func loginToAccount42WithTheStoreDown(_ grant: AppSessionGrant) async throws -> AppSessionGrant {
             data.fail(after: 0)
-            let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+            let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
             data.heal()
             return account
         }
@@ -52,14 +52,14 @@ import Testing
             clock.advance(by: .seconds(5))
             if storeDown { data.fail(after: 0) }
             defer { if storeDown { data.heal() } }
-            return try await sessions.loggedIn(try sessions.authenticate(first.accessToken.reveal()), account: "99", flow: .sms, number: nil)
+            return try await sessions.loggedIn(try sessions.authenticate(first.accessToken.reveal()), as: TestAppSession.outcome("99"), flow: .sms)
         }
     }
 
     @Test func aLoginMergesTheGuestsDataAndLeavesNothingPending() async throws {
         let world = World()
         let (grant, guest) = try await world.guestWithData()
-        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
         #expect(account.formerGuest == guest)
         #expect(try await world.mergedInto42(guest, session: grant.session), "merged, nothing left with the guest, acknowledged")
     }
@@ -139,7 +139,7 @@ import Testing
         let world = World()
         let (grant, guest) = try await world.guestWithData()
         world.data.fail(after: 0)  // the guest-data store is down at the login
-        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .mobile, number: nil)
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
         #expect(account.identity == .account("42"), "the login itself succeeds")
         world.data.heal()
         #expect(try await world.data.data(of: .guest(guest))["cart"] == .array([Self.line("x", 2)]), "the data is still with the guest")
@@ -182,7 +182,7 @@ import Testing
         let world = World()
         let (grant, guest) = try await world.guestWithData()
         world.data.fail(after: 0)
-        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .sms, number: nil)
+        let account = try await world.sessions.loggedIn(try world.sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .sms)
         let claims = try world.sessions.authenticate(account.accessToken.reveal())
         // Still down: the call fails with the store's error, and the guest stays pending.
         await #expect { _ = try await world.sessions.mergeFormerGuest(claims) } throws: { ($0 as? StoreError)?.kind == .io }

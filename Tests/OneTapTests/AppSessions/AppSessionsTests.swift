@@ -16,7 +16,7 @@ import Testing
 
         /// The account step: the session of a grant logs in to an account with the grant's access token.
         func logIn(_ grant: AppSessionGrant, to account: AccountID, flow: LoginFlow = .mobile) async throws -> AppSessionGrant {
-            try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), account: account, flow: flow, number: nil)
+            try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome(account), flow: flow)
         }
 
         /// A new guest session that logs in to an account a fraction past a whole second (a minute after the clock's
@@ -48,7 +48,7 @@ import Testing
         /// and then the step's own new credentials refused it: the step is taken once.
         func accountStepIsTakenOnce(_ id: LoginSessionID, on logins: LoginServer, under claims: AccessClaims, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             _ = try await logins.success(of: id, from: claims)
-            let fresh = try await sessions.loggedIn(claims, account: "acct-a", flow: .mobile, number: nil)
+            let fresh = try await sessions.loggedIn(claims, as: TestAppSession.outcome("acct-a"), flow: .mobile)
             let freshClaims = try sessions.authenticate(fresh.accessToken.reveal())
             await #expect(sourceLocation: sourceLocation) { try await logins.success(of: id, from: freshClaims) } throws: { ($0 as? LoginRejection)?.kind == .ended }
         }
@@ -74,7 +74,7 @@ import Testing
         let world = World()
         let guest = try await world.sessions.open()
         let claims = try world.sessions.authenticate(guest.accessToken.reveal())
-        let account = try await world.sessions.loggedIn(claims, account: "42", flow: .mobile, number: nil)
+        let account = try await world.sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile)
         #expect(account.session == guest.session)
         #expect(account.identity == .account("42"))
         #expect(account.accessToken != guest.accessToken && account.refreshToken != guest.refreshToken)
@@ -84,6 +84,25 @@ import Testing
         #expect(try await world.sessions.live(account.accessToken.reveal()).claims.identity == .account("42"))
         // The session is intact: the account's refresh token works.
         #expect(try await world.sessions.refresh(account.refreshToken).identity == .account("42"))
+    }
+
+    /// A number that lay dormant (二次号) with no second factor passed for its account: `loggedIn` hands out no
+    /// credentials and changes nothing, whatever the account step forgot to check; once the account's own second
+    /// factor passed, the same login is handed them.
+    @Test func aDormantNumbersAccountGetsNoCredentials() async throws {
+        let world = World()
+        let accounts = AccountLogin(directory: InMemoryAccountDirectory(), newAccountID: { "owner" }, clock: world.clock, events: DiscardingEventSink())
+        let number = try PhoneNumber("13800138000")
+        _ = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        world.clock.advance(by: .seconds(200 * 86_400))
+        let guest = try await world.sessions.open()
+        let claims = try world.sessions.authenticate(guest.accessToken.reveal())
+        let dormant = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
+        let refused = await #expect(throws: AppSessionError.self) { try await world.sessions.loggedIn(claims, as: dormant, flow: .mobile) }
+        #expect(refused?.kind == .dormantNumber && refused?.description.contains("13800138000") == false)
+        #expect(try await world.sessions.live(guest.accessToken.reveal()).claims.identity == guest.identity, "still the guest")
+        let confirmed = try await accounts.resolve(VerifiedLogin(phoneNumber: number), secondFactorPassedFor: "owner")
+        #expect(try await world.sessions.loggedIn(claims, as: confirmed, flow: .mobile).identity == .account("owner"))
     }
 
     @Test func aRetryWithinTheGraceGetsTheSameSuccessorAndAReuseAfterItRevokesEveryCredential() async throws {
@@ -129,9 +148,9 @@ import Testing
         let first = try await world.logIn(guest, to: "acct-a")
         let stolen = try world.sessions.authenticate(first.accessToken.reveal())
         world.clock.advance(by: .seconds(600))
-        let again = try await world.sessions.loggedIn(stolen, account: "acct-a", flow: .mobile, number: nil)
+        let again = try await world.sessions.loggedIn(stolen, as: TestAppSession.outcome("acct-a"), flow: .mobile)
         await #expect { try await world.sessions.live(first.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
-        await #expect { try await world.sessions.loggedIn(stolen, account: "acct-a", flow: .mobile, number: nil) } throws: {
+        await #expect { try await world.sessions.loggedIn(stolen, as: TestAppSession.outcome("acct-a"), flow: .mobile) } throws: {
             ($0 as? AppSessionError)?.kind == .wrongSession
         }
         // Nor can it log the owner out (the review of this fix: `logout` checked the identity only).
@@ -313,7 +332,7 @@ import Testing
         var grants: [AppSessionGrant] = []
         for _ in 0..<3 {
             let guest = try await sessions.open()
-            grants.append(try await sessions.loggedIn(try sessions.authenticate(guest.accessToken.reveal()), account: "42", flow: .sms, number: nil))
+            grants.append(try await sessions.loggedIn(try sessions.authenticate(guest.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .sms))
         }
         faulty.faults.inject(.refuse(.io, "the database is down"), into: [.replace], after: 0, times: 1)
         let error = await #expect(throws: StoreError.self) { try await sessions.logoutEverywhere("42") }

@@ -36,7 +36,7 @@ import Testing
     @Test func knowingTheDeviceIDGivesNoWayToActAsItsAccount() async throws {
         let world = World()
         let victim = try await world.sessions.open()
-        let account = try await world.sessions.loggedIn(try world.claims(victim), account: "victim", flow: .mobile, number: try PhoneNumber("13800138000"))
+        let account = try await world.sessions.loggedIn(try world.claims(victim), as: TestAppSession.outcome("victim", "13800138000"), flow: .mobile)
         let device = Self.victimDevice
         let forgedBearers = [
             device, "Bearer \(device)", "ota1.k1.\(account.session.text).a.dmljdGlt.1796112000.1796119200.\(String(repeating: "A", count: 43))",
@@ -65,7 +65,7 @@ import Testing
 
         let attacker = try await world.sessions.open()
         let attackerGuest = try world.guest(attacker)
-        let attackerLogin = try await world.sessions.loggedIn(try world.claims(attacker), account: "attacker", flow: .sms, number: try PhoneNumber("13900139000"))
+        let attackerLogin = try await world.sessions.loggedIn(try world.claims(attacker), as: TestAppSession.outcome("attacker", "13900139000"), flow: .sms)
         #expect(attackerLogin.formerGuest == attackerGuest)
         #expect(attackerLogin.formerGuest != victimGuest)
         let merger = GuestMerger(store: world.data)
@@ -73,7 +73,7 @@ import Testing
         #expect(try await world.data.data(of: .guest(victimGuest)) == ["favourites": Self.favourites], "the victim's guest data is untouched")
         #expect(try await world.data.data(of: .account("attacker"))["favourites"] == nil, "nothing of the victim reached the attacker")
 
-        let victimLogin = try await world.sessions.loggedIn(try world.claims(victim), account: "victim", flow: .mobile, number: try PhoneNumber("13800138000"))
+        let victimLogin = try await world.sessions.loggedIn(try world.claims(victim), as: TestAppSession.outcome("victim", "13800138000"), flow: .mobile)
         #expect(victimLogin.formerGuest == victimGuest)
         let journal = try await merger.merge(victimGuest, into: "victim")
         #expect(journal.done)
@@ -88,7 +88,7 @@ import Testing
         let victim = try await world.sessions.open()
         let victimClaims = try world.claims(victim)
         let attacker = try await world.sessions.open()
-        _ = try await world.sessions.loggedIn(try world.claims(attacker), account: "attacker", flow: .tianyi, number: try PhoneNumber("13300133000"))
+        _ = try await world.sessions.loggedIn(try world.claims(attacker), as: TestAppSession.outcome("attacker", "13300133000"), flow: .tianyi)
 
         #expect(try await world.sessions.live(victim.accessToken.reveal()).claims.identity == victim.identity)
         #expect(try await world.store.load(victim.session)?.identity == victim.identity)
@@ -124,7 +124,7 @@ import Testing
         let world = World()
         let victim = try await world.sessions.open()
         #expect(victim.lastLogin == nil, "a first open has no hint")
-        let login = try await world.sessions.loggedIn(try world.claims(victim), account: "victim", flow: .mobile, number: try PhoneNumber("13800138000"))
+        let login = try await world.sessions.loggedIn(try world.claims(victim), as: TestAppSession.outcome("victim", "13800138000"), flow: .mobile)
         let hint = try #require(login.lastLogin)
         #expect(hint.flow == .mobile && hint.maskedNumber == "138****8000" && hint.at == world.clock.now().roundedToMilliseconds)
         world.clock.advance(by: .seconds(60))
@@ -175,7 +175,7 @@ import Testing
         let faulty = FaultyAppSessionStore(world.store)
         let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: DiscardingEventSink())
         let grant = try await sessions.open()
-        let login = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), account: "42", flow: .sms, number: nil)
+        let login = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .sms)
         faulty.faults.inject(.refuse(.io, "the database is down"), into: [.create], after: 0, times: 1)
         await #expect { try await sessions.logout(try sessions.authenticate(login.accessToken.reveal())) } throws: { ($0 as? StoreError)?.kind == .io }
         await #expect { try await sessions.refresh(login.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .revoked }

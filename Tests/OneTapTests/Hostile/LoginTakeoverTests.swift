@@ -98,7 +98,7 @@ import Testing
         await #expect { _ = try await logins.start(DeviceSnapshot(sim: .absent), for: claims) } throws: {
             ($0 as? AppSessionError)?.kind == .unauthenticated
         }
-        await #expect { _ = try await sessions.loggedIn(claims, account: "42", flow: .mobile, number: try PhoneNumber("13800138000")) } throws: { ($0 as? AppSessionError)?.kind == .unauthenticated }
+        await #expect { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42", "13800138000"), flow: .mobile) } throws: { ($0 as? AppSessionError)?.kind == .unauthenticated }
         await #expect { _ = try await sessions.logout(claims) } throws: { ($0 as? AppSessionError)?.kind == .unauthenticated }
     }
 }

@@ -111,7 +111,7 @@ import Testing
         let sessions = AppSessions(keys: keys, store: store, events: DiscardingEventSink())
         let guest = try await sessions.open()
         let grant = try await sessions.loggedIn(
-            try sessions.authenticate(guest.accessToken.reveal()), account: "a", flow: .mobile, number: try PhoneNumber("13912345678"))
+            try sessions.authenticate(guest.accessToken.reveal()), as: TestAppSession.outcome("a", "13912345678"), flow: .mobile)
         let record = try #require(try await store.load(grant.session))
         let pending = try PendingAction(action: "comment", payload: .object(["text": .string(Self.secret)]), at: now)
         let values: [Any] = [device, grant, grant.lastLogin as Any, record, try record.json(), pending, sessions, GuestID.random()]

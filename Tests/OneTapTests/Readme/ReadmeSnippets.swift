@@ -127,7 +127,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             guard !account.dormant else {                                // 二次号? ask for account.account's own second factor
                 return (403, #"{"next":"second-factor"}"#)                // (keep it on your side), then POST /login/{id}/account
             }
-            let grant = try await sessions.loggedIn(me, account: account.account, flow: flow, number: verified.phoneNumber)
+            let grant = try await sessions.loggedIn(me, as: account, flow: flow)
             let resume = continued.map { #","continue":{"action":"\#($0.action)","key":"\#($0.key)"}"# } ?? ""   // seed 000: carry on with it
             return (200, #"{"next":"done","created":\#(account.created),"accessToken":"\#(grant.accessToken.reveal())","refreshToken":"\#(grant.refreshToken.reveal())"\#(resume)}"#)
         }
@@ -137,7 +137,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             do {
                 return try await handle()
             } catch let error as AppSessionError {
-                return (401, "\(error)")                                  // open a new session or log in again
+                return (error.kind == .dormantNumber ? 403 : 401, "\(error)")  // 401: open a new session or log in again
             } catch let rejection as LoginRejection {
                 switch rejection.kind {
                 case .staleVersion, .unknownVersion, .alreadyExchanged, .wrongFlow, .unexpected, .ended:
@@ -279,6 +279,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let keysText = "2026-12:\(Base64.urlEncoded(Array(repeating: UInt8(7), count: 32)))"
         let appSessionStore = InMemoryAppSessionStore()
         let dataStore = InMemoryGuestDataStore()
+        let outcome = TestAppSession.outcome("42")   // what AccountLogin.resolve answers a verified login
         // README: app-sessions
         let keys = try ServerKeyRing(parsing: Secret(keysText))         // ONETAP_SERVER_KEYS or a key file: id:base64 lines
         let sessions = AppSessions(keys: keys, store: appSessionStore)     // share the store across instances
@@ -286,8 +287,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let guest = try await sessions.open()                              // accessToken (2 h), refreshToken (returned once)
         // any request            Authorization: Bearer <access token>: checked without a store read
         let me = try sessions.authenticate(guest.accessToken.reveal())     // me.identity acts; me.session is the app session
-        // a login in this app session verified a number that belongs to account "42":
-        let account = try await sessions.loggedIn(me, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))   // new credentials
+        // a login in this app session verified a number; `outcome = try await accounts.resolve(verified)` is account "42":
+        let account = try await sessions.loggedIn(me, as: outcome, flow: .mobile)   // new credentials
         if let former = account.formerGuest {
             _ = try await GuestMerger(store: dataStore).merge(former, into: "42")   // this session's guest, never one a request names
         }
@@ -303,6 +304,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let dataStore = InMemoryGuestDataStore()
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         let bearer = try await sessions.open().accessToken.reveal()
+        let outcome = TestAppSession.outcome("42")
         // README: guests
         let me = try sessions.authenticate(bearer)                           // who acts: the app session's guest or account
         switch LoginGate.builtIn.decide("favourite", for: me.identity) {
@@ -311,8 +313,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             let pending = try PendingAction(action: "favourite", payload: .object(["item": "v42"]), at: Date())
             print(rule.promptZH, pending.key)                                 // LoginServer.start(snapshot, for: me, pending: pending)
         }                                                                    // carries it; the success hands it back once (`continued`)
-        // after the login succeeded for account "42" in this app session:
-        let grant = try await sessions.loggedIn(me, account: "42", flow: .mobile, number: try PhoneNumber("13800138000"))
+        // after the login succeeded in this app session, and AccountLogin.resolve answered account "42" (outcome):
+        let grant = try await sessions.loggedIn(me, as: outcome, flow: .mobile)
         if let former = grant.formerGuest {
             let journal = try await GuestMerger(store: dataStore).merge(former, into: "42")
             print(journal.plan)                                              // what moved, merged and stayed with the guest

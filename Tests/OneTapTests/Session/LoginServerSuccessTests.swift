@@ -50,7 +50,7 @@ import Testing
         #expect(again.continued == nil)
         let outcome = try await accounts.resolve(told)
         #expect(outcome.account == "acct-new" && outcome.created)
-        let grant = try await sessions.loggedIn(me, account: outcome.account, flow: .mobile, number: told.phoneNumber)
+        let grant = try await sessions.loggedIn(me, as: outcome, flow: .mobile)
         #expect(grant.identity == .account("acct-new"))
     }
 
@@ -71,7 +71,7 @@ import Testing
             return
         }
         let outcome = try await accounts.resolve(verified)
-        let grant = try await sessions.loggedIn(me, account: outcome.account, flow: .mobile, number: verified.phoneNumber)
+        let grant = try await sessions.loggedIn(me, as: outcome, flow: .mobile)
         let account = try sessions.authenticate(grant.accessToken.reveal())
         await #expect {
             _ = try await logins.success(of: started.session.id, from: account)
