@@ -274,10 +274,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
 
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
     /// it could not be reached, sent nothing, timed out, answered 5xx, its configuration is wrong, or it answered a code
-    /// that says so (a ``ProviderFault``: Tencent's busy or its signature refused, GeeTest's runtime error). An answer it
-    /// throttles with (429, Tencent's `RequestLimitExceeded`), or one that does not read (another content type, a body
-    /// past the bound), stays counted: junk tokens from one address can bring those about, and counted, they cost that
-    /// address a wait of at most a minute.
+    /// that says so (a ``ProviderFault``: Tencent's busy or throttled, GeeTest's runtime error). An answer it throttles
+    /// with (429), or one that does not read (another content type, a body past the bound), stays counted: junk tokens
+    /// from one address can bring those about, and counted, they cost that address a wait of at most a minute.
     /// - Parameter error: What the verifier threw.
     /// - Returns: Whether it is the provider's trouble.
     private static func providerDown(_ error: any Error) -> Bool {

@@ -24,15 +24,14 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
     /// app's ticket, so they count against the client that sent it).
     static let providerFaults: Set<String> = ["26"]
     /// The prefixes of Tencent Cloud API 3.0's common error codes (`Response.Error.Code`) that say the fault is the
-    /// platform's or the account's, never the request's: an outage, a refused signature or key, an address or product
-    /// the account may not use (公共错误码, one list for every product: `Data/gateways/tencent-captcha.md` [P]).
-    /// Every other code (`InvalidParameter`, `MissingParameter`, `FailedOperation`, …) a client's ticket may cause;
-    /// and `RequestLimitExceeded` (the request frequency limit) a flood of junk tickets brings about, so it stays
-    /// counted against the requester, as an HTTP 429 does.
+    /// platform's or the account's, never the request's values: an outage, the account's or the server address's
+    /// request frequency limit, a refused signature or key, an address or product the account may not use (公共错误码,
+    /// one list for every product: `Data/gateways/tencent-captcha.md` [P]). Every other code (`InvalidParameter`,
+    /// `MissingParameter`, `FailedOperation`, …) a client's ticket may cause.
     static let platformFaults = [
         "ActionOffline", "AuthFailure", "InternalError", "InvalidAction", "IpInBlacklist", "IpNotInWhitelist", "LimitExceeded", "NoSuchProduct",
-        "NoSuchVersion", "ResourceInsufficient", "ResourceUnavailable", "ServiceUnavailable", "UnauthorizedOperation", "UnsupportedProtocol",
-        "UnsupportedRegion",
+        "NoSuchVersion", "RequestLimitExceeded", "ResourceInsufficient", "ResourceUnavailable", "ServiceUnavailable", "UnauthorizedOperation",
+        "UnsupportedProtocol", "UnsupportedRegion",
     ]
 
     /// Whether a `Response.Error.Code` is one of ``platformFaults`` (the code itself, or a `.`-separated refinement).

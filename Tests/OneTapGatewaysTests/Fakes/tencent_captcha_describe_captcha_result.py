@@ -13,8 +13,9 @@ this app's: 100). The ticket chooses the answer (each a valid ticket otherwise, 
   expired-*  8 (ticket expired)      diff-*   21 (diff)      busy-*  26 (system busy)
   evil-*     1 (OK) with EvilLevel 100: the invisible mode (无感验证) answers a malicious request's ticket so, and the
              verdict is EvilLevel's ("无感验证方式如何接入", cloud.tencent.com/document/product/1110/83666)
-  throttled-*  Response.Error RequestLimitExceeded (the API 3.0 common error for a caller past the request frequency
-             limit; the common error codes, one list for every product: cloud.tencent.com/document/api/382/52075)
+  throttled-*  Response.Error RequestLimitExceeded (the common error of an account or caller address past the API's
+             request frequency limit; the common error codes, one list for every product:
+             cloud.tencent.com/document/api/382/52075)
   slow-*, status-NNN-*, truncated-*, malformed-*, html-*: the faults of http_behaviours.answer_fault
 Randstr "bad": 7 (captcha no match). Anything else: 1 (OK), EvilLevel 0.
 """
