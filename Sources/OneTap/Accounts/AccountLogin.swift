@@ -64,44 +64,48 @@ public struct AccountLogin: Sendable {
     ///
     /// A number last verified longer ago than `dormantAfter` may have been reissued to someone else
     /// (二次号): the answer is `dormant`, the verification is **not** recorded, and the number stays
-    /// dormant for every later login until the server has checked the user with the account's own second
-    /// factor (its password, an email code, a support call) and calls again naming that account in
-    /// `secondFactorPassedFor`. So logging in twice does not turn a dormant number into a fresh one, and a
-    /// check passed for another account (the caller's own, a guest's) confirms nothing. An SMS code or a
-    /// one-tap login of the same number is no second factor: the number's new holder receives both.
+    /// dormant for every later login until a login's `secondFactor` passes. OneTap calls it with the account the
+    /// number belongs to, and only then: it checks what the user gave in this request against that account's own
+    /// second factor (its password, an email code, a support call). So logging in twice does not turn a dormant
+    /// number into a fresh one, and a check passed for another account (the caller's own, a guest's) cannot
+    /// confirm it. An SMS code or a one-tap login of the same number is no second factor: the number's new holder
+    /// receives both.
     /// - Parameters:
     ///   - verified: Who logged in: the session's verified number.
-    ///   - secondFactorPassedFor: The account your server's own second factor just passed for, in this
-    ///     login, from your server's records (never a value the request carries); nil by default. It lifts
-    ///     the dormant flag only when it is the account the number belongs to.
+    ///   - secondFactor: Whether the user passed the second factor of the account it is handed, checked now;
+    ///     called only for a dormant number, never otherwise. Nil (the default): a dormant number stays dormant.
     /// - Returns: The account, whether it was just created, when the number was verified before, and
     ///   whether it is `dormant` (then hand out no credentials yet).
     /// - Throws: ``StoreError`` from the directory: `conflict` when the login named an account and the
-    ///   number is another's, `duplicate` when every drawn id was already an account's, `io`. Nothing
-    ///   is written then, and no event is emitted.
-    public func resolve(_ verified: VerifiedLogin, secondFactorPassedFor checked: AccountID? = nil) async throws -> AccountOutcome {
+    ///   number is another's, `duplicate` when every drawn id was already an account's, `io`; or what
+    ///   `secondFactor` threw. Nothing is written then, and no event is emitted.
+    public func resolve(_ verified: VerifiedLogin, secondFactor: (@Sendable (AccountID) async throws -> Bool)? = nil) async throws -> AccountOutcome {
         let now = clock.now()
         let number = verified.phoneNumber
+        var confirmed: AccountID?
         if let entry = try await directory.account(for: number) {
             let standing = AccountOutcome(
                 AccountResolution(entry: entry, created: false, previouslyVerifiedAt: entry.lastVerifiedAt), created: false, at: now,
-                dormantAfter: dormantAfter, secondFactorPassedFor: checked)
+                dormantAfter: dormantAfter)
             if standing.dormant {
-                events.receive(
-                    OneTapEvent(at: now, .account(.dormantNumber(standing.account, maskedNumber: number.masked, previouslyVerifiedAt: entry.lastVerifiedAt))))
-                return standing
+                guard let secondFactor, try await secondFactor(entry.account) else {
+                    events.receive(
+                        OneTapEvent(at: now, .account(.dormantNumber(standing.account, maskedNumber: number.masked, previouslyVerifiedAt: entry.lastVerifiedAt))))
+                    return standing
+                }
+                confirmed = entry.account
             }
         }
         let outcome: AccountOutcome
         if let account = verified.account {
             let resolution = try await directory.bind(number, to: account, at: now)
-            outcome = AccountOutcome(resolution, created: false, at: now, dormantAfter: dormantAfter, secondFactorPassedFor: checked)
+            outcome = AccountOutcome(resolution, created: false, at: now, dormantAfter: dormantAfter, secondFactorPassedFor: confirmed)
         } else {
             var draw = 1
             while true {
                 do {
                     let resolution = try await directory.findOrCreate(number, newID: newAccountID(), at: now)
-                    outcome = AccountOutcome(resolution, created: resolution.created, at: now, dormantAfter: dormantAfter, secondFactorPassedFor: checked)
+                    outcome = AccountOutcome(resolution, created: resolution.created, at: now, dormantAfter: dormantAfter, secondFactorPassedFor: confirmed)
                     break
                 } catch let error as StoreError where error.kind == .duplicate && draw < Self.draws {
                     draw += 1
@@ -109,8 +113,9 @@ public struct AccountLogin: Sendable {
             }
         }
         if outcome.lapsed, let previous = outcome.previouslyVerifiedAt {
-            // Confirmed by the account's own second factor; unconfirmed only when the number's account changed
-            // between the read above and this write (a directory that moves numbers): flagged all the same.
+            // Confirmed by the account's own second factor. Unconfirmed only when the directory's read above was
+            // older than this write (a directory that moves numbers to other accounts, or reads from a replica,
+            // which ``AccountDirectory`` rules out): flagged all the same, though this write recorded the login.
             let masked = number.masked
             events.receive(
                 OneTapEvent(at: now, .account(outcome.dormant

@@ -143,9 +143,10 @@ public struct AppSessions: Sendable {
     /// Moves a session to the account a login verified, with new credentials (no session fixation: the
     /// tokens issued before stop working), and records how it logged in as the session's last-login hint.
     ///
-    /// The account comes only as ``AccountLogin``'s answer for a verified login (``AccountLogin/resolve(_:secondFactorPassedFor:)``),
-    /// never as an id: no session moves to an account no login verified, nor to one whose number lay dormant
-    /// (二次号) with no second factor passed for it.
+    /// The account comes only as ``AccountLogin``'s answer for a verified login (``AccountLogin/resolve(_:secondFactor:)``),
+    /// never as a bare id: no session moves to an account that no verified login resolved to, nor to one whose
+    /// number lay dormant (二次号) with no second factor of that account passed. Which app session ran the login is
+    /// the caller's to check (``LoginServer/success(of:from:)`` tells only the one that ran it).
     /// - Parameters:
     ///   - claims: The verified claims of the app session the login ran in (``authenticate(_:)``).
     ///   - outcome: The account the login found or created, and its number: only the number's masked form is kept
@@ -162,15 +163,14 @@ public struct AppSessions: Sendable {
     /// - Throws: ``AppSessionError`` (`dormant-number` for a dormant outcome, nothing changed; `revoked`;
     ///   `wrong-session` when the session moved on since the claims were issued), or ``StoreError``.
     public func loggedIn(_ claims: AccessClaims, as outcome: AccountOutcome, flow: LoginFlow) async throws -> AppSessionGrant {
-        guard !outcome.dormant else {
-            throw AppSessionError(
-                .dormantNumber, session: claims.session,
-                "the number of account \(outcome.account) lay dormant and no second factor passed for the account: no credentials are handed out")
-        }
         let account = outcome.account
         for _ in 0..<Self.attempts {
             let now = clock.now()
             let record = try await liveRecord(claims)
+            guard !outcome.dormant else {
+                // The account is not named: the answer may reach the number's new holder.
+                throw AppSessionError(.dormantNumber, session: claims.session, "the login's number lay dormant and its account's second factor has not passed")
+            }
             let hint = LastLoginHint(flow: flow, number: outcome.number, at: now)
             var (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
             var formerGuest: GuestID?

@@ -17,8 +17,8 @@ public struct AccountOutcome: Hashable, Sendable, CustomStringConvertible {
     public let created: Bool
     /// When the number had last been verified before this login: nil for a new account or binding.
     public let previouslyVerifiedAt: Date?
-    /// Whether the number had last been verified longer ago than the dormancy limit and no second factor
-    /// passed for its account confirmed this login: the holder may be a new subscriber of a recycled number,
+    /// Whether the number had last been verified longer ago than the dormancy limit and no second factor of its
+    /// account confirmed this login: the holder may be a new subscriber of a recycled number,
     /// not the account's owner. Hand out no credentials while it is true; ask for the account's own second
     /// factor (never an SMS code or a one-tap login of the same number: the new holder receives both).
     public let dormant: Bool

@@ -228,9 +228,9 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
 extension ErrorKind where Failure == LoginRejection {
     /// The client is over a login quota (`Data/login-quotas.csv`): too many logins started, or too many
     /// paid exchanges caused, from its address, device or app session; or a start past a captcha rule whose
-    /// address's captcha checks wait (the SMS policy's `captcha-rejects`; the message says until when). For HTTP: 429 Too Many Requests,
-    /// with `Retry-After` from the message's time; a refused success report changes nothing, and the
-    /// app may switch the login to SMS.
+    /// address's captcha checks wait (the SMS policy's `captcha-rejects`). For HTTP: 429 Too Many Requests, with
+    /// `Retry-After` from ``LoginRejection/retryAt``; a refused success report changes nothing, and the app may
+    /// switch the login to SMS.
     public static let overQuota = Self("over-quota")
     /// A start past a quota's captcha rule (an address block's or a device's, which strangers may share): show a
     /// captcha and start again with its token; the message says whether a token came and did not pass. For

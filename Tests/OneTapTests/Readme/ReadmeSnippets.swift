@@ -21,6 +21,13 @@ struct MyCarrierExchange: TokenExchangeProvider {
     }
 }
 
+/// The integrator's own check of an account's password: only "dormant-owner" has one here.
+struct MyPasswords {
+    func matches(_ account: AccountID, _ typed: Secret) async throws -> Bool {
+        account == "dormant-owner" && typed == Secret("the owner's password")
+    }
+}
+
 struct AliyunSMS: SMSSender {
     let delivered = LockedBox<[SMSMessage]>([])
     func send(_ message: SMSMessage) async throws { delivered.mutate { $0.append(message) } }
@@ -71,7 +78,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
 
     @Test func server() async throws {
         let loginSessions = InMemoryLoginSessionStore(), ledger = InMemoryExchangeLedger(), accountDirectory = FaultyAccountDirectory(InMemoryAccountDirectory())
-        let loginQuotas = InMemoryLoginQuotaStore()
+        let loginQuotas = InMemoryLoginQuotaStore(), passwords = MyPasswords()
         let sessions = AppSessions(keys: try ServerKeyRing([(try KeyID("k1"), try ServerKey(bytes: [UInt8](repeating: 1, count: 32)))]))
         let sms = SMSCodeService(key: .random(), sender: AliyunSMS(), captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), events: DiscardingEventSink())
         // README: server
@@ -108,24 +115,27 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         }
 
         // POST /login/{id}/account   Authorization: Bearer …: the account step again, after a 503 above (a store
-        // was down) or after a 403 second-factor: `checked` is the account your own second factor (its password, an email
-        // code; never an SMS or a one-tap of this number) passed for this app session, from your records, never the request's
-        func account(_ bearer: String, _ id: String, checked: AccountID?) async -> (status: Int, body: String) {
+        // was down), or after a 403 second-factor with what the user typed for it: the account's password here (or an
+        // email code: never an SMS code or a one-tap of this number, which the number's new holder receives too)
+        func account(_ bearer: String, _ id: String, password: Secret?) async -> (status: Int, body: String) {
             await answer {
                 let me = try await sessions.live(bearer).claims
                 let success = try await logins.success(of: try LoginSessionID(id), from: me)   // this app session's login only
                 guard case .done(.success, let flow?, let verified?) = success.instruction else { return (409, "not a success") }
-                return try await finish(me, flow, verified, checked: checked)
+                return try await finish(me, flow, verified, password: password)
             }
         }
 
         // After a success: the number's account, found or created (seed 002); the app session moves to it, with new credentials
         func finish(
-            _ me: AccessClaims, _ flow: LoginFlow, _ verified: VerifiedLogin, continued: PendingAction? = nil, checked: AccountID? = nil
+            _ me: AccessClaims, _ flow: LoginFlow, _ verified: VerifiedLogin, continued: PendingAction? = nil, password: Secret? = nil
         ) async throws -> (status: Int, body: String) {
-            let account = try await accounts.resolve(verified, secondFactorPassedFor: checked)
-            guard !account.dormant else {                                // 二次号? ask for account.account's own second factor
-                return (403, #"{"next":"second-factor"}"#)                // (keep it on your side), then POST /login/{id}/account
+            let account = try await accounts.resolve(verified) { owner in   // asked only for a dormant number (二次号), with its own account
+                guard let password else { return false }
+                return try await passwords.matches(owner, password)        // your check of that account's password, never another's
+            }
+            guard !account.dormant else {                                // the account is not named: the new holder may be reading
+                return (403, #"{"next":"second-factor"}"#)                // show the password page, then POST /login/{id}/account
             }
             let grant = try await sessions.loggedIn(me, as: account, flow: flow)
             let resume = continued.map { #","continue":{"action":"\#($0.action)","key":"\#($0.key)"}"# } ?? ""   // seed 000: carry on with it
@@ -137,7 +147,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             do {
                 return try await handle()
             } catch let error as AppSessionError {
-                return (error.kind == .dormantNumber ? 403 : 401, "\(error)")  // 401: open a new session or log in again
+                guard error.kind != .dormantNumber else { return (403, #"{"next":"second-factor"}"#) }
+                return (401, "\(error)")                                  // open a new session or log in again
             } catch let rejection as LoginRejection {
                 switch rejection.kind {
                 case .staleVersion, .unknownVersion, .alreadyExchanged, .wrongFlow, .unexpected, .ended:
@@ -174,12 +185,12 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         accountDirectory.faults.inject(.refuse(.io, "the directory is down"), into: [.account])
         let failed = await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil)
         #expect(failed.status == 503, "\(failed)")
-        #expect(await account(stranger, id, checked: nil).status == 404)
+        #expect(await account(stranger, id, password: nil).status == 404)
         // A second passes before the account step, as the user's tap and the carrier's page take: access tokens
         // carry whole seconds, and the login's own account credentials must read as issued after it started
         // (within one second they count as older, so a replay below would be told the success again).
         try await Task.sleep(for: .seconds(1))
-        let done = await account(bearer, id, checked: nil)
+        let done = await account(bearer, id, password: nil)
         #expect(done.status == 200 && done.body.contains(#""created":true"#) && done.body.contains("accessToken"), "\(done)")
         // The guest's token no longer counts after the login (no fixation); the account's new one does.
         #expect(await report(bearer, id, .result(.mobile, code: "103000", credential: credential), version: 1, client, nil).status == 401)
@@ -194,20 +205,21 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         #expect(await start(accountBearer, Data("not json".utf8), client, nil, nil).status == 400)
         #expect(await report("forged", id, .timeout(.mobile), version: 2, client, nil).status == 401)
 
-        // A number last verified 200 days ago (二次号?): 403 until the integrator's own second factor passed,
-        // for the number's own account, then the account step naming that account logs in (the review of 2026-12-04:
-        // the handler asked again).
+        // A number last verified 200 days ago (二次号?): 403 until the integrator's own second factor passes for the
+        // number's own account, then the account step with it logs in (the review of 2026-12-04: the handler asked again).
         _ = try await accountDirectory.findOrCreate(try PhoneNumber("13900139000"), newID: "dormant-owner", at: Date().addingTimeInterval(-200 * 86_400))
         let later = try await sessions.open().accessToken.reveal()
         let second = await start(later, Data(#"{"sim":"present","plmn":"46000"}"#.utf8), client, nil, nil)
         let secondID = String(second.body.split(separator: "\"")[3])
         let dormant = await report(later, secondID, .result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T-dormant"), uniqueID: "u2")), version: 1, client, nil)
-        #expect(dormant.status == 403 && dormant.body.contains("second-factor"), "\(dormant)")
-        // A second factor passed for another account (the caller's own) confirms nothing: 403 again.
-        let elsewhere = await account(later, secondID, checked: "acct-of-the-caller")
-        #expect(elsewhere.status == 403 && elsewhere.body.contains("second-factor"), "\(elsewhere)")
+        #expect(dormant.status == 403 && dormant.body.contains("second-factor") && !dormant.body.contains("dormant-owner"), "\(dormant)")
+        // A wrong password (the new holder's own, or none) confirms nothing: 403 again, the owner's account not named.
+        for typed in [Secret("the new holder's own password"), nil] {
+            let refused = await account(later, secondID, password: typed)
+            #expect(refused.status == 403 && refused.body.contains("second-factor") && !refused.body.contains("dormant-owner"), "\(refused)")
+        }
         // No second to wait here: the credentials of the account step are the ones the login started with.
-        let confirmed = await account(later, secondID, checked: "dormant-owner")
+        let confirmed = await account(later, secondID, password: Secret("the owner's password"))
         #expect(confirmed.status == 200 && confirmed.body.contains(#""created":false"#), "\(confirmed)")
 
         // Behind a carrier NAT address that 60 strangers' starts filled this minute: 428, then 201 with a solved captcha.

@@ -17,7 +17,8 @@ import Foundation
 /// OneTap ships ``InMemoryAccountDirectory``; `OneTapPostgres` ships one on PostgreSQL; an adapter for
 /// another store proves itself with `AccountDirectoryConformance` from `OneTapTesting`.
 public protocol AccountDirectory: Sendable {
-    /// The entry of a number.
+    /// The entry of a number, as the directory's last write left it (never a replica's or a cache's older copy:
+    /// ``AccountLogin`` decides from it whether a login of a dormant number may be recorded).
     /// - Parameter number: The number.
     /// - Returns: Its entry, or nil when no account has it.
     /// - Throws: ``StoreError`` of kind `io` or `corrupt`.
