@@ -316,7 +316,7 @@ public struct ExchangeGuard: Sendable {
     }
 
     private func scrub(_ text: String, _ credential: CarrierCredential) -> String {
-        String(Secret.scrub(text, of: [credential.token, credential.refreshToken]).prefix(200))
+        PhoneNumber.maskingNumbers(in: Secret.scrub(text, of: [credential.token, credential.refreshToken]), limit: 200)
     }
 }
 

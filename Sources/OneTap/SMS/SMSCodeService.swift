@@ -153,7 +153,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             do {
                 try await sender.send(SMSMessage(number: number, code: code, expiresAt: record.expiresAt, session: context.session))
             } catch {
-                let message = DisplayText.label(Secret.scrub(String(describing: error), of: [code]), limit: 200)
+                let message = PhoneNumber.maskingNumbers(in: Secret.scrub(String(describing: error), of: [code]), limit: 200)
                 emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
                 // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
@@ -225,7 +225,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             solved = try await captcha.verify(token, context: context)
         } catch {
             let message = Secret.scrub(String(describing: error), of: [token])
-            emit(.providerFailed(provider: "captcha", number: number, message: DisplayText.label(message, limit: 200)), at: now)
+            emit(.providerFailed(provider: "captcha", number: number, message: PhoneNumber.maskingNumbers(in: message, limit: 200)), at: now)
             // A token the provider answers with an error (a made-up or replayed one) costs it a call as a refused
             // one does: rejected, and it stays counted; a provider that is down or misconfigured is no word on the token.
             guard Self.providerDown(error) else { return .rejected }

@@ -274,7 +274,7 @@ public struct LoginServer: Sendable {
         switch result {
         case .success(let response): answer = .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
         case .failure(is TimeoutError): answer = .timeout
-        case .failure(let error): answer = .fault(DisplayText.label(Secret.scrub("\(error)", of: [token]), limit: 200))
+        case .failure(let error): answer = .fault(PhoneNumber.maskingNumbers(in: Secret.scrub("\(error)", of: [token]), limit: 200))
         }
         // A fault counts for the breaker as the server's word only when the call never reached the carrier.
         let unreached: Bool

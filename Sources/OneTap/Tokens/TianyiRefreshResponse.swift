@@ -86,7 +86,7 @@ package enum TianyiRefreshResponse {
         guard decoded.result.text == "0" else {
             // The carrier's message is scrubbed of any token the same answer carries.
             let issued = [decoded.accessToken, decoded.refreshToken].map { $0.map(Secret.init) } + sent
-            let message = decoded.msg.map { DisplayText.label(Secret.scrub($0, of: issued), limit: 200) }
+            let message = decoded.msg.map { PhoneNumber.maskingNumbers(in: Secret.scrub($0, of: issued), limit: 200) }
             let platform = Self.platformRefusals.contains(decoded.result.text)
             throw TokenError(
                 platform ? .refreshFailed : .reloginRequired,

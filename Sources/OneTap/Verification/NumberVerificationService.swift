@@ -232,7 +232,7 @@ public struct NumberVerificationService: Sendable {
         do {
             try await ledger.settleDespiteCancellation(key, settled, at: clock.now())
         } catch {
-            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: DisplayText.label(PhoneNumber.maskingNumbers(in: "\(error)"), limit: 200)))))
+            events.receive(OneTapEvent(at: clock.now(), .verify(.settleFailed(token: String(key.hex.prefix(8)), state: settled.name, reason: PhoneNumber.maskingNumbers(in: "\(error)", limit: 200)))))
         }
     }
 

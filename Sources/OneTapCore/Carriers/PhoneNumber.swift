@@ -78,17 +78,21 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
         return String(text.prefix(3)) + "****" + String(text.suffix(4))
     }
 
-    /// A text with every mainland mobile number in it masked as ``masked`` does: a run of exactly 11
-    /// ASCII digits starting 13 to 19, or of 13 digits starting 86 and then one (a number written with its
-    /// country code), has the four digits after its first three hidden. What events do to free text (a
-    /// provider's message, a meaning) before it is written.
+    /// A text with every mainland mobile number in it masked as ``masked`` does, in the forms ``init(_:)`` reads:
+    /// runs of ASCII digits, one space or hyphen between them at most, that together make 11 digits starting 13 to
+    /// 19, or 13 starting 86 (`+86`) or 15 starting 0086 and then such a number, have the four digits after its
+    /// first three hidden (`138 **** 8000`, `+86-138****8000`). A run of more digits than that, without a space or
+    /// hyphen to part it, is no number. What events do to free text (a provider's message, a meaning) before it is
+    /// written, and what a text cut short is given first (``maskingNumbers(in:limit:)``).
     /// - Parameter text: The text.
-    /// - Returns: The text, masked; the same text when it holds no such run.
-    /// - Complexity: O(*n*); no allocation when nothing is masked.
+    /// - Returns: The text, masked; the same text when it holds no such number.
+    /// - Complexity: O(*n*); no allocation when the text holds fewer than 11 digits.
     package static func maskingNumbers(in text: String) -> String {
         text.withUTF8Bytes { bytes -> String in
             func isDigit(_ byte: UInt8) -> Bool { byte &- 48 < 10 }
-            var masks: [Int] = []  // where each number's first digit is
+            guard bytes.lazy.filter(isDigit).count >= 11 else { return text }
+            // Each run of digits, and whether one space or hyphen parts it from the run before.
+            var runs: [(start: Int, end: Int, joined: Bool)] = []
             var index = 0
             while index < bytes.count {
                 guard isDigit(bytes[index]) else {
@@ -97,19 +101,47 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
                 }
                 let start = index
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-                let length = index - start
-                let first = length == 13 && bytes[start] == UInt8(ascii: "8") && bytes[start + 1] == UInt8(ascii: "6") ? start + 2 : start
-                if length == 11 || first != start, bytes[first] == UInt8(ascii: "1"), bytes[first + 1] >= UInt8(ascii: "3") {
-                    masks.append(first)
+                let joined = runs.last.map { $0.end + 1 == start && (bytes[start - 1] == UInt8(ascii: " ") || bytes[start - 1] == UInt8(ascii: "-")) } ?? false
+                runs.append((start, index, joined))
+            }
+            var out: [UInt8] = []
+            for first in runs.indices {
+                // The byte of the `digit`th digit of the runs from `first` on.
+                func position(_ digit: Int) -> Int {
+                    var rest = digit, run = first
+                    while rest >= runs[run].end - runs[run].start {
+                        rest -= runs[run].end - runs[run].start
+                        run += 1
+                    }
+                    return runs[run].start + rest
+                }
+                var count = 0
+                for last in first..<runs.count {
+                    if last > first, !runs[last].joined { break }
+                    count += runs[last].end - runs[last].start
+                    guard count <= 15 else { break }
+                    let prefix = count == 13 ? 2 : count == 15 ? 4 : count == 11 ? 0 : -1
+                    guard prefix >= 0 else { continue }
+                    let country: [UInt8] = prefix == 2 ? [56, 54] : prefix == 4 ? [48, 48, 56, 54] : []
+                    guard country.indices.allSatisfy({ bytes[position($0)] == country[$0] }),
+                          bytes[position(prefix)] == UInt8(ascii: "1"), bytes[position(prefix + 1)] >= UInt8(ascii: "3")
+                    else { continue }
+                    if out.isEmpty { out = Array(bytes) }
+                    for digit in (prefix + 3)..<(prefix + 7) { out[position(digit)] = UInt8(ascii: "*") }
                 }
             }
-            guard !masks.isEmpty else { return text }
-            var out = Array(bytes)
-            for first in masks {
-                for position in (first + 3)..<(first + 7) { out[position] = UInt8(ascii: "*") }
-            }
-            return String(decoding: out, as: UTF8.self)
+            return out.isEmpty ? text : String(decoding: out, as: UTF8.self)
         }
+    }
+
+    /// ``maskingNumbers(in:)`` of a text, then cut to `limit` characters with every unsafe one replaced
+    /// (`DisplayText.label`): masked first, so a number the cut would part is hidden all the same.
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - limit: How many characters at most.
+    /// - Returns: The text, masked and cut.
+    package static func maskingNumbers(in text: String, limit: Int) -> String {
+        DisplayText.label(maskingNumbers(in: text), limit: limit)
     }
 
     /// The number's first `count` digits as a number (`count` 1 ... 11).

@@ -34,12 +34,13 @@ public enum LoginReport: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `result mobile 103000 (credential)`; never a token.
+    /// `result mobile 103000 (credential)`; never a token, and a fault's text as the session keeps it (numbers masked,
+    /// cut to 200 characters, no control characters).
     public var description: String {
         switch self {
         case .result(let flow, let code, let credential): "result \(flow) \(code)\(credential == nil ? "" : " (credential)")"
         case .timeout(let flow): "timeout \(flow)"
-        case .fault(let flow, let message): "fault \(flow): \(message)"
+        case .fault(let flow, let message): "fault \(flow): \(PhoneNumber.maskingNumbers(in: message, limit: 200))"
         case .unavailable(let flow): "unavailable \(flow)"
         case .switchToSMS(let flow): "switch \(flow)"
         case .cancel(let flow, let reason): "cancel \(flow) (\(reason))"

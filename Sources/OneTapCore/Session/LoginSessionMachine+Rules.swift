@@ -71,8 +71,9 @@ extension LoginSessionMachine {
             case .timeout:
                 apply(.fallback, result: .timeout, meaning: "no answer in time: fall back", flow: flow, attempt: attempt, &progress)
             case .fault(_, let message):
-                // A client's text: kept short and without control or format characters (it reaches events, logs and terminals).
-                let text = DisplayText.label(message, limit: 200)
+                // A client's text: numbers masked, kept short and without control or format characters (it reaches
+                // events, logs and terminals).
+                let text = PhoneNumber.maskingNumbers(in: message, limit: 200)
                 apply(.fallback, result: .providerError(text), meaning: "the provider failed (\(text)): fall back", flow: flow, attempt: attempt, &progress)
             case .unavailable:
                 apply(.fallback, result: .unavailable, meaning: "no provider is configured for \(flow)", flow: flow, attempt: 0, &progress)
@@ -201,7 +202,7 @@ extension LoginSessionMachine {
             reportFailedExchange(flow, seenBy: .server, callersWord: callersWord, &progress)  // the server's own time-out
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
-            let text = DisplayText.label(message, limit: 200)
+            let text = PhoneNumber.maskingNumbers(in: message, limit: 200)
             // The carrier unreached is what the server saw; any other fault may come of the token the client
             // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word.
             reportFailedExchange(flow, seenBy: carrierUnreached ? .server : .client, callersWord: callersWord, &progress)

@@ -41,11 +41,15 @@ package struct JSONReader {
         case index(Int)
     }
 
+    /// The path to the value read, for a `DecodingError`: each key cut to 64 characters and `…`, as
+    /// ``JSONReadError``'s description cuts it (a request's key reaches an error only that long).
     var codingPath: [JSONPathKey] {
         path[..<pathCount].map { step in
             switch step {
-            case .key(let key): JSONPathKey(key.text)
-            case .index(let index): JSONPathKey(index: index)
+            case .key(let key):
+                let text = key.text
+                return JSONPathKey(text.count > 64 ? String(text.prefix(64)) + "…" : text)
+            case .index(let index): return JSONPathKey(index: index)
             }
         }
     }

@@ -80,6 +80,18 @@ import Testing
         ("", ""),
         ("13800138000", "138****8000"),
         ("中文13800138000中文", "中文138****8000中文"),
+        // An attacker's read: the forms `PhoneNumber(_:)` reads (single spaces or hyphens between digits, +86, 0086)
+        // are numbers in text too.
+        ("138 0013 8000", "138 **** 8000"),
+        ("138-0013-8000", "138-****-8000"),
+        ("+86 138 0013 8000", "+86 138 **** 8000"),
+        ("+86-13800138000", "+86-138****8000"),
+        ("008613800138000", "0086138****8000"),
+        ("1380 0138 000", "138* ***8 000"),
+        ("attempt 3 13800138000", "attempt 3 138****8000"),
+        ("code 103000 13800138000 13900139000", "code 103000 138****8000 139****9000"),
+        ("138  0013  8000 (two spaces) and 138/0013/8000", "138  0013  8000 (two spaces) and 138/0013/8000"),
+        ("12 3456 7890 1 is not mobile", "12 3456 7890 1 is not mobile"),
     ])
     func numbersInTextAreMasked(text: String, masked: String) {
         #expect(PhoneNumber.maskingNumbers(in: text) == masked)

@@ -105,6 +105,18 @@ import Testing
         }
     }
 
+    /// A key a request makes long reaches the error's coding path only 64 characters long (an attacker's read: a
+    /// 100,000-character key came back whole in the `DecodingError` a server may log).
+    @Test func aLongKeyIsCutInTheCodingPath() {
+        let key = String(repeating: "k", count: 100_000)
+        #expect {
+            try decode(#"{"\#(key)":tru}"#)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == [String(repeating: "k", count: 64) + "…"]
+        }
+    }
+
     @Test func aKeyTwiceIsRefused() {
         #expect(throws: DecodingError.self) { try decode(#"{"sim":"present","sim":"absent"}"#) }
     }

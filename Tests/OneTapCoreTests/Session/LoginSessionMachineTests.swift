@@ -205,6 +205,19 @@ import Testing
         #expect(!step.meaning.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x9B || $0.value == 0x202E })
     }
 
+    /// A number in a client's fault text is masked before the text is cut to 200 characters: a number the cut parts
+    /// leaves none of its hidden digits (an attacker's read: cut first, `1380013` stayed in the trace as it came, and
+    /// the event writer's masking found no whole number to hide).
+    @Test func aNumberTheCutWouldPartIsMaskedFirst() throws {
+        let start = device.start(DeviceSnapshot(plmn: try PLMN("46000")), at: Fixture.now, id: Fixture.id)
+        let text = String(repeating: "x", count: 193) + "13800138000 and +86 139 0013 9000"
+        let after = try device.advance(start.session, LoginReport.fault(.mobile, text).bound(to: start.session), version: 1, at: Fixture.now.addingTimeInterval(1))
+        let step = try #require(after.session.trace.first)
+        #expect(step.result == .providerError(String(repeating: "x", count: 193) + "138****"))
+        // The report itself describes its text as the session keeps it.
+        #expect(LoginReport.fault(.mobile, text).description == "fault mobile: " + String(repeating: "x", count: 193) + "138****")
+    }
+
     @Test(arguments: scenarios)
     func scenario(_ scenario: Scenario) throws {
         let machine = scenario.exchanges ? server : device
