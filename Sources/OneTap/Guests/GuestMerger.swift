@@ -73,7 +73,16 @@ public struct GuestMerger: Sendable {
             journal = existing
         } else {
             let plan = try MergePlan.plan(guest: try await store.data(of: .guest(guest)), account: try await store.data(of: .account(account)), rules: rules)
-            journal = try await store.createJournal(MergeJournal(guest: guest, account: account, plan: plan, startedAt: clock.now()))
+            let planned = MergeJournal(guest: guest, account: account, plan: plan, startedAt: clock.now())
+            guard !plan.steps.isEmpty else {
+                // Nothing to write or remove (a guest with no data, or only kinds no rule takes): done, and no
+                // journal is stored (an attacker's read: every login wrote one, kept for 30 days).
+                var done = planned
+                done.done = true
+                done.finishedAt = planned.startedAt
+                return done
+            }
+            journal = try await store.createJournal(planned)
         }
         guard journal.account == account else {
             throw MergeError(.mergedElsewhere, message: "guest \(guest)'s data merged into another account already")

@@ -26,8 +26,9 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     package let steps: [Step]
     /// The account's data once the plan is applied, by kind.
     public let merged: [String: JSONValue]
-    /// The guest's kinds with no rule, and, in a merge as applied, those whose data (the guest's or the
-    /// account's) became unreadable to their rule after the merge began: left in the guest's space, reported.
+    /// The guest's kinds with no rule or nesting deeper than ``maximumDepth``, and, in a merge as applied, those
+    /// whose data (the guest's or the account's) became unreadable to their rule after the merge began: left in
+    /// the guest's space, reported.
     public let kept: [String]
     /// For `move-unless-present` kinds, the guest's items that move to the account.
     public let moved: [String: [String]]
@@ -40,14 +41,21 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
             + (kept.isEmpty ? "" : ", kept: \(kept.joined(separator: ", "))")
     }
 
+    /// How deep a kind's value may nest to be merged: 500 levels, so that a journal holding it (its steps and
+    /// `merged`, a few levels down) reads back within the JSON reader's 512.
+    package static let maximumDepth = 500
+
     /// Plans the merge of a guest's data into an account's.
+    ///
+    /// A guest's kind nesting deeper than ``maximumDepth`` stays with the guest (`kept`); an account's makes the
+    /// plan fail (no journal could hold it).
     /// - Parameters:
     ///   - guest: The guest's data by kind.
     ///   - account: The account's data by kind (empty for a first login that creates the account).
     ///   - rules: The merge rules.
     /// - Returns: The plan.
     /// - Throws: ``MergeError`` naming the kind and the side whose data does not have the shape its
-    ///   rule reads (nothing is planned then).
+    ///   rule reads, or the account's kind that nests too deep (nothing is planned then).
     /// - Complexity: O(*n* log *n*) in the items of a kind (a sort for `newest-first`), O(*n*) otherwise.
     package static func plan(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) throws(MergeError) -> MergePlan {
         var writes: [Step] = []
@@ -56,9 +64,12 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
         var kept: [String] = []
         var moved: [String: [String]] = [:]
         var discarded: [String: [String]] = [:]
+        for kind in account.keys.sorted() where account[kind]!.depth > maximumDepth {
+            throw MergeError(kind: kind, side: .account, "nests deeper than \(maximumDepth) levels")
+        }
         for kind in guest.keys.sorted() {
             let guestValue = guest[kind]!
-            guard let rule = rules.rule(for: kind) else {
+            guard let rule = rules.rule(for: kind), guestValue.depth <= maximumDepth else {
                 kept.append(kind)
                 continue
             }

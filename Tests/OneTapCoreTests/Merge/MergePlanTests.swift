@@ -22,7 +22,7 @@ import Testing
                 guest: ["favourites": strings("a", "b", "a")], account: ["favourites": strings("b", "c")],
                 merged: ["favourites": strings("b", "c", "a")]),
         Example(name: "favourites into a new account",
-                guest: ["favourites": strings("a")], account: [:], merged: ["favourites": strings("a")]),
+                guest: ["favourites": Self.strings("a")], account: [:], merged: ["favourites": Self.strings("a")]),
         Example(name: "history: newest first, one per item (its newest)",
                 guest: ["history": .array([item("n1", "2026-11-30T10:00:00Z"), item("n2", "2026-11-29T10:00:00Z")])],
                 account: ["history": .array([item("n1", "2026-11-28T10:00:00Z"), item("n3", "2026-12-01T08:00:00+08:00")])],
@@ -42,7 +42,7 @@ import Testing
                 guest: ["drafts": strings("g", "same")], account: ["drafts": strings("a", "same")],
                 merged: ["drafts": strings("a", "same", "g", "same")]),
         Example(name: "a kind only the account has is untouched",
-                guest: [:], account: ["favourites": strings("a")], merged: ["favourites": strings("a")]),
+                guest: [:], account: ["favourites": Self.strings("a")], merged: ["favourites": Self.strings("a")]),
     ]
 
     @Test(arguments: examples)
@@ -94,7 +94,7 @@ import Testing
         BadShape(guest: ["cart": .array([line("x", 0)])], account: [:], message: "the guest's cart: line 1 is not {\"item\": ID, \"qty\": a whole number from 1 to 1000000}"),
         BadShape(guest: ["cart": .array([.object(["item": .string("x"), "qty": .number(1.5)])])], account: [:], message: "the guest's cart: line 1"),
         BadShape(guest: ["settings": .array([])], account: [:], message: "the guest's settings: is not an object"),
-        BadShape(guest: ["favourites": strings("a")], account: ["favourites": .object([:])], message: "the account's favourites: is not an array"),
+        BadShape(guest: ["favourites": Self.strings("a")], account: ["favourites": .object([:])], message: "the account's favourites: is not an array"),
     ]
 
     /// A merge error never quotes the data (the record's rule): an unreadable time was quoted.
@@ -153,6 +153,31 @@ import Testing
             let guestDownloads = Set((guest["downloads"]?.arrayValue ?? []).compactMap(\.stringValue))
             #expect(guestDownloads.isSubset(of: downloads))
             #expect((merged["drafts"]?.arrayValue ?? []).count == (guest["drafts"]?.arrayValue ?? []).count)
+        }
+    }
+
+    /// An attacker's read: a guest's value nested 508 levels deep parsed (the reader allows 512) and was merged, and
+    /// the journal holding it a few levels further down did not read back, so a resumed merge never finished. A
+    /// guest's kind nesting deeper than 500 levels stays with the guest; an account's fails the plan; a journal of
+    /// a 500-level value reads back.
+    @Test func valuesTooDeepForAJournalAreNotMerged() throws {
+        func nested(_ depth: Int) -> JSONValue {
+            var value = JSONValue.string("x")
+            for _ in 0..<depth { value = .object(["a": value]) }
+            return value
+        }
+        let deepest = try MergePlan.plan(guest: ["settings": nested(500)], account: [:], rules: .builtIn)
+        #expect(deepest.kept.isEmpty && deepest.steps.count == 2)
+        let journal = MergeJournal(guest: try GuestID("GuestOfTheTests000000A"), account: "42", plan: deepest, startedAt: Date(timeIntervalSince1970: 0))
+        #expect(try MergeJournal(json: journal.json()) == journal)
+        for depth in [501, 508] {
+            let tooDeep = try MergePlan.plan(guest: ["settings": nested(depth), "favourites": Self.strings("a")], account: [:], rules: .builtIn)
+            #expect(tooDeep.kept == ["settings"] && tooDeep.merged.keys.sorted() == ["favourites"])
+        }
+        #expect {
+            try MergePlan.plan(guest: ["favourites": Self.strings("a")], account: ["notes": nested(501)], rules: .builtIn)
+        } throws: { error in
+            (error as? MergeError)?.description.contains("notes") == true && (error as? MergeError)?.description.contains("500") == true
         }
     }
 }

@@ -53,6 +53,23 @@ import Testing
         #expect(account["favourites"] == Self.guestData["favourites"] && account["cart"] == Self.guestData["cart"])
     }
 
+    /// A guest with nothing a rule takes (no data, or only kinds no rule has) is merged with no journal stored and
+    /// no write (an attacker's read: each login stored a journal of the account's data for 30 days).
+    @Test func aGuestWithNothingToMergeStoresNoJournal() async throws {
+        let store = InMemoryGuestDataStore()
+        try await store.write(.array([.string("b")]), kind: "favourites", of: .account("42"))
+        let empty = GuestID.random(), notesOnly = GuestID.random()
+        try await store.write(.array([.string("kept with the guest")]), kind: "notes", of: .guest(notesOnly))
+        for guest in [empty, notesOnly] {
+            let journal = try await GuestMerger(store: store).merge(guest, into: "42")
+            #expect(journal.done && journal.plan.steps.isEmpty && journal.completed == 0)
+            #expect(try await store.journal(for: guest) == nil)
+        }
+        #expect(try await GuestMerger(store: store).merge(notesOnly, into: "42").plan.kept == ["notes"])
+        #expect(try await store.data(of: .guest(notesOnly)) == ["notes": .array([.string("kept with the guest")])])
+        #expect(try await store.data(of: .account("42")) == ["favourites": .array([.string("b")])])
+    }
+
     @Test func mergingTwiceIsMergingOnce() async throws {
         let store = try await Self.seeded()
         let merger = GuestMerger(store: store)
