@@ -74,15 +74,21 @@ public struct GuestMerger: Sendable {
         } else {
             let plan = try MergePlan.plan(guest: try await store.data(of: .guest(guest)), account: try await store.data(of: .account(account)), rules: rules)
             let planned = MergeJournal(guest: guest, account: account, plan: plan, startedAt: clock.now())
-            guard !plan.steps.isEmpty else {
+            if plan.steps.isEmpty {
                 // Nothing to write or remove (a guest with no data, or only kinds no rule takes): done, and no
-                // journal is stored (an attacker's read: every login wrote one, kept for 30 days).
-                var done = planned
-                done.done = true
-                done.finishedAt = planned.startedAt
-                return done
+                // journal is stored (an attacker's read: every login wrote one, kept for 30 days). Unless another
+                // login merged the guest meanwhile: it created its journal before it removed the guest's data.
+                if let merged = try await store.journal(for: guest) {
+                    journal = merged
+                } else {
+                    var done = planned
+                    done.done = true
+                    done.finishedAt = planned.startedAt
+                    return done
+                }
+            } else {
+                journal = try await store.createJournal(planned)
             }
-            journal = try await store.createJournal(planned)
         }
         guard journal.account == account else {
             throw MergeError(.mergedElsewhere, message: "guest \(guest)'s data merged into another account already")

@@ -10,10 +10,15 @@ extension MergePlan {
     ///   - account: The account's data of the kind; nil when it has none.
     ///   - rules: The merge rules.
     /// - Returns: The kind's plan and its merged value, or nil when the kind has no rule (it stays with the guest).
-    /// - Throws: ``MergeError`` for data whose shape the kind's rule cannot read.
+    /// - Throws: ``MergeError`` `unreadable` for data whose shape the kind's rule cannot read, that nests deeper
+    ///   than ``maximumDepth``, or whose merge would be larger than ``maximumBytes`` (it stays with the guest,
+    ///   reported as kept).
     package static func plan(kind: String, guest: JSONValue, account: JSONValue?, rules: MergeRules) throws(MergeError) -> (plan: MergePlan, merged: JSONValue)? {
+        guard rules.rule(for: kind) != nil else { return nil }
         let plan = try MergePlan.plan(guest: [kind: guest], account: account.map { [kind: $0] } ?? [:], rules: rules)
-        guard let merged = plan.merged[kind], plan.kept.isEmpty else { return nil }
+        guard let merged = plan.merged[kind], plan.kept.isEmpty else {
+            throw MergeError(kind: kind, side: .guest, "nests deeper than \(maximumDepth) levels, or its merge would be larger than \(maximumBytes) bytes")
+        }
         return (plan, merged)
     }
 

@@ -26,7 +26,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     package let steps: [Step]
     /// The account's data once the plan is applied, by kind.
     public let merged: [String: JSONValue]
-    /// The guest's kinds with no rule or nesting deeper than ``maximumDepth``, and, in a merge as applied, those
+    /// The guest's kinds with no rule, nesting deeper than ``maximumDepth`` or whose merge would be larger than
+    /// ``maximumBytes``, and, in a merge as applied, those
     /// whose data (the guest's or the account's) became unreadable to their rule after the merge began: left in
     /// the guest's space, reported.
     public let kept: [String]
@@ -45,10 +46,16 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// `merged`, a few levels down) reads back within the JSON reader's 512.
     package static let maximumDepth = 500
 
+    /// How large a kind's merged value may be, in bytes of its JSON text (about: strings counted without their
+    /// escapes): 1 MiB. A merge that would make it larger leaves the guest's kind with the guest, so repeated
+    /// logins cannot grow an account's kind without bound (nor each journal holding it).
+    package static let maximumBytes = 1 << 20
+
     /// Plans the merge of a guest's data into an account's.
     ///
-    /// A guest's kind nesting deeper than ``maximumDepth`` stays with the guest (`kept`); an account's makes the
-    /// plan fail (no journal could hold it).
+    /// A guest's kind nesting deeper than ``maximumDepth``, or whose merge would be larger than ``maximumBytes``,
+    /// stays with the guest (`kept`); an account's kind nesting that deep makes the plan fail (no journal could
+    /// hold it).
     /// - Parameters:
     ///   - guest: The guest's data by kind.
     ///   - account: The account's data by kind (empty for a first login that creates the account).
@@ -89,9 +96,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
                 for item in theirs where seen.insert(item).inserted {
                     if present.contains(item) { deleting.append(item) } else { moving.append(item) }
                 }
-                moved[kind] = moving
-                discarded[kind] = deleting
                 result = .array(union(mine, moving).map(JSONValue.string))
+                if !result.isLonger(than: maximumBytes) { (moved[kind], discarded[kind]) = (moving, deleting) }
             case .newestFirst:
                 result = .array(try newestFirst(account[kind], guestValue, kind, cap: rule.cap ?? .max))
             case .addQuantities:
@@ -104,6 +110,10 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
                 let mine = try array(account[kind], kind, .account)
                 let theirs = try array(guestValue, kind, .guest)
                 result = .array(mine + theirs)
+            }
+            guard !result.isLonger(than: maximumBytes) else {
+                kept.append(kind)
+                continue
             }
             merged[kind] = result
             writes.append(.write(kind: kind, value: result))

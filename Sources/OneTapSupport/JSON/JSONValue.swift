@@ -166,6 +166,35 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Whether the value's JSON text is longer than `limit` bytes, about (strings counted without their escapes,
+    /// each number as 8 bytes, `true` as 5), stopping as soon as it is.
+    /// - Parameter limit: The bytes.
+    /// - Returns: Whether it is longer.
+    /// - Complexity: O(*n*) in the values read before the count passes `limit`.
+    package func isLonger(than limit: Int) -> Bool {
+        var count = 0
+        var pending: [JSONValue] = [self]
+        while let value = pending.popLast() {
+            switch value {
+            case .null: count += 4
+            case .bool: count += 5
+            case .number: count += 8
+            case .string(let text): count += text.utf8.count + 2
+            case .array(let values):
+                count += 2 + max(0, values.count - 1)
+                pending.append(contentsOf: values)
+            case .object(let members):
+                count += 2 + max(0, members.count - 1)
+                for (key, member) in members {
+                    count += key.utf8.count + 3
+                    pending.append(member)
+                }
+            }
+            if count > limit { return true }
+        }
+        return false
+    }
+
     /// The string, when this is one.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

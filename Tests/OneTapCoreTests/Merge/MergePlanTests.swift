@@ -180,4 +180,29 @@ import Testing
             (error as? MergeError)?.description.contains("notes") == true && (error as? MergeError)?.description.contains("500") == true
         }
     }
+
+    /// An attacker's read: an account's kind grew with every login (keep-both adds the guest's entries, a guest
+    /// writes them again after each logout), and each journal held it all. A merge that would make a kind larger
+    /// than 1 MiB leaves the guest's kind with the guest; one that stays under it merges.
+    @Test func aMergeLargerThanAMebibyteLeavesTheKindWithTheGuest() throws {
+        let draft = JSONValue.string(String(repeating: "d", count: 1000))
+        let account: [String: JSONValue] = ["drafts": .array(Array(repeating: draft, count: 900))]   // about 0.9 MB
+        let small = try MergePlan.plan(guest: ["drafts": .array([draft])], account: account, rules: .builtIn)
+        #expect(small.kept.isEmpty && small.merged["drafts"] == .array(Array(repeating: draft, count: 901)))
+        let large = try MergePlan.plan(guest: ["drafts": .array(Array(repeating: draft, count: 200)), "favourites": Self.strings("a")], account: account, rules: .builtIn)
+        #expect(large.kept == ["drafts"] && large.merged["drafts"] == account["drafts"])
+        #expect(large.steps.map(\.description) == ["write favourites", "remove-guest favourites"])
+        // Applied kind by kind, the same kind is refused as data its rule cannot take (it stays with the guest).
+        #expect(throws: MergeError.self) { try MergePlan.plan(kind: "drafts", guest: .array(Array(repeating: draft, count: 200)), account: account["drafts"], rules: .builtIn) }
+        #expect(try MergePlan.plan(kind: "notes", guest: .array([draft]), account: nil, rules: .builtIn) == nil)
+    }
+
+    /// The size a merge is judged by: about the JSON text's length, stopping once past the limit.
+    @Test(arguments: [
+        (JSONValue.string("abc"), 5, false), (.string("abcd"), 5, true), (.array([.number(1), .number(2)]), 19, false),
+        (.array([.number(1), .number(2)]), 18, true), (.object(["ab": .null]), 11, false), (.object(["ab": .null]), 10, true),
+    ])
+    func sizesAreJudgedByTheText(value: JSONValue, limit: Int, longer: Bool) {
+        #expect(value.isLonger(than: limit) == longer)
+    }
 }

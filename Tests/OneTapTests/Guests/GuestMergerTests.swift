@@ -70,6 +70,22 @@ import Testing
         #expect(try await store.data(of: .account("42")) == ["favourites": .array([.string("b")])])
     }
 
+    /// Through a store: a guest's kind whose merge would pass 1 MiB stays with the guest, reported as kept, and the
+    /// other kinds merge (an attacker's read: an account's drafts grew with every login).
+    @Test func aKindTooLargeToMergeStaysWithTheGuest() async throws {
+        let store = InMemoryGuestDataStore()
+        let draft = JSONValue.string(String(repeating: "d", count: 1000))
+        let guest = GuestID.random()
+        try await store.write(.array(Array(repeating: draft, count: 900)), kind: "drafts", of: .account("42"))
+        try await store.write(.array(Array(repeating: draft, count: 200)), kind: "drafts", of: .guest(guest))
+        try await store.write(.array([.string("a")]), kind: "favourites", of: .guest(guest))
+        let journal = try await GuestMerger(store: store).merge(guest, into: "42")
+        #expect(journal.done && journal.plan.kept == ["drafts"])
+        #expect(try await store.data(of: .guest(guest)) == ["drafts": .array(Array(repeating: draft, count: 200))])
+        let account = try await store.data(of: .account("42"))
+        #expect(account["drafts"] == .array(Array(repeating: draft, count: 900)) && account["favourites"] == .array([.string("a")]))
+    }
+
     @Test func mergingTwiceIsMergingOnce() async throws {
         let store = try await Self.seeded()
         let merger = GuestMerger(store: store)
