@@ -74,6 +74,8 @@ public struct AccountLogin: Sendable {
     ///   - verified: Who logged in: the session's verified number.
     ///   - secondFactor: Whether the user passed the second factor of the account it is handed, checked now;
     ///     called only for a dormant number, never otherwise. Nil (the default): a dormant number stays dormant.
+    ///     OneTap does not count its failures: limit the check per account as your own password login does, or the
+    ///     number's new holder may guess at it (each try a request; a login is answered again for 11 minutes).
     /// - Returns: The account, whether it was just created, when the number was verified before, and
     ///   whether it is `dormant` (then hand out no credentials yet).
     /// - Throws: ``StoreError`` from the directory: `conflict` when the login named an account and the

@@ -117,7 +117,7 @@ public actor LoginCoordinator {
             return .failure(Failure(report: .timeout(flow)))
         } catch {
             if Task.isCancelled { return .failure(Failure(report: .cancel(flow, reason: .caller))) }
-            return .failure(Failure(report: .fault(flow, DisplayText.label("\(error)", limit: 200))))
+            return .failure(Failure(report: .fault(flow, PhoneNumber.maskingNumbers(in: "\(error)", limit: 200))))
         }
     }
 
@@ -160,7 +160,7 @@ public actor LoginCoordinator {
             let callerLeft = Task.isCancelled || error is CancellationError
             let why = callerLeft
                 ? "the caller stopped waiting" : "the exchange was not made: \(Secret.scrub("\(error)", of: [credential.token, credential.refreshToken]))"
-            return .exchange(ExchangeOutcome(.fault(String(why.prefix(200))), for: credential, callersWord: callerLeft))
+            return .exchange(ExchangeOutcome(.fault(PhoneNumber.maskingNumbers(in: why, limit: 200)), for: credential, callersWord: callerLeft))
         }
     }
 

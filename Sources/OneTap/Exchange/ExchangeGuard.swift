@@ -308,7 +308,7 @@ public struct ExchangeGuard: Sendable {
         } catch {
             // The answer stands; the ledger keeps `pending`, which refuses a resend (the safe side), and
             // reconciliation lists it once it is older than the time-out. Said, never swallowed.
-            let reason = String("\(error)".prefix(200))
+            let reason = PhoneNumber.maskingNumbers(in: "\(error)", limit: 200)
             events.receive(OneTapEvent(
                 at: clock.now(), .exchange(.settleFailed(tokenPrefix: String(settlement.token.hex.prefix(8)), state: settlement.state.name, reason: reason))))
         }

@@ -100,7 +100,7 @@ public struct ExpiredRecordSweeper: Sendable {
                 batch = try await store.removeExpired(now, batchSize)
             } catch {
                 if Task.isCancelled, error is CancellationError { break }
-                emit(.sweepFailed(store: store.name, removed: removed, reason: String("\(error)".prefix(200))))
+                emit(.sweepFailed(store: store.name, removed: removed, reason: PhoneNumber.maskingNumbers(in: "\(error)", limit: 200)))
                 return removed
             }
             removed += max(0, batch)

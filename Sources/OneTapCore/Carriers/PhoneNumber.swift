@@ -86,48 +86,53 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     /// written, and what a text cut short is given first (``maskingNumbers(in:limit:)``).
     /// - Parameter text: The text.
     /// - Returns: The text, masked; the same text when it holds no such number.
-    /// - Complexity: O(*n*); no allocation when the text holds fewer than 11 digits.
+    /// - Complexity: O(*n*); no allocation when it holds no number.
     package static func maskingNumbers(in text: String) -> String {
         text.withUTF8Bytes { bytes -> String in
             func isDigit(_ byte: UInt8) -> Bool { byte &- 48 < 10 }
-            guard bytes.lazy.filter(isDigit).count >= 11 else { return text }
-            // Each run of digits, and whether one space or hyphen parts it from the run before.
-            var runs: [(start: Int, end: Int, joined: Bool)] = []
-            var index = 0
-            while index < bytes.count {
-                guard isDigit(bytes[index]) else {
-                    index += 1
-                    continue
-                }
-                let start = index
-                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
-                let joined = runs.last.map { $0.end + 1 == start && (bytes[start - 1] == UInt8(ascii: " ") || bytes[start - 1] == UInt8(ascii: "-")) } ?? false
-                runs.append((start, index, joined))
-            }
-            var out: [UInt8] = []
-            for first in runs.indices {
-                // The byte of the `digit`th digit of the runs from `first` on.
-                func position(_ digit: Int) -> Int {
-                    var rest = digit, run = first
-                    while rest >= runs[run].end - runs[run].start {
-                        rest -= runs[run].end - runs[run].start
-                        run += 1
+            var out: [UInt8] = []  // a copy, made once the first number is found
+            // The runs of digits of the current chain (runs parted by one space or hyphen), the last 15 of them: a
+            // number has at most 15 digits, so no candidate spans more runs.
+            withUnsafeTemporaryAllocation(of: (start: Int, end: Int).self, capacity: 15) { ring in
+                var kept = 0, newest = -1
+                var index = 0
+                while index < bytes.count {
+                    guard isDigit(bytes[index]) else {
+                        index += 1
+                        continue
                     }
-                    return runs[run].start + rest
-                }
-                var count = 0
-                for last in first..<runs.count {
-                    if last > first, !runs[last].joined { break }
-                    count += runs[last].end - runs[last].start
-                    guard count <= 15 else { break }
-                    let prefix = count == 13 ? 2 : count == 15 ? 4 : count == 11 ? 0 : -1
-                    guard prefix >= 0 else { continue }
-                    let country: [UInt8] = prefix == 2 ? [56, 54] : prefix == 4 ? [48, 48, 56, 54] : []
-                    guard country.indices.allSatisfy({ bytes[position($0)] == country[$0] }),
-                          bytes[position(prefix)] == UInt8(ascii: "1"), bytes[position(prefix + 1)] >= UInt8(ascii: "3")
-                    else { continue }
-                    if out.isEmpty { out = Array(bytes) }
-                    for digit in (prefix + 3)..<(prefix + 7) { out[position(digit)] = UInt8(ascii: "*") }
+                    let start = index
+                    while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+                    let joined = kept > 0 && ring[newest].end + 1 == start
+                        && (bytes[start - 1] == UInt8(ascii: " ") || bytes[start - 1] == UInt8(ascii: "-"))
+                    if !joined { kept = 0 }
+                    newest = (newest + 1) % 15
+                    ring[newest] = (start, index)
+                    kept = min(kept + 1, 15)
+                    // Each candidate ending with this run: the runs from `back` runs ago up to it.
+                    var count = 0
+                    for back in 0..<kept {
+                        let run = ring[(newest - back + 15) % 15]
+                        count += run.end - run.start
+                        guard count <= 15 else { break }
+                        let prefix = count == 11 ? 0 : count == 13 ? 2 : count == 15 ? 4 : -1
+                        guard prefix >= 0 else { continue }
+                        // The byte of the candidate's `digit`th digit.
+                        func position(_ digit: Int) -> Int {
+                            var rest = digit, slot = (newest - back + 15) % 15
+                            while rest >= ring[slot].end - ring[slot].start {
+                                rest -= ring[slot].end - ring[slot].start
+                                slot = (slot + 1) % 15
+                            }
+                            return ring[slot].start + rest
+                        }
+                        func digit(_ digit: Int, is ascii: Unicode.Scalar) -> Bool { bytes[position(digit)] == UInt8(ascii: ascii) }
+                        let country = prefix == 0 || (prefix == 2 && digit(0, is: "8") && digit(1, is: "6"))
+                            || (prefix == 4 && digit(0, is: "0") && digit(1, is: "0") && digit(2, is: "8") && digit(3, is: "6"))
+                        guard country, digit(prefix, is: "1"), bytes[position(prefix + 1)] >= UInt8(ascii: "3") else { continue }
+                        if out.isEmpty { out = Array(bytes) }
+                        for hidden in (prefix + 3)..<(prefix + 7) { out[position(hidden)] = UInt8(ascii: "*") }
+                    }
                 }
             }
             return out.isEmpty ? text : String(decoding: out, as: UTF8.self)
@@ -141,7 +146,9 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     ///   - limit: How many characters at most.
     /// - Returns: The text, masked and cut.
     package static func maskingNumbers(in text: String, limit: Int) -> String {
-        DisplayText.label(maskingNumbers(in: text), limit: limit)
+        // A number that starts before the cut ends within 20 scalars of it: only that much more is read and masked.
+        let head = text.unicodeScalars.prefix(limit + 32)
+        return DisplayText.label(maskingNumbers(in: head.endIndex == text.unicodeScalars.endIndex ? text : String(String.UnicodeScalarView(head))), limit: limit)
     }
 
     /// The number's first `count` digits as a number (`count` 1 ... 11).

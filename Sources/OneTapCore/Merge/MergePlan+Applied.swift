@@ -11,8 +11,8 @@ extension MergePlan {
     ///   - rules: The merge rules.
     /// - Returns: The kind's plan and its merged value, or nil when the kind has no rule (it stays with the guest).
     /// - Throws: ``MergeError`` `unreadable` for data whose shape the kind's rule cannot read, that nests deeper
-    ///   than ``maximumDepth``, or whose merge would be larger than ``maximumBytes`` (it stays with the guest,
-    ///   reported as kept).
+    ///   than ``maximumDepth`` (on either side), or whose merge would be larger than ``maximumBytes`` (it stays with
+    ///   the guest, reported as kept).
     package static func plan(kind: String, guest: JSONValue, account: JSONValue?, rules: MergeRules) throws(MergeError) -> (plan: MergePlan, merged: JSONValue)? {
         guard rules.rule(for: kind) != nil else { return nil }
         let plan = try MergePlan.plan(guest: [kind: guest], account: account.map { [kind: $0] } ?? [:], rules: rules)
@@ -38,7 +38,7 @@ extension MergePlan {
             moved.merge(plan.moved) { _, new in new }
             discarded.merge(plan.discarded) { _, new in new }
         }
-        return MergePlan(steps: writes + removals, merged: account, kept: kept.sorted(), moved: moved, discarded: discarded)
+        return MergePlan(steps: writes + removals, merged: journaled(account), kept: kept.sorted(), moved: moved, discarded: discarded)
     }
 
     /// The plan of a kind whose merged value an earlier version's journal wrote to the account already:

@@ -24,7 +24,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
 
     /// The steps, in order.
     package let steps: [Step]
-    /// The account's data once the plan is applied, by kind.
+    /// The account's data once the plan is applied, by kind (but a kind nesting deeper than ``maximumDepth``, which
+    /// no journal could hold).
     public let merged: [String: JSONValue]
     /// The guest's kinds with no rule, nesting deeper than ``maximumDepth`` or whose merge would be larger than
     /// ``maximumBytes``, and, in a merge as applied, those
@@ -53,30 +54,27 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
 
     /// Plans the merge of a guest's data into an account's.
     ///
-    /// A guest's kind nesting deeper than ``maximumDepth``, or whose merge would be larger than ``maximumBytes``,
-    /// stays with the guest (`kept`); an account's kind nesting that deep makes the plan fail (no journal could
-    /// hold it).
+    /// A guest's kind nesting deeper than ``maximumDepth`` (its own or the account's value of it), or whose merge
+    /// would be larger than ``maximumBytes``, stays with the guest (`kept`); an account's kind nesting that deep
+    /// is left out of `merged` (no journal could hold it) and holds up no other kind.
     /// - Parameters:
     ///   - guest: The guest's data by kind.
     ///   - account: The account's data by kind (empty for a first login that creates the account).
     ///   - rules: The merge rules.
     /// - Returns: The plan.
     /// - Throws: ``MergeError`` naming the kind and the side whose data does not have the shape its
-    ///   rule reads, or the account's kind that nests too deep (nothing is planned then).
+    ///   rule reads (nothing is planned then).
     /// - Complexity: O(*n* log *n*) in the items of a kind (a sort for `newest-first`), O(*n*) otherwise.
     package static func plan(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) throws(MergeError) -> MergePlan {
         var writes: [Step] = []
         var removals: [Step] = []
-        var merged = account
+        var merged = journaled(account)
         var kept: [String] = []
         var moved: [String: [String]] = [:]
         var discarded: [String: [String]] = [:]
-        for kind in account.keys.sorted() where account[kind]!.depth > maximumDepth {
-            throw MergeError(kind: kind, side: .account, "nests deeper than \(maximumDepth) levels")
-        }
         for kind in guest.keys.sorted() {
             let guestValue = guest[kind]!
-            guard let rule = rules.rule(for: kind), guestValue.depth <= maximumDepth else {
+            guard let rule = rules.rule(for: kind), guestValue.depth <= maximumDepth, (account[kind]?.depth ?? 0) <= maximumDepth else {
                 kept.append(kind)
                 continue
             }
@@ -120,6 +118,13 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
             removals.append(.removeGuest(kind: kind))
         }
         return MergePlan(steps: writes + removals, merged: merged, kept: kept, moved: moved, discarded: discarded)
+    }
+
+    /// An account's data as a journal holds it: every kind but those nesting deeper than ``maximumDepth``.
+    /// - Parameter data: The account's data by kind.
+    /// - Returns: The kinds a journal can hold.
+    package static func journaled(_ data: [String: JSONValue]) -> [String: JSONValue] {
+        data.filter { $0.value.depth <= maximumDepth }
     }
 
     // MARK: Reading each side

@@ -41,14 +41,15 @@ package struct JSONReader {
         case index(Int)
     }
 
-    /// The path to the value read, for a `DecodingError`: each key cut to 64 characters and `…`, as
-    /// ``JSONReadError``'s description cuts it (a request's key reaches an error only that long).
+    /// The path to the value read, for a `DecodingError`: each key cut to 64 Unicode scalars and `…` (a request's
+    /// key reaches an error only that long, combining marks and all).
     var codingPath: [JSONPathKey] {
         path[..<pathCount].map { step in
             switch step {
             case .key(let key):
                 let text = key.text
-                return JSONPathKey(text.count > 64 ? String(text.prefix(64)) + "…" : text)
+                let scalars = text.unicodeScalars
+                return JSONPathKey(scalars.count > 64 ? String(String.UnicodeScalarView(scalars.prefix(64))) + "…" : text)
             case .index(let index): return JSONPathKey(index: index)
             }
         }

@@ -166,19 +166,20 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Whether the value's JSON text is longer than `limit` bytes, about (strings counted without their escapes,
-    /// each number as 8 bytes, `true` as 5), stopping as soon as it is.
+    /// Whether the value's JSON text, as ``write(to:)`` writes it, is longer than `limit` bytes. A lower bound of
+    /// the length is counted first, stopping as soon as it passes `limit` (so a huge value is not written); only a
+    /// value that might fit is written to be measured. A value with a number JSON cannot hold (infinite, NaN) is
+    /// longer than any limit.
     /// - Parameter limit: The bytes.
     /// - Returns: Whether it is longer.
-    /// - Complexity: O(*n*) in the values read before the count passes `limit`.
+    /// - Complexity: O(*n*) in the values read before the lower bound passes `limit`, then O(*n*) in the text.
     package func isLonger(than limit: Int) -> Bool {
         var count = 0
         var pending: [JSONValue] = [self]
         while let value = pending.popLast() {
             switch value {
-            case .null: count += 4
-            case .bool: count += 5
-            case .number: count += 8
+            case .null, .bool: count += 4
+            case .number: count += 1
             case .string(let text): count += text.utf8.count + 2
             case .array(let values):
                 count += 2 + max(0, values.count - 1)
@@ -192,7 +193,13 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
             }
             if count > limit { return true }
         }
-        return false
+        var writer = JSONWriter(capacity: max(512, count))
+        do {
+            try write(to: &writer)
+        } catch {
+            return true
+        }
+        return writer.count > limit
     }
 
     /// The string, when this is one.

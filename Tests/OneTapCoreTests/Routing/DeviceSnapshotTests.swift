@@ -115,6 +115,14 @@ import Testing
             guard case DecodingError.dataCorrupted(let context) = error else { return false }
             return context.codingPath.map(\.stringValue) == [String(repeating: "k", count: 64) + "…"]
         }
+        // One character of 100,001 scalars (a review: cut by characters, it came back whole).
+        let combining = "a" + String(repeating: "\u{301}", count: 100_000)
+        #expect {
+            try decode(#"{"\#(combining)":tru}"#)
+        } throws: { error in
+            guard case DecodingError.dataCorrupted(let context) = error else { return false }
+            return context.codingPath.map(\.stringValue) == ["a" + String(repeating: "\u{301}", count: 63) + "…"]
+        }
     }
 
     @Test func aKeyTwiceIsRefused() {

@@ -68,6 +68,14 @@ import Testing
         #expect(try await GuestMerger(store: store).merge(notesOnly, into: "42").plan.kept == ["notes"])
         #expect(try await store.data(of: .guest(notesOnly)) == ["notes": .array([.string("kept with the guest")])])
         #expect(try await store.data(of: .account("42")) == ["favourites": .array([.string("b")])])
+        // A guest whose data another login merged already (its journal stored, its data gone): that journal, not an
+        // empty one; into another account, merged-elsewhere.
+        let merged = GuestID.random()
+        try await store.write(.array([.string("z")]), kind: "favourites", of: .guest(merged))
+        let first = try await GuestMerger(store: store).merge(merged, into: "42")
+        #expect(try await store.data(of: .guest(merged)).isEmpty)
+        #expect(try await GuestMerger(store: store).merge(merged, into: "42") == first)
+        await #expect { try await GuestMerger(store: store).merge(merged, into: "99") } throws: { ($0 as? MergeError)?.kind == .mergedElsewhere }
     }
 
     /// Through a store: a guest's kind whose merge would pass 1 MiB stays with the guest, reported as kept, and the

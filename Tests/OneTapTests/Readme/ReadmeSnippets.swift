@@ -132,7 +132,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         ) async throws -> (status: Int, body: String) {
             let account = try await accounts.resolve(verified) { owner in   // asked only for a dormant number (二次号), with its own account
                 guard let password else { return false }
-                return try await passwords.matches(owner, password)        // your check of that account's password, never another's
+                return try await passwords.matches(owner, password)        // that account's password, limited per account as your
+                                                                           // password login is (OneTap does not count failures)
             }
             guard !account.dormant else {                                // the account is not named: the new holder may be reading
                 return (403, #"{"next":"second-factor"}"#)                // show the password page, then POST /login/{id}/account
