@@ -27,8 +27,9 @@ extension AppSessions {
         guard let merger, let pending = record.pendingMerge else { return }
         do {
             // Never waits for another applier: a login or refresh answers at once (the next one retries).
-            _ = try await merger.merge(pending.guest, into: pending.account, waiting: false)
+            let journal = try await merger.merge(pending.guest, into: pending.account, waiting: false)
             try await acknowledge(pending, in: record.id)
+            if !journal.plan.kept.isEmpty { emit(.mergeKept(record.id, pending.account, kinds: journal.plan.kept), at: clock.now()) }
         } catch {
             // Kept pending in the record: the next refresh or mergeFormerGuest(_:) tries again.
         }

@@ -303,7 +303,7 @@ public struct AppSessions: Sendable {
             refreshToken: refreshToken, refreshExpiresAt: record.expiresAt, formerGuest: formerGuest, lastLogin: record.lastLogin)
     }
 
-    private func emit(_ event: AppSessionEvent, at now: Date) {
+    func emit(_ event: AppSessionEvent, at now: Date) {
         events.receive(OneTapEvent(at: now, .appSession(event)))
     }
 

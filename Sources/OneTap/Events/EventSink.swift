@@ -88,9 +88,10 @@ public struct OneTapEvent: Hashable, Sendable, CustomStringConvertible, JSONWrit
         case token(TokenEvent)
         /// An SMS code was sent, verified, or refused (``SMSCodeService``).
         case sms(SMSEvent)
-        /// An app session was opened, refreshed, logged in or revoked (``AppSessions``).
+        /// An app session was opened, refreshed, logged in or revoked, or its login's merge left kinds with the guest
+        /// (``AppSessions``).
         case appSession(AppSessionEvent)
-        /// A login by number verified a dormant number (``AccountLogin``).
+        /// A login by number verified a dormant number, or one its account's second factor confirmed (``AccountLogin``).
         case account(AccountEvent)
         /// The record of a paid exchange could not be written (``ExchangeGuard``).
         case exchange(ExchangeEvent)

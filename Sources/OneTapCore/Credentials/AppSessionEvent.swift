@@ -11,8 +11,11 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     case revoked(AppSessionID, AppSessionRecord.Revocation, account: AccountID?)
     /// A refresh was refused (the kind says why; `invalid` for a token the session never issued).
     case refused(AppSessionID?, AppSessionError.Kind)
+    /// The login's guest-data merge finished with kinds left with the guest (no rule, unreadable, too deep or too
+    /// large to merge): the kinds, never their data.
+    case mergeKept(AppSessionID, AccountID, kinds: [String])
 
-    /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`.
+    /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`, `merge-kept`.
     package var name: String {
         switch self {
         case .opened: "opened"
@@ -20,6 +23,7 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
         case .loggedIn: "logged-in"
         case .revoked: "revoked"
         case .refused: "refused"
+        case .mergeKept: "merge-kept"
         }
     }
 
@@ -31,6 +35,7 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
         case .loggedIn(let id, let account): "logged-in \(id) account \(account)"
         case .revoked(let id, let reason, let account): "revoked \(id) (\(reason))\(account.map { " account \($0)" } ?? "")"
         case .refused(let id, let kind): "refused \(id.map(\.text) ?? "-") (\(kind))"
+        case .mergeKept(let id, let account, let kinds): "merge-kept \(id) account \(account): \(kinds.joined(separator: ", ")) stayed with the guest"
         }
     }
 
@@ -53,6 +58,10 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
         case .refused(let id, let kind):
             writer.member("appSession", id?.text)
             writer.member("reason", kind.id)
+        case .mergeKept(let id, let account, let kinds):
+            writer.member("appSession", id.text)
+            writer.member("account", account.rawValue)
+            writer.member("kinds", strings: kinds)
         }
     }
 }
