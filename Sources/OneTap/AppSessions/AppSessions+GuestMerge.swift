@@ -17,7 +17,7 @@ extension AppSessions {
         let record = try await liveRecord(claims)
         guard let merger, let pending = record.pendingMerge else { return nil }
         let journal = try await merger.merge(pending.guest, into: pending.account)
-        try await acknowledge(pending, in: record.id)
+        try await acknowledge(pending, in: record.id, merged: journal)
         return pending.account == record.account ? journal : nil
     }
 
@@ -28,22 +28,25 @@ extension AppSessions {
         do {
             // Never waits for another applier: a login or refresh answers at once (the next one retries).
             let journal = try await merger.merge(pending.guest, into: pending.account, waiting: false)
-            try await acknowledge(pending, in: record.id)
-            if !journal.plan.kept.isEmpty { emit(.mergeKept(record.id, pending.account, kinds: journal.plan.kept), at: clock.now()) }
+            try await acknowledge(pending, in: record.id, merged: journal)
         } catch {
             // Kept pending in the record: the next refresh or mergeFormerGuest(_:) tries again.
         }
     }
 
     /// Clears the session's pending guest once its merge is done (compare-and-swap, tried again when
-    /// another instance changed the session meanwhile).
-    private func acknowledge(_ pending: AppSessionRecord.PendingMerge, in id: AppSessionID) async throws {
+    /// another instance changed the session meanwhile). The caller that clears it tells the kinds the merge left
+    /// with the guest, if any (a `merge-kept` event), so that they are told once.
+    private func acknowledge(_ pending: AppSessionRecord.PendingMerge, in id: AppSessionID, merged journal: MergeJournal) async throws {
         for _ in 0..<Self.attempts {
             guard let record = try await store.load(id), record.pendingMerge == pending else { return }
             var next = record
             next.pendingMerge = nil
             next.version += 1
-            if try await replace(next, expecting: record.version) { return }
+            if try await replace(next, expecting: record.version) {
+                if !journal.plan.kept.isEmpty { emit(.mergeKept(id, pending.account, kinds: journal.plan.kept), at: clock.now()) }
+                return
+            }
         }
         throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while its merged guest was being cleared; try again")
     }

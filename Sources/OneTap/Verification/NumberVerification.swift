@@ -56,7 +56,7 @@ public struct NumberVerification: Hashable, Sendable, CustomStringConvertible {
         self.verdict = verdict
         self.billed = billed
         self.reason = reason
-        self.detail = detail.map { DisplayText.label(PhoneNumber.maskingNumbers(in: $0), limit: 200) }
+        self.detail = detail.map { PhoneNumber.maskingNumbers(in: $0, limit: 200) }
     }
 
     /// `pass 000 (billed)`, `pass 000 (replayed-answer, not billed)`, `unknown (token-replayed, not billed)`,

@@ -76,7 +76,7 @@ enum MergeCommand: CommandDescription {
         }
         if options.json {
             var object = JSONObject()
-            object.add("account", json: JSONValue.object(plan.merged).json)
+            object.add("account", json: JSONValue.object(account.merging(plan.merged) { _, merged in merged }).json)
             object.add("plan", json: "[" + steps.joined(separator: ",") + "]")
             object.add("kept", plan.kept)
             output.line(object.json)
@@ -94,12 +94,13 @@ enum MergeCommand: CommandDescription {
                 output.line("  remove \(kind) from the guest")
             }
         }
-        if !plan.kept.isEmpty {
-            output.line("kept with the guest (no merge rule): \(plan.kept.joined(separator: ", "))")
-        }
+        let noRule = plan.kept.filter { rules.rule(for: $0) == nil }, refused = plan.kept.filter { rules.rule(for: $0) != nil }
+        if !noRule.isEmpty { output.line("kept with the guest (no merge rule): \(noRule.joined(separator: ", "))") }
+        if !refused.isEmpty { output.line("kept with the guest (too deep or too large to merge): \(refused.joined(separator: ", "))") }
         output.line("account after the merge:")
-        for kind in plan.merged.keys.sorted() {
-            output.line("  \(kind): \(plan.merged[kind]!.json)")
+        let after = account.merging(plan.merged) { _, merged in merged }
+        for kind in after.keys.sorted() {
+            output.line("  \(kind): \(after[kind]!.json)")
         }
         return .success
     }

@@ -47,8 +47,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// `merged`, a few levels down) reads back within the JSON reader's 512.
     package static let maximumDepth = 500
 
-    /// How large a kind's merged value may be, in bytes of its JSON text (about: strings counted without their
-    /// escapes): 1 MiB. A merge that would make it larger leaves the guest's kind with the guest, so repeated
+    /// How large a kind's merged value may be, in bytes of its JSON text as written: 1 MiB. A merge that would make it larger leaves the guest's kind with the guest, so repeated
     /// logins cannot grow an account's kind without bound (nor each journal holding it).
     package static let maximumBytes = 1 << 20
 
@@ -79,6 +78,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
                 continue
             }
             let result: JSONValue
+            var movedHere: [String]?, discardedHere: [String]?
             switch rule.strategy {
             case .union:
                 let mine = try strings(account[kind], kind, .account)
@@ -95,7 +95,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
                     if present.contains(item) { deleting.append(item) } else { moving.append(item) }
                 }
                 result = .array(union(mine, moving).map(JSONValue.string))
-                if !result.isLonger(than: maximumBytes) { (moved[kind], discarded[kind]) = (moving, deleting) }
+                (movedHere, discardedHere) = (moving, deleting)
             case .newestFirst:
                 result = .array(try newestFirst(account[kind], guestValue, kind, cap: rule.cap ?? .max))
             case .addQuantities:
@@ -113,6 +113,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
                 kept.append(kind)
                 continue
             }
+            if let movedHere, let discardedHere { (moved[kind], discarded[kind]) = (movedHere, discardedHere) }
             merged[kind] = result
             writes.append(.write(kind: kind, value: result))
             removals.append(.removeGuest(kind: kind))

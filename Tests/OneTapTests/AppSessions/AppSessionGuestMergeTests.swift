@@ -65,12 +65,28 @@ import Testing
         guard case .guest(let guest) = grant.identity else { throw StoreError(.corrupt, message: "not a guest: \(grant.identity)") }
         try await data.write(.array([.string("my secret note")]), kind: "notes", of: .guest(guest))
         try await data.write(.array([.string("a")]), kind: "favourites", of: .guest(guest))
-        _ = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        _ = try await sessions.refresh(account.refreshToken)   // nothing pending: told once, not again
         let told = events.recorded.filter { $0.name == "merge-kept" }
         #expect(told.map { $0.json() } == [
             #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"app-session","event":"merge-kept","appSession":"\#(grant.session.text)","account":"42","kinds":["notes"]}"#
         ])
         #expect(try await data.data(of: .guest(guest)) == ["notes": .array([.string("my secret note")])])
+
+        // A merge finished by mergeFormerGuest after a login whose merge failed is told too, once.
+        let faulty = FaultyGuestDataStore(InMemoryGuestDataStore()), later = RecordingEventSink()
+        let retrying = AppSessions(keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: later, merger: GuestMerger(store: faulty, clock: clock))
+        let second = try await retrying.open()
+        guard case .guest(let secondGuest) = second.identity else { throw StoreError(.corrupt, message: "not a guest: \(second.identity)") }
+        try await faulty.write(.array([.string("n")]), kind: "notes", of: .guest(secondGuest))
+        faulty.fail(after: 0)
+        let loggedIn = try await retrying.loggedIn(try retrying.authenticate(second.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .sms)
+        faulty.heal()
+        #expect(later.recorded.filter { $0.name == "merge-kept" }.isEmpty)
+        let claims = try retrying.authenticate(loggedIn.accessToken.reveal())
+        #expect(try await retrying.mergeFormerGuest(claims)?.plan.kept == ["notes"])
+        #expect(try await retrying.mergeFormerGuest(claims) == nil)
+        #expect(later.recorded.filter { $0.name == "merge-kept" }.map(\.description).count == 1)
     }
 
     @Test func aLoginMergesTheGuestsDataAndLeavesNothingPending() async throws {
