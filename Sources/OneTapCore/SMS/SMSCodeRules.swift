@@ -299,6 +299,41 @@ package struct SMSCodeRules: Sendable {
         verify(&state, candidate: candidate, number: number, request, keys: CollectionOfOne(key), captchaPassed: captchaPassed, at: now)
     }
 
+    /// The six ASCII digits of a code as a client typed it, lent to `body`: the text without the white space around it
+    /// (a pasted line break), full-width digits (`１２３４５６`, U+FF10 to U+FF19, what a Chinese input method types)
+    /// read as ASCII ones. Nil, and `body` not called, for text that is no six digits.
+    /// - Parameters:
+    ///   - candidate: The code as typed.
+    ///   - body: Compares the digits.
+    /// - Returns: What `body` returned, or nil.
+    /// - Complexity: O(*n*) in the text; no allocation.
+    static func withTypedCode(_ candidate: Secret, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
+        var text = candidate.reveal()
+        let plain = text.withUTF8 { bytes in bytes.count == digits && bytes.allSatisfy { $0 &- UInt8(ascii: "0") < 10 } ? body(bytes) : nil }
+        if let plain { return plain }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits) { code -> Bool? in
+            var count = 0
+            var ended = false  // white space after a digit: only white space may follow
+            for scalar in text.unicodeScalars {
+                if scalar.properties.isWhitespace {
+                    ended = count > 0
+                    continue
+                }
+                let value = scalar.value
+                let digit: UInt32
+                switch value {
+                case 0x30...0x39: digit = value - 0x30
+                case 0xFF10...0xFF19: digit = value - 0xFF10
+                default: return nil
+                }
+                guard !ended, count < digits else { return nil }
+                code[count] = UInt8(ascii: "0") + UInt8(digit)
+                count += 1
+            }
+            return count == digits ? body(UnsafeBufferPointer(code)) : nil
+        }
+    }
+
     /// Checks a code against the record of the verify's number and session under each of the server's keys (the ring's: a code
     /// sent before a rotation still verifies; one under a retired key does not), and counts a wrong one.
     /// - Parameters:
@@ -312,7 +347,9 @@ package struct SMSCodeRules: Sendable {
     /// - Returns: `locked` while a lock rule holds, `throttled` while a limit or delay rule holds the
     ///   request's keys, `captchaRequired` while a captcha or single-try rule wants one (nothing is
     ///   compared); `noCode`, `expired`, `tooManyAttempts`; `verified` (the record is removed: single use)
-    ///   or `wrong` (counted against the code and the rules; under a single-try rule it kills the code).
+    ///   or `wrong` (counted against the code and the rules; under a single-try rule it kills the code). A code is
+    ///   read as people type it (``withTypedCode(_:_:)``); text that is no code at all is `wrong` but counts nothing
+    ///   and spends no try.
     /// - Complexity: One HMAC-SHA-256 and a constant-time comparison per key (a handful).
     package func verify(
         _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, keys: some Collection<ServerKey>,
@@ -330,12 +367,17 @@ package struct SMSCodeRules: Sendable {
         let lifetime = Self.lifetime.seconds
         if now >= record.expiresAt || now < record.issuedAt.addingTimeInterval(-lifetime) { return .expired }
         if record.wrongAttempts >= Self.maximumWrongAttempts { return .tooManyAttempts }
-        let text = candidate.reveal().utf8
-        let wellFormed = text.count == Self.digits && text.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
-        // Every key is tried, whichever matches, so the time taken does not tell which key a code is under.
-        var matched = false
-        for key in keys where wellFormed {
-            matched = Self.digest(record.digest, matches: key, number: number, code: text, id: record.id) || matched
+        let compared = Self.withTypedCode(candidate) { code in
+            // Every key is tried, whichever matches, so the time taken does not tell which key a code is under.
+            var matched = false
+            for key in keys {
+                matched = Self.digest(record.digest, matches: key, number: number, code: code, id: record.id) || matched
+            }
+            return matched
+        }
+        guard let matched = compared else {
+            // No six digits at all (a letter, a digit short): no code could match it, and a typo costs no try.
+            return .wrong(attemptsLeft: Self.maximumWrongAttempts - record.wrongAttempts)
         }
         if matched {
             state.code = nil

@@ -158,11 +158,29 @@ import Testing
         var testDescription: String { "\"\(text)\"" }
     }
 
+    /// Text that is no six digits (Arabic-Indic digits included) is wrong, and spends no try and counts nothing: no
+    /// code could match it (a typo cost the owner one of five tries before).
     @Test(arguments: [Malformed(text: ""), Malformed(text: "12345"), Malformed(text: "1234567"), Malformed(text: "12a456"),
-                      Malformed(text: "١٢٣٤٥٦"), Malformed(text: " 123456")])
-    func aMalformedCodeIsAWrongOne(_ malformed: Malformed) {
+                      Malformed(text: "١٢٣٤٥٦"), Malformed(text: "12 3456"), Malformed(text: "\u{0}123456")])
+    func aMalformedCodeIsWrongAndSpendsNoTry(_ malformed: Malformed) {
         var (_, state, request) = sent()
-        #expect(rules.verify(&state, candidate: Secret(malformed.text), number: Self.number, request, key: key, at: Self.t0) == .wrong(attemptsLeft: 4))
+        let before = state
+        #expect(rules.verify(&state, candidate: Secret(malformed.text), number: Self.number, request, key: key, at: Self.t0) == .wrong(attemptsLeft: 5))
+        #expect(state == before)
+    }
+
+    /// The code typed with white space around it, or in full-width digits (a Chinese input method's), is the code.
+    @Test(arguments: [" %@", "%@\n", "\t%@ ", "fullwidth"])
+    func aCodeAsTypedIsTheCode(_ form: String) {
+        var (code, state, request) = sent()
+        let digits = code.reveal()
+        let typed = form == "fullwidth"
+            ? String(String.UnicodeScalarView(digits.unicodeScalars.map { Unicode.Scalar($0.value - 0x30 + 0xFF10)! }))
+            : form.replacingOccurrences(of: "%@", with: digits)
+        guard case .verified = rules.verify(&state, candidate: Secret(typed), number: Self.number, request, key: key, at: Self.t0) else {
+            Issue.record("\(form) was not the code")
+            return
+        }
     }
 
     @Test func aNewSendReplacesTheCode() {

@@ -56,6 +56,32 @@ import Testing
         #expect(setup.events.names == ["send-sent", "verify-verified"])
     }
 
+    /// A code as people type or paste it: surrounded by spaces or a line break, or in full-width digits (what a
+    /// Chinese input method gives, `１２３４５６`), is the code. Text that is no six digits at all (a letter, five
+    /// digits) is wrong but spends no try (a review carried from earlier stops: a typo cost the owner one of five).
+    @Test func aCodeAsTypedVerifiesAndTextThatIsNoCodeSpendsNoTry() async throws {
+        let setup = Setup()
+        let context = SMSContext(ip: Self.ip, session: .testSession)
+        _ = try await setup.send(to: Self.number, context: context, at: Self.t0)
+        let code = try #require(setup.sender.delivered.first).code.reveal()
+        let fullWidth = String(String.UnicodeScalarView(code.unicodeScalars.map { Unicode.Scalar($0.value - 0x30 + 0xFF10)! }))
+        for typo in ["12a456", "12345", "1234567", "", "  ", "12 3456", "１２３４５"] {
+            #expect(try await setup.verify(Secret(typo), for: Self.number, context: context, at: Self.t0.addingTimeInterval(10)) == .wrong(attemptsLeft: 5), "\(typo)")
+        }
+        let wrongDigit = code.first == "9" ? "0" + code.dropFirst() : "9" + code.dropFirst()
+        #expect(try await setup.verify(Secret(String(wrongDigit)), for: Self.number, context: context, at: Self.t0.addingTimeInterval(11)) == .wrong(attemptsLeft: 4))
+        for (index, typed) in [" \(code)\n", fullWidth].enumerated() {
+            // Each new code from an address of its own (a second send from one address asks for a captcha).
+            let context = SMSContext(ip: try IPAddress("198.51.100.\(index + 1)"), session: .testSession)
+            let sent = try await setup.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(61 * Double(index + 1)))
+            guard case .sent = sent else { Issue.record("\(sent)"); return }
+            let fresh = try #require(setup.sender.delivered.last).code.reveal()
+            let entered = typed == fullWidth ? String(String.UnicodeScalarView(fresh.unicodeScalars.map { Unicode.Scalar($0.value - 0x30 + 0xFF10)! })) : " \(fresh)\n"
+            let verified = try await setup.verify(Secret(entered), for: Self.number, context: context, at: Self.t0.addingTimeInterval(61 * Double(index + 1) + 1))
+            guard case .verified = verified else { Issue.record("\(typed.utf8.count) bytes: \(verified)"); return }
+        }
+    }
+
     /// A refused text that holds a mainland number (typed with a stray character, or a wrong country code) is
     /// quoted in the refusal; its event masks the number, as every event does (an attacker's read found it whole).
     @Test func aRefusedNumbersEventMasksTheNumberItQuotes() async throws {
