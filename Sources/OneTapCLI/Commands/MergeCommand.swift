@@ -27,7 +27,8 @@ enum MergeCommand: CommandDescription {
         The rules (Data/merge-rules.csv, or --rules FILE): favourites union; history newest first,
         one per item, at most 1,000; cart quantities added, at most 99 per item; downloads move
         unless the account has them (then the guest's copy is deleted); settings: the account's
-        value wins; drafts: both kept. A kind with no rule stays with the guest and is reported.
+        value wins; drafts: both kept. A kind with no rule stays with the guest and is reported, as
+        does one whose merge would pass 1 MiB or that nests deeper than 500 levels.
 
         JSON: {"account":{…merged…},"plan":[{"step":"write"|"remove-guest","kind":…},…],"kept":[…]}.
 

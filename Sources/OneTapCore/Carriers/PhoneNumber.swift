@@ -146,7 +146,7 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
     ///   - limit: How many characters at most.
     /// - Returns: The text, masked and cut.
     package static func maskingNumbers(in text: String, limit: Int) -> String {
-        // A number with a digit masked before the cut ends within 13 scalars of the cut (its separators included):
+        // A number with a digit masked before the cut ends within 14 scalars of the cut (its separators included):
         // 32 more are read and masked, no more.
         let head = text.unicodeScalars.prefix(limit + 32)
         return DisplayText.label(maskingNumbers(in: head.endIndex == text.unicodeScalars.endIndex ? text : String(String.UnicodeScalarView(head))), limit: limit)

@@ -301,7 +301,8 @@ package struct SMSCodeRules: Sendable {
 
     /// The six ASCII digits of a code as a client typed it, lent to `body`: the text without the white space around it
     /// (a pasted line break), full-width digits (`１２３４５６`, U+FF10 to U+FF19, what a Chinese input method types)
-    /// read as ASCII ones. Nil, and `body` not called, for text that is no six digits.
+    /// read as ASCII ones. Nil, and `body` not called, for text that does not read as six digits, and at once for
+    /// text longer than 64 bytes (six full-width digits are 18: a longer text is read no further).
     /// - Parameters:
     ///   - candidate: The code as typed.
     ///   - body: Compares the digits.
@@ -311,6 +312,7 @@ package struct SMSCodeRules: Sendable {
         var text = candidate.reveal()
         let plain = text.withUTF8 { bytes in bytes.count == digits && bytes.allSatisfy { $0 &- UInt8(ascii: "0") < 10 } ? body(bytes) : nil }
         if let plain { return plain }
+        guard text.utf8.count <= 64 else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits) { code -> Bool? in
             var count = 0
             var ended = false  // white space after a digit: only white space may follow
@@ -348,8 +350,8 @@ package struct SMSCodeRules: Sendable {
     ///   request's keys, `captchaRequired` while a captcha or single-try rule wants one (nothing is
     ///   compared); `noCode`, `expired`, `tooManyAttempts`; `verified` (the record is removed: single use)
     ///   or `wrong` (counted against the code and the rules; under a single-try rule it kills the code). A code is
-    ///   read as people type it (``withTypedCode(_:_:)``); text that is no code at all is `wrong` but counts nothing
-    ///   and spends no try.
+    ///   read as people type it (``withTypedCode(_:_:)``); text that does not read as six digits is `wrong` but
+    ///   counts nothing and spends no try.
     /// - Complexity: One HMAC-SHA-256 and a constant-time comparison per key (a handful).
     package func verify(
         _ state: inout SMSState, candidate: Secret, number: PhoneNumber, _ request: SMSPolicy.Request, keys: some Collection<ServerKey>,
@@ -376,7 +378,8 @@ package struct SMSCodeRules: Sendable {
             return matched
         }
         guard let matched = compared else {
-            // No six digits at all (a letter, a digit short): no code could match it, and a typo costs no try.
+            // Text that does not read as six digits (a letter, a digit short): no code could match it, and a typo
+            // costs no try.
             return .wrong(attemptsLeft: Self.maximumWrongAttempts - record.wrongAttempts)
         }
         if matched {

@@ -161,7 +161,9 @@ import Testing
     /// Text that is no six digits (Arabic-Indic digits included) is wrong, and spends no try and counts nothing: no
     /// code could match it (a typo cost the owner one of five tries before).
     @Test(arguments: [Malformed(text: ""), Malformed(text: "12345"), Malformed(text: "1234567"), Malformed(text: "12a456"),
-                      Malformed(text: "١٢٣٤٥٦"), Malformed(text: "12 3456"), Malformed(text: "\u{0}123456")])
+                      Malformed(text: "١٢٣٤٥٦"), Malformed(text: "12 3456"), Malformed(text: "\u{0}123456"), Malformed(text: "   "),
+                      Malformed(text: "123456 7"), Malformed(text: "12345\u{301}6"), Malformed(text: "123456\u{0}"),
+                      Malformed(text: "123456" + String(repeating: " ", count: 59)), Malformed(text: String(repeating: "\u{3000}", count: 100_000))])
     func aMalformedCodeIsWrongAndSpendsNoTry(_ malformed: Malformed) {
         var (_, state, request) = sent()
         let before = state
@@ -170,7 +172,7 @@ import Testing
     }
 
     /// The code typed with white space around it, or in full-width digits (a Chinese input method's), is the code.
-    @Test(arguments: [" %@", "%@\n", "\t%@ ", "fullwidth"])
+    @Test(arguments: [" %@", "%@\n", "\t%@ ", "\u{3000}%@\u{3000}", "%@" + String(repeating: " ", count: 58), "fullwidth"])
     func aCodeAsTypedIsTheCode(_ form: String) {
         var (code, state, request) = sent()
         let digits = code.reveal()
@@ -181,6 +183,18 @@ import Testing
             Issue.record("\(form) was not the code")
             return
         }
+    }
+
+    /// A wrong code typed as people type it (spaces around it, full-width digits) is a wrong code: it spends a try
+    /// and counts toward the rules as any other.
+    @Test func aWrongCodeAsTypedSpendsATry() {
+        var (code, state, request) = sent()
+        let wrong = code.reveal().first == "9" ? "0" + code.reveal().dropFirst() : "9" + code.reveal().dropFirst()
+        let fullWidth = String(String.UnicodeScalarView(wrong.unicodeScalars.map { Unicode.Scalar($0.value - 0x30 + 0xFF10)! }))
+        #expect(rules.verify(&state, candidate: Secret(" \(wrong) "), number: Self.number, request, key: key, at: Self.t0) == .wrong(attemptsLeft: 4))
+        #expect(rules.verify(&state, candidate: Secret(fullWidth), number: Self.number, request, key: key, at: Self.t0) == .wrong(attemptsLeft: 3))
+        let guesses = SMSPolicy.Counter(counts: .failedVerifies, key: .number, value: Self.number.digits)
+        #expect(state.events[guesses]?.count == 2)
     }
 
     @Test func aNewSendReplacesTheCode() {
