@@ -12,7 +12,8 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
     /// A refresh was refused (the kind says why; `invalid` for a token the session never issued).
     case refused(AppSessionID?, AppSessionError.Kind)
     /// The login's guest-data merge finished with kinds left with the guest (no rule, unreadable, too deep or too
-    /// large to merge): the kinds, never their data.
+    /// large to merge): the kinds, never their data. Told at most once, by whichever call clears the session's pending
+    /// merge (none when clearing it failed and the session was revoked before another call could).
     case mergeKept(AppSessionID, AccountID, kinds: [String])
 
     /// `opened`, `refreshed`, `logged-in`, `revoked`, `refused`, `merge-kept`.
