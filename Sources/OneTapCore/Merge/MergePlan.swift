@@ -28,9 +28,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// no journal could hold).
     public let merged: [String: JSONValue]
     /// The guest's kinds with no rule, nesting deeper than ``maximumDepth`` or whose merge would be larger than
-    /// ``maximumBytes``, and, in a merge as applied, those
-    /// whose data (the guest's or the account's) became unreadable to their rule after the merge began: left in
-    /// the guest's space, reported.
+    /// ``maximumBytes``, and, in a merge as applied, those whose data (the guest's or the account's) became
+    /// unreadable to their rule after the merge began: left in the guest's space, reported.
     public let kept: [String]
     /// For `move-unless-present` kinds, the guest's items that move to the account.
     public let moved: [String: [String]]
@@ -47,8 +46,9 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// `merged`, a few levels down) reads back within the JSON reader's 512.
     package static let maximumDepth = 500
 
-    /// How large a kind's merged value may be, in bytes of its JSON text as written: 1 MiB. A merge that would make it larger leaves the guest's kind with the guest, so repeated
-    /// logins cannot grow an account's kind without bound (nor each journal holding it).
+    /// How large a kind's merged value may be, in bytes of its JSON text as written: 1 MiB. A merge that would make
+    /// it larger leaves the guest's kind with the guest, so repeated logins cannot grow an account's kind without
+    /// bound (nor each journal holding it).
     package static let maximumBytes = 1 << 20
 
     /// Plans the merge of a guest's data into an account's.
