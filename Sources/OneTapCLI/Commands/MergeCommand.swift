@@ -59,6 +59,8 @@ enum MergeCommand: CommandDescription {
         } catch {
             throw CommandFailure(message: "\(error)", code: .dataError)
         }
+        // The account as the merge leaves it: its kinds the plan does not write (however deep) as they were.
+        let after = account.merging(plan.merged) { _, merged in merged }
         var steps: [String] = []
         for step in plan.steps {
             var object = JSONObject()
@@ -77,7 +79,7 @@ enum MergeCommand: CommandDescription {
         }
         if options.json {
             var object = JSONObject()
-            object.add("account", json: JSONValue.object(account.merging(plan.merged) { _, merged in merged }).json)
+            object.add("account", json: JSONValue.object(after).json)
             object.add("plan", json: "[" + steps.joined(separator: ",") + "]")
             object.add("kept", plan.kept)
             output.line(object.json)
@@ -99,7 +101,6 @@ enum MergeCommand: CommandDescription {
         if !noRule.isEmpty { output.line("kept with the guest (no merge rule): \(noRule.joined(separator: ", "))") }
         if !refused.isEmpty { output.line("kept with the guest (too deep or too large to merge): \(refused.joined(separator: ", "))") }
         output.line("account after the merge:")
-        let after = account.merging(plan.merged) { _, merged in merged }
         for kind in after.keys.sorted() {
             output.line("  \(kind): \(after[kind]!.json)")
         }

@@ -126,7 +126,7 @@ import Testing
     @Test func aDormantNumberTheReadMissedIsStillFlagged() async throws {
         struct Lagging: AccountDirectory {
             let base: InMemoryAccountDirectory
-            func account(for number: PhoneNumber) async throws -> AccountEntry? { nil }
+            func account(for number: PhoneNumber) async throws -> Optional<AccountEntry> { .none }  // the read lags: never found
             func findOrCreate(_ number: PhoneNumber, newID: AccountID, at now: Date) async throws -> AccountResolution {
                 try await base.findOrCreate(number, newID: newID, at: now)
             }
