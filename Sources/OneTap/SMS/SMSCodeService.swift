@@ -327,7 +327,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 result = .captchaRequired(rule: rule, rejected: true)
             }
         }
-        emit(.verify(result, number: number, session: context.session), at: now)
+        emit(.verify(result, number: number, session: context.session, readAsCode: SMSCodeRules.readsAsCode(code)), at: now)
         return result
     }
 

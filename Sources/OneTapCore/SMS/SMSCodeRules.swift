@@ -299,6 +299,15 @@ package struct SMSCodeRules: Sendable {
         verify(&state, candidate: candidate, number: number, request, keys: CollectionOfOne(key), captchaPassed: captchaPassed, at: now)
     }
 
+    /// Whether text reads as a code as people type it (``withTypedCode(_:_:)``): six digits, ASCII or full-width,
+    /// with white space around them.
+    /// - Parameter candidate: The code as typed.
+    /// - Returns: False for text no code could match (a letter, a digit short or over, over 64 bytes).
+    /// - Complexity: O(*n*) in the text, at most 64 bytes read; no allocation.
+    package static func readsAsCode(_ candidate: Secret) -> Bool {
+        withTypedCode(candidate) { _ in true } != nil
+    }
+
     /// The six ASCII digits of a code as a client typed it, lent to `body`: the text without the white space around it
     /// (a pasted line break), full-width digits (`１２３４５６`, U+FF10 to U+FF19, what a Chinese input method types)
     /// read as ASCII ones. Nil, and `body` not called, for text that does not read as six digits, and at once for

@@ -3,8 +3,9 @@
 package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     /// A send was answered. `number` is nil when the text was no number at all.
     case send(SMSSendResult, number: PhoneNumber?, session: LoginSessionID?)
-    /// A verify was answered.
-    case verify(SMSVerifyResult, number: PhoneNumber, session: LoginSessionID?)
+    /// A verify was answered. `readAsCode` is false when the text typed did not read as a code (a letter, a digit
+    /// short): its `wrong` spent no try and counted toward no rule, and is told as `verify-not-a-code`.
+    case verify(SMSVerifyResult, number: PhoneNumber, session: LoginSessionID?, readAsCode: Bool = true)
     /// The SMS gateway failed (what it said, with the code removed), or the captcha verifier did (`number` is nil
     /// for a login start's captcha).
     case providerFailed(provider: String, number: PhoneNumber?, message: String)
@@ -13,11 +14,13 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
     case captchaMissing(rules: [String])
 
     /// The event's name: `send-` or `verify-` and the result's name (`send-limited`,
-    /// `verify-wrong-code`), `provider-failed` or `captcha-missing`.
+    /// `verify-wrong-code`), `verify-not-a-code` (text that does not read as a code: no try spent), `provider-failed`
+    /// or `captcha-missing`.
     package var name: String {
         switch self {
         case .send(let result, _, _): "send-" + result.name
-        case .verify(let result, _, _): "verify-" + result.name
+        case .verify(.wrong, _, _, readAsCode: false): "verify-not-a-code"
+        case .verify(let result, _, _, _): "verify-" + result.name
         case .providerFailed: "provider-failed"
         case .captchaMissing: "captcha-missing"
         }
@@ -30,7 +33,7 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
         case .send(.refused(let refusal), let number, _):
             "\(name) \(number?.masked ?? "(no number)"): refused: \(refusal.kind): \(PhoneNumber.maskingNumbers(in: refusal.eventMessage))"
         case .send(let result, let number, _): "\(name) \(number?.masked ?? "(no number)"): \(PhoneNumber.maskingNumbers(in: "\(result)"))"
-        case .verify(let result, let number, _): "\(name) \(number.masked): \(result)"
+        case .verify(let result, let number, _, _): "\(name) \(number.masked): \(result)"
         case .providerFailed(let provider, let number, let message):
             "provider-failed \(provider) \(number?.masked ?? "(no number)"): \(PhoneNumber.maskingNumbers(in: message))"
         case .captchaMissing(let rules):
@@ -64,7 +67,7 @@ package enum SMSEvent: Hashable, Sendable, CustomStringConvertible {
             case .senderFailed(let retryAfter):
                 writer.member("until", retryAfter.iso8601)
             }
-        case .verify(let result, let number, let session):
+        case .verify(let result, let number, let session, _):
             writer.member("number", number.masked)
             writer.member("session", session?.text)
             switch result {

@@ -70,6 +70,10 @@ import Testing
         }
         let wrongDigit = code.first == "9" ? "0" + code.dropFirst() : "9" + code.dropFirst()
         #expect(try await setup.verify(Secret(String(wrongDigit)), for: Self.number, context: context, at: Self.t0.addingTimeInterval(11)) == .wrong(attemptsLeft: 4))
+        // An operator tells typos from guesses: text that is no code is told apart from a counted wrong code.
+        #expect(setup.events.names == ["send-sent"] + Array(repeating: "verify-not-a-code", count: 7) + ["verify-wrong-code"])
+        let typoLine = try #require(setup.events.recorded.dropFirst().first).json()
+        #expect(typoLine.contains(#""event":"verify-not-a-code""#) && typoLine.contains(#""attemptsLeft":5"#), "\(typoLine)")
         for (index, typed) in [" \(code)\n", fullWidth].enumerated() {
             // Each new code from an address of its own (a second send from one address asks for a captcha).
             let context = SMSContext(ip: try IPAddress("198.51.100.\(index + 1)"), session: .testSession)
