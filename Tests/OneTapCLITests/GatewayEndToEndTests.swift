@@ -127,6 +127,27 @@ import Testing
         #expect(unknown.stderr.contains("--field appid is not a field of loginTokenValidate's sign (its fields: token, msgid, systemtime)"))
     }
 
+    /// Tianyi's sign covers `paras`, the access token encrypted (XXTEA, deterministic) under the app secret: shown, it
+    /// is the request's body but for names anyone knows, replayable and open to whoever holds the secret (an attacker's
+    /// read). It shows as how it is made, the token by its name. The signature, from python3 and the fakes' XXTEA:
+    /// python3 -c "import tianyi_xxtea as x, hmac, hashlib; p = x.encrypt_hex('accessToken=AT-spent-0001&timeStamp=1796083200123',
+    /// 'tianyi-test-secret'); print(p, hmac.new(b'tianyi-test-secret', ('80138185071jsonv1.5' + p).encode(), hashlib.sha1).hexdigest().upper())"
+    @Test func tianyisEncryptedParasDoNotShow() async throws {
+        let file = try Self.config(#"{"tianyi": {"appId": "8013818507", "appSecret": {"env": "TIANYI_SECRET"}}}"#)
+        let arguments = ["gateway", "sign", "tianyi", "--config", file, "--field", "accessToken=-", "--field", "timeStamp=1796083200123"]
+        let run = try await Binary.run(arguments, stdin: Array("AT-spent-0001\n".utf8), environment: Self.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "gateway    tianyi", "algorithm  HMAC-SHA1 with key <appSecret>",
+            "signed     80138185071jsonv1.5XXTEA(accessToken=<accessToken>&timeStamp=1796083200123, <appSecret>)",
+            "signature  5CAA17A397CDB769D888484B3D40AE2D9F28A6FB",
+        ])
+        let paras = "C7CC068F28BF7BAA60300CBB89AC33C211EA1F3F4636BAFAE5990462A0CAF3DEEE237378B255B7BED6AC4654EB933C65AEF976D03C709C1B"
+        for hidden in [paras, String(paras.prefix(16)), "AT-spent-0001", "tianyi-test-secret"] {
+            #expect(!run.stdout.contains(hidden) && !run.stderr.contains(hidden), "\(hidden)")
+        }
+    }
+
     /// Yidun signs two secrets, the SDK's token and access token: each given as `-`, one line each on standard input in
     /// the order given, and neither shows (a review: one `-` at most left Yidun's sign unusable). The signature pins the
     /// order, from python3:

@@ -81,7 +81,7 @@ import Testing
         let gateway = try TianyiTokenExchange(configuration: Self.configuration(), transport: ScriptedHTTPTransport(), clock: FakeClock())
         let preview = try gateway.signPreview(fields: ["accessToken": "AT-tianyi-0001", "timeStamp": "1796083200123"])
         #expect(preview.signature == "D2228D1B0A1BF5D2EA0D188063AEA10F9709B070")
-        #expect(preview.stringToSign.hasPrefix("80138185071jsonv1.52E370006"))
+        #expect(preview.stringToSign == "80138185071jsonv1.5XXTEA(accessToken=AT-tianyi-0001&timeStamp=1796083200123, <appSecret>)")
         #expect(preview.algorithm == "HMAC-SHA1 with key <appSecret>")
         #expect(!preview.description.contains(Self.secret))
         let error = #expect(throws: GatewayError.self) { try gateway.signPreview(fields: ["token": "x"]) }

@@ -11,6 +11,10 @@ package struct TianyiRequest: Sendable {
     package let signedText: String
     /// `sign`.
     package let sign: String
+    /// The signed text as `onetap gateway sign` shows it: in the encrypted form, `paras` as how it is made
+    /// (`XXTEA(accessToken=…&timeStamp=…, <appSecret>)`), never its hex: that is the token encrypted, which with the
+    /// signature is the request itself, replayable, and open to whoever holds the app secret.
+    let shownText: String
 
     /// Builds a request.
     /// - Parameters:
@@ -22,6 +26,7 @@ package struct TianyiRequest: Sendable {
     package init(parameters: [(name: String, value: String)], configuration: TianyiConfiguration) throws(GatewayError) {
         let c = configuration
         var fields: [(name: String, value: String)]
+        let shownText: String
         switch c.mode {
         case .encrypted:
             // `paras` is `name=value&…` with the values as they are (the samples escape nothing): a value holding `&`
@@ -40,10 +45,12 @@ package struct TianyiRequest: Sendable {
             let paras = XXTEA.encryptHex(plain, secret: c.appSecret)
             fields = [("appId", c.appID), ("clientType", c.clientType), ("format", c.format), ("version", c.version), ("paras", paras)]
             signedText = c.appID + c.clientType + c.format + c.version + paras
+            shownText = c.appID + c.clientType + c.format + c.version + "XXTEA(\(plain), <appSecret>)"
         case .plain:
             fields = [("clientId", c.appID), ("clientType", c.clientType), ("format", c.format), ("version", c.version)] + parameters
             // Java's `String.compareTo` on the names: UTF-16 code units, the same order as bytes for ASCII names.
             signedText = fields.sorted { Array($0.name.utf16).lexicographicallyPrecedes($1.name.utf16) }.map(\.value).joined()
+            shownText = signedText
         }
         let key = Array((c.signSecret ?? c.appSecret).reveal().utf8)
         do {
@@ -54,17 +61,19 @@ package struct TianyiRequest: Sendable {
         }
         fields.append(("sign", sign))
         self.fields = fields
+        self.shownText = shownText
     }
 
     /// The `application/x-www-form-urlencoded` body.
     package var body: [UInt8] { FormEncoding.body(fields) }
 
-    /// What `onetap gateway sign tianyi` shows: the signed text (the key shown as `<appSecret>` or `<signSecret>`).
+    /// What `onetap gateway sign tianyi` shows: the signed text, `paras` as how it is made (``shownText``), the key
+    /// shown as `<appSecret>` or `<signSecret>`.
     /// - Parameter configuration: The settings the request was built with.
     /// - Returns: The preview.
     package func preview(_ configuration: TianyiConfiguration) -> SignPreview {
         let keyName = configuration.signSecret == nil ? "<appSecret>" : "<signSecret>"
-        return SignPreview(stringToSign: signedText, signature: sign, algorithm: "\(configuration.signDigest.rawValue) with key \(keyName)")
+        return SignPreview(stringToSign: shownText, signature: sign, algorithm: "\(configuration.signDigest.rawValue) with key \(keyName)")
     }
 
     /// A call's time stamp: milliseconds since 1970 from the gateway's clock.
