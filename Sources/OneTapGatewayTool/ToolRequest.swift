@@ -56,7 +56,7 @@ struct ToolRequest {
     }
 
     private static func phone(_ text: String, _ option: String) -> PhoneNumber {
-        do { return try PhoneNumber(text) } catch { ToolExit.fail("\(option) takes a mainland mobile number (11 digits)", .usage) }
+        do { return try PhoneNumber(text) } catch { ToolExit.fail("\(option) takes a mainland mobile number (13800138000): \(error.reason)", .usage) }
     }
 }
 

@@ -19,6 +19,12 @@ import Testing
          GatewayOptions(action: .verify, gateway: "cmcc", config: "g.json", number: "13800138000")),
         (["gateway", "exchange", "aliyun-pnvs", "--config", "g.json", "--token", "-", "--flow", "unicom"],
          GatewayOptions(action: .exchange, gateway: "aliyun-pnvs", config: "g.json", flow: .unicom)),
+        // A number in any form the library reads (`onetap number` takes them), passed on as its 11 digits (an attacker's
+        // read: the command refused `+86 13800138000` with a rule of its own).
+        (["gateway", "sms", "aliyun-sms", "--config", "g.json", "--to", "+86 138 0013 8000", "--param", "-"],
+         GatewayOptions(action: .sms, gateway: "aliyun-sms", config: "g.json", to: "13800138000")),
+        (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "0086-13800138000"],
+         GatewayOptions(action: .verify, gateway: "cmcc", config: "g.json", number: "13800138000")),
     ])
     func parses(arguments: [String], expected: GatewayOptions) throws {
         #expect(try OneTapCommandLine.parse(arguments) == .command(GatewayCommand.self, expected))
@@ -56,7 +62,10 @@ import Testing
         (["gateway", "sign", "yidun", "--config", "g.json", "--field", "token=-", "--field", "token=-"],
          "onetap: error: --field token is given twice; give each field once (see 'onetap gateway --help')"),
         (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-"], "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')"),
-        (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')"),
+        (["gateway", "verify", "cmcc", "--config", "g.json", "--token", "-", "--number", "1380013800"], "onetap: error: --number takes a mainland mobile number (13800138000): 10 digits after any country prefix; a mainland mobile number has 11 (see 'onetap gateway --help')"),
+        // Eleven digits, but no mobile segment: the library's reason, where the command's own rule let it through.
+        (["gateway", "sms", "aliyun-sms", "--config", "g.json", "--to", "10000000000", "--param", "-"],
+         "onetap: error: --to takes a mainland mobile number (13800138000): 10 is not a mobile segment (10, 11 and 12 are service numbers; mobile numbers start 13 to 19) (see 'onetap gateway --help')"),
         (["gateway", "sms", "tencent-sms", "--config", "g.json", "--to", "13800138000"], "onetap: error: gateway sms needs --to N and the code the template gets on standard input: --param - (see 'onetap gateway --help')"),
         (["gateway", "exchange", "shanyan", "--config", "g.json", "--token", "-", "--flow", "sms"], "onetap: error: --flow takes mobile, tianyi or unicom (the carrier whose SIM made the token); got 'sms' (see 'onetap gateway --help')"),
         (["gateway", "sign", "shanyan", "--config", "g.json", "--flow", "unicom"], "onetap: error: --flow is not an option of gateway sign (see 'onetap gateway --help')"),

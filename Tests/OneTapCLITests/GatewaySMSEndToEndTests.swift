@@ -226,7 +226,7 @@ import Testing
     @Test(arguments: [
         (["--to", "13800138000"], "", "gateway sms needs --to N and the code the template gets on standard input: --param -"),
         (["--param", "-"], "482913\n", "gateway sms needs --to N and the code the template gets on standard input: --param -"),
-        (["--to", "1380013800", "--param", "-"], "482913\n", "--to takes a mainland mobile number, 11 digits (13800138000)"),
+        (["--to", "1380013800", "--param", "-"], "482913\n", "--to takes a mainland mobile number (13800138000): 10 digits after any country prefix; a mainland mobile number has 11"),
         (["--to", "13800138000", "--param", "482913"], "",
          "--param takes - and reads the code from standard input: a code on the command line can be read by every user of this machine "
             + "(printf '%s\\n' \"$CODE\" | onetap gateway sms tencent-sms --config FILE --to N --param -)"),

@@ -211,7 +211,7 @@ import Testing
     @Test(arguments: [
         (["--token", "-", "--number", "13800138000"], "", "onetap: error: --token - reads the token from standard input, which held none (see 'onetap gateway --help')\n"),
         (["--token", "-"], "STsid-x\n", "onetap: error: gateway verify needs --number N, the number to verify (see 'onetap gateway --help')\n"),
-        (["--token", "-", "--number", "138001380001"], "STsid-x\n", "onetap: error: --number takes a mainland mobile number, 11 digits (13800138000) (see 'onetap gateway --help')\n"),
+        (["--token", "-", "--number", "138001380001"], "STsid-x\n", "onetap: error: --number takes a mainland mobile number (13800138000): 12 digits after any country prefix; a mainland mobile number has 11 (see 'onetap gateway --help')\n"),
     ])
     func usageIsExit64(options: [String], stdin: String, error: String) async throws {
         let file = try Self.cmcc("http://127.0.0.1:9/unused")

@@ -137,12 +137,14 @@ enum GatewayCommand: CommandDescription {
                     command: name)
             }
         }
-        let number = arguments.value("number"), to = arguments.value("to")
-        for (option, value) in [("number", number), ("to", to)] {
-            if let value, !(value.utf8.count == 11 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }) {
-                throw UsageError("--\(option) takes a mainland mobile number, 11 digits (13800138000)", command: name)
+        // Read as the library reads a number (`+86 138 0013 8000` too), and passed on as its 11 digits.
+        func mobile(_ option: String) throws(UsageError) -> String? {
+            guard let value = arguments.value(option) else { return nil }
+            do { return String(try PhoneNumber(value).value) } catch {
+                throw UsageError("--\(option) takes a mainland mobile number (13800138000): \(error.reason)", command: name)
             }
         }
+        let number = try mobile("number"), to = try mobile("to")
         if action == .verify, number == nil { throw UsageError("gateway verify needs --number N, the number to verify", command: name) }
         if action == .sms {
             guard to != nil, let param = arguments.value("param") else {
