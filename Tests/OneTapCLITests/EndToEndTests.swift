@@ -382,6 +382,27 @@ import Testing
         #expect(run.lines.last?.hasPrefix(#"{"input":"46001","mcc":"460""#) == true)
     }
 
+    /// A byte-order mark at the start of a file is skipped as on standard input (an attacker's read: a transcript saved
+    /// with one read its first line, a comment, as JSON, and `check` read `\u{feff}route` as no command).
+    @Test func byteOrderMarkInAFileIsSkippedAsOnStandardInput() async throws {
+        let directory = try Package.temporaryDirectory()
+        let transcript = "# a comment first\n" + SessionCommandTests.iosMobile
+        let transcriptFile = directory.appendingPathComponent("bom.transcript")
+        try Data([0xEF, 0xBB, 0xBF] + Array(transcript.utf8)).write(to: transcriptFile)
+        let fromFile = try await Binary.run(["session", "--events", transcriptFile.path])
+        let fromInput = try await Binary.run(["session", "--events", "-"], stdin: [0xEF, 0xBB, 0xBF] + Array(transcript.utf8))
+        #expect(fromFile.status == 0 && fromFile.stderr == "", "\(fromFile.stderr)")
+        #expect(fromFile.lines.count == 5 && fromInput.status == 0)
+        // The same logins (each run draws its own session id).
+        let events = { (run: Run) in run.lines.map { $0.replacing(/"session":"[^"]*"/, with: "") } }
+        #expect(events(fromFile) == events(fromInput))
+        let table = directory.appendingPathComponent("bom.table")
+        try Data([0xEF, 0xBB, 0xBF] + Array("route --no-sim => flows=sms\n".utf8)).write(to: table)
+        let check = try await Binary.run(["check", table.path])
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(check.stdout == "1 passed, 0 failed\n" && check.stderr == "")
+    }
+
     @Test func overlongLineIsReportedAndSkippedAndTheRestRuns() async throws {
         let long = [UInt8](repeating: 0x34, count: (4 << 20) + 10)
         let run = try await Binary.run(["carrier", "-", "--json"], stdin: Array("46000\n".utf8) + long + Array("\n46011\n".utf8))

@@ -30,7 +30,8 @@ package enum TableFile {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// Reads the text of a table file (at most 64 MiB).
+    /// Reads the text of a table file (at most 64 MiB), without a byte-order mark at its start (as standard input is
+    /// read: an editor's UTF-8 mark is no part of the first line).
     /// - Parameter path: The file's path.
     /// - Returns: The file's text.
     /// - Throws: ``TableError`` of kind `unreadable` (with the system's reason) or `encoding` (with the
@@ -47,7 +48,7 @@ package enum TableFile {
                 .firstIndex { String(validating: $0, as: UTF8.self) == nil }.map { $0 + 1 } ?? 0
             throw TableError(file: path, line: line, kind: .encoding, message: "the file is not valid UTF-8 text")
         }
-        return text
+        return text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
     }
 }
 
