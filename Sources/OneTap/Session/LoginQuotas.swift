@@ -7,7 +7,9 @@
 /// rules on address blocks and devices, which strangers behind one carrier NAT share or may claim) is refused with
 /// `captcha-required` until it brings a solved captcha (`LoginServer`'s SMS code service checks it), so a stranger's
 /// flood costs its neighbours a captcha, not a refusal (the SMS policy's `captcha-rejects` wait says what a stranger sending
-/// junk captcha tokens can still do).
+/// junk captcha tokens can still do). Past a captcha rule on exchanges (the built-in ones per address block and device),
+/// a start needs a solved captcha too, and a login that started with one is exchanged past those rules: a stranger's
+/// made-up success reports cost its neighbours a captcha, not their one-tap login.
 ///
 /// A request without an address or a device id counts in the rule's one shared `(not given)` bucket
 /// (fail closed): pass both to ``LoginServer/start(_:for:pending:address:device:captcha:)`` and
@@ -42,26 +44,30 @@ public struct LoginQuotas: Sendable {
     ///   - address: The client's address (its block is counted), nil for the shared `(not given)` bucket.
     ///   - device: The device id, nil for the shared `(not given)` bucket.
     ///   - captcha: The captcha token the start brought, if any.
+    ///   - startCaptcha: For an exchange, whether its login's start came with a solved captcha
+    ///     (``LoginSession/startCaptcha``): captcha rules on exchanges then let it through. A success report brings no
+    ///     captcha of its own: past such a rule, one from a login started without is refused `over-quota`.
     ///   - sms: The SMS code service whose captcha verifier checks it.
     ///   - clock: The time source: the decision's time, and after a captcha check the time it ended.
     ///   - events: Receives an `exchange` `quota-refused` event for each refusal (its rule and outcome; never the
     ///     client's address, device or token).
-    /// - Returns: The instant it was counted at (for ``refund(_:appSession:address:device:countedAt:)``), or nil when
-    ///   no rule counts it.
+    /// - Returns: The instant it was counted at (for ``refund(_:appSession:address:device:countedAt:)``) and whether
+    ///   a captcha passed for it, or nil when no rule bears on it.
     /// - Throws: ``LoginRejection`` `over-quota` naming the rule and when to try again, `captcha-required` naming
     ///   the rule (and whether a token came and did not pass), or ``StoreError`` when a store fails (nothing is
     ///   admitted then).
     @discardableResult
     package func admit(
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
-        captcha: Secret? = nil, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
-    ) async throws -> Date? {
-        let (request, counters) = keys(counts, appSession: appSession, address: address, device: device)
+        captcha: Secret? = nil, startCaptcha: Bool = false, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
+    ) async throws -> Admission? {
+        let request = keys(counts, appSession: appSession, address: address, device: device).request
+        let counters = policy.readCounters(for: request, counting: counts)
         guard !counters.isEmpty else { return nil }
         let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
-        switch try await decision(counts, request, counters, context, checkedBy: sms, clock: clock) {
-        case .admitted(let at):
-            return at
+        switch try await decision(counts, request, counters, context, startCaptcha: startCaptcha, checkedBy: sms, clock: clock) {
+        case .admitted(let admission):
+            return admission
         case .refused(let kind, let rule, let outcome, let message, let retryAt):
             events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaRefused(counts: counts.rawValue, rule: rule, outcome: outcome))))
             throw LoginRejection(kind, session: id, message, retryAt: retryAt)
@@ -101,20 +107,28 @@ public struct LoginQuotas: Sendable {
         return (request, policy.counters(for: request, counting: counts))
     }
 
+    /// An admitted start or exchange.
+    package struct Admission: Sendable {
+        /// When it was counted.
+        package let at: Date
+        /// Whether a solved captcha let it through (a start's, or for an exchange its login's start's).
+        package let captchaPassed: Bool
+    }
+
     /// What the quotas decide of a request.
     private enum Decision {
-        /// Admitted and counted at the instant.
-        case admitted(at: Date)
+        /// Admitted and counted.
+        case admitted(Admission)
         /// Refused: the rejection's kind, the rule, the event's outcome, the rejection's message.
         case refused(kind: LoginRejection.Kind, rule: String, outcome: String, message: String, retryAt: Date? = nil)
     }
 
     /// Whether a start or an exchange is admitted (and counted) or refused, and why:
-    /// ``admit(_:session:appSession:address:device:captcha:checkedBy:clock:events:)``'s decision, apart from its event
-    /// and its throw.
+    /// ``admit(_:session:appSession:address:device:captcha:startCaptcha:checkedBy:clock:events:)``'s decision, apart from
+    /// its event and its throw.
     private func decision(
         _ counts: LoginQuotaPolicy.Counts, _ request: LoginQuotaPolicy.Request, _ counters: [LoginQuotaPolicy.Counter], _ context: SMSContext,
-        checkedBy sms: SMSCodeService?, clock: any WallClock
+        startCaptcha: Bool, checkedBy sms: SMSCodeService?, clock: any WallClock
     ) async throws -> Decision {
         let policy = policy
         let store = store
@@ -126,8 +140,10 @@ public struct LoginQuotas: Sendable {
             }
         }
         var decidedAt = clock.now()
-        var decision = try await admit(false, decidedAt)
-        if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
+        // An exchange is decided with its login's start's captcha; a start, first without one.
+        var passed = counts == .exchanges && startCaptcha
+        var decision = try await admit(passed, decidedAt)
+        if counts == .starts, case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
             func waiting(_ wait: String, until: Date) -> Decision {
                 .refused(
                     kind: .overQuota, rule: wait, outcome: "captcha-waits",
@@ -143,6 +159,7 @@ public struct LoginQuotas: Sendable {
             case .solved:
                 // Decided again at the time the provider answered, as an SMS send is.
                 decidedAt = clock.now()
+                passed = true
                 decision = try await admit(true, decidedAt)
             case .waits(let wait, let until):
                 return waiting(wait, until: until)
@@ -156,11 +173,14 @@ public struct LoginQuotas: Sendable {
         }
         switch decision {
         case .admit:
-            return .admitted(at: decidedAt)
+            return .admitted(Admission(at: decidedAt, captchaPassed: passed))
         case .over(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
+            // Past a captcha rule on exchanges, a login started with a solved captcha is exchanged: a new start asks for one.
+            let stepsUp = counts == .exchanges && policy.rules.contains { $0.id == rule && $0.over == .captcha }
+            let way = stepsUp ? "start a new login with a solved captcha, use SMS, or try again after" : "try again after"
             return .refused(
-                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)",
+                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); \(way) \(retryAfter.iso8601)",
                 retryAt: retryAfter)
         case .captcha(let rule, let retryAfter):
             return .refused(

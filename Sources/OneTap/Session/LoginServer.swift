@@ -113,12 +113,14 @@ public struct LoginServer: Sendable {
         // The carrier's IPv6 evidence is the address this server saw; the snapshot's own `ip` is a claim.
         var snapshot = snapshot
         snapshot.clientIP = address
-        let transition = machine.start(snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session, epoch: claims.epoch)
+        let transition = machine.start(
+            snapshot, at: now, id: id, pending: pending, channels: channels(at: now), appSession: claims.session, epoch: claims.epoch,
+            startCaptcha: counted?.captchaPassed ?? false)
         do {
             try await store.create(transition.session)
         } catch {
             // No login started: the start's count is taken back, so a store's failures never use up a client's quota.
-            if let quotas, let counted { await quotas.refund(.starts, appSession: claims.session, address: address, device: device, countedAt: counted) }
+            if let quotas, let counted { await quotas.refund(.starts, appSession: claims.session, address: address, device: device, countedAt: counted.at) }
             throw error
         }
         emit(transition, at: now, client: client(claims, address, device))
@@ -207,7 +209,9 @@ public struct LoginServer: Sendable {
                 // session never waits at an exchange it may not make). Two copies of one report that race both
                 // count; the copy that loses the compare-and-swap then goes on below as a retry.
                 guard case .exchange = transition.instruction, let quotas else { return }
-                try await quotas.admit(.exchanges, session: id, appSession: claims.session, address: address, device: device, clock: clock, events: events)
+                try await quotas.admit(
+                    .exchanges, session: id, appSession: claims.session, address: address, device: device, startCaptcha: session.startCaptcha, clock: clock,
+                    events: events)
             }
             if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
                 case .exchange(_, _, _, let receivedAt) = transition.session.stage

@@ -14,8 +14,10 @@
 /// A rule on starts either limits (refused until a place frees) or asks for a captcha (column `over`: a start past
 /// it needs a solved captcha): rules on an address block or a device id, which a stranger behind the same carrier NAT
 /// shares or may claim, ask for a captcha, so a stranger's starts cost the others a captcha, not a refusal (the SMS
-/// policy's `captcha-rejects` wait says what junk captcha tokens can still do). A rule on exchanges limits: the app
-/// falls back to SMS.
+/// policy's `captcha-rejects` wait says what junk captcha tokens can still do). A rule on exchanges either limits
+/// (the app falls back to SMS) or asks for a captcha: past it, a start needs a solved captcha, and a login that started
+/// with one is exchanged past it, so a stranger's made-up success reports cost the others a captcha, not their
+/// one-tap login (a success report brings no captcha of its own: one from a login started without is refused).
 public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// `login-quotas.csv`, the table's file in `Data/`.
     package static let fileName = "login-quotas.csv"
@@ -40,7 +42,8 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         /// Its id (e.g. `ip-starts-hour`: what a rejection names), what it counts per key, the sliding
         /// window and how many events it may hold.
         package let columns: RateRuleColumns<Key, Counts>
-        /// Past the limit: refused (`limit`), or admitted with a solved captcha (`captcha`, starts only).
+        /// Past the limit: refused (`limit`), or admitted with a solved captcha (`captcha`: a start that brought one,
+        /// an exchange of a login whose start did).
         package let over: SMSPolicy.Over
         /// Where the rule comes from, or why.
         package let source: String
@@ -134,16 +137,12 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     ///   - file: The name used in errors.
     /// - Throws: ``TableError`` for an empty or duplicate rule id, an unknown key or count, a window that
     ///   is not 1 to 31,536,000 whole seconds, a limit that is not 1 to 1,000,000, an `over` that is neither
-    ///   `limit` nor `captcha` (or `captcha` on exchanges), or a policy with no rule.
+    ///   `limit` nor `captcha`, or a policy with no rule.
     public init(csv text: String, file: String) throws(TableError) {
         rules = try RateRuleColumns<Key, Counts>.rules(
             csv: text, file: file, columns: Self.columns, keys: Self.keys, limits: 1...1_000_000, letting: "login", optional: ["over"]
         ) { (rule, row) throws(TableError) in
             let over: SMSPolicy.Over = row[6].isEmpty ? .limit : try row.choice(row[6], "action", from: [.limit, .captcha], file: file, column: "over")
-            if over == .captcha && rule.counts == .exchanges {
-                // A success report brings no captcha: an app refused its exchange falls back to SMS.
-                throw row.error(file, column: "over", .invalidValue, "a rule on exchanges limits; a captcha steps up starts only")
-            }
             return Rule(columns: rule, over: over, source: row[5], line: row.line)
         }
     }
@@ -162,26 +161,50 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         return out
     }
 
+    /// The counters a decision reads: those it counts (``counters(for:counting:)``) and, for a start, the exchange
+    /// counters of the captcha rules on exchanges, which a start past them steps up (read, never counted by it).
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - counts: Starts or exchanges.
+    /// - Returns: The counters, each once.
+    package func readCounters(for request: Request, counting counts: Counts) -> [Counter] {
+        var out = counters(for: request, counting: counts)
+        for rule in rules where counts == .starts && rule.counts == .exchanges && rule.over == .captcha {
+            let counter = Counter(counts: .exchanges, key: rule.key, value: request.value(for: rule.key))
+            if !out.contains(counter) { out.append(counter) }
+        }
+        return out
+    }
+
+    /// Whether a rule bears on a decision about `counts`: its own rules, and for a start the captcha rules on
+    /// exchanges (a start past one needs a captcha, so that its login is exchanged past it).
+    private func bears(_ rule: Rule, on counts: Counts) -> Bool {
+        rule.counts == counts || (counts == .starts && rule.counts == .exchanges && rule.over == .captcha)
+    }
+
     /// Decides one more start or exchange.
     /// - Parameters:
     ///   - request: Its keys.
     ///   - counts: Starts or exchanges.
     ///   - events: Every counter's events (missing counters hold none).
     ///   - now: The time.
-    ///   - captchaPassed: Whether the request brought a captcha its provider took: captcha rules let it through.
+    ///   - captchaPassed: Whether the request brought a captcha its provider took (for an exchange: whether its login's
+    ///     start did): captcha rules let it through.
     /// - Returns: `admit`; or `over` with the full limit rule that frees a place last (the first in file order among
     ///   equals) and when it does; or, with no limit rule full, `captcha` with the full captcha rule that frees a place
-    ///   last, unless the captcha was passed.
+    ///   last, unless the captcha was passed. A start reads the captcha rules on exchanges too (``readCounters(for:counting:)``);
+    ///   an exchange past a captcha rule on exchanges is `over` unless its login's start passed one (a success report
+    ///   brings no captcha to ask for).
     package func decide(_ request: Request, counting counts: Counts, events: [Counter: [Date]], at now: Date, captchaPassed: Bool = false) -> Decision {
         var over: (rule: String, retryAfter: Date)? = nil
         var captcha: (rule: String, retryAfter: Date)? = nil
-        for rule in rules where rule.counts == counts && !(captchaPassed && rule.over == .captcha) {
-            let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
+        for rule in rules where bears(rule, on: counts) && !(captchaPassed && rule.over == .captcha) {
+            let counter = Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))
             let window = rule.window.seconds
             let (held, from) = SlidingWindow.events(events[counter] ?? [], window, now: now)
             guard held.count - from >= rule.limit else { continue }
             let leaves = SlidingWindow.freesAPlace(held, limit: rule.limit, window, now: now)
-            if rule.over == .captcha {
+            if rule.over == .captcha && counts == .starts {
                 if let current = captcha, current.retryAfter >= leaves { continue }
                 captcha = (rule.id, leaves)
             } else {
@@ -198,8 +221,8 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// - Parameters:
     ///   - request: Its keys.
     ///   - counts: Starts or exchanges.
-    ///   - counters: The counters it touches (``counters(for:counting:)``).
-    ///   - events: Every counter's events; the admitted event is added to each of `counters`.
+    ///   - counters: The counters it touches (``counters(for:counting:)``, or ``readCounters(for:counting:)``).
+    ///   - events: Every counter's events; the admitted event is added to each of `counters` that counts `counts`.
     ///   - now: The time.
     ///   - captchaPassed: Whether it brought a captcha its provider took.
     /// - Returns: The decision (``decide(_:counting:events:at:captchaPassed:)``), and when admitted the instant the
@@ -210,7 +233,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         let decision = decide(request, counting: counts, events: events, at: now, captchaPassed: captchaPassed)
         guard decision == .admit else { return (decision, nil) }
         var keepUntil = now
-        for counter in counters {
+        for counter in counters where counter.counts == counts {
             count(now, in: &events[counter, default: []], of: counter)
             keepUntil = max(keepUntil, now.addingTimeInterval(horizon(of: counter)))
         }

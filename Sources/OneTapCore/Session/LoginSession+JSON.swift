@@ -3,8 +3,9 @@
 // from `json()`'s text and from the `Codable` form `JSONEncoder` wrote in earlier versions (keys in any order,
 // `/` escaped), so a session a store kept stays readable. `appSession` (the app session that started a
 // login on the server) and `appSessionEpoch` (the login epoch of the credentials that started it, an integer;
-// added later) are optional members of version 2, written only when set; earlier OneTap versions skip them, as
-// they skip every member they do not know.
+// added later) are optional members of version 2, written only when set, as is `startCaptcha` (true when the login's
+// start came with a solved captcha; added later still); earlier OneTap versions skip them, as they skip every member
+// they do not know.
 
 extension LoginSession: JSONRecord {
     /// The session as one line of compact JSON (`onetap-session/2`): what a store keeps. It holds no
@@ -135,6 +136,10 @@ extension LoginSession: JSONRecord {
                 writer.key("appSessionEpoch")
                 writer.int(appSessionEpoch)
             }
+            if startCaptcha {
+                writer.key("startCaptcha")
+                writer.bool(true)
+            }
         }
     }
 
@@ -146,6 +151,7 @@ extension LoginSession: JSONRecord {
         var exchangedTokens: [SHA256Digest]?, unknownExchanges: [UnknownExchange]?
         var verified: VerifiedLogin??, pending: PendingAction??, platform: Platform??, appSession: AppSessionID??
         var appSessionEpoch: Int??
+        var startCaptcha: Bool??
         // Every instant, as seconds (version 1) or milliseconds (version 2); which one the format says.
         var instants = StoredInstants(legacy: .unix)
         var receivedAt: Date??, createdAt: Date?, expiresAt: Date?
@@ -223,6 +229,8 @@ extension LoginSession: JSONRecord {
                 if let epoch = appSessionEpoch ?? nil, !(0...999_999_999_999).contains(epoch) {
                     throw reader.corrupt("a login epoch is whole seconds since 1970, 0 to 999999999999", at: "appSessionEpoch")
                 }
+            case "startCaptcha":
+                try reader.member(&startCaptcha, key)
             default: break
             }
         }
@@ -279,6 +287,7 @@ extension LoginSession: JSONRecord {
         self.pending = pending ?? nil
         self.appSession = appSession ?? nil
         self.appSessionEpoch = (appSessionEpoch ?? nil).map(Int64.init)
+        self.startCaptcha = (startCaptcha ?? nil) ?? false
     }
 
     /// ``format``'s bytes.

@@ -77,6 +77,11 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     /// the epoch on, is taken once. Nil when those credentials were of format 1 (judged by their issue time
     /// instead), for a login on the device, and in every session written before it existed.
     package var appSessionEpoch: Int64?
+    /// Whether the login's start came with a solved captcha (the auth server's quotas checked it): such a login is
+    /// exchanged past the exchange quotas that step up to a captcha (`Data/login-quotas.csv`, per address block and
+    /// device), which a stranger sharing the address can fill. False for every other start, on the device, and in
+    /// every session written before it existed.
+    package var startCaptcha = false
 
     package init(id: LoginSessionID, plan: LoginPlan, stage: Stage, createdAt: Date, expiresAt: Date, platform: Platform? = nil) {
         self.id = id

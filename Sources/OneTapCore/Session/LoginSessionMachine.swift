@@ -63,14 +63,15 @@ public struct LoginSessionMachine: Sendable {
     ///   - appSession: The app session that starts the login on the auth server; nil on the device.
     ///   - epoch: The login epoch of the credentials it starts under (``AccessClaims/epoch``); nil for those
     ///     of format 1 and on the device.
+    ///   - startCaptcha: Whether the start came with a captcha the provider took (``LoginSession/startCaptcha``).
     /// - Returns: The new session (version 1), what to do first, the events and the channel reports.
     package func start(
         _ snapshot: DeviceSnapshot, at now: Date, id: LoginSessionID, pending: PendingAction? = nil, channels: ChannelAdmissions = .allAllowed,
-        appSession: AppSessionID? = nil, epoch: Int64? = nil
+        appSession: AppSessionID? = nil, epoch: Int64? = nil, startCaptcha: Bool = false
     ) -> LoginTransition {
         begin(
             plan: engine.plan(for: snapshot), at: now, id: id, platform: snapshot.platform, pending: pending, channels: channels, appSession: appSession,
-            epoch: epoch)
+            epoch: epoch, startCaptcha: startCaptcha)
     }
 
     /// Starts a login on a plan made beforehand.
@@ -84,12 +85,12 @@ public struct LoginSessionMachine: Sendable {
     package func start(
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform? = nil, channels: ChannelAdmissions = .allAllowed
     ) -> LoginTransition {
-        begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels, appSession: nil, epoch: nil)
+        begin(plan: plan, at: now, id: id, platform: platform, pending: nil, channels: channels, appSession: nil, epoch: nil, startCaptcha: false)
     }
 
     private func begin(
         plan: LoginPlan, at now: Date, id: LoginSessionID, platform: Platform?, pending: PendingAction?, channels: ChannelAdmissions,
-        appSession: AppSessionID?, epoch: Int64?
+        appSession: AppSessionID?, epoch: Int64?, startCaptcha: Bool
     ) -> LoginTransition {
         // Made in place: a session built in a variable first was copied whole into the progress.
         var progress = Progress(
@@ -100,6 +101,7 @@ public struct LoginSessionMachine: Sendable {
         progress.session.pending = pending
         progress.session.appSession = appSession
         progress.session.appSessionEpoch = epoch
+        progress.session.startCaptcha = startCaptcha
         enter(plan.flows[0], &progress)
         return progress.transition(instruction(progress.session))
     }

@@ -22,10 +22,10 @@ import Testing
             #expect(!row["source"].isEmpty)
             #expect(row["over"] == rule.over.rawValue)
         }
-        // Starts per address block and per device (what strangers share or may claim) ask for a captcha; starts per
-        // app session (proof) and every exchange limit.
+        // Starts and exchanges per address block and per device (what strangers share or may claim) ask for a captcha;
+        // those per app session (proof) limit.
         for rule in rules {
-            let stepsUp = rule.counts == .starts && [.ip, .ip56, .ip48, .device].contains(rule.key)
+            let stepsUp = [.ip, .ip56, .ip48, .device].contains(rule.key)
             #expect(rule.over == (stepsUp ? .captcha : .limit), "\(rule.id)")
         }
         // The issue asks for starts per address and device (and app session), and exchanges per address and device.
@@ -116,15 +116,16 @@ import Testing
     }
 
     /// The `over` column: left out, every rule limits (a table written before it reads as it did); `captcha` on
-    /// starts; anything else, or a captcha on exchanges (a success report brings none), is refused with its line.
+    /// starts and exchanges; anything else is refused with its line.
     @Test func theOverColumn() throws {
         let older = try policy("a,ip,starts,60,1,t\n")
         #expect(older.rules.map(\.over) == [.limit])
-        let newer = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,over,source\na,ip,starts,60,1,captcha,t\nb,ip,exchanges,60,1,limit,t\nc,ip,starts,60,1,,t\n", file: "q.csv")
-        #expect(newer.rules.map(\.over) == [.captcha, .limit, .limit])
+        let newer = try LoginQuotaPolicy(
+            csv: "rule,key,counts,window_seconds,limit,over,source\na,ip,starts,60,1,captcha,t\nb,ip,exchanges,60,1,limit,t\nc,ip,starts,60,1,,t\nd,ip,exchanges,60,1,captcha,t\n",
+            file: "q.csv")
+        #expect(newer.rules.map(\.over) == [.captcha, .limit, .limit, .captcha])
         #expect(newer.rules[0].description == "a: 1 starts per ip in 60 s, then captcha")
         for (row, message) in [
-            ("a,ip,exchanges,60,1,captcha,t", "q.csv:2: column 'over': a rule on exchanges limits; a captcha steps up starts only"),
             ("a,ip,starts,60,1,delay,t", "q.csv:2: column 'over': unknown action \"delay\""),
             ("a,ip,starts,60,1,Captcha,t", "q.csv:2: column 'over': unknown action \"Captcha\""),
         ] {
@@ -156,5 +157,43 @@ import Testing
         // Three for the app session: refused, captcha or not, until the first leaves at t + 3600.
         #expect(policy.decide(request, counting: .starts, events: events, at: t.addingTimeInterval(3), captchaPassed: true) == .over(rule: "app", retryAfter: t.addingTimeInterval(3600)))
         #expect(policy.decide(request, counting: .starts, events: events, at: t.addingTimeInterval(3)) == .over(rule: "app", retryAfter: t.addingTimeInterval(3600)))
+    }
+
+    /// A captcha rule on exchanges: past it, a start needs a captcha (it reads the exchange counter, never counts in
+    /// it), and an exchange is admitted only for a login whose start passed one; a limit rule on exchanges refuses
+    /// either way, and a start never reads it.
+    @Test func aCaptchaRuleOnExchangesStepsUpTheStart() throws {
+        let policy = try LoginQuotaPolicy(csv: """
+            rule,key,counts,window_seconds,limit,over,source
+            starts,ip,starts,3600,100,limit,t
+            address,ip,exchanges,3600,2,captcha,t
+            app,session,exchanges,3600,3,limit,t
+            """, file: "q.csv")
+        let request = LoginQuotaPolicy.Request(address: try IPAddress("203.0.113.7"), device: nil, session: "s1")
+        let t = Self.now
+        let address = LoginQuotaPolicy.Counter(counts: .exchanges, key: .ip, value: "203.0.113.7")
+        let app = LoginQuotaPolicy.Counter(counts: .exchanges, key: .session, value: "s1")
+        let starts = LoginQuotaPolicy.Counter(counts: .starts, key: .ip, value: "203.0.113.7")
+        #expect(policy.counters(for: request, counting: .starts) == [starts])
+        #expect(policy.readCounters(for: request, counting: .starts) == [starts, address])
+        #expect(policy.readCounters(for: request, counting: .exchanges) == [address, app])
+        var events: [LoginQuotaPolicy.Counter: [Date]] = [:]
+        let exchanges = policy.counters(for: request, counting: .exchanges)
+        for second in 0..<2 {
+            #expect(policy.admit(request, counting: .exchanges, in: exchanges, events: &events, at: t.addingTimeInterval(Double(second))).decision == .admit)
+        }
+        // Two exchanges in the hour: a start needs a captcha until the first leaves at t + 3600, and is not counted
+        // in the exchange counter when admitted with one.
+        let reading = policy.readCounters(for: request, counting: .starts)
+        let start = policy.admit(request, counting: .starts, in: reading, events: &events, at: t.addingTimeInterval(5))
+        #expect(start.decision == .captcha(rule: "address", retryAfter: t.addingTimeInterval(3600)))
+        #expect(policy.admit(request, counting: .starts, in: reading, events: &events, at: t.addingTimeInterval(5), captchaPassed: true).decision == .admit)
+        #expect(events[address]?.count == 2 && events[starts]?.count == 1)
+        // An exchange of a login started without one: `over` (a report cannot bring a captcha); with one: admitted.
+        #expect(policy.decide(request, counting: .exchanges, events: events, at: t.addingTimeInterval(6)) == .over(rule: "address", retryAfter: t.addingTimeInterval(3600)))
+        #expect(policy.admit(request, counting: .exchanges, in: exchanges, events: &events, at: t.addingTimeInterval(6), captchaPassed: true).decision == .admit)
+        // The app session's limit refuses past three, captcha or not; a start does not read it.
+        #expect(policy.decide(request, counting: .exchanges, events: events, at: t.addingTimeInterval(7), captchaPassed: true) == .over(rule: "app", retryAfter: t.addingTimeInterval(3600)))
+        #expect(policy.decide(request, counting: .starts, events: events, at: t.addingTimeInterval(7), captchaPassed: true) == .admit)
     }
 }

@@ -96,6 +96,21 @@ import Testing
         }
     }
 
+    /// A start that came with a solved captcha: `startCaptcha` written only when true, read back; a session written
+    /// before it (or without one) reads as false, and a value that is no boolean is refused by name.
+    @Test func aStartsCaptcha() throws {
+        let session = LoginSessionMachine().start(F.mobileSIM, at: F.now, id: F.id, appSession: try AppSessionID("AppSessionOfTheTests00"), startCaptcha: true).session
+        let text = try session.json()
+        #expect(text.hasSuffix(#""unknownExchanges":[],"appSession":"AppSessionOfTheTests00","startCaptcha":true}"#))
+        #expect(try LoginSession(json: text) == session)
+        #expect(try LoginSession(json: text).startCaptcha)
+        #expect(try !LoginSession(json: LoginSessionTests.mobile([]).json()).startCaptcha)
+        #expect(try !LoginSession(json: LoginSessionTests.mobile([]).json()).json().contains("startCaptcha"))
+        #expect(try !LoginSession(json: text.replacingOccurrences(of: #""startCaptcha":true"#, with: #""startCaptcha":null"#)).startCaptcha)
+        let error = #expect(throws: DecodingError.self) { try LoginSession(json: text.replacingOccurrences(of: #""startCaptcha":true"#, with: #""startCaptcha":1"#)) }
+        #expect(error.map { "\($0)" }?.contains("startCaptcha") == true, "\(String(describing: error))")
+    }
+
     /// A pending action's and an unknown exchange's instants are milliseconds too.
     @Test func theTextOfAPendingActionAndAnUnknownExchange() throws {
         let pending = try Self.pendingSession(nil).json()

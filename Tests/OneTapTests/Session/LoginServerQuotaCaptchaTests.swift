@@ -51,6 +51,44 @@ import Testing
         #expect(store.count == 61)
     }
 
+    /// An attacker's read: paid exchanges per address block were a hard limit, so a stranger behind the same NAT
+    /// address who reported 120 made-up successes in an hour (one token told again, which the carrier sees once)
+    /// refused every neighbour's one-tap login there for as long as it kept topping them up. Past an address
+    /// block's (or a device's) exchange quota a start now needs a solved captcha, and a login that started with one
+    /// is exchanged past those quotas; the stranger, solving none, is refused as before.
+    @Test func aStrangersMadeUpSuccessesCannotStopItsNeighboursOneTap() async throws {
+        let carrier = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
+        let service = SMSCodeService(
+            key: .random(), sender: ScriptedSMSSender(), captcha: ScriptedCaptchaVerifier(accepting: [Self.solved]), store: InMemorySMSStore(),
+            events: DiscardingEventSink(), clock: clock)
+        let logins = LoginServer(
+            store: store, exchange: ExchangeGuard(provider: carrier, clock: clock), sms: service, quotas: LoginQuotas(), clock: clock)
+        let made = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("JUNK"), uniqueID: "u"))
+        for index in 0..<120 {
+            // Two seconds apart: under every start rule, so no captcha is ever asked of the stranger.
+            clock.advance(by: .seconds(2))
+            let stranger = Self.client(index), device = try DeviceID("stranger-\(index % 12)")
+            let started = try await logins.start(Self.mobileSIM, for: stranger, address: Self.nat, device: device)
+            _ = try await logins.report(made, to: started.session.id, version: 1, from: stranger, address: Self.nat, device: device)
+        }
+        #expect(carrier.tokensSent.count == 1, "the one token reached the carrier once")
+        let owner = Self.client(1000), phone = try DeviceID("owners-phone")
+        await #expect {
+            try await logins.start(Self.mobileSIM, for: owner, address: Self.nat, device: phone)
+        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("ip-exchanges-hour") }
+        let started = try await logins.start(Self.mobileSIM, for: owner, address: Self.nat, device: phone, captcha: Secret(Self.solved))
+        let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("owners-token"), uniqueID: "u"))
+        let done = try await logins.report(success, to: started.session.id, version: 1, from: owner, address: Self.nat, device: phone)
+        #expect(done.session.ending == .success)
+        // The stranger's next made-up success, from a login started without a captcha, is refused before the carrier.
+        let stranger = Self.client(2000), device = try DeviceID("stranger-0")
+        let refused = try await logins.start(Self.mobileSIM, for: stranger, address: try IPAddress("198.51.100.1"), device: device)
+        await #expect {
+            try await logins.report(made, to: refused.session.id, version: 1, from: stranger, address: Self.nat, device: device)
+        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("ip-exchanges-hour") }
+        #expect(carrier.tokensSent.count == 2)
+    }
+
     /// A captcha that does not pass is refused as such; past the SMS policy's `captcha-rejects` (10 an hour from one
     /// address) each further check waits, so junk tokens reach the provider exactly ten times, and the wait ends (one
     /// second after the tenth here, as nothing renews it): the neighbour's solved captcha then passes.

@@ -47,7 +47,9 @@ import Testing
         let noVerifier = RecordingEventSink()
         _ = LoginServer(store: store, quotas: LoginQuotas(), clock: clock, events: noVerifier)
         #expect(noVerifier.recorded.map(\.name) == ["captcha-missing"])
-        #expect(noVerifier.recorded.first?.description.contains("ip-starts-minute, ip-starts-hour, device-starts-hour, ip56-starts-hour, ip48-starts-hour") == true)
+        #expect(noVerifier.recorded.first?.description.contains(
+            "ip-starts-minute, ip-starts-hour, device-starts-hour, ip-exchanges-hour, device-exchanges-hour, ip56-starts-hour, ip48-starts-hour, "
+                + "ip56-exchanges-hour, ip48-exchanges-hour") == true)
     }
 
     /// The carrier's IPv6 evidence is the address the server saw, never the `ip` a request's snapshot claims (an
