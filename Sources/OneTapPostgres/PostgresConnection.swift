@@ -263,7 +263,11 @@ package final class PostgresConnection: Sendable {
             throw PostgresError(.connectionFailed, message: "cannot switch the connection to non-blocking mode: \(message)")
         }
         let milliseconds = Monotonic.nanoseconds(configuration.statementTimeout) / 1_000_000
-        _ = try executeBlocking("SELECT set_config('statement_timeout', $1, false)", [.text(String(milliseconds))])
+        // A transaction idle as long ends too (an instance frozen between two statements would otherwise hold its rows
+        // and advisory locks, and with them every other instance's updates, until TCP noticed it gone).
+        _ = try executeBlocking(
+            "SELECT set_config('statement_timeout', $1, false), set_config('idle_in_transaction_session_timeout', $1, false)",
+            [.text(String(milliseconds))])
     }
 
     private func executeBlocking(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) throws(PostgresError) -> PostgresRows {

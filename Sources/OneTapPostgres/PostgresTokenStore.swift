@@ -201,6 +201,9 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         guard let version = rows.first?.first?.int64 else {
             throw await conflict(account, expected: expected)
         }
+        guard version >= 1 else {
+            throw StoreError(.corrupt, account: account, message: "the save answered version \(version), not a positive one; the row in \(schema).tokens is not one OneTap wrote")
+        }
         return TokenVersion(UInt64(version))
     }
 
@@ -232,7 +235,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         let found: String
         do {
             let rows = try await pool.execute(statements.version, [.text(account.rawValue)])
-            found = rows.first?.first?.int64.map { TokenVersion(UInt64($0)).description } ?? "no token"
+            found = rows.first?.first?.int64.map { $0 >= 1 ? TokenVersion(UInt64($0)).description : "a version that is not positive (\($0))" } ?? "no token"
         } catch {
             found = "a version it could not read"
         }
@@ -306,7 +309,11 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             result = .failure(error)
         }
         do {
-            try await pool.execute(statements.releaseLease, [.text(account.rawValue), .text(holder)])
+            // Released even when the refresh's task was cancelled (the vault stopping): a cancelled wait for a busy
+            // pool's connection would leave the lease for its whole duration, every other instance's refresh of the
+            // account timing out meanwhile.
+            let pool = pool, release = statements.releaseLease
+            try await writeDespiteCancellation { _ = try await pool.execute(release, [.text(account.rawValue), .text(holder)]) }
         } catch {
             // The database went away: the lease expires on its own.
         }

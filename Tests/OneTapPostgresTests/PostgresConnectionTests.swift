@@ -99,6 +99,22 @@ import Glibc
         }
     }
 
+    /// A transaction left idle longer than the statement time limit (an instance frozen between two statements while
+    /// it holds a row or an advisory lock, which holds back every other instance's counter update) is ended by the
+    /// server, its locks freed (a review: nothing bounded it but TCP noticing a dead peer).
+    @Test func aTransactionLeftIdleIsEndedByTheServer() async throws {
+        try await withConnection(statementTimeout: .milliseconds(300)) { connection async throws in
+            #expect(try await connection.execute("SHOW idle_in_transaction_session_timeout").first == [.text("300ms")])
+            await #expect(throws: PostgresError.self) {
+                try await connection.transaction { connection in
+                    _ = try await connection.execute("SELECT 1")
+                    try await Task.sleep(for: .milliseconds(900))
+                    _ = try await connection.execute("SELECT 2")
+                }
+            }
+        }
+    }
+
     @Test func aTransactionRollsBackWhenItsBodyThrows() async throws {
         try await withConnection { connection in
             try await connection.execute("CREATE TEMPORARY TABLE kept (value bigint)")

@@ -114,6 +114,26 @@ import Testing
         }
     }
 
+    /// A version that is not positive (the table's check dropped, the row written by hand) is reported, never trapped
+    /// on: the conflict that reads it names it (a review: `UInt64(version)` trapped on it, where `load` already
+    /// refused such a row as corrupt).
+    @Test func aVersionThatIsNotPositiveIsReportedNotTrappedOn() async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.tokenStore()
+            let saved = try await store.save(token(), replacing: nil, dueAt: now)
+            let table = "\"\(stores.configuration.schema)\".tokens"
+            try await stores.pool.execute("ALTER TABLE \(table) DROP CONSTRAINT tokens_version_check")
+            try await stores.pool.execute("UPDATE \(table) SET version = -3 WHERE account = $1", [.text("u1")])
+            await #expect {
+                _ = try await store.save(token(), replacing: saved, dueAt: now)
+            } throws: { error in
+                let error = error as! StoreError
+                return error.kind == .conflict && error.message.contains("a version that is not positive (-3)")
+            }
+            await #expect { _ = try await store.load("u1") } throws: { ($0 as! StoreError).kind == .corrupt }
+        }
+    }
+
     // MARK: Values are bound
 
     static let hostileAccounts: [String] = [
@@ -390,6 +410,32 @@ import Testing
             #expect(ran.withLock { $0 } == false)
             #expect(clock.totalSleeps == 5)
             #expect(try await leaseHolder(stores, "u1") == "elsewhere")
+        }
+    }
+
+    /// A refresh cancelled (the vault stopping) while every connection is busy still releases its lease (a review: the
+    /// release ran in the cancelled task, whose wait for a connection ended at once, so the lease stayed its whole 60 s
+    /// and every other instance's refresh of the account timed out meanwhile).
+    @Test func aCancelledRefreshReleasesItsLeaseWhileThePoolIsBusy() async throws {
+        try await TestDatabase.withStores(poolSize: 1) { stores in
+            let store = stores.tokenStore()
+            let (taken, lease) = AsyncStream<Void>.makeStream()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // The pool's one connection, busy from the moment the refresh holds its lease until after it ends.
+                    for await _ in taken { break }
+                    _ = try await stores.pool.execute("SELECT pg_sleep(1.0)")
+                }
+                group.addTask {
+                    try await store.withRefreshLock(for: "u-cancelled") {
+                        lease.yield()
+                        try await Task.sleep(for: .milliseconds(300))
+                        withUnsafeCurrentTask { $0?.cancel() }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await leaseHolder(stores, "u-cancelled") == nil)
         }
     }
 
