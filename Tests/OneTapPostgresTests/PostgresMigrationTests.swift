@@ -191,6 +191,8 @@ import Testing
     @Test(.connections(2)) func aStepWaitingForATableLockGivesUpAndChangesNothing() async throws {
         try await withTwoPools(statementTimeout: .milliseconds(500), tableA: true) { schema, pool, holder in
             try await holder.transaction(attempts: 1) { connection in
+                // Another client's transaction, idle as long as it likes (OneTap's own end at the statement limit).
+                try await connection.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
                 try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
                 await #expect {
                     try await PostgresMigrator(schema: schema, migrations: [Self.tableA, Self.columnB]).migrate(pool)
@@ -218,6 +220,7 @@ import Testing
             let held = Gate()
             async let migrated = Self.migrate(pool, schema, [Self.tableA, Self.columnB], after: held)
             try await holder.transaction(attempts: 1) { connection in
+                try await connection.execute("SET LOCAL idle_in_transaction_session_timeout = 0")  // another client's, as above
                 try await connection.execute("SELECT count(*) FROM \"\(schema)\".a")
                 held.open()
                 // Held until the step is sent, then past its lock timeout (200 ms) with room to spare, then let go.

@@ -9,6 +9,8 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     private struct Table: Sendable {
         var records = InMemoryExpiringValues<Record.ID, Record>()
         var owned: [Record.Owner: Set<Record.ID>] = [:]
+        /// Records created, for the sweep every ``sweepEvery`` of them.
+        var creates = 0
 
         /// Stores a record in place of the one before it (nil for none), keeping the owner index.
         mutating func put(_ record: Record, replacing old: Record?) {
@@ -24,7 +26,19 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
             owned[owner]?.remove(record.id)
             if owned[owner]?.isEmpty == true { owned[owner] = nil }
         }
+
+        mutating func sweep(before instant: Date, limit: Int) -> Int {
+            var removed: [Record] = []
+            let count = records.sweep(before: instant, limit: limit) { _, record in removed.append(record) }
+            for record in removed { forget(record) }
+            return count
+        }
     }
+
+    /// How many creates apart the table sweeps itself: a store made by a default (`AppSessions(keys:)`,
+    /// `LoginServer(…)` without a store), which no ``ExpiredRecordSweeper`` can reach, would otherwise keep every
+    /// record it ever held.
+    static var sweepEvery: Int { 1024 }
 
     private let table = LockedValue(Table())
 
@@ -57,6 +71,9 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
             guard table.records.stored(record.id) == nil else {
                 throw StoreError(.duplicate, subject: Record.subject(record.id), message: "\(Record.article) \(Record.named) with this id exists")
             }
+            table.creates &+= 1
+            // What expired before this record was made, on its maker's clock: O(expired) now and then, amortised.
+            if table.creates % Self.sweepEvery == 0 { _ = table.sweep(before: record.createdAt, limit: .max) }
             table.put(record, replacing: nil)
         }
     }
@@ -102,12 +119,7 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
     /// - Complexity: O((r + q) log n) for r records removed and q whose expiry moved later since they were
     ///   queued; never the table's size.
     package func removeExpired(before instant: Date, limit: Int) -> Int {
-        table.withLock { table in
-            var removed: [Record] = []
-            let count = table.records.sweep(before: instant, limit: limit) { _, record in removed.append(record) }
-            for record in removed { table.forget(record) }
-            return count
-        }
+        table.withLock { $0.sweep(before: instant, limit: limit) }
     }
 }
 

@@ -13,6 +13,9 @@ package protocol VersionedRecord: Sendable {
     var version: Int { get }
     /// When the record may be removed.
     var expiresAt: Date { get }
+    /// When it was made, on the clock of the server that made it: an in-memory store, made with no clock, sweeps
+    /// what expired before the record it is creating was made.
+    var createdAt: Date { get }
     /// Who it belongs to, nil for no one.
     var owner: Owner? { get }
     /// The store errors' subject for a record's id.

@@ -15,7 +15,9 @@ enum URLSafeID {
             throw ParseError(subject, error.kind, input: text, reason: error.reason + " (an id is URL-safe base64)")
         }
         guard text.utf8.count == 22 else {
-            throw ParseError(subject, .wrongLength, input: text, reason: "\(text.utf8.count) characters; a \(subject) has 22")
+            // "an app session id", "a guest id".
+            let article = subject.description.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            throw ParseError(subject, .wrongLength, input: text, reason: "\(text.utf8.count) characters; \(article) \(subject) has 22")
         }
     }
 }

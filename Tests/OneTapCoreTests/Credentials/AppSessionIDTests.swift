@@ -28,6 +28,14 @@ import Testing
         #expect(Set([one, again]).count == 1)
     }
 
+    /// A wrong length says how many characters came and how many an id has, with its article right.
+    @Test func aWrongLengthIsSaidInPlainWords() {
+        let error = #expect(throws: ParseError.self) { try AppSessionID("AbCdEfGhIjKlMnOpQrStU") }
+        #expect(error?.reason == "21 characters; an app session id has 22")
+        let guest = #expect(throws: ParseError.self) { try GuestID("AbCdEfGhIjKlMnOpQrStU") }
+        #expect(guest?.reason == "21 characters; a guest id has 22")
+    }
+
     @Test func bytesReadAsTheTextDoes() throws {
         var good = "AbCdEfGhIjKlMnOpQrStUv"
         #expect(good.withUTF8 { AppSessionID(utf8: $0) } == (try AppSessionID("AbCdEfGhIjKlMnOpQrStUv")))

@@ -41,6 +41,27 @@ import Testing
         #expect(table.records(of: "42").isEmpty && table.records(of: "43").isEmpty && table.count == 0)
     }
 
+    /// A table no sweeper reaches (a store made by a default: `AppSessions(keys:)`) sweeps itself every 1,024 creates,
+    /// of what expired before the record being created was made: memory no longer grows with every record ever held
+    /// (an attacker's read). What has not expired stays, an account's index included.
+    @Test func aTableSweepsWhatExpiredAsItCreates() throws {
+        let table = InMemoryVersionedRecords<AppSessionRecord>()
+        let first = try Self.opened("SelfSweepSession000000")
+        try table.create(first)
+        let owned = Self.rules.login(first, account: "9", hint: Self.hint, secret: Array(repeating: 6, count: 32), at: Self.start).record
+        try table.replace(owned, expecting: first.version)
+        for index in 1..<1023 { try table.create(try Self.opened("SelfSweepSess\(String(100_000_000 + index))")) }
+        #expect(table.count == 1023)
+        // Made after every one of them expired: the 1,024th create sweeps them first.
+        let late = try Self.opened("SelfSweepSession999999", at: owned.expiresAt.addingTimeInterval(1))
+        try table.create(late)
+        #expect(table.count == 1 && table.load(late.id) == late && table.records(of: "9").isEmpty)
+        // Made before they expired, the same count sweeps nothing.
+        let kept = InMemoryVersionedRecords<AppSessionRecord>()
+        for index in 0..<2048 { try kept.create(try Self.opened("SelfSweepKept\(String(100_000_000 + index))")) }
+        #expect(kept.count == 2048)
+    }
+
     /// A sweep removes only what expired before the instant, at most the limit, and what a replace kept longer
     /// stays until its new expiry.
     @Test func aSweepRemovesWhatExpiredAndKeepsWhatARefreshKeptLonger() throws {
