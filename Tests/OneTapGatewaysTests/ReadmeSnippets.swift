@@ -58,19 +58,24 @@ import Testing
         let variables = ["CMCC_APP_SECRET": "s1", "CMCC_APP_KEY": "k1", "TENCENT_SECRET_KEY": "s2", "TENCENT_CAPTCHA_KEY": "s3"]
         let environment: @Sendable (String) -> String? = { variables[$0] }
         let keys = try ServerKeyRing(parsing: Secret("k1:" + Data(repeating: 7, count: 32).base64EncodedString()))
-        let ledger = InMemoryExchangeLedger()
+        let stores = InMemoryStores()
+        let ledger = stores.exchangeLedger()
         // README: gateways from the file
         let file = try GatewayConfigurationFile(contentsOf: path, environment: environment)   // checked at start-up: errors name gateway, field, fix
         let transport = URLSessionTransport()
 
         let exchange = try ChinaMobileTokenExchange(
             configuration: try ChinaMobileConfiguration(settings: try file.settings("cmcc")), transport: transport)
+        // `stores`: every instance's shared stores (`PostgresStores`; `InMemoryStores()` for one instance).
         let sms = SMSCodeService(
             keys: keys,
             sender: try TencentSMSSender(configuration: try TencentSMSConfiguration(settings: try file.settings("tencent-sms")), transport: transport),
             captcha: try TencentCaptchaVerifier(
-                configuration: try TencentCaptchaConfiguration(settings: try file.settings("tencent-captcha")), transport: transport))
-        let server = LoginServer(exchange: ExchangeGuard(provider: exchange, ledger: ledger), sms: sms, quotas: LoginQuotas())
+                configuration: try TencentCaptchaConfiguration(settings: try file.settings("tencent-captcha")), transport: transport),
+            store: stores.smsStore())
+        let server = LoginServer(
+            store: stores.loginSessionStore(), exchange: ExchangeGuard(provider: exchange, ledger: ledger), sms: sms,
+            quotas: LoginQuotas(store: stores.loginQuotaStore()))
 
         // Number verification (本机号码校验): each token sent once, never past its lifetime; billed as the table says.
         let verification = NumberVerificationService(
