@@ -30,7 +30,10 @@ package protocol LoginSessionLedgerWrites: Sendable {
     ///   session), else the entry as the ledger holds it (unchanged; the session is replaced all the same).
     /// - Throws: ``StoreError`` of kind `conflict` or `not-found` as the replace throws them: then the token
     ///   was not claimed either. Any other ``StoreError`` (`io`, `timeout`, `corrupt`): nothing was written
-    ///   (or, for a connection lost on the way, both or neither).
+    ///   (or, for a connection lost on the way, both or neither), with one exception: when another login claimed
+    ///   the same token at the same moment, the claim is read again after the write, and a failure of that read
+    ///   leaves the session replaced (at its exchange) and the token not claimed for it; the report's retry then
+    ///   finds the session moved (`stale-version`) and recovers as any retry does.
     func replace(_ session: LoginSession, expecting version: Int, claiming token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerEntry?
 
     /// Replaces a session if it is still at `version`, and records how a token's exchange ended
