@@ -63,7 +63,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     ///     starting with a digit or `pg_`; `onetap`.
     ///   - poolSize: The most connections open at once, 1 to 1,000; 8.
     ///   - connectTimeout: How long to wait for a connection (to open one or for one to come free),
-    ///     1 ms to 1 hour; 5 seconds.
+    ///     1 ms to 1 hour; 5 seconds. A host name's lookup is libpq's, with the system's blocking resolver, and
+    ///     not bounded by it: give `hostaddr` (the address) beside `host` (the name TLS checks) to skip it.
     ///   - statementTimeout: How long one statement may run (and a transaction sit idle between two), 1 ms to 24 days;
     ///     10 seconds.
     ///   - prepareStatements: Whether each connection prepares a statement it runs a second time (a named
