@@ -101,13 +101,21 @@ import Testing
 
     /// A 4xx whose body says `OK` (a proxy's or a broken gateway's page dressed as an answer) is the status, never a
     /// login or a verification (a gateway attacker's read found it read as the number).
-    @Test func aClientErrorStatusWhoseBodySaysOKIsTheStatusNotALogin() async throws {
-        let body = #"{"Code":"OK","RequestId":"r","GetMobileResultDTO":{"Mobile":"13800138000"}}"#
+    /// `OK` padded with white space is `OK` as a code reads (an attacker's read: `"OK "` passed the check and was then
+    /// read as `OK`, a 403 giving the number as a login, or a pass).
+    @Test(arguments: [#"OK"#, #"OK "#, #"\tOK"#, #"OK\n"#])
+    func aClientErrorStatusWhoseBodySaysOKIsTheStatusNotALogin(code: String) async throws {
+        let body = #"{"Code":""# + code + #"","RequestId":"r","GetMobileResultDTO":{"Mobile":"13800138000"}}"#
         let transport = ScriptedHTTPTransport([Self.answer(body, status: 403), Self.answer(body, status: 400)])
         let gateway = try Self.gateway(transport)
         for status in [403, 400] {
             await #expect { _ = try await gateway.exchange(Self.credential("t")) } throws: { ($0 as? GatewayError)?.kind == .httpStatus(status) }
         }
+        let pass = #"{"Code":""# + code + #"","GateVerifyResultDTO":{"VerifyResult":"PASS"}}"#
+        let verifying = try Self.gateway(ScriptedHTTPTransport([Self.answer(pass, status: 403)]))
+        await #expect {
+            _ = try await verifying.verify(Self.credential("c"), number: try PhoneNumber("13800138000"))
+        } throws: { ($0 as? GatewayError)?.kind == .httpStatus(403) }
     }
 
     @Test func anOKVerificationWithoutAKnownVerdictIsMalformed() async throws {

@@ -34,6 +34,18 @@ import Testing
         #expect(error?.code == "-5\u{FFFD}0005\u{FFFD}[2J")
     }
 
+    /// A verdict counts only under `status` `success`, as every answer in GeeTest's document has it: a `result`
+    /// `success` beside no status, another status or a padded `error` is no answer of GeeTest's (an attacker's read:
+    /// each was taken as a solved captcha).
+    @Test(arguments: [#"{"result":"success"}"#, #"{"status":"fail","result":"success"}"#, #"{"status":" error","code":"-50005","result":"success"}"#])
+    func aVerdictWithoutStatusSuccessIsMalformed(body: String) async throws {
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(body.utf8)))])
+        let error = await #expect(throws: GatewayError.self) {
+            try await Self.verifier(transport).verify(Self.token("4dc3cfc2cdff448cad8d13107198d473"), context: SMSContext(session: .testSession))
+        }
+        #expect(error == GatewayError(gateway: "geetest", .malformedBody("status is neither success nor error")))
+    }
+
     @Test func theRequestPostsTheFourValuesAndTheSignTokenPythonComputes() async throws {
         let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(#"{"status":"success","result":"success","reason":""}"#.utf8)))])
         #expect(try await Self.verifier(transport).verify(Self.token("4dc3cfc2cdff448cad8d13107198d473"), context: SMSContext(session: .testSession)))

@@ -36,13 +36,15 @@ package struct AliyunAnswer: Sendable {
             } catch {
                 throw GatewayError(gateway: gateway, .httpStatus(response.status))
             }
-            // An error object names an error: a 4xx whose body says `OK` is no answer to read (never a login, never "sent").
-            guard case .string(let code)? = errorObject["Code"], code != "OK" else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
+            guard case .string? = errorObject["Code"] else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
             object = errorObject
         } else {
             object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)
         }
         let code = try GatewayAnswer.code(object, "Code", gateway: gateway, label: "Code")
+        // An error object names an error: a 4xx whose body says `OK` (as the code reads: padded with white space too) is
+        // no answer to read, never a login, a pass or "sent".
+        if (400...499).contains(response.status), code == "OK" { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
         let requestID = try GatewayAnswer.text(object, "RequestId", gateway: gateway).map { DisplayText.label($0) }
         return AliyunAnswer(code: code, requestID: requestID, status: response.status, object: object)
     }
