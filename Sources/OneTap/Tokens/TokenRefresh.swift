@@ -99,16 +99,21 @@ package struct TokenRefresh: Sendable {
     /// - Returns: The usable token someone stored meanwhile.
     /// - Throws: ``TokenError`` of kind `relogin-required` once removed; `store-failed` when the store fails.
     package func requireRelogin(_ account: AccountID, _ current: StoredToken, message: String, in vault: isolated TokenVault) async throws -> AccessToken {
-        vault.failures.clear(account)
         do {
             try await store.remove(account, replacing: current.version)
         } catch let error as StoreError where error.kind == .conflict {
             if let latest = try await load(account), policy.state(of: latest.token, at: clock.now()) != .expired {
+                vault.failures.clear(account)
                 return latest.token
             }
         } catch {
-            throw Self.storeFailure(account, error)
+            // The refused token stays stored: the account backs off, so callers and the scan do not send the refresh
+            // token the carrier refused again and again while the store cannot remove it.
+            let failure = Self.storeFailure(account, error)
+            _ = recordFailure(account, message: "the carrier refused the refresh and the token could not be removed: \(failure.message)", at: clock.now(), in: vault)
+            throw failure
         }
+        vault.failures.clear(account)
         emit(.reloginRequired(account: account, message: message))
         throw TokenError(.reloginRequired, account: account, message: message)
     }
@@ -120,7 +125,7 @@ package struct TokenRefresh: Sendable {
         guard !flight.loggedOut, var current = try await load(account) else {
             throw TokenError(.loggedOut, account: account, message: "the token was removed before the refresh")
         }
-        if let kept = vault.unsaved.token(for: account, over: current.version) {
+        if let kept = vault.unsaved.token(for: account, over: current) {
             // An earlier refresh's token that the store failed to write: written first, since its refresh token may
             // be the only one the carrier still takes.
             switch try await writeKept(kept, over: current, in: vault) {
@@ -168,7 +173,7 @@ package struct TokenRefresh: Sendable {
                 value: current.token.value, refreshToken: rotatedRefresh, issuedAt: current.token.issuedAt, expiresAt: current.token.expiresAt)
             var stored = current
             do {
-                stored = StoredToken(token: kept, version: try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept)))
+                stored = StoredToken(token: kept, version: try await saveDespiteCancellation(kept, replacing: current.version))
             } catch let error as StoreError where error.kind == .conflict {
                 // Someone wrote since: theirs stands.
             } catch where !flight.loggedOut {
@@ -179,7 +184,7 @@ package struct TokenRefresh: Sendable {
             return try await failed(flight, stored, refused: false, message, in: vault)
         }
         do {
-            _ = try await store.save(fresh, replacing: current.version, dueAt: policy.dueAt(fresh))
+            _ = try await saveDespiteCancellation(fresh, replacing: current.version)
         } catch let error as StoreError where error.kind == .conflict {
             // Someone wrote first: another instance's refresh (use it) or a logout (give nothing back).
             if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
@@ -205,6 +210,19 @@ package struct TokenRefresh: Sendable {
         return fresh
     }
 
+    /// Writes a token the carrier answered, even when the refresh's task was cancelled meanwhile (the vault stopping):
+    /// the carrier may have rotated the refresh token and retired the stored one, so a write the cancellation broke
+    /// would leave the store with a refresh token the carrier refuses.
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - version: The version it replaces.
+    /// - Returns: The version written.
+    /// - Throws: What the store's `save` throws.
+    private func saveDespiteCancellation(_ token: AccessToken, replacing version: TokenVersion) async throws -> TokenVersion {
+        let store = store, dueAt = policy.dueAt(token)
+        return try await writeDespiteCancellation { try await store.save(token, replacing: version, dueAt: dueAt) }
+    }
+
     /// Keeps a token the store failed to write in this vault's memory, over the version it replaces (the next scan,
     /// or the account's next refresh, writes it), and says so with a `not-stored` event that quotes no token.
     /// - Parameters:
@@ -217,7 +235,7 @@ package struct TokenRefresh: Sendable {
     private func keepInMemory(
         _ token: AccessToken, over current: StoredToken, after error: any Error, _ what: String, then: String, in vault: isolated TokenVault
     ) {
-        vault.unsaved.keep(token, over: current.version)
+        vault.unsaved.keep(token, over: current)
         let message = Secret.scrub("\(error)", of: [token.value, token.refreshToken, current.token.value, current.token.refreshToken])
         emit(.notStored(account: token.account, message: "\(what) could not be stored (\(message)); \(then)"))
     }
@@ -339,7 +357,7 @@ package struct TokenRefresh: Sendable {
                 continue  // a store still down is tried again at the next scan
             }
             // A flight that started while the store was read writes it itself.
-            guard vault.flights.flight(for: account) == nil, let kept = vault.unsaved.token(for: account, over: current.version) else { continue }
+            guard vault.flights.flight(for: account) == nil, let kept = vault.unsaved.token(for: account, over: current) else { continue }
             do {
                 _ = try await writeKept(kept, over: current, in: vault)
             } catch {

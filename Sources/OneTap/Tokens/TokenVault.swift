@@ -294,7 +294,7 @@ public actor TokenVault {
     /// behind the caller unless one runs or the account backs off.
     private func staleAnswer(_ account: AccountID, _ stored: StoredToken, at now: Date) -> AccessToken {
         refreshBehind(account, stored, at: now)
-        if let kept = unsaved.token(for: account, over: stored.version), policy.state(of: kept, at: now) != .expired { return kept }
+        if let kept = unsaved.token(for: account, over: stored), policy.state(of: kept, at: now) != .expired { return kept }
         return stored.token
     }
 
@@ -314,7 +314,7 @@ public actor TokenVault {
 
     /// The expired path's decision, in one step on the actor (see the type's comment).
     private func admitExpired(_ account: AccountID, _ stored: StoredToken, at now: Date) async throws -> ExpiredAnswer {
-        if let kept = unsaved.token(for: account, over: stored.version), policy.state(of: kept, at: now) != .expired {
+        if let kept = unsaved.token(for: account, over: stored), policy.state(of: kept, at: now) != .expired {
             // A refresh's token the store failed to write: served, and written by the next refresh.
             refreshBehind(account, stored, at: now)
             return .token(kept)

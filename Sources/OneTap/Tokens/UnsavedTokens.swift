@@ -2,30 +2,40 @@
 /// may have rotated the refresh token, so the stored one may be dead, and a refreshed token thrown away would
 /// make the account log in again. Each is kept over the stored version it replaces; the next refresh of the
 /// account writes it before any carrier call, and a caller on an expired stored token is served it meanwhile.
-/// A logout, a login's new token or another writer's version forgets it.
+/// A logout, a login's new token or another writer's new token forgets it; another writer's version that holds
+/// the very token it replaced (an instance that could not see it re-saved that token: its refresh was refused)
+/// does not.
 struct UnsavedTokens: Sendable {
-    private var kept: [AccountID: (token: AccessToken, over: TokenVersion)] = [:]
+    private var kept: [AccountID: (token: AccessToken, over: TokenVersion, replaced: AccessToken)] = [:]
 
-    /// Keeps a token that replaces the stored `version`.
+    /// Keeps a token that replaces the stored one.
     /// - Parameters:
     ///   - token: The refreshed token.
-    ///   - version: The stored version it replaces.
-    mutating func keep(_ token: AccessToken, over version: TokenVersion) {
-        kept[token.account] = (token, version)
+    ///   - current: The stored token and version it replaces.
+    mutating func keep(_ token: AccessToken, over current: StoredToken) {
+        kept[token.account] = (token, current.version, current.token)
     }
 
-    /// The kept token of an account, when it replaces the version stored now; one kept under a newer version
-    /// (someone wrote since) is forgotten. A caller's older view (read before another writer's version the token
+    /// The kept token of an account, when it replaces the version stored now. One kept under an older version is
+    /// forgotten when someone wrote another token since; when the newer version holds the very token the kept one
+    /// replaced (another instance, which could not see the kept token, had its refresh with the old refresh token
+    /// refused and re-saved the token to move its due date), it is kept over the newer version instead: its refresh
+    /// token may be the only one the carrier still takes. A caller's older view (read before the version the token
     /// was kept over) gets nothing and forgets nothing: versions only grow.
     /// - Parameters:
     ///   - account: The account.
-    ///   - version: The version stored now, as the caller read it.
+    ///   - stored: The token and version stored now, as the caller read them.
     /// - Returns: The token, or nil.
-    mutating func token(for account: AccountID, over version: TokenVersion) -> AccessToken? {
+    mutating func token(for account: AccountID, over stored: StoredToken) -> AccessToken? {
         guard let entry = kept[account] else { return nil }
-        guard entry.over == version else {
-            if version > entry.over { kept[account] = nil }
-            return nil
+        guard entry.over == stored.version else {
+            guard stored.version > entry.over else { return nil }
+            guard stored.token == entry.replaced else {
+                kept[account] = nil
+                return nil
+            }
+            kept[account] = (entry.token, stored.version, entry.replaced)
+            return entry.token
         }
         return entry.token
     }
