@@ -10,13 +10,13 @@
 // Exactly one of `guest` (a guest id) and `account` (an account id) says who acts in it. `previous` only
 // when the last change was a rotation; `revokedAtMs` and `revocation` together, only when revoked;
 // `ancestors` always (newest first, possibly empty); `lastLogin` only when the session has a last-login
-// hint, as `LastLoginHint.json()` writes it (its number masked); `unmergedGuest` (a guest id) only while a
-// login's guest-data merge is pending (added later in `/1`: a record without it, as every earlier one, has
-// none pending) when the merge goes to the session's own account; when it goes to another (the session
-// logged in to a second account since), `pendingGuest` and `pendingInto` (the guest id and the account id that
-// login was to) instead, added later still under names an earlier version does not read, so an instance of that
-// version running beside this one never merges the guest into the session's current account (it leaves the data
-// with the guest). `familySeed` and `generation` (added later in `/1`) together, only while the current refresh
+// hint, as `LastLoginHint.json()` writes it (its number masked); `pendingGuest` and `pendingInto` (the guest id
+// and the account id its login was to) only while a login's guest-data merge is pending. A record without them, as
+// every earlier one, has none pending. An earlier version wrote `unmergedGuest` (a guest id, into the session's own
+// account) instead, and is read so still; it is never written now: the version that wrote it reads it as "merge into
+// the account the session is in now", and kept it when the session logged in to another account, so beside this
+// one it would merge the guest into that other account. It does not read the names written now, so it leaves the
+// data with the guest (a review). `familySeed` and `generation` (added later in `/1`) together, only while the current refresh
 // token is of format 2: its family's seed and the current token's generation (1 to 9999999999); an earlier version
 // ignores them, and a record it rotates leaves them out. `identitySinceMs` (added later still) only once the session
 // logged in: the session's login epoch, the whole second after its last login (a second past the one before at
@@ -70,9 +70,7 @@ extension AppSessionRecord: JSONStoredRecord {
             writer.member("revocation", revoked.reason.rawValue)
         }
         try writer.member("lastLogin", lastLogin)
-        if let pendingMerge, pendingMerge.account == account {
-            writer.member("unmergedGuest", pendingMerge.guest.text)
-        } else if let pendingMerge {
+        if let pendingMerge {
             writer.member("pendingGuest", pendingMerge.guest.text)
             writer.member("pendingInto", pendingMerge.account.rawValue)
         }
