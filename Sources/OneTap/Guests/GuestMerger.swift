@@ -72,7 +72,10 @@ public struct GuestMerger: Sendable {
         if let existing = try await store.journal(for: guest) {
             journal = existing
         } else {
-            let plan = try MergePlan.plan(guest: try await store.data(of: .guest(guest)), account: try await store.data(of: .account(account)), rules: rules)
+            // A kind whose data its rule cannot read stays with the guest; the others merge (a review: one such kind
+            // failed the whole merge at every refresh, for good).
+            let plan = MergePlan.planKeepingUnreadable(
+                guest: try await store.data(of: .guest(guest)), account: try await store.data(of: .account(account)), rules: rules)
             let planned = MergeJournal(guest: guest, account: account, plan: plan, startedAt: clock.now())
             if plan.steps.isEmpty {
                 // Nothing to write or remove (a guest with no data, or only kinds no rule takes): done, and no

@@ -28,7 +28,9 @@ enum MergeCommand: CommandDescription {
         one per item, at most 1,000; cart quantities added, at most 99 per item; downloads move
         unless the account has them (then the guest's copy is deleted); settings: the account's
         value wins; drafts: both kept. A kind with no rule stays with the guest and is reported, as
-        does one whose merge would pass 1 MiB or that nests deeper than 500 levels.
+        does one whose merge would pass 1 MiB or that nests deeper than 500 levels. A kind whose
+        data has the wrong shape for its rule is an error here, to be fixed; a login's merge leaves
+        it with the guest and merges the rest.
 
         JSON: {"account":{…merged…},"plan":[{"step":"write"|"remove-guest","kind":…},…],"kept":[…]}.
 

@@ -28,8 +28,8 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// no journal could hold).
     public let merged: [String: JSONValue]
     /// The guest's kinds with no rule, nesting deeper than ``maximumDepth`` or whose merge would be larger than
-    /// ``maximumBytes``, and, in a merge as applied, those whose data (the guest's or the account's) became
-    /// unreadable to their rule after the merge began: left in the guest's space, reported.
+    /// ``maximumBytes``, and, in a login's merge, those whose data (the guest's or the account's) their rule cannot
+    /// read, when the merge is planned or later: left in the guest's space, reported.
     public let kept: [String]
     /// For `move-unless-present` kinds, the guest's items that move to the account.
     public let moved: [String: [String]]
@@ -65,6 +65,32 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     ///   rule reads (nothing is planned then).
     /// - Complexity: O(*n* log *n*) in the items of a kind (a sort for `newest-first`), O(*n*) otherwise.
     package static func plan(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) throws(MergeError) -> MergePlan {
+        try plan(guest: guest, account: account, rules: rules, keepingUnreadable: false)
+    }
+
+    /// Plans a login's merge as ``plan(guest:account:rules:)`` does, but a kind whose data (the guest's or the
+    /// account's) its rule cannot read stays with the guest (`kept`) instead of failing the whole plan: one kind in a
+    /// shape its rule does not read (a guest's `favourites` of numbers, an account's `settings` in a newer shape)
+    /// holds up neither the others nor every later merge into the account, as a kind that becomes unreadable while a
+    /// merge is applied does not.
+    /// - Parameters:
+    ///   - guest: The guest's data by kind.
+    ///   - account: The account's data by kind.
+    ///   - rules: The merge rules.
+    /// - Returns: The plan.
+    /// - Complexity: As ``plan(guest:account:rules:)``.
+    package static func planKeepingUnreadable(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) -> MergePlan {
+        do {
+            return try plan(guest: guest, account: account, rules: rules, keepingUnreadable: true)
+        } catch {
+            // Unreachable: every error of a kind keeps the kind. Should one escape, nothing is merged.
+            return MergePlan(steps: [], merged: journaled(account), kept: guest.keys.sorted(), moved: [:], discarded: [:])
+        }
+    }
+
+    private static func plan(
+        guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules, keepingUnreadable: Bool
+    ) throws(MergeError) -> MergePlan {
         var writes: [Step] = []
         var removals: [Step] = []
         var merged = journaled(account)
@@ -79,35 +105,43 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
             }
             let result: JSONValue
             var movedHere: [String]?, discardedHere: [String]?
-            switch rule.strategy {
-            case .union:
-                let mine = try strings(account[kind], kind, .account)
-                let theirs = try strings(guestValue, kind, .guest)
-                result = .array(union(mine, theirs).map(JSONValue.string))
-            case .moveUnlessPresent:
-                let mine = try strings(account[kind], kind, .account)
-                let theirs = try strings(guestValue, kind, .guest)
-                let present = Set(mine)
-                var seen = Set<String>()
-                var moving: [String] = []
-                var deleting: [String] = []
-                for item in theirs where seen.insert(item).inserted {
-                    if present.contains(item) { deleting.append(item) } else { moving.append(item) }
+            do {
+                switch rule.strategy {
+                case .union:
+                    let mine = try strings(account[kind], kind, .account)
+                    let theirs = try strings(guestValue, kind, .guest)
+                    result = .array(union(mine, theirs).map(JSONValue.string))
+                case .moveUnlessPresent:
+                    let mine = try strings(account[kind], kind, .account)
+                    let theirs = try strings(guestValue, kind, .guest)
+                    let present = Set(mine)
+                    var seen = Set<String>()
+                    var moving: [String] = []
+                    var deleting: [String] = []
+                    for item in theirs where seen.insert(item).inserted {
+                        if present.contains(item) { deleting.append(item) } else { moving.append(item) }
+                    }
+                    result = .array(union(mine, moving).map(JSONValue.string))
+                    (movedHere, discardedHere) = (moving, deleting)
+                case .newestFirst:
+                    result = .array(try newestFirst(account[kind], guestValue, kind, cap: rule.cap ?? .max))
+                case .addQuantities:
+                    result = .array(try addQuantities(account[kind], guestValue, kind, cap: rule.cap ?? .max))
+                case .accountWins:
+                    let mine = try object(account[kind], kind, .account)
+                    let theirs = try object(guestValue, kind, .guest)
+                    result = .object(mine.merging(theirs) { accountValue, _ in accountValue })
+                case .keepBoth:
+                    let mine = try array(account[kind], kind, .account)
+                    let theirs = try array(guestValue, kind, .guest)
+                    result = .array(mine + theirs)
                 }
-                result = .array(union(mine, moving).map(JSONValue.string))
-                (movedHere, discardedHere) = (moving, deleting)
-            case .newestFirst:
-                result = .array(try newestFirst(account[kind], guestValue, kind, cap: rule.cap ?? .max))
-            case .addQuantities:
-                result = .array(try addQuantities(account[kind], guestValue, kind, cap: rule.cap ?? .max))
-            case .accountWins:
-                let mine = try object(account[kind], kind, .account)
-                let theirs = try object(guestValue, kind, .guest)
-                result = .object(mine.merging(theirs) { accountValue, _ in accountValue })
-            case .keepBoth:
-                let mine = try array(account[kind], kind, .account)
-                let theirs = try array(guestValue, kind, .guest)
-                result = .array(mine + theirs)
+            } catch {
+                // Data its rule cannot read (the guest's or the account's): the kind stays with the guest when asked,
+                // else nothing is planned.
+                guard keepingUnreadable else { throw error }
+                kept.append(kind)
+                continue
             }
             guard !result.isLonger(than: maximumBytes) else {
                 kept.append(kind)

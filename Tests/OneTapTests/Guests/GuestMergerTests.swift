@@ -200,13 +200,25 @@ import Testing
         #expect(error?.kind == .mergedElsewhere)
     }
 
-    @Test func dataTheRulesCannotReadChangesNothing() async throws {
+    /// A review: a kind whose data its rule cannot read when the merge is planned (the guest's `favourites` not a
+    /// list, or the account's `cart` in a newer shape) failed the whole merge, at every refresh, for good, so no kind
+    /// ever merged. It stays with the guest, reported as kept, and the other kinds merge, as a kind that becomes
+    /// unreadable later does.
+    @Test(arguments: [false, true])
+    func dataTheRulesCannotReadStaysWithTheGuestAndTheRestMerges(accountSide: Bool) async throws {
         let store = try await Self.seeded()
-        try await store.write(.string("not a list"), kind: "favourites", of: .guest(Self.guest))
-        let error = await #expect(throws: MergeError.self) { try await GuestMerger(store: store).merge(Self.guest, into: "42") }
-        #expect(error?.kind == .unreadable)
-        #expect(try await store.journal(for: Self.guest) == nil)
-        #expect(try await store.data(of: .account("42")) == Self.accountData)
+        let kind = accountSide ? "cart" : "favourites"
+        try await store.write(.string("not a list"), kind: kind, of: accountSide ? .account("42") : .guest(Self.guest))
+        let journal = try await GuestMerger(store: store).merge(Self.guest, into: "42")
+        #expect(journal.done)
+        #expect(journal.plan.kept == [kind, "notes"].sorted())
+        let account = try await store.data(of: .account("42"))
+        for other in ["favourites", "cart", "downloads", "settings"] where other != kind {
+            #expect(account[other] == Self.expectedAccount[other], "\(other)")
+        }
+        #expect(account[kind] == (accountSide ? .string("not a list") : Self.accountData[kind]), "the account's own, untouched")
+        let left = try await store.data(of: .guest(Self.guest))
+        #expect(left[kind] == (accountSide ? Self.guestData[kind] : .string("not a list")), "still with the guest")
     }
 
     /// The attacker's read of 2026-12-05: a kind whose data became unreadable after the merge began (the app
