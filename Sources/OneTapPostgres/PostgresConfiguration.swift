@@ -41,7 +41,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     package let connectTimeout: Duration
     /// The longest one statement may run: the server's `statement_timeout`, and the client's deadline for
     /// the server's answer (so a server that stops answering cannot hold a call for ever); also the longest a
-    /// transaction may sit idle between two statements (`idle_in_transaction_session_timeout`).
+    /// transaction may sit idle between two statements (`idle_in_transaction_session_timeout`), 10 s at least.
     package let statementTimeout: Duration
     /// Whether a connection prepares the statements it runs again (``PostgresStatementCache``).
     package let preparesStatements: Bool
@@ -65,8 +65,8 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     ///   - connectTimeout: How long to wait for a connection (to open one or for one to come free),
     ///     1 ms to 1 hour; 5 seconds. A host name's lookup is libpq's, with the system's blocking resolver, and
     ///     not bounded by it: give `hostaddr` (the address) beside `host` (the name TLS checks) to skip it.
-    ///   - statementTimeout: How long one statement may run (and a transaction sit idle between two), 1 ms to 24 days;
-    ///     10 seconds.
+    ///   - statementTimeout: How long one statement may run (and a transaction sit idle between two, 10 s at least),
+    ///     1 ms to 24 days; 10 seconds.
     ///   - prepareStatements: Whether each connection prepares a statement it runs a second time (a named
     ///     prepared statement: parsed and planned once per connection, then run by name); true. Turn it
     ///     off behind a connection pooler in transaction mode that does not keep prepared statements

@@ -263,11 +263,13 @@ package final class PostgresConnection: Sendable {
             throw PostgresError(.connectionFailed, message: "cannot switch the connection to non-blocking mode: \(message)")
         }
         let milliseconds = Monotonic.nanoseconds(configuration.statementTimeout) / 1_000_000
-        // A transaction idle as long ends too (an instance frozen between two statements would otherwise hold its rows
-        // and advisory locks, and with them every other instance's updates, until TCP noticed it gone).
+        // A transaction idle between two statements ends too (an instance frozen there would otherwise hold its rows and
+        // advisory locks, and with them every other instance's updates, until TCP noticed it gone): after the statement
+        // limit, at least 10 s, as a busy machine may well pause a client that long between two statements.
+        let idle = max(milliseconds, 10_000)
         _ = try executeBlocking(
-            "SELECT set_config('statement_timeout', $1, false), set_config('idle_in_transaction_session_timeout', $1, false)",
-            [.text(String(milliseconds))])
+            "SELECT set_config('statement_timeout', $1, false), set_config('idle_in_transaction_session_timeout', $2, false)",
+            [.text(String(milliseconds)), .text(String(idle))])
     }
 
     private func executeBlocking(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) throws(PostgresError) -> PostgresRows {
