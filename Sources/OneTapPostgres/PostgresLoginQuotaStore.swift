@@ -87,7 +87,9 @@ package final class PostgresLoginQuotaStore: LoginQuotaStore, CustomStringConver
             var state = LoginQuotaState(events: stored.events, keepUntil: stored.keepUntil)
             let result = body(&state)
 
-            if let write = stored.changes(to: state.events, keepUntil: state.keepUntil) {
+            // A row is written only when its events changed: a counter the update only read (a start reads the
+            // exchange counters of the captcha rules on exchanges) keeps its row, whose keep-until covers its events.
+            if let write = stored.changes(to: state.events, keepUntil: state.keepUntil, eventsOnly: Set(read.ids)) {
                 phase.withLock { $0 = .writing }
                 try await connection.execute(
                     statements.write,

@@ -105,7 +105,7 @@ import Glibc
     /// (The limit is the statement limit, 10 s at least: a busy machine may pause a client that long between two
     /// statements. The server's ending of such a transaction is PostgreSQL's own.)
     @Test(arguments: [(Duration.milliseconds(300), "10s"), (.seconds(20), "20s")])
-    func aTransactionLeftIdleIsEndedByTheServer(statementTimeout: Duration, idle: String) async throws {
+    func connectionsLimitHowLongATransactionSitsIdle(statementTimeout: Duration, idle: String) async throws {
         try await withConnection(statementTimeout: statementTimeout) { connection async throws in
             #expect(try await connection.execute("SHOW idle_in_transaction_session_timeout").first == [.text(idle)])
         }

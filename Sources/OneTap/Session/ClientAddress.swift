@@ -1,6 +1,6 @@
 /// Finds the client's address for a request: the socket peer's, or, when the peer is one of your own
 /// listed proxies, the address those proxies wrote into `X-Forwarded-For`. Hand the result to
-/// ``LoginServer/start(_:for:pending:address:device:captcha:)``, ``LoginServer/report(_:to:version:from:address:device:)`` and
+/// ``LoginServer/start(_:for:pending:address:device:captcha:)``, ``LoginServer/report(_:to:version:from:address:device:captcha:)`` and
 /// ``SMSContext``: the login quotas, the SMS limits and the circuit breaker count per address.
 ///
 /// ```swift

@@ -13,7 +13,7 @@
 ///
 /// A request without an address or a device id counts in the rule's one shared `(not given)` bucket
 /// (fail closed): pass both to ``LoginServer/start(_:for:pending:address:device:captcha:)`` and
-/// ``LoginServer/report(_:to:version:from:address:device:)``, or every such request shares one quota.
+/// ``LoginServer/report(_:to:version:from:address:device:captcha:)``, or every such request shares one quota.
 /// The in-memory store counts per instance; share one store across instances to count per deployment
 /// (`PostgresStores.loginQuotaStore()` from `OneTapPostgres`).
 public struct LoginQuotas: Sendable {
@@ -45,8 +45,8 @@ public struct LoginQuotas: Sendable {
     ///   - device: The device id, nil for the shared `(not given)` bucket.
     ///   - captcha: The captcha token the start brought, if any.
     ///   - startCaptcha: For an exchange, whether its login's start came with a solved captcha
-    ///     (``LoginSession/startCaptcha``): captcha rules on exchanges then let it through. A success report brings no
-    ///     captcha of its own: past such a rule, one from a login started without is refused `over-quota`.
+    ///     (``LoginSession/startCaptcha``): captcha rules on exchanges then let it through; else a captcha its success
+    ///     report brought (`captcha`) may.
     ///   - sms: The SMS code service whose captcha verifier checks it.
     ///   - clock: The time source: the decision's time, and after a captcha check the time it ended.
     ///   - events: Receives an `exchange` `quota-refused` event for each refusal (its rule and outcome; never the
@@ -62,7 +62,9 @@ public struct LoginQuotas: Sendable {
         captcha: Secret? = nil, startCaptcha: Bool = false, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
     ) async throws -> Admission? {
         let request = keys(counts, appSession: appSession, address: address, device: device).request
-        let counters = policy.readCounters(for: request, counting: counts)
+        // A start reads the captcha rules on exchanges only where a captcha can pass them: without a verifier they are
+        // limits on the exchanges alone, and a full one never holds back a start (nor with it the SMS step).
+        let counters = sms?.checksCaptchas == true ? policy.readCounters(for: request, counting: counts) : policy.counters(for: request, counting: counts)
         guard !counters.isEmpty else { return nil }
         let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
         switch try await decision(counts, request, counters, context, startCaptcha: startCaptcha, checkedBy: sms, clock: clock) {
@@ -74,7 +76,7 @@ public struct LoginQuotas: Sendable {
         }
     }
 
-    /// Takes back a start or an exchange ``admit(_:session:appSession:address:device:captcha:checkedBy:clock:events:)``
+    /// Takes back a start or an exchange ``admit(_:session:appSession:address:device:captcha:startCaptcha:checkedBy:clock:events:)``
     /// counted whose request then did not happen (a start whose session the store failed to write), so a store's
     /// failures never use up a client's quota. Best effort: a store that fails again leaves it counted (fail closed).
     /// A write that failed after it committed (the connection lost at `COMMIT`) is refunded too: its session exists,
@@ -140,10 +142,12 @@ public struct LoginQuotas: Sendable {
             }
         }
         var decidedAt = clock.now()
-        // An exchange is decided with its login's start's captcha; a start, first without one.
+        // An exchange is decided with its login's start's captcha (or its report's, passed already); a start, first
+        // without one.
         var passed = counts == .exchanges && startCaptcha
         var decision = try await admit(passed, decidedAt)
-        if counts == .starts, case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
+        let again = counts == .starts ? "start again" : "send the report again"
+        if case .captcha(let rule, _) = decision, let sms, sms.checksCaptchas {
             func waiting(_ wait: String, until: Date) -> Decision {
                 .refused(
                     kind: .overQuota, rule: wait, outcome: "captcha-waits",
@@ -153,7 +157,7 @@ public struct LoginQuotas: Sendable {
             guard let captcha = context.captcha else {
                 // A captcha that would not be checked before a wait ends is not asked for until then.
                 if let wait = try await sms.startCaptchaWait(context: context) { return waiting(wait.rule, until: wait.until) }
-                return .refused(kind: .captchaRequired, rule: rule, outcome: "captcha-required", message: "past the quota \(describe(rule)): start again with a solved captcha")
+                return .refused(kind: .captchaRequired, rule: rule, outcome: "captcha-required", message: "past the quota \(describe(rule)): \(again) with a solved captcha")
             }
             switch try await sms.checkStartCaptcha(captcha, context: context) {
             case .solved:
@@ -176,16 +180,13 @@ public struct LoginQuotas: Sendable {
             return .admitted(Admission(at: decidedAt, captchaPassed: passed))
         case .over(let rule, let retryAfter):
             let what = counts == .starts ? "logins started" : "paid exchanges"
-            // Past a captcha rule on exchanges, a login started with a solved captcha is exchanged: a new start asks for one.
-            let stepsUp = counts == .exchanges && policy.rules.contains { $0.id == rule && $0.over == .captcha }
-            let way = stepsUp ? "start a new login with a solved captcha, use SMS, or try again after" : "try again after"
             return .refused(
-                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); \(way) \(retryAfter.iso8601)",
+                kind: .overQuota, rule: rule, outcome: "over-quota", message: "too many \(what): over the quota \(describe(rule)); try again after \(retryAfter.iso8601)",
                 retryAt: retryAfter)
         case .captcha(let rule, let retryAfter):
             return .refused(
                 kind: .overQuota, rule: rule, outcome: "over-quota",
-                message: "too many logins started: past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
+                message: "too many \(counts == .starts ? "logins started" : "paid exchanges"): past the quota \(describe(rule)), whose captcha this server cannot check (no SMS code service with a "
                     + "CaptchaVerifier); try again after \(retryAfter.iso8601)", retryAt: retryAfter)
         }
     }

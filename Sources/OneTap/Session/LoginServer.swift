@@ -146,16 +146,22 @@ public struct LoginServer: Sendable {
     ///     `(not given)` address: every caller that gives none weighs as one client.
     ///   - device: The app's device id, for the quotas per device and the breaker; none counts in one shared
     ///     `(not given)` device bucket per quota rule.
+    ///   - captcha: The token of a captcha the client solved, after a `captcha-required` answer to this success
+    ///     report (a quota rule on exchanges per address block or device that filled after the login started without
+    ///     one): checked as a start's is.
     /// - Returns: The session after the report and what to do next (never `exchange` when the server
     ///   exchanges: the exchange's answer is applied before this returns).
     /// - Throws: ``LoginRejection`` (nothing changed: `stale-version` also when another request's
     ///   report won the race, `unknown-session` for an id no session has or a login of another app
     ///   session, alike; `over-quota` for a success whose token would be sent to the paid exchange
-    ///   over the client's quota: the app may switch to SMS), or ``StoreError`` (nothing changed: a store
+    ///   over the client's quota: the app may switch to SMS; `captcha-required` past a captcha rule on exchanges for
+    ///   a login started without a captcha: send the report again with a solved one, or switch to SMS), or
+    ///   ``StoreError`` (nothing changed: a store
     ///   or the exchange ledger failed, or the retry waited for the exchange under way and has no answer of
     ///   its own yet: ask again), or `CancellationError` when the request's task was cancelled while it waited.
     public func report(
-        _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, address: IPAddress? = nil, device: DeviceID? = nil
+        _ report: LoginReport, to id: LoginSessionID, version: Int, from claims: AccessClaims, address: IPAddress? = nil, device: DeviceID? = nil,
+        captcha: Secret? = nil
     ) async throws -> LoginTransition {
         if case .exchange = report {
             // The app reports what its SDK said; what the carrier's exchange said comes from the exchange path
@@ -163,9 +169,13 @@ public struct LoginServer: Sendable {
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         try claims.checkCurrent(at: clock.now())
+        // A captcha this report brought is checked at most once (a provider takes a token once): when the copy's
+        // attempt passed it, the stored session's attempt counts it passed.
+        let quotaCaptcha = QuotaCaptcha(token: captcha)
         if let copy = recent.session(id, of: claims.session) {
             do {
-                return try await apply(report, to: copy, stored: false, version: version, from: claims, address: address, device: device)
+                return try await apply(
+                    report, to: copy, stored: false, version: version, from: claims, address: address, device: device, captcha: quotaCaptcha)
             } catch is CopyMayBeBehind {
                 // The copy may be behind the store (another instance took a report since): decide on the stored
                 // session, which replaces the copy.
@@ -173,12 +183,28 @@ public struct LoginServer: Sendable {
                 // A write from the copy found the login gone (swept): the store answers (`unknown-session`).
             }
         }
-        return try await apply(report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device)
+        return try await apply(
+            report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device, captcha: quotaCaptcha)
+    }
+
+    /// A report's captcha for the quotas on exchanges, checked at most once across the copy's and the stored
+    /// session's attempts.
+    private final class QuotaCaptcha: Sendable {
+        let token: Secret?
+        private let passed = LockedValue(false)
+
+        init(token: Secret?) { self.token = token }
+
+        /// Whether it passed a check already.
+        var hasPassed: Bool { passed.withLock { $0 } }
+
+        /// Records that it passed.
+        func pass() { passed.withLock { $0 = true } }
     }
 
     /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, one
     /// that writes nothing, or one whose write lost its compare-and-swap (a write that found the login gone
-    /// throws the store's `not-found`, which ``report(_:to:version:from:address:device:)`` takes the same
+    /// throws the store's `not-found`, which ``report(_:to:version:from:address:device:captcha:)`` takes the same
     /// way). Only the stored session may answer those.
     private struct CopyMayBeBehind: Error {}
 
@@ -190,7 +216,8 @@ public struct LoginServer: Sendable {
     /// one trace a copy behind leaves is a billed success's count in the exchange quota, once per copy (the
     /// stored session replaces it), as two racing copies of one report both count.
     private func apply(
-        _ report: LoginReport, to session: LoginSession, stored: Bool, version: Int, from claims: AccessClaims, address: IPAddress?, device: DeviceID?
+        _ report: LoginReport, to session: LoginSession, stored: Bool, version: Int, from claims: AccessClaims, address: IPAddress?, device: DeviceID?,
+        captcha: QuotaCaptcha
     ) async throws -> LoginTransition {
         let id = session.id
         if machine.repeatsSuccess(session, report, version: version) {
@@ -209,9 +236,13 @@ public struct LoginServer: Sendable {
                 // session never waits at an exchange it may not make). Two copies of one report that race both
                 // count; the copy that loses the compare-and-swap then goes on below as a retry.
                 guard case .exchange = transition.instruction, let quotas else { return }
-                try await quotas.admit(
-                    .exchanges, session: id, appSession: claims.session, address: address, device: device, startCaptcha: session.startCaptcha, clock: clock,
-                    events: events)
+                // A login started with a solved captcha, or whose report brought one that passed, passes the captcha
+                // rules on exchanges.
+                let admitted = try await quotas.admit(
+                    .exchanges, session: id, appSession: claims.session, address: address, device: device,
+                    captcha: captcha.hasPassed ? nil : captcha.token, startCaptcha: session.startCaptcha || captcha.hasPassed, checkedBy: sms,
+                    clock: clock, events: events)
+                if admitted?.captchaPassed == true { captcha.pass() }
             }
             if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
                 case .exchange(_, _, _, let receivedAt) = transition.session.stage
@@ -317,7 +348,7 @@ public struct LoginServer: Sendable {
     ///     its session is replaced by `id`, whose own code it verifies).
     ///   - claims: The verified claims of the app session that started the login.
     /// - Returns: The verify's answer and, when it was `verified`, the session after it (`done`).
-    /// - Throws: As ``sendSMS(for:to:context:from:)``, and ``LoginRejection`` as ``report(_:to:version:from:address:device:)``
+    /// - Throws: As ``sendSMS(for:to:context:from:)``, and ``LoginRejection`` as ``report(_:to:version:from:address:device:captcha:)``
     ///   for the success report: the session's stage and `version` are checked before the code is verified,
     ///   so a refused version never spends a right code. Only a report that fails after the verify (the
     ///   session store failed, or another request moved the session on in between) leaves the code spent:
@@ -417,7 +448,7 @@ public struct LoginServer: Sendable {
     /// With `move` (the session's move to its exchange, not stored yet: a server whose store writes with the
     /// guard's ledger), the move is stored with the guard's first claim of the token, in one write, and the
     /// exchange's answer with the guard's settle; a stale version of the move throws ``Move/Lost`` (nothing
-    /// stored, nothing claimed), which ``report(_:to:version:from:address:device:)`` handles as a lost race.
+    /// stored, nothing claimed), which ``report(_:to:version:from:address:device:captcha:)`` handles as a lost race.
     private func exchangeAndAdvance(
         _ session: LoginSession, _ credential: CarrierCredential, receivedAt: Date, _ exchange: ExchangeGuard, _ rules: ExchangeRules,
         client: ChannelClient, storing move: Move? = nil, recovering: Bool = false

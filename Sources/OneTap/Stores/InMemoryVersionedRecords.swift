@@ -72,8 +72,11 @@ package final class InMemoryVersionedRecords<Record: VersionedRecord>: Sendable 
                 throw StoreError(.duplicate, subject: Record.subject(record.id), message: "\(Record.article) \(Record.named) with this id exists")
             }
             table.creates &+= 1
-            // What expired before this record was made, on its maker's clock: O(expired) now and then, amortised.
-            if table.creates % Self.sweepEvery == 0 { _ = table.sweep(before: record.createdAt, limit: .max) }
+            // What expired before this record was made, on its maker's clock (and was kept its time past that, as a
+            // sweeper keeps it): O(expired) now and then, amortised. The store's creators share one clock.
+            if table.creates % Self.sweepEvery == 0 {
+                _ = table.sweep(before: record.createdAt.addingTimeInterval(-Record.keptPastExpiry), limit: .max)
+            }
             table.put(record, replacing: nil)
         }
     }

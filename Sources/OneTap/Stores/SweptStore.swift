@@ -30,7 +30,7 @@ public struct SweptStore: Sendable {
     /// - Returns: The store to sweep.
     package static func loginSessions(_ store: any LoginSessionStore) -> SweptStore {
         SweptStore(name: "login-sessions") {
-            try await store.removeExpired(before: $0.addingTimeInterval(-LoginSessionMachine.exchangeAnswerGrace), limit: $1)
+            try await store.removeExpired(before: $0.addingTimeInterval(-LoginSession.keptPastExpiry), limit: $1)
         }
     }
 

@@ -14,8 +14,11 @@ package protocol VersionedRecord: Sendable {
     /// When the record may be removed.
     var expiresAt: Date { get }
     /// When it was made, on the clock of the server that made it: an in-memory store, made with no clock, sweeps
-    /// what expired before the record it is creating was made.
+    /// what expired before the record it is creating was made (and ``keptPastExpiry`` more).
     var createdAt: Date { get }
+    /// How long past its expiry a record is kept before a sweep removes it: a login session a minute
+    /// (`LoginSessionMachine.exchangeAnswerGrace`: its exchange's answer is still taken, its success still told).
+    static var keptPastExpiry: TimeInterval { get }
     /// Who it belongs to, nil for no one.
     var owner: Owner? { get }
     /// The store errors' subject for a record's id.
@@ -34,12 +37,14 @@ extension VersionedRecord where Owner == Never {
 }
 
 extension LoginSession: VersionedRecord {
+    package static var keptPastExpiry: TimeInterval { LoginSessionMachine.exchangeAnswerGrace }
     package static func subject(_ id: LoginSessionID) -> StoreError.Entry { .session(id) }
     package static var named: String { "session" }
     package static var article: String { "a" }
 }
 
 extension AppSessionRecord: VersionedRecord {
+    package static var keptPastExpiry: TimeInterval { 0 }
     package static func subject(_ id: AppSessionID) -> StoreError.Entry { .appSession(id) }
     package static var named: String { "app session" }
     package static var article: String { "an" }

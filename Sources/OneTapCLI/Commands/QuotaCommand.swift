@@ -15,10 +15,9 @@ enum QuotaCommand: CounterReplayCommand {
           {"at":"2026-12-01T10:00:00Z","counts":"starts","ip":"203.0.113.7","device":"d1"}
         "counts" is starts (a login started) or exchanges (a success report sent to the carrier's
         paid exchange); optional "ip", "device", "session" (the app session id) and "captcha":true
-        (a start came with a captcha its provider took, or an exchange's login started with one:
-        captcha rules let it through; an exchange past a captcha rule without one is over-quota, as
-        a success report brings no captcha; a start past a captcha rule on exchanges is
-        captcha-required). A request
+        (a start came with a captcha its provider took, or an exchange's login or report did:
+        captcha rules let it through; a start past a captcha rule on exchanges is
+        captcha-required too). A request
         without one counts in the rule's one shared "(not given)" bucket, as the server counts it;
         an IPv6 address counts per /64, /56 and /48. Lines are decided in order, each at its own "at"; windows are
         sliding and exact to the second. --data DIR may hold login-quotas.csv.

@@ -16,8 +16,8 @@
 /// shares or may claim, ask for a captcha, so a stranger's starts cost the others a captcha, not a refusal (the SMS
 /// policy's `captcha-rejects` wait says what junk captcha tokens can still do). A rule on exchanges either limits
 /// (the app falls back to SMS) or asks for a captcha: past it, a start needs a solved captcha, and a login that started
-/// with one is exchanged past it, so a stranger's made-up success reports cost the others a captcha, not their
-/// one-tap login (a success report brings no captcha of its own: one from a login started without is refused).
+/// with one is exchanged past it; a login that started without one (the rule filled since) brings one with its success
+/// report. A stranger's made-up success reports cost the others a captcha, not their one-tap login.
 public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// `login-quotas.csv`, the table's file in `Data/`.
     package static let fileName = "login-quotas.csv"
@@ -43,7 +43,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         /// window and how many events it may hold.
         package let columns: RateRuleColumns<Key, Counts>
         /// Past the limit: refused (`limit`), or admitted with a solved captcha (`captcha`: a start that brought one,
-        /// an exchange of a login whose start did).
+        /// an exchange of a login whose start or report did).
         package let over: SMSPolicy.Over
         /// Where the rule comes from, or why.
         package let source: String
@@ -192,9 +192,8 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     ///     start did): captcha rules let it through.
     /// - Returns: `admit`; or `over` with the full limit rule that frees a place last (the first in file order among
     ///   equals) and when it does; or, with no limit rule full, `captcha` with the full captcha rule that frees a place
-    ///   last, unless the captcha was passed. A start reads the captcha rules on exchanges too (``readCounters(for:counting:)``);
-    ///   an exchange past a captcha rule on exchanges is `over` unless its login's start passed one (a success report
-    ///   brings no captcha to ask for).
+    ///   last, unless the captcha was passed (for an exchange: its login's start's, or its report's). A start reads the
+    ///   captcha rules on exchanges too (``readCounters(for:counting:)``).
     package func decide(_ request: Request, counting counts: Counts, events: [Counter: [Date]], at now: Date, captchaPassed: Bool = false) -> Decision {
         var over: (rule: String, retryAfter: Date)? = nil
         var captcha: (rule: String, retryAfter: Date)? = nil
@@ -204,7 +203,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
             let (held, from) = SlidingWindow.events(events[counter] ?? [], window, now: now)
             guard held.count - from >= rule.limit else { continue }
             let leaves = SlidingWindow.freesAPlace(held, limit: rule.limit, window, now: now)
-            if rule.over == .captcha && counts == .starts {
+            if rule.over == .captcha {
                 if let current = captcha, current.retryAfter >= leaves { continue }
                 captcha = (rule.id, leaves)
             } else {

@@ -189,8 +189,8 @@ import Testing
         #expect(start.decision == .captcha(rule: "address", retryAfter: t.addingTimeInterval(3600)))
         #expect(policy.admit(request, counting: .starts, in: reading, events: &events, at: t.addingTimeInterval(5), captchaPassed: true).decision == .admit)
         #expect(events[address]?.count == 2 && events[starts]?.count == 1)
-        // An exchange of a login started without one: `over` (a report cannot bring a captcha); with one: admitted.
-        #expect(policy.decide(request, counting: .exchanges, events: events, at: t.addingTimeInterval(6)) == .over(rule: "address", retryAfter: t.addingTimeInterval(3600)))
+        // An exchange of a login started without one: `captcha` (its report brings one); with one: admitted.
+        #expect(policy.decide(request, counting: .exchanges, events: events, at: t.addingTimeInterval(6)) == .captcha(rule: "address", retryAfter: t.addingTimeInterval(3600)))
         #expect(policy.admit(request, counting: .exchanges, in: exchanges, events: &events, at: t.addingTimeInterval(6), captchaPassed: true).decision == .admit)
         // The app session's limit refuses past three, captcha or not; a start does not read it.
         #expect(policy.decide(request, counting: .exchanges, events: events, at: t.addingTimeInterval(7), captchaPassed: true) == .over(rule: "app", retryAfter: t.addingTimeInterval(3600)))

@@ -64,6 +64,10 @@ import Testing
         let logins = LoginServer(
             store: store, exchange: ExchangeGuard(provider: carrier, clock: clock), sms: service, quotas: LoginQuotas(), clock: clock)
         let made = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("JUNK"), uniqueID: "u"))
+        // A neighbour who starts before the rule fills, with no captcha asked.
+        let early = Self.client(999), earlyPhone = try DeviceID("early-phone")
+        let earlyStart = try await logins.start(Self.mobileSIM, for: early, address: Self.nat, device: earlyPhone)
+        #expect(!earlyStart.session.startCaptcha)
         for index in 0..<120 {
             // Two seconds apart: under every start rule, so no captcha is ever asked of the stranger.
             clock.advance(by: .seconds(2))
@@ -80,13 +84,42 @@ import Testing
         let success = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("owners-token"), uniqueID: "u"))
         let done = try await logins.report(success, to: started.session.id, version: 1, from: owner, address: Self.nat, device: phone)
         #expect(done.session.ending == .success)
-        // The stranger's next made-up success, from a login started without a captcha, is refused before the carrier.
+        // The neighbour who started before the rule filled is asked for a captcha with its success report (a review:
+        // it was refused, and its one-tap lost), and is exchanged with one; a captcha checked once, whichever copy of
+        // the session the server decides on.
+        let earlySuccess = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("early-token"), uniqueID: "u"))
+        await #expect {
+            try await logins.report(earlySuccess, to: earlyStart.session.id, version: 1, from: early, address: Self.nat, device: earlyPhone)
+        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("ip-exchanges-hour") }
+        let earlyDone = try await logins.report(
+            earlySuccess, to: earlyStart.session.id, version: 1, from: early, address: Self.nat, device: earlyPhone, captcha: Secret(Self.solved))
+        #expect(earlyDone.session.ending == .success)
+        // The stranger's next made-up success, from a login started without a captcha, is asked for one before the carrier.
         let stranger = Self.client(2000), device = try DeviceID("stranger-0")
         let refused = try await logins.start(Self.mobileSIM, for: stranger, address: try IPAddress("198.51.100.1"), device: device)
         await #expect {
             try await logins.report(made, to: refused.session.id, version: 1, from: stranger, address: Self.nat, device: device)
-        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("ip-exchanges-hour") }
-        #expect(carrier.tokensSent.count == 2)
+        } throws: { Self.rejection($0)?.kind == .captchaRequired && Self.rejection($0)!.message.contains("ip-exchanges-hour") }
+        #expect(carrier.tokensSent.count == 3)
+    }
+
+    /// Without a verifier no captcha can pass the rules on exchanges: they limit the exchanges alone, as before, and a
+    /// full one never holds back a start, nor with it the SMS step (a review: the whole login was refused).
+    @Test func withoutAVerifierAFullExchangeRuleRefusesOnlyTheExchange() async throws {
+        let policy = try LoginQuotaPolicy(csv: """
+            rule,key,counts,window_seconds,limit,over,source
+            address,ip,exchanges,3600,1,captcha,t
+            """, file: "q.csv")
+        let carrier = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
+        let logins = LoginServer(store: store, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: policy), clock: clock)
+        let first = try await logins.start(Self.mobileSIM, for: Self.client(1), address: Self.nat)
+        let success = { (token: String) in LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "u")) }
+        _ = try await logins.report(success("first"), to: first.session.id, version: 1, from: Self.client(1), address: Self.nat)
+        let second = try await logins.start(Self.mobileSIM, for: Self.client(2), address: Self.nat)
+        await #expect {
+            try await logins.report(success("second"), to: second.session.id, version: 1, from: Self.client(2), address: Self.nat)
+        } throws: { Self.rejection($0)?.kind == .overQuota && Self.rejection($0)!.message.contains("address") }
+        #expect(try await logins.report(.switchToSMS(.mobile), to: second.session.id, version: 1, from: Self.client(2), address: Self.nat).session.next == "sms")
     }
 
     /// A captcha that does not pass is refused as such; past the SMS policy's `captcha-rejects` (10 an hour from one

@@ -62,6 +62,25 @@ import Testing
         #expect(kept.count == 2048)
     }
 
+    /// A login session is kept a minute past its expiry (its exchange's answer is still taken, its success still
+    /// told), by the sweep as it creates as by a sweeper (a review: the first sweep as it creates removed it then).
+    @Test func aLoginSessionIsKeptItsMinutePastExpiry() throws {
+        let table = InMemoryVersionedRecords<LoginSession>()
+        let machine = LoginSessionMachine(sessionLifetime: .seconds(600))
+        let snapshot = DeviceSnapshot(sim: .absent)
+        let start = Self.start
+        let inItsMinute = machine.start(snapshot, at: start, id: .random()).session       // expires at start + 600
+        let pastIt = machine.start(snapshot, at: start.addingTimeInterval(-31), id: .random()).session
+        try table.create(inItsMinute)
+        try table.create(pastIt)
+        for _ in 2..<1023 { try table.create(machine.start(snapshot, at: start.addingTimeInterval(630), id: .random()).session) }
+        // The 1,024th create, 630 s after the first start: 30 s past the first's expiry, 61 s past the second's.
+        try table.create(machine.start(snapshot, at: start.addingTimeInterval(630), id: .random()).session)
+        #expect(table.load(inItsMinute.id) == inItsMinute)
+        #expect(table.load(pastIt.id) == nil)
+        #expect(table.count == 1023)
+    }
+
     /// A sweep removes only what expired before the instant, at most the limit, and what a replace kept longer
     /// stays until its new expiry.
     @Test func aSweepRemovesWhatExpiredAndKeepsWhatARefreshKeptLonger() throws {

@@ -235,3 +235,28 @@ extension TokenVaultTests {
         #expect(!events.names.contains("not-stored"))
     }
 }
+
+extension TokenVaultTests {
+    /// A review, through the vault: this vault's refreshed token (the carrier rotated its refresh token) could not be
+    /// written and was kept in memory; another instance, which could not see it, had its refresh with the old refresh
+    /// token refused and re-saved that very token (a newer version of it). The kept token was forgotten, and the next
+    /// refresh carried the refresh token the carrier had retired. It is written over the newer version now, and the
+    /// carrier is not called again.
+    @Test func aKeptTokenIsWrittenOverAnotherInstancesResaveOfTheTokenItReplaced() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher()
+        try await running(vault(refresher, store: faulty)) { vault in
+            try await vault.store(expired())
+            let first = try #require(try await store.load("u1"))
+            faulty.fail(.save)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")   // served from memory
+            #expect(try await stored() == "A0")
+            // The other instance's re-save of the very token this vault's replaced.
+            _ = try await store.save(first.token, replacing: first.version, dueAt: first.token.expiresAt)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
+            await vault.waitUntilNoRefreshRuns()
+        }
+        #expect(try await stored() == "refreshed-1")
+        #expect(refresher.calls == 1, "the retired refresh token was never sent")
+    }
+}
