@@ -120,7 +120,8 @@ enum PostgresCounterRows {
         ///   - events: Each counter's events after the update.
         ///   - keepUntil: The keep-until of every row written.
         ///   - eventsOnly: Counters rewritten only when their events changed, not for a later keep-until alone
-        ///     (their own keep-until covers their events): the shared ones, whose lock every write takes.
+        ///     (their own keep-until covers their events): the SMS store's shared ones, whose lock every write takes;
+        ///     every login quota counter (a start only reads the exchange ones).
         /// - Returns: The counters to delete (left empty) and to upsert.
         func changes(to events: [Counter: [Date]], keepUntil: Date, eventsOnly: Set<String> = []) -> Write? {
             var write = Write()

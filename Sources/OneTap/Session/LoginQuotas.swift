@@ -43,7 +43,7 @@ public struct LoginQuotas: Sendable {
     ///   - appSession: The caller's app session.
     ///   - address: The client's address (its block is counted), nil for the shared `(not given)` bucket.
     ///   - device: The device id, nil for the shared `(not given)` bucket.
-    ///   - captcha: The captcha token the start brought, if any.
+    ///   - captcha: The captcha token the start (or the success report) brought, if any.
     ///   - startCaptcha: For an exchange, whether its login's start came with a solved captcha
     ///     (``LoginSession/startCaptcha``): captcha rules on exchanges then let it through; else a captcha its success
     ///     report brought (`captcha`) may.
@@ -113,7 +113,7 @@ public struct LoginQuotas: Sendable {
     package struct Admission: Sendable {
         /// When it was counted.
         package let at: Date
-        /// Whether a solved captcha let it through (a start's, or for an exchange its login's start's).
+        /// Whether a solved captcha let it through (a start's; for an exchange, its login's start's or its report's).
         package let captchaPassed: Bool
     }
 

@@ -169,13 +169,11 @@ public struct LoginServer: Sendable {
             throw LoginRejection(.unexpected, session: id, "an exchange answer comes from the server's exchange, never from a report")
         }
         try claims.checkCurrent(at: clock.now())
-        // A captcha this report brought is checked at most once (a provider takes a token once): when the copy's
-        // attempt passed it, the stored session's attempt counts it passed.
-        let quotaCaptcha = QuotaCaptcha(token: captcha)
         if let copy = recent.session(id, of: claims.session) {
             do {
-                return try await apply(
-                    report, to: copy, stored: false, version: version, from: claims, address: address, device: device, captcha: quotaCaptcha)
+                // A captcha the report brought is checked only on the stored session (a provider takes a token once):
+                // a copy whose quota would ask for one leaves the report to it.
+                return try await apply(report, to: copy, stored: false, version: version, from: claims, address: address, device: device, captcha: nil)
             } catch is CopyMayBeBehind {
                 // The copy may be behind the store (another instance took a report since): decide on the stored
                 // session, which replaces the copy.
@@ -184,26 +182,12 @@ public struct LoginServer: Sendable {
             }
         }
         return try await apply(
-            report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device, captcha: quotaCaptcha)
+            report, to: owned(id, by: claims), stored: true, version: version, from: claims, address: address, device: device, captcha: captcha)
     }
 
-    /// A report's captcha for the quotas on exchanges, checked at most once across the copy's and the stored
-    /// session's attempts.
-    private final class QuotaCaptcha: Sendable {
-        let token: Secret?
-        private let passed = LockedValue(false)
-
-        init(token: Secret?) { self.token = token }
-
-        /// Whether it passed a check already.
-        var hasPassed: Bool { passed.withLock { $0 } }
-
-        /// Records that it passed.
-        func pass() { passed.withLock { $0 = true } }
-    }
-
-    /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, one
-    /// that writes nothing, or one whose write lost its compare-and-swap (a write that found the login gone
+    /// What the copy of a session this server kept cannot decide alone: a report the machine refuses, one the
+    /// quotas refuse (the stored session checks a captcha the report brought), one that writes nothing, or one
+    /// whose write lost its compare-and-swap (a write that found the login gone
     /// throws the store's `not-found`, which ``report(_:to:version:from:address:device:captcha:)`` takes the same
     /// way). Only the stored session may answer those.
     private struct CopyMayBeBehind: Error {}
@@ -217,7 +201,7 @@ public struct LoginServer: Sendable {
     /// stored session replaces it), as two racing copies of one report both count.
     private func apply(
         _ report: LoginReport, to session: LoginSession, stored: Bool, version: Int, from claims: AccessClaims, address: IPAddress?, device: DeviceID?,
-        captcha: QuotaCaptcha
+        captcha: Secret?
     ) async throws -> LoginTransition {
         let id = session.id
         if machine.repeatsSuccess(session, report, version: version) {
@@ -236,13 +220,18 @@ public struct LoginServer: Sendable {
                 // session never waits at an exchange it may not make). Two copies of one report that race both
                 // count; the copy that loses the compare-and-swap then goes on below as a retry.
                 guard case .exchange = transition.instruction, let quotas else { return }
-                // A login started with a solved captcha, or whose report brought one that passed, passes the captcha
+                // A login started with a solved captcha, or whose report brings one that passes, passes the captcha
                 // rules on exchanges.
-                let admitted = try await quotas.admit(
-                    .exchanges, session: id, appSession: claims.session, address: address, device: device,
-                    captcha: captcha.hasPassed ? nil : captcha.token, startCaptcha: session.startCaptcha || captcha.hasPassed, checkedBy: sms,
-                    clock: clock, events: events)
-                if admitted?.captchaPassed == true { captcha.pass() }
+                do {
+                    // (A copy's refusal is said by the stored session's, which decides it.)
+                    try await quotas.admit(
+                        .exchanges, session: id, appSession: claims.session, address: address, device: device, captcha: captcha,
+                        startCaptcha: session.startCaptcha, checkedBy: sms, clock: clock, events: stored ? events : DiscardingEventSink())
+                } catch is LoginRejection where !stored {
+                    // A copy may be behind (the login moved on elsewhere: a retry of a report that succeeded there): a
+                    // refusal counts nothing, so the stored session decides, after its own repeat and recovery checks.
+                    throw CopyMayBeBehind()
+                }
             }
             if case .exchange(let credential) = transition.instruction, let exchange, let rules = machine.exchanges,
                 case .exchange(_, _, _, let receivedAt) = transition.session.stage

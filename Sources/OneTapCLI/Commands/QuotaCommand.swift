@@ -17,7 +17,8 @@ enum QuotaCommand: CounterReplayCommand {
         paid exchange); optional "ip", "device", "session" (the app session id) and "captcha":true
         (a start came with a captcha its provider took, or an exchange's login or report did:
         captcha rules let it through; a start past a captcha rule on exchanges is
-        captcha-required too). A request
+        captcha-required too), as a server with a CaptchaVerifier decides (without one, a start
+        reads no exchange counter and an exchange past a captcha rule is over-quota). A request
         without one counts in the rule's one shared "(not given)" bucket, as the server counts it;
         an IPv6 address counts per /64, /56 and /48. Lines are decided in order, each at its own "at"; windows are
         sliding and exact to the second. --data DIR may hold login-quotas.csv.

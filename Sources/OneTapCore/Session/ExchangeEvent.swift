@@ -16,7 +16,7 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
     /// paid exchanges its success reports cause (said once, when the server is made).
     case quotaMissing
     /// A start or a paid exchange was refused by the login quotas: what it counts (`starts`, `exchanges`), the rule
-    /// (a login quota's, or the SMS policy's `captcha-rejects` for a start whose captcha checks wait) and the outcome:
+    /// (a login quota's, or the SMS policy's `captcha-rejects` for a start or report whose captcha checks wait) and the outcome:
     /// `over-quota`, `captcha-required` (no token), `captcha-rejected`, `captcha-unchecked` (the provider down or at
     /// fault) or `captcha-waits`. Never the client's address, device or token: a flood shows as a run of them.
     case quotaRefused(counts: String, rule: String, outcome: String)

@@ -249,13 +249,14 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
 
 extension ErrorKind where Failure == LoginRejection {
     /// The client is over a login quota (`Data/login-quotas.csv`): too many logins started, or too many
-    /// paid exchanges caused, from its address, device or app session; or a start past a captcha rule whose
-    /// address's captcha checks wait (the SMS policy's `captcha-rejects`). For HTTP: 429 Too Many Requests, with
+    /// paid exchanges caused, from its address, device or app session; or a start or success report past a captcha
+    /// rule whose address's captcha checks wait (the SMS policy's `captcha-rejects`). For HTTP: 429 Too Many Requests, with
     /// `Retry-After` from ``LoginRejection/retryAt``; a refused success report changes nothing, and the app may
     /// switch the login to SMS.
     public static let overQuota = Self("over-quota")
-    /// A start past a quota's captcha rule (an address block's or a device's, which strangers may share): show a
-    /// captcha and start again with its token; the message says whether a token came and did not pass. For
+    /// A start past a quota's captcha rule (an address block's or a device's, which strangers may share), or a
+    /// success report past a captcha rule on exchanges that filled after its login started: show a captcha and start
+    /// (or send the report) again with its token; the message says whether a token came and did not pass. For
     /// HTTP: 428 Precondition Required. Nothing is stored; a token that did not pass counts under the SMS policy's
     /// rejected-captcha rules (`captcha-rejects`).
     public static let captchaRequired = Self("captcha-required")

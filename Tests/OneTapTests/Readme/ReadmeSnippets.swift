@@ -100,13 +100,15 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
             }
         }
 
-        // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on
+        // POST /login/{id}       Authorization: Bearer …; body: what the carrier SDK answered, and the version the app acted on;
+        // captcha: the token of the captcha the user solved after a 428 to this report (an exchange quota filled meanwhile)
         func report(
-            _ bearer: String, _ id: String, _ report: LoginReport, version: Int, _ client: IPAddress, _ device: DeviceID?
+            _ bearer: String, _ id: String, _ report: LoginReport, version: Int, _ client: IPAddress, _ device: DeviceID?, _ captcha: String? = nil
         ) async -> (status: Int, body: String) {
             await answer {
                 let me = try await sessions.live(bearer).claims          // checked against the store: not logged out
-                let next = try await logins.report(report, to: try LoginSessionID(id), version: version, from: me, address: client, device: device)
+                let next = try await logins.report(
+                    report, to: try LoginSessionID(id), version: version, from: me, address: client, device: device, captcha: captcha.map { Secret($0) })
                 guard case .done(.success, let flow?, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
@@ -158,7 +160,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 case .unknownSession: return (404, "\(rejection)")       // no such login, or another app session's
                 case .unverifiedSMS: return (403, "\(rejection)")        // an SMS success comes from verifySMS only
                 case .overQuota: return (429, "\(rejection)")            // LoginQuotas: too many; send Retry-After: rejection.retryAt
-                case .captchaRequired: return (428, "\(rejection)")      // past an address's start quota: show a captcha, start again with it
+                case .captchaRequired: return (428, "\(rejection)")      // past an address's quota: show a captcha, start (or report) again with it
                 default: return (422, "\(rejection)")                    // a report the session cannot take
                 }
             } catch is ParseError {

@@ -103,6 +103,35 @@ import Testing
         #expect(carrier.tokensSent.count == 3)
     }
 
+    /// A review: the copy of a login one instance kept could refuse a report, and spend its captcha, for a login that
+    /// had succeeded elsewhere. The app's report with its captcha succeeded on instance B; the answer was lost and the
+    /// app's retry reached instance A, whose copy still stood at the start: its quota asked the provider about the
+    /// token again. A copy's refusal now leaves the report to the stored session, which tells the success again; the
+    /// token is checked once.
+    @Test func aRetryOnAnotherInstancesCopyChecksNoCaptchaAgain() async throws {
+        let policy = try LoginQuotaPolicy(csv: """
+            rule,key,counts,window_seconds,limit,over,source
+            address,ip,exchanges,3600,1,captcha,t
+            """, file: "q.csv")
+        let verifier = ScriptedCaptchaVerifier(accepting: [Self.solved])
+        let service = SMSCodeService(key: .random(), sender: ScriptedSMSSender(), captcha: verifier, store: InMemorySMSStore(), events: DiscardingEventSink(), clock: clock)
+        let quotas = LoginQuotas(policy: policy), carrier = MockTokenExchange(number: try PhoneNumber("13800138000"), clock: clock)
+        let guardian = ExchangeGuard(provider: carrier, clock: clock)
+        let a = LoginServer(store: store, exchange: guardian, sms: service, quotas: quotas, clock: clock)
+        let b = LoginServer(store: store, exchange: guardian, sms: service, quotas: quotas, clock: clock)
+        let success = { (token: String) in LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret(token), uniqueID: "u")) }
+        let owner = Self.client(1)
+        let started = try await a.start(Self.mobileSIM, for: owner, address: Self.nat)          // A keeps its copy
+        let stranger = try await b.start(Self.mobileSIM, for: Self.client(2), address: Self.nat)
+        _ = try await b.report(success("made-up"), to: stranger.session.id, version: 1, from: Self.client(2), address: Self.nat)   // the rule is full
+        let done = try await b.report(success("owners"), to: started.session.id, version: 1, from: owner, address: Self.nat, captcha: Secret(Self.solved))
+        #expect(done.session.ending == .success && verifier.checks == 1)
+        let retried = try await a.report(success("owners"), to: started.session.id, version: 1, from: owner, address: Self.nat, captcha: Secret(Self.solved))
+        #expect(retried.session.ending == .success)
+        #expect(verifier.checks == 1, "the token was checked once")
+        #expect(carrier.tokensSent.count == 2)
+    }
+
     /// Without a verifier no captcha can pass the rules on exchanges: they limit the exchanges alone, as before, and a
     /// full one never holds back a start, nor with it the SMS step (a review: the whole login was refused).
     @Test func withoutAVerifierAFullExchangeRuleRefusesOnlyTheExchange() async throws {
