@@ -223,63 +223,6 @@ package struct TokenRefresh: Sendable {
         return try await writeDespiteCancellation { try await store.save(token, replacing: version, dueAt: dueAt) }
     }
 
-    /// Keeps a token the store failed to write in this vault's memory, over the version it replaces (the next scan,
-    /// or the account's next refresh, writes it), and says so with a `not-stored` event that quotes no token.
-    /// - Parameters:
-    ///   - token: The token to keep.
-    ///   - current: The stored token it replaces.
-    ///   - error: What the store threw.
-    ///   - what: What could not be stored, for the event.
-    ///   - then: What becomes of it, for the event.
-    ///   - vault: The vault.
-    private func keepInMemory(
-        _ token: AccessToken, over current: StoredToken, after error: any Error, _ what: String, then: String, in vault: isolated TokenVault
-    ) {
-        vault.unsaved.keep(token, over: current)
-        let message = Secret.scrub("\(error)", of: [token.value, token.refreshToken, current.token.value, current.token.refreshToken])
-        emit(.notStored(account: token.account, message: "\(what) could not be stored (\(message)); \(then)"))
-    }
-
-    /// What writing a kept token leads to.
-    private enum KeptWrite {
-        /// The answer for the callers: the kept token (written, or still only in memory while usable), or
-        /// another writer's usable token.
-        case answer(AccessToken)
-        /// Refresh from this token: the kept one, written or not, whose refresh token is the latest.
-        case refreshFrom(StoredToken)
-    }
-
-    /// Writes a token an earlier refresh could not store, over the version it replaces.
-    private func writeKept(_ kept: AccessToken, over current: StoredToken, in vault: isolated TokenVault) async throws -> KeptWrite {
-        let account = kept.account
-        let now = clock.now()
-        do {
-            let version = try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept))
-            vault.unsaved.forget(account, ifStill: kept)
-            vault.failures.clear(account)
-            let rotated = kept.refreshToken != nil && kept.refreshToken != current.token.refreshToken
-            // A kept refresh token alone (an answer that could not be served) is no refresh: only a new access token is.
-            if kept.value != current.token.value {
-                emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
-            }
-            let written = StoredToken(token: kept, version: version)
-            return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(written)
-        } catch let error as StoreError where error.kind == .conflict {
-            // Someone wrote since (another instance's refresh, a logout, a login): theirs stands.
-            vault.unsaved.forget(account, ifStill: kept)
-            guard let latest = try await load(account) else {
-                throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
-            }
-            return policy.state(of: latest.token, at: now) == .fresh ? .answer(latest.token) : .refreshFrom(latest)
-        } catch {
-            let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
-            emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
-            if policy.state(of: kept, at: now) != .expired { return .answer(kept) }
-            // Expired in memory too: refresh from it (its refresh token is the latest); its write replaces the same version.
-            return .refreshFrom(StoredToken(token: kept, version: current.version))
-        }
-    }
-
     /// The token a refresh answer makes: the new access token, the new refresh token or else the old one
     /// (rotation), and the answer's lifetime or else the policy's default, from `now` (when the request left).
     private func refreshed(_ token: AccessToken, with response: RefreshResponse, at now: Date) -> (AccessToken, rotatedRefresh: Secret?) {
@@ -334,38 +277,6 @@ package struct TokenRefresh: Sendable {
             return current.token
         }
         throw TokenError(.refreshFailed, account: account, message: "the token expired and \(message)", retryAt: retryAt)
-    }
-
-    /// Writes every token this vault kept after a failed write, over the version each replaces (what the
-    /// background scan does first): the store may be back, and until a token is written other instances see
-    /// only the one it replaced.
-    /// - Parameters:
-    ///   - vault: The vault.
-    ///   - stoppingAtAFailure: Whether the first account the store fails on ends the pass (at shutdown: a store still
-    ///     down would hold it one time-out per account).
-    package func writeKeptTokens(in vault: isolated TokenVault, stoppingAtAFailure: Bool = false) async {
-        for account in vault.unsaved.accounts where vault.flights.flight(for: account) == nil {
-            let current: StoredToken
-            do {
-                guard let stored = try await load(account) else {
-                    vault.unsaved.forget(account)  // removed since (a logout elsewhere): nothing to write it over
-                    continue
-                }
-                current = stored
-            } catch {
-                if stoppingAtAFailure { return }
-                continue  // a store still down is tried again at the next scan
-            }
-            // A flight that started while the store was read writes it itself.
-            guard vault.flights.flight(for: account) == nil, let kept = vault.unsaved.token(for: account, over: current) else { continue }
-            do {
-                _ = try await writeKept(kept, over: current, in: vault)
-            } catch {
-                continue  // a logout since, said by the write's event
-            }
-            // Still kept: the store failed the write (said by its `not-stored` event); tried again at the next scan.
-            if stoppingAtAFailure, vault.unsaved.holds(account) { return }
-        }
     }
 
     /// A listed account whose token cannot be read (the store failed, or a row no key opens): counted in the
