@@ -509,13 +509,25 @@ public struct LoginStats: Sendable {
     /// `other` itself is counted there too).
     static let otherPlatform = Platform(rawValue: "other")
 
+    /// How many distinct result codes the table of codes seen keeps, with their actions and meanings: 4,096 in all,
+    /// a few of them each flow's `(other)`, which counts every later code and every code longer than
+    /// ``codeBytesLimit``. A code is the device's report (any text), so a stream naming a new one per line must not
+    /// grow the table (and the memory a count takes) without bound.
+    static let codeLimit = 4_096
+    /// The longest code counted on its own, in bytes; a longer one counts under `(other)`.
+    static let codeBytesLimit = 64
+    /// The most characters of a code's meaning the table keeps.
+    static let meaningLimit = 256
+    /// The code every code past ``codeLimit`` (or longer than ``codeBytesLimit``) is counted under, per flow.
+    static let otherCode = "(other)"
+
     /// The code's number in the table of codes seen, made on first sight (with its action and meaning).
     private mutating func intern(
         _ flow: LoginFlow, _ bytes: UnsafeBufferPointer<UInt8>, _ span: EventLineScanner.Span, action: OutcomeAction?, meaning: EventLineScanner.Span
     ) -> Int32 {
         let decoded: [UInt8]? = span.escaped ? Array(EventValues.text(bytes, span).utf8) : nil
         let raw = UnsafeBufferPointer(rebasing: bytes[span.start..<(span.start + span.count)])
-        func lookup(_ text: UnsafeBufferPointer<UInt8>) -> Int32 {
+        func lookup(_ text: UnsafeBufferPointer<UInt8>, other: Bool = false) -> Int32 {
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(flow.index)
             for byte in text { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
             if let candidates = codeIndex[hash] {
@@ -529,8 +541,14 @@ public struct LoginStats: Sendable {
                     }
                 }
             }
+            if !other, codes.count >= Self.codeLimit - LoginFlow.allCases.count || text.count > Self.codeBytesLimit {
+                return Array(Self.otherCode.utf8).withUnsafeBufferPointer { lookup($0, other: true) }
+            }
             let number = Int32(codes.count)
-            codes.append(CodeEntry(flow: flow, text: Array(text), action: action, meaning: meaning.isPresent ? EventValues.text(bytes, meaning) : ""))
+            let said = other
+                ? "codes past the first \(Self.codeLimit - LoginFlow.allCases.count) distinct ones, or longer than \(Self.codeBytesLimit) bytes"
+                : meaning.isPresent ? String(EventValues.text(bytes, meaning).prefix(Self.meaningLimit)) : ""
+            codes.append(CodeEntry(flow: flow, text: Array(text), action: other ? nil : action, meaning: said))
             codeIndex[hash, default: []].append(number)
             return number
         }

@@ -246,6 +246,29 @@ import OneTapSupport
         #expect(funnel.summary.logins == logins)
     }
 
+    /// Result codes are the devices' reports too (any text): a stream naming a new one per line, with a long meaning
+    /// each, grew the table of codes without bound (an attacker's read: a few thousand lines of 4 MiB kept tens of
+    /// gigabytes). The first distinct codes are counted apart, every later one and every one longer than 64 bytes
+    /// under `(other)`, and a meaning is kept to 256 characters.
+    @Test(.timeLimit(.minutes(1))) func codesPastTheLimitAreCountedTogetherUnderOther() throws {
+        var stats = LoginStats()
+        try stats.add(Self.planned("s"))
+        let distinct = 5_000
+        let long = String(repeating: "m", count: 10_000)
+        for index in 0..<distinct {
+            try stats.add(Self.result("s", "mobile", "c\(index)", "fallback", meaning: long, at: 10))
+        }
+        try stats.add(Self.result("s", "mobile", String(repeating: "9", count: 65), "fallback", at: 10))
+        try stats.add(Self.ended("succeeded", "s", "mobile", at: 20))
+        stats.finish()
+        let codes = try #require(stats.funnel(topCodes: 10_000).rows.first).topCodes
+        let apart = 4_096 - LoginFlow.allCases.count
+        #expect(codes.count == apart + 1)
+        let other = try #require(codes.first { $0.code == "(other)" })
+        #expect(other.count == distinct - apart + 1)
+        #expect(codes.filter { $0.code != "(other)" }.allSatisfy { $0.meaning.count == 256 && $0.count == 1 })
+    }
+
     /// An idle limit past what milliseconds in an `Int64` hold trapped on its product; it is the longest one.
     @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max / 10), .seconds(-Int64.max)])
     func anIdleLimitOfAnyLengthIsTaken(_ limit: Duration) throws {

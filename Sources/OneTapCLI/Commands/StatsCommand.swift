@@ -112,7 +112,8 @@ enum StatsCommand: CommandDescription {
         frequent result codes besides success, with their action and meaning; misconfiguration
         alerts and, with --sms-price (0 to 1000000 per message), what the SMS they caused cost.
         --by splits the rows by carrier, flow (the plan's first flow) and platform (the first
-        255 distinct platform ids apart, any later one as "other"). --svg writes a chart: one
+        255 distinct platform ids apart, any later one as "other"; result codes likewise: the first
+        4,092 distinct ones of 64 bytes at most, any other as "(other)"). --svg writes a chart: one
         stacked bar per carrier, counts and shares labelled, and the top failure codes.
 
         Memory is bounded by the logins open at once and the distinct rows and codes, whatever
