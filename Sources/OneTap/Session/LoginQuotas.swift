@@ -61,7 +61,7 @@ public struct LoginQuotas: Sendable {
         _ counts: LoginQuotaPolicy.Counts, session id: LoginSessionID, appSession: AppSessionID, address: IPAddress?, device: DeviceID?,
         captcha: Secret? = nil, startCaptcha: Bool = false, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
     ) async throws -> Admission? {
-        let request = keys(counts, appSession: appSession, address: address, device: device).request
+        let request = Self.request(appSession: appSession, address: address, device: device)
         // A start reads the captcha rules on exchanges only where a captcha can pass them: without a verifier they are
         // limits on the exchanges alone, and a full one never holds back a start (nor with it the SMS step).
         let counters = sms?.checksCaptchas == true ? policy.readCounters(for: request, counting: counts) : policy.counters(for: request, counting: counts)
@@ -89,7 +89,7 @@ public struct LoginQuotas: Sendable {
     ///   - device: The device id.
     ///   - countedAt: The instant `admit` returned.
     package func refund(_ counts: LoginQuotaPolicy.Counts, appSession: AppSessionID, address: IPAddress?, device: DeviceID?, countedAt: Date) async {
-        let counters = keys(counts, appSession: appSession, address: address, device: device).counters
+        let counters = policy.counters(for: Self.request(appSession: appSession, address: address, device: device), counting: counts)
         let policy = policy
         let store = store
         do {
@@ -101,12 +101,9 @@ public struct LoginQuotas: Sendable {
         }
     }
 
-    /// A start's or an exchange's keys and the counters they touch: what `admit` counts in and `refund` takes back from.
-    private func keys(
-        _ counts: LoginQuotaPolicy.Counts, appSession: AppSessionID, address: IPAddress?, device: DeviceID?
-    ) -> (request: LoginQuotaPolicy.Request, counters: [LoginQuotaPolicy.Counter]) {
-        let request = LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
-        return (request, policy.counters(for: request, counting: counts))
+    /// A start's or an exchange's keys, which `admit` counts in and `refund` takes back from.
+    private static func request(appSession: AppSessionID, address: IPAddress?, device: DeviceID?) -> LoginQuotaPolicy.Request {
+        LoginQuotaPolicy.Request(address: address, device: device?.rawValue, session: appSession.text)
     }
 
     /// An admitted start or exchange.
