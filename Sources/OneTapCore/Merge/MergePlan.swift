@@ -65,7 +65,9 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     ///   rule reads (nothing is planned then).
     /// - Complexity: O(*n* log *n*) in the items of a kind (a sort for `newest-first`), O(*n*) otherwise.
     package static func plan(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) throws(MergeError) -> MergePlan {
-        try plan(guest: guest, account: account, rules: rules, keepingUnreadable: false)
+        let (plan, unreadable) = planning(guest: guest, account: account, rules: rules)
+        if let unreadable { throw unreadable }
+        return plan
     }
 
     /// Plans a login's merge as ``plan(guest:account:rules:)`` does, but a kind whose data (the guest's or the
@@ -80,17 +82,14 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     /// - Returns: The plan.
     /// - Complexity: As ``plan(guest:account:rules:)``.
     package static func planKeepingUnreadable(guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules) -> MergePlan {
-        do {
-            return try plan(guest: guest, account: account, rules: rules, keepingUnreadable: true)
-        } catch {
-            // Unreachable: every error of a kind keeps the kind. Should one escape, nothing is merged.
-            return MergePlan(steps: [], merged: journaled(account), kept: guest.keys.sorted(), moved: [:], discarded: [:])
-        }
+        planning(guest: guest, account: account, rules: rules).plan
     }
 
-    private static func plan(
-        guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules, keepingUnreadable: Bool
-    ) throws(MergeError) -> MergePlan {
+    /// The plan with every kind whose data its rule cannot read kept, and the first such kind's error (in kind order).
+    private static func planning(
+        guest: [String: JSONValue], account: [String: JSONValue], rules: MergeRules
+    ) -> (plan: MergePlan, unreadable: MergeError?) {
+        var unreadable: MergeError?
         var writes: [Step] = []
         var removals: [Step] = []
         var merged = journaled(account)
@@ -137,9 +136,9 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
                     result = .array(mine + theirs)
                 }
             } catch {
-                // Data its rule cannot read (the guest's or the account's): the kind stays with the guest when asked,
-                // else nothing is planned.
-                guard keepingUnreadable else { throw error }
+                // Data its rule cannot read (the guest's or the account's): the kind stays with the guest, and `plan`
+                // plans nothing.
+                unreadable = unreadable ?? error
                 kept.append(kind)
                 continue
             }
@@ -152,7 +151,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
             writes.append(.write(kind: kind, value: result))
             removals.append(.removeGuest(kind: kind))
         }
-        return MergePlan(steps: writes + removals, merged: merged, kept: kept, moved: moved, discarded: discarded)
+        return (MergePlan(steps: writes + removals, merged: merged, kept: kept, moved: moved, discarded: discarded), unreadable)
     }
 
     /// An account's data as a journal holds it: every kind but those nesting deeper than ``maximumDepth``.

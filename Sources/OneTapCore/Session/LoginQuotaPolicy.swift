@@ -153,12 +153,7 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     ///   - counts: Starts or exchanges.
     /// - Returns: The counters, each once, in rule order (a missing address or device as `unknown`).
     package func counters(for request: Request, counting counts: Counts) -> [Counter] {
-        var out: [Counter] = []
-        for rule in rules where rule.counts == counts {
-            let counter = Counter(counts: counts, key: rule.key, value: request.value(for: rule.key))
-            if !out.contains(counter) { out.append(counter) }
-        }
-        return out
+        counters(for: request) { $0.counts == counts }
     }
 
     /// The counters a decision reads: those it counts (``counters(for:counting:)``) and, for a start, the exchange
@@ -166,11 +161,16 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
     /// - Parameters:
     ///   - request: The request.
     ///   - counts: Starts or exchanges.
-    /// - Returns: The counters, each once.
+    /// - Returns: The counters, each once, in rule order.
     package func readCounters(for request: Request, counting counts: Counts) -> [Counter] {
-        var out = counters(for: request, counting: counts)
-        for rule in rules where counts == .starts && rule.counts == .exchanges && rule.over == .captcha {
-            let counter = Counter(counts: .exchanges, key: rule.key, value: request.value(for: rule.key))
+        counters(for: request) { bears($0, on: counts) }
+    }
+
+    /// The counters of the rules `taking` takes: one per count and key, in rule order.
+    private func counters(for request: Request, taking: (Rule) -> Bool) -> [Counter] {
+        var out: [Counter] = []
+        for rule in rules where taking(rule) {
+            let counter = Counter(counts: rule.counts, key: rule.key, value: request.value(for: rule.key))
             if !out.contains(counter) { out.append(counter) }
         }
         return out
