@@ -257,25 +257,15 @@ public struct ExchangeGuard: Sendable {
             } else {
                 (answer, settled) = (.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), .answered(response))
             }
-        } catch is TimeoutError {
-            (answer, settled) = (.timeout, .unknown)
-        } catch where error is CancellationError || Task.isCancelled {
-            // The caller went away (a client disconnect cancels its request) while the carrier had the token:
-            // the carrier may have answered, and billed. Unknown, so reconciliation lists it; only this
-            // session may resend it, once. The caller's doing, not the carrier's time-out: the client's word.
-            (answer, settled) = (.timeout, .unknown)
-            callers = true
-        } catch let error as ExchangeNotSentError {
-            // The adapter says the request never left: nothing billed, the token not spent. A resent token's
-            // first send is still unknown. The carrier left unreached is what the server saw, unless it was the
-            // client's credential that could not be sent: then the client's word (a made-up token cannot open
-            // the breaker for everyone).
-            (answer, settled) = (.fault(scrub("\(error)", credential)), resent ? .unknown : .failed)
-            unreached = !error.refusedCredential
         } catch {
-            // Any other throw (a malformed body, a reset after sending) may follow a billed answer: unknown,
-            // listed for reconciliation, and this session may resend it once.
-            (answer, settled) = (.fault(scrub("\(error)", credential)), .unknown)
+            // A time-out, or the caller gone (a client disconnect cancels its request) while the carrier had the
+            // token: the carrier may have answered, and billed. Unknown, so reconciliation lists it; only this
+            // session may resend it, once. An adapter's "never sent": nothing billed, the token not spent (a resent
+            // token's first send is still unknown). Any other throw (a malformed body, a reset after sending) may
+            // follow a billed answer: unknown. (``ExchangeCallFailure``, the one reading of a throw.)
+            let failure = ExchangeCallFailure(error)
+            (answer, unreached, callers) = failure.exchangeAnswer(scrubbing: [credential.token, credential.refreshToken])
+            settled = failure.mayHaveReachedTheGateway || resent ? .unknown : .failed
         }
         return (answer, unreached, callers, ExchangeSettlement(token: digest, state: settled, at: clock.now()))
     }
@@ -313,10 +303,6 @@ public struct ExchangeGuard: Sendable {
                 at: clock.now(), .exchange(.settleFailed(tokenPrefix: String(settlement.token.hex.prefix(8)), state: settlement.state.name, reason: reason))))
         }
         return false
-    }
-
-    private func scrub(_ text: String, _ credential: CarrierCredential) -> String {
-        PhoneNumber.maskingNumbers(in: Secret.scrub(text, of: [credential.token, credential.refreshToken]), limit: 200)
     }
 }
 

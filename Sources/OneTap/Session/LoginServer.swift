@@ -278,7 +278,9 @@ public struct LoginServer: Sendable {
     /// taken only for the token the session is exchanging, checked by its SHA-256.
     /// - Parameters:
     ///   - result: The carrier's answer, or the error its call threw (the login goes to SMS; the text of
-    ///     the error, with the token scrubbed, goes to the session's trace). A throw counts for the circuit
+    ///     the error, with the token scrubbed, goes to the session's trace). A `TimeoutError`, or a
+    ///     `CancellationError` (the call cancelled while the carrier had the token), is no answer: its result
+    ///     unknown, the token kept for reconciliation, as on ``ExchangeGuard``'s path. A throw counts for the circuit
     ///     breaker as the server's observation when it is a `TimeoutError` or ``ExchangeNotSentError`` (the
     ///     carrier unreached), else as the client's word (the carrier's answer to the client's token), as does an
     ///     ``ExchangeNotSentError`` whose ``ExchangeNotSentError/refusedCredential`` is set (the client's credential
@@ -294,16 +296,15 @@ public struct LoginServer: Sendable {
         _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int, from claims: AccessClaims
     ) async throws -> LoginTransition {
         let session = try await owned(id, by: claims)
-        let answer: ExchangeAnswer
+        let outcome: ExchangeOutcome
         switch result {
-        case .success(let response): answer = .answered(response.code, phoneNumber: response.phoneNumber, account: response.account)
-        case .failure(is TimeoutError): answer = .timeout
-        case .failure(let error): answer = .fault(PhoneNumber.maskingNumbers(in: Secret.scrub("\(error)", of: [token]), limit: 200))
+        case .success(let response):
+            outcome = ExchangeOutcome(.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), token: CarrierCredential.digest(of: token))
+        case .failure(let error):
+            // Read as the guard reads its own call's throw.
+            let (answer, unreached, callers) = ExchangeCallFailure(error).exchangeAnswer(scrubbing: [token])
+            outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached, callersWord: callers)
         }
-        // A fault counts for the breaker as the server's word only when the call never reached the carrier.
-        let unreached: Bool
-        if case .failure(let error as ExchangeNotSentError) = result { unreached = !error.refusedCredential } else { unreached = false }
-        let outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached)
         return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
     }
 

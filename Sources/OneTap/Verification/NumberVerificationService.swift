@@ -179,16 +179,20 @@ public struct NumberVerificationService: Sendable {
                 let billed = billing.entry(gateway: gateway, verdict: response.verdict.rawValue)?.billed ?? (response.verdict != .unknown)
                 answer = NumberVerification(code: response.code, verdict: response.verdict, billed: billed, reason: .answered)
                 settled = .answered(ExchangeResponse(code: response.code, verdict: response.verdict))
-            } catch is TimeoutError {
-                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
-            } catch where error is CancellationError || Task.isCancelled {
-                // The caller went away while the gateway had the token: it may have answered, and billed.
-                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .cancelled), .unknown)
-                cancelled = true
-            } catch let error as ExchangeNotSentError {
-                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: scrub(error.reason, credential)), .failed)
             } catch {
-                (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .fault, detail: scrub("\(error)", credential)), .unknown)
+                // Read as an exchange's throw is (``ExchangeCallFailure``).
+                switch ExchangeCallFailure(error) {
+                case .timedOut:
+                    (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
+                case .cancelled:
+                    // The caller went away while the gateway had the token: it may have answered, and billed.
+                    (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .cancelled), .unknown)
+                    cancelled = true
+                case .notSent(let error):
+                    (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: scrub(error.reason, credential)), .failed)
+                case .fault(let error):
+                    (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .fault, detail: scrub("\(error)", credential)), .unknown)
+                }
             }
         }
         await record(key, settled)

@@ -151,6 +151,23 @@ import Testing
         #expect(done.session.ending == .success && done.session.version == 3)
     }
 
+    /// A server's own exchange call cancelled while the carrier had the token (its client went away) is read as the
+    /// guard reads it: no answer, its result unknown (it may have been billed), the token kept for reconciliation, and
+    /// the caller's doing. Before (a reviewer's read): `exchanged` read it as a fault, the exchange never listed.
+    @Test func aCancelledOwnExchangeIsUnknownAsOnTheGuardsPath() async throws {
+        let logins = server()
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let asked = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)
+        guard case .exchange(let credential) = asked.instruction else {
+            Issue.record("expected an exchange instruction, got \(asked.instruction)")
+            return
+        }
+        let done = try await logins.exchanged(.failure(CancellationError()), token: credential.token, session: started.session.id, version: 2, from: TestAppSession.me)
+        #expect(done.session.trace.last?.result.code == "exchange-timeout", "\(done.session.trace)")
+        #expect(done.session.unknownExchanges.map(\.token) == [credential.tokenDigest])
+        #expect(done.session.next == "sms")
+    }
+
     @Test func anUnknownSessionIsRejected() async throws {
         let id = LoginSessionID.random()
         await #expect {
