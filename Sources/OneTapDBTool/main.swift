@@ -48,7 +48,8 @@ func parse(_ arguments: ArraySlice<String>) -> Request {
     var request = Request(action: action, url: "")
     while let argument = rest.popFirst() {
         switch argument {
-        case "--url" where !rest.isEmpty: url = rest.popFirst()
+        // Only from standard input: a URL on a command line, which any user of the machine may read, could hold a password.
+        case "--url" where rest.first == "-": url = rest.popFirst()
         case "--schema" where !rest.isEmpty: request.schema = rest.popFirst() ?? request.schema
         case "--older-than" where action == "reconcile" && !rest.isEmpty:
             guard let text = rest.popFirst(), let seconds = Int64(text), seconds >= 0 else {
@@ -59,14 +60,11 @@ func parse(_ arguments: ArraySlice<String>) -> Request {
         default: fail(usage, Array(arguments).joined(separator: " "), 64)
         }
     }
-    guard var url else { fail("db \(action) needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')", nil, 64) }
-    if url == "-" {
-        guard let line = readLine() else {
-            fail("--url - reads the URL from standard input, which held none (see 'onetap db --help')", nil, 64)
-        }
-        url = line  // checked as a --url value is
+    guard url != nil else { fail("db \(action) needs --url, the PostgreSQL server (postgresql://user@host/db) (see 'onetap db --help')", nil, 64) }
+    guard let line = readLine() else {
+        fail("--url - reads the URL from standard input, which held none (see 'onetap db --help')", nil, 64)
     }
-    request.url = url
+    request.url = line  // checked as a --url value is
     return request
 }
 

@@ -38,6 +38,11 @@ struct ToolRequest {
                 let pair = rest.popFirst() ?? ""
                 guard let equals = pair.firstIndex(of: "=") else { ToolExit.fail("--field takes NAME=VALUE", .usage) }
                 let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
+                // A secret field only from standard input, as `onetap gateway` passes it: on a command line any user
+                // of the machine may read it, and the signed line would print it.
+                guard value == "-" || !GatewaySecretFields.names.contains(name) else {
+                    ToolExit.fail("--field \(name) takes its value from standard input only: --field \(name)=- (see 'onetap gateway --help')", .usage)
+                }
                 request.fields[name] = value
                 if value == "-" { request.fromStandardInput.append(name) }
             case "--number" where !rest.isEmpty: request.number = phone(rest.popFirst() ?? "", "--number")

@@ -24,6 +24,7 @@ package enum AESGCM {
     ///   - aad: Bytes the tag covers but the output does not hold.
     /// - Returns: `nonce ‖ ciphertext ‖ tag`, or nil when the key or nonce has the wrong length or libcrypto failed.
     package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) -> [UInt8]? {
+        defer { ERR_clear_error() }  // the thread's queue is shared with libpq's TLS: left empty
         guard key.count == keyLength, nonce.count == nonceLength, plaintext.count < Int(Int32.max) - 64, aad.count < Int(Int32.max),
             let context = EVP_CIPHER_CTX_new()
         else { return nil }
@@ -55,6 +56,7 @@ package enum AESGCM {
     /// - Returns: The plaintext, or nil when the tag does not match (another key, other data, any byte
     ///   changed) or the input is too short to hold a nonce and a tag.
     package static func open(_ sealed: [UInt8], key: [UInt8], aad: [UInt8]) -> [UInt8]? {
+        defer { ERR_clear_error() }  // the thread's queue is shared with libpq's TLS: left empty
         guard key.count == keyLength, sealed.count >= nonceLength + tagLength, sealed.count < Int(Int32.max), aad.count < Int(Int32.max),
             let context = EVP_CIPHER_CTX_new()
         else { return nil }
@@ -85,6 +87,7 @@ package enum AESGCM {
     /// - Parameter count: How many.
     /// - Returns: The bytes, or nil when the generator failed.
     package static func randomBytes(_ count: Int) -> [UInt8]? {
+        defer { ERR_clear_error() }  // the thread's queue is shared with libpq's TLS: left empty
         var bytes = [UInt8](repeating: 0, count: count)
         guard RAND_bytes(&bytes, Int32(count)) == 1 else { return nil }
         return bytes

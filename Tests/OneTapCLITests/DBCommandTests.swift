@@ -288,7 +288,12 @@ import Testing
     }
 
     /// The tool takes only the form `onetap db` passes it; anything else is a usage error naming `onetap db`.
-    @Test(arguments: [[], ["drop"], ["migrate"], ["migrate", "--url"], ["migrate", "--url", "postgresql://api:hunter2-pw@h/db", "--data", "d"]])
+    /// A URL on its command line (where any user of the machine may read a password) is refused: before (an attacker's
+    /// read), `onetap-db migrate --url postgresql://api:pw@h/db` ran with the password in its argv.
+    @Test(arguments: [
+        [], ["drop"], ["migrate"], ["migrate", "--url"], ["migrate", "--url", "postgresql://api:hunter2-pw@h/db", "--data", "d"],
+        ["migrate", "--url", "postgresql://api:hunter2-pw@h/db"], ["reconcile", "--url", "host=h password=hunter2-pw"],
+    ])
     func theDBToolRefusesOtherArguments(arguments: [String]) async throws {
         let run = try await Binary.run(arguments, executable: "onetap-db")
         #expect(run.status == 64 && run.stdout.isEmpty)

@@ -370,6 +370,15 @@ import Testing
         #expect(run.status == status)
         #expect(run.stderr.hasPrefix(prefix), "\(run.stderr)")
     }
+
+    /// A carrier token typed where `token` takes none (`onetap token "$TIANYI_ACCESS_TOKEN"`) is refused without being
+    /// repeated: before (an attacker's read), stderr quoted it whole.
+    @Test func aTokenGivenAsAnOperandIsNotRepeated() async throws {
+        let run = try await Binary.run(["token", "--issued", "2026-11-01T00:00:00Z", "TY-ACCESS-hunter2-0123456789"])
+        #expect(run.status == 64 && run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("onetap: error: token takes options only; unexpected (an argument of 28 characters, not repeated"), "\(run.stderr)")
+        #expect(!run.stderr.contains("hunter2"))
+    }
 }
 
 /// Hostile input through the binary: exit codes and stderr lines asserted end to end.

@@ -167,6 +167,16 @@ import Testing
         #expect(short.stderr.hasPrefix("onetap: error: --field accessToken=- reads its value from standard input"), "\(short.stderr)")
     }
 
+    /// `onetap-gateway` itself, run by hand with a secret field on its command line, refuses it as `onetap gateway`
+    /// does: before (an attacker's read), it signed and printed the token, which sat in its argv the while.
+    @Test func theGatewayToolRefusesASecretFieldOnItsCommandLine() async throws {
+        let file = try Self.config(#"{"cmcc": {"appId": "300011", "appSecret": {"env": "CMCC_APP_SECRET"}}}"#)
+        let run = try await Binary.run(
+            ["sign", "cmcc", "--config", file, "--field", "token=STsid-hunter2-token"], environment: ["CMCC_APP_SECRET": "s"], executable: "onetap-gateway")
+        #expect(run.status == 64 && run.stdout.isEmpty)
+        #expect(run.stderr == "onetap: error: --field token takes its value from standard input only: --field token=- (see 'onetap gateway --help')\n", "\(run.stderr)")
+    }
+
     // MARK: exchange
 
     @Test func exchangeSucceedsAndMasksTheNumber() async throws {

@@ -112,6 +112,8 @@ import Testing
     }
 
     @Test func aBadConfigurationFailsAtStartNamingTheFieldNeverTheSecret() throws {
+        let withPath = try #require(URL(string: "https://sms.tencentcloudapi.com/v1"))
+        let withQuery = try #require(URL(string: "https://sms.tencentcloudapi.com/?x=1"))
         func make(_ change: (inout TencentSMSConfiguration) -> Void, secretID: String = "AKIDonetapTEST0001", key: String = "s3cret-value") -> TencentSMSConfiguration {
             var configuration = TencentSMSConfiguration(secretID: secretID, secretKey: Secret(key), sdkAppID: "1400006666", signName: "腾讯云", templateID: "1110")
             change(&configuration)
@@ -125,6 +127,9 @@ import Testing
             (TencentSMSConfiguration(secretID: "AKIDx", secretKey: Secret("s3cret-value"), sdkAppID: "1400006666", signName: "腾讯云", templateID: "SMS_1"), "templateId"),
             (make({ $0.templateParameters = [.minutes] }), "templateParamSet must include code"),
             (make({ $0.region = "ap guangzhou" }), "region"),
+            // Signed at / with no query (a review: a path or query was sent as configured, every call refused).
+            (make({ $0.url = withPath }), "url must be the endpoint alone"),
+            (make({ $0.url = withQuery }), "url must be the endpoint alone"),
         ]
         for (configuration, words) in cases {
             let error = #expect(throws: GatewayError.self) { try TencentSMSSender(configuration: configuration, transport: ScriptedHTTPTransport()) }

@@ -59,7 +59,7 @@ package struct GatewayOptions: Hashable, Sendable {
 
     /// The fields of `sign` that hold a secret (a carrier token, a refresh token, a captcha ticket, an SMS code): given as
     /// `-`, their value read from standard input.
-    package static let secretFields: Set<String> = ["token", "accessToken", "refreshToken", "ticket", "code"]
+    package static var secretFields: Set<String> { GatewaySecretFields.names }
 
     /// Whether a `--field NAME=VALUE` takes its value from standard input: its value (after the first `=`) is `-`, as
     /// `onetap-gateway` reads it.

@@ -43,7 +43,7 @@ enum TokenCommand: CommandDescription {
             throw UsageError("give --expires-in or --lifetime, not both", command: name)
         }
         if let operand = arguments.operands.first {
-            throw UsageError("token takes options only; unexpected \(quoted(operand))", command: name)
+            throw UsageError("token takes options only; unexpected \(quotedAction(operand))", command: name)
         }
         return TokenOptions(
             issued: issued, expiresIn: arguments.value("expires-in"), lifetime: arguments.value("lifetime"), now: arguments.value("now"),

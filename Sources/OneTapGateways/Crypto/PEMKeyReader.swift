@@ -90,8 +90,12 @@ enum PEMKeyReader {
     /// TLS).
     private static func decodeOnce(_ text: String) -> OpaquePointer? {
         defer { ERR_clear_error() }
-        var key: OpaquePointer?
-        guard let context = OSSL_DECODER_CTX_new_for_pkey(&key, "PEM", nil, nil, 0, nil, nil) else { return nil }
+        // The decoder keeps the slot's address and writes the key through it later, in `OSSL_DECODER_from_data`: a slot
+        // of our own, alive across both calls (a `&key` argument is valid only for the call it is passed to).
+        let slot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
+        slot.initialize(to: nil)
+        defer { slot.deinitialize(count: 1); slot.deallocate() }
+        guard let context = OSSL_DECODER_CTX_new_for_pkey(slot, "PEM", nil, nil, 0, nil, nil) else { return nil }
         defer { OSSL_DECODER_CTX_free(context) }
         let bytes = Array(text.utf8)
         let decoded = bytes.withUnsafeBufferPointer { buffer -> Bool in
@@ -99,6 +103,7 @@ enum PEMKeyReader {
             var length = buffer.count
             return OSSL_DECODER_from_data(context, &data, &length) == 1
         }
+        let key = slot.pointee
         guard decoded, let key else {
             if let key { EVP_PKEY_free(key) }
             return nil

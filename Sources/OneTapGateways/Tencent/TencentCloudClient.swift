@@ -25,11 +25,18 @@ package struct TencentCloudClient: Sendable {
     ///   - endpoint: Where requests go and the call's limits (the gateway's configuration).
     ///   - transport: The HTTP transport.
     ///   - clock: The clock.
-    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix (``TC3Signer/validate()``).
+    /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix (``TC3Signer/validate()``), or a
+    ///   URL with a path, a query or a user (TC3 signs the request at `/` with no query: it would be sent elsewhere
+    ///   than it is signed for, and every call refused `AuthFailure.SignatureFailure`).
     package init(
         signer: TC3Signer, action: String, version: String, endpoint: some GatewayEndpoint, transport: any HTTPTransport, clock: any WallClock
     ) throws(GatewayError) {
         try signer.validate()
+        let url = endpoint.url
+        guard url.host?.isEmpty == false, ["", "/"].contains(url.path), url.query == nil, url.user == nil, url.password == nil else {
+            throw GatewayError(
+                gateway: signer.gateway, .misconfigured("url must be the endpoint alone (https://host), without a path, query or user: TC3 signs the request at /"))
+        }
         self.signer = signer
         self.action = action
         self.version = version
