@@ -88,7 +88,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
         let taskID = try GatewayAnswer.text(object, "taskId", "taskid", gateway: Self.name).map { DisplayText.label($0) }
-        guard code == "103000" else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
+        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
         // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
         guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("103000 without inresponseto")) }
         guard let msisdn = try GatewayAnswer.text(object, "msisdn", gateway: Self.name), !msisdn.isEmpty else {

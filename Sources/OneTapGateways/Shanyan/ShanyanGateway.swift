@@ -80,7 +80,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
             ("appId", configuration.appID), ("token", token.reveal()), ("outId", outIDs()), ("encryptType", key == nil ? "0" : "1"),
         ]
         let (code, data) = try await post(configuration.url, fields)
-        guard code == "200000" else { return AggregatorAnswer(gateway: Self.name, code: code, serial: try tradeNo(data)) }
+        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return AggregatorAnswer(gateway: Self.name, code: code, serial: try tradeNo(data)) }
         guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
         }

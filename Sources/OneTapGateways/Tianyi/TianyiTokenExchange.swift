@@ -76,7 +76,7 @@ public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConve
         let name = Self.name
         let object = try configuration.jsonObject(response, gateway: name)
         let code = try GatewayAnswer.code(object, "result", gateway: name, label: "result")
-        guard code == "0" else { return ExchangeResponse(code: code) }
+        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return ExchangeResponse(code: code) }
         guard let mobile = try GatewayAnswer.text(object, "mobileName", gateway: name), !mobile.isEmpty else {
             throw GatewayError(gateway: name, .malformedBody("result 0 without mobileName"))
         }
