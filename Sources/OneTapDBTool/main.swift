@@ -113,8 +113,14 @@ if request.action == "reconcile" {
     }
     let applied = report.applied.map(String.init)
     if request.json {
-        // The schema is a validated identifier (lowercase letters, digits, _): nothing in it needs escaping.
-        lines = [#"{"schema":"\#(report.schema)","version":\#(report.version),"applied":[\#(applied.joined(separator: ","))]}"#]
+        var writer = JSONWriter(capacity: 128)
+        writer.object { writer in
+            writer.member("schema", report.schema)
+            writer.member("version", report.version)
+            writer.key("applied")
+            writer.array { writer in for version in report.applied { writer.int(version) } }
+        }
+        lines = [writer.text]
     } else if applied.isEmpty {
         lines = ["schema \(report.schema) is at version \(report.version) (nothing to apply)"]
     } else {

@@ -1,4 +1,5 @@
 import Foundation
+import OneTap
 import OneTapCLI
 import OneTapChildProcess
 import Testing
@@ -44,8 +45,10 @@ enum Package {
 }
 
 /// Runs the CLI in-process on captured streams.
-func runInProcess(_ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:]) async -> (ExitCode, CapturedIO) {
-    let io = CapturedIO(input: stdin, environment: environment)
+func runInProcess(
+    _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:], clock: any WallClock = SystemClock()
+) async -> (ExitCode, CapturedIO) {
+    let io = CapturedIO(input: stdin, environment: environment, clock: clock)
     let code = await OneTapCommandLine.run(arguments, io: io)
     return (code, io)
 }

@@ -226,7 +226,7 @@ package struct TokenRefresh: Sendable {
     /// The token a refresh answer makes: the new access token, the new refresh token or else the old one
     /// (rotation), and the answer's lifetime or else the policy's default, from `now` (when the request left).
     private func refreshed(_ token: AccessToken, with response: RefreshResponse, at now: Date) -> (AccessToken, rotatedRefresh: Secret?) {
-        let lifetime = response.expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
+        let lifetime = policy.lifetime(given: response.expiresIn)
         // Rotated: a refresh token that is not empty and not the one sent (the same one again is no rotation).
         let rotatedRefresh = response.refreshToken.flatMap { $0.isEmpty || $0 == token.refreshToken ? nil : $0 }
         let fresh = token.rotated(value: response.accessToken, refreshToken: rotatedRefresh, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))

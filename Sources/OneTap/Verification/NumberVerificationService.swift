@@ -153,8 +153,7 @@ public struct NumberVerificationService: Sendable {
         guard credential.flow.isOneTap else {
             return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .notSent, detail: "a number verification takes a one-tap flow's token, not \(credential.flow)'s"), key, credential.flow)
         }
-        let lifetime = lifetimes.entry(for: credential.flow, gateway: gateway)?.lifetime
-        if let lifetime, now.timeIntervalSince(min(receivedAt ?? now, now)) >= lifetime.seconds {
+        if lifetimes.hasExpired(credential.flow, gateway: gateway, receivedAt: receivedAt ?? now, at: now) {
             return told(NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenExpired), key, credential.flow)
         }
         if let quota, let refused = try await quota.refusal(caller, at: now) {

@@ -78,7 +78,7 @@ enum CredentialCommand: CommandDescription {
         let ring = try keys(options, io: io)
         let now: Date
         do {
-            now = try options.now.map(Timestamp.parse) ?? Date()
+            now = try options.now.map(Timestamp.parse) ?? io.clock.now()
         } catch {
             throw CommandFailure(error)
         }

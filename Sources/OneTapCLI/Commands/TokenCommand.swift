@@ -52,19 +52,17 @@ enum TokenCommand: CommandDescription {
 
     /// Prints the token's state by the default policy.
     /// - Returns: 0; a malformed time or lifetime (65) is thrown.
-    static func run(_ options: TokenOptions, output: OutputBuffer, io _: any CommandIO) throws(CommandFailure) -> ExitCode {
+    static func run(_ options: TokenOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let issued: Date
         let now: Date
         let lifetime: Double
         do {
             issued = try Timestamp.parse(options.issued)
-            now = try options.now.map(Timestamp.parse) ?? Date()
-            if let text = options.expiresIn {
-                lifetime = Double(try ExpiresIn(text).seconds)
-            } else if let text = options.lifetime {
+            now = try options.now.map(Timestamp.parse) ?? io.clock.now()
+            if let text = options.lifetime {
                 lifetime = try DurationText.seconds(text)
             } else {
-                lifetime = Double(TokenPolicy().defaultLifetime.components.seconds)
+                lifetime = TokenPolicy().lifetime(given: try options.expiresIn.map { text throws(ParseError) in try ExpiresIn(text) })
             }
         } catch {
             throw CommandFailure(error)

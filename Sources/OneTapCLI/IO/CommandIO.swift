@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import OneTap
 import OneTapSupport
 
 /// Where a command reads its input and writes its output: the process's standard streams, or memory in
@@ -29,6 +30,9 @@ package protocol CommandIO: AnyObject {
     /// - Parameter name: The variable's name.
     /// - Returns: Its value, or nil when it is not set.
     func environment(_ name: String) -> String?
+
+    /// The clock a command reads "now" from where it takes no `--now` (the system's, or a test's).
+    var clock: any WallClock { get }
 }
 
 /// The process's own standard input, output and error.
@@ -67,6 +71,9 @@ package final class ProcessIO: CommandIO {
     /// - Parameter name: The variable's name.
     /// - Returns: Its value, or nil when it is not set.
     package func environment(_ name: String) -> String? { ProcessInfo.processInfo.environment[name] }
+
+    /// The system's clock.
+    package let clock: any WallClock = SystemClock()
 }
 
 /// In-memory standard streams, for tests and for embedding the CLI.
@@ -78,14 +85,18 @@ package final class CapturedIO: CommandIO {
     private var input: [UInt8]
     private var inputOffset = 0
     private let variables: [String: String]
+    /// The clock commands read "now" from.
+    package let clock: any WallClock
 
     /// Creates captured streams.
     /// - Parameters:
     ///   - input: What standard input holds.
     ///   - environment: The environment the command sees (none by default).
-    package init(input: [UInt8] = [], environment: [String: String] = [:]) {
+    ///   - clock: The clock commands read "now" from (the system's by default).
+    package init(input: [UInt8] = [], environment: [String: String] = [:], clock: any WallClock = SystemClock()) {
         self.input = input
         self.variables = environment
+        self.clock = clock
     }
 
     /// Reads the captured environment.

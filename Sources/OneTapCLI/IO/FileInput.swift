@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import OneTap
 import OneTapSupport
 
 /// A file read as a command's standard input, so ``LineReader`` streams it in its fixed buffer: memory
@@ -41,6 +42,8 @@ final class FileInput: CommandIO {
     func writeError(_ line: String) { io.writeError(line) }
 
     func environment(_ name: String) -> String? { io.environment(name) }
+
+    var clock: any WallClock { io.clock }
 
     func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         while true {

@@ -65,8 +65,7 @@ public struct ExchangeRules: Sendable {
     ///   - now: The time.
     /// - Returns: True when the token must not be sent (a flow without a row never expires).
     package func hasExpired(_ flow: LoginFlow, receivedAt: Date, at now: Date) -> Bool {
-        guard let lifetime = lifetimes.entry(for: flow, gateway: gateway(for: flow))?.lifetime else { return false }
-        return now.timeIntervalSince(receivedAt) >= lifetime.seconds
+        lifetimes.hasExpired(flow, gateway: gateway(for: flow), receivedAt: receivedAt, at: now)
     }
 
     /// Whether an exchange's answer says the token is spent or stale ("already used"): its row runs the

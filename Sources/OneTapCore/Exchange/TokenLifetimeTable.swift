@@ -80,6 +80,19 @@ public struct TokenLifetimeTable: DataTable {
         ExchangeCodeTable.carrierGateways[flow].flatMap { byGateway[$0]?[flow.index] }
     }
 
+    /// Whether a token is too old to be sent to a gateway (an exchange, a number verification): its age, from its
+    /// receipt, has reached its row's lifetime (``entry(for:gateway:)``).
+    /// - Parameters:
+    ///   - flow: The one-tap flow whose token it is.
+    ///   - gateway: The gateway it would be sent to.
+    ///   - receivedAt: When the server received it.
+    ///   - now: The time.
+    /// - Returns: True when the token must not be sent (a flow without a row never expires).
+    package func hasExpired(_ flow: LoginFlow, gateway: String, receivedAt: Date, at now: Date) -> Bool {
+        guard let lifetime = entry(for: flow, gateway: gateway)?.lifetime else { return false }
+        return now.timeIntervalSince(receivedAt) >= lifetime.seconds
+    }
+
     /// The row of a one-tap flow's tokens exchanged by a gateway: the gateway's own row, else the carrier's.
     /// - Parameters:
     ///   - flow: The flow.

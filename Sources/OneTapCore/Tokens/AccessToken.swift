@@ -48,7 +48,7 @@ public struct AccessToken: Hashable, Sendable, CustomStringConvertible, CustomRe
         value: Secret, refreshToken: Secret?, flow: LoginFlow, account: AccountID, receivedAt: Date, expiresIn: ExpiresIn?,
         policy: TokenPolicy = TokenPolicy()
     ) {
-        let lifetime = expiresIn.map { Double($0.seconds) } ?? policy.defaultLifetime.seconds
+        let lifetime = policy.lifetime(given: expiresIn)
         self.init(
             value: value, refreshToken: refreshToken, flow: flow, account: account, issuedAt: receivedAt,
             expiresAt: receivedAt.addingTimeInterval(lifetime))

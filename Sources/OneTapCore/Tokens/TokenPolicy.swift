@@ -57,6 +57,14 @@ public struct TokenPolicy: Hashable, Sendable {
         skewSeconds = skewMargin.seconds
     }
 
+    /// How long a token lives whose provider gave `expiresIn`: that, else ``defaultLifetime`` (the one rule for a token
+    /// received, a refresh's answer and `onetap token`).
+    /// - Parameter expiresIn: The provider's lifetime (`expiresIn`, `atExpiresIn`), if it gave one.
+    /// - Returns: The lifetime in seconds.
+    package func lifetime(given expiresIn: ExpiresIn?) -> Double {
+        expiresIn.map { Double($0.seconds) } ?? defaultLifetime.seconds
+    }
+
     /// The instant a token turns stale.
     /// - Parameter token: The token.
     /// - Returns: min(issue + min(maxFreshAge, L/2), expiry − min(staleWithin, L/4)).
