@@ -131,14 +131,17 @@ public actor LoginCoordinator {
         switch await call(flow, { try await provider.login() }) {
         case .failure(let failure): return (failure.report, nil)
         case .success(let answer):
-            if let credential = answer.credential, credential.flow != flow {
+            // A credential counts only beside a success code, as the machine reads a report: a stray one beside any
+            // other code (a user's cancel) is dropped, and the code stands.
+            let credential = engine.outcome(for: flow, code: answer.resultCode).action == .success ? answer.credential : nil
+            if let credential, credential.flow != flow {
                 return (.fault(flow, "the \(flow) provider answered a credential of \(credential.flow)"), nil)
             }
             // A one-tap SDK hands over a token, never a verified number: the number is the exchange's answer.
-            if answer.credential?.phoneNumber != nil {
+            if credential?.phoneNumber != nil {
                 return (.fault(flow, "the \(flow) provider answered a verified number; a one-tap number comes only from the exchange"), nil)
             }
-            return (.result(flow, code: answer.resultCode, credential: answer.credential), answer.credential)
+            return (.result(flow, code: answer.resultCode, credential: credential), credential)
         }
     }
 

@@ -49,6 +49,11 @@ import Testing
                  mobile: [.value(OneTapResult(resultCode: 103000, credential: CarrierCredential(
                      flow: .mobile, token: Secret("t"), uniqueID: "u", phoneNumber: try! PhoneNumber("13900139000"))))],
                  ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
+        // A credential matters only on a success code, as the server's machine reads it: a stray one beside the user's
+        // cancel leaves the cancel (a reviewer's read: the coordinator made it a fault and pushed the user to SMS).
+        Scenario(name: "a cancel beside a stray credential of another flow is still the user's cancel",
+                 mobile: [.value(OneTapResult(resultCode: 200020, credential: CarrierCredential(flow: .tianyi, token: Secret("t"))))],
+                 ending: .cancelled, flow: .mobile, steps: ["mobile:200020:cancelled"]),
         Scenario(name: "provider throws", mobile: [.error(CocoaLikeError())], ending: .success, flow: .sms, steps: ["mobile:provider-error:fallback", "sms:0:success"]),
         Scenario(name: "SMS fails after fallback", mobile: [mobile(102101)], smsSucceeds: false, ending: .failed, flow: .sms,
                  steps: ["mobile:102101:fallback", "sms:1:failed"]),
