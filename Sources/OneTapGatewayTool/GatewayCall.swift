@@ -3,7 +3,8 @@ import OneTap
 import OneTapGateways
 import OneTapSupport
 
-/// `sign`, `exchange`, `verify` and `sms` on one built gateway: each prints its lines (or one JSON object) and exits.
+/// `sign`, `exchange`, `verify` and `sms` on one built gateway: each prints its lines (or one JSON object) and returns
+/// the exit status, or throws the ``ToolFailure`` that stops it.
 struct GatewayCall {
     let gateway: String
     let built: BuiltGateway
@@ -14,22 +15,22 @@ struct GatewayCall {
     let flow: LoginFlow?
 
     /// The flow a call's token is of: the one `--flow` named, when the gateway takes its tokens, else the gateway's own.
-    private func flow(_ own: LoginFlow) -> LoginFlow {
+    private func flow(_ own: LoginFlow) throws(ToolFailure) -> LoginFlow {
         guard let flow, flow != own else { return own }
         guard built.flows.contains(flow) else {
-            ToolExit.fail("\(gateway) takes \(own) tokens only; --flow \(flow) is for the aggregators (aliyun-pnvs, jverification, shanyan, yidun)", .usage)
+            throw ToolFailure("\(gateway) takes \(own) tokens only; --flow \(flow) is for the aggregators (aliyun-pnvs, jverification, shanyan, yidun)", .usage)
         }
         return flow
     }
 
     /// A usage error: the gateway, as its object configures it, does not do this; when another configuration of it
     /// would (cmcc verifies with `appKey`), the message says so.
-    private func doesNot(_ action: String, _ capability: GatewayCapability) -> Never {
+    private func doesNot(_ action: String, _ capability: GatewayCapability) -> ToolFailure {
         let does = built.roles.map(\.rawValue).joined(separator: ", ")
         if can.contains(capability) {
-            ToolExit.fail("\(gateway) does not \(action) as configured (it does: \(does); see 'onetap gateway check')", .usage)
+            return ToolFailure("\(gateway) does not \(action) as configured (it does: \(does); see 'onetap gateway check')", .usage)
         }
-        ToolExit.fail("\(gateway) does not \(action) (it does: \(does))", .usage)
+        return ToolFailure("\(gateway) does not \(action) (it does: \(does))", .usage)
     }
 
     /// Shows what a gateway signs.
@@ -38,10 +39,10 @@ struct GatewayCall {
     ///   - secrets: The names of the fields whose values are secrets (read from standard input): each shown as `<name>`
     ///     where it stands in the string signed, as written and as the gateways encode it (every occurrence: a short SMS
     ///     code may hide a digit run more, never show one).
-    func sign(_ fields: [String: String], secrets: [String]) async {
-        guard let preview = built.signPreview else { ToolExit.fail("\(gateway) shows no sign preview", .usage) }
+    func sign(_ fields: [String: String], secrets: [String]) async throws(ToolFailure) -> Int32 {
+        guard let preview = built.signPreview else { throw ToolFailure("\(gateway) shows no sign preview", .usage) }
         let result: SignPreview
-        do { result = try preview(fields) } catch { ToolExit.fail("\(error) (see 'onetap gateway sign --help')", .usage) }
+        do { result = try preview(fields) } catch { throw ToolFailure("\(error) (see 'onetap gateway sign --help')", .usage) }
         var shown = result.stringToSign
         // The longest first: a value inside another (an access token inside a joined token) is hidden whole.
         let forms = secrets.flatMap { name in
@@ -60,14 +61,14 @@ struct GatewayCall {
         } else {
             ToolExit.print(["gateway    \(gateway)", "algorithm  \(result.algorithm)", "signed     \(shown)", "signature  \(result.signature)"])
         }
-        exit(0)
+        return 0
     }
 
-    func exchange(_ token: Secret) async {
-        guard let (provider, own) = built.exchange else { doesNot("exchange", .exchange) }
-        let flow = flow(own)
+    func exchange(_ token: Secret) async throws(ToolFailure) -> Int32 {
+        guard let (provider, own) = built.exchange else { throw doesNot("exchange", .exchange) }
+        let flow = try flow(own)
         let response: ExchangeResponse
-        do { response = try await provider.exchange(CarrierCredential(flow: flow, token: token)) } catch { ToolExit.fail(error) }
+        do { response = try await provider.exchange(CarrierCredential(flow: flow, token: token)) } catch { throw ToolExit.failure(error) }
         let entry = ExchangeCodeTable.builtIn.entry(for: flow, gateway: gateway, code: response.code)
         let number = response.phoneNumber?.masked
         if json {
@@ -84,15 +85,15 @@ struct GatewayCall {
                 "meaning  \(entry.meaningEN) (\(entry.meaningZH))", "number   \(number ?? "none")",
             ])
         }
-        exit(entry.action == .success ? 0 : ToolExit.Code.vendorError.rawValue)
+        return entry.action == .success ? 0 : ToolExit.Code.vendorError.rawValue
     }
 
-    func verify(_ token: Secret, number: PhoneNumber?) async {
-        guard let (provider, own) = built.verification else { doesNot("verify numbers", .verify) }
-        let flow = flow(own)
-        guard let number else { ToolExit.fail("onetap gateway verify needs --number N", .usage) }
+    func verify(_ token: Secret, number: PhoneNumber?) async throws(ToolFailure) -> Int32 {
+        guard let (provider, own) = built.verification else { throw doesNot("verify numbers", .verify) }
+        let flow = try flow(own)
+        guard let number else { throw ToolFailure("onetap gateway verify needs --number N", .usage) }
         let response: NumberVerificationResponse
-        do { response = try await provider.verify(CarrierCredential(flow: flow, token: token), number: number) } catch { ToolExit.fail(error) }
+        do { response = try await provider.verify(CarrierCredential(flow: flow, token: token), number: number) } catch { throw ToolExit.failure(error) }
         // The row the provider's verdict came from (Data/verification-codes.csv); every built-in verifier has rows.
         let entry = VerificationCodeTable.builtIn.entry(gateway: gateway, code: response.code.text, verdict: response.verdict.rawValue)
         let meaningZH = entry.flatMap { $0.meaningZH.isEmpty ? nil : $0.meaningZH }
@@ -109,24 +110,24 @@ struct GatewayCall {
                 ["gateway  \(gateway) (\(flow.rawValue))", "code     \(response.code.text)", "verdict  \(response.verdict.rawValue)"] + meaning
                     + ["number   \(number.masked)"])
         }
-        exit(response.verdict == .pass ? 0 : ToolExit.Code.vendorError.rawValue)
+        return response.verdict == .pass ? 0 : ToolExit.Code.vendorError.rawValue
     }
 
-    func sms(to number: PhoneNumber?, code: Secret) async {
-        guard let sender = built.sms else { doesNot("send SMS", .sms) }
-        guard let number else { ToolExit.fail("onetap gateway sms needs --to N", .usage) }
-        let message = SMSMessage(number: number, code: code, expiresAt: SystemClock().now().addingTimeInterval(300), session: nil)
+    func sms(to number: PhoneNumber?, code: Secret, at now: Date) async throws(ToolFailure) -> Int32 {
+        guard let sender = built.sms else { throw doesNot("send SMS", .sms) }
+        guard let number else { throw ToolFailure("onetap gateway sms needs --to N", .usage) }
+        let message = SMSMessage(number: number, code: code, expiresAt: now.addingTimeInterval(SMSCodeRules.lifetime.seconds), session: nil)
         do {
             try await sender.send(message)
         } catch let error as SMSDeliveryError {
             // The error's message is the code's meaning, which quotes no number, code sent or secret.
             report(number: number, outcome: error.reason.rawValue, code: error.code, meaning: error.message)
-            exit(ToolExit.Code.vendorError.rawValue)
+            return ToolExit.Code.vendorError.rawValue
         } catch {
-            ToolExit.fail(error)
+            throw ToolExit.failure(error)
         }
         report(number: number, outcome: "sent", code: nil, meaning: nil)
-        exit(0)
+        return 0
     }
 
     /// `sms`'s answer: the outcome, the vendor's code and its meaning (none when sent), the number masked.

@@ -19,14 +19,14 @@ struct ToolRequest {
 
     static let actions = ["check", "sign", "exchange", "verify", "sms"]
 
-    static func parse(_ arguments: [String]) -> ToolRequest {
+    static func parse(_ arguments: [String]) throws(ToolFailure) -> ToolRequest {
         var rest = arguments[...]
         guard let action = rest.popFirst(), actions.contains(action) else {
-            ToolExit.fail("onetap-gateway is run by 'onetap gateway' (see 'onetap gateway --help')", .usage)
+            throw ToolFailure("onetap-gateway is run by 'onetap gateway' (see 'onetap gateway --help')", .usage)
         }
         var request = ToolRequest(action: action)
         if action != "check" {
-            guard let gateway = rest.popFirst(), !gateway.hasPrefix("-") else { ToolExit.fail("onetap gateway \(action) needs a gateway", .usage) }
+            guard let gateway = rest.popFirst(), !gateway.hasPrefix("-") else { throw ToolFailure("onetap gateway \(action) needs a gateway", .usage) }
             request.gateway = gateway
         }
         while let argument = rest.popFirst() {
@@ -36,32 +36,44 @@ struct ToolRequest {
             case "--token" where rest.first == "-", "--param" where rest.first == "-": _ = rest.popFirst()
             case "--field" where !rest.isEmpty:
                 let pair = rest.popFirst() ?? ""
-                guard let equals = pair.firstIndex(of: "=") else { ToolExit.fail("--field takes NAME=VALUE", .usage) }
+                guard let equals = pair.firstIndex(of: "=") else { throw ToolFailure("--field takes NAME=VALUE", .usage) }
                 let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
                 // A secret field only from standard input, as `onetap gateway` passes it: on a command line any user
                 // of the machine may read it, and the signed line would print it.
                 guard value == "-" || !GatewaySecretFields.names.contains(name) else {
-                    ToolExit.fail("--field \(name) takes its value from standard input only: --field \(name)=- (see 'onetap gateway --help')", .usage)
+                    throw ToolFailure("--field \(name) takes its value from standard input only: --field \(name)=- (see 'onetap gateway --help')", .usage)
                 }
                 request.fields[name] = value
                 if value == "-" { request.fromStandardInput.append(name) }
-            case "--number" where !rest.isEmpty: request.number = phone(rest.popFirst() ?? "", "--number")
-            case "--to" where !rest.isEmpty: request.to = phone(rest.popFirst() ?? "", "--to")
+            case "--number" where !rest.isEmpty: request.number = try phone(rest.popFirst() ?? "", "--number")
+            case "--to" where !rest.isEmpty: request.to = try phone(rest.popFirst() ?? "", "--to")
             case "--flow" where !rest.isEmpty:
-                guard let flow = LoginFlow(rawValue: rest.popFirst() ?? ""), flow.isOneTap else { ToolExit.fail("--flow takes mobile, tianyi or unicom", .usage) }
+                guard let flow = LoginFlow(rawValue: rest.popFirst() ?? ""), flow.isOneTap else { throw ToolFailure("--flow takes mobile, tianyi or unicom", .usage) }
                 request.flow = flow
             default:
                 // Never quoted whole: it may be a token written where `--token -` belongs (`--token=…`, an operand).
                 let named = !argument.hasPrefix("--") ? "operand" : argument.contains("=") ? "\(argument.prefix { $0 != "=" })=…" : argument
-                ToolExit.fail("onetap-gateway is run by 'onetap gateway'; unexpected \(named) (see 'onetap gateway --help')", .usage)
+                throw ToolFailure("onetap-gateway is run by 'onetap gateway'; unexpected \(named) (see 'onetap gateway --help')", .usage)
             }
         }
-        guard !request.config.isEmpty else { ToolExit.fail("onetap gateway \(action) needs --config FILE", .usage) }
+        guard !request.config.isEmpty else { throw ToolFailure("onetap gateway \(action) needs --config FILE", .usage) }
         return request
     }
 
-    private static func phone(_ text: String, _ option: String) -> PhoneNumber {
-        do { return try PhoneNumber(text) } catch { ToolExit.fail("\(option) takes a mainland mobile number (13800138000): \(error.reason)", .usage) }
+    private static func phone(_ text: String, _ option: String) throws(ToolFailure) -> PhoneNumber {
+        do { return try PhoneNumber(text) } catch { throw ToolFailure("\(option) takes a mainland mobile number (13800138000): \(error.reason)", .usage) }
+    }
+}
+
+/// Why the tool stops short: its message (quoting no token or secret) and exit status, thrown up to ``GatewayTool/run(_:)``,
+/// which writes the one and returns the other.
+struct ToolFailure: Error {
+    let message: String
+    let code: ToolExit.Code
+
+    init(_ message: String, _ code: ToolExit.Code) {
+        self.message = message
+        self.code = code
     }
 }
 
@@ -82,41 +94,36 @@ enum ToolExit {
         static let config = Code(rawValue: 78)
     }
 
-    static func fail(_ message: String, _ code: Code) -> Never {
-        StandardStream.writeError("onetap: error: \(message)\n")
-        exit(code.rawValue)
-    }
-
     static func print(_ lines: [String]) {
         var text = lines.map { $0 + "\n" }.joined()
         _ = text.withUTF8 { StandardStream.writeAll(1, UnsafeRawBufferPointer($0)) }
     }
 
     /// One line of standard input: a secret `onetap` passes there, never on a command line.
-    static func secretLine(_ option: String) -> Secret {
+    static func secretLine(_ option: String) throws(ToolFailure) -> Secret {
         guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-            fail("\(option) - reads it from standard input, which held none (see 'onetap gateway --help')", .usage)
+            throw ToolFailure("\(option) - reads it from standard input, which held none (see 'onetap gateway --help')", .usage)
         }
         return Secret(line)
     }
 
-    /// The exit a gateway's failure calls for, and its message (a ``GatewayError``'s quotes no token or secret).
-    static func fail(_ error: any Error) -> Never {
+    /// The failure a gateway's error calls for: its exit and message (a ``GatewayError``'s quotes no token or secret).
+    static func failure(_ error: any Error) -> ToolFailure {
         switch error {
         case let error as GatewayError:
             switch error.kind {
-            case .unreachable, .timedOut, .notSent: fail("\(error)", .unreachable)
-            case .httpStatus, .bodyTooLarge, .wrongContentType, .malformedBody: fail("\(error)", .malformed)
-            case .misconfigured: fail("\(error) (see 'onetap gateway check')", .config)
-            case .refusedCredential: fail("\(error)", .malformed)
+            case .unreachable, .timedOut, .notSent: return ToolFailure("\(error)", .unreachable)
+            case .httpStatus, .bodyTooLarge, .wrongContentType, .malformedBody: return ToolFailure("\(error)", .malformed)
+            case .misconfigured: return ToolFailure("\(error) (see 'onetap gateway check')", .config)
+            case .refusedCredential: return ToolFailure("\(error)", .malformed)
             }
         case let error as ExchangeNotSentError where error.refusedCredential:
-            fail("not sent: \(error.reason)", .malformed)
+            return ToolFailure("not sent: \(error.reason)", .malformed)
         case let error as ExchangeNotSentError:
             // Nothing left: the transport's own error (a refused connection) says why, else the request could not be made.
-            if let sent = CallTransport.failure.withLock({ $0 }) { fail(sent) }
-            fail("not sent: \(error.reason)", .config)
-        default: fail("the call failed: \(type(of: error))", .vendorError)
+            if let sent = CallTransport.failure.withLock({ $0 }) { return failure(sent) }
+            return ToolFailure("not sent: \(error.reason)", .config)
+        default: return ToolFailure("the call failed: \(type(of: error))", .vendorError)
         }
     }
 }

@@ -14,42 +14,7 @@
 // 64 usage, 65 a malformed answer, 69 unreachable, 78 a configuration that cannot be used.
 
 import Foundation
-import OneTap
-import OneTapGateways
+import OneTapSupport
 
 StandardStream.ignoreBrokenPipes()
-let arguments = Array(CommandLine.arguments.dropFirst())
-let request = ToolRequest.parse(arguments)
-let configuration: GatewayConfigurationFile
-do {
-    configuration = try GatewayConfigurationFile(contentsOf: request.config)
-} catch {
-    ToolExit.fail("\(error) (see 'onetap gateway --help')", .config)
-}
-
-if request.action == "check" {
-    let report = GatewayCheck.run(configuration, file: request.config)
-    ToolExit.print(request.json ? [report.json] : report.lines)
-    exit(report.allOK ? 0 : ToolExit.Code.config.rawValue)
-}
-
-guard let registration = GatewayRegistry.registration(named: request.gateway) else {
-    ToolExit.fail("\(request.gateway) is not built into this onetap (built in: \(GatewayRegistry.names))", .usage)
-}
-let built: BuiltGateway
-do {
-    built = try registration.build(try configuration.settings(request.gateway), CallTransport(), SystemClock())
-} catch {
-    ToolExit.fail("\(error) (see 'onetap gateway check')", .config)
-}
-let call = GatewayCall(gateway: request.gateway, built: built, can: registration.capabilities, json: request.json, flow: request.flow)
-switch request.action {
-case "sign":
-    // A field given as `-` (a secret one: `onetap gateway` takes those from standard input only) is its one line.
-    var fields = request.fields
-    for name in request.fromStandardInput { fields[name] = ToolExit.secretLine("--field \(name)").reveal() }
-    await call.sign(fields, secrets: request.fromStandardInput)
-case "exchange": await call.exchange(ToolExit.secretLine("--token"))
-case "verify": await call.verify(ToolExit.secretLine("--token"), number: request.number)
-default: await call.sms(to: request.to, code: ToolExit.secretLine("--param"))
-}
+exit(await GatewayTool.run(Array(CommandLine.arguments.dropFirst())))
