@@ -137,17 +137,26 @@ import Testing
         }
     }
 
-    @Test func withoutAnExchangeTheServerAsksForOne() async throws {
-        let logins = server()
+    /// A login on a server without an exchange, at its success report for token `T1`: the exchange the server is asked
+    /// to make.
+    func askedToExchange(_ logins: LoginServer) async throws -> (session: LoginSessionID, credential: CarrierCredential) {
         let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
         let asked = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)
-        guard case .exchange(let credential) = asked.instruction else {
-            Issue.record("expected an exchange instruction, got \(asked.instruction)")
-            return
-        }
+        guard case .exchange(let credential) = asked.instruction else { throw Unexpected("expected an exchange instruction, got \(asked.instruction)") }
+        return (started.session.id, credential)
+    }
+
+    struct Unexpected: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test func withoutAnExchangeTheServerAsksForOne() async throws {
+        let logins = server()
+        let (session, credential) = try await askedToExchange(logins)
         #expect(credential.token.reveal() == "T1")
         let done = try await logins.exchanged(
-            .success(ExchangeResponse(code: "103000", phoneNumber: Self.number)), token: credential.token, session: started.session.id, version: 2, from: TestAppSession.me)
+            .success(ExchangeResponse(code: "103000", phoneNumber: Self.number)), token: credential.token, session: session, version: 2, from: TestAppSession.me)
         #expect(done.session.ending == .success && done.session.version == 3)
     }
 
@@ -156,13 +165,8 @@ import Testing
     /// the caller's doing. Before (a reviewer's read): `exchanged` read it as a fault, the exchange never listed.
     @Test func aCancelledOwnExchangeIsUnknownAsOnTheGuardsPath() async throws {
         let logins = server()
-        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
-        let asked = try await logins.report(Self.success("T1"), to: started.session.id, version: 1, from: TestAppSession.me)
-        guard case .exchange(let credential) = asked.instruction else {
-            Issue.record("expected an exchange instruction, got \(asked.instruction)")
-            return
-        }
-        let done = try await logins.exchanged(.failure(CancellationError()), token: credential.token, session: started.session.id, version: 2, from: TestAppSession.me)
+        let (session, credential) = try await askedToExchange(logins)
+        let done = try await logins.exchanged(.failure(CancellationError()), token: credential.token, session: session, version: 2, from: TestAppSession.me)
         #expect(done.session.trace.last?.result.code == "exchange-timeout", "\(done.session.trace)")
         #expect(done.session.unknownExchanges.map(\.token) == [credential.tokenDigest])
         #expect(done.session.next == "sms")
