@@ -8,7 +8,8 @@ enum DBTool {
     /// The longest one statement may run (a migration may wait for another instance's migration).
     static let statementTimeout = Duration.seconds(60)
 
-    static let usage = "onetap-db takes migrate --url URL [--schema NAME] [--json] or reconcile --url URL [--schema NAME] [--older-than SECONDS] [--json] "
+    static let usage = "onetap-db takes migrate --url - [--schema NAME] [--json] or reconcile --url - [--schema NAME] [--older-than SECONDS] [--json], "
+        + "the URL on standard input "
         + "(see 'onetap db --help')"
 
     /// Runs one request: reads the URL from standard input, then migrates or lists the exchanges to reconcile,

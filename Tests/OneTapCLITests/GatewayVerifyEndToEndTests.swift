@@ -106,7 +106,7 @@ import Testing
     /// verdict is unknown, exit 1, the code as it came.
     @Test(arguments: [
         ("expired-", "606", "token check failed: a spent, expired or foreign token", "验证Token失败"),
-        ("code-102315-", "102315", "the daily free quota is used up", "次数已用完"),
+        ("code-102315-", "102315", "the quota of checks is used up", "次数已用完"),
     ])
     func cmccVendorErrorIsExit1AndUnknown(prefix: String, code: String, meaning: String, meaningZh: String) async throws {
         let server = try await Self.cmccFake()

@@ -92,6 +92,11 @@ import Testing
         ).settings("tencent-captcha")
         let configuration = try TencentCaptchaConfiguration(settings: settings)
         #expect(configuration.appSecretKey.reveal() == "a1")
+        // Signed at / with no query: a URL with a path is refused at start, as the SMS sender's is.
+        var elsewhere = configuration
+        elsewhere.url = try #require(URL(string: "https://captcha.tencentcloudapi.com/v1"))
+        let error = #expect(throws: GatewayError.self) { try TencentCaptchaVerifier(configuration: elsewhere, transport: ScriptedHTTPTransport()) }
+        #expect("\(String(describing: error))".contains("url must be the endpoint alone"), "\(String(describing: error))")
         #expect(configuration.description == "tencent-captcha CaptchaAppId 199999164, captcha.tencentcloudapi.com/")
     }
 

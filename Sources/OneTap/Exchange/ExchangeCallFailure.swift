@@ -13,12 +13,15 @@ package enum ExchangeCallFailure {
     /// Any other throw (a malformed body, a reset after sending): it may follow a billed answer.
     case fault(any Error)
 
-    /// Reads a throw, in the task that made the call (any throw in a cancelled task is its cancellation).
-    /// - Parameter error: What the call threw.
-    package init(_ error: any Error) {
+    /// Reads a throw.
+    /// - Parameters:
+    ///   - error: What the call threw.
+    ///   - callerCancelled: Whether the task that made the call is cancelled (any throw in it is its cancellation): the
+    ///     reader's `Task.isCancelled` where it made the call itself, false where it reads another's result.
+    package init(_ error: any Error, callerCancelled: Bool) {
         if error is TimeoutError {
             self = .timedOut
-        } else if error is CancellationError || Task.isCancelled {
+        } else if error is CancellationError || callerCancelled {
             self = .cancelled
         } else if let error = error as? ExchangeNotSentError {
             self = .notSent(error)

@@ -263,7 +263,7 @@ public struct ExchangeGuard: Sendable {
             // session may resend it, once. An adapter's "never sent": nothing billed, the token not spent (a resent
             // token's first send is still unknown). Any other throw (a malformed body, a reset after sending) may
             // follow a billed answer: unknown. (``ExchangeCallFailure``, the one reading of a throw.)
-            let failure = ExchangeCallFailure(error)
+            let failure = ExchangeCallFailure(error, callerCancelled: Task.isCancelled)
             (answer, unreached, callers) = failure.exchangeAnswer(scrubbing: [credential.token, credential.refreshToken])
             settled = failure.mayHaveReachedTheGateway || resent ? .unknown : .failed
         }

@@ -301,8 +301,9 @@ public struct LoginServer: Sendable {
         case .success(let response):
             outcome = ExchangeOutcome(.answered(response.code, phoneNumber: response.phoneNumber, account: response.account), token: CarrierCredential.digest(of: token))
         case .failure(let error):
-            // Read as the guard reads its own call's throw.
-            let (answer, unreached, callers) = ExchangeCallFailure(error).exchangeAnswer(scrubbing: [token])
+            // Read as the guard reads its own call's throw; a cancellation is the call's `CancellationError`, never this
+            // request's state (the call ran elsewhere, maybe in a task since ended).
+            let (answer, unreached, callers) = ExchangeCallFailure(error, callerCancelled: false).exchangeAnswer(scrubbing: [token])
             outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached, callersWord: callers)
         }
         return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))

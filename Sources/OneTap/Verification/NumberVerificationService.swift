@@ -180,7 +180,7 @@ public struct NumberVerificationService: Sendable {
                 settled = .answered(ExchangeResponse(code: response.code, verdict: response.verdict))
             } catch {
                 // Read as an exchange's throw is (``ExchangeCallFailure``).
-                switch ExchangeCallFailure(error) {
+                switch ExchangeCallFailure(error, callerCancelled: Task.isCancelled) {
                 case .timedOut:
                     (answer, settled) = (NumberVerification(code: nil, verdict: .unknown, billed: nil, reason: .timedOut), .unknown)
                 case .cancelled:

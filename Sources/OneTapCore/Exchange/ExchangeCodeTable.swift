@@ -77,27 +77,16 @@ public struct ExchangeCodeTable: DataTable {
         entries = gateways.values.flatMap(\.entries).sorted { $0.line < $1.line }
     }
 
-    /// Whether a gateway's answer code is, letter for letter, one the built-in table lists as `success` (the number came
-    /// back) for any flow: what the adapters OneTap ships read an answer by, so each vendor's success code is written
-    /// once, in `Data/exchange-codes.csv`.
+    /// Whether a gateway's answer code is one the built-in table lists as `success` (the number came back) for any flow:
+    /// what the adapters OneTap ships read an answer by, so each vendor's success code is written once, in
+    /// `Data/exchange-codes.csv`.
     /// - Parameters:
-    ///   - code: The code as the answer holds it (as text, untrimmed: a padded code is no success).
+    ///   - code: The code as the adapter read it (a ``ResultCode``: its text trimmed).
     ///   - gateway: The gateway's name (`cmcc`, `shanyan`).
     /// - Returns: True for a success code of the gateway.
     /// - Complexity: O(*n*) in the table's rows; no allocation.
-    package static func returnsTheNumber(_ code: String, gateway: String) -> Bool {
-        builtIn.entries.contains { $0.gateway == gateway && $0.action == .success && $0.code?.text == code }
-    }
-
-    /// Whether a gateway's answer code, read as a ``ResultCode``, is one the built-in table lists as `success`
-    /// (``returnsTheNumber(_:gateway:)``).
-    /// - Parameters:
-    ///   - code: The code.
-    ///   - gateway: The gateway's name.
-    /// - Returns: True for a success code of the gateway.
-    /// - Complexity: O(*n*) in the table's rows; no allocation.
     package static func returnsTheNumber(_ code: ResultCode, gateway: String) -> Bool {
-        returnsTheNumber(code.text, gateway: gateway)
+        builtIn.entries.contains { $0.gateway == gateway && $0.action == .success && $0.code == code }
     }
 
     /// The gateways the table lists, in file order of their first rows.

@@ -161,8 +161,8 @@ import Testing
     }
 
     /// A server's own exchange call cancelled while the carrier had the token (its client went away) is read as the
-    /// guard reads it: no answer, its result unknown (it may have been billed), the token kept for reconciliation, and
-    /// the caller's doing. Before (a reviewer's read): `exchanged` read it as a fault, the exchange never listed.
+    /// guard reads it: no answer, its result unknown (it may have been billed), the token kept for reconciliation, the
+    /// login on to SMS. Before (a reviewer's read): `exchanged` read it as a fault, the exchange never listed.
     @Test func aCancelledOwnExchangeIsUnknownAsOnTheGuardsPath() async throws {
         let logins = server()
         let (session, credential) = try await askedToExchange(logins)
