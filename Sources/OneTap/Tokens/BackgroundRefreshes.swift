@@ -100,6 +100,8 @@ package struct BackgroundRefreshes: Sendable {
         let due: [AccountID]
         do {
             due = try await vault.store.accounts(dueBefore: vault.clock.now(), limit: listingLimit(freeSlots: free, failing: vault.failures.count))
+        } catch where TokenRefresh.isCancellation(error) {
+            return  // the vault stopping: no scan failed
         } catch {
             vault.refresh.emit(.dueScanFailed(message: TokenRefresh.storeFailure(nil, error).message))
             return
@@ -111,6 +113,8 @@ package struct BackgroundRefreshes: Sendable {
             do {
                 guard let loaded = try await vault.store.load(account) else { continue }
                 stored = loaded
+            } catch where TokenRefresh.isCancellation(error) {
+                return  // the vault stopping: the account's token is not unreadable
             } catch {
                 // A caller reading this account gets the store's error. The account backs off like a failing
                 // refresh, so the listing (four per free slot plus the failing) reaches past it next time.

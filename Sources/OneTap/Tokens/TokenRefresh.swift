@@ -106,6 +106,8 @@ package struct TokenRefresh: Sendable {
                 vault.failures.clear(account)
                 return latest.token
             }
+        } catch where Self.isCancellation(error) {
+            throw CancellationError()  // the vault stopping: the next refresh meets the refused token again
         } catch {
             // The refused token stays stored: the account backs off, so callers and the scan do not send the refresh
             // token the carrier refused again and again while the store cannot remove it.
@@ -301,13 +303,23 @@ package struct TokenRefresh: Sendable {
     /// The stored token, with a store failure as a ``TokenError``.
     /// - Parameter account: The account.
     /// - Returns: The stored token, or nil when none is stored.
-    /// - Throws: ``TokenError`` of kind `store-failed`.
+    /// - Throws: ``TokenError`` of kind `store-failed`; `CancellationError` when the caller was cancelled during the
+    ///   read (the caller's doing, not the store failing).
     package nonisolated(nonsending) func load(_ account: AccountID) async throws -> StoredToken? {
         do {
             return try await store.load(account)
+        } catch where Self.isCancellation(error) {
+            throw CancellationError()
         } catch {
             throw Self.storeFailure(account, error)
         }
+    }
+
+    /// Whether a store's throw is the caller's cancellation: a `CancellationError`, or any throw in a cancelled task.
+    /// - Parameter error: What the store threw.
+    /// - Returns: True for a cancellation.
+    package static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || Task.isCancelled
     }
 
     /// A store's error as the vault reports it.

@@ -91,6 +91,19 @@ extension TokenVaultTests {
         #expect(events.names == ["stored", "refresh-failed", "relogin-required"])
     }
 
+    /// A caller cancelled while the store reads its token gets `CancellationError`, as `validToken` promises, not
+    /// `store-failed` (a concurrency review: the store's cancellation was reported as the store failing).
+    @Test func aCallerCancelledWhileTheStoreReadsIsCancelledNotAStoreFailure() async throws {
+        let faulty = FaultyTokenStore(store, clock: clock)
+        let vault = vault(MockRefresher(), store: faulty)
+        try await vault.store(token())
+        faulty.faults.inject(.delay(.seconds(60)), into: [.load])
+        let caller = Task { try await vault.validToken(for: "u1") }
+        await clock.waitForSleepers(1)   // the read, held up by the store
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+    }
+
     @Test func reloginWithAFailingStoreIsAStoreError() async throws {
         let faulty = FaultyTokenStore(store)
         let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "revoked"))])
