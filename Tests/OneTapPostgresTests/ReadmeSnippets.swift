@@ -23,12 +23,17 @@ struct AliyunSMS: SMSSender {
     func send(_ message: SMSMessage) async throws {}
 }
 
+/// The token-sealing key the README's example reads from a secrets manager.
+func myTokenSealingKey() -> [UInt8] { [UInt8](repeating: 7, count: 32) }
+
 func postgresReadmeSnippet() async throws {
     // README: postgres
+    // The URL and the keys from the environment or a secrets manager, never from the source.
     let stores = try await PostgresStores.open(
-        try PostgresConfiguration(url: "postgres://onetap:secret@db.internal:5432/onetap", poolSize: 8))
+        try PostgresConfiguration(url: ProcessInfo.processInfo.environment["ONETAP_POSTGRES_URL"] ?? "", poolSize: 8))
     let keys = try ServerKeyRing(parsing: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEYS"] ?? ""))
-    let vault = TokenVault(store: stores.tokenStore(), refresher: MyTianyiRefresher())
+    let sealing = try PostgresTokenKeyring(currentKeyID: "2026-12", keys: ["2026-12": myTokenSealingKey()])  // 32 random bytes
+    let vault = TokenVault(store: stores.tokenStore(keyring: sealing), refresher: MyTianyiRefresher())
     let logins = LoginServer(
         store: stores.loginSessionStore(),
         exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: stores.exchangeLedger()),
