@@ -26,13 +26,17 @@ package struct BlockingIO: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     package func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
-        let queue = DispatchQueue(label: label, qos: .utility)
-        queue.setSpecific(key: Self.key, value: label)
         let result: Result<T, Failure> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(Failure) -> T in try body() })
-            }
+            submit { continuation.resume(returning: Result { () throws(Failure) -> T in try body() }) }
         }
         return try result.get()
+    }
+
+    /// Starts `work` on a serial queue of its own, labelled with the runner's label, and returns at once.
+    /// - Parameter work: The blocking work.
+    package func submit(_ work: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: label, qos: .utility)
+        queue.setSpecific(key: Self.key, value: label)
+        queue.async(execute: work)
     }
 }
