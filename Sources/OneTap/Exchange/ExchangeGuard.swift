@@ -116,11 +116,33 @@ public struct ExchangeGuard: Sendable {
         return outcome
     }
 
+    /// Exchanges a token as ``exchange(_:for:receivedAt:rules:events:recovering:)`` does, under the guard's
+    /// ``timeout``, the end of a call that went to the carrier handed back unrecorded: the caller stores the login
+    /// session's move first, then records it (``record(_:events:)``), so a retry that finds the answer recorded
+    /// finds the session moved on.
+    /// - Parameters:
+    ///   - credential: The success report's credential.
+    ///   - session: The login session the report came to.
+    ///   - receivedAt: When the server received the success report.
+    ///   - rules: The exchange rules of the machine the login runs on.
+    ///   - recovering: As in ``exchange(_:for:receivedAt:rules:events:recovering:)``.
+    /// - Returns: What came of it, bound to the token, and the end of the call to record (nil when no call was
+    ///   made).
+    /// - Throws: As ``exchange(_:for:receivedAt:rules:events:recovering:)``.
+    package func exchangeLeavingTheSettle(
+        _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, recovering: Bool
+    ) async throws -> (outcome: ExchangeOutcome, settlement: ExchangeSettlement?) {
+        let ledger = self.ledger
+        return try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, recovering: recovering) { digest, now in
+            try await ledger.claim(digest, for: session, at: now)
+        }
+    }
+
     /// Exchanges a token as ``exchange(_:for:receivedAt:rules:events:)`` does, under the guard's ``timeout``,
     /// with two of its ledger writes left to travel with the login session's own (a store that writes both
     /// in one step, ``LoginSessionLedgerWrites``): the first claim is `claim`'s (the ledger's claim written
     /// with the session's compare-and-swap), and the end of a call that went to the carrier is handed back
-    /// unrecorded, for the caller to record at once with ``record(_:events:alongside:)``.
+    /// unrecorded, for the caller to record at once with ``record(_:alongside:)``.
     /// - Parameters:
     ///   - credential: The success report's credential.
     ///   - session: The login session the report came to.
@@ -270,28 +292,31 @@ public struct ExchangeGuard: Sendable {
         return (answer, unreached, callers, ExchangeSettlement(token: digest, state: settled, at: clock.now()))
     }
 
-    /// Records how an exchange ended, even for a caller whose task was cancelled (``writeDespiteCancellation(_:)``):
-    /// with `alongside` (the login session's compare-and-swap carrying the settle, ``LoginSessionLedgerWrites``)
-    /// when given, else, or when that write fails (it wrote neither), the ledger's settle alone. A settle alone
-    /// that fails is an event.
+    /// Records how an exchange ended with the login session's move, in one write (the session's compare-and-swap
+    /// carrying the settle, ``LoginSessionLedgerWrites``), even for a caller whose task was cancelled
+    /// (``writeDespiteCancellation(_:)``).
+    /// - Parameters:
+    ///   - settlement: How the exchange ended.
+    ///   - alongside: The write of the settle together with the session's.
+    /// - Returns: True when it wrote both; false when it wrote neither (a refused compare-and-swap, or the store
+    ///   failed): the caller then writes the session, and then the settle alone (``record(_:events:)``).
+    package func record(_ settlement: ExchangeSettlement, alongside: @escaping @Sendable (ExchangeSettlement) async throws -> Void) async -> Bool {
+        do {
+            try await writeDespiteCancellation { try await alongside(settlement) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Records how an exchange ended, the ledger's settle alone, even for a caller whose task was cancelled
+    /// (``writeDespiteCancellation(_:)``). A login server writes the session's move first: a retry that finds an
+    /// answer recorded (an unknown one may be resent once) finds the session moved on, never at its exchange. A
+    /// settle that fails is an event.
     /// - Parameters:
     ///   - settlement: How the exchange ended.
     ///   - events: Where a failure to record it is told.
-    ///   - alongside: A write of the settle together with the session's; nil for the settle alone.
-    /// - Returns: True when `alongside` wrote (the session with the settle); false when the session was not
-    ///   written (no `alongside`, or it failed: the caller writes the session alone).
-    @discardableResult
-    package func record(
-        _ settlement: ExchangeSettlement, events: any EventSink, alongside: (@Sendable (ExchangeSettlement) async throws -> Void)? = nil
-    ) async -> Bool {
-        if let alongside {
-            do {
-                try await writeDespiteCancellation { try await alongside(settlement) }
-                return true
-            } catch {
-                // Neither was written (a refused compare-and-swap, or the store failed): the settle goes alone.
-            }
-        }
+    package func record(_ settlement: ExchangeSettlement, events: any EventSink) async {
         let ledger = self.ledger
         do {
             try await writeDespiteCancellation { try await ledger.settle(settlement.token, settlement.state, at: settlement.at) }
@@ -302,11 +327,10 @@ public struct ExchangeGuard: Sendable {
             events.receive(OneTapEvent(
                 at: clock.now(), .exchange(.settleFailed(tokenPrefix: String(settlement.token.hex.prefix(8)), state: settlement.state.name, reason: reason))))
         }
-        return false
     }
 }
 
-/// How a call to the carrier ended, to record in the ledger (``ExchangeGuard/record(_:events:alongside:)``).
+/// How a call to the carrier ended, to record in the ledger (``ExchangeGuard/record(_:events:)``).
 package struct ExchangeSettlement: Sendable, Hashable {
     /// The token's SHA-256.
     package let token: SHA256Digest

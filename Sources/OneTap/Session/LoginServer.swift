@@ -462,7 +462,8 @@ public struct LoginServer: Sendable {
                     try await move.lostIfStale { try await commit(move.transition, replacing: move.previous, at: move.at, client: client) }
                 }
             } else {
-                answer = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules, events: events, recovering: recovering)
+                (answer, settlement) = try await exchange.exchangeLeavingTheSettle(
+                    credential, for: session.id, receivedAt: receivedAt, rules: rules, recovering: recovering)
             }
         } catch let error as StoreError {
             // No answer to apply: the ledger failed (the token was not sent), or this request waited for the
@@ -524,9 +525,12 @@ public struct LoginServer: Sendable {
     }
 
     /// Applies the answer of an exchange this request made to the session at its exchange, storing it with
-    /// the guard's settle of the token (``ExchangeGuard/record(_:events:alongside:)``): in one write when the
-    /// store writes with the ledger, else one after the other. The settle is recorded whatever comes of the
-    /// session (refused by the machine, or its compare-and-swap lost).
+    /// the guard's settle of the token: in one write when the store writes with the ledger
+    /// (``ExchangeGuard/record(_:alongside:)``), else the session first and the settle after
+    /// (``ExchangeGuard/record(_:events:)``), so that a retry of the report that finds the answer recorded (an
+    /// unknown one may be resent once) finds the session moved on; before, it finds the exchange under way and
+    /// waits. The settle is recorded whatever comes of the session (refused by the machine, its compare-and-swap
+    /// lost, its write failed).
     private func advance(
         _ session: LoginSession, _ report: LoginReport, settling settlement: ExchangeSettlement, _ exchange: ExchangeGuard, client: ChannelClient
     ) async throws -> LoginTransition {
@@ -539,13 +543,25 @@ public struct LoginServer: Sendable {
             throw error
         }
         let next = transition.session, version = session.version
-        var alongside: (@Sendable (ExchangeSettlement) async throws -> Void)? = nil
-        if let writes = ledgerWrites, next.version != version {  // an answer always moves the session on; else the settle goes alone
-            alongside = { settlement in try await writes.replace(next, expecting: version, settling: settlement.token, settlement.state, at: settlement.at) }
+        // An answer always moves the session on; else the settle goes alone.
+        if let writes = ledgerWrites, next.version != version,
+            await exchange.record(settlement, alongside: { settlement in
+                try await writes.replace(next, expecting: version, settling: settlement.token, settlement.state, at: settlement.at)
+            })
+        {
+            emit(transition, at: now, client: client)
+            return transition
         }
-        if !(await exchange.record(settlement, events: events, alongside: alongside)) {
-            try await save(transition, replacing: session)
+        // The session's move despite the caller's cancellation, as the joint write: a move left unwritten would leave
+        // the login at its exchange for a retry to resend.
+        let server = self
+        do {
+            try await writeDespiteCancellation { try await server.save(transition, replacing: session) }
+        } catch {
+            await exchange.record(settlement, events: events)
+            throw error
         }
+        await exchange.record(settlement, events: events)
         emit(transition, at: now, client: client)
         return transition
     }

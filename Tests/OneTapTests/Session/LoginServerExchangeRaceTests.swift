@@ -93,25 +93,44 @@ import Testing
         #expect(!opened(health))
     }
 
-    /// The first request's answer is recorded late (past the time-out and its grace): the waiting retry
-    /// fails with a retryable `timeout` (503) and changes nothing; the first request stores the billed
-    /// success, and the app's next retry is told it. Before: the retry stored `timeout` (SMS).
+    /// The first request's answer is stored late (its session write held past the time-out and its grace; the
+    /// settle follows the session): the waiting retry fails with a retryable `timeout` (503) and changes nothing;
+    /// the first request stores the billed success, and the app's next retry is told it. Before: the retry stored
+    /// `timeout` (SMS).
     @Test func aRetryPastItsWaitChangesNothingAndTheLateSuccessStands() async throws {
-        let gated = GatedSettleLedger(base: InMemoryExchangeLedger())
-        let exchange = ExchangeGuard(provider: MockTokenExchange(number: Self.number), ledger: gated, timeout: .seconds(5), clock: clock)
+        let held = HeldReplaceStore(base: store, holding: 2)   // 1: the move to the exchange; 2: the answer's
+        let exchange = ExchangeGuard(provider: MockTokenExchange(number: Self.number), timeout: .seconds(5), clock: clock)
         let health = touchy()
-        let logins = server(exchange, health: health)
+        let logins = server(exchange, store: held, health: health)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         let first = report(logins, id)
-        try await gated.waitForSettles(1)
+        await held.reached()
         let retry = report(logins, id)
         let waited = await clock.advance(by: exchange.pollInterval, until: retry)  // bounded by the suite's time limit
         #expect((waited.failureValue as? StoreError)?.kind == .timeout, "\(LoginServerExchangeRetryTests.summary(waited))")
         #expect(try await store.load(id)?.version == 2)
         #expect(!opened(health))
-        gated.open()
+        held.release()
         #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
         #expect(LoginServerExchangeRetryTests.summary(await report(logins, id).result) == Self.done)
+    }
+
+    /// The settle of a success written late (the ledger slow after the session's move): a retry meanwhile is told the
+    /// success at once, from the stored session, and the carrier is called once.
+    @Test func aLateSettleHoldsUpNoRetry() async throws {
+        let gated = GatedSettleLedger(base: InMemoryExchangeLedger())
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(ExchangeGuard(provider: carrier, ledger: gated, timeout: .seconds(5), clock: clock))
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let first = report(logins, id)
+        try await gated.waitForSettles(1)
+        // Told from the stored session; a retry that read this instance's kept copy (at the exchange) waits on the
+        // ledger's claim until the stored session answers it: the fake clock moves for it.
+        let retried = await clock.advance(by: .milliseconds(100), until: report(logins, id))
+        #expect(LoginServerExchangeRetryTests.summary(retried) == Self.done)
+        gated.open()
+        #expect(LoginServerExchangeRetryTests.summary(await first.result) == Self.done)
+        #expect(carrier.tokensSent == ["T-race-1": 1])
     }
 
     /// Two copies of one success report read the session at the same version; the one that loses the
@@ -155,6 +174,72 @@ import Testing
         #expect(LoginServerExchangeRetryTests.summary(await report(logins, id).result) == Self.done)
         #expect(carrier.tokensSent == ["T-race-1": 1])
     }
+}
+
+extension LoginServerExchangeRaceTests {
+    /// A retry of the success report that comes after the carrier's unknown answer and before the session has moved
+    /// on (a store without joint writes: the settle and the session are two writes) resends nothing: it waits for the
+    /// exchange under way and answers the stored session. Before (an attacker's read), the settle was written first:
+    /// the retry found the token `unknown`, resent it (a second paid call) and its answer was thrown away.
+    @Test func aRetryBetweenAnUnknownAnswerAndTheSessionsMoveResendsNothing() async throws {
+        struct MalformedBody: Error {}
+        let held = HeldReplaceStore(base: store, holding: 2)   // 1: the move to the exchange; 2: the answer's
+        let carrier = MockTokenExchange([.error(MalformedBody()), .value(ExchangeResponse(code: "103000", phoneNumber: Self.number))], number: Self.number, clock: clock)
+        let logins = server(ExchangeGuard(provider: carrier, clock: clock), store: held)
+        let started = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        let first = report(logins, started.session.id)
+        await held.reached()
+        let retry = report(logins, started.session.id)
+        try await sleepers(1)   // the retry waits for the exchange under way
+        held.release()
+        let answered = try await first.value
+        #expect(answered.session.next == "sms", "\(answered.session)")
+        // The retry polls the ledger on the fake clock: moved on until it has its answer (real time, 10 s at most).
+        let finished = LockedValue(false)
+        let waiting = Task { () async throws -> LoginTransition in
+            defer { finished.withLock { $0 = true } }
+            return try await retry.value
+        }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while !finished.withLock({ $0 }), ContinuousClock.now < deadline {
+            if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(100)) }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let retried = try await waiting.value
+        #expect(retried.session.version == answered.session.version, "\(retried.session)")
+        #expect(carrier.tokensSent == ["T-race-1": 1], "the retry resent the token")
+    }
+}
+
+/// A session store that holds its `holding`-th replace until ``release()``, and says when it is reached.
+final class HeldReplaceStore: LoginSessionStore, @unchecked Sendable {
+    let base: any LoginSessionStore
+    let holding: Int
+    private let count = LockedValue(0)
+    private let arrived = AsyncStream<Void>.makeStream()
+    private let gate = AsyncStream<Void>.makeStream()
+
+    init(base: any LoginSessionStore, holding: Int) {
+        self.base = base
+        self.holding = holding
+    }
+
+    /// Waits until the held replace is reached.
+    func reached() async { for await _ in arrived.stream { return } }
+
+    /// Lets the held replace go on.
+    func release() { gate.continuation.yield() }
+
+    func create(_ session: LoginSession) async throws { try await base.create(session) }
+    func load(_ id: LoginSessionID) async throws -> LoginSession? { try await base.load(id) }
+    func replace(_ session: LoginSession, expecting version: Int) async throws {
+        if count.withLock({ $0 += 1; return $0 }) == holding {
+            arrived.continuation.yield()
+            for await _ in gate.stream { break }
+        }
+        try await base.replace(session, expecting: version)
+    }
+    func removeExpired(before instant: Date, limit: Int) async throws -> Int { try await base.removeExpired(before: instant, limit: limit) }
 }
 
 extension Result {
