@@ -160,7 +160,7 @@ public actor LoginCoordinator {
             // No answer: the ledger failed on the claim (the token was not sent), or the caller stopped
             // waiting. On the device no one retries the report, so the login moves on: a fault, the token's
             // text scrubbed.
-            let callerLeft = Task.isCancelled || error is CancellationError
+            let callerLeft = CallerCancellation.reads(error)
             let why = callerLeft
                 ? "the caller stopped waiting" : "the exchange was not made: \(Secret.scrub("\(error)", of: [credential.token, credential.refreshToken]))"
             return .exchange(ExchangeOutcome(.fault(PhoneNumber.maskingNumbers(in: why, limit: 200)), for: credential, callersWord: callerLeft))

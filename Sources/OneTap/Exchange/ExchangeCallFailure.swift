@@ -21,7 +21,7 @@ package enum ExchangeCallFailure {
     package init(_ error: any Error, callerCancelled: Bool) {
         if error is TimeoutError {
             self = .timedOut
-        } else if error is CancellationError || callerCancelled {
+        } else if CallerCancellation.reads(error, taskCancelled: callerCancelled) {
             self = .cancelled
         } else if let error = error as? ExchangeNotSentError {
             self = .notSent(error)

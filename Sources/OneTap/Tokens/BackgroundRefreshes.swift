@@ -100,7 +100,7 @@ package struct BackgroundRefreshes: Sendable {
         let due: [AccountID]
         do {
             due = try await vault.store.accounts(dueBefore: vault.clock.now(), limit: listingLimit(freeSlots: free, failing: vault.failures.count))
-        } catch where TokenRefresh.isCancellation(error) {
+        } catch where CallerCancellation.reads(error) {
             return  // the vault stopping: no scan failed
         } catch {
             vault.refresh.emit(.dueScanFailed(message: TokenRefresh.storeFailure(nil, error).message))
@@ -113,7 +113,7 @@ package struct BackgroundRefreshes: Sendable {
             do {
                 guard let loaded = try await vault.store.load(account) else { continue }
                 stored = loaded
-            } catch where TokenRefresh.isCancellation(error) {
+            } catch where CallerCancellation.reads(error) {
                 return  // the vault stopping: the account's token is not unreadable
             } catch {
                 // A caller reading this account gets the store's error. The account backs off like a failing

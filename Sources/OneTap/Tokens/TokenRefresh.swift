@@ -106,7 +106,7 @@ package struct TokenRefresh: Sendable {
                 vault.failures.clear(account)
                 return latest.token
             }
-        } catch where Self.isCancellation(error) {
+        } catch where CallerCancellation.reads(error) {
             throw CancellationError()  // the vault stopping: the next refresh meets the refused token again
         } catch {
             // The refused token stays stored: the account backs off, so callers and the scan do not send the refresh
@@ -308,18 +308,11 @@ package struct TokenRefresh: Sendable {
     package nonisolated(nonsending) func load(_ account: AccountID) async throws -> StoredToken? {
         do {
             return try await store.load(account)
-        } catch where Self.isCancellation(error) {
+        } catch where CallerCancellation.reads(error) {
             throw CancellationError()
         } catch {
             throw Self.storeFailure(account, error)
         }
-    }
-
-    /// Whether a store's throw is the caller's cancellation: a `CancellationError`, or any throw in a cancelled task.
-    /// - Parameter error: What the store threw.
-    /// - Returns: True for a cancellation.
-    package static func isCancellation(_ error: any Error) -> Bool {
-        error is CancellationError || Task.isCancelled
     }
 
     /// A store's error as the vault reports it.

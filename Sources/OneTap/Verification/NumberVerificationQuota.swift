@@ -59,7 +59,7 @@ public struct NumberVerificationQuota: Sendable {
                 state.keepUntil = max(state.keepUntil, now.addingTimeInterval(window))
                 return nil
             }
-        } catch where error is CancellationError || Task.isCancelled {
+        } catch where CallerCancellation.reads(error) {
             throw CancellationError()
         } catch {
             return NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .quotaStoreFailed, detail: "\(error)")

@@ -57,10 +57,6 @@ package struct GatewayOptions: Hashable, Sendable {
         self.to = to
     }
 
-    /// The fields of `sign` that hold a secret (a carrier token, a refresh token, a captcha ticket, an SMS code): given as
-    /// `-`, their value read from standard input.
-    package static var secretFields: Set<String> { GatewaySecretFields.names }
-
     /// Whether a `--field NAME=VALUE` takes its value from standard input: its value (after the first `=`) is `-`, as
     /// `onetap-gateway` reads it.
     /// - Parameter field: The field as given.
