@@ -70,7 +70,11 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             version = "SELECT version FROM \(tokens) WHERE account = $1"
             remove = "DELETE FROM \(tokens) WHERE account = $1 RETURNING version"
             removeVersion = "DELETE FROM \(tokens) WHERE account = $1 AND version = $2 RETURNING version"
-            due = "SELECT account FROM \(tokens) WHERE due_at_ms < $1 ORDER BY due_at_ms, account LIMIT $2"
+            // Keyset paging over the `(due_at_ms, account)` index: a page starts after the last row of the one before.
+            due = """
+                SELECT due_at_ms, account FROM \(tokens) WHERE due_at_ms < $1 AND (due_at_ms, account) > ($3, $4) \
+                ORDER BY due_at_ms, account LIMIT $2
+                """
             let now = PostgresMigrations.databaseNow
             takeLease = """
                 INSERT INTO \(leases) AS lease (account, holder, expires_at_ms) VALUES ($1, $2, \(now) + $3) \
@@ -244,18 +248,37 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
 
     /// Accounts due before an instant, soonest first (``TokenStore/accounts(dueBefore:limit:)``), from the
     /// `tokens_due` index.
+    ///
+    /// A row whose account is no account id (written by hand, or by another program) is passed over and takes no
+    /// place: the listing reads on, a page of `limit` rows at a time, until it has `limit` accounts or no row is
+    /// left, so bad rows at the head of the index never keep the accounts after them from their refresh.
     /// - Parameters:
     ///   - instant: The instant.
     ///   - limit: The most accounts to return.
     /// - Returns: The accounts.
     /// - Throws: ``StoreError`` of kind `io`.
+    /// - Complexity: One round trip per page; one page unless rows are passed over.
     package func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
         guard limit > 0 else { return [] }
-        // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
-        let rows = try await pool.execute(statements.due, [.bound(instant), .int64(Int64(limit))]) {
-            Self.failure($0, account: nil, doing: "list the due accounts")
+        var accounts: [AccountID] = []
+        // Before every row: no due time is below Int64.min, no account text below the empty one.
+        var after: (due: Int64, account: String) = (.min, "")
+        while true {
+            // A due time is whole milliseconds, so `due < instant` is `due < ceil(instant in milliseconds)`.
+            let page = try await pool.execute(statements.due, [.bound(instant), .int64(Int64(limit)), .int64(after.due), .text(after.account)]) {
+                Self.failure($0, account: nil, doing: "list the due accounts")
+            }
+            for row in page.rows {
+                guard row.count == 2, let due = row[0].int64, let text = row[1].text else {
+                    throw StoreError(.corrupt, account: nil, message: "the due index answered a row that is not (due_at_ms, account)")
+                }
+                after = (due, text)
+                guard let account = try? AccountID(text) else { continue }  // not an account id: passed over
+                accounts.append(account)
+                if accounts.count == limit { return accounts }
+            }
+            if page.rows.count < limit { return accounts }
         }
-        return rows.rows.compactMap { row in row.first?.text.flatMap { try? AccountID($0) } }
     }
 
     // MARK: The refresh lease

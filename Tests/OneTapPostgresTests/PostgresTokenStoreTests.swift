@@ -114,6 +114,32 @@ import Testing
         }
     }
 
+    /// Rows whose account is no account id (an empty one, one with a control character: written by hand), due soonest,
+    /// take no place in the due listing: the accounts after them are listed up to the limit (a review: the listing read
+    /// `limit` rows and dropped the bad ones, so that many bad rows at the head of the index kept every other account
+    /// from its background refresh).
+    @Test func rowsThatAreNoAccountTakeNoPlaceInTheDueListing() async throws {
+        try await TestDatabase.withStores { stores in
+            let store = stores.tokenStore()
+            for (index, account) in ["good-1", "good-2", "good-3"].enumerated() {
+                _ = try await store.save(token(AccountID(account)), replacing: nil, dueAt: now.addingTimeInterval(Double(60 + index)))
+            }
+            let table = "\"\(stores.configuration.schema)\".tokens"
+            for (index, bad) in ["", "bad\u{1}1", "bad\u{7}2", "bad\n3"].enumerated() {
+                try await stores.pool.execute(
+                    """
+                    INSERT INTO \(table) (account, version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, due_at_ms, key_id)
+                    SELECT $1, version + \(index + 10), flow, access_token, refresh_token, issued_at_ms, expires_at_ms, $2, key_id FROM \(table) WHERE account = 'good-1'
+                    """, [.text(bad), .int64(now.millisecondsSince1970 + Int64(index))])
+            }
+            let later = now.addingTimeInterval(3600)
+            #expect(try await store.accounts(dueBefore: later, limit: 2) == ["good-1", "good-2"])
+            #expect(try await store.accounts(dueBefore: later, limit: 1) == ["good-1"])
+            #expect(try await store.accounts(dueBefore: later, limit: 10) == ["good-1", "good-2", "good-3"])
+            #expect(try await store.accounts(dueBefore: now.addingTimeInterval(30), limit: 10) == [])
+        }
+    }
+
     /// A version that is not positive (the table's check dropped, the row written by hand) is reported, never trapped
     /// on: the conflict that reads it names it (a review: `UInt64(version)` trapped on it, where `load` already
     /// refused such a row as corrupt).
