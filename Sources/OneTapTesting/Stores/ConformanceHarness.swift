@@ -79,6 +79,27 @@ final class ConformanceHarness {
         }
     }
 
+    /// How one call of a race on a compare-and-swap ended: it won, it lost as a lost race must (`conflict`), or it
+    /// threw something else, which is no lost race but a broken property.
+    enum RaceEnd: Sendable, Equatable {
+        case won
+        case lost
+        case failed(String)
+
+        /// Runs a call and reads how it ended.
+        /// - Parameter call: The write.
+        init(_ call: () async throws -> Void) async {
+            do {
+                try await call()
+                self = .won
+            } catch let error as StoreError where error.kind == .conflict {
+                self = .lost
+            } catch {
+                self = .failed("\(error)")
+            }
+        }
+    }
+
     /// Ends the suite.
     /// - Throws: ``ConformanceFailure`` listing every broken property, when one broke.
     func finish() throws(ConformanceFailure) {

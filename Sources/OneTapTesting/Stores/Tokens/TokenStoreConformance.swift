@@ -15,7 +15,7 @@ package enum TokenStoreConformance {
     package static func check(_ makeStore: () async throws -> any TokenStore) async throws {
         let suite = ConformanceHarness("TokenStoreConformance")
         let now = Date(timeIntervalSince1970: 1_796_083_200)
-        func token(_ account: AccountID, _ value: String, refresh: String? = "r", issued: Date = now, lifetime: Double = 30 * 86_400) -> AccessToken {
+        @Sendable func token(_ account: AccountID, _ value: String, refresh: String? = "r", issued: Date = now, lifetime: Double = 30 * 86_400) -> AccessToken {
             AccessToken(
                 value: Secret(value), refreshToken: refresh.map(Secret.init), flow: .tianyi, account: account, issuedAt: issued,
                 expiresAt: issued.addingTimeInterval(lifetime))
@@ -79,20 +79,16 @@ package enum TokenStoreConformance {
             suite.expect(try await store.load("b")?.token.value.reveal() == "B", "removing one account must not touch another")
         }
 
-        // Concurrent writers from one version: exactly one wins.
+        // Concurrent writers from one version: exactly one wins; every other one loses with `conflict` (an `io` or any
+        // other error is no lost race, and is a broken property).
         try await suite.check("concurrent writers", makeStore) { store in
             let v1 = try await store.save(token("race", "0"), replacing: nil, dueAt: now)
-            let wins = await withTaskGroup(of: Bool.self) { group in
-                for index in 0..<16 {
-                    group.addTask {
-                        (try? await store.save(token("race", "w\(index)"), replacing: v1, dueAt: now)) != nil
-                    }
-                }
-                var wins = 0
-                for await won in group where won { wins += 1 }
-                return wins
+            let ends = try await suite.race(16) { index in
+                await ConformanceHarness.RaceEnd { _ = try await store.save(token("race", "w\(index)"), replacing: v1, dueAt: now) }
             }
+            let wins = ends.filter { $0 == .won }.count
             suite.expect(wins == 1, "16 concurrent saves from one version must let exactly one win, \(wins) did")
+            for case .failed(let error) in ends { suite.problem("a concurrent save that loses must throw conflict, threw \(error)") }
         }
 
         // The due index.
@@ -145,13 +141,11 @@ package enum TokenStoreConformance {
         // Concurrent writers of many accounts: every account ends with exactly one of its writers' tokens.
         try await suite.check("concurrent first writes", makeStore) { store in
             let accounts = (0..<8).map { AccountID(stringLiteral: "many-\($0)") }
-            await withTaskGroup(of: Void.self) { group in
-                for account in accounts {
-                    for writer in 0..<4 {
-                        group.addTask { _ = try? await store.save(token(account, "\(account)-\(writer)"), replacing: nil, dueAt: now) }
-                    }
-                }
+            let ends = try await suite.race(accounts.count * 4) { index in
+                let account = accounts[index / 4]
+                return await ConformanceHarness.RaceEnd { _ = try await store.save(token(account, "\(account)-\(index % 4)"), replacing: nil, dueAt: now) }
             }
+            for case .failed(let error) in ends { suite.problem("a concurrent first write that loses must throw conflict, threw \(error)") }
             for account in accounts {
                 let value = try await store.load(account)?.token.value.reveal()
                 suite.expect(value?.hasPrefix("\(account)-") == true, "concurrent first writes of \(account) must leave one of them, got \(value ?? "nothing")")

@@ -32,6 +32,35 @@ import Testing
         }
     }
 
+    /// A store whose losing concurrent saves fail with `io` (its own lock timing out, say) instead of `conflict` keeps one
+    /// winner, but breaks the contract the vault reads (a conflict means "read again", an `io` "the store failed"): the suite
+    /// must say so (an audit: it counted any throw as a lost race).
+    @Test func conformanceSuiteCatchesALosingSaveThatIsNoConflict() async {
+        final class LosersFailIO: TokenStore, @unchecked Sendable {
+            let base = InMemoryTokenStore()
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                do {
+                    return try await base.save(token, replacing: expected, dueAt: dueAt)
+                } catch let error as StoreError where error.kind == .conflict && token.value.reveal().hasPrefix("w") {
+                    throw StoreError(.io, account: token.account, message: "the lock was not granted")
+                }
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+                try await base.remove(account, replacing: expected)
+            }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
+                try await base.accounts(dueBefore: instant, limit: limit)
+            }
+        }
+        await #expect {
+            try await StoreConformance.check { LosersFailIO() }
+        } throws: { error in
+            let failure = error as! ConformanceFailure
+            return failure.problems.count == 15 && failure.problems.allSatisfy { $0.hasPrefix("a concurrent save that loses must throw conflict, threw io") }
+        }
+    }
+
     /// The vault's fast path: the token when the policy calls it fresh, nil when it is stale (from a day after its
     /// issue), expired (60 s before its end) or not stored.
     @Test func aFreshTokenIsHandedOutAndNoOther() async throws {
