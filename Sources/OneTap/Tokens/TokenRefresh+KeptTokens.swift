@@ -34,8 +34,23 @@ extension TokenRefresh {
     func writeKept(_ kept: AccessToken, over current: StoredToken, in vault: isolated TokenVault) async throws -> KeptWrite {
         let account = kept.account
         let now = clock.now()
+        let written: TokenVersion?
         do {
-            let version = try await store.save(kept, replacing: current.version, dueAt: policy.dueAt(kept))
+            let store = store, dueAt = policy.dueAt(kept)
+            written = try await saveOverTheReplaced(kept, current, { try await store.save(kept, replacing: $0, dueAt: dueAt) })
+        } catch let error as TokenError {
+            throw error
+        } catch {
+            let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
+            emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
+            // The account backs off: a store that keeps refusing writes is not asked again by every request on the
+            // stale token (the next scan, or the first request past the back-off, tries again).
+            _ = vault.failures.record(account, at: now)
+            if policy.state(of: kept, at: now) != .expired { return .answer(kept) }
+            // Expired in memory too: refresh from it (its refresh token is the latest); its write replaces the same version.
+            return .refreshFrom(StoredToken(token: kept, version: current.version))
+        }
+        if let version = written {
             vault.unsaved.forget(account, ifStill: kept)
             vault.failures.clear(account)
             let rotated = kept.refreshToken != nil && kept.refreshToken != current.token.refreshToken
@@ -43,22 +58,15 @@ extension TokenRefresh {
             if kept.value != current.token.value {
                 emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
             }
-            let written = StoredToken(token: kept, version: version)
-            return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(written)
-        } catch let error as StoreError where error.kind == .conflict {
-            // Someone wrote since (another instance's refresh, a logout, a login): theirs stands.
-            vault.unsaved.forget(account, ifStill: kept)
-            guard let latest = try await load(account) else {
-                throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
-            }
-            return policy.state(of: latest.token, at: now) == .fresh ? .answer(latest.token) : .refreshFrom(latest)
-        } catch {
-            let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
-            emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
-            if policy.state(of: kept, at: now) != .expired { return .answer(kept) }
-            // Expired in memory too: refresh from it (its refresh token is the latest); its write replaces the same version.
-            return .refreshFrom(StoredToken(token: kept, version: current.version))
+            let stored = StoredToken(token: kept, version: version)
+            return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(stored)
         }
+        // Someone wrote another token since (another instance's refresh, a logout, a login): theirs stands.
+        vault.unsaved.forget(account, ifStill: kept)
+        guard let latest = try await load(account) else {
+            throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
+        }
+        return policy.state(of: latest.token, at: now) == .fresh ? .answer(latest.token) : .refreshFrom(latest)
     }
 
     /// Writes every token this vault kept after a failed write, over the version each replaces (what the

@@ -58,10 +58,11 @@ package struct TokenRefresh: Sendable {
             result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
         } catch {
             let failure = Self.storeFailure(account, error)
-            if (error as? StoreError)?.kind == .timeout, !flight.timedOut {
+            if !flight.timedOut {
                 // (A flight whose callers were answered at its time limit counted its failure then.)
-                // Another instance's refresh holds the lock (or the store is slow): the account backs off, so the next
-                // callers are answered at once instead of each waiting out the time-out again.
+                // Another instance's refresh holds the lock, the store is slow, or the lock cannot be taken at all (no
+                // grant on the lease table, a lock file that cannot be opened): the account backs off and it is told, so
+                // the next callers are answered at once instead of each trying (or waiting out) the lock again.
                 _ = recordFailure(account, message: failure.message, at: clock.now(), in: vault)
             }
             result = .failure(failure)
@@ -175,9 +176,10 @@ package struct TokenRefresh: Sendable {
                 value: current.token.value, refreshToken: rotatedRefresh, issuedAt: current.token.issuedAt, expiresAt: current.token.expiresAt)
             var stored = current
             do {
-                stored = StoredToken(token: kept, version: try await saveDespiteCancellation(kept, replacing: current.version))
-            } catch let error as StoreError where error.kind == .conflict {
-                // Someone wrote since: theirs stands.
+                // Nil: someone wrote another token since; theirs stands.
+                if let version = try await saveOverTheReplaced(kept, current, { try await self.saveDespiteCancellation(kept, replacing: $0) }) {
+                    stored = StoredToken(token: kept, version: version)
+                }
             } catch where !flight.loggedOut {
                 keepInMemory(kept, over: current, after: error, "the refresh token the carrier rotated", then: "it is kept in this instance's memory", in: vault)
             } catch {
@@ -186,14 +188,16 @@ package struct TokenRefresh: Sendable {
             return try await failed(flight, stored, refused: false, message, in: vault)
         }
         do {
-            _ = try await saveDespiteCancellation(fresh, replacing: current.version)
-        } catch let error as StoreError where error.kind == .conflict {
-            // Someone wrote first: another instance's refresh (use it) or a logout (give nothing back).
-            if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
-                emit(.refreshedElsewhere(account: account))
-                return latest.token
+            guard try await saveOverTheReplaced(fresh, current, { try await self.saveDespiteCancellation(fresh, replacing: $0) }) != nil else {
+                // Someone wrote another token first: another instance's refresh (use it) or a logout (give nothing back).
+                if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
+                    emit(.refreshedElsewhere(account: account))
+                    return latest.token
+                }
+                throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
             }
-            throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
+        } catch let error as TokenError {
+            throw error
         } catch {
             guard !flight.loggedOut else {
                 throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -211,6 +215,37 @@ package struct TokenRefresh: Sendable {
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
         return fresh
     }
+
+    /// Writes a token over the stored one it replaces; when the write meets a version conflict but the store still holds
+    /// that very token (another writer saved it again without changing it: an instance whose refresh with the old refresh
+    /// token was refused moves its due time so, on a store whose lock does not span instances or after a lease was lost),
+    /// the write is made over the newer version instead. The token may carry the only refresh token the carrier still
+    /// takes; a write that changed nothing must not cost it (``UnsavedTokens/token(for:over:)`` keeps a kept token over
+    /// such a version for the same reason).
+    /// - Parameters:
+    ///   - token: The token to write.
+    ///   - current: The stored token and version it replaces.
+    ///   - save: Writes the token over a version, returning the version written.
+    /// - Returns: The version written, or nil when another writer stored another token (a refresh elsewhere, a login, a
+    ///   logout): theirs stands.
+    /// - Throws: What `save` throws but a conflict; ``TokenError`` of kind `store-failed` when reading the store fails.
+    func saveOverTheReplaced(
+        _ token: AccessToken, _ current: StoredToken, _ save: (TokenVersion) async throws -> TokenVersion
+    ) async throws -> TokenVersion? {
+        var expected = current.version
+        for _ in 0..<Self.saveAttempts {
+            do {
+                return try await save(expected)
+            } catch let error as StoreError where error.kind == .conflict {
+                guard let latest = try await load(token.account), latest.version > expected, latest.token == current.token else { return nil }
+                expected = latest.version
+            }
+        }
+        return nil
+    }
+
+    /// How many writes ``saveOverTheReplaced(_:_:_:)`` makes while other writers only save the replaced token again.
+    static let saveAttempts = 4
 
     /// Writes a token the carrier answered, even when the refresh's task was cancelled meanwhile (the vault stopping):
     /// the carrier may have rotated the refresh token and retired the stored one, so a write the cancellation broke

@@ -70,6 +70,8 @@ public actor TokenVault {
     var unsaved = UnsavedTokens()
     /// Refresh calls running now (from the start of a flight's run to its end, late answers included).
     private var running = 0
+    /// Refreshes queued for `run()` that have not started to run.
+    private var queued = 0
 
     /// Creates a vault.
     /// - Parameters:
@@ -158,11 +160,15 @@ public actor TokenVault {
         }
     }
 
-    /// Returns once no refresh call runs: every one started has answered or been abandoned, its time
-    /// limit included. Lets a test (or a drain) wait for the refreshes instead of guessing.
+    /// Returns once no refresh call runs or waits to run: every one started (a stale token's refresh behind its
+    /// caller included, queued before the caller's answer) has answered or been abandoned, its time limit included.
+    /// Lets a test wait for the refreshes instead of guessing. On a vault that is not running, queued refreshes do not
+    /// count (none runs until `run()`).
     package func waitUntilNoRefreshRuns() async {
-        await drained.wait(until: { await self.running == 0 })
+        await drained.wait(until: { await self.noRefreshRunsOrWaits })
     }
+
+    private var noRefreshRunsOrWaits: Bool { running == 0 && (queued == 0 || !lifecycle.isRunning) }
 
     // MARK: Storing and removing
 
@@ -354,11 +360,13 @@ public actor TokenVault {
         if background, flights.backgroundUnderWay >= self.background.settings.concurrentRefreshes { return nil }
         let flight = flights.begin(account, from: stored, background: background)
         lifecycle.enqueue(flight)
+        queued += 1
         return flight
     }
 
     /// Runs one refresh under its time limits, then ends its flight.
     private func fly(_ flight: RefreshFlight) async {
+        queued -= 1
         running += 1
         let ending = await deadline.run {
             await self.answer(flight)

@@ -192,6 +192,63 @@ extension TokenVaultTests {
         #expect(notStored.contains("No space left on device") && !["A0", "A1", "R0", "R1"].contains { notStored.contains($0) }, "\(notStored)")
     }
 
+    /// A review of the vault: a refresh lock that fails outright (no grant on the lease table, a lock file that cannot be
+    /// opened) was neither counted nor told: no back-off began, no `refresh-failed` was emitted, and every request on a
+    /// stale token tried the lock again, for as long as the token lived (29 days). It now backs off as a lock time-out does.
+    @Test func aRefreshLockThatFailsBacksOffAndIsTold() async throws {
+        struct LockFails: TokenStore {
+            let base: any TokenStore
+            let locks = LockedValue(0)
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                try await base.save(token, replacing: expected, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+            func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
+                locks.withLock { $0 += 1 }
+                throw StoreError(.io, account: account, message: "permission denied for table refresh_leases")
+            }
+        }
+        let refresher = MockRefresher()
+        let failing = LockFails(base: store)
+        try await running(vault(refresher, store: failing)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            for _ in 0..<3 {
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served
+                await vault.waitUntilNoRefreshRuns()
+            }
+        }
+        #expect(failing.locks.withLock { $0 } == 1)
+        #expect(refresher.calls == 0)
+        #expect(events.names.filter { $0 == "refresh-failed" }.count == 1)
+    }
+
+    /// A review of the vault: a store that keeps refusing writes counted the first failed write of a refreshed token
+    /// once; after that back-off passed, each request on the stale token tried the kept token's write again (a write and
+    /// a `not-stored` event per request). A failed write of a kept token backs the account off too.
+    @Test func aKeptTokenWhoseWriteFailsAgainBacksOff() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn("2592000")))])
+        try await running(vault(refresher, store: faulty)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            faulty.fail(.save, times: 100)
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, its refresh behind it
+            await vault.waitUntilNoRefreshRuns()
+            #expect(events.names.filter { $0 == "not-stored" }.count == 1)
+            clock.advance(by: .seconds(31))   // past the first back-off
+            for _ in 0..<5 {
+                #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // served from memory
+                await vault.waitUntilNoRefreshRuns()
+            }
+            // The first request past the back-off tried the write once more, and backed off again.
+            #expect(events.names.filter { $0 == "not-stored" }.count == 2, "\(events.names)")
+            faulty.faults.heal()
+        }
+        #expect(refresher.calls == 1)
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R1")   // written at shutdown
+    }
+
     /// A token-vault attacker's read: a refreshed token kept in memory because its write failed was written only by
     /// a later background scan, so a graceful shutdown before it (the store back, then a deploy) lost it, and with it
     /// the carrier's rotated refresh token. The vault writes what it keeps before `run()` returns.
@@ -295,6 +352,36 @@ extension TokenVaultTests {
         }
         func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
         func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+    }
+
+    /// A review of the vault: with two refreshes of one account at once (a store whose lock does not span instances, or a
+    /// lease lost), A's carrier rotates R0 into R1 while B's refresh with R0 is refused; B, its token still valid, saves
+    /// the very same token again to move its due time. A's write then met a version conflict and its answer was thrown
+    /// away for B's write, which changed nothing: the store kept R0, which the carrier had retired, and the account would
+    /// have had to log in again at expiry. A's answer is now written over that version.
+    @Test(arguments: [true, false])
+    func aRotatedAnswerIsWrittenOverAReSaveOfTheTokenItReplaced(usable: Bool) async throws {
+        let answer = RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: usable ? 2_592_000 : 30))
+        let refresherA = MockRefresher([.success(answer)])
+        let refresherB = MockRefresher([.failure(TokenError(.reloginRequired, message: "the refresh token was replaced"))])
+        refresherA.hold()
+        let lockless = LocklessStore(base: store)
+        try await running(vault(refresherA, store: lockless)) { a in
+            try await running(vault(refresherB, store: lockless)) { b in
+                try await a.store(token(age: 2 * Self.day))
+                #expect(try await a.validToken(for: "u1").value.reveal() == "A0")   // stale: served, A's refresh behind it
+                await refresherA.waitForCalls(1)
+                #expect(try await b.validToken(for: "u1").value.reveal() == "A0")   // B's refresh behind it, refused
+                #expect(await events.wait(for: "refresh-failed"))
+                await b.waitUntilNoRefreshRuns()
+                refresherA.release()
+                await a.waitUntilNoRefreshRuns()
+            }
+        }
+        let kept = try #require(try await store.load("u1"))
+        #expect(kept.token.refreshToken?.reveal() == "R1")
+        #expect(kept.token.value.reveal() == (usable ? "A1" : "A0"))
+        #expect(!events.names.contains("refreshed-elsewhere"))
     }
 
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
