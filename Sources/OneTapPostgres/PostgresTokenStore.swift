@@ -314,6 +314,9 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             do {
                 held = try await takeLease(account, holder)
             } catch {
+                // The answer was lost (a broken connection, the caller cancelled) but the lease may have been taken: let
+                // this holder's row go, or every instance's refresh of the account would wait for it to expire.
+                await releaseLease(account, holder)
                 throw Self.failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
             }
             if held || wait.isOver { break }
@@ -331,16 +334,20 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         } catch {
             result = .failure(error)
         }
+        await releaseLease(account, holder)
+        return try result.get()
+    }
+
+    /// Deletes this holder's lease row, if there is one, even when the refresh's task was cancelled (the vault
+    /// stopping): a cancelled wait for a busy pool's connection would leave the lease for its whole duration, every
+    /// other instance's refresh of the account timing out meanwhile. A failure is left to the lease's expiry.
+    private func releaseLease(_ account: AccountID, _ holder: String) async {
+        let pool = pool, release = statements.releaseLease
         do {
-            // Released even when the refresh's task was cancelled (the vault stopping): a cancelled wait for a busy
-            // pool's connection would leave the lease for its whole duration, every other instance's refresh of the
-            // account timing out meanwhile.
-            let pool = pool, release = statements.releaseLease
             try await writeDespiteCancellation { _ = try await pool.execute(release, [.text(account.rawValue), .text(holder)]) }
         } catch {
             // The database went away: the lease expires on its own.
         }
-        return try result.get()
     }
 
     private func takeLease(_ account: AccountID, _ holder: String) async throws -> Bool {
