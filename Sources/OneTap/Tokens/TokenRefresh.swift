@@ -187,15 +187,9 @@ package struct TokenRefresh: Sendable {
             }
             return try await failed(flight, stored, refused: false, message, in: vault)
         }
+        let written: TokenVersion?
         do {
-            guard try await saveOverTheReplaced(fresh, current, { try await self.saveDespiteCancellation(fresh, replacing: $0) }) != nil else {
-                // Someone wrote another token first: another instance's refresh (use it) or a logout (give nothing back).
-                if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
-                    emit(.refreshedElsewhere(account: account))
-                    return latest.token
-                }
-                throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
-            }
+            written = try await saveOverTheReplaced(fresh, current, { try await self.saveDespiteCancellation(fresh, replacing: $0) })
         } catch let error as TokenError {
             throw error
         } catch {
@@ -210,6 +204,14 @@ package struct TokenRefresh: Sendable {
                 in: vault)
             _ = vault.failures.record(account, at: now)
             return fresh
+        }
+        guard written != nil else {
+            // Someone wrote another token first: another instance's refresh (use it) or a logout (give nothing back).
+            if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
+                emit(.refreshedElsewhere(account: account))
+                return latest.token
+            }
+            throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
         }
         vault.failures.clear(account)
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))

@@ -27,7 +27,7 @@ import Testing
         Expected(id: "number-hour", key: .numberSession, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
         Expected(id: "number-day", key: .numberSession, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
         Expected(id: "number-captcha", key: .number, counts: .sends, window: 3600, limit: 3, over: .captcha, lock: nil),
-        Expected(id: "number-day-captcha", key: .number, counts: .sends, window: 86_400, limit: 10, over: .captcha, lock: nil),
+        Expected(id: "number-day-captcha", key: .number, counts: .sends, window: 86_400, limit: 5, over: .captcha, lock: nil),
         Expected(id: "number-day-cap", key: .number, counts: .sends, window: 86_400, limit: 20, over: .limit, lock: nil),
         Expected(id: "ip-captcha", key: .ip, counts: .sends, window: 3600, limit: 1, over: .captcha, lock: nil),
         Expected(id: "ip-hour", key: .ip, counts: .sends, window: 3600, limit: 20, over: .limit, lock: nil),
