@@ -30,7 +30,6 @@ import Testing
         Expected(id: "number-day-captcha", key: .number, counts: .sends, window: 86_400, limit: 5, over: .captcha, lock: nil),
         Expected(id: "number-day-cap", key: .number, counts: .sends, window: 86_400, limit: 20, over: .limit, lock: nil),
         Expected(id: "ip-captcha", key: .ip, counts: .sends, window: 3600, limit: 1, over: .captcha, lock: nil),
-        Expected(id: "ip-hour", key: .ip, counts: .sends, window: 3600, limit: 20, over: .limit, lock: nil),
         Expected(id: "ip56-captcha", key: .ip56, counts: .sends, window: 3600, limit: 5, over: .captcha, lock: nil),
         Expected(id: "ip48-captcha", key: .ip48, counts: .sends, window: 3600, limit: 20, over: .captcha, lock: nil),
         Expected(id: "device-day", key: .device, counts: .sends, window: 86_400, limit: 10, over: .captcha, lock: nil),

@@ -206,6 +206,24 @@ import Testing
         }
     }
 
+    /// An attacker's read: behind one carrier-NAT IPv4 address, a stranger who solves captchas sent 20 codes in an hour
+    /// to numbers of its own; the address's hard cap (`ip-hour`, 20 an hour even with captchas) then refused every
+    /// neighbour's SMS login there for the rest of the hour. A neighbour's send, its captcha solved, must go out.
+    @Test func aStrangerBehindTheSameNATAddressCannotRefuseItsNeighboursSends() async throws {
+        let setup = Setup()
+        for index in 0..<25 {
+            let context = SMSContext(
+                ip: Self.strangerIP, device: try DeviceID("stranger-\(index)"), session: LoginSessionID.random(), captcha: Secret("solved"))
+            _ = try await setup.send(to: try PhoneNumber(value: 13_900_000_000 + UInt64(index)), context: context, at: Self.t0.addingTimeInterval(Double(index) * 61))
+        }
+        let neighbour = SMSContext(ip: Self.strangerIP, device: try DeviceID("neighbour"), session: LoginSessionID.random(), captcha: Secret("solved"))
+        let result = try await setup.send(to: Self.number, context: neighbour, at: Self.t0.addingTimeInterval(26 * 61))
+        guard case .sent = result else {
+            Issue.record("a neighbour behind the stranger's address is refused: \(result)")
+            return
+        }
+    }
+
     /// A device id is a claim: a stranger who knows the owner's (or guesses it) sends ten codes a day under it,
     /// to numbers of its own, from addresses of its own, each captcha the rules ask for solved. The owner's own
     /// send from that device must still go out (an attacker's read found the device's daily rule a hard limit: the
@@ -285,7 +303,7 @@ import Testing
     /// A carrier's IPv6 pool hands each subscriber a /64 out of blocks many share. A stranger who solves captchas sent
     /// 200 codes an hour from one /48 (a new /64 and session each time, its own numbers): every neighbour in the /48,
     /// captcha solved, was then refused for the hour by `ip48-hour`, and by `ip56-hour` in its /56 after 60 (an
-    /// attacker's read). A block asks for captchas; it has no hard cap (a /64's `ip-hour` stays).
+    /// attacker's read). A block asks for captchas; it has no hard cap (nor has a /64).
     @Test func aCaptchaSolvingStrangerCannotStopItsBlockNeighboursSends() async throws {
         let setup = Setup()
         var sent = 0
