@@ -157,6 +157,7 @@ enum Suites {
             let vault = TokenVault(refresher: refresher, clock: clock, background: .init(scanInterval: .seconds(86_400)), events: events)
             try? await vault.store(token)
             var ours = 0.0
+            var refreshed = false
             try? await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await vault.run() }
                 await clock.waitForSleepers(1)
@@ -164,7 +165,7 @@ enum Suites {
                 await withTaskGroup(of: Void.self) { callersGroup in
                     for _ in 0..<callers { callersGroup.addTask { blackHole(try? await vault.validToken(for: "me")) } }
                 }
-                await events.wait(for: "refreshed")
+                refreshed = await events.wait(for: "refreshed")
                 ours = Double(nanoseconds() - start)
                 await vault.shutdown()
                 try await group.waitForAll()
@@ -179,7 +180,7 @@ enum Suites {
             var result = Measurement(
                 name: "token.stampede (\(label), 10k)", ops: callers, medianNanoseconds: ours / Double(callers), p90Nanoseconds: ours / Double(callers),
                 allocationsPerOp: nil, reference: "no single flight", referenceMedian: reference / Double(callers), referenceAllocations: nil,
-                target: "1 refresh call", met: refresher.calls == 1)
+                target: "1 refresh call", met: refreshed && refresher.calls == 1)
             result.extra = [("refreshCalls", String(refresher.calls)), ("referenceRefreshCalls", String(naiveRefresher.calls)), ("totalMs", format(ours / 1e6))]
             report.add(result)
         }

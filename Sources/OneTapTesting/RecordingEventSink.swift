@@ -36,8 +36,8 @@ public final class RecordingEventSink: EventSink {
     ///   - name: The event's name, e.g. `refreshed`.
     ///   - count: How many.
     ///   - limit: How long to wait in real time; 120 s by default.
-    /// - Returns: True when the events came, false when the limit passed or the task was cancelled first.
-    @discardableResult
+    /// - Returns: True when the events came, false when the limit passed or the task was cancelled first: check it
+    ///   (`#expect(await events.wait(for: "refreshed"))`), so a test whose event never came fails where it waited.
     public func wait(for name: String, count: Int = 1, limit: Duration = .seconds(120)) async -> Bool {
         let id = state.withLock { state -> Int in
             state.nextWatcher += 1

@@ -153,8 +153,8 @@ import Testing
                 }
             }
             try await waitUntil {
-                let running = try? await pool.execute("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'")
-                return running?.first == [.int64(1)]
+                let running = try await pool.execute("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)'")
+                return running.first == [.int64(1)]
             }
             try await server.stop()
             try await group.waitForAll()

@@ -33,6 +33,23 @@ import Testing
         #expect(covered.isSuperset(of: ["starts ip", "starts device", "starts session", "exchanges ip", "exchanges device"]))
     }
 
+    /// The shipped rules, written out here by hand (id, key, counts, window, limit, over): a limit changed in the file
+    /// must be changed here too, so no limit moves unseen (the test above only proves the file is read as it stands).
+    @Test func theShippedRulesAreThese() {
+        let expected = [
+            "ip-starts-minute ip starts 60 60 captcha", "ip-starts-hour ip starts 3600 600 captcha",
+            "device-starts-hour device starts 3600 20 captcha", "session-starts-hour session starts 3600 20 limit",
+            "ip-exchanges-hour ip exchanges 3600 120 captcha", "device-exchanges-hour device exchanges 3600 10 captcha",
+            "session-exchanges-hour session exchanges 3600 10 limit", "ip56-starts-hour ip56 starts 3600 1200 captcha",
+            "ip48-starts-hour ip48 starts 3600 5000 captcha", "ip56-exchanges-hour ip56 exchanges 3600 240 captcha",
+            "ip48-exchanges-hour ip48 exchanges 3600 1000 captcha",
+        ]
+        let shipped = LoginQuotaPolicy.builtIn.rules.map {
+            "\($0.id) \($0.key.rawValue) \($0.counts.rawValue) \(Int($0.window.seconds)) \($0.limit) \($0.over.rawValue)"
+        }
+        #expect(shipped == expected)
+    }
+
     func policy(_ rows: String) throws -> LoginQuotaPolicy {
         try LoginQuotaPolicy(csv: Self.header + rows, file: "q.csv")
     }

@@ -26,7 +26,7 @@ extension TokenVaultTests {
                 clock.advance(by: .seconds(60))
                 await refresher.waitForCalls(calls)
             }
-            await events.wait(for: "refreshed", count: 5)
+            #expect(await events.wait(for: "refreshed", count: 5))
         }
         #expect(refresher.calls == 5)
         #expect(try await stored("fresh") == "A0")
@@ -36,7 +36,7 @@ extension TokenVaultTests {
     @Test func backgroundScanRemovesExpiredTokensThatCannotBeRefreshed() async throws {
         _ = try await store.save(token(age: 31 * Self.day, refresh: nil), replacing: nil, dueAt: clock.now().addingTimeInterval(-1))
         try await running(vault(MockRefresher())) { _ in
-            await events.wait(for: "relogin-required")
+            #expect(await events.wait(for: "relogin-required"))
         }
         #expect(try await store.load("u1") == nil)
     }
@@ -49,7 +49,7 @@ extension TokenVaultTests {
         try await running(vault(refresher, store: faulty)) { _ in
             #expect(events.names == ["due-scan-failed"])
             clock.advance(by: .seconds(86_400))   // the next scan
-            await events.wait(for: "refreshed")
+            #expect(await events.wait(for: "refreshed"))
         }
         #expect(refresher.calls == 1)
     }
@@ -125,7 +125,7 @@ extension TokenVaultTests {
             // The first scan lists 32 (four per free slot), all unreadable; the next lists past them.
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(60))
-            await events.wait(for: "refreshed")
+            #expect(await events.wait(for: "refreshed"))
         }
         #expect(refresher.tokensSeen.map(\.account) == ["readable"])
     }

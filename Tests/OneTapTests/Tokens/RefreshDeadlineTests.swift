@@ -17,7 +17,7 @@ extension TokenVaultTests {
             clock.advance(by: .seconds(30))
             await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
             refresher.release()
-            await events.wait(for: "refreshed")
+            #expect(await events.wait(for: "refreshed"))
         }
         let stored = try await store.load("u1")
         #expect(stored?.token.value.reveal() == "LATE" && stored?.token.refreshToken?.reveal() == "ROTATED")
@@ -65,7 +65,7 @@ extension TokenVaultTests {
             await #expect { try await vault.validToken(for: "u1") } throws: { ($0 as? TokenError)?.kind == .backingOff }
             await clock.waitForSleepers(2)   // the late limit
             clock.advance(by: .seconds(300))
-            await events.wait(for: "refresh-abandoned")
+            #expect(await events.wait(for: "refresh-abandoned"))
             // The hung call was cancelled; a new refresh runs.
             #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
         }
@@ -107,7 +107,7 @@ extension TokenVaultTests {
             await #expect { try await call.value } throws: { ($0 as? TokenError)?.kind == .refreshFailed }
             await clock.waitForSleepers(2)   // the late limit
             clock.advance(by: .seconds(300))
-            await events.wait(for: "refresh-abandoned")
+            #expect(await events.wait(for: "refresh-abandoned"))
             let later = Task { try await vault.validToken(for: "u1") }
             await clock.waitForSleepers(2)
             clock.advance(by: .seconds(30))

@@ -79,7 +79,7 @@ import Testing
             }
             await refresher.waitForCalls(1)
             refresher.release()
-            await events.wait(for: "refreshed")
+            #expect(await events.wait(for: "refreshed"))
             let got = try await vault.validToken(for: "u1")
             #expect(got.value.reveal() == "A1" && got.refreshToken?.reveal() == "R1")
             #expect(got.issuedAt == clock.now() && got.lifetime == 2_592_000)
@@ -122,7 +122,7 @@ import Testing
         try await running(vault(refresher)) { vault in
             try await vault.store(token(age: 2 * Self.day, refresh: nil))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
-            await events.wait(for: "refreshed")   // the refresher is asked (it may refresh by access token)
+            #expect(await events.wait(for: "refreshed"))   // the refresher is asked (it may refresh by access token)
             #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
         }
     }
@@ -256,7 +256,7 @@ import Testing
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
             clock.setWallTime(clock.now().addingTimeInterval(2 * Self.day))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
-            await events.wait(for: "refreshed")
+            #expect(await events.wait(for: "refreshed"))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-1")
             // The clock makes it expired: the caller waits for a refresh, never gets the expired token.
             clock.setWallTime(clock.now().addingTimeInterval(31 * Self.day))

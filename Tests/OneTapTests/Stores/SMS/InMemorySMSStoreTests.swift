@@ -39,15 +39,24 @@ import Testing
     }
 }
 
-/// A store whose updates read, wait, then write: concurrent updates overwrite each other.
+/// A store whose updates read, wait, then write: concurrent updates overwrite each other. The first update waits after
+/// its read until a second one has read too (up to 0.2 s, for the checks that make one update at a time), so two
+/// updates surely overlap, whatever the scheduler does.
 final class LosingStore: SMSStore {
     private let base = InMemorySMSStore()
+    private let reads = LockedValue(0)
 
     func update<Result: Sendable>(
         counters: [SMSPolicy.Counter], code number: SMSCodeKey?, at now: Date, _ body: @Sendable (inout SMSState) -> Result
     ) async throws -> Result {
         var state = try await base.update(counters: counters, code: number, at: now) { $0 }
-        await Task.yield()
+        let read = reads.withLock { reads in
+            reads += 1
+            return reads
+        }
+        if read == 1 {
+            for _ in 0..<20 where reads.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        }
         let result = body(&state)
         let written = state
         try await base.update(counters: counters, code: number, at: now) { $0 = written }
