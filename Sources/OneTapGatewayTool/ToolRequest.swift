@@ -40,7 +40,7 @@ struct ToolRequest {
                 let name = String(pair[..<equals]), value = String(pair[pair.index(after: equals)...])
                 // A secret field only from standard input, as `onetap gateway` passes it: on a command line any user
                 // of the machine may read it, and the signed line would print it.
-                guard value == "-" || !GatewaySecretFields.names.contains(name) else {
+                guard GatewaySecretFields.mayBeGiven(name, as: value) else {
                     throw ToolFailure("--field \(name) takes its value from standard input only: --field \(name)=- (see 'onetap gateway --help')", .usage)
                 }
                 request.fields[name] = value

@@ -118,7 +118,7 @@ enum GatewayCommand: CommandDescription {
             // A secret field's value is never quoted back: it may be a live token.
             let field = String(pair[..<equals])
             guard named.insert(field).inserted else { throw UsageError("--field \(field) is given twice; give each field once", command: name) }
-            if GatewaySecretFields.names.contains(field), !GatewayOptions.readsStandardInput(pair) {
+            if !GatewaySecretFields.mayBeGiven(field, as: pair[pair.index(after: equals)...]) {
                 throw UsageError(
                     "--field \(field) takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine "
                         + "(printf '%s\\n' \"$TOKEN\" | onetap gateway sign \(gateway ?? "cmcc") --config FILE --field \(field)=-)",
