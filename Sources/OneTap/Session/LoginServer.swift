@@ -544,13 +544,15 @@ public struct LoginServer: Sendable {
         }
         let next = transition.session, version = session.version
         // An answer always moves the session on; else the settle goes alone.
-        if let writes = ledgerWrites, next.version != version,
-            await exchange.record(settlement, alongside: { settlement in
+        var jointFailed = false
+        if let writes = ledgerWrites, next.version != version {
+            if await exchange.record(settlement, alongside: { settlement in
                 try await writes.replace(next, expecting: version, settling: settlement.token, settlement.state, at: settlement.at)
-            })
-        {
-            emit(transition, at: now, client: client)
-            return transition
+            }) {
+                emit(transition, at: now, client: client)
+                return transition
+            }
+            jointFailed = true
         }
         // The session's move despite the caller's cancellation, as the joint write: a move left unwritten would leave
         // the login at its exchange for a retry to resend.
@@ -559,11 +561,28 @@ public struct LoginServer: Sendable {
             try await writeDespiteCancellation { try await server.save(transition, replacing: session) }
         } catch {
             await exchange.record(settlement, events: events)
+            // The joint write may have committed though its answer was lost (the connection broke after the commit):
+            // the session as stored is then this very move, and the login ended as it says, its events told once.
+            if jointFailed, await isStored(next) {
+                emit(transition, at: now, client: client)
+                return transition
+            }
             throw error
         }
         await exchange.record(settlement, events: events)
         emit(transition, at: now, client: client)
         return transition
+    }
+
+    /// Whether the store holds exactly this session (read despite the caller's cancellation); false when it holds
+    /// another or the read fails.
+    private func isStored(_ session: LoginSession) async -> Bool {
+        let store = self.store, id = session.id
+        do {
+            return try await writeDespiteCancellation { try await store.load(id) } == session
+        } catch {
+            return false
+        }
     }
 
     /// The transition a report makes of a stored session, admitted but not stored: `admit` runs before

@@ -93,6 +93,24 @@ import Testing
         #expect(carrier.tokensSent == ["T-joint-1": 1])
     }
 
+    /// A review of two instances on one login: the joint settle of a success committed, but its answer was lost (the
+    /// connection broke after the commit). The session's compare-and-swap that follows finds the very move stored and
+    /// was told a stale version: the report failed, and the login's success events (and the breaker's success) were
+    /// never emitted. The server reads the session back: stored as this move, the login ended as it says.
+    @Test func aJointSettleWhoseAnswerWasLostEndsTheLoginAsItsMoveSays() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let events = RecordingEventSink()
+        let logins = LoginServer(
+            store: store, exchange: ExchangeGuard(provider: carrier, ledger: ledger, clock: clock), clock: clock, events: events)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.answerLost.withLock { $0 = ["replace settling"] }
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(try await store.load(id) == done.session)
+        #expect(events.names.contains("succeeded"), "\(events.names)")
+        #expect(carrier.tokensSent == ["T-joint-1": 1])
+    }
+
     @Test func aFailedJointSettleIsWrittenAloneAndTheLoginEndsAsBefore() async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier)
@@ -118,6 +136,8 @@ import Testing
 final class JointStore: LoginSessionLedgerStore {
     let base = InMemoryLoginSessionStore()
     let failing = LockedValue<Set<String>>([])
+    /// Joint writes that commit, then throw as a connection lost before the commit's answer does.
+    let answerLost = LockedValue<Set<String>>([])
     private let log = LockedValue<[String]>([])
 
     var calls: [String] { log.withLock { $0 } }
@@ -162,6 +182,9 @@ final class JointStore: LoginSessionLedgerStore {
         func replace(_ session: LoginSession, expecting version: Int, settling token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
             try store.note("replace settling")
             try await base.replace(session, expecting: version, settling: token, state, at: now)
+            if store.answerLost.withLock({ $0.contains("replace settling") }) {
+                throw StoreError(.io, message: "the connection was lost after COMMIT was sent; the outcome of the write is unknown")
+            }
         }
     }
 }
