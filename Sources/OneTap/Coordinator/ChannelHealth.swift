@@ -22,6 +22,12 @@
 ///   the client supplied) counts once per distinct client (``ChannelClient``: app session, guest or
 ///   account, address block; sharing any of them is being the same client) in the window: a client's
 ///   newer report replaces its older one, so ten fake logins from one client are one failure.
+/// - Successes the server saw itself (its exchange returned the number) within the last ``Configuration/coolDown``
+///   outweigh as many clients' words of failure: clients' words open the circuit only when they outnumber those
+///   successes, so strangers with a few addresses and free guest sessions cannot push a busy channel's successes out
+///   of the window; in a real outage the exchanges stop succeeding, and the clients' words count as before. Such a
+///   success also closes a circuit that is open (an exchange admitted before it opened that then returned the
+///   number).
 /// - A probe failed by a client's word does not re-open the circuit for everyone: it frees the probe
 ///   slot and counts in the window like any client report; the circuit re-opens when the window's
 ///   distinct clients reach the opening rule again, or when the server sees a probe fail. A probe's
@@ -120,6 +126,27 @@ public final class ChannelHealth: Sendable {
         /// so that one abandoned probe never bars a whole address block (a /48 is one client) for good.
         var spent: [(client: ChannelClient, until: Date)] = []
         static let spentLimit = 256
+        /// When the server itself saw the channel succeed (its exchange returned the number), oldest first: the last
+        /// cool-down's, at most ``verifiedLimit``.
+        var verified: [Date] = []
+        static let verifiedLimit = 1024
+
+        /// Notes a success the server saw, dropping those older than `horizon`.
+        mutating func noteVerified(at now: Date, horizon: Duration) {
+            dropVerified(before: now.addingTimeInterval(-horizon.seconds))
+            verified.append(now)
+            if verified.count > Self.verifiedLimit { verified.removeFirst(verified.count - Self.verifiedLimit) }
+        }
+
+        /// The server's successes since `horizon` before `now`.
+        mutating func verifiedCount(at now: Date, horizon: Duration) -> Int {
+            dropVerified(before: now.addingTimeInterval(-horizon.seconds))
+            return verified.count
+        }
+
+        private mutating func dropVerified(before oldest: Date) {
+            if let kept = verified.firstIndex(where: { $0 >= oldest }) { verified.removeFirst(kept) } else { verified = [] }
+        }
 
         /// Brings back what a clock that has since gone back put further ahead than the rules allow, give or take
         /// a probe time-out (a slow request's instant, read before another request moved the channel on, is that
@@ -285,16 +312,21 @@ public final class ChannelHealth: Sendable {
             return
         }
         let attempt = Attempt(failed: action != .success, client: client)
+        let seenSucceeding = client == nil && !attempt.failed
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             var channel = channels[key] ?? State()
             channel.settle(at: now, configuration)
-            if let until = channel.openUntil, now >= until || !channel.probes.isEmpty {
+            if seenSucceeding { channel.noteVerified(at: now, horizon: configuration.coolDown) }
+            if let until = channel.openUntil, now >= until || !channel.probes.isEmpty || seenSucceeding {
                 // The probe's answer decides, unless it is a client's word that it failed: that frees the
-                // slot and counts in the window like any client report.
+                // slot and counts in the window like any client report. A success the server saw closes the
+                // circuit even before its cool-down ends (an exchange admitted before it opened).
                 if !attempt.failed {
+                    let verified = channel.verified
                     channel = State()
                     channel.outcomes = [attempt]
+                    channel.verified = verified
                 } else if client == nil {
                     channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
                     channel.outcomes = []
@@ -323,9 +355,12 @@ public final class ChannelHealth: Sendable {
         }
         channel.outcomes.append(attempt)
         if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
+        // Clients' words of failure count only beyond the successes the server saw in the last cool-down.
         let failures = channel.outcomes.filter(\.failed).count
+        let clientsWords = channel.outcomes.filter { $0.failed && $0.client != nil }.count
+        let outweighed = min(clientsWords, clientsWords == 0 ? 0 : channel.verifiedCount(at: now, horizon: configuration.coolDown))
         if channel.outcomes.count >= configuration.minimumAttempts,
-            Double(failures) / Double(channel.outcomes.count) >= configuration.failureThreshold
+            Double(failures - outweighed) / Double(channel.outcomes.count) >= configuration.failureThreshold
         {
             channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
             channel.outcomes = []

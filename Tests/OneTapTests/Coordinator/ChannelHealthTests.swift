@@ -105,6 +105,41 @@ import Testing
         ChannelClient(appSession: try! AppSessionID("HealthTestsSession" + String(1000 + index)), identity: nil, address: try! IPAddress(address))
     }
 
+    /// An attacker's read of the breaker: on a busy channel, ten strangers (ten addresses, ten free guest sessions) each
+    /// reporting an SDK failure pushed the server's own successes out of the count-based window and opened the circuit
+    /// for every user, and could do so again each minute. Successes the server saw itself (its exchange answered with
+    /// the number) within the last cool-down now outweigh as many clients' words: clients must outnumber them.
+    @Test func theServersOwnSuccessesOutweighClientsWords() {
+        let health = ChannelHealth()   // the defaults: 20 kept, 10 before it may open, half failing, 60 s
+        for _ in 0..<20 { health.record(.mobile, for: .mobile, action: .success, at: clock.now()) }   // exchanges that returned the number
+        clock.advance(by: .seconds(5))
+        for index in 1...10 {
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "198.51.\(index).7"), at: clock.now())
+        }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        // In a real outage the exchanges stop succeeding: a minute later the same ten clients' words open it.
+        clock.advance(by: .seconds(61))
+        for index in 11...20 {
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "192.0.\(index).7"), at: clock.now())
+        }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+    }
+
+    /// An attacker's read of the breaker: a circuit clients' words opened stayed open for its cool-down even when the
+    /// server's own exchange, admitted before it opened, then returned the number (the success was dropped as "already
+    /// counted as open"). A success the server saw closes it.
+    @Test func aSuccessTheServerSawClosesACircuitClientsOpened() {
+        let health = health()
+        for index in 1...4 {
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "198.51.\(index).7"), at: clock.now())
+        }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+        clock.advance(by: .seconds(3))
+        health.record(.mobile, for: .mobile, action: .success, at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        #expect(health.admit(.mobile, for: .mobile, at: clock.now()) == .allowed)
+    }
+
     /// One client's reports hold one place in the window: its newer report replaces its older one.
     @Test func oneClientCountsOnceInTheWindow() {
         let health = health()
