@@ -314,9 +314,10 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
             do {
                 held = try await takeLease(account, holder)
             } catch {
-                // The answer was lost (a broken connection, the caller cancelled) but the lease may have been taken: let
-                // this holder's row go, or every instance's refresh of the account would wait for it to expire.
-                await releaseLease(account, holder)
+                // The answer was lost (the connection broke, or no answer came in time) but the lease may have been
+                // taken: let this holder's row go, or every instance's refresh of the account would wait for it to
+                // expire. (A DELETE that overtakes an INSERT still running leaves the row to its expiry.)
+                if (error as? PostgresError)?.leavesTheOutcomeUnknown == true { await releaseLease(account, holder) }
                 throw Self.failure(error, account: account, doing: "take the refresh lease (the refresh did not run)")
             }
             if held || wait.isOver { break }

@@ -37,16 +37,17 @@ extension TokenRefresh {
         let written: TokenVersion?
         do {
             let store = store, dueAt = policy.dueAt(kept)
-            written = try await saveOverTheReplaced(kept, current, { try await store.save(kept, replacing: $0, dueAt: dueAt) })
-        } catch let error as TokenError {
-            throw error
+            written = try await saveOverTheReplaced(kept, current) { try await store.save(kept, replacing: $0, dueAt: dueAt) }
         } catch {
             let message = Secret.scrub("\(error)", of: [kept.value, kept.refreshToken, current.token.value, current.token.refreshToken])
             emit(.notStored(account: account, message: "the refreshed token still could not be stored (\(message)); it stays in memory"))
-            // The account backs off: a store that keeps refusing writes is not asked again by every request on the
-            // stale token (the next scan, or the first request past the back-off, tries again).
-            _ = vault.failures.record(account, at: now)
-            if policy.state(of: kept, at: now) != .expired { return .answer(kept) }
+            if policy.state(of: kept, at: now) != .expired {
+                // Served from memory meanwhile; the account backs off, so a store that keeps refusing writes is not
+                // asked again by every request on the stale token (the next scan, or the first request past the
+                // back-off, tries again). An expired kept token does not back off: its refresh goes on below.
+                _ = vault.failures.record(account, at: now)
+                return .answer(kept)
+            }
             // Expired in memory too: refresh from it (its refresh token is the latest); its write replaces the same version.
             return .refreshFrom(StoredToken(token: kept, version: current.version))
         }

@@ -54,7 +54,7 @@ package struct TokenRefresh: Sendable {
             result = .success(token)
         } catch let error as TokenError {
             result = .failure(error)
-        } catch is CancellationError {
+        } catch where CallerCancellation.reads(error) {
             result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
         } catch {
             let failure = Self.storeFailure(account, error)
@@ -177,7 +177,9 @@ package struct TokenRefresh: Sendable {
             var stored = current
             do {
                 // Nil: someone wrote another token since; theirs stands.
-                if let version = try await saveOverTheReplaced(kept, current, { try await self.saveDespiteCancellation(kept, replacing: $0) }) {
+                if let version = try await saveOverTheReplaced(kept, current, while: { !flight.loggedOut }, {
+                    try await self.saveDespiteCancellation(kept, replacing: $0)
+                }) {
                     stored = StoredToken(token: kept, version: version)
                 }
             } catch where !flight.loggedOut {
@@ -189,9 +191,9 @@ package struct TokenRefresh: Sendable {
         }
         let written: TokenVersion?
         do {
-            written = try await saveOverTheReplaced(fresh, current, { try await self.saveDespiteCancellation(fresh, replacing: $0) })
-        } catch let error as TokenError {
-            throw error
+            written = try await saveOverTheReplaced(fresh, current, while: { !flight.loggedOut }) {
+                try await self.saveDespiteCancellation(fresh, replacing: $0)
+            }
         } catch {
             guard !flight.loggedOut else {
                 throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -224,26 +226,46 @@ package struct TokenRefresh: Sendable {
     /// the write is made over the newer version instead. The token may carry the only refresh token the carrier still
     /// takes; a write that changed nothing must not cost it (``UnsavedTokens/token(for:over:)`` keeps a kept token over
     /// such a version for the same reason).
+    ///
+    /// The token "is still the replaced one" when its access token, refresh token and flow are (its instants are compared
+    /// by no store: one that keeps milliseconds reads back another `Date` than a token kept in memory).
     /// - Parameters:
     ///   - token: The token to write.
     ///   - current: The stored token and version it replaces.
+    ///   - wanted: Whether the write is still wanted (false once the account logged out): checked before each write
+    ///     again, so a logout followed by a login of the same token is never overwritten.
     ///   - save: Writes the token over a version, returning the version written.
     /// - Returns: The version written, or nil when another writer stored another token (a refresh elsewhere, a login, a
-    ///   logout): theirs stands.
-    /// - Throws: What `save` throws but a conflict; ``TokenError`` of kind `store-failed` when reading the store fails.
+    ///   logout) or the write is no longer wanted: theirs stands.
+    /// - Throws: What `save` throws but a conflict; ``StoreError`` of kind `io` when the store cannot be read back after
+    ///   a conflict, or `conflict` when the replaced token was saved again at every one of ``saveAttempts`` writes: the
+    ///   caller keeps the token (in memory) as after any failed write, never drops it as if another had won.
     func saveOverTheReplaced(
-        _ token: AccessToken, _ current: StoredToken, _ save: (TokenVersion) async throws -> TokenVersion
+        _ token: AccessToken, _ current: StoredToken, while wanted: () -> Bool = { true }, _ save: (TokenVersion) async throws -> TokenVersion
     ) async throws -> TokenVersion? {
         var expected = current.version
         for _ in 0..<Self.saveAttempts {
             do {
                 return try await save(expected)
             } catch let error as StoreError where error.kind == .conflict {
-                guard let latest = try await load(token.account), latest.version > expected, latest.token == current.token else { return nil }
+                let latest: StoredToken?
+                do {
+                    latest = try await store.load(token.account)
+                } catch {
+                    throw StoreError(.io, account: token.account, message: "the token could not be read back after a version conflict: \(error)")
+                }
+                guard wanted(), let latest, latest.version > expected, Self.sameToken(latest.token, current.token) else { return nil }
                 expected = latest.version
             }
         }
-        return nil
+        throw StoreError(
+            .conflict, account: token.account, message: "the replaced token was saved again at each of \(Self.saveAttempts) writes; the new one is kept")
+    }
+
+    /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:while:_:)``: the same access token, refresh token
+    /// and flow.
+    private static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
+        one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
     }
 
     /// How many writes ``saveOverTheReplaced(_:_:_:)`` makes while other writers only save the replaced token again.

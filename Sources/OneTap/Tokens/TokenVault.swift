@@ -145,6 +145,7 @@ public actor TokenVault {
         }
         lifecycle.stopped()
         flights.resolveAll(TokenError(.notRunning, account: nil, message: "the vault stopped before the refresh finished"))
+        drained.check()  // a test waiting for no refresh to run or wait: none will now
     }
 
     /// Stops the vault gracefully: no refresh starts from now on, the ones under way finish, and
@@ -162,13 +163,13 @@ public actor TokenVault {
 
     /// Returns once no refresh call runs or waits to run: every one started (a stale token's refresh behind its
     /// caller included, queued before the caller's answer) has answered or been abandoned, its time limit included.
-    /// Lets a test wait for the refreshes instead of guessing. On a vault that is not running, queued refreshes do not
-    /// count (none runs until `run()`).
+    /// Lets a test wait for the refreshes instead of guessing. Queued refreshes count only while the vault runs (before
+    /// `run()` none runs; once it has stopped none will).
     package func waitUntilNoRefreshRuns() async {
         await drained.wait(until: { await self.noRefreshRunsOrWaits })
     }
 
-    private var noRefreshRunsOrWaits: Bool { running == 0 && (queued == 0 || !lifecycle.isRunning) }
+    private var noRefreshRunsOrWaits: Bool { running == 0 && (queued == 0 || lifecycle.isIdle || lifecycle.phase == .stopped) }
 
     // MARK: Storing and removing
 
@@ -359,8 +360,7 @@ public actor TokenVault {
         guard lifecycle.startsRefreshes else { return nil }
         if background, flights.backgroundUnderWay >= self.background.settings.concurrentRefreshes { return nil }
         let flight = flights.begin(account, from: stored, background: background)
-        lifecycle.enqueue(flight)
-        queued += 1
+        if lifecycle.enqueue(flight) { queued += 1 }
         return flight
     }
 

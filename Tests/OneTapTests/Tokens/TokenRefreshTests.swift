@@ -384,6 +384,31 @@ extension TokenVaultTests {
         #expect(!events.names.contains("refreshed-elsewhere"))
     }
 
+    /// A review of the change above: when the replaced token was saved again before every one of the writes the refresh
+    /// makes, running out of writes read as "another writer won", and the carrier's answer was thrown away (the account
+    /// told `logged-out`). Running out keeps the answer in memory, as any failed write does, and serves it.
+    @Test func aReplacedTokenSavedAgainAtEveryWriteLeavesTheAnswerKeptNotLost() async throws {
+        struct ReSavedBeforeEachWrite: TokenStore {
+            let base: any TokenStore
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                if token.value.reveal() == "A1", let stored = try await base.load(token.account) {
+                    _ = try await base.save(stored.token, replacing: stored.version, dueAt: dueAt)   // another instance, first
+                }
+                return try await base.save(token, replacing: expected, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+        }
+        let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn("2592000")))])
+        try await running(vault(refresher, store: ReSavedBeforeEachWrite(base: store))) { vault in
+            try await vault.store(expired())
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")
+        }
+        #expect(events.names.contains("not-stored"))
+        #expect(!events.names.contains("refreshed-elsewhere"))
+    }
+
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
         // Two vaults (two server instances) over one store whose refresh lock does not span them.
         let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-A")))])
