@@ -560,14 +560,15 @@ public struct LoginServer: Sendable {
         do {
             try await writeDespiteCancellation { try await server.save(transition, replacing: session) }
         } catch {
-            await exchange.record(settlement, events: events)
             // The joint write may have committed though its answer was lost (the connection broke after the commit):
-            // the session as stored is then this very move, and the login ended as it says, its events told once.
-            if jointFailed, await isStored(next) {
-                emit(transition, at: now, client: client)
-                return transition
-            }
-            throw error
+            // the session as stored is then this very move, and the login ended as it says, its events told once. Read
+            // before the settle below: until it, the ledger holds the token pending, so no retry can have stored the
+            // same move (and told its events) meanwhile.
+            let committed = jointFailed ? await isStored(next) : false
+            await exchange.record(settlement, events: events)
+            guard committed else { throw error }
+            emit(transition, at: now, client: client)
+            return transition
         }
         await exchange.record(settlement, events: events)
         emit(transition, at: now, client: client)
