@@ -122,6 +122,9 @@ public struct AppSessions: Sendable {
                 await retryPendingMerge(next)
                 return grant(next, refreshToken: successor, at: now)
             case .repeated(let current, let successor):
+                // Nothing is written, so nothing would notice a logout or a login that landed since the read: the
+                // answer stands only while the session is still as read (else it is decided again on the new record).
+                guard try await store.load(record.id)?.version == record.version else { continue }
                 emit(.refreshed(current.id, repeated: true), at: now)
                 return grant(current, refreshToken: successor, at: now)
             case .reused(let revoked):

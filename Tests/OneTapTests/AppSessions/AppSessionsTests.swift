@@ -242,9 +242,11 @@ import Testing
     }
 
     /// A refresh retry within the grace (`.repeated`, which writes nothing) that read the session just before a login
-    /// wrote it, on an instance whose clock is a few seconds ahead: the token it answers carries the epoch before the
-    /// login, and does not stand after it (its date alone, after the login's second, would let it).
-    @Test func aRepeatedRefreshThatReadTheSessionBeforeALoginMintsATokenThatDoesNotStand() async throws {
+    /// wrote it, on an instance whose clock is a few seconds ahead: it answered a token of the epoch before the login
+    /// (which did not stand after it: its date alone, after the login's second, would have let it). The retry now reads
+    /// the session again before it answers: after the login the token it presents is none the session issued, and it
+    /// is refused, minting nothing.
+    @Test func aRepeatedRefreshThatReadTheSessionBeforeALoginMintsNoToken() async throws {
         let world = World()
         let (first, second) = try await world.guestLogsIn(to: "acct-a", atFraction: 0.1)
         world.clock.setWallTime(second.addingTimeInterval(30))
@@ -253,10 +255,24 @@ import Testing
         let store = LoginBeforeTheAnswer(base: world.store)
         let retrying = AppSessions(keys: Self.keys, store: store, clock: ahead, events: world.events)
         store.afterLoad.withLock { $0 = { _ = try await world.logIn(rotated, to: "acct-a") } }   // the owner logs in again meanwhile
-        let retried = try await retrying.refresh(first.refreshToken)
+        await #expect { try await retrying.refresh(first.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .invalid }
         #expect(store.afterLoad.withLock { $0 == nil }, "the login ran between the retry's read and its answer")
-        #expect(retried.refreshToken.reveal() == rotated.refreshToken.reveal(), "a repeat within the grace")
-        await #expect { try await world.sessions.live(retried.accessToken.reveal()) } throws: { ($0 as? AppSessionError)?.kind == .wrongSession }
+    }
+
+    /// An attacker's read: a refresh retry within the grace (`.repeated`, which writes nothing) that read the session
+    /// just before a logout revoked it answered a fresh access token, which `authenticate` takes for its whole lifetime
+    /// after the logout. The retry reads the session again before it answers, and is refused.
+    @Test func aRepeatedRefreshThatReadTheSessionBeforeALogoutIsRefused() async throws {
+        let world = World()
+        let guest = try await world.sessions.open()
+        let rotated = try await world.sessions.refresh(guest.refreshToken)
+        let store = LoginBeforeTheAnswer(base: world.store)
+        let retrying = AppSessions(keys: Self.keys, store: store, clock: world.clock, events: world.events)
+        store.afterLoad.withLock {
+            $0 = { _ = try await world.sessions.logout(try world.sessions.authenticate(rotated.accessToken.reveal())) }
+        }
+        await #expect { try await retrying.refresh(guest.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+        #expect(store.afterLoad.withLock { $0 == nil }, "the logout ran between the retry's read and its answer")
     }
 
     /// A login started on an instance whose clock is ahead, and its account step taken on one whose clock is behind:
