@@ -148,11 +148,12 @@ public final class ChannelHealth: Sendable {
             if clientFailures.count > Self.recentLimit { clientFailures.removeFirst(clientFailures.count - Self.recentLimit) }
         }
 
-        /// Whether the distinct clients' failures of the last cool-down reach `threshold` of them and the server's
-        /// own successes together: the clients' words, measured against what the server saw over the same time.
-        mutating func clientsOutnumberSuccesses(at now: Date, horizon: Duration, threshold: Double) -> Bool {
+        /// Whether the distinct clients' failures of the last cool-down, with `observed` failures the server saw,
+        /// reach `threshold` of them and the server's own successes together: the clients' words, measured against what
+        /// the server saw over the same time.
+        mutating func failuresOutnumberSuccesses(observed: Int, at now: Date, horizon: Duration, threshold: Double) -> Bool {
             forget(before: now.addingTimeInterval(-horizon.seconds))
-            let failures = Double(clientFailures.count)
+            let failures = Double(clientFailures.count + observed)
             return failures > 0 && failures / (failures + Double(verified.count)) >= threshold
         }
 
@@ -381,7 +382,7 @@ public final class ChannelHealth: Sendable {
         let observed = channel.outcomes.filter { $0.failed && $0.client == nil }.count
         let onClientsWords = Double(observed) / Double(channel.outcomes.count) < configuration.failureThreshold
         if onClientsWords,
-            !channel.clientsOutnumberSuccesses(at: now, horizon: configuration.coolDown, threshold: configuration.failureThreshold)
+            !channel.failuresOutnumberSuccesses(observed: observed, at: now, horizon: configuration.coolDown, threshold: configuration.failureThreshold)
         {
             return
         }
