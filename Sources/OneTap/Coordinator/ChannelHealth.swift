@@ -22,11 +22,6 @@
 ///   the client supplied) counts once per distinct client (``ChannelClient``: app session, guest or
 ///   account, address block; sharing any of them is being the same client) in the window: a client's
 ///   newer report replaces its older one, so ten fake logins from one client are one failure.
-/// - Clients' words open the circuit only when, over the last ``Configuration/coolDown``, the distinct clients whose
-///   word was a failure also reach ``Configuration/failureThreshold`` of them and the successes the server saw itself
-///   (its exchange returned the number) together: strangers with a few addresses and free guest sessions cannot push a
-///   busy channel's successes out of the count-based window; in an outage the exchanges stop succeeding, and clients'
-///   words open it as before. What the server saw itself opens it alone.
 /// - A probe failed by a client's word does not re-open the circuit for everyone: it frees the probe
 ///   slot and counts in the window like any client report; the circuit re-opens when the window's
 ///   distinct clients reach the opening rule again, or when the server sees a probe fail. A probe's
@@ -125,42 +120,6 @@ public final class ChannelHealth: Sendable {
         /// so that one abandoned probe never bars a whole address block (a /48 is one client) for good.
         var spent: [(client: ChannelClient, until: Date)] = []
         static let spentLimit = 256
-        /// When the server itself saw the channel succeed (its exchange returned the number): the last cool-down's,
-        /// at most ``recentLimit``.
-        var verified: [Date] = []
-        /// The distinct clients whose word was a failure, each at its latest: the last cool-down's, at most
-        /// ``recentLimit``; cleared when the circuit opens or closes (they were spent on it).
-        var clientFailures: [(client: ChannelClient, at: Date)] = []
-        static let recentLimit = 1024
-
-        /// Notes a success the server saw.
-        mutating func noteVerified(at now: Date, horizon: Duration) {
-            forget(before: now.addingTimeInterval(-horizon.seconds))
-            verified.append(now)
-            if verified.count > Self.recentLimit { verified.removeFirst(verified.count - Self.recentLimit) }
-        }
-
-        /// Notes a client's word that an attempt failed: the client's earlier one leaves (one client, one place).
-        mutating func noteClientFailure(_ client: ChannelClient, at now: Date, horizon: Duration) {
-            forget(before: now.addingTimeInterval(-horizon.seconds))
-            clientFailures.removeAll { $0.client.overlaps(client) }
-            clientFailures.append((client, now))
-            if clientFailures.count > Self.recentLimit { clientFailures.removeFirst(clientFailures.count - Self.recentLimit) }
-        }
-
-        /// Whether the distinct clients' failures of the last cool-down, with `observed` failures the server saw,
-        /// reach `threshold` of them and the server's own successes together: the clients' words, measured against what
-        /// the server saw over the same time.
-        mutating func failuresOutnumberSuccesses(observed: Int, at now: Date, horizon: Duration, threshold: Double) -> Bool {
-            forget(before: now.addingTimeInterval(-horizon.seconds))
-            let failures = Double(clientFailures.count + observed)
-            return failures > 0 && failures / (failures + Double(verified.count)) >= threshold
-        }
-
-        private mutating func forget(before oldest: Date) {
-            verified.removeAll { $0 < oldest }
-            clientFailures.removeAll { $0.at < oldest }
-        }
 
         /// Brings back what a clock that has since gone back put further ahead than the rules allow, give or take
         /// a probe time-out (a slow request's instant, read before another request moved the channel on, is that
@@ -176,8 +135,6 @@ public final class ChannelHealth: Sendable {
             for index in probes.indices where probes[index].startedAt > ahead { probes[index].startedAt = ahead }
             let latestSpent = latestEnd.addingTimeInterval(configuration.probeTimeout.seconds)
             for index in spent.indices where spent[index].until > latestSpent { spent[index].until = latestSpent }
-            for index in verified.indices where verified[index] > ahead { verified[index] = ahead }
-            for index in clientFailures.indices where clientFailures[index].at > ahead { clientFailures[index].at = ahead }
         }
 
         /// The probes still holding their slots at `now`.
@@ -328,27 +285,21 @@ public final class ChannelHealth: Sendable {
             return
         }
         let attempt = Attempt(failed: action != .success, client: client)
-        let seenSucceeding = client == nil && !attempt.failed
         channels.withLock { channels in
             let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             var channel = channels[key] ?? State()
             channel.settle(at: now, configuration)
-            if seenSucceeding { channel.noteVerified(at: now, horizon: configuration.coolDown) }
-            if let client, attempt.failed { channel.noteClientFailure(client, at: now, horizon: configuration.coolDown) }
             if let until = channel.openUntil, now >= until || !channel.probes.isEmpty {
                 // The probe's answer decides, unless it is a client's word that it failed: that frees the
                 // slot and counts in the window like any client report.
                 if !attempt.failed {
-                    let verified = channel.verified
                     channel = State()
                     channel.outcomes = [attempt]
-                    channel.verified = verified
                 } else if client == nil {
                     channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
                     channel.outcomes = []
                     channel.probes = []
                     channel.spent = []
-                    channel.clientFailures = []
                 } else {
                     channel.probes.removeAll { $0.isHeld(by: client) }
                     count(attempt, in: &channel, at: now)
@@ -373,24 +324,14 @@ public final class ChannelHealth: Sendable {
         channel.outcomes.append(attempt)
         if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
         let failures = channel.outcomes.filter(\.failed).count
-        guard channel.outcomes.count >= configuration.minimumAttempts,
+        if channel.outcomes.count >= configuration.minimumAttempts,
             Double(failures) / Double(channel.outcomes.count) >= configuration.failureThreshold
-        else { return }
-        // What the server saw itself opens it alone; clients' words open it only when, over the last cool-down, the
-        // distinct clients that failed also reach the threshold of them and the server's own successes together, so
-        // a few strangers cannot push a busy channel's successes out of the window (in an outage the successes stop).
-        let observed = channel.outcomes.filter { $0.failed && $0.client == nil }.count
-        let onClientsWords = Double(observed) / Double(channel.outcomes.count) < configuration.failureThreshold
-        if onClientsWords,
-            !channel.failuresOutnumberSuccesses(observed: observed, at: now, horizon: configuration.coolDown, threshold: configuration.failureThreshold)
         {
-            return
+            channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
+            channel.outcomes = []
+            channel.probes = []
+            channel.spent = []
         }
-        channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
-        channel.outcomes = []
-        channel.probes = []
-        channel.spent = []
-        channel.clientFailures = []
     }
 
     /// A channel's state now.
