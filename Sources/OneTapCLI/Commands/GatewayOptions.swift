@@ -34,6 +34,14 @@ package struct GatewayOptions: Hashable, Sendable {
     /// The one-tap flow of the token (`exchange`, `verify`): an aggregator takes each carrier's; nil: the gateway's own.
     package var flow: LoginFlow?
 
+    /// Whether a `--field NAME=VALUE` takes its value from standard input: its value (after the first `=`) is `-`, as
+    /// `onetap-gateway` reads it.
+    /// - Parameter field: The field as given.
+    /// - Returns: True for `NAME=-`.
+    package static func readsStandardInput(_ field: String) -> Bool {
+        field.firstIndex(of: "=").map { field[field.index(after: $0)...] == "-" } ?? false
+    }
+
     /// Creates options.
     /// - Parameters:
     ///   - action: What to do.
@@ -55,14 +63,6 @@ package struct GatewayOptions: Hashable, Sendable {
         self.fields = fields
         self.number = number
         self.to = to
-    }
-
-    /// Whether a `--field NAME=VALUE` takes its value from standard input: its value (after the first `=`) is `-`, as
-    /// `onetap-gateway` reads it.
-    /// - Parameter field: The field as given.
-    /// - Returns: True for `NAME=-`.
-    package static func readsStandardInput(_ field: String) -> Bool {
-        field.firstIndex(of: "=").map { field[field.index(after: $0)...] == "-" } ?? false
     }
 
     /// The arguments `onetap-gateway` is run with: never a secret (the token, the code and a secret field go on its

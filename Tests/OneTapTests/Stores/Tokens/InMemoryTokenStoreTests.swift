@@ -8,24 +8,31 @@ import Testing
         try await StoreConformance.check { InMemoryTokenStore() }
     }
 
+    /// An in-memory store whose saves (and, with `removesWhatever`, removes) break the contract as `save` says.
+    struct BrokenStore: TokenStore {
+        let base = InMemoryTokenStore()
+        var removesWhatever = false
+        let save: @Sendable (InMemoryTokenStore, AccessToken, TokenVersion?, Date) async throws -> TokenVersion
+
+        func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+        func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+            try await save(base, token, expected, dueAt)
+        }
+        func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+            try await base.remove(account, replacing: removesWhatever ? nil : expected)
+        }
+        func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+    }
+
     @Test func conformanceSuiteCatchesABrokenStore() async {
-        /// A store that ignores versions: the suite must say so.
-        final class LastWriteWins: TokenStore, @unchecked Sendable {
-            let base = InMemoryTokenStore()
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
-            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-                let current = try await base.load(token.account)
-                return try await base.save(token, replacing: current?.version, dueAt: dueAt)
-            }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
-                try await base.remove(account, replacing: nil)
-            }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
-                try await base.accounts(dueBefore: instant, limit: limit)
+        /// A store that ignores versions (the last write wins): the suite must say so.
+        let lastWriteWins: @Sendable () -> BrokenStore = {
+            BrokenStore(removesWhatever: true) { base, token, _, dueAt in
+                try await base.save(token, replacing: try await base.load(token.account)?.version, dueAt: dueAt)
             }
         }
         await #expect {
-            try await StoreConformance.check { LastWriteWins() }
+            try await StoreConformance.check { lastWriteWins() }
         } throws: { error in
             let failure = error as! ConformanceFailure
             return failure.problems.contains { $0.contains("save with a stale version must conflict") }
@@ -36,25 +43,17 @@ import Testing
     /// winner, but breaks the contract the vault reads (a conflict means "read again", an `io` "the store failed"): the suite
     /// must say so (an audit: it counted any throw as a lost race).
     @Test func conformanceSuiteCatchesALosingSaveThatIsNoConflict() async {
-        final class LosersFailIO: TokenStore, @unchecked Sendable {
-            let base = InMemoryTokenStore()
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
-            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        let losersFailIO: @Sendable () -> BrokenStore = {
+            BrokenStore { base, token, expected, dueAt in
                 do {
                     return try await base.save(token, replacing: expected, dueAt: dueAt)
                 } catch let error as StoreError where error.kind == .conflict && token.value.reveal().hasPrefix("w") {
                     throw StoreError(.io, account: token.account, message: "the lock was not granted")
                 }
             }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
-                try await base.remove(account, replacing: expected)
-            }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] {
-                try await base.accounts(dueBefore: instant, limit: limit)
-            }
         }
         await #expect {
-            try await StoreConformance.check { LosersFailIO() }
+            try await StoreConformance.check { losersFailIO() }
         } throws: { error in
             let failure = error as! ConformanceFailure
             return failure.problems.count == 15 && failure.problems.allSatisfy { $0.hasPrefix("a concurrent save that loses must throw conflict, threw io") }
