@@ -95,8 +95,8 @@ import Testing
 
     /// A review of two instances on one login: the joint settle of a success committed, but its answer was lost (the
     /// connection broke after the commit). The session's compare-and-swap that follows finds the very move stored and
-    /// was told a stale version: the report failed, and the login's success events (and the breaker's success) were
-    /// never emitted. The server reads the session back: stored as this move, the login ended as it says.
+    /// was told a stale version: the report was answered as a retry, and the login's success events (and the breaker's
+    /// success) were never emitted. The server reads the session back: stored as this move, the login ended as it says.
     @Test func aJointSettleWhoseAnswerWasLostEndsTheLoginAsItsMoveSays() async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let events = RecordingEventSink()
