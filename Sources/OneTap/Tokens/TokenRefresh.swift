@@ -268,7 +268,7 @@ package struct TokenRefresh: Sendable {
         one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
     }
 
-    /// How many writes ``saveOverTheReplaced(_:_:_:)`` makes while other writers only save the replaced token again.
+    /// How many writes ``saveOverTheReplaced(_:_:while:_:)`` makes while other writers only save the replaced token again.
     static let saveAttempts = 4
 
     /// Writes a token the carrier answered, even when the refresh's task was cancelled meanwhile (the vault stopping):
