@@ -557,6 +557,7 @@ public struct LoginServer: Sendable {
         // The session's move despite the caller's cancellation, as the joint write: a move left unwritten would leave
         // the login at its exchange for a retry to resend.
         let server = self
+        var failure: (any Error)?
         do {
             try await writeDespiteCancellation { try await server.save(transition, replacing: session) }
         } catch {
@@ -564,13 +565,10 @@ public struct LoginServer: Sendable {
             // the session as stored is then this very move, and the login ended as it says, its events told once. Read
             // before the settle below: until it, the ledger holds the token pending, so no retry can have stored the
             // same move (and told its events) meanwhile.
-            let committed = jointFailed ? await isStored(next) : false
-            await exchange.record(settlement, events: events)
-            guard committed else { throw error }
-            emit(transition, at: now, client: client)
-            return transition
+            if !(jointFailed ? await isStored(next) : false) { failure = error }
         }
         await exchange.record(settlement, events: events)
+        if let failure { throw failure }
         emit(transition, at: now, client: client)
         return transition
     }

@@ -177,9 +177,7 @@ package struct TokenRefresh: Sendable {
             var stored = current
             do {
                 // Nil: someone wrote another token since; theirs stands.
-                if let version = try await saveOverTheReplaced(kept, current, while: { !flight.loggedOut }, {
-                    try await self.saveDespiteCancellation(kept, replacing: $0)
-                }) {
+                if let version = try await saveAnswer(kept, over: current, for: flight) {
                     stored = StoredToken(token: kept, version: version)
                 }
             } catch where !flight.loggedOut {
@@ -191,9 +189,7 @@ package struct TokenRefresh: Sendable {
         }
         let written: TokenVersion?
         do {
-            written = try await saveOverTheReplaced(fresh, current, while: { !flight.loggedOut }) {
-                try await self.saveDespiteCancellation(fresh, replacing: $0)
-            }
+            written = try await saveAnswer(fresh, over: current, for: flight)
         } catch {
             guard !flight.loggedOut else {
                 throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -266,6 +262,18 @@ package struct TokenRefresh: Sendable {
     /// and flow.
     private static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
         one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
+    }
+
+    /// Writes a token the carrier answered over the stored one it replaces (``saveOverTheReplaced(_:_:while:_:)``), despite
+    /// the refresh's cancellation (``saveDespiteCancellation(_:replacing:)``), until the account logs out.
+    /// - Parameters:
+    ///   - token: The token to write.
+    ///   - current: The stored token and version it replaces.
+    ///   - flight: The refresh, whose logout stops the writes.
+    /// - Returns: The version written, or nil when another writer's token stands (or the account logged out).
+    /// - Throws: As ``saveOverTheReplaced(_:_:while:_:)``.
+    private func saveAnswer(_ token: AccessToken, over current: StoredToken, for flight: RefreshFlight) async throws -> TokenVersion? {
+        try await saveOverTheReplaced(token, current, while: { !flight.loggedOut }) { try await self.saveDespiteCancellation(token, replacing: $0) }
     }
 
     /// How many writes ``saveOverTheReplaced(_:_:while:_:)`` makes while other writers only save the replaced token again.

@@ -80,7 +80,6 @@ package struct VaultLifecycle: Sendable {
     /// Queues a refresh for `run()`.
     /// - Parameter flight: The refresh.
     /// - Returns: Whether it was queued (false once the queue has closed: `run()` ended or was cancelled).
-    @discardableResult
     package func enqueue(_ flight: RefreshFlight) -> Bool {
         if case .terminated = queueInput.yield(flight) { return false }
         return true

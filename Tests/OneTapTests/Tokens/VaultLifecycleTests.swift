@@ -144,10 +144,11 @@ extension TokenVaultTests {
             var lifecycle = VaultLifecycle()
             let first = RefreshFlight("a", from: .sample("a"), background: false)
             let second = RefreshFlight("b", from: .sample("b"), background: true)
-            lifecycle.enqueue(first)   // before the run: kept for it
+            #expect(lifecycle.enqueue(first))   // before the run: kept for it
             #expect(try lifecycle.startRunning())
-            lifecycle.enqueue(second)
+            #expect(lifecycle.enqueue(second))
             _ = lifecycle.shutdown()
+            #expect(!lifecycle.enqueue(RefreshFlight("c", from: .sample("c"), background: false)), "the queue has closed")
             var seen: [RefreshFlight] = []
             for await flight in lifecycle.queue { seen.append(flight) }
             #expect(seen.count == 2 && seen[0] === first && seen[1] === second)
