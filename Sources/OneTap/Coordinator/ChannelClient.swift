@@ -30,7 +30,7 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
         case .account(let account): keys.append("account:\(account.rawValue)")
         case nil: break
         }
-        keys.append("address:\(address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven)")
+        keys.append(address.map { "address:\(SMSContext.limitKey($0, prefix: 56))" } ?? Self.unknownAddress)
         if let address { keys.append("address48:\(SMSContext.limitKey(address, prefix: 48))") }
         if let device { keys.append("device:\(device.rawValue)") }
         self.keys = keys
@@ -48,8 +48,15 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter other: The other client.
     /// - Returns: True when an app session, identity or address key is the same.
     package func overlapsBeyondTheDevice(_ other: ChannelClient) -> Bool {
-        keys.contains { !$0.hasPrefix("device:") && other.keys.contains($0) }
+        keysBeyondTheDevice.contains { other.keys.contains($0) }
     }
+
+    /// The keys a stranger cannot claim: the app session and identity it proved, its address blocks (not the device
+    /// id, the app's claim).
+    package var keysBeyondTheDevice: [String] { keys.filter { !$0.hasPrefix("device:") } }
+
+    /// The key of the shared unknown address, which every client that gives no address has.
+    package static let unknownAddress = "address:\(SMSPolicy.notGiven)"
 
     /// `client(3 keys)`: the keys identify a person, and stay out of logs.
     package var description: String { "client(\(keys.count) keys)" }

@@ -1,33 +1,32 @@
 /// Routes around a carrier channel that is failing, openly: a circuit breaker per (carrier, flow).
 ///
-/// Each channel keeps a sliding window of its last attempts. When at least
-/// ``Configuration/minimumAttempts`` are in the window and the failure share reaches
-/// ``Configuration/failureThreshold``, the circuit opens: plans skip the flow (straight to the next one)
-/// until ``Configuration/coolDown`` has passed; then a few probe attempts are let through (one per
-/// distinct client, at most ``Configuration/probes`` at once, each held at most
-/// ``Configuration/probeTimeout`` from the client's first probe, however often it starts again: a client
-/// that starts a probe and never reports holds one slot for a while, never the channel, and probes no
+/// Two bodies of evidence, one opening rule (at least ``Configuration/minimumAttempts``, and a failure share of at
+/// least ``Configuration/failureThreshold``), either opens the circuit:
+/// - **What this process saw**: a sliding window of its last ``Configuration/window`` attempts, each counted in
+///   full (a device's coordinator ran the SDK itself; a server, its exchange's answers and time-outs, and the
+///   carrier's success with the number, once its exchange succeeded).
+/// - **Clients' words**, weighed against the clients the server saw succeed: over the last
+///   ``Configuration/clientSpan`` (120 s), each distinct client (``ChannelClient``: app session, guest or
+///   account, address block; sharing any of them is being the same client) holds one place, its newest outcome:
+///   a failure it told (its SDK's codes, time-outs and faults, the carrier's failure answer to a token it
+///   supplied), or a success or failure the server saw for it. Strangers must outnumber the users seen succeeding
+///   in that span, one address block each, to open a busy channel; ten fake logins from one client are one word.
+///
+/// An open circuit is skipped (plans go straight to the next flow) until ``Configuration/coolDown`` has passed;
+/// then a few probe attempts are let through (one per distinct client, at most ``Configuration/probes`` at once,
+/// each held at most ``Configuration/probeTimeout`` from the client's first probe, however often it starts again:
+/// a client that starts a probe and never reports holds one slot for a while, never the channel, and probes no
 /// more for a cool-down after, or until the circuit opens or closes again). A probe is reserved when the
 /// transition that entered it is applied, after ``admissions(at:)`` was read: logins that read the admissions
 /// before the first reservation is applied (a burst of starts within a request's time) may each run the
-/// channel once, so "at most ``Configuration/probes``" bounds the reservations, not such a burst. A successful
-/// probe closes the circuit; a failed one opens it for another cool-down. User cancellations and switches do
-/// not count. Thread-safe: share one across a server's requests. Time is the caller's (`at:`), so it is
-/// deterministic in tests.
+/// channel once, so "at most ``Configuration/probes``" bounds the reservations, not such a burst.
 ///
-/// **Who may move it.** On a server the breaker is shared by every user, so no client may drive it:
-/// - What the server observes counts in full: its exchange's time-outs and failed calls, and the
-///   carrier's success with the number (a success counts only once its exchange succeeded).
-/// - A client's word (its SDK's codes, time-outs and faults, and the carrier's failure answer to a token
-///   the client supplied) counts once per distinct client (``ChannelClient``: app session, guest or
-///   account, address block; sharing any of them is being the same client) in the window: a client's
-///   newer report replaces its older one, so ten fake logins from one client are one failure.
-/// - A probe failed by a client's word does not re-open the circuit for everyone: it frees the probe
-///   slot and counts in the window like any client report; the circuit re-opens when the window's
-///   distinct clients reach the opening rule again, or when the server sees a probe fail. A probe's
-///   success closes it (with the server's exchange, a success is only ever the exchange's, never a
-///   client's word).
-/// A device's own coordinator ran the SDK itself, so its reports are observations (``apply(_:at:)``).
+/// A probe's success closes the circuit, unless clients' words still meet the rule against the clients seen
+/// succeed: then probing goes on until the successes outweigh them (or the words age out), so strangers who
+/// opened a circuit cannot open it again with the same addresses. A probe failure this process saw re-opens it
+/// for another cool-down. A client's word that its probe failed re-opens nothing: it frees the slot, and that
+/// client probes no more for a cool-down. User cancellations and switches do not count. Thread-safe: share one
+/// across a server's requests. Time is the caller's (`at:`), so it is deterministic in tests.
 ///
 /// The session machine never calls it: the driver reads ``admissions(at:)`` before a start or a report,
 /// hands the value to the machine, and applies the transition's ``LoginTransition/channelReports`` with
@@ -49,6 +48,10 @@ public final class ChannelHealth: Sendable {
         /// How long a probe that has not reported holds its slot: 20 s (a one-tap flow's time limit, 8 s,
         /// and the exchange's, 5 s, with room to spare).
         package var probeTimeout: Duration
+        /// How long a client's word, and a success the server saw for a client, weigh: 120 s.
+        package var clientSpan: Duration
+        /// The most clients weighed at once per channel: 4,096 (the oldest leave first).
+        package var clientCapacity: Int
 
         /// Creates settings.
         /// - Parameters:
@@ -58,9 +61,11 @@ public final class ChannelHealth: Sendable {
         ///   - coolDown: How long the circuit stays open.
         ///   - probes: Probes at once; at least 1.
         ///   - probeTimeout: How long a silent probe holds its slot.
+        ///   - clientSpan: How long a client's word and a success seen for a client weigh.
+        ///   - clientCapacity: The most clients weighed at once per channel; at least 1.
         package init(
             window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60), probes: Int = 3,
-            probeTimeout: Duration = .seconds(20)
+            probeTimeout: Duration = .seconds(20), clientSpan: Duration = .seconds(120), clientCapacity: Int = 4_096
         ) {
             self.window = max(1, window)
             self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
@@ -68,6 +73,8 @@ public final class ChannelHealth: Sendable {
             self.coolDown = coolDown
             self.probes = max(1, probes)
             self.probeTimeout = max(.zero, probeTimeout)
+            self.clientSpan = max(.zero, clientSpan)
+            self.clientCapacity = max(1, clientCapacity)
         }
     }
 
@@ -90,10 +97,9 @@ public final class ChannelHealth: Sendable {
         }
     }
 
-    /// One attempt in a window: whether it failed, and the client whose word it is (nil: observed).
+    /// One attempt this process saw, in its window: whether it failed.
     private struct Attempt {
         var failed: Bool
-        var client: ChannelClient?
     }
 
     /// A probe under way: whose it is (nil: this process's own) and when it started.
@@ -112,7 +118,9 @@ public final class ChannelHealth: Sendable {
     }
 
     private struct State {
-        var outcomes: [Attempt] = []  // oldest first; cleared when the circuit opens
+        var outcomes: [Attempt] = []  // what this process saw, oldest first; cleared when the circuit opens
+        /// Clients' words, and the successes and failures the server saw for clients (kept across openings).
+        var clients = ClientLedger()
         var openUntil: Date? = nil
         var probes: [Probe] = []
         /// Clients whose probe ran out unreported, and until when they probe no more: a cool-down after the
@@ -217,7 +225,9 @@ public final class ChannelHealth: Sendable {
             switch report {
             case .probing(let channel): _ = admit(channel.flow, for: channel.carrier, reservedBy: client, at: now)
             case .ended(let channel, let action, let source):
-                record(channel.flow, for: channel.carrier, action: action, reportedBy: source == .client ? client : nil, at: now)
+                record(
+                    channel.flow, for: channel.carrier, action: action, reportedBy: source == .client ? client : nil,
+                    seenFor: source == .client ? nil : client, at: now)
             }
         }
     }
@@ -271,67 +281,85 @@ public final class ChannelHealth: Sendable {
     ///   - carrier: The resolved carrier.
     ///   - action: The action its result led to. `cancelled` and `switch` are the user's choice and are
     ///     not counted, nor is `progress`; `success` counts as a success; everything else as a failure.
-    ///   - client: The client whose word it is, counted once in the window and never deciding a probe's
-    ///     failure; nil for what this process observed itself.
+    ///   - client: The client whose word it is: weighed once per client, against the clients seen succeed, never
+    ///     deciding a probe's failure; nil for what this process observed itself.
+    ///   - seen: For what this process observed (`client` nil), the client it observed it for (a server's); its
+    ///     success weighs against clients' words.
     ///   - now: The time.
-    package func record(_ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, reportedBy client: ChannelClient? = nil, at now: Date) {
+    package func record(
+        _ flow: LoginFlow, for carrier: Carrier, action: OutcomeAction, reportedBy client: ChannelClient? = nil, seenFor seen: ChannelClient? = nil,
+        at now: Date
+    ) {
         guard action != .progress else { return }
+        let key = OneTapCore.Channel(carrier: carrier, flow: flow)
+        let holder = client ?? seen
         guard action != .cancelled, action != .switch else {
             // The user's choice says nothing about the channel; a probe it answered frees its slot.
-            channels.withLock { channels in
-                let key = OneTapCore.Channel(carrier: carrier, flow: flow)
-                channels[key]?.probes.removeAll { $0.isHeld(by: client) }
-            }
+            channels.withLock { $0[key]?.probes.removeAll { $0.isHeld(by: holder) } }
             return
         }
-        let attempt = Attempt(failed: action != .success, client: client)
+        let failed = action != .success
         channels.withLock { channels in
-            let key = OneTapCore.Channel(carrier: carrier, flow: flow)
             var channel = channels[key] ?? State()
+            defer { channels[key] = channel }
             channel.settle(at: now, configuration)
+            if let holder {
+                channel.clients.note(
+                    holder, failed: failed, at: now, span: configuration.clientSpan, slack: configuration.probeTimeout, capacity: configuration.clientCapacity)
+            }
             if let until = channel.openUntil, now >= until || !channel.probes.isEmpty {
-                // The probe's answer decides, unless it is a client's word that it failed: that frees the
-                // slot and counts in the window like any client report.
-                if !attempt.failed {
-                    channel = State()
-                    channel.outcomes = [attempt]
-                } else if client == nil {
-                    channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
-                    channel.outcomes = []
-                    channel.probes = []
-                    channel.spent = []
-                } else {
-                    channel.probes.removeAll { $0.isHeld(by: client) }
-                    count(attempt, in: &channel, at: now)
-                }
-                channels[key] = channel
+                answerProbe(failed: failed, word: client, holder: holder, in: &channel, at: now)
                 return
             }
-            if channel.openUntil != nil {
-                return  // an attempt admitted before the circuit opened: already counted as open
+            guard channel.openUntil == nil else { return }  // an attempt admitted before the circuit opened: already counted as open
+            if client == nil {
+                channel.outcomes.append(Attempt(failed: failed))
+                if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
             }
-            count(attempt, in: &channel, at: now)
-            channels[key] = channel
+            if meetsOpeningRule(channel.outcomes) || channel.clients.meets(minimum: configuration.minimumAttempts, threshold: configuration.failureThreshold) {
+                open(&channel, at: now)
+            }
         }
     }
 
-    /// Adds an attempt to a channel's window (a client's earlier attempt leaves it: one client, one
-    /// place) and opens the circuit when the window meets the opening rule.
-    private func count(_ attempt: Attempt, in channel: inout State, at now: Date) {
-        if let client = attempt.client {
-            channel.outcomes.removeAll { $0.client.map(client.overlaps) ?? false }
+    /// What an attempt's end does to a half-open circuit (or one whose probes are still under way).
+    private func answerProbe(failed: Bool, word client: ChannelClient?, holder: ChannelClient?, in channel: inout State, at now: Date) {
+        if !failed {
+            // A success closes the circuit, unless clients' words still outweigh the clients seen succeed: then
+            // probing goes on (its slot freed) until they no longer do.
+            if channel.clients.meets(minimum: configuration.minimumAttempts, threshold: configuration.failureThreshold) {
+                channel.probes.removeAll { $0.isHeld(by: holder) }
+            } else {
+                channel.openUntil = nil
+                channel.outcomes = client == nil ? [Attempt(failed: false)] : []
+                channel.probes = []
+                channel.spent = []
+            }
+        } else if client == nil {
+            open(&channel, at: now)  // the probe failed as this process saw it
+        } else if channel.probes.contains(where: { $0.isHeld(by: client) }) {
+            // A client's word that its probe failed re-opens nothing: it frees the slot, and that client probes no
+            // more for a cool-down (starting again at once would take the slot again).
+            channel.probes.removeAll { $0.isHeld(by: client) }
+            channel.spent.removeAll { $0.until <= now }
+            if let client { channel.spent.append((client, now.addingTimeInterval(configuration.coolDown.seconds))) }
+            if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
         }
-        channel.outcomes.append(attempt)
-        if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
-        let failures = channel.outcomes.filter(\.failed).count
-        if channel.outcomes.count >= configuration.minimumAttempts,
-            Double(failures) / Double(channel.outcomes.count) >= configuration.failureThreshold
-        {
-            channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
-            channel.outcomes = []
-            channel.probes = []
-            channel.spent = []
-        }
+    }
+
+    /// Whether what this process saw meets the opening rule: enough attempts, enough of them failures.
+    private func meetsOpeningRule(_ outcomes: [Attempt]) -> Bool {
+        let failures = outcomes.reduce(0) { $0 + ($1.failed ? 1 : 0) }
+        return outcomes.count >= configuration.minimumAttempts && Double(failures) >= configuration.failureThreshold * Double(outcomes.count)
+    }
+
+    /// Opens the circuit for a cool-down: what this process saw and the probes start afresh; clients' words and the
+    /// successes seen stay, each for its span.
+    private func open(_ channel: inout State, at now: Date) {
+        channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
+        channel.outcomes = []
+        channel.probes = []
+        channel.spent = []
     }
 
     /// A channel's state now.
