@@ -55,6 +55,11 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
     /// id, the app's claim).
     package var keysBeyondTheDevice: [String] { keys.filter { !$0.hasPrefix("device:") } }
 
+    /// The keys of the credentials the client proved: its app session and its identity (no address, no device id).
+    package var credentialKeys: [String] {
+        keys.filter { $0.hasPrefix("session:") || $0.hasPrefix("guest:") || $0.hasPrefix("account:") }
+    }
+
     /// The key of the shared unknown address, which every client that gives no address has.
     package static let unknownAddress = "address:\(SMSPolicy.notGiven)"
 

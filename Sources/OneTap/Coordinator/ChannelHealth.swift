@@ -5,18 +5,24 @@
 /// - **What this process saw**: a sliding window of its last ``Configuration/window`` attempts, each counted in
 ///   full (a device's coordinator ran the SDK itself; a server, its exchange's answers and time-outs, and the
 ///   carrier's success with the number, once its exchange succeeded).
-/// - **Clients' words**, weighed against the clients the server saw succeed: over the last
-///   ``Configuration/clientSpan`` (120 s), each distinct client (``ChannelClient``: app session, guest or
-///   account, address block; sharing any of them is being the same client) holds one place, its newest outcome:
-///   a failure it told (its SDK's codes, time-outs and faults, the carrier's failure answer to a token it
-///   supplied), or a success or failure the server saw for it. Strangers must outnumber the users seen succeeding
-///   in that span, one address block each, to open a busy channel; ten fake logins from one client are one word.
+/// - **Clients' words**, weighed against the users the server saw succeed: over the last
+///   ``Configuration/clientSpan`` (120 s), each client holds one place, its newest outcome. A failure it told (its
+///   SDK's codes, time-outs and faults, the carrier's failure answer to a token it supplied) is placed by its app
+///   session, guest or account and address blocks (``ChannelClient``; sharing any is being the same client), so ten
+///   fake logins from one client, or from one address block, are one word; a success the server saw is placed by the
+///   user's app session and identity alone, so users behind one carrier NAT address are each a place and a
+///   stranger's word from their address replaces none. The rule counts failing clients: at least
+///   ``Configuration/minimumAttempts``, and (at the default threshold) as many as the users seen succeeding in that
+///   span: strangers need an address block for each such user. While the circuit is half open, only a probe's own
+///   client is heard. Past ``Configuration/clientCapacity`` places the oldest failure leaves first.
 ///
 /// An open circuit is skipped (plans go straight to the next flow) until ``Configuration/coolDown`` has passed;
 /// then a few probe attempts are let through (one per distinct client, at most ``Configuration/probes`` at once,
 /// each held at most ``Configuration/probeTimeout`` from the client's first probe, however often it starts again:
-/// a client that starts a probe and never reports holds one slot for a while, never the channel, and probes no
-/// more for a cool-down after, or until the circuit opens or closes again). A probe is reserved when the
+/// a client that starts a probe and never reports, or cancels it, or says it failed, holds one slot for a while,
+/// never the channel, and takes no slot for a cool-down after, or until the circuit opens or closes again). A
+/// reservation refused is advice on a server: that client's login still runs the flow, without a slot, and is not
+/// heard while the circuit is half open. A probe is reserved when the
 /// transition that entered it is applied, after ``admissions(at:)`` was read: logins that read the admissions
 /// before the first reservation is applied (a burst of starts within a request's time) may each run the
 /// channel once, so "at most ``Configuration/probes``" bounds the reservations, not such a burst.
@@ -24,8 +30,9 @@
 /// A probe's success closes the circuit, unless clients' words still meet the rule against the clients seen
 /// succeed: then probing goes on until the successes outweigh them (or the words age out), so strangers who
 /// opened a circuit cannot open it again with the same addresses. A probe failure this process saw re-opens it
-/// for another cool-down. A client's word that its probe failed re-opens nothing: it frees the slot, and that
-/// client probes no more for a cool-down. User cancellations and switches do not count. Thread-safe: share one
+/// for another cool-down. A client's word that its probe failed re-opens nothing. So a client-told outage, once the
+/// circuit has opened, keeps it half open (a few probes at once) until it ends. User cancellations and switches do
+/// not count. Thread-safe: share one
 /// across a server's requests. Time is the caller's (`at:`), so it is deterministic in tests.
 ///
 /// The session machine never calls it: the driver reads ``admissions(at:)`` before a start or a report,
@@ -62,7 +69,7 @@ public final class ChannelHealth: Sendable {
         ///   - probes: Probes at once; at least 1.
         ///   - probeTimeout: How long a silent probe holds its slot.
         ///   - clientSpan: How long a client's word and a success seen for a client weigh.
-        ///   - clientCapacity: The most clients weighed at once per channel; at least 1.
+        ///   - clientCapacity: The most clients weighed at once per channel, 1 ... 2²⁰.
         package init(
             window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60), probes: Int = 3,
             probeTimeout: Duration = .seconds(20), clientSpan: Duration = .seconds(120), clientCapacity: Int = 4_096
@@ -74,7 +81,7 @@ public final class ChannelHealth: Sendable {
             self.probes = max(1, probes)
             self.probeTimeout = max(.zero, probeTimeout)
             self.clientSpan = max(.zero, clientSpan)
-            self.clientCapacity = max(1, clientCapacity)
+            self.clientCapacity = min(max(1, clientCapacity), 1 << 20)
         }
     }
 
@@ -294,8 +301,14 @@ public final class ChannelHealth: Sendable {
         let key = OneTapCore.Channel(carrier: carrier, flow: flow)
         let holder = client ?? seen
         guard action != .cancelled, action != .switch else {
-            // The user's choice says nothing about the channel; a probe it answered frees its slot.
-            channels.withLock { $0[key]?.probes.removeAll { $0.isHeld(by: holder) } }
+            // The user's choice says nothing about the channel; a probe it answered frees its slot, and a client's
+            // probe so freed leaves it without one for a cool-down (else starting again at once would take a fresh one).
+            channels.withLock { channels in
+                guard var channel = channels[key], channel.probes.contains(where: { $0.isHeld(by: holder) }) else { return }
+                channel.probes.removeAll { $0.isHeld(by: holder) }
+                if let holder { spend(holder, in: &channel, at: now) }
+                channels[key] = channel
+            }
             return
         }
         let failed = action != .success
@@ -303,20 +316,24 @@ public final class ChannelHealth: Sendable {
             var channel = channels[key] ?? State()
             defer { channels[key] = channel }
             channel.settle(at: now, configuration)
-            if let holder {
-                channel.clients.note(
-                    holder, failed: failed, at: now, span: configuration.clientSpan, slack: configuration.probeTimeout, capacity: configuration.clientCapacity)
+            let probing = channel.openUntil.map { now >= $0 || !channel.probes.isEmpty } ?? false
+            // The ledger takes clients' words (while probing, only a probe's own) and the successes seen for clients;
+            // a failure the server saw counts in its own window, and holds no client's place.
+            if let client, !probing || channel.probes.contains(where: { $0.isHeld(by: client) }) {
+                note(client, failed: failed, in: &channel, at: now)
+            } else if client == nil, let seen, !failed {
+                note(seen, failed: false, in: &channel, at: now)
             }
-            if let until = channel.openUntil, now >= until || !channel.probes.isEmpty {
+            if probing {
                 answerProbe(failed: failed, word: client, holder: holder, in: &channel, at: now)
                 return
             }
-            guard channel.openUntil == nil else { return }  // an attempt admitted before the circuit opened: already counted as open
+            guard channel.openUntil == nil else { return }  // an attempt admitted before the circuit opened: it is open already
             if client == nil {
                 channel.outcomes.append(Attempt(failed: failed))
                 if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
             }
-            if meetsOpeningRule(channel.outcomes) || channel.clients.meets(minimum: configuration.minimumAttempts, threshold: configuration.failureThreshold) {
+            if failed, meetsOpeningRule(channel.outcomes) || clientsMeetOpeningRule(channel) {
                 open(&channel, at: now)
             }
         }
@@ -327,7 +344,7 @@ public final class ChannelHealth: Sendable {
         if !failed {
             // A success closes the circuit, unless clients' words still outweigh the clients seen succeed: then
             // probing goes on (its slot freed) until they no longer do.
-            if channel.clients.meets(minimum: configuration.minimumAttempts, threshold: configuration.failureThreshold) {
+            if clientsMeetOpeningRule(channel) {
                 channel.probes.removeAll { $0.isHeld(by: holder) }
             } else {
                 channel.openUntil = nil
@@ -341,16 +358,31 @@ public final class ChannelHealth: Sendable {
             // A client's word that its probe failed re-opens nothing: it frees the slot, and that client probes no
             // more for a cool-down (starting again at once would take the slot again).
             channel.probes.removeAll { $0.isHeld(by: client) }
-            channel.spent.removeAll { $0.until <= now }
-            if let client { channel.spent.append((client, now.addingTimeInterval(configuration.coolDown.seconds))) }
-            if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
+            if let client { spend(client, in: &channel, at: now) }
         }
+    }
+
+    /// Leaves a client without a probe slot for a cool-down.
+    private func spend(_ client: ChannelClient, in channel: inout State, at now: Date) {
+        channel.spent.removeAll { $0.until <= now }
+        channel.spent.append((client, now.addingTimeInterval(configuration.coolDown.seconds)))
+        if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
     }
 
     /// Whether what this process saw meets the opening rule: enough attempts, enough of them failures.
     private func meetsOpeningRule(_ outcomes: [Attempt]) -> Bool {
         let failures = outcomes.reduce(0) { $0 + ($1.failed ? 1 : 0) }
-        return outcomes.count >= configuration.minimumAttempts && Double(failures) >= configuration.failureThreshold * Double(outcomes.count)
+        return outcomes.count >= configuration.minimumAttempts && Double(failures) / Double(outcomes.count) >= configuration.failureThreshold
+    }
+
+    /// Whether clients' words meet the opening rule against the clients seen succeed: enough failing clients, and
+    /// enough of the clients weighed failing.
+    private func clientsMeetOpeningRule(_ channel: State) -> Bool {
+        channel.clients.meets(minimum: configuration.minimumAttempts, threshold: configuration.failureThreshold)
+    }
+
+    private func note(_ client: ChannelClient, failed: Bool, in channel: inout State, at now: Date) {
+        channel.clients.note(client, failed: failed, at: now, span: configuration.clientSpan, capacity: configuration.clientCapacity)
     }
 
     /// Opens the circuit for a cool-down: what this process saw and the probes start afresh; clients' words and the

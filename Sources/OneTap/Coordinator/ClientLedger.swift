@@ -3,101 +3,138 @@ import Foundation
 /// What distinct clients last told of one channel, and which clients the server saw succeed on it, over a span of
 /// time: the evidence ``ChannelHealth`` weighs a client's word against.
 ///
-/// One entry a client (``ChannelClient``: sharing an app session, an identity or an address block is being the same
-/// client; a device id, the app's claim, joins nothing), the newest word replacing the older: a failure the client
-/// told, or a success or failure the server saw for it. Entries leave when they are older than the span, when a
-/// clock set back puts them ahead of now, or, past the capacity, oldest first. A success the server saw for a client
-/// that gave no address is that client's own entry (its app session and identity), never the shared unknown
-/// address's: a success is the server's observation, and must not be folded into every address-less client's word.
+/// One place a client, the newest outcome replacing the older: a failure the client told, or a success the server saw
+/// for it. A failure is the client's word, so it is placed by every key a stranger cannot claim (``ChannelClient``:
+/// its app session, its identity, its address blocks; a device id joins nothing): failures from one address block are
+/// one place. A success is the server's own observation, placed by the credentials alone (app session and identity):
+/// users behind one carrier NAT address or one IPv6 /48 are each a place, and no stranger's failure from a shared
+/// block replaces a user's success; the user's own newer failure does.
 ///
-/// - Complexity: ``note(_:failed:at:span:slack:capacity:)`` is O(k) amortized for a client of k keys (at most five);
+/// Places leave once older than the span. Past the capacity the oldest failure leaves first (a failure with none
+/// before it is not kept): a burst of strangers' words never pushes out the successes seen. Time never runs back
+/// here: an instant behind the latest one seen (a slow request's) counts as the latest; a clock set back by more
+/// than ten spans restarts the span of every place from the new time.
+///
+/// - Complexity: ``note(_:failed:at:span:capacity:)`` is O(k) amortized for a client of k keys (at most four);
 ///   ``count`` and ``failing`` are O(1). Memory is O(capacity).
-struct ClientLedger {
-    private struct Entry {
+struct ClientLedger: Sendable {
+    private struct Entry: Sendable {
         var keys: [String]
         var failed: Bool
-        var at: Date
+    }
+
+    /// Places in the order they were noted (some since replaced), from `head` on.
+    private struct Queue: Sendable {
+        var items: [(serial: UInt64, at: Date)] = []
+        var head = 0
+
+        var oldest: (serial: UInt64, at: Date)? { head < items.count ? items[head] : nil }
+
+        mutating func popOldest() -> UInt64? {
+            guard head < items.count else { return nil }
+            head += 1
+            return items[head - 1].serial
+        }
+
+        /// Lets go of what lies before `head`, and of replaced places once they outnumber the live ones several times.
+        mutating func compact(live: (UInt64) -> Bool, capacity: Int) {
+            if items.count - head > 4 * capacity {
+                items = items[head...].filter { live($0.serial) }
+                head = 0
+            } else if head > 1_024, head * 2 > items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+        }
+
+        mutating func restart(at now: Date) {
+            for index in items.indices { items[index].at = now }
+        }
     }
 
     private var entries: [UInt64: Entry] = [:]
-    /// The entry each key belongs to.
+    /// The place each key belongs to.
     private var owners: [String: UInt64] = [:]
-    /// Entries in the order they were noted (some since replaced), from `head` on.
-    private var order: [(serial: UInt64, at: Date)] = []
-    private var head = 0
+    private var failures = Queue()
+    private var successes = Queue()
     private var nextSerial: UInt64 = 0
-    /// How many entries are failures.
+    /// The latest instant seen.
+    private var latest: Date?
+    /// How many places are failures.
     private(set) var failing = 0
 
     /// How many clients are in the ledger.
     var count: Int { entries.count }
 
-    /// Notes a client's newest outcome, replacing every entry it shares a key with.
+    /// Notes a client's newest outcome, replacing every place it shares a key with.
     /// - Parameters:
     ///   - client: The client.
-    ///   - failed: Whether the attempt failed.
+    ///   - failed: Whether the attempt failed (the client's word), or succeeded (the server saw it).
     ///   - now: The time.
-    ///   - span: How long an entry counts.
-    ///   - slack: How far ahead of `now` an entry may stand before it is taken for a clock set back.
-    ///   - capacity: The most entries kept; at least 1.
-    mutating func note(_ client: ChannelClient, failed: Bool, at now: Date, span: Duration, slack: Duration, capacity: Int) {
-        forget(at: now, span: span, slack: slack)
-        var keys = client.keysBeyondTheDevice
-        if !failed, keys.count > 1 { keys.removeAll { $0 == ChannelClient.unknownAddress } }
+    ///   - span: How long a place counts.
+    ///   - capacity: The most places kept, 1 ... 2²⁰.
+    mutating func note(_ client: ChannelClient, failed: Bool, at now: Date, span: Duration, capacity: Int) {
+        let capacity = min(max(1, capacity), 1 << 20)
+        let now = forget(at: now, span: span)
+        let keys = failed ? client.keysBeyondTheDevice : client.credentialKeys
         for key in keys {
             if let serial = owners[key] { remove(serial) }
         }
         let serial = nextSerial
         nextSerial &+= 1
-        entries[serial] = Entry(keys: keys, failed: failed, at: now)
+        entries[serial] = Entry(keys: keys, failed: failed)
         for key in keys { owners[key] = serial }
-        if failed { failing += 1 }
-        order.append((serial, now))
-        while entries.count > max(1, capacity) { dropOldest() }
-        if order.count - head > 4 * max(1, capacity) { rebuildOrder() }
+        if failed {
+            failing += 1
+            failures.items.append((serial, now))
+        } else {
+            successes.items.append((serial, now))
+        }
+        while entries.count > capacity {
+            guard let oldest = failures.popOldest() ?? successes.popOldest() else { break }
+            remove(oldest)
+        }
+        let live = entries
+        failures.compact(live: { live[$0] != nil }, capacity: capacity)
+        successes.compact(live: { live[$0] != nil }, capacity: capacity)
     }
 
-    /// Drops the entries older than `span` and those a clock set back put more than `slack` ahead of `now`.
+    /// Lets go of the places older than `span`.
     /// - Parameters:
     ///   - now: The time.
-    ///   - span: How long an entry counts.
-    ///   - slack: How far ahead of `now` an entry may stand.
-    mutating func forget(at now: Date, span: Duration, slack: Duration) {
-        let oldest = now.addingTimeInterval(-span.seconds)
-        let latest = now.addingTimeInterval(slack.seconds)
-        while head < order.count, order[head].at <= oldest || order[head].at > latest { dropOldest() }
-        if head > 1_024, head * 2 > order.count {
-            order.removeFirst(head)
-            head = 0
+    ///   - span: How long a place counts.
+    /// - Returns: The ledger's time: `now`, or the latest instant seen when `now` is behind it.
+    @discardableResult
+    mutating func forget(at now: Date, span: Duration) -> Date {
+        var time = now
+        if let latest, now < latest {
+            if latest.timeIntervalSince(now) > 10 * span.seconds {
+                failures.restart(at: now)   // a clock set back: every place counts a span from now
+                successes.restart(at: now)
+            } else {
+                time = latest
+            }
         }
+        latest = time
+        let oldest = time.addingTimeInterval(-span.seconds)
+        while let place = failures.oldest, place.at <= oldest { _ = failures.popOldest(); remove(place.serial) }
+        while let place = successes.oldest, place.at <= oldest { _ = successes.popOldest(); remove(place.serial) }
+        return time
     }
 
-    /// Whether the ledger meets an opening rule: at least `minimum` clients, and failures at least `threshold` of them.
+    /// Whether the ledger meets an opening rule: at least `minimum` failing clients, and failures at least
+    /// `threshold` of the clients in it.
     /// - Parameters:
-    ///   - minimum: The fewest clients.
+    ///   - minimum: The fewest failing clients.
     ///   - threshold: The failure share, 0 ... 1.
     /// - Returns: True when both hold.
     func meets(minimum: Int, threshold: Double) -> Bool {
-        count >= max(1, minimum) && Double(failing) >= threshold * Double(count)
-    }
-
-    private mutating func dropOldest() {
-        guard head < order.count else { return }
-        let serial = order[head].serial
-        head += 1
-        remove(serial)
+        failing >= max(1, minimum) && Double(failing) / Double(count) >= threshold
     }
 
     private mutating func remove(_ serial: UInt64) {
         guard let entry = entries.removeValue(forKey: serial) else { return }
         if entry.failed { failing -= 1 }
         for key in entry.keys where owners[key] == serial { owners[key] = nil }
-    }
-
-    /// Keeps only the live entries in `order`, in the order they were noted: a client noted again and again leaves a
-    /// replaced place behind each time, and those must not pile up for a whole span.
-    private mutating func rebuildOrder() {
-        order = entries.map { (serial: $0.key, at: $0.value.at) }.sorted { $0.serial < $1.serial }
-        head = 0
     }
 }

@@ -289,11 +289,15 @@ public struct LoginServer: Sendable {
     ///   - id: The session.
     ///   - version: The version the exchange was asked at (the one with the `exchange` instruction); required.
     ///   - claims: The verified claims of the app session that started the login.
+    ///   - address: The client's address as ``ClientAddress`` resolved it, as given to ``report(_:to:version:from:address:device:captcha:)``:
+    ///     the circuit breaker tells clients apart by it (without it, every address-less client's word is one).
+    ///   - device: The app's device id, if the request gave one.
     /// - Returns: The session after the answer.
     /// - Throws: ``LoginRejection`` (`unexpected` when the session is not exchanging this token,
     ///   `stale-version`, `unknown-session`, `ended`, `expired`), or ``StoreError``.
     public func exchanged(
-        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int, from claims: AccessClaims
+        _ result: Result<ExchangeResponse, any Error>, token: Secret, session id: LoginSessionID, version: Int, from claims: AccessClaims,
+        address: IPAddress? = nil, device: DeviceID? = nil
     ) async throws -> LoginTransition {
         let session = try await owned(id, by: claims)
         let outcome: ExchangeOutcome
@@ -306,7 +310,7 @@ public struct LoginServer: Sendable {
             let (answer, unreached, callers) = ExchangeCallFailure(error, callerCancelled: false).exchangeAnswer(scrubbing: [token])
             outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached, callersWord: callers)
         }
-        return try await advance(session, .exchange(outcome), version: version, client: client(claims, nil, nil))
+        return try await advance(session, .exchange(outcome), version: version, client: client(claims, address, device))
     }
 
     /// Sends an SMS code for a session at its SMS step.

@@ -107,13 +107,14 @@ import Testing
 
     /// A partial outage whose failures are clients' words (the carrier's failure codes, the SDK's) while real successes
     /// go on: the circuit opens when the failing clients are most of the attempts (30 failing clients against 10
-    /// successes the server saw). Pinned so that a defence against strangers' words never silences an outage.
+    /// successes the server saw, each for a client of its own). Pinned so that a defence against strangers' words never
+    /// silences an outage.
     @Test func aPartialOutageToldByClientsStillOpensTheCircuit() {
         let health = ChannelHealth()
         for index in 0..<40 {
             clock.advance(by: .seconds(1))
             if index % 4 == 3 {
-                health.record(.mobile, for: .mobile, action: .success, at: clock.now())
+                health.record(.mobile, for: .mobile, action: .success, seenFor: Self.client(index, address: "198.19.\(index).7"), at: clock.now())
             } else {
                 health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "198.18.\(index).7"), at: clock.now())
             }
@@ -134,6 +135,48 @@ import Testing
         clock.advance(by: .seconds(3))
         health.record(.mobile, for: .mobile, action: .success, at: clock.now())
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: until))
+    }
+
+    /// A new client probes, and the server sees its exchange succeed.
+    /// - Returns: The circuit's state after it.
+    func probeSucceeds(_ health: ChannelHealth) -> ChannelHealth.CircuitState {
+        let prober = Self.client(99, address: "198.19.99.7")
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: prober, at: clock.now()) == .probe)
+        health.record(.mobile, for: .mobile, action: .success, seenFor: prober, at: clock.now())
+        return health.state(of: .mobile, for: .mobile, at: clock.now())
+    }
+
+    /// Failures the server saw for many clients open the circuit by its own window; they hold no client's place, so
+    /// after the cool-down the first probe's success closes it (a client-told outage would keep it probing).
+    @Test func anOutageTheServerSawClosesAtTheFirstProbeSuccess() {
+        let health = ChannelHealth()
+        for index in 0..<10 { health.record(.mobile, for: .mobile, action: .failed, seenFor: Self.client(index, address: "198.19.\(index).7"), at: clock.now()) }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+        clock.advance(by: .seconds(60))
+        #expect(probeSucceeds(health) == .closed)
+    }
+
+    /// While half open, only a probe's own client is heard: twenty clients holding no probe saying the channel fails
+    /// (sessions started before it opened, or strangers) change nothing, and a probe's success closes it.
+    @Test func whileHalfOpenOnlyAProbesClientIsHeard() {
+        let health = ChannelHealth()
+        for _ in 0..<10 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        for index in 0..<20 { health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "203.0.\(index).7"), at: clock.now()) }
+        #expect(probeSucceeds(health) == .closed)
+    }
+
+    /// Clients' words must be at least the opening rule's minimum, whatever the successes: five users seen succeed and
+    /// five strangers leave the circuit closed; ten strangers against five users open it.
+    @Test func failingClientsMustReachTheMinimum() {
+        let health = ChannelHealth()
+        for index in 0..<5 { health.record(.mobile, for: .mobile, action: .success, seenFor: Self.client(index, address: "198.19.\(index).7"), at: clock.now()) }
+        for index in 0..<9 {
+            health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(100 + index, address: "203.0.\(index).7"), at: clock.now())
+            #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "\(index + 1) strangers")
+        }
+        health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(109, address: "203.0.9.7"), at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
     }
 
     /// One client's reports hold one place in the window: its newer report replaces its older one.
@@ -183,16 +226,24 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
     }
 
+    /// A circuit opened by four failures seen, its cool-down passed, and three clients holding its three probes.
+    /// - Parameter address: The address of client 1, 2 and 3.
+    /// - Returns: The breaker and the three clients.
+    func halfOpenWithEveryProbeTaken(_ address: (Int) -> String) -> (ChannelHealth, [ChannelClient]) {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        let squatters = (1...3).map { Self.client($0, address: address($0)) }
+        for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .probe) }
+        return (health, squatters)
+    }
+
     /// An attacker's read: three clients that each start a probe and never report, starting again just before
     /// their slot frees, held every probe slot for ever, and every other user skipped the channel. A client's
     /// slot now frees a probe timeout after its first probe, however often it starts again, and a client whose
     /// probe ran out unreported probes no more for a cool-down (or until the circuit opens or closes again).
     @Test func clientsThatNeverReportCannotHoldTheProbeSlots() {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
-        let squatters = (1...3).map { Self.client($0, address: "2001:db8:\($0)::1") }
-        for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .probe) }
+        let (health, squatters) = halfOpenWithEveryProbeTaken { "2001:db8:\($0)::1" }
         let honest = Self.client(9, address: "2001:db9::1")
         #expect(health.admit(.mobile, for: .mobile, reservedBy: honest, at: clock.now()) == .rejected, "three probes under way")
         clock.advance(by: .seconds(19))
@@ -212,6 +263,21 @@ import Testing
         #expect(health.admit(.mobile, for: .mobile, reservedBy: squatters[0], at: clock.now()) == .probe)
         health.record(.mobile, for: .mobile, action: .success, at: clock.now())
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+
+    /// An attacker's read: three clients that take every probe slot and cancel just before their slots run out, then
+    /// start again, held the slots for ever (a cancelled probe left its client free to take a fresh one). A client whose
+    /// probe it cancelled or switched away from takes no slot for a cool-down.
+    @Test func clientsThatCancelTheirProbesCannotHoldTheSlots() {
+        let (health, squatters) = halfOpenWithEveryProbeTaken { "198.51.100.\($0)" }
+        clock.advance(by: .seconds(19))
+        for (index, squatter) in squatters.enumerated() {
+            health.record(.mobile, for: .mobile, action: index == 0 ? .switch : .cancelled, reportedBy: squatter, at: clock.now())
+            #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .rejected)
+        }
+        for index in 4...6 {
+            #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(index, address: "192.0.2.\(index)"), at: clock.now()) == .probe)
+        }
     }
 
     /// An attacker's read: a device id is the app's claim. A stranger who claims the owner's device id, starts a

@@ -47,7 +47,7 @@ import Testing
     /// Forty users logged in within the last minute, each from an address of its own. Strangers from distinct
     /// addresses saying the SDK fails open the circuit only once they are as many as those users: 39 leave it
     /// closed, the 40th opens it. Before: the tenth opened it.
-    @Test func strangersMustOutnumberTheClientsTheServerSawSucceed() async throws {
+    @Test func strangersMustBeAsManyAsTheClientsTheServerSawSucceed() async throws {
         let health = ChannelHealth()
         let logins = server(health)
         for index in 0..<40 {

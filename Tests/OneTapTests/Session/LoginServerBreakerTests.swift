@@ -213,6 +213,27 @@ import Testing
         #expect(opened(try await tenOwnExchanges(failingWith: Self.carrierDown) { Self.client($0) }))
     }
 
+    /// An attacker's read: `exchanged` told the breaker every caller as one client without an address, so a
+    /// carrier refusing the tokens of ten users on ten addresses was one client's word and never opened the circuit.
+    /// The caller passes the address, as to `report`.
+    @Test func exchangedAnswersTellEachClientByTheAddressGiven() async throws {
+        let health = health()
+        let logins = server(health: health)
+        for index in 0..<10 {
+            let address = try IPAddress("203.0.113.\(index + 1)")
+            let started = try await logins.start(Self.mobileSIM, for: Self.client(index), address: address)
+            let asked = try await logins.report(Self.success("T-\(index)"), to: started.session.id, version: 1, from: Self.client(index), address: address)
+            guard case .exchange(let credential) = asked.instruction else {
+                Issue.record("expected an exchange instruction, got \(asked.instruction)")
+                return
+            }
+            let refused = ExchangeResponse(code: "103114")   // the carrier's failure answer to the client's token: its word
+            _ = try await logins.exchanged(
+                .success(refused), token: credential.token, session: started.session.id, version: 2, from: Self.client(index), address: address)
+        }
+        #expect(opened(health))
+    }
+
     /// A success counts once its exchange succeeded: a success report whose exchange failed is one
     /// failure in the window, not a success and a failure.
     @Test func aSuccessCountsOnlyAfterItsExchange() async throws {
