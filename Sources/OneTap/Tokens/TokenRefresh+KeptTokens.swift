@@ -26,8 +26,9 @@ extension TokenRefresh {
         /// The answer for the callers: the kept token (written, or still only in memory while usable), or
         /// another writer's usable token.
         case answer(AccessToken)
-        /// Refresh from this token: the kept one, written or not, whose refresh token is the latest.
-        case refreshFrom(StoredToken)
+        /// Refresh from `basis` (the kept token, written or not: its refresh token is the latest), writing the answer
+        /// over `stored` (the token and version the store holds: the kept one once written, else the one it replaces).
+        case refreshFrom(basis: AccessToken, over: StoredToken)
     }
 
     /// Writes a token an earlier refresh could not store, over the version it replaces.
@@ -48,8 +49,9 @@ extension TokenRefresh {
                 _ = vault.failures.record(account, at: now)
                 return .answer(kept)
             }
-            // Expired in memory too: refresh from it (its refresh token is the latest); its write replaces the same version.
-            return .refreshFrom(StoredToken(token: kept, version: current.version))
+            // Expired in memory too: refresh from it (its refresh token is the latest); the answer is written over the
+            // stored token it replaces, so that a re-save of that token since is recognised.
+            return .refreshFrom(basis: kept, over: current)
         }
         if let version = written {
             vault.unsaved.forget(account, ifStill: kept)
@@ -60,14 +62,14 @@ extension TokenRefresh {
                 emit(.refreshed(account: account, flow: kept.flow, expiresAt: kept.expiresAt, rotatedRefreshToken: rotated))
             }
             let stored = StoredToken(token: kept, version: version)
-            return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(stored)
+            return policy.state(of: kept, at: now) == .fresh ? .answer(kept) : .refreshFrom(basis: kept, over: stored)
         }
         // Someone wrote another token since (another instance's refresh, a logout, a login): theirs stands.
         vault.unsaved.forget(account, ifStill: kept)
         guard let latest = try await load(account) else {
             throw TokenError(.loggedOut, account: account, message: "the token was removed since the refresh that could not be stored")
         }
-        return policy.state(of: latest.token, at: now) == .fresh ? .answer(latest.token) : .refreshFrom(latest)
+        return policy.state(of: latest.token, at: now) == .fresh ? .answer(latest.token) : .refreshFrom(basis: latest.token, over: latest)
     }
 
     /// Writes every token this vault kept after a failed write, over the version each replaces (what the

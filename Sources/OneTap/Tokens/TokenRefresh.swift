@@ -128,12 +128,14 @@ package struct TokenRefresh: Sendable {
         guard !flight.loggedOut, var current = try await load(account) else {
             throw TokenError(.loggedOut, account: account, message: "the token was removed before the refresh")
         }
+        // The token the refresh starts from: the stored one, or a kept one the store has not taken.
+        var basis = current.token
         if let kept = vault.unsaved.token(for: account, over: current) {
             // An earlier refresh's token that the store failed to write: written first, since its refresh token may
             // be the only one the carrier still takes.
             switch try await writeKept(kept, over: current, in: vault) {
             case .answer(let token): return token
-            case .refreshFrom(let token): current = token
+            case .refreshFrom(let from, let stored): (basis, current) = (from, stored)
             }
         }
         if current.version != flight.stored.version, policy.state(of: current.token, at: clock.now()) == .fresh {
@@ -145,11 +147,11 @@ package struct TokenRefresh: Sendable {
         // arrived, which may take long (a late answer up to the late-answer limit after).
         let sent = clock.now()
         do {
-            response = try await refresher.refresh(current.token)
+            response = try await refresher.refresh(basis)
         } catch is CancellationError where Task.isCancelled {
             throw CancellationError()
         } catch {
-            let message = Secret.scrub(Self.why(error), of: [current.token.value, current.token.refreshToken])
+            let message = Secret.scrub(Self.why(error), of: [basis.value, basis.refreshToken, current.token.value, current.token.refreshToken])
             let refused = (error as? TokenError)?.kind == .reloginRequired
             return try await failed(flight, current, refused: refused, "the refresh \(refused ? "was refused" : "failed"): \(message)", in: vault)
         }
@@ -157,7 +159,7 @@ package struct TokenRefresh: Sendable {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
         }
         let now = clock.now()
-        let (fresh, rotatedRefresh) = refreshed(current.token, with: response, at: sent)
+        let (fresh, rotatedRefresh) = refreshed(basis, with: response, at: sent)
         // An answer that cannot be served: none to serve (no access token, a lifetime that is none), or one expired
         // on arrival.
         var unusable = response.unusable ?? (response.accessToken.isEmpty ? "the refresh answer has an empty access token" : nil)
@@ -172,8 +174,7 @@ package struct TokenRefresh: Sendable {
             }
             // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
             // token the account had, so the next refresh carries it.
-            let kept = current.token.rotated(
-                value: current.token.value, refreshToken: rotatedRefresh, issuedAt: current.token.issuedAt, expiresAt: current.token.expiresAt)
+            let kept = basis.rotated(value: basis.value, refreshToken: rotatedRefresh, issuedAt: basis.issuedAt, expiresAt: basis.expiresAt)
             var stored = current
             do {
                 // Nil: someone wrote another token since; theirs stands.

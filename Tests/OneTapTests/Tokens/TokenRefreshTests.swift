@@ -409,6 +409,40 @@ extension TokenVaultTests {
         #expect(!events.names.contains("refreshed-elsewhere"))
     }
 
+    /// The review's second finding: a refresh that goes on from a kept token (refreshed earlier, its write failed, now
+    /// expired) wrote its answer over the stored token's version while naming the kept token as the one it replaced,
+    /// so a re-save of the stored token since (another instance moving its due time) was not recognised: the carrier's
+    /// answer, with its rotated refresh token, was thrown away for the retired one. The answer is written over it.
+    @Test func aRefreshFromAKeptTokenIsWrittenOverAReSaveOfTheStoredToken() async throws {
+        struct KeptWriteFailsThenReSaved: TokenStore {
+            let base: any TokenStore
+            let reSaved = LockedValue(false)
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
+                if token.value.reveal() == "A2", reSaved.withLock({ done in defer { done = true }; return !done }), let stored = try await base.load(token.account) {
+                    _ = try await base.save(stored.token, replacing: stored.version, dueAt: dueAt)   // another instance, first
+                }
+                return try await base.save(token, replacing: expected, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+        }
+        let refresher = MockRefresher([
+            .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
+            .success(RefreshResponse(accessToken: Secret("A2"), refreshToken: Secret("R2"), expiresIn: try ExpiresIn(seconds: 2_592_000))),
+        ])
+        try await running(vault(refresher, store: KeptWriteFailsThenReSaved(base: store))) { vault in
+            try await vault.store(expired())
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // served from memory: its write failed
+            clock.advance(by: .seconds(7_200))   // A1 expired, past any back-off
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
+        }
+        let kept = try #require(try await store.load("u1"))
+        #expect(kept.token.value.reveal() == "A2")
+        #expect(kept.token.refreshToken?.reveal() == "R2")
+    }
+
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
         // Two vaults (two server instances) over one store whose refresh lock does not span them.
         let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-A")))])
