@@ -13,14 +13,15 @@
 ///   user's app session and identity alone, so users behind one carrier NAT address are each a place and a
 ///   stranger's word from their address replaces none. The rule counts failing clients: at least
 ///   ``Configuration/minimumAttempts``, and (at the default threshold) as many as the users seen succeeding in that
-///   span: strangers need an address block for each such user. While the circuit is half open, only a probe's own
-///   client is heard. Past ``Configuration/clientCapacity`` places the oldest failure leaves first.
+///   span: strangers need an address block for each such user. Words are heard while the circuit is closed, and
+///   while it is half open from a live probe's own client only (none in a cool-down). Past
+///   ``Configuration/clientCapacity`` places the oldest failure leaves first.
 ///
 /// An open circuit is skipped (plans go straight to the next flow) until ``Configuration/coolDown`` has passed;
 /// then a few probe attempts are let through (one per distinct client, at most ``Configuration/probes`` at once,
 /// each held at most ``Configuration/probeTimeout`` from the client's first probe, however often it starts again:
 /// a client that starts a probe and never reports, or cancels it, or says it failed, holds one slot for a while,
-/// never the channel, and takes no slot for a cool-down after, or until the circuit opens or closes again). A
+/// never the channel, and takes no slot after until the circuit opens or closes again). A
 /// reservation refused is advice on a server: that client's login still runs the flow, without a slot, and is not
 /// heard while the circuit is half open. A probe is reserved when the
 /// transition that entered it is applied, after ``admissions(at:)`` was read: logins that read the admissions
@@ -114,11 +115,12 @@ public final class ChannelHealth: Sendable {
         var client: ChannelClient?
         var startedAt: Date
 
-        /// Whether it is the same client's (two of this process's own probes are).
+        /// Whether it is the same client's (two of this process's own probes are), by what a stranger cannot claim:
+        /// a device id alone makes no two clients one here.
         func isHeld(by other: ChannelClient?) -> Bool {
             switch (client, other) {
             case (nil, nil): true
-            case (let mine?, let theirs?): mine.overlaps(theirs)
+            case (let mine?, let theirs?): mine.overlapsBeyondTheDevice(theirs)
             default: false
             }
         }
@@ -130,17 +132,16 @@ public final class ChannelHealth: Sendable {
         var clients = ClientLedger()
         var openUntil: Date? = nil
         var probes: [Probe] = []
-        /// Clients whose probe ran out unreported, and until when they probe no more: a cool-down after the
-        /// probe ran out, or until the circuit opens or closes again (the newest ``spentLimit``). Bounded in time,
-        /// so that one abandoned probe never bars a whole address block (a /48 is one client) for good.
-        var spent: [(client: ChannelClient, until: Date)] = []
+        /// Clients whose probe ran out unreported, or which cancelled it or said it failed: they take no probe slot
+        /// until the circuit opens or closes again (the newest ``spentLimit``). On a server that is advice: their
+        /// logins still run the flow, without a slot, and a success the server sees for them still counts.
+        var spent: [ChannelClient] = []
         static let spentLimit = 256
 
         /// Brings back what a clock that has since gone back put further ahead than the rules allow, give or take
         /// a probe time-out (a slow request's instant, read before another request moved the channel on, is that
         /// much behind, and shortens nothing): an open circuit ends at most a cool-down and a probe time-out from
-        /// now, a probe started at most a probe time-out from now, a spent client waits at most two probe
-        /// time-outs and a cool-down. So a wall clock set back (a device's corrected by the network) never keeps
+        /// now, a probe started at most a probe time-out from now. So a wall clock set back (a device's corrected by the network) never keeps
         /// a channel skipped for much longer than the rules say, counted from the first time the breaker is asked
         /// after it.
         mutating func settle(at now: Date, _ configuration: Configuration) {
@@ -148,8 +149,13 @@ public final class ChannelHealth: Sendable {
             let latestEnd = ahead.addingTimeInterval(configuration.coolDown.seconds)
             if let until = openUntil, until > latestEnd { openUntil = latestEnd }
             for index in probes.indices where probes[index].startedAt > ahead { probes[index].startedAt = ahead }
-            let latestSpent = latestEnd.addingTimeInterval(configuration.probeTimeout.seconds)
-            for index in spent.indices where spent[index].until > latestSpent { spent[index].until = latestSpent }
+        }
+
+        /// Leaves a client without a probe slot until the circuit opens or closes again.
+        mutating func spend(_ client: ChannelClient) {
+            guard !spent.contains(client) else { return }
+            spent.append(client)
+            if spent.count > Self.spentLimit { spent.removeFirst(spent.count - Self.spentLimit) }
         }
 
         /// The probes still holding their slots at `now`.
@@ -258,15 +264,12 @@ public final class ChannelHealth: Sendable {
             guard now >= until else { return .rejected }
             var live = channel.live(at: now, timeout: configuration.probeTimeout)
             for probe in channel.probes where !live.contains(where: { $0.startedAt == probe.startedAt && $0.isHeld(by: probe.client) }) {
-                // Ran out unreported: no probe for that client for a cool-down after it ran out.
-                let until = probe.startedAt.addingTimeInterval(configuration.probeTimeout.seconds + configuration.coolDown.seconds)
-                if let spender = probe.client { channel.spent.append((spender, until)) }
+                // Ran out unreported: no probe for that client until the circuit opens or closes again.
+                if let spender = probe.client { channel.spend(spender) }
             }
-            channel.spent.removeAll { $0.until <= now }
-            if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
             let held = live.first { $0.isHeld(by: client) }
             // Never by a device id alone: a stranger claiming the owner's would spend the owner.
-            let spent = client.map { client in channel.spent.contains { $0.client.overlapsBeyondTheDevice(client) } } ?? false
+            let spent = client.map { client in channel.spent.contains { $0.overlapsBeyondTheDevice(client) } } ?? false
             if spent || (client == nil && (held != nil || live.count >= configuration.probes)) {
                 channel.probes = live
                 channels[key] = channel
@@ -302,11 +305,12 @@ public final class ChannelHealth: Sendable {
         let holder = client ?? seen
         guard action != .cancelled, action != .switch else {
             // The user's choice says nothing about the channel; a probe it answered frees its slot, and a client's
-            // probe so freed leaves it without one for a cool-down (else starting again at once would take a fresh one).
+            // probe so freed leaves it without one until the circuit opens or closes (else starting again at once
+            // would take a fresh one).
             channels.withLock { channels in
                 guard var channel = channels[key], channel.probes.contains(where: { $0.isHeld(by: holder) }) else { return }
                 channel.probes.removeAll { $0.isHeld(by: holder) }
-                if let holder { spend(holder, in: &channel, at: now) }
+                if let holder { channel.spend(holder) }
                 channels[key] = channel
             }
             return
@@ -316,13 +320,18 @@ public final class ChannelHealth: Sendable {
             var channel = channels[key] ?? State()
             defer { channels[key] = channel }
             channel.settle(at: now, configuration)
+            channel.clients.forget(at: now, span: configuration.clientSpan)
             let probing = channel.openUntil.map { now >= $0 || !channel.probes.isEmpty } ?? false
-            // The ledger takes clients' words (while probing, only a probe's own) and the successes seen for clients;
-            // a failure the server saw counts in its own window, and holds no client's place.
-            if let client, !probing || channel.probes.contains(where: { $0.isHeld(by: client) }) {
-                note(client, failed: failed, in: &channel, at: now)
-            } else if client == nil, let seen, !failed {
-                note(seen, failed: false, in: &channel, at: now)
+            // The ledger takes clients' words (while closed, or a live probe's own while probing: none in a cool-down)
+            // and the successes seen for clients; a failure the server saw counts in its own window, and holds no
+            // client's place.
+            if let client {
+                let heard = channel.openUntil == nil
+                    || probing && channel.live(at: now, timeout: configuration.probeTimeout).contains { $0.isHeld(by: client) }
+                guard heard else { return }
+                note(client, failed: failed, seen: false, in: &channel, at: now)
+            } else if let seen, !failed {
+                note(seen, failed: false, seen: true, in: &channel, at: now)
             }
             if probing {
                 answerProbe(failed: failed, word: client, holder: holder, in: &channel, at: now)
@@ -333,7 +342,7 @@ public final class ChannelHealth: Sendable {
                 channel.outcomes.append(Attempt(failed: failed))
                 if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
             }
-            if failed, meetsOpeningRule(channel.outcomes) || clientsMeetOpeningRule(channel) {
+            if meetsOpeningRule(channel.outcomes) || failed && clientsMeetOpeningRule(channel) {
                 open(&channel, at: now)
             }
         }
@@ -354,19 +363,12 @@ public final class ChannelHealth: Sendable {
             }
         } else if client == nil {
             open(&channel, at: now)  // the probe failed as this process saw it
-        } else if channel.probes.contains(where: { $0.isHeld(by: client) }) {
-            // A client's word that its probe failed re-opens nothing: it frees the slot, and that client probes no
-            // more for a cool-down (starting again at once would take the slot again).
+        } else if let client {
+            // A client's word that its probe failed (only a live probe's own is heard) re-opens nothing: it frees the
+            // slot, and that client takes no other until the circuit opens or closes (starting again at once would).
             channel.probes.removeAll { $0.isHeld(by: client) }
-            if let client { spend(client, in: &channel, at: now) }
+            channel.spend(client)
         }
-    }
-
-    /// Leaves a client without a probe slot for a cool-down.
-    private func spend(_ client: ChannelClient, in channel: inout State, at now: Date) {
-        channel.spent.removeAll { $0.until <= now }
-        channel.spent.append((client, now.addingTimeInterval(configuration.coolDown.seconds)))
-        if channel.spent.count > State.spentLimit { channel.spent.removeFirst(channel.spent.count - State.spentLimit) }
     }
 
     /// Whether what this process saw meets the opening rule: enough attempts, enough of them failures.
@@ -381,8 +383,8 @@ public final class ChannelHealth: Sendable {
         channel.clients.meets(minimum: configuration.minimumAttempts, threshold: configuration.failureThreshold)
     }
 
-    private func note(_ client: ChannelClient, failed: Bool, in channel: inout State, at now: Date) {
-        channel.clients.note(client, failed: failed, at: now, span: configuration.clientSpan, capacity: configuration.clientCapacity)
+    private func note(_ client: ChannelClient, failed: Bool, seen: Bool, in channel: inout State, at now: Date) {
+        channel.clients.note(client, failed: failed, seen: seen, at: now, span: configuration.clientSpan, capacity: configuration.clientCapacity)
     }
 
     /// Opens the circuit for a cool-down: what this process saw and the probes start afresh; clients' words and the

@@ -3,19 +3,19 @@ import Foundation
 /// What distinct clients last told of one channel, and which clients the server saw succeed on it, over a span of
 /// time: the evidence ``ChannelHealth`` weighs a client's word against.
 ///
-/// One place a client, the newest outcome replacing the older: a failure the client told, or a success the server saw
-/// for it. A failure is the client's word, so it is placed by every key a stranger cannot claim (``ChannelClient``:
-/// its app session, its identity, its address blocks; a device id joins nothing): failures from one address block are
-/// one place. A success is the server's own observation, placed by the credentials alone (app session and identity):
-/// users behind one carrier NAT address or one IPv6 /48 are each a place, and no stranger's failure from a shared
-/// block replaces a user's success; the user's own newer failure does.
+/// One place a client, the newest outcome replacing the older: what the client told (a failure, or a success where no
+/// exchange of the server's decides one), or a success the server saw for it. A client's word is placed by every key
+/// a stranger cannot claim (``ChannelClient``: its app session, its identity, its address blocks; a device id joins
+/// nothing): words from one address block are one place. A success the server saw is its own observation, placed by
+/// the credentials alone (app session and identity): users behind one carrier NAT address or one IPv6 /48 are each a
+/// place, and no stranger's word from a shared block replaces a user's success; the user's own newer word does.
 ///
 /// Places leave once older than the span. Past the capacity the oldest failure leaves first (a failure with none
 /// before it is not kept): a burst of strangers' words never pushes out the successes seen. Time never runs back
 /// here: an instant behind the latest one seen (a slow request's) counts as the latest; a clock set back by more
 /// than ten spans restarts the span of every place from the new time.
 ///
-/// - Complexity: ``note(_:failed:at:span:capacity:)`` is O(k) amortized for a client of k keys (at most four);
+/// - Complexity: ``note(_:failed:seen:at:span:capacity:)`` is O(k) amortized for a client of k keys (at most four);
 ///   ``count`` and ``failing`` are O(1). Memory is O(capacity).
 struct ClientLedger: Sendable {
     private struct Entry: Sendable {
@@ -69,14 +69,16 @@ struct ClientLedger: Sendable {
     /// Notes a client's newest outcome, replacing every place it shares a key with.
     /// - Parameters:
     ///   - client: The client.
-    ///   - failed: Whether the attempt failed (the client's word), or succeeded (the server saw it).
+    ///   - failed: Whether the attempt failed.
+    ///   - seen: Whether the server saw it (a success of its exchange), or the client told it.
     ///   - now: The time.
     ///   - span: How long a place counts.
     ///   - capacity: The most places kept, 1 ... 2²⁰.
-    mutating func note(_ client: ChannelClient, failed: Bool, at now: Date, span: Duration, capacity: Int) {
+    mutating func note(_ client: ChannelClient, failed: Bool, seen: Bool, at now: Date, span: Duration, capacity: Int) {
         let capacity = min(max(1, capacity), 1 << 20)
         let now = forget(at: now, span: span)
-        let keys = failed ? client.keysBeyondTheDevice : client.credentialKeys
+        let credentials = client.credentialKeys
+        let keys = seen && !credentials.isEmpty ? credentials : client.keysBeyondTheDevice
         for key in keys {
             if let serial = owners[key] { remove(serial) }
         }

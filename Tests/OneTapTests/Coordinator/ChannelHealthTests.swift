@@ -179,6 +179,46 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
     }
 
+    /// What this process saw is weighed after every attempt, a success too, as before clients' words were weighed apart:
+    /// six failures in ten open the circuit at the tenth attempt, a success.
+    @Test func theWindowIsWeighedAfterEveryAttempt() {
+        let health = ChannelHealth(window: 10, minimumAttempts: 10, failureThreshold: 0.5)
+        for action in [OutcomeAction.failed, .failed, .success, .success, .failed, .failed, .failed, .failed, .success] {
+            health.record(.mobile, for: .mobile, action: action, at: clock.now())
+        }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+        health.record(.mobile, for: .mobile, action: .success, at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+    }
+
+    /// Clients' words weigh for their span only, whatever is noted since: ten strangers' words at t=100 s against eleven
+    /// users at t=0 s, and one more user at 125 s, are all gone by 300 s, when a time-out the server saw comes in.
+    @Test func wordsPastTheirSpanWeighNothingWhenNothingWasNotedSince() {
+        let health = ChannelHealth()
+        for index in 0..<11 { health.record(.mobile, for: .mobile, action: .success, seenFor: Self.client(index, address: "198.19.\(index).7"), at: clock.now()) }
+        clock.advance(by: .seconds(100))
+        for index in 0..<10 { health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(100 + index, address: "203.0.\(index).7"), at: clock.now()) }
+        clock.advance(by: .seconds(25))
+        health.record(.mobile, for: .mobile, action: .success, seenFor: Self.client(50, address: "198.19.50.7"), at: clock.now())
+        clock.advance(by: .seconds(175))
+        health.record(.mobile, for: .mobile, action: .failed, seenFor: Self.client(51, address: "198.19.51.7"), at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
+    }
+
+    /// A device id is the app's claim: a stranger copying a prober's is not that prober, and its word neither frees nor
+    /// takes the prober's slot.
+    @Test func aStrangerClaimingAProbersDeviceIDIsNotHeardForIt() {
+        let (health, _) = halfOpenWithEveryProbeTaken { "198.51.100.\($0)" }
+        clock.advance(by: .seconds(21))   // the three slots ran out
+        let device = try! DeviceID("users-phone")
+        let user = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9101"), identity: nil, address: try! IPAddress("2001:db8:1::1"), device: device)
+        let stranger = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9102"), identity: nil, address: try! IPAddress("2001:db9:1::1"), device: device)
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: user, at: clock.now()) == .probe)
+        health.record(.mobile, for: .mobile, action: .fallback, reportedBy: stranger, at: clock.now())
+        for index in 4...5 { #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(index, address: "192.0.2.\(index)"), at: clock.now()) == .probe) }
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(6, address: "192.0.2.6"), at: clock.now()) == .rejected, "the user's probe holds the third slot")
+    }
+
     /// One client's reports hold one place in the window: its newer report replaces its older one.
     @Test func oneClientCountsOnceInTheWindow() {
         let health = health()
@@ -206,9 +246,10 @@ import Testing
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
     }
 
-    /// A half-open circuit's probe failed by a client's word frees the slot, and that client probes no more for a
-    /// cool-down; clients' words never re-open it, however many (a stranger's cost would be one address each);
-    /// the server seeing a probe fail does.
+    /// A half-open circuit's probe failed by a client's word frees the slot, and that client takes no other until the
+    /// circuit opens or closes (a cool-down was not enough: twelve addresses rotating held every slot); clients' words
+    /// never re-open it, however many (a stranger's cost would be one address each); the server seeing a probe fail
+    /// does, and then every client may probe again after the cool-down.
     @Test func aProbeFailedByAClientFreesTheSlotAndSpendsThatClient() {
         let health = health()
         for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
@@ -220,10 +261,14 @@ import Testing
             #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .halfOpen)
             #expect(health.admit(.mobile, for: .mobile, reservedBy: client, at: clock.now()) == .rejected, "client \(index) spent")
         }
-        clock.advance(by: .seconds(60))
-        #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(1, address: "192.0.2.1"), at: clock.now()) == .probe, "a cool-down later")
-        health.record(.mobile, for: .mobile, action: .failed, seenFor: Self.client(1, address: "192.0.2.1"), at: clock.now())
+        clock.advance(by: .seconds(600))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(1, address: "192.0.2.1"), at: clock.now()) == .rejected, "ten minutes later")
+        let prober = Self.client(7, address: "192.0.2.7")
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: prober, at: clock.now()) == .probe)
+        health.record(.mobile, for: .mobile, action: .failed, seenFor: prober, at: clock.now())
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)))
+        clock.advance(by: .seconds(60))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(1, address: "192.0.2.1"), at: clock.now()) == .probe)
     }
 
     /// A circuit opened by four failures seen, its cool-down passed, and three clients holding its three probes.
@@ -241,7 +286,8 @@ import Testing
     /// An attacker's read: three clients that each start a probe and never report, starting again just before
     /// their slot frees, held every probe slot for ever, and every other user skipped the channel. A client's
     /// slot now frees a probe timeout after its first probe, however often it starts again, and a client whose
-    /// probe ran out unreported probes no more for a cool-down (or until the circuit opens or closes again).
+    /// probe ran out unreported takes no slot until the circuit opens or closes again (a cool-down was not enough:
+    /// twelve addresses rotating held every slot).
     @Test func clientsThatNeverReportCannotHoldTheProbeSlots() {
         let (health, squatters) = halfOpenWithEveryProbeTaken { "2001:db8:\($0)::1" }
         let honest = Self.client(9, address: "2001:db9::1")
@@ -251,12 +297,9 @@ import Testing
         clock.advance(by: .seconds(2))
         #expect(health.admit(.mobile, for: .mobile, reservedBy: honest, at: clock.now()) == .probe, "their slots ran out 20 s after their first probes")
         for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .rejected) }
-        // Spent for a cool-down only: one abandoned probe never bars a client (a whole /48) for good.
-        health.record(.mobile, for: .mobile, action: .cancelled, reportedBy: honest, at: clock.now())
-        clock.advance(by: .seconds(58))
+        // Spent until the circuit opens or closes: a cool-down later, still no slot.
+        clock.advance(by: .seconds(59))
         #expect(health.admit(.mobile, for: .mobile, reservedBy: squatters[1], at: clock.now()) == .rejected)
-        clock.advance(by: .seconds(1))
-        #expect(health.admit(.mobile, for: .mobile, reservedBy: squatters[1], at: clock.now()) == .probe)
         // The server sees the honest probe fail: the circuit opens again, and after its cool-down everyone may probe.
         health.record(.mobile, for: .mobile, action: .failed, at: clock.now())
         clock.advance(by: .seconds(60))

@@ -12,8 +12,9 @@ import Testing
             address: address.map { try! IPAddress($0) }, device: device.map { try! DeviceID($0) })
     }
 
+    /// Notes a client's failure (its word) or a success the server saw for it.
     func note(_ ledger: inout ClientLedger, _ client: ChannelClient, failed: Bool, after seconds: Double = 0, capacity: Int = 4_096) {
-        ledger.note(client, failed: failed, at: start.addingTimeInterval(seconds), span: Self.span, capacity: capacity)
+        ledger.note(client, failed: failed, seen: !failed, at: start.addingTimeInterval(seconds), span: Self.span, capacity: capacity)
     }
 
     @Test func aClientsNewestOutcomeReplacesItsOlder() {
@@ -73,6 +74,20 @@ import Testing
         note(&ledger, Self.client(session: "0003"), failed: false)
         note(&ledger, Self.client(session: "0004"), failed: false)
         #expect((ledger.count, ledger.failing) == (3, 1))
+    }
+
+    /// A success a client told (no exchange of the server's decided it) is its word: placed by its address too, so one
+    /// address with many free guest sessions is one success, never many.
+    @Test func aSuccessTheClientToldIsPlacedAsItsWord() {
+        var ledger = ClientLedger()
+        for index in 1...5 {
+            ledger.note(Self.client(session: "000\(index)", guest: "000\(index)", address: "203.0.113.7"), failed: false, seen: false, at: start, span: Self.span, capacity: 64)
+        }
+        #expect((ledger.count, ledger.failing) == (1, 0))
+        // A client that proved no credential (a device's own) is placed by what it has.
+        ledger.note(Self.client(address: "198.51.100.1"), failed: false, seen: true, at: start, span: Self.span, capacity: 64)
+        ledger.note(Self.client(address: "198.51.100.1"), failed: false, seen: true, at: start, span: Self.span, capacity: 64)
+        #expect((ledger.count, ledger.failing) == (2, 0))
     }
 
     @Test func entriesLeaveOnceTheSpanHasPassed() {

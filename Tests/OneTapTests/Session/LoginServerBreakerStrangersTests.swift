@@ -96,10 +96,11 @@ import Testing
         #expect(state(health) == .closed, "the same strangers again: each still one client's word")
     }
 
-    /// While clients' words hold a circuit half open, a client whose probe it says failed takes no probe slot for a
-    /// cool-down: a stranger starting again at once after each failed probe cannot keep a slot taken from the users.
+    /// While clients' words hold a circuit half open, a client whose probe it says failed takes no probe slot until the
+    /// circuit opens or closes: a stranger starting again at once after each failed probe cannot keep a slot taken
+    /// from the users.
     /// Before: its new start took a slot again, and three such strangers kept every user off the channel.
-    @Test func aClientWhoseProbeItSaysFailedTakesNoSlotForACoolDown() async throws {
+    @Test func aClientWhoseProbeItSaysFailedTakesNoSlotAgain() async throws {
         let health = ChannelHealth()
         let logins = server(health)
         for index in 0..<10 { try await saysItFails(logins, 1_000 + index, address: "203.0.\(index).7") }
