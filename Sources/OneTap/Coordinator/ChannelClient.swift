@@ -6,10 +6,10 @@
 /// device id when given. A missing address counts as one shared
 /// `(not given)` address, so reports that give none are one client's word together (fail closed).
 ///
-/// Two clients are the same when they share ANY of these: a fake client must hold distinct app
-/// sessions, identities AND address blocks to be counted twice, so ten logins of one app session, or
-/// ten app sessions from one address, count once. (Real users behind one carrier-grade NAT count once
-/// too: their word then weighs as one, and the server's own observations still open the circuit.)
+/// Two clients are the same when they share ANY of these but the device id (the app's claim, which a stranger may
+/// copy): a fake client must hold distinct app sessions, identities AND address blocks to be counted twice, so ten
+/// logins of one app session, or ten app sessions from one address, count once. (Real users behind one carrier-grade
+/// NAT count once too as words; a success the server saw is placed by the user's credentials alone.)
 package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
     /// The keys the client is known by, each prefixed by its kind (`session:`, `guest:` or `account:`, `address:`, `device:`).
     package let keys: [String]
@@ -36,15 +36,8 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
         self.keys = keys
     }
 
-    /// Whether two clients share a key, and so count as one.
-    /// - Parameter other: The other client.
-    /// - Returns: True when any key is the same.
-    package func overlaps(_ other: ChannelClient) -> Bool {
-        keys.contains { other.keys.contains($0) }
-    }
-
-    /// Whether two clients share a key other than a device id (the app's claim, which a stranger may copy):
-    /// what a penalty on one client (``ChannelHealth``'s spent probers) may reach the other by.
+    /// Whether two clients share a key other than a device id (the app's claim, which a stranger may copy), and so
+    /// are one client to the breaker.
     /// - Parameter other: The other client.
     /// - Returns: True when an app session, identity or address key is the same.
     package func overlapsBeyondTheDevice(_ other: ChannelClient) -> Bool {

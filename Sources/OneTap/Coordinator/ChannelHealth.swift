@@ -41,51 +41,6 @@
 /// ``apply(_:at:)`` (a coordinator) or ``apply(_:reportedBy:at:)`` (a server) once the transition is
 /// stored, never before its compare-and-swap succeeded.
 public final class ChannelHealth: Sendable {
-    /// The breaker's settings.
-    package struct Configuration: Hashable, Sendable {
-        /// How many recent attempts the window holds: 20.
-        package var window: Int
-        /// The fewest attempts before the circuit may open: 10.
-        package var minimumAttempts: Int
-        /// The failure share that opens the circuit: 0.5.
-        package var failureThreshold: Double
-        /// How long an open circuit stays open before a probe: 60 s.
-        package var coolDown: Duration
-        /// How many probes a half-open circuit lets through at once, each from a distinct client: 3.
-        package var probes: Int
-        /// How long a probe that has not reported holds its slot: 20 s (a one-tap flow's time limit, 8 s,
-        /// and the exchange's, 5 s, with room to spare).
-        package var probeTimeout: Duration
-        /// How long a client's word, and a success the server saw for a client, weigh: 120 s.
-        package var clientSpan: Duration
-        /// The most clients weighed at once per channel: 4,096 (the oldest leave first).
-        package var clientCapacity: Int
-
-        /// Creates settings.
-        /// - Parameters:
-        ///   - window: Attempts kept; at least 1.
-        ///   - minimumAttempts: Attempts needed before opening; at least 1.
-        ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1.
-        ///   - coolDown: How long the circuit stays open.
-        ///   - probes: Probes at once; at least 1.
-        ///   - probeTimeout: How long a silent probe holds its slot.
-        ///   - clientSpan: How long a client's word and a success seen for a client weigh.
-        ///   - clientCapacity: The most clients weighed at once per channel, 1 ... 2²⁰.
-        package init(
-            window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60), probes: Int = 3,
-            probeTimeout: Duration = .seconds(20), clientSpan: Duration = .seconds(120), clientCapacity: Int = 4_096
-        ) {
-            self.window = max(1, window)
-            self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
-            self.failureThreshold = min(1, max(0, failureThreshold))
-            self.coolDown = coolDown
-            self.probes = max(1, probes)
-            self.probeTimeout = max(.zero, probeTimeout)
-            self.clientSpan = max(.zero, clientSpan)
-            self.clientCapacity = min(max(1, clientCapacity), 1 << 20)
-        }
-    }
-
     /// A channel's state.
     package enum CircuitState: Hashable, Sendable, CustomStringConvertible {
         /// Attempts go through.
@@ -133,10 +88,9 @@ public final class ChannelHealth: Sendable {
         var openUntil: Date? = nil
         var probes: [Probe] = []
         /// Clients whose probe ran out unreported, or which cancelled it or said it failed: they take no probe slot
-        /// until the circuit opens or closes again (the newest ``spentLimit``). On a server that is advice: their
-        /// logins still run the flow, without a slot, and a success the server sees for them still counts.
-        var spent: [ChannelClient] = []
-        static let spentLimit = 256
+        /// until the circuit opens or closes again. On a server that is advice: their logins still run the flow,
+        /// without a slot, and a success the server sees for them still counts.
+        var spent = SpentClients()
 
         /// Brings back what a clock that has since gone back put further ahead than the rules allow, give or take
         /// a probe time-out (a slow request's instant, read before another request moved the channel on, is that
@@ -151,11 +105,16 @@ public final class ChannelHealth: Sendable {
             for index in probes.indices where probes[index].startedAt > ahead { probes[index].startedAt = ahead }
         }
 
-        /// Leaves a client without a probe slot until the circuit opens or closes again.
-        mutating func spend(_ client: ChannelClient) {
-            guard !spent.contains(client) else { return }
-            spent.append(client)
-            if spent.count > Self.spentLimit { spent.removeFirst(spent.count - Self.spentLimit) }
+        /// Frees the probes a client holds, and leaves it, and every client those probes were taken by, without a slot
+        /// until the circuit opens or closes again (so a probe taken from one address and given up from another spends
+        /// both).
+        /// - Parameter client: The client; nil for this process's own probe, which frees it and spends no one.
+        mutating func giveUpProbe(of client: ChannelClient?) {
+            let freed = probes.filter { $0.isHeld(by: client) }
+            probes.removeAll { $0.isHeld(by: client) }
+            guard let client else { return }
+            spent.spend(client)
+            for probe in freed { if let taker = probe.client { spent.spend(taker) } }
         }
 
         /// The probes still holding their slots at `now`.
@@ -265,20 +224,24 @@ public final class ChannelHealth: Sendable {
             var live = channel.live(at: now, timeout: configuration.probeTimeout)
             for probe in channel.probes where !live.contains(where: { $0.startedAt == probe.startedAt && $0.isHeld(by: probe.client) }) {
                 // Ran out unreported: no probe for that client until the circuit opens or closes again.
-                if let spender = probe.client { channel.spend(spender) }
+                if let spender = probe.client { channel.spent.spend(spender) }
             }
             let held = live.first { $0.isHeld(by: client) }
             // Never by a device id alone: a stranger claiming the owner's would spend the owner.
-            let spent = client.map { client in channel.spent.contains { $0.overlapsBeyondTheDevice(client) } } ?? false
+            let spent = client.map { channel.spent.holds($0) } ?? false
             if spent || (client == nil && (held != nil || live.count >= configuration.probes)) {
                 channel.probes = live
                 channels[key] = channel
                 return .rejected
             }
+            for probe in live where probe.isHeld(by: client) && !(probe.startedAt == held?.startedAt && probe.client == held?.client) {
+                if let taker = probe.client { channel.spent.spend(taker) }   // a second probe it shares a key with: given up
+            }
             live.removeAll { $0.isHeld(by: client) }
             let admitted = live.count < configuration.probes
-            // A client starting again keeps its first probe's time: starting again never holds a slot longer.
-            if admitted { live.append(Probe(client: client, startedAt: held?.startedAt ?? now)) }  // never past the limit, raced or not
+            // A client starting again keeps its first probe, taker and time: starting again never holds a slot longer,
+            // and never passes the probe to another address.
+            if admitted { live.append(Probe(client: held?.client ?? client, startedAt: held?.startedAt ?? now)) }  // never past the limit, raced or not
             channel.probes = live
             channels[key] = channel
             return admitted ? .probe : .rejected
@@ -309,8 +272,7 @@ public final class ChannelHealth: Sendable {
             // would take a fresh one).
             channels.withLock { channels in
                 guard var channel = channels[key], channel.probes.contains(where: { $0.isHeld(by: holder) }) else { return }
-                channel.probes.removeAll { $0.isHeld(by: holder) }
-                if let holder { channel.spend(holder) }
+                channel.giveUpProbe(of: holder)
                 channels[key] = channel
             }
             return
@@ -359,15 +321,14 @@ public final class ChannelHealth: Sendable {
                 channel.openUntil = nil
                 channel.outcomes = client == nil ? [Attempt(failed: false)] : []
                 channel.probes = []
-                channel.spent = []
+                channel.spent.removeAll()
             }
         } else if client == nil {
             open(&channel, at: now)  // the probe failed as this process saw it
         } else if let client {
             // A client's word that its probe failed (only a live probe's own is heard) re-opens nothing: it frees the
             // slot, and that client takes no other until the circuit opens or closes (starting again at once would).
-            channel.probes.removeAll { $0.isHeld(by: client) }
-            channel.spend(client)
+            channel.giveUpProbe(of: client)
         }
     }
 
@@ -393,7 +354,7 @@ public final class ChannelHealth: Sendable {
         channel.openUntil = now.addingTimeInterval(configuration.coolDown.seconds)
         channel.outcomes = []
         channel.probes = []
-        channel.spent = []
+        channel.spent.removeAll()
     }
 
     /// A channel's state now.

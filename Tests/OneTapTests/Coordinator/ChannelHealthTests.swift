@@ -323,6 +323,52 @@ import Testing
         }
     }
 
+    /// A third attacker's read: a probe taken from one address and given up (a failure word, or a cancel) from another
+    /// with the same session spent only the second address, so the first took a fresh slot at once with a fresh guest
+    /// session, for ever. Giving a probe up spends everyone it was taken by; starting again from another address
+    /// never passes the probe to that address.
+    @Test(arguments: [OutcomeAction.fallback, .cancelled])
+    func aProbeGivenUpFromAnotherAddressSpendsTheAddressThatTookIt(_ action: OutcomeAction) {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        let session = try! AppSessionID("HealthTestsSession9201")
+        let taker = ChannelClient(appSession: session, identity: nil, address: try! IPAddress("203.0.113.10"))
+        let reporter = ChannelClient(appSession: session, identity: nil, address: try! IPAddress("198.51.100.20"))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: taker, at: clock.now()) == .probe)
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: reporter, at: clock.now()) == .probe, "its own probe, started again")
+        health.record(.mobile, for: .mobile, action: action, reportedBy: reporter, at: clock.now())
+        let fresh = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9202"), identity: nil, address: try! IPAddress("203.0.113.10"))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: fresh, at: clock.now()) == .rejected)
+    }
+
+    /// A probe started again from another address and left to run out spends the address that took it.
+    @Test func aProbeStartedAgainElsewhereStaysItsTakers() {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        let session = try! AppSessionID("HealthTestsSession9301")
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: ChannelClient(appSession: session, identity: nil, address: try! IPAddress("203.0.113.30")), at: clock.now()) == .probe)
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: ChannelClient(appSession: session, identity: nil, address: try! IPAddress("198.51.100.30")), at: clock.now()) == .probe)
+        clock.advance(by: .seconds(21))   // ran out unreported
+        let fresh = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9302"), identity: nil, address: try! IPAddress("203.0.113.30"))
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: fresh, at: clock.now()) == .rejected)
+    }
+
+    /// The same read: the spent list kept the newest 256 clients, so 306 address blocks taking turns found their first
+    /// free again before they ran out. It holds 4,096 clients' keys: the first of 300 is still spent.
+    @Test func threeHundredSpentClientsAreAllRemembered() {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        let clients = (0..<300).map { Self.client(1_000 + $0, address: "10.\($0 / 256).\($0 % 256).1") }
+        for client in clients {
+            #expect(health.admit(.mobile, for: .mobile, reservedBy: client, at: clock.now()) == .probe)
+            health.record(.mobile, for: .mobile, action: .cancelled, reportedBy: client, at: clock.now())
+        }
+        #expect(health.admit(.mobile, for: .mobile, reservedBy: clients[0], at: clock.now()) == .rejected)
+    }
+
     /// An attacker's read: a device id is the app's claim. A stranger who claims the owner's device id, starts a
     /// probe and abandons it must not spend the owner, whose app session, identity and address are its own.
     @Test func aStrangerClaimingADeviceIDDoesNotSpendItsOwner() {
@@ -347,8 +393,8 @@ import Testing
             health.record(.mobile, for: .mobile, action: .fallback, reportedBy: Self.client(index, address: "2001:db8:0:\(String(index * 256, radix: 16))::1"), at: clock.now())
         }
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed)
-        #expect(Self.client(1, address: "2001:db8:0:100::1").overlaps(Self.client(2, address: "2001:db8:0:ff00::1")))
-        #expect(!Self.client(1, address: "2001:db8:0:100::1").overlaps(Self.client(2, address: "2001:db8:1:100::1")))
+        #expect(Self.client(1, address: "2001:db8:0:100::1").overlapsBeyondTheDevice(Self.client(2, address: "2001:db8:0:ff00::1")))
+        #expect(!Self.client(1, address: "2001:db8:0:100::1").overlapsBeyondTheDevice(Self.client(2, address: "2001:db8:1:100::1")))
     }
 
     /// What a server's transition says goes by source: the server's own observation in full, the

@@ -1,0 +1,81 @@
+import Foundation
+
+// Writing a carrier's answer over the token it replaces.
+
+extension TokenRefresh {
+    /// Writes a token over the stored one it replaces; when the write meets a version conflict but the store still holds
+    /// that very token (another writer saved it again without changing it: an instance whose refresh with the old refresh
+    /// token was refused moves its due time so, on a store whose lock does not span instances or after a lease was lost),
+    /// the write is made over the newer version instead. The token may carry the only refresh token the carrier still
+    /// takes; a write that changed nothing must not cost it (``UnsavedTokens/token(for:over:)`` keeps a kept token over
+    /// such a version for the same reason).
+    ///
+    /// The token "is still the replaced one" when its access token, refresh token and flow are (its instants are compared
+    /// by no store: one that keeps milliseconds reads back another `Date` than a token kept in memory).
+    /// - Parameters:
+    ///   - token: The token to write.
+    ///   - current: The stored token and version it replaces.
+    ///   - wanted: Whether the write is still wanted (false once the account logged out): checked before each write
+    ///     again, so a logout followed by a login of the same token is never overwritten.
+    ///   - save: Writes the token over a version, returning the version written.
+    /// - Returns: The version written, or nil when another writer stored another token (a refresh elsewhere, a login, a
+    ///   logout) or the write is no longer wanted: theirs stands.
+    /// - Throws: What `save` throws but a conflict; ``StoreError`` of kind `io` when the store cannot be read back after
+    ///   a conflict, or `conflict` when the replaced token was saved again at every one of ``saveAttempts`` writes: the
+    ///   caller keeps the token (in memory) as after any failed write, never drops it as if another had won.
+    func saveOverTheReplaced(
+        _ token: AccessToken, _ current: StoredToken, while wanted: () -> Bool = { true }, _ save: (TokenVersion) async throws -> TokenVersion
+    ) async throws -> TokenVersion? {
+        var expected = current.version
+        for _ in 0..<Self.saveAttempts {
+            do {
+                return try await save(expected)
+            } catch let error as StoreError where error.kind == .conflict {
+                let latest: StoredToken?
+                do {
+                    latest = try await store.load(token.account)
+                } catch {
+                    throw StoreError(.io, account: token.account, message: "the token could not be read back after a version conflict: \(error)")
+                }
+                guard wanted(), let latest, latest.version > expected, Self.sameToken(latest.token, current.token) else { return nil }
+                expected = latest.version
+            }
+        }
+        throw StoreError(
+            .conflict, account: token.account, message: "the replaced token was saved again at each of \(Self.saveAttempts) writes; the new one is kept")
+    }
+
+    /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:while:_:)``: the same access token, refresh token
+    /// and flow.
+    static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
+        one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
+    }
+
+    /// Writes a token the carrier answered over the stored one it replaces (``saveOverTheReplaced(_:_:while:_:)``), despite
+    /// the refresh's cancellation (``saveDespiteCancellation(_:replacing:)``), until the account logs out.
+    /// - Parameters:
+    ///   - token: The token to write.
+    ///   - current: The stored token and version it replaces.
+    ///   - flight: The refresh, whose logout stops the writes.
+    /// - Returns: The version written, or nil when another writer's token stands (or the account logged out).
+    /// - Throws: As ``saveOverTheReplaced(_:_:while:_:)``.
+    func saveAnswer(_ token: AccessToken, over current: StoredToken, for flight: RefreshFlight) async throws -> TokenVersion? {
+        try await saveOverTheReplaced(token, current, while: { !flight.loggedOut }) { try await self.saveDespiteCancellation(token, replacing: $0) }
+    }
+
+    /// How many writes ``saveOverTheReplaced(_:_:while:_:)`` makes while other writers only save the replaced token again.
+    static let saveAttempts = 4
+
+    /// Writes a token the carrier answered, even when the refresh's task was cancelled meanwhile (the vault stopping):
+    /// the carrier may have rotated the refresh token and retired the stored one, so a write the cancellation broke
+    /// would leave the store with a refresh token the carrier refuses.
+    /// - Parameters:
+    ///   - token: The token.
+    ///   - version: The version it replaces.
+    /// - Returns: The version written.
+    /// - Throws: What the store's `save` throws.
+    func saveDespiteCancellation(_ token: AccessToken, replacing version: TokenVersion) async throws -> TokenVersion {
+        let store = store, dueAt = policy.dueAt(token)
+        return try await writeDespiteCancellation { try await store.save(token, replacing: version, dueAt: dueAt) }
+    }
+}
