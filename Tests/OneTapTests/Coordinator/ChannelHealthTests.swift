@@ -251,9 +251,7 @@ import Testing
     /// never re-open it, however many (a stranger's cost would be one address each); the server seeing a probe fail
     /// does, and then every client may probe again after the cool-down.
     @Test func aProbeFailedByAClientFreesTheSlotAndSpendsThatClient() {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
+        let health = halfOpened()
         for index in 1...6 {
             let client = Self.client(index, address: "192.0.2.\(index)")
             #expect(health.admit(.mobile, for: .mobile, reservedBy: client, at: clock.now()) == .probe)
@@ -271,13 +269,19 @@ import Testing
         #expect(health.admit(.mobile, for: .mobile, reservedBy: Self.client(1, address: "192.0.2.1"), at: clock.now()) == .probe)
     }
 
+    /// A circuit opened by four failures seen, its cool-down passed.
+    func halfOpened() -> ChannelHealth {
+        let health = health()
+        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
+        clock.advance(by: .seconds(60))
+        return health
+    }
+
     /// A circuit opened by four failures seen, its cool-down passed, and three clients holding its three probes.
     /// - Parameter address: The address of client 1, 2 and 3.
     /// - Returns: The breaker and the three clients.
     func halfOpenWithEveryProbeTaken(_ address: (Int) -> String) -> (ChannelHealth, [ChannelClient]) {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
+        let health = halfOpened()
         let squatters = (1...3).map { Self.client($0, address: address($0)) }
         for squatter in squatters { #expect(health.admit(.mobile, for: .mobile, reservedBy: squatter, at: clock.now()) == .probe) }
         return (health, squatters)
@@ -329,9 +333,7 @@ import Testing
     /// never passes the probe to that address.
     @Test(arguments: [OutcomeAction.fallback, .cancelled])
     func aProbeGivenUpFromAnotherAddressSpendsTheAddressThatTookIt(_ action: OutcomeAction) {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
+        let health = halfOpened()
         let session = try! AppSessionID("HealthTestsSession9201")
         let taker = ChannelClient(appSession: session, identity: nil, address: try! IPAddress("203.0.113.10"))
         let reporter = ChannelClient(appSession: session, identity: nil, address: try! IPAddress("198.51.100.20"))
@@ -344,9 +346,7 @@ import Testing
 
     /// A probe started again from another address and left to run out spends the address that took it.
     @Test func aProbeStartedAgainElsewhereStaysItsTakers() {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
+        let health = halfOpened()
         let session = try! AppSessionID("HealthTestsSession9301")
         #expect(health.admit(.mobile, for: .mobile, reservedBy: ChannelClient(appSession: session, identity: nil, address: try! IPAddress("203.0.113.30")), at: clock.now()) == .probe)
         #expect(health.admit(.mobile, for: .mobile, reservedBy: ChannelClient(appSession: session, identity: nil, address: try! IPAddress("198.51.100.30")), at: clock.now()) == .probe)
@@ -358,9 +358,7 @@ import Testing
     /// The same read: the spent list kept the newest 256 clients, so 306 address blocks taking turns found their first
     /// free again before they ran out. It holds 4,096 clients' keys: the first of 300 is still spent.
     @Test func threeHundredSpentClientsAreAllRemembered() {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
+        let health = halfOpened()
         let clients = (0..<300).map { Self.client(1_000 + $0, address: "10.\($0 / 256).\($0 % 256).1") }
         for client in clients {
             #expect(health.admit(.mobile, for: .mobile, reservedBy: client, at: clock.now()) == .probe)
@@ -372,9 +370,7 @@ import Testing
     /// An attacker's read: a device id is the app's claim. A stranger who claims the owner's device id, starts a
     /// probe and abandons it must not spend the owner, whose app session, identity and address are its own.
     @Test func aStrangerClaimingADeviceIDDoesNotSpendItsOwner() {
-        let health = health()
-        for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .failed, at: clock.now()) }
-        clock.advance(by: .seconds(60))
+        let health = halfOpened()
         let device = try! DeviceID("owners-phone")
         let stranger = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9001"), identity: nil, address: try! IPAddress("2001:db8:1::1"), device: device)
         let owner = ChannelClient(appSession: try! AppSessionID("HealthTestsSession9002"), identity: nil, address: try! IPAddress("2001:db9:1::1"), device: device)
