@@ -248,8 +248,10 @@ enum PostgresBenchmarks {
 
     /// Runs pgbench off the cooperative pool and reads its rate and average latency.
     static func runPgbench(_ pgbench: String, url: String, script: String, clients: Int, seconds: Int) async -> (tps: Double, latency: Double)? {
-        let command = [pgbench, "-n", "-f", script, "-D", "v=1", "-c", String(clients), "-j", String(clients), "-T", String(seconds), url]
-        let (status, output) = await PostgresTestServer.run(command)
+        // The URL (it may hold a password) goes in PGDATABASE, which pgbench reads as a connection string, never on the
+        // command line every user of the machine can read.
+        let command = [pgbench, "-n", "-f", script, "-D", "v=1", "-c", String(clients), "-j", String(clients), "-T", String(seconds)]
+        let (status, output) = await PostgresTestServer.run(command, environment: ["PGDATABASE": url])
         let failed = output.contains("number of failed transactions:") && !output.contains("number of failed transactions: 0 ")
         guard status == 0, !failed else {
             print("pgbench: exit \(status): \(output.suffix(500))")

@@ -182,22 +182,26 @@ package final class PostgresTestServer: Sendable, CustomStringConvertible {
     }
 
     /// Runs a command to its end on a thread of its own and waits without blocking the caller's thread.
-    /// - Parameter command: The program's path and its arguments.
-    /// - Returns: Its exit status and its output, as ``runBlocking(_:)``.
-    package static func run(_ command: [String]) async -> (Int32, String) {
-        await ChildProcess.onOwnThread { runBlocking(command) }
+    /// - Parameters:
+    ///   - command: The program's path and its arguments.
+    ///   - environment: Variables to set beside this process's own (a secret goes here, never into `command`, which
+    ///     every user of the machine can read).
+    /// - Returns: Its exit status and its output, as ``runBlocking(_:environment:)``.
+    package static func run(_ command: [String], environment: [String: String] = [:]) async -> (Int32, String) {
+        await ChildProcess.onOwnThread { runBlocking(command, environment: environment) }
     }
 
     /// Runs a command to its end, returning its exit status and its output (standard output and error).
     ///
     /// A ``ChildProcess`` keeps no descriptor of this process but its standard streams: `pg_ctl start` leaves
     /// a daemon behind, which would otherwise hold the test runner's pipes open.
-    private static func runBlocking(_ command: [String]) -> (Int32, String) {
+    private static func runBlocking(_ command: [String], environment: [String: String] = [:]) -> (Int32, String) {
         let output = "/tmp/onetap-pg-output-\(UUID().uuidString)"
         defer { unlink(output) }
         let ended: ChildProcess.Termination
         do {
-            ended = try ChildProcess(command[0], Array(command.dropFirst()), input: .null, output: .file(output), errors: .output).wait()
+            let whole = environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            ended = try ChildProcess(command[0], Array(command.dropFirst()), environment: whole, input: .null, output: .file(output), errors: .output).wait()
         } catch {
             return (-1, error.description)
         }
