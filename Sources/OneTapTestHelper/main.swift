@@ -13,6 +13,9 @@
 //   OneTapTestHelper write-loop STORE-DIR ACCOUNT
 //     Rewrites ACCOUNT's token as fast as it can, forever (the test kills it mid-write).
 //
+//   Every postgres-… command takes `-` for URL and reads the database URL from ONETAP_HELPER_DATABASE_URL (a password
+//   stays off the command line).
+//
 //   OneTapTestHelper postgres-refresh-due URL SCHEMA COUNTER-FILE
 //     refresh-due over a PostgresTokenStore in SCHEMA of the database at URL.
 //
@@ -126,6 +129,17 @@ func refreshEveryDueToken(in store: some TokenStore, counter: String) async thro
     }
 }
 
+/// The database URL of a `postgres-…` command: its URL argument must be `-`, and the URL is read from the environment
+/// variable `ONETAP_HELPER_DATABASE_URL`, so that a password in it is never on a command line every user of the machine
+/// can read.
+func databaseURL(_ argument: String) -> String {
+    guard argument == "-" else { fail("URL must be -: the URL is read from ONETAP_HELPER_DATABASE_URL, never from a command line", 64) }
+    guard let url = ProcessInfo.processInfo.environment["ONETAP_HELPER_DATABASE_URL"], !url.isEmpty else {
+        fail("ONETAP_HELPER_DATABASE_URL is not set", 64)
+    }
+    return url
+}
+
 let arguments = CommandLine.arguments
 do {
     switch arguments.dropFirst().first {
@@ -164,13 +178,13 @@ do {
             _ = try await store.save(token, replacing: current?.version, dueAt: now.addingTimeInterval(86_400))
         }
     case "postgres-refresh-due" where arguments.count == 5:
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3]))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3]))
         let store = stores.tokenStore()
         try await refreshEveryDueToken(in: store, counter: arguments[4])
         await stores.close()
     case "postgres-hold-lease" where arguments.count == 6:
         guard let lease = Int(arguments[5]) else { fail("LEASE-MS must be a number", 64) }
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 2))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 2))
         let store = stores.tokenStore(leaseDuration: .milliseconds(lease), lockTimeout: .zero)
         try await store.withRefreshLock(for: try AccountID(arguments[4])) {
             FileHandle.standardOutput.write(Data("holding\n".utf8))
@@ -179,7 +193,7 @@ do {
     case "postgres-sms-send" where arguments.count == 8:
         guard let first = UInt64(arguments[6]), let count = Int(arguments[7]) else { fail("FIRST-NUMBER and COUNT must be numbers", 64) }
         let policy = try SMSPolicy(csv: try String(contentsOfFile: arguments[4], encoding: .utf8), file: arguments[4])
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 4))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 4))
         let service = SMSCodeService(
             key: ServerKey.random(), sender: SilentSender(), store: stores.smsStore(), policy: policy, events: DiscardingEventSink())
         let context = SMSContext(ip: try IPAddress(arguments[5]), session: .random())
@@ -200,17 +214,17 @@ do {
     case "postgres-sms-guess" where arguments.count == 8:
         guard let now = Int64(arguments[6]), let sessions = Int(arguments[7]) else { fail("NOW-MS and SESSIONS must be numbers", 64) }
         try await SMSGuesser.run(
-            url: arguments[2], schema: arguments[3], number: try PhoneNumber(arguments[4]), ip: try IPAddress(arguments[5]),
+            url: databaseURL(arguments[2]), schema: arguments[3], number: try PhoneNumber(arguments[4]), ip: try IPAddress(arguments[5]),
             start: Date(millisecondsSince1970: now), sessions: sessions)
     case "postgres-session-start" where arguments.count == 4:
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
         let started = try await server.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), for: try helperAppSession())
         print("\(started.session.id) \(started.session.version)")
         await stores.close()
     case "postgres-session-report" where arguments.count == 8:
         guard let version = Int(arguments[5]), let flow = LoginFlow(rawValue: arguments[6]) else { fail("VERSION must be a number and FLOW a flow", 64) }
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
         let id = try LoginSessionID(arguments[4])
         let code = try ResultCode(arguments[7])
@@ -225,7 +239,7 @@ do {
     case "postgres-app-refresh" where arguments.count == 5:
         guard let now = Int64(arguments[4]) else { fail("NOW-MS must be a number", 64) }
         let keys = try ServerKeyRing(parsing: Secret(ProcessInfo.processInfo.environment["ONETAP_SERVER_KEYS"] ?? ""))
-        let stores = try await PostgresStores.open(try PostgresConfiguration(url: arguments[2], schema: arguments[3], poolSize: 1))
+        let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
         let outcome = RefreshOutcome()
         let sessions = AppSessions(
             keys: keys, store: stores.appSessionStore(), clock: FixedClock(instant: Date(millisecondsSince1970: now)), events: outcome)

@@ -115,13 +115,13 @@ import Testing
         let url = try await url()
         try await withSchema(url) { schema in
             let all = Self.known.map(String.init)
-            let first = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            let first = try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
             #expect(first.stdout == "migrated schema \(schema) to version \(Self.newest) (applied: \(all.joined(separator: ", ")))\n")
             #expect(try await versions(url, schema) == Self.known.map(Int64.init))
-            let second = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            let second = try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(second.status == 0 && second.stdout == "schema \(schema) is at version \(Self.newest) (nothing to apply)\n")
-            let json = try await Binary.run(["db", "migrate", "--json", "--url", url, "--schema", schema])
+            let json = try await Binary.run(["db", "migrate", "--json", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(json.status == 0 && json.stdout == "{\"schema\":\"\(schema)\",\"version\":\(Self.newest),\"applied\":[]}\n")
         }
     }
@@ -129,7 +129,7 @@ import Testing
     @Test func reportsWhatItAppliedAsJSON() async throws {
         let url = try await url()
         try await withSchema(url) { schema in
-            let run = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema, "--json"])
+            let run = try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema, "--json"], stdin: Array((url + "\n").utf8))
             #expect(run.status == 0)
             #expect(run.stdout == "{\"schema\":\"\(schema)\",\"version\":\(Self.newest),\"applied\":[\(Self.known.map(String.init).joined(separator: ","))]}\n")
         }
@@ -189,7 +189,7 @@ import Testing
     ])
     func aPasswordOnTheCommandLineIsRefused(url: String) async throws {
         for action in ["migrate", "reconcile"] {
-            let run = try await Binary.run(["db", action, "--url", url])
+            let run = try await Binary.run(["db", action, "--url", url])   // on the command line, as a user might
             #expect(run.status == 64, "\(run.stderr)")
             #expect(run.stdout.isEmpty)
             #expect(run.stderr == "onetap: error: --url carries a password, which every user of this machine can read on a command line; "
@@ -305,11 +305,11 @@ import Testing
     @Test func aSchemaFromANewerOneTapIsRefusedWithExit1() async throws {
         let url = try await url()
         try await withSchema(url) { schema in
-            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            #expect(try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8)).status == 0)
             let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
             try await stores.pool.execute("INSERT INTO \"\(schema)\".schema_migrations (version, name) VALUES (99, 'from the future')")
             await stores.close()
-            let run = try await Binary.run(["db", "migrate", "--url", url, "--schema", schema])
+            let run = try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(run.status == 1)
             #expect(run.stderr.hasPrefix("onetap: error: the migration failed: incompatible-schema: schema \(schema) is at version 99"), "\(run.stderr)")
             #expect(try await versions(url, schema) == Self.known.map(Int64.init) + [99])

@@ -93,7 +93,7 @@ import Testing
     @Test func listsTheUnknownAndTheOldPendingExchangesOldestFirst() async throws {
         let url = try await migrate.url()
         try await migrate.withSchema(url) { schema in
-            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            #expect(try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8)).status == 0)
             let now = try await fill(url, schema)
             let run = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
@@ -104,9 +104,9 @@ import Testing
             ], "\(run.stdout)")
             #expect(!run.stdout.contains("13800138000") && !run.stdout.contains(Self.answered) && !run.stdout.contains(Self.newPending))
             // A bound past the old pending claim lists the unknown one alone; 0 s lists the new pending one too.
-            let longer = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema, "--older-than", "3m"])
+            let longer = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema, "--older-than", "3m"], stdin: Array((url + "\n").utf8))
             #expect(longer.lines.dropFirst().map { String($0.prefix(64)) } == [Self.unknown])
-            let all = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema, "--older-than", "0s"])
+            let all = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema, "--older-than", "0s"], stdin: Array((url + "\n").utf8))
             #expect(all.lines.dropFirst().map { String($0.prefix(64)) } == [Self.unknown, Self.oldPending, Self.newPending])
         }
     }
@@ -114,7 +114,7 @@ import Testing
     @Test func writesJSONFromTheEnvironmentsURL() async throws {
         let url = try await migrate.url()
         try await migrate.withSchema(url) { schema in
-            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            #expect(try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8)).status == 0)
             let now = try await fill(url, schema)
             let environment = ProcessInfo.processInfo.environment.merging(["ONETAP_POSTGRES_URL": url]) { $1 }
             let run = try await Binary.run(["db", "reconcile", "--schema", schema, "--json", "--older-than", "1m"], environment: environment)
@@ -131,10 +131,10 @@ import Testing
     @Test func anEmptyLedgerSaysSo() async throws {
         let url = try await migrate.url()
         try await migrate.withSchema(url) { schema in
-            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
-            let run = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+            #expect(try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8)).status == 0)
+            let run = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(run.status == 0 && run.stdout == "no exchanges to reconcile in schema \(schema) (unknown, or pending for 60 s or more)\n")
-            let json = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema, "--json"])
+            let json = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema, "--json"], stdin: Array((url + "\n").utf8))
             #expect(json.stdout == #"{"schema":"\#(schema)","olderThanSeconds":60,"exchanges":[]}"# + "\n")
         }
     }
@@ -144,17 +144,17 @@ import Testing
     @Test func aSchemaNotMigratedIsRefusedWithExit1() async throws {
         let url = try await migrate.url()
         try await migrate.withSchema(url) { schema in
-            let missing = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+            let missing = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
             #expect(missing.status == 1 && missing.stdout.isEmpty)
             #expect(missing.stderr.hasPrefix("onetap: error: listing the exchanges to reconcile failed: "), "\(missing.stderr)")
-            #expect(try await Binary.run(["db", "migrate", "--url", url, "--schema", schema]).status == 0)
+            #expect(try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8)).status == 0)
             let newest = PostgresMigrations.all.count
             // The schema's versions changed by hand, then what reconcile says of them (exit 1, nothing listed).
             func reconcile(after change: String, says fix: String, at version: Int) async throws {
                 let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
                 try await stores.pool.execute(change)
                 await stores.close()
-                let run = try await Binary.run(["db", "reconcile", "--url", url, "--schema", schema])
+                let run = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
                 #expect(run.status == 1 && run.stdout.isEmpty)
                 #expect(run.stderr == "onetap: error: listing the exchanges to reconcile failed: schema \(schema) is at version \(version), "
                     + "this OneTap's is \(newest): \(fix)\n", "\(run.stderr)")

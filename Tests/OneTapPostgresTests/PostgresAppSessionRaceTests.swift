@@ -34,7 +34,7 @@ import Testing
     /// Starts `count` instances at `nowMs`, hands each its token at once, and returns their answers.
     func race(_ url: String, _ schema: String, at nowMs: Int64, tokens: [String]) async throws -> [String] {
         let helpers = try tokens.map { _ in
-            try HelperProcess(["postgres-app-refresh", url, schema, String(nowMs)], environment: ["ONETAP_SERVER_KEYS": keysText])
+            try HelperProcess("postgres-app-refresh", url: url, [schema, String(nowMs)], environment: ["ONETAP_SERVER_KEYS": keysText])
         }
         for helper in helpers { #expect(await helper.line() == "ready") }
         for (helper, token) in zip(helpers, tokens) { helper.send(token) }

@@ -180,7 +180,7 @@ import Testing
         let url = try await TestDatabase.url()
         try await TestDatabase.withStores { stores in
             let schema = stores.configuration.schema
-            let starter = try HelperProcess(["postgres-session-start", url, schema])
+            let starter = try HelperProcess("postgres-session-start", url: url, [schema])
             let startedLine = try #require(await starter.line())
             #expect(await starter.finish() == 0)
             let parts = startedLine.split(separator: " ").map(String.init)
@@ -190,7 +190,7 @@ import Testing
             #expect(try await store.load(id)?.version == 1)
 
             // China Mobile 200023 (retry): another process advances the session to version 2.
-            let advancer = try HelperProcess(["postgres-session-report", url, schema, id.text, "1", "mobile", "200023"])
+            let advancer = try HelperProcess("postgres-session-report", url: url, [schema, id.text, "1", "mobile", "200023"])
             #expect(await advancer.line() == "ready")
             advancer.send("go")
             let advanced = await advancer.line()
@@ -199,7 +199,7 @@ import Testing
             #expect(try await store.load(id)?.version == 2)
 
             // Four processes report for version 2 at once.
-            let racers = try (0..<4).map { _ in try HelperProcess(["postgres-session-report", url, schema, id.text, "2", "mobile", "200023"]) }
+            let racers = try (0..<4).map { _ in try HelperProcess("postgres-session-report", url: url, [schema, id.text, "2", "mobile", "200023"]) }
             for racer in racers { #expect(await racer.line() == "ready") }
             for racer in racers { racer.send("go") }
             var answers: [String] = []

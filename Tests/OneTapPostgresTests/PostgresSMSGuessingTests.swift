@@ -19,7 +19,7 @@ import Testing
             let schema = stores.configuration.schema
             let startMs = String(Int64((Self.start.timeIntervalSince1970 * 1000).rounded()))
             let guessers = try (0..<4).map { index in
-                try HelperProcess(["postgres-sms-guess", url, schema, Self.number.digits, "198.51.100.\(10 + index)", startMs, "30"])
+                try HelperProcess("postgres-sms-guess", url: url, [schema, Self.number.digits, "198.51.100.\(10 + index)", startMs, "30"])
             }
             for guesser in guessers { #expect(await guesser.line() == "ready") }
             for guesser in guessers { guesser.send("go") }

@@ -339,7 +339,7 @@ import Testing
         try await TestDatabase.withStores { stores in
             let schema = stores.configuration.schema
             let senders = try (0..<4).map { index in
-                try HelperProcess(["postgres-sms-send", url, schema, policy, "198.51.100.20", String(13_900_000_000 + index * 100), "10"])
+                try HelperProcess("postgres-sms-send", url: url, [schema, policy, "198.51.100.20", String(13_900_000_000 + index * 100), "10"])
             }
             for sender in senders { #expect(await sender.line() == "ready") }
             for sender in senders { sender.send("go") }

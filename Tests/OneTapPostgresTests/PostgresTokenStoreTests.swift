@@ -488,7 +488,7 @@ import Testing
             let vault = TokenVault(store: store, refresher: refresher, clock: clock, events: DiscardingEventSink())
             try await vault.store(token(age: 31 * 86_400))
 
-            let helper = try HelperProcess(["postgres-hold-lease", url, stores.configuration.schema, "u1", "3000"])
+            let helper = try HelperProcess("postgres-hold-lease", url: url, [stores.configuration.schema, "u1", "3000"])
             #expect(await helper.line() == "holding")
             #expect(try await leaseHolder(stores, "u1")?.contains(":\(helper.identifier):") == true)
             await helper.kill()
@@ -613,7 +613,9 @@ import Testing
             let counter = "/tmp/onetap-pg-refresh-count-\(UUID().uuidString)"
             defer { try? FileManager.default.removeItem(atPath: counter) }
             let processes = try (0..<4).map { _ in
-                try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["postgres-refresh-due", url, stores.configuration.schema, counter])
+                try ChildProcess(
+                    BuildProducts.path("OneTapTestHelper"), ["postgres-refresh-due", "-", stores.configuration.schema, counter],
+                    environment: ProcessInfo.processInfo.environment.merging(HelperProcess.databaseURL(url)) { $1 })
             }
             for process in processes {
                 #expect(await process.exited().succeeded)

@@ -47,7 +47,7 @@ extension TokenRefresh {
 
     /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:while:_:)``: the same access token, refresh token
     /// and flow.
-    static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
+    private static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
         one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
     }
 
@@ -74,7 +74,7 @@ extension TokenRefresh {
     ///   - version: The version it replaces.
     /// - Returns: The version written.
     /// - Throws: What the store's `save` throws.
-    func saveDespiteCancellation(_ token: AccessToken, replacing version: TokenVersion) async throws -> TokenVersion {
+    private func saveDespiteCancellation(_ token: AccessToken, replacing version: TokenVersion) async throws -> TokenVersion {
         let store = store, dueAt = policy.dueAt(token)
         return try await writeDespiteCancellation { try await store.save(token, replacing: version, dueAt: dueAt) }
     }

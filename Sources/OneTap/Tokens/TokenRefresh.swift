@@ -153,7 +153,7 @@ package struct TokenRefresh: Sendable {
         } catch {
             let message = Secret.scrub(Self.why(error), of: [basis.value, basis.refreshToken, current.token.value, current.token.refreshToken])
             let refused = (error as? TokenError)?.kind == .reloginRequired
-            return try await failed(flight, current, refused: refused, "the refresh \(refused ? "was refused" : "failed"): \(message)", in: vault)
+            return try await failed(flight, current, from: basis, refused: refused, "the refresh \(refused ? "was refused" : "failed"): \(message)", in: vault)
         }
         guard !flight.loggedOut else {
             throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -170,7 +170,7 @@ package struct TokenRefresh: Sendable {
         if let unusable {
             let message = "the refresh failed: " + unusable
             guard let rotatedRefresh else {
-                return try await failed(flight, current, refused: false, message, in: vault)
+                return try await failed(flight, current, from: basis, refused: false, message, in: vault)
             }
             // Its refresh token is the carrier's latest (the one it replaced may be retired): kept with the access
             // token the account had, so the next refresh carries it.
@@ -186,7 +186,7 @@ package struct TokenRefresh: Sendable {
             } catch {
                 // Logged out meanwhile: nothing to keep.
             }
-            return try await failed(flight, stored, refused: false, message, in: vault)
+            return try await failed(flight, stored, from: basis, refused: false, message, in: vault)
         }
         let written: TokenVersion?
         do {
@@ -237,38 +237,41 @@ package struct TokenRefresh: Sendable {
     /// A failed refresh: a refused refresh token removes an expired token, and keeps one that still has time
     /// until it expires (backing off until then); any other failure backs off and keeps a usable token.
     /// - Parameters:
+    ///   - current: The stored token and version (what a removal or a write replaces).
+    ///   - basis: The token the refresh started from: the stored one, or a newer one kept in memory, which alone is
+    ///     judged and served (the stored one's access token was replaced by it).
     ///   - refused: Whether the carrier refused the refresh token (a ``TokenError`` of kind `relogin-required`).
     ///   - message: What went wrong, without a token.
     private func failed(
-        _ flight: RefreshFlight, _ current: StoredToken, refused: Bool, _ message: String, in vault: isolated TokenVault
+        _ flight: RefreshFlight, _ current: StoredToken, from basis: AccessToken, refused: Bool, _ message: String, in vault: isolated TokenVault
     ) async throws -> AccessToken {
         let account = flight.account
         let now = clock.now()
         if refused {
-            guard policy.state(of: current.token, at: now) != .expired else {
+            guard policy.state(of: basis, at: now) != .expired else {
                 return try await requireRelogin(account, current, message: message, in: vault)
             }
             // The access token still works: served until it expires, when the refresh is tried once more (a carrier's
             // refusal for a reason that passes, or a token whose refresh token it left empty, costs no login before then).
-            let expiry = policy.expiredFrom(current.token)
+            let expiry = policy.expiredFrom(basis)
             let entry = vault.failures.record(account, until: expiry, at: now)
             // Due at its expiry now, so that the background scans of every instance pass it by until then.
             do {
-                _ = try await store.save(current.token, replacing: current.version, dueAt: expiry)
+                _ = try await store.save(basis, replacing: current.version, dueAt: expiry)
             } catch {
                 // Someone wrote since, or the store failed: the back-off alone holds this instance's scans off.
             }
             emit(.refreshFailed(
                 account: account, message: "\(message); the token is served until it expires at \(expiry.iso8601), then refreshed once more",
                 attempt: entry.attempts, retryAt: entry.retryAt))
-            return current.token
+            return basis
         }
         // A refresh whose callers were already answered at the time limit counted its failure then.
         let retryAt = flight.timedOut
             ? vault.failures.entry(for: account)?.retryAt ?? now.addingTimeInterval(vault.failures.backoff.delay(afterFailure: 1))
             : recordFailure(account, message: message, at: now, in: vault)
-        if policy.state(of: current.token, at: now) != .expired {
-            return current.token
+        if policy.state(of: basis, at: now) != .expired {
+            return basis
         }
         throw TokenError(.refreshFailed, account: account, message: "the token expired and \(message)", retryAt: retryAt)
     }

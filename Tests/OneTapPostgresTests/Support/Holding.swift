@@ -93,6 +93,22 @@ final class HelperProcess: @unchecked Sendable {
         }.start()
     }
 
+    /// Starts one of `OneTapTestHelper`'s `postgres-…` commands on the database at `url`: the URL goes in the helper's
+    /// environment, never on its command line (where every user of the machine can read a password in it).
+    /// - Parameters:
+    ///   - command: The command, `postgres-…`.
+    ///   - url: The database URL.
+    ///   - arguments: The command's arguments after its URL.
+    ///   - environment: More variables for it.
+    convenience init(_ command: String, url: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        try self.init([command, "-"] + arguments, environment: environment.merging(Self.databaseURL(url)) { $1 })
+    }
+
+    /// The environment that hands `OneTapTestHelper` a database URL.
+    /// - Parameter url: The URL.
+    /// - Returns: `ONETAP_HELPER_DATABASE_URL` set to it.
+    static func databaseURL(_ url: String) -> [String: String] { ["ONETAP_HELPER_DATABASE_URL": url] }
+
     /// How long a helper may run.
     static let limit: TimeInterval = 120
 

@@ -441,6 +441,47 @@ extension TokenVaultTests {
         let kept = try #require(try await store.load("u1"))
         #expect(kept.token.value.reveal() == "A2")
         #expect(kept.token.refreshToken?.reveal() == "R2")
+        #expect(refresher.tokensSeen.map { $0.refreshToken?.reveal() } == ["R0", "R1"], "the second refresh carried the kept token's")
+    }
+
+    /// A review of the fix above: a refresh from a kept token that the carrier refuses must be judged on the kept token
+    /// (expired: the account logs in again), not on the older stored one, which may still have weeks to run but whose
+    /// access token the carrier replaced. The stored token here is 2 days old (stale, 28 days left); the answer lived
+    /// an hour and could not be written.
+    @Test func aRefusedRefreshFromAKeptTokenIsJudgedOnTheKeptToken() async throws {
+        struct KeptWriteFails: TokenStore {
+            let base: any TokenStore
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
+                return try await base.save(token, replacing: expected, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+        }
+        let refresher = MockRefresher([
+            .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
+            .failure(TokenError(.reloginRequired, message: "the refresh token was refused")),
+        ])
+        try await running(vault(refresher, store: KeptWriteFails(base: store))) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, its refresh behind it
+            await vault.waitUntilNoRefreshRuns()
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // kept in memory: its write failed
+            clock.advance(by: .seconds(7_200))   // A1 expired, past any back-off; A0 has weeks left
+            // The stored token, stale, is served while its refresh runs behind (as before the fix); the refresh, from
+            // the kept token, is refused.
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            await vault.waitUntilNoRefreshRuns()
+            #expect(events.names.contains("relogin-required"), "\(events.names)")
+            await #expect {
+                try await vault.validToken(for: "u1")
+            } throws: { error in
+                (error as? TokenError)?.kind == .notLoggedIn
+            }
+        }
+        #expect(try await store.load("u1") == nil)
+        #expect(refresher.tokensSeen.map { $0.refreshToken?.reveal() } == ["R0", "R1"])
     }
 
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
