@@ -15,6 +15,8 @@ extension TokenRefresh {
     /// - Parameters:
     ///   - token: The token to write.
     ///   - current: The stored token and version it replaces.
+    ///   - basis: A newer token it replaces too, kept in memory over `current` (a write of it whose outcome was unknown
+    ///     may have landed): found stored, it is the replaced one as well.
     ///   - wanted: Whether the write is still wanted (false once the account logged out): checked before each write
     ///     again, so a logout followed by a login of the same token is never overwritten.
     ///   - save: Writes the token over a version, returning the version written.
@@ -24,7 +26,8 @@ extension TokenRefresh {
     ///   a conflict, or `conflict` when the replaced token was saved again at every one of ``saveAttempts`` writes: the
     ///   caller keeps the token (in memory) as after any failed write, never drops it as if another had won.
     func saveOverTheReplaced(
-        _ token: AccessToken, _ current: StoredToken, while wanted: () -> Bool = { true }, _ save: (TokenVersion) async throws -> TokenVersion
+        _ token: AccessToken, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, while wanted: () -> Bool = { true },
+        _ save: (TokenVersion) async throws -> TokenVersion
     ) async throws -> TokenVersion? {
         var expected = current.version
         for _ in 0..<Self.saveAttempts {
@@ -37,7 +40,7 @@ extension TokenRefresh {
                 } catch {
                     throw StoreError(.io, account: token.account, message: "the token could not be read back after a version conflict: \(error)")
                 }
-                guard wanted(), let latest, latest.version > expected, Self.sameToken(latest.token, current.token) else { return nil }
+                guard wanted(), let latest, latest.version > expected, Self.isReplaced(latest.token, current.token, basis) else { return nil }
                 expected = latest.version
             }
         }
@@ -45,25 +48,39 @@ extension TokenRefresh {
             .conflict, account: token.account, message: "the replaced token was saved again at each of \(Self.saveAttempts) writes; the new one is kept")
     }
 
-    /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:while:_:)``: the same access token, refresh token
-    /// and flow.
+    /// Whether two tokens are one token for ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``: the same access token,
+    /// refresh token and flow.
     private static func sameToken(_ one: AccessToken, _ other: AccessToken) -> Bool {
         one.value == other.value && one.refreshToken == other.refreshToken && one.flow == other.flow
     }
 
-    /// Writes a token the carrier answered over the stored one it replaces (``saveOverTheReplaced(_:_:while:_:)``), despite
-    /// the refresh's cancellation (``saveDespiteCancellation(_:replacing:)``), until the account logs out.
+    /// Whether a stored token is one a write replaces: the stored token it was read over, or the newer one kept in
+    /// memory over it.
+    /// - Parameters:
+    ///   - stored: The token the store holds now.
+    ///   - current: The stored token the write was made over.
+    ///   - basis: The kept token, if any.
+    /// - Returns: True when `stored` is either.
+    static func isReplaced(_ stored: AccessToken, _ current: AccessToken, _ basis: AccessToken?) -> Bool {
+        sameToken(stored, current) || basis.map { sameToken(stored, $0) } ?? false
+    }
+
+    /// Writes a token the carrier answered over the stored one it replaces (``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``),
+    /// despite the refresh's cancellation (``saveDespiteCancellation(_:replacing:)``), until the account logs out.
     /// - Parameters:
     ///   - token: The token to write.
     ///   - current: The stored token and version it replaces.
+    ///   - basis: The token the refresh started from (`current`'s, or a newer one kept in memory over it).
     ///   - flight: The refresh, whose logout stops the writes.
     /// - Returns: The version written, or nil when another writer's token stands (or the account logged out).
-    /// - Throws: As ``saveOverTheReplaced(_:_:while:_:)``.
-    func saveAnswer(_ token: AccessToken, over current: StoredToken, for flight: RefreshFlight) async throws -> TokenVersion? {
-        try await saveOverTheReplaced(token, current, while: { !flight.loggedOut }) { try await self.saveDespiteCancellation(token, replacing: $0) }
+    /// - Throws: As ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)``.
+    func saveAnswer(_ token: AccessToken, over current: StoredToken, from basis: AccessToken, for flight: RefreshFlight) async throws -> TokenVersion? {
+        try await saveOverTheReplaced(token, current, alsoReplacing: basis, while: { !flight.loggedOut }) {
+            try await self.saveDespiteCancellation(token, replacing: $0)
+        }
     }
 
-    /// How many writes ``saveOverTheReplaced(_:_:while:_:)`` makes while other writers only save the replaced token again.
+    /// How many writes ``saveOverTheReplaced(_:_:alsoReplacing:while:_:)`` makes while other writers only save the replaced token again.
     static let saveAttempts = 4
 
     /// Writes a token the carrier answered, even when the refresh's task was cancelled meanwhile (the vault stopping):

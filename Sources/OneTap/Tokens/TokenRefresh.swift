@@ -91,22 +91,40 @@ package struct TokenRefresh: Sendable {
             retryAt: retryAt))
     }
 
-    /// Removes a token that can no longer be refreshed, unless someone replaced it meanwhile.
+    /// Removes a token that can no longer be refreshed, unless someone replaced it meanwhile (a re-save of the same
+    /// token, or of the kept one it names, is no replacement: the removal is made over it).
     /// - Parameters:
     ///   - account: The account.
     ///   - current: The stored token to remove (by its version).
+    ///   - basis: A newer token kept in memory over it, whose refresh token the carrier refused, if any.
     ///   - message: Why, for the event and the error.
     ///   - vault: The vault whose back-off book forgets the account.
     /// - Returns: The usable token someone stored meanwhile.
     /// - Throws: ``TokenError`` of kind `relogin-required` once removed; `store-failed` when the store fails.
-    package func requireRelogin(_ account: AccountID, _ current: StoredToken, message: String, in vault: isolated TokenVault) async throws -> AccessToken {
+    package func requireRelogin(
+        _ account: AccountID, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, message: String, in vault: isolated TokenVault
+    ) async throws -> AccessToken {
         do {
-            try await store.remove(account, replacing: current.version)
-        } catch let error as StoreError where error.kind == .conflict {
-            if let latest = try await load(account), policy.state(of: latest.token, at: clock.now()) != .expired {
-                vault.failures.clear(account)
-                return latest.token
+            var expected = current.version
+            for attempt in 1...Self.saveAttempts {
+                do {
+                    try await store.remove(account, replacing: expected)
+                    break
+                } catch let error as StoreError where error.kind == .conflict {
+                    guard let latest = try await load(account) else { break }   // removed meanwhile: as good as done
+                    guard latest.version > expected, Self.isReplaced(latest.token, current.token, basis), attempt < Self.saveAttempts else {
+                        if policy.state(of: latest.token, at: clock.now()) != .expired, !Self.isReplaced(latest.token, current.token, basis) {
+                            vault.failures.clear(account)
+                            return latest.token   // another writer's token: theirs stands
+                        }
+                        throw error
+                    }
+                    expected = latest.version   // the refused token saved again: removed over that
+                }
             }
+            vault.unsaved.forget(account)
+        } catch let error as StoreError where error.kind == .conflict {
+            // Written again at every removal, or an expired token of another writer's: the refused one is not served.
         } catch where CallerCancellation.reads(error) {
             throw CancellationError()  // the vault stopping: the next refresh meets the refused token again
         } catch {
@@ -178,7 +196,7 @@ package struct TokenRefresh: Sendable {
             var stored = current
             do {
                 // Nil: someone wrote another token since; theirs stands.
-                if let version = try await saveAnswer(kept, over: current, for: flight) {
+                if let version = try await saveAnswer(kept, over: current, from: basis, for: flight) {
                     stored = StoredToken(token: kept, version: version)
                 }
             } catch where !flight.loggedOut {
@@ -190,7 +208,7 @@ package struct TokenRefresh: Sendable {
         }
         let written: TokenVersion?
         do {
-            written = try await saveAnswer(fresh, over: current, for: flight)
+            written = try await saveAnswer(fresh, over: current, from: basis, for: flight)
         } catch {
             guard !flight.loggedOut else {
                 throw TokenError(.loggedOut, account: account, message: "the account logged out during the refresh")
@@ -249,7 +267,7 @@ package struct TokenRefresh: Sendable {
         let now = clock.now()
         if refused {
             guard policy.state(of: basis, at: now) != .expired else {
-                return try await requireRelogin(account, current, message: message, in: vault)
+                return try await requireRelogin(account, current, alsoReplacing: basis, message: message, in: vault)
             }
             // The access token still works: served until it expires, when the refresh is tried once more (a carrier's
             // refusal for a reason that passes, or a token whose refresh token it left empty, costs no login before then).

@@ -484,6 +484,74 @@ extension TokenVaultTests {
         #expect(refresher.tokensSeen.map { $0.refreshToken?.reveal() } == ["R0", "R1"])
     }
 
+    /// A review of the fix: a kept token's write whose outcome was unknown (it landed, then the store threw) left the
+    /// kept token stored; the refresh from it then met a version conflict, found that kept token stored where it
+    /// expected the older one, and threw the carrier's answer away (`logged-out`). The kept token counts as replaced too.
+    @Test func aKeptWriteThatLandedUnseenIsReplacedByTheAnswer() async throws {
+        struct KeptWriteLandsThenThrows: TokenStore {
+            let base: any TokenStore
+            let writes = LockedValue(0)
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                if token.value.reveal() == "A1" {
+                    let write = writes.withLock { count in count += 1; return count }
+                    if write >= 2 { _ = try await base.save(token, replacing: expected, dueAt: dueAt) }   // landed, then lost
+                    throw StoreError(.io, account: token.account, message: "the connection broke (scripted)")
+                }
+                return try await base.save(token, replacing: expected, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+        }
+        let refresher = MockRefresher([
+            .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
+            .success(RefreshResponse(accessToken: Secret("A2"), refreshToken: Secret("R2"), expiresIn: try ExpiresIn(seconds: 2_592_000))),
+        ])
+        try await running(vault(refresher, store: KeptWriteLandsThenThrows(base: store))) { vault in
+            try await vault.store(expired())
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")
+            clock.advance(by: .seconds(7_200))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
+        }
+        #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
+    }
+
+    /// A review of the fix: the carrier refused the kept token's refresh token while another instance saved the stored
+    /// token again; the removal met a version conflict and served that stored token, whose access token the carrier had
+    /// replaced, with no back-off. A re-save of the refused token is no replacement: the removal is made over it.
+    @Test func aRefusedKeptTokenIsRemovedOverAReSaveOfTheStoredToken() async throws {
+        struct KeptWriteFailsAndReSavedBeforeRemoval: TokenStore {
+            let base: any TokenStore
+            let reSaved = LockedValue(false)
+            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
+                return try await base.save(token, replacing: expected, dueAt: dueAt)
+            }
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+                if reSaved.withLock({ done in defer { done = true }; return !done }), let stored = try await base.load(account) {
+                    _ = try await base.save(stored.token, replacing: stored.version, dueAt: Date.distantFuture)   // another instance, first
+                }
+                return try await base.remove(account, replacing: expected)
+            }
+            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
+        }
+        let refresher = MockRefresher([
+            .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
+            .failure(TokenError(.reloginRequired, message: "the refresh token was refused")),
+        ])
+        try await running(vault(refresher, store: KeptWriteFailsAndReSavedBeforeRemoval(base: store))) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
+            await vault.waitUntilNoRefreshRuns()
+            clock.advance(by: .seconds(7_200))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale, served while its refresh runs behind
+            await vault.waitUntilNoRefreshRuns()
+            #expect(events.names.contains("relogin-required"), "\(events.names)")
+        }
+        #expect(try await store.load("u1") == nil)
+    }
+
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
         // Two vaults (two server instances) over one store whose refresh lock does not span them.
         let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-A")))])
