@@ -196,15 +196,9 @@ extension TokenVaultTests {
     /// opened) was neither counted nor told: no back-off began, no `refresh-failed` was emitted, and every request on a
     /// stale token tried the lock again, for as long as the token lived (29 days). It now backs off as a lock time-out does.
     @Test func aRefreshLockThatFailsBacksOffAndIsTold() async throws {
-        struct LockFails: TokenStore {
+        struct LockFails: ForwardingTokenStore {
             let base: any TokenStore
             let locks = LockedValue(0)
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
-            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-                try await base.save(token, replacing: expected, dueAt: dueAt)
-            }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
             func withRefreshLock<T: Sendable>(for account: AccountID, _ body: @Sendable () async throws -> T) async throws -> T {
                 locks.withLock { $0 += 1 }
                 throw StoreError(.io, account: account, message: "permission denied for table refresh_leases")
@@ -344,14 +338,8 @@ extension TokenVaultTests {
     // MARK: Another writer
 
     /// A store whose refresh lock does not span instances (the protocol's default: compare-and-swap alone).
-    struct LocklessStore: TokenStore {
+    struct LocklessStore: ForwardingTokenStore {
         let base: any TokenStore
-        func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
-        func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-            try await base.save(token, replacing: expected, dueAt: dueAt)
-        }
-        func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
-        func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
     }
 
     /// A review of the vault: with two refreshes of one account at once (a store whose lock does not span instances, or a
@@ -388,17 +376,14 @@ extension TokenVaultTests {
     /// makes, running out of writes read as "another writer won", and the carrier's answer was thrown away (the account
     /// told `logged-out`). Running out keeps the answer in memory, as any failed write does, and serves it.
     @Test func aReplacedTokenSavedAgainAtEveryWriteLeavesTheAnswerKeptNotLost() async throws {
-        struct ReSavedBeforeEachWrite: TokenStore {
+        struct ReSavedBeforeEachWrite: ForwardingTokenStore {
             let base: any TokenStore
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
             func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
                 if token.value.reveal() == "A1", let stored = try await base.load(token.account) {
                     _ = try await base.save(stored.token, replacing: stored.version, dueAt: dueAt)   // another instance, first
                 }
                 return try await base.save(token, replacing: expected, dueAt: dueAt)
             }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
         }
         let refresher = MockRefresher([.success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn("2592000")))])
         try await running(vault(refresher, store: ReSavedBeforeEachWrite(base: store))) { vault in
@@ -414,10 +399,9 @@ extension TokenVaultTests {
     /// so a re-save of the stored token since (another instance moving its due time) was not recognised: the carrier's
     /// answer, with its rotated refresh token, was thrown away for the retired one. The answer is written over it.
     @Test func aRefreshFromAKeptTokenIsWrittenOverAReSaveOfTheStoredToken() async throws {
-        struct KeptWriteFailsThenReSaved: TokenStore {
+        struct KeptWriteFailsThenReSaved: ForwardingTokenStore {
             let base: any TokenStore
             let reSaved = LockedValue(false)
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
             func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
                 if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
                 if token.value.reveal() == "A2", reSaved.withLock({ done in defer { done = true }; return !done }), let stored = try await base.load(token.account) {
@@ -425,8 +409,6 @@ extension TokenVaultTests {
                 }
                 return try await base.save(token, replacing: expected, dueAt: dueAt)
             }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
         }
         let refresher = MockRefresher([
             .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
@@ -449,15 +431,12 @@ extension TokenVaultTests {
     /// access token the carrier replaced. The stored token here is 2 days old (stale, 28 days left); the answer lived
     /// an hour and could not be written.
     @Test func aRefusedRefreshFromAKeptTokenIsJudgedOnTheKeptToken() async throws {
-        struct KeptWriteFails: TokenStore {
+        struct KeptWriteFails: ForwardingTokenStore {
             let base: any TokenStore
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
             func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
                 if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
                 return try await base.save(token, replacing: expected, dueAt: dueAt)
             }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
         }
         let refresher = MockRefresher([
             .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
@@ -488,10 +467,9 @@ extension TokenVaultTests {
     /// kept token stored; the refresh from it then met a version conflict, found that kept token stored where it
     /// expected the older one, and threw the carrier's answer away (`logged-out`). The kept token counts as replaced too.
     @Test func aKeptWriteThatLandedUnseenIsReplacedByTheAnswer() async throws {
-        struct KeptWriteLandsThenThrows: TokenStore {
+        struct KeptWriteLandsThenThrows: ForwardingTokenStore {
             let base: any TokenStore
             let writes = LockedValue(0)
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
             func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
                 if token.value.reveal() == "A1" {
                     let write = writes.withLock { count in count += 1; return count }
@@ -500,8 +478,6 @@ extension TokenVaultTests {
                 }
                 return try await base.save(token, replacing: expected, dueAt: dueAt)
             }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
         }
         let refresher = MockRefresher([
             .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
@@ -520,10 +496,9 @@ extension TokenVaultTests {
     /// token again; the removal met a version conflict and served that stored token, whose access token the carrier had
     /// replaced, with no back-off. A re-save of the refused token is no replacement: the removal is made over it.
     @Test func aRefusedKeptTokenIsRemovedOverAReSaveOfTheStoredToken() async throws {
-        struct KeptWriteFailsAndReSavedBeforeRemoval: TokenStore {
+        struct KeptWriteFailsAndReSavedBeforeRemoval: ForwardingTokenStore {
             let base: any TokenStore
             let reSaved = LockedValue(false)
-            func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
             func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
                 if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
                 return try await base.save(token, replacing: expected, dueAt: dueAt)
@@ -534,7 +509,6 @@ extension TokenVaultTests {
                 }
                 return try await base.remove(account, replacing: expected)
             }
-            func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
         }
         let refresher = MockRefresher([
             .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
@@ -670,4 +644,19 @@ extension TokenVaultTests {
         }
         #expect(events.names == ["stored", "refresh-failed", "refreshed", "logged-out"])
     }
+}
+
+/// A token store that hands every call to `base`: a test's store overrides only what it scripts (and, not declaring
+/// `withRefreshLock`, has the protocol's default lock: compare-and-swap alone).
+protocol ForwardingTokenStore: TokenStore {
+    var base: any TokenStore { get }
+}
+
+extension ForwardingTokenStore {
+    func load(_ account: AccountID) async throws -> StoredToken? { try await base.load(account) }
+    func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+        try await base.save(token, replacing: expected, dueAt: dueAt)
+    }
+    func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool { try await base.remove(account, replacing: expected) }
+    func accounts(dueBefore instant: Date, limit: Int) async throws -> [AccountID] { try await base.accounts(dueBefore: instant, limit: limit) }
 }
