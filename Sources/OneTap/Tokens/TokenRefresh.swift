@@ -22,8 +22,8 @@
 /// (`refreshed` then): while it is fresh it is the answer, else the refresh goes on from it (its refresh
 /// token is the latest). A write that fails again keeps it and answers it while usable; a conflict forgets it.
 ///
-/// A failure (``failed(_:_:refused:_:in:)``): a refused refresh token (a ``TokenError`` of kind
-/// `relogin-required`) removes an expired token (``requireRelogin(_:_:message:in:)``) and keeps one that still has
+/// A failure (``failed(_:_:from:refused:_:in:)``): a refused refresh token (a ``TokenError`` of kind
+/// `relogin-required`) removes an expired token (``requireRelogin(_:_:alsoReplacing:message:in:)``) and keeps one that still has
 /// time until it expires, due then and backing off until then; any other failure is counted in the back-off book (unless the time limit already counted it) and the
 /// callers get the stored token while it is usable, else `refresh-failed`. A logout during the flight
 /// overrides every answer with `logged-out`.
@@ -104,6 +104,8 @@ package struct TokenRefresh: Sendable {
     package func requireRelogin(
         _ account: AccountID, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, message: String, in vault: isolated TokenVault
     ) async throws -> AccessToken {
+        // The refused refresh token must never be sent again from this vault's memory.
+        if let basis { vault.unsaved.forget(account, ifStill: basis) }
         do {
             var expected = current.version
             for attempt in 1...Self.saveAttempts {
@@ -112,19 +114,28 @@ package struct TokenRefresh: Sendable {
                     break
                 } catch let error as StoreError where error.kind == .conflict {
                     guard let latest = try await load(account) else { break }   // removed meanwhile: as good as done
-                    guard latest.version > expected, Self.isReplaced(latest.token, current.token, basis), attempt < Self.saveAttempts else {
-                        if policy.state(of: latest.token, at: clock.now()) != .expired, !Self.isReplaced(latest.token, current.token, basis) {
-                            vault.failures.clear(account)
-                            return latest.token   // another writer's token: theirs stands
-                        }
-                        throw error
+                    let refused = Self.isReplaced(latest.token, current.token, basis)
+                    if refused, latest.version > expected, attempt < Self.saveAttempts {
+                        expected = latest.version   // the refused token saved again: removed over that
+                        continue
                     }
-                    expected = latest.version   // the refused token saved again: removed over that
+                    if refused {
+                        // Saved again before every removal: it stays stored, so the account backs off instead of sending
+                        // the refused refresh token again at the next request.
+                        _ = recordFailure(account, message: "\(message); the refused token was saved again at every removal", at: clock.now(), in: vault)
+                        throw TokenError(.reloginRequired, account: account, message: message)
+                    }
+                    if policy.state(of: latest.token, at: clock.now()) != .expired {
+                        vault.failures.clear(account)
+                        return latest.token   // another writer's token: theirs stands
+                    }
+                    throw error   // another writer's token, expired: its own refresh decides it
                 }
             }
-            vault.unsaved.forget(account)
         } catch let error as StoreError where error.kind == .conflict {
-            // Written again at every removal, or an expired token of another writer's: the refused one is not served.
+            // An expired token of another writer's stands; the refused one is not served.
+        } catch let error as TokenError {
+            throw error
         } catch where CallerCancellation.reads(error) {
             throw CancellationError()  // the vault stopping: the next refresh meets the refused token again
         } catch {

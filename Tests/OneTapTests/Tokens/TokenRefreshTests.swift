@@ -492,38 +492,68 @@ extension TokenVaultTests {
         #expect(try await store.load("u1")?.token.refreshToken?.reveal() == "R2")
     }
 
-    /// A review of the fix: the carrier refused the kept token's refresh token while another instance saved the stored
-    /// token again; the removal met a version conflict and served that stored token, whose access token the carrier had
-    /// replaced, with no back-off. A re-save of the refused token is no replacement: the removal is made over it.
-    @Test func aRefusedKeptTokenIsRemovedOverAReSaveOfTheStoredToken() async throws {
-        struct KeptWriteFailsAndReSavedBeforeRemoval: ForwardingTokenStore {
-            let base: any TokenStore
-            let reSaved = LockedValue(false)
-            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-                if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
-                return try await base.save(token, replacing: expected, dueAt: dueAt)
-            }
-            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
-                if reSaved.withLock({ done in defer { done = true }; return !done }), let stored = try await base.load(account) {
-                    _ = try await base.save(stored.token, replacing: stored.version, dueAt: Date.distantFuture)   // another instance, first
-                }
-                return try await base.remove(account, replacing: expected)
-            }
+    /// A store whose write of `A1` fails and which another instance saves the stored token again on, before the first
+    /// removal only or before every one.
+    struct KeptWriteFailsAndReSavedBeforeRemoval: ForwardingTokenStore {
+        let base: any TokenStore
+        let everyTime: Bool
+        let reSaved = LockedValue(false)
+        func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+            if token.value.reveal() == "A1" { throw StoreError(.io, account: token.account, message: "the database is down (scripted)") }
+            return try await base.save(token, replacing: expected, dueAt: dueAt)
         }
+        func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+            let first = reSaved.withLock { done in defer { done = true }; return !done }
+            if first || everyTime, let stored = try await base.load(account) {
+                _ = try await base.save(stored.token, replacing: stored.version, dueAt: Date.distantFuture)   // another instance, first
+            }
+            return try await base.remove(account, replacing: expected)
+        }
+    }
+
+    /// A stale token's refresh answered with a token of an hour whose write fails; two hours on, the stored token (stale,
+    /// weeks left) is served while a refresh from the kept one runs behind, and the carrier refuses it.
+    /// - Parameters:
+    ///   - store: The store under the vault.
+    ///   - after: What to check before the vault stops.
+    /// - Returns: The refresher, for the tokens it saw.
+    func keptTokensRefreshRefused(on store: some TokenStore, after: @escaping @Sendable (TokenVault) async throws -> Void) async throws -> MockRefresher {
         let refresher = MockRefresher([
             .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
             .failure(TokenError(.reloginRequired, message: "the refresh token was refused")),
         ])
-        try await running(vault(refresher, store: KeptWriteFailsAndReSavedBeforeRemoval(base: store))) { vault in
+        try await running(vault(refresher, store: store)) { vault in
             try await vault.store(token(age: 2 * Self.day))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")
             await vault.waitUntilNoRefreshRuns()
             clock.advance(by: .seconds(7_200))
             #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale, served while its refresh runs behind
             await vault.waitUntilNoRefreshRuns()
+            try await after(vault)
+        }
+        return refresher
+    }
+
+    /// A review of the fix: the carrier refused the kept token's refresh token while another instance saved the stored
+    /// token again; the removal met a version conflict and served that stored token, whose access token the carrier had
+    /// replaced, with no back-off. A re-save of the refused token is no replacement: the removal is made over it.
+    @Test func aRefusedKeptTokenIsRemovedOverAReSaveOfTheStoredToken() async throws {
+        _ = try await keptTokensRefreshRefused(on: KeptWriteFailsAndReSavedBeforeRemoval(base: store, everyTime: false)) { _ in
             #expect(events.names.contains("relogin-required"), "\(events.names)")
         }
         #expect(try await store.load("u1") == nil)
+    }
+
+    /// The same, with the stored token saved again before every removal: it stays stored, and the account backs off
+    /// (a review: the back-off was cleared, so the next request sent the refused refresh token again at once).
+    @Test func aRefusedTokenSavedAgainAtEveryRemovalBacksOff() async throws {
+        let refresher = try await keptTokensRefreshRefused(on: KeptWriteFailsAndReSavedBeforeRemoval(base: store, everyTime: true)) { vault async throws in
+            #expect(events.names.contains("refresh-failed"), "\(events.names)")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // backing off: no refresh behind it
+            await vault.waitUntilNoRefreshRuns()
+        }
+        #expect(refresher.tokensSeen.map { $0.refreshToken?.reveal() } == ["R0", "R1"])
+        #expect(try await store.load("u1")?.token.value.reveal() == "A0")
     }
 
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
