@@ -30,7 +30,8 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
         case .account(let account): keys.append("account:\(account.rawValue)")
         case nil: break
         }
-        keys.append(address.map { "address:\(SMSContext.limitKey($0, prefix: 56))" } ?? Self.unknownAddress)
+        // Every client that gives no address shares one address key.
+        keys.append("address:\(address.map { SMSContext.limitKey($0, prefix: 56) } ?? SMSPolicy.notGiven)")
         if let address { keys.append("address48:\(SMSContext.limitKey(address, prefix: 48))") }
         if let device { keys.append("device:\(device.rawValue)") }
         self.keys = keys
@@ -52,9 +53,6 @@ package struct ChannelClient: Hashable, Sendable, CustomStringConvertible {
     package var credentialKeys: [String] {
         keys.filter { $0.hasPrefix("session:") || $0.hasPrefix("guest:") || $0.hasPrefix("account:") }
     }
-
-    /// The key of the shared unknown address, which every client that gives no address has.
-    package static let unknownAddress = "address:\(SMSPolicy.notGiven)"
 
     /// `client(3 keys)`: the keys identify a person, and stay out of logs.
     package var description: String { "client(\(keys.count) keys)" }

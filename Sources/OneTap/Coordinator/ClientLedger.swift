@@ -23,40 +23,12 @@ struct ClientLedger: Sendable {
         var failed: Bool
     }
 
-    /// Places in the order they were noted (some since replaced), from `head` on.
-    private struct Queue: Sendable {
-        var items: [(serial: UInt64, at: Date)] = []
-        var head = 0
-
-        var oldest: (serial: UInt64, at: Date)? { head < items.count ? items[head] : nil }
-
-        mutating func popOldest() -> UInt64? {
-            guard head < items.count else { return nil }
-            head += 1
-            return items[head - 1].serial
-        }
-
-        /// Lets go of what lies before `head`, and of replaced places once they outnumber the live ones several times.
-        mutating func compact(live: (UInt64) -> Bool, capacity: Int) {
-            if items.count - head > 4 * capacity {
-                items = items[head...].filter { live($0.serial) }
-                head = 0
-            } else if head > 1_024, head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-        }
-
-        mutating func restart(at now: Date) {
-            for index in items.indices { items[index].at = now }
-        }
-    }
-
     private var entries: [UInt64: Entry] = [:]
     /// The place each key belongs to.
     private var owners: [String: UInt64] = [:]
-    private var failures = Queue()
-    private var successes = Queue()
+    /// Failures and successes in the order they were noted (some since replaced).
+    private var failures = FIFOQueue<(serial: UInt64, at: Date)>()
+    private var successes = FIFOQueue<(serial: UInt64, at: Date)>()
     private var nextSerial: UInt64 = 0
     /// The latest instant seen.
     private var latest: Date?
@@ -88,17 +60,18 @@ struct ClientLedger: Sendable {
         for key in keys { owners[key] = serial }
         if failed {
             failing += 1
-            failures.items.append((serial, now))
+            failures.append((serial, now))
         } else {
-            successes.items.append((serial, now))
+            successes.append((serial, now))
         }
         while entries.count > capacity {
-            guard let oldest = failures.popOldest() ?? successes.popOldest() else { break }
-            remove(oldest)
+            guard let oldest = failures.popFirst() ?? successes.popFirst() else { break }
+            remove(oldest.serial)
         }
+        // Replaced places stay queued until they outnumber the live ones several times.
         let live = entries
-        failures.compact(live: { live[$0] != nil }, capacity: capacity)
-        successes.compact(live: { live[$0] != nil }, capacity: capacity)
+        if failures.count > 4 * capacity { failures.keep { live[$0.serial] != nil } }
+        if successes.count > 4 * capacity { successes.keep { live[$0.serial] != nil } }
     }
 
     /// Lets go of the places older than `span`.
@@ -111,16 +84,16 @@ struct ClientLedger: Sendable {
         var time = now
         if let latest, now < latest {
             if latest.timeIntervalSince(now) > 10 * span.seconds {
-                failures.restart(at: now)   // a clock set back: every place counts a span from now
-                successes.restart(at: now)
+                failures.update { $0.at = now }   // a clock set back: every place counts a span from now
+                successes.update { $0.at = now }
             } else {
                 time = latest
             }
         }
         latest = time
         let oldest = time.addingTimeInterval(-span.seconds)
-        while let place = failures.oldest, place.at <= oldest { _ = failures.popOldest(); remove(place.serial) }
-        while let place = successes.oldest, place.at <= oldest { _ = successes.popOldest(); remove(place.serial) }
+        while let place = failures.first, place.at <= oldest { _ = failures.popFirst(); remove(place.serial) }
+        while let place = successes.first, place.at <= oldest { _ = successes.popFirst(); remove(place.serial) }
         return time
     }
 

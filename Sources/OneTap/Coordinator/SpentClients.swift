@@ -7,9 +7,8 @@
 /// - Complexity: ``spend(_:)`` and ``holds(_:)`` are O(k) amortized for a client of k keys (at most four).
 struct SpentClients: Sendable {
     private var keys: Set<String> = []
-    /// The keys in the order they were spent, from `head` on.
-    private var order: [String] = []
-    private var head = 0
+    /// The keys in the order they were spent.
+    private var order = FIFOQueue<String>()
 
     /// The most keys held: 16,384 (4,096 clients of four keys).
     static let limit = 16_384
@@ -18,14 +17,7 @@ struct SpentClients: Sendable {
     /// - Parameter client: The client.
     mutating func spend(_ client: ChannelClient) {
         for key in client.keysBeyondTheDevice where keys.insert(key).inserted { order.append(key) }
-        while keys.count > Self.limit, head < order.count {
-            keys.remove(order[head])
-            head += 1
-        }
-        if head > 1_024, head * 2 > order.count {
-            order.removeFirst(head)
-            head = 0
-        }
+        while keys.count > Self.limit, let oldest = order.popFirst() { keys.remove(oldest) }
     }
 
     /// Whether a client shares a key with a spent one.
@@ -38,7 +30,6 @@ struct SpentClients: Sendable {
     /// Forgets every spent client (the circuit opened or closed).
     mutating func removeAll() {
         keys = []
-        order = []
-        head = 0
+        order.removeAll()
     }
 }

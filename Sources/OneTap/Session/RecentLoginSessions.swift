@@ -25,9 +25,7 @@ package final class RecentLoginSessions: Sendable {
         var sessions: [LoginSessionID: (session: LoginSession, stamp: Int)] = [:]
         /// The ids in the order they were kept, with their stamps: an id kept again stands here twice, and
         /// only the entry whose stamp matches the session's counts.
-        var order: [(id: LoginSessionID, stamp: Int)] = []
-        /// Where `order` starts (entries before it are dropped; compacted when it passes half).
-        var head = 0
+        var order = FIFOQueue<(id: LoginSessionID, stamp: Int)>()
         /// The last stamp given.
         var stamp = 0
     }
@@ -64,16 +62,14 @@ package final class RecentLoginSessions: Sendable {
             kept.stamp += 1
             kept.sessions[session.id] = (session, kept.stamp)
             kept.order.append((session.id, kept.stamp))
-            while kept.sessions.count > capacity, kept.head < kept.order.count {
-                let oldest = kept.order[kept.head]
-                kept.head += 1
+            while kept.sessions.count > capacity, let oldest = kept.order.popFirst() {
                 if kept.sessions[oldest.id]?.stamp == oldest.stamp { kept.sessions[oldest.id] = nil }
             }
-            // `order` holds each kept session once, plus entries left behind by sessions kept again: compact
-            // when those reach half, so it never grows past twice what it must hold.
-            if kept.head > kept.order.count / 2 || kept.order.count > 2 * capacity + 16 {
-                kept.order = kept.order[kept.head...].filter { kept.sessions[$0.id]?.stamp == $0.stamp }
-                kept.head = 0
+            // `order` holds each kept session once, plus entries left behind by sessions kept again: drop
+            // those when they pile up, so it never grows past about twice what it must hold.
+            if kept.order.count > 2 * capacity + 16 {
+                let sessions = kept.sessions
+                kept.order.keep { sessions[$0.id]?.stamp == $0.stamp }
             }
         }
     }

@@ -265,20 +265,6 @@ import Testing
         #expect(refresher.calls == 2)
         #expect(events.names == ["stored", "stored", "logged-out", "stored", "logged-out", "stored", "refreshed", "refreshed"])
     }
-
-    @Test func managerServesOneAccount() async throws {
-        let refresher = MockRefresher()
-        let manager = TokenManager(account: "me", vault: vault(refresher))
-        try await running(manager.vault) { _ in
-            try await manager.store(expired("me"))
-            #expect(try await manager.state() == .expired)
-            #expect(try await manager.validToken().value.reveal() == "refreshed-1")
-            #expect(try await manager.validToken().value.reveal() == "refreshed-1")
-            try await manager.logout()
-            #expect(try await manager.state() == nil)
-        }
-        #expect(refresher.calls == 1)
-    }
 }
 
 extension AccessToken {
