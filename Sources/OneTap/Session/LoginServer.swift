@@ -377,7 +377,9 @@ public struct LoginServer: Sendable {
     /// or before.
     /// - Parameters:
     ///   - id: The login.
-    ///   - claims: The verified claims of the app session that started it.
+    ///   - claims: The verified claims of the app session that started it, from ``AppSessions/live(_:)``: the answer
+    ///     holds the full number, and ``AppSessions/authenticate(_:)`` alone accepts a logged-out session's access
+    ///     token for its last hours.
     /// - Returns: The `done(success)` transition with the flow and the verified login (no pending
     ///   action: that was handed back with the success itself).
     /// - Throws: ``LoginRejection`` (`unknown-session` for an id no session has or another app
