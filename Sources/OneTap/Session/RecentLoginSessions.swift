@@ -66,7 +66,7 @@ package final class RecentLoginSessions: Sendable {
                 if kept.sessions[oldest.id]?.stamp == oldest.stamp { kept.sessions[oldest.id] = nil }
             }
             // `order` holds each kept session once, plus entries left behind by sessions kept again: drop
-            // those when they pile up, so it never grows past about twice what it must hold.
+            // those when they pile up, so it never holds more than twice the capacity (plus 16).
             if kept.order.count > 2 * capacity + 16 {
                 let sessions = kept.sessions
                 kept.order.keep { sessions[$0.id]?.stamp == $0.stamp }

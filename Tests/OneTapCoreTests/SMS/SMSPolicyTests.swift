@@ -21,8 +21,7 @@ import Testing
 
     /// Issue 21: the number's own limits per login session, across sessions only a captcha and a high
     /// cap; /56, /48 and global rules; guessing slowed per session, address and device; a number
-    /// guessed from three sessions asks for a captcha; at most 100 wrong codes a day; no lock. Rejected captchas
-    /// wait per address, /56 and /48 (an attacker's read of the last).
+    /// guessed from three sessions asks for a captcha; at most 100 wrong codes a day; no lock.
     static let defaults: [Expected] = [
         Expected(id: "number-minute", key: .numberSession, counts: .sends, window: 60, limit: 1, over: .limit, lock: nil),
         Expected(id: "number-hour", key: .numberSession, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
@@ -38,8 +37,6 @@ import Testing
         Expected(id: "global-hour-captcha", key: .global, counts: .sends, window: 3600, limit: 4000, over: .captcha, lock: nil),
         Expected(id: "global-hour", key: .global, counts: .sends, window: 3600, limit: 6000, over: .limit, lock: nil),
         Expected(id: "captcha-rejects", key: .ip, counts: .rejectedCaptchas, window: 3600, limit: 10, over: .delay, lock: 60),
-        Expected(id: "captcha-rejects-56", key: .ip56, counts: .rejectedCaptchas, window: 3600, limit: 40, over: .delay, lock: 60),
-        Expected(id: "captcha-rejects-48", key: .ip48, counts: .rejectedCaptchas, window: 3600, limit: 200, over: .delay, lock: 60),
         Expected(id: "session-guesses", key: .numberSession, counts: .failedVerifies, window: 86_400, limit: 5, over: .delay, lock: 900),
         Expected(id: "ip-guesses", key: .ip, counts: .failedVerifies, window: 3600, limit: 10, over: .captcha, lock: nil),
         Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .captcha, lock: nil),
