@@ -21,7 +21,8 @@ import Testing
 
     /// Issue 21: the number's own limits per login session, across sessions only a captcha and a high
     /// cap; /56, /48 and global rules; guessing slowed per session, address and device; a number
-    /// guessed from three sessions asks for a captcha; at most 100 wrong codes a day; no lock.
+    /// guessed from three sessions asks for a captcha; at most 100 wrong codes a day; no lock. Past 1,000 wrong codes
+    /// an hour in all, a captcha (an attacker's read).
     static let defaults: [Expected] = [
         Expected(id: "number-minute", key: .numberSession, counts: .sends, window: 60, limit: 1, over: .limit, lock: nil),
         Expected(id: "number-hour", key: .numberSession, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
@@ -42,6 +43,7 @@ import Testing
         Expected(id: "device-guesses", key: .device, counts: .failedVerifies, window: 3600, limit: 10, over: .captcha, lock: nil),
         Expected(id: "number-sources", key: .number, counts: .failedVerifySessions, window: 3600, limit: 3, over: .captcha, lock: nil),
         Expected(id: "number-guesses", key: .number, counts: .failedVerifies, window: 86_400, limit: 60, over: .singleTry, lock: nil),
+        Expected(id: "global-guesses", key: .global, counts: .failedVerifies, window: 3600, limit: 1000, over: .captcha, lock: nil),
     ]
 
     @Test func theBuiltInPolicyIsTheIssuesDefaults() {

@@ -383,6 +383,42 @@ import Testing
         #expect(sent <= 20, "\(sent) captcha-free sends from one /48 in ten minutes")
     }
 
+    /// An attacker's read: guessing spread over many numbers, each from an address and a login session of its own
+    /// (five wrong codes a number, under every per-address, per-session and per-number rule), met no captcha at any
+    /// rate: at the sends the policy lets through without one, about half a million guesses a day, half a login. Past
+    /// 1,000 wrong codes in an hour across every number (`global-guesses`), each verify needs a captcha; the owner of
+    /// a number, with a solved one, still gets through.
+    @Test func guessingSpreadOverManyNumbersMeetsACaptchaPastTheGlobalRate() async throws {
+        let setup = Setup()
+        var judgedWithoutCaptcha = 0
+        for index in 0..<300 {
+            let number = try PhoneNumber(value: 13_900_000_000 + UInt64(index))
+            let guesser = SMSContext(ip: try IPAddress("198.51.\(index / 200).\(index % 200 + 1)"), session: LoginSessionID.random())
+            let at = Self.t0.addingTimeInterval(Double(index) * 10)
+            guard case .sent = try await setup.send(to: number, context: guesser, at: at) else { Issue.record("send \(index)"); return }
+            let code = try #require(setup.sender.lastCode(to: number))
+            for attempt in 0..<5 {
+                if case .wrong = try await setup.verify(Self.wrong(code), for: number, context: guesser, at: at.addingTimeInterval(Double(1 + attempt))) {
+                    judgedWithoutCaptcha += 1
+                }
+            }
+        }
+        #expect(judgedWithoutCaptcha <= 1_000, "\(judgedWithoutCaptcha) wrong codes judged without a captcha within an hour")
+        var owner = SMSContext(ip: Self.ownerIP, session: LoginSessionID.random())
+        let at = Self.t0.addingTimeInterval(3_100)
+        guard case .sent = try await setup.send(to: Self.number, context: owner, at: at) else { Issue.record("the owner's send"); return }
+        let code = try #require(setup.sender.lastCode(to: Self.number))
+        guard case .captchaRequired(rule: "global-guesses", _) = try await setup.verify(code, for: Self.number, context: owner, at: at.addingTimeInterval(1)) else {
+            Issue.record("the owner's verify past the global rate asked no captcha")
+            return
+        }
+        owner.captcha = Secret("solved")
+        guard case .verified = try await setup.verify(code, for: Self.number, context: owner, at: at.addingTimeInterval(2)) else {
+            Issue.record("the owner with a solved captcha did not get through")
+            return
+        }
+    }
+
     /// The same from one /56 (a home's block): each address its own /64.
     @Test func oneSlash56CannotSendManyCaptchaFreeMessages() async throws {
         let setup = Setup(captcha: nil)
