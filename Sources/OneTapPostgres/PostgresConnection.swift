@@ -267,8 +267,12 @@ package final class PostgresConnection: Sendable {
         // advisory locks, and with them every other instance's updates, until TCP noticed it gone): after the statement
         // limit, at least 10 s, as a busy machine may well pause a client that long between two statements.
         let idle = max(milliseconds, 10_000)
+        // OneTap names its tables with their schema, and its functions (`nextval`, `unnest`, …) without: a same-named
+        // function another role planted in a schema on the search path (`public`, before PostgreSQL 15) would be taken
+        // when its argument types fit better (CVE-2018-1058). The session searches `pg_catalog` and `pg_temp` alone.
         _ = try executeBlocking(
-            "SELECT set_config('statement_timeout', $1, false), set_config('idle_in_transaction_session_timeout', $2, false)",
+            "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false), "
+                + "pg_catalog.set_config('statement_timeout', $1, false), pg_catalog.set_config('idle_in_transaction_session_timeout', $2, false)",
             [.text(String(milliseconds)), .text(String(idle))])
     }
 

@@ -167,7 +167,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
                 }
             }
         } catch {
-            throw failure(error, doing: "claim the token's exchange (it was not exchanged)")
+            throw Self.failure(error, doing: "claim the token's exchange (it was not exchanged)", write: true)
         }
         throw StoreError(.io, message: "PostgreSQL: cannot claim the token's exchange: its row kept changing under the claim (it was not exchanged)")
     }
@@ -183,7 +183,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
         let rows = try await pool.execute(
             statements.resend,
             [.bytes(token.bytes), .text(session.text), .instant(now), .bound(now), .instant(now.addingTimeInterval(retention.seconds))]
-        ) { failure($0, doing: "claim the token's unknown exchange again (it was not sent)") }
+        ) { Self.failure($0, doing: "claim the token's unknown exchange again (it was not sent)", write: true) }
         return !rows.rows.isEmpty
     }
 
@@ -194,7 +194,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     ///   - now: The time.
     /// - Throws: ``StoreError`` of kind `io` or `timeout`.
     package func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
-        try await pool.execute(statements.settle, settleParameters(token, state, at: now)) { failure($0, doing: "record how the token's exchange ended") }
+        try await pool.execute(statements.settle, settleParameters(token, state, at: now)) { Self.failure($0, doing: "record how the token's exchange ended", write: true) }
     }
 
     /// The values of a settle's statement (``settleStatement(from:gate:)`` numbers them).
@@ -216,7 +216,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`.
     package func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
         let rows = try await pool.execute(statements.unknown, [.bound(since), .bound(pendingClaimedBefore)]) {
-            failure($0, doing: "list the exchanges to reconcile")
+            Self.failure($0, doing: "list the exchanges to reconcile", write: false)
         }
         return try rows.rows.map { row throws(StoreError) in
             guard row.count == 10, let bytes = row[0].bytes, bytes.count == 32 else { throw corrupt("its token is not a SHA-256") }
@@ -266,10 +266,17 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
         StoreError(.corrupt, message: "a row of \(schema).exchange_ledger is not one OneTap wrote (\(reason)); it was left as it is")
     }
 
-    /// The ledger error for a database failure.
-    private func failure(_ error: any Error, doing: String) -> any Error {
+    /// The ledger error for a database failure: a write whose answer never came (the connection broke, or the client's
+    /// deadline passed with the statement sent) says that it may or may not have been recorded.
+    /// - Parameters:
+    ///   - error: What the database call threw.
+    ///   - doing: What was being done.
+    ///   - write: Whether the statement writes.
+    /// - Returns: The error to throw.
+    static func failure(_ error: any Error, doing: String, write: Bool) -> any Error {
         if error is CancellationError || error is StoreError { return error }
         let timedOut = (error as? PostgresError)?.kind == .timeout
-        return StoreError(timedOut ? .timeout : .io, message: "PostgreSQL: cannot \(doing): \(error)")
+        let unknown = write && ((error as? PostgresError)?.leavesTheOutcomeUnknown ?? false)
+        return StoreError(timedOut ? .timeout : .io, message: "PostgreSQL: cannot \(doing): \(error)\(unknown ? "; the ledger's write may or may not have been recorded" : "")")
     }
 }

@@ -48,17 +48,21 @@ struct PostgresStatementCache {
     private var forgotten = 0
 
     /// An empty cache.
-    /// - Parameter prefix: What every name starts with (`onetap_3f9a06c1_`): random per connection.
+    /// - Parameter prefix: What every name starts with (`onetap_3f9a06c1…_`): random per connection.
     init(prefix: String) {
         self.prefix = prefix
     }
 
-    /// A prefix for a new connection: `onetap_` and 32 random bits in hex, from the system's random
-    /// number generator.
+    /// A prefix for a new connection: `onetap_` and 128 random bits in hex, from the system's random number
+    /// generator, so that connections a pooler lends one server connection in turn never share a name (32 bits let two
+    /// meet). With its counter a name stays within PostgreSQL's 63 bytes.
     static func randomPrefix() -> String {
-        let bits = UInt32.random(in: .min ... .max)
-        let hex = String(bits, radix: 16)
-        return "onetap_" + String(repeating: "0", count: 8 - hex.count) + hex + "_"
+        var generator = SystemRandomNumberGenerator()
+        let hex = [generator.next() as UInt64, generator.next() as UInt64].map { bits in
+            let digits = String(bits, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return "onetap_" + hex.joined() + "_"
     }
 
     /// How many statements are prepared and remembered now.

@@ -51,6 +51,15 @@ import Testing
         #expect(request.header("authorization") == "ACS3-HMAC-SHA256 Credential=LTAI5tTestKeyId,SignedHeaders=host;x-acs-action;x-acs-content-sha256;x-acs-date;x-acs-signature-nonce;x-acs-version,Signature=50dbf00461b9517636f7ce81709dad823cd3274352fdb4a9a41461ef6d4d0dff")
     }
 
+    /// A gateway attacker's read: `RequestId`, kept for support only, was read strictly, so an `OK` with the number
+    /// whose `RequestId` was no text was thrown away as malformed, and the billed number lost. It is left out now.
+    @Test(arguments: ["12345678901234567890", "false", "[1]"])
+    func anAnswerWhoseRequestIdDoesNotReadStillGivesItsNumber(_ requestID: String) async throws {
+        let transport = ScriptedHTTPTransport([Self.answer(#"{"Code":"OK","RequestId":"# + requestID + #","GetMobileResultDTO":{"Mobile":"13800138000"}}"#)])
+        let response = try await Self.gateway(transport).exchange(Self.credential("token-1"))
+        #expect(response == ExchangeResponse(code: "OK", phoneNumber: try PhoneNumber("13800138000")))
+    }
+
     @Test func verifyMobileSendsTheCodeAndTheNumberAndMapsEachVerdict() async throws {
         func body(_ result: String) -> ScriptedHTTPTransport.Step {
             Self.answer(#"{"Code":"OK","RequestId":"r","GateVerifyResultDTO":{"VerifyId":"121343241","VerifyResult":"\#(result)"}}"#)

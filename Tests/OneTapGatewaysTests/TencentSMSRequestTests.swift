@@ -57,6 +57,15 @@ import Testing
         }
     }
 
+    /// A gateway attacker's read: `RequestId`, kept for support only, was read strictly, so a message Tencent took
+    /// (`Ok`) whose `RequestId` was no text was reported failed: the user, told to try again, paid for a second one.
+    @Test(arguments: ["12345678901234567890", "{}"])
+    func aSentMessageWhoseRequestIdDoesNotReadIsSent(_ requestID: String) async throws {
+        let transport = ScriptedHTTPTransport([Self.answer(#"{"Response":{"SendStatusSet":[{"SerialNo":"2028:1","PhoneNumber":"+8613800138000","Fee":1,"Code":"Ok","Message":"m","IsoCode":"CN"}],"RequestId":"# + requestID + "}}")])
+        let sender = try TencentSMSSender(configuration: Self.configuration(), transport: transport, clock: FakeClock(now: Self.now))
+        try await sender.send(try Self.message())
+    }
+
     @Test func aMinutesParameterFollowsTheCodeRoundedUp() async throws {
         let transport = ScriptedHTTPTransport([Self.status("Ok")])
         var configuration = Self.configuration()

@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapTesting
 @testable import OneTapPostgres
 import Testing
 
@@ -38,6 +39,45 @@ import Glibc
         }
         // The statement text is all the server saw as SQL; the value went apart.
         #expect(log.statements.allSatisfy { !$0.contains("DROP") && !$0.contains("用户") })
+    }
+
+    /// An attacker's read of the stores: OneTap's statements name functions without their schema (`nextval`, `unnest`,
+    /// `hashtextextended`), and PostgreSQL takes a same-named function from any schema on the search path whose argument
+    /// types fit better (an unknown-typed literal prefers `text`; `bigint[]` beats `anyarray`): a role that can create
+    /// functions in a schema on OneTap's path (`public`, before PostgreSQL 15) ran its own code inside OneTap's
+    /// statements (CVE-2018-1058), e.g. an `unnest` returning nothing, which took every counter's lock away. Every
+    /// connection searches `pg_catalog` and `pg_temp` alone, whatever the URL, the role or the database set.
+    @Test func functionsPlantedOnTheSearchPathAreNeverCalled() async throws {
+        let planted = TestDatabase.schemaName()
+        try await withConnection { connection in
+            try await connection.execute("CREATE SCHEMA \(planted)")
+            for function in ["nextval(text) RETURNS bigint", "unnest(bigint[]) RETURNS SETOF bigint", "hashtextextended(text, integer) RETURNS bigint"] {
+                try await connection.execute(
+                    "CREATE FUNCTION \(planted).\(function) LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the planted function ran'; END $$")
+            }
+        }
+        let base = try await TestDatabase.url()
+        let options = "options=-csearch_path%3D\(planted)%2Cpublic"
+        let url = base.contains("://") ? base + (base.contains("?") ? "&" : "?") + options : base + " options='-csearch_path=\(planted),public'"
+        var failure: (any Error)?
+        do {
+            let stores = try await PostgresStores.open(try TestDatabase.configuration(url), events: DiscardingEventSink())   // the migrator's lock
+            do {
+                _ = try await stores.tokenStore().save(Tokens.make("u1"), replacing: nil, dueAt: Tokens.now)   // nextval
+                let counter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.9")
+                try await stores.smsStore().update(counters: [counter], code: nil, at: Tokens.now) { state in   // the counters' locks
+                    state.events[counter] = [Tokens.now]
+                    state.keepUntil = Tokens.now.addingTimeInterval(60)
+                }
+            } catch {
+                failure = error
+            }
+            await stores.close()
+        } catch {
+            failure = error
+        }
+        try await withConnection { connection in try await connection.execute("DROP SCHEMA \(planted) CASCADE") }
+        if let failure { throw failure }
     }
 
     /// OneTap binds and reads text as UTF-8, and PostgreSQL converts text to the session's `client_encoding` (binary

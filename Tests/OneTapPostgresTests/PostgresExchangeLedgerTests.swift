@@ -13,6 +13,20 @@ import Testing
 
     // MARK: The contract
 
+    /// An attacker's read of the stores: a claim, a resend's claim or a settle whose answer never came (the connection
+    /// broke, or the client's deadline passed with the statement sent) may have committed, and the error said only that
+    /// the token was not exchanged: an operator reading it took the ledger's row for unwritten. It says the write may
+    /// or may not have been recorded; a refusal or a read says nothing of the kind.
+    @Test(arguments: [PostgresError.noAnswer("no answer within 12.0 s"), PostgresError(.connectionLost, message: "server closed the connection")])
+    func aWriteWhoseAnswerNeverCameSaysItMayHaveBeenRecorded(_ cause: PostgresError) {
+        let claim = PostgresExchangeLedger.failure(cause, doing: "claim the token's exchange (it was not exchanged)", write: true) as! StoreError
+        #expect(claim.message.hasSuffix("; the ledger's write may or may not have been recorded"), "\(claim)")
+        let listing = PostgresExchangeLedger.failure(cause, doing: "list the exchanges to reconcile", write: false) as! StoreError
+        #expect(!listing.message.contains("may or may not"), "\(listing)")
+        let refused = PostgresExchangeLedger.failure(PostgresError(.server, sqlState: "42P01", message: "relation does not exist"), doing: "claim", write: true) as! StoreError
+        #expect(!refused.message.contains("may or may not"), "\(refused)")
+    }
+
     @Test(arguments: [Duration.seconds(86_400), .seconds(90)])
     func conformsToTheLedgerContract(retention: Duration) async throws {
         try await checkConformance(try await TestDatabase.url(), { $0.exchangeLedger(retention: retention) }) { make in

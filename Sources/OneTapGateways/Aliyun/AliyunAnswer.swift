@@ -45,7 +45,7 @@ package struct AliyunAnswer: Sendable {
         // An error object names an error: a 4xx whose body says `OK` (as the code reads: padded with white space too) is
         // no answer to read, never a login, a pass or "sent".
         if (400...499).contains(response.status), code == "OK" { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
-        let requestID = try GatewayAnswer.text(object, "RequestId", gateway: gateway).map { DisplayText.label($0) }
+        let requestID = GatewayAnswer.bookkeepingID(object, "RequestId")
         return AliyunAnswer(code: code, requestID: requestID, status: response.status, object: object)
     }
 

@@ -66,7 +66,8 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
 
     /// Sends one `loginTokenValidate` request.
     /// - Parameter token: The one-tap token.
-    /// - Returns: The answer: the code, the number on success (decrypted in the RSA mode), `taskId` when given.
+    /// - Returns: The answer: the code, the number on success (decrypted in the RSA mode), `taskId` when given as text
+    ///   or a whole number (one that does not read is left out, never the answer).
     /// - Throws: ``GatewayError`` from the transport (`timedOut`, `unreachable`, `bodyTooLarge`), `httpStatus`,
     ///   `wrongContentType`, `malformedBody` (not JSON, no `resultCode`, another request's `inresponseto`, a success
     ///   without a usable `msisdn`); `CancellationError`.
@@ -87,7 +88,7 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         if let echoed, echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
-        let taskID = try GatewayAnswer.text(object, "taskId", "taskid", gateway: Self.name).map { DisplayText.label($0) }
+        let taskID = GatewayAnswer.bookkeepingID(object, "taskId", "taskid")
         guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
         // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).
         guard echoed != nil else { throw GatewayError(gateway: Self.name, .malformedBody("103000 without inresponseto")) }

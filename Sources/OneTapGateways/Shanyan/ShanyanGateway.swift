@@ -80,14 +80,14 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
             ("appId", configuration.appID), ("token", token.reveal()), ("outId", outIDs()), ("encryptType", key == nil ? "0" : "1"),
         ]
         let (code, data) = try await post(configuration.url, fields)
-        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return AggregatorAnswer(gateway: Self.name, code: code, serial: try tradeNo(data)) }
+        guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return AggregatorAnswer(gateway: Self.name, code: code, serial: tradeNo(data)) }
         guard let data, let mobileName = try GatewayAnswer.text(data, "mobileName", gateway: Self.name), !mobileName.isEmpty else {
             throw GatewayError(gateway: Self.name, .malformedBody("200000 without data.mobileName"))
         }
         let number = try key.map { key throws(GatewayError) in
             try AggregatorCall.rsaPhoneNumber(mobileName, key: key, field: "mobileName", keyField: "privateKey", gateway: Self.name)
         } ?? signer.aesPhoneNumber(mobileName)
-        return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: try tradeNo(data))
+        return AggregatorAnswer(gateway: Self.name, code: code, phoneNumber: number, serial: tradeNo(data))
     }
 
     /// Sends one `mobile-validate` request.
@@ -102,7 +102,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         let verdict = try VerificationVerdicts.verdict(gateway: Self.name, code: code, member: "data.isVerify") { () throws(GatewayError) in
             try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "isVerify", gateway: Self.name) }
         }
-        return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict, serial: try tradeNo(data))
+        return AggregatorAnswer(gateway: Self.name, code: code, verdict: verdict, serial: tradeNo(data))
     }
 
     /// What `onetap gateway sign shanyan` shows: the string HMAC-SHA256 signs (the appKey is the key, not part of
@@ -132,7 +132,7 @@ public final class ShanyanGateway: TokenExchangeProvider, NumberVerificationProv
         return (try GatewayAnswer.code(object, "code", gateway: Self.name), try GatewayAnswer.object(object, "data", gateway: Self.name))
     }
 
-    private func tradeNo(_ data: [String: JSONValue]?) throws(GatewayError) -> String? {
-        try data.flatMap { data throws(GatewayError) in try GatewayAnswer.text(data, "tradeNo", gateway: Self.name) }.map { DisplayText.label($0) }
+    private func tradeNo(_ data: [String: JSONValue]?) -> String? {
+        data.flatMap { GatewayAnswer.bookkeepingID($0, "tradeNo") }
     }
 }

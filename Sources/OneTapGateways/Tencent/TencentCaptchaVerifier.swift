@@ -94,7 +94,7 @@ public final class TencentCaptchaVerifier: CaptchaVerifier, CustomStringConverti
             // Any level but 0 is not solved (fail closed); absent or null, the other modes' answer, is no verdict.
             if code == "1" { return (try GatewayAnswer.text(members, "EvilLevel", gateway: Self.name)).map { $0 == "0" } ?? true }
             if let meaning = Self.faults[code] {
-                let requestID = try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) }
+                let requestID = GatewayAnswer.bookkeepingID(members, "RequestId")
                 throw GatewayCodeError(gateway: Self.name, code: code, meaning: meaning, requestID: requestID, providerFault: Self.providerFaults.contains(code))
             }
             return false

@@ -24,7 +24,7 @@ package enum TencentCloudAnswer {
     package static func read(_ response: HTTPResponse, gateway: String, contentTypes: [String]) throws(GatewayError) -> Outcome {
         let object = try GatewayAnswer.jsonObject(response, gateway: gateway, contentTypes: contentTypes)
         guard let members = object["Response"]?.objectValue else { throw GatewayError(gateway: gateway, .malformedBody("no Response object")) }
-        let requestID = try GatewayAnswer.text(members, "RequestId", gateway: gateway).map { DisplayText.label($0) }
+        let requestID = GatewayAnswer.bookkeepingID(members, "RequestId")
         if let error = members["Error"] {
             guard let fields = error.objectValue, let code = try GatewayAnswer.text(fields, "Code", gateway: gateway), !code.isEmpty else {
                 throw GatewayError(gateway: gateway, .malformedBody("Response.Error without a Code"))

@@ -59,7 +59,7 @@ public final class TencentSMSSender: SMSSender, CustomStringConvertible {
         case .error(let code, let requestID):
             throw TencentSMSCodes.error(code, requestID: requestID)
         case .response(let members):
-            let requestID = try GatewayAnswer.text(members, "RequestId", gateway: Self.name).map { DisplayText.label($0) }
+            let requestID = GatewayAnswer.bookkeepingID(members, "RequestId")
             guard case .array(let statuses)? = members["SendStatusSet"], statuses.count == 1, let status = statuses[0].objectValue else {
                 throw GatewayError(gateway: Self.name, .malformedBody("SendStatusSet is not one status for the one number sent"))
             }
