@@ -6,8 +6,8 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
         /// No answer: the connection failed once the request may have been sent (the transport's reason, which
         /// names no secret). The vendor may have received the request, and billed it.
         case unreachable(String)
-        /// The request never left: the host name did not resolve, the connection was refused, or the TLS
-        /// handshake failed (the transport's reason). Nothing was received or billed.
+        /// The request never left: the host name did not resolve, the connection was refused before any connection
+        /// took the request, or the TLS handshake failed (the transport's reason). Nothing was received or billed.
         case notSent(String)
         /// No whole answer within the request's time-out. The vendor may have received the request, and billed it.
         case timedOut

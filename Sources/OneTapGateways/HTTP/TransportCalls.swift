@@ -17,6 +17,10 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         let continuation: CheckedContinuation<HTTPResponse, any Error>
         let gateway: String
         let limit: Int
+        /// Whether the request has a body (its upload task tells when a connection took it).
+        let hasBody: Bool
+        /// Whether a connection took the request's body: it may have reached the vendor, whatever error follows.
+        var handedOver = false
         var response: HTTPURLResponse?
         var body = Data()
     }
@@ -25,12 +29,14 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     /// Runs a data task to its end.
     /// - Parameters:
-    ///   - task: The task, not yet resumed.
+    ///   - task: The task, not yet resumed: an upload task for a request with a body, so that the hand-over of its
+    ///     body to a connection is told.
     ///   - gateway: The gateway's name, for errors.
     ///   - limit: The longest body accepted.
+    ///   - hasBody: Whether the request has a body.
     /// - Returns: The answer.
     /// - Throws: ``GatewayError`` or `CancellationError`.
-    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int) async throws -> HTTPResponse {
+    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int, hasBody: Bool) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         // A cancellation that came after the call had ended marks an id no call will use again: drop it.
         defer {
@@ -45,7 +51,7 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
                         calls[id] = nil
                         return false
                     }
-                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit))
+                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit, hasBody: hasBody))
                     return true
                 }
                 if start { task.resume() } else { continuation.resume(throwing: CancellationError()) }
@@ -108,6 +114,17 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             }
         }
         completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+        // A connection took the body (libcurl reads it only once connected): told before the task completes, on the
+        // same serial delegate queue.
+        calls.withLock { calls in
+            if case .running(var running)? = calls[task.taskIdentifier] {
+                running.handedOver = true
+                calls[task.taskIdentifier] = .running(running)
+            }
+        }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -195,27 +212,52 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     /// URLSession's error as a gateway's: by its code, never its text (which quotes the URL).
     private static func gatewayError(_ error: any Error, _ running: Running) -> GatewayError {
-        let code = (error as? URLError)?.code
+        GatewayError(
+            gateway: running.gateway,
+            kind(of: (error as? URLError)?.code, answered: running.response != nil, hasBody: running.hasBody, handedOver: running.handedOver))
+    }
+
+    /// What a failed call's URLSession error code says, given what the call saw.
+    ///
+    /// A refused connection is `notSent` only when it is known that no connection took the request.
+    /// FoundationNetworking reports "cannot connect to host" whenever any connect of the call was refused (libcurl's
+    /// last connect `errno` is read before its error code, and is never reset): a call whose first address refused
+    /// (an IPv6 address, say) and whose second took the request before failing reads so too. A request with a body
+    /// says when a connection took it (its upload task's `didSendBodyData`); one without says nothing, so on
+    /// FoundationNetworking its refused connection may have reached the vendor.
+    /// - Parameters:
+    ///   - code: The `URLError` code, nil for another error.
+    ///   - answered: Whether the status and headers came.
+    ///   - hasBody: Whether the request has a body.
+    ///   - handedOver: Whether a connection took the body.
+    /// - Returns: The gateway error's kind.
+    static func kind(of code: URLError.Code?, answered: Bool, hasBody: Bool, handedOver: Bool) -> GatewayError.Kind {
         switch code {
         case .timedOut?:
-            return GatewayError(gateway: running.gateway, .timedOut)
-        case _ where running.response != nil:
+            return .timedOut
+        case _ where answered:
             // The status and headers came, the body did not finish (libcurl reports that as an unknown error).
-            return GatewayError(gateway: running.gateway, .malformedBody("the answer was cut short (the connection closed mid-body)"))
+            return .malformedBody("the answer was cut short (the connection closed mid-body)")
         case .networkConnectionLost?:
-            return GatewayError(gateway: running.gateway, .unreachable("the connection closed before an answer"))
+            return .unreachable("the connection closed before an answer")
+        case _ where handedOver:
+            // A connection took the request: whatever failed after, it may have been received.
+            return .unreachable("URLError \(code?.rawValue ?? 0) after a connection took the request")
         // Before a byte of the request left: nothing received, nothing billed.
         case .cannotFindHost?, .dnsLookupFailed?:
-            return GatewayError(gateway: running.gateway, .notSent("the host name does not resolve"))
+            return .notSent("the host name does not resolve")
         case .cannotConnectToHost?:
-            return GatewayError(gateway: running.gateway, .notSent("the connection was refused"))
+            #if canImport(FoundationNetworking)
+            guard hasBody else { return .unreachable("the connection was refused; a call without a body cannot tell whether an earlier connection took it") }
+            #endif
+            return .notSent("the connection was refused")
         case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?, .serverCertificateNotYetValid?,
             .serverCertificateHasUnknownRoot?:
-            return GatewayError(gateway: running.gateway, .notSent("TLS failed (the server's certificate or the handshake)"))
+            return .notSent("TLS failed (the server's certificate or the handshake)")
         case let code?:
-            return GatewayError(gateway: running.gateway, .unreachable("URLError \(code.rawValue)"))
+            return .unreachable("URLError \(code.rawValue)")
         case nil:
-            return GatewayError(gateway: running.gateway, .unreachable("the transport failed"))
+            return .unreachable("the transport failed")
         }
     }
 }
