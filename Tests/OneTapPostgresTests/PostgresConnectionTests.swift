@@ -56,11 +56,8 @@ import Glibc
                     "CREATE FUNCTION \(planted).\(function) LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the planted function ran'; END $$")
             }
         }
-        let base = try await TestDatabase.url()
-        let options = "options=-csearch_path%3D\(planted)%2Cpublic"
-        let url = base.contains("://") ? base + (base.contains("?") ? "&" : "?") + options : base + " options='-csearch_path=\(planted),public'"
-        var failure: (any Error)?
-        do {
+        let url = try await Self.sharedURL(adding: "options", "-csearch_path=\(planted),public")
+        try await afterwards("DROP SCHEMA \(planted) CASCADE") {
             let stores = try await PostgresStores.open(try TestDatabase.configuration(url), events: DiscardingEventSink())   // the migrator's lock
             do {
                 _ = try await stores.tokenStore().save(Tokens.make("u1"), replacing: nil, dueAt: Tokens.now)   // nextval
@@ -70,13 +67,32 @@ import Glibc
                     state.keepUntil = Tokens.now.addingTimeInterval(60)
                 }
             } catch {
-                failure = error
+                await stores.close()
+                throw error
             }
             await stores.close()
+        }
+    }
+
+    /// The shared server's URL with one more connection parameter, in the URL's own form (a URI's query, or a
+    /// `keyword=value` string).
+    static func sharedURL(adding keyword: String, _ value: String) async throws -> String {
+        let base = try await TestDatabase.url()
+        guard base.contains("://") else { return base + " \(keyword)='\(value)'" }
+        let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_"))) ?? value
+        return base + (base.contains("?") ? "&" : "?") + "\(keyword)=\(encoded)"
+    }
+
+    /// Runs `body`, then the statement `cleanUp` on a connection of its own whether or not `body` threw; `body`'s error
+    /// is thrown after the clean-up.
+    func afterwards(_ cleanUp: String, _ body: () async throws -> Void) async throws {
+        var failure: (any Error)?
+        do {
+            try await body()
         } catch {
             failure = error
         }
-        try await withConnection { connection in try await connection.execute("DROP SCHEMA \(planted) CASCADE") }
+        try await withConnection { connection in try await connection.execute(cleanUp) }
         if let failure { throw failure }
     }
 
@@ -89,23 +105,18 @@ import Glibc
             try await connection.execute("CREATE DATABASE \(database)")
             try await connection.execute("ALTER DATABASE \(database) SET client_encoding = 'GBK'")
         }
-        let base = try await TestDatabase.url()
-        let url = base.contains("://") ? base + (base.contains("?") ? "&" : "?") + "dbname=\(database)" : base + " dbname=\(database)"
-        var failure: (any Error)?
-        do {
+        let url = try await Self.sharedURL(adding: "dbname", database)
+        try await afterwards("DROP DATABASE \(database)") {
             let connection = try await PostgresConnection.open(try TestDatabase.configuration(url))
             do {
                 #expect(try await connection.execute("SHOW client_encoding").first == [.text("UTF8")])
                 #expect(try await connection.execute("SELECT $1::text", [.text("用户 中文")]).first == [.text("用户 中文")])
             } catch {
-                failure = error
+                await connection.close()
+                throw error
             }
             await connection.close()
-        } catch {
-            failure = error
         }
-        try await withConnection { connection in try await connection.execute("DROP DATABASE \(database)") }
-        if let failure { throw failure }
     }
 
     @Test func aServerErrorCarriesItsSQLStateButNeverItsDetail() async throws {
