@@ -11,7 +11,7 @@ enum PostgresCounterRows {
     }
 
     /// Takes an update's transaction-scoped advisory locks, all of them in one statement, in the order given.
-    static let lock = "SELECT pg_advisory_xact_lock(key) FROM unnest($1::bigint[]) AS key"
+    static let lock = "SELECT pg_catalog.pg_advisory_xact_lock(key) FROM pg_catalog.unnest($1::bigint[]) AS key"
 
     /// Runs one update's transaction on a connection of the pool, again (up to `attempts` runs in all)
     /// when the database reports a deadlock or a serialization failure, or refused a prepared statement
@@ -165,7 +165,7 @@ enum PostgresCounterRows {
             """
             INSERT INTO \(table) (counter, events_ms, keep_until_ms) \
             SELECT put.counter, (\(events)::bigint[])[put.first + 1 : put.last], \(keepUntil) \
-            FROM unnest(\(counters)::text[], \(first)::bigint[], \(last)::bigint[]) AS put(counter, first, last) \
+            FROM ROWS FROM (pg_catalog.unnest(\(counters)::text[]), pg_catalog.unnest(\(first)::bigint[]), pg_catalog.unnest(\(last)::bigint[])) AS put(counter, first, last) \
             ON CONFLICT (counter) DO UPDATE SET events_ms = EXCLUDED.events_ms, keep_until_ms = EXCLUDED.keep_until_ms
             """
         }

@@ -52,7 +52,13 @@ package struct PostgresMigration: Sendable {
 package enum PostgresMigrations {
     /// The database's clock as whole milliseconds since 1970 (`bigint`): what a refresh lease's expiry
     /// is measured on, so that clock skew between instances cannot give one lease to two.
-    package static let databaseNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+    /// Its function and operator named with their schema, as a statement that runs on a server connection whose search
+    /// path another setting chose (a pooler's) needs them.
+    package static let databaseNow = "(extract(epoch FROM pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::bigint"
+
+    /// ``databaseNow`` as migration 7 wrote it into `schema_migrations`' default (a default keeps the functions it was
+    /// made with): its text is the migration's, kept as it ran.
+    private static let migratedNow = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
     /// The statements of migration 7: each `timestamptz` column (and array) to `bigint` milliseconds,
     /// renamed `…_ms`, rows converted in place (rounded to the nearest millisecond).
@@ -85,7 +91,7 @@ package enum PostgresMigrations {
             + column("merge_journals", "started_at") + column("merge_journals", "finished_at")
             + ["ALTER TABLE \(schema).schema_migrations ALTER COLUMN applied_at DROP DEFAULT"]
             + column("schema_migrations", "applied_at")
-            + ["ALTER TABLE \(schema).schema_migrations ALTER COLUMN applied_at_ms SET DEFAULT \(databaseNow)"]
+            + ["ALTER TABLE \(schema).schema_migrations ALTER COLUMN applied_at_ms SET DEFAULT \(migratedNow)"]
     }
 
     /// Every step, in order.

@@ -70,17 +70,17 @@ package struct PostgresMigrator: Sendable {
         // A second run when the server asks for one (a prepared statement gone stale, a deadlock): nothing
         // of the first was written.
         return try await pool.transaction(attempts: 2) { (connection) -> PostgresMigrationReport in
-            try await connection.execute("SELECT set_config('statement_timeout', $1, true)", [statementTimeout])
+            try await connection.execute("SELECT pg_catalog.set_config('statement_timeout', $1, true)", [statementTimeout])
             try await connection.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)], waitingUpTo: timeout)
-            try await connection.execute("SELECT set_config('lock_timeout', $1, true)", [lockTimeout])
+                "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)], waitingUpTo: timeout)
+            try await connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [lockTimeout])
             // Checked before creating, so that a role without CREATE on the database can run over a
             // schema its administrator made.
             let exists = try await connection.execute("SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(schema)])
             if exists.first?.first?.int64 == 0 {
                 try await connection.execute("CREATE SCHEMA \(quoted)")
             }
-            let table = try await connection.execute("SELECT to_regclass($1) IS NOT NULL", [.text("\(quoted).schema_migrations")])
+            let table = try await connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [.text("\(quoted).schema_migrations")])
             if table.first?.first?.bool != true {
                 try await connection.execute("""
                     CREATE TABLE \(quoted).schema_migrations (

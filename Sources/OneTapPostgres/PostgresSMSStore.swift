@@ -18,10 +18,11 @@ import OneTap
 ///   changed), and commits. So an update
 ///   is atomic against every other update that touches any of its rows, on any instance. Rows are read
 ///   without `FOR UPDATE`: the advisory locks order the updates, and no placeholder row is ever made.
-///   The global counters (`sends:global:all`, which every send reads) are the exception: an update takes
-///   their lock only when `body` writes one of them, last, and then reads every row again and runs `body`
-///   again under it. A send the rules refuse decides on the global counters as they stand and never
-///   queues on their lock, so a flood of refused sends cannot hold up the cluster's admitted ones.
+///   The global counters (`sends:global:all`, which every send reads, and `failed-verifies:global:all`, which every
+///   verify reads) are the exception: an update takes their lock only when `body` writes one of them, last, and
+///   then reads every row again and runs `body` again under it. A send the rules refuse, or a verify of the right
+///   code, decides on the global counters as they stand and never queues on their lock, so a flood of refused sends
+///   cannot hold up the cluster's admitted ones; wrong codes take the lock one at a time, as admitted sends do.
 /// - A deadlock or serialization failure (SQLSTATE `40P01`, `40001`; only a foreign transaction on the
 ///   same rows can cause one), or a prepared statement the server refused before it ran (dropped by
 ///   `DISCARD ALL`, or a table changed under it), is retried, up to ``attempts`` runs in all: `body` may

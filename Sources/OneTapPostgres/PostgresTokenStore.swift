@@ -51,7 +51,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
         init(_ schema: String) {
             let tokens = "\(schema).tokens"
             let leases = "\(schema).refresh_leases"
-            let nextVersion = "nextval('\(schema).token_versions')"
+            let nextVersion = "pg_catalog.nextval('\(schema).token_versions')"
             load = "SELECT version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, key_id FROM \(tokens) WHERE account = $1"
             insert = """
                 INSERT INTO \(tokens) (account, version, flow, access_token, refresh_token, issued_at_ms, expires_at_ms, due_at_ms, key_id) \

@@ -98,13 +98,13 @@ import OneTapTesting
     }
 
     /// A refused connection sent nothing: `notSent`, which the China Mobile gateway turns into
-    /// `ExchangeNotSentError` (recorded `failed`, not reconciled as maybe billed). Every gateway's request is a POST
-    /// with a body, whose upload says when a connection took it.
-    @Test func aRefusedConnectionIsNotSent() async throws {
+    /// `ExchangeNotSentError` (recorded `failed`, not reconciled as maybe billed).
+    @Test(arguments: [[], Array(#"{"token":"t"}"#.utf8)])
+    func aRefusedConnectionIsNotSent(_ body: [UInt8]) async throws {
         // Loopback port 1: nothing listens there (a stopped fake's port could be taken by another suite's fake).
         let url = try #require(URL(string: "http://127.0.0.1:1/json"))
         let error = await #expect(throws: GatewayError.self) {
-            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "POST", url: url, body: Array(#"{"token":"t"}"#.utf8), timeout: .seconds(30)))
+            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "POST", url: url, body: body, timeout: .seconds(30)))
         }
         guard case .notSent? = error?.kind else {
             Issue.record("a refused connection gave \(String(describing: error))")
@@ -117,34 +117,16 @@ import OneTapTesting
     /// of a call was refused, before libcurl's own error code and whatever came after (libcurl keeps the last
     /// connect's `errno`): a call whose first address refused (a vendor's IPv6 address) and whose second took the
     /// request and then failed was told `notSent`, so a billed exchange left the ledger's reconciliation and a
-    /// delivered SMS code was withdrawn. `notSent` now needs the proof that no connection took the request: a body's
-    /// upload tells when one did; a request without a body (Aliyun's RPC calls) cannot say, and may have reached the
-    /// vendor. Pinned on the classification: no loopback name here resolves to a refusing address and a listening one.
-    @Test func aRefusedConnectIsNotSentOnlyWhenNoConnectionTookTheRequest() {
-        let took = TransportCalls.kind(of: .cannotConnectToHost, answered: false, hasBody: true, handedOver: true)
-        #expect(GatewayError(gateway: "x", took).mayHaveReachedVendor, "\(took)")
-        let never = TransportCalls.kind(of: .cannotConnectToHost, answered: false, hasBody: true, handedOver: false)
-        #expect(never == .notSent("the connection was refused"))
-        let unresolvedAfter = TransportCalls.kind(of: .cannotFindHost, answered: false, hasBody: true, handedOver: true)
-        #expect(GatewayError(gateway: "x", unresolvedAfter).mayHaveReachedVendor, "\(unresolvedAfter)")
-        #if canImport(FoundationNetworking)
-        let bodiless = TransportCalls.kind(of: .cannotConnectToHost, answered: false, hasBody: false, handedOver: false)
-        #expect(GatewayError(gateway: "x", bodiless).mayHaveReachedVendor, "\(bodiless)")
-        #endif
-    }
-
-    /// A bodiless call to a refusing port, end to end: on FoundationNetworking it may have reached the vendor (nothing
-    /// tells it apart from a call an earlier connection took); a call with a body is `notSent` (above).
-    @Test func aRefusedCallWithoutABodyIsNotSentOnlyWhereThePlatformCanTell() async throws {
-        let url = try #require(URL(string: "http://127.0.0.1:1/json"))
-        let error = await #expect(throws: GatewayError.self) {
-            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "POST", url: url, timeout: .seconds(30)))
+    /// delivered SMS code was withdrawn. Once a connection took the request's body (`didSendBodyData`), no error makes
+    /// it `notSent`. Pinned on the classification: no loopback name here resolves to a refusing address and a
+    /// listening one.
+    @Test func aCallAConnectionTookIsNeverNotSent() {
+        for code: URLError.Code in [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .secureConnectionFailed] {
+            let took = TransportCalls.kind(of: code, answered: false, handedOver: true)
+            #expect(GatewayError(gateway: "x", took).mayHaveReachedVendor, "\(code.rawValue): \(took)")
         }
-        #if canImport(FoundationNetworking)
-        #expect(error?.mayHaveReachedVendor == true, "\(String(describing: error))")
-        #else
-        #expect(error?.mayHaveReachedVendor == false, "\(String(describing: error))")
-        #endif
+        #expect(TransportCalls.kind(of: .cannotConnectToHost, answered: false, handedOver: false) == .notSent("the connection was refused"))
+        #expect(TransportCalls.kind(of: .timedOut, answered: false, handedOver: true) == .timedOut)
     }
 
     /// The attacker's read of the gateways: plain `http` was refused only in a settings file's `url`; a URL set

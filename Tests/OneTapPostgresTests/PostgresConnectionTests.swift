@@ -41,30 +41,43 @@ import Glibc
         #expect(log.statements.allSatisfy { !$0.contains("DROP") && !$0.contains("用户") })
     }
 
-    /// An attacker's read of the stores: OneTap's statements name functions without their schema (`nextval`, `unnest`,
+    /// An attacker's read of the stores: OneTap's statements named functions without their schema (`nextval`, `unnest`,
     /// `hashtextextended`), and PostgreSQL takes a same-named function from any schema on the search path whose argument
     /// types fit better (an unknown-typed literal prefers `text`; `bigint[]` beats `anyarray`): a role that can create
     /// functions in a schema on OneTap's path (`public`, before PostgreSQL 15) ran its own code inside OneTap's
     /// statements (CVE-2018-1058), e.g. an `unnest` returning nothing, which took every counter's lock away. Every
-    /// connection searches `pg_catalog` and `pg_temp` alone, whatever the URL, the role or the database set.
+    /// connection searches `pg_catalog` and `pg_temp` alone; and since a session setting does not follow a pooler in
+    /// transaction mode (a server connection that never ran OneTap's, or `DISCARD ALL`), the calls such a function could
+    /// take (and the `*` of the database's clock) name `pg_catalog` too: the test then sets the planted path again on
+    /// the pool's one connection, as such a server connection would have it.
     @Test func functionsPlantedOnTheSearchPathAreNeverCalled() async throws {
         let planted = TestDatabase.schemaName()
         try await withConnection { connection in
             try await connection.execute("CREATE SCHEMA \(planted)")
-            for function in ["nextval(text) RETURNS bigint", "unnest(bigint[]) RETURNS SETOF bigint", "hashtextextended(text, integer) RETURNS bigint"] {
+            for function in [
+                "nextval(text) RETURNS bigint", "unnest(bigint[]) RETURNS SETOF bigint", "hashtextextended(text, integer) RETURNS bigint",
+                "times(numeric, integer) RETURNS numeric",
+            ] {
                 try await connection.execute(
                     "CREATE FUNCTION \(planted).\(function) LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the planted function ran'; END $$")
             }
+            try await connection.execute("CREATE OPERATOR \(planted).* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = \(planted).times)")
         }
         let url = try await Self.sharedURL(adding: "options", "-csearch_path=\(planted),public")
-        try await afterwards("DROP SCHEMA \(planted) CASCADE") {
-            let stores = try await PostgresStores.open(try TestDatabase.configuration(url), events: DiscardingEventSink())   // the migrator's lock
+        let configuration = try TestDatabase.configuration(url, poolSize: 1)
+        try await afterwards("DROP SCHEMA \(planted) CASCADE", "DROP SCHEMA \"\(configuration.schema)\" CASCADE") {
+            let stores = try await PostgresStores.open(configuration, events: DiscardingEventSink())   // the migrator's lock
             do {
-                _ = try await stores.tokenStore().save(Tokens.make("u1"), replacing: nil, dueAt: Tokens.now)   // nextval
-                let counter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.9")
-                try await stores.smsStore().update(counters: [counter], code: nil, at: Tokens.now) { state in   // the counters' locks
-                    state.events[counter] = [Tokens.now]
-                    state.keepUntil = Tokens.now.addingTimeInterval(60)
+                for (path, account) in [("pg_catalog, pg_temp", "u1"), ("\(planted), public", "u2")] as [(String, AccountID)] {   // OneTap's, then a pooler's
+                    try await stores.pool.execute("SELECT pg_catalog.set_config('search_path', $1, false)", [.text(path)])
+                    try await stores.migrate()   // the migrator's lock again
+                    _ = try await stores.tokenStore().save(Tokens.make(account), replacing: nil, dueAt: Tokens.now)   // nextval
+                    let counter = SMSPolicy.Counter(counts: .sends, key: .ip, value: "203.0.113.9")
+                    try await stores.smsStore().update(counters: [counter], code: nil, at: Tokens.now) { state in   // the counters' locks
+                        state.events[counter] = [Tokens.now]
+                        state.keepUntil = Tokens.now.addingTimeInterval(60)
+                    }
+                    _ = try await stores.removeExpiredRows(before: Tokens.now)   // the database's clock
                 }
             } catch {
                 await stores.close()
@@ -83,16 +96,18 @@ import Glibc
         return base + (base.contains("?") ? "&" : "?") + "\(keyword)=\(encoded)"
     }
 
-    /// Runs `body`, then the statement `cleanUp` on a connection of its own whether or not `body` threw; `body`'s error
-    /// is thrown after the clean-up.
-    func afterwards(_ cleanUp: String, _ body: () async throws -> Void) async throws {
+    /// Runs `body`, then the statements `cleanUp` on a connection of their own whether or not `body` threw; `body`'s
+    /// error is thrown after the clean-up.
+    func afterwards(_ cleanUp: String..., body: () async throws -> Void) async throws {
         var failure: (any Error)?
         do {
             try await body()
         } catch {
             failure = error
         }
-        try await withConnection { connection in try await connection.execute(cleanUp) }
+        try await withConnection { connection in
+            for statement in cleanUp { try await connection.execute(statement) }
+        }
         if let failure { throw failure }
     }
 

@@ -17,9 +17,8 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         let continuation: CheckedContinuation<HTTPResponse, any Error>
         let gateway: String
         let limit: Int
-        /// Whether the request has a body (its upload task tells when a connection took it).
-        let hasBody: Bool
-        /// Whether a connection took the request's body: it may have reached the vendor, whatever error follows.
+        /// Whether a connection took the request's body (URLSession's `didSendBodyData`): it may have reached the
+        /// vendor, whatever error follows.
         var handedOver = false
         var response: HTTPURLResponse?
         var body = Data()
@@ -29,14 +28,12 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
 
     /// Runs a data task to its end.
     /// - Parameters:
-    ///   - task: The task, not yet resumed: an upload task for a request with a body, so that the hand-over of its
-    ///     body to a connection is told.
+    ///   - task: The task, not yet resumed.
     ///   - gateway: The gateway's name, for errors.
     ///   - limit: The longest body accepted.
-    ///   - hasBody: Whether the request has a body.
     /// - Returns: The answer.
     /// - Throws: ``GatewayError`` or `CancellationError`.
-    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int, hasBody: Bool) async throws -> HTTPResponse {
+    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         // A cancellation that came after the call had ended marks an id no call will use again: drop it.
         defer {
@@ -51,7 +48,7 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
                         calls[id] = nil
                         return false
                     }
-                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit, hasBody: hasBody))
+                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit))
                     return true
                 }
                 if start { task.resume() } else { continuation.resume(throwing: CancellationError()) }
@@ -117,8 +114,8 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
-        // A connection took the body (libcurl reads it only once connected): told before the task completes, on the
-        // same serial delegate queue.
+        // A connection took the body (libcurl reads it only once connected; FoundationNetworking tells it for a data
+        // task's `httpBody` too): told before the task completes, on the same serial delegate queue.
         calls.withLock { calls in
             if case .running(var running)? = calls[task.taskIdentifier] {
                 running.handedOver = true
@@ -214,24 +211,23 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private static func gatewayError(_ error: any Error, _ running: Running) -> GatewayError {
         GatewayError(
             gateway: running.gateway,
-            kind(of: (error as? URLError)?.code, answered: running.response != nil, hasBody: running.hasBody, handedOver: running.handedOver))
+            kind(of: (error as? URLError)?.code, answered: running.response != nil, handedOver: running.handedOver))
     }
 
     /// What a failed call's URLSession error code says, given what the call saw.
     ///
-    /// A refused connection is `notSent` only when it is known that no connection took the request.
-    /// FoundationNetworking reports "cannot connect to host" whenever any connect of the call was refused (libcurl's
-    /// last connect `errno` is read before its error code, and is never reset): a call whose first address refused
-    /// (an IPv6 address, say) and whose second took the request before failing reads so too. A request with a body
-    /// says when a connection took it (its upload task's `didSendBodyData`); one without says nothing, so on
-    /// FoundationNetworking its refused connection may have reached the vendor.
+    /// A refused connection is `notSent` only while no connection took the request's body. FoundationNetworking
+    /// reports "cannot connect to host" whenever any connect of the call was refused (libcurl's last connect `errno` is
+    /// read before its error code, and is never reset): a call whose first address refused (an IPv6 address, say) and
+    /// whose second took the request before failing reads so too. A request with a body says when a connection took it
+    /// (`didSendBodyData`); one without (Aliyun's RPC calls) says nothing, and its refused connection stays `notSent`:
+    /// counted as one that may have been sent, every refused call of an outage would fill the SMS limits.
     /// - Parameters:
     ///   - code: The `URLError` code, nil for another error.
     ///   - answered: Whether the status and headers came.
-    ///   - hasBody: Whether the request has a body.
     ///   - handedOver: Whether a connection took the body.
     /// - Returns: The gateway error's kind.
-    static func kind(of code: URLError.Code?, answered: Bool, hasBody: Bool, handedOver: Bool) -> GatewayError.Kind {
+    static func kind(of code: URLError.Code?, answered: Bool, handedOver: Bool) -> GatewayError.Kind {
         switch code {
         case .timedOut?:
             return .timedOut
@@ -247,9 +243,6 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         case .cannotFindHost?, .dnsLookupFailed?:
             return .notSent("the host name does not resolve")
         case .cannotConnectToHost?:
-            #if canImport(FoundationNetworking)
-            guard hasBody else { return .unreachable("the connection was refused; a call without a body cannot tell whether an earlier connection took it") }
-            #endif
             return .notSent("the connection was refused")
         case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?, .serverCertificateNotYetValid?,
             .serverCertificateHasUnknownRoot?:

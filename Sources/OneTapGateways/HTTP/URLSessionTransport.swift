@@ -56,16 +56,14 @@ public final class URLSessionTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        urlRequest.httpBody = request.body.isEmpty ? nil : Data(request.body)
         urlRequest.timeoutInterval = max(0.001, request.timeout.seconds)
-        // A body goes as an upload task's, which tells when a connection took it (``TransportCalls``: a refused
-        // connection is "not sent" only when none did).
-        let hasBody = !request.body.isEmpty
-        let task: URLSessionDataTask = hasBody ? session.uploadTask(with: urlRequest, from: Data(request.body)) : session.dataTask(with: urlRequest)
+        let task = session.dataTask(with: urlRequest)
         let calls = self.calls
         let gateway = request.gateway
         return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
             group.addTask {
-                try await calls.perform(task, gateway: gateway, limit: request.maximumResponseBytes, hasBody: hasBody)
+                try await calls.perform(task, gateway: gateway, limit: request.maximumResponseBytes)
             }
             group.addTask {
                 try await Task.sleep(for: request.timeout)
