@@ -186,15 +186,6 @@ public struct ExchangeGuard: Sendable {
         while let entry = held {
             if let kept = Self.kept(entry, for: session) { return (kept, false, false, nil) }
             if case .pending = entry.state {
-                // A claim past twice the time its exchange had to end and record its answer (a margin for the
-                // claiming instance's clock) will not be settled: its instance died during the call, or the claim
-                // landed and its write threw. Held for it, the login could neither end nor move on until the token's
-                // lifetime ran out. A retry that did not wait for it moves the login on as after a time-out, the
-                // caller's word (nothing of the channel), the token kept among the login's unknown exchanges; the
-                // claim stays pending, listed for reconciliation, and nothing is sent.
-                if !waited, clock.now() >= entry.claimedAt.addingTimeInterval(2 * (timeout + settleGrace).seconds) {
-                    return (.timeout, false, true, nil)
-                }
                 // The same login's exchange is under way (the app retried its report): wait for its answer, until
                 // the claim's time (the claiming instance's clock) plus the time-out and its grace, and no longer
                 // than those on this instance's clock (a claimer's clock ahead, this one set back).

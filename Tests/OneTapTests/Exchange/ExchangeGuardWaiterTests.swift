@@ -42,32 +42,6 @@ import Testing
         #expect(carrier.calls == 1)
     }
 
-    /// An attacker's read of the login server: a claim no exchange will ever settle (its instance died during the
-    /// carrier call, or the claim landed and its write threw) held the login: every retry waited for it and then
-    /// threw, until the token's lifetime ran out (120 s for China Mobile, 600 s for Tianyi), and the login could not
-    /// move on to SMS meanwhile. Past twice the time-out and its grace after the claim (a margin for the claiming
-    /// instance's clock), a retry that did not wait answers `timeout` as the caller's word (nothing of the channel):
-    /// the login moves on with the token among its unknown exchanges, the claim stays pending for reconciliation,
-    /// and nothing is sent. Within that margin the retry still makes no answer of its own.
-    @Test func aClaimNoExchangeWillSettleHoldsTheLoginNoLongerThanTwiceTheTimeOut() async throws {
-        let carrier = HeldCarrier()
-        let guarded = ExchangeGuard(provider: carrier, ledger: ledger, timeout: .seconds(5), clock: clock)
-        let received = clock.now()
-        let digest = Self.credential.tokenDigest
-        _ = try await ledger.claim(digest, for: OneSession.id, at: received)   // a claim whose instance died
-        clock.advance(by: .seconds(11))
-        await #expect(throws: StoreError.self) {
-            try await guarded.exchange(Self.credential, for: OneSession.id, receivedAt: received, rules: .builtIn, events: DiscardingEventSink())
-        }
-        clock.advance(by: .seconds(2))
-        let outcome = try await guarded.exchange(Self.credential, for: OneSession.id, receivedAt: received, rules: .builtIn, events: DiscardingEventSink())
-        #expect(outcome.answer == .timeout)
-        #expect(outcome.callersWord)
-        #expect(carrier.calls == 0)
-        let entry = try #require(try await ledger.claim(digest, for: OneSession.id, at: clock.now()))
-        #expect(entry.state == .pending)
-    }
-
     /// The exchange's answer is recorded late (its settle is slow, past the time-out and its grace): the
     /// waiting retry gives up with a retryable `timeout` and no answer; the answer, recorded later, is
     /// the exchange's own and the next retry gets it. Before: the retry answered `timeout`.

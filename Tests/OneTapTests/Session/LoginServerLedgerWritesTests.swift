@@ -111,33 +111,6 @@ import Testing
         #expect(carrier.tokensSent == ["T-joint-1": 1])
     }
 
-    /// An attacker's read of the login server: an instance that froze or died while the carrier had the token left the
-    /// login at its exchange with a claim no exchange would ever settle: every retry of the success, on any instance,
-    /// was refused until the token's lifetime ran out (120 s for China Mobile, 600 s for Tianyi), and the app could not
-    /// switch to SMS meanwhile. Past twice the guard's time-out and grace after the claim, another instance's retry
-    /// moves the login on to SMS, the token kept among its unknown exchanges, and sends nothing. (The frozen instance
-    /// runs on a clock of its own that never moves, so its own time-out never ends its call.)
-    @Test func aClaimAFrozenInstanceLeftHoldsTheLoginNoLongerThanTwiceTheTimeOut() async throws {
-        let frozen = HeldCarrier()
-        let stopped = FakeClock()
-        let instanceA = LoginServer(
-            store: store, exchange: ExchangeGuard(provider: frozen, ledger: ledger, clock: stopped), clock: stopped, events: DiscardingEventSink())
-        let carrier = MockTokenExchange(number: Self.number)
-        let instanceB = server(carrier)
-        let id = try await instanceA.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        let hanging = Task { try await instanceA.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
-        try await frozen.waitForCalls(1)
-        clock.advance(by: .seconds(7))
-        await #expect(throws: StoreError.self) { try await instanceB.report(Self.success, to: id, version: 1, from: TestAppSession.me) }
-        clock.advance(by: .seconds(6))
-        let next = try await instanceB.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(next.session.stage == .flow(.sms, attempt: 1), "\(next.session.stage)")
-        #expect(next.session.unknownExchanges.map(\.token) == [Self.credential.tokenDigest])
-        #expect(carrier.tokensSent.isEmpty)
-        frozen.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
-        _ = await hanging.result
-    }
-
     @Test func aFailedJointSettleIsWrittenAloneAndTheLoginEndsAsBefore() async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier)
