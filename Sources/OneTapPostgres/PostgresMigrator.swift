@@ -70,6 +70,10 @@ package struct PostgresMigrator: Sendable {
         // A second run when the server asks for one (a prepared statement gone stale, a deadlock): nothing
         // of the first was written.
         return try await pool.transaction(attempts: 2) { (connection) -> PostgresMigrationReport in
+            // The migrations' text (kept as it ran) names its functions and operators without their schema: the
+            // transaction searches `pg_catalog` alone, whatever search path the server connection came with (a
+            // pooler's, which keeps no session setting of OneTap's), so a function planted on it is never bound.
+            try await connection.execute("SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true)")
             try await connection.execute("SELECT pg_catalog.set_config('statement_timeout', $1, true)", [statementTimeout])
             try await connection.execute(
                 "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended($1, 0))", [.text("onetap.migrate:" + schema)], waitingUpTo: timeout)

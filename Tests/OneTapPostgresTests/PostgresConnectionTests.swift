@@ -65,7 +65,10 @@ import Glibc
         }
         let url = try await Self.sharedURL(adding: "options", "-csearch_path=\(planted),public")
         let configuration = try TestDatabase.configuration(url, poolSize: 1)
-        try await afterwards("DROP SCHEMA \(planted) CASCADE", "DROP SCHEMA \"\(configuration.schema)\" CASCADE") {
+        let fresh = TestDatabase.schemaName()
+        try await afterwards(
+            "DROP SCHEMA \(planted) CASCADE", "DROP SCHEMA \"\(configuration.schema)\" CASCADE", "DROP SCHEMA IF EXISTS \"\(fresh)\" CASCADE"
+        ) {
             let stores = try await PostgresStores.open(configuration, events: DiscardingEventSink())   // the migrator's lock
             do {
                 for (path, account) in [("pg_catalog, pg_temp", "u1"), ("\(planted), public", "u2")] as [(String, AccountID)] {   // OneTap's, then a pooler's
@@ -79,6 +82,9 @@ import Glibc
                     }
                     _ = try await stores.removeExpiredRows(before: Tokens.now)   // the database's clock
                 }
+                // Every migration of a fresh schema on the pooled connection (migration 7's `* 1000`, its function, the
+                // default it gives `schema_migrations`): the migrator's transaction sets its own search path.
+                _ = try await PostgresMigrator(schema: fresh).migrate(stores.pool)
             } catch {
                 await stores.close()
                 throw error
