@@ -84,8 +84,8 @@ public struct LoginServer: Sendable {
     ///   - snapshot: What the device reported.
     ///   - claims: The verified claims of the caller's app session (`AppSessions.authenticate(_:)`): every
     ///     later request about this login must come from the same app session.
-    ///   - pending: The action a login gate interrupted, handed back once in the success transition
-    ///     (``LoginTransition/continued``).
+    ///   - pending: The action a login gate interrupted, handed back in the success transition, and again with every
+    ///     telling of the success while it is live (``LoginTransition/continued``).
     ///   - address: The client's address (``ClientAddress``): the carrier's IPv6 evidence (the snapshot's own
     ///     `clientIP`, a claim the request carried, is replaced by it). None counts in one shared `(not given)`
     ///     address for every caller that gives none (fail closed): one quota bucket, and one client to the
@@ -495,7 +495,7 @@ public struct LoginServer: Sendable {
     private func settledAsStored(after session: LoginSession) async throws -> LoginTransition? {
         guard let stored = try await store.load(session.id) else { return nil }
         recent.keep(stored)
-        return machine.exchangeSettled(stored, after: session)
+        return machine.exchangeSettled(stored, after: session, at: clock.now())
     }
 
     /// A session's move to its exchange, not stored yet, and the store's joint writes to store it with.

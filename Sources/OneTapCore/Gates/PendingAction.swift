@@ -2,9 +2,10 @@
 /// instead of forgetting it (seed 000's complaint: the favourite was lost after logging in).
 ///
 /// It travels with the login session (``LoginSessionMachine/start(_:at:id:pending:)``). After a
-/// successful login it is handed back once, in the success transition, with its idempotency ``key``
-/// so a continued action that is retried is done once; on cancel, failure or after its 10 minutes it
-/// is dropped.
+/// successful login it is handed back in the success transition, and again with every telling of that
+/// success while it is live (a retried report whose answer was lost, the account step told again), with its
+/// idempotency ``key`` so a continued action that is retried is done once; on cancel, failure or after its
+/// 10 minutes it is dropped.
 public struct PendingAction: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// How long a pending action waits for its login: 10 minutes.
     package static let lifetime: Duration = .seconds(600)

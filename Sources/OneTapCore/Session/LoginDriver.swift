@@ -58,7 +58,7 @@ package struct LoginDriver: Sendable {
         package let flow: LoginFlow?
         /// Who logged in, on a success that verified the number.
         package let verified: VerifiedLogin?
-        /// The action the login interrupted, handed back once on success (continue it).
+        /// The action the login interrupted, handed back on success (continue it).
         package let continued: PendingAction?
         /// The machine's refusal of an answer, when that ended the drive.
         package let refusal: LoginRejection?

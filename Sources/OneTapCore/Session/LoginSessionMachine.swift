@@ -57,8 +57,9 @@ public struct LoginSessionMachine: Sendable {
     ///   - snapshot: What the device reported (its platform goes into the login's events).
     ///   - now: The time (the injected clock's now).
     ///   - id: The session's id: 128 bits from the system's CSPRNG (`LoginSessionID.random()` in `OneTap`).
-    ///   - pending: The action a login gate interrupted, handed back once the login succeeds (dropped on
-    ///     cancel, failure or after its 10 minutes); nil when the login was asked for directly.
+    ///   - pending: The action a login gate interrupted, handed back when the login succeeds and with every telling
+    ///     of the success again while it is live (dropped on cancel, failure or after its 10 minutes); nil when the
+    ///     login was asked for directly.
     ///   - channels: What the circuit breaker says of each channel now; every channel allowed by default.
     ///   - appSession: The app session that starts the login on the auth server; nil on the device.
     ///   - epoch: The login epoch of the credentials it starts under (``AccessClaims/epoch``); nil for those
@@ -125,11 +126,16 @@ public struct LoginSessionMachine: Sendable {
         try check(session, version: version, at: now, until: Self.deadline(of: session, taking: report))
         var progress = Progress(session: session, events: [], channels: channels, now: now)
         let instruction = try apply(report, to: &progress)
-        // A pending action leaves with the login's end: handed back once on success (while live), dropped otherwise.
+        // A pending action stays with a login that succeeded while it is live: handed back with the success, and with
+        // every telling of it again (a retried report whose answer was lost, the account step told again), so a lost
+        // answer never loses it; its key makes a continuation that is retried run once. Any other end drops it.
         var continued: PendingAction? = nil
         if let pending = progress.session.pending, let ending = progress.session.ending {
-            progress.session.pending = nil
-            continued = ending == .success && pending.isLive(at: now) ? pending : nil
+            if ending == .success, pending.isLive(at: now) {
+                continued = pending
+            } else {
+                progress.session.pending = nil
+            }
         }
         return progress.transition(instruction, continued: continued)
     }
@@ -156,8 +162,9 @@ public struct LoginSessionMachine: Sendable {
 
     /// A login's success told again, to finish what follows it (the account step) in a later request:
     /// the request that saw the success may have failed after it (a store was down), or a dormant number
-    /// needed a second factor first. The session is unchanged, no event is emitted, and nothing is handed
-    /// back (the pending action left with the success itself).
+    /// needed a second factor first. The session is unchanged and no event is emitted; the interrupted action
+    /// is handed back again while it is live (the answer that carried it may have been lost; its key makes a
+    /// continuation that is retried run once).
     ///
     /// Only credentials of the login epoch the login started in are told it: the account step moves the app
     /// session's epoch on, so its own credentials (and a refresh's after it) are refused, the account step is
@@ -168,7 +175,8 @@ public struct LoginSessionMachine: Sendable {
     ///   - session: The session as stored.
     ///   - credentials: The caller's verified claims.
     ///   - now: The time.
-    /// - Returns: The `done(success)` transition with the flow and the verified login.
+    /// - Returns: The `done(success)` transition with the flow and the verified login, and the interrupted action
+    ///   while it is live.
     /// - Throws: ``LoginRejection``: `expired` once the session's lifetime passed, `ended` when it ended
     ///   otherwise or the credentials are of another epoch than the login's (or, judged by issue time, newer
     ///   than the login), `unexpected` while it still runs.
@@ -194,7 +202,13 @@ public struct LoginSessionMachine: Sendable {
         guard ending == .success, let verified = session.verified else {
             throw LoginRejection(.ended, session: session.id, "the login ended without success (\(ending))")
         }
-        return LoginTransition(session: session, instruction: .done(.success, flow: flow, verified: verified), events: [])
+        return LoginTransition(session: session, instruction: .done(.success, flow: flow, verified: verified), events: [], continued: Self.continued(session, at: now))
+    }
+
+    /// The interrupted action a login that succeeded hands back now: its own while it is live.
+    private static func continued(_ session: LoginSession, at now: Date) -> PendingAction? {
+        guard session.ending == .success, let pending = session.pending, pending.isLive(at: now) else { return nil }
+        return pending
     }
 
     /// The exchange to ask again for a session left at its exchange: the app sends the same success
@@ -244,13 +258,14 @@ public struct LoginSessionMachine: Sendable {
     /// - Parameters:
     ///   - stored: The session as stored now.
     ///   - session: The session at its exchange, as the request read it.
-    /// - Returns: The stored session and its instruction (no events: the other request emitted them; no
-    ///   continued action: it was handed back once), or nil when `stored` is not that session one exchange
+    ///   - now: The time: a success hands back its interrupted action while it is live.
+    /// - Returns: The stored session and its instruction (no events: the other request emitted them), with the
+    ///   interrupted action of a success while it is live, or nil when `stored` is not that session one exchange
     ///   answer later.
-    package func exchangeSettled(_ stored: LoginSession, after session: LoginSession) -> LoginTransition? {
+    package func exchangeSettled(_ stored: LoginSession, after session: LoginSession, at now: Date) -> LoginTransition? {
         // At its exchange a session takes nothing but the answer bound to its token: one version later, that is what it took.
         guard case .exchange = session.stage, stored.id == session.id, stored.version == session.version + 1 else { return nil }
-        return LoginTransition(session: stored, instruction: instruction(stored), events: [])
+        return LoginTransition(session: stored, instruction: instruction(stored), events: [], continued: Self.continued(stored, at: now))
     }
 
     /// How long after a login's end the answer of the exchange it began in time is still taken, and a login
@@ -309,8 +324,9 @@ public struct LoginTransition: Sendable {
     /// What the circuit breaker should learn: apply them (`ChannelHealth.apply`) once the session is
     /// stored, so a report that lost its compare-and-swap tells the breaker nothing.
     package let channelReports: [ChannelReport]
-    /// The action the login interrupted, handed back once when the login succeeded in time: continue it
-    /// (its key makes a retried continuation idempotent).
+    /// The action the login interrupted, handed back when the login succeeded in time, and again with every telling
+    /// of that success while the action is live (an answer that carried it may have been lost): continue it; its key
+    /// makes a retried continuation idempotent.
     public let continued: PendingAction?
 
     init(session: LoginSession, instruction: LoginInstruction, events: [LoginEvent], channelReports: [ChannelReport] = [], continued: PendingAction? = nil) {

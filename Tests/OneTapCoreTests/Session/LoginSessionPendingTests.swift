@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import OneTapCore
 
-/// The pending action that travels with a login session: handed back once on success, dropped on
-/// cancel, failure or expiry, and kept through the session's JSON.
+/// The pending action that travels with a login session: handed back on success and with every telling of
+/// that success again while it is live, dropped on cancel, failure or expiry, and kept through the session's JSON.
 @Suite struct LoginSessionPendingTests {
     let machine = LoginSessionMachine()
     typealias F = Fixture
@@ -12,7 +12,7 @@ import Testing
         try PendingAction(action: "favourite", payload: .object(["item": .string("v42")]), at: at)
     }
 
-    @Test func aSuccessHandsThePendingActionBackOnce() throws {
+    @Test func aSuccessHandsThePendingActionBack() throws {
         let action = try pending()
         let start = machine.start(F.mobileSIM, at: F.now, id: F.id, pending: action)
         #expect(start.session.pending == action && start.continued == nil)
@@ -21,7 +21,25 @@ import Testing
         let done = try machine.advance(exchanging.session, F.exchange("103000").bound(to: exchanging.session), at: F.now.addingTimeInterval(3))
         #expect(done.session.ending == .success)
         #expect(done.continued == action)
-        #expect(done.session.pending == nil, "handed back once: the stored session no longer holds it")
+        #expect(done.session.pending == action, "kept with the success, for a telling of it again")
+    }
+
+    /// An attacker's read of the login server: the action was handed back once, in the success transition itself, so
+    /// it was lost whenever that answer was (a mobile network dropping the response, the account step failing after it
+    /// with a 503, a dormant number's second factor): the retry of the success report and the account step told again
+    /// carried none. It comes back with every telling of the success while it is live; its key makes a continuation
+    /// that is retried run once.
+    @Test func aSuccessToldAgainHandsItBackWhileItIsLive() throws {
+        let action = try pending()
+        let start = machine.start(F.mobileSIM, at: F.now, id: F.id, pending: action, appSession: LoginSuccessToldAgainTests.appSession, epoch: 7)
+        let exchanging = try machine.advance(start.session, F.success(.mobile, "T1"), at: F.now.addingTimeInterval(2))
+        let done = try machine.advance(exchanging.session, F.exchange("103000").bound(to: exchanging.session), at: F.now.addingTimeInterval(3))
+        let told = try machine.success(of: done.session, credentials: LoginSuccessToldAgainTests.credentials(issued: -100, epoch: 7), at: F.now.addingTimeInterval(30))
+        #expect(told.continued == action)
+        let settled = try #require(machine.exchangeSettled(done.session, after: exchanging.session, at: F.now.addingTimeInterval(30)))
+        #expect(settled.continued == action)
+        let late = try machine.success(of: done.session, credentials: LoginSuccessToldAgainTests.credentials(issued: -100, epoch: 7), at: F.now.addingTimeInterval(600))
+        #expect(late.continued == nil, "its 10 minutes are over")
     }
 
     @Test func anSMSLoginHandsItBackToo() throws {

@@ -112,7 +112,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 guard case .done(.success, let flow?, let verified?) = next.instruction else {
                     return (200, #"{"version":\#(next.session.version),"next":"\#(next.instruction)"}"#)
                 }
-                return try await finish(me, flow, verified, continued: next.continued)   // the interrupted action, handed back once
+                return try await finish(me, flow, verified, continued: next.continued)   // the interrupted action (again on a retry)
             }
         }
 
@@ -124,7 +124,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
                 let me = try await sessions.live(bearer).claims
                 let success = try await logins.success(of: try LoginSessionID(id), from: me)   // this app session's login only
                 guard case .done(.success, let flow?, let verified?) = success.instruction else { return (409, "not a success") }
-                return try await finish(me, flow, verified, password: password)
+                return try await finish(me, flow, verified, continued: success.continued, password: password)
             }
         }
 
@@ -327,7 +327,7 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         case .requireLogin(let rule):                                        // 登录后可进行收藏操作
             let pending = try PendingAction(action: "favourite", payload: .object(["item": "v42"]), at: Date())
             print(rule.promptZH, pending.key)                                 // LoginServer.start(snapshot, for: me, pending: pending)
-        }                                                                    // carries it; the success hands it back once (`continued`)
+        }                                                                    // carries it; the success hands it back (`continued`)
         // after the login succeeded in this app session, and AccountLogin.resolve answered account "42" (outcome):
         let grant = try await sessions.loggedIn(me, as: outcome, flow: .mobile)
         if let former = grant.formerGuest {

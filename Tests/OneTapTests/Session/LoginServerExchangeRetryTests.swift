@@ -80,6 +80,23 @@ import Testing
         await #expect { try await logins.report(Self.success, to: id, version: 3, from: TestAppSession.me) } throws: { ($0 as? LoginRejection)?.kind == .ended }
     }
 
+    /// An attacker's read of the login server: the interrupted action came back once, in the success answer itself; a
+    /// mobile network that dropped that answer lost it, since the retry of the report (and the account step told
+    /// again) carried none: the action seed 000 is about was lost after all. Every telling of the success hands it back
+    /// while it is live, with the same key.
+    @Test func aRetryAfterTheLoginSucceededIsHandedTheInterruptedActionToo() async throws {
+        let carrier = MockTokenExchange(number: Self.number, clock: clock)
+        let logins = LoginServer(store: store, exchange: ExchangeGuard(provider: carrier, clock: clock), clock: clock, events: events)
+        let action = try PendingAction(action: "favourite", payload: .object(["item": .string("v42")]), at: clock.now())
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me, pending: action).session.id
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(done.continued == action)
+        let retried = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)   // the answer was lost
+        #expect(retried.continued == action)
+        #expect(try await logins.success(of: id, from: TestAppSession.me).continued == action)
+        #expect(carrier.tokensSent == ["T-slow-1": 1])
+    }
+
     /// A settle the ledger cannot write is told through the server's event sink.
     @Test func aSettleFailureIsAnEventOfTheServer() async throws {
         let ledger = FaultyExchangeLedger(InMemoryExchangeLedger())
