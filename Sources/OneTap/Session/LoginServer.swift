@@ -139,7 +139,9 @@ public struct LoginServer: Sendable {
     ///   - id: The session.
     ///   - version: The version the app acted on (send the one it was given): required, so a replay of an
     ///     earlier report is always found out (`stale-version`).
-    ///   - claims: The verified claims of the caller's app session; it must be the one that started the login.
+    ///   - claims: The verified claims of the caller's app session; it must be the one that started the login. Take
+    ///     them from ``AppSessions/live(_:)``: a success's answer (told again to a retry) holds the full number and the
+    ///     interrupted action, and ``AppSessions/authenticate(_:)`` alone accepts a logged-out session's token.
     ///   - address: The client's address (``ClientAddress``). The circuit breaker counts a client's word (its
     ///     SDK's codes and time-outs) once per distinct client: per app session, guest or account, and
     ///     address block (an IPv6 /56), sharing any being one client. None counts in one shared
@@ -380,8 +382,8 @@ public struct LoginServer: Sendable {
     ///   - claims: The verified claims of the app session that started it, from ``AppSessions/live(_:)``: the answer
     ///     holds the full number, and ``AppSessions/authenticate(_:)`` alone accepts a logged-out session's access
     ///     token for its last hours.
-    /// - Returns: The `done(success)` transition with the flow and the verified login (no pending
-    ///   action: that was handed back with the success itself).
+    /// - Returns: The `done(success)` transition with the flow and the verified login, and the interrupted action
+    ///   (``LoginTransition/continued``) while it is live.
     /// - Throws: ``LoginRejection`` (`unknown-session` for an id no session has or another app
     ///   session's login, alike; `expired`; `ended` when the login did not succeed or the credentials are
     ///   of another epoch than the login's (or, under format 1, newer than the login); `unexpected` while it
@@ -437,7 +439,7 @@ public struct LoginServer: Sendable {
 
     /// Exchanges a session's token through the guard and applies the answer. Two requests of one login (the
     /// report and the app's retry of it) get one exchange's answer; the one that loses the race to store
-    /// it answers with the session as the other stored it (``LoginSessionMachine/exchangeSettled(_:after:)``).
+    /// it answers with the session as the other stored it (``LoginSessionMachine/exchangeSettled(_:after:at:)``).
     /// A guard that gives no answer (its ledger failed, or the exchange it waited for is its own request's
     /// to apply) changes nothing: the request throws ``StoreError`` (503, the app asks again) unless the
     /// stored session already took the exchange's answer. A cancelled wait throws `CancellationError`.
@@ -488,7 +490,7 @@ public struct LoginServer: Sendable {
     }
 
     /// The stored session's answer to an exchange this request could not apply, if the login moved on from
-    /// `session` (``LoginSessionMachine/exchangeSettled(_:after:)``); the read replaces the kept copy.
+    /// `session` (``LoginSessionMachine/exchangeSettled(_:after:at:)``); the read replaces the kept copy.
     /// - Parameter session: The session at its exchange, as this request had it.
     /// - Returns: The settled transition, or nil when the stored session is gone or has not moved on.
     /// - Throws: ``StoreError`` when the read fails.

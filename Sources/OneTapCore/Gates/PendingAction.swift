@@ -23,7 +23,7 @@ public struct PendingAction: Hashable, Sendable, CustomStringConvertible, Custom
     public let payload: JSONValue?
     /// When the action was asked for.
     public let createdAt: Date
-    /// When it is dropped if no login has succeeded: created + 10 minutes.
+    /// When it is dropped, or, after a success, no longer handed back: created + 10 minutes.
     public let expiresAt: Date
 
     /// Keeps an action for after the login, its key drawn from a generator (`OneTap`'s

@@ -63,7 +63,8 @@ public struct LoginSession: Hashable, Sendable, CustomStringConvertible {
     package internal(set) var unknownExchanges: [UnknownExchange]
     /// The verified login, once it succeeded.
     package internal(set) var verified: VerifiedLogin?
-    /// The action a login gate interrupted, kept until the login ends (see ``PendingAction``).
+    /// The action a login gate interrupted: kept until the login ends, and after a success while it is live, for every
+    /// telling of that success (see ``PendingAction``).
     package internal(set) var pending: PendingAction?
 
     /// The app's platform, when the device snapshot named one.

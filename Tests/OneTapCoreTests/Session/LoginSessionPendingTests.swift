@@ -56,6 +56,12 @@ import Testing
         #expect(ended.session.isOver && ended.continued == nil && ended.session.pending == nil)
     }
 
+    @Test func aFailedLoginDropsIt() throws {
+        let start = machine.start(F.telecomSIM, at: F.now, id: F.id, pending: try pending())
+        let ended = try machine.advance(start.session, .result(.tianyi, code: "-424242"), at: F.now.addingTimeInterval(1))
+        #expect(ended.session.ending == .failed && ended.continued == nil && ended.session.pending == nil)
+    }
+
     @Test func aLoginThatSucceedsAfterTenMinutesDropsIt() throws {
         let machine = LoginSessionMachine(sessionLifetime: .seconds(3_600))
         let start = machine.start(F.noSIM, at: F.now, id: F.id, pending: try pending())
