@@ -130,12 +130,9 @@ public struct LoginSessionMachine: Sendable {
         // every telling of it again (a retried report whose answer was lost, the account step told again), so a lost
         // answer never loses it; its key makes a continuation that is retried run once. Any other end drops it.
         var continued: PendingAction? = nil
-        if let pending = progress.session.pending, let ending = progress.session.ending {
-            if ending == .success, pending.isLive(at: now) {
-                continued = pending
-            } else {
-                progress.session.pending = nil
-            }
+        if progress.session.ending != nil {
+            continued = Self.continued(progress.session, at: now)
+            if continued == nil { progress.session.pending = nil }
         }
         return progress.transition(instruction, continued: continued)
     }

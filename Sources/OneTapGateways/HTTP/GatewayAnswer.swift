@@ -62,24 +62,20 @@ package enum GatewayAnswer {
     }
 
     /// An id a vendor adds for its support and for reconciliation (`taskId`, `tradeNo`, `RequestId`), as shown text:
-    /// a string, or a whole number under 10^15, cut to 128 characters with unsafe characters replaced. One that does not
-    /// read so (a number past 10^15 that a `Double` no longer holds exactly, a fraction, a flag, an object) is left out:
-    /// an id kept for support never costs the answer it came with (a billed number, a message sent).
+    /// what ``text(_:_:gateway:)`` reads (a string, or a whole number under 10^15), cut to 128 characters with unsafe
+    /// characters replaced. One that does not read so (a number past 10^15 that a `Double` no longer holds exactly, a
+    /// fraction, a flag, an object) is left out: an id kept for support never costs the answer it came with (a billed
+    /// number, a message sent).
     /// - Parameters:
     ///   - object: The answer's members.
     ///   - names: The member's names, tried in order.
     /// - Returns: The id's text, or nil when it is absent or does not read.
     package static func bookkeepingID(_ object: [String: JSONValue], _ names: String...) -> String? {
         for name in names {
-            switch object[name] {
-            case nil, .null?:
-                continue
-            case .string(let text)?:
-                return DisplayText.label(text)
-            case .number(let number)? where number.rounded() == number && abs(number) < 1e15:
-                return String(Int64(number))
-            default:
-                return nil
+            do {
+                if let id = try text(object, name, gateway: "") { return DisplayText.label(id) }
+            } catch {
+                return nil   // there, but no text: left out
             }
         }
         return nil
