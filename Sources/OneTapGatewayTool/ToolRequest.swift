@@ -112,7 +112,7 @@ enum ToolExit {
         switch error {
         case let error as GatewayError:
             switch error.kind {
-            case .unreachable, .timedOut, .notSent: return ToolFailure("\(error)", .unreachable)
+            case .unreachable, .timedOut, .sentTwice, .notSent: return ToolFailure("\(error)", .unreachable)
             case .httpStatus, .bodyTooLarge, .wrongContentType, .malformedBody: return ToolFailure("\(error)", .malformed)
             case .misconfigured: return ToolFailure("\(error) (see 'onetap gateway check')", .config)
             case .refusedCredential: return ToolFailure("\(error)", .malformed)

@@ -73,6 +73,16 @@ import Testing
         #expect(!text.contains("13800138000"))
     }
 
+    /// `SignatureNonceUsed`: Aliyun had seen the request's nonce, and the sender draws a new one for every request, so
+    /// the request reached Aliyun twice and the first copy, perhaps delivered, lost its answer: `sentTwice`, which may
+    /// have reached the vendor (the SMS service keeps the code), never "did not take the message".
+    @Test func aNonceAliyunHadSeenIsARequestSentTwiceNotARefusal() async throws {
+        let transport = ScriptedHTTPTransport([Self.code("SignatureNonceUsed", status: 400)])
+        let error = await #expect(throws: GatewayError.self) { try await Self.sender(transport).send(try Self.message()) }
+        #expect(error == GatewayError(gateway: "aliyun-sms", .sentTwice))
+        #expect(error?.mayHaveReachedVendor == true)
+    }
+
     @Test func aGatewayLevelRefusalIsFailedWithItsCode() async throws {
         let transport = ScriptedHTTPTransport([Self.code("SignatureDoesNotMatch", status: 400)])
         let error = await #expect(throws: SMSDeliveryError.self) { try await Self.sender(transport).send(try Self.message()) }

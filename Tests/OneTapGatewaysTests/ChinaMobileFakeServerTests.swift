@@ -87,6 +87,25 @@ import OneTapTesting
         #expect(try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret(Self.token("expired")))) == ExchangeResponse(code: "104201"))
     }
 
+    /// The fake answers a msgid it has seen `103107`, as China Mobile does. The gateway draws a new msgid for every
+    /// request, so that answer means the request reached China Mobile twice (libcurl sends it again when a reused
+    /// connection closes before the answer) and the first copy's answer, perhaps the number, was lost: the outcome
+    /// is unknown (`sentTwice`, which may have reached the vendor), never a `103107` answer read as misconfiguration.
+    @Test func aMessageIDTheGatewayHadSeenIsARequestSentTwice() async throws {
+        let server = try await Self.fake()
+        defer { server.stop() }
+        var configuration = ChinaMobileConfiguration(appID: Self.appID, signing: .md5(secret: Secret(Self.secret)))
+        configuration.url = server.url("/unisdk/rsapi/loginTokenValidate")
+        configuration.contentTypes = ["application/json"]
+        let gateway = try ChinaMobileTokenExchange(configuration: configuration, transport: URLSessionTransport(), clock: SystemClock(), messageIDs: { "0123456789abcdef0123456789abcdef" })
+        #expect(try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret(Self.token()))).code == "103000")
+        let token = Self.token()
+        let error = await #expect(throws: GatewayError.self) { try await gateway.exchange(CarrierCredential(flow: .mobile, token: Secret(token))) }
+        #expect(error?.kind == .sentTwice)
+        #expect(error?.mayHaveReachedVendor == true)
+        Self.expectNothingSecret(error, token: token)
+    }
+
     @Test func aSlowAnswerPastTheTimeOutIsTimedOut() async throws {
         let server = try await Self.fake()
         defer { server.stop() }

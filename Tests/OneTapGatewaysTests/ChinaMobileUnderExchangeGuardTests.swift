@@ -63,6 +63,24 @@ extension ChinaMobileUnderExchangeGuardTests {
         #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-3"))])
     }
 
+    /// China Mobile's `103107` (the msgid seen before) says the request reached it twice and the first copy's
+    /// answer was lost: the token stays `unknown` for reconciliation, and the login gets no answer of China Mobile's
+    /// (a `103107` answer would have been read as our own misconfiguration: an alert, a final `answered` row).
+    @Test func anAnswerToARequestSentTwiceStaysUnknown() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.answer(HTTPResponse(status: 200, headers: Self.json, body: Array(#"{"inresponseto":"msg-1","resultCode":"103107"}"#.utf8)))], clock: clock)
+        let ledger = InMemoryExchangeLedger()
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
+        let outcome = try await exchange.exchange(Self.credential("STsid-5"), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        guard case .fault(let reason) = outcome.answer else {
+            Issue.record("expected a fault, got \(outcome.answer)")
+            return
+        }
+        #expect(reason.contains("twice"))
+        let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)
+        #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-5"))])
+    }
+
     /// A request that never left (a refused connection, say) spent no token: the guard records it `failed`,
     /// not `unknown`, and it is not listed for reconciliation.
     @Test func aRequestThatNeverLeftIsFailedNotUnknown() async throws {

@@ -11,6 +11,12 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
         case notSent(String)
         /// No whole answer within the request's time-out. The vendor may have received the request, and billed it.
         case timedOut
+        /// The vendor answered that it had seen the request before (China Mobile's `103107`, Aliyun's
+        /// `SignatureNonceUsed`: its message id or nonce used twice). OneTap draws a new one for every request, so the
+        /// request reached the vendor twice: libcurl sends a request again when the reused connection it went out on
+        /// closes before the answer (``URLSessionTransport``). The first copy's answer was lost; the vendor may have
+        /// received the request, and billed it.
+        case sentTwice
         /// An HTTP status outside 200–299.
         case httpStatus(Int)
         /// The answer's body was longer than the request's bound.
@@ -58,6 +64,7 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unreachable(let reason): "\(gateway): unreachable (\(reason))"
         case .notSent(let reason): "\(gateway): not sent (\(reason))"
         case .timedOut: "\(gateway): no whole answer within the time-out (the request may have been received and billed)"
+        case .sentTwice: "\(gateway): the request reached the gateway twice and the first copy's answer was lost (it may have been received and billed)"
         case .httpStatus(let status): "\(gateway): HTTP status \(status)"
         case .bodyTooLarge(let limit): "\(gateway): the answer's body is longer than \(limit) bytes"
         case .wrongContentType(let type): "\(gateway): the answer's content type is \(type.map { "'\($0)'" } ?? "missing"), not JSON"

@@ -273,9 +273,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     }
 
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
-    /// it could not be reached, sent nothing, timed out, answered 5xx, its configuration is wrong, or it answered a code
-    /// that says so (a ``ProviderFault``: Tencent's busy or its account's request frequency limit, GeeTest's runtime
-    /// error). An answer it throttles with (a bare 429, which no provider's document ties to the account), or one that
+    /// it could not be reached, sent nothing, timed out, lost the answer to a request it got twice, answered 5xx, its
+    /// configuration is wrong, or it answered a code that says so (a ``ProviderFault``: Tencent's busy or its account's
+    /// request frequency limit, GeeTest's runtime error). An answer it throttles with (a bare 429, which no provider's document ties to the account), or one that
     /// does not read (another content type, a body past the bound), stays counted: junk tokens from one address can
     /// bring those about, and counted, they cost that address a wait of at most a minute. Tencent's documented
     /// account-wide limit counts against no one (counted, a flood from elsewhere charged every neighbour checked
@@ -286,7 +286,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         if let fault = error as? any ProviderFault { return fault.isProviderFault }
         guard let error = error as? GatewayError else { return false }
         switch error.kind {
-        case .unreachable, .notSent, .timedOut, .misconfigured: return true
+        case .unreachable, .notSent, .timedOut, .sentTwice, .misconfigured: return true
         case .httpStatus(let status): return status >= 500
         case .bodyTooLarge, .malformedBody, .refusedCredential, .wrongContentType: return false
         }

@@ -48,7 +48,7 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     /// - Parameter credential: A `mobile`, `unicom` or `tianyi` credential whose token is the SDK's `AccessToken`.
     /// - Returns: Aliyun's `Code` as it came (`OK`, `isv.TOKEN_INVALID`, …), the number on `OK`.
     /// - Throws: ``GatewayError`` once the request may have reached Aliyun (`timedOut`, `unreachable`, `httpStatus`,
-    ///   `wrongContentType`, `malformedBody`: an `OK` without a mainland mobile number); ``ExchangeNotSentError``
+    ///   `wrongContentType`, `sentTwice`, `malformedBody`: an `OK` without a mainland mobile number); ``ExchangeNotSentError``
     ///   when nothing was sent (an SMS credential, a request that could not be made or left).
     public func exchange(_ credential: CarrierCredential) async throws -> ExchangeResponse {
         try Self.requireOneTap(credential)

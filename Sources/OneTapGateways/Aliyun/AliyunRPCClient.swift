@@ -69,16 +69,22 @@ package struct AliyunRPCClient: Sendable {
     ///   - parameters: The API's parameters.
     /// - Returns: Aliyun's answer: its `Code` and object.
     /// - Throws: ``GatewayError`` from the signer (`misconfigured`, before sending), the transport (`notSent`,
-    ///   `timedOut`, `unreachable`, `bodyTooLarge`) or ``AliyunAnswer/read(_:gateway:contentTypes:)``;
-    ///   `CancellationError`.
+    ///   `timedOut`, `unreachable`, `bodyTooLarge`) or ``AliyunAnswer/read(_:gateway:contentTypes:)``; `sentTwice` for
+    ///   `SignatureNonceUsed` (every call draws a fresh nonce, so the request reached Aliyun twice and the first copy's
+    ///   answer was lost: it may have been taken and billed); `CancellationError`.
     package func call(action: String, parameters: [(name: String, value: String)]) async throws -> AliyunAnswer {
         let signed = try sign(action: action, parameters: parameters)
         guard let target = URL(string: "\(configuration.url.scheme ?? "https")://\(host)/?\(signed.query)") else {
             throw GatewayError(gateway: gateway, .misconfigured("url: no request URL can be made from it"))
         }
         let response = try await transport.send(configuration.post(gateway: gateway, to: target, headers: signed.headers + [HTTPHeader("Accept", "application/json")]))
-        return try AliyunAnswer.read(response, gateway: gateway, contentTypes: configuration.contentTypes)
+        let answer = try AliyunAnswer.read(response, gateway: gateway, contentTypes: configuration.contentTypes)
+        if answer.code == Self.nonceUsed { throw GatewayError(gateway: gateway, .sentTwice) }
+        return answer
     }
+
+    /// The `Code` of a request whose `x-acs-signature-nonce` Aliyun had seen (HTTP 400).
+    static let nonceUsed: ResultCode = "SignatureNonceUsed"
 }
 
 /// What every Aliyun gateway's configuration holds for its RPC client beside its endpoint and limits: the AccessKey

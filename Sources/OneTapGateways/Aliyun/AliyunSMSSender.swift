@@ -55,8 +55,8 @@ public final class AliyunSMSSender: SMSSender, CustomStringConvertible {
     /// Sends a code.
     /// - Parameter message: The number and the code.
     /// - Throws: ``SMSDeliveryError`` when Aliyun answered and did not take the message (its `Code` kept);
-    ///   ``GatewayError`` when no usable answer came (time-out, unreachable, 5xx, malformed) or the request could not
-    ///   be made; `CancellationError`.
+    ///   ``GatewayError`` when no usable answer came (time-out, unreachable, 5xx, malformed, `sentTwice`: the request
+    ///   reached Aliyun twice and the first copy's answer was lost) or the request could not be made; `CancellationError`.
     public func send(_ message: SMSMessage) async throws {
         let answer = try await client.call(action: "SendSms", parameters: parameters(number: message.number.digits, code: message.code.reveal()))
         guard answer.code != "OK" else { return }

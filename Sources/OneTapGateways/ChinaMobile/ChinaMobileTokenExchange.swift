@@ -70,7 +70,8 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
     ///   or a whole number (one that does not read is left out, never the answer).
     /// - Throws: ``GatewayError`` from the transport (`timedOut`, `unreachable`, `bodyTooLarge`), `httpStatus`,
     ///   `wrongContentType`, `malformedBody` (not JSON, no `resultCode`, another request's `inresponseto`, a success
-    ///   without a usable `msisdn`); `CancellationError`.
+    ///   without a usable `msisdn`), `sentTwice` (`103107`: the msgid was seen before, so the request reached China
+    ///   Mobile twice and the first copy's answer was lost); `CancellationError`.
     public func validate(_ token: Secret) async throws -> ChinaMobileAnswer {
         let messageID = messageIDs()
         let request = try ChinaMobileRequest(
@@ -80,6 +81,9 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         return try answer(response, messageID: messageID)
     }
 
+    /// `resultCode` `103107` (已存在相同的随机数): the request's msgid was seen before.
+    static let messageIDSeen: ResultCode = "103107"
+
     /// Reads an answer.
     private func answer(_ response: HTTPResponse, messageID: String) throws(GatewayError) -> ChinaMobileAnswer {
         let object = try configuration.jsonObject(response, gateway: Self.name)
@@ -88,6 +92,8 @@ public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomString
         if let echoed, echoed != messageID {
             throw GatewayError(gateway: Self.name, .malformedBody("inresponseto is not this request's msgid"))
         }
+        // Every request draws a new msgid: one China Mobile had seen means the request reached it twice.
+        if code == Self.messageIDSeen { throw GatewayError(gateway: Self.name, .sentTwice) }
         let taskID = GatewayAnswer.bookkeepingID(object, "taskId", "taskid")
         guard ExchangeCodeTable.returnsTheNumber(code, gateway: Self.name) else { return ChinaMobileAnswer(code: code, phoneNumber: nil, taskID: taskID, messageID: messageID) }
         // A number is taken only from an answer bound to this request (the document echoes the msgid in every answer).

@@ -13,7 +13,8 @@ import OneTap
 /// answer is cached, and a redirect is not followed (a gateway that redirects is misconfigured). One case is
 /// libcurl's own, under FoundationNetworking on Linux, and no option turns it off: when a reused connection closes
 /// before any byte of the answer, libcurl sends the request again on a new connection (a vendor that drops an idle
-/// connection just as a call goes out may then see it twice; Aliyun answers the repeat `SignatureNonceUsed`).
+/// connection just as a call goes out may then see it twice; China Mobile answers the repeat `103107` and Aliyun
+/// `SignatureNonceUsed`, which their gateways report as ``GatewayError/Kind/sentTwice``: outcome unknown).
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let calls: TransportCalls
