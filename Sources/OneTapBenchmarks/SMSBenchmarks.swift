@@ -110,7 +110,7 @@ final class NaiveSMSLimits: @unchecked Sendable {
     private func counter(_ rule: SMSPolicy.Rule, _ number: String) -> String {
         let value: String
         switch rule.key {
-        case .number: value = number
+        case .number, .numberLane: value = number  // no returning owner here
         case .numberSession: value = number + "/(not given)"
         case .global: value = "all"
         case .ip, .ip56, .ip48, .device, .session: value = "(not given)"

@@ -87,7 +87,7 @@ import Testing
             // Every key of the default policy (issue 21): an IPv4 address is its own /56 and /48; the code is the session's.
             #expect(rows.rows.compactMap { $0[0].text } == [
                 "sends:device:d1 at 203.0.113.7", "sends:global:all", "sends:ip48:203.0.113.7", "sends:ip56:203.0.113.7", "sends:ip:203.0.113.7",
-                "sends:number-session:13800138000/\(session.text)", "sends:number:13800138000",
+                "sends:number-lane:13800138000", "sends:number-session:13800138000/\(session.text)", "sends:number:13800138000",
             ])
             #expect(rows.rows.allSatisfy { $0[1] == .int64(1) })
             let keepUntil = try #require(rows.first?[2].instant)

@@ -40,8 +40,8 @@ import Testing
             let sms = stores.smsStore()
             let service = SMSServiceAt(key: ServerKey.random(), sender: ScriptedSMSSender(), store: sms)
             // Three old sends, each from its own address (issue 21: requests without one share one bucket,
-            // which would hold back the second): six counters of their own each (number, number and
-            // session, address, /56, /48, and the device "(not given)" at the address), and the global
+            // which would hold back the second): seven counters of their own each (number, the number's lane,
+            // number and session, address, /56, /48, and the device "(not given)" at the address), and the global
             // counter, which the send below keeps.
             for index in 0..<3 {
                 _ = try await service.send(
@@ -65,7 +65,7 @@ import Testing
 
             let report = try await stores.removeExpiredRows(before: now)
             #expect(report == PostgresCleanupReport(
-                refreshLeases: 0, loginSessions: 2 + PostgresStores.cleanupBatch + 5, smsCounters: 18, smsCodes: 3, exchangeLedgerRows: 1, mergeJournals: 1))
+                refreshLeases: 0, loginSessions: 2 + PostgresStores.cleanupBatch + 5, smsCounters: 21, smsCodes: 3, exchangeLedgerRows: 1, mergeJournals: 1))
             #expect(try await journals.problems(afterASweepOf: guests) == [])
             let kept = try await stores.pool.execute("SELECT count(*) FROM \(table)")
             #expect(kept.first == [.int64(2)])

@@ -66,9 +66,9 @@ public struct AppSessions: Sendable {
     }
 
     /// Opens a guest session with a new random guest, carrying a last-login hint (a logout's).
-    private func open(carrying lastLogin: LastLoginHint?) async throws -> AppSessionGrant {
+    private func open(carrying lastLogin: AppSessionRecord.LastLogin?) async throws -> AppSessionGrant {
         let now = clock.now()
-        let (record, refreshToken) = rules.open(id: .random(), guest: .random(), secret: systemRandomBytes(32), lastLogin: lastLogin, at: now)
+        let (record, refreshToken) = rules.open(id: .random(), guest: .random(), secret: systemRandomBytes(32), carrying: lastLogin, at: now)
         try await store.create(record)
         emit(.opened(record.id), at: now)
         return grant(record, refreshToken: refreshToken, at: now)
@@ -175,7 +175,7 @@ public struct AppSessions: Sendable {
                 throw AppSessionError(.dormantNumber, session: claims.session, "the login's number lay dormant and its account's second factor has not passed")
             }
             let hint = LastLoginHint(flow: flow, number: outcome.number, at: now)
-            var (next, refreshToken) = rules.login(record, account: account, hint: hint, secret: systemRandomBytes(32), at: now)
+            var (next, refreshToken) = rules.login(record, account: account, hint: hint, number: outcome.number, secret: systemRandomBytes(32), at: now)
             var formerGuest: GuestID?
             if case .guest(let guest) = record.identity { formerGuest = guest }
             // The merge is bound to this login's account: one pending from an earlier login keeps its own.
@@ -199,10 +199,10 @@ public struct AppSessions: Sendable {
     ///   issued before the session's last login), or ``StoreError``.
     public func logout(_ claims: AccessClaims) async throws -> AppSessionGrant {
         try claims.checkCurrent(at: clock.now())
-        let hint = try await revoke(claims.session, .logout) { record throws(AppSessionError) in
+        let carried = try await revoke(claims.session, .logout) { record throws(AppSessionError) in
             guard rules.stands(claims, in: record) else { throw Self.stale(claims) }
         }
-        return try await open(carrying: hint)
+        return try await open(carrying: carried)
     }
 
     /// Revokes every session of an account ("log out everywhere").
@@ -246,7 +246,7 @@ public struct AppSessions: Sendable {
     @discardableResult
     private func revoke(
         _ id: AppSessionID, _ reason: AppSessionRecord.Revocation, checking check: (AppSessionRecord) throws(AppSessionError) -> Void
-    ) async throws -> LastLoginHint? {
+    ) async throws -> AppSessionRecord.LastLogin {
         var mergeTried = false
         for _ in 0..<Self.attempts {
             let now = clock.now()
@@ -266,9 +266,21 @@ public struct AppSessions: Sendable {
             let next = rules.revoke(record, reason, at: now)
             guard try await replace(next, expecting: record.version) else { continue }
             emit(.revoked(id, reason, account: record.account), at: now)
-            return record.lastLogin
+            return record.carried
         }
         throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while revoking it; try again")
+    }
+
+    /// Whether the caller's app session vouches that its app logged in with a number, in the last
+    /// ``AppSessionPolicy/refreshLifetime`` (``AppSessionRules/vouches(for:in:at:)``): read from the store, for the
+    /// SMS limits' lane of a returning owner (``LoginServer`` asks it before a send).
+    /// - Parameters:
+    ///   - number: The number.
+    ///   - claims: The verified claims of the caller's app session.
+    /// - Returns: Whether it vouches.
+    /// - Throws: ``AppSessionError`` as ``live(_:)`` (`revoked`, `wrong-session`, `unauthenticated`), or ``StoreError``.
+    package func vouches(for number: PhoneNumber, _ claims: AccessClaims) async throws -> Bool {
+        rules.vouches(for: number, in: try await liveRecord(claims), at: clock.now())
     }
 
     func liveRecord(_ claims: AccessClaims) async throws -> AppSessionRecord {

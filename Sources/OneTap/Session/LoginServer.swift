@@ -33,6 +33,8 @@ public struct LoginServer: Sendable {
     package let health: ChannelHealth?
     /// The quotas on logins started and paid exchanges, if any.
     package let quotas: LoginQuotas?
+    /// The app sessions whose word on a returning owner the SMS step takes (``sendSMS(for:to:context:from:)``), if any.
+    package let appSessions: AppSessions?
     /// The store's writes of a session together with the guard's ledger rows, when it offers them for that
     /// ledger (``LoginSessionLedgerStore``): a success's claim goes with the session's move to its exchange,
     /// and the exchange's settle with its answer, one trip to the store each.
@@ -55,13 +57,18 @@ public struct LoginServer: Sendable {
     ///     when it is made (an `exchange` `quota-missing` event): a server facing the internet needs them. Their
     ///     captcha rules are passed with `sms`'s captcha verifier; without one the server says so once (an `sms`
     ///     `captcha-missing` event) and a start past such a rule waits for its window.
+    ///   - appSessions: The app sessions the logins run in (the ones whose claims the handlers pass): before an SMS
+    ///     send, the caller's app session is asked whether its app logged in with the number in the last 30 days,
+    ///     and such a returning owner sends in a lane of its own past the number's daily cap (`number-lane` in
+    ///     `Data/sms-policy.csv`), which strangers who solve captchas cannot fill. None by default: every send is
+    ///     then in the number's one lane, and about 15 solved captchas a day refuse its owner's sends.
     ///   - clock: The time source.
     ///   - events: Receives the login events (area `login`), the quotas' (`exchange` `quota-missing` and
     ///     `quota-refused`) and a start captcha's (`sms` `provider-failed`); standard error by default.
     public init(
         machine: LoginSessionMachine = LoginSessionMachine(), store: any LoginSessionStore = InMemoryStores.newLoginSessionStore(), exchange: ExchangeGuard? = nil,
-        sms: SMSCodeService? = nil, health: ChannelHealth? = nil, quotas: LoginQuotas? = nil, clock: any WallClock = SystemClock(),
-        events: any EventSink = StandardErrorEventSink.shared
+        sms: SMSCodeService? = nil, health: ChannelHealth? = nil, quotas: LoginQuotas? = nil, appSessions: AppSessions? = nil,
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.machine = machine
         self.store = store
@@ -69,6 +76,7 @@ public struct LoginServer: Sendable {
         self.sms = sms
         self.health = health
         self.quotas = quotas
+        self.appSessions = appSessions
         self.clock = clock
         self.events = events
         ledgerWrites = exchange.flatMap { (store as? any LoginSessionLedgerStore)?.ledgerWrites(with: $0.ledger) }
@@ -320,16 +328,21 @@ public struct LoginServer: Sendable {
     ///   - id: The session; it must be waiting for SMS.
     ///   - number: The number as the user typed it.
     ///   - context: The client's address, device and captcha token (its session is replaced by `id`).
-    ///   - claims: The verified claims of the app session that started the login.
+    ///   - claims: The verified claims of the app session that started the login. With ``AppSessions`` given to the
+    ///     server, that session is read: when its app logged in with the number in the last 30 days, the send goes
+    ///     in the returning owner's own lane past the number's daily cap (`number-lane`), which no stranger fills.
     /// - Returns: The SMS code service's answer (the session does not change: a send is no result).
     /// - Throws: ``LoginRejection`` (`unknown-session`, `ended`, `expired`, `wrong-flow` when the session
-    ///   is not at SMS, `unexpected` when this server has no SMS code service), or ``StoreError``
-    ///   when the session store or the SMS store fails.
+    ///   is not at SMS, `unexpected` when this server has no SMS code service); ``AppSessionError`` as
+    ///   ``AppSessions/live(_:)`` when the server has app sessions and the caller's was logged out or moved on;
+    ///   ``StoreError`` when the session store, the app-session store or the SMS store fails (nothing was sent).
     public func sendSMS(for id: LoginSessionID, to number: String, context: SMSContext, from claims: AccessClaims) async throws -> SMSSendResult {
         let (sms, _) = try await smsStep(id, claims)
         var context = context
         context.session = id
-        return try await sms.send(to: number, context: context)
+        guard let appSessions, case .success(let recipient) = sms.rules.recipient(number) else { return try await sms.send(to: number, context: context) }
+        context.returningOwner = try await appSessions.vouches(for: recipient, claims)
+        return try await sms.send(to: recipient, context: context)
     }
 
     /// Verifies an SMS code for a session and, when it is right, completes the session's SMS step with

@@ -5,7 +5,8 @@
 //      "previous":{"kid":"k2","digest":"…","rotatedAtMs":1796112060500,"nonce":"…64 hex…"},
 //      "ancestors":[{"kid":"k1","digest":"…"}],"familySeed":"…64 hex…","generation":4,
 //      "revokedAtMs":1796112090000,"revocation":"reuse",
-//      "lastLogin":{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796112000125}}
+//      "lastLogin":{"format":"onetap-last-login/2","flow":"mobile","maskedNumber":"138****8000","atMs":1796112000125},
+//      "lastNumber":{"kid":"k2","digest":"…64 hex…"}}
 //
 // Exactly one of `guest` (a guest id) and `account` (an account id) says who acts in it. `previous` only
 // when the last change was a rotation; `revokedAtMs` and `revocation` together, only when revoked;
@@ -21,8 +22,10 @@
 // ignores them, and a record it rotates leaves them out. `identitySinceMs` (added later still) only once the session
 // logged in: the session's login epoch, the whole second after its last login (a second past the one before at
 // least); access tokens of format 2 stand only in the epoch they carry, those of format 1 only when dated no
-// earlier than it. Digests, the nonce and the seed (32 bytes each) are 64 lowercase
-// hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
+// earlier than it. `lastNumber` (added later still) only with a last login's number: its keyed digest (as a refresh
+// token's, under "onetap-number-1"), never the number; an earlier version ignores it, and a record it rewrites
+// leaves it out, which only costs the app its own lane past the SMS limits' daily cap. Digests, the nonce and the
+// seed (32 bytes each) are 64 lowercase hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
 // tokens only, never a token. There is no older form: a record without `format` is refused.
 
 extension AppSessionID: JSONParsedText {}
@@ -70,6 +73,7 @@ extension AppSessionRecord: JSONStoredRecord {
             writer.member("revocation", revoked.reason.rawValue)
         }
         try writer.member("lastLogin", lastLogin)
+        try writer.member("lastNumber", lastNumber)
         if let pendingMerge {
             writer.member("pendingGuest", pendingMerge.guest.text)
             writer.member("pendingInto", pendingMerge.account.rawValue)
@@ -79,6 +83,7 @@ extension AppSessionRecord: JSONStoredRecord {
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
         var id: AppSessionID?, version: Int?, guest: GuestID?, account: AccountID?, current: Digest?, previous: Rotated??
         var ancestors: [Digest]?, revocation: Revocation?, createdAt: Date?, expiresAt: Date?, revokedAt: Date?, lastLogin: LastLoginHint??
+        var lastNumber: Digest??
         var unmergedGuest: GuestID?, pendingGuest: GuestID?, pendingInto: AccountID?
         var familySeed: SHA256Digest?, generation: Int?, identitySince: Date?
         let named = try reader.storedRecord(Self.format, legacy: .unix) { (key, reader, instants) throws(JSONReadError) in
@@ -98,6 +103,7 @@ extension AppSessionRecord: JSONStoredRecord {
             case "revokedAtMs": try instants.read(&revokedAt, key, "revokedAtMs", &reader)
             case "revocation": try reader.raw(&revocation, key)
             case "lastLogin": try reader.record(&lastLogin, key)
+            case "lastNumber": try reader.record(&lastNumber, key)
             case "unmergedGuest": try reader.parsed(&unmergedGuest, key)
             case "pendingGuest": try reader.parsed(&pendingGuest, key)
             case "pendingInto": try reader.parsed(&pendingInto, key)
@@ -152,7 +158,7 @@ extension AppSessionRecord: JSONStoredRecord {
         self.init(
             id: try reader.required(id, "id"), version: stored, identity: identity, createdAt: try reader.required(createdAt, "createdAtMs"),
             current: try reader.required(current, "current"), expiresAt: try reader.required(expiresAt, "expiresAtMs"), previous: previous ?? nil,
-            ancestors: older, family: family, revoked: revoked, lastLogin: lastLogin ?? nil, pendingMerge: pendingMerge,
+            ancestors: older, family: family, revoked: revoked, lastLogin: lastLogin ?? nil, lastNumber: lastNumber ?? nil, pendingMerge: pendingMerge,
             identitySince: identitySince)
     }
 }

@@ -125,6 +125,24 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// a login, carried to the fresh guest session a logout opens, and readable only through this session
     /// (a revoked session keeps none).
     package var lastLogin: LastLoginHint?
+    /// The keyed digest of the number of the session's last login (with ``lastLogin``; HMAC-SHA-256(key,
+    /// "onetap-number-1" ‖ 0 ‖ the number's 11 digits)), never the number: what vouches, to the SMS limits, that
+    /// a send to that number comes from an app that logged in with it (``AppSessionRules/vouches(for:in:at:)``).
+    /// Set at a login with a number, carried to the fresh guest session a logout opens, dropped at a revocation.
+    /// Nil otherwise, and in every record written before it existed.
+    package var lastNumber: Digest?
+    /// What a logout carries from the session it ends to the fresh guest session it opens: the last login's hint
+    /// and its number's digest.
+    package struct LastLogin: Sendable {
+        /// The hint.
+        package let hint: LastLoginHint?
+        /// The number's digest.
+        package let number: Digest?
+    }
+
+    /// What a logout of this session carries to the guest session it opens.
+    package var carried: LastLogin { LastLogin(hint: lastLogin, number: lastNumber) }
+
     /// A login's guest-data merge not done yet (it failed at the login: the guest-data store was down): the
     /// guest the login moved this session from, and the account that login was to. `AppSessions` in `OneTap`
     /// retries it at the session's next refresh, or when asked, and clears it once done. It keeps its account
@@ -152,7 +170,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     package init(
         id: AppSessionID, version: Int, identity: Identity, createdAt: Date, current: Digest, expiresAt: Date, previous: Rotated?,
         ancestors: [Digest], family: Family? = nil, revoked: (at: Date, reason: Revocation)?, lastLogin: LastLoginHint? = nil,
-        pendingMerge: PendingMerge? = nil, identitySince: Date? = nil
+        lastNumber: Digest? = nil, pendingMerge: PendingMerge? = nil, identitySince: Date? = nil
     ) {
         self.id = id
         self.version = version
@@ -166,6 +184,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
         self.revokedAt = revoked?.at.roundedToMilliseconds
         self.revocation = revoked?.reason
         self.lastLogin = lastLogin
+        self.lastNumber = lastNumber
         self.pendingMerge = pendingMerge
         self.identitySince = identitySince
     }

@@ -31,15 +31,18 @@ package struct AppSessionRules: Sendable {
     ///   - id: Its id (random).
     ///   - guest: Its guest (random).
     ///   - secret: 32 random bytes: the seed of its refresh tokens' family.
-    ///   - lastLogin: The last-login hint it carries: the hint of the session a logout ended, nil at a first open.
+    ///   - carried: The last login it carries, its hint and its number's digest: those of the session a logout ended,
+    ///     nil at a first open.
     ///   - now: The time.
     /// - Returns: The record (version 1) and the refresh token (generation 1).
-    package func open(id: AppSessionID, guest: GuestID, secret: [UInt8], lastLogin: LastLoginHint? = nil, at now: Date) -> (record: AppSessionRecord, refreshToken: Secret) {
+    package func open(
+        id: AppSessionID, guest: GuestID, secret: [UInt8], carrying carried: AppSessionRecord.LastLogin? = nil, at now: Date
+    ) -> (record: AppSessionRecord, refreshToken: Secret) {
         let family = AppSessionRecord.Family(seed: secret, generation: 1)
         let token = RefreshDigests.token(session: id, family: family, key: keys.signing)
         let record = AppSessionRecord(
             id: id, version: 1, identity: .guest(guest), createdAt: now, current: digest(token), expiresAt: now.addingTimeInterval(policy.refreshLifetime.seconds),
-            previous: nil, ancestors: [], family: family, revoked: nil, lastLogin: lastLogin)
+            previous: nil, ancestors: [], family: family, revoked: nil, lastLogin: carried?.hint, lastNumber: carried?.number)
         return (record, token)
     }
 
@@ -108,11 +111,12 @@ package struct AppSessionRules: Sendable {
     ///   - record: The session.
     ///   - account: The account.
     ///   - hint: How it logged in (the session's last-login hint from now on; its number masked).
+    ///   - number: The number it logged in with, if known: its keyed digest is kept (``AppSessionRecord/lastNumber``).
     ///   - secret: 32 random bytes: the seed of the new family.
     ///   - now: The time.
     /// - Returns: The record to store and the new refresh token (generation 1).
     package func login(
-        _ record: AppSessionRecord, account: AccountID, hint: LastLoginHint, secret: [UInt8], at now: Date
+        _ record: AppSessionRecord, account: AccountID, hint: LastLoginHint, number: PhoneNumber? = nil, secret: [UInt8], at now: Date
     ) -> (record: AppSessionRecord, refreshToken: Secret) {
         let family = AppSessionRecord.Family(seed: secret, generation: 1)
         let token = RefreshDigests.token(session: record.id, family: family, key: keys.signing)
@@ -126,6 +130,7 @@ package struct AppSessionRules: Sendable {
         // login's own second, before it, must not stand: those issued from now on are dated from here.
         next.identitySince = max(now.wholeSeconds.addingTimeInterval(1), (record.identitySince ?? .distantPast).addingTimeInterval(1))
         next.lastLogin = hint
+        next.lastNumber = number.map { AppSessionRecord.Digest(keyID: keys.signingID, digest: Self.numberDigest($0, key: keys.signing)) }
         next.current = digest(token)
         next.expiresAt = now.addingTimeInterval(policy.refreshLifetime.seconds)
         next.previous = nil
@@ -148,7 +153,34 @@ package struct AppSessionRules: Sendable {
         next.version += 1
         next.revoked = (now, reason)
         next.lastLogin = nil
+        next.lastNumber = nil
         return next
+    }
+
+    /// Whether a session vouches that its app logged in with a number: the number of its last login (or of the
+    /// login its logout carried over) is this one, that login was less than ``AppSessionPolicy/refreshLifetime``
+    /// ago (30 days by default), and the session stands. What gives a returning owner's SMS sends a lane of their
+    /// own past the number's daily cap (`number-lane` in `Data/sms-policy.csv`), which strangers cannot fill.
+    /// - Parameters:
+    ///   - number: The number a send is for.
+    ///   - record: The session the request proved (its access token's).
+    ///   - now: The time.
+    /// - Returns: True when it vouches; false for another number, an older login, a digest under a key the ring
+    ///   no longer has, a session without one, or a revoked session.
+    /// - Complexity: One HMAC.
+    package func vouches(for number: PhoneNumber, in record: AppSessionRecord, at now: Date) -> Bool {
+        guard record.revoked == nil, let proof = record.lastNumber, let login = record.lastLogin,
+              now.timeIntervalSince(login.at) < policy.refreshLifetime.seconds, let key = keys.key(proof.keyID)
+        else { return false }
+        return HMACSHA256.constantTimeEquals(Self.numberDigest(number, key: key), proof.digest)
+    }
+
+    /// HMAC-SHA-256(key, "onetap-number-1" ‖ 0 ‖ the number's digits): what a record keeps of its last login's number.
+    static func numberDigest(_ number: PhoneNumber, key: ServerKey) -> SHA256Digest {
+        var message = Array("onetap-number-1".utf8)
+        message.append(0)
+        message.append(contentsOf: number.digits.utf8)
+        return key.hmac.authenticationCode(for: message)
     }
 
     /// Whether an access token's claims still stand against the session's record: not revoked, the same

@@ -17,6 +17,11 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// rule holds back, and on a verify of a number under attack (the service asks with
     /// `captchaRequired`).
     public var captcha: Secret?
+    /// Whether the send comes from the number's returning owner: the caller's app session logged in with the
+    /// number in the last 30 days (`LoginServer` sets it when its `AppSessions` vouch for it, never the client).
+    /// Its sends count in a lane of their own on the `number-lane` key, so a daily cap that strangers fill never
+    /// refuses it.
+    package var returningOwner = false
 
     /// Creates a context.
     /// - Parameters:
@@ -39,6 +44,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
         if device != nil { parts.append("device") }
         parts.append("session \(session)")
         if captcha != nil { parts.append("captcha") }
+        if returningOwner { parts.append("returning owner") }
         return "SMSContext(\(parts.joined(separator: ", ")))"
     }
 
@@ -47,7 +53,9 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// - Returns: The number's digits, the address (an IPv6 address as its /64, /56 and /48), the device
     ///   and session ids.
     package func request(for number: PhoneNumber) -> SMSPolicy.Request {
-        Self.request(for: number, ip: ip, device: device, session: session)
+        var request = Self.request(for: number, ip: ip, device: device, session: session)
+        request.returningOwner = returningOwner
+        return request
     }
 
     /// The same keys for a request that may lack a session: what `onetap sms` replays from a log written

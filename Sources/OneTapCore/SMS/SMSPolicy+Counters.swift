@@ -22,6 +22,9 @@ extension SMSPolicy {
     /// session): one shared bucket per rule, so a missing key never removes its limit. It holds a space,
     /// which no number, address, device id (printable ASCII without spaces) or session id has.
     package static let notGiven = "(not given)"
+    /// What a returning owner's lane adds to the number on the `number-lane` key (`13800138000 (returning owner)`):
+    /// it holds a space, which no number has.
+    package static let ownerLane = " (returning owner)"
 
     /// The value a device counts under: its id at the client's address block (`one-phone at 203.0.113.7`,
     /// `one-phone at 2409:8900:1:2::/64`, `one-phone at (not given)`), for the SMS rules and the login quotas
@@ -65,6 +68,9 @@ extension SMSPolicy {
         package var device: String?
         /// The login session id.
         package var session: String? { didSet { numberSession = Self.numberSession(number, session) } }
+        /// Whether the send comes from the number's returning owner (an app session that logged in with it lately,
+        /// as ``SMSContext/returningOwner`` says): its sends count in a lane of their own on the `number-lane` key.
+        package var returningOwner = false
         /// The number-session key's value, made once per request (every rule on it reads it).
         private var numberSession: String
 
@@ -101,6 +107,7 @@ extension SMSPolicy {
             switch key {
             case .number: number
             case .numberSession: numberSession
+            case .numberLane: returningOwner ? number + SMSPolicy.ownerLane : number
             case .ip: ip ?? SMSPolicy.notGiven
             case .ip56: ip56 ?? SMSPolicy.notGiven
             case .ip48: ip48 ?? SMSPolicy.notGiven

@@ -56,8 +56,10 @@ extension SMSPolicy {
 
     /// Each key's send list, sorted, looked up once per decision however many rules count it.
     private struct ListsByKey {
-        private var lists: (number: [Date]?, numberSession: [Date]?, ip: [Date]?, ip56: [Date]?, ip48: [Date]?, device: [Date]?, session: [Date]?, global: [Date]?)
-            = (nil, nil, nil, nil, nil, nil, nil, nil)
+        private var lists: (
+            number: [Date]?, numberSession: [Date]?, numberLane: [Date]?, ip: [Date]?, ip56: [Date]?, ip48: [Date]?, device: [Date]?, session: [Date]?,
+            global: [Date]?
+        ) = (nil, nil, nil, nil, nil, nil, nil, nil, nil)
 
         mutating func list(_ key: Key, request: Request, events: [Counter: [Date]]) -> [Date] {
             func fetch() -> [Date] {
@@ -72,6 +74,7 @@ extension SMSPolicy {
             switch key {
             case .number: return cached(&lists.number)
             case .numberSession: return cached(&lists.numberSession)
+            case .numberLane: return cached(&lists.numberLane)
             case .ip: return cached(&lists.ip)
             case .ip56: return cached(&lists.ip56)
             case .ip48: return cached(&lists.ip48)

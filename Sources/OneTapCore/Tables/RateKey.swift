@@ -9,6 +9,12 @@ package enum RateKey: String, Hashable, Sendable, CaseIterable, Codable, Describ
     /// counts under its own "not given" session): where a number's ordinary send limits and the
     /// growing delays after wrong codes belong, so each login spends only its own (SMS only).
     case numberSession = "number-session"
+    /// The number, its returning owner's sends counted apart from everyone else's: a send from an app session
+    /// that logged in with the number in the last 30 days (``SMSContext/returningOwner``, which only the login
+    /// server sets, when the caller's app session vouched) counts in the owner's own lane (`13800138000 (returning owner)`), any other in the
+    /// number's (`13800138000`), so a hard cap on it that strangers fill holds strangers, never the returning
+    /// owner (SMS sends only).
+    case numberLane = "number-lane"
     /// The client's address (an IPv4 address as it is; an IPv6 client per /64, one subscriber's block);
     /// `(not given)` when none was given.
     case ip
@@ -34,7 +40,7 @@ extension RateKey {
     package var isTheRequestersOwn: Bool {
         switch self {
         case .ip, .ip56, .ip48, .device: true
-        case .number, .numberSession, .session, .global: false
+        case .number, .numberSession, .numberLane, .session, .global: false
         }
     }
 
@@ -43,12 +49,13 @@ extension RateKey {
         switch self {
         case .number: 0
         case .numberSession: 1
-        case .ip: 2
-        case .ip56: 3
-        case .ip48: 4
-        case .device: 5
-        case .session: 6
-        case .global: 7
+        case .numberLane: 2
+        case .ip: 3
+        case .ip56: 4
+        case .ip48: 5
+        case .device: 6
+        case .session: 7
+        case .global: 8
         }
     }
 

@@ -190,6 +190,39 @@ import Testing
         }
     }
 
+    /// A session whose last login's number is kept as its keyed digest (the golden file's, computed with Python's
+    /// `hmac`): it reads, writes back byte for byte, and vouches for that number only, for 30 days from the login,
+    /// under a ring that still has the digest's key, while the session stands; a login with the number makes the
+    /// same digest, and a logout's fresh guest session carries it; the files without it read as before.
+    @Test func aSessionThatVouchesForItsLastLoginsNumber() throws {
+        let text = try Self.golden("account-with-number")
+        let record = try AppSessionRecord(json: text)
+        let pinned = try Self.digest(Self.k2, "a9f2139b35951cd0c94e47ac85c76dd36ff8963fcff36874b99e92819716fba3")
+        #expect(record.lastNumber == pinned)
+        #expect(try record.json() == text)
+        let number = try PhoneNumber("13800138000")
+        let login = Self.ms(1_796_115_700_000)
+        #expect(Self.rules.vouches(for: number, in: record, at: login.addingTimeInterval(86_400)))
+        #expect(Self.rules.vouches(for: number, in: record, at: login.addingTimeInterval(30 * 86_400 - 0.001)))
+        #expect(!Self.rules.vouches(for: number, in: record, at: login.addingTimeInterval(30 * 86_400)), "30 days after the login")
+        #expect(!Self.rules.vouches(for: try PhoneNumber("13800138001"), in: record, at: login.addingTimeInterval(60)), "another number")
+        let withoutK2 = AppSessionRules(policy: .standard, keys: try ServerKeyRing([(Self.k1, try ServerKey(bytes: Array("golden-app-session-key-00000-k1!".utf8)))]))
+        #expect(!withoutK2.vouches(for: number, in: record, at: login.addingTimeInterval(60)), "a digest under a key the ring dropped")
+        let revoked = Self.rules.revoke(record, .logout, at: login.addingTimeInterval(60))
+        #expect(revoked.lastNumber == nil && !Self.rules.vouches(for: number, in: revoked, at: login.addingTimeInterval(61)))
+        #expect(record.carried.number == pinned && record.carried.hint == record.lastLogin, "what a logout carries")
+        let (guest, _) = Self.rules.open(id: try AppSessionID("Golden-app-session-007"), guest: try GuestID("GoldenGuest-app-000007"), secret: Array(repeating: 1, count: 32), carrying: record.carried, at: login.addingTimeInterval(60))
+        #expect(Self.rules.vouches(for: number, in: guest, at: login.addingTimeInterval(120)), "the fresh guest session a logout opens")
+        let (fresh, _) = Self.rules.open(id: try AppSessionID("Golden-app-session-008"), guest: try GuestID("GoldenGuest-app-000008"), secret: Array(repeating: 2, count: 32), at: login)
+        #expect(fresh.lastNumber == nil && !Self.rules.vouches(for: number, in: fresh, at: login))
+        let hint = LastLoginHint(flow: .mobile, number: number, at: login)
+        let loggedIn = Self.rules.login(fresh, account: "42", hint: hint, number: number, secret: Array(repeating: 3, count: 32), at: login).record
+        #expect(loggedIn.lastNumber == pinned, "a login keeps the number's digest under the signing key")
+        for name in ["guest-fresh", "account-rotated", "revoked-reuse", "account-with-hint", "account-family"] {
+            #expect(try !Self.golden(name).contains("lastNumber") && AppSessionRecord(json: try Self.golden(name)).lastNumber == nil)
+        }
+    }
+
     // MARK: Round trip
 
     /// What the rules make, at instants with a fraction of a millisecond (as a server's clock gives
@@ -209,7 +242,7 @@ import Testing
             (record, token) = (next, successor)
             records.append(record)
         }
-        let login = Self.rules.login(record, account: "42", hint: LastLoginHint(flow: .tianyi, number: try PhoneNumber("13300133000"), at: start.addingTimeInterval(1_000.000_4)), secret: Array(repeating: 8, count: 32), at: start.addingTimeInterval(1_000.000_4))
+        let login = Self.rules.login(record, account: "42", hint: LastLoginHint(flow: .tianyi, number: try PhoneNumber("13300133000"), at: start.addingTimeInterval(1_000.000_4)), number: try PhoneNumber("13300133000"), secret: Array(repeating: 8, count: 32), at: start.addingTimeInterval(1_000.000_4))
         records.append(login.record)
         records.append(Self.rules.revoke(login.record, .logoutEverywhere, at: start.addingTimeInterval(2_000.999_6)))
         for record in records {

@@ -29,7 +29,8 @@ import Testing
         Expected(id: "number-day", key: .numberSession, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
         Expected(id: "number-captcha", key: .number, counts: .sends, window: 3600, limit: 3, over: .captcha, lock: nil),
         Expected(id: "number-day-captcha", key: .number, counts: .sends, window: 86_400, limit: 5, over: .captcha, lock: nil),
-        Expected(id: "number-day-cap", key: .number, counts: .sends, window: 86_400, limit: 20, over: .limit, lock: nil),
+        Expected(id: "number-day-cap", key: .numberLane, counts: .sends, window: 86_400, limit: 7, over: .limit, lock: nil),
+        Expected(id: "number-day-total", key: .number, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
         Expected(id: "ip-captcha", key: .ip, counts: .sends, window: 3600, limit: 1, over: .captcha, lock: nil),
         Expected(id: "ip56-captcha", key: .ip56, counts: .sends, window: 3600, limit: 5, over: .captcha, lock: nil),
         Expected(id: "ip48-captcha", key: .ip48, counts: .sends, window: 3600, limit: 20, over: .captcha, lock: nil),
@@ -62,7 +63,7 @@ import Testing
         let request = SMSPolicy.Request(
             number: "13800138000", ip: "2001:db8:1:2::/64", ip56: "2001:db8:1:200::/56", ip48: "2001:db8:1::/48", device: "device-1", session: "s")
         let value = switch expected.key {
-        case .number: "13800138000"
+        case .number, .numberLane: "13800138000"  // the number's lane: no returning owner here
         case .numberSession: "13800138000/s"
         case .ip: "2001:db8:1:2::/64"
         case .ip56: "2001:db8:1:200::/56"
@@ -239,8 +240,27 @@ import Testing
         #expect(SMSPolicy.Request(number: "13800138000").value(for: .device) == "(not given) at (not given)")
     }
 
+    /// A returning owner's sends count apart from everyone else's on the `number-lane` key only: its number, its
+    /// number-session, and every other key are the same as any sender's.
+    @Test func aReturningOwnersLaneIsItsOwnOnTheNumberLaneKeyOnly() {
+        var owner = SMSPolicy.Request(number: "13800138000", ip: "203.0.113.7", session: "s")
+        let anyone = owner
+        owner.returningOwner = true
+        #expect(anyone.value(for: .numberLane) == "13800138000")
+        #expect(owner.value(for: .numberLane) == "13800138000 (returning owner)")
+        for key in SMSPolicy.Key.allCases where key != .numberLane {
+            #expect(owner.value(for: key) == anyone.value(for: key), "\(key)")
+        }
+        // A table may count only sends per number-lane: wrong codes and captchas have no lane.
+        for counts in ["failed-verifies", "failed-verify-sessions", "rejected-captchas"] {
+            let row = "r,number-lane,\(counts),60,1,\(counts == "rejected-captchas" ? "delay,60" : "captcha,"),test"
+            let error = #expect(throws: TableError.self) { try SMSPolicy(csv: "rule,key,counts,window_seconds,limit,over,lock_seconds,source\n\(row)\n", file: "t.csv") }
+            #expect(error?.column == "key", "\(counts): \(String(describing: error))")
+        }
+    }
+
     @Test func countersAndRequestKeysStayApart() {
-        #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<8))
+        #expect(SMSPolicy.Key.allCases.map(\.position) == Array(0..<9))
         #expect(SMSPolicy.Counts.allCases.map(\.position) == Array(0..<4))
         var counters: Set<SMSPolicy.Counter> = []
         for counts in SMSPolicy.Counts.allCases {
@@ -248,7 +268,7 @@ import Testing
                 counters.insert(SMSPolicy.Counter(counts: counts, key: key, value: "13800138000"))
             }
         }
-        #expect(counters.count == 32)
+        #expect(counters.count == 36)
         #expect(counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138000")))
         #expect(!counters.contains(SMSPolicy.Counter(counts: .failedVerifies, key: .device, value: "13800138001")))
         #expect(SMSPolicy.Key.ip56 == SMSPolicy.Key(rawValue: "ip56") && SMSPolicy.Key.ip56 != .ip48)

@@ -6,25 +6,25 @@ import Testing
 /// the login quotas allow the client's keys only.
 @Suite struct RateKeyTests {
     @Test func keysAreSpelledAsTheFilesSpellThem() {
-        #expect(RateKey.allCases.map(\.rawValue) == ["number", "number-session", "ip", "ip56", "ip48", "device", "session", "global"])
-        #expect(RateKey.allCases.map(\.description) == ["number", "number-session", "ip", "ip56", "ip48", "device", "session", "global"])
+        #expect(RateKey.allCases.map(\.rawValue) == ["number", "number-session", "number-lane", "ip", "ip56", "ip48", "device", "session", "global"])
+        #expect(RateKey.allCases.map(\.description) == ["number", "number-session", "number-lane", "ip", "ip56", "ip48", "device", "session", "global"])
         #expect(RateKey(rawValue: "numberSession") == nil)
     }
 
     @Test func keysHashAndCompareByCase() {
-        #expect(RateKey.allCases.map(\.position) == [0, 1, 2, 3, 4, 5, 6, 7])
-        #expect(Set(RateKey.allCases).count == 8)
+        #expect(RateKey.allCases.map(\.position) == [0, 1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(Set(RateKey.allCases).count == 9)
         #expect(RateKey.ip56 == RateKey(rawValue: "ip56"))
         #expect(RateKey.ip56 != .ip48)
         var a = Hasher(), b = Hasher()
         a.combine(RateKey.device)
-        b.combine(5)
+        b.combine(6)
         #expect(a.finalize() == b.finalize())
     }
 
     @Test func theLoginQuotasCountPerTheClientsKeysOnly() throws {
         #expect(LoginQuotaPolicy.keys.map(\.rawValue) == ["ip", "ip56", "ip48", "device", "session", "global"])
-        for key in ["number", "number-session"] {
+        for key in ["number", "number-session", "number-lane"] {
             #expect {
                 _ = try LoginQuotaPolicy(csv: "rule,key,counts,window_seconds,limit,source\na,\(key),starts,60,1,t\n", file: "q.csv")
             } throws: { error in

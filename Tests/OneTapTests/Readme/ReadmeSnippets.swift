@@ -85,7 +85,8 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
         let logins = LoginServer(
             store: loginSessions, exchange: ExchangeGuard(provider: MyCarrierExchange(), ledger: ledger),
             sms: sms,                                                  // the SMS step; its CaptchaVerifier passes the quotas' captcha rules
-            quotas: LoginQuotas(store: loginQuotas))                   // Data/login-quotas.csv: without them nothing bounds starts or paid exchanges
+            quotas: LoginQuotas(store: loginQuotas),                   // Data/login-quotas.csv: without them nothing bounds starts or paid exchanges
+            appSessions: sessions)                                     // an app that logged in with a number keeps SMS room for it
         let accounts = AccountLogin(directory: accountDirectory)       // seed 002: a new number gets an account
 
         // POST /login            Authorization: Bearer <access token>; body: the app's DeviceSnapshot

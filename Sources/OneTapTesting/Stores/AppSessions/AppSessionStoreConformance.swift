@@ -41,9 +41,9 @@ package enum AppSessionStoreConformance {
                 (record, token) = next
                 suite.expect(try await store.load(record.id) == record, "a rotated session (\(step) rotations, previous token and ancestors) must load unchanged")
             }
-            let login = rules.login(record, account: "账户 42", hint: hint, secret: systemRandomBytes(32), at: now.addingTimeInterval(400))
+            let login = rules.login(record, account: "账户 42", hint: hint, number: try PhoneNumber("13800138000"), secret: systemRandomBytes(32), at: now.addingTimeInterval(400))
             try await store.replace(login.record, expecting: record.version)
-            suite.expect(try await store.load(record.id) == login.record, "a logged-in session must load unchanged")
+            suite.expect(try await store.load(record.id) == login.record, "a logged-in session (its hint and its number's digest) must load unchanged")
             let revoked = rules.revoke(login.record, .reuse, at: now.addingTimeInterval(500.5))
             try await store.replace(revoked, expecting: login.record.version)
             suite.expect(try await store.load(record.id) == revoked, "a revoked session must load unchanged")

@@ -1,0 +1,100 @@
+import Foundation
+import OneTapTesting
+import Testing
+@testable import OneTap
+
+/// An attacker's read of the SMS limits: a stranger who solves captchas sent to a number until its daily cap was
+/// full, and then the owner's own send was refused for the rest of the day; at the gateway's default 10 a day per
+/// number (Aliyun's flow control), five solved captchas sufficed, the gateway answering the owner `throttled`. An
+/// app session that logged in with the number vouches for its returning owner, whose sends go in a lane of their own
+/// that strangers cannot fill. Expectations written from the scenario, before the code.
+@Suite struct ReturningOwnerTests {
+    static let t0 = SMSCodeServiceTests.t0
+    static let number = try! PhoneNumber("13800138000")
+    static let noSIM = DeviceSnapshot(sim: .absent)
+
+    /// A server with app sessions, over a gateway with Aliyun's default flow control per number.
+    struct Setup {
+        let clock = FakeClock(now: ReturningOwnerTests.t0)
+        let gateway: SMSLockoutTests.GatewayWithPerNumberLimits
+        let sessions: AppSessions
+        let server: LoginServer
+
+        init(vouching: Bool = true) {
+            gateway = SMSLockoutTests.GatewayWithPerNumberLimits(clock: clock)
+            sessions = AppSessions(keys: TestAppSession.keys, clock: clock, events: DiscardingEventSink())
+            let sms = SMSCodeService(
+                key: .random(), sender: gateway, captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), store: InMemorySMSStore(),
+                events: DiscardingEventSink(), clock: clock)
+            server = LoginServer(sms: sms, appSessions: vouching ? sessions : nil, clock: clock, events: DiscardingEventSink())
+        }
+
+        /// A new app session's claims.
+        func opened() async throws -> AccessClaims {
+            try sessions.authenticate(try await sessions.open().accessToken.reveal())
+        }
+
+        /// An app that logged in with `number` and then logged out: the fresh guest session's refresh token.
+        func returned(after number: String) async throws -> Secret {
+            let guest = try await opened()
+            let grant = try await sessions.loggedIn(guest, as: TestAppSession.outcome(AccountID(stringLiteral: "account-\(number)"), number), flow: .sms)
+            return try await sessions.logout(try sessions.authenticate(grant.accessToken.reveal())).refreshToken
+        }
+
+        /// A send at `now` in a new login of the app session `refreshToken` refreshes to, from its own address and
+        /// device, a captcha solved; the token it rotated to.
+        func send(_ refreshToken: Secret, at now: Date, from address: String) async throws -> (SMSSendResult, Secret) {
+            clock.setWallTime(now)
+            let grant = try await sessions.refresh(refreshToken)
+            return (try await send(try sessions.authenticate(grant.accessToken.reveal()), at: now, from: address), grant.refreshToken)
+        }
+
+        /// A send at `now` in a new login of `claims`, from its own address and device, a captcha solved.
+        func send(_ claims: AccessClaims, at now: Date, from address: String) async throws -> SMSSendResult {
+            clock.setWallTime(now)
+            let login = try await server.start(ReturningOwnerTests.noSIM, for: claims)
+            let context = SMSContext(ip: try IPAddress(address), device: try DeviceID("device-\(address)"), session: login.session.id, captcha: Secret("solved"))
+            return try await server.sendSMS(for: login.session.id, to: ReturningOwnerTests.number.digits, context: context, from: claims)
+        }
+    }
+
+    /// A stranger who solves every captcha sends to the number all morning (five an hour, a new app session,
+    /// address and device each time: the gateway's hourly figure). An app that logged in with the number, then
+    /// logged out, still gets its code at noon; the stranger never used up the gateway's day.
+    @Test func aStrangerWhoSolvesCaptchasCannotUseUpAReturningOwnersSends() async throws {
+        let setup = Setup()
+        var owner = try await setup.returned(after: Self.number.digits)
+        var strangersSent = 0
+        for index in 0..<30 {
+            let at = Self.t0.addingTimeInterval(Double(index) * 721)  // five an hour, a minute and more apart
+            if case .sent = try await setup.send(try await setup.opened(), at: at, from: "198.51.\(index).7") { strangersSent += 1 }
+        }
+        #expect(strangersSent <= 7, "the stranger sent \(strangersSent) codes")
+        let noon = Self.t0.addingTimeInterval(6 * 3600 + 60)
+        for attempt in 0..<3 {
+            let result: SMSSendResult
+            (result, owner) = try await setup.send(owner, at: noon.addingTimeInterval(Double(attempt) * 3600), from: "203.0.113.7")
+            guard case .sent = result else {
+                Issue.record("the returning owner's send \(attempt + 1) after a stranger's captchas: \(result)")
+                return
+            }
+        }
+    }
+
+    /// Only the number an app logged in with has its lane: an app that logged in with another number, a fresh app
+    /// session, and any app on a server without app sessions send in the number's lane, which the stranger filled.
+    @Test(arguments: [("another number", true), ("a fresh app session", true), ("no app sessions on the server", false)])
+    func noOtherSenderSharesTheLane(_ sender: String, vouching: Bool) async throws {
+        let setup = Setup(vouching: vouching)
+        let app = sender == "another number" ? try await setup.returned(after: "13900139000") : try await setup.sessions.open().refreshToken
+        for index in 0..<30 {
+            _ = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 721), from: "198.51.\(index).7")
+        }
+        let (result, _) = try await setup.send(app, at: Self.t0.addingTimeInterval(6 * 3600 + 60), from: "203.0.113.7")
+        guard case .limited(let rule, _) = result else {
+            Issue.record("\(sender): \(result)")
+            return
+        }
+        #expect(rule == "number-day-cap")
+    }
+}
