@@ -9,7 +9,7 @@ enum GatewayTool {
     /// line each read from standard input), printing what it prints.
     /// - Parameter arguments: The arguments, without the tool's name.
     /// - Returns: The exit status: 0 ok, 1 the vendor answered an error, 64 usage, 65 a malformed answer, 69
-    ///   unreachable, 78 a configuration that cannot be used; the message of a failure (anything but a vendor's
+    ///   unreachable, timed out or sent twice (its first answer lost), 78 a configuration that cannot be used; the message of a failure (anything but a vendor's
     ///   answer) on standard error.
     static func run(_ arguments: [String]) async -> Int32 {
         do {

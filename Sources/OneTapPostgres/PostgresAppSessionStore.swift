@@ -8,7 +8,7 @@ import OneTap
 ///   account it is logged in to (null for a guest's), when it was revoked (null while it is not), its
 ///   refresh token's expiry (`expires_at_ms`), every instant whole milliseconds since 1970, and the record
 ///   as its JSON (``AppSessionRecord/json()``, `onetap-app-session/1`, in a `text` column). The JSON holds
-///   keyed digests of refresh tokens only, never a token. The account and revocation columns are copies
+///   keyed digests of refresh tokens and of the last login's number, never a token or a number. The account and revocation columns are copies
 ///   of the JSON's, kept for the index `app_sessions_account` (the live sessions of an account); the
 ///   expiry is indexed for cleanup (`app_sessions_expiry`).
 /// - ``replace(_:expecting:)`` is one compare-and-swap statement (`UPDATE … WHERE id = $1 AND version =

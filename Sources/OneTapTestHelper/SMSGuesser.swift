@@ -40,12 +40,13 @@ enum SMSGuesser {
         func verify(_ token: Secret, context: SMSContext) async throws -> Bool { true }
     }
 
-    static func run(url: String, schema: String, number: PhoneNumber, ip: IPAddress, start: Date, sessions: Int) async throws {
+    static func run(url: String, schema: String, number: PhoneNumber, ip: IPAddress, start: Date, sessions: Int, policy: SMSPolicy) async throws {
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: url, schema: schema, poolSize: 2))
         let clock = SteppingClock(start)
         let sender = LastCodeSender()
         let service = SMSCodeService(
-            key: ServerKey.random(), sender: sender, captcha: SolvingCaptcha(), store: stores.smsStore(), events: DiscardingEventSink(), clock: clock)
+            key: ServerKey.random(), sender: sender, captcha: SolvingCaptcha(), store: stores.smsStore(), policy: policy, events: DiscardingEventSink(),
+            clock: clock)
         waitForGo()
         var wrong = 0, sent = 0
         for index in 0..<sessions {

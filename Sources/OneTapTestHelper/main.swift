@@ -28,8 +28,8 @@
 //     waits for a line on standard input, then sends COUNT codes at once from IP, to FIRST-NUMBER,
 //     FIRST-NUMBER + 1, …, and prints "sent N" (N the sends admitted).
 //
-//   OneTapTestHelper postgres-sms-guess URL SCHEMA NUMBER IP NOW-MS SESSIONS
-//     An attacker guessing NUMBER's SMS codes from IP on the default policy (SMSGuesser.swift): prints
+//   OneTapTestHelper postgres-sms-guess URL SCHEMA NUMBER IP NOW-MS SESSIONS [POLICY-FILE]
+//     An attacker guessing NUMBER's SMS codes from IP on the default policy, or POLICY-FILE's (SMSGuesser.swift): prints
 //     "ready", waits for a line on standard input, then sends and guesses in SESSIONS login sessions and
 //     prints "wrong W sent S".
 //
@@ -211,11 +211,12 @@ do {
         }
         print("sent \(sent)")
         await stores.close()
-    case "postgres-sms-guess" where arguments.count == 8:
+    case "postgres-sms-guess" where arguments.count == 8 || arguments.count == 9:
         guard let now = Int64(arguments[6]), let sessions = Int(arguments[7]) else { fail("NOW-MS and SESSIONS must be numbers", 64) }
+        let policy = arguments.count == 9 ? try SMSPolicy(csv: String(contentsOfFile: arguments[8], encoding: .utf8), file: arguments[8]) : .builtIn
         try await SMSGuesser.run(
             url: databaseURL(arguments[2]), schema: arguments[3], number: try PhoneNumber(arguments[4]), ip: try IPAddress(arguments[5]),
-            start: Date(millisecondsSince1970: now), sessions: sessions)
+            start: Date(millisecondsSince1970: now), sessions: sessions, policy: policy)
     case "postgres-session-start" where arguments.count == 4:
         let stores = try await PostgresStores.open(try PostgresConfiguration(url: databaseURL(arguments[2]), schema: arguments[3], poolSize: 1))
         let server = LoginServer(store: stores.loginSessionStore(), events: DiscardingEventSink())
@@ -257,7 +258,7 @@ do {
         fail(
             "usage: OneTapTestHelper refresh STORE-DIR ACCOUNT COUNTER-FILE HOLD-MS | refresh-due STORE-DIR COUNTER-FILE | write-loop STORE-DIR ACCOUNT"
                 + " | postgres-refresh-due URL SCHEMA COUNTER-FILE | postgres-hold-lease URL SCHEMA ACCOUNT LEASE-MS"
-                + " | postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT | postgres-sms-guess URL SCHEMA NUMBER IP NOW-MS SESSIONS"
+                + " | postgres-sms-send URL SCHEMA POLICY-FILE IP FIRST-NUMBER COUNT | postgres-sms-guess URL SCHEMA NUMBER IP NOW-MS SESSIONS [POLICY-FILE]"
                 + " | postgres-session-start URL SCHEMA"
                 + " | postgres-session-report URL SCHEMA ID VERSION FLOW CODE | postgres-app-refresh URL SCHEMA NOW-MS", 64)
     }

@@ -42,6 +42,25 @@ import Testing
         for line in run.lines { #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any]) }
     }
 
+    /// A stranger who solves captchas fills the number's lane (8 a day, after 3 without a captcha); a send marked
+    /// `"returningOwner":true` (its app session logged in with the number) counts in a lane of its own and goes.
+    @Test func aReturningOwnersSendsReplayInTheirOwnLane() async throws {
+        var lines: [String] = []
+        for index in 0..<9 {
+            lines.append(#"{"at":"2026-12-01T1\#(index):00:00Z","number":"13800138000","ip":"198.51.100.\#(index + 1)","captcha":true}"#)
+        }
+        lines.append(#"{"at":"2026-12-01T19:30:00Z","number":"13800138000","ip":"203.0.113.7","captcha":true}"#)
+        lines.append(#"{"at":"2026-12-01T19:30:00Z","number":"13800138000","ip":"203.0.113.7","captcha":true,"returningOwner":true}"#)
+        let run = try await Binary.run(["sms", "-"], stdin: Array((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(run.lines[7] == "line 8: sent (the next send from 61200 s)", "the lane is full until the first send is a day old")
+        #expect(run.lines[8].hasPrefix("line 9: limited by number-day-cap, retry after "), "\(run.lines)")
+        #expect(run.lines[9].hasPrefix("line 10: limited by number-day-cap, retry after "), "\(run.lines)")
+        #expect(run.lines[10] == "line 11: sent (the next send from 60 s)", "\(run.lines)")
+        #expect(run.lines.last == "11 requests: 9 sent, 0 captcha, 2 limited, 0 refused", "\(run.lines)")
+    }
+
     @Test func aMalformedLineIsAnErrorRecordAndTheReplayGoesOn() async throws {
         let input = """
             {"at":"2026-12-01T10:00:00Z","number":"13800138000","captha":true}
@@ -56,7 +75,7 @@ import Testing
         let run = try await Binary.run(["sms", "-", "--json"], stdin: Array(input.utf8))
         #expect(run.status == 65)
         #expect(run.lines.count == 8)
-        #expect(run.lines[0] == #"{"line":1,"error":"key 'captha': unknown key; a request has at, number, ip, device, session, captcha"}"#)
+        #expect(run.lines[0] == #"{"line":1,"error":"key 'captha': unknown key; a request has at, number, ip, device, session, captcha, returningOwner"}"#)
         #expect(run.lines[1].hasPrefix(#"{"line":2,"error":"key 'at': invalid timestamp \"yesterday\""#))
         #expect(run.lines[2].hasPrefix(#"{"line":3,"error":"key 'ip': invalid IP address \"300.1.1.1\""#))
         #expect(run.lines[3] == #"{"line":4,"error":"key 'number': expected a string"}"#)

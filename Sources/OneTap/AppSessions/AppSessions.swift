@@ -152,8 +152,9 @@ public struct AppSessions: Sendable {
     /// the caller's to check (``LoginServer/success(of:from:)`` tells only the one that ran it).
     /// - Parameters:
     ///   - claims: The verified claims of the app session the login ran in (``authenticate(_:)``).
-    ///   - outcome: The account the login found or created, and its number: only the number's masked form is kept
-    ///     (``AppSessionGrant/lastLogin``).
+    ///   - outcome: The account the login found or created, and its number: the hint keeps it masked
+    ///     (``AppSessionGrant/lastLogin``), the record its keyed digest (``AppSessionRecord/lastNumber``), never the
+    ///     number itself.
     ///   - flow: The flow that logged in (one-tap or SMS).
     ///
     /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
@@ -271,9 +272,9 @@ public struct AppSessions: Sendable {
         throw StoreError(.conflict, subject: .appSession(id), message: "the session changed \(Self.attempts) times while revoking it; try again")
     }
 
-    /// Whether the caller's app session vouches that its app logged in with a number, in the last
-    /// ``AppSessionPolicy/refreshLifetime`` (``AppSessionRules/vouches(for:in:at:)``): read from the store, for the
-    /// SMS limits' lane of a returning owner (``LoginServer`` asks it before a send).
+    /// Whether the caller's app session vouches that its app logged in with a number in the last 30 days
+    /// (``AppSessionRules/vouches(for:in:at:)``): read from the store, for the SMS limits' lane of a returning owner
+    /// (``LoginServer`` asks it before a send).
     /// - Parameters:
     ///   - number: The number.
     ///   - claims: The verified claims of the caller's app session.

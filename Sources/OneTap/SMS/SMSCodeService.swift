@@ -84,9 +84,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - text: The number as sent (`13800138000`, `+86 138 0013 8000`).
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
-    ///   `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment), or
-    ///   `senderFailed` (the gateway did not confirm the message; the attempt counted, but for one that never
-    ///   reached it, whose counts on the number, the session and all requests are taken back).
+    ///   `sent`, `captchaRequired`, `limited` (a rule's, or `gateway`: the gateway's own flow control refused it, and
+    ///   its counts on the number, the session and all requests are taken back), `refused` (an IoT-only or unallocated
+    ///   segment), or `senderFailed` (the gateway did not confirm the message; the attempt counted, but for one that
+    ///   never reached it, whose counts on the number, the session and all requests are taken back).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
@@ -104,9 +105,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// - Parameters:
     ///   - number: The number.
     ///   - context: Who asks: address, device, session, captcha token.
-    /// - Returns: `sent`, `captchaRequired`, `limited`, `refused` (an IoT-only or unallocated segment),
-    ///   or `senderFailed` (the gateway did not confirm the message; the attempt counted, but for one that never
-    ///   reached it, whose counts on the number, the session and all requests are taken back).
+    /// - Returns: `sent`, `captchaRequired`, `limited` (a rule's, or `gateway`, taken back as ``send(to:context:)``
+    ///   says), `refused` (an IoT-only or unallocated segment), or `senderFailed` (the gateway did not confirm the
+    ///   message; the attempt counted, but for one that never reached it, whose counts on the number, the session and
+    ///   all requests are taken back).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     package func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
         let now = clock.now()
@@ -158,15 +160,18 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
                 // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
                 // would not verify, and the user would pay for a second message. One the gateway refused, or
-                // that never left, is withdrawn; one that never left is no send to its number either: its counts on
-                // the number, the session and all requests are taken back, the requester's address and device keep
-                // theirs (the gateway refusing it counted it, as gateways count every submission).
+                // that never left, is withdrawn; one that never left, or that the gateway's own flow control refused
+                // (`throttled`), is no message to its number either: its counts on the number, the session and all
+                // requests are taken back, so a gateway's hour that a stranger filled does not spend a returning owner's
+                // room with every try; the requester's address and device keep theirs (the gateway refusing it counted
+                // it, as gateways count every submission).
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
                 if !mayHaveReached {
-                    let id = record.id, neverLeft = error is GatewayError, countedAt = decidedAt
-                    try await store.update(counters: neverLeft ? counters : [], code: slot, at: now) { state in
+                    let throttled = (error as? SMSDeliveryError)?.reason == .throttled
+                    let id = record.id, keepsItsCounts = !(error is GatewayError || throttled), countedAt = decidedAt
+                    try await store.update(counters: keepsItsCounts ? [] : counters, code: slot, at: now) { state in
                         rules.withdraw(&state, id: id)
-                        if neverLeft { rules.uncountSend(&state, request, at: countedAt) }
+                        if !keepsItsCounts { rules.uncountSend(&state, request, at: countedAt) }
                     }
                 }
                 switch (error as? SMSDeliveryError)?.reason {
@@ -190,7 +195,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         /// event): counted against the requester's own keys.
         case rejected
         /// Not judged: no verifier, or the provider was down or misconfigured (a ``GatewayError`` that it could not be
-        /// reached, sent nothing, timed out, answered 5xx, or is misconfigured; or it answered a code that says the fault
+        /// reached, sent nothing, timed out, lost the answer to a request it got twice, answered 5xx, or is
+        /// misconfigured; or it answered a code that says the fault
         /// is its own or the account's, a ``ProviderFault``: a `provider-failed` event), which is no word on the token;
         /// nothing is counted.
         case unchecked
@@ -275,8 +281,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// Whether a captcha verifier's error says the provider is down or misconfigured, not what it thinks of the token:
     /// it could not be reached, sent nothing, timed out, lost the answer to a request it got twice, answered 5xx, its
     /// configuration is wrong, or it answered a code that says so (a ``ProviderFault``: Tencent's busy or its account's
-    /// request frequency limit, GeeTest's runtime error). An answer it throttles with (a bare 429, which no provider's document ties to the account), or one that
-    /// does not read (another content type, a body past the bound), stays counted: junk tokens from one address can
+    /// request frequency limit, GeeTest's runtime error). An answer it throttles with (a bare 429, which no provider's
+    /// document ties to the account), or one that does not read (another content type, a body past the bound), stays
+    /// counted: junk tokens from one address can
     /// bring those about, and counted, they cost that address a wait of at most a minute. Tencent's documented
     /// account-wide limit counts against no one (counted, a flood from elsewhere charged every neighbour checked
     /// meanwhile); while it holds, one address's junk tickets go uncounted too, bounded by its captcha checks in flight.

@@ -61,7 +61,9 @@ public struct LoginServer: Sendable {
     ///     send, the caller's app session is asked whether its app logged in with the number in the last 30 days,
     ///     and such a returning owner sends in a lane of its own past the number's daily cap (`number-lane` in
     ///     `Data/sms-policy.csv`), which strangers who solve captchas cannot fill. None by default: every send is
-    ///     then in the number's one lane, and about 15 solved captchas a day refuse its owner's sends.
+    ///     then in the number's one lane, which a stranger who solves 5 captchas a day fills for everyone. Asking reads
+    ///     the app-session store before each send, and a session logged out (or moved on by a login) since its access
+    ///     token was issued is refused (``AppSessionError``), as ``AppSessions/live(_:)`` refuses it.
     ///   - clock: The time source.
     ///   - events: Receives the login events (area `login`), the quotas' (`exchange` `quota-missing` and
     ///     `quota-refused`) and a start captcha's (`sms` `provider-failed`); standard error by default.

@@ -8,6 +8,8 @@ protocol CounterReplayForm {
     static var subject: StaticString { get }
     /// Whether a line may say `"captcha": true`.
     static var takesCaptcha: Bool { get }
+    /// Whether a line may say `"returningOwner": true` (an SMS send's: its own lane on `number-lane`).
+    static var takesReturningOwner: Bool { get }
 }
 
 /// `--json` (NDJSON) and the tables (`--data` DIR, `--policy` a replacement policy): what a counter
@@ -55,9 +57,11 @@ struct CounterReplayLine<Form: CounterReplayForm>: JSONReadable {
     var device: String?
     var session: String?
     var captcha: Bool?
+    /// Whether the sender's app session logged in with the number in the last 30 days.
+    var returningOwner: Bool?
 
     init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var at: String?, subject: String?, ip: String??, device: String??, session: String??, captcha: Bool??
+        var at: String?, subject: String?, ip: String??, device: String??, session: String??, captcha: Bool??, returningOwner: Bool??
         try reader.members { (key, reader) throws(JSONReadError) in
             switch key {
             case "at": try reader.member(&at, key)
@@ -66,7 +70,10 @@ struct CounterReplayLine<Form: CounterReplayForm>: JSONReadable {
             case "device": try reader.member(&device, key)
             case "session": try reader.member(&session, key)
             case "captcha" where Form.takesCaptcha: try reader.member(&captcha, key)
-            default: throw reader.invalid("unknown key; a request has at, \(Form.subject), ip, device, session\(Form.takesCaptcha ? ", captcha" : "")")
+            case "returningOwner" where Form.takesReturningOwner: try reader.member(&returningOwner, key)
+            default:
+                let optional = (Form.takesCaptcha ? ", captcha" : "") + (Form.takesReturningOwner ? ", returningOwner" : "")
+                throw reader.invalid("unknown key; a request has at, \(Form.subject), ip, device, session\(optional)")
             }
         }
         self.at = try reader.required(at, "at")
@@ -75,6 +82,7 @@ struct CounterReplayLine<Form: CounterReplayForm>: JSONReadable {
         self.device = device ?? nil
         self.session = session ?? nil
         self.captcha = captcha ?? nil
+        self.returningOwner = returningOwner ?? nil
     }
 
     /// The line read from its text.

@@ -66,7 +66,8 @@ enum GatewayCommand: CommandDescription {
         not built in or does not do the action, a --field the gateway does not sign); 65 a
         malformed answer (not JSON, a wrong content type, an HTTP error status, a body too long),
         or a --token the gateway's request cannot carry;
-        69 the vendor cannot be reached or did not answer within the gateway's time-out; 78 FILE
+        69 the vendor cannot be reached, did not answer within the gateway's time-out, or got the
+        request twice and its first answer was lost; 78 FILE
         cannot be read or is not a configuration, or a gateway in it is misconfigured.
 
         EXAMPLE: CMCC_APP_SECRET=… onetap gateway check --config gateways.json

@@ -11,9 +11,11 @@ enum SMSCommand: CounterReplayCommand {
         Replays SMS send requests against the SMS policy (Data/sms-policy.csv, or --policy FILE),
         to try a policy change on a day's traffic before shipping it. One request per line:
           {"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7","device":"d1"}
-        with optional "session" (a login session id) and "captcha":true (a valid captcha came
-        with it). Lines are decided in order, each at its own "at"; windows are sliding and exact
-        to the second. --data DIR may hold sms-policy.csv and number-segments.csv.
+        with optional "session" (a login session id), "captcha":true (a valid captcha came
+        with it) and "returningOwner":true (the sender's app session logged in with the number in
+        the last 30 days: its sends count in a lane of their own on number-lane). Lines are
+        decided in order, each at its own "at"; windows are sliding and exact to the second.
+        --data DIR may hold sms-policy.csv and number-segments.csv.
 
         Prints one decision per line: sent, captcha (the rule that wants one), limited (the rule
         and the seconds until a send is admitted again) or refused (not a mainland mobile number,
@@ -30,6 +32,7 @@ enum SMSCommand: CounterReplayCommand {
     /// A line names the number it sends to, and may say a captcha came with it.
     static let subject: StaticString = "number"
     static let takesCaptcha = true
+    static let takesReturningOwner = true
     static let lines = "send requests (NDJSON)"
 
     /// Replays every line of standard input.
@@ -50,7 +53,8 @@ enum SMSCommand: CounterReplayCommand {
                 object.add("message", refusal.message)
                 return (3, "refused (\(refusal.kind)): \(refusal.message)")
             case .success(let phone):
-                let keys = SMSContext.request(for: phone, ip: ip, device: device, session: session)
+                var keys = SMSContext.request(for: phone, ip: ip, device: device, session: session)
+                keys.returningOwner = line.returningOwner ?? false
                 let (_, code) = rules.issue(to: phone, session: session, key: key, at: at)
                 let decision = store.updateNow(counters: rules.sendCounters(for: keys), code: phone, at: at) { state in
                     rules.admit(&state, keys, captchaPassed: line.captcha ?? false, record: code, at: at)

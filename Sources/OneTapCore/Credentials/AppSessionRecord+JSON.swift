@@ -25,8 +25,10 @@
 // earlier than it. `lastNumber` (added later still) only with a last login's number: its keyed digest (as a refresh
 // token's, under "onetap-number-1"), never the number; an earlier version ignores it, and a record it rewrites
 // leaves it out, which only costs the app its own lane past the SMS limits' daily cap. Digests, the nonce and the
-// seed (32 bytes each) are 64 lowercase hexadecimal digits; every instant whole milliseconds since 1970. It holds keyed digests of refresh
-// tokens only, never a token. There is no older form: a record without `format` is refused.
+// seed (32 bytes each) are 64 lowercase hexadecimal digits; every instant whole milliseconds since 1970. It holds
+// keyed digests of refresh tokens and of the last login's number, never a token or a number (with the server's key,
+// a number's digest can be matched by trying the numbers; sessions that logged in with one number under one key share
+// its digest). There is no older form: a record without `format` is refused.
 
 extension AppSessionID: JSONParsedText {}
 extension KeyID: JSONParsedText {}

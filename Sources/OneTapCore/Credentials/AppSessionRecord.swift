@@ -1,7 +1,7 @@
 /// What the server keeps of one app session: who acts in it, the keyed digest of its current refresh
 /// token, the one it replaced (answered again during a short grace), digests of older ones (presented
 /// again, they reveal a stolen token), whether the session was revoked, and how its app last logged in
-/// (the login page's hint, the number masked). Never a token.
+/// (the login page's hint, the number masked, and the number's keyed digest). Never a token or a number.
 ///
 /// Changed only by ``AppSessionRules``; a store keeps it whole and replaces it by compare-and-swap on
 /// ``version``. Its instants are kept as a store keeps them, whole milliseconds since 1970, so a record

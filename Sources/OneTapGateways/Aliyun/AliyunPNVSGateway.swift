@@ -67,8 +67,8 @@ public final class AliyunPNVSGateway: TokenExchangeProvider, NumberVerificationP
     ///   - number: The number to check (`PhoneNumber`, 11 digits).
     /// - Returns: From `Data/verification-codes.csv`: `OK` with `GateVerifyResultDTO.VerifyResult`'s verdict (`PASS`
     ///   pass, `REJECT` reject, `UNKNOWN` unknown); any other `Code` as it came, with the verdict unknown.
-    /// - Throws: ``GatewayError`` once the request may have reached Aliyun (`malformedBody` for an `OK` without a
-    ///   `VerifyResult` of those three); ``ExchangeNotSentError`` when nothing was sent.
+    /// - Throws: ``GatewayError`` once the request may have reached Aliyun (`sentTwice`; `malformedBody` for an `OK`
+    ///   without a `VerifyResult` of those three); ``ExchangeNotSentError`` when nothing was sent.
     public func verify(_ credential: CarrierCredential, number: PhoneNumber) async throws -> NumberVerificationResponse {
         try Self.requireOneTap(credential)
         let answer = try await SentOnce.run {
