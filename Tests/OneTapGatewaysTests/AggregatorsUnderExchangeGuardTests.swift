@@ -28,7 +28,8 @@ import Testing
         let (name, provider, token) = try Self.providers(transport, clock: clock)[index]
         let ledger = InMemoryExchangeLedger()
         let exchange = ExchangeGuard(provider: provider, ledger: ledger, clock: clock)
-        let first = try await exchange.exchange(CarrierCredential(flow: .unicom, token: Secret(token)), for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        let rules = try ExchangeRules.builtIn.serving(.unicom, with: name)  // the aggregator's rows read its answers
+        let first = try await exchange.exchange(CarrierCredential(flow: .unicom, token: Secret(token)), for: Self.session, receivedAt: clock.now(), rules: rules, events: DiscardingEventSink())
         guard case .fault = first.answer else {
             Issue.record("\(name): expected a fault, got \(first.answer)")
             return
@@ -36,10 +37,10 @@ import Testing
         let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)
         #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret(token))])
         // The same token again is never sent again.
-        _ = try await exchange.exchange(CarrierCredential(flow: .unicom, token: Secret(token)), for: try LoginSessionID("another-login-session1"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        _ = try await exchange.exchange(CarrierCredential(flow: .unicom, token: Secret(token)), for: try LoginSessionID("another-login-session1"), receivedAt: clock.now(), rules: rules, events: DiscardingEventSink())
         #expect(transport.requests.count == 1)
         let other = token + "-2"
-        _ = try await exchange.exchange(CarrierCredential(flow: .unicom, token: Secret(other)), for: try LoginSessionID("third-login-session001"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        _ = try await exchange.exchange(CarrierCredential(flow: .unicom, token: Secret(other)), for: try LoginSessionID("third-login-session001"), receivedAt: clock.now(), rules: rules, events: DiscardingEventSink())
         let entry = try await ledger.claim(CarrierCredential.digest(of: Secret(other)), for: Self.session, at: clock.now())
         guard case .failed? = entry?.state else {
             Issue.record("\(name): expected the token recorded failed, got \(String(describing: entry))")

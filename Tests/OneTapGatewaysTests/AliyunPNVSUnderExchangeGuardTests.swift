@@ -21,11 +21,29 @@ import Testing
         let transport = ScriptedHTTPTransport([.answer(Self.ok)], clock: clock)
         let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), clock: clock)
         let credential = CarrierCredential(flow: .unicom, token: Secret("aliyun-token-1"), uniqueID: "u")
-        let first = try await exchange.exchange(credential, for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        let rules = try ExchangeRules.builtIn.serving(.unicom, with: "aliyun-pnvs")  // Aliyun's rows read its answers
+        let first = try await exchange.exchange(credential, for: Self.session, receivedAt: clock.now(), rules: rules, events: DiscardingEventSink())
         #expect(first.answer == .answered("OK", phoneNumber: try PhoneNumber("13800138000")))
-        let again = try await exchange.exchange(credential, for: try LoginSessionID("another-aliyun-session"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        let again = try await exchange.exchange(credential, for: try LoginSessionID("another-aliyun-session"), receivedAt: clock.now(), rules: rules, events: DiscardingEventSink())
         #expect(again.answer == .replayed)
         #expect(transport.requests.count == 1)
+    }
+
+    /// Under rules that read the carrier's rows for the flow (the built-in ones: nobody said `serving(_:with:)`),
+    /// Aliyun's `OK` is no code of China Unicom's: the exchange would be billed and the number thrown away, every
+    /// login falling back. Nothing is sent or claimed; the answer names the fix.
+    @Test func rulesThatReadAnotherGatewaysRowsSendNothing() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([.answer(Self.ok)], clock: clock)
+        let ledger = InMemoryExchangeLedger()
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
+        let credential = CarrierCredential(flow: .unicom, token: Secret("aliyun-token-3"), uniqueID: "u")
+        let outcome = try await exchange.exchange(credential, for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        guard case .fault(let reason) = outcome.answer else { Issue.record("expected a fault, got \(outcome.answer)"); return }
+        #expect(reason.contains(#"ExchangeRules().serving(.unicom, with: "aliyun-pnvs")"#), "\(reason)")
+        #expect(outcome.carrierUnreached, "counted as a gateway that cannot make the call")
+        #expect(transport.requests.isEmpty)
+        #expect(try await ledger.claim(CarrierCredential.digest(of: Secret("aliyun-token-3")), for: Self.session, at: clock.now()) == nil, "nothing was claimed before")
     }
 
     @Test func aSlowAnswerIsTheGuardsTimeOutAndStaysUnknown() async throws {
@@ -35,7 +53,8 @@ import Testing
         let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), ledger: ledger, clock: clock)
         let call = Task {
             try await exchange.exchange(
-                CarrierCredential(flow: .tianyi, token: Secret("aliyun-token-2"), uniqueID: "u"), for: Self.session, receivedAt: clock.now(), rules: .builtIn,
+                CarrierCredential(flow: .tianyi, token: Secret("aliyun-token-2"), uniqueID: "u"), for: Self.session, receivedAt: clock.now(),
+                rules: try ExchangeRules.builtIn.serving(.tianyi, with: "aliyun-pnvs"),
                 events: DiscardingEventSink()
             ).answer
         }

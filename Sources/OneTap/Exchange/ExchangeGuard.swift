@@ -34,6 +34,11 @@
 ///   is a `settle-failed` event in area `exchange` (the row stays `pending`, and
 ///   reconciliation lists it once it is older than ``timeout``).
 /// - Error text from the integrator's provider is scrubbed of the token before it goes anywhere.
+/// - A gateway OneTap ships (`cmcc`, `aliyun-pnvs`, …) is sent a token only under rules that read its own rows of
+///   `Data/exchange-codes.csv` for the flow (``ExchangeRules/serving(_:with:)`` for an aggregator): under others its
+///   answer would be billed and misread (an aggregator's `OK` is no code of the carrier's), so nothing is sent or
+///   claimed and the answer is ``ExchangeAnswer/fault(_:)`` naming the fix, counted for the breaker as a gateway that
+///   cannot make the call.
 ///
 /// The guard holds no tables: the lifetimes and the codes are the ``ExchangeRules`` of the session
 /// machine the exchange is for, handed to it with each token (``LoginServer`` and ``LoginCoordinator``
@@ -174,6 +179,11 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
         recovering: Bool, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
     ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
+        if let mismatch = Self.mismatch(provider, rules, credential.flow) {
+            // Sent, it would be billed and its answer misread (an aggregator's success is no code of the carrier's rows):
+            // nothing is sent or claimed, and the login falls back as after a gateway that cannot make the call.
+            return (.fault(mismatch), true, false, nil)
+        }
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
             return recovering ? try await keptAnswer(digest, session: session, claim: claim, at: now) : (.tokenExpired, false, false, nil)
@@ -232,6 +242,23 @@ public struct ExchangeGuard: Sendable {
             return (.tokenExpired, false, false, ExchangeSettlement(token: digest, state: .failed, at: now))
         }
         return (Self.kept(entry, for: session) ?? .tokenExpired, false, false, nil)
+    }
+
+    /// Why a provider OneTap ships must not exchange a flow's token under these rules: they read another gateway's rows of
+    /// `Data/exchange-codes.csv` for the flow (the carrier's own, by default) than the provider's, so its answers would
+    /// be misread (an aggregator's `OK` is a carrier's unknown code: a fallback after a billed exchange). Nil for a
+    /// provider of the integrator's (it has no name) or rules that read its rows.
+    /// - Parameters:
+    ///   - provider: The guard's provider.
+    ///   - rules: The machine's exchange rules.
+    ///   - flow: The token's flow.
+    /// - Returns: What is wrong and the fix, or nil.
+    static func mismatch(_ provider: any TokenExchangeProvider, _ rules: ExchangeRules, _ flow: LoginFlow) -> String? {
+        guard let named = provider as? any NamedGateway else { return nil }
+        let name = type(of: named).name, read = rules.gateway(for: flow)
+        guard read != name else { return nil }
+        return "misconfigured: the exchange rules read \(read)'s rows of exchange-codes.csv for \(flow), but the provider is \(name); "
+            + "hand the login machine ExchangeRules().serving(.\(flow), with: \"\(name)\") (nothing was sent)"
     }
 
     /// What a ledger's entry for a token answers a login without sending it: another login's claim is `replayed`, a

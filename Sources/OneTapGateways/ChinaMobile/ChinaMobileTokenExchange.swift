@@ -8,7 +8,7 @@ import OneTapSupport
 /// Each call sends one request and never retries it (the exchange guard decides); `msgid` is 32 hexadecimal
 /// characters from the system's secure generator, `systemtime` comes from the injected clock. Its errors are
 /// ``GatewayError``s named `cmcc` that quote no token, secret, signature, number or body.
-public final class ChinaMobileTokenExchange: TokenExchangeProvider, CustomStringConvertible {
+public final class ChinaMobileTokenExchange: TokenExchangeProvider, NamedGateway, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `cmcc`.
     public static let name = "cmcc"
 

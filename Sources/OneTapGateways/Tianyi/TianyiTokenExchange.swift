@@ -8,7 +8,7 @@ import OneTapSupport
 ///
 /// Each call sends one request and never retries it (the exchange guard decides); `timeStamp` comes from the injected
 /// clock. Its errors are ``GatewayError``s named `tianyi` that quote no token, secret, signature, number or body.
-public final class TianyiTokenExchange: TokenExchangeProvider, CustomStringConvertible {
+public final class TianyiTokenExchange: TokenExchangeProvider, NamedGateway, CustomStringConvertible {
     /// The gateway's name in errors and configuration: `tianyi`.
     public static let name = "tianyi"
 
