@@ -3,7 +3,8 @@ import OneTap
 import OneTapPostgres
 
 /// `postgres-sms-guess`: one instance of an attacker guessing one number's SMS codes from one address,
-/// for issue 21's bound on the guesses a number takes in a day, across processes.
+/// for issue 21's bound on the guesses a number takes in a day, across processes, under the built-in policy or the
+/// one of POLICY-FILE (caps raised, say).
 ///
 /// For each of SESSIONS login sessions (each its own device), one after another on its own clock (from
 /// NOW-MS, 70 s per session, moved on to the retry time whenever a rule holds it back): sends a code to

@@ -84,10 +84,11 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - text: The number as sent (`13800138000`, `+86 138 0013 8000`).
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
-    ///   `sent`, `captchaRequired`, `limited` (a rule's, or `gateway`: the gateway's own flow control refused it, and
-    ///   its counts on the number, the session and all requests are taken back), `refused` (an IoT-only or unallocated
-    ///   segment), or `senderFailed` (the gateway did not confirm the message; the attempt counted, but for one that
-    ///   never reached it, whose counts on the number, the session and all requests are taken back).
+    ///   `sent`, `captchaRequired`, `limited` (a rule's, or `gateway`: the gateway's own flow control refused it; it
+    ///   counts, but for a returning owner's, whose counts on the number, the session and all requests are taken back),
+    ///   `refused` (an IoT-only or unallocated segment), or `senderFailed` (the gateway did not confirm the message; the
+    ///   attempt counted, but for one that never reached it, whose counts on the number, the session and all requests
+    ///   are taken back).
     /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
@@ -160,15 +161,16 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
                 // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
                 // would not verify, and the user would pay for a second message. One the gateway refused, or
-                // that never left, is withdrawn; one that never left, or that the gateway's own flow control refused
-                // (`throttled`), is no message to its number either: its counts on the number, the session and all
-                // requests are taken back, so a gateway's hour that a stranger filled does not spend a returning owner's
-                // room with every try; the requester's address and device keep theirs (the gateway refusing it counted
-                // it, as gateways count every submission).
+                // that never left, is withdrawn; one that never left is no send to its number either: its counts on
+                // the number, the session and all requests are taken back, the requester's address and device keep
+                // theirs (the gateway refusing it counted it, as gateways count every submission). So is a returning
+                // owner's send that the gateway's own flow control refused (`throttled`): a gateway hour that a
+                // stranger filled must not spend the owner's room with every try; anyone else's throttled send still
+                // counts, so no one else's tries reach a throttling gateway past the caps.
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
+                let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
-                    let throttled = (error as? SMSDeliveryError)?.reason == .throttled
-                    let id = record.id, keepsItsCounts = !(error is GatewayError || throttled), countedAt = decidedAt
+                    let id = record.id, keepsItsCounts = !(error is GatewayError || ownerThrottled), countedAt = decidedAt
                     try await store.update(counters: keepsItsCounts ? [] : counters, code: slot, at: now) { state in
                         rules.withdraw(&state, id: id)
                         if !keepsItsCounts { rules.uncountSend(&state, request, at: countedAt) }
@@ -176,7 +178,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 }
                 switch (error as? SMSDeliveryError)?.reason {
                 case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
-                case .throttled: return .limited(rule: "gateway", retryAfter: resendAfter)
+                // A returning owner's throttled send was taken back: the rules hold it back no longer; the gateway's own
+                // minute does (1 a minute per number at Aliyun and Tencent).
+                case .throttled: return .limited(rule: "gateway", retryAfter: ownerThrottled ? now.addingTimeInterval(60) : resendAfter)
                 case .failed, nil: return .senderFailed(retryAfter: resendAfter)
                 }
             }

@@ -12,7 +12,9 @@ public protocol SMSSender: Sendable {
     /// something in the message.
     /// - Parameter message: The number, the code and its expiry.
     /// - Throws: ``SMSDeliveryError`` when the gateway answered and did not take the message: `numberRejected`
-    ///   makes the answer `refused` (`gateway-rejected`), `throttled` makes it `limited` by rule `gateway`,
+    ///   makes the answer `refused` (`gateway-rejected`), `throttled` (the gateway's own flow control: nothing went to
+    ///   the number; a returning owner's send is then taken back from the counts, as one that never left) makes it
+    ///   `limited` by rule `gateway`,
     ///   `failed` makes it `senderFailed`; anything else is `senderFailed` too. The error's text is scrubbed of the
     ///   code before it reaches an event.
     func send(_ message: SMSMessage) async throws

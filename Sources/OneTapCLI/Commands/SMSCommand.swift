@@ -29,7 +29,8 @@ enum SMSCommand: CounterReplayCommand {
 
         EXAMPLE: printf '%s\\n' '{"at":"2026-12-01T10:00:00Z","number":"13800138000","ip":"203.0.113.7"}' | onetap sms -
         """
-    /// A line names the number it sends to, and may say a captcha came with it.
+    /// A line names the number it sends to, and may say a captcha came with it and that its sender is the number's
+    /// returning owner.
     static let subject: StaticString = "number"
     static let takesCaptcha = true
     static let takesReturningOwner = true

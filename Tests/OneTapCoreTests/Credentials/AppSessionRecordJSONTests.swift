@@ -223,6 +223,18 @@ import Testing
         }
     }
 
+    /// A session vouches for 30 days from its login, however long its refresh tokens live (a year here, a day there):
+    /// a number given up and handed on must not keep a lane for its former holder a year long.
+    @Test(arguments: [86_400, 366 * 86_400])
+    func aSessionVouchesThirtyDaysWhateverItsRefreshLifetime(refreshSeconds: Int) throws {
+        let rules = AppSessionRules(policy: try AppSessionPolicy(refreshLifetime: .seconds(refreshSeconds)), keys: Self.ring)
+        let record = try AppSessionRecord(json: try Self.golden("account-with-number"))
+        let number = try PhoneNumber("13800138000")
+        let login = Self.ms(1_796_115_700_000)
+        #expect(rules.vouches(for: number, in: record, at: login.addingTimeInterval(30 * 86_400 - 1)))
+        #expect(!rules.vouches(for: number, in: record, at: login.addingTimeInterval(30 * 86_400)))
+    }
+
     // MARK: Round trip
 
     /// What the rules make, at instants with a fraction of a millisecond (as a server's clock gives

@@ -95,10 +95,12 @@ import Testing
         for attempt in 0..<2 {
             let result: SMSSendResult
             (result, owner) = try await setup.send(owner, at: Self.t0.addingTimeInterval(400 + Double(attempt) * 70), from: "203.0.113.7")
-            guard case .limited("gateway", _) = result else { Issue.record("the owner's send in the gateway's full hour: \(result)"); return }
+            guard case .limited("gateway", let retryAfter) = result else { Issue.record("the owner's send in the gateway's full hour: \(result)"); return }
+            #expect(retryAfter == Self.t0.addingTimeInterval(460 + Double(attempt) * 70), "the gateway's minute, not the rules' day")
         }
         for index in 5..<8 {
-            _ = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(5400 + Double(index) * 61), from: "198.51.\(index).7")
+            let sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(5400 + Double(index) * 61), from: "198.51.\(index).7")
+            guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return }
         }
         let (result, _) = try await setup.send(owner, at: Self.t0.addingTimeInterval(3 * 3600), from: "203.0.113.7")
         guard case .sent = result else { Issue.record("the returning owner's send once the gateway's hour passed: \(result)"); return }

@@ -116,8 +116,8 @@ import Testing
     }
 
     /// Many sessions, each its own address and device, solving every captcha, guess one number all
-    /// day, under caps raised for a gateway that allows more: at most 100 wrong codes are compared in the day (NIST
-    /// SP 800-63B §5.2.2), and past the daily bound the owner, with a fresh code and a captcha, still verifies.
+    /// day, under caps raised for a gateway that allows more: at most 80 wrong codes are compared in the day (NIST
+    /// SP 800-63B §5.2.2: 100), and past the daily bound the owner, with a fresh code and a captcha, still verifies.
     @Test func aDayOfGuessingFromManySessionsStaysWithinOneHundredAndTheOwnerGetsThrough() async throws {
         let setup = Setup(policy: try Self.raisedCaps())
         var now = Self.t0
@@ -150,7 +150,7 @@ import Testing
             }
         }
         #expect(ownerChecked)
-        #expect(wrong <= 100, "\(wrong) wrong codes compared in a day")
+        #expect(wrong <= 80, "\(wrong) wrong codes compared in a day: 60, then one for each of the lane's 20 codes")
         #expect(wrong >= 60, "the attack did reach the bound (\(wrong))")
     }
 
