@@ -31,7 +31,8 @@ import Testing
 
     /// Under rules that read the carrier's rows for the flow (the built-in ones: nobody said `serving(_:with:)`),
     /// Aliyun's `OK` is no code of China Unicom's: the exchange would be billed and the number thrown away, every
-    /// login falling back. Nothing is sent or claimed; the answer names the fix.
+    /// login falling back. Nothing is sent; the token is recorded `failed` (as a call that never left, never sent
+    /// again); the answer names the fix, whole within a trace's 200 characters.
     @Test func rulesThatReadAnotherGatewaysRowsSendNothing() async throws {
         let clock = FakeClock()
         let transport = ScriptedHTTPTransport([.answer(Self.ok)], clock: clock)
@@ -40,10 +41,32 @@ import Testing
         let credential = CarrierCredential(flow: .unicom, token: Secret("aliyun-token-3"), uniqueID: "u")
         let outcome = try await exchange.exchange(credential, for: Self.session, receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
         guard case .fault(let reason) = outcome.answer else { Issue.record("expected a fault, got \(outcome.answer)"); return }
-        #expect(reason.contains(#"ExchangeRules().serving(.unicom, with: "aliyun-pnvs")"#), "\(reason)")
+        #expect(reason.contains(#"ExchangeRules().serving(.unicom, with: "aliyun-pnvs")"#) && reason.count <= 200, "\(reason)")
         #expect(outcome.carrierUnreached, "counted as a gateway that cannot make the call")
         #expect(transport.requests.isEmpty)
-        #expect(try await ledger.claim(CarrierCredential.digest(of: Secret("aliyun-token-3")), for: Self.session, at: clock.now()) == nil, "nothing was claimed before")
+        let entry = try await ledger.claim(CarrierCredential.digest(of: Secret("aliyun-token-3")), for: Self.session, at: clock.now())
+        guard case .failed? = entry?.state else { Issue.record("expected the token recorded failed, got \(String(describing: entry))"); return }
+    }
+
+    /// On a device, the coordinator takes the rules too: with Aliyun's rows for mobile its exchange returns the
+    /// number; with the built-in ones (all it could use before) Aliyun is sent nothing and the login falls to SMS.
+    @Test func theCoordinatorTakesTheAggregatorsRules() async throws {
+        for serving in [true, false] {
+            let clock = FakeClock()
+            let transport = ScriptedHTTPTransport([.answer(Self.ok)], clock: clock)
+            let coordinator = LoginCoordinator(
+                providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: try Self.gateway(transport, clock: clock)),
+                exchangeRules: serving ? try ExchangeRules().serving(.mobile, with: "aliyun-pnvs") : ExchangeRules(), clock: clock, events: DiscardingEventSink())
+            let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+            if serving {
+                #expect(outcome.ending == .success && outcome.trace.last?.flow == .mobile, "\(outcome.trace)")
+                #expect(outcome.verified?.phoneNumber == (try PhoneNumber("13800138000")))
+                #expect(transport.requests.count == 1)
+            } else {
+                #expect(outcome.trace.last?.flow == .sms, "\(outcome.trace)")
+                #expect(transport.requests.isEmpty)
+            }
+        }
     }
 
     @Test func aSlowAnswerIsTheGuardsTimeOutAndStaysUnknown() async throws {

@@ -81,6 +81,24 @@ extension ChinaMobileUnderExchangeGuardTests {
         #expect(unknown.map(\.token) == [CarrierCredential.digest(of: Secret("STsid-5"))])
     }
 
+    /// China Mobile's gateway under rules that read Aliyun's rows for mobile (a server that moved the flow to the
+    /// aggregator and kept the carrier's provider) is sent nothing, the answer naming the rows it needs; given a
+    /// Tianyi token, which it has no rows for, it refuses it itself, as before, in its own words.
+    @Test func underAnotherGatewaysRowsNothingIsSentAndAnotherFlowsTokenIsItsOwnRefusal() async throws {
+        let clock = FakeClock()
+        let transport = ScriptedHTTPTransport([], clock: clock)
+        let exchange = ExchangeGuard(provider: try Self.gateway(transport, clock: clock), clock: clock)
+        let moved = try ExchangeRules.builtIn.serving(.mobile, with: "aliyun-pnvs")
+        let first = try await exchange.exchange(Self.credential("STsid-6"), for: Self.session, receivedAt: clock.now(), rules: moved, events: DiscardingEventSink())
+        guard case .fault(let reason) = first.answer else { Issue.record("expected a fault, got \(first.answer)"); return }
+        #expect(reason.contains(#"ExchangeRules().serving(.mobile, with: "cmcc")"#), "\(reason)")
+        let tianyi = CarrierCredential(flow: .tianyi, token: Secret("tianyi-token-1"), uniqueID: "u")
+        let second = try await exchange.exchange(tianyi, for: try LoginSessionID("another-login-session2"), receivedAt: clock.now(), rules: .builtIn, events: DiscardingEventSink())
+        guard case .fault(let refusal) = second.answer else { Issue.record("expected a fault, got \(second.answer)"); return }
+        #expect(refusal.contains("China Mobile exchanges mobile tokens"), "\(refusal)")
+        #expect(transport.requests.isEmpty)
+    }
+
     /// A request that never left (a refused connection, say) spent no token: the guard records it `failed`,
     /// not `unknown`, and it is not listed for reconciliation.
     @Test func aRequestThatNeverLeftIsFailedNotUnknown() async throws {

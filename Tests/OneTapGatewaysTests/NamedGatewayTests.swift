@@ -18,5 +18,8 @@ import Testing
         #expect(Set(names).isSubset(of: GatewayConfigurationFile.gatewayNames))
         let types: [Any.Type] = [AliyunPNVSGateway.self, JVerificationGateway.self, ShanyanGateway.self, YidunGateway.self]
         #expect(types.allSatisfy { $0 is any NamedGateway.Type })
+        // The carriers' own exchanges too: the exchange guard checks the rules read their rows.
+        #expect((ChinaMobileTokenExchange.self as Any.Type) is any NamedGateway.Type && ChinaMobileTokenExchange.name == "cmcc")
+        #expect((TianyiTokenExchange.self as Any.Type) is any NamedGateway.Type && TianyiTokenExchange.name == "tianyi")
     }
 }

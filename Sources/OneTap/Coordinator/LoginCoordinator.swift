@@ -39,15 +39,19 @@ public actor LoginCoordinator {
     ///   - health: A channel-health tracker to skip failing channels, shared across logins; none by default.
     ///   - exchangeLedger: Which tokens were sent to the exchange; nil for a new in-memory ledger of this
     ///     coordinator's own (share one to refuse a token another coordinator sent).
+    ///   - exchangeRules: What the exchange's answers mean and how long its tokens live; the built-in tables, each flow
+    ///     read by its carrier's own rows. An aggregator's gateway as the exchange provider needs its rows for the flows
+    ///     it exchanges (``ExchangeRules/serving(_:with:)``): under others the guard sends it nothing.
     ///   - clock: The time source (the exchange's token-age check runs on it too).
     ///   - events: Receives its events (area `login`); standard error by default.
     public init(
         engine: LoginDecisionEngine = LoginDecisionEngine(), providers: LoginProviders, timeouts: FlowTimeouts = FlowTimeouts(),
-        health: ChannelHealth? = nil, exchangeLedger: (any ExchangeLedger)? = nil, clock: any WallClock = SystemClock(),
-        events: any EventSink = StandardErrorEventSink.shared
+        health: ChannelHealth? = nil, exchangeLedger: (any ExchangeLedger)? = nil, exchangeRules: ExchangeRules = ExchangeRules(),
+        clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         // A device login may wait on a user for long: its session does not expire.
-        machine = LoginSessionMachine(engine: engine, exchanges: providers.exchange == nil ? nil : .builtIn, sessionLifetime: .seconds(366 * 86_400))
+        machine = LoginSessionMachine(
+            engine: engine, exchanges: providers.exchange == nil ? nil : exchangeRules, sessionLifetime: .seconds(366 * 86_400))
         self.providers = providers
         exchange = providers.exchange.map { ExchangeGuard(provider: $0, ledger: exchangeLedger ?? InMemoryExchangeLedger(), clock: clock) }
         self.health = health

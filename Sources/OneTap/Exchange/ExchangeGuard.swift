@@ -34,11 +34,11 @@
 ///   is a `settle-failed` event in area `exchange` (the row stays `pending`, and
 ///   reconciliation lists it once it is older than ``timeout``).
 /// - Error text from the integrator's provider is scrubbed of the token before it goes anywhere.
-/// - A gateway OneTap ships (`cmcc`, `aliyun-pnvs`, …) is sent a token only under rules that read its own rows of
-///   `Data/exchange-codes.csv` for the flow (``ExchangeRules/serving(_:with:)`` for an aggregator): under others its
-///   answer would be billed and misread (an aggregator's `OK` is no code of the carrier's), so nothing is sent or
-///   claimed and the answer is ``ExchangeAnswer/fault(_:)`` naming the fix, counted for the breaker as a gateway that
-///   cannot make the call.
+/// - A gateway OneTap ships (`cmcc`, `aliyun-pnvs`, …) is sent a token of a flow it has rows for only under rules that
+///   read those rows of `Data/exchange-codes.csv` (``ExchangeRules/serving(_:with:)`` for an aggregator): under others
+///   its answer would be billed and misread (an aggregator's `OK` is no code of the carrier's), so nothing is sent, the
+///   claim is settled `failed` (as a call that never left), and the answer is ``ExchangeAnswer/fault(_:)`` naming the
+///   fix, counted for the breaker as a gateway that cannot make the call.
 ///
 /// The guard holds no tables: the lifetimes and the codes are the ``ExchangeRules`` of the session
 /// machine the exchange is for, handed to it with each token (``LoginServer`` and ``LoginCoordinator``
@@ -179,11 +179,6 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
         recovering: Bool, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
     ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
-        if let mismatch = Self.mismatch(provider, rules, credential.flow) {
-            // Sent, it would be billed and its answer misread (an aggregator's success is no code of the carrier's rows):
-            // nothing is sent or claimed, and the login falls back as after a gateway that cannot make the call.
-            return (.fault(mismatch), true, false, nil)
-        }
         let now = clock.now()
         if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
             return recovering ? try await keptAnswer(digest, session: session, claim: claim, at: now) : (.tokenExpired, false, false, nil)
@@ -244,21 +239,21 @@ public struct ExchangeGuard: Sendable {
         return (Self.kept(entry, for: session) ?? .tokenExpired, false, false, nil)
     }
 
-    /// Why a provider OneTap ships must not exchange a flow's token under these rules: they read another gateway's rows of
-    /// `Data/exchange-codes.csv` for the flow (the carrier's own, by default) than the provider's, so its answers would
-    /// be misread (an aggregator's `OK` is a carrier's unknown code: a fallback after a billed exchange). Nil for a
-    /// provider of the integrator's (it has no name) or rules that read its rows.
+    /// Why a provider OneTap ships must not exchange a flow's token under these rules: it has rows of
+    /// `Data/exchange-codes.csv` for the flow, but the rules read another gateway's (the carrier's own, by default), so
+    /// its answers would be misread (an aggregator's `OK` is a carrier's unknown code: a fallback after a billed
+    /// exchange). Nil for a provider of the integrator's (it has no name), rules that read its rows, or a flow it has
+    /// no rows for (the provider refuses such a token itself, sending nothing: China Mobile's gateway a Tianyi token).
     /// - Parameters:
     ///   - provider: The guard's provider.
     ///   - rules: The machine's exchange rules.
     ///   - flow: The token's flow.
-    /// - Returns: What is wrong and the fix, or nil.
+    /// - Returns: What is wrong and the fix (under 200 characters: a trace keeps that much), or nil.
     static func mismatch(_ provider: any TokenExchangeProvider, _ rules: ExchangeRules, _ flow: LoginFlow) -> String? {
         guard let named = provider as? any NamedGateway else { return nil }
         let name = type(of: named).name, read = rules.gateway(for: flow)
-        guard read != name else { return nil }
-        return "misconfigured: the exchange rules read \(read)'s rows of exchange-codes.csv for \(flow), but the provider is \(name); "
-            + "hand the login machine ExchangeRules().serving(.\(flow), with: \"\(name)\") (nothing was sent)"
+        guard read != name, rules.codes.lists(name, for: flow) else { return nil }
+        return "misconfigured: the rules read \(read)'s codes for \(flow), not \(name)'s: ExchangeRules().serving(.\(flow), with: \"\(name)\"); not sent"
     }
 
     /// What a ledger's entry for a token answers a login without sending it: another login's claim is `replayed`, a
@@ -286,6 +281,12 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?
     ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
         let provider = self.provider
+        if let mismatch = Self.mismatch(provider, rules, credential.flow) {
+            // Sent, it would be billed and its answer misread: nothing is sent, the claim is settled as a call that never
+            // left (a resend's first send stays unknown), and the login falls back as after a gateway that cannot make
+            // the call. Checked here, past the ledger: a kept answer or another login's claim still answers first.
+            return (.fault(mismatch), true, false, ExchangeSettlement(token: digest, state: resent ? .unknown : .failed, at: clock.now()))
+        }
         let answer: ExchangeAnswer
         let settled: ExchangeLedgerState
         var unreached = false, callers = false
