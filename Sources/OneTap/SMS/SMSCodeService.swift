@@ -85,7 +85,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   - context: Who asks: address, device, session, captcha token.
     /// - Returns: `refused(not-mainland-mobile)` for text that is no mainland mobile number; else
     ///   `sent`, `captchaRequired`, `limited` (a rule's, or `gateway`: the gateway's own flow control refused it; it
-    ///   counts, but for a returning owner's, whose counts on the number, the session and all requests are taken back),
+    ///   counts, but for a returning owner's, whose counts on the number and its lane are taken back),
     ///   `refused` (an IoT-only or unallocated segment), or `senderFailed` (the gateway did not confirm the message; the
     ///   attempt counted, but for one that never reached it, whose counts on the number, the session and all requests
     ///   are taken back).
@@ -163,17 +163,21 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // would not verify, and the user would pay for a second message. One the gateway refused, or
                 // that never left, is withdrawn; one that never left is no send to its number either: its counts on
                 // the number, the session and all requests are taken back, the requester's address and device keep
-                // theirs (the gateway refusing it counted it, as gateways count every submission). So is a returning
-                // owner's send that the gateway's own flow control refused (`throttled`): a gateway hour that a
-                // stranger filled must not spend the owner's room with every try; anyone else's throttled send still
-                // counts, so no one else's tries reach a throttling gateway past the caps.
+                // theirs (the gateway refusing it counted it, as gateways count every submission). A returning owner's
+                // send that the gateway's own flow control refused (`throttled`) gives back its counts on the number and
+                // its lane only: a gateway hour that a stranger filled must not spend the owner's daily room with every
+                // try, while its login session's and the global counts still bound its tries; anyone else's counts whole.
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
                 let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
-                    let id = record.id, keepsItsCounts = !(error is GatewayError || ownerThrottled), countedAt = decidedAt
-                    try await store.update(counters: keepsItsCounts ? [] : counters, code: slot, at: now) { state in
+                    let id = record.id, neverLeft = error is GatewayError, countedAt = decidedAt
+                    try await store.update(counters: neverLeft || ownerThrottled ? counters : [], code: slot, at: now) { state in
                         rules.withdraw(&state, id: id)
-                        if !keepsItsCounts { rules.uncountSend(&state, request, at: countedAt) }
+                        if neverLeft {
+                            rules.uncountSend(&state, request, at: countedAt)
+                        } else if ownerThrottled {
+                            rules.uncountThrottledSend(&state, request, at: countedAt)
+                        }
                     }
                 }
                 switch (error as? SMSDeliveryError)?.reason {

@@ -13,7 +13,7 @@ public protocol SMSSender: Sendable {
     /// - Parameter message: The number, the code and its expiry.
     /// - Throws: ``SMSDeliveryError`` when the gateway answered and did not take the message: `numberRejected`
     ///   makes the answer `refused` (`gateway-rejected`), `throttled` (the gateway's own flow control: nothing went to
-    ///   the number; a returning owner's send is then taken back from the counts, as one that never left) makes it
+    ///   the number; a returning owner's send then gives back its counts on the number and its lane) makes it
     ///   `limited` by rule `gateway`,
     ///   `failed` makes it `senderFailed`; anything else is `senderFailed` too. The error's text is scrubbed of the
     ///   code before it reaches an event.

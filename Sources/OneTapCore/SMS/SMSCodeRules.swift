@@ -240,6 +240,19 @@ package struct SMSCodeRules: Sendable {
         policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { !$0.counter.key.isTheRequestersOwn })
     }
 
+    /// Takes back a returning owner's send counted at `now` that the gateway's own flow control refused (`throttled`:
+    /// nothing went to the number): its counts on the number and the number's lane only, the owner's daily room
+    /// (`number-day-total`, `number-day-cap`), which a gateway hour a stranger filled must not spend. Its counts on its
+    /// login session, on all requests and on the requester's own keys stay, so its tries at a throttling gateway stay
+    /// bounded by those rules (one a minute per login session, the global caps).
+    /// - Parameters:
+    ///   - state: The store's state (the send's counters); changed in place.
+    ///   - request: The send's keys.
+    ///   - now: The instant it was counted at.
+    package func uncountThrottledSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
+        policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { $0.counter.key == .number || $0.counter.key == .numberLane })
+    }
+
     /// Takes back a captcha counted at `now` (``countRejectedCaptcha(_:_:at:)``) that then passed, or that the provider
     /// never judged.
     /// - Parameters:

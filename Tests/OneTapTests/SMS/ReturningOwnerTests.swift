@@ -106,6 +106,27 @@ import Testing
         guard case .sent = result else { Issue.record("the returning owner's send once the gateway's hour passed: \(result)"); return }
     }
 
+    /// A returning owner's throttled send gives back its counts on the number and its lane only: its login session's
+    /// stay, so a second try in the same login within the minute is held by `number-minute`, never sent to the gateway
+    /// again (an attacker's read: given back everywhere, one login looped on a throttling gateway without end, past
+    /// every per-session and global count).
+    @Test func aThrottledOwnersSendKeepsItsLoginSessionsCount() async throws {
+        let setup = Setup()
+        let owner = try await setup.returned(after: Self.number.digits)
+        for index in 0..<5 {
+            _ = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7")
+        }
+        setup.clock.setWallTime(Self.t0.addingTimeInterval(400))
+        let claims = try setup.sessions.authenticate(try await setup.sessions.refresh(owner).accessToken.reveal())
+        let login = try await setup.server.start(Self.noSIM, for: claims)
+        let context = SMSContext(ip: try IPAddress("203.0.113.7"), device: try DeviceID("owner-device"), session: login.session.id, captcha: Secret("solved"))
+        let first = try await setup.server.sendSMS(for: login.session.id, to: Self.number.digits, context: context, from: claims)
+        guard case .limited("gateway", _) = first else { Issue.record("the owner's send in the gateway's full hour: \(first)"); return }
+        setup.clock.setWallTime(Self.t0.addingTimeInterval(430))
+        let second = try await setup.server.sendSMS(for: login.session.id, to: Self.number.digits, context: context, from: claims)
+        guard case .limited("number-minute", _) = second else { Issue.record("a second try in the same login within the minute: \(second)"); return }
+    }
+
     /// Only the number an app logged in with has its lane: an app that logged in with another number, a fresh app
     /// session, and any app on a server without app sessions send in the number's lane, which the stranger filled.
     @Test(arguments: [("another number", true), ("a fresh app session", true), ("no app sessions on the server", false)])
