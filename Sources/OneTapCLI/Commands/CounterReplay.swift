@@ -8,8 +8,13 @@ protocol CounterReplayForm {
     static var subject: StaticString { get }
     /// Whether a line may say `"captcha": true`.
     static var takesCaptcha: Bool { get }
-    /// Whether a line may say `"returningOwner": true` (an SMS send's: its own lane on `number-lane`).
+    /// Whether a line may say `"returningOwner": true` (an SMS send's: its own lane on `number-lane`); no by default.
     static var takesReturningOwner: Bool { get }
+}
+
+extension CounterReplayForm {
+    /// A line has no returning owner, but for an SMS send's.
+    static var takesReturningOwner: Bool { false }
 }
 
 /// `--json` (NDJSON) and the tables (`--data` DIR, `--policy` a replacement policy): what a counter

@@ -38,7 +38,6 @@ enum QuotaCommand: CounterReplayCommand {
     /// A line names what it counts: starts or exchanges, and may say a captcha came with it.
     static let subject: StaticString = "counts"
     static let takesCaptcha = true
-    static let takesReturningOwner = false
     static let lines = "login starts and exchanges (NDJSON)"
 
     /// Replays every line of standard input.
