@@ -55,6 +55,8 @@ public struct ExchangeGuard: Sendable {
     package let pollInterval: Duration = .milliseconds(100)
     /// How long past ``timeout`` a retry waits for the exchange's end to be recorded: 1 s.
     package let settleGrace: Duration = .seconds(1)
+    /// The provider's configuration name when it is a gateway OneTap ships (``NamedGateway``), read once.
+    private let gatewayName: String?
     private let clock: any WallClock
 
     /// Creates a guard.
@@ -68,6 +70,7 @@ public struct ExchangeGuard: Sendable {
         clock: any WallClock = SystemClock()
     ) {
         self.provider = provider
+        gatewayName = (provider as? any NamedGateway).map { type(of: $0).name }
         self.ledger = ledger
         self.timeout = timeout
         self.clock = clock
@@ -245,13 +248,13 @@ public struct ExchangeGuard: Sendable {
     /// exchange). Nil for a provider of the integrator's (it has no name), rules that read its rows, or a flow it has
     /// no rows for (the provider refuses such a token itself, sending nothing: China Mobile's gateway a Tianyi token).
     /// - Parameters:
-    ///   - provider: The guard's provider.
+    ///   - name: The provider's name (``NamedGateway``), or nil.
     ///   - rules: The machine's exchange rules.
     ///   - flow: The token's flow.
     /// - Returns: What is wrong and the fix (under 200 characters: a trace keeps that much), or nil.
-    static func mismatch(_ provider: any TokenExchangeProvider, _ rules: ExchangeRules, _ flow: LoginFlow) -> String? {
-        guard let named = provider as? any NamedGateway else { return nil }
-        let name = type(of: named).name, read = rules.gateway(for: flow)
+    static func mismatch(_ name: String?, _ rules: ExchangeRules, _ flow: LoginFlow) -> String? {
+        guard let name else { return nil }
+        let read = rules.gateway(for: flow)
         guard read != name, rules.codes.lists(name, for: flow) else { return nil }
         return "misconfigured: the rules read \(read)'s codes for \(flow), not \(name)'s: ExchangeRules().serving(.\(flow), with: \"\(name)\"); not sent"
     }
@@ -281,7 +284,7 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?
     ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
         let provider = self.provider
-        if let mismatch = Self.mismatch(provider, rules, credential.flow) {
+        if let mismatch = Self.mismatch(gatewayName, rules, credential.flow) {
             // Sent, it would be billed and its answer misread: nothing is sent, the claim is settled as a call that never
             // left (a resend's first send stays unknown), and the login falls back as after a gateway that cannot make
             // the call. Checked here, past the ledger: a kept answer or another login's claim still answers first.

@@ -170,14 +170,11 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
                 let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
-                    let id = record.id, neverLeft = error is GatewayError, countedAt = decidedAt
-                    try await store.update(counters: neverLeft || ownerThrottled ? counters : [], code: slot, at: now) { state in
+                    let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : ownerThrottled ? .throttledOwner : nil
+                    let id = record.id, countedAt = decidedAt
+                    try await store.update(counters: unsent == nil ? [] : counters, code: slot, at: now) { state in
                         rules.withdraw(&state, id: id)
-                        if neverLeft {
-                            rules.uncountSend(&state, request, at: countedAt)
-                        } else if ownerThrottled {
-                            rules.uncountThrottledSend(&state, request, at: countedAt)
-                        }
+                        if let unsent { rules.uncountSend(&state, request, at: countedAt, unsent) }
                     }
                 }
                 switch (error as? SMSDeliveryError)?.reason {
@@ -204,9 +201,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         case rejected
         /// Not judged: no verifier, or the provider was down or misconfigured (a ``GatewayError`` that it could not be
         /// reached, sent nothing, timed out, lost the answer to a request it got twice, answered 5xx, or is
-        /// misconfigured; or it answered a code that says the fault
-        /// is its own or the account's, a ``ProviderFault``: a `provider-failed` event), which is no word on the token;
-        /// nothing is counted.
+        /// misconfigured; or it answered a code that says the fault is its own or the account's, a ``ProviderFault``: a
+        /// `provider-failed` event), which is no word on the token; nothing is counted.
         case unchecked
     }
 
@@ -291,8 +287,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// configuration is wrong, or it answered a code that says so (a ``ProviderFault``: Tencent's busy or its account's
     /// request frequency limit, GeeTest's runtime error). An answer it throttles with (a bare 429, which no provider's
     /// document ties to the account), or one that does not read (another content type, a body past the bound), stays
-    /// counted: junk tokens from one address can
-    /// bring those about, and counted, they cost that address a wait of at most a minute. Tencent's documented
+    /// counted: junk tokens from one address can bring those about, and counted, they cost that address a wait of at
+    /// most a minute. Tencent's documented
     /// account-wide limit counts against no one (counted, a flood from elsewhere charged every neighbour checked
     /// meanwhile); while it holds, one address's junk tickets go uncounted too, bounded by its captcha checks in flight.
     /// - Parameter error: What the verifier threw.

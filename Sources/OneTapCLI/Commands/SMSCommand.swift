@@ -54,8 +54,7 @@ enum SMSCommand: CounterReplayCommand {
                 object.add("message", refusal.message)
                 return (3, "refused (\(refusal.kind)): \(refusal.message)")
             case .success(let phone):
-                var keys = SMSContext.request(for: phone, ip: ip, device: device, session: session)
-                keys.returningOwner = line.returningOwner ?? false
+                let keys = SMSContext.request(for: phone, ip: ip, device: device, session: session, returningOwner: line.returningOwner ?? false)
                 let (_, code) = rules.issue(to: phone, session: session, key: key, at: at)
                 let decision = store.updateNow(counters: rules.sendCounters(for: keys), code: phone, at: at) { state in
                     rules.admit(&state, keys, captchaPassed: line.captcha ?? false, record: code, at: at)

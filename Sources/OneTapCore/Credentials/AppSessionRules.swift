@@ -160,12 +160,12 @@ package struct AppSessionRules: Sendable {
     /// How long after a login a session vouches for its number (``vouches(for:in:at:)``): 30 days, whatever the
     /// refresh tokens' lifetime (a session refreshed for a year does not vouch for a year: a number given up and
     /// handed to someone else must not keep a lane for its former holder).
-    package static let vouchingLifetime: Double = 30 * 86_400
+    package static let vouchingLifetime: Duration = .seconds(30 * 86_400)
 
     /// Whether a session vouches that its app logged in with a number: the number of its last login (or of the
     /// login its logout carried over) is this one, that login was less than ``vouchingLifetime`` (30 days) ago, and
-    /// the session stands. What gives a returning owner's SMS sends a lane of their
-    /// own past the number's daily cap (`number-lane` in `Data/sms-policy.csv`), which strangers cannot fill.
+    /// the session stands. What gives a returning owner's SMS sends a lane of their own past the number's daily cap
+    /// (`number-lane` in `Data/sms-policy.csv`), which strangers cannot fill.
     /// - Parameters:
     ///   - number: The number a send is for.
     ///   - record: The session the request proved (its access token's).
@@ -175,7 +175,7 @@ package struct AppSessionRules: Sendable {
     /// - Complexity: One HMAC.
     package func vouches(for number: PhoneNumber, in record: AppSessionRecord, at now: Date) -> Bool {
         guard record.revoked == nil, let proof = record.lastNumber, let login = record.lastLogin,
-              now.timeIntervalSince(login.at) < Self.vouchingLifetime, let key = keys.key(proof.keyID)
+              now.timeIntervalSince(login.at) < Self.vouchingLifetime.seconds, let key = keys.key(proof.keyID)
         else { return false }
         return HMACSHA256.constantTimeEquals(Self.numberDigest(number, key: key), proof.digest)
     }

@@ -227,30 +227,38 @@ package struct SMSCodeRules: Sendable {
         state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
     }
 
-    /// Takes back a send counted at `now` (``admit(_:_:captchaPassed:record:at:)``) whose message never left (the gateway
-    /// not reached): its counts on the number, the login session and all requests, so an outage refuses no owner and
-    /// fills no global cap. Its counts on the requester's address, blocks and device stay: they slow only the one
-    /// retrying, and during an outage a client still meets its captchas. A message the gateway may have taken stays
-    /// counted whole.
-    /// - Parameters:
-    ///   - state: The store's state (the send's counters); changed in place.
-    ///   - request: The send's keys.
-    ///   - now: The instant it was counted at.
-    package func uncountSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
-        policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { !$0.counter.key.isTheRequestersOwn })
+    /// Why a send counted at ``admit(_:_:captchaPassed:record:at:)`` gives counts back (``uncountSend(_:_:at:_:)``): a
+    /// message the gateway may have taken gives back none.
+    package enum Unsent: Sendable {
+        /// The message never left (the gateway not reached): its counts on the number, the login session and all
+        /// requests go back, so an outage refuses no owner and fills no global cap. Its counts on the requester's
+        /// address, blocks and device stay: they slow only the one retrying, and during an outage a client still
+        /// meets its captchas.
+        case neverLeft
+        /// A returning owner's send that the gateway's own flow control refused (`throttled`: nothing went to the
+        /// number): its counts on the number and the number's lane go back, the owner's daily room (`number-day-total`,
+        /// `number-day-cap`), which a gateway hour a stranger filled must not spend. Its counts on its login session, on
+        /// all requests and on the requester's own keys stay, so its tries at a throttling gateway stay bounded by those
+        /// rules (one a minute per login session, the global caps).
+        case throttledOwner
+
+        /// Whether a counter on `key` gives the send back.
+        func givesBack(_ key: RateKey) -> Bool {
+            switch self {
+            case .neverLeft: !key.isTheRequestersOwn
+            case .throttledOwner: key == .number || key == .numberLane
+            }
+        }
     }
 
-    /// Takes back a returning owner's send counted at `now` that the gateway's own flow control refused (`throttled`:
-    /// nothing went to the number): its counts on the number and the number's lane only, the owner's daily room
-    /// (`number-day-total`, `number-day-cap`), which a gateway hour a stranger filled must not spend. Its counts on its
-    /// login session, on all requests and on the requester's own keys stay, so its tries at a throttling gateway stay
-    /// bounded by those rules (one a minute per login session, the global caps).
+    /// Takes back a send counted at `now` (``admit(_:_:captchaPassed:record:at:)``), on the counters `why` says.
     /// - Parameters:
     ///   - state: The store's state (the send's counters); changed in place.
     ///   - request: The send's keys.
     ///   - now: The instant it was counted at.
-    package func uncountThrottledSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date) {
-        policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { $0.counter.key == .number || $0.counter.key == .numberLane })
+    ///   - why: Why it gives counts back.
+    package func uncountSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date, _ why: Unsent) {
+        policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { why.givesBack($0.counter.key) })
     }
 
     /// Takes back a captcha counted at `now` (``countRejectedCaptcha(_:_:at:)``) that then passed, or that the provider

@@ -53,9 +53,7 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     /// - Returns: The number's digits, the address (an IPv6 address as its /64, /56 and /48), the device
     ///   and session ids.
     package func request(for number: PhoneNumber) -> SMSPolicy.Request {
-        var request = Self.request(for: number, ip: ip, device: device, session: session)
-        request.returningOwner = returningOwner
-        return request
+        Self.request(for: number, ip: ip, device: device, session: session, returningOwner: returningOwner)
     }
 
     /// The same keys for a request that may lack a session: what `onetap sms` replays from a log written
@@ -65,9 +63,14 @@ public struct SMSContext: Hashable, Sendable, CustomStringConvertible {
     ///   - ip: The client's address.
     ///   - device: The device id.
     ///   - session: The login session.
+    ///   - returningOwner: Whether the sender is the number's returning owner (``returningOwner``).
     /// - Returns: The keys.
-    package static func request(for number: PhoneNumber, ip: IPAddress?, device: DeviceID?, session: LoginSessionID?) -> SMSPolicy.Request {
-        request(digits: number.digits, ip: ip, device: device, session: session)
+    package static func request(
+        for number: PhoneNumber, ip: IPAddress?, device: DeviceID?, session: LoginSessionID?, returningOwner: Bool = false
+    ) -> SMSPolicy.Request {
+        var request = request(digits: number.digits, ip: ip, device: device, session: session)
+        request.returningOwner = returningOwner
+        return request
     }
 
     /// The same keys under the number key's value `digits`: ``SMSPolicy/notGiven`` for a login start's captcha
