@@ -126,9 +126,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         var (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         var decidedAt = now  // the instant the send is counted at
         let rules = self.rules
-        var decision = try await store.update(counters: counters, code: slot, at: now) { [record] state in
-            rules.admit(&state, request, captchaPassed: false, record: record, at: now)
-        }
+        var (decision, replaced) = try await admit(record, request, counters: counters, slot: slot, captchaPassed: false, at: now)
         if case .captcha(let rule) = decision {
             guard let token = context.captcha else { return .captchaRequired(rule: rule, rejected: false) }
             switch try await checkCaptcha(token, request, context: context, number: number, at: now) {
@@ -143,9 +141,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             let solvedAt = clock.now()
             decidedAt = solvedAt
             (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: solvedAt)
-            decision = try await store.update(counters: counters, code: slot, at: solvedAt) { [record] state in
-                rules.admit(&state, request, captchaPassed: true, record: record, at: solvedAt)
-            }
+            (decision, replaced) = try await admit(record, request, counters: counters, slot: slot, captchaPassed: true, at: solvedAt)
         }
         switch decision {
         case .captcha(let rule):
@@ -161,8 +157,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
                 // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
                 // would not verify, and the user would pay for a second message. One the gateway refused, or
-                // that never left, is withdrawn; one that never left is no send to its number either: its counts on
-                // the number, the session and all requests are taken back, the requester's address and device keep
+                // that never left, is withdrawn, and the code it replaced (the user may hold it from an earlier send in
+                // the session) is the session's again until its own expiry; one that never left is no send to its
+                // number either: its counts on the number, the session and all requests are taken back, the requester's
+                // address and device keep
                 // theirs (the gateway refusing it counted it, as gateways count every submission). A returning owner's
                 // send that the gateway's own flow control refused (`throttled`) gives back its counts on the number and
                 // its lane only: a gateway hour that a stranger filled must not spend the owner's daily room with every
@@ -171,9 +169,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
                     let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : ownerThrottled ? .throttledOwner : nil
-                    let id = record.id, countedAt = decidedAt
+                    let id = record.id, countedAt = decidedAt, replaced = replaced
                     try await store.update(counters: unsent == nil ? [] : counters, code: slot, at: now) { state in
-                        rules.withdraw(&state, id: id)
+                        rules.withdraw(&state, id: id, restoring: replaced, at: now)
                         if let unsent { rules.uncountSend(&state, request, at: countedAt, unsent) }
                     }
                 }
@@ -186,6 +184,19 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 }
             }
             return .sent(expiresAt: record.expiresAt, resendAfter: resendAfter)
+        }
+    }
+
+    /// Decides a send in one store update and, when it is admitted, counts it and installs its code.
+    /// - Returns: The decision, and the code record the update found for the number and session (which an admitted send
+    ///   replaced, and which a withdrawal restores).
+    private func admit(
+        _ record: SMSCodeRecord, _ request: SMSPolicy.Request, counters: [SMSPolicy.Counter], slot: SMSCodeKey, captchaPassed: Bool, at now: Date
+    ) async throws -> (SMSPolicy.SendDecision, replaced: SMSCodeRecord?) {
+        let rules = self.rules
+        return try await store.update(counters: counters, code: slot, at: now) { state in
+            let found = state.code
+            return (rules.admit(&state, request, captchaPassed: captchaPassed, record: record, at: now), found)
         }
     }
 

@@ -295,12 +295,16 @@ package struct SMSCodeRules: Sendable {
         policy.captchaCheckWait(request, events: state.events, at: now)
     }
 
-    /// Takes back a code whose SMS did not go out, if it is still the code of its number and session.
+    /// Takes back a code whose SMS did not go out, if it is still the code of its number and session, and puts back
+    /// the code it replaced while that one lives: the user may hold it from an earlier send, with the wrong codes it took.
     /// - Parameters:
     ///   - state: The store's state; changed in place.
     ///   - id: The code's id.
-    package func withdraw(_ state: inout SMSState, id: String) {
-        if state.code?.id == id { state.code = nil }
+    ///   - replaced: The record the send's admission replaced (read in the same update as the admission), if any.
+    ///   - now: The time: a replaced code expired by then stays gone.
+    package func withdraw(_ state: inout SMSState, id: String, restoring replaced: SMSCodeRecord?, at now: Date) {
+        guard state.code?.id == id else { return }
+        state.code = replaced.flatMap { $0.expiresAt > now ? $0 : nil }
     }
 
     /// Verifies a code the client sent.

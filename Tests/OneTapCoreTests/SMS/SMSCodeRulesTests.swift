@@ -116,6 +116,27 @@ import Testing
         return (code, state, request)
     }
 
+    /// A withdrawn code gives its place back to the code it replaced while that one lives, and takes nothing from a
+    /// code that replaced it meanwhile.
+    @Test func aWithdrawalPutsBackTheCodeItReplacedWhileThatLives() {
+        let (first, sentOnce, request) = sent()
+        let (_, second) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0.addingTimeInterval(60))
+        var state = sentOnce
+        #expect(rules.admit(&state, request, captchaPassed: true, record: second, at: Self.t0.addingTimeInterval(60)) == .admit(resendAfter: Self.t0.addingTimeInterval(120)))
+        var restored = state
+        rules.withdraw(&restored, id: second.id, restoring: sentOnce.code, at: Self.t0.addingTimeInterval(61))
+        #expect(restored.code == sentOnce.code)
+        if case .verified = rules.verify(&restored, candidate: first, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(62)) {} else {
+            Issue.record("the first code must verify again")
+        }
+        var late = state
+        rules.withdraw(&late, id: second.id, restoring: sentOnce.code, at: Self.t0.addingTimeInterval(300))
+        #expect(late.code == nil)
+        var overtaken = state
+        rules.withdraw(&overtaken, id: "another", restoring: sentOnce.code, at: Self.t0.addingTimeInterval(61))
+        #expect(overtaken.code == second)
+    }
+
     @Test func theRightCodeVerifiesOnce() throws {
         var (code, state, request) = sent()
         let first = rules.verify(&state, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(10))
@@ -266,9 +287,9 @@ import Testing
     @Test func aWithdrawnCodeIsGoneButOnlyIfItIsStillTheNumbersCode() {
         var (_, state, _) = sent()
         let id = state.code!.id
-        rules.withdraw(&state, id: "another")
+        rules.withdraw(&state, id: "another", restoring: nil, at: Self.t0)
         #expect(state.code?.id == id)
-        rules.withdraw(&state, id: id)
+        rules.withdraw(&state, id: id, restoring: nil, at: Self.t0)
         #expect(state.code == nil)
     }
 }

@@ -386,9 +386,9 @@ import Testing
         #expect(try await setup.send(to: Self.number, context: SMSContext(session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(61))
             == .limited(rule: "number-minute", retryAfter: Self.t0.addingTimeInterval(120)))
         #expect(setup.sender.delivered.count == 1 && setup.sender.attempts == 2)
-        // The unsent code was withdrawn, and it had replaced the first: nothing verifies now.
-        #expect(try await setup.verify(first, for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(62)) == .noCode)
-        #expect(setup.events.names == ["send-sent", "provider-failed", "send-sender-failed", "send-limited", "verify-no-code"])
+        // The unsent code was withdrawn, and the first, which the user holds, is the session's code again.
+        #expect(try await setup.verify(first, for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(62)).name == "verified")
+        #expect(setup.events.names == ["send-sent", "provider-failed", "send-sender-failed", "send-limited", "verify-verified"])
         // After the cool-down a send goes out.
         #expect(try await setup.send(to: Self.number, context: SMSContext(session: .testSession, captcha: Secret("solved")), at: Self.t0.addingTimeInterval(120)).name == "sent")
     }
@@ -441,6 +441,41 @@ import Testing
         // Nothing was delivered, and the withdrawn code verifies nothing.
         #expect(setup.sender.delivered.isEmpty)
         #expect(try await setup.verify(Secret("000000"), for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(1)) == .noCode)
+    }
+
+    /// A resend the gateway refuses (its flow control, the number, its own failure) or that never left delivers nothing:
+    /// the code the user already holds stays the session's, with the wrong codes it took, until its own expiry. One
+    /// already past its expiry does not come back.
+    @Test(arguments: [
+        SMSDeliveryError(.throttled, gateway: "aliyun-sms", code: "isv.BUSINESS_LIMIT_CONTROL", message: "flow control") as any Error,
+        SMSDeliveryError(.numberRejected, gateway: "aliyun-sms", code: "isv.MOBILE_NUMBER_ILLEGAL", message: "no such number"),
+        SMSDeliveryError(.failed, gateway: "aliyun-sms", code: "isp.SYSTEM_ERROR", message: "busy"),
+        GatewayError(gateway: "aliyun-sms", .notSent("the transport refused the URL")),
+    ])
+    func aResendThatDeliversNothingLeavesTheDeliveredCodeWorking(error: any Error) async throws {
+        let setup = Setup()
+        let context = SMSContext(session: .testSession, captcha: Secret("solved"))
+        _ = try await setup.send(to: Self.number, context: context, at: Self.t0)
+        let first = try #require(setup.sender.lastCode(to: Self.number))
+        // One wrong code on the first (its last digit moved by one): it comes back with it.
+        let digits = Array(first.reveal().utf8)
+        let notIt = Secret(String(decoding: digits.dropLast() + [UInt8(ascii: "0") + (digits[5] - UInt8(ascii: "0") + 1) % 10], as: UTF8.self))
+        let wrong = try await setup.verify(notIt, for: Self.number, context: context, at: Self.t0.addingTimeInterval(10))
+        guard case .wrong(let attemptsLeft) = wrong else { Issue.record("\(wrong)"); return }
+        setup.sender.then(.fail(error))
+        let resend = try await setup.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(60))
+        #expect(resend.name != "sent", "\(resend)")
+        #expect(setup.sender.delivered.count == 1)
+        #expect(try await setup.verify(notIt, for: Self.number, context: context, at: Self.t0.addingTimeInterval(61)) == .wrong(attemptsLeft: attemptsLeft - 1))
+        #expect(try await setup.verify(first, for: Self.number, context: context, at: Self.t0.addingTimeInterval(61)).name == "verified")
+
+        // A first code that expired while the resend was out does not come back.
+        let late = Setup()
+        _ = try await late.send(to: Self.number, context: context, at: Self.t0)
+        let expired = try #require(late.sender.lastCode(to: Self.number))
+        late.sender.then(.fail(error))
+        _ = try await late.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(300))
+        #expect(try await late.verify(expired, for: Self.number, context: context, at: Self.t0.addingTimeInterval(300)) == .noCode)
     }
 
     /// A gateway whose error quotes the request it was handed, code included, as HTTP clients' errors may.
