@@ -27,8 +27,8 @@ import Testing
         Expected(id: "number-minute", key: .numberSession, counts: .sends, window: 60, limit: 1, over: .limit, lock: nil),
         Expected(id: "number-hour", key: .numberSession, counts: .sends, window: 3600, limit: 5, over: .limit, lock: nil),
         Expected(id: "number-day", key: .numberSession, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
-        Expected(id: "number-captcha", key: .number, counts: .sends, window: 3600, limit: 3, over: .captcha, lock: nil),
-        Expected(id: "number-day-captcha", key: .number, counts: .sends, window: 86_400, limit: 3, over: .captcha, lock: nil),
+        Expected(id: "number-captcha", key: .numberLane, counts: .sends, window: 3600, limit: 3, over: .captcha, lock: nil),
+        Expected(id: "number-day-captcha", key: .numberLane, counts: .sends, window: 86_400, limit: 3, over: .captcha, lock: nil),
         Expected(id: "number-day-cap", key: .numberLane, counts: .sends, window: 86_400, limit: 8, over: .limit, lock: nil),
         Expected(id: "number-day-total", key: .number, counts: .sends, window: 86_400, limit: 10, over: .limit, lock: nil),
         Expected(id: "ip-captcha", key: .ip, counts: .sends, window: 3600, limit: 1, over: .captcha, lock: nil),
@@ -146,13 +146,18 @@ import Testing
     }
 
     /// The shipped table keeps the rule its header states: a hard limit (or lock) on a key every requester shares
-    /// with the owner (the number across sessions, every request) has a captcha rule on the same key and counts
-    /// below it, over a window at least as long, so only a stranger who solves captchas can reach it.
+    /// with the owner (the number across sessions, a lane of it, every request) has a captcha rule on the same counts
+    /// over a window at least as long that stops captcha-free sends below it, so only a stranger who solves captchas
+    /// can reach it: on the same key, or, for the number, on its lane, whose two lanes (the returning owner's and
+    /// everyone else's) each send up to the captcha's limit free.
     @Test func everyHardLimitOnASharedKeyHasACaptchaRuleBelowIt() {
         let rules = SMSPolicy.builtIn.rules
-        for rule in rules where (rule.over == .limit || rule.over == .lock) && (rule.key == .number || rule.key == .global) {
-            #expect(rules.contains { $0.over == .captcha && $0.key == rule.key && $0.counts == rule.counts && $0.window >= rule.window && $0.limit < rule.limit },
-                    "\(rule.id)")
+        for rule in rules where (rule.over == .limit || rule.over == .lock) && [.number, .numberLane, .global].contains(rule.key) {
+            #expect(rules.contains { captcha in
+                guard captcha.over == .captcha, captcha.counts == rule.counts, captcha.window >= rule.window else { return false }
+                if captcha.key == rule.key { return captcha.limit < rule.limit }
+                return rule.key == .number && captcha.key == .numberLane && 2 * captcha.limit < rule.limit
+            }, "\(rule.id)")
         }
     }
 

@@ -20,11 +20,11 @@ import Testing
         let sessions: AppSessions
         let server: LoginServer
 
-        init(vouching: Bool = true) {
+        init(vouching: Bool = true, captcha: (any CaptchaVerifier)? = ScriptedCaptchaVerifier(accepting: ["solved"])) {
             gateway = SMSLockoutTests.GatewayWithPerNumberLimits(clock: clock)
             sessions = AppSessions(keys: TestAppSession.keys, clock: clock, events: DiscardingEventSink())
             let sms = SMSCodeService(
-                key: .random(), sender: gateway, captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), store: InMemorySMSStore(),
+                key: .random(), sender: gateway, captcha: captcha, store: InMemorySMSStore(),
                 events: DiscardingEventSink(), clock: clock)
             server = LoginServer(sms: sms, appSessions: vouching ? sessions : nil, clock: clock, events: DiscardingEventSink())
         }
@@ -78,6 +78,27 @@ import Testing
                 Issue.record("the returning owner's send \(attempt + 1) after a stranger's captchas: \(result)")
                 return
             }
+        }
+    }
+
+    /// A stranger's three captcha-free sends to the number (each from a new app session, address and device) put the
+    /// number's own lane behind a captcha for the hour and the day; the returning owner's lane is not: without a
+    /// `CaptchaVerifier` a captcha is a wait, and three sends locked the owner out for a day (an attacker's read of the
+    /// last stop: `number-captcha` and `number-day-captcha` counted every lane).
+    @Test(arguments: [false, true])
+    func aStrangersFreeSendsPutNoCaptchaBeforeAReturningOwner(verifier: Bool) async throws {
+        let setup = Setup(captcha: verifier ? ScriptedCaptchaVerifier(accepting: ["solved"]) : nil)
+        var owner = try await setup.returned(after: Self.number.digits)
+        for index in 0..<3 {
+            let sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7")
+            guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return }
+        }
+        let fourth = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(200), from: "198.51.3.7")
+        #expect(verifier ? fourth.name == "sent" : fourth.name == "captcha-required", "the stranger's fourth send: \(fourth)")
+        for (attempt, at) in [Self.t0.addingTimeInterval(400), Self.t0.addingTimeInterval(7200)].enumerated() {
+            let result: SMSSendResult
+            (result, owner) = try await setup.send(owner, at: at, from: "203.0.113.\(attempt + 7)")
+            guard case .sent = result else { Issue.record("the returning owner's send \(attempt + 1): \(result)"); return }
         }
     }
 
