@@ -110,7 +110,7 @@ import Testing
     func aMalformedTableInTheDirectoryIsReadAndRefused(index: Int) async throws {
         let (file, arguments, stdin) = Self.readers[index]
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let (builtIn, _) = await runInProcess(arguments + ["--data", directory.path], stdin: Array(stdin.utf8))
         #expect(builtIn == .success, "an empty directory keeps the built-in tables")
         try "no,such,header\n1,2,3\n".write(to: directory.appendingPathComponent(file), atomically: true, encoding: .utf8)

@@ -231,7 +231,7 @@ import Testing
     @Test func withoutTheDBToolBesideItDBSaysSoAndNothingElseChanges() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-alone-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let alone = directory.appendingPathComponent("onetap")
         try FileManager.default.copyItem(at: Binary.directory.appendingPathComponent("onetap"), to: alone)
         func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {

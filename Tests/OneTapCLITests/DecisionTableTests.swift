@@ -14,7 +14,7 @@ import Testing
             .filter { $0.hasSuffix(".table") || $0.hasSuffix(".transcript") }.sorted().map { directory + "/" + $0 }
     }
 
-    static var files: [String] { (try? listing.get()) ?? [] }
+    static var files: [String] { if case .success(let files) = listing { files } else { [] } }
 
     @Test func tablesExist() throws {
         let files = try Self.listing.get()
@@ -119,7 +119,7 @@ import Testing
     @Test func checkCommandReportsFailuresWithExit1() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "route --plmn 46000 => flows=tianyi,sms\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
+        defer { removeTemporary(file) }
         let run = try await Binary.run(["check", file.path])
         #expect(run.status == 1)
         #expect(run.stdout == """
@@ -135,7 +135,7 @@ import Testing
     @Test func checkCommandMalformedLinesFailByLineEmptyIs65UnreadableIs66() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "\n\nroute --plmn 46000 => flows\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
+        defer { removeTemporary(file) }
         let malformed = try await Binary.run(["check", file.path])
         #expect(malformed.status == 1)
         #expect(malformed.stdout == """
@@ -157,7 +157,7 @@ import Testing
     @Test func checkCommandJSON() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "route --plmn 46000 => flows=tianyi,sms\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
+        defer { removeTemporary(file) }
         let run = try await Binary.run(["check", file.path, "--json"])
         #expect(run.status == 1)
         #expect(run.lines == [

@@ -158,7 +158,7 @@ import Testing
     @Test func malformedReplacementTableIsExit65NamingFileAndLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         try "mcc,mnc,carrier,note,source\n460,00,mobile,n,s\n460,01,unicorn,n,s\n".write(
             to: directory.appendingPathComponent("plmn.csv"), atomically: true, encoding: .utf8)
         let run = try await Binary.run(["carrier", "46001", "--data", directory.path])
@@ -284,7 +284,7 @@ import Testing
     /// provider fault that says so, and the login falls back.
     @Test func simulateWithATableWithoutASuccessCodeSaysSoAndFallsBack() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let builtIn = try String(contentsOfFile: Package.path("Data/result-codes.csv"), encoding: .utf8)
         let withoutMobileSuccess = builtIn.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("mobile,103000,") && !$0.hasPrefix("mobile,000,") }

@@ -42,7 +42,7 @@ import Testing
 
     @Test func aReplacementTableFromDataAndItsErrors() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         try "action,needs,prompt_zh,prompt_en,source\nfavourite,guest,,,ours\n*,account,请登录,Please log in,ours\n"
             .write(to: directory.appendingPathComponent("login-gate.csv"), atomically: true, encoding: .utf8)
         let run = try await Binary.run(["gate", "favourite", "comment", "--data", directory.path])

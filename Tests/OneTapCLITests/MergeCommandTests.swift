@@ -16,7 +16,7 @@ import Testing
 
     @Test func theMergedAccountThePlanAndTheKeptKindsAsJSON() async throws {
         let (directory, guest, account) = try files(Self.guest, Self.account)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let run = try await Binary.run(["merge", "--guest", guest, "--account", account, "--json"])
         #expect(run.status == 0 && run.stderr == "")
         #expect(run.lines.count == 1)
@@ -38,7 +38,7 @@ import Testing
 
     @Test func text() async throws {
         let (directory, guest, account) = try files(#"{"favourites":["a"],"notes":[1]}"#, "{}")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let run = try await Binary.run(["merge", "--guest", guest, "--account", account])
         #expect(run.status == 0)
         #expect(run.lines == [
@@ -70,7 +70,7 @@ import Testing
     ])
     func malformedDataIsExit65(_ guestText: String, _ message: String) async throws {
         let (directory, guest, account) = try files(guestText, "{}")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let run = try await Binary.run(["merge", "--guest", guest, "--account", account])
         #expect(run.status == 65 && run.stdout == "")
         #expect(run.stderr.contains(message), "\(run.stderr)")

@@ -40,7 +40,7 @@ import Testing
     /// an IPv6 /64 is one address; exchanges without a device share the one `unknown` bucket.
     @Test func aDayOfRequestsAsTextWithAReplacementPolicy() async throws {
         let (directory, file) = try policyFile()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let expected = [
             "line 1: starts: admitted",
             "line 2: starts: admitted",
@@ -110,7 +110,7 @@ import Testing
     /// any line is read: nothing on standard output, the file, its line and why on standard error, exit 65.
     @Test func aMalformedReplacementNamesTheFileTheLineAndWhy() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let file = directory.appendingPathComponent("login-quotas.csv")
         let request = Array(#"{"at":"2026-12-01T10:00:00Z","counts":"starts"}"#.utf8) + [10]
         let cases: [(table: String, problem: String)] = [

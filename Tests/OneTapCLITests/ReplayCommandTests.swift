@@ -66,7 +66,7 @@ import Testing
     /// Routing Telecom SIMs to the Unicom flow: no Telecom login ever reached it, so it is unknown.
     @Test func aFlowNeverObservedIsUnknown() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let policy = directory.appendingPathComponent("telecom-unicom.csv").path
         let text = try String(contentsOfFile: Self.policy, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("carrier:telecom,") ? "carrier:telecom,unicom sms,policy,test" : String($0) }.joined(separator: "\n")
@@ -85,7 +85,7 @@ import Testing
 
     @Test func aBadPolicyIsSaidByFileAndLine() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let policy = directory.appendingPathComponent("bad.csv").path
         try "condition,flows,reason,source\ncarrier:mobile,mobile,policy,x\n".write(toFile: policy, atomically: true, encoding: .utf8)
         let bad = try await Binary.run(["replay", "--policy", policy, Self.sample])

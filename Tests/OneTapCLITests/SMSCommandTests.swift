@@ -100,7 +100,7 @@ import Testing
 
     @Test func aReplacementPolicyDecidesInstead() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let policy = directory.appendingPathComponent("strict.csv")
         try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nnumber-10m,number,sends,600,1,limit,,test\n"
             .write(to: policy, atomically: true, encoding: .utf8)
@@ -120,7 +120,7 @@ import Testing
 
     @Test func aBadPolicyNamesItsFileAndLine() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let policy = directory.appendingPathComponent("bad.csv")
         try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nr,number,sends,60,0,limit,,x\n".write(to: policy, atomically: true, encoding: .utf8)
         let run = try await Binary.run(["sms", "-", "--policy", policy.path], stdin: [])

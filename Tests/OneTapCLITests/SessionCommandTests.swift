@@ -47,7 +47,7 @@ import Testing
 
     @Test func theSameTranscriptsMakeTheSameEventsAndEachLoginItsOwnSession() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let file = directory.appendingPathComponent("a.transcript").path
         try Self.iosMobile.write(toFile: file, atomically: true, encoding: .utf8)
         let first = try await Binary.run(["session", "--events", file, file])

@@ -145,7 +145,7 @@ import Testing
 
     @Test func theChartIsWrittenAndReadsAsSVG() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let chart = directory.appendingPathComponent("funnel.svg").path
         let run = try await Binary.run(["stats", Self.samplePath, "--svg", chart, "--sms-price", "0.05"])
         #expect(run.status == 0)

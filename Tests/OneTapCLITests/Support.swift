@@ -36,11 +36,31 @@ enum Package {
     static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
-    /// A fresh temporary directory, removed by the caller.
+    /// A fresh temporary directory, removed by the caller, and in any case when the test process exits (it lies below
+    /// ``TemporaryRoot``): a test that stops at a thrown error, or a helper that hands a file out, leaves nothing behind.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-cli-tests-\(UUID().uuidString)")
+        TemporaryRoot.removedAtExit()
+        let url = URL(fileURLWithPath: TemporaryRoot.path).appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// The one folder of this test process's temporary directories, removed when the process exits.
+enum TemporaryRoot {
+    /// Its path.
+    static let path = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-cli-tests-\(UUID().uuidString)").path
+    private static let registered: Void = { atexit { TemporaryRoot.remove() } }()
+
+    /// Has the folder removed at exit (once, whatever the number of calls).
+    static func removedAtExit() { registered }
+
+    /// Removes the folder; a failure is said on standard error (no test runs any more to record it).
+    static func remove() {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do { try FileManager.default.removeItem(atPath: path) } catch {
+            FileHandle.standardError.write(Data("OneTapCLITests: \(path) was not removed: \(error)\n".utf8))
+        }
     }
 }
 
@@ -52,3 +72,15 @@ func runInProcess(
     let code = await OneTapCommandLine.run(arguments, io: io)
     return (code, io)
 }
+
+/// Removes a test's temporary file or directory, if it is there; a removal that fails is recorded as an issue (a
+/// test must not leave files behind unseen).
+/// - Parameter path: The file's or directory's path.
+func removeTemporary(_ path: String) {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    do { try FileManager.default.removeItem(atPath: path) } catch { Issue.record("\(path) was not removed: \(error)") }
+}
+
+/// Removes a test's temporary file or directory, as ``removeTemporary(_:)-(String)`` does.
+/// - Parameter url: Its file URL.
+func removeTemporary(_ url: URL) { removeTemporary(url.path) }

@@ -113,7 +113,7 @@ import OneTapSupport
         let (svg, _) = try Self.chart()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-chart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let png = try Browser.screenshot(browser, svg: svg, in: directory, width: 900, height: 464)
         #expect(png.count > 1000)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG")

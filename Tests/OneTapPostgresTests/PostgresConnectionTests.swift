@@ -257,7 +257,7 @@ import Glibc
     @Test func aServerThatNeverAnswersTimesOutConnecting() async throws {
         let directory = "/tmp/onetap-silent-\(UInt32.random(in: 0...UInt32.max))"
         mkdir(directory, 0o700)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { removeTemporary(directory) }
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(listener) }
         var address = sockaddr_un()

@@ -335,7 +335,7 @@ import Testing
         let url = try await TestDatabase.url()
         let policy = "/tmp/onetap-pg-policy-\(UUID().uuidString).csv"
         try "rule,key,counts,window_seconds,limit,over,lock_seconds,source\nip-hour,ip,sends,3600,5,limit,,test\n".write(toFile: policy, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: policy) }
+        defer { removeTemporary(policy) }
         try await TestDatabase.withStores { stores in
             let schema = stores.configuration.schema
             let senders = try (0..<4).map { index in

@@ -611,7 +611,7 @@ import Testing
                 try await group.waitForAll()
             }
             let counter = "/tmp/onetap-pg-refresh-count-\(UUID().uuidString)"
-            defer { try? FileManager.default.removeItem(atPath: counter) }
+            defer { removeTemporary(counter) }
             let processes = try (0..<4).map { _ in
                 try ChildProcess(
                     BuildProducts.path("OneTapTestHelper"), ["postgres-refresh-due", "-", stores.configuration.schema, counter],

@@ -23,8 +23,9 @@ enum DataFile {
     /// unreadable file fails the test that uses it rather than make it test nothing).
     static func rows(_ name: String) -> [DataRow] {
         let path = Package.path("Data/" + name)
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            return [DataRow(file: name, line: 0, fields: [:], problem: "cannot read \(path)")]
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            return [DataRow(file: name, line: 0, fields: [:], problem: "cannot read \(path): \(error)")]
         }
         var header: [String]? = nil
         var rows: [DataRow] = []

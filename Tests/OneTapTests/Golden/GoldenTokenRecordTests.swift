@@ -53,7 +53,7 @@ import Testing
     /// list them; a write replacing the golden version is taken.
     @Test func aStoreReadsTheGoldenFiles() async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let store = try FileTokenStore(directory: directory.appendingPathComponent("store").path)
         for (file, account) in [("tianyi-with-refresh", Self.withRefresh), ("tianyi-without-refresh", Self.withoutRefresh)] {
             let path = store.path(for: account)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct TableFileTests {
     @Test func aDirectoryReplacesTheTablesItHolds() throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         try "mcc,mnc,carrier,note,source\n460,00,mobile,n,s\n460,99,telecom,new code,s\n".write(
             to: directory.appendingPathComponent("plmn.csv"), atomically: true, encoding: .utf8)
         let tables = try DecisionTables(directory: directory.path)
@@ -20,7 +20,7 @@ import Testing
 
     @Test func aMalformedReplacementNamesItsFileAndLine() throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let path = directory.appendingPathComponent("result-codes.csv").path
         try "flow,code,action,meaning_zh,meaning_en,source\nmobile,1,win,a,b,s\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect {
@@ -33,7 +33,7 @@ import Testing
 
     @Test func anEmptyDirectoryKeepsEverythingBuiltInAndAMissingOneIsAnError() throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let tables = try DecisionTables(directory: directory.path)
         #expect(tables.plmn.carrier(for: try PLMN("46011")) == .telecom && tables.plmn.entries.count == PLMNTable.builtIn.entries.count)
         #expect {
@@ -56,7 +56,7 @@ import Testing
 
     @Test func invalidUTF8ReplacementFileNamesTheLine() throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let path = directory.appendingPathComponent("plmn.csv").path
         var bytes = Array("mcc,mnc,carrier,note,source\n460,00,mobile,x,s\n".utf8)
         bytes.insert(0xFF, at: bytes.count - 3)
@@ -71,7 +71,7 @@ import Testing
 
     @Test func replacementFileLoadsAndWins() throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         let path = directory.appendingPathComponent("plmn.csv").path
         try "mcc,mnc,carrier,note,source\n460,00,mobile,n,s\n460,99,unicom,a new code,s\n".write(toFile: path, atomically: true, encoding: .utf8)
         let table = try PLMNTable(contentsOf: path)

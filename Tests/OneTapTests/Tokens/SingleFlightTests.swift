@@ -60,7 +60,7 @@ extension TokenVaultTests {
         #expect(refresher.calls == 1)
         #expect(results.count == 1000)
         if succeeds {
-            #expect(Set(results.map { (try? $0.get()) ?? "failed" }) == ["refreshed-1"])
+            #expect(Set(results.map { if case .success(let token) = $0 { token } else { "failed: \($0)" } }) == ["refreshed-1"])
             #expect(events.names.filter { $0 == "refreshed" }.count == 1)
         } else {
             let kinds = Set(results.map { result -> String in

@@ -16,7 +16,7 @@ import Testing
 
     func withDirectory(_ body: (String) async throws -> Void) async throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         try await body(directory.appendingPathComponent("store").path)
     }
 
@@ -89,7 +89,7 @@ import Testing
 
     @Test func refusesADirectoryOthersCanWrite() throws {
         let directory = try Package.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { removeTemporary(directory) }
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
         #expect {
             try FileTokenStore(directory: directory.path)
@@ -719,7 +719,7 @@ import Testing
                             expiresAt: issued.addingTimeInterval(30 * 86_400)),
                 replacing: nil, dueAt: issued)
             let counter = directory + "-refresh-count"
-            defer { try? FileManager.default.removeItem(atPath: counter) }
+            defer { removeTemporary(counter) }
             let processes = try (0..<2).map { _ in
                 try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["refresh", directory, "shared", counter, "300"], output: .pipe)
             }
@@ -747,7 +747,7 @@ import Testing
                     replacing: nil, dueAt: issued)
             }
             let counter = directory + "-refresh-count"
-            defer { try? FileManager.default.removeItem(atPath: counter) }
+            defer { removeTemporary(counter) }
             let processes = try (0..<4).map { _ in try ChildProcess(BuildProducts.path("OneTapTestHelper"), ["refresh-due", directory, counter]) }
             for process in processes {
                 #expect(await process.exited().succeeded)
