@@ -45,4 +45,18 @@ import Testing
         #expect(error?.description.contains(words) == true, "\(String(describing: error))")
         #expect(error?.description.contains("S3cret") == false)
     }
+
+    /// `clientIp` is the server's address: anything else is the configuration's fault, said once at start. A value the
+    /// request cannot carry (an IPv6 zone's `%`, an `&`) was refused only at each call, as the refresh token's fault:
+    /// `relogin-required`, and every account's token was dropped (a review's finding).
+    @Test(arguments: ["fe80::1%eth0", "203.0.113.7&x=1", "the-server", " 203.0.113.7", ""])
+    func aClientIpThatIsNoAddressIsMisconfigured(_ value: String) throws {
+        var configuration = TianyiConfiguration(appID: "8013818507", appSecret: Secret("S3cret-literal"))
+        configuration.clientIP = value
+        let error = #expect(throws: GatewayError.self) { try TianyiTokenRefresher(configuration: configuration, transport: URLSessionTransport()) }
+        guard case .misconfigured(let message)? = error?.kind else { Issue.record("\(String(describing: error))"); return }
+        #expect(message.contains("clientIp"), "\(message)")
+        configuration.clientIP = "2001:db8::7"
+        #expect(throws: Never.self) { try TianyiTokenRefresher(configuration: configuration, transport: URLSessionTransport()) }
+    }
 }

@@ -9,9 +9,12 @@ import OneTapTesting
 @Suite(.timeLimit(.minutes(1))) struct TianyiVaultTests {
     static let background = TokenVault.Background(scanInterval: .seconds(86_400), concurrentRefreshes: 2, lateAnswerLimit: .seconds(30))
 
-    static func withVault<T: Sendable>(_ server: FakeServer, _ body: @Sendable (TokenVault) async throws -> T) async throws -> T {
+    static func withVault<T: Sendable>(
+        _ server: FakeServer, timeout: Duration = .seconds(6), _ body: @Sendable (TokenVault) async throws -> T
+    ) async throws -> T {
         var configuration = TianyiConfiguration(appID: TianyiFakeServerTests.appID, appSecret: Secret(TianyiFakeServerTests.secret))
         configuration.refreshURL = server.url("/api/oauth2/refreshToken.do")
+        configuration.timeout = timeout
         let refresher = try TianyiTokenRefresher(configuration: configuration, transport: URLSessionTransport())
         let vault = TokenVault(refresher: refresher, background: Self.background, events: DiscardingEventSink())
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -54,5 +57,39 @@ import OneTapTesting
             }
         }
         #expect(error?.kind == .reloginRequired)
+    }
+
+    /// A refresh answered after the exchange's time limit (6 s by default, here 1 s; the fake's `slow-` token answers
+    /// after 3 s) is still read: the carrier may have rotated the refresh token, and the vault waits for it (its own
+    /// 30 s, then a late answer's window). Cut off at the exchange's limit, the rotation was lost and the account's
+    /// next refresh, with the retired token, was refused (a review's finding).
+    @Test func aRefreshAnsweredPastTheExchangesTimeLimitIsKept() async throws {
+        let server = try await TianyiFakeServerTests.fake()
+        defer { server.stop() }
+        let token = try await Self.withVault(server, timeout: .seconds(1)) { vault in
+            try await vault.store(Self.expired("acct-slow", refresh: "slow-RT-\(UUID().uuidString)"))
+            return try await vault.validToken(for: "acct-slow")
+        }
+        #expect(token.value.reveal().hasPrefix("AT-") && token.refreshToken?.reveal().hasPrefix("RT-") == true)
+    }
+
+    /// A success under another content type than JSON's (the document shows none) is read all the same: its refresh
+    /// token may be rotated, and refused as `wrong-content-type`, the rotation was lost (a review's finding). A body
+    /// that is not the documented JSON stays a failed refresh.
+    @Test func aRefreshAnsweredAsTextIsRead() async throws {
+        let server = try await TianyiFakeServerTests.fake()
+        defer { server.stop() }
+        let token = try await Self.withVault(server) { vault in
+            try await vault.store(Self.expired("acct-text", refresh: "plain-RT-\(UUID().uuidString)"))
+            return try await vault.validToken(for: "acct-text")
+        }
+        #expect(token.value.reveal().hasPrefix("AT-") && token.refreshToken?.reveal().hasPrefix("RT-") == true)
+        let error = await #expect(throws: TokenError.self) {
+            try await Self.withVault(server) { vault in
+                try await vault.store(Self.expired("acct-html", refresh: "html-\(UUID().uuidString)"))
+                return try await vault.validToken(for: "acct-html")
+            }
+        }
+        #expect(error?.kind == .refreshFailed)
     }
 }

@@ -101,8 +101,8 @@ extension ErrorKind where Failure == StoreError {
     public static let timeout = Self("timeout")
     /// A stored file can be read or written by other users, or belongs to another user; it is not read.
     public static let insecure = Self("insecure")
-    /// The record would be larger than the store keeps (a token's record over 64 KiB:
-    /// ``TokenRecordLimit``); it was not stored.
+    /// The record would be larger than the store keeps (a token's record over 64 KiB, or a token dated outside
+    /// 1970 … 9999: ``TokenRecordLimit``); it was not stored.
     public static let tooLarge = Self("too-large")
     /// A guest-data kind that is no data kind (``StoreError/check(dataKind:)``); nothing was written.
     public static let invalidKind = Self("invalid-kind")

@@ -170,10 +170,19 @@ public enum TokenRecordLimit {
         TokenRecord.encode(StoredToken(token: token, version: TokenVersion(.max)), dueAt: Date(millisecondsSince1970: TokenRecord.maxMilliseconds)).count
     }
 
-    /// Refuses a token whose record would be too large.
+    /// Refuses a token a record cannot hold: one whose record would be too large, or dated outside 1970-01-01 …
+    /// 9999-12-31 (what a record's instants are read back within).
     /// - Parameter token: The token about to be saved.
-    /// - Throws: ``StoreError`` of kind `too-large`, naming the account and the sizes (never the token).
+    /// - Throws: ``StoreError`` of kind `too-large`, naming the account and the sizes or the instant (never the token).
     public static func check(_ token: AccessToken) throws(StoreError) {
+        for (name, instant) in [("issuedAt", token.issuedAt), ("expiresAt", token.expiresAt)] {
+            // As a record writes it (NaN and the infinities, which no record holds, fail too).
+            guard instant.hasMillisecondsSince1970, (0...TokenRecord.maxMilliseconds).contains(instant.millisecondsSince1970) else {
+                throw StoreError(
+                    .tooLarge, account: token.account,
+                    message: "the token's \(name) lies outside 1970-01-01 … 9999-12-31, which a record holds (the token was not stored)")
+            }
+        }
         let size = size(of: token)
         guard size <= bytes else {
             throw StoreError(

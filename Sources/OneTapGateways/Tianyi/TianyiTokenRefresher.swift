@@ -35,8 +35,9 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
     ///   cannot be served but rotated the refresh token, an empty access token with ``RefreshResponse/unusable`` set
     ///   (never serve it: ``TokenVault`` keeps the refresh token and counts a failed refresh).
     /// - Throws: ``TokenError``: `relogin-required` for a token of another flow, without a refresh token or with one
-    ///   the request cannot carry, and for a non-zero `result`; `refresh-failed` for everything else (no answer, a 5xx, a wrong content type, a body that is not
-    ///   the documented JSON, a configuration the request cannot be made with); `CancellationError`.
+    ///   the request cannot carry, and for a non-zero `result`; `refresh-failed` for everything else (no answer within
+    ///   the call's limit, at least 330 s: a vault's own limits end it first; a 5xx; a body that is not the documented
+    ///   JSON, whatever its content type); `CancellationError`.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         guard token.flow == .tianyi else {
             throw TokenError(.reloginRequired, message: "tianyi: refreshToken.do refreshes tianyi tokens; this one is \(token.flow)")
@@ -47,13 +48,21 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
         let response: HTTPResponse
         do {
             let request = try TianyiRequest(parameters: parameters(refreshToken: refreshToken.reveal(), timeStamp: client.timeStamp), configuration: configuration)
-            response = try await client.send(request, to: configuration.refreshURL)
-            // The status, the content type and the JSON judged as for every gateway; the fields by OneTap's reader.
-            _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
+            response = try await client.send(request, to: configuration.refreshURL, timeout: Self.callLimit(configuration))
         } catch let error as GatewayError {
-            // A refresh token the request cannot carry never will: the account logs in again.
+            // A refresh token the request cannot carry never will: the account logs in again (the configuration's own
+            // values are checked at `init`).
             if case .refusedCredential = error.kind { throw TokenError(.reloginRequired, message: error.description) }
             throw TokenError(.refreshFailed, message: error.description)
+        }
+        do {
+            // The status and the JSON judged as for every gateway; the fields by OneTap's reader.
+            _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
+        } catch {
+            // A 2xx answer under another content type is read all the same (the document shows none): a success may
+            // have rotated the refresh token, which the vault must keep; a body that is not the documented JSON is
+            // refused by the reader.
+            guard case .wrongContentType = error.kind else { throw TokenError(.refreshFailed, message: error.description) }
         }
         return try TianyiRefreshResponse.decode(response.body, sent: [token.value, refreshToken])
     }
@@ -69,6 +78,14 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
             configuration: configuration
         ).preview(configuration)
     }
+
+    /// A refresh call's limit: at least 330 s, past a ``TokenVault``'s own (its `refreshTimeout`, 30 s, and its
+    /// late answer's `lateAnswerLimit`, 5 minutes, by default), which end the call first; the configuration's
+    /// `timeout` (6 s) is the login exchange's, and an answer past it may carry a rotated refresh token the vault must
+    /// keep. A longer `timeout` raises it.
+    /// - Parameter configuration: The settings.
+    /// - Returns: The limit.
+    static func callLimit(_ configuration: TianyiConfiguration) -> Duration { max(configuration.timeout, .seconds(330)) }
 
     private func parameters(refreshToken: String, timeStamp: String) -> [(name: String, value: String)] {
         client.withClientIP([("refreshToken", refreshToken), ("grantType", "refresh_token"), ("timeStamp", timeStamp)])

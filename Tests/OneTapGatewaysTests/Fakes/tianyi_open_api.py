@@ -27,6 +27,7 @@ Prints its port on stdout's first line; serves until stdin closes.
 Tokens (accessToken or refreshToken) choose a fault after the request was checked:
   expired-* / revoked-*  FAKE_TOKEN_INVALID / FAKE_REFRESH_REFUSED
   slow-*        the answer after 3 s
+  plain-*       the success answer under Content-Type text/plain;charset=UTF-8 (the document shows no content type)
   status-NNN-*  HTTP status NNN
   truncated-*   a Content-Length longer than the body sent, then the connection closed
   malformed-*   200 application/json, not JSON
@@ -115,8 +116,8 @@ def call_parameters(args, path, fields):
 
 def make_handler(args):
     class Handler(http_behaviours.Handler):
-        def answer(self, **members):
-            self.send_body(200, json.dumps(members).encode(), "application/json;charset=UTF-8")
+        def answer(self, media_type="application/json;charset=UTF-8", **members):
+            self.send_body(200, json.dumps(members).encode(), media_type)
 
         def do_GET(self):
             self.send_body(405, b'{"error":"POST only"}')
@@ -144,9 +145,10 @@ def make_handler(args):
                 return self.answer(result="FAKE_REFRESH_REFUSED", msg="refreshToken invalid")
             if http_behaviours.answer_fault(self, token, b'{"result":0,"mobileName":"18912345678"'):
                 return
+            media_type = "text/plain;charset=UTF-8" if token.startswith("plain-") else "application/json;charset=UTF-8"
             if self.path == USER_INFO:
-                return self.answer(result=0, msg="success", mobileName=args.number)
-            return self.answer(result=0, msg="success", accessToken="AT-" + secrets.token_hex(16),
+                return self.answer(media_type, result=0, msg="success", mobileName=args.number)
+            return self.answer(media_type, result=0, msg="success", accessToken="AT-" + secrets.token_hex(16),
                                refreshToken="RT-" + secrets.token_hex(16), expiresIn=str(MONTH))
 
     return Handler

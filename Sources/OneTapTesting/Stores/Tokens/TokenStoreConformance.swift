@@ -124,6 +124,23 @@ package enum TokenStoreConformance {
             suite.expect(try await store.load("big")?.version == version, "a refused save must leave the stored token as it was")
         }
 
+        // A token dated outside what a record holds (1970-01-01 … 9999-12-31; 253,402,300,800 s is 10000-01-01) is refused at save: a store that wrote
+        // it refused it at the next read, and the token, its refresh token with it, was lost (a review's finding).
+        try await suite.check("instants a record holds", makeStore) { store in
+            let kept = try await store.save(token("dated", "kept"), replacing: nil, dueAt: now)
+            let issued = now.addingTimeInterval(-60)
+            for (issuedAt, expiresAt) in [(Date.distantPast, issued), (issued, Date(timeIntervalSince1970: 253_402_300_800)), (Date(timeIntervalSince1970: -1), issued)] {
+                let dated = AccessToken(value: Secret("dated"), refreshToken: Secret("R"), flow: .tianyi, account: "dated", issuedAt: issuedAt, expiresAt: expiresAt)
+                do {
+                    _ = try await store.save(dated, replacing: kept, dueAt: now)
+                    suite.problem("a token issued \(issuedAt) and expiring \(expiresAt) must be refused at save")
+                } catch {
+                    suite.expect((error as? StoreError)?.kind == .tooLarge, "a token dated outside 1970 … 9999 must throw too-large, threw \(error)")
+                }
+            }
+            suite.expect(try await store.load("dated")?.token.value.reveal() == "kept", "a refused save must leave the stored token as it was")
+        }
+
         // Account ids are compared by their UTF-8 bytes: canonically equivalent spellings are two accounts.
         try await suite.check("ids by bytes", makeStore) { store in
             let composed: AccountID = "caf\u{E9}"
