@@ -87,8 +87,8 @@ public struct ExchangeGuard: Sendable {
     ///   - events: Where a failure to record the exchange's end is told.
     ///   - recovering: Whether the login's exchange began before (a retry of its success report, whose first request
     ///     exchanged the token and could not store the answer): a token too old to send then still gets what the
-    ///     ledger kept of this login's exchange (its answer, or its failure); without, a token too old to send touches
-    ///     no ledger.
+    ///     ledger kept of this login's exchange (its answer, or its failure), once an exchange of it under way (a
+    ///     claim within the time-out and its grace) has answered; without, a token too old to send touches no ledger.
     /// - Returns: What came of it, bound to the token, to report to the login session.
     /// - Throws: ``StoreError`` when the ledger fails on a claim (nothing was sent), or when this call
     ///   waited for the same login's exchange under way and has no answer of its own to give (`timeout`);
@@ -183,11 +183,17 @@ public struct ExchangeGuard: Sendable {
         recovering: Bool, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
     ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
         let now = clock.now()
-        if rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now) {
-            return recovering ? try await keptAnswer(digest, session: session, claim: claim, at: now) : (.tokenExpired, false, false, nil)
-        }
+        // A token past its lifetime is never sent: a first report gets `token-expired`; a recovery gets what the ledger
+        // kept of this login's exchange of it, once any exchange of it under way has answered.
+        let expired = rules.hasExpired(credential.flow, receivedAt: receivedAt, at: now)
+        if expired && !recovering { return (.tokenExpired, false, false, nil) }
         // A ledger's StoreError propagates from here: the token was not sent, so there is no answer.
         var held = try await claim(digest, now)
+        if expired && held == nil {
+            // No claim was kept (the ledger lost it, or swept it): the one just made is settled failed (the token never
+            // left), so none is left pending for reconciliation.
+            return (.tokenExpired, false, false, ExchangeSettlement(token: digest, state: .failed, at: now))
+        }
         var waited = false  // this call waited for another request's exchange of the token
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         var pending: LockWait?  // the wait for the exchange under way, on this instance's clock
@@ -199,6 +205,9 @@ public struct ExchangeGuard: Sendable {
                 // than those on this instance's clock (a claimer's clock ahead, this one set back).
                 var wait = pending ?? LockWait(timeout: timeout + settleGrace, clock: clock)
                 guard clock.now() < entry.claimedAt.addingTimeInterval((timeout + settleGrace).seconds), !wait.isOver else {
+                    // A claim no answer came to within its bounds, of a token too old to send again (an instance
+                    // that died mid-exchange): the login runs the flow again.
+                    if expired && !waited { return (.tokenExpired, false, false, nil) }
                     throw noAnswer(session, "the exchange under way since \(entry.claimedAt.iso8601) has recorded no answer yet")
                 }
                 try await wait.pause(pollInterval)  // throws CancellationError when the caller went away
@@ -213,6 +222,8 @@ public struct ExchangeGuard: Sendable {
                 // time-out, or a provider's fault); a waiter makes no answer of its own.
                 throw noAnswer(session, "the exchange this request waited for ended without a known result")
             }
+            // Sent, no result known, and too old to send again: kept for reconciliation; the login runs the flow again.
+            if expired { return (.tokenExpired, false, false, nil) }
             if resendRefused {
                 // Sent twice, no result known: the ledger's final word, kept for reconciliation; the caller's
                 // retry found it resent, which says nothing the server saw of the carrier.
@@ -226,20 +237,12 @@ public struct ExchangeGuard: Sendable {
             resendRefused = true
             held = try await ledger.claim(digest, for: session, at: clock.now())
         }
-        return await send(credential, digest: digest, resent: false, rules: rules, limit: limit)
-    }
-
-    /// What the ledger kept of a login's exchange of a token too old to send again (a retry after the first request's
-    /// answer could not be stored): its answer or its failure; else `tokenExpired`, nothing sent. The token's claim is
-    /// read through `claim`; one this makes (no claim was kept: the ledger lost it, or swept it) is settled `failed`
-    /// with the call's end (the token never left), so no claim is left pending for reconciliation.
-    private func keptAnswer(
-        _ digest: SHA256Digest, session: LoginSessionID, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?, at now: Date
-    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
-        guard let entry = try await claim(digest, now) else {
-            return (.tokenExpired, false, false, ExchangeSettlement(token: digest, state: .failed, at: now))
+        if expired {
+            // The claim waited for was swept meanwhile, and the claim that found none made one: settled failed (the
+            // token never left).
+            return (.tokenExpired, false, false, ExchangeSettlement(token: digest, state: .failed, at: clock.now()))
         }
-        return (Self.kept(entry, for: session) ?? .tokenExpired, false, false, nil)
+        return await send(credential, digest: digest, resent: false, rules: rules, limit: limit)
     }
 
     /// Why a provider OneTap ships must not exchange a flow's token under these rules: it has rows of

@@ -73,6 +73,31 @@ import Testing
         #expect(clock.now().timeIntervalSince(start) <= 8, "waited \(clock.now().timeIntervalSince(start)) s")
     }
 
+    /// A recovery that finds its token past its lifetime while this login's own exchange of it is under way (a retry's
+    /// resend, claimed a moment ago) waits for that exchange's answer, as a recovery within the lifetime does; a claim
+    /// older than the time-out and its grace (an instance that died) is too old to wait for: `token-expired`. An
+    /// attacker's read: it answered `token-expired` at once, the machine moved the login to a second run of the flow,
+    /// and the answer the resend then got, the number, was billed and lost.
+    @Test func aRecoveryPastTheTokensLifetimeWaitsForTheExchangeUnderWay() async throws {
+        let guarded = ExchangeGuard(provider: MockTokenExchange(number: Self.number), ledger: ledger, timeout: .seconds(5), clock: clock)
+        let digest = Self.credential.tokenDigest
+        #expect(try await ledger.claim(digest, for: OneSession.id, at: clock.now()) == nil)  // the resend under way
+        let received = clock.now().addingTimeInterval(-121)  // China Mobile's token lives 120 s
+        let recovery = Task {
+            try await guarded.exchange(Self.credential, for: OneSession.id, receivedAt: received, rules: .builtIn, events: DiscardingEventSink(), recovering: true)
+                .answer
+        }
+        try await sleepers(1)  // the recovery polls the ledger
+        try await ledger.settle(digest, .answered(ExchangeResponse(code: "103000", phoneNumber: Self.number)), at: clock.now())
+        let answered = await clock.advance(by: guarded.pollInterval, until: recovery)
+        #expect(try answered.get() == Self.success)
+
+        let crashed = CarrierCredential(flow: .mobile, token: Secret("T-waiter-crashed"), uniqueID: "u")
+        #expect(try await ledger.claim(crashed.tokenDigest, for: OneSession.id, at: clock.now().addingTimeInterval(-7)) == nil)
+        let late = try await guarded.exchange(crashed, for: OneSession.id, receivedAt: received, rules: .builtIn, events: DiscardingEventSink(), recovering: true)
+        #expect(late.answer == .tokenExpired)
+    }
+
     /// A provider that throws after the request may have left (a malformed body) leaves the exchange
     /// `unknown`: listed for reconciliation, resendable once by its login, refused to any other. Before:
     /// `failed`, never listed though the carrier may have billed.
