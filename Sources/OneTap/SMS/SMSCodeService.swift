@@ -154,17 +154,17 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             } catch {
                 let message = PhoneNumber.maskingNumbers(in: Secret.scrub(String(describing: error), of: [code]), limit: 200)
                 emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
-                // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call
-                // whose caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway
-                // would not verify, and the user would pay for a second message. One the gateway refused, or
-                // that never left, is withdrawn, and the code it replaced (the user may hold it from an earlier send in
-                // the session) is the session's again until its own expiry; one that never left is no send to its
-                // number either: its counts on the number, the session and all requests are taken back, the requester's
-                // address and device keep
+                // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call whose
+                // caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway would not
+                // verify, and the user would pay for a second message. One the gateway refused, or that never left, is
+                // withdrawn, and the code it replaced (the user may hold it from an earlier send in the session) is the
+                // session's again until its own expiry; one that never left is no send to its number either: its counts
+                // on the number, the session and all requests are taken back, the requester's address and device keep
                 // theirs (the gateway refusing it counted it, as gateways count every submission). A returning owner's
-                // send that the gateway's own flow control refused (`throttled`) gives back its counts on the number and
-                // its lane only: a gateway hour that a stranger filled must not spend the owner's daily room with every
-                // try, while its login session's and the global counts still bound its tries; anyone else's counts whole.
+                // send that the gateway's own flow control refused (`throttled`) gives back its counts on the number
+                // and its lane only: a gateway hour that a stranger filled must not spend the owner's daily room with
+                // every try, while its login session's and the global counts still bound its tries; anyone else's
+                // counts whole.
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
                 let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
