@@ -117,9 +117,11 @@ package enum GatewayAnswer {
         }
     }
 
-    /// A number the vendor encrypted to the app's key. A ciphertext that does not decrypt (wrong padding, another
-    /// key) and one that decrypts to anything but a mainland mobile number give one error, word for word: told
-    /// apart, they would be a padding oracle for whoever can inject answers. The error quotes nothing it read.
+    /// A number the vendor encrypted to the app's key, its plaintext UTF-8 or UTF-16LE text (no vendor document says
+    /// which; a public China Mobile integration, gin-vue-admin's oneLogin plugin, decodes `msisdn` as UTF-16LE). A
+    /// ciphertext that does not decrypt (wrong padding, another key) and one that decrypts to anything but a mainland
+    /// mobile number give one error, word for word: told apart, they would be a padding oracle for whoever can inject
+    /// answers. The error quotes nothing it read.
     /// - Parameters:
     ///   - gateway: The gateway's name, for errors.
     ///   - label: How the error names the member (`msisdn`, `'phone'`).
@@ -137,8 +139,18 @@ package enum GatewayAnswer {
         } catch {
             throw failure
         }
-        guard let number = try? PhoneNumber(String(decoding: plaintext, as: UTF8.self)) else { throw failure }
+        guard let number = try? PhoneNumber(Self.text(ofPlaintext: plaintext)) else { throw failure }
         return number
+    }
+
+    /// A decrypted number's text: UTF-16LE when every second byte is zero (each code unit under 256, as digits are),
+    /// else UTF-8.
+    /// - Parameter plaintext: The decrypted bytes.
+    /// - Returns: The text.
+    /// - Complexity: O(*n*) in the plaintext's length.
+    static func text(ofPlaintext plaintext: [UInt8]) -> String {
+        let wide = !plaintext.isEmpty && plaintext.count.isMultiple(of: 2) && stride(from: 1, to: plaintext.count, by: 2).allSatisfy { plaintext[$0] == 0 }
+        return wide ? String(decoding: stride(from: 0, to: plaintext.count, by: 2).map { plaintext[$0] }, as: UTF8.self) : String(decoding: plaintext, as: UTF8.self)
     }
 
     /// An object member (`data`, `header`), if present.

@@ -5,8 +5,10 @@ Written from China Mobile's public document (Data/gateways/cmcc-login-token-vali
 §2.7 and §4.2, and the 2018 Android document §3.1), not from OneTap's Swift: it checks every field the document names
 and the signature, and answers as the document says. Standard library and python3-cryptography only.
 
-Run: cmcc_login_token_validate.py --appid ID --number 13800138000 (--secret S | --public-key PEM [--msisdn-encoding hex|base64])
-     [--whitelist IP ...] [--task-ids]
+Run: cmcc_login_token_validate.py --appid ID --number 13800138000 (--secret S | --public-key PEM [--msisdn-encoding hex|base64]
+     [--msisdn-text utf-8|utf-16le]) [--whitelist IP ...] [--task-ids]
+The document does not say which bytes `msisdn` encrypts: UTF-8 by default; a public integration (flipped-aurora/gin-vue-admin,
+server/plugin/oneLogin/service) decodes the plaintext as UTF-16LE, which --msisdn-text utf-16le encrypts.
 Prints its port on stdout's first line; serves until stdin closes.
 
 Tokens choose a fault after the request was checked (each is otherwise a valid token, used once):
@@ -93,7 +95,7 @@ def make_handler(args, state, public_key):
                 return
             msisdn = args.number
             if rsa:
-                ciphertext = public_key.encrypt(args.number.encode(), padding.PKCS1v15())
+                ciphertext = public_key.encrypt(args.number.encode(args.msisdn_text), padding.PKCS1v15())
                 msisdn = ciphertext.hex() if args.msisdn_encoding == "hex" else base64.b64encode(ciphertext).decode()
             extra = {"msisdn": msisdn}
             if args.task_ids:
@@ -110,6 +112,7 @@ def main():
     parser.add_argument("--secret")
     parser.add_argument("--public-key")
     parser.add_argument("--msisdn-encoding", choices=["hex", "base64"], default="hex")
+    parser.add_argument("--msisdn-text", choices=["utf-8", "utf-16le"], default="utf-8")
     parser.add_argument("--whitelist", nargs="*", default=[])
     parser.add_argument("--task-ids", action="store_true")
     args = parser.parse_args()
