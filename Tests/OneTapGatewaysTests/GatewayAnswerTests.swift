@@ -15,6 +15,14 @@ import Testing
         #expect(try GatewayAnswer.text(object, "missing", gateway: "cmcc") == nil)
     }
 
+    /// A JSON object under another content type, or none, is the vendor's answer all the same: most documents name no
+    /// type, and refused as `wrong-content-type`, a billed exchange's number was lost (a review's finding).
+    @Test(arguments: [["Content-Type": "text/plain;charset=UTF-8"], ["Content-Type": "text/html"], [:]])
+    func aJSONObjectUnderAnotherContentTypeIsRead(headers: [String: String]) throws {
+        let object = try GatewayAnswer.jsonObject(HTTPResponse(status: 200, headers: headers, body: Array(#"{"resultCode":"103000"}"#.utf8)), gateway: "cmcc", contentTypes: ["application/json"])
+        #expect(try GatewayAnswer.text(object, "resultCode", gateway: "cmcc") == "103000")
+    }
+
     @Test func everyMalformedAnswerIsATypedErrorThatQuotesNothingOfTheBody() throws {
         let secret = "13812345678-STsid0000001517196594066"
         let cases: [(HTTPResponse, GatewayError.Kind)] = [
@@ -26,6 +34,8 @@ import Testing
             (HTTPResponse(status: 200, headers: Self.json, body: Array("{\"msisdn\":\"\(secret)".utf8)), .malformedBody("the body is not JSON (\(secret.count + 11) bytes)")),
             (HTTPResponse(status: 200, headers: Self.json, body: [0xFF, 0xFE]), .malformedBody("the body is not UTF-8 (2 bytes)")),
             (HTTPResponse(status: 200, headers: Self.json, body: Array("[\"\(secret)\"]".utf8)), .malformedBody("the body is JSON but not an object")),
+            // Under another content type, what is no JSON object is named by its type.
+            (HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array("[\"\(secret)\"]".utf8)), .wrongContentType("text/html")),
         ]
         for (response, kind) in cases {
             let error = #expect(throws: GatewayError.self) { try GatewayAnswer.jsonObject(response, gateway: "cmcc", contentTypes: ["application/json"]) }

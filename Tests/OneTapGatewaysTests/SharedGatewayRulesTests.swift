@@ -82,7 +82,7 @@ import Testing
         let other = try #require(URL(string: "https://example.invalid/other"))
         #expect(configuration.post(gateway: "geetest", to: other, headers: []).url == other)
         #expect(throws: GatewayError(gateway: "geetest", .wrongContentType("text/html"))) {
-            try configuration.jsonObject(HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array("{}".utf8)), gateway: "geetest")
+            try configuration.jsonObject(HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Array("<html>busy</html>".utf8)), gateway: "geetest")
         }
     }
 }

@@ -20,7 +20,7 @@ public struct AliyunPNVSConfiguration: Sendable, CustomStringConvertible {
     /// The whole call's limit: 6 s, past the exchange guard's 5 s, so that the guard's time-out (recorded as
     /// "unknown", since the token may be spent) comes first.
     public var timeout: Duration = .seconds(6)
-    /// The answer's accepted content types: `application/json` (parameters such as `;charset=utf-8` accepted).
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` (parameters such as `;charset=utf-8` accepted).
     public var contentTypes = ["application/json"]
 
     /// A configuration with the documented defaults.

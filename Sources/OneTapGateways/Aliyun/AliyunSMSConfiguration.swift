@@ -24,7 +24,7 @@ public struct AliyunSMSConfiguration: Sendable, CustomStringConvertible {
     public var version = "2017-05-25"
     /// The whole call's limit: 5 s (Aliyun advises at least 1 s for SMS sent to the Chinese mainland).
     public var timeout: Duration = .seconds(5)
-    /// The answer's accepted content types: `application/json` (parameters such as `;charset=utf-8` accepted).
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` (parameters such as `;charset=utf-8` accepted).
     public var contentTypes = ["application/json"]
 
     /// A configuration with the documented defaults.

@@ -65,7 +65,7 @@ public struct ChinaMobileConfiguration: Sendable, CustomStringConvertible {
     /// The offset from UTC of `systemtime` (17 digits, `yyyyMMddHHmmssSSS`): +8 h (China Standard Time) unless set;
     /// the document gives the format, not the zone.
     public var systemTimeUTCOffset: Duration = .seconds(8 * 3600)
-    /// The answer's accepted content types: `application/json` unless set (the document names the request's, not
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` unless set (the document names the request's, not
     /// the answer's).
     public var contentTypes = ["application/json"]
 

@@ -30,7 +30,7 @@ public struct ChinaMobileNumberVerificationConfiguration: Sendable, CustomString
     /// The offset from UTC of `header.timestamp` (17 digits, `yyyyMMddHHmmssSSS`): +8 h (China Standard Time) unless
     /// set; the document gives the format, its sibling APIs the zone (北京时间，东八区).
     public var timestampUTCOffset: Duration = .seconds(8 * 3600)
-    /// The answer's accepted content types: `application/json` unless set (the document names the request's only).
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` unless set (the document names the request's only).
     public var contentTypes = ["application/json"]
 
     /// A configuration with the documented defaults.

@@ -8,32 +8,33 @@ package enum GatewayAnswer {
     /// number, an id); a longer body is an error page or worse, and is cut off unread.
     package static let maximumBytes = 16_384
 
-    /// The JSON object an answer holds.
+    /// The JSON object an answer holds. A 2xx body that is a JSON object is read whatever its content type: most
+    /// vendors' documents name none, and the answer to a billed call (a number, a rotated refresh token) must not be
+    /// thrown away for its label; the content type names what came only when the body is no JSON object.
     /// - Parameters:
     ///   - response: The answer.
     ///   - gateway: The gateway's name, for errors.
-    ///   - contentTypes: The media types accepted (`application/json`), compared without regard to case and
+    ///   - contentTypes: The media types expected (`application/json`), compared without regard to case and
     ///     without their parameters (`; charset=UTF-8`).
     /// - Returns: The object's members.
-    /// - Throws: ``GatewayError``: `httpStatus` outside 200–299, `wrongContentType`, `malformedBody` for a body
-    ///   that is not UTF-8, not JSON, or not an object.
+    /// - Throws: ``GatewayError``: `httpStatus` outside 200–299; for a body that is not UTF-8, not JSON, or not an
+    ///   object, `wrongContentType` when its content type is none of those expected, else `malformedBody`.
     package static func jsonObject(_ response: HTTPResponse, gateway: String, contentTypes: [String]) throws(GatewayError) -> [String: JSONValue] {
         guard (200...299).contains(response.status) else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
         let contentType = response.header("content-type")
         let mediaType = contentType.map { String($0.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() }
-        guard let mediaType, contentTypes.contains(where: { $0.lowercased() == mediaType }) else {
-            throw GatewayError(gateway: gateway, .wrongContentType(contentType.map { DisplayText.label($0, limit: 80) }))
+        let expected = mediaType.map { type in contentTypes.contains { $0.lowercased() == type } } ?? false
+        func refused(_ reason: String) -> GatewayError {
+            GatewayError(gateway: gateway, expected ? .malformedBody(reason) : .wrongContentType(contentType.map { DisplayText.label($0, limit: 80) }))
         }
-        guard let text = String(validating: response.body, as: UTF8.self) else {
-            throw GatewayError(gateway: gateway, .malformedBody("the body is not UTF-8 (\(response.body.count) bytes)"))
-        }
+        guard let text = String(validating: response.body, as: UTF8.self) else { throw refused("the body is not UTF-8 (\(response.body.count) bytes)") }
         let value: JSONValue
         do {
             value = try JSONValue.parse(text)
         } catch {
-            throw GatewayError(gateway: gateway, .malformedBody("the body is not JSON (\(response.body.count) bytes)"))
+            throw refused("the body is not JSON (\(response.body.count) bytes)")
         }
-        guard let object = value.objectValue else { throw GatewayError(gateway: gateway, .malformedBody("the body is JSON but not an object")) }
+        guard let object = value.objectValue else { throw refused("the body is JSON but not an object") }
         return object
     }
 

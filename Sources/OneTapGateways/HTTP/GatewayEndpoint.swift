@@ -8,7 +8,8 @@ package protocol GatewayEndpoint: Sendable {
     var url: URL { get set }
     /// The whole call's limit.
     var timeout: Duration { get set }
-    /// The answer's accepted content types.
+    /// The answer's expected content types (a 2xx body that is a JSON object is read under any:
+    /// ``GatewayAnswer/jsonObject(_:gateway:contentTypes:)``).
     var contentTypes: [String] { get }
 }
 

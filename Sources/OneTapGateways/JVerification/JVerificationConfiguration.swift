@@ -25,7 +25,7 @@ public struct JVerificationConfiguration: Sendable, CustomStringConvertible {
     public var flows: Set<LoginFlow> = [.mobile, .unicom, .tianyi]
     /// The whole call's limit: 6 s, past the exchange guard's 5 s, so the guard's time-out comes first.
     public var timeout: Duration = .seconds(6)
-    /// The answer's accepted content types: `application/json` unless set (the documents show JSON answers and
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` unless set (the documents show JSON answers and
     /// name no content type).
     public var contentTypes = ["application/json"]
 

@@ -28,7 +28,7 @@ public struct ShanyanConfiguration: Sendable, CustomStringConvertible {
     public var aesKeyFromUppercaseDigest = false
     /// The whole call's limit: 6 s, past the exchange guard's 5 s, so the guard's time-out comes first.
     public var timeout: Duration = .seconds(6)
-    /// The answer's accepted content types: `application/json`, as the document says.
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json`, as the document says.
     public var contentTypes = ["application/json"]
 
     /// A configuration with the documented defaults.

@@ -20,7 +20,7 @@ public struct TencentCaptchaConfiguration: Sendable, CustomStringConvertible {
     public var url: URL = documentedURL
     /// The whole call's limit: 3 s unless set (a send waits on it).
     public var timeout: Duration = .seconds(3)
-    /// The answer's accepted content types: `application/json` unless set.
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` unless set.
     public var contentTypes = ["application/json"]
 
     /// A configuration with the documented defaults.

@@ -36,7 +36,7 @@ public struct TencentSMSConfiguration: Sendable, CustomStringConvertible {
     public var url: URL = documentedURL
     /// The whole call's limit: 6 s (one message; the SMS service withdraws the code when the call fails).
     public var timeout: Duration = .seconds(6)
-    /// The answer's accepted content types: `application/json` unless set (the document shows JSON answers without
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` unless set (the document shows JSON answers without
     /// naming their content type).
     public var contentTypes = ["application/json"]
 

@@ -58,7 +58,7 @@ public struct TianyiConfiguration: Sendable, CustomStringConvertible {
     public var clientIP: String?
     /// The whole call's limit: 6 s, past the exchange guard's 5 s, so that the guard's time-out comes first.
     public var timeout: Duration = .seconds(6)
-    /// The answer's accepted content types: `application/json` unless set (not public).
+    /// The answer's expected content types (a JSON object under another is read all the same): `application/json` unless set (not public).
     public var contentTypes = ["application/json"]
 
     /// A configuration with the defaults above.

@@ -56,13 +56,11 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
             throw TokenError(.refreshFailed, message: error.description)
         }
         do {
-            // The status and the JSON judged as for every gateway; the fields by OneTap's reader.
+            // The status and the JSON judged as for every gateway (a JSON object whatever its content type); the fields
+            // by OneTap's reader.
             _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
         } catch {
-            // A 2xx answer under another content type is read all the same (the document shows none): a success may
-            // have rotated the refresh token, which the vault must keep; a body that is not the documented JSON is
-            // refused by the reader.
-            guard case .wrongContentType = error.kind else { throw TokenError(.refreshFailed, message: error.description) }
+            throw TokenError(.refreshFailed, message: error.description)
         }
         return try TianyiRefreshResponse.decode(response.body, sent: [token.value, refreshToken])
     }
