@@ -8,8 +8,9 @@ import OneTap
 /// route --plmn 46000 --network wifi => carrier=mobile flows=mobile,sms reason=policy
 /// outcome tianyi -8994014 => action=fallback
 /// ```
-/// The inputs are written exactly as the `onetap route` / `onetap outcome` / `onetap simulate` command
-/// lines, so a case can be pasted into a shell and back. Only the expectations given are checked. A line
+/// The inputs are written as the `onetap route` / `onetap outcome` / `onetap simulate` command lines, words
+/// separated by spaces (no shell quoting is read: `--plmn 46000`, not `--plmn "460 00"`), so a case can be
+/// pasted into a shell and back. Only the expectations given are checked. A line
 /// that cannot run is kept as a ``Problem`` and fails by its line; the other cases still run.
 ///
 /// A `.transcript` file is a login transcript (`onetap session`'s input) whose report lines may each be
@@ -142,8 +143,9 @@ package struct DecisionTable: Sendable {
         try self.init(cases: cases, problems: problems, file: file)
     }
 
-    /// A file's lines, numbered from 1, trimmed of spaces, tabs and carriage returns.
-    private static func lines(of text: String) -> some Sequence<(number: Int, line: String)> {
+    /// A file's lines, numbered from 1, trimmed of spaces, tabs and carriage returns: a line ends at LF or CRLF (which
+    /// Swift reads as one character), as standard input's lines do. Every command that reads a file's lines reads them so.
+    static func lines(of text: String) -> some Sequence<(number: Int, line: String)> {
         text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated().lazy.map { (index, line) in
             (index + 1, line.trimmingCharacters(in: " \t\r"))
         }

@@ -65,11 +65,14 @@ struct SiblingTool {
     /// - Parameter io: The standard streams.
     /// - Returns: The line, or nil when standard input held none.
     /// - Throws: ``CommandFailure`` (64) for a line longer than 64 KiB, which no URL, token or code is: its rest would
-    ///   be read as the next line.
+    ///   be read as the next line; (66) when standard input cannot be read (closed), as every command that reads it says.
     static func readLine(_ io: any CommandIO) throws(CommandFailure) -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
-        while withUnsafeMutableBytes(of: &byte, { io.readInput(into: $0) }) == 1, byte != UInt8(ascii: "\n") {
+        while true {
+            let count = withUnsafeMutableBytes(of: &byte) { io.readInput(into: $0) }
+            guard count >= 0 else { throw CommandFailure(message: "cannot read standard input", code: .noInput) }
+            guard count == 1, byte != UInt8(ascii: "\n") else { break }
             guard bytes.count < 65_536 else {
                 throw CommandFailure(message: "a line of standard input is longer than 64 KiB, which no URL, token or code is", code: .usage)
             }

@@ -8,10 +8,13 @@ extension Transcript.Line {
 
     init(reading reader: inout JSONReader) throws(JSONReadError) {
         self.init()
-        // Every member optional and `null` as absent; a member written twice keeps its last value.
+        // Every member optional and `null` as absent; a member written twice is refused, as in every other JSON input
+        // (kept last, a line replayed as something else than what its first reader saw).
         func text(_ reader: inout JSONReader) throws(JSONReadError) -> String? { try reader.null() ? nil : try reader.string() }
         func flag(_ reader: inout JSONReader) throws(JSONReadError) -> Bool? { try reader.null() ? nil : try reader.bool() }
+        var seen: Set<String> = []
         try reader.members { (key, reader) throws(JSONReadError) in
+            guard seen.insert(key.text).inserted else { throw reader.duplicate(key) }
             switch key {
             case "at": at = try text(&reader)
             case "version": version = try reader.null() ? nil : try reader.int()

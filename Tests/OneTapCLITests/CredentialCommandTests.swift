@@ -130,4 +130,22 @@ import Testing
         #expect(run.stderr == test.stderr)
         for secret in ["UyPHf0", "dWyvuZ6o", "AAECAwQF"] { #expect(!run.stdout.contains(secret) && !run.stderr.contains(secret)) }
     }
+
+    /// A FIFO named as a file to read (a key ring, a table of `--data`) is refused at once, exit 66: opening it waited
+    /// for a writer for ever (a CLI attacker's read; a FIFO planted in a shared data directory hung every command).
+    @Test(.timeLimit(.minutes(1))) func aFIFONamedAsAFileIsRefusedAtOnce() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { removeTemporary(directory) }
+        let fifo = directory.appendingPathComponent("keys").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let keys = try await Binary.run(["credential", "inspect", "-", "--keys", fifo], stdin: Array("\(CredentialCommandTests.token)\n".utf8))
+        #expect(keys.status == 66, "\(keys.stderr)")
+        #expect(keys.stderr.contains(fifo) && keys.stderr.contains("not a regular file"), "\(keys.stderr)")
+        let data = directory.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        #expect(mkfifo(data.appendingPathComponent("plmn.csv").path, 0o600) == 0)
+        let route = try await Binary.run(["--data", data.path, "route", "--plmn", "46000"])
+        #expect(route.status == 66, "\(route.stdout)\(route.stderr)")
+        #expect(route.stderr.contains("plmn.csv") && route.stderr.contains("not a regular file"), "\(route.stderr)")
+    }
 }

@@ -61,6 +61,15 @@ import Testing
         #expect(io.errors.count == 1 && io.errors[0].hasPrefix(prefix), "\(io.errors)")
         #expect(io.errors.allSatisfy { !$0.contains("hunter2-pw") })
     }
+
+    /// `--url -` on a standard input that cannot be read (closed) is "cannot read standard input", exit 66, as for
+    /// every command that reads it; it was "held none", a usage error (64).
+    @Test func aClosedStandardInputIsNoInput() async throws {
+        let outcome = try await ChildProcess.run("/bin/sh", ["-c", "exec \"$0\" db migrate --url - <&-", BuildProducts.path("onetap")])
+        let errors = String(decoding: outcome.errors, as: UTF8.self)
+        #expect(outcome.termination.status == 66, "\(errors)")
+        #expect(errors.contains("cannot read standard input"), "\(errors)")
+    }
 }
 
 /// `onetap db migrate` end to end: the built binary against the tests' PostgreSQL server (skipped with

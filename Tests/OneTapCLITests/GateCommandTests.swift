@@ -1,4 +1,5 @@
 import Foundation
+import OneTapChildProcess
 import Testing
 
 /// `onetap gate` end to end.
@@ -58,5 +59,14 @@ import Testing
         #expect(run.status == 64 && run.stderr.contains("gate needs at least one action id"))
         let lang = try await Binary.run(["gate", "share", "--lang", "fr"])
         #expect(lang.status == 64 && lang.stderr.contains("--lang must be zh or en, not 'fr'"))
+    }
+
+    /// Results and error lines come out in the order of the operands when both streams go to one place (the error was
+    /// written before the results buffered ahead of it).
+    @Test func resultsAndErrorsStayInTheOperandsOrder() async throws {
+        let outcome = try await ChildProcess.run(BuildProducts.path("onetap"), ["gate", "favourite", "BAD!", "share"], errors: .output)
+        let lines = String(decoding: outcome.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(outcome.termination.status == 65)
+        #expect(lines.count == 3 && lines[0].hasPrefix("favourite: ") && lines[1].hasPrefix("onetap: error: invalid action") && lines[2].hasPrefix("share: "), "\(lines)")
     }
 }

@@ -96,4 +96,28 @@ import Testing
         let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(words.contains("JSON fields: line, next, flow, attempt, ending, reason, version; a rejected report: line, rejected, reason; a malformed line: line, error"))
     }
+
+    /// A transcript file with CRLF line ends replays as the same bytes on standard input do (a CLI attacker's read:
+    /// Swift reads "\r\n" as one character, so the file was one line, "text after the JSON value", exit 65).
+    @Test func aCRLFFileReplaysAsStandardInputDoes() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { removeTemporary(directory) }
+        let file = directory.appendingPathComponent("crlf.transcript").path
+        let crlf = Self.iosMobile.replacingOccurrences(of: "\n", with: "\r\n")
+        try crlf.write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try await Binary.run(["session", file])
+        let fromInput = try await Binary.run(["session", "-"], stdin: Array(crlf.utf8))
+        #expect(fromFile.status == 0 && fromFile.stderr == "", "\(fromFile.stdout)\(fromFile.stderr)")
+        #expect(fromFile.stdout == fromInput.stdout && fromInput.status == 0)
+    }
+
+    /// A report member written twice is malformed, as in every other JSON input (a CLI attacker's read: the last one
+    /// was kept, so `"code":"200020","code":"103000"` replayed as a success and a reviewer reading the first saw a failure).
+    @Test func aReportMemberWrittenTwiceIsMalformed() async throws {
+        let lines = Self.iosMobile.split(separator: "\n").map(String.init)
+        let twice = #"{"flow":"mobile","code":"200020","code":"103000","token":"T","at":"2026-12-01T08:00:02Z"}"#
+        let run = try await Binary.run(["session", "-"], stdin: Array((lines[0] + "\n" + twice + "\n" + lines[2] + "\n").utf8))
+        #expect(run.status == 65, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains(#""code" appears twice"#), "\(run.stdout)")
+    }
 }

@@ -182,4 +182,12 @@ import Testing
         #expect(run.status == 0)
         #expect(run.lines == ["0 logins from 0 events in standard input", "no logins"])
     }
+
+    /// A price is plain decimals: Swift's `Double` also reads hexadecimal (`0x1p4` is 16), which the option took.
+    @Test(arguments: ["0x1p4", "0x10", "nan", "inf"])
+    func aPriceInAnotherNotationIsAUsageError(_ text: String) async throws {
+        let run = try await Binary.run(["stats", "-", "--sms-price", text], stdin: [])
+        #expect(run.status == 64, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("--sms-price"), "\(run.stderr)")
+    }
 }

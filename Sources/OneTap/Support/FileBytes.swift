@@ -14,9 +14,11 @@ package struct SystemCallError: Error, Sendable, CustomStringConvertible {
     let path: String
     /// `errno` after the call.
     package let code: Int32
+    /// What was wrong when no system call failed (`not a regular file`), said instead of the system's text.
+    var explanation: String? = nil
 
-    /// The system's text for ``code``, e.g. `"No such file or directory"`.
-    package var reason: String { String(cString: strerror(code)) }
+    /// The system's text for ``code``, e.g. `"No such file or directory"`, or the explanation.
+    package var reason: String { explanation ?? String(cString: strerror(code)) }
 
     /// `read /path: No such file or directory`.
     package var description: String { "\(operation) \(path): \(reason)" }
@@ -39,12 +41,20 @@ package enum FileBytes {
     ///   - path: The file to read.
     ///   - limit: The largest size accepted, in bytes.
     /// - Returns: The file's bytes.
-    /// - Throws: ``SystemCallError`` when the file cannot be opened or read, or is larger than `limit`
-    ///   (reported as `EFBIG`).
+    /// - Throws: ``SystemCallError`` when the file cannot be opened or read, is a FIFO or a socket (`not a regular
+    ///   file`: opening a FIFO waited for a writer for ever), or is larger than `limit` (reported as `EFBIG`).
     package static func read(path: String, limit: Int) throws(SystemCallError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that opening a FIFO returns at once (and is then refused); blocking again to read.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .last("open", path) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .last("stat", path) }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFIFO, type != S_IFSOCK else {
+            throw SystemCallError(operation: "open", path: path, code: EINVAL, explanation: "not a regular file (a FIFO or a socket)")
+        }
+        guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 else { throw .last("fcntl", path) }
         return try read(fd: fd, path: path, limit: limit)
     }
 

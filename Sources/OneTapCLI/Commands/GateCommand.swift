@@ -56,7 +56,12 @@ enum GateCommand: CommandDescription {
                 worst = .dataError
                 object.add("error", "invalid action: \(problem)")
                 // An error record in JSON mode; otherwise an error line on standard error, as every command's.
-                if options.json { output.line(object.json) } else { io.writeError("onetap: error: invalid action: \(problem)") }
+                if options.json {
+                    output.line(object.json)
+                } else {
+                    output.flush()  // the answers before it first, when both streams go to one place
+                    io.writeError("onetap: error: invalid action: \(problem)")
+                }
                 continue
             }
             // A guest asks: what the app must do before the action.

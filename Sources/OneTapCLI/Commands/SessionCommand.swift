@@ -40,7 +40,8 @@ enum SessionCommand: CommandDescription {
         events; what is not an event (an error, a rejection) goes to standard error.
 
         EXIT STATUS: 0 every transcript ended its login; 1 one did not end or had a report
-        rejected; 65 a line was malformed (reported, and the replay goes on).
+        rejected; 65 a line was malformed (reported, and the replay goes on); 66 a file cannot
+        be read.
 
         EXAMPLE: onetap session Tests/OneTapCLITests/DecisionTables/mobile-success.transcript
         """
@@ -123,8 +124,8 @@ enum SessionCommand: CommandDescription {
                 throw CommandFailure(error)
             }
             var transcript = Transcript(engine: engine, sessionID: options.events ? LoginSessionID.random(using: &ids) : nil)
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                emit(transcript.replay(String(line)), line: index + 1, file: options.files.count > 1 || options.events ? file : nil)
+            for (number, line) in DecisionTable.lines(of: text) {
+                emit(transcript.replay(line), line: number, file: options.files.count > 1 || options.events ? file : nil)
             }
             finish(transcript, name: file)
         }

@@ -37,7 +37,8 @@ enum InsightsArguments {
 
     static func price(_ parsed: ParsedArguments, _ name: String, command: String) throws(UsageError) -> Double? {
         guard let text = parsed.value(name) else { return nil }
-        guard let value = Double(text), value.isFinite, value >= 0, value <= maximumPrice, !text.contains("e"), !text.contains("E") else {
+        // Plain decimals only: `Double` also reads exponents, hexadecimal (`0x1p4`), `nan` and `inf`.
+        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(text), value.isFinite, value <= maximumPrice else {
             throw UsageError("option --\(name) must be a price of 0 to \(Int(maximumPrice)) (0.05), not \(quoted(text))", command: command)
         }
         return value
