@@ -171,7 +171,7 @@ package final class PostgresTokenStore: TokenStore, CustomStringConvertible {
     /// - Returns: The new version.
     /// - Throws: ``StoreError`` of kind `too-large`, `conflict` (nothing was written) or `io`.
     package func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-        try TokenRecordLimit.check(token)
+        try TokenRecordLimit.check(token, dueAt: dueAt)
         let account = token.account
         let access: [UInt8]
         var refresh: [UInt8]? = nil

@@ -147,5 +147,7 @@ import Testing
         let route = try await Binary.run(["--data", data.path, "route", "--plmn", "46000"])
         #expect(route.status == 66, "\(route.stdout)\(route.stderr)")
         #expect(route.stderr.contains("plmn.csv") && route.stderr.contains("not a regular file"), "\(route.stderr)")
+        let stats = try await Binary.run(["stats", fifo])
+        #expect(stats.status == 66 && stats.stderr.contains("not a regular file"), "\(stats.stdout)\(stats.stderr)")
     }
 }

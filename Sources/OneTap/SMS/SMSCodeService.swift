@@ -169,9 +169,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
                     let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : ownerThrottled ? .throttledOwner : nil
-                    let id = record.id, countedAt = decidedAt, replaced = replaced
+                    let id = record.id, countedAt = decidedAt, replaced = replaced, answeredAt = clock.now()
                     try await store.update(counters: unsent == nil ? [] : counters, code: slot, at: now) { state in
-                        rules.withdraw(&state, id: id, restoring: replaced, at: now)
+                        rules.withdraw(&state, id: id, restoring: replaced, at: answeredAt)
                         if let unsent { rules.uncountSend(&state, request, at: countedAt, unsent) }
                     }
                 }

@@ -175,7 +175,17 @@ public enum TokenRecordLimit {
     /// - Parameter token: The token about to be saved.
     /// - Throws: ``StoreError`` of kind `too-large`, naming the account and the sizes or the instant (never the token).
     public static func check(_ token: AccessToken) throws(StoreError) {
-        for (name, instant) in [("issuedAt", token.issuedAt), ("expiresAt", token.expiresAt)] {
+        try check(token, dueAt: nil)
+    }
+
+    /// Refuses a save a record cannot hold: ``check(_:)``'s, and a due time outside 1970-01-01 … 9999-12-31 (a token
+    /// expiring in 1970's first minute is due before it). What every store calls first in `save`.
+    /// - Parameters:
+    ///   - token: The token about to be saved.
+    ///   - dueAt: When it is due for a refresh, as `save` was given it.
+    /// - Throws: ``StoreError`` of kind `too-large`.
+    package static func check(_ token: AccessToken, dueAt: Date?) throws(StoreError) {
+        for (name, instant) in [("issuedAt", token.issuedAt), ("expiresAt", token.expiresAt), ("dueAt", dueAt ?? token.issuedAt)] {
             // As a record writes it (NaN and the infinities, which no record holds, fail too).
             guard instant.hasMillisecondsSince1970, (0...TokenRecord.maxMilliseconds).contains(instant.millisecondsSince1970) else {
                 throw StoreError(

@@ -20,12 +20,14 @@ final class FileInput: CommandIO {
     ///   - io: The command's streams, for output and errors.
     /// - Throws: ``CommandFailure`` (exit 66) naming the file and the system's reason.
     init(path: String, io: any CommandIO) throws(CommandFailure) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw CommandFailure(message: "cannot read \(quoted(path)): \(String(cString: strerror(errno)))", code: .noInput)
+        let descriptor: Int32
+        let info: stat
+        do {
+            (descriptor, info) = try FileBytes.openToRead(path)
+        } catch {
+            throw CommandFailure(message: "cannot read \(quoted(path)): \(error.reason)", code: .noInput)
         }
-        var info = stat()
-        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+        if (info.st_mode & S_IFMT) == S_IFDIR {
             close(descriptor)
             throw CommandFailure(message: "cannot read \(quoted(path)): it is a directory", code: .noInput)
         }

@@ -28,12 +28,14 @@ import Glibc
     ///   `limit` bytes.
     /// - Complexity: O(`limit`) at most.
     @usableFromInline package static func read(_ path: String, limit: Int) throws(Refused) -> Data {
-        // Non-blocking, so that opening a FIFO returns at once (and is then refused).
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Refused(reason: String(cString: strerror(errno))) }
+        let fd: Int32
+        let info: stat
+        do {
+            (fd, info) = try FileBytes.openToRead(path, regularFileOnly: true)
+        } catch {
+            throw Refused(reason: error.reason)
+        }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Refused(reason: String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw Refused(reason: "not a regular file") }
         let tooLarge = Refused(reason: "larger than \(limit / 1024) KiB")
         guard info.st_size <= limit else { throw tooLarge }

@@ -34,7 +34,8 @@ extension GatewayEndpoint {
     /// - Returns: `geetest captcha_id 647f5ed2…, gcaptcha4.geetest.com/validate`.
     package func summary(_ identity: String) -> String { "\(identity), \(url.endpointDescription)" }
 
-    /// The JSON object an answer holds, judged by the accepted content types (``GatewayAnswer/jsonObject(_:gateway:contentTypes:)``).
+    /// The JSON object an answer holds, whatever its content type; the expected ones name what came when it is none
+    /// (``GatewayAnswer/jsonObject(_:gateway:contentTypes:)``).
     /// - Parameters:
     ///   - response: The answer.
     ///   - gateway: The gateway's name, for errors.

@@ -13,15 +13,24 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
     /// The settings it was made with.
     public var configuration: TianyiConfiguration { client.configuration }
     private let client: TianyiClient
+    /// A refresh call's limit (at least the configuration's `timeout`).
+    private let callLimit: Duration
 
     /// Creates the refresher, checking its settings once.
     /// - Parameters:
     ///   - configuration: The settings (the same `tianyi` object as the user-info call's).
     ///   - transport: The HTTP transport.
     ///   - clock: The clock `timeStamp` is read from.
+    ///   - callLimit: How long a refresh call may take: 330 s, past a ``TokenVault``'s own limits with their defaults
+    ///     (its `refreshTimeout`, 30 s, then its late answer's `lateAnswerLimit`, 5 minutes), which end the call first;
+    ///     raise it with them. The configuration's `timeout` (6 s) is the user-info call's, under the exchange guard's:
+    ///     an answer past it may carry a rotated refresh token the vault must keep.
     /// - Throws: ``GatewayError/Kind/misconfigured(_:)`` naming the field and the fix.
-    public init(configuration: TianyiConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock()) throws(GatewayError) {
+    public init(
+        configuration: TianyiConfiguration, transport: any HTTPTransport, clock: any WallClock = SystemClock(), callLimit: Duration = .seconds(330)
+    ) throws(GatewayError) {
         client = try TianyiClient(configuration: configuration, transport: transport, clock: clock)
+        self.callLimit = max(configuration.timeout, callLimit)
     }
 
     /// `tianyi refresh appId 8013818507, XXTEA paras, open.e.189.cn/api/oauth2/refreshToken.do`.
@@ -36,8 +45,8 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
     ///   (never serve it: ``TokenVault`` keeps the refresh token and counts a failed refresh).
     /// - Throws: ``TokenError``: `relogin-required` for a token of another flow, without a refresh token or with one
     ///   the request cannot carry, and for a non-zero `result`; `refresh-failed` for everything else (no answer within
-    ///   the call's limit, at least 330 s: a vault's own limits end it first; a 5xx; a body that is not the documented
-    ///   JSON, whatever its content type); `CancellationError`.
+    ///   the call's limit, `callLimit`: a vault's own limits end it first; a 5xx; a body that is not the documented
+    ///   JSON); `CancellationError`.
     public func refresh(_ token: AccessToken) async throws -> RefreshResponse {
         guard token.flow == .tianyi else {
             throw TokenError(.reloginRequired, message: "tianyi: refreshToken.do refreshes tianyi tokens; this one is \(token.flow)")
@@ -48,7 +57,7 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
         let response: HTTPResponse
         do {
             let request = try TianyiRequest(parameters: parameters(refreshToken: refreshToken.reveal(), timeStamp: client.timeStamp), configuration: configuration)
-            response = try await client.send(request, to: configuration.refreshURL, timeout: Self.callLimit(configuration))
+            response = try await client.send(request, to: configuration.refreshURL, timeout: callLimit)
         } catch let error as GatewayError {
             // A refresh token the request cannot carry never will: the account logs in again (the configuration's own
             // values are checked at `init`).
@@ -76,14 +85,6 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
             configuration: configuration
         ).preview(configuration)
     }
-
-    /// A refresh call's limit: at least 330 s, past a ``TokenVault``'s own (its `refreshTimeout`, 30 s, and its
-    /// late answer's `lateAnswerLimit`, 5 minutes, by default), which end the call first; the configuration's
-    /// `timeout` (6 s) is the login exchange's, and an answer past it may carry a rotated refresh token the vault must
-    /// keep. A longer `timeout` raises it.
-    /// - Parameter configuration: The settings.
-    /// - Returns: The limit.
-    static func callLimit(_ configuration: TianyiConfiguration) -> Duration { max(configuration.timeout, .seconds(330)) }
 
     private func parameters(refreshToken: String, timeStamp: String) -> [(name: String, value: String)] {
         client.withClientIP([("refreshToken", refreshToken), ("grantType", "refresh_token"), ("timeStamp", timeStamp)])

@@ -98,6 +98,29 @@ import Testing
         #expect(late.answer == .tokenExpired)
     }
 
+    /// A recovery past the token's lifetime that waited in vain makes no answer of its own, as one within the lifetime:
+    /// the claim still pending past the time-out and its grace, or the exchange it waited for ended unknown, is a
+    /// retryable `timeout`; the token is never sent.
+    @Test(arguments: [false, true])
+    func aRecoveryPastTheLifetimeThatWaitedInVainThrowsAndSendsNothing(endsUnknown: Bool) async throws {
+        let provider = MockTokenExchange(number: Self.number)
+        let guarded = ExchangeGuard(provider: provider, ledger: ledger, timeout: .seconds(5), clock: clock)
+        let digest = Self.credential.tokenDigest
+        #expect(try await ledger.claim(digest, for: OneSession.id, at: clock.now()) == nil)
+        let received = clock.now().addingTimeInterval(-121)
+        let recovery = Task {
+            try await guarded.exchange(Self.credential, for: OneSession.id, receivedAt: received, rules: .builtIn, events: DiscardingEventSink(), recovering: true)
+                .answer
+        }
+        if endsUnknown {
+            try await sleepers(1)
+            try await ledger.settle(digest, .unknown, at: clock.now())
+        }
+        let waited = await clock.advance(by: guarded.pollInterval, until: recovery)
+        if case .failure(let error as StoreError) = waited { #expect(error.kind == .timeout, "\(error)") } else { Issue.record("\(waited)") }
+        #expect(provider.flowsExchanged.isEmpty, "nothing is sent")
+    }
+
     /// A provider that throws after the request may have left (a malformed body) leaves the exchange
     /// `unknown`: listed for reconciliation, resendable once by its login, refused to any other. Before:
     /// `failed`, never listed though the carrier may have billed.

@@ -469,7 +469,7 @@ import Testing
         #expect(try await setup.verify(notIt, for: Self.number, context: context, at: Self.t0.addingTimeInterval(61)) == .wrong(attemptsLeft: attemptsLeft - 1))
         #expect(try await setup.verify(first, for: Self.number, context: context, at: Self.t0.addingTimeInterval(61)).name == "verified")
 
-        // A first code that expired while the resend was out does not come back.
+        // A first code at its expiry when the resend fails does not come back.
         let late = Setup()
         _ = try await late.send(to: Self.number, context: context, at: Self.t0)
         let expired = try #require(late.sender.lastCode(to: Self.number))

@@ -317,7 +317,7 @@ public final class FileTokenStore: TokenStore {
     /// - Returns: The new version.
     /// - Throws: ``StoreError`` of kind `too-large`, `conflict`, `timeout` or `io`.
     public func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-        try TokenRecordLimit.check(token)
+        try TokenRecordLimit.check(token, dueAt: dueAt)
         let account = token.account
         let path = path(for: account)
         return try await withWriteLock(account) { () throws(StoreError) -> TokenVersion in

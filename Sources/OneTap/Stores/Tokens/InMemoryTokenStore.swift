@@ -107,7 +107,7 @@ package final class InMemoryTokenStore: TokenStore {
     /// - Returns: The new version.
     /// - Throws: ``StoreError`` of kind `too-large` or `conflict`.
     package func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
-        try TokenRecordLimit.check(token)
+        try TokenRecordLimit.check(token, dueAt: dueAt)
         return try state.withLock { state throws(StoreError) -> TokenVersion in
             let current = state.tokens[token.account]
             guard current?.version == expected else {

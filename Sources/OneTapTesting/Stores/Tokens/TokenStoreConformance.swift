@@ -138,6 +138,12 @@ package enum TokenStoreConformance {
                     suite.expect((error as? StoreError)?.kind == .tooLarge, "a token dated outside 1970 … 9999 must throw too-large, threw \(error)")
                 }
             }
+            do {
+                _ = try await store.save(token("dated", "early"), replacing: kept, dueAt: Date(timeIntervalSince1970: -1))
+                suite.problem("a token due before 1970 must be refused at save")
+            } catch {
+                suite.expect((error as? StoreError)?.kind == .tooLarge, "a token due before 1970 must throw too-large, threw \(error)")
+            }
             suite.expect(try await store.load("dated")?.token.value.reveal() == "kept", "a refused save must leave the stored token as it was")
         }
 
