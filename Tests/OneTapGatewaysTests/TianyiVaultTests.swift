@@ -35,13 +35,18 @@ import OneTapTesting
         return AccessToken(value: Secret("AT-old"), refreshToken: Secret(refresh), flow: .tianyi, account: account, issuedAt: issued, expiresAt: issued.addingTimeInterval(30 * 86_400))
     }
 
+    /// The token a vault hands out for an account whose stored token expired, with the refresh token given, over the fake.
+    static func refreshed(_ server: FakeServer, _ account: AccountID, refresh: String, timeout: Duration = .seconds(6)) async throws -> AccessToken {
+        try await withVault(server, timeout: timeout) { vault in
+            try await vault.store(expired(account, refresh: refresh))
+            return try await vault.validToken(for: account)
+        }
+    }
+
     @Test func anExpiredTokenIsRefreshedThroughRefreshTokenDo() async throws {
         let server = try await TianyiFakeServerTests.fake()
         defer { server.stop() }
-        let token = try await Self.withVault(server) { vault in
-            try await vault.store(Self.expired("acct-1", refresh: "RT-\(UUID().uuidString)"))
-            return try await vault.validToken(for: "acct-1")
-        }
+        let token = try await Self.refreshed(server, "acct-1", refresh: "RT-\(UUID().uuidString)")
         #expect(token.value.reveal().hasPrefix("AT-") && token.value != Secret("AT-old"))
         #expect(token.refreshToken?.reveal().hasPrefix("RT-") == true)
         #expect(abs(token.expiresAt.timeIntervalSince(token.issuedAt) - 2_592_000) < 1)
@@ -66,10 +71,7 @@ import OneTapTesting
     @Test func aRefreshAnsweredPastTheExchangesTimeLimitIsKept() async throws {
         let server = try await TianyiFakeServerTests.fake()
         defer { server.stop() }
-        let token = try await Self.withVault(server, timeout: .seconds(1)) { vault in
-            try await vault.store(Self.expired("acct-slow", refresh: "slow-RT-\(UUID().uuidString)"))
-            return try await vault.validToken(for: "acct-slow")
-        }
+        let token = try await Self.refreshed(server, "acct-slow", refresh: "slow-RT-\(UUID().uuidString)", timeout: .seconds(1))
         #expect(token.value.reveal().hasPrefix("AT-") && token.refreshToken?.reveal().hasPrefix("RT-") == true)
     }
 
@@ -79,17 +81,9 @@ import OneTapTesting
     @Test func aRefreshAnsweredAsTextIsRead() async throws {
         let server = try await TianyiFakeServerTests.fake()
         defer { server.stop() }
-        let token = try await Self.withVault(server) { vault in
-            try await vault.store(Self.expired("acct-text", refresh: "plain-RT-\(UUID().uuidString)"))
-            return try await vault.validToken(for: "acct-text")
-        }
+        let token = try await Self.refreshed(server, "acct-text", refresh: "plain-RT-\(UUID().uuidString)")
         #expect(token.value.reveal().hasPrefix("AT-") && token.refreshToken?.reveal().hasPrefix("RT-") == true)
-        let error = await #expect(throws: TokenError.self) {
-            try await Self.withVault(server) { vault in
-                try await vault.store(Self.expired("acct-html", refresh: "html-\(UUID().uuidString)"))
-                return try await vault.validToken(for: "acct-html")
-            }
-        }
+        let error = await #expect(throws: TokenError.self) { try await Self.refreshed(server, "acct-html", refresh: "html-\(UUID().uuidString)") }
         #expect(error?.kind == .refreshFailed)
     }
 }
