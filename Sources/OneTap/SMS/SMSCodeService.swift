@@ -299,9 +299,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     /// request frequency limit, GeeTest's runtime error). An answer it throttles with (a bare 429, which no provider's
     /// document ties to the account), or one that does not read (another content type, a body past the bound), stays
     /// counted: junk tokens from one address can bring those about, and counted, they cost that address a wait of at
-    /// most a minute. Tencent's documented
-    /// account-wide limit counts against no one (counted, a flood from elsewhere charged every neighbour checked
-    /// meanwhile); while it holds, one address's junk tickets go uncounted too, bounded by its captcha checks in flight.
+    /// most a minute. Tencent's documented account-wide limit counts against no one (counted, a flood from elsewhere
+    /// charged every neighbour checked meanwhile); while it holds, one address's junk tickets go uncounted too, bounded
+    /// by its captcha checks in flight.
     /// - Parameter error: What the verifier threw.
     /// - Returns: Whether it is the provider's trouble.
     private static func providerDown(_ error: any Error) -> Bool {

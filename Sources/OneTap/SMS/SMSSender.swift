@@ -2,8 +2,8 @@
 /// code may go out and makes it; the sender only delivers it.
 public protocol SMSSender: Sendable {
     /// Delivers a code. Return once the gateway accepted the message; throw when it did not (the code is
-    /// then withdrawn, and the session's earlier code, if alive, verifies again), or when its answer did not come or cannot be read: a ``GatewayError`` that says the
-    /// request may have reached the gateway (`timed-out`, an unreadable answer, an HTTP error status) keeps
+    /// then withdrawn, and the session's earlier code, if alive, verifies again), or when its answer did not come
+    /// or cannot be read: a ``GatewayError`` that says the request may have reached the gateway (`timed-out`, an unreadable answer, an HTTP error status) keeps
     /// the code, so a message that arrives anyway still verifies, and so does a `CancellationError` (the
     /// caller went away; the request may have left). Put the gateway's own time limit on the call. A
     /// ``GatewayError`` that says the request never reached the gateway (`not-sent`, `misconfigured`,

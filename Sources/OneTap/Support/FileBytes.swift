@@ -52,25 +52,25 @@ package enum FileBytes {
     /// Opens a file to read without waiting: the one way every named file is opened for reading (tables, key rings,
     /// configurations, the CLI's inputs). A FIFO is opened without blocking (a FIFO with no writer made `open` wait for
     /// ever) and refused, as is a socket: a pipe or a process substitution is no file (read standard input with `-`);
-    /// a character device (`/dev/zero`) is read to its bound as before. The descriptor blocks again for reading.
-    /// - Parameters:
-    ///   - path: The file (a symbolic link is followed).
-    ///   - regularFileOnly: Whether anything but a regular file is refused too (a character device).
+    /// a character device (`/dev/zero`) is read to its bound as before, and a caller that takes regular files only
+    /// judges `info` itself. The descriptor blocks again for reading.
+    /// - Parameter path: The file (a symbolic link is followed).
     /// - Returns: The open descriptor, which the caller closes, and what `fstat` said of it.
     /// - Throws: ``SystemCallError`` when it cannot be opened, or with the explanation `not a regular file (…)`.
-    package static func openToRead(_ path: String, regularFileOnly: Bool = false) throws(SystemCallError) -> (fd: Int32, info: stat) {
+    package static func openToRead(_ path: String) throws(SystemCallError) -> (fd: Int32, info: stat) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw .last("open", path) }
-        var info = stat()
-        let type = fstat(fd, &info) == 0 ? info.st_mode & S_IFMT : nil
-        let refused = type.map { type in type == S_IFIFO || type == S_IFSOCK || (regularFileOnly && type != S_IFREG && type != S_IFDIR) }
-        guard let refused, !refused, fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 else {
-            let error = refused == true
-                ? SystemCallError(operation: "open", path: path, code: EINVAL, explanation: "not a regular file (a FIFO, a socket or a device)")
-                : SystemCallError.last(type == nil ? "stat" : "fcntl", path)
-            close(fd)
-            throw error
+        func fail(_ error: SystemCallError) -> SystemCallError {
+            close(fd)  // after `errno` was read
+            return error
         }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw fail(.last("stat", path)) }
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFIFO, type != S_IFSOCK else {
+            throw fail(SystemCallError(operation: "open", path: path, code: EINVAL, explanation: "not a regular file (a FIFO or a socket)"))
+        }
+        guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 else { throw fail(.last("fcntl", path)) }
         return (fd, info)
     }
 

@@ -185,7 +185,8 @@ public enum TokenRecordLimit {
     ///   - dueAt: When it is due for a refresh, as `save` was given it.
     /// - Throws: ``StoreError`` of kind `too-large`.
     package static func check(_ token: AccessToken, dueAt: Date?) throws(StoreError) {
-        for (name, instant) in [("issuedAt", token.issuedAt), ("expiresAt", token.expiresAt), ("dueAt", dueAt ?? token.issuedAt)] {
+        let instants = [("issuedAt", token.issuedAt), ("expiresAt", token.expiresAt)] + (dueAt.map { [("dueAt", $0)] } ?? [])
+        for (name, instant) in instants {
             // As a record writes it (NaN and the infinities, which no record holds, fail too).
             guard instant.hasMillisecondsSince1970, (0...TokenRecord.maxMilliseconds).contains(instant.millisecondsSince1970) else {
                 throw StoreError(

@@ -12,8 +12,8 @@ public enum SMSSendResult: Hashable, Sendable, CustomStringConvertible {
     case refused(SMSRefusal)
     /// The SMS gateway did not confirm the message: it refused it, or its answer did not come or could not
     /// be read. A message it may have taken keeps its code (one that arrives still verifies); a refused one
-    /// is withdrawn, and the code it replaced in the session, if still alive, verifies again. The attempt counts toward the limits (gateways count every submission), but for one that
-    /// never reached the gateway (its counts on the number, the session and all requests are taken back; the
+    /// is withdrawn, and the code it replaced in the session, if still alive, verifies again. The attempt counts
+    /// toward the limits (gateways count every submission), but for one that never reached the gateway (its counts on the number, the session and all requests are taken back; the
     /// requester's address and device keep theirs), and the user may ask again from `retryAfter`.
     case senderFailed(retryAfter: Date)
 

@@ -31,7 +31,7 @@ import Glibc
         let fd: Int32
         let info: stat
         do {
-            (fd, info) = try FileBytes.openToRead(path, regularFileOnly: true)
+            (fd, info) = try FileBytes.openToRead(path)
         } catch {
             throw Refused(reason: error.reason)
         }

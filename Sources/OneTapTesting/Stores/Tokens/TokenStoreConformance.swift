@@ -124,8 +124,9 @@ package enum TokenStoreConformance {
             suite.expect(try await store.load("big")?.version == version, "a refused save must leave the stored token as it was")
         }
 
-        // A token dated outside what a record holds (1970-01-01 … 9999-12-31; 253,402,300,800 s is 10000-01-01) is refused at save: a store that wrote
-        // it refused it at the next read, and the token, its refresh token with it, was lost (a review's finding).
+        // A token dated outside what a record holds (1970-01-01 … 9999-12-31; 253,402,300,800 s is 10000-01-01), or
+        // due before 1970, is refused at save: a store that wrote it refused it at the next read, and the token, its
+        // refresh token with it, was lost (a review's finding).
         try await suite.check("instants a record holds", makeStore) { store in
             let kept = try await store.save(token("dated", "kept"), replacing: nil, dueAt: now)
             let issued = now.addingTimeInterval(-60)
