@@ -150,4 +150,21 @@ import Testing
         let stats = try await Binary.run(["stats", fifo])
         #expect(stats.status == 66 && stats.stderr.contains("not a regular file"), "\(stats.stdout)\(stats.stderr)")
     }
+
+    /// A file too large to be what it is named as is a data error (65) whichever file it is: a key ring past 64 KiB
+    /// was 65 and a table past 64 MiB 66, "cannot read" (a CLI attacker's read). The table is a sparse file: no disk.
+    @Test(.timeLimit(.minutes(1))) func aFileTooLargeForItsKindIsADataError() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { removeTemporary(directory) }
+        let table = directory.appendingPathComponent("big.table").path
+        let keys = directory.appendingPathComponent("keys").path
+        #expect(FileManager.default.createFile(atPath: table, contents: nil) && truncate(table, (64 << 20) + 1) == 0)
+        #expect(FileManager.default.createFile(atPath: keys, contents: nil) && truncate(keys, (64 << 10) + 1) == 0)
+        let check = try await Binary.run(["check", table])
+        #expect(check.status == 65, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout == "" && check.stderr == "onetap: error: \(table): the file is larger than a table may be (64 MiB)\n")
+        let inspect = try await Binary.run(["credential", "inspect", "-", "--keys", keys], stdin: Array("\(CredentialCommandTests.token)\n".utf8))
+        #expect(inspect.status == 65, "\(inspect.stdout)\(inspect.stderr)")
+        #expect(inspect.stderr == "onetap: error: the key file '\(keys)' is larger than any key ring (64 KiB)\n")
+    }
 }

@@ -154,6 +154,33 @@ import Testing
         #expect(missing.stderr == "onetap: error: /nonexistent.table: cannot read the file: No such file or directory\n")
     }
 
+    /// A line that does not start as a case is never printed (an attacker's read: a contributed table linked to a
+    /// key file or `.env` printed the secret into a public CI log, line by line); the reason still names the line.
+    @Test func aLineThatIsNoCaseIsNotEchoed() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
+        try "-----BEGIN PRIVATE KEY-----\nDB_PASSWORD=hunter2 => x=y\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { removeTemporary(file) }
+        let text = try await Binary.run(["check", file.path])
+        #expect(text.status == 1)
+        #expect(text.stdout == """
+            FAIL \(file.path):1
+                 cannot run: a case starts with route, outcome or simulate; this line does not (its text is not shown)
+            FAIL \(file.path):2
+                 cannot run: a case starts with route, outcome or simulate; this line does not (its text is not shown)
+            1 passed, 2 failed
+
+            """)
+        #expect(text.stderr == "")
+        let json = try await Binary.run(["check", file.path, "--json"])
+        #expect(json.status == 1)
+        #expect(json.lines == [
+            #"{"file":"\#(file.path)","line":1,"case":null,"passed":false,"problems":["cannot run: a case starts with route, outcome or simulate; this line does not (its text is not shown)"]}"#,
+            #"{"file":"\#(file.path)","line":2,"case":null,"passed":false,"problems":["cannot run: a case starts with route, outcome or simulate; this line does not (its text is not shown)"]}"#,
+            #"{"file":"\#(file.path)","line":3,"case":"route --no-sim => flows=sms","passed":true,"problems":[]}"#,
+            #"{"passed":1,"failed":2}"#,
+        ])
+    }
+
     @Test func checkCommandJSON() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-\(UUID().uuidString).table")
         try "route --plmn 46000 => flows=tianyi,sms\nroute --no-sim => flows=sms\n".write(to: file, atomically: true, encoding: .utf8)

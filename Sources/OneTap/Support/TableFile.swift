@@ -34,12 +34,14 @@ package enum TableFile {
     /// read: an editor's UTF-8 mark is no part of the first line).
     /// - Parameter path: The file's path.
     /// - Returns: The file's text.
-    /// - Throws: ``TableError`` of kind `unreadable` (with the system's reason) or `encoding` (with the
-    ///   first line that is not valid UTF-8).
+    /// - Throws: ``TableError`` of kind `unreadable` (with the system's reason), `too-large` (past 64 MiB) or
+    ///   `encoding` (with the first line that is not valid UTF-8).
     package static func read(_ path: String) throws(TableError) -> String {
         let bytes: [UInt8]
         do {
             bytes = try FileBytes.read(path: path, limit: 64 << 20)
+        } catch where error.code == EFBIG {
+            throw TableError(file: path, line: 0, kind: .tooLarge, message: "the file is larger than a table may be (64 MiB)")
         } catch {
             throw TableError(file: path, line: 0, kind: .unreadable, message: "cannot read the file: \(error.reason)")
         }

@@ -17,8 +17,10 @@ enum CheckCommand: CommandDescription {
 
         Runs decision-table files against the engine and prints each failing case with expected
         and actual, then "N passed, M failed". Exit 1 if any case failed (a line that cannot run
-        fails as its case, file and line named), 65 for a file with no case or not UTF-8 (or a
-        bad --data table), 66 for an unreadable file.
+        fails as its case, file and line named), 65 for a file with no case, not UTF-8 or over 64
+        MiB (or a bad --data table), 66 for an unreadable file. A line that does not start with route,
+        outcome or simulate fails by its file and line alone: its text is not printed (a file
+        that is no table, a key or an .env, must not reach a CI log).
 
         One case per line; # starts a comment. Left of => the inputs, right of it the
         expectations (only those given are checked):
@@ -51,7 +53,7 @@ enum CheckCommand: CommandDescription {
         }
         var passed = 0
         var failed = 0
-        func report(file: String, line: Int, text: String, problems: [String]) {
+        func report(file: String, line: Int, text: String?, problems: [String]) {
             if problems.isEmpty { passed += 1 } else { failed += 1 }
             if options.common.json {
                 var object = JSONObject()
@@ -62,7 +64,7 @@ enum CheckCommand: CommandDescription {
                 object.add("problems", problems)
                 output.line(object.json)
             } else if !problems.isEmpty {
-                output.line("FAIL \(file):\(line): \(text)")
+                output.line("FAIL \(file):\(line)" + (text.map { ": \($0)" } ?? ""))
                 for problem in problems { output.line("     \(problem)") }
             }
         }

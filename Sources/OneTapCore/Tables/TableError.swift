@@ -62,6 +62,8 @@ extension ErrorKind where Failure == TableError {
     package static let invalidValue = Self("invalid-value")
     /// Two rows have the same key.
     package static let duplicateKey = Self("duplicate-key")
+    /// The file is larger than a table may be (64 MiB): a data error, as a key ring past its size is.
+    package static let tooLarge = Self("too-large")
     /// The table lacks rows it must have (for example a flow without a `*` default).
     package static let incomplete = Self("incomplete")
 }
