@@ -145,6 +145,36 @@ import Testing
         #expect(lines("\u{FEFF}", limit: 8, chunk: 1).isEmpty)
     }
 
+    /// A first line shorter than a byte-order mark is handed over before reading on: the reader waited for three
+    /// bytes, so `onetap carrier -` typed into answered nothing for a one-character line until the next (an
+    /// attacker's read of the CLI). Only a start that may still be a mark waits.
+    @Test func aShortFirstLineIsHandedOverWithoutWaitingForMore() {
+        let io = PacedIO([Array("1\n".utf8), Array("22\n".utf8)])
+        var seen: [(line: String, readsBefore: Int)] = []
+        let ending = LineReader(io: io, maxLineLength: 8, chunk: 64).forEachLine { bytes, _, _ in
+            seen.append((String(decoding: bytes, as: UTF8.self), io.reads))
+            return true
+        }
+        #expect(ending == .complete)
+        #expect(seen.map(\.line) == ["1", "22"])
+        #expect(seen.first?.readsBefore == 1, "the first line waited for \(seen.first.map { $0.readsBefore - 1 } ?? 0) more reads")
+        // A mark split over reads is still skipped, and a start that only looks like one is kept.
+        let split = PacedIO([[0xEF], [0xBB], [0xBF] + Array("a\n".utf8)])
+        var splitLines: [String] = []
+        _ = LineReader(io: split, maxLineLength: 8, chunk: 64).forEachLine { bytes, _, _ in
+            splitLines.append(String(decoding: bytes, as: UTF8.self))
+            return true
+        }
+        #expect(splitLines == ["a"])
+        let almost = PacedIO([[0xEF, 0xBB], Array("\n".utf8)])
+        var almostLines: [[UInt8]] = []
+        _ = LineReader(io: almost, maxLineLength: 8, chunk: 64).forEachLine { bytes, _, _ in
+            almostLines.append(Array(bytes))
+            return true
+        }
+        #expect(almostLines == [[0xEF, 0xBB]])
+    }
+
     @Test func stopsWhenAskedTo() {
         let io = CapturedIO(input: Array("a\nb\nc\n".utf8))
         var count = 0
@@ -211,5 +241,27 @@ import Testing
             guard let error = error as? UsageError else { return false }
             return error.message.hasPrefix(message)
         }
+    }
+}
+
+/// Standard input that arrives in the pieces given, one piece a read, counting the reads.
+private final class PacedIO: CommandIO {
+    private var pieces: [[UInt8]]
+    /// How many reads were made.
+    private(set) var reads = 0
+    let clock: any WallClock = SystemClock()
+
+    init(_ pieces: [[UInt8]]) { self.pieces = pieces }
+
+    func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool { true }
+    func writeError(_ line: String) {}
+    func environment(_ name: String) -> String? { nil }
+    func readInput(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        reads += 1
+        guard !pieces.isEmpty else { return 0 }
+        let piece = pieces.removeFirst()
+        precondition(piece.count <= buffer.count, "a piece larger than the read")
+        buffer.copyBytes(from: piece)
+        return piece.count
     }
 }

@@ -78,14 +78,19 @@ final class LineReader {
         var end = 0
         var number = 0
         var skipping = false  // inside the rest of an over-long line
-        // A byte-order mark at the very start is skipped: read until three bytes are in or the input ends.
-        while end < 3 {
+        // A byte-order mark at the very start is skipped: read on while what came may still be one (a first line
+        // shorter than three bytes is handed over at once, not after the next line is typed) or the input ends.
+        let mark: (UInt8, UInt8, UInt8) = (0xEF, 0xBB, 0xBF)
+        func mayBeMark() -> Bool {
+            (end < 1 || base[0] == mark.0) && (end < 2 || base[1] == mark.1) && (end < 3 || base[2] == mark.2)
+        }
+        while end < 3, mayBeMark() {
             let count = io.readInput(into: UnsafeMutableRawBufferPointer(start: base + end, count: chunk))
             if count < 0 { return .readFailed }
             if count == 0 { break }
             end += count
         }
-        if end >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { start = 3 }
+        if end >= 3, mayBeMark() { start = 3 }
         while true {
             // Hand over every complete line in the buffer.
             while start < end {
