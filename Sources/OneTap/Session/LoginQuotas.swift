@@ -133,9 +133,7 @@ public struct LoginQuotas: Sendable {
         let store = store
         let admit = { @Sendable (passed: Bool, now: Date) async throws -> LoginQuotaPolicy.Decision in
             try await store.update(counters: counters, at: now) { state in
-                let (decision, keepUntil) = policy.admit(request, counting: counts, in: counters, events: &state.events, at: now, captchaPassed: passed)
-                if let keepUntil { state.keepUntil = max(state.keepUntil, keepUntil) }
-                return decision
+                state.admit(request, counting: counts, in: counters, policy: policy, at: now, captchaPassed: passed)
             }
         }
         var decidedAt = clock.now()

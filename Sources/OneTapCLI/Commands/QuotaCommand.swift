@@ -45,13 +45,16 @@ enum QuotaCommand: CounterReplayCommand {
     ///   a line was malformed (its error record is printed and the replay goes on).
     static func run(_ options: CounterReplayOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
         let policy = try TableLoader(options: options.common.tables).table(LoginQuotaPolicy.builtIn, file: options.common.tables.policyFile)
-        // Each counter's events, as a store keeps them (``LoginQuotas`` over one instance's memory).
-        var events: [LoginQuotaPolicy.Counter: [Date]] = [:]
+        // Each counter's events, in the store one instance keeps them in (swept as it goes: a long log's keys seen
+        // once do not stay for the whole replay).
+        let store = InMemoryLoginQuotaStore()
         let outcomes = [("admitted", "admitted"), ("captchaRequired", "captcha required"), ("overQuota", "over quota")]
         return CounterReplay.run(Self.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
             let (at, counts, keys) = try request(line)
             let counters = policy.counters(for: keys, counting: counts)
-            let decision = policy.admit(keys, counting: counts, in: counters, events: &events, at: at, captchaPassed: line.captcha ?? false).decision
+            let decision = store.updateNow(counters: counters, at: at) { state in
+                state.admit(keys, counting: counts, in: counters, policy: policy, at: at, captchaPassed: line.captcha ?? false)
+            }
             object.add("counts", counts.rawValue)
             let (outcome, name, rule, retryAfter): (Int, String, String, Date)
             switch decision {

@@ -25,6 +25,12 @@ package final class InMemoryLoginQuotaStore: LoginQuotaStore {
     package func update<Result: Sendable>(
         counters: [LoginQuotaPolicy.Counter], at now: Date, _ body: @Sendable (inout LoginQuotaState) -> Result
     ) async throws -> Result {
+        updateNow(counters: counters, at: now, body)
+    }
+
+    /// The same update, without suspending: for the package's replays (`onetap quota`), which read their
+    /// input synchronously.
+    package func updateNow<Result>(counters: [LoginQuotaPolicy.Counter], at now: Date, _ body: (inout LoginQuotaState) -> Result) -> Result {
         storage.withLock { storage in
             storage.updates &+= 1
             if storage.updates % 1024 == 0 { _ = Self.sweep(&storage, before: now, limit: .max) }

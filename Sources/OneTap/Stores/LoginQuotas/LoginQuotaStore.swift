@@ -48,3 +48,25 @@ public struct LoginQuotaState: Sendable {
         self.keepUntil = keepUntil
     }
 }
+
+extension LoginQuotaState {
+    /// Decides a start or an exchange on these counters and counts it when admitted, keeping them as long as the
+    /// policy's windows need: the one update the server's quotas and `onetap quota -` make.
+    /// - Parameters:
+    ///   - request: The request's keys.
+    ///   - counts: Starts or exchanges.
+    ///   - counters: The counters read (``LoginQuotaPolicy/counters(for:counting:)``).
+    ///   - policy: The rules.
+    ///   - now: The time.
+    ///   - captchaPassed: Whether a captcha passed for the request.
+    /// - Returns: The decision.
+    package mutating func admit(
+        _ request: LoginQuotaPolicy.Request, counting counts: LoginQuotaPolicy.Counts, in counters: [LoginQuotaPolicy.Counter], policy: LoginQuotaPolicy,
+        at now: Date, captchaPassed: Bool
+    ) -> LoginQuotaPolicy.Decision {
+        let (decision, keptUntil) = policy.admit(request, counting: counts, in: counters, events: &events, at: now, captchaPassed: captchaPassed)
+        if let keptUntil { keepUntil = max(keepUntil, keptUntil) }
+        return decision
+    }
+}
+
