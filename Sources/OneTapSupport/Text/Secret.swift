@@ -22,17 +22,69 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
     /// Always `<redacted>`.
     public var description: String { "<redacted>" }
 
-    /// Text with every occurrence of the given secrets replaced by `<redacted>`: for error messages that
-    /// come from code OneTap does not control (an integrator's refresher or exchange may quote a URL or
-    /// a request body that holds the token).
+    /// Text with every occurrence of the given secrets replaced by `<redacted>`, as written and as a URL, a form
+    /// body or JSON would quote them: for error messages that come from code OneTap does not control (an
+    /// integrator's refresher or exchange may quote a URL or a request body that holds the token).
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - secrets: The secrets to take out; nil and empty ones are skipped.
+    /// - Returns: The text without them.
+    /// - Complexity: O(*n* × *f*) for text of length *n* and *f* forms of the secrets (at most 10 each): for error paths.
     package static func scrub(_ text: String, of secrets: [Secret?]) -> String {
         var text = text
         // The longest first: a secret inside another (an access token within its refresh token) would leave the rest.
-        for secret in secrets.compactMap({ $0?.value }).filter({ !$0.isEmpty }).sorted(by: { $0.count > $1.count }) {
-            text = text.replacing(secret, with: "<redacted>")
+        let forms = Set(secrets.compactMap { $0?.value }.filter { !$0.isEmpty }.flatMap(quotedForms))
+        for form in forms.sorted(by: { $0.count > $1.count }) {
+            text = text.replacing(form, with: "<redacted>")
         }
         return text
     }
+
+    /// A secret as written, percent-encoded as a form body (WHATWG: `A–Z a–z 0–9 * - . _` kept, a space as `+`) and as
+    /// a URL (RFC 3986: `A–Z a–z 0–9 - . _ ~` kept) with upper- or lower-case hex, and as a JSON string's content
+    /// (`/` as it is or as `\/`, text outside ASCII as it is or as `\u` escapes in either case).
+    private static func quotedForms(_ value: String) -> [String] {
+        func percent(keeping kept: (UInt8) -> Bool, space: String, digits: [Character]) -> String {
+            var out = ""
+            for byte in value.utf8 {
+                if kept(byte) {
+                    out.unicodeScalars.append(Unicode.Scalar(byte))
+                } else if byte == UInt8(ascii: " ") {
+                    out += space
+                } else {
+                    out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+                }
+            }
+            return out
+        }
+        func alphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        func json(slash: String, digits: [Character]) -> String {
+            var out = ""
+            for unit in value.utf16 {
+                switch unit {
+                case 0x22: out += "\\\""
+                case 0x5C: out += "\\\\"
+                case 0x2F: out += slash
+                case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+                default: out += "\\u" + [12, 8, 4, 0].map { String(digits[Int((unit >> $0) & 15)]) }.joined()
+                }
+            }
+            return out
+        }
+        let upper = Array("0123456789ABCDEF"), lower = Array("0123456789abcdef")
+        let form: (UInt8) -> Bool = { alphanumeric($0) || $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") }
+        let url: (UInt8) -> Bool = { alphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~") }
+        var forms = [value, value.replacing("/", with: "\\/")]
+        for digits in [upper, lower] {
+            forms += [percent(keeping: form, space: "+", digits: digits), percent(keeping: url, space: "%20", digits: digits)]
+            forms += ["/", "\\/"].map { json(slash: $0, digits: digits) }
+        }
+        return forms
+    }
+
     /// Always `Secret(<redacted>)`.
     public var debugDescription: String { "Secret(<redacted>)" }
     /// A mirror with no children, so `dump` prints nothing of the value.

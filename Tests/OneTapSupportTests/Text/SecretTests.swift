@@ -19,4 +19,20 @@ import Testing
         }
         #expect(secret.description == "<redacted>")
     }
+
+    /// A secret quoted encoded is scrubbed too (an attacker's read: an integrator's exchange that failed quoting its
+    /// form body, `token=Ab%2B%2FCd%3D%3DEf`, put the token into the session's trace and the `result` event). The
+    /// encoded forms were written by Python's `urllib.parse.quote_plus(t, safe='*-._')`, `quote(t, safe='-._~')` and
+    /// `json.dumps(t)` (with `/` as `\/`, as Foundation's JSON writer puts it).
+    @Test(arguments: [
+        ("POST token=Ab%2B%2FCd%3D%3DEf&x=1", "POST token=<redacted>&x=1"),
+        ("GET /v1?t=Ab%2b%2fCd%3d%3dEf", "GET /v1?t=<redacted>"),
+        (#"{"token":"Ab+\/Cd==Ef"}"#, #"{"token":"<redacted>"}"#),
+        ("plain Ab+/Cd==Ef", "plain <redacted>"),
+        ("form s3+cr%2Bt%2F%C3%A9, path s3%20cr%2Bt%2F%C3%A9", "form <redacted>, path <redacted>"),
+        (#"json "s3 cr+t\/\u00e9" and "s3 cr+t/\u00e9""#, #"json "<redacted>" and "<redacted>""#),
+    ])
+    func aSecretQuotedEncodedIsScrubbed(text: String, scrubbed: String) {
+        #expect(Secret.scrub(text, of: [Secret("Ab+/Cd==Ef"), Secret("s3 cr+t/é")]) == scrubbed)
+    }
 }
