@@ -92,6 +92,13 @@ struct CSVTable {
     private static func mapHeader(
         _ fields: [String], columns: [String], optional: Set<String>, file: String, line: Int
     ) throws(TableError) -> [Int] {
+        guard fields.contains(where: columns.contains) else {
+            // Quoting what is no header would print the first line of whatever file was named by mistake: a key, a
+            // password file.
+            throw TableError(
+                file: file, line: line, kind: .unknownColumn,
+                message: "the first line names none of the table's columns (\(columns.joined(separator: ","))): no header of this table; its text is not shown")
+        }
         var mapping: [Int] = []
         var seen = Set<String>()
         for name in fields {

@@ -55,6 +55,26 @@ import Testing
         }
     }
 
+    /// A first line that names none of the table's columns is no header of it and is never quoted (an attacker's read:
+    /// `onetap route --policy /etc/onetap/keys` printed `unknown column "k1:<the key>"`); a header with one unknown
+    /// column among known ones still names it.
+    @Test func aFileThatIsNoTableIsNotQuoted() {
+        for text in ["k1:q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJ=\n", "db,5432,onetap,hunter2\n1,2,3,4\n"] {
+            #expect {
+                try read(text)
+            } throws: { error in
+                let error = error as! TableError
+                return error.kind == .unknownColumn && error.line == 1
+                    && error.description == "t.csv:1: the first line names none of the table's columns (a,b): no header of this table; its text is not shown"
+            }
+        }
+        #expect {
+            try read("a,b,extra\n1,2,3\n")
+        } throws: { error in
+            (error as! TableError).description == "t.csv:1: unknown column \"extra\" in the header; the columns are a,b"
+        }
+    }
+
     @Test func errorDescriptionNamesFileLineAndColumn() {
         let error = TableError(file: "x.csv", line: 3, column: "carrier", kind: .invalidValue, message: "bad")
         #expect(error.description == "x.csv:3: column 'carrier': bad")
