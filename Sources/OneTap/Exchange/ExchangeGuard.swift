@@ -66,7 +66,7 @@ public struct ExchangeGuard: Sendable {
     ///   - timeout: The limit on one call; 5 s.
     ///   - clock: The time source.
     public init(
-        provider: any TokenExchangeProvider, ledger: any ExchangeLedger = InMemoryExchangeLedger(), timeout: Duration = .seconds(5),
+        provider: any TokenExchangeProvider, ledger: any ExchangeLedger = InMemoryStores.newExchangeLedger(), timeout: Duration = .seconds(5),
         clock: any WallClock = SystemClock()
     ) {
         self.provider = provider

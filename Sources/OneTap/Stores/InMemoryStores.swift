@@ -75,4 +75,6 @@ extension InMemoryStores {
     @usableFromInline package static func newGuestDataStore() -> any GuestDataStore { InMemoryGuestDataStore() }
     /// A new in-memory account directory (`AccountLogin`'s default).
     @usableFromInline package static func newAccountDirectory() -> any AccountDirectory { InMemoryAccountDirectory() }
+    /// A new in-memory exchange ledger (`ExchangeGuard`'s and `NumberVerificationService`'s default).
+    @usableFromInline package static func newExchangeLedger() -> any ExchangeLedger { InMemoryExchangeLedger() }
 }

@@ -59,7 +59,7 @@ public struct NumberVerificationService: Sendable {
     ///   - clock: The time source.
     ///   - events: Where each verification's end is told.
     public init(
-        provider: any NumberVerificationProvider, ledger: any ExchangeLedger = InMemoryExchangeLedger(), timeout: Duration = .seconds(5),
+        provider: any NumberVerificationProvider, ledger: any ExchangeLedger = InMemoryStores.newExchangeLedger(), timeout: Duration = .seconds(5),
         quota: NumberVerificationQuota? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.init(provider: provider, ledger: ledger, timeout: timeout, clock: clock, events: events, lifetimes: .builtIn, billing: .builtIn, quota: quota)

@@ -5,7 +5,7 @@
 /// prefix (`+86`, `0086`, `86`), spaces and hyphens between digit groups, surrounding whitespace. Since
 /// number portability (携号转网, nationwide from November 2019) a number's segment tells only the carrier
 /// that first issued it; the SIM's PLMN wins whenever both are known.
-public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The 11 digits as a number, 13000000000 ... 19999999999.
     package let value: UInt64
 
@@ -71,6 +71,13 @@ public struct PhoneNumber: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// The 11 digits. They parse back to the same number.
     public var description: String { digits }
+
+    /// `PhoneNumber(138****8000)`: reflected (`dump`, `String(reflecting:)`, a value that holds a number and prints its
+    /// members) the number is masked; only ``description`` prints it whole.
+    public var debugDescription: String { "PhoneNumber(\(masked))" }
+
+    /// A mirror with no children, so reflection never reaches the digits.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
     /// The number with the middle four digits hidden, `"138****8000"`, for logs and screens.
     public var masked: String {

@@ -121,4 +121,26 @@ import Testing
             }
         }
     }
+
+    /// The types that hold a verified number show it masked in every textual form, `dump` and reflection too (an
+    /// attacker's read: their descriptions masked it, `dump(verified)` printed `phoneNumber: 13912345678`). A number
+    /// itself prints its digits, which is its value, and masks them when reflected.
+    @Test func noTypeHoldingANumberShowsItWholeWhenDumped() throws {
+        let now = Date(timeIntervalSince1970: 1_796_083_200)
+        let number = try PhoneNumber("13912345678")
+        let values: [Any] = [
+            VerifiedLogin(phoneNumber: number, account: "a"), SMSVerdict(phoneNumber: number, session: LoginSessionID.random(), verifiedAt: now),
+            TestAppSession.outcome("a", "13912345678"), SMSMessage(number: number, code: Secret(Self.secret), expiresAt: now, session: nil),
+            CarrierCredential(flow: .sms, token: Secret(Self.secret), phoneNumber: number),
+        ]
+        for value in values {
+            for form in Self.forms(value) where !form.hasPrefix("{") {  // a record's JSON keeps the number: it is stored
+                #expect(!form.contains("13912345678"), "\(type(of: value)) shows the number whole: \(form)")
+            }
+        }
+        var dumped = ""
+        dump(number, to: &dumped)
+        #expect(String(reflecting: number) == "PhoneNumber(139****5678)" && dumped == "- PhoneNumber(139****5678)\n")
+        #expect(Mirror(reflecting: number).children.isEmpty && "\(number)" == "13912345678")
+    }
 }

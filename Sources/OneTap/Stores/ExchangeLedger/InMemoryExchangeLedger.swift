@@ -1,7 +1,7 @@
 /// An exchange ledger in this process's memory. It forgets a token a day after its claim (no one-tap
 /// token lives that long: `Data/token-lifetimes.csv`), and the answer it kept with it (the user's number
 /// too), so it stays bounded.
-public final class InMemoryExchangeLedger: ExchangeLedger {
+package final class InMemoryExchangeLedger: ExchangeLedger {
     private struct Table {
         var entries: [SHA256Digest: ExchangeLedgerEntry] = [:]
         /// The size above which the next claim sweeps out forgotten tokens: at least 4,096, and twice what
@@ -17,7 +17,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
 
     /// Creates an empty ledger.
     /// - Parameter retention: How long a token (and the answer kept with it) is remembered; one day.
-    public init(retention: Duration = .seconds(86_400)) {
+    package init(retention: Duration = .seconds(86_400)) {
         self.retention = retention
     }
 
@@ -27,7 +27,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - session: The login session the token came with.
     ///   - now: The time.
     /// - Returns: Nil when it was never claimed (or was forgotten), else its entry.
-    public func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+    package func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
         claimNow(token, for: session, at: now)
     }
 
@@ -58,7 +58,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - session: The login session asking.
     ///   - now: The time.
     /// - Returns: True when this call claimed it again.
-    public func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+    package func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
         let horizon = now.addingTimeInterval(-retention.seconds)
         return table.withLock { table in
             guard let entry = table.entries[token], entry.claimedAt >= horizon, entry.state == .unknown, entry.session == session, entry.sends < 2 else {
@@ -74,7 +74,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - token: The token's SHA-256.
     ///   - state: How it ended.
     ///   - now: The time.
-    public func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+    package func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
         settleNow(token, state, at: now)
     }
 
@@ -96,7 +96,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - since: The earliest time to list an unknown exchange by.
     ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
     /// - Returns: Their entries, oldest first.
-    public func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+    package func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
         table.withLock { table in
             table.entries.values.filter { entry in
                 switch entry.state {
@@ -117,7 +117,7 @@ public final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - instant: The instant: a token claimed before `instant` minus the retention goes.
     ///   - limit: The most to remove; zero or less removes nothing.
     /// - Returns: How many tokens were forgotten.
-    public func removeExpired(before instant: Date, limit: Int) async throws -> Int {
+    package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
         let horizon = instant.addingTimeInterval(-retention.seconds)
         return table.withLock { table in
             guard limit > 0 else { return 0 }
