@@ -8,8 +8,11 @@ import OneTap
 /// let vault = TokenVault(store: stores.tokenStore(keyring: keyring), refresher: MyTianyiRefresher())
 /// ```
 ///
-/// **Rotating**: add a new key and make it current; keep the old ones until every row was written again
-/// (a token is sealed with the current key at its next save: a refresh, a login), then drop them. A row
+/// **Rotating**, in three deploys while instances serve: give every instance the new key beside the current
+/// one (an instance that lacks it cannot read a row another instance sealed with it: its refreshes fail
+/// `corrupt` and its logins write the row over); once every instance holds it, make it current; once every
+/// row was written again (a token is sealed with the current key at its next save: a refresh, a login; or
+/// at once by ``PostgresStores/sealStoredTokens(keyring:batch:)``), drop the old ones. A row
 /// sealed with a key the keyring does not hold fails its read with `StoreError` of kind `corrupt` naming
 /// that key's id. Keep keys out of the database: a secret manager, a file only the server reads.
 ///

@@ -10,8 +10,9 @@ extension PostgresTokenStore {
     /// left to that writer (its compare-and-swap wins; this store's update matches no row).
     /// - Parameter batch: How many rows one statement reads; at least 1.
     /// - Returns: How many rows were sealed again.
-    /// - Throws: ``StoreError`` of kind `corrupt` for a row that does not open (naming its account and key
-    ///   id; rows before it stay sealed), `io` when the store has no keyring; ``PostgresError`` from the pool.
+    /// - Throws: ``StoreError`` of kind `corrupt` when rows do not open (a key the keyring lacks, an account id
+    ///   OneTap cannot hold), once every other row was sealed: naming how many were left, their accounts and the
+    ///   first one's reason; `io` when the store has no keyring; ``PostgresError`` from the pool.
     package func sealStoredTokens(batch: Int = 500) async throws -> Int {
         guard let keyring else {
             throw StoreError(.io, account: nil, message: "this token store has no keyring to seal the tokens with; nothing was changed")
@@ -28,6 +29,9 @@ extension PostgresTokenStore {
         let limit = max(1, batch)
         var after = ""
         var sealed = 0
+        // Rows that do not open are passed over and reported at the end: stopping at one left every row after it on
+        // the older key at each rerun, so that key could never leave the keyring.
+        var left: [(account: String, problem: StoreError)] = []
         while true {
             let rows = try await pool.execute(read, [.text(keyring.currentKeyID), .text(after), .int64(Int64(limit))]).rows
             for row in rows {
@@ -35,30 +39,50 @@ extension PostgresTokenStore {
                     throw StoreError(.corrupt, account: nil, message: "a row of \(tokens) is not a OneTap token; it was left as it is")
                 }
                 after = name
-                let account: AccountID
+                let sealedRow: (access: [UInt8], refresh: PostgresValue)
                 do {
-                    account = try AccountID(name)
+                    sealedRow = try Self.sealAgain(access: access, refresh: row[3].bytes, keyID: row[4].text, account: name, with: keyring, table: tokens)
                 } catch {
-                    throw StoreError(.corrupt, account: nil, message: "a row of \(tokens) has an account id OneTap cannot hold (\(error)); it was left as it is")
+                    left.append((name, error))
+                    continue
                 }
-                let keyID = row[4].text
-                func reveal(_ stored: [UInt8], _ field: PostgresTokenKeyring.Field) throws(StoreError) -> Secret {
-                    let bytes = try keyID.map { (id) throws(StoreError) in try keyring.open(stored, keyID: id, field: field, account: account, table: tokens) } ?? stored
-                    guard let text = String(validating: bytes, as: UTF8.self) else {
-                        throw StoreError(.corrupt, account: account, message: "the \(field.rawValue) token in \(tokens) is not UTF-8; it was left as it is")
-                    }
-                    return Secret(text)
-                }
-                let newAccess = try keyring.seal(try reveal(access, .access), field: .access, account: account)
-                var newRefresh: PostgresValue = .null
-                if let refresh = row[3].bytes { newRefresh = .bytes(try keyring.seal(try reveal(refresh, .refresh), field: .refresh, account: account)) }
                 let result = try await pool.execute(
                     write,
-                    [.text(name), .int64(version), .bytes(newAccess), newRefresh, .text(keyring.currentKeyID), keyID.map { .text($0) } ?? .null])
+                    [.text(name), .int64(version), .bytes(sealedRow.access), sealedRow.refresh, .text(keyring.currentKeyID), row[4].text.map { .text($0) } ?? .null])
                 sealed += result.affected
             }
-            if rows.count < limit { return sealed }
+            if rows.count < limit { break }
         }
+        guard let first = left.first else { return sealed }
+        let names = left.prefix(10).map(\.account).joined(separator: ", ") + (left.count > 10 ? ", …" : "")
+        throw StoreError(
+            .corrupt, account: left.count == 1 ? try? AccountID(first.account) : nil,
+            message: "\(left.count == 1 ? "1 row was" : "\(left.count) rows were") left as it is (account \(names)), the first because \(first.problem.message); "
+                + "\(sealed) \(sealed == 1 ? "row was" : "rows were") sealed again")
+    }
+
+    /// A row's tokens opened with the key they were sealed with (none: stored unsealed) and sealed with the current key.
+    /// - Throws: ``StoreError`` of kind `corrupt`: an account id OneTap cannot hold, a key the keyring lacks, a token that
+    ///   does not open or is not UTF-8.
+    private static func sealAgain(
+        access: [UInt8], refresh: [UInt8]?, keyID: String?, account name: String, with keyring: PostgresTokenKeyring, table tokens: String
+    ) throws(StoreError) -> (access: [UInt8], refresh: PostgresValue) {
+        let account: AccountID
+        do {
+            account = try AccountID(name)
+        } catch {
+            throw StoreError(.corrupt, account: nil, message: "a row of \(tokens) has an account id OneTap cannot hold (\(error))")
+        }
+        func reveal(_ stored: [UInt8], _ field: PostgresTokenKeyring.Field) throws(StoreError) -> Secret {
+            let bytes = try keyID.map { (id) throws(StoreError) in try keyring.open(stored, keyID: id, field: field, account: account, table: tokens) } ?? stored
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw StoreError(.corrupt, account: account, message: "the \(field.rawValue) token in \(tokens) is not UTF-8")
+            }
+            return Secret(text)
+        }
+        let newAccess = try keyring.seal(try reveal(access, .access), field: .access, account: account)
+        let newRefresh = try refresh.map { (stored) throws(StoreError) in PostgresValue.bytes(try keyring.seal(try reveal(stored, .refresh), field: .refresh, account: account)) }
+        return (newAccess, newRefresh ?? .null)
     }
 }
 
@@ -71,8 +95,9 @@ extension PostgresStores {
     ///   - keyring: The keys: the current one seals; the older ones open rows sealed with them.
     ///   - batch: How many rows one statement reads; 500.
     /// - Returns: How many rows were sealed again.
-    /// - Throws: `StoreError` of kind `corrupt` for a row that does not open (a key missing from the
-    ///   keyring, named by its id; rows before it stay sealed); `io` or `timeout` when the database fails.
+    /// - Throws: `StoreError` of kind `corrupt` when rows do not open (a key missing from the keyring, named by its
+    ///   id), after every other row was sealed: how many were left as they are, their accounts and the first one's
+    ///   reason; `io` or `timeout` when the database fails.
     @discardableResult
     public func sealStoredTokens(keyring: PostgresTokenKeyring, batch: Int = 500) async throws -> Int {
         try await PostgresError.asStoreError(doing: "seal the stored tokens") {

@@ -230,12 +230,35 @@ extension PostgresSealedTokensTests {
                 #expect(loaded.token.refreshToken?.reveal() == (account == "d" ? nil : Self.refresh))
             }
             #expect(try await stores.sealStoredTokens(keyring: rotated) == 0)
-            // A row of a key the keyring lacks stops it, naming the key.
+            // A row of a key the keyring lacks is reported, naming the key.
             try await stores.pool.execute("UPDATE \(table(stores)) SET key_id = 'k9' WHERE account = 'c'")
             await #expect {
                 try await stores.sealStoredTokens(keyring: rotated)
             } throws: { error in
                 (error as? StoreError)?.kind == .corrupt && (error as? StoreError)?.message.contains("token key \"k9\"") == true
+            }
+        }
+    }
+
+    /// A row that does not open is reported and the rest are sealed: the sealing stopped at it, and every rerun
+    /// stopped there again (the rows before it done), so the rows after it never left the old key and the old key
+    /// could never leave the keyring (a review of the PostgreSQL adapter).
+    @Test func aRowThatDoesNotOpenIsReportedAndTheRestAreSealed() async throws {
+        try await TestDatabase.withStores { stores in
+            let plain = stores.tokenStore()
+            let rotated = try keyring("k2", ["k1": Self.key1, "k2": Self.key2])
+            for account: AccountID in ["a", "b", "c"] { _ = try await plain.save(token(account), replacing: nil, dueAt: now) }
+            try await stores.pool.execute("UPDATE \(table(stores)) SET key_id = 'gone' WHERE account = 'a'")
+            for _ in 1...2 {  // a rerun reports the same row and seals nothing more
+                await #expect {
+                    try await stores.sealStoredTokens(keyring: rotated, batch: 1)
+                } throws: { error in
+                    let error = error as? StoreError
+                    return error?.kind == .corrupt && error?.message.contains("token key \"gone\"") == true
+                        && error?.message.contains("1 row was left as it is (account a)") == true
+                }
+                let keys = try await stores.pool.execute("SELECT key_id FROM \(table(stores)) ORDER BY account").rows.map { $0[0] }
+                #expect(keys == [.text("gone"), .text("k2"), .text("k2")])
             }
         }
     }
