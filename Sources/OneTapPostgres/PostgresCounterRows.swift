@@ -7,7 +7,7 @@ import OneTap
 enum PostgresCounterRows {
     /// How far an update got, for its error message.
     enum Phase: Sendable {
-        case connecting, reading, writing, committing
+        case queueing, connecting, reading, writing, committing
     }
 
     /// Takes an update's transaction-scoped advisory locks, all of them in one statement, in the order given.
@@ -16,7 +16,8 @@ enum PostgresCounterRows {
     /// Runs one update's transaction on a connection of the pool, again (up to `attempts` runs in all)
     /// when the database reports a deadlock or a serialization failure, or refused a prepared statement
     /// gone stale (``PostgresPool/transaction(attempts:retrying:connected:committing:_:)``): first the advisory
-    /// locks (``lock``), then `run`.
+    /// locks (``lock``), then `run`. Before it takes a connection it waits behind the pool's ``PostgresCounterGate``
+    /// for this process's other updates of the same counters (at most the connect and statement timeouts together).
     /// - Parameters:
     ///   - pool: The pool.
     ///   - attempts: How many runs at most.
@@ -29,14 +30,21 @@ enum PostgresCounterRows {
         _ pool: PostgresPool, attempts: Int, locks: [Int64], doing: String,
         _ run: (PostgresConnection, LockedValue<Phase>) async throws -> Result
     ) async throws -> Result {
-        let phase = LockedValue(Phase.connecting)
+        let phase = LockedValue(Phase.queueing)
+        // The gate's line stands for the waits it spares: for a connection, then for the locks.
+        let limit = pool.configuration.connectTimeout + pool.configuration.statementTimeout
         do {
-            return try await pool.transaction(
-                attempts: attempts, retrying: { phase.withLock { $0 = .connecting } }, connected: { phase.withLock { $0 = .reading } },
-                committing: { phase.withLock { $0 = .committing } }
-            ) { connection in
-                try await connection.execute(lock, [.int64Array(locks)])
-                return try await run(connection, phase)
+            return try await pool.counterGate.withKeys(locks, waitingUpTo: limit, on: pool.clock, timeout: {
+                PostgresError(.timeout, message: "other updates of this process held the same counters for \(limit.seconds) s")
+            }) {
+                phase.withLock { $0 = .connecting }
+                return try await pool.transaction(
+                    attempts: attempts, retrying: { phase.withLock { $0 = .connecting } }, connected: { phase.withLock { $0 = .reading } },
+                    committing: { phase.withLock { $0 = .committing } }
+                ) { connection in
+                    try await connection.execute(lock, [.int64Array(locks)])
+                    return try await run(connection, phase)
+                }
             }
         } catch {
             throw failure(error, phase: phase.withLock { $0 }, doing: doing)

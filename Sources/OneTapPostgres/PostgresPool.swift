@@ -28,13 +28,16 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         var idle: [PostgresConnection] = []
         /// Connections open, lent out or being opened.
         var open = 0
-        var waiters: [Waiter] = []
+        var waiters: [PostgresWaiter<PostgresPoolTicket>] = []
         var closed = false
         var opened = 0
         var peak = 0
     }
 
     private let state = LockedValue(State())
+
+    /// Keeps this process's updates of one rate counter from waiting on its lock with a connection each.
+    let counterGate = PostgresCounterGate()
 
     /// Creates a pool; it connects when first used.
     /// - Parameters:
@@ -185,7 +188,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     /// Closes every connection; calls waiting in line and later calls fail with `closed`. Connections
     /// lent out close when they come back.
     package func close() async {
-        let (waiting, closing) = state.withLock { state -> ([Waiter], [PostgresConnection]) in
+        let (waiting, closing) = state.withLock { state -> ([PostgresWaiter<PostgresPoolTicket>], [PostgresConnection]) in
             state.closed = true
             defer {
                 state.waiters = []
@@ -203,7 +206,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
 
     private enum Taken {
         case ready(PostgresPoolTicket)
-        case wait(Waiter)
+        case wait(PostgresWaiter<PostgresPoolTicket>)
         case failed(PostgresError)
     }
 
@@ -234,16 +237,8 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         case .wait(let waiter):
             let limit = configuration.connectTimeout
             let size = configuration.poolSize
-            let clock = self.clock
-            let result = await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    do { try await clock.sleep(for: limit) } catch { return }
-                    _ = waiter.resolve(.failure(PostgresError(
-                        .timeout, message: "no connection came free within the connect timeout of \(limit.seconds) s (all \(size) of the pool's connections were busy)")))
-                }
-                let result = await waiter.value()
-                group.cancelAll()
-                return result
+            let result = await waiter.value(waitingUpTo: limit, on: clock) {
+                PostgresError(.timeout, message: "no connection came free within the connect timeout of \(limit.seconds) s (all \(size) of the pool's connections were busy)")
             }
             if case .failure = result { forget(waiter) }
             return try result.get()
@@ -259,7 +254,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
                 state.peak = max(state.peak, state.open)
                 return .ready(.open)
             }
-            let waiter = Waiter()
+            let waiter = PostgresWaiter<PostgresPoolTicket>()
             state.waiters.append(waiter)
             return .wait(waiter)
         }
@@ -298,54 +293,13 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         return false
     }
 
-    private func forget(_ waiter: Waiter) {
+    private func forget(_ waiter: PostgresWaiter<PostgresPoolTicket>) {
         state.withLock { $0.waiters.removeAll { $0 === waiter } }
     }
 }
 
 /// What a caller in line gets: an idle connection, or leave to open one.
-private enum PostgresPoolTicket: Sendable {
+enum PostgresPoolTicket: Sendable {
     case connection(PostgresConnection)
     case open
-}
-
-/// A caller waiting in line: resolved once, by the pool (a ticket), its time limit or its cancellation,
-/// whichever comes first. Kept under a lock so that a cancelled caller leaves from its cancellation
-/// handler without a task of its own.
-private final class Waiter: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Result<PostgresPoolTicket, any Error>, Never>? = nil
-        var result: Result<PostgresPoolTicket, any Error>? = nil
-    }
-
-    private let state = LockedValue(State())
-
-    /// Resolves the waiter, once.
-    /// - Returns: Whether this result is the one the caller gets.
-    func resolve(_ result: Result<PostgresPoolTicket, any Error>) -> Bool {
-        let (continuation, won) = state.withLock { state -> (CheckedContinuation<Result<PostgresPoolTicket, any Error>, Never>?, Bool) in
-            guard state.result == nil else { return (nil, false) }
-            state.result = result
-            defer { state.continuation = nil }
-            return (state.continuation, true)
-        }
-        continuation?.resume(returning: result)
-        return won
-    }
-
-    /// Waits for the resolution; cancelling the caller resolves it with `CancellationError`.
-    func value() async -> Result<PostgresPoolTicket, any Error> {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PostgresPoolTicket, any Error>, Never>) in
-                let ready = state.withLock { state -> Result<PostgresPoolTicket, any Error>? in
-                    if let result = state.result { return result }
-                    state.continuation = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            _ = resolve(.failure(CancellationError()))
-        }
-    }
 }

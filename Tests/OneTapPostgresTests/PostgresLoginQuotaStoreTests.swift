@@ -210,4 +210,51 @@ import Testing
         await stores.close()
         await TestDatabase.dispose(usual)
     }
+
+    /// Updates that wait for one counter's lock wait in this process, not on the pool's connections: each held a
+    /// connection while PostgreSQL made it wait, so a flood on one key (a victim's number, a `global` rule) left no
+    /// connection to any other store, on every instance (a review of the PostgreSQL adapter). Four updates wait
+    /// behind a lock held from outside on a pool of two; the token store still gets a connection, and once the lock
+    /// goes every update counts.
+    @Test(.timeLimit(.minutes(2))) func updatesWaitingForOneCounterLeaveThePoolToOtherStores() async throws {
+        let stores = PostgresStores(configuration: try TestDatabase.configuration(try await TestDatabase.url(), poolSize: 2, connectTimeout: .seconds(3)))
+        try await stores.migrate()
+        let store = stores.loginQuotaStore()
+        let now = now
+        let keys = PostgresLoginQuotaStore.lockKeys(schema: stores.configuration.schema, counters: PostgresCounterRows.Read([Self.counter]).ids)
+        do {
+            try await TestDatabase.withConnection { outside in
+                try await outside.execute("SELECT pg_catalog.pg_advisory_lock(key) FROM pg_catalog.unnest($1::bigint[]) AS key", [.int64Array(keys)])
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            try await store.update(counters: [Self.counter], at: now) { state in
+                                state.events[Self.counter, default: []].append(now)
+                                state.keepUntil = now.addingTimeInterval(60)
+                            }
+                        }
+                    }
+                    // One update waits on the lock in the database; the others are on their way to their waits.
+                    var waiting = 0
+                    for _ in 0..<500 where waiting == 0 {
+                        let rows = try await outside.execute("SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND NOT granted")
+                        waiting = Int(rows.rows.first?.first?.int64 ?? 0)
+                        if waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                    }
+                    #expect(waiting >= 1)
+                    try await Task.sleep(for: .milliseconds(300))
+                    let loaded = try await stores.tokenStore().load("nobody")
+                    #expect(loaded == nil)
+                    _ = try await outside.execute("SELECT pg_catalog.pg_advisory_unlock_all()")
+                    try await group.waitForAll()
+                }
+            }
+            let counted = try await store.update(counters: [Self.counter], at: now) { $0.events[Self.counter]?.count ?? 0 }
+            #expect(counted == 4)
+        } catch {
+            await TestDatabase.dispose(stores)
+            throw error
+        }
+        await TestDatabase.dispose(stores)
+    }
 }

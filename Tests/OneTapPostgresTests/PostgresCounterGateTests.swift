@@ -1,0 +1,74 @@
+import Foundation
+import OneTap
+@testable import OneTapPostgres
+import OneTapTesting
+import Testing
+
+/// The gate that keeps one process's updates of a counter off the pool's connections while they wait: no database.
+/// A waiting update sleeps on the fake clock until its limit, so `waitForSleepers` says when it stands in line.
+@Suite struct PostgresCounterGateTests {
+    struct TimedOut: Error {}
+
+    /// An update runs under the gate, says it entered, and holds its keys until `release` yields.
+    static func update(
+        _ name: String, _ keys: [Int64], _ gate: PostgresCounterGate, _ clock: FakeClock, entered: AsyncStream<String>.Continuation,
+        release: AsyncStream<Void>? = nil
+    ) async throws {
+        try await gate.withKeys(keys, waitingUpTo: .seconds(5), on: clock, timeout: { TimedOut() }) {
+            entered.yield(name)
+            if let release { for await _ in release { break } }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func updatesGoWhenTheirKeysAreFreeFirstComeFirstServedForEachKey() async throws {
+        let gate = PostgresCounterGate()
+        let clock = FakeClock()
+        let (entered, enter) = AsyncStream.makeStream(of: String.self)
+        let (releaseA, freeA) = AsyncStream.makeStream(of: Void.self)
+        var order = entered.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("a", [1, 2], gate, clock, entered: enter, release: releaseA) }
+            #expect(await order.next() == "a")
+            group.addTask { try await Self.update("b", [2], gate, clock, entered: enter) }
+            await clock.waitForSleepers(1)  // b waits for key 2
+            group.addTask { try await Self.update("c", [3], gate, clock, entered: enter) }
+            #expect(await order.next() == "c")  // key 3 is nobody's: c goes by
+            group.addTask { try await Self.update("d", [3, 2], gate, clock, entered: enter) }
+            await clock.waitForSleepers(2)  // d waits behind b for key 2, though b holds nothing yet
+            group.addTask { try await Self.update("e", [3], gate, clock, entered: enter) }
+            await clock.waitForSleepers(3)  // e waits behind d, who wants key 3 first
+            freeA.yield()
+            #expect(await order.next() == "b")
+            #expect(await order.next() == "d")
+            #expect(await order.next() == "e")
+            try await group.waitForAll()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anUpdatePastItsLimitOrCancelledLeavesTheLineAndTheNextGoes() async throws {
+        let gate = PostgresCounterGate()
+        let clock = FakeClock()
+        let (entered, enter) = AsyncStream.makeStream(of: String.self)
+        let (releaseHolder, freeHolder) = AsyncStream.makeStream(of: Void.self)
+        var order = entered.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("holder", [7], gate, clock, entered: enter, release: releaseHolder) }
+            #expect(await order.next() == "holder")
+            let late = Task { try await Self.update("late", [7], gate, clock, entered: enter) }
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(5))
+            await #expect(throws: TimedOut.self) { try await late.value }
+            let cancelled = Task { try await Self.update("cancelled", [7], gate, clock, entered: enter) }
+            await clock.waitForSleepers(1)
+            cancelled.cancel()
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            group.addTask { try await Self.update("next", [7], gate, clock, entered: enter) }
+            await clock.waitForSleepers(1)
+            freeHolder.yield()
+            #expect(await order.next() == "next")  // neither left a key held
+            try await group.waitForAll()
+        }
+        // And the key is free again.
+        try await gate.withKeys([7], waitingUpTo: .seconds(5), on: clock, timeout: { TimedOut() }) {}
+    }
+}
