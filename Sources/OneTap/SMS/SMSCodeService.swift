@@ -160,15 +160,15 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // withdrawn, and the code it replaced (the user may hold it from an earlier send in the session) is the
                 // session's again until its own expiry; one that never left is no send to its number either: its counts
                 // on the number, the session and all requests are taken back, the requester's address and device keep
-                // theirs (the gateway refusing it counted it, as gateways count every submission). A returning owner's
-                // send that the gateway's own flow control refused (`throttled`) gives back its counts on the number
-                // and its lane only: a gateway hour that a stranger filled must not spend the owner's daily room with
-                // every try, while its login session's and the global counts still bound its tries; anyone else's
-                // counts whole.
+                // theirs (the gateway refusing it counted it, as gateways count every submission). A send that the
+                // gateway's own flow control refused (`throttled`) gives back its counts on the number and its lane
+                // only: a gateway hour that a stranger filled must not spend the number's daily room with every try (an
+                // owner's, with a lane of its own or without), while its login session's, its address's and the global
+                // counts still bound its tries.
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
-                let ownerThrottled = context.returningOwner && (error as? SMSDeliveryError)?.reason == .throttled
+                let throttled = (error as? SMSDeliveryError)?.reason == .throttled
                 if !mayHaveReached {
-                    let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : ownerThrottled ? .throttledOwner : nil
+                    let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : throttled ? .throttled : nil
                     let id = record.id, countedAt = decidedAt, replaced = replaced, answeredAt = clock.now()
                     try await store.update(counters: unsent == nil ? [] : counters, code: slot, at: now) { state in
                         rules.withdraw(&state, id: id, restoring: replaced, at: answeredAt)
@@ -177,9 +177,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 }
                 switch (error as? SMSDeliveryError)?.reason {
                 case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
-                // A returning owner's throttled send was taken back: the rules hold it back no longer; the gateway's own
+                // A throttled send was taken back on the number: the rules hold it back no longer; the gateway's own
                 // minute does (1 a minute per number at Aliyun and Tencent).
-                case .throttled: return .limited(rule: "gateway", retryAfter: ownerThrottled ? now.addingTimeInterval(60) : resendAfter)
+                case .throttled: return .limited(rule: "gateway", retryAfter: now.addingTimeInterval(60))
                 case .failed, nil: return .senderFailed(retryAfter: resendAfter)
                 }
             }

@@ -127,6 +127,27 @@ import Testing
         guard case .sent = result else { Issue.record("the returning owner's send once the gateway's hour passed: \(result)"); return }
     }
 
+    /// An owner without a lane of its own (a fresh app session: a new phone, a login past 30 days) fares the same: its
+    /// sends the gateway throttled in an hour a stranger filled with two solved captchas must not spend the number's
+    /// day (an attacker's read: counted, its own three tries in the blocked hour filled `number-day-cap` and refused it
+    /// for the rest of the day).
+    @Test func aSendTheGatewayThrottlesSpendsNoneOfTheNumbersDay() async throws {
+        let setup = Setup()
+        var owner = try await setup.sessions.open().refreshToken
+        for index in 0..<5 {
+            guard case .sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7") else {
+                Issue.record("the stranger's send \(index + 1)"); return
+            }
+        }
+        for attempt in 0..<3 {
+            let result: SMSSendResult
+            (result, owner) = try await setup.send(owner, at: Self.t0.addingTimeInterval(400 + Double(attempt) * 70), from: "203.0.113.7")
+            guard case .limited("gateway", _) = result else { Issue.record("the owner's send in the gateway's full hour: \(result)"); return }
+        }
+        let (result, _) = try await setup.send(owner, at: Self.t0.addingTimeInterval(2 * 3600), from: "203.0.113.7")
+        guard case .sent = result else { Issue.record("the owner's send once the gateway's hour passed: \(result)"); return }
+    }
+
     /// A returning owner's throttled send gives back its counts on the number and its lane only: its login session's
     /// stay, so a second try in the same login within the minute is held by `number-minute`, never sent to the gateway
     /// again (an attacker's read: given back everywhere, one login looped on a throttling gateway without end, past
