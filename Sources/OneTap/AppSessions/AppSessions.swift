@@ -206,33 +206,38 @@ public struct AppSessions: Sendable {
         return try await open(carrying: carried)
     }
 
-    /// Revokes every session of an account ("log out everywhere").
+    /// Revokes every session of an account ("log out everywhere"). Once the sessions are listed it runs to its end
+    /// whatever happens to the caller (a client that hangs up): the answer to a stolen session is never left half done.
     /// - Parameter account: The account.
     /// - Returns: How many sessions were revoked.
     /// - Throws: ``StoreError`` when the store fails to list the sessions, or to revoke one of them: every other
     ///   session is still revoked first (a failure never leaves the ones after it live), and the error, of the
-    ///   first failure's kind, says how many were revoked and how many failed; call again for the rest.
+    ///   first failure's kind (`io` for one that was no store's), says how many were revoked and how many failed; call
+    ///   again for the rest.
     public func logoutEverywhere(_ account: AccountID) async throws -> Int {
         let ids = try await store.sessions(of: account)
-        var revoked = 0
-        var failures: [StoreError] = []
-        for id in ids {
-            do {
-                try await revoke(id, .logoutEverywhere) { record throws(AppSessionError) in
-                    guard record.identity == .account(account) else {
-                        throw AppSessionError(.wrongSession, session: id, "the session is no longer \(Identity.account(account))")
+        let (revoked, failures) = try await writeDespiteCancellation { [self] in
+            var revoked = 0
+            var failures: [any Error] = []
+            for id in ids {
+                do {
+                    try await revoke(id, .logoutEverywhere) { record throws(AppSessionError) in
+                        guard record.identity == .account(account) else {
+                            throw AppSessionError(.wrongSession, session: id, "the session is no longer \(Identity.account(account))")
+                        }
                     }
+                    revoked += 1
+                } catch let error as AppSessionError where error.kind == .revoked || error.kind == .wrongSession {
+                    continue  // revoked or moved on meanwhile
+                } catch {
+                    failures.append(error)
                 }
-                revoked += 1
-            } catch let error as AppSessionError where error.kind == .revoked || error.kind == .wrongSession {
-                continue  // revoked or moved on meanwhile
-            } catch let error as StoreError {
-                failures.append(error)
             }
+            return (revoked, failures)
         }
         guard let first = failures.first else { return revoked }
         throw StoreError(
-            first.kind, account: account,
+            (first as? StoreError)?.kind ?? .io, account: account,
             message: "revoked \(revoked) of \(ids.count) sessions; \(failures.count) could not be revoked (the first: \(first)); call again")
     }
 

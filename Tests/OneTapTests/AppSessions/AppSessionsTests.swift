@@ -365,6 +365,29 @@ import Testing
         #expect(try await sessions.logoutEverywhere("42") == 1)
     }
 
+    /// "Log out everywhere" finishes once begun, whatever happens to its caller: a caller cancelled while the store was
+    /// slow (a client that hung up) stopped it after the first session, the others live (an attacker's read: the
+    /// response to a stolen session undone by a slow store).
+    @Test func logoutEverywhereFinishesWhenItsCallerIsCancelled() async throws {
+        let world = World()
+        let faulty = FaultyAppSessionStore(world.store, clock: world.clock)
+        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: world.events)
+        var grants: [AppSessionGrant] = []
+        for _ in 0..<3 {
+            let guest = try await sessions.open()
+            grants.append(try await sessions.loggedIn(try sessions.authenticate(guest.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .sms))
+        }
+        faulty.faults.inject(.delay(.seconds(10)), into: [.load], after: 1, times: 1)
+        let caller = Task { try await sessions.logoutEverywhere("42") }
+        await world.clock.waitForSleepers(1)
+        caller.cancel()
+        world.clock.advance(by: .seconds(10))
+        #expect(try await caller.value == 3)
+        for grant in grants {
+            await #expect(throws: AppSessionError.self) { _ = try await sessions.live(grant.accessToken.reveal()) }
+        }
+    }
+
     /// A store that fails mid-refresh changes nothing: the token still works once the store is back.
     @Test func aFailingStoreLosesNothing() async throws {
         let world = World()
