@@ -109,6 +109,7 @@ public struct AppSessions: Sendable {
             emit(.refused(nil, .invalid), at: clock.now())
             throw AppSessionError(.invalid, session: nil, "not a refresh token this server issues")
         }
+        var mergeTried = false
         for _ in 0..<Self.attempts {
             let now = clock.now()
             guard let record = try await store.load(presented.session) else {
@@ -117,9 +118,16 @@ public struct AppSessions: Sendable {
             }
             switch rules.refresh(record, presented: presented, nonce: systemRandomBytes(32), at: now) {
             case .rotated(let next, let successor):
+                // A pending guest merges before the rotation, never after it: the grace of the token it replaces runs
+                // from the rotation, and a slow merge after it spent the grace of the app's honest retry (revoked as
+                // reused). The session is read again: a merge that went in cleared it with a new version.
+                if record.pendingMerge != nil, !mergeTried {
+                    mergeTried = true
+                    await retryPendingMerge(record)
+                    continue
+                }
                 guard try await replace(next, expecting: record.version) else { continue }
                 emit(.refreshed(next.id, repeated: false), at: now)
-                await retryPendingMerge(next)
                 return grant(next, refreshToken: successor, at: now)
             case .repeated(let current, let successor):
                 // Nothing is written, so nothing would notice a logout or a login that landed since the read: the

@@ -187,6 +187,33 @@ import Testing
         #expect(try await world.data.data(of: .account("42"))["cart"] == .array([Self.line("x", 3)]), "merged once")
     }
 
+    /// A refresh merges a pending guest before it rotates, so the grace of the token it replaces runs from its answer:
+    /// it rotated first and merged after, and a merge slowed by the guest-data store past the 30 s grace had the app's
+    /// honest retry of the same token revoke the session as reused (an attacker's read).
+    @Test(.timeLimit(.minutes(1))) func aSlowMergeAtARefreshLeavesTheRetryItsGrace() async throws {
+        let clock = FakeClock()
+        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
+        let sessions = AppSessions(
+            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
+        let grant = try await sessions.open()
+        guard case .guest(let guest) = grant.identity else { Issue.record("not a guest: \(grant.identity)"); return }
+        try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
+        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
+        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        data.faults.heal()
+        data.faults.inject(.delay(.seconds(31)), into: [.journal], after: 0, times: 1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try await sessions.refresh(account.refreshToken) }
+            await clock.waitForSleepers(1)  // the merge, slowed
+            clock.advance(by: .seconds(31))
+            try await group.waitForAll()
+        }
+        // The app never got that answer, and sends the same token again at once.
+        let retried = try await sessions.refresh(account.refreshToken)
+        #expect(retried.identity == .account("42"))
+        #expect(try await data.data(of: .account("42"))["cart"] == .array([Self.line("x", 2)]), "merged once")
+    }
+
     /// Another applier holds the guest's merge journal (its lease far ahead): the refresh answers at once,
     /// without waiting for it, and the guest stays pending; once the lease ran out, the next refresh merges.
     @Test func aRefreshNeverWaitsForAnotherApplierOfThePendingMerge() async throws {
