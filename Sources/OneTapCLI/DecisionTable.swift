@@ -90,14 +90,10 @@ package struct DecisionTable: Sendable {
         var problems: [Problem] = []
         for (number, line) in Self.lines(of: text) {
             if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let kind = line.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }).first, Self.keys[String(kind)] != nil else {
-                problems.append(Problem(file: file, line: number, text: nil, message: "a case starts with route, outcome or simulate; this line does not (its text is not shown)"))
-                continue
-            }
             do {
                 cases.append(try Self.parseCase(line, file: file, line: number))
             } catch {
-                problems.append(Problem(file: file, line: number, text: line, message: error.message))
+                problems.append(Problem(file: file, line: number, text: error.showsText ? line : nil, message: error.message))
             }
         }
         try self.init(cases: cases, problems: problems, file: file)
@@ -197,6 +193,8 @@ package struct DecisionTable: Sendable {
     /// Why a line is not a case.
     struct CaseError: Error {
         let message: String
+        /// Whether the line may be printed: not when it does not start as a case (it may be any file's line).
+        var showsText = true
     }
 
     private static func parseCase(_ text: String, file: String, line: Int) throws(CaseError) -> Case {
@@ -204,10 +202,12 @@ package struct DecisionTable: Sendable {
             CaseError(message: message)
         }
         let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let allowed = tokens.first.flatMap({ keys[$0] }) else {
+            throw CaseError(message: "a case starts with route, outcome or simulate; this line does not (its text is not shown)", showsText: false)
+        }
         guard let arrow = tokens.firstIndex(of: "=>") else {
             throw fail("a case is `<inputs> => <expectations>`; this line has no =>")
         }
-        guard let allowed = keys[tokens[0]] else { throw fail("a case starts with route, outcome or simulate") }
         let kind = tokens[0]
         let arguments = tokens[1..<arrow]
         var expectations: [(key: String, value: String)] = []

@@ -2,13 +2,17 @@ import OneTap
 
 /// Keeps this process's updates of one rate counter apart before they take a connection: PostgreSQL's advisory
 /// locks keep updates of a counter apart across instances, and each waited on its lock holding one of the pool's
-/// connections, so a flood on one key (a victim's number, a `global` rule) left none to the other stores. Behind
-/// the gate at most one connection of an instance waits on a counter's lock; the other updates of that counter wait
-/// here, holding nothing.
+/// connections, so a flood on one key (a victim's number, a `global` rule of the login quotas) left none to the other
+/// stores. Behind the gate at most one connection of an instance waits on such a counter's lock; the other updates of
+/// that counter wait here, holding nothing. (The SMS store's `global` counters, which it locks only once an update
+/// writes them, are locked inside the transaction, past the gate: their waits still hold a connection each.)
 ///
-/// An update takes all of its keys at once or waits in line, first come first served for each key: it goes
-/// through when none of its keys is held, or wanted by an update ahead of it in line. A waiting update leaves the
-/// line when it is cancelled or past its time limit.
+/// An update takes all of its keys at once or waits in each key's line, first come first served: it goes through
+/// once none of its keys is held and it stands first in every one of its keys' lines. A waiting update leaves the
+/// lines when it is cancelled or past its time limit.
+///
+/// - Complexity: entering, leaving and letting through are O(*k*) amortized for an update of *k* keys, whatever
+///   the lines' lengths (a flood of waiters costs each of them its own keys, not the line's length).
 final class PostgresCounterGate: Sendable {
     private struct Waiting {
         let keys: [Int64]
@@ -18,7 +22,11 @@ final class PostgresCounterGate: Sendable {
     private struct State {
         /// The keys of the updates through the gate.
         var held: Set<Int64> = []
-        var line: [Waiting] = []
+        /// Each key's line of waiting updates, by id; an id whose update left is dropped once it reaches the front,
+        /// so every line's first id is a waiting update's.
+        var lines: [Int64: FIFOQueue<UInt64>] = [:]
+        var waiting: [UInt64: Waiting] = [:]
+        var nextID: UInt64 = 0
     }
 
     private let state = LockedValue(State())
@@ -36,12 +44,12 @@ final class PostgresCounterGate: Sendable {
         _ keys: [Int64], waitingUpTo limit: Duration, on clock: any WallClock, timeout: @escaping @Sendable () -> any Error,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        if let waiter = enter(keys) {
+        if let (id, waiter) = enter(keys) {
             if case .failure(let error) = await waiter.value(waitingUpTo: limit, on: clock, timeout: timeout) {
-                // Out of line: the updates behind it may go now.
+                // Out of the lines: the updates behind it may go now.
                 state.withLock { state in
-                    state.line.removeAll { $0.waiter === waiter }
-                    Self.admit(&state)
+                    state.waiting[id] = nil
+                    Self.admit(keys, &state)
                 }
                 throw error
             }
@@ -49,43 +57,55 @@ final class PostgresCounterGate: Sendable {
         defer {
             state.withLock { state in
                 state.held.subtract(keys)
-                Self.admit(&state)
+                Self.admit(keys, &state)
             }
         }
         return try await body()
     }
 
-    /// Takes the keys at once (nil), or the waiter in line.
-    private func enter(_ keys: [Int64]) -> PostgresWaiter<Void>? {
+    /// Takes the keys at once (nil) when none is held or waited for, or stands in each key's line.
+    private func enter(_ keys: [Int64]) -> (UInt64, PostgresWaiter<Void>)? {
         state.withLock { state in
-            let wanted = state.line.reduce(into: state.held) { $0.formUnion($1.keys) }
-            guard keys.contains(where: wanted.contains) else {
+            guard keys.contains(where: { state.held.contains($0) || state.lines[$0] != nil }) else {
                 state.held.formUnion(keys)
                 return nil
             }
+            let id = state.nextID
+            state.nextID += 1
             let waiter = PostgresWaiter<Void>()
-            state.line.append(Waiting(keys: keys, waiter: waiter))
-            return waiter
+            state.waiting[id] = Waiting(keys: keys, waiter: waiter)
+            for key in keys { state.lines[key, default: FIFOQueue()].append(id) }
+            return (id, waiter)
         }
     }
 
-    /// Lets through, in line order, every waiting update none of whose keys is held or wanted by one ahead of it.
-    private static func admit(_ state: inout State) {
-        var blocked = state.held
-        var index = 0
-        while index < state.line.count {
-            let waiting = state.line[index]
-            guard !waiting.keys.contains(where: blocked.contains) else {
-                blocked.formUnion(waiting.keys)
-                index += 1
-                continue
+    /// Lets through the updates first in the lines of `keys` whose keys are all free and that are first in each of
+    /// their lines; drops ids of updates that left from the front of those lines.
+    private static func admit(_ keys: [Int64], _ state: inout State) {
+        var pending = keys
+        while let key = pending.popLast() {
+            guard let id = front(key, &state), let waiting = state.waiting[id] else { continue }
+            guard waiting.keys.allSatisfy({ !state.held.contains($0) && front($0, &state) == id }) else { continue }
+            state.waiting[id] = nil
+            for own in waiting.keys {
+                _ = state.lines[own]?.popFirst()
+                if state.lines[own]?.count == 0 { state.lines[own] = nil }
             }
-            state.line.remove(at: index)
-            // A waiter past its limit or cancelled meanwhile has left already; its keys stay free.
             if waiting.waiter.resolve(.success(())) {
                 state.held.formUnion(waiting.keys)
-                blocked.formUnion(waiting.keys)
+            } else {
+                pending += waiting.keys  // it left meanwhile (past its limit, cancelled): its keys stay free
             }
         }
+    }
+
+    /// The first waiting update in a key's line, after dropping the ids of updates that left; an emptied line goes.
+    private static func front(_ key: Int64, _ state: inout State) -> UInt64? {
+        while let id = state.lines[key]?.first {
+            if state.waiting[id] != nil { return id }
+            _ = state.lines[key]?.popFirst()
+        }
+        state.lines[key] = nil
+        return nil
     }
 }

@@ -31,6 +31,8 @@ extension PostgresTokenStore {
         var sealed = 0
         // Rows that do not open are passed over and reported at the end: stopping at one left every row after it on
         // the older key at each rerun, so that key could never leave the keyring.
+        // Counted, and the first ten kept for the message: a keyring that lacks a key every row needs fails them all.
+        var leftCount = 0
         var left: [(account: String, problem: StoreError)] = []
         while true {
             let rows = try await pool.execute(read, [.text(keyring.currentKeyID), .text(after), .int64(Int64(limit))]).rows
@@ -43,7 +45,8 @@ extension PostgresTokenStore {
                 do {
                     sealedRow = try Self.sealAgain(access: access, refresh: row[3].bytes, keyID: row[4].text, account: name, with: keyring, table: tokens)
                 } catch {
-                    left.append((name, error))
+                    leftCount += 1
+                    if left.count < 10 { left.append((name, error)) }
                     continue
                 }
                 let result = try await pool.execute(
@@ -54,10 +57,10 @@ extension PostgresTokenStore {
             if rows.count < limit { break }
         }
         guard let first = left.first else { return sealed }
-        let names = left.prefix(10).map(\.account).joined(separator: ", ") + (left.count > 10 ? ", …" : "")
+        let names = left.map(\.account).joined(separator: ", ") + (leftCount > left.count ? ", …" : "")
         throw StoreError(
-            .corrupt, account: left.count == 1 ? try? AccountID(first.account) : nil,
-            message: "\(left.count == 1 ? "1 row was" : "\(left.count) rows were") left as it is (account \(names)), the first because \(first.problem.message); "
+            .corrupt, account: leftCount == 1 ? try? AccountID(first.account) : nil,
+            message: "\(leftCount == 1 ? "1 row was" : "\(leftCount) rows were") left as it is (account \(names)), the first because \(first.problem.message); "
                 + "\(sealed) \(sealed == 1 ? "row was" : "rows were") sealed again")
     }
 

@@ -237,7 +237,13 @@ import Testing
                     // One update waits on the lock in the database; the others are on their way to their waits.
                     var waiting = 0
                     for _ in 0..<500 where waiting == 0 {
-                        let rows = try await outside.execute("SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND NOT granted")
+                        // This test's own keys (a bigint key is classid's 32 high bits and objid's low ones), in its database.
+                        let rows = try await outside.execute(
+                            """
+                            SELECT count(*) FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1 \
+                            AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()) \
+                            AND ((classid::bigint << 32) | objid::bigint) = ANY($1::bigint[])
+                            """, [.int64Array(keys)])
                         waiting = Int(rows.rows.first?.first?.int64 ?? 0)
                         if waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
                     }

@@ -35,16 +35,16 @@ public struct AccountLogin: Sendable {
     ///     must be new (never a counter or a time): a directory refuses an id that is already another number's
     ///     account (`duplicate`), but PostgreSQL's checks it without a lock, so two first logins of different
     ///     numbers given one id at the same moment could both take it.
-    ///   - dormantAfter: How long a number may go unverified before a login with it is flagged dormant; 90 days, the
-    ///     freeze before a cancelled number is reissued that public guides commonly cite (no carrier document states
-    ///     it: set it under your carriers' figure). A number its owner cancelled right after a last login here is
-    ///     reissued past it, so its new holder is flagged (at 180 days it was not). Zero flags every login of a known
-    ///     number.
+    ///   - dormantAfter: How long a number may go unverified before a login with it is flagged dormant; 80 days, under
+    ///     the 90 days' freeze before a cancelled number is reissued that public guides commonly cite (no carrier
+    ///     document states it: keep it under your carriers' figure). A number its owner cancelled right after a last
+    ///     login here is reissued past it, so its new holder is flagged (at 180 days it was not). Zero flags every
+    ///     login of a known number.
     ///   - clock: The time source.
     ///   - events: Receives its events (area `account`); standard error by default.
     public init(
         directory: any AccountDirectory = InMemoryStores.newAccountDirectory(), newAccountID: @escaping @Sendable () -> AccountID = AccountLogin.randomAccountID,
-        dormantAfter: Duration = .seconds(90 * 86_400), clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        dormantAfter: Duration = .seconds(80 * 86_400), clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.directory = directory
         self.newAccountID = newAccountID

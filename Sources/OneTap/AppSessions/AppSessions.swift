@@ -109,20 +109,27 @@ public struct AppSessions: Sendable {
             emit(.refused(nil, .invalid), at: clock.now())
             throw AppSessionError(.invalid, session: nil, "not a refresh token this server issues")
         }
-        var mergeTried = false
+        var mergedAt: Date? = nil  // when the token was found current and the session's pending guest merged
         for _ in 0..<Self.attempts {
             let now = clock.now()
             guard let record = try await store.load(presented.session) else {
                 emit(.refused(presented.session, .invalid), at: now)
                 throw AppSessionError(.invalid, session: presented.session, "no app session has this refresh token (it may have expired and been removed)")
             }
-            switch rules.refresh(record, presented: presented, nonce: systemRandomBytes(32), at: now) {
+            let nonce = systemRandomBytes(32)
+            var decision = rules.refresh(record, presented: presented, nonce: nonce, at: now)
+            // A token current when this refresh merged is judged as of then: the app's retry that rotated it while the
+            // merge ran (its client gave up) left it a repeat, never a reuse, however long the merge took.
+            if let mergedAt, case .reused = decision, case .repeated = rules.refresh(record, presented: presented, nonce: nonce, at: mergedAt) {
+                decision = rules.refresh(record, presented: presented, nonce: nonce, at: mergedAt)
+            }
+            switch decision {
             case .rotated(let next, let successor):
                 // A pending guest merges before the rotation, never after it: the grace of the token it replaces runs
                 // from the rotation, and a slow merge after it spent the grace of the app's honest retry (revoked as
                 // reused). The session is read again: a merge that went in cleared it with a new version.
-                if record.pendingMerge != nil, !mergeTried {
-                    mergeTried = true
+                if record.pendingMerge != nil, mergedAt == nil {
+                    mergedAt = now
                     await retryPendingMerge(record)
                     continue
                 }
@@ -214,8 +221,8 @@ public struct AppSessions: Sendable {
         return try await open(carrying: carried)
     }
 
-    /// Revokes every session of an account ("log out everywhere"). Once the sessions are listed it runs to its end
-    /// whatever happens to the caller (a client that hangs up): the answer to a stolen session is never left half done.
+    /// Revokes every session of an account ("log out everywhere"). Once called it runs to its end whatever happens to
+    /// the caller (a client that hangs up): the answer to a stolen session is never left half done.
     /// - Parameter account: The account.
     /// - Returns: How many sessions were revoked.
     /// - Throws: ``StoreError`` when the store fails to list the sessions, or to revoke one of them: every other
@@ -223,8 +230,8 @@ public struct AppSessions: Sendable {
     ///   first failure's kind (`io` for one that was no store's), says how many were revoked and how many failed; call
     ///   again for the rest.
     public func logoutEverywhere(_ account: AccountID) async throws -> Int {
-        let ids = try await store.sessions(of: account)
-        let (revoked, failures) = try await writeDespiteCancellation { [self] in
+        let (ids, revoked, failures) = try await writeDespiteCancellation { [self] in
+            let ids = try await store.sessions(of: account)
             var revoked = 0
             var failures: [any Error] = []
             for id in ids {
@@ -241,7 +248,7 @@ public struct AppSessions: Sendable {
                     failures.append(error)
                 }
             }
-            return (revoked, failures)
+            return (ids, revoked, failures)
         }
         guard let first = failures.first else { return revoked }
         throw StoreError(

@@ -1,5 +1,6 @@
 /// A first-in, first-out list for the server's bounded memories (``RecentLoginSessions``, the breaker's
-/// ``ClientLedger`` and ``SpentClients``): appended at the back, taken from the front in O(1) amortized.
+/// ``ClientLedger`` and ``SpentClients``) and the PostgreSQL counter gate's lines: appended at the back, taken
+/// from the front in O(1) amortized.
 ///
 /// The elements stay in one array after a head index; the array lets go of what lies before the head once that is
 /// over 1,024 elements and more than half of it, so the array never holds more than twice the live elements (plus
@@ -8,28 +9,28 @@
 ///
 /// - Complexity: ``append(_:)``, ``first`` and ``popFirst()`` are O(1) amortized; ``keep(where:)`` and
 ///   ``update(_:)`` are O(n).
-struct FIFOQueue<Element: Sendable>: Sendable {
+package struct FIFOQueue<Element: Sendable>: Sendable {
     private var items: [Element] = []
     private var head = 0
 
     /// An empty queue.
-    init() {}
+    package init() {}
 
     /// How many elements the queue holds.
-    var count: Int { items.count - head }
+    package var count: Int { items.count - head }
 
     /// The oldest element, or nil when the queue is empty.
-    var first: Element? { head < items.count ? items[head] : nil }
+    package var first: Element? { head < items.count ? items[head] : nil }
 
     /// Adds an element at the back.
     /// - Parameter element: The element.
-    mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         items.append(element)
     }
 
     /// Takes the oldest element.
     /// - Returns: The element, or nil when the queue is empty.
-    mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         guard head < items.count else { return nil }
         let element = items[head]
         head += 1
@@ -42,19 +43,19 @@ struct FIFOQueue<Element: Sendable>: Sendable {
 
     /// Keeps only the elements `isLive` accepts, in their order.
     /// - Parameter isLive: Whether an element stays.
-    mutating func keep(where isLive: (Element) -> Bool) {
+    package mutating func keep(where isLive: (Element) -> Bool) {
         items = items[head...].filter(isLive)
         head = 0
     }
 
     /// Changes every element in place.
     /// - Parameter body: The change.
-    mutating func update(_ body: (inout Element) -> Void) {
+    package mutating func update(_ body: (inout Element) -> Void) {
         for index in head..<items.count { body(&items[index]) }
     }
 
     /// Empties the queue.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         items = []
         head = 0
     }

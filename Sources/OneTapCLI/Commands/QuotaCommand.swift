@@ -21,7 +21,9 @@ enum QuotaCommand: CounterReplayCommand {
         reads no exchange counter and an exchange past a captcha rule is over-quota). A request
         without one counts in the rule's one shared "(not given)" bucket, as the server counts it;
         an IPv6 address counts per /64, /56 and /48. Lines are decided in order, each at its own "at"; windows are
-        sliding and exact to the second. --data DIR may hold login-quotas.csv.
+        sliding and exact to the second. Sort a log merged from several servers by "at" first: what a
+        line's window no longer holds may be swept before an earlier "at" comes. --data DIR may hold
+        login-quotas.csv.
 
         Prints one decision per line: admitted, captcha-required (a captcha rule's; the seconds until
         one more is admitted without a captcha), or over-quota (the rule and the seconds until one

@@ -14,7 +14,9 @@ enum SMSCommand: CounterReplayCommand {
         with optional "session" (a login session id), "captcha":true (a valid captcha came
         with it) and "returningOwner":true (the sender's app session logged in with the number in
         the last 30 days: its sends count in a lane of their own on number-lane). Lines are
-        decided in order, each at its own "at"; windows are sliding and exact to the second.
+        decided in order, each at its own "at"; windows are sliding and exact to the second. Sort a
+        log merged from several servers by "at" first: what a line's window no longer holds may be
+        swept before an earlier "at" comes.
         --data DIR may hold sms-policy.csv and number-segments.csv.
 
         Prints one decision per line: sent, captcha (the rule that wants one), limited (the rule

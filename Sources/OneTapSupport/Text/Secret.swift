@@ -22,14 +22,14 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
     /// Always `<redacted>`.
     public var description: String { "<redacted>" }
 
-    /// Text with every occurrence of the given secrets replaced by `<redacted>`, as written and as a URL, a form
-    /// body or JSON would quote them: for error messages that come from code OneTap does not control (an
-    /// integrator's refresher or exchange may quote a URL or a request body that holds the token).
+    /// Text with every occurrence of the given secrets replaced by `<redacted>`, as written and in the encoded forms
+    /// ``quotedForms(_:)`` lists: for error messages that come from code OneTap does not control (an integrator's
+    /// refresher or exchange may quote a URL or a request body that holds the token).
     /// - Parameters:
     ///   - text: The text.
     ///   - secrets: The secrets to take out; nil and empty ones are skipped.
     /// - Returns: The text without them.
-    /// - Complexity: O(*n* × *f*) for text of length *n* and *f* forms of the secrets (at most 10 each): for error paths.
+    /// - Complexity: O(*n* × *f*) for text of length *n* and *f* forms of the secrets (at most 12 each): for error paths.
     package static func scrub(_ text: String, of secrets: [Secret?]) -> String {
         var text = text
         // The longest first: a secret inside another (an access token within its refresh token) would leave the rest.
@@ -40,14 +40,22 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
         return text
     }
 
-    /// A secret as written, percent-encoded as a form body (WHATWG: `A–Z a–z 0–9 * - . _` kept, a space as `+`) and as
-    /// a URL (RFC 3986: `A–Z a–z 0–9 - . _ ~` kept) with upper- or lower-case hex, and as a JSON string's content
-    /// (`/` as it is or as `\/`, text outside ASCII as it is or as `\u` escapes in either case).
+    /// A secret as written (`/` also as `\/`, as Foundation's JSON writer puts it), and percent-encoded in upper- or
+    /// lower-case hex the four common ways: a WHATWG form body (`A–Z a–z 0–9 * - . _` kept, a space as `+`), RFC 3986
+    /// (`A–Z a–z 0–9 - . _ ~` kept), Python's `quote_plus` (those, a space as `+`) and JavaScript's
+    /// `encodeURIComponent` (`A–Z a–z 0–9 - _ . ! ~ * ' ( )` kept), and as a JSON string's content with everything
+    /// outside printable ASCII as `\u` escapes (`/` as it is or as `\/`). JSON's short escapes (`\n`) and other
+    /// encodings are not covered: a token of printable ASCII, as every carrier's is, never needs them.
     private static func quotedForms(_ value: String) -> [String] {
-        func percent(keeping kept: (UInt8) -> Bool, space: String, digits: [Character]) -> String {
+        func alphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+        func percent(keeping kept: String, space: String, digits: [Character]) -> String {
+            let keptBytes = Set(kept.utf8)
             var out = ""
             for byte in value.utf8 {
-                if kept(byte) {
+                if alphanumeric(byte) || keptBytes.contains(byte) {
                     out.unicodeScalars.append(Unicode.Scalar(byte))
                 } else if byte == UInt8(ascii: " ") {
                     out += space
@@ -56,10 +64,6 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
                 }
             }
             return out
-        }
-        func alphanumeric(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
         func json(slash: String, digits: [Character]) -> String {
             var out = ""
@@ -74,12 +78,12 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
             }
             return out
         }
-        let upper = Array("0123456789ABCDEF"), lower = Array("0123456789abcdef")
-        let form: (UInt8) -> Bool = { alphanumeric($0) || $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") }
-        let url: (UInt8) -> Bool = { alphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~") }
         var forms = [value, value.replacing("/", with: "\\/")]
-        for digits in [upper, lower] {
-            forms += [percent(keeping: form, space: "+", digits: digits), percent(keeping: url, space: "%20", digits: digits)]
+        for digits in [Array("0123456789ABCDEF"), Array("0123456789abcdef")] {
+            forms += [
+                percent(keeping: "*-._", space: "+", digits: digits), percent(keeping: "-._~", space: "%20", digits: digits),
+                percent(keeping: "-._~", space: "+", digits: digits), percent(keeping: "-_.!~*'()", space: "%20", digits: digits),
+            ]
             forms += ["/", "\\/"].map { json(slash: $0, digits: digits) }
         }
         return forms

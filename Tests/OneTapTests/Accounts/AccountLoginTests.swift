@@ -48,11 +48,11 @@ import Testing
         #expect(directory.count == 1)
     }
 
-    /// Last verified 91 days ago: dormant, flagged, one event with the masked number. 89 and exactly 90 days: not
+    /// Last verified 81 days ago: dormant, flagged, one event with the masked number. 79 and exactly 80 days: not
     /// dormant, no event. (An attacker's read: at 180 days, a number its owner cancelled the day of a last login here
     /// and the carrier reissued after the 90 days' freeze commonly cited gave the new holder the owner's account.)
-    @Test(arguments: [(89, false), (90, false), (91, true), (100, true)])
-    func aNumberUnverifiedLongerThan90DaysIsDormant(days: Int, dormant: Bool) async throws {
+    @Test(arguments: [(79, false), (80, false), (81, true), (100, true)])
+    func aNumberUnverifiedLongerThan80DaysIsDormant(days: Int, dormant: Bool) async throws {
         let directory = InMemoryAccountDirectory()
         let clock = FakeClock()
         let events = RecordingEventSink()
@@ -62,7 +62,7 @@ import Testing
         let outcome = try await accounts.resolve(VerifiedLogin(phoneNumber: number))
         #expect(outcome.dormant == dormant && !outcome.created && outcome.previouslyVerifiedAt == FakeClock.epoch)
         let recorded = events.recorded.filter { $0.area == "account" }
-        let stamp = days == 91 ? "2027-03-02T00:00:00.000Z" : "2027-03-11T00:00:00.000Z"  // 2026-12-01 plus the days
+        let stamp = days == 81 ? "2027-02-20T00:00:00.000Z" : "2027-03-11T00:00:00.000Z"  // 2026-12-01 plus the days
         if dormant {
             #expect(recorded.map { $0.json() } == [
                 #"{"v":2,"at":"\#(stamp)","area":"account","event":"dormant-number","account":"acct-1","number":"138****8000","previouslyVerifiedAt":"2026-12-01T00:00:00.000Z"}"#

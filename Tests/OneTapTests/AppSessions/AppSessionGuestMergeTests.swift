@@ -214,6 +214,36 @@ import Testing
         #expect(try await data.data(of: .account("42"))["cart"] == .array([Self.line("x", 2)]), "merged once")
     }
 
+    /// The app's retry that comes while the first refresh still merges (its HTTP client gave up) rotates the token; the
+    /// first refresh, whose token was current when it came, is answered as a repeat once its merge ends, whenever that
+    /// is: judged when its merge ended, it found its token rotated past the grace and revoked the session as reused
+    /// (a review of merging before the rotation).
+    @Test(.timeLimit(.minutes(1))) func aRefreshThatMergedWhileItsRetryRotatedIsARepeat() async throws {
+        let clock = FakeClock()
+        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
+        let sessions = AppSessions(
+            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
+        let grant = try await sessions.open()
+        guard case .guest(let guest) = grant.identity else { Issue.record("not a guest: \(grant.identity)"); return }
+        try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
+        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
+        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        data.faults.heal()
+        data.faults.inject(.delay(.seconds(50)), into: [.journal], after: 0, times: 1)
+        try await withThrowingTaskGroup(of: AppSessionGrant.self) { group in
+            group.addTask { try await sessions.refresh(account.refreshToken) }
+            await clock.waitForSleepers(1)  // the first refresh's merge, slowed
+            clock.advance(by: .seconds(15))
+            let retried = try await sessions.refresh(account.refreshToken)  // merges, rotates
+            clock.advance(by: .seconds(35))
+            let first = try #require(try await group.next())
+            #expect(first.refreshToken == retried.refreshToken, "the first refresh answers the retry's successor")
+            let next = try await sessions.refresh(retried.refreshToken)
+            #expect(next.identity == .account("42"), "the session lives")
+        }
+        #expect(try await data.data(of: .account("42"))["cart"] == .array([Self.line("x", 2)]), "merged once")
+    }
+
     /// Another applier holds the guest's merge journal (its lease far ahead): the refresh answers at once,
     /// without waiting for it, and the guest stays pending; once the lease ran out, the next refresh merges.
     @Test func aRefreshNeverWaitsForAnotherApplierOfThePendingMerge() async throws {
