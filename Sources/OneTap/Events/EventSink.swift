@@ -32,7 +32,7 @@ public protocol EventSink: Sendable {
 /// | `progress` | `flow`, `code` |
 /// | `result` | `flow`, `attempt` (0 for a skipped flow), `code`, `action`, `meaning`, `next` (`attempt sms`, `retry mobile`, `exchange mobile`, `finish success`) |
 /// | `fallback` | `from`, `to`, `action` |
-/// | `alert` | `flow`, `code`, `meaning` |
+/// | `alert` | `flow`, `code` (an SDK's code: what the app reported, a claim; `exchange-…`: the server's exchange), `meaning` |
 /// | `succeeded`, `cancelled`, `failed` | `flow` (absent when the login ended before any flow), `ending` (`success`, `cancelled`, `failed`); `failed` also `meaning` |
 ///
 /// A `result` is written for every step of the trace: `code` is the SDK's code, or `timeout`,
