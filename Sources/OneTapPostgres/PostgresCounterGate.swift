@@ -11,8 +11,9 @@ import OneTap
 /// once none of its keys is held and it stands first in every one of its keys' lines. A waiting update leaves the
 /// lines when it is cancelled or past its time limit.
 ///
-/// - Complexity: entering, leaving and letting through are O(*k*) amortized for an update of *k* keys, whatever
-///   the lines' lengths (a flood of waiters costs each of them its own keys, not the line's length).
+/// - Complexity: entering is O(*k*) for an update of *k* keys; leaving and letting through O(*k* × *K*) amortized, *K*
+///   the most keys of one update (a handful of counters): whatever the lines' lengths, so a flood of waiters costs
+///   each of them its own keys, never the line's length.
 final class PostgresCounterGate: Sendable {
     private struct Waiting {
         let keys: [Int64]
@@ -22,8 +23,8 @@ final class PostgresCounterGate: Sendable {
     private struct State {
         /// The keys of the updates through the gate.
         var held: Set<Int64> = []
-        /// Each key's line of waiting updates, by id; an id whose update left is dropped once it reaches the front,
-        /// so every line's first id is a waiting update's.
+        /// Each key's line of waiting updates, by id; an id whose update left is dropped once it reaches the front
+        /// (at once when it leaves, or when the key is let go, while an update holds it).
         var lines: [Int64: FIFOQueue<UInt64>] = [:]
         var waiting: [UInt64: Waiting] = [:]
         var nextID: UInt64 = 0

@@ -71,4 +71,28 @@ import Testing
         // And the key is free again.
         try await gate.withKeys([7], waitingUpTo: .seconds(5), on: clock, timeout: { TimedOut() }) {}
     }
+
+    /// An update that leaves the line lets through the one behind it whose keys are free, at once: X waits for key 1
+    /// (held) and 2, Y behind X for key 2 only; X past its limit, Y goes while key 1 is still held.
+    @Test(.timeLimit(.minutes(1))) func anUpdateLeavingTheLineLetsTheNextGoWhenItsKeysAreFree() async throws {
+        let gate = PostgresCounterGate()
+        let clock = FakeClock()
+        let (entered, enter) = AsyncStream.makeStream(of: String.self)
+        let (releaseHolder, freeHolder) = AsyncStream.makeStream(of: Void.self)
+        var order = entered.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await Self.update("holder", [1], gate, clock, entered: enter, release: releaseHolder) }
+            #expect(await order.next() == "holder")
+            let x = Task { try await Self.update("x", [1, 2], gate, clock, entered: enter) }
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(1))
+            group.addTask { try await Self.update("y", [2], gate, clock, entered: enter) }
+            await clock.waitForSleepers(2)  // y waits behind x, who wants key 2 first
+            clock.advance(by: .seconds(4))  // x's limit; y's is a second later
+            await #expect(throws: TimedOut.self) { try await x.value }
+            #expect(await order.next() == "y")  // key 1 still held
+            freeHolder.yield()
+            try await group.waitForAll()
+        }
+    }
 }

@@ -119,9 +119,12 @@ public struct AppSessions: Sendable {
             let nonce = systemRandomBytes(32)
             var decision = rules.refresh(record, presented: presented, nonce: nonce, at: now)
             // A token current when this refresh merged is judged as of then: the app's retry that rotated it while the
-            // merge ran (its client gave up) left it a repeat, never a reuse, however long the merge took.
-            if let mergedAt, case .reused = decision, case .repeated = rules.refresh(record, presented: presented, nonce: nonce, at: mergedAt) {
-                decision = rules.refresh(record, presented: presented, nonce: nonce, at: mergedAt)
+            // merge ran (its client gave up) left it a repeat, never a reuse, however long the merge took. One rotated
+            // twice meanwhile (the app went on refreshing) is refused, never revoked: it was current when it came, and
+            // a thief who holds it is found out when it comes again.
+            if let mergedAt, case .reused = decision {
+                let asOfTheMerge = rules.refresh(record, presented: presented, nonce: nonce, at: mergedAt)
+                if case .repeated = asOfTheMerge { decision = asOfTheMerge } else { decision = .refused(.invalid) }
             }
             switch decision {
             case .rotated(let next, let successor):

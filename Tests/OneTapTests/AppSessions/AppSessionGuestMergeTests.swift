@@ -244,6 +244,47 @@ import Testing
         #expect(try await data.data(of: .account("42"))["cart"] == .array([Self.line("x", 2)]), "merged once")
     }
 
+    /// The app went on refreshing while the first refresh still merged (its token rotated twice, now an ancestor): the
+    /// first is refused, never taken for reuse, and the session lives (a review of the fix above); a rotated token that
+    /// comes when no merge is pending is still taken for reuse.
+    @Test(.timeLimit(.minutes(1))) func aRefreshThatMergedWhileItsTokenRotatedTwiceIsRefusedNotRevoked() async throws {
+        let clock = FakeClock()
+        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
+        let sessions = AppSessions(
+            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
+        let grant = try await sessions.open()
+        guard case .guest(let guest) = grant.identity else { Issue.record("not a guest: \(grant.identity)"); return }
+        try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
+        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
+        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        data.faults.heal()
+        data.faults.inject(.delay(.seconds(50)), into: [.journal], after: 0, times: 1)
+        let newest = try await withThrowingTaskGroup(of: AppSessionGrant?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await sessions.refresh(account.refreshToken)
+                    Issue.record("the slow refresh answered though its token rotated twice")
+                } catch let error as AppSessionError {
+                    #expect(error.kind == .invalid, "\(error)")
+                }
+                return nil
+            }
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(15))
+            let second = try await sessions.refresh(account.refreshToken)
+            clock.advance(by: .seconds(1))
+            let third = try await sessions.refresh(second.refreshToken)
+            clock.advance(by: .seconds(34))
+            _ = try await group.next()
+            return third
+        }
+        let next = try await sessions.refresh(newest.refreshToken)
+        #expect(next.identity == .account("42"), "the session lives")
+        clock.advance(by: .seconds(60))
+        await #expect(throws: AppSessionError.self) { _ = try await sessions.refresh(account.refreshToken) }  // reused now
+        await #expect(throws: AppSessionError.self) { _ = try await sessions.refresh(next.refreshToken) }  // the family revoked
+    }
+
     /// Another applier holds the guest's merge journal (its lease far ahead): the refresh answers at once,
     /// without waiting for it, and the guest stays pending; once the lease ran out, the next refresh merges.
     @Test func aRefreshNeverWaitsForAnotherApplierOfThePendingMerge() async throws {
