@@ -51,7 +51,8 @@ public protocol EventSink: Sendable {
 /// An exchange event (area `exchange`): `settle-failed`, with `token` (the first 8
 /// hexadecimal digits of the token's SHA-256, never the token), `state` (what was to be recorded) and
 /// `reason`: the exchange ledger could not record how a paid exchange ended; reconcile it; `quota-missing`: a login
-/// server was made without login quotas; `quota-refused`, with
+/// server was made without login quotas; `exchange-off`: one was made with a machine that makes no exchange (a
+/// one-tap success then ends on the client's word, with no number); `quota-refused`, with
 /// `counts` (`starts`, `exchanges`), `rule` and `outcome` (`over-quota`, `captcha-required`, `captcha-rejected`,
 /// `captcha-unchecked`, `captcha-waits`): the login quotas refused a start or a paid exchange (never the client's
 /// address, device or token).

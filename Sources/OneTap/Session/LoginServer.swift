@@ -47,7 +47,9 @@ public struct LoginServer: Sendable {
 
     /// Creates the server's login.
     /// - Parameters:
-    ///   - machine: The rules; built-in tables, exchanges on. Its exchange rules are the guard's too.
+    ///   - machine: The rules; built-in tables, exchanges on. Its exchange rules are the guard's too. One that makes no
+    ///     exchange (`exchanges: nil`) ends a one-tap success on the client's word with no number, and says so once
+    ///     when the server is made (an `exchange` `exchange-off` event).
     ///   - store: Where sessions live; in memory by default (share one across instances).
     ///   - exchange: The guarded exchange (it applies the machine's exchange rules); nil to exchange outside.
     ///   - sms: The SMS code service for the SMS step; nil when this server sends no codes.
@@ -83,6 +85,7 @@ public struct LoginServer: Sendable {
         self.events = events
         ledgerWrites = exchange.flatMap { (store as? any LoginSessionLedgerStore)?.ledgerWrites(with: $0.ledger) }
         if quotas == nil { events.receive(OneTapEvent(at: clock.now(), .exchange(.quotaMissing))) }
+        if machine.exchanges == nil { events.receive(OneTapEvent(at: clock.now(), .exchange(.exchangeOff))) }
         let captchaRules = quotas?.policy.rules.filter { $0.over == .captcha }.map(\.id) ?? []
         if !captchaRules.isEmpty, !(sms?.checksCaptchas ?? false) {
             events.receive(OneTapEvent(at: clock.now(), .sms(.captchaMissing(rules: captchaRules))))

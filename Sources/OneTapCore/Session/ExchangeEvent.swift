@@ -15,17 +15,22 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
     /// A login server was made without login quotas: nothing bounds how many logins one client starts nor how many
     /// paid exchanges its success reports cause (said once, when the server is made).
     case quotaMissing
+    /// A login server was made with a machine that makes no exchange (`LoginSessionMachine(exchanges: nil)`): it
+    /// finishes a client's one-tap success report with no verified number, on the client's word alone, and no account
+    /// can be made from it (said once, when the server is made).
+    case exchangeOff
     /// A start or a paid exchange was refused by the login quotas: what it counts (`starts`, `exchanges`), the rule
     /// (a login quota's, or the SMS policy's `captcha-rejects` for a start or report whose captcha checks wait) and the outcome:
     /// `over-quota`, `captcha-required` (no token), `captcha-rejected`, `captcha-unchecked` (the provider down or at
     /// fault) or `captcha-waits`. Never the client's address, device or token: a flood shows as a run of them.
     case quotaRefused(counts: String, rule: String, outcome: String)
 
-    /// `settle-failed`, `quota-missing` or `quota-refused`.
+    /// `settle-failed`, `quota-missing`, `exchange-off` or `quota-refused`.
     package var name: String {
         switch self {
         case .settleFailed: "settle-failed"
         case .quotaMissing: "quota-missing"
+        case .exchangeOff: "exchange-off"
         case .quotaRefused: "quota-refused"
         }
     }
@@ -35,6 +40,7 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .settleFailed(let prefix, let state, let reason): "settle-failed \(prefix)… (\(state)): \(PhoneNumber.maskingNumbers(in: reason))"
         case .quotaMissing: "quota-missing: no LoginQuotas bounds the logins one client starts or the paid exchanges it causes; give the server one"
+        case .exchangeOff: "exchange-off: the server's machine makes no exchange, so a one-tap success ends on the client's word with no verified number; give it exchange rules"
         case .quotaRefused(let counts, let rule, let outcome): "quota-refused \(counts) by \(rule): \(outcome)"
         }
     }
@@ -49,7 +55,7 @@ package enum ExchangeEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("token", prefix)
             writer.member("state", state)
             writer.member("reason", PhoneNumber.maskingNumbers(in: reason))
-        case .quotaMissing:
+        case .quotaMissing, .exchangeOff:
             break
         case .quotaRefused(let counts, let rule, let outcome):
             writer.member("counts", counts)

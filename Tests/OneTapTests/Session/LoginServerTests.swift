@@ -30,6 +30,21 @@ import Testing
         #expect(events.names == ["quota-missing", "planned", "flow-started"])
     }
 
+    /// A server whose machine makes no exchange (`LoginSessionMachine(exchanges: nil)`) finishes a client's one-tap
+    /// success report with no verified number, on the client's word alone: it says so once, when it is made (an
+    /// attacker's read: it said nothing). One with the built-in rules says nothing of it.
+    @Test func aServerThatMakesNoExchangeSaysSoOnce() async throws {
+        let off = RecordingEventSink()
+        let logins = LoginServer(machine: LoginSessionMachine(exchanges: nil), store: store, quotas: LoginQuotas(), clock: clock, events: off)
+        _ = try await logins.start(Self.mobileSIM, for: TestAppSession.me)
+        #expect(off.recorded.filter { $0.area == "exchange" }.map { $0.json() } == [
+            #"{"v":2,"at":"2026-12-01T00:00:00.000Z","area":"exchange","event":"exchange-off"}"#,
+        ])
+        let on = RecordingEventSink()
+        _ = LoginServer(store: store, quotas: LoginQuotas(), clock: clock, events: on)
+        #expect(on.recorded.filter { $0.area == "exchange" }.isEmpty)
+    }
+
     /// A quota attacker's read: a server made without login quotas bounded nothing, and said nothing (the README's
     /// handlers made theirs so). It says so once, when it is made; one with quotas and an SMS code service that checks
     /// captchas says nothing; one with quotas and no verifier says once that their captcha rules cannot be passed.
