@@ -20,11 +20,13 @@ import Testing
         }
     }
 
+    /// A gate, a fake clock, the stream the updates say they entered on, and the one that lets the first holder go.
+    static func scene() -> (PostgresCounterGate, FakeClock, (AsyncStream<String>, AsyncStream<String>.Continuation), (AsyncStream<Void>, AsyncStream<Void>.Continuation)) {
+        (PostgresCounterGate(), FakeClock(), AsyncStream.makeStream(of: String.self), AsyncStream.makeStream(of: Void.self))
+    }
+
     @Test(.timeLimit(.minutes(1))) func updatesGoWhenTheirKeysAreFreeFirstComeFirstServedForEachKey() async throws {
-        let gate = PostgresCounterGate()
-        let clock = FakeClock()
-        let (entered, enter) = AsyncStream.makeStream(of: String.self)
-        let (releaseA, freeA) = AsyncStream.makeStream(of: Void.self)
+        let (gate, clock, (entered, enter), (releaseA, freeA)) = Self.scene()
         var order = entered.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await Self.update("a", [1, 2], gate, clock, entered: enter, release: releaseA) }
@@ -46,10 +48,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func anUpdatePastItsLimitOrCancelledLeavesTheLineAndTheNextGoes() async throws {
-        let gate = PostgresCounterGate()
-        let clock = FakeClock()
-        let (entered, enter) = AsyncStream.makeStream(of: String.self)
-        let (releaseHolder, freeHolder) = AsyncStream.makeStream(of: Void.self)
+        let (gate, clock, (entered, enter), (releaseHolder, freeHolder)) = Self.scene()
         var order = entered.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await Self.update("holder", [7], gate, clock, entered: enter, release: releaseHolder) }
@@ -75,10 +74,7 @@ import Testing
     /// An update that leaves the line lets through the one behind it whose keys are free, at once: X waits for key 1
     /// (held) and 2, Y behind X for key 2 only; X past its limit, Y goes while key 1 is still held.
     @Test(.timeLimit(.minutes(1))) func anUpdateLeavingTheLineLetsTheNextGoWhenItsKeysAreFree() async throws {
-        let gate = PostgresCounterGate()
-        let clock = FakeClock()
-        let (entered, enter) = AsyncStream.makeStream(of: String.self)
-        let (releaseHolder, freeHolder) = AsyncStream.makeStream(of: Void.self)
+        let (gate, clock, (entered, enter), (releaseHolder, freeHolder)) = Self.scene()
         var order = entered.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await Self.update("holder", [1], gate, clock, entered: enter, release: releaseHolder) }

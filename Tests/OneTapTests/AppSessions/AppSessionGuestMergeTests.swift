@@ -56,6 +56,22 @@ import Testing
         }
     }
 
+    /// A session logged in to account 42 while the guest-data store was down, its guest's cart (x×2) pending, on a fake
+    /// clock that the store's delays sleep on.
+    static func pendingMerge() async throws -> (FakeClock, FaultyGuestDataStore, AppSessions, AppSessionGrant) {
+        let clock = FakeClock()
+        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
+        let sessions = AppSessions(
+            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
+        let grant = try await sessions.open()
+        guard case .guest(let guest) = grant.identity else { throw StoreError(.corrupt, message: "not a guest: \(grant.identity)") }
+        try await data.write(.array([line("x", 2)]), kind: "cart", of: .guest(guest))
+        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
+        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
+        data.faults.heal()
+        return (clock, data, sessions, account)
+    }
+
     /// Kinds a merge leaves with the guest (no rule here) are told, by name only (a review: with the merger in
     /// `AppSessions` the journal was dropped, and the guest's notes vanished from the user's view unsaid).
     @Test func kindsLeftWithTheGuestAreTold() async throws {
@@ -191,16 +207,7 @@ import Testing
     /// it rotated first and merged after, and a merge slowed by the guest-data store past the 30 s grace had the app's
     /// honest retry of the same token revoke the session as reused (an attacker's read).
     @Test(.timeLimit(.minutes(1))) func aSlowMergeAtARefreshLeavesTheRetryItsGrace() async throws {
-        let clock = FakeClock()
-        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
-        let sessions = AppSessions(
-            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
-        let grant = try await sessions.open()
-        guard case .guest(let guest) = grant.identity else { Issue.record("not a guest: \(grant.identity)"); return }
-        try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
-        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
-        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
-        data.faults.heal()
+        let (clock, data, sessions, account) = try await Self.pendingMerge()
         data.faults.inject(.delay(.seconds(31)), into: [.journal], after: 0, times: 1)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { _ = try await sessions.refresh(account.refreshToken) }
@@ -219,16 +226,7 @@ import Testing
     /// is: judged when its merge ended, it found its token rotated past the grace and revoked the session as reused
     /// (a review of merging before the rotation).
     @Test(.timeLimit(.minutes(1))) func aRefreshThatMergedWhileItsRetryRotatedIsARepeat() async throws {
-        let clock = FakeClock()
-        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
-        let sessions = AppSessions(
-            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
-        let grant = try await sessions.open()
-        guard case .guest(let guest) = grant.identity else { Issue.record("not a guest: \(grant.identity)"); return }
-        try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
-        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
-        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
-        data.faults.heal()
+        let (clock, data, sessions, account) = try await Self.pendingMerge()
         data.faults.inject(.delay(.seconds(50)), into: [.journal], after: 0, times: 1)
         try await withThrowingTaskGroup(of: AppSessionGrant.self) { group in
             group.addTask { try await sessions.refresh(account.refreshToken) }
@@ -248,16 +246,7 @@ import Testing
     /// first is refused, never taken for reuse, and the session lives (a review of the fix above); a rotated token that
     /// comes when no merge is pending is still taken for reuse.
     @Test(.timeLimit(.minutes(1))) func aRefreshThatMergedWhileItsTokenRotatedTwiceIsRefusedNotRevoked() async throws {
-        let clock = FakeClock()
-        let data = FaultyGuestDataStore(InMemoryGuestDataStore(), clock: clock)
-        let sessions = AppSessions(
-            keys: Self.keys, store: InMemoryAppSessionStore(), clock: clock, events: RecordingEventSink(), merger: GuestMerger(store: data, clock: clock))
-        let grant = try await sessions.open()
-        guard case .guest(let guest) = grant.identity else { Issue.record("not a guest: \(grant.identity)"); return }
-        try await data.write(.array([Self.line("x", 2)]), kind: "cart", of: .guest(guest))
-        data.faults.inject(.refuse(.io, "the guest-data store is down"), into: nil, after: 0, times: 100)
-        let account = try await sessions.loggedIn(try sessions.authenticate(grant.accessToken.reveal()), as: TestAppSession.outcome("42"), flow: .mobile)
-        data.faults.heal()
+        let (clock, data, sessions, account) = try await Self.pendingMerge()
         data.faults.inject(.delay(.seconds(50)), into: [.journal], after: 0, times: 1)
         let newest = try await withThrowingTaskGroup(of: AppSessionGrant?.self) { group in
             group.addTask {
