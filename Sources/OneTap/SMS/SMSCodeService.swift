@@ -125,6 +125,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let slot = SMSCodeKey(number: number, session: context.session)
         var (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: now)
         var decidedAt = now  // the instant the send is counted at
+        var captchaSolved = false  // the send passed a captcha rule with a solved captcha
         let rules = self.rules
         var (decision, replaced) = try await admit(record, request, counters: counters, slot: slot, captchaPassed: false, at: now)
         if case .captcha(let rule) = decision {
@@ -140,6 +141,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
             // The captcha provider took its time: the send is decided, and its code issued, at the time it returns.
             let solvedAt = clock.now()
             decidedAt = solvedAt
+            captchaSolved = true
             (code, record) = rules.issue(to: number, session: context.session, key: keys.signing, at: solvedAt)
             (decision, replaced) = try await admit(record, request, counters: counters, slot: slot, captchaPassed: true, at: solvedAt)
         }
@@ -162,11 +164,13 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // on the number, the session and all requests are taken back, the requester's address and device keep
                 // theirs (the gateway refusing it counted it, as gateways count every submission). A send that the
                 // gateway's own flow control refused (`throttled`) gives back its counts on the number and its lane
-                // only: a gateway hour that a stranger filled must not spend the number's daily room with every try (an
-                // owner's, with a lane of its own or without), while its login session's, its address's and the global
-                // counts still bound its tries.
+                // only, when a returning owner sent it or a captcha was solved for it: a gateway hour that a stranger
+                // filled must not spend the number's daily room with every try (an owner's, with a lane of its own or
+                // without, which meets the number's captcha rules by then), while its login session's, its address's
+                // and the global counts still bound its tries; a captcha-free try stays counted, so strangers' tries
+                // from fresh addresses meet the number's captcha rules as delivered sends do.
                 let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
-                let throttled = (error as? SMSDeliveryError)?.reason == .throttled
+                let throttled = (error as? SMSDeliveryError)?.reason == .throttled && (context.returningOwner || captchaSolved)
                 if !mayHaveReached {
                     let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : throttled ? .throttled : nil
                     let id = record.id, countedAt = decidedAt, replaced = replaced, answeredAt = clock.now()
@@ -177,8 +181,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 }
                 switch (error as? SMSDeliveryError)?.reason {
                 case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
-                // A throttled send was taken back on the number: the rules hold it back no longer; the gateway's own
-                // minute does (1 a minute per number at Aliyun and Tencent).
+                // The gateway's own minute holds a throttled send back (1 a minute per number at Aliyun and Tencent),
+                // whether or not its counts went back.
                 case .throttled: return .limited(rule: "gateway", retryAfter: now.addingTimeInterval(60))
                 case .failed, nil: return .senderFailed(retryAfter: resendAfter)
                 }

@@ -235,12 +235,13 @@ package struct SMSCodeRules: Sendable {
         /// address, blocks and device stay: they slow only the one retrying, and during an outage a client still
         /// meets its captchas.
         case neverLeft
-        /// A send that the gateway's own flow control refused (`throttled`: nothing went to the number): its counts on
-        /// the number and its lane go back, the number's daily room (`number-day-total`, `number-day-cap`), which a
-        /// gateway hour a stranger filled must not spend, whoever tries in it (an owner with a lane of its own, or one
-        /// without, whose own tries in that hour filled the number's lane for the day). Its counts on its login session,
-        /// on all requests and on the requester's own keys stay, so its tries at a throttling gateway stay bounded by
-        /// those rules (one a minute per login session, a captcha per send from one address, the global caps).
+        /// A send that the gateway's own flow control refused (`throttled`: nothing went to the number), sent by a
+        /// returning owner or with a solved captcha: its counts on the number and its lane go back, the number's daily
+        /// room (`number-day-total`, `number-day-cap`), which a gateway hour a stranger filled must not spend, whoever
+        /// tries in it (an owner with a lane of its own, or one without, whose own tries in that hour filled the
+        /// number's lane for the day). Its counts on its login session, on all requests and on the requester's own keys
+        /// stay, so its tries at a throttling gateway stay bounded by those rules (one a minute per login session, a
+        /// captcha per send from one address, the global caps).
         case throttled
 
         /// Whether a counter on `key` gives the send back.

@@ -443,6 +443,26 @@ import Testing
         #expect(try await setup.verify(Secret("000000"), for: Self.number, context: SMSContext(session: .testSession), at: Self.t0.addingTimeInterval(1)) == .noCode)
     }
 
+    /// Tries the gateway throttles give back their counts on the number only when a captcha was solved for them (or a
+    /// returning owner sent them): strangers' captcha-free tries from fresh addresses and sessions still step the
+    /// number up to a captcha from the fourth (an attacker's read of the refund: given back whole, they went on free
+    /// without end while the gateway was throttled).
+    @Test func throttledTriesWithoutACaptchaStillStepTheNumberUpToOne() async throws {
+        let setup = Setup()
+        let throttled = SMSDeliveryError(.throttled, gateway: "aliyun-sms", code: "isv.BUSINESS_LIMIT_CONTROL", message: "flow control")
+        var answers: [String] = []
+        for index in 0..<5 {
+            setup.sender.then(.fail(throttled))
+            let context = SMSContext(ip: try IPAddress("198.51.\(index).7"), device: try DeviceID("stranger-\(index)"), session: LoginSessionID.random())
+            switch try await setup.send(to: Self.number, context: context, at: Self.t0.addingTimeInterval(Double(index) * 61)) {
+            case .limited(let rule, _): answers.append(rule)
+            case .captchaRequired(let rule, _): answers.append("captcha \(rule)")
+            case let other: answers.append("\(other)")
+            }
+        }
+        #expect(answers == ["gateway", "gateway", "gateway", "captcha number-captcha", "captcha number-captcha"])
+    }
+
     /// A resend the gateway refuses (its flow control, the number, its own failure) or that never left delivers nothing:
     /// the code the user already holds stays the session's, with the wrong codes it took, until its own expiry. One
     /// already past its expiry does not come back.
