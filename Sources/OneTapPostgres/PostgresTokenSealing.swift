@@ -29,11 +29,12 @@ extension PostgresTokenStore {
         let limit = max(1, batch)
         var after = ""
         var sealed = 0
-        // Rows that do not open are passed over and reported at the end: stopping at one left every row after it on
-        // the older key at each rerun, so that key could never leave the keyring.
-        // Counted, and the first ten kept for the message: a keyring that lacks a key every row needs fails them all.
+        // Rows that do not open are passed over and reported at the end (stopping at one left every row after it on the
+        // older key at each rerun, so that key could never leave the keyring): counted, the first ten named (a keyring
+        // that lacks a key every row needs fails them all), the first one's reason kept.
         var leftCount = 0
-        var left: [(account: String, problem: StoreError)] = []
+        var leftNames: [String] = []
+        var firstProblem: StoreError?
         while true {
             let rows = try await pool.execute(read, [.text(keyring.currentKeyID), .text(after), .int64(Int64(limit))]).rows
             for row in rows {
@@ -46,7 +47,8 @@ extension PostgresTokenStore {
                     sealedRow = try Self.sealAgain(access: access, refresh: row[3].bytes, keyID: row[4].text, account: name, with: keyring, table: tokens)
                 } catch {
                     leftCount += 1
-                    if left.count < 10 { left.append((name, error)) }
+                    if leftNames.count < 10 { leftNames.append(name) }
+                    if firstProblem == nil { firstProblem = error }
                     continue
                 }
                 let result = try await pool.execute(
@@ -56,11 +58,11 @@ extension PostgresTokenStore {
             }
             if rows.count < limit { break }
         }
-        guard let first = left.first else { return sealed }
-        let names = left.map(\.account).joined(separator: ", ") + (leftCount > left.count ? ", …" : "")
+        guard let firstProblem else { return sealed }
+        let names = leftNames.joined(separator: ", ") + (leftCount > leftNames.count ? ", …" : "")
         throw StoreError(
-            .corrupt, account: leftCount == 1 ? try? AccountID(first.account) : nil,
-            message: "\(leftCount == 1 ? "1 row was" : "\(leftCount) rows were") left as it is (account \(names)), the first because \(first.problem.message); "
+            .corrupt, account: leftCount == 1 ? try? AccountID(leftNames[0]) : nil,
+            message: "\(leftCount == 1 ? "1 row was" : "\(leftCount) rows were") left as it is (account \(names)), the first because \(firstProblem.message); "
                 + "\(sealed) \(sealed == 1 ? "row was" : "rows were") sealed again")
     }
 

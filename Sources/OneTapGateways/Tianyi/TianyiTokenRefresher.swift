@@ -58,17 +58,13 @@ public final class TianyiTokenRefresher: TokenRefresher, CustomStringConvertible
         do {
             let request = try TianyiRequest(parameters: parameters(refreshToken: refreshToken.reveal(), timeStamp: client.timeStamp), configuration: configuration)
             response = try await client.send(request, to: configuration.refreshURL, timeout: callLimit)
+            // The status and the JSON judged as for every gateway (a JSON object whatever its content type); the fields
+            // by OneTap's reader.
+            _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
         } catch let error as GatewayError {
             // A refresh token the request cannot carry never will: the account logs in again (the configuration's own
             // values are checked at `init`).
             if case .refusedCredential = error.kind { throw TokenError(.reloginRequired, message: error.description) }
-            throw TokenError(.refreshFailed, message: error.description)
-        }
-        do {
-            // The status and the JSON judged as for every gateway (a JSON object whatever its content type); the fields
-            // by OneTap's reader.
-            _ = try configuration.jsonObject(response, gateway: TianyiTokenExchange.name)
-        } catch {
             throw TokenError(.refreshFailed, message: error.description)
         }
         return try TianyiRefreshResponse.decode(response.body, sent: [token.value, refreshToken])

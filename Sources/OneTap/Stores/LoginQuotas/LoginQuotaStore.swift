@@ -69,4 +69,3 @@ extension LoginQuotaState {
         return decision
     }
 }
-
