@@ -56,7 +56,8 @@ package struct AppSessionRules: Sendable {
     /// - Returns: What to store and answer.
     /// - Complexity: At most 2 + ``AppSessionPolicy/ancestors`` + (keys in the ring) HMACs.
     package func refresh(_ record: AppSessionRecord, presented: PresentedRefreshToken, nonce: [UInt8], at now: Date) -> Refresh {
-        guard record.revoked == nil else { return .refused(.revoked) }
+        // A revoked session says so only to a token it issued: a made-up one learns nothing of its user's logout.
+        guard record.revoked == nil else { return .refused(issued(presented, by: record) ? .revoked : .invalid) }
         if matches(presented, record.current) {
             guard now < record.expiresAt else { return .refused(.expired) }
             let family: AppSessionRecord.Family
@@ -91,12 +92,7 @@ package struct AppSessionRules: Sendable {
             }
             return .reused(revoke(record, .reuse, at: now))
         }
-        if record.ancestors.contains(where: { matches(presented, $0) }) {
-            return .reused(revoke(record, .reuse, at: now))
-        }
-        // Any earlier generation of the current family, however old: its code proves the server issued it.
-        if let family = record.family, let generation = presented.generation, generation < family.generation,
-            presented.session == record.id, presented.belongs(to: family, keys: keys) {
+        if isOlder(presented, than: record) {
             return .reused(revoke(record, .reuse, at: now))
         }
         // A token this session never issued (or one under a retired key): refused, and nothing revoked, so
@@ -206,6 +202,20 @@ package struct AppSessionRules: Sendable {
 
     private func digest(_ token: Secret) -> AppSessionRecord.Digest {
         AppSessionRecord.Digest(keyID: keys.signingID, digest: RefreshDigests.digest(token, key: keys.signing))
+    }
+
+    /// Whether the session issued the token: its current one, the one rotated last, or an older one (``isOlder(_:than:)``).
+    private func issued(_ presented: PresentedRefreshToken, by record: AppSessionRecord) -> Bool {
+        matches(presented, record.current) || record.previous.map { matches(presented, $0.token) } == true
+            || isOlder(presented, than: record)
+    }
+
+    /// Whether the token is one the session rotated before its previous one: a kept ancestor, or any earlier
+    /// generation of the current family, however old (its code proves the server issued it).
+    private func isOlder(_ presented: PresentedRefreshToken, than record: AppSessionRecord) -> Bool {
+        if record.ancestors.contains(where: { matches(presented, $0) }) { return true }
+        guard let family = record.family, let generation = presented.generation else { return false }
+        return generation < family.generation && presented.session == record.id && presented.belongs(to: family, keys: keys)
     }
 
     private func matches(_ presented: PresentedRefreshToken, _ stored: AppSessionRecord.Digest) -> Bool {

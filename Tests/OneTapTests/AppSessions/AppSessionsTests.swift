@@ -316,6 +316,17 @@ import Testing
         #expect(try await world.sessions.refresh(victim.refreshToken).session == victim.session)
     }
 
+    /// Nor learn whether it was revoked (its user logged out): a made-up token is `invalid` either way; only a
+    /// token the session issued hears `revoked`.
+    @Test func aMadeUpTokenDoesNotTellARevokedSessionFromALiveOne() async throws {
+        let world = World()
+        let victim = try await world.sessions.open()
+        _ = try await world.sessions.logout(try world.sessions.authenticate(victim.accessToken.reveal()))
+        let guess = Secret("otr1.\(victim.session.text).\(String(repeating: "A", count: 43))")
+        await #expect { try await world.sessions.refresh(guess) } throws: { ($0 as? AppSessionError)?.kind == .invalid }
+        await #expect { try await world.sessions.refresh(victim.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .revoked }
+    }
+
     @Test func logoutRevokesAndOpensAFreshGuestAndLogoutEverywhereRevokesEveryFamily() async throws {
         let world = World()
         var grants: [AppSessionGrant] = []
