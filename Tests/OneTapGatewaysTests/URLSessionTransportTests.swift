@@ -115,6 +115,51 @@ import OneTapTesting
         #expect(error?.mayHaveReachedVendor == false)
     }
 
+    /// An attacker's read of the gateways: FoundationNetworking reports a TLS handshake that failed (and a host with no
+    /// route) as an unknown error, not as one of the TLS codes, so a call whose request never left was `unreachable`,
+    /// counted as maybe billed. One with a body no connection took sent nothing. Here the TLS handshake meets a plain
+    /// HTTP server.
+    @Test func aTLSHandshakeThatFailsSentNothing() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        var parts = try #require(URLComponents(url: server.url("/echo"), resolvingAgainstBaseURL: false))
+        parts.scheme = "https"
+        let url = try #require(parts.url)
+        let error = await #expect(throws: GatewayError.self) {
+            try await URLSessionTransport().send(HTTPRequest(gateway: "fake", method: "POST", url: url, body: Array(#"{"token":"t"}"#.utf8), timeout: .seconds(30)))
+        }
+        guard case .notSent? = error?.kind else {
+            Issue.record("a failed TLS handshake gave \(String(describing: error))")
+            return
+        }
+        #expect(error?.mayHaveReachedVendor == false)
+    }
+
+    /// An attacker's read of the gateways: FoundationNetworking arms its own timer at the request's whole seconds
+    /// (`Int(timeoutInterval) * 1000` ms), so a time-out under a second failed every call at once, and 1.9 s cut
+    /// the call at 1 s. The request's time-out is the transport's own, fractions kept.
+    /// An attacker's read of the gateways: FoundationNetworking gathers the body of a 301–308 answer itself, unseen by
+    /// the transport, until the transfer ends, so the body's bound cannot cut it short (documented on
+    /// ``URLSessionTransport``): such an answer ends at the call's time-out, never later, and is not taken as one.
+    @Test func aRedirectsEndlessBodyEndsAtTheTimeOut() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: GatewayError.self) {
+            try await URLSessionTransport().send(Self.request(server, "/redirect-stream?chunks=16", timeout: .seconds(1), limit: 1000))
+        }
+        #expect(error == GatewayError(gateway: "fake", .timedOut))
+        #expect(ContinuousClock.now - started < .seconds(25))
+    }
+
+    @Test func aTimeOutWithAFractionIsKeptWhole() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        #expect(try await transport.send(Self.request(server, "/json", timeout: .milliseconds(900))).status == 200)
+        #expect(try await transport.send(Self.request(server, "/slow?ms=1200", timeout: .milliseconds(1900))).status == 200)
+    }
+
     /// An attacker's read of the gateways: FoundationNetworking reports "cannot connect to host" whenever any connect
     /// of a call was refused, before libcurl's own error code and whatever came after (libcurl keeps the last
     /// connect's `errno`): a call whose first address refused (a vendor's IPv6 address) and whose second took the
@@ -123,12 +168,14 @@ import OneTapTesting
     /// it `notSent`. Pinned on the classification: no loopback name here resolves to a refusing address and a
     /// listening one.
     @Test func aCallAConnectionTookIsNeverNotSent() {
-        for code: URLError.Code in [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .secureConnectionFailed] {
-            let took = TransportCalls.kind(of: code, answered: false, handedOver: true)
+        for code: URLError.Code in [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .secureConnectionFailed, .unknown] {
+            let took = TransportCalls.kind(of: code, answered: false, handedOver: true, carriesBody: true)
             #expect(GatewayError(gateway: "x", took).mayHaveReachedVendor, "\(code.rawValue): \(took)")
         }
-        #expect(TransportCalls.kind(of: .cannotConnectToHost, answered: false, handedOver: false) == .notSent("the connection was refused"))
-        #expect(TransportCalls.kind(of: .timedOut, answered: false, handedOver: true) == .timedOut)
+        #expect(TransportCalls.kind(of: .cannotConnectToHost, answered: false, handedOver: false, carriesBody: true) == .notSent("the connection was refused"))
+        #expect(TransportCalls.kind(of: .timedOut, answered: false, handedOver: true, carriesBody: true) == .timedOut)
+        // Without a body, nothing tells whether a connection took the request: an unknown failure may have reached it.
+        #expect(GatewayError(gateway: "x", TransportCalls.kind(of: .unknown, answered: false, handedOver: false, carriesBody: false)).mayHaveReachedVendor)
     }
 
     /// The attacker's read of the gateways: plain `http` was refused only in a settings file's `url`; a URL set

@@ -17,6 +17,8 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         let continuation: CheckedContinuation<HTTPResponse, any Error>
         let gateway: String
         let limit: Int
+        /// Whether the request has a body (whose hand-over ``handedOver`` tells).
+        let carriesBody: Bool
         /// Whether a connection took the request's body (URLSession's `didSendBodyData`): it may have reached the
         /// vendor, whatever error follows.
         var handedOver = false
@@ -31,9 +33,10 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     ///   - task: The task, not yet resumed.
     ///   - gateway: The gateway's name, for errors.
     ///   - limit: The longest body accepted.
+    ///   - carriesBody: Whether the request has a body.
     /// - Returns: The answer.
     /// - Throws: ``GatewayError`` or `CancellationError`.
-    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int) async throws -> HTTPResponse {
+    func perform(_ task: URLSessionDataTask, gateway: String, limit: Int, carriesBody: Bool) async throws -> HTTPResponse {
         let id = task.taskIdentifier
         // A cancellation that came after the call had ended marks an id no call will use again: drop it.
         defer {
@@ -48,7 +51,7 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
                         calls[id] = nil
                         return false
                     }
-                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit))
+                    calls[id] = .running(Running(continuation: continuation, gateway: gateway, limit: limit, carriesBody: carriesBody))
                     return true
                 }
                 if start { task.resume() } else { continuation.resume(throwing: CancellationError()) }
@@ -211,7 +214,7 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private static func gatewayError(_ error: any Error, _ running: Running) -> GatewayError {
         GatewayError(
             gateway: running.gateway,
-            kind(of: (error as? URLError)?.code, answered: running.response != nil, handedOver: running.handedOver))
+            kind(of: (error as? URLError)?.code, answered: running.response != nil, handedOver: running.handedOver, carriesBody: running.carriesBody))
     }
 
     /// What a failed call's URLSession error code says, given what the call saw.
@@ -222,12 +225,16 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     /// whose second took the request before failing reads so too. A request with a body says when a connection took it
     /// (`didSendBodyData`); one without (Aliyun's RPC calls) says nothing, and its refused connection stays `notSent`:
     /// counted as one that may have been sent, every refused call of an outage would fill the SMS limits.
+    ///
+    /// FoundationNetworking reports libcurl's TLS failures and a connect with no route to the host as an unknown error
+    /// (it names the refused connect and a handful more only): a request with a body no connection took never left.
     /// - Parameters:
     ///   - code: The `URLError` code, nil for another error.
     ///   - answered: Whether the status and headers came.
     ///   - handedOver: Whether a connection took the body.
+    ///   - carriesBody: Whether the request has a body (without one, ``handedOver`` says nothing).
     /// - Returns: The gateway error's kind.
-    static func kind(of code: URLError.Code?, answered: Bool, handedOver: Bool) -> GatewayError.Kind {
+    static func kind(of code: URLError.Code?, answered: Bool, handedOver: Bool, carriesBody: Bool) -> GatewayError.Kind {
         switch code {
         case .timedOut?:
             return .timedOut
@@ -247,6 +254,8 @@ final class TransportCalls: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?, .serverCertificateNotYetValid?,
             .serverCertificateHasUnknownRoot?:
             return .notSent("TLS failed (the server's certificate or the handshake)")
+        case .unknown? where carriesBody:
+            return .notSent("the connection failed before it took the request (TLS, or no route to the host)")
         case let code?:
             return .unreachable("URLError \(code.rawValue)")
         case nil:

@@ -14,7 +14,9 @@ import OneTap
 /// libcurl's own, under FoundationNetworking on Linux, and no option turns it off: when a reused connection closes
 /// before any byte of the answer, libcurl sends the request again on a new connection (a vendor that drops an idle
 /// connection just as a call goes out may then see it twice; China Mobile answers the repeat `103107` and Aliyun
-/// `SignatureNonceUsed`, which their gateways report as ``GatewayError/Kind/sentTwice``: outcome unknown).
+/// `SignatureNonceUsed`, which their gateways report as ``GatewayError/Kind/sentTwice``: outcome unknown). A second:
+/// FoundationNetworking gathers the body of a 301–308 answer itself, out of this transport's sight, so
+/// ``HTTPRequest/maximumResponseBytes`` cannot cut it short: such an answer is bounded by the call's time-out alone.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let calls: TransportCalls
@@ -58,13 +60,15 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
         urlRequest.httpBody = request.body.isEmpty ? nil : Data(request.body)
-        urlRequest.timeoutInterval = max(0.001, request.timeout.seconds)
+        // FoundationNetworking times a request out at its whole seconds (`Int(timeoutInterval)`: 0 for half a second):
+        // its timer stays a second past the request's, whose time-out is the task group's below, fractions kept.
+        urlRequest.timeoutInterval = request.timeout.seconds.rounded(.up) + 1
         let task = session.dataTask(with: urlRequest)
         let calls = self.calls
         let gateway = request.gateway
         return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
             group.addTask {
-                try await calls.perform(task, gateway: gateway, limit: request.maximumResponseBytes)
+                try await calls.perform(task, gateway: gateway, limit: request.maximumResponseBytes, carriesBody: !request.body.isEmpty)
             }
             group.addTask {
                 try await Task.sleep(for: request.timeout)

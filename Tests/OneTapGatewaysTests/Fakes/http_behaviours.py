@@ -12,6 +12,7 @@ Paths:
   /status/N           status N, a JSON body
   /challenge/N        status N (401 or 407) asking for credentials (WWW-Authenticate / Proxy-Authenticate), a JSON body
   /text               200 text/html
+  /redirect-stream?chunks=N  302 to /json, N chunks of 4 KiB of body, then the connection held open 30 s
 """
 import json
 import os
@@ -86,6 +87,16 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+        elif url.path == "/redirect-stream":
+            self.send_response(302)
+            self.send_header("Location", "/json")
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for _ in range(int(query["chunks"][0])):
+                self.wfile.write(b"%x\r\n%s\r\n" % (4096, b" " * 4096))
+            self.wfile.flush()
+            time.sleep(30)
         elif url.path == "/text":
             self.send_body(200, b"<html>busy</html>", "text/html")
         else:
