@@ -7,7 +7,8 @@
 ///   off), a caller on an expired one (nothing under way, not backing off, a refresh token to use), or
 ///   the background scan (a slot free).
 /// - **flying, unresolved**: callers on an expired token join it (``flight(for:)``); callers on a stale
-///   one start nothing; the scan skips the account; ``markLoggedOut(_:)`` makes it bring nothing back.
+///   one start nothing; the scan skips the account; ``markLoggedOut(_:)`` makes it bring nothing back, and
+///   ``markSuperseded(_:)`` (a login's new token) makes its failure the old token's.
 /// - **flying, resolved by the time limit** (a late answer pending): the flight keeps its place until
 ///   its call ends, so one account never has two refresh calls at once; callers on an expired token hear
 ///   `refresh-failed` meanwhile.
@@ -71,6 +72,12 @@ package struct SingleFlight: Sendable {
     /// - Parameter account: The account.
     package func markLoggedOut(_ account: AccountID) {
         flights[account]?.markLoggedOut()
+    }
+
+    /// A login stored a new token: its flight, if any, fails for the old token alone (no back-off for the account).
+    /// - Parameter account: The account.
+    package func markSuperseded(_ account: AccountID) {
+        flights[account]?.markSuperseded()
     }
 
     /// Answers every flight's callers that still wait with `error` and forgets every flight: the vault

@@ -233,17 +233,25 @@ package struct TokenRefresh: Sendable {
             _ = vault.failures.record(account, at: now)
             return fresh
         }
-        guard written != nil else {
-            // Someone wrote another token first: another instance's refresh (use it) or a logout (give nothing back).
-            if !flight.loggedOut, let latest = try await load(account), policy.state(of: latest.token, at: now) != .expired {
-                emit(.refreshedElsewhere(account: account))
-                return latest.token
-            }
-            throw TokenError(.loggedOut, account: account, message: "the token was removed during the refresh")
-        }
+        guard written != nil else { return try await writtenByAnother(flight, at: now) }
         vault.failures.clear(account)
         emit(.refreshed(account: account, flow: fresh.flow, expiresAt: fresh.expiresAt, rotatedRefreshToken: rotatedRefresh != nil))
         return fresh
+    }
+
+    /// The token someone wrote while the refresh ran, for its callers: another instance's refresh or a login (used), or
+    /// a logout (nothing given back).
+    /// - Parameters:
+    ///   - flight: The refresh.
+    ///   - now: The time.
+    /// - Returns: The stored token.
+    /// - Throws: ``TokenError`` `logged-out` when the account logged out or has no usable token; the store's failure.
+    private func writtenByAnother(_ flight: RefreshFlight, at now: Date) async throws -> AccessToken {
+        if !flight.loggedOut, let latest = try await load(flight.account), policy.state(of: latest.token, at: now) != .expired {
+            if !flight.superseded { emit(.refreshedElsewhere(account: flight.account)) }
+            return latest.token
+        }
+        throw TokenError(.loggedOut, account: flight.account, message: "the token was removed during the refresh")
     }
 
     /// The token a refresh answer makes: the new access token, the new refresh token or else the old one
@@ -264,7 +272,8 @@ package struct TokenRefresh: Sendable {
     }
 
     /// A failed refresh: a refused refresh token removes an expired token, and keeps one that still has time
-    /// until it expires (backing off until then); any other failure backs off and keeps a usable token.
+    /// until it expires (backing off until then); any other failure backs off and keeps a usable token. A login that
+    /// stored a new token meanwhile makes the failure the old token's: the login's token is answered, and nothing backs off.
     /// - Parameters:
     ///   - current: The stored token and version (what a removal or a write replaces).
     ///   - basis: The token the refresh started from: the stored one, or a newer one kept in memory, which alone is
@@ -276,6 +285,8 @@ package struct TokenRefresh: Sendable {
     ) async throws -> AccessToken {
         let account = flight.account
         let now = clock.now()
+        // A login stored a new token meanwhile: the failure was the old token's; the login's is served, backing off from nothing.
+        if flight.superseded { return try await writtenByAnother(flight, at: now) }
         if refused {
             guard policy.state(of: basis, at: now) != .expired else {
                 return try await requireRelogin(account, current, alsoReplacing: basis, message: message, in: vault)

@@ -9,6 +9,7 @@ extension TokenVault {
     ///   disk, a database that is down, or five writers in a row that got there first).
     public func store(_ token: AccessToken) async throws {
         let account = token.account
+        flights.markSuperseded(account)
         failures.clear(account)
         unsaved.forget(account)
         var attempts = 0

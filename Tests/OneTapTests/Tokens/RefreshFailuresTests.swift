@@ -91,6 +91,27 @@ extension TokenVaultTests {
         #expect(events.names == ["stored", "refresh-failed", "relogin-required"])
     }
 
+    /// An attacker's read of the vault: a login stored while the carrier was refusing a refresh of a token with time
+    /// left took on that token's back-off, until the old token's expiry (up to a month): its own token was never
+    /// refreshed in the background, and once it expired callers got `backing-off`. The refusal was the old token's.
+    @Test func aLoginDuringARefusedRefreshIsNotHeldBackByIt() async throws {
+        let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "result -1: refresh token revoked"))])
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, its refresh held
+            await refresher.waitForCalls(1)
+            try await vault.store(token(value: "NEW-LOGIN", lifetime: 3 * Self.day))
+            refresher.release()
+            await vault.waitUntilNoRefreshRuns()
+            #expect(try await stored() == "NEW-LOGIN")
+            clock.advance(by: .seconds(3 * Self.day))   // the login's token expired: refreshed at once
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")
+        }
+        #expect(refresher.calls == 2)
+        #expect(!events.names.contains("refresh-failed"), "\(events.names)")
+    }
+
     /// A caller cancelled while the store reads its token gets `CancellationError`, as `validToken` promises, not
     /// `store-failed` (a concurrency review: the store's cancellation was reported as the store failing).
     @Test func aCallerCancelledWhileTheStoreReadsIsCancelledNotAStoreFailure() async throws {
