@@ -100,7 +100,8 @@ package struct TokenRefresh: Sendable {
     ///   - message: Why, for the event and the error.
     ///   - vault: The vault whose back-off book forgets the account.
     /// - Returns: The usable token someone stored meanwhile.
-    /// - Throws: ``TokenError`` of kind `relogin-required` once removed; `store-failed` when the store fails.
+    /// - Throws: ``TokenError`` of kind `relogin-required` once removed; `refresh-failed` (retry at once) when another
+    ///   writer stored an expired token meanwhile, whose own refresh decides it; `store-failed` when the store fails.
     package func requireRelogin(
         _ account: AccountID, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, message: String, in vault: isolated TokenVault
     ) async throws -> AccessToken {
@@ -129,11 +130,14 @@ package struct TokenRefresh: Sendable {
                         vault.failures.clear(account)
                         return latest.token   // another writer's token: theirs stands
                     }
-                    throw error   // another writer's token, expired: its own refresh decides it
+                    // Another writer's expired token (its refresh token may be one the carrier takes): its own refresh
+                    // decides it, at the callers' next request; the refused one is not served, and no one is told to log in.
+                    vault.failures.clear(account)
+                    throw TokenError(
+                        .refreshFailed, account: account, message: "\(message); another writer stored a token since, refreshed at the next request",
+                        retryAt: clock.now())
                 }
             }
-        } catch let error as StoreError where error.kind == .conflict {
-            // An expired token of another writer's stands; the refused one is not served.
         } catch let error as TokenError {
             throw error
         } catch where CallerCancellation.reads(error) {

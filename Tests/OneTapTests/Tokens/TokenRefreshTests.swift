@@ -556,6 +556,36 @@ extension TokenVaultTests {
         #expect(try await store.load("u1")?.token.value.reveal() == "A0")
     }
 
+    /// An attacker's read of the vault: when the carrier refused the refresh of an expired token and another instance
+    /// had stored another expired token meanwhile (its kept token, with the refresh token the carrier took last), the
+    /// callers were told to log in again, with `relogin-required`, though that token's refresh would succeed. Its
+    /// refresh decides: the callers hear `refresh-failed`, to try again at once.
+    @Test func anotherWritersExpiredTokenAfterARefusalIsNoLoginAgain() async throws {
+        struct AnotherInstanceWritesFirst: ForwardingTokenStore {
+            let base: any TokenStore
+            let theirs: AccessToken
+            func remove(_ account: AccountID, replacing expected: TokenVersion?) async throws -> Bool {
+                if let stored = try await base.load(account), stored.token.value.reveal() == "A0" {
+                    _ = try await base.save(theirs, replacing: stored.version, dueAt: Date(timeIntervalSince1970: 0))
+                }
+                return try await base.remove(account, replacing: expected)
+            }
+        }
+        let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "the refresh token was refused"))])
+        let theirs = token(age: 30 * Self.day - 30, refresh: "R-THEIRS", value: "THEIRS")
+        try await running(vault(refresher, store: AnotherInstanceWritesFirst(base: store, theirs: theirs))) { vault in
+            try await vault.store(expired())
+            await #expect { try await vault.validToken(for: "u1") } throws: { error in
+                guard let error = error as? TokenError, error.kind == .refreshFailed else { return false }
+                return error.retryAt == clock.now()
+            }
+            #expect(try await stored() == "THEIRS")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "refreshed-2")   // its refresh succeeds
+        }
+        #expect(refresher.tokensSeen.map { $0.refreshToken?.reveal() } == ["R0", "R-THEIRS"])
+        #expect(!events.names.contains("relogin-required"), "\(events.names)")
+    }
+
     @Test func anotherInstanceWinningTheWriteIsUsedNotRefreshedAgain() async throws {
         // Two vaults (two server instances) over one store whose refresh lock does not span them.
         let refresherA = MockRefresher([.success(RefreshResponse(accessToken: Secret("from-A")))])
