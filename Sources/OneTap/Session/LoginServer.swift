@@ -476,8 +476,17 @@ public struct LoginServer: Sendable {
             if let move {
                 var stored = false
                 (answer, settlement) = try await exchange.exchange(credential, for: session.id, receivedAt: receivedAt, rules: rules) { token, now in
-                    let entry = try await move.lostIfStale {
-                        try await move.writes.replace(move.transition.session, expecting: move.previous.version, claiming: token, at: now)
+                    let entry: ExchangeLedgerEntry?
+                    do {
+                        entry = try await move.lostIfStale {
+                            try await move.writes.replace(move.transition.session, expecting: move.previous.version, claiming: token, at: now)
+                        }
+                    } catch let error as StoreError {
+                        // The write's outcome may be unknown (its answer lost after the commit): the move stored as this
+                        // request made it says the claim went with it, the token this request's to send; else the
+                        // login's every retry would find its own claim pending, an answer none would give.
+                        guard await isStored(move.transition.session) else { throw error }
+                        entry = nil
                     }
                     stored = true
                     emit(move.transition, at: move.at, client: client)
@@ -570,7 +579,6 @@ public struct LoginServer: Sendable {
         }
         let next = transition.session, version = session.version
         // An answer always moves the session on; else the settle goes alone.
-        var jointFailed = false
         if let writes = ledgerWrites, next.version != version {
             if await exchange.record(settlement, alongside: { settlement in
                 try await writes.replace(next, expecting: version, settling: settlement.token, settlement.state, at: settlement.at)
@@ -578,7 +586,6 @@ public struct LoginServer: Sendable {
                 emit(transition, at: now, client: client)
                 return transition
             }
-            jointFailed = true
         }
         // The session's move despite the caller's cancellation, as the joint write: a move left unwritten would leave
         // the login at its exchange for a retry to resend.
@@ -587,11 +594,11 @@ public struct LoginServer: Sendable {
         do {
             try await writeDespiteCancellation { try await server.save(transition, replacing: session) }
         } catch {
-            // The joint write may have committed though its answer was lost (the connection broke after the commit):
-            // the session as stored is then this very move, and the login ended as it says, its events told once. Read
-            // before the settle below: until it, the ledger holds the token pending, so no retry can have stored the
-            // same move (and told its events) meanwhile.
-            if !(jointFailed ? await isStored(next) : false) { failure = error }
+            // A write (the joint one, or this one) may have committed though its answer was lost (the connection broke
+            // after the commit): the session as stored is then this very move, and the login ended as it says, its
+            // events told once. Read before the settle below: until it, the ledger holds the token pending, so no retry
+            // can have stored the same move (and told its events) meanwhile.
+            if !(await isStored(next)) { failure = error }
         }
         await exchange.record(settlement, events: events)
         if let failure { throw failure }

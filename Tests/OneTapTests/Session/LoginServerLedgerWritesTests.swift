@@ -111,6 +111,41 @@ import Testing
         #expect(carrier.tokensSent == ["T-joint-1": 1])
     }
 
+    /// An attacker's read of the login server: the joint claim committed but its answer was lost, so the token was
+    /// claimed for the login and never sent. The request failed (503), and the app's retry found the login's own claim
+    /// pending, waited for an answer none would give, and was refused at every retry until the token expired (China
+    /// Mobile's 2 minutes, then a second flow) or, for Tianyi's and Unicom's longer-lived tokens, until the login ended.
+    /// The request reads the session back: stored as its move, the claim is its own, and it sends the token.
+    @Test func aJointClaimWhoseAnswerWasLostIsSentAtOnce() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.answerLost.withLock { $0 = ["replace claiming"] }
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(carrier.tokensSent == ["T-joint-1": 1])
+        let entry = try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now())
+        #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)))
+    }
+
+    /// An attacker's read of the login server: with a ledger the store cannot write with, the session's write of the
+    /// exchange's answer committed but its answer was lost: the request failed (503), and the app's retry was told the
+    /// success without the login's `succeeded` event or the breaker's success. The server reads the session back, as
+    /// after a joint write whose answer was lost.
+    @Test func aSaveWhoseAnswerWasLostEndsTheLoginAsItsMoveSays() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let events = RecordingEventSink()
+        let logins = LoginServer(
+            store: store, exchange: ExchangeGuard(provider: carrier, ledger: FaultyExchangeLedger(ledger), clock: clock), clock: clock, events: events)
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.answerLost.withLock { $0 = ["replace v3"] }
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(try await store.load(id) == done.session)
+        #expect(events.names.filter { $0 == "succeeded" }.count == 1, "\(events.names)")
+        #expect(carrier.tokensSent == ["T-joint-1": 1])
+    }
+
     @Test func aFailedJointSettleIsWrittenAloneAndTheLoginEndsAsBefore() async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier)
@@ -136,7 +171,8 @@ import Testing
 final class JointStore: LoginSessionLedgerStore {
     let base = InMemoryLoginSessionStore()
     let failing = LockedValue<Set<String>>([])
-    /// Joint writes that commit, then throw as a connection lost before the commit's answer does.
+    /// Writes that commit, then throw as a connection lost before the commit's answer does: `replace claiming`,
+    /// `replace settling`, or `replace vN` (the plain compare-and-swap of version N).
     let answerLost = LockedValue<Set<String>>([])
     private let log = LockedValue<[String]>([])
 
@@ -160,6 +196,9 @@ final class JointStore: LoginSessionLedgerStore {
     func replace(_ session: LoginSession, expecting version: Int) async throws {
         try note("replace")
         try await base.replace(session, expecting: version)
+        if answerLost.withLock({ $0.contains("replace v\(session.version)") }) {
+            throw StoreError(.io, message: "the connection was lost after COMMIT was sent; the outcome of the write is unknown")
+        }
     }
 
     func removeExpired(before instant: Date, limit: Int) async throws -> Int {
@@ -176,7 +215,11 @@ final class JointStore: LoginSessionLedgerStore {
 
         func replace(_ session: LoginSession, expecting version: Int, claiming token: SHA256Digest, at now: Date) async throws -> ExchangeLedgerEntry? {
             try store.note("replace claiming")
-            return try await base.replace(session, expecting: version, claiming: token, at: now)
+            let entry = try await base.replace(session, expecting: version, claiming: token, at: now)
+            if store.answerLost.withLock({ $0.contains("replace claiming") }) {
+                throw StoreError(.io, message: "the connection was lost after COMMIT was sent; the outcome of the write is unknown")
+            }
+            return entry
         }
 
         func replace(_ session: LoginSession, expecting version: Int, settling token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
