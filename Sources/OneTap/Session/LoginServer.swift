@@ -481,12 +481,11 @@ public struct LoginServer: Sendable {
                         entry = try await move.lostIfStale {
                             try await move.writes.replace(move.transition.session, expecting: move.previous.version, claiming: token, at: now)
                         }
-                    } catch let error as StoreError {
+                    } catch let error as StoreError where error.kind == .io {
                         // The write's outcome may be unknown (its answer lost after the commit): the move stored as this
-                        // request made it says the claim went with it, the token this request's to send; else the
-                        // login's every retry would find its own claim pending, an answer none would give.
+                        // request made it says the write went in, and the ledger's entry what it claimed.
                         guard await isStored(move.transition.session) else { throw error }
-                        entry = nil
+                        entry = try await exchange.reclaim(token, for: session.id, at: now)
                     }
                     stored = true
                     emit(move.transition, at: move.at, client: client)

@@ -135,11 +135,12 @@ import Testing
         #expect(carrier.tokensSent == ["T-waiter-1": 2])
     }
 
-    /// A ledger that fails on the claim: nothing is sent and nothing answered (its `StoreError`
-    /// propagates). Before: the answer `fault`, which the login took as a carrier failure.
+    /// A ledger that fails on the claim (and on the claim's second try, after an `io` failure whose write may have gone
+    /// in): nothing is sent and nothing answered (its `StoreError` propagates). Before: the answer `fault`, which the
+    /// login took as a carrier failure.
     @Test func aLedgerFailureOnTheClaimAnswersNothing() async throws {
         let faulty = FaultyExchangeLedger(ledger)
-        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: 1)
+        faulty.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: 2)
         let carrier = MockTokenExchange(number: Self.number)
         let guarded = ExchangeGuard(provider: carrier, ledger: faulty, timeout: .seconds(5), clock: clock)
         let failed = await exchange(guarded).result

@@ -160,7 +160,7 @@ import Testing
     /// fell back to SMS and the breaker counted a server-seen carrier failure.
     @Test func aLedgerOutageOnTheClaimFailsTheRequestAndTellsTheBreakerNothing() async throws {
         let ledger = FaultyExchangeLedger(InMemoryExchangeLedger())
-        ledger.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: 1)
+        ledger.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: 2)   // the claim and its second try
         let carrier = MockTokenExchange(number: Self.number)
         let health = touchy()
         let logins = server(ExchangeGuard(provider: carrier, ledger: ledger, clock: clock), health: health)

@@ -128,6 +128,51 @@ import Testing
         #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)))
     }
 
+    /// The review of that fix: the joint write moves the session all the same when another login claimed the token
+    /// first (a replay), and its answer lost, the move read back as stored was taken for the token's own claim, so the
+    /// replayed token was sent. The ledger's entry is read again: another login's claim is `replayed`, nothing sent.
+    @Test func aJointClaimOfAReplayedTokenWhoseAnswerWasLostSendsNothing() async throws {
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier)
+        #expect(try await ledger.claim(Self.credential.tokenDigest, for: .random(), at: clock.now()) == nil)   // another login's
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        store.answerLost.withLock { $0 = ["replace claiming"] }
+        let replayed = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(replayed.session.trace.last.map { "\($0.result.code):\($0.action)" } == "token-replayed:switch")
+        #expect(carrier.tokensSent.isEmpty)
+    }
+
+    /// The same without joint writes: the ledger's claim committed, its answer lost. The claim is read again: this very
+    /// claim, the token is sent (before, the request failed and the app's every retry waited for the claim in vain).
+    @Test func aLedgerClaimWhoseAnswerWasLostIsSentAtOnce() async throws {
+        struct ClaimAnswerLost: ExchangeLedger {
+            let base: InMemoryExchangeLedger
+            let lost = LockedValue(true)
+            func claim(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
+                let entry = try await base.claim(token, for: session, at: now)
+                if lost.withLock({ lost in defer { lost = false }; return lost }) {
+                    throw StoreError(.io, message: "the connection was lost after COMMIT was sent; the outcome of the write is unknown")
+                }
+                return entry
+            }
+            func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
+                try await base.resend(token, for: session, at: now)
+            }
+            func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
+                try await base.settle(token, state, at: now)
+            }
+            func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+                try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+            }
+        }
+        let carrier = MockTokenExchange(number: Self.number)
+        let logins = server(carrier, ledger: ClaimAnswerLost(base: ledger))
+        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        #expect(carrier.tokensSent == ["T-joint-1": 1])
+    }
+
     /// An attacker's read of the login server: with a ledger the store cannot write with, the session's write of the
     /// exchange's answer committed but its answer was lost: the request failed (503), and the app's retry was told the
     /// success without the login's `succeeded` event or the breaker's success. The server reads the session back, as
