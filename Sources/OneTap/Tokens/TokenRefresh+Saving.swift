@@ -23,7 +23,7 @@ extension TokenRefresh {
     /// - Returns: The version written, or nil when another writer stored another token (a refresh elsewhere, a login, a
     ///   logout) or the write is no longer wanted: theirs stands.
     /// - Throws: What `save` throws but a conflict; ``StoreError`` of kind `io` when the store cannot be read back after
-    ///   a conflict or still holds the version written over, or `conflict` when the replaced token was saved again at every one of ``saveAttempts`` writes: the
+    ///   a conflict or reads back no newer version of the replaced token, or `conflict` when the replaced token was saved again at every one of ``saveAttempts`` writes: the
     ///   caller keeps the token (in memory) as after any failed write, never drops it as if another had won.
     func saveOverTheReplaced(
         _ token: AccessToken, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, while wanted: () -> Bool = { true },
@@ -41,12 +41,12 @@ extension TokenRefresh {
                     throw StoreError(.io, account: token.account, message: "the token could not be read back after a version conflict: \(error)")
                 }
                 guard wanted(), let latest, Self.isReplaced(latest.token, current.token, basis) else { return nil }
-                // A conflict over the very version written over is the store's failure, not another writer's win (a
-                // store reading a lagging replica after it): the caller keeps the token, as after any failed write.
-                guard latest.version != expected else {
-                    throw StoreError(.io, account: token.account, message: "the store reported a version conflict but still holds the version written over")
+                // A conflict over the very version written over, or an older one, is the store's failure, not another
+                // writer's win (a store reading a lagging replica after it): the caller keeps the token, as after any
+                // failed write.
+                guard latest.version > expected else {
+                    throw StoreError(.io, account: token.account, message: "the store reported a version conflict but reads back no newer version")
                 }
-                guard latest.version > expected else { return nil }
                 expected = latest.version
             }
         }

@@ -58,8 +58,9 @@ package struct TokenRefresh: Sendable {
             result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
         } catch {
             let failure = Self.storeFailure(account, error)
-            if !flight.timedOut {
-                // (A flight whose callers were answered at its time limit counted its failure then.)
+            if !flight.timedOut && !flight.superseded {
+                // (A flight whose callers were answered at its time limit counted its failure then; one a login
+                // superseded failed for the old token.)
                 // Another instance's refresh holds the lock, the store is slow, or the lock cannot be taken at all (no
                 // grant on the lease table, a lock file that cannot be opened): the account backs off and it is told, so
                 // the next callers are answered at once instead of each trying (or waiting out) the lock again.
@@ -82,7 +83,8 @@ package struct TokenRefresh: Sendable {
     /// - Returns: The answer for the flight's callers.
     package func answerAtLimit(for flight: RefreshFlight, after limit: Duration, in vault: isolated TokenVault) -> Result<AccessToken, any Error> {
         let now = clock.now()
-        let retryAt = recordFailure(flight.account, message: "no answer within \(limit.seconds) s", at: now, in: vault)
+        // A flight a login superseded counts nothing against the login's token.
+        let retryAt = flight.superseded ? now : recordFailure(flight.account, message: "no answer within \(limit.seconds) s", at: now, in: vault)
         if policy.state(of: flight.stored.token, at: now) != .expired {
             return .success(flight.stored.token)
         }
@@ -133,9 +135,9 @@ package struct TokenRefresh: Sendable {
                     // Another writer's expired token (its refresh token may be one the carrier takes): its own refresh
                     // decides it, at the callers' next request; the refused one is not served, and no one is told to log in.
                     vault.failures.clear(account)
-                    throw TokenError(
-                        .refreshFailed, account: account, message: "\(message); another writer stored a token since, refreshed at the next request",
-                        retryAt: clock.now())
+                    let now = clock.now(), why = "\(message); another writer stored a token since, refreshed at the next request"
+                    emit(.refreshFailed(account: account, message: why, attempt: 1, retryAt: now))
+                    throw TokenError(.refreshFailed, account: account, message: why, retryAt: now)
                 }
             }
         } catch let error as TokenError {

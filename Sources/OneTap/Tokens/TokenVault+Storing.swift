@@ -9,9 +9,6 @@ extension TokenVault {
     ///   disk, a database that is down, or five writers in a row that got there first).
     public func store(_ token: AccessToken) async throws {
         let account = token.account
-        flights.markSuperseded(account)
-        failures.clear(account)
-        unsaved.forget(account)
         var attempts = 0
         while true {
             attempts += 1
@@ -27,6 +24,11 @@ extension TokenVault {
             }
             do {
                 _ = try await store.save(token, replacing: current?.version, dueAt: policy.dueAt(token))
+                // The login's token replaces what the account had: its back-off (recorded by a failure meanwhile too), a
+                // token kept in memory, and the failure of a refresh under way, which is the old token's.
+                flights.markSuperseded(account)
+                failures.clear(account)
+                unsaved.forget(account)
                 refresh.emit(.stored(account: account, flow: token.flow, expiresAt: token.expiresAt))
                 return
             } catch let error as StoreError where error.kind == .conflict && attempts < 5 {

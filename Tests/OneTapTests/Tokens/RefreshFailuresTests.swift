@@ -112,6 +112,27 @@ extension TokenVaultTests {
         #expect(!events.names.contains("refresh-failed"), "\(events.names)")
     }
 
+    /// The review of that fix: the refresh was marked superseded before the login's token was written, so a login whose
+    /// write failed left the refusal unhandled: no back-off and no due time moved, and the next scan sent the refused
+    /// refresh token again. Only a login's stored token supersedes the refresh; one whose write failed changes nothing.
+    @Test func aLoginWhoseWriteFailedLeavesTheRefusalAsItWas() async throws {
+        let faulty = FaultyTokenStore(store)
+        let refresher = MockRefresher([.failure(TokenError(.reloginRequired, message: "result -1: refresh token revoked"))])
+        refresher.hold()
+        try await running(vault(refresher, store: faulty)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, its refresh held
+            await refresher.waitForCalls(1)
+            faulty.fail(.save)
+            await #expect { try await vault.store(token(value: "NEW-LOGIN")) } throws: { ($0 as? TokenError)?.kind == .storeFailed }
+            refresher.release()
+            await vault.waitUntilNoRefreshRuns()
+            #expect(events.names.contains("refresh-failed"), "\(events.names)")
+            #expect(try await store.accounts(dueBefore: clock.now().addingTimeInterval(27 * Self.day), limit: 10).isEmpty, "due at its expiry")
+        }
+        #expect(refresher.calls == 1)
+    }
+
     /// A caller cancelled while the store reads its token gets `CancellationError`, as `validToken` promises, not
     /// `store-failed` (a concurrency review: the store's cancellation was reported as the store failing).
     @Test func aCallerCancelledWhileTheStoreReadsIsCancelledNotAStoreFailure() async throws {
