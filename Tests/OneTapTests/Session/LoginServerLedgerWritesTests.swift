@@ -23,12 +23,18 @@ import Testing
             store: store, exchange: ExchangeGuard(provider: carrier, ledger: ledger ?? self.ledger, clock: clock), clock: clock, events: DiscardingEventSink())
     }
 
+    /// Reports the success and expects the login done with the number.
+    func reportDone(_ logins: LoginServer, _ id: LoginSessionID) async throws -> LoginTransition {
+        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
+        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        return done
+    }
+
     @Test func aSuccessIsTwoJointWritesAndNoneAlone() async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        let done = try await reportDone(logins, id)
         #expect(store.calls == ["create", "replace claiming", "replace settling"])
         #expect(try await store.load(id) == done.session)
         let entry = try await ledger.claim(Self.credential.tokenDigest, for: .random(), at: clock.now())
@@ -42,8 +48,7 @@ import Testing
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier, ledger: FaultyExchangeLedger(ledger))
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        _ = try await reportDone(logins, id)
         #expect(store.calls == ["create", "replace", "replace"])
     }
 
@@ -88,8 +93,7 @@ import Testing
         let carrier = MockTokenExchange(number: Self.number)
         let (logins, id) = try await failedJointClaim(carrier)
         store.failing.withLock { $0 = [] }
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        _ = try await reportDone(logins, id)
         #expect(carrier.tokensSent == ["T-joint-1": 1])
     }
 
@@ -97,15 +101,18 @@ import Testing
     /// connection broke after the commit). The session's compare-and-swap that follows finds the very move stored and
     /// was told a stale version: the report was answered as a retry, and the login's success events (and the breaker's
     /// success) were never emitted. The server reads the session back: stored as this move, the login ended as it says.
-    @Test func aJointSettleWhoseAnswerWasLostEndsTheLoginAsItsMoveSays() async throws {
+    /// An attacker's read of the login server found the same without joint writes (a ledger the store cannot write
+    /// with, `replace v3`): the session's own write of the answer, committed, its answer lost, failed the request.
+    @Test(arguments: [("replace settling", true), ("replace v3", false)])
+    func aWriteOfTheAnswerWhoseAnswerWasLostEndsTheLoginAsItsMoveSays(lost: String, joint: Bool) async throws {
         let carrier = MockTokenExchange(number: Self.number)
         let events = RecordingEventSink()
         let logins = LoginServer(
-            store: store, exchange: ExchangeGuard(provider: carrier, ledger: ledger, clock: clock), clock: clock, events: events)
+            store: store, exchange: ExchangeGuard(provider: carrier, ledger: joint ? ledger : FaultyExchangeLedger(ledger), clock: clock), clock: clock,
+            events: events)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        store.answerLost.withLock { $0 = ["replace settling"] }
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        store.answerLost.withLock { $0 = [lost] }
+        let done = try await reportDone(logins, id)
         #expect(try await store.load(id) == done.session)
         #expect(events.names.filter { $0 == "succeeded" }.count == 1, "\(events.names)")
         #expect(carrier.tokensSent == ["T-joint-1": 1])
@@ -121,8 +128,7 @@ import Testing
         let logins = server(carrier)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         store.answerLost.withLock { $0 = ["replace claiming"] }
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        _ = try await reportDone(logins, id)
         #expect(carrier.tokensSent == ["T-joint-1": 1])
         let entry = try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now())
         #expect(entry?.state == .answered(ExchangeResponse(code: ResultCode("103000"), phoneNumber: Self.number)))
@@ -168,26 +174,7 @@ import Testing
         let carrier = MockTokenExchange(number: Self.number)
         let logins = server(carrier, ledger: ClaimAnswerLost(base: ledger))
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
-        #expect(carrier.tokensSent == ["T-joint-1": 1])
-    }
-
-    /// An attacker's read of the login server: with a ledger the store cannot write with, the session's write of the
-    /// exchange's answer committed but its answer was lost: the request failed (503), and the app's retry was told the
-    /// success without the login's `succeeded` event or the breaker's success. The server reads the session back, as
-    /// after a joint write whose answer was lost.
-    @Test func aSaveWhoseAnswerWasLostEndsTheLoginAsItsMoveSays() async throws {
-        let carrier = MockTokenExchange(number: Self.number)
-        let events = RecordingEventSink()
-        let logins = LoginServer(
-            store: store, exchange: ExchangeGuard(provider: carrier, ledger: FaultyExchangeLedger(ledger), clock: clock), clock: clock, events: events)
-        let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
-        store.answerLost.withLock { $0 = ["replace v3"] }
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
-        #expect(try await store.load(id) == done.session)
-        #expect(events.names.filter { $0 == "succeeded" }.count == 1, "\(events.names)")
+        _ = try await reportDone(logins, id)
         #expect(carrier.tokensSent == ["T-joint-1": 1])
     }
 
@@ -196,8 +183,7 @@ import Testing
         let logins = server(carrier)
         let id = try await logins.start(Self.mobileSIM, for: TestAppSession.me).session.id
         store.failing.withLock { $0 = ["replace settling"] }
-        let done = try await logins.report(Self.success, to: id, version: 1, from: TestAppSession.me)
-        #expect(LoginServerExchangeRetryTests.summary(.success(done)) == "v3 done success mobile 13800138000")
+        let done = try await reportDone(logins, id)
         #expect(store.calls == ["create", "replace claiming", "replace settling", "replace"])
         #expect(try await store.load(id) == done.session)
         let entry = try await ledger.claim(Self.credential.tokenDigest, for: id, at: clock.now())
