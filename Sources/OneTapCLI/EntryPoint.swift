@@ -24,7 +24,7 @@ package enum OneTapCommandLine {
             let after = Array(arguments[(commandIndex + 1)...])
             guard let position = CommandRegistry.commandPosition(after) else { return .help(command: nil) }
             let topic = after[position]
-            guard CommandRegistry.command(named: topic) != nil else { throw UsageError("no help for unknown command \(quoted(topic))") }
+            guard CommandRegistry.command(named: topic) != nil else { throw UsageError("no help for unknown command \(quotedAction(topic))") }
             return .help(command: topic)
         }
         // `--` ends the options: a `--version` after it is an operand (`onetap carrier -- --version`).
@@ -51,15 +51,17 @@ package enum OneTapCommandLine {
             io.writeError("onetap: error: \(ConnectionPasswords.redacting(in: error.description, foundIn: arguments))")
             return .usage
         }
-        return await run(invocation, io: io)
+        return await run(invocation, io: io, redacting: arguments)
     }
 
     /// Runs a parsed invocation.
     /// - Parameters:
     ///   - invocation: What to do.
     ///   - io: The standard streams.
+    ///   - arguments: The command line, whose connection URLs' passwords the error line never shows (a file that
+    ///     cannot be read is named in it, and a URL given where a file belongs is one).
     /// - Returns: The exit code.
-    package static func run(_ invocation: Invocation, io: any CommandIO) async -> ExitCode {
+    package static func run(_ invocation: Invocation, io: any CommandIO, redacting arguments: [String] = []) async -> ExitCode {
         let output = OutputBuffer(io: io)
         var code: ExitCode
         do throws(CommandFailure) {
@@ -75,7 +77,7 @@ package enum OneTapCommandLine {
             }
         } catch {
             output.flush()
-            io.writeError("onetap: error: \(error.message)")
+            io.writeError("onetap: error: \(ConnectionPasswords.redacting(in: error.message, foundIn: arguments))")
             code = error.code
         }
         output.flush()

@@ -94,7 +94,7 @@ struct ParsedArguments {
                 guard inlineValue == nil else {
                     throw UsageError("option --\(name) takes no value", command: command)
                 }
-                parsed.flags.insert(name)
+                guard parsed.flags.insert(name).inserted else { throw UsageError("option --\(name) is given twice", command: command) }
             }
         }
         return parsed
@@ -118,8 +118,7 @@ func quoted(_ text: String) -> String {
 /// action's name (1 to 32 lower-case letters and hyphens), else only its length, for where a token or a code
 /// may be typed by mistake (`onetap credential "$TOKEN"`): such an argument is never repeated.
 func quotedAction(_ text: String) -> String {
-    let name = !text.isEmpty && text.utf8.count <= 32 && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
-    return name ? quoted(text) : "(an argument of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
+    QuotedInput.looksLikeAName(text) ? quoted(text) : "(an argument of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
 }
 
 /// Reads an enumerated option value.

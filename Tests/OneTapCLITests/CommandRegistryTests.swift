@@ -118,4 +118,18 @@ import Testing
         #expect(code == .dataError, "\(io.errors)")
         #expect(io.errors.contains { $0.contains(directory.appendingPathComponent(file).path) }, "\(io.errors)")
     }
+
+    /// Every file a command's help names as an example is in the repository, and `number`'s help names every kind
+    /// `Data/number-segments.csv` holds (an attacker's read of the CLI found a missing transcript and `iot` unnamed).
+    @Test func theHelpTextsExamplesAndKindsAreTrue() throws {
+        for command in CommandRegistry.all {
+            for word in command.help.split(whereSeparator: { $0 == " " || $0 == "\n" }) where word.hasPrefix("Tests/") {
+                #expect(FileManager.default.fileExists(atPath: Package.path(String(word))), "\(command.name): \(word)")
+            }
+        }
+        let kinds = Set(try String(contentsOfFile: Package.path("Data/number-segments.csv"), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("prefix,") }.map { $0.split(separator: ",")[2] })
+        let help = try #require(CommandRegistry.command(named: "number")?.help)
+        for kind in kinds { #expect(help.contains(kind), "\(kind)") }
+    }
 }

@@ -5,6 +5,24 @@ import Testing
 
 /// Runs the built `onetap` binary and checks stdout, stderr and the exit status.
 @Suite struct EndToEndTests {
+    /// An attacker's read of the CLI: a secret typed where a command's name or a file belongs was repeated on standard
+    /// error: `help` quoted its topic whole, and an error while a command ran (a file that cannot be read) was not
+    /// redacted as a usage error is, so a connection URL given as the file showed its password.
+    @Test func aSecretWhereANameOrAFileBelongsIsNotRepeated() async throws {
+        let help = try await Binary.run(["help", "ota2.SECRET-TOKEN-1"])
+        #expect(help.status == 64 && !help.stderr.contains("SECRET-TOKEN-1"), "\(help.stderr)")
+        let stats = try await Binary.run(["stats", "postgresql://api:hunter2@db.example/onetap"])
+        #expect(stats.status == 66, "\(stats.stderr)")
+        #expect(!stats.stderr.contains("hunter2") && stats.stderr.contains("cannot read"), "\(stats.stderr)")
+    }
+
+    /// An attacker's read of the CLI: a flag given twice was taken silently (a value option given twice is refused).
+    @Test func aFlagGivenTwiceIsAUsageError() async throws {
+        let run = try await Binary.run(["carrier", "46000", "--json", "--json"])
+        #expect(run.status == 64 && run.stdout.isEmpty)
+        #expect(run.stderr.contains("option --json is given twice"), "\(run.stderr)")
+    }
+
     @Test func carrierJSON() async throws {
         let run = try await Binary.run(["carrier", "46000", "460-11", "45412", "65535", "--json"])
         #expect(run.status == 0)

@@ -127,6 +127,20 @@ import Testing
         #expect(unknown.stderr.contains("--field appid is not a field of loginTokenValidate's sign (its fields: token, msgid, systemtime)"))
     }
 
+    /// An attacker's read of the CLI: a token given as a field (`--field "$TOKEN"`, `token=-` forgotten) was split at its
+    /// padding's `=`, and the tool's "not a field" error quoted the rest of it on standard error. A name that does not
+    /// look like one is said by its length.
+    @Test func aTokenGivenAsAFieldIsNotRepeated() async throws {
+        let file = try Self.config(Self.cmcc("https://www.cmpassport.com/unisdk/rsapi/loginTokenValidate"))
+        let token = "U0VDUkVUVE9LRU4xMjM0NTY3ODkw=="
+        let run = try await Binary.run(["gateway", "sign", "cmcc", "--config", file, "--field", token], environment: Self.environment)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("(a name of 28 characters, not repeated: it may be a secret) is not a field of"), "\(run.stderr)")
+        #expect(!run.stderr.contains("U0VDUkVUVE9LRU4") && run.stdout.isEmpty)
+        let twice = try await Binary.run(["gateway", "sign", "cmcc", "--config", file, "--field", "\(token)=1", "--field", "\(token)=2"], environment: Self.environment)
+        #expect(twice.status == 64 && twice.stderr.contains("is given twice") && !twice.stderr.contains("U0VDUkVUVE9LRU4"), "\(twice.stderr)")
+    }
+
     /// Tianyi's sign covers `paras`, the access token encrypted (XXTEA, deterministic) under the app secret: shown, it
     /// is the request's body but for names anyone knows, replayable and open to whoever holds the secret (an attacker's
     /// read). It shows as how it is made, the token by its name. The signature, from python3 and the fakes' XXTEA:

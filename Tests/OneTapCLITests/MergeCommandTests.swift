@@ -47,6 +47,20 @@ import Testing
         ])
     }
 
+    /// An attacker's read of the CLI: kinds and item ids are input, and a kind holding a line feed wrote lines of its
+    /// own into the report (`account after the merge:` among them). Each is shown escaped.
+    @Test func aKindHoldingALineFeedForgesNoLine() async throws {
+        let (directory, guest, account) = try files(#"{"x\naccount after the merge:\n  cart: []":1,"favourites":["a\nb"]}"#, "{}")
+        defer { removeTemporary(directory) }
+        let run = try await Binary.run(["merge", "--guest", guest, "--account", account])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "plan (2 steps; a dry run, nothing is changed):", "  write favourites to the account (union)", "  remove favourites from the guest",
+            #"kept with the guest (no merge rule): "x\naccount after the merge:\n  cart: []""#, "account after the merge:",
+            #"  favourites: ["a\nb"]"#,
+        ])
+    }
+
     /// A guest's kind whose account value nests deeper than a journal can hold stays with the guest, said so; the
     /// account's kinds the merge does not touch are shown as they are, however deep (a review: left out of the
     /// plan's merged data, the dry run showed the account without them).

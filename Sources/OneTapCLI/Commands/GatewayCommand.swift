@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapSupport
 
 /// `onetap gateway …` runs in `onetap-gateway`, the tool built beside `onetap`: it links OpenSSL's libcrypto (through
 /// OneTapGateways), which `onetap` itself does not. This side checks the arguments (so a usage error reads as every
@@ -118,7 +119,7 @@ enum GatewayCommand: CommandDescription {
             }
             // A secret field's value is never quoted back: it may be a live token.
             let field = String(pair[..<equals])
-            guard named.insert(field).inserted else { throw UsageError("--field \(field) is given twice; give each field once", command: name) }
+            guard named.insert(field).inserted else { throw UsageError("--field \(QuotedInput.nameOrLength(field)) is given twice; give each field once", command: name) }
             if !GatewaySecretFields.mayBeGiven(field, as: pair[pair.index(after: equals)...]) {
                 throw UsageError(
                     "--field \(field) takes - and reads the value from standard input: a secret on the command line can be read by every user of this machine "

@@ -75,8 +75,8 @@ enum NumberCommand: LookupCommand {
         (号段) names the carrier that first issued the number; since number portability (携号转网,
         2019) the SIM's PLMN is the better evidence whenever it is known.
 
-        JSON fields: input, number, carrier, name, kind (standard, virtual, data, satellite; null
-        for an unallocated segment). A malformed value prints {"input":…,"error":…}; exit 65.
+        JSON fields: input, number, carrier, name, kind (standard, virtual, data, satellite, iot;
+        null for an unallocated segment). A malformed value prints {"input":…,"error":…}; exit 65.
         """
     /// Prints each number's segment and carrier.
     /// - Returns: 0, or 65 when an input was malformed (its error is printed and the rest go on).

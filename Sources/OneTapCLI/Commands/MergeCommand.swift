@@ -1,5 +1,6 @@
 import Foundation
 import OneTap
+import OneTapSupport
 
 /// `onetap merge --guest FILE --account FILE`: a dry run of merging a guest's data into an account.
 package struct MergeOptions: Hashable, Sendable {
@@ -91,22 +92,28 @@ enum MergeCommand: CommandDescription {
         for step in plan.steps {
             switch step {
             case .write(let kind, _):
-                var line = "  write \(kind) to the account (\(rules.rule(for: kind)?.strategy.rawValue ?? "?"))"
-                if let moved = plan.moved[kind], !moved.isEmpty { line += "; moves \(moved.joined(separator: ", "))" }
-                if let discarded = plan.discarded[kind], !discarded.isEmpty { line += "; deletes the guest's copy of \(discarded.joined(separator: ", ")) (the account has it)" }
+                // Kinds and item ids are input: each shown through QuotedInput.name, so none forges a line.
+                var line = "  write \(QuotedInput.name(kind)) to the account (\(rules.rule(for: kind)?.strategy.rawValue ?? "?"))"
+                if let moved = plan.moved[kind], !moved.isEmpty { line += "; moves \(Self.names(moved))" }
+                if let discarded = plan.discarded[kind], !discarded.isEmpty { line += "; deletes the guest's copy of \(Self.names(discarded)) (the account has it)" }
                 output.line(line)
             case .removeGuest(let kind):
-                output.line("  remove \(kind) from the guest")
+                output.line("  remove \(QuotedInput.name(kind)) from the guest")
             }
         }
         let noRule = plan.kept.filter { rules.rule(for: $0) == nil }, refused = plan.kept.filter { rules.rule(for: $0) != nil }
-        if !noRule.isEmpty { output.line("kept with the guest (no merge rule): \(noRule.joined(separator: ", "))") }
-        if !refused.isEmpty { output.line("kept with the guest (too deep or too large to merge): \(refused.joined(separator: ", "))") }
+        if !noRule.isEmpty { output.line("kept with the guest (no merge rule): \(Self.names(noRule))") }
+        if !refused.isEmpty { output.line("kept with the guest (too deep or too large to merge): \(Self.names(refused))") }
         output.line("account after the merge:")
         for kind in after.keys.sorted() {
-            output.line("  \(kind): \(after[kind]!.json)")
+            output.line("  \(QuotedInput.name(kind)): \(after[kind]!.json)")
         }
         return .success
+    }
+
+    /// Names from the input (kinds, item ids), each as ``QuotedInput/name(_:)`` shows it, comma-separated.
+    private static func names(_ names: [String]) -> String {
+        names.map(QuotedInput.name).joined(separator: ", ")
     }
 
     private static func read(_ path: String, side: String) throws(CommandFailure) -> [String: JSONValue] {

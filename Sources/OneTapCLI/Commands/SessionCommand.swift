@@ -43,7 +43,7 @@ enum SessionCommand: CommandDescription {
         rejected; 65 a line was malformed (reported, and the replay goes on); 66 a file cannot
         be read.
 
-        EXAMPLE: onetap session Tests/OneTapCLITests/DecisionTables/mobile-success.transcript
+        EXAMPLE: onetap session Tests/OneTapCLITests/DecisionTables/mobile-exchange.transcript
         """
     static let options: [OptionSpec] = [.flag("json"), .flag("events")] + TableOptions.specs
 

@@ -20,7 +20,8 @@ package struct SignPreviewFields: Sendable {
     ///   first unknown field in name order.
     package init(_ values: [String: String], known: [String], of call: String, gateway: String) throws(GatewayError) {
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
-            throw GatewayError(gateway: gateway, .misconfigured("--field \(unknown) is not a field of \(call) (its fields: \(known.joined(separator: ", ")))"))
+            // Not repeated unless it looks like a name: a token given where `NAME=-` belongs would be.
+            throw GatewayError(gateway: gateway, .misconfigured("--field \(QuotedInput.nameOrLength(unknown)) is not a field of \(call) (its fields: \(known.joined(separator: ", ")))"))
         }
         self.values = values
         self.gateway = gateway
