@@ -135,6 +135,17 @@ import OneTapTesting
         await Self.expectNotSent(try #require(parts.url), body: Array(#"{"token":"t"}"#.utf8), "a failed TLS handshake")
     }
 
+    /// The review of that rule: an unknown failure counts as `notSent` only while no connection took the body. A server
+    /// that read the request whole and closed with no answer may have acted on it: never `notSent`.
+    @Test func aRequestReadWholeThenLeftUnansweredMayHaveBeenReceived() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let error = await #expect(throws: GatewayError.self) {
+            try await URLSessionTransport().send(Self.request(server, "/read-then-close", method: "POST", body: Array(#"{"token":"t"}"#.utf8)))
+        }
+        #expect(error?.mayHaveReachedVendor == true, "\(String(describing: error))")
+    }
+
     /// An attacker's read of the gateways: FoundationNetworking arms its own timer at the request's whole seconds
     /// (`Int(timeoutInterval) * 1000` ms), so a time-out under a second failed every call at once, and 1.9 s cut
     /// the call at 1 s. The request's time-out is the transport's own, fractions kept.

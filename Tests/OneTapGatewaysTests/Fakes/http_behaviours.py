@@ -12,6 +12,7 @@ Paths:
   /status/N           status N, a JSON body
   /challenge/N        status N (401 or 407) asking for credentials (WWW-Authenticate / Proxy-Authenticate), a JSON body
   /text               200 text/html
+  /read-then-close    the request read whole, then the connection closed with no answer
   /redirect-stream?chunks=N  302 to /json, N chunks of 4 KiB of body, then the connection held open 30 s
 """
 import json
@@ -87,6 +88,11 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+        elif url.path == "/read-then-close":
+            # The request and its body were read whole (above): the connection closes with no answer.
+            self.close_connection = True
+            self.wfile.flush()
+            self.connection.shutdown(2)
         elif url.path == "/redirect-stream":
             self.send_response(302)
             self.send_header("Location", "/json")
