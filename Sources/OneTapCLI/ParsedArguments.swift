@@ -60,7 +60,7 @@ struct ParsedArguments {
                 continue
             }
             guard argument.hasPrefix("--") else {
-                throw UsageError("unknown option \(quoted(argument)); options are spelled --name", command: command)
+                throw UsageError("unknown option \(quotedAction(argument)); options are spelled --name", command: command)
             }
             let body = argument.dropFirst(2)
             let name: String
@@ -73,7 +73,7 @@ struct ParsedArguments {
             }
             guard let spec = options.first(where: { $0.name == name }) else {
                 let known = options.map { "--" + $0.name }.joined(separator: ", ")
-                throw UsageError("unknown option \(quoted("--" + name)); this command takes \(known.isEmpty ? "no options" : known)", command: command)
+                throw UsageError("unknown option \(quotedAction("--" + name)); this command takes \(known.isEmpty ? "no options" : known)", command: command)
             }
             if spec.takesValue {
                 let value: String
@@ -118,7 +118,8 @@ func quoted(_ text: String) -> String {
 /// action's name (1 to 32 lower-case letters and hyphens), else only its length, for where a token or a code
 /// may be typed by mistake (`onetap credential "$TOKEN"`): such an argument is never repeated.
 func quotedAction(_ text: String) -> String {
-    QuotedInput.looksLikeAName(text) ? quoted(text) : "(an argument of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
+    let name = !text.isEmpty && text.utf8.count <= 32 && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
+    return name ? quoted(text) : "(an argument of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
 }
 
 /// Reads an enumerated option value.

@@ -58,9 +58,8 @@ package struct TokenRefresh: Sendable {
             result = .failure(TokenError(.notRunning, account: account, message: "the refresh was cancelled: the vault is stopping"))
         } catch {
             let failure = Self.storeFailure(account, error)
-            if !flight.timedOut && !flight.superseded {
-                // (A flight whose callers were answered at its time limit counted its failure then; one a login
-                // superseded failed for the old token.)
+            if !flight.timedOut {
+                // (A flight whose callers were answered at its time limit counted its failure then.)
                 // Another instance's refresh holds the lock, the store is slow, or the lock cannot be taken at all (no
                 // grant on the lease table, a lock file that cannot be opened): the account backs off and it is told, so
                 // the next callers are answered at once instead of each trying (or waiting out) the lock again.

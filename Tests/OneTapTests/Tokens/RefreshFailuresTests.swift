@@ -133,6 +133,26 @@ extension TokenVaultTests {
         #expect(refresher.calls == 1)
     }
 
+    /// The review of that fix: a refresh a login superseded that then reached its time limit counted its failure against
+    /// the login's token (a back-off, and a `refresh-failed` event).
+    @Test func aSupersededRefreshAtItsTimeLimitCountsNothing() async throws {
+        let refresher = MockRefresher()
+        refresher.hold()
+        try await running(vault(refresher)) { vault in
+            try await vault.store(token(age: 2 * Self.day))
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A0")   // stale: served, its refresh held
+            await refresher.waitForCalls(1)
+            try await vault.store(token(value: "NEW-LOGIN"))
+            await clock.waitForSleepers(2)   // the scan and the refresh's time limit
+            clock.advance(by: .seconds(30))
+            await clock.waitForSleepers(2)   // the scan and the late answer's limit: the time limit was handled
+            refresher.release()
+            await vault.waitUntilNoRefreshRuns()
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "NEW-LOGIN")
+        }
+        #expect(!events.names.contains("refresh-failed"), "\(events.names)")
+    }
+
     /// A caller cancelled while the store reads its token gets `CancellationError`, as `validToken` promises, not
     /// `store-failed` (a concurrency review: the store's cancellation was reported as the store failing).
     @Test func aCallerCancelledWhileTheStoreReadsIsCancelledNotAStoreFailure() async throws {
