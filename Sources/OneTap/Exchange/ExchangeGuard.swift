@@ -144,13 +144,13 @@ public struct ExchangeGuard: Sendable {
         }
     }
 
-    /// Claims a token in the ledger (``ExchangeLedger/claim(_:for:at:)``); a claim whose write failed with `io` or
-    /// `timeout`, perhaps after it committed (its answer lost: PostgreSQL's ledger says `timeout` when its deadline passed
-    /// with the statement sent), is read again, once (``reclaim(_:for:at:)``).
+    /// Claims a token in the ledger (``ExchangeLedger/claim(_:for:at:)``); a claim whose write failed perhaps after it
+    /// committed (``StoreError/writeMayHaveGoneIn``: PostgreSQL's ledger says `timeout` when its deadline passed with the
+    /// statement sent) is read again, once (``reclaim(_:for:at:)``).
     private func claim(_ digest: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
         do {
             return try await ledger.claim(digest, for: session, at: now)
-        } catch let error as StoreError where error.kind == .io || error.kind == .timeout {
+        } catch let error as StoreError where error.writeMayHaveGoneIn {
             return try await reclaim(digest, for: session, at: now)
         }
     }

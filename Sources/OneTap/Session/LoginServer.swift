@@ -481,7 +481,7 @@ public struct LoginServer: Sendable {
                         entry = try await move.lostIfStale {
                             try await move.writes.replace(move.transition.session, expecting: move.previous.version, claiming: token, at: now)
                         }
-                    } catch let error as StoreError where error.kind == .io || error.kind == .timeout {
+                    } catch let error as StoreError where error.writeMayHaveGoneIn {
                         // The write's outcome may be unknown (its answer lost after the commit): the move stored as this
                         // request made it says the write went in, and the ledger's entry what it claimed.
                         guard await isStored(move.transition.session) else { throw error }

@@ -113,3 +113,10 @@ extension ErrorKind where Failure == StoreError {
     /// rolled back): run the newer version.
     public static let incompatibleSchema = Self("incompatible-schema")
 }
+
+extension StoreError {
+    /// Whether a write that failed so may still have gone in: an `io` failure whose outcome is unknown (a connection
+    /// lost after the commit), or a database's `timeout` past its deadline with the statement sent. A caller that must
+    /// know reads the record back.
+    package var writeMayHaveGoneIn: Bool { kind == .io || kind == .timeout }
+}

@@ -23,8 +23,9 @@ extension TokenRefresh {
     /// - Returns: The version written, or nil when another writer stored another token (a refresh elsewhere, a login, a
     ///   logout) or the write is no longer wanted: theirs stands.
     /// - Throws: What `save` throws but a conflict; ``StoreError`` of kind `io` when the store cannot be read back after
-    ///   a conflict or reads back no newer version of the replaced token, or `conflict` when the replaced token was saved again at every one of ``saveAttempts`` writes: the
-    ///   caller keeps the token (in memory) as after any failed write, never drops it as if another had won.
+    ///   a conflict or reads back no newer version of the replaced token, or `conflict` when the replaced token was saved
+    ///   again at every one of ``saveAttempts`` writes: the caller keeps the token (in memory) as after any failed write,
+    ///   never drops it as if another had won.
     func saveOverTheReplaced(
         _ token: AccessToken, _ current: StoredToken, alsoReplacing basis: AccessToken? = nil, while wanted: () -> Bool = { true },
         _ save: (TokenVersion) async throws -> TokenVersion

@@ -38,22 +38,15 @@ package struct QuotedInput: CustomStringConvertible {
         return plain ? name : QuotedInput(name).description
     }
 
-    /// Whether a word from the input looks like a name (a command's, a field's) and may be repeated in a message: 1 to 32
-    /// ASCII letters, `-` or `_`. Anything else (a digit, `=`, `+`, `/`: a token, a key, a password typed where a name
-    /// belongs) is said by its length alone.
-    /// - Parameter text: The word.
-    /// - Returns: True when it may be shown.
-    package static func looksLikeAName(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 32
-            && text.utf8.allSatisfy { ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
-    }
-
     /// A name from the input as a message shows it when the input may have been a secret typed in its place (a token
-    /// given as `--field TOKEN`): as it is when it ``looksLikeAName(_:)``, else by its length alone.
+    /// given as `--field TOKEN`): as it is when it looks like a field's name (1 to 32 ASCII letters, `-` or `_`), else by
+    /// its length alone (a digit, `=`, `+`, `/`: a token, a key, a password typed where a name belongs).
     /// - Parameter text: The name.
     /// - Returns: The text to show.
     package static func nameOrLength(_ text: String) -> String {
-        looksLikeAName(text) ? text : "(a name of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
+        let name = !text.isEmpty && text.utf8.count <= 32
+            && text.utf8.allSatisfy { ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        return name ? text : "(a name of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
     }
 
     /// A coding path as messages show it (`plan.flows.[0]`): an element by its index in brackets, each key

@@ -49,6 +49,22 @@ import Testing
             return (try await send(try sessions.authenticate(grant.accessToken.reveal()), at: now, from: address), grant.refreshToken)
         }
 
+        /// Stranger `index`'s send: a fresh app session, from its own address (`198.51.index.7`) and device, a captcha
+        /// solved, `index` × 61 s after `start` seconds past `t0`.
+        func strangersSend(_ index: Int, after start: Double = 0) async throws -> SMSSendResult {
+            try await send(try await opened(), at: ReturningOwnerTests.t0.addingTimeInterval(start + Double(index) * 61), from: "198.51.\(index).7")
+        }
+
+        /// Strangers `indices`' sends (``strangersSend(_:after:)``), each expected sent.
+        /// - Returns: False, the failure recorded, at the first one not sent.
+        func strangersSendAll(_ indices: Range<Int>, after start: Double = 0) async throws -> Bool {
+            for index in indices {
+                let sent = try await strangersSend(index, after: start)
+                guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return false }
+            }
+            return true
+        }
+
         /// A send at `now` in a new login of `claims`, from its own address and device, a captcha solved.
         func send(_ claims: AccessClaims, at now: Date, from address: String) async throws -> SMSSendResult {
             clock.setWallTime(now)
@@ -89,10 +105,7 @@ import Testing
     func aStrangersFreeSendsPutNoCaptchaBeforeAReturningOwner(verifier: Bool) async throws {
         let setup = Setup(captcha: verifier ? ScriptedCaptchaVerifier(accepting: ["solved"]) : nil)
         var owner = try await setup.returned(after: Self.number.digits)
-        for index in 0..<3 {
-            let sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7")
-            guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return }
-        }
+        guard try await setup.strangersSendAll(0..<3) else { return }
         let fourth = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(200), from: "198.51.3.7")
         #expect(verifier ? fourth.name == "sent" : fourth.name == "captcha-required", "the stranger's fourth send: \(fourth)")
         for (attempt, at) in [Self.t0.addingTimeInterval(400), Self.t0.addingTimeInterval(7200)].enumerated() {
@@ -108,21 +121,14 @@ import Testing
     @Test func aSendTheGatewayThrottlesSpendsNoneOfTheOwnersRoom() async throws {
         let setup = Setup()
         var owner = try await setup.returned(after: Self.number.digits)
-        for index in 0..<5 {
-            guard case .sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7") else {
-                Issue.record("the stranger's send \(index + 1)"); return
-            }
-        }
+        guard try await setup.strangersSendAll(0..<5) else { return }
         for attempt in 0..<2 {
             let result: SMSSendResult
             (result, owner) = try await setup.send(owner, at: Self.t0.addingTimeInterval(400 + Double(attempt) * 70), from: "203.0.113.7")
             guard case .limited("gateway", let retryAfter) = result else { Issue.record("the owner's send in the gateway's full hour: \(result)"); return }
             #expect(retryAfter == Self.t0.addingTimeInterval(460 + Double(attempt) * 70), "the gateway's minute, not the rules' day")
         }
-        for index in 5..<8 {
-            let sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(5400 + Double(index) * 61), from: "198.51.\(index).7")
-            guard case .sent = sent else { Issue.record("the stranger's send \(index + 1): \(sent)"); return }
-        }
+        guard try await setup.strangersSendAll(5..<8, after: 5400) else { return }
         let (result, _) = try await setup.send(owner, at: Self.t0.addingTimeInterval(3 * 3600), from: "203.0.113.7")
         guard case .sent = result else { Issue.record("the returning owner's send once the gateway's hour passed: \(result)"); return }
     }
@@ -134,11 +140,7 @@ import Testing
     @Test func aSendTheGatewayThrottlesSpendsNoneOfTheNumbersDay() async throws {
         let setup = Setup()
         var owner = try await setup.sessions.open().refreshToken
-        for index in 0..<5 {
-            guard case .sent = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7") else {
-                Issue.record("the stranger's send \(index + 1)"); return
-            }
-        }
+        guard try await setup.strangersSendAll(0..<5) else { return }
         for attempt in 0..<3 {
             let result: SMSSendResult
             (result, owner) = try await setup.send(owner, at: Self.t0.addingTimeInterval(400 + Double(attempt) * 70), from: "203.0.113.7")
@@ -156,7 +158,7 @@ import Testing
         let setup = Setup()
         let owner = try await setup.returned(after: Self.number.digits)
         for index in 0..<5 {
-            _ = try await setup.send(try await setup.opened(), at: Self.t0.addingTimeInterval(Double(index) * 61), from: "198.51.\(index).7")
+            _ = try await setup.strangersSend(index)
         }
         setup.clock.setWallTime(Self.t0.addingTimeInterval(400))
         let claims = try setup.sessions.authenticate(try await setup.sessions.refresh(owner).accessToken.reveal())
