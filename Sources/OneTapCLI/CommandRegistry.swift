@@ -40,6 +40,22 @@ enum CommandRegistry {
         all.filter { $0.options.contains { $0.name == option } }.map { $0.name }
     }
 
+    /// Every command's options, each name once (repeatable when any command repeats it): what may stand on a command
+    /// line that names no command (`onetap --json --help`).
+    static let everyOption: [OptionSpec] = {
+        var seen: [String: Int] = [:]
+        var options: [OptionSpec] = []
+        for option in all.flatMap({ $0.options }) {
+            if let index = seen[option.name] {
+                options[index] = OptionSpec(name: option.name, takesValue: options[index].takesValue, repeatable: options[index].repeatable || option.repeatable)
+            } else {
+                seen[option.name] = options.count
+                options.append(option)
+            }
+        }
+        return options
+    }()
+
     /// `--data`, `--plmn`, …: the options of any command that take a value, spelled as on the command line.
     static let valueOptions: Set<String> = Set(all.flatMap { $0.options }.filter(\.takesValue).map { "--" + $0.name })
 

@@ -10,9 +10,10 @@ package enum OneTapCommandLine {
     /// - Throws: ``UsageError`` for an unknown command or option, a missing value, an invalid choice.
     package static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         guard let commandIndex = CommandRegistry.commandPosition(arguments) else {
-            // Only options: --help, --version, or nothing.
-            if arguments.contains("--version") { return .version }
-            if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h") { return .help(command: nil) }
+            // Only options: --help, --version, or nothing; an option no command takes is a mistake all the same.
+            let parsed = try ParsedArguments.parse(arguments[...], options: CommandRegistry.everyOption + [.flag("version")], command: nil)
+            if parsed.has("version") { return .version }
+            if arguments.isEmpty || parsed.help { return .help(command: nil) }
             throw UsageError("no command given; the commands are \(CommandRegistry.names)")
         }
         let name = arguments[commandIndex]
@@ -20,11 +21,20 @@ package enum OneTapCommandLine {
         rest.remove(at: commandIndex)
         if name == "help" {
             // The topic is the first operand after `help`, found as the command is: options around it and their
-            // values (`onetap --data DIR help carrier`) are not one.
+            // values (`onetap --data DIR help carrier`) are not one. They are the topic's, checked as it checks
+            // them (with no topic, any command's), and one topic only.
             let after = Array(arguments[(commandIndex + 1)...])
-            guard let position = CommandRegistry.commandPosition(after) else { return .help(command: nil) }
+            guard let position = CommandRegistry.commandPosition(after) else {
+                _ = try ParsedArguments.parse(rest[...], options: CommandRegistry.everyOption, command: nil)
+                return .help(command: nil)
+            }
             let topic = after[position]
-            guard CommandRegistry.command(named: topic) != nil else { throw UsageError("no help for unknown command \(quotedAction(topic))") }
+            guard let command = CommandRegistry.command(named: topic) else { throw UsageError("no help for unknown command \(quotedAction(topic))") }
+            rest.remove(at: commandIndex + position)
+            let parsed = try ParsedArguments.parse(rest[...], options: command.options, command: topic)
+            if let another = parsed.operands.first {
+                throw UsageError("help takes one command's name, not \(quotedAction(another)) too", command: topic)
+            }
             return .help(command: topic)
         }
         // `--` ends the options: a `--version` after it is an operand (`onetap carrier -- --version`).

@@ -40,7 +40,7 @@ struct ParsedArguments {
     /// Sorts arguments: options and operands in any order; `--name value` and `--name=value`; `--` ends
     /// the options; `-` is an operand (standard input); an argument that reads as a negative number
     /// (`-8994014`) is an operand, not an option.
-    static func parse(_ arguments: ArraySlice<String>, options: [OptionSpec], command: String) throws(UsageError) -> ParsedArguments {
+    static func parse(_ arguments: ArraySlice<String>, options: [OptionSpec], command: String?) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         var index = arguments.startIndex
         var optionsEnded = false
@@ -73,7 +73,8 @@ struct ParsedArguments {
             }
             guard let spec = options.first(where: { $0.name == name }) else {
                 let known = options.map { "--" + $0.name }.joined(separator: ", ")
-                throw UsageError("unknown option \(quotedAction("--" + name)); this command takes \(known.isEmpty ? "no options" : known)", command: command)
+                let takes = command == nil ? "no command takes it" : "this command takes \(known.isEmpty ? "no options" : known)"
+                throw UsageError("unknown option \(quotedAction("--" + name)); \(takes)", command: command)
             }
             if spec.takesValue {
                 let value: String

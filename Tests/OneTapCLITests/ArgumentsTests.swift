@@ -54,6 +54,9 @@ import Testing
         #expect(try OneTapCommandLine.parse(["--json", "help", "carrier"]) == .help(command: "carrier"))
         #expect(try OneTapCommandLine.parse(["--data", "DIR", "help", "carrier"]) == .help(command: "carrier"))
         #expect(try OneTapCommandLine.parse(["help", "--data", "DIR", "carrier"]) == .help(command: "carrier"))
+        #expect(try OneTapCommandLine.parse(["help", "carrier", "--json"]) == .help(command: "carrier"))
+        #expect(try OneTapCommandLine.parse(["--json", "--help"]) == .help(command: nil))
+        #expect(try OneTapCommandLine.parse(["--data", "DIR", "help"]) == .help(command: nil))
     }
 
     @Test func standardInputOperand() throws {
@@ -93,6 +96,15 @@ import Testing
         (["check"], "check needs at least one decision-table file"),
         (["check", "-"], "check reads files, not standard input"),
         (["help", "nothing"], "no help for unknown command 'nothing'"),
+        // Options around `help` are the topic's, checked as the topic checks them; with no topic (or no command), an
+        // option no command takes is no option: each was taken silently and the help printed (exit 0).
+        (["--bogus", "help", "carrier"], "unknown option '--bogus'; this command takes --json"),
+        (["help", "carrier", "--policy", "p.csv"], "unknown option '--policy'"),
+        (["help", "route", "--plmn"], "option --plmn needs a value"),
+        (["help", "carrier", "number"], "help takes one command's name, not 'number' too"),
+        (["--bogus", "help"], "unknown option '--bogus'; no command takes it"),
+        (["--bogus", "--help"], "unknown option '--bogus'; no command takes it"),
+        (["-x", "--version"], "unknown option '-x'"),
         (["--json"], "no command given"),
     ])
     func usageErrors(arguments: [String], message: String) {

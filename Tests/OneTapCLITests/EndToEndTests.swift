@@ -16,6 +16,15 @@ import Testing
         #expect(!stats.stderr.contains("hunter2") && stats.stderr.contains("cannot read"), "\(stats.stderr)")
     }
 
+    /// An option `help` does not know was taken silently: `onetap --bogus help carrier` printed the help and exited 0.
+    @Test func anUnknownOptionAroundHelpIsAUsageError() async throws {
+        let help = try await Binary.run(["--bogus", "help", "carrier"])
+        #expect(help.status == 64 && help.stdout.isEmpty, "\(help.status) \(help.stdout)")
+        #expect(help.stderr == "onetap: error: unknown option '--bogus'; this command takes --json, --data (see 'onetap carrier --help')\n", "\(help.stderr)")
+        let known = try await Binary.run(["--json", "help", "carrier"])
+        #expect(known.status == 0 && known.stdout.hasPrefix("USAGE") && known.stderr.isEmpty, "\(known.status) \(known.stderr)")
+    }
+
     /// An attacker's read of the CLI: a flag given twice was taken silently (a value option given twice is refused).
     @Test func aFlagGivenTwiceIsAUsageError() async throws {
         let run = try await Binary.run(["carrier", "46000", "--json", "--json"])
