@@ -21,8 +21,28 @@ extension AppSessions {
         return pending.account == record.account ? journal : nil
     }
 
-    /// After a login or a refresh stored `record`: merges its pending guest, if any; a failure leaves it
-    /// pending (the login or refresh succeeded; the next refresh tries again).
+    /// Before a login moves its session: merges the guest it leaves, or the merge an earlier login left pending, into
+    /// that login's account, never waiting for another applier. Settled when it went in, or when the guest's data went
+    /// into another account already (another login of the same guest session merged it first, then lost the session's
+    /// write): no merge could finish it, and a refresh would try it for good. Unsettled (a failure), it stays pending in
+    /// the record the login writes.
+    /// - Parameter pending: The merge the login's record carries, if any.
+    /// - Returns: Whether it is settled, and the journal of one that went in here (its kept kinds are told once the
+    ///   login is written).
+    func mergeBeforeTheLogin(_ pending: AppSessionRecord.PendingMerge?) async -> (settled: Bool, journal: MergeJournal?) {
+        guard let merger, let pending else { return (false, nil) }
+        do {
+            return (true, try await merger.merge(pending.guest, into: pending.account, waiting: false))
+        } catch let error as MergeError where error.kind == .mergedElsewhere {
+            return (true, nil)
+        } catch {
+            return (false, nil)
+        }
+    }
+
+    /// Merges the pending guest of `record` as it is stored (a refresh before it rotates, a logout or a revocation before
+    /// it ends the session), if any, and clears it from the record; a failure leaves it pending (the next refresh tries
+    /// again).
     func retryPendingMerge(_ record: AppSessionRecord) async {
         guard let merger, let pending = record.pendingMerge else { return }
         do {

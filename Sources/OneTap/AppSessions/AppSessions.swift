@@ -176,7 +176,8 @@ public struct AppSessions: Sendable {
     ///   - flow: The flow that logged in (one-tap or SMS).
     ///
     /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
-    /// merged here; if that fails (the guest-data store down at that moment), the login still succeeds, the
+    /// merged here, before the session moves (so a login whose answer is lost leaves it merged); if that fails (the
+    /// guest-data store down at that moment), the login still succeeds, the
     /// session keeps the guest and this account (``AppSessionRecord/pendingMerge``), and its next refresh, or
     /// ``mergeFormerGuest(_:)``, merges it into this account, even after a later login to another: the data stays
     /// with the guest until then, never lost.
@@ -199,9 +200,15 @@ public struct AppSessions: Sendable {
             if case .guest(let guest) = record.identity { formerGuest = guest }
             // The merge is bound to this login's account: one pending from an earlier login keeps its own.
             if merger != nil, let formerGuest { next.pendingMerge = .init(guest: formerGuest, account: account) }
+            // It goes in before the session moves, as a refresh's does: a login whose answer the app never got (the
+            // write's answer lost, the instance gone, the caller gone) leaves the app no credential that tries it again
+            // (the guest's tokens are refused from the write on), and the guest's data would wait for the sweep.
+            let pending = next.pendingMerge
+            let merged = await mergeBeforeTheLogin(pending)
+            if merged.settled { next.pendingMerge = nil }
             guard try await replace(next, expecting: record.version) else { continue }
             emit(.loggedIn(next.id, account), at: now)
-            await retryPendingMerge(next)
+            if let pending, let kept = merged.journal?.plan.kept, !kept.isEmpty { emit(.mergeKept(next.id, pending.account, kinds: kept), at: now) }
             return grant(next, refreshToken: refreshToken, at: now, formerGuest: formerGuest)
         }
         throw StoreError(.conflict, subject: .appSession(claims.session), message: "the session changed \(Self.attempts) times while logging in; try again")

@@ -113,6 +113,43 @@ import Testing
         #expect(try await world.mergedInto42(guest, session: grant.session), "merged, nothing left with the guest, acknowledged")
     }
 
+    /// An attacker's read: a login whose session write committed and whose answer was lost (the connection dropped after
+    /// the commit, the instance died, the caller went away) left the guest's data pending in a session whose new tokens
+    /// the app never got: its retries were refused (`wrong-session`, the guest's refresh token `invalid`), so nothing
+    /// merged it, and it waited with the guest until the session was swept. The merge goes in before the write.
+    @Test func aLoginWhoseAnswerWasLostLeavesTheGuestsDataMerged() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let faulty = FaultyAppSessionStore(world.store)
+        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: RecordingEventSink(), merger: GuestMerger(store: world.data, clock: world.clock))
+        let claims = try sessions.authenticate(grant.accessToken.reveal())
+        faulty.faults.inject(.land(), into: [.replace])
+        await #expect(throws: StoreError.self) { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) }
+        #expect(try await world.store.load(grant.session)?.identity == .account("42"), "the login's write landed")
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged, nothing left with the guest, nothing pending")
+        await #expect { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) } throws: {
+            ($0 as? AppSessionError)?.kind == .wrongSession
+        }
+    }
+
+    /// The same guest session logging in twice at once, to two accounts (its holder passed both numbers): the login that
+    /// merged first lost the session's write, and the other found the guest merged into the first's account. Nothing
+    /// is left pending that no merge could ever finish (each refresh would try it again, for good).
+    @Test func aLoginWhoseGuestAnotherLoginMergedLeavesNothingPending() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let faulty = FaultyAppSessionStore(world.store)
+        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: RecordingEventSink(), merger: GuestMerger(store: world.data, clock: world.clock))
+        let claims = try sessions.authenticate(grant.accessToken.reveal())
+        faulty.faults.inject(.lose(), into: [.replace])
+        await #expect(throws: StoreError.self) { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) }
+        #expect(try await world.store.load(grant.session)?.identity == .guest(guest), "the first login wrote nothing")
+        let second = try await sessions.loggedIn(claims, as: TestAppSession.outcome("99"), flow: .sms)
+        #expect(second.identity == .account("99"))
+        #expect(try await world.mergedInto42(guest, session: grant.session), "the guest's data is in 42, and nothing is pending")
+        #expect(try await world.data.data(of: .account("99")).isEmpty)
+    }
+
     /// An attacker's read: the guest's login to account 42 could not merge (the store down); the same app session
     /// then logged in to account 99 (another number, perhaps another person on a shared device), and the pending
     /// merge went into 99. It must go to 42, the account the guest logged in to, and 99 must get nothing of it.
