@@ -89,7 +89,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   `refused` (an IoT-only or unallocated segment), or `senderFailed` (the gateway did not confirm the message; the
     ///   attempt counted, but for one that never reached it, whose counts on the number, the session and all requests
     ///   are taken back).
-    /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
+    /// - Throws: ``StoreError`` when the store fails (nothing was sent; nothing counted, but when the store fails again
+    ///   as a message that did not go out is taken back: that send stays counted); `CancellationError` for a caller gone
+    ///   before the message was handed to the gateway (nothing sent, the send taken back).
     public func send(to text: String, context: SMSContext) async throws -> SMSSendResult {
         switch rules.recipient(text) {
         case .failure(let refusal):
@@ -110,7 +112,7 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     ///   says), `refused` (an IoT-only or unallocated segment), or `senderFailed` (the gateway did not confirm the
     ///   message; the attempt counted, but for one that never reached it, whose counts on the number, the session and
     ///   all requests are taken back).
-    /// - Throws: ``StoreError`` when the store fails (nothing was sent or counted).
+    /// - Throws: As ``send(to:context:)``.
     package func send(to number: PhoneNumber, context: SMSContext) async throws -> SMSSendResult {
         let now = clock.now()
         let result = try await decideAndSend(to: number, context: context, at: now)
@@ -151,7 +153,10 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         case .limited(let rule, let retryAfter):
             return .limited(rule: rule, retryAfter: retryAfter)
         case .admit(let resendAfter):
+            var handedOver = false  // whether the sender was called: a caller gone before then sends nothing
             do {
+                try Task.checkCancellation()
+                handedOver = true
                 try await sender.send(SMSMessage(number: number, code: code, expiresAt: record.expiresAt, session: context.session))
             } catch {
                 let message = PhoneNumber.maskingNumbers(in: Secret.scrub(String(describing: error), of: [code]), limit: 200)
@@ -169,16 +174,22 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // without, which meets the number's captcha rules by then), while its login session's, its address's
                 // and the global counts still bound its tries; a captcha-free try stays counted, so strangers' tries
                 // from fresh addresses meet the number's captcha rules as delivered sends do.
-                let mayHaveReached = error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false)
+                // A caller gone before the sender was called (a transport checks for that too, before it sends
+                // anything) is a message that never left.
+                let mayHaveReached = handedOver && (error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false))
                 let throttled = (error as? SMSDeliveryError)?.reason == .throttled && (context.returningOwner || captchaSolved)
                 if !mayHaveReached {
-                    let unsent: SMSCodeRules.Unsent? = error is GatewayError ? .neverLeft : throttled ? .throttled : nil
-                    let id = record.id, countedAt = decidedAt, replaced = replaced, answeredAt = clock.now()
-                    try await store.update(counters: unsent == nil ? [] : counters, code: slot, at: now) { state in
-                        rules.withdraw(&state, id: id, restoring: replaced, at: answeredAt)
-                        if let unsent { rules.uncountSend(&state, request, at: countedAt, unsent) }
+                    let unsent: SMSCodeRules.Unsent? = !handedOver || error is GatewayError ? .neverLeft : throttled ? .throttled : nil
+                    let id = record.id, countedAt = decidedAt, replaced = replaced, answeredAt = clock.now(), store = self.store
+                    // Written whatever became of the caller meanwhile (as a captcha's take-back is): skipped, the unsent
+                    // code would stand in place of the one the user holds, and its counts with it.
+                    try await writeDespiteCancellation {
+                        try await store.update(counters: unsent == nil ? [] : counters, code: slot, at: now) { state in
+                            rules.takeBack(&state, id: id, restoring: replaced, request, countedAt: countedAt, unsent, at: answeredAt)
+                        }
                     }
                 }
+                if !handedOver { throw error }
                 switch (error as? SMSDeliveryError)?.reason {
                 case .numberRejected: return .refused(SMSRefusal(kind: .gatewayRejected, message: message))
                 // The gateway's own minute holds a throttled send back (1 a minute per number at Aliyun and Tencent),

@@ -1,7 +1,7 @@
 /// A sent SMS code as a store keeps it: never the code, only HMAC-SHA-256(server key, number ‖ code ‖
 /// code id), with its lifetime and how many wrong codes it has taken. One per number and login session
 /// (``SMSCodeKey``): a new send in the same session replaces it, one in another session does not. Stores write it as JSON (``json()``; instants as whole milliseconds since 1970).
-public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
+public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// The code's id: 64 random bits as 16 hex digits, bound into the digest.
     package let id: String
     /// The number it was sent to.
@@ -30,6 +30,12 @@ public struct SMSCodeRecord: Hashable, Sendable, CustomStringConvertible {
     /// `SMSCodeRecord(138****8000, issued …, expires …, 1 wrong)`: no digest, no id.
     public var description: String {
         "SMSCodeRecord(\(number.masked), issued \(issuedAt.iso8601), expires \(expiresAt.iso8601), \(wrongAttempts) wrong)"
+    }
+
+    /// What `dump` and debuggers show: the times and the wrong tries, never the digest or the id (the digest is a keyed
+    /// hash of six digits; with the key, a million tries find the code).
+    public var customMirror: Mirror {
+        Mirror(self, children: ["number": number, "issuedAt": issuedAt, "expiresAt": expiresAt, "wrongAttempts": wrongAttempts], displayStyle: .struct)
     }
 }
 

@@ -309,6 +309,27 @@ package struct SMSCodeRules: Sendable {
         state.code = replaced.flatMap { $0.expiresAt > now ? $0 : nil }
     }
 
+    /// Takes back a send whose message did not go out: its code withdrawn (``withdraw(_:id:restoring:at:)``) and, when
+    /// `why` says so, its counts (``uncountSend(_:_:at:_:)``), but only while the code was still its number's and
+    /// session's and no verify had tried it. A code a verify compared a guess against (a stranger guessing while the
+    /// gateway call was in flight), or that a verify used or another send replaced, stays counted: given back, codes
+    /// that no daily rule on the number counted could be guessed at without end.
+    /// - Parameters:
+    ///   - state: The store's state (the send's counters and its number's and session's record); changed in place.
+    ///   - id: The code's id.
+    ///   - replaced: The record the send's admission replaced, if any.
+    ///   - request: The send's keys.
+    ///   - countedAt: The instant the send was counted at.
+    ///   - why: Why it gives counts back; nil for none.
+    ///   - now: The time: a replaced code expired by then stays gone.
+    package func takeBack(
+        _ state: inout SMSState, id: String, restoring replaced: SMSCodeRecord?, _ request: SMSPolicy.Request, countedAt: Date, _ why: Unsent?, at now: Date
+    ) {
+        let untried = state.code?.id == id && state.code?.wrongAttempts == 0
+        withdraw(&state, id: id, restoring: replaced, at: now)
+        if let why, untried { uncountSend(&state, request, at: countedAt, why) }
+    }
+
     /// Verifies a code the client sent.
     /// - Parameters:
     ///   - state: The number's failed-verify counters and record, as the store read them; changed in place.

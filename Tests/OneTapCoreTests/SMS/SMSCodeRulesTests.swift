@@ -88,6 +88,9 @@ import Testing
         #expect(!json.contains("\"\(code.reveal())\""))
         #expect(record.digest != SHA256.hash(code.reveal().utf8), "the digest is keyed, not a plain hash of six digits")
         #expect(!"\(record)".contains(record.digest.hex) && !"\(record)".contains(record.id))
+        var dumped = ""
+        dump(SMSState(events: [:], counters: [], code: record, keepUntil: Self.t0), to: &dumped)
+        #expect(!dumped.contains(record.id) && !dumped.contains("digest") && dumped.contains("wrongAttempts: 0"), "\(dumped)")
         #expect(record.expiresAt == Self.t0.addingTimeInterval(300))
         #expect(try SMSCodeRecord(json: json) == record)
     }
@@ -282,6 +285,27 @@ import Testing
         guard case .verified = rules.verify(&state, candidate: fresh, number: Self.number, request, key: key, captchaPassed: true, at: now) else {
             Issue.record("a fresh code with a captcha must verify past the bound"); return
         }
+    }
+
+    /// A send taken back gives its counts back only for a code that no verify tried, still its number's: a wrong guess
+    /// made while its message was in flight keeps the send counted on the number (an attacker's read).
+    @Test func aSendTakenBackGivesItsCountsBackOnlyForACodeNoVerifyTried() {
+        let sends = SMSPolicy.Counter(counts: .sends, key: .number, value: Self.number.digits)
+        let (code, untried, request) = sent()
+        var state = untried
+        rules.takeBack(&state, id: untried.code!.id, restoring: nil, request, countedAt: Self.t0, .neverLeft, at: Self.t0.addingTimeInterval(1))
+        #expect(state.code == nil && state.events[sends] == [], "withdrawn, its count on the number back")
+
+        var tried = untried
+        let wrong = Secret(code.reveal() == "000000" ? "000001" : "000000")
+        #expect(rules.verify(&tried, candidate: wrong, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(1)) == .wrong(attemptsLeft: 4))
+        rules.takeBack(&tried, id: untried.code!.id, restoring: nil, request, countedAt: Self.t0, .neverLeft, at: Self.t0.addingTimeInterval(2))
+        #expect(tried.code == nil && tried.events[sends] == [Self.t0], "withdrawn, still counted")
+
+        var used = untried
+        #expect(rules.verify(&used, candidate: code, number: Self.number, request, key: key, at: Self.t0.addingTimeInterval(1)).name == "verified")
+        rules.takeBack(&used, id: untried.code!.id, restoring: nil, request, countedAt: Self.t0, .throttled, at: Self.t0.addingTimeInterval(2))
+        #expect(used.events[sends] == [Self.t0], "a code a verify used stays counted")
     }
 
     @Test func aWithdrawnCodeIsGoneButOnlyIfItIsStillTheNumbersCode() {

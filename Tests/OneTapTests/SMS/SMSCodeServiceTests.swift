@@ -420,6 +420,66 @@ import Testing
         if kept { #expect(verified.name == "verified", "\(verified)") } else { #expect(verified == .noCode) }
     }
 
+    /// An attacker's read: a resend whose caller went away before its message left (the transport checks for cancellation
+    /// before it sends anything) was taken as one the gateway may have taken: its code replaced the one the user held, and
+    /// its counts stood, so a returning owner's tries could spend the day's room with nothing sent. Nothing left: the code
+    /// is withdrawn, the one it replaced verifies again, and its counts go back.
+    @Test func aSendWhoseCallerWentAwayBeforeItLeftSendsAndCountsNothing() async throws {
+        final class CancellationFirst: SMSSender {
+            let inner = ScriptedSMSSender()
+            func send(_ message: SMSMessage) async throws {
+                try Task.checkCancellation()
+                try await inner.send(message)
+            }
+        }
+        let sender = CancellationFirst()
+        let clock = FakeClock(now: Self.t0)
+        let service = SMSCodeService(key: .random(), sender: sender, captcha: ScriptedCaptchaVerifier(accepting: []), events: DiscardingEventSink(), clock: clock)
+        let session = LoginSessionID.random()
+        _ = try await service.send(to: Self.number, context: SMSContext(ip: try IPAddress("203.0.113.7"), session: session))
+        let first = try #require(sender.inner.lastCode(to: Self.number))
+        clock.setWallTime(Self.t0.addingTimeInterval(60))
+        let again = SMSContext(ip: try IPAddress("198.51.100.9"), session: session)
+        let gone = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await service.send(to: Self.number, context: again)
+        }
+        await #expect(throws: CancellationError.self) { try await gone.value }
+        #expect(sender.inner.delivered.count == 1, "nothing left")
+        let verified = try await service.verify(first, for: Self.number, context: again)
+        #expect(verified.name == "verified", "\(verified)")
+    }
+
+    /// An attacker's read: the withdrawal after a message that never left was a plain write, which a caller gone by then
+    /// (a store that checks for cancellation, as PostgreSQL's does) skipped: the unsent code stood in place of the one the
+    /// user held, and its counts stayed. It is written as a captcha's take-back is, whatever became of the caller.
+    @Test func theWithdrawalOfAMessageThatNeverLeftIsWrittenForACallerGoneMeanwhile() async throws {
+        final class CancelledThenUnsent: SMSSender {
+            let inner = ScriptedSMSSender()
+            let failing = LockedValue(false)
+            func send(_ message: SMSMessage) async throws {
+                guard failing.withLock({ $0 }) else { return try await inner.send(message) }
+                withUnsafeCurrentTask { $0?.cancel() }  // the caller goes away while the gateway is asked
+                throw GatewayError(gateway: "aliyun-sms", .notSent("the connection was refused"))
+            }
+        }
+        let sender = CancelledThenUnsent()
+        let clock = FakeClock(now: Self.t0)
+        // The store's updates wait a moment on the system clock: a cancelled caller's wait ends in `CancellationError`.
+        let store = FaultySMSStore(InMemorySMSStore())
+        let service = SMSCodeService(key: .random(), sender: sender, captcha: ScriptedCaptchaVerifier(accepting: []), store: store, events: DiscardingEventSink(), clock: clock)
+        let session = LoginSessionID.random()
+        _ = try await service.send(to: Self.number, context: SMSContext(ip: try IPAddress("203.0.113.7"), session: session))
+        let first = try #require(sender.inner.lastCode(to: Self.number))
+        clock.setWallTime(Self.t0.addingTimeInterval(60))
+        sender.failing.withLock { $0 = true }
+        store.faults.inject(.delay(.milliseconds(5)), into: [.update], after: 1)  // the resend's admission passes; its withdrawal waits
+        let again = SMSContext(ip: try IPAddress("198.51.100.9"), session: session)
+        #expect(try await service.send(to: Self.number, context: again) == .senderFailed(retryAfter: Self.t0.addingTimeInterval(120)))
+        let verified = try await service.verify(first, for: Self.number, context: again)
+        #expect(verified.name == "verified", "\(verified)")
+    }
+
     @Test(arguments: [
         (SMSDeliveryError.Reason.numberRejected, "refused"), (.throttled, "limited"), (.failed, "sender-failed"),
     ])

@@ -172,4 +172,44 @@ import Testing
         #expect(keys.contains("sends:ip56:2001:db8:1234:5600::/56"))
         #expect(keys.contains("sends:ip48:2001:db8:1234::/48"))
     }
+
+    /// An attacker's read: a code whose send the gateway throttled is withdrawn and, for a solved captcha, gives its counts on
+    /// the number back; a stranger who verified a wrong code in its session while the gateway call was in flight was compared
+    /// against a code no daily rule on the number counted, so fresh sessions with solved captchas made codes to guess at
+    /// without end (past `number-guesses`, `single-try` still compared one guess a code). A withdrawn code that a verify tried
+    /// keeps its counts.
+    @Test func aCodeGuessedWhileItsSendWasInFlightKeepsItsCounts() async throws {
+        final class ThrottledWhileGuessed: SMSSender {
+            let guess = LockedValue<(@Sendable (SMSMessage) async -> Void)?>(nil)
+            func send(_ message: SMSMessage) async throws {
+                await guess.withLock { $0 }?(message)
+                throw SMSDeliveryError(.throttled, gateway: "aliyun-sms", code: "isv.BUSINESS_LIMIT_CONTROL", message: "flow control")
+            }
+        }
+        let clock = FakeClock(now: Self.t0)
+        let gateway = ThrottledWhileGuessed()
+        let service = SMSCodeService(
+            key: .random(), sender: gateway, captcha: ScriptedCaptchaVerifier(accepting: ["solved"]), store: InMemorySMSStore(),
+            events: RecordingEventSink(), clock: clock)
+        let compared = LockedValue(0)
+        for index in 1...200 {
+            clock.setWallTime(Self.t0.addingTimeInterval(Double(index) * 61))
+            let context = try Self.stranger(index)
+            gateway.guess.withLock {
+                $0 = { message in
+                    do {
+                        if case .wrong = try await service.verify(SMSLockoutTests.wrong(message.code), for: Self.number, context: context) {
+                            compared.withLock { $0 += 1 }
+                        }
+                    } catch {
+                        Issue.record(error)
+                    }
+                }
+            }
+            _ = try await service.send(to: Self.number, context: context)
+        }
+        let wrong = compared.withLock { $0 }
+        #expect(wrong > 0, "the stranger guessed")
+        #expect(wrong <= 80, "\(wrong) wrong codes compared in a few hours")
+    }
 }
