@@ -270,9 +270,14 @@ package final class PostgresConnection: Sendable {
         // OneTap names its tables with their schema, and its functions (`nextval`, `unnest`, …) without: a same-named
         // function another role planted in a schema on the search path (`public`, before PostgreSQL 15) would be taken
         // when its argument types fit better (CVE-2018-1058). The session searches `pg_catalog` and `pg_temp` alone.
+        // Its statements run at READ COMMITTED, which they are written for, whatever the role's or the database's
+        // default: a compare-and-swap that waited for another writer's row lock re-checks the row then, where at
+        // `repeatable read` or `serializable` it failed (SQLSTATE 40001) even when the other writer changed nothing
+        // it compares. `transaction()` names the level in its `BEGIN` too.
         _ = try executeBlocking(
             "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false), "
-                + "pg_catalog.set_config('statement_timeout', $1, false), pg_catalog.set_config('idle_in_transaction_session_timeout', $2, false)",
+                + "pg_catalog.set_config('statement_timeout', $1, false), pg_catalog.set_config('idle_in_transaction_session_timeout', $2, false), "
+                + "pg_catalog.set_config('default_transaction_isolation', 'read committed', false)",
             [.text(String(milliseconds)), .text(String(idle))])
     }
 

@@ -42,8 +42,13 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
             parameters.last(where: { $0.keyword == keyword }).map(\.value).flatMap { $0.isEmpty ? nil : $0 }
         }
         func nonEmpty(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let host = value("host") ?? (value("hostaddr") == nil ? nonEmpty("PGHOST") : nil)
-        let address = value("hostaddr") ?? (value("host") == nil ? nonEmpty("PGHOSTADDR") : nil)
+        // As libpq resolves it: each keyword the URL leaves out comes from its own variable (a keyword given, even
+        // empty, keeps it out), and an address, from wherever, connects over TCP whatever the host names.
+        func resolved(_ keyword: String, _ variable: String) -> String? {
+            (parameters.last(where: { $0.keyword == keyword })?.value ?? environment[variable]).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let host = resolved("host", "PGHOST")
+        let address = resolved("hostaddr", "PGHOSTADDR")
         let tcp: Bool
         if address != nil {
             tcp = true
@@ -58,7 +63,7 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
         hosts = address ?? host ?? "the default socket"
         let service = value("service") ?? nonEmpty("PGSERVICE")
         unresolvedService = service != nil && value("host") == nil && value("hostaddr") == nil && value("sslmode") == nil ? service : nil
-        let named = value("sslmode") ?? nonEmpty("PGSSLMODE")
+        let named = resolved("sslmode", "PGSSLMODE")
         if let named {
             addedMode = nil
             weakMode = tcp && Self.weakModes.contains(named) ? named : nil

@@ -161,7 +161,17 @@ package final class PostgresVersionedStore<Record: PostgresVersionedRecord>: Cus
         guard let row = rows.first, row.count >= 2 else {
             throw StoreError(.io, subject: Record.subject(record.id), message: "PostgreSQL: cannot \(doing): the statement answered no row")
         }
-        guard row[0].bool == true else { throw refused(record.id, expecting: version, found: row[1].int64) }
+        guard row[0].bool == true else {
+            // The version as the statement's snapshot saw it, before its update waited for another writer's lock: at the
+            // expected version, the row changed or went while it waited, and is read again (removed, it is `not-found`).
+            var found = row[1].int64
+            if found == Int64(version) {
+                found = try await pool.execute(statements.version, [.text(Record.key(record.id))]) {
+                    failure($0, record.id, doing: "read the \(Record.named)'s version after a refused write (nothing was written)")
+                }.first?.first?.int64
+            }
+            throw refused(record.id, expecting: version, found: found)
+        }
         return Array(row.dropFirst(2))
     }
 

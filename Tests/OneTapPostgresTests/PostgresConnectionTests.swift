@@ -231,6 +231,20 @@ import Glibc
         }
     }
 
+    /// A statement outside a transaction runs at READ COMMITTED too (a review: only `transaction()` chose it, and every
+    /// single-statement compare-and-swap ran at the role's or the database's default).
+    @Test func aStatementIsReadCommittedWhateverTheRolesDefault() async throws {
+        let url = try await TestDatabase.url()
+        let strict = url + (url.contains("?") ? "&" : "?") + "options=-c%20default_transaction_isolation%3Dserializable"
+        let connection = try await PostgresConnection.open(try TestDatabase.configuration(strict))
+        do {
+            #expect(try await connection.execute("SHOW transaction_isolation").first?.first?.text == "read committed")
+        } catch {
+            Issue.record("SHOW failed: \(error)")
+        }
+        await connection.close()
+    }
+
     /// libpq's blocking calls run on the connection's own queue, never on Swift's cooperative pool.
     @Test func libpqRunsOnTheConnectionsOwnQueue() async throws {
         let log = StatementLog()

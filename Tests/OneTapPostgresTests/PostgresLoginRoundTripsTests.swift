@@ -20,6 +20,34 @@ import Testing
         }
     }
 
+    /// A joint claim that waited on the row while another transaction removed it (the sweeper, a login's end) is
+    /// `not-found`, as the plain replace says: it answered `conflict` (`expected version 1, found 1`), from the version
+    /// as the statement's snapshot saw it before the wait (a review of the PostgreSQL stores).
+    @Test func aJointClaimWhoseRowWentWhileItWaitedIsNotFound() async throws {
+        try await TestDatabase.withStores { stores in
+            let machine = LoginSessionMachine()
+            let now = Date(timeIntervalSinceReferenceDate: 786_000_000.25)
+            let v1 = machine.start(DeviceSnapshot(sim: .present, plmn: try PLMN("46000")), at: now, id: .random()).session
+            try await stores.loginSessionStore().create(v1)
+            let credential = CarrierCredential(flow: .mobile, token: Secret("swept-token"), uniqueID: "u")
+            let report = LoginReport.result(.mobile, code: "103000", credential: credential)
+            let v2 = try machine.advance(v1, report.bound(to: v1), version: 1, at: now.addingTimeInterval(1)).session
+            let writes = try #require(PostgresLoginSessionStore(pool: stores.pool).ledgerWrites(with: stores.exchangeLedger()))
+            let held = try await HeldTransaction.begin(
+                stores.configuration, [("DELETE FROM \"\(stores.configuration.schema)\".login_sessions WHERE id = $1", [.text(v1.id.text)])])
+            async let claimed = writes.replace(v2, expecting: 1, claiming: credential.tokenDigest, at: now.addingTimeInterval(1))
+            try await waitForLockWaiters(stores, running: "WITH replaced")
+            try await held.execute("COMMIT")
+            await held.release()
+            do {
+                _ = try await claimed
+                Issue.record("a claim of a removed session was written")
+            } catch let error as StoreError {
+                #expect(error.kind == .notFound, "\(error)")
+            }
+        }
+    }
+
     /// A ledger of another pool (another instance's, or another database's) is never written with the session.
     @Test func aLedgerOfAnotherPoolIsNotWrittenWithTheSession() async throws {
         try await TestDatabase.withStores { stores in

@@ -76,6 +76,33 @@ import Testing
         }
     }
 
+    /// A compare-and-swap that waited for another writer's lock on its row re-checks the row as READ COMMITTED does,
+    /// whatever the role's default: at `serializable` it failed with SQLSTATE 40001, taken as `io`, when the other
+    /// writer changed nothing it compares (a review of the PostgreSQL stores).
+    @Test func aRacedCompareAndSwapIsDecidedOnTheRowWhateverTheRolesDefault() async throws {
+        let url = try await TestDatabase.url()
+        let usual = try await PostgresStores.open(try TestDatabase.configuration(url))
+        let strictURL = url + (url.contains("?") ? "&" : "?") + "options=-c%20default_transaction_isolation%3Dserializable"
+        let strict = PostgresStores(configuration: try TestDatabase.configuration(strictURL, schema: usual.configuration.schema))
+        let store = strict.tokenStore()
+        let account = AccountID("race")
+        let first = try await store.save(Tokens.make(account), replacing: nil, dueAt: Tokens.now)
+        let held = try await HeldTransaction.begin(
+            try TestDatabase.configuration(url, schema: usual.configuration.schema),
+            [("UPDATE \"\(usual.configuration.schema)\".tokens SET due_at_ms = 0 WHERE account = $1", [.text("race")])])
+        async let saved = store.save(Tokens.make(account, "A1"), replacing: first, dueAt: Tokens.now)
+        try await waitForLockWaiters(usual, running: "tokens SET version")
+        try await held.execute("COMMIT")
+        await held.release()
+        do {
+            _ = try await saved
+        } catch {
+            Issue.record("the save failed: \(error)")
+        }
+        await strict.close()
+        await TestDatabase.dispose(usual)
+    }
+
     @Test func descriptionsNameTheServerWithoutThePassword() async throws {
         let configuration = try PostgresConfiguration(url: "postgres://api:hunter2@db.example/tokens", schema: "tenant_a")
         let stores = PostgresStores(configuration: configuration)

@@ -28,6 +28,22 @@ import Testing
         #expect(mode(try PostgresConfiguration(url: url)) == expected)
     }
 
+    /// libpq fills each keyword the URL leaves out from its own variable (`PGHOSTADDR` for `hostaddr`, `PGHOST` for
+    /// `host`), and connects over TCP to any address given: a URL naming a socket directory as its host, with
+    /// `PGHOSTADDR` set, was taken for a socket (no verify-full, no weak-tls event) and went over TCP at libpq's
+    /// `prefer` (a review of the PostgreSQL stores). A keyword the URL gives, even empty, keeps its variable out.
+    @Test func anAddressFromTheEnvironmentIsTCPWhateverTheURLsHost() throws {
+        let socket = try PostgresConfiguration.parse("postgresql:///onetap?host=/var/run/postgresql")
+        #expect(PostgresTransportSecurity(socket, environment: ["PGHOSTADDR": "10.0.0.5"]).addedMode == "verify-full")
+        #expect(PostgresTransportSecurity(socket, environment: [:]).addedMode == nil)
+        let address = try PostgresConfiguration.parse("hostaddr=10.0.0.5 dbname=onetap")
+        #expect(PostgresTransportSecurity(address, environment: ["PGHOST": "/var/run/postgresql"]).addedMode == "verify-full")
+        let emptyAddress = try PostgresConfiguration.parse("host=/var/run/postgresql hostaddr='' dbname=onetap")
+        #expect(PostgresTransportSecurity(emptyAddress, environment: ["PGHOSTADDR": "10.0.0.5"]).addedMode == nil)
+        let weak = PostgresTransportSecurity(socket, environment: ["PGHOSTADDR": "10.0.0.5", "PGSSLMODE": "prefer"])
+        #expect(weak.addedMode == nil && weak.weakMode == "prefer")
+    }
+
     /// A connection service takes its host and sslmode from pg_service.conf, which OneTap does not read, and they
     /// outrank libpq's environment: a URL naming neither the host nor sslmode is refused (an attacker's read: such a
     /// URL got no verify-full and no weak-tls event, whatever the service's host was). Naming either decides it.
