@@ -203,7 +203,7 @@ public struct GuestMerger: Sendable {
             guestData = try await store.data(of: .guest(guest))
         }
         let kept = guestData.keys.filter { rules.rule(for: $0) == nil || unreadable.contains($0) }
-        return MergePlan.applied(pieces, account: try await store.data(of: .account(account)), kept: kept)
+        return MergePlan.applied(pieces, kept: kept)
     }
 
     /// Merges one kind: plans it from both sides as they are, applies it if neither changed meanwhile,

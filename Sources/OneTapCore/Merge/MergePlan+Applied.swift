@@ -22,23 +22,25 @@ extension MergePlan {
         return (plan, merged)
     }
 
-    /// The plans of kinds applied one by one, as one plan: every write, then every removal, in kind order.
+    /// The plans of kinds applied one by one, as one plan: every write, then every removal, in kind order, and the
+    /// values they wrote.
     /// - Parameters:
     ///   - kinds: Each applied kind's plan (``plan(kind:guest:account:rules:)``).
-    ///   - account: The account's data once they were applied.
     ///   - kept: The guest's kinds left with the guest: with no rule, or unreadable when applied.
     /// - Returns: The plan.
-    package static func applied(_ kinds: [MergePlan], account: [String: JSONValue], kept: [String]) -> MergePlan {
+    package static func applied(_ kinds: [MergePlan], kept: [String]) -> MergePlan {
         var writes: [Step] = [], removals: [Step] = []
+        var merged: [String: JSONValue] = [:]
         var moved: [String: [String]] = [:], discarded: [String: [String]] = [:]
         for plan in kinds {
             for step in plan.steps {
                 if case .write = step { writes.append(step) } else { removals.append(step) }
             }
+            merged.merge(plan.merged) { _, new in new }
             moved.merge(plan.moved) { _, new in new }
             discarded.merge(plan.discarded) { _, new in new }
         }
-        return MergePlan(steps: writes + removals, merged: journaled(account), kept: kept.sorted(), moved: moved, discarded: discarded)
+        return MergePlan(steps: writes + removals, merged: merged, kept: kept.sorted(), moved: moved, discarded: discarded)
     }
 
     /// The plan of a kind whose merged value an earlier version's journal wrote to the account already:

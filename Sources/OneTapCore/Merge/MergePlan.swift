@@ -24,8 +24,10 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
 
     /// The steps, in order.
     package let steps: [Step]
-    /// The account's data once the plan is applied, by kind (but a kind nesting deeper than ``maximumDepth``, which
-    /// no journal could hold).
+    /// The kinds the plan writes, each with its merged value: the account's data of those kinds once the plan is
+    /// applied (its other kinds stay as they are). Only these: a journal holds them, and one holding the whole
+    /// account's data (an attacker's read: up to a mebibyte a kind, written three times a login, kept 30 days) grew with
+    /// the account, not with what the guest brought.
     public let merged: [String: JSONValue]
     /// The guest's kinds with no rule, nesting deeper than ``maximumDepth`` or whose merge would be larger than
     /// ``maximumBytes``, and, in a login's merge, those whose data (the guest's or the account's) their rule cannot
@@ -55,7 +57,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
     ///
     /// A guest's kind nesting deeper than ``maximumDepth`` (its own or the account's value of it), or whose merge
     /// would be larger than ``maximumBytes``, stays with the guest (`kept`); an account's kind nesting that deep
-    /// is left out of `merged` (no journal could hold it) and holds up no other kind.
+    /// holds up no other kind.
     /// - Parameters:
     ///   - guest: The guest's data by kind.
     ///   - account: The account's data by kind (empty for a first login that creates the account).
@@ -92,7 +94,7 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
         var unreadable: MergeError?
         var writes: [Step] = []
         var removals: [Step] = []
-        var merged = journaled(account)
+        var merged: [String: JSONValue] = [:]
         var kept: [String] = []
         var moved: [String: [String]] = [:]
         var discarded: [String: [String]] = [:]
@@ -152,13 +154,6 @@ public struct MergePlan: Hashable, Sendable, CustomStringConvertible {
             removals.append(.removeGuest(kind: kind))
         }
         return (MergePlan(steps: writes + removals, merged: merged, kept: kept, moved: moved, discarded: discarded), unreadable)
-    }
-
-    /// An account's data as a journal holds it: every kind but those nesting deeper than ``maximumDepth``.
-    /// - Parameter data: The account's data by kind.
-    /// - Returns: The kinds a journal can hold.
-    package static func journaled(_ data: [String: JSONValue]) -> [String: JSONValue] {
-        data.filter { $0.value.depth <= maximumDepth }
     }
 
     // MARK: Reading each side

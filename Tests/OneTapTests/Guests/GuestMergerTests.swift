@@ -37,6 +37,24 @@ import Testing
         return store
     }
 
+    /// An attacker's read of the merges: every journal held the whole account's data (a mebibyte a kind at most, written
+    /// at its creation, its lease and its end, kept 30 days), so logins from fresh guests holding one favourite each
+    /// stored the account again and again. A journal holds what it merges.
+    @Test func aJournalHoldsWhatItMergesNotTheWholeAccount() async throws {
+        let store = InMemoryGuestDataStore()
+        let guest = GuestID.random()
+        try await store.write(.array([.string("a")]), kind: "favourites", of: .guest(guest))
+        let notes = JSONValue.array((0..<20_000).map { .string("n\($0)" + String(repeating: "x", count: 48)) })
+        try await store.write(notes, kind: "notes", of: .account("42"))
+        try await store.write(.array([.string("b")]), kind: "favourites", of: .account("42"))
+        let journal = try await GuestMerger(store: store).merge(guest, into: "42")
+        #expect(journal.plan.merged == ["favourites": .array([.string("b"), .string("a")])])
+        let stored = try #require(try await store.journal(for: guest))
+        let size = try stored.json().utf8.count
+        #expect(size < 4_096, "\(size) bytes")
+        #expect(try await store.data(of: .account("42"))["notes"] == notes, "the account's other kinds as they were")
+    }
+
     @Test func anExistingAccountGetsTheGuestsDataAndTheGuestKeepsOnlyWhatHasNoRule() async throws {
         let store = try await Self.seeded()
         let journal = try await GuestMerger(store: store).merge(Self.guest, into: "42")
