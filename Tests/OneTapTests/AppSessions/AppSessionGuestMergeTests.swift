@@ -37,6 +37,22 @@ import Testing
             return account
         }
 
+        /// A guest with data (``guestWithData()``) logs in to account 42 through app sessions whose store fails the
+        /// login's write with `fault` (`.land()`: written, the answer lost; `.lose()`: nothing written), once.
+        static func loginTo42FailingItsWrite(
+            _ fault: Faults.Fault
+        ) async throws -> (World, AppSessionGrant, GuestID, AppSessions, AccessClaims) {
+            let world = World()
+            let (grant, guest) = try await world.guestWithData()
+            let faulty = FaultyAppSessionStore(world.store)
+            let sessions = AppSessions(
+                keys: AppSessionGuestMergeTests.keys, store: faulty, clock: world.clock, events: RecordingEventSink(), merger: GuestMerger(store: world.data, clock: world.clock))
+            let claims = try sessions.authenticate(grant.accessToken.reveal())
+            faulty.faults.inject(fault, into: [.replace])
+            await #expect(throws: StoreError.self) { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) }
+            return (world, grant, guest, sessions, claims)
+        }
+
         /// Whether the guest's data is all in account 42 (its cart added to 42's), none is left with the guest, and
         /// the session has no merge pending.
         func mergedInto42(_ guest: GuestID, session: AppSessionID) async throws -> Bool {
@@ -118,13 +134,7 @@ import Testing
     /// the app never got: its retries were refused (`wrong-session`, the guest's refresh token `invalid`), so nothing
     /// merged it, and it waited with the guest until the session was swept. The merge goes in before the write.
     @Test func aLoginWhoseAnswerWasLostLeavesTheGuestsDataMerged() async throws {
-        let world = World()
-        let (grant, guest) = try await world.guestWithData()
-        let faulty = FaultyAppSessionStore(world.store)
-        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: RecordingEventSink(), merger: GuestMerger(store: world.data, clock: world.clock))
-        let claims = try sessions.authenticate(grant.accessToken.reveal())
-        faulty.faults.inject(.land(), into: [.replace])
-        await #expect(throws: StoreError.self) { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) }
+        let (world, grant, guest, sessions, claims) = try await World.loginTo42FailingItsWrite(.land())
         #expect(try await world.store.load(grant.session)?.identity == .account("42"), "the login's write landed")
         #expect(try await world.mergedInto42(guest, session: grant.session), "merged, nothing left with the guest, nothing pending")
         await #expect { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) } throws: {
@@ -136,13 +146,7 @@ import Testing
     /// merged first lost the session's write, and the other found the guest merged into the first's account. Nothing
     /// is left pending that no merge could ever finish (each refresh would try it again, for good).
     @Test func aLoginWhoseGuestAnotherLoginMergedLeavesNothingPending() async throws {
-        let world = World()
-        let (grant, guest) = try await world.guestWithData()
-        let faulty = FaultyAppSessionStore(world.store)
-        let sessions = AppSessions(keys: Self.keys, store: faulty, clock: world.clock, events: RecordingEventSink(), merger: GuestMerger(store: world.data, clock: world.clock))
-        let claims = try sessions.authenticate(grant.accessToken.reveal())
-        faulty.faults.inject(.lose(), into: [.replace])
-        await #expect(throws: StoreError.self) { _ = try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile) }
+        let (world, grant, guest, sessions, claims) = try await World.loginTo42FailingItsWrite(.lose())
         #expect(try await world.store.load(grant.session)?.identity == .guest(guest), "the first login wrote nothing")
         let second = try await sessions.loggedIn(claims, as: TestAppSession.outcome("99"), flow: .sms)
         #expect(second.identity == .account("99"))
