@@ -22,16 +22,18 @@ package enum OneTapCommandLine {
         if name == "help" {
             // The topic is the first operand after `help`, found as the command is: options around it and their
             // values (`onetap --data DIR help carrier`) are not one. They are the topic's, checked as it checks
-            // them (with no topic, any command's), and one topic only.
+            // them (with no topic, any command's), and one topic only. `--version` may stand anywhere, as with any
+            // command; the help wins.
             let after = Array(arguments[(commandIndex + 1)...])
             guard let position = CommandRegistry.commandPosition(after) else {
-                _ = try ParsedArguments.parse(rest[...], options: CommandRegistry.everyOption, command: nil)
+                let parsed = try ParsedArguments.parse(Self.withoutVersion(rest)[...], options: CommandRegistry.everyOption, command: nil)
+                if let operand = parsed.operands.first { throw UsageError("no help for unknown command \(quotedAction(operand))") }
                 return .help(command: nil)
             }
             let topic = after[position]
             guard let command = CommandRegistry.command(named: topic) else { throw UsageError("no help for unknown command \(quotedAction(topic))") }
             rest.remove(at: commandIndex + position)
-            let parsed = try ParsedArguments.parse(rest[...], options: command.options, command: topic)
+            let parsed = try ParsedArguments.parse(Self.withoutVersion(rest)[...], options: command.options, command: topic)
             if let another = parsed.operands.first {
                 throw UsageError("help takes one command's name, not \(quotedAction(another)) too", command: topic)
             }
@@ -44,6 +46,14 @@ package enum OneTapCommandLine {
             throw UsageError("unknown command \(quotedAction(name)); the commands are \(CommandRegistry.names)")
         }
         return try command.invocation(rest[...])
+    }
+
+    /// The arguments without `--version` before the end of the options (`--`): what `help` checks as its topic's.
+    /// - Parameter arguments: The arguments.
+    /// - Returns: The rest, in order.
+    static func withoutVersion(_ arguments: [String]) -> [String] {
+        let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        return arguments[..<end].filter { $0 != "--version" } + arguments[end...]
     }
 
     /// Runs a command line.

@@ -10,8 +10,10 @@ import Darwin
 /// server's certificate checked against a trusted CA and against the host's name) for every TCP host
 /// unless the URL (or libpq's `PGSSLMODE`) names a mode, and says when a named mode is weaker.
 ///
-/// - A host is a TCP host unless it is a Unix socket's directory (`/var/run/postgresql`, `@abstract`).
-///   A URL without `host` or `hostaddr` uses `PGHOST`/`PGHOSTADDR`, else libpq's default socket.
+/// - A host is a TCP host unless it is a Unix socket's directory (`/var/run/postgresql`, `@abstract`); an address
+///   (`hostaddr`) is TCP whatever the host names. Each keyword the URL leaves out or gives empty comes from its own
+///   variable (`PGHOST`, `PGHOSTADDR`, `PGSSLMODE`), as libpq takes them (`PQconnectStartParams` skips an empty
+///   value); with neither host nor address, libpq's default socket.
 /// - A Unix socket keeps libpq's default: TLS does not apply to it.
 /// - `disable`, `allow`, `prefer`, `require` and `verify-ca` are weak (no certificate check, or none against the
 ///   name: under `verify-ca` any server holding a certificate from the CA passes): with a TCP host they make
@@ -42,11 +44,10 @@ package struct PostgresTransportSecurity: Sendable, Hashable {
             parameters.last(where: { $0.keyword == keyword }).map(\.value).flatMap { $0.isEmpty ? nil : $0 }
         }
         func nonEmpty(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        // As libpq resolves it: each keyword the URL leaves out comes from its own variable (a keyword given, even
-        // empty, keeps it out), and an address, from wherever, connects over TCP whatever the host names.
-        func resolved(_ keyword: String, _ variable: String) -> String? {
-            (parameters.last(where: { $0.keyword == keyword })?.value ?? environment[variable]).flatMap { $0.isEmpty ? nil : $0 }
-        }
+        // As libpq resolves it: each keyword the URL leaves out, or gives empty (the keywords go to
+        // `PQconnectStartParams`, which skips an empty value), comes from its own variable, and an address, from
+        // wherever, connects over TCP whatever the host names.
+        func resolved(_ keyword: String, _ variable: String) -> String? { value(keyword) ?? nonEmpty(variable) }
         let host = resolved("host", "PGHOST")
         let address = resolved("hostaddr", "PGHOSTADDR")
         let tcp: Bool

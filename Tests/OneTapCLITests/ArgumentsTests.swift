@@ -57,6 +57,8 @@ import Testing
         #expect(try OneTapCommandLine.parse(["help", "carrier", "--json"]) == .help(command: "carrier"))
         #expect(try OneTapCommandLine.parse(["--json", "--help"]) == .help(command: nil))
         #expect(try OneTapCommandLine.parse(["--data", "DIR", "help"]) == .help(command: nil))
+        #expect(try OneTapCommandLine.parse(["--version", "help"]) == .help(command: nil))
+        #expect(try OneTapCommandLine.parse(["help", "carrier", "--version"]) == .help(command: "carrier"))
     }
 
     @Test func standardInputOperand() throws {
@@ -105,6 +107,7 @@ import Testing
         (["--bogus", "help"], "unknown option '--bogus'; no command takes it"),
         (["--bogus", "--help"], "unknown option '--bogus'; no command takes it"),
         (["-x", "--version"], "unknown option '-x'"),
+        (["help", "-1"], "no help for unknown command (an argument of 2 characters"),
         (["--json"], "no command given"),
     ])
     func usageErrors(arguments: [String], message: String) {

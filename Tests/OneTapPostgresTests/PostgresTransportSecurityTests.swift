@@ -31,7 +31,8 @@ import Testing
     /// libpq fills each keyword the URL leaves out from its own variable (`PGHOSTADDR` for `hostaddr`, `PGHOST` for
     /// `host`), and connects over TCP to any address given: a URL naming a socket directory as its host, with
     /// `PGHOSTADDR` set, was taken for a socket (no verify-full, no weak-tls event) and went over TCP at libpq's
-    /// `prefer` (a review of the PostgreSQL stores). A keyword the URL gives, even empty, keeps its variable out.
+    /// `prefer` (a review of the PostgreSQL stores). A keyword the URL gives empty is no keyword: `PQconnectStartParams`
+    /// skips an empty value, and libpq takes the variable (an attacker's read of the first form of the fix).
     @Test func anAddressFromTheEnvironmentIsTCPWhateverTheURLsHost() throws {
         let socket = try PostgresConfiguration.parse("postgresql:///onetap?host=/var/run/postgresql")
         #expect(PostgresTransportSecurity(socket, environment: ["PGHOSTADDR": "10.0.0.5"]).addedMode == "verify-full")
@@ -39,7 +40,10 @@ import Testing
         let address = try PostgresConfiguration.parse("hostaddr=10.0.0.5 dbname=onetap")
         #expect(PostgresTransportSecurity(address, environment: ["PGHOST": "/var/run/postgresql"]).addedMode == "verify-full")
         let emptyAddress = try PostgresConfiguration.parse("host=/var/run/postgresql hostaddr='' dbname=onetap")
-        #expect(PostgresTransportSecurity(emptyAddress, environment: ["PGHOSTADDR": "10.0.0.5"]).addedMode == nil)
+        #expect(PostgresTransportSecurity(emptyAddress, environment: ["PGHOSTADDR": "10.0.0.5"]).addedMode == "verify-full")
+        let emptyHost = try PostgresConfiguration.parse("host='' dbname=onetap")
+        #expect(PostgresTransportSecurity(emptyHost, environment: ["PGHOST": "db.internal"]).addedMode == "verify-full")
+        #expect(PostgresTransportSecurity(emptyHost, environment: ["PGHOST": "db.internal", "PGSSLMODE": "disable"]).weakMode == "disable")
         let weak = PostgresTransportSecurity(socket, environment: ["PGHOSTADDR": "10.0.0.5", "PGSSLMODE": "prefer"])
         #expect(weak.addedMode == nil && weak.weakMode == "prefer")
     }

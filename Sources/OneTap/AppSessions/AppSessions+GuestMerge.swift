@@ -21,28 +21,32 @@ extension AppSessions {
         return pending.account == record.account ? journal : nil
     }
 
-    /// Before a login moves its session: merges the guest it leaves, or the merge an earlier login left pending, into
-    /// that login's account, never waiting for another applier. Settled when it went in, or when the guest's data went
-    /// into another account already (another login of the same guest session merged it first, then lost the session's
-    /// write): no merge could finish it, and a refresh would try it for good. Unsettled (a failure), it stays pending in
-    /// the record the login writes.
-    /// - Parameter pending: The merge the login's record carries, if any.
-    /// - Returns: Whether it is settled, and the journal of one that went in here (its kept kinds are told once the
-    ///   login is written).
-    func mergeBeforeTheLogin(_ pending: AppSessionRecord.PendingMerge?) async -> (settled: Bool, journal: MergeJournal?) {
-        guard let merger, let pending else { return (false, nil) }
+    /// ``retryPendingMerge(_:)`` run to its end whatever becomes of the caller (a login's: a caller gone after the
+    /// session moved never gets the credentials that would try it again).
+    /// - Parameter record: The session as stored.
+    func mergeDespiteCancellation(_ record: AppSessionRecord) async {
+        guard merger != nil, record.pendingMerge != nil else { return }
         do {
-            return (true, try await merger.merge(pending.guest, into: pending.account, waiting: false))
-        } catch let error as MergeError where error.kind == .mergedElsewhere {
-            return (true, nil)
+            try await writeDespiteCancellation { await self.retryPendingMerge(record) }
         } catch {
-            return (false, nil)
+            // retryPendingMerge throws nothing: a failed merge stays pending in the record.
         }
     }
 
-    /// Merges the pending guest of `record` as it is stored (a refresh before it rotates, a logout or a revocation before
-    /// it ends the session), if any, and clears it from the record; a failure leaves it pending (the next refresh tries
-    /// again).
+    /// Whether the store holds `record` as it is (read after a write whose answer was lost); false when it cannot be
+    /// read either.
+    /// - Parameter record: The record the write meant to store.
+    func isStored(_ record: AppSessionRecord) async -> Bool {
+        do {
+            return try await store.load(record.id) == record
+        } catch {
+            return false
+        }
+    }
+
+    /// Merges the pending guest of `record` as it is stored (a login once it moved the session, a refresh before it
+    /// rotates, a logout or a revocation before it ends the session, a refused refresh), if any, and clears it from the
+    /// record; a failure leaves it pending (the next refresh tries again).
     func retryPendingMerge(_ record: AppSessionRecord) async {
         guard let merger, let pending = record.pendingMerge else { return }
         do {

@@ -153,8 +153,10 @@ public struct AppSessions: Sendable {
                 throw AppSessionError(.reused, session: revoked.id, "a rotated refresh token was presented again after its grace; the session is revoked")
             case .refused(let kind):
                 emit(.refused(presented.session, kind), at: now)
-                // Nor is one whose refresh token expired.
-                if kind == .expired { await retryPendingMerge(record) }
+                // Nor is one whose refresh token expired; and a session that refuses the token it is shown may be one
+                // whose app never got its login's answer (an instance gone between the write and the merge), holding
+                // only its guest's tokens: its merge, decided at that login, goes in now.
+                await retryPendingMerge(record)
                 throw AppSessionError(kind, session: presented.session, Self.message(kind))
             }
         }
@@ -176,8 +178,8 @@ public struct AppSessions: Sendable {
     ///   - flow: The flow that logged in (one-tap or SMS).
     ///
     /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
-    /// merged here, before the session moves (so a login whose answer is lost leaves it merged); if that fails (the
-    /// guest-data store down at that moment), the login still succeeds, the
+    /// merged here, once the session moved (also when the write's answer was lost, or the caller went away); if that
+    /// fails (the guest-data store down at that moment), the login still succeeds, the
     /// session keeps the guest and this account (``AppSessionRecord/pendingMerge``), and its next refresh, or
     /// ``mergeFormerGuest(_:)``, merges it into this account, even after a later login to another: the data stays
     /// with the guest until then, never lost.
@@ -200,15 +202,21 @@ public struct AppSessions: Sendable {
             if case .guest(let guest) = record.identity { formerGuest = guest }
             // The merge is bound to this login's account: one pending from an earlier login keeps its own.
             if merger != nil, let formerGuest { next.pendingMerge = .init(guest: formerGuest, account: account) }
-            // It goes in before the session moves, as a refresh's does: a login whose answer the app never got (the
-            // write's answer lost, the instance gone, the caller gone) leaves the app no credential that tries it again
-            // (the guest's tokens are refused from the write on), and the guest's data would wait for the sweep.
-            let pending = next.pendingMerge
-            let merged = await mergeBeforeTheLogin(pending)
-            if merged.settled { next.pendingMerge = nil }
-            guard try await replace(next, expecting: record.version) else { continue }
+            let written: Bool
+            do {
+                written = try await replace(next, expecting: record.version)
+            } catch let error as StoreError where error.writeMayHaveGoneIn {
+                // The write's answer was lost. Landed, the session holds no credential the app has (the guest's tokens
+                // are refused from the write on, and this answer never reaches it): its merge goes in now, or nothing
+                // would try it before the sweep.
+                if await isStored(next) { await mergeDespiteCancellation(next) }
+                throw error
+            }
+            guard written else { continue }
             emit(.loggedIn(next.id, account), at: now)
-            if let pending, let kept = merged.journal?.plan.kept, !kept.isEmpty { emit(.mergeKept(next.id, pending.account, kinds: kept), at: now) }
+            // Merged only once the session moved (the data follows the session, never a login that lost its write), and
+            // whatever became of the caller meanwhile: one gone now never gets the credentials that would try it again.
+            await mergeDespiteCancellation(next)
             return grant(next, refreshToken: refreshToken, at: now, formerGuest: formerGuest)
         }
         throw StoreError(.conflict, subject: .appSession(claims.session), message: "the session changed \(Self.attempts) times while logging in; try again")

@@ -160,7 +160,8 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 try await sender.send(SMSMessage(number: number, code: code, expiresAt: record.expiresAt, session: context.session))
             } catch {
                 let message = PhoneNumber.maskingNumbers(in: Secret.scrub(String(describing: error), of: [code]), limit: 200)
-                emit(.providerFailed(provider: "sender", number: number, message: message), at: now)
+                // A caller gone before the sender was called is no word on the gateway.
+                if handedOver { emit(.providerFailed(provider: "sender", number: number, message: message), at: now) }
                 // A message the gateway may have taken (no answer in time, an answer that cannot be read, a call whose
                 // caller went away once it had left) keeps its code: withdrawn, a code that arrives anyway would not
                 // verify, and the user would pay for a second message. One the gateway refused, or that never left, is
@@ -174,8 +175,9 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
                 // without, which meets the number's captcha rules by then), while its login session's, its address's
                 // and the global counts still bound its tries; a captcha-free try stays counted, so strangers' tries
                 // from fresh addresses meet the number's captcha rules as delivered sends do.
-                // A caller gone before the sender was called (a transport checks for that too, before it sends
-                // anything) is a message that never left.
+                // A caller gone before the sender was called is a message that never left. (One gone after, while the
+                // sender or its transport had not sent anything yet, stays a message that may have left: a transport
+                // reports the cancellation, not whether the request had gone.)
                 let mayHaveReached = handedOver && (error is CancellationError || ((error as? GatewayError)?.mayHaveReachedVendor ?? false))
                 let throttled = (error as? SMSDeliveryError)?.reason == .throttled && (context.returningOwner || captchaSolved)
                 if !mayHaveReached {

@@ -130,9 +130,9 @@ import Testing
     }
 
     /// An attacker's read: a login whose session write committed and whose answer was lost (the connection dropped after
-    /// the commit, the instance died, the caller went away) left the guest's data pending in a session whose new tokens
-    /// the app never got: its retries were refused (`wrong-session`, the guest's refresh token `invalid`), so nothing
-    /// merged it, and it waited with the guest until the session was swept. The merge goes in before the write.
+    /// the commit) left the guest's data pending in a session whose new tokens the app never got: its retries were
+    /// refused (`wrong-session`, the guest's refresh token `invalid`), so nothing merged it, and it waited with the guest
+    /// until the session was swept. The login reads the session back and merges.
     @Test func aLoginWhoseAnswerWasLostLeavesTheGuestsDataMerged() async throws {
         let (world, grant, guest, sessions, claims) = try await World.loginTo42FailingItsWrite(.land())
         #expect(try await world.store.load(grant.session)?.identity == .account("42"), "the login's write landed")
@@ -142,16 +142,44 @@ import Testing
         }
     }
 
-    /// The same guest session logging in twice at once, to two accounts (its holder passed both numbers): the login that
-    /// merged first lost the session's write, and the other found the guest merged into the first's account. Nothing
-    /// is left pending that no merge could ever finish (each refresh would try it again, for good).
-    @Test func aLoginWhoseGuestAnotherLoginMergedLeavesNothingPending() async throws {
+    /// A login whose write did not land merges nothing: the data follows the session (the two reviews of the first form
+    /// of the fix above, which merged before the write). The same guest session's next login, to another account, takes it.
+    @Test func aLoginWhoseWriteDidNotLandMergesNothing() async throws {
         let (world, grant, guest, sessions, claims) = try await World.loginTo42FailingItsWrite(.lose())
         #expect(try await world.store.load(grant.session)?.identity == .guest(guest), "the first login wrote nothing")
+        #expect(try await world.data.data(of: .account("42")) == ["cart": .array([Self.line("x", 1)])], "account 42 got nothing")
         let second = try await sessions.loggedIn(claims, as: TestAppSession.outcome("99"), flow: .sms)
-        #expect(second.identity == .account("99"))
-        #expect(try await world.mergedInto42(guest, session: grant.session), "the guest's data is in 42, and nothing is pending")
-        #expect(try await world.data.data(of: .account("99")).isEmpty)
+        #expect(second.identity == .account("99") && second.formerGuest == guest)
+        #expect(try await world.data.data(of: .account("99")) == ["cart": .array([Self.line("x", 2)]), "favourites": .array([.string("a")])])
+        #expect(try await world.data.data(of: .guest(guest)).isEmpty)
+        #expect(try await world.store.load(grant.session)?.pendingMerge == nil)
+    }
+
+    /// A login whose caller went away once the session moved (its answer never sent) merges all the same: the app holds
+    /// none of the credentials that would try it again.
+    @Test func aLoginWhoseCallerWentAwayMergesAllTheSame() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        let sessions = world.sessions
+        let claims = try sessions.authenticate(grant.accessToken.reveal())
+        let gone = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await sessions.loggedIn(claims, as: TestAppSession.outcome("42"), flow: .mobile)
+        }
+        _ = try await gone.value
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged, nothing pending")
+    }
+
+    /// A login whose merge failed (the guest-data store down), and whose app never got the answer (its instance gone):
+    /// the app holds its guest's tokens only, and a refresh with them is refused, which tries the merge pending in the
+    /// session (it waited for the sweep).
+    @Test func aRefusedRefreshTriesTheMergePendingInItsSession() async throws {
+        let world = World()
+        let (grant, guest) = try await world.guestWithData()
+        _ = try await world.loginToAccount42WithTheStoreDown(grant)
+        world.clock.advance(by: .seconds(60))
+        await #expect { _ = try await world.sessions.refresh(grant.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .invalid }
+        #expect(try await world.mergedInto42(guest, session: grant.session), "merged into 42 at the refused refresh")
     }
 
     /// An attacker's read: the guest's login to account 42 could not merge (the store down); the same app session
