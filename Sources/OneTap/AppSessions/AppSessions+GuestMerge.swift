@@ -33,20 +33,22 @@ extension AppSessions {
         }
     }
 
-    /// Whether the store holds `record` as it is (read after a write whose answer was lost); false when it cannot be
-    /// read either.
+    /// Whether the store holds `record` as it is (read after a write whose answer was lost, whatever becomes of the
+    /// caller meanwhile); false when it cannot be read either. A record written elsewhere is never equal to it: each
+    /// login draws its family's seed.
     /// - Parameter record: The record the write meant to store.
     func isStored(_ record: AppSessionRecord) async -> Bool {
+        let store = self.store
         do {
-            return try await store.load(record.id) == record
+            return try await writeDespiteCancellation { try await store.load(record.id) == record }
         } catch {
             return false
         }
     }
 
     /// Merges the pending guest of `record` as it is stored (a login once it moved the session, a refresh before it
-    /// rotates, a logout or a revocation before it ends the session, a refused refresh), if any, and clears it from the
-    /// record; a failure leaves it pending (the next refresh tries again).
+    /// rotates, a logout or a revocation before it ends the session, a refresh token presented after it expired), if
+    /// any, and clears it from the record; a failure leaves it pending (the next refresh tries again).
     func retryPendingMerge(_ record: AppSessionRecord) async {
         guard let merger, let pending = record.pendingMerge else { return }
         do {

@@ -153,10 +153,8 @@ public struct AppSessions: Sendable {
                 throw AppSessionError(.reused, session: revoked.id, "a rotated refresh token was presented again after its grace; the session is revoked")
             case .refused(let kind):
                 emit(.refused(presented.session, kind), at: now)
-                // Nor is one whose refresh token expired; and a session that refuses the token it is shown may be one
-                // whose app never got its login's answer (an instance gone between the write and the merge), holding
-                // only its guest's tokens: its merge, decided at that login, goes in now.
-                await retryPendingMerge(record)
+                // Nor is one whose refresh token expired.
+                if kind == .expired { await retryPendingMerge(record) }
                 throw AppSessionError(kind, session: presented.session, Self.message(kind))
             }
         }
@@ -178,7 +176,8 @@ public struct AppSessions: Sendable {
     ///   - flow: The flow that logged in (one-tap or SMS).
     ///
     /// With a ``GuestMerger`` (``init(keys:store:policy:clock:events:merger:)``), the former guest's data is
-    /// merged here, once the session moved (also when the write's answer was lost, or the caller went away); if that
+    /// merged here, once the session moved (also when the write's answer was lost and the session reads back as
+    /// written, a login that then stands, or when the caller went away); if that
     /// fails (the guest-data store down at that moment), the login still succeeds, the
     /// session keeps the guest and this account (``AppSessionRecord/pendingMerge``), and its next refresh, or
     /// ``mergeFormerGuest(_:)``, merges it into this account, even after a later login to another: the data stays
@@ -206,11 +205,11 @@ public struct AppSessions: Sendable {
             do {
                 written = try await replace(next, expecting: record.version)
             } catch let error as StoreError where error.writeMayHaveGoneIn {
-                // The write's answer was lost. Landed, the session holds no credential the app has (the guest's tokens
-                // are refused from the write on, and this answer never reaches it): its merge goes in now, or nothing
-                // would try it before the sweep.
-                if await isStored(next) { await mergeDespiteCancellation(next) }
-                throw error
+                // The write's answer was lost: read back (whatever became of the caller). Landed, the login stands as
+                // answered: the guest's tokens are refused from the write on, so this answer is the app's only way to
+                // the session's, and the merge goes in (a 503 left both to the sweep, and the user to log in again).
+                guard await isStored(next) else { throw error }
+                written = true
             }
             guard written else { continue }
             emit(.loggedIn(next.id, account), at: now)
