@@ -11,7 +11,7 @@ package enum OneTapCommandLine {
     package static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         guard let commandIndex = CommandRegistry.commandPosition(arguments) else {
             // Only options: --help, --version, or nothing; an option no command takes is a mistake all the same.
-            let parsed = try ParsedArguments.parse(arguments[...], options: CommandRegistry.everyOption + [.flag("version")], command: nil)
+            let parsed = try ParsedArguments.parse(arguments[...], options: Self.topLevelOptions, command: nil)
             if parsed.has("version") { return .version }
             if arguments.isEmpty || parsed.help { return .help(command: nil) }
             throw UsageError("no command given; the commands are \(CommandRegistry.names)")
@@ -26,7 +26,7 @@ package enum OneTapCommandLine {
             // command; the help wins.
             let after = Array(arguments[(commandIndex + 1)...])
             guard let position = CommandRegistry.commandPosition(after) else {
-                let parsed = try ParsedArguments.parse(Self.withoutVersion(rest)[...], options: CommandRegistry.everyOption, command: nil)
+                let parsed = try ParsedArguments.parse(rest[...], options: Self.topLevelOptions, command: nil)
                 if let operand = parsed.operands.first { throw UsageError("no help for unknown command \(quotedAction(operand))") }
                 return .help(command: nil)
             }
@@ -47,6 +47,10 @@ package enum OneTapCommandLine {
         }
         return try command.invocation(rest[...])
     }
+
+    /// What may stand on a command line with no command (or with `help` and no topic): any command's options, and
+    /// `--version`.
+    static let topLevelOptions = CommandRegistry.everyOption + [.flag("version")]
 
     /// The arguments without `--version` before the end of the options (`--`): what `help` checks as its topic's.
     /// - Parameter arguments: The arguments.

@@ -119,8 +119,7 @@ func quoted(_ text: String) -> String {
 /// action's name (1 to 32 lower-case letters and hyphens), else only its length, for where a token or a code
 /// may be typed by mistake (`onetap credential "$TOKEN"`): such an argument is never repeated.
 func quotedAction(_ text: String) -> String {
-    let name = !text.isEmpty && text.utf8.count <= 32 && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
-    return name ? quoted(text) : "(an argument of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
+    QuotedInput.unlessSecret(text, as: "an argument") { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") } ?? quoted(text)
 }
 
 /// Reads an enumerated option value.

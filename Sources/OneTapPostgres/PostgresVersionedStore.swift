@@ -112,10 +112,14 @@ package final class PostgresVersionedStore<Record: PostgresVersionedRecord>: Cus
             [.text(Record.key(record.id)), .int64(Int64(version)), .int64(Int64(record.version))] + record.copiedValues + [.text(json)]
         ) { failure($0, record.id, doing: "replace the \(Record.named)", write: true) }
         guard rows.first == nil else { return }
-        let found = try await pool.execute(statements.version, [.text(Record.key(record.id))]) {
-            failure($0, record.id, doing: "read the \(Record.named)'s version after a refused replace (nothing was written)")
+        throw refused(record.id, expecting: version, found: try await storedVersion(record.id))
+    }
+
+    /// The record's version as stored now, read after a refused write (nothing was written); nil when none has the id.
+    private func storedVersion(_ id: Record.ID) async throws -> Int64? {
+        try await pool.execute(statements.version, [.text(Record.key(id))]) {
+            failure($0, id, doing: "read the \(Record.named)'s version after a refused write (nothing was written)")
         }.first?.first?.int64
-        throw refused(record.id, expecting: version, found: found)
     }
 
     /// Why a replace was refused: `not-found` when no record has the id, else `conflict`.
@@ -164,13 +168,8 @@ package final class PostgresVersionedStore<Record: PostgresVersionedRecord>: Cus
         guard row[0].bool == true else {
             // The version as the statement's snapshot saw it, before its update waited for another writer's lock: at the
             // expected version, the row changed or went while it waited, and is read again (removed, it is `not-found`).
-            var found = row[1].int64
-            if found == Int64(version) {
-                found = try await pool.execute(statements.version, [.text(Record.key(record.id))]) {
-                    failure($0, record.id, doing: "read the \(Record.named)'s version after a refused write (nothing was written)")
-                }.first?.first?.int64
-            }
-            throw refused(record.id, expecting: version, found: found)
+            let seen = row[1].int64
+            throw refused(record.id, expecting: version, found: seen == Int64(version) ? try await storedVersion(record.id) : seen)
         }
         return Array(row.dropFirst(2))
     }

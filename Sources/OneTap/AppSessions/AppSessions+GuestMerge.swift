@@ -38,12 +38,8 @@ extension AppSessions {
     /// login draws its family's seed.
     /// - Parameter record: The record the write meant to store.
     func isStored(_ record: AppSessionRecord) async -> Bool {
-        let store = self.store
-        do {
-            return try await writeDespiteCancellation { try await store.load(record.id) == record }
-        } catch {
-            return false
-        }
+        let store = self.store, id = record.id
+        return await readsBack(record) { try await store.load(id) }
     }
 
     /// Merges the pending guest of `record` as it is stored (a login once it moved the session, a refresh before it

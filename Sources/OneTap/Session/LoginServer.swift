@@ -609,11 +609,7 @@ public struct LoginServer: Sendable {
     /// another or the read fails.
     private func isStored(_ session: LoginSession) async -> Bool {
         let store = self.store, id = session.id
-        do {
-            return try await writeDespiteCancellation { try await store.load(id) } == session
-        } catch {
-            return false
-        }
+        return await readsBack(session) { try await store.load(id) }
     }
 
     /// The transition a report makes of a stored session, admitted but not stored: `admit` runs before

@@ -44,9 +44,20 @@ package struct QuotedInput: CustomStringConvertible {
     /// - Parameter text: The name.
     /// - Returns: The text to show.
     package static func nameOrLength(_ text: String) -> String {
-        let name = !text.isEmpty && text.utf8.count <= 32
-            && text.utf8.allSatisfy { ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
-        return name ? text : "(a name of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
+        unlessSecret(text, as: "a name") { ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+            ?? text
+    }
+
+    /// The one rule for input that may be a secret typed where a name belongs: nil when `text` is 1 to 32 bytes, each
+    /// one `allowed` takes (a name, shown by the caller), else the message that stands for it, its length alone.
+    /// - Parameters:
+    ///   - text: The input.
+    ///   - what: What it stands for in the message (`a name`, `an argument`).
+    ///   - allowed: Whether a byte may be part of a name.
+    /// - Returns: Nil for a name; else `(<what> of N characters, not repeated: it may be a secret)`.
+    package static func unlessSecret(_ text: String, as what: String, _ allowed: (UInt8) -> Bool) -> String? {
+        guard text.isEmpty || text.utf8.count > 32 || !text.utf8.allSatisfy(allowed) else { return nil }
+        return "(\(what) of \(text.unicodeScalars.count) characters, not repeated: it may be a secret)"
     }
 
     /// A coding path as messages show it (`plan.flows.[0]`): an element by its index in brackets, each key

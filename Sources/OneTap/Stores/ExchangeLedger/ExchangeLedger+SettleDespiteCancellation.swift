@@ -21,3 +21,18 @@ extension ExchangeLedger {
 package func writeDespiteCancellation<T: Sendable>(_ write: @escaping @Sendable () async throws -> T) async throws -> T {
     try await Task { try await write() }.value
 }
+
+/// Whether a store holds exactly `record` after a write whose answer was lost (a connection broken after the commit):
+/// read despite the caller's cancellation (``writeDespiteCancellation(_:)``), as the write itself would have landed.
+/// False when it holds another, none, or cannot be read: the write then counts as failed.
+/// - Parameters:
+///   - record: The record the write meant to store.
+///   - load: Reads the record as stored.
+/// - Returns: Whether the read found `record`.
+package func readsBack<Record: Equatable & Sendable>(_ record: Record, _ load: @escaping @Sendable () async throws -> Record?) async -> Bool {
+    do {
+        return try await writeDespiteCancellation(load) == record
+    } catch {
+        return false
+    }
+}
