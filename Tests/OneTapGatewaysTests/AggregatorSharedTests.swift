@@ -50,6 +50,32 @@ import Testing
         #expect(error.map { "\($0)".contains("blocks") } == false, "\(String(describing: error))")
     }
 
+    /// A gateway attacker's read: of a number in two RSA blocks, the second was decrypted only when the first's
+    /// padding held, so an answer's time told good padding from bad (one private-key operation more): a padding
+    /// oracle, under OpenSSL before 3.2, for whoever can answer in the vendor's place. Every block is decrypted now,
+    /// whichever fails, and the first failure is thrown after the last.
+    @Test func everyBlockIsDecryptedWhicheverFails() throws {
+        let blocks: [UInt8] = [1, 1, 2, 2]
+        for failing: UInt8 in [1, 2] {
+            var decrypted: [UInt8] = []
+            let error = #expect(throws: CryptoError.self) {
+                try AggregatorCall.decryptedBlocks(blocks, block: 2) { (block) throws(CryptoError) in
+                    decrypted.append(block[0])
+                    if block[0] == failing { throw CryptoError("test", "block \(failing)") }
+                    return block
+                }
+            }
+            #expect(decrypted == [1, 2], "block \(failing) failing")
+            #expect(error?.reason == "block \(failing)")
+        }
+        var calls = 0
+        let whole = try AggregatorCall.decryptedBlocks(blocks, block: 2) { (block) throws(CryptoError) in
+            calls += 1
+            return Array(block.prefix(1))
+        }
+        #expect(whole == [1, 2] && calls == 2)
+    }
+
     @Test func theShanyanFakeRefusesAFormWithoutSignOrWithAnUnknownParameter() async throws {
         let server = try await FakeServer.start("shanyan_flashsdk.py", arguments: ["--app-id", "A1", "--app-key", "K1", "--number", "13800138000"])
         defer { server.stop() }

@@ -89,6 +89,25 @@ import Testing
         #expect((#expect(throws: KeyFormatError.self) { try RSAPrivateKey(pem: "appsecret123") })?.found == "not a PEM key")
     }
 
+    /// A key's body under the other half's label (a PKCS#1 public key labelled private, or bare Base64 of it, and a
+    /// private key labelled public): OpenSSL's decoder reads either body under either PKCS#1 label, so the label
+    /// alone cannot be trusted. Refused when the gateway is made, not at its first signature or billed answer.
+    @Test func aBodyUnderTheOtherHalfsLabelIsRefused() throws {
+        let publicBody = try TestKeys.pem("app-public-pkcs1.pem").split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined(separator: "\n")
+        for text in ["-----BEGIN RSA PRIVATE KEY-----\n\(publicBody)\n-----END RSA PRIVATE KEY-----\n", publicBody] {
+            let error = #expect(throws: KeyFormatError.self) { try RSAPrivateKey(pem: text) }
+            #expect(error?.found.contains("holds no private half") == true, "\(String(describing: error))")
+            #expect(error?.fix.contains("the private half of the pair") == true)
+            Self.expectNoKeyBytes(in: error, from: text)
+        }
+        let privateBody = try TestKeys.pem("app-private-pkcs1.pem").split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined(separator: "\n")
+        let text = "-----BEGIN RSA PUBLIC KEY-----\n\(privateBody)\n-----END RSA PUBLIC KEY-----\n"
+        let error = #expect(throws: KeyFormatError.self) { try RSAPublicKey(pem: text) }
+        #expect(error?.found.contains("holds the private half") == true, "\(String(describing: error))")
+        #expect(error?.fix.contains("openssl pkey -in key.pem -pubout -out public.pem") == true)
+        Self.expectNoKeyBytes(in: error, from: text)
+    }
+
     static func expectNoKeyBytes(in error: KeyFormatError?, from text: String) {
         let words = "\(String(describing: error))"
         for line in text.split(separator: "\n") where !line.hasPrefix("-----") {

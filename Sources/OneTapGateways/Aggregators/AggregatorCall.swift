@@ -84,11 +84,33 @@ package enum AggregatorCall {
         }
         let described = "with \(keyField) (\(key.form.rawValue), \(key.bits) bits): it must be the private half of the public key configured at the vendor"
         return try GatewayAnswer.decryptedPhoneNumber(gateway: gateway, label: "'\(field)'", key: described) { () throws(CryptoError) in
-            var plaintext: [UInt8] = []
-            for start in stride(from: 0, to: bytes.count, by: block) {
-                plaintext += try key.decryptPKCS1v15(Array(bytes[start..<start + block]))
-            }
-            return plaintext
+            try decryptedBlocks(bytes, block: block) { (block) throws(CryptoError) in try key.decryptPKCS1v15(block) }
         }
+    }
+
+    /// The blocks of a ciphertext decrypted one by one and joined. Every block is decrypted, whichever fails, and the
+    /// first failure is thrown after the last: stopping at the first would spend one private-key operation less when
+    /// the first block's padding is bad, and an answer's time would tell good padding from bad (a padding oracle
+    /// under OpenSSL before 3.2, which fails bad padding at once, for whoever can answer in the vendor's place).
+    /// - Parameters:
+    ///   - bytes: The ciphertext, a whole number of blocks.
+    ///   - block: The block's length in bytes (the key's modulus).
+    ///   - decrypt: Decrypts one block.
+    /// - Returns: The plaintexts joined.
+    /// - Throws: The first block's failure, once every block was decrypted.
+    package static func decryptedBlocks(
+        _ bytes: [UInt8], block: Int, _ decrypt: ([UInt8]) throws(CryptoError) -> [UInt8]
+    ) throws(CryptoError) -> [UInt8] {
+        var plaintext: [UInt8] = []
+        var failure: CryptoError?
+        for start in stride(from: 0, to: bytes.count, by: block) {
+            do {
+                plaintext += try decrypt(Array(bytes[start..<start + block]))
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return plaintext
     }
 }

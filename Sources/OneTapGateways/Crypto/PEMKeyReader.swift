@@ -19,12 +19,11 @@ enum PEMKeyReader {
             guard let key = decode(text) else {
                 throw KeyFormatError(found: "\(form.rawValue) that does not decode (damaged Base64 or DER)", fix: "\(needed); check it with: openssl pkey -in key.pem -noout\(form == .spkiPublic || form == .pkcs1Public ? " -pubin" : "")")
             }
-            let pair = try checked(key, form: form, needed: needed)
             if !wantsPrivate, form == .pkcs8Private || form == .pkcs1Private {
                 EVP_PKEY_free(key)
                 throw KeyFormatError(found: form.rawValue, fix: "the public key (keep the private key on your server), made with: openssl pkey -in key.pem -pubout -out public.pem")
             }
-            return pair
+            return try checked(key, form: form, wantsPrivate: wantsPrivate, needed: needed)
         case (.bareBase64, _):
             let body = text.filter { !$0.isWhitespace }
             let labels = wantsPrivate ? ["PRIVATE KEY", "RSA PRIVATE KEY"] : ["PUBLIC KEY", "RSA PUBLIC KEY", "PRIVATE KEY", "RSA PRIVATE KEY"]
@@ -36,7 +35,7 @@ enum PEMKeyReader {
                     EVP_PKEY_free(key)
                     throw KeyFormatError(found: "\(wrappedForm.rawValue) (bare Base64)", fix: "the public key (keep the private key on your server), made with: openssl pkey -in key.pem -pubout -out public.pem")
                 }
-                return try checked(key, form: wrappedForm, needed: needed)
+                return try checked(key, form: wrappedForm, wantsPrivate: wantsPrivate, needed: needed)
             }
             throw KeyFormatError(found: "bare Base64 that is no \(wantsPrivate ? "private" : "public") key in DER", fix: "\(needed), e.g. -----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY-----")
         case (.pkcs8EncryptedPrivate, true):
@@ -56,8 +55,11 @@ enum PEMKeyReader {
         }
     }
 
-    /// Keeps an RSA key of a usable size; frees and refuses anything else.
-    private static func checked(_ key: OpaquePointer, form: PEMKeyForm, needed: String) throws(KeyFormatError) -> (key: OpaquePointer, form: PEMKeyForm, bits: Int) {
+    /// Keeps an RSA key of a usable size holding the half asked for; frees and refuses anything else. The half is read
+    /// from the key itself, never from its label: OpenSSL's decoder reads a PKCS#1 public body under the `RSA PRIVATE
+    /// KEY` label (or bare Base64 wrapped so) and a private body under `RSA PUBLIC KEY`, and a public key taken for a
+    /// private one would fail only at the first signature, or at the first billed answer it cannot decrypt.
+    private static func checked(_ key: OpaquePointer, form: PEMKeyForm, wantsPrivate: Bool, needed: String) throws(KeyFormatError) -> (key: OpaquePointer, form: PEMKeyForm, bits: Int) {
         guard EVP_PKEY_is_a(key, "RSA") == 1 else {
             let type = EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? "non-RSA"
             EVP_PKEY_free(key)
@@ -68,7 +70,25 @@ enum PEMKeyReader {
             EVP_PKEY_free(key)
             throw KeyFormatError(found: "\(form.rawValue) of \(bits) bits", fix: "\(needed) of at least 1024 bits (2048 recommended): openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out key.pem")
         }
-        return (key, form, bits)
+        switch (wantsPrivate, holdsPrivateHalf(key)) {
+        case (true, false):
+            EVP_PKEY_free(key)
+            throw KeyFormatError(found: "\(form.rawValue) that holds no private half (a public key)", fix: "\(needed): the private half of the pair (the public half is what goes to the vendor's console)")
+        case (false, true):
+            EVP_PKEY_free(key)
+            throw KeyFormatError(found: "\(form.rawValue) that holds the private half", fix: "the public key (keep the private key on your server), made with: openssl pkey -in key.pem -pubout -out public.pem")
+        default:
+            return (key, form, bits)
+        }
+    }
+
+    /// Whether an RSA key holds its private exponent `d`. Leaves libcrypto's error queue empty.
+    private static func holdsPrivateHalf(_ key: OpaquePointer) -> Bool {
+        defer { ERR_clear_error() }
+        var exponent: OpaquePointer?
+        let held = EVP_PKEY_get_bn_param(key, "d", &exponent) == 1 && exponent != nil
+        BN_clear_free(exponent)
+        return held
     }
 
     /// How many times a text is decoded before it is called damaged. OpenSSL 3.0 (Debian 12's 3.0.19) now and then
