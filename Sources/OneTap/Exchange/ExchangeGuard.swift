@@ -118,7 +118,7 @@ public struct ExchangeGuard: Sendable {
         let (outcome, settlement) = try await exchange(
             credential, for: session, receivedAt: receivedAt, rules: rules, limit: limit, recovering: recovering
         ) { digest, now in
-            try await claim(digest, for: session, at: now)
+            try await ledger.claimReadingBack(digest, for: session, at: now)
         }
         if let settlement { await record(settlement, events: events) }
         return outcome
@@ -141,37 +141,8 @@ public struct ExchangeGuard: Sendable {
         _ credential: CarrierCredential, for session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, recovering: Bool
     ) async throws -> (outcome: ExchangeOutcome, settlement: ExchangeSettlement?) {
         try await exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeout, recovering: recovering) { digest, now in
-            try await claim(digest, for: session, at: now)
+            try await ledger.claimReadingBack(digest, for: session, at: now)
         }
-    }
-
-    /// Claims a token in the ledger (``ExchangeLedger/claim(_:for:at:)``); a claim whose write failed perhaps after it
-    /// committed (``StoreError/writeMayHaveGoneIn``: PostgreSQL's ledger says `timeout` when its deadline passed with the
-    /// statement sent) is read again, once (``reclaim(_:for:at:)``).
-    private func claim(_ digest: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
-        do {
-            return try await ledger.claim(digest, for: session, at: now)
-        } catch let error as StoreError where error.writeMayHaveGoneIn {
-            return try await reclaim(digest, for: session, at: now)
-        }
-    }
-
-    /// The token's entry after a claim made at `now` for `session` whose write's outcome is unknown (it failed, perhaps
-    /// after it committed): nil when the ledger holds that very claim (pending for the session, claimed at `now` to the
-    /// millisecond a store keeps, sent once), so the token is the caller's to send; else the entry as the ledger holds it,
-    /// which the guard answers from (another login's claim is `replayed`). With no entry, the token is claimed now.
-    /// Without it, a claim whose answer was lost stayed pending with no exchange under way, and the login's every retry
-    /// waited for an answer none would give.
-    /// - Parameters:
-    ///   - digest: The token's SHA-256.
-    ///   - session: The login session that claimed it.
-    ///   - now: The claim's time.
-    /// - Returns: Nil when the token is the caller's to send, else the ledger's entry.
-    /// - Throws: ``StoreError`` when the ledger cannot be read or written.
-    package func reclaim(_ digest: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> ExchangeLedgerEntry? {
-        guard let entry = try await ledger.claim(digest, for: session, at: now) else { return nil }
-        let own = entry.session == session && entry.state == .pending && entry.sends == 1 && abs(entry.claimedAt.timeIntervalSince(now)) < 0.001
-        return own ? nil : entry
     }
 
     /// Exchanges a token as ``exchange(_:for:receivedAt:rules:events:)`` does, under the guard's ``timeout``,

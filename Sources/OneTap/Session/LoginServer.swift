@@ -485,7 +485,7 @@ public struct LoginServer: Sendable {
                         // The write's outcome may be unknown (its answer lost after the commit): the move stored as this
                         // request made it says the write went in, and the ledger's entry what it claimed.
                         guard await isStored(move.transition.session) else { throw error }
-                        entry = try await exchange.reclaim(token, for: session.id, at: now)
+                        entry = try await exchange.ledger.reclaim(token, for: session.id, at: now)
                     }
                     stored = true
                     emit(move.transition, at: move.at, client: client)

@@ -70,6 +70,24 @@ public struct NumberVerificationQuota: Sendable {
         }
     }
 
+    /// Takes back a call ``refusal(_:at:)`` counted that then sent nothing (the ledger refused its claim), even for a
+    /// caller whose task was cancelled. A store that fails leaves it counted: the quota is the stricter for it until the
+    /// window moves.
+    /// - Parameters:
+    ///   - caller: The caller key, as counted.
+    ///   - countedAt: The instant it was counted at.
+    package func refund(_ caller: String?, countedAt: Date) async {
+        let counter = Self.counter(for: caller)
+        let store = store
+        do {
+            try await writeDespiteCancellation {
+                try await store.update(counters: [counter], at: countedAt) { state in LoginQuotaPolicy.uncount(countedAt, in: &state.events, of: counter) }
+            }
+        } catch {
+            // Left counted.
+        }
+    }
+
     /// `60`, `0.5`: whole seconds without a fraction.
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int64(value)) : String(value)

@@ -9,7 +9,8 @@
 /// - With a ``NumberVerificationQuota``, each call with a live token counts against the caller key the integrator
 ///   passes (a retry too): over the quota, `unknown` (`limited`, with when to try again), not sent, not billed; a
 ///   counter store that fails, `unknown` (`quota-store-failed`), not sent, not billed (fail closed). Neither claims
-///   the token, so it can still be verified once the window passes (within its lifetime).
+///   the token, so it can still be verified once the window passes (within its lifetime). A call whose claim the
+///   ledger refused sent nothing: its count is given back.
 /// - Each token is claimed in an ``ExchangeLedger`` (the exchange's; one ledger serves both) under a key of its
 ///   own, the SHA-256 of a marker byte that no UTF-8 text holds followed by the token, so a verification token
 ///   can never take or meet an exchange's claim (an exchange's key is the SHA-256 of the token's UTF-8). The
@@ -20,8 +21,9 @@
 ///   again), gets that answer back from the ledger: its code and verdict, `billed` false, reason `replayed-answer`;
 ///   it is not sent again. Any other earlier claim (the same token with another number, so a captured token never
 ///   answers for a guessed number; a call still under way, or one whose end was never recorded; one that timed
-///   out, failed or never left) is not sent again: `unknown`, not billed, `token-replayed`. A ledger that fails on
-///   the claim throws its ``StoreError``: nothing was sent and there is no answer.
+///   out, failed or never left) is not sent again: `unknown`, not billed, `token-replayed`. A claim whose write may
+///   have gone in (its answer lost) is read back, as the login's exchange reads its own: found as made, the token is
+///   sent. A ledger that fails on the claim throws its ``StoreError``: nothing was sent and there is no answer.
 /// - The provider's answer is kept in the ledger (its code and verdict, never the number); an answer's `billed`
 ///   comes from `Data/verification-billing.csv` by the gateway's name and the verdict (vendors bill `pass` and
 ///   `reject`).
@@ -140,7 +142,7 @@ public struct NumberVerificationService: Sendable {
     /// - Returns: The verdict, the gateway's code, and whether the call was billed; `not-sent` for a credential of no
     ///   one-tap flow. A recorded answer goes back to its caller for the gateway's shortest token lifetime from its
     ///   claim, whatever flow the credential names.
-    /// - Throws: ``StoreError`` when the ledger fails on the claim (nothing was sent); `CancellationError` when the
+    /// - Throws: ``StoreError`` when the ledger fails on the claim (nothing was sent, the quota's count given back); `CancellationError` when the
     ///   caller's task was cancelled (before the claim, or while the gateway had the token).
     public func verify(
         _ credential: CarrierCredential, number: PhoneNumber, receivedAt: Date? = nil, caller: String? = nil
@@ -159,9 +161,18 @@ public struct NumberVerificationService: Sendable {
         if let quota, let refused = try await quota.refusal(caller, at: now) {
             return told(refused, key, credential.flow)
         }
-        // The ledger's StoreError propagates: nothing was sent, so there is no answer.
+        // The ledger's StoreError propagates, once a claim whose answer was lost is read back: nothing was sent, so
+        // there is no answer, and the call's count is given back (a caller retrying through an outage is not held to
+        // calls that never left).
         let owner = Self.owner(of: credential.token, number: number, caller: caller)
-        if let held = try await ledger.claim(key, for: owner, at: now) {
+        let held: ExchangeLedgerEntry?
+        do {
+            held = try await ledger.claimReadingBack(key, for: owner, at: now)
+        } catch let error as StoreError {
+            await quota?.refund(caller, countedAt: now)
+            throw error
+        }
+        if let held {
             return told(Self.replay(held, owner: owner, lifetime: replayLifetime, at: now), key, credential.flow)
         }
         let provider = self.provider

@@ -42,9 +42,18 @@ extension RateTable {
     ///   - now: The instant it was counted at.
     ///   - events: Every counter's events; the counter's changed in place.
     ///   - counter: The counter.
-    package func uncount(_ now: Date, in events: inout [Counter: [Date]], of counter: Counter) {
+    package static func uncount(_ now: Date, in events: inout [Counter: [Date]], of counter: Counter) {
         guard let index = events[counter]?.lastIndex(where: { abs($0.timeIntervalSince(now)) < 0.001 }) else { return }
         events[counter]?.remove(at: index)
+    }
+
+    /// The same as the static ``uncount(_:in:of:)-swift.type.method``, from a table at hand.
+    /// - Parameters:
+    ///   - now: The instant it was counted at.
+    ///   - events: Every counter's events; the counter's changed in place.
+    ///   - counter: The counter.
+    package func uncount(_ now: Date, in events: inout [Counter: [Date]], of counter: Counter) {
+        Self.uncount(now, in: &events, of: counter)
     }
 
     /// Takes back one event counted at `now` in each of `counters`, as the one-counter `uncount` does: a request

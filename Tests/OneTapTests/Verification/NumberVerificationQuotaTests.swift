@@ -125,6 +125,26 @@ import Testing
         #expect(try await service.verify(Self.credential("T-1"), number: Self.number, caller: "account-42").verdict == .pass)
     }
 
+    /// An attacker's read of the verification: a ledger that failed on the claim sent nothing, yet its call stayed
+    /// counted, so an honest caller retrying through a database outage was `limited` for the whole window after the
+    /// database came back. The login's quotas give such a call back; the verification's do now too.
+    @Test func aClaimTheLedgerRefusedGivesItsCountBack() async throws {
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.refuse(.io, "ledger down"), into: [.claim], times: 2)
+        let provider = ScriptedNumberVerifier()
+        let service = NumberVerificationService(
+            provider: provider, ledger: faulty, timeout: .seconds(5), clock: clock, events: events, lifetimes: .builtIn, billing: .builtIn,
+            quota: try quota(1))
+        await #expect { _ = try await service.verify(Self.credential("T-1"), number: Self.number, caller: "account-42") } throws: {
+            ($0 as? StoreError)?.kind == .io
+        }
+        #expect(provider.tokensSent.isEmpty)
+        let answer = try await service.verify(Self.credential("T-1"), number: Self.number, caller: "account-42")
+        #expect(answer.verdict == .pass && answer.reason == .answered, "\(answer)")
+        // Counted once it was sent: the next call is over the quota of one.
+        #expect(try await service.verify(Self.credential("T-2"), number: Self.number, caller: "account-42").reason == .limited)
+    }
+
     /// An expired token is refused before the quota: it costs nothing, so it is not counted.
     @Test func anExpiredTokenIsNotCounted() async throws {
         let provider = ScriptedNumberVerifier()

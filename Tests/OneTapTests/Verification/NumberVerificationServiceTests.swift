@@ -303,6 +303,20 @@ import Testing
         #expect(provider.tokensSent.isEmpty)
     }
 
+    /// An attacker's read of the verification: a claim whose write went in but whose answer was lost (a connection
+    /// dropped after the commit) threw, and left the token pending with nothing sent: the caller's retry was
+    /// `token-replayed`, and reconciliation listed a call that never left. The claim is read back now, as the login's
+    /// exchange reads its own: the very claim found, the token is sent.
+    @Test func aClaimWhoseAnswerWasLostIsReadBackAndTheTokenSent() async throws {
+        let provider = ScriptedNumberVerifier()
+        let faulty = FaultyExchangeLedger(ledger)
+        faulty.faults.inject(.land(.io, "answer lost"), into: [.claim], times: 1)
+        let answer = try await service(provider, ledger: faulty).verify(Self.credential(), number: Self.number)
+        #expect(answer.verdict == .pass && answer.billed == true && answer.reason == .answered, "\(answer)")
+        #expect(provider.tokensSent.count == 1)
+        #expect(try await row("abc")?.state == .answered(ExchangeResponse(code: "000", verdict: .pass)))
+    }
+
     @Test func aLedgerThatCannotSettleKeepsTheAnswerAndTells() async throws {
         let faulty = FaultyExchangeLedger(ledger)
         faulty.faults.inject(.refuse(.io, "settle failed"), into: [.settle], times: nil)
