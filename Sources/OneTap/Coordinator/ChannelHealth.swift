@@ -13,7 +13,7 @@
 ///   user's app session and identity alone, so users behind one carrier NAT address are each a place and a
 ///   stranger's word from their address replaces none. The rule counts failing clients: at least
 ///   ``Configuration/minimumAttempts``, and (at the default threshold) as many as the users seen succeeding in that
-///   span: strangers need an address block for each such user. Words are heard while the circuit is closed, and
+///   span: strangers need an address block for each such user this process saw. Words are heard while the circuit is closed, and
 ///   while it is half open from a live probe's own client only (none in a cool-down). Past
 ///   ``Configuration/clientCapacity`` places the oldest failure leaves first.
 ///
