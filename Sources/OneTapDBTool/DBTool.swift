@@ -19,9 +19,10 @@ enum DBTool {
     ///   69 the server cannot be reached; the message of any but 0 on standard error, the URL's password redacted.
     static func run(_ arguments: [String]) async -> Int32 {
         do {
-            let lines = try await lines(arguments)
-            var output = lines.map { $0 + "\n" }.joined()
-            _ = output.withUTF8 { StandardStream.writeAll(1, UnsafeRawBufferPointer($0)) }
+            try await perform(arguments) { text in
+                var text = text
+                _ = text.withUTF8 { StandardStream.writeAll(1, UnsafeRawBufferPointer($0)) }
+            }
             return 0
         } catch {
             StandardStream.writeError(PostgresConfiguration.redactingPasswords(in: "onetap: error: \(error.message)\n", foundIn: error.url.map { [$0] } ?? []))
@@ -99,7 +100,8 @@ enum DBTool {
         return request
     }
 
-    private static func lines(_ arguments: [String]) async throws(Failure) -> [String] {
+    /// Runs one request, writing what it prints as it goes.
+    private static func perform(_ arguments: [String], write: (String) -> Void) async throws(Failure) {
         let request = try parse(arguments)
         let configuration: PostgresConfiguration
         do {
@@ -108,10 +110,9 @@ enum DBTool {
             throw Failure("\(error.message) (see 'onetap db --help')", request.url, 64)
         }
         let stores = PostgresStores(configuration: configuration)
-        let lines: [String]
         if request.action == "reconcile" {
             do {
-                lines = try await Reconciliation.lines(stores, olderThan: request.olderThan, json: request.json, now: SystemClock().now())
+                try await Reconciliation.write(stores, olderThan: request.olderThan, json: request.json, now: SystemClock().now(), to: write)
             } catch {
                 await stores.close()
                 throw Failure(error, doing: "listing the exchanges to reconcile", request.url)
@@ -126,10 +127,9 @@ enum DBTool {
                 await stores.close()
                 throw Failure(error, doing: "the migration", request.url)
             }
-            lines = [migrated(report, json: request.json)]
+            write(migrated(report, json: request.json) + "\n")
         }
         await stores.close()
-        return lines
     }
 
     /// `migrate`'s line: the schema's version and the migrations applied, or its JSON object.

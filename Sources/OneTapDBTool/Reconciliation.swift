@@ -19,51 +19,80 @@ enum Reconciliation {
         }
     }
 
-    /// The listing's lines: a header and one line per exchange (token SHA-256, state, claimed at, session,
-    /// sends), or one line saying there is none; with `json`, one JSON object.
+    /// Writes the listing as it reads it, a page of ``ExchangeLedger/reconciliationPageSize`` entries at a time, so a
+    /// ledger of any size is listed in bounded memory: a header and one line per exchange (token SHA-256, state,
+    /// claimed at, session, sends), or one line saying there is none; with `json`, one JSON object on one line. A
+    /// failure part-way leaves what was written (the command then exits non-zero).
     /// - Parameters:
     ///   - stores: The stores of the schema.
     ///   - olderThan: List the pending exchanges claimed at least this many seconds before `now`.
     ///   - json: Whether to write JSON.
     ///   - now: The time.
-    /// - Returns: The lines, without line breaks.
+    ///   - write: Takes each piece of text, line breaks included.
     /// - Throws: ``NotCurrent``, or what the database throws.
-    static func lines(_ stores: PostgresStores, olderThan: Int64, json: Bool, now: Date) async throws -> [String] {
+    static func write(_ stores: PostgresStores, olderThan: Int64, json: Bool, now: Date, to write: (String) -> Void) async throws {
         // The schema is a validated identifier (lowercase letters, digits, _): quoted as it is.
         let schema = stores.configuration.schema
         let newest = PostgresMigrations.all.last?.version ?? 0
         let rows = try await stores.pool.execute("SELECT max(version) FROM \"\(schema)\".schema_migrations")
         let version = rows.first?.first?.int64
         guard version == Int64(newest) else { throw NotCurrent(schema: schema, version: version, newest: newest) }
-        let entries = try await stores.exchangeLedger().unknownExchanges(
-            since: .distantPast, pendingClaimedBefore: now.addingTimeInterval(-Double(olderThan)))
-        if json { return [Self.json(entries, schema: schema, olderThan: olderThan)] }
-        guard !entries.isEmpty else {
-            return ["no exchanges to reconcile in schema \(schema) (unknown, or pending for \(olderThan) s or more)"]
+        let ledger = stores.exchangeLedger()
+        let bound = now.addingTimeInterval(-Double(olderThan))
+        let size = PostgresExchangeLedger.reconciliationPageSize
+        var last: ExchangeLedgerEntry?
+        var listed = 0
+        if json { write(opening(schema: schema, olderThan: olderThan)) }
+        while true {
+            let page = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: bound, after: last, limit: size)
+            if json {
+                // A comma before every exchange but the listing's first.
+                write(page.enumerated().map { ($0.offset == 0 && listed == 0 ? "" : ",") + object($0.element) }.joined())
+            } else {
+                if listed == 0, !page.isEmpty { write(header + "\n") }
+                write(page.map { line($0) + "\n" }.joined())
+            }
+            listed += page.count
+            last = page.last
+            if page.count < size { break }
         }
-        let header = ["token-sha256".padding(toLength: 64, withPad: " ", startingAt: 0), "state  ", "claimed-at".padding(toLength: 24, withPad: " ", startingAt: 0),
-                      "session               ", "sends"]
-        return [header.joined(separator: "  ")] + entries.map { entry in
-            [entry.token.hex, entry.state.name, entry.claimedAt.iso8601, (entry.session?.text ?? "-").padding(toLength: 22, withPad: " ", startingAt: 0),
-             String(entry.sends)].joined(separator: "  ")
+        if json {
+            write("]}\n")
+        } else if listed == 0 {
+            write("no exchanges to reconcile in schema \(schema) (unknown, or pending for \(olderThan) s or more)\n")
         }
     }
 
-    /// `{"schema":"onetap","olderThanSeconds":60,"exchanges":[{"token":…,"state":…,"claimedAt":…,"settledAt":…,"session":…,"sends":1}]}`
+    /// The text listing's header.
+    static let header = ["token-sha256".padding(toLength: 64, withPad: " ", startingAt: 0), "state  ", "claimed-at".padding(toLength: 24, withPad: " ", startingAt: 0),
+                         "session               ", "sends"].joined(separator: "  ")
+
+    /// One exchange's line of the text listing.
+    static func line(_ entry: ExchangeLedgerEntry) -> String {
+        [entry.token.hex, entry.state.name, entry.claimedAt.iso8601, (entry.session?.text ?? "-").padding(toLength: 22, withPad: " ", startingAt: 0),
+         String(entry.sends)].joined(separator: "  ")
+    }
+
+    /// The JSON listing up to its first exchange: `{"schema":"onetap","olderThanSeconds":60,"exchanges":[`; the
+    /// exchanges follow, a page at a time, then `]}`.
+    static func opening(schema: String, olderThan: Int64) -> String {
+        var writer = JSONWriter(capacity: 128)
+        writer.member("schema", schema)
+        writer.member("olderThanSeconds", olderThan)
+        return "{" + writer.text + ",\"exchanges\":["
+    }
+
+    /// One exchange of the JSON listing: `{"token":…,"state":…,"claimedAt":…,"settledAt":…,"session":…,"sends":1}`
     /// (`session` absent for a token settled without a claim).
-    static func json(_ entries: [ExchangeLedgerEntry], schema: String, olderThan: Int64) -> String {
-        var writer = JSONWriter(capacity: 128 + 256 * entries.count)
+    static func object(_ entry: ExchangeLedgerEntry) -> String {
+        var writer = JSONWriter(capacity: 256)
         writer.object { writer in
-            writer.member("schema", schema)
-            writer.member("olderThanSeconds", olderThan)
-            writer.member("exchanges", objects: entries) { writer, entry in
-                writer.member("token", entry.token.hex)
-                writer.member("state", entry.state.name)
-                writer.member("claimedAt", entry.claimedAt.iso8601)
-                writer.member("settledAt", entry.settledAt.iso8601)
-                writer.member("session", entry.session?.text)
-                writer.member("sends", entry.sends)
-            }
+            writer.member("token", entry.token.hex)
+            writer.member("state", entry.state.name)
+            writer.member("claimedAt", entry.claimedAt.iso8601)
+            writer.member("settledAt", entry.settledAt.iso8601)
+            writer.member("session", entry.session?.text)
+            writer.member("sends", entry.sends)
         }
         return writer.text
     }

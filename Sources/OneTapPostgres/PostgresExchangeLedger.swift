@@ -46,10 +46,12 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
                 settled_at_ms = $3, forget_at_ms = $5 WHERE token = $1 AND state = 'unknown' AND session = $2 AND sends < 2 AND forget_at_ms >= $4 RETURNING 1
                 """
             settle = Self.settle(table, from: 1, gate: nil)
+            // $3 and $4 the last page's (time, token): the smallest values when none, which every row is past.
+            let at = "CASE WHEN entry.state = 'pending' THEN entry.claimed_at_ms ELSE entry.settled_at_ms END"
             unknown = """
                 SELECT entry.token, \(columns) FROM \(table) AS entry \
-                WHERE (entry.state = 'unknown' AND entry.settled_at_ms >= $1) OR (entry.state = 'pending' AND entry.claimed_at_ms < $2) \
-                ORDER BY CASE WHEN entry.state = 'pending' THEN entry.claimed_at_ms ELSE entry.settled_at_ms END, entry.token
+                WHERE ((entry.state = 'unknown' AND entry.settled_at_ms >= $1) OR (entry.state = 'pending' AND entry.claimed_at_ms < $2)) \
+                AND (\(at), entry.token) > ($3, $4) ORDER BY \(at), entry.token LIMIT $5
                 """
         }
 
@@ -208,14 +210,19 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
         ]
     }
 
-    /// The exchanges to reconcile, oldest first (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).
+    /// The exchanges to reconcile, oldest first, a page at a time
+    /// (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``): one statement, `LIMIT` the page.
     /// - Parameters:
     ///   - since: The earliest time to list an unknown exchange by.
     ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
+    ///   - after: The last entry of the page before; nil for the first.
+    ///   - limit: The most entries to list.
     /// - Returns: Their entries.
     /// - Throws: ``StoreError`` of kind `io`, `timeout` or `corrupt`.
-    package func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-        let rows = try await pool.execute(statements.unknown, [.bound(since), .bound(pendingClaimedBefore)]) {
+    package func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+        guard limit > 0 else { return [] }
+        let cursor: [PostgresValue] = after.map { [.instant($0.at), .bytes($0.token.bytes)] } ?? [.int64(.min), .bytes([])]
+        let rows = try await pool.execute(statements.unknown, [.bound(since), .bound(pendingClaimedBefore)] + cursor + [.int64(Int64(limit))]) {
             Self.failure($0, doing: "list the exchanges to reconcile", write: false)
         }
         return try rows.rows.map { row throws(StoreError) in

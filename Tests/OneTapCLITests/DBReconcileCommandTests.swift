@@ -128,6 +128,36 @@ import Testing
         }
     }
 
+    /// More exchanges than a page (1,000), some given up on at one instant across a page's end: listed a page at a time
+    /// (the ledger was read whole into memory before), each once, in the order PostgreSQL itself sorts them.
+    @Test func aLedgerOfManyPagesIsListedWholeInOrder() async throws {
+        let url = try await migrate.url()
+        try await migrate.withSchema(url) { schema in
+            #expect(try await Binary.run(["db", "migrate", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8)).status == 0)
+            let stores = PostgresStores(configuration: try PostgresConfiguration(url: url, schema: schema, poolSize: 1))
+            let table = "\"\(schema)\".exchange_ledger"
+            // 2,345 unknown exchanges given up on three at a time (i / 3 ms apart), a day ago.
+            let base = Int64((Date().timeIntervalSince1970 - 86_000) * 1000)
+            try await stores.pool.execute("""
+                INSERT INTO \(table) (token, state, claimed_at_ms, settled_at_ms, forget_at_ms, session, sends) \
+                SELECT sha256(convert_to('page-' || i, 'UTF8')), 'unknown', \(base), \(base) + i / 3, \(base) + 172800000, 'reconcile-session-0001', 1 \
+                FROM generate_series(0, 2344) AS i
+                """)
+            let expected = try await stores.pool.execute("SELECT encode(token, 'hex') FROM \(table) ORDER BY settled_at_ms, token").rows.compactMap { $0.first?.text }
+            await stores.close()
+            #expect(expected.count == 2_345)
+            let run = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema], stdin: Array((url + "\n").utf8))
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+            #expect(run.lines.first?.hasPrefix("token-sha256") == true)
+            #expect(run.lines.dropFirst().map { String($0.prefix(64)) } == expected)
+            let json = try await Binary.run(["db", "reconcile", "--url", "-", "--schema", schema, "--json"], stdin: Array((url + "\n").utf8))
+            #expect(json.status == 0 && json.lines.count == 1)
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            let tokens = (object?["exchanges"] as? [[String: Any]])?.compactMap { $0["token"] as? String }
+            #expect(tokens == expected)
+        }
+    }
+
     @Test func anEmptyLedgerSaysSo() async throws {
         let url = try await migrate.url()
         try await migrate.withSchema(url) { schema in

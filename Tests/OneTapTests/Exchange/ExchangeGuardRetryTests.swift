@@ -222,7 +222,7 @@ struct CancellationAwareLedger: ExchangeLedger {
         try Task.checkCancellation()
         try await base.settle(token, state, at: now)
     }
-    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-        try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+        try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore, after: after, limit: limit)
     }
 }

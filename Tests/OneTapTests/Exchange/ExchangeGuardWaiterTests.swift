@@ -193,7 +193,7 @@ final class GatedSettleLedger: ExchangeLedger, @unchecked Sendable {
         while !opened.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         try await base.settle(token, state, at: now)
     }
-    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-        try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+        try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore, after: after, limit: limit)
     }
 }

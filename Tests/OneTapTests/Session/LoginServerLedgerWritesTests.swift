@@ -170,8 +170,8 @@ import Testing
             func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws {
                 try await base.settle(token, state, at: now)
             }
-            func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-                try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+            func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+                try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore, after: after, limit: limit)
             }
         }
         let carrier = MockTokenExchange(number: Self.number)

@@ -50,8 +50,8 @@ import Testing
         }
         func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool { try await base.resend(token, for: session, at: now) }
         func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws { try await base.settle(token, state, at: now) }
-        func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-            try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore)
+        func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+            try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore, after: after, limit: limit)
         }
     }
 

@@ -44,16 +44,22 @@ public protocol ExchangeLedger: Sendable {
     /// - Throws: ``StoreError`` when the ledger cannot be written.
     func settle(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) async throws
 
-    /// The exchanges to reconcile with the carrier's bill, oldest first: those whose result is unknown
-    /// (they timed out, or their caller went away), and those still `pending` though claimed before
-    /// `pendingClaimedBefore` (their caller died, or could not record the end).
+    /// The exchanges to reconcile with the carrier's bill, oldest first, a page at a time: those whose result is
+    /// unknown (they timed out, or their caller went away), and those still `pending` though claimed before
+    /// `pendingClaimedBefore` (their caller died, or could not record the end). A page is bounded, so however many
+    /// exchanges strangers left unknown, listing them never holds them all at once.
     /// - Parameters:
     ///   - since: The earliest time to list an unknown exchange by (when it was given up on).
     ///   - pendingClaimedBefore: List the pending exchanges claimed before this time (now minus the
     ///     guard's time-out); `.distantPast` for none.
-    /// - Returns: The entries, ordered by their time (an unknown one's settle, a pending one's claim).
+    ///   - after: The last entry of the page before: this page lists what comes after its time and token, in the
+    ///     order below; nil for the first page.
+    ///   - limit: The most entries to list; below 1 lists none.
+    /// - Returns: The entries, ordered by their time (an unknown one's settle, a pending one's claim), then by their
+    ///   token's bytes; fewer than `limit` on the last page.
     /// - Throws: ``StoreError`` when the ledger cannot be read.
-    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry]
+    /// - Complexity: One read of the ledger's entries to reconcile per page.
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry]
 }
 
 /// What a ledger holds for one token.

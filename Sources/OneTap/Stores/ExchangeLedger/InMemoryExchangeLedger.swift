@@ -91,21 +91,29 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
         }
     }
 
-    /// The exchanges to reconcile (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).
+    /// The exchanges to reconcile, a page at a time
+    /// (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``).
     /// - Parameters:
     ///   - since: The earliest time to list an unknown exchange by.
     ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
-    /// - Returns: Their entries, oldest first.
-    package func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-        table.withLock { table in
-            table.entries.values.filter { entry in
+    ///   - after: The last entry of the page before; nil for the first.
+    ///   - limit: The most entries to list.
+    /// - Returns: Their entries, oldest first, then by token.
+    /// - Complexity: O(n log n) in the entries to reconcile (this store holds one process's).
+    package func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+        guard limit > 0 else { return [] }
+        let cursor = after.map { ($0.at, $0.token.hex) }
+        return table.withLock { table in
+            let listed = table.entries.values.filter { entry in
                 switch entry.state {
                 case .unknown: entry.settledAt >= since
                 case .pending: entry.claimedAt < pendingClaimedBefore
                 case .answered, .failed: false
                 }
             }
+            .filter { entry in cursor.map { (entry.at, entry.token.hex) > $0 } ?? true }
             .sorted { ($0.at, $0.token.hex) < ($1.at, $1.token.hex) }
+            return Array(listed.prefix(limit))
         }
     }
 

@@ -159,6 +159,40 @@ package enum ExchangeLedgerConformance {
             suite.expect(atBound.map(\.token) == [digest("pending-old")], "a pending exchange claimed at the bound must not be listed, listed \(atBound.count)")
         }
 
+        try await suite.check("unknown exchanges, a page at a time", makeLedger) { ledger in
+            // Seven to reconcile, three of them given up on at one instant (a page may end between them), and one
+            // answered, which no page lists.
+            let offsets = [1.0, 2.0, 2.0, 2.0, 3.0, 4.0]
+            for (index, offset) in offsets.enumerated() {
+                _ = try await ledger.claim(digest("paged-\(index)"), for: me, at: now)
+                try await ledger.settle(digest("paged-\(index)"), .unknown, at: now.addingTimeInterval(offset))
+            }
+            _ = try await ledger.claim(digest("paged-pending"), for: other, at: now.addingTimeInterval(2))
+            _ = try await ledger.claim(digest("paged-answered"), for: me, at: now)
+            try await ledger.settle(digest("paged-answered"), .answered(ExchangeResponse(code: "103000")), at: now.addingTimeInterval(2))
+            let bound = now.addingTimeInterval(5)
+            let whole = try await ledger.unknownExchanges(since: now, pendingClaimedBefore: bound, after: nil, limit: 100)
+            suite.expect(whole.count == 7, "a page under its limit must list every exchange to reconcile, listed \(whole.count)")
+            let ordered = whole.map { ($0.at.timeIntervalSince1970, $0.token.hex) }
+            suite.expect(zip(ordered, ordered.dropFirst()).allSatisfy { $0 < $1 },
+                         "a page must list by time, then by the token's bytes, listed \(whole.map { $0.token.hex.prefix(8) })")
+            for size in [1, 2, 3] {
+                var paged: [ExchangeLedgerEntry] = []
+                var pages = 0
+                while pages <= whole.count {
+                    let page = try await ledger.unknownExchanges(since: now, pendingClaimedBefore: bound, after: paged.last, limit: size)
+                    pages += 1
+                    suite.expect(page.count <= size, "a page must list at most its limit (\(size)), listed \(page.count)")
+                    paged += page.prefix(size)
+                    if page.count < size { break }
+                }
+                suite.expect(paged.map(\.token) == whole.map(\.token),
+                             "pages must list every exchange to reconcile once, in order: pages of \(size) listed \(paged.count) of \(whole.count)")
+            }
+            let none = try await ledger.unknownExchanges(since: now, pendingClaimedBefore: bound, after: nil, limit: 0)
+            suite.expect(none.isEmpty, "a page must list at most its limit (0), listed \(none.count)")
+        }
+
         try await suite.check("retention", makeLedger) { ledger in
             let token = digest("remembered")
             _ = try await ledger.claim(token, for: me, at: now)

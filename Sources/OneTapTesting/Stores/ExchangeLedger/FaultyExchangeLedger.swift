@@ -39,13 +39,17 @@ extension FaultyStore: ExchangeLedger where Base == any ExchangeLedger {
         try await faults.run(.settle) { try await base.settle(token, state, at: now) }
     }
 
-    /// Through the base ledger, or fails (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``).
+    /// Through the base ledger, or fails (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``).
     /// - Parameters:
     ///   - since: The earliest time to list an unknown exchange by.
     ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
+    ///   - after: The last entry of the page before; nil for the first.
+    ///   - limit: The most entries to list.
     /// - Returns: Their entries, oldest first.
     /// - Throws: ``StoreError``: the base ledger's, or the injected one.
-    public func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
-        try await faults.run(.unknownExchanges) { try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore) }
+    public func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
+        try await faults.run(.unknownExchanges) {
+            try await base.unknownExchanges(since: since, pendingClaimedBefore: pendingClaimedBefore, after: after, limit: limit)
+        }
     }
 }

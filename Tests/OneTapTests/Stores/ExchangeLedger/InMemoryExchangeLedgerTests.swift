@@ -28,6 +28,8 @@ import Testing
         (.resendsAgainAndAgain, "an unknown exchange must be resent once only"),
         (.listsNoPending, "pending exchanges claimed before the bound must be listed with the unknown ones"),
         (.forgetsTheSession, "a claim must keep the session that claimed the token"),
+        (.ignoresThePage, "a page must list at most its limit"),
+        (.pagesByTimeAlone, "pages must list every exchange to reconcile once, in order"),
     ])
     func theSuiteCatchesABrokenLedger(flaw: LedgerDouble.Flaw, problem: String) async {
         await #expect {
@@ -73,6 +75,11 @@ final class LedgerDouble: ExchangeLedger {
         case forgetsEarly
         /// `unknownExchanges` lists the newest first.
         case listsNewestFirst
+        /// `unknownExchanges` lists every entry whatever the page asks (no `LIMIT`, no cursor).
+        case ignoresThePage
+        /// `unknownExchanges` starts a page past the last one's time alone, so entries of one instant split over two
+        /// pages are skipped.
+        case pagesByTimeAlone
         /// `settle` of a token never claimed does nothing (an `UPDATE` without an insert).
         case dropsUnclaimedSettles
         /// An answered code is kept as a number, so `000` reads back as `0`.
@@ -163,14 +170,20 @@ final class LedgerDouble: ExchangeLedger {
         }
     }
 
-    func unknownExchanges(since: Date, pendingClaimedBefore: Date) async throws -> [ExchangeLedgerEntry] {
+    func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
         let flaw = flaw
         let listed = entries.withLock { entries in
             entries.values.filter {
                 ($0.state == .unknown && $0.settledAt >= since) || ($0.state == .pending && $0.claimedAt < pendingClaimedBefore && flaw != .listsNoPending)
             }
-            .sorted { $0.at < $1.at }
+            .sorted { ($0.at, $0.token.hex) < ($1.at, $1.token.hex) }
         }
-        return flaw == .listsNewestFirst ? listed.reversed() : listed
+        let ordered = flaw == .listsNewestFirst ? listed.reversed() : listed
+        if flaw == .ignoresThePage { return ordered }
+        let page = ordered.filter { entry in
+            guard let after else { return true }
+            return flaw == .pagesByTimeAlone ? entry.at > after.at : (entry.at, entry.token.hex) > (after.at, after.token.hex)
+        }
+        return Array(page.prefix(max(0, limit)))
     }
 }
