@@ -99,7 +99,7 @@ public struct AppSessionRecord: Hashable, Sendable, CustomStringConvertible {
     /// The current refresh token's digest.
     package var current: Digest
     /// When the current refresh token expires (30 days after it was issued, by default: each refresh
-    /// slides it).
+    /// slides it); for a revoked session, when the record goes (the access lifetime after the revocation, at most).
     public package(set) var expiresAt: Date {
         didSet { expiresAt = expiresAt.roundedToMilliseconds }
     }

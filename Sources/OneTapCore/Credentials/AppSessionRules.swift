@@ -137,7 +137,11 @@ package struct AppSessionRules: Sendable {
 
     /// Revokes a session (its refresh tokens stop working; access tokens checked with the store too). Its
     /// last-login hint is dropped: a revoked session shows it to no one (a logout hands it to the fresh
-    /// guest session it opens, from the record before the revocation).
+    /// guest session it opens, from the record before the revocation). The record is kept only until the access
+    /// tokens issued before it are out (``AppSessionPolicy/accessLifetime`` from now, or its own expiry when sooner),
+    /// then swept: once gone, its access tokens are still refused (`revoked`: no record) and its refresh tokens too
+    /// (`invalid` rather than `revoked`). Kept for the refresh tokens' 30 days, each logout (which opens a guest
+    /// session) left a row that long, and a session logged out in a loop grew the store without bound.
     /// - Parameters:
     ///   - record: The session.
     ///   - reason: Why.
@@ -148,6 +152,7 @@ package struct AppSessionRules: Sendable {
         var next = record
         next.version += 1
         next.revoked = (now, reason)
+        next.expiresAt = min(record.expiresAt, now.addingTimeInterval(policy.accessLifetime.seconds))
         next.lastLogin = nil
         next.lastNumber = nil
         return next

@@ -348,6 +348,38 @@ import Testing
         #expect(try await world.sessions.refresh(fresh.refreshToken).session == fresh.session)
     }
 
+    /// An attacker's read of what strangers can make grow: each logout revoked its session and opened a fresh guest's,
+    /// and the revoked record was kept for its refresh token's 30 days, so one session logged out in a loop (each
+    /// logout's grant the next one's credential) left a new row for 30 days per request, whatever limit the proxy set
+    /// on opening sessions. A revoked record now goes once the access tokens issued before it were out anyway (2 h by
+    /// default): its refresh token is refused as `revoked` until then and as `invalid` after, its access tokens as
+    /// `revoked` either way.
+    @Test func aLoopOfLogoutsLeavesOneSessionOnceTheAccessLifetimePasses() async throws {
+        let world = World()
+        var grant = try await world.sessions.open()
+        var first: AppSessionGrant?
+        for _ in 0..<5 {
+            let next = try await world.sessions.logout(try world.sessions.authenticate(grant.accessToken.reveal()))
+            first = first ?? grant
+            grant = next
+        }
+        #expect(world.store.count == 6)
+        let logoutAt = world.clock.now()
+        world.clock.advance(by: .seconds(7_199))
+        #expect(try await world.store.removeExpired(before: world.clock.now(), limit: 100) == 0)
+        world.clock.advance(by: .seconds(2))
+        #expect(try await world.store.removeExpired(before: world.clock.now(), limit: 100) == 5)
+        #expect(world.store.count == 1)
+        // The live one stays, and refreshes; the revoked ones' tokens are refused.
+        #expect(try await world.sessions.refresh(grant.refreshToken).session == grant.session)
+        let revoked = try #require(first)
+        await #expect { try await world.sessions.refresh(revoked.refreshToken) } throws: { ($0 as? AppSessionError)?.kind == .invalid }
+        await #expect { try await world.sessions.live(revoked.accessToken.reveal()) } throws: {
+            [.revoked, .unauthenticated].contains(($0 as? AppSessionError)?.kind)
+        }
+        #expect(logoutAt < world.clock.now())
+    }
+
     /// The attacker's read of the app sessions: "log out everywhere" stopped at the first session the store failed
     /// to revoke, leaving every later session of the account live (a stolen one among them) and the count of those
     /// already revoked lost. It now goes on through every session, then throws, naming how many it revoked and how
