@@ -29,6 +29,10 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
         return (entry.value, entry.keepUntil)
     }
 
+    /// Every value held, whatever its keep-until, in no order (a listing that filters them itself).
+    /// - Complexity: O(n).
+    package var storedValues: [Value] { kept.values.map(\.value) }
+
     /// A value whatever its keep-until (one kept only until before now included, until a sweep removes it).
     /// - Parameter key: The key.
     /// - Returns: The value, or nil when none is held.

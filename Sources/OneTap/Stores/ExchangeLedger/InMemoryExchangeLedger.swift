@@ -3,12 +3,10 @@
 /// too), so it stays bounded.
 package final class InMemoryExchangeLedger: ExchangeLedger {
     private struct Table {
-        var entries: [SHA256Digest: ExchangeLedgerEntry] = [:]
-        /// The size above which the next claim sweeps out forgotten tokens: at least 4,096, and twice what
-        /// the last sweep kept, so a flood of claims costs amortised O(1) each, never a copy per claim.
-        var sweepAbove = 4096
-        /// Sweeps so far (tests).
-        var sweeps = 0
+        /// Each token's entry, kept until its claim's retention has passed; a sweep reads only what is due.
+        var entries = InMemoryExpiringValues<SHA256Digest, ExchangeLedgerEntry>()
+        /// Claims so far: every 1,024th sweeps out what is due (as the other in-memory stores' writes do).
+        var claims = 0
     }
 
     private let table = LockedValue(Table())
@@ -39,15 +37,12 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - now: The time.
     /// - Returns: Nil when it was never claimed (or was forgotten), else its entry.
     package func claimNow(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) -> ExchangeLedgerEntry? {
-        let horizon = now.addingTimeInterval(-retention.seconds)
+        let keepUntil = now.addingTimeInterval(retention.seconds)
         return table.withLock { table in
-            if table.entries.count > table.sweepAbove {
-                table.entries = table.entries.filter { $0.value.claimedAt >= horizon }
-                table.sweepAbove = max(4096, 2 * table.entries.count)
-                table.sweeps += 1
-            }
-            if let entry = table.entries[token], entry.claimedAt >= horizon { return entry }
-            table.entries[token] = ExchangeLedgerEntry(token: token, state: .pending, session: session, claimedAt: now, settledAt: now, sends: 1)
+            table.claims &+= 1
+            if table.claims % 1024 == 0 { _ = table.entries.sweep(before: now, limit: .max) }
+            if let held = table.entries.value(token, at: now) { return held.value }
+            table.entries.set(token, ExchangeLedgerEntry(token: token, state: .pending, session: session, claimedAt: now, settledAt: now, sends: 1), keepUntil: keepUntil)
             return nil
         }
     }
@@ -59,12 +54,14 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - now: The time.
     /// - Returns: True when this call claimed it again.
     package func resend(_ token: SHA256Digest, for session: LoginSessionID, at now: Date) async throws -> Bool {
-        let horizon = now.addingTimeInterval(-retention.seconds)
+        let keepUntil = now.addingTimeInterval(retention.seconds)
         return table.withLock { table in
-            guard let entry = table.entries[token], entry.claimedAt >= horizon, entry.state == .unknown, entry.session == session, entry.sends < 2 else {
+            guard let entry = table.entries.value(token, at: now)?.value, entry.state == .unknown, entry.session == session, entry.sends < 2 else {
                 return false
             }
-            table.entries[token] = ExchangeLedgerEntry(token: token, state: .pending, session: session, claimedAt: now, settledAt: now, sends: entry.sends + 1)
+            table.entries.set(
+                token, ExchangeLedgerEntry(token: token, state: .pending, session: session, claimedAt: now, settledAt: now, sends: entry.sends + 1),
+                keepUntil: keepUntil)
             return true
         }
     }
@@ -84,10 +81,13 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - state: How it ended.
     ///   - now: The time.
     package func settleNow(_ token: SHA256Digest, _ state: ExchangeLedgerState, at now: Date) {
+        let retention = retention.seconds
         table.withLock { table in
-            let entry = table.entries[token]
-            table.entries[token] = ExchangeLedgerEntry(
-                token: token, state: state, session: entry?.session, claimedAt: entry?.claimedAt ?? now, settledAt: now, sends: entry?.sends ?? 1)
+            let entry = table.entries.stored(token)
+            let claimedAt = entry?.claimedAt ?? now
+            table.entries.set(
+                token, ExchangeLedgerEntry(token: token, state: state, session: entry?.session, claimedAt: claimedAt, settledAt: now, sends: entry?.sends ?? 1),
+                keepUntil: claimedAt.addingTimeInterval(retention))
         }
     }
 
@@ -104,7 +104,7 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
         guard limit > 0 else { return [] }
         let cursor = after.map { ($0.at, $0.token.hex) }
         return table.withLock { table in
-            let listed = table.entries.values.filter { entry in
+            let listed = table.entries.storedValues.filter { entry in
                 switch entry.state {
                 case .unknown: entry.settledAt >= since
                 case .pending: entry.claimedAt < pendingClaimedBefore
@@ -119,29 +119,22 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
 
     /// Forgets the tokens claimed longer than ``retention`` before an instant, with the answers kept with
     /// them: what ``ExpiredRecordSweeper`` calls on a schedule (``SweptStore/exchangeLedger(_:)``), so a
-    /// ledger that stops taking claims still lets go of the numbers it kept. Claims also sweep, past
-    /// 4,096 tokens.
+    /// ledger that stops taking claims still lets go of the numbers it kept. Every 1,024th claim also sweeps.
     /// - Parameters:
     ///   - instant: The instant: a token claimed before `instant` minus the retention goes.
     ///   - limit: The most to remove; zero or less removes nothing.
     /// - Returns: How many tokens were forgotten.
+    /// - Complexity: O(r log n) for r tokens forgotten (and those claimed again since): a sweep reads only what
+    ///   is due, never the whole ledger, under the lock a login-session store's joint claim also takes.
     package func removeExpired(before instant: Date, limit: Int) async throws -> Int {
-        let horizon = instant.addingTimeInterval(-retention.seconds)
-        return table.withLock { table in
+        table.withLock { table in
             guard limit > 0 else { return 0 }
-            var expired: [SHA256Digest] = []
-            for (token, entry) in table.entries where entry.claimedAt < horizon {
-                expired.append(token)
-                if expired.count == limit { break }
-            }
-            for token in expired { table.entries[token] = nil }
-            return expired.count
+            return table.entries.sweep(before: instant, limit: limit)
         }
     }
 
-    /// How many sweeps for forgotten tokens the claims made (tests: a flood sweeps a logarithmic number
-    /// of times).
-    package var sweeps: Int { table.withLock { $0.sweeps } }
+    /// How many entries the sweep's queue holds (the tests': it stays within the claims of a retention).
+    package var queued: Int { table.withLock { $0.entries.queued } }
 
     /// How many tokens the ledger holds now.
     package var count: Int { table.withLock { $0.entries.count } }

@@ -77,7 +77,6 @@ import Testing
                 await clock.waitForSleepers(3)
             }
             #expect(ledger.count == 1)
-            #expect(ledger.sweeps == 0)
         }
     }
 
