@@ -524,7 +524,7 @@ import Testing
         (.switchToSMS(.mobile), [.switch]),
         (.timeout(.mobile), [.fallback]),
         (.fault(.mobile, "crashed"), [.fallback]),
-        (.unavailable(.mobile), []),   // nothing was attempted
+        (.unavailable(.mobile), [.cancelled]),   // nothing was attempted: counted by no breaker, as a cancel; it frees a probe the login held
         (.result(.mobile, code: "200087"), []),   // progress is never recorded
     ] as [(LoginReport, [OutcomeAction])])
     func theGateHearsHowAnAttemptEnded(report: LoginReport, actions: [OutcomeAction]) throws {

@@ -63,6 +63,20 @@ import Testing
         #expect(try await probes(logins, 4, address: "198.51.100.4"), "the silent probes' time limit passed")
     }
 
+    /// An attacker's read of the session machine: a client that probed and then said it has no provider for the flow
+    /// (`unavailable`) fell back without a word to the breaker, so its probe held a slot for the probe's whole time
+    /// limit; three such clients held every slot. `unavailable` frees the probe as a cancel does, counting nothing.
+    @Test func aProbeThatSaysItsProviderIsUnavailableFreesItsSlot() async throws {
+        let (logins, _) = try await halfOpen()
+        for client in 1...3 {
+            let started = try await logins.start(Self.mobileSIM, for: Self.client(client), address: try IPAddress("198.51.100.\(client)"))
+            #expect(started.session.stage == .flow(.mobile, attempt: 1))
+            let next = try await logins.report(.unavailable(.mobile), to: started.session.id, version: started.session.version, from: Self.client(client))
+            #expect(next.session.stage == .flow(.sms, attempt: 1))
+        }
+        #expect(try await probes(logins, 4, address: "198.51.100.4"), "the three probes said their provider was unavailable")
+    }
+
     /// One client holds one probe: its second login replaces its first probe instead of taking another
     /// slot, so a single client cannot take every slot.
     @Test func oneClientHoldsOneProbe() async throws {
