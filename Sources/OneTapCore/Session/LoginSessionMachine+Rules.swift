@@ -147,8 +147,9 @@ extension LoginSessionMachine {
         return .exchange(credential)
     }
 
-    /// What a success report lacks for its flow, or nil when it has it all.
-    private func missing(in credential: CarrierCredential?, for flow: LoginFlow) -> String? {
+    /// What a success report lacks for its flow, or nil when it has it all (a repeat that recovers an exchange is held
+    /// to it too: ``exchangeToRecover(_:_:version:at:)``).
+    func missing(in credential: CarrierCredential?, for flow: LoginFlow) -> String? {
         guard let credential, !credential.token.isEmpty else {
             return switch flow {
             case .mobile: "a token"

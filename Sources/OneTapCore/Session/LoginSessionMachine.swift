@@ -221,13 +221,16 @@ public struct LoginSessionMachine: Sendable {
     ///   - now: The time: past the minute after the login's end in which its exchange's answer is taken
     ///     (``exchangeAnswerGrace``), nothing is asked again (the guard may resend an `unknown` exchange, once).
     /// - Returns: The credential and when its success report was first received, or nil when the report
-    ///   is no repeat of the success the session is exchanging, or comes too late.
+    ///   is no repeat of the success the session is exchanging (its token, with a success code and a whole
+    ///   credential), or comes too late.
     package func exchangeToRecover(
         _ session: LoginSession, _ report: LoginReport, version: Int?, at now: Date
     ) -> (credential: CarrierCredential, receivedAt: Date)? {
+        // A repeat as a success report would start the exchange: a success code and a whole credential (a resend of an
+        // unknown exchange goes to the carrier with the repeat's credential, and is billed).
         guard now < Self.graceEnds(session), case .exchange(let flow, _, let digest, let receivedAt) = session.stage,
-            case .result(let reported, _, let credential?) = report, reported == flow, credential.flow == flow,
-            credential.tokenDigest == digest,
+            case .result(let reported, let code, let credential?) = report, reported == flow, credential.flow == flow,
+            credential.tokenDigest == digest, engine.outcome(for: flow, code: code).action == .success, missing(in: credential, for: flow) == nil,
             version == nil || version == session.version - 1 || version == session.version
         else { return nil }
         return (credential, receivedAt)

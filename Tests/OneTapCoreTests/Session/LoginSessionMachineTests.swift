@@ -291,13 +291,28 @@ import Testing
         #expect(after.session.version == 2)
     }
 
+    /// An attacker's read of the session machine: a repeat of the success report recovered the exchange on its token
+    /// alone, whatever its code and the rest of its credential, and a resend of an `unknown` exchange goes to the
+    /// carrier with the repeat's credential: one without its uniqueid (or with a failure code) was sent, and billed.
+    /// A repeat recovers the exchange only as a success report would start it: a success code and a whole credential.
+    @Test func aRepeatedSuccessRecoversTheExchangeOnlyAsAWholeSuccessReport() throws {
+        var transition = server.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
+        transition = try server.advance(transition.session, Fixture.success(.mobile, "T1"), at: Fixture.now)
+        let whole = Fixture.success(.mobile, "T1")
+        let noUniqueID = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T1")))
+        let failureCode = LoginReport.result(.mobile, code: "102101", credential: Fixture.credential(.mobile, "T1"))
+        #expect(server.exchangeToRecover(transition.session, whole, version: 1, at: Fixture.now) != nil)
+        #expect(server.exchangeToRecover(transition.session, noUniqueID, version: 1, at: Fixture.now) == nil)
+        #expect(server.exchangeToRecover(transition.session, failureCode, version: 1, at: Fixture.now) == nil)
+    }
+
     /// A repeat of a success report is one only with the credential of the login's flow: the same token marked as
     /// another carrier's (held to that carrier's lifetime, sent through its adapter) recovers no exchange and is
     /// told no success (an attacker's read).
     @Test func aRepeatedSuccessMustCarryTheCredentialOfTheLoginsFlow() throws {
         var transition = server.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         transition = try server.advance(transition.session, Fixture.success(.mobile, "T1"), at: Fixture.now)
-        let honest = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T1")))
+        let honest = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .mobile, token: Secret("T1"), uniqueID: "uid-1"))
         let relabelled = LoginReport.result(.mobile, code: "103000", credential: CarrierCredential(flow: .tianyi, token: Secret("T1")))
         let recovered = (
             honest: server.exchangeToRecover(transition.session, honest, version: 1, at: Fixture.now),
