@@ -105,6 +105,26 @@ import Testing
         #expect(removed == [4, 3])  // the third round found one full batch and one short one: 2 + 1
     }
 
+    /// An attacker's read of what strangers can make grow: a round stops at its limit (100 batches of 1,000) and the
+    /// next began a whole interval later, so a table filled faster than 100,000 rows a minute (PostgreSQL's, which no
+    /// write sweeps) grew for good. A round that reached its limit is followed by the next after a second's pause.
+    @Test func aRoundThatReachedItsLimitIsFollowedSoon() async throws {
+        let ledger = InMemoryExchangeLedger(retention: .seconds(60))
+        let me = try LoginSessionID("SweeperTestSession0004")
+        for index in 0..<7 { _ = try await ledger.claim(Self.digest(index), for: me, at: clock.now()) }
+        let sweeper = ExpiredRecordSweeper(
+            stores: [.exchangeLedger(ledger)], interval: .seconds(60), batchSize: 2, maxBatchesPerRound: 2, clock: clock, events: DiscardingEventSink())
+        try await running(sweeper) {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(61))
+            await clock.waitForSleepers(1)
+            #expect(ledger.count == 3)  // the round's limit: two batches of two
+            clock.advance(by: .seconds(1))
+            await clock.waitForSleepers(1)
+            #expect(ledger.count == 0, "the backlog's next round came a second later")
+        }
+    }
+
     @Test func aFailingStoreIsReportedAndDoesNotStopTheOthers() async throws {
         let inner = InMemoryLoginSessionStore()
         let sessions = FaultyLoginSessionStore(inner)
