@@ -55,6 +55,12 @@ public struct ExchangeGuard: Sendable {
     package let pollInterval: Duration = .milliseconds(100)
     /// How long past ``timeout`` a retry waits for the exchange's end to be recorded: 1 s.
     package let settleGrace: Duration = .seconds(1)
+    /// How many retries of one token wait for its exchange under way on this instance at once: 4 (a mobile network's
+    /// retries, and the app's own). One more gets the retryable `timeout` at once: each waiter reads the ledger every
+    /// ``pollInterval``, and a client repeating its report a hundred times at once would make as many pollers.
+    package let maximumWaiters = 4
+    /// The retries waiting now, by token (shared by the guard's copies).
+    private let waiters = LockedValue<[SHA256Digest: Int]>([:])
     /// The provider's configuration name when it is a gateway OneTap ships (``NamedGateway``), read once.
     private let gatewayName: String?
     /// The clock the guard dates its claims and its settlements by.
@@ -196,6 +202,8 @@ public struct ExchangeGuard: Sendable {
         var waited = false  // this call waited for another request's exchange of the token
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         var pending: LockWait?  // the wait for the exchange under way, on this instance's clock
+        var waiting = false  // this call counts among the token's waiters
+        defer { if waiting { waiters.withLock { $0[digest] = ($0[digest] ?? 1) > 1 ? ($0[digest] ?? 1) - 1 : nil } } }
         while let entry = held {
             if let kept = Self.kept(entry, for: session) { return (kept, false, false, nil) }
             if case .pending = entry.state {
@@ -208,6 +216,17 @@ public struct ExchangeGuard: Sendable {
                     // that died mid-exchange): the login runs the flow again.
                     if expired && !waited { return (.tokenExpired, false, false, nil) }
                     throw noAnswer(session, "the exchange under way since \(entry.claimedAt.iso8601) has recorded no answer yet")
+                }
+                if !waiting {
+                    let maximum = maximumWaiters
+                    waiting = waiters.withLock { waiters in
+                        guard waiters[digest, default: 0] < maximum else { return false }
+                        waiters[digest, default: 0] += 1
+                        return true
+                    }
+                    guard waiting else {
+                        throw noAnswer(session, "\(maximum) requests already wait for the exchange under way on this instance")
+                    }
                 }
                 try await wait.pause(pollInterval)  // throws CancellationError when the caller went away
                 pending = wait

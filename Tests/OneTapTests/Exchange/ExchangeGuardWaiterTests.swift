@@ -42,6 +42,38 @@ import Testing
         #expect(carrier.calls == 1)
     }
 
+    /// An attacker's read of what strangers can make grow: each repeat of a success report sent while its exchange was
+    /// under way polled the ledger every 100 ms until the answer, so a client sending the same report a hundred times
+    /// at once made some sixty ledger reads of each, and held a hundred tasks. A few repeats wait on one instance
+    /// (``ExchangeGuard/maximumWaiters``); one more gets the retryable `timeout` at once, reading nothing more, and the
+    /// waiters and the exchange get their answers as before.
+    @Test func onlyAFewRepeatsWaitForOneExchange() async throws {
+        let carrier = HeldCarrier()
+        let guarded = ExchangeGuard(provider: carrier, ledger: ledger, timeout: .seconds(5), clock: clock)
+        let first = exchange(guarded)
+        try await carrier.waitForCalls(1)
+        var waiters: [Task<ExchangeAnswer, any Error>] = []
+        for count in 1...guarded.maximumWaiters {
+            waiters.append(exchange(guarded))
+            try await sleepers(1 + count)  // the first's time limit and each waiter's poll
+        }
+        let extra = await clock.advance(by: guarded.pollInterval, until: exchange(guarded))  // at once, or bounded by the suite's limit
+        if case .failure(let error as StoreError) = extra {
+            #expect(error.kind == .timeout && error.message.contains("already wait"), "\(error)")
+        } else {
+            Issue.record("the extra repeat answered \(extra)")
+        }
+        carrier.release(ExchangeResponse(code: "103000", phoneNumber: Self.number))
+        #expect(try await first.value == Self.success)
+        for waiter in waiters {
+            _ = await clock.advance(by: guarded.pollInterval, until: waiter)
+            #expect(try await waiter.value == Self.success)
+        }
+        // Once they are answered, a repeat waits again (none is left counted).
+        #expect(try await exchange(guarded).value == Self.success)
+        #expect(carrier.calls == 1)
+    }
+
     /// The exchange's answer is recorded late (its settle is slow, past the time-out and its grace): the
     /// waiting retry gives up with a retryable `timeout` and no answer; the answer, recorded later, is
     /// the exchange's own and the next retry gets it. Before: the retry answered `timeout`.
