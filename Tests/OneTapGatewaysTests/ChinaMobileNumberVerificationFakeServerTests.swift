@@ -103,7 +103,7 @@ import Testing
         configuration.url = url
         configuration.timeout = .seconds(31)   // a refused connection is quick; a machine under ThreadSanitizer is not
         let service = NumberVerificationService(provider: try ChinaMobileNumberVerification(configuration: configuration, transport: URLSessionTransport()),
-                                                timeout: .seconds(30), events: RecordingEventSink())
+                                                timeout: .seconds(30), quota: nil, events: RecordingEventSink())
         let answer = try await service.verify(Self.credential(), number: Self.number)
         #expect(answer.verdict == .unknown)
         #expect(answer.billed == false)
@@ -118,8 +118,8 @@ import Testing
         // One ledger, two services: the honest answers get a loaded machine's 30 s; the slow one (the fake answers after
         // 3 s) meets a time-out of 1.5 s.
         let ledger = InMemoryExchangeLedger()
-        let service = NumberVerificationService(provider: try Self.gateway(server), ledger: ledger, timeout: .seconds(30), events: events)
-        let hurried = NumberVerificationService(provider: try Self.gateway(server), ledger: ledger, timeout: .milliseconds(1500), events: events)
+        let service = NumberVerificationService(provider: try Self.gateway(server), ledger: ledger, timeout: .seconds(30), quota: nil, events: events)
+        let hurried = NumberVerificationService(provider: try Self.gateway(server), ledger: ledger, timeout: .milliseconds(1500), quota: nil, events: events)
         let credential = Self.credential()
         #expect(service.gateway == "cmcc")
         let pass = try await service.verify(credential, number: Self.number)

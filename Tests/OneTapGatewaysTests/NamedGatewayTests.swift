@@ -10,7 +10,7 @@ import Testing
     @Test func everyVerificationGatewayIsNamedAsInTheConfigurationFile() throws {
         let transport = ScriptedHTTPTransport([])
         let aliyun = try AliyunPNVSGateway(configuration: AliyunPNVSConfiguration(accessKeyID: "LTAItest0001", accessKeySecret: Secret("s")), transport: transport)
-        #expect(NumberVerificationService(provider: aliyun, events: RecordingEventSink()).gateway == "aliyun-pnvs")
+        #expect(NumberVerificationService(provider: aliyun, quota: nil, events: RecordingEventSink()).gateway == "aliyun-pnvs")
         let names = [
             AliyunPNVSGateway.name, JVerificationGateway.name, ShanyanGateway.name, YidunGateway.name, ChinaMobileNumberVerification.name,
         ]

@@ -81,7 +81,7 @@ import Testing
         let verification = NumberVerificationService(
             provider: try ChinaMobileNumberVerification(
                 configuration: try ChinaMobileNumberVerificationConfiguration(settings: try file.settings("cmcc")), transport: transport),
-            ledger: ledger)
+            ledger: ledger, quota: try NumberVerificationQuota(limit: 20, per: .seconds(3600), store: stores.loginQuotaStore()))
         // README: end
         _ = (server, verification)
         #expect(file.description == "gateways: cmcc, tencent-captcha, tencent-sms")

@@ -29,7 +29,7 @@ import Testing
             let other = PostgresStores(configuration: one.configuration)
             let provider = CountingVerifier()
             let services = [one.exchangeLedger(), other.exchangeLedger()].map {
-                NumberVerificationService(provider: provider, ledger: $0, events: DiscardingEventSink())
+                NumberVerificationService(provider: provider, ledger: $0, quota: nil, events: DiscardingEventSink())
             }
             let answers = try await withThrowingTaskGroup(of: NumberVerification.self) { group in
                 for copy in 0..<12 {
@@ -57,8 +57,8 @@ import Testing
         try await TestDatabase.withStores { one in
             let other = PostgresStores(configuration: one.configuration)
             let provider = RejectingVerifier()
-            let first = NumberVerificationService(provider: provider, ledger: one.exchangeLedger(), events: DiscardingEventSink())
-            let second = NumberVerificationService(provider: provider, ledger: other.exchangeLedger(), events: DiscardingEventSink())
+            let first = NumberVerificationService(provider: provider, ledger: one.exchangeLedger(), quota: nil, events: DiscardingEventSink())
+            let second = NumberVerificationService(provider: provider, ledger: other.exchangeLedger(), quota: nil, events: DiscardingEventSink())
             let credential = CarrierCredential(flow: .mobile, token: Secret("T-pg-retry"))
             #expect(try await first.verify(credential, number: Self.number).description == "reject 001 (billed)")
             #expect(try await second.verify(credential, number: Self.number).description == "reject 001 (replayed-answer, not billed)")
@@ -111,7 +111,7 @@ import Testing
     @Test func aTimeOutIsKeptUnknownForReconciliation() async throws {
         try await TestDatabase.withStores { stores in
             let ledger = stores.exchangeLedger()
-            let service = NumberVerificationService(provider: CountingVerifier(), ledger: ledger, timeout: .milliseconds(300), events: DiscardingEventSink())
+            let service = NumberVerificationService(provider: CountingVerifier(), ledger: ledger, timeout: .milliseconds(300), quota: nil, events: DiscardingEventSink())
             let answer = try await service.verify(CarrierCredential(flow: .mobile, token: Secret("hang-pg-1")), number: Self.number)
             #expect(answer.verdict == .unknown && answer.billed == nil)
             let unknown = try await ledger.unknownExchanges(since: .distantPast, pendingClaimedBefore: .distantPast)

@@ -56,13 +56,14 @@ public struct NumberVerificationService: Sendable {
     ///   - provider: The gateway's adapter (`ChinaMobileNumberVerification` in `OneTapGateways`, or your own).
     ///   - ledger: Which tokens were sent; in memory by default (share one across instances: `PostgresExchangeLedger`).
     ///   - timeout: The limit on one gateway call: 5 s.
-    ///   - quota: The limit on each caller's verifications (each a paid call); none by default, which the
-    ///     service says when it is made (a `verify` `quota-missing` event).
+    ///   - quota: The limit on each caller's verifications (each a paid call). No default: a service is never left
+    ///     without a bound on the bill by an argument forgotten; `nil` for none, chosen, which the service says when it
+    ///     is made (a `verify` `quota-missing` event).
     ///   - clock: The time source.
     ///   - events: Where each verification's end is told.
     public init(
         provider: any NumberVerificationProvider, ledger: any ExchangeLedger = InMemoryStores.newExchangeLedger(), timeout: Duration = .seconds(5),
-        quota: NumberVerificationQuota? = nil, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
+        quota: NumberVerificationQuota?, clock: any WallClock = SystemClock(), events: any EventSink = StandardErrorEventSink.shared
     ) {
         self.init(provider: provider, ledger: ledger, timeout: timeout, clock: clock, events: events, lifetimes: .builtIn, billing: .builtIn, quota: quota)
     }

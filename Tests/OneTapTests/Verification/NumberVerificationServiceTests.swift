@@ -108,7 +108,7 @@ import Testing
         #expect(second == NumberVerification(code: nil, verdict: .unknown, billed: false, reason: .tokenReplayed))
         #expect(provider.tokensSent == ["abc": 1])
         // Another instance sharing the ledger refuses it too.
-        let other = NumberVerificationService(provider: provider, ledger: ledger, clock: clock, events: events)
+        let other = NumberVerificationService(provider: provider, ledger: ledger, quota: nil, clock: clock, events: events)
         #expect(try await other.verify(Self.credential(), number: another).reason == .tokenReplayed)
         #expect(provider.tokensSent == ["abc": 1])
     }
