@@ -3,7 +3,9 @@ import OneTap
 import OneTapPostgres
 
 /// `onetap db reconcile`: the exchanges of a schema's exchange ledger to reconcile with the carrier's bill
-/// (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``), as lines to print. It changes
+/// (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``), written a page at a time as it
+/// reads them. A listing is no single snapshot: an exchange settled while it runs (a pending one given up on, now
+/// unknown) may be listed twice, under its claim and its settle; its token tells. It changes
 /// nothing, and refuses a schema older than this OneTap (its ledger lacks the sessions: migrate first).
 enum Reconciliation {
     /// Thrown for a schema whose version is not this OneTap's newest.

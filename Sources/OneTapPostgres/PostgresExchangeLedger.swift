@@ -17,7 +17,7 @@ import OneTap
 ///   any number of resends one claims it again.
 /// - As ``InMemoryExchangeLedger`` does, a token claimed longer than ``retention`` ago is forgotten: a
 ///   claim takes it afresh, and ``PostgresStores/removeExpiredRows(before:)`` deletes its row. Reconcile
-///   the ``unknownExchanges(since:pendingClaimedBefore:)`` within that time (`onetap db reconcile`).
+///   the ``unknownExchanges(since:pendingClaimedBefore:after:limit:)`` within that time (`onetap db reconcile`).
 /// - A database that is down fails the call with ``StoreError`` kind `io` (the guard then does
 ///   not exchange), a statement past the statement timeout with `timeout`. Errors never quote a digest.
 package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConvertible {
@@ -46,13 +46,22 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
                 settled_at_ms = $3, forget_at_ms = $5 WHERE token = $1 AND state = 'unknown' AND session = $2 AND sends < 2 AND forget_at_ms >= $4 RETURNING 1
                 """
             settle = Self.settle(table, from: 1, gate: nil)
-            // $3 and $4 the last page's (time, token): the smallest values when none, which every row is past.
-            let at = "CASE WHEN entry.state = 'pending' THEN entry.claimed_at_ms ELSE entry.settled_at_ms END"
-            unknown = """
-                SELECT entry.token, \(columns) FROM \(table) AS entry \
-                WHERE ((entry.state = 'unknown' AND entry.settled_at_ms >= $1) OR (entry.state = 'pending' AND entry.claimed_at_ms < $2)) \
-                AND (\(at), entry.token) > ($3, $4) ORDER BY \(at), entry.token LIMIT $5
-                """
+            // A page: the first $5 of the unknown exchanges (by settle) and of the pending ones (by claim) past the last
+            // page's (time, token), $3 and $4 (the smallest values when none, which every row is past), each read along
+            // its partial index (`exchange_ledger_unknown`, `exchange_ledger_pending`) from the cursor on, merged. A
+            // page reads what it lists, never the rows listed before it.
+            let unknownPart = Self.page(table, state: "unknown", time: "settled_at_ms", bound: "entry.settled_at_ms >= $1")
+            let pendingPart = Self.page(table, state: "pending", time: "claimed_at_ms", bound: "entry.claimed_at_ms < $2")
+            unknown = "SELECT page.* FROM (\(unknownPart) UNION ALL \(pendingPart)) AS page ORDER BY page.at, page.token LIMIT $5"
+        }
+
+        /// One state's part of a page of the exchanges to reconcile: its rows past the cursor ($3, $4) in the order of
+        /// its time, at most $5, each with that time last (`at`).
+        static func page(_ table: String, state: String, time: String, bound: String) -> String {
+            """
+            (SELECT entry.token, \(columns), entry.\(time) AS at FROM \(table) AS entry WHERE entry.state = '\(state)' AND \(bound) \
+            AND entry.\(time) >= $3 AND (entry.\(time), entry.token) > ($3, $4) ORDER BY entry.\(time), entry.token LIMIT $5)
+            """
         }
 
         /// The claim's insert, its values numbered from `first`: the token, the claim's instant as stored, the
@@ -211,7 +220,8 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     }
 
     /// The exchanges to reconcile, oldest first, a page at a time
-    /// (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``): one statement, `LIMIT` the page.
+    /// (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``): one statement, the unknown and the
+    /// pending exchanges each read along its partial index from the cursor on, `LIMIT` the page, merged.
     /// - Parameters:
     ///   - since: The earliest time to list an unknown exchange by.
     ///   - pendingClaimedBefore: List the pending exchanges claimed before this time.
@@ -226,7 +236,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
             Self.failure($0, doing: "list the exchanges to reconcile", write: false)
         }
         return try rows.rows.map { row throws(StoreError) in
-            guard row.count == 10, let bytes = row[0].bytes, bytes.count == 32 else { throw corrupt("its token is not a SHA-256") }
+            guard row.count == 11, let bytes = row[0].bytes, bytes.count == 32 else { throw corrupt("its token is not a SHA-256") }
             return try entry(SHA256Digest(bytes: bytes), row, from: 1)
         }
     }

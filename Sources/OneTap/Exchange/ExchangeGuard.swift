@@ -11,7 +11,9 @@
 ///   Another session's report of the same token is ``ExchangeAnswer/replayed``; the same session's
 ///   (the app retried its report) gets the kept answer, and a retry that arrives while the exchange is
 ///   under way **waits** for it (polling the ledger, so it works across instances) and gets its answer:
-///   the app never has to handle "in progress". A retry that waits never makes an answer up: the wait is
+///   the app never has to handle "in progress", unless it repeats its report more than ``maximumWaiters`` times at
+///   once on one instance (the one more gets the retryable `timeout` at once). A retry that waits never makes an
+///   answer up: the wait is
 ///   bounded by ``timeout`` (plus a second for the answer to be recorded) from the exchange's claim, and
 ///   past it, or when the exchange it waited for ended `unknown` (that exchange's own request applies
 ///   what it got), it throws ``StoreError`` `timeout` (the session does not change; the app asks again);
@@ -25,7 +27,7 @@
 ///   but ``ExchangeNotSentError`` (a malformed body may be a billed answer): the answer is
 ///   ``ExchangeAnswer/fault(_:)``, the ledger's state `unknown`; only ``ExchangeNotSentError`` (the request
 ///   never left) records `failed`, which is not sent again and not listed
-///   (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``). Only the session that claimed it
+///   (``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``). Only the session that claimed it
 ///   may send it again to learn the result, once (``ExchangeLedger/resend(_:for:at:)``, atomic: of many
 ///   concurrent resends one calls the carrier), so a caller disconnecting after each report cannot have
 ///   one token billed again and again. Should the resend be answered "token already used", that is
@@ -61,6 +63,9 @@ public struct ExchangeGuard: Sendable {
     package let maximumWaiters = 4
     /// The retries waiting now, by token (shared by the guard's copies).
     private let waiters = LockedValue<[SHA256Digest: Int]>([:])
+
+    /// How many retries wait now, every token's (the tests': none is left counted once they end).
+    package var waitingRetries: Int { waiters.withLock { $0.values.reduce(0, +) } }
     /// The provider's configuration name when it is a gateway OneTap ships (``NamedGateway``), read once.
     private let gatewayName: String?
     /// The clock the guard dates its claims and its settlements by.

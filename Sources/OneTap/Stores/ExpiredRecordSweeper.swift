@@ -80,7 +80,7 @@ public struct ExpiredRecordSweeper: Sendable {
     ///   removed before failing).
     package func sweepOnce() async -> [String: Int] {
         var removed: [String: Int] = [:]
-        for store in stores { removed[store.name, default: 0] += await round(store) }
+        for store in stores { removed[store.name, default: 0] += await round(store).removed }
         return removed
     }
 
@@ -90,17 +90,18 @@ public struct ExpiredRecordSweeper: Sendable {
 
     private func sweepUntilCancelled(_ store: SweptStore) async {
         while !Task.isCancelled {
-            let removed = await round(store)
-            let backlog = removed >= batchSize * maxBatchesPerRound
+            let backlog = await round(store).reachedItsLimit
             do { try await clock.sleep(for: backlog ? backlogPause : interval) } catch { return }
         }
     }
 
     /// One round of one store: batches until one comes back short, the round's limit, cancellation or a failure.
-    /// - Returns: How many records it removed (``batchSize`` × ``maxBatchesPerRound`` when it reached its limit).
-    private func round(_ store: SweptStore) async -> Int {
+    /// - Returns: How many records it removed, and whether it reached its limit (every call of the round full: a
+    ///   backlog).
+    private func round(_ store: SweptStore) async -> (removed: Int, reachedItsLimit: Bool) {
         let now = clock.now()
         var removed = 0
+        var full = 0
         for _ in 0..<maxBatchesPerRound {
             guard !Task.isCancelled else { break }
             let batch: Int
@@ -109,14 +110,15 @@ public struct ExpiredRecordSweeper: Sendable {
             } catch {
                 if Task.isCancelled, error is CancellationError { break }
                 emit(.sweepFailed(store: store.name, removed: removed, reason: PhoneNumber.maskingNumbers(in: "\(error)", limit: 200)))
-                return removed
+                return (removed, false)
             }
             removed += max(0, batch)
             if batch < batchSize { break }
+            full += 1
             await Task.yield()
         }
         if removed > 0 { emit(.swept(store: store.name, removed: removed)) }
-        return removed
+        return (removed, full == maxBatchesPerRound)
     }
 
     private func emit(_ event: StoreEvent) {

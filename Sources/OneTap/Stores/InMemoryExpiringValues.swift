@@ -29,9 +29,15 @@ package struct InMemoryExpiringValues<Key: Hashable & Sendable, Value: Sendable>
         return (entry.value, entry.keepUntil)
     }
 
-    /// Every value held, whatever its keep-until, in no order (a listing that filters them itself).
-    /// - Complexity: O(n).
-    package var storedValues: [Value] { kept.values.map(\.value) }
+    /// The values held, whatever their keep-until, that a predicate keeps, in no order (a listing by what they hold).
+    /// - Parameter isIncluded: Whether to keep a value.
+    /// - Returns: The values kept.
+    /// - Complexity: O(n) in the values held: only those kept are copied.
+    package func storedValues(where isIncluded: (Value) -> Bool) -> [Value] {
+        var listed: [Value] = []
+        for entry in kept.values where isIncluded(entry.value) { listed.append(entry.value) }
+        return listed
+    }
 
     /// A value whatever its keep-until (one kept only until before now included, until a sweep removes it).
     /// - Parameter key: The key.

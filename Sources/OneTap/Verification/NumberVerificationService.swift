@@ -29,7 +29,7 @@
 ///   `reject`).
 /// - A provider that throws ``ExchangeNotSentError`` sent nothing: `unknown`, not billed, the ledger's row
 ///   `failed`. One that throws anything else, or does not answer within the time-out, may have been billed:
-///   `unknown`, `billed` nil, the row `unknown` (listed by ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``
+///   `unknown`, `billed` nil, the row `unknown` (listed by ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``
 ///   for reconciliation).
 /// - A caller's task cancelled while the provider has the token throws `CancellationError`, once the row is
 ///   recorded `unknown` (the end is written even for a cancelled task).

@@ -76,8 +76,8 @@ extension LoginSessionMachine {
                 let text = PhoneNumber.maskingNumbers(in: message, limit: 200)
                 apply(.fallback, result: .providerError(text), meaning: "the provider failed (\(text)): fall back", flow: flow, attempt: attempt, &progress)
             case .unavailable:
-                // Nothing was attempted, so nothing counts against the channel; but a probe the login held is freed, as a
-                // cancel frees it (held, it kept a slot for the probe's whole time limit).
+                // Nothing was attempted, so nothing counts against the channel; but the probe the client holds is freed, as
+                // a cancel frees it (held, it kept a slot for the probe's whole time limit).
                 self.report(flow, .cancelled, .client, &progress)
                 apply(.fallback, result: .unavailable, meaning: "no provider is configured for \(flow)", flow: flow, attempt: 0, &progress)
             case .switchToSMS:

@@ -23,7 +23,7 @@ public enum StoreOperation: Hashable, Sendable {
     case claim
     /// ``ExchangeLedger/settle(_:_:at:)``.
     case settle
-    /// ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)``.
+    /// ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)``.
     case unknownExchanges
     /// ``SMSStore/update(counters:code:at:_:)``.
     case update

@@ -57,6 +57,7 @@ import Testing
             waiters.append(exchange(guarded))
             try await sleepers(1 + count)  // the first's time limit and each waiter's poll
         }
+        #expect(guarded.waitingRetries == guarded.maximumWaiters)
         let extra = await clock.advance(by: guarded.pollInterval, until: exchange(guarded))  // at once, or bounded by the suite's limit
         if case .failure(let error as StoreError) = extra {
             #expect(error.kind == .timeout && error.message.contains("already wait"), "\(error)")
@@ -69,7 +70,8 @@ import Testing
             _ = await clock.advance(by: guarded.pollInterval, until: waiter)
             #expect(try await waiter.value == Self.success)
         }
-        // Once they are answered, a repeat waits again (none is left counted).
+        // Once they are answered, none is left counted, and a repeat gets the kept answer.
+        #expect(guarded.waitingRetries == 0)
         #expect(try await exchange(guarded).value == Self.success)
         #expect(carrier.calls == 1)
     }

@@ -5,7 +5,7 @@
 ///
 /// Anything else a provider throws (a malformed body, a connection reset after the request was written)
 /// may follow a billed answer: the guard records it as `unknown`, listed by
-/// ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:)`` and `onetap db reconcile`, and the
+/// ``ExchangeLedger/unknownExchanges(since:pendingClaimedBefore:after:limit:)`` and `onetap db reconcile`, and the
 /// login that sent the token may resend it once to learn the result. Throw this only when you know the
 /// request did not leave.
 public struct ExchangeNotSentError: Error, Hashable, Sendable, CustomStringConvertible {

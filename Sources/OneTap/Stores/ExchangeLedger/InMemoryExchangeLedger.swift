@@ -99,19 +99,20 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
     ///   - after: The last entry of the page before; nil for the first.
     ///   - limit: The most entries to list.
     /// - Returns: Their entries, oldest first, then by token.
-    /// - Complexity: O(n log n) in the entries to reconcile (this store holds one process's).
+    /// - Complexity: O(n + k log k) for n entries held and k past the cursor still to reconcile: this store has no
+    ///   index to read a page along (it holds one process's entries, a day of them).
     package func unknownExchanges(since: Date, pendingClaimedBefore: Date, after: ExchangeLedgerEntry?, limit: Int) async throws -> [ExchangeLedgerEntry] {
         guard limit > 0 else { return [] }
         let cursor = after.map { ($0.at, $0.token.hex) }
         return table.withLock { table in
-            let listed = table.entries.storedValues.filter { entry in
-                switch entry.state {
+            let listed = table.entries.storedValues { entry in
+                let due = switch entry.state {
                 case .unknown: entry.settledAt >= since
                 case .pending: entry.claimedAt < pendingClaimedBefore
                 case .answered, .failed: false
                 }
+                return due && cursor.map { (entry.at, entry.token.hex) > $0 } ?? due
             }
-            .filter { entry in cursor.map { (entry.at, entry.token.hex) > $0 } ?? true }
             .sorted { ($0.at, $0.token.hex) < ($1.at, $1.token.hex) }
             return Array(listed.prefix(limit))
         }

@@ -125,6 +125,21 @@ import Testing
         }
     }
 
+    /// The review of the backlog pause: it was told by `batchSize × maxBatchesPerRound`, which traps for limits as
+    /// large as `.max` (no limit). A round says whether it reached its limit instead.
+    @Test func limitsAsLargeAsTheyGoSweepWithoutTrapping() async throws {
+        let ledger = InMemoryExchangeLedger(retention: .seconds(60))
+        let me = try LoginSessionID("SweeperTestSession0005")
+        for index in 0..<3 { _ = try await ledger.claim(Self.digest(index), for: me, at: clock.now()) }
+        clock.advance(by: .seconds(61))
+        let sweeper = ExpiredRecordSweeper(
+            stores: [.exchangeLedger(ledger)], batchSize: .max, maxBatchesPerRound: .max, clock: clock, events: DiscardingEventSink())
+        try await running(sweeper) {
+            await clock.waitForSleepers(1)
+            #expect(ledger.count == 0)
+        }
+    }
+
     @Test func aFailingStoreIsReportedAndDoesNotStopTheOthers() async throws {
         let inner = InMemoryLoginSessionStore()
         let sessions = FaultyLoginSessionStore(inner)
