@@ -30,7 +30,7 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
     private let statements: Statements
 
     /// The statement texts, made once from the quoted schema name.
-    private struct Statements: Sendable {
+    struct Statements: Sendable {
         let table, claim, state, resend, settle, unknown: String
         static let columns =
             "entry.state, entry.code, entry.phone_number, entry.account, entry.session, entry.claimed_at_ms, entry.settled_at_ms, entry.sends, entry.verdict"

@@ -98,4 +98,25 @@ import Testing
             }
         }
     }
+
+    /// The review of the paged reconciliation: a page was ordered by an expression no index holds, so each page read
+    /// every exchange to reconcile again (quadratic in a ledger strangers left full of unknown exchanges). Each state's
+    /// part of a page is an index scan along its partial index from the cursor on.
+    @Test func aReconciliationPageReadsAlongTheLedgersIndexes() async throws {
+        try await TestDatabase.withStores { stores in
+            let schema = PostgresIdentifier.quoted(stores.configuration.schema)
+            let statement = PostgresExchangeLedger.Statements(schema).unknown
+                .replacingOccurrences(of: "$1", with: "0").replacingOccurrences(of: "$2", with: "10")
+                .replacingOccurrences(of: "$3", with: "5").replacingOccurrences(of: "$4", with: "'\\x'::bytea").replacingOccurrences(of: "$5", with: "1000")
+            try await stores.pool.withConnection { connection in
+                try await connection.execute("SET enable_seqscan = off")
+                let plan = try await connection.execute("EXPLAIN " + statement)
+                let text = plan.rows.compactMap { $0.first?.text }.joined(separator: "\n")
+                for (index, column) in [("exchange_ledger_unknown", "settled_at_ms"), ("exchange_ledger_pending", "claimed_at_ms")] {
+                    #expect(text.contains("Index Scan using \(index)") && text.contains("Index Cond: ((\(column)"), "\(index):\n\(text)")
+                }
+                try await connection.execute("RESET enable_seqscan")
+            }
+        }
+    }
 }
