@@ -208,7 +208,14 @@ public struct ExchangeGuard: Sendable {
         var resendRefused = false  // this login's resend was made before (or by a concurrent retry)
         var pending: LockWait?  // the wait for the exchange under way, on this instance's clock
         var waiting = false  // this call counts among the token's waiters
-        defer { if waiting { waiters.withLock { $0[digest] = ($0[digest] ?? 1) > 1 ? ($0[digest] ?? 1) - 1 : nil } } }
+        defer {
+            if waiting {
+                waiters.withLock { waiters in
+                    let left = (waiters[digest] ?? 1) - 1
+                    waiters[digest] = left > 0 ? left : nil
+                }
+            }
+        }
         while let entry = held {
             if let kept = Self.kept(entry, for: session) { return (kept, false, false, nil) }
             if case .pending = entry.state {

@@ -89,16 +89,7 @@ public struct LoginQuotas: Sendable {
     ///   - device: The device id.
     ///   - countedAt: The instant `admit` returned.
     package func refund(_ counts: LoginQuotaPolicy.Counts, appSession: AppSessionID, address: IPAddress?, device: DeviceID?, countedAt: Date) async {
-        let counters = policy.counters(for: Self.request(appSession: appSession, address: address, device: device), counting: counts)
-        let policy = policy
-        let store = store
-        do {
-            try await writeDespiteCancellation {
-                try await store.update(counters: counters, at: countedAt) { state in policy.uncount(countedAt, in: &state.events, of: counters) }
-            }
-        } catch {
-            // Left counted: the quota is the stricter for it until the window moves.
-        }
+        await store.uncount(policy.counters(for: Self.request(appSession: appSession, address: address, device: device), counting: counts), countedAt: countedAt)
     }
 
     /// A start's or an exchange's keys, which `admit` counts in and `refund` takes back from.

@@ -77,15 +77,7 @@ public struct NumberVerificationQuota: Sendable {
     ///   - caller: The caller key, as counted.
     ///   - countedAt: The instant it was counted at.
     package func refund(_ caller: String?, countedAt: Date) async {
-        let counter = Self.counter(for: caller)
-        let store = store
-        do {
-            try await writeDespiteCancellation {
-                try await store.update(counters: [counter], at: countedAt) { state in LoginQuotaPolicy.uncount(countedAt, in: &state.events, of: counter) }
-            }
-        } catch {
-            // Left counted.
-        }
+        await store.uncount([Self.counter(for: caller)], countedAt: countedAt)
     }
 
     /// `60`, `0.5`: whole seconds without a fraction.

@@ -37,7 +37,7 @@ extension SMSCodeRules {
     ///   - now: The instant it was counted at.
     ///   - why: Why it gives counts back.
     package func uncountSend(_ state: inout SMSState, _ request: SMSPolicy.Request, at now: Date, _ why: Unsent) {
-        policy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { why.givesBack($0.counter.key) })
+        SMSPolicy.uncount(now, in: &state.events, of: policy.counters(for: request, counting: .sends).filter { why.givesBack($0.counter.key) })
     }
 
     /// Takes back a code whose SMS did not go out, if it is still the code of its number and session, and puts back

@@ -92,7 +92,7 @@ extension SMSPolicy {
     ///   - request: The send's or verify's keys.
     ///   - now: The instant it was counted at: an event within a millisecond of it (stores keep whole milliseconds).
     package func uncountRejectedCaptcha(_ events: inout [Counter: [Date]], _ request: Request, at now: Date) {
-        uncount(now, in: &events, of: counters(for: request, counting: .rejectedCaptchas))
+        Self.uncount(now, in: &events, of: counters(for: request, counting: .rejectedCaptchas))
     }
 
     /// Counts a wrong code in the verify's counters: every failed-verify counter, and each

@@ -47,22 +47,13 @@ extension RateTable {
         events[counter]?.remove(at: index)
     }
 
-    /// The same as the static ``uncount(_:in:of:)-swift.type.method``, from a table at hand.
-    /// - Parameters:
-    ///   - now: The instant it was counted at.
-    ///   - events: Every counter's events; the counter's changed in place.
-    ///   - counter: The counter.
-    package func uncount(_ now: Date, in events: inout [Counter: [Date]], of counter: Counter) {
-        Self.uncount(now, in: &events, of: counter)
-    }
-
     /// Takes back one event counted at `now` in each of `counters`, as the one-counter `uncount` does: a request
     /// counted in all of them that then did not happen.
     /// - Parameters:
     ///   - now: The instant it was counted at.
     ///   - events: Every counter's events; changed in place.
     ///   - counters: The counters.
-    package func uncount(_ now: Date, in events: inout [Counter: [Date]], of counters: some Sequence<Counter>) {
+    package static func uncount(_ now: Date, in events: inout [Counter: [Date]], of counters: some Sequence<Counter>) {
         for counter in counters { uncount(now, in: &events, of: counter) }
     }
 }

@@ -111,7 +111,7 @@ package final class InMemoryExchangeLedger: ExchangeLedger {
                 case .pending: entry.claimedAt < pendingClaimedBefore
                 case .answered, .failed: false
                 }
-                return due && cursor.map { (entry.at, entry.token.hex) > $0 } ?? due
+                return due && (cursor.map { (entry.at, entry.token.hex) > $0 } ?? true)
             }
             .sorted { ($0.at, $0.token.hex) < ($1.at, $1.token.hex) }
             return Array(listed.prefix(limit))
