@@ -1,12 +1,13 @@
 /// Routes around a carrier channel that is failing, openly: a circuit breaker per (carrier, flow).
 ///
 /// Two bodies of evidence, one opening rule (at least ``Configuration/minimumAttempts``, and a failure share of at
-/// least ``Configuration/failureThreshold``), either opens the circuit:
-/// - **What this process saw**: a sliding window of its last ``Configuration/window`` attempts, each counted in
+/// least ``Configuration/failureThreshold``, with one failure at least), either opens the circuit:
+/// - **What this process saw**: a sliding window of its last ``Configuration/window`` attempts over the last
+///   ``Configuration/span`` (120 s: a device's timeouts of days ago do not add up with today's), each counted in
 ///   full (a device's coordinator ran the SDK itself; a server, its exchange's answers and time-outs, and the
 ///   carrier's success with the number, once its exchange succeeded).
 /// - **Clients' words**, weighed against the users the server saw succeed: over the last
-///   ``Configuration/clientSpan`` (120 s), each client holds one place, its newest outcome. A failure it told (its
+///   ``Configuration/span`` (120 s), each client holds one place, its newest outcome. A failure it told (its
 ///   SDK's codes, time-outs and faults, the carrier's failure answer to a token it supplied) is placed by its app
 ///   session, guest or account and address blocks (``ChannelClient``; sharing any is being the same client), so ten
 ///   fake logins from one client, or from one address block, are one word; a success the server saw is placed by the
@@ -63,6 +64,8 @@ public final class ChannelHealth: Sendable {
     /// One attempt this process saw, in its window: whether it failed.
     private struct Attempt {
         var failed: Bool
+        /// When it ended: an attempt older than ``Configuration/span`` weighs no more.
+        var at: Date
     }
 
     /// A probe under way: whose it is (nil: this process's own) and when it started.
@@ -105,6 +108,16 @@ public final class ChannelHealth: Sendable {
             for index in probes.indices where probes[index].startedAt > ahead { probes[index].startedAt = ahead }
         }
 
+        /// Drops the attempts this process saw that ended before `oldest`: stale evidence (a device's timeouts of
+        /// days ago) does not add up with today's.
+        mutating func forgetAttempts(before oldest: Date) {
+            if let first = outcomes.firstIndex(where: { $0.at >= oldest }) {
+                outcomes.removeFirst(first)
+            } else {
+                outcomes.removeAll()
+            }
+        }
+
         /// Frees the probes a client holds, and leaves it, and every client those probes were taken by, without a slot
         /// until the circuit opens or closes again (so a probe taken from one address and given up from another spends
         /// both).
@@ -132,7 +145,8 @@ public final class ChannelHealth: Sendable {
     ///   - window: How many recent attempts of a channel count; at least 1. 20 by default.
     ///   - minimumAttempts: The fewest attempts before the circuit may open; at least 1, at most `window`.
     ///     10 by default.
-    ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1. 0.5 by default.
+    ///   - failureThreshold: The failure share that opens the circuit, 0 ... 1, with one failure at least (0 opens at
+    ///     the first failure among `minimumAttempts`). 0.5 by default, and for NaN.
     ///   - coolDown: How long an open circuit stays open before a probe. 60 s by default.
     ///   - probes: How many probes a half-open circuit lets through at once, each from a distinct client;
     ///     at least 1. 3 by default.
@@ -282,7 +296,7 @@ public final class ChannelHealth: Sendable {
             var channel = channels[key] ?? State()
             defer { channels[key] = channel }
             channel.settle(at: now, configuration)
-            channel.clients.forget(at: now, span: configuration.clientSpan)
+            channel.clients.forget(at: now, span: configuration.span)
             let probing = channel.openUntil.map { now >= $0 || !channel.probes.isEmpty } ?? false
             // The ledger takes clients' words (while closed, or a live probe's own while probing: none in a cool-down)
             // and the successes seen for clients; a failure the server saw counts in its own window, and holds no
@@ -300,8 +314,9 @@ public final class ChannelHealth: Sendable {
                 return
             }
             guard channel.openUntil == nil else { return }  // an attempt admitted before the circuit opened: it is open already
+            channel.forgetAttempts(before: now.addingTimeInterval(-configuration.span.seconds))
             if client == nil {
-                channel.outcomes.append(Attempt(failed: failed))
+                channel.outcomes.append(Attempt(failed: failed, at: now))
                 if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
             }
             if meetsOpeningRule(channel.outcomes) || failed && clientsMeetOpeningRule(channel) {
@@ -319,7 +334,7 @@ public final class ChannelHealth: Sendable {
                 channel.probes.removeAll { $0.isHeld(by: holder) }
             } else {
                 channel.openUntil = nil
-                channel.outcomes = client == nil ? [Attempt(failed: false)] : []
+                channel.outcomes = client == nil ? [Attempt(failed: false, at: now)] : []
                 channel.probes = []
                 channel.spent.removeAll()
             }
@@ -332,10 +347,12 @@ public final class ChannelHealth: Sendable {
         }
     }
 
-    /// Whether what this process saw meets the opening rule: enough attempts, enough of them failures.
+    /// Whether what this process saw meets the opening rule: enough attempts, enough of them failures (one at
+    /// least, whatever the threshold).
     private func meetsOpeningRule(_ outcomes: [Attempt]) -> Bool {
         let failures = outcomes.reduce(0) { $0 + ($1.failed ? 1 : 0) }
-        return outcomes.count >= configuration.minimumAttempts && Double(failures) / Double(outcomes.count) >= configuration.failureThreshold
+        return failures >= 1 && outcomes.count >= configuration.minimumAttempts
+            && Double(failures) / Double(outcomes.count) >= configuration.failureThreshold
     }
 
     /// Whether clients' words meet the opening rule against the clients seen succeed: enough failing clients, and
@@ -345,7 +362,7 @@ public final class ChannelHealth: Sendable {
     }
 
     private func note(_ client: ChannelClient, failed: Bool, seen: Bool, in channel: inout State, at now: Date) {
-        channel.clients.note(client, failed: failed, seen: seen, at: now, span: configuration.clientSpan, capacity: configuration.clientCapacity)
+        channel.clients.note(client, failed: failed, seen: seen, at: now, span: configuration.span, capacity: configuration.clientCapacity)
     }
 
     /// Opens the circuit for a cool-down: what this process saw and the probes start afresh; clients' words and the

@@ -3,7 +3,13 @@
 /// protocols. Every rule of the login is the machine's; this actor only carries them out.
 ///
 /// - Each provider call has a time limit (``FlowTimeouts``; 8 s for each one-tap flow). A call that does
-///   not answer becomes a timeout report, which falls back.
+///   not answer becomes a timeout report, which falls back. A one-tap call's limit stops at the first
+///   progress code its provider tells (China Mobile's `200087`: the page is shown; the user's time is their
+///   own), and that code goes to the login as its `progress` report. A call that answers a progress code as
+///   its result is the provider's fault (it falls back), never called again at once.
+/// - An SDK call that outlived its login (timed out, or cancelled, and still running in the SDK) is not
+///   overlapped: until it ends, later logins take that flow as the provider's fault (they fall back) without
+///   calling it (China Mobile's SDK answers a call that overlaps another "busy").
 /// - A flow without a provider is reported unavailable (it falls back).
 /// - With an exchange provider, a one-tap success is exchanged through an ``ExchangeGuard`` under the
 ///   flow's time limit, by the machine's exchange rules, as on the server: a token older than its
@@ -29,6 +35,8 @@ public actor LoginCoordinator {
     private let clock: any WallClock
     private let events: any EventSink
     private var running = false
+    /// The SDK calls still running per one-tap flow, those a login gave up on included.
+    private let sdkCalls = LockedValue<[LoginFlow: Int]>([:])
 
     /// Creates a coordinator.
     /// - Parameters:
@@ -94,18 +102,24 @@ public actor LoginCoordinator {
             // The caller went away: whatever the login asks next (a flow without a provider included) ends it cancelled.
             case .run(let flow, _) where Task.isCancelled: report = .cancel(flow, reason: .caller)
             case .sms where Task.isCancelled: report = .cancel(.sms, reason: .caller)
-            case .run(let flow, _): (report, credential) = await runOneTap(flow)
+            case .run(let flow, _):
+                let call = await runOneTap(flow)
+                if let (code, at) = call.progress { apply(.result(flow, code: code), at: at) }
+                (report, credential) = (call.report, call.credential)
             case .exchange(let pending, let receivedAt): report = await exchange(pending, session: driver.session.id, receivedAt: receivedAt)
             case .sms(let session): (report, credential) = await runSMS(&number, session: session)
             }
-            let now = clock.now()
+            apply(report, at: clock.now())
+        }
+        return LoginOutcome(driver, credential: credential)
+
+        func apply(_ report: LoginReport, at now: Date) {
             if let transition = driver.answer(report, at: now, channels: admissions(at: now)) {
                 emit(transition, at: now)
             } else if let ending = driver.refusalEvent {
                 events.receive(OneTapEvent(at: now, .login(ending, driver.session.context)))
             }
         }
-        return LoginOutcome(driver, credential: credential)
     }
 
     // MARK: Calling the providers
@@ -114,9 +128,11 @@ public actor LoginCoordinator {
 
     /// Runs a provider call under the flow's time limit: its answer, or the report a timeout, a throw
     /// or the caller's cancellation makes.
-    private func call<T: Sendable>(_ flow: LoginFlow, _ operation: @escaping @Sendable () async throws -> T) async -> Result<T, Failure> {
+    private func call<T: Sendable>(
+        _ flow: LoginFlow, lift: Deadline.Lift? = nil, _ operation: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, Failure> {
         do {
-            return .success(try await Deadline.run(limit: timeouts[flow], clock: clock, operation))
+            return .success(try await Deadline.run(limit: timeouts[flow], clock: clock, lift: lift, operation))
         } catch is TimeoutError {
             return .failure(Failure(report: .timeout(flow)))
         } catch {
@@ -130,10 +146,44 @@ public actor LoginCoordinator {
         let report: LoginReport
     }
 
-    private func runOneTap(_ flow: LoginFlow) async -> (LoginReport, CarrierCredential?) {
-        guard let provider = providers.oneTap(flow) else { return (.unavailable(flow), nil) }
-        switch await call(flow, { try await provider.login() }) {
+    /// What a one-tap provider call came to: the first progress code it told and when, and its report.
+    private struct OneTapCall {
+        var progress: (code: ResultCode, at: Date)? = nil
+        var report: LoginReport
+        var credential: CarrierCredential? = nil
+    }
+
+    private func runOneTap(_ flow: LoginFlow) async -> OneTapCall {
+        guard let provider = providers.oneTap(flow) else { return OneTapCall(report: .unavailable(flow)) }
+        guard sdkCalls.withLock({ $0[flow, default: 0] == 0 }) else {
+            return OneTapCall(report: .fault(flow, "the \(flow) SDK still runs a call an earlier login gave up on: not called again meanwhile"))
+        }
+        let (engine, clock, sdkCalls) = (engine, clock, sdkCalls)
+        let lift = Deadline.Lift()
+        let told = LockedValue<(code: ResultCode, at: Date)?>(nil)
+        // The SDK's progress: the first progress code stops the call's limit, and goes to the login when the call ends.
+        let progress = OneTapProgress { code in
+            guard engine.outcome(for: flow, code: code).action == .progress else { return }
+            let now = clock.now()
+            told.withLock { told in if told == nil { told = (code, now) } }
+            lift.lift()
+        }
+        let result = await call(flow, lift: lift) {
+            // Counted while the SDK has the call, whoever still waits for it (a login that gave up on it does not).
+            sdkCalls.withLock { $0[flow, default: 0] += 1 }
+            defer { sdkCalls.withLock { $0[flow, default: 1] -= 1 } }
+            return try await provider.login(progress: progress)
+        }
+        let (report, credential) = oneTapReport(flow, result)
+        return OneTapCall(progress: told.withLock { $0 }, report: report, credential: credential)
+    }
+
+    /// The report a one-tap provider call's result makes.
+    private func oneTapReport(_ flow: LoginFlow, _ result: Result<OneTapResult, Failure>) -> (LoginReport, CarrierCredential?) {
+        switch result {
         case .failure(let failure): return (failure.report, nil)
+        case .success(let answer) where engine.outcome(for: flow, code: answer.resultCode).action == .progress:
+            return (.fault(flow, "the \(flow) provider answered \(answer.resultCode), a progress code, as its result: the SDK's call may still run"), nil)
         case .success(let answer):
             // A credential counts only beside a success code, as the machine reads a report: a stray one beside any
             // other code (a user's cancel) is dropped, and the code stands.
@@ -157,17 +207,17 @@ public actor LoginCoordinator {
         do {
             let outcome = try await exchange.exchange(credential, for: session, receivedAt: receivedAt, rules: rules, limit: timeouts[credential.flow], events: events)
             if Task.isCancelled, case .fault = outcome.answer {
-                return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential, callersWord: true))
+                return .exchange(ExchangeOutcome(.fault("the caller stopped waiting"), for: credential, saysNothingOfTheChannel: true))
             }
             return .exchange(outcome)
         } catch {
             // No answer: the ledger failed on the claim (the token was not sent), or the caller stopped
             // waiting. On the device no one retries the report, so the login moves on: a fault, the token's
-            // text scrubbed.
-            let callerLeft = CallerCancellation.reads(error)
-            let why = callerLeft
+            // text scrubbed, that says nothing of the carrier's channel either way (as on the server, where a
+            // store's failure tells the breaker nothing).
+            let why = CallerCancellation.reads(error)
                 ? "the caller stopped waiting" : "the exchange was not made: \(Secret.scrub("\(error)", of: [credential.token, credential.refreshToken]))"
-            return .exchange(ExchangeOutcome(.fault(PhoneNumber.maskingNumbers(in: why, limit: 200)), for: credential, callersWord: callerLeft))
+            return .exchange(ExchangeOutcome(.fault(PhoneNumber.maskingNumbers(in: why, limit: 200)), for: credential, saysNothingOfTheChannel: true))
         }
     }
 

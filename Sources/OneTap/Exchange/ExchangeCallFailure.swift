@@ -41,7 +41,7 @@ package enum ExchangeCallFailure {
     /// the client's credential.
     /// - Parameter secrets: The tokens the call carried, to scrub from the text.
     /// - Returns: The answer, whether the carrier was left unreached, and whether it is the caller's doing.
-    package func exchangeAnswer(scrubbing secrets: [Secret?]) -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool) {
+    package func exchangeAnswer(scrubbing secrets: [Secret?]) -> (answer: ExchangeAnswer, carrierUnreached: Bool, saysNothingOfTheChannel: Bool) {
         switch self {
         case .timedOut: (.timeout, false, false)
         case .cancelled: (.timeout, false, true)

@@ -185,13 +185,13 @@ public struct ExchangeGuard: Sendable {
         let digest = credential.tokenDigest
         let (answer, unreached, callers, settlement) = try await answer(
             credential, digest: digest, session: session, receivedAt: receivedAt, rules: rules, limit: limit, recovering: recovering, claim: claim)
-        return (ExchangeOutcome(answer, token: digest, carrierUnreached: unreached, callersWord: callers), settlement)
+        return (ExchangeOutcome(answer, token: digest, carrierUnreached: unreached, saysNothingOfTheChannel: callers), settlement)
     }
 
     private func answer(
         _ credential: CarrierCredential, digest: SHA256Digest, session: LoginSessionID, receivedAt: Date, rules: ExchangeRules, limit: Duration?,
         recovering: Bool, claim: (SHA256Digest, Date) async throws -> ExchangeLedgerEntry?
-    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
+    ) async throws -> (answer: ExchangeAnswer, carrierUnreached: Bool, saysNothingOfTheChannel: Bool, settlement: ExchangeSettlement?) {
         let now = clock.now()
         // A token past its lifetime is never sent: a first report gets `token-expired`; a recovery gets what the ledger
         // kept of this login's exchange of it, once any exchange of it under way has answered.
@@ -315,7 +315,7 @@ public struct ExchangeGuard: Sendable {
     /// Sends a claimed token to the carrier; how it ended is for the caller to record.
     private func send(
         _ credential: CarrierCredential, digest: SHA256Digest, resent: Bool, rules: ExchangeRules, limit: Duration?
-    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, callersWord: Bool, settlement: ExchangeSettlement?) {
+    ) async -> (answer: ExchangeAnswer, carrierUnreached: Bool, saysNothingOfTheChannel: Bool, settlement: ExchangeSettlement?) {
         let provider = self.provider
         if let mismatch = Self.mismatch(gatewayName, rules, credential.flow) {
             // Sent, it would be billed and its answer misread: nothing is sent, the claim is settled as a call that never

@@ -323,7 +323,7 @@ public struct LoginServer: Sendable {
             // Read as the guard reads its own call's throw; a cancellation is the call's `CancellationError`, never this
             // request's state (the call ran elsewhere, maybe in a task since ended).
             let (answer, unreached, callers) = ExchangeCallFailure(error, callerCancelled: false).exchangeAnswer(scrubbing: [token])
-            outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached, callersWord: callers)
+            outcome = ExchangeOutcome(answer, token: CarrierCredential.digest(of: token), carrierUnreached: unreached, saysNothingOfTheChannel: callers)
         }
         return try await advance(session, .exchange(outcome), version: version, client: client(claims, address, device))
     }

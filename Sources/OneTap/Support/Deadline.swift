@@ -14,8 +14,10 @@ enum Deadline {
     /// - Returns: What the operation returned.
     /// - Throws: ``TimeoutError`` when the limit passed, `CancellationError` when the caller was
     ///   cancelled (before the operation started: it never ran), or what the operation threw.
+    ///   - lift: Lifted, it stops the limit: the operation may then take as long as it takes (a one-tap SDK
+    ///     whose page is shown waits for the user).
     static func run<T: Sendable>(
-        limit: Duration?, clock: any WallClock, late: (@Sendable (Result<T, any Error>) -> Void)? = nil,
+        limit: Duration?, clock: any WallClock, late: (@Sendable (Result<T, any Error>) -> Void)? = nil, lift: Lift? = nil,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         // A caller already cancelled starts nothing (the work's task would not inherit the cancellation).
@@ -34,7 +36,7 @@ enum Deadline {
             Task {
                 do {
                     try await clock.sleep(for: limit)
-                    once.resume(.failure(TimeoutError(limit: limit)))
+                    if lift?.isLifted != true { once.resume(.failure(TimeoutError(limit: limit))) }
                 } catch {
                     // Cancelled: the work finished first.
                 }
@@ -48,6 +50,19 @@ enum Deadline {
             try await once.wait().get()
         } onCancel: {
             once.resume(.failure(CancellationError()))
+        }
+    }
+
+    /// What stops a run's limit once lifted; lifting it after the limit passed changes nothing.
+    final class Lift: Sendable {
+        private let lifted = LockedValue(false)
+
+        /// Whether it was lifted.
+        var isLifted: Bool { lifted.withLock { $0 } }
+
+        /// Stops the limit of the run it was given to.
+        func lift() {
+            lifted.withLock { $0 = true }
         }
     }
 }

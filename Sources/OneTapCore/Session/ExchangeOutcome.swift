@@ -14,28 +14,29 @@ public struct ExchangeOutcome: Hashable, Sendable, CustomStringConvertible {
     /// malformed body, a reset after sending) may come of the token the client supplied, and counts as
     /// the client's word.
     package let carrierUnreached: Bool
-    /// Whether a ``ExchangeAnswer/timeout`` came of the caller, not of the carrier: the caller went away
-    /// while the carrier had the token, or its retry found the token already resent. It says nothing of the
-    /// channel, so the circuit breaker counts nothing of it and only frees a probe the caller held (as for a
-    /// cancel of the flow itself): a client disconnecting on purpose, or a user leaving a device's login, must
-    /// not count as the carrier timing out.
-    package let callersWord: Bool
+    /// Whether the answer says nothing of the channel: a ``ExchangeAnswer/timeout`` or fault that came of the
+    /// caller (it went away while the carrier had the token, or its retry found the token already resent), or
+    /// a fault of OneTap's own before any send (the device's exchange ledger failing on its claim). The circuit
+    /// breaker counts nothing of it and only frees a probe the caller held (as for a cancel of the flow
+    /// itself): a client disconnecting on purpose, a user leaving a device's login, or a store that is down
+    /// must not count as the carrier failing.
+    package let saysNothingOfTheChannel: Bool
 
     /// Binds an answer to the digest of the token exchanged.
-    package init(_ answer: ExchangeAnswer, token: SHA256Digest?, carrierUnreached: Bool = false, callersWord: Bool = false) {
+    package init(_ answer: ExchangeAnswer, token: SHA256Digest?, carrierUnreached: Bool = false, saysNothingOfTheChannel: Bool = false) {
         self.answer = answer
         self.token = token
         self.carrierUnreached = carrierUnreached
-        self.callersWord = callersWord
+        self.saysNothingOfTheChannel = saysNothingOfTheChannel
     }
 
     /// Binds an answer to the credential whose token was exchanged.
     /// - Parameters:
     ///   - answer: The answer.
     ///   - credential: The credential.
-    ///   - callersWord: Whether it came of the caller going away (see ``callersWord``).
-    package init(_ answer: ExchangeAnswer, for credential: CarrierCredential, callersWord: Bool = false) {
-        self.init(answer, token: credential.tokenDigest, callersWord: callersWord)
+    ///   - saysNothingOfTheChannel: Whether it says nothing of the channel (see ``saysNothingOfTheChannel``).
+    package init(_ answer: ExchangeAnswer, for credential: CarrierCredential, saysNothingOfTheChannel: Bool = false) {
+        self.init(answer, token: credential.tokenDigest, saysNothingOfTheChannel: saysNothingOfTheChannel)
     }
 
     /// The answer: `103000 138****8000`, `timeout`, …
@@ -57,6 +58,6 @@ extension LoginReport {
     /// - Returns: The report.
     package func bound(to session: LoginSession) -> LoginReport {
         guard case .exchange(let outcome) = self, outcome.token == nil, case .exchange(_, _, let digest, _) = session.stage else { return self }
-        return .exchange(ExchangeOutcome(outcome.answer, token: digest, carrierUnreached: outcome.carrierUnreached, callersWord: outcome.callersWord))
+        return .exchange(ExchangeOutcome(outcome.answer, token: digest, carrierUnreached: outcome.carrierUnreached, saysNothingOfTheChannel: outcome.saysNothingOfTheChannel))
     }
 }

@@ -46,7 +46,7 @@ extension LoginSessionMachine {
                 throw reject(.unexpected, "the exchange answer is not bound to the token this session is exchanging")
             }
             answerExchange(
-                outcome.answer, flow: flow, attempt: attempt, token: token, carrierUnreached: outcome.carrierUnreached, callersWord: outcome.callersWord,
+                outcome.answer, flow: flow, attempt: attempt, token: token, carrierUnreached: outcome.carrierUnreached, saysNothingOfTheChannel: outcome.saysNothingOfTheChannel,
                 &progress)
         case .flow(let flow, let attempt):
             if case .exchange = report {
@@ -170,7 +170,7 @@ extension LoginSessionMachine {
     /// anything else moves on by `Data/exchange-codes.csv` or the answer's own rule. A fault counts for the
     /// breaker as the server's word only when the carrier was left unreached (`carrierUnreached`).
     private func answerExchange(
-        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, carrierUnreached: Bool, callersWord: Bool,
+        _ answer: ExchangeAnswer, flow: LoginFlow, attempt: Int, token: SHA256Digest, carrierUnreached: Bool, saysNothingOfTheChannel: Bool,
         _ progress: inout Progress
     ) {
         let rules = exchanges ?? .builtIn
@@ -203,13 +203,13 @@ extension LoginSessionMachine {
         case .timeout:
             progress.session.unknownExchanges.append(LoginSession.UnknownExchange(flow: flow, token: token, at: progress.now))
             let meaning = "the exchange gave no answer: its result is unknown (it may have been billed); SMS now, the token is kept for reconciliation"
-            reportFailedExchange(flow, seenBy: .server, callersWord: callersWord, &progress)  // the server's own time-out
+            reportFailedExchange(flow, seenBy: .server, saysNothingOfTheChannel: saysNothingOfTheChannel, &progress)  // the server's own time-out
             apply(.switch, result: .exchangeTimeout, meaning: meaning, flow: flow, attempt: attempt, &progress, health: nil)
         case .fault(let message):
             let text = PhoneNumber.maskingNumbers(in: message, limit: 200)
             // The carrier unreached is what the server saw; any other fault may come of the token the client
             // supplied (a made-up token the carrier answers with a body the adapter cannot read): its word.
-            reportFailedExchange(flow, seenBy: carrierUnreached ? .server : .client, callersWord: callersWord, &progress)
+            reportFailedExchange(flow, seenBy: carrierUnreached ? .server : .client, saysNothingOfTheChannel: saysNothingOfTheChannel, &progress)
             apply(.fallback, result: .exchangeFailed(text), meaning: "the token exchange failed (\(text)): fall back", flow: flow, attempt: attempt, &progress,
                   health: nil)
         case .tokenExpired:
@@ -309,11 +309,12 @@ extension LoginSessionMachine {
         progress.channelReports.append(.ended(Channel(carrier: progress.session.plan.carrier, flow: flow), action, source))
     }
 
-    /// An exchange that gave no usable answer, for the breaker: a failure in `source`'s word, unless it came of the
-    /// caller going away (``ExchangeOutcome/callersWord``: before the send, or while the answer was awaited), which
-    /// says nothing of the channel and only frees a probe the caller held, as a user's cancel does.
-    private func reportFailedExchange(_ flow: LoginFlow, seenBy source: ChannelReport.Source, callersWord: Bool, _ progress: inout Progress) {
-        report(flow, callersWord ? .cancelled : .failed, callersWord ? .client : source, &progress)
+    /// An exchange that gave no usable answer, for the breaker: a failure in `source`'s word, unless it says nothing
+    /// of the channel (``ExchangeOutcome/saysNothingOfTheChannel``: the caller went away, before the send or while the
+    /// answer was awaited, or the device's ledger failed before any send), which only frees a probe the caller held,
+    /// as a user's cancel does.
+    private func reportFailedExchange(_ flow: LoginFlow, seenBy source: ChannelReport.Source, saysNothingOfTheChannel: Bool, _ progress: inout Progress) {
+        report(flow, saysNothingOfTheChannel ? .cancelled : .failed, saysNothingOfTheChannel ? .client : source, &progress)
     }
 
     /// The instruction a session's stage stands for (an exchange's is made where its credential is).

@@ -60,8 +60,9 @@ public final class MockOneTapProvider: OneTapProvider {
     /// How many calls were made.
     public var calls: Int { script.calls }
 
-    /// Answers with the next step of the script.
+    /// Answers with the next step of the script (it tells no progress).
+    /// - Parameter progress: Not told.
     /// - Returns: The scripted result.
     /// - Throws: The scripted error.
-    public func login() async throws -> OneTapResult { try await script.next() }
+    public func login(progress: OneTapProgress) async throws -> OneTapResult { try await script.next() }
 }

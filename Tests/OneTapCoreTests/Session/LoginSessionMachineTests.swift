@@ -600,7 +600,7 @@ import Testing
         let machine = GatedMachine(gate: gate)
         let start = machine.start(Fixture.mobileSIM, at: Fixture.now, id: Fixture.id)
         let exchanging = try machine.advance(start.session, Fixture.success(.mobile, "T1"), version: 1, at: Fixture.now)
-        _ = try machine.advance(exchanging.session, .exchange(ExchangeOutcome(answer, token: nil, callersWord: true)).bound(to: exchanging.session), at: Fixture.now)
+        _ = try machine.advance(exchanging.session, .exchange(ExchangeOutcome(answer, token: nil, saysNothingOfTheChannel: true)).bound(to: exchanging.session), at: Fixture.now)
         #expect(gate.records.map { "\($0.action) \($0.source)" } == ["cancelled client"])
     }
 

@@ -33,6 +33,41 @@ import Testing
         #expect(health.admit(.mobile, for: .mobile, at: clock.now()) == .probe)
     }
 
+    /// A device attacker's read: with a failure threshold of 0 (or NaN, which clamped to 0), ten successes met the
+    /// opening rule (`0/10 >= 0`) and opened the circuit with no failure at all. The rule wants one failure at least;
+    /// NaN counts as the default 0.5.
+    @Test func noCircuitOpensWithoutAFailureWhateverTheThreshold() {
+        for threshold in [0.0, -1, .nan] {
+            let health = ChannelHealth(window: 4, minimumAttempts: 2, failureThreshold: threshold, coolDown: .seconds(60))
+            for _ in 0..<4 { health.record(.mobile, for: .mobile, action: .success, at: clock.now()) }
+            #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "threshold \(threshold)")
+        }
+        let zero = ChannelHealth(window: 4, minimumAttempts: 2, failureThreshold: 0, coolDown: .seconds(60))
+        for _ in 0..<3 { zero.record(.mobile, for: .mobile, action: .success, at: clock.now()) }
+        zero.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+        #expect(zero.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)), "0: the first failure opens")
+        let nan = ChannelHealth(window: 4, minimumAttempts: 4, failureThreshold: .nan, coolDown: .seconds(60))
+        for action in [OutcomeAction.success, .success, .success, .fallback] { nan.record(.mobile, for: .mobile, action: action, at: clock.now()) }
+        #expect(nan.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "NaN is 0.5: one failure in four stays closed")
+        nan.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+        #expect(nan.state(of: .mobile, for: .mobile, at: clock.now()) != .closed, "two in four open it")
+    }
+
+    /// A device attacker's read: the attempts this process saw never aged: on a device with a login now and then,
+    /// timeouts of days ago (no signal, airplane mode) added up with today's, and one fresh failure opened the
+    /// circuit. An attempt weighs for the span (120 s), as a client's word does.
+    @Test func attemptsOlderThanTheSpanWeighNoMore() {
+        let health = health()
+        for _ in 0..<3 { health.record(.mobile, for: .mobile, action: .fallback, at: clock.now()) }
+        clock.advance(by: .seconds(86_400))
+        health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "a day's old failures do not count")
+        for _ in 0..<2 { health.record(.mobile, for: .mobile, action: .fallback, at: clock.now()) }
+        clock.advance(by: .seconds(120))
+        health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)), "within the span: four")
+    }
+
     @Test func opensAtTheThresholdProbesAfterTheCoolDownAndCloses() {
         let health = health()
         for action in [OutcomeAction.fallback, .success, .fallback] {

@@ -213,18 +213,91 @@ import Testing
 
     /// A device attacker's read: an SDK that answers `progress` (China Mobile's 200089, "busy with the previous
     /// call", after a call that timed out and still runs) made the coordinator call it again at once, in a loop
-    /// without end (here: fifty calls, until the script ran out). The third progress answer in a row for one
-    /// attempt now ends the flow as the SDK's fault, which falls back to SMS.
-    @Test func anSDKThatKeepsAnsweringProgressFallsBackAfterThreeCalls() async throws {
+    /// without end; the fix then let three calls through before falling back. A second read: a progress code is
+    /// never a call's result (the SDK's call it speaks of still runs, and a call made at once overlaps it), so a
+    /// provider that answers one is at fault at its first call, and the login falls back without calling again.
+    @Test func aProgressCodeAnsweredAsTheResultIsTheProvidersFaultAtOnce() async throws {
         let busy = MockOneTapProvider(.mobile, codes: Array(repeating: 200089, count: 50))
         let events = RecordingEventSink()
         let coordinator = LoginCoordinator(providers: LoginProviders(mobile: busy, sms: MockSMSProvider()), events: events)
         let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
-        #expect(busy.calls == 3)
+        #expect(busy.calls == 1)
         #expect(outcome.ending == .success && outcome.flow == .sms)
         #expect(outcome.trace.map(Self.summary) == ["mobile:provider-error:fallback", "sms:0:success"])
         #expect(outcome.trace.first?.meaning.contains("200089") == true, "\(String(describing: outcome.trace.first?.meaning))")
-        #expect(events.names.filter { $0 == "progress" }.count == 2)
+        #expect(!events.names.contains("progress"))
+    }
+
+    /// A device attacker's read: the one-tap flow's 8 s limit (the SDK's network time) ran over the user's time on
+    /// the authorization page, so a user who took 9 s to tap timed out: the login fell back to SMS over the carrier's
+    /// page, the tap's token was thrown away, and the channel counted a failure. The page shown (China Mobile's
+    /// 200087, told through `progress`) stops the limit; the code goes to the login as its `progress` event.
+    @Test func thePageShownStopsTheFlowsTimeLimit() async throws {
+        let clock = FakeClock()
+        let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(30))
+        let events = RecordingEventSink()
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: events)
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(2)   // the SDK readying its page, and the flow's 8 s limit
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(2)   // the user on the page, and the limit's 7 s left
+        clock.advance(by: .seconds(30))
+        let outcome = try await login.value
+        #expect(outcome.ending == .success && outcome.flow == .mobile)
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success"])
+        #expect(events.names.filter { $0 == "progress" }.count == 1, "\(events.names)")
+        let progress = try #require(events.recorded.first { $0.name == "progress" })
+        #expect(progress.at == FakeClock.epoch.addingTimeInterval(1), "dated when the page showed")
+        #expect(provider.calls == 1)
+    }
+
+    /// Without a page shown, the limit stands: an SDK that takes longer than 8 s before showing anything times out.
+    @Test func anSDKThatShowsNoPageInTimeTimesOut() async throws {
+        let clock = FakeClock()
+        let provider = PageThenTap(clock: clock, pageAfter: .seconds(9), tapAfter: .seconds(1))
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(8))
+        let outcome = try await login.value
+        #expect(outcome.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
+    }
+
+    /// A device attacker's read: an SDK call a login gave up on (its time limit passed; the SDK ignores cancellation)
+    /// still ran in the SDK, and the next login called the SDK again over it (China Mobile answers an overlapping call
+    /// "busy"). Until the call ends, a later login takes the flow as the provider's fault without calling the SDK.
+    @Test func anSDKCallGivenUpOnIsNotOverlappedByTheNextLogin() async throws {
+        let clock = FakeClock()
+        let provider = StuckThenAnswering()
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: provider, sms: MockSMSProvider(clock: clock)), timeouts: FlowTimeouts(mobile: .seconds(1)), clock: clock,
+            events: DiscardingEventSink())
+        let first = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(try await first.value.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
+        let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(second.trace.map(Self.summary) == ["mobile:provider-error:fallback", "sms:0:success"])
+        #expect(second.trace.first?.meaning.contains("still runs a call") == true, "\(String(describing: second.trace.first?.meaning))")
+        #expect(provider.calls == 1, "the SDK was not called over its running call")
+        provider.release()
+    }
+
+    /// A device attacker's read: the device's exchange ledger failing on its claim (the token never left) counted as
+    /// a failure of the carrier's channel, where the server tells the breaker nothing of a store's failure: a
+    /// database outage opened China Mobile's circuit.
+    @Test func aLedgerFailureCountsNothingAgainstTheChannel() async throws {
+        let health = ChannelHealth(window: 4, minimumAttempts: 1, failureThreshold: 0.5, coolDown: .seconds(60))
+        let ledger = FaultyExchangeLedger(InMemoryExchangeLedger())
+        ledger.faults.inject(.refuse(.io, "the database is down"), into: [.claim], times: nil)
+        let exchange = MockTokenExchange(number: try PhoneNumber("13800138000"))
+        let coordinator = LoginCoordinator(
+            providers: LoginProviders(mobile: MockOneTapProvider(.mobile, codes: [103000]), sms: MockSMSProvider(), exchange: exchange), health: health,
+            exchangeLedger: ledger, events: DiscardingEventSink())
+        let outcome = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(outcome.trace.map(Self.summary) == ["mobile:103000:success", "mobile:exchange-failed:fallback", "sms:0:success"])
+        #expect(exchange.tokensSent.isEmpty)
+        #expect(health.state(of: .mobile, for: .mobile, at: Date()) == .closed)
     }
 
     /// The exchange keeps the flow's time limit on the device (3 s here), not the guard's 5 s.
@@ -495,5 +568,63 @@ import Testing
         var names: [String] = []
         for await event in stream { names.append(event.name) }
         #expect(names == ["planned", "flow-started", "result", "succeeded"])
+    }
+}
+
+/// A one-tap SDK that shows its page after `pageAfter` (telling China Mobile's 200087) and answers success once the
+/// user taps, `tapAfter` later, on the test's clock.
+private final class PageThenTap: OneTapProvider {
+    let clock: FakeClock
+    let pageAfter: Duration
+    let tapAfter: Duration
+    private let counted = LockedValue(0)
+    var calls: Int { counted.withLock { $0 } }
+
+    init(clock: FakeClock, pageAfter: Duration, tapAfter: Duration) {
+        (self.clock, self.pageAfter, self.tapAfter) = (clock, pageAfter, tapAfter)
+    }
+
+    func login(progress: OneTapProgress) async throws -> OneTapResult {
+        let call = counted.withLock { count in
+            count += 1
+            return count
+        }
+        try await clock.sleep(for: pageAfter)
+        progress.report(200087)
+        try await clock.sleep(for: tapAfter)
+        return MockOneTapProvider.answer(103000, call, flow: .mobile)
+    }
+}
+
+/// A one-tap SDK whose first call never answers and ignores cancellation, until ``release()``; later calls succeed.
+private final class StuckThenAnswering: OneTapProvider {
+    private let state = LockedValue<(calls: Int, parked: CheckedContinuation<Void, Never>?, released: Bool)>((0, nil, false))
+    var calls: Int { state.withLock { $0.calls } }
+
+    func login(progress: OneTapProgress) async throws -> OneTapResult {
+        let call = state.withLock { state in
+            state.calls += 1
+            return state.calls
+        }
+        if call == 1 {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.released { return true }
+                    state.parked = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+        return MockOneTapProvider.answer(103000, call, flow: .mobile)
+    }
+
+    func release() {
+        let parked = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.released = true
+            defer { state.parked = nil }
+            return state.parked
+        }
+        parked?.resume()
     }
 }

@@ -3,10 +3,39 @@
 /// SDK) or China Unicom's (联通认证 SDK). The integrator wraps the real SDK; `OneTapTesting` ships a
 /// scriptable mock. ``LoginProviders`` says which flow each provider serves.
 public protocol OneTapProvider: Sendable {
-    /// Runs the one-tap login (the SDK shows its authorization page).
-    /// - Returns: What the SDK answered: a token on success, else its error code.
+    /// Runs the one-tap login: the SDK readies the token, shows its authorization page, and answers once the
+    /// user taps (or leaves the page).
+    ///
+    /// An SDK that tells progress before its result (China Mobile's `200087`, "授权页成功拉起": the page is
+    /// shown, from the same callback that later gives the result) tells it through `progress` and goes on
+    /// waiting for the result: from the first progress code on, the flow's time limit (``FlowTimeouts``, the
+    /// SDK's network time) no longer runs, as the user's time on the page is their own. A call that answers a
+    /// progress code as its result has none: the coordinator takes it as the provider's fault and falls back
+    /// (calling the SDK again at once would overlap the call it is still making).
+    /// - Parameter progress: Where to tell the progress codes the SDK reports while the call runs.
+    /// - Returns: What the SDK answered: a token on success, else its error code; never a progress code.
     /// - Throws: Anything; a throw is a provider fault and the coordinator falls back.
-    func login() async throws -> OneTapResult
+    func login(progress: OneTapProgress) async throws -> OneTapResult
+}
+
+/// Where a one-tap provider tells the SDK's progress codes while its ``OneTapProvider/login(progress:)`` call
+/// runs (China Mobile's `200087`: the authorization page is shown). Codes the result-code table
+/// (`Data/result-codes.csv`) does not class as `progress` for the provider's flow are ignored. Thread-safe: call
+/// it from the SDK's callback, on any thread.
+public struct OneTapProgress: Sendable {
+    private let tell: @Sendable (ResultCode) -> Void
+
+    /// Creates a handle that hands each code to `tell`.
+    /// - Parameter tell: What a code told does.
+    package init(_ tell: @escaping @Sendable (ResultCode) -> Void) {
+        self.tell = tell
+    }
+
+    /// Tells a progress code the SDK reported.
+    /// - Parameter code: The code (`200087` when China Mobile's page is shown).
+    public func report(_ code: ResultCode) {
+        tell(code)
+    }
 }
 
 /// A one-tap SDK's answer: its result code (China Mobile's success is 103000, Tianyi's and Unicom's 0) and,
