@@ -111,7 +111,8 @@ public struct LoginStats: Sendable {
     private var platforms: [Platform] = []
     private var platformNumbers: [Platform: Int32] = [:]
     private var lastSweep: Int64 = .min
-    private var latest: Int64 = .min
+    /// The time of the line before, which the stream's clock needs besides the line's own.
+    private var previousAt: Int64 = .min
     private var summary = LoginFunnel.Summary()
 
     /// Creates an empty count.
@@ -214,8 +215,12 @@ public struct LoginStats: Sendable {
         summary.loginEvents += 1
         if summary.first.map({ at < $0 }) ?? true { summary.first = at }
         if summary.last.map({ at > $0 }) ?? true { summary.last = at }
-        if at > latest { latest = at }
-        sweep()
+        // The stream's clock is the earlier of this line's time and the line's before: it moves on once two lines in
+        // a row say so (a gap in the stream), never for one line dated far ahead (a damaged one), which would
+        // otherwise have counted every open login unfinished and, being the stream's latest, stopped every sweep after.
+        let clock = previousAt == .min ? at : min(at, previousAt)
+        previousAt = at
+        sweep(at: clock)
     }
 
     private mutating func apply(
@@ -389,13 +394,15 @@ public struct LoginStats: Sendable {
         }
     }
 
-    /// Forgets the logins silent for longer than the idle limit (looked at once per quarter of it).
-    private mutating func sweep() {
-        guard latest > lastSweep &+ idleLimit / 4 || lastSweep == .min else { return }
-        lastSweep = latest
+    /// Forgets the logins silent for longer than the idle limit (looked at once per quarter of it, by the stream's
+    /// clock; a clock that went back looks again a quarter on from there).
+    private mutating func sweep(at now: Int64) {
+        if now < lastSweep { lastSweep = now }
+        guard now > lastSweep &+ idleLimit / 4 || lastSweep == .min else { return }
+        lastSweep = now
         // Instants are 1970 or later (the scanner refuses earlier ones); still, with the longest limit the
         // difference could fall below what an Int64 holds: then nothing is that old.
-        let (difference, overflow) = latest.subtractingReportingOverflow(idleLimit)
+        let (difference, overflow) = now.subtractingReportingOverflow(idleLimit)
         let cutoff = overflow ? .min : difference
         guard open.values.contains(where: { $0.lastAt < cutoff }) else { return }
         let silent = open.filter { $0.value.lastAt < cutoff }
@@ -516,7 +523,8 @@ public struct LoginStats: Sendable {
     static let codeLimit = 4_096
     /// The longest code counted on its own, in bytes; a longer one counts under `(other)`.
     static let codeBytesLimit = 64
-    /// The most characters of a code's meaning the table keeps.
+    /// The most Unicode scalars of a code's meaning the table keeps (at most 1 KiB of UTF-8: a character may hold any
+    /// number of combining marks), each unsafe one replaced.
     static let meaningLimit = 256
     /// The code every code past ``codeLimit`` (or longer than ``codeBytesLimit``) is counted under, per flow.
     static let otherCode = "(other)"
@@ -547,7 +555,7 @@ public struct LoginStats: Sendable {
             let number = Int32(codes.count)
             let said = other
                 ? "codes past the first \(Self.codeLimit - LoginFlow.allCases.count) distinct ones, or longer than \(Self.codeBytesLimit) bytes"
-                : meaning.isPresent ? String(EventValues.text(bytes, meaning).prefix(Self.meaningLimit)) : ""
+                : meaning.isPresent ? DisplayText.label(EventValues.text(bytes, meaning), limit: Self.meaningLimit) : ""
             codes.append(CodeEntry(flow: flow, text: Array(text), action: other ? nil : action, meaning: said))
             codeIndex[hash, default: []].append(number)
             return number

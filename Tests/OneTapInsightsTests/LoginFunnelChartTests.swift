@@ -94,7 +94,8 @@ import OneTapSupport
         #expect(!svg.contains("<script>"))
         #expect(!svg.contains("<b>"))
         let failures = try Self.nodes(document, "//*[local-name()='text'][@class='failures']").first?.stringValue
-        #expect(failures == "top failures: <b>& a <script> & \"quote\" ×1")
+        // The meaning's control character was replaced (U+FFFD) as it was counted, before any chart.
+        #expect(failures == "top failures: <b>& a <script>\u{FFFD}& \"quote\" ×1")
     }
 
     @Test func noLoginsIsAChartThatSaysSo() throws {

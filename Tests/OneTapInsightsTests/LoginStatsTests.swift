@@ -197,9 +197,12 @@ import OneTapSupport
         try stats.add(Self.planned("quiet"))
         try stats.add(Self.started("quiet", "mobile", at: 0))
         #expect(stats.openLogins == 1)
-        // Another login two minutes later: the first is forgotten, as unfinished.
+        // Other logins two minutes later (two lines: the stream's clock moves once two lines in a row say so): the
+        // first is forgotten, as unfinished.
         try stats.add(Self.planned("later", startedAt: 120_000))
-        #expect(stats.openLogins == 1)
+        #expect(stats.openLogins == 2, "one line alone does not move the clock")
+        try stats.add(Self.planned("later-too", startedAt: 120_000))
+        #expect(stats.openLogins == 2)
         #expect(stats.funnel().rows[0].unfinished == 1)
         // Its late events are of a login no longer open.
         try stats.add(Self.ended("succeeded", "quiet", "mobile", at: 121_000))
@@ -216,10 +219,49 @@ import OneTapSupport
             try stats.add(Self.planned("s\(index)", startedAt: Int64(index) * 1000))
             most = max(most, stats.openLogins)
         }
-        #expect(most <= 126, "at most the idle limit plus a quarter of it (the sweep's period), one login a second")
+        #expect(most <= 127, "at most the idle limit plus a quarter of it (the sweep's period) and the line the clock waits for, one login a second")
         stats.finish()
         #expect(stats.openLogins == 0)
         #expect(stats.funnel().rows[0].unfinished == 20_000)
+    }
+
+    /// An attacker's read of the parsers: a code's meaning was cut at 256 characters, and one character may hold any
+    /// number of combining marks, so `a` and 100,000 U+0301 (200 KB of UTF-8) were kept whole, for each of up to 4,092
+    /// codes, and printed in tables and charts. It is cut at 256 Unicode scalars, unsafe ones replaced (a line
+    /// separator among them).
+    @Test func aCodesMeaningIsBoundedInScalarsAndSafeToShow() throws {
+        let marks = "a" + String(repeating: "\u{301}", count: 100_000)
+        let stats = try Self.counted([
+            Self.planned("A"), Self.started("A", "mobile", at: 0),
+            Self.result("A", "mobile", "102103", "fallback", meaning: marks, at: 100),
+            Self.result("A", "mobile", "200023", "retry", meaning: "line\u{2028}forged", at: 200),
+        ])
+        let codes = stats.funnel().rows[0].topCodes
+        let long = try #require(codes.first { $0.code == "102103" })
+        #expect(long.meaning.unicodeScalars.count == 256)
+        let separated = try #require(codes.first { $0.code == "200023" })
+        #expect(separated.meaning == "line\u{FFFD}forged")
+    }
+
+    /// An attacker's read of the parsers: one line dated far ahead (year 9999) became the stream's clock: the next
+    /// sweep counted every open login unfinished (their later events orphans), and as no line came later than it,
+    /// no sweep ran again, so logins that never end piled up without bound. The clock moves on once two lines in a
+    /// row say so: one such line changes nothing.
+    @Test func oneLineDatedFarAheadNeitherEndsOpenLoginsNorStopsTheSweeps() throws {
+        var stats = LoginStats(idleLimit: .seconds(100))
+        try stats.add(Self.planned("before"))
+        try stats.add(#"{"v":2,"area":"login","event":"progress","session":"x","carrier":"mobile","evidence":"plmn","elapsedMs":0,"at":"9999-12-31T23:59:59Z","flow":"mobile","code":"200087"}"#)
+        try stats.add(Self.started("before", "mobile", at: 1_000))
+        #expect(stats.openLogins == 1)
+        var most = 0
+        for index in 1...2_000 {
+            try stats.add(Self.planned("s\(index)", startedAt: Int64(index) * 1000))
+            most = max(most, stats.openLogins)
+        }
+        #expect(most <= 127, "as for logins that never end in a stream without such a line")
+        stats.finish()
+        #expect(stats.funnel().summary.orphans == 1, "the line dated ahead alone")
+        #expect(stats.funnel().rows[0].unfinished == 2_001)
     }
 
     /// Platform ids are the devices' own claims: a stream of logins each naming a new one must neither

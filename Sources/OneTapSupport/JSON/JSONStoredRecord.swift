@@ -55,10 +55,15 @@ extension JSONReader {
 
     /// Reads an instant as OneTap stores every instant: whole milliseconds since 1970 (an integer).
     /// - Returns: The instant.
-    /// - Throws: ``JSONReadError`` when the next value is no integer in `Int64`'s range.
+    /// - Throws: ``JSONReadError`` when the next value is no integer, or one outside the years 1 to 9999
+    ///   (``Foundation/Date/storableMilliseconds``: a record holding it could not be written again as it was).
     @inlinable @inline(__always)
     package mutating func instant() throws(JSONReadError) -> Date {
-        Date(millisecondsSince1970: try int64())
+        let milliseconds = try int64()
+        guard Date.storableMilliseconds.contains(milliseconds) else {
+            throw corrupt("\(milliseconds) ms since 1970 lies outside the years 1 to 9999, which a stored instant holds")
+        }
+        return Date(millisecondsSince1970: milliseconds)
     }
 
     /// Reads an instant an older stored form holds as a number of seconds (any JSON number) since
@@ -71,7 +76,7 @@ extension JSONReader {
     package mutating func seconds(since epoch: LegacyEpoch) throws(JSONReadError) -> Date {
         let seconds = try double()
         let date = epoch == .unix ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSinceReferenceDate: seconds)
-        guard date.hasMillisecondsSince1970 else { throw corrupt("an instant beyond what whole milliseconds in an Int64 hold") }
+        guard date.hasMillisecondsSince1970 else { throw corrupt("an instant outside the years 1 to 9999, which a stored instant holds") }
         return date.roundedToMilliseconds
     }
 

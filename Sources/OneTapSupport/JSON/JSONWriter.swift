@@ -202,14 +202,14 @@ package struct JSONWriter: ~Copyable {
     /// Writes an instant as OneTap stores every instant: whole milliseconds since 1970 (rounded to the
     /// nearest, ``Foundation/Date/millisecondsSince1970``).
     /// - Parameter date: The instant.
-    /// - Throws: ``JSONWriteError`` for an instant with no millisecond count (infinite, NaN, or beyond an
-    ///   `Int64` of milliseconds), as ``double(_:)`` refuses a number JSON cannot hold.
+    /// - Throws: ``JSONWriteError`` for an instant with no millisecond count a record stores (infinite, NaN, or
+    ///   outside the years 1 to 9999), as ``double(_:)`` refuses a number JSON cannot hold.
     @usableFromInline
     package mutating func instant(_ date: Date) throws(JSONWriteError) {
         guard date.hasMillisecondsSince1970 else {
             let seconds = date.timeIntervalSince1970
             let key = lastKey.utf8CodeUnitCount == 0 ? "an instant" : "the value of \(lastKey)"
-            throw JSONWriteError(value: seconds, message: "\(key) is \(seconds) s since 1970; JSON has no infinity or NaN, and an instant is whole milliseconds in an Int64")
+            throw JSONWriteError(value: seconds, message: "\(key) is \(seconds) s since 1970; JSON has no infinity or NaN, and a stored instant is whole milliseconds within the years 1 to 9999")
         }
         int(date.millisecondsSince1970)
     }

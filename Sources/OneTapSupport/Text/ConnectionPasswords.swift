@@ -18,18 +18,22 @@ package enum ConnectionPasswords {
     /// - Parameter text: The connection string.
     /// - Returns: True for such a URI.
     package static func holdsAPasswordLibpqMisreads(_ text: String) -> Bool {
-        guard let scheme = text.firstRange(of: "://") else { return false }
-        let rest = text[scheme.upperBound...]
+        let scalars = Substring(text).unicodeScalars
+        guard let scheme = scalars.firstRange(of: "://".unicodeScalars) else { return false }
+        let rest = scalars[scheme.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         if authority.filter({ $0 == "@" }).count > 1, let at = authority.firstIndex(of: "@"), authority[..<at].contains(":") { return true }
         return holdsASlashPassword(authority, in: rest)
     }
 
+    // The URI is read by Unicode scalars, as libpq reads bytes: a password that starts with a combining mark is one
+    // character with the `:` before it, which a reading by characters would not find.
+
     /// Whether the text before a URI's first `/` is `user:` and a piece of a password holding an unencoded `/`:
     /// `user:` and no `@` before the `/`, after the colon something that is no port, an `@` later, and not a
     /// host list (`h1:5432,h2:5433/d@b`) nor an IPv6 host (`[::1]:5432/…`).
-    private static func holdsASlashPassword(_ head: Substring, in rest: Substring) -> Bool {
-        guard head.endIndex < rest.endIndex, rest[head.endIndex] == "/", !head.contains("@"), !head.contains(","), !head.hasPrefix("["),
+    private static func holdsASlashPassword(_ head: Substring.UnicodeScalarView, in rest: Substring.UnicodeScalarView) -> Bool {
+        guard head.endIndex < rest.endIndex, rest[head.endIndex] == "/", !head.contains("@"), !head.contains(","), head.first != "[",
               let colon = head.firstIndex(of: ":"), !head[head.index(after: colon)...].allSatisfy({ ("0"..."9").contains($0) })
         else { return false }
         return rest.prefix(while: { $0 != "?" }).contains("@")
@@ -39,13 +43,15 @@ package enum ConnectionPasswords {
     /// percent-decoded.
     package static func found(in text: String) -> [String] {
         var found: [String] = []
-        func add(_ value: Substring) {
+        func add(_ value: Substring.UnicodeScalarView) {
             guard !value.isEmpty else { return }
-            found.append(String(value))
-            if let decoded = String(value).removingPercentEncodingIfValid, decoded != String(value) { found.append(decoded) }
+            let written = String(Substring(value))
+            found.append(written)
+            if let decoded = written.removingPercentEncodingIfValid, decoded != written { found.append(decoded) }
         }
         // Any scheme: a URL libpq refuses (`mysql://user:pw@host`) is quoted back in its message.
-        if let scheme = text.firstRange(of: "://") {
+        let text = Substring(text).unicodeScalars
+        if let scheme = text.firstRange(of: "://".unicodeScalars) {
             let rest = text[scheme.upperBound...]
             // libpq ends the user information at the first `@` or `/` (never at `?`); the last `@` is looked at
             // too, for a password holding an unencoded `@`.
@@ -70,13 +76,13 @@ package enum ConnectionPasswords {
                     let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                     // libpq percent-decodes a parameter's keyword as it does its value (`pass%77ord`).
                     guard parts.count == 2 else { continue }
-                    let keyword = String(parts[0]).removingPercentEncodingIfValid ?? String(parts[0])
+                    let keyword = String(Substring(parts[0])).removingPercentEncodingIfValid ?? String(Substring(parts[0]))
                     if keyword.lowercased().hasSuffix("password") { add(parts[1]) }
                 }
             }
         }
         // keyword = value forms, quoted or not, separated by any white space (libpq's `isspace`).
-        let scalars = Array(text.unicodeScalars)
+        let scalars = Array(text)
         var index = 0
         while index < scalars.count {
             let word = String(String.UnicodeScalarView(scalars[index...].prefix(while: isKeywordScalar)))
@@ -100,11 +106,11 @@ package enum ConnectionPasswords {
                 value.append(scalars[cursor])
                 cursor += 1
             }
-            let written = String(String.UnicodeScalarView(scalars[start..<cursor]))
+            let written = Substring(String(String.UnicodeScalarView(scalars[start..<cursor]))).unicodeScalars
             // Up to an `&` too, as a URI's parameter would end.
             if !quoted, let ampersand = written.firstIndex(of: "&") { add(written[..<ampersand]) }
-            add(Substring(written))
-            add(Substring(String(value)))
+            add(written)
+            add(Substring(String(value)).unicodeScalars)
             index = cursor
         }
         return found

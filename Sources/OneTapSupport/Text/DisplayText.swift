@@ -37,11 +37,13 @@ package enum DisplayText {
 }
 
 extension Unicode.Scalar {
-    /// Whether the scalar is a control character (C0, DEL, C1: general category Cc) or a format character (Cf:
-    /// U+200E, U+202A to U+202E, U+2066 to U+2069, U+FEFF, …): what ``DisplayText`` replaces and quoting escapes.
+    /// Whether the scalar is a control character (C0, DEL, C1: general category Cc), a format character (Cf:
+    /// U+200E, U+202A to U+202E, U+2066 to U+2069, U+FEFF, …) or the line or paragraph separator (U+2028, U+2029:
+    /// Zl, Zp, which Python's `splitlines`, JavaScript before ES2019 and many viewers take for a line break): what
+    /// ``DisplayText`` replaces and quoting escapes.
     package var isUnsafeToShow: Bool {
         switch properties.generalCategory {
-        case .control, .format: true
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
         default: false
         }
     }

@@ -29,15 +29,37 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
     ///   - text: The text.
     ///   - secrets: The secrets to take out; nil and empty ones are skipped.
     /// - Returns: The text without them.
-    /// - Complexity: O(*n* × *f*) for text of length *n* and *f* forms of the secrets (at most 12 each): for error paths.
+    /// - Complexity: O(*n* × *m* × *f*) for text of *n* bytes and *f* forms of the secrets of up to *m* bytes (at most 12
+    ///   forms each): for error paths.
     package static func scrub(_ text: String, of secrets: [Secret?]) -> String {
-        var text = text
+        // By UTF-8 bytes, not characters: a secret that starts with a combining mark is one character with what stands
+        // before it in the text (`=` and U+0301), which a search by characters would not find.
+        var bytes = Array(text.utf8)
         // The longest first: a secret inside another (an access token within its refresh token) would leave the rest.
-        let forms = Set(secrets.compactMap { $0?.value }.filter { !$0.isEmpty }.flatMap(quotedForms))
+        let forms = Set(secrets.compactMap { $0?.value }.filter { !$0.isEmpty }.flatMap(quotedForms)).map { Array($0.utf8) }
         for form in forms.sorted(by: { $0.count > $1.count }) {
-            text = text.replacing(form, with: "<redacted>")
+            bytes = replacing(form, in: bytes)
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `bytes` with every occurrence of `form` (the UTF-8 of a whole string, so it matches only at a character's
+    /// first byte) replaced by `<redacted>`.
+    private static func replacing(_ form: [UInt8], in bytes: [UInt8]) -> [UInt8] {
+        guard let first = form.first, form.count <= bytes.count else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == first, form.count <= bytes.count - index, bytes[index..<index + form.count].elementsEqual(form) {
+                out.append(contentsOf: "<redacted>".utf8)
+                index += form.count
+            } else {
+                out.append(bytes[index])
+                index += 1
+            }
+        }
+        return out
     }
 
     /// A secret as written (`/` also as `\/`, as Foundation's JSON writer puts it), and percent-encoded in upper- or

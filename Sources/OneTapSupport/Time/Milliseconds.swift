@@ -13,12 +13,19 @@ extension Date {
         return value >= 9_223_372_036_854_775_808.0 ? .max : value < -9_223_372_036_854_775_808.0 ? .min : Int64(value)
     }
 
-    /// Whether the instant has a millisecond count of its own (it is finite and within an `Int64` of
-    /// milliseconds): what a record can store.
+    /// The millisecond counts a record stores: the years 1 to 9999 (0001-01-01T00:00:00Z …
+    /// 9999-12-31T23:59:59.999Z), which an ISO 8601 instant writes and a `Double` of seconds holds exactly
+    /// enough that every count comes back from its `Date` unchanged.
+    @usableFromInline
+    package static let storableMilliseconds: ClosedRange<Int64> = -62_135_596_800_000 ... 253_402_300_799_999
+
+    /// Whether the instant has a millisecond count a record can store (finite, within
+    /// ``storableMilliseconds``): what a writer checks, and what a reader refuses outside of, so that
+    /// whatever is read can be written again as it was.
     @inlinable
     package var hasMillisecondsSince1970: Bool {
         let value = (timeIntervalSince1970 * 1000).rounded()
-        return value.isFinite && value < 9_223_372_036_854_775_808.0 && value >= -9_223_372_036_854_775_808.0
+        return value.isFinite && value >= -62_135_596_800_000 && value <= 253_402_300_799_999
     }
 
     /// The first whole millisecond at or after the instant: the bound a query compares stored instants

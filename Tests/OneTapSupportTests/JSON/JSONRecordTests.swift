@@ -67,7 +67,13 @@ import Testing
         (#"{"format":"test/3","name":"a","atMs":1}"#, ["format"], #"format "test/3" is not test/2"#),
         (#"{"format":"test/2","name":"a","atMs":1.5}"#, ["atMs"], "expected an integer"),
         (#"{"format":"test/2","name":"a","atMs":9223372036854775808}"#, ["atMs"], "out of range"),
-        (#"{"name":"a","at":1e300}"#, ["at"], "whole milliseconds in an Int64"),
+        (#"{"name":"a","at":1e300}"#, ["at"], "outside the years 1 to 9999"),
+        // An attacker's read of the parsers: a count past 2^53 was read, then its record could never be written again
+        // (the writer refused the `Date` it made) or was written back as another number.
+        (#"{"format":"test/2","name":"a","atMs":9223372036854775807}"#, ["atMs"], "outside the years 1 to 9999"),
+        (#"{"format":"test/2","name":"a","atMs":4611686018427387905}"#, ["atMs"], "outside the years 1 to 9999"),
+        (#"{"format":"test/2","name":"a","atMs":253402300800000}"#, ["atMs"], "outside the years 1 to 9999"),
+        (#"{"format":"test/2","name":"a","atMs":-62135596800001}"#, ["atMs"], "outside the years 1 to 9999"),
         (#"{"format":"test/2","name":"a","atMs":1,"atMs":2}"#, ["atMs"], "appears twice"),
         (#"{"format":"test/2","name":"a","atMs":1,"at":2}"#, ["at"], "appears twice"),
     ])
@@ -78,6 +84,14 @@ import Testing
             guard case DecodingError.dataCorrupted(let context) = error else { return false }
             return context.codingPath.map(\.stringValue) == path && context.debugDescription.contains(why)
         }
+    }
+
+    /// The first and last instants a record holds (0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, counts computed
+    /// with Python's `datetime`) are read and written back to the letter.
+    @Test(arguments: ["-62135596800000", "253402300799999"])
+    func theEdgesOfTheStoredYearsComeBackAsTheyWere(milliseconds: String) throws {
+        let text = #"{"format":"test/2","name":"a","atMs":\#(milliseconds)}"#
+        #expect(try Sample(json: text).json() == text)
     }
 
     @Test func aMissingInstantIsNamedInTheFormsName() {
@@ -91,7 +105,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [Double.nan, .infinity, -.infinity, 1e17])
+    @Test(arguments: [Double.nan, .infinity, -.infinity, 1e17, 253_402_300_800, -62_135_596_800.001])
     func anInstantWithNoMillisecondCountIsNotWritten(seconds: Double) {
         #expect {
             try Sample(name: "a", at: Date(timeIntervalSince1970: seconds)).json()

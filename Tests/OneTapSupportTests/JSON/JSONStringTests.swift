@@ -22,6 +22,9 @@ import Testing
         Case(input: [0xC0, 0xAF], literal: "\"\u{FFFD}\u{FFFD}\""),          // overlong
         // C1 and format characters escaped (as Python's json.dumps writes them), the rest as it is.
         Case(input: Array("a\u{9B}b\u{200D}c\u{202E}\u{E0001} 用户🙂é".utf8), literal: #""a\u009bb\u200dc\u202e\udb40\udc01 "# + "用户🙂é\""),
+        // The line and paragraph separators escaped (as `json.dumps` does with `ensure_ascii`): an attacker's read found a
+        // line splitter (Python's `splitlines`) saw a forged line break in them.
+        Case(input: Array("a\u{2028}b\u{2029}c".utf8), literal: #""a\u2028b\u2029c""#),
     ]
 
     /// The byte and string forms write the same literal, and a JSON parser reads it back;

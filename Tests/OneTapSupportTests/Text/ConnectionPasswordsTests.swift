@@ -31,6 +31,16 @@ import Testing
         #expect(!ConnectionPasswords.redacting(in: "could not connect: \(text)", foundIn: [text]).contains(password))
     }
 
+    /// An attacker's read of the parsers: a password starting with a combining mark (U+0301) is one character with
+    /// the `=` or `:` before it, so the search by characters found no `:` in the URI, and the replacing by characters
+    /// matched nothing in the message: the password showed. Both go by Unicode scalars and bytes now.
+    @Test(arguments: ["host=db password=\u{301}s3cret-pw dbname=onetap", "postgresql://api:\u{301}s3cret-pw@db/onetap"])
+    func aPasswordStartingWithACombiningMarkIsHidden(_ text: String) {
+        let redacted = ConnectionPasswords.redacting(in: "could not connect: \(text)", foundIn: [text])
+        #expect(!redacted.unicodeScalars.map(String.init).joined().contains("s3cret"), "\(redacted.unicodeScalars.map { $0.escaped(asASCII: true) }.joined())")
+        #expect(redacted.contains("<redacted>"))
+    }
+
     /// libpq reads backslash escapes in a keyword string's values, quoted (`'pw\'s'`, `'a\\b'`) or not (`ab\ cd`:
     /// the space is the password's). A message quoting the string as written shows the password as written, escapes
     /// and all: that form is hidden too, and an unquoted value runs past an escaped space (an attacker's read: the

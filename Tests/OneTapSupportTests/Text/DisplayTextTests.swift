@@ -12,6 +12,9 @@ import Testing
         ("file\u{202E}txt.exe", "file\u{FFFD}txt.exe"),
         ("\u{200E}\u{2066}x\u{FEFF}", "\u{FFFD}\u{FFFD}x\u{FFFD}"),
         ("用户 🙂 cafe\u{301}", "用户 🙂 cafe\u{301}"),
+        // An attacker's read of the parsers: U+2028 and U+2029 (Zl, Zp) passed, and readers that split lines on them
+        // (Python's `splitlines`, JavaScript before ES2019) saw a forged line.
+        ("a\u{2028}b\u{2029}c", "a\u{FFFD}b\u{FFFD}c"),
     ])
     func unsafeCharactersAreReplaced(_ text: String, _ shown: String) {
         #expect(DisplayText.label(text) == shown)
