@@ -74,12 +74,13 @@ package struct Transcript {
     }
 
     /// Replays one line.
-    /// - Parameter text: The line's text (a JSON object), or blank, or a `#` comment.
+    /// - Parameter text: The line's text (a JSON object), or blank, or a `#` comment, or a `=> {…}` expectation (what
+    ///   `onetap check` compares; a replay skips it, so one `.transcript` file serves both).
     /// - Returns: What came of it.
     package mutating func replay(_ text: String) -> Record {
         lines += 1
         let trimmed = text.trimmingCharacters(in: " \t\r")
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { return .skipped }
+        if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix("=>") { return .skipped }
         let line: Line
         do {
             line = try Line(json: trimmed)

@@ -49,10 +49,15 @@ import Testing
         (["db", "migrate", "--url", "postgresql:///x", "--data", "d"], "onetap: error: unknown option '--data'; this command takes --url, --schema, --json, --older-than"),
         // A password on the command line never comes back in a usage error, wherever it stood.
         (["db", "migrate", "--url", "postgresql://api:hunter2-pw@h/db", "postgresql://api:hunter2-pw@h/db"],
-         "onetap: error: db migrate takes options only; unexpected 'postgresql://api:<redacted>@h/db'"),
+         "onetap: error: db migrate takes options only; one operand too many (not repeated: it may be a secret)"),
+        // An attacker's read of the CLI: a password typed apart from its URL was repeated whole, as an unexpected
+        // operand or an unknown action (the redaction finds passwords in URLs and `password=` pairs only).
+        (["db", "migrate", "--url", "postgresql://app@db/onetap", "hunter2-pw"],
+         "onetap: error: db migrate takes options only; one operand too many (not repeated: it may be a secret)"),
+        (["db", "hunter2-pw"], "onetap: error: unknown db action (an argument of 10 characters, not repeated: it may be a secret); the actions are"),
         (["postgresql://api:hunter2-pw@h/db"], "onetap: error: unknown command (an argument of 32 characters, not repeated: it may be a secret)"),
         (["db", "migrate", "--url", "host=h password=hunter2-pw", "--url", "x"], "onetap: error: option --url is given twice"),
-        (["db", "migrate", "--url", "x", "--schema=x", "password=hunter2-pw"], "onetap: error: db migrate takes options only; unexpected 'password=<redacted>'"),
+        (["db", "migrate", "--url", "x", "--schema=x", "password=hunter2-pw"], "onetap: error: db migrate takes options only; one operand too many (not repeated: it may be a secret)"),
     ])
     func usageErrorsAreExit64AndNeverShowAPassword(arguments: [String], prefix: String) async {
         let (code, io) = await runInProcess(arguments)

@@ -27,7 +27,7 @@ import Testing
         (["db", "reconcile", "--older-than", "1w"], "onetap: error: --older-than takes a duration such as 30s, 10m, 2h or 1d; got '1w'"),
         (["db", "migrate", "--url", "x", "--older-than", "10m"], "onetap: error: --older-than is an option of db reconcile, not db migrate"),
         (["db", "reconcile"], "onetap: error: db reconcile needs the PostgreSQL server: --url URL, --url - (the URL on standard input) or ONETAP_POSTGRES_URL"),
-        (["db", "reconcile", "--url", "postgresql://api:hunter2-pw@h/db", "x"], "onetap: error: db reconcile takes options only; unexpected 'x'"),
+        (["db", "reconcile", "--url", "postgresql://api:hunter2-pw@h/db", "x"], "onetap: error: db reconcile takes options only; one operand too many (not repeated: it may be a secret)"),
     ])
     func usageErrorsAreExit64(arguments: [String], prefix: String) async {
         let (code, io) = await runInProcess(arguments, environment: [:])

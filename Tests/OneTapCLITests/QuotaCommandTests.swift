@@ -79,6 +79,19 @@ import Testing
         #expect(again.lines.suffix(2) == ["line 62: starts: admitted", "62 requests: 61 admitted, 1 captcha required, 0 over quota"])
     }
 
+    /// An attacker's read of the CLI: `quota` read only the counters a start counts, where a server with a captcha
+    /// verifier (which its help says it decides as) reads the captcha rules on exchanges too: after ten exchanges from
+    /// one device, the server asks the device's next start for a captcha (`device-exchanges-hour`), and `quota` said
+    /// admitted. Both take the counters from the policy's one choice now.
+    @Test func aStartPastACaptchaRuleOnExchangesNeedsACaptchaAsOnTheServer() async throws {
+        let exchanges = (0..<10).map { #"{"at":"2026-12-01T10:00:0\#($0)Z","counts":"exchanges","ip":"198.51.100.1","device":"d1"}"# }
+        let start = #"{"at":"2026-12-01T10:01:00Z","counts":"starts","ip":"198.51.100.1","device":"d1"}"#
+        let run = try await Binary.run(["quota", "-", "--json"], stdin: Array(((exchanges + [start]).joined(separator: "\n") + "\n").utf8))
+        #expect(run.status == 0 && run.stderr == "")
+        // The first exchange (10:00:00) leaves the hour at 11:00:00: 3,540 s after the start.
+        #expect(run.lines[10] == #"{"line":11,"counts":"starts","decision":"captcha-required","rule":"device-exchanges-hour","retryAfter":3540}"#)
+    }
+
     /// A malformed line is an error record, the replay goes on, and the exit is 65.
     @Test func malformedLinesAreNamedAndTheReplayGoesOn() async throws {
         let input = """

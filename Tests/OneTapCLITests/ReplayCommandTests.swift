@@ -63,6 +63,20 @@ import Testing
         #expect(!run.lines.contains { $0.hasPrefix("  SMS cost") }, "no price, no cost")
     }
 
+    /// An attacker's read of the CLI: `--svg` naming the replacement policy read it and the events, then renamed the
+    /// chart over the policy. Refused before anything is read (exit 64).
+    @Test func aChartThatWouldReplaceThePolicyIsRefused() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { removeTemporary(directory) }
+        let policy = directory.appendingPathComponent("policy.csv").path
+        let original = try String(contentsOfFile: Self.policy, encoding: .utf8)
+        try original.write(toFile: policy, atomically: true, encoding: .utf8)
+        let run = try await Binary.run(["replay", "--policy", policy, Self.sample, "--svg", policy])
+        #expect(run.status == 64 && run.stdout.isEmpty)
+        #expect(run.stderr == "onetap: error: --svg '\(policy)' is '\(policy)', which this command reads: the output would replace it; nothing was read or written\n")
+        #expect(try String(contentsOfFile: policy, encoding: .utf8) == original)
+    }
+
     /// Routing Telecom SIMs to the Unicom flow: no Telecom login ever reached it, so it is unknown.
     @Test func aFlowNeverObservedIsUnknown() async throws {
         let directory = try Package.temporaryDirectory()

@@ -45,6 +45,21 @@ import Testing
         #expect(bad.stdout.contains("line 2 is not UTF-8 text"), "\(bad.stdout)")
     }
 
+    /// An attacker's read of the CLI: the help's own example (`onetap session` on a `.transcript` of the decision
+    /// tables) exited 65, each `=> {…}` expectation line replayed as a malformed report. A replay skips them, as the
+    /// README's transcript format has them.
+    @Test func theHelpsExampleReplaysATranscriptWithItsExpectations() async throws {
+        let run = try await Binary.run(["session", Package.path("Tests/OneTapCLITests/DecisionTables/mobile-exchange.transcript")])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.isEmpty)
+        #expect(!run.stdout.contains("error"), "\(run.stdout)")
+        #expect(run.lines == [
+            "line 3: run mobile (attempt 1) · version 1 · policy", "line 5: run mobile (attempt 1) · version 1 · progress 200087: keep waiting",
+            "line 7: exchange the mobile token · version 2 · success: token obtained: exchange the token",
+            "line 9: done: success via mobile · version 3 · number returned",
+        ])
+    }
+
     @Test func theSameTranscriptsMakeTheSameEventsAndEachLoginItsOwnSession() async throws {
         let directory = try Package.temporaryDirectory()
         defer { removeTemporary(directory) }

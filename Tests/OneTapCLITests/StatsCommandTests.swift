@@ -155,6 +155,25 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["funnel.svg"], "no temporary file left beside it")
     }
 
+    /// An attacker's read of the CLI: `--svg` naming the events file itself (or a link to it) read the events, then
+    /// renamed the chart over them: exit 0, and the event log was gone. Refused before anything is read (exit 64),
+    /// the file as it was.
+    @Test func aChartThatWouldReplaceTheEventsIsRefused() async throws {
+        let directory = try Package.temporaryDirectory()
+        defer { removeTemporary(directory) }
+        let events = directory.appendingPathComponent("events.ndjson").path
+        let original = try String(contentsOfFile: Self.samplePath, encoding: .utf8)
+        try original.write(toFile: events, atomically: true, encoding: .utf8)
+        let link = directory.appendingPathComponent("chart.svg").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: events)
+        for chart in [events, link, directory.path + "/./events.ndjson"] {
+            let run = try await Binary.run(["stats", events, "--svg", chart])
+            #expect(run.status == 64 && run.stdout.isEmpty, "\(chart)")
+            #expect(run.stderr == "onetap: error: --svg '\(chart)' is '\(events)', which this command reads: the output would replace it; nothing was read or written\n")
+            #expect(try String(contentsOfFile: events, encoding: .utf8) == original)
+        }
+    }
+
     @Test func whatCannotBeReadOrWrittenIsSaid() async throws {
         let missing = try await Binary.run(["stats", "/nonexistent/events.ndjson"])
         #expect(missing.status == 66)

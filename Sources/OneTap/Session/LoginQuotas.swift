@@ -62,9 +62,9 @@ public struct LoginQuotas: Sendable {
         captcha: Secret? = nil, startCaptcha: Bool = false, checkedBy sms: SMSCodeService? = nil, clock: any WallClock, events: any EventSink
     ) async throws -> Admission? {
         let request = Self.request(appSession: appSession, address: address, device: device)
-        // A start reads the captcha rules on exchanges only where a captcha can pass them: without a verifier they are
-        // limits on the exchanges alone, and a full one never holds back a start (nor with it the SMS step).
-        let counters = sms?.checksCaptchas == true ? policy.readCounters(for: request, counting: counts) : policy.counters(for: request, counting: counts)
+        // A start reads the captcha rules on exchanges only where a captcha can pass them (nor does a full one, without
+        // a verifier, hold back the SMS step).
+        let counters = policy.counters(toDecide: request, counting: counts, captchasChecked: sms?.checksCaptchas == true)
         guard !counters.isEmpty else { return nil }
         let context = SMSContext(ip: address, device: device, session: id, captcha: captcha)
         switch try await decision(counts, request, counters, context, startCaptcha: startCaptcha, checkedBy: sms, clock: clock) {

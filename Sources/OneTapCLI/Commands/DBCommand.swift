@@ -61,11 +61,13 @@ enum DBCommand: CommandDescription {
         }
         guard let action = DBOptions.Action(rawValue: action) else {
             throw UsageError(
-                "unknown db action \(quoted(action)); the actions are \(DBOptions.Action.allCases.map(\.rawValue).joined(separator: ", "))",
+                "unknown db action \(quotedAction(action)); the actions are \(DBOptions.Action.allCases.map(\.rawValue).joined(separator: ", "))",
                 command: name)
         }
-        if let extra = arguments.operands.dropFirst().first {
-            throw UsageError("db \(action.rawValue) takes options only; unexpected \(quoted(extra))", command: name)
+        // Never repeated: a database password typed apart from its URL stands here, and the redaction of messages
+        // finds passwords only in URLs and `password=` pairs.
+        if arguments.operands.count > 1 {
+            throw UsageError("db \(action.rawValue) takes options only; one operand too many (not repeated: it may be a secret)", command: name)
         }
         var olderThan: Int64? = nil
         if let text = arguments.value("older-than") {

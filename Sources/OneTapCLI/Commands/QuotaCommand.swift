@@ -53,7 +53,8 @@ enum QuotaCommand: CounterReplayCommand {
         let outcomes = [("admitted", "admitted"), ("captchaRequired", "captcha required"), ("overQuota", "over quota")]
         return CounterReplay.run(Self.self, outcomes: outcomes, json: options.common.json, output: output, io: io) { (line, object) throws(CounterReplay.Malformed) in
             let (at, counts, keys) = try request(line)
-            let counters = policy.counters(for: keys, counting: counts)
+            // As a server with a captcha verifier reads them: a start reads the captcha rules on exchanges too.
+            let counters = policy.counters(toDecide: keys, counting: counts, captchasChecked: true)
             let decision = store.updateNow(counters: counters, at: at) { state in
                 state.admit(keys, counting: counts, in: counters, policy: policy, at: at, captchaPassed: line.captcha ?? false)
             }

@@ -66,6 +66,7 @@ enum ReplayCommand: CommandDescription {
     /// Reads the stream, replays the policy and prints the comparison.
     /// - Returns: 0, or 65 when a line was malformed (its error record is printed and the replay goes on).
     static func run(_ options: ReplayOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        try FileOutput.refuseReplacing(options.svg, option: "--svg", inputs: [options.file, options.policy])
         let policy: RoutingPolicy
         do {
             policy = try RoutingPolicy(contentsOf: options.policy)

@@ -158,6 +158,7 @@ enum StatsCommand: CommandDescription {
     /// Counts the stream and prints the funnel.
     /// - Returns: 0, or 65 when a line was malformed (its error record is printed and the count goes on).
     static func run(_ options: StatsOptions, output: OutputBuffer, io: any CommandIO) throws(CommandFailure) -> ExitCode {
+        try FileOutput.refuseReplacing(options.svg, option: "--svg", inputs: [options.file])
         var stats = LoginStats()
         if let failure = try InsightsArguments.read(options.file, into: &stats, json: options.json, output: output, io: io) { return failure }
         stats.finish()

@@ -60,6 +60,29 @@ final class FileInput: CommandIO {
 /// so a reader never sees half a file. The temporary file has a random name and is created anew
 /// (`O_EXCL | O_NOFOLLOW`), so in a folder others can write to nothing planted there is written through.
 enum FileOutput {
+    /// Refuses, before anything is read, a file to write that is a file the command reads (the same device and
+    /// inode, whatever the path that names it): the rename would put the output in its place.
+    /// - Parameters:
+    ///   - path: The file to write, if any.
+    ///   - option: The option that names it (`--svg`).
+    ///   - inputs: The files the command reads (nil: standard input).
+    /// - Throws: ``CommandFailure`` (exit 64) naming both; nothing was read or written.
+    static func refuseReplacing(_ path: String?, option: String, inputs: [String?]) throws(CommandFailure) {
+        guard let path, let output = identity(path) else { return }
+        for case let input? in inputs where identity(input).map({ $0 == output }) == true {
+            throw CommandFailure(
+                message: "\(option) \(quoted(path)) is \(quoted(input)), which this command reads: the output would replace it; nothing was read or written",
+                code: .usage)
+        }
+    }
+
+    /// A file's device and inode, or nil when it cannot be looked at (it does not exist yet).
+    private static func identity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino)]
+    }
+
     /// Writes the bytes.
     /// - Parameters:
     ///   - text: What to write.

@@ -166,6 +166,19 @@ public struct LoginQuotaPolicy: DataTable, BuiltInTable, RateTable {
         counters(for: request) { bears($0, on: counts) }
     }
 
+    /// The counters a decision reads on a server whose captchas are checked or not: with a verifier, a start reads
+    /// the captcha rules on exchanges too (``readCounters(for:counting:)``); without one they are limits on the
+    /// exchanges alone, and a full one never holds back a start (``counters(for:counting:)``). The one choice of the
+    /// server's ``LoginQuotas`` and `onetap quota`.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - counts: Starts or exchanges.
+    ///   - captchasChecked: Whether a captcha verifier checks the captchas a start brings.
+    /// - Returns: The counters, each once, in rule order.
+    package func counters(toDecide request: Request, counting counts: Counts, captchasChecked: Bool) -> [Counter] {
+        captchasChecked ? readCounters(for: request, counting: counts) : counters(for: request, counting: counts)
+    }
+
     /// The counters of the rules `taking` takes: one per count and key, in rule order.
     private func counters(for request: Request, taking: (Rule) -> Bool) -> [Counter] {
         var out: [Counter] = []
