@@ -13,7 +13,7 @@ struct SiblingTool {
     /// The command that runs it: `db`.
     let command: String
 
-    /// Runs the tool to its end and passes on what it printed.
+    /// Runs the tool to its end and passes on what it printed, its output as it comes.
     /// - Parameters:
     ///   - arguments: Its arguments (never a secret).
     ///   - input: What it reads on standard input (its secrets, one line each).
@@ -31,18 +31,27 @@ struct SiblingTool {
                     + "(or 'swift build --product \(name)')",
                 code: .unavailable)
         }
+        // Its output is passed on line by line as it comes, never gathered whole: a listing of any length (`db
+        // reconcile` over millions of rows) goes through in the memory of its longest line.
+        output.flush()
+        var pending: [UInt8] = []
         let finished: ChildProcess.Outcome
         do {
-            finished = try await ChildProcess.run(tool.path, arguments, input: input)
+            finished = try await ChildProcess.run(tool.path, arguments, input: input) { chunk in
+                var start = chunk.startIndex
+                for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
+                    pending.append(contentsOf: chunk[start..<index])
+                    output.line(String(decoding: pending, as: UTF8.self))
+                    pending.removeAll(keepingCapacity: true)
+                    start = index + 1
+                }
+                pending.append(contentsOf: chunk[start...])
+                output.flush()
+            }
         } catch {
             throw CommandFailure(message: error.description, code: .unavailable)
         }
-        let text = String(decoding: finished.output, as: UTF8.self)
-        if !text.isEmpty {
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
-                output.line(String(line))
-            }
-        }
+        if !pending.isEmpty { output.line(String(decoding: pending, as: UTF8.self)) }
         output.flush()
         let errors = String(decoding: finished.errors, as: UTF8.self)
         for line in errors.split(separator: "\n") {

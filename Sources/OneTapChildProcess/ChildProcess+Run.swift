@@ -42,9 +42,79 @@ extension ChildProcess {
         return try outcome.get()
     }
 
+    /// Runs a program to its end as ``run(_:_:input:environment:errors:)`` does, but hands its standard output on as
+    /// it comes, a chunk at a time (64 KiB at most), instead of collecting it: `each` runs on the calling task, and
+    /// the next chunk is read only once it has returned, so output of any size passes through in bounded memory
+    /// (`onetap db reconcile` listing a ledger of millions of rows). A caller that is cancelled stops being handed
+    /// chunks and the program is sent `SIGTERM`; what it still writes is read and dropped, so it never blocks on a
+    /// full pipe.
+    /// - Parameters:
+    ///   - path: The program: a path, or a bare name looked up in `PATH`.
+    ///   - arguments: Its arguments.
+    ///   - input: What it reads on standard input.
+    ///   - environment: Its whole environment; nil for this process's.
+    ///   - each: Takes each chunk of its standard output, in order.
+    /// - Returns: How it ended and its standard error (its ``Outcome/output`` is empty: it went to `each`).
+    /// - Throws: ``Failure`` when it cannot be started.
+    package static func run(
+        _ path: String, _ arguments: [String], input: Data = Data(), environment: [String: String]? = nil,
+        passingOutputTo each: (UnsafeRawBufferPointer) -> Void
+    ) async throws(Failure) -> Outcome {
+        let started = await onOwnThread { () -> Result<ChildProcess, Failure> in
+            Result { () throws(Failure) -> ChildProcess in
+                try ChildProcess(path, arguments, environment: environment, input: .pipe, output: .pipe, errors: .pipe)
+            }
+        }
+        let child = try started.get()
+        let handOver = HandOver()
+        let (chunks, continuation) = AsyncStream<Data>.makeStream(bufferingPolicy: .unbounded)
+        let collected = Collected()
+        child.startFeeding(input, errorsInto: collected)
+        Thread { [output = child.output] in
+            if let output {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let descriptor = output.fileDescriptor
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    // One chunk at a time: the next is read once the caller took this one (or went away).
+                    if !handOver.abandoned {
+                        continuation.yield(Data(buffer[0..<count]))
+                        handOver.taken.wait()
+                    }
+                }
+            }
+            continuation.finish()
+        }.start()
+        for await chunk in chunks {
+            chunk.withUnsafeBytes(each)
+            handOver.taken.signal()
+            if Task.isCancelled { break }
+        }
+        handOver.abandon()
+        if Task.isCancelled { child.signal(SIGTERM) }  // the caller went away: so does the program it ran
+        let termination = await onOwnThread { () -> Termination in
+            collected.done.wait()
+            collected.done.wait()
+            return child.wait()
+        }
+        return Outcome(termination: termination, output: Data(), errors: collected.errors.withLock { $0 })
+    }
+
     /// Writes the input and drains both outputs, then reaps the child; blocks the calling thread.
     private func collect(writing data: Data) -> Outcome {
         let collected = Collected()
+        startFeeding(data, errorsInto: collected)
+        let output = self.output?.readDataToEndOfFile() ?? Data()
+        collected.done.wait()
+        collected.done.wait()
+        return Outcome(termination: wait(), output: output, errors: collected.errors.withLock { $0 })
+    }
+
+    /// Starts the two threads that write the input (then close it) and collect standard error; each signals
+    /// `collected.done` once when it is through.
+    private func startFeeding(_ data: Data, errorsInto collected: Collected) {
         let writer = Thread { [input = self.input] in
             // SIGPIPE from a write is sent to the writing thread: blocked here, the write fails with EPIPE
             // instead, and the pending signal goes with the thread.
@@ -68,10 +138,21 @@ extension ChildProcess {
         }
         writer.start()
         errorReader.start()
-        let output = self.output?.readDataToEndOfFile() ?? Data()
-        collected.done.wait()
-        collected.done.wait()
-        return Outcome(termination: wait(), output: output, errors: collected.errors.withLock { $0 })
+    }
+}
+
+/// How the reading thread of ``ChildProcess/run(_:_:input:environment:passingOutputTo:)`` hands a chunk to the
+/// caller: it waits for `taken` after each, unless the caller went away.
+private final class HandOver: Sendable {
+    let taken = DispatchSemaphore(value: 0)
+    private let gone = Mutex(false)
+
+    var abandoned: Bool { gone.withLock { $0 } }
+
+    /// The caller takes no more chunks: a reader waiting for one it yielded goes on (and drops the rest).
+    func abandon() {
+        gone.withLock { $0 = true }
+        taken.signal()
     }
 }
 

@@ -19,6 +19,43 @@ import Testing
     }
 
     /// Four MiB each way through `cat`: the pipes hold 64 KiB, so writing all before reading would deadlock.
+    /// An attacker's read of the CLI: `onetap db reconcile` pages through the ledger in bounded memory, but `onetap`
+    /// gathered its tool's whole output before printing a line (gigabytes for a day of unknown exchanges, and nothing
+    /// shown until the end). The output is handed on as it comes: here the program waits for a file the caller makes
+    /// only once it has seen the first line, which a run that gathered everything first would wait for forever.
+    @Test(.timeLimit(.minutes(1))) func outputIsHandedOnWhileTheProgramRuns() async throws {
+        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-flag-\(UUID().uuidString)").path
+        defer { unlink(flag) }
+        var seen = ""
+        let run = try await ChildProcess.run("/bin/sh", ["-c", "echo first; while [ ! -e \"$0\" ]; do sleep 0.02; done; echo second", flag]) { chunk in
+            seen += String(decoding: chunk, as: UTF8.self)
+            if seen == "first\n" { #expect(FileManager.default.createFile(atPath: flag, contents: nil)) }
+        }
+        #expect(seen == "first\nsecond\n")
+        #expect(run.output.isEmpty && run.termination.succeeded)
+    }
+
+    /// Output of any size goes through in chunks of 64 KiB at most, in order, none gathered.
+    @Test func largeOutputIsHandedOnInBoundedChunks() async throws {
+        var total = 0, chunks = 0, largest = 0
+        let run = try await ChildProcess.run("/usr/bin/head", ["-c", "5000000", "/dev/zero"]) { chunk in
+            total += chunk.count
+            chunks += 1
+            largest = max(largest, chunk.count)
+            #expect(chunk.allSatisfy { $0 == 0 })
+        }
+        #expect(total == 5_000_000 && chunks > 1 && largest <= 65_536)
+        #expect(run.output.isEmpty && run.termination.succeeded)
+    }
+
+    /// A caller cancelled while a program writes without end (`yes`) stops taking chunks, and the program is ended.
+    @Test(.timeLimit(.minutes(1))) func aCancelledCallerEndsAProgramThatNeverStops() async throws {
+        let run = try await Task {
+            try await ChildProcess.run("/usr/bin/yes", []) { _ in withUnsafeCurrentTask { $0?.cancel() } }
+        }.value
+        #expect(run.termination.signalled && run.termination.status == SIGTERM)
+    }
+
     @Test func largeDataBothWaysDoesNotDeadlock() async throws {
         let input = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let run = try await ChildProcess.run("/bin/cat", [], input: input)
