@@ -14,9 +14,11 @@
 ///
 /// A final failure of an expired token is not kept here: the refresh removes the token and the user logs in
 /// again. One of a token that still has time is: it backs off until the token expires (``record(_:until:at:)``).
-/// Once the book holds more than ``pruneThreshold`` accounts, entries whose retry time has passed are
-/// dropped when the next failure is recorded, so it stays bounded; a prune that leaves the book large waits
-/// until it has doubled (amortized O(1) a failure, however many accounts back off at once).
+/// Once the book holds more than ``pruneThreshold`` accounts, entries whose retry time passed more than the
+/// back-off's cap ago (an account nothing refreshed since: it went quiet) are dropped when the next failure is
+/// recorded, so it stays bounded while an account retried within the cap keeps its count (a carrier outage backs
+/// off as far as the cap, whatever the book's size); a prune that leaves the book large waits until it has doubled
+/// (amortized O(1) a failure, however many accounts back off at once).
 package struct RefreshFailures: Sendable {
     /// One account's failures in a row.
     package struct Entry: Hashable, Sendable {
@@ -92,7 +94,8 @@ package struct RefreshFailures: Sendable {
         let entry = Entry(attempts: (entries[account]?.attempts ?? 0) + 1, retryAt: max(retryAt, now))
         if entries.count > pruneAbove {
             prunes += 1
-            entries = entries.filter { $0.value.retryAt > now }
+            let forgotten = now.addingTimeInterval(-backoff.cap.seconds)
+            entries = entries.filter { $0.value.retryAt > forgotten }
             pruneAbove = max(Self.pruneThreshold, 2 * entries.count)
         }
         entries[account] = entry

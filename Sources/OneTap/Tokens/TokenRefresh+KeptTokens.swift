@@ -9,14 +9,16 @@ extension TokenRefresh {
     /// - Parameters:
     ///   - token: The token to keep.
     ///   - current: The stored token it replaces.
+    ///   - basis: The newer token kept in memory its refresh started from, if any (replaced too).
     ///   - error: What the store threw.
     ///   - what: What could not be stored, for the event.
     ///   - then: What becomes of it, for the event.
     ///   - vault: The vault.
     func keepInMemory(
-        _ token: AccessToken, over current: StoredToken, after error: any Error, _ what: String, then: String, in vault: isolated TokenVault
+        _ token: AccessToken, over current: StoredToken, alsoReplacing basis: AccessToken? = nil, after error: any Error, _ what: String, then: String,
+        in vault: isolated TokenVault
     ) {
-        vault.unsaved.keep(token, over: current)
+        vault.unsaved.keep(token, over: current, alsoReplacing: basis)
         let message = Secret.scrub("\(error)", of: [token.value, token.refreshToken, current.token.value, current.token.refreshToken])
         emit(.notStored(account: token.account, message: "\(what) could not be stored (\(message)); \(then)"))
     }

@@ -216,7 +216,7 @@ package struct TokenRefresh: Sendable {
                     stored = StoredToken(token: kept, version: version)
                 }
             } catch where !flight.loggedOut {
-                keepInMemory(kept, over: current, after: error, "the refresh token the carrier rotated", then: "it is kept in this instance's memory", in: vault)
+                keepInMemory(kept, over: current, alsoReplacing: basis, after: error, "the refresh token the carrier rotated", then: "it is kept in this instance's memory", in: vault)
             } catch {
                 // Logged out meanwhile: nothing to keep.
             }
@@ -233,7 +233,7 @@ package struct TokenRefresh: Sendable {
             // a write lands (the next background scan, or the account's next refresh, writes it before any
             // carrier call). The account backs off, so a store that is down is not asked again at every call.
             keepInMemory(
-                fresh, over: current, after: error, "the refreshed token", then: "it is served from this instance's memory and written when the store takes it",
+                fresh, over: current, alsoReplacing: basis, after: error, "the refreshed token", then: "it is served from this instance's memory and written when the store takes it",
                 in: vault)
             _ = vault.failures.record(account, at: now)
             return fresh

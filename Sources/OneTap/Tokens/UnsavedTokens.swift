@@ -3,17 +3,19 @@
 /// make the account log in again. Each is kept over the stored version it replaces; the next refresh of the
 /// account writes it before any carrier call, and a caller on an expired stored token is served it meanwhile.
 /// A logout, a login's new token or another writer's new token forgets it; another writer's version that holds
-/// the very token it replaced (an instance that could not see it re-saved that token: its refresh was refused)
-/// does not.
+/// a token it replaced does not: the very stored token (an instance that could not see it re-saved that token: its
+/// refresh was refused), or the newer token kept in memory that its refresh started from (whose write landed unseen).
 struct UnsavedTokens: Sendable {
-    private var kept: [AccountID: (token: AccessToken, over: TokenVersion, replaced: AccessToken)] = [:]
+    private var kept: [AccountID: (token: AccessToken, over: TokenVersion, replaced: AccessToken, basis: AccessToken?)] = [:]
 
     /// Keeps a token that replaces the stored one.
     /// - Parameters:
     ///   - token: The refreshed token.
     ///   - current: The stored token and version it replaces.
-    mutating func keep(_ token: AccessToken, over current: StoredToken) {
-        kept[token.account] = (token, current.version, current.token)
+    ///   - basis: The token its refresh started from when that was a newer one kept in memory over `current` (a
+    ///     write of it whose outcome was unknown may have landed): found stored, it is replaced too.
+    mutating func keep(_ token: AccessToken, over current: StoredToken, alsoReplacing basis: AccessToken? = nil) {
+        kept[token.account] = (token, current.version, current.token, basis)
     }
 
     /// The kept token of an account, when it replaces the version stored now. One kept under an older version is
@@ -30,11 +32,11 @@ struct UnsavedTokens: Sendable {
         guard let entry = kept[account] else { return nil }
         guard entry.over == stored.version else {
             guard stored.version > entry.over else { return nil }
-            guard stored.token == entry.replaced else {
+            guard TokenRefresh.isReplaced(stored.token, entry.replaced, entry.basis) else {
                 kept[account] = nil
                 return nil
             }
-            kept[account] = (entry.token, stored.version, entry.replaced)
+            kept[account] = (entry.token, stored.version, entry.replaced, entry.basis)
             return entry.token
         }
         return entry.token

@@ -237,9 +237,23 @@ extension TokenVaultTests {
         func theBookDropsPassedEntriesOnceItGrowsLarge(accounts: Int, after: Int) throws {
             var book = book()
             for index in 0..<accounts { _ = book.record(try AccountID("a\(index)"), at: start) }
-            _ = book.record("late", at: start.addingTimeInterval(31))   // every earlier retry time has passed
+            // Every earlier retry time passed more than the cap (an hour) ago.
+            _ = book.record("late", at: start.addingTimeInterval(3_600 + 31))
             #expect(book.count == after)
             #expect(book.entry(for: "late")?.attempts == 1)
+        }
+
+        /// A token-vault attacker's read: in an outage of more than 10,000 failing accounts, each prune dropped every
+        /// entry whose retry time had passed, among them accounts due for their next try, whose next failure then
+        /// counted as the first (a 15–30 s wait, not up to an hour). An entry whose retry passed within the cap keeps its
+        /// count.
+        @Test func aPruneKeepsTheCountOfAnAccountDueWithinTheCap() throws {
+            var book = book()
+            for _ in 0..<5 { _ = book.record("due", at: start) }
+            for index in 0..<RefreshFailures.pruneThreshold { _ = book.record(try AccountID("a\(index)"), at: start) }
+            _ = book.record("other", at: start.addingTimeInterval(1_800))   // prunes: every retry passed, within the cap
+            #expect(book.prunes == 1)
+            #expect(book.record("due", at: start.addingTimeInterval(1_800)).attempts == 6)
         }
 
         /// A token-vault attacker's read: with more accounts backing off than the threshold (a carrier outage),

@@ -412,6 +412,46 @@ extension TokenVaultTests {
         return refresher
     }
 
+    /// An attacker's read of the token vault: a refresh from a kept token (its write had landed unseen, so the store held
+    /// it at a newer version) whose answer could not be written either was kept over the version the refresh started
+    /// from, naming only the older stored token as the one it replaced. The next read found the kept token stored at the
+    /// newer version, took it for another writer's, and forgot the answer: the refresh after went out with the rotated
+    /// refresh token the carrier had retired, and the account had to log in again. The answer is kept over the kept
+    /// token too.
+    @Test func anAnswerKeptOverAKeptTokenThatLandedUnseenIsServed() async throws {
+        struct Script: ForwardingTokenStore {
+            let base: any TokenStore
+            let writes = LockedValue([String: Int]())
+            func save(_ token: AccessToken, replacing expected: TokenVersion?, dueAt: Date) async throws -> TokenVersion {
+                let value = token.value.reveal()
+                let write = writes.withLock { counts in counts[value, default: 0] += 1; return counts[value]! }
+                switch (value, write) {
+                case ("A1", 1): throw StoreError(.io, account: token.account, message: "the database is down (scripted)")
+                case ("A1", _):
+                    _ = try await base.save(token, replacing: expected, dueAt: dueAt)   // landed, then lost
+                    throw StoreError(.io, account: token.account, message: "the connection broke (scripted)")
+                case ("A2", 2...): throw StoreError(.io, account: token.account, message: "the database is down again (scripted)")
+                default: return try await base.save(token, replacing: expected, dueAt: dueAt)
+                }
+            }
+        }
+        let refresher = MockRefresher([
+            .success(RefreshResponse(accessToken: Secret("A1"), refreshToken: Secret("R1"), expiresIn: try ExpiresIn(seconds: 3_600))),
+            .success(RefreshResponse(accessToken: Secret("A2"), refreshToken: Secret("R2"), expiresIn: try ExpiresIn(seconds: 2_592_000))),
+            .failure(TokenError(.reloginRequired, message: "the refresh token was refused")),
+        ])
+        try await running(vault(refresher, store: Script(base: store))) { vault in
+            try await vault.store(expired())
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A1")   // kept in memory: its write failed
+            clock.advance(by: .seconds(7_200))   // A1 expired, past any back-off
+            // A1's write lands unseen; the refresh from it answers A2, whose write (over A1's version) fails: kept.
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A2")
+            #expect(try await store.load("u1")?.token.value.reveal() == "A1")
+            #expect(try await vault.validToken(for: "u1").value.reveal() == "A2", "the answer is still served, never forgotten")
+        }
+        #expect(refresher.tokensSeen.map { $0.refreshToken?.reveal() } == ["R0", "R1"], "no refresh with the retired R1")
+    }
+
     /// The review's second finding: a refresh that goes on from a kept token (refreshed earlier, its write failed, now
     /// expired) wrote its answer over the stored token's version while naming the kept token as the one it replaced,
     /// so a re-save of the stored token since (another instance moving its due time) was not recognised: the carrier's
