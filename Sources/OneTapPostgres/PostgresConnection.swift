@@ -8,10 +8,10 @@ import Glibc
 import Darwin
 #endif
 
-/// One libpq connection. Every libpq call runs on the connection's own serial dispatch queue, never on
-/// Swift's cooperative pool, and the socket waits (connecting, sending, waiting for the answer) are
-/// `poll(2)` calls with a deadline, so a server that stops answering holds one dispatch thread for at
-/// most the time limit.
+/// One libpq connection. Every libpq call runs on the connection's own thread (``PostgresConnectionThread``), never
+/// on Swift's cooperative pool nor on libdispatch's capped threads, and the socket waits (connecting, sending,
+/// waiting for the answer) are `poll(2)` calls with a deadline, so a server that stops answering holds that thread
+/// for at most the time limit.
 ///
 /// - A statement's text holds `$1`, `$2`… and every value travels apart, in binary format, with its type
 ///   named. No statement is ever built from a value.
@@ -29,15 +29,14 @@ import Darwin
 ///
 /// Not for concurrent use: the pool lends a connection to one caller at a time.
 package final class PostgresConnection: Sendable {
-    /// The label of every connection's queue.
-    package static let queueLabel = "onetap.postgres.connection"
-    private static let key = DispatchSpecificKey<String>()
+    /// The name of every connection's thread.
+    package static let threadLabel = PostgresConnectionThread.label
 
-    /// The label of the connection queue the caller runs on, or nil on any other thread (tests check that
+    /// The name of the connection thread the caller runs on, or nil on any other thread (tests check that
     /// libpq never runs on Swift's cooperative pool).
-    package static var currentLabel: String? { DispatchQueue.getSpecific(key: key) }
+    package static var currentLabel: String? { PostgresConnectionThread.isCurrent ? threadLabel : nil }
 
-    /// The libpq handle, touched only on ``queue``.
+    /// The libpq handle, touched only on the connection's thread.
     private final class Handle: @unchecked Sendable {
         var pointer: OpaquePointer?
         /// The statements prepared on this connection.
@@ -45,11 +44,11 @@ package final class PostgresConnection: Sendable {
         deinit { if let pointer { PQfinish(pointer) } }
     }
 
-    private let queue: DispatchQueue
+    private let thread = PostgresConnectionThread()
     private let handle = Handle()
     private let broken = LockedValue(false)
     private let configuration: PostgresConfiguration
-    /// Sees every statement's text just before it is sent, on the connection's queue (tests).
+    /// Sees every statement's text just before it is sent, on the connection's thread (tests).
     private let observer: (@Sendable (String) -> Void)?
     /// The same with the values, `bytea` zero-filled (see ``open(_:observer:valuesObserver:)``).
     private let valuesObserver: (@Sendable (String, [PostgresValue]) -> Void)?
@@ -58,8 +57,10 @@ package final class PostgresConnection: Sendable {
         self.configuration = configuration
         self.observer = observer
         self.valuesObserver = valuesObserver
-        queue = DispatchQueue(label: Self.queueLabel, qos: .utility)
-        queue.setSpecific(key: Self.key, value: Self.queueLabel)
+    }
+
+    deinit {
+        thread.stop()
     }
 
     /// Opens a connection: connects within the configuration's connect time-out and sets the session's
@@ -111,7 +112,7 @@ package final class PostgresConnection: Sendable {
     }
 
     /// Runs one statement on a connection that was idle, checking first (in the same trip to the
-    /// connection's queue) that it still works, as ``isAlive()`` does.
+    /// connection's thread) that it still works, as ``isAlive()`` does.
     /// - Parameters:
     ///   - sql: The statement.
     ///   - parameters: The values.
@@ -167,7 +168,7 @@ package final class PostgresConnection: Sendable {
         await run { () -> Bool in self.checkAlive() }
     }
 
-    /// ``isAlive()`` on the queue.
+    /// ``isAlive()`` on the connection's thread.
     private func checkAlive() -> Bool {
         guard let connection = handle.pointer, !isBroken, PQstatus(connection) == CONNECTION_OK,
             PQtransactionStatus(connection) == PQTRANS_IDLE
@@ -188,12 +189,12 @@ package final class PostgresConnection: Sendable {
         await run { () -> Void in self.finish() }
     }
 
-    // MARK: On the queue
+    // MARK: On the connection's thread
 
-    /// Runs `body` on the connection's queue and waits without blocking the caller's thread.
+    /// Runs `body` on the connection's thread and waits without blocking the caller's thread.
     private func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
         let result: Result<T, Failure> = await withCheckedContinuation { continuation in
-            queue.async {
+            thread.submit {
                 continuation.resume(returning: Result { () throws(Failure) -> T in try body() })
             }
         }
@@ -274,11 +275,21 @@ package final class PostgresConnection: Sendable {
         // default: a compare-and-swap that waited for another writer's row lock re-checks the row then, where at
         // `repeatable read` or `serializable` it failed (SQLSTATE 40001) even when the other writer changed nothing
         // it compares. `transaction()` names the level in its `BEGIN` too.
-        _ = try executeBlocking(
-            "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false), "
-                + "pg_catalog.set_config('statement_timeout', $1, false), pg_catalog.set_config('idle_in_transaction_session_timeout', $2, false), "
-                + "pg_catalog.set_config('default_transaction_isolation', 'read committed', false)",
-            [.text(String(milliseconds)), .text(String(idle))])
+        // Within what is left of the connect timeout (and the two seconds every answer gets): opening a connection is
+        // bounded by it, and a server that stalls here failed to connect, no statement of the caller's having been sent.
+        let left = deadline > Monotonic.now ? deadline - Monotonic.now : 0
+        do {
+            _ = try executeBlocking(
+                "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false), "
+                    + "pg_catalog.set_config('statement_timeout', $1, false), pg_catalog.set_config('idle_in_transaction_session_timeout', $2, false), "
+                    + "pg_catalog.set_config('default_transaction_isolation', 'read committed', false)",
+                [.text(String(milliseconds)), .text(String(idle))], limit: .nanoseconds(Int64(clamping: left)))
+        } catch {
+            finish()
+            throw PostgresError(
+                error.kind == .timeout ? .timeout : .connectionFailed,
+                message: "the connection was made but its session could not be set up within the connect timeout of \(limit.seconds) s: \(error.message)")
+        }
     }
 
     private func executeBlocking(_ sql: String, _ parameters: [PostgresValue], limit: Duration? = nil) throws(PostgresError) -> PostgresRows {

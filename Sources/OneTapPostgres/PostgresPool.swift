@@ -28,7 +28,12 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         var idle: [PostgresConnection] = []
         /// Connections open, lent out or being opened.
         var open = 0
-        var waiters: [PostgresWaiter<PostgresPoolTicket>] = []
+        /// The line, oldest first; a waiter that left (past its time limit, cancelled) stays in it until it reaches
+        /// the front or the line is compacted, and is no longer in ``queued``.
+        var waiters = FIFOQueue<PostgresWaiter<PostgresPoolTicket>>()
+        /// The waiters still in line: joining, leaving and being handed a connection are O(1), however long the
+        /// line (a flood of callers on a saturated pool, each timing out).
+        var queued: Set<ObjectIdentifier> = []
         var closed = false
         var opened = 0
         var peak = 0
@@ -67,6 +72,9 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         package let idle: Int
         /// Callers waiting for a connection.
         package let waiting: Int
+        /// The entries the line holds: those waiting, and those that left and are not yet compacted away (at most
+        /// twice the waiting and 64 more).
+        package let lineEntries: Int
         /// Connections opened since the pool was made.
         package let opened: Int
         /// The most connections open at once.
@@ -76,7 +84,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     /// How the pool stands now.
     package var statistics: Statistics {
         get async {
-            state.withLock { Statistics(open: $0.open, idle: $0.idle.count, waiting: $0.waiters.count, opened: $0.opened, peak: $0.peak) }
+            state.withLock { Statistics(open: $0.open, idle: $0.idle.count, waiting: $0.queued.count, lineEntries: $0.waiters.count, opened: $0.opened, peak: $0.peak) }
         }
     }
 
@@ -190,12 +198,17 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     package func close() async {
         let (waiting, closing) = state.withLock { state -> ([PostgresWaiter<PostgresPoolTicket>], [PostgresConnection]) in
             state.closed = true
+            var waiting: [PostgresWaiter<PostgresPoolTicket>] = []
+            while let waiter = state.waiters.popFirst() {
+                if state.queued.contains(ObjectIdentifier(waiter)) { waiting.append(waiter) }
+            }
             defer {
-                state.waiters = []
+                state.waiters = FIFOQueue()
+                state.queued = []
                 state.open -= state.idle.count
                 state.idle = []
             }
-            return (state.waiters, state.idle)
+            return (waiting, state.idle)
         }
         let error = PostgresError(.closed, message: "the PostgreSQL pool was closed")
         for waiter in waiting { _ = waiter.resolve(.failure(error)) }
@@ -256,6 +269,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
             }
             let waiter = PostgresWaiter<PostgresPoolTicket>()
             state.waiters.append(waiter)
+            state.queued.insert(ObjectIdentifier(waiter))
             return .wait(waiter)
         }
     }
@@ -275,7 +289,7 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     private func discard(_ connection: PostgresConnection?) async {
         state.withLock { state in
             state.open -= 1
-            if !state.closed, !state.waiters.isEmpty {
+            if !state.closed, !state.queued.isEmpty {
                 state.open += 1
                 if !Self.handOff(.open, &state) { state.open -= 1 }
             }
@@ -287,14 +301,23 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
     /// only resumes its continuation, which runs the caller later on its own executor).
     /// - Returns: False when nobody waits.
     private static func handOff(_ ticket: PostgresPoolTicket, _ state: inout State) -> Bool {
-        while !state.waiters.isEmpty {
-            if state.waiters.removeFirst().resolve(.success(ticket)) { return true }
+        while let waiter = state.waiters.popFirst() {
+            guard state.queued.remove(ObjectIdentifier(waiter)) != nil else { continue }  // it left the line
+            if waiter.resolve(.success(ticket)) { return true }
         }
         return false
     }
 
+    /// Takes a waiter that left (past its time limit, cancelled) out of the line: O(1), the line compacted once more
+    /// than half of it left (amortized O(1) a waiter).
     private func forget(_ waiter: PostgresWaiter<PostgresPoolTicket>) {
-        state.withLock { $0.waiters.removeAll { $0 === waiter } }
+        state.withLock { state in
+            guard state.queued.remove(ObjectIdentifier(waiter)) != nil else { return }
+            if state.waiters.count > 2 * state.queued.count + 64 {
+                let queued = state.queued
+                state.waiters.keep { queued.contains(ObjectIdentifier($0)) }
+            }
+        }
     }
 }
 

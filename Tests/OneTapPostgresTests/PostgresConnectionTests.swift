@@ -252,7 +252,7 @@ import Glibc
             try await connection.execute("SELECT 1")
         }
         #expect(log.statements.count == 2)  // set_config at connect, then the statement
-        #expect(log.queues == [PostgresConnection.queueLabel])
+        #expect(log.queues == [PostgresConnection.threadLabel])
         #expect(PostgresConnection.currentLabel == nil)
     }
 
@@ -313,5 +313,27 @@ import Glibc
         let passed = Monotonic.now - 1
         #expect(PostgresConnection.wait(ends[0], for: Int16(POLLIN), until: passed), "the byte that came is taken")
         #expect(!PostgresConnection.wait(ends[1], for: Int16(POLLIN), until: passed), "nothing came: a time-out, at once")
+    }
+
+    /// An attacker's read of the PostgreSQL layer: a server that lets the client in and then stalls (overloaded) held
+    /// the session's setup statement for the statement timeout and two seconds more past the connect timeout, and the
+    /// failure said the statement's outcome was unknown (`passedAwaitingAnAnswer`: a store's write "may have been
+    /// committed", `onetap db` exit 1) for a statement of the caller's that was never sent. Opening stays within the
+    /// connect timeout (and the two seconds every answer gets) and fails as a time-out of the connection.
+    @Test(.timeLimit(.minutes(1))) func aServerThatStallsAfterLettingTheClientInIsAConnectTimeout() async throws {
+        let fake = try await FakeServer.start("stalled_postgres.py")
+        defer { fake.stop() }
+        let configuration = try PostgresConfiguration(
+            url: "postgresql://api@127.0.0.1:\(fake.port)/onetap?sslmode=disable", connectTimeout: .milliseconds(500), statementTimeout: .seconds(20))
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await PostgresConnection.open(configuration)
+        } throws: { error in
+            let error = error as! PostgresError
+            return error.kind == .timeout && !error.passedAwaitingAnAnswer
+                && error.message.contains("its session could not be set up within the connect timeout of 0.5 s")
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(10), "\(elapsed): not the statement timeout of 20 s")
     }
 }
