@@ -70,6 +70,7 @@ struct EventLineScanner {
 
     private mutating func object() throws(Failure) -> Fields {
         var fields = Fields()
+        var seen: UInt32 = 0  // the known keys met, one bit each
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
             throw Failure(index >= bytes.count ? "an empty line is no event" : "not a JSON object: an event is one object per line")
@@ -84,7 +85,12 @@ struct EventLineScanner {
                 guard peek == UInt8(ascii: ":") else { throw Failure("not JSON: ':' expected after a member name at byte \(index + 1)") }
                 index += 1
                 skipSpace()
-                if let key = name.escaped ? nil : Self.key(bytes, name) {
+                // A known key is one whatever its spelling (`"dig\u0065st"` too), and only once, as the one JSON reader
+                // reads a stored record: a line `{"event":"planned",…,"event":"succeeded"}` is refused, not read by its last.
+                if let key = name.escaped ? Self.key(named: EventValues.text(bytes, name)) : Self.key(bytes, name) {
+                    let bit = UInt32(1) << UInt32(key.rawValue)
+                    guard seen & bit == 0 else { throw Failure("key '\(key)' appears twice") }
+                    seen |= bit
                     try value(for: key, into: &fields)
                 } else {
                     try skipValue(depth: 1)
@@ -104,6 +110,12 @@ struct EventLineScanner {
         ]
         return pairs.map { (Array($0.0.utf8), $0.1) }
     }()
+
+    /// The known key a member name written with escapes stands for, decoded.
+    private static func key(named name: String) -> Key? {
+        let utf8 = Array(name.utf8)
+        return keys.first { $0.name == utf8 }?.key
+    }
 
     @inline(__always)
     private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ span: Span) -> Key? {

@@ -1,4 +1,5 @@
-/// RFC 4648 base64, standard and URL-safe alphabets, padding optional.
+/// RFC 4648 base64, standard and URL-safe alphabets (one per text), padding optional (when given, it completes the
+/// last group, as RFC 4648 §3.2 writes it).
 package enum Base64 {
     private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -48,8 +49,9 @@ package enum Base64 {
 
     /// Decodes base64 in either alphabet (standard or URL-safe), padded or not.
     /// - Parameter text: The base64 text.
-    /// - Returns: The bytes, or nil when the text is not base64 (a foreign character, padding before the
-    ///   end, more than two padding characters, or leftover bits that are not zero).
+    /// - Returns: The bytes, or nil when the text is not base64 (a foreign character, both alphabets' own characters
+    ///   in one text, padding before the end or that does not complete the last group of four, or leftover bits that
+    ///   are not zero).
     package static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         guard decode(text.utf8, append: { out.append($0); return true }) else { return nil }
@@ -81,18 +83,23 @@ package enum Base64 {
         var buffer: UInt32 = 0
         var bits = 0
         var padding = 0
+        var characters = 0
+        var standard = false, urlSafe = false
         for byte in text {
             let value: UInt32
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
             case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
             case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+            case UInt8(ascii: "+"): value = 62; standard = true
+            case UInt8(ascii: "-"): value = 62; urlSafe = true
+            case UInt8(ascii: "/"): value = 63; standard = true
+            case UInt8(ascii: "_"): value = 63; urlSafe = true
             case UInt8(ascii: "="): padding += 1; continue
             default: return false
             }
-            if padding > 0 { return false }
+            if padding > 0 || (standard && urlSafe) { return false }
+            characters += 1
             buffer = buffer << 6 | value
             bits += 6
             if bits >= 8 {
@@ -100,7 +107,8 @@ package enum Base64 {
                 guard append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits))) else { return false }
             }
         }
-        // Leftover bits must be zero and fewer than a byte; padding at most two.
-        return padding <= 2 && bits < 8 && buffer & ((1 << UInt32(bits)) - 1) == 0 && bits != 6
+        // Leftover bits must be zero and fewer than a byte; padding, if any, completes the last group of four.
+        guard padding == 0 || padding == (4 - characters % 4) % 4 else { return false }
+        return bits < 8 && buffer & ((1 << UInt32(bits)) - 1) == 0 && bits != 6
     }
 }

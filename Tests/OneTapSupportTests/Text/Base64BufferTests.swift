@@ -24,7 +24,9 @@ import Testing
     @Test func bothAlphabetsAndTheRefusals() {
         #expect(Self.decode("-_-_", capacity: 8) == [0xfb, 0xff, 0xbf])
         #expect(Self.decode("+/+/", capacity: 8) == [0xfb, 0xff, 0xbf])
-        for bad in ["Zg=a", "Zh", "Z", "Zg===", "Zm 9v", "Zm9v\u{e9}"] {
+        // An attacker's read of the parsers: padding that does not complete the last group (`QQ=`, `QUJD=`, `=` alone)
+        // and both alphabets' own characters in one text (`ab+_`) were taken.
+        for bad in ["Zg=a", "Zh", "Z", "Zg===", "Zm 9v", "Zm9v\u{e9}", "Zg=", "Zm9v=", "Zm9v==", "=", "==", "Zm8==", "ab+_", "-/-/"] {
             #expect(Self.decode(bad, capacity: 8) == nil, "\(bad)")
             #expect(Base64.decode(bad) == nil, "\(bad)")
         }
