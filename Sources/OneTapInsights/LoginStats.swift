@@ -111,14 +111,33 @@ public struct LoginStats: Sendable {
     private var platforms: [Platform] = []
     private var platformNumbers: [Platform: Int32] = [:]
     private var lastSweep: Int64 = .min
-    /// The time of the line before, which the stream's clock needs besides the line's own.
-    private var previousAt: Int64 = .min
+    /// The stream's clock: the latest time of its lines, but for a line dated more than the idle limit ahead of it
+    /// that the next line does not confirm (see ``advanceClock(to:)``).
+    private var latest: Int64 = .min
+    /// Whether the line before was dated more than the idle limit ahead of the clock (unconfirmed yet).
+    private var aheadBefore = false
+    /// The most logins kept open at once (see ``openLimit``).
+    private let openLimit: Int
     private var summary = LoginFunnel.Summary()
 
     /// Creates an empty count.
     /// - Parameter idleLimit: How long a login may stay silent, by the stream's clock, before it counts
     ///   as unfinished; 15 minutes by default.
     public init(idleLimit: Duration = .seconds(900)) {
+        self.init(idleLimit: idleLimit, openLimit: Self.openLimit)
+    }
+
+    /// The most logins kept open at once, whatever the stream's times: 1,048,576 (about 100 MiB). Past it, the quarter
+    /// silent longest counts unfinished, so that no stream (one whose times never move on, or go back and forth)
+    /// makes the count grow without bound.
+    static let openLimit = 1 << 20
+
+    /// Creates an empty count with another bound on the logins open at once (tests).
+    /// - Parameters:
+    ///   - idleLimit: As ``init(idleLimit:)``.
+    ///   - openLimit: The most logins open at once, at least 4.
+    init(idleLimit: Duration, openLimit: Int) {
+        self.openLimit = max(4, openLimit)
         // In milliseconds, at least 1; a limit past what an Int64 of milliseconds holds is the longest (its
         // product trapped).
         let (seconds, attoseconds) = idleLimit.components
@@ -215,12 +234,41 @@ public struct LoginStats: Sendable {
         summary.loginEvents += 1
         if summary.first.map({ at < $0 }) ?? true { summary.first = at }
         if summary.last.map({ at > $0 }) ?? true { summary.last = at }
-        // The stream's clock is the earlier of this line's time and the line's before: it moves on once two lines in
-        // a row say so (a gap in the stream), never for one line dated far ahead (a damaged one), which would
-        // otherwise have counted every open login unfinished and, being the stream's latest, stopped every sweep after.
-        let clock = previousAt == .min ? at : min(at, previousAt)
-        previousAt = at
-        sweep(at: clock)
+        advanceClock(to: at)
+        sweep()
+        if open.count > openLimit { forgetTheLongestSilent() }
+    }
+
+    /// Moves the stream's clock on to a line's time: to any time up to the idle limit ahead of it, and to one further
+    /// ahead only when the line before was further ahead too (a gap in the stream, which two lines in a row show),
+    /// never for one line alone (a damaged one, dated year 9999, which would otherwise have counted every open login
+    /// unfinished and, as no later line came, stopped every sweep after). Lines dated before the clock leave it.
+    private mutating func advanceClock(to at: Int64) {
+        guard latest != .min else {
+            latest = at
+            return
+        }
+        guard at > latest else {
+            aheadBefore = false
+            return
+        }
+        let (bound, overflow) = latest.addingReportingOverflow(idleLimit)
+        if overflow || at <= bound || aheadBefore {
+            latest = at
+            aheadBefore = false
+        } else {
+            aheadBefore = true
+        }
+    }
+
+    /// Counts the quarter of the open logins silent longest as unfinished (the stream holds more than ``openLimit``
+    /// open at once: amortized O(log *n*) a line).
+    private mutating func forgetTheLongestSilent() {
+        let oldest = open.sorted { $0.value.lastAt < $1.value.lastAt }.prefix(open.count / 4)
+        for (key, login) in oldest {
+            open[key] = nil
+            abandon(login)
+        }
     }
 
     private mutating func apply(
@@ -395,9 +443,9 @@ public struct LoginStats: Sendable {
     }
 
     /// Forgets the logins silent for longer than the idle limit (looked at once per quarter of it, by the stream's
-    /// clock; a clock that went back looks again a quarter on from there).
-    private mutating func sweep(at now: Int64) {
-        if now < lastSweep { lastSweep = now }
+    /// clock, which never goes back).
+    private mutating func sweep() {
+        let now = latest
         guard now > lastSweep &+ idleLimit / 4 || lastSweep == .min else { return }
         lastSweep = now
         // Instants are 1970 or later (the scanner refuses earlier ones); still, with the longest limit the

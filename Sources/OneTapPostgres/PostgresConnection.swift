@@ -277,7 +277,8 @@ package final class PostgresConnection: Sendable {
         // it compares. `transaction()` names the level in its `BEGIN` too.
         // Within what is left of the connect timeout (and the two seconds every answer gets): opening a connection is
         // bounded by it, and a server that stalls here failed to connect, no statement of the caller's having been sent.
-        let left = deadline > Monotonic.now ? deadline - Monotonic.now : 0
+        let now = Monotonic.now  // read once: a deadline passing between two reads would make the difference negative
+        let left = deadline > now ? deadline - now : 0
         do {
             _ = try executeBlocking(
                 "SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false), "

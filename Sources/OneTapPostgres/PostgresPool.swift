@@ -72,8 +72,9 @@ package final class PostgresPool: Sendable, CustomStringConvertible {
         package let idle: Int
         /// Callers waiting for a connection.
         package let waiting: Int
-        /// The entries the line holds: those waiting, and those that left and are not yet compacted away (at most
-        /// twice the waiting and 64 more).
+        /// The entries the line holds: those waiting, and those that left and are not yet taken out (the line is
+        /// compacted when a caller leaves it and more than half of it, and 64 more, has left; hand-offs drop those
+        /// that left from its front).
         package let lineEntries: Int
         /// Connections opened since the pool was made.
         package let opened: Int

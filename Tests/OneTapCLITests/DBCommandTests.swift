@@ -42,7 +42,8 @@ import Testing
 
     @Test(arguments: [
         (["db"], "onetap: error: db needs an action: onetap db migrate --url URL, or onetap db reconcile --url URL (see 'onetap db --help')"),
-        (["db", "drop", "--url", "postgresql:///x"], "onetap: error: unknown db action 'drop'; the actions are migrate, reconcile (see 'onetap db --help')"),
+        (["db", "drop", "--url", "postgresql:///x"],
+         "onetap: error: unknown db action (not repeated: it may be a password typed apart from its URL); the actions are migrate, reconcile (see 'onetap db --help')"),
         (["db", "migrate"], "onetap: error: db migrate needs the PostgreSQL server: --url URL, --url - (the URL on standard input) or ONETAP_POSTGRES_URL (see 'onetap db --help')"),
         (["db", "migrate", "--url", "-"], "onetap: error: --url - reads the URL from standard input, which held none (see 'onetap db --help')"),
         (["db", "migrate", "--url", "postgresql:///x", "--schema"], "onetap: error: option --schema needs a value (see 'onetap db --help')"),
@@ -54,7 +55,9 @@ import Testing
         // operand or an unknown action (the redaction finds passwords in URLs and `password=` pairs only).
         (["db", "migrate", "--url", "postgresql://app@db/onetap", "hunter2-pw"],
          "onetap: error: db migrate takes options only; one operand too many (not repeated: it may be a secret)"),
-        (["db", "hunter2-pw"], "onetap: error: unknown db action (an argument of 10 characters, not repeated: it may be a secret); the actions are"),
+        (["db", "hunter2-pw"], "onetap: error: unknown db action (not repeated: it may be a password typed apart from its URL); the actions are"),
+        // An attacker's read of the fix: a password of lower-case letters looked like an action's name and was repeated.
+        (["db", "--url", "postgresql://app@db/onetap", "hunter-pw"], "onetap: error: unknown db action (not repeated"),
         (["postgresql://api:hunter2-pw@h/db"], "onetap: error: unknown command (an argument of 32 characters, not repeated: it may be a secret)"),
         (["db", "migrate", "--url", "host=h password=hunter2-pw", "--url", "x"], "onetap: error: option --url is given twice"),
         (["db", "migrate", "--url", "x", "--schema=x", "password=hunter2-pw"], "onetap: error: db migrate takes options only; one operand too many (not repeated: it may be a secret)"),
@@ -64,7 +67,7 @@ import Testing
         #expect(code == .usage)
         #expect(io.output.isEmpty)
         #expect(io.errors.count == 1 && io.errors[0].hasPrefix(prefix), "\(io.errors)")
-        #expect(io.errors.allSatisfy { !$0.contains("hunter2-pw") })
+        #expect(io.errors.allSatisfy { !$0.contains("hunter2-pw") && !$0.contains("hunter-pw") })
     }
 
     /// `--url -` on a standard input that cannot be read (closed) is "cannot read standard input", exit 66, as for

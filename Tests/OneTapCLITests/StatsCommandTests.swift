@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import OneTapChildProcess
 import Testing
 
 /// `onetap stats` end to end: the built binary on a small stream written by hand and on the committed
@@ -172,6 +173,12 @@ import Testing
             #expect(run.stderr == "onetap: error: --svg '\(chart)' is '\(events)', which this command reads: the output would replace it; nothing was read or written\n")
             #expect(try String(contentsOfFile: events, encoding: .utf8) == original)
         }
+        // Standard input read from the file the chart would replace (an attacker's read of the fix).
+        let piped = try await ChildProcess.run("/bin/sh", ["-c", "exec \"$0\" stats - --svg \"$1\" < \"$1\"", BuildProducts.path("onetap"), events])
+        #expect(piped.termination.status == 64)
+        #expect(String(decoding: piped.errors, as: UTF8.self)
+            == "onetap: error: --svg '\(events)' is standard input, which this command reads: the output would replace it; nothing was read or written\n")
+        #expect(try String(contentsOfFile: events, encoding: .utf8) == original)
     }
 
     @Test func whatCannotBeReadOrWrittenIsSaid() async throws {

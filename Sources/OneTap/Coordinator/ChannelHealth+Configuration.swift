@@ -16,9 +16,11 @@ extension ChannelHealth {
         /// How long a probe that has not reported holds its slot: 20 s (a one-tap flow's time limit, 8 s,
         /// and the exchange's, 5 s, with room to spare).
         package var probeTimeout: Duration
-        /// How long evidence weighs: a client's word, a success the server saw for a client, and an attempt this
-        /// process saw: 120 s.
-        package var span: Duration
+        /// How long a client's word, and a success the server saw for a client, weigh: 120 s.
+        package var clientSpan: Duration
+        /// How long an attempt this process saw weighs: an hour (a device's timeouts of days ago do not add up with
+        /// today's, while logins minutes apart that all fail still open the circuit).
+        package var attemptSpan: Duration
         /// The most clients weighed at once per channel: 4,096 (the oldest leave first).
         package var clientCapacity: Int
 
@@ -31,11 +33,13 @@ extension ChannelHealth {
         ///   - coolDown: How long the circuit stays open.
         ///   - probes: Probes at once; at least 1.
         ///   - probeTimeout: How long a silent probe holds its slot.
-        ///   - span: How long a client's word, a success seen for a client and an attempt this process saw weigh.
+        ///   - clientSpan: How long a client's word and a success seen for a client weigh.
+        ///   - attemptSpan: How long an attempt this process saw weighs.
         ///   - clientCapacity: The most clients weighed at once per channel, 1 ... 2²⁰.
         package init(
             window: Int = 20, minimumAttempts: Int = 10, failureThreshold: Double = 0.5, coolDown: Duration = .seconds(60), probes: Int = 3,
-            probeTimeout: Duration = .seconds(20), span: Duration = .seconds(120), clientCapacity: Int = 4_096
+            probeTimeout: Duration = .seconds(20), clientSpan: Duration = .seconds(120),
+            attemptSpan: Duration = .seconds(3_600), clientCapacity: Int = 4_096
         ) {
             self.window = max(1, window)
             self.minimumAttempts = max(1, min(minimumAttempts, max(1, window)))
@@ -43,7 +47,8 @@ extension ChannelHealth {
             self.coolDown = coolDown
             self.probes = max(1, probes)
             self.probeTimeout = max(.zero, probeTimeout)
-            self.span = max(.zero, span)
+            self.clientSpan = max(.zero, clientSpan)
+            self.attemptSpan = max(.zero, attemptSpan)
             self.clientCapacity = min(max(1, clientCapacity), 1 << 20)
         }
     }

@@ -2,12 +2,12 @@
 ///
 /// Two bodies of evidence, one opening rule (at least ``Configuration/minimumAttempts``, and a failure share of at
 /// least ``Configuration/failureThreshold``, with one failure at least), either opens the circuit:
-/// - **What this process saw**: a sliding window of its last ``Configuration/window`` attempts over the last
-///   ``Configuration/span`` (120 s: a device's timeouts of days ago do not add up with today's), each counted in
+/// - **What this process saw**: a sliding window of its last ``Configuration/window`` attempts within the last
+///   ``Configuration/attemptSpan`` (an hour: a device's timeouts of days ago do not add up with today's), each counted in
 ///   full (a device's coordinator ran the SDK itself; a server, its exchange's answers and time-outs, and the
 ///   carrier's success with the number, once its exchange succeeded).
 /// - **Clients' words**, weighed against the users the server saw succeed: over the last
-///   ``Configuration/span`` (120 s), each client holds one place, its newest outcome. A failure it told (its
+///   ``Configuration/clientSpan`` (120 s), each client holds one place, its newest outcome. A failure it told (its
 ///   SDK's codes, time-outs and faults, the carrier's failure answer to a token it supplied) is placed by its app
 ///   session, guest or account and address blocks (``ChannelClient``; sharing any is being the same client), so ten
 ///   fake logins from one client, or from one address block, are one word; a success the server saw is placed by the
@@ -64,7 +64,7 @@ public final class ChannelHealth: Sendable {
     /// One attempt this process saw, in its window: whether it failed.
     private struct Attempt {
         var failed: Bool
-        /// When it ended: an attempt older than ``Configuration/span`` weighs no more.
+        /// When it ended: an attempt older than ``Configuration/attemptSpan`` weighs no more.
         var at: Date
     }
 
@@ -296,7 +296,7 @@ public final class ChannelHealth: Sendable {
             var channel = channels[key] ?? State()
             defer { channels[key] = channel }
             channel.settle(at: now, configuration)
-            channel.clients.forget(at: now, span: configuration.span)
+            channel.clients.forget(at: now, span: configuration.clientSpan)
             let probing = channel.openUntil.map { now >= $0 || !channel.probes.isEmpty } ?? false
             // The ledger takes clients' words (while closed, or a live probe's own while probing: none in a cool-down)
             // and the successes seen for clients; a failure the server saw counts in its own window, and holds no
@@ -314,7 +314,7 @@ public final class ChannelHealth: Sendable {
                 return
             }
             guard channel.openUntil == nil else { return }  // an attempt admitted before the circuit opened: it is open already
-            channel.forgetAttempts(before: now.addingTimeInterval(-configuration.span.seconds))
+            channel.forgetAttempts(before: now.addingTimeInterval(-configuration.attemptSpan.seconds))
             if client == nil {
                 channel.outcomes.append(Attempt(failed: failed, at: now))
                 if channel.outcomes.count > configuration.window { channel.outcomes.removeFirst(channel.outcomes.count - configuration.window) }
@@ -362,7 +362,7 @@ public final class ChannelHealth: Sendable {
     }
 
     private func note(_ client: ChannelClient, failed: Bool, seen: Bool, in channel: inout State, at now: Date) {
-        channel.clients.note(client, failed: failed, seen: seen, at: now, span: configuration.span, capacity: configuration.clientCapacity)
+        channel.clients.note(client, failed: failed, seen: seen, at: now, span: configuration.clientSpan, capacity: configuration.clientCapacity)
     }
 
     /// Opens the circuit for a cool-down: what this process saw and the probes start afresh; clients' words and the

@@ -8,6 +8,10 @@ public struct FlowTimeouts: Hashable, Sendable {
     package var unicom: Duration?
     /// SMS login: none by default (the user types the code at their own pace).
     package var sms: Duration?
+    /// How much longer a one-tap call may run once its provider told a progress code (the authorization page is
+    /// shown: the user's time, the SDK answering when they tap or leave): 5 minutes, counted from the end of the
+    /// flow's own limit; nil for no limit.
+    package var page: Duration?
 
     /// Creates limits; nil means no limit.
     /// - Parameters:
@@ -15,11 +19,26 @@ public struct FlowTimeouts: Hashable, Sendable {
     ///   - tianyi: Tianyi's limit.
     ///   - unicom: Unicom's limit.
     ///   - sms: SMS's limit.
-    public init(mobile: Duration? = .seconds(8), tianyi: Duration? = .seconds(8), unicom: Duration? = .seconds(8), sms: Duration? = nil) {
+    ///   - page: How much longer a one-tap call may run once its authorization page is shown (a progress code told).
+    public init(
+        mobile: Duration? = .seconds(8), tianyi: Duration? = .seconds(8), unicom: Duration? = .seconds(8), sms: Duration? = nil,
+        page: Duration? = .seconds(300)
+    ) {
         self.mobile = mobile
         self.tianyi = tianyi
         self.unicom = unicom
         self.sms = sms
+        self.page = page
+    }
+
+    /// How long an SDK call a login gave up on (past its limit, or its caller cancelled) keeps the flow from being called
+    /// again while it still runs, from its start: the flow's limit and the page's, or 10 minutes where either has none.
+    /// An SDK that never calls back is called again after it.
+    /// - Parameter flow: The flow.
+    /// - Returns: The hold.
+    package func hold(_ flow: LoginFlow) -> Duration {
+        guard let limit = self[flow], let page else { return .seconds(600) }
+        return limit + page
     }
 
     /// The limit of a flow.

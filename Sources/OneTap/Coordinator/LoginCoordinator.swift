@@ -3,13 +3,14 @@
 /// protocols. Every rule of the login is the machine's; this actor only carries them out.
 ///
 /// - Each provider call has a time limit (``FlowTimeouts``; 8 s for each one-tap flow). A call that does
-///   not answer becomes a timeout report, which falls back. A one-tap call's limit stops at the first
-///   progress code its provider tells (China Mobile's `200087`: the page is shown; the user's time is their
-///   own), and that code goes to the login as its `progress` report. A call that answers a progress code as
+///   not answer becomes a timeout report, which falls back. A one-tap call's limit gives way to the page's
+///   (5 minutes) at the first progress code its provider tells (China Mobile's `200087`: the page is shown;
+///   the user's time is their own), and that code goes to the login as its `progress` report. A call that answers a progress code as
 ///   its result is the provider's fault (it falls back), never called again at once.
 /// - An SDK call that outlived its login (timed out, or cancelled, and still running in the SDK) is not
-///   overlapped: until it ends, later logins take that flow as the provider's fault (they fall back) without
-///   calling it (China Mobile's SDK answers a call that overlaps another "busy").
+///   overlapped: until it ends (at most ``FlowTimeouts`` `hold` from its start), later logins find that flow
+///   unavailable (they fall back, the breaker told nothing) without calling it (China Mobile's SDK answers a
+///   call that overlaps another "busy").
 /// - A flow without a provider is reported unavailable (it falls back).
 /// - With an exchange provider, a one-tap success is exchanged through an ``ExchangeGuard`` under the
 ///   flow's time limit, by the machine's exchange rules, as on the server: a token older than its
@@ -35,8 +36,8 @@ public actor LoginCoordinator {
     private let clock: any WallClock
     private let events: any EventSink
     private var running = false
-    /// The SDK calls still running per one-tap flow, those a login gave up on included.
-    private let sdkCalls = LockedValue<[LoginFlow: Int]>([:])
+    /// The one-tap SDK calls still running, those a login gave up on included.
+    private let sdkCalls = SDKCalls()
 
     /// Creates a coordinator.
     /// - Parameters:
@@ -154,26 +155,29 @@ public actor LoginCoordinator {
     }
 
     private func runOneTap(_ flow: LoginFlow) async -> OneTapCall {
-        guard let provider = providers.oneTap(flow) else { return OneTapCall(report: .unavailable(flow)) }
-        guard sdkCalls.withLock({ $0[flow, default: 0] == 0 }) else {
-            return OneTapCall(report: .fault(flow, "the \(flow) SDK still runs a call an earlier login gave up on: not called again meanwhile"))
+        // A flow whose SDK still runs a call an earlier login gave up on is unavailable meanwhile, as one without a
+        // provider: the carrier was not reached, so the breaker counts nothing (the call's own time-out counted).
+        guard let provider = providers.oneTap(flow), !sdkCalls.isBusy(flow, at: clock.now(), hold: timeouts.hold(flow)) else {
+            return OneTapCall(report: .unavailable(flow))
         }
         let (engine, clock, sdkCalls) = (engine, clock, sdkCalls)
-        let lift = Deadline.Lift()
+        let lift = Deadline.Lift(then: timeouts.page)
         let told = LockedValue<(code: ResultCode, at: Date)?>(nil)
-        // The SDK's progress: the first progress code stops the call's limit, and goes to the login when the call ends.
+        // The SDK's progress: the first progress code gives the call's limit way to the page's, and goes to the login when
+        // the call ends (a code told after that is dropped).
         let progress = OneTapProgress { code in
             guard engine.outcome(for: flow, code: code).action == .progress else { return }
             let now = clock.now()
             told.withLock { told in if told == nil { told = (code, now) } }
             lift.lift()
         }
+        let ticket = sdkCalls.begin(flow, at: clock.now())
         let result = await call(flow, lift: lift) {
-            // Counted while the SDK has the call, whoever still waits for it (a login that gave up on it does not).
-            sdkCalls.withLock { $0[flow, default: 0] += 1 }
-            defer { sdkCalls.withLock { $0[flow, default: 1] -= 1 } }
+            guard sdkCalls.start(ticket) else { throw CancellationError() }  // the login was done with it before it ran
+            defer { sdkCalls.end(ticket) }
             return try await provider.login(progress: progress)
         }
+        sdkCalls.release(ticket)
         let (report, credential) = oneTapReport(flow, result)
         return OneTapCall(progress: told.withLock { $0 }, report: report, credential: credential)
     }

@@ -10,12 +10,12 @@ enum Deadline {
     ///   - clock: The clock that measures it.
     ///   - late: Called with the operation's result when it finishes after the caller gave up on it (a
     ///     refresh whose answer came too late may still have rotated a token).
+    ///   - lift: Once lifted (before the limit passes), the limit gives way to the lift's own, counted from the end
+    ///     of the first (a one-tap SDK whose page is shown waits for the user), or to none.
     ///   - operation: The work.
     /// - Returns: What the operation returned.
     /// - Throws: ``TimeoutError`` when the limit passed, `CancellationError` when the caller was
     ///   cancelled (before the operation started: it never ran), or what the operation threw.
-    ///   - lift: Lifted, it stops the limit: the operation may then take as long as it takes (a one-tap SDK
-    ///     whose page is shown waits for the user).
     static func run<T: Sendable>(
         limit: Duration?, clock: any WallClock, late: (@Sendable (Result<T, any Error>) -> Void)? = nil, lift: Lift? = nil,
         _ operation: @escaping @Sendable () async throws -> T
@@ -36,7 +36,13 @@ enum Deadline {
             Task {
                 do {
                     try await clock.sleep(for: limit)
-                    if lift?.isLifted != true { once.resume(.failure(TimeoutError(limit: limit))) }
+                    if let lift, lift.isLifted {
+                        guard let more = lift.limit else { return }  // as long as it takes
+                        try await clock.sleep(for: more)
+                        once.resume(.failure(TimeoutError(limit: limit + more)))
+                    } else {
+                        once.resume(.failure(TimeoutError(limit: limit)))
+                    }
                 } catch {
                     // Cancelled: the work finished first.
                 }
@@ -53,14 +59,22 @@ enum Deadline {
         }
     }
 
-    /// What stops a run's limit once lifted; lifting it after the limit passed changes nothing.
+    /// What gives a run's limit way to a longer one once lifted; lifting it after the limit passed changes nothing.
     final class Lift: Sendable {
         private let lifted = LockedValue(false)
+        /// The limit that follows the run's own once lifted; nil for none.
+        let limit: Duration?
+
+        /// Creates a lift.
+        /// - Parameter limit: The limit that follows the run's own once lifted; nil for none.
+        init(then limit: Duration?) {
+            self.limit = limit
+        }
 
         /// Whether it was lifted.
         var isLifted: Bool { lifted.withLock { $0 } }
 
-        /// Stops the limit of the run it was given to.
+        /// Gives the run's limit way to ``limit``.
         func lift() {
             lifted.withLock { $0 = true }
         }

@@ -61,7 +61,7 @@ enum DBCommand: CommandDescription {
         }
         guard let action = DBOptions.Action(rawValue: action) else {
             throw UsageError(
-                "unknown db action \(quotedAction(action)); the actions are \(DBOptions.Action.allCases.map(\.rawValue).joined(separator: ", "))",
+                "unknown db action (not repeated: it may be a password typed apart from its URL); the actions are \(DBOptions.Action.allCases.map(\.rawValue).joined(separator: ", "))",
                 command: name)
         }
         // Never repeated: a database password typed apart from its URL stands here, and the redaction of messages

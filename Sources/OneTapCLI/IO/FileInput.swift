@@ -65,22 +65,30 @@ enum FileOutput {
     /// - Parameters:
     ///   - path: The file to write, if any.
     ///   - option: The option that names it (`--svg`).
-    ///   - inputs: The files the command reads (nil: standard input).
+    ///   - inputs: The files the command reads (nil: standard input, looked at as the file it is, when it is one).
     /// - Throws: ``CommandFailure`` (exit 64) naming both; nothing was read or written.
     static func refuseReplacing(_ path: String?, option: String, inputs: [String?]) throws(CommandFailure) {
-        guard let path, let output = identity(path) else { return }
-        for case let input? in inputs where identity(input).map({ $0 == output }) == true {
+        guard let path, let output = identity(of: path) else { return }
+        for input in inputs {
+            var info = stat()
+            let same = input.map { identity(of: $0) == output } ?? (fstat(STDIN_FILENO, &info) == 0 && identity(info) == output)
+            guard same else { continue }
+            let named = input.map { quoted($0) } ?? "standard input"
             throw CommandFailure(
-                message: "\(option) \(quoted(path)) is \(quoted(input)), which this command reads: the output would replace it; nothing was read or written",
+                message: "\(option) \(quoted(path)) is \(named), which this command reads: the output would replace it; nothing was read or written",
                 code: .usage)
         }
     }
 
     /// A file's device and inode, or nil when it cannot be looked at (it does not exist yet).
-    private static func identity(_ path: String) -> [UInt64]? {
+    private static func identity(of path: String) -> [UInt64]? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return [UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino)]
+        return identity(info)
+    }
+
+    private static func identity(_ info: stat) -> [UInt64] {
+        [UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino)]
     }
 
     /// Writes the bytes.

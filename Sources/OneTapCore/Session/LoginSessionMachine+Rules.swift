@@ -79,7 +79,7 @@ extension LoginSessionMachine {
                 // Nothing was attempted, so nothing counts against the channel; but the probe the client holds is freed, as
                 // a cancel frees it (held, it kept a slot for the probe's whole time limit).
                 self.report(flow, .cancelled, .client, &progress)
-                apply(.fallback, result: .unavailable, meaning: "no provider is configured for \(flow)", flow: flow, attempt: 0, &progress)
+                apply(.fallback, result: .unavailable, meaning: "no provider can run \(flow) now (none is configured, or its SDK still runs an earlier call)", flow: flow, attempt: 0, &progress)
             case .switchToSMS:
                 apply(.switch, result: .switched, meaning: "the user chose SMS", flow: flow, attempt: attempt, &progress)
             case .cancel(_, let reason):

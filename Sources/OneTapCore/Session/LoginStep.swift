@@ -17,7 +17,8 @@ package struct LoginStep: Hashable, Sendable, CustomStringConvertible {
         case abandoned(CancelReason)
         /// The flow was not tried: its channel's circuit is open.
         case circuitOpen
-        /// The flow was not tried: no provider is configured for it.
+        /// The flow was not tried: no provider can run it now (none is configured, or its SDK still runs an earlier
+        /// call a login gave up on).
         case unavailable
         /// The server's exchange of the flow's token answered with a code.
         case exchangeCode(ResultCode)

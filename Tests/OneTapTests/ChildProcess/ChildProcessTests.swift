@@ -18,21 +18,21 @@ import Testing
         #expect(run.termination.shellStatus == 3)
     }
 
-    /// Four MiB each way through `cat`: the pipes hold 64 KiB, so writing all before reading would deadlock.
     /// An attacker's read of the CLI: `onetap db reconcile` pages through the ledger in bounded memory, but `onetap`
     /// gathered its tool's whole output before printing a line (gigabytes for a day of unknown exchanges, and nothing
     /// shown until the end). The output is handed on as it comes: here the program waits for a file the caller makes
     /// only once it has seen the first line, which a run that gathered everything first would wait for forever.
     @Test(.timeLimit(.minutes(1))) func outputIsHandedOnWhileTheProgramRuns() async throws {
-        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("onetap-flag-\(UUID().uuidString)").path
-        defer { unlink(flag) }
-        var seen = ""
-        let run = try await ChildProcess.run("/bin/sh", ["-c", "echo first; while [ ! -e \"$0\" ]; do sleep 0.02; done; echo second", flag]) { chunk in
-            seen += String(decoding: chunk, as: UTF8.self)
-            if seen == "first\n" { #expect(FileManager.default.createFile(atPath: flag, contents: nil)) }
+        try await TemporaryDirectory.with("onetap-streamed") { directory in
+            let flag = directory.appendingPathComponent("flag").path
+            var seen = ""
+            let run = try await ChildProcess.run("/bin/sh", ["-c", "echo first; while [ ! -e \"$0\" ]; do sleep 0.02; done; echo second", flag]) { chunk in
+                seen += String(decoding: chunk, as: UTF8.self)
+                if seen == "first\n" { #expect(FileManager.default.createFile(atPath: flag, contents: nil)) }
+            }
+            #expect(seen == "first\nsecond\n")
+            #expect(run.output.isEmpty && run.termination.succeeded)
         }
-        #expect(seen == "first\nsecond\n")
-        #expect(run.output.isEmpty && run.termination.succeeded)
     }
 
     /// Output of any size goes through in chunks of 64 KiB at most, in order, none gathered.
@@ -56,6 +56,7 @@ import Testing
         #expect(run.termination.signalled && run.termination.status == SIGTERM)
     }
 
+    /// Four MiB each way through `cat`: the pipes hold 64 KiB, so writing all before reading would deadlock.
     @Test func largeDataBothWaysDoesNotDeadlock() async throws {
         let input = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let run = try await ChildProcess.run("/bin/cat", [], input: input)

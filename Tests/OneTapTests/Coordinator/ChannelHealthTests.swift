@@ -55,17 +55,30 @@ import Testing
 
     /// A device attacker's read: the attempts this process saw never aged: on a device with a login now and then,
     /// timeouts of days ago (no signal, airplane mode) added up with today's, and one fresh failure opened the
-    /// circuit. An attempt weighs for the span (120 s), as a client's word does.
-    @Test func attemptsOlderThanTheSpanWeighNoMore() {
+    /// circuit. An attempt weighs for an hour (`attemptSpan`).
+    @Test func attemptsOlderThanTheirSpanWeighNoMore() {
         let health = health()
         for _ in 0..<3 { health.record(.mobile, for: .mobile, action: .fallback, at: clock.now()) }
         clock.advance(by: .seconds(86_400))
         health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
         #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "a day's old failures do not count")
         for _ in 0..<2 { health.record(.mobile, for: .mobile, action: .fallback, at: clock.now()) }
-        clock.advance(by: .seconds(120))
+        clock.advance(by: .seconds(3_600))
         health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
-        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)), "within the span: four")
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .open(until: clock.now().addingTimeInterval(60)), "within the hour: four")
+    }
+
+    /// A review of the fix: with a span as short as a client's word (120 s), the default ten attempts had to fall within
+    /// two minutes, so logins minutes apart that all timed out never opened the circuit, and each waited its full time
+    /// limit. Under the defaults, ten failures five minutes apart open it.
+    @Test func failuresMinutesApartOpenTheCircuitUnderTheDefaults() {
+        let health = ChannelHealth()
+        for index in 0..<10 {
+            #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "after \(index)")
+            health.record(.mobile, for: .mobile, action: .fallback, at: clock.now())
+            clock.advance(by: .seconds(300))
+        }
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now().addingTimeInterval(-300)) != .closed)
     }
 
     @Test func opensAtTheThresholdProbesAfterTheCoolDownAndCloses() {

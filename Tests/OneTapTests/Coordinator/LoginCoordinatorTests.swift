@@ -263,23 +263,50 @@ import Testing
         #expect(outcome.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
     }
 
+    /// The page's own limit (5 minutes by default) still ends a call whose page showed and whose SDK never answers
+    /// (an attacker's read of the first fix: one progress code took every limit away, and the login waited for ever).
+    @Test func aCallWhosePageShowedStillEndsAtThePagesLimit() async throws {
+        let clock = FakeClock()
+        let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(400))
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
+        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(7))   // the flow's 8 s: the page gives it 300 s more
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(299))
+        #expect(clock.sleeperCount == 2, "not yet")
+        clock.advance(by: .seconds(1))
+        let outcome = try await login.value
+        #expect(outcome.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
+    }
+
     /// A device attacker's read: an SDK call a login gave up on (its time limit passed; the SDK ignores cancellation)
     /// still ran in the SDK, and the next login called the SDK again over it (China Mobile answers an overlapping call
-    /// "busy"). Until the call ends, a later login takes the flow as the provider's fault without calling the SDK.
+    /// "busy"). Until the call ends, a later login finds the flow unavailable (the breaker told nothing) without
+    /// calling the SDK; an SDK that never calls back is called again after the flow's hold (its limit and the page's).
     @Test func anSDKCallGivenUpOnIsNotOverlappedByTheNextLogin() async throws {
         let clock = FakeClock()
         let provider = StuckThenAnswering()
+        let health = ChannelHealth(window: 4, minimumAttempts: 2, failureThreshold: 0.5, coolDown: .seconds(60))
         let coordinator = LoginCoordinator(
-            providers: LoginProviders(mobile: provider, sms: MockSMSProvider(clock: clock)), timeouts: FlowTimeouts(mobile: .seconds(1)), clock: clock,
-            events: DiscardingEventSink())
+            providers: LoginProviders(mobile: provider, sms: MockSMSProvider(clock: clock)), timeouts: FlowTimeouts(mobile: .seconds(1), page: .seconds(10)),
+            health: health, clock: clock, events: DiscardingEventSink())
         let first = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        await provider.waitUntilCalled()
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(1))
         #expect(try await first.value.trace.map(Self.summary) == ["mobile:timeout:fallback", "sms:0:success"])
         let second = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
-        #expect(second.trace.map(Self.summary) == ["mobile:provider-error:fallback", "sms:0:success"])
-        #expect(second.trace.first?.meaning.contains("still runs a call") == true, "\(String(describing: second.trace.first?.meaning))")
+        #expect(second.trace.map(Self.summary) == ["mobile:unavailable:fallback", "sms:0:success"])
+        #expect(second.trace.first?.meaning.contains("its SDK still runs an earlier call") == true, "\(String(describing: second.trace.first?.meaning))")
         #expect(provider.calls == 1, "the SDK was not called over its running call")
+        #expect(health.state(of: .mobile, for: .mobile, at: clock.now()) == .closed, "one time-out, and nothing of the skip")
+        clock.advance(by: .seconds(10))   // the hold: 1 s and the page's 10 s from the call's start
+        let third = try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000")))
+        #expect(third.trace.map(Self.summary) == ["mobile:103000:success"])
+        #expect(provider.calls == 2)
         provider.release()
     }
 
@@ -599,13 +626,21 @@ private final class PageThenTap: OneTapProvider {
 /// A one-tap SDK whose first call never answers and ignores cancellation, until ``release()``; later calls succeed.
 private final class StuckThenAnswering: OneTapProvider {
     private let state = LockedValue<(calls: Int, parked: CheckedContinuation<Void, Never>?, released: Bool)>((0, nil, false))
+    private let called = AsyncStream<Void>.makeStream()
     var calls: Int { state.withLock { $0.calls } }
+
+    /// Returns once the first call has started.
+    func waitUntilCalled() async {
+        var iterator = called.stream.makeAsyncIterator()
+        _ = await iterator.next()
+    }
 
     func login(progress: OneTapProgress) async throws -> OneTapResult {
         let call = state.withLock { state in
             state.calls += 1
             return state.calls
         }
+        if call == 1 { called.continuation.yield() }
         if call == 1 {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in

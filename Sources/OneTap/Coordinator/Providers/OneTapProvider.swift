@@ -25,9 +25,10 @@ public protocol OneTapProvider: Sendable {
 public struct OneTapProgress: Sendable {
     private let tell: @Sendable (ResultCode) -> Void
 
-    /// Creates a handle that hands each code to `tell`.
+    /// Creates a handle that hands each code to `tell` (a coordinator makes its own; an integrator's test of its
+    /// provider makes one that records what it is told).
     /// - Parameter tell: What a code told does.
-    package init(_ tell: @escaping @Sendable (ResultCode) -> Void) {
+    public init(_ tell: @escaping @Sendable (ResultCode) -> Void) {
         self.tell = tell
     }
 
