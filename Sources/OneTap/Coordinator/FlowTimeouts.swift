@@ -31,16 +31,6 @@ public struct FlowTimeouts: Hashable, Sendable {
         self.page = page
     }
 
-    /// How long an SDK call a login gave up on (past its limit, or its caller cancelled) keeps the flow from being called
-    /// again while it still runs, from its start: the flow's limit and the page's, or 10 minutes where either has none.
-    /// An SDK that never calls back is called again after it.
-    /// - Parameter flow: The flow.
-    /// - Returns: The hold.
-    package func hold(_ flow: LoginFlow) -> Duration {
-        guard let limit = self[flow], let page else { return .seconds(600) }
-        return limit + page
-    }
-
     /// The limit of a flow.
     /// - Parameter flow: The flow.
     /// - Returns: Its limit, or nil.
@@ -51,5 +41,15 @@ public struct FlowTimeouts: Hashable, Sendable {
         case .unicom: unicom
         case .sms: sms
         }
+    }
+
+    /// How long an SDK call a login gave up on (past its limit, or its caller cancelled) keeps the flow from being called
+    /// again while it still runs, from its start: the flow's limit and the page's, or 10 minutes where either has none.
+    /// An SDK that never calls back is called again after it.
+    /// - Parameter flow: The flow.
+    /// - Returns: The hold.
+    package func hold(_ flow: LoginFlow) -> Duration {
+        guard let limit = self[flow], let page else { return .seconds(600) }
+        return limit + page
     }
 }
