@@ -111,11 +111,10 @@ public struct LoginStats: Sendable {
     private var platforms: [Platform] = []
     private var platformNumbers: [Platform: Int32] = [:]
     private var lastSweep: Int64 = .min
-    /// The stream's clock: the latest time of its lines, but for a line dated more than the idle limit ahead of it
-    /// that the next line does not confirm (see ``advanceClock(to:)``).
+    /// The latest time of the stream's lines.
+    private var newest: Int64 = .min
+    /// The stream's clock: the second latest time of its lines (see ``advanceClock(to:)``).
     private var latest: Int64 = .min
-    /// Whether the line before was dated more than the idle limit ahead of the clock (unconfirmed yet).
-    private var aheadBefore = false
     /// The most logins kept open at once (see ``openLimit``).
     private let openLimit: Int
     private var summary = LoginFunnel.Summary()
@@ -239,25 +238,16 @@ public struct LoginStats: Sendable {
         if open.count > openLimit { forgetTheLongestSilent() }
     }
 
-    /// Moves the stream's clock on to a line's time: to any time up to the idle limit ahead of it, and to one further
-    /// ahead only when the line before was further ahead too (a gap in the stream, which two lines in a row show),
-    /// never for one line alone (a damaged one, dated year 9999, which would otherwise have counted every open login
-    /// unfinished and, as no later line came, stopped every sweep after). Lines dated before the clock leave it.
+    /// Moves the stream's clock on with a line's time. The clock is the second latest time of the lines: one line
+    /// alone, dated far ahead (a damaged one, year 9999, first or later), never moves it, where as the latest it would
+    /// have counted every open login unfinished and, no later line coming, stopped every sweep after; a gap in the
+    /// stream moves it at its second line; lines dated before it leave it, so none holds it back. It never goes back.
     private mutating func advanceClock(to at: Int64) {
-        guard latest != .min else {
+        if at > newest {
+            latest = newest
+            newest = at
+        } else if at > latest {
             latest = at
-            return
-        }
-        guard at > latest else {
-            aheadBefore = false
-            return
-        }
-        let (bound, overflow) = latest.addingReportingOverflow(idleLimit)
-        if overflow || at <= bound || aheadBefore {
-            latest = at
-            aheadBefore = false
-        } else {
-            aheadBefore = true
         }
     }
 
@@ -446,7 +436,7 @@ public struct LoginStats: Sendable {
     /// clock, which never goes back).
     private mutating func sweep() {
         let now = latest
-        guard now > lastSweep &+ idleLimit / 4 || lastSweep == .min else { return }
+        guard now != .min, now > lastSweep &+ idleLimit / 4 || lastSweep == .min else { return }
         lastSweep = now
         // Instants are 1970 or later (the scanner refuses earlier ones); still, with the longest limit the
         // difference could fall below what an Int64 holds: then nothing is that old.

@@ -43,13 +43,8 @@ public struct FlowTimeouts: Hashable, Sendable {
         }
     }
 
-    /// How long an SDK call a login gave up on (past its limit, or its caller cancelled) keeps the flow from being called
-    /// again while it still runs, from its start: the flow's limit and the page's, or 10 minutes where either has none.
-    /// An SDK that never calls back is called again after it.
-    /// - Parameter flow: The flow.
-    /// - Returns: The hold.
-    package func hold(_ flow: LoginFlow) -> Duration {
-        guard let limit = self[flow], let page else { return .seconds(600) }
-        return limit + page
-    }
+    /// How long an SDK call a login gave up on (past its limit, or its caller cancelled) keeps its flow from being called
+    /// again while it still runs, from when the login gave up on it: the page's limit (the longest a call's user may
+    /// take), or 10 minutes where the page has none. An SDK that never calls back is called again after it.
+    package var hold: Duration { page ?? .seconds(600) }
 }

@@ -8,7 +8,7 @@
 ///   the user's time is their own), and that code goes to the login as its `progress` report. A call that answers a progress code as
 ///   its result is the provider's fault (it falls back), never called again at once.
 /// - An SDK call that outlived its login (timed out, or cancelled, and still running in the SDK) is not
-///   overlapped: until it ends (at most ``FlowTimeouts`` `hold` from its start), later logins find that flow
+///   overlapped: until it ends (at most ``FlowTimeouts`` `hold` after the login gave up on it), later logins find that flow
 ///   unavailable (they fall back, the breaker told nothing) without calling it (China Mobile's SDK answers a
 ///   call that overlaps another "busy").
 /// - A flow without a provider is reported unavailable (it falls back).
@@ -157,7 +157,7 @@ public actor LoginCoordinator {
     private func runOneTap(_ flow: LoginFlow) async -> OneTapCall {
         // A flow whose SDK still runs a call an earlier login gave up on is unavailable meanwhile, as one without a
         // provider: the carrier was not reached, so the breaker counts nothing (the call's own time-out counted).
-        guard let provider = providers.oneTap(flow), !sdkCalls.isBusy(flow, at: clock.now(), hold: timeouts.hold(flow)) else {
+        guard let provider = providers.oneTap(flow), !sdkCalls.isBusy(flow, at: clock.now()) else {
             return OneTapCall(report: .unavailable(flow))
         }
         let (engine, clock, sdkCalls) = (engine, clock, sdkCalls)
@@ -173,11 +173,12 @@ public actor LoginCoordinator {
         }
         let ticket = sdkCalls.begin(flow, at: clock.now())
         let result = await call(flow, lift: lift) {
-            guard sdkCalls.start(ticket) else { throw CancellationError() }  // the login was done with it before it ran
+            // Not when the login was done with it (or cancelled) before it ran.
+            guard !Task.isCancelled, sdkCalls.start(ticket) else { throw CancellationError() }
             defer { sdkCalls.end(ticket) }
             return try await provider.login(progress: progress)
         }
-        sdkCalls.release(ticket)
+        sdkCalls.release(ticket, at: clock.now(), hold: timeouts.hold)
         let (report, credential) = oneTapReport(flow, result)
         return OneTapCall(progress: told.withLock { $0 }, report: report, credential: credential)
     }

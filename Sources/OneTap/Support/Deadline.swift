@@ -56,6 +56,7 @@ enum Deadline {
             try await once.wait().get()
         } onCancel: {
             once.resume(.failure(CancellationError()))
+            work.cancel()  // at once, so work not yet started sees it (a one-tap SDK is then not called)
         }
     }
 

@@ -232,7 +232,7 @@ import Testing
     /// the authorization page, so a user who took 9 s to tap timed out: the login fell back to SMS over the carrier's
     /// page, the tap's token was thrown away, and the channel counted a failure. The page shown (China Mobile's
     /// 200087, told through `progress`) stops the limit; the code goes to the login as its `progress` event.
-    @Test func thePageShownStopsTheFlowsTimeLimit() async throws {
+    @Test(.timeLimit(.minutes(1))) func thePageShownStopsTheFlowsTimeLimit() async throws {
         let clock = FakeClock()
         let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(30))
         let events = RecordingEventSink()
@@ -252,7 +252,7 @@ import Testing
     }
 
     /// Without a page shown, the limit stands: an SDK that takes longer than 8 s before showing anything times out.
-    @Test func anSDKThatShowsNoPageInTimeTimesOut() async throws {
+    @Test(.timeLimit(.minutes(1))) func anSDKThatShowsNoPageInTimeTimesOut() async throws {
         let clock = FakeClock()
         let provider = PageThenTap(clock: clock, pageAfter: .seconds(9), tapAfter: .seconds(1))
         let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
@@ -265,7 +265,7 @@ import Testing
 
     /// The page's own limit (5 minutes by default) still ends a call whose page showed and whose SDK never answers
     /// (an attacker's read of the first fix: one progress code took every limit away, and the login waited for ever).
-    @Test func aCallWhosePageShowedStillEndsAtThePagesLimit() async throws {
+    @Test(.timeLimit(.minutes(1))) func aCallWhosePageShowedStillEndsAtThePagesLimit() async throws {
         let clock = FakeClock()
         let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(400))
         let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
@@ -286,7 +286,7 @@ import Testing
     /// still ran in the SDK, and the next login called the SDK again over it (China Mobile answers an overlapping call
     /// "busy"). Until the call ends, a later login finds the flow unavailable (the breaker told nothing) without
     /// calling the SDK; an SDK that never calls back is called again after the flow's hold (its limit and the page's).
-    @Test func anSDKCallGivenUpOnIsNotOverlappedByTheNextLogin() async throws {
+    @Test(.timeLimit(.minutes(1))) func anSDKCallGivenUpOnIsNotOverlappedByTheNextLogin() async throws {
         let clock = FakeClock()
         let provider = StuckThenAnswering()
         let health = ChannelHealth(window: 4, minimumAttempts: 2, failureThreshold: 0.5, coolDown: .seconds(60))
