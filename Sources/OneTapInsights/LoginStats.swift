@@ -235,7 +235,7 @@ public struct LoginStats: Sendable {
         if summary.last.map({ at > $0 }) ?? true { summary.last = at }
         advanceClock(to: at)
         sweep()
-        if open.count > openLimit { forgetTheLongestSilent() }
+        if open.count > openLimit { abandonTheLongestSilent(open.count / 4) }
     }
 
     /// Moves the stream's clock on with a line's time. The clock is the second latest time of the lines: one line
@@ -251,10 +251,10 @@ public struct LoginStats: Sendable {
         }
     }
 
-    /// Counts the quarter of the open logins silent longest as unfinished (the stream holds more than ``openLimit``
-    /// open at once: amortized O(log *n*) a line).
-    private mutating func forgetTheLongestSilent() {
-        let oldest = open.sorted { $0.value.lastAt < $1.value.lastAt }.prefix(open.count / 4)
+    /// Counts the `count` open logins silent longest as unfinished, the longest first: a quarter of them when the
+    /// stream holds more than ``openLimit`` open at once (amortized O(log *n*) a line), all of them at its end.
+    private mutating func abandonTheLongestSilent(_ count: Int) {
+        let oldest = open.sorted { $0.value.lastAt < $1.value.lastAt }.prefix(count)
         for (key, login) in oldest {
             open[key] = nil
             abandon(login)
@@ -458,9 +458,7 @@ public struct LoginStats: Sendable {
 
     /// Counts every login still open as unfinished: call once the stream has ended.
     public mutating func finish() {
-        let remaining = open
-        open.removeAll()
-        for login in remaining.values.sorted(by: { $0.lastAt < $1.lastAt }) { abandon(login) }
+        abandonTheLongestSilent(open.count)
     }
 
     /// How many logins are open now.

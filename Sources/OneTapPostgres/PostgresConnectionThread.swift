@@ -19,7 +19,7 @@ final class PostgresConnectionThread: Sendable {
     /// The name of every connection's thread.
     static let label = "onetap.postgres.connection"
 
-    private let jobs = LockedValue<[@Sendable () -> Void]>([])
+    private let jobs = LockedValue(FIFOQueue<@Sendable () -> Void>())
     private let ready = DispatchSemaphore(value: 0)
 
     /// Starts the thread.
@@ -31,7 +31,7 @@ final class PostgresConnectionThread: Sendable {
             while true {
                 ready.wait()
                 // A wake-up with no job is ``stop()``'s: every job given before it has run.
-                guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+                guard let job = jobs.withLock({ $0.popFirst() }) else { return }
                 job()
             }
         }

@@ -15,7 +15,7 @@ extension TokenRefresh {
     ///   - then: What becomes of it, for the event.
     ///   - vault: The vault.
     func keepInMemory(
-        _ token: AccessToken, over current: StoredToken, alsoReplacing basis: AccessToken? = nil, after error: any Error, _ what: String, then: String,
+        _ token: AccessToken, over current: StoredToken, alsoReplacing basis: AccessToken?, after error: any Error, _ what: String, then: String,
         in vault: isolated TokenVault
     ) {
         vault.unsaved.keep(token, over: current, alsoReplacing: basis)

@@ -26,9 +26,6 @@ package enum ConnectionPasswords {
         return holdsASlashPassword(authority, in: rest)
     }
 
-    // The URI is read by Unicode scalars, as libpq reads bytes: a password that starts with a combining mark is one
-    // character with the `:` before it, which a reading by characters would not find.
-
     /// Whether the text before a URI's first `/` is `user:` and a piece of a password holding an unencoded `/`:
     /// `user:` and no `@` before the `/`, after the colon something that is no port, an `@` later, and not a
     /// host list (`h1:5432,h2:5433/d@b`) nor an IPv6 host (`[::1]:5432/…`).
@@ -40,7 +37,8 @@ package enum ConnectionPasswords {
     }
 
     /// What looks like a password in a URI's user information or `password=` parameters, as written and
-    /// percent-decoded.
+    /// percent-decoded. Read by Unicode scalars, as libpq reads bytes: a password that starts with a combining mark is
+    /// one character with the `:` or `=` before it, which a reading by characters would not find.
     package static func found(in text: String) -> [String] {
         var found: [String] = []
         func add(_ value: Substring.UnicodeScalarView) {

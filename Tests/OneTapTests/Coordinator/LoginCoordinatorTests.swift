@@ -228,16 +228,24 @@ import Testing
         #expect(!events.names.contains("progress"))
     }
 
+    /// A China Mobile login started on a coordinator whose SDK shows its page `pageAfter` into the call (telling
+    /// `200087`) and answers success `tapAfter` later, on a fake clock the test steps.
+    static func pageLogin(
+        pageAfter: Duration, tapAfter: Duration, events: any EventSink = DiscardingEventSink()
+    ) -> (FakeClock, PageThenTap, Task<LoginOutcome, any Error>) {
+        let clock = FakeClock()
+        let provider = PageThenTap(clock: clock, pageAfter: pageAfter, tapAfter: tapAfter)
+        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: events)
+        return (clock, provider, Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) })
+    }
+
     /// A device attacker's read: the one-tap flow's 8 s limit (the SDK's network time) ran over the user's time on
     /// the authorization page, so a user who took 9 s to tap timed out: the login fell back to SMS over the carrier's
     /// page, the tap's token was thrown away, and the channel counted a failure. The page shown (China Mobile's
     /// 200087, told through `progress`) stops the limit; the code goes to the login as its `progress` event.
     @Test(.timeLimit(.minutes(1))) func thePageShownStopsTheFlowsTimeLimit() async throws {
-        let clock = FakeClock()
-        let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(30))
         let events = RecordingEventSink()
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: events)
-        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        let (clock, provider, login) = Self.pageLogin(pageAfter: .seconds(1), tapAfter: .seconds(30), events: events)
         await clock.waitForSleepers(2)   // the SDK readying its page, and the flow's 8 s limit
         clock.advance(by: .seconds(1))
         await clock.waitForSleepers(2)   // the user on the page, and the limit's 7 s left
@@ -253,10 +261,7 @@ import Testing
 
     /// Without a page shown, the limit stands: an SDK that takes longer than 8 s before showing anything times out.
     @Test(.timeLimit(.minutes(1))) func anSDKThatShowsNoPageInTimeTimesOut() async throws {
-        let clock = FakeClock()
-        let provider = PageThenTap(clock: clock, pageAfter: .seconds(9), tapAfter: .seconds(1))
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
-        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        let (clock, _, login) = Self.pageLogin(pageAfter: .seconds(9), tapAfter: .seconds(1))
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(8))
         let outcome = try await login.value
@@ -266,10 +271,7 @@ import Testing
     /// The page's own limit (5 minutes by default) still ends a call whose page showed and whose SDK never answers
     /// (an attacker's read of the first fix: one progress code took every limit away, and the login waited for ever).
     @Test(.timeLimit(.minutes(1))) func aCallWhosePageShowedStillEndsAtThePagesLimit() async throws {
-        let clock = FakeClock()
-        let provider = PageThenTap(clock: clock, pageAfter: .seconds(1), tapAfter: .seconds(400))
-        let coordinator = LoginCoordinator(providers: LoginProviders(mobile: provider, sms: MockSMSProvider()), clock: clock, events: DiscardingEventSink())
-        let login = Task { try await coordinator.login(DeviceSnapshot(plmn: try PLMN("46000"))) }
+        let (clock, _, login) = Self.pageLogin(pageAfter: .seconds(1), tapAfter: .seconds(400))
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(1))
         await clock.waitForSleepers(2)
@@ -600,7 +602,7 @@ import Testing
 
 /// A one-tap SDK that shows its page after `pageAfter` (telling China Mobile's 200087) and answers success once the
 /// user taps, `tapAfter` later, on the test's clock.
-private final class PageThenTap: OneTapProvider {
+final class PageThenTap: OneTapProvider {
     let clock: FakeClock
     let pageAfter: Duration
     let tapAfter: Duration

@@ -8,10 +8,10 @@ public protocol OneTapProvider: Sendable {
     ///
     /// An SDK that tells progress before its result (China Mobile's `200087`, "授权页成功拉起": the page is
     /// shown, from the same callback that later gives the result) tells it through `progress` and goes on
-    /// waiting for the result: from the first progress code on, the flow's time limit (``FlowTimeouts``, the
-    /// SDK's network time) no longer runs, as the user's time on the page is their own. A call that answers a
-    /// progress code as its result has none: the coordinator takes it as the provider's fault and falls back
-    /// (calling the SDK again at once would overlap the call it is still making).
+    /// waiting for the result: at the first progress code, the flow's time limit (``FlowTimeouts``, the SDK's
+    /// network time) gives way to the page's (5 minutes by default), as the user's time on the page is their own.
+    /// A call that answers a progress code as its result has none: the coordinator takes it as the provider's
+    /// fault and falls back (calling the SDK again at once would overlap the call it is still making).
     /// - Parameter progress: Where to tell the progress codes the SDK reports while the call runs.
     /// - Returns: What the SDK answered: a token on success, else its error code; never a progress code.
     /// - Throws: Anything; a throw is a provider fault and the coordinator falls back.
