@@ -9,7 +9,7 @@ import OneTap
 ///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). Kinds are checked by
 ///   ``StoreError/check(dataKind:)`` before anything is sent, as in every store. A merge moves one
 ///   kind in one transaction, conditional on both rows holding what the merger read
-///   (``merge(kind:of:expecting:into:expecting:setting:)``): no lost updates, and no migration.
+///   (``merge(kind:of:expecting:into:expecting:setting:recording:over:)``): no lost updates, and no migration.
 /// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
 ///   began and finished (milliseconds since 1970), and the journal as JSON (``MergeJournal/json()``; a
 ///   row of an earlier version, which `JSONEncoder` wrote, is read as it is). ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`
@@ -139,10 +139,11 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     }
 
     /// Merges one kind of a guest's data into an account in one transaction
-    /// (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``): the guest's row is deleted
+    /// (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:recording:over:)``): the guest's row is deleted
     /// only if it still holds the value read, and the account's row set only if it still holds the value
-    /// read (inserted only if it still has none); either condition failing rolls back both. Values
-    /// compare as the canonical JSON text every write of this store keeps.
+    /// read (inserted only if it still has none), and the journal replaced only if it is still at the version
+    /// read; any condition failing rolls back all three. Values compare as the canonical JSON text every write
+    /// of this store keeps.
     /// - Parameters:
     ///   - kind: The kind.
     ///   - guest: The guest.
@@ -150,32 +151,42 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     ///   - account: The account.
     ///   - accountValue: The account's value as read; nil for none.
     ///   - merged: The account's new value.
-    /// - Returns: False when a side changed (nothing written).
+    ///   - journal: The journal after the kind's merge.
+    ///   - version: The journal's version as read.
+    /// - Returns: False when a side or the journal changed (nothing written).
     /// - Throws: ``StoreError`` of kind `invalid-kind` or `io` (nothing written, unless the connection
     ///   broke during the `COMMIT`, which the message says). A run the database refused and asks to be run
     ///   again (``mergeAttempts``) runs again.
     package func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
-        setting merged: JSONValue
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         try StoreError.check(dataKind: kind)
+        guard journal.guest == guest, journal.version > version else { return false }
+        let recorded = try encode(journal)
         let committing = LockedValue(false)
         do {
             return try await pool.transaction(
                 attempts: Self.mergeAttempts, retrying: { committing.withLock { $0 = false } }, committing: { committing.withLock { $0 = true } }
             ) { connection in
-                try await mergeRows(on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged)
+                guard
+                    try await mergeRows(on: connection, kind: kind, guest: guest, guestValue: guestValue, account: account, accountValue: accountValue, merged: merged)
+                else { return false }
+                guard try await connection.execute(statements.replace, replacing(journal, json: recorded, over: version)).first != nil else {
+                    throw RolledBack()
+                }
+                return true
             }
-        } catch is AccountChanged {
+        } catch is RolledBack {
             return false
         } catch {
             throw failure(error, doing: "merge the \(kind) of guest \(guest) into account \(account)", write: true, sent: committing.withLock { $0 })
         }
     }
 
-    /// The statements of ``merge(kind:of:expecting:into:expecting:setting:)``'s transaction: false when the
-    /// guest's row changed (nothing written yet); ``AccountChanged`` (rolling back the guest's delete) when
-    /// the account's did.
+    /// The data statements of ``merge(kind:of:expecting:into:expecting:setting:recording:over:)``'s transaction: false
+    /// when the guest's row changed (nothing written yet); ``RolledBack`` (rolling back the guest's delete) when the
+    /// account's did.
     private func mergeRows(
         on connection: PostgresConnection, kind: String, guest: GuestID, guestValue: JSONValue, account: AccountID, accountValue: JSONValue?,
         merged: JSONValue
@@ -183,7 +194,7 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         let (take, taking) = conditional(kind: kind, of: .guest(guest), expecting: guestValue, with: nil)
         guard try await connection.execute(take, taking).first != nil else { return false }
         let (set, setting) = conditional(kind: kind, of: .account(account), expecting: accountValue, with: merged)
-        guard try await connection.execute(set, setting).first != nil else { throw AccountChanged() }
+        guard try await connection.execute(set, setting).first != nil else { throw RolledBack() }
         return true
     }
 
@@ -200,8 +211,8 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
         }
     }
 
-    /// Rolls a merge's transaction back: the account's row changed since it was read.
-    private struct AccountChanged: Error {}
+    /// Rolls a merge's transaction back: the account's row or the journal changed since it was read.
+    private struct RolledBack: Error {}
 
     // MARK: Journals
 
@@ -244,11 +255,14 @@ package final class PostgresGuestDataStore: GuestDataStore, CustomStringConverti
     /// - Throws: ``StoreError`` of kind `io`; nothing is written then.
     package func replaceJournal(_ journal: MergeJournal, expecting version: Int) async throws -> Bool {
         let json = try encode(journal)
-        return try await run(
-            statements.replace,
-            [.text(journal.guest.text), .int64(Int64(version)), .int64(Int64(journal.version)), .bool(journal.done), finished(journal), .text(json)],
-            doing: "replace the merge journal of guest \(journal.guest)"
-        ).first != nil
+        return try await run(statements.replace, replacing(journal, json: json, over: version), doing: "replace the merge journal of guest \(journal.guest)")
+            .first != nil
+    }
+
+    /// The parameters of the statement that replaces a journal at `version` (``replaceJournal(_:expecting:)``, and a
+    /// kind's merge).
+    private func replacing(_ journal: MergeJournal, json: String, over version: Int) -> [PostgresValue] {
+        [.text(journal.guest.text), .int64(Int64(version)), .int64(Int64(journal.version)), .bool(journal.done), finished(journal), .text(json)]
     }
 
     /// Removes journals of merges that finished more than ``MergeJournal/finishedRetention`` before an

@@ -463,14 +463,16 @@ import Testing
             let clock = FakeClock(now: try Self.instant("2026-12-01T08:26:00.000Z"))
             let resumed = try await GuestMerger(store: data, clock: clock).merge(Self.guest1, into: "acct-golden-3")
             #expect(resumed.done && resumed.completed == 10)
-            #expect(resumed.version == 6, "taken over (5), then done (6): each kind merges in one atomic change, the journal is written once at the end")
+            #expect(
+                resumed.version == 11,
+                "taken over (5), each of its five kinds recorded as it merges, in the same atomic change (6 to 10), then done (11)")
             #expect(Self.ms(resumed.finishedAt) == Self.ms("2026-12-01T08:26:00.000Z"))
             #expect(try await data.data(of: .account("acct-golden-3")) == [
                 "favourites": Self.mergedFavourites, "history": Self.mergedHistory, "cart": Self.cart, "drafts": Self.drafts, "settings": Self.mergedSettings,
             ])
             #expect(try await data.data(of: .guest(Self.guest1)) == ["scores": scores], "the kind without a rule stays with the guest")
             let done = try #require(try await data.journal(for: Self.guest1))
-            #expect(done.version == 6 && done.done)
+            #expect(done.version == 11 && done.done)
         }
     }
 

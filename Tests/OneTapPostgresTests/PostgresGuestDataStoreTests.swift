@@ -130,12 +130,20 @@ import Testing
         try await TestDatabase.withStores(poolSize: 1, observer: { sql in if sql.hasPrefix("BEGIN") { begins.withLock { $0 += 1 } } }) { stores in
             let store = stores.guestDataStore()
             func favourites(_ rounds: Range<Int>) -> JSONValue { .array(rounds.map { .string("g\($0)") }) }
+            func journal(_ guest: GuestID) async throws -> (recorded: MergeJournal, over: Int) {
+                var journal = try await store.createJournal(
+                    MergeJournal(guest: guest, account: "42", plan: try MergePlan.plan(guest: [:], account: [:], rules: .builtIn), startedAt: Date()))
+                journal.version += 1
+                return (journal, journal.version - 1)
+            }
             for round in 0..<3 {  // the merge's statements prepared from their second run on
                 let guest = GuestID.random()
                 let had: JSONValue? = round == 0 ? .none : .some(favourites(0..<round))  // none, not JSON null
                 try await store.write(favourites(round..<round + 1), kind: "favourites", of: .guest(guest))
+                let (recorded, over) = try await journal(guest)
                 #expect(try await store.merge(
-                    kind: "favourites", of: guest, expecting: favourites(round..<round + 1), into: "42", expecting: had, setting: favourites(0..<round + 1)))
+                    kind: "favourites", of: guest, expecting: favourites(round..<round + 1), into: "42", expecting: had, setting: favourites(0..<round + 1),
+                    recording: recorded, over: over))
             }
             // The guest's delete, dropped on the pool's one connection: `BEGIN` still runs by name.
             let dropped = try await stores.pool.execute(
@@ -144,8 +152,11 @@ import Testing
             for row in dropped.rows { try await stores.pool.execute("DEALLOCATE \"\(row[0].text ?? "")\"") }
             let guest = try guest()
             try await store.write(["g3"], kind: "favourites", of: .guest(guest))
+            let (recorded, over) = try await journal(guest)
             begins.withLock { $0 = 0 }
-            #expect(try await store.merge(kind: "favourites", of: guest, expecting: ["g3"], into: "42", expecting: ["g0", "g1", "g2"], setting: ["g0", "g1", "g2", "g3"]))
+            #expect(try await store.merge(
+                kind: "favourites", of: guest, expecting: ["g3"], into: "42", expecting: ["g0", "g1", "g2"], setting: ["g0", "g1", "g2", "g3"],
+                recording: recorded, over: over))
             #expect(begins.withLock { $0 } == 2, "refused in the first transaction, run again in a second")
             #expect(try await store.data(of: .account("42"))["favourites"] == ["g0", "g1", "g2", "g3"])
             #expect(try await store.data(of: .guest(guest)).isEmpty)
@@ -160,7 +171,7 @@ import Testing
         let calls: [@Sendable () async throws -> Void] = [
             { _ = try await store.data(of: .guest(guest)) }, { try await store.write(["a"], kind: "favourites", of: .guest(guest)) },
             { try await store.remove(kind: "favourites", of: .guest(guest)) }, { _ = try await store.journal(for: guest) },
-            { _ = try await store.merge(kind: "favourites", of: guest, expecting: ["a"], into: "42", expecting: nil, setting: ["a"]) },
+            { _ = try await store.merge(kind: "favourites", of: guest, expecting: ["a"], into: "42", expecting: nil, setting: ["a"], recording: journal, over: 0) },
             { _ = try await store.createJournal(journal) }, { _ = try await store.replaceJournal(journal, expecting: 1) },
         ]
         for call in calls {
@@ -195,7 +206,8 @@ final class StoppingStore: GuestDataStore {
         try await base.replace(kind: kind, of: owner, expecting: current, with: value)
     }
     func merge(
-        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         let stop = merges.withLock { count -> Bool in
             guard let seen = count else { return false }
@@ -203,7 +215,8 @@ final class StoppingStore: GuestDataStore {
             return seen + 1 == 2
         }
         if stop { try await server.stop() }
-        return try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+        return try await base.merge(
+            kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged, recording: journal, over: version)
     }
     func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
     func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }

@@ -1,5 +1,5 @@
 /// Moves a guest's data into the account it logged in to, kind by kind, each kind one atomic change of
-/// the store (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``), recorded in a
+/// the store (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:recording:over:)``), recorded in a
 /// ``MergeJournal``.
 ///
 /// - No lost updates: each kind is planned (``MergeRules``) from both sides' data as they are when it is
@@ -131,6 +131,7 @@ public struct GuestMerger: Sendable {
             }
             var next = journal
             next.plan = applied
+            next.applied = nil
             next.completed = applied.steps.count
             next.version += 1
             next.done = true
@@ -167,16 +168,16 @@ public struct GuestMerger: Sendable {
     }
 
     /// Merges every kind the guest has that has a rule (kinds it gains meanwhile too), each from the
-    /// data as it is, renewing the lease between kinds; returns what was applied.
+    /// data as it is, renewing the lease between kinds, and recording each kind in the journal as it merges it
+    /// (``MergeJournal/applied``); returns what was applied, in this run and in the runs a stop cut short.
     private func apply(_ journal: inout MergeJournal) async throws -> MergePlan {
-        let guest = journal.guest, account = journal.account
+        let guest = journal.guest
         // A journal an earlier version left half applied: the kinds its applied steps wrote to the
         // account hold the guest's data already; only the guest's copy is left to delete.
         var legacy: [String: JSONValue] = [:]
         for step in journal.plan.steps.prefix(journal.done ? 0 : journal.completed) {
             if case .write(let kind, let value) = step { legacy[kind] = value }
         }
-        var pieces: [MergePlan] = []
         var handled = Set<String>()
         // Kinds whose data became unreadable to their rule after the merge began (the app wrote a new shape):
         // each stays with the guest, reported as kept, so that it does not stop every other kind for good.
@@ -191,10 +192,13 @@ public struct GuestMerger: Sendable {
                 handled.insert(kind)
                 if let written = legacy[kind] {
                     try await store.remove(kind: kind, of: .guest(guest))
-                    pieces.append(MergePlan.written(kind: kind, value: written))
+                    var recorded = journal
+                    recorded.record(MergePlan.written(kind: kind, value: written), until: clock.now().addingTimeInterval(lease.seconds))
+                    guard try await store.replaceJournal(recorded, expecting: journal.version) else { throw LeaseLost() }
+                    journal = recorded
                 } else {
                     do {
-                        if let piece = try await mergeKind(kind, of: guest, into: account) { pieces.append(piece) }
+                        try await mergeKind(kind, of: &journal)
                     } catch let error as MergeError where error.kind == .unreadable {
                         unreadable.insert(kind)
                     }
@@ -203,19 +207,29 @@ public struct GuestMerger: Sendable {
             guestData = try await store.data(of: .guest(guest))
         }
         let kept = guestData.keys.filter { rules.rule(for: $0) == nil || unreadable.contains($0) }
-        return MergePlan.applied(pieces, kept: kept)
+        return MergePlan.applied(journal.applied.map { [$0] } ?? [], kept: kept)
     }
 
-    /// Merges one kind: plans it from both sides as they are, applies it if neither changed meanwhile,
-    /// else plans again. Nil when the guest no longer has the kind (merged by another applier).
-    private func mergeKind(_ kind: String, of guest: GuestID, into account: AccountID) async throws -> MergePlan? {
+    /// Merges one kind and records it in the journal: plans it from both sides as they are, applies it if neither
+    /// side nor the journal changed meanwhile, else plans again. Nothing when the guest no longer has the kind
+    /// (merged by another applier).
+    /// - Throws: ``LeaseLost`` when another applier changed the journal; the store's errors.
+    private func mergeKind(_ kind: String, of journal: inout MergeJournal) async throws {
+        let guest = journal.guest, account = journal.account
         for _ in 0..<Self.attempts {
-            guard let guestValue = try await store.data(of: .guest(guest))[kind] else { return nil }
+            guard let guestValue = try await store.data(of: .guest(guest))[kind] else { return }
             let accountValue = try await store.data(of: .account(account))[kind]
-            guard let (plan, merged) = try MergePlan.plan(kind: kind, guest: guestValue, account: accountValue, rules: rules) else { return nil }
-            if try await store.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged) {
-                return plan
+            guard let (plan, merged) = try MergePlan.plan(kind: kind, guest: guestValue, account: accountValue, rules: rules) else { return }
+            var recorded = journal
+            recorded.record(plan, until: clock.now().addingTimeInterval(lease.seconds))
+            if try await store.merge(
+                kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged, recording: recorded,
+                over: journal.version)
+            {
+                journal = recorded
+                return
             }
+            guard try await reread(guest).version == journal.version else { throw LeaseLost() }
         }
         throw StoreError(
             .conflict, subject: .account(account),

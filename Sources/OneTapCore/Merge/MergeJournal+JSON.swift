@@ -1,9 +1,10 @@
 // A merge journal's JSON, `onetap-merge-journal/2`:
 //
 //     {"format":"onetap-merge-journal/2","guest":"Eye6…","account":"42","plan":{…},"startedAtMs":…,
-//      "completed":2,"done":false,"finishedAtMs":…,"holder":"…","leaseUntilMs":…,"version":4}
+//      "applied":{…},"completed":2,"done":false,"finishedAtMs":…,"holder":"…","leaseUntilMs":…,"version":4}
 //
-// (`finishedAtMs`, `holder` and `leaseUntilMs` only when set). The form before it, what `JSONEncoder`
+// (`applied`, `finishedAtMs`, `holder` and `leaseUntilMs` only when set; a journal without `applied`, as versions
+// before it wrote, has applied nothing it records). The form before it, what `JSONEncoder`
 // wrote (no `format`; `startedAt`, `finishedAt` and `leaseUntil` as seconds since 2001-01-01), is read
 // too: a store may hold it. The plan is the same in both (see `MergePlan+JSON.swift`).
 
@@ -27,6 +28,7 @@ extension MergeJournal: JSONStoredRecord {
         writer.member("account", account.rawValue)
         try writer.member("plan", plan)
         try writer.instant("startedAtMs", startedAt)
+        try writer.member("applied", applied)
         writer.member("completed", completed)
         writer.member("done", done)
         try writer.instant("finishedAtMs", finishedAt)
@@ -36,13 +38,14 @@ extension MergeJournal: JSONStoredRecord {
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReadError) {
-        var guest: GuestID?, account: AccountID?, plan: MergePlan?, startedAt: Date?, completed: Int?, done: Bool?
+        var guest: GuestID?, account: AccountID?, plan: MergePlan?, applied: MergePlan??, startedAt: Date?, completed: Int?, done: Bool?
         var finishedAt: Date??, holder: String??, leaseUntil: Date??, version: Int?
         let current = try reader.storedRecord(Self.format, legacy: .reference) { (key, reader, instants) throws(JSONReadError) in
             switch key {
             case "guest": try reader.parsed(&guest, key)
             case "account": try reader.parsed(&account, key)
             case "plan": try reader.record(&plan, key)
+            case "applied": try reader.record(&applied, key)
             case "startedAtMs", "startedAt": try instants.read(&startedAt, key, "startedAtMs", &reader)
             case "completed": try reader.member(&completed, key)
             case "done": try reader.member(&done, key)
@@ -60,6 +63,7 @@ extension MergeJournal: JSONStoredRecord {
         // Counts OneTap never writes: a resume would trap on them (a negative prefix, a version's increment).
         guard steps >= 0 else { throw reader.invalid("the steps completed count from 0, not \(steps)").at("completed") }
         self.completed = steps
+        self.applied = applied ?? nil
         self.done = try reader.required(done, "done")
         self.finishedAt = finishedAt ?? nil
         self.holder = holder ?? nil

@@ -2,7 +2,7 @@
 /// is done, and who is applying it. What makes a merge once-only (a second login of the same guest finds
 /// the journal and joins or answers it instead of merging again) and resumable (a restart merges the kinds
 /// the guest still has, each planned from the data as it is then: each kind's merge is one atomic change
-/// of the store, ``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)`` in `OneTap`).
+/// of the store, ``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:recording:over:)`` in `OneTap`).
 public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     /// The guest whose data merges.
     public let guest: GuestID
@@ -14,6 +14,10 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     public package(set) var plan: MergePlan
     /// When the merge began.
     package let startedAt: Date
+    /// While the merge runs, what it applied so far, kind by kind (each kind's plan recorded in the same atomic change
+    /// of the store that merged it), so that a merge resumed after a stop still reports the kinds merged before it;
+    /// nil before the first kind and once the merge is done (its ``plan`` holds them then).
+    package var applied: MergePlan?
     /// How many steps are applied: 0 until the merge is done, then every step (a journal an earlier
     /// version left half applied may hold another count: its first `completed` steps are applied).
     package var completed: Int
@@ -45,12 +49,23 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
         self.account = account
         self.plan = plan
         self.startedAt = startedAt
+        applied = nil
         completed = 0
         done = plan.steps.isEmpty
         finishedAt = plan.steps.isEmpty ? startedAt : nil
         holder = nil
         leaseUntil = nil
         version = 1
+    }
+
+    /// Records a kind's plan among what the merge applied, renewing the lease, for the store change that merges it.
+    /// - Parameters:
+    ///   - kind: The plan of the kind merged (``MergePlan/plan(kind:guest:account:rules:)``).
+    ///   - lease: Until when the applier holds the journal now.
+    package mutating func record(_ kind: MergePlan, until lease: Date) {
+        applied = MergePlan.applied((applied.map { [$0] } ?? []) + [kind], kept: [])
+        leaseUntil = lease
+        version += 1
     }
 
     /// `merge guest … into account 42: 3 of 8 steps`.

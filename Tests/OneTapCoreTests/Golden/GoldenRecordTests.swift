@@ -482,6 +482,22 @@ import Testing
         #expect(try journal.json() == text)
     }
 
+    /// A merge under way records each kind as it merges it (`applied`, written by hand from the format's description): a
+    /// resumed merge reports the kinds merged before its stop. A journal without it (the files above) applied nothing
+    /// it records.
+    @Test func aJournalRecordsTheKindsMergedWhileItRuns() throws {
+        let text = try Self.goldenText("merge-journal-v2/recording.json")
+        let journal = try MergeJournal(json: text)
+        let downloads: JSONValue = .array([.string("v1"), .string("v2")])
+        let applied = try #require(journal.applied)
+        #expect(applied.steps == [.write(kind: "downloads", value: downloads), .removeGuest(kind: "downloads")])
+        #expect(applied.merged == ["downloads": downloads] && applied.kept.isEmpty)
+        #expect(applied.moved == ["downloads": ["v2"]] && applied.discarded == ["downloads": ["v1"]])
+        #expect(!journal.done && journal.version == 3 && journal.completed == 0)
+        #expect(try journal.json() == text)
+        #expect(try MergeJournal(json: try Self.goldenText("merge-journal-v2/in-progress.json")).applied == nil)
+    }
+
     /// A journal row whose counts OneTap never writes is reported unreadable, not run: a negative
     /// `completed` trapped in `steps.prefix(_:)` when resumed, and a version at `Int.max` on its increment.
     @Test(arguments: [(#""completed":2"#, #""completed":-1"#), (#""version":4"#, #""version":9223372036854775807"#), (#""version":4"#, #""version":0"#)])

@@ -129,6 +129,11 @@ import Testing
         _ = try await GuestMerger(store: counting).merge(Self.guest, into: "42")
         let total = counting.calls
         #expect(total > 10)
+        // What an uninterrupted merge reports, worked out by hand for `downloads` (move-unless-present): the seed
+        // file's migration moves and deletes files by it.
+        let uninterrupted = try await GuestMerger(store: Self.seeded()).merge(Self.guest, into: "42")
+        #expect(uninterrupted.plan.moved == ["downloads": ["v2"]] && uninterrupted.plan.discarded == ["downloads": ["v1"]])
+        #expect(uninterrupted.plan.merged == Self.expectedAccount)
         for stop in 0..<total {
             let base = try await Self.seeded()
             let faulty = FaultyGuestDataStore(base)
@@ -149,6 +154,8 @@ import Testing
             clock.advance(by: .seconds(31))   // the stopped applier's lease runs out
             let journal = try await GuestMerger(store: faulty, clock: clock).merge(Self.guest, into: "42")
             #expect(journal.done)
+            // An attacker's read: the journal of a resumed merge left out the kinds merged before the stop.
+            #expect(journal.plan == uninterrupted.plan, "stop \(stop): the journal says what the whole merge did")
             #expect(try await base.data(of: .account("42")) == Self.expectedAccount, "stop \(stop)")
             #expect(try await base.data(of: .guest(Self.guest)) == ["notes": .array([.string("kept with the guest")])], "stop \(stop)")
         }

@@ -40,10 +40,12 @@ public protocol GuestDataStore: Sendable {
     /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
     func replace(kind: String, of owner: Identity, expecting current: JSONValue?, with value: JSONValue?) async throws -> Bool
 
-    /// Merges one kind of a guest's data into an account as one atomic change: when the guest's data of
-    /// the kind is still `guestValue` and the account's is still `accountValue`, sets the account's to
-    /// `merged` and deletes the guest's; otherwise changes nothing (compare-and-swap on both sides, so a
-    /// value the app wrote after the merger read it is neither overwritten nor deleted unmerged).
+    /// Merges one kind of a guest's data into an account and records it in the guest's journal, as one atomic
+    /// change: when the guest's data of the kind is still `guestValue`, the account's is still `accountValue` and the
+    /// guest's journal is still at `version`, sets the account's to `merged`, deletes the guest's and replaces the
+    /// journal with `journal`; otherwise changes nothing (compare-and-swap on the three, so a value the app wrote after
+    /// the merger read it is neither overwritten nor deleted unmerged, and a merge that stops between two kinds never
+    /// leaves a kind merged that its journal does not record).
     /// - Parameters:
     ///   - kind: The kind (as for ``write(_:kind:of:)``).
     ///   - guest: The guest.
@@ -51,11 +53,13 @@ public protocol GuestDataStore: Sendable {
     ///   - account: The account.
     ///   - accountValue: The account's data of the kind, as the merger read it; nil when it had none.
     ///   - merged: The account's data of the kind after the merge.
-    /// - Returns: False when either side no longer holds what the merger read (nothing was written).
+    ///   - journal: The guest's journal after the merge of the kind (as for ``replaceJournal(_:expecting:)``).
+    ///   - version: The journal's version the merger read.
+    /// - Returns: False when a side or the journal no longer holds what the merger read (nothing was written).
     /// - Throws: ``StoreError`` (`invalid-kind` for a kind that is none); nothing is written then.
     func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
-        setting merged: JSONValue
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool
 
     /// The journal of a guest's merge.

@@ -61,7 +61,8 @@ package final class InMemoryGuestDataStore: GuestDataStore {
         }
     }
 
-    /// Merges one kind atomically, if both sides are as read (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:)``).
+    /// Merges one kind and records it in the journal atomically, if both sides and the journal are as read
+    /// (``GuestDataStore/merge(kind:of:expecting:into:expecting:setting:recording:over:)``).
     /// - Parameters:
     ///   - kind: The kind.
     ///   - guest: The guest.
@@ -69,15 +70,20 @@ package final class InMemoryGuestDataStore: GuestDataStore {
     ///   - account: The account.
     ///   - accountValue: The account's value as read; nil for none.
     ///   - merged: The account's new value.
-    /// - Returns: False when a side changed (nothing written).
+    ///   - journal: The journal after the kind's merge.
+    ///   - version: The journal's version as read.
+    /// - Returns: False when a side or the journal changed (nothing written).
     /// - Throws: ``StoreError`` of kind `invalid-kind`.
     package func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
-        setting merged: JSONValue
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         try StoreError.check(dataKind: kind)
         return storage.withLock { storage in
-            guard storage.data[.guest(guest)]?[kind] == guestValue, storage.data[.account(account)]?[kind] == accountValue else { return false }
+            guard storage.data[.guest(guest)]?[kind] == guestValue, storage.data[.account(account)]?[kind] == accountValue,
+                journal.guest == guest, storage.journals.stored(guest)?.version == version, journal.version > version
+            else { return false }
+            storage.journals.set(guest, journal, keepUntil: journal.keepUntil)
             storage.data[.account(account), default: [:]][kind] = merged
             storage.data[.guest(guest)]?[kind] = nil
             if storage.data[.guest(guest)]?.isEmpty == true { storage.data[.guest(guest)] = nil }

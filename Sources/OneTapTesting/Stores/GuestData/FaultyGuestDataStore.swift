@@ -69,14 +69,16 @@ extension FaultyStore: GuestDataStore where Base == any GuestDataStore {
     ///   - account: The account.
     ///   - accountValue: The account's value as read.
     ///   - merged: The account's new value.
+    ///   - journal: The journal after the kind's merge.
+    ///   - version: The journal's version as read.
     /// - Returns: Whether it was applied.
     /// - Throws: ``StoreError`` of kind `io` when scripted to fail.
     public func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
-        setting merged: JSONValue
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         try await faults.run(.write) {
-            try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+            try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged, recording: journal, over: version)
         }
     }
 

@@ -21,33 +21,49 @@ extension GuestDataStoreConformance {
         let guest = GuestID.random()
         let account: AccountID = "conformance-lost-updates"
 
-        // One kind's merge is one compare-and-swap on both sides: either side changed, nothing changes.
+        // One kind's merge is one compare-and-swap on both sides and the journal: any of them changed, nothing changes.
         try await suite.check("conditional merge of a kind", makeStore) { store in
             try await seed(store, guest: guest, account: account)
             let guestCart: JSONValue = .array([line("x", 2)]), accountCart: JSONValue = .array([line("x", 1)]), merged: JSONValue = .array([line("x", 3)])
+            let journal = try await store.createJournal(MergeJournalFixture.make(guest: guest, account: account, plan: MergePlan.applied([], kept: [])))
+            let recorded = MergeJournalFixture.advanced(journal)
             let before = (try await store.data(of: .guest(guest)), try await store.data(of: .account(account)))
-            for (guestValue, accountValue, what) in [
-                (JSONValue.array([line("x", 5)]), Optional(accountCart), "the guest's value changed"),
-                (guestCart, .array([line("x", 7)]), "the account's value changed"),
-                (guestCart, nil, "the account has the kind it had none of when read"),
+            for (guestValue, accountValue, version, what) in [
+                (JSONValue.array([line("x", 5)]), Optional(accountCart), journal.version, "the guest's value changed"),
+                (guestCart, .array([line("x", 7)]), journal.version, "the account's value changed"),
+                (guestCart, nil, journal.version, "the account has the kind it had none of when read"),
+                (guestCart, accountCart, journal.version + 1, "the journal is at another version"),
             ] {
-                let applied = try await store.merge(kind: "cart", of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+                let applied = try await store.merge(
+                    kind: "cart", of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged,
+                    recording: MergeJournalFixture.advanced(journal), over: version)
                 suite.expect(!applied, "a merge of a kind must be refused when \(what)")
                 let after = (try await store.data(of: .guest(guest)), try await store.data(of: .account(account)))
                 suite.expect(after == before, "a refused merge of a kind must change neither side (\(what)), guest \(after.0), account \(after.1)")
+                suite.expect(try await store.journal(for: guest) == journal, "a refused merge of a kind must leave the journal as it was (\(what))")
             }
             suite.expect(
-                try await store.merge(kind: "cart", of: guest, expecting: guestCart, into: account, expecting: accountCart, setting: merged),
-                "a merge of a kind whose sides are as read must be applied")
+                try await store.merge(
+                    kind: "cart", of: guest, expecting: guestCart, into: account, expecting: accountCart, setting: merged, recording: recorded,
+                    over: journal.version),
+                "a merge of a kind whose sides and journal are as read must be applied")
             suite.expect(try await store.data(of: .account(account))["cart"] == merged, "the account must hold the merged value")
             suite.expect(try await store.data(of: .guest(guest))["cart"] == nil, "the guest's copy must be gone")
+            suite.expect(try await store.journal(for: guest) == recorded, "the journal must be the one recorded with the merge")
+            let other = GuestID.random()
+            try await store.write(.array([.string("a")]), kind: "favourites", of: .guest(other))
+            let otherJournal = try await store.createJournal(MergeJournalFixture.make(guest: other, account: "conformance-new-account", plan: MergePlan.applied([], kept: [])))
             suite.expect(
-                try await store.merge(kind: "favourites", of: guest, expecting: .array([.string("a"), .string("b")]), into: "conformance-new-account", expecting: nil, setting: .array([.string("a"), .string("b")])),
+                try await store.merge(
+                    kind: "favourites", of: other, expecting: .array([.string("a")]), into: "conformance-new-account", expecting: nil,
+                    setting: .array([.string("a")]), recording: MergeJournalFixture.advanced(otherJournal), over: otherJournal.version),
                 "a merge into an account without the kind must be applied")
-            let left = try await store.data(of: .guest(guest))
+            let left = try await store.data(of: .guest(other))
             suite.expect(left.isEmpty, "the guest's copies must be gone, found \(left)")
             await suite.expect(throws: .invalidKind, "a merge of a kind that is none must be refused as invalid-kind") {
-                _ = try await store.merge(kind: "Cart", of: guest, expecting: guestCart, into: account, expecting: nil, setting: merged)
+                _ = try await store.merge(
+                    kind: "Cart", of: guest, expecting: guestCart, into: account, expecting: nil, setting: merged,
+                    recording: MergeJournalFixture.advanced(recorded), over: recorded.version)
             }
         }
 

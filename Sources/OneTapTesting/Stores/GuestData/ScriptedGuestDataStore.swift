@@ -141,14 +141,16 @@ package final class ScriptedGuestDataStore: GuestDataStore {
     ///   - account: The account.
     ///   - accountValue: The account's value as read.
     ///   - merged: The account's new value.
+    ///   - journal: The journal after the kind's merge.
+    ///   - version: The journal's version as read.
     /// - Returns: Whether it was applied.
     /// - Throws: ``StoreError``.
     package func merge(
         kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
-        setting merged: JSONValue
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
         try checkAlive()
-        let applied = try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+        let applied = try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged, recording: journal, over: version)
         if applied { changed(.account(account)) }
         let due: (Hook, Int)? = script.withLock { script in
             script.merges += 1

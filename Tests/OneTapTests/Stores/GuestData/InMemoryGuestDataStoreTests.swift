@@ -39,6 +39,7 @@ import Testing
         let text = error.map { "\($0)" } ?? ""
         #expect(text.contains("a replace expecting data the owner has not must fail"), "\(text)")
         #expect(text.contains("racing changes from one read must let exactly one land"), "\(text)")
+        #expect(text.contains("a merge of a kind must be refused when the journal is at another version"), "\(text)")
     }
 }
 
@@ -53,10 +54,14 @@ final class UnconditionalStore: GuestDataStore {
         if let value { try await base.write(value, kind: kind, of: owner) } else { try await base.remove(kind: kind, of: owner) }
         return true
     }
+    /// Ignores the journal's version (records over whatever is stored).
     func merge(
-        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
-        try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+        let stored = try await base.journal(for: guest)?.version ?? version
+        return try await base.merge(
+            kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged, recording: journal, over: stored)
     }
     func journal(for guest: GuestID) async throws -> MergeJournal? { try await base.journal(for: guest) }
     func createJournal(_ journal: MergeJournal) async throws -> MergeJournal { try await base.createJournal(journal) }
@@ -75,9 +80,18 @@ final class OverwritingStore: GuestDataStore {
         try await base.replace(kind: kind, of: owner, expecting: current, with: value)
     }
     func merge(
-        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?, setting merged: JSONValue
+        kind: String, of guest: GuestID, expecting guestValue: JSONValue, into account: AccountID, expecting accountValue: JSONValue?,
+        setting merged: JSONValue, recording journal: MergeJournal, over version: Int
     ) async throws -> Bool {
-        try await base.merge(kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged)
+        guard journals.withLock({ $0[guest]?.version }) == version,
+            try await base.replace(kind: kind, of: .guest(guest), expecting: guestValue, with: nil)
+        else { return false }
+        guard try await base.replace(kind: kind, of: .account(account), expecting: accountValue, with: merged) else {
+            try await base.write(guestValue, kind: kind, of: .guest(guest))
+            return false
+        }
+        journals.withLock { $0[guest] = journal }
+        return true
     }
     func journal(for guest: GuestID) async throws -> MergeJournal? { journals.withLock { $0[guest] } }
     func createJournal(_ journal: MergeJournal) async throws -> MergeJournal {
