@@ -3,7 +3,8 @@
 /// ``LoginQuotaStore``. A start over a quota, or a success report whose token would be sent to the
 /// carrier's paid exchange over one, is refused with ``LoginRejection`` `over-quota` and changes
 /// nothing; every admitted one is counted, whatever happens to it next, except a start whose session the store then
-/// failed to write (``refund(_:appSession:address:device:countedAt:)``). A start past a captcha rule (the built-in
+/// failed to write, and a success whose move to the exchange it failed to write (no token left)
+/// (``refund(_:appSession:address:device:countedAt:)``). A start past a captcha rule (the built-in
 /// rules on address blocks and devices, which strangers behind one carrier NAT share or may claim) is refused with
 /// `captcha-required` until it brings a solved captcha (`LoginServer`'s SMS code service checks it), so a stranger's
 /// flood costs its neighbours a captcha, not a refusal (the SMS policy's `captcha-rejects` wait says what a stranger sending
@@ -77,10 +78,11 @@ public struct LoginQuotas: Sendable {
     }
 
     /// Takes back a start or an exchange ``admit(_:session:appSession:address:device:captcha:startCaptcha:checkedBy:clock:events:)``
-    /// counted whose request then did not happen (a start whose session the store failed to write), so a store's
-    /// failures never use up a client's quota. Best effort: a store that fails again leaves it counted (fail closed).
-    /// A write that failed after it committed (the connection lost at `COMMIT`) is refunded too: its session exists,
-    /// but the start threw, so no client holds its id to go on with it; it expires. The refund runs on the failure's
+    /// counted whose request then did not happen (a start whose session the store failed to write, a success whose move
+    /// to the exchange it failed to write), so a store's failures never use up a client's quota. Best effort: a store
+    /// that fails again leaves it counted (fail closed). A start's write that failed after it committed (the connection
+    /// lost at `COMMIT`) is refunded too: its session exists, but the start threw, so no client holds its id to go on
+    /// with it; it expires. A success's move that landed unseen is not: its exchange goes on. The refund runs on the failure's
     /// path despite cancellation, so a start that failed waits for it (at most the quota store's time limit).
     /// - Parameters:
     ///   - counts: Starts or exchanges.

@@ -227,6 +227,7 @@ public struct LoginServer: Sendable {
         if let recovered = try await recoverExchange(session, report, version: version, client: client) { return recovered }
         let transition: LoginTransition
         var exchanging: (credential: CarrierCredential, receivedAt: Date, exchange: ExchangeGuard, rules: ExchangeRules)? = nil
+        var counted: LoginQuotas.Admission? = nil
         let now = clock.now()
         do {
             transition = try await admitted(session, report, version: version, at: now, copy: !stored) { transition in
@@ -239,7 +240,7 @@ public struct LoginServer: Sendable {
                 // rules on exchanges.
                 do {
                     // (A copy's refusal is said by the stored session's, which decides it.)
-                    try await quotas.admit(
+                    counted = try await quotas.admit(
                         .exchanges, session: id, appSession: claims.session, address: address, device: device, captcha: captcha,
                         startCaptcha: session.startCaptcha, checkedBy: sms, clock: clock, events: stored ? events : DiscardingEventSink())
                 } catch is LoginRejection where !stored {
@@ -255,7 +256,14 @@ public struct LoginServer: Sendable {
             }
             // With a store that writes with the guard's ledger, the move to the exchange is stored with the
             // guard's claim of the token, in one write (below); every other move is stored here.
-            if exchanging == nil || ledgerWrites == nil { try await commit(transition, replacing: session, at: now, client: client) }
+            if exchanging == nil || ledgerWrites == nil {
+                do {
+                    try await commit(transition, replacing: session, at: now, client: client)
+                } catch let error as StoreError {
+                    await refundUnlessMoved(counted, from: session, claims, address, device)
+                    throw error
+                }
+            }
         } catch let rejection as LoginRejection where rejection.kind == .staleVersion {
             guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(rejection, report, to: id, version: version, from: claims, client: client)
@@ -270,7 +278,21 @@ public struct LoginServer: Sendable {
         } catch let lost as Move.Lost {
             guard stored else { throw CopyMayBeBehind() }
             return try await lostRace(lost.rejection, report, to: id, version: version, from: claims, client: client)
+        } catch let error as StoreError {
+            await refundUnlessMoved(counted, from: session, claims, address, device)
+            throw error
         }
+    }
+
+    /// Takes a success's exchange count back when the store still holds the session as the report found it: its move
+    /// to the exchange was not stored (the store failed before the write landed), so no token left and nothing was
+    /// billed, as a start whose session was not stored counts nothing (an attacker's read: each retry after a 503 used
+    /// up one more exchange). A move that landed (its answer lost, or a later write failing) keeps its count: its
+    /// exchange goes on, and a retry recovers it without counting again. The read runs despite cancellation; one that
+    /// fails keeps the count (fail closed).
+    private func refundUnlessMoved(_ counted: LoginQuotas.Admission?, from session: LoginSession, _ claims: AccessClaims, _ address: IPAddress?, _ device: DeviceID?) async {
+        guard let quotas, let counted, await isStored(session) else { return }
+        await quotas.refund(.exchanges, appSession: claims.session, address: address, device: device, countedAt: counted.at)
     }
 
     /// A report whose compare-and-swap lost (`stale-version`): when another copy of this report (the app's

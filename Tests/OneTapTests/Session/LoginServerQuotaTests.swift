@@ -202,6 +202,59 @@ import Testing
         #expect(store.count == 3)
     }
 
+    /// A success report whose move to the exchange the store failed to write sent no token and billed nothing: its
+    /// exchange's count is taken back, as a start's is (an attacker's read: each retry of the app after a 503 used up
+    /// one more, and the session's exchanges ran out for an hour). Through the store's plain compare-and-swap, and
+    /// through its joint write with the ledger's claim.
+    @Test(arguments: [false, true])
+    func aSuccessTheSessionStoreFailedToWriteCountsNoExchange(joint: Bool) async throws {
+        let carrier = MockTokenExchange(number: Self.number, clock: clock)
+        let plain = FaultyLoginSessionStore(store), jointStore = JointStore()
+        let logins = LoginServer(
+            store: joint ? jointStore : plain, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy),
+            clock: clock, events: DiscardingEventSink())
+        let address = try IPAddress("203.0.113.7"), device = try DeviceID("device-0")
+        let id = try await logins.start(Self.mobileSIM, for: Self.client(0), address: address, device: device).session.id
+        if joint { jointStore.failing.withLock { $0 = ["replace claiming"] } } else { plain.faults.inject(.refuse(.io, "the session store is down (scripted)"), into: [.replace], times: 3) }
+        for _ in 0..<3 {
+            await #expect {
+                try await logins.report(success("T-0"), to: id, version: 1, from: Self.client(0), address: address, device: device)
+            } throws: { ($0 as? StoreError)?.kind == .io }
+        }
+        jointStore.failing.withLock { $0 = [] }
+        #expect(carrier.tokensSent.isEmpty, "no token reached the carrier")
+        // The address's two exchanges (ip-exchanges) are both still there.
+        let done = try await logins.report(success("T-0"), to: id, version: 1, from: Self.client(0), address: address, device: device)
+        #expect(done.session.ending == .success)
+        let other = try await logins.start(Self.mobileSIM, for: Self.client(1), address: try IPAddress("198.51.100.1"), device: try DeviceID("device-1"))
+        let second = try await logins.report(success("T-1"), to: other.session.id, version: 1, from: Self.client(1), address: address, device: try DeviceID("device-1"))
+        #expect(second.session.ending == .success)
+    }
+
+    /// A success whose move the store wrote, though its answer was lost, keeps its count: its exchange goes on (a retry
+    /// recovers it without counting again), so taking the count back would let a billed exchange go uncounted.
+    @Test func aSuccessWhoseMoveLandedUnseenKeepsItsCount() async throws {
+        let carrier = MockTokenExchange(number: Self.number, clock: clock)
+        let jointStore = JointStore()
+        let logins = LoginServer(
+            store: jointStore, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy), clock: clock,
+            events: DiscardingEventSink())
+        let address = try IPAddress("203.0.113.7")
+        var sessions: [LoginSessionID] = []
+        for index in 0..<3 {
+            sessions.append(try await logins.start(Self.mobileSIM, for: Self.client(index), address: try IPAddress("198.51.100.\(index + 1)"),
+                                                   device: try DeviceID("device-\(index)")).session.id)
+        }
+        jointStore.answerLost.withLock { $0 = ["replace claiming"] }
+        let first = try await logins.report(success("T-0"), to: sessions[0], version: 1, from: Self.client(0), address: address, device: try DeviceID("device-0"))
+        #expect(first.session.ending == .success, "the move read back as stored: the exchange went on")
+        jointStore.answerLost.withLock { $0 = [] }
+        _ = try await logins.report(success("T-1"), to: sessions[1], version: 1, from: Self.client(1), address: address, device: try DeviceID("device-1"))
+        await #expect {
+            try await logins.report(success("T-2"), to: sessions[2], version: 1, from: Self.client(2), address: address, device: try DeviceID("device-2"))
+        } throws: { isOverQuota($0, rule: "ip-exchanges") }
+    }
+
     /// Many starts at once from one address admit exactly the quota.
     @Test func concurrentStartsNeverPassTheQuota() async throws {
         let logins = server()
