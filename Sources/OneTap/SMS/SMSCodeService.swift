@@ -205,15 +205,42 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
     }
 
     /// Decides a send in one store update and, when it is admitted, counts it and installs its code.
+    ///
+    /// An update that failed after it may have been written (the connection lost after the commit) is taken back as a
+    /// message that never left, when the update admitted the send: its code withdrawn, the code it replaced the
+    /// session's again, its counts given back (``SMSCodeRules/takeBack(_:id:restoring:_:countedAt:_:at:)``, which
+    /// changes nothing unless the admission landed). Else the code the user holds would answer `wrong` to the unsent
+    /// one's digest, and the number's minute refuse the retry (an attacker's read). The change an update applies is
+    /// computed in this process, so its last run tells what it would have written, answer or not.
     /// - Returns: The decision, and the code record the update found for the number and session (which an admitted send
     ///   replaced, and which a withdrawal restores).
+    /// - Throws: ``StoreError`` from the update (after the take-back, when one was due).
     private func admit(
         _ record: SMSCodeRecord, _ request: SMSPolicy.Request, counters: [SMSPolicy.Counter], slot: SMSCodeKey, captchaPassed: Bool, at now: Date
     ) async throws -> (SMSPolicy.SendDecision, replaced: SMSCodeRecord?) {
-        let rules = self.rules
-        return try await store.update(counters: counters, code: slot, at: now) { state in
-            let found = state.code
-            return (rules.admit(&state, request, captchaPassed: captchaPassed, record: record, at: now), found)
+        let rules = self.rules, store = self.store
+        let lastRun = LockedValue<(admitted: Bool, replaced: SMSCodeRecord?)>((false, nil))
+        do {
+            return try await store.update(counters: counters, code: slot, at: now) { state in
+                let found = state.code
+                let decision = rules.admit(&state, request, captchaPassed: captchaPassed, record: record, at: now)
+                if case .admit = decision { lastRun.withLock { $0 = (true, found) } } else { lastRun.withLock { $0 = (false, found) } }
+                return (decision, found)
+            }
+        } catch let error as StoreError where error.writeMayHaveGoneIn {
+            let (admitted, replaced) = lastRun.withLock { $0 }
+            guard admitted else { throw error }
+            let id = record.id, answeredAt = clock.now()
+            do {
+                try await writeDespiteCancellation {
+                    try await store.update(counters: counters, code: slot, at: now) { state in
+                        rules.takeBack(&state, id: id, restoring: replaced, request, countedAt: now, .neverLeft, at: answeredAt)
+                    }
+                }
+            } catch {
+                // The take-back failed too: the send stays counted (fail closed), and the update's failure is the answer.
+            }
+            throw error
         }
     }
 

@@ -204,7 +204,7 @@ package struct SMSCodeRules: Sendable {
             policy.count(now, in: &state.events[counter, default: []], of: counter)
         }
         state.code = record
-        state.keepUntil = now.addingTimeInterval(retention)
+        state.keepUntil = max(state.keepUntil, now.addingTimeInterval(retention))
         return decision
     }
 

@@ -119,6 +119,18 @@ import Testing
         return (code, state, request)
     }
 
+    /// A send only moves the state's keep-until later: an instance whose clock is behind another's by more than the
+    /// retention's margin over the longest window shortened the shared counters' life, and rows could expire while their
+    /// events still counted (an attacker's read).
+    @Test func aSendNeverMovesTheKeepUntilEarlier() {
+        let request = SMSPolicy.Request(number: Self.number.digits, session: nil)
+        let later = Self.t0.addingTimeInterval(rules.retention + 3_600)
+        var state = SMSState(events: [:], counters: rules.sendCounters(for: request), code: nil, keepUntil: later)
+        let (_, record) = rules.issue(to: Self.number, session: nil, key: key, at: Self.t0)
+        #expect(rules.admit(&state, request, captchaPassed: false, record: record, at: Self.t0) == .admit(resendAfter: Self.t0.addingTimeInterval(60)))
+        #expect(state.keepUntil == later)
+    }
+
     /// A withdrawn code gives its place back to the code it replaced while that one lives, and takes nothing from a
     /// code that replaced it meanwhile.
     @Test func aWithdrawalPutsBackTheCodeItReplacedWhileThatLives() {

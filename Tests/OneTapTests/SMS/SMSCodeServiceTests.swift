@@ -603,6 +603,26 @@ import Testing
         #expect(again.name == "verified")
     }
 
+    /// A send whose admission landed but whose answer was lost (the connection dropped after the commit) sent nothing:
+    /// its code is withdrawn and the code it replaced is the session's again, and its counts go back, as for a message
+    /// that never left (an attacker's read: the user's earlier code answered `wrong`, losing a try, and the number's
+    /// minute refused the retry).
+    @Test func aSendWhoseAdmissionLandedUnseenGivesBackItsCodeAndCounts() async throws {
+        let faulty = FaultySMSStore(InMemorySMSStore())
+        let setup = Setup(store: faulty)
+        func context(_ index: Int) throws -> SMSContext {
+            SMSContext(ip: try IPAddress("198.51.100.\(index)"), device: try DeviceID("device-\(index)"), session: .testSession)
+        }
+        #expect(try await setup.send(to: Self.number, context: try context(1), at: Self.t0).name == "sent")
+        let first = try #require(setup.sender.lastCode(to: Self.number))
+        faulty.fail(.afterWrite)
+        await #expect(throws: StoreError.self) { try await setup.send(to: Self.number, context: try context(2), at: Self.t0.addingTimeInterval(61)) }
+        #expect(setup.sender.delivered.count == 1, "nothing went out")
+        #expect(try await setup.verify(first, for: Self.number, context: try context(1), at: Self.t0.addingTimeInterval(62)).name == "verified")
+        let again = try await setup.send(to: Self.number, context: try context(3), at: Self.t0.addingTimeInterval(63))
+        #expect(again.name == "sent", "its counts on the number went back: \(again)")
+    }
+
     /// Sends with solved captchas from one address, all at once, to a number and device each: how many went out.
     static func sendAtOnce(_ indices: Range<Int>, through service: SMSCodeService) async throws -> Int {
         try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -14,6 +14,7 @@ extension FaultyStore: SMSStore where Base == any SMSStore {
         switch point {
         case .beforeRead: faults.inject(.refuse(.io, "the store is down (scripted)"), into: [.update], times: count)
         case .beforeWrite: faults.inject(.lose(.io, "the connection dropped at commit (scripted)"), into: [.update], times: count)
+        case .afterWrite: faults.inject(.land(.io, "the connection dropped after the commit (scripted)"), into: [.update], times: count)
         }
     }
 
@@ -56,4 +57,6 @@ package enum SMSUpdateFailure: Hashable, Sendable {
     case beforeRead
     /// After the change was computed, before it is written: the change is lost.
     case beforeWrite
+    /// After the change was written, before its answer came back: the change landed, the caller is told it failed.
+    case afterWrite
 }
