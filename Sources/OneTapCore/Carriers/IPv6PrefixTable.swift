@@ -86,7 +86,7 @@ package struct IPv6PrefixTable: DataTable {
         for row in try table.requiringRows("IPv6 prefixes") {
             let field = row[0]
             let parts = field.split(separator: "/", omittingEmptySubsequences: false)
-            // Digits only, no sign and no leading zero (as every other numeric column reads them).
+            // Digits only, no sign and no leading zero: CIDR notation writes a prefix length so.
             guard parts.count == 2, parts[1].utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), parts[1].first != "0",
                   let length = Int(parts[1]), (1...128).contains(length) else {
                 throw row.error(file, column: "prefix", .invalidValue, "\(QuotedInput(field)) is not IPv6 CIDR notation such as 2409:8900::/24")

@@ -5,7 +5,9 @@
 /// - lines whose first non-blank character is `#` are comments, blank lines are skipped;
 /// - the first other line is the header; columns are found by name, so their order is free;
 /// - fields are separated by commas and trimmed of surrounding spaces and tabs; a field may be quoted
-///   with `"` to hold commas, with `""` standing for one quote inside it.
+///   with `"` to hold commas, with `""` standing for one quote inside it;
+/// - every row of a table with a `source` column cites one: a fact's source is what makes it reviewable, in a
+///   replacement table as in `Data/`.
 struct CSVTable {
     /// One data row.
     struct Row {
@@ -30,11 +32,13 @@ struct CSVTable {
     ///   - file: The file name used in errors.
     ///   - columns: The columns every row must have, in the order wanted in ``Row/fields``.
     ///   - optional: The columns of `columns` the header may leave out; their fields are then empty.
-    /// - Throws: ``TableError`` naming the file and line of the first problem found.
+    /// - Throws: ``TableError`` naming the file and line of the first problem found (`invalid-value` on column
+    ///   `source` for a row whose source is empty).
     /// - Complexity: O(*n*) in the length of the text.
     init(text: String, file: String, columns: [String], optional: Set<String> = []) throws(TableError) {
         self.file = file
         self.columns = columns
+        let source = columns.firstIndex(of: "source")
         var header: [Int]? = nil  // header field index -> wanted column index
         var headerWidth = 0
         var rows: [Row] = []
@@ -66,6 +70,11 @@ struct CSVTable {
             }
             var ordered = [String](repeating: "", count: columns.count)
             for (index, target) in mapping.enumerated() { ordered[target] = fields[index] }
+            if let source, ordered[source].isEmpty {
+                throw TableError(
+                    file: file, line: lineNumber, column: "source", kind: .invalidValue,
+                    message: "the row cites no source; every row says where its fact comes from (a document, a page, or why it is a choice)")
+            }
             rows.append(Row(line: lineNumber, fields: ordered))
         }
         guard header != nil else {

@@ -65,6 +65,10 @@ package struct VerificationCodeTable: DataTable, BuiltInTable {
                 throw row.error(file, column: "code", .invalidValue, "\(QuotedInput(code)) is not a code, CODE/VALUE or *")
             }
             let verdict = try row.choice(row[2], "verdict", from: Self.verdicts, file: file, column: "verdict")
+            // A gateway's default is what an unlisted code means: one taken for a pass would accept a number on any code.
+            if code == "*", verdict == "pass" {
+                throw row.error(file, column: "verdict", .invalidValue, "the default row (code *) cannot be pass: an unlisted code would pass any number; list the code itself")
+            }
             guard !row[4].isEmpty else { throw row.error(file, column: "meaning_en", .invalidValue, "the meaning is empty") }
             try listed.insert(Self.key(gateway, code), "\(gateway) \(code)", at: row, file: file, column: "code")
             let entry = Entry(gateway: gateway, code: code, verdict: verdict, meaningZH: row[3], meaningEN: row[4], source: row[5], line: row.line)

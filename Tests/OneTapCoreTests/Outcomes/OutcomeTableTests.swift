@@ -69,6 +69,10 @@ import Testing
         // while the success code was read from the second.
         ("flow,code,action,meaning_zh,meaning_en,source\nmobile,\"103000 \",fallback,a,b,s\nmobile,103000,success,a,b,s\n", .duplicateKey, 3),
         ("flow,code,action,meaning_zh,meaning_en,source\nmobile,103000,success,a,b,s\nmobile,\" 103000\",fallback,a,b,s\n", .duplicateKey, 3),
+        // A flow's default that waits on every unlisted code (an unknown error kept the attempt until it timed out), or
+        // that takes any unlisted code for a success (an attacker's read).
+        ("flow,code,action,meaning_zh,meaning_en,source\nmobile,*,progress,a,b,s\ntianyi,*,failed,a,b,s\n", .invalidValue, 2),
+        ("flow,code,action,meaning_zh,meaning_en,source\nmobile,103000,success,a,b,s\ntianyi,*,success,a,b,s\n", .invalidValue, 3),
     ])
     func malformedTables(text: String, kind: TableError.Kind, line: Int) {
         #expect {

@@ -55,6 +55,22 @@ import Testing
         }
     }
 
+    /// A replacement table's row without a source is refused, naming its line and column (an attacker's read: only a
+    /// test over `Data/` held the rule, so a replacement table's unsourced rows loaded without a word), through
+    /// `CSVTable` and a table built on it; a quoted blank source is a source.
+    @Test func aRowWithoutItsSourceIsRefused() {
+        #expect {
+            try CSVTable(text: "a,source\n1,doc\n2,\n", file: "t.csv", columns: ["a", "source"])
+        } throws: { error in
+            let error = error as! TableError
+            return error.kind == .invalidValue && error.line == 3 && error.column == "source"
+                && error.description.hasPrefix("t.csv:3: column 'source': the row cites no source")
+        }
+        #expect {
+            try PLMNTable(csv: "mcc,mnc,carrier,note,source\n460,00,mobile,,\n", file: "p.csv")
+        } throws: { ($0 as? TableError)?.line == 2 && ($0 as? TableError)?.column == "source" }
+    }
+
     /// A first line that names none of the table's columns is no header of it and is never quoted (an attacker's read:
     /// `onetap route --policy /etc/onetap/keys` printed `unknown column "k1:<the key>"`); a header with one unknown
     /// column among known ones still names it.

@@ -55,7 +55,7 @@ import Testing
         (header + stars + "cmcc,000,maybe,,x,s\n", "t.csv:7: column 'verdict'"),
         (header + stars + "cmcc-2,000,pass,,x,s\n", "t.csv:7: column 'gateway'"),
         (header + stars + "cmcc,000,pass,,x,s\ncmcc,000,reject,,y,s\n", "t.csv:8: column 'code'"),
-        (header + stars + "cmcc,*,pass,,x,s\n", "t.csv:7: column 'code'"),
+        (header + stars + "cmcc,*,reject,,x,s\n", "t.csv:7: column 'code'"),
         (header + stars + "cmcc,,pass,,x,s\n", "t.csv:7: column 'code'"),
         (header + stars + "cmcc,OK/,pass,,x,s\n", "t.csv:7: column 'code'"),
         (header + stars + "cmcc,000,pass,,,s\n", "t.csv:7: column 'meaning_en'"),
@@ -63,6 +63,9 @@ import Testing
         (header + stars + "yidun,200,pass,,x,s\nyidun,200/1,pass,,y,s\n", "t.csv:8: column 'code'"),
         (header + stars + "yidun,200/1,pass,,x,s\nyidun,200,pass,,y,s\n", "t.csv:8: column 'code'"),
         ("gateway,code,verdict,meaning_en,source\ncmcc,*,unknown,x,s\n", "t.csv:1: column 'meaning_zh'"),
+        // A gateway's default that passes any unlisted code (an attacker's read of the tables: the result-code table's
+        // default could wait on every code; this one could accept any number).
+        (header + "cmcc,*,pass,,x,s\n" + stars.split(separator: "\n").filter { !$0.hasPrefix("cmcc,") }.map { $0 + "\n" }.joined(), "t.csv:2: column 'verdict'"),
     ])
     func aMalformedTableIsRefusedWithItsPlace(text: String, place: String) {
         #expect {
