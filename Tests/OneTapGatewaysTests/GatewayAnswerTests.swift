@@ -23,6 +23,20 @@ import Testing
         #expect(try GatewayAnswer.text(object, "resultCode", gateway: "cmcc") == "103000")
     }
 
+    /// An answer longer than the gateways' 16 KiB is refused unread whatever transport brought it: `HTTPTransport` is
+    /// public, and one that ignored `maximumResponseBytes` let a mebibyte answer be parsed into a whole tree (an
+    /// attacker's read of the gateways). 16,384 bytes are read; one more is `bodyTooLarge`.
+    @Test func anAnswerLongerThanTheLimitIsRefusedUnreadWhateverTheTransport() throws {
+        func answer(_ length: Int) -> HTTPResponse {
+            let padding = String(repeating: " ", count: length - #"{"resultCode":"103000"}"#.utf8.count)
+            return HTTPResponse(status: 200, headers: Self.json, body: Array((#"{"resultCode":"103000"}"# + padding).utf8))
+        }
+        #expect(try GatewayAnswer.jsonObject(answer(16_384), gateway: "cmcc", contentTypes: ["application/json"])["resultCode"] == .string("103000"))
+        #expect {
+            try GatewayAnswer.jsonObject(answer(16_385), gateway: "cmcc", contentTypes: ["application/json"])
+        } throws: { ($0 as? GatewayError)?.kind == .bodyTooLarge(limit: 16_384) }
+    }
+
     @Test func everyMalformedAnswerIsATypedErrorThatQuotesNothingOfTheBody() throws {
         let secret = "13812345678-STsid0000001517196594066"
         let cases: [(HTTPResponse, GatewayError.Kind)] = [

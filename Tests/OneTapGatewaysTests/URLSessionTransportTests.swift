@@ -26,6 +26,18 @@ import OneTapTesting
         #expect(echoed["headers"]?.objectValue?["content-type"] == "application/json")
     }
 
+    /// Every request asks for the answer as it is (`Accept-Encoding: identity`): FoundationNetworking asks for gzip and
+    /// decodes what comes, so a compressed answer grew a thousandfold past the bytes the 16 KiB limit counts, and a
+    /// redirect's body, which no limit sees, with it (an attacker's read). A server that compresses anyway is not bound
+    /// by this; the call's time limit still is.
+    @Test func everyRequestAsksForTheAnswerUncompressed() async throws {
+        let server = try await FakeServer.start("http_behaviours.py")
+        defer { server.stop() }
+        let response = try await URLSessionTransport().send(Self.request(server, "/echo", method: "GET", body: [], headers: []))
+        let echoed = try GatewayAnswer.jsonObject(response, gateway: "fake", contentTypes: ["application/json"])
+        #expect(echoed["headers"]?.objectValue?["accept-encoding"] == "identity")
+    }
+
     @Test func oneTransportReusesItsConnection() async throws {
         let server = try await FakeServer.start("http_behaviours.py")
         defer { server.stop() }

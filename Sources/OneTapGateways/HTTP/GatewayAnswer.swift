@@ -17,10 +17,12 @@ package enum GatewayAnswer {
     ///   - contentTypes: The media types expected (`application/json`), compared without regard to case and
     ///     without their parameters (`; charset=UTF-8`).
     /// - Returns: The object's members.
-    /// - Throws: ``GatewayError``: `httpStatus` outside 200–299; for a body that is not UTF-8, not JSON, or not an
-    ///   object, `wrongContentType` when its content type is none of those expected, else `malformedBody`.
+    /// - Throws: ``GatewayError``: `httpStatus` outside 200–299; `bodyTooLarge` for a body longer than
+    ///   ``maximumBytes`` (read by no one, whatever transport let it through); for a body that is not UTF-8, not JSON,
+    ///   or not an object, `wrongContentType` when its content type is none of those expected, else `malformedBody`.
     package static func jsonObject(_ response: HTTPResponse, gateway: String, contentTypes: [String]) throws(GatewayError) -> [String: JSONValue] {
         guard (200...299).contains(response.status) else { throw GatewayError(gateway: gateway, .httpStatus(response.status)) }
+        guard response.body.count <= maximumBytes else { throw GatewayError(gateway: gateway, .bodyTooLarge(limit: maximumBytes)) }
         let contentType = response.header("content-type")
         let mediaType = contentType.map { String($0.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased() }
         let expected = mediaType.map { type in contentTypes.contains { $0.lowercased() == type } } ?? false

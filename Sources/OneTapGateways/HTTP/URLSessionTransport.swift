@@ -17,6 +17,8 @@ import OneTap
 /// `SignatureNonceUsed`, which their gateways report as ``GatewayError/Kind/sentTwice``: outcome unknown). A second:
 /// FoundationNetworking gathers the body of a 301–308 answer itself, out of this transport's sight, so
 /// ``HTTPRequest/maximumResponseBytes`` cannot cut it short: such an answer is bounded by the call's time-out alone.
+/// Every request asks for the answer uncompressed (`Accept-Encoding: identity`), since FoundationNetworking decodes
+/// what comes: a server that compresses anyway makes the bytes counted fewer than the bytes held.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let calls: TransportCalls
@@ -59,6 +61,9 @@ public final class URLSessionTransport: HTTPTransport {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        // The answer as it is: FoundationNetworking asks for gzip and decodes what comes, so a compressed answer grew far
+        // past the bytes its limit counts (a server that compresses anyway is bound by the call's time limit alone).
+        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         urlRequest.httpBody = request.body.isEmpty ? nil : Data(request.body)
         // FoundationNetworking times a request out at its whole seconds (`Int(timeoutInterval)`: 0 for half a second):
         // its timer stays a second past the request's, whose time-out is the task group's below, fractions kept.
