@@ -263,11 +263,11 @@ import Testing
 @Suite struct SimulateAndTokenEndToEndTests {
     /// A replacement result-code table under which a simulation cannot fail SMS (its code 1 is a success, or
     /// keeps the login waiting) stops the simulation with exit 65 and says why (an attacker's read: the first
-    /// trapped, exit 132, and the second never ended).
+    /// trapped, exit 132, and the second never ended). Code 1 is listed (a flow's default can be neither since).
     @Test(arguments: ["success", "progress"])
     func tablesASimulationCannotRunOnAreAnErrorNotATrapOrAHang(smsDefault: String) async throws {
         let table = try String(contentsOfFile: Package.path("Data/result-codes.csv"), encoding: .utf8)
-        let replaced = table.replacingOccurrences(of: "sms,*,failed,", with: "sms,*,\(smsDefault),")
+        let replaced = table.replacingOccurrences(of: "sms,*,failed,", with: "sms,1,\(smsDefault),一,code one,test\nsms,*,failed,")
         #expect(replaced != table)
         let run = try await TemporaryDirectory.with("onetap-sim") { directory in
             try replaced.write(to: directory.appendingPathComponent("result-codes.csv"), atomically: true, encoding: .utf8)
