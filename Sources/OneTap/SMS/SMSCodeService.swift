@@ -204,17 +204,14 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    /// Decides a send in one store update and, when it is admitted, counts it and installs its code.
-    ///
-    /// An update that failed after it may have been written (the connection lost after the commit) is taken back as a
-    /// message that never left, when the update admitted the send: its code withdrawn, the code it replaced the
-    /// session's again, its counts given back (``SMSCodeRules/takeBack(_:id:restoring:_:countedAt:_:at:)``, which
-    /// changes nothing unless the admission landed). Else the code the user holds would answer `wrong` to the unsent
-    /// one's digest, and the number's minute refuse the retry (an attacker's read). The change an update applies is
-    /// computed in this process, so its last run tells what it would have written, answer or not.
+    /// Decides a send in one store update and, when it is admitted, counts it and installs its code. An update that may
+    /// have been written though it failed (the connection lost after the commit) and that admitted the send is taken
+    /// back as a message that never left (``SMSCodeRules/takeBack(_:id:restoring:_:countedAt:_:at:)``: nothing changes
+    /// unless it landed), from what its last run computed in this process: else the code the user holds would answer
+    /// `wrong` and the number's minute refuse the retry (an attacker's read). A take-back that fails leaves it counted.
     /// - Returns: The decision, and the code record the update found for the number and session (which an admitted send
     ///   replaced, and which a withdrawal restores).
-    /// - Throws: ``StoreError`` from the update (after the take-back, when one was due).
+    /// - Throws: ``StoreError`` from the update.
     private func admit(
         _ record: SMSCodeRecord, _ request: SMSPolicy.Request, counters: [SMSPolicy.Counter], slot: SMSCodeKey, captchaPassed: Bool, at now: Date
     ) async throws -> (SMSPolicy.SendDecision, replaced: SMSCodeRecord?) {
@@ -222,23 +219,16 @@ public struct SMSCodeService: Sendable, CustomStringConvertible, CustomReflectab
         let lastRun = LockedValue<(admitted: Bool, replaced: SMSCodeRecord?)>((false, nil))
         do {
             return try await store.update(counters: counters, code: slot, at: now) { state in
-                let found = state.code
-                let decision = rules.admit(&state, request, captchaPassed: captchaPassed, record: record, at: now)
-                if case .admit = decision { lastRun.withLock { $0 = (true, found) } } else { lastRun.withLock { $0 = (false, found) } }
+                let found = state.code, decision = rules.admit(&state, request, captchaPassed: captchaPassed, record: record, at: now)
+                lastRun.withLock { if case .admit = decision { $0 = (true, found) } else { $0 = (false, found) } }
                 return (decision, found)
             }
-        } catch let error as StoreError where error.writeMayHaveGoneIn {
-            let (admitted, replaced) = lastRun.withLock { $0 }
-            guard admitted else { throw error }
-            let id = record.id, answeredAt = clock.now()
-            do {
-                try await writeDespiteCancellation {
-                    try await store.update(counters: counters, code: slot, at: now) { state in
-                        rules.takeBack(&state, id: id, restoring: replaced, request, countedAt: now, .neverLeft, at: answeredAt)
-                    }
+        } catch let error as StoreError where error.writeMayHaveGoneIn && lastRun.withLock({ $0.admitted }) {
+            let replaced = lastRun.withLock { $0.replaced }, id = record.id, answeredAt = clock.now()
+            _ = try? await writeDespiteCancellation {
+                try await store.update(counters: counters, code: slot, at: now) { state in
+                    rules.takeBack(&state, id: id, restoring: replaced, request, countedAt: now, .neverLeft, at: answeredAt)
                 }
-            } catch {
-                // The take-back failed too: the send stays counted (fail closed), and the update's failure is the answer.
             }
             throw error
         }
