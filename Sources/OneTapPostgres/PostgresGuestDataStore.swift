@@ -8,8 +8,9 @@ import OneTap
 /// - `<schema>.guest_data`: one row per owner (`guest` or `account`, and its id) and kind, the value as
 ///   JSON text (`JSONValue`'s canonical form, readable as `value::json`). Kinds are checked by
 ///   ``StoreError/check(dataKind:)`` before anything is sent, as in every store. A merge moves one
-///   kind in one transaction, conditional on both rows holding what the merger read
-///   (``merge(kind:of:expecting:into:expecting:setting:recording:over:)``): no lost updates, and no migration.
+///   kind in one transaction, conditional on both rows holding what the merger read and on the journal's version,
+///   which it replaces in the same transaction (``merge(kind:of:expecting:into:expecting:setting:recording:over:)``):
+///   no lost updates, no kind merged that the journal does not record, and no migration.
 /// - `<schema>.merge_journals`: one row per merging guest: the version, whether it is done, when it
 ///   began and finished (milliseconds since 1970), and the journal as JSON (``MergeJournal/json()``; a
 ///   row of an earlier version, which `JSONEncoder` wrote, is read as it is). ``createJournal(_:)`` is one `INSERT … ON CONFLICT DO NOTHING`

@@ -3,14 +3,16 @@
 /// ``MergeJournal``.
 ///
 /// - No lost updates: each kind is planned (``MergeRules``) from both sides' data as they are when it is
-///   applied, and applied only if neither side changed since it was read (compare-and-swap on both). A
+///   applied, and applied only if neither side nor the journal changed since it was read (compare-and-swap on the
+///   three, the journal recording the kind in the same change: ``MergeJournal/applied``). A
 ///   change by the app meanwhile (the account written, the guest's data added to) makes that kind be
 ///   planned again from the data as it is now, up to four times; then the merge stops with
 ///   ``StoreError`` of kind `conflict`, nothing lost (every kind is with the guest or merged, whole),
 ///   and a later call resumes it. A kind the guest gains while the merge runs is merged too; data the
 ///   guest writes after its kind merged stays with the guest.
 /// - Crash-safe: a merge that stopped (a crash, a store that failed) resumes with the kinds the guest
-///   still has, each planned from the data as it is then, never from a plan made before the stop.
+///   still has, each planned from the data as it is then, never from a plan made before the stop; its finished
+///   journal reports the kinds merged before the stop too, each once (what its merges moved and discarded).
 /// - Once only: a second login of the same guest finds the journal and waits while another applier holds
 ///   its lease, then finishes it or answers it; a merge that is done is answered from its journal.
 /// - The same for a first login that creates the account (whose data is empty) and for an existing one.
@@ -191,11 +193,7 @@ public struct GuestMerger: Sendable {
                 try await renewLease(&journal)
                 handled.insert(kind)
                 if let written = legacy[kind] {
-                    try await store.remove(kind: kind, of: .guest(guest))
-                    var recorded = journal
-                    recorded.record(MergePlan.written(kind: kind, value: written), until: clock.now().addingTimeInterval(lease.seconds))
-                    guard try await store.replaceJournal(recorded, expecting: journal.version) else { throw LeaseLost() }
-                    journal = recorded
+                    try await removeWrittenKind(kind, written, of: &journal)
                 } else {
                     do {
                         try await mergeKind(kind, of: &journal)
@@ -234,6 +232,32 @@ public struct GuestMerger: Sendable {
         throw StoreError(
             .conflict, subject: .account(account),
             message: "the \(kind) of guest \(guest) or of the account changed \(Self.attempts) times while it was being merged; nothing was lost (the kind is still with the guest); merge again")
+    }
+
+    /// Deletes the guest's copy of a kind an earlier version's journal wrote to the account already, recording it in
+    /// the journal in the same atomic change (the account's data of the kind set to what it holds), so that a stop
+    /// between the two never leaves the kind gone from the guest and missing from the journal.
+    /// - Throws: ``LeaseLost`` when another applier changed the journal; ``StoreError`` of kind `conflict` when a side
+    ///   changed at every attempt (nothing lost: call again); the store's errors.
+    private func removeWrittenKind(_ kind: String, _ written: JSONValue, of journal: inout MergeJournal) async throws {
+        let guest = journal.guest, account = journal.account
+        for _ in 0..<Self.attempts {
+            guard let guestValue = try await store.data(of: .guest(guest))[kind] else { return }
+            let accountValue = try await store.data(of: .account(account))[kind]
+            var recorded = journal
+            recorded.record(MergePlan.written(kind: kind, value: written), until: clock.now().addingTimeInterval(lease.seconds))
+            if try await store.merge(
+                kind: kind, of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: accountValue ?? written,
+                recording: recorded, over: journal.version)
+            {
+                journal = recorded
+                return
+            }
+            guard try await reread(guest).version == journal.version else { throw LeaseLost() }
+        }
+        throw StoreError(
+            .conflict, subject: .account(account),
+            message: "the \(kind) of guest \(guest) or of the account changed \(Self.attempts) times while it was being merged; nothing was lost; merge again")
     }
 
     private func reread(_ guest: GuestID) async throws -> MergeJournal {

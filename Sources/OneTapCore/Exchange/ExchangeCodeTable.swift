@@ -58,6 +58,10 @@ public struct ExchangeCodeTable: DataTable {
                 name: "an exchange-code table"
             ) { (row, flow, code) throws(TableError) in
                 let action: OutcomeAction = try row.choice(row[2], "action", from: Self.actions, file: file, column: "action")
+                // An unlisted code that came with a number would log in (a provider of the integrator's own returns one).
+                if code == nil, action == .success {
+                    throw row.error(file, column: "action", .invalidValue, "the default row (code *) cannot be success: an unlisted code would log in; list the code itself")
+                }
                 let alert = try YesNo.parse(row[3], row: row, file: file, column: "alert")
                 if action == .misconfigured && !alert {
                     throw row.error(file, column: "alert", .invalidValue, "a misconfigured answer always alerts operators; write yes")

@@ -12,6 +12,10 @@ extension MergeJournal: JSONStoredRecord {
     /// `onetap-merge-journal/2`.
     package static let format = "onetap-merge-journal/2"
 
+    /// The largest version a stored journal may hold: 2^53, far above any merge's count of changes and far below
+    /// `Int.max`, so that no increment of one read back can overflow.
+    package static let largestVersion = 1 << 53
+
     /// The journal as one line of compact JSON (`onetap-merge-journal/2`): what a store keeps.
     /// - Returns: The JSON text.
     /// - Throws: `EncodingError.invalidValue` for an instant, or a number in the plan's data, that is
@@ -69,7 +73,10 @@ extension MergeJournal: JSONStoredRecord {
         self.holder = holder ?? nil
         self.leaseUntil = leaseUntil ?? nil
         let stored = try reader.required(version, "version")
-        guard stored >= 1, stored < Int.max else { throw reader.invalid("a version counts from 1 to \(Int.max - 1), not \(stored)").at("version") }
+        // A merge adds one per kind, its lease and its end: a version near `Int.max` would trap on an increment.
+        guard stored >= 1, stored <= Self.largestVersion else {
+            throw reader.invalid("a version counts from 1 to \(Self.largestVersion), not \(stored)").at("version")
+        }
         self.version = stored
     }
 }

@@ -63,7 +63,7 @@ public struct MergeJournal: Hashable, Sendable, CustomStringConvertible {
     ///   - kind: The plan of the kind merged (``MergePlan/plan(kind:guest:account:rules:)``).
     ///   - lease: Until when the applier holds the journal now.
     package mutating func record(_ kind: MergePlan, until lease: Date) {
-        applied = MergePlan.applied((applied.map { [$0] } ?? []) + [kind], kept: [])
+        applied = (applied ?? MergePlan.applied([], kept: [])).recording(kind)
         leaseUntil = lease
         version += 1
     }

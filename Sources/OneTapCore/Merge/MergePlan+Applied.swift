@@ -43,6 +43,38 @@ extension MergePlan {
         return MergePlan(steps: writes + removals, merged: merged, kept: kept.sorted(), moved: moved, discarded: discarded)
     }
 
+    /// What a merge applied so far with one more kind's plan (``MergeJournal/applied``): one entry per kind, so a
+    /// journal holds each kind once however often its merge stops. A kind merged again (the merge stopped, and the guest
+    /// wrote the kind anew before it resumed) keeps what its earlier merge moved and discarded beside what this one does
+    /// (an attacker's read: the later merge's lists replaced the earlier's, and a file moved before the stop was never
+    /// named again); its write is this one's, whose value holds the earlier's.
+    /// - Parameter kind: The kind's plan (``plan(kind:guest:account:rules:)``, or ``written(kind:value:)``).
+    /// - Returns: The plan of every kind applied so far, `kept` as it was.
+    /// - Complexity: O(*n*) in the steps and items of both plans.
+    package func recording(_ kind: MergePlan) -> MergePlan {
+        let kinds = Set(kind.merged.keys)
+        var writes: [Step] = [], removals: [Step] = []
+        for step in steps {
+            switch step {
+            case .write(let name, _) where !kinds.contains(name): writes.append(step)
+            case .removeGuest(let name) where !kinds.contains(name): removals.append(step)
+            default: break
+            }
+        }
+        for step in kind.steps {
+            if case .write = step { writes.append(step) } else { removals.append(step) }
+        }
+        func joined(_ earlier: [String: [String]], _ later: [String: [String]]) -> [String: [String]] {
+            earlier.merging(later) { earlier, later in
+                let seen = Set(earlier)
+                return earlier + later.filter { !seen.contains($0) }
+            }
+        }
+        return MergePlan(
+            steps: writes + removals, merged: merged.merging(kind.merged) { _, new in new }, kept: kept, moved: joined(moved, kind.moved),
+            discarded: joined(discarded, kind.discarded))
+    }
+
     /// The plan of a kind whose merged value an earlier version's journal wrote to the account already:
     /// the write, and the removal of the guest's copy.
     /// - Parameters:

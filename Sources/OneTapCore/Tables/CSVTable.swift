@@ -70,7 +70,7 @@ struct CSVTable {
             }
             var ordered = [String](repeating: "", count: columns.count)
             for (index, target) in mapping.enumerated() { ordered[target] = fields[index] }
-            if let source, ordered[source].isEmpty {
+            if let source, ordered[source].allSatisfy(\.isWhitespace) {
                 throw TableError(
                     file: file, line: lineNumber, column: "source", kind: .invalidValue,
                     message: "the row cites no source; every row says where its fact comes from (a document, a page, or why it is a choice)")

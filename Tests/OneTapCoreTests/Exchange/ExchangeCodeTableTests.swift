@@ -125,6 +125,8 @@ import Testing
         ("tianyi,0,success,no,a,b,s\ntianyi, 0 ,failed,no,a,b,s", .duplicateKey, 3, "code"),
         ("mobile,*,failed,no,a,b,s", .duplicateKey, 3, "code"),   // the defaults follow: mobile's * is listed twice
         ("mobile,1,success", .fieldCount, 2, nil),
+        // A default that takes an unlisted code with a number for a login (an attacker's read of the diff).
+        ("tianyi,*,success,no,a,b,s", .invalidValue, 2, "action"),
     ])
     func malformedRows(rows: String, kind: TableError.Kind, line: Int, column: String?) {
         #expect {

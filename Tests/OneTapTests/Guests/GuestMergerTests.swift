@@ -161,6 +161,34 @@ import Testing
         }
     }
 
+    /// A kind merged in a run that then stopped, written anew by the guest, and merged again when the merge resumed: the
+    /// journal keeps what both merges moved and discarded, and holds the kind once (a review and an attacker's read:
+    /// the later merge's lists replaced the earlier's, and each run added the kind's write again).
+    @Test func aKindMergedAgainAfterAStopKeepsWhatItsFirstMergeMoved() async throws {
+        let base = try await Self.seeded()
+        let scripted = ScriptedGuestDataStore(base)
+        // The app writes the account's favourites at every read: that kind ends in a conflict, after downloads merged.
+        scripted.afterRead(of: .account("42"), times: nil) { store, run in
+            let now = try await store.data(of: .account("42"))["favourites"]?.arrayValue ?? []
+            try await store.write(.array(now + [.string("app-\(run)")]), kind: "favourites", of: .account("42"))
+        }
+        let clock = FakeClock()
+        await #expect { try await GuestMerger(store: scripted, clock: clock).merge(Self.guest, into: "42") } throws: {
+            ($0 as? StoreError)?.kind == .conflict
+        }
+        #expect(try await base.data(of: .guest(Self.guest))["downloads"] == nil, "downloads merged before the stop")
+        try await base.write(.array([.string("v3")]), kind: "downloads", of: .guest(Self.guest))
+        clock.advance(by: .seconds(31))
+        let journal = try await GuestMerger(store: base, clock: clock).merge(Self.guest, into: "42")
+        #expect(journal.done)
+        #expect(journal.plan.moved["downloads"] == ["v2", "v3"])
+        #expect(journal.plan.discarded["downloads"] == ["v1"])
+        #expect(journal.plan.steps.filter { $0 == .removeGuest(kind: "downloads") }.count == 1)
+        #expect(journal.plan.steps.filter { if case .write("downloads", _) = $0 { true } else { false } }.count == 1)
+        #expect(journal.plan.merged["downloads"] == .array([.string("v1"), .string("v2"), .string("v3")]))
+        #expect(try await base.data(of: .account("42"))["downloads"] == .array([.string("v1"), .string("v2"), .string("v3")]))
+    }
+
     @Test func twoLoginsOfOneGuestAtOnceMergeOnce() async throws {
         for _ in 0..<20 {
             let store = try await Self.seeded()

@@ -232,23 +232,34 @@ import Testing
     }
 
     /// A success whose move the store wrote, though its answer was lost, keeps its count: its exchange goes on (a retry
-    /// recovers it without counting again), so taking the count back would let a billed exchange go uncounted.
-    @Test func aSuccessWhoseMoveLandedUnseenKeepsItsCount() async throws {
+    /// recovers it without counting again), so taking the count back would let a billed exchange go uncounted. Through
+    /// the joint write (read back, the exchange goes on at once) and the plain compare-and-swap (the request fails with
+    /// the move stored: the read finds it moved, and nothing is taken back).
+    @Test(arguments: [true, false])
+    func aSuccessWhoseMoveLandedUnseenKeepsItsCount(joint: Bool) async throws {
         let carrier = MockTokenExchange(number: Self.number, clock: clock)
-        let jointStore = JointStore()
+        let plain = FaultyLoginSessionStore(store), jointStore = JointStore()
         let logins = LoginServer(
-            store: jointStore, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy), clock: clock,
-            events: DiscardingEventSink())
+            store: joint ? jointStore : plain, exchange: ExchangeGuard(provider: carrier, clock: clock), quotas: LoginQuotas(policy: Self.policy),
+            clock: clock, events: DiscardingEventSink())
         let address = try IPAddress("203.0.113.7")
         var sessions: [LoginSessionID] = []
         for index in 0..<3 {
             sessions.append(try await logins.start(Self.mobileSIM, for: Self.client(index), address: try IPAddress("198.51.100.\(index + 1)"),
                                                    device: try DeviceID("device-\(index)")).session.id)
         }
-        jointStore.answerLost.withLock { $0 = ["replace claiming"] }
-        let first = try await logins.report(success("T-0"), to: sessions[0], version: 1, from: Self.client(0), address: address, device: try DeviceID("device-0"))
-        #expect(first.session.ending == .success, "the move read back as stored: the exchange went on")
-        jointStore.answerLost.withLock { $0 = [] }
+        if joint {
+            jointStore.answerLost.withLock { $0 = ["replace claiming"] }
+            let first = try await logins.report(success("T-0"), to: sessions[0], version: 1, from: Self.client(0), address: address, device: try DeviceID("device-0"))
+            #expect(first.session.ending == .success, "the move read back as stored: the exchange went on")
+            jointStore.answerLost.withLock { $0 = [] }
+        } else {
+            plain.faults.inject(.land(.io, "the connection dropped after the commit (scripted)"), into: [.replace], times: 1)
+            await #expect {
+                try await logins.report(success("T-0"), to: sessions[0], version: 1, from: Self.client(0), address: address, device: try DeviceID("device-0"))
+            } throws: { ($0 as? StoreError)?.kind == .io }
+            #expect(try await store.load(sessions[0])?.version == 2, "the move to the exchange was stored")
+        }
         _ = try await logins.report(success("T-1"), to: sessions[1], version: 1, from: Self.client(1), address: address, device: try DeviceID("device-1"))
         await #expect {
             try await logins.report(success("T-2"), to: sessions[2], version: 1, from: Self.client(2), address: address, device: try DeviceID("device-2"))

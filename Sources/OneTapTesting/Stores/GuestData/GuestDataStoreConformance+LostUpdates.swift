@@ -34,9 +34,12 @@ extension GuestDataStoreConformance {
                 (guestCart, nil, journal.version, "the account has the kind it had none of when read"),
                 (guestCart, accountCart, journal.version + 1, "the journal is at another version"),
             ] {
+                // The journal recorded is one more than the version given, so only the stored version can refuse it.
+                var recording = journal
+                while recording.version <= version { recording = MergeJournalFixture.advanced(recording) }
                 let applied = try await store.merge(
                     kind: "cart", of: guest, expecting: guestValue, into: account, expecting: accountValue, setting: merged,
-                    recording: MergeJournalFixture.advanced(journal), over: version)
+                    recording: recording, over: version)
                 suite.expect(!applied, "a merge of a kind must be refused when \(what)")
                 let after = (try await store.data(of: .guest(guest)), try await store.data(of: .account(account)))
                 suite.expect(after == before, "a refused merge of a kind must change neither side (\(what)), guest \(after.0), account \(after.1)")
