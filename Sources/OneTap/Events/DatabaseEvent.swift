@@ -53,7 +53,7 @@ package enum DatabaseEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("schema", schema)
         case .refreshLeaseLost(let schema, let account):
             writer.member("schema", schema)
-            writer.member("account", account)
+            writer.member("account", PhoneNumber.maskingNumbers(in: account))
         }
     }
 }

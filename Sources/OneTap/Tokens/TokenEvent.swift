@@ -73,7 +73,7 @@ package enum TokenEvent: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: ``JSONWriteError`` never in practice (a duration's seconds are finite).
     package func writeMembers(to writer: inout JSONWriter) throws(JSONWriteError) {
         writer.member("event", name)
-        writer.member("account", account?.rawValue)
+        writer.member("account", account?.inEvents)
         switch self {
         case .refreshed(_, let flow, let expiresAt, let rotated):
             writer.member("flow", flow.rawValue)

@@ -76,13 +76,17 @@ extension TokenRefresh {
 
     /// Writes every token this vault kept after a failed write, over the version each replaces (what the
     /// background scan does first): the store may be back, and until a token is written other instances see
-    /// only the one it replaced.
+    /// only the one it replaced. An account backing off after a failed write waits for its retry time, as its
+    /// refreshes do (an attacker's read: a store that kept refusing writes got a load, a save and a `not-stored`
+    /// line per kept account at every scan); the last pass, at shutdown, tries each.
     /// - Parameters:
     ///   - vault: The vault.
     ///   - stoppingAtAFailure: Whether the first account the store fails on ends the pass (at shutdown: a store still
     ///     down would hold it one time-out per account).
     package func writeKeptTokens(in vault: isolated TokenVault, stoppingAtAFailure: Bool = false) async {
-        for account in vault.unsaved.accounts where vault.flights.flight(for: account) == nil {
+        let now = clock.now()
+        for account in vault.unsaved.accounts
+        where vault.flights.flight(for: account) == nil && (stoppingAtAFailure || !vault.failures.isBackingOff(account, at: now)) {
             let current: StoredToken
             do {
                 guard let stored = try await load(account) else {

@@ -37,7 +37,7 @@ package enum AccountEvent: Hashable, Sendable, CustomStringConvertible {
         writer.member("event", name)
         switch self {
         case .dormantNumber(let account, let masked, let previous), .dormantNumberConfirmed(let account, let masked, let previous):
-            writer.member("account", account.rawValue)
+            writer.member("account", account.inEvents)
             writer.member("number", PhoneNumber.maskingNumbers(in: masked))
             writer.member("previouslyVerifiedAt", previous.iso8601)
         }

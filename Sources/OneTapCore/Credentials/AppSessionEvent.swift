@@ -51,17 +51,17 @@ package enum AppSessionEvent: Hashable, Sendable, CustomStringConvertible {
             writer.member("repeated", repeated)
         case .loggedIn(let id, let account):
             writer.member("appSession", id.text)
-            writer.member("account", account.rawValue)
+            writer.member("account", account.inEvents)
         case .revoked(let id, let reason, let account):
             writer.member("appSession", id.text)
             writer.member("reason", reason.rawValue)
-            writer.member("account", account?.rawValue)
+            writer.member("account", account?.inEvents)
         case .refused(let id, let kind):
             writer.member("appSession", id?.text)
             writer.member("reason", kind.id)
         case .mergeKept(let id, let account, let kinds):
             writer.member("appSession", id.text)
-            writer.member("account", account.rawValue)
+            writer.member("account", account.inEvents)
             writer.member("kinds", strings: kinds)
         }
     }

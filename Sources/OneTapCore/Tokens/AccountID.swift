@@ -10,6 +10,10 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// The identifier's text, exactly as given.
     package let rawValue: String
 
+    /// The identifier as event lines write it: a mainland mobile number in it masked (`138****8000`), as in every
+    /// event's text form, since many apps make the user's number the account id and no event holds a whole number.
+    package var inEvents: String { PhoneNumber.maskingNumbers(in: rawValue) }
+
     /// The longest identifier, in UTF-8 bytes: 100.
     package static let maximumBytes = 100
 

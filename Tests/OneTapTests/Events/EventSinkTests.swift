@@ -74,6 +74,13 @@ import Testing
             OneTapEvent(at: Self.start, .token(.refreshFailed(account: "a-1", message: "carrier said 13800138000 is barred", attempt: 1, retryAt: Self.start))),
             OneTapEvent(at: Self.start, .token(.reloginRequired(account: "a-1", message: "number 13800138000 changed hands"))),
             OneTapEvent(at: Self.start, .token(.dueScanFailed(message: "row 8613800138000 unreadable"))),
+            // An account id that is the user's number, as many apps choose (an attacker's read: masked in the text form,
+            // whole in the line).
+            OneTapEvent(at: Self.start, .token(.loggedOut(account: "13800138000"))),
+            OneTapEvent(at: Self.start, .appSession(.loggedIn(.random(), "13800138000"))),
+            OneTapEvent(at: Self.start, .appSession(.mergeKept(.random(), "u-13800138000", kinds: ["cart"]))),
+            OneTapEvent(at: Self.start, .account(.dormantNumber("13800138000", maskedNumber: "138****8000", previouslyVerifiedAt: Self.start))),
+            OneTapEvent(at: Self.start, .database(.refreshLeaseLost(schema: "onetap", account: "13800138000"))),
         ]
         for event in events {
             #expect(!event.description.contains("13800138000"), "\(event.description)")

@@ -192,6 +192,31 @@ extension TokenVaultTests {
         #expect(notStored.contains("No space left on device") && !["A0", "A1", "R0", "R1"].contains { notStored.contains($0) }, "\(notStored)")
     }
 
+    /// An attacker's read of the services: tokens kept after failed writes were written again at every scan, whatever
+    /// the back-off, so a store that kept refusing writes got a load, a save and a `not-stored` line per kept account a
+    /// minute for the whole outage (ten thousand accounts filled the event sink's line limit). The scan follows the
+    /// back-off: 30, 60, 120, 240 s apart here (jitter 1), five tries of each account in ten minutes, not eleven.
+    @Test func keptTokensAreWrittenAgainOnTheBackOffNotAtEveryScan() async throws {
+        let faulty = FaultyTokenStore(store)
+        let background = TokenVault.Background(scanInterval: .seconds(60), concurrentRefreshes: 8, lateAnswerLimit: .seconds(300))
+        let accounts: [AccountID] = ["u1", "u2", "u3"]
+        try await running(vault(MockRefresher(), store: faulty, background: background)) { vault in
+            for account in accounts { try await vault.store(expired(account)) }
+            faulty.fail(.save, times: 1_000)
+            for account in accounts { _ = try await vault.validToken(for: account) }   // refreshed, kept: their writes failed
+            await vault.waitUntilNoRefreshRuns()
+            await clock.waitForSleepers(1)
+            for _ in 0..<10 {
+                clock.advance(by: .seconds(60))
+                await clock.waitForSleepers(1)
+            }
+        }
+        // At most six lines an account (its first failed write, and the tries after 60, 120, 180 or 240, 300 or 480 and
+        // 540 s as the back-off allows), and one at shutdown, whose last pass stops at the first failure: 37 before.
+        let notStored = events.tokenEvents.filter { $0.name == "not-stored" }.count
+        #expect(notStored <= 3 * 6 + 1, "\(notStored) not-stored lines")
+    }
+
     /// A review of the vault: a refresh lock that fails outright (no grant on the lease table, a lock file that cannot be
     /// opened) was neither counted nor told: no back-off began, no `refresh-failed` was emitted, and every request on a
     /// stale token tried the lock again, for as long as the token lived (29 days). It now backs off as a lock time-out does.
