@@ -15,7 +15,11 @@ import OneTap
 /// after half the configuration's statement timeout, at most 2 s (`lock_timeout`, SQLSTATE 55P03), so that
 /// a migration queued behind a long transaction never holds the stores' statements on that table queued
 /// behind itself long enough for them to time out. Then the whole migration runs again, up to
-/// ``lockAttempts`` times in all, a little later each time; nothing of a run that gave up is kept.
+/// ``lockAttempts`` times in all, a little later each time; nothing of a run that gave up is kept. The bound is per
+/// wait: the steps run in one transaction, so a table an earlier step locked stays locked while a later step waits
+/// for another's lock, and statements queued on the first can wait for the sum of those waits (several steps at once
+/// only from a schema more than one version behind: migrate at a quiet time then).
+package struct PostgresMigrator: Sendable {
 package struct PostgresMigrator: Sendable {
     /// The schema's name (validated).
     package let schema: String
