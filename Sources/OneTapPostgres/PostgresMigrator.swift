@@ -20,7 +20,6 @@ import OneTap
 /// for another's lock, and statements queued on the first can wait for the sum of those waits (several steps at once
 /// only from a schema more than one version behind: migrate at a quiet time then).
 package struct PostgresMigrator: Sendable {
-package struct PostgresMigrator: Sendable {
     /// The schema's name (validated).
     package let schema: String
     /// The steps, in version order.

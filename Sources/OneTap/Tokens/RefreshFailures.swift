@@ -26,6 +26,9 @@ package struct RefreshFailures: Sendable {
         package var attempts: Int
         /// When refreshing may be tried again.
         package var retryAt: Date
+        /// When the failure was recorded: a clock set back before it makes the entry no back-off (an attacker's read: a
+        /// failure while the clock ran a year ahead held the account for the year once the clock was put right).
+        package var recordedAt: Date
     }
 
     /// The book's size above which passed entries are dropped.
@@ -59,9 +62,10 @@ package struct RefreshFailures: Sendable {
     /// - Parameters:
     ///   - account: The account.
     ///   - now: The instant.
-    /// - Returns: The entry when `now` is before its retry time, else nil.
+    /// - Returns: The entry when `now` is before its retry time and not before the failure was recorded (a clock set
+    ///   back), else nil.
     package func backingOff(_ account: AccountID, at now: Date) -> Entry? {
-        entries[account].flatMap { now < $0.retryAt ? $0 : nil }
+        entries[account].flatMap { now < $0.retryAt && now >= $0.recordedAt ? $0 : nil }
     }
 
     /// Whether the account is backing off at `now`.
@@ -91,7 +95,7 @@ package struct RefreshFailures: Sendable {
     ///   - now: When it was refused.
     /// - Returns: The new entry.
     package mutating func record(_ account: AccountID, until retryAt: Date, at now: Date) -> Entry {
-        let entry = Entry(attempts: (entries[account]?.attempts ?? 0) + 1, retryAt: max(retryAt, now))
+        let entry = Entry(attempts: (entries[account]?.attempts ?? 0) + 1, retryAt: max(retryAt, now), recordedAt: now)
         if entries.count > pruneAbove {
             prunes += 1
             let forgotten = now.addingTimeInterval(-backoff.cap.seconds)

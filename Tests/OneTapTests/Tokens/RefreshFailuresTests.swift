@@ -197,18 +197,30 @@ extension TokenVaultTests {
             var book = book()
             #expect(book.entry(for: "u1") == nil && !book.isBackingOff("u1", at: start))
             let first = book.record("u1", at: start)
-            #expect(first == RefreshFailures.Entry(attempts: 1, retryAt: start.addingTimeInterval(30)))
+            #expect(first == RefreshFailures.Entry(attempts: 1, retryAt: start.addingTimeInterval(30), recordedAt: start))
             #expect(book.isBackingOff("u1", at: start.addingTimeInterval(29.999)))
             #expect(!book.isBackingOff("u1", at: start.addingTimeInterval(30)))   // from the retry time on, it may try
             #expect(book.entry(for: "u1") == first)   // kept: it counts the attempts
             let second = book.record("u1", at: start.addingTimeInterval(30))
-            #expect(second == RefreshFailures.Entry(attempts: 2, retryAt: start.addingTimeInterval(90)))
+            #expect(second == RefreshFailures.Entry(attempts: 2, retryAt: start.addingTimeInterval(90), recordedAt: start.addingTimeInterval(30)))
             #expect(book.backingOff("u1", at: start.addingTimeInterval(60)) == second)
             let third = book.record("u1", at: start.addingTimeInterval(90))
-            #expect(third == RefreshFailures.Entry(attempts: 3, retryAt: start.addingTimeInterval(210)))
+            #expect(third == RefreshFailures.Entry(attempts: 3, retryAt: start.addingTimeInterval(210), recordedAt: start.addingTimeInterval(90)))
             book.clear("u1")
             #expect(book.entry(for: "u1") == nil && book.count == 0)
             #expect(book.record("u1", at: start).attempts == 1)   // a success started the count again
+        }
+
+        /// A failure recorded while the clock ran a year ahead holds the account no longer once the clock is put back
+        /// before it (an attacker's read of the services: it backed off for the year); at the clock it was recorded by,
+        /// it still backs off.
+        @Test func aClockSetBackBeforeAFailureEndsItsBackOff() {
+            var book = book()
+            let ahead = start.addingTimeInterval(365 * 86_400)
+            _ = book.record("u1", at: ahead)
+            #expect(book.isBackingOff("u1", at: ahead.addingTimeInterval(10)))
+            #expect(!book.isBackingOff("u1", at: start))
+            #expect(book.entry(for: "u1")?.attempts == 1, "the count is kept")
         }
 
         @Test func accountsBackOffApart() {
@@ -216,7 +228,7 @@ extension TokenVaultTests {
             _ = book.record("u1", at: start)
             _ = book.record("u1", at: start)
             let other = book.record("u2", at: start)
-            #expect(other == RefreshFailures.Entry(attempts: 1, retryAt: start.addingTimeInterval(15)))
+            #expect(other == RefreshFailures.Entry(attempts: 1, retryAt: start.addingTimeInterval(15), recordedAt: start))
             #expect(book.entry(for: "u1")?.attempts == 2 && book.count == 2)
         }
 
