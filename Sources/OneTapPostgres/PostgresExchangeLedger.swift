@@ -124,6 +124,10 @@ package final class PostgresExchangeLedger: ExchangeLedger, CustomStringConverti
         Statements.settle(statements.table, from: first, gate: gate)
     }
 
+    /// The shortest retention ``PostgresStores/exchangeLedger(retention:)`` gives a ledger: an hour, past every one-tap
+    /// token's life and a login's.
+    package static let minimumRetention: Duration = .seconds(3600)
+
     /// Creates a ledger over a pool whose schema is migrated.
     /// - Parameters:
     ///   - pool: The pool.

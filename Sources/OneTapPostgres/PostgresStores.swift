@@ -145,10 +145,16 @@ public final class PostgresStores: Sendable, CustomStringConvertible {
     /// An exchange ledger over the pool, for ``ExchangeGuard``: a token is exchanged once across every
     /// instance that opens the same schema.
     /// - Parameter retention: How long a token is remembered after its claim; one day, as
-    ///   ``InMemoryExchangeLedger`` (no one-tap token lives that long).
+    ///   ``InMemoryExchangeLedger`` (no one-tap token lives that long). At least an hour
+    ///   (``PostgresExchangeLedger/minimumRetention``), whatever is given: a token forgotten sooner could be sent to
+    ///   the carrier again while it still lives (30 minutes at most in `Data/token-lifetimes.csv`) or while its login
+    ///   still takes reports (10 minutes) and its resend-once rule holds (an attacker's read: a minute's retention
+    ///   sent a token whose first exchange had no answer a second time, a minute later, and a stranger's replay of it
+    ///   went to the carrier instead of being answered `replayed`). Shorten the phone numbers' stay in the rows no
+    ///   further than that.
     /// - Returns: The ledger.
     public func exchangeLedger(retention: Duration = .seconds(86_400)) -> any ExchangeLedger {
-        PostgresExchangeLedger(pool: pool, retention: retention)
+        PostgresExchangeLedger(pool: pool, retention: max(retention, PostgresExchangeLedger.minimumRetention))
     }
 
     /// A guest-data store over the pool, for ``GuestMerger``: guests' and accounts' data and the merge

@@ -29,7 +29,8 @@ import Testing
 
     @Test(arguments: [Duration.seconds(86_400), .seconds(90)])
     func conformsToTheLedgerContract(retention: Duration) async throws {
-        try await checkConformance(try await TestDatabase.url(), { $0.exchangeLedger(retention: retention) }) { make in
+        // Built directly: a retention under the public door's hour (the contract's forgetting, without an hour's wait).
+        try await checkConformance(try await TestDatabase.url(), { PostgresExchangeLedger(pool: $0.pool, retention: retention) as any ExchangeLedger }) { make in
             try await StoreConformance.check(retention: retention) { try await make() }
         }
     }
@@ -58,11 +59,23 @@ import Testing
         }
     }
 
+    /// A ledger asked for a minute's retention keeps a token an hour: one forgotten sooner was claimed afresh by the
+    /// next login that brought it, and sent to the carrier again while it could still be exchanged (an attacker's read).
+    @Test func aRetentionShorterThanAnHourIsAnHour() async throws {
+        try await TestDatabase.withStores { stores in
+            let ledger = stores.exchangeLedger(retention: .seconds(60))
+            #expect(try await ledger.claim(Self.abc, for: OneSession.id, at: now) == nil)
+            let again = try await ledger.claim(Self.abc, for: OneSession.other, at: now.addingTimeInterval(61))
+            #expect(again?.session == OneSession.id, "the first login's claim, not a fresh one")
+            #expect(try await ledger.claim(Self.abc, for: OneSession.other, at: now.addingTimeInterval(3601)) == nil, "forgotten after the hour")
+        }
+    }
+
     /// The row holds the digest, the state, the claiming session, the answer (migration 10) and the times;
     /// never the token.
     @Test func rowsHoldTheDigestNeverTheToken() async throws {
         try await TestDatabase.withStores { stores in
-            let ledger = stores.exchangeLedger(retention: .seconds(600))
+            let ledger = PostgresExchangeLedger(pool: stores.pool, retention: .seconds(600))
             _ = try await ledger.claim(Self.abc, at: now)
             let answer = ExchangeResponse(code: "000", phoneNumber: try PhoneNumber("13800138000"), account: "account-42")
             try await ledger.settle(Self.abc, .answered(answer), at: now.addingTimeInterval(1.5))
